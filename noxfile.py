@@ -1,0 +1,126 @@
+"""ember's one entry point: every build, test, benchmark and docs run goes through nox.
+
+`nox -l` lists the sessions. The core's CMake build directory lives under
+build/<session>, so an edit rebuilds incrementally (sessions reuse their venvs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+PURE = ["nn", "data", "distributed", "profiler", "benchmark", "cpp_extension"]
+BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32>=0.3.27", "pyyaml",
+              "cmake>=3.24", "ninja"]
+TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+TORCH = "torch==2.13.0"  # the oracle: a local CPU wheel (PIP_FIND_LINKS); never unpinned
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+
+
+def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_args: str = "") -> None:
+    """Editable install of ember-core with a kept build directory (incremental rebuilds)."""
+    session.install(*BUILD_DEPS)
+    build_dir = build_dir or f"build/{session.name}"
+    args = ["-e", "packages/core", "--no-build-isolation", f"-Cbuild-dir={build_dir}"]
+    if cmake_args:
+        args.append(f"-Ccmake.args={cmake_args}")
+    session.install(*args)
+
+
+def install_pure(session: nox.Session, packages: list[str] = PURE) -> None:
+    # --no-deps: ember-core is already installed from the workspace, not from an index.
+    session.install("--no-deps", *[a for p in packages for a in ("-e", f"packages/{p}")])
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Build everything and run every package's tests (PyTorch 2.13 as the oracle)."""
+    install_core(session)
+    install_pure(session)
+    session.install(*TEST_DEPS, TORCH)
+    targets = session.posargs or [f"packages/{p}/tests" for p in ["core", *PURE]]
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *targets)
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """The README's main job: a real workload on the embedded default data."""
+    install_core(session)
+    install_pure(session)
+    session.run("python", "examples/least_squares.py", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Side-by-side benchmarks against PyTorch 2.13 (ratios; never gates)."""
+    install_core(session)
+    install_pure(session)
+    session.install("numpy", TORCH)
+    session.run("python", "packages/benchmark/benchmarks/run.py", *session.posargs)
+
+
+@nox.session
+def asan(session: nox.Session) -> None:
+    """Build the core with AddressSanitizer + UBSan and run the core tests under it."""
+    install_core(session, cmake_args="-DEMBER_SANITIZE=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo")
+    session.install(*TEST_DEPS, TORCH)
+    libasan = session.run("g++", "-print-file-name=libasan.so", silent=True, external=True).strip()
+    env = {
+        "LD_PRELOAD": libasan,
+        # CPython itself leaks by design at exit; leaks are not what this session checks.
+        "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=1",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+    targets = session.posargs or ["packages/core/tests"]
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-x", *targets, env=env)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the Python sources; clang-format check over the C++."""
+    session.install("ruff", "clang-format")
+    session.run("ruff", "check", "packages", "tools", "noxfile.py")
+    cpp = [str(p) for p in (ROOT / "packages/core/csrc").rglob("*.[ch]*")]
+    session.run("clang-format", "--dry-run", *cpp)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the Sphinx docs into docs/_build/html."""
+    install_core(session)
+    install_pure(session)
+    session.install("-r", "docs/requirements.txt")
+    session.run("sphinx-build", "-W", "-b", "html", "docs", "docs/_build/html")
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build a wheel per package into dist/."""
+    session.install("build")
+    shutil.rmtree(ROOT / "dist", ignore_errors=True)
+    for p in ["core", *PURE]:
+        session.run("python", "-m", "build", "--wheel", "--outdir", "dist", f"packages/{p}")
+
+
+@nox.session
+def versions(session: nox.Session) -> None:
+    """Check each package's declared window of ember-core against the workspace."""
+    session.install("packaging")
+    session.run("python", "tools/check_versions.py")
+
+
+@nox.session
+def cuda(session: nox.Session) -> None:
+    """Build with EMBER_CUDA=ON and run the GPU tests where a GPU is present."""
+    if shutil.which("nvidia-smi") is None or os.environ.get("EMBER_FORCE_CUDA") is None:
+        session.skip("no GPU here (set EMBER_FORCE_CUDA=1 on a GPU machine)")
+    install_core(session, cmake_args="-DEMBER_CUDA=ON")
+    session.install(*TEST_DEPS)
+    session.run("pytest", "-q", "-m", "cuda", "packages/core/tests")

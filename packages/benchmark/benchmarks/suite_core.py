@@ -1,0 +1,102 @@
+"""The "core" suite: ember vs torch on per-op overhead, big elementwise ops,
+reductions, matmul and import time (issue "ember-core foundation", item 9).
+
+Rows are data.  Statements are strings written against ``lib`` (the library
+module being measured) and against names that the setup function returns, so
+the very same text runs on torch and on ember.  Add a row by appending a
+``Bench`` below; see README.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+Setup = Callable[[ModuleType], dict[str, Any]]
+
+THREADS = (1, 2)  # the CI box has 2 cores; 1 vs 2 shows whether ember parallelises
+BIG = 4096  # 4096 x 4096 float32 = 16M elements = 64 MiB, far beyond the caches
+
+TITLES = {
+    "overhead": "per-op overhead (time per call; ratio = ember/torch, lower is better)",
+    "elementwise": f"elementwise {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
+    "reduction": f"reductions of {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
+    "matmul": "matmul float32, square (ratio = torch/ember time, higher is better)",
+    "import": "import time, fresh `python -c` (ratio = ember/torch; target is ember's absolute time)",
+}
+
+
+# ------------------------------------------------------------------ setups
+
+
+def tiny(lib: ModuleType) -> dict[str, Any]:
+    """1-element float32 tensors: the op's own work is nil, so we time dispatch."""
+    return {"a": lib.randn(1), "b": lib.randn(1)}
+
+
+def square(n: int, transposed: bool = False) -> Setup:
+    """Two n x n float32 operands; ``transposed`` hands out ``x.t()`` views
+    (non-contiguous, column-major strides) so the strided kernel path is timed."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        a, b = lib.randn(n, n), lib.randn(n, n)
+        return {"a": a.t(), "b": b.t()} if transposed else {"a": a, "b": b}
+
+    return setup
+
+
+# -------------------------------------------------------------------- rows
+
+
+def _overhead() -> list[Bench]:
+    rows = [  # (name, stmt, target): ember must spend <= 0.7x torch's time per call
+        ("a + b (1 elem)", "a + b", 0.7),
+        ("a.sum() (1 elem)", "a.sum()", 0.7),
+        ("a + 1", "a + 1", None),  # informative: scalar wrapping
+        ("lib.add(a, b)", "lib.add(a, b)", None),  # function vs operator path
+        ("a.shape", "a.shape", None),  # attribute access, no dispatch
+        ("lib.empty(1)", "lib.empty(1)", None),  # factory + allocator
+        ("a.view(-1)", "a.view(-1)", None),  # view creation
+        ("a[0]", "a[0]", None),  # indexing to a 0-d view
+    ]
+    # Overhead is single-threaded work; one thread row is enough.
+    return [Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]
+
+
+def _elementwise() -> list[Bench]:
+    ops = [("add", "a + b"), ("mul", "a * b"), ("exp", "lib.exp(a)"), ("tanh", "lib.tanh(a)")]
+    return [
+        Bench("elementwise", f"{op}{' .t()' if tr else ''}", "throughput", stmt,
+              square(BIG, tr), threads=th, target=0.9)
+        for op, stmt in ops
+        for tr in (False, True)
+        for th in THREADS
+    ]
+
+
+def _reduction() -> list[Bench]:
+    ops = [("sum(dim=0)", "a.sum(dim=0)"), ("sum(dim=1)", "a.sum(dim=1)"), ("sum()", "a.sum()")]
+    return [
+        Bench("reduction", name, "throughput", stmt, square(BIG), threads=th, target=0.9)
+        for name, stmt in ops
+        for th in THREADS
+    ]
+
+
+def _matmul() -> list[Bench]:
+    return [
+        Bench("matmul", f"matmul {n}", "throughput", "lib.matmul(a, b)", square(n), threads=th, target=0.9)
+        for n in (1024, 2048)
+        for th in THREADS
+    ]
+
+
+def _import() -> list[Bench]:
+    # "{name}" is replaced by the module's name; target: ember imports in <= 0.15 s.
+    return [Bench("import", "import", "import", "import {name}", threads=None, target=0.15)]
+
+
+BENCHES: list[Bench] = _overhead() + _elementwise() + _reduction() + _matmul() + _import()

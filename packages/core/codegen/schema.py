@@ -1,0 +1,130 @@
+"""Parse PyTorch-style op schemas ("name.overload(args) -> returns") from ops.yaml."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Binding-only parameters: handled by the generated Python binding, never
+# passed to the C++ op (the binding applies requires_grad, checks layout).
+BINDING_ONLY = {"layout", "requires_grad", "pin_memory"}
+
+
+@dataclass
+class Param:
+    type: str  # schema type, e.g. "Tensor?", "int[1]?", "Scalar"
+    name: str
+    default: str | None = None
+    kw_only: bool = False
+
+    @property
+    def optional(self) -> bool:
+        return self.type.endswith("?")
+
+    @property
+    def base(self) -> str:
+        t = self.type.rstrip("?")
+        return re.sub(r"\[\d*\]", "[]", t)
+
+
+@dataclass
+class Return:
+    type: str
+    name: str | None = None
+
+
+@dataclass
+class Schema:
+    name: str
+    overload: str
+    params: list[Param]
+    returns: list[Return]
+    text: str = ""
+
+    @property
+    def cpp_params(self) -> list[Param]:
+        return [p for p in self.params if p.name not in BINDING_ONLY]
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+
+@dataclass
+class Op:
+    schema: Schema
+    family: str
+    kernel: str | None
+    rule: str
+    variants: list[str]
+    wrap: bool
+    aliases: list[str]
+    grad: dict = field(default_factory=dict)
+    namespace: str | None = None
+
+
+def _split_args(s: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def parse_schema(text: str) -> Schema:
+    m = re.fullmatch(r"\s*([\w.]+)\((.*)\)\s*->\s*(.+?)\s*", text)
+    if not m:
+        raise ValueError(f"bad schema: {text}")
+    full, args, rets = m.groups()
+    name, _, overload = full.partition(".")
+    params: list[Param] = []
+    kw = False
+    for a in _split_args(args):
+        if a == "*":
+            kw = True
+            continue
+        decl, _, default = a.partition("=")
+        typ, pname = decl.rsplit(None, 1)
+        params.append(Param(typ.strip(), pname.strip(), default.strip() or None, kw))
+    rets = rets.strip()
+    returns: list[Return] = []
+    if rets.startswith("("):
+        for r in _split_args(rets[1:-1]):
+            bits = r.split()
+            returns.append(Return(bits[0], bits[1] if len(bits) > 1 else None))
+    else:
+        returns.append(Return(rets))
+    return Schema(name, overload, params, returns, text)
+
+
+DEFAULT_VARIANTS = ["function", "method", "inplace", "out"]
+
+
+def load_ops(doc: dict) -> list[Op]:
+    ops = []
+    for e in doc["ops"]:
+        schema = parse_schema(e["func"])
+        family = e.get("family", "pointwise")
+        ops.append(
+            Op(
+                schema=schema,
+                family=family,
+                kernel=e.get("kernel"),
+                rule=e.get("rule", "promote"),
+                variants=e.get("variants", DEFAULT_VARIANTS),
+                wrap=e.get("wrap", False),
+                aliases=e.get("aliases", []),
+                grad=e.get("grad", {}),
+                namespace=e.get("namespace"),
+            )
+        )
+    return ops

@@ -1,0 +1,102 @@
+#include "allocator.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "error.h"
+
+namespace ember {
+
+namespace {
+
+// Blocks at or above this size are rounded up and cached on free.
+constexpr size_t kCacheMin = size_t(1) << 20;
+constexpr size_t kRound = size_t(2) << 20;  // huge-page granularity
+// The cache never holds more than this much unused memory.
+size_t cache_limit() {
+  static size_t limit = [] {
+    const char* env = std::getenv("EMBER_CPU_CACHE_MB");
+    return env ? size_t(std::strtoull(env, nullptr, 10)) << 20 : size_t(2048) << 20;
+  }();
+  return limit;
+}
+
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<size_t, std::vector<void*>> free_blocks;
+  size_t cached = 0;
+};
+Cache& cache() {
+  static Cache* c = new Cache();  // leaked on purpose: frees may run during exit
+  return *c;
+}
+
+size_t rounded(size_t n) { return (n + kRound - 1) / kRound * kRound; }
+
+void* raw_alloc(size_t n) {
+  void* p = nullptr;
+  if (posix_memalign(&p, n >= kCacheMin ? kRound : kAlignment, n ? n : 1) != 0) p = nullptr;
+  if (!p) fail(ErrorKind::Runtime, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ",
+               n, " bytes.");
+#ifdef MADV_HUGEPAGE
+  if (n >= kCacheMin) madvise(p, n, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+}  // namespace
+
+void* cpu_alloc(size_t nbytes) {
+  if (nbytes < kCacheMin) return raw_alloc(nbytes);
+  size_t n = rounded(nbytes);
+  {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> g(c.mu);
+    auto it = c.free_blocks.find(n);
+    if (it != c.free_blocks.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      c.cached -= n;
+      return p;
+    }
+  }
+  return raw_alloc(n);
+}
+
+void cpu_free(void* p, size_t nbytes) {
+  if (!p) return;
+  if (nbytes >= kCacheMin) {
+    size_t n = rounded(nbytes);
+    Cache& c = cache();
+    std::lock_guard<std::mutex> g(c.mu);
+    if (c.cached + n <= cache_limit()) {
+      c.free_blocks[n].push_back(p);
+      c.cached += n;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+void cpu_empty_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> g(c.mu);
+  for (auto& kv : c.free_blocks)
+    for (void* p : kv.second) std::free(p);
+  c.free_blocks.clear();
+  c.cached = 0;
+}
+
+size_t cpu_cached_bytes() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> g(c.mu);
+  return c.cached;
+}
+
+}  // namespace ember

@@ -1,0 +1,71 @@
+#include "scalar_type.h"
+
+#include <atomic>
+
+namespace ember {
+
+namespace {
+struct Info {
+  const char* name;
+  const char* legacy;
+  const char* ctype;
+  size_t size;
+};
+constexpr Info kInfo[kNumScalarTypes] = {
+    {"bool", "Bool", "bool", 1},         {"uint8", "Byte", "unsigned char", 1},
+    {"int8", "Char", "signed char", 1},  {"int16", "Short", "short int", 2},
+    {"int32", "Int", "int", 4},          {"int64", "Long", "long int", 8},
+    {"float16", "Half", "c10::Half", 2}, {"bfloat16", "BFloat16", "c10::BFloat16", 2},
+    {"float32", "Float", "float", 4},    {"float64", "Double", "double", 8},
+};
+std::atomic<ScalarType> g_default{ScalarType::Float32};
+}  // namespace
+
+void (*g_warn_hook)(const char*) = nullptr;
+
+size_t element_size(ScalarType t) { return kInfo[static_cast<int>(t)].size; }
+const char* dtype_name(ScalarType t) {
+  return t == ScalarType::Undefined ? "undefined" : kInfo[static_cast<int>(t)].name;
+}
+const char* legacy_name(ScalarType t) {
+  return t == ScalarType::Undefined ? "Undefined" : kInfo[static_cast<int>(t)].legacy;
+}
+const char* c_type_name(ScalarType t) { return kInfo[static_cast<int>(t)].ctype; }
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  using S = ScalarType;
+  if (a == b) return a;
+  if (a == S::Undefined) return b;
+  if (b == S::Undefined) return a;
+  if (a == S::Bool) return b;
+  if (b == S::Bool) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) {
+    if ((a == S::Float16 && b == S::BFloat16) || (a == S::BFloat16 && b == S::Float16))
+      return S::Float32;
+    return element_size(a) >= element_size(b) ? a : b;
+  }
+  if (fa) return a;
+  if (fb) return b;
+  // Both integral. uint8 mixes with signed types by widening to at least int16.
+  if (a == S::UInt8 || b == S::UInt8) {
+    S other = a == S::UInt8 ? b : a;
+    return other == S::Int8 ? S::Int16 : other;
+  }
+  return element_size(a) >= element_size(b) ? a : b;
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && is_integral(to, true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+ScalarType default_dtype() { return g_default.load(std::memory_order_relaxed); }
+void set_default_dtype(ScalarType t) { g_default.store(t); }
+
+void dtype_not_implemented(const char* kernel, ScalarType t) {
+  fail(ErrorKind::NotImplemented, "\"", kernel, "\" not implemented for '", legacy_name(t), "'");
+}
+
+}  // namespace ember

@@ -1,0 +1,149 @@
+// dtypes: the enum, its names, sizes, categories and the promotion lattice,
+// plus the dispatch macro that turns a runtime dtype into a C++ type.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "error.h"
+#include "half.h"
+
+namespace ember {
+
+enum class ScalarType : int8_t {
+  Bool = 0,
+  UInt8,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Undefined,
+};
+constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
+
+size_t element_size(ScalarType t);
+const char* dtype_name(ScalarType t);    // "float32"
+const char* legacy_name(ScalarType t);   // "Float" (used in PyTorch's messages)
+const char* c_type_name(ScalarType t);   // "float" ("long int" etc. for matmul messages)
+
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
+         t == ScalarType::Float64;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) ||
+         (t >= ScalarType::UInt8 && t <= ScalarType::Int64);
+}
+inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+
+ScalarType promote_types(ScalarType a, ScalarType b);
+// Can a value of `from` be written into storage of `to` by an in-place op?
+bool can_cast(ScalarType from, ScalarType to);
+
+// The process-wide default float dtype (get/set_default_dtype).
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+
+template <class T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+template <class T>
+using opmath_t = typename OpMath<T>::type;
+
+template <class T>
+struct TypeOf;
+#define EMBER_TYPE_OF(T, E) \
+  template <>               \
+  struct TypeOf<T> {        \
+    static constexpr ScalarType value = ScalarType::E; \
+  };
+EMBER_TYPE_OF(bool, Bool)
+EMBER_TYPE_OF(uint8_t, UInt8)
+EMBER_TYPE_OF(int8_t, Int8)
+EMBER_TYPE_OF(int16_t, Int16)
+EMBER_TYPE_OF(int32_t, Int32)
+EMBER_TYPE_OF(int64_t, Int64)
+EMBER_TYPE_OF(Half, Float16)
+EMBER_TYPE_OF(BFloat16, BFloat16)
+EMBER_TYPE_OF(float, Float32)
+EMBER_TYPE_OF(double, Float64)
+#undef EMBER_TYPE_OF
+
+[[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
+
+}  // namespace ember
+
+#define EMBER_CASE(E, T, ...)          \
+  case ::ember::ScalarType::E: {       \
+    using scalar_t = T;                \
+    return __VA_ARGS__();              \
+  }
+#define EMBER_CASES_INT(...)                          \
+  EMBER_CASE(UInt8, uint8_t, __VA_ARGS__)             \
+  EMBER_CASE(Int8, int8_t, __VA_ARGS__)               \
+  EMBER_CASE(Int16, int16_t, __VA_ARGS__)             \
+  EMBER_CASE(Int32, int32_t, __VA_ARGS__)             \
+  EMBER_CASE(Int64, int64_t, __VA_ARGS__)
+#define EMBER_CASES_FLOAT(...)                        \
+  EMBER_CASE(Float16, ::ember::Half, __VA_ARGS__)     \
+  EMBER_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__) \
+  EMBER_CASE(Float32, float, __VA_ARGS__)             \
+  EMBER_CASE(Float64, double, __VA_ARGS__)
+
+// Dispatch a lambda over a dtype set; `scalar_t` names the C++ type inside it.
+#define EMBER_DISPATCH_ALL(TYPE, NAME, ...)                         \
+  [&] {                                                             \
+    switch (TYPE) {                                                 \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                           \
+      EMBER_CASES_INT(__VA_ARGS__)                                  \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
+      default:                                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE);                 \
+    }                                                               \
+  }()
+#define EMBER_DISPATCH_NO_BOOL(TYPE, NAME, ...)                     \
+  [&] {                                                             \
+    switch (TYPE) {                                                 \
+      EMBER_CASES_INT(__VA_ARGS__)                                  \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
+      default:                                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE);                 \
+    }                                                               \
+  }()
+#define EMBER_DISPATCH_FLOAT(TYPE, NAME, ...)                       \
+  [&] {                                                             \
+    switch (TYPE) {                                                 \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
+      default:                                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE);                 \
+    }                                                               \
+  }()
+#define EMBER_DISPATCH_INT_BOOL(TYPE, NAME, ...)                    \
+  [&] {                                                             \
+    switch (TYPE) {                                                 \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                           \
+      EMBER_CASES_INT(__VA_ARGS__)                                  \
+      default:                                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE);                 \
+    }                                                               \
+  }()
+#define EMBER_DISPATCH_INT(TYPE, NAME, ...)                         \
+  [&] {                                                             \
+    switch (TYPE) {                                                 \
+      EMBER_CASES_INT(__VA_ARGS__)                                  \
+      default:                                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE);                 \
+    }                                                               \
+  }()

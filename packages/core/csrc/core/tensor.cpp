@@ -1,0 +1,169 @@
+#include "tensor.h"
+
+#include "allocator.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl() = default;
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::refresh() {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel = n;
+  bool c = true;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) {
+      c = false;
+      break;
+    }
+    expected *= sizes[i];
+  }
+  contiguous = c || n == 0;
+}
+
+int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim())]; }
+bool Tensor::requires_grad() const { return impl_->autograd && impl_->autograd->requires_grad; }
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  const char* p = raw();
+  switch (dtype()) {
+    case ScalarType::Bool: return Scalar(*reinterpret_cast<const bool*>(p));
+    case ScalarType::UInt8: return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));
+    case ScalarType::Int8: return Scalar(int64_t(*reinterpret_cast<const int8_t*>(p)));
+    case ScalarType::Int16: return Scalar(int64_t(*reinterpret_cast<const int16_t*>(p)));
+    case ScalarType::Int32: return Scalar(int64_t(*reinterpret_cast<const int32_t*>(p)));
+    case ScalarType::Int64: return Scalar(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16: return Scalar(double(float(*reinterpret_cast<const Half*>(p))));
+    case ScalarType::BFloat16: return Scalar(double(float(*reinterpret_cast<const BFloat16*>(p))));
+    case ScalarType::Float32: return Scalar(double(*reinterpret_cast<const float*>(p)));
+    case ScalarType::Float64: return Scalar(*reinterpret_cast<const double*>(p));
+    default: fail(ErrorKind::Runtime, "item: unsupported dtype");
+  }
+}
+
+int64_t wrap_dim(int64_t d, int64_t ndim) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1
+  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
+                    ", ", n - 1, "], but got ", d, ")");
+  return d < 0 ? d + n : d;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector st(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = s;
+    s *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return st;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::string shape_str(IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(sizes[i]);
+  }
+  return s + "]";
+}
+
+void check_device_available(Device d) {
+  if (!d.is_cpu()) cuda_backend_unavailable();
+}
+
+static void cpu_deleter(void* data, void*, size_t nbytes) { cpu_free(data, nbytes); }
+
+Ref<StorageImpl> new_cpu_storage(size_t nbytes) {
+  auto s = make_ref<StorageImpl>();
+  s->data = cpu_alloc(nbytes);
+  s->nbytes = nbytes;
+  s->deleter = cpu_deleter;
+  return s;
+}
+
+void resize_storage(StorageImpl& s, size_t nbytes) {
+  if (nbytes <= s.nbytes) return;
+  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter,
+              "Trying to resize storage that is not resizable");
+  void* p = cpu_alloc(nbytes);
+  if (s.nbytes) std::memcpy(p, s.data, s.nbytes);
+  cpu_free(s.data, s.nbytes);
+  s.data = p;
+  s.nbytes = nbytes;
+}
+
+Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ",
+                shape_str(sizes));
+  check_device_available(device);
+  auto impl = make_ref<TensorImpl>();
+  impl->sizes = to_vec(sizes);
+  impl->strides = contiguous_strides(sizes);
+  impl->dtype = dtype;
+  impl->numel = compute_numel(sizes);
+  impl->contiguous = true;
+  impl->storage = new_cpu_storage(static_cast<size_t>(impl->numel) * element_size(dtype));
+  return Tensor(std::move(impl));
+}
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape");
+  check_device_available(device);
+  int64_t span = 1;
+  bool any_zero = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "Trying to create tensor with negative dimension ", sizes[i], ": ",
+                shape_str(sizes));
+    if (sizes[i] == 0) any_zero = true;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  auto impl = make_ref<TensorImpl>();
+  impl->sizes = to_vec(sizes);
+  impl->strides = to_vec(strides);
+  impl->dtype = dtype;
+  impl->refresh();
+  impl->storage = new_cpu_storage(any_zero ? 0 : static_cast<size_t>(span) * element_size(dtype));
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  auto impl = make_ref<TensorImpl>();
+  TensorImpl* b = base.impl();
+  impl->storage = b->storage;
+  impl->sizes = to_vec(sizes);
+  impl->strides = to_vec(strides);
+  impl->offset = offset;
+  impl->dtype = b->dtype;
+  impl->track_version = b->track_version;
+  impl->is_inference = b->is_inference;
+  impl->base = b->base ? b->base : base.ref();
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
+  Tensor t = empty({}, dtype);
+  EMBER_DISPATCH_ALL(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
+  return t;
+}
+
+Tensor wrap_scalar(const Scalar& s) {
+  ScalarType dt = s.is_float() ? ScalarType::Float64 : s.type();
+  Tensor t = scalar_tensor(s, dt);
+  t.impl()->wrapped_number = true;
+  return t;
+}
+
+}  // namespace ember

@@ -1,0 +1,118 @@
+// TensorImpl (the shared state) and Tensor (a cheap handle to it).
+// Sizes, strides and the offset are in elements; views share the storage.
+#pragma once
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "device.h"
+#include "error.h"
+#include "ref.h"
+#include "scalar.h"
+#include "scalar_type.h"
+#include "small_vec.h"
+#include "storage.h"
+
+typedef struct _object PyObject;
+
+namespace ember {
+
+class Tensor;
+struct AutogradMeta;
+
+struct TensorImpl : RefCounted {
+  Ref<StorageImpl> storage;
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;
+  int64_t numel = 1;
+  ScalarType dtype = ScalarType::Float32;
+  bool contiguous = true;       // cached: row-major with no gaps
+  bool wrapped_number = false;  // a Python number turned into a 0-d tensor
+  bool track_version = true;    // false for `.data` aliases (not seen by autograd)
+  bool is_inference = false;
+  std::unique_ptr<AutogradMeta> autograd;  // null: requires_grad=False and no grad
+  Ref<TensorImpl> base;                    // the root tensor this is a view of
+  PyObject* pyobj = nullptr;               // borrowed: the Python wrapper, if any
+
+  TensorImpl();
+  ~TensorImpl() override;
+  // Recompute numel and the contiguity flag after sizes/strides change.
+  void refresh();
+  size_t itemsize() const { return element_size(dtype); }
+  char* data() const { return static_cast<char*>(storage->data) + offset * itemsize(); }
+  Device device() const { return storage->device; }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(Ref<TensorImpl> impl) : impl_(std::move(impl)) {}
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const Ref<TensorImpl>& ref() const { return impl_; }
+  bool same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  ScalarType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->device(); }
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes.size()); }
+  IntArrayRef sizes() const { return impl_->sizes; }
+  IntArrayRef strides() const { return impl_->strides; }
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl_->numel; }
+  int64_t offset() const { return impl_->offset; }
+  size_t itemsize() const { return impl_->itemsize(); }
+  bool is_contiguous() const { return impl_->contiguous; }
+  bool is_floating() const { return ember::is_floating(impl_->dtype); }
+  char* raw() const { return impl_->data(); }
+  template <class T>
+  T* data() const {
+    return reinterpret_cast<T*>(impl_->data());
+  }
+  StorageImpl& storage() const { return *impl_->storage; }
+
+  // In-place ops call this: bumps the shared version counter of the storage.
+  void bump_version() const {
+    if (impl_->track_version) impl_->storage->version.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
+
+  bool requires_grad() const;
+  Scalar item() const;
+
+ private:
+  Ref<TensorImpl> impl_;
+};
+
+using TensorList = std::vector<Tensor>;
+
+// Placeholder for the autograd issue: what a tensor knows about gradients.
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  Tensor grad;
+};
+
+// Wrap a possibly negative dim into [0, ndim), with PyTorch's IndexError.
+int64_t wrap_dim(int64_t d, int64_t ndim);
+// Row-major strides for sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+int64_t compute_numel(IntArrayRef sizes);
+std::string shape_str(IntArrayRef sizes);  // "[2, 3]"
+
+// Raise unless tensors can live on `d` (CUDA goes through the backend stub).
+void check_device_available(Device d);
+[[noreturn]] void cuda_backend_unavailable();
+
+// Allocate an uninitialised tensor.
+Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device = cpu_device());
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype,
+                     Device device = cpu_device());
+// A new tensor header over an existing storage (views).
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+// A 0-d tensor holding a Python number, marked as wrapped for type promotion.
+Tensor wrap_scalar(const Scalar& s);
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
+
+}  // namespace ember

@@ -1,0 +1,271 @@
+#include "elementwise_iter.h"
+
+#include <algorithm>
+
+#include "../ops/internal.h"
+
+namespace ember {
+
+// Note [Result type categories]
+// PyTorch promotes in three tiers: dimensioned tensors, 0-d tensors, wrapped
+// Python numbers. A lower tier only matters when it brings a higher category
+// (bool < int < float), and then a Python float brings the default dtype.
+namespace {
+int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating(t) ? 2 : 1; }
+
+ScalarType combine(ScalarType higher, ScalarType lower) {
+  if (higher == ScalarType::Undefined) return lower;
+  if (lower == ScalarType::Undefined) return higher;
+  if (is_floating(higher)) return higher;
+  if (higher == ScalarType::Bool || is_floating(lower)) return promote_types(higher, lower);
+  return higher;
+}
+}  // namespace
+
+ScalarType result_type(const Tensor* const* ts, int n) {
+  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined,
+             wrapped = ScalarType::Undefined;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& t = *ts[i];
+    if (!t.defined()) continue;
+    ScalarType dt = t.dtype();
+    if (t.impl()->wrapped_number) {
+      if (is_floating(dt)) dt = default_dtype();
+      wrapped = promote_types(wrapped, dt);
+    } else if (t.dim() == 0) {
+      zero = promote_types(zero, dt);
+    } else {
+      dim = promote_types(dim, dt);
+    }
+  }
+  (void)category;
+  return combine(dim, combine(zero, wrapped));
+}
+
+ScalarType result_type(std::initializer_list<const Tensor*> ts) {
+  return result_type(ts.begin(), static_cast<int>(ts.size()));
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    EMBER_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ",
+                n - 1 - i);
+    out[n - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void check_no_internal_overlap(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
+                "unsupported operation: more than one element of the written-to tensor refers to "
+                "a single memory location. Please clone() the tensor before performing the "
+                "operation.");
+}
+
+void check_cast(ScalarType result, ScalarType out) {
+  EMBER_CHECK(can_cast(result, out), "result type ", legacy_name(result),
+              " can't be cast to the desired output type ", legacy_name(out));
+}
+
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs) {
+  build(spec, inputs.begin(), static_cast<int>(inputs.size()));
+}
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n) {
+  build(spec, inputs, n);
+}
+
+void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n) {
+  const Tensor* ptrs[kMaxOperands];
+  for (int i = 0; i < n; ++i) ptrs[i] = &inputs[i];
+  ScalarType common = spec.rule == DtypeRule::FirstInput ? inputs[0].dtype() : result_type(ptrs, n);
+  ScalarType compute = common;
+  if (spec.rule == DtypeRule::IntToFloat && !is_floating(common)) compute = default_dtype();
+  if (spec.force_compute != ScalarType::Undefined) compute = spec.force_compute;
+  compute_ = compute;
+  dtypes_[0] = spec.rule == DtypeRule::PromoteBoolOut ? ScalarType::Bool : compute;
+}
+
+void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef shape,
+                                               const Tensor* inputs, int n) {
+  ScalarType want = dtypes_[0];
+  if (spec.out.defined()) {
+    const Tensor& out = spec.out;
+    check_cast(want, out.dtype());
+    if (spec.inplace) {
+      EMBER_CHECK(out.sizes().equals(shape), "output with shape ", shape_str(out.sizes()),
+                  " doesn't match the broadcast shape ", shape_str(shape));
+    } else {
+      resize_out(out, shape);
+    }
+    check_no_internal_overlap(out);
+    result_ = out;
+    if (out.dtype() == want) {
+      ops_[0] = out;
+    } else {
+      ops_[0] = empty_strided(out.sizes(), out.strides(), want);
+      copy_back_ = true;
+    }
+    return;
+  }
+  // Follow the inputs' memory layout, so that transposed inputs give a
+  // transposed (dense) output and the loop stays contiguous.
+  bool dense = true;
+  for (int i = 0; i < n; ++i)
+    if (inputs[i].dim() != 0 && !inputs[i].is_contiguous()) dense = false;
+  if (dense || shape.size() < 2) {
+    ops_[0] = empty(shape, want);
+  } else {
+    int nd = static_cast<int>(shape.size());
+    int perm[kMaxIterDims];
+    for (int d = 0; d < nd; ++d) perm[d] = nd - 1 - d;
+    auto stride_of = [&](int i, int d) -> int64_t {
+      const Tensor& t = inputs[i];
+      int64_t off = nd - t.dim();
+      if (d < off || t.sizes()[d - off] == 1) return 0;
+      return t.strides()[d - off];
+    };
+    auto should_swap = [&](int inner, int outer) {
+      for (int i = 0; i < n; ++i) {
+        int64_t a = stride_of(i, inner), b = stride_of(i, outer);
+        if (a == 0 || b == 0) continue;
+        if (a != b) return a > b;
+      }
+      return false;
+    };
+    for (int i = 1; i < nd; ++i)
+      for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+    DimVector st(nd);
+    int64_t s = 1;
+    for (int k = 0; k < nd; ++k) {
+      st[perm[k]] = s;
+      s *= std::max<int64_t>(shape[perm[k]], 1);
+    }
+    ops_[0] = empty_strided(shape, st, want);
+  }
+  result_ = ops_[0];
+}
+
+void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
+  EMBER_CHECK(n + 1 <= kMaxOperands, spec.name, ": too many operands");
+  ntensors_ = n + 1;
+  compute_dtypes(spec, inputs, n);
+  // In-place ops broadcast into the target, so its shape joins the broadcast.
+  bool into_out = spec.inplace && spec.out.defined();
+  DimVector shape = to_vec(into_out ? spec.out.sizes() : inputs[0].sizes());
+  for (int i = into_out ? 0 : 1; i < n; ++i)
+    if (!inputs[i].sizes().equals(shape)) shape = broadcast_shapes(shape, inputs[i].sizes());
+  EMBER_CHECK(static_cast<int>(shape.size()) <= kMaxIterDims, spec.name, ": tensors with more than ",
+              kMaxIterDims, " dimensions are not supported");
+  allocate_or_check_output(spec, shape, inputs, n);
+  for (int i = 0; i < n; ++i) {
+    const Tensor& t = inputs[i];
+    ScalarType want = spec.cast_inputs ? compute_ : t.dtype();
+    dtypes_[i + 1] = want;
+    if (t.dtype() != want && t.dim() == 0) {
+      // A 0-d operand (usually a Python number) converts on the stack, not in a new tensor.
+      Scalar v = t.item();
+      EMBER_DISPATCH_ALL(want, spec.name,
+                         [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      ops_[i + 1] = t;
+      data_[i + 1] = scalar_buf_[i + 1];
+      for (size_t d = 0; d < shape.size(); ++d) strides_[i + 1][d] = 0;
+      continue;
+    }
+    ops_[i + 1] = t.dtype() == want ? t : to_dtype(t, want);
+    data_[i + 1] = nullptr;
+  }
+  setup_strides(ops_, shape);
+  reorder_and_coalesce();
+}
+
+void ElementwiseIter::setup_strides(const Tensor* ops, IntArrayRef shape) {
+  int nd = static_cast<int>(shape.size());
+  ndim_ = nd;
+  numel_ = compute_numel(shape);
+  // Store dims innermost-first: iteration dim d is shape dim nd-1-d.
+  for (int d = 0; d < nd; ++d) shape_[d] = shape[nd - 1 - d];
+  for (int o = 0; o < ntensors_; ++o) {
+    if (o > 0 && data_[o] == scalar_buf_[o]) continue;
+    const Tensor& t = ops[o];
+    data_[o] = t.raw();
+    int64_t item = static_cast<int64_t>(t.itemsize());
+    int64_t off = nd - t.dim();
+    for (int d = 0; d < nd; ++d) {
+      int sd = nd - 1 - d;
+      strides_[o][d] = (sd < off || t.sizes()[sd - off] == 1) ? 0 : t.strides()[sd - off] * item;
+    }
+  }
+}
+
+// Note [Iteration order]
+// Dims are sorted so the one with the smallest output stride is innermost
+// (ties broken by the inputs), then neighbours that are contiguous for every
+// operand merge. Two contiguous 4096x4096 operands become one run of 16M.
+void ElementwiseIter::reorder_and_coalesce() {
+  if (ndim_ == 0) {
+    ndim_ = 1;
+    shape_[0] = 1;
+    for (int o = 0; o < ntensors_; ++o) strides_[o][0] = 0;
+    return;
+  }
+  int nd = ndim_;
+  if (nd > 1) {
+    int perm[kMaxIterDims];
+    for (int d = 0; d < nd; ++d) perm[d] = d;
+    auto should_swap = [&](int inner, int outer) {
+      for (int o = 0; o < ntensors_; ++o) {
+        int64_t a = strides_[o][inner], b = strides_[o][outer];
+        if (a == 0 || b == 0) continue;
+        if (a != b) return a > b;
+      }
+      return false;
+    };
+    bool changed = false;
+    for (int i = 1; i < nd; ++i)
+      for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) {
+        std::swap(perm[j - 1], perm[j]);
+        changed = true;
+      }
+    if (changed) {
+      int64_t tmp[kMaxIterDims];
+      for (int d = 0; d < nd; ++d) tmp[d] = shape_[perm[d]];
+      std::copy(tmp, tmp + nd, shape_);
+      for (int o = 0; o < ntensors_; ++o) {
+        for (int d = 0; d < nd; ++d) tmp[d] = strides_[o][perm[d]];
+        std::copy(tmp, tmp + nd, strides_[o]);
+      }
+    }
+  }
+  int out = 0;
+  for (int d = 1; d < nd; ++d) {
+    bool can = true;
+    if (shape_[out] != 1 && shape_[d] != 1)
+      for (int o = 0; o < ntensors_ && can; ++o)
+        can = strides_[o][out] * shape_[out] == strides_[o][d];
+    if (can) {
+      if (shape_[out] == 1)
+        for (int o = 0; o < ntensors_; ++o) strides_[o][out] = strides_[o][d];
+      shape_[out] *= shape_[d];
+    } else {
+      ++out;
+      shape_[out] = shape_[d];
+      for (int o = 0; o < ntensors_; ++o) strides_[o][out] = strides_[o][d];
+    }
+  }
+  ndim_ = out + 1;
+}
+
+void ElementwiseIter::finish() {
+  if (copy_back_) {
+    copy_into(result_, ops_[0]);
+    copy_back_ = false;
+  }
+}
+
+}  // namespace ember

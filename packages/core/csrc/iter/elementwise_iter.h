@@ -1,0 +1,136 @@
+// ElementwiseIter: broadcast, promote, allocate the output, reorder and
+// coalesce dims, then hand 1-D strided runs to a kernel's inner loop.
+// See Note [Iteration order] in elementwise_iter.cpp.
+#pragma once
+#include <initializer_list>
+
+#include "../core/parallel.h"
+#include "../core/tensor.h"
+
+namespace ember {
+
+constexpr int kMaxOperands = 5;  // output + up to four inputs
+constexpr int kMaxIterDims = 25;
+
+// How the computation dtype follows from the inputs' promoted dtype.
+enum class DtypeRule : uint8_t {
+  Promote,           // compute and return the promoted dtype (add, mul)
+  IntToFloat,        // integral inputs compute in the default float dtype (exp, div)
+  PromoteBoolOut,    // compute in the promoted dtype, return bool (eq, lt)
+  FirstInput,        // compute in input 0's dtype; others cast to it (masked ops)
+};
+
+struct IterSpec {
+  const char* name;
+  Tensor out;              // given output: in-place target or out= tensor
+  bool inplace = false;    // `out` is also input 0
+  DtypeRule rule = DtypeRule::Promote;
+  ScalarType force_compute = ScalarType::Undefined;  // overrides the rule's choice
+  bool cast_inputs = true;  // false: kernel reads each input in its own dtype
+};
+
+// Result dtype of an op over these tensors, following PyTorch's categories:
+// dimensioned tensors > 0-d tensors > wrapped Python numbers.
+ScalarType result_type(std::initializer_list<const Tensor*> ts);
+ScalarType result_type(const Tensor* const* ts, int n);
+// Broadcast shapes with PyTorch's error message.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
+// Raises if writing into `t` would hit one memory location twice.
+void check_no_internal_overlap(const Tensor& t);
+// Raises PyTorch's "result type X can't be cast to the desired output type Y".
+void check_cast(ScalarType result, ScalarType out);
+
+class ElementwiseIter {
+ public:
+  ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs);
+  ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n);
+
+  // The result: the given output, or the newly allocated one.
+  const Tensor& output() const { return result_; }
+  ScalarType compute_dtype() const { return compute_; }
+  ScalarType input_dtype(int i) const { return dtypes_[i + 1]; }
+  int64_t numel() const { return numel_; }
+  int ntensors() const { return ntensors_; }
+  // Copy a temporary output back into the user's out= tensor, if one was used.
+  void finish();
+
+  // Call loop(data, strides, n) for every 1-D run; parallel above the grain.
+  template <class Loop>
+  void for_each(const Loop& loop, int64_t grain = kGrainSize) {
+    if (numel_ == 0) return;
+    if (numel_ < grain || get_num_threads() == 1) {
+      run_range(0, numel_, loop);
+      return;
+    }
+    GilRelease nogil;
+    parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { run_range(b, e, loop); });
+  }
+
+  // Dims after coalescing, innermost first; strides in bytes.
+  int ndim() const { return ndim_; }
+  int64_t shape(int d) const { return shape_[d]; }
+  int64_t stride(int op, int d) const { return strides_[op][d]; }
+  char* data(int op) const { return data_[op]; }
+
+ private:
+  void build(const IterSpec& spec, const Tensor* inputs, int n);
+  void compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n);
+  void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs,
+                                int n);
+  void setup_strides(const Tensor* ops, IntArrayRef shape);
+  void reorder_and_coalesce();
+
+  template <class Loop>
+  void run_range(int64_t begin, int64_t end, const Loop& loop) const {
+    char* ptrs[kMaxOperands];
+    int64_t inner[kMaxOperands];
+    for (int o = 0; o < ntensors_; ++o) inner[o] = strides_[o][0];
+    if (ndim_ <= 1) {
+      for (int o = 0; o < ntensors_; ++o) ptrs[o] = data_[o] + begin * strides_[o][0];
+      loop(ptrs, inner, end - begin);
+      return;
+    }
+    int64_t idx[kMaxIterDims];
+    int64_t rem = begin;
+    for (int d = 0; d < ndim_; ++d) {
+      idx[d] = rem % shape_[d];
+      rem /= shape_[d];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+      for (int o = 0; o < ntensors_; ++o) {
+        char* p = data_[o];
+        for (int d = 0; d < ndim_; ++d) p += idx[d] * strides_[o][d];
+        ptrs[o] = p;
+      }
+      int64_t n = std::min(shape_[0] - idx[0], end - pos);
+      loop(ptrs, inner, n);
+      pos += n;
+      idx[0] += n;
+      for (int d = 0; d < ndim_ - 1 && idx[d] >= shape_[d]; ++d) {
+        idx[d] = 0;
+        ++idx[d + 1];
+      }
+    }
+  }
+
+  int ntensors_ = 0;
+  int ndim_ = 0;
+  int64_t numel_ = 0;
+  ScalarType compute_ = ScalarType::Undefined;
+  ScalarType dtypes_[kMaxOperands];
+  int64_t shape_[kMaxIterDims];
+  int64_t strides_[kMaxOperands][kMaxIterDims];
+  char* data_[kMaxOperands];
+  Tensor ops_[kMaxOperands];  // operands kept alive: output (maybe temporary) + inputs
+  Tensor result_;             // what the op returns
+  bool copy_back_ = false;
+  alignas(16) char scalar_buf_[kMaxOperands][16];
+};
+
+// Convert a tensor to another dtype (a copy; identity when equal).
+Tensor to_dtype(const Tensor& t, ScalarType dtype);
+// copy_ semantics: broadcast src into dst, casting; the op behind Tensor.copy_.
+void copy_into(const Tensor& dst, const Tensor& src);
+
+}  // namespace ember

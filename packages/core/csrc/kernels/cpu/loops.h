@@ -1,0 +1,95 @@
+// The one strided inner loop per arity that every pointwise kernel shares.
+// A functor computes on the "opmath" type (float for half types); the loop
+// converts, and picks a vectorisable path for contiguous and scalar operands.
+#pragma once
+#include <cstdint>
+
+#include "../../core/scalar_type.h"
+
+namespace ember::cpu {
+// Internal linkage: this header is compiled once per CPU capability (see
+// dispatch.cpp), so its functions must not merge across those builds.
+namespace {
+
+template <class T>
+inline opmath_t<T> ld(const char* p) {
+  return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p));
+}
+template <class T, class V>
+inline void st(char* p, V v) {
+  *reinterpret_cast<T*>(p) = static_cast<T>(v);
+}
+
+template <class Out, class In, class F>
+inline void unary_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  char* o = data[0];
+  const char* a = data[1];
+  if (strides[0] == sizeof(Out) && strides[1] == sizeof(In)) {
+    Out* __restrict out = reinterpret_cast<Out*>(o);
+    const In* __restrict in = reinterpret_cast<const In*>(a);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<opmath_t<In>>(in[i])));
+    return;
+  }
+  if (strides[1] == 0) {
+    Out v = static_cast<Out>(f(ld<In>(a)));
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(o + i * strides[0]) = v;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) st<Out>(o + i * strides[0], f(ld<In>(a + i * strides[1])));
+}
+
+template <class Out, class In, class F>
+inline void binary_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  using M = opmath_t<In>;
+  char* o = data[0];
+  const char* a = data[1];
+  const char* b = data[2];
+  if (strides[0] == sizeof(Out)) {
+    Out* __restrict out = reinterpret_cast<Out*>(o);
+    const In* __restrict x = reinterpret_cast<const In*>(a);
+    const In* __restrict y = reinterpret_cast<const In*>(b);
+    if (strides[1] == sizeof(In) && strides[2] == sizeof(In)) {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<M>(x[i]), static_cast<M>(y[i])));
+      return;
+    }
+    if (strides[1] == sizeof(In) && strides[2] == 0) {
+      const M yv = static_cast<M>(*y);
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<M>(x[i]), yv));
+      return;
+    }
+    if (strides[1] == 0 && strides[2] == sizeof(In)) {
+      const M xv = static_cast<M>(*x);
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(xv, static_cast<M>(y[i])));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)
+    st<Out>(o + i * strides[0], f(ld<In>(a + i * strides[1]), ld<In>(b + i * strides[2])));
+}
+
+template <class Out, class In, class F>
+inline void ternary_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  using M = opmath_t<In>;
+  if (strides[0] == sizeof(Out) && strides[1] == sizeof(In) && strides[2] == sizeof(In) &&
+      strides[3] == sizeof(In)) {
+    Out* __restrict out = reinterpret_cast<Out*>(data[0]);
+    const In* __restrict x = reinterpret_cast<const In*>(data[1]);
+    const In* __restrict y = reinterpret_cast<const In*>(data[2]);
+    const In* __restrict z = reinterpret_cast<const In*>(data[3]);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = static_cast<Out>(f(static_cast<M>(x[i]), static_cast<M>(y[i]), static_cast<M>(z[i])));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    st<Out>(data[0] + i * strides[0], f(ld<In>(data[1] + i * strides[1]),
+                                        ld<In>(data[2] + i * strides[2]),
+                                        ld<In>(data[3] + i * strides[3])));
+}
+
+}  // namespace
+}  // namespace ember::cpu

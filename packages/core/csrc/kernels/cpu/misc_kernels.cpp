@@ -1,0 +1,107 @@
+// Copy/cast, where, arg-reductions and scans (compiled once per CPU capability).
+#include <cstring>
+#include <limits>
+
+#include "../../iter/elementwise_iter.h"
+#include "../../iter/reduce_iter.h"
+#include "cpu_kernels.h"
+#include "loops.h"
+
+namespace ember::cpu::EMBER_CAP {
+
+void reduce_kernel(ReduceIter& it, ReduceKind kind);
+
+namespace {
+
+void copy_kernel(ElementwiseIter& it) {
+  EMBER_DISPATCH_ALL(it.compute_dtype(), "copy_", [&] {
+    using dst_t = scalar_t;
+    EMBER_DISPATCH_ALL(it.input_dtype(0), "copy_", [&] {
+      using src_t = scalar_t;
+      it.for_each([](char** d, const int64_t* s, int64_t n) {
+        if constexpr (std::is_same_v<dst_t, src_t>) {
+          if (s[0] == sizeof(dst_t) && s[1] == sizeof(src_t)) {
+            std::memcpy(d[0], d[1], n * sizeof(dst_t));
+            return;
+          }
+        }
+        unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return x; });
+      });
+    });
+  });
+}
+
+void where_kernel(ElementwiseIter& it) {
+  EMBER_DISPATCH_ALL(it.compute_dtype(), "where_cpu", [&] {
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        bool c = *reinterpret_cast<const bool*>(d[1] + i * s[1]);
+        *reinterpret_cast<scalar_t*>(d[0] + i * s[0]) =
+            *reinterpret_cast<const scalar_t*>(c ? d[2] + i * s[2] : d[3] + i * s[3]);
+      }
+    });
+  });
+}
+
+// `in` is contiguous [outer, n]; values (may be undefined) and indices are [outer].
+void arg_reduce_kernel(const Tensor& in, const Tensor& values, const Tensor& indices, bool is_max) {
+  int64_t n = in.dim() == 0 ? 1 : in.sizes()[in.dim() - 1];
+  int64_t outer = n == 0 ? 0 : in.numel() / n;
+  EMBER_DISPATCH_ALL(in.dtype(), is_max ? "argmax_cpu" : "argmin_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const scalar_t* x = in.data<scalar_t>();
+    int64_t* idx = indices.data<int64_t>();
+    scalar_t* val = values.defined() ? values.data<scalar_t>() : nullptr;
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const scalar_t* row = x + r * n;
+        M best = static_cast<M>(row[0]);
+        int64_t bi = 0;
+        for (int64_t k = 1; k < n && best == best; ++k) {
+          M v = static_cast<M>(row[k]);
+          // First occurrence wins ties; a NaN wins over everything and stops the scan.
+          if (v != v || (is_max ? v > best : v < best)) {
+            best = v;
+            bi = k;
+          }
+        }
+        idx[r] = bi;
+        if (val) val[r] = row[bi];
+      }
+    });
+  });
+}
+
+// `in` and `out` are contiguous with the scanned dim last, same dtype.
+void cumulative_kernel(const Tensor& in, const Tensor& out, int64_t, bool is_prod) {
+  int64_t n = in.dim() == 0 ? 1 : in.sizes()[in.dim() - 1];
+  int64_t outer = n == 0 ? 0 : in.numel() / n;
+  EMBER_DISPATCH_NO_BOOL(in.dtype(), is_prod ? "cumprod_cpu" : "cumsum_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const scalar_t* x = in.data<scalar_t>();
+    scalar_t* y = out.data<scalar_t>();
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        M acc = is_prod ? M(1) : M(0);
+        for (int64_t k = 0; k < n; ++k) {
+          acc = is_prod ? acc * static_cast<M>(x[r * n + k]) : acc + static_cast<M>(x[r * n + k]);
+          y[r * n + k] = static_cast<scalar_t>(acc);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void fill_cpu(CpuKernels& t) {
+  t.copy = copy_kernel;
+  t.where = where_kernel;
+  t.reduce = reduce_kernel;
+  t.arg_reduce = arg_reduce_kernel;
+  t.cumulative = cumulative_kernel;
+}
+
+}  // namespace ember::cpu::EMBER_CAP

@@ -1,0 +1,191 @@
+// Factories: tensors made from sizes and values rather than from other tensors.
+#include <cmath>
+
+#include "../iter/elementwise_iter.h"
+#include "internal.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+ScalarType or_default(std::optional<ScalarType> d) { return d ? *d : default_dtype(); }
+Device or_cpu(std::optional<Device> d) { return d ? *d : cpu_device(); }
+
+// Write into out= (resized to `sizes`), or allocate.
+Tensor alloc(IntArrayRef sizes, ScalarType dtype, Device device) {
+  check_device_available(device);
+  return empty(sizes, dtype, device);
+}
+ScalarType infer_scalar_dtype(const Scalar& v) {
+  return v.is_bool() ? ScalarType::Bool : v.is_int() ? ScalarType::Int64 : default_dtype();
+}
+}  // namespace
+
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+             std::optional<MemoryFormat> memory_format) {
+  (void)memory_format;
+  return alloc(size, or_default(dtype), or_cpu(device));
+}
+Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>,
+                 std::optional<MemoryFormat>, const Tensor& out) {
+  return resize_out(out, size);
+}
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return empty_strided(size, stride, or_default(dtype), or_cpu(device));
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+            std::optional<Device> device) {
+  Tensor t = alloc(size, dtype ? *dtype : infer_scalar_dtype(fill_value), or_cpu(device));
+  return fill_(t, fill_value);
+}
+Tensor full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType>,
+                std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), fill_value);
+}
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(0)));
+}
+Tensor zeros_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), Scalar(int64_t(0)));
+}
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(1)));
+}
+Tensor ones_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), Scalar(int64_t(1)));
+}
+
+Tensor empty_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format) {
+  ScalarType dt = dtype ? *dtype : input.dtype();
+  check_device_available(or_cpu(device));
+  return empty_with_layout_of(input, dt, memory_format);
+}
+Tensor zeros_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(0)));
+}
+Tensor ones_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                 std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(1)));
+}
+Tensor full_like(const Tensor& input, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Device> device, std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), fill_value);
+}
+
+// ---- ranges ----
+
+static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
+                          std::optional<ScalarType> dtype, const Tensor* out) {
+  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(st != 0, "step must be nonzero");
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+              "upper bound and lower bound inconsistent with step sign");
+  int64_t n;
+  if (!any_float && !is_floating(dt)) {
+    int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
+    n = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
+  Tensor t = out ? resize_out(*out, {n}) : empty({n}, dt);
+  EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    if constexpr (std::is_integral_v<scalar_t>) {
+      int64_t a = start.to_int(), c = step.to_int();
+      if (any_float) for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
+      else for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(a + i * c);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
+    }
+  });
+  return t;
+}
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, nullptr);
+}
+Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device>,
+                  const Tensor& out) {
+  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, &out);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+              std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return arange_impl(start, end, step, dtype, nullptr);
+}
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step,
+                  std::optional<ScalarType> dtype, std::optional<Device>, const Tensor& out) {
+  return arange_impl(start, end, step, dtype, &out);
+}
+
+static Tensor linspace_impl(double s, double e, int64_t steps, ScalarType dt, const Tensor* out,
+                            double base, bool log) {
+  EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
+  Tensor t = out ? resize_out(*out, {steps}) : empty({steps}, dt);
+  dt = t.dtype();
+  // Fill from both ends so the last value is exactly `end`.
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = i < half ? s + step * static_cast<double>(i)
+                          : e - step * static_cast<double>(steps - 1 - i);
+      if (steps == 1) v = s;
+      if (log) v = std::pow(base, v);
+      p[i] = static_cast<scalar_t>(v);
+    }
+  });
+  return t;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return linspace_impl(start.to_double(), end.to_double(), steps, or_default(dtype), nullptr, 0, false);
+}
+Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType>,
+                    std::optional<Device>, const Tensor& out) {
+  return linspace_impl(start.to_double(), end.to_double(), steps, out.dtype(), &out, 0, false);
+}
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return linspace_impl(start.to_double(), end.to_double(), steps, or_default(dtype), nullptr, base, true);
+}
+Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                    std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return linspace_impl(start.to_double(), end.to_double(), steps, out.dtype(), &out, base, true);
+}
+
+static Tensor eye_fill(const Tensor& t, int64_t n, int64_t m) {
+  zero_(t);
+  EMBER_DISPATCH_ALL(t.dtype(), "eye", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
+  });
+  return t;
+}
+Tensor eye(int64_t n, std::optional<int64_t> m, std::optional<ScalarType> dtype,
+           std::optional<Device> device) {
+  int64_t mm = m ? *m : n;
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(mm >= 0, "m must be greater or equal to 0, got ", mm);
+  return eye_fill(alloc({n, mm}, or_default(dtype), or_cpu(device)), n, mm);
+}
+Tensor eye_out(int64_t n, std::optional<int64_t> m, std::optional<ScalarType>, std::optional<Device>,
+               const Tensor& out) {
+  int64_t mm = m ? *m : n;
+  return eye_fill(resize_out(out, {n, mm}), n, mm);
+}
+
+}  // namespace ember

@@ -1,0 +1,232 @@
+// Pointwise ops whose body is more than "iterate + kernel": argument-driven
+// kernel choice (div rounding modes, clamp bounds), special errors, where.
+#include <cmath>
+
+#include "../iter/elementwise_iter.h"
+#include "../kernels/cpu/cpu_kernels.h"
+#include "inplace_check.h"
+#include "internal.h"
+#include "kernel_table.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& out, bool inplace,
+           std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> params = {}) {
+  ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
+  k(it, params.begin());
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+
+}  // namespace
+
+// ---- round ----
+static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, int64_t decimals) {
+  if (decimals == 0)
+    return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
+  EMBER_CHECK(x.is_floating(), "round_cpu: decimals argument is only supported for floating point dtypes");
+  return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x},
+             {Scalar(decimals)});
+}
+Tensor round(const Tensor& input, int64_t decimals) { return round_impl(Tensor(), false, input, decimals); }
+Tensor round_(const Tensor& self, int64_t decimals) {
+  check_inplace(self, "round_");
+  return round_impl(self, true, self, decimals);
+}
+Tensor round_out(const Tensor& input, int64_t decimals, const Tensor& out) {
+  return round_impl(out, false, input, decimals);
+}
+
+// ---- clamp ----
+static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const std::optional<Scalar>& lo,
+                         const std::optional<Scalar>& hi) {
+  EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  auto& k = pointwise_kernels();
+  // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
+  Tensor lot = lo ? wrap_scalar(*lo) : Tensor(), hit = hi ? wrap_scalar(*hi) : Tensor();
+  const Tensor* ts[] = {&x, &lot, &hit};
+  ScalarType rt = result_type(ts, 3);
+  const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
+  if (lo && hi)
+    return run("clamp", k.clamp_both, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
+  if (lo) return run("clamp", k.clamp_min, DtypeRule::Promote, out, inplace, {xin}, {*lo});
+  return run("clamp", k.clamp_max, DtypeRule::Promote, out, inplace, {xin}, {*hi});
+}
+Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp_impl(Tensor(), false, input, min, max);
+}
+Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clamp_");
+  return clamp_impl(self, true, self, min, max);
+}
+Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                 const Tensor& out) {
+  return clamp_impl(out, false, input, min, max);
+}
+static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo,
+                           const Tensor& hi) {
+  EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  auto& k = pointwise_kernels();
+  if (lo.defined() && hi.defined())
+    return run("clamp", k.clamp_tensor, DtypeRule::Promote, out, inplace, {x, lo, hi});
+  if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
+  return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
+}
+Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
+  return clamp_t_impl(Tensor(), false, input, min, max);
+}
+Tensor clamp_(const Tensor& self, const Tensor& min, const Tensor& max) {
+  check_inplace(self, "clamp_");
+  return clamp_t_impl(self, true, self, min, max);
+}
+Tensor clamp_out(const Tensor& input, const Tensor& min, const Tensor& max, const Tensor& out) {
+  return clamp_t_impl(out, false, input, min, max);
+}
+Tensor clamp_min(const Tensor& input, const Scalar& min) { return clamp(input, min, std::nullopt); }
+Tensor clamp_min_(const Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
+Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
+Tensor clamp_max_(const Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }
+
+// ---- sub ----
+static void check_sub(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(!(a.dtype() == ScalarType::Bool && b.dtype() == ScalarType::Bool),
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.");
+  EMBER_CHECK(a.dtype() != ScalarType::Bool && b.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
+  check_sub(input, other);
+  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
+}
+Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other);
+  check_inplace(self, "sub_");
+  return run("sub_", pointwise_kernels().sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
+}
+Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  check_sub(input, other);
+  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
+}
+Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
+
+// ---- div ----
+static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
+                       std::optional<std::string_view> mode) {
+  auto& k = pointwise_kernels();
+  if (!mode) return run("div", k.div_true, DtypeRule::IntToFloat, out, inplace, {a, b});
+  if (*mode == "trunc") return run("div", k.div_trunc, DtypeRule::Promote, out, inplace, {a, b});
+  if (*mode == "floor") return run("div", k.div_floor, DtypeRule::Promote, out, inplace, {a, b});
+  fail(ErrorKind::Value, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+       std::string(*mode), "'");
+}
+Tensor div(const Tensor& input, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return div_impl(Tensor(), false, input, other, rounding_mode);
+}
+Tensor div_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  check_inplace(self, "div_");
+  return div_impl(self, true, self, other, rounding_mode);
+}
+Tensor div_out(const Tensor& input, const Tensor& other, std::optional<std::string_view> rounding_mode,
+               const Tensor& out) {
+  return div_impl(out, false, input, other, rounding_mode);
+}
+
+// ---- pow ----
+static void check_pow(const Tensor& base, const Tensor& exp) {
+  if (is_integral(base.dtype(), true) && exp.impl()->wrapped_number && is_integral(exp.dtype(), true))
+    EMBER_CHECK(exp.item().to_int() >= 0, "Integers to negative integer powers are not allowed.");
+}
+Tensor pow(const Tensor& input, const Tensor& exponent) {
+  check_pow(input, exponent);
+  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
+}
+Tensor pow_(const Tensor& self, const Tensor& exponent) {
+  check_pow(self, exponent);
+  check_inplace(self, "pow_");
+  return run("pow_", pointwise_kernels().pow, DtypeRule::Promote, self, true, {self, exponent});
+}
+Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
+  check_pow(input, exponent);
+  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, out, false, {input, exponent});
+}
+
+// ---- closeness ----
+Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(input.dtype() == other.dtype(), legacy_name(input.dtype()), " did not match ",
+              legacy_name(other.dtype()));
+  EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
+  EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
+  return run("isclose", pointwise_kernels().isclose, DtypeRule::PromoteBoolOut, Tensor(), false,
+             {input, other}, {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+}
+bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();
+}
+bool equal(const Tensor& input, const Tensor& other) {
+  if (!input.sizes().equals(other.sizes())) return false;
+  return all(eq(input, other)).item().to_bool();
+}
+
+// ---- addcdiv ----
+static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
+  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)),
+              "Integer division with addcdiv is no longer supported, and in a future release "
+              "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+              "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to("
+              "input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float "
+              "inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+              "* tensor1 / tensor2), for all dtypes.");
+}
+Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(tensor1, tensor2);
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, Tensor(), false,
+             {input, tensor1, tensor2}, {value});
+}
+Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(tensor1, tensor2);
+  check_inplace(self, "addcdiv_");
+  return run("addcdiv_", pointwise_kernels().addcdiv, DtypeRule::Promote, self, true,
+             {self, tensor1, tensor2}, {value});
+}
+Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                   const Tensor& out) {
+  check_addcdiv(tensor1, tensor2);
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, out, false,
+             {input, tensor1, tensor2}, {value});
+}
+
+// ---- where ----
+static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::UInt8,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              legacy_name(cond.dtype()));
+  const Tensor* ts[] = {&a, &b};
+  ScalarType rt = result_type(ts, 2);
+  Tensor c = to_dtype(cond, ScalarType::Bool);
+  ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
+                     {c, to_dtype(a, rt), to_dtype(b, rt)});
+  cpu_kernels().where(it);
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other) {
+  return where_impl(Tensor(), condition, input, other);
+}
+Tensor where_out(const Tensor& condition, const Tensor& input, const Tensor& other, const Tensor& out) {
+  return where_impl(out, condition, input, other);
+}
+
+}  // namespace ember

@@ -1,0 +1,464 @@
+// Reductions: sum/mean/prod/max/min/all/any through ReduceIter and one
+// kernel per kind; var/std/logsumexp/norm composed from those.
+#include <cmath>
+#include <limits>
+
+#include "../iter/elementwise_iter.h"
+#include "../iter/reduce_iter.h"
+#include "../kernels/cpu/cpu_kernels.h"
+#include "inplace_check.h"
+#include "internal.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+using DimMask = SmallVec<bool, 8>;
+
+// Which dims to reduce; None or [] mean all of them.
+DimMask dim_mask(const Tensor& x, std::optional<IntArrayRef> dim) {
+  int64_t nd = x.dim();
+  DimMask m(static_cast<size_t>(nd), false);
+  if (!dim || dim->empty()) {
+    for (auto& b : m) b = true;
+    return m;
+  }
+  for (int64_t d : *dim) {
+    int64_t w = wrap_dim(d, nd);
+    if (nd == 0) continue;
+    EMBER_CHECK(!m[w], "dim ", w, " appears multiple times in the list of dims");
+    m[w] = true;
+  }
+  return m;
+}
+
+DimVector keep_shape(const Tensor& x, const DimMask& m) {
+  DimVector s = to_vec(x.sizes());
+  for (size_t d = 0; d < s.size(); ++d)
+    if (m[d]) s[d] = 1;
+  return s;
+}
+
+Tensor drop_dims(const Tensor& t, const DimMask& m, bool keepdim) {
+  if (keepdim) return t;
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (m[d]) continue;
+    sizes.push_back(t.sizes()[d]);
+    strides.push_back(t.strides()[d]);
+  }
+  return make_view(t, sizes, strides, t.offset());
+}
+
+int64_t reduced_count(const Tensor& x, const DimMask& m) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (m[d]) n *= x.sizes()[d];
+  return n;
+}
+
+ScalarType acc_dtype(ReduceKind k, ScalarType in) {
+  switch (k) {
+    case ReduceKind::Sum:
+    case ReduceKind::NanSum:
+    case ReduceKind::Prod:
+      if (is_integral(in, true)) return ScalarType::Int64;
+      [[fallthrough]];
+    case ReduceKind::SumSq:
+    case ReduceKind::Max:
+    case ReduceKind::Min:
+      return (in == ScalarType::Float16 || in == ScalarType::BFloat16) ? ScalarType::Float32 : in;
+    case ReduceKind::All:
+    case ReduceKind::Any:
+      return ScalarType::Bool;
+  }
+  return in;
+}
+
+Tensor finish_out(Tensor r, const Tensor* out) {
+  if (!out) return r;
+  check_cast(r.dtype(), out->dtype());
+  resize_out(*out, r.sizes());
+  copy_into(*out, r);
+  out->bump_version();
+  return *out;
+}
+
+// The shared reduction: returns `x` reduced over `m` in `out_dtype`.
+Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
+              const Tensor* out = nullptr) {
+  Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()));
+  ReduceIter it(acc, x);
+  cpu_kernels().reduce(it, kind);
+  return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out);
+}
+
+ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+}
+
+Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
+                std::optional<ScalarType> dtype, ReduceKind kind, const Tensor* out) {
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out);
+}
+
+void check_mean_dtype(const char* name, ScalarType dt) {
+  EMBER_CHECK(is_floating(dt), name,
+              "(): could not infer output dtype. Input dtype must be either a floating point or "
+              "complex dtype. Got: ", legacy_name(dt));
+}
+
+Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
+                 std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
+  check_mean_dtype(name, dtype ? *dtype : x0.dtype());
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  DimMask m = dim_mask(x, dim);
+  Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
+  Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
+                 : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
+  return finish_out(to_dtype(div(s, n, std::nullopt), x.dtype()), out);
+}
+
+void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {
+  for (int64_t d = 0; d < x.dim(); ++d)
+    EMBER_CHECK(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d,
+                " to have non-zero size.");
+}
+
+Tensor minmax_all(const char* name, const Tensor& x, ReduceKind kind) {
+  EMBER_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. "
+              "Specify the reduction dim with the 'dim' argument.");
+  return reduce(x, dim_mask(x, std::nullopt), false, kind, x.dtype());
+}
+
+// Values and indices of max/min along one dim.
+std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t dim, bool keepdim,
+                                      bool is_max) {
+  int64_t nd = x.dim();
+  int64_t d = wrap_dim(dim, nd);
+  DimMask m(static_cast<size_t>(nd), false);
+  if (nd > 0) m[d] = true;
+  check_nonempty(name, x, m);
+  EMBER_CHECK(x.numel() > 0 || nd > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : x;
+  // After the transpose the kept dims are in a different order; reduce into
+  // that order, then permute back to keepdim layout.
+  DimVector kshape = to_vec(moved.sizes());
+  if (nd > 0) kshape[nd - 1] = 1;
+  Tensor values = empty(kshape, x.dtype()), indices = empty(kshape, ScalarType::Int64);
+  if (moved.numel() > 0) cpu_kernels().arg_reduce(moved, values, indices, is_max);
+  if (nd > 0) {
+    values = transpose(values, d, nd - 1);
+    indices = transpose(indices, d, nd - 1);
+  }
+  return {drop_dims(values, m, keepdim), drop_dims(indices, m, keepdim)};
+}
+
+Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
+                const Tensor* out) {
+  Tensor r;
+  if (!dim) {
+    EMBER_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    Tensor flat = contiguous(reshape(x, {-1}), MemoryFormat::Contiguous);
+    Tensor values, idx = empty({1}, ScalarType::Int64);
+    cpu_kernels().arg_reduce(flat, values, idx, is_max);
+    r = keepdim ? reshape(idx, DimVector(static_cast<size_t>(x.dim()), 1)) : reshape(idx, {});
+  } else {
+    r = std::get<1>(minmax_dim(name, x, *dim, keepdim, is_max));
+  }
+  return finish_out(r, out);
+}
+
+double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
+
+Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction,
+                bool keepdim, bool take_sqrt, Tensor* mean_out = nullptr) {
+  EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
+  DimMask m = dim_mask(x, dim);
+  Tensor mu = mean(x, dim, true, std::nullopt);
+  Tensor d = sub(x, mu, Scalar(int64_t(1)));
+  Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
+  double n = static_cast<double>(reduced_count(x, m));
+  double denom = std::max(0.0, n - correction);
+  if (denom <= 0)
+    warn(str(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the "
+             "reduction factor (input numel divided by output numel)."));
+  Tensor v = div(ss, wrap_scalar(Scalar(denom)), std::nullopt);
+  if (mean_out) *mean_out = drop_dims(mu, m, keepdim);
+  return take_sqrt ? sqrt(v) : v;
+}
+
+}  // namespace
+
+// ---- sum / mean / prod ----
+Tensor sum(const Tensor& input, std::optional<ScalarType> dtype) {
+  return sum_impl(input, std::nullopt, false, dtype, ReduceKind::Sum, nullptr);
+}
+Tensor sum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, nullptr);
+}
+Tensor sum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+               std::optional<ScalarType> dtype, const Tensor& out) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, &out);
+}
+Tensor nansum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, nullptr);
+}
+Tensor nansum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                  std::optional<ScalarType> dtype, const Tensor& out) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, &out);
+}
+Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
+  return mean_impl("mean", input, std::nullopt, false, dtype, false, nullptr);
+}
+Tensor mean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return mean_impl("mean", input, dim, keepdim, dtype, false, nullptr);
+}
+Tensor mean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                std::optional<ScalarType> dtype, const Tensor& out) {
+  return mean_impl("mean", input, dim, keepdim, dtype, false, &out);
+}
+Tensor nanmean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return mean_impl("nanmean", input, dim, keepdim, dtype, true, nullptr);
+}
+Tensor nanmean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                   std::optional<ScalarType> dtype, const Tensor& out) {
+  return mean_impl("nanmean", input, dim, keepdim, dtype, true, &out);
+}
+Tensor prod(const Tensor& input, std::optional<ScalarType> dtype) {
+  return sum_impl(input, std::nullopt, false, dtype, ReduceKind::Prod, nullptr);
+}
+Tensor prod(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  int64_t d[] = {dim};
+  return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, nullptr);
+}
+Tensor prod_out(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
+                const Tensor& out) {
+  int64_t d[] = {dim};
+  return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, &out);
+}
+
+// ---- max / min ----
+Tensor max(const Tensor& input) { return minmax_all("max", input, ReduceKind::Max); }
+Tensor min(const Tensor& input) { return minmax_all("min", input, ReduceKind::Min); }
+std::tuple<Tensor, Tensor> max(const Tensor& input, int64_t dim, bool keepdim) {
+  return minmax_dim("max", input, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min(const Tensor& input, int64_t dim, bool keepdim) {
+  return minmax_dim("min", input, dim, keepdim, false);
+}
+static std::tuple<Tensor, Tensor> minmax_out(std::tuple<Tensor, Tensor> r, const Tensor& values,
+                                             const Tensor& indices) {
+  finish_out(std::get<0>(r), &values);
+  finish_out(std::get<1>(r), &indices);
+  return {values, indices};
+}
+std::tuple<Tensor, Tensor> max_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
+                                   const Tensor& indices) {
+  return minmax_out(max(input, dim, keepdim), values, indices);
+}
+std::tuple<Tensor, Tensor> min_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
+                                   const Tensor& indices) {
+  return minmax_out(min(input, dim, keepdim), values, indices);
+}
+Tensor max(const Tensor& input, const Tensor& other) { return maximum(input, other); }
+Tensor max_out(const Tensor& input, const Tensor& other, const Tensor& out) {
+  return maximum_out(input, other, out);
+}
+Tensor min(const Tensor& input, const Tensor& other) { return minimum(input, other); }
+Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) {
+  return minimum_out(input, other, out);
+}
+
+static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool keepdim, ReduceKind k,
+                      const Tensor* out) {
+  DimMask m = dim_mask(x, dim);
+  check_nonempty(name, x, m);
+  if (x.numel() == 0 && x.dim() == 0) fail(ErrorKind::Runtime, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+  return reduce(x, m, keepdim, k, x.dtype(), out);
+}
+Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return amaxmin("amax", input, dim, keepdim, ReduceKind::Max, nullptr);
+}
+Tensor amax_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return amaxmin("amax", input, dim, keepdim, ReduceKind::Max, &out);
+}
+Tensor amin(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, nullptr);
+}
+Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, &out);
+}
+std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    EMBER_CHECK(input.numel() > 0, "aminmax(): cannot compute aminmax over an empty dimension as the "
+                "operation has no identity.");
+    Tensor lo = amin(input, {}, keepdim), hi = amax(input, {}, keepdim);
+    return {lo, hi};
+  }
+  int64_t d[] = {*dim};
+  return {amin(input, IntArrayRef(d, 1), keepdim), amax(input, IntArrayRef(d, 1), keepdim)};
+}
+
+Tensor argmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl("argmax", input, dim, keepdim, true, nullptr);
+}
+Tensor argmax_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_impl("argmax", input, dim, keepdim, true, &out);
+}
+Tensor argmin(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl("argmin", input, dim, keepdim, false, nullptr);
+}
+Tensor argmin_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_impl("argmin", input, dim, keepdim, false, &out);
+}
+
+// ---- all / any / count_nonzero ----
+static Tensor logical_reduce(const Tensor& x, std::optional<IntArrayRef> dim, bool keepdim, ReduceKind k,
+                             const Tensor* out) {
+  ScalarType od = x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+  Tensor b = x.dtype() == ScalarType::Bool ? x : ne(x, wrap_scalar(Scalar(int64_t(0))));
+  return reduce(b, dim_mask(x, dim), keepdim, k, od, out);
+}
+Tensor all(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::All, nullptr); }
+Tensor all(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::All, nullptr);
+}
+Tensor all_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::All, &out);
+}
+Tensor any(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::Any, nullptr); }
+Tensor any(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::Any, nullptr);
+}
+Tensor any_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::Any, &out);
+}
+Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
+  return sum(ne(input, wrap_scalar(Scalar(int64_t(0)))), dim, false, std::nullopt);
+}
+
+// ---- var / std ----
+Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+           bool keepdim) {
+  return var_impl("var", input, dim, correction_of(correction), keepdim, false);
+}
+Tensor var_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+               bool keepdim, const Tensor& out) {
+  return finish_out(var(input, dim, correction, keepdim), &out);
+}
+Tensor var(const Tensor& input, bool unbiased) {
+  return var_impl("var", input, std::nullopt, unbiased ? 1 : 0, false, false);
+}
+Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("var", input, dim, unbiased ? 1 : 0, keepdim, false);
+}
+Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+               bool keepdim) {
+  return var_impl("std", input, dim, correction_of(correction), keepdim, true);
+}
+Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim,
+                   const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  return finish_out(std_dev(input, dim, correction, keepdim), &out);
+}
+Tensor std_dev(const Tensor& input, bool unbiased) {
+  return var_impl("std", input, std::nullopt, unbiased ? 1 : 0, false, true);
+}
+Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("std", input, dim, unbiased ? 1 : 0, keepdim, true);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& input, std::optional<IntArrayRef> dim,
+                                    const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor mu;
+  Tensor v = var_impl("var_mean", input, dim, correction_of(correction), keepdim, false, &mu);
+  return {v, mu};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& input, std::optional<IntArrayRef> dim,
+                                    const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor mu;
+  Tensor v = var_impl("std_mean", input, dim, correction_of(correction), keepdim, true, &mu);
+  return {v, mu};
+}
+
+// ---- logsumexp / norms ----
+Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
+  if (x.numel() == 0) return log(sum(exp(x), dim, keepdim, std::nullopt));
+  Tensor m = amax(x, dim, true);
+  // Shift by the max, except where it is infinite (all -inf rows stay -inf).
+  Tensor shift = where(isinf(m), wrap_scalar(Scalar(0.0)), m);
+  Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, std::nullopt));
+  r = add(r, shift, Scalar(int64_t(1)));
+  DimMask mask = dim_mask(x, dim);
+  return drop_dims(r, mask, keepdim);
+}
+Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return finish_out(logsumexp(input, dim, keepdim), &out);
+}
+
+Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  EMBER_CHECK(x.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+              legacy_name(x.dtype()));
+  double p = ord.to_double();
+  DimMask m = dim_mask(x, dim);
+  if (p == 2.0) return sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, x.dtype()));
+  Tensor a = abs(x);
+  if (std::isinf(p)) {
+    if (x.numel() == 0 && p < 0) fail(ErrorKind::Runtime, "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity");
+    return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, x.dtype()) : reduce(a, m, keepdim, ReduceKind::Min, x.dtype());
+  }
+  if (p == 0.0) return to_dtype(sum(ne(a, wrap_scalar(Scalar(0.0))), dim, keepdim, std::nullopt), x.dtype());
+  if (p == 1.0) return reduce(a, m, keepdim, ReduceKind::Sum, x.dtype());
+  Tensor s = reduce(pow(a, wrap_scalar(Scalar(p))), m, keepdim, ReduceKind::Sum, x.dtype());
+  return pow(s, wrap_scalar(Scalar(1.0 / p)));
+}
+Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  return vector_norm(input, p ? *p : Scalar(2.0), dim, keepdim, dtype);
+}
+
+// ---- scans ----
+static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
+                   bool is_prod, const Tensor* out) {
+  int64_t nd = x0.dim();
+  int64_t d = wrap_dim(dim, nd);
+  ScalarType rt = dtype ? *dtype : (is_integral(x0.dtype(), true) ? ScalarType::Int64 : x0.dtype());
+  (void)name;
+  Tensor x = to_dtype(x0, rt);
+  Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : contiguous(x, MemoryFormat::Contiguous);
+  Tensor res = empty(moved.sizes(), rt);
+  if (res.numel() > 0) cpu_kernels().cumulative(moved, res, nd - 1, is_prod);
+  Tensor r = nd > 0 ? contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous) : res;
+  return finish_out(r, out);
+}
+Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan("cumsum", input, dim, dtype, false, nullptr);
+}
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumsum_");
+  copy_into(self, cumsum(self, dim, dtype));
+  self.bump_version();
+  return self;
+}
+Tensor cumsum_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan("cumsum", input, dim, dtype, false, &out);
+}
+Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan("cumprod", input, dim, dtype, true, nullptr);
+}
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumprod_");
+  copy_into(self, cumprod(self, dim, dtype));
+  self.bump_version();
+  return self;
+}
+Tensor cumprod_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan("cumprod", input, dim, dtype, true, &out);
+}
+
+}  // namespace ember

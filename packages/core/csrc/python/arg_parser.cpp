@@ -1,0 +1,466 @@
+#include "arg_parser.h"
+
+#include <cstring>
+
+#include "py_tensor.h"
+#include "py_types.h"
+
+namespace ember::python {
+
+namespace {
+
+PType parse_type(std::string t, bool* optional) {
+  *optional = !t.empty() && t.back() == '?';
+  if (*optional) t.pop_back();
+  auto bracket = t.find('[');
+  bool list = bracket != std::string::npos;
+  std::string base = list ? t.substr(0, bracket) : t;
+  if (base == "Tensor") return list ? PType::TensorList : PType::Tensor;
+  if (base == "int") return list ? PType::IntList : PType::Int;
+  if (base == "Scalar") return PType::Scalar;
+  if (base == "float") return PType::Double;
+  if (base == "bool") return PType::Bool;
+  if (base == "str") return PType::String;
+  if (base == "ScalarType") return PType::Dtype;
+  if (base == "Device") return PType::Device;
+  if (base == "MemoryFormat") return PType::MemoryFormat;
+  if (base == "Layout") return PType::Layout;
+  throw std::runtime_error("ember: unknown schema type " + t);
+}
+
+const char* type_label(PType t) {
+  switch (t) {
+    case PType::Tensor: return "Tensor";
+    case PType::TensorList: return "tuple of Tensors";
+    case PType::Scalar: return "Number";
+    case PType::Int: return "int";
+    case PType::IntList: return "tuple of ints";
+    case PType::Double: return "float";
+    case PType::Bool: return "bool";
+    case PType::String: return "str";
+    case PType::Dtype: return "torch.dtype";
+    case PType::Device: return "torch.device";
+    case PType::MemoryFormat: return "torch.memory_format";
+    case PType::Layout: return "torch.layout";
+  }
+  return "?";
+}
+
+void parse_default(Param& p, const std::string& d) {
+  p.has_default = true;
+  if (d == "None") {
+    p.default_none = true;
+    return;
+  }
+  switch (p.type) {
+    case PType::Int: p.def_int = std::stoll(d); break;
+    case PType::Double: p.def_double = std::stod(d); break;
+    case PType::Bool: p.def_bool = d == "True"; break;
+    case PType::Scalar:
+      if (d == "True" || d == "False") p.def_scalar = Scalar(d == "True");
+      else if (d.find_first_of(".e") != std::string::npos) p.def_scalar = Scalar(std::stod(d));
+      else p.def_scalar = Scalar(static_cast<int64_t>(std::stoll(d)));
+      break;
+    case PType::IntList: {
+      std::string body = d;
+      if (!body.empty() && body.front() == '[') body = body.substr(1, body.size() - 2);
+      size_t pos = 0;
+      while (pos < body.size()) {
+        size_t c = body.find(',', pos);
+        std::string item = body.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+        if (item.find_first_not_of(' ') != std::string::npos) p.def_list.push_back(std::stoll(item));
+        if (c == std::string::npos) break;
+        pos = c + 1;
+      }
+      break;
+    }
+    case PType::String: p.def_str = d.size() >= 2 ? d.substr(1, d.size() - 2) : d; break;
+    default: p.default_none = true;  // dtype/device/memory format defaults are None-like
+  }
+}
+
+std::string type_name_of(PyObject* o) {
+  if (is_tensor(o)) return "Tensor";
+  return Py_TYPE(o)->tp_name;
+}
+
+}  // namespace
+
+bool is_number(PyObject* o) {
+  return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) ||
+         (!is_tensor(o) && !PyUnicode_Check(o) && !PySequence_Check(o) && PyNumber_Check(o) &&
+          PyObject_HasAttrString(o, "dtype"));  // numpy scalars
+}
+
+Scalar to_scalar(PyObject* o) {
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+      // Values in [2^63, 2^64) keep their bits (uint64 seeds); others don't fit.
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        fail(ErrorKind::Runtime, "Overflow when unpacking long");
+      }
+      return Scalar(static_cast<int64_t>(u));
+    }
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (is_tensor(o)) return unpack(o).item();
+  // numpy scalars: integers through __index__, the rest through __float__.
+  if (PyIndex_Check(o)) {
+    PyObject* i = PyNumber_Index(o);
+    if (!i) throw python_error();
+    Scalar s = to_scalar(i);
+    Py_DECREF(i);
+    return s;
+  }
+  double d = PyFloat_AsDouble(o);
+  if (d == -1.0 && PyErr_Occurred()) throw python_error();
+  return Scalar(d);
+}
+
+bool is_int_like(PyObject* o) {
+  if (PyLong_Check(o)) return true;
+  if (is_tensor(o)) {
+    const Tensor& t = unpack(o);
+    return t.numel() == 1 && t.dim() == 0 && is_integral(t.dtype(), false);
+  }
+  return !PyFloat_Check(o) && PyIndex_Check(o);
+}
+
+int64_t to_int64(PyObject* o) {
+  if (PyLong_Check(o)) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) throw python_error();
+    return v;
+  }
+  if (is_tensor(o)) return unpack(o).item().to_int();
+  PyObject* i = PyNumber_Index(o);
+  if (!i) throw python_error();
+  long long v = PyLong_AsLongLong(i);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) throw python_error();
+  return v;
+}
+
+Signature::Signature(const char* schema, bool is_method, bool wrap_numbers)
+    : is_method_(is_method), wrap_(wrap_numbers) {
+  std::string s(schema);
+  auto lp = s.find('(');
+  name = s.substr(0, lp);
+  std::string args = s.substr(lp + 1, s.rfind(')') - lp - 1);
+  // Split on top-level commas.
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string cur;
+  for (char c : args) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  bool kw = false;
+  for (auto& raw : parts) {
+    std::string a = raw.substr(raw.find_first_not_of(' '));
+    if (a == "*") {
+      kw = true;
+      continue;
+    }
+    std::string decl = a, def;
+    auto eq = a.find('=');
+    if (eq != std::string::npos) {
+      decl = a.substr(0, eq);
+      def = a.substr(eq + 1);
+    }
+    auto sp = decl.find_last_of(' ');
+    Param p;
+    p.type = parse_type(decl.substr(0, sp), &p.optional);
+    p.name = decl.substr(sp + 1);
+    p.kw_only = kw;
+    p.py_name = PyUnicode_InternFromString(p.name.c_str());
+    if (eq != std::string::npos) parse_default(p, def);
+    if (!kw) ++npositional_;
+    params_.push_back(std::move(p));
+  }
+  // The first non-self int[] may be given as varargs: zeros(2, 3), x.view(2, 3).
+  size_t first = is_method_ ? 1 : 0;
+  if (params_.size() > first && params_[first].type == PType::IntList && !params_[first].kw_only)
+    params_[first].varargs = true;
+  if (params_.size() > kMaxParams) throw std::runtime_error("ember: too many parameters in " + name);
+}
+
+std::string Signature::describe() const {
+  std::string s = "(";
+  bool kw = false;
+  for (size_t i = is_method_ ? 1 : 0; i < params_.size(); ++i) {
+    const Param& p = params_[i];
+    if (s.size() > 1) s += ", ";
+    if (p.kw_only && !kw) {
+      s += "*, ";
+      kw = true;
+    }
+    s += type_label(p.type);
+    s += " " + p.name;
+  }
+  return s + ")";
+}
+
+bool Signature::type_ok(const Param& p, PyObject* o) const {
+  if (o == Py_None) return p.optional || (p.has_default && p.default_none);
+  switch (p.type) {
+    case PType::Tensor: return is_tensor(o) || (wrap_ && is_number(o));
+    case PType::TensorList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!is_tensor(PySequence_Fast_GET_ITEM(o, i))) return false;
+      return true;
+    }
+    case PType::Scalar: return is_number(o) || (is_tensor(o) && unpack(o).numel() == 1);
+    case PType::Int: return is_int_like(o) && !PyBool_Check(o);
+    case PType::IntList: {
+      if (is_int_like(o) && !PyBool_Check(o)) return true;
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!is_int_like(PySequence_Fast_GET_ITEM(o, i))) return false;
+      return true;
+    }
+    case PType::Double: return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyBool_Check(o));
+    case PType::Bool: return PyBool_Check(o);
+    case PType::String: return PyUnicode_Check(o);
+    case PType::Dtype: return is_dtype_like(o);
+    case PType::Device: return is_device_like(o);
+    case PType::MemoryFormat: return Py_TYPE(o) == MemoryFormatType;
+    case PType::Layout: return Py_TYPE(o) == LayoutType;
+  }
+  return false;
+}
+
+bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                      ParsedArgs& A, std::string* why) const {
+  size_t np = params_.size();
+  for (size_t i = 0; i < np; ++i) A.obj[i] = nullptr;
+  A.varargs = nullptr;
+  A.nvarargs = 0;
+  A.vararg_param = -1;
+  size_t k = 0;
+  if (is_method_) A.obj[k++] = self;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (k >= static_cast<size_t>(npositional_)) {
+      *why = name + "() takes " + std::to_string(npositional_ - (is_method_ ? 1 : 0)) +
+             " positional arguments but " + std::to_string(nargs) + " were given";
+      return false;
+    }
+    const Param& p = params_[k];
+    if (p.varargs && (nargs - i > 1 || is_int_like(args[i])) && !PyTuple_Check(args[i]) &&
+        !PyList_Check(args[i])) {
+      A.varargs = args + i;
+      A.nvarargs = nargs - i;
+      A.vararg_param = static_cast<int>(k);
+      A.obj[k] = Py_Ellipsis;  // marker: read from varargs
+      for (Py_ssize_t j = i; j < nargs; ++j)
+        if (!is_int_like(args[j]) || PyBool_Check(args[j])) {
+          *why = name + "(): argument '" + p.name + "' must be tuple of ints, but found element of type " +
+                 type_name_of(args[j]) + " at pos " + std::to_string(j - i);
+          return false;
+        }
+      k = np;
+      break;
+    }
+    A.obj[k++] = args[i];
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nkw; ++j) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, j);
+    size_t idx = np;
+    for (size_t i = 0; i < np; ++i)
+      if (params_[i].py_name == key) {
+        idx = i;
+        break;
+      }
+    if (idx == np)
+      for (size_t i = 0; i < np; ++i)
+        if (PyUnicode_Compare(params_[i].py_name, key) == 0) {
+          idx = i;
+          break;
+        }
+    if (idx == np || (is_method_ && idx == 0)) {
+      *why = name + "() got an unexpected keyword argument '" + PyUnicode_AsUTF8(key) + "'";
+      return false;
+    }
+    if (A.obj[idx]) {
+      *why = name + "() got multiple values for argument '" + params_[idx].name + "'";
+      return false;
+    }
+    A.obj[idx] = args[nargs + j];
+  }
+  for (size_t i = 0; i < np; ++i) {
+    const Param& p = params_[i];
+    PyObject* o = A.obj[i];
+    if (!o) {
+      if (!p.has_default && !p.optional) {
+        *why = name + "() missing 1 required positional argument: \"" + p.name + "\"";
+        return false;
+      }
+      continue;
+    }
+    if (static_cast<int>(i) == A.vararg_param) continue;
+    if (!type_ok(p, o)) {
+      *why = name + "(): argument '" + p.name + "' (position " + std::to_string(i + 1 - (is_method_ ? 1 : 0)) +
+             ") must be " + type_label(p.type) + ", not " + type_name_of(o);
+      return false;
+    }
+  }
+  return true;
+}
+
+int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args,
+                    Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A) {
+  std::string why;
+  for (int i = 0; i < n; ++i)
+    if (sigs[i].match(self, args, nargs, kwnames, A, &why)) return i;
+  if (n == 1) {
+    PyErr_SetString(PyExc_TypeError, why.c_str());
+    throw python_error();
+  }
+  std::string msg = std::string(name) + "() received an invalid combination of arguments - got (";
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (i) msg += ", ";
+    msg += type_name_of(args[i]);
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nkw; ++j) {
+    if (nargs || j) msg += ", ";
+    msg += std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, j))) + "=" + type_name_of(args[nargs + j]);
+  }
+  msg += "), but expected one of:\n";
+  for (int i = 0; i < n; ++i) msg += " * " + sigs[i].describe() + "\n";
+  PyErr_SetString(PyExc_TypeError, msg.c_str());
+  throw python_error();
+}
+
+// ---- accessors ----
+
+Tensor Signature::tensor(ParsedArgs& A, int i) const {
+  PyObject* o = A.obj[i];
+  if (is_tensor(o)) return unpack(o);
+  return wrap_scalar(to_scalar(o));
+}
+
+TensorList Signature::tensor_list(ParsedArgs& A, int i) const {
+  PyObject* o = A.obj[i];
+  TensorList r;
+  if (!o || o == Py_None) return r;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  r.reserve(n);
+  for (Py_ssize_t j = 0; j < n; ++j) r.push_back(unpack(PySequence_Fast_GET_ITEM(o, j)));
+  return r;
+}
+
+Scalar Signature::scalar(ParsedArgs& A, int i) const {
+  PyObject* o = A.obj[i];
+  return o ? to_scalar(o) : params_[i].def_scalar;
+}
+std::optional<Scalar> Signature::opt_scalar(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) {
+    if (!A.obj[i] && params_[i].has_default && !params_[i].default_none) return params_[i].def_scalar;
+    return std::nullopt;
+  }
+  return to_scalar(A.obj[i]);
+}
+int64_t Signature::int64(ParsedArgs& A, int i) const {
+  return A.obj[i] ? to_int64(A.obj[i]) : params_[i].def_int;
+}
+std::optional<int64_t> Signature::opt_int64(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return to_int64(A.obj[i]);
+}
+IntArrayRef Signature::int_list(ParsedArgs& A, int i) const {
+  PyObject* o = A.obj[i];
+  DimVector& v = A.lists[i];
+  v.clear();
+  if (!o) return params_[i].def_list;
+  if (i == A.vararg_param) {
+    for (Py_ssize_t j = 0; j < A.nvarargs; ++j) v.push_back(to_int64(A.varargs[j]));
+  } else if (PyTuple_Check(o) || PyList_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    for (Py_ssize_t j = 0; j < n; ++j) v.push_back(to_int64(PySequence_Fast_GET_ITEM(o, j)));
+  } else {
+    v.push_back(to_int64(o));
+  }
+  return v;
+}
+std::optional<IntArrayRef> Signature::opt_int_list(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) {
+    if (!A.obj[i] && params_[i].has_default && !params_[i].default_none) return IntArrayRef(params_[i].def_list);
+    return std::nullopt;
+  }
+  return int_list(A, i);
+}
+double Signature::dbl(ParsedArgs& A, int i) const {
+  if (!A.obj[i]) return params_[i].def_double;
+  double d = PyFloat_AsDouble(A.obj[i]);
+  if (d == -1.0 && PyErr_Occurred()) throw python_error();
+  return d;
+}
+std::optional<double> Signature::opt_dbl(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return dbl(A, i);
+}
+bool Signature::boolean(ParsedArgs& A, int i) const {
+  return A.obj[i] ? A.obj[i] == Py_True : params_[i].def_bool;
+}
+std::optional<bool> Signature::opt_boolean(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return A.obj[i] == Py_True;
+}
+std::string_view Signature::string(ParsedArgs& A, int i) const {
+  if (!A.obj[i]) return params_[i].def_str;
+  Py_ssize_t n;
+  const char* s = PyUnicode_AsUTF8AndSize(A.obj[i], &n);
+  if (!s) throw python_error();
+  return std::string_view(s, static_cast<size_t>(n));
+}
+std::optional<std::string_view> Signature::opt_string(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return string(A, i);
+}
+ScalarType Signature::dtype(ParsedArgs& A, int i) const { return parse_dtype(A.obj[i]); }
+std::optional<ScalarType> Signature::opt_dtype(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return parse_dtype(A.obj[i]);
+}
+std::optional<Device> Signature::opt_device(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return parse_device(A.obj[i]);
+}
+MemoryFormat Signature::memory_format(ParsedArgs& A, int i) const {
+  auto m = opt_memory_format(A, i);
+  return m ? *m : MemoryFormat::Contiguous;
+}
+std::optional<MemoryFormat> Signature::opt_memory_format(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return std::nullopt;
+  return static_cast<MemoryFormat>(reinterpret_cast<PyEnumConst*>(A.obj[i])->value);
+}
+void Signature::check_layout(ParsedArgs& A, int i) const {
+  if (is_none(A, i)) return;
+  EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0,
+              name, "(): only the strided layout is supported");
+}
+
+void check_out_count(const TensorList& outs, size_t n, const char* name) {
+  EMBER_CHECK_TYPE(outs.size() == n, name, "(): argument 'out' must be tuple of ", n, " Tensors, got ",
+                   outs.size());
+}
+
+}  // namespace ember::python

@@ -1,0 +1,103 @@
+// Runtime argument parsing for the generated bindings: each Signature is
+// parsed once from its schema string, then matches (args, kwnames) of a
+// vectorcall with cheap type checks and converts on demand.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/memory_format.h"
+#include "py_common.h"
+
+namespace ember::python {
+
+enum class PType : uint8_t {
+  Tensor, TensorList, Scalar, Int, IntList, Double, Bool, String, Dtype, Device, MemoryFormat, Layout
+};
+
+struct Param {
+  PType type;
+  bool optional = false;
+  bool kw_only = false;
+  bool has_default = false;
+  bool default_none = false;
+  bool varargs = false;  // int[] that may be given as separate positional ints
+  std::string name;
+  PyObject* py_name = nullptr;  // interned
+  // Parsed default value.
+  int64_t def_int = 0;
+  double def_double = 0;
+  bool def_bool = false;
+  Scalar def_scalar;
+  DimVector def_list;
+  std::string def_str;
+};
+
+constexpr int kMaxParams = 16;
+
+struct ParsedArgs {
+  PyObject* obj[kMaxParams];
+  PyObject* const* varargs = nullptr;  // int[] given as separate ints
+  Py_ssize_t nvarargs = 0;
+  int vararg_param = -1;
+  DimVector lists[kMaxParams];
+  std::string strs[kMaxParams];
+};
+
+class Signature {
+ public:
+  Signature(const char* schema, bool is_method, bool wrap_numbers);
+
+  // Fill A from the call; returns false (with a reason) when this overload doesn't match.
+  bool match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
+             std::string* why) const;
+  std::string describe() const;  // "(Tensor input, Tensor other, *, Number alpha)"
+
+  bool is_none(ParsedArgs& A, int i) const { return !A.obj[i] || A.obj[i] == Py_None; }
+  Tensor tensor(ParsedArgs& A, int i) const;
+  Tensor opt_tensor(ParsedArgs& A, int i) const { return is_none(A, i) ? Tensor() : tensor(A, i); }
+  TensorList tensor_list(ParsedArgs& A, int i) const;
+  Scalar scalar(ParsedArgs& A, int i) const;
+  std::optional<Scalar> opt_scalar(ParsedArgs& A, int i) const;
+  int64_t int64(ParsedArgs& A, int i) const;
+  std::optional<int64_t> opt_int64(ParsedArgs& A, int i) const;
+  IntArrayRef int_list(ParsedArgs& A, int i) const;
+  std::optional<IntArrayRef> opt_int_list(ParsedArgs& A, int i) const;
+  double dbl(ParsedArgs& A, int i) const;
+  std::optional<double> opt_dbl(ParsedArgs& A, int i) const;
+  bool boolean(ParsedArgs& A, int i) const;
+  std::optional<bool> opt_boolean(ParsedArgs& A, int i) const;
+  std::string_view string(ParsedArgs& A, int i) const;
+  std::optional<std::string_view> opt_string(ParsedArgs& A, int i) const;
+  ScalarType dtype(ParsedArgs& A, int i) const;
+  std::optional<ScalarType> opt_dtype(ParsedArgs& A, int i) const;
+  std::optional<Device> opt_device(ParsedArgs& A, int i) const;
+  MemoryFormat memory_format(ParsedArgs& A, int i) const;
+  std::optional<MemoryFormat> opt_memory_format(ParsedArgs& A, int i) const;
+  void check_layout(ParsedArgs& A, int i) const;
+
+  std::string name;
+
+ private:
+  bool type_ok(const Param& p, PyObject* o) const;
+  std::vector<Param> params_;
+  int npositional_ = 0;
+  bool is_method_ = false;
+  bool wrap_ = false;
+};
+
+// Try each overload in order; raise TypeError listing them if none matches.
+int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args,
+                    Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A);
+
+// Python number → Scalar (bool, int, float, or a 1-element tensor).
+bool is_number(PyObject* o);
+Scalar to_scalar(PyObject* o);
+// int-like (int, numpy integer, 1-element integer tensor) → int64.
+bool is_int_like(PyObject* o);
+int64_t to_int64(PyObject* o);
+
+void check_out_count(const TensorList& outs, size_t n, const char* name);
+
+}  // namespace ember::python

@@ -1,0 +1,125 @@
+// Python data <-> tensors: nested sequences into a new tensor (ember.tensor),
+// tensors into nested lists (tolist).
+#include <cmath>
+
+#include "arg_parser.h"
+#include "py_tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+// Categories rank like PyTorch's inference: bool < int < float.
+struct Inferred {
+  DimVector shape;
+  int category = -1;          // -1 none yet, 0 bool, 1 int, 2 float
+  ScalarType tensor_dtype = ScalarType::Undefined;  // from tensor elements
+};
+
+int category_of(PyObject* o, Inferred& inf) {
+  if (PyBool_Check(o)) return 0;
+  if (PyLong_Check(o)) return 1;
+  if (PyFloat_Check(o)) return 2;
+  if (is_tensor(o)) {
+    const Tensor& t = unpack(o);
+    EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+    inf.tensor_dtype = promote_types(inf.tensor_dtype, t.dtype());
+    return t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1;
+  }
+  if (PyIndex_Check(o)) return 1;
+  if (PyNumber_Check(o) && !PySequence_Check(o)) return 2;
+  if (o == Py_None) fail(ErrorKind::Runtime, "Could not infer dtype of NoneType");
+  fail(ErrorKind::Runtime, "Could not infer dtype of ", Py_TYPE(o)->tp_name);
+}
+
+bool is_seq(PyObject* o) { return !is_tensor(o) && (PyList_Check(o) || PyTuple_Check(o)); }
+
+void infer(PyObject* o, size_t depth, Inferred& inf) {
+  if (is_seq(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (depth == inf.shape.size()) {
+      inf.shape.push_back(n);
+    } else {
+      EMBER_CHECK_VALUE(depth < inf.shape.size() && inf.shape[depth] == n, "expected sequence of length ",
+                        depth < inf.shape.size() ? inf.shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) infer(PySequence_Fast_GET_ITEM(o, i), depth + 1, inf);
+    return;
+  }
+  EMBER_CHECK_VALUE(depth == inf.shape.size(), "expected sequence of length ",
+                    depth < inf.shape.size() ? inf.shape[depth] : 0, " at dim ", depth, " (got 0)");
+  inf.category = std::max(inf.category, category_of(o, inf));
+}
+
+template <class T>
+void fill(PyObject* o, T*& out) {
+  if (is_seq(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    for (Py_ssize_t i = 0; i < n; ++i) fill(PySequence_Fast_GET_ITEM(o, i), out);
+    return;
+  }
+  *out++ = to_scalar(o).template to<T>();
+}
+
+}  // namespace
+
+Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
+  Inferred inf;
+  infer(data, 0, inf);
+  ScalarType dt;
+  if (dtype) {
+    dt = *dtype;
+  } else if (inf.tensor_dtype != ScalarType::Undefined && inf.category >= 0) {
+    // Elements that are tensors keep their dtype (promoted with the numbers' category).
+    dt = inf.tensor_dtype;
+    if (inf.category == 2 && !is_floating(dt)) dt = default_dtype();
+    else if (inf.category == 1 && dt == ScalarType::Bool) dt = ScalarType::Int64;
+  } else {
+    dt = inf.category <= 0 ? (inf.category == 0 ? ScalarType::Bool : default_dtype())
+                           : inf.category == 1 ? ScalarType::Int64 : default_dtype();
+  }
+  Tensor t = empty(inf.shape, dt);
+  EMBER_DISPATCH_ALL(dt, "tensor", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    fill(data, p);
+  });
+  return t;
+}
+
+namespace {
+PyObject* element(const char* p, ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
+    case ScalarType::UInt8: return PyLong_FromLong(*reinterpret_cast<const uint8_t*>(p));
+    case ScalarType::Int8: return PyLong_FromLong(*reinterpret_cast<const int8_t*>(p));
+    case ScalarType::Int16: return PyLong_FromLong(*reinterpret_cast<const int16_t*>(p));
+    case ScalarType::Int32: return PyLong_FromLong(*reinterpret_cast<const int32_t*>(p));
+    case ScalarType::Int64: return PyLong_FromLongLong(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16: return PyFloat_FromDouble(float(*reinterpret_cast<const Half*>(p)));
+    case ScalarType::BFloat16: return PyFloat_FromDouble(float(*reinterpret_cast<const BFloat16*>(p)));
+    case ScalarType::Float32: return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
+    case ScalarType::Float64: return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
+    default: return nullptr;
+  }
+}
+PyObject* to_list(const char* p, const Tensor& t, int64_t d) {
+  if (d == t.dim()) return element(p, t.dtype());
+  int64_t n = t.sizes()[d];
+  int64_t st = t.strides()[d] * static_cast<int64_t>(t.itemsize());
+  PyObject* list = PyList_New(n);
+  if (!list) throw python_error();
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* item = to_list(p + i * st, t, d + 1);
+    if (!item) {
+      Py_DECREF(list);
+      throw python_error();
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return list;
+}
+}  // namespace
+
+PyObject* tensor_to_list(const Tensor& t) { return to_list(t.raw(), t, 0); }
+
+}  // namespace ember::python

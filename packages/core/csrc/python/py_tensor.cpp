@@ -1,0 +1,607 @@
+// _C.TensorBase: object lifetime, attributes, hand-written methods and the
+// Python operator protocol. Op methods (add, sum, ...) come from bindings.cpp.
+#include "py_tensor.h"
+
+#include <structmember.h>
+
+#include <new>
+#include <vector>
+
+#include "arg_parser.h"
+#include "ops.h"
+#include "py_types.h"
+
+namespace ember::python {
+
+PyTypeObject* TensorBaseType = nullptr;
+PyTypeObject* g_tensor_class = nullptr;
+PyObject* g_size_class = nullptr;
+
+// ---------------------------------------------------------------- lifetime
+
+PyObject* wrap_as(PyTypeObject* cls, Tensor t) {
+  PyObject* obj = cls->tp_alloc(cls, 0);
+  if (!obj) throw python_error();
+  TensorImpl* impl = t.impl();
+  new (&reinterpret_cast<PyTensor*>(obj)->t) Tensor(std::move(t));
+  impl->pyobj = obj;
+  return obj;
+}
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  if (PyObject* o = t.impl()->pyobj) {
+    Py_INCREF(o);
+    return o;
+  }
+  return wrap_as(g_tensor_class ? g_tensor_class : TensorBaseType, std::move(t));
+}
+
+PyObject* wrap(bool b) { return PyBool_FromLong(b); }
+PyObject* wrap(const Scalar& s) {
+  if (s.is_bool()) return PyBool_FromLong(s.to_bool());
+  if (s.is_int()) return PyLong_FromLongLong(s.to_int());
+  return PyFloat_FromDouble(s.to_double());
+}
+PyObject* wrap(TensorList ts) {
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(ts.size()));
+  if (!tup) throw python_error();
+  for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(tup, i, wrap(std::move(ts[i])));
+  return tup;
+}
+
+// PyTorch prints return types one field per line: "torch.return_types.max(\nvalues=...,\nindices=...)".
+static PyObject* return_type_repr(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  std::string out = std::string(type->tp_name) + "(\n";
+  Py_ssize_t n = PyTuple_GET_SIZE(self);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* r = PyObject_Repr(PyTuple_GET_ITEM(self, i));
+    if (!r) return nullptr;
+    out += std::string(type->tp_members[i].name) + "=" + PyUnicode_AsUTF8(r) + (i + 1 < n ? ",\n" : ")");
+    Py_DECREF(r);
+  }
+  return PyUnicode_FromString(out.c_str());
+}
+
+// torch.return_types.<name>: a structseq per name, made on first use.
+static PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields) {
+  static std::vector<std::pair<std::string, PyTypeObject*>> cache;
+  for (auto& kv : cache)
+    if (kv.first == name) return kv.second;
+  auto* members = new PyStructSequence_Field[fields.size() + 1];
+  size_t i = 0;
+  for (const char* f : fields) members[i++] = {f, nullptr};
+  members[i] = {nullptr, nullptr};
+  std::string* qual = new std::string(std::string("torch.return_types.") + name);
+  auto* desc = new PyStructSequence_Desc{qual->c_str(), nullptr, members, static_cast<int>(fields.size())};
+  PyTypeObject* type = PyStructSequence_NewType(desc);
+  if (!type) throw python_error();
+  type->tp_repr = return_type_repr;
+  PyType_Modified(type);
+  cache.emplace_back(name, type);
+  return type;
+}
+
+PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields) {
+  PyObject* a = wrap(std::move(std::get<0>(r)));
+  PyObject* b = wrap(std::move(std::get<1>(r)));
+  if (fields.size() == 0) {
+    PyObject* t = PyTuple_Pack(2, a, b);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return t;
+  }
+  PyObject* res = PyStructSequence_New(return_type(name, fields));
+  if (!res) throw python_error();
+  PyStructSequence_SET_ITEM(res, 0, a);
+  PyStructSequence_SET_ITEM(res, 1, b);
+  return res;
+}
+
+static void tensor_dealloc(PyObject* self) {
+  PyTensor* p = reinterpret_cast<PyTensor*>(self);
+  if (p->t.defined() && p->t.impl()->pyobj == self) p->t.impl()->pyobj = nullptr;
+  p->t.~Tensor();
+  Py_TYPE(self)->tp_free(self);
+}
+
+// ---------------------------------------------------------------- attributes
+
+#define SELF (unpack(self))
+
+static PyObject* make_size(IntArrayRef s) {
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(s.size()));
+  if (!tup) throw python_error();
+  for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
+  if (!g_size_class) return tup;
+  PyObject* args = PyTuple_Pack(1, tup);
+  Py_DECREF(tup);
+  PyObject* r = reinterpret_cast<PyTypeObject*>(g_size_class)->tp_new(
+      reinterpret_cast<PyTypeObject*>(g_size_class), args, nullptr);
+  Py_DECREF(args);
+  if (!r) throw python_error();
+  return r;
+}
+
+static PyObject* get_shape(PyObject* self, void*) {
+  EMBER_PY_TRY return make_size(SELF.sizes()); EMBER_PY_CATCH
+}
+static PyObject* get_dtype(PyObject* self, void*) {
+  PyObject* d = dtype_object(SELF.dtype());
+  Py_INCREF(d);
+  return d;
+}
+static PyObject* get_device(PyObject* self, void*) { return new_device(SELF.device()); }
+static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(SELF.dim()); }
+static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(SELF.requires_grad()); }
+static int set_requires_grad(PyObject* self, PyObject* v, void*) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(v && PyBool_Check(v), "requires_grad must be a bool");
+  bool want = v == Py_True;
+  TensorImpl* impl = SELF.impl();
+  if (want) {
+    EMBER_CHECK(SELF.is_floating(), "only Tensors of floating point dtype can require gradients");
+    if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  }
+  if (impl->autograd) impl->autograd->requires_grad = want;
+  return 0;
+  EMBER_PY_CATCH_INT
+}
+static PyObject* get_grad(PyObject* self, void*) {
+  auto* m = SELF.impl()->autograd.get();
+  return wrap(m ? m->grad : Tensor());
+}
+static int set_grad(PyObject* self, PyObject* v, void*) {
+  EMBER_PY_TRY
+  TensorImpl* impl = SELF.impl();
+  if (!v || v == Py_None) {
+    if (impl->autograd) impl->autograd->grad = Tensor();
+    return 0;
+  }
+  EMBER_CHECK_TYPE(is_tensor(v), "assigned grad expected to be a Tensor or None but got grad of type ",
+                   Py_TYPE(v)->tp_name);
+  const Tensor& g = unpack(v);
+  EMBER_CHECK(g.sizes().equals(SELF.sizes()), "attempting to assign a gradient of size '", shape_str(g.sizes()),
+              "' to a tensor of size '", shape_str(SELF.sizes()), "'. Please ensure that the gradient and the "
+              "tensor are the same size");
+  EMBER_CHECK(g.dtype() == SELF.dtype(), "attempting to assign a gradient with dtype '",
+              c_type_name(g.dtype()), "' to a tensor with grad_dtype '", legacy_name(SELF.dtype()),
+              "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).");
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  impl->autograd->grad = g;
+  return 0;
+  EMBER_PY_CATCH_INT
+}
+static PyObject* get_none(PyObject*, void*) { Py_RETURN_NONE; }
+static PyObject* get_true(PyObject*, void*) { Py_RETURN_TRUE; }
+static PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
+static PyObject* get_data(PyObject* self, void*) {
+  EMBER_PY_TRY
+  Tensor d = make_view(SELF, SELF.sizes(), SELF.strides(), SELF.offset());
+  d.impl()->base.reset();
+  d.impl()->track_version = false;  // in-place through .data is invisible to autograd
+  return wrap(std::move(d));
+  EMBER_PY_CATCH
+}
+static int set_data(PyObject* self, PyObject* v, void*) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(v && is_tensor(v), "Variable data has to be a tensor, but got ", v ? Py_TYPE(v)->tp_name : "None");
+  TensorImpl* dst = SELF.impl();
+  TensorImpl* src = unpack(v).impl();
+  dst->storage = src->storage;
+  dst->sizes = src->sizes;
+  dst->strides = src->strides;
+  dst->offset = src->offset;
+  dst->dtype = src->dtype;
+  dst->refresh();
+  return 0;
+  EMBER_PY_CATCH_INT
+}
+static PyObject* get_T(PyObject* self, void*) {
+  EMBER_PY_TRY
+  const Tensor& t = SELF;
+  if (t.dim() == 2) return wrap(ember::t(t));
+  if (t.dim() != 0)
+    PyErr_WarnEx(PyExc_UserWarning,
+                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                 "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                 "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                 "dimensions of a tensor.", 1);
+  DimVector perm;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) perm.push_back(d);
+  return wrap(permute(t, perm));
+  EMBER_PY_CATCH
+}
+static PyObject* get_mT(PyObject* self, void*) {
+  EMBER_PY_TRY
+  EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ",
+              SELF.dim(), "-D tensor.");
+  return wrap(transpose(SELF, -2, -1));
+  EMBER_PY_CATCH
+}
+static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
+static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize() * SELF.numel()); }
+static PyObject* get_layout(PyObject*, void*);
+static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(!SELF.device().is_cpu()); }
+static PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(SELF.device().is_cpu()); }
+static PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(SELF.version()); }
+static PyObject* get_base(PyObject* self, void*) { return wrap(Tensor(SELF.impl()->base)); }
+static PyObject* get_retains_grad(PyObject* self, void*) {
+  auto* m = SELF.impl()->autograd.get();
+  return PyBool_FromLong(m && m->retains_grad);
+}
+
+static PyObject* g_strided = nullptr;
+static PyObject* get_layout(PyObject*, void*) {
+  Py_INCREF(g_strided);
+  return g_strided;
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, nullptr, nullptr},
+    {"dtype", get_dtype, nullptr, nullptr, nullptr},
+    {"device", get_device, nullptr, nullptr, nullptr},
+    {"ndim", get_ndim, nullptr, nullptr, nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+    {"grad", get_grad, set_grad, nullptr, nullptr},
+    {"grad_fn", get_none, nullptr, nullptr, nullptr},
+    {"is_leaf", get_true, nullptr, nullptr, nullptr},
+    {"data", get_data, set_data, nullptr, nullptr},
+    {"T", get_T, nullptr, nullptr, nullptr},
+    {"mT", get_mT, nullptr, nullptr, nullptr},
+    {"H", get_T, nullptr, nullptr, nullptr},
+    {"mH", get_mT, nullptr, nullptr, nullptr},
+    {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
+    {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
+    {"layout", get_layout, nullptr, nullptr, nullptr},
+    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+    {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
+    {"is_sparse", get_false, nullptr, nullptr, nullptr},
+    {"is_quantized", get_false, nullptr, nullptr, nullptr},
+    {"is_meta", get_false, nullptr, nullptr, nullptr},
+    {"is_nested", get_false, nullptr, nullptr, nullptr},
+    {"_version", get_version, nullptr, nullptr, nullptr},
+    {"_base", get_base, nullptr, nullptr, nullptr},
+    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---------------------------------------------------------------- methods
+
+static int64_t dim_arg(PyObject* o) { return to_int64(o); }
+
+static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_TRY
+  PyObject* d = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : nullptr);
+  if (!d || d == Py_None) return make_size(SELF.sizes());
+  return PyLong_FromLongLong(SELF.size(dim_arg(d)));
+  EMBER_PY_CATCH
+}
+static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  EMBER_PY_TRY
+  PyObject* d = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : nullptr);
+  if (!d || d == Py_None) {
+    PyObject* tup = PyTuple_New(SELF.dim());
+    for (int64_t i = 0; i < SELF.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(SELF.strides()[i]));
+    return tup;
+  }
+  return PyLong_FromLongLong(SELF.stride(dim_arg(d)));
+  EMBER_PY_CATCH
+}
+static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.dim()); }
+static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.numel()); }
+static PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.offset()); }
+static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(SELF.itemsize()); }
+static PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(SELF.raw());
+}
+static PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
+  return PyBool_FromLong(SELF.is_contiguous());
+}
+static PyObject* m_item(PyObject* self, PyObject*) {
+  EMBER_PY_TRY return wrap(SELF.item()); EMBER_PY_CATCH
+}
+static PyObject* m_tolist(PyObject* self, PyObject*) {
+  EMBER_PY_TRY return tensor_to_list(SELF); EMBER_PY_CATCH
+}
+static PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.is_floating()); }
+static PyObject* m_is_complex(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+static PyObject* m_is_signed(PyObject* self, PyObject*) { return PyBool_FromLong(is_signed(SELF.dtype())); }
+static PyObject* m_get_device(PyObject* self, PyObject*) {
+  Device d = SELF.device();
+  return PyLong_FromLong(d.is_cpu() ? -1 : d.index);
+}
+static PyObject* m_is_inference(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.impl()->is_inference); }
+static PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  PyObject* v = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : Py_True);
+  if (set_requires_grad(self, v, nullptr) < 0) return nullptr;
+  Py_INCREF(self);
+  return self;
+}
+static PyObject* m_retain_grad(PyObject*, PyObject*) { Py_RETURN_NONE; }  // leaves only, until autograd
+static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(nargs >= 2 && PyType_Check(args[0]) && is_tensor(args[1]),
+                   "_make_subclass(cls, data, require_grad=False)");
+  PyTypeObject* cls = reinterpret_cast<PyTypeObject*>(args[0]);
+  EMBER_CHECK_TYPE(PyType_IsSubtype(cls, TensorBaseType), "cls must be a Tensor subclass");
+  const Tensor& data = unpack(args[1]);
+  Tensor alias = make_view(data, data.sizes(), data.strides(), data.offset());
+  alias.impl()->base.reset();
+  PyObject* obj = wrap_as(cls, alias);
+  if (nargs >= 3 && args[2] == Py_True && set_requires_grad(obj, Py_True, nullptr) < 0) {
+    Py_DECREF(obj);
+    return nullptr;
+  }
+  return obj;
+  EMBER_PY_CATCH
+}
+
+static PyMethodDef handwritten_methods[] = {
+    {"size", (PyCFunction)(void (*)())m_size, METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"stride", (PyCFunction)(void (*)())m_stride, METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"dim", m_dim, METH_NOARGS, nullptr},
+    {"ndimension", m_dim, METH_NOARGS, nullptr},
+    {"numel", m_numel, METH_NOARGS, nullptr},
+    {"nelement", m_numel, METH_NOARGS, nullptr},
+    {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
+    {"element_size", m_element_size, METH_NOARGS, nullptr},
+    {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
+    {"is_contiguous", (PyCFunction)(void (*)())m_is_contiguous, METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"item", m_item, METH_NOARGS, nullptr},
+    {"tolist", m_tolist, METH_NOARGS, nullptr},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
+    {"is_complex", m_is_complex, METH_NOARGS, nullptr},
+    {"is_signed", m_is_signed, METH_NOARGS, nullptr},
+    {"get_device", m_get_device, METH_NOARGS, nullptr},
+    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
+    {"requires_grad_", (PyCFunction)(void (*)())m_requires_grad_, METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
+    {"_make_subclass", (PyCFunction)(void (*)())m_make_subclass, METH_FASTCALL | METH_STATIC, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+// ---------------------------------------------------------------- operators
+
+// Operands of a Python operator: tensors, or numbers wrapped as 0-d tensors.
+static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
+  auto get = [](PyObject* o, Tensor& t) {
+    if (is_tensor(o)) {
+      t = unpack(o);
+      return true;
+    }
+    if (PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o)) {
+      t = wrap_scalar(to_scalar(o));
+      return true;
+    }
+    return false;
+  };
+  return get(a, x) && get(b, y);
+}
+
+#define BINARY_OP(fname, expr)                                  \
+  static PyObject* fname(PyObject* a, PyObject* b) {            \
+    EMBER_PY_TRY                                                \
+    Tensor x, y;                                                \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
+    return wrap(expr);                                          \
+    EMBER_PY_CATCH                                              \
+  }
+#define INPLACE_OP(fname, expr)                                 \
+  static PyObject* fname(PyObject* a, PyObject* b) {            \
+    EMBER_PY_TRY                                                \
+    Tensor x, y;                                                \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
+    expr;                                                       \
+    Py_INCREF(a);                                               \
+    return a;                                                   \
+    EMBER_PY_CATCH                                              \
+  }
+
+static const Scalar kOne(int64_t(1));
+BINARY_OP(nb_add, ember::add(x, y, kOne))
+BINARY_OP(nb_sub, ember::sub(x, y, kOne))
+BINARY_OP(nb_mul, ember::mul(x, y))
+BINARY_OP(nb_truediv, ember::div(x, y, std::nullopt))
+BINARY_OP(nb_floordiv, ember::floor_divide(x, y))
+BINARY_OP(nb_mod, ember::remainder(x, y))
+BINARY_OP(nb_and, ember::bitwise_and(x, y))
+BINARY_OP(nb_or, ember::bitwise_or(x, y))
+BINARY_OP(nb_xor, ember::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, ember::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, ember::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, ember::add_(x, y, kOne))
+INPLACE_OP(nb_isub, ember::sub_(x, y, kOne))
+INPLACE_OP(nb_imul, ember::mul_(x, y))
+INPLACE_OP(nb_itruediv, ember::div_(x, y, std::nullopt))
+INPLACE_OP(nb_ifloordiv, ember::floor_divide_(x, y))
+INPLACE_OP(nb_imod, ember::remainder_(x, y))
+INPLACE_OP(nb_iand, ember::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, ember::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, ember::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, ember::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, ember::bitwise_right_shift_(x, y))
+
+static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
+  EMBER_PY_TRY
+  Tensor x, y;
+  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  return wrap(ember::pow(x, y));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
+  EMBER_PY_TRY
+  Tensor x, y;
+  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  ember::pow_(x, y);
+  Py_INCREF(a);
+  return a;
+  EMBER_PY_CATCH
+}
+static PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  EMBER_PY_TRY
+  if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  return wrap(ember::matmul(unpack(a), unpack(b)));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_neg(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK(t.dtype() != ScalarType::Bool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+              "invert a mask, use the `~` or `logical_not()` operator instead.");
+  return wrap(ember::neg(t));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_pos(PyObject* a) {
+  Py_INCREF(a);
+  return a;
+}
+static PyObject* nb_abs(PyObject* a) {
+  EMBER_PY_TRY return wrap(ember::abs(unpack(a))); EMBER_PY_CATCH
+}
+static PyObject* nb_invert(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
+  return wrap(ember::bitwise_not(t));
+  EMBER_PY_CATCH
+}
+static int nb_bool(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return t.item().to_bool() ? 1 : 0;
+  EMBER_PY_CATCH_INT
+}
+static PyObject* nb_int(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  Scalar s = t.item();
+  if (s.is_float()) {
+    PyObject* f = PyFloat_FromDouble(s.to_double());
+    PyObject* r = PyNumber_Long(f);
+    Py_DECREF(f);
+    return r;
+  }
+  return PyLong_FromLongLong(s.to_int());
+  EMBER_PY_CATCH
+}
+static PyObject* nb_float(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  return PyFloat_FromDouble(t.item().to_double());
+  EMBER_PY_CATCH
+}
+static PyObject* nb_index(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
+                   "only integer tensors of a single element can be converted to an index");
+  return PyLong_FromLongLong(t.item().to_int());
+  EMBER_PY_CATCH
+}
+
+static PyNumberMethods tensor_as_number = [] {
+  PyNumberMethods m{};
+  m.nb_add = nb_add;
+  m.nb_subtract = nb_sub;
+  m.nb_multiply = nb_mul;
+  m.nb_true_divide = nb_truediv;
+  m.nb_floor_divide = nb_floordiv;
+  m.nb_remainder = nb_mod;
+  m.nb_power = nb_pow;
+  m.nb_matrix_multiply = nb_matmul;
+  m.nb_and = nb_and;
+  m.nb_or = nb_or;
+  m.nb_xor = nb_xor;
+  m.nb_lshift = nb_lshift;
+  m.nb_rshift = nb_rshift;
+  m.nb_inplace_add = nb_iadd;
+  m.nb_inplace_subtract = nb_isub;
+  m.nb_inplace_multiply = nb_imul;
+  m.nb_inplace_true_divide = nb_itruediv;
+  m.nb_inplace_floor_divide = nb_ifloordiv;
+  m.nb_inplace_remainder = nb_imod;
+  m.nb_inplace_power = nb_ipow;
+  m.nb_inplace_and = nb_iand;
+  m.nb_inplace_or = nb_ior;
+  m.nb_inplace_xor = nb_ixor;
+  m.nb_inplace_lshift = nb_ilshift;
+  m.nb_inplace_rshift = nb_irshift;
+  m.nb_negative = nb_neg;
+  m.nb_positive = nb_pos;
+  m.nb_absolute = nb_abs;
+  m.nb_invert = nb_invert;
+  m.nb_bool = nb_bool;
+  m.nb_int = nb_int;
+  m.nb_float = nb_float;
+  m.nb_index = nb_index;
+  return m;
+}();
+
+static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
+  EMBER_PY_TRY
+  Tensor x, y;
+  if (!operands(a, b, x, y)) {
+    if (op == Py_EQ) Py_RETURN_FALSE;
+    if (op == Py_NE) Py_RETURN_TRUE;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  switch (op) {
+    case Py_EQ: return wrap(ember::eq(x, y));
+    case Py_NE: return wrap(ember::ne(x, y));
+    case Py_LT: return wrap(ember::lt(x, y));
+    case Py_LE: return wrap(ember::le(x, y));
+    case Py_GT: return wrap(ember::gt(x, y));
+    case Py_GE: return wrap(ember::ge(x, y));
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+  EMBER_PY_CATCH
+}
+
+static Py_hash_t tensor_hash(PyObject* self) { return _Py_HashPointer(self); }
+
+static Py_ssize_t mp_length(PyObject* self) {
+  const Tensor& t = SELF;
+  if (t.dim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(t.sizes()[0]);
+}
+
+static PyMappingMethods tensor_as_mapping = {mp_length, tensor_getitem, tensor_setitem};
+
+// ---------------------------------------------------------------- type
+
+void init_tensor_type(PyObject* module) {
+  // Hand-written and generated methods share one table.
+  static std::vector<PyMethodDef> methods;
+  for (PyMethodDef* d = handwritten_methods; d->ml_name; ++d) methods.push_back(*d);
+  for (PyMethodDef* d = generated_methods(); d->ml_name; ++d) methods.push_back(*d);
+  methods.push_back({nullptr, nullptr, 0, nullptr});
+
+  static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  type.tp_name = "ember._C.TensorBase";
+  type.tp_basicsize = sizeof(PyTensor);
+  type.tp_dealloc = tensor_dealloc;
+  type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  type.tp_doc = "The compiled base of ember.Tensor.";
+  type.tp_as_number = &tensor_as_number;
+  type.tp_as_mapping = &tensor_as_mapping;
+  type.tp_richcompare = tensor_richcompare;
+  type.tp_hash = tensor_hash;
+  type.tp_methods = methods.data();
+  type.tp_getset = tensor_getset;
+  if (PyType_Ready(&type) < 0) throw python_error();
+  TensorBaseType = &type;
+  Py_INCREF(&type);
+  PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&type));
+  g_strided = PyObject_GetAttrString(module, "strided");
+  if (!g_strided) throw python_error();
+}
+
+}  // namespace ember::python

@@ -1,0 +1,40 @@
+// dtype, device, layout and memory_format as Python objects.
+#pragma once
+#include "../core/memory_format.h"
+#include "py_common.h"
+
+namespace ember::python {
+
+struct PyDtype {
+  PyObject_HEAD
+  ScalarType st;
+};
+struct PyDevice {
+  PyObject_HEAD
+  Device d;
+};
+struct PyEnumConst {
+  PyObject_HEAD
+  int value;
+  const char* name;
+};
+
+extern PyTypeObject* DtypeType;
+extern PyTypeObject* DeviceType;
+extern PyTypeObject* LayoutType;
+extern PyTypeObject* MemoryFormatType;
+
+// Borrowed singleton for a dtype / memory format.
+PyObject* dtype_object(ScalarType st);
+PyObject* memory_format_object(MemoryFormat mf);
+PyObject* new_device(Device d);
+// Accepts a device object, a string like "cuda:1", or an int ordinal.
+Device parse_device(PyObject* o);
+bool is_device_like(PyObject* o);
+// Python int/float/bool type objects given as dtype= (torch accepts dtype=float).
+bool is_dtype_like(PyObject* o);
+ScalarType parse_dtype(PyObject* o);
+
+void init_types(PyObject* module);
+
+}  // namespace ember::python

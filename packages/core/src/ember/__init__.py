@@ -1,0 +1,163 @@
+"""ember: PyTorch's Python API on a lean, fast core.
+
+``import ember as torch`` — tensors, dtypes, ops and (with the sibling
+distributions installed) ``ember.nn``, ``ember.optim``, ``ember.utils.data``.
+"""
+
+from __future__ import annotations
+
+import pkgutil
+
+# Sibling distributions (ember-nn, ember-data, ...) add subpackages here.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+import builtins as _builtins  # noqa: E402  (int/float/bool below are dtypes)
+import warnings as _warnings  # noqa: E402
+from typing import Any as _Any  # noqa: E402
+
+from ember._lib import _C  # noqa: E402
+from ember._siblings import PROVIDERS as _PROVIDERS  # noqa: E402
+from ember._siblings import import_sibling as _import_sibling  # noqa: E402
+from ember._siblings import install_finder as _install_finder  # noqa: E402
+from ember._size import Size  # noqa: E402
+from ember._tensor import Tensor  # noqa: E402
+from ember.version import __version__  # noqa: E402
+
+_C._set_tensor_class(Tensor)
+_C._set_size_class(Size)
+_install_finder()
+
+# Types, dtypes, layouts and every generated op function.
+TensorBase = _C.TensorBase
+dtype = _C.dtype
+device = _C.device
+layout = _C.layout
+memory_format = _C.memory_format
+globals().update(
+    {k: v for k, v in vars(_C).items() if not k.startswith("_") and k not in ("TensorBase",)}
+)
+
+def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """Construct a tensor by copying ``data`` (nested sequences, numbers, arrays, tensors)."""
+    if isinstance(data, Tensor):
+        _warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor("
+            "sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        t = data.detach().clone()
+        if dtype is not None:
+            t = t.to(dtype)
+    elif type(data).__module__ == "numpy":
+        import numpy as np
+
+        t = from_numpy(np.array(data)).clone()
+        if dtype is not None:
+            t = t.to(dtype)
+    else:
+        t = _C._tensor_from_data(data, dtype)
+    if device is not None and _C.device(device).type != "cpu":
+        raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data: _Any, dtype: _Any = None, device: _Any = None) -> Tensor:
+    """Convert ``data`` to a tensor, sharing memory when dtype and device allow."""
+    if isinstance(data, Tensor):
+        return data.to(dtype) if dtype is not None else data
+    if type(data).__module__ == "numpy" and hasattr(data, "strides"):
+        t = from_numpy(data)
+        return t.to(dtype) if dtype is not None else t
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(ndarray: _Any) -> Tensor:
+    """A tensor sharing memory with a NumPy array (writes show on both sides)."""
+    from ember._numpy import from_numpy as _from_numpy
+
+    return _from_numpy(ndarray)
+
+
+def is_tensor(obj: _Any) -> bool:
+    """True if ``obj`` is an ember tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements in ``input``."""
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return False
+
+
+def is_nonzero(input: Tensor) -> bool:
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def typename(obj: _Any) -> str:
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    return type(obj).__qualname__ if module in ("builtins", None) else f"{module}.{type(obj).__qualname__}"
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the default random number generator."""
+    if not -(2**63) <= _builtins.int(seed) < 2**64:
+        raise ValueError(f"Overflow when unpacking long: {seed}")
+    _C._manual_seed(_builtins.int(seed) % 2**64)
+
+
+def broadcast_shapes(*shapes: _Any) -> Size:
+    """The shape that ``shapes`` broadcast to (PyTorch's rules)."""
+    result: list[int] = []
+    for s in shapes:
+        s = (s,) if isinstance(s, _builtins.int) else tuple(s)
+        if len(s) > len(result):
+            result = [1] * (len(s) - len(result)) + result
+        for i in range(1, len(s) + 1):
+            a, b = result[-i], s[-i]
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                    f"between {a} and {b} at non-singleton dimension {len(result) - i}"
+                )
+            result[-i] = b if a == 1 else a
+    return Size(result)
+
+
+def set_printoptions(precision: _Any = None, threshold: _Any = None, edgeitems: _Any = None,
+                     linewidth: _Any = None, profile: _Any = None, sci_mode: _Any = None) -> None:
+    """Set options for printing tensors (as ``torch.set_printoptions``)."""
+    from ember._tensor_str import set_printoptions as _set
+
+    _set(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth,
+         profile=profile, sci_mode=sci_mode)
+
+
+def get_default_device() -> device:
+    return _C.device("cpu")
+
+
+def __getattr__(name: str) -> _Any:
+    # Sibling packages load on first use, so `import ember` stays fast.
+    if f"ember.{name}" in _PROVIDERS:
+        return _import_sibling(f"ember.{name}")
+    if name in ("utils", "cuda", "linalg"):
+        import importlib
+
+        return importlib.import_module(f"ember.{name}")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

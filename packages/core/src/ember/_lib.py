@@ -1,0 +1,33 @@
+"""The one place that imports the compiled ``ember._C`` and checks it matches."""
+
+from __future__ import annotations
+
+# Bumped together with kAbiVersion in csrc/python/module.cpp.
+_EXPECTED_ABI = 1
+
+
+def _load():  # type: ignore[no-untyped-def]
+    try:
+        from ember import _C
+    except ImportError as e:
+        if "scipy_openblas" not in str(e):
+            raise
+        # In-place builds have no rpath to the OpenBLAS wheel: preload it.
+        import ctypes
+        import os
+
+        import scipy_openblas32
+
+        lib = os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so")
+        ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+        from ember import _C
+    abi = getattr(_C, "_ABI_VERSION", None)
+    if abi != _EXPECTED_ABI:
+        raise ImportError(
+            f"ember._C has ABI version {abi} but ember's Python code expects {_EXPECTED_ABI}: "
+            "the compiled core is stale. Reinstall it: pip install --force-reinstall ./packages/core"
+        )
+    return _C
+
+
+_C = _load()

@@ -1,0 +1,173 @@
+"""``ember.Tensor``: the Python class over the compiled ``_C.TensorBase``.
+
+Ops and operators live in C (generated from ops.yaml); this file adds what is
+naturally Python: printing, conversions, NumPy, iteration and the ``new_*`` family.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._lib import _C
+
+_LEGACY_NAMES = {
+    _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor",
+    _C.bfloat16: "BFloat16Tensor", _C.uint8: "ByteTensor", _C.int8: "CharTensor",
+    _C.int16: "ShortTensor", _C.int32: "IntTensor", _C.int64: "LongTensor", _C.bool: "BoolTensor",
+}
+
+
+def _no_cuda() -> Any:
+    raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+
+
+class Tensor(_C.TensorBase):
+    """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
+
+    __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor
+
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
+        from ember._tensor_str import tensor_repr
+
+        return tensor_repr(self, tensor_contents=tensor_contents)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __iter__(self) -> Any:
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __reversed__(self) -> Tensor:
+        return self.flip(0) if hasattr(self, "flip") else _C.stack(list(self)[::-1])
+
+    def __contains__(self, element: Any) -> bool:
+        return bool((self == element).any().item())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        r = self.clone()
+        r.requires_grad_(self.requires_grad)
+        memo[id(self)] = r
+        return r
+
+    def numpy(self, *, force: bool = False) -> Any:
+        """An ndarray sharing this tensor's memory (CPU tensors only)."""
+        from ember._numpy import to_numpy
+
+        return to_numpy(self, force)
+
+    # ---- conversions -------------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Return a tensor with the requested dtype and/or device (``self`` if nothing changes)."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        memory_format = kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, (str, _C.device, int)) and not isinstance(a, bool):
+                device = a
+            elif isinstance(a, _C.TensorBase):
+                dtype, device = a.dtype, a.device
+            elif isinstance(a, bool):
+                continue  # non_blocking / copy given positionally
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got {type(a).__name__}")
+        if device is not None and _C.device(device).type != "cpu":
+            _no_cuda()
+        r = self
+        if dtype is not None and dtype != self.dtype:
+            r = _C._to_copy(self, dtype) if hasattr(_C, "_to_copy") else self._cast(dtype)
+        elif copy:
+            r = self.clone()
+        if memory_format is not None and memory_format != _C.preserve_format:
+            r = r.contiguous()
+        return r
+
+    def _cast(self, dtype: Any) -> Tensor:
+        out = _C.empty_like(self, dtype=dtype)
+        out.copy_(self)
+        out.requires_grad_(self.requires_grad and dtype.is_floating_point)
+        return out
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
+        if dtype is None:
+            return "torch." + _LEGACY_NAMES[self.dtype]
+        if isinstance(dtype, str):
+            names = {f"torch.{v}": k for k, v in _LEGACY_NAMES.items()}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        return self.to(dtype)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def cpu(self, memory_format: Any = None) -> Tensor:
+        return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        _no_cuda()
+
+    def float(self) -> Tensor:
+        return self.to(_C.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_C.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_C.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_C.bfloat16)
+
+    def int(self) -> Tensor:
+        return self.to(_C.int32)
+
+    def long(self) -> Tensor:
+        return self.to(_C.int64)
+
+    def short(self) -> Tensor:
+        return self.to(_C.int16)
+
+    def char(self) -> Tensor:
+        return self.to(_C.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(_C.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(_C.bool)
+
+    # ---- new_* : same dtype and device as self unless given ------------------
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        from ember import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        return _C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)

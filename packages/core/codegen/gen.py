@@ -36,7 +36,7 @@ CPP_RENAME = {"std": "std_dev"}
 
 
 def cpp_name(op: Op) -> str:
-    return CPP_RENAME.get(op.schema.name, op.schema.name)
+    return op.cpp or CPP_RENAME.get(op.schema.name, op.schema.name)
 
 
 # ---------------------------------------------------------------- C++ ops
@@ -60,7 +60,7 @@ def gen_ops_h(ops: list[Op]) -> str:
 
 def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
     out = [HEADER, '#include "ops.h"', '#include "kernel_table.h"',
-           '#include "iter/elementwise_iter.h"', '#include "ops/inplace_check.h"', "",
+           '#include "iter/elementwise_iter.h"', '#include "ops/checks.h"', "",
            "namespace ember {", ""]
     for op in ops:
         if op.family != "pointwise":
@@ -74,8 +74,16 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         params = [pp.split(":")[0] for pp in k.get("params", [])]
         rule = RULES[op.rule]
         out.append(f"static Tensor {n}_impl(const Tensor& out_, bool inplace_, {args}) {{")
+        if op.bool_error:
+            out.append(f'  EMBER_CHECK({tensors[0]}.dtype() != ScalarType::Bool, "{op.bool_error}");')
         out.append(f'  IterSpec spec{{"{n}", out_, inplace_, DtypeRule::{rule}}};')
+        if op.out_dtype == "exact":
+            out.append("  spec.out_rule = OutRule::Exact;")
         out.append(f"  ElementwiseIter it(spec, {{{', '.join(tensors)}}});")
+        if any(p.name == "alpha" for p in s.cpp_params):
+            out.append("  check_alpha(it.compute_dtype(), alpha);")
+        if op.int_divisor:
+            out.append(f"  check_int_divisor(it.compute_dtype(), {op.int_divisor});")
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
         out.append(f"  pointwise_kernels().{op.kernel}(it, params_);")
@@ -161,6 +169,22 @@ def gen_kernels(kernels: dict) -> str:
 # ---------------------------------------------------------------- bindings
 
 
+# PyTorch accepts a Python number as the *first* argument only for these ops
+# (its parser's allow-list); other Tensor arguments of a `wrap` op accept one.
+NUMBERS_AS_INPUT = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "multiply",
+                    "subtract", "divide"}
+
+
+def number_mask(op: Op) -> int:
+    names = set(op.numbers)
+    if op.wrap:
+        tensors = [p.name for p in op.schema.params if p.base == "Tensor"]
+        names |= set(tensors[1:])
+        if op.schema.name in NUMBERS_AS_INPUT:
+            names |= set(tensors[:1])
+    return sum(1 << i for i, p in enumerate(op.schema.params) if p.name in names)
+
+
 def binding_schema(op: Op, with_out: bool) -> str:
     s = op.schema
     parts, kw = [], False
@@ -233,7 +257,8 @@ def group(ops: list[Op], kind: str) -> dict[str, list[Op]]:
     for op in ops:
         if kind == "inplace":
             if "inplace" in op.variants:
-                groups.setdefault(op.schema.name + "_", []).append(op)
+                for nm in [op.schema.name] + op.aliases:
+                    groups.setdefault(nm + "_", []).append(op)
             continue
         if kind not in op.variants:
             continue
@@ -251,7 +276,8 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     sigs = []
     for op in ops:
         text = binding_schema(op, kind == "function" and "out" in op.variants)
-        sigs.append(f'Signature("{text}", {str(is_method).lower()}, {str(op.wrap).lower()})')
+        all_numbers = str(op.schema.name in NUMBERS_AS_INPUT).lower()
+        sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers})')
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
              "  EMBER_PY_TRY",
@@ -266,7 +292,7 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
 
 
 def gen_bindings(ops: list[Op]) -> str:
-    out = [HEADER, '#include "ops.h"', '#include "ops/inplace_check.h"',
+    out = [HEADER, '#include "ops.h"', '#include "ops/checks.h"',
            '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', "", "namespace ember::python {", "namespace {", ""]
     tables = {}

@@ -61,6 +61,11 @@ class Op:
     aliases: list[str]
     grad: dict = field(default_factory=dict)
     namespace: str | None = None
+    numbers: list[str] = field(default_factory=list)  # Tensor params also taking numbers
+    cpp: str | None = None  # C++ name when the schema name would clash
+    out_dtype: str = "castable"  # out= dtype rule: castable | exact | any
+    int_divisor: str | None = None  # param that must hold no zeros for integer division
+    bool_error: str | None = None  # RuntimeError message for bool input
 
 
 def _split_args(s: str) -> list[str]:
@@ -125,6 +130,11 @@ def load_ops(doc: dict) -> list[Op]:
                 aliases=e.get("aliases", []),
                 grad=e.get("grad", {}),
                 namespace=e.get("namespace"),
+                numbers=e.get("numbers", []),
+                cpp=e.get("cpp"),
+                out_dtype=e.get("out_dtype", "castable"),
+                int_divisor=e.get("int_divisor"),
+                bool_error=e.get("bool_error"),
             )
         )
     return ops

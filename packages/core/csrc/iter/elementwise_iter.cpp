@@ -96,6 +96,9 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
   ScalarType want = dtypes_[0];
   if (spec.out.defined()) {
     const Tensor& out = spec.out;
+    if (spec.out_rule == OutRule::Exact && !spec.inplace)
+      EMBER_CHECK(out.dtype() == want, "Found dtype ", legacy_name(out.dtype()), " but expected ",
+                  legacy_name(want));
     check_cast(want, out.dtype());
     if (spec.inplace) {
       EMBER_CHECK(out.sizes().equals(shape), "output with shape ", shape_str(out.sizes()),
@@ -103,7 +106,7 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
     } else {
       resize_out(out, shape);
     }
-    check_no_internal_overlap(out);
+    if (spec.check_overlap) check_no_internal_overlap(out);
     result_ = out;
     if (out.dtype() == want) {
       ops_[0] = out;

@@ -20,6 +20,12 @@ enum class DtypeRule : uint8_t {
   FirstInput,        // compute in input 0's dtype; others cast to it (masked ops)
 };
 
+// What dtype an out= tensor may have.
+enum class OutRule : uint8_t {
+  Castable,  // any dtype the result can be cast to (add, exp)
+  Exact,     // exactly the result dtype (abs, floor: "Found dtype Double but expected Float")
+};
+
 struct IterSpec {
   const char* name;
   Tensor out;              // given output: in-place target or out= tensor
@@ -27,6 +33,8 @@ struct IterSpec {
   DtypeRule rule = DtypeRule::Promote;
   ScalarType force_compute = ScalarType::Undefined;  // overrides the rule's choice
   bool cast_inputs = true;  // false: kernel reads each input in its own dtype
+  OutRule out_rule = OutRule::Castable;
+  bool check_overlap = true;  // false for fills: writing one value many times is fine
 };
 
 // Result dtype of an op over these tensors, following PyTorch's categories:

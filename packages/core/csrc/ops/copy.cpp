@@ -1,7 +1,11 @@
 // Copies, casts and fills: everything that writes one tensor's values into another.
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "../iter/elementwise_iter.h"
 #include "../kernels/cpu/cpu_kernels.h"
-#include "inplace_check.h"
+#include "checks.h"
 #include "internal.h"
 #include "ops.h"
 
@@ -36,6 +40,7 @@ static bool non_overlapping_and_dense(const Tensor& t) {
 
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
   bool preserve = !mf || *mf == MemoryFormat::Preserve;
+  if (preserve && t.numel() == 0) return empty_strided(t.sizes(), t.strides(), dtype);  // kept as is, like PyTorch
   if (preserve && !t.is_contiguous() && non_overlapping_and_dense(t))
     return empty_strided(t.sizes(), t.strides(), dtype);
   return empty(t.sizes(), dtype);
@@ -79,9 +84,41 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return clone(self, MemoryFormat::Contiguous);
 }
 
+// PyTorch refuses values that don't fit the tensor's dtype when filling (but
+// wraps them in arithmetic, where they are promoted operands).
+static void check_fits(const Scalar& v, ScalarType dt) {
+  bool ok = true;
+  if (is_integral(dt, false)) {
+    double lo, hi;
+    EMBER_DISPATCH_INT(dt, "fill_", [&] {
+      lo = double(std::numeric_limits<scalar_t>::lowest());
+      hi = double(std::numeric_limits<scalar_t>::max());
+    });
+    // Unsigned types also take negatives down to -max (they wrap), as in PyTorch.
+    if (lo == 0) lo = -hi;
+    if (v.is_float()) ok = std::isfinite(v.to_double()) && v.to_double() >= lo && v.to_double() <= hi;
+    else if (v.is_int()) ok = (dt == ScalarType::Int64) || (double(v.to_int()) >= lo && double(v.to_int()) <= hi);
+  } else if (is_floating(dt) && dt != ScalarType::Float64 && v.is_float() && std::isfinite(v.to_double())) {
+    double mx = dt == ScalarType::Float16 ? 65504.0 : dt == ScalarType::BFloat16 ? 3.3895313892515355e38
+                                                                             : 3.4028234663852886e38;
+    // Values that round to the largest finite value still fit.
+    ok = std::abs(v.to_double()) <= mx * (1 + 1e-3);
+  }
+  static const char* kNames[] = {"bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t",
+                                 "c10::Half", "c10::BFloat16", "float", "double"};
+  EMBER_CHECK(ok, "value cannot be converted to type ", kNames[static_cast<int>(dt)], " without overflow");
+}
+
 Tensor fill_(const Tensor& self, const Scalar& value) {
   check_inplace(self, "fill_");
-  copy_into(self, scalar_tensor(value, self.dtype()));
+  check_fits(value, self.dtype());
+  if (self.numel() > 0) {
+    // Writing one value through an expanded (overlapping) view is fine for a fill.
+    IterSpec spec{"fill_", self, true, DtypeRule::Promote, self.dtype(), false};
+    spec.check_overlap = false;
+    ElementwiseIter it(spec, {scalar_tensor(value, self.dtype())});
+    cpu_kernels().copy(it);
+  }
   self.bump_version();
   return self;
 }
@@ -89,10 +126,25 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
 Tensor fill_(const Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
               value.dim(), " dimensions.");
+  check_no_internal_overlap(self);  // the tensor overload copies, and refuses overlapping targets
   return fill_(self, value.item());
 }
 
 Tensor zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
+
+void check_alpha(ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK(!(is_integral(result, true) && alpha.is_float()),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool),
+              "Boolean alpha only supported for Boolean results.");
+}
+
+void check_int_divisor(ScalarType compute, const Tensor& divisor) {
+  if (!is_integral(compute, true)) return;
+  bool zero = divisor.impl()->wrapped_number ? divisor.item().to_int() == 0
+                                             : any(eq(divisor, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
+  EMBER_CHECK(!zero, "ZeroDivisionError");
+}
 
 void apply_requires_grad(const Tensor& t, bool requires_grad) {
   if (!requires_grad) return;

@@ -95,13 +95,15 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
   } else {
     n = static_cast<int64_t>(std::ceil((e - s) / st));
   }
+  // An integer dtype truncates start and step before stepping (the length still
+  // comes from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros.
+  int64_t ia = static_cast<int64_t>(s), ic = static_cast<int64_t>(st);
+  if (any_float && dt == ScalarType::Int64) EMBER_CHECK_VALUE(ic != 0, "step must be nonzero");
   Tensor t = out ? resize_out(*out, {n}) : empty({n}, dt);
   EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
     scalar_t* p = t.data<scalar_t>();
     if constexpr (std::is_integral_v<scalar_t>) {
-      int64_t a = start.to_int(), c = step.to_int();
-      if (any_float) for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
-      else for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(a + i * c);
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(ia + i * ic);
     } else {
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
     }
@@ -133,6 +135,13 @@ static Tensor linspace_impl(double s, double e, int64_t steps, ScalarType dt, co
   Tensor t = out ? resize_out(*out, {steps}) : empty({steps}, dt);
   dt = t.dtype();
   // Fill from both ends so the last value is exactly `end`.
+  if (is_integral(dt, true)) {
+    // Integer dtypes cast the endpoints first (so -3 is 253 for uint8), as PyTorch does.
+    EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
+      s = static_cast<double>(static_cast<scalar_t>(s));
+      e = static_cast<double>(static_cast<scalar_t>(e));
+    });
+  }
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
@@ -175,17 +184,21 @@ static Tensor eye_fill(const Tensor& t, int64_t n, int64_t m) {
   });
   return t;
 }
-Tensor eye(int64_t n, std::optional<int64_t> m, std::optional<ScalarType> dtype,
-           std::optional<Device> device) {
-  int64_t mm = m ? *m : n;
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
-  EMBER_CHECK(mm >= 0, "m must be greater or equal to 0, got ", mm);
-  return eye_fill(alloc({n, mm}, or_default(dtype), or_cpu(device)), n, mm);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  return eye_fill(alloc({n, m}, or_default(dtype), or_cpu(device)), n, m);
 }
-Tensor eye_out(int64_t n, std::optional<int64_t> m, std::optional<ScalarType>, std::optional<Device>,
-               const Tensor& out) {
-  int64_t mm = m ? *m : n;
-  return eye_fill(resize_out(out, {n, mm}), n, mm);
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return eye(n, n, dtype, device);
+}
+Tensor eye_out(int64_t n, int64_t m, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  return eye_fill(resize_out(out, {n, m}), n, m);
+}
+Tensor eye_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
+  return eye_out(n, n, dtype, device, out);
 }
 
 }  // namespace ember

@@ -7,7 +7,7 @@
 
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
-#include "inplace_check.h"
+#include "checks.h"
 #include "internal.h"
 #include "ops.h"
 
@@ -65,7 +65,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
     copy_into(c, cf);
     return;
   }
-  EMBER_DISPATCH_ALL(dt, "addmm_impl_cpu_", [&] {
+  EMBER_DISPATCH_NO_BOOL(dt, "addmm_impl_cpu_", [&] {
     Tensor ac = contiguous(a, MemoryFormat::Contiguous), bc = contiguous(b, MemoryFormat::Contiguous);
     const scalar_t* pa = ac.data<scalar_t>();
     const scalar_t* pb = bc.data<scalar_t>();
@@ -87,6 +87,12 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   });
 }
 
+// matmul-family out= tensors must have exactly the result dtype.
+void check_out_dtype(const Tensor& out, ScalarType want) {
+  EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
+              c_type_name(out.dtype()), " instead");
+}
+
 Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(a.dim() == 2, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
@@ -96,7 +102,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
   gemm(a, b, c, 1.0, 0.0);
   if (!out) return c;
-  check_cast(c.dtype(), out->dtype());
+  check_out_dtype(*out, c.dtype());
   resize_out(*out, c.sizes());
   copy_into(*out, c);
   out->bump_version();
@@ -121,6 +127,7 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
     gemm(ai, bi, ci, 1.0, 0.0);
   }
   if (!out) return c;
+  check_out_dtype(*out, c.dtype());
   resize_out(*out, c.sizes());
   copy_into(*out, c);
   out->bump_version();
@@ -129,7 +136,7 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
 
 Tensor to_out(Tensor r, const Tensor* out) {
   if (!out) return r;
-  check_cast(r.dtype(), out->dtype());
+  check_out_dtype(*out, r.dtype());
   resize_out(*out, r.sizes());
   copy_into(*out, r);
   out->bump_version();
@@ -190,10 +197,22 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
 
 Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                     const Scalar& alpha, const Tensor* out, bool inplace) {
-  Tensor prod = bmm_impl(b1, b2, nullptr);
-  double be = beta.to_double(), al = alpha.to_double();
-  Tensor r = be == 0 ? mul(prod, wrap_scalar(alpha))
-                     : add(mul(expand(input, prod.sizes(), false), wrap_scalar(beta)), prod, Scalar(al));
+  // Index the batch dims first: a 2-D batch gives PyTorch's IndexError.
+  int64_t nb = b1.size(0), m = b1.size(1), p = b2.size(2);
+  (void)nb;
+  (void)m;
+  (void)p;
+  check_same_dtype(b1, b2);
+  check_same_dtype(input, b1);
+  ScalarType dt = input.dtype();
+  bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
+  Tensor prod = bmm_impl(to_dtype(b1, ct), to_dtype(b2, ct), nullptr);
+  Tensor be = scalar_tensor(beta, ct), al = scalar_tensor(alpha, ct);
+  Tensor r = beta.to_double() == 0 ? mul(prod, al)
+                                   : add(mul(expand(to_dtype(input, ct), prod.sizes(), false), be),
+                                         mul(prod, al), Scalar(int64_t(1)));
+  r = to_dtype(r, dt);
   if (inplace) {
     check_inplace(input, "baddbmm_");
     copy_into(input, r);
@@ -242,7 +261,8 @@ Tensor outer(const Tensor& input, const Tensor& vec2) {
   return mul(unsqueeze(input, 1), unsqueeze(vec2, 0));
 }
 Tensor outer_out(const Tensor& input, const Tensor& vec2, const Tensor& out) {
-  return to_out(outer(input, vec2), &out);
+  outer(input, vec2);  // shape and dtype checks
+  return mul_out(unsqueeze(input, 1), unsqueeze(vec2, 0), out);  // castable out, unlike mm
 }
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {

@@ -4,7 +4,7 @@
 
 #include "../iter/elementwise_iter.h"
 #include "../kernels/cpu/cpu_kernels.h"
-#include "inplace_check.h"
+#include "checks.h"
 #include "internal.h"
 #include "kernel_table.h"
 #include "ops.h"
@@ -28,13 +28,24 @@ Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& ou
 }  // namespace
 
 // ---- round ----
-static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, int64_t decimals) {
-  if (decimals == 0)
+// round(x) and round(x, decimals=d) are separate overloads: an explicit
+// decimals on an integer tensor raises even when it is 0, as in PyTorch.
+static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::optional<int64_t> decimals) {
+  if (out.defined() && !inplace)
+    EMBER_CHECK(out.dtype() == x.dtype(), "Found dtype ", legacy_name(out.dtype()), " but expected ",
+                legacy_name(x.dtype()));
+  if (decimals) EMBER_CHECK_NOTIMPL(x.is_floating(), "\"round_cpu\" not implemented for '", legacy_name(x.dtype()), "'");
+  if (!decimals || *decimals == 0)
     return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
-  EMBER_CHECK(x.is_floating(), "round_cpu: decimals argument is only supported for floating point dtypes");
   return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x},
-             {Scalar(decimals)});
+             {Scalar(*decimals)});
 }
+Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
+Tensor round_(const Tensor& self) {
+  check_inplace(self, "round_");
+  return round_impl(self, true, self, std::nullopt);
+}
+Tensor round_out(const Tensor& input, const Tensor& out) { return round_impl(out, false, input, std::nullopt); }
 Tensor round(const Tensor& input, int64_t decimals) { return round_impl(Tensor(), false, input, decimals); }
 Tensor round_(const Tensor& self, int64_t decimals) {
   check_inplace(self, "round_");
@@ -53,11 +64,14 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
   Tensor lot = lo ? wrap_scalar(*lo) : Tensor(), hit = hi ? wrap_scalar(*hi) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
   ScalarType rt = result_type(ts, 3);
+  if (inplace) check_cast(rt, x.dtype());
+  if (out.defined() && !inplace)
+    EMBER_CHECK(out.dtype() == rt, "Found dtype ", legacy_name(out.dtype()), " but expected ", legacy_name(rt));
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
   if (lo && hi)
-    return run("clamp", k.clamp_both, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
-  if (lo) return run("clamp", k.clamp_min, DtypeRule::Promote, out, inplace, {xin}, {*lo});
-  return run("clamp", k.clamp_max, DtypeRule::Promote, out, inplace, {xin}, {*hi});
+    return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
+  if (lo) return run("clamp", k.clamp_min_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo});
+  return run("clamp", k.clamp_max_scalar, DtypeRule::Promote, out, inplace, {xin}, {*hi});
 }
 Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return clamp_impl(Tensor(), false, input, min, max);
@@ -75,7 +89,7 @@ static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, con
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   auto& k = pointwise_kernels();
   if (lo.defined() && hi.defined())
-    return run("clamp", k.clamp_tensor, DtypeRule::Promote, out, inplace, {x, lo, hi});
+    return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
   if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
   return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
 }
@@ -89,6 +103,10 @@ Tensor clamp_(const Tensor& self, const Tensor& min, const Tensor& max) {
 Tensor clamp_out(const Tensor& input, const Tensor& min, const Tensor& max, const Tensor& out) {
   return clamp_t_impl(out, false, input, min, max);
 }
+Tensor clamp_min(const Tensor& input, const Tensor& min) { return clamp(input, min, Tensor()); }
+Tensor clamp_min_(const Tensor& self, const Tensor& min) { return clamp_(self, min, Tensor()); }
+Tensor clamp_max(const Tensor& input, const Tensor& max) { return clamp(input, Tensor(), max); }
+Tensor clamp_max_(const Tensor& self, const Tensor& max) { return clamp_(self, Tensor(), max); }
 Tensor clamp_min(const Tensor& input, const Scalar& min) { return clamp(input, min, std::nullopt); }
 Tensor clamp_min_(const Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
 Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
@@ -103,17 +121,22 @@ static void check_sub(const Tensor& a, const Tensor& b) {
               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
+static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_sub(a, b);
+  const Tensor* ts[] = {&a, &b};
+  check_alpha(result_type(ts, 2), alpha);
+}
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
-  check_sub(input, other);
+  check_sub(input, other, alpha);
   return run("sub", pointwise_kernels().sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_sub(self, other);
+  check_sub(self, other, alpha);
   check_inplace(self, "sub_");
   return run("sub_", pointwise_kernels().sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  check_sub(input, other);
+  check_sub(input, other, alpha);
   return run("sub", pointwise_kernels().sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
@@ -123,9 +146,13 @@ static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const T
                        std::optional<std::string_view> mode) {
   auto& k = pointwise_kernels();
   if (!mode) return run("div", k.div_true, DtypeRule::IntToFloat, out, inplace, {a, b});
-  if (*mode == "trunc") return run("div", k.div_trunc, DtypeRule::Promote, out, inplace, {a, b});
-  if (*mode == "floor") return run("div", k.div_floor, DtypeRule::Promote, out, inplace, {a, b});
-  fail(ErrorKind::Value, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+  bool trunc = *mode == "trunc", floor = *mode == "floor";
+  if (trunc || floor) {
+    const Tensor* ts[] = {&a, &b};
+    check_int_divisor(result_type(ts, 2), b);
+    return run("div", trunc ? k.div_trunc : k.div_floor, DtypeRule::Promote, out, inplace, {a, b});
+  }
+  fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
        std::string(*mode), "'");
 }
 Tensor div(const Tensor& input, const Tensor& other, std::optional<std::string_view> rounding_mode) {
@@ -147,16 +174,78 @@ static void check_pow(const Tensor& base, const Tensor& exp) {
 }
 Tensor pow(const Tensor& input, const Tensor& exponent) {
   check_pow(input, exponent);
+  // A Python-number exponent of 2 or 0.5 takes the square / sqrt kernels, as in
+  // PyTorch (so pow(-inf, 0.5) is nan here but inf with a tensor exponent).
+  if (exponent.impl()->wrapped_number && !input.impl()->wrapped_number) {
+    double e = exponent.item().to_double();
+    const Tensor* ts[] = {&input, &exponent};
+    ScalarType rt = result_type(ts, 2);
+    if (e == 1.0) return clone(to_dtype(input, rt), std::nullopt);
+    if (e == 0.0) return ones_like(input, rt, std::nullopt, std::nullopt);
+    if (e == 2.0) return square(to_dtype(input, rt));
+    if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
+  }
   return run("pow", pointwise_kernels().pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
   check_inplace(self, "pow_");
+  if (exponent.impl()->wrapped_number) {
+    double e = exponent.item().to_double();
+    if (e == 1.0 && can_cast(exponent.dtype(), self.dtype())) {
+      self.bump_version();
+      return self;
+    }
+    if (e == 0.0 && can_cast(exponent.dtype(), self.dtype())) return fill_(self, Scalar(int64_t(1)));
+    if (self.is_floating() && e == 2.0) return square_(self);
+    if (self.is_floating() && e == 0.5) return sqrt_(self);
+  }
   return run("pow_", pointwise_kernels().pow, DtypeRule::Promote, self, true, {self, exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
   return run("pow", pointwise_kernels().pow, DtypeRule::Promote, out, false, {input, exponent});
+}
+
+// ---- square (bool squares as int64, like pow(x, 2)) ----
+static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
+  const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
+  return run("square", pointwise_kernels().square, DtypeRule::Promote, out, inplace, {in});
+}
+Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
+Tensor square_(const Tensor& self) {
+  check_inplace(self, "square_");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
+  return square_impl(self, true, self);
+}
+Tensor square_out(const Tensor& input, const Tensor& out) { return square_impl(out, false, input); }
+
+// ---- lerp: all operands share one floating dtype ----
+static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b, const Tensor& w) {
+  if (out.defined() && !inplace) {
+    const Tensor* ts[] = {&a, &b, &w};
+    ScalarType rt = result_type(ts, 3);
+    EMBER_CHECK(out.dtype() == rt, "Found dtype ", legacy_name(rt), " but expected ", legacy_name(out.dtype()));
+  }
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `end` but got dtype ",
+              c_type_name(b.dtype()));
+  bool scalar_w = w.impl()->wrapped_number;
+  if (!scalar_w && w.dim() > 0)  // a 0-d weight may have another dtype
+    EMBER_CHECK(a.dtype() == w.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `weight` but got dtype ",
+                c_type_name(w.dtype()));
+  EMBER_CHECK_NOTIMPL(a.is_floating(), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+                      "\" not implemented for '", legacy_name(a.dtype()), "'");
+  return run("lerp", pointwise_kernels().lerp, DtypeRule::Promote, out, inplace, {a, b, w});
+}
+Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight) {
+  return lerp_impl(Tensor(), false, input, end, weight);
+}
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_inplace(self, "lerp_");
+  return lerp_impl(self, true, self, end, weight);
+}
+Tensor lerp_out(const Tensor& input, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  return lerp_impl(out, false, input, end, weight);
 }
 
 // ---- closeness ----
@@ -211,6 +300,9 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
               legacy_name(cond.dtype()));
   const Tensor* ts[] = {&a, &b};
   ScalarType rt = result_type(ts, 2);
+  if (out.defined())
+    EMBER_CHECK(out.dtype() == rt, "Expected out tensor to have dtype ", c_type_name(rt), ", but got ",
+                c_type_name(out.dtype()), " instead");
   Tensor c = to_dtype(cond, ScalarType::Bool);
   ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
                      {c, to_dtype(a, rt), to_dtype(b, rt)});
@@ -223,6 +315,9 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
   return it.output();
 }
 Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other) {
+  return where_impl(Tensor(), condition, input, other);
+}
+Tensor where_method(const Tensor& input, const Tensor& condition, const Tensor& other) {
   return where_impl(Tensor(), condition, input, other);
 }
 Tensor where_out(const Tensor& condition, const Tensor& input, const Tensor& other, const Tensor& out) {

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <random>
 
-#include "inplace_check.h"
+#include "checks.h"
 #include "ops.h"
 
 namespace ember {

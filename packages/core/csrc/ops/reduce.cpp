@@ -6,7 +6,7 @@
 #include "../iter/elementwise_iter.h"
 #include "../iter/reduce_iter.h"
 #include "../kernels/cpu/cpu_kernels.h"
-#include "inplace_check.h"
+#include "checks.h"
 #include "internal.h"
 #include "ops.h"
 
@@ -76,9 +76,27 @@ ScalarType acc_dtype(ReduceKind k, ScalarType in) {
   return in;
 }
 
-Tensor finish_out(Tensor r, const Tensor* out) {
+// What out= dtypes a reduction accepts (PyTorch differs per op).
+enum class OutDtype { Castable, Any, Exact, ExactArg, Bool };
+
+Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castable) {
   if (!out) return r;
-  check_cast(r.dtype(), out->dtype());
+  ScalarType od = out->dtype(), rd = r.dtype();
+  switch (rule) {
+    case OutDtype::Castable: check_cast(rd, od); break;
+    case OutDtype::Any: break;
+    case OutDtype::Exact:
+      EMBER_CHECK(od == rd, "Expected the dtype for input and out to match, but got ", legacy_name(rd),
+                  " for input's dtype and ", legacy_name(od), " for out's dtype.");
+      break;
+    case OutDtype::ExactArg:
+      EMBER_CHECK(od == rd, "Expected out tensor to have dtype ", c_type_name(rd), ", but got ",
+                  c_type_name(od), " instead");
+      break;
+    case OutDtype::Bool:
+      EMBER_CHECK(od == rd, "all only supports bool tensor for result, got: ", legacy_name(od));
+      break;
+  }
   resize_out(*out, r.sizes());
   copy_into(*out, r);
   out->bump_version();
@@ -87,11 +105,11 @@ Tensor finish_out(Tensor r, const Tensor* out) {
 
 // The shared reduction: returns `x` reduced over `m` in `out_dtype`.
 Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
-              const Tensor* out = nullptr) {
+              const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()));
   ReduceIter it(acc, x);
   cpu_kernels().reduce(it, kind);
-  return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out);
+  return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out, rule);
 }
 
 ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
@@ -101,8 +119,17 @@ ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
 
 Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                 std::optional<ScalarType> dtype, ReduceKind kind, const Tensor* out) {
+  // With out= and no dtype, PyTorch accumulates in the out tensor's dtype.
+  if (out && !dtype) dtype = out->dtype();
+  if (kind == ReduceKind::NanSum) {
+    // PyTorch's nansum kernel is float-only: a float input summed into an integer
+    // out= fails, while integer inputs (or dtype=int) simply take sum.
+    if (out && x0.is_floating())
+      EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
+    if (!is_floating(dtype ? *dtype : x0.dtype())) kind = ReduceKind::Sum;
+  }
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
-  return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out);
+  return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
 }
 
 void check_mean_dtype(const char* name, ScalarType dt) {
@@ -113,6 +140,13 @@ void check_mean_dtype(const char* name, ScalarType dt) {
 
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
+  if (nan) {
+    EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
+                legacy_name(x0.dtype()));
+    // PyTorch sums into out= first, so a non-float out fails in nansum.
+    if (out && !dtype)
+      EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
+  }
   check_mean_dtype(name, dtype ? *dtype : x0.dtype());
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   DimMask m = dim_mask(x, dim);
@@ -124,8 +158,8 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
 
 void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {
   for (int64_t d = 0; d < x.dim(); ++d)
-    EMBER_CHECK(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d,
-                " to have non-zero size.");
+    EMBER_CHECK_INDEX(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d,
+                      " to have non-zero size.");
 }
 
 Tensor minmax_all(const char* name, const Tensor& x, ReduceKind kind) {
@@ -142,7 +176,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
   DimMask m(static_cast<size_t>(nd), false);
   if (nd > 0) m[d] = true;
   check_nonempty(name, x, m);
-  EMBER_CHECK(x.numel() > 0 || nd > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  EMBER_CHECK_INDEX(x.numel() > 0 || nd > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
   Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : x;
   // After the transpose the kept dims are in a different order; reduce into
   // that order, then permute back to keepdim layout.
@@ -159,9 +193,10 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
 
 Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
                 const Tensor* out) {
+  EMBER_CHECK(x.dtype() != ScalarType::Bool, name, "(): does not support bool input");
   Tensor r;
   if (!dim) {
-    EMBER_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = contiguous(reshape(x, {-1}), MemoryFormat::Contiguous);
     Tensor values, idx = empty({1}, ScalarType::Int64);
     cpu_kernels().arg_reduce(flat, values, idx, is_max);
@@ -169,7 +204,7 @@ Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, b
   } else {
     r = std::get<1>(minmax_dim(name, x, *dim, keepdim, is_max));
   }
-  return finish_out(r, out);
+  return finish_out(r, out, OutDtype::ExactArg);
 }
 
 double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
@@ -177,6 +212,14 @@ double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double()
 Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction,
                 bool keepdim, bool take_sqrt, Tensor* mean_out = nullptr) {
   EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
+  if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
+    // Accumulate in float32 and round once, as PyTorch does.
+    Tensor mu32;
+    Tensor r = var_impl(name, to_dtype(x, ScalarType::Float32), dim, correction, keepdim, take_sqrt,
+                        mean_out ? &mu32 : nullptr);
+    if (mean_out) *mean_out = to_dtype(mu32, x.dtype());
+    return to_dtype(r, x.dtype());
+  }
   DimMask m = dim_mask(x, dim);
   Tensor mu = mean(x, dim, true, std::nullopt);
   Tensor d = sub(x, mu, Scalar(int64_t(1)));
@@ -252,8 +295,8 @@ std::tuple<Tensor, Tensor> min(const Tensor& input, int64_t dim, bool keepdim) {
 }
 static std::tuple<Tensor, Tensor> minmax_out(std::tuple<Tensor, Tensor> r, const Tensor& values,
                                              const Tensor& indices) {
-  finish_out(std::get<0>(r), &values);
-  finish_out(std::get<1>(r), &indices);
+  finish_out(std::get<0>(r), &values, OutDtype::ExactArg);
+  finish_out(std::get<1>(r), &indices, OutDtype::ExactArg);
   return {values, indices};
 }
 std::tuple<Tensor, Tensor> max_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
@@ -275,10 +318,11 @@ Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) {
 
 static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool keepdim, ReduceKind k,
                       const Tensor* out) {
+  EMBER_CHECK(x.numel() > 0 || !dim.empty(), name, "(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
   DimMask m = dim_mask(x, dim);
   check_nonempty(name, x, m);
-  if (x.numel() == 0 && x.dim() == 0) fail(ErrorKind::Runtime, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
-  return reduce(x, m, keepdim, k, x.dtype(), out);
+  return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);
 }
 Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {
   return amaxmin("amax", input, dim, keepdim, ReduceKind::Max, nullptr);
@@ -321,7 +365,12 @@ static Tensor logical_reduce(const Tensor& x, std::optional<IntArrayRef> dim, bo
                              const Tensor* out) {
   ScalarType od = x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
   Tensor b = x.dtype() == ScalarType::Bool ? x : ne(x, wrap_scalar(Scalar(int64_t(0))));
-  return reduce(b, dim_mask(x, dim), keepdim, k, od, out);
+  if (dim && dim->empty()) {
+    // Unlike sum, all/any over dim=() reduce nothing: the tensor as bool.
+    Tensor r = to_dtype(b, od);
+    return finish_out(r.same(x) ? clone(x, std::nullopt) : r, out, OutDtype::Bool);
+  }
+  return reduce(b, dim_mask(x, dim), keepdim, k, od, out, OutDtype::Bool);
 }
 Tensor all(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::All, nullptr); }
 Tensor all(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
@@ -385,6 +434,9 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& input, std::optional<IntArrayR
 
 // ---- logsumexp / norms ----
 Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  // PyTorch 2.13 rejects dim=() without keepdim (unlike sum); keep its behaviour.
+  EMBER_CHECK(!dim.empty() || keepdim || input.dim() == 0, "logsumexp(): output with shape [] doesn't match the broadcast "
+              "shape ", shape_str(input.sizes()), " (dim=() is not supported)");
   Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
   if (x.numel() == 0) return log(sum(exp(x), dim, keepdim, std::nullopt));
   Tensor m = amax(x, dim, true);
@@ -401,9 +453,13 @@ Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const T
 
 Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  EMBER_CHECK(x0.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+              legacy_name(x0.dtype()));
+  if (dtype)
+    EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
+                legacy_name(x0.dtype()), ") should be convertible without narrowing to the specified dtype (",
+                legacy_name(*dtype), ")");
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
-  EMBER_CHECK(x.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-              legacy_name(x.dtype()));
   double p = ord.to_double();
   DimMask m = dim_mask(x, dim);
   if (p == 2.0) return sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, x.dtype()));
@@ -419,12 +475,19 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
 }
 Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  // p=None is PyTorch's 'fro': over more than two dims it is a matrix norm error.
+  EMBER_CHECK(p || !dim || dim->size() <= 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ",
+              dim ? shape_str(*dim) : std::string());
   return vector_norm(input, p ? *p : Scalar(2.0), dim, keepdim, dtype);
 }
 
 // ---- scans ----
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
                    bool is_prod, const Tensor* out) {
+  if (out && dtype)
+    EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
+                c_type_name(out->dtype()), " instead");
+  if (out && !dtype) dtype = out->dtype();
   int64_t nd = x0.dim();
   int64_t d = wrap_dim(dim, nd);
   ScalarType rt = dtype ? *dtype : (is_integral(x0.dtype(), true) ? ScalarType::Int64 : x0.dtype());
@@ -434,12 +497,18 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
   Tensor res = empty(moved.sizes(), rt);
   if (res.numel() > 0) cpu_kernels().cumulative(moved, res, nd - 1, is_prod);
   Tensor r = nd > 0 ? contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous) : res;
-  return finish_out(r, out);
+  return finish_out(r, out, OutDtype::Any);
 }
 Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
   return scan("cumsum", input, dim, dtype, false, nullptr);
 }
+static void check_scan_inplace(const char* name, const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ", c_type_name(self.dtype()),
+              " and output tensor dtype ", c_type_name(*dtype), " should match");
+  EMBER_CHECK_NOTIMPL(self.dtype() != ScalarType::Bool, "\"", name, "_out_cpu\" not implemented for 'Bool'");
+}
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_inplace("cumsum", self, dtype);
   check_inplace(self, "cumsum_");
   copy_into(self, cumsum(self, dim, dtype));
   self.bump_version();
@@ -452,6 +521,7 @@ Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype
   return scan("cumprod", input, dim, dtype, true, nullptr);
 }
 Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_inplace("cumprod", self, dtype);
   check_inplace(self, "cumprod_");
   copy_into(self, cumprod(self, dim, dtype));
   self.bump_version();

@@ -1,7 +1,7 @@
 // View ops: new sizes/strides over the same storage (and version counter).
 #include <algorithm>
 
-#include "inplace_check.h"
+#include "checks.h"
 #include "ops.h"
 
 namespace ember {
@@ -175,6 +175,10 @@ Tensor t(const Tensor& input) {
 Tensor t_(const Tensor& self) { return restride_(self, t(self)); }
 
 Tensor adjoint(const Tensor& input) {
+  if (input.dim() == 0) {
+    warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
+    return input;  // PyTorch returns the tensor itself
+  }
   EMBER_CHECK(input.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
               input.dim(), "-D tensor.");
   return transpose(input, -2, -1);
@@ -199,6 +203,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     }
     int64_t have = self.sizes()[off];
     if (want == -1) want = have;
+    EMBER_CHECK(want >= 0, "expand: the expanded size of the tensor (", want, ") is not allowed: sizes must be "
+                "non-negative or -1. Target sizes: ", shape_str(size));
     EMBER_CHECK(have == want || have == 1, "The expanded size of the tensor (", want,
                 ") must match the existing size (", have, ") at non-singleton dimension ", i,
                 ".  Target sizes: ", shape_str(size), ".  Tensor sizes: ", shape_str(self.sizes()));
@@ -234,7 +240,9 @@ Tensor squeeze(const Tensor& input, IntArrayRef dims) {
   SmallVec<bool, 8> drop(static_cast<size_t>(input.dim()), false);
   for (int64_t dim : dims) {
     int64_t d = wrap_dim(dim, input.dim());
-    if (input.dim() > 0) drop[d] = true;
+    if (input.dim() == 0) continue;
+    EMBER_CHECK(!drop[d], "dim ", d, " appears multiple times in the list of dims");
+    drop[d] = true;
   }
   return squeeze_mask(input, drop);
 }
@@ -273,6 +281,11 @@ Tensor ravel(const Tensor& input) { return reshape(input, {-1}); }
 
 Tensor detach(const Tensor& input) { return restride(input, input.sizes(), input.strides()); }
 Tensor detach_(const Tensor& self) {
+  EMBER_CHECK(!self.impl()->base,
+              "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+              "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+              "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+              "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
   if (self.impl()->autograd) self.impl()->autograd->requires_grad = false;
   return self;
 }

@@ -147,8 +147,8 @@ int64_t to_int64(PyObject* o) {
   return v;
 }
 
-Signature::Signature(const char* schema, bool is_method, bool wrap_numbers)
-    : is_method_(is_method), wrap_(wrap_numbers) {
+Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers)
+    : is_method_(is_method), all_numbers_(all_numbers) {
   std::string s(schema);
   auto lp = s.find('(');
   name = s.substr(0, lp);
@@ -183,7 +183,10 @@ Signature::Signature(const char* schema, bool is_method, bool wrap_numbers)
     }
     auto sp = decl.find_last_of(' ');
     Param p;
-    p.type = parse_type(decl.substr(0, sp), &p.optional);
+    std::string tname = decl.substr(0, sp);
+    p.type = parse_type(tname, &p.optional);
+    p.single_int = tname.find("[]") == std::string::npos && p.type == PType::IntList;
+    p.numbers = p.type == PType::Tensor && (number_mask >> params_.size()) & 1u;
     p.name = decl.substr(sp + 1);
     p.kw_only = kw;
     p.py_name = PyUnicode_InternFromString(p.name.c_str());
@@ -217,7 +220,7 @@ std::string Signature::describe() const {
 bool Signature::type_ok(const Param& p, PyObject* o) const {
   if (o == Py_None) return p.optional || (p.has_default && p.default_none);
   switch (p.type) {
-    case PType::Tensor: return is_tensor(o) || (wrap_ && is_number(o));
+    case PType::Tensor: return is_tensor(o) || (p.numbers && is_number(o));
     case PType::TensorList: {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -225,10 +228,11 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
         if (!is_tensor(PySequence_Fast_GET_ITEM(o, i))) return false;
       return true;
     }
-    case PType::Scalar: return is_number(o) || (is_tensor(o) && unpack(o).numel() == 1);
-    case PType::Int: return is_int_like(o) && !PyBool_Check(o);
+    // Tensors are not Scalars or ints here: overloads taking Tensor must win (clamp, max).
+    case PType::Scalar: return !is_tensor(o) && is_number(o);
+    case PType::Int: return !is_tensor(o) && is_int_like(o) && !PyBool_Check(o);
     case PType::IntList: {
-      if (is_int_like(o) && !PyBool_Check(o)) return true;
+      if (is_int_like(o) && !PyBool_Check(o)) return p.single_int && !is_tensor(o);
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
       for (Py_ssize_t i = 0; i < n; ++i)
@@ -318,6 +322,18 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     if (!type_ok(p, o)) {
       *why = name + "(): argument '" + p.name + "' (position " + std::to_string(i + 1 - (is_method_ ? 1 : 0)) +
              ") must be " + type_label(p.type) + ", not " + type_name_of(o);
+      return false;
+    }
+  }
+  if (!all_numbers_ && !is_method_) {
+    bool any_number_param = false, any_tensor = false;
+    for (size_t i = 0; i < np; ++i) {
+      if (params_[i].type != PType::Tensor || !A.obj[i] || A.obj[i] == Py_None) continue;
+      any_number_param |= params_[i].numbers;
+      any_tensor |= is_tensor(A.obj[i]);
+    }
+    if (any_number_param && !any_tensor) {
+      *why = name + "(): expected at least one Tensor argument, got only numbers";
       return false;
     }
   }

@@ -23,6 +23,8 @@ struct Param {
   bool has_default = false;
   bool default_none = false;
   bool varargs = false;  // int[] that may be given as separate positional ints
+  bool numbers = false;  // Tensor that also accepts a Python number (wrapped as 0-d)
+  bool single_int = false;  // int[N]: a bare int stands for a list (int[] needs a sequence)
   std::string name;
   PyObject* py_name = nullptr;  // interned
   // Parsed default value.
@@ -47,7 +49,10 @@ struct ParsedArgs {
 
 class Signature {
  public:
-  Signature(const char* schema, bool is_method, bool wrap_numbers);
+  // number_mask: bit i set = Tensor parameter i accepts a Python number.
+  // all_numbers: a call with only numbers (add(5, 5)) is fine; otherwise one
+  // Tensor argument must be a real tensor, as PyTorch's overloads demand.
+  Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false);
 
   // Fill A from the call; returns false (with a reason) when this overload doesn't match.
   bool match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
@@ -84,7 +89,7 @@ class Signature {
   std::vector<Param> params_;
   int npositional_ = 0;
   bool is_method_ = false;
-  bool wrap_ = false;
+  bool all_numbers_ = false;
 };
 
 // Try each overload in order; raise TypeError listing them if none matches.

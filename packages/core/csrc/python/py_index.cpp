@@ -2,7 +2,7 @@
 // Ellipsis, bools): they produce views. Advanced indexing is the indexing issue's.
 #include "arg_parser.h"
 #include "ops.h"
-#include "../ops/inplace_check.h"
+#include "../ops/checks.h"
 #include "../iter/elementwise_iter.h"
 #include "py_tensor.h"
 

@@ -43,9 +43,6 @@ class Tensor(_C.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
 
-    def __reversed__(self) -> Tensor:
-        return self.flip(0) if hasattr(self, "flip") else _C.stack(list(self)[::-1])
-
     def __contains__(self, element: Any) -> bool:
         return bool((self == element).any().item())
 

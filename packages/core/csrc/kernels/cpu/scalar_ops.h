@@ -76,7 +76,7 @@ inline T round_decimals(T x, T decimals) {
 template <class T>
 inline T sign_(T x) {
   if constexpr (std::is_same_v<T, bool>) return x;
-  else if constexpr (is_fp<T>) return x != x ? x : static_cast<T>((T(0) < x) - (x < T(0)));
+  else if constexpr (is_fp<T>) return static_cast<T>((T(0) < x) - (x < T(0)));  // sign(nan) = 0
   else if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x > 0);
   else return static_cast<T>((T(0) < x) - (x < T(0)));
 }
@@ -111,14 +111,15 @@ inline T clamp_max_(T x, T hi) {
   else return x > hi ? hi : x;
 }
 
-[[noreturn]] inline void zero_division() { fail(ErrorKind::Runtime, "ZeroDivisionError"); }
+// Integer division by zero never reaches a kernel: check_int_divisor raises first.
+// Kernels must not throw (they run inside OpenMP loops), so they just avoid the trap.
 
 template <class T>
 inline T div_trunc(T a, T b) {
   if constexpr (is_fp<T>) {
     return std::trunc(a / b);
   } else {
-    if (b == 0) zero_division();
+    if (b == 0) return T(0);
     if constexpr (std::is_signed_v<T>)
       if (b == T(-1)) return static_cast<T>(T(0) - a);  // avoids INT_MIN / -1 overflow
     return static_cast<T>(a / b);
@@ -137,7 +138,7 @@ inline T div_floor(T a, T b) {
     if (div - fl > T(0.5)) fl += T(1);
     return fl;
   } else {
-    if (b == 0) zero_division();
+    if (b == 0) return T(0);
     if constexpr (std::is_signed_v<T>) {
       if (b == T(-1)) return static_cast<T>(T(0) - a);
       T q = static_cast<T>(a / b);
@@ -155,7 +156,7 @@ inline T remainder_(T a, T b) {
     if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
     return m;
   } else {
-    if (b == 0) zero_division();
+    if (b == 0) return T(0);
     if constexpr (std::is_signed_v<T>) {
       if (b == T(-1)) return T(0);
       T m = static_cast<T>(a % b);
@@ -171,7 +172,7 @@ inline T fmod_(T a, T b) {
   if constexpr (is_fp<T>) {
     return std::fmod(a, b);
   } else {
-    if (b == 0) zero_division();
+    if (b == 0) return T(0);
     if constexpr (std::is_signed_v<T>)
       if (b == T(-1)) return T(0);
     return static_cast<T>(a % b);
@@ -180,9 +181,7 @@ inline T fmod_(T a, T b) {
 template <class T>
 inline T pow_(T a, T b) {
   if constexpr (is_fp<T>) {
-    if (b == T(2)) return a * a;
-    if (b == T(0.5)) return std::sqrt(a);
-    return std::pow(a, b);
+    return std::pow(a, b);  // the op body routes scalar 2 and 0.5 to square / sqrt
   } else {
     // Integer power by squaring; negative exponents follow C semantics.
     if constexpr (std::is_signed_v<T>) {

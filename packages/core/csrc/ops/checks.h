@@ -1,5 +1,5 @@
-// Checks every in-place op runs before writing (autograd adds its leaf and
-// view rules here in the autograd issue).
+// Argument checks shared by op bodies: in-place targets (autograd adds its
+// leaf and view rules here), alpha, integer divisors.
 #pragma once
 #include "../core/tensor.h"
 
@@ -10,6 +10,11 @@ inline void check_inplace(const Tensor& self, const char* name) {
   EMBER_CHECK(!self.impl()->is_inference,
               "Inplace update to inference tensor outside InferenceMode is not allowed.");
 }
+
+// PyTorch's rules for the alpha of add/sub.
+void check_alpha(ScalarType result, const Scalar& alpha);
+// Integer division by zero raises before any kernel runs (kernels never throw).
+void check_int_divisor(ScalarType compute, const Tensor& divisor);
 
 // Factories with requires_grad=True.
 void apply_requires_grad(const Tensor& t, bool requires_grad);

@@ -93,6 +93,15 @@ void check_out_dtype(const Tensor& out, ScalarType want) {
               c_type_name(out.dtype()), " instead");
 }
 
+Tensor to_out(Tensor r, const Tensor* out) {
+  if (!out) return r;
+  check_out_dtype(*out, r.dtype());
+  resize_out(*out, r.sizes());
+  copy_into(*out, r);
+  out->bump_version();
+  return *out;
+}
+
 Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(a.dim() == 2, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
@@ -101,12 +110,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   check_same_dtype(a, b);
   Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
   gemm(a, b, c, 1.0, 0.0);
-  if (!out) return c;
-  check_out_dtype(*out, c.dtype());
-  resize_out(*out, c.sizes());
-  copy_into(*out, c);
-  out->bump_version();
-  return *out;
+  return to_out(c, out);
 }
 
 Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
@@ -119,28 +123,12 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   check_same_dtype(a, b);
   Tensor c = empty({B, M, N}, a.dtype());
   for (int64_t i = 0; i < B; ++i) {
-    int64_t idx[] = {i};
-    (void)idx;
     Tensor ai = make_view(a, {M, K}, {a.strides()[1], a.strides()[2]}, a.offset() + i * a.strides()[0]);
     Tensor bi = make_view(b, {K, N}, {b.strides()[1], b.strides()[2]}, b.offset() + i * b.strides()[0]);
     Tensor ci = make_view(c, {M, N}, {N, 1}, i * M * N);
     gemm(ai, bi, ci, 1.0, 0.0);
   }
-  if (!out) return c;
-  check_out_dtype(*out, c.dtype());
-  resize_out(*out, c.sizes());
-  copy_into(*out, c);
-  out->bump_version();
-  return *out;
-}
-
-Tensor to_out(Tensor r, const Tensor* out) {
-  if (!out) return r;
-  check_out_dtype(*out, r.dtype());
-  resize_out(*out, r.sizes());
-  copy_into(*out, r);
-  out->bump_version();
-  return *out;
+  return to_out(c, out);
 }
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {

@@ -71,15 +71,19 @@ def asan(session: nox.Session) -> None:
     """Build the core with AddressSanitizer + UBSan and run the core tests under it."""
     install_core(session, cmake_args="-DEMBER_SANITIZE=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo")
     session.install(*TEST_DEPS, TORCH)
-    libasan = session.run("g++", "-print-file-name=libasan.so", silent=True, external=True).strip()
+    def lib(name: str) -> str:
+        return session.run("g++", f"-print-file-name={name}", silent=True, external=True).strip()
+
     env = {
-        "LD_PRELOAD": libasan,
+        # libstdc++ must be loaded at start-up too, or ASan cannot intercept C++ throws
+        # (Python itself does not link it; torch's exceptions would then abort).
+        "LD_PRELOAD": f"{lib('libasan.so')} {lib('libstdc++.so.6')}",
         # CPython itself leaks by design at exit; leaks are not what this session checks.
         "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=1",
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
     }
     targets = session.posargs or ["packages/core/tests"]
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "-x", *targets, env=env)
+    session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", "-x", *targets, env=env)
 
 
 @nox.session

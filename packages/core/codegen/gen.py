@@ -138,7 +138,9 @@ def gen_kernels(kernels: dict) -> str:
         out.append(f"template <class T> struct {name}_fn {{")
         if fields:
             out.append(f"  {fields}")
-        out.append(f"  auto operator()({args[k['arity']]}) const {{ return {k['body']}; }}")
+        # always_inline: in a file this large GCC otherwise calls the functor per
+        # element, and the simd loop around it cannot vectorise.
+        out.append(f"  EMBER_VEC_INLINE auto operator()({args[k['arity']]}) const {{ return {k['body']}; }}")
         out.append("};")
     out.append("}  // namespace")
     out.append("")

@@ -32,7 +32,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   const char* p = raw();
   switch (dtype()) {
-    case ScalarType::Bool: return Scalar(*reinterpret_cast<const bool*>(p));
+    case ScalarType::Bool: return Scalar(*reinterpret_cast<const uint8_t*>(p) != 0);
     case ScalarType::UInt8: return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));
     case ScalarType::Int8: return Scalar(int64_t(*reinterpret_cast<const int8_t*>(p)));
     case ScalarType::Int16: return Scalar(int64_t(*reinterpret_cast<const int16_t*>(p)));

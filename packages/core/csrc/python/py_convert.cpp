@@ -89,7 +89,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
 namespace {
 PyObject* element(const char* p, ScalarType dt) {
   switch (dt) {
-    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
+    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const uint8_t*>(p) != 0);  // any byte, not UB
     case ScalarType::UInt8: return PyLong_FromLong(*reinterpret_cast<const uint8_t*>(p));
     case ScalarType::Int8: return PyLong_FromLong(*reinterpret_cast<const int8_t*>(p));
     case ScalarType::Int16: return PyLong_FromLong(*reinterpret_cast<const int16_t*>(p));

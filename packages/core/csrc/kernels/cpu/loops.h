@@ -6,17 +6,21 @@
 
 #include "../../core/scalar_type.h"
 
+#ifndef EMBER_VEC_INLINE
+#define EMBER_VEC_INLINE inline __attribute__((always_inline))
+#endif
+
 namespace ember::cpu {
 // Internal linkage: this header is compiled once per CPU capability (see
 // dispatch.cpp), so its functions must not merge across those builds.
 namespace {
 
 template <class T>
-inline opmath_t<T> ld(const char* p) {
+EMBER_VEC_INLINE opmath_t<T> ld(const char* p) {
   return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p));
 }
 template <class T, class V>
-inline void st(char* p, V v) {
+EMBER_VEC_INLINE void st(char* p, V v) {
   *reinterpret_cast<T*>(p) = static_cast<T>(v);
 }
 

@@ -1090,7 +1090,8 @@ def addmm_builder(op: dict) -> list:
 # ============================================================================================
 
 BUILDERS = {
-    "round": round_builder, "round.decimals": round_builder, "clamp": clamp_builder, "clamp.Tensor": clamp_tensor_builder,
+    "round": round_builder, "round.decimals": round_builder, "clamp": clamp_builder,
+    "clamp.Tensor": clamp_tensor_builder,
     "clamp_min": clamp_scalar_builder, "clamp_max": clamp_scalar_builder,
     "sub": sub_builder, "rsub": sub_builder, "div": div_builder, "pow": pow_builder,
     "isclose": isclose_builder, "allclose": isclose_builder, "equal": equal_builder,

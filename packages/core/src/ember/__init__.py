@@ -21,7 +21,7 @@ from ember._siblings import import_sibling as _import_sibling  # noqa: E402
 from ember._siblings import install_finder as _install_finder  # noqa: E402
 from ember._size import Size  # noqa: E402
 from ember._tensor import Tensor  # noqa: E402
-from ember.version import __version__  # noqa: E402
+from ember.version import __version__  # noqa: E402, F401  (public)
 
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)

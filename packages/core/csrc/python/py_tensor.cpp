@@ -111,16 +111,13 @@ static void tensor_dealloc(PyObject* self) {
 #define SELF (unpack(self))
 
 static PyObject* make_size(IntArrayRef s) {
-  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(s.size()));
-  if (!tup) throw python_error();
-  for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
-  if (!g_size_class) return tup;
-  PyObject* args = PyTuple_Pack(1, tup);
-  Py_DECREF(tup);
-  PyObject* r = reinterpret_cast<PyTypeObject*>(g_size_class)->tp_new(
-      reinterpret_cast<PyTypeObject*>(g_size_class), args, nullptr);
-  Py_DECREF(args);
+  // ember.Size is a tuple subclass with no extra state: allocate it directly
+  // and fill the items, rather than building a tuple and calling Size(...).
+  auto n = static_cast<Py_ssize_t>(s.size());
+  PyTypeObject* cls = g_size_class ? reinterpret_cast<PyTypeObject*>(g_size_class) : &PyTuple_Type;
+  PyObject* r = cls == &PyTuple_Type ? PyTuple_New(n) : cls->tp_alloc(cls, n);
   if (!r) throw python_error();
+  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(r, i, PyLong_FromLongLong(s[i]));
   return r;
 }
 

@@ -11,10 +11,7 @@ Kept fast (the whole file well under 60 s): small tensors, ``max_examples`` per 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,25 +19,11 @@ import pytest
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
 
+import parity_inputs as H  # noqa: E402  (registered by conftest.py)
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import ember  # noqa: E402
-
-
-def _load_helper() -> Any:
-    # --import-mode=importlib: tests/ is not on sys.path, so load the sibling module by path.
-    name = "ember_tests_parity_inputs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(
-            "parity_inputs.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-H = _load_helper()
 
 SETTINGS = settings(max_examples=120, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -23,33 +23,18 @@ rarely, a PyTorch quirk -- see the report that accompanies this file).
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+import parity_inputs as H  # noqa: E402  (registered by conftest.py)
+
 import ember  # noqa: E402
 from ember._op_list import OPS  # noqa: E402
 
-
-def _load_helper() -> Any:
-    # --import-mode=importlib: tests/ is not on sys.path, so load the sibling module by path.
-    name = "ember_tests_parity_inputs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(
-            "parity_inputs.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-H = _load_helper()
 T, DT, Case = H.T, H.DT, H.Case
 DTYPES, INT_DTYPES, FLOAT_DTYPES = H.DTYPES, H.INT_DTYPES, H.FLOAT_DTYPES
 

@@ -11,8 +11,6 @@ namespace ember {
 // Python numbers. A lower tier only matters when it brings a higher category
 // (bool < int < float), and then a Python float brings the default dtype.
 namespace {
-int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating(t) ? 2 : 1; }
-
 ScalarType combine(ScalarType higher, ScalarType lower) {
   if (higher == ScalarType::Undefined) return lower;
   if (lower == ScalarType::Undefined) return higher;
@@ -38,7 +36,6 @@ ScalarType result_type(const Tensor* const* ts, int n) {
       dim = promote_types(dim, dt);
     }
   }
-  (void)category;
   return combine(dim, combine(zero, wrapped));
 }
 
@@ -73,6 +70,10 @@ void check_cast(ScalarType result, ScalarType out) {
               " can't be cast to the desired output type ", legacy_name(out));
 }
 
+void check_out_exact(ScalarType out, ScalarType result) {
+  EMBER_CHECK(out == result, "Found dtype ", legacy_name(out), " but expected ", legacy_name(result));
+}
+
 ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs) {
   build(spec, inputs.begin(), static_cast<int>(inputs.size()));
 }
@@ -97,8 +98,7 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
   if (spec.out.defined()) {
     const Tensor& out = spec.out;
     if (spec.out_rule == OutRule::Exact && !spec.inplace)
-      EMBER_CHECK(out.dtype() == want, "Found dtype ", legacy_name(out.dtype()), " but expected ",
-                  legacy_name(want));
+      check_out_exact(out.dtype(), want);
     check_cast(want, out.dtype());
     if (spec.inplace) {
       EMBER_CHECK(out.sizes().equals(shape), "output with shape ", shape_str(out.sizes()),

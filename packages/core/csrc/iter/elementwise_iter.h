@@ -47,6 +47,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 void check_no_internal_overlap(const Tensor& t);
 // Raises PyTorch's "result type X can't be cast to the desired output type Y".
 void check_cast(ScalarType result, ScalarType out);
+// For ops whose out= must have exactly the result dtype ("Found dtype X but expected Y").
+void check_out_exact(ScalarType out, ScalarType result);
 
 class ElementwiseIter {
  public:

@@ -32,8 +32,7 @@ Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& ou
 // decimals on an integer tensor raises even when it is 0, as in PyTorch.
 static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::optional<int64_t> decimals) {
   if (out.defined() && !inplace)
-    EMBER_CHECK(out.dtype() == x.dtype(), "Found dtype ", legacy_name(out.dtype()), " but expected ",
-                legacy_name(x.dtype()));
+    check_out_exact(out.dtype(), x.dtype());
   if (decimals) EMBER_CHECK_NOTIMPL(x.is_floating(), "\"round_cpu\" not implemented for '", legacy_name(x.dtype()), "'");
   if (!decimals || *decimals == 0)
     return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
@@ -66,7 +65,7 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
   ScalarType rt = result_type(ts, 3);
   if (inplace) check_cast(rt, x.dtype());
   if (out.defined() && !inplace)
-    EMBER_CHECK(out.dtype() == rt, "Found dtype ", legacy_name(out.dtype()), " but expected ", legacy_name(rt));
+    check_out_exact(out.dtype(), rt);
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
   if (lo && hi)
     return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
@@ -225,7 +224,7 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   if (out.defined() && !inplace) {
     const Tensor* ts[] = {&a, &b, &w};
     ScalarType rt = result_type(ts, 3);
-    EMBER_CHECK(out.dtype() == rt, "Found dtype ", legacy_name(rt), " but expected ", legacy_name(out.dtype()));
+    check_out_exact(out.dtype(), rt);
   }
   EMBER_CHECK(a.dtype() == b.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `end` but got dtype ",
               c_type_name(b.dtype()));

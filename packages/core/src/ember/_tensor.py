@@ -87,7 +87,7 @@ class Tensor(_C.TensorBase):
             _no_cuda()
         r = self
         if dtype is not None and dtype != self.dtype:
-            r = _C._to_copy(self, dtype) if hasattr(_C, "_to_copy") else self._cast(dtype)
+            r = self._cast(dtype)
         elif copy:
             r = self.clone()
         if memory_format is not None and memory_format != _C.preserve_format:

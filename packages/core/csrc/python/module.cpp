@@ -178,6 +178,9 @@ PYBIND11_MODULE(_C, m) {
   m.attr("_ABI_VERSION") = kAbiVersion;
   init_types(mod);
   init_tensor_type(mod);
+  init_storage(mod);
+  init_dlpack(mod);
+  init_random(mod);
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
 

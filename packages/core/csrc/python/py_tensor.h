@@ -31,6 +31,9 @@ PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initia
 PyObject* wrap_as(PyTypeObject* cls, Tensor t);
 
 void init_tensor_type(PyObject* module);
+void init_storage(PyObject* module);  // py_storage.cpp
+void init_dlpack(PyObject* module);   // py_dlpack.cpp
+void init_random(PyObject* module);   // py_random.cpp
 PyMethodDef* generated_functions();
 PyMethodDef* generated_methods();
 

@@ -168,3 +168,19 @@ class Tensor(_C.TensorBase):
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
         return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    # Storage sharing. The policy (how shared memory is made and passed between
+    # processes) lives in ember.multiprocessing; the core only swaps storages.
+    def set_(self, source: Tensor) -> Tensor:
+        """Make this tensor an alias of ``source``'s storage, sizes and strides."""
+        return _C._set_(self, source)
+
+    def is_shared(self) -> bool:
+        """Whether the storage lives in shared memory (see ``share_memory_``)."""
+        return _C._storage_info(self)[3]
+
+    def share_memory_(self) -> Tensor:
+        """Move the storage into shared memory, in place (no-op if already shared)."""
+        from ember.multiprocessing._shared_memory import share_memory_
+
+        return share_memory_(self)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ember._lib import _C
+from ember._tensor_dlpack import DLPackMethods
+from ember._tensor_random import RandomMethods
 
 _LEGACY_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor",
@@ -21,7 +23,7 @@ def _no_cuda() -> Any:
     raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
 
 
-class Tensor(_C.TensorBase):
+class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
     __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor

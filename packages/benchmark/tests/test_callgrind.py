@@ -112,7 +112,8 @@ def test_instruction_counts_stable_across_runs() -> None:
     (second,) = timer.collect_callgrind(number=50, repeats=1, collect_baseline=False)
     assert isinstance(first, CallgrindStats) and first.number_per_run == 50
     a, b = first.counts(denoise=True), second.counts(denoise=True)
-    assert abs(a - b) <= 0.001 * a  # two processes, the same instruction count
+    # Two processes: the same count to well under 1% (hash seeds and allocator state vary).
+    assert abs(a - b) <= 0.01 * a
     # The statement costs far more than the empty-statement baseline, and the baseline was collected.
     assert first.baseline_exclusive_stats.sum() > 0 and a > 5 * first.baseline_exclusive_stats.sum()
     assert second.baseline_exclusive_stats.sum() == 0

@@ -584,15 +584,6 @@ def eye_builder(op: dict) -> list:
     return cs
 
 
-def random_builder(op: dict) -> list:
-    cs = []  # values are random: dtype / shape only (and errors)
-    for size in [((2, 3),), (2, 3), ((),), ((0,),), (4,), ((-1,),)]:
-        cs.append(C(f"size{size_id(size)}", *size, meta=True))
-    for dt in DTYPES:
-        cs.append(C(f"dtype-{dt}", 2, 3, dtype=DT(dt), meta=True))
-    return cs
-
-
 def fill_builder(op: dict) -> list:
     cs = []
     for dt in DTYPES:
@@ -1099,7 +1090,6 @@ BUILDERS = {
     "matmul": linalg_binary_builder, "mm": linalg_binary_builder, "bmm": linalg_binary_builder,
     "mv": linalg_binary_builder, "dot": linalg_binary_builder, "outer": linalg_binary_builder,
     "addmm": addmm_builder, "baddbmm": addmm_builder,
-    "rand": random_builder, "randn": random_builder,
     "square": pointwise_builder, "lerp": pointwise_builder, "where.method": where_builder,
     "clamp_min.Tensor": lambda op: binary_cases(op["name"], False),
     "clamp_max.Tensor": lambda op: binary_cases(op["name"], False),
@@ -1110,7 +1100,6 @@ BUILDERS = {
 REDUCTIONS = {"sum", "nansum", "mean", "nanmean", "prod", "max", "min", "amax", "amin",
               "aminmax", "argmax", "argmin", "all", "any", "count_nonzero", "var", "std",
               "var_mean", "std_mean", "logsumexp", "norm", "vector_norm"}
-RANDOM_OPS = {"rand", "randn"}
 OUT_KINDS = ["same", "float64", "int64", "bool", "empty", "wrong-shape"]
 
 

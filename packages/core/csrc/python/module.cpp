@@ -14,7 +14,6 @@
 namespace py = pybind11;
 
 namespace ember {
-void manual_seed(uint64_t seed);
 bool cuda_is_compiled();
 }  // namespace ember
 
@@ -79,6 +78,8 @@ PyObject* from_buffer(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   void* ptr = PyLong_AsVoidPtr(args[0]);
   size_t nbytes = PyLong_AsSize_t(args[1]);
   if (PyErr_Occurred()) throw python_error();
+  EMBER_CHECK_TYPE((PyList_Check(args[2]) || PyTuple_Check(args[2])) && (PyList_Check(args[3]) || PyTuple_Check(args[3])),
+                   "_from_buffer: sizes and strides must be lists or tuples");
   DimVector sizes, strides;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(args[2]); ++i)
     sizes.push_back(to_int64(PySequence_Fast_GET_ITEM(args[2], i)));
@@ -140,13 +141,6 @@ PyObject* can_cast_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return PyBool_FromLong(can_cast(parse_dtype(args[0]), parse_dtype(args[1])));
   EMBER_PY_CATCH
 }
-PyObject* manual_seed_py(PyObject*, PyObject* seed) {
-  EMBER_PY_TRY
-  Scalar s = to_scalar(seed);
-  manual_seed(static_cast<uint64_t>(s.to_int()));
-  Py_RETURN_NONE;
-  EMBER_PY_CATCH
-}
 
 PyMethodDef handwritten_functions[] = {
     {"_set_tensor_class", set_tensor_class, METH_O, nullptr},
@@ -158,7 +152,6 @@ PyMethodDef handwritten_functions[] = {
     {"promote_types", (PyCFunction)(void (*)())promote_types_py, METH_FASTCALL, nullptr},
     {"result_type", (PyCFunction)(void (*)())result_type_py, METH_FASTCALL, nullptr},
     {"can_cast", (PyCFunction)(void (*)())can_cast_py, METH_FASTCALL, nullptr},
-    {"_manual_seed", manual_seed_py, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 void* gil_release() { return PyEval_SaveThread(); }

@@ -30,8 +30,12 @@ PyObject* dtype_to_real(PyObject* self, PyObject*) {
   Py_INCREF(self);
   return self;
 }
+// Pickles name ember._C._unpickle_constant directly: a bare name would make pickle
+// search every module for the object (slow) and find torch's twin first.
+PyObject* g_unpickle_constant = nullptr;
+PyObject* g_unpickle_device = nullptr;
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
-  return PyUnicode_FromString(dtype_name(st_of(self)));  // pickled as the module attribute
+  return Py_BuildValue("(O(s))", g_unpickle_constant, dtype_name(st_of(self)));
 }
 PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating, nullptr, nullptr, nullptr},
@@ -122,7 +126,7 @@ PyObject* device_reduce(PyObject* self, PyObject*) {
   Device d = dev_of(self);
   PyObject* args = d.index < 0 ? Py_BuildValue("(s)", d.is_cpu() ? "cpu" : "cuda")
                                : Py_BuildValue("(si)", d.is_cpu() ? "cpu" : "cuda", int(d.index));
-  return Py_BuildValue("(ON)", reinterpret_cast<PyObject*>(DeviceType), args);
+  return Py_BuildValue("(ON)", g_unpickle_device, args);
 }
 PyGetSetDef device_getset[] = {{"type", device_type, nullptr, nullptr, nullptr},
                                {"index", device_index, nullptr, nullptr, nullptr},
@@ -135,8 +139,17 @@ PyObject* enum_repr(PyObject* self) {
   return PyUnicode_FromFormat("torch.%s", reinterpret_cast<PyEnumConst*>(self)->name);
 }
 PyObject* enum_reduce(PyObject* self, PyObject*) {
-  return PyUnicode_FromString(reinterpret_cast<PyEnumConst*>(self)->name);
+  return Py_BuildValue("(O(s))", g_unpickle_constant, reinterpret_cast<PyEnumConst*>(self)->name);
 }
+
+PyObject* g_module = nullptr;
+PyObject* unpickle_constant(PyObject*, PyObject* name) { return PyObject_GetAttr(g_module, name); }
+PyObject* unpickle_device(PyObject*, PyObject* args) {
+  return PyObject_Call(reinterpret_cast<PyObject*>(DeviceType), args, nullptr);
+}
+PyMethodDef unpickle_defs[] = {{"_unpickle_constant", unpickle_constant, METH_O, nullptr},
+                               {"_unpickle_device", unpickle_device, METH_VARARGS, nullptr},
+                               {nullptr, nullptr, 0, nullptr}};
 PyMethodDef enum_methods[] = {{"__reduce__", enum_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 PyTypeObject* make_type(const char* name, size_t size, reprfunc repr) {
@@ -194,6 +207,10 @@ ScalarType parse_dtype(PyObject* o) {
 }
 
 void init_types(PyObject* m) {
+  g_module = m;
+  if (PyModule_AddFunctions(m, unpickle_defs) < 0) throw python_error();
+  g_unpickle_constant = PyObject_GetAttrString(m, "_unpickle_constant");
+  g_unpickle_device = PyObject_GetAttrString(m, "_unpickle_device");
   DtypeType = make_type("torch.dtype", sizeof(PyDtype), dtype_repr);
   DtypeType->tp_getset = dtype_getset;
   DtypeType->tp_methods = dtype_methods;

@@ -37,6 +37,12 @@ globals().update(
     {k: v for k, v in vars(_C).items() if not k.startswith("_") and k not in ("TensorBase",)}
 )
 
+# Random numbers: Generator, default_generator and the samplers (rand, randint, normal, ...)
+# come from _C above; seeding and state live in ember.random.
+from ember import random  # noqa: E402, F401
+from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
+
+
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """Construct a tensor by copying ``data`` (nested sequences, numbers, arrays, tensors)."""
@@ -114,13 +120,6 @@ def typename(obj: _Any) -> str:
     return type(obj).__qualname__ if module in ("builtins", None) else f"{module}.{type(obj).__qualname__}"
 
 
-def manual_seed(seed: int) -> None:
-    """Seed the default random number generator."""
-    if not -(2**63) <= _builtins.int(seed) < 2**64:
-        raise ValueError(f"Overflow when unpacking long: {seed}")
-    _C._manual_seed(_builtins.int(seed) % 2**64)
-
-
 def broadcast_shapes(*shapes: _Any) -> Size:
     """The shape that ``shapes`` broadcast to (PyTorch's rules)."""
     result: list[int] = []
@@ -152,11 +151,36 @@ def get_default_device() -> device:
     return _C.device("cpu")
 
 
+# save/load/from_dlpack import their machinery (zipfile, pickle, ...) on first call.
+def save(obj: _Any, f: _Any, pickle_module: _Any = None, pickle_protocol: _builtins.int = 2,
+         _use_new_zipfile_serialization: _builtins.bool = True,
+         _disable_byteorder_record: _builtins.bool = False) -> None:
+    """Save ``obj`` to a path or binary file in PyTorch's zip format (see ``ember.serialization``)."""
+    from ember.serialization import save as _save
+
+    _save(obj, f, pickle_module, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record)
+
+
+def load(f: _Any, map_location: _Any = None, pickle_module: _Any = None, *,
+         weights_only: _Any = None, mmap: _Any = None, **pickle_load_args: _Any) -> _Any:
+    """Load an object saved by ``ember.save`` or ``torch.save`` (``weights_only=True`` by default)."""
+    from ember.serialization import load as _load
+
+    return _load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap, **pickle_load_args)
+
+
+def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> Tensor:
+    """A tensor sharing memory with ``ext_tensor`` (any ``__dlpack__`` producer, or a capsule)."""
+    from ember.utils.dlpack import from_dlpack as _from_dlpack
+
+    return _from_dlpack(ext_tensor, device=device, copy=copy)
+
+
 def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg"):
+    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

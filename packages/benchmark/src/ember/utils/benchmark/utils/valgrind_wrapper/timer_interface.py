@@ -209,7 +209,8 @@ def _serialization_of(value: Any) -> Serialization | None:
     if isinstance(value, (str, bytes, bool, int, float, complex)):
         return Serialization.PICKLE
     nn = _ember_nn()
-    if nn is not None and isinstance(value, nn.Module):
+    module = getattr(nn, "Module", None)  # ember-nn may be installed before it has Module
+    if module is not None and isinstance(value, module):
         return Serialization.MODULE
     return None
 

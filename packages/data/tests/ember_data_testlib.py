@@ -1,0 +1,205 @@
+"""Datasets and helpers shared by the DataLoader tests (importable by worker processes)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from typing import Any
+
+import ember
+from ember.utils.data import Dataset, IterableDataset, get_worker_info
+
+
+class RangeDataset(Dataset):
+    """Item i is i (a map-style dataset with a length)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __getitem__(self, i: int) -> int:
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return i
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class InfoDataset(Dataset):
+    """Item i: (i, worker id, worker seed, ember.initial_seed(), random.random(),
+    numpy random, ember threads, pid)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        import numpy as np
+
+        info = get_worker_info()
+        wid = -1 if info is None else info.id
+        seed = -1 if info is None else info.seed
+        initial = ember.initial_seed() if hasattr(ember, "initial_seed") else -1
+        return (i, wid, seed, initial, random.random(), float(np.random.rand()), ember.get_num_threads(),
+                os.getpid())
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class TensorItems(Dataset):
+    """Item i is a float32 tensor of `shape` filled with i."""
+
+    def __init__(self, n: int, shape: tuple[int, ...] = (3,)) -> None:
+        self.n, self.shape = n, shape
+
+    def __getitem__(self, i: int) -> Any:
+        return ember.full(self.shape, float(i))
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class FailingDataset(Dataset):
+    """Raises `exc` for item `bad`."""
+
+    def __init__(self, n: int, bad: int, exc: BaseException) -> None:
+        self.n, self.bad, self.exc = n, bad, exc
+
+    def __getitem__(self, i: int) -> int:
+        if i == self.bad:
+            raise self.exc
+        return i
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class SuicideDataset(Dataset):
+    """A worker that loads item `bad` kills itself with `sig`."""
+
+    def __init__(self, n: int, bad: int, sig: int = signal.SIGKILL) -> None:
+        self.n, self.bad, self.sig = n, bad, sig
+        self.owner = os.getpid()
+
+    def __getitem__(self, i: int) -> int:
+        if i == self.bad and os.getpid() != self.owner:
+            import faulthandler
+
+            faulthandler.disable()  # no crash report from the test runner's handler
+            os.kill(os.getpid(), self.sig)
+            time.sleep(10)
+        return i
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class SlowDataset(Dataset):
+    """Sleeps `delay` seconds per item (in worker processes only, of any library)."""
+
+    def __init__(self, n: int, delay: float) -> None:
+        self.n, self.delay = n, delay
+        self.owner = os.getpid()
+
+    def __getitem__(self, i: int) -> int:
+        if os.getpid() != self.owner:
+            time.sleep(self.delay)
+        return i
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class StreamDataset(IterableDataset):
+    """Yields start..end-1; shards between workers when `shard` is set."""
+
+    def __init__(self, start: int, end: int, shard: bool = True) -> None:
+        self.start, self.end, self.shard = start, end, shard
+
+    def __iter__(self) -> Any:
+        info = get_worker_info()
+        if not self.shard or info is None:
+            return iter(range(self.start, self.end))
+        per = -(-(self.end - self.start) // info.num_workers)
+        lo = self.start + info.id * per
+        return iter(range(lo, min(lo + per, self.end)))
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+class NoLenStream(IterableDataset):
+    def __iter__(self) -> Any:
+        return iter(range(3))
+
+
+def record_worker_id(worker_id: int) -> None:
+    """A worker_init_fn: stores the id where the dataset can see it."""
+    os.environ["EMBER_TEST_WORKER_INIT"] = str(worker_id)
+
+
+class InitEnvDataset(Dataset):
+    def __getitem__(self, i: int) -> str:
+        return os.environ.get("EMBER_TEST_WORKER_INIT", "unset")
+
+    def __len__(self) -> int:
+        return 4
+
+
+def failing_init(worker_id: int) -> None:
+    raise ValueError(f"init failed in {worker_id}")
+
+
+def child_pids() -> set[int]:
+    """Live (non-zombie) child processes of this process, from /proc."""
+    me, out = os.getpid(), set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            out.add(int(entry))
+    return out
+
+
+def shm_entries() -> set[str]:
+    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+
+
+def shared_memory_fds() -> int:
+    """How many of this process's fds are shared-memory segments (memfd or /dev/shm)."""
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if "memfd:ember" in target or target.startswith("/dev/shm/"):
+            n += 1
+    return n
+
+
+def wait_until(pred: Any, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+class EmberOpsDataset(Dataset):
+    """Items computed with multi-threaded-size ember ops (elementwise and matmul)."""
+
+    def __getitem__(self, i: int) -> Any:
+        a = ember.full((512, 512), float(i))
+        return ((a + a).sum() + (a @ a)[0, 0]).reshape(1)
+
+    def __len__(self) -> int:
+        return 4

@@ -1088,6 +1088,8 @@ BUILDERS = {
     "linspace": linspace_builder, "logspace": linspace_builder, "eye": eye_builder,
     "fill_": fill_builder, "fill_.Tensor": fill_tensor_builder, "zero_": zero_builder,
     "copy_": copy_builder, "clone": clone_builder, "contiguous": layout_sweep_builder,
+    "_to_copy": lambda op: [C(f"{a}-{b}", T((3, 4), a), dtype=DT(b), ip=False)
+                            for a in ("float32", "int64", "bool") for b in ("float64", "int32", "float16")],
     "view": view_builder, "view.dtype": view_dtype_builder, "reshape": reshape_builder,
     "view_as": as_builder, "reshape_as": as_builder, "permute": permute_builder,
     "transpose": transpose_builder, "t": t_builder, "adjoint": adjoint_builder,

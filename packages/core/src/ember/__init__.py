@@ -152,11 +152,21 @@ def get_default_device() -> device:
     return _C.device("cpu")
 
 
+from ember.autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+
 def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg"):
+    if name in ("utils", "cuda", "linalg", "autograd"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

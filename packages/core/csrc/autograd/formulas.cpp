@@ -96,7 +96,7 @@ Tensor clamp_tensor_backward(const Tensor& grad, const Tensor& input, const Tens
   }
   if (which == 1) {
     Tensor mask = lt(input, min);
-    if (max.defined()) mask = logical_and(mask, le(min, max));
+    if (max.defined()) mask = logical_and(mask, lt(min, max));
     return mask_mul(grad, mask);
   }
   Tensor mask = gt(input, max);
@@ -115,8 +115,9 @@ Tensor div_backward_other(const Tensor& grad, const Tensor& input, const Tensor&
   return ag::neg(ag::div(ag::mul(grad, input), ag::mul(other, other), std::nullopt));
 }
 
-Tensor pow_backward_self(const Tensor& grad, const Tensor& input, const Tensor& exponent) {
+Tensor pow_backward_self(const Tensor& grad, const Tensor& input, const Tensor& exponent_) {
   // d/dx x^e = e * x^(e-1); zero where e == 0 (so 0^0 gives no inf * 0).
+  Tensor exponent = exponent_.dtype() == ScalarType::Bool ? _to_copy(exponent_, grad.dtype()) : exponent_;
   Tensor r = ag::mul(grad, ag::mul(exponent, ag::pow(input, ag::sub(exponent, num(1.0), kOne))));
   return mask_mul(r, ne(exponent, num(0.0)));
 }
@@ -129,15 +130,11 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& input, const Tens
 }
 
 Tensor max_min_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool is_max, bool self) {
-  const Tensor& a = self ? input : other;
-  const Tensor& b = self ? other : input;
-  Tensor half = scale(grad, 0.5);
-  Tensor wins = is_max ? gt(a, b) : lt(a, b);
-  Tensor r = ag::where(eq(a, b), half, mask_mul(grad, wins));
-  // NaN propagates: the NaN operand gets the gradient.
-  Tensor nan_a = isnan(a), nan_b = isnan(b);
-  r = ag::where(nan_a, grad, r);
-  return mask_mul(r, logical_or(nan_a, logical_not(nan_b)));
+  // PyTorch's rule: ties split the gradient; NaN comparisons are false, so both get it.
+  Tensor r = ag::where(eq(input, other), scale(grad, 0.5), grad);
+  bool input_loses = is_max == self;  // max/self: zero where input < other
+  Tensor lose = input_loses ? lt(input, other) : gt(input, other);
+  return mask_mul(r, logical_not(lose));
 }
 
 Tensor fmax_fmin_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool is_max, bool self) {
@@ -156,8 +153,9 @@ Tensor copysign_backward(const Tensor& grad, const Tensor& input, const Tensor& 
 }
 
 Tensor xlogy_backward_self(const Tensor& grad, const Tensor& input, const Tensor& other) {
-  Tensor nz = ne(input, num(0.0));
-  return mask_mul(ag::mul(grad, ag::log(other)), nz);
+  // xlogy(grad, other), zero where input == 0 and other <= 0 (PyTorch's rule).
+  Tensor zero = logical_and(eq(input, num(0.0)), le(other, num(0.0)));
+  return mask_mul(ag::xlogy(grad, other), logical_not(zero));
 }
 
 Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim) {
@@ -203,10 +201,18 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
     const scalar_t* px = xc.data<scalar_t>();
     scalar_t* po = oc.data<scalar_t>();
     for (int64_t row = 0; row < rows; ++row) {
+      const scalar_t* x = px + row * n;
+      int64_t zeros = 0;
+      for (int64_t j = 0; j < n; ++j) zeros += x[j] == scalar_t(0);
       for (int64_t i = 0; i < n; ++i) {
-        T p = T(1);
-        for (int64_t j = 0; j < n; ++j)
-          if (j != i) p *= static_cast<T>(px[row * n + j]);
+        // PyTorch's rule: two or more zeros give 0 everywhere; one zero gives the
+        // product of the others at the zero and 0 elsewhere.
+        T p = T(0);
+        if (zeros == 0 || (zeros == 1 && x[i] == scalar_t(0))) {
+          p = T(1);
+          for (int64_t j = 0; j < n; ++j)
+            if (j != i) p *= static_cast<T>(x[j]);
+        }
         po[row * n + i] = static_cast<scalar_t>(p);
       }
     }
@@ -214,6 +220,11 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   copy_(om, oc, false);
   Tensor others = dim ? out : reshape(out, input.sizes());
   return ag::mul(g, others);
+}
+
+// grad * mask / count, as PyTorch computes it (0 * inf gives NaN where count is 0).
+Tensor scale_by_count(const Tensor& g, const Tensor& mask, const Tensor& count) {
+  return ag::mul(ag::div(g, count, std::nullopt), mask);
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
@@ -227,10 +238,9 @@ Tensor amax_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   std::optional<IntArrayRef> dims = dim;
   Tensor r = unsqueeze_to(result, input.sizes(), dims, keepdim);
   Tensor g = unsqueeze_to(grad, input.sizes(), dims, keepdim);
-  Tensor mask = logical_or(eq(input, r), logical_and(isnan(input), isnan(r)));
-  Tensor count = sum(mask, dims ? std::optional<IntArrayRef>(reduced_dims(input.sizes(), dims)) : std::nullopt,
-                     true, grad.dtype());
-  return mask_mul(ag::expand(ag::div(g, count, std::nullopt), input.sizes(), false), mask);
+  Tensor mask = eq(input, r);
+  Tensor count = sum(mask, std::optional<IntArrayRef>(reduced_dims(input.sizes(), dims)), true, grad.dtype());
+  return scale_by_count(g, mask, count);
 }
 
 Tensor index_reduction_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& indices,
@@ -253,7 +263,7 @@ Tensor aminmax_backward(const TensorList& grads, const Tensor& input, const Tens
   for (int64_t i = 0; i < input.dim(); ++i) all.push_back(i);
   int64_t d = dim ? wrap_dim(*dim, std::max<int64_t>(input.dim(), 1)) : 0;
   IntArrayRef dims = dim ? IntArrayRef(&d, 1) : IntArrayRef(all);
-  bool kd = dim ? keepdim : false;
+  bool kd = keepdim;
   if (grads.size() > 0 && grads[0].defined()) out = amax_backward(grads[0], input, mn, dims, kd);
   if (grads.size() > 1 && grads[1].defined()) {
     Tensor b = amax_backward(grads[1], input, mx, dims, kd);
@@ -350,13 +360,20 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
     for (int64_t row = 0; row < rows; ++row) {
       const scalar_t* x = px + row * n;
       const scalar_t* g = pg + row * n;
+      int64_t z = n;  // the first zero: later elements cannot change any output
+      for (int64_t j = 0; j < n && z == n; ++j)
+        if (x[j] == scalar_t(0)) z = j;
       for (int64_t i = 0; i < n; ++i) {
         T acc = T(0), prefix = T(1);
-        for (int64_t j = 0; j < i; ++j) prefix *= static_cast<T>(x[j]);
-        T run = prefix;
-        for (int64_t k = i; k < n; ++k) {
-          if (k > i) run *= static_cast<T>(x[k]);
-          acc += static_cast<T>(g[k]) * run;
+        if (i <= z) {
+          for (int64_t j = 0; j < i; ++j) prefix *= static_cast<T>(x[j]);
+          T run = prefix;
+          // Outputs past the first zero hold it as a factor (unless i is that zero).
+          int64_t last = i < z ? z : n;
+          for (int64_t k = i; k < last; ++k) {
+            if (k > i) run *= static_cast<T>(x[k]);
+            acc += static_cast<T>(g[k]) * run;
+          }
         }
         po[row * n + i] = static_cast<scalar_t>(acc);
       }
@@ -368,6 +385,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
 }
 
 Tensor matmul_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool self) {
+  if (input.dim() == 1 && other.dim() == 1) return ag::mul(grad, self ? other : input);  // dot
   Tensor a = input.dim() == 1 ? ag::unsqueeze(input, 0) : input;
   Tensor b = other.dim() == 1 ? ag::unsqueeze(other, -1) : other;
   Tensor g = grad;

@@ -204,17 +204,15 @@ void node_dealloc(PyObject* self) {
 PyTypeObject* node_type(const char* name) {
   auto it = g_node_types.find(name);
   if (it != g_node_types.end()) return it->second;
-  static std::vector<std::string> names;  // PyType_Spec keeps the pointer
-  names.emplace_back(name);
+  // PyType_Spec keeps the pointer; a dotted name gives the type its __module__.
+  static std::vector<std::string> names;
+  names.emplace_back(std::string("torch.autograd.graph.") + name);
   PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(node_dealloc)}, {0, nullptr}};
   PyType_Spec spec{names.back().c_str(), sizeof(PyNodeObj), 0, Py_TPFLAGS_DEFAULT, slots};
   PyObject* bases = PyTuple_Pack(1, reinterpret_cast<PyObject*>(&NodeBaseType));
   PyObject* tp = PyType_FromSpecWithBases(&spec, bases);
   Py_DECREF(bases);
   if (!tp) throw python_error();
-  PyObject* mod = PyUnicode_FromString("torch.autograd.graph");
-  PyObject_SetAttrString(tp, "__module__", mod);  // heap types need one; PyTorch's nodes report this
-  Py_DECREF(mod);
   g_node_types[name] = reinterpret_cast<PyTypeObject*>(tp);
   return reinterpret_cast<PyTypeObject*>(tp);
 }
@@ -266,7 +264,7 @@ PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
 }
 
 PyObject* node_repr(PyObject* self) {
-  return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self);
+  return PyUnicode_FromFormat("<%s object at %p>", _PyType_Name(Py_TYPE(self)), self);
 }
 
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},

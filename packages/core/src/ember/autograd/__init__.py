@@ -7,6 +7,7 @@ from typing import Any, Sequence
 from ember._lib import _C
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from ember.autograd.function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from ember.autograd.gradcheck import gradcheck, gradgradcheck
 from ember.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -108,8 +109,6 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in ("functional", "graph", "gradcheck_module", "forward_ad", "profiler"):
+    if name in ("functional", "graph", "forward_ad", "profiler"):
         return importlib.import_module(f"ember.autograd.{name}")
-    if name in ("gradcheck", "gradgradcheck"):
-        return getattr(importlib.import_module("ember.autograd.gradcheck"), name)
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -34,28 +34,31 @@ def _numerical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], eps: fl
     import ember
 
     diff = _diff_inputs(inputs)
-    with ember.no_grad():
-        outs = _outputs(fn, inputs)
-        jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
-        for i, x in enumerate(diff):
-            flat = x.detach().view(-1) if x.is_contiguous() else None
-            for k in range(x.numel()):
-                target = flat if flat is not None else x.detach().reshape(-1)
-                orig = target[k].item()
-                target[k] = orig - eps
-                if flat is None:
-                    x.detach().copy_(target.view(x.shape))
-                lo = [o.detach().clone().reshape(-1) for o in _outputs(fn, inputs)]
-                target[k] = orig + eps
-                if flat is None:
-                    x.detach().copy_(target.view(x.shape))
-                hi = [o.detach().clone().reshape(-1) for o in _outputs(fn, inputs)]
-                target[k] = orig
-                if flat is None:
-                    x.detach().copy_(target.view(x.shape))
-                for j in range(len(outs)):
-                    jac[i][j][k] = (hi[j] - lo[j]) / (2 * eps)
+    # fn runs with grad mode as the caller has it (gradgradcheck's fn calls autograd.grad);
+    # the perturbations write through detached aliases, which autograd does not see.
+    outs = _outputs(fn, inputs)
+    jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
+    for i, x in enumerate(diff):
+        alias = x.detach()
+        for k in range(x.numel()):
+            idx = _unravel(k, tuple(x.shape))
+            orig = alias[idx].item()
+            alias[idx] = orig - eps
+            lo = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
+            alias[idx] = orig + eps
+            hi = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
+            alias[idx] = orig
+            for j in range(len(outs)):
+                jac[i][j][k] = (hi[j] - lo[j]) / (2 * eps)
     return jac
+
+
+def _unravel(k: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    idx = []
+    for s in reversed(shape):
+        idx.append(k % s)
+        k //= s
+    return tuple(reversed(idx))
 
 
 def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet_tol: float

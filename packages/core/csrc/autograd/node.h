@@ -80,7 +80,7 @@ struct AccumulateGrad final : Node {
   Tensor variable;
   explicit AccumulateGrad(Tensor v);
   ~AccumulateGrad() override;
-  const char* name() const override { return "AccumulateGrad"; }
+  const char* name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList& grads) override;
 };
 

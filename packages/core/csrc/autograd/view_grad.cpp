@@ -30,12 +30,67 @@ TensorList CopySlices::apply(TensorList& grads) {
   return out;
 }
 
+namespace {
+
+Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes);
+Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes);
+
+// The two directions of a strided view are each other's derivative, so
+// gradients through indexing stay differentiable to any order.
+struct ViewScatterBackward final : Node {  // derivative of scatter_to: take the view
+  Geometry base, view;
+  size_t bytes;
+  const char* name() const override { return "AsStridedScatterBackward0"; }
+  TensorList apply(TensorList& grads) override {
+    if (!grads[0].defined()) return TensorList(1);
+    return {view_of(grads[0], base, view, bytes)};
+  }
+};
+struct ViewGatherBackward final : Node {  // derivative of view_of: scatter back
+  Geometry base, view;
+  size_t bytes;
+  const char* name() const override { return "AsStridedBackward0"; }
+  TensorList apply(TensorList& grads) override {
+    if (!grads[0].defined()) return TensorList(1);
+    return {scatter_to(grads[0], base, view, bytes)};
+  }
+};
+
+template <class N>
+void record(const Tensor& in, const Tensor& out, const Geometry& base, const Geometry& view, size_t bytes) {
+  if (!GradMode::is_enabled() || !in.requires_grad()) return;
+  auto n = make_ref<N>();
+  n->base = base;
+  n->view = view;
+  n->bytes = bytes;
+  n->next_edges.push_back(gradient_edge(in));
+  set_history(out, n);
+}
+
+// g (view-shaped) written into zeros laid out like the base: base-shaped result.
+Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes) {
+  Tensor result = zeros_like_storage(base, bytes, g.dtype());
+  copy_(make_view(result, view.sizes, view.strides, view.offset), g, false);
+  result.impl()->base.reset();  // a fresh tensor, not a view for autograd's purposes
+  record<ViewScatterBackward>(g, result, base, view, bytes);
+  return result;
+}
+
+// The view region of g (base-shaped), as a new tensor.
+Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes) {
+  Tensor tmp = zeros_like_storage(base, bytes, g.dtype());
+  copy_(tmp, g, false);
+  Tensor out = clone(make_view(tmp, view.sizes, view.strides, view.offset), std::nullopt);
+  record<ViewGatherBackward>(g, out, base, view, bytes);
+  return out;
+}
+
+}  // namespace
+
 TensorList AsStridedBackward::apply(TensorList& grads) {
   TensorList out(1);
   if (!grads[0].defined()) return out;
-  Tensor result = zeros_like_storage(base, storage_bytes, grads[0].dtype());
-  copy_(make_view(result, view.sizes, view.strides, view.offset), grads[0], false);
-  out[0] = result;
+  out[0] = scatter_to(grads[0], base, view, storage_bytes);
   return out;
 }
 

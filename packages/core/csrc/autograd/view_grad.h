@@ -21,7 +21,7 @@ struct CopySlices final : Node {
   size_t storage_bytes;
   Ref<Node> fn;
   CopySlices(const Tensor& base_t, const Tensor& view_t, Ref<Node> f);
-  const char* name() const override { return "CopySlices"; }
+  const char* name() const override { return "torch::autograd::CopySlices"; }
   TensorList apply(TensorList& grads) override;
   void release_variables() override { fn->release_variables(); }
 };

@@ -206,7 +206,9 @@ PyTypeObject* node_type(const char* name) {
   if (it != g_node_types.end()) return it->second;
   // PyType_Spec keeps the pointer; a dotted name gives the type its __module__.
   static std::vector<std::string> names;
-  names.emplace_back(std::string("torch.autograd.graph.") + name);
+  std::string short_name(name);
+  if (short_name.rfind("torch::autograd::", 0) == 0) short_name = short_name.substr(17);  // class name
+  names.emplace_back(std::string("torch.autograd.graph.") + short_name);
   PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(node_dealloc)}, {0, nullptr}};
   PyType_Spec spec{names.back().c_str(), sizeof(PyNodeObj), 0, Py_TPFLAGS_DEFAULT, slots};
   PyObject* bases = PyTuple_Pack(1, reinterpret_cast<PyObject*>(&NodeBaseType));

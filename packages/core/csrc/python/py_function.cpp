@@ -33,7 +33,7 @@ struct PyFunctionNode final : Node {
   TensorList apply(TensorList& grads) override {
     PyObject* g = PyTuple_New(static_cast<Py_ssize_t>(grads.size()));
     for (size_t i = 0; i < grads.size(); ++i) PyTuple_SET_ITEM(g, i, wrap(grads[i]));
-    PyObject* r = PyObject_CallMethod(ctx, "_do_backward", "O", g);
+    PyObject* r = PyObject_CallMethod(ctx, "_do_backward", "(O)", g);
     Py_DECREF(g);
     if (!r) throw python_error();
     TensorList out;

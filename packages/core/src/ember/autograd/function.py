@@ -44,9 +44,9 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
-        saved = self.__dict__.get("_saved")
+        saved = getattr(self, "_saved", None)
         if saved is None:
-            if self.__dict__.get("_released"):
+            if getattr(self, "_released", False):
                 raise RuntimeError(
                     "Trying to backward through the graph a second time (or directly access saved tensors after "
                     "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -69,12 +69,12 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     saved_variables = saved_tensors
 
     def _release_saved(self) -> None:
-        self.__dict__.pop("_saved", None)
+        self._saved = None
         self._released = True
 
     def _do_backward(self, grads: tuple[Any, ...]) -> tuple[Any, ...]:
         fn = self._forward_cls
-        if self.__dict__.get("materialize_grads", True):
+        if getattr(self, "materialize_grads", True):
             metas = self._output_metas
             grads = tuple(g if g is not None or m is None else _C.zeros(m[0], dtype=m[1])
                           for g, m in zip(grads, metas))

@@ -1,13 +1,17 @@
-"""Run ember's side-by-side core benchmarks against torch (``nox -s bench``).
+"""Run ember's side-by-side benchmarks against torch (``nox -s bench``).
 
     python packages/benchmark/benchmarks/run.py [--json-dir DIR] [--filter PATTERN] [--quick]
-                                                [--libs torch,ember] [--list]
+                                                [--libs torch,ember] [--list] [--color]
 
-Every row is measured for the baseline (first library) and the candidate
-(second) in this one process and reported as a ratio.  Missed targets never
-fail the run; a statement that raises does (exit 1).  ``--libs torch,torch``
-(or ``EMBER_BENCH_LIBS=torch,torch``) runs torch against itself, which is how
-to develop the harness without ember: every ratio should come out near 1.0.
+Every ``suite_*.py`` next to this file is loaded (``suite_core.py`` first):
+each defines ``BENCHES`` (a list of ``harness.Bench``) and ``TITLES`` (suite
+key -> table heading).  Every row is measured for the baseline (first
+library) and the candidate (second) in this one process with
+``ember.utils.benchmark.Timer`` and shown in one Compare table per suite with
+the ratio, the target and the change since the previous run.  Missed targets
+never fail the run; a statement that raises does (exit 1).  ``--libs
+torch,torch`` runs torch against itself, which is how to check the harness:
+every ratio should come out near 1.0.
 """
 
 from __future__ import annotations
@@ -20,14 +24,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
-import harness
-import suite_core
-
-REPO_ROOT = Path(__file__).resolve().parents[3]  # packages/benchmark/benchmarks/run.py
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[2]  # packages/benchmark/benchmarks/run.py
 DEFAULT_LIBS = "torch,ember"
-PREFIX = "core"  # results file prefix: core-latest.json, core-YYYYmmdd-HHMMSS.json
+# Results file prefix: core-latest.json, core-YYYYmmdd-HHMMSS.json (the name predates the
+# other suites; kept so that earlier runs stay the baseline of the next one).
+PREFIX = "core"
 
 
 def die(msg: str) -> NoReturn:
@@ -51,15 +55,42 @@ def load_libs(names: Sequence[str]) -> dict[str, ModuleType]:
         except Exception as e:  # ImportError, or a broken build raising anything
             hint = ""
             if name == "ember":
-                hint = ("\n  Build/install the core into this environment first (`nox -s bench` does),"
-                        "\n  or check the harness alone with --libs torch,torch.")
+                hint = "\n  Build/install the core into this environment first (`nox -s bench` does)."
             die(f"cannot import {name!r}: {type(e).__name__}: {e}{hint}")
         libs[name if name not in libs else f"{name}#2"] = module
     return libs
 
 
+def load_suites(directory: Path) -> tuple[list[Any], dict[str, str], list[str]]:
+    """All rows and titles of the ``suite_*.py`` files in ``directory``; plus load errors.
+
+    A suite that fails to import is reported (and fails the run) without
+    keeping the other suites from running.
+    """
+    benches: list[Any] = []
+    titles: dict[str, str] = {}
+    errors: list[str] = []
+    files = sorted(directory.glob("suite_*.py"), key=lambda p: (p.name != "suite_core.py", p.name))
+    for path in files:
+        try:
+            module = importlib.import_module(path.stem)
+            rows = list(module.BENCHES)
+        except Exception as e:  # noqa: BLE001 - one broken suite must not hide the others
+            errors.append(f"{path.name}: {type(e).__name__}: {e}")
+            continue
+        benches.extend(rows)
+        titles.update(getattr(module, "TITLES", {}))
+    seen: dict[str, int] = {}
+    for b in benches:
+        seen[b.id] = seen.get(b.id, 0) + 1
+    duplicates = sorted(i for i, n in seen.items() if n > 1)
+    if duplicates:
+        die(f"benchmark ids must be unique across suites; repeated: {', '.join(duplicates)}")
+    return benches, titles, errors
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--json-dir", type=Path, default=REPO_ROOT / ".bench",
                    help="where to save results and find the previous run (default: <repo>/.bench)")
     p.add_argument("--filter", action="append", default=[], metavar="PATTERN",
@@ -70,20 +101,32 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--libs", default=os.environ.get("EMBER_BENCH_LIBS", DEFAULT_LIBS),
                    help="baseline,candidate modules (default: $EMBER_BENCH_LIBS or torch,ember)")
     p.add_argument("--list", action="store_true", help="print the row ids and exit")
+    p.add_argument("--color", action="store_true", help="colour each row's times (best green, slow red)")
     return p.parse_args(argv)
 
 
-def select(benches: list[harness.Bench], patterns: list[str]) -> list[harness.Bench]:
+def select(benches: list[Any], patterns: list[str]) -> list[Any]:
     pats = [p.lower() for p in patterns]
     return [b for b in benches if not pats or any(p in b.id.lower() for p in pats)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    benches = select(suite_core.BENCHES, args.filter)
+    try:
+        import harness
+        import history
+        import report
+    except ImportError as e:  # ember.utils.benchmark (ember-core + ember-benchmark) is the timing engine
+        die(f"cannot import the benchmark harness: {type(e).__name__}: {e}\n"
+            "  The harness times with ember.utils.benchmark: install ember-core and ember-benchmark.")
+
+    all_benches, titles, load_errors = load_suites(HERE)
+    for err in load_errors:
+        print(f"error: cannot load suite {err}", file=sys.stderr)
+    benches = select(all_benches, args.filter)
     if args.list:
         print("\n".join(b.id for b in benches))
-        return 0
+        return 1 if load_errors else 0
     if not benches:
         die(f"no benchmark matches --filter {args.filter}")
 
@@ -93,34 +136,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Quick runs get their own history so smoke tests never become the baseline
     # that real runs are compared against.
     prefix = f"{PREFIX}-quick" if args.quick else PREFIX
-    previous, note = harness.load_previous(args.json_dir / f"{prefix}-latest.json", list(libs))
+    previous, note = history.load_previous(args.json_dir / f"{prefix}-latest.json", list(libs))
+    last = history.previous_times(previous)
 
     versions = ", ".join(f"{k} {getattr(m, '__version__', '?')}" for k, m in libs.items())
-    print(f"core benchmarks: {versions}; {'quick' if args.quick else 'full'} mode, "
-          f"min of {cfg.blocks} blocks of >= {cfg.min_block_s * 1e3:.0f} ms, interleaved")
+    print(f"benchmarks: {versions}; {'quick' if args.quick else 'full'} mode, medians of "
+          f"{cfg.rounds} alternating rounds of Timer.blocked_autorange(min_run_time={cfg.round_s:g}) per library")
     if note:
         print(f"note: {note}")
-    table = harness.Table(base, cand, suite_core.TITLES, harness.previous_times(previous))
 
     t0 = time.perf_counter()
-    results = []
-    for bench in benches:
-        result = harness.run_bench(bench, libs, cfg)
-        table.add(result)
-        results.append(result)
+    results: list[harness.Result] = []
+    suites = list(dict.fromkeys(b.suite for b in benches))
+    for suite in suites:
+        title = titles.get(suite, suite)
+        rows = [b for b in benches if b.suite == suite]
+        suite_results = []
+        for bench in rows:
+            result = harness.run_bench(bench, libs, cfg, title)
+            suite_results.append(result)
+            results.append(result)
+            report.progress(len(results), len(benches), result, base, cand)
+        print()
+        print(report.render_suite(title, suite_results, base, cand, last, color=args.color), flush=True)
     elapsed = time.perf_counter() - t0
 
-    out = harness.save_results(args.json_dir, prefix, results, libs, cfg, previous)
+    out = history.save_results(args.json_dir, prefix, results, libs, cfg, previous)
     oks = [r.ok(base, cand) for r in results]
     errors = sum(r.error is not None for r in results)
-    noisy = sum(any(s.noisy for s in r.stats.values()) for r in results)
+    noisy = sum(r.error is None and r.noisy() for r in results)
+    print(f"\nratio: {base}/{cand} time for throughput rows (higher is better), {cand}/{base} otherwise "
+          f"(lower is better); 'vs last' = change of {cand}'s median since the previous run.")
     if noisy:
-        print(f"\n* {noisy} noisy rows (a library's median > {harness.NOISY:g}x its min): "
+        print(f"* {noisy} noisy rows (a library's IQR >= 10% of its median, cells marked (! NN%)): "
               "the machine was busy; rerun them (--filter) on an idle machine before trusting a MISS.")
     print(f"\n{len(results)} rows in {elapsed:.1f} s: {oks.count(True)} targets met, "
           f"{oks.count(False)} missed, {errors} errors.  Saved {out}")
-    # Benchmarks never gate on targets, only on statements that raise.
-    return 1 if errors else 0
+    # Benchmarks never gate on targets, only on statements that raise (or suites that don't load).
+    return 1 if errors or load_errors else 0
 
 
 if __name__ == "__main__":

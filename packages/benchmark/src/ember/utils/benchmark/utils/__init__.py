@@ -1,0 +1,1 @@
+"""Building blocks of :mod:`ember.utils.benchmark`: timing, statistics, tables, fuzzing, Callgrind."""

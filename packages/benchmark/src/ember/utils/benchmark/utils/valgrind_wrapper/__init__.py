@@ -1,0 +1,1 @@
+"""Instruction counting with Callgrind (``Timer.collect_callgrind``)."""

@@ -402,6 +402,11 @@ def gen_op_list(ops: list[Op], kernels: dict) -> str:
 def main() -> None:
     src, cpp_dir, py_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     doc = yaml.safe_load(src.read_text())
+    # Areas may keep their ops in ops/<area>.yaml next to ops.yaml (same format).
+    for extra in sorted((src.parent / "ops").glob("*.yaml")):
+        more = yaml.safe_load(extra.read_text()) or {}
+        doc["kernels"].update(more.get("kernels") or {})
+        doc["ops"].extend(more.get("ops") or [])
     kernels = doc["kernels"]
     ops = load_ops(doc)
     for op in ops:

@@ -522,11 +522,14 @@ def test_saved_tensors_freed_after_backward() -> None:
 def test_graph_cycle_through_hook_is_collected() -> None:
     a = ember.ones(3, requires_grad=True)
     b = a * 2
-    b.register_hook(lambda g: b)  # the hook refers back to the tensor
-    r = weakref.ref(b)
-    del b
+    b.register_hook(lambda g: b)  # non-leaf: tensor -> grad_fn -> hook -> tensor
+    rb = weakref.ref(b)
+    c = ember.ones(3, requires_grad=True)
+    c.register_hook(lambda g: c)  # leaf: tensor -> hook -> tensor
+    rc = weakref.ref(c)
+    del b, c
     gc.collect()
-    del r  # collected or not, the process must not crash; RSS test below checks growth
+    assert rb() is None and rc() is None
 
 
 def _rss_kb() -> int:

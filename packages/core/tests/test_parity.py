@@ -23,7 +23,9 @@ rarely, a PyTorch quirk -- see the report that accompanies this file).
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -1111,6 +1113,15 @@ BUILDERS = {
     "max.other": lambda op: binary_cases("max", False),
     "min.other": lambda op: binary_cases("min", False),
 }
+# Areas keep their builders in tests/parity_<area>.py (a BUILDERS dict, same signature).
+for _area in ("shape", "index", "sort", "linalg"):
+    _path = Path(__file__).with_name(f"parity_{_area}.py")
+    if _path.exists():
+        _spec = importlib.util.spec_from_file_location(f"parity_{_area}", _path)
+        _mod = importlib.util.module_from_spec(_spec)
+        _spec.loader.exec_module(_mod)
+        BUILDERS.update(_mod.BUILDERS)
+
 REDUCTIONS = {"sum", "nansum", "mean", "nanmean", "prod", "max", "min", "amax", "amin",
               "aminmax", "argmax", "argmin", "all", "any", "count_nonzero", "var", "std",
               "var_mean", "std_mean", "logsumexp", "norm", "vector_norm"}

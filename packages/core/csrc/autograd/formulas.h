@@ -7,6 +7,9 @@
 
 #include "../core/tensor.h"
 #include "engine.h"
+#include "formulas_index.h"
+#include "formulas_linalg.h"
+#include "formulas_shape.h"
 
 namespace ember {
 

@@ -468,6 +468,44 @@ PyMethodDef autograd_functions[] = {
 
 }  // namespace
 
+// Only what this tensor owns alone (its impl and grad_fn are not shared) is
+// visited; anything shared stays alive through its other owners anyway.
+int traverse_autograd(const Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.ref().use_count() != 1) return 0;
+  AutogradMeta* m = t.impl()->autograd.get();
+  if (!m) return 0;
+  auto visit_hook = [&](TensorHook* h) -> int {
+    if (auto* p = dynamic_cast<PyTensorHook*>(h)) Py_VISIT(p->fn.o);
+    return 0;
+  };
+  for (auto& h : m->hooks)
+    if (int r = visit_hook(h.second.get())) return r;
+  for (auto& h : m->post_acc_hooks)
+    if (int r = visit_hook(h.second.get())) return r;
+  if (m->grad_fn && m->grad_fn.use_count() == 1) {
+    for (auto& h : m->grad_fn->tensor_hooks)
+      if (int r = visit_hook(std::get<2>(h).get())) return r;
+    for (auto& h : m->grad_fn->pre_hooks)
+      if (auto* p = dynamic_cast<PyPreHook*>(h.second.get())) Py_VISIT(p->fn.o);
+    for (auto& h : m->grad_fn->post_hooks)
+      if (auto* p = dynamic_cast<PyPostHook*>(h.second.get())) Py_VISIT(p->fn.o);
+  }
+  return 0;
+}
+
+void clear_autograd(const Tensor& t) {
+  if (!t.defined() || t.ref().use_count() != 1) return;
+  AutogradMeta* m = t.impl()->autograd.get();
+  if (!m) return;
+  m->hooks.clear();
+  m->post_acc_hooks.clear();
+  if (m->grad_fn && m->grad_fn.use_count() == 1) {
+    m->grad_fn->tensor_hooks.clear();
+    m->grad_fn->pre_hooks.clear();
+    m->grad_fn->post_hooks.clear();
+  }
+}
+
 PyMethodDef* node_method_table() { return node_methods; }
 PyGetSetDef* node_getset_table() { return node_getset; }
 

@@ -12,5 +12,8 @@ Node* function_node_of(PyObject* ctx);
 PyMethodDef* node_method_table();
 PyGetSetDef* node_getset_table();
 void init_function(PyObject* module);  // py_function.cpp
+// GC support: visit / drop the Python hooks reachable only through this tensor.
+int traverse_autograd(const Tensor& t, visitproc visit, void* arg);
+void clear_autograd(const Tensor& t);
 
 }  // namespace ember::python

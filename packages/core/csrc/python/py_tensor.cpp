@@ -622,6 +622,15 @@ void init_tensor_type(PyObject* module) {
   type.tp_name = "ember._C.TensorBase";
   type.tp_basicsize = sizeof(PyTensor);
   type.tp_dealloc = tensor_dealloc;
+  // ember.Tensor (a Python subclass) is GC-tracked; these let the collector see
+  // through a tensor's graph to Python hooks, so hook <-> tensor cycles are freed.
+  type.tp_traverse = [](PyObject* self, visitproc visit, void* arg) -> int {
+    return traverse_autograd(reinterpret_cast<PyTensor*>(self)->t, visit, arg);
+  };
+  type.tp_clear = [](PyObject* self) -> int {
+    clear_autograd(reinterpret_cast<PyTensor*>(self)->t);
+    return 0;
+  };
   type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
   type.tp_doc = "The compiled base of ember.Tensor.";
   type.tp_as_number = &tensor_as_number;

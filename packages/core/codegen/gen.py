@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 from cpp_types import ACCESSOR, cpp_decl, norm, py_type, returns_cpp
+from gen_autograd import gen_autograd, has_wrapper
 from schema import BINDING_ONLY, Op, Schema, load_ops
 
 RULES = {"promote": "Promote", "int_to_float": "IntToFloat", "bool_out": "PromoteBoolOut"}
@@ -234,9 +235,18 @@ def case_body(op: Op, kind: str, idx: int) -> list[str]:
             out_args = ", ".join(args + [f"outs[{j}]" for j in range(k)])
         else:
             out_args = ", ".join(args + [f"S.tensor(A, {oi})"])
+        if has_wrapper(op):
+            grads = [f"S.tensor(A, {i})" for i, p in enumerate(s.params) if p.base == "Tensor" and not p.optional]
+            if grads:
+                lines.append("        {")
+                lines.append(f"          Tensor ts_[] = {{{', '.join(grads)}}};")
+                lines.append("          for (const Tensor& t_ : ts_)")
+                lines.append(f'            check_out_no_grad("{s.name}", {{&t_}});')
+                lines.append("        }")
         lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
         lines.append("      }")
-    target = f"ember::{n}_" if kind == "inplace" else f"ember::{n}"
+    ns = "ember::ag" if has_wrapper(op) else "ember"
+    target = f"{ns}::{n}_" if kind == "inplace" else f"{ns}::{n}"
     call = f"{target}({', '.join(args)})"
     if "layout" in pidx:
         lines.append(f"      S.check_layout(A, {pidx['layout']});")
@@ -294,8 +304,8 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
 
 
 def gen_bindings(ops: list[Op]) -> str:
-    out = [HEADER, '#include "ops.h"', '#include "ops/checks.h"',
-           '#include "python/arg_parser.h"',
+    out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
+           '#include "ops/checks.h"', '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', "", "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):
@@ -392,11 +402,17 @@ def gen_op_list(ops: list[Op], kernels: dict) -> str:
 def main() -> None:
     src, cpp_dir, py_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     doc = yaml.safe_load(src.read_text())
+    # Areas may keep their ops in ops/<area>.yaml next to ops.yaml (same format).
+    for extra in sorted((src.parent / "ops").glob("*.yaml")):
+        more = yaml.safe_load(extra.read_text()) or {}
+        doc["kernels"].update(more.get("kernels") or {})
+        doc["ops"].extend(more.get("ops") or [])
     kernels = doc["kernels"]
     ops = load_ops(doc)
     for op in ops:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
+    ag_h, ag_cpp = gen_autograd(ops, cpp_name)
     cpp_dir.mkdir(parents=True, exist_ok=True)
     py_dir.mkdir(parents=True, exist_ok=True)
     files = {
@@ -405,6 +421,8 @@ def main() -> None:
         cpp_dir / "kernel_table.h": gen_kernel_table(kernels),
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
         cpp_dir / "bindings.cpp": gen_bindings(ops),
+        cpp_dir / "autograd_ops.h": ag_h,
+        cpp_dir / "autograd_ops.cpp": ag_cpp,
         py_dir / "_C.pyi": gen_pyi(ops),
         py_dir / "_op_list.py": gen_op_list(ops, kernels),
     }

@@ -59,13 +59,14 @@ class Op:
     variants: list[str]
     wrap: bool
     aliases: list[str]
-    grad: dict = field(default_factory=dict)
+    grad: dict | str = field(default_factory=dict)  # formulas, or "none": not differentiable
     namespace: str | None = None
     numbers: list[str] = field(default_factory=list)  # Tensor params also taking numbers
     cpp: str | None = None  # C++ name when the schema name would clash
     out_dtype: str = "castable"  # out= dtype rule: castable | exact | any
     int_divisor: str | None = None  # param that must hold no zeros for integer division
     bool_error: str | None = None  # RuntimeError message for bool input
+    grad_name: str | None = None  # Node class name when PyTorch's differs from the default
 
 
 def _split_args(s: str) -> list[str]:
@@ -135,6 +136,7 @@ def load_ops(doc: dict) -> list[Op]:
                 out_dtype=e.get("out_dtype", "castable"),
                 int_divisor=e.get("int_divisor"),
                 bool_error=e.get("bool_error"),
+                grad_name=e.get("grad_name"),
             )
         )
     return ops

@@ -179,7 +179,8 @@ def _has_autograd_ops() -> bool:
     [
         pytest.param(lambda x: x * 2, id="mul"),
         pytest.param(lambda x: x + 1, id="add"),
-        pytest.param(lambda x: x.sum(), id="sum"),
+        # Integer-valued inputs: float32 sums are exact whatever the summation order.
+        pytest.param(lambda x: x.round().sum(), id="sum"),
         pytest.param(lambda x: x[0], id="select"),
     ],
 )

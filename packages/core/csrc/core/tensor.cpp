@@ -1,11 +1,23 @@
 #include "tensor.h"
 
+#include "../autograd/node.h"
 #include "allocator.h"
 
 namespace ember {
 
 TensorImpl::TensorImpl() = default;
-TensorImpl::~TensorImpl() = default;
+TensorImpl::~TensorImpl() {
+  // A non-leaf that retained its grad is registered (weakly) on its grad_fn.
+  if (autograd && autograd->retains_grad && autograd->grad_fn) {
+    auto& rg = autograd->grad_fn->retains_grad;
+    for (auto it = rg.begin(); it != rg.end(); ++it) {
+      if (it->second == this) {
+        rg.erase(it);
+        break;
+      }
+    }
+  }
+}
 
 void TensorImpl::refresh() {
   int64_t n = 1;
@@ -26,7 +38,6 @@ void TensorImpl::refresh() {
 
 int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }
 int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim())]; }
-bool Tensor::requires_grad() const { return impl_->autograd && impl_->autograd->requires_grad; }
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");

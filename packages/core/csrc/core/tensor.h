@@ -78,7 +78,7 @@ class Tensor {
   }
   uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
 
-  bool requires_grad() const;
+  inline bool requires_grad() const;
   Scalar item() const;
 
  private:
@@ -87,12 +87,26 @@ class Tensor {
 
 using TensorList = std::vector<Tensor>;
 
-// Placeholder for the autograd issue: what a tensor knows about gradients.
+// What a tensor knows about gradients (autograd/node.h holds the graph types).
+struct Node;
+struct TensorHook;
 struct AutogradMeta {
-  bool requires_grad = false;
+  bool requires_grad = false;  // set by the user on leaves
   bool retains_grad = false;
+  uint32_t output_nr = 0;      // which output of grad_fn this tensor is
   Tensor grad;
+  Ref<Node> grad_fn;           // null for leaves
+  Node* grad_accumulator = nullptr;  // weak: the AccumulateGrad clears it when it dies
+  std::vector<std::pair<int64_t, Ref<TensorHook>>> hooks;           // leaf grad hooks
+  std::vector<std::pair<int64_t, Ref<TensorHook>>> post_acc_hooks;  // after .grad is written
+  AutogradMeta();  // out of line: the graph types are incomplete here
+  ~AutogradMeta();
 };
+
+inline bool Tensor::requires_grad() const {
+  const AutogradMeta* m = impl_->autograd.get();
+  return m && (m->requires_grad || m->grad_fn);
+}
 
 // Wrap a possibly negative dim into [0, ndim), with PyTorch's IndexError.
 int64_t wrap_dim(int64_t d, int64_t ndim);

@@ -72,6 +72,13 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
+// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd.
+Tensor _to_copy(const Tensor& input, std::optional<ScalarType> dtype) {
+  Tensor r = empty_with_layout_of(input, dtype.value_or(input.dtype()), std::nullopt);
+  copy_into(r, input);
+  return r;
+}
+
 Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
   Tensor r = empty_with_layout_of(input, input.dtype(), memory_format);
   copy_into(r, input);

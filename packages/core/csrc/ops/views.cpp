@@ -1,6 +1,7 @@
 // View ops: new sizes/strides over the same storage (and version counter).
 #include <algorithm>
 
+#include "../autograd/node.h"
 #include "checks.h"
 #include "ops.h"
 
@@ -279,14 +280,22 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
 
 Tensor ravel(const Tensor& input) { return reshape(input, {-1}); }
 
-Tensor detach(const Tensor& input) { return restride(input, input.sizes(), input.strides()); }
+Tensor detach(const Tensor& input) {
+  Tensor r = restride(input, input.sizes(), input.strides());
+  r.impl()->base.reset();  // not a differentiable view: in-place on it is allowed
+  return r;
+}
 Tensor detach_(const Tensor& self) {
   EMBER_CHECK(!self.impl()->base,
               "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
               "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
               "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
               "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
-  if (self.impl()->autograd) self.impl()->autograd->requires_grad = false;
+  if (AutogradMeta* m = self.impl()->autograd.get()) {
+    m->requires_grad = false;
+    m->grad_fn.reset();
+    m->output_nr = 0;
+  }
   return self;
 }
 Tensor alias(const Tensor& input) { return restride(input, input.sizes(), input.strides()); }

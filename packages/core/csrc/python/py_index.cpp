@@ -4,6 +4,8 @@
 #include "ops.h"
 #include "../ops/checks.h"
 #include "../iter/elementwise_iter.h"
+#include "autograd_ops.h"
+#include "../autograd/view_grad.h"
 #include "py_tensor.h"
 
 namespace ember::python {
@@ -16,8 +18,9 @@ bool is_basic_int(PyObject* o) {
          (!is_tensor(o) && !PyFloat_Check(o) && !PyBool_Check(o) && PyIndex_Check(o));
 }
 
-// Apply basic indices to t; returns the view.
+// Apply basic indices to t; returns the view (recorded for autograd).
 Tensor apply_basic(const Tensor& t, PyObject* index) {
+  const char* kind = "AsStridedBackward0";
   PyObject* single[1] = {index};
   PyObject* const* items = single;
   Py_ssize_t n = 1;
@@ -55,6 +58,7 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
     } else if (o == Py_None) {
       sizes.push_back(1);
       strides.push_back(1);
+      kind = "UnsqueezeBackward0";
     } else if (PyBool_Check(o)) {
       sizes.push_back(o == Py_True ? 1 : 0);
       strides.push_back(1);
@@ -67,6 +71,7 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
       sizes.push_back(len);
       strides.push_back(t.strides()[d] * step);
       if (len > 0) offset += start * t.strides()[d];
+      kind = "SliceBackward0";
       ++d;
     } else if (is_basic_int(o)) {
       int64_t idx = to_int64(o), size = t.sizes()[d];
@@ -74,6 +79,7 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
                         " with size ", size);
       if (idx < 0) idx += size;
       offset += idx * t.strides()[d];
+      kind = "SelectBackward0";
       ++d;
     } else if (is_tensor(o) || PyList_Check(o) || PyTuple_Check(o)) {
       fail(ErrorKind::NotImplemented, "ember: advanced indexing (tensors, lists and masks as indices) "
@@ -87,7 +93,9 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
-  return make_view(t, sizes, strides, offset);
+  Tensor v = make_view(t, sizes, strides, offset);
+  record_view(t, v, kind);
+  return v;
 }
 
 }  // namespace
@@ -105,6 +113,10 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   check_inplace(t, "index_put_");
   Tensor view = apply_basic(t, index);
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
+  if (GradMode::is_enabled() && (t.requires_grad() || src.requires_grad())) {
+    ag::copy_(view, src, false);  // records CopySlices on t's base
+    return 0;
+  }
   copy_into(view, src);
   t.bump_version();
   return 0;

@@ -1,6 +1,7 @@
 // _C.TensorBase: object lifetime, attributes, hand-written methods and the
 // Python operator protocol. Op methods (add, sum, ...) come from bindings.cpp.
 #include "py_tensor.h"
+#include "py_autograd.h"
 
 #include <structmember.h>
 
@@ -9,6 +10,7 @@
 
 #include "arg_parser.h"
 #include "ops.h"
+#include "autograd_ops.h"
 #include "py_types.h"
 
 namespace ember::python {
@@ -137,6 +139,11 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   EMBER_CHECK_TYPE(v && PyBool_Check(v), "requires_grad must be a bool");
   bool want = v == Py_True;
   TensorImpl* impl = SELF.impl();
+  if (impl->autograd && impl->autograd->grad_fn) {
+    EMBER_CHECK(want, "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return 0;
+  }
   if (want) {
     EMBER_CHECK(SELF.is_floating(), "only Tensors of floating point dtype can require gradients");
     if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
@@ -147,7 +154,31 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
 }
 static PyObject* get_grad(PyObject* self, void*) {
   auto* m = SELF.impl()->autograd.get();
+  if (m && m->grad_fn && !m->retains_grad && !m->grad.defined()) {
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.", 1) < 0)
+      return nullptr;
+  }
   return wrap(m ? m->grad : Tensor());
+}
+static PyObject* get_grad_fn(PyObject* self, void*) {
+  EMBER_PY_TRY
+  auto* m = SELF.impl()->autograd.get();
+  if (!m || !m->grad_fn) Py_RETURN_NONE;
+  return wrap_node(m->grad_fn);
+  EMBER_PY_CATCH
+}
+static PyObject* get_is_leaf(PyObject* self, void*) {
+  auto* m = SELF.impl()->autograd.get();
+  return PyBool_FromLong(!m || !m->grad_fn);
+}
+static PyObject* get_output_nr(PyObject* self, void*) {
+  auto* m = SELF.impl()->autograd.get();
+  return PyLong_FromLong(m ? m->output_nr : 0);
 }
 static int set_grad(PyObject* self, PyObject* v, void*) {
   EMBER_PY_TRY
@@ -170,8 +201,6 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
   return 0;
   EMBER_PY_CATCH_INT
 }
-static PyObject* get_none(PyObject*, void*) { Py_RETURN_NONE; }
-static PyObject* get_true(PyObject*, void*) { Py_RETURN_TRUE; }
 static PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
 static PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_TRY
@@ -198,7 +227,7 @@ static int set_data(PyObject* self, PyObject* v, void*) {
 static PyObject* get_T(PyObject* self, void*) {
   EMBER_PY_TRY
   const Tensor& t = SELF;
-  if (t.dim() == 2) return wrap(ember::t(t));
+  if (t.dim() == 2) return wrap(ember::ag::t(t));
   if (t.dim() != 0)
     PyErr_WarnEx(PyExc_UserWarning,
                  "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
@@ -207,14 +236,14 @@ static PyObject* get_T(PyObject* self, void*) {
                  "dimensions of a tensor.", 1);
   DimVector perm;
   for (int64_t d = t.dim() - 1; d >= 0; --d) perm.push_back(d);
-  return wrap(permute(t, perm));
+  return wrap(ag::permute(t, perm));
   EMBER_PY_CATCH
 }
 static PyObject* get_mT(PyObject* self, void*) {
   EMBER_PY_TRY
   EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ",
               SELF.dim(), "-D tensor.");
-  return wrap(transpose(SELF, -2, -1));
+  return wrap(ag::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
@@ -242,8 +271,9 @@ static PyGetSetDef tensor_getset[] = {
     {"ndim", get_ndim, nullptr, nullptr, nullptr},
     {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
     {"grad", get_grad, set_grad, nullptr, nullptr},
-    {"grad_fn", get_none, nullptr, nullptr, nullptr},
-    {"is_leaf", get_true, nullptr, nullptr, nullptr},
+    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+    {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
     {"data", get_data, set_data, nullptr, nullptr},
     {"T", get_T, nullptr, nullptr, nullptr},
     {"mT", get_mT, nullptr, nullptr, nullptr},
@@ -315,7 +345,13 @@ static PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssiz
   Py_INCREF(self);
   return self;
 }
-static PyObject* m_retain_grad(PyObject*, PyObject*) { Py_RETURN_NONE; }  // leaves only, until autograd
+static PyObject* m_retain_grad(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  retain_grad(SELF);
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+static PyObject* m_is_view(PyObject* self, PyObject*) { return PyBool_FromLong(static_cast<bool>(SELF.impl()->base)); }
 static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*) {
   EMBER_PY_TRY
   EMBER_CHECK_TYPE(nargs >= 2 && PyType_Check(args[0]) && is_tensor(args[1]),
@@ -354,6 +390,7 @@ static PyMethodDef handwritten_methods[] = {
     {"is_inference", m_is_inference, METH_NOARGS, nullptr},
     {"requires_grad_", (PyCFunction)(void (*)())m_requires_grad_, METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
+    {"_is_view", m_is_view, METH_NOARGS, nullptr},
     {"_make_subclass", (PyCFunction)(void (*)())m_make_subclass, METH_FASTCALL | METH_STATIC, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
@@ -395,23 +432,23 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   }
 
 static const Scalar kOne(int64_t(1));
-BINARY_OP(nb_add, ember::add(x, y, kOne))
-BINARY_OP(nb_sub, ember::sub(x, y, kOne))
-BINARY_OP(nb_mul, ember::mul(x, y))
-BINARY_OP(nb_truediv, ember::div(x, y, std::nullopt))
+BINARY_OP(nb_add, ember::ag::add(x, y, kOne))
+BINARY_OP(nb_sub, ember::ag::sub(x, y, kOne))
+BINARY_OP(nb_mul, ember::ag::mul(x, y))
+BINARY_OP(nb_truediv, ember::ag::div(x, y, std::nullopt))
 BINARY_OP(nb_floordiv, ember::floor_divide(x, y))
-BINARY_OP(nb_mod, ember::remainder(x, y))
+BINARY_OP(nb_mod, ember::ag::remainder(x, y))
 BINARY_OP(nb_and, ember::bitwise_and(x, y))
 BINARY_OP(nb_or, ember::bitwise_or(x, y))
 BINARY_OP(nb_xor, ember::bitwise_xor(x, y))
 BINARY_OP(nb_lshift, ember::bitwise_left_shift(x, y))
 BINARY_OP(nb_rshift, ember::bitwise_right_shift(x, y))
-INPLACE_OP(nb_iadd, ember::add_(x, y, kOne))
-INPLACE_OP(nb_isub, ember::sub_(x, y, kOne))
-INPLACE_OP(nb_imul, ember::mul_(x, y))
-INPLACE_OP(nb_itruediv, ember::div_(x, y, std::nullopt))
+INPLACE_OP(nb_iadd, ember::ag::add_(x, y, kOne))
+INPLACE_OP(nb_isub, ember::ag::sub_(x, y, kOne))
+INPLACE_OP(nb_imul, ember::ag::mul_(x, y))
+INPLACE_OP(nb_itruediv, ember::ag::div_(x, y, std::nullopt))
 INPLACE_OP(nb_ifloordiv, ember::floor_divide_(x, y))
-INPLACE_OP(nb_imod, ember::remainder_(x, y))
+INPLACE_OP(nb_imod, ember::ag::remainder_(x, y))
 INPLACE_OP(nb_iand, ember::bitwise_and_(x, y))
 INPLACE_OP(nb_ior, ember::bitwise_or_(x, y))
 INPLACE_OP(nb_ixor, ember::bitwise_xor_(x, y))
@@ -422,14 +459,14 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(ember::pow(x, y));
+  return wrap(ember::ag::pow(x, y));
   EMBER_PY_CATCH
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
-  ember::pow_(x, y);
+  ember::ag::pow_(x, y);
   Py_INCREF(a);
   return a;
   EMBER_PY_CATCH
@@ -437,7 +474,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
 static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(ember::matmul(unpack(a), unpack(b)));
+  return wrap(ember::ag::matmul(unpack(a), unpack(b)));
   EMBER_PY_CATCH
 }
 static PyObject* nb_neg(PyObject* a) {
@@ -446,7 +483,7 @@ static PyObject* nb_neg(PyObject* a) {
   EMBER_CHECK(t.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
-  return wrap(ember::neg(t));
+  return wrap(ember::ag::neg(t));
   EMBER_PY_CATCH
 }
 static PyObject* nb_pos(PyObject* a) {
@@ -454,7 +491,7 @@ static PyObject* nb_pos(PyObject* a) {
   return a;
 }
 static PyObject* nb_abs(PyObject* a) {
-  EMBER_PY_TRY return wrap(ember::abs(unpack(a))); EMBER_PY_CATCH
+  EMBER_PY_TRY return wrap(ember::ag::abs(unpack(a))); EMBER_PY_CATCH
 }
 static PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
@@ -585,6 +622,15 @@ void init_tensor_type(PyObject* module) {
   type.tp_name = "ember._C.TensorBase";
   type.tp_basicsize = sizeof(PyTensor);
   type.tp_dealloc = tensor_dealloc;
+  // ember.Tensor (a Python subclass) is GC-tracked; these let the collector see
+  // through a tensor's graph to Python hooks, so hook <-> tensor cycles are freed.
+  type.tp_traverse = [](PyObject* self, visitproc visit, void* arg) -> int {
+    return traverse_autograd(reinterpret_cast<PyTensor*>(self)->t, visit, arg);
+  };
+  type.tp_clear = [](PyObject* self) -> int {
+    clear_autograd(reinterpret_cast<PyTensor*>(self)->t);
+    return 0;
+  };
   type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
   type.tp_doc = "The compiled base of ember.Tensor.";
   type.tp_as_number = &tensor_as_number;

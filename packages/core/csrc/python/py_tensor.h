@@ -34,6 +34,7 @@ void init_tensor_type(PyObject* module);
 void init_storage(PyObject* module);  // py_storage.cpp
 void init_dlpack(PyObject* module);   // py_dlpack.cpp
 void init_random(PyObject* module);   // py_random.cpp
+void init_autograd(PyObject* module);  // py_autograd.cpp
 PyMethodDef* generated_functions();
 PyMethodDef* generated_methods();
 

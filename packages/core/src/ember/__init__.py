@@ -176,11 +176,21 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
     return _from_dlpack(ext_tensor, device=device, copy=copy)
 
 
+from ember.autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+
 def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing"):
+    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

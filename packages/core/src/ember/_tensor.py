@@ -97,10 +97,7 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
         return r
 
     def _cast(self, dtype: Any) -> Tensor:
-        out = _C.empty_like(self, dtype=dtype)
-        out.copy_(self)
-        out.requires_grad_(self.requires_grad and dtype.is_floating_point)
-        return out
+        return _C._to_copy(self, dtype=dtype)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
@@ -170,6 +167,22 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
         return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    # ---- autograd ----------------------------------------------------------
+    def backward(self, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
+                 inputs: Any = None) -> None:
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        from ember.autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a replacement."""
+        return _C._register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call ``hook(tensor)`` after the gradient was accumulated into this leaf's ``.grad``."""
+        return _C._register_post_accumulate_grad_hook(self, hook)
 
     # Storage sharing. The policy (how shared memory is made and passed between
     # processes) lives in ember.multiprocessing; the core only swaps storages.

@@ -22,6 +22,8 @@ template <class T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); 
 #define EMBER_VEC_INLINE inline __attribute__((always_inline))
 #endif
 
+#include "special_math.h"
+
 namespace ember::ops {
 // Internal linkage: this header is compiled once per CPU capability (see
 // dispatch.cpp), so its functions must not merge across those builds.
@@ -261,6 +263,15 @@ EMBER_VEC_INLINE bool isclose_(T a, T b, double rtol, double atol, bool equal_na
     if (a == b) return true;
     return std::abs(double(a) - double(b)) <= atol + rtol * std::abs(double(b));
   }
+}
+
+template <class T>
+inline T digamma(T x) {
+  return static_cast<T>(special::digamma(static_cast<double>(x)));
+}
+template <class T>
+inline T polygamma(T x, int64_t n) {
+  return static_cast<T>(special::polygamma(n, static_cast<double>(x)));
 }
 
 }  // namespace

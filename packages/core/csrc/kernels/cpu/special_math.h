@@ -1,0 +1,78 @@
+// Special functions in double precision: digamma and the Hurwitz zeta
+// function (for polygamma). Scalar code; called per element by the kernels.
+#pragma once
+#include <cmath>
+#include <limits>
+
+namespace ember::special {
+namespace {
+
+inline double digamma(double x) {
+  const double kInf = std::numeric_limits<double>::infinity();
+  if (x == 0) return std::signbit(x) ? kInf : -kInf;
+  if (x < 0) {
+    if (x == std::floor(x)) return std::numeric_limits<double>::quiet_NaN();
+    // Reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
+    return digamma(1.0 - x) - M_PI / std::tan(M_PI * x);
+  }
+  double acc = 0;
+  while (x < 10) {  // psi(x) = psi(x + 1) - 1/x
+    acc -= 1.0 / x;
+    x += 1.0;
+  }
+  // Asymptotic series: ln x - 1/2x - sum B_2k / (2k x^2k)
+  double y = 1.0 / (x * x);
+  double poly = y * (1.0 / 12 - y * (1.0 / 120 - y * (1.0 / 252 - y * (1.0 / 240 - y * (1.0 / 132)))));
+  return acc + std::log(x) - 0.5 / x - poly;
+}
+
+// Hurwitz zeta(s, q) = sum_k (k + q)^-s, by Euler-Maclaurin summation.
+inline double zeta(double s, double q) {
+  const double kInf = std::numeric_limits<double>::infinity();
+  if (s == 1) return kInf;
+  if (s < 1 || std::isnan(q) || q == -kInf) return std::numeric_limits<double>::quiet_NaN();
+  if (q == kInf) return 0.0;
+  if (q <= 0) {
+    if (q == std::floor(q)) return kInf;
+    if (s != std::floor(s)) return std::numeric_limits<double>::quiet_NaN();
+  }
+  // Coefficients (2k)! / B_2k of the correction terms.
+  static const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                             7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                             -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+  const double eps = 1.11e-16;
+  double sum = std::pow(q, -s), a = q, b = 0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    ++i;
+    a += 1.0;
+    b = std::pow(a, -s);
+    sum += b;
+    if (std::fabs(b / sum) < eps) return sum;
+  }
+  double w = a;
+  sum += b * w / (s - 1.0);
+  sum -= 0.5 * b;
+  double fac = 1.0, k = 0.0;
+  for (int j = 0; j < 12; ++j) {
+    fac *= s + k;
+    b /= w;
+    double t = fac * b / A[j];
+    sum += t;
+    if (std::fabs(t / sum) < eps) return sum;
+    k += 1.0;
+    fac *= s + k;
+    b /= w;
+    k += 1.0;
+  }
+  return sum;
+}
+
+inline double polygamma(int64_t n, double x) {
+  if (n == 0) return digamma(x);
+  double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
+  return sign * std::exp(std::lgamma(static_cast<double>(n) + 1.0)) * zeta(static_cast<double>(n) + 1.0, x);
+}
+
+}  // namespace
+}  // namespace ember::special

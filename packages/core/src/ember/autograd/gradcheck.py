@@ -1,0 +1,163 @@
+"""Numerical checks of analytical gradients: ``gradcheck`` and ``gradgradcheck``.
+
+Finite differences (central, step ``eps``) column by column against the vector-
+Jacobian products the engine computes, as PyTorch's slow-mode gradcheck does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from ember._lib import _C
+
+_TENSOR = _C.TensorBase
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck / gradgradcheck when a check fails (and raise_exception=True)."""
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _diff_inputs(inputs: tuple[Any, ...]) -> list[Any]:
+    return [t for t in inputs if isinstance(t, _TENSOR) and t.requires_grad]
+
+
+def _outputs(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, _TENSOR) and o.is_floating_point())
+
+
+def _numerical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], eps: float) -> list[list[Any]]:
+    """jac[i][j]: d output j / d input i, shaped (input numel, output numel)."""
+    import ember
+
+    diff = _diff_inputs(inputs)
+    # fn runs with grad mode as the caller has it (gradgradcheck's fn calls autograd.grad);
+    # the perturbations write through detached aliases, which autograd does not see.
+    outs = _outputs(fn, inputs)
+    jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
+    for i, x in enumerate(diff):
+        alias = x.detach()
+        for k in range(x.numel()):
+            idx = _unravel(k, tuple(x.shape))
+            orig = alias[idx].item()
+            alias[idx] = orig - eps
+            lo = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
+            alias[idx] = orig + eps
+            hi = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
+            alias[idx] = orig
+            for j in range(len(outs)):
+                jac[i][j][k] = (hi[j] - lo[j]) / (2 * eps)
+    return jac
+
+
+def _unravel(k: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    idx = []
+    for s in reversed(shape):
+        idx.append(k % s)
+        k //= s
+    return tuple(reversed(idx))
+
+
+def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet_tol: float
+                         ) -> tuple[list[list[Any]], bool]:
+    import ember
+
+    diff = _diff_inputs(inputs)
+    outs = _outputs(fn, inputs)
+    jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
+    reentrant = True
+    for j, o in enumerate(outs):
+        if not o.requires_grad:
+            continue
+        for m in range(o.numel()):
+            go = ember.zeros_like(o).reshape(-1)
+            go[m] = 1.0
+            go = go.view(o.shape)
+            gs = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
+            gs2 = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
+            for i, (g, g2) in enumerate(zip(gs, gs2)):
+                if g is None:
+                    continue
+                if g2 is None or (g - g2).abs().max().item() > nondet_tol:
+                    reentrant = False
+                jac[i][j][:, m] = g.reshape(-1)
+    return jac, reentrant
+
+
+def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
+              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_forward_ad: bool = False, check_backward_ad: bool = True, fast_mode: bool = False,
+              masked: bool | None = None) -> bool:
+    """Compare analytical gradients of ``func`` at ``inputs`` with finite differences."""
+    inputs = _as_tuple(inputs)
+    diff = _diff_inputs(inputs)
+    if not diff:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the "
+                         "them have requires_grad=True.")
+    for t in diff:
+        if t.dtype not in (_C.float64,):
+            import warnings
+
+            warnings.warn(f"Input #{inputs.index(t)} requires gradient and is not a double precision floating "
+                          "point. This check will likely fail if all the inputs are not of double precision "
+                          "floating point. ", UserWarning, stacklevel=2)
+    numerical = _numerical_jacobian(func, inputs, eps)
+    analytical, reentrant = _analytical_jacobian(func, inputs, nondet_tol)
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
+        for j, (n, a) in enumerate(zip(num_row, ana_row)):
+            if n.numel() == 0:
+                continue
+            ok = ((a - n).abs() <= atol + rtol * n.abs()).all().item()
+            if not ok:
+                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                       f"numerical:{n}\nanalytical:{a}\n")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    if not reentrant:
+        msg = ("Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
+               f"times gives different values, although analytical gradient matches numerical gradient. The "
+               f"tolerance for nondeterminism was {nondet_tol}.")
+        if raise_exception:
+            raise GradcheckError(msg)
+        return False
+    return True
+
+
+def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """gradcheck of the gradients themselves (second derivatives, through create_graph=True)."""
+    import ember
+
+    inputs = _as_tuple(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        gen = ember.Generator().manual_seed(0) if hasattr(ember, "Generator") else None
+        del gen
+        grad_outputs = tuple(ember.randn(o.shape, dtype=o.dtype).requires_grad_(True) for o in outs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+
+    def first_order(*args: Any) -> tuple[Any, ...]:
+        ins, gos = args[:n_in], args[n_in:]
+        diff = _diff_inputs(ins)
+        outputs = _outputs(func, ins)
+        gs = ember.autograd.grad(outputs, diff, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_order, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 
 #include "../ops/internal.h"
 #include "autograd_ops.h"
@@ -236,6 +237,33 @@ void move_retains_grad(const Tensor& self, const std::function<void()>& change) 
   change();
   m = self.impl()->autograd.get();
   if (m && m->retains_grad && m->grad_fn) m->grad_fn->retains_grad.emplace_back(m->output_nr, self.impl());
+}
+
+namespace {
+struct OverwrittenBackward final : Node {
+  std::string nm;
+  const char* name() const override { return nm.c_str(); }
+  TensorList apply(TensorList&) override { return TensorList(next_edges.size()); }
+};
+}  // namespace
+
+void mark_overwritten(const Tensor& self, const char* op_name) {
+  if (!GradMode::is_enabled() || !self.requires_grad()) return;
+  auto n = make_ref<OverwrittenBackward>();
+  std::string base(op_name);
+  if (!base.empty() && base.back() == '_') base.pop_back();
+  bool up = true;
+  for (char c : base) {  // uniform_ -> UniformBackward0
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    n->nm += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  n->nm += "Backward0";
+  n->add_next_edge(&self);
+  rebase_history(self, n);
 }
 
 void retain_grad(const Tensor& t) {

@@ -134,6 +134,9 @@ void move_retains_grad(const Tensor& self, const std::function<void()>& change);
 void retain_grad(const Tensor& t);
 // Errors for in-place ops on leaves that require grad (and views of them).
 void check_inplace(const Tensor& self);
+// An in-place op that overwrote self without depending on its old values (fill by
+// a random sampler): self's creator becomes a node that sends no gradient back.
+void mark_overwritten(const Tensor& self, const char* op_name);
 // Raise PyTorch's error for an out= call whose inputs require grad.
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs);
 bool any_requires_grad(std::initializer_list<const Tensor*> ts);

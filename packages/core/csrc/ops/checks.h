@@ -1,6 +1,7 @@
 // Argument checks shared by op bodies: in-place targets (autograd adds its
 // leaf and view rules here), alpha, integer divisors.
 #pragma once
+#include "../autograd/node.h"
 #include "../core/tensor.h"
 
 namespace ember {
@@ -9,6 +10,7 @@ inline void check_inplace(const Tensor& self, const char* name) {
   (void)name;
   EMBER_CHECK(!self.impl()->is_inference,
               "Inplace update to inference tensor outside InferenceMode is not allowed.");
+  check_inplace(self);  // autograd: leaves (and views of leaves) that require grad
 }
 
 // PyTorch's rules for the alpha of add/sub.

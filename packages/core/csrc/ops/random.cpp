@@ -63,7 +63,10 @@ bool prepare_target(const Tensor& self, const char* name) {
   return true;
 }
 
-void finish(const Tensor& self) { self.bump_version(); }
+void finish(const Tensor& self, const char* name) {
+  self.bump_version();
+  mark_overwritten(self, name);  // the old values no longer matter for gradients
+}
 
 // What PyTorch names a dtype in "... is out of bounds for float" (its TypeMeta name).
 const char* meta_name(ScalarType t) { return c_type_name(t); }
@@ -310,7 +313,7 @@ Tensor uniform_(const Tensor& self, double from, double to, Generator* gen) {
       uniform_fill(reinterpret_cast<scalar_t*>(p), n, from, to, gen);
     });
   });
-  finish(self);
+  finish(self, "uniform_");
   return self;
 }
 
@@ -327,7 +330,7 @@ Tensor normal_(const Tensor& self, double mean, double std, Generator* gen) {
       normal_fill(reinterpret_cast<scalar_t*>(p), n, blocks, mean, std, gen);
     });
   });
-  finish(self);
+  finish(self, "normal_");
   return self;
 }
 
@@ -343,7 +346,7 @@ Tensor exponential_(const Tensor& self, double lambd, Generator* gen) {
                       [scale](double u) { return scale * std::log1p(-u); });
     });
   });
-  finish(self);
+  finish(self, "exponential_");
   return self;
 }
 
@@ -359,7 +362,7 @@ Tensor cauchy_(const Tensor& self, double median, double sigma, Generator* gen) 
       });
     });
   });
-  finish(self);
+  finish(self, "cauchy_");
   return self;
 }
 
@@ -374,7 +377,7 @@ Tensor log_normal_(const Tensor& self, double mean, double std, Generator* gen) 
                      [&](int64_t i, double v) { out[i] = from_double<scalar_t>(std::exp(v)); });
     });
   });
-  finish(self);
+  finish(self, "log_normal_");
   return self;
 }
 
@@ -388,7 +391,7 @@ Tensor geometric_(const Tensor& self, double p, Generator* gen) {
                       [denom](double u) { return std::ceil(std::log(u) / denom); });
     });
   });
-  finish(self);
+  finish(self, "geometric_");
   return self;
 }
 
@@ -408,7 +411,7 @@ Tensor bernoulli_(const Tensor& self, double p, Generator* gen) {
       });
     });
   });
-  finish(self);
+  finish(self, "bernoulli_");
   return self;
 }
 
@@ -448,7 +451,7 @@ Tensor bernoulli_(const Tensor& self, const Tensor& p, Generator* gen) {
       }
     });
   });
-  finish(self);
+  finish(self, "bernoulli_");
   return self;
 }
 

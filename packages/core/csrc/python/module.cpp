@@ -156,10 +156,12 @@ PyMethodDef handwritten_functions[] = {
 
 void* gil_release() { return PyEval_SaveThread(); }
 void gil_acquire(void* s) { PyEval_RestoreThread(static_cast<PyThreadState*>(s)); }
+// With warnings turned into errors (-W error) the warning is raised: the op stops.
 void warn_hook(const char* msg) {
   PyGILState_STATE s = PyGILState_Ensure();
-  PyErr_WarnEx(PyExc_UserWarning, msg, 1);
+  int r = PyErr_WarnEx(PyExc_UserWarning, msg, 1);
   PyGILState_Release(s);
+  if (r < 0) throw python_error();
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ def _dist() -> Any:
         import ember.distributed as dist
     except ImportError:
         raise RuntimeError("Requires distributed package to be available") from None
-    if not dist.is_available():
+    # ember-distributed may be installed before it provides is_available().
+    is_available = getattr(dist, "is_available", None)
+    if is_available is None or not is_available():
         raise RuntimeError("Requires distributed package to be available")
     return dist
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../core/profiler.h"
 #include "autograd_ops.h"
 #include "ops.h"
 
@@ -175,6 +176,7 @@ TensorList run_backward(const BackwardArgs& a) {
 
     TensorList outputs;
     try {
+      profiler::Scope prof(fn->name(), profiler::EventKind::Backward, static_cast<int64_t>(fn->seq_nr));
       outputs = fn->apply(inputs);
     } catch (...) {
       if (AnomalyMode::enabled && !fn->trace.empty() && g_warn_hook) {

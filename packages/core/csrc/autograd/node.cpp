@@ -266,6 +266,14 @@ void mark_overwritten(const Tensor& self, const char* op_name) {
   rebase_history(self, n);
 }
 
+}  // namespace ember
+
+namespace ember::profiler {
+int64_t peek_seq() { return static_cast<int64_t>(g_next_seq.load(std::memory_order_relaxed)); }
+}  // namespace ember::profiler
+
+namespace ember {
+
 void retain_grad(const Tensor& t) {
   EMBER_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = *t.impl()->autograd;

@@ -1,4 +1,5 @@
 #include "allocator.h"
+#include "profiler.h"
 
 #include <sys/mman.h>
 
@@ -53,6 +54,7 @@ void* raw_alloc(size_t n) {
 }  // namespace
 
 void* cpu_alloc(size_t nbytes) {
+  if (profiler::active()) profiler::record_memory(static_cast<int64_t>(nbytes));
   if (nbytes < kCacheMin) return raw_alloc(nbytes);
   size_t n = rounded(nbytes);
   {
@@ -71,6 +73,7 @@ void* cpu_alloc(size_t nbytes) {
 
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
+  if (profiler::active()) profiler::record_memory(-static_cast<int64_t>(nbytes));
   if (nbytes >= kCacheMin) {
     size_t n = rounded(nbytes);
     Cache& c = cache();

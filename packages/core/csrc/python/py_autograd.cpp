@@ -5,6 +5,7 @@
 #include "../autograd/node.h"
 #include "arg_parser.h"
 #include "py_autograd.h"
+#include "py_profiler.h"
 #include "py_tensor.h"
 
 #include <unordered_map>
@@ -543,6 +544,7 @@ void init_autograd(PyObject* module) {
   if (PyModule_AddFunctions(module, autograd_functions) < 0) throw python_error();
   g_anomaly_trace_hook = anomaly_trace;
   init_function(module);
+  init_profiler(module);  // the profiler records backward nodes; it starts with autograd
 }
 
 }  // namespace ember::python

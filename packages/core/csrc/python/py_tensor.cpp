@@ -2,6 +2,7 @@
 // Python operator protocol. Op methods (add, sum, ...) come from bindings.cpp.
 #include "py_tensor.h"
 #include "py_autograd.h"
+#include "py_profiler.h"
 
 #include <structmember.h>
 
@@ -412,19 +413,21 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   return get(a, x) && get(b, y);
 }
 
-#define BINARY_OP(fname, expr)                                  \
+#define BINARY_OP(fname, opname, expr)                          \
   static PyObject* fname(PyObject* a, PyObject* b) {            \
     EMBER_PY_TRY                                                \
     Tensor x, y;                                                \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
+    OpScope prof_(opname, {&x, &y});                            \
     return wrap(expr);                                          \
     EMBER_PY_CATCH                                              \
   }
-#define INPLACE_OP(fname, expr)                                 \
+#define INPLACE_OP(fname, opname, expr)                         \
   static PyObject* fname(PyObject* a, PyObject* b) {            \
     EMBER_PY_TRY                                                \
     Tensor x, y;                                                \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
+    OpScope prof_(opname, {&x, &y});                            \
     expr;                                                       \
     Py_INCREF(a);                                               \
     return a;                                                   \
@@ -432,28 +435,28 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   }
 
 static const Scalar kOne(int64_t(1));
-BINARY_OP(nb_add, ember::ag::add(x, y, kOne))
-BINARY_OP(nb_sub, ember::ag::sub(x, y, kOne))
-BINARY_OP(nb_mul, ember::ag::mul(x, y))
-BINARY_OP(nb_truediv, ember::ag::div(x, y, std::nullopt))
-BINARY_OP(nb_floordiv, ember::floor_divide(x, y))
-BINARY_OP(nb_mod, ember::ag::remainder(x, y))
-BINARY_OP(nb_and, ember::bitwise_and(x, y))
-BINARY_OP(nb_or, ember::bitwise_or(x, y))
-BINARY_OP(nb_xor, ember::bitwise_xor(x, y))
-BINARY_OP(nb_lshift, ember::bitwise_left_shift(x, y))
-BINARY_OP(nb_rshift, ember::bitwise_right_shift(x, y))
-INPLACE_OP(nb_iadd, ember::ag::add_(x, y, kOne))
-INPLACE_OP(nb_isub, ember::ag::sub_(x, y, kOne))
-INPLACE_OP(nb_imul, ember::ag::mul_(x, y))
-INPLACE_OP(nb_itruediv, ember::ag::div_(x, y, std::nullopt))
-INPLACE_OP(nb_ifloordiv, ember::floor_divide_(x, y))
-INPLACE_OP(nb_imod, ember::ag::remainder_(x, y))
-INPLACE_OP(nb_iand, ember::bitwise_and_(x, y))
-INPLACE_OP(nb_ior, ember::bitwise_or_(x, y))
-INPLACE_OP(nb_ixor, ember::bitwise_xor_(x, y))
-INPLACE_OP(nb_ilshift, ember::bitwise_left_shift_(x, y))
-INPLACE_OP(nb_irshift, ember::bitwise_right_shift_(x, y))
+BINARY_OP(nb_add, "aten::add", ember::ag::add(x, y, kOne))
+BINARY_OP(nb_sub, "aten::sub", ember::ag::sub(x, y, kOne))
+BINARY_OP(nb_mul, "aten::mul", ember::ag::mul(x, y))
+BINARY_OP(nb_truediv, "aten::div", ember::ag::div(x, y, std::nullopt))
+BINARY_OP(nb_floordiv, "aten::floor_divide", ember::floor_divide(x, y))
+BINARY_OP(nb_mod, "aten::remainder", ember::ag::remainder(x, y))
+BINARY_OP(nb_and, "aten::bitwise_and", ember::bitwise_and(x, y))
+BINARY_OP(nb_or, "aten::bitwise_or", ember::bitwise_or(x, y))
+BINARY_OP(nb_xor, "aten::bitwise_xor", ember::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, "aten::bitwise_left_shift", ember::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, "aten::bitwise_right_shift", ember::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, "aten::add_", ember::ag::add_(x, y, kOne))
+INPLACE_OP(nb_isub, "aten::sub_", ember::ag::sub_(x, y, kOne))
+INPLACE_OP(nb_imul, "aten::mul_", ember::ag::mul_(x, y))
+INPLACE_OP(nb_itruediv, "aten::div_", ember::ag::div_(x, y, std::nullopt))
+INPLACE_OP(nb_ifloordiv, "aten::floor_divide_", ember::floor_divide_(x, y))
+INPLACE_OP(nb_imod, "aten::remainder_", ember::ag::remainder_(x, y))
+INPLACE_OP(nb_iand, "aten::bitwise_and_", ember::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, "aten::bitwise_or_", ember::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, "aten::bitwise_xor_", ember::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, "aten::bitwise_left_shift_", ember::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, "aten::bitwise_right_shift_", ember::bitwise_right_shift_(x, y))
 
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY

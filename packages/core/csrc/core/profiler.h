@@ -1,0 +1,65 @@
+// The profiler hook: ops, backward nodes, user ranges and (optionally) memory
+// events are recorded while a profiler is active. When none is, an op pays one
+// predictable branch on a relaxed atomic load.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ember::profiler {
+
+enum class EventKind : uint8_t { Op, Backward, UserRange, Memory };
+
+struct Event {
+  std::string name;
+  std::string shapes;   // "[[2, 3], [3]]" when shapes are recorded
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t bytes = 0;    // Memory events: +allocated / -freed
+  uint64_t thread = 0;
+  int64_t seq = -1;     // forward op -> backward node link (PyTorch's sequence number)
+  int32_t depth = 0;    // nesting depth on its thread
+  EventKind kind = EventKind::Op;
+};
+
+struct Config {
+  bool record_shapes = false;
+  bool profile_memory = false;
+};
+
+extern std::atomic<bool> g_active;
+inline bool active() { return g_active.load(std::memory_order_relaxed); }
+
+void start(const Config& c);
+// Stop and hand over every event recorded since start().
+std::vector<Event> stop();
+const Config& config();
+int64_t now_ns();
+uint64_t thread_id();
+
+// Open/close a range on this thread (ops and user ranges nest).
+void push(const char* name, EventKind kind, std::string shapes, int64_t seq);
+void pop();
+void record_memory(int64_t bytes);
+
+// The next sequence number a graph node will take (for the forward/backward link).
+int64_t peek_seq();
+
+// Scope guard for C++ callers.
+class Scope {
+ public:
+  Scope(const char* name, EventKind kind, int64_t seq = -1) : on_(active()) {
+    if (on_) push(name, kind, {}, seq);
+  }
+  ~Scope() {
+    if (on_) pop();
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  bool on_;
+};
+
+}  // namespace ember::profiler

@@ -1,0 +1,39 @@
+// Op events for the profiler at the binding layer, where the op's name and its
+// Python arguments are at hand. Inactive profiler: one branch per op.
+#pragma once
+#include <initializer_list>
+
+#include "../core/profiler.h"
+#include "py_common.h"
+
+namespace ember::python {
+
+std::string shapes_of(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
+std::string shapes_of(std::initializer_list<const Tensor*> ts);
+
+class OpScope {
+ public:
+  OpScope(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs) : on_(profiler::active()) {
+    if (on_)
+      profiler::push(name, profiler::EventKind::Op,
+                     profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(),
+                     profiler::peek_seq());
+  }
+  OpScope(const char* name, std::initializer_list<const Tensor*> ts) : on_(profiler::active()) {
+    if (on_)
+      profiler::push(name, profiler::EventKind::Op, profiler::config().record_shapes ? shapes_of(ts) : std::string(),
+                     profiler::peek_seq());
+  }
+  ~OpScope() {
+    if (on_) profiler::pop();
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  bool on_;
+};
+
+void init_profiler(PyObject* module);
+
+}  // namespace ember::python

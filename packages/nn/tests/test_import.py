@@ -1,4 +1,4 @@
-"""The ember-nn skeleton imports, and its modules live in the shared `ember` namespace."""
+"""The ember-nn packages import, and its modules live in the shared `ember` namespace."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ import pytest
 
 MODULES = (
     "ember.nn",
+    "ember.nn.functional",
+    "ember.nn.init",
+    "ember.nn.utils",
     "ember.optim",
+    "ember.optim.lr_scheduler",
 )
 
 

@@ -1,11 +1,74 @@
-"""Neural-network building blocks.
+"""Neural-network building blocks, mirroring :mod:`torch.nn`.
 
-This package will provide :class:`Module` and :class:`Parameter`, the layers
-(``Linear``, ``Conv2d``, normalisation, dropout, recurrent cells, ...), the loss
-functions, weight initialisation in ``ember.nn.init``, and the stateless
-operations in ``ember.nn.functional``, mirroring :mod:`torch.nn`.
+:class:`Module` and :class:`Parameter`, containers, ``Linear``, activations, dropout,
+normalisation and loss modules; stateless operations in ``ember.nn.functional`` and weight
+initialisation in ``ember.nn.init``.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ember.nn import (  # noqa: E402
+    functional,
+    init,
+    utils,  # noqa: E402
+)
+from ember.nn.modules.activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
+from ember.nn.modules.attention import MultiheadAttention
+from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from ember.nn.modules.flatten import Flatten, Unflatten
+from ember.nn.modules.linear import Bilinear, Identity, Linear
+from ember.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
+from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
+from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
+
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Buffer", "CELU",
+    "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Flatten", "GELU", "GLU",
+    "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss",
+    "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "Mish", "Module", "ModuleDict",
+    "ModuleList", "MultiheadAttention", "NLLLoss", "PReLU", "Parameter", "ParameterDict", "ParameterList", "ReLU",
+    "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
+    "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
+    "Unflatten", "functional", "init", "utils",
+]

@@ -1,10 +1,22 @@
-"""Optimization algorithms.
+"""Optimization algorithms, mirroring :mod:`torch.optim`.
 
-This package will provide :class:`Optimizer` and its subclasses (``SGD``,
-``Adam``, ``AdamW``, ...) together with the learning-rate schedulers in
-``ember.optim.lr_scheduler``, mirroring :mod:`torch.optim`.
+:class:`Optimizer` and its subclasses (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``,
+``Adadelta``, ``Adamax``, ``NAdam``, ``RAdam``) and the learning-rate schedulers in
+``ember.optim.lr_scheduler``.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ember.optim import lr_scheduler  # noqa: E402
+from ember.optim.adadelta import Adadelta
+from ember.optim.adagrad import Adagrad
+from ember.optim.adam import Adam, AdamW
+from ember.optim.adamax import Adamax
+from ember.optim.nadam import NAdam
+from ember.optim.optimizer import Optimizer  # noqa: I001
+from ember.optim.radam import RAdam
+from ember.optim.rmsprop import RMSprop
+from ember.optim.sgd import SGD
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
+           "lr_scheduler"]

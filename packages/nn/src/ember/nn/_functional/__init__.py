@@ -1,0 +1,1 @@
+"""Implementation files of ``ember.nn.functional`` (split by topic to keep files small)."""

@@ -1,0 +1,251 @@
+"""Activation functions and softmax family, composed from differentiable ember ops."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import ember
+from ember import Tensor
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    if inplace:
+        input.copy_(result)
+        return input
+    return result
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return input.relu_() if inplace else ember.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return input.clamp_(min_val, max_val)
+    # PyTorch's gradient is zero at the bounds themselves; clamp's would pass it through.
+    inside = (input > min_val) & (input < max_val)
+    return ember.where(inside, input, input.clamp(min_val, max_val).detach())
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
+    w = weight
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        ch = 0 if input.dim() == 1 else 1
+        if input.shape[ch] != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {input.shape[ch]}.")
+        shape = [1] * input.dim()
+        shape[ch] = weight.numel()
+        w = weight.reshape(shape)
+    elif input.dim() > 0:
+        w = weight.reshape([1] * input.dim())
+    return ember.where(input > 0, input, w * input)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _inplace(input, ember.where(input > 0, input, input * negative_slope), inplace)
+
+
+def _expm1_neg(x: Tensor) -> Tensor:
+    # expm1 of the negative part only: the clamp keeps exp from overflowing (and its
+    # gradient from turning into inf * 0 = nan) on the branch `where` discards.
+    return ember.expm1(x.clamp(max=0))
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _inplace(input, ember.where(input > 0, input, alpha * _expm1_neg(input)), inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _inplace(input, _SELU_SCALE * ember.where(input > 0, input, _SELU_ALPHA * _expm1_neg(input)), inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _inplace(input, ember.where(input > 0, input, alpha * _expm1_neg(input / alpha)), inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate == "none":
+        return input * 0.5 * (1.0 + ember.erf(input * (1.0 / math.sqrt(2.0))))
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1.0 + ember.tanh(inner))
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return ember.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return ember.tanh(input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _inplace(input, input * ember.sigmoid(input), inplace)
+
+
+def _softplus_neg(x: Tensor) -> Tensor:
+    """log(1 + exp(-x)) without overflow, with the right gradient at 0 (−1/2)."""
+    pos = ember.log1p(ember.exp(-x.clamp(min=0)))
+    neg = ember.log1p(ember.exp(x.clamp(max=0))) - x
+    return ember.where(x > 0, pos, neg)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    scaled = input * beta
+    # Linear above the threshold, as PyTorch; the clamp keeps the discarded branch finite.
+    soft = _softplus_neg(-scaled.clamp(max=threshold)) / beta
+    return ember.where(scaled > threshold, input, soft)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _inplace(input, input * ember.tanh(softplus(input)), inplace)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (1 + input.abs())
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    inside = (input > -3.0) & (input < 3.0)
+    out = ember.where(inside, input / 6.0 + 0.5, (input > 0).to(input.dtype))
+    return _inplace(input, out, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    # Gradient conventions at ±3 follow PyTorch: x/3 + 1/2 on (-3, 3), 0 at or below -3, 1 from 3 up.
+    out = ember.where(input <= -3.0, input * 0.0, ember.where(input < 3.0, input * (input + 3.0) / 6.0, input))
+    return _inplace(input, out, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return -_softplus_neg(input)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - ember.tanh(input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return ember.where(input > lambd, input - lambd, ember.where(input < -lambd, input + lambd, input * 0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return ember.where((input > lambd) | (input < -lambd), input, input * 0)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    return _inplace(input, ember.where(input > threshold, input, value), inplace)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    lead = (slice(None),) * d
+    a = input[lead + (slice(0, n // 2),)]
+    b = input[lead + (slice(n // 2, n),)]
+    return a * ember.sigmoid(b)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _prep(input: Tensor, dim: Any, dtype: Any, name: str, stacklevel: int) -> tuple[Tensor, int]:
+    if dim is None:
+        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    return input, dim
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    input, dim = _prep(input, dim, dtype, "softmax", _stacklevel)
+    # Shift by the (constant) max so exp never overflows; the shift cancels in the ratio.
+    e = ember.exp(input - input.amax(dim, keepdim=True).detach())
+    return e / e.sum(dim, keepdim=True)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    input, dim = _prep(input, dim, dtype, "softmin", _stacklevel)
+    return softmax(-input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    input, dim = _prep(input, dim, dtype, "log_softmax", _stacklevel)
+    return input - ember.logsumexp(input, dim, keepdim=True)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return _inplace(input, input * 0.0, inplace)
+    keep = ember.bernoulli(ember.full_like(input, 1.0 - p))
+    return _inplace(input, input * keep * (1.0 / (1.0 - p)), inplace)
+
+
+def _scalar_name(t: Tensor) -> str:
+    return t.type().replace("torch.", "").replace("Tensor", "")
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
+                           f"{_scalar_name(weight)}")
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if input.dim() > 2:
+        # fold the batch dims into rows, as PyTorch does (same errors, one matmul)
+        out = linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        return out.reshape(*input.shape[:-1], out.shape[-1])
+    if input.dim() == 2 and bias is not None:
+        return ember.addmm(bias, input, weight.t())
+    out = ember.matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out_f, in1, in2 = weight.shape
+    tmp = ember.matmul(x1, weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    out = (tmp * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, out_f)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom

@@ -1,0 +1,110 @@
+"""``scaled_dot_product_attention``, ``one_hot`` and channel-wise dropout, composed from core ops."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import ember
+from ember import Tensor
+from ember.nn._functional.activation import softmax
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor.dtype != ember.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() > 0 and bool((tensor < 0).any()):
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() > 0 else 0
+    elif tensor.numel() > 0 and bool((tensor >= num_classes).any()):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return (ember.arange(num_classes) == tensor.unsqueeze(-1)).long()
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q Kᵀ·scale + mask) V; a boolean mask marks the positions that may be attended (True = keep)."""
+    L, S = query.shape[-2], key.shape[-2]
+    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves a block of query heads
+        rep = query.shape[-3] // key.shape[-3]
+
+        def expand(t: Tensor) -> Tensor:
+            lead, h = tuple(t.shape[:-3]), t.shape[-3]
+            return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
+
+        key, value = expand(key), expand(value)
+    scores = ember.matmul(query, key.transpose(-2, -1)) * scale_factor
+    if is_causal:
+        keep = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
+        scores = ember.where(keep, scores, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == ember.bool:
+            scores = ember.where(attn_mask, scores, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout_any(weights, dropout_p)
+    return ember.matmul(weights, value)
+
+
+def dropout_any(input: Tensor, p: float) -> Tensor:
+    keep = ember.bernoulli(ember.full_like(input, 1.0 - p))
+    return input * keep * (1.0 / (1.0 - p))
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    x = input if batched else input.unsqueeze(0)
+    # one Bernoulli draw per (sample, channel), broadcast over the spatial dims
+    mask_shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
+    keep = ember.bernoulli(ember.full(mask_shape, 1.0 - p, dtype=x.dtype))
+    out = x * keep * (1.0 / (1.0 - p)) if p < 1.0 else x * 0.0
+    out = out if batched else out.squeeze(0)
+    if inplace:
+        input.copy_(out)
+        return input
+    return out
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, input.dim() == 5)

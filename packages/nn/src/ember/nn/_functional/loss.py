@@ -1,0 +1,254 @@
+"""Loss functions, composed from differentiable ember ops (no gather: one-hot masks instead)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import ember
+from ember import Tensor
+from ember.nn._functional.activation import _softplus_neg, log_softmax
+
+
+def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True) -> str:
+    """Map the deprecated size_average/reduce flags to a reduction string."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if (size_average and reduce) else ("sum" if reduce else "none")
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=3)
+    return ret
+
+
+def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+                      "the same size.", stacklevel=3)
+
+
+def _weighted(loss: Tensor, weight: Tensor | None, reduction: str, input: Tensor) -> Tensor:
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    d = input - target
+    return _weighted(d * d, weight, reduction, input)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted((input - target).abs(), weight, reduction, input)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _warn_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    return _reduce(ember.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    _warn_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (input - target).abs()
+    loss = ember.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _weighted(loss, weight, reduction, input)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
+    loss = -(target * ember.log(input).clamp(min=-100) + (1 - target) * ember.log(1 - input).clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if not target.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(target)}")
+    # (1 - y) x + w_pos(y) log(1 + e^{-x}), with log(1 + e^{-x}) computed stably.
+    sp = _softplus_neg(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * sp
+    else:
+        loss = (1 - target) * input + sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _type_name(t: Tensor) -> str:
+    return t.type().replace("torch.", "").replace("Tensor", "")
+
+
+def _class_mask(target: Tensor, n_classes: int, ndim: int) -> Tensor:
+    """Boolean one-hot of ``target`` along dim 1 of an ``ndim``-D input: (N, C, d1, ...)."""
+    shape = [1] * ndim
+    shape[1] = n_classes
+    classes = ember.arange(n_classes).reshape(shape)
+    return classes == target.unsqueeze(1)
+
+
+def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+         reduction: str) -> tuple[Tensor, Tensor]:
+    """Per-element −w_y·x_y and the weights w_y (0 where ignored); input batched (N, C, ...)."""
+    if target.dtype not in (ember.int64, ember.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
+    n_classes = input.shape[1]
+    if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+        if input.dim() == 2:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0] if target.dim() else 0}).")
+        raise RuntimeError(f"Expected target size {list((input.shape[0],) + tuple(input.shape[2:]))}, got "
+                           f"{list(target.shape)}")
+    target = target.long()
+    valid = target != ignore_index
+    bad = valid & ((target < 0) | (target >= n_classes))
+    if bool(bad.any()):
+        value = int(ember.where(bad, target, 0).abs().amax().item())
+        value = value if bool((target == value).any()) else -value
+        raise IndexError(f"Target {value} is out of bounds.")
+    mask = _class_mask(target, n_classes, input.dim()) & valid.unsqueeze(1)
+    picked = ember.where(mask, input, 0.0).sum(1)
+    if weight is None:
+        w = valid.to(input.dtype)
+    else:
+        wshape = [1] * input.dim()
+        wshape[1] = n_classes
+        w = ember.where(mask, weight.reshape(wshape), 0.0).sum(1)
+    return -(w * picked), w
+
+
+def _nll_reduce(loss: Tensor, w: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
+    if input.dim() == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if input.dim() == 1:
+        return input.unsqueeze(0), target.unsqueeze(0), True
+    return input, target, False
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    x, t, unbatched = _batched(input, target)
+    loss, w = _nll(x, t, weight, ignore_index, reduction)
+    if reduction == "none" and unbatched:
+        return loss.squeeze(0)
+    return _nll_reduce(loss, w, reduction)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    x, t, unbatched = _batched(input, target)
+    n_classes = x.shape[1]
+    lsm = log_softmax(x, 1)
+    wshape = [1] * x.dim()
+    wshape[1] = n_classes
+    if tuple(input.shape) == tuple(target.shape) and target.is_floating_point():
+        # Class probabilities: −Σ_c w_c p_c log q_c; 'mean' divides by the batch size.
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = lsm * t if weight is None else lsm * t * weight.reshape(wshape)
+        loss = -terms.sum(1)
+        if reduction == "mean":
+            return loss.sum() / (x.numel() / n_classes)
+        return loss.squeeze(0) if (reduction == "none" and unbatched) else _reduce(loss, reduction)
+    loss, w = _nll(lsm, t, weight, ignore_index, reduction)
+    if label_smoothing > 0:
+        valid = (t != ignore_index).unsqueeze(1)
+        terms = lsm if weight is None else lsm * weight.reshape(wshape)
+        smooth = -ember.where(valid, terms, 0.0).sum(1)
+        if reduction == "mean":
+            nll_part = loss.sum() / w.sum()
+            smooth_part = smooth.sum() / w.sum()
+        elif reduction == "sum":
+            nll_part, smooth_part = loss.sum(), smooth.sum()
+        else:
+            nll_part, smooth_part = loss, smooth
+        out = (1 - label_smoothing) * nll_part + smooth_part * (label_smoothing / n_classes)
+        return out.squeeze(0) if (reduction == "none" and unbatched) else out
+    if reduction == "none" and unbatched:
+        return loss.squeeze(0)
+    return _nll_reduce(loss, w, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = ember.exp(target) * (target - input)
+    else:
+        loss = ember.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
+    return _reduce(loss, reduction)

@@ -1,0 +1,34 @@
+"""``RemovableHandle``: what every ``register_*_hook`` returns (as ``torch.utils.hooks``)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+
+class RemovableHandle:
+    """Removes its hook from the dict(s) it was registered in; usable as a context manager."""
+
+    next_id: int = 0
+
+    def __init__(self, hooks_dict: Any, *, extra_dict: Any = None) -> None:
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        extras = [] if extra_dict is None else (extra_dict if isinstance(extra_dict, list) else [extra_dict])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
+
+    def remove(self) -> None:
+        d = self.hooks_dict_ref()
+        if d is not None and self.id in d:
+            del d[self.id]
+        for ref in self.extra_dict_ref:
+            extra = ref()
+            if extra is not None and self.id in extra:
+                del extra[self.id]
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.remove()

@@ -1,0 +1,47 @@
+"""``Parameter`` and ``Buffer``: tensors that a Module registers when assigned as attributes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ember
+from ember import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: assigning one to a Module attribute registers it."""
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            data = ember.empty(0)
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        # _make_subclass aliases data's storage (detached) and sets requires_grad on the result.
+        return Tensor._make_subclass(cls, data.detach(), requires_grad)
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.detach().clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+
+class Buffer(Tensor):
+    """Marker: assigning ``Buffer(t)`` to a Module attribute registers ``t`` as a buffer."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+        if data is None:
+            data = ember.empty(0)
+        t = Tensor._make_subclass(cls, data.detach(), data.requires_grad)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        pass

@@ -1,0 +1,48 @@
+"""Adagrad (state is created for every parameter at construction, as PyTorch)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params: Any, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+        _check_common(lr, None, None, weight_decay)
+        _check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
+        _check(initial_accumulator_value >= 0.0,
+               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = ember.tensor(0.0, dtype=ember.float32)
+                state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    state["step"] += 1
+                    step = float(state["step"].item())
+                    g = p.grad if not group["maximize"] else -p.grad
+                    if group["weight_decay"] != 0:
+                        g = g.add(p, alpha=group["weight_decay"])
+                    clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+                    state["sum"].addcmul_(g, g, value=1)
+                    std = state["sum"].sqrt().add_(group["eps"])
+                    p.addcdiv_(g, std, value=-clr)
+        return loss

@@ -1,0 +1,80 @@
+"""Adam and AdamW (AdamW = Adam with decoupled weight decay)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        _check_common(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = _step_tensor()
+                        state["exp_avg"] = ember.zeros_like(p)
+                        state["exp_avg_sq"] = ember.zeros_like(p)
+                        if group["amsgrad"]:
+                            state["max_exp_avg_sq"] = ember.zeros_like(p)
+                    g = p.grad if not group["maximize"] else -p.grad
+                    state["step"] += 1
+                    if wd != 0:
+                        if group["decoupled_weight_decay"]:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            g = g.add(p, alpha=wd)
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    exp_avg.lerp_(g, 1 - beta1)
+                    exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                    step = float(state["step"].item())
+                    bias1 = 1 - beta1**step
+                    bias2_sqrt = (1 - beta2**step) ** 0.5
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"].copy_(ember.maximum(state["max_exp_avg_sq"], exp_avg_sq))
+                        denom = (state["max_exp_avg_sq"].sqrt() / bias2_sqrt).add_(eps)
+                    else:
+                        denom = (exp_avg_sq.sqrt() / bias2_sqrt).add_(eps)
+                    p.addcdiv_(exp_avg, denom, value=-(lr / bias1))
+        return loss
+
+
+class AdamW(Adam):
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

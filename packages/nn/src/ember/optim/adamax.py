@@ -1,0 +1,43 @@
+"""Adamax (Adam with the infinity norm)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _check_common(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = _step_tensor()
+                        state["exp_avg"] = ember.zeros_like(p)
+                        state["exp_inf"] = ember.zeros_like(p)
+                    g = p.grad if not group["maximize"] else -p.grad
+                    state["step"] += 1
+                    if group["weight_decay"] != 0:
+                        g = g.add(p, alpha=group["weight_decay"])
+                    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                    exp_avg.lerp_(g, 1 - beta1)
+                    exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), g.abs().add_(group["eps"])))
+                    clr = group["lr"] / (1 - beta1 ** float(state["step"].item()))
+                    p.addcdiv_(exp_avg, exp_inf, value=-clr)
+        return loss

@@ -1,0 +1,59 @@
+"""NAdam (Adam with Nesterov momentum and momentum decay)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _step_tensor
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_common(lr, eps, betas, weight_decay)
+        _check(momentum_decay >= 0.0, f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                lr, wd, psi = group["lr"], group["weight_decay"], group["momentum_decay"]
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = _step_tensor()
+                        # a float32 0-d tensor, like PyTorch, so the running product rounds the same way
+                        state["mu_product"] = ember.ones((), dtype=ember.float32)
+                        state["exp_avg"] = ember.zeros_like(p)
+                        state["exp_avg_sq"] = ember.zeros_like(p)
+                    g = p.grad if not group["maximize"] else -p.grad
+                    state["step"] += 1
+                    step = float(state["step"].item())
+                    bias2 = 1 - beta2**step
+                    if wd != 0:
+                        if group["decoupled_weight_decay"]:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            g = g.add(p, alpha=wd)
+                    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
+                    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+                    state["mu_product"] *= mu
+                    mu_product = float(state["mu_product"].item())
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    exp_avg.lerp_(g, 1 - beta1)
+                    exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                    denom = exp_avg_sq.div(bias2).sqrt().add_(group["eps"])
+                    p.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+                    p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product * mu_next))
+        return loss

@@ -1,0 +1,58 @@
+"""RMSprop (optionally centered, with momentum)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _step_tensor
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        _check_common(lr, eps, None, weight_decay)
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                lr, alpha, eps, mu = group["lr"], group["alpha"], group["eps"], group["momentum"]
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = _step_tensor()
+                        state["square_avg"] = ember.zeros_like(p)
+                        if mu > 0:
+                            state["momentum_buffer"] = ember.zeros_like(p)
+                        if group["centered"]:
+                            state["grad_avg"] = ember.zeros_like(p)
+                    g = p.grad if not group["maximize"] else -p.grad
+                    state["step"] += 1
+                    if group["weight_decay"] != 0:
+                        g = g.add(p, alpha=group["weight_decay"])
+                    square_avg = state["square_avg"]
+                    square_avg.mul_(alpha).addcmul_(g, g, value=1 - alpha)
+                    if group["centered"]:
+                        grad_avg = state["grad_avg"]
+                        grad_avg.lerp_(g, 1 - alpha)
+                        avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                    else:
+                        avg = square_avg.sqrt()
+                    avg = avg.add_(eps)
+                    if mu > 0:
+                        buf = state["momentum_buffer"]
+                        buf.mul_(mu).addcdiv_(g, avg)
+                        p.add_(buf, alpha=-lr)
+                    else:
+                        p.addcdiv_(g, avg, value=-lr)
+        return loss

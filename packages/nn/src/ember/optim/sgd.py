@@ -1,0 +1,47 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+        _check_common(lr)
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._run_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
+                for p in _params_with_grad(group):
+                    g = p.grad if not group["maximize"] else -p.grad
+                    if wd != 0:
+                        g = g.add(p, alpha=wd)
+                    if mu != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = g.clone().detach()
+                            state["momentum_buffer"] = buf
+                        else:
+                            buf.mul_(mu).add_(g, alpha=1 - group["dampening"])
+                        g = g.add(buf, alpha=mu) if group["nesterov"] else buf
+                    p.add_(g, alpha=-lr)
+        return loss

@@ -54,7 +54,7 @@ def demo(session: nox.Session) -> None:
     """The README's main job: a real workload on the embedded default data."""
     install_core(session)
     install_pure(session)
-    session.run("python", "examples/least_squares.py", *session.posargs)
+    session.run("python", "examples/train_mlp.py", *session.posargs)
 
 
 @nox.session

@@ -150,3 +150,17 @@ def test_cuda_stub_raises_clearly() -> None:
     with pytest.raises(AssertionError):
         ember.ones(2).to("cuda")
     assert ember.cuda.is_available() is False
+
+
+def test_pickle_round_trip() -> None:
+    import pickle
+
+    import ember
+
+    t = ember.arange(6.0).reshape(2, 3).t()
+    u = pickle.loads(pickle.dumps(t))
+    assert u.tolist() == t.tolist() and u.dtype == t.dtype and not u.requires_grad
+    b = pickle.loads(pickle.dumps(ember.ones(2, dtype=ember.bfloat16, requires_grad=True)))
+    assert b.dtype == ember.bfloat16 and b.requires_grad and b.is_leaf
+    assert pickle.loads(pickle.dumps(ember.empty(0, 3))).shape == (0, 3)
+    assert pickle.loads(pickle.dumps(ember.tensor(5))).item() == 5

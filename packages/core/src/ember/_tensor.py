@@ -168,6 +168,14 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
                  requires_grad: bool = False) -> Tensor:
         return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    # ---- pickling: values, dtype, shape and requires_grad (subclasses such as
+    # Parameter come back as themselves); ember.save is the format for files.
+    def __reduce_ex__(self, protocol: int) -> Any:
+        t = self.detach().contiguous()
+        raw = t.view(-1).view(_C.uint8).numpy().tobytes() if t.numel() else b""
+        return (_rebuild_pickled, (type(self), raw, str(t.dtype).rsplit(".", 1)[-1], tuple(t.shape),
+                                   self.requires_grad))
+
     # ---- autograd ----------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
                  inputs: Any = None) -> None:
@@ -199,3 +207,17 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
         from ember.multiprocessing._shared_memory import share_memory_
 
         return share_memory_(self)
+
+
+def _rebuild_pickled(cls: type, raw: bytes, dtype: str, shape: tuple, requires_grad: bool) -> Tensor:
+    """Inverse of Tensor.__reduce_ex__."""
+    import numpy as np
+
+    dt = getattr(_C, dtype)
+    from ember._numpy import from_numpy
+
+    flat = from_numpy(np.frombuffer(raw, dtype=np.uint8).copy()) if raw else _C.empty(0, dtype=_C.uint8)
+    t = flat.view(dt).reshape(shape) if raw else _C.empty(shape, dtype=dt)
+    if cls is not Tensor:
+        return Tensor._make_subclass(cls, t, requires_grad)
+    return t.requires_grad_(requires_grad) if requires_grad else t

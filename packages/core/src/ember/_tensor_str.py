@@ -228,8 +228,8 @@ def _grad_suffix(t: Any) -> str | None:
     grad_fn = t.grad_fn
     if grad_fn is not None:
         # torch nodes expose name(); fall back to the class name for other node types.
-        has_name = callable(getattr(grad_fn, "name", None))
-        name = grad_fn.name() if has_name else type(grad_fn).__name__
+        # PyTorch prints the node's class name (CopySlices, not torch::autograd::CopySlices).
+        name = type(grad_fn).__name__
         return f"grad_fn=<{name}>"
     if t.requires_grad:
         return "requires_grad=True"

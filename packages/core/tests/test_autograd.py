@@ -559,3 +559,4 @@ def test_long_training_loop_keeps_rss_flat() -> None:
         step()
     growth_mb = (_rss_kb() - before) / 1024
     assert growth_mb < 4, f"RSS grew {growth_mb:.1f} MB over 10,000 steps"
+

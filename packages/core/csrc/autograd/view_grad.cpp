@@ -1,5 +1,6 @@
 #include "view_grad.h"
 
+#include "autograd_ops.h"
 #include "ops.h"
 
 namespace ember {
@@ -10,6 +11,11 @@ Tensor zeros_like_storage(const Geometry& base, size_t storage_bytes, ScalarType
   return make_view(flat, base.sizes, base.strides, base.offset);
 }
 
+namespace {
+Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes);
+Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes);
+}  // namespace
+
 CopySlices::CopySlices(const Tensor& base_t, const Tensor& view_t, Ref<Node> f)
     : base(Geometry::of(base_t)), view(Geometry::of(view_t)), storage_bytes(base_t.storage().nbytes),
       fn(std::move(f)) {}
@@ -18,14 +24,27 @@ TensorList CopySlices::apply(TensorList& grads) {
   TensorList out(next_edges.size());
   const Tensor& grad = grads[0];
   if (!grad.defined()) return out;
-  Tensor result = zeros_like_storage(base, storage_bytes, grad.dtype());
-  copy_(result, grad, false);
-  Tensor slice = make_view(result, view.sizes, view.strides, view.offset);
-  TensorList fg{clone(slice, std::nullopt)};
-  TensorList res = fn->apply(fg);
-  if (!res.empty() && res[0].defined()) copy_(slice, res[0], false);
-  else zero_(slice);
-  out[0] = result;
+  TensorList res;
+  if (GradMode::is_enabled()) {
+    // create_graph: the same result from differentiable pieces (grad with the
+    // view's region replaced by what the in-place op sends back).
+    TensorList fg{view_of(grad, base, view, storage_bytes)};
+    res = fn->apply(fg);
+    Tensor region = scatter_to(fg[0], base, view, storage_bytes);
+    Tensor result = ag::sub(grad, region, Scalar(int64_t(1)));
+    if (!res.empty() && res[0].defined())
+      result = ag::add(result, scatter_to(res[0], base, view, storage_bytes), Scalar(int64_t(1)));
+    out[0] = result;
+  } else {
+    Tensor result = zeros_like_storage(base, storage_bytes, grad.dtype());
+    copy_(result, grad, false);
+    Tensor slice = make_view(result, view.sizes, view.strides, view.offset);
+    TensorList fg{clone(slice, std::nullopt)};
+    res = fn->apply(fg);
+    if (!res.empty() && res[0].defined()) copy_(slice, res[0], false);
+    else zero_(slice);
+    out[0] = result;
+  }
   for (size_t i = 1; i < res.size() && i < out.size(); ++i) out[i] = std::move(res[i]);
   return out;
 }

@@ -1,10 +1,12 @@
 """Bottleneck: a first-pass profiler for whole scripts.
 
-Run as ``python -m ember.utils.bottleneck script.py``; it will summarise the
-script with cProfile and the ember profiler, mirroring
-:mod:`torch.utils.bottleneck`.
+Run as ``python -m ember.utils.bottleneck script.py [args]``; it summarises the
+environment, then runs the script under cProfile and under the ember autograd
+profiler, mirroring :mod:`torch.utils.bottleneck`.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._main import main, parse_args, run_env_analysis
+
+__all__: list[str] = ["main", "parse_args", "run_env_analysis"]

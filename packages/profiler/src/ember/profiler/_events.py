@@ -1,0 +1,490 @@
+"""Event model: FunctionEvent / FunctionEventAvg / EventList built from the core's raw records.
+
+The core hook returns flat tuples; here they become a per-thread tree (parents from nesting
+depth), with memory records folded into the ops that were open when they happened.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import Any
+
+MEMORY_EVENT_NAME = "[memory]"
+
+
+def _rewrite_name(name: str, with_wildcard: bool) -> str:
+    # All steps aggregate into one row in tables, as PyTorch does.
+    if with_wildcard and name.startswith("ProfilerStep#"):
+        return "ProfilerStep*"
+    return name
+
+
+def _format_time(time_us: float) -> str:
+    if time_us >= 1_000_000.0:
+        return f"{time_us / 1_000_000.0:.3f}s"
+    if time_us >= 1000.0:
+        return f"{time_us / 1000.0:.3f}ms"
+    return f"{time_us:.3f}us"
+
+
+def _format_memory(nbytes: int) -> str:
+    kb, mb, gb = 1024, 1024 * 1024, 1024 * 1024 * 1024
+    if abs(nbytes) >= gb:
+        return f"{nbytes * 1.0 / gb:.2f} GB"
+    if abs(nbytes) >= mb:
+        return f"{nbytes * 1.0 / mb:.2f} MB"
+    if abs(nbytes) >= kb:
+        return f"{nbytes * 1.0 / kb:.2f} KB"
+    return f"{nbytes} B"
+
+
+class Interval:
+    """A [start, end] time range in microseconds."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: float, end: float) -> None:
+        self.start = start
+        self.end = end
+
+    def elapsed_us(self) -> float:
+        return self.end - self.start
+
+    def __repr__(self) -> str:
+        return f"Interval(start={self.start}, end={self.end})"
+
+
+class _FormattedTimesMixin:
+    """`*_str` properties shared by FunctionEvent and FunctionEventAvg."""
+
+    @property
+    def cpu_time_str(self) -> str:
+        return _format_time(self.cpu_time)  # type: ignore[attr-defined]
+
+    @property
+    def cpu_time_total_str(self) -> str:
+        return _format_time(self.cpu_time_total)  # type: ignore[attr-defined]
+
+    @property
+    def self_cpu_time_total_str(self) -> str:
+        return _format_time(self.self_cpu_time_total)  # type: ignore[attr-defined]
+
+    @property
+    def device_time_str(self) -> str:
+        return _format_time(self.device_time)  # type: ignore[attr-defined]
+
+    @property
+    def device_time_total_str(self) -> str:
+        return _format_time(self.device_time_total)  # type: ignore[attr-defined]
+
+    @property
+    def self_device_time_total_str(self) -> str:
+        return _format_time(self.self_device_time_total)  # type: ignore[attr-defined]
+
+    @property
+    def cuda_time_total(self) -> float:
+        return self.device_time_total  # type: ignore[attr-defined]
+
+    @property
+    def self_cuda_time_total(self) -> float:
+        return self.self_device_time_total  # type: ignore[attr-defined]
+
+    @property
+    def cuda_time(self) -> float:
+        return self.device_time  # type: ignore[attr-defined]
+
+
+class FunctionEvent(_FormattedTimesMixin):
+    """One profiled range (operator, autograd node or user range)."""
+
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        thread: int,
+        start_us: float,
+        end_us: float,
+        overload_name: str = "",
+        fwd_thread: int | None = None,
+        input_shapes: list[Any] | None = None,
+        stack: list[str] | None = None,
+        scope: int = 0,
+        use_device: str | None = None,
+        cpu_memory_usage: int = 0,
+        device_memory_usage: int = 0,
+        is_async: bool = False,
+        is_remote: bool = False,
+        sequence_nr: int = -1,
+        node_id: int = -1,
+        device_type: str = "CPU",
+        device_index: int = 0,
+        is_legacy: bool = False,
+        flops: int | None = None,
+        trace_name: str | None = None,
+        concrete_inputs: list[Any] | None = None,
+        kwinputs: dict[str, Any] | None = None,
+        is_user_annotation: bool = False,
+    ) -> None:
+        self.id = id
+        self.node_id = node_id
+        self.name = name
+        self.overload_name = overload_name
+        self.trace_name = trace_name if trace_name is not None else name
+        self.time_range = Interval(start_us, end_us)
+        self.thread = thread
+        self.fwd_thread = fwd_thread
+        self.kernels: list[Any] = []
+        self.count = 1
+        self.cpu_children: list[FunctionEvent] = []
+        self.cpu_parent: FunctionEvent | None = None
+        self.input_shapes = input_shapes
+        self.concrete_inputs = concrete_inputs
+        self.kwinputs = kwinputs
+        self.stack = stack if stack is not None else []
+        self.scope = scope
+        self.use_device = use_device
+        self.cpu_memory_usage = cpu_memory_usage
+        self.device_memory_usage = device_memory_usage
+        self.is_async = is_async
+        self.is_remote = is_remote
+        self.sequence_nr = sequence_nr
+        self.device_type = device_type
+        self.device_index = device_index
+        self.is_legacy = is_legacy
+        self.flops = flops
+        self.is_user_annotation = is_user_annotation
+        # Backward nodes point at the forward op that created them (same sequence number).
+        self.fwd_event: FunctionEvent | None = None
+        self.bwd_events: list[FunctionEvent] = []
+        self.self_cpu_percent = -1
+        self.total_cpu_percent = -1
+        self.total_device_percent = -1
+
+    def append_cpu_child(self, child: FunctionEvent) -> None:
+        if not isinstance(child, FunctionEvent):
+            raise AssertionError("append_cpu_child expects a FunctionEvent")
+        self.cpu_children.append(child)
+
+    def set_cpu_parent(self, parent: FunctionEvent) -> None:
+        if not isinstance(parent, FunctionEvent):
+            raise AssertionError("set_cpu_parent expects a FunctionEvent")
+        self.cpu_parent = parent
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def self_cpu_memory_usage(self) -> int:
+        if self.is_async:
+            return 0
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
+
+    @property
+    def self_device_memory_usage(self) -> int:
+        return 0
+
+    @property
+    def cpu_time_total(self) -> float:
+        return self.time_range.elapsed_us()
+
+    @property
+    def self_cpu_time_total(self) -> float:
+        if self.is_async:
+            return 0
+        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
+
+    @property
+    def cpu_time(self) -> float:
+        return 0.0 if self.count == 0 else self.cpu_time_total / self.count
+
+    @property
+    def device_time_total(self) -> float:
+        return 0.0  # CPU-only build: no device kernels are ever recorded.
+
+    @property
+    def self_device_time_total(self) -> float:
+        return 0.0
+
+    @property
+    def device_time(self) -> float:
+        return 0.0
+
+    def __repr__(self) -> str:
+        return (
+            f"<FunctionEvent id={self.id} name={self.name} overload_name={self.overload_name} "
+            f"device_type={self.device_type} node_id={self.node_id} "
+            f"cpu_time={self.cpu_time_str} start_us={self.time_range.start} "
+            f"end_us={self.time_range.end} "
+            f"cpu_children={[c.id for c in self.cpu_children]} "
+            f"thread={self.thread} input_shapes={self.input_shapes} "
+            f"cpu_memory_usage={self.cpu_memory_usage} is_async={self.is_async} "
+            f"sequence_nr={self.sequence_nr} flops={self.flops}>"
+        )
+
+
+class FunctionEventAvg(_FormattedTimesMixin):
+    """Statistics of all events sharing a key (and optionally shapes / stack / overload)."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.count = 0
+        self.node_id = 0
+        self.is_async = False
+        self.is_remote = False
+        self.use_device: str | None = None
+        self.cpu_time_total = 0.0
+        self.device_time_total = 0.0
+        self.self_cpu_time_total = 0.0
+        self.self_device_time_total = 0.0
+        self.input_shapes: list[Any] | None = None
+        self.overload_name: str | None = None
+        self.stack: list[str] | None = None
+        self.scope: int | None = None
+        self.cpu_memory_usage = 0
+        self.device_memory_usage = 0
+        self.self_cpu_memory_usage = 0
+        self.self_device_memory_usage = 0
+        self.cpu_children: list[FunctionEvent] | None = None
+        self.cpu_parent: FunctionEvent | None = None
+        self.device_type = "CPU"
+        self.is_legacy = False
+        self.flops = 0
+        self.is_user_annotation = False
+
+    def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        if self.key is None:
+            # The first event fixes the descriptive fields of the group.
+            self.key = other.key
+            self.node_id = other.node_id
+            self.is_async = other.is_async
+            self.is_remote = other.is_remote
+            self.cpu_parent = other.cpu_parent
+            self.cpu_children = other.cpu_children
+            self.overload_name = other.overload_name
+            self.input_shapes = other.input_shapes
+            self.stack = other.stack
+            self.scope = other.scope
+            self.device_type = other.device_type
+            self.is_legacy = other.is_legacy
+            self.use_device = other.use_device
+            self.is_user_annotation = other.is_user_annotation
+        if not isinstance(other, (FunctionEvent, FunctionEventAvg)):
+            raise AssertionError("add expects a FunctionEvent or FunctionEventAvg")
+        if other.key != self.key:
+            raise AssertionError(f"Expected keys to match: {other.key} vs {self.key}")
+        self.cpu_time_total += other.cpu_time_total
+        self.device_time_total += other.device_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        self.self_device_time_total += other.self_device_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.device_memory_usage += other.device_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.self_device_memory_usage += other.self_device_memory_usage
+        self.count += other.count
+        if other.flops is not None:
+            self.flops = (self.flops or 0) + other.flops
+        return self
+
+    def __iadd__(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        return self.add(other)
+
+    @property
+    def cpu_time(self) -> float:
+        return 0.0 if self.count == 0 else self.cpu_time_total / self.count
+
+    @property
+    def device_time(self) -> float:
+        return 0.0 if self.count == 0 else self.device_time_total / self.count
+
+    def __repr__(self) -> str:
+        return (
+            f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
+            f"cpu_time={self.cpu_time_str} input_shapes={self.input_shapes} "
+            f"cpu_memory_usage={self.cpu_memory_usage}>"
+        )
+
+
+class EventList(list):
+    """A list of FunctionEvents with summary helpers."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        use_device = kwargs.pop("use_device", None)
+        profile_memory = kwargs.pop("profile_memory", False)
+        with_flops = kwargs.pop("with_flops", False)
+        super().__init__(*args, **kwargs)
+        self._use_device = use_device
+        self._profile_memory = profile_memory
+        self._with_flops = with_flops
+        self._tree_built = False
+
+    def _like(self, events: Iterable[Any]) -> EventList:
+        return EventList(
+            events, use_device=self._use_device, profile_memory=self._profile_memory, with_flops=self._with_flops
+        )
+
+    @property
+    def self_cpu_time_total(self) -> float:
+        return sum(e.self_cpu_time_total for e in self)
+
+    def table(
+        self,
+        sort_by: str | None = None,
+        row_limit: int = 100,
+        max_src_column_width: int = 75,
+        max_name_column_width: int = 55,
+        max_shapes_column_width: int = 80,
+        header: str | None = None,
+        top_level_events_only: bool = False,
+        time_unit: str | None = None,
+    ) -> str:
+        from ._table import build_table
+
+        return build_table(
+            self,
+            sort_by=sort_by,
+            row_limit=row_limit,
+            max_src_column_width=max_src_column_width,
+            max_name_column_width=max_name_column_width,
+            max_shapes_column_width=max_shapes_column_width,
+            header=header,
+            profile_memory=self._profile_memory,
+            with_flops=self._with_flops,
+            top_level_events_only=top_level_events_only,
+            time_unit=time_unit,
+        )
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def export_chrome_trace(self, path: str) -> None:
+        from ._chrome import export_chrome_trace
+
+        export_chrome_trace(self, path)
+
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        from ._chrome import export_stacks
+
+        export_stacks(self, path, metric)
+
+    def supported_export_stacks_metrics(self) -> list[str]:
+        return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total", "self_privateuse1_time_total"]
+
+    def key_averages(
+        self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0, group_by_overload_name: bool = False
+    ) -> EventList:
+        groups: dict[tuple[Any, ...], FunctionEventAvg] = {}
+        for evt in self:
+            key: tuple[Any, ...] = (evt.key, evt.node_id)
+            if group_by_input_shapes:
+                key += (str(evt.input_shapes),)
+            if group_by_stack_n > 0:
+                key += tuple(evt.stack[:group_by_stack_n])
+            if group_by_overload_name:
+                key += (evt.overload_name,)
+            avg = groups.get(key)
+            if avg is None:
+                avg = groups[key] = FunctionEventAvg()
+            avg.add(evt)
+        for avg in groups.values():
+            # Averages keep only the frames they were grouped by (none by default), as in PyTorch.
+            avg.stack = (avg.stack or [])[:group_by_stack_n]
+            if not group_by_input_shapes:
+                avg.input_shapes = ""  # type: ignore[assignment]
+            if not group_by_overload_name:
+                avg.overload_name = ""
+        return self._like(groups.values())
+
+    def total_average(self) -> FunctionEventAvg:
+        total = FunctionEventAvg()
+        for evt in self:
+            total += evt
+            total.key = None
+        total.key = "Total"
+        return total
+
+
+def _parse_shapes(text: str) -> list[Any]:
+    if not text:
+        return []
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return []
+    return value if isinstance(value, list) else []
+
+
+# The core's thread ids are 64-bit hashes; JSON viewers lose precision above 2**53, so each
+# thread gets a small stable number (1 = first thread seen in this process).
+_THREAD_NUMBERS: dict[int, int] = {}
+
+
+def _thread_number(raw_id: int) -> int:
+    n = _THREAD_NUMBERS.get(raw_id)
+    if n is None:
+        n = _THREAD_NUMBERS[raw_id] = len(_THREAD_NUMBERS) + 1
+    return n
+
+
+def build_events(raw: list[tuple[Any, ...]], *, profile_memory: bool, first_id: int = 0) -> EventList:
+    """Turn the core's raw records into FunctionEvents with parent/child links and memory totals."""
+    events: list[FunctionEvent] = []
+    stacks: dict[int, list[tuple[int, FunctionEvent]]] = {}
+    by_seq: dict[int, FunctionEvent] = {}
+    backward: list[FunctionEvent] = []
+    next_id = first_id
+    for name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes in raw:
+        thread = _thread_number(raw_thread)
+        stack = stacks.setdefault(thread, [])
+        # `depth` is the nesting level on this thread: every open range at this depth or deeper
+        # has closed. Depths can skip levels (a range opened before the session is not reported).
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        if kind == "memory":
+            if not profile_memory:
+                continue
+            if parent is not None:
+                # Inclusive memory: every enclosing range counts the allocation.
+                node: FunctionEvent | None = parent
+                while node is not None:
+                    node.cpu_memory_usage += nbytes
+                    node = node.cpu_parent
+                continue
+            evt = FunctionEvent(
+                next_id, MEMORY_EVENT_NAME, thread, start_ns / 1000.0, start_ns / 1000.0, input_shapes=[],
+                cpu_memory_usage=nbytes,
+            )
+            next_id += 1
+            events.append(evt)
+            continue
+        evt = FunctionEvent(
+            next_id,
+            _rewrite_name(name, True),
+            thread,
+            start_ns / 1000.0,
+            end_ns / 1000.0,
+            input_shapes=_parse_shapes(shapes),
+            sequence_nr=seq,
+            trace_name=_rewrite_name(name, False),
+            is_user_annotation=kind == "user",
+        )
+        evt._kind = kind  # type: ignore[attr-defined]
+        next_id += 1
+        if parent is not None:
+            evt.cpu_parent = parent
+            parent.cpu_children.append(evt)
+        stack.append((depth, evt))
+        events.append(evt)
+        if kind == "op" and seq >= 0:
+            by_seq.setdefault(seq, evt)
+        elif kind == "backward":
+            backward.append(evt)
+    for evt in backward:
+        fwd = by_seq.get(evt.sequence_nr)
+        if fwd is not None:
+            evt.fwd_event = fwd
+            evt.fwd_thread = fwd.thread
+            fwd.bwd_events.append(evt)
+    return EventList(events, profile_memory=profile_memory)

@@ -1,0 +1,339 @@
+"""torch.profiler-compatible `profile`, `schedule` and trace handlers."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from enum import Enum
+from functools import partial
+from typing import Any
+from warnings import warn
+
+from ember import _C
+
+from ._events import EventList, build_events
+from ._record import record_function
+
+__all__ = [
+    "ProfilerAction",
+    "ProfilerActivity",
+    "profile",
+    "schedule",
+    "supported_activities",
+    "tensorboard_trace_handler",
+]
+
+PROFILER_STEP_NAME = "ProfilerStep"
+
+
+class ProfilerActivity(Enum):
+    """Kinds of activity the profiler can record; only CPU exists in ember."""
+
+    CPU = 0
+    XPU = 1
+    MTIA = 2
+    CUDA = 3
+    HPU = 4
+    PrivateUse1 = 5
+
+
+def supported_activities() -> set[ProfilerActivity]:
+    return {ProfilerActivity.CPU}
+
+
+class ProfilerAction(Enum):
+    """What the profiler does at a given step."""
+
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
+    DEVICE_STOPPED = 4
+
+
+def schedule(
+    *, wait: int, warmup: int, active: int, repeat: int = 0, skip_first: int = 0, skip_first_wait: int = 0
+) -> Callable[[int], ProfilerAction]:
+    """Return a step -> ProfilerAction function cycling wait / warmup / active steps."""
+
+    def schedule_fn(step: int) -> ProfilerAction:
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
+        if step < skip_first:
+            return ProfilerAction.NONE
+        step -= skip_first
+        if skip_first_wait != 0:
+            step += wait  # pretend the first wait already happened
+        cycle = wait + warmup + active
+        if repeat > 0 and step / cycle >= repeat:
+            return ProfilerAction.NONE
+        pos = step % cycle
+        if pos < wait:
+            return ProfilerAction.NONE
+        if pos < wait + warmup:
+            return ProfilerAction.WARMUP
+        return ProfilerAction.RECORD if pos < cycle - 1 else ProfilerAction.RECORD_AND_SAVE
+
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} (need >= 0), "
+            f"active={active} (need > 0), repeat={repeat} (need >= 0), skip_first={skip_first} (need >= 0)."
+        )
+    if warmup == 0:
+        warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
+    return schedule_fn
+
+
+def _default_schedule_fn(_: int) -> ProfilerAction:
+    return ProfilerAction.RECORD
+
+
+def tensorboard_trace_handler(
+    dir_name: str, worker_name: str | None = None, use_gzip: bool = False, use_python_export: bool = False
+) -> Callable[[Any], None]:
+    """Return an on_trace_ready handler writing `<dir>/<worker>.<ns>.pt.trace.json[.gz]`."""
+
+    def handler_fn(prof: Any) -> None:
+        nonlocal worker_name
+        if not os.path.isdir(dir_name):
+            try:
+                os.makedirs(dir_name, exist_ok=True)
+            except Exception as e:
+                raise RuntimeError("Can't create directory: " + dir_name) from e
+        if not worker_name:
+            import socket
+
+            worker_name = f"{socket.gethostname()}_{os.getpid()}"
+        file_name = f"{worker_name}.{time.time_ns()}.pt.trace.json"
+        if use_gzip:
+            file_name += ".gz"
+        prof.export_chrome_trace(os.path.join(dir_name, file_name), use_python_export=use_python_export)
+
+    return handler_fn
+
+
+class _KinetoProfile:
+    """Start/stop a core profiling session and keep the last delivered trace."""
+
+    def __init__(
+        self,
+        *,
+        activities: Iterable[ProfilerActivity] | None = None,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+        experimental_config: Any = None,
+        execution_trace_observer: Any = None,
+        acc_events: bool = False,
+        custom_trace_id_callback: Callable[[], str] | None = None,
+        post_processing_timeout_s: float | None = None,
+    ) -> None:
+        self.activities = set(activities) if activities else supported_activities()
+        self.record_shapes = record_shapes
+        self.with_flops = with_flops
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_modules = with_modules
+        self.experimental_config = experimental_config
+        self.execution_trace_observer = execution_trace_observer
+        self.acc_events = acc_events
+        self.custom_trace_id_callback = custom_trace_id_callback
+        self.post_processing_timeout_s = post_processing_timeout_s
+        self.preset_metadata: dict[str, str] = {}
+        self._events: EventList | None = None
+        self._recording = False
+
+    def prepare_trace(self) -> None:
+        pass  # the core needs no warm-up; WARMUP steps simply record nothing
+
+    def start_trace(self) -> None:
+        if _C._profiler_active():
+            raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
+        _C._profiler_start(self.record_shapes, self.profile_memory)
+        self._recording = True
+
+    def stop_trace(self) -> None:
+        if not self._recording:
+            return
+        self._recording = False
+        raw = _C._profiler_stop()
+        events = build_events(raw, profile_memory=self.profile_memory)
+        events._with_flops = self.with_flops
+        if self.acc_events and self._events is not None:
+            events = EventList(list(self._events) + list(events), profile_memory=self.profile_memory)
+        self._events = events
+
+    def events(self) -> EventList | None:
+        """Raw events of the last delivered trace (None before any)."""
+        return self._events
+
+    def key_averages(
+        self, group_by_input_shape: bool = False, group_by_stack_n: int = 0, group_by_overload_name: bool = False
+    ) -> EventList:
+        if self._events is None:
+            raise AssertionError("Expected profiling results")
+        return self._events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
+
+    def export_chrome_trace(self, path: str, use_python_export: bool = False) -> None:
+        if self._events is None:
+            raise AssertionError("Expected profiling results")
+        import json
+
+        from ._chrome import export_chrome_trace
+
+        meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
+        export_chrome_trace(self._events, path, metadata=meta)
+
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        if self._events is None:
+            raise AssertionError("Expected profiling results")
+        self._events.export_stacks(path, metric)
+
+    def add_metadata(self, key: str, value: str) -> None:
+        import json
+
+        self.preset_metadata[key] = json.dumps(value)
+
+    def add_metadata_json(self, key: str, value: str) -> None:
+        self.preset_metadata[key] = value
+
+    def start(self) -> None:
+        self.prepare_trace()
+        self.start_trace()
+
+    def stop(self) -> None:
+        self.stop_trace()
+
+
+def _is_json(text: str) -> bool:
+    import json
+
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+class profile(_KinetoProfile):
+    """Profiler context manager with an optional step schedule (mirrors torch.profiler.profile)."""
+
+    def __init__(
+        self,
+        *,
+        activities: Iterable[ProfilerActivity] | None = None,
+        schedule: Callable[[int], ProfilerAction] | None = None,
+        on_trace_ready: Callable[[Any], Any] | None = None,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+        experimental_config: Any = None,
+        execution_trace_observer: Any = None,
+        acc_events: bool = False,
+        use_cuda: bool | None = None,
+        custom_trace_id_callback: Callable[[], str] | None = None,
+        post_processing_timeout_s: float | None = None,
+    ) -> None:
+        acts: set[ProfilerActivity] = set(activities) if activities is not None else supported_activities()
+        if use_cuda is not None:
+            warn("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning, stacklevel=2)
+            if use_cuda:
+                acts.add(ProfilerActivity.CUDA)
+            else:
+                acts.discard(ProfilerActivity.CUDA)
+        if len(acts) == 0:
+            raise AssertionError("No valid profiler activities found")
+        super().__init__(
+            activities=acts,
+            record_shapes=record_shapes,
+            profile_memory=profile_memory,
+            with_stack=with_stack,
+            with_flops=with_flops,
+            with_modules=with_modules,
+            experimental_config=experimental_config,
+            execution_trace_observer=execution_trace_observer,
+            acc_events=acc_events,
+            custom_trace_id_callback=custom_trace_id_callback,
+            post_processing_timeout_s=post_processing_timeout_s,
+        )
+        if schedule:
+            self.schedule = schedule
+            self.record_steps = True  # ProfilerStep#<n> ranges mark each step
+        else:
+            self.schedule = _default_schedule_fn
+            self.record_steps = False
+        self.on_trace_ready = on_trace_ready
+        self.step_num = 0
+        self.step_rec_fn: record_function | None = None
+        self.current_action = self.schedule(self.step_num)
+        A = ProfilerAction
+        self.action_map: dict[tuple[ProfilerAction, ProfilerAction | None], list[Callable[[], Any]]] = {
+            (A.NONE, A.NONE): [],
+            (A.NONE, A.WARMUP): [self.prepare_trace],
+            (A.NONE, A.RECORD): [self.prepare_trace, self.start_trace],
+            (A.NONE, A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
+            (A.WARMUP, A.NONE): [
+                partial(warn, "Incorrect schedule: WARMUP followed by NONE"), self.start_trace, self.stop_trace,
+            ],
+            (A.WARMUP, A.WARMUP): [],
+            (A.WARMUP, A.RECORD): [self.start_trace],
+            (A.WARMUP, A.RECORD_AND_SAVE): [self.start_trace],
+            (A.RECORD, A.NONE): [partial(warn, "Incorrect schedule: RECORD followed by NONE"), self.stop_trace],
+            (A.RECORD, A.WARMUP): [partial(warn, "Incorrect schedule: RECORD followed by WARMUP"), self.stop_trace],
+            (A.RECORD, A.RECORD): [],
+            (A.RECORD, A.RECORD_AND_SAVE): [],
+            (A.RECORD_AND_SAVE, A.NONE): [self.stop_trace, self._trace_ready],
+            (A.RECORD_AND_SAVE, A.WARMUP): [self.stop_trace, self._trace_ready, self.prepare_trace],
+            (A.RECORD_AND_SAVE, A.RECORD): [self.stop_trace, self._trace_ready, self.prepare_trace, self.start_trace],
+            (A.RECORD_AND_SAVE, A.RECORD_AND_SAVE): [
+                self.stop_trace, self._trace_ready, self.prepare_trace, self.start_trace,
+            ],
+            (A.WARMUP, None): [self.start_trace, self.stop_trace],
+            (A.RECORD, None): [self.stop_trace, self._trace_ready],
+            (A.RECORD_AND_SAVE, None): [self.stop_trace, self._trace_ready],
+        }
+
+    def __enter__(self) -> profile:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self._transit_action(ProfilerAction.NONE, self.current_action)
+        if self.record_steps:
+            self.step_rec_fn = record_function(f"{PROFILER_STEP_NAME}#{self.step_num}")
+            self.step_rec_fn.__enter__()
+
+    def stop(self) -> None:
+        if self.record_steps and self.step_rec_fn:
+            self.step_rec_fn.__exit__(None, None, None)
+            self.step_rec_fn = None
+        self._transit_action(self.current_action, None)
+
+    def step(self) -> None:
+        """Signal that the next profiling step has started."""
+        if self.record_steps and self.step_rec_fn:
+            self.step_rec_fn.__exit__(None, None, None)
+            self.step_rec_fn = None
+        prev_action = self.current_action
+        self.step_num += 1
+        self.current_action = self.schedule(self.step_num)
+        self._transit_action(prev_action, self.current_action)
+        if self.record_steps:
+            self.step_rec_fn = record_function(f"{PROFILER_STEP_NAME}#{self.step_num}")
+            self.step_rec_fn.__enter__()
+
+    def _trace_ready(self) -> None:
+        if self.on_trace_ready:
+            self.on_trace_ready(self)
+
+    def _transit_action(self, prev_action: ProfilerAction, current_action: ProfilerAction | None) -> None:
+        for action in self.action_map.get((prev_action, current_action), []):
+            action()

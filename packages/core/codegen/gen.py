@@ -243,6 +243,10 @@ def case_body(op: Op, kind: str, idx: int) -> list[str]:
                 lines.append("          for (const Tensor& t_ : ts_)")
                 lines.append(f'            check_out_no_grad("{s.name}", {{&t_}});')
                 lines.append("        }")
+            for i, p in enumerate(s.params):
+                if p.base == "Tensor[]":  # cat(tensors, out=): every element is checked
+                    lines.append(f"        for (const Tensor& t_ : S.tensor_list(A, {i}))")
+                    lines.append(f'          check_out_no_grad("{s.name}", {{&t_}});')
         lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
         lines.append("      }")
     ns = "ember::ag" if has_wrapper(op) else "ember"
@@ -282,21 +286,54 @@ def group(ops: list[Op], kind: str) -> dict[str, list[Op]]:
     return groups
 
 
+def tensor_varargs_prologue(ops: list[Op]) -> list[str]:
+    """f(a, b, kw=..) -> f((a, b), kw=..): pack positional tensors into the Tensor[] argument.
+
+    A lone tensor is packed only when no overload takes a single Tensor (atleast_1d(x)
+    returns a Tensor, meshgrid(x) a tuple)."""
+    single = any(op.schema.params and op.schema.params[0].base == "Tensor" for op in ops)
+    lone = "false" if single else "is_tensor(args[0])"
+    return [
+        "  std::vector<PyObject*> packed_args_;",
+        "  struct PackedRef_ { PyObject* o = nullptr; ~PackedRef_() { Py_XDECREF(o); } } packed_;",
+        f"  if (nargs > 1 || (nargs == 1 && {lone})) {{",
+        "    bool all_tensors_ = true;",
+        "    for (Py_ssize_t i_ = 0; i_ < nargs; ++i_) all_tensors_ = all_tensors_ && is_tensor(args[i_]);",
+        "    if (all_tensors_) {",
+        "      packed_.o = PyTuple_New(nargs);",
+        "      if (!packed_.o) return nullptr;",
+        "      for (Py_ssize_t i_ = 0; i_ < nargs; ++i_) {",
+        "        Py_INCREF(args[i_]);",
+        "        PyTuple_SET_ITEM(packed_.o, i_, args[i_]);",
+        "      }",
+        "      Py_ssize_t nkw_ = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;",
+        "      packed_args_.push_back(packed_.o);",
+        "      for (Py_ssize_t i_ = 0; i_ < nkw_; ++i_) packed_args_.push_back(args[nargs + i_]);",
+        "      args = packed_args_.data();",
+        "      nargs = 1;",
+        "    }",
+        "  }",
+    ]
+
+
 def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     is_method = kind != "function"
     fname = f"{'m' if is_method else 'f'}_{pyname}"
     sigs = []
     for op in ops:
-        text = binding_schema(op, kind == "function" and "out" in op.variants)
+        # Escaped for the C++ string literal (str defaults are quoted: UPLO="L").
+        text = binding_schema(op, kind == "function" and "out" in op.variants).replace('"', '\\"')
         all_numbers = str(op.schema.name in NUMBERS_AS_INPUT).lower()
         sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers})')
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
-             "  EMBER_PY_TRY",
-             f"  static Signature sigs[] = {{{', '.join(sigs)}}};",
-             "  ParsedArgs A;",
-             f"  switch (parse_overloads(\"{pyname}\", sigs, {len(sigs)}, self, args, nargs, "
-             "kwnames, A)) {"]
+             "  EMBER_PY_TRY"]
+    if kind == "function" and any(op.tensor_varargs for op in ops):
+        lines += tensor_varargs_prologue(ops)
+    lines += [f"  static Signature sigs[] = {{{', '.join(sigs)}}};",
+              "  ParsedArgs A;",
+              f"  switch (parse_overloads(\"{pyname}\", sigs, {len(sigs)}, self, args, nargs, "
+              "kwnames, A)) {"]
     for i, op in enumerate(ops):
         lines += case_body(op, kind, i)
     lines += ["  }", "  Py_RETURN_NONE;", "  EMBER_PY_CATCH", "}", ""]

@@ -8,7 +8,13 @@ itself is differentiable (create_graph=True).
 
 Formula names: `grad` (gradient of output 0), `grads[i]`, `result` (output 0)
 or `result0`, `result1`, any parameter of the op, `<tensor>_sizes`,
-`<tensor>_scalar_type`. A Tensor parameter without a formula raises "not
+`<tensor>_scalar_type`.
+
+`Tensor[]` inputs (cat, stack): the node has one edge per list element; the
+formula for such an input returns a TensorList (one gradient per element) and
+`<list>_sizes` / `<list>_scalar_type` are vectors. `Tensor[]` returns (split,
+unbind): the formula reads `grads`, one entry per output (undefined where no
+gradient arrived: helpers materialise zeros). A Tensor parameter without a formula raises "not
 implemented" if a gradient is asked of it; `non_differentiable` marks one that
 never has a gradient.
 """
@@ -59,9 +65,19 @@ def has_wrapper(op: Op) -> bool:
     s = op.schema
     if op.rule == "bool_out" or s.name in NON_DIFFERENTIABLE or op.grad == "none":
         return False
-    if not any(p.base == "Tensor" for p in s.cpp_params):
+    if not any(p.base in ("Tensor", "Tensor[]") for p in s.cpp_params):
         return False
-    return all(r.type == "Tensor" for r in s.returns) and bool({"function", "method", "inplace"} & set(op.variants))
+    ok_returns = all(r.type == "Tensor" for r in s.returns) or (
+        len(s.returns) == 1 and s.returns[0].type == "Tensor[]")
+    return ok_returns and bool({"function", "method", "inplace"} & set(op.variants))
+
+
+def is_list(p) -> bool:
+    return p.base == "Tensor[]"
+
+
+def returns_list(s: Schema) -> bool:
+    return len(s.returns) == 1 and s.returns[0].type == "Tensor[]"
 
 
 def node_names(ops: list[Op]) -> dict[int, str]:
@@ -98,7 +114,8 @@ class NodeGen:
         self.named_inplace = op.schema.name.endswith("_") and "inplace" not in op.variants
         self.s = op.schema
         self.params = self.s.cpp_params
-        self.tensors = [p for p in self.params if p.base == "Tensor"]
+        self.tensors = [p for p in self.params if p.base in ("Tensor", "Tensor[]")]
+        self.has_list = any(is_list(p) for p in self.tensors)
         grad = op.grad if isinstance(op.grad, dict) else {}
         self.formulas = {k: self.prefix(v, ag_names) for k, v in grad.items()}
         for k in self.formulas:
@@ -120,12 +137,14 @@ class NodeGen:
         out = []
         for p in self.params:
             if any(uses(e, p.name) for e in self.exprs()):
-                out.append(("tensor" if p.base == "Tensor" else "value", p.name))
+                out.append(("tensor" if p.base in ("Tensor", "Tensor[]") else "value", p.name))
             for suffix in ("sizes", "scalar_type"):
-                if p.base == "Tensor" and any(uses(e, f"{p.name}_{suffix}") for e in self.exprs()):
+                if p.base in ("Tensor", "Tensor[]") and any(uses(e, f"{p.name}_{suffix}") for e in self.exprs()):
                     out.append((suffix, p.name))
         for i, names in enumerate(result_names(self.s)):
             if any(uses(e, n) for e in self.exprs() for n in names):
+                if returns_list(self.s):
+                    raise SystemExit(f"{self.s.full_name}: formulas of Tensor[] returns cannot read the result")
                 out.append(("result", str(i)))
         return out
 
@@ -136,26 +155,45 @@ class NodeGen:
         release = []
         for kind, name in self.saved():
             p = next((q for q in self.params if q.name == name), None)
-            if kind == "tensor":
+            if kind == "tensor" and is_list(p):
+                lines.append(f"  std::vector<SavedVariable> {name}_;")
+                release.append(f"for (auto& v_ : {name}_) v_.reset();")
+            elif kind == "tensor":
                 lines.append(f"  SavedVariable {name}_;")
                 release.append(f"{name}_.reset();")
             elif kind == "value":
                 lines.append(f"  {STORE[norm(p)][0]} {name}_;")
+            elif kind == "sizes" and is_list(p):
+                lines.append(f"  std::vector<DimVector> {name}_sizes;")
             elif kind == "sizes":
                 lines.append(f"  DimVector {name}_sizes;")
+            elif kind == "scalar_type" and is_list(p):
+                lines.append(f"  std::vector<ScalarType> {name}_scalar_type;")
             elif kind == "scalar_type":
                 lines.append(f"  ScalarType {name}_scalar_type = ScalarType::Float32;")
             elif kind == "result":
                 lines.append(f"  SavedVariable result{name}_;")
                 release.append(f"result{name}_.reset();")
+        for p in self.tensors:
+            if is_list(p):  # edges per element: remember how many each list had
+                lines.append(f"  size_t {p.name}_n_ = 0;")
         if release:
             lines.append(f"  void release_variables() override {{ {' '.join(release)} }}")
         lines.append("};")
         return lines
 
+    def edge_start(self, i: int) -> str:
+        """C++ expression: the first edge index of tensor input i (lists take several)."""
+        parts = [f"{p.name}_n_" if is_list(p) else "1" for p in self.tensors[:i]]
+        return " + ".join(parts) if parts else "0"
+
     def apply(self) -> list[str]:
+        if self.has_list:
+            count = " + ".join(f"{p.name}_n_" if is_list(p) else "1" for p in self.tensors)
+        else:
+            count = str(len(self.tensors))
         lines = [f"TensorList {self.node}::apply(TensorList& grads) {{",
-                 f"  TensorList out_({len(self.tensors)});",
+                 f"  TensorList out_({count});",
                  "  if (!any_defined(grads)) return out_;",
                  "  const Tensor& grad = grads[0];",
                  "  (void)grad;"]
@@ -163,7 +201,10 @@ class NodeGen:
             lines.insert(3, f"  grads.resize({len(self.s.returns)});")
         for kind, name in self.saved():
             p = next((q for q in self.params if q.name == name), None)
-            if kind == "tensor":
+            if kind == "tensor" and is_list(p):
+                lines.append(f"  TensorList {name};")
+                lines.append(f"  for (const auto& v_ : {name}_) {name}.push_back(v_.unpack(this));")
+            elif kind == "tensor":
                 lines.append(f"  Tensor {name} = {name}_.unpack(this);")
             elif kind == "value":
                 lines.append(f"  auto {name} = {STORE[norm(p)][2].format(f=name + '_')};")
@@ -174,23 +215,52 @@ class NodeGen:
             f = self.formulas.get(p.name)
             if f == "non_differentiable":
                 continue
+            start = self.edge_start(i)
+            if is_list(p):
+                cond = f"any_should_compute(*this, {start}, {p.name}_n_)"
+                if f is None:
+                    lines.append(f"  EMBER_CHECK_NOTIMPL(!{cond}, \"the derivative for '{self.s.name}' "
+                                 f"with respect to '{p.name}' is not implemented.\");")
+                    continue
+                lines.append(f"  if ({cond}) {{")
+                lines.append(f"    TensorList g_ = {f};")
+                lines.append(f"    for (size_t j_ = 0; j_ < g_.size() && j_ < {p.name}_n_; ++j_)")
+                lines.append(f"      if (should_compute({start} + j_)) out_[{start} + j_] = g_[j_];")
+                lines.append("  }")
+                continue
             if f is None:
-                lines.append(f"  EMBER_CHECK_NOTIMPL(!should_compute({i}), \"the derivative for '{self.s.name}' "
+                lines.append(f"  EMBER_CHECK_NOTIMPL(!should_compute({start}), \"the derivative for '{self.s.name}' "
                              f"with respect to '{p.name}' is not implemented.\");")
                 continue
-            lines.append(f"  if (should_compute({i})) out_[{i}] = {f};")
+            lines.append(f"  if (should_compute({start})) out_[{start}] = {f};")
         lines += ["  return out_;", "}"]
         return lines
 
     def record(self, inplace: bool) -> list[str]:
         """Create the node and save what the formulas read (before the op runs)."""
         first = self.tensors[0].name
-        refs = ", ".join(f"&{'self' if inplace and p.name == first else p.name}" for p in self.tensors)
-        lines = [f"  auto node_ = make_ref<{self.node}>();", f"  node_->set_next_edges({{{refs}}});"]
+        lines = [f"  auto node_ = make_ref<{self.node}>();"]
+        if self.has_list:
+            for p in self.tensors:
+                if is_list(p):
+                    lines.append(f"  node_->{p.name}_n_ = {p.name}.size();")
+                    lines.append(f"  for (const Tensor& t_ : {p.name}) node_->add_next_edge(&t_);")
+                else:
+                    lines.append(f"  node_->add_next_edge(&{'self' if inplace and p.name == first else p.name});")
+        else:
+            refs = ", ".join(f"&{'self' if inplace and p.name == first else p.name}" for p in self.tensors)
+            lines.append(f"  node_->set_next_edges({{{refs}}});")
         for kind, name in self.saved():
             var = "self" if inplace and name == first else name
             p = next((q for q in self.params if q.name == name), None)
-            if kind == "tensor":
+            if kind == "tensor" and is_list(p):
+                lines.append(f"  node_->{name}_.resize({var}.size());")
+                lines.append(f"  for (size_t j_ = 0; j_ < {var}.size(); ++j_) node_->{name}_[j_].save({var}[j_], false);")
+            elif kind == "sizes" and is_list(p):
+                lines.append(f"  for (const Tensor& t_ : {var}) node_->{name}_sizes.push_back(to_vec(t_.sizes()));")
+            elif kind == "scalar_type" and is_list(p):
+                lines.append(f"  for (const Tensor& t_ : {var}) node_->{name}_scalar_type.push_back(t_.dtype());")
+            elif kind == "tensor":
                 # An in-place op overwrites self: keep a copy of its old value.
                 val = f"ember::clone({var}, std::nullopt)" if inplace and name == first else var
                 cond = " || ".join(f"node_->should_compute({i})" for i, t in enumerate(self.tensors)
@@ -214,12 +284,20 @@ class NodeGen:
     def wrapper(self) -> list[str]:
         s, n = self.s, self.cpp
         names = ", ".join(p.name for p in self.params)
-        refs = ", ".join(f"&{p.name}" for p in self.tensors)
         lines = [cpp_decl(n, s) + " {",
-                 f"  if (!GradMode::is_enabled() || !any_requires_grad({{{refs}}})) return ember::{n}({names});"]
+                 f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(False)}) return ember::{n}({names});"]
         lines += self.record(False)
         lines.append(f"  auto r_ = ember::{n}({names});")
-        if len(s.returns) == 1:
+        if returns_list(s):
+            lines.append("  for (const Tensor& o_ : r_) {")
+            lines.append("    if (is_differentiable(o_)) set_history(o_, node_);")
+            lines.append("    else node_->add_input_meta_undefined();")
+            lines.append("  }")
+        elif len(s.returns) == 1 and self.has_list:
+            lines.append("  if (is_differentiable(r_)) set_history(r_, node_);")
+            lines.append("  else return r_;")
+            lines += self.save_results(["r_"])
+        elif len(s.returns) == 1:
             inputs = " || ".join(f"r_.same({t.name})" for t in self.tensors)
             lines.append(f"  if ({inputs}) return r_;  // the op returned its input: nothing to record")
             lines.append("  if (is_differentiable(r_)) set_history(r_, node_);")
@@ -234,14 +312,22 @@ class NodeGen:
         lines += ["  return r_;", "}"]
         return lines
 
+    def requires_grad_expr(self, inplace: bool) -> str:
+        first = self.tensors[0].name
+        singles = [p for p in self.tensors if not is_list(p)]
+        parts = [f"any_requires_grad_list({p.name})" for p in self.tensors if is_list(p)]
+        if singles:
+            refs = ", ".join(f"&{'self' if inplace and p.name == first else p.name}" for p in singles)
+            parts.append(f"any_requires_grad({{{refs}}})")
+        return "(" + " || ".join(parts) + ")"
+
     def inplace_wrapper(self) -> list[str]:
         s = self.s
         n = self.cpp if self.named_inplace else self.cpp + "_"
         first = self.tensors[0].name
         names = ", ".join("self" if p.name == first else p.name for p in self.params)
-        refs = ", ".join(f"&{'self' if p.name == first else p.name}" for p in self.tensors)
         lines = [cpp_decl(n, s, self_first=True) + " {",
-                 f"  if (!GradMode::is_enabled() || !any_requires_grad({{{refs}}})) return ember::{n}({names});",
+                 f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(True)}) return ember::{n}({names});",
                  "  check_inplace(self);"]
         lines += self.record(True)
         lines.append(f"  ember::{n}({names});")
@@ -269,7 +355,18 @@ def gen_autograd(ops: list[Op], cpp_name) -> tuple[str, str]:
     h += ["", "}  // namespace ember::ag", ""]
 
     c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"', "",
-         "namespace ember {", "namespace {", ""]
+         "namespace ember {", "namespace {", "",
+         "// Tensor[] inputs: any element requiring grad; any edge of a list wanting a gradient.",
+         "[[maybe_unused]] bool any_requires_grad_list(const TensorList& ts) {",
+         "  for (const Tensor& t : ts)",
+         "    if (t.defined() && t.requires_grad()) return true;",
+         "  return false;",
+         "}",
+         "[[maybe_unused]] bool any_should_compute(const Node& n, size_t start, size_t count) {",
+         "  for (size_t i = 0; i < count; ++i)",
+         "    if (n.should_compute(start + i)) return true;",
+         "  return false;",
+         "}", ""]
     gens = [NodeGen(op, names[id(op)], cpp_name(op), ag_names, i) for i, op in enumerate(wrapped)]
     for g in gens:
         c += g.cls()

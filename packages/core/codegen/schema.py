@@ -67,6 +67,7 @@ class Op:
     int_divisor: str | None = None  # param that must hold no zeros for integer division
     bool_error: str | None = None  # RuntimeError message for bool input
     grad_name: str | None = None  # Node class name when PyTorch's differs from the default
+    tensor_varargs: bool = False  # f(a, b) is also accepted for f([a, b]) (meshgrid, broadcast_tensors)
 
 
 def _split_args(s: str) -> list[str]:
@@ -137,6 +138,7 @@ def load_ops(doc: dict) -> list[Op]:
                 int_divisor=e.get("int_divisor"),
                 bool_error=e.get("bool_error"),
                 grad_name=e.get("grad_name"),
+                tensor_varargs=e.get("tensor_varargs", False),
             )
         )
     return ops

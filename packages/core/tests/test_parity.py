@@ -1111,6 +1111,8 @@ for _area in ("shape", "index", "sort", "linalg"):
         _mod = importlib.util.module_from_spec(_spec)
         _spec.loader.exec_module(_mod)
         BUILDERS.update(_mod.BUILDERS)
+        VIEW_OPS |= getattr(_mod, "VIEW_OPS", set())  # an area's view ops: layout compared too
+        LAYOUT_OPS |= getattr(_mod, "VIEW_OPS", set())
 
 REDUCTIONS = {"sum", "nansum", "mean", "nanmean", "prod", "max", "min", "amax", "amin",
               "aminmax", "argmax", "argmin", "all", "any", "count_nonzero", "var", "std",

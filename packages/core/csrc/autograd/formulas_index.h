@@ -1,5 +1,34 @@
-// Derivative helpers for the index ops (ops/index.yaml), built from ag:: ops.
+// Derivative helpers for the index ops (ops/index.yaml), built from ag:: ops,
+// and the autograd-aware advanced indexing used by Tensor.__getitem__/__setitem__
+// (hand-written nodes: their index lists are `Tensor?[]`).
 #pragma once
+#include <optional>
+#include <vector>
+
+#include "../core/scalar.h"
 #include "../core/tensor.h"
 
-namespace ember {}  // namespace ember
+namespace ember {
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source,
+                                 const Scalar& alpha);
+Tensor index_fill_value_backward(const Tensor& grad, int64_t dim, const Tensor& index);
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
+Tensor masked_select_backward(const Tensor& grad, const Tensor& input, const Tensor& mask);
+Tensor masked_scatter_source_backward(const Tensor& grad, const Tensor& mask, const Tensor& source);
+Tensor take_along_dim_backward(const Tensor& grad, const Tensor& input, const Tensor& indices,
+                               std::optional<int64_t> dim);
+Tensor put_self_backward(const Tensor& grad, const Tensor& index, const Tensor& source, bool accumulate);
+Tensor put_source_backward(const Tensor& grad, const Tensor& index, const Tensor& source);
+Tensor take_backward(const Tensor& grad, const Tensor& input, const Tensor& index);
+
+namespace ag {
+// self[indices] / self[indices] = values, recording IndexBackward0 / IndexPutBackward0.
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+}  // namespace ag
+
+}  // namespace ember

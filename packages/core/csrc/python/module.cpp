@@ -177,6 +177,7 @@ PYBIND11_MODULE(_C, m) {
   init_dlpack(mod);
   init_random(mod);
   init_autograd(mod);
+  init_index_ops(mod);
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
 

@@ -1,5 +1,7 @@
-// Tensor.__getitem__/__setitem__ for basic indices (ints, slices, None,
-// Ellipsis, bools): they produce views. Advanced indexing is the indexing issue's.
+// Tensor.__getitem__/__setitem__. Basic indices (ints, slices, None, Ellipsis,
+// bools) produce a view first; tensor, list and mask indices then go through
+// advanced indexing (ag::index / ag::index_put_) on that view, each recording
+// its autograd node.
 #include "arg_parser.h"
 #include "ops.h"
 #include "../ops/checks.h"
@@ -7,6 +9,8 @@
 #include "autograd_ops.h"
 #include "../autograd/view_grad.h"
 #include "py_tensor.h"
+#include "../autograd/formulas_index.h"
+#include "../ops/index_advanced.h"
 
 namespace ember::python {
 
@@ -18,8 +22,55 @@ bool is_basic_int(PyObject* o) {
          (!is_tensor(o) && !PyFloat_Check(o) && !PyBool_Check(o) && PyIndex_Check(o));
 }
 
-// Apply basic indices to t; returns the view (recorded for autograd).
-Tensor apply_basic(const Tensor& t, PyObject* index) {
+// A list/tuple used as an index becomes an index tensor (empty lists are long).
+Tensor seq_to_index(PyObject* o) {
+  Tensor r = tensor_from_data(o, std::nullopt);
+  if (r.numel() == 0 && r.is_floating()) r = _to_copy(r, ScalarType::Int64);
+  return r;
+}
+
+const char* type_title(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    default: return "Double";
+  }
+}
+
+bool is_bool_tensor(const Tensor& t) { return t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8; }
+
+// Dims of the source a (non-basic) tensor index consumes.
+int64_t tensor_index_dims(const Tensor& t) { return is_bool_tensor(t) ? t.dim() : 1; }
+
+// PyTorch's (deprecated, still current) legacy rule: a short list holding a
+// slice, None, Ellipsis, tensor or sequence is read as a tuple of indices.
+bool list_as_tuple(PyObject* index) {
+  if (!PyList_Check(index) || PyList_GET_SIZE(index) >= 32) return false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(index); ++i) {
+    PyObject* o = PyList_GET_ITEM(index, i);
+    if (o == Py_None || o == Py_Ellipsis || PySlice_Check(o) || is_tensor(o) || PyList_Check(o) || PyTuple_Check(o))
+      return true;
+  }
+  return false;
+}
+
+struct Indexed {
+  Tensor view;       // t after the basic indices
+  IndexList adv;     // advanced index per dim of `view` (undefined: whole dim)
+  bool has_adv = false;
+  bool has_mask = false;  // the advanced indices are all bool masks (of >= 1 dim)
+};
+
+// Apply basic indices to t (the view is recorded for autograd) and collect the
+// advanced ones against the view's dims.
+Indexed apply_index(const Tensor& t, PyObject* index) {
   const char* kind = "AsStridedBackward0";
   PyObject* single[1] = {index};
   PyObject* const* items = single;
@@ -27,7 +78,19 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
   if (PyTuple_Check(index)) {
     items = &PyTuple_GET_ITEM(index, 0);
     n = PyTuple_GET_SIZE(index);
+  } else if (list_as_tuple(index)) {
+    items = &PyList_GET_ITEM(index, 0);
+    n = PyList_GET_SIZE(index);
   }
+  // Tensors standing for the sequence items, converted once.
+  std::vector<Tensor> seq(n);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (PyList_Check(items[i]) || (PyTuple_Check(items[i]) && items[i] != index)) seq[i] = seq_to_index(items[i]);
+  auto adv_tensor = [&](Py_ssize_t i) -> const Tensor* {
+    if (seq[i].defined()) return &seq[i];
+    if (is_tensor(items[i]) && !is_basic_int(items[i])) return &unpack(items[i]);
+    return nullptr;
+  };
   // Dims consumed by ints and slices; Ellipsis expands to the rest.
   int64_t consumed = 0;
   bool seen_ellipsis = false;
@@ -36,6 +99,8 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
     if (o == Py_Ellipsis) {
       EMBER_CHECK_INDEX(!seen_ellipsis, "an index can only have a single ellipsis ('...')");
       seen_ellipsis = true;
+    } else if (const Tensor* a = adv_tensor(i)) {
+      consumed += tensor_index_dims(*a);
     } else if (o != Py_None && !PyBool_Check(o)) {
       ++consumed;
     }
@@ -45,10 +110,37 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
                     "in C++ to convert a 0-dim tensor to a number");
   EMBER_CHECK_INDEX(consumed <= t.dim(), "too many indices for tensor of dimension ", t.dim());
   DimVector sizes, strides;
+  IndexList adv;
+  int64_t covered = 0;  // dims of the view that adv's entries stand for
+  bool has_mask = false, has_int_index = false;
+  bool changed = false;
   int64_t offset = t.offset();
   int64_t d = 0;  // next source dim
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = items[i];
+    if (const Tensor* a = adv_tensor(i)) {
+      // adv holds one entry per index item: a mask stands for all the dims it covers.
+      for (; covered < static_cast<int64_t>(sizes.size()); ++covered) adv.emplace_back();
+      if (is_bool_tensor(*a) && a->dim() == 0) {
+        // A 0-d mask adds a unit dim that the mask (as [1]) then selects or empties.
+        sizes.push_back(1);
+        strides.push_back(0);
+        changed = true;
+        adv.push_back(reshape(*a, {1}));
+        ++covered;
+        continue;
+      }
+      adv.push_back(*a);
+      has_mask |= is_bool_tensor(*a);
+      has_int_index |= !is_bool_tensor(*a);
+      int64_t k = tensor_index_dims(*a);
+      covered += k;
+      for (int64_t j = 0; j < k; ++j, ++d) {
+        sizes.push_back(t.sizes()[d]);
+        strides.push_back(t.strides()[d]);
+      }
+      continue;
+    }
     if (o == Py_Ellipsis) {
       int64_t skip = t.dim() - consumed;
       for (int64_t k = 0; k < skip; ++k, ++d) {
@@ -59,9 +151,11 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
       sizes.push_back(1);
       strides.push_back(1);
       kind = "UnsqueezeBackward0";
+      changed = true;
     } else if (PyBool_Check(o)) {
       sizes.push_back(o == Py_True ? 1 : 0);
       strides.push_back(1);
+      changed = true;
     } else if (PySlice_Check(o)) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw python_error();
@@ -72,6 +166,7 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
       strides.push_back(t.strides()[d] * step);
       if (len > 0) offset += start * t.strides()[d];
       kind = "SliceBackward0";
+      changed |= len != size;
       ++d;
     } else if (is_basic_int(o)) {
       int64_t idx = to_int64(o), size = t.sizes()[d];
@@ -80,10 +175,8 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
       if (idx < 0) idx += size;
       offset += idx * t.strides()[d];
       kind = "SelectBackward0";
+      changed = true;
       ++d;
-    } else if (is_tensor(o) || PyList_Check(o) || PyTuple_Check(o)) {
-      fail(ErrorKind::NotImplemented, "ember: advanced indexing (tensors, lists and masks as indices) "
-           "is not implemented yet");
     } else {
       fail(ErrorKind::Index, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
            "are valid indices (got ", Py_TYPE(o)->tp_name, ")");
@@ -93,16 +186,27 @@ Tensor apply_basic(const Tensor& t, PyObject* index) {
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
-  Tensor v = make_view(t, sizes, strides, offset);
-  record_view(t, v, kind);
-  return v;
+  Indexed r;
+  r.has_adv = !adv.empty();
+  r.has_mask = has_mask && !has_int_index;
+  r.adv = std::move(adv);
+  // Pure advanced indexing uses t itself, so IndexBackward0 links straight to t.
+  if (!changed && r.has_adv) {
+    r.view = t;
+    return r;
+  }
+  r.view = make_view(t, sizes, strides, offset);
+  record_view(t, r.view, kind);
+  return r;
 }
 
 }  // namespace
 
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
-  return wrap(apply_basic(unpack(self), index));
+  Indexed r = apply_index(unpack(self), index);
+  if (!r.has_adv) return wrap(r.view);
+  return wrap(ag::index(r.view, r.adv));
   EMBER_PY_CATCH
 }
 
@@ -111,8 +215,19 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   EMBER_CHECK_TYPE(value, "Tensor does not support item deletion");
   const Tensor& t = unpack(self);
   check_inplace(t, "index_put_");
-  Tensor view = apply_basic(t, index);
+  Indexed r = apply_index(t, index);
+  Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
+  if (r.has_adv) {
+    // With only bool masks as indices PyTorch casts the value (its masked_fill_ path);
+    // with any integer index tensor it demands the same dtype.
+    if (r.has_mask && src.dtype() != t.dtype()) src = ag::_to_copy(src, t.dtype());
+    // Otherwise tensor values must match (index_put_'s rule); Python numbers were made in t's dtype.
+    EMBER_CHECK(src.dtype() == t.dtype(), "Index put requires the source and destination dtypes match, got ",
+                type_title(t.dtype()), " for the destination and ", type_title(src.dtype()), " for the source.");
+    ag::index_put_(view, r.adv, src, false);
+    return 0;
+  }
   if (GradMode::is_enabled() && (t.requires_grad() || src.requires_grad())) {
     ag::copy_(view, src, false);  // records CopySlices on t's base
     return 0;

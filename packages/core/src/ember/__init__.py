@@ -41,6 +41,8 @@ globals().update(
 # come from _C above; seeding and state live in ember.random.
 from ember import random  # noqa: E402, F401
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
+from ember._linalg_einsum import einsum, tensordot  # noqa: E402, F401
+from ember._linalg_top import chain_matmul, cholesky_inverse, cholesky_solve, cross, det, inverse, kron, logdet, matrix_power, slogdet, trace  # noqa: E402, F401, E501
 
 
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,

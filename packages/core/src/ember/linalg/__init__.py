@@ -1,9 +1,36 @@
-"""ember.linalg: linear algebra (norms now; decompositions with the linear-algebra issue)."""
+"""ember.linalg: torch.linalg. LAPACK-backed kernels come from the C++ core (ops/linalg.yaml);
+the functions built from them (norms, pinv, lstsq, ...) live in the sibling modules."""
 
 from __future__ import annotations
 
 from ember._lib import _C
+from ember.linalg._decomp import (
+    cholesky_ex,
+    eigh,
+    eigvalsh,
+    inv_ex,
+    lstsq,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    solve_ex,
+    svd,
+)
+from ember.linalg._norms import matrix_norm, norm
+from ember.linalg._products import cross, matrix_power, multi_dot, vecdot
+
+LinAlgError = _C._LinAlgError
 
 vector_norm = _C._linalg_vector_norm
+inv = _C._linalg_inv
+det = _C._linalg_det
+solve = _C._linalg_solve
+cholesky = _C._linalg_cholesky
+svdvals = _C._linalg_svdvals
 
-__all__ = ["vector_norm"]
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+    "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+    "solve_ex", "svd", "svdvals", "vecdot", "vector_norm",
+]

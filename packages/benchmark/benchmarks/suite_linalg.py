@@ -1,0 +1,66 @@
+"""The "linalg" suite: LAPACK-backed torch.linalg ops, ember vs torch (issue 3, linalg area).
+
+Both libraries call LAPACK (ember: scipy-openblas32; torch: its own build), so the ratio mostly
+measures the LAPACK build plus ember's column-major copies and batch loop.  Inputs are
+well conditioned: symmetric positive-definite where the op needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+TITLES = {
+    "linalg": "linalg float32, 256x256 and batched 64x32x32 (ratio = torch/ember time, higher is better)",
+    "linalg-grad": "linalg forward + backward, float32 (ratio = torch/ember time, higher is better)",
+}
+
+SHAPES = {"256x256": (256,), "64x32x32": (64, 32)}  # leading batch dims + n
+
+
+def spd(shape: tuple, grad: bool = False) -> Callable[[ModuleType], dict[str, Any]]:
+    """A = X X^T / n + I (positive definite), a right-hand side B and a plain matrix M."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        dims = shape[:-1] + (shape[-1], shape[-1])
+        n = shape[-1]
+        x = lib.randn(*dims)
+        a = x @ x.mT / n + lib.eye(n)
+        b = lib.randn(*(shape[:-1] + (n, 4)))
+        m = lib.randn(*dims)
+        if grad:
+            a.requires_grad_(True)
+            m.requires_grad_(True)
+        return {"A": a, "B": b, "M": m}
+
+    return setup
+
+
+OPS = [  # (name, stmt, target)
+    ("inv", "lib.linalg.inv(A)", 0.5),
+    ("solve", "lib.linalg.solve(A, B)", 0.5),
+    ("cholesky", "lib.linalg.cholesky(A)", 0.5),
+    ("svd", "lib.linalg.svd(M)", 0.3),
+    ("eigh", "lib.linalg.eigh(A)", 0.3),
+    ("det", "lib.linalg.det(A)", None),
+    ("qr", "lib.linalg.qr(M)", None),
+    ("svdvals", "lib.linalg.svdvals(M)", None),
+]
+
+BENCHES: list[Bench] = [
+    Bench("linalg", f"{op} {shape}", "throughput", stmt, spd(SHAPES[shape]), threads=th, target=target)
+    for op, stmt, target in OPS
+    for shape in SHAPES
+    for th in (1, 2)
+] + [
+    Bench("linalg-grad", f"{op} fwd+bwd {shape}", "throughput", stmt, spd(SHAPES[shape], grad=True), threads=1,
+          target=None)
+    for op, stmt in [("inv", "lib.linalg.inv(A).sum().backward()"),
+                     ("cholesky", "lib.linalg.cholesky(A).sum().backward()"),
+                     ("eigh", "lib.linalg.eigvalsh(A).sum().backward()"),
+                     ("svdvals", "lib.linalg.svdvals(M).sum().backward()")]
+    for shape in SHAPES
+]

@@ -1,0 +1,220 @@
+// PyTorch's derivative formulas for the LAPACK-backed linalg ops, written with
+// ag:: ops so that double backward works. Constant masks / selection matrices
+// stand in for tril, diagonal and narrow (multiplying by a constant is differentiable).
+#include "../iter/elementwise_iter.h"
+#include "autograd_ops.h"
+#include "engine.h"
+#include "formulas.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+const Scalar kOne(int64_t(1));
+
+Tensor mT(const Tensor& x) { return ag::transpose(x, -2, -1); }
+Tensor tmm(const Tensor& a, const Tensor& b) { return ag::matmul(a, b); }
+Tensor tadd(const Tensor& a, const Tensor& b) { return ag::add(a, b, kOne); }
+Tensor tsub(const Tensor& a, const Tensor& b) { return ag::sub(a, b, kOne); }
+Tensor tmul(const Tensor& a, const Tensor& b) { return ag::mul(a, b); }
+Tensor tdiv(const Tensor& a, const Tensor& b) { return ag::div(a, b, std::nullopt); }
+Tensor num(double v) { return wrap_scalar(Scalar(v)); }
+
+Tensor eye_of(int64_t n, int64_t m, ScalarType dt) { return eye(n, m, dt, std::nullopt); }
+
+// Constant n x n matrix: `below` under the diagonal, `diag` on it, `above` over it.
+Tensor tri_mask(int64_t n, double below, double diag, double above, ScalarType dt) {
+  Tensor t = empty({n, n}, ScalarType::Float64, std::nullopt, std::nullopt);
+  double* p = t.data<double>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) p[i * n + j] = i > j ? below : i == j ? diag : above;
+  return to_dtype(t, dt);
+}
+
+// Constant n x k matrix selecting columns [off, off + k) of an (., n) matrix: X @ sel.
+Tensor col_select(int64_t n, int64_t off, int64_t k, ScalarType dt) {
+  Tensor t = zeros({n, k}, ScalarType::Float64, std::nullopt);
+  double* p = t.data<double>();
+  for (int64_t i = 0; i < k; ++i) p[(off + i) * k + i] = 1.0;
+  return to_dtype(t, dt);
+}
+
+Tensor diag_embed(const Tensor& v) {  // (..., n) -> (..., n, n)
+  int64_t n = v.sizes()[v.dim() - 1];
+  return tmul(ag::unsqueeze(v, -1), eye_of(n, n, v.dtype()));
+}
+
+// Zeros shaped (batch of `like`..., m, n): the gradient when no output had one.
+Tensor zero_grad(const Tensor& like, int64_t m, int64_t n) {
+  DimVector s;
+  for (int64_t i = 0; i + 2 < like.dim(); ++i) s.push_back(like.sizes()[i]);
+  s.push_back(m);
+  s.push_back(n);
+  return zeros(s, like.dtype(), std::nullopt);
+}
+
+Tensor skew(const Tensor& x) { return tsub(x, mT(x)); }
+Tensor bcast_mat(const Tensor& g) { return ag::unsqueeze(ag::unsqueeze(g, -1), -1); }
+}  // namespace
+
+Tensor inv_backward(const Tensor& grad, const Tensor& inv) {
+  Tensor it = mT(inv);
+  return ag::neg(tmm(tmm(it, grad), it));
+}
+
+// d det / dA = det * A^{-T}; for a singular A the cofactor matrix comes from the SVD:
+// det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
+Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
+  try {
+    return tmul(bcast_mat(tmul(grad, det)), mT(ag::linalg_inv(A)));
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::LinAlg) throw;
+  }
+  TensorList usv = ag::linalg_svd(A, false);
+  const Tensor &U = usv[0], &S = usv[1], &Vh = usv[2];
+  int64_t n = S.sizes()[S.dim() - 1];
+  Tensor I = eye_of(n, n, S.dtype());
+  Tensor others = tadd(tmul(ag::unsqueeze(S, -2), tri_mask(n, 1.0, 0.0, 1.0, S.dtype())), I);
+  Tensor P = ag::prod(others, -1, false, std::nullopt);
+  Tensor sign = tmul(ag::linalg_det(U), ag::linalg_det(Vh));
+  Tensor cof = tmm(tmul(U, ag::unsqueeze(P, -2)), Vh);
+  return tmul(bcast_mat(tmul(grad, sign)), cof);
+}
+
+Tensor slogdet_backward(const TensorList& grads, const Tensor& A) {
+  // The sign is piecewise constant: only logabsdet contributes.
+  if (grads.size() < 2 || !grads[1].defined()) return zeros_like_grad(A);
+  return tmul(bcast_mat(grads[1]), mT(ag::linalg_inv(A)));
+}
+
+Tensor solve_backward_B(const Tensor& grad, const Tensor& A, const Tensor& B, bool left) {
+  return sum_to(ag::linalg_solve(mT(A), grad, left), B.sizes());
+}
+
+Tensor solve_backward_A(const Tensor& grad, const Tensor& A, const Tensor& B, const Tensor& X, bool left) {
+  Tensor gB = ag::linalg_solve(mT(A), grad, left);
+  Tensor gA;
+  if (solve_is_vector(A, B)) gA = tmm(ag::unsqueeze(gB, -1), ag::unsqueeze(X, -2));
+  else gA = left ? tmm(gB, mT(X)) : tmm(mT(X), gB);
+  return sum_to(ag::neg(gA), A.sizes());
+}
+
+// gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = lower triangle with the diagonal halved.
+Tensor cholesky_backward(const Tensor& grad, const Tensor& L0, bool upper) {
+  Tensor L = upper ? mT(L0) : L0, gL = upper ? mT(grad) : grad;
+  int64_t n = L.sizes()[L.dim() - 1];
+  Tensor phi = tmul(tmm(mT(L), gL), tri_mask(n, 1.0, 0.5, 0.0, L.dtype()));
+  Tensor Li = ag::linalg_inv(L);
+  Tensor g = tmm(tmm(mT(Li), phi), Li);
+  return tmul(tadd(g, mT(g)), num(0.5));
+}
+
+// gA = V (offdiag(skew(V^T gV) / 2) / (L_j - L_i) + diag(gL)) V^T
+Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V) {
+  const Tensor& gL = grads[0];
+  const Tensor& gV = grads.size() > 1 ? grads[1] : Tensor();
+  if (!gV.defined()) {
+    if (!gL.defined()) return zeros_like_grad(V);
+    return tmm(tmul(V, ag::unsqueeze(gL, -2)), mT(V));
+  }
+  int64_t n = L.sizes()[L.dim() - 1];
+  Tensor I = eye_of(n, n, L.dtype());
+  Tensor E = tadd(tsub(ag::unsqueeze(L, -2), ag::unsqueeze(L, -1)), I);  // 1 on the diagonal
+  // A is symmetric: only the symmetric part of the perturbation counts (PyTorch's convention).
+  Tensor inner = tmul(tdiv(tmul(skew(tmm(mT(V), gV)), num(0.5)), E), tri_mask(n, 1.0, 0.0, 1.0, L.dtype()));
+  if (gL.defined()) inner = tadd(inner, diag_embed(gL));
+  return tmm(tmm(V, inner), mT(V));
+}
+
+// PyTorch's svd_backward for real inputs (full factors are narrowed to k first).
+Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, const Tensor& Vh0) {
+  Tensor gU = grads[0], gS = grads[1], gVh = grads[2];
+  int64_t k = S.sizes()[S.dim() - 1], m = U0.sizes()[U0.dim() - 2], n = Vh0.sizes()[Vh0.dim() - 1];
+  ScalarType dt = S.dtype();
+  Tensor U = U0, Vh = Vh0;
+  if (U0.sizes()[U0.dim() - 1] != k) {
+    Tensor sel = col_select(m, 0, k, dt);
+    U = tmm(U0, sel);
+    if (gU.defined()) gU = tmm(gU, sel);
+  }
+  if (Vh0.sizes()[Vh0.dim() - 2] != k) {
+    Tensor sel = mT(col_select(n, 0, k, dt));
+    Vh = tmm(sel, Vh0);
+    if (gVh.defined()) gVh = tmm(sel, gVh);
+  }
+  if (!gU.defined() && !gVh.defined()) {
+    if (!gS.defined()) return zero_grad(U0, m, n);
+    return tmm(tmul(U, ag::unsqueeze(gS, -2)), Vh);
+  }
+  Tensor V = mT(Vh);
+  Tensor I = eye_of(k, k, dt);
+  Tensor S2 = tmul(S, S);
+  Tensor E = tadd(tsub(ag::unsqueeze(S2, -2), ag::unsqueeze(S2, -1)), I);  // E_jk = S_k^2 - S_j^2
+  Tensor Srow = ag::unsqueeze(S, -2), Scol = ag::unsqueeze(S, -1);
+  Tensor inner;
+  auto acc = [&](const Tensor& t) { inner = inner.defined() ? tadd(inner, t) : t; };
+  if (gU.defined()) acc(tmul(tdiv(skew(tmm(mT(U), gU)), E), Srow));
+  if (gVh.defined()) acc(tmul(Scol, tdiv(skew(tmm(Vh, mT(gVh))), E)));
+  if (gS.defined()) acc(diag_embed(gS));
+  Tensor gA = tmm(tmm(U, inner), Vh);
+  if (gU.defined() && m > k) gA = tadd(gA, tmm(tdiv(tsub(gU, tmm(U, tmm(mT(U), gU))), Srow), Vh));
+  if (gVh.defined() && n > k) gA = tadd(gA, tmm(tdiv(U, Srow), tsub(gVh, tmm(tmm(gVh, V), Vh))));
+  return gA;
+}
+
+// The op returns a list, whose formula cannot read the result: the (deterministic)
+// factorisation is recomputed, differentiably, for double backward.
+Tensor svd_backward_list(const TensorList& grads, const Tensor& A, bool full_matrices) {
+  TensorList usv = ag::linalg_svd(A, full_matrices);
+  return svd_backward(grads, usv[0], usv[1], usv[2]);
+}
+
+Tensor svdvals_backward(const Tensor& grad, const Tensor& A) {
+  TensorList usv = ag::linalg_svd(A, false);
+  return tmm(tmul(usv[0], ag::unsqueeze(grad, -2)), usv[2]);
+}
+
+namespace {
+// m >= n: gA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q.
+Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  int64_t n = R.sizes()[R.dim() - 1];
+  ScalarType dt = R.dtype();
+  Tensor M;
+  if (gR.defined()) M = tmm(R, mT(gR));
+  if (gQ.defined()) M = M.defined() ? tsub(M, tmm(mT(gQ), Q)) : ag::neg(tmm(mT(gQ), Q));
+  Tensor low = tmul(M, tri_mask(n, 1.0, 1.0, 0.0, dt));
+  Tensor sym = tsub(tadd(low, mT(low)), tmul(M, eye_of(n, n, dt)));  // copy lower to upper
+  Tensor b = tmm(Q, sym);
+  if (gQ.defined()) b = tadd(b, gQ);
+  return tmm(b, mT(ag::linalg_inv(R)));
+}
+}  // namespace
+
+Tensor qr_backward(const TensorList& grads, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  EMBER_CHECK(mode != "r",
+              "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+              "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  int64_t m = Q.sizes()[Q.dim() - 2], n = R.sizes()[R.dim() - 1];
+  EMBER_CHECK(mode == "reduced" || m <= n,
+              "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+  const Tensor& gQ = grads[0];
+  const Tensor& gR = grads[1];
+  if (!gQ.defined() && !gR.defined()) return zero_grad(R, m, n);
+  if (m >= n) return qr_backward_tall(gQ, gR, Q, R);
+  // Wide: A = [X | Y] with X = Q U square; R = [U | W].
+  ScalarType dt = R.dtype();
+  Tensor sx = col_select(n, 0, m, dt), sy = col_select(n, m, n - m, dt);
+  Tensor U = tmm(R, sx), W = tmm(R, sy);
+  Tensor gU = gR.defined() ? tmm(gR, sx) : Tensor(), gW = gR.defined() ? tmm(gR, sy) : Tensor();
+  Tensor gQx = gQ;
+  if (gW.defined()) {
+    Tensor t = tmm(tmm(Q, W), mT(gW));  // Y gW^T with Y = Q W
+    gQx = gQx.defined() ? tadd(gQx, t) : t;
+  }
+  Tensor gX = qr_backward_tall(gQx, gU, Q, U);
+  Tensor gA = tmm(gX, mT(sx));
+  if (gW.defined()) gA = tadd(gA, tmm(tmm(Q, gW), mT(sy)));
+  return gA;
+}
+
+}  // namespace ember

@@ -1,0 +1,473 @@
+// Index ops along one dim: index_select, gather, scatter(_add), index_add /
+// index_copy / index_fill, take. Indices are bound-checked before anything is
+// written, so a bad index never leaves a half-updated tensor or touches memory
+// outside the buffer.
+#include <array>
+#include <atomic>
+
+#include "../iter/elementwise_iter.h"
+#include "checks.h"
+#include "index_common.h"
+#include "internal.h"
+#include "ops.h"
+
+namespace ember {
+
+using namespace index_detail;
+
+namespace index_detail {
+
+Tensor as_long_contiguous(const Tensor& index) {
+  Tensor l = index.dtype() == ScalarType::Int64 ? index : _to_copy(index, ScalarType::Int64);
+  return l.is_contiguous() ? l : contiguous(l, MemoryFormat::Contiguous);
+}
+
+}  // namespace index_detail
+
+namespace {
+
+const char* torch_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    default: return "Double";
+  }
+}
+
+// ---- gather / scatter ------------------------------------------------------
+
+void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                          bool is_gather) {
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+              "(): Expected dtype int32/int64 for index");
+  if (src) EMBER_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
+  int64_t sd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
+  if (index.numel() == 0) return;
+  EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as ", is_gather ? "input" : "self",
+              " tensor");
+  if (src) EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id,
+                       "Index tensor must have the same number of dimensions as src tensor");
+  DimVector ss = sizes1(self), is = sizes1(index);
+  DimVector rs = src ? sizes1(*src) : DimVector{};
+  for (int64_t d = 0; d < id; ++d) {
+    bool ok = (d == dim || is[d] <= ss[d]) && (!src || is[d] <= rs[d]);
+    if (ok) continue;
+    if (is_gather)
+      fail(ErrorKind::Runtime, "Size does not match at dimension ", d, " expected index ", shape_str(is),
+           " to be no larger than self ", shape_str(ss), " apart from dimension ", dim);
+    if (src)
+      fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+           " apart from dimension ", dim, " and to be no larger size than src ", shape_str(rs));
+    fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+         " apart from dimension ", dim);
+  }
+}
+
+// Every index value in [0, size): gather/scatter do not wrap negatives.
+void check_range(const Tensor& idx, int64_t size, int64_t dim) {
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    if (p[i] < 0 || p[i] >= size)
+      fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+enum class Reduce { None, Add, Mul, Mean, Max, Min };
+
+// self[..., idx, ...] (op)= src (or value) along `dim`, in place with self's strides.
+void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                  const Tensor* value, Reduce red) {
+  if (index.numel() == 0) return;
+  Tensor idx = as_long_contiguous(index);
+  int64_t size = sizes1(self)[dim];
+  check_range(idx, size, dim);
+  DimVector isz = sizes1(idx);
+  std::array<DimVector, 3> st{strides1(self), contiguous_strides(isz), src ? strides1(*src) : DimVector(isz.size(), 0)};
+  if (st[1].size() == 0) st[1] = {1};
+  int64_t ss = st[0][dim], is = st[1][dim], rs = st[2][dim];
+  const int64_t* ip = idx.data<int64_t>();
+  EMBER_DISPATCH_ALL(self.dtype(), name, [&] {
+    scalar_t* sp = self.data<scalar_t>();
+    const scalar_t* rp = src ? src->data<scalar_t>() : value->data<scalar_t>();
+    using acc = opmath_t<scalar_t>;
+    auto apply = [red](scalar_t& d, scalar_t s) {
+      switch (red) {
+        case Reduce::None: d = s; break;
+        case Reduce::Add: d = static_cast<scalar_t>(acc(d) + acc(s)); break;
+        case Reduce::Mul: d = static_cast<scalar_t>(acc(d) * acc(s)); break;
+        default: break;
+      }
+    };
+    int64_t nd = static_cast<int64_t>(isz.size());
+    if (nd >= 2 && dim == nd - 2) {
+      // Row-major walk (dim, then the last dim) for cache locality; threads split the
+      // last dim, whose positions never collide in self.
+      int64_t n = isz[dim], K = isz[nd - 1], outer = 1;
+      for (int64_t d = 0; d < dim; ++d) outer *= isz[d];
+      int64_t chunks = std::min<int64_t>(K, std::max(1, get_num_threads()));
+      int64_t kstep = (K + chunks - 1) / chunks;
+      int64_t sk = st[0][nd - 1], ik = st[1][nd - 1], rk = st[2][nd - 1];
+      GilRelease nogil;
+      parallel_for(0, outer * chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          int64_t o = p / chunks, k0 = (p % chunks) * kstep, k1 = std::min(K, k0 + kstep);
+          int64_t so = 0, io = 0, ro = 0, rem = o;
+          for (int64_t d = dim - 1; d >= 0; --d) {
+            int64_t c = rem % isz[d];
+            rem /= isz[d];
+            so += c * st[0][d];
+            io += c * st[1][d];
+            ro += c * st[2][d];
+          }
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t k = k0; k < k1; ++k)
+              apply(sp[so + ip[io + j * is + k * ik] * ss + k * sk], src ? rp[ro + j * rs + k * rk] : rp[0]);
+        }
+      });
+      return;
+    }
+    for_each_line<3>(isz, dim, st, kGrainSize, [&](const std::array<int64_t, 3>& off, int64_t len) {
+      for (int64_t j = 0; j < len; ++j) apply(sp[off[0] + ip[off[1] + j * is] * ss], src ? rp[off[2] + j * rs] : rp[0]);
+    });
+  });
+  self.bump_version();
+}
+
+Tensor dense_clone(const Tensor& t) { return clone(t, MemoryFormat::Contiguous); }
+
+// ---- one-dim index ops (index_select / index_add / index_copy / index_fill) -----
+
+void check_index_vector(const char* name, const Tensor& index) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, name, "(): Index is supposed to be a vector");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+              "(): Expected dtype int32 or int64 for index");
+}
+
+// [outer, n, inner] view sizes of a contiguous tensor around dim.
+std::array<int64_t, 3> split3(const Tensor& t, int64_t dim) {
+  DimVector s = sizes1(t);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s[d];
+  for (int64_t d = dim + 1; d < static_cast<int64_t>(s.size()); ++d) inner *= s[d];
+  return {outer, s[dim], inner};
+}
+
+enum class Put { Add, Copy };
+
+// dst (contiguous) [o, idx[i], :] (+)= src (contiguous) [o, i, :]
+void index_put_dim(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, Put mode,
+                   const Scalar& alpha) {
+  auto [outer, n, inner] = split3(dst, dim);
+  int64_t m = idx.numel();
+  const int64_t* ip = idx.data<int64_t>();
+  if (mode == Put::Copy) {
+    size_t isz = dst.itemsize();
+    const char* sp = src.raw();
+    char* dp = dst.raw();
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * inner, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o)
+        for (int64_t i = 0; i < m; ++i)
+          std::memcpy(dp + ((o * n + ip[i]) * inner) * isz, sp + ((o * m + i) * inner) * isz, inner * isz);
+    });
+    return;
+  }
+  EMBER_DISPATCH_ALL(dst.dtype(), "index_add", [&] {
+    using acc = opmath_t<scalar_t>;
+    acc a = alpha.to<acc>();
+    scalar_t* dp = dst.data<scalar_t>();
+    const scalar_t* sp = src.data<scalar_t>();
+    // Parallel over outer and inner positions; the index loop stays serial per
+    // position so duplicate indices accumulate without races.
+    int64_t lines = outer * inner;
+    parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        int64_t o = p / inner, k = p % inner;
+        for (int64_t i = 0; i < m; ++i) {
+          scalar_t& d = dp[(o * n + ip[i]) * inner + k];
+          d = static_cast<scalar_t>(acc(d) + a * acc(sp[(o * m + i) * inner + k]));
+        }
+      }
+    });
+  });
+}
+
+// index values checked in [-size, size) and wrapped (index_add/copy/fill accept
+// negatives); `prefix` and `kind` reproduce each op's own out-of-range error.
+Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size) {
+  Tensor idx = as_long_contiguous(index);
+  bool needs_wrap = false;
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
+    if (p[i] < -size || p[i] >= size)
+      fail(kind, prefix, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+    needs_wrap |= p[i] < 0;
+  }
+  if (!needs_wrap) return idx;
+  Tensor w = clone(idx, std::nullopt);
+  int64_t* q = w.data<int64_t>();
+  for (int64_t i = 0, n = w.numel(); i < n; ++i)
+    if (q[i] < 0) q[i] += size;
+  return w;
+}
+
+// Runs `body` on a contiguous tensor holding self's values, then writes back.
+template <class F>
+const Tensor& inplace_dense(const Tensor& self, const F& body) {
+  if (self.is_contiguous()) {
+    body(self);
+  } else {
+    Tensor tmp = dense_clone(self);
+    body(tmp);
+    copy_into(self, tmp);
+  }
+  self.bump_version();
+  return self;
+}
+
+void check_index_source(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_index_vector(name, index);
+  EMBER_CHECK(source.dtype() == self.dtype(), name, "_(): self (", torch_type_name(self.dtype()), ") and source (",
+              torch_type_name(source.dtype()), ") must have the same scalar type");
+  DimVector ss = sizes1(self), rs = sizes1(source);
+  EMBER_CHECK(ss.size() == rs.size() || source.dim() == 0 || self.dim() == 0, name,
+              "_(): Source/destination tensor must have same number of dimensions");
+  EMBER_CHECK(index.numel() == (source.dim() == 0 ? 1 : rs[dim]), name,
+              "_(): Number of indices (", index.numel(), ") should be equal to source.size(dim) (",
+              source.dim() == 0 ? 1 : rs[dim], ")");
+  for (size_t d = 0; d < ss.size() && ss.size() == rs.size(); ++d)
+    EMBER_CHECK(static_cast<int64_t>(d) == dim || ss[d] == rs[d], name,
+                "_(): self and source must have the same shape except at dimension ", dim);
+}
+
+}  // namespace
+
+// ---- index_select ----------------------------------------------------------
+
+Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
+  check_index_vector("index_select", index);
+  int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
+  Tensor idx = as_long_contiguous(index);
+  DimVector s = sizes1(input);
+  int64_t size = s[d];
+  const int64_t* ip = idx.data<int64_t>();
+  int64_t m = idx.numel();
+  for (int64_t i = 0; i < m; ++i)
+    EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
+  DimVector os(input.sizes().begin(), input.sizes().end());
+  if (input.dim() > 0) os[d] = m;
+  else EMBER_CHECK_INDEX(m == 1, "index_select(): Index to scalar can have only 1 value, got ", m, " value(s)");
+  EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
+  resize_out(out, os);
+  Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
+  auto [outer, n, inner] = split3(x, d);
+  size_t isz = x.itemsize();
+  const char* sp = x.raw();
+  char* dp = out.raw();
+  int64_t rows = outer * m;
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    by_itemsize(isz, [&](auto tag) {
+      using U = decltype(tag);
+      for (int64_t r = b; r < e; ++r) {
+        int64_t o = r / m, i = r % m;
+        const U* src = reinterpret_cast<const U*>(sp) + (o * n + ip[i]) * inner;
+        U* dst = reinterpret_cast<U*>(dp) + r * inner;
+        if (inner <= 16) {
+          for (int64_t k = 0; k < inner; ++k) dst[k] = src[k];
+        } else {
+          std::memcpy(dst, src, inner * sizeof(U));
+        }
+      }
+    });
+  });
+  out.bump_version();
+  return out;
+}
+
+Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
+  Tensor out = empty({0}, input.dtype());
+  return index_select_out(input, dim, index, out);
+}
+
+// ---- gather / scatter ------------------------------------------------------
+
+Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  (void)sparse_grad;
+  int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
+  check_gather_scatter("gather", input, d, index, nullptr, true);
+  EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ",
+              dtype_name(input.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, index.sizes());
+  if (index.numel() == 0) return out;
+  Tensor idx = as_long_contiguous(index);
+  int64_t size = sizes1(input)[d];
+  // Bounds are checked inside the copy loop (never reading outside); a bad index
+  // raises afterwards, with the serial scan naming the first offender.
+  std::atomic<bool> bad{false};
+  DimVector isz = sizes1(idx);
+  std::array<DimVector, 2> st{strides1(input), contiguous_strides(isz)};
+  int64_t xs = st[0][d], is = st[1][d];
+  const int64_t* ip = idx.data<int64_t>();
+  const char* xp = input.raw();
+  char* op = out.raw();
+  by_itemsize(input.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* x = reinterpret_cast<const U*>(xp);
+    U* o = reinterpret_cast<U*>(op);
+    // out is contiguous with index's shape, so its offsets equal the index's.
+    for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
+      if (is == 1 && xs == 1) {  // gather along a contiguous last dim: unit strides
+        const int64_t* ii = ip + off[1];
+        const U* xx = x + off[0];
+        U* oo = o + off[1];
+        bool b = false;
+        for (int64_t j = 0; j < len; ++j) {
+          uint64_t v = static_cast<uint64_t>(ii[j]);
+          b |= v >= static_cast<uint64_t>(size);
+          oo[j] = v < static_cast<uint64_t>(size) ? xx[v] : U{};
+        }
+        if (b) bad = true;
+        return;
+      }
+      bool b = false;
+      for (int64_t j = 0; j < len; ++j) {
+        uint64_t v = static_cast<uint64_t>(ip[off[1] + j * is]);
+        b |= v >= static_cast<uint64_t>(size);
+        o[off[1] + j * is] = v < static_cast<uint64_t>(size) ? x[off[0] + static_cast<int64_t>(v) * xs] : U{};
+      }
+      if (b) bad = true;
+    });
+  });
+  if (bad) check_range(idx, size, d);
+  return out;
+}
+
+Tensor gather(const Tensor& input, int64_t dim, const Tensor& index, bool sparse_grad) {
+  Tensor out = empty({0}, input.dtype());
+  return gather_out(input, dim, index, sparse_grad, out);
+}
+
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter", self, d, index, &src, false);
+  scatter_into("scatter", self, d, index, &src, nullptr, Reduce::None);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_(dense_clone(input), dim, index, src);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter", self, d, index, nullptr, false);
+  Tensor v = scalar_tensor(value, self.dtype());
+  scatter_into("scatter", self, d, index, nullptr, &v, Reduce::None);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(dense_clone(input), dim, index, value);
+}
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_add_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter_add", self, d, index, &src, false);
+  scatter_into("scatter_add", self, d, index, &src, nullptr, Reduce::Add);
+  return self;
+}
+Tensor scatter_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_add_(dense_clone(input), dim, index, src);
+}
+
+// ---- index_add / index_copy / index_fill -----------------------------------
+
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_inplace(self, "index_add_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_index_source("index_add", self, d, index, source);
+  // index_add takes no negative indices (unlike index_copy / index_fill).
+  Tensor idx = as_long_contiguous(index);
+  check_range(idx, sizes1(self)[d], d);
+  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Add, alpha); });
+}
+Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return index_add_(dense_clone(input), dim, index, source, alpha);
+}
+
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_inplace(self, "index_copy_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_index_source("index_copy", self, d, index, source);
+  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d]);
+  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
+}
+Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_copy_(dense_clone(input), dim, index, source);
+}
+
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "index_fill_");
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_fill_(): Index is supposed to be a vector");
+  EMBER_CHECK_INDEX(index.dtype() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
+  Tensor v = scalar_tensor(value, self.dtype());
+  return inplace_dense(self, [&](const Tensor& dst) {
+    auto [outer, n, inner] = split3(dst, d);
+    int64_t m = idx.numel();
+    const int64_t* ip = idx.data<int64_t>();
+    by_itemsize(dst.itemsize(), [&](auto tag) {
+      using U = decltype(tag);
+      U val;
+      std::memcpy(&val, v.raw(), sizeof(U));
+      U* dp = dst.data<U>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < m; ++i)
+          std::fill(dp + (o * n + ip[i]) * inner, dp + (o * n + ip[i] + 1) * inner, val);
+    });
+  });
+}
+Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
+  return index_fill_(dense_clone(input), dim, index, value);
+}
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return index_fill_(self, dim, index, value.item());
+}
+Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& value) {
+  return index_fill_(dense_clone(input), dim, index, value);
+}
+
+// ---- take ------------------------------------------------------------------
+
+Tensor take(const Tensor& input, const Tensor& index) {
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
+              torch_type_name(index.dtype()));
+  Tensor x = input.is_contiguous() ? input : dense_clone(input);
+  Tensor idx = as_long_contiguous(index);
+  int64_t n = x.numel(), m = idx.numel();
+  const int64_t* ip = idx.data<int64_t>();
+  for (int64_t i = 0; i < m; ++i)
+    EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
+                      " elements.");
+  Tensor out = empty(index.sizes(), input.dtype());
+  by_itemsize(x.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* xp = x.data<U>();
+    U* op = out.data<U>();
+    parallel_for(0, m, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) op[i] = xp[ip[i] < 0 ? ip[i] + n : ip[i]];
+    });
+  });
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,180 @@
+// Hand-written bindings of the index ops whose schemas the generator cannot
+// express: index_put(_)'s `Tensor?[] indices`. Tensor methods are exported in
+// `_C._index_methods` for the Tensor class to mix in.
+#include "../autograd/formulas_index.h"
+#include "../ops/index_advanced.h"
+#include "arg_parser.h"
+#include "ops.h"
+#include "py_tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+// A tuple/list of tensors or None (PyTorch's `Tensor?[]`).
+IndexList index_list_arg(PyObject* o, const char* name) {
+  EMBER_CHECK_TYPE(PyTuple_Check(o) || PyList_Check(o), name,
+                   "(): argument 'indices' must be tuple of Tensors, not ", Py_TYPE(o)->tp_name);
+  IndexList r;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (items[i] == Py_None) {
+      r.emplace_back();
+      continue;
+    }
+    EMBER_CHECK_TYPE(is_tensor(items[i]), name, "(): argument 'indices' must be tuple of Tensors, but found element "
+                     "of type ", Py_TYPE(items[i])->tp_name, " at pos ", i);
+    r.push_back(unpack(items[i]));
+  }
+  return r;
+}
+
+// (self, indices, values, accumulate=False) from a call, self given or first.
+struct PutArgs {
+  Tensor self, values;
+  IndexList indices;
+  bool accumulate = false;
+};
+
+PutArgs parse_put(const char* name, PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* fn_kw[] = {"input", "indices", "values", "accumulate", nullptr};
+  static const char* m_kw[] = {"indices", "values", "accumulate", nullptr};
+  PyObject *input = self, *indices = nullptr, *values = nullptr;
+  int accumulate = 0;
+  std::string fmt = std::string(self ? "OO|p:" : "OOO|p:") + name;
+  bool ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(m_kw), &indices,
+                                               &values, &accumulate)
+                 : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(fn_kw), &input,
+                                               &indices, &values, &accumulate);
+  if (!ok) throw python_error();
+  EMBER_CHECK_TYPE(is_tensor(input), name, "(): argument 'input' must be Tensor, not ", Py_TYPE(input)->tp_name);
+  EMBER_CHECK_TYPE(is_tensor(values), name, "(): argument 'values' must be Tensor, not ", Py_TYPE(values)->tp_name);
+  PutArgs a;
+  a.self = unpack(input);
+  a.values = unpack(values);
+  a.indices = index_list_arg(indices, name);
+  a.accumulate = accumulate != 0;
+  return a;
+}
+
+PyObject* f_index_put(PyObject*, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  PutArgs a = parse_put("index_put", nullptr, args, kwargs);
+  return wrap(ag::index_put(a.self, a.indices, a.values, a.accumulate));
+  EMBER_PY_CATCH
+}
+
+PyObject* m_index_put(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  PutArgs a = parse_put("index_put", self, args, kwargs);
+  return wrap(ag::index_put(a.self, a.indices, a.values, a.accumulate));
+  EMBER_PY_CATCH
+}
+
+PyObject* m_index_put_(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  PutArgs a = parse_put("index_put_", self, args, kwargs);
+  ag::index_put_(a.self, a.indices, a.values, a.accumulate);
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
+// unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) and
+// unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): a
+// tensor, or a tuple with the inverse and/or counts asked for.
+PyObject* unique_call(PyObject* self, PyObject* args, PyObject* kwargs, bool consecutive) {
+  static const char* fn_kw[] = {"input", "sorted", "return_inverse", "return_counts", "dim", nullptr};
+  static const char* fn_kw_c[] = {"input", "return_inverse", "return_counts", "dim", nullptr};
+  PyObject* input = self;
+  PyObject* dim_obj = Py_None;
+  int sorted = 1, inverse = 0, counts = 0;
+  const char* const* kw = consecutive ? fn_kw_c : fn_kw;
+  if (self) ++kw;  // methods take no `input`
+  std::string fmt = consecutive ? "|ppO" : "|pppO";
+  if (!self) fmt = "O" + fmt;
+  fmt += consecutive ? ":unique_consecutive" : ":unique";
+  bool ok;
+  char** k = const_cast<char**>(kw);
+  if (consecutive)
+    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &inverse, &counts, &dim_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &inverse, &counts, &dim_obj);
+  else
+    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &sorted, &inverse, &counts, &dim_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &sorted, &inverse, &counts,
+                                            &dim_obj);
+  if (!ok) throw python_error();
+  (void)sorted;  // sorted=False still returns sorted values on CPU, like PyTorch
+  EMBER_CHECK_TYPE(is_tensor(input), consecutive ? "unique_consecutive" : "unique",
+                   "(): argument 'input' must be Tensor, not ", Py_TYPE(input)->tp_name);
+  std::optional<int64_t> dim;
+  if (dim_obj != Py_None) dim = to_int64(dim_obj);
+  auto [values, inv, cnt] = unique_impl(unpack(input), dim, consecutive);
+  if (!inverse && !counts) return wrap(values);
+  PyObject* t = PyTuple_New(1 + inverse + counts);
+  if (!t) throw python_error();
+  int i = 0;
+  PyTuple_SET_ITEM(t, i++, wrap(values));
+  if (inverse) PyTuple_SET_ITEM(t, i++, wrap(inv));
+  if (counts) PyTuple_SET_ITEM(t, i++, wrap(cnt));
+  return t;
+}
+
+PyObject* f_unique(PyObject*, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  return unique_call(nullptr, args, kwargs, false);
+  EMBER_PY_CATCH
+}
+PyObject* m_unique(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  return unique_call(self, args, kwargs, false);
+  EMBER_PY_CATCH
+}
+PyObject* f_unique_consecutive(PyObject*, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  return unique_call(nullptr, args, kwargs, true);
+  EMBER_PY_CATCH
+}
+PyObject* m_unique_consecutive(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  return unique_call(self, args, kwargs, true);
+  EMBER_PY_CATCH
+}
+
+#define KW METH_VARARGS | METH_KEYWORDS
+#define DEF(name, fn, doc) {name, (PyCFunction)(void (*)())fn, KW, doc}
+
+PyMethodDef index_functions[] = {
+    DEF("index_put", f_index_put, "index_put(input, indices, values, accumulate=False) -> Tensor\n\n"
+        "Out-of-place version of index_put_."),
+    DEF("unique", f_unique, "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> "
+        "Tensor or tuple\n\nThe unique elements (or slices along dim) of input, sorted."),
+    DEF("unique_consecutive", f_unique_consecutive, "unique_consecutive(input, return_inverse=False, "
+        "return_counts=False, dim=None) -> Tensor or tuple\n\nCollapses runs of equal consecutive elements."),
+    {nullptr, nullptr, 0, nullptr}};
+
+PyMethodDef index_methods[] = {
+    DEF("index_put", m_index_put, "index_put(indices, values, accumulate=False) -> Tensor"),
+    DEF("index_put_", m_index_put_, "index_put_(indices, values, accumulate=False) -> Tensor\n\n"
+        "Puts values into self at the given indices (tensors or None per dim); adds with accumulate=True."),
+    DEF("unique", m_unique, "unique(sorted=True, return_inverse=False, return_counts=False, dim=None)"),
+    DEF("unique_consecutive", m_unique_consecutive, "unique_consecutive(return_inverse=False, return_counts=False, "
+        "dim=None)"),
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+void init_index_ops(PyObject* module) {
+  if (PyModule_AddFunctions(module, index_functions) < 0) throw python_error();
+  PyObject* methods = PyDict_New();
+  if (!methods) throw python_error();
+  for (PyMethodDef* d = index_methods; d->ml_name; ++d) {
+    PyObject* descr = PyDescr_NewMethod(TensorBaseType, d);
+    if (!descr || PyDict_SetItemString(methods, d->ml_name, descr) < 0) throw python_error();
+    Py_DECREF(descr);
+  }
+  if (PyModule_AddObject(module, "_index_methods", methods) < 0) throw python_error();
+}
+
+}  // namespace ember::python

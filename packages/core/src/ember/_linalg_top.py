@@ -1,0 +1,89 @@
+"""Top-level linear-algebra functions (torch.kron, trace, det, logdet, ...), composed from
+ember.linalg and differentiable tensor ops."""
+
+from __future__ import annotations
+
+import collections
+import math
+import warnings
+from typing import Any
+
+import ember
+
+# ember.linalg is imported on first call, keeping `import ember` light.
+_slogdet_t = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+_slogdet_t.__module__ = "torch.return_types"
+
+
+def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.Tensor:
+    """Kronecker product: blocks input[i, j] * other (shapes padded to the same rank)."""
+    nd = max(input.dim(), other.dim())
+    sa = [1] * (nd - input.dim()) + list(input.shape)
+    sb = [1] * (nd - other.dim()) + list(other.shape)
+    a = input.reshape([x for s in sa for x in (s, 1)])
+    b = other.reshape([x for s in sb for x in (1, s)])
+    return (a * b).reshape([x * y for x, y in zip(sa, sb, strict=True)])
+
+
+def trace(input: ember.Tensor) -> ember.Tensor:
+    """Sum of the main diagonal of a matrix."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    n, m = input.shape
+    mask = ember.eye(n, m, dtype=input.dtype)
+    return (input * mask).sum()
+
+
+def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:
+    return ember.linalg.inv(input)
+
+
+def det(input: ember.Tensor) -> ember.Tensor:
+    return ember.linalg.det(input)
+
+
+def slogdet(input: ember.Tensor) -> Any:
+    sign, lad = ember.linalg.slogdet(input)
+    return _slogdet_t(sign, lad)
+
+
+def logdet(input: ember.Tensor) -> ember.Tensor:
+    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    sign, lad = ember.linalg.slogdet(input)
+    return ember.where(sign < 0, math.nan, lad)
+
+
+def cross(input: ember.Tensor, other: ember.Tensor, dim: int | None = None, *, out: Any = None) -> ember.Tensor:
+    """torch.cross: dim=None picks the first dim of size 3 (deprecated in PyTorch, which warns)."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = ember.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return ember.linalg.cross(input, other, dim=dim)
+
+
+def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
+    """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^T U)."""
+    lower = L.mT if upper else L
+    return ember.linalg.solve(lower.mT, ember.linalg.solve(lower, B))
+
+
+def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
+    """A^{-1} from A's Cholesky factor."""
+    n = L.shape[-1]
+    eye = ember.eye(n, dtype=L.dtype).expand(tuple(L.shape))
+    return cholesky_solve(eye, L, upper)
+
+
+def matrix_power(input: ember.Tensor, n: int) -> ember.Tensor:
+    return ember.linalg.matrix_power(input, n)
+
+
+def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return ember.linalg.multi_dot(matrices)

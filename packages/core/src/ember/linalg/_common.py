@@ -1,0 +1,46 @@
+"""Small shared helpers for the Python half of ember.linalg."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import ember
+
+_EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
+
+
+def eps(dtype: Any) -> float:
+    """Machine epsilon of a floating dtype (float32 for anything else)."""
+    return _EPS.get(str(dtype).replace("torch.", "").replace("ember.", ""), _EPS["float32"])
+
+
+def return_type(name: str, fields: list[str]) -> type:
+    """A named tuple that prints as PyTorch's ``torch.return_types.<name>``."""
+    cls = collections.namedtuple(name, fields)  # type: ignore[misc]
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+def check_float(A: Any, op: str) -> None:
+    if not isinstance(A, ember.Tensor):
+        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{_legacy(A.dtype)}")
+
+
+def check_square(A: Any, op: str) -> None:
+    check_float(A, op)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def _legacy(dtype: Any) -> str:
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+             "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
+    return names.get(str(dtype).split(".")[-1], str(dtype))
+

@@ -1,0 +1,89 @@
+"""linalg.cross, matrix_power, multi_dot and vecdot, composed from differentiable ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ember
+from ember.linalg._common import check_square
+
+
+def _cycle(k: int, dtype: Any) -> ember.Tensor:
+    """3x3 constant P with (v @ P)[..., i] == v[..., (i + k) % 3]."""
+    rows = [[1 if j == (i + k) % 3 else 0 for i in range(3)] for j in range(3)]
+    return ember.tensor(rows, dtype=dtype)
+
+
+def cross(input: ember.Tensor, other: ember.Tensor, *, dim: int = -1, out: Any = None) -> ember.Tensor:
+    """Cross product of 3-vectors along ``dim`` (inputs broadcast)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
+    dtype = ember.promote_types(input.dtype, other.dtype)
+    a, b = input.to(dtype).transpose(dim, -1), other.to(dtype).transpose(dim, -1)
+    p1, p2 = _cycle(1, dtype), _cycle(2, dtype)
+    c = a.matmul(p1) * b.matmul(p2) - a.matmul(p2) * b.matmul(p1)
+    return c.transpose(dim, -1)
+
+
+def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
+    """A^n by repeated squaring; negative n inverts first, n = 0 gives identities."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if n == 0:
+        return ember.eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape)).clone()
+    if n < 0:
+        check_square(A, "linalg.inv")
+        A = ember.linalg.inv(A)
+        n = -n
+    result = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result if result is not A else A.clone()
+
+
+def multi_dot(tensors: Sequence[ember.Tensor], *, out: Any = None) -> ember.Tensor:
+    """Chained matrix product; the first / last argument may be a vector."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        lo = 1 if i in (0, len(ts) - 1) else 2
+        if not (lo <= t.dim() <= 2):
+            where = ("first" if i == 0 else "last") if lo == 1 else ""
+            if where:
+                raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.dim()}D")
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    for i in range(len(ts) - 1):
+        if ts[i].shape[1] != ts[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {tuple(ts[i].shape)} and "
+                               f"{tuple(ts[i + 1].shape)} cannot be multiplied")
+    r = ts[0]
+    for t in ts[1:]:
+        r = r.matmul(t)
+    if last_vec:
+        r = r.squeeze(-1)
+    if first_vec:
+        r = r.squeeze(0)
+    return r
+
+
+def vecdot(x: ember.Tensor, y: ember.Tensor, *, dim: int = -1, out: Any = None) -> ember.Tensor:
+    """Dot product of vectors along ``dim`` (broadcasting)."""
+    return (x * y).sum(dim)

@@ -327,7 +327,9 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
         sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers})')
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
-             "  EMBER_PY_TRY"]
+             "  EMBER_PY_TRY",
+             # The profiler hook: one branch when no profiler is active.
+             f'  OpScope prof_("aten::{ops[0].schema.name}", self, args, nargs);']
     if kind == "function" and any(op.tensor_varargs for op in ops):
         lines += tensor_varargs_prologue(ops)
     lines += [f"  static Signature sigs[] = {{{', '.join(sigs)}}};",
@@ -343,7 +345,8 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/checks.h"', '#include "python/arg_parser.h"',
-           '#include "python/py_tensor.h"', "", "namespace ember::python {", "namespace {", ""]
+           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', "",
+           "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):
         g = group(ops, kind)

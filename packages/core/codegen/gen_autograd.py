@@ -262,7 +262,8 @@ class NodeGen:
                 lines.append(f"  for (const Tensor& t_ : {var}) node_->{name}_scalar_type.push_back(t_.dtype());")
             elif kind == "tensor":
                 # An in-place op overwrites self: keep a copy of its old value.
-                val = f"ember::clone({var}, std::nullopt)" if inplace and name == first else var
+                # (through ag::, so the copy keeps self's history for double backward)
+                val = f"ag::clone({var}, std::nullopt)" if inplace and name == first else var
                 cond = " || ".join(f"node_->should_compute({i})" for i, t in enumerate(self.tensors)
                                    if uses(self.formulas.get(t.name, ""), name))
                 lines.append(f"  if ({cond or 'true'}) node_->{name}_.save({val}, false);")

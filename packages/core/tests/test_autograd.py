@@ -560,3 +560,29 @@ def test_long_training_loop_keeps_rss_flat() -> None:
     growth_mb = (_rss_kb() - before) / 1024
     assert growth_mb < 4, f"RSS grew {growth_mb:.1f} MB over 10,000 steps"
 
+
+
+def test_double_backward_through_inplace_on_view() -> None:
+    def run(lib):
+        x = lib.tensor([0.5, 1.5, -2.0, 3.0], requires_grad=True)
+        y = x * 1.0
+        y[1:3].mul_(x[1:3])
+        y[0] = x[3] * x[0]
+        loss = (y ** 2 * x).sum()
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * lib.tensor([1.0, -1.0, 2.0, 0.5])).sum(), x)
+        return g, gg
+
+    (tg, tgg), (eg, egg) = both(run)
+    close(tg, eg, 1e-5)
+    close(tgg, egg, 1e-5)
+
+
+def test_nonzero_as_tuple_and_one_argument_where() -> None:
+    def run(lib):
+        x = lib.tensor([[0.0, 1.0], [2.0, 0.0]])
+        return lib.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), lib.where(x > 0)
+
+    t, e = both(run)
+    for tt, ee in zip(t, e):
+        assert [a.tolist() for a in tt] == [a.tolist() for a in ee]

@@ -188,6 +188,20 @@ from ember.autograd.grad_mode import (  # noqa: E402
 )
 
 
+from ember._tensor_extra import nonzero  # noqa: E402  (adds as_tuple=)
+
+_where_tensors = where  # noqa: F821  (the generated 3-argument where)
+
+
+def where(condition: Tensor, input: _Any = None, other: _Any = None, *, out: _Any = None) -> _Any:
+    """``where(condition)`` is ``nonzero(condition, as_tuple=True)``; else elementwise select."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if out is not None:
+        return _where_tensors(condition, input, other, out=out)
+    return _where_tensors(condition, input, other)
+
+
 def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:

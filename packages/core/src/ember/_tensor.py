@@ -10,6 +10,7 @@ from typing import Any
 
 from ember._lib import _C
 from ember._tensor_dlpack import DLPackMethods
+from ember._tensor_extra import ExtraMethods
 from ember._tensor_random import RandomMethods
 
 _LEGACY_NAMES = {
@@ -23,10 +24,11 @@ def _no_cuda() -> Any:
     raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
 
 
-class Tensor(_C.TensorBase, RandomMethods, DLPackMethods):
+class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
     __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor
+    nonzero = ExtraMethods.nonzero  # before TensorBase's generated one: adds as_tuple=
 
     def __repr__(self, *, tensor_contents: str | None = None) -> str:
         from ember._tensor_str import tensor_repr

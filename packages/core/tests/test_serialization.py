@@ -258,16 +258,20 @@ def test_torch_computes_the_same_record_offsets(torch: Any, tmp_path: Path,
     # records are the special case (no data descriptor).
     from torch.utils.serialization import config
 
-    # raising=False: torch's config objects resolve this attribute lazily, and
-    # monkeypatch's existence check has been seen to miss it.
-    monkeypatch.setattr(config.load, "calculate_storage_offsets", True, raising=False)
+    # Set and restore through torch's config API: monkeypatch's getattr/delattr
+    # round trip can leave the key deleted (later torch.load calls then fail).
+    old = config.load.calculate_storage_offsets
+    config.load.calculate_storage_offsets = True
     monkeypatch.setenv("TORCH_SERIALIZATION_DEBUG", "1")
-    d = {"a": ember.arange(100.0), "e": ember.empty(0), "b": ember.ones(10, dtype=ember.float16),
-         "e2": ember.empty(0, dtype=ember.int64), "c": ember.arange(300)}
-    ember.save(d, str(tmp_path / "c.pt"))
-    loaded = torch.load(str(tmp_path / "c.pt"), mmap=True)
-    for k in d:
-        same_tensor(d[k], loaded[k])
+    try:
+        d = {"a": ember.arange(100.0), "e": ember.empty(0), "b": ember.ones(10, dtype=ember.float16),
+             "e2": ember.empty(0, dtype=ember.int64), "c": ember.arange(300)}
+        ember.save(d, str(tmp_path / "c.pt"))
+        loaded = torch.load(str(tmp_path / "c.pt"), mmap=True)
+        for k in d:
+            same_tensor(d[k], loaded[k])
+    finally:
+        config.load.calculate_storage_offsets = old
 
 
 def test_zip64_records(torch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ def chain(lib: ModuleType) -> dict[str, Any]:
 
     def run() -> None:
         y = x
-        for i in range(50):
+        for _ in range(50):
             y = y * 1.001
             y = y + 0.5
         y.sum().backward()

@@ -255,7 +255,8 @@ class NodeGen:
             p = next((q for q in self.params if q.name == name), None)
             if kind == "tensor" and is_list(p):
                 lines.append(f"  node_->{name}_.resize({var}.size());")
-                lines.append(f"  for (size_t j_ = 0; j_ < {var}.size(); ++j_) node_->{name}_[j_].save({var}[j_], false);")
+                lines.append(f"  for (size_t j_ = 0; j_ < {var}.size(); ++j_) "
+                             f"node_->{name}_[j_].save({var}[j_], false);")
             elif kind == "sizes" and is_list(p):
                 lines.append(f"  for (const Tensor& t_ : {var}) node_->{name}_sizes.push_back(to_vec(t_.sizes()));")
             elif kind == "scalar_type" and is_list(p):
@@ -308,7 +309,7 @@ class NodeGen:
             res = [f"std::get<{i}>(r_)" for i in range(len(s.returns))]
             for r in res:
                 lines.append(f"  if (is_differentiable({r})) set_history({r}, node_);")
-                lines.append(f"  else node_->add_input_meta_undefined();")
+                lines.append("  else node_->add_input_meta_undefined();")
             lines += self.save_results(res)
         lines += ["  return r_;", "}"]
         return lines

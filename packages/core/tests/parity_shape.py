@@ -52,7 +52,8 @@ def stack_builder(op: dict) -> list:
     return [C("dim0", [a, b], out=True), C("dim1", [a, b], 1, out=True), C("dim2", [a, b], 2),
             C("neg", [a, b, T((2, 3))], -1), C("0d", [T(()), T(())]), C("single", [a]),
             C("views", [T((3, 4), view="t"), T((3, 4), view="slice2")], 1),
-            C("promote", [T((2, 3), "int64"), T((2, 3), "float32")]), C("int", [T((2, 3), "int32"), T((2, 3), "int32")]),
+            C("promote", [T((2, 3), "int64"), T((2, 3), "float32")]),
+            C("int", [T((2, 3), "int32"), T((2, 3), "int32")]),
             C("mismatch", [a, T((3, 2))]), C("empty-list", []), C("dim-oor", [a, b], 3)]
 
 
@@ -159,7 +160,8 @@ def as_strided_builder(op: dict) -> list:
     x = T((4, 5))
     return [C("transpose", x, (5, 4), (1, 5), m=True), C("window", x, (3, 3), (5, 1), 1, m=True),
             C("overlap", T((10,)), (4, 3), (2, 1)), C("offset", x, (2, 2), (5, 1), 6),
-            C("oob", x, (5, 5), (5, 1)), C("mismatch", x, (2, 2), (1,)), C("slice2", T((3, 4), view="slice2"), (2, 2), (4, 1)),
+            C("oob", x, (5, 5), (5, 1)), C("mismatch", x, (2, 2), (1,)),
+            C("slice2", T((3, 4), view="slice2"), (2, 2), (4, 1)),
             C("int", T((4, 5), "int64"), (5,), (4,))]
 
 
@@ -250,7 +252,8 @@ def repeat_interleave_tensor_builder(op: dict) -> list:
     return [C("dim0", x, rep, 0, m=True), C("flat", T((3,)), rep, m=True),
             C("scalar", x, T((), "int64", values=(2,)), 1), C("one", x, T((1,), "int64", values=(2,)), 1),
             C("bad-len", x, T((2,), "int64", values=(1, 1)), 0), C("neg", T((3,)), T((3,), "int64", values=(1, -1, 1))),
-            C("float-rep", x, T((3,), "float32"), 0), C("t", T((3, 4), view="t"), T((4,), "int64", values=(1, 2, 0, 1)), 0)]
+            C("float-rep", x, T((3,), "float32"), 0),
+            C("t", T((3, 4), view="t"), T((4,), "int64", values=(1, 2, 0, 1)), 0)]
 
 
 def tri_builder(op: dict) -> list:

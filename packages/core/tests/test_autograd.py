@@ -119,7 +119,7 @@ def test_grad_function() -> None:
         return gx, gy, ggx, x.grad
 
     t, e = both(run)
-    for a, b in zip(t[:3], e[:3]):
+    for a, b in zip(t[:3], e[:3], strict=True):
         close(a, b)
     assert t[3] is None and e[3] is None
 
@@ -465,7 +465,7 @@ def test_detect_anomaly_names_forward_op() -> None:
         with ember.autograd.detect_anomaly():
             y = x.sqrt() * 0  # d/dx sqrt at 0 is inf; inf * 0 = nan
             with pytest.raises(RuntimeError, match="returned nan values"):
-                with warnings.catch_warnings(record=True) as w:
+                with warnings.catch_warnings(record=True):
                     warnings.simplefilter("always")
                     y.backward()
     assert not ember.is_anomaly_enabled()
@@ -522,10 +522,10 @@ def test_saved_tensors_freed_after_backward() -> None:
 def test_graph_cycle_through_hook_is_collected() -> None:
     a = ember.ones(3, requires_grad=True)
     b = a * 2
-    b.register_hook(lambda g: b)  # non-leaf: tensor -> grad_fn -> hook -> tensor
+    b.register_hook(lambda g: b)  # noqa: F821  non-leaf: tensor -> grad_fn -> hook -> tensor
     rb = weakref.ref(b)
     c = ember.ones(3, requires_grad=True)
-    c.register_hook(lambda g: c)  # leaf: tensor -> hook -> tensor
+    c.register_hook(lambda g: c)  # noqa: F821  leaf: tensor -> hook -> tensor
     rc = weakref.ref(c)
     del b, c
     gc.collect()
@@ -584,5 +584,5 @@ def test_nonzero_as_tuple_and_one_argument_where() -> None:
         return lib.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), lib.where(x > 0)
 
     t, e = both(run)
-    for tt, ee in zip(t, e):
+    for tt, ee in zip(t, e, strict=True):
         assert [a.tolist() for a in tt] == [a.tolist() for a in ee]

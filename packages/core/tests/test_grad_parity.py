@@ -94,7 +94,7 @@ PARAMS = grad_params()
 def _leafify(targs: tuple, eargs: tuple) -> tuple[tuple, tuple, list, list]:
     """Float tensor args become leaves requiring grad (same strides)."""
     tl, el, tleaves, eleaves = [], [], [], []
-    for t, e in zip(targs, eargs):
+    for t, e in zip(targs, eargs, strict=True):
         if isinstance(t, torch.Tensor) and t.dtype in (torch.float32, torch.float64):
             t = t.detach().requires_grad_(True)
             e = e.detach().requires_grad_(True)
@@ -145,7 +145,7 @@ def test_grad_parity(key: str, variant: str, case: Any) -> None:
         assert tuple(eg.shape) == tuple(tg.shape), f"grad {i} shape {tuple(eg.shape)} vs {tuple(tg.shape)}"
         te = torch.from_numpy(eg.detach().numpy().copy())
         torch.testing.assert_close(te, tg.detach(), rtol=rtol, atol=atol, equal_nan=True,
-                                   msg=lambda s: f"grad {i}: {s}")
+                                   msg=lambda s, i=i: f"grad {i}: {s}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -203,8 +203,8 @@ def test_setitem_value_dtypes(dtype: str) -> None:
         def put(x: Any, i: Any, val: Any) -> Any:
             x[i] = val
             return x
-        _, et = outcome(lambda: put(xt, idx, v))
-        _, ee = outcome(lambda: put(xe, idx, to_ember(v)))
+        _, et = outcome(lambda v=v: put(xt, idx, v))
+        _, ee = outcome(lambda v=v: put(xe, idx, to_ember(v)))
         assert ee == et
         same(xe, xt)
 

@@ -4,7 +4,8 @@ arguments leaves, so list arguments and partly-used list results are covered her
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

@@ -39,14 +39,12 @@ struct NodeCmp {
   bool operator()(const Ref<Node>& a, const Ref<Node>& b) const { return a->seq_nr < b->seq_nr; }
 };
 
-std::string shape_text(IntArrayRef s) { return shape_str(s); }
-
 // Check a node's output gradient against the receiving input's metadata.
 Tensor validate(Node& fn, size_t i, Tensor g, const InputMeta& m) {
   if (!m.defined) return g;
   if (!g.sizes().equals(m.shape)) {
     EMBER_CHECK(is_expandable_to(m.shape, g.sizes()), "Function ", fn.name(), " returned an invalid gradient at index ",
-                i, " - got ", shape_text(g.sizes()), " but expected shape compatible with ", shape_text(m.shape));
+                i, " - got ", shape_str(g.sizes()), " but expected shape compatible with ", shape_str(m.shape));
     g = sum_to(g, m.shape);
   }
   if (g.dtype() != m.dtype) g = ag::_to_copy(g, m.dtype);

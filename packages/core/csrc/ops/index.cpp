@@ -26,21 +26,6 @@ Tensor as_long_contiguous(const Tensor& index) {
 
 namespace {
 
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    default: return "Double";
-  }
-}
-
 // ---- gather / scatter ------------------------------------------------------
 
 void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -232,8 +217,8 @@ const Tensor& inplace_dense(const Tensor& self, const F& body) {
 
 void check_index_source(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_index_vector(name, index);
-  EMBER_CHECK(source.dtype() == self.dtype(), name, "_(): self (", torch_type_name(self.dtype()), ") and source (",
-              torch_type_name(source.dtype()), ") must have the same scalar type");
+  EMBER_CHECK(source.dtype() == self.dtype(), name, "_(): self (", legacy_name(self.dtype()), ") and source (",
+              legacy_name(source.dtype()), ") must have the same scalar type");
   DimVector ss = sizes1(self), rs = sizes1(source);
   EMBER_CHECK(ss.size() == rs.size() || source.dim() == 0 || self.dim() == 0, name,
               "_(): Source/destination tensor must have same number of dimensions");
@@ -450,7 +435,7 @@ Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const T
 
 Tensor take(const Tensor& input, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
-              torch_type_name(index.dtype()));
+              legacy_name(index.dtype()));
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
   Tensor idx = as_long_contiguous(index);
   int64_t n = x.numel(), m = idx.numel();

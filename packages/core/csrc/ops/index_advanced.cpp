@@ -49,21 +49,6 @@ IndexList expand_index_masks(const Tensor& self, const IndexList& indices) {
 
 namespace {
 
-const char* dtype_title(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    default: return "Double";
-  }
-}
-
 // Where the pieces of an advanced index go.
 struct Plan {
   DimVector bshape;             // broadcast shape of the index tensors
@@ -235,7 +220,7 @@ const Tensor& index_put_(const Tensor& self, const IndexList& indices, const Ten
   EMBER_CHECK(ok, "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
               " cannot be broadcast to indexing result of shape ", shape_str(p.out_shape));
   EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
-              dtype_title(self.dtype()), " for the destination and ", dtype_title(v.dtype()), " for the source.");
+              legacy_name(self.dtype()), " for the destination and ", legacy_name(v.dtype()), " for the source.");
   v = contiguous(expand(v, p.out_shape, false), MemoryFormat::Contiguous);
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return self;

@@ -14,21 +14,6 @@ namespace {
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, MemoryFormat::Contiguous); }
 
-const char* type_title(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    default: return "Double";
-  }
-}
-
 // Runs body(flat contiguous tensor with self's values), writing back if self was strided.
 template <class F>
 const Tensor& on_dense(const Tensor& self, const F& body) {
@@ -46,9 +31,9 @@ const Tensor& on_dense(const Tensor& self, const F& body) {
 Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
   check_inplace(self, "masked_scatter_");
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
-              type_title(mask.dtype()));
+              legacy_name(mask.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got",
-              type_title(self.dtype()), " and ", type_title(source.dtype()));
+              legacy_name(self.dtype()), " and ", legacy_name(source.dtype()));
   DimVector bs = broadcast_shapes(self.sizes(), mask.sizes());
   EMBER_CHECK(same_shape(bs, self.sizes()), "masked_scatter_: expected mask to be broadcastable to self, got mask ",
               shape_str(mask.sizes()), " and self ", shape_str(self.sizes()));
@@ -79,7 +64,7 @@ Tensor masked_scatter(const Tensor& input, const Tensor& mask, const Tensor& sou
 
 Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<int64_t> dim) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
-              type_title(indices.dtype()));
+              legacy_name(indices.dtype()));
   if (!dim) return gather(reshape(input, {-1}), 0, reshape(indices, {-1}), false);
   EMBER_CHECK(input.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
               "dimensions, but got ", input.dim(), " dimensions for input, and ", indices.dim(),
@@ -110,9 +95,9 @@ Tensor take_along_dim_out(const Tensor& input, const Tensor& indices, std::optio
 Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
   check_inplace(self, "put_");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "put_(): Expected a long tensor for index, but got ",
-              type_title(index.dtype()));
+              legacy_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got "
-              "self.dtype = ", type_title(self.dtype()), " and source.dtype = ", type_title(source.dtype()));
+              "self.dtype = ", legacy_name(self.dtype()), " and source.dtype = ", legacy_name(source.dtype()));
   EMBER_CHECK_INDEX(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of "
               "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
   Tensor idx = as_long_contiguous(index);

@@ -29,21 +29,6 @@ Tensor seq_to_index(PyObject* o) {
   return r;
 }
 
-const char* type_title(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    default: return "Double";
-  }
-}
-
 bool is_bool_tensor(const Tensor& t) { return t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8; }
 
 // Dims of the source a (non-basic) tensor index consumes.
@@ -224,7 +209,7 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
     if (r.has_mask && src.dtype() != t.dtype()) src = ag::_to_copy(src, t.dtype());
     // Otherwise tensor values must match (index_put_'s rule); Python numbers were made in t's dtype.
     EMBER_CHECK(src.dtype() == t.dtype(), "Index put requires the source and destination dtypes match, got ",
-                type_title(t.dtype()), " for the destination and ", type_title(src.dtype()), " for the source.");
+                legacy_name(t.dtype()), " for the destination and ", legacy_name(src.dtype()), " for the source.");
     ag::index_put_(view, r.adv, src, false);
     return 0;
   }

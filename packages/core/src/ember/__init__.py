@@ -40,9 +40,21 @@ globals().update(
 # Random numbers: Generator, default_generator and the samplers (rand, randint, normal, ...)
 # come from _C above; seeding and state live in ember.random.
 from ember import random  # noqa: E402, F401
-from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
 from ember._linalg_einsum import einsum, tensordot  # noqa: E402, F401
-from ember._linalg_top import chain_matmul, cholesky_inverse, cholesky_solve, cross, det, inverse, kron, logdet, matrix_power, slogdet, trace  # noqa: E402, F401, E501
+from ember._linalg_top import (  # noqa: E402, F401, E501
+    chain_matmul,
+    cholesky_inverse,
+    cholesky_solve,
+    cross,
+    det,
+    inverse,
+    kron,
+    logdet,
+    matrix_power,
+    slogdet,
+    trace,
+)
+from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
 
 
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
@@ -178,17 +190,15 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
     return _from_dlpack(ext_tensor, device=device, copy=copy)
 
 
-from ember.autograd.grad_mode import (  # noqa: E402
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-
-
 from ember._tensor_extra import nonzero  # noqa: E402  (adds as_tuple=)
+from ember.autograd import grad_mode as _grad_mode  # noqa: E402
+
+enable_grad = _grad_mode.enable_grad
+inference_mode = _grad_mode.inference_mode
+is_grad_enabled = _grad_mode.is_grad_enabled
+is_inference_mode_enabled = _grad_mode.is_inference_mode_enabled
+no_grad = _grad_mode.no_grad
+set_grad_enabled = _grad_mode.set_grad_enabled
 
 _where_tensors = where  # noqa: F821  (the generated 3-argument where)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from ember._lib import _C
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from ember.autograd.function import Function, FunctionCtx, InplaceFunction, once_differentiable
-from ember.autograd.gradcheck import gradcheck, gradgradcheck
 from ember.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -17,6 +16,7 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
     set_multithreading_enabled,
 )
+from ember.autograd.gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "once_differentiable",
@@ -36,7 +36,7 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
 
 def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], is_grads_batched: bool = False) -> list[Any]:
     out = []
-    for i, (o, g) in enumerate(zip(outputs, grads)):
+    for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
         if g is None:
             if o.requires_grad and o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -82,7 +82,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    single = isinstance(inputs, _TENSOR)
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
@@ -94,8 +93,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     result = _C._run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, inputs,
                               allow_unused, False)
     if materialize_grads:
-        result = tuple(r if r is not None else _C.zeros_like(i) for r, i in zip(result, inputs))
-    del single
+        result = tuple(r if r is not None else _C.zeros_like(i) for r, i in zip(result, inputs, strict=False))
     return tuple(result)
 
 

@@ -7,7 +7,8 @@ The ctx object that forward/backward receive is also the graph node users see as
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ember._lib import _C
 
@@ -77,7 +78,7 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         if getattr(self, "materialize_grads", True):
             metas = self._output_metas
             grads = tuple(g if g is not None or m is None else _C.zeros(m[0], dtype=m[1])
-                          for g, m in zip(grads, metas))
+                          for g, m in zip(grads, metas, strict=False))
         result = fn.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -89,7 +90,7 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                    f"(expected {n}, got {len(result)})")
         out = []
-        for i, (r, is_tensor) in enumerate(zip(result, self._input_kinds)):
+        for i, (r, is_tensor) in enumerate(zip(result, self._input_kinds, strict=False)):
             if not is_tensor:
                 if r is not None:
                     raise RuntimeError(f"function {self.name()} returned a gradient different than None at "

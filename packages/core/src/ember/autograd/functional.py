@@ -5,7 +5,8 @@ All are built from reverse-mode ``autograd.grad`` (jvp uses the double-vjp trick
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ember._lib import _C
 
@@ -46,7 +47,7 @@ def _autograd_grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outpu
                    create_graph: bool, retain_graph: bool | None = None) -> tuple[Any, ...]:
     import ember
 
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs or (None,) * len(outputs))
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs or (None,) * len(outputs), strict=False)
              if o is not None and o.requires_grad]
     if not pairs:
         return (None,) * len(inputs)
@@ -58,7 +59,7 @@ def _fill(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool, what: str
     import ember
 
     out = []
-    for i, (g, r) in enumerate(zip(grads, refs)):
+    for i, (g, r) in enumerate(zip(grads, refs, strict=False)):
         if g is None:
             if strict:
                 raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This "
@@ -112,7 +113,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         _check(outs, "outputs of the user-provided function", "jvp")
         dummies = tuple(ember.zeros_like(o).requires_grad_(True) for o in outs)
         g = _autograd_grad(outs, ins, dummies, create_graph=True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None]
+        pairs = [(gi, vi) for gi, vi in zip(g, vs, strict=False) if gi is not None]
         if pairs:
             res = ember.autograd.grad([p[0] for p in pairs], dummies, [p[1] for p in pairs],
                                       create_graph=create_graph, allow_unused=True)
@@ -143,7 +144,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             flat = o.reshape(-1)
             for k in range(flat.numel()):
                 gs = _autograd_grad((flat[k],), ins, None, create_graph, retain_graph=True)
-                for i, (g, x) in enumerate(zip(gs, ins)):
+                for i, (g, x) in enumerate(zip(gs, ins, strict=False)):
                     if g is None:
                         if strict:
                             raise RuntimeError(f"Output {outs.index(o)} of the user-provided function is "
@@ -152,36 +153,13 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
                     rows[i].append(g)
             per_input = []
             for i, x in enumerate(ins):
-                if rows[i]:
-                    stacked = ember.zeros((len(rows[i]), *x.shape), dtype=x.dtype)
-                    for k, g in enumerate(rows[i]):
-                        stacked[k] = g
-                    if create_graph:
-                        stacked = _stack(rows[i])
-                else:
-                    stacked = ember.zeros((0, *x.shape), dtype=x.dtype)
+                stacked = ember.stack(rows[i]) if rows[i] else ember.zeros((0, *x.shape), dtype=x.dtype)
                 per_input.append(stacked.view(*o.shape, *x.shape))
             jac.append(tuple(per_input))
     jac_r = _postprocess(tuple(jac), create_graph)
     if out_t:
         return jac_r if is_t else tuple(j[0] for j in jac_r)
     return jac_r[0] if is_t else jac_r[0][0]
-
-
-def _stack(ts: list[Any]) -> Any:
-    # A differentiable stack without ember.stack: unsqueeze and concatenate by addition of padded pieces.
-    import ember
-
-    if hasattr(ember, "stack"):
-        return ember.stack(ts)
-    out = None
-    n = len(ts)
-    for k, t in enumerate(ts):
-        onehot = ember.zeros(n, dtype=t.dtype)
-        onehot[k] = 1.0
-        piece = onehot.view(n, *([1] * t.dim())) * t.unsqueeze(0)
-        out = piece if out is None else out + piece
-    return out
 
 
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -197,7 +175,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
         import ember
 
         g = ember.autograd.grad(out, xs, create_graph=True, allow_unused=True)
-        g = tuple(gi if gi is not None else ember.zeros_like(x) for gi, x in zip(g, xs))
+        g = tuple(gi if gi is not None else ember.zeros_like(x) for gi, x in zip(g, xs, strict=False))
         return g if is_t else g[0]
 
     return jacobian(grad_fn, ins if is_t else ins[0], create_graph=create_graph, strict=strict)
@@ -217,7 +195,7 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
                                "element")
         vs = _tuple(v)[1] if v is not None else (ember.ones_like(ins[0]),)
         g = ember.autograd.grad(out, ins, create_graph=True, allow_unused=True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None]
+        pairs = [(gi, vi) for gi, vi in zip(g, vs, strict=False) if gi is not None]
         res = ember.autograd.grad([p[0] for p in pairs], ins, [p[1] for p in pairs], create_graph=create_graph,
                                   allow_unused=True) if pairs else (None,) * len(ins)
         res = _fill(res, ins, strict, "")

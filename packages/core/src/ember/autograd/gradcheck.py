@@ -6,7 +6,8 @@ Jacobian products the engine computes, as PyTorch's slow-mode gradcheck does.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 from ember._lib import _C
 
@@ -78,7 +79,7 @@ def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet
             go = go.view(o.shape)
             gs = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
             gs2 = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
-            for i, (g, g2) in enumerate(zip(gs, gs2)):
+            for i, (g, g2) in enumerate(zip(gs, gs2, strict=False)):
                 if g is None:
                     continue
                 if g2 is None or (g - g2).abs().max().item() > nondet_tol:
@@ -108,8 +109,8 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                           "floating point. ", UserWarning, stacklevel=2)
     numerical = _numerical_jacobian(func, inputs, eps)
     analytical, reentrant = _analytical_jacobian(func, inputs, nondet_tol)
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
-        for j, (n, a) in enumerate(zip(num_row, ana_row)):
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=False)):
+        for j, (n, a) in enumerate(zip(num_row, ana_row, strict=False)):
             if n.numel() == 0:
                 continue
             ok = ((a - n).abs() <= atol + rtol * n.abs()).all().item()
@@ -141,8 +142,6 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        gen = ember.Generator().manual_seed(0) if hasattr(ember, "Generator") else None
-        del gen
         grad_outputs = tuple(ember.randn(o.shape, dtype=o.dtype).requires_grad_(True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

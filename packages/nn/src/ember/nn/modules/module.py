@@ -10,6 +10,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember.nn.modules._grad import zero_grads
 from ember.nn.modules._hooks import RemovableHandle
 from ember.nn.parameter import Buffer, Parameter
 
@@ -353,18 +354,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         for m in self.children():

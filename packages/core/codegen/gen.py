@@ -452,7 +452,8 @@ def main() -> None:
     for op in ops:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
-    ag_h, ag_cpp = gen_autograd(ops, cpp_name)
+    areas = sorted(h.name for h in (src.parent / "csrc" / "autograd").glob("formulas_*.h"))
+    ag_h, ag_cpp = gen_autograd(ops, cpp_name, areas)
     cpp_dir.mkdir(parents=True, exist_ok=True)
     py_dir.mkdir(parents=True, exist_ok=True)
     files = {

@@ -339,7 +339,8 @@ class NodeGen:
         return lines
 
 
-def gen_autograd(ops: list[Op], cpp_name) -> tuple[str, str]:
+def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = ()) -> tuple[str, str]:
+    """area_headers: csrc/autograd/formulas_<area>.h, included so an area's formulas need no shared edit."""
     names = node_names(ops)
     wrapped = [op for op in ops if has_wrapper(op)]
     ag_names = set()
@@ -356,7 +357,8 @@ def gen_autograd(ops: list[Op], cpp_name) -> tuple[str, str]:
             h.append(cpp_decl(n + "_", s, self_first=True) + ";")
     h += ["", "}  // namespace ember::ag", ""]
 
-    c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"', "",
+    c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"',
+         *(f'#include "autograd/{h}"' for h in area_headers), "",
          "namespace ember {", "namespace {", "",
          "// Tensor[] inputs: any element requiring grad; any edge of a list wanting a gradient.",
          "[[maybe_unused]] bool any_requires_grad_list(const TensorList& ts) {",

@@ -1104,10 +1104,10 @@ BUILDERS = {
     "min.other": lambda op: binary_cases("min", False),
 }
 # Areas keep their builders in tests/parity_<area>.py (a BUILDERS dict, same signature).
-for _area in ("shape", "index", "sort", "linalg"):
-    _path = Path(__file__).with_name(f"parity_{_area}.py")
-    if _path.exists():
-        _spec = importlib.util.spec_from_file_location(f"parity_{_area}", _path)
+for _path in sorted(Path(__file__).parent.glob("parity_*.py")):
+    if _path.stem != "parity_inputs":
+        _area = _path.stem
+        _spec = importlib.util.spec_from_file_location(_area, _path)
         _mod = importlib.util.module_from_spec(_spec)
         _spec.loader.exec_module(_mod)
         BUILDERS.update(_mod.BUILDERS)

@@ -302,8 +302,38 @@ def put_builder(op: dict) -> list:
     ]
 
 
+def scatter_reduce_builder(op: dict) -> list:
+    idx = I(2, 0, 1, 2, 0, 0, 2, 2, shape=(2, 4))
+    cases = [C(f"{red}-{'self' if inc else 'noself'}", T((3, 4)), 0, idx, T((2, 4)), red, include_self=inc)
+             for red in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)]
+    zeros = T((2, 4), values=(0.0, 1.5, 0.0, -2.0, 0.0, 0.0, 3.0, 0.5))
+    return cases + [
+        C("prod-zeros", T((3, 4)), 0, idx, zeros, "prod"),
+        C("dim1", T((3, 4)), 1, I(3, 0, 3, 1, 1, 1, shape=(3, 2)), T((3, 2)), "amax"),
+        C("mean-int-floor", T((3, 4), "int64"), 0, idx, T((2, 4), "int64"), "mean"),
+        C("amin-int-noself", T((3, 4), "int32"), 0, idx, T((2, 4), "int32"), "amin", include_self=False),
+        C("max-spelling", T((3, 4)), 0, idx, T((2, 4)), "max"),
+        C("bad-reduce", T((3, 4)), 0, idx, T((2, 4)), "maximum"),
+        C("out-of-range", T((3, 4)), 0, I(3, shape=(1, 1)), T((1, 1)), "sum"),
+        C("dtype-mismatch", T((3, 4)), 0, I(0, shape=(1, 1)), T((1, 1), "float64"), "sum"),
+    ]
+
+
+def scatter_legacy_reduce_builder(op: dict) -> list:
+    idx = I(2, 0, 1, 2, 0, 0, 2, 2, shape=(2, 4))
+    src = T((2, 4)) if op["overload"] == "reduce" else 1.5
+    return [
+        C("add", T((3, 4)), 0, idx, src, reduce="add"),
+        C("multiply", T((3, 4)), 0, idx, src, reduce="multiply"),
+        C("bad-reduce", T((3, 4)), 0, idx, src, reduce="sum"),
+    ]
+
+
 BUILDERS = {
     "index_select": index_select_builder,
+    "scatter_reduce.two": scatter_reduce_builder,
+    "scatter.reduce": scatter_legacy_reduce_builder,
+    "scatter.value_reduce": scatter_legacy_reduce_builder,
     "gather": gather_builder,
     "scatter.src": scatter_src_builder,
     "scatter.value": scatter_value_builder,

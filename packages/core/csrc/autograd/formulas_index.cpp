@@ -182,4 +182,101 @@ Tensor put_source_backward(const Tensor& grad, const Tensor& index, const Tensor
   return ag::reshape(ag::take(grad, index), source.sizes());
 }
 
+// ---- scatter_reduce ----------------------------------------------------------
+
+namespace {
+
+Tensor as_dtype(const Tensor& t, ScalarType dt) { return _to_copy(t, dt); }
+
+// Positions of `like` that some index entry writes to.
+Tensor scattered_mask(const Tensor& like, int64_t dim, const Tensor& index) {
+  Tensor none = zeros(like.sizes(), ScalarType::Bool, std::nullopt);
+  return scatter(none, dim, index, Scalar(true));
+}
+
+Tensor zero_where(const Tensor& g, const Tensor& mask) { return ag::masked_fill(g, mask, Scalar(int64_t(0))); }
+
+// How many values met at each position (itself included when include_self).
+Tensor meet_count(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, bool include_self) {
+  Tensor n = full(input.sizes(), Scalar(int64_t(include_self ? 1 : 0)), input.dtype(), std::nullopt);
+  n = scatter_add(n, dim, index, ones_like(src, std::nullopt, std::nullopt, std::nullopt));
+  return masked_fill(n, eq(n, scalar_tensor(Scalar(int64_t(0)), n.dtype())), Scalar(int64_t(1)));
+}
+
+// amax/amin: which inputs equal the result, and how many ties share each result.
+struct Ties {
+  Tensor self_is, src_is, count;
+};
+Ties extreme_ties(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, bool include_self,
+                  const Tensor& result) {
+  Tensor r = result;
+  Tensor self_is = eq(input, r);
+  if (!include_self) self_is = logical_and(self_is, logical_not(scattered_mask(input, dim, index)));
+  Tensor src_is = eq(src, gather(r, dim, index, false));
+  Tensor count = scatter_add(as_dtype(self_is, input.dtype()), dim, index, as_dtype(src_is, input.dtype()));
+  return {self_is, src_is, count};
+}
+
+// The forward also takes max/min; PyTorch's backward knows only the five names.
+void check_backward_reduce(std::string_view r) {
+  EMBER_CHECK(r == "sum" || r == "prod" || r == "mean" || r == "amax" || r == "amin",
+              "Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got ", r, ".");
+}
+
+}  // namespace
+
+Tensor scatter_reduce_backward_self(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& index,
+                                    const Tensor& src, std::string_view reduce, bool include_self,
+                                    const Tensor& result) {
+  check_backward_reduce(reduce);
+  Tensor g;
+  if (reduce == "sum") {
+    g = grad;
+  } else if (reduce == "mean") {
+    g = ag::div(grad, meet_count(input, dim, index, src, include_self), std::nullopt);
+  } else if (reduce == "prod") {
+    // self's derivative is the product of the others: recompute with self's zeros made 1.
+    Tensor self_zero = eq(input, scalar_tensor(Scalar(int64_t(0)), input.dtype()));
+    Tensor masked_self = ag::masked_fill(input, self_zero, Scalar(int64_t(1)));
+    Tensor others = ag::scatter_reduce(masked_self, dim, index, src, "prod", include_self);
+    g = ag::div(ag::mul(grad, others), masked_self, std::nullopt);
+  } else {
+    Ties t = extreme_ties(input, dim, index, src, include_self, result);
+    g = zero_where(ag::div(grad, t.count, std::nullopt), logical_not(t.self_is));
+  }
+  return include_self ? g : zero_where(g, scattered_mask(input, dim, index));
+}
+
+Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& index,
+                                   const Tensor& src, std::string_view reduce, bool include_self,
+                                   const Tensor& result) {
+  check_backward_reduce(reduce);
+  if (reduce == "sum") return ag::gather(grad, dim, index, false);
+  if (reduce == "mean")
+    return ag::gather(ag::div(grad, meet_count(input, dim, index, src, include_self), std::nullopt), dim, index,
+                      false);
+  if (reduce == "prod") {
+    // A lone zero among the values meeting at a position: its derivative is the product of
+    // the others (recomputed with it made 1); otherwise result / src (0 with two zeros or more).
+    Tensor zero = scalar_tensor(Scalar(int64_t(0)), src.dtype());
+    Tensor src_zero = eq(src, zero);
+    Tensor zeros_met = gather(scatter_add(zeros_like(input, std::nullopt, std::nullopt, std::nullopt), dim, index,
+                                          as_dtype(src_zero, input.dtype())),
+                              dim, index, false);
+    Tensor lone_zero = logical_and(src_zero, eq(zeros_met, scalar_tensor(Scalar(int64_t(1)), input.dtype())));
+    Tensor others = ag::scatter_reduce(input, dim, index, ag::masked_fill(src, lone_zero, Scalar(int64_t(1))),
+                                       "prod", include_self);
+    Tensor via_others = ag::gather(ag::mul(grad, others), dim, index, false);
+    Tensor via_result = ag::div(ag::gather(ag::mul(grad, result), dim, index, false),
+                                ag::masked_fill(src, src_zero, Scalar(int64_t(1))), std::nullopt);
+    return ag::where(lone_zero, via_others, via_result);
+  }
+  Ties t = extreme_ties(input, dim, index, src, include_self, result);
+  return zero_where(ag::gather(ag::div(grad, t.count, std::nullopt), dim, index, false), logical_not(t.src_is));
+}
+
+Tensor scatter_reduce_not_implemented() {
+  fail(ErrorKind::Runtime, "derivative for aten::scatter is not implemented");
+}
+
 }  // namespace ember

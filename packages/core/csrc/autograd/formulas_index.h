@@ -3,6 +3,7 @@
 // (hand-written nodes: their index lists are `Tensor?[]`).
 #pragma once
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "../core/scalar.h"
@@ -30,5 +31,16 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
 }  // namespace ag
+
+// scatter_reduce(input, dim, index, src, reduce, include_self): the input's and src's gradients
+// (sum, prod incl. zeros, mean, amax/amin sharing the gradient evenly among ties).
+Tensor scatter_reduce_backward_self(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& index,
+                                    const Tensor& src, std::string_view reduce, bool include_self,
+                                    const Tensor& result);
+Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& index,
+                                   const Tensor& src, std::string_view reduce, bool include_self,
+                                   const Tensor& result);
+// scatter(..., reduce=): PyTorch has no derivative; backward raises its error.
+Tensor scatter_reduce_not_implemented();
 
 }  // namespace ember

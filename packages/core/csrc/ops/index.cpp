@@ -4,6 +4,9 @@
 // outside the buffer.
 #include <array>
 #include <atomic>
+#include <cmath>
+#include <limits>
+#include <string_view>
 
 #include "../iter/elementwise_iter.h"
 #include "checks.h"
@@ -86,6 +89,9 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
         case Reduce::None: d = s; break;
         case Reduce::Add: d = static_cast<scalar_t>(acc(d) + acc(s)); break;
         case Reduce::Mul: d = static_cast<scalar_t>(acc(d) * acc(s)); break;
+        // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
+        case Reduce::Max: if (acc(s) != acc(s) || acc(s) > acc(d)) d = s; break;
+        case Reduce::Min: if (acc(s) != acc(s) || acc(s) < acc(d)) d = s; break;
         default: break;
       }
     };
@@ -367,6 +373,100 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
 }
 Tensor scatter_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_add_(dense_clone(input), dim, index, src);
+}
+
+// ---- scatter with reduction -------------------------------------------------
+
+namespace {
+
+Reduce parse_scatter_reduce(std::string_view r) {
+  if (r == "sum") return Reduce::Add;
+  if (r == "prod") return Reduce::Mul;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax" || r == "max") return Reduce::Max;  // max/min: accepted spellings, as in PyTorch
+  if (r == "amin" || r == "min") return Reduce::Min;
+  fail(ErrorKind::Runtime, "reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+}
+
+// The reduction's identity (a 0-d tensor), written over scattered positions when include_self=False.
+Tensor reduce_identity(Reduce red, ScalarType dt) {
+  Tensor t = empty({}, dt);
+  bool fl = is_floating(dt);
+  EMBER_DISPATCH_ALL(dt, "scatter_reduce", [&] {
+    scalar_t v = static_cast<scalar_t>(0);
+    if (red == Reduce::Mul) v = static_cast<scalar_t>(1);
+    if (red == Reduce::Max) v = fl ? static_cast<scalar_t>(-INFINITY) : std::numeric_limits<scalar_t>::lowest();
+    if (red == Reduce::Min) v = fl ? static_cast<scalar_t>(INFINITY) : std::numeric_limits<scalar_t>::max();
+    *t.data<scalar_t>() = v;
+  });
+  return t;
+}
+
+}  // namespace
+
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::string_view reduce, bool include_self) {
+  check_inplace(self, "scatter_reduce_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_reduce(reduce);
+  check_gather_scatter("scatter_reduce", self, d, index, &src, false);
+  if (index.numel() == 0) return self;
+  if (!include_self) {
+    Tensor id = reduce_identity(red, self.dtype());
+    scatter_into("scatter_reduce", self, d, index, nullptr, &id, Reduce::None);
+  }
+  if (red != Reduce::Mean) {
+    scatter_into("scatter_reduce", self, d, index, &src, nullptr, red);
+    return self;
+  }
+  // mean: a sum, then a division by how many values met at each position (itself included).
+  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), self.dtype(), std::nullopt);
+  Tensor one = scalar_tensor(Scalar(int64_t(1)), self.dtype());
+  scatter_into("scatter_reduce", count, d, index, nullptr, &one, Reduce::Add);
+  scatter_into("scatter_reduce", self, d, index, &src, nullptr, Reduce::Add);
+  clamp_min_(count, Scalar(int64_t(1)));
+  if (is_floating(self.dtype())) div_(self, count, std::nullopt);
+  else div_(self, count, std::string_view("floor"));
+  return self;
+}
+Tensor scatter_reduce(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  return scatter_reduce_(dense_clone(input), dim, index, src, reduce, include_self);
+}
+
+// scatter(..., reduce='add'|'multiply'): the older spelling with two reductions.
+namespace {
+Reduce parse_scatter_legacy(std::string_view r) {
+  if (r == "add") return Reduce::Add;
+  if (r == "multiply") return Reduce::Mul;
+  fail(ErrorKind::Runtime, "reduce argument must be either add or multiply.");
+}
+}  // namespace
+
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_legacy(reduce);
+  check_gather_scatter("scatter", self, d, index, &src, false);
+  warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.");
+  scatter_into("scatter", self, d, index, &src, nullptr, red);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_(dense_clone(input), dim, index, src, reduce);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_legacy(reduce);
+  check_gather_scatter("scatter", self, d, index, nullptr, false);
+  Tensor v = scalar_tensor(value, self.dtype());
+  scatter_into("scatter", self, d, index, nullptr, &v, red);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_(dense_clone(input), dim, index, value, reduce);
 }
 
 // ---- index_add / index_copy / index_fill -----------------------------------

@@ -401,3 +401,34 @@ def test_errors_and_ex() -> None:
         ember.linalg.inv_ex(sing, check_errors=True)
     s = ember.linalg.solve_ex(ember.eye(2), ember.ones(2))
     assert s.info.item() == 0 and s.result.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("kw", [{}, {"some": False}, {"compute_uv": False}])
+def test_legacy_svd_matches_torch(kw: dict) -> None:
+    """torch.svd: (U, S, V) with V not transposed; compute_uv=False gives zero-filled full U and V."""
+    torch = pytest.importorskip("torch")
+    x = torch.randn(2, 4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    r = torch.svd(x, **kw)
+    e = ember.svd(ember.tensor(x.numpy()), **kw)
+    assert type(e).__name__ == "svd" and type(e).__module__ == "torch.return_types"
+    for a, b in zip(e, r, strict=True):
+        assert tuple(a.shape) == tuple(b.shape)
+    np.testing.assert_allclose(e.S.numpy(), r.S.numpy(), rtol=1e-10)
+    if kw.get("compute_uv", True):
+        # Singular vectors are unique up to sign: compare |U| and |V|.
+        np.testing.assert_allclose(np.abs(e.U.numpy())[..., :3], np.abs(r.U.numpy())[..., :3], atol=1e-10)
+        np.testing.assert_allclose(np.abs(e.V.numpy()), np.abs(r.V.numpy()), atol=1e-10)
+    else:
+        assert not e.U.abs().sum().item() and not e.V.abs().sum().item()
+
+
+@pytest.mark.parametrize("some", [True, False])
+def test_legacy_qr_matches_torch(some: bool) -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+        e = ember.tensor(x.numpy()).qr(some)
+    r = torch.linalg.qr(x, "reduced" if some else "complete")
+    assert type(e).__name__ == "qr"
+    np.testing.assert_allclose(e.Q.numpy(), r.Q.numpy(), atol=1e-10)
+    np.testing.assert_allclose(e.R.numpy(), r.R.numpy(), atol=1e-10)

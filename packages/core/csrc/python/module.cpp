@@ -2,6 +2,7 @@
 // (the per-op overhead budget leaves no room for a generic dispatcher);
 // pybind11 defines the module and the small utility functions.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "../core/allocator.h"
 #include "../core/parallel.h"
@@ -197,6 +198,9 @@ PYBIND11_MODULE(_C, m) {
     ember::set_num_threads(n);
   }, "Sets the number of threads used for intraop parallelism on CPU.");
   m.def("get_num_threads", &ember::get_num_threads, "Returns the number of threads used for parallelizing CPU operations");
+  m.def("_return_type", [](const std::string& name, const std::vector<std::string>& fields) {
+    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(ember::python::return_type(name, fields)));
+  }, "The structseq type torch.return_types.<name> with these fields.");
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);

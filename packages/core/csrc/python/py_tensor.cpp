@@ -67,16 +67,16 @@ static PyObject* return_type_repr(PyObject* self) {
   return PyUnicode_FromString(out.c_str());
 }
 
-// torch.return_types.<name>: a structseq per name, made on first use.
-static PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields) {
+// torch.return_types.<name>: a structseq per name, made on first use (names live forever).
+PyTypeObject* return_type(const std::string& name, const std::vector<std::string>& fields) {
   static std::vector<std::pair<std::string, PyTypeObject*>> cache;
   for (auto& kv : cache)
     if (kv.first == name) return kv.second;
   auto* members = new PyStructSequence_Field[fields.size() + 1];
   size_t i = 0;
-  for (const char* f : fields) members[i++] = {f, nullptr};
+  for (const std::string& f : fields) members[i++] = {(new std::string(f))->c_str(), nullptr};
   members[i] = {nullptr, nullptr};
-  std::string* qual = new std::string(std::string("torch.return_types.") + name);
+  std::string* qual = new std::string("torch.return_types." + name);
   auto* desc = new PyStructSequence_Desc{qual->c_str(), nullptr, members, static_cast<int>(fields.size())};
   PyTypeObject* type = PyStructSequence_NewType(desc);
   if (!type) throw python_error();
@@ -84,6 +84,10 @@ static PyTypeObject* return_type(const char* name, std::initializer_list<const c
   PyType_Modified(type);
   cache.emplace_back(name, type);
   return type;
+}
+
+static PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields) {
+  return return_type(std::string(name), std::vector<std::string>(fields.begin(), fields.end()));
 }
 
 PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields) {

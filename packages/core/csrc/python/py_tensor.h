@@ -3,6 +3,8 @@
 // TensorImpl remembers its Python object so the same tensor is the same object.
 #pragma once
 #include <initializer_list>
+#include <string>
+#include <vector>
 #include <tuple>
 
 #include "py_common.h"
@@ -26,6 +28,8 @@ PyObject* wrap(Tensor t);
 PyObject* wrap(bool b);
 PyObject* wrap(const Scalar& s);
 PyObject* wrap(TensorList ts);
+// The structseq type torch.return_types.<name> (one per name; Python-side named returns use it too).
+PyTypeObject* return_type(const std::string& name, const std::vector<std::string>& fields);
 PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields);
 // A new Python object of `cls` (a Tensor subclass) around t.
 PyObject* wrap_as(PyTypeObject* cls, Tensor t);

@@ -51,7 +51,9 @@ from ember._linalg_top import (  # noqa: E402, F401, E501
     kron,
     logdet,
     matrix_power,
+    qr,
     slogdet,
+    svd,
     trace,
 )
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401

@@ -3,16 +3,17 @@ ember.linalg and differentiable tensor ops."""
 
 from __future__ import annotations
 
-import collections
 import math
 import warnings
 from typing import Any
 
 import ember
+from ember._lib import _C
 
 # ember.linalg is imported on first call, keeping `import ember` light.
-_slogdet_t = collections.namedtuple("slogdet", ["sign", "logabsdet"])
-_slogdet_t.__module__ = "torch.return_types"
+_slogdet_t = _C._return_type("slogdet", ["sign", "logabsdet"])  # structseqs: built from one tuple
+_svd_t = _C._return_type("svd", ["U", "S", "V"])
+_qr_t = _C._return_type("qr", ["Q", "R"])
 
 
 def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.Tensor:
@@ -44,7 +45,7 @@ def det(input: ember.Tensor) -> ember.Tensor:
 
 def slogdet(input: ember.Tensor) -> Any:
     sign, lad = ember.linalg.slogdet(input)
-    return _slogdet_t(sign, lad)
+    return _slogdet_t((sign, lad))
 
 
 def logdet(input: ember.Tensor) -> ember.Tensor:
@@ -87,3 +88,25 @@ def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
     if len(matrices) == 1:
         return matrices[0].clone()
     return ember.linalg.multi_dot(matrices)
+
+
+def svd(input: ember.Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
+    """The older SVD: (U, S, V) with V = Vh^H; without compute_uv, U and V are zero-filled and full."""
+    if not compute_uv:
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        S = ember.linalg.svdvals(input)
+        return _svd_t((ember.zeros(batch + (m, m), dtype=input.dtype), S,
+                       ember.zeros(batch + (n, n), dtype=input.dtype)))
+    U, S, Vh = ember.linalg.svd(input, full_matrices=not some)
+    return _svd_t((U, S, Vh.mH))
+
+
+def qr(input: ember.Tensor, some: bool = True, *, out: Any = None) -> Any:
+    """The older QR: linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                  "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+                  "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+                  "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
+    Q, R = ember.linalg.qr(input, "reduced" if some else "complete")
+    return _qr_t((Q, R))

@@ -74,6 +74,16 @@ class ExtraMethods:
 
         return ember.matrix_power(self, n)
 
+    def svd(self, some: bool = True, compute_uv: bool = True) -> Any:
+        import ember
+
+        return ember.svd(self, some, compute_uv)
+
+    def qr(self, some: bool = True) -> Any:
+        import ember
+
+        return ember.qr(self, some)
+
     def pinverse(self, rcond: float = 1e-15) -> Any:
         import ember
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import collections
 from typing import Any
 
 import ember
+from ember._lib import _C
 
 _EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
 
@@ -15,11 +15,11 @@ def eps(dtype: Any) -> float:
     return _EPS.get(str(dtype).replace("torch.", "").replace("ember.", ""), _EPS["float32"])
 
 
-def return_type(name: str, fields: list[str]) -> type:
-    """A named tuple that prints as PyTorch's ``torch.return_types.<name>``."""
-    cls = collections.namedtuple(name, fields)  # type: ignore[misc]
-    cls.__module__ = "torch.return_types"
-    return cls
+def return_type(name: str, fields: list[str]) -> Any:
+    """A maker of PyTorch's structseq ``torch.return_types.<name>`` (the type compiled ops return):
+    ``make(a, b)`` builds one from its fields."""
+    cls = _C._return_type(name, fields)
+    return lambda *values: cls(values)
 
 
 def check_float(A: Any, op: str) -> None:

@@ -384,8 +384,29 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
   return out;
 }
 
+// A 2-D operand stored transposed (column-major, e.g. weight.t() in linear): its gradient
+// is produced in the same layout, so the leaf behind the transpose gets a contiguous
+// gradient that AccumulateGrad keeps without a copy.
+static bool column_major(const Tensor& m) {
+  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 &&
+         m.strides()[1] == m.sizes()[0];
+}
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
+  Tensor r = column_major(mat1) ? ag::t(ag::mm(mat2, ag::t(grad))) : ag::mm(grad, ag::t(mat2));
+  return maybe_scale(r, alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
+  Tensor r = column_major(mat2) ? ag::t(ag::mm(ag::t(grad), mat1)) : ag::mm(ag::t(mat1), grad);
+  return maybe_scale(r, alpha);
+}
+
 Tensor matmul_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool self) {
   if (input.dim() == 1 && other.dim() == 1) return ag::mul(grad, self ? other : input);  // dot
+  if (input.dim() == 2 && other.dim() == 2)
+    return self ? mm_mat1_backward(grad, input, other, Scalar(int64_t(1)))
+                : mm_mat2_backward(grad, input, other, Scalar(int64_t(1)));
   Tensor a = input.dim() == 1 ? ag::unsqueeze(input, 0) : input;
   Tensor b = other.dim() == 1 ? ag::unsqueeze(other, -1) : other;
   Tensor g = grad;

@@ -60,6 +60,9 @@ Tensor norm_backward(const Tensor& grad, const Tensor& input, const std::optiona
                      std::optional<IntArrayRef> dim, bool keepdim);
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& result);
+// Gradients of mat1 / mat2 in alpha * mat1 @ mat2, each in its operand's layout when that is column-major.
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha);
 Tensor matmul_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool self);
 Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim);

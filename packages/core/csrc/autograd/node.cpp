@@ -93,7 +93,13 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
   if (!m.grad.defined()) {
     // Steal the buffer when nobody else sees it and its layout matches the
     // variable's (the "grad layout contract"); otherwise copy into that layout.
-    bool layout_ok = g.strides().equals(variable.strides()) && !g.impl()->base && !g.impl()->autograd;
+    // A view that nothing else can reach (its base and storage are held only by it and the
+    // base) is as good as a fresh tensor: e.g. t() of a weight gradient made transposed.
+    TensorImpl* gi = g.impl();
+    if (gi->base && g.ref().use_count() == 1 && gi->base.use_count() == 1 && !gi->base->pyobj && !gi->pyobj &&
+        gi->storage.use_count() == 2)
+      gi->base = Ref<TensorImpl>();
+    bool layout_ok = g.strides().equals(variable.strides()) && !gi->base && !gi->autograd;
     if (GradMode::is_enabled()) {
       m.grad = g;
     } else if (g.ref().use_count() == 1 && layout_ok && g.dtype() == variable.dtype()) {

@@ -17,6 +17,13 @@ using Arr3 = std::array<int64_t, 3>;
 Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* what,
                 const Arr3* empty = nullptr);
 
+// An int[n] argument: a single int stands for n copies (PyTorch's parser rule for int[n]).
+inline DimVector expand_ints(IntArrayRef v, int n) {
+  DimVector r;
+  for (size_t i = 0; i < (v.size() == 1 ? static_cast<size_t>(n) : v.size()); ++i) r.push_back(v.size() == 1 ? v[0] : v[i]);
+  return r;
+}
+
 // The input as contiguous planes: x is (planes, D, H, W) with `n` trailing spatial dims.
 struct Planes {
   Tensor x;          // contiguous

@@ -91,6 +91,9 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
+  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input.
+  EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
+                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
   for (int d = 3 - n; d < 3; ++d)
@@ -127,14 +130,23 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   return g;
 }
 
-AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size, const char* name) {
+AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
+  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
+  const IntArrayRef output_size(output_size_v);
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": output_size must be ", n);
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
               "D tensor, but got ", shape_str(self.sizes()));
-  for (int64_t i = 1; i < self.dim(); ++i)
+  // PyTorch's 2-d kernel only requires non-empty spatial dims; the 3-d one every non-batch dim.
+  for (int64_t i = n == 2 ? self.dim() - 2 : 1; i < self.dim(); ++i)
     EMBER_CHECK(self.size(i) > 0, name,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
+  bool to_one = true;
+  for (int i = 0; i < n; ++i) to_one = to_one && output_size[i] == 1;
+  // An all-ones output is a mean in PyTorch, which rejects integer input with its own message.
+  EMBER_CHECK(!to_one || is_floating(self.dtype()),
+              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+              "Got: ", legacy_name(self.dtype()));
   if (!is_floating(self.dtype())) dtype_not_implemented(name, self.dtype());
   AvgGeometry g;
   g.count_include_pad = false;  // divisor: the window's size

@@ -62,6 +62,7 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 void check_pool_input(const Tensor& self, int n, const char* op) {
   (void)op;
   bool ok = self.dim() == n + 1 || self.dim() == n + 2;
+  EMBER_CHECK(ok, "non-empty ", n + 1, "D or ", n + 2, "D (batch mode) tensor expected for input");
   for (int64_t i = self.dim() == n + 2 ? 1 : 0; ok && i < self.dim(); ++i) ok = self.size(i) != 0;
   if (!ok) {
     const char* ranks = n == 1 ? "2D or 3D" : n == 2 ? "3D or 4D" : "4D or 5D";

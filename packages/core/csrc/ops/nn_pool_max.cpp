@@ -128,8 +128,11 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
   return run_max(self, n, out, name, bounds);
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size, const char* name) {
+std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
+  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
+  const IntArrayRef output_size(output_size_v);
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": internal error: output_size.size() must be ", n);
+  (void)0;
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
               "D tensor, but got: ", shape_str(self.sizes()));
   for (int64_t i = 1; i < self.dim(); ++i)
@@ -178,7 +181,9 @@ bool same_sizes(const Tensor& a, const Tensor& b) {
   return true;
 }
 
-Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef output_size, int n, const char* name) {
+Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef output_size_arg, int n, const char* name) {
+  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
+  const IntArrayRef output_size(output_size_v);
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "elements in indices should be type int64 but got: ",
               legacy_name(indices.dtype()));
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "There should be exactly ", n,
@@ -212,8 +217,10 @@ Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
   return max_unpool_nd(self, indices, output_size, 2, "max_unpool2d");
 }
 
-Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
-                    IntArrayRef padding) {
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride_arg,
+                    IntArrayRef padding_arg) {
+  const DimVector stride_v = pool::expand_ints(stride_arg, 3), padding_v = pool::expand_ints(padding_arg, 3);
+  const IntArrayRef stride(stride_v), padding(padding_v);
   EMBER_CHECK(stride.size() == 3, "There should be exactly three elements (depth, height, width) in stride, but got: ",
               stride.size(), " elements.");
   EMBER_CHECK(padding.size() == 3,

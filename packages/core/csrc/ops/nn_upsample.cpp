@@ -207,8 +207,11 @@ std::string dims_text(int n, const Arr3& v) {
   return s;
 }
 
-Geometry geometry(Mode mode, int n, IntArrayRef input_size, IntArrayRef output_size, bool align_corners,
+Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef output_size_arg, bool align_corners,
                   std::array<std::optional<double>, 3> scales) {
+  const DimVector input_size_v = pool::expand_ints(input_size_arg, n + 2);
+  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
+  const IntArrayRef input_size(input_size_v), output_size(output_size_v);
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "It is expected output_size equals to ", n,
               ", but got size ", output_size.size());
   EMBER_CHECK(input_size.size() == static_cast<size_t>(n + 2), "It is expected input_size equals to ", n + 2,
@@ -236,7 +239,7 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   EMBER_CHECK(ok, "Non-empty ", n + 2, "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
   Geometry g = geometry(mode, n, self.sizes(), output_size, align_corners, scales);
   DimVector shape{self.size(0), self.size(1)};
-  for (int i = 0; i < n; ++i) shape.push_back(output_size[i]);
+  for (int d = 3 - n; d < 3; ++d) shape.push_back(g.out[d]);
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
   Tensor y = empty(shape, self.dtype());
   if (y.numel() == 0) return y;
@@ -247,17 +250,18 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
 Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,
                     bool align_corners, std::array<std::optional<double>, 3> scales) {
   Geometry g = geometry(mode, n, input_size, output_size, align_corners, scales);
+  const DimVector in_sizes = pool::expand_ints(input_size, n + 2);
   EMBER_CHECK(grad_output.dim() == n + 2, "Expected grad_output to be a tensor of dimension ", n + 2,
               " but got: dimension ", grad_output.dim());
   for (int i = 0; i < n + 2; ++i) {
-    const int64_t want = i < 2 ? input_size[i] : output_size[i - 2];
+    const int64_t want = i < 2 ? in_sizes[i] : g.out[3 - n + i - 2];
     EMBER_CHECK(grad_output.size(i) == want, "Expected grad_output to have the same shape as output; output.size(", i,
                 ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.size(i));
   }
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
-  Tensor gx = zeros(input_size, grad_output.dtype(), std::nullopt);
+  Tensor gx = zeros(in_sizes, grad_output.dtype(), std::nullopt);
   if (gx.numel() == 0 || go.numel() == 0) return gx;
-  dispatch(g, grad_output.dtype(), input_size[0] * input_size[1], gx.raw(), go.raw(), true);
+  dispatch(g, grad_output.dtype(), in_sizes[0] * in_sizes[1], gx.raw(), go.raw(), true);
   return gx;
 }
 

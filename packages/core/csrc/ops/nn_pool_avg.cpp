@@ -36,6 +36,26 @@ struct AvgGeometry {
 template <class scalar_t>
 using avg_acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, opmath_t<scalar_t>>;
 
+// Sum of n contiguous values; four partial sums for floats so the loop vectorises
+// (windows under four elements keep PyTorch's sequential order).
+template <class acc_t, class scalar_t>
+inline acc_t run_sum(const scalar_t* p, int64_t n) {
+  acc_t s0 = 0;
+  int64_t i = 0;
+  if constexpr (std::is_floating_point_v<acc_t>) {
+    acc_t s1 = 0, s2 = 0, s3 = 0;
+    for (; i + 4 <= n; i += 4) {
+      s0 += static_cast<acc_t>(p[i]);
+      s1 += static_cast<acc_t>(p[i + 1]);
+      s2 += static_cast<acc_t>(p[i + 2]);
+      s3 += static_cast<acc_t>(p[i + 3]);
+    }
+    s0 = (s0 + s1) + (s2 + s3);
+  }
+  for (; i < n; ++i) s0 += static_cast<acc_t>(p[i]);
+  return s0;
+}
+
 // backward=false: y[o] = sum(x[window]) / divisor. backward=true: x[window] += y[o] / divisor
 // (x is then the zero-initialised grad_input, y the grad_output).
 template <class scalar_t, bool backward>
@@ -62,11 +82,15 @@ void avg_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, scalar_t* yp
                 continue;
               }
               acc_t sum = 0;
-              for (int64_t id = wd.lo; id < wd.hi; ++id)
-                for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
-                  const scalar_t* row = xb + (id * g.in[1] + ih) * g.in[2];
-                  for (int64_t iw = ww.lo; iw < ww.hi; ++iw) sum += static_cast<acc_t>(row[iw]);
+              const bool full_rows = ww.lo == 0 && ww.hi == g.in[2];  // the window's rows are one run
+              for (int64_t id = wd.lo; id < wd.hi; ++id) {
+                if (full_rows) {
+                  sum += run_sum<acc_t>(xb + (id * g.in[1] + wh.lo) * g.in[2], (wh.hi - wh.lo) * g.in[2]);
+                  continue;
                 }
+                for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
+                  sum += run_sum<acc_t>(xb + (id * g.in[1] + ih) * g.in[2] + ww.lo, ww.hi - ww.lo);
+              }
               yb[o] = static_cast<scalar_t>(sum / static_cast<acc_t>(div));
             } else {
               if (empty) continue;
@@ -241,6 +265,10 @@ namespace {
 // The adaptive backward recovers output_size from grad_output's trailing dims.
 Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int n, const char* name) {
   EMBER_CHECK(grad_output.dim() == self.dim(), name, ": grad_output and self must have the same rank");
+  for (int64_t i = 1; i < grad_output.dim(); ++i)
+    EMBER_CHECK(grad_output.size(i) > 0, name,
+                "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+                shape_str(grad_output.sizes()), " with dimension ", i, " being empty");
   DimVector osz;
   for (int i = 0; i < n; ++i) osz.push_back(grad_output.size(grad_output.dim() - n + i));
   return avg_backward(grad_output, self, n, adaptive_geometry(self, n, osz, name), name);

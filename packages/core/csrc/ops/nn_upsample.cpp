@@ -135,6 +135,63 @@ struct Geometry {
   std::array<std::optional<double>, 3> scales;
 };
 
+// One plane. TH / TW are the tap counts of H and W (compile-time so the tap loops unroll);
+// D's count is a runtime value (1 unless 3-d).
+template <class scalar_t, class acc_t, int TH, int TW>
+void plane_kernel(const Geometry& g, const std::array<Taps<acc_t>, 3>& T, scalar_t* xb, scalar_t* yb, bool backward) {
+  const int td_n = T[0].taps;
+  const int64_t* idx_d = T[0].idx.data();
+  const int64_t* idx_h = T[1].idx.data();
+  const int64_t* idx_w = T[2].idx.data();
+  const acc_t* w_d = T[0].w.data();
+  const acc_t* w_h = T[1].w.data();
+  const acc_t* w_w = T[2].w.data();
+  const int64_t IH = g.in[1], IW = g.in[2];
+  for (int64_t od = 0; od < g.out[0]; ++od)
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      scalar_t* yrow = yb + (od * g.out[1] + oh) * g.out[2];
+      for (int a = 0; a < td_n; ++a) {
+        const acc_t wd = w_d[od * td_n + a];
+        scalar_t* rows[TH];
+        acc_t wh[TH];
+        for (int c = 0; c < TH; ++c) {
+          rows[c] = xb + (idx_d[od * td_n + a] * IH + idx_h[oh * TH + c]) * IW;
+          wh[c] = w_h[oh * TH + c];
+        }
+        if (!backward) {
+          // Nested sums, W innermost and D outermost (PyTorch's evaluation order).
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t* iw = idx_w + ow * TW;
+            const acc_t* ww = w_w + ow * TW;
+            acc_t acc_h = 0;
+            for (int c = 0; c < TH; ++c) {
+              acc_t acc_w = 0;
+              for (int e = 0; e < TW; ++e) acc_w += static_cast<acc_t>(rows[c][iw[e]]) * ww[e];
+              acc_h += acc_w * wh[c];
+            }
+            if (td_n == 1)
+              yrow[ow] = static_cast<scalar_t>(acc_h * wd);
+            else
+              yrow[ow] = static_cast<scalar_t>((a == 0 ? acc_t(0) : static_cast<acc_t>(yrow[ow])) + acc_h * wd);
+          }
+        } else {
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t* iw = idx_w + ow * TW;
+            const acc_t* ww = w_w + ow * TW;
+            const acc_t gv = static_cast<acc_t>(yrow[ow]) * wd;
+            for (int c = 0; c < TH; ++c) {
+              const acc_t gh = gv * wh[c];
+              for (int e = 0; e < TW; ++e) {
+                scalar_t& dst = rows[c][iw[e]];
+                dst = static_cast<scalar_t>(static_cast<acc_t>(dst) + gh * ww[e]);
+              }
+            }
+          }
+        }
+      }
+    }
+}
+
 template <class scalar_t>
 void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool backward) {
   using acc_t = opmath_t<scalar_t>;
@@ -143,48 +200,15 @@ void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool bac
     T[d] = d < 3 - g.n ? unit_taps<acc_t>() : make_taps<acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d]);
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
-  const int td_n = T[0].taps, th_n = T[1].taps, tw_n = T[2].taps;
-  parallel_for(0, planes, pool::plane_grain(out_plane * th_n * tw_n), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      scalar_t* xb = xp + b * in_plane;
-      scalar_t* yb = yp + b * out_plane;
-      for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh)
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
-            if (!backward) {
-              // Nested sums, outer dim last (PyTorch's evaluation order).
-              acc_t acc = 0;
-              for (int a = 0; a < td_n; ++a) {
-                const int64_t id = T[0].idx[od * td_n + a];
-                acc_t acc_h = 0;
-                for (int c = 0; c < th_n; ++c) {
-                  const scalar_t* row = xb + (id * g.in[1] + T[1].idx[oh * th_n + c]) * g.in[2];
-                  acc_t acc_w = 0;
-                  for (int e = 0; e < tw_n; ++e)
-                    acc_w += static_cast<acc_t>(row[T[2].idx[ow * tw_n + e]]) * T[2].w[ow * tw_n + e];
-                  acc_h += acc_w * T[1].w[oh * th_n + c];
-                }
-                acc += acc_h * T[0].w[od * td_n + a];
-              }
-              yb[o] = static_cast<scalar_t>(acc);
-            } else {
-              const acc_t gv = static_cast<acc_t>(yb[o]);
-              for (int a = 0; a < td_n; ++a) {
-                const int64_t id = T[0].idx[od * td_n + a];
-                const acc_t wd = T[0].w[od * td_n + a];
-                for (int c = 0; c < th_n; ++c) {
-                  scalar_t* row = xb + (id * g.in[1] + T[1].idx[oh * th_n + c]) * g.in[2];
-                  const acc_t wdh = wd * T[1].w[oh * th_n + c];
-                  for (int e = 0; e < tw_n; ++e) {
-                    scalar_t& dst = row[T[2].idx[ow * tw_n + e]];
-                    dst = static_cast<scalar_t>(static_cast<acc_t>(dst) + wdh * T[2].w[ow * tw_n + e] * gv);
-                  }
-                }
-              }
-            }
-          }
-    }
+  using Fn = void (*)(const Geometry&, const std::array<Taps<acc_t>, 3>&, scalar_t*, scalar_t*, bool);
+  // Tap counts: (H, W) is (1, 1) nearest, (1, 2) linear 1-d, (2, 2) bi/trilinear, (4, 4) bicubic.
+  const int th = T[1].taps, tw = T[2].taps;
+  Fn fn = th == 1 && tw == 1   ? plane_kernel<scalar_t, acc_t, 1, 1>
+          : th == 1 && tw == 2 ? plane_kernel<scalar_t, acc_t, 1, 2>
+          : th == 2            ? plane_kernel<scalar_t, acc_t, 2, 2>
+                               : plane_kernel<scalar_t, acc_t, 4, 4>;
+  parallel_for(0, planes, pool::plane_grain(out_plane * th * tw), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) fn(g, T, xp + b * in_plane, yp + b * out_plane, backward);
   });
 }
 

@@ -212,7 +212,7 @@ SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "sca
 
 def _upsample_spec(name: str) -> tuple[int, bool]:
     n = int(name.rstrip("d")[-1])
-    return n, not ("nearest" in name)
+    return n, "nearest" not in name
 
 
 def upsample_cases(op: dict) -> list:

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
-from ember import Tensor
-from ember import _nn
+from ember import Tensor, _nn
 
 IntOrSeq = int | Sequence[int]
 

@@ -13,8 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from ember import Tensor
-from ember import _nn
+from ember import Tensor, _nn
 from ember.nn._functional.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _NEAREST = {"nearest": ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"),

@@ -30,7 +30,6 @@ struct Planes {
   int64_t planes = 0;
   Arr3 in{1, 1, 1};  // D, H, W (leading ones for n < 3)
   int n = 2;         // spatial rank
-  bool batched = true;
 };
 Planes make_planes(const Tensor& self, int n);
 
@@ -56,10 +55,8 @@ inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
   return ((o + 1) * in + out - 1) / out;
 }
 
-// Scatter-add `src` (planes, m) into a zero (planes, plane_size) tensor at `indices`
-// (per-plane flat positions) and the reverse gather: max pooling's backward and
-// unpooling's forward (accumulate=false writes instead of adding).
-Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, bool accumulate,
-                     const char* op);
+// Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
+// positions, checked): max unpooling's forward.
+Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, const char* op);
 
 }  // namespace ember::pool

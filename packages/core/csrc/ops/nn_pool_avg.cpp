@@ -63,6 +63,7 @@ void avg_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, scalar_t* yp
   using acc_t = avg_acc_t<scalar_t>;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
   parallel_for(0, planes, pool::plane_grain(in_plane + out_plane), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       scalar_t* xb = xp + b * in_plane;

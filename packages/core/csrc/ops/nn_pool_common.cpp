@@ -33,7 +33,6 @@ Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* 
 Planes make_planes(const Tensor& self, int n) {
   Planes p;
   p.n = n;
-  p.batched = self.dim() == n + 2;
   int64_t lead = self.dim() - n;
   p.planes = 1;
   for (int64_t i = 0; i < lead; ++i) p.planes *= self.size(i);
@@ -89,8 +88,7 @@ int64_t plane_grain(int64_t plane_elems) {
   return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_elems, 1));
 }
 
-Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, bool accumulate,
-                     const char* op) {
+Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, const char* op) {
   Tensor s = contiguous(src, MemoryFormat::Contiguous);
   Tensor idx = contiguous(indices, MemoryFormat::Contiguous);
   const int64_t planes = s.dim() ? s.size(0) : 1;
@@ -105,17 +103,13 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   EMBER_DISPATCH_ALL(s.dtype(), op, [&] {
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op_ = out.data<scalar_t>();
+    GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
     parallel_for(0, planes, plane_grain(m + plane_size), [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const scalar_t* sb = sp + b * m;
         const int64_t* ib = ip + b * m;
         scalar_t* ob = op_ + b * plane_size;
-        for (int64_t i = 0; i < m; ++i) {
-          if (accumulate)
-            ob[ib[i]] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(ob[ib[i]]) + sb[i]);
-          else
-            ob[ib[i]] = sb[i];
-        }
+        for (int64_t i = 0; i < m; ++i) ob[ib[i]] = sb[i];
       }
     });
   });

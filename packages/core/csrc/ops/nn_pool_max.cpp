@@ -35,6 +35,7 @@ void max_kernel(const pool::Planes& p, const Arr3& out, Tensor& y, Tensor& ind, 
   const scalar_t* xp = p.x.data<scalar_t>();
   scalar_t* yp = y.data<scalar_t>();
   int64_t* ip = ind.data<int64_t>();
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
   parallel_for(0, p.planes, pool::plane_grain(in_plane + out_plane), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       const scalar_t* xb = xp + b * in_plane;
@@ -207,7 +208,7 @@ Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef outp
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
   Tensor src = reshape(self, {planes, -1});
   Tensor idx = reshape(indices, {planes, -1});
-  Tensor flat = pool::plane_scatter(src, idx, plane, false, name);
+  Tensor flat = pool::plane_scatter(src, idx, plane, name);
   return reshape(flat, shape);
 }
 

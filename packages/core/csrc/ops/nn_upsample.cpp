@@ -207,6 +207,7 @@ void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool bac
           : th == 1 && tw == 2 ? plane_kernel<scalar_t, acc_t, 1, 2>
           : th == 2            ? plane_kernel<scalar_t, acc_t, 2, 2>
                                : plane_kernel<scalar_t, acc_t, 4, 4>;
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
   parallel_for(0, planes, pool::plane_grain(out_plane * th * tw), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) fn(g, T, xp + b * in_plane, yp + b * out_plane, backward);
   });

@@ -1,6 +1,7 @@
 // Derivative helpers of the pooling / upsampling ops (see formulas_nn_pool.h).
 #include "formulas_nn_pool.h"
 
+#include "../ops/nn_pool.h"
 #include "autograd_ops.h"
 #include "ops.h"
 
@@ -19,10 +20,12 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Tensor& i
   auto [planes, plane] = plane_split(self, n);
   if (self.numel() == 0 || indices.numel() == 0) return zeros(self.sizes(), grad.dtype(), std::nullopt);
   const int64_t m = indices.numel() / planes;
-  Tensor g = ag::reshape(grad, {planes, m});
   Tensor idx = reshape(indices, {planes, m});
+  // No graph needed (grad is constant; the derivative in self is zero): one direct pass.
+  if (!grad.requires_grad() && is_floating(grad.dtype()))
+    return reshape(pool::plane_scatter_add(reshape(grad, {planes, m}), idx, plane), self.sizes());
   Tensor z = zeros({planes, plane}, grad.dtype(), std::nullopt);
-  return ag::reshape(ag::scatter_add(z, 1, idx, g), self.sizes());
+  return ag::reshape(ag::scatter_add(z, 1, idx, ag::reshape(grad, {planes, m})), self.sizes());
 }
 
 Tensor max_unpool_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t n) {

@@ -58,5 +58,8 @@ inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
 // Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
 // positions, checked): max unpooling's forward.
 Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, const char* op);
+// Sum `src` into a zero (planes, plane_size) tensor at `indices` (valid by construction):
+// max pooling's backward when no graph of it is needed.
+Tensor plane_scatter_add(const Tensor& src, const Tensor& indices, int64_t plane_size);
 
 }  // namespace ember::pool

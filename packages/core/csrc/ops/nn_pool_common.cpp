@@ -116,4 +116,28 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   return out;
 }
 
+Tensor plane_scatter_add(const Tensor& src, const Tensor& indices, int64_t plane_size) {
+  Tensor s = contiguous(src, MemoryFormat::Contiguous);
+  Tensor idx = contiguous(indices, MemoryFormat::Contiguous);
+  const int64_t planes = s.size(0);
+  const int64_t m = planes ? s.numel() / planes : 0;
+  Tensor out = zeros({planes, plane_size}, s.dtype(), std::nullopt);
+  const int64_t* ip = idx.data<int64_t>();
+  EMBER_DISPATCH_FLOAT(s.dtype(), "max_pool_backward", [&] {
+    const scalar_t* sp = s.data<scalar_t>();
+    scalar_t* op_ = out.data<scalar_t>();
+    GilRelease nogil;
+    parallel_for(0, planes, plane_grain(m + plane_size), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const scalar_t* sb = sp + b * m;
+        const int64_t* ib = ip + b * m;
+        scalar_t* ob = op_ + b * plane_size;
+        for (int64_t i = 0; i < m; ++i)
+          ob[ib[i]] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(ob[ib[i]]) + sb[i]);
+      }
+    });
+  });
+  return out;
+}
+
 }  // namespace ember::pool

@@ -25,6 +25,9 @@ struct AvgGeometry {
   // Divisor rule: override, else the padded window size, else the clamped window size.
   std::optional<int64_t> divisor_override;
   bool count_include_pad = true;
+  // The windows cover every input element exactly once (stride == kernel, no padding or
+  // leftover): the backward then writes each element once instead of accumulating.
+  bool tiles = false;
 
   int64_t divisor(const Win& d, const Win& h, const Win& w) const {
     if (divisor_override) return *divisor_override;
@@ -99,8 +102,12 @@ void avg_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, scalar_t* yp
               for (int64_t id = wd.lo; id < wd.hi; ++id)
                 for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
                   scalar_t* row = xb + (id * g.in[1] + ih) * g.in[2];
-                  for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
-                    row[iw] = static_cast<scalar_t>(static_cast<acc_t>(row[iw]) + v);
+                  if (g.tiles) {
+                    for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] = static_cast<scalar_t>(v);
+                  } else {
+                    for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
+                      row[iw] = static_cast<scalar_t>(static_cast<acc_t>(row[iw]) + v);
+                  }
                 }
             }
           }
@@ -146,6 +153,8 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
            ". Calculated output size: ",
            n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
            ". Output size is too small");
+  g.tiles = true;
+  for (int d = 3 - n; d < 3; ++d) g.tiles = g.tiles && s[d] == k[d] && pd[d] == 0 && g.out[d] * k[d] == g.in[d];
   for (int d = 0; d < 3; ++d)
     for (int64_t o = 0; o < g.out[d]; ++o) {
       const int64_t start = o * s[d] - pd[d];
@@ -181,6 +190,8 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
     g.in[3 - n + i] = self.size(self.dim() - n + i);
     g.out[3 - n + i] = output_size[i];
   }
+  g.tiles = true;
+  for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
   for (int d = 0; d < 3; ++d)
     for (int64_t o = 0; o < g.out[d]; ++o) {
       const int64_t lo = pool::adaptive_start(o, g.in[d], g.out[d]);
@@ -207,7 +218,8 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, const 
               name, ": grad_output has shape ", shape_str(grad_output.sizes()), ", expected ", shape_str(expect));
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, ": expected grad_output of dtype ",
               legacy_name(self.dtype()), " but got ", legacy_name(grad_output.dtype()));
-  Tensor gx = zeros(self.sizes(), self.dtype(), std::nullopt);
+  const bool write_once = g.tiles && grad_output.numel() > 0;
+  Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
   int64_t planes = 1;

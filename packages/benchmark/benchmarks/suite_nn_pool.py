@@ -1,0 +1,36 @@
+"""The "nn-pool" suite: pooling and upsampling kernels, forward + backward, ember vs torch
+(helper "pool"; ratio = ember time / torch time, lower is better, target 1.0)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+TITLES = {
+    "nn-pool": "pooling / upsampling, forward + backward on (32, 64, 56, 56) float32 (ratio = ember/torch time)",
+}
+
+
+def activations(lib: ModuleType) -> dict[str, Any]:
+    """A ResNet-stem-sized activation that requires grad, and nn.functional of the library."""
+    lib.manual_seed(0)
+    x = lib.randn(32, 64, 56, 56).requires_grad_(True)
+    return {"x": x, "F": lib.nn.functional}
+
+
+def _row(name: str, call: str, threads: int) -> Bench:
+    # Forward, then backward through the sum (the gradient of the pooled tensor is all ones).
+    return Bench("nn-pool", name, "overhead", f"{call}.sum().backward()", activations, threads=threads, target=1.0)
+
+
+CALLS = [
+    ("max_pool2d 2x2", "F.max_pool2d(x, 2)"),
+    ("max_pool2d 3x3 s2 p1", "F.max_pool2d(x, 3, 2, 1)"),
+    ("avg_pool2d 3x3 s2 p1", "F.avg_pool2d(x, 3, 2, 1)"),
+    ("adaptive_avg_pool2d 1x1", "F.adaptive_avg_pool2d(x, 1)"),
+    ("interpolate bilinear x2", "F.interpolate(x, scale_factor=2, mode='bilinear')"),
+]
+
+BENCHES: list[Bench] = [_row(name, call, th) for th in (1, 2) for name, call in CALLS]

@@ -1,0 +1,49 @@
+// Derivative helpers of the pooling / upsampling ops (see formulas_nn_pool.h).
+#include "formulas_nn_pool.h"
+
+#include "../ops/nn_pool.h"
+#include "autograd_ops.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+// (planes, plane size) of `t` with its last n dims as the plane.
+std::pair<int64_t, int64_t> plane_split(const Tensor& t, int64_t n) {
+  int64_t plane = 1, planes = 1;
+  for (int64_t i = 0; i < t.dim(); ++i) (i >= t.dim() - n ? plane : planes) *= t.size(i);
+  return {planes, plane};
+}
+}  // namespace
+
+Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t n) {
+  auto [planes, plane] = plane_split(self, n);
+  if (self.numel() == 0 || indices.numel() == 0) return zeros(self.sizes(), grad.dtype(), std::nullopt);
+  const int64_t m = indices.numel() / planes;
+  Tensor idx = reshape(indices, {planes, m});
+  // No graph needed (grad is constant; the derivative in self is zero): one direct pass.
+  if (!grad.requires_grad() && is_floating(grad.dtype()))
+    return reshape(pool::plane_scatter_add(reshape(grad, {planes, m}), idx, plane), self.sizes());
+  Tensor z = zeros({planes, plane}, grad.dtype(), std::nullopt);
+  return ag::reshape(ag::scatter_add(z, 1, idx, ag::reshape(grad, {planes, m})), self.sizes());
+}
+
+Tensor max_unpool_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t n) {
+  auto [planes, plane] = plane_split(grad, n);
+  (void)plane;
+  if (self.numel() == 0) return zeros(self.sizes(), grad.dtype(), std::nullopt);
+  Tensor g = ag::reshape(grad, {planes, -1});
+  Tensor idx = reshape(indices, {planes, -1});
+  return ag::reshape(ag::gather(g, 1, idx, false), self.sizes());
+}
+
+Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes, int64_t n) {
+  DimVector out;
+  for (int64_t i = static_cast<int64_t>(grad_output_sizes.size()) - n; i < static_cast<int64_t>(grad_output_sizes.size()); ++i)
+    out.push_back(grad_output_sizes[i]);
+  return n == 2 ? ag::adaptive_avg_pool2d(grad, out) : ag::adaptive_avg_pool3d(grad, out);
+}
+
+Tensor zeros_like_self(const Tensor& self) { return zeros(self.sizes(), self.dtype(), std::nullopt); }
+
+}  // namespace ember

@@ -1,0 +1,375 @@
+// Upsampling kernels (nearest, nearest-exact, linear/bilinear/trilinear, bicubic) and their
+// backward. Interpolation is separable: per spatial dim each output position reads `taps`
+// input positions with weights; the source-index rules (scales, align_corners, clamping,
+// cubic A = -0.75) follow PyTorch's so results match it value for value.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "../core/parallel.h"
+#include "nn_pool.h"
+#include "ops.h"
+
+namespace ember {
+
+using pool::Arr3;
+
+namespace {
+
+enum class Mode { Nearest, NearestExact, Linear, Cubic };
+
+const char* mode_name(Mode m, int n) {
+  switch (m) {
+    case Mode::Nearest: return n == 1 ? "upsample_nearest1d" : n == 2 ? "upsample_nearest2d" : "upsample_nearest3d";
+    case Mode::NearestExact:
+      return n == 1 ? "_upsample_nearest_exact1d" : n == 2 ? "_upsample_nearest_exact2d" : "_upsample_nearest_exact3d";
+    case Mode::Linear: return n == 1 ? "upsample_linear1d" : n == 2 ? "upsample_bilinear2d" : "upsample_trilinear3d";
+    case Mode::Cubic: return "upsample_bicubic2d";
+  }
+  return "upsample";
+}
+
+// Per-dim taps: idx[o * taps + t] (input position) and w[o * taps + t].
+template <class acc_t>
+struct Taps {
+  int taps = 1;
+  std::vector<int64_t> idx;
+  std::vector<acc_t> w;
+};
+
+// PyTorch's compute_scales_value: 1/scale when a positive scale is given, else in/out.
+template <class T>
+T scale_value(std::optional<double> scale, int64_t in, int64_t out) {
+  return scale && *scale > 0. ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+}
+
+template <class T>
+T area_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale_value<T>(scale, in, out);
+}
+
+template <class T>
+T source_index(T scale, int64_t o, bool align_corners, bool cubic) {
+  if (align_corners) return scale * static_cast<T>(o);
+  const T src = scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+  return (!cubic && src < T(0)) ? T(0) : src;
+}
+
+// floor(src) clamped to in-1, and the fraction clamped to [0, 1].
+template <class T>
+void guard(T src, int64_t in, int64_t& i0, T& lambda) {
+  i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+  lambda = std::min(std::max(src - static_cast<T>(i0), T(0)), T(1));
+}
+
+template <class T>
+T cubic1(T x, T A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+template <class T>
+T cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+
+template <class acc_t>
+Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  Taps<acc_t> t;
+  t.taps = mode == Mode::Linear ? 2 : mode == Mode::Cubic ? 4 : 1;
+  t.idx.resize(out * t.taps);
+  t.w.resize(out * t.taps);
+  if (mode == Mode::Nearest || mode == Mode::NearestExact) {
+    const float s = scale_value<float>(scale, in, out);  // PyTorch computes nearest in float
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t i;
+      if (mode == Mode::NearestExact)
+        i = std::min(static_cast<int64_t>(std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * s))), in - 1);
+      else if (out == in)
+        i = o;
+      else if (out == 2 * in)
+        i = o >> 1;
+      else
+        i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+      t.idx[o] = i;
+      t.w[o] = acc_t(1);
+    }
+    return t;
+  }
+  if constexpr (std::is_floating_point_v<acc_t>) {  // uint8 is only ever nearest
+  const acc_t s = area_scale<acc_t>(in, out, align_corners, scale);
+  for (int64_t o = 0; o < out; ++o) {
+    const acc_t src = source_index<acc_t>(s, o, align_corners, mode == Mode::Cubic);
+    int64_t i0;
+    acc_t lam;
+    guard(src, in, i0, lam);
+    if (mode == Mode::Linear) {
+      t.idx[2 * o] = i0;
+      t.idx[2 * o + 1] = i0 + (i0 < in - 1 ? 1 : 0);
+      t.w[2 * o] = acc_t(1) - lam;
+      t.w[2 * o + 1] = lam;
+    } else {
+      const acc_t A = acc_t(-0.75);
+      t.w[4 * o + 0] = cubic2<acc_t>(lam + acc_t(1), A);
+      t.w[4 * o + 1] = cubic1<acc_t>(lam, A);
+      t.w[4 * o + 2] = cubic1<acc_t>(acc_t(1) - lam, A);
+      t.w[4 * o + 3] = cubic2<acc_t>(acc_t(2) - lam, A);
+      for (int k = 0; k < 4; ++k) t.idx[4 * o + k] = std::max<int64_t>(std::min(i0 - 1 + k, in - 1), 0);
+    }
+  }
+  }
+  return t;
+}
+
+// Identity taps for the unused leading dims.
+template <class acc_t>
+Taps<acc_t> unit_taps() {
+  Taps<acc_t> t;
+  t.idx = {0};
+  t.w = {acc_t(1)};
+  return t;
+}
+
+struct Geometry {
+  Mode mode;
+  int n;
+  Arr3 in{1, 1, 1}, out{1, 1, 1};
+  bool align_corners = false;
+  std::array<std::optional<double>, 3> scales;
+};
+
+// One plane. TH / TW are the tap counts of H and W (compile-time so the tap loops unroll);
+// D's count is a runtime value (1 unless 3-d).
+template <class scalar_t, class acc_t, int TH, int TW>
+void plane_kernel(const Geometry& g, const std::array<Taps<acc_t>, 3>& T, scalar_t* xb, scalar_t* yb, bool backward) {
+  const int td_n = T[0].taps;
+  const int64_t* idx_d = T[0].idx.data();
+  const int64_t* idx_h = T[1].idx.data();
+  const int64_t* idx_w = T[2].idx.data();
+  const acc_t* w_d = T[0].w.data();
+  const acc_t* w_h = T[1].w.data();
+  const acc_t* w_w = T[2].w.data();
+  const int64_t IH = g.in[1], IW = g.in[2];
+  for (int64_t od = 0; od < g.out[0]; ++od)
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      scalar_t* yrow = yb + (od * g.out[1] + oh) * g.out[2];
+      for (int a = 0; a < td_n; ++a) {
+        const acc_t wd = w_d[od * td_n + a];
+        scalar_t* rows[TH];
+        acc_t wh[TH];
+        for (int c = 0; c < TH; ++c) {
+          rows[c] = xb + (idx_d[od * td_n + a] * IH + idx_h[oh * TH + c]) * IW;
+          wh[c] = w_h[oh * TH + c];
+        }
+        if (!backward) {
+          // Nested sums, W innermost and D outermost (PyTorch's evaluation order).
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t* iw = idx_w + ow * TW;
+            const acc_t* ww = w_w + ow * TW;
+            acc_t acc_h = 0;
+            for (int c = 0; c < TH; ++c) {
+              acc_t acc_w = 0;
+              for (int e = 0; e < TW; ++e) acc_w += static_cast<acc_t>(rows[c][iw[e]]) * ww[e];
+              acc_h += acc_w * wh[c];
+            }
+            if (td_n == 1)
+              yrow[ow] = static_cast<scalar_t>(acc_h * wd);
+            else
+              yrow[ow] = static_cast<scalar_t>((a == 0 ? acc_t(0) : static_cast<acc_t>(yrow[ow])) + acc_h * wd);
+          }
+        } else {
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t* iw = idx_w + ow * TW;
+            const acc_t* ww = w_w + ow * TW;
+            const acc_t gv = static_cast<acc_t>(yrow[ow]) * wd;
+            for (int c = 0; c < TH; ++c) {
+              const acc_t gh = gv * wh[c];
+              for (int e = 0; e < TW; ++e) {
+                scalar_t& dst = rows[c][iw[e]];
+                dst = static_cast<scalar_t>(static_cast<acc_t>(dst) + gh * ww[e]);
+              }
+            }
+          }
+        }
+      }
+    }
+}
+
+template <class scalar_t>
+void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool backward) {
+  using acc_t = opmath_t<scalar_t>;
+  std::array<Taps<acc_t>, 3> T;
+  for (int d = 0; d < 3; ++d)
+    T[d] = d < 3 - g.n ? unit_taps<acc_t>() : make_taps<acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d]);
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  using Fn = void (*)(const Geometry&, const std::array<Taps<acc_t>, 3>&, scalar_t*, scalar_t*, bool);
+  // Tap counts: (H, W) is (1, 1) nearest, (1, 2) linear 1-d, (2, 2) bi/trilinear, (4, 4) bicubic.
+  const int th = T[1].taps, tw = T[2].taps;
+  Fn fn = th == 1 && tw == 1   ? plane_kernel<scalar_t, acc_t, 1, 1>
+          : th == 1 && tw == 2 ? plane_kernel<scalar_t, acc_t, 1, 2>
+          : th == 2            ? plane_kernel<scalar_t, acc_t, 2, 2>
+                               : plane_kernel<scalar_t, acc_t, 4, 4>;
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
+  parallel_for(0, planes, pool::plane_grain(out_plane * th * tw), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) fn(g, T, xp + b * in_plane, yp + b * out_plane, backward);
+  });
+}
+
+void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward) {
+  const char* name = mode_name(g.mode, g.n);
+  const bool nearest = g.mode == Mode::Nearest || g.mode == Mode::NearestExact;
+  if (nearest && dt == ScalarType::UInt8) {
+    run<uint8_t>(g, planes, reinterpret_cast<uint8_t*>(x), reinterpret_cast<uint8_t*>(y), backward);
+    return;
+  }
+  EMBER_DISPATCH_FLOAT(dt, name, [&] {
+    run<scalar_t>(g, planes, reinterpret_cast<scalar_t*>(x), reinterpret_cast<scalar_t*>(y), backward);
+  });
+}
+
+std::string dims_text(int n, const Arr3& v) {
+  const char* names[3] = {"D", "H", "W"};
+  std::string s;
+  for (int d = 3 - n; d < 3; ++d) s += str(d > 3 - n ? ", " : "", names[d], ": ", v[d]);
+  return s;
+}
+
+Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef output_size_arg, bool align_corners,
+                  std::array<std::optional<double>, 3> scales) {
+  const DimVector input_size_v = pool::expand_ints(input_size_arg, n + 2);
+  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
+  const IntArrayRef input_size(input_size_v), output_size(output_size_v);
+  EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "It is expected output_size equals to ", n,
+              ", but got size ", output_size.size());
+  EMBER_CHECK(input_size.size() == static_cast<size_t>(n + 2), "It is expected input_size equals to ", n + 2,
+              ", but got size ", input_size.size());
+  Geometry g;
+  g.mode = mode;
+  g.n = n;
+  g.align_corners = align_corners;
+  g.scales = scales;
+  bool ok = true;
+  for (int i = 0; i < n; ++i) {
+    g.in[3 - n + i] = input_size[2 + i];
+    g.out[3 - n + i] = output_size[i];
+    ok = ok && input_size[2 + i] > 0 && output_size[i] > 0;
+  }
+  EMBER_CHECK(ok, "Input and output sizes should be greater than 0, but got input (", dims_text(n, g.in),
+              ") output (", dims_text(n, g.out), ")");
+  return g;
+}
+
+Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_size, bool align_corners,
+                    std::array<std::optional<double>, 3> scales) {
+  bool ok = self.dim() == n + 2;
+  for (int64_t i = 1; ok && i < self.dim(); ++i) ok = self.size(i) != 0;
+  EMBER_CHECK(ok, "Non-empty ", n + 2, "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
+  Geometry g = geometry(mode, n, self.sizes(), output_size, align_corners, scales);
+  DimVector shape{self.size(0), self.size(1)};
+  for (int d = 3 - n; d < 3; ++d) shape.push_back(g.out[d]);
+  Tensor x = contiguous(self, MemoryFormat::Contiguous);
+  Tensor y = empty(shape, self.dtype());
+  if (y.numel() == 0) return y;
+  dispatch(g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false);
+  return y;
+}
+
+Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,
+                    bool align_corners, std::array<std::optional<double>, 3> scales) {
+  Geometry g = geometry(mode, n, input_size, output_size, align_corners, scales);
+  const DimVector in_sizes = pool::expand_ints(input_size, n + 2);
+  EMBER_CHECK(grad_output.dim() == n + 2, "Expected grad_output to be a tensor of dimension ", n + 2,
+              " but got: dimension ", grad_output.dim());
+  for (int i = 0; i < n + 2; ++i) {
+    const int64_t want = i < 2 ? in_sizes[i] : g.out[3 - n + i - 2];
+    EMBER_CHECK(grad_output.size(i) == want, "Expected grad_output to have the same shape as output; output.size(", i,
+                ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.size(i));
+  }
+  Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
+  Tensor gx = zeros(in_sizes, grad_output.dtype(), std::nullopt);
+  if (gx.numel() == 0 || go.numel() == 0) return gx;
+  dispatch(g, grad_output.dtype(), in_sizes[0] * in_sizes[1], gx.raw(), go.raw(), true);
+  return gx;
+}
+
+using S = std::optional<double>;
+constexpr std::nullopt_t none = std::nullopt;
+
+}  // namespace
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, S scales) {
+  return upsample_fwd(self, Mode::Nearest, 1, output_size, false, {none, none, scales});
+}
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::Nearest, 2, output_size, false, {none, scales_h, scales_w});
+}
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, S scales_d, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::Nearest, 3, output_size, false, {scales_d, scales_h, scales_w});
+}
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, S scales) {
+  return upsample_fwd(self, Mode::NearestExact, 1, output_size, false, {none, none, scales});
+}
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::NearestExact, 2, output_size, false, {none, scales_h, scales_w});
+}
+Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, S scales_d, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::NearestExact, 3, output_size, false, {scales_d, scales_h, scales_w});
+}
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, S scales) {
+  return upsample_fwd(self, Mode::Linear, 1, output_size, align_corners, {none, none, scales});
+}
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::Linear, 2, output_size, align_corners, {none, scales_h, scales_w});
+}
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, S scales_h, S scales_w) {
+  return upsample_fwd(self, Mode::Cubic, 2, output_size, align_corners, {none, scales_h, scales_w});
+}
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, S scales_d, S scales_h,
+                            S scales_w) {
+  return upsample_fwd(self, Mode::Linear, 3, output_size, align_corners, {scales_d, scales_h, scales_w});
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   S scales) {
+  return upsample_bwd(grad_output, Mode::Nearest, 1, output_size, input_size, false, {none, none, scales});
+}
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::Nearest, 2, output_size, input_size, false, {none, scales_h, scales_w});
+}
+Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   S scales_d, S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::Nearest, 3, output_size, input_size, false, {scales_d, scales_h, scales_w});
+}
+Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                          S scales) {
+  return upsample_bwd(grad_output, Mode::NearestExact, 1, output_size, input_size, false, {none, none, scales});
+}
+Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                          S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::NearestExact, 2, output_size, input_size, false, {none, scales_h, scales_w});
+}
+Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                          S scales_d, S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::NearestExact, 3, output_size, input_size, false,
+                      {scales_d, scales_h, scales_w});
+}
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                  bool align_corners, S scales) {
+  return upsample_bwd(grad_output, Mode::Linear, 1, output_size, input_size, align_corners, {none, none, scales});
+}
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                    bool align_corners, S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::Linear, 2, output_size, input_size, align_corners,
+                      {none, scales_h, scales_w});
+}
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   bool align_corners, S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::Cubic, 2, output_size, input_size, align_corners,
+                      {none, scales_h, scales_w});
+}
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                     bool align_corners, S scales_d, S scales_h, S scales_w) {
+  return upsample_bwd(grad_output, Mode::Linear, 3, output_size, input_size, align_corners,
+                      {scales_d, scales_h, scales_w});
+}
+
+}  // namespace ember

@@ -1,0 +1,249 @@
+"""Pooling functions of ``ember.nn.functional`` (max, average, adaptive, power-average, unpooling).
+
+2-d and 3-d pooling call the C++ kernels in ``ember._nn`` (PyTorch's ``torch._C._nn`` ops); the
+1-d forms run the 2-d kernels on a height-1 view, as the index arithmetic is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ember
+from ember import Tensor, _nn
+
+IntOrSeq = int | Sequence[int]
+
+
+def _tuple(v: Any, n: int) -> tuple:
+    if isinstance(v, (list, tuple)):
+        return tuple(v)
+    return (v,) * n
+
+
+def _stride(stride: IntOrSeq | None) -> Any:
+    # None (and an empty sequence) means "the kernel size"; the kernels take [] for that.
+    return [] if stride is None else stride
+
+
+def _check_rank_1d(input: Tensor, name: str) -> None:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
+
+
+def _one(v: Any, name: str, what: str) -> int:
+    t = _tuple(v, 1)
+    if len(t) != 1:
+        if name == "max_pool1d":
+            raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 "
+                               f"but got size {len(t)}")
+        raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(t)})")
+    return int(t[0])
+
+
+# ------------------------------------------------------------------------------------------
+# max pooling
+# ------------------------------------------------------------------------------------------
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                            padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    if input.dim() not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    k = _one(kernel_size, "max_pool1d", "kernel_size")
+    s = k if stride is None or _tuple(stride, 1) == () else _one(stride, "max_pool1d", "stride")
+    p = _one(padding, "max_pool1d", "padding")
+    d = _one(dilation, "max_pool1d", "dilation")
+    out, idx = _nn.max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                            padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return _nn.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                            padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return _nn.max_pool3d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    out, idx = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    out, idx = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+# ------------------------------------------------------------------------------------------
+# average pooling
+# ------------------------------------------------------------------------------------------
+
+def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    _check_rank_1d(input, "avg_pool1d")
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None or _tuple(stride, 1) == () else _one(stride, "avg_pool1d", "stride")
+    p = _one(padding, "avg_pool1d", "padding")
+    out = _nn.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    return _nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    return _nn.avg_pool3d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: IntOrSeq | None = None,
+              ceil_mode: bool = False) -> Tensor:
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    # sign * relu(|x|) keeps the gradient of a zero window finite, as PyTorch does.
+    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(k).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+              ceil_mode: bool = False) -> Tensor:
+    kh, kw = _tuple(kernel_size, 2)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+              ceil_mode: bool = False) -> Tensor:
+    kd, kh, kw = _tuple(kernel_size, 3)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
+# ------------------------------------------------------------------------------------------
+# adaptive pooling
+# ------------------------------------------------------------------------------------------
+
+def _output_size(output_size: Any, input: Tensor, n: int) -> list:
+    """An int or a sequence with None entries (keep that input size) as n ints."""
+    sizes = _tuple(output_size, n)
+    if len(sizes) != n:
+        return list(sizes)  # the kernel reports the bad length
+    lead = input.dim() - n
+    return [int(input.shape[lead + i]) if v is None else int(v) for i, v in enumerate(sizes)]
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    _check_rank_1d(input, "adaptive_avg_pool1d")
+    size = _one(output_size, "adaptive_avg_pool1d", "output_size")
+    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    return _nn.adaptive_avg_pool2d(input, _output_size(output_size, input, 2))
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    return _nn.adaptive_avg_pool3d(input, _output_size(output_size, input, 3))
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: IntOrSeq,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    _check_rank_1d(input, "adaptive_max_pool1d")
+    size = _one(output_size, "adaptive_max_pool1d", "output_size")
+    out, idx = _nn.adaptive_max_pool2d(input.unsqueeze(-2), [1, size])
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return _nn.adaptive_max_pool2d(input, _output_size(output_size, input, 2))
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    return _nn.adaptive_max_pool3d(input, _output_size(output_size, input, 3))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: IntOrSeq, return_indices: bool = False) -> Any:
+    out, idx = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out, idx = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out, idx = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+# ------------------------------------------------------------------------------------------
+# unpooling
+# ------------------------------------------------------------------------------------------
+
+def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple,
+                        output_size: Any) -> list:
+    n = len(kernel_size)
+    shape = list(input.shape)
+    default = [(shape[len(shape) - n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    sizes = list(_tuple(output_size, n))
+    if len(sizes) == n + 2:
+        sizes = sizes[2:]
+    if len(sizes) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(sizes)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < sizes[d] < hi:
+            raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {lo} and {hi})')
+    return [int(s) for s in sizes]
+
+
+def _unpool_args(n: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple, tuple, tuple]:
+    k = _tuple(kernel_size, n)
+    s = _tuple(stride, n) if stride is not None else k
+    return k, s, _tuple(padding, n)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                 padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    k, s, p = _unpool_args(1, kernel_size, stride, padding)
+    size = _unpool_output_size(input, k, s, p, output_size)
+    return _nn.max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                 padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    k, s, p = _unpool_args(2, kernel_size, stride, padding)
+    return _nn.max_unpool2d(input, indices, _unpool_output_size(input, k, s, p, output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                 padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    k, s, p = _unpool_args(3, kernel_size, stride, padding)
+    return _nn.max_unpool3d(input, indices, _unpool_output_size(input, k, s, p, output_size), list(s), list(p))

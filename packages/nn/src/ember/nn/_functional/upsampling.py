@@ -1,0 +1,125 @@
+"""``interpolate`` / ``upsample`` of ``ember.nn.functional`` over the ``ember._nn`` upsample kernels.
+
+Output sizes follow PyTorch: an explicit ``size`` wins; otherwise each spatial size is
+``int(in * scale)`` and the scale itself reaches the kernel (so source indices use the given
+scale, not out/in) unless ``recompute_scale_factor`` asks for sizes only.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from ember import Tensor, _nn
+from ember.nn._functional.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+
+_NEAREST = {"nearest": ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"),
+            "nearest-exact": ("_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d")}
+# mode -> (input rank, kernel)
+_INTERP = {"linear": (3, "upsample_linear1d"), "bilinear": (4, "upsample_bilinear2d"),
+           "bicubic": (4, "upsample_bicubic2d"), "trilinear": (5, "upsample_trilinear3d")}
+_RANK_WORD = {3: "3D", 4: "4D", 5: "5D"}
+
+
+def _is_integer(x: Any) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool) or (
+        isinstance(x, Tensor) and not x.is_floating_point() and x.dim() == 0)
+
+
+def _sizes(input: Tensor, size: Any, scale_factor: Any, dim: int) -> tuple[list | None, list | None]:
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                    f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor "
+                    "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+            return [int(s) for s in size], None
+        return [int(size)] * dim, None
+    if scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                    f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                    "(s1, s2, ...,sK) format.")
+            return None, [float(s) for s in scale_factor]
+        return None, [float(scale_factor)] * dim
+    raise ValueError("either size or scale_factor should be defined")
+
+
+def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    output_size, scales = _sizes(input, size, scale_factor, dim)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True  # area pooling needs sizes
+    if recompute_scale_factor and scales is not None:
+        output_size = [math.floor(float(input.shape[i + 2] * scales[i])) for i in range(dim)]
+        scales = None
+    if antialias:
+        if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
+                             "tensor as input")
+        raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
+    if output_size is None:
+        assert scales is not None
+        output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
+    scale_args = scales if scales is not None else [None] * dim
+
+    if mode == "lanczos" and input.dim() in (3, 4, 5):
+        raise NotImplementedError("interpolate: mode 'lanczos' is not supported by ember yet")
+    if mode in _NEAREST and input.dim() in (3, 4, 5):
+        return getattr(_nn, _NEAREST[mode][dim - 1])(input, output_size, *scale_args)
+    if mode == "area" and input.dim() in (3, 4, 5):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
+    if mode in _INTERP and input.dim() == _INTERP[mode][0]:
+        return getattr(_nn, _INTERP[mode][1])(input, output_size, align_corners, *scale_args)
+    if mode in _INTERP and input.dim() in (3, 4, 5):
+        need = _INTERP[mode][0]
+        raise NotImplementedError(f"Got {_RANK_WORD[input.dim()]} input, but {mode} mode needs "
+                                  f"{_RANK_WORD[need]} input")
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
+        f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+
+
+def upsample(input: Tensor, size: int | Sequence[int] | None = None,
+             scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: int | Sequence[int] | None = None,
+                     scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: int | Sequence[int] | None = None,
+                      scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

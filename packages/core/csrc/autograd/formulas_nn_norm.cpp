@@ -191,8 +191,9 @@ Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArray
   return ag::index_add(zeros({rows, dim}, grad.dtype(), std::nullopt), 0, idx, g2, Scalar(1));
 }
 
-Tensor nn_dropout_backward(const Tensor& grad, const Tensor& mask, double p) {
-  const double s = p == 1 ? 0.0 : 1.0 / (1.0 - p);
+Tensor nn_dropout_backward(const Tensor& grad, const Tensor& mask, double p, std::optional<bool> train) {
+  // eval mode passed the input through: scale 1
+  const double s = train.has_value() && !*train ? 1.0 : (p == 1 ? 0.0 : 1.0 / (1.0 - p));
   return ag::mul(grad, scale(to_dtype(mask, grad.dtype()), s));
 }
 

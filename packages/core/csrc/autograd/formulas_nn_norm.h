@@ -3,6 +3,7 @@
 // same formulas from ag:: ops, so double backward works.
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "../core/tensor.h"
 
@@ -19,6 +20,6 @@ Tensor nn_group_norm_backward(const Tensor& grad, const Tensor& input, int64_t g
                               double eps, int which);
 Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes,
                              int64_t padding_idx, bool scale_grad_by_freq);
-Tensor nn_dropout_backward(const Tensor& grad, const Tensor& mask, double p);
+Tensor nn_dropout_backward(const Tensor& grad, const Tensor& mask, double p, std::optional<bool> train);
 
 }  // namespace ember

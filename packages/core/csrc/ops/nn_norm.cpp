@@ -216,7 +216,8 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
 Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                      const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   (void)cudnn_enabled;
-  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected 2D or more input (got ", input.dim(), "D input)");
+  // PyTorch reads size(1) first: a 0-d / 1-d input fails as a dim error
+  if (input.dim() < 2) (void)wrap_dim(1, input.dim());
   check_float(input, "batch_norm");
   const NCS d = ncs(input);
   for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"},
@@ -376,6 +377,7 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
 namespace {
 
 void check_group(const Tensor& x, int64_t groups, const Tensor& w, const Tensor& b) {
+  if (x.dim() < 2) (void)wrap_dim(1, x.dim());  // PyTorch's dim error comes first
   EMBER_CHECK(x.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", x.dim());
   const int64_t c = x.sizes()[1];
   EMBER_CHECK(groups > 0 && c % groups == 0, "Expected number of channels in input to be divisible by ",

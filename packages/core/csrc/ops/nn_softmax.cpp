@@ -45,8 +45,9 @@ void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<flo
     A s = 0;
     if constexpr (Log) {
       for (int64_t d = 0; d < size; ++d) s += fast_exp(static_cast<A>(x[d]) - m);
-      A lse = m + std::log(s);
-      for (int64_t d = 0; d < size; ++d) y[d] = T(static_cast<A>(x[d]) - lse);
+      // PyTorch keeps the sum in the input's type (matters for float16 / bfloat16 only)
+      const A ls = std::log(static_cast<A>(T(s)));
+      for (int64_t d = 0; d < size; ++d) y[d] = T((static_cast<A>(x[d]) - m) - ls);
     } else {
       for (int64_t d = 0; d < size; ++d) {
         A e = fast_exp(static_cast<A>(x[d]) - m);
@@ -67,9 +68,10 @@ void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<flo
   for (int64_t d = 0; d < size; ++d)
     for (int64_t i = 0; i < inner; ++i) sum[i] += fast_exp(static_cast<A>(x[d * inner + i]) - mx[i]);
   if constexpr (Log) {
-    for (int64_t i = 0; i < inner; ++i) sum[i] = mx[i] + std::log(sum[i]);
+    for (int64_t i = 0; i < inner; ++i) sum[i] = std::log(static_cast<A>(T(sum[i])));
     for (int64_t d = 0; d < size; ++d)
-      for (int64_t i = 0; i < inner; ++i) y[d * inner + i] = T(static_cast<A>(x[d * inner + i]) - sum[i]);
+      for (int64_t i = 0; i < inner; ++i)
+        y[d * inner + i] = T((static_cast<A>(x[d * inner + i]) - mx[i]) - sum[i]);
   } else {
     for (int64_t i = 0; i < inner; ++i) sum[i] = A(1) / sum[i];
     for (int64_t d = 0; d < size; ++d)

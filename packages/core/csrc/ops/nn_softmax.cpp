@@ -29,90 +29,85 @@ Geometry geometry(const Tensor& t, int64_t dim) {
   return g;
 }
 
-template <class A>
-inline A fast_exp(A v) {
-  return vec::exp(v);
-}
+// Accumulation type: double for double, float otherwise.
+template <class T>
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // One (outer index) slab: `size` rows of `inner` contiguous values; buffers hold a row each.
+// The reductions are `omp simd` loops so vec::exp vectorises (the order of the adds is free).
 template <class T, bool Log>
-void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<float>& mx, std::vector<float>& sum) {
-  using A = float;
+void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc_t<T>>& mx,
+                  std::vector<acc_t<T>>& sum) {
+  using A = acc_t<T>;
+  constexpr A kNegInf = -std::numeric_limits<A>::infinity();
   if (inner == 1) {
-    A m = -std::numeric_limits<A>::infinity();
+    A m = kNegInf;
+#pragma omp simd reduction(max : m)
     for (int64_t d = 0; d < size; ++d) m = std::max(m, static_cast<A>(x[d]));
-    if (std::isinf(m) && m < 0) m = 0;  // all -inf: exp(-inf - 0) = 0 keeps NaN out of the max shift
+    if (m == kNegInf) m = 0;  // all -inf: exp(-inf - 0) = 0 keeps NaN out of the max shift
     A s = 0;
     if constexpr (Log) {
-      for (int64_t d = 0; d < size; ++d) s += fast_exp(static_cast<A>(x[d]) - m);
+#pragma omp simd reduction(+ : s)
+      for (int64_t d = 0; d < size; ++d) s += vec::exp(static_cast<A>(x[d]) - m);
       // PyTorch keeps the sum in the input's type (matters for float16 / bfloat16 only)
       const A ls = std::log(static_cast<A>(T(s)));
+#pragma omp simd
       for (int64_t d = 0; d < size; ++d) y[d] = T((static_cast<A>(x[d]) - m) - ls);
     } else {
+#pragma omp simd reduction(+ : s)
       for (int64_t d = 0; d < size; ++d) {
-        A e = fast_exp(static_cast<A>(x[d]) - m);
+        A e = vec::exp(static_cast<A>(x[d]) - m);
         y[d] = T(e);
         s += e;
       }
-      A r = A(1) / s;
+      const A r = A(1) / s;
+#pragma omp simd
       for (int64_t d = 0; d < size; ++d) y[d] = T(static_cast<A>(y[d]) * r);
     }
     return;
   }
-  std::fill(mx.begin(), mx.end(), -std::numeric_limits<A>::infinity());
+  std::fill(mx.begin(), mx.end(), kNegInf);
   std::fill(sum.begin(), sum.end(), A(0));
-  for (int64_t d = 0; d < size; ++d)
-    for (int64_t i = 0; i < inner; ++i) mx[i] = std::max(mx[i], static_cast<A>(x[d * inner + i]));
-  for (int64_t i = 0; i < inner; ++i)
-    if (std::isinf(mx[i]) && mx[i] < 0) mx[i] = 0;
-  for (int64_t d = 0; d < size; ++d)
-    for (int64_t i = 0; i < inner; ++i) sum[i] += fast_exp(static_cast<A>(x[d * inner + i]) - mx[i]);
-  if constexpr (Log) {
-    for (int64_t i = 0; i < inner; ++i) sum[i] = std::log(static_cast<A>(T(sum[i])));
-    for (int64_t d = 0; d < size; ++d)
-      for (int64_t i = 0; i < inner; ++i)
-        y[d * inner + i] = T((static_cast<A>(x[d * inner + i]) - mx[i]) - sum[i]);
-  } else {
-    for (int64_t i = 0; i < inner; ++i) sum[i] = A(1) / sum[i];
-    for (int64_t d = 0; d < size; ++d)
-      for (int64_t i = 0; i < inner; ++i)
-        y[d * inner + i] = T(fast_exp(static_cast<A>(x[d * inner + i]) - mx[i]) * sum[i]);
+  A* mp = mx.data();
+  A* sp = sum.data();
+  for (int64_t d = 0; d < size; ++d) {
+    const T* xr = x + d * inner;
+#pragma omp simd
+    for (int64_t i = 0; i < inner; ++i) mp[i] = std::max(mp[i], static_cast<A>(xr[i]));
   }
-}
-
-// double keeps its precision: the same loops in double.
-template <bool Log>
-void softmax_slab_d(const double* x, double* y, int64_t size, int64_t inner, std::vector<double>& mx,
-                    std::vector<double>& sum) {
-  std::fill(mx.begin(), mx.end(), -std::numeric_limits<double>::infinity());
-  std::fill(sum.begin(), sum.end(), 0.0);
-  for (int64_t d = 0; d < size; ++d)
-    for (int64_t i = 0; i < inner; ++i) mx[i] = std::max(mx[i], x[d * inner + i]);
   for (int64_t i = 0; i < inner; ++i)
-    if (std::isinf(mx[i]) && mx[i] < 0) mx[i] = 0;
-  for (int64_t d = 0; d < size; ++d)
-    for (int64_t i = 0; i < inner; ++i) sum[i] += std::exp(x[d * inner + i] - mx[i]);
-  for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? mx[i] + std::log(sum[i]) : 1.0 / sum[i];
-  for (int64_t d = 0; d < size; ++d)
-    for (int64_t i = 0; i < inner; ++i)
-      y[d * inner + i] = Log ? x[d * inner + i] - sum[i] : std::exp(x[d * inner + i] - mx[i]) * sum[i];
+    if (mp[i] == kNegInf) mp[i] = 0;
+  for (int64_t d = 0; d < size; ++d) {
+    const T* xr = x + d * inner;
+#pragma omp simd
+    for (int64_t i = 0; i < inner; ++i) sp[i] += vec::exp(static_cast<A>(xr[i]) - mp[i]);
+  }
+  if constexpr (Log) {
+    for (int64_t i = 0; i < inner; ++i) sp[i] = std::log(static_cast<A>(T(sp[i])));
+    for (int64_t d = 0; d < size; ++d) {
+      const T* xr = x + d * inner;
+      T* yr = y + d * inner;
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) yr[i] = T((static_cast<A>(xr[i]) - mp[i]) - sp[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < inner; ++i) sp[i] = A(1) / sp[i];
+    for (int64_t d = 0; d < size; ++d) {
+      const T* xr = x + d * inner;
+      T* yr = y + d * inner;
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) yr[i] = T(vec::exp(static_cast<A>(xr[i]) - mp[i]) * sp[i]);
+    }
+  }
 }
 
 template <class T>
 void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b, int64_t e, bool log) {
   const int64_t span = g.size * g.inner;
-  if constexpr (std::is_same_v<T, double>) {
-    std::vector<double> mx(g.inner), sum(g.inner);
-    for (int64_t o = b; o < e; ++o) {
-      if (log) softmax_slab_d<true>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-      else softmax_slab_d<false>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-    }
-  } else {
-    std::vector<float> mx(g.inner), sum(g.inner);
-    for (int64_t o = b; o < e; ++o) {
-      if (log) softmax_slab<T, true>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-      else softmax_slab<T, false>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-    }
+  std::vector<acc_t<T>> mx(g.inner), sum(g.inner);
+  for (int64_t o = b; o < e; ++o) {
+    if (log) softmax_slab<T, true>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
+    else softmax_slab<T, false>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
   }
 }
 
@@ -146,6 +141,58 @@ Tensor nn_log_softmax(const Tensor& input, int64_t dim, std::optional<ScalarType
   return softmax_impl(input, dim, dtype, true);
 }
 
+namespace {
+
+template <class T>
+void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t grain, bool log) {
+  using A = acc_t<T>;
+  const int64_t S = geo.size, I = geo.inner;
+  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
+    std::vector<A> acc(static_cast<size_t>(I));
+    A* ap = acc.data();
+    for (int64_t o = b; o < e; ++o) {
+      const int64_t off = o * S * I;
+      const T *ys = yp + off, *gs = gp + off;
+      T* ds = dp + off;
+      if (I == 1) {
+        A a = 0;
+        if (log) {
+#pragma omp simd reduction(+ : a)
+          for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]);
+#pragma omp simd
+          for (int64_t d = 0; d < S; ++d)
+            ds[d] = T(static_cast<A>(gs[d]) - vec::exp(static_cast<A>(ys[d])) * a);
+        } else {
+#pragma omp simd reduction(+ : a)
+          for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]) * static_cast<A>(ys[d]);
+#pragma omp simd
+          for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(ys[d]) * (static_cast<A>(gs[d]) - a));
+        }
+        continue;
+      }
+      std::fill(acc.begin(), acc.end(), A(0));
+      for (int64_t d = 0; d < S; ++d) {
+        const T *yr = ys + d * I, *gr = gs + d * I;
+#pragma omp simd
+        for (int64_t i = 0; i < I; ++i) ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+      }
+      for (int64_t d = 0; d < S; ++d) {
+        const T *yr = ys + d * I, *gr = gs + d * I;
+        T* dr = ds + d * I;
+        if (log) {
+#pragma omp simd
+          for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(gr[i]) - vec::exp(static_cast<A>(yr[i])) * ap[i]);
+        } else {
+#pragma omp simd
+          for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(yr[i]) * (static_cast<A>(gr[i]) - ap[i]));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
 namespace nn_kernels {
 
 // softmax: dx = y * (g - sum(g * y));  log_softmax: dx = g - exp(y) * sum(g).
@@ -158,34 +205,7 @@ Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim0, boo
   Geometry geo = geometry(y, dim);
   int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, geo.size * geo.inner));
   EMBER_DISPATCH_FLOAT(y.dtype(), "softmax_backward", [&] {
-    using A = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
-    const scalar_t* yp = y.data<scalar_t>();
-    const scalar_t* gp = g.data<scalar_t>();
-    scalar_t* dp = dx.data<scalar_t>();
-    const int64_t S = geo.size, I = geo.inner;
-    parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
-      std::vector<A> acc(I);
-      for (int64_t o = b; o < e; ++o) {
-        const int64_t off = o * S * I;
-        const scalar_t *ys = yp + off, *gs = gp + off;
-        scalar_t* ds = dp + off;
-        std::fill(acc.begin(), acc.end(), A(0));
-        for (int64_t d = 0; d < S; ++d)
-          for (int64_t i = 0; i < I; ++i) {
-            A gv = static_cast<A>(gs[d * I + i]);
-            acc[i] += log ? gv : gv * static_cast<A>(ys[d * I + i]);
-          }
-        for (int64_t d = 0; d < S; ++d)
-          for (int64_t i = 0; i < I; ++i) {
-            A gv = static_cast<A>(gs[d * I + i]), yv = static_cast<A>(ys[d * I + i]);
-            if (log) {
-              ds[d * I + i] = scalar_t(gv - vec::exp(yv) * acc[i]);
-            } else {
-              ds[d * I + i] = scalar_t(yv * (gv - acc[i]));
-            }
-          }
-      }
-    });
+    softmax_backward_slabs(y.data<scalar_t>(), g.data<scalar_t>(), dx.data<scalar_t>(), geo, grain, log);
   });
   return dx;
 }

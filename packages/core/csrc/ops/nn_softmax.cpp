@@ -36,7 +36,7 @@ using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 // One (outer index) slab: `size` rows of `inner` contiguous values; buffers hold a row each.
 // The reductions are `omp simd` loops so vec::exp vectorises (the order of the adds is free).
 template <class T, bool Log>
-void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc_t<T>>& mx,
+EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc_t<T>>& mx,
                   std::vector<acc_t<T>>& sum) {
   using A = acc_t<T>;
   constexpr A kNegInf = -std::numeric_limits<A>::infinity();
@@ -102,13 +102,42 @@ void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc
 }
 
 template <class T>
-void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b, int64_t e, bool log) {
+EMBER_VEC_INLINE void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b, int64_t e, bool log) {
   const int64_t span = g.size * g.inner;
   std::vector<acc_t<T>> mx(g.inner), sum(g.inner);
   for (int64_t o = b; o < e; ++o) {
     if (log) softmax_slab<T, true>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
     else softmax_slab<T, false>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
   }
+}
+
+// The core files build for baseline x86-64; these loops are also compiled for AVX2+FMA (the
+// slab bodies are always_inline, so they take the caller's target) and picked at run time.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NN_AVX2 __attribute__((target("avx2,fma")))
+bool use_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+NN_AVX2 void run_slabs_avx2(const float* x, float* y, const Geometry& g, int64_t b, int64_t e, bool log) {
+  run_slabs<float>(x, y, g, b, e, log);
+}
+NN_AVX2 void run_slabs_avx2(const double* x, double* y, const Geometry& g, int64_t b, int64_t e, bool log) {
+  run_slabs<double>(x, y, g, b, e, log);
+}
+#endif
+
+template <class T>
+void run_slabs_best(const T* x, T* y, const Geometry& g, int64_t b, int64_t e, bool log) {
+#ifdef NN_AVX2
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (use_avx2()) return run_slabs_avx2(x, y, g, b, e, log);
+  }
+#endif
+  run_slabs<T>(x, y, g, b, e, log);
 }
 
 Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType> dtype, bool log) {
@@ -126,7 +155,7 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
   EMBER_DISPATCH_FLOAT(x.dtype(), name, [&] {
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* yp = y.data<scalar_t>();
-    parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) { run_slabs(xp, yp, g, b, e, log); });
+    parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) { run_slabs_best(xp, yp, g, b, e, log); });
   });
   return y;
 }
@@ -144,50 +173,71 @@ Tensor nn_log_softmax(const Tensor& input, int64_t dim, std::optional<ScalarType
 namespace {
 
 template <class T>
-void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t grain, bool log) {
+EMBER_VEC_INLINE void backward_range(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t b, int64_t e,
+                                     bool log) {
   using A = acc_t<T>;
   const int64_t S = geo.size, I = geo.inner;
-  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
-    std::vector<A> acc(static_cast<size_t>(I));
-    A* ap = acc.data();
-    for (int64_t o = b; o < e; ++o) {
-      const int64_t off = o * S * I;
-      const T *ys = yp + off, *gs = gp + off;
-      T* ds = dp + off;
-      if (I == 1) {
-        A a = 0;
-        if (log) {
+  std::vector<A> acc(static_cast<size_t>(I));
+  A* ap = acc.data();
+  for (int64_t o = b; o < e; ++o) {
+    const int64_t off = o * S * I;
+    const T *ys = yp + off, *gs = gp + off;
+    T* ds = dp + off;
+    if (I == 1) {
+      A a = 0;
+      if (log) {
 #pragma omp simd reduction(+ : a)
-          for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]);
+        for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]);
 #pragma omp simd
-          for (int64_t d = 0; d < S; ++d)
-            ds[d] = T(static_cast<A>(gs[d]) - vec::exp(static_cast<A>(ys[d])) * a);
-        } else {
+        for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(gs[d]) - vec::exp(static_cast<A>(ys[d])) * a);
+      } else {
 #pragma omp simd reduction(+ : a)
-          for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]) * static_cast<A>(ys[d]);
+        for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]) * static_cast<A>(ys[d]);
 #pragma omp simd
-          for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(ys[d]) * (static_cast<A>(gs[d]) - a));
-        }
-        continue;
+        for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(ys[d]) * (static_cast<A>(gs[d]) - a));
       }
-      std::fill(acc.begin(), acc.end(), A(0));
-      for (int64_t d = 0; d < S; ++d) {
-        const T *yr = ys + d * I, *gr = gs + d * I;
+      continue;
+    }
+    std::fill(acc.begin(), acc.end(), A(0));
+    for (int64_t d = 0; d < S; ++d) {
+      const T *yr = ys + d * I, *gr = gs + d * I;
 #pragma omp simd
-        for (int64_t i = 0; i < I; ++i) ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
-      }
-      for (int64_t d = 0; d < S; ++d) {
-        const T *yr = ys + d * I, *gr = gs + d * I;
-        T* dr = ds + d * I;
-        if (log) {
+      for (int64_t i = 0; i < I; ++i) ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+    }
+    for (int64_t d = 0; d < S; ++d) {
+      const T *yr = ys + d * I, *gr = gs + d * I;
+      T* dr = ds + d * I;
+      if (log) {
 #pragma omp simd
-          for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(gr[i]) - vec::exp(static_cast<A>(yr[i])) * ap[i]);
-        } else {
+        for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(gr[i]) - vec::exp(static_cast<A>(yr[i])) * ap[i]);
+      } else {
 #pragma omp simd
-          for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(yr[i]) * (static_cast<A>(gr[i]) - ap[i]));
-        }
+        for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(yr[i]) * (static_cast<A>(gr[i]) - ap[i]));
       }
     }
+  }
+}
+
+#ifdef NN_AVX2
+NN_AVX2 void backward_range_avx2(const float* y, const float* g, float* d, const Geometry& geo, int64_t b, int64_t e,
+                                 bool log) {
+  backward_range<float>(y, g, d, geo, b, e, log);
+}
+NN_AVX2 void backward_range_avx2(const double* y, const double* g, double* d, const Geometry& geo, int64_t b,
+                                 int64_t e, bool log) {
+  backward_range<double>(y, g, d, geo, b, e, log);
+}
+#endif
+
+template <class T>
+void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t grain, bool log) {
+  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
+#ifdef NN_AVX2
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (use_avx2()) return backward_range_avx2(yp, gp, dp, geo, b, e, log);
+    }
+#endif
+    backward_range<T>(yp, gp, dp, geo, b, e, log);
   });
 }
 

@@ -26,9 +26,11 @@ Tensor dense_as(const Tensor& g, const Tensor& x) {
 template <class T>
 void moments(const T* x, int64_t n, double& mean, double& var) {
   double s = 0;
+#pragma omp simd reduction(+ : s)
   for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
   mean = n ? s / static_cast<double>(n) : 0.0;
   double q = 0;
+#pragma omp simd reduction(+ : q)
   for (int64_t i = 0; i < n; ++i) {
     double d = static_cast<double>(x[i]) - mean;
     q += d * d;

@@ -31,10 +31,10 @@ def _check_module(torch: Any, em: Any, tm: Any, shape: tuple, steps: int = 3, at
         ye.backward(ember.from_numpy(ge.copy()))
         yt.backward(torch.from_numpy(ge.copy()))
         close(xe.grad, xt.grad, atol=atol * 10, rtol=1e-3)
-    for (name, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters(), strict=True):
-        close(pe.grad, pt.grad, atol=1e-4, rtol=1e-3), name
-    for (name, be), (_, bt) in zip(em.named_buffers(), tm.named_buffers(), strict=True):
-        close(be, bt, atol=1e-5, rtol=1e-4), name
+    for (_, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters(), strict=True):
+        close(pe.grad, pt.grad, atol=1e-4, rtol=1e-3)
+    for (_, be), (_, bt) in zip(em.named_buffers(), tm.named_buffers(), strict=True):
+        close(be, bt, atol=1e-5, rtol=1e-4)
 
 
 @pytest.mark.parametrize("cls, shape", [("BatchNorm1d", (8, 4)), ("BatchNorm1d", (6, 4, 5)),

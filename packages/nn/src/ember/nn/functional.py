@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ember.nn._functional.activation import (
+    alpha_dropout,
     bilinear,
     celu,
-    alpha_dropout,
     dropout,
-    feature_alpha_dropout,
     elu,
+    feature_alpha_dropout,
     gelu,
     glu,
     hardshrink,
@@ -38,6 +38,7 @@ from ember.nn._functional.activation import (
     threshold,
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
+from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -49,7 +50,6 @@ from ember.nn._functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.norm import (
     batch_norm,
     group_norm,

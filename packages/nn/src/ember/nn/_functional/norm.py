@@ -3,7 +3,6 @@ is batch norm over (1, N*C, *); rms and local response norm are composed from co
 
 from __future__ import annotations
 
-
 from collections.abc import Sequence
 
 import ember

@@ -43,7 +43,7 @@ from ember.nn.modules.activation import (
 )
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.linear import Bilinear, Identity, Linear
 from ember.nn.modules.loss import (
@@ -58,7 +58,19 @@ from ember.nn.modules.loss import (
     SmoothL1Loss,
 )
 from ember.nn.modules.module import Module
-from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
+from ember.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LayerNorm,
+    LocalResponseNorm,
+    RMSNorm,
+)
+from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
 from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
 
@@ -71,6 +83,8 @@ __all__ = [
     "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
     "Unflatten", "functional", "init", "utils",
+    "AlphaDropout", "Embedding", "EmbeddingBag", "FeatureAlphaDropout", "GroupNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402

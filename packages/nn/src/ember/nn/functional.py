@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from ember.nn._functional.activation import (
+    alpha_dropout,
     bilinear,
     celu,
     dropout,
     elu,
+    feature_alpha_dropout,
     gelu,
     glu,
     hardshrink,
@@ -36,6 +38,7 @@ from ember.nn._functional.activation import (
     threshold,
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
+from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -47,7 +50,14 @@ from ember.nn._functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from ember.nn._functional.norm import batch_norm, layer_norm
+from ember.nn._functional.norm import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    rms_norm,
+)
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "cross_entropy",
@@ -56,6 +66,8 @@ __all__ = [
     "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "prelu", "relu", "relu6", "relu_",
     "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
     "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
+    "alpha_dropout", "embedding", "embedding_bag", "feature_alpha_dropout", "group_norm", "instance_norm",
+    "local_response_norm", "rms_norm",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn._functional.pooling import (  # noqa: E402

@@ -176,40 +176,63 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _prep(input: Tensor, dim: Any, dtype: Any, name: str, stacklevel: int) -> tuple[Tensor, int]:
-    if dim is None:
-        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    return input, dim
-
-
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    input, dim = _prep(input, dim, dtype, "softmax", _stacklevel)
-    # Shift by the (constant) max so exp never overflows; the shift cancels in the ratio.
-    e = ember.exp(input - input.amax(dim, keepdim=True).detach())
-    return e / e.sum(dim, keepdim=True)
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return ember.softmax(input, dim, dtype=dtype)  # fused kernel (SoftmaxBackward0)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    input, dim = _prep(input, dim, dtype, "softmin", _stacklevel)
-    return softmax(-input, dim)
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return ember.softmax(-input, dim)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    input, dim = _prep(input, dim, dtype, "log_softmax", _stacklevel)
-    return input - ember.logsumexp(input, dim, keepdim=True)
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return ember.log_softmax(input, dim, dtype=dtype)
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
+    if not training:
+        return input
+    out = ember.native_dropout(input, p, True)[0]
+    return _inplace(input, out, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """SELU-preserving dropout: dropped units go to -alpha*scale, then an affine map keeps mean 0 / var 1."""
+    _check_p(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return _inplace(input, input * 0.0, inplace)
-    keep = ember.bernoulli(ember.full_like(input, 1.0 - p))
-    return _inplace(input, input * keep * (1.0 / (1.0 - p)), inplace)
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    alpha_p = -_SELU_ALPHA * _SELU_SCALE
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    keep = ember.bernoulli(ember.full(shape, 1.0 - p, dtype=input.dtype))
+    # dropped units take alpha' = -scale*alpha; a and b restore zero mean / unit variance
+    a = 1.0 / math.sqrt((alpha_p * alpha_p * p + 1) * (1 - p))
+    b = (keep - 1) * (alpha_p * a) + alpha_p * a * p
+    return _inplace(input, input * (keep * a) + b, inplace)
 
 
 def _scalar_name(t: Tensor) -> str:

@@ -55,8 +55,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 
 def dropout_any(input: Tensor, p: float) -> Tensor:
-    keep = ember.bernoulli(ember.full_like(input, 1.0 - p))
-    return input * keep * (1.0 / (1.0 - p))
+    return ember.native_dropout(input, p, True)[0]  # fused kernel (NativeDropoutBackward0)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:

@@ -131,14 +131,6 @@ def _type_name(t: Tensor) -> str:
     return t.type().replace("torch.", "").replace("Tensor", "")
 
 
-def _class_mask(target: Tensor, n_classes: int, ndim: int) -> Tensor:
-    """Boolean one-hot of ``target`` along dim 1 of an ``ndim``-D input: (N, C, d1, ...)."""
-    shape = [1] * ndim
-    shape[1] = n_classes
-    classes = ember.arange(n_classes).reshape(shape)
-    return classes == target.unsqueeze(1)
-
-
 def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
          reduction: str) -> tuple[Tensor, Tensor]:
     """Per-element −w_y·x_y and the weights w_y (0 where ignored); input batched (N, C, ...)."""
@@ -151,22 +143,21 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
                              f"({target.shape[0] if target.dim() else 0}).")
         raise RuntimeError(f"Expected target size {list((input.shape[0],) + tuple(input.shape[2:]))}, got "
                            f"{list(target.shape)}")
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                           f"but got weight tensor of shape: {list(weight.shape)}")
     target = target.long()
     valid = target != ignore_index
     bad = valid & ((target < 0) | (target >= n_classes))
-    if bool(bad.any()):
+    if target.numel() and bool(bad.any()):
+        # checked before any read: an out-of-range class never indexes memory
         value = int(ember.where(bad, target, 0).abs().amax().item())
         value = value if bool((target == value).any()) else -value
         raise IndexError(f"Target {value} is out of bounds.")
-    mask = _class_mask(target, n_classes, input.dim()) & valid.unsqueeze(1)
-    picked = ember.where(mask, input, 0.0).sum(1)
-    if weight is None:
-        w = valid.to(input.dtype)
-    else:
-        wshape = [1] * input.dim()
-        wshape[1] = n_classes
-        w = ember.where(mask, weight.reshape(wshape), 0.0).sum(1)
-    return -(w * picked), w
+    safe = ember.where(valid, target, 0)
+    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = valid.to(input.dtype) if weight is None else weight[safe] * valid
+    return -(picked * w), w
 
 
 def _nll_reduce(loss: Tensor, w: Tensor, reduction: str) -> Tensor:

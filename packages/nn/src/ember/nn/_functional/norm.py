@@ -1,4 +1,5 @@
-"""Layer and batch normalization, composed from mean/var (biased variance for normalizing)."""
+"""Normalization functionals: layer / batch / group norm run fused core kernels; instance norm
+is batch norm over (1, N*C, *); rms and local response norm are composed from core ops."""
 
 from __future__ import annotations
 
@@ -8,58 +9,114 @@ import ember
 from ember import Tensor
 
 
+def _shape_list(normalized_shape: int | Sequence[int]) -> list[int]:
+    return [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+
+
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    shape = tuple(normalized_shape) if not isinstance(normalized_shape, int) else (normalized_shape,)
-    k = len(shape)
-    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
-                           f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
-    dims = tuple(range(input.dim() - k, input.dim()))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    var = (centered * centered).mean(dims, keepdim=True)
-    out = centered * ember.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return ember.layer_norm(input, _shape_list(normalized_shape), weight, bias, eps)
+
+
+def _verify_batch_size(size: Sequence[int]) -> None:
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
-    if input.dim() < 2:
-        raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
-    c = input.shape[1]
     if training:
-        per_channel = input.numel() // c
-        if per_channel <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    dims = (0,) + tuple(range(2, input.dim()))
-    shape = [1] * input.dim()
-    shape[1] = c
-    if training or running_mean is None:
-        mean = input.mean(dims, keepdim=True)
-        centered = input - mean
-        var = (centered * centered).mean(dims, keepdim=True)
-        if training and running_mean is not None and running_var is not None:
-            n = input.numel() // c
-            m = 0.0 if momentum is None else momentum
-            with ember.no_grad():
-                running_mean.mul_(1 - m).add_(mean.reshape(c).detach() * m)
-                # the running variance uses the unbiased estimate, as PyTorch
-                running_var.mul_(1 - m).add_(var.reshape(c).detach() * (m * n / (n - 1)))
-    else:
-        if running_mean.numel() != c:
-            raise RuntimeError(f"running_mean should contain {c} elements not {running_mean.numel()}")
-        mean = running_mean.reshape(shape)
-        var = running_var.reshape(shape)
-        centered = input - mean
-    out = centered * ember.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        _verify_batch_size(input.shape)
+    m = 0.0 if momentum is None else momentum
+    return ember.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps, False)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if input.shape[1] % num_groups == 0:
+        _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]])
+    return ember.group_norm(input, num_groups, weight, bias, eps)
+
+
+def _verify_spatial_size(size: Sequence[int]) -> None:
+    n = 1
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if use_input_stats:
+        _verify_spatial_size(input.shape)
+    n, c = input.shape[0], input.shape[1]
+    # every (sample, channel) pair is its own batch-norm channel
+    x = input.reshape(1, n * c, *input.shape[2:])
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    out = ember.batch_norm(x, w, b, rm, rv, use_input_stats, momentum, eps, False)
+    if use_input_stats:
+        with ember.no_grad():
+            if running_mean is not None and rm is not None:
+                running_mean.copy_(rm.reshape(n, c).mean(0))
+            if running_var is not None and rv is not None:
+                running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.reshape(input.shape)
+
+
+# machine epsilon per float dtype (rms_norm's default eps, as torch.finfo(dtype).eps)
+_EPS = {"torch.float64": 2.220446049250313e-16, "torch.float32": 1.1920928955078125e-07,
+        "torch.float16": 0.0009765625, "ember.bfloat16": 0.0078125}
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    shape = _shape_list(normalized_shape)
+    k = len(shape)
+    if input.dim() < k or list(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+                           f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    if eps is None:
+        eps = _EPS.get(str(input.dtype), _EPS["torch.float32"])
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * ember.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    sq = input * input
+    # zero-pad the channel dim (size//2 before, (size-1)//2 after) and sum each window of `size`
+    before, after = size // 2, (size - 1) // 2
+    zshape = list(sq.shape)
+    parts = []
+    if before:
+        zshape[1] = before
+        parts.append(ember.zeros(zshape, dtype=sq.dtype))
+    parts.append(sq)
+    if after:
+        zshape[1] = after
+        parts.append(ember.zeros(zshape, dtype=sq.dtype))
+    padded = ember.cat(parts, 1) if len(parts) > 1 else sq
+    window = padded.narrow(1, 0, c)
+    for i in range(1, size):
+        window = window + padded.narrow(1, i, c)
+    div = (window * (alpha / size) + k) ** beta
+    return input / div
+
+

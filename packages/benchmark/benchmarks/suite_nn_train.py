@@ -1,0 +1,138 @@
+"""The "nn-train" suite: the fused nn kernels (softmax, cross entropy, layer / batch norm,
+embedding) forward + backward, and end-to-end training steps of an MLP and a transformer
+encoder block, ember vs torch in the same process.
+
+Peak memory of the two training loops is measured in fresh subprocesses:
+``python suite_nn_train.py --rss`` prints ember's and torch's peak RSS (resource.getrusage).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+TITLES = {
+    "nn-kernels": "fused nn kernels, forward + backward (ratio = ember/torch time, lower is better)",
+    "nn-train": "one training step end to end (ratio = ember/torch time, lower is better)",
+}
+
+
+def _nn(lib: ModuleType) -> ModuleType:
+    return importlib.import_module(lib.__name__ + ".nn")
+
+
+def _optim(lib: ModuleType) -> ModuleType:
+    return importlib.import_module(lib.__name__ + ".optim")
+
+
+def softmax_in(lib: ModuleType) -> dict[str, Any]:
+    x = lib.randn(256, 1024).requires_grad_(True)
+    return {"x": x, "g": lib.randn(256, 1024), "F": _nn(lib).functional}
+
+
+def cross_entropy_in(lib: ModuleType) -> dict[str, Any]:
+    return {"x": lib.randn(512, 1000).requires_grad_(True), "t": lib.randint(0, 1000, (512,)),
+            "F": _nn(lib).functional}
+
+
+def layer_norm_in(lib: ModuleType) -> dict[str, Any]:
+    nn = _nn(lib)
+    return {"x": lib.randn(16 * 128, 256).requires_grad_(True), "m": nn.LayerNorm(256), "F": nn.functional}
+
+
+def batch_norm_in(lib: ModuleType) -> dict[str, Any]:
+    nn = _nn(lib)
+    return {"x": lib.randn(32, 64, 28, 28).requires_grad_(True), "m": nn.BatchNorm2d(64)}
+
+
+def embedding_in(lib: ModuleType) -> dict[str, Any]:
+    nn = _nn(lib)
+    return {"i": lib.randint(0, 30000, (64, 128)), "m": nn.Embedding(30000, 256)}
+
+
+def mlp_step(lib: ModuleType) -> dict[str, Any]:
+    """(a) MLP 784-512-512-10, batch 128, cross entropy, SGD."""
+    nn, optim = _nn(lib), _optim(lib)
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = lib.randn(128, 784), lib.randint(0, 10, (128,))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step() -> None:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return {"step": step}
+
+
+def transformer_step(lib: ModuleType) -> dict[str, Any]:
+    """(b) TransformerEncoderLayer d=256, 4 heads, seq 128, batch 16, batch_first; AdamW."""
+    nn, optim = _nn(lib), _optim(lib)
+    lib.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.1, batch_first=True)
+    opt = optim.AdamW(layer.parameters(), lr=1e-4)
+    x = lib.randn(16, 128, 256)
+
+    def step() -> None:
+        opt.zero_grad()
+        layer(x).square().mean().backward()
+        opt.step()
+
+    return {"step": step}
+
+
+BENCHES: list[Bench] = [
+    Bench("nn-kernels", "softmax 256x1024 fwd+bwd", "overhead", "F.softmax(x, -1).backward(g)", softmax_in,
+          threads=1, target=1.0),
+    Bench("nn-kernels", "log_softmax 256x1024 fwd+bwd", "overhead", "F.log_softmax(x, -1).backward(g)",
+          softmax_in, threads=1, target=1.0),
+    Bench("nn-kernels", "cross_entropy 512x1000 fwd+bwd", "overhead", "F.cross_entropy(x, t).backward()",
+          cross_entropy_in, threads=1, target=1.0),
+    Bench("nn-kernels", "layer_norm 2048x256 fwd+bwd", "overhead", "m(x).sum().backward()", layer_norm_in,
+          threads=1, target=1.0),
+    Bench("nn-kernels", "batch_norm2d 32x64x28x28 fwd+bwd", "overhead", "m(x).sum().backward()", batch_norm_in,
+          threads=1, target=1.0),
+    Bench("nn-kernels", "embedding 64x128 of 30000x256 fwd+bwd", "overhead", "m(i).sum().backward()",
+          embedding_in, threads=1, target=1.0),
+    # one thread: the targets are per-core; threaded rows belong on an idle machine
+    Bench("nn-train", "MLP 784-512-512-10 b128 SGD step", "overhead", "step()", mlp_step, threads=1, target=0.9),
+    Bench("nn-train", "TransformerEncoderLayer d256 h4 s128 b16 AdamW step", "overhead", "step()",
+          transformer_step, threads=1, target=1.0),
+]
+
+
+# ------------------------------------------------------------------ peak RSS (c)
+
+_RSS_CHILD = """
+import importlib, resource, sys
+sys.path.insert(0, {here!r})
+lib = importlib.import_module({lib!r})
+import suite_nn_train as s
+step = s.{which}(lib)["step"]
+for _ in range({n}):
+    step()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss_kib(lib: str, which: str, n: int = 20) -> int:
+    """Peak RSS (KiB) of a fresh interpreter that imports ``lib`` and runs ``n`` training steps."""
+    import os
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = _RSS_CHILD.format(here=here, lib=lib, which=which, n=n)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+if __name__ == "__main__" and "--rss" in sys.argv:
+    for which in ("mlp_step", "transformer_step"):
+        e, t = peak_rss_kib("ember", which), peak_rss_kib("torch", which)
+        print(f"{which}: peak RSS ember {e / 1024:.1f} MiB, torch {t / 1024:.1f} MiB, ratio {e / t:.2f}")

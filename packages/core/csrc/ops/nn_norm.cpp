@@ -1,0 +1,507 @@
+// Fused layer / batch / group normalization: statistics, normalize and affine in one pass
+// over the output, and the matching backward kernels (statistics recomputed from the input,
+// which is cheaper than keeping them alive in the graph). Accumulation in double.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
+#include "checks.h"
+#include "nn_norm_kernels.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+Tensor dense(const Tensor& t) { return contiguous(t, MemoryFormat::Contiguous); }
+
+// grad as x's dtype, contiguous.
+Tensor dense_as(const Tensor& g, const Tensor& x) {
+  return dense(g.dtype() == x.dtype() ? g : to_dtype(g, x.dtype()));
+}
+
+// Mean and biased variance of n contiguous values (two passes: no cancellation).
+template <class T>
+void moments(const T* x, int64_t n, double& mean, double& var) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
+  mean = n ? s / static_cast<double>(n) : 0.0;
+  double q = 0;
+#pragma omp simd reduction(+ : q)
+  for (int64_t i = 0; i < n; ++i) {
+    double d = static_cast<double>(x[i]) - mean;
+    q += d * d;
+  }
+  var = n ? q / static_cast<double>(n) : 0.0;
+}
+
+void check_affine(const Tensor& w, const Tensor& x, const char* what) {
+  if (!w.defined()) return;
+  (void)what;
+  EMBER_CHECK(w.dtype() == x.dtype(), "mixed dtype (CPU): expect parameter to have scalar type of ",
+              legacy_name(x.dtype()));
+}
+
+void check_float(const Tensor& x, const char* name) {
+  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", name, "\" not implemented for '", legacy_name(x.dtype()), "'");
+}
+
+// Per-channel values of an optional 1-D tensor as doubles (any dtype, any stride).
+std::vector<double> channel_values(const Tensor& t, int64_t c, double fill) {
+  std::vector<double> v(static_cast<size_t>(c), fill);
+  if (!t.defined()) return v;
+  Tensor d = dense(to_dtype(t, ScalarType::Float64));
+  const double* p = d.data<double>();
+  for (int64_t i = 0; i < c; ++i) v[i] = p[i];
+  return v;
+}
+
+// Writes doubles into a 1-D tensor in place (running statistics). The version counter is
+// left alone on purpose: the op's graph node keeps these tensors for its backward.
+void store_channel_values(const Tensor& t, const std::vector<double>& v) {
+  EMBER_DISPATCH_FLOAT(t.dtype(), "batch_norm", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    const int64_t st = t.dim() ? t.strides()[0] : 1;
+    for (size_t i = 0; i < v.size(); ++i) p[static_cast<int64_t>(i) * st] = scalar_t(v[i]);
+  });
+}
+
+struct NCS {
+  int64_t n = 1, c = 1, s = 1;
+};
+
+NCS ncs(const Tensor& x) {
+  NCS r;
+  r.n = x.sizes()[0];
+  r.c = x.sizes()[1];
+  for (int64_t d = 2; d < x.dim(); ++d) r.s *= x.sizes()[d];
+  return r;
+}
+
+void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
+  const int64_t k = static_cast<int64_t>(shape.size());
+  EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+              "element, but got normalized_shape = ", shape_str(shape));
+  for (const Tensor* t : {&w, &b}) {
+    if (t->defined())
+      EMBER_CHECK(to_vec(t->sizes()) == to_vec(shape), "Expected ", t == &w ? "weight" : "bias",
+                  " to be of same shape as normalized_shape, but got ", t == &w ? "weight" : "bias",
+                  " of shape ", shape_str(t->sizes()), " and normalized_shape = ", shape_str(shape));
+  }
+  bool ok = x.dim() >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = x.sizes()[x.dim() - k + i] == shape[i];
+  if (!ok) {
+    std::string star;
+    for (int64_t v : shape) star += ", " + std::to_string(v);
+    EMBER_CHECK(false, "Given normalized_shape=", shape_str(shape), ", expected input with shape [*", star,
+                "], but got input of size", shape_str(x.sizes()));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- layer_norm
+
+Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                     double eps, bool cudnn_enable) {
+  (void)cudnn_enable;
+  check_layer_shape(input, normalized_shape, weight, bias);
+  check_float(input, "LayerNormKernelImpl");
+  check_affine(weight, input, "weight");
+  check_affine(bias, input, "bias");
+  Tensor x = dense(input);
+  Tensor y = empty(x.sizes(), x.dtype());
+  const int64_t n = compute_numel(normalized_shape);
+  const int64_t m = n ? x.numel() / n : 0;
+  if (x.numel() == 0) return y;
+  Tensor w = weight.defined() ? dense(weight) : weight, b = bias.defined() ? dense(bias) : bias;
+  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* yp = y.data<scalar_t>();
+    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
+    const scalar_t* bp = b.defined() ? b.data<scalar_t>() : nullptr;
+    parallel_for(0, m, std::max<int64_t>(1, kGrainSize / n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const scalar_t* xr = xp + r * n;
+        scalar_t* yr = yp + r * n;
+        double mean, var;
+        moments(xr, n, mean, var);
+        const A mu = static_cast<A>(mean), rs = static_cast<A>(1.0 / std::sqrt(var + eps));
+        for (int64_t j = 0; j < n; ++j) {
+          A v = (static_cast<A>(xr[j]) - mu) * rs;
+          if (wp) v *= static_cast<A>(wp[j]);
+          if (bp) v += static_cast<A>(bp[j]);
+          yr[j] = scalar_t(v);
+        }
+      }
+    });
+  });
+  return y;
+}
+
+namespace nn_kernels {
+
+std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& input, int64_t n, const Tensor& weight,
+                                          double eps, int first) {
+  std::array<Tensor, 3> out;
+  Tensor x = dense(input), g = dense_as(grad, input);
+  const int64_t m = n ? x.numel() / n : 0;
+  Tensor w = weight.defined() ? dense(weight) : weight;
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
+  if (first <= 1 && w.defined()) out[1] = empty(w.sizes(), w.dtype());
+  DimVector affine_shape = w.defined() ? to_vec(w.sizes()) : DimVector{n};
+  out[2] = empty(affine_shape, x.dtype());
+  std::vector<double> mean(static_cast<size_t>(m)), rstd(static_cast<size_t>(m));
+  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormBackwardKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    const scalar_t* gp = g.data<scalar_t>();
+    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
+    parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double mu, var;
+        moments(xp + r * n, n, mu, var);
+        mean[r] = mu;
+        rstd[r] = 1.0 / std::sqrt(var + eps);
+        if (first != 0) continue;
+        const scalar_t *xr = xp + r * n, *gr = gp + r * n;
+        scalar_t* dr = out[0].data<scalar_t>() + r * n;
+        const A mu_a = static_cast<A>(mu), rs = static_cast<A>(rstd[r]);
+        A s1 = 0, s2 = 0;  // sum(dxhat), sum(dxhat * xhat)
+        for (int64_t j = 0; j < n; ++j) {
+          A dxh = static_cast<A>(gr[j]) * (wp ? static_cast<A>(wp[j]) : A(1));
+          s1 += dxh;
+          s2 += dxh * (static_cast<A>(xr[j]) - mu_a) * rs;
+        }
+        const A inv_n = A(1) / static_cast<A>(n);
+        s1 *= inv_n;
+        s2 *= inv_n;
+        for (int64_t j = 0; j < n; ++j) {
+          A dxh = static_cast<A>(gr[j]) * (wp ? static_cast<A>(wp[j]) : A(1));
+          A xh = (static_cast<A>(xr[j]) - mu_a) * rs;
+          dr[j] = scalar_t(rs * (dxh - s1 - xh * s2));
+        }
+      }
+    });
+    // weight / bias: column sums over the rows, split by column blocks.
+    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
+    scalar_t* dbp = out[2].data<scalar_t>();
+    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t j0, int64_t j1) {
+      std::vector<A> sw(static_cast<size_t>(j1 - j0), A(0)), sb(static_cast<size_t>(j1 - j0), A(0));
+      for (int64_t r = 0; r < m; ++r) {
+        const scalar_t *xr = xp + r * n, *gr = gp + r * n;
+        const A mu_a = static_cast<A>(mean[r]), rs = static_cast<A>(rstd[r]);
+        for (int64_t j = j0; j < j1; ++j) {
+          A gv = static_cast<A>(gr[j]);
+          sb[j - j0] += gv;
+          if (dwp) sw[j - j0] += gv * (static_cast<A>(xr[j]) - mu_a) * rs;
+        }
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        dbp[j] = scalar_t(sb[j - j0]);
+        if (dwp) dwp[j] = scalar_t(sw[j - j0]);
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace nn_kernels
+
+// ---------------------------------------------------------------- batch_norm
+
+Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  (void)cudnn_enabled;
+  // PyTorch reads size(1) first: a 0-d / 1-d input fails as a dim error
+  if (input.dim() < 2) (void)wrap_dim(1, input.dim());
+  check_float(input, "batch_norm");
+  const NCS d = ncs(input);
+  for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"},
+                                {&running_mean, "running_mean"}, {&running_var, "running_var"}}) {
+    if (t->defined())
+      EMBER_CHECK(t->numel() == d.c, what, " should contain ", d.c, " elements not ", t->numel());
+  }
+  check_affine(weight, input, "weight");
+  check_affine(bias, input, "bias");
+  Tensor x = dense(input);
+  Tensor y = empty(x.sizes(), x.dtype());
+  EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
+              "running_mean must be defined in evaluation mode");
+  const bool batch_stats = training;
+  std::vector<double> mean(static_cast<size_t>(d.c)), var(static_cast<size_t>(d.c));
+  std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
+  const int64_t cnt = d.n * d.s;
+  EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* yp = y.data<scalar_t>();
+    if (batch_stats) {
+      parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)), [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          double s = 0;
+          for (int64_t i = 0; i < d.n; ++i) {
+            const scalar_t* p = xp + (i * d.c + c) * d.s;
+            for (int64_t k = 0; k < d.s; ++k) s += static_cast<double>(p[k]);
+          }
+          const double mu = cnt ? s / static_cast<double>(cnt) : 0.0;
+          double q = 0;
+          for (int64_t i = 0; i < d.n; ++i) {
+            const scalar_t* p = xp + (i * d.c + c) * d.s;
+            for (int64_t k = 0; k < d.s; ++k) {
+              double v = static_cast<double>(p[k]) - mu;
+              q += v * v;
+            }
+          }
+          mean[c] = mu;
+          var[c] = cnt ? q / static_cast<double>(cnt) : 0.0;
+        }
+      });
+    } else {
+      mean = channel_values(running_mean, d.c, 0.0);
+      var = channel_values(running_var, d.c, 1.0);
+    }
+    parallel_for(0, d.n * d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.s, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t c = r % d.c;
+        const double inv = 1.0 / std::sqrt(var[c] + eps);
+        const A scale = static_cast<A>(w[c] * inv), shift = static_cast<A>(b[c] - mean[c] * w[c] * inv);
+        const scalar_t* p = xp + r * d.s;
+        scalar_t* q = yp + r * d.s;
+        for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(p[k]) * scale + shift);
+      }
+    });
+  });
+  if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
+    std::vector<double> rm = channel_values(running_mean, d.c, 0.0), rv = channel_values(running_var, d.c, 1.0);
+    const double unbias = cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1)
+                                  : std::numeric_limits<double>::infinity();
+    for (int64_t c = 0; c < d.c; ++c) {
+      rm[c] = (1 - momentum) * rm[c] + momentum * mean[c];
+      rv[c] = (1 - momentum) * rv[c] + momentum * var[c] * unbias;
+    }
+    store_channel_values(running_mean, rm);
+    store_channel_values(running_var, rv);
+  }
+  return y;
+}
+
+namespace nn_kernels {
+
+std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                          const Tensor& running_mean, const Tensor& running_var, bool training,
+                                          double eps, int first) {
+  std::array<Tensor, 3> out;
+  Tensor x = dense(input), g = dense_as(grad, input);
+  const NCS d = ncs(x);
+  const int64_t cnt = d.n * d.s;
+  const bool batch_stats = training || !running_mean.defined() || !running_var.defined();
+  std::vector<double> w = channel_values(weight, d.c, 1.0);
+  std::vector<double> rm = batch_stats ? std::vector<double>() : channel_values(running_mean, d.c, 0.0);
+  std::vector<double> rv = batch_stats ? std::vector<double>() : channel_values(running_var, d.c, 1.0);
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
+  out[2] = empty({d.c}, x.dtype());
+  EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    const scalar_t* gp = g.data<scalar_t>();
+    scalar_t* dxp = out[0].defined() ? out[0].data<scalar_t>() : nullptr;
+    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
+    scalar_t* dbp = out[2].data<scalar_t>();
+    parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        double mu, var;
+        if (batch_stats) {
+          double s = 0, q = 0;
+          for (int64_t i = 0; i < d.n; ++i)
+            for (int64_t k = 0; k < d.s; ++k) s += static_cast<double>(xp[(i * d.c + c) * d.s + k]);
+          mu = cnt ? s / static_cast<double>(cnt) : 0.0;
+          for (int64_t i = 0; i < d.n; ++i)
+            for (int64_t k = 0; k < d.s; ++k) {
+              double v = static_cast<double>(xp[(i * d.c + c) * d.s + k]) - mu;
+              q += v * v;
+            }
+          var = cnt ? q / static_cast<double>(cnt) : 0.0;
+        } else {
+          mu = rm[c];
+          var = rv[c];
+        }
+        const double inv = 1.0 / std::sqrt(var + eps);
+        double sg = 0, sgx = 0;  // sum(g), sum(g * xhat)
+        for (int64_t i = 0; i < d.n; ++i) {
+          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
+          A a_sg = 0, a_sgx = 0;
+          const A mu_a = static_cast<A>(mu);
+          for (int64_t k = 0; k < d.s; ++k) {
+            A gv = static_cast<A>(gr[k]);
+            a_sg += gv;
+            a_sgx += gv * (static_cast<A>(xr[k]) - mu_a);
+          }
+          sg += a_sg;
+          sgx += a_sgx;
+        }
+        sgx *= inv;
+        dbp[c] = scalar_t(sg);
+        if (dwp) dwp[c] = scalar_t(sgx);
+        if (!dxp) continue;
+        const A k_inv = static_cast<A>(inv), wc = static_cast<A>(w[c]), mu_a = static_cast<A>(mu);
+        const A mg = static_cast<A>(cnt ? sg / static_cast<double>(cnt) : 0.0);
+        const A mgx = static_cast<A>(cnt ? sgx / static_cast<double>(cnt) : 0.0);
+        for (int64_t i = 0; i < d.n; ++i) {
+          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
+          scalar_t* dr = dxp + (i * d.c + c) * d.s;
+          for (int64_t k = 0; k < d.s; ++k) {
+            A gv = static_cast<A>(gr[k]);
+            if (batch_stats) {
+              A xh = (static_cast<A>(xr[k]) - mu_a) * k_inv;
+              dr[k] = scalar_t(wc * k_inv * (gv - mg - xh * mgx));
+            } else {
+              dr[k] = scalar_t(gv * wc * k_inv);
+            }
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace nn_kernels
+
+// ---------------------------------------------------------------- group_norm
+
+namespace {
+
+void check_group(const Tensor& x, int64_t groups, const Tensor& w, const Tensor& b) {
+  if (x.dim() < 2) (void)wrap_dim(1, x.dim());  // PyTorch's dim error comes first
+  EMBER_CHECK(x.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", x.dim());
+  const int64_t c = x.sizes()[1];
+  EMBER_CHECK(groups > 0 && c % groups == 0, "Expected number of channels in input to be divisible by ",
+              "num_groups, but got input of shape ", shape_str(x.sizes()), " and num_groups=", groups);
+  for (const Tensor* t : {&w, &b})
+    if (t->defined())
+      EMBER_CHECK(t->dim() == 1 && t->numel() == c, "Expected ", t == &w ? "weight" : "bias",
+                  " to be a vector of size equal to the number of channels in input, but got ",
+                  t == &w ? "weight" : "bias", " of shape ", shape_str(t->sizes()), " and input of shape ",
+                  shape_str(x.sizes()));
+}
+
+}  // namespace
+
+Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps,
+                     bool cudnn_enabled) {
+  (void)cudnn_enabled;
+  check_group(input, num_groups, weight, bias);
+  check_float(input, "GroupNormKernelImpl");
+  check_affine(weight, input, "weight");
+  check_affine(bias, input, "bias");
+  Tensor x = dense(input);
+  Tensor y = empty(x.sizes(), x.dtype());
+  if (x.numel() == 0) return y;
+  const NCS d = ncs(x);
+  const int64_t per = d.c / num_groups, len = per * d.s, rows = d.n * num_groups;
+  std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
+  EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    scalar_t* yp = y.data<scalar_t>();
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double mu, var;
+        moments(xp + r * len, len, mu, var);
+        const double inv = 1.0 / std::sqrt(var + eps);
+        const int64_t c0 = (r % num_groups) * per;
+        for (int64_t cc = 0; cc < per; ++cc) {
+          const int64_t c = c0 + cc;
+          const A scale = static_cast<A>(w[c] * inv), shift = static_cast<A>(b[c] - mu * w[c] * inv);
+          const scalar_t* p = xp + r * len + cc * d.s;
+          scalar_t* q = yp + r * len + cc * d.s;
+          for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(p[k]) * scale + shift);
+        }
+      }
+    });
+  });
+  return y;
+}
+
+namespace nn_kernels {
+
+std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& input, int64_t groups, const Tensor& weight,
+                                          double eps, int first) {
+  std::array<Tensor, 3> out;
+  Tensor x = dense(input), g = dense_as(grad, input);
+  const NCS d = ncs(x);
+  const int64_t per = d.c / groups, len = per * d.s, rows = d.n * groups;
+  std::vector<double> w = channel_values(weight, d.c, 1.0);
+  std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
+  out[2] = empty({d.c}, x.dtype());
+  EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data<scalar_t>();
+    const scalar_t* gp = g.data<scalar_t>();
+    scalar_t* dxp = out[0].defined() ? out[0].data<scalar_t>() : nullptr;
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double mu, var;
+        moments(xp + r * len, len, mu, var);
+        mean[r] = mu;
+        rstd[r] = 1.0 / std::sqrt(var + eps);
+        if (!dxp) continue;
+        const int64_t c0 = (r % groups) * per;
+        const A mu_a = static_cast<A>(mu), rs = static_cast<A>(rstd[r]);
+        A s1 = 0, s2 = 0;
+        for (int64_t cc = 0; cc < per; ++cc) {
+          const A wc = static_cast<A>(w[c0 + cc]);
+          for (int64_t k = 0; k < d.s; ++k) {
+            const int64_t i = r * len + cc * d.s + k;
+            A dxh = static_cast<A>(gp[i]) * wc;
+            s1 += dxh;
+            s2 += dxh * (static_cast<A>(xp[i]) - mu_a) * rs;
+          }
+        }
+        const A inv_n = len ? A(1) / static_cast<A>(len) : A(0);
+        s1 *= inv_n;
+        s2 *= inv_n;
+        for (int64_t cc = 0; cc < per; ++cc) {
+          const A wc = static_cast<A>(w[c0 + cc]);
+          for (int64_t k = 0; k < d.s; ++k) {
+            const int64_t i = r * len + cc * d.s + k;
+            A xh = (static_cast<A>(xp[i]) - mu_a) * rs;
+            dxp[i] = scalar_t(rs * (static_cast<A>(gp[i]) * wc - s1 - xh * s2));
+          }
+        }
+      }
+    });
+    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
+    scalar_t* dbp = out[2].data<scalar_t>();
+    parallel_for(0, d.c, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        A sw = 0, sb = 0;
+        for (int64_t i = 0; i < d.n; ++i) {
+          const int64_t r = i * groups + c / per;
+          const A mu_a = static_cast<A>(mean[r]), rs = static_cast<A>(rstd[r]);
+          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
+          for (int64_t k = 0; k < d.s; ++k) {
+            A gv = static_cast<A>(gr[k]);
+            sb += gv;
+            sw += gv * (static_cast<A>(xr[k]) - mu_a) * rs;
+          }
+        }
+        dbp[c] = scalar_t(sb);
+        if (dwp) dwp[c] = scalar_t(sw);
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace nn_kernels
+}  // namespace ember

@@ -1,0 +1,105 @@
+"""embedding (fused core kernel) and embedding_bag (composed: gather rows, then reduce per bag)."""
+
+from __future__ import annotations
+
+import ember
+from ember import Tensor
+
+
+def _padding(weight: Tensor, padding_idx: int | None) -> int:
+    if padding_idx is None:
+        return -1
+    n = weight.shape[0]
+    if padding_idx > 0:
+        assert padding_idx < n, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
+        padding_idx = n + padding_idx
+    return padding_idx
+
+
+def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rows of ``weight`` used by ``input`` whose norm exceeds max_norm are scaled down in place."""
+    with ember.no_grad():
+        idx = ember.unique(input.reshape(-1))
+        if idx.numel() == 0:
+            return
+        rows = weight[idx]
+        norms = rows.norm(norm_type, 1, keepdim=True)
+        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7), ember.ones_like(norms))
+        weight[idx] = rows * scale
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    pad = _padding(weight, padding_idx)
+    if max_norm is not None:
+        _renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return ember.embedding(weight, input, pad, scale_grad_by_freq, sparse)
+
+
+def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> tuple[Tensor, Tensor, int]:
+    """Flat indices, the bag id of each, and the number of bags."""
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type Tensor")
+        b, length = input.shape
+        return input.reshape(-1), ember.arange(b).repeat_interleave(length), b
+    if input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    starts = [int(v) for v in offsets.tolist()]
+    n = input.numel()
+    if starts and starts[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {starts[0]}")
+    if starts and starts[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length ({n}), but got offsets[-1] of "
+                           f"{starts[-1]}")
+    ends = starts[1:] + ([] if include_last_offset else [n])
+    if include_last_offset:
+        starts = starts[:-1]
+    counts = [max(e - s, 0) for s, e in zip(starts, ends, strict=True)]
+    bag = ember.arange(len(counts)).repeat_interleave(ember.tensor(counts, dtype=ember.int64))
+    # with include_last_offset, indices past the last offset belong to no bag
+    return input[: sum(counts)], bag, len(counts)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
+                  sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                      "on GitHub.")
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                             f"then it must have the same shape as the input ({tuple(input.shape)})")
+    flat, bag, nbags = _bags(input, offsets, include_last_offset)
+    pad = _padding(weight, padding_idx)
+    if max_norm is not None:
+        _renorm_(weight, flat, max_norm, norm_type)
+    rows = ember.embedding(weight, flat, pad, scale_grad_by_freq, sparse)
+    keep = (flat != pad).to(weight.dtype).unsqueeze(1)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    dim = weight.shape[1]
+    if mode == "max":
+        out = []
+        for b in range(nbags):
+            sel = (bag == b) & (flat != pad)
+            out.append(rows[sel].amax(0) if bool(sel.any()) else ember.zeros(dim, dtype=weight.dtype))
+        return ember.stack(out) if out else ember.zeros(0, dim, dtype=weight.dtype)
+    total = ember.zeros(nbags, dim, dtype=weight.dtype).index_add(0, bag, rows * keep)
+    if mode == "sum":
+        return total
+    count = ember.zeros(nbags, 1, dtype=weight.dtype).index_add(0, bag, keep)
+    return total / count.clamp(min=1)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember.optim._foreach_step import sgd_step, use_foreach
 from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
 
 __all__ = ["SGD"]
@@ -30,7 +31,11 @@ class SGD(Optimizer):
         with ember.no_grad():
             for group in self.param_groups:
                 lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
-                for p in _params_with_grad(group):
+                params = list(_params_with_grad(group))
+                if params and use_foreach(group):
+                    sgd_step(params, self.state, group)
+                    continue
+                for p in params:
                     g = p.grad if not group["maximize"] else -p.grad
                     if wd != 0:
                         g = g.add(p, alpha=wd)

@@ -106,3 +106,41 @@ for _n in ("addcmul", "addcdiv"):
         BUILDERS[f"_foreach_{_n}{_s}.Scalar"] = addc_builder
 for _n in ("sqrt", "sqrt_", "neg", "neg_"):
     BUILDERS[f"_foreach_{_n}"] = unary_builder
+
+
+# ---- fused optimizer steps: every state tensor is compared after the call --------------------
+
+def _adam_lists(n_amsgrad: bool, dtype: str = "float32") -> tuple:
+    p, g = tl(dtype), tl(dtype)
+    m, v = tl(dtype), tl(dtype, "positive")
+    mx = tl(dtype, "positive") if n_amsgrad else []
+    steps = [T((), "float32", "positive") for _ in SHAPES]
+    return p, g, m, v, mx, steps
+
+
+def fused_adam_builder(op: dict) -> list:
+    kw = dict(lr=1e-2, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)
+    cases = [C("plain", *_adam_lists(False), **kw),
+             C("f64", *_adam_lists(False, "float64"), **kw),
+             C("wd", *_adam_lists(False), **{**kw, "weight_decay": 0.1}),
+             C("amsgrad", *_adam_lists(True), **{**kw, "amsgrad": True}),
+             C("maximize", *_adam_lists(False), **{**kw, "maximize": True, "beta1": 0.5}),
+             C("grad-scale", *_adam_lists(False), **kw, grad_scale=T((), "float32", "positive")),
+             C("found-inf", *_adam_lists(False), **kw, found_inf=T((), "float32", values=(1.0,))),
+             C("len-mismatch", tl(), tl()[:2], tl(), tl(), [], [T((), "float32", "positive")] * 3, **kw)]
+    return cases
+
+
+def fused_sgd_builder(op: dict) -> list:
+    kw = dict(weight_decay=0.0, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
+              is_first_step=False)
+    return [C("momentum", tl(), tl(), tl(), **kw), C("first", tl(), tl(), tl(), **{**kw, "is_first_step": True}),
+            C("f64", tl("float64"), tl("float64"), tl("float64"), **kw),
+            C("nesterov-wd", tl(), tl(), tl(), **{**kw, "nesterov": True, "weight_decay": 0.01}),
+            C("dampening-max", tl(), tl(), tl(), **{**kw, "dampening": 0.3, "maximize": True}),
+            C("no-momentum", tl(), tl(), [], **{**kw, "momentum": 0.0}),
+            C("grad-scale", tl(), tl(), tl(), **kw, grad_scale=T((), "float32", "positive"))]
+
+
+BUILDERS.update({"_fused_adam_": fused_adam_builder, "_fused_adamw_": fused_adam_builder,
+                 "_fused_sgd_": fused_sgd_builder})

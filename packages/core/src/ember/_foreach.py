@@ -2,7 +2,7 @@
 
 The C++ bodies live in csrc/ops/foreach.cpp. PyTorch's in-place forms return the very list
 (or tuple) they were given; the generated bindings build a new list, so the in-place forms
-are wrapped here to hand back their argument.
+are wrapped here to hand back their argument; the fused optimizer steps return None.
 """
 
 from __future__ import annotations
@@ -29,5 +29,17 @@ def _returning_self(name: str) -> Callable[..., Any]:
     return op
 
 
+def _returning_none(name: str) -> Callable[..., Any]:
+    impl = getattr(_C, name)
+
+    def op(*args: Any, **kwargs: Any) -> None:
+        impl(*args, **kwargs)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"torch.{name}: a whole optimizer step, one pass over each parameter (returns None)."
+    return op
+
+
 OPS: dict[str, Callable[..., Any]] = {f"_foreach_{n}": getattr(_C, f"_foreach_{n}") for n in _OUT_OF_PLACE}
 OPS.update({f"_foreach_{n}": _returning_self(f"_foreach_{n}") for n in _INPLACE})
+OPS.update({n: _returning_none(n) for n in ("_fused_adam_", "_fused_adamw_", "_fused_sgd_")})

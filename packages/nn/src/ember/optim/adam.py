@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import adam_step, use_foreach
+from ember.optim._foreach_step import adam_step, fused_adam_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -45,6 +45,9 @@ class Adam(Optimizer):
                         state["exp_avg_sq"] = ember.zeros_like(p)
                         if group["amsgrad"]:
                             state["max_exp_avg_sq"] = ember.zeros_like(p)
+                if params and use_fused(group, params + [p.grad for p in params]):
+                    fused_adam_step(params, [self.state[p] for p in params], group)
+                    continue
                 if params and use_foreach(group):
                     adam_step(params, [self.state[p] for p in params], group)
                     continue

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import sgd_step, use_foreach
+from ember.optim._foreach_step import fused_sgd_step, sgd_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
 
 __all__ = ["SGD"]
@@ -32,6 +32,9 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
                 params = list(_params_with_grad(group))
+                if params and use_fused(group, params + [p.grad for p in params]):
+                    fused_sgd_step(params, self.state, group)
+                    continue
                 if params and use_foreach(group):
                     sgd_step(params, self.state, group)
                     continue

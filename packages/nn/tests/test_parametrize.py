@@ -304,3 +304,17 @@ def test_deepcopy_parametrized() -> None:
     m2 = copy.deepcopy(m)
     np.testing.assert_allclose(m2.weight.detach().numpy(), m.weight.detach().numpy())
     assert m2.parametrizations.weight.original is not m.parametrizations.weight.original
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 6), (6, 3), (2, 3, 4)])
+def test_init_orthogonal_matches_torch(torch: Any, shape: tuple[int, ...]) -> None:
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    e = nn.init.orthogonal_(ember.empty(*shape), gain=2.0)
+    t = torch.nn.init.orthogonal_(torch.empty(*shape), gain=2.0)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+    flat = e.numpy().reshape(shape[0], -1) / 2
+    gram = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
+    np.testing.assert_allclose(gram, np.eye(min(flat.shape)), atol=1e-5)
+    with pytest.raises(ValueError, match="Only tensors with 2 or more dimensions"):
+        nn.init.orthogonal_(ember.empty(3))

@@ -12,11 +12,12 @@ from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
 from ember.optim.adamax import Adamax
+from ember.optim.lbfgs import LBFGS  # nnutils
 from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer  # noqa: I001
 from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
 from ember.optim.sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
            "lr_scheduler"]

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ember.optim import lr_scheduler  # noqa: E402
+from ember.optim import swa_utils  # noqa: E402  (nnutils)
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
@@ -20,4 +21,4 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.sgd import SGD
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
-           "lr_scheduler"]
+           "lr_scheduler", "swa_utils"]

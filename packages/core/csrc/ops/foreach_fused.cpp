@@ -230,31 +230,70 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
   return self;
 }
 
+// SGD's element loop, branch-free per option set (as for Adam). Mom: 0 none, 1 first step
+// (the buffer starts as the gradient), 2 later steps.
+template <class T>
+struct SgdConsts {
+  T wd, mu, keep, step, scale, sign;
+};
+
+#define EMBER_SGD_LOOP(NAME, ATTRS)                                                               \
+  template <class T, bool Scaled, bool Wd, int Mom, bool Nesterov>                              \
+  ATTRS void NAME(T* __restrict__ p, T* __restrict__ g, T* __restrict__ buf, const SgdConsts<T> c, \
+                  int64_t begin, int64_t end) {                                                  \
+    const T wd = c.wd, mu = c.mu, keep = c.keep, step = c.step, scale = c.scale, sign = c.sign;  \
+    for (int64_t i = begin; i < end; ++i) {                                                      \
+      T gi = g[i];                                                                               \
+      if constexpr (Scaled) {                                                                    \
+        gi = gi / scale;                                                                         \
+        g[i] = gi;                                                                               \
+      }                                                                                          \
+      gi = gi * sign;                                                                            \
+      if constexpr (Wd) gi = gi + wd * p[i];                                                     \
+      if constexpr (Mom == 1) buf[i] = gi;                                                       \
+      if constexpr (Mom == 2) {                                                                  \
+        T b = buf[i] * mu;                                                                       \
+        b = b + keep * gi;                                                                       \
+        buf[i] = b;                                                                              \
+      }                                                                                          \
+      if constexpr (Mom != 0) gi = Nesterov ? gi + mu * buf[i] : buf[i];                         \
+      p[i] = p[i] + step * gi;                                                                   \
+    }                                                                                            \
+  }
+
+EMBER_SGD_LOOP(sgd_range_base, )
+#ifdef EMBER_FUSED_X86
+EMBER_SGD_LOOP(sgd_range_avx2, __attribute__((target("avx2"))))
+#endif
+
+template <class T, bool Scaled, bool Wd, int Mom, bool Nesterov>
+void sgd_range(T* p, T* g, T* buf, const SgdConsts<T> c, int64_t begin, int64_t end) {
+#ifdef EMBER_FUSED_X86
+  if (has_avx2()) return sgd_range_avx2<T, Scaled, Wd, Mom, Nesterov>(p, g, buf, c, begin, end);
+#endif
+  sgd_range_base<T, Scaled, Wd, Mom, Nesterov>(p, g, buf, c, begin, end);
+}
+
+template <class T, bool Scaled, bool Wd>
+auto pick_sgd(int mom, bool nesterov) {
+  if (mom == 0) return &sgd_range<T, Scaled, Wd, 0, false>;
+  if (mom == 1) return nesterov ? &sgd_range<T, Scaled, Wd, 1, true> : &sgd_range<T, Scaled, Wd, 1, false>;
+  return nesterov ? &sgd_range<T, Scaled, Wd, 2, true> : &sgd_range<T, Scaled, Wd, 2, false>;
+}
+
 template <class T>
 void sgd_one(const Tensor& param, const Tensor& grad, const Tensor& buf_t, double weight_decay, double momentum,
              double lr, double dampening, bool nesterov, bool maximize, bool first, const double* grad_scale) {
   T* p = param.data<T>();
   T* g = grad.data<T>();
   T* buf = momentum != 0 ? buf_t.data<T>() : nullptr;
-  const T wd = T(weight_decay), mu = T(momentum), keep = T(1 - dampening), step = T(-lr);
-  parallel_for(0, param.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T gi = g[i];
-      if (grad_scale) {
-        gi = gi / T(*grad_scale);
-        g[i] = gi;
-      }
-      if (maximize) gi = -gi;
-      if (weight_decay != 0) gi = gi + wd * p[i];
-      if (buf) {
-        T b = first ? gi : buf[i] * mu;
-        if (!first) b = b + keep * gi;
-        buf[i] = b;
-        gi = nesterov ? gi + mu * b : b;
-      }
-      p[i] = p[i] + step * gi;
-    }
-  });
+  const SgdConsts<T> c{T(weight_decay), T(momentum), T(1 - dampening), T(-lr),
+                       T(grad_scale ? *grad_scale : 1.0), T(maximize ? -1 : 1)};
+  const int mom = momentum == 0 ? 0 : first ? 1 : 2;
+  const bool wd = weight_decay != 0;
+  const auto fn = grad_scale ? (wd ? pick_sgd<T, true, true>(mom, nesterov) : pick_sgd<T, true, false>(mom, nesterov))
+                             : (wd ? pick_sgd<T, false, true>(mom, nesterov) : pick_sgd<T, false, false>(mom, nesterov));
+  parallel_for(0, param.numel(), kGrainSize, [&](int64_t begin, int64_t end) { fn(p, g, buf, c, begin, end); });
 }
 
 }  // namespace

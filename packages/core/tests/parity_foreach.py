@@ -47,7 +47,8 @@ def list_builder(op: dict) -> list:
     cases = [C("f32", S(), tl(dom=dom)), C("f64", S("float64"), tl("float64", dom)),
              C("mixed", S(), tl("float64", dom)), C("views", S(view="t"), tl(dom=dom, view="slice2")),
              C("broadcast", _self(op, [T((3, 4))]), [T((4,), "float32", dom)]),
-             C("len-mismatch", S(), tl(dom=dom)[:2]), C("shape-mismatch", _self(op, [T((3,))]), [T((4,), "float32", dom)]),
+             C("len-mismatch", S(), tl(dom=dom)[:2]),
+             C("shape-mismatch", _self(op, [T((3,))]), [T((4,), "float32", dom)]),
              C("empty-list", _self(op, []), [])]
     if name.startswith(("_foreach_add", "_foreach_sub")):
         cases += [C("alpha", S(), tl(), alpha=-0.5), C("alpha-int", S("int64"), tl("int64"), alpha=3)]

@@ -32,7 +32,7 @@ def _run(lib: Any, cls_name: str, kwargs: dict[str, Any], steps: int = 8, skip_f
     ps = [lib.tensor(a.tolist(), dtype=dt, requires_grad=True) for a in _params()]
     opt = getattr(lib.optim, cls_name)(ps, **kwargs)
     for k in range(steps):
-        for i, (p, g) in enumerate(zip(ps, _grads(k))):
+        for i, (p, g) in enumerate(zip(ps, _grads(k), strict=False)):
             # The last parameter gets no gradient on step 0: its step count lags the others.
             p.grad = None if (skip_first and k == 0 and i == len(ps) - 1) else lib.tensor(g.tolist(), dtype=dt)
         opt.step()
@@ -57,7 +57,7 @@ CONFIGS = [
 def test_foreach_equals_per_parameter_bitwise(name: str, kwargs: dict[str, Any], skip_first: bool) -> None:
     fused = _run(ember, name, {**kwargs, "foreach": True}, skip_first=skip_first)
     loop = _run(ember, name, {**kwargs, "foreach": False}, skip_first=skip_first)
-    for a, b in zip(fused, loop):
+    for a, b in zip(fused, loop, strict=False):
         np.testing.assert_array_equal(a, b)
 
 
@@ -68,7 +68,7 @@ def test_fused_within_1e6_of_per_parameter(name: str, kwargs: dict[str, Any], sk
     loop = _run(ember, name, {**kwargs, "foreach": False}, skip_first=skip_first, dtype=dtype)
     for extra in ({}, {"fused": True}):  # the default takes the fused kernels
         fused = _run(ember, name, {**kwargs, **extra}, skip_first=skip_first, dtype=dtype)
-        for a, b in zip(fused, loop):
+        for a, b in zip(fused, loop, strict=False):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7 if dtype == "float32" else 1e-15)
 
 
@@ -77,7 +77,7 @@ def test_fused_within_1e6_of_per_parameter(name: str, kwargs: dict[str, Any], sk
 def test_foreach_trajectory_matches_torch(torch: Any, name: str, kwargs: dict[str, Any], torch_foreach: bool) -> None:
     ours = _run(ember, name, kwargs, skip_first=True)
     ref = _run(torch, name, {**kwargs, "foreach": torch_foreach}, skip_first=True)
-    for a, b in zip(ours, ref):
+    for a, b in zip(ours, ref, strict=False):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
@@ -86,11 +86,11 @@ def test_foreach_state_matches_torch(torch: Any) -> None:
     t = [torch.tensor(a, requires_grad=True) for a in _params()]
     eo, to = ember.optim.Adam(e, lr=0.01, foreach=True), torch.optim.Adam(t, lr=0.01, foreach=True)
     for k in range(3):
-        for pe, pt, g in zip(e, t, _grads(k)):
+        for pe, pt, g in zip(e, t, _grads(k), strict=False):
             pe.grad, pt.grad = ember.tensor(g.tolist()), torch.tensor(g)
         eo.step()
         to.step()
-    for pe, pt in zip(e, t):
+    for pe, pt in zip(e, t, strict=False):
         se, st = eo.state[pe], to.state[pt]
         assert sorted(se) == sorted(st)
         assert float(se["step"]) == float(st["step"]) == 3.0
@@ -105,7 +105,7 @@ def test_foreach_ops_are_differentiable(torch: Any) -> None:
         a = lib._foreach_mul(ts, ts)
         b = lib._foreach_addcdiv(list(a), ts, list(lib._foreach_add(ts, 1.0)), value=0.5)
         sum(x.sum() for x in lib._foreach_sqrt(list(b))).backward()
-    for pe, pt in zip(e, t):
+    for pe, pt in zip(e, t, strict=False):
         np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=1e-12)
 
 

@@ -60,7 +60,7 @@ def test_twenty_steps_match_torch(torch: Any, kwargs: dict[str, Any], dtype: str
     pe, le, oe = _run(ember, kwargs, dtype=dtype)
     pt, lt, ot = _run(torch, kwargs, dtype=dtype)
     rtol = 1e-5 if dtype == "float64" else 1e-4
-    for a, b in zip(pe, pt):
+    for a, b in zip(pe, pt, strict=False):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * 1e-1)
     np.testing.assert_allclose(le[:-1], lt[:-1], rtol=rtol)
     if dtype == "float64":

@@ -144,7 +144,7 @@ def test_cached_computes_once() -> None:
         a, b = m.weight, m.weight
         assert a is b
     assert len(calls) == 1
-    m.weight
+    _ = m.weight
     assert len(calls) == 2
 
 
@@ -160,7 +160,7 @@ def test_weight_norm_matches_torch(torch: Any) -> None:
         x = np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32)
         tm(torch.tensor(x)).sum().backward()
         em(ember.tensor(x.tolist())).sum().backward()
-        for (n, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters()):
+        for pe, pt in zip(em.parameters(), tm.parameters(), strict=True):
             _close(pe.grad, pt.grad, rtol=1e-4, atol=1e-5)
 
 

@@ -7,8 +7,7 @@
 
 from __future__ import annotations
 
-from ember.optim import lr_scheduler  # noqa: E402
-from ember.optim import swa_utils  # noqa: E402  (nnutils)
+from ember.optim import lr_scheduler, swa_utils  # noqa: E402  (swa_utils: nnutils)
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW

@@ -76,7 +76,7 @@ def sgd_step(params: list[Tensor], state: Any, group: dict[str, Any]) -> None:
         bufs: list[Tensor] = []
         existing: list[Tensor] = []
         existing_grads: list[Tensor] = []
-        for g, p in zip(grads, params):
+        for g, p in zip(grads, params, strict=False):
             buf = state[p].get("momentum_buffer")
             if buf is None:  # the first step seeds the buffer with the gradient itself
                 buf = g.clone().detach()

@@ -156,7 +156,7 @@ class LBFGS(Optimizer):
         return [p.clone() for p in self._params]
 
     def _set_param(self, params_data: list[Tensor]) -> None:
-        for p, pdata in zip(self._params, params_data):
+        for p, pdata in zip(self._params, params_data, strict=False):
             p.copy_(pdata)
 
     def _directional_evaluate(self, closure: Callable[[], Any], x: list[Tensor], t: Any,

@@ -38,7 +38,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[[ParamList, ParamList
             if ema_param_list[0].is_floating_point():
                 ember._foreach_lerp_(ema_param_list, current_param_list, 1 - decay)
             else:
-                for p_ema, p_model in zip(ema_param_list, current_param_list):
+                for p_ema, p_model in zip(ema_param_list, current_param_list, strict=False):
                     p_ema.copy_(p_ema * decay + p_model * (1 - decay))
 
     return ema_update
@@ -107,7 +107,7 @@ class AveragedModel(Module):
         averaged: list[Tensor] = []
         current: list[Tensor] = []
         first = int(self.n_averaged) == 0
-        for p_averaged, p_model in zip(self_param, model_param):
+        for p_averaged, p_model in zip(self_param, model_param, strict=False):
             p_model_ = p_model.detach()
             averaged.append(p_averaged.detach())
             current.append(p_model_)
@@ -119,7 +119,7 @@ class AveragedModel(Module):
             if self.multi_avg_fn is not None:
                 # One call per dtype group (the lists must be homogeneous).
                 groups: dict[Any, tuple[list[Tensor], list[Tensor]]] = {}
-                for a, c in zip(averaged, current):
+                for a, c in zip(averaged, current, strict=False):
                     g = groups.setdefault(a.dtype, ([], []))
                     g[0].append(a)
                     g[1].append(c)
@@ -129,12 +129,12 @@ class AveragedModel(Module):
                 # torch on CPU averages one tensor at a time (get_swa_avg_fn by default).
                 fn = self.avg_fn or get_swa_avg_fn()
                 with ember.no_grad():
-                    for a, c in zip(averaged, current):
+                    for a, c in zip(averaged, current, strict=False):
                         a.copy_(fn(a, c, n))
         if not self.use_buffers:
             # Buffers (e.g. BatchNorm statistics) are copied, not averaged.
             with ember.no_grad():
-                for b_swa, b_model in zip(self.module.buffers(), model.buffers()):
+                for b_swa, b_model in zip(self.module.buffers(), model.buffers(), strict=False):
                     b_swa.detach().copy_(b_model.detach())
         with ember.no_grad():
             self.n_averaged += 1
@@ -175,7 +175,7 @@ class SWALR(LRScheduler):
         if len(swa_lrs) != len(optimizer.param_groups):
             raise ValueError(f"swa_lr must have the same length as optimizer.param_groups: swa_lr has "
                              f"{len(swa_lrs)}, optimizer.param_groups has {len(optimizer.param_groups)}")
-        for lr, group in zip(swa_lrs, optimizer.param_groups):
+        for lr, group in zip(swa_lrs, optimizer.param_groups, strict=False):
             group["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
@@ -213,7 +213,8 @@ class SWALR(LRScheduler):
                     for group in self.optimizer.param_groups]
         t = max(0, min(1, step / max(1, self.anneal_epochs)))
         alpha = self.anneal_func(t)
-        return [group["swa_lr"] * alpha + lr * (1 - alpha) for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
+        groups = self.optimizer.param_groups
+        return [group["swa_lr"] * alpha + lr * (1 - alpha) for group, lr in zip(groups, prev_lrs, strict=True)]
 
     def _set_anneal_func(self, anneal_strategy: str) -> None:
         self._anneal_strategy = anneal_strategy

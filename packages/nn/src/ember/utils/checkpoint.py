@@ -78,7 +78,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> tuple[Any, ...]:
         inputs = list(ctx.inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=False):
             inputs[i] = t
         with ember.random.fork_rng(enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
@@ -88,7 +88,8 @@ class CheckpointFunction(Function):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if isinstance(o, Tensor) and o.requires_grad]
+        pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False)
+                 if isinstance(o, Tensor) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
@@ -143,7 +144,8 @@ class _Frame:
                     "forward and recomputation.\n"
                     f"Number of tensors saved during forward: {len(self.metadata)}\n"
                     f"Number of tensors saved during recomputation: {len(saved)}")
-            bad = [(k, m, _meta(t)) for k, (m, t) in enumerate(zip(self.metadata, saved)) if _meta(t) != m]
+            pairs = enumerate(zip(self.metadata, saved, strict=True))
+            bad = [(k, m, _meta(t)) for k, (m, t) in pairs if _meta(t) != m]
             if bad:
                 lines = "".join(f"tensor at position {k}:\nsaved metadata: {m}\nrecomputed metadata: {r}\n"
                                 for k, m, r in bad)

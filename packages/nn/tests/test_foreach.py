@@ -125,3 +125,13 @@ def test_foreach_errors_match_torch(torch: Any) -> None:
             lib._foreach_add_([lib.ones(2)], [lib.ones(2), lib.ones(2)])
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
             lib._foreach_mul_([lib.ones(2, requires_grad=True)], 2.0)
+
+
+def test_fused_flag_errors_match_torch(torch: Any) -> None:
+    for lib in (ember, torch):
+        p = [lib.zeros(2, requires_grad=True)]
+        for cls in (lib.optim.Adam, lib.optim.AdamW, lib.optim.SGD):
+            with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+                cls(p, lr=0.1, fused=True, foreach=True)
+            with pytest.raises(RuntimeError, match="`fused` does not support `differentiable`"):
+                cls(p, lr=0.1, fused=True, differentiable=True)

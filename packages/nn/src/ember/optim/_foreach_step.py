@@ -17,6 +17,15 @@ import ember
 from ember import Tensor
 
 
+def check_fused_flags(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
+    """torch's constructor checks for fused=True."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def use_foreach(group: dict[str, Any]) -> bool:
     # The differentiable path must record every op on the graph one tensor at a time.
     return group.get("foreach") is not False and not group.get("differentiable", False)

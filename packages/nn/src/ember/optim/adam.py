@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import adam_step, fused_adam_step, use_foreach, use_fused
+from ember.optim._foreach_step import adam_step, check_fused_flags, fused_adam_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -22,6 +22,7 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        check_fused_flags(fused, foreach, differentiable)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)

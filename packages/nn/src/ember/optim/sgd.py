@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import fused_sgd_step, sgd_step, use_foreach, use_fused
+from ember.optim._foreach_step import check_fused_flags, fused_sgd_step, sgd_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
 
 __all__ = ["SGD"]
@@ -25,6 +25,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_fused_flags(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)

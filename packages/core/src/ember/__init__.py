@@ -57,6 +57,9 @@ from ember._linalg_top import (  # noqa: E402, F401, E501
     trace,
 )
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
+from ember._foreach import OPS as _FOREACH_OPS  # noqa: E402  (torch._foreach_* multi-tensor ops)
+
+globals().update(_FOREACH_OPS)
 
 
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,

@@ -7,16 +7,17 @@
 
 from __future__ import annotations
 
-from ember.optim import lr_scheduler  # noqa: E402
+from ember.optim import lr_scheduler, swa_utils  # noqa: E402  (swa_utils: nnutils)
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
 from ember.optim.adamax import Adamax
+from ember.optim.lbfgs import LBFGS  # nnutils
 from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer  # noqa: I001
 from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
 from ember.optim.sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
-           "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
+           "lr_scheduler", "swa_utils"]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember.optim._foreach_step import adam_step, check_fused_flags, fused_adam_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -21,6 +22,7 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        check_fused_flags(fused, foreach, differentiable)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -35,7 +37,8 @@ class Adam(Optimizer):
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-                for p in _params_with_grad(group):
+                params = list(_params_with_grad(group))
+                for p in params:
                     state = self.state[p]
                     if not state:
                         state["step"] = _step_tensor()
@@ -43,6 +46,14 @@ class Adam(Optimizer):
                         state["exp_avg_sq"] = ember.zeros_like(p)
                         if group["amsgrad"]:
                             state["max_exp_avg_sq"] = ember.zeros_like(p)
+                if params and use_fused(group, params + [p.grad for p in params]):
+                    fused_adam_step(params, [self.state[p] for p in params], group)
+                    continue
+                if params and use_foreach(group):
+                    adam_step(params, [self.state[p] for p in params], group)
+                    continue
+                for p in params:
+                    state = self.state[p]
                     g = p.grad if not group["maximize"] else -p.grad
                     state["step"] += 1
                     if wd != 0:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember.optim._foreach_step import check_fused_flags, fused_sgd_step, sgd_step, use_foreach, use_fused
 from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
 
 __all__ = ["SGD"]
@@ -24,13 +25,21 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_fused_flags(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
-                for p in _params_with_grad(group):
+                params = list(_params_with_grad(group))
+                if params and use_fused(group, params + [p.grad for p in params]):
+                    fused_sgd_step(params, self.state, group)
+                    continue
+                if params and use_foreach(group):
+                    sgd_step(params, self.state, group)
+                    continue
+                for p in params:
                     g = p.grad if not group["maximize"] else -p.grad
                     if wd != 0:
                         g = g.add(p, alpha=wd)

@@ -1,0 +1,228 @@
+"""Activation checkpointing (``torch.utils.checkpoint``): run a block without keeping its
+intermediate activations and recompute them during backward, trading compute for memory.
+
+Two variants, as in PyTorch: ``use_reentrant=True`` (an autograd Function whose backward
+reruns the block and calls backward on it) and ``use_reentrant=False`` (the block's saved
+tensors are dropped through saved-tensor hooks and recomputed, all at once, the first time
+backward asks for one). Both restore the RNG state so dropout draws the same mask.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ember
+from ember import Tensor
+from ember.autograd.function import Function
+from ember.autograd.graph import saved_tensors_hooks
+
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
+           "detach_variable", "noop_context_fn"]
+
+
+class CheckpointError(RuntimeError):
+    """Raised when recomputation does not reproduce what the forward pass saved."""
+
+
+def noop_context_fn() -> tuple[contextlib.AbstractContextManager[Any], contextlib.AbstractContextManager[Any]]:
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Detached copies of the tensors in ``inputs`` that keep their requires_grad flag."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: "
+                           f"{type(inputs).__name__}")
+    out = []
+    for inp in inputs:
+        if not isinstance(inp, Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+def check_backward_validity(inputs: Iterable[Any]) -> None:
+    if not any(isinstance(inp, Tensor) and inp.requires_grad for inp in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+
+
+class CheckpointFunction(Function):
+    """The reentrant variant: forward under no_grad, backward reruns the block with grad."""
+
+    @staticmethod
+    def forward(ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool, *args: Any) -> Any:
+        check_backward_validity(args)
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_cpu_state = ember.get_rng_state()
+        ctx.inputs, ctx.tensor_indices = [], []
+        tensor_inputs = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                tensor_inputs.append(arg)
+                ctx.tensor_indices.append(i)
+                ctx.inputs.append(None)
+            else:
+                ctx.inputs.append(arg)
+        ctx.save_for_backward(*tensor_inputs)
+        with ember.no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> tuple[Any, ...]:
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=False):
+            inputs[i] = t
+        with ember.random.fork_rng(enabled=ctx.preserve_rng_state):
+            if ctx.preserve_rng_state:
+                ember.set_rng_state(ctx.fwd_cpu_state)
+            detached = detach_variable(tuple(inputs))
+            with ember.enable_grad():
+                outputs = ctx.run_function(*detached)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False)
+                 if isinstance(o, Tensor) and o.requires_grad]
+        if not pairs:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
+        ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
+
+
+def _meta(t: Tensor) -> dict[str, Any]:
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
+
+
+class _Frame:
+    """One non-reentrant checkpoint call: what recomputation needs, and its results."""
+
+    def __init__(self, recompute: Callable[[], None], determinism_check: str) -> None:
+        self.recompute = recompute
+        self.determinism_check = determinism_check
+        self.metadata: list[dict[str, Any]] = []
+        self.recomputed: dict[int, Tensor] = {}
+        self.unpacked: set[int] = set()
+
+    def pack(self, t: Tensor) -> int:
+        # Keep only the position (and metadata for the determinism check): the tensor is dropped.
+        self.metadata.append(_meta(t))
+        return len(self.metadata) - 1
+
+    def unpack(self, k: int) -> Tensor:
+        if k not in self.recomputed:
+            self._run_recompute()
+            self.unpacked = set()
+        t = self.recomputed[k]
+        # Once backward has read every saved tensor, free them (another backward recomputes).
+        self.unpacked.add(k)
+        if len(self.unpacked) == len(self.metadata):
+            self.recomputed = {}
+        return t
+
+    def _run_recompute(self) -> None:
+        saved: list[Tensor] = []
+
+        def pack(t: Tensor) -> None:
+            saved.append(t.detach() if t.requires_grad else t)
+
+        def unpack(_: Any) -> Tensor:
+            raise CheckpointError("torch.utils.checkpoint: unpacking a tensor saved during recomputation")
+
+        with saved_tensors_hooks(pack, unpack):
+            self.recompute()
+        if self.determinism_check == "default":
+            if len(saved) != len(self.metadata):
+                raise CheckpointError(
+                    "torch.utils.checkpoint: A different number of tensors was saved during the original "
+                    "forward and recomputation.\n"
+                    f"Number of tensors saved during forward: {len(self.metadata)}\n"
+                    f"Number of tensors saved during recomputation: {len(saved)}")
+            pairs = enumerate(zip(self.metadata, saved, strict=True))
+            bad = [(k, m, _meta(t)) for k, (m, t) in pairs if _meta(t) != m]
+            if bad:
+                lines = "".join(f"tensor at position {k}:\nsaved metadata: {m}\nrecomputed metadata: {r}\n"
+                                for k, m, r in bad)
+                raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
+                                      "different metadata than during the forward pass.\n" + lines)
+        self.recomputed = dict(enumerate(saved))
+
+
+def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_state: bool,
+                                  context_fn: Callable[..., Any], determinism_check: str, *args: Any,
+                                  **kwargs: Any) -> Any:
+    forward_context, recompute_context = context_fn()
+    fwd_state = ember.get_rng_state() if preserve_rng_state else None
+
+    def recompute() -> None:
+        with ember.random.fork_rng(enabled=preserve_rng_state):
+            if preserve_rng_state:
+                ember.set_rng_state(fwd_state)
+            with ember.enable_grad(), recompute_context:
+                function(*args, **kwargs)
+
+    frame = _Frame(recompute, determinism_check)
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+        return function(*args, **kwargs)
+
+
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               context_fn: Callable[..., Any] = noop_context_fn, determinism_check: str = "default",
+               debug: bool = False, **kwargs: Any) -> Any:
+    """Run ``function(*args, **kwargs)`` without storing its activations; recompute in backward."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+                      "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
+                      "exception. use_reentrant=False is recommended, but if you need to preserve the current "
+                      "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+                      "differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs and use_reentrant:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+        return CheckpointFunction.apply(function, preserve, *args)
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
+    return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, *args, **kwargs)
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentrant: bool | None = None,
+                          **kwargs: Any) -> Any:
+    """Split a sequence of modules into ``segments`` chunks; checkpoint all but the last."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
+                      "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
+                      "passed. use_reentrant=False is recommended, but if you need to preserve the current "
+                      "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+                      "differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+
+    def run_function(start: int, end: int, functions: list[Any]) -> Callable[[Any], Any]:
+        def forward(x: Any) -> Any:
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+
+        return forward
+
+    if isinstance(functions, ember.nn.Sequential):
+        functions = list(functions.children())
+    segment_size = len(functions) // segments
+    end = -1
+    for start in range(0, segment_size * (segments - 1), segment_size):
+        end = start + segment_size - 1
+        input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return run_function(end + 1, len(functions) - 1, functions)(input)

@@ -90,6 +90,13 @@ void pop() {
   if (s.done.size() >= 4096 || s.open.empty()) s.flush();
 }
 
+void annotate_top(std::string stack, std::string concrete) {
+  ThreadState& s = state();
+  if (s.open.empty()) return;
+  s.open.back().stack = std::move(stack);
+  s.open.back().concrete = std::move(concrete);
+}
+
 void record_memory(int64_t bytes) {
   if (!g_config.profile_memory) return;
   ThreadState& s = state();

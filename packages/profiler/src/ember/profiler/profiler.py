@@ -13,6 +13,7 @@ from warnings import warn
 from ember import _C
 
 from ._events import EventList, build_events
+from ._modules import ModuleRanges
 from ._record import record_function
 
 __all__ = [
@@ -145,6 +146,7 @@ class _KinetoProfile:
         self.preset_metadata: dict[str, str] = {}
         self._events: EventList | None = None
         self._recording = False
+        self._module_ranges: ModuleRanges | None = None
 
     def prepare_trace(self) -> None:
         pass  # the core needs no warm-up; WARMUP steps simply record nothing
@@ -152,18 +154,28 @@ class _KinetoProfile:
     def start_trace(self) -> None:
         if _C._profiler_active():
             raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
-        _C._profiler_start(self.record_shapes, self.profile_memory)
+        # FLOP estimates need the shapes (and scalar arguments) of every op.
+        _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
+        if self.with_modules:
+            self._module_ranges = ModuleRanges()
+            self._module_ranges.install()
         self._recording = True
 
     def stop_trace(self) -> None:
         if not self._recording:
             return
         self._recording = False
+        if self._module_ranges is not None:
+            self._module_ranges.remove()
+            self._module_ranges = None
         raw = _C._profiler_stop()
-        events = build_events(raw, profile_memory=self.profile_memory)
-        events._with_flops = self.with_flops
+        events = build_events(
+            raw, profile_memory=self.profile_memory, with_flops=self.with_flops, keep_shapes=self.record_shapes
+        )
         if self.acc_events and self._events is not None:
-            events = EventList(list(self._events) + list(events), profile_memory=self.profile_memory)
+            events = EventList(
+                list(self._events) + list(events), profile_memory=self.profile_memory, with_flops=self.with_flops
+            )
         self._events = events
 
     def events(self) -> EventList | None:

@@ -10,7 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-_CONV = {"aten::conv1d": 1, "aten::conv2d": 2, "aten::conv3d": 3, "aten::convolution": 0, "aten::_convolution": 0}
+# Like torch, only 2-D convolutions with explicit (numeric) stride/padding/dilation are counted.
+_CONV = {"aten::conv2d"}
 
 
 def _prod(xs: Sequence[int]) -> int:
@@ -30,26 +31,22 @@ def _per_dim(v: Any, n: int) -> list[int]:
 
 def _conv(shapes: list[Any], concrete: list[Any]) -> int:
     x, w = shapes[0], shapes[1]
-    if len(x) < 3 or len(w) != len(x):
+    if len(x) != 4 or len(w) != 4:
         return 0
-    nd = len(x) - 2
-    # conv{1,2,3}d(input, weight, bias, stride, padding, dilation, groups) and
-    # convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups).
-    stride = _per_dim(_arg(concrete, 3, 1), nd)
+    nd = 2
+    # conv2d(input, weight, bias, stride, padding, dilation, groups); a string padding
+    # ("same"/"valid") is not counted, as in torch.
     pad = _arg(concrete, 4, 0)
+    if isinstance(pad, str):
+        return 0
+    stride = _per_dim(_arg(concrete, 3, 1), nd)
+    p = _per_dim(pad, nd)
     dil = _per_dim(_arg(concrete, 5, 1), nd)
-    transposed = len(concrete) > 8 and bool(concrete[6])
-    groups = int(_arg(concrete, 8 if len(concrete) > 8 else 6, 1))
-    if transposed or len(stride) != nd or len(dil) != nd:
+    groups = int(_arg(concrete, 6, 1))
+    if len(stride) != nd or len(dil) != nd or len(p) != nd:
         return 0
     spatial_in, kernel = x[2:], w[2:]
-    if pad == "same":
-        out = list(spatial_in)
-    else:
-        p = [0] * nd if pad == "valid" else _per_dim(pad, nd)
-        if len(p) != nd:
-            return 0
-        out = [(i + 2 * pi - d * (k - 1) - 1) // s + 1 for i, pi, d, k, s in zip(spatial_in, p, dil, kernel, stride)]
+    out = [(i + 2 * pi - d * (k - 1) - 1) // s + 1 for i, pi, d, k, s in zip(spatial_in, p, dil, kernel, stride)]
     if any(o <= 0 for o in out):
         return 0
     return 2 * x[0] * _prod(out) * _prod(kernel) * x[1] * w[0] // max(groups, 1)

@@ -48,7 +48,7 @@ def test_group_by_stack_n_and_source_location_column():
     table = p.key_averages(group_by_stack_n=2).table()
     header = table.splitlines()[1]
     assert header.rstrip().endswith("Source Location")
-    assert sum(f"): _two_callers" in line for line in table.splitlines()) == 2
+    assert sum("): _two_callers" in line for line in table.splitlines()) == 2
 
 
 def test_export_stacks_collapsed_format(tmp_path):

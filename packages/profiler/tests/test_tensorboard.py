@@ -13,9 +13,10 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("tensorboard")
 pytest.importorskip("PIL")
 
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
 import ember  # noqa: E402
 from ember.utils.tensorboard import SummaryWriter  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 
 def load(logdir: str) -> EventAccumulator:
@@ -243,8 +244,9 @@ def test_add_figure(tmp_path):
     assert (img.step, img.width, img.height) == (4, 100, 75)
     assert acc.Images("figs")[0].width == 120
     assert not plt.fignum_exists(fig.number)  # close=True closes rendered figures
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     pixels = np.asarray(Image.open(io.BytesIO(img.encoded_image_string)))
     assert pixels.shape == (75, 100, 3) and pixels.min() < 128  # the line is drawn on white

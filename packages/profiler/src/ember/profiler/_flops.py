@@ -46,7 +46,8 @@ def _conv(shapes: list[Any], concrete: list[Any]) -> int:
     if len(stride) != nd or len(dil) != nd or len(p) != nd:
         return 0
     spatial_in, kernel = x[2:], w[2:]
-    out = [(i + 2 * pi - d * (k - 1) - 1) // s + 1 for i, pi, d, k, s in zip(spatial_in, p, dil, kernel, stride)]
+    dims = zip(spatial_in, p, dil, kernel, stride, strict=True)
+    out = [(i + 2 * pi - d * (k - 1) - 1) // s + 1 for i, pi, d, k, s in dims]
     if any(o <= 0 for o in out):
         return 0
     return 2 * x[0] * _prod(out) * _prod(kernel) * x[1] * w[0] // max(groups, 1)
@@ -64,7 +65,7 @@ def _matmul(a: list[int], b: list[int]) -> int:
     width = max(len(batch_a), len(batch_b))
     batch_a = [1] * (width - len(batch_a)) + list(batch_a)
     batch_b = [1] * (width - len(batch_b)) + list(batch_b)
-    return 2 * _prod([max(p, q) for p, q in zip(batch_a, batch_b)]) * m * k * n
+    return 2 * _prod([max(p, q) for p, q in zip(batch_a, batch_b, strict=True)]) * m * k * n
 
 
 def compute_flops(name: str, shapes: list[Any], concrete: list[Any]) -> int:

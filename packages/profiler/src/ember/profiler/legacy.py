@@ -86,7 +86,9 @@ class profile:
         events = build_events(raw, profile_memory=self.profile_memory, with_flops=self.with_flops)
         if self.acc_events and self.function_events is not None:
             events = EventList(
-                list(self.function_events) + list(events), profile_memory=self.profile_memory, with_flops=self.with_flops
+                list(self.function_events) + list(events),
+                profile_memory=self.profile_memory,
+                with_flops=self.with_flops,
             )
         self.function_events = events
         self.entered = False

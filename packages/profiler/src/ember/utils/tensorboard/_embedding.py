@@ -52,6 +52,7 @@ def add_embedding(
     metadata_header: list[str] | None,
 ) -> None:
     from google.protobuf import text_format
+
     from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
     arr = make_np(mat)

@@ -9,6 +9,7 @@ import io
 from typing import Any
 
 import numpy as np
+
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
@@ -123,7 +124,9 @@ def text(tag: str, text_string: str) -> Summary:
     from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
     meta = SummaryMetadata(
-        plugin_data=SummaryMetadata.PluginData(plugin_name="text", content=TextPluginData(version=0).SerializeToString())
+        plugin_data=SummaryMetadata.PluginData(
+            plugin_name="text", content=TextPluginData(version=0).SerializeToString()
+        )
     )
     proto = TensorProto(
         dtype="DT_STRING", string_val=[text_string.encode("utf-8")],
@@ -192,6 +195,7 @@ def hparams(
 ) -> tuple[Summary, Summary, Summary]:
     """The hparams plugin's experiment, session-start and session-end summaries."""
     from google.protobuf import struct_pb2
+
     from tensorboard.plugins.hparams import metadata as hp_meta
     from tensorboard.plugins.hparams.api_pb2 import DataType, Experiment, HParamInfo, MetricInfo, MetricName, Status
     from tensorboard.plugins.hparams.plugin_data_pb2 import SessionEndInfo, SessionStartInfo
@@ -238,5 +242,7 @@ def hparams(
     return (
         _hp_plugin_summary(hp_meta.EXPERIMENT_TAG, experiment=experiment),
         _hp_plugin_summary(hp_meta.SESSION_START_INFO_TAG, session_start_info=start),
-        _hp_plugin_summary(hp_meta.SESSION_END_INFO_TAG, session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))),
+        _hp_plugin_summary(
+            hp_meta.SESSION_END_INFO_TAG, session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))
+        ),
     )

@@ -183,7 +183,9 @@ class SummaryWriter:
 
     # --------------------------------------------------------------------- text
 
-    def add_text(self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None) -> None:
+    def add_text(
+        self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None
+    ) -> None:
         self._get_file_writer().add_summary(S.text(tag, text_string), global_step, walltime)
 
     # ------------------------------------------------------------------ hparams

@@ -427,3 +427,56 @@ def test_default_logdir_and_comment(tmp_path, monkeypatch):
     w2 = SummaryWriter(str(tmp_path / "given"), comment="ignored")
     w2.close()
     assert w2.get_logdir() == str(tmp_path / "given")
+
+
+# --------------------------------------------------------- audio / video / layout
+
+
+def test_audio_matches_torch(tmp_path):
+    torch, TorchWriter = torch_writer()
+    t = np.linspace(0, 1, 800, endpoint=False)
+    clip = (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    with SummaryWriter(str(tmp_path / "e")) as w:
+        w.add_audio("a", ember.from_numpy(clip).reshape(1, -1), 3, sample_rate=8000)
+    with TorchWriter(str(tmp_path / "t")) as w:
+        w.add_audio("a", torch.from_numpy(clip).reshape(1, -1), 3, sample_rate=8000)
+    e, tb = load(tmp_path / "e"), load(tmp_path / "t")
+    ae, at = e.Audio("a")[0], tb.Audio("a")[0]
+    assert ae.encoded_audio_string == at.encoded_audio_string
+    assert (ae.step, ae.sample_rate, ae.length_frames, ae.content_type) == (3, 8000, 800, "audio/wav")
+    with SummaryWriter(str(tmp_path / "x")) as w:
+        with pytest.warns(UserWarning, match="auto clipped"):
+            w.add_audio("loud", np.array([0.0, 2.0, -3.0]))
+        with pytest.raises(AssertionError, match="1 dimensional"):
+            w.add_audio("stereo", np.zeros((2, 10)))
+
+
+def test_video_is_an_animated_gif_grid(tmp_path):
+    import io
+
+    from PIL import Image
+
+    vid = np.random.default_rng(5).random((3, 4, 3, 6, 5)).astype(np.float32)  # 3 videos of 4 frames
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_video("v", ember.from_numpy(vid), 1, fps=10)
+    img = load(tmp_path).Images("v")[0]
+    assert (img.height, img.width) == (6, 20)  # padded to 4 videos: 1 row x 4 columns
+    gif = Image.open(io.BytesIO(img.encoded_image_string))
+    assert gif.format == "GIF" and gif.n_frames == 4 and gif.info["duration"] == 100
+
+
+def test_custom_scalars_match_torch(tmp_path):
+    torch, TorchWriter = torch_writer()
+    layout = {"Losses": {"train/val": ["Multiline", ["loss/train", "loss/val"]],
+                         "band": ["Margin", ["m/mid", "m/lo", "m/hi"]]}}
+    for lib_writer, sub in ((SummaryWriter, "e"), (TorchWriter, "t")):
+        with lib_writer(str(tmp_path / sub)) as w:
+            w.add_custom_scalars(layout)
+            w.add_custom_scalars_multilinechart(["a", "b"], category="c", title="ab")
+            w.add_custom_scalars_marginchart(["x", "y", "z"])
+    e, t = load(tmp_path / "e"), load(tmp_path / "t")
+    te, tt = e.Tensors("custom_scalars__config__"), t.Tensors("custom_scalars__config__")
+    assert [x.tensor_proto for x in te] == [x.tensor_proto for x in tt] and len(te) == 3
+    with SummaryWriter(str(tmp_path / "x")) as w:
+        with pytest.raises(AssertionError, match="3 tags"):
+            w.add_custom_scalars_marginchart(["x", "y"])

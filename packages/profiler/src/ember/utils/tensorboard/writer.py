@@ -181,6 +181,46 @@ class SummaryWriter:
         else:
             self.add_image(tag, figure_to_image(figure, close), global_step, walltime, dataformats="CHW")
 
+    # ---------------------------------------------------------- audio / video
+
+    def add_audio(
+        self, tag: str, snd_tensor: Any, global_step: int | None = None, sample_rate: int = 44100,
+        walltime: float | None = None,
+    ) -> None:
+        """A mono clip of samples in [-1, 1], stored as 16-bit WAV."""
+        from ._media import audio
+
+        self._get_file_writer().add_summary(audio(tag, snd_tensor, sample_rate), global_step, walltime)
+
+    def add_video(
+        self, tag: str, vid_tensor: Any, global_step: int | None = None, fps: float = 4,
+        walltime: float | None = None,
+    ) -> None:
+        """Videos (N, T, C, H, W) tiled into one animated GIF."""
+        from ._media import video
+
+        self._get_file_writer().add_summary(video(tag, vid_tensor, fps), global_step, walltime)
+
+    # ------------------------------------------------------------ custom scalars
+
+    def add_custom_scalars(self, layout: dict[str, dict[str, list[Any]]]) -> None:
+        """Chart layout for the custom-scalars plugin: {category: {title: [kind, tags]}}."""
+        from ._media import custom_scalars
+
+        self._get_file_writer().add_summary(custom_scalars(layout))
+
+    def add_custom_scalars_multilinechart(
+        self, tags: list[str], category: str = "default", title: str = "untitled"
+    ) -> None:
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(
+        self, tags: list[str], category: str = "default", title: str = "untitled"
+    ) -> None:
+        if len(tags) != 3:
+            raise AssertionError(f"add_custom_scalars_marginchart: expected 3 tags, got {len(tags)}")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
     # --------------------------------------------------------------------- text
 
     def add_text(

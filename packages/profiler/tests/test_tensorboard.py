@@ -480,3 +480,20 @@ def test_custom_scalars_match_torch(tmp_path):
     with SummaryWriter(str(tmp_path / "x")) as w:
         with pytest.raises(AssertionError, match="3 tags"):
             w.add_custom_scalars_marginchart(["x", "y"])
+
+
+def test_image_with_boxes(tmp_path):
+    import io
+
+    from PIL import Image
+
+    img = ember.zeros(3, 20, 30)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_image_with_boxes("b", img, ember.tensor([[2.0, 3.0, 12.0, 15.0]]), 1, labels=["cat"])
+        with pytest.raises(AssertionError, match="labels"):
+            w.add_image_with_boxes("b", img, np.array([[0, 0, 1, 1]]), labels=["a", "b"])
+    rec = load(tmp_path).Images("b")[0]
+    pixels = np.asarray(Image.open(io.BytesIO(rec.encoded_image_string)))
+    assert pixels.shape == (20, 30, 3)
+    assert tuple(pixels[15, 7]) == (255, 0, 0) and tuple(pixels[14, 12]) == (255, 0, 0)  # bottom, right edges
+    assert tuple(pixels[14, 7]) == (0, 0, 0) and tuple(pixels[18, 20]) == (0, 0, 0)  # inside, outside

@@ -120,6 +120,28 @@ def image(tag: str, img: Any, rescale: float = 1, dataformats: str = "NCHW") -> 
     return Summary(value=[Summary.Value(tag=tag, image=_png(to_uint8_hwc(img, dataformats), rescale))])
 
 
+def image_boxes(
+    tag: str, img: Any, boxes: Any, rescale: float = 1, dataformats: str = "CHW", labels: list[str] | None = None
+) -> Summary:
+    """An image with red (x1, y1, x2, y2) boxes drawn on it, each optionally labelled."""
+    from PIL import Image, ImageDraw
+
+    hwc = to_uint8_hwc(img, dataformats)
+    rois = make_np(boxes).reshape(-1, 4) if boxes is not None else np.zeros((0, 4))
+    if labels is not None and len(labels) != len(rois):
+        raise AssertionError(f"add_image_with_boxes: {len(rois)} boxes but {len(labels)} labels")
+    pil = Image.fromarray(hwc[:, :, :3]).convert("RGB")
+    draw = ImageDraw.Draw(pil)
+    for i, (x1, y1, x2, y2) in enumerate(rois.tolist()):
+        draw.rectangle([x1, y1, x2, y2], outline=(255, 0, 0), width=1)
+        if labels is not None:
+            left, top, right, bottom = draw.textbbox((x1, y1), str(labels[i]))
+            y = max(y1 - (bottom - top) - 2, 0)  # above the box when there is room
+            draw.rectangle([x1, y, x1 + (right - left) + 2, y + (bottom - top) + 2], fill=(255, 0, 0))
+            draw.text((x1 + 1, y), str(labels[i]), fill=(0, 0, 0))
+    return Summary(value=[Summary.Value(tag=tag, image=_png(np.asarray(pil), rescale))])
+
+
 def text(tag: str, text_string: str) -> Summary:
     from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 

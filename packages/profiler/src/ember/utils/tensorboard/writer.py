@@ -171,6 +171,13 @@ class SummaryWriter:
         """A batch of images tiled into one grid image (8 per row)."""
         self._get_file_writer().add_summary(S.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
 
+    def add_image_with_boxes(
+        self, tag: str, img_tensor: Any, box_tensor: Any, global_step: int | None = None,
+        walltime: float | None = None, rescale: float = 1, dataformats: str = "CHW", labels: list[str] | None = None,
+    ) -> None:
+        summary = S.image_boxes(tag, img_tensor, box_tensor, rescale, dataformats, labels)
+        self._get_file_writer().add_summary(summary, global_step, walltime)
+
     def add_figure(
         self, tag: str, figure: Any, global_step: int | None = None, close: bool = True,
         walltime: float | None = None,

@@ -485,6 +485,17 @@ def build_events(
     by_seq: dict[int, FunctionEvent] = {}
     backward: list[FunctionEvent] = []
     next_id = first_id
+    # The same shape / stack / argument texts recur across events: parse each distinct one once.
+    shapes_cache: dict[str, list[Any]] = {}
+    stack_cache: dict[str, list[str]] = {}
+    concrete_cache: dict[str, list[Any]] = {}
+
+    def parse(cache: dict[str, Any], fn: Any, text: str) -> Any:
+        value = cache.get(text)
+        if value is None:
+            value = cache[text] = fn(text)
+        return value
+
     for name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete in raw:
         thread = _thread_number(raw_thread)
         stack = stacks.setdefault(thread, [])
@@ -516,12 +527,12 @@ def build_events(
             thread,
             start_ns / 1000.0,
             end_ns / 1000.0,
-            input_shapes=_parse_shapes(shapes),
+            input_shapes=[list(x) if isinstance(x, list) else x for x in parse(shapes_cache, _parse_shapes, shapes)],
             sequence_nr=seq,
             trace_name=_rewrite_name(name, False),
             is_user_annotation=kind == "user",
-            stack=_parse_stack(stack_text),
-            concrete_inputs=_parse_concrete(concrete) if with_flops else None,
+            stack=list(parse(stack_cache, _parse_stack, stack_text)),
+            concrete_inputs=parse(concrete_cache, _parse_concrete, concrete) if with_flops else None,
         )
         evt._kind = kind  # type: ignore[attr-defined]
         next_id += 1

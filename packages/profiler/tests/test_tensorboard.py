@@ -497,3 +497,15 @@ def test_image_with_boxes(tmp_path):
     assert pixels.shape == (20, 30, 3)
     assert tuple(pixels[15, 7]) == (255, 0, 0) and tuple(pixels[14, 12]) == (255, 0, 0)  # bottom, right edges
     assert tuple(pixels[14, 7]) == (0, 0, 0) and tuple(pixels[18, 20]) == (0, 0, 0)  # inside, outside
+
+
+def test_missing_tensorboard_gives_install_hint():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['tensorboard'] = None\n"
+        "try:\n    import ember.utils.tensorboard\nexcept ImportError as e:\n    print('HINT', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "HINT" in out.stdout and "pip install ember-profiler[tensorboard]" in out.stdout, out.stderr

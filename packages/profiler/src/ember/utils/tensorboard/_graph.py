@@ -133,7 +133,7 @@ def graph(model: Any, args: Any, verbose: bool = False) -> tuple[GraphDef, RunMe
     base_us = min((e.time_range.start for e in ranges.values()), default=0.0)
     for idx, call in enumerate(calls):
         call["range"] = ranges.get("scope:" + call["scope"] + f"#{idx}")
-    _emit(tr, calls, scopes, base_us)
+    _emit(tr, calls, base_us)
     for i, t in enumerate(_tensors(out)):
         src = tr.producer.get(id(t))
         tr.add(f"output/output.{i}", "IO Node", [src] if src else [], [list(t.shape)])
@@ -144,7 +144,7 @@ def graph(model: Any, args: Any, verbose: bool = False) -> tuple[GraphDef, RunMe
     return gdef, meta
 
 
-def _emit(tr: _Tracer, calls: list[dict[str, Any]], scopes: dict[int, str], base_us: float) -> None:
+def _emit(tr: _Tracer, calls: list[dict[str, Any]], base_us: float) -> None:
     """Walk the root call's range in time order, adding parameter and op nodes per scope."""
     range_to_call = {id(c["range"]): c for c in calls if c.get("range") is not None}
     if calls:

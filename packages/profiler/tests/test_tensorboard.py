@@ -509,3 +509,22 @@ def test_missing_tensorboard_gives_install_hint():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "HINT" in out.stdout and "pip install ember-profiler[tensorboard]" in out.stdout, out.stderr
+
+
+def test_mesh_matches_torch(tmp_path):
+    torch, TorchWriter = torch_writer()
+    verts = np.array([[[1, 1, 1], [-1, -1, 1], [1, -1, -1], [-1, 1, -1]]], dtype=np.float32)
+    colors = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 0, 255]]], dtype=np.int32)
+    faces = np.array([[[0, 2, 3], [0, 3, 1], [0, 1, 2], [1, 3, 2]]], dtype=np.int32)
+    cfg = {"camera": {"cls": "PerspectiveCamera", "fov": 75}}
+    with SummaryWriter(str(tmp_path / "e")) as w:
+        w.add_mesh("m", ember.from_numpy(verts), colors=colors, faces=faces, config_dict=cfg, global_step=1)
+        w.add_mesh("points", verts)
+    with TorchWriter(str(tmp_path / "t")) as w:
+        w.add_mesh("m", torch.from_numpy(verts), colors=colors, faces=faces, config_dict=cfg, global_step=1)
+        w.add_mesh("points", verts)
+    e, t = load(tmp_path / "e"), load(tmp_path / "t")
+    assert sorted(e.Tags()["tensors"]) == sorted(t.Tags()["tensors"]) and len(e.Tags()["tensors"]) == 4
+    for tag in e.Tags()["tensors"]:
+        assert e.Tensors(tag)[0].tensor_proto == t.Tensors(tag)[0].tensor_proto, tag
+        assert e.SummaryMetadata(tag) == t.SummaryMetadata(tag), tag

@@ -93,3 +93,33 @@ def custom_scalars(layout: dict[str, dict[str, list[Any]]]) -> Summary:
     )
     meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
     return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=proto, metadata=meta)])
+
+
+def mesh(
+    tag: str, vertices: Any, colors: Any, faces: Any, config_dict: dict[str, Any] | None,
+    display_name: str | None = None, description: str | None = None,
+) -> Summary:
+    """Mesh-plugin summaries: one [B, N, 3] float tensor each for vertices, faces and colors."""
+    import json
+
+    from tensorboard.plugins.mesh import metadata
+    from tensorboard.plugins.mesh.plugin_data_pb2 import MeshPluginData
+
+    config = "{}" if config_dict is None else json.dumps(config_dict, sort_keys=True)
+    parts = [(x, kind) for x, kind in ((vertices, MeshPluginData.VERTEX), (faces, MeshPluginData.FACE),
+                                       (colors, MeshPluginData.COLOR)) if x is not None]
+    components = metadata.get_components_bitmask([kind for _, kind in parts])
+    values = []
+    for x, kind in parts:
+        arr = make_np(x)
+        if arr.ndim != 3 or arr.shape[-1] != 3:
+            raise AssertionError(f"add_mesh: expected a [B, N, 3] tensor, got shape {arr.shape}")
+        meta = metadata.create_summary_metadata(
+            tag, display_name, kind, components, arr.shape, description, json_config=config
+        )
+        proto = TensorProto(
+            dtype="DT_FLOAT", float_val=arr.reshape(-1).tolist(),
+            tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=s) for s in arr.shape]),
+        )
+        values.append(Summary.Value(tag=metadata.get_instance_name(tag, kind), tensor=proto, metadata=meta))
+    return Summary(value=values)

@@ -208,6 +208,15 @@ class SummaryWriter:
 
         self._get_file_writer().add_summary(video(tag, vid_tensor, fps), global_step, walltime)
 
+    def add_mesh(
+        self, tag: str, vertices: Any, colors: Any = None, faces: Any = None,
+        config_dict: dict[str, Any] | None = None, global_step: int | None = None, walltime: float | None = None,
+    ) -> None:
+        """A mesh or point cloud ([B, N, 3] vertices, optional faces and colors) for the mesh plugin."""
+        from ._media import mesh
+
+        self._get_file_writer().add_summary(mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
     # ------------------------------------------------------------ custom scalars
 
     def add_custom_scalars(self, layout: dict[str, dict[str, list[Any]]]) -> None:

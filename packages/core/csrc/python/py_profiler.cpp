@@ -176,7 +176,8 @@ const char* kind_name(profiler::EventKind k) {
   return "op";
 }
 
-// -> [(name, kind, start_ns, end_ns, thread, depth, seq, shapes, bytes, stack, concrete), ...] in start order
+// -> [(name, kind, start_ns, end_ns, thread, depth, seq, shapes, bytes, stack, concrete, inputs), ...]
+// in start order; memory records carry the block's address in `seq`.
 PyObject* profiler_stop(PyObject*, PyObject*) {
   std::vector<profiler::Event> ev = profiler::stop();
   std::stable_sort(ev.begin(), ev.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
@@ -184,10 +185,11 @@ PyObject* profiler_stop(PyObject*, PyObject*) {
   if (!out) return nullptr;
   for (size_t i = 0; i < ev.size(); ++i) {
     const auto& e = ev[i];
-    PyObject* t = Py_BuildValue("(ssLLKiLsLs#s#)", e.name.c_str(), kind_name(e.kind), (long long)e.start_ns,
+    PyObject* t = Py_BuildValue("(ssLLKiLsLs#s#s#)", e.name.c_str(), kind_name(e.kind), (long long)e.start_ns,
                                 (long long)e.end_ns, (unsigned long long)e.thread, e.depth, (long long)e.seq,
                                 e.shapes.c_str(), (long long)e.bytes, e.stack.data(), (Py_ssize_t)e.stack.size(),
-                                e.concrete.data(), (Py_ssize_t)e.concrete.size());
+                                e.concrete.data(), (Py_ssize_t)e.concrete.size(), e.inputs.data(),
+                                (Py_ssize_t)e.inputs.size());
     if (!t) {
       Py_DECREF(out);
       return nullptr;
@@ -227,11 +229,45 @@ PyMethodDef profiler_functions[] = {
 
 }  // namespace
 
+namespace {
+// Storage addresses of the tensor arguments: the memory timeline uses them to tell which
+// blocks that existed before profiling ops actually read (as torch does).
+std::string input_addresses(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  std::string s;
+  auto add = [&](PyObject* o) {
+    if (!o || !is_tensor(o)) return;
+    const Tensor& t = unpack(o);
+    if (!t.defined()) return;
+    if (!s.empty()) s += ' ';
+    s += std::to_string(reinterpret_cast<uintptr_t>(t.storage().data));
+  };
+  add(self);
+  for (Py_ssize_t i = 0; i < nargs; ++i) add(args[i]);
+  return s;
+}
+}  // namespace
+
 void annotate_op(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (!PyGILState_Check()) return;  // Python frames can only be read with the GIL held
   const profiler::Config& c = profiler::config();
+  const bool timeline = c.profile_memory && c.record_shapes && c.with_stack;
   profiler::annotate_top(c.with_stack ? python_stack() : std::string(),
-                         c.with_flops && args ? concrete_args(self, args, nargs) : std::string());
+                         c.with_flops && args ? concrete_args(self, args, nargs) : std::string(),
+                         timeline ? input_addresses(self, args, nargs) : std::string());
+}
+
+void annotate_op(std::initializer_list<const Tensor*> ts) {
+  if (!PyGILState_Check()) return;
+  const profiler::Config& c = profiler::config();
+  std::string inputs;
+  if (c.profile_memory && c.record_shapes && c.with_stack) {
+    for (const Tensor* t : ts) {
+      if (!t || !t->defined()) continue;
+      if (!inputs.empty()) inputs += ' ';
+      inputs += std::to_string(reinterpret_cast<uintptr_t>(t->storage().data));
+    }
+  }
+  profiler::annotate_top(c.with_stack ? python_stack() : std::string(), std::string(), std::move(inputs));
 }
 
 void init_profiler(PyObject* module) {

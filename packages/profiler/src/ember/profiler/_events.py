@@ -496,7 +496,9 @@ def build_events(
             value = cache[text] = fn(text)
         return value
 
-    for name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete in raw:
+    for rec in raw:
+        # Newer cores append fields (e.g. input addresses for the memory timeline) after these.
+        name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete = rec[:11]
         thread = _thread_number(raw_thread)
         stack = stacks.setdefault(thread, [])
         # `depth` is the nesting level on this thread: every open range at this depth or deeper

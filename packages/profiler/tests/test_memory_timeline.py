@@ -17,9 +17,12 @@ nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 
 # Column of each category in a sizes row (column 0 is always 0, as in torch).
-COL = {n: i + 1 for i, n in enumerate(
-    ["PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL", "UNKNOWN"]
-)}
+COL = {
+    n: i + 1
+    for i, n in enumerate(
+        ["PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL", "UNKNOWN"]
+    )
+}
 
 
 def _train(lib: Any, opt_name: str, steps: int = 2, **flags: Any) -> tuple[Any, Any, Any]:
@@ -69,7 +72,9 @@ def test_json_structure_matches_torch(tmp_path: Path, opt_name: str) -> None:
         assert len(times) == len(sizes) > 0
         assert all(isinstance(v, int) for v in times) and times == sorted(times)
         assert all(len(row) == 9 and row[0] == 0 for row in sizes)
-    # Both see the same parameters, and both end with them plus the optimizer state alive.
+    # Same pre-existing blocks (parameters, x, y) and the same final state per category.
+    assert e[1][0] == t[1][0]
+    assert e[1][-1] == t[1][-1]
     assert e[1][0][COL["PARAMETER"]] == t[1][0][COL["PARAMETER"]] == PARAM_BYTES
     assert e[1][-1][COL["PARAMETER"]] == t[1][-1][COL["PARAMETER"]]
     assert e[1][-1][COL["OPTIMIZER_STATE"]] == t[1][-1][COL["OPTIMIZER_STATE"]]
@@ -93,7 +98,7 @@ def test_totals_follow_the_allocator() -> None:
             balance += nbytes
             by_time[int(t_ns / 1000)] = balance
     assert sum(sizes[0]) == pre
-    for t, row in zip(times[1:], sizes[1:]):
+    for t, row in zip(times[1:], sizes[1:], strict=True):
         assert sum(row) == by_time[t]
     # The creates and destroys add up to the allocator's net change seen by the event list.
     net = sum(e.cpu_memory_usage for e in prof.events() if e.cpu_parent is None)
@@ -104,9 +109,7 @@ def test_categories_adam(tmp_path: Path) -> None:
     prof, model, opt = _train(ember, "adam", steps=3)
     _export(prof, tmp_path / "m.json")
     times, sizes = _load(tmp_path / "m.json")
-    state_bytes = sum(
-        s[k].nbytes for s in opt.state.values() for k in ("exp_avg", "exp_avg_sq", "step") if k in s
-    )
+    state_bytes = sum(s[k].nbytes for s in opt.state.values() for k in ("exp_avg", "exp_avg_sq", "step") if k in s)
     exp_bytes = sum(s["exp_avg"].nbytes + s["exp_avg_sq"].nbytes for s in opt.state.values())
     assert exp_bytes == 2 * PARAM_BYTES
     last = sizes[-1]
@@ -170,9 +173,34 @@ def test_errors_and_warning(tmp_path: Path) -> None:
         with lib.profiler.profile(profile_memory=True) as prof:
             lib.ones(3)
         with pytest.warns(FutureWarning, match="export_memory_timeline` is deprecated"):
-            with pytest.raises(ValueError, match=r"^record_shapes=True, with_stack=True required for memory profiling\.$"):
+            with pytest.raises(
+                ValueError, match=r"^record_shapes=True, with_stack=True required for memory profiling\.$"
+            ):
                 prof.export_memory_timeline(str(tmp_path / "x.json"))
         fresh = lib.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)
         with pytest.warns(FutureWarning):
             with pytest.raises(AssertionError, match="must be initialized for memory profiling"):
                 fresh.export_memory_timeline(str(tmp_path / "x.json"))
+
+
+def test_untouched_tensors_are_left_out(tmp_path: Path) -> None:
+    # Like torch, only blocks some op used count: another model and an idle tensor do not.
+    other = nn.Linear(100, 100)
+    idle = ember.zeros(1000)
+    prof, _, _ = _train(ember, "sgd", steps=1)
+    _export(prof, tmp_path / "m.json")
+    _, sizes = _load(tmp_path / "m.json")
+    assert sizes[0][COL["PARAMETER"]] == PARAM_BYTES
+    assert sizes[0][COL["UNKNOWN"]] == 0 and sizes[0][COL["INPUT"]] == 4 * (5 * 8 + 5 * 4)
+    assert other.weight.shape == (100, 100) and idle.numel() == 1000
+
+
+def test_requires_all_three_flags(tmp_path: Path) -> None:
+    for flags, missing in (
+        ({"profile_memory": True, "record_shapes": True}, "with_stack=True"),
+        ({"record_shapes": True, "with_stack": True}, "profile_memory=True"),
+    ):
+        with profile(**flags) as prof:
+            ember.ones(2) + 1
+        with pytest.warns(FutureWarning), pytest.raises(ValueError, match=f"^{missing} required"):
+            prof.export_memory_timeline(str(tmp_path / "x.json"))

@@ -37,7 +37,14 @@ from typing import Any
 PARAMETER, OPTIMIZER_STATE, INPUT, TEMPORARY, ACTIVATION, GRADIENT, AUTOGRAD_DETAIL, UNKNOWN = range(8)
 # Order and names of torch.profiler._memory_profiler's categories (None = unknown).
 CATEGORY_NAMES = [
-    "PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL", None,
+    "PARAMETER",
+    "OPTIMIZER_STATE",
+    "INPUT",
+    "TEMPORARY",
+    "ACTIVATION",
+    "GRADIENT",
+    "AUTOGRAD_DETAIL",
+    None,
 ]
 _COLORS = ["darkgreen", "goldenrod", "black", "mediumpurple", "red", "mediumblue", "royalblue", "grey"]
 # torch's Action enum values, used by the raw export.
@@ -50,7 +57,7 @@ def _storage_extent(t: Any) -> tuple[int, int]:
     base = t.data_ptr() - t.storage_offset() * item
     if t.numel() == 0:
         return base, 0
-    last = sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
+    last = sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True))
     return base, (t.storage_offset() + last + 1) * item
 
 
@@ -96,7 +103,19 @@ class Snapshot:
 
 
 class _Block:
-    __slots__ = ("addr", "size", "t0", "t1", "op", "freed_in_op", "in_bwd", "in_opt", "read_by_opt", "read_by_bwd", "cat")
+    __slots__ = (
+        "addr",
+        "size",
+        "t0",
+        "t1",
+        "op",
+        "freed_in_op",
+        "in_bwd",
+        "in_opt",
+        "read_by_opt",
+        "read_by_bwd",
+        "cat",
+    )
 
     def __init__(self, addr: int, size: int, t0: int, op: Any, in_bwd: bool, in_opt: bool) -> None:
         self.addr, self.size, self.t0, self.t1 = addr, size, t0, -1

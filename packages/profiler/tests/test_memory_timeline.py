@@ -152,7 +152,11 @@ def test_other_device_is_empty(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         prof.export_memory_timeline(str(tmp_path / "c.json"), device="cuda:0")
+        prof.export_memory_timeline(str(tmp_path / "d.json"), device="cpu")
+        with pytest.raises(RuntimeError):
+            prof.export_memory_timeline(str(tmp_path / "e.json"), device="nodevice")
     assert _load(tmp_path / "c.json") == [[], []]
+    assert _load(tmp_path / "d.json")[0]
 
 
 def test_html(tmp_path: Path) -> None:

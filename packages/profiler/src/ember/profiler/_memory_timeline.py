@@ -312,8 +312,12 @@ def _write_html(path: str, times: list[int], sizes: list[list[int]], device: str
 
 def export(path: str, device: str, events: list[tuple[int, int, int, int]]) -> None:
     """Write the timeline in the format `path`'s suffix asks for (torch's rules)."""
-    if not device.startswith("cpu"):
-        events = []  # only CPU memory exists in ember
+    import ember
+
+    dev = ember.device(device)  # bad strings raise torch's RuntimeError
+    # Only CPU memory exists in ember; like torch, "cpu:0" is not the device its blocks are on.
+    if (dev.type, dev.index) != ("cpu", None):
+        events = []
     if path.endswith(".html"):
         times, sizes = coalesce(events)
         _write_html(path, times, sizes, device)

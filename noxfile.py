@@ -17,6 +17,8 @@ PURE = ["nn", "data", "distributed", "profiler", "benchmark", "cpp_extension"]
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32>=0.3.27", "pyyaml",
               "cmake>=3.24", "ninja"]
 TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+# ember-profiler's tensorboard extra and what its tests render with (figures, PNG images).
+PROFILER_TEST_DEPS = ["tensorboard", "matplotlib", "pillow"]
 TORCH = "torch==2.13.0"  # the oracle: a local CPU wheel (PIP_FIND_LINKS); never unpinned
 
 nox.options.sessions = ["tests"]
@@ -44,9 +46,20 @@ def tests(session: nox.Session) -> None:
     """Build everything and run every package's tests (PyTorch 2.13 as the oracle)."""
     install_core(session)
     install_pure(session)
-    session.install(*TEST_DEPS, TORCH)
+    session.install(*TEST_DEPS, *PROFILER_TEST_DEPS, TORCH)
     targets = session.posargs or [f"packages/{p}/tests" for p in ["core", *PURE]]
     session.run("pytest", "-q", "-p", "no:cacheprovider", *targets)
+
+
+@nox.session
+def tensorboard_browser(session: nox.Session) -> None:
+    """SummaryWriter output served by a real TensorBoard and loaded in headless Chromium
+    (Debian's `chromium`, apt-installed if missing); screenshots in build/tensorboard_browser."""
+    install_core(session)
+    install_pure(session, ["nn", "profiler"])
+    session.install("numpy", "tensorboard")
+    out = session.posargs[0] if session.posargs else str(ROOT / "build" / "tensorboard_browser")
+    session.run("python", "packages/profiler/tools/tensorboard_browser_check.py", out)
 
 
 @nox.session

@@ -275,6 +275,7 @@ def test_tree_from_raw_records_with_missing_levels() -> None:
         ("[memory]", "memory", 7000, 7000, t, 0, -1, "", 64),
         ("MulBackward0", "backward", 8000, 9000, t + 1, 0, 1, "", 0),
     ]
+    raw = [r + ("", "") for r in raw]  # no Python stack, no concrete arguments
     evs = build_events(raw, profile_memory=True)
     by = {e.name: e for e in evs}
     assert by["aten::add"].cpu_parent is None and by["aten::mul"].cpu_parent is None

@@ -53,8 +53,8 @@ void* raw_alloc(size_t n) {
 
 }  // namespace
 
-void* cpu_alloc(size_t nbytes) {
-  if (profiler::active()) profiler::record_memory(static_cast<int64_t>(nbytes));
+namespace {
+void* cpu_alloc_impl(size_t nbytes) {
   if (nbytes < kCacheMin) return raw_alloc(nbytes);
   size_t n = rounded(nbytes);
   {
@@ -70,10 +70,18 @@ void* cpu_alloc(size_t nbytes) {
   }
   return raw_alloc(n);
 }
+}  // namespace
+
+void* cpu_alloc(size_t nbytes) {
+  void* p = cpu_alloc_impl(nbytes);
+  // Recorded after the block is known so the profiler can pair it with its free.
+  if (profiler::active()) profiler::record_memory(static_cast<int64_t>(nbytes), p);
+  return p;
+}
 
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
-  if (profiler::active()) profiler::record_memory(-static_cast<int64_t>(nbytes));
+  if (profiler::active()) profiler::record_memory(-static_cast<int64_t>(nbytes), p);
   if (nbytes >= kCacheMin) {
     size_t n = rounded(nbytes);
     Cache& c = cache();

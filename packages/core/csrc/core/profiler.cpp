@@ -90,13 +90,22 @@ void pop() {
   if (s.done.size() >= 4096 || s.open.empty()) s.flush();
 }
 
-void record_memory(int64_t bytes) {
+void annotate_top(std::string stack, std::string concrete, std::string inputs) {
+  ThreadState& s = state();
+  if (s.open.empty()) return;
+  s.open.back().stack = std::move(stack);
+  s.open.back().concrete = std::move(concrete);
+  s.open.back().inputs = std::move(inputs);
+}
+
+void record_memory(int64_t bytes, const void* addr) {
   if (!g_config.profile_memory) return;
   ThreadState& s = state();
   Event e;
   e.name = "[memory]";
   e.kind = EventKind::Memory;
   e.bytes = bytes;
+  e.seq = static_cast<int64_t>(reinterpret_cast<uintptr_t>(addr));
   e.thread = thread_id();
   e.depth = static_cast<int32_t>(s.open.size());
   e.start_ns = e.end_ns = now_ns();

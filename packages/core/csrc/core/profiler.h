@@ -19,6 +19,9 @@ struct Event {
   int64_t bytes = 0;    // Memory events: +allocated / -freed
   uint64_t thread = 0;
   int64_t seq = -1;     // forward op -> backward node link (PyTorch's sequence number)
+  std::string stack;    // with_stack: "file(line): function" frames, innermost first, '\n'-separated
+  std::string concrete; // with_flops: the op's non-tensor arguments as a Python literal list
+  std::string inputs;   // memory timeline: storage addresses of the op's tensor arguments, space-separated
   int32_t depth = 0;    // nesting depth on its thread
   EventKind kind = EventKind::Op;
 };
@@ -26,6 +29,8 @@ struct Event {
 struct Config {
   bool record_shapes = false;
   bool profile_memory = false;
+  bool with_stack = false;
+  bool with_flops = false;  // record shapes and concrete arguments for FLOP estimates
 };
 
 extern std::atomic<bool> g_active;
@@ -41,7 +46,10 @@ uint64_t thread_id();
 // Open/close a range on this thread (ops and user ranges nest).
 void push(const char* name, EventKind kind, std::string shapes, int64_t seq);
 void pop();
-void record_memory(int64_t bytes);
+// addr: the block's address, reported in the event's `seq` field (memory timeline matching).
+void record_memory(int64_t bytes, const void* addr = nullptr);
+// Attach a Python stack / concrete arguments to the range this thread opened last.
+void annotate_top(std::string stack, std::string concrete, std::string inputs = {});
 
 // The next sequence number a graph node will take (for the forward/backward link).
 int64_t peek_seq();

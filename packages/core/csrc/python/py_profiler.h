@@ -10,6 +10,9 @@ namespace ember::python {
 
 std::string shapes_of(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 std::string shapes_of(std::initializer_list<const Tensor*> ts);
+// with_stack / with_flops extras for the op just pushed (needs the GIL; a no-op without it).
+void annotate_op(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
+void annotate_op(std::initializer_list<const Tensor*> ts);
 
 class OpScope {
  public:
@@ -18,11 +21,13 @@ class OpScope {
       profiler::push(name, profiler::EventKind::Op,
                      profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(),
                      profiler::peek_seq());
+    if (on_ && (profiler::config().with_stack || profiler::config().with_flops)) annotate_op(self, args, nargs);
   }
   OpScope(const char* name, std::initializer_list<const Tensor*> ts) : on_(profiler::active()) {
     if (on_)
       profiler::push(name, profiler::EventKind::Op, profiler::config().record_shapes ? shapes_of(ts) : std::string(),
                      profiler::peek_seq());
+    if (on_ && profiler::config().with_stack) annotate_op(ts);
   }
   ~OpScope() {
     if (on_) profiler::pop();

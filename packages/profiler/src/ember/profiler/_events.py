@@ -427,14 +427,78 @@ def _thread_number(raw_id: int) -> int:
     return n
 
 
-def build_events(raw: list[tuple[Any, ...]], *, profile_memory: bool, first_id: int = 0) -> EventList:
-    """Turn the core's raw records into FunctionEvents with parent/child links and memory totals."""
+_SHORT_PATHS: dict[str, str] = {}
+
+
+def _short_path(path: str) -> str:
+    """A source path relative to the sys.path entry that holds it (`pkg/mod.py`), as torch shows it."""
+    short = _SHORT_PATHS.get(path)
+    if short is None:
+        import os
+        import sys
+
+        short = path
+        best = ""
+        for entry in sys.path:
+            root = os.path.abspath(entry or os.getcwd()).rstrip(os.sep) + os.sep
+            if path.startswith(root) and len(root) > len(best):
+                best = root
+        if best:
+            short = path[len(best) :]
+        _SHORT_PATHS[path] = short
+    return short
+
+
+def _parse_stack(text: str) -> list[str]:
+    frames = []
+    for line in text.split("\n") if text else []:
+        path, sep, rest = line.partition("(")
+        frames.append(_short_path(path) + sep + rest if sep else line)
+    return frames
+
+
+def _parse_concrete(text: str) -> list[Any]:
+    if not text:
+        return []
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return []
+    return value if isinstance(value, list) else []
+
+
+def build_events(
+    raw: list[tuple[Any, ...]],
+    *,
+    profile_memory: bool,
+    first_id: int = 0,
+    with_flops: bool = False,
+    keep_shapes: bool = True,
+) -> EventList:
+    """Turn the core's raw records into FunctionEvents with parent/child links and memory totals.
+
+    with_flops: estimate FLOPs from shapes and concrete arguments; keep_shapes=False then drops
+    the shapes recorded only for that purpose.
+    """
     events: list[FunctionEvent] = []
     stacks: dict[int, list[tuple[int, FunctionEvent]]] = {}
     by_seq: dict[int, FunctionEvent] = {}
     backward: list[FunctionEvent] = []
     next_id = first_id
-    for name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes in raw:
+    # The same shape / stack / argument texts recur across events: parse each distinct one once.
+    shapes_cache: dict[str, list[Any]] = {}
+    stack_cache: dict[str, list[str]] = {}
+    concrete_cache: dict[str, list[Any]] = {}
+
+    def parse(cache: dict[str, Any], fn: Any, text: str) -> Any:
+        value = cache.get(text)
+        if value is None:
+            value = cache[text] = fn(text)
+        return value
+
+    for rec in raw:
+        # Newer cores append fields (e.g. input addresses for the memory timeline) after these.
+        name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete = rec[:11]
         thread = _thread_number(raw_thread)
         stack = stacks.setdefault(thread, [])
         # `depth` is the nesting level on this thread: every open range at this depth or deeper
@@ -465,10 +529,12 @@ def build_events(raw: list[tuple[Any, ...]], *, profile_memory: bool, first_id: 
             thread,
             start_ns / 1000.0,
             end_ns / 1000.0,
-            input_shapes=_parse_shapes(shapes),
+            input_shapes=[list(x) if isinstance(x, list) else x for x in parse(shapes_cache, _parse_shapes, shapes)],
             sequence_nr=seq,
             trace_name=_rewrite_name(name, False),
             is_user_annotation=kind == "user",
+            stack=list(parse(stack_cache, _parse_stack, stack_text)),
+            concrete_inputs=parse(concrete_cache, _parse_concrete, concrete) if with_flops else None,
         )
         evt._kind = kind  # type: ignore[attr-defined]
         next_id += 1
@@ -487,4 +553,11 @@ def build_events(raw: list[tuple[Any, ...]], *, profile_memory: bool, first_id: 
             evt.fwd_event = fwd
             evt.fwd_thread = fwd.thread
             fwd.bwd_events.append(evt)
-    return EventList(events, profile_memory=profile_memory)
+    if with_flops:
+        from ._flops import assign_flops
+
+        assign_flops(events)
+        if not keep_shapes:
+            for evt in events:
+                evt.input_shapes = []
+    return EventList(events, profile_memory=profile_memory, with_flops=with_flops)

@@ -8,6 +8,7 @@ from warnings import warn
 from ember import _C
 
 from ._events import EventList, FunctionEvent, FunctionEventAvg, build_events
+from ._modules import ModuleRanges
 from ._record import record_function
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "emit_itt", "emit_nvtx", "profile", "record_function"]
@@ -55,6 +56,7 @@ class profile:
         self.profile_memory = profile_memory
         self.with_stack = with_stack
         self.with_modules = with_modules
+        self._module_ranges: ModuleRanges | None = None
         self.use_cpu = use_cpu
         self.acc_events = acc_events
         if not self.use_cpu:
@@ -68,17 +70,26 @@ class profile:
         if _C._profiler_active():
             raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
         self.entered = True
-        _C._profiler_start(self.record_shapes, self.profile_memory)
+        _C._profiler_start(self.record_shapes, self.profile_memory, self.with_stack, self.with_flops)
+        if self.with_modules:
+            self._module_ranges = ModuleRanges()
+            self._module_ranges.install()
         return self
 
     def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool:
         if not self.enabled:
             return False
+        if self._module_ranges is not None:
+            self._module_ranges.remove()
+            self._module_ranges = None
         raw = _C._profiler_stop()
-        events = build_events(raw, profile_memory=self.profile_memory)
-        events._with_flops = self.with_flops
+        events = build_events(raw, profile_memory=self.profile_memory, with_flops=self.with_flops)
         if self.acc_events and self.function_events is not None:
-            events = EventList(list(self.function_events) + list(events), profile_memory=self.profile_memory)
+            events = EventList(
+                list(self.function_events) + list(events),
+                profile_memory=self.profile_memory,
+                with_flops=self.with_flops,
+            )
         self.function_events = events
         self.entered = False
         return False

@@ -13,6 +13,7 @@ from warnings import warn
 from ember import _C
 
 from ._events import EventList, build_events
+from ._modules import ModuleRanges
 from ._record import record_function
 
 __all__ = [
@@ -145,6 +146,9 @@ class _KinetoProfile:
         self.preset_metadata: dict[str, str] = {}
         self._events: EventList | None = None
         self._recording = False
+        self._module_ranges: ModuleRanges | None = None
+        self._mem_start: Any = None
+        self._mem_timeline: list[tuple[int, int, int, int]] | None = None
 
     def prepare_trace(self) -> None:
         pass  # the core needs no warm-up; WARMUP steps simply record nothing
@@ -152,18 +156,39 @@ class _KinetoProfile:
     def start_trace(self) -> None:
         if _C._profiler_active():
             raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
-        _C._profiler_start(self.record_shapes, self.profile_memory)
+        self._mem_start = None
+        if self._memory_timeline_on():
+            from ._memory_timeline import Snapshot
+
+            # Tensors alive before profiling (parameters, inputs...) are only visible now.
+            self._mem_start = Snapshot(all_tensors=True)
+        # FLOP estimates need the shapes (and scalar arguments) of every op.
+        _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
+        if self.with_modules:
+            self._module_ranges = ModuleRanges()
+            self._module_ranges.install()
         self._recording = True
 
     def stop_trace(self) -> None:
         if not self._recording:
             return
         self._recording = False
+        if self._module_ranges is not None:
+            self._module_ranges.remove()
+            self._module_ranges = None
         raw = _C._profiler_stop()
-        events = build_events(raw, profile_memory=self.profile_memory)
-        events._with_flops = self.with_flops
+        if self._mem_start is not None:
+            from ._memory_timeline import Snapshot, build_timeline
+
+            self._mem_timeline = build_timeline(raw, self._mem_start, Snapshot(all_tensors=False))
+            self._mem_start = None
+        events = build_events(
+            raw, profile_memory=self.profile_memory, with_flops=self.with_flops, keep_shapes=self.record_shapes
+        )
         if self.acc_events and self._events is not None:
-            events = EventList(list(self._events) + list(events), profile_memory=self.profile_memory)
+            events = EventList(
+                list(self._events) + list(events), profile_memory=self.profile_memory, with_flops=self.with_flops
+            )
         self._events = events
 
     def events(self) -> EventList | None:
@@ -186,6 +211,40 @@ class _KinetoProfile:
 
         meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
         export_chrome_trace(self._events, path, metadata=meta)
+
+    def _memory_timeline_on(self) -> bool:
+        return self.profile_memory and self.record_shapes and self.with_stack
+
+    def export_memory_timeline(self, path: str, device: str | None = None) -> None:
+        """Write the memory timeline of the last trace; the format follows `path`'s suffix.
+
+        - ``.html``: a page with the stacked-area plot (bytes per category over time) as a PNG
+          (needs matplotlib; without it a message is printed and nothing is written).
+        - ``.json`` / ``.json.gz``: ``[times_us, sizes]`` where ``sizes[i]`` is
+          ``[0, PARAMETER, OPTIMIZER_STATE, INPUT, TEMPORARY, ACTIVATION, GRADIENT,
+          AUTOGRAD_DETAIL, unknown]`` bytes after the events at ``times_us[i]``.
+        - ``.raw.json.gz``: ``[time_ns, action, bytes, category]`` per event (action 1..4 =
+          PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY; time -1 for pre-existing blocks).
+        - any other suffix: the ``.json`` content.
+
+        Needs ``profile_memory``, ``record_shapes`` and ``with_stack``. How blocks are categorized
+        is described in ``ember.profiler._memory_timeline``. Deprecated in torch, as here.
+        """
+        warn(
+            "`export_memory_timeline` is deprecated and will be removed in a future version. "
+            "Please use `torch.cuda.memory._record_memory_history` and "
+            "`torch.cuda.memory._export_memory_snapshot` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        missing = [f"{f}=True" for f in ("record_shapes", "profile_memory", "with_stack") if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"{', '.join(missing)} required for memory profiling.")
+        if self._mem_timeline is None:
+            raise AssertionError("Profiler and kineto_results must be initialized for memory profiling")
+        from ._memory_timeline import export
+
+        export(path, "cpu" if device is None else str(device), self._mem_timeline)
 
     def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
         if self._events is None:

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "../core/parallel.h"
 #include "../core/scalar_type.h"
@@ -123,6 +123,14 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t
   }
 }
 
+// Scratch columns for one sample, left uninitialised (every entry is written before use).
+template <class T>
+struct Buffer {
+  explicit Buffer(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
+  T* data() const { return p.get(); }
+  std::unique_ptr<T[]> p;
+};
+
 // A 1x1 kernel with unit stride and no padding reads the image as it is.
 bool is_pointwise(const Geometry& g) {
   for (int i = 0; i < 3; ++i)
@@ -145,7 +153,7 @@ void forward_impl(const T* img, const T* w, T* out, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
-  std::vector<T> buf(direct ? 0 : static_cast<size_t>(g.img_c * K * L));
+  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
   for (int64_t n = 0; n < g.N; ++n) {
     const T* x = img + n * g.img_c * I;
     const T* cb = x;
@@ -164,7 +172,7 @@ void backward_img_impl(const T* cols, const T* w, T* out, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
-  std::vector<T> buf(direct ? 0 : static_cast<size_t>(g.img_c * K * L));
+  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
   for (int64_t n = 0; n < g.N; ++n) {
     T* x = out + n * g.img_c * I;
     T* cb = direct ? x : buf.data();
@@ -184,7 +192,7 @@ void weight_impl(const T* img, const T* cols, T* gw, const Geometry& g) {
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
   std::fill(gw, gw + g.col_c * Cg * K, T(0));
-  std::vector<T> buf(direct ? 0 : static_cast<size_t>(g.img_c * K * L));
+  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
   for (int64_t n = 0; n < g.N; ++n) {
     const T* x = img + n * g.img_c * I;
     const T* cb = x;

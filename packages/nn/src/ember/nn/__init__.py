@@ -61,6 +61,33 @@ from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
 from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
+from ember.nn.modules.conv import (  # conv area
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
+from ember.nn.modules.fold import Fold, Unfold  # conv area
+from ember.nn.modules.padding import (  # conv area
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Buffer", "CELU",
@@ -71,4 +98,10 @@ __all__ = [
     "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
     "Unflatten", "functional", "init", "utils",
+]
+__all__ += [  # conv area
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1d",
+    "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "PixelShuffle",
+    "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "Unfold", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]

@@ -48,6 +48,19 @@ from ember.nn._functional.loss import (
     smooth_l1_loss,
 )
 from ember.nn._functional.norm import batch_norm, layer_norm
+from ember.nn._functional.conv import (  # conv area
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    fold,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+)
+from ember.nn._functional.padding import pad  # conv area
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "cross_entropy",
@@ -57,3 +70,5 @@ __all__ = [
     "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
     "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
 ]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
+            "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area

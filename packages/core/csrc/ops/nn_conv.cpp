@@ -133,8 +133,9 @@ DimVector expand_arg(IntArrayRef v, int64_t n, const char* name) {
   return DimVector(static_cast<size_t>(n), v[0]);
 }
 
-Tensor forward(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
-               IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+               IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+               int64_t groups) {
   Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, transposed, output_padding, groups);
   if (transposed) {
     DimVector in_sp, out_sp;
@@ -149,7 +150,17 @@ Tensor forward(const Tensor& input, const Tensor& weight, IntArrayRef stride, In
   }
   const ScalarType ct = compute_type(input.dtype());
   Tensor x = prepared(input, ct), w = prepared(weight, ct);
-  Tensor r = transposed ? cols_to_img(x, w, g) : img_to_cols(x, w, g);
+  Tensor r;
+  if (transposed) {
+    r = cols_to_img(x, w, g);
+    if (bias.defined()) {
+      DimVector bs(static_cast<size_t>(r.dim()), 1);
+      bs[1] = bias.size(0);
+      add_(r, reshape(prepared(bias, ct), bs), Scalar(int64_t(1)));
+    }
+  } else {
+    r = img_to_cols(x, w, bias.defined() ? prepared(bias, ct) : Tensor(), g);
+  }
   return r.dtype() == input.dtype() ? r : to_dtype(r, input.dtype());
 }
 
@@ -202,13 +213,7 @@ Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, 
                                  ? DimVector(static_cast<size_t>(nsp), 0)
                                  : conv::expand_arg(output_padding0, nsp, "output_padding");
   conv::check_shapes(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  Tensor out = conv::forward(input, weight, stride, padding, dilation, transposed, output_padding, groups);
-  if (bias.defined()) {
-    DimVector bs(static_cast<size_t>(out.dim()), 1);
-    bs[1] = bias.size(0);
-    add_(out, reshape(bias, bs), Scalar(int64_t(1)));
-  }
-  return out;
+  return conv::forward(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
 }
 
 // conv1d / conv2d / conv_transpose*d: unbatched inputs get a batch dim of 1 around the call.

@@ -149,7 +149,7 @@ DimVector shape_of(const Geometry& g, int64_t c, const int64_t* sp) {
 }
 
 template <class T>
-void forward_impl(const T* img, const T* w, T* out, const Geometry& g) {
+void forward_impl(const T* img, const T* w, const T* bias, T* out, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
@@ -161,9 +161,12 @@ void forward_impl(const T* img, const T* w, T* out, const Geometry& g) {
       parallel_for(0, g.img_c, channel_grain(g), [&](int64_t c0, int64_t c1) { im2col(x, buf.data(), g, c0, c1); });
       cb = buf.data();
     }
+    T* y = out + n * g.col_c * L;
+    if (bias)  // the GEMM adds onto the bias (beta = 1): no second pass over the output
+      for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L, T(0),
-              out + (n * g.col_c + gi * Og) * L, L);
+      gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L, T(bias ? 1 : 0),
+              y + gi * Og * L, L);
   }
 }
 
@@ -189,9 +192,12 @@ void backward_img_impl(const T* cols, const T* w, T* out, const Geometry& g) {
 template <class T>
 void weight_impl(const T* img, const T* cols, T* gw, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
-  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
+  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K;
   const bool direct = is_pointwise(g);
-  std::fill(gw, gw + g.col_c * Cg * K, T(0));
+  // Accumulate the transpose (CK x Og per group): OpenBLAS runs col @ grad^T faster than
+  // grad @ col^T for these shapes (the long L dimension is the reduction either way).
+  Buffer<T> acc(g.groups * CK * Og);
+  std::fill(acc.data(), acc.data() + g.groups * CK * Og, T(0));
   Buffer<T> buf(direct ? 0 : g.img_c * K * L);
   for (int64_t n = 0; n < g.N; ++n) {
     const T* x = img + n * g.img_c * I;
@@ -201,9 +207,12 @@ void weight_impl(const T* img, const T* cols, T* gw, const Geometry& g) {
       cb = buf.data();
     }
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm<T>(false, true, Og, Cg * K, L, cols + (n * g.col_c + gi * Og) * L, L, cb + gi * Cg * K * L, L, T(1),
-              gw + gi * Og * Cg * K, Cg * K);
+      gemm<T>(false, true, CK, Og, L, cb + gi * CK * L, L, cols + (n * g.col_c + gi * Og) * L, L, T(1),
+              acc.data() + gi * CK * Og, Og);
   }
+  for (int64_t gi = 0; gi < g.groups; ++gi)
+    for (int64_t o = 0; o < Og; ++o)
+      for (int64_t ck = 0; ck < CK; ++ck) gw[(gi * Og + o) * CK + ck] = acc.data()[(gi * CK + ck) * Og + o];
 }
 
 // Calls f(T{}) for the dtypes the kernels handle (half types are computed in float32 by the caller).
@@ -223,12 +232,13 @@ void dispatch(ScalarType t, const char* name, const F& f) {
 
 }  // namespace
 
-Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Geometry& g) {
+Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, const Geometry& g) {
   Tensor out = empty(shape_of(g, g.col_c, g.col), img.dtype());
   dispatch(img.dtype(), "conv", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;
-    forward_impl<scalar_t>(img.data<scalar_t>(), weight.data<scalar_t>(), out.data<scalar_t>(), g);
+    forward_impl<scalar_t>(img.data<scalar_t>(), weight.data<scalar_t>(),
+                           bias.defined() ? bias.data<scalar_t>() : nullptr, out.data<scalar_t>(), g);
   });
   return out;
 }

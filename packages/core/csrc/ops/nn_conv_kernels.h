@@ -21,8 +21,9 @@ struct Geometry {
 };
 
 // All tensors are contiguous with one dtype; results are new contiguous tensors.
-// cols (N, col_c, col...) = weight (col_c, img_c/G, k...) applied to img (N, img_c, img...)
-Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Geometry& g);
+// cols (N, col_c, col...) = weight (col_c, img_c/G, k...) applied to img (N, img_c, img...),
+// plus bias (col_c) when defined
+Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, const Geometry& g);
 // img (N, img_c, img...) = the adjoint of img_to_cols applied to cols
 Tensor cols_to_img(const Tensor& cols, const Tensor& weight, const Geometry& g);
 // weight gradient (col_c, img_c/G, k...) of img_to_cols, given img and the cols-side gradient

@@ -4,6 +4,7 @@ backward come from the index ops."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import ember
@@ -67,9 +68,17 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = [int(p) for p in pad]
     _check(input, pad, mode)
-    out = input
-    for i in range(len(pad) // 2):
-        d = input.dim() - 1 - i
-        idx = _source_index(mode, input.shape[d], pad[2 * i], pad[2 * i + 1])
-        out = out.index_select(d, ember.tensor(idx, dtype=ember.int64))
-    return out
+    # One gather over the padded dims flattened together: a single copy forward, a single
+    # index_add backward.
+    k, nd = len(pad) // 2, input.dim()
+    sizes = [input.shape[nd - k + j] for j in range(k)]
+    flat = ember.zeros(1, dtype=ember.int64)
+    out_sizes = []
+    for j in range(k):
+        i = k - 1 - j  # pad pairs run from the last dim backwards
+        src = _source_index(mode, sizes[j], pad[2 * i], pad[2 * i + 1])
+        out_sizes.append(len(src))
+        flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64)).reshape(-1)
+    lead = list(input.shape[:nd - k])
+    x = input.reshape(lead + [math.prod(sizes)]) if k > 1 else input
+    return x.index_select(nd - k, flat).reshape(lead + out_sizes)

@@ -32,7 +32,7 @@ template <class T>
 void im2col(const T* x, T* col, const Geometry& g, int64_t c0, int64_t c1) {
   const int64_t I0 = g.img[0], I1 = g.img[1], I2 = g.img[2];
   const int64_t O0 = g.col[0], O1 = g.col[1], O2 = g.col[2];
-  const int64_t L = O0 * O1 * O2;
+  const int64_t L = O0 * O1 * O2, s2 = g.s[2];
   for (int64_t c = c0; c < c1; ++c) {
     const T* xc = x + c * I0 * I1 * I2;
     for (int64_t a = 0; a < g.k[0]; ++a)
@@ -50,13 +50,16 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t c0, int64_t c1) {
                 continue;
               }
               const T* src = xc + (i0 * I1 + i1) * I2 - g.p[2] + e * g.d[2];
-              std::fill(dst, dst + lo2, T(0));
-              if (g.s[2] == 1) {
-                std::copy(src + lo2, src + hi2, dst + lo2);
+              // rows are short (one output row): plain loops beat memset/memcpy calls here
+              for (int64_t o2 = 0; o2 < lo2; ++o2) dst[o2] = T(0);
+              if (s2 == 1) {
+                for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[o2] = src[o2];
+              } else if (s2 == 2) {
+                for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[o2] = src[2 * o2];
               } else {
-                for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[o2] = src[o2 * g.s[2]];
+                for (int64_t o2 = lo2; o2 < hi2; ++o2) dst[o2] = src[o2 * s2];
               }
-              std::fill(dst + hi2, dst + O2, T(0));
+              for (int64_t o2 = hi2; o2 < O2; ++o2) dst[o2] = T(0);
             }
           }
         }

@@ -43,8 +43,17 @@ from ember.nn.modules.activation import (
 )
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ember.nn.modules.conv import (  # conv area
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from ember.nn.modules.flatten import Flatten, Unflatten
+from ember.nn.modules.fold import Fold, Unfold  # conv area
 from ember.nn.modules.linear import Bilinear, Identity, Linear
 from ember.nn.modules.loss import (
     BCELoss,
@@ -59,17 +68,6 @@ from ember.nn.modules.loss import (
 )
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
-from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
-from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
-from ember.nn.modules.conv import (  # conv area
-    Conv1d,
-    Conv2d,
-    Conv3d,
-    ConvTranspose1d,
-    ConvTranspose2d,
-    ConvTranspose3d,
-)
-from ember.nn.modules.fold import Fold, Unfold  # conv area
 from ember.nn.modules.padding import (  # conv area
     CircularPad1d,
     CircularPad2d,
@@ -88,6 +86,8 @@ from ember.nn.modules.padding import (  # conv area
     ZeroPad3d,
 )
 from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
+from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
+from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Buffer", "CELU",

@@ -36,18 +36,6 @@ from ember.nn._functional.activation import (
     threshold,
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
-from ember.nn._functional.loss import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-    smooth_l1_loss,
-)
-from ember.nn._functional.norm import batch_norm, layer_norm
 from ember.nn._functional.conv import (  # conv area
     conv1d,
     conv2d,
@@ -60,6 +48,18 @@ from ember.nn._functional.conv import (  # conv area
     pixel_unshuffle,
     unfold,
 )
+from ember.nn._functional.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from ember.nn._functional.norm import batch_norm, layer_norm
 from ember.nn._functional.padding import pad  # conv area
 
 __all__ = [

@@ -43,6 +43,8 @@ def pad_input(lib: ModuleType) -> dict[str, Any]:
 BENCHES: list[Bench] = [
     Bench("nn-conv", "conv2d 3x3 64->64 32x32 b32 fwd+bwd", "throughput",
           "lib.conv2d(x, w, b, padding=1).sum().backward()", conv2d_3x3, threads=1, target=1.0),
+    Bench("nn-conv", "conv2d 3x3 64->64 32x32 b32 fwd+bwd", "throughput",
+          "lib.conv2d(x, w, b, padding=1).sum().backward()", conv2d_3x3, threads=2, target=None),
     Bench("nn-conv", "conv2d 3x3 64->64 32x32 b32 fwd", "throughput",
           "lib.conv2d(x.detach(), w.detach(), b.detach(), padding=1)", conv2d_3x3, threads=1, target=1.0),
     Bench("nn-conv", "conv1d k5 32->64 L2048 b16 fwd+bwd", "throughput",

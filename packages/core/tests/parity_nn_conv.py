@@ -47,6 +47,8 @@ def _conv_cases(nsp: int) -> list:
         C("float64", x(2, 2, "float64"), w(3, 2, "float64"), T((3,), "float64"), padding=1),
         C("int64", x(1, 2, "int64"), w(2, 2, "int64")),
         C("bfloat16", x(1, 2, "bfloat16"), w(2, 2, "bfloat16")),
+        C("float16", x(1, 2, "float16"), w(2, 2, "float16"), T((2,), "float16")),
+        C("bool", x(1, 2, "bool"), w(2, 2, "bool")),
         C("empty-batch", x(0, 2), w(3, 2), b3),
         # errors
         C("bad-input-dim", T((2, 3), f32), w(3, 2)),

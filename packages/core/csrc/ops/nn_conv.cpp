@@ -82,7 +82,7 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
               " but found ", legacy_name(weight.dtype()));
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", c_type_name(input.dtype()),
               ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
-  EMBER_CHECK(input.dtype() != ScalarType::Bool, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
 }
 
 Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, IntArrayRef padding,

@@ -44,7 +44,16 @@ from ember.nn.modules.activation import (
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from ember.nn.modules.conv import (  # conv area
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from ember.nn.modules.flatten import Flatten, Unflatten
+from ember.nn.modules.fold import Fold, Unfold  # conv area
 from ember.nn.modules.linear import Bilinear, Identity, Linear
 from ember.nn.modules.loss import (
     BCELoss,
@@ -71,6 +80,24 @@ from ember.nn.modules.normalization import (
     RMSNorm,
 )
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
+from ember.nn.modules.padding import (  # conv area
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
 from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
 from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
 
@@ -114,4 +141,10 @@ __all__ += [  # pooling / upsampling
     "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
     "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+]
+__all__ += [  # conv area
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1d",
+    "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "PixelShuffle",
+    "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "Unfold", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]

@@ -39,6 +39,18 @@ from ember.nn._functional.activation import (
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
 from ember.nn._functional.embedding import embedding, embedding_bag
+from ember.nn._functional.conv import (  # conv area
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    fold,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+)
 from ember.nn._functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -58,6 +70,7 @@ from ember.nn._functional.norm import (
     local_response_norm,
     rms_norm,
 )
+from ember.nn._functional.padding import pad  # conv area
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "cross_entropy",
@@ -128,3 +141,5 @@ __all__ += [  # pooling / upsampling
     "upsample_bilinear",
     "upsample_nearest",
 ]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
+            "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area

@@ -1,0 +1,36 @@
+// torch.constant_pad_nd: a filled tensor with the input copied into its middle.
+// Negative pads crop, so the copy is between two narrowed views.
+#include "../iter/elementwise_iter.h"
+#include "ops.h"
+
+namespace ember {
+
+Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value) {
+  const int64_t n = static_cast<int64_t>(pad.size()), nd = input.dim();
+  EMBER_CHECK(n % 2 == 0, "Length of pad must be even but instead it equals ", n);
+  EMBER_CHECK(n / 2 <= nd, "Length of pad should be no more than twice the number of dimensions of the input. ",
+              "Pad length is ", n, "while the input has ", nd, "dimensions.");
+  DimVector out_sizes(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = 0; i < n / 2; ++i) {
+    const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
+    const int64_t size = input.size(d) + before + after;
+    EMBER_CHECK(size >= 0, "The input size ", input.size(d), ", plus negative padding ", before, " and ", after,
+                " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
+    out_sizes[d] = size;
+  }
+  Tensor out = full(out_sizes, value, input.dtype(), std::nullopt);
+  Tensor dst = out, src = input;
+  for (int64_t i = 0; i < n / 2; ++i) {
+    const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
+    // where the kept part of the input lands, and which part of the input is kept
+    const int64_t src_start = before < 0 ? -before : 0;
+    const int64_t src_len = input.size(d) - src_start - (after < 0 ? -after : 0);
+    if (src_len <= 0) return out;
+    src = narrow(src, d, src_start, src_len);
+    dst = narrow(dst, d, before > 0 ? before : 0, src_len);
+  }
+  if (src.numel() > 0) copy_into(dst, src);
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,109 @@
+"""Convolutions (``ember.conv*d`` are the core ops), ``unfold`` / ``fold`` (im2col / col2im) and
+pixel (un)shuffle. unfold gathers every kernel position of the zero-padded input through one
+flat index (``index_select``); fold scatters back through the same index (``index_add``), so
+each is the other's derivative."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ember
+from ember import Tensor
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
+           "pixel_shuffle", "pixel_unshuffle"]
+
+conv1d = ember.conv1d
+conv2d = ember.conv2d
+conv3d = ember.conv3d
+conv_transpose1d = ember.conv_transpose1d
+conv_transpose2d = ember.conv_transpose2d
+conv_transpose3d = ember.conv_transpose3d
+pixel_shuffle = ember.pixel_shuffle
+pixel_unshuffle = ember.pixel_unshuffle
+
+_Size = int | Sequence[int]
+
+
+def _pair(v: _Size) -> tuple[int, int]:
+    if isinstance(v, int):
+        return (v, v)
+    t = tuple(int(x) for x in v)
+    return (t[0], t[0]) if len(t) == 1 else (t[0], t[1])
+
+
+def _check_args(kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> None:
+    for name, short, v, ok in (("kernel size", "kernel", kernel, lambda x: x > 0),
+                               ("stride", "stride", stride, lambda x: x > 0),
+                               ("dilation", "dilation", dilation, lambda x: x > 0)):
+        if not all(ok(x) for x in v):
+            raise RuntimeError(f"{name} should be greater than zero, but got {short}_height: {v[0]} "
+                               f"{short}_width: {v[1]}")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {padding[0]} pad_width: {padding[1]}")
+
+
+def _blocks(size: tuple, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> tuple[int, int]:
+    return tuple((size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in (0, 1))
+
+
+def _flat_index(padded: tuple, blocks: tuple, kernel: tuple, dilation: tuple, stride: tuple) -> Tensor:
+    """Flat positions in the padded (Hp, Wp) plane, ordered (kernel i, kernel j, block row, block col)."""
+    rows = (ember.arange(blocks[0]) * stride[0]).unsqueeze(0) + (ember.arange(kernel[0]) * dilation[0]).unsqueeze(1)
+    cols = (ember.arange(blocks[1]) * stride[1]).unsqueeze(0) + (ember.arange(kernel[1]) * dilation[1]).unsqueeze(1)
+    idx = rows[:, None, :, None] * padded[1] + cols[None, :, None, :]
+    return idx.reshape(-1)
+
+
+def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Size = 0, stride: _Size = 1) -> Tensor:
+    """Sliding blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
+    if input.dim() < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
+                         f"but got {input.dim()})")
+    if input.dim() > 4:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                           f"but got: {list(input.shape)}")
+    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    _check_args(k, d, p, s)
+    unbatched = input.dim() == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, h, w = x.shape
+    blocks = _blocks((h, w), k, d, p, s)
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
+                           f"calculated shape of the array of sliding blocks as {blocks}, but its components must "
+                           f"be at least one.")
+    xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
+    hp, wp = h + 2 * p[0], w + 2 * p[1]
+    idx = _flat_index((hp, wp), blocks, k, d, s)
+    cols = xp.reshape(n, c, hp * wp).index_select(2, idx).reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
+    return cols.squeeze(0) if unbatched else cols
+
+
+def fold(input: Tensor, output_size: _Size, kernel_size: _Size, dilation: _Size = 1, padding: _Size = 0,
+         stride: _Size = 1) -> Tensor:
+    """Sums columns (N, C*kh*kw, L) back into an (N, C, H, W) image: the adjoint of ``unfold``."""
+    if input.dim() not in (2, 3) or any(sz == 0 for sz in input.shape[1:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                           f"non-zero dimensions for input, but got: {list(input.shape)}")
+    out, k, d, p, s = _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    _check_args(k, d, p, s)
+    unbatched = input.dim() == 2
+    x = input.unsqueeze(0) if unbatched else input
+    n, ck, length = x.shape
+    if ck % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={ck} and kernel_size={k}.")
+    blocks = _blocks(out, k, d, p, s)
+    if blocks[0] * blocks[1] != length or blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(f"Given output_size={out}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    c = ck // (k[0] * k[1])
+    hp, wp = out[0] + 2 * p[0], out[1] + 2 * p[1]
+    idx = _flat_index((hp, wp), blocks, k, d, s)
+    img = ember.zeros(n, c, hp * wp, dtype=x.dtype).index_add(2, idx, x.reshape(n, c, ck // c * length))
+    img = img.reshape(n, c, hp, wp)
+    if p != (0, 0):
+        img = ember.constant_pad_nd(img, [-p[1], -p[1], -p[0], -p[0]])
+    return img.squeeze(0) if unbatched else img

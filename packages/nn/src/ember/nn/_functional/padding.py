@@ -1,0 +1,84 @@
+"""``F.pad``: constant padding is ``ember.constant_pad_nd``; reflect / replicate / circular
+gather each padded dimension through an index (``index_select``), so autograd and double
+backward come from the index ops."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import ember
+from ember import Tensor
+
+__all__ = ["pad"]
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+_SUPPORTED = ("Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _source_index(mode: str, n: int, before: int, after: int) -> list[int]:
+    """For each output position along a dim of size n, the input position it copies."""
+    if mode == "circular":  # negative pads crop first; the wrap then reads the cropped part
+        start, stop = max(0, -before), n - max(0, -after)
+        return [start + (j - max(before, 0)) % (stop - start) for j in range(n + before + after)]
+    out = []
+    for j in range(n + before + after):
+        i = j - before
+        if mode == "reflect":
+            i = -i if i < 0 else (2 * (n - 1) - i if i >= n else i)
+        else:
+            i = min(max(i, 0), n - 1)
+        out.append(i)
+    return out
+
+
+def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
+    k, nd = len(pad) // 2, input.dim()
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n\n{_SUPPORTED}")
+    if mode != "circular" and any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(input.shape)}")
+    names = ("W", "H", "D")
+    for i in range(k):
+        d = nd - 1 - i
+        n, before, after = input.shape[d], pad[2 * i], pad[2 * i + 1]
+        if mode == "reflect" and (before >= n or after >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({before}, {after}) at dimension {d} of input {list(input.shape)}")
+        if mode == "circular" and (before > n or after > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if n + before + after < 1:
+            raise RuntimeError(f"input ({names[i]}: {n}) is too small. Calculated output {names[i]}: "
+                               f"{n + before + after}")
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pads the last ``len(pad) // 2`` dims: ``pad = (left, right, top, bottom, front, back)``."""
+    if mode == "constant":
+        return ember.constant_pad_nd(input, list(pad), 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pad = [int(p) for p in pad]
+    _check(input, pad, mode)
+    # One gather over the padded dims flattened together: a single copy forward, a single
+    # index_add backward.
+    k, nd = len(pad) // 2, input.dim()
+    sizes = [input.shape[nd - k + j] for j in range(k)]
+    flat = ember.zeros(1, dtype=ember.int64)
+    out_sizes = []
+    for j in range(k):
+        i = k - 1 - j  # pad pairs run from the last dim backwards
+        src = _source_index(mode, sizes[j], pad[2 * i], pad[2 * i + 1])
+        out_sizes.append(len(src))
+        flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64)).reshape(-1)
+    lead = list(input.shape[:nd - k])
+    x = input.reshape(lead + [math.prod(sizes)]) if k > 1 else input
+    return x.index_select(nd - k, flat).reshape(lead + out_sizes)

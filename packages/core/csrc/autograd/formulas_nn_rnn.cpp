@@ -8,6 +8,7 @@
 
 #include "../ops/nn_rnn.h"
 #include "autograd_ops.h"
+#include "engine.h"
 #include "formulas.h"
 #include "grad_mode.h"
 #include "ops.h"
@@ -93,8 +94,10 @@ rnn::GateGrads gate_grads(int kind, const TensorList& grads, const Tensor& input
   return r;
 }
 
+// Biases broadcast against the [batch, gates] matrix (1-D usually, 2-D allowed as in
+// PyTorch), so their gradient is the gate gradient summed back to the bias's shape.
 Tensor arg_grad(const rnn::GateGrads& g, int which, const Tensor& input, const Tensor& hx, const Tensor& w_ih,
-                const Tensor& w_hh) {
+                const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   switch (which) {
     case 0: return ag::mm(g.d_ih, w_ih);
     case 1: {
@@ -103,8 +106,8 @@ Tensor arg_grad(const rnn::GateGrads& g, int which, const Tensor& input, const T
     }
     case 2: return ag::mm(ag::t(g.d_ih), input);
     case 3: return ag::mm(ag::t(g.d_hh), hx);
-    case 4: return ag::sum(g.d_ih, IntArrayRef{0}, false, std::nullopt);
-    default: return ag::sum(g.d_hh, IntArrayRef{0}, false, std::nullopt);
+    case 4: return sum_to(g.d_ih, b_ih.sizes());
+    default: return sum_to(g.d_hh, b_hh.sizes());
   }
 }
 }  // namespace
@@ -128,14 +131,14 @@ TensorList cell_math(int kind, const Tensor& gi, const Tensor& gh, const Tensor&
 Tensor rnn_cell_grad(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,
                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   rnn::GateGrads g = gate_grads(kind, grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
-  return arg_grad(g, which, input, hx, w_ih, w_hh);
+  return arg_grad(g, which, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
 TensorList lstm_cell_grad(int which, const TensorList& grads, const Tensor& input, const TensorList& hx,
                           const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   rnn::GateGrads g = gate_grads(rnn::kLstm, grads, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh);
-  if (which == 1) return {arg_grad(g, 1, input, hx[0], w_ih, w_hh), g.d_cx};
-  return {arg_grad(g, which, input, hx[0], w_ih, w_hh)};
+  if (which == 1) return {arg_grad(g, 1, input, hx[0], w_ih, w_hh, b_ih, b_hh), g.d_cx};
+  return {arg_grad(g, which, input, hx[0], w_ih, w_hh, b_ih, b_hh)};
 }
 
 }  // namespace ember

@@ -59,7 +59,14 @@ from ember.nn.modules.loss import (
 )
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
-from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
 
 __all__ = [
@@ -71,4 +78,7 @@ __all__ = [
     "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
     "Unflatten", "functional", "init", "utils",
+    # recurrent layers and the Transformer decoder
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "Transformer",
+    "TransformerDecoder", "TransformerDecoderLayer",
 ]

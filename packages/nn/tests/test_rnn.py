@@ -271,3 +271,66 @@ def test_errors(torch: Any) -> None:
         nn.GRUCell(3, 4)(ember.zeros(1, 2, 3))
     with pytest.raises(RuntimeError, match="input has inconsistent input_size: got 5 expected 3"):
         nn.LSTMCell(3, 4)(ember.zeros(2, 5))
+
+
+# -------------------------------------------------------------------- ember.nn.utils.rnn
+def _seqs(torch: Any, lengths: list[int], feat: tuple = (2,)) -> tuple[list, list]:
+    arrays = [RNG.standard_normal((n,) + feat) for n in lengths]
+    pairs = [pair(torch, a, requires_grad=True) for a in arrays]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_pad_sequence(torch: Any, batch_first: bool, padding_side: str) -> None:
+    es, ts = _seqs(torch, [2, 4, 1])
+    e = ernn.pad_sequence(es, batch_first=batch_first, padding_value=-1.5, padding_side=padding_side)
+    t = torch.nn.utils.rnn.pad_sequence(ts, batch_first=batch_first, padding_value=-1.5, padding_side=padding_side)
+    close(e, t)
+    (e * e).sum().backward()
+    (t * t).sum().backward()
+    for a, b in zip(es, ts, strict=True):
+        close(a.grad, b.grad)
+    with pytest.raises(ValueError, match="Expected padding_side to be one of left or right, but got middle."):
+        ernn.pad_sequence(es, padding_side="middle")
+
+
+def test_pack_and_pad_roundtrip(torch: Any) -> None:
+    es, ts = _seqs(torch, [3, 5, 1, 3], feat=(2, 2))
+    ep = ernn.pack_sequence(es, enforce_sorted=False)
+    tp = torch.nn.utils.rnn.pack_sequence(ts, enforce_sorted=False)
+    assert isinstance(ep, tuple) and ep._fields == tp._fields
+    close(ep.data, tp.data)
+    for f in ("batch_sizes", "sorted_indices", "unsorted_indices"):
+        assert getattr(ep, f).tolist() == getattr(tp, f).tolist(), f
+    for bf in (False, True):
+        ea, el = ernn.pad_packed_sequence(ep, batch_first=bf, padding_value=2.0, total_length=7)
+        ta, tl = torch.nn.utils.rnn.pad_packed_sequence(tp, batch_first=bf, padding_value=2.0, total_length=7)
+        close(ea, ta)
+        assert el.tolist() == tl.tolist() and el.dtype == ember.int64
+    for a, b in zip(ernn.unpack_sequence(ep), torch.nn.utils.rnn.unpack_sequence(tp), strict=True):
+        close(a, b)
+    ea, el = ernn.pad_packed_sequence(ep)
+    for a, b in zip(ernn.unpad_sequence(ea, el), ts, strict=True):
+        close(a, b)
+    (ep.data * ep.data).sum().backward()
+    (tp.data * tp.data).sum().backward()
+    for a, b in zip(es, ts, strict=True):
+        close(a.grad, b.grad)
+    with pytest.raises(ValueError, match="Expected total_length to be at least the length of the longest"):
+        ernn.pad_packed_sequence(ep, total_length=2)
+
+
+def test_pack_padded_errors_and_to(torch: Any) -> None:
+    x = ember.zeros(4, 3, 2)
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        ernn.pack_padded_sequence(x, [1, 3, 2])
+    with pytest.raises(RuntimeError, match="Length of all samples has to be greater than 0"):
+        ernn.pack_padded_sequence(x, [3, 2, 0])
+    p = ernn.pack_padded_sequence(x, ember.tensor([4, 2, 1]), batch_first=False)
+    assert p.batch_sizes.tolist() == [3, 2, 1, 1]
+    assert p.sorted_indices is None and p.unsorted_indices is None
+    q = p.to(ember.float64)
+    assert q.data.dtype == ember.float64 and q.batch_sizes is p.batch_sizes
+    assert p.to(ember.float32) is p
+    assert p.double().data.dtype == ember.float64

@@ -22,122 +22,163 @@ int64_t row_grain(int64_t width) { return std::max<int64_t>(1, kGrainSize / std:
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, MemoryFormat::Contiguous); }
 
+// Pointers of one fused pass (forward: hy / cy; backward: the gate gradients).
 template <class T>
-void forward_rows(Kind k, int64_t B, int64_t H, const T* gi, const T* gh, const T* hx, const T* cx, T* hy, T* cy) {
-  const int64_t G = k == kLstm ? 4 : k == kGru ? 3 : 1;
-  parallel_for(0, B, row_grain(G * H), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      const T* a = gi + b * G * H;
-      const T* h = gh + b * G * H;
-      T* out = hy + b * H;
-      if (k == kTanh) {
+struct Rows {
+  Kind k;
+  int64_t H;
+  const T *gi, *gh, *hx, *cx, *ghy, *gcy;
+  T *hy, *cy, *d_ih, *d_hh, *d_hx, *d_cx;
+};
+
+template <class T>
+EMBER_VEC_INLINE void forward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
+  const Kind k = p.k;
+  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* a = p.gi + b * G * H;
+    const T* h = p.gh + b * G * H;
+    T* out = p.hy + b * H;
+    if (k == kTanh) {
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) out[j] = vec::tanh(h[j] + a[j]);
-      } else if (k == kRelu) {
+      for (int64_t j = 0; j < H; ++j) out[j] = vec::tanh(h[j] + a[j]);
+    } else if (k == kRelu) {
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) {
-          T v = h[j] + a[j];
-          out[j] = v > T(0) ? v : (v != v ? v : T(0));
-        }
-      } else if (k == kLstm) {
-        const T* c0 = cx + b * H;
-        T* c1 = cy + b * H;
+      for (int64_t j = 0; j < H; ++j) {
+        T v = h[j] + a[j];
+        out[j] = v > T(0) ? v : (v != v ? v : T(0));
+      }
+    } else if (k == kLstm) {
+      const T* c0 = p.cx + b * H;
+      T* c1 = p.cy + b * H;
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) {
-          T ig = vec::sigmoid(h[j] + a[j]);
-          T fg = vec::sigmoid(h[H + j] + a[H + j]);
-          T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
-          T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
-          T c = fg * c0[j] + ig * gg;
-          c1[j] = c;
-          out[j] = og * vec::tanh(c);
-        }
-      } else {
-        const T* h0 = hx + b * H;
+      for (int64_t j = 0; j < H; ++j) {
+        T ig = vec::sigmoid(h[j] + a[j]);
+        T fg = vec::sigmoid(h[H + j] + a[H + j]);
+        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
+        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
+        T c = fg * c0[j] + ig * gg;
+        c1[j] = c;
+        out[j] = og * vec::tanh(c);
+      }
+    } else {
+      const T* h0 = p.hx + b * H;
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) {
-          T r = vec::sigmoid(h[j] + a[j]);
-          T z = vec::sigmoid(h[H + j] + a[H + j]);
-          T n = vec::tanh(a[2 * H + j] + h[2 * H + j] * r);
-          out[j] = (h0[j] - n) * z + n;
-        }
+      for (int64_t j = 0; j < H; ++j) {
+        T r = vec::sigmoid(h[j] + a[j]);
+        T z = vec::sigmoid(h[H + j] + a[H + j]);
+        T n = vec::tanh(a[2 * H + j] + h[2 * H + j] * r);
+        out[j] = (h0[j] - n) * z + n;
       }
     }
-  });
+  }
 }
 
 template <class T>
-void backward_rows(Kind k, int64_t B, int64_t H, const T* gi, const T* gh, const T* hx, const T* cx, const T* ghy,
-                   const T* gcy, T* d_ih, T* d_hh, T* d_hx, T* d_cx) {
-  const int64_t G = k == kLstm ? 4 : k == kGru ? 3 : 1;
-  parallel_for(0, B, row_grain(G * H), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      const T* a = gi + b * G * H;
-      const T* h = gh + b * G * H;
-      const T* gy = ghy ? ghy + b * H : nullptr;
-      T* di = d_ih + b * G * H;
-      T* dh = d_hh + b * G * H;
-      if (k == kTanh || k == kRelu) {
-        for (int64_t j = 0; j < H; ++j) {
-          T g = gy ? gy[j] : T(0);
-          T v = h[j] + a[j];
-          T d;
-          if (k == kTanh) {
-            T y = vec::tanh(v);
-            d = g * (T(1) - y * y);
-          } else {
-            d = v > T(0) ? g : T(0);
-          }
-          di[j] = d;
-          dh[j] = d;
-        }
-      } else if (k == kLstm) {
-        const T* c0 = cx + b * H;
-        const T* gc = gcy ? gcy + b * H : nullptr;
-        T* dc0 = d_cx + b * H;
+EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
+  const Kind k = p.k;
+  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* a = p.gi + b * G * H;
+    const T* h = p.gh + b * G * H;
+    const T* gy = p.ghy ? p.ghy + b * H : nullptr;
+    T* di = p.d_ih + b * G * H;
+    T* dh = p.d_hh + b * G * H;
+    if (k == kTanh || k == kRelu) {
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) {
-          T ig = vec::sigmoid(h[j] + a[j]);
-          T fg = vec::sigmoid(h[H + j] + a[H + j]);
-          T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
-          T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
-          T c = fg * c0[j] + ig * gg;
-          T tc = vec::tanh(c);
-          T g = gy ? gy[j] : T(0);
-          T dc = (gc ? gc[j] : T(0)) + g * og * (T(1) - tc * tc);
-          T v0 = dc * gg * ig * (T(1) - ig);
-          T v1 = dc * c0[j] * fg * (T(1) - fg);
-          T v2 = dc * ig * (T(1) - gg * gg);
-          T v3 = g * tc * og * (T(1) - og);
-          di[j] = dh[j] = v0;
-          di[H + j] = dh[H + j] = v1;
-          di[2 * H + j] = dh[2 * H + j] = v2;
-          di[3 * H + j] = dh[3 * H + j] = v3;
-          dc0[j] = dc * fg;
-        }
-      } else {
-        const T* h0 = hx + b * H;
-        T* dx = d_hx + b * H;
+      for (int64_t j = 0; j < H; ++j) {
+        T g = gy ? gy[j] : T(0);
+        T v = h[j] + a[j];
+        T y = vec::tanh(v);
+        T d = k == kTanh ? g * (T(1) - y * y) : (v > T(0) ? g : T(0));
+        di[j] = d;
+        dh[j] = d;
+      }
+    } else if (k == kLstm) {
+      const T* c0 = p.cx + b * H;
+      const T* gc = p.gcy ? p.gcy + b * H : nullptr;
+      T* dc0 = p.d_cx + b * H;
 #pragma omp simd
-        for (int64_t j = 0; j < H; ++j) {
-          T r = vec::sigmoid(h[j] + a[j]);
-          T z = vec::sigmoid(h[H + j] + a[H + j]);
-          T hn = h[2 * H + j];
-          T n = vec::tanh(a[2 * H + j] + hn * r);
-          T g = gy ? gy[j] : T(0);
-          T dn = g * (T(1) - z) * (T(1) - n * n);
-          T dz = g * (h0[j] - n) * z * (T(1) - z);
-          T dr = dn * hn * r * (T(1) - r);
-          di[j] = dh[j] = dr;
-          di[H + j] = dh[H + j] = dz;
-          di[2 * H + j] = dn;
-          dh[2 * H + j] = dn * r;
-          dx[j] = g * z;
-        }
+      for (int64_t j = 0; j < H; ++j) {
+        T ig = vec::sigmoid(h[j] + a[j]);
+        T fg = vec::sigmoid(h[H + j] + a[H + j]);
+        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
+        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
+        T c = fg * c0[j] + ig * gg;
+        T tc = vec::tanh(c);
+        T g = gy ? gy[j] : T(0);
+        T dc = (gc ? gc[j] : T(0)) + g * og * (T(1) - tc * tc);
+        T v0 = dc * gg * ig * (T(1) - ig);
+        T v1 = dc * c0[j] * fg * (T(1) - fg);
+        T v2 = dc * ig * (T(1) - gg * gg);
+        T v3 = g * tc * og * (T(1) - og);
+        di[j] = dh[j] = v0;
+        di[H + j] = dh[H + j] = v1;
+        di[2 * H + j] = dh[2 * H + j] = v2;
+        di[3 * H + j] = dh[3 * H + j] = v3;
+        dc0[j] = dc * fg;
+      }
+    } else {
+      const T* h0 = p.hx + b * H;
+      T* dx = p.d_hx + b * H;
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T r = vec::sigmoid(h[j] + a[j]);
+        T z = vec::sigmoid(h[H + j] + a[H + j]);
+        T hn = h[2 * H + j];
+        T n = vec::tanh(a[2 * H + j] + hn * r);
+        T g = gy ? gy[j] : T(0);
+        T dn = g * (T(1) - z) * (T(1) - n * n);
+        T dz = g * (h0[j] - n) * z * (T(1) - z);
+        T dr = dn * hn * r * (T(1) - r);
+        di[j] = dh[j] = dr;
+        di[H + j] = dh[H + j] = dz;
+        di[2 * H + j] = dn;
+        dh[2 * H + j] = dn * r;
+        dx[j] = g * z;
       }
     }
-  });
+  }
 }
+
+// The core library is built for baseline x86-64; these passes are the hot loop of every
+// recurrent step, so an AVX2+FMA copy is chosen at run time (as the pointwise kernels do).
+template <class T>
+void forward_base(const Rows<T>& p, int64_t b0, int64_t b1) { forward_rows(p, b0, b1); }
+template <class T>
+void backward_base(const Rows<T>& p, int64_t b0, int64_t b1) { backward_rows(p, b0, b1); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+template <class T>
+__attribute__((target("avx2,fma"))) void forward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+  forward_rows(p, b0, b1);
+}
+template <class T>
+__attribute__((target("avx2,fma"))) void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+  backward_rows(p, b0, b1);
+}
+bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+#endif
+
+template <class T>
+void run_rows(const Rows<T>& p, int64_t B, bool backward) {
+  const int64_t G = p.k == kLstm ? 4 : p.k == kGru ? 3 : 1;
+  void (*fn)(const Rows<T>&, int64_t, int64_t) = backward ? backward_base<T> : forward_base<T>;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (has_avx2()) fn = backward ? backward_avx2<T> : forward_avx2<T>;
+#endif
+  parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
+}
+
+template <class T>
+const T* cptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
+template <class T>
+T* mptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
 
 }  // namespace
 
@@ -174,14 +215,16 @@ TensorList fused_forward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   int64_t B = hx.size(0), H = hx.size(1);
   Tensor hy = empty({B, H}, gi.dtype());
   Tensor cy = k == kLstm ? empty({B, H}, gi.dtype()) : Tensor();
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr, nullptr,
+              mptr<T>(hy), mptr<T>(cy), nullptr, nullptr, nullptr, nullptr};
+    run_rows(p, B, false);
+  };
   if (gi.dtype() == ScalarType::Float32)
-    forward_rows<float>(k, B, H, gi.data<float>(), gh.data<float>(), hx.data<float>(),
-                        cx.defined() ? cx.data<float>() : nullptr, hy.data<float>(),
-                        cy.defined() ? cy.data<float>() : nullptr);
+    run(float());
   else
-    forward_rows<double>(k, B, H, gi.data<double>(), gh.data<double>(), hx.data<double>(),
-                         cx.defined() ? cx.data<double>() : nullptr, hy.data<double>(),
-                         cy.defined() ? cy.data<double>() : nullptr);
+    run(double());
   if (k == kLstm) return {hy, cy};
   return {hy};
 }
@@ -200,9 +243,9 @@ GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   if (k == kLstm) r.d_cx = empty({B, H}, dt);
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    auto p = [](const Tensor& x) { return x.defined() ? x.data<T>() : static_cast<T*>(nullptr); };
-    backward_rows<T>(k, B, H, p(gi), p(gh), p(hx), p(cx), p(ghy), p(gcy), p(r.d_ih), p(r.d_hh), p(r.d_hx),
-                     p(r.d_cx));
+    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), cptr<T>(ghy), cptr<T>(gcy),
+              nullptr, nullptr, mptr<T>(r.d_ih), mptr<T>(r.d_hh), mptr<T>(r.d_hx), mptr<T>(r.d_cx)};
+    run_rows(p, B, true);
   };
   if (dt == ScalarType::Float32)
     run(float());

@@ -1,6 +1,8 @@
 """The "nn-rnn" suite: recurrent layers, forward + backward, ember vs torch (issue 5).
 
 Rows are times per call (ratio = ember/torch, lower is better); the target is parity (1.0).
+Single-threaded: the recurrences are chains of small GEMMs, where thread counts mostly measure
+the BLAS libraries' threading rather than ember's code.
 """
 
 from __future__ import annotations
@@ -51,9 +53,9 @@ def _lstm_infer(lib: ModuleType) -> dict[str, Any]:
 
 
 BENCHES: list[Bench] = [
-    Bench("nn-rnn", f"{cls}(64, 256) seq 64 batch 32 fwd+bwd", "overhead", "run()", _layer(cls), threads=th,
+    Bench("nn-rnn", f"{cls}(64, 256) seq 64 batch 32 fwd+bwd", "overhead", "run()", _layer(cls), threads=1,
           target=1.0)
-    for cls in ("LSTM", "GRU") for th in (1, 2)
+    for cls in ("LSTM", "GRU")
 ] + [
     Bench("nn-rnn", "LSTMCell(64, 256) batch 32 step fwd+bwd", "overhead", "run()", _lstm_cell, threads=1,
           target=1.0),

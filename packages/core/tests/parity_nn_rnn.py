@@ -27,12 +27,12 @@ def cell_cases(op: dict) -> list:
     g = GATES[name]
     cs = []
     for dt in ("float32", "float64"):
-        B, I, Hd = 3, 5, 4
-        cs.append(C(f"bias-{dt}", T((B, I), dt), _hidden(name, T((B, Hd), dt), T((B, Hd), dt, dom="small")),
-                    T((g * Hd, I), dt, dom="small"), T((g * Hd, Hd), dt, dom="small"),
+        B, In, Hd = 3, 5, 4
+        cs.append(C(f"bias-{dt}", T((B, In), dt), _hidden(name, T((B, Hd), dt), T((B, Hd), dt, dom="small")),
+                    T((g * Hd, In), dt, dom="small"), T((g * Hd, Hd), dt, dom="small"),
                     T((g * Hd,), dt), T((g * Hd,), dt)))
-        cs.append(C(f"nobias-{dt}", T((B, I), dt), _hidden(name, T((B, Hd), dt)),
-                    T((g * Hd, I), dt, dom="small"), T((g * Hd, Hd), dt, dom="small")))
+        cs.append(C(f"nobias-{dt}", T((B, In), dt), _hidden(name, T((B, Hd), dt)),
+                    T((g * Hd, In), dt, dom="small"), T((g * Hd, Hd), dt, dom="small")))
     cs += [
         C("one-bias", T((2, 3), "float64"), _hidden(name, T((2, 2), "float64")), T((g * 2, 3), "float64"),
           T((g * 2, 2), "float64"), T((g * 2,), "float64")),

@@ -217,6 +217,20 @@ def test_cell_double_backward(torch: Any) -> None:
     close(res[0][1], res[1][1], atol=1e-10)
 
 
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_layer_double_backward(torch: Any, cls: str) -> None:
+    e, t = _modules(torch, cls, 3, 4, num_layers=2, bidirectional=True, dtype="float64")
+    ex, tx = pair(torch, RNG.standard_normal((5, 2, 3)), requires_grad=True, dtype="float64")
+    res = []
+    for lib, m, x in ((ember, e, ex), (torch, t, tx)):
+        out, _ = m(x)
+        (g,) = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        res.append((g, m.weight_hh_l1.grad, m.weight_ih_l0_reverse.grad))
+    for a, b in zip(res[0], res[1], strict=True):
+        close(a, b, atol=1e-10)
+
+
 @pytest.mark.parametrize("cls, kw", [("RNN", {"nonlinearity": "relu", "num_layers": 2, "bias": False,
                                              "batch_first": True, "dropout": 0.5, "bidirectional": True}),
                                      ("LSTM", {"proj_size": 2}), ("GRU", {}), ("RNNCell", {"nonlinearity": "relu"}),

@@ -185,6 +185,7 @@ class RNNBase(Module):
         h = h0[:sizes[order[0]]] if reverse and sizes else h0
         c = None if c0 is None else (c0[:sizes[order[0]]] if reverse and sizes else c0)
         done_h, done_c = [], []
+        zeros_in: dict[int, Tensor] = {}  # zero-width step inputs, one per batch size
         outs: list[Tensor] = [None] * len(sizes)  # type: ignore[list-item]
         for t in order:
             bs, n = sizes[t], h.shape[0]
@@ -198,7 +199,9 @@ class RNNBase(Module):
                 h = ember.cat([h, h0[n:bs]])
                 if c is not None:
                     c = ember.cat([c, c0[n:bs]])
-            zin = x.new_empty((bs, 0))
+            zin = zeros_in.get(bs)
+            if zin is None:
+                zin = zeros_in[bs] = x.new_empty((bs, 0))
             if not lstm:
                 h = step(zin, h, w0, w_hh, steps[t], b_hh)
             elif w_hr is None:
@@ -244,7 +247,8 @@ class RNNBase(Module):
                 h0 = h0.index_select(1, sorted_indices)
                 c0 = c0.index_select(1, sorted_indices) if c0 is not None else None
             if lstm:
-                self._check_hidden(h0, self._expected_hidden(max_batch, real_hidden), "Expected hidden[0] size {}, got {}")
+                self._check_hidden(h0, self._expected_hidden(max_batch, real_hidden),
+                                   "Expected hidden[0] size {}, got {}")
                 self._check_hidden(c0, self._expected_hidden(max_batch, self.hidden_size),
                                    "Expected hidden[1] size {}, got {}")
             else:

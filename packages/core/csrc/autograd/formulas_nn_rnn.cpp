@@ -61,8 +61,8 @@ rnn::GateGrads composite_backward(int kind, const Tensor& gi, const Tensor& gh, 
   return r;
 }
 
-// The last node's gate gradients: the six formulas of one node ask for them in turn.
-// Holding the key tensors keeps their addresses from being reused, so a hit is exact.
+// The gate gradients of the node being differentiated: its six formulas ask for them in
+// turn. Holding the key tensors keeps their addresses from being reused, so a hit is exact.
 struct Cache {
   TensorList key;
   rnn::GateGrads val;
@@ -76,21 +76,44 @@ bool same_key(const TensorList& a, const TensorList& b) {
   return true;
 }
 
-rnn::GateGrads gate_grads(int kind, const TensorList& grads, const Tensor& input, const Tensor& hx, const Tensor& cx,
-                          const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+// Index of the last argument (0 input, 1 hx/cx, 2 w_ih, 3 w_hh, 4 b_ih, 5 b_hh) whose gradient
+// the node will ask for: after that formula the cache entry is dropped, so it never outlives
+// the node's backward (it holds the node's inputs and their graph).
+int last_needed(const Tensor& input, const Tensor& hx, const Tensor& cx, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih, const Tensor& b_hh) {
+  auto rg = [](const Tensor& t) { return t.defined() && t.requires_grad(); };
+  if (rg(b_hh)) return 5;
+  if (rg(b_ih)) return 4;
+  if (rg(w_hh)) return 3;
+  if (rg(w_ih)) return 2;
+  if (rg(hx) || rg(cx)) return 1;
+  return 0;
+}
+
+rnn::GateGrads gate_grads(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,
+                          const Tensor& cx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                          const Tensor& b_hh) {
   Tensor ghy = grads.size() > 0 ? grads[0] : Tensor();
   Tensor gcy = grads.size() > 1 ? grads[1] : Tensor();
   if (GradMode::is_enabled()) {  // building a graph: differentiable math, nothing cached
     t_cache.reset();
     return composite_backward(kind, gates_of(input, w_ih, b_ih), gates_of(hx, w_hh, b_hh), hx, cx, ghy, gcy);
   }
+  bool last = which >= last_needed(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
   TensorList key{ghy, gcy, input, hx, cx, w_ih, w_hh, b_ih, b_hh};
-  if (t_cache && same_key(t_cache->key, key)) return t_cache->val;
+  if (t_cache && same_key(t_cache->key, key)) {
+    rnn::GateGrads r = t_cache->val;
+    if (last) t_cache.reset();
+    return r;
+  }
   Tensor gi = rnn::gate_matrix(input, w_ih, b_ih), gh = rnn::gate_matrix(hx, w_hh, b_hh);
   rnn::GateGrads r = rnn::fused_ok({gi, gh, hx, cx, ghy, gcy})
                          ? rnn::fused_backward(static_cast<rnn::Kind>(kind), gi, gh, hx, cx, ghy, gcy)
                          : composite_backward(kind, gi, gh, hx, cx, ghy, gcy);
-  t_cache = Cache{std::move(key), r};
+  if (last)
+    t_cache.reset();
+  else
+    t_cache = Cache{std::move(key), r};
   return r;
 }
 
@@ -130,13 +153,13 @@ TensorList cell_math(int kind, const Tensor& gi, const Tensor& gh, const Tensor&
 
 Tensor rnn_cell_grad(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,
                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  rnn::GateGrads g = gate_grads(kind, grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
+  rnn::GateGrads g = gate_grads(kind, which, grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
   return arg_grad(g, which, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
 TensorList lstm_cell_grad(int which, const TensorList& grads, const Tensor& input, const TensorList& hx,
                           const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  rnn::GateGrads g = gate_grads(rnn::kLstm, grads, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh);
+  rnn::GateGrads g = gate_grads(rnn::kLstm, which, grads, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh);
   if (which == 1) return {arg_grad(g, 1, input, hx[0], w_ih, w_hh, b_ih, b_hh), g.d_cx};
   return {arg_grad(g, which, input, hx[0], w_ih, w_hh, b_ih, b_hh)};
 }

@@ -35,7 +35,9 @@ rnn::GateGrads composite_backward(int kind, const Tensor& gi, const Tensor& gh, 
   Tensor ghy = or_zeros(ghy_, hx);
   if (kind == rnn::kTanh || kind == rnn::kRelu) {
     Tensor v = tadd(gh, gi);
-    r.d_ih = kind == rnn::kTanh ? tmul(ghy, dtanh(ag::tanh(v))) : mask_mul(ghy, gt(v, wrap_scalar(Scalar(0.0))));
+    // relu: gradient where the pre-activation is not <= 0 (NaN passes, as relu's backward)
+    r.d_ih = kind == rnn::kTanh ? tmul(ghy, dtanh(ag::tanh(v)))
+                                : mask_mul(ghy, logical_not(le(v, wrap_scalar(Scalar(0.0)))));
     r.d_hh = r.d_ih;
   } else if (kind == rnn::kLstm) {
     TensorList c = ag::chunk(tadd(gh, gi), 4, 1);

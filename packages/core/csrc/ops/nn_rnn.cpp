@@ -90,7 +90,7 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
         T g = gy ? gy[j] : T(0);
         T v = h[j] + a[j];
         T y = vec::tanh(v);
-        T d = k == kTanh ? g * (T(1) - y * y) : (v > T(0) ? g : T(0));
+        T d = k == kTanh ? g * (T(1) - y * y) : (v <= T(0) ? T(0) : g);  // NaN passes, as relu's backward
         di[j] = d;
         dh[j] = d;
       }

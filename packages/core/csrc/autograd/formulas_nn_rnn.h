@@ -18,3 +18,11 @@ TensorList lstm_cell_grad(int which, const TensorList& grads, const Tensor& inpu
                           const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh);
 
 }  // namespace ember
+
+namespace ember::ag {
+// One direction of one recurrent layer over a whole sequence, recording one node whose
+// backward gives every input's gradient at once. xg [T, B, G*H] is the input projection of
+// every step (b_ih included); returns {y [T, B, H], h_n, c_n (LSTM only)}. kind as above.
+TensorList rnn_sequence(int kind, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                        const Tensor& b_hh, bool reverse);
+}  // namespace ember::ag

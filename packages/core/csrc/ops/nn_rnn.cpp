@@ -266,6 +266,106 @@ TensorList cell(Kind k, const char* op, const Tensor& input, const TensorList& h
   return cell_math(k, gi, gh, hx[0], cx);
 }
 
+
+namespace {
+int64_t gate_count(Kind k) { return k == kLstm ? 4 : k == kGru ? 3 : 1; }
+template <class T>
+T* at_step(const Tensor& x, int64_t t) { return x.defined() ? x.data<T>() + t * x.stride(0) : nullptr; }
+
+// Forward time index of processing step s (reverse walks from the end).
+int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
+}  // namespace
+
+SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tensor& c0_, const Tensor& w_hh,
+                       const Tensor& b_hh, bool reverse) {
+  Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
+  const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
+  ScalarType dt = xg.dtype();
+  SeqForward f;
+  f.gh = empty({T, B, GH}, dt);
+  f.y = empty({T, B, H}, dt);
+  if (k == kLstm) f.c_all = empty({T, B, H}, dt);
+  Tensor wT = t(w_hh);
+  Tensor h = h0, c = c0;
+  for (int64_t s = 0; s < T; ++s) {
+    int64_t ti = time_of(s, T, reverse);
+    Tensor gh_t = select(f.gh, 0, ti);
+    if (b_hh.defined())
+      addmm_out(b_hh, h, wT, kOne, kOne, gh_t);
+    else
+      mm_out(h, wT, gh_t);
+    auto run = [&](auto tag) {
+      using U = decltype(tag);
+      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h.data<U>(), cptr<U>(c), nullptr, nullptr,
+                at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr, nullptr, nullptr, nullptr};
+      run_rows(p, B, false);
+    };
+    if (dt == ScalarType::Float32)
+      run(float());
+    else
+      run(double());
+    h = select(f.y, 0, ti);
+    if (k == kLstm) c = select(f.c_all, 0, ti);
+  }
+  f.h_n = T ? clone(h, std::nullopt) : clone(h0, std::nullopt);
+  if (k == kLstm) f.c_n = T ? clone(c, std::nullopt) : clone(c0, std::nullopt);
+  return f;
+}
+
+SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tensor& h0_, const Tensor& c0_,
+                      const Tensor& w_hh, bool has_b_hh, const Tensor& g_y_, const Tensor& g_hn, const Tensor& g_cn,
+                      bool reverse) {
+  Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
+  Tensor g_y = g_y_.defined() ? dense(g_y_) : g_y_;
+  const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
+  ScalarType dt = xg.dtype();
+  SeqGrads r;
+  r.d_xg = empty({T, B, GH}, dt);
+  // LSTM and the plain cells share one gate gradient for both GEMMs; GRU's new gate differs.
+  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt) : r.d_xg;
+  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
+  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
+  Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
+  for (int64_t s = T - 1; s >= 0; --s) {
+    int64_t ti = time_of(s, T, reverse);
+    Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
+    Tensor c_prev = k != kLstm ? Tensor() : s == 0 ? c0 : select(f.c_all, 0, time_of(s - 1, T, reverse));
+    if (g_y.defined()) dh = add(dh, select(g_y, 0, ti), kOne);
+    Tensor dc_new = k == kLstm ? empty({B, H}, dt) : Tensor();
+    auto run = [&](auto tag) {
+      using U = decltype(tag);
+      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h_prev.data<U>(), cptr<U>(c_prev),
+                dh.data<U>(), cptr<U>(dc), nullptr, nullptr, at_step<U>(r.d_xg, ti), at_step<U>(d_gh, ti),
+                mptr<U>(d_hx), mptr<U>(dc_new)};
+      run_rows(p, B, true);
+    };
+    if (dt == ScalarType::Float32)
+      run(float());
+    else
+      run(double());
+    Tensor dg = select(d_gh, 0, ti);
+    dh = k == kGru ? addmm(d_hx, dg, w_hh, kOne, kOne) : mm(dg, w_hh);
+    dc = dc_new;
+  }
+  r.d_h0 = dh;
+  r.d_c0 = dc;
+  // dW_hh = sum_t d_gh[t]^T @ h_prev[t]: the previous states of every step side by side.
+  Tensor h_prev_all;
+  if (T == 0)
+    h_prev_all = empty({0, B, H}, dt);
+  else if (!reverse)
+    h_prev_all = cat({unsqueeze(h0, 0), narrow(f.y, 0, 0, T - 1)}, 0);
+  else
+    h_prev_all = cat({narrow(f.y, 0, 1, T - 1), unsqueeze(h0, 0)}, 0);
+  Tensor dg2 = reshape(d_gh, {T * B, GH});
+  r.d_w_hh = mm(t(dg2), reshape(h_prev_all, {T * B, H}));
+  if (has_b_hh) {
+    const int64_t dims[] = {0};
+    r.d_b_hh = sum(dg2, IntArrayRef(dims, 1), false, std::nullopt);
+  }
+  return r;
+}
+
 }  // namespace rnn
 
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,

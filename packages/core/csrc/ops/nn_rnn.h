@@ -28,4 +28,22 @@ struct GateGrads {
 GateGrads fused_backward(Kind k, const Tensor& gi, const Tensor& gh, const Tensor& hx, const Tensor& cx,
                          const Tensor& ghy, const Tensor& gcy);
 
+// Whole sequence of one direction of one layer (LSTM / GRU / tanh / relu), no graph:
+// xg [T, B, G*H] holds every step's input projection (b_ih included); each step runs one
+// hidden GEMM into gh[t] and the fused gate pass. gh and c_all (LSTM cell states) are kept
+// for seq_backward. `reverse` walks t from T-1 down to 0.
+struct SeqForward {
+  Tensor y, h_n, c_n, gh, c_all;
+};
+SeqForward seq_forward(Kind k, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                       const Tensor& b_hh, bool reverse);
+// Gradients of every input of seq_forward from those of y / h_n / c_n (any may be undefined):
+// one fused gate pass and one dh GEMM per step, then dW_hh as one GEMM over all steps.
+struct SeqGrads {
+  Tensor d_xg, d_h0, d_c0, d_w_hh, d_b_hh;
+};
+SeqGrads seq_backward(Kind k, const Tensor& xg, const SeqForward& f, const Tensor& h0, const Tensor& c0,
+                      const Tensor& w_hh, bool has_b_hh, const Tensor& g_y, const Tensor& g_hn, const Tensor& g_cn,
+                      bool reverse);
+
 }  // namespace ember::rnn

@@ -177,6 +177,8 @@ class RNNBase(Module):
         w_ih, w_hh = ws[0], ws[1]
         b_ih, b_hh = (ws[2], ws[3]) if self.bias else (None, None)
         w_hr = ws[-1] if self.proj_size > 0 else None
+        if self._sequence_ok(x, sizes, h0):
+            return self._run_sequence(x, sizes, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse)
         steps = list(F.linear(x, w_ih, b_ih).split(sizes))  # input projections of every step: one GEMM
         order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
         lstm = self.mode == "LSTM"
@@ -215,6 +217,26 @@ class RNNBase(Module):
                 c = ember.cat([c] + done_c[::-1])
         y = ember.cat(outs) if outs else x.new_empty((0, h0.shape[-1]))
         return y, h, c
+
+    def _sequence_ok(self, x: Tensor, sizes: list[int], h0: Tensor) -> bool:
+        """Whether the whole-sequence core op applies: LSTM without projection or GRU, over an
+        unpacked batch (every step the same size), float32/float64 on the CPU."""
+        return (self.mode in ("LSTM", "GRU") and self.proj_size == 0 and bool(sizes)
+                and sizes.count(sizes[0]) == len(sizes) and x.dtype in (ember.float32, ember.float64)
+                and x.device.type == "cpu")
+
+    def _run_sequence(self, x: Tensor, sizes: list[int], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+                      b_hh: Tensor | None, h0: Tensor, c0: Tensor | None,
+                      reverse: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+        # One C++ call runs every step (and one node backs them all); its backward hands back
+        # the gate gradients of every step, so the input projection's grads stay one GEMM each.
+        T, B = len(sizes), sizes[0]
+        xg = F.linear(x, w_ih, b_ih).reshape((T, B, w_ih.shape[0]))
+        if self.mode == "LSTM":
+            y, h, c = ember._C._lstm_sequence(xg, h0, c0, w_hh, b_hh, reverse)
+        else:
+            (y, h), c = ember._C._gru_sequence(xg, h0, w_hh, b_hh, reverse), None
+        return y.reshape((T * B, y.shape[-1])), h, c
 
     def _forward(self, input: Any, hx: Any) -> tuple[Any, Any]:
         data, sizes, sorted_indices, unsorted_indices, is_batched, max_batch = self._unpack_input(input)

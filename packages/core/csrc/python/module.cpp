@@ -179,6 +179,7 @@ PYBIND11_MODULE(_C, m) {
   init_random(mod);
   init_autograd(mod);
   init_index_ops(mod);
+  { extern void ember_init_rnn(PyObject*); ember_init_rnn(mod); }  // py_rnn.cpp
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
 

@@ -98,7 +98,14 @@ from ember.nn.modules.padding import (  # conv area
     ZeroPad3d,
 )
 from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
-from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
 
 __all__ = [
@@ -110,6 +117,9 @@ __all__ = [
     "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
     "Unflatten", "functional", "init", "utils",
+    # recurrent layers and the Transformer decoder
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "Transformer",
+    "TransformerDecoder", "TransformerDecoderLayer",
     "AlphaDropout", "Embedding", "EmbeddingBag", "FeatureAlphaDropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
 ]

@@ -1,0 +1,393 @@
+// Recurrent cells: rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell.
+// Each is two GEMMs (input and hidden projections, biases folded in by addmm)
+// followed by one fused pass over the gates; other dtypes take a composite path.
+#include "nn_rnn.h"
+
+#include <algorithm>
+
+#include "../autograd/formulas_nn_rnn.h"
+#include "../autograd/grad_mode.h"
+#include "../core/parallel.h"
+#include "../kernels/cpu/vec_math.h"
+#include "ops.h"
+
+namespace ember {
+namespace rnn {
+
+namespace {
+const Scalar kOne(int64_t(1));
+
+// Rows per parallel chunk so that a chunk holds about kGrainSize gate elements.
+int64_t row_grain(int64_t width) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(width, 1)); }
+
+Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, MemoryFormat::Contiguous); }
+
+// Pointers of one fused pass (forward: hy / cy; backward: the gate gradients).
+template <class T>
+struct Rows {
+  Kind k;
+  int64_t H;
+  const T *gi, *gh, *hx, *cx, *ghy, *gcy;
+  T *hy, *cy, *d_ih, *d_hh, *d_hx, *d_cx;
+};
+
+template <class T>
+EMBER_VEC_INLINE void forward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
+  const Kind k = p.k;
+  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* a = p.gi + b * G * H;
+    const T* h = p.gh + b * G * H;
+    T* out = p.hy + b * H;
+    if (k == kTanh) {
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) out[j] = vec::tanh(h[j] + a[j]);
+    } else if (k == kRelu) {
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T v = h[j] + a[j];
+        out[j] = v > T(0) ? v : (v != v ? v : T(0));
+      }
+    } else if (k == kLstm) {
+      const T* c0 = p.cx + b * H;
+      T* c1 = p.cy + b * H;
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T ig = vec::sigmoid(h[j] + a[j]);
+        T fg = vec::sigmoid(h[H + j] + a[H + j]);
+        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
+        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
+        T c = fg * c0[j] + ig * gg;
+        c1[j] = c;
+        out[j] = og * vec::tanh(c);
+      }
+    } else {
+      const T* h0 = p.hx + b * H;
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T r = vec::sigmoid(h[j] + a[j]);
+        T z = vec::sigmoid(h[H + j] + a[H + j]);
+        T n = vec::tanh(a[2 * H + j] + h[2 * H + j] * r);
+        out[j] = (h0[j] - n) * z + n;
+      }
+    }
+  }
+}
+
+template <class T>
+EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
+  const Kind k = p.k;
+  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* a = p.gi + b * G * H;
+    const T* h = p.gh + b * G * H;
+    const T* gy = p.ghy ? p.ghy + b * H : nullptr;
+    T* di = p.d_ih + b * G * H;
+    T* dh = p.d_hh + b * G * H;
+    if (k == kTanh || k == kRelu) {
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T g = gy ? gy[j] : T(0);
+        T v = h[j] + a[j];
+        T y = vec::tanh(v);
+        T d = k == kTanh ? g * (T(1) - y * y) : (v <= T(0) ? T(0) : g);  // NaN passes, as relu's backward
+        di[j] = d;
+        dh[j] = d;
+      }
+    } else if (k == kLstm) {
+      const T* c0 = p.cx + b * H;
+      const T* gc = p.gcy ? p.gcy + b * H : nullptr;
+      T* dc0 = p.d_cx + b * H;
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T ig = vec::sigmoid(h[j] + a[j]);
+        T fg = vec::sigmoid(h[H + j] + a[H + j]);
+        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
+        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
+        T c = fg * c0[j] + ig * gg;
+        T tc = vec::tanh(c);
+        T g = gy ? gy[j] : T(0);
+        T dc = (gc ? gc[j] : T(0)) + g * og * (T(1) - tc * tc);
+        T v0 = dc * gg * ig * (T(1) - ig);
+        T v1 = dc * c0[j] * fg * (T(1) - fg);
+        T v2 = dc * ig * (T(1) - gg * gg);
+        T v3 = g * tc * og * (T(1) - og);
+        di[j] = dh[j] = v0;
+        di[H + j] = dh[H + j] = v1;
+        di[2 * H + j] = dh[2 * H + j] = v2;
+        di[3 * H + j] = dh[3 * H + j] = v3;
+        dc0[j] = dc * fg;
+      }
+    } else {
+      const T* h0 = p.hx + b * H;
+      T* dx = p.d_hx + b * H;
+#pragma omp simd
+      for (int64_t j = 0; j < H; ++j) {
+        T r = vec::sigmoid(h[j] + a[j]);
+        T z = vec::sigmoid(h[H + j] + a[H + j]);
+        T hn = h[2 * H + j];
+        T n = vec::tanh(a[2 * H + j] + hn * r);
+        T g = gy ? gy[j] : T(0);
+        T dn = g * (T(1) - z) * (T(1) - n * n);
+        T dz = g * (h0[j] - n) * z * (T(1) - z);
+        T dr = dn * hn * r * (T(1) - r);
+        di[j] = dh[j] = dr;
+        di[H + j] = dh[H + j] = dz;
+        di[2 * H + j] = dn;
+        dh[2 * H + j] = dn * r;
+        dx[j] = g * z;
+      }
+    }
+  }
+}
+
+// The core library is built for baseline x86-64; these passes are the hot loop of every
+// recurrent step, so an AVX2+FMA copy is chosen at run time (as the pointwise kernels do).
+template <class T>
+void forward_base(const Rows<T>& p, int64_t b0, int64_t b1) { forward_rows(p, b0, b1); }
+template <class T>
+void backward_base(const Rows<T>& p, int64_t b0, int64_t b1) { backward_rows(p, b0, b1); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+template <class T>
+__attribute__((target("avx2,fma"))) void forward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+  forward_rows(p, b0, b1);
+}
+template <class T>
+__attribute__((target("avx2,fma"))) void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+  backward_rows(p, b0, b1);
+}
+bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+#endif
+
+template <class T>
+void run_rows(const Rows<T>& p, int64_t B, bool backward) {
+  const int64_t G = p.k == kLstm ? 4 : p.k == kGru ? 3 : 1;
+  void (*fn)(const Rows<T>&, int64_t, int64_t) = backward ? backward_base<T> : forward_base<T>;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (has_avx2()) fn = backward ? backward_avx2<T> : forward_avx2<T>;
+#endif
+  parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
+}
+
+template <class T>
+const T* cptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
+template <class T>
+T* mptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
+
+}  // namespace
+
+void check_cell(const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh) {
+  (void)op;
+  EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, op, ": expected 2-D weights, got w_ih of ", w_ih.dim(),
+              " and w_hh of ", w_hh.dim(), " dimensions");
+  int64_t in = input.size(1);  // IndexError for a 1-D input, as PyTorch
+  EMBER_CHECK(in == w_ih.size(1), "input has inconsistent input_size: got ", in, " expected ", w_ih.size(1));
+  for (size_t i = 0; i < hx.size(); ++i) {
+    const Tensor& h = hx[i];
+    EMBER_CHECK(input.size(0) == h.size(0), "Input batch size ", input.size(0), " doesn't match hidden", i,
+                " batch size ", h.size(0));
+    EMBER_CHECK(h.size(1) == w_hh.size(1), "hidden", i, " has inconsistent hidden_size: got ", h.size(1),
+                ", expected ", w_hh.size(1));
+  }
+}
+
+Tensor gate_matrix(const Tensor& x, const Tensor& w, const Tensor& b) {
+  return b.defined() ? addmm(b, x, t(w), kOne, kOne) : mm(x, t(w));
+}
+
+bool fused_ok(const TensorList& ts) {
+  ScalarType dt = ts[0].dtype();
+  if (dt != ScalarType::Float32 && dt != ScalarType::Float64) return false;
+  for (const Tensor& x : ts)
+    if (x.defined() && (x.dtype() != dt || x.device().type != DeviceType::CPU)) return false;
+  return true;
+}
+
+TensorList fused_forward(Kind k, const Tensor& gi_, const Tensor& gh_, const Tensor& hx_, const Tensor& cx_) {
+  Tensor gi = dense(gi_), gh = dense(gh_), hx = dense(hx_);
+  Tensor cx = cx_.defined() ? dense(cx_) : cx_;
+  int64_t B = hx.size(0), H = hx.size(1);
+  Tensor hy = empty({B, H}, gi.dtype());
+  Tensor cy = k == kLstm ? empty({B, H}, gi.dtype()) : Tensor();
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr, nullptr,
+              mptr<T>(hy), mptr<T>(cy), nullptr, nullptr, nullptr, nullptr};
+    run_rows(p, B, false);
+  };
+  if (gi.dtype() == ScalarType::Float32)
+    run(float());
+  else
+    run(double());
+  if (k == kLstm) return {hy, cy};
+  return {hy};
+}
+
+GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Tensor& hx_, const Tensor& cx_,
+                         const Tensor& ghy_, const Tensor& gcy_) {
+  Tensor gi = dense(gi_), gh = dense(gh_), hx = dense(hx_);
+  Tensor cx = cx_.defined() ? dense(cx_) : cx_;
+  Tensor ghy = ghy_.defined() ? dense(ghy_) : ghy_, gcy = gcy_.defined() ? dense(gcy_) : gcy_;
+  int64_t B = hx.size(0), H = hx.size(1);
+  ScalarType dt = gi.dtype();
+  GateGrads r;
+  r.d_ih = empty(gi.sizes(), dt);
+  r.d_hh = k == kLstm || k == kTanh || k == kRelu ? r.d_ih : empty(gi.sizes(), dt);
+  if (k == kGru) r.d_hx = empty({B, H}, dt);
+  if (k == kLstm) r.d_cx = empty({B, H}, dt);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), cptr<T>(ghy), cptr<T>(gcy),
+              nullptr, nullptr, mptr<T>(r.d_ih), mptr<T>(r.d_hh), mptr<T>(r.d_hx), mptr<T>(r.d_cx)};
+    run_rows(p, B, true);
+  };
+  if (dt == ScalarType::Float32)
+    run(float());
+  else
+    run(double());
+  return r;
+}
+
+// One cell step: checks, the two GEMMs, then the fused pass or the composite.
+TensorList cell(Kind k, const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih,
+                const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  check_cell(op, input, hx, w_ih, w_hh);
+  Tensor gi = gate_matrix(input, w_ih, b_ih);
+  Tensor gh = gate_matrix(hx[0], w_hh, b_hh);
+  Tensor cx = k == kLstm ? hx[1] : Tensor();
+  if (fused_ok({gi, gh, hx[0], cx})) return fused_forward(k, gi, gh, hx[0], cx);
+  AutoGradMode no_grad(false);
+  return cell_math(k, gi, gh, hx[0], cx);
+}
+
+
+namespace {
+int64_t gate_count(Kind k) { return k == kLstm ? 4 : k == kGru ? 3 : 1; }
+template <class T>
+T* at_step(const Tensor& x, int64_t t) { return x.defined() ? x.data<T>() + t * x.stride(0) : nullptr; }
+
+// Forward time index of processing step s (reverse walks from the end).
+int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
+}  // namespace
+
+SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tensor& c0_, const Tensor& w_hh,
+                       const Tensor& b_hh, bool reverse) {
+  Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
+  const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
+  ScalarType dt = xg.dtype();
+  SeqForward f;
+  f.gh = empty({T, B, GH}, dt);
+  f.y = empty({T, B, H}, dt);
+  if (k == kLstm) f.c_all = empty({T, B, H}, dt);
+  Tensor wT = t(w_hh);
+  Tensor h = h0, c = c0;
+  for (int64_t s = 0; s < T; ++s) {
+    int64_t ti = time_of(s, T, reverse);
+    Tensor gh_t = select(f.gh, 0, ti);
+    if (b_hh.defined())
+      addmm_out(b_hh, h, wT, kOne, kOne, gh_t);
+    else
+      mm_out(h, wT, gh_t);
+    auto run = [&](auto tag) {
+      using U = decltype(tag);
+      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h.data<U>(), cptr<U>(c), nullptr, nullptr,
+                at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr, nullptr, nullptr, nullptr};
+      run_rows(p, B, false);
+    };
+    if (dt == ScalarType::Float32)
+      run(float());
+    else
+      run(double());
+    h = select(f.y, 0, ti);
+    if (k == kLstm) c = select(f.c_all, 0, ti);
+  }
+  f.h_n = T ? clone(h, std::nullopt) : clone(h0, std::nullopt);
+  if (k == kLstm) f.c_n = T ? clone(c, std::nullopt) : clone(c0, std::nullopt);
+  return f;
+}
+
+SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tensor& h0_, const Tensor& c0_,
+                      const Tensor& w_hh, bool has_b_hh, const Tensor& g_y_, const Tensor& g_hn, const Tensor& g_cn,
+                      bool reverse) {
+  Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
+  Tensor g_y = g_y_.defined() ? dense(g_y_) : g_y_;
+  const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
+  ScalarType dt = xg.dtype();
+  SeqGrads r;
+  r.d_xg = empty({T, B, GH}, dt);
+  // LSTM and the plain cells share one gate gradient for both GEMMs; GRU's new gate differs.
+  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt) : r.d_xg;
+  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
+  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
+  Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
+  for (int64_t s = T - 1; s >= 0; --s) {
+    int64_t ti = time_of(s, T, reverse);
+    Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
+    Tensor c_prev = k != kLstm ? Tensor() : s == 0 ? c0 : select(f.c_all, 0, time_of(s - 1, T, reverse));
+    if (g_y.defined()) dh = add(dh, select(g_y, 0, ti), kOne);
+    Tensor dc_new = k == kLstm ? empty({B, H}, dt) : Tensor();
+    auto run = [&](auto tag) {
+      using U = decltype(tag);
+      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h_prev.data<U>(), cptr<U>(c_prev),
+                dh.data<U>(), cptr<U>(dc), nullptr, nullptr, at_step<U>(r.d_xg, ti), at_step<U>(d_gh, ti),
+                mptr<U>(d_hx), mptr<U>(dc_new)};
+      run_rows(p, B, true);
+    };
+    if (dt == ScalarType::Float32)
+      run(float());
+    else
+      run(double());
+    Tensor dg = select(d_gh, 0, ti);
+    dh = k == kGru ? addmm(d_hx, dg, w_hh, kOne, kOne) : mm(dg, w_hh);
+    dc = dc_new;
+  }
+  r.d_h0 = dh;
+  r.d_c0 = dc;
+  // dW_hh = sum_t d_gh[t]^T @ h_prev[t]: the previous states of every step side by side.
+  Tensor h_prev_all;
+  if (T == 0)
+    h_prev_all = empty({0, B, H}, dt);
+  else if (!reverse)
+    h_prev_all = cat({unsqueeze(h0, 0), narrow(f.y, 0, 0, T - 1)}, 0);
+  else
+    h_prev_all = cat({narrow(f.y, 0, 1, T - 1), unsqueeze(h0, 0)}, 0);
+  Tensor dg2 = reshape(d_gh, {T * B, GH});
+  r.d_w_hh = mm(t(dg2), reshape(h_prev_all, {T * B, H}));
+  if (has_b_hh) {
+    const int64_t dims[] = {0};
+    r.d_b_hh = sum(dg2, IntArrayRef(dims, 1), false, std::nullopt);
+  }
+  return r;
+}
+
+}  // namespace rnn
+
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                     const Tensor& b_hh) {
+  return rnn::cell(rnn::kTanh, "rnn_tanh_cell", input, {hx}, w_ih, w_hh, b_ih, b_hh)[0];
+}
+
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                     const Tensor& b_hh) {
+  return rnn::cell(rnn::kRelu, "rnn_relu_cell", input, {hx}, w_ih, w_hh, b_ih, b_hh)[0];
+}
+
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh,
+                                     const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_CHECK(hx.size() == 2, "lstm_cell expects two hidden states");
+  TensorList r = rnn::cell(rnn::kLstm, "lstm_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+  return {r[0], r[1]};
+}
+
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                const Tensor& b_hh) {
+  return rnn::cell(rnn::kGru, "gru_cell", input, {hx}, w_ih, w_hh, b_ih, b_hh)[0];
+}
+
+}  // namespace ember

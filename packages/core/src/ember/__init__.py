@@ -221,7 +221,7 @@ def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd"):
+    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 
 #include "../core/parallel.h"
@@ -141,14 +142,36 @@ bool is_pointwise(const Geometry& g) {
   return true;
 }
 
-int64_t channel_grain(const Geometry& g) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.k_numel() * g.col_numel()));
-}
-
 DimVector shape_of(const Geometry& g, int64_t c, const int64_t* sp) {
   DimVector s{g.N, c};
   for (int64_t i = 3 - g.nsp; i < 3; ++i) s.push_back(sp[i]);
   return s;
+}
+
+extern "C" void scipy_openblas_set_num_threads(int);
+
+// BLAS runs single-threaded while samples are spread over ember's threads.
+struct SingleThreadedBlas {
+  SingleThreadedBlas() { scipy_openblas_set_num_threads(1); }
+  ~SingleThreadedBlas() { scipy_openblas_set_num_threads(get_num_threads()); }
+};
+
+// body(n0, n1, buf) for sample ranges, each range with its own column buffer of `bufsize`.
+// With several threads and samples, samples go to ember's threads and each GEMM stays on its
+// thread: many small threaded GEMMs cost more in hand-offs than they gain.
+template <class T, class F>
+void for_samples(const Geometry& g, int64_t bufsize, const F& body) {
+  const int64_t macs = g.N * g.col_c * (g.img_c / g.groups) * g.k_numel() * g.col_numel();
+  if (get_num_threads() <= 1 || g.N <= 1 || in_parallel_region() || macs < (int64_t(1) << 22)) {
+    Buffer<T> buf(bufsize);
+    body(int64_t(0), g.N, buf.data());
+    return;
+  }
+  SingleThreadedBlas guard;
+  parallel_for(0, g.N, 1, [&](int64_t n0, int64_t n1) {
+    Buffer<T> buf(bufsize);
+    body(n0, n1, buf.data());
+  });
 }
 
 template <class T>
@@ -156,21 +179,22 @@ void forward_impl(const T* img, const T* w, const T* bias, T* out, const Geometr
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
-  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
-  for (int64_t n = 0; n < g.N; ++n) {
-    const T* x = img + n * g.img_c * I;
-    const T* cb = x;
-    if (!direct) {
-      parallel_for(0, g.img_c, channel_grain(g), [&](int64_t c0, int64_t c1) { im2col(x, buf.data(), g, c0, c1); });
-      cb = buf.data();
+  for_samples<T>(g, direct ? 0 : g.img_c * K * L, [&](int64_t n0, int64_t n1, T* buf) {
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* x = img + n * g.img_c * I;
+      const T* cb = x;
+      if (!direct) {
+        im2col(x, buf, g, 0, g.img_c);
+        cb = buf;
+      }
+      T* y = out + n * g.col_c * L;
+      if (bias)  // the GEMM adds onto the bias (beta = 1): no second pass over the output
+        for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L,
+                T(bias ? 1 : 0), y + gi * Og * L, L);
     }
-    T* y = out + n * g.col_c * L;
-    if (bias)  // the GEMM adds onto the bias (beta = 1): no second pass over the output
-      for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L, T(bias ? 1 : 0),
-              y + gi * Og * L, L);
-  }
+  });
 }
 
 template <class T>
@@ -178,41 +202,48 @@ void backward_img_impl(const T* cols, const T* w, T* out, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
   const bool direct = is_pointwise(g);
-  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
-  for (int64_t n = 0; n < g.N; ++n) {
-    T* x = out + n * g.img_c * I;
-    T* cb = direct ? x : buf.data();
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm<T>(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, cols + (n * g.col_c + gi * Og) * L, L, T(0),
-              cb + gi * Cg * K * L, L);
-    if (!direct) {
-      std::fill(x, x + g.img_c * I, T(0));
-      parallel_for(0, g.img_c, channel_grain(g), [&](int64_t c0, int64_t c1) { col2im(cb, x, g, c0, c1); });
+  for_samples<T>(g, direct ? 0 : g.img_c * K * L, [&](int64_t n0, int64_t n1, T* buf) {
+    for (int64_t n = n0; n < n1; ++n) {
+      T* x = out + n * g.img_c * I;
+      T* cb = direct ? x : buf;
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        gemm<T>(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, cols + (n * g.col_c + gi * Og) * L, L,
+                T(0), cb + gi * Cg * K * L, L);
+      if (!direct) {
+        std::fill(x, x + g.img_c * I, T(0));
+        col2im(cb, x, g, 0, g.img_c);
+      }
     }
-  }
+  });
 }
 
 template <class T>
 void weight_impl(const T* img, const T* cols, T* gw, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
-  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K;
+  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K, W = g.groups * CK * Og;
   const bool direct = is_pointwise(g);
   // Accumulate the transpose (CK x Og per group): OpenBLAS runs col @ grad^T faster than
   // grad @ col^T for these shapes (the long L dimension is the reduction either way).
-  Buffer<T> acc(g.groups * CK * Og);
-  std::fill(acc.data(), acc.data() + g.groups * CK * Og, T(0));
-  Buffer<T> buf(direct ? 0 : g.img_c * K * L);
-  for (int64_t n = 0; n < g.N; ++n) {
-    const T* x = img + n * g.img_c * I;
-    const T* cb = x;
-    if (!direct) {
-      parallel_for(0, g.img_c, channel_grain(g), [&](int64_t c0, int64_t c1) { im2col(x, buf.data(), g, c0, c1); });
-      cb = buf.data();
+  Buffer<T> acc(W);
+  std::fill(acc.data(), acc.data() + W, T(0));
+  std::mutex merge;
+  for_samples<T>(g, (direct ? 0 : g.img_c * K * L) + W, [&](int64_t n0, int64_t n1, T* buf) {
+    T* part = buf;  // this range's partial sum, then its column scratch
+    std::fill(part, part + W, T(0));
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* x = img + n * g.img_c * I;
+      const T* cb = x;
+      if (!direct) {
+        im2col(x, buf + W, g, 0, g.img_c);
+        cb = buf + W;
+      }
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        gemm<T>(false, true, CK, Og, L, cb + gi * CK * L, L, cols + (n * g.col_c + gi * Og) * L, L, T(1),
+                part + gi * CK * Og, Og);
     }
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm<T>(false, true, CK, Og, L, cb + gi * CK * L, L, cols + (n * g.col_c + gi * Og) * L, L, T(1),
-              acc.data() + gi * CK * Og, Og);
-  }
+    std::lock_guard<std::mutex> lock(merge);
+    for (int64_t i = 0; i < W; ++i) acc.data()[i] = static_cast<T>(acc.data()[i] + part[i]);
+  });
   for (int64_t gi = 0; gi < g.groups; ++gi)
     for (int64_t o = 0; o < Og; ++o)
       for (int64_t ck = 0; ck < CK; ++ck) gw[(gi * Og + o) * CK + ck] = acc.data()[(gi * CK + ck) * Og + o];

@@ -285,7 +285,9 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   f.gh = empty({T, B, GH}, dt);
   f.y = empty({T, B, H}, dt);
   if (k == kLstm) f.c_all = empty({T, B, H}, dt);
-  Tensor wT = t(w_hh);
+  // OpenBLAS is markedly faster on these short (M = batch) products with the weight
+  // already transposed in memory than with a transposed view; one copy serves every step.
+  Tensor wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
     int64_t ti = time_of(s, T, reverse);
@@ -326,6 +328,7 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
   Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
   Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
+  Tensor wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   for (int64_t s = T - 1; s >= 0; --s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
@@ -344,7 +347,9 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     else
       run(double());
     Tensor dg = select(d_gh, 0, ti);
-    dh = k == kGru ? addmm(d_hx, dg, w_hh, kOne, kOne) : mm(dg, w_hh);
+    // dh^T = w_hh^T @ dg^T (the faster layout for OpenBLAS, as in the forward), then back to rows.
+    Tensor dhT = k == kGru ? addmm(t(d_hx), wT, t(dg), kOne, kOne) : mm(wT, t(dg));
+    dh = contiguous(t(dhT), MemoryFormat::Contiguous);
     dc = dc_new;
   }
   r.d_h0 = dh;

@@ -357,6 +357,19 @@ T* at_step(const Tensor& x, int64_t t) { return x.defined() ? x.data<T>() + t * 
 int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
 }  // namespace
 
+// out = h @ wT (+ b): in column blocks small enough (M*N*K <= 1e6) for OpenBLAS's unpacked
+// small-matrix kernels, which beat its packing GEMM on these batch-row products.
+void hidden_gemm(const Tensor& h, const Tensor& wT, const Tensor& b, const Tensor& out) {
+  const int64_t M = h.size(0), K = h.size(1), N = wT.size(1);
+  int64_t n = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * K, 1)) / 16 * 16);
+  if (n >= N) n = N;
+  for (int64_t j = 0; j < N; j += n) {
+    int64_t w = std::min(n, N - j);
+    mm_out(h, n == N ? wT : narrow(wT, 1, j, w), n == N ? out : narrow(out, 1, j, w));
+  }
+  if (b.defined()) add_(out, b, kOne);  // one broadcast pass (addmm per block is slower)
+}
+
 SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tensor& c0_, const Tensor& w_hh,
                        const Tensor& b_hh, bool reverse) {
   Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
@@ -375,11 +388,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
     int64_t ti = time_of(s, T, reverse);
-    Tensor gh_t = select(f.gh, 0, ti);
-    if (b_hh.defined())
-      addmm_out(b_hh, h, wT, kOne, kOne, gh_t);
-    else
-      mm_out(h, wT, gh_t);
+    hidden_gemm(h, wT, b_hh, select(f.gh, 0, ti));
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {

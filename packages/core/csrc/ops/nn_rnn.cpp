@@ -370,6 +370,20 @@ void hidden_gemm(const Tensor& h, const Tensor& wT, const Tensor& b, const Tenso
   if (b.defined()) add_(out, b, kOne);  // one broadcast pass (addmm per block is slower)
 }
 
+// dg @ w_hh summed over blocks of the gate dimension, each small enough (as above) for
+// OpenBLAS's small-matrix kernels; returns a new contiguous [B, H].
+Tensor hidden_grad_gemm(const Tensor& dg, const Tensor& w_hh) {
+  const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
+  int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
+  if (kb >= K) return mm(dg, w_hh);
+  Tensor acc = mm(narrow(dg, 1, 0, kb), narrow(w_hh, 0, 0, kb));
+  for (int64_t j = kb; j < K; j += kb) {
+    int64_t w = std::min(kb, K - j);
+    add_(acc, mm(narrow(dg, 1, j, w), narrow(w_hh, 0, j, w)), kOne);
+  }
+  return acc;
+}
+
 SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tensor& c0_, const Tensor& w_hh,
                        const Tensor& b_hh, bool reverse) {
   Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
@@ -427,7 +441,6 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
   Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
   Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
-  Tensor wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   for (int64_t s = T - 1; s >= 0; --s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
@@ -452,9 +465,8 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     else
       run(double());
     Tensor dg = select(d_gh, 0, ti);
-    // dh^T = w_hh^T @ dg^T (the faster layout for OpenBLAS, as in the forward), then back to rows.
-    Tensor dhT = k == kGru ? addmm(t(d_hx), wT, t(dg), kOne, kOne) : mm(wT, t(dg));
-    dh = contiguous(t(dhT), MemoryFormat::Contiguous);
+    dh = hidden_grad_gemm(dg, w_hh);
+    if (k == kGru) add_(dh, d_hx, kOne);
     dc = dc_new;
   }
   r.d_h0 = dh;

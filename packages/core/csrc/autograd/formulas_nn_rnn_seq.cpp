@@ -153,6 +153,7 @@ TensorList rnn_sequence(int kind, const Tensor& xg, const Tensor& h0, const Tens
   node->y_.save(f.y, true);
   node->fwd.gh = f.gh;
   node->fwd.c_all = f.c_all;
+  node->fwd.tc = f.tc;
   return outs;
 }
 }  // namespace ag

@@ -175,6 +175,87 @@ void run_rows(const Rows<T>& p, int64_t B, bool backward) {
   parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
 
+
+// LSTM steps of the sequence path. Forward overwrites the hidden-gate row with the
+// activated gates and keeps tanh(c); backward then only multiplies and adds.
+template <class T>
+struct LstmSeqRows {
+  int64_t H;
+  const T *xg, *c0, *gy, *gc;
+  T *gates, *c1, *tc, *hy, *d_g, *d_c0;
+};
+
+template <class T>
+EMBER_VEC_INLINE void lstm_seq_fwd(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  const int64_t H = p.H;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* a = p.xg + b * 4 * H;
+    T* g = p.gates + b * 4 * H;
+    const T* c0 = p.c0 + b * H;
+    T *c1 = p.c1 + b * H, *tc = p.tc + b * H, *out = p.hy + b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      T ig = vec::sigmoid(g[j] + a[j]);
+      T fg = vec::sigmoid(g[H + j] + a[H + j]);
+      T gg = vec::tanh(g[2 * H + j] + a[2 * H + j]);
+      T og = vec::sigmoid(g[3 * H + j] + a[3 * H + j]);
+      g[j] = ig;
+      g[H + j] = fg;
+      g[2 * H + j] = gg;
+      g[3 * H + j] = og;
+      T c = fg * c0[j] + ig * gg;
+      T t = vec::tanh(c);
+      c1[j] = c;
+      tc[j] = t;
+      out[j] = og * t;
+    }
+  }
+}
+
+template <class T>
+EMBER_VEC_INLINE void lstm_seq_bwd(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  const int64_t H = p.H;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* g = p.gates + b * 4 * H;
+    const T *c0 = p.c0 + b * H, *tc = p.tc + b * H, *gy = p.gy + b * H, *gc = p.gc + b * H;
+    T *d = p.d_g + b * 4 * H, *dc0 = p.d_c0 + b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      T ig = g[j], fg = g[H + j], gg = g[2 * H + j], og = g[3 * H + j], t = tc[j];
+      T dc = gc[j] + gy[j] * og * (T(1) - t * t);
+      d[j] = dc * gg * ig * (T(1) - ig);
+      d[H + j] = dc * c0[j] * fg * (T(1) - fg);
+      d[2 * H + j] = dc * ig * (T(1) - gg * gg);
+      d[3 * H + j] = gy[j] * t * og * (T(1) - og);
+      dc0[j] = dc * fg;
+    }
+  }
+}
+
+template <class T>
+void lstm_seq_fwd_base(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) { lstm_seq_fwd(p, b0, b1); }
+template <class T>
+void lstm_seq_bwd_base(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) { lstm_seq_bwd(p, b0, b1); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+template <class T>
+__attribute__((target("avx2,fma"))) void lstm_seq_fwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  lstm_seq_fwd(p, b0, b1);
+}
+template <class T>
+__attribute__((target("avx2,fma"))) void lstm_seq_bwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  lstm_seq_bwd(p, b0, b1);
+}
+#endif
+
+template <class T>
+void run_lstm_seq(const LstmSeqRows<T>& p, int64_t B, bool backward) {
+  void (*fn)(const LstmSeqRows<T>&, int64_t, int64_t) = backward ? lstm_seq_bwd_base<T> : lstm_seq_fwd_base<T>;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (has_avx2()) fn = backward ? lstm_seq_bwd_avx2<T> : lstm_seq_fwd_avx2<T>;
+#endif
+  parallel_for(0, B, row_grain(4 * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
+}
+
 template <class T>
 const T* cptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
 template <class T>
@@ -276,6 +357,33 @@ T* at_step(const Tensor& x, int64_t t) { return x.defined() ? x.data<T>() + t * 
 int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
 }  // namespace
 
+// out = h @ wT (+ b): in column blocks small enough (M*N*K <= 1e6) for OpenBLAS's unpacked
+// small-matrix kernels, which beat its packing GEMM on these batch-row products.
+void hidden_gemm(const Tensor& h, const Tensor& wT, const Tensor& b, const Tensor& out) {
+  const int64_t M = h.size(0), K = h.size(1), N = wT.size(1);
+  int64_t n = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * K, 1)) / 16 * 16);
+  if (n >= N) n = N;
+  for (int64_t j = 0; j < N; j += n) {
+    int64_t w = std::min(n, N - j);
+    mm_out(h, n == N ? wT : narrow(wT, 1, j, w), n == N ? out : narrow(out, 1, j, w));
+  }
+  if (b.defined()) add_(out, b, kOne);  // one broadcast pass (addmm per block is slower)
+}
+
+// dg @ w_hh summed over blocks of the gate dimension, each small enough (as above) for
+// OpenBLAS's small-matrix kernels; returns a new contiguous [B, H].
+Tensor hidden_grad_gemm(const Tensor& dg, const Tensor& w_hh) {
+  const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
+  int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
+  if (kb >= K) return mm(dg, w_hh);
+  Tensor acc = mm(narrow(dg, 1, 0, kb), narrow(w_hh, 0, 0, kb));
+  for (int64_t j = kb; j < K; j += kb) {
+    int64_t w = std::min(kb, K - j);
+    add_(acc, mm(narrow(dg, 1, j, w), narrow(w_hh, 0, j, w)), kOne);
+  }
+  return acc;
+}
+
 SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tensor& c0_, const Tensor& w_hh,
                        const Tensor& b_hh, bool reverse) {
   Tensor xg = dense(xg_), h0 = dense(h0_), c0 = c0_.defined() ? dense(c0_) : c0_;
@@ -284,18 +392,25 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   SeqForward f;
   f.gh = empty({T, B, GH}, dt);
   f.y = empty({T, B, H}, dt);
-  if (k == kLstm) f.c_all = empty({T, B, H}, dt);
-  Tensor wT = t(w_hh);
+  if (k == kLstm) {
+    f.c_all = empty({T, B, H}, dt);
+    f.tc = empty({T, B, H}, dt);
+  }
+  // OpenBLAS is markedly faster on these short (M = batch) products with the weight
+  // already transposed in memory than with a transposed view; one copy serves every step.
+  Tensor wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
     int64_t ti = time_of(s, T, reverse);
-    Tensor gh_t = select(f.gh, 0, ti);
-    if (b_hh.defined())
-      addmm_out(b_hh, h, wT, kOne, kOne, gh_t);
-    else
-      mm_out(h, wT, gh_t);
+    hidden_gemm(h, wT, b_hh, select(f.gh, 0, ti));
     auto run = [&](auto tag) {
       using U = decltype(tag);
+      if (k == kLstm) {
+        LstmSeqRows<U> p{H, at_step<U>(xg, ti), c.data<U>(), nullptr, nullptr, at_step<U>(f.gh, ti),
+                         at_step<U>(f.c_all, ti), at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr};
+        run_lstm_seq(p, B, false);
+        return;
+      }
       Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h.data<U>(), cptr<U>(c), nullptr, nullptr,
                 at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr, nullptr, nullptr, nullptr};
       run_rows(p, B, false);
@@ -334,6 +449,12 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     Tensor dc_new = k == kLstm ? empty({B, H}, dt) : Tensor();
     auto run = [&](auto tag) {
       using U = decltype(tag);
+      if (k == kLstm) {
+        LstmSeqRows<U> p{H, nullptr, c_prev.data<U>(), dh.data<U>(), dc.data<U>(), at_step<U>(f.gh, ti),
+                         nullptr, at_step<U>(f.tc, ti), nullptr, at_step<U>(r.d_xg, ti), dc_new.data<U>()};
+        run_lstm_seq(p, B, true);
+        return;
+      }
       Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h_prev.data<U>(), cptr<U>(c_prev),
                 dh.data<U>(), cptr<U>(dc), nullptr, nullptr, at_step<U>(r.d_xg, ti), at_step<U>(d_gh, ti),
                 mptr<U>(d_hx), mptr<U>(dc_new)};
@@ -344,7 +465,8 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     else
       run(double());
     Tensor dg = select(d_gh, 0, ti);
-    dh = k == kGru ? addmm(d_hx, dg, w_hh, kOne, kOne) : mm(dg, w_hh);
+    dh = hidden_grad_gemm(dg, w_hh);
+    if (k == kGru) add_(dh, d_hx, kOne);
     dc = dc_new;
   }
   r.d_h0 = dh;

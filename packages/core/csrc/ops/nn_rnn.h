@@ -32,8 +32,10 @@ GateGrads fused_backward(Kind k, const Tensor& gi, const Tensor& gh, const Tenso
 // xg [T, B, G*H] holds every step's input projection (b_ih included); each step runs one
 // hidden GEMM into gh[t] and the fused gate pass. gh and c_all (LSTM cell states) are kept
 // for seq_backward. `reverse` walks t from T-1 down to 0.
+// For LSTM, gh ends up holding the activated gates (i, f, g, o) and tc = tanh(c) of every
+// step, so the backward pass needs no transcendental functions.
 struct SeqForward {
-  Tensor y, h_n, c_n, gh, c_all;
+  Tensor y, h_n, c_n, gh, c_all, tc;
 };
 SeqForward seq_forward(Kind k, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
                        const Tensor& b_hh, bool reverse);

@@ -1,0 +1,112 @@
+"""The whole-sequence path of LSTM / GRU layers (ember._C._lstm_sequence / _gru_sequence, one
+autograd node per direction and layer) against torch.nn: outputs, final states and the
+gradients of every input, initial state and parameter, including reverse directions,
+outputs that get no gradient, double backward, and the op's argument checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from _nn_testutil import close, copy_params, pair
+
+import ember
+import ember.nn as nn
+
+RNG = np.random.default_rng(11)
+
+
+def _build(torch: Any, cls: str, dtype: str, **kw: Any) -> tuple[Any, Any]:
+    t = getattr(torch.nn, cls)(3, 5, **kw)
+    t = t.double() if dtype == "float64" else t
+    e = getattr(nn, cls)(3, 5, **kw, dtype=getattr(ember, dtype))
+    copy_params(t, e)
+    return e, t
+
+
+def _node_names(t: Any) -> set[str]:
+    seen, todo, names = set(), [t.grad_fn], set()
+    while todo:
+        fn = todo.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        names.add(type(fn).__name__)
+        todo.extend(f for f, _ in fn.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw", [{}, {"num_layers": 2, "bidirectional": True},
+                                {"batch_first": True, "bias": False}, {"num_layers": 3, "bidirectional": True,
+                                                                        "batch_first": True}])
+@pytest.mark.parametrize("use", ["all", "states"])
+def test_sequence_path_matches_torch(torch: Any, cls: str, dtype: str, kw: dict, use: str) -> None:
+    e, t = _build(torch, cls, dtype, **kw)
+    lstm, D, L = cls == "LSTM", 2 if kw.get("bidirectional") else 1, kw.get("num_layers", 1)
+    shape = (4, 6, 3) if kw.get("batch_first") else (6, 4, 3)
+    ex, tx = pair(torch, RNG.standard_normal(shape), requires_grad=True, dtype=dtype)
+    eh, th = pair(torch, RNG.standard_normal((L * D, 4, 5)), requires_grad=True, dtype=dtype)
+    ec, tc = pair(torch, RNG.standard_normal((L * D, 4, 5)), requires_grad=True, dtype=dtype)
+    w = RNG.standard_normal((L * D, 4, 5))
+    res = []
+    for lib, m, x, h, c in ((ember, e, ex, eh, ec), (torch, t, tx, th, tc)):
+        out, hid = m(x, (h, c) if lstm else h)
+        hn, cn = hid if lstm else (hid, None)
+        ww = lib.tensor(w, dtype=getattr(lib, dtype))
+        loss = (hn * ww).sum() + (0 if cn is None else (cn * cn * ww).sum())
+        if use == "all":  # every output element gets a different gradient
+            loss = loss + (out * out).sum() + out.sum()
+        loss.backward()
+        res.append([out, hn] + ([cn] if lstm else []) + [x.grad, h.grad] + ([c.grad] if lstm else []))
+        if lib is ember:
+            assert ("RnnSequenceBackward0" in _node_names(out)), _node_names(out)
+    tol = 1e-5 if dtype == "float32" else 1e-11
+    for a, b in zip(res[0], res[1], strict=True):
+        close(a, b, atol=tol, rtol=1e-4)
+    eg = dict(e.named_parameters())
+    for name, p in t.named_parameters():
+        close(eg[name].grad, p.grad, atol=tol * 10, rtol=1e-4)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_sequence_double_backward(torch: Any, cls: str) -> None:
+    # create_graph: the node replays its steps with the differentiable cell ops
+    e, t = _build(torch, cls, "float64", bidirectional=True)
+    ex, tx = pair(torch, RNG.standard_normal((4, 2, 3)), requires_grad=True, dtype="float64")
+    res = []
+    for lib, m, x in ((ember, e, ex), (torch, t, tx)):
+        out, hid = m(x)
+        hn = hid[0] if cls == "LSTM" else hid
+        gx, gw = lib.autograd.grad((out * out).sum() + (hn * hn).sum(), (x, m.weight_hh_l0), create_graph=True)
+        ((gx * gx).sum() + (gw * gw).sum()).backward()
+        res.append((gx, gw, x.grad, m.weight_hh_l0_reverse.grad, m.bias_hh_l0.grad))
+    for a, b in zip(res[0], res[1], strict=True):
+        close(a, b, atol=1e-10, rtol=1e-7)
+
+
+def test_sequence_no_grad_and_grad_fn() -> None:
+    xg, h0, c0 = ember.randn(3, 2, 8), ember.randn(2, 2), ember.randn(2, 2)
+    w = ember.randn(8, 2).requires_grad_()
+    y, hn, cn = ember._C._lstm_sequence(xg, h0, c0, w, None, True)
+    assert y.shape == (3, 2, 2) and hn.shape == (2, 2) and cn.shape == (2, 2)
+    assert type(y.grad_fn).__name__ == "RnnSequenceBackward0"
+    close(hn, y[0])  # reverse: the last step processed is t = 0
+    with ember.no_grad():
+        y2, _, _ = ember._C._lstm_sequence(xg, h0, c0, w, None, True)
+    assert y2.grad_fn is None
+    close(y2, y)
+
+
+def test_sequence_argument_errors() -> None:
+    xg, h0, w = ember.randn(3, 2, 6), ember.randn(2, 2), ember.randn(6, 2)
+    with pytest.raises(RuntimeError, match="shapes do not match"):
+        ember._C._gru_sequence(ember.randn(3, 2, 5), h0, w, None)
+    with pytest.raises(RuntimeError, match="b_hh"):
+        ember._C._gru_sequence(xg, h0, w, ember.randn(5))
+    with pytest.raises(RuntimeError, match="float32 or float64"):
+        ember._C._gru_sequence(xg.double(), h0, w, None)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        ember._C._gru_sequence(xg, 1, w, None)

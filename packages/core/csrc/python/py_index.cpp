@@ -204,9 +204,25 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   if (r.has_adv) {
-    // With only bool masks as indices PyTorch casts the value (its masked_fill_ path);
-    // with any integer index tensor it demands the same dtype.
-    if (r.has_mask && src.dtype() != t.dtype()) src = ag::_to_copy(src, t.dtype());
+    // PyTorch casts the value only on its masked_fill_ path: the whole index is one bool
+    // tensor of at least one dim and the value is 0-d. Otherwise the dtypes must match.
+    // (None, slices, ints and Ellipsis around it do not count; lists are index tensors.)
+    PyObject* only = nullptr;
+    int n_tensor = 0;
+    auto see = [&](PyObject* item) {
+      if (is_tensor(item) || PyList_Check(item)) {
+        ++n_tensor;
+        only = item;
+      }
+    };
+    if (PyTuple_Check(index)) {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(index); ++i) see(PyTuple_GET_ITEM(index, i));
+    } else {
+      see(index);
+    }
+    bool fill_path = n_tensor == 1 && is_tensor(only) && unpack(only).dtype() == ScalarType::Bool &&
+                     unpack(only).dim() > 0 && src.dim() == 0;
+    if (r.has_mask && fill_path && src.dtype() != t.dtype()) src = ag::_to_copy(src, t.dtype());
     // Otherwise tensor values must match (index_put_'s rule); Python numbers were made in t's dtype.
     EMBER_CHECK(src.dtype() == t.dtype(), "Index put requires the source and destination dtypes match, got ",
                 legacy_name(t.dtype()), " for the destination and ", legacy_name(src.dtype()), " for the source.");

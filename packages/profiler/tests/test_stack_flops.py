@@ -19,7 +19,13 @@ def _two_callers(a):
     return ember.mm(a, a)  # second call site
 
 
-def test_with_stack_records_python_frames_innermost_first():
+def test_with_stack_records_python_frames_innermost_first(monkeypatch):
+    # Paths are shortened against sys.path; under `pytest` (not `python -m pytest`) the
+    # tests folder is on neither, so put it there to see the shortening.
+    monkeypatch.syspath_prepend(os.path.dirname(os.path.abspath(__file__)))
+    from ember.profiler import _events
+
+    monkeypatch.setattr(_events, "_SHORT_PATHS", {})
     a = ember.ones(3, 3)
     with profile(with_stack=True) as p:
         _two_callers(a)

@@ -58,15 +58,61 @@ void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, con
   }
 }
 
-// Every index value in [0, size): gather/scatter do not wrap negatives.
+// Every index value in [0, size): gather/scatter do not wrap negatives. Checked in
+// parallel; the first bad value in index order is the one reported.
 void check_range(const Tensor& idx, int64_t size, int64_t dim) {
   const int64_t* p = idx.data<int64_t>();
-  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    if (p[i] < 0 || p[i] >= size)
-      fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+  int64_t n = idx.numel();
+  std::atomic<int64_t> first{n};
+  {
+    GilRelease nogil;
+    parallel_for(0, n, kGrainSize * 4, [&](int64_t b, int64_t e) {
+      bool bad = false;
+      for (int64_t i = b; i < e; ++i) bad |= static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size);
+      if (!bad) return;
+      for (int64_t i = b; i < e; ++i)
+        if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size)) {
+          int64_t cur = first.load();
+          while (i < cur && !first.compare_exchange_weak(cur, i)) {
+          }
+          return;
+        }
+    });
+  }
+  int64_t i = first.load();
+  if (i < n) fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
 }
 
 enum class Reduce { None, Add, Mul, Mean, Max, Min };
+
+template <Reduce R, typename scalar_t>
+inline void reduce_into(scalar_t& d, scalar_t s) {
+  using acc = opmath_t<scalar_t>;
+  if constexpr (R == Reduce::None) d = s;
+  else if constexpr (R == Reduce::Add) d = static_cast<scalar_t>(acc(d) + acc(s));
+  else if constexpr (R == Reduce::Mul) d = static_cast<scalar_t>(acc(d) * acc(s));
+  // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
+  else if constexpr (R == Reduce::Max) { if (acc(s) != acc(s) || acc(s) > acc(d)) d = s; }
+  else if constexpr (R == Reduce::Min) { if (acc(s) != acc(s) || acc(s) < acc(d)) d = s; }
+}
+
+// Calls f with the reduction and "has a source tensor" as compile-time constants, so
+// the inner loops carry no per-element branch on either.
+template <typename F>
+void dispatch_reduce(Reduce red, bool has_src, const F& f) {
+  auto with_src = [&](auto r) {
+    if (has_src) f(r, std::true_type{});
+    else f(r, std::false_type{});
+  };
+  switch (red) {
+    case Reduce::None: with_src(std::integral_constant<Reduce, Reduce::None>{}); break;
+    case Reduce::Add: with_src(std::integral_constant<Reduce, Reduce::Add>{}); break;
+    case Reduce::Mul: with_src(std::integral_constant<Reduce, Reduce::Mul>{}); break;
+    case Reduce::Max: with_src(std::integral_constant<Reduce, Reduce::Max>{}); break;
+    case Reduce::Min: with_src(std::integral_constant<Reduce, Reduce::Min>{}); break;
+    default: break;
+  }
+}
 
 // self[..., idx, ...] (op)= src (or value) along `dim`, in place with self's strides.
 void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -83,48 +129,50 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
   EMBER_DISPATCH_ALL(self.dtype(), name, [&] {
     scalar_t* sp = self.data<scalar_t>();
     const scalar_t* rp = src ? src->data<scalar_t>() : value->data<scalar_t>();
-    using acc = opmath_t<scalar_t>;
-    auto apply = [red](scalar_t& d, scalar_t s) {
-      switch (red) {
-        case Reduce::None: d = s; break;
-        case Reduce::Add: d = static_cast<scalar_t>(acc(d) + acc(s)); break;
-        case Reduce::Mul: d = static_cast<scalar_t>(acc(d) * acc(s)); break;
-        // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
-        case Reduce::Max: if (acc(s) != acc(s) || acc(s) > acc(d)) d = s; break;
-        case Reduce::Min: if (acc(s) != acc(s) || acc(s) < acc(d)) d = s; break;
-        default: break;
-      }
-    };
-    int64_t nd = static_cast<int64_t>(isz.size());
-    if (nd >= 2 && dim == nd - 2) {
-      // Row-major walk (dim, then the last dim) for cache locality; threads split the
-      // last dim, whose positions never collide in self.
-      int64_t n = isz[dim], K = isz[nd - 1], outer = 1;
-      for (int64_t d = 0; d < dim; ++d) outer *= isz[d];
-      int64_t chunks = std::min<int64_t>(K, std::max(1, get_num_threads()));
-      int64_t kstep = (K + chunks - 1) / chunks;
-      int64_t sk = st[0][nd - 1], ik = st[1][nd - 1], rk = st[2][nd - 1];
+    dispatch_reduce(red, src != nullptr, [&](auto rc, auto has_src) {
+      constexpr Reduce R = decltype(rc)::value;
+      constexpr bool S = decltype(has_src)::value;
+      int64_t nd = static_cast<int64_t>(isz.size());
       GilRelease nogil;
-      parallel_for(0, outer * chunks, 1, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) {
-          int64_t o = p / chunks, k0 = (p % chunks) * kstep, k1 = std::min(K, k0 + kstep);
-          int64_t so = 0, io = 0, ro = 0, rem = o;
-          for (int64_t d = dim - 1; d >= 0; --d) {
-            int64_t c = rem % isz[d];
-            rem /= isz[d];
-            so += c * st[0][d];
-            io += c * st[1][d];
-            ro += c * st[2][d];
+      if (nd >= 2 && dim == nd - 2) {
+        // Row-major walk (dim, then the last dim) for cache locality; threads split the
+        // last dim, whose positions never collide in self.
+        int64_t n = isz[dim], K = isz[nd - 1], outer = 1;
+        for (int64_t d = 0; d < dim; ++d) outer *= isz[d];
+        int64_t chunks = std::min<int64_t>(K, std::max(1, get_num_threads()));
+        int64_t kstep = (K + chunks - 1) / chunks;
+        int64_t sk = st[0][nd - 1], ik = st[1][nd - 1], rk = st[2][nd - 1];
+        parallel_for(0, outer * chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t p = b; p < e; ++p) {
+            int64_t o = p / chunks, k0 = (p % chunks) * kstep, k1 = std::min(K, k0 + kstep);
+            int64_t so = 0, io = 0, ro = 0, rem = o;
+            for (int64_t d = dim - 1; d >= 0; --d) {
+              int64_t c = rem % isz[d];
+              rem /= isz[d];
+              so += c * st[0][d];
+              io += c * st[1][d];
+              ro += c * st[2][d];
+            }
+            scalar_t* sb = sp + so + k0 * sk;
+            const int64_t* ib = ip + io + k0 * ik;
+            const scalar_t* rb = rp + (S ? ro + k0 * rk : 0);
+            int64_t len = k1 - k0;
+            if (sk == 1 && ik == 1 && (!S || rk == 1)) {  // unit inner strides: the common case
+              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
+                for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k] * ss + k], S ? rb[k] : rb[0]);
+            } else {
+              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
+                for (int64_t k = 0; k < len; ++k)
+                  reduce_into<R>(sb[ib[k * ik] * ss + k * sk], S ? rb[k * rk] : rb[0]);
+            }
           }
-          for (int64_t j = 0; j < n; ++j)
-            for (int64_t k = k0; k < k1; ++k)
-              apply(sp[so + ip[io + j * is + k * ik] * ss + k * sk], src ? rp[ro + j * rs + k * rk] : rp[0]);
-        }
+        });
+        return;
+      }
+      for_each_line<3>(isz, dim, st, kGrainSize, [&](const std::array<int64_t, 3>& off, int64_t len) {
+        for (int64_t j = 0; j < len; ++j)
+          reduce_into<R>(sp[off[0] + ip[off[1] + j * is] * ss], S ? rp[off[2] + j * rs] : rp[0]);
       });
-      return;
-    }
-    for_each_line<3>(isz, dim, st, kGrainSize, [&](const std::array<int64_t, 3>& off, int64_t len) {
-      for (int64_t j = 0; j < len; ++j) apply(sp[off[0] + ip[off[1] + j * is] * ss], src ? rp[off[2] + j * rs] : rp[0]);
     });
   });
   self.bump_version();
@@ -261,18 +309,22 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   const char* sp = x.raw();
   char* dp = out.raw();
   int64_t rows = outer * m;
+  GilRelease nogil;
   parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
     by_itemsize(isz, [&](auto tag) {
       using U = decltype(tag);
-      for (int64_t r = b; r < e; ++r) {
-        int64_t o = r / m, i = r % m;
-        const U* src = reinterpret_cast<const U*>(sp) + (o * n + ip[i]) * inner;
-        U* dst = reinterpret_cast<U*>(dp) + r * inner;
-        if (inner <= 16) {
-          for (int64_t k = 0; k < inner; ++k) dst[k] = src[k];
-        } else {
-          std::memcpy(dst, src, inner * sizeof(U));
+      const U* base = reinterpret_cast<const U*>(sp);
+      U* dst = reinterpret_cast<U*>(dp) + b * inner;
+      // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
+      constexpr int64_t kAhead = 8;
+      for (int64_t r = b, o = b / m, i = b % m; r < e; ++r, dst += inner) {
+        const U* src = base + (o * n + ip[i]) * inner;
+        if (r + kAhead < e) {
+          int64_t ia = (i + kAhead) % m, oa = o + (i + kAhead) / m;
+          __builtin_prefetch(base + (oa * n + ip[ia]) * inner);
         }
+        std::memcpy(dst, src, inner * sizeof(U));
+        if (++i == m) i = 0, ++o;
       }
     });
   });

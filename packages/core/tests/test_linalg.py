@@ -432,3 +432,30 @@ def test_legacy_qr_matches_torch(some: bool) -> None:
     assert type(e).__name__ == "qr"
     np.testing.assert_allclose(e.Q.numpy(), r.Q.numpy(), atol=1e-10)
     np.testing.assert_allclose(e.R.numpy(), r.R.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("mnk", [(300, 70, 200), (70, 301, 200), (33, 1000, 96), (1000, 33, 96)])
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_threaded_gemm_blocks(dt: str, mnk: tuple, ta: bool, tb: bool) -> None:
+    """Products large enough to be split into row or column blocks over ember's threads,
+    with every transpose layout and sizes off the block alignment, equal numpy's."""
+    m, n, k = mnk
+    rng = np.random.default_rng(m * n + k)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dt)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dt)
+    ea, eb = ember.from_numpy(a), ember.from_numpy(b)
+    ea, eb = (ea.t() if ta else ea), (eb.t() if tb else eb)
+    want = (a.T if ta else a) @ (b.T if tb else b)
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        got = (ea @ eb).numpy()
+        c = ember.ones(m, n, dtype=DT[dt][1])
+        got_addmm = ember.addmm(c, ea, eb, beta=0.5, alpha=2.0).numpy()
+    finally:
+        ember.set_num_threads(old)
+    tol = TOL[dt]
+    np.testing.assert_allclose(got, want, rtol=tol["rtol"] * 10, atol=tol["atol"] * 100)
+    np.testing.assert_allclose(got_addmm, 0.5 + 2.0 * want, rtol=tol["rtol"] * 10, atol=tol["atol"] * 100)

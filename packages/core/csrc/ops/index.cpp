@@ -371,8 +371,9 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
         bool b = false;
         for (int64_t j = 0; j < len; ++j) {
           uint64_t v = static_cast<uint64_t>(ii[j]);
-          b |= v >= static_cast<uint64_t>(size);
-          oo[j] = v < static_cast<uint64_t>(size) ? xx[v] : U{};
+          bool ok = v < static_cast<uint64_t>(size);
+          b |= !ok;
+          oo[j] = xx[ok ? v : 0];  // a clamped load: no branch, never outside the row
         }
         if (b) bad = true;
         return;

@@ -1,12 +1,11 @@
 // Matrix products through OpenBLAS (float/double); half types go through
 // float32 GEMM; integers use a plain loop. Transposed operands are passed
 // to BLAS as transposes, never copied.
-#include <cblas.h>
-
 #include <vector>
 
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
+#include "blas_gemm.h"
 #include "checks.h"
 #include "internal.h"
 #include "ops.h"
@@ -48,14 +47,12 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   ScalarType dt = a.dtype();
   if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
     MatView A = as_blas(a), B = as_blas(b);
-    GilRelease nogil;
-    auto ta = A.trans ? CblasTrans : CblasNoTrans, tb = B.trans ? CblasTrans : CblasNoTrans;
     if (dt == ScalarType::Float32)
-      scipy_cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, float(alpha), A.t.data<float>(), A.ld,
-                  B.t.data<float>(), B.ld, float(beta), c.data<float>(), std::max<int64_t>(N, 1));
+      blas_gemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld,
+                float(beta), c.data<float>(), std::max<int64_t>(N, 1));
     else
-      scipy_cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(),
-                  B.ld, beta, c.data<double>(), std::max<int64_t>(N, 1));
+      blas_gemm(A.trans, B.trans, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(), B.ld, beta,
+                c.data<double>(), std::max<int64_t>(N, 1));
     return;
   }
   if (is_floating(dt)) {  // float16 / bfloat16: accumulate in float32

@@ -1,9 +1,7 @@
 // im2col / col2im and the three convolution GEMM passes. float / double go to
-// OpenBLAS (its own threads); other dtypes use a plain triple loop. The column
+// OpenBLAS through blas_gemm (ember's threads); other dtypes use a plain triple loop. The column
 // buffer holds one sample at a time, so memory stays at C*K*L elements.
 #include "nn_conv_kernels.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +11,7 @@
 
 #include "../core/parallel.h"
 #include "../core/scalar_type.h"
+#include "blas_gemm.h"
 
 namespace ember::conv {
 
@@ -108,11 +107,8 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : T(beta * C[i * ldc + j]);
     return;
   }
-  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
-  } else if constexpr (std::is_same_v<T, double>) {
-    scipy_cblas_dgemm(CblasRowMajor, TA, TB, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    blas_gemm(ta, tb, M, N, K, T(1), A, lda, B, ldb, beta, C, ldc);
   } else {
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
@@ -148,14 +144,6 @@ DimVector shape_of(const Geometry& g, int64_t c, const int64_t* sp) {
   return s;
 }
 
-extern "C" void scipy_openblas_set_num_threads(int);
-
-// BLAS runs single-threaded while samples are spread over ember's threads.
-struct SingleThreadedBlas {
-  SingleThreadedBlas() { scipy_openblas_set_num_threads(1); }
-  ~SingleThreadedBlas() { scipy_openblas_set_num_threads(get_num_threads()); }
-};
-
 // body(n0, n1, buf) for sample ranges, each range with its own column buffer of `bufsize`.
 // With several threads and samples, samples go to ember's threads and each GEMM stays on its
 // thread: many small threaded GEMMs cost more in hand-offs than they gain.
@@ -167,7 +155,6 @@ void for_samples(const Geometry& g, int64_t bufsize, const F& body) {
     body(int64_t(0), g.N, buf.data());
     return;
   }
-  SingleThreadedBlas guard;
   parallel_for(0, g.N, 1, [&](int64_t n0, int64_t n1) {
     Buffer<T> buf(bufsize);
     body(n0, n1, buf.data());

@@ -54,13 +54,8 @@ def embedding_in(lib: ModuleType) -> dict[str, Any]:
     return {"i": lib.randint(0, 30000, (64, 128)), "m": nn.Embedding(30000, 256)}
 
 
-def mlp_step(lib: ModuleType) -> dict[str, Any]:
-    """(a) MLP 784-512-512-10, batch 128, cross entropy, SGD."""
-    nn, optim = _nn(lib), _optim(lib)
-    lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
-    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x, y = lib.randn(128, 784), lib.randint(0, 10, (128,))
+def _classifier_step(nn: ModuleType, model: Any, opt: Any, x: Any, y: Any) -> dict[str, Any]:
+    """One zero_grad / cross-entropy backward / optimizer step on a fixed batch."""
     loss_fn = nn.CrossEntropyLoss()
 
     def step() -> None:
@@ -71,8 +66,29 @@ def mlp_step(lib: ModuleType) -> dict[str, Any]:
     return {"step": step}
 
 
+def mlp_step(lib: ModuleType) -> dict[str, Any]:
+    """(a) MLP 784-512-512-10, batch 128, cross entropy, SGD."""
+    nn, optim = _nn(lib), _optim(lib)
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _classifier_step(nn, model, opt, lib.randn(128, 784), lib.randint(0, 10, (128,)))
+
+
+def cnn_step(lib: ModuleType) -> dict[str, Any]:
+    """(b) small CNN: 2 conv (+ BatchNorm, ReLU, max pool) + 2 linear, 1x28x28, batch 64; Adam."""
+    nn, optim = _nn(lib), _optim(lib)
+    lib.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+    return _classifier_step(nn, model, opt, lib.randn(64, 1, 28, 28), lib.randint(0, 10, (64,)))
+
+
 def transformer_step(lib: ModuleType) -> dict[str, Any]:
-    """(b) TransformerEncoderLayer d=256, 4 heads, seq 128, batch 16, batch_first; AdamW."""
+    """(c) TransformerEncoderLayer d=256, 4 heads, seq 128, batch 16, batch_first; AdamW."""
     nn, optim = _nn(lib), _optim(lib)
     lib.manual_seed(0)
     layer = nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.1, batch_first=True)
@@ -102,12 +118,14 @@ BENCHES: list[Bench] = [
           embedding_in, threads=1, target=1.0),
     # one thread: the targets are per-core; threaded rows belong on an idle machine
     Bench("nn-train", "MLP 784-512-512-10 b128 SGD step", "overhead", "step()", mlp_step, threads=1, target=0.9),
+    Bench("nn-train", "CNN 2conv+BN+2linear 28x28 b64 Adam step", "overhead", "step()", cnn_step, threads=1,
+          target=1.0),
     Bench("nn-train", "TransformerEncoderLayer d256 h4 s128 b16 AdamW step", "overhead", "step()",
           transformer_step, threads=1, target=1.0),
 ]
 
 
-# ------------------------------------------------------------------ peak RSS (c)
+# ------------------------------------------------------------------ peak RSS (d)
 
 _RSS_CHILD = """
 import importlib, resource, sys

@@ -72,6 +72,29 @@ def test_sequence_path_matches_torch(torch: Any, cls: str, dtype: str, kw: dict,
 
 
 @pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+@pytest.mark.parametrize("batch, hidden, kw", [(13, 37, {}), (29, 64, {"bidirectional": True}),
+                                               (30, 19, {"bias": False})])
+def test_sequence_wide_float32(torch: Any, cls: str, batch: int, hidden: int, kw: dict) -> None:
+    # float32 takes the packed hidden-weight GEMM: batches past one row tile (12 / 6 rows) and
+    # gate widths off the panel width (32 / 16 columns) exercise its ragged tiles
+    t = getattr(torch.nn, cls)(7, hidden, **kw)
+    e = getattr(nn, cls)(7, hidden, **kw)
+    copy_params(t, e)
+    ex, tx = pair(torch, RNG.standard_normal((9, batch, 7)), requires_grad=True, dtype="float32")
+    w = RNG.standard_normal((9, batch, hidden * (2 if kw.get("bidirectional") else 1)))
+    res = []
+    for lib, m, x in ((ember, e, ex), (torch, t, tx)):
+        out, _ = m(x)
+        (out * lib.tensor(w, dtype=lib.float32)).sum().backward()
+        res.append((out, x.grad))
+    for a, b in zip(res[0], res[1], strict=True):
+        close(a, b, atol=1e-5, rtol=1e-4)
+    eg = dict(e.named_parameters())
+    for name, p in t.named_parameters():
+        close(eg[name].grad, p.grad, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
 def test_sequence_double_backward(torch: Any, cls: str) -> None:
     # create_graph: the node replays its steps with the differentiable cell ops
     e, t = _build(torch, cls, "float64", bidirectional=True)
@@ -110,3 +133,34 @@ def test_sequence_argument_errors() -> None:
         ember._C._gru_sequence(xg.double(), h0, w, None)
     with pytest.raises(TypeError, match="must be Tensor"):
         ember._C._gru_sequence(xg, 1, w, None)
+
+
+_CAP_SCRIPT = """
+import json, ember
+ember.manual_seed(3)
+m = ember.nn.LSTM(7, 37, bidirectional=True)
+x = ember.randn(9, 29, 7, requires_grad=True)
+out, (h, c) = m(x)
+(out * out).sum().backward()
+print(json.dumps([out.sum().item(), c.sum().item(), x.grad.sum().item(), m.weight_hh_l0.grad.sum().item()]))
+"""
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_narrower_cpu_capability_agrees(cap: str) -> None:
+    # EMBER_CPU_CAPABILITY caps the vector kernels (packed GEMM tiles, gate passes): the
+    # narrower ones, unused on a wide CI machine otherwise, must give the same numbers
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def run(env_cap: str | None) -> list[float]:
+        env = {k: v for k, v in os.environ.items() if k != "EMBER_CPU_CAPABILITY"}
+        if env_cap:
+            env["EMBER_CPU_CAPABILITY"] = env_cap
+        out = subprocess.run([sys.executable, "-c", _CAP_SCRIPT], env=env, check=True, capture_output=True,
+                             text=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    np.testing.assert_allclose(run(cap), run(None), rtol=1e-4, atol=1e-3)

@@ -11,6 +11,7 @@
 #endif
 #include <string>
 
+#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "checks.h"
 #include "ops.h"
@@ -151,10 +152,7 @@ __attribute__((target("avx2"))) inline void sqrt_block_avx2(T* x, int64_t n) {
 EMBER_ADAM_LOOP(adam_range_base, , sqrt_block_base)
 #ifdef EMBER_FUSED_X86
 EMBER_ADAM_LOOP(adam_range_avx2, __attribute__((target("avx2"))), sqrt_block_avx2)
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
+bool has_avx2() { return cpu_has_avx2(); }
 #endif
 
 template <class T, bool Scaled, int Wd, bool Ams, bool LowW>

@@ -4,11 +4,15 @@
 #include "nn_rnn.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "../autograd/formulas_nn_rnn.h"
 #include "../autograd/grad_mode.h"
+#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "../kernels/cpu/vec_math.h"
+#include "blas_gemm.h"
+#include "packed_gemm.h"
 #include "ops.h"
 
 namespace ember {
@@ -156,13 +160,18 @@ template <class T>
 __attribute__((target("avx2,fma"))) void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
   backward_rows(p, b0, b1);
 }
-bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return yes;
+// 16 lanes: the gate pass is bound by its transcendentals, so width pays off directly.
+#define EMBER_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+template <class T>
+EMBER_AVX512 void forward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
+  forward_rows(p, b0, b1);
 }
+template <class T>
+EMBER_AVX512 void backward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
+  backward_rows(p, b0, b1);
+}
+bool has_avx2() { return cpu_has_avx2(); }
+bool has_avx512() { return cpu_has_avx512(); }
 #endif
 
 template <class T>
@@ -171,6 +180,7 @@ void run_rows(const Rows<T>& p, int64_t B, bool backward) {
   void (*fn)(const Rows<T>&, int64_t, int64_t) = backward ? backward_base<T> : forward_base<T>;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (has_avx2()) fn = backward ? backward_avx2<T> : forward_avx2<T>;
+  if (has_avx512()) fn = backward ? backward_avx512<T> : forward_avx512<T>;
 #endif
   parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
@@ -183,6 +193,7 @@ struct LstmSeqRows {
   int64_t H;
   const T *xg, *c0, *gy, *gc;
   T *gates, *c1, *tc, *hy, *d_g, *d_c0;
+  const T* bias = nullptr;  // forward: b_hh [4H], added here rather than in a pass of its own
 };
 
 template <class T>
@@ -190,15 +201,16 @@ EMBER_VEC_INLINE void lstm_seq_fwd(const LstmSeqRows<T>& p, int64_t b0, int64_t 
   const int64_t H = p.H;
   for (int64_t b = b0; b < b1; ++b) {
     const T* a = p.xg + b * 4 * H;
+    const T* bb = p.bias;
     T* g = p.gates + b * 4 * H;
     const T* c0 = p.c0 + b * H;
     T *c1 = p.c1 + b * H, *tc = p.tc + b * H, *out = p.hy + b * H;
 #pragma omp simd
     for (int64_t j = 0; j < H; ++j) {
-      T ig = vec::sigmoid(g[j] + a[j]);
-      T fg = vec::sigmoid(g[H + j] + a[H + j]);
-      T gg = vec::tanh(g[2 * H + j] + a[2 * H + j]);
-      T og = vec::sigmoid(g[3 * H + j] + a[3 * H + j]);
+      T ig = vec::sigmoid(g[j] + a[j] + bb[j]);
+      T fg = vec::sigmoid(g[H + j] + a[H + j] + bb[H + j]);
+      T gg = vec::tanh(g[2 * H + j] + a[2 * H + j] + bb[2 * H + j]);
+      T og = vec::sigmoid(g[3 * H + j] + a[3 * H + j] + bb[3 * H + j]);
       g[j] = ig;
       g[H + j] = fg;
       g[2 * H + j] = gg;
@@ -245,6 +257,14 @@ template <class T>
 __attribute__((target("avx2,fma"))) void lstm_seq_bwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
   lstm_seq_bwd(p, b0, b1);
 }
+template <class T>
+EMBER_AVX512 void lstm_seq_fwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  lstm_seq_fwd(p, b0, b1);
+}
+template <class T>
+EMBER_AVX512 void lstm_seq_bwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+  lstm_seq_bwd(p, b0, b1);
+}
 #endif
 
 template <class T>
@@ -252,6 +272,7 @@ void run_lstm_seq(const LstmSeqRows<T>& p, int64_t B, bool backward) {
   void (*fn)(const LstmSeqRows<T>&, int64_t, int64_t) = backward ? lstm_seq_bwd_base<T> : lstm_seq_fwd_base<T>;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (has_avx2()) fn = backward ? lstm_seq_bwd_avx2<T> : lstm_seq_fwd_avx2<T>;
+  if (has_avx512()) fn = backward ? lstm_seq_bwd_avx512<T> : lstm_seq_fwd_avx512<T>;
 #endif
   parallel_for(0, B, row_grain(4 * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
@@ -358,29 +379,41 @@ int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s
 }  // namespace
 
 // out = h @ wT (+ b): in column blocks small enough (M*N*K <= 1e6) for OpenBLAS's unpacked
-// small-matrix kernels, which beat its packing GEMM on these batch-row products.
-void hidden_gemm(const Tensor& h, const Tensor& wT, const Tensor& b, const Tensor& out) {
+// small-matrix kernels, which beat its packing GEMM on these batch-row products. Straight
+// into out's rows: no temporary, no copy (h, wT, out contiguous; out rows N apart).
+void hidden_gemm(const Tensor& h_, const Tensor& wT, const Tensor& b, const Tensor& out) {
+  Tensor h = dense(h_);
   const int64_t M = h.size(0), K = h.size(1), N = wT.size(1);
   int64_t n = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * K, 1)) / 16 * 16);
-  if (n >= N) n = N;
-  for (int64_t j = 0; j < N; j += n) {
-    int64_t w = std::min(n, N - j);
-    mm_out(h, n == N ? wT : narrow(wT, 1, j, w), n == N ? out : narrow(out, 1, j, w));
-  }
+  auto run = [&](auto tag) {
+    using U = decltype(tag);
+    const U *hp = h.data<U>(), *wp = wT.data<U>();
+    U* op = out.data<U>();
+    for (int64_t j = 0; j < N; j += n)
+      blas_gemm(false, false, M, std::min(n, N - j), K, U(1), hp, K, wp + j, N, U(0), op + j, N);
+  };
+  if (h.dtype() == ScalarType::Float32) run(float());
+  else run(double());
   if (b.defined()) add_(out, b, kOne);  // one broadcast pass (addmm per block is slower)
 }
 
 // dg @ w_hh summed over blocks of the gate dimension, each small enough (as above) for
-// OpenBLAS's small-matrix kernels; returns a new contiguous [B, H].
-Tensor hidden_grad_gemm(const Tensor& dg, const Tensor& w_hh) {
+// OpenBLAS's small-matrix kernels, accumulated in place; returns a new contiguous [B, H].
+Tensor hidden_grad_gemm(const Tensor& dg_, const Tensor& w_hh_) {
+  Tensor dg = dense(dg_), w_hh = dense(w_hh_);
   const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
   int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
-  if (kb >= K) return mm(dg, w_hh);
-  Tensor acc = mm(narrow(dg, 1, 0, kb), narrow(w_hh, 0, 0, kb));
-  for (int64_t j = kb; j < K; j += kb) {
-    int64_t w = std::min(kb, K - j);
-    add_(acc, mm(narrow(dg, 1, j, w), narrow(w_hh, 0, j, w)), kOne);
-  }
+  Tensor acc = empty({M, N}, dg.dtype());
+  auto run = [&](auto tag) {
+    using U = decltype(tag);
+    const U *dp = dg.data<U>(), *wp = w_hh.data<U>();
+    U* ap = acc.data<U>();
+    if (K == 0) std::fill(ap, ap + M * N, U(0));
+    for (int64_t j = 0; j < K; j += kb)
+      blas_gemm(false, false, M, N, std::min(kb, K - j), U(1), dp + j, K, wp + j * N, N, U(j ? 1 : 0), ap, N);
+  };
+  if (dg.dtype() == ScalarType::Float32) run(float());
+  else run(double());
   return acc;
 }
 
@@ -398,16 +431,34 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   }
   // OpenBLAS is markedly faster on these short (M = batch) products with the weight
   // already transposed in memory than with a transposed view; one copy serves every step.
-  Tensor wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
+  // float32 on a vector CPU: the weight packed once for every step instead.
+  Tensor w = dense(w_hh);
+  std::unique_ptr<PackedB> wp;
+  Tensor wT;
+  if (dt == ScalarType::Float32 && packed_gemm_available())
+    wp = std::make_unique<PackedB>(w.data<float>(), H, GH, 1, H);  // B[k][n] = w_hh[n][k]
+  else
+    wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
+  // LSTM adds b_hh inside its gate pass; the other cells after the GEMM.
+  Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, std::nullopt);
+  Tensor gemm_bias = k == kLstm ? Tensor() : b_hh;
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
     int64_t ti = time_of(s, T, reverse);
-    hidden_gemm(h, wT, b_hh, select(f.gh, 0, ti));
+    Tensor gh = select(f.gh, 0, ti);
+    if (wp) {
+      Tensor hd = dense(h);
+      packed_gemm(B, hd.data<float>(), H, *wp, gh.data<float>(), GH, false);
+      if (gemm_bias.defined()) add_(gh, gemm_bias, kOne);
+    } else {
+      hidden_gemm(h, wT, gemm_bias, gh);
+    }
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {
         LstmSeqRows<U> p{H, at_step<U>(xg, ti), c.data<U>(), nullptr, nullptr, at_step<U>(f.gh, ti),
-                         at_step<U>(f.c_all, ti), at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr};
+                         at_step<U>(f.c_all, ti), at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr,
+                         lstm_bias.data<U>()};
         run_lstm_seq(p, B, false);
         return;
       }
@@ -441,6 +492,10 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
   Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
   Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
+  Tensor w = dense(w_hh);
+  std::unique_ptr<PackedB> wp;
+  if (dt == ScalarType::Float32 && packed_gemm_available())
+    wp = std::make_unique<PackedB>(w.data<float>(), GH, H, H, 1);
   for (int64_t s = T - 1; s >= 0; --s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
@@ -465,7 +520,12 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     else
       run(double());
     Tensor dg = select(d_gh, 0, ti);
-    dh = hidden_grad_gemm(dg, w_hh);
+    if (wp) {
+      dh = empty({B, H}, dt);
+      packed_gemm(B, dg.data<float>(), GH, *wp, dh.data<float>(), H, false);
+    } else {
+      dh = hidden_grad_gemm(dg, w);
+    }
     if (k == kGru) add_(dh, d_hx, kOne);
     dc = dc_new;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
 #include "../kernels/cpu/vec_math.h"
@@ -115,13 +116,7 @@ EMBER_VEC_INLINE void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b
 // slab bodies are always_inline, so they take the caller's target) and picked at run time.
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NN_AVX2 __attribute__((target("avx2,fma")))
-bool use_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return yes;
-}
+bool use_avx2() { return cpu_has_avx2(); }
 NN_AVX2 void run_slabs_avx2(const float* x, float* y, const Geometry& g, int64_t b, int64_t e, bool log) {
   run_slabs<float>(x, y, g, b, e, log);
 }

@@ -10,6 +10,7 @@
 // never depend on set_num_threads.
 #include <limits>
 
+#include "../core/cpu_capability.h"
 #include "../kernels/cpu/vec_math.h"
 #include "checks.h"
 #include "ops.h"
@@ -88,10 +89,7 @@ EMBER_VEC_INLINE void uniform_f32_body(const uint32_t* __restrict w, float* __re
   }
 }
 #ifdef EMBER_RNG_X86
-bool has_avx2_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return yes;
-}
+bool has_avx2_fma() { return cpu_has_avx2(); }
 __attribute__((target("avx2,fma"))) void uniform_f32_avx2(const uint32_t* w, float* out, int64_t n,
                                                            float from, float to) {
   uniform_f32_body<true>(w, out, n, from, to);

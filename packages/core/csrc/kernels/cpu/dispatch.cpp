@@ -1,6 +1,7 @@
 // Pick the kernel tables for this CPU once: AVX2+FMA when present, else the
 // baseline build. Each capability compiles the same kernel sources.
 #include "../../core/tensor.h"
+#include "../../core/cpu_capability.h"
 #include "cpu_kernels.h"
 #include "kernel_table.h"
 
@@ -14,20 +15,10 @@ void fill_pointwise(PointwiseKernels&);
 void fill_cpu(CpuKernels&);
 }  // namespace cpu::avx2
 
-namespace {
-bool use_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return yes;
-}
-}  // namespace
-
 const PointwiseKernels& pointwise_kernels() {
   static const PointwiseKernels table = [] {
     PointwiseKernels t{};
-    if (use_avx2()) cpu::avx2::fill_pointwise(t);
+    if (cpu_has_avx2()) cpu::avx2::fill_pointwise(t);
     else cpu::base::fill_pointwise(t);
     return t;
   }();
@@ -37,7 +28,7 @@ const PointwiseKernels& pointwise_kernels() {
 const CpuKernels& cpu_kernels() {
   static const CpuKernels table = [] {
     CpuKernels t{};
-    if (use_avx2()) cpu::avx2::fill_cpu(t);
+    if (cpu_has_avx2()) cpu::avx2::fill_cpu(t);
     else cpu::base::fill_cpu(t);
     return t;
   }();

@@ -1,0 +1,168 @@
+#include "packed_gemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "../core/error.h"
+#include "../core/cpu_capability.h"
+#include "../core/parallel.h"
+
+namespace ember {
+namespace {
+
+enum class Isa { None, Avx2, Avx512 };
+
+Isa isa() {
+  if (cpu_has_avx512()) return Isa::Avx512;
+  return cpu_has_avx2() ? Isa::Avx2 : Isa::None;
+}
+
+// Panel width: two vectors of the widest ISA, so a tile row is two FMAs per k.
+int64_t panel_width() { return isa() == Isa::Avx512 ? 32 : 16; }
+
+// Copies the valid columns of a tile row computed in a temporary (the ragged last panel).
+inline void store_tail(float* c, const float* tmp, int64_t n, bool accumulate) {
+  for (int64_t j = 0; j < n; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// R rows x 32 columns: 2R zmm accumulators, B's two vectors loaded once per k.
+template <int R>
+__attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64_t lda, const float* Bp, float* C,
+                                                 int64_t ldc, bool acc, int64_t n) {
+  __m512 c0[R], c1[R];
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    __m512 b0 = _mm512_load_ps(Bp + k * 32), b1 = _mm512_load_ps(Bp + k * 32 + 16);
+    for (int r = 0; r < R; ++r) {
+      __m512 a = _mm512_set1_ps(A[r * lda + k]);
+      c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
+      c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    if (n == 32) {
+      if (acc) {
+        c0[r] = _mm512_add_ps(c0[r], _mm512_loadu_ps(c));
+        c1[r] = _mm512_add_ps(c1[r], _mm512_loadu_ps(c + 16));
+      }
+      _mm512_storeu_ps(c, c0[r]);
+      _mm512_storeu_ps(c + 16, c1[r]);
+    } else {
+      alignas(64) float tmp[32];
+      _mm512_store_ps(tmp, c0[r]);
+      _mm512_store_ps(tmp + 16, c1[r]);
+      store_tail(c, tmp, n, acc);
+    }
+  }
+}
+
+// R rows x 16 columns in ymm registers (16 of them: 2R accumulators, 2 for B, 1 for A).
+template <int R>
+__attribute__((target("avx2,fma"))) void tile256(int64_t K, const float* A, int64_t lda, const float* Bp, float* C,
+                                                 int64_t ldc, bool acc, int64_t n) {
+  __m256 c0[R], c1[R];
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    __m256 b0 = _mm256_load_ps(Bp + k * 16), b1 = _mm256_load_ps(Bp + k * 16 + 8);
+    for (int r = 0; r < R; ++r) {
+      __m256 a = _mm256_broadcast_ss(A + r * lda + k);
+      c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
+      c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    if (n == 16) {
+      if (acc) {
+        c0[r] = _mm256_add_ps(c0[r], _mm256_loadu_ps(c));
+        c1[r] = _mm256_add_ps(c1[r], _mm256_loadu_ps(c + 8));
+      }
+      _mm256_storeu_ps(c, c0[r]);
+      _mm256_storeu_ps(c + 8, c1[r]);
+    } else {
+      alignas(32) float tmp[16];
+      _mm256_store_ps(tmp, c0[r]);
+      _mm256_store_ps(tmp + 8, c1[r]);
+      store_tail(c, tmp, n, acc);
+    }
+  }
+}
+
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, bool, int64_t);
+
+// Tile kernels by row count 1..R, so the last rows of M need no scalar loop.
+template <int R>
+struct T512 {
+  static constexpr TileFn fn = tile512<R>;
+};
+template <int R>
+struct T256 {
+  static constexpr TileFn fn = tile256<R>;
+};
+constexpr int kRows512 = 12, kRows256 = 6;
+constexpr TileFn kTiles512[kRows512 + 1] = {nullptr,    T512<1>::fn, T512<2>::fn, T512<3>::fn, T512<4>::fn,
+                                            T512<5>::fn, T512<6>::fn, T512<7>::fn, T512<8>::fn, T512<9>::fn,
+                                            T512<10>::fn, T512<11>::fn, T512<12>::fn};
+constexpr TileFn kTiles256[kRows256 + 1] = {nullptr,    T256<1>::fn, T256<2>::fn, T256<3>::fn,
+                                            T256<4>::fn, T256<5>::fn, T256<6>::fn};
+#endif
+
+void free_aligned(float* p) { std::free(p); }
+
+}  // namespace
+
+bool packed_gemm_available() { return isa() != Isa::None; }
+
+PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn)
+    : K_(K), N_(N), width_(panel_width()), data_(nullptr, free_aligned) {
+  const int64_t panels = (N + width_ - 1) / width_;
+  size_t bytes = static_cast<size_t>(std::max<int64_t>(panels * K * width_, 1)) * sizeof(float);
+  bytes = (bytes + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  EMBER_CHECK(data_ != nullptr, "packed_gemm: out of memory packing a ", K, "x", N, " matrix");
+  for (int64_t p = 0; p < panels; ++p) {
+    float* d = data_.get() + p * K * width_;
+    const int64_t n0 = p * width_, n = std::min(width_, N - n0);
+    for (int64_t k = 0; k < K; ++k) {
+      float* row = d + k * width_;
+      for (int64_t j = 0; j < n; ++j) row[j] = src[k * ldk + (n0 + j) * ldn];
+      for (int64_t j = n; j < width_; ++j) row[j] = 0.f;
+    }
+  }
+}
+
+void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate) {
+  const int64_t K = B.K(), N = B.N(), W = B.width(), panels = (N + W - 1) / W;
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.f);
+    return;
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const bool wide = isa() == Isa::Avx512;
+  const TileFn* tiles = wide ? kTiles512 : kTiles256;
+  const int64_t R = wide ? kRows512 : kRows256;
+  // Each chunk of panels carries at least ~64k multiply-adds before a thread is worth it.
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(M * K * W, 1));
+  parallel_for(0, panels, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t n = std::min(W, N - p * W);
+      for (int64_t i = 0; i < M; i += R) {
+        const int64_t r = std::min(R, M - i);
+        tiles[r](K, A + i * lda, lda, B.panel(p), C + i * ldc + p * W, ldc, accumulate, n);
+      }
+    }
+  });
+#else
+  (void)panels;
+  EMBER_CHECK(false, "packed_gemm: no vector kernel on this CPU (check packed_gemm_available first)");
+#endif
+}
+
+}  // namespace ember

@@ -61,6 +61,11 @@ from ember._foreach import OPS as _FOREACH_OPS  # noqa: E402  (torch._foreach_* 
 
 globals().update(_FOREACH_OPS)
 
+from ember import _toplevel_math, _toplevel_nn  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
+
+for _module in (_toplevel_math, _toplevel_nn):  # aten's signatures: see the modules
+    globals().update({name: getattr(_module, name) for name in _module.__all__})
+
 
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
@@ -221,7 +226,7 @@ def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn"):
+    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "func"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

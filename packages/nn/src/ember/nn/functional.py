@@ -25,6 +25,8 @@ from ember.nn._functional.activation import (
     relu,
     relu6,
     relu_,
+    rrelu,
+    rrelu_,
     selu,
     sigmoid,
     silu,
@@ -38,7 +40,6 @@ from ember.nn._functional.activation import (
     threshold,
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
-from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.conv import (  # conv area
     conv1d,
     conv2d,
@@ -51,6 +52,9 @@ from ember.nn._functional.conv import (  # conv area
     pixel_unshuffle,
     unfold,
 )
+from ember.nn._functional.ctc import ctc_loss
+from ember.nn._functional.distance import cosine_similarity, pairwise_distance, pdist
+from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -61,6 +65,13 @@ from ember.nn._functional.loss import (
     mse_loss,
     nll_loss,
     smooth_l1_loss,
+)
+from ember.nn._functional.loss_extra import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    poisson_nll_loss,
+    triplet_margin_loss,
 )
 from ember.nn._functional.norm import (
     batch_norm,
@@ -81,7 +92,13 @@ __all__ = [
     "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
     "alpha_dropout", "embedding", "embedding_bag", "feature_alpha_dropout", "group_norm", "instance_norm",
     "local_response_norm", "rms_norm",
+    "channel_shuffle", "cosine_embedding_loss", "cosine_similarity", "ctc_loss", "hinge_embedding_loss",
+    "margin_ranking_loss", "native_channel_shuffle", "pairwise_distance", "pdist", "poisson_nll_loss", "rrelu",
+    "rrelu_", "triplet_margin_loss",
 ]
+# torch.nn.functional.channel_shuffle is the top-level op itself
+from ember import channel_shuffle, native_channel_shuffle  # noqa: E402
+
 # pooling / upsampling (helper "pool")
 from ember.nn._functional.pooling import (  # noqa: E402
     adaptive_avg_pool1d,

@@ -201,38 +201,31 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+# The dropout family runs the top-level ops (core), as torch.nn.functional calls torch.dropout etc.
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
-    if not training:
-        return input
-    out = ember.native_dropout(input, p, True)[0]
-    return _inplace(input, out, inplace)
+    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    return _alpha_dropout(input, p, training, inplace, feature=False)
+    _check_p(p)
+    return ember.alpha_dropout_(input, p, training) if inplace else ember.alpha_dropout(input, p, training)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    return _alpha_dropout(input, p, training, inplace, feature=True)
-
-
-def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
-    """SELU-preserving dropout: dropped units go to -alpha*scale, then an affine map keeps mean 0 / var 1."""
     _check_p(p)
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        return _inplace(input, input * 0.0, inplace)
-    if feature and input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    alpha_p = -_SELU_ALPHA * _SELU_SCALE
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    keep = ember.bernoulli(ember.full(shape, 1.0 - p, dtype=input.dtype))
-    # dropped units take alpha' = -scale*alpha; a and b restore zero mean / unit variance
-    a = 1.0 / math.sqrt((alpha_p * alpha_p * p + 1) * (1 - p))
-    b = (keep - 1) * (alpha_p * a) + alpha_p * a * p
-    return _inplace(input, input * (keep * a) + b, inplace)
+    if inplace:
+        return ember.feature_alpha_dropout_(input, p, training)
+    return ember.feature_alpha_dropout(input, p, training)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    return ember.rrelu_(input, lower, upper, training) if inplace else ember.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return ember.rrelu_(input, lower, upper, training)
 
 
 def _scalar_name(t: Tensor) -> str:

@@ -1,5 +1,5 @@
 """Normalization functionals: layer / batch / group norm run fused core kernels; instance norm
-is batch norm over (1, N*C, *); rms and local response norm are composed from core ops."""
+is the top-level op (batch norm over (1, N*C, *)); rms and local response norm are composed from core ops."""
 
 from __future__ import annotations
 
@@ -57,21 +57,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     if use_input_stats:
         _verify_spatial_size(input.shape)
-    n, c = input.shape[0], input.shape[1]
-    # every (sample, channel) pair is its own batch-norm channel
-    x = input.reshape(1, n * c, *input.shape[2:])
-    w = weight.repeat(n) if weight is not None else None
-    b = bias.repeat(n) if bias is not None else None
-    rm = running_mean.repeat(n) if running_mean is not None else None
-    rv = running_var.repeat(n) if running_var is not None else None
-    out = ember.batch_norm(x, w, b, rm, rv, use_input_stats, momentum, eps, False)
-    if use_input_stats:
-        with ember.no_grad():
-            if running_mean is not None and rm is not None:
-                running_mean.copy_(rm.reshape(n, c).mean(0))
-            if running_var is not None and rv is not None:
-                running_var.copy_(rv.reshape(n, c).mean(0))
-    return out.reshape(input.shape)
+    return ember.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                               False)
 
 
 # machine epsilon per float dtype (rms_norm's default eps, as torch.finfo(dtype).eps)

@@ -1,0 +1,504 @@
+"""The nn ops PyTorch also exposes at top level (torch.max_pool2d, torch.dropout, torch.native_layer_norm,
+torch.cosine_similarity, torch.kl_div, ...), with aten's signatures rather than torch.nn.functional's:
+``train`` is positional with no default, strides default to ``()``, losses take an int reduction.
+
+Ops whose kernels are core ops (pooling, dropout, the norms, channel shuffle, rrelu) are built here from
+``ember._C``. Ops that ember composes in Python in ember-nn forward to it at call time, so ``import ember``
+stays light and a core-only install names the distribution to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import ember
+from ember._lib import _C
+from ember._siblings import import_sibling
+from ember._tensor import Tensor
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "bilinear",
+           "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle", "cosine_embedding_loss",
+           "cosine_similarity", "ctc_loss", "dropout", "dropout_", "embedding_bag", "feature_alpha_dropout",
+           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hardshrink", "hinge_embedding_loss",
+           "instance_norm", "kl_div", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+           "max_pool3d", "native_batch_norm", "native_channel_shuffle", "native_group_norm", "native_layer_norm",
+           "pairwise_distance", "pdist", "poisson_nll_loss", "prelu", "relu_", "rms_norm", "rrelu", "rrelu_", "selu",
+           "selu_", "threshold", "threshold_", "triplet_margin_loss"]
+
+IntOrSeq = int | Sequence[int]
+
+# ------------------------------------------------------------------------------------------
+# forwarding to ember-nn
+# ------------------------------------------------------------------------------------------
+
+
+def _nn(op: str, module: str = "ember.nn.functional") -> ModuleType:
+    """``module`` of ember-nn, imported on first use; a core-only install is told what to install."""
+    try:
+        import_sibling("ember.nn")
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(f"ember.{op} is composed in ember.nn.functional: {e}", name="ember.nn") from None
+    return importlib.import_module(module)
+
+
+_REDUCTIONS = {1: "mean", 2: "sum"}  # aten's enum: 0 none, 1 mean, 2 sum; any other value reduces nothing
+# The schemas default reduction to Mean, but PyTorch's Python binding cannot parse that default
+# ("at::Reduction::Mean") and uses 0: an omitted reduction reduces nothing. That behaviour is the spec.
+_NO_REDUCTION = 0
+
+
+def _reduction(reduction: int) -> str:
+    return _REDUCTIONS.get(reduction, "none")
+
+
+def _reduce(loss: Tensor, reduction: int) -> Tensor:
+    r = _reduction(reduction)
+    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+
+
+# ------------------------------------------------------------------------------------------
+# pooling: the 1-d forms run the 2-d kernels on a height-1 view (the index arithmetic is the same)
+# ------------------------------------------------------------------------------------------
+
+
+def _kernel(name: str) -> Any:
+    # the generated torch._C._nn bindings (ops/nn_pool.yaml); looked up here so ember._nn stays unloaded
+    return getattr(_C, "__nn_" + name)
+
+
+def _stride(stride: Any) -> Any:
+    return [] if stride is None else stride  # [] (and None, as F passes it) means "the kernel size"
+
+
+def _ints(v: Any) -> tuple:
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
+
+
+def _check_rank_1d(input: Tensor, name: str) -> None:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
+
+
+def _one(v: Any, name: str, what: str) -> int:
+    t = _ints(v)
+    if len(t) != 1:
+        raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(t)})")
+    return int(t[0])
+
+
+def _pool1d_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str) -> tuple[int, ...]:
+    k, p = _one(kernel_size, name, "kernel_size"), _one(padding, name, "padding")
+    s = k if _ints(_stride(stride)) == () else _one(stride, name, "stride")
+    return k, s, p, _one(dilation, name, "dilation")
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
+                            dilation: IntOrSeq = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    _check_rank_1d(input, "max_pool1d")
+    k, s, p, d = _pool1d_args(kernel_size, stride, padding, dilation, "max_pool1d")
+    out, idx = _kernel("max_pool2d_with_indices")(input.unsqueeze(-2), [1, k], [1, s], [0, p], [1, d], ceil_mode)
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> None:
+    """torch.max_pool1d's own checks (it has a separate CPU kernel with its own messages)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    args = {"kernel_size": _ints(kernel_size), "stride": _ints(_stride(stride)), "padding": _ints(padding),
+            "dilation": _ints(dilation)}
+    for what, v in args.items():
+        if len(v) != 1 and not (what == "stride" and len(v) == 0):
+            raise RuntimeError(f"max_pool1d() {what} must be an int, list of ints or tuple of ints of size 1 but got "
+                               f"size {len(v)}")
+    k, p, d = args["kernel_size"][0], args["padding"][0], args["dilation"][0]
+    s = args["stride"][0] if args["stride"] else k
+    for what, v in (("kernel_size", k), ("stride", s), ("dilation", d)):
+        if v <= 0:
+            raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {v}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                           f"kernel_size={k}")
+
+
+def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation)
+    return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    return _kernel("max_pool2d_with_indices")(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)[0]
+
+
+def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
+               dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    return _kernel("max_pool3d_with_indices")(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)[0]
+
+
+def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    _check_rank_1d(input, "avg_pool1d")
+    k, s, p, _ = _pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
+    out = _kernel("avg_pool2d")(input.unsqueeze(-2), [1, k], [1, s], [0, p], ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    _check_rank_1d(input, "adaptive_avg_pool1d")
+    size = _one(output_size, "adaptive_avg_pool1d", "output_size")
+    return _kernel("adaptive_avg_pool2d")(input.unsqueeze(-2), [1, size]).squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: IntOrSeq) -> tuple[Tensor, Tensor]:
+    _check_rank_1d(input, "adaptive_max_pool1d")
+    size = _one(output_size, "adaptive_max_pool1d", "output_size")
+    out, idx = _kernel("adaptive_max_pool2d")(input.unsqueeze(-2), [1, size])
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+# ------------------------------------------------------------------------------------------
+# dropout family (aten's _dropout_impl: the same checks and early returns, in this order)
+# ------------------------------------------------------------------------------------------
+
+_SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: alpha dropout's saturation value is its negative
+
+
+def _dropout(input: Tensor, p: float, train: bool, *, feature: bool, alpha: bool, inplace: bool) -> Tensor:
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input.mul_(0) if inplace else input * ember.zeros((), dtype=input.dtype)
+    if not feature and not alpha:
+        out, _ = ember.native_dropout(input, p, True)  # the fused core kernel
+        return input.copy_(out) if inplace else out
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    # feature dropout drops whole channels: one draw per (sample, channel)
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    noise = ember.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+    if not alpha:
+        noise = noise / (1 - p)
+        return input.mul_(noise) if inplace else input * noise
+    # With alpha' = selu's alpha*scale, kept units become a*x + alpha'*a*p and dropped ones -alpha'*a*(1-p):
+    # for zero-mean, unit-variance input, the output keeps both (a scales, the shift recentres).
+    a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
+    b = (noise - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
+    noise = noise * a
+    return input.mul_(noise).add_(b) if inplace else input * noise + b
+
+
+def _variant(name: str, feature: bool, alpha: bool, inplace: bool) -> Callable[[Tensor, float, bool], Tensor]:
+    def op(input: Tensor, p: float, train: bool) -> Tensor:
+        return _dropout(input, p, train, feature=feature, alpha=alpha, inplace=inplace)
+
+    op.__name__ = op.__qualname__ = name
+    kind = ("feature " if feature else "") + ("alpha " if alpha else "") + "dropout"
+    op.__doc__ = f"{kind} with probability p when train is true{' (in place)' if inplace else ''}, as torch.{name}."
+    return op
+
+
+# torch.dropout(input, p, train) and its feature / alpha / in-place variants: train is required, as in aten
+dropout = _variant("dropout", False, False, False)
+dropout_ = _variant("dropout_", False, False, True)
+feature_dropout = _variant("feature_dropout", True, False, False)
+feature_dropout_ = _variant("feature_dropout_", True, False, True)
+alpha_dropout = _variant("alpha_dropout", False, True, False)
+alpha_dropout_ = _variant("alpha_dropout_", False, True, True)
+feature_alpha_dropout = _variant("feature_alpha_dropout", True, True, False)
+feature_alpha_dropout_ = _variant("feature_alpha_dropout_", True, True, True)
+
+
+# ------------------------------------------------------------------------------------------
+# normalization: the fused core kernels, plus the saved statistics the native_* forms return
+# ------------------------------------------------------------------------------------------
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                  running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    """Batch norm over (1, N*C, *): every (sample, channel) pair is its own channel."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = input.shape[0], input.shape[1]
+
+    def rep(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t.repeat(n)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    x = input.reshape(1, n * c, *input.shape[2:])
+    out = ember.batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, False)
+    with ember.no_grad():  # fold the per-sample running statistics back into the per-channel ones
+        for running, rep_stats in ((running_mean, rm), (running_var, rv)):
+            if running is not None and rep_stats is not None:
+                running.copy_(rep_stats.reshape(n, c).mean(0))
+    return out.reshape(input.shape)
+
+
+def _stats(x: Tensor, dims: tuple[int, ...], eps: float, keepdim: bool) -> tuple[Tensor, Tensor]:
+    """Mean and 1/sqrt(biased var + eps) over ``dims``, computed in float32 for half types."""
+    xs = x.float() if x.dtype in (ember.float16, ember.bfloat16) else x
+    mean = xs.mean(dims, keepdim=keepdim)
+    rstd = ember.rsqrt(xs.var(dims, unbiased=False, keepdim=keepdim) + eps)
+    return mean.to(x.dtype), rstd.to(x.dtype)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None,
+                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(out, mean, rstd); mean and rstd keep the normalized dims as 1s and carry no gradient, as in PyTorch."""
+    shape = list(normalized_shape)
+    out = ember.layer_norm(input, shape, weight, bias, eps)  # checks the shapes
+    with ember.no_grad():
+        mean, rstd = _stats(input, tuple(range(input.dim() - len(shape), input.dim())), eps, True)
+    return out, mean, rstd
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                      running_var: Tensor | None, training: bool, momentum: float,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(out, save_mean, save_invstd): the batch statistics when training, empty tensors otherwise."""
+    if training:
+        with ember.no_grad():  # before the kernel updates the running statistics
+            mean, invstd = _stats(input, (0, *range(2, input.dim())), eps, False)
+    else:
+        mean = invstd = ember.empty(0, dtype=input.dtype)
+    out = ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+    return out, mean, invstd
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int, HxW: int,
+                      group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(out, mean, rstd) with mean and rstd of shape (N, group); all three are differentiable, as in PyTorch."""
+    out = ember.group_norm(input.reshape(N, C, HxW), group, weight, bias, eps).reshape(input.shape)
+    mean, rstd = _stats(input.reshape(N, group, -1), (-1,), eps, False)
+    return out, mean, rstd
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    return _nn("rms_norm").rms_norm(input, normalized_shape, weight, eps)
+
+
+# ------------------------------------------------------------------------------------------
+# embedding_bag: the bags come from ember-nn; the bookkeeping tensors are aten's CPU ones
+# ------------------------------------------------------------------------------------------
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False,
+                  mode: int = 0, sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(output, offset2bag, bag_size, max_indices), as aten's CPU kernel fills them."""
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), but got {mode}")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = None  # aten: a negative padding_idx means none
+    out = _nn("embedding_bag").embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq,
+                                             _BAG_MODES[mode], sparse, per_sample_weights, include_last_offset,
+                                             padding_idx)
+    needs_grad = weight.requires_grad and ember.is_grad_enabled()
+    with ember.no_grad():
+        aux = _bag_bookkeeping(weight, indices.reshape(-1), offsets, mode, include_last_offset, padding_idx,
+                               needs_grad)
+    return (out, *aux)
+
+
+def _bag_bookkeeping(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, include_last_offset: bool,
+                     padding_idx: int | None, needs_grad: bool) -> tuple[Tensor, Tensor, Tensor]:
+    n_offsets = offsets.numel()
+    n_bags = n_offsets - 1 if include_last_offset else n_offsets
+    pad = -1 if padding_idx is None else padding_idx
+    # aten's fast float sum path fills neither offset2bag nor the bag sizes
+    fast_sum = mode == 0 and pad < 0 and weight.dtype in (ember.float32, ember.float16, ember.bfloat16)
+    if fast_sum:
+        offset2bag = ember.empty(0, dtype=ember.int64)
+    else:  # bag of each index (indices past the last offset join the last bag, as aten counts them)
+        offset2bag = ember.searchsorted(offsets[:n_bags].contiguous(), ember.arange(indices.numel()), right=True) - 1
+    if mode == 0:  # sizes unused: zeros, one per offset unless the weight will need a backward
+        zeros = ember.zeros(n_bags if needs_grad else n_offsets, dtype=ember.int64)
+        return offset2bag, zeros, zeros.clone()
+    keep = indices != pad
+    bag_size = ember.zeros(n_bags, dtype=ember.int64).index_add(0, offset2bag[keep],
+                                                               ember.ones(int(keep.sum()), dtype=ember.int64))
+    if mode == 1:
+        return offset2bag, bag_size, bag_size.clone()
+    rows = weight[indices]
+    max_indices = ember.zeros(n_bags, weight.shape[1], dtype=ember.int64)
+    for b in range(n_bags):
+        sel = (offset2bag == b) & keep
+        if bool(sel.any()):
+            max_indices[b] = indices[sel][rows[sel].argmax(0)]  # the weight row holding each column's max
+    return offset2bag, bag_size, max_indices
+
+
+# ------------------------------------------------------------------------------------------
+# activations
+# ------------------------------------------------------------------------------------------
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def _inplace(input: Tensor, result_of_clone: Tensor) -> Tensor:
+    # the op ran on input.clone(): its saved tensors are not the tensor copy_ overwrites, so backward works
+    return input.copy_(result_of_clone)
+
+
+def _not_implemented_for_int(input: Tensor, kernel: str) -> None:
+    if not input.is_floating_point():
+        name = input.type().split(".")[-1].replace("Tensor", "")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    """Leaky relu whose negative slope is drawn from U(lower, upper) per element when training (their mean
+    otherwise); as PyTorch, the slope also applies at x == 0, so the gradient there is the slope."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        _not_implemented_for_int(input, "leaky_relu_cpu")
+        return ember.where(input > 0, input, input * ((lower + upper) / 2))
+    _not_implemented_for_int(input, "rrelu_with_noise_out_cpu")
+    slope = ember.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper, generator=generator)
+    return ember.where(input > 0, input, input * slope)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    return _inplace(input, rrelu(input.clone(), lower, upper, training, generator))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    return _nn("prelu").prelu(input, weight)
+
+
+def selu(input: Tensor) -> Tensor:
+    return _nn("selu").selu(input)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return _inplace(input, _nn("selu_").selu(input.clone()))
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _nn("celu").celu(input, alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _inplace(input, _nn("celu_").celu(input.clone(), alpha))
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _nn("threshold").threshold(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _inplace(input, _nn("threshold_").threshold(input.clone(), threshold, value))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _nn("hardshrink").hardshrink(input, lambd)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) -> (N, g, C/g, *) -> swap the group dims -> (N, C, *)."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# ------------------------------------------------------------------------------------------
+# linear maps and distances (composed in ember-nn)
+# ------------------------------------------------------------------------------------------
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    return _nn("bilinear").bilinear(input1, input2, weight, bias)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    return _nn("cosine_similarity").cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return _nn("pairwise_distance").pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    return _nn("pdist").pdist(input, p)
+
+
+# ------------------------------------------------------------------------------------------
+# losses (composed in ember-nn): aten's int reduction, and none of torch.nn.functional's extra checks
+# ------------------------------------------------------------------------------------------
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = _NO_REDUCTION, *,
+           log_target: bool = False) -> Tensor:
+    # elementwise in ember-nn, reduced here: aten's 'mean' is a plain mean, with no 'batchmean' warning
+    return _reduce(_nn("kl_div").kl_div(input, target, reduction="none", log_target=log_target), reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: int = _NO_REDUCTION) -> Tensor:
+    return _nn("binary_cross_entropy_with_logits").binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    return _nn("poisson_nll_loss").poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                                    reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-6, swap: bool = False, reduction: int = _NO_REDUCTION) -> Tensor:
+    ops = _nn("triplet_margin_loss", "ember.nn._functional.loss_extra")
+    return ops.triplet_margin_loss_op(anchor, positive, negative, margin, p, eps, swap, _reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = _NO_REDUCTION) -> Tensor:
+    ops = _nn("margin_ranking_loss", "ember.nn._functional.loss_extra")
+    return ops.margin_ranking_loss_op(input1, input2, target, margin, _reduction(reduction))
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = _NO_REDUCTION) -> Tensor:
+    return _nn("cosine_embedding_loss").cosine_embedding_loss(input1, input2, target, margin,
+                                                              reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         reduction: int = _NO_REDUCTION) -> Tensor:
+    return _nn("hinge_embedding_loss").hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = _NO_REDUCTION, zero_infinity: bool = False) -> Tensor:
+    return _nn("ctc_loss").ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                                    _reduction(reduction), zero_infinity)

@@ -53,6 +53,9 @@ def layer_norm_builder(op: dict) -> list:
         C("bias-only", T((2, 3, 4)), [4], None, T((4,))),
         C("two-dims", T((2, 3, 4)), [3, 4], T((3, 4)), T((3, 4)), 1e-3),
         C("f64", T((3, 8), "float64"), [8], T((8,), "float64"), T((8,), "float64")),
+        # rows longer than one 256-element summation block, and a ragged last block
+        C("long-rows", T((3, 700)), [700], T((700,)), T((700,))),
+        C("many-rows", T((67, 33)), [33], T((33,)), T((33,))),
         C("transposed", T((4, 3), view="t"), [3], T((3,)), T((3,))),
         C("1d", T((5,)), [5], T((5,)), T((5,))),
         C("float16", T((2, 8), "float16"), [8]),

@@ -75,8 +75,8 @@ def test_sequence_path_matches_torch(torch: Any, cls: str, dtype: str, kw: dict,
 @pytest.mark.parametrize("batch, hidden, kw", [(13, 37, {}), (29, 64, {"bidirectional": True}),
                                                (30, 19, {"bias": False})])
 def test_sequence_wide_float32(torch: Any, cls: str, batch: int, hidden: int, kw: dict) -> None:
-    # float32 takes the packed hidden-weight GEMM: batches past one row tile (12 / 6 rows) and
-    # gate widths off the panel width (32 / 16 columns) exercise its ragged tiles
+    # float32 on AVX-512 takes the packed hidden-weight GEMM: batches past one row tile (12 rows)
+    # and gate widths off the panel width (32 columns) exercise its ragged tiles
     t = getattr(torch.nn, cls)(7, hidden, **kw)
     e = getattr(nn, cls)(7, hidden, **kw)
     copy_params(t, e)

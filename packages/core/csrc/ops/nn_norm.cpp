@@ -1,6 +1,6 @@
-// Fused layer / batch / group normalization: statistics, normalize and affine in one pass
-// over the output, and the matching backward kernels (statistics recomputed from the input,
-// which is cheaper than keeping them alive in the graph). Accumulation in double.
+// Fused batch / group normalization (layer norm: nn_layer_norm.cpp): statistics, normalize
+// and affine in one pass over the output, and the matching backward kernels (statistics
+// recomputed from the input, cheaper than keeping them alive in the graph). Double sums.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -8,19 +8,15 @@
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
 #include "checks.h"
+#include "nn_norm_common.h"
 #include "nn_norm_kernels.h"
 #include "ops.h"
 
 namespace ember {
 
+using namespace norm_detail;
+
 namespace {
-
-Tensor dense(const Tensor& t) { return contiguous(t, MemoryFormat::Contiguous); }
-
-// grad as x's dtype, contiguous.
-Tensor dense_as(const Tensor& g, const Tensor& x) {
-  return dense(g.dtype() == x.dtype() ? g : to_dtype(g, x.dtype()));
-}
 
 // Mean and biased variance of n contiguous values (two passes: no cancellation).
 template <class T>
@@ -36,17 +32,6 @@ void moments(const T* x, int64_t n, double& mean, double& var) {
     q += d * d;
   }
   var = n ? q / static_cast<double>(n) : 0.0;
-}
-
-void check_affine(const Tensor& w, const Tensor& x, const char* what) {
-  if (!w.defined()) return;
-  (void)what;
-  EMBER_CHECK(w.dtype() == x.dtype(), "mixed dtype (CPU): expect parameter to have scalar type of ",
-              legacy_name(x.dtype()));
-}
-
-void check_float(const Tensor& x, const char* name) {
-  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", name, "\" not implemented for '", legacy_name(x.dtype()), "'");
 }
 
 // Per-channel values of an optional 1-D tensor as doubles (any dtype, any stride).
@@ -81,137 +66,7 @@ NCS ncs(const Tensor& x) {
   return r;
 }
 
-void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
-  const int64_t k = static_cast<int64_t>(shape.size());
-  EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-              "element, but got normalized_shape = ", shape_str(shape));
-  for (const Tensor* t : {&w, &b}) {
-    if (t->defined())
-      EMBER_CHECK(to_vec(t->sizes()) == to_vec(shape), "Expected ", t == &w ? "weight" : "bias",
-                  " to be of same shape as normalized_shape, but got ", t == &w ? "weight" : "bias",
-                  " of shape ", shape_str(t->sizes()), " and normalized_shape = ", shape_str(shape));
-  }
-  bool ok = x.dim() >= k;
-  for (int64_t i = 0; ok && i < k; ++i) ok = x.sizes()[x.dim() - k + i] == shape[i];
-  if (!ok) {
-    std::string star;
-    for (int64_t v : shape) star += ", " + std::to_string(v);
-    EMBER_CHECK(false, "Given normalized_shape=", shape_str(shape), ", expected input with shape [*", star,
-                "], but got input of size", shape_str(x.sizes()));
-  }
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------- layer_norm
-
-Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
-                     double eps, bool cudnn_enable) {
-  (void)cudnn_enable;
-  check_layer_shape(input, normalized_shape, weight, bias);
-  check_float(input, "LayerNormKernelImpl");
-  check_affine(weight, input, "weight");
-  check_affine(bias, input, "bias");
-  Tensor x = dense(input);
-  Tensor y = empty(x.sizes(), x.dtype());
-  const int64_t n = compute_numel(normalized_shape);
-  const int64_t m = n ? x.numel() / n : 0;
-  if (x.numel() == 0) return y;
-  Tensor w = weight.defined() ? dense(weight) : weight, b = bias.defined() ? dense(bias) : bias;
-  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    scalar_t* yp = y.data<scalar_t>();
-    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
-    const scalar_t* bp = b.defined() ? b.data<scalar_t>() : nullptr;
-    parallel_for(0, m, std::max<int64_t>(1, kGrainSize / n), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const scalar_t* xr = xp + r * n;
-        scalar_t* yr = yp + r * n;
-        double mean, var;
-        moments(xr, n, mean, var);
-        const A mu = static_cast<A>(mean), rs = static_cast<A>(1.0 / std::sqrt(var + eps));
-        for (int64_t j = 0; j < n; ++j) {
-          A v = (static_cast<A>(xr[j]) - mu) * rs;
-          if (wp) v *= static_cast<A>(wp[j]);
-          if (bp) v += static_cast<A>(bp[j]);
-          yr[j] = scalar_t(v);
-        }
-      }
-    });
-  });
-  return y;
-}
-
-namespace nn_kernels {
-
-std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& input, int64_t n, const Tensor& weight,
-                                          double eps, int first) {
-  std::array<Tensor, 3> out;
-  Tensor x = dense(input), g = dense_as(grad, input);
-  const int64_t m = n ? x.numel() / n : 0;
-  Tensor w = weight.defined() ? dense(weight) : weight;
-  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && w.defined()) out[1] = empty(w.sizes(), w.dtype());
-  DimVector affine_shape = w.defined() ? to_vec(w.sizes()) : DimVector{n};
-  out[2] = empty(affine_shape, x.dtype());
-  std::vector<double> mean(static_cast<size_t>(m)), rstd(static_cast<size_t>(m));
-  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormBackwardKernelImpl", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    const scalar_t* gp = g.data<scalar_t>();
-    const scalar_t* wp = w.defined() ? w.data<scalar_t>() : nullptr;
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
-    parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        double mu, var;
-        moments(xp + r * n, n, mu, var);
-        mean[r] = mu;
-        rstd[r] = 1.0 / std::sqrt(var + eps);
-        if (first != 0) continue;
-        const scalar_t *xr = xp + r * n, *gr = gp + r * n;
-        scalar_t* dr = out[0].data<scalar_t>() + r * n;
-        const A mu_a = static_cast<A>(mu), rs = static_cast<A>(rstd[r]);
-        A s1 = 0, s2 = 0;  // sum(dxhat), sum(dxhat * xhat)
-        for (int64_t j = 0; j < n; ++j) {
-          A dxh = static_cast<A>(gr[j]) * (wp ? static_cast<A>(wp[j]) : A(1));
-          s1 += dxh;
-          s2 += dxh * (static_cast<A>(xr[j]) - mu_a) * rs;
-        }
-        const A inv_n = A(1) / static_cast<A>(n);
-        s1 *= inv_n;
-        s2 *= inv_n;
-        for (int64_t j = 0; j < n; ++j) {
-          A dxh = static_cast<A>(gr[j]) * (wp ? static_cast<A>(wp[j]) : A(1));
-          A xh = (static_cast<A>(xr[j]) - mu_a) * rs;
-          dr[j] = scalar_t(rs * (dxh - s1 - xh * s2));
-        }
-      }
-    });
-    // weight / bias: column sums over the rows, split by column blocks.
-    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
-    scalar_t* dbp = out[2].data<scalar_t>();
-    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t j0, int64_t j1) {
-      std::vector<A> sw(static_cast<size_t>(j1 - j0), A(0)), sb(static_cast<size_t>(j1 - j0), A(0));
-      for (int64_t r = 0; r < m; ++r) {
-        const scalar_t *xr = xp + r * n, *gr = gp + r * n;
-        const A mu_a = static_cast<A>(mean[r]), rs = static_cast<A>(rstd[r]);
-        for (int64_t j = j0; j < j1; ++j) {
-          A gv = static_cast<A>(gr[j]);
-          sb[j - j0] += gv;
-          if (dwp) sw[j - j0] += gv * (static_cast<A>(xr[j]) - mu_a) * rs;
-        }
-      }
-      for (int64_t j = j0; j < j1; ++j) {
-        dbp[j] = scalar_t(sb[j - j0]);
-        if (dwp) dwp[j] = scalar_t(sw[j - j0]);
-      }
-    });
-  });
-  return out;
-}
-
-}  // namespace nn_kernels
 
 // ---------------------------------------------------------------- batch_norm
 
@@ -227,8 +82,8 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
     if (t->defined())
       EMBER_CHECK(t->numel() == d.c, what, " should contain ", d.c, " elements not ", t->numel());
   }
-  check_affine(weight, input, "weight");
-  check_affine(bias, input, "bias");
+  check_affine(weight, input);
+  check_affine(bias, input);
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
@@ -399,8 +254,8 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
   (void)cudnn_enabled;
   check_group(input, num_groups, weight, bias);
   check_float(input, "GroupNormKernelImpl");
-  check_affine(weight, input, "weight");
-  check_affine(bias, input, "bias");
+  check_affine(weight, input);
+  check_affine(bias, input);
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   if (x.numel() == 0) return y;

@@ -13,15 +13,8 @@
 namespace ember {
 namespace {
 
-enum class Isa { None, Avx2, Avx512 };
-
-Isa isa() {
-  if (cpu_has_avx512()) return Isa::Avx512;
-  return cpu_has_avx2() ? Isa::Avx2 : Isa::None;
-}
-
-// Panel width: two vectors of the widest ISA, so a tile row is two FMAs per k.
-int64_t panel_width() { return isa() == Isa::Avx512 ? 32 : 16; }
+// Panel width: two zmm vectors, so a tile row is two FMAs per k.
+constexpr int64_t kPanel = 32;
 
 // Copies the valid columns of a tile row computed in a temporary (the ragged last panel).
 inline void store_tail(float* c, const float* tmp, int64_t n, bool accumulate) {
@@ -61,65 +54,29 @@ __attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64
   }
 }
 
-// R rows x 16 columns in ymm registers (16 of them: 2R accumulators, 2 for B, 1 for A).
-template <int R>
-__attribute__((target("avx2,fma"))) void tile256(int64_t K, const float* A, int64_t lda, const float* Bp, float* C,
-                                                 int64_t ldc, bool acc, int64_t n) {
-  __m256 c0[R], c1[R];
-  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < K; ++k) {
-    __m256 b0 = _mm256_load_ps(Bp + k * 16), b1 = _mm256_load_ps(Bp + k * 16 + 8);
-    for (int r = 0; r < R; ++r) {
-      __m256 a = _mm256_broadcast_ss(A + r * lda + k);
-      c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
-      c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    float* c = C + r * ldc;
-    if (n == 16) {
-      if (acc) {
-        c0[r] = _mm256_add_ps(c0[r], _mm256_loadu_ps(c));
-        c1[r] = _mm256_add_ps(c1[r], _mm256_loadu_ps(c + 8));
-      }
-      _mm256_storeu_ps(c, c0[r]);
-      _mm256_storeu_ps(c + 8, c1[r]);
-    } else {
-      alignas(32) float tmp[16];
-      _mm256_store_ps(tmp, c0[r]);
-      _mm256_store_ps(tmp + 8, c1[r]);
-      store_tail(c, tmp, n, acc);
-    }
-  }
-}
-
 using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, bool, int64_t);
 
-// Tile kernels by row count 1..R, so the last rows of M need no scalar loop.
+// Tile kernels by row count 1..12, so the last rows of M need no scalar loop.
 template <int R>
 struct T512 {
   static constexpr TileFn fn = tile512<R>;
 };
-template <int R>
-struct T256 {
-  static constexpr TileFn fn = tile256<R>;
-};
-constexpr int kRows512 = 12, kRows256 = 6;
+constexpr int kRows512 = 12;
 constexpr TileFn kTiles512[kRows512 + 1] = {nullptr,    T512<1>::fn, T512<2>::fn, T512<3>::fn, T512<4>::fn,
                                             T512<5>::fn, T512<6>::fn, T512<7>::fn, T512<8>::fn, T512<9>::fn,
                                             T512<10>::fn, T512<11>::fn, T512<12>::fn};
-constexpr TileFn kTiles256[kRows256 + 1] = {nullptr,    T256<1>::fn, T256<2>::fn, T256<3>::fn,
-                                            T256<4>::fn, T256<5>::fn, T256<6>::fn};
 #endif
 
 void free_aligned(float* p) { std::free(p); }
 
 }  // namespace
 
-bool packed_gemm_available() { return isa() != Isa::None; }
+// AVX-512 only: an AVX2 version of these tiles ran at 25 GMAC/s against OpenBLAS's 31-38
+// (Haswell kernels) on the LSTM shapes, so AVX2 machines keep BLAS.
+bool packed_gemm_available() { return cpu_has_avx512(); }
 
 PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn)
-    : K_(K), N_(N), width_(panel_width()), data_(nullptr, free_aligned) {
+    : K_(K), N_(N), width_(kPanel), data_(nullptr, free_aligned) {
   const int64_t panels = (N + width_ - 1) / width_;
   size_t bytes = static_cast<size_t>(std::max<int64_t>(panels * K * width_, 1)) * sizeof(float);
   bytes = (bytes + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
@@ -145,9 +102,7 @@ void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float
     return;
   }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const bool wide = isa() == Isa::Avx512;
-  const TileFn* tiles = wide ? kTiles512 : kTiles256;
-  const int64_t R = wide ? kRows512 : kRows256;
+  const int64_t R = kRows512;
   // Each chunk of panels carries at least ~64k multiply-adds before a thread is worth it.
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(M * K * W, 1));
   parallel_for(0, panels, grain, [&](int64_t p0, int64_t p1) {
@@ -155,7 +110,7 @@ void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float
       const int64_t n = std::min(W, N - p * W);
       for (int64_t i = 0; i < M; i += R) {
         const int64_t r = std::min(R, M - i);
-        tiles[r](K, A + i * lda, lda, B.panel(p), C + i * ldc + p * W, ldc, accumulate, n);
+        kTiles512[r](K, A + i * lda, lda, B.panel(p), C + i * ldc + p * W, ldc, accumulate, n);
       }
     }
   });

@@ -7,8 +7,8 @@
 
 namespace ember {
 
-// Whether this CPU has a vector kernel for packed_gemm (AVX-512 or AVX2+FMA); callers
-// keep BLAS otherwise.
+// Whether this CPU has the vector kernel for packed_gemm (AVX-512); callers keep BLAS
+// otherwise.
 bool packed_gemm_available();
 
 // B[K,N] (float) re-laid as column panels, each K rows of `width` floats, zero padded.

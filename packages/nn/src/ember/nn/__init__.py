@@ -29,6 +29,7 @@ from ember.nn.modules.activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -121,7 +122,7 @@ __all__ = [
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "Transformer",
     "TransformerDecoder", "TransformerDecoderLayer",
     "AlphaDropout", "Embedding", "EmbeddingBag", "FeatureAlphaDropout", "GroupNorm", "InstanceNorm1d",
-    "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
+    "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "RReLU",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402

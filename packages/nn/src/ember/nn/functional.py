@@ -6,8 +6,10 @@ from ember.nn._functional.activation import (
     alpha_dropout,
     bilinear,
     celu,
+    celu_,
     dropout,
     elu,
+    elu_,
     feature_alpha_dropout,
     gelu,
     glu,
@@ -15,7 +17,9 @@ from ember.nn._functional.activation import (
     hardsigmoid,
     hardswish,
     hardtanh,
+    hardtanh_,
     leaky_relu,
+    leaky_relu_,
     linear,
     log_softmax,
     logsigmoid,
@@ -28,6 +32,7 @@ from ember.nn._functional.activation import (
     rrelu,
     rrelu_,
     selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
@@ -38,6 +43,7 @@ from ember.nn._functional.activation import (
     tanh,
     tanhshrink,
     threshold,
+    threshold_,
 )
 from ember.nn._functional.attention import dropout1d, dropout2d, dropout3d, one_hot, scaled_dot_product_attention
 from ember.nn._functional.conv import (  # conv area
@@ -95,6 +101,7 @@ __all__ = [
     "channel_shuffle", "cosine_embedding_loss", "cosine_similarity", "ctc_loss", "hinge_embedding_loss",
     "margin_ranking_loss", "native_channel_shuffle", "pairwise_distance", "pdist", "poisson_nll_loss", "rrelu",
     "rrelu_", "triplet_margin_loss",
+    "celu_", "elu_", "hardtanh_", "leaky_relu_", "selu_", "threshold_",
 ]
 # torch.nn.functional.channel_shuffle is the top-level op itself
 from ember import channel_shuffle, native_channel_shuffle  # noqa: E402

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -13,11 +14,14 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    if inplace:
-        input.copy_(result)
-        return input
-    return result
+def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool) -> Tensor:
+    """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history."""
+    if not inplace:
+        return fn(input)
+    # fn's ops may save their argument for backward, and copy_ bumps input's version: under autograd fn runs
+    # on a clone (as PyTorch's silu_/mish_ do), so backward goes copy_ -> fn -> clone -> input's old history.
+    src = input.clone() if input.requires_grad and ember.is_grad_enabled() else input
+    return input.copy_(fn(src))
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -31,11 +35,17 @@ def relu_(input: Tensor) -> Tensor:
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return input.clamp_(min_val, max_val)
-    # PyTorch's gradient is zero at the bounds themselves; clamp's would pass it through.
-    inside = (input > min_val) & (input < max_val)
-    return ember.where(inside, input, input.clamp(min_val, max_val).detach())
+    return _inplace(lambda x: _hardtanh(x, min_val, max_val), input, inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def _hardtanh(x: Tensor, min_val: float, max_val: float) -> Tensor:
+    # PyTorch's gradient is zero at the bounds themselves; clamp's (and so clamp_'s) would pass it through.
+    inside = (x > min_val) & (x < max_val)
+    return ember.where(inside, x, x.clamp(min_val, max_val).detach())
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -61,7 +71,11 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(input, ember.where(input > 0, input, input * negative_slope), inplace)
+    return _inplace(lambda x: ember.where(x > 0, x, x * negative_slope), input, inplace)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def _expm1_neg(x: Tensor) -> Tensor:
@@ -71,15 +85,27 @@ def _expm1_neg(x: Tensor) -> Tensor:
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(input, ember.where(input > 0, input, alpha * _expm1_neg(input)), inplace)
+    return _inplace(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x)), input, inplace)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(input, _SELU_SCALE * ember.where(input > 0, input, _SELU_ALPHA * _expm1_neg(input)), inplace)
+    return _inplace(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x)), input, inplace)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(input, ember.where(input > 0, input, alpha * _expm1_neg(input / alpha)), inplace)
+    return _inplace(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x / alpha)), input, inplace)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -100,7 +126,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(input, input * ember.sigmoid(input), inplace)
+    return _inplace(lambda x: x * ember.sigmoid(x), input, inplace)
 
 
 def _softplus_neg(x: Tensor) -> Tensor:
@@ -118,7 +144,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(input, input * ember.tanh(softplus(input)), inplace)
+    return _inplace(lambda x: x * ember.tanh(softplus(x)), input, inplace)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -126,15 +152,20 @@ def softsign(input: Tensor) -> Tensor:
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    inside = (input > -3.0) & (input < 3.0)
-    out = ember.where(inside, input / 6.0 + 0.5, (input > 0).to(input.dtype))
-    return _inplace(input, out, inplace)
+    return _inplace(_hardsigmoid, input, inplace)
+
+
+def _hardsigmoid(x: Tensor) -> Tensor:
+    return ember.where((x > -3.0) & (x < 3.0), x / 6.0 + 0.5, (x > 0).to(x.dtype))
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _inplace(_hardswish, input, inplace)
+
+
+def _hardswish(x: Tensor) -> Tensor:
     # Gradient conventions at ±3 follow PyTorch: x/3 + 1/2 on (-3, 3), 0 at or below -3, 1 from 3 up.
-    out = ember.where(input <= -3.0, input * 0.0, ember.where(input < 3.0, input * (input + 3.0) / 6.0, input))
-    return _inplace(input, out, inplace)
+    return ember.where(x <= -3.0, x * 0.0, ember.where(x < 3.0, x * (x + 3.0) / 6.0, x))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -154,7 +185,16 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    return _inplace(input, ember.where(input > threshold, input, value), inplace)
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, True)
+
+
+def _threshold(input: Tensor, th: float, value: float, inplace: bool) -> Tensor:
+    # a separate name: the public functions' `threshold` parameter shadows the function itself
+    return _inplace(lambda x: ember.where(x > th, x, value), input, inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -7,7 +7,7 @@ import warnings
 
 import ember
 from ember import Tensor
-from ember.nn._functional.activation import softmax
+from ember.nn._functional.activation import _inplace, softmax
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -61,18 +61,11 @@ def dropout_any(input: Tensor, p: float) -> Tensor:
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    x = input if batched else input.unsqueeze(0)
-    # one Bernoulli draw per (sample, channel), broadcast over the spatial dims
-    mask_shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
-    keep = ember.bernoulli(ember.full(mask_shape, 1.0 - p, dtype=x.dtype))
-    out = x * keep * (1.0 / (1.0 - p)) if p < 1.0 else x * 0.0
-    out = out if batched else out.squeeze(0)
-    if inplace:
-        input.copy_(out)
-        return input
-    return out
+    # the core op, as torch (so the same random draws): one Bernoulli per (sample, channel)
+    if batched:
+        return ember.feature_dropout_(input, p, training) if inplace else ember.feature_dropout(input, p, training)
+    # torch adds the batch dim with unsqueeze_ around it; one copy_ into input is the same single in-place op
+    return _inplace(lambda x: ember.feature_dropout(x.unsqueeze(0), p, training).squeeze(0), input, inplace)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

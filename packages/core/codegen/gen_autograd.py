@@ -307,9 +307,13 @@ class NodeGen:
             lines += self.save_results(["r_"])
         else:
             res = [f"std::get<{i}>(r_)" for i in range(len(s.returns))]
-            for r in res:
-                lines.append(f"  if (is_differentiable({r})) set_history({r}, node_);")
-                lines.append("  else node_->add_input_meta_undefined();")
+            flags = self.op.output_differentiability or [True] * len(res)
+            for r, differentiable in zip(res, flags, strict=True):
+                if differentiable:
+                    lines.append(f"  if (is_differentiable({r})) set_history({r}, node_);")
+                    lines.append("  else node_->add_input_meta_undefined();")
+                else:
+                    lines.append("  node_->add_input_meta_undefined();")
             lines += self.save_results(res)
         lines += ["  return r_;", "}"]
         return lines

@@ -68,6 +68,8 @@ class Op:
     bool_error: str | None = None  # RuntimeError message for bool input
     grad_name: str | None = None  # Node class name when PyTorch's differs from the default
     tensor_varargs: bool = False  # f(a, b) is also accepted for f([a, b]) (meshgrid, broadcast_tensors)
+    # per output of a multi-output op, as derivatives.yaml's: False ones never get a grad_fn
+    output_differentiability: list[bool] | None = None
 
 
 def _split_args(s: str) -> list[str]:
@@ -139,6 +141,7 @@ def load_ops(doc: dict) -> list[Op]:
                 bool_error=e.get("bool_error"),
                 grad_name=e.get("grad_name"),
                 tensor_varargs=e.get("tensor_varargs", False),
+                output_differentiability=e.get("output_differentiability"),
             )
         )
     return ops

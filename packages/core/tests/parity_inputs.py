@@ -399,3 +399,18 @@ def assert_layout_same(e: Any, t: torch.Tensor, what: str = "") -> None:
                                                     f"ember {tuple(e.stride())}")
     assert e.storage_offset() == t.storage_offset(), (
         f"{what}storage_offset: torch {t.storage_offset()} vs ember {e.storage_offset()}")
+
+
+class _TorchNN:
+    """torch._C._nn, then torch.ops.aten (for the ops PyTorch only exposes as aten ops)."""
+
+    def __getattr__(self, name: str) -> Any:
+        f = getattr(torch._C._nn, name, None)
+        return f if f is not None else getattr(torch.ops.aten, name)
+
+
+def install_torch_nn() -> None:
+    """ember's ``_nn`` ops carry torch._C._nn / aten names; PyTorch has no ``torch._nn`` module,
+    so the parity tests install one that looks them up there."""
+    if not hasattr(torch, "_nn"):
+        torch._nn = _TorchNN()

@@ -18,16 +18,7 @@ import ember._nn  # noqa: F401  (makes ember._nn an attribute of ember)
 T, Case = H.T, H.Case
 
 
-class _TorchNN:
-    """torch._C._nn, then torch.ops.aten (for the backward ops)."""
-
-    def __getattr__(self, name: str) -> Any:
-        f = getattr(torch._C._nn, name, None)
-        return f if f is not None else getattr(torch.ops.aten, name)
-
-
-if not hasattr(torch, "_nn"):
-    torch._nn = _TorchNN()
+H.install_torch_nn()
 
 
 def C(id: str, *args: Any, meta: bool = False, **kwargs: Any) -> Case:

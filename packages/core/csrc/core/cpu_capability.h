@@ -1,6 +1,14 @@
 // The widest vector instruction set the CPU kernels may use, decided once per process.
 #pragma once
 
+// Function attributes that compile one function for a wider ISA than the file's baseline;
+// call such a function only after the matching cpu_has_* check.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EMBER_HAVE_TARGETS 1
+#define EMBER_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define EMBER_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+#endif
+
 namespace ember {
 
 enum class CpuCapability { Default = 0, Avx2 = 1, Avx512 = 2 };

@@ -111,17 +111,15 @@ template <class T>
 void forward_base(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
 template <class T>
 void backward_base(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define LN_AVX2 __attribute__((target("avx2,fma")))
-#define LN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+#ifdef EMBER_HAVE_TARGETS
 template <class T>
-LN_AVX2 void forward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
+EMBER_TARGET_AVX2 void forward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
 template <class T>
-LN_AVX2 void backward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
+EMBER_TARGET_AVX2 void backward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
 template <class T>
-LN_AVX512 void forward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
+EMBER_TARGET_AVX512 void forward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
 template <class T>
-LN_AVX512 void backward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
+EMBER_TARGET_AVX512 void backward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
 #endif
 
 template <class T>
@@ -129,7 +127,7 @@ using RowFn = void (*)(const Rows<T>&, int64_t, int64_t);
 
 template <class T>
 RowFn<T> pick(bool backward) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef EMBER_HAVE_TARGETS
   if (cpu_has_avx512()) return backward ? backward_avx512<T> : forward_avx512<T>;
   if (cpu_has_avx2()) return backward ? backward_avx2<T> : forward_avx2<T>;
 #endif

@@ -153,21 +153,20 @@ template <class T>
 void backward_base(const Rows<T>& p, int64_t b0, int64_t b1) { backward_rows(p, b0, b1); }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 template <class T>
-__attribute__((target("avx2,fma"))) void forward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX2 void forward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
   forward_rows(p, b0, b1);
 }
 template <class T>
-__attribute__((target("avx2,fma"))) void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX2 void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
   backward_rows(p, b0, b1);
 }
 // 16 lanes: the gate pass is bound by its transcendentals, so width pays off directly.
-#define EMBER_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
 template <class T>
-EMBER_AVX512 void forward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX512 void forward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
   forward_rows(p, b0, b1);
 }
 template <class T>
-EMBER_AVX512 void backward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX512 void backward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
   backward_rows(p, b0, b1);
 }
 bool has_avx2() { return cpu_has_avx2(); }
@@ -250,19 +249,19 @@ template <class T>
 void lstm_seq_bwd_base(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) { lstm_seq_bwd(p, b0, b1); }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 template <class T>
-__attribute__((target("avx2,fma"))) void lstm_seq_fwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX2 void lstm_seq_fwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
   lstm_seq_fwd(p, b0, b1);
 }
 template <class T>
-__attribute__((target("avx2,fma"))) void lstm_seq_bwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX2 void lstm_seq_bwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
   lstm_seq_bwd(p, b0, b1);
 }
 template <class T>
-EMBER_AVX512 void lstm_seq_fwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX512 void lstm_seq_fwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
   lstm_seq_fwd(p, b0, b1);
 }
 template <class T>
-EMBER_AVX512 void lstm_seq_bwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
+EMBER_TARGET_AVX512 void lstm_seq_bwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
   lstm_seq_bwd(p, b0, b1);
 }
 #endif

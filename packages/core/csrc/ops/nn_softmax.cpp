@@ -115,12 +115,21 @@ EMBER_VEC_INLINE void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b
 // The core files build for baseline x86-64; these loops are also compiled for AVX2+FMA (the
 // slab bodies are always_inline, so they take the caller's target) and picked at run time.
 #if defined(__x86_64__) && defined(__GNUC__)
-#define NN_AVX2 __attribute__((target("avx2,fma")))
+#define NN_AVX2 EMBER_TARGET_AVX2
 bool use_avx2() { return cpu_has_avx2(); }
 NN_AVX2 void run_slabs_avx2(const float* x, float* y, const Geometry& g, int64_t b, int64_t e, bool log) {
   run_slabs<float>(x, y, g, b, e, log);
 }
 NN_AVX2 void run_slabs_avx2(const double* x, double* y, const Geometry& g, int64_t b, int64_t e, bool log) {
+  run_slabs<double>(x, y, g, b, e, log);
+}
+// 16 lanes: the exp of every element dominates.
+EMBER_TARGET_AVX512 void run_slabs_avx512(const float* x, float* y, const Geometry& g, int64_t b, int64_t e,
+                                          bool log) {
+  run_slabs<float>(x, y, g, b, e, log);
+}
+EMBER_TARGET_AVX512 void run_slabs_avx512(const double* x, double* y, const Geometry& g, int64_t b, int64_t e,
+                                          bool log) {
   run_slabs<double>(x, y, g, b, e, log);
 }
 #endif
@@ -129,6 +138,7 @@ template <class T>
 void run_slabs_best(const T* x, T* y, const Geometry& g, int64_t b, int64_t e, bool log) {
 #ifdef NN_AVX2
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (cpu_has_avx512()) return run_slabs_avx512(x, y, g, b, e, log);
     if (use_avx2()) return run_slabs_avx2(x, y, g, b, e, log);
   }
 #endif
@@ -222,6 +232,14 @@ NN_AVX2 void backward_range_avx2(const double* y, const double* g, double* d, co
                                  int64_t e, bool log) {
   backward_range<double>(y, g, d, geo, b, e, log);
 }
+EMBER_TARGET_AVX512 void backward_range_avx512(const float* y, const float* g, float* d, const Geometry& geo,
+                                               int64_t b, int64_t e, bool log) {
+  backward_range<float>(y, g, d, geo, b, e, log);
+}
+EMBER_TARGET_AVX512 void backward_range_avx512(const double* y, const double* g, double* d, const Geometry& geo,
+                                               int64_t b, int64_t e, bool log) {
+  backward_range<double>(y, g, d, geo, b, e, log);
+}
 #endif
 
 template <class T>
@@ -229,6 +247,7 @@ void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo
   parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
 #ifdef NN_AVX2
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (cpu_has_avx512()) return backward_range_avx512(yp, gp, dp, geo, b, e, log);
       if (use_avx2()) return backward_range_avx2(yp, gp, dp, geo, b, e, log);
     }
 #endif

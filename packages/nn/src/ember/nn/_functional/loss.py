@@ -131,9 +131,11 @@ def _type_name(t: Tensor) -> str:
     return t.type().replace("torch.", "").replace("Tensor", "")
 
 
-def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
-         reduction: str) -> tuple[Tensor, Tensor]:
-    """Per-element −w_y·x_y and the weights w_y (0 where ignored); input batched (N, C, ...)."""
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # aten's Reduction
+
+
+def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor:
+    """PyTorch's argument errors for nll_loss on batched input (N, C, ...); the target as Long."""
     if target.dtype not in (ember.int64, ember.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
     n_classes = input.shape[1]
@@ -146,7 +148,28 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
-    target = target.long()
+    return target.long()
+
+
+def _nll_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
+    """nll_loss of batched input in one core kernel (targets bound-checked there: IndexError)."""
+    target = _nll_checked(input, target, weight)
+    if weight is not None and weight.requires_grad and ember.is_grad_enabled():
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
+                           "'weight'. This input cannot have requires_grad True.")
+    if input.dim() > 2:  # (N, C, d1, ...) as (N*d1*..., C), the way aten's nll_loss_nd reshapes
+        flat = input.movedim(1, -1).reshape(-1, input.shape[1])
+        out = ember._nn.nll_loss_forward(flat, target.reshape(-1), weight, _REDUCTION_ENUM[reduction],
+                                         ignore_index)[0]
+        return out.reshape(target.shape) if reduction == "none" else out
+    return ember._nn.nll_loss_forward(input, target, weight, _REDUCTION_ENUM[reduction], ignore_index)[0]
+
+
+def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+         reduction: str) -> tuple[Tensor, Tensor]:
+    """Per-element −w_y·x_y and the weights w_y (0 where ignored): label smoothing needs both."""
+    target = _nll_checked(input, target, weight)
+    n_classes = input.shape[1]
     valid = target != ignore_index
     bad = valid & ((target < 0) | (target >= n_classes))
     if target.numel() and bool(bad.any()):
@@ -158,12 +181,6 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight[safe] * valid
     return -(picked * w), w
-
-
-def _nll_reduce(loss: Tensor, w: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
 
 
 def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
@@ -180,10 +197,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     x, t, unbatched = _batched(input, target)
-    loss, w = _nll(x, t, weight, ignore_index, reduction)
-    if reduction == "none" and unbatched:
-        return loss.squeeze(0)
-    return _nll_reduce(loss, w, reduction)
+    loss = _nll_fused(x, t, weight, ignore_index, reduction)
+    return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -208,23 +223,22 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if reduction == "mean":
             return loss.sum() / (x.numel() / n_classes)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else _reduce(loss, reduction)
+    if label_smoothing == 0:
+        loss = _nll_fused(lsm, t, weight, ignore_index, reduction)
+        return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
     loss, w = _nll(lsm, t, weight, ignore_index, reduction)
-    if label_smoothing > 0:
-        valid = (t != ignore_index).unsqueeze(1)
-        terms = lsm if weight is None else lsm * weight.reshape(wshape)
-        smooth = -ember.where(valid, terms, 0.0).sum(1)
-        if reduction == "mean":
-            nll_part = loss.sum() / w.sum()
-            smooth_part = smooth.sum() / w.sum()
-        elif reduction == "sum":
-            nll_part, smooth_part = loss.sum(), smooth.sum()
-        else:
-            nll_part, smooth_part = loss, smooth
-        out = (1 - label_smoothing) * nll_part + smooth_part * (label_smoothing / n_classes)
-        return out.squeeze(0) if (reduction == "none" and unbatched) else out
-    if reduction == "none" and unbatched:
-        return loss.squeeze(0)
-    return _nll_reduce(loss, w, reduction)
+    valid = (t != ignore_index).unsqueeze(1)
+    terms = lsm if weight is None else lsm * weight.reshape(wshape)
+    smooth = -ember.where(valid, terms, 0.0).sum(1)
+    if reduction == "mean":
+        nll_part = loss.sum() / w.sum()
+        smooth_part = smooth.sum() / w.sum()
+    elif reduction == "sum":
+        nll_part, smooth_part = loss.sum(), smooth.sum()
+    else:
+        nll_part, smooth_part = loss, smooth
+    out = (1 - label_smoothing) * nll_part + smooth_part * (label_smoothing / n_classes)
+    return out.squeeze(0) if (reduction == "none" and unbatched) else out
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",

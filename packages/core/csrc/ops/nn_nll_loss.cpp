@@ -1,0 +1,127 @@
+// nll_loss_forward / nll_loss_backward: the negative log-likelihood of the target class over
+// input (N, C) or (C) in one pass, with optional class weights, ignore_index and aten's
+// reductions (0 none, 1 mean, 2 sum). cross_entropy is log_softmax followed by this.
+// Targets are bound-checked before anything is read: an IndexError, never a stray read.
+#include <algorithm>
+#include <vector>
+
+#include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
+#include "checks.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+// input (N, C) with target (N), or one sample: input (C) with a 0-d target (N = 1). Higher
+// dims are flattened to (N*, C) by ember.nn.functional, as aten's nll_loss_nd does.
+struct Layout {
+  int64_t n = 1, c = 1;
+};
+
+Layout layout_of(const Tensor& self, const Tensor& target) {
+  EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2, "input tensor should be 1D or 2D");
+  EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  EMBER_CHECK(target.dtype() == ScalarType::Int64, "expected scalar type Long but found ",
+              legacy_name(target.dtype()));
+  Layout l;
+  if (self.dim() == 1) {
+    EMBER_CHECK(target.numel() == 1, "Expected input batch_size (1) to match target batch_size (",
+                target.numel(), ").");
+    l.c = self.sizes()[0];
+    return l;
+  }
+  l.n = self.sizes()[0];
+  l.c = self.sizes()[1];
+  EMBER_CHECK(target.dim() == 1 && target.sizes()[0] == l.n, "Expected input batch_size (", l.n,
+              ") to match target batch_size (", target.dim() ? target.sizes()[0] : 0, ").");
+  return l;
+}
+
+// Every non-ignored target in [0, C); the first bad one, in order, is reported.
+void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_index) {
+  for (int64_t i = 0; i < count; ++i)
+    if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
+}
+
+// Class weights as doubles (all ones when absent).
+std::vector<double> class_weights(const Tensor& weight, int64_t c) {
+  std::vector<double> w(static_cast<size_t>(c), 1.0);
+  if (!weight.defined()) return w;
+  EMBER_CHECK(weight.numel() == c, "weight tensor should be defined either for all ", c,
+              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+  Tensor d = contiguous(to_dtype(weight, ScalarType::Float64), MemoryFormat::Contiguous);
+  std::copy(d.data<double>(), d.data<double>() + c, w.begin());
+  return w;
+}
+
+void check_reduction(int64_t reduction) {
+  EMBER_CHECK(reduction >= 0 && reduction <= 2, "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
+              reduction);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                               int64_t reduction, int64_t ignore_index) {
+  check_reduction(reduction);
+  const Layout l = layout_of(self, target);
+  Tensor x = contiguous(self, MemoryFormat::Contiguous);
+  Tensor t = contiguous(target, MemoryFormat::Contiguous);
+  const int64_t count = l.n;
+  const int64_t* tp = t.data<int64_t>();
+  check_targets(tp, count, l.c, ignore_index);
+  const std::vector<double> w = class_weights(weight, l.c);
+  Tensor out = reduction == 0 ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
+  Tensor total = empty(IntArrayRef(), self.dtype());
+  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    double sum = 0, wsum = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t cls = tp[i];
+      double v = 0;
+      if (cls != ignore_index) {
+        const double wc = w[cls];
+        v = -wc * static_cast<double>(xp[i * l.c + cls]);
+        wsum += wc;
+      }
+      if (reduction == 0) out.data<scalar_t>()[i] = static_cast<scalar_t>(v);
+      sum += v;
+    }
+    if (reduction == 1) out.data<scalar_t>()[0] = static_cast<scalar_t>(sum / wsum);  // 0/0: nan, as PyTorch
+    if (reduction == 2) out.data<scalar_t>()[0] = static_cast<scalar_t>(sum);
+    total.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == 0 ? 0.0 : wsum);
+  });
+  return {out, total};
+}
+
+Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
+                            int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  check_reduction(reduction);
+  const Layout l = layout_of(self, target);
+  Tensor t = contiguous(target, MemoryFormat::Contiguous);
+  const int64_t count = l.n;
+  const int64_t* tp = t.data<int64_t>();
+  check_targets(tp, count, l.c, ignore_index);
+  const std::vector<double> w = class_weights(weight, l.c);
+  EMBER_CHECK(reduction == 0 ? grad_output.numel() == count : grad_output.numel() == 1,
+              "nll_loss_backward: expected grad_output of ", reduction == 0 ? count : 1, " elements, got ",
+              grad_output.numel());
+  Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
+  Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
+  const double* gp = g.data<double>();
+  const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
+  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_backward", [&] {
+    scalar_t* dp = dx.data<scalar_t>();
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t cls = tp[i];
+      if (cls == ignore_index) continue;
+      const double gv = reduction == 0 ? gp[i] : gp[0];
+      dp[i * l.c + cls] = static_cast<scalar_t>(-w[cls] * gv * scale);
+    }
+  });
+  return dx;
+}
+
+}  // namespace ember

@@ -1,0 +1,54 @@
+"""Parity inputs for the fused loss ops (ops/nn_loss.yaml): aten's nll_loss_forward and
+nll_loss_backward, compared with ``torch.ops.aten`` through parity_inputs' ``torch._nn`` shim."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import parity_inputs as H
+
+import ember._nn  # noqa: F401  (makes ember._nn an attribute of ember)
+
+H.install_torch_nn()
+T, Case = H.T, H.Case
+
+
+def C(id: str, *args: Any) -> Case:
+    return Case(id, args, {}, method=False, inplace=False, out=False)
+
+
+def _targets(values: tuple, shape: tuple) -> T:
+    return T(shape, "int64", values=values)
+
+
+def nll_forward_cases(op: dict) -> list:
+    t4 = _targets((0, 3, 1, -100), (4,))
+    return [
+        C("mean", T((4, 5), "float64"), t4, None, 1, -100),
+        C("sum-weighted", T((4, 5), "float64"), t4, T((5,), "float64", dom="positive"), 2, -100),
+        C("none", T((4, 5)), t4, None, 0, -100),
+        C("ignore-0", T((4, 5), "float64"), _targets((0, 3, 1, 0), (4,)), None, 1, 0),
+        C("3d-input", T((2, 3, 2), "float64"), _targets((0, 1, 2, 0), (2, 2)), None, 1, -100),
+        C("2d-target", T((2, 3)), _targets((0, 1, 2, 0), (2, 2)), None, 1, -100),
+        C("1d-input", T((5,), "float64"), T((), "int64", values=(3,)), None, 2, -100),
+        C("all-ignored", T((2, 3), "float64"), _targets((-100, -100), (2,)), None, 1, -100),
+        C("target-out-of-range", T((2, 3)), _targets((0, 3), (2,)), None, 1, -100),
+        C("negative-target", T((2, 3)), _targets((-1, 0), (2,)), None, 1, -100),
+        C("batch-mismatch", T((3, 3)), _targets((0, 1), (2,)), None, 1, -100),
+        C("int32-target", T((2, 3)), T((2,), "int32", values=(0, 1)), None, 1, -100),
+    ]
+
+
+def nll_backward_cases(op: dict) -> list:
+    t4 = _targets((0, 3, 1, -100), (4,))
+    return [
+        C("mean", T((), "float64"), T((4, 5), "float64"), t4, None, 1, -100, T((), "float64", values=(3.0,))),
+        C("sum-weighted", T((), "float64"), T((4, 5), "float64"), t4, T((5,), "float64", dom="positive"), 2,
+          -100, T((), "float64", values=(2.5,))),
+        C("none", T((4,), "float64"), T((4, 5), "float64"), t4, None, 0, -100, T((), "float64", values=(0.0,))),
+        C("1d-input", T((), "float64"), T((5,), "float64"), T((), "int64", values=(2,)), None, 2, -100,
+          T((), "float64", values=(1.0,))),
+    ]
+
+
+BUILDERS = {"nll_loss_forward": nll_forward_cases, "nll_loss_backward": nll_backward_cases}

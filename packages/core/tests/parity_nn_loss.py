@@ -1,5 +1,5 @@
-"""Parity inputs for the fused loss ops (ops/nn_loss.yaml): aten's nll_loss_forward and
-nll_loss_backward, compared with ``torch.ops.aten`` through parity_inputs' ``torch._nn`` shim."""
+"""Parity inputs for the ops of ops/nn_loss.yaml: aten's nll_loss_forward and
+nll_loss_backward, and one_hot, compared with ``torch.ops.aten`` through parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
 
@@ -51,4 +51,19 @@ def nll_backward_cases(op: dict) -> list:
     ]
 
 
-BUILDERS = {"nll_loss_forward": nll_forward_cases, "nll_loss_backward": nll_backward_cases}
+def one_hot_cases(op: dict) -> list:
+    return [
+        C("inferred", _targets((0, 3, 1, 3), (4,))),
+        C("given", _targets((0, 3, 1, 2, 0, 1), (2, 3)), 5),
+        C("0d", T((), "int64", values=(2,)), 4),
+        C("empty-given", T((0,), "int64"), 3),
+        C("empty-inferred", T((0,), "int64")),
+        C("negative", _targets((0, -1), (2,)), 3),
+        C("too-large", _targets((0, 3), (2,)), 3),
+        C("zero-classes", _targets((0, 1), (2,)), 0),
+        C("int32", T((2,), "int32", values=(0, 1)), 3),
+        C("float", T((2,), "float32", values=(0.0, 1.0)), 3),
+    ]
+
+
+BUILDERS = {"nll_loss_forward": nll_forward_cases, "nll_loss_backward": nll_backward_cases, "one_hot": one_hot_cases}

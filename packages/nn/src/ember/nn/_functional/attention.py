@@ -11,15 +11,7 @@ from ember.nn._functional.activation import _inplace, softmax
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    if tensor.dtype != ember.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel() > 0 and bool((tensor < 0).any()):
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() > 0 else 0
-    elif tensor.numel() > 0 and bool((tensor >= num_classes).any()):
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return (ember.arange(num_classes) == tensor.unsqueeze(-1)).long()
+    return ember._nn.one_hot(tensor, num_classes)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,

@@ -14,9 +14,43 @@
 
 namespace ember {
 
+// A contiguous fill is a store loop of one bit pattern (zeros: memset); the generic
+// iterator with a stride-0 source ran at half PyTorch's speed.
+static void fill_contiguous(const Tensor& self, const Tensor& v) {
+  const int64_t n = self.numel();
+  char* base = self.raw();
+  index_detail::by_itemsize(self.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    U bitsv;
+    std::memcpy(&bitsv, v.raw(), sizeof(U));
+    U* p = reinterpret_cast<U*>(base);
+    parallel_for(0, n, kGrainSize * 8, [&](int64_t b, int64_t e) {
+      if (bitsv == U(0)) std::memset(p + b, 0, static_cast<size_t>(e - b) * sizeof(U));
+      else std::fill(p + b, p + e, bitsv);
+    });
+  });
+}
+
+// Every element of src is the same memory (a 0-d or fully expanded tensor) and src
+// broadcasts to dst's shape (otherwise the iterator raises PyTorch's shape error).
+static bool one_element_broadcast(const Tensor& src, const Tensor& dst) {
+  const int64_t ns = src.dim(), nd = dst.dim();
+  if (ns > nd) return false;
+  for (int64_t i = 0; i < ns; ++i) {
+    const int64_t s = src.sizes()[i], d = dst.sizes()[nd - ns + i];
+    if (s != 1 && (src.strides()[i] != 0 || s != d)) return false;
+  }
+  return true;
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.same(src) || dst.numel() == 0) return;
   check_device_available(dst.device());
+  if (dst.is_contiguous() && src.dtype() == dst.dtype() && src.numel() > 0 && one_element_broadcast(src, dst) &&
+      src.device() == dst.device()) {
+    fill_contiguous(dst, src);  // e.g. the expanded grad of sum(): a store loop, not a strided copy
+    return;
+  }
   IterSpec spec{"copy_", dst, true, DtypeRule::Promote, dst.dtype(), false};
   ElementwiseIter it(spec, {src});
   cpu_kernels().copy(it);
@@ -117,23 +151,6 @@ static void check_fits(const Scalar& v, ScalarType dt) {
   static const char* kNames[] = {"bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t",
                                  "c10::Half", "c10::BFloat16", "float", "double"};
   EMBER_CHECK(ok, "value cannot be converted to type ", kNames[static_cast<int>(dt)], " without overflow");
-}
-
-// A contiguous fill is a store loop of one bit pattern (zeros: memset); the generic
-// iterator with a stride-0 source ran at half PyTorch's speed.
-static void fill_contiguous(const Tensor& self, const Tensor& v) {
-  const int64_t n = self.numel();
-  char* base = self.raw();
-  index_detail::by_itemsize(self.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    U bitsv;
-    std::memcpy(&bitsv, v.raw(), sizeof(U));
-    U* p = reinterpret_cast<U*>(base);
-    parallel_for(0, n, kGrainSize * 8, [&](int64_t b, int64_t e) {
-      if (bitsv == U(0)) std::memset(p + b, 0, static_cast<size_t>(e - b) * sizeof(U));
-      else std::fill(p + b, p + e, bitsv);
-    });
-  });
 }
 
 Tensor fill_(const Tensor& self, const Scalar& value) {

@@ -1,4 +1,5 @@
 // Copy/cast, where, arg-reductions and scans (compiled once per CPU capability).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -22,6 +23,10 @@ void copy_kernel(ElementwiseIter& it) {
         if constexpr (std::is_same_v<dst_t, src_t>) {
           if (s[0] == sizeof(dst_t) && s[1] == sizeof(src_t)) {
             std::memcpy(d[0], d[1], n * sizeof(dst_t));
+            return;
+          }
+          if (s[0] == sizeof(dst_t) && s[1] == 0) {  // a broadcast row (expanded dim innermost)
+            std::fill_n(reinterpret_cast<dst_t*>(d[0]), n, *reinterpret_cast<const src_t*>(d[1]));
             return;
           }
         }

@@ -1,0 +1,59 @@
+"""The store-loop fast paths of fill_ and copy_ (a contiguous destination filled from one value:
+a scalar, a fully expanded source, or an expanded innermost dim) give PyTorch's results and
+errors, including a source that aliases the destination."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool", "float16", "bfloat16"])
+def test_fill_and_zero(dtype: str) -> None:
+    for value in (0, 1, -0.0 if dtype.startswith(("float", "bfloat")) else 0):
+        e = ember.empty(3, 5, dtype=getattr(ember, dtype)).fill_(value)
+        t = torch.empty(3, 5, dtype=getattr(torch, dtype)).fill_(value)
+        assert e.tolist() == t.tolist()
+    assert ember.zeros(7, dtype=getattr(ember, dtype)).tolist() == torch.zeros(7, dtype=getattr(torch, dtype)).tolist()
+
+
+def test_negative_zero_keeps_its_sign() -> None:
+    assert np.signbit(ember.empty(4).fill_(-0.0).numpy()).all()
+
+
+@pytest.mark.parametrize("src_shape, dst_shape", [((), (4, 3)), ((1,), (4, 3)), ((1, 1), (4, 3)), ((4, 1), (4, 3)),
+                                                  ((3,), (4, 3))])
+def test_broadcast_copy_matches_torch(src_shape: tuple, dst_shape: tuple) -> None:
+    src = np.arange(int(np.prod(src_shape)) or 1, dtype=np.float32).reshape(src_shape) + 2
+    e, t = ember.zeros(dst_shape), torch.zeros(dst_shape)
+    e.copy_(ember.tensor(src))
+    t.copy_(torch.tensor(src))
+    assert e.tolist() == t.tolist()
+    ex = ember.tensor(src).expand(dst_shape).contiguous()
+    assert ex.tolist() == torch.tensor(src).expand(dst_shape).contiguous().tolist()
+
+
+def test_shape_errors_kept() -> None:
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        ember.zeros(()).copy_(ember.ones(1))
+    with pytest.raises(RuntimeError):
+        ember.zeros(4).copy_(ember.ones(1).expand(3))
+
+
+def test_aliasing_source() -> None:
+    x = ember.arange(12.0).reshape(3, 4)
+    x.copy_(x[1, 2].expand(3, 4))
+    assert x.tolist() == [[6.0] * 4] * 3
+    y = ember.arange(12.0).reshape(3, 4)
+    y.copy_(y[:, :1].expand(3, 4))
+    assert y.tolist() == [[0.0] * 4, [4.0] * 4, [8.0] * 4]
+
+
+def test_dtype_change_takes_the_cast() -> None:
+    e = ember.zeros(2, 3, dtype=ember.int32)
+    e.copy_(ember.tensor(2.7).expand(2, 3))
+    assert e.tolist() == [[2] * 3] * 2

@@ -1,16 +1,14 @@
 // Layer norm over the trailing n elements of each row: forward, and one backward pass that
 // makes d(input) and the weight / bias column sums together (x and grad read once).
-// Row sums use float lanes inside blocks of kSumBlock, blocks added in double: the loops
-// vectorise and long rows keep double-like accuracy. Row kernels are compiled for AVX-512
-// and AVX2 as well and picked at run time.
+// Row sums: norm_detail::blocked_sum. Row kernels are compiled for AVX-512 and AVX2 as well
+// and picked at run time.
 #include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <vector>
 
-#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
-#include "../kernels/cpu/vec_math.h"
+#include "../kernels/cpu/isa_variants.h"
 #include "nn_norm_common.h"
 #include "nn_norm_kernels.h"
 
@@ -19,22 +17,6 @@ namespace ember {
 using namespace norm_detail;
 
 namespace {
-
-constexpr int64_t kSumBlock = 256;
-
-// sum of f(j) for j < n, as described at the top.
-template <class A, class F>
-EMBER_VEC_INLINE double blocked_sum(int64_t n, const F& f) {
-  double s = 0;
-  for (int64_t b = 0; b < n; b += kSumBlock) {
-    const int64_t e = std::min(n, b + kSumBlock);
-    A bs = 0;
-#pragma omp simd reduction(+ : bs)
-    for (int64_t j = b; j < e; ++j) bs += f(j);
-    s += static_cast<double>(bs);
-  }
-  return s;
-}
 
 // Rows r0..r1 of one pass. w / b always point at n values (ones / zeros when absent).
 template <class T>
@@ -107,32 +89,8 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t r0, int64_t r1) {
   }
 }
 
-template <class T>
-void forward_base(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
-template <class T>
-void backward_base(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
-#ifdef EMBER_HAVE_TARGETS
-template <class T>
-EMBER_TARGET_AVX2 void forward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
-template <class T>
-EMBER_TARGET_AVX2 void backward_avx2(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
-template <class T>
-EMBER_TARGET_AVX512 void forward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { forward_rows(p, r0, r1); }
-template <class T>
-EMBER_TARGET_AVX512 void backward_avx512(const Rows<T>& p, int64_t r0, int64_t r1) { backward_rows(p, r0, r1); }
-#endif
-
-template <class T>
-using RowFn = void (*)(const Rows<T>&, int64_t, int64_t);
-
-template <class T>
-RowFn<T> pick(bool backward) {
-#ifdef EMBER_HAVE_TARGETS
-  if (cpu_has_avx512()) return backward ? backward_avx512<T> : forward_avx512<T>;
-  if (cpu_has_avx2()) return backward ? backward_avx2<T> : forward_avx2<T>;
-#endif
-  return backward ? backward_base<T> : forward_base<T>;
-}
+EMBER_ISA_VARIANTS(forward_rows, Rows)
+EMBER_ISA_VARIANTS(backward_rows, Rows)
 
 // The affine parameter as n contiguous values, or `fill` repeated when absent.
 template <class T>
@@ -183,7 +141,7 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
     std::vector<scalar_t> w = affine_or<scalar_t>(weight, n, 1.0), b = affine_or<scalar_t>(bias, n, 0.0);
     Rows<scalar_t> p{n, eps, x.data<scalar_t>(), w.data(), b.data(), nullptr, y.data<scalar_t>(), nullptr,
                      nullptr, nullptr};
-    RowFn<scalar_t> fn = pick<scalar_t>(false);
+    auto fn = forward_rows_best<scalar_t>();
     GilRelease nogil;
     parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
   });
@@ -206,7 +164,7 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
     const bool want_dw = out[1].defined();
     std::vector<A> dw(static_cast<size_t>(n), A(0)), db(static_cast<size_t>(n), A(0));
     std::mutex mu;
-    RowFn<scalar_t> fn = pick<scalar_t>(true);
+    auto fn = backward_rows_best<scalar_t>();
     {
       GilRelease nogil;
       parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) {

@@ -7,6 +7,7 @@
 
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
+#include "../kernels/cpu/isa_variants.h"
 #include "checks.h"
 #include "nn_norm_common.h"
 #include "nn_norm_kernels.h"
@@ -66,6 +67,107 @@ NCS ncs(const Tensor& x) {
   return r;
 }
 
+// Per-channel passes of batch norm over planes (n, c) of s contiguous elements each, as
+// range kernels compiled for AVX-512 / AVX2 too (EMBER_ISA_VARIANTS). Sums: blocked_sum.
+template <class T>
+struct BnArgs {
+  NCS d;
+  bool batch_stats;
+  double eps;
+  const T *x, *g;
+  T *y, *dx;
+  double *mean, *var;        // batch statistics (written by bn_stats) or the running ones
+  const double *w, *b, *rs;  // weight, bias, 1/sqrt(var + eps) per channel (forward)
+  double *dw, *db;           // backward sums per channel
+};
+
+template <class T>
+EMBER_VEC_INLINE void bn_channel_stats(const BnArgs<T>& p, int64_t c, double& mean, double& var) {
+  using A = opmath_t<T>;
+  const NCS& d = p.d;
+  const double cnt = static_cast<double>(d.n * d.s);
+  double s = 0;
+  for (int64_t i = 0; i < d.n; ++i) {
+    const T* x = p.x + (i * d.c + c) * d.s;
+    s += blocked_sum<A>(d.s, [&](int64_t k) { return static_cast<A>(x[k]); });
+  }
+  mean = cnt ? s / cnt : 0.0;
+  const A mu = static_cast<A>(mean);
+  double q = 0;
+  for (int64_t i = 0; i < d.n; ++i) {
+    const T* x = p.x + (i * d.c + c) * d.s;
+    q += blocked_sum<A>(d.s, [&](int64_t k) {
+      const A v = static_cast<A>(x[k]) - mu;
+      return v * v;
+    });
+  }
+  var = cnt ? q / cnt : 0.0;
+}
+
+template <class T>
+EMBER_VEC_INLINE void bn_stats(const BnArgs<T>& p, int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) bn_channel_stats(p, c, p.mean[c], p.var[c]);
+}
+
+// y = x * scale + shift over planes r0..r1 (r = n * C + c).
+template <class T>
+EMBER_VEC_INLINE void bn_normalize(const BnArgs<T>& p, int64_t r0, int64_t r1) {
+  using A = opmath_t<T>;
+  const NCS& d = p.d;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t c = r % d.c;
+    const A scale = static_cast<A>(p.w[c] * p.rs[c]), shift = static_cast<A>(p.b[c] - p.mean[c] * p.w[c] * p.rs[c]);
+    const T* x = p.x + r * d.s;
+    T* y = p.y + r * d.s;
+#pragma omp simd
+    for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) * scale + shift);
+  }
+}
+
+// d(bias) = sum(g), d(weight) = sum(g * xhat), and dx when wanted, per channel c0..c1.
+template <class T>
+EMBER_VEC_INLINE void bn_backward(const BnArgs<T>& p, int64_t c0, int64_t c1) {
+  using A = opmath_t<T>;
+  const NCS& d = p.d;
+  const double cnt = static_cast<double>(d.n * d.s);
+  for (int64_t c = c0; c < c1; ++c) {
+    double mean = p.mean ? p.mean[c] : 0.0, var = p.var ? p.var[c] : 1.0;
+    if (p.batch_stats) bn_channel_stats(p, c, mean, var);
+    const double inv = 1.0 / std::sqrt(var + p.eps);
+    const A mu = static_cast<A>(mean);
+    double sg = 0, sgx = 0;
+    for (int64_t i = 0; i < d.n; ++i) {
+      const T *x = p.x + (i * d.c + c) * d.s, *g = p.g + (i * d.c + c) * d.s;
+      sg += blocked_sum<A>(d.s, [&](int64_t k) { return static_cast<A>(g[k]); });
+      sgx += blocked_sum<A>(d.s, [&](int64_t k) { return static_cast<A>(g[k]) * (static_cast<A>(x[k]) - mu); });
+    }
+    sgx *= inv;
+    p.db[c] = sg;
+    p.dw[c] = sgx;
+    if (!p.dx) continue;
+    const A k_inv = static_cast<A>(inv), wk = static_cast<A>(p.w[c] * inv);
+    const A mg = static_cast<A>(cnt ? sg / cnt : 0.0), mgx = static_cast<A>(cnt ? sgx / cnt : 0.0);
+    for (int64_t i = 0; i < d.n; ++i) {
+      const T *x = p.x + (i * d.c + c) * d.s, *g = p.g + (i * d.c + c) * d.s;
+      T* dx = p.dx + (i * d.c + c) * d.s;
+      if (p.batch_stats) {
+#pragma omp simd
+        for (int64_t k = 0; k < d.s; ++k) {
+          const A xh = (static_cast<A>(x[k]) - mu) * k_inv;
+          dx[k] = static_cast<T>(wk * (static_cast<A>(g[k]) - mg - xh * mgx));
+        }
+      } else {
+#pragma omp simd
+        for (int64_t k = 0; k < d.s; ++k) dx[k] = static_cast<T>(static_cast<A>(g[k]) * wk);
+      }
+    }
+  }
+}
+
+EMBER_ISA_VARIANTS(bn_stats, BnArgs)
+EMBER_ISA_VARIANTS(bn_normalize, BnArgs)
+EMBER_ISA_VARIANTS(bn_backward, BnArgs)
+
 }  // namespace
 
 // ---------------------------------------------------------------- batch_norm
@@ -92,45 +194,25 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   std::vector<double> mean(static_cast<size_t>(d.c)), var(static_cast<size_t>(d.c));
   std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
   const int64_t cnt = d.n * d.s;
+  std::vector<double> rs(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    scalar_t* yp = y.data<scalar_t>();
+    BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), nullptr, y.data<scalar_t>(), nullptr, mean.data(),
+                       var.data(), w.data(), b.data(), rs.data(), nullptr, nullptr};
+    GilRelease nogil;
     if (batch_stats) {
-      parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)), [&](int64_t c0, int64_t c1) {
-        for (int64_t c = c0; c < c1; ++c) {
-          double s = 0;
-          for (int64_t i = 0; i < d.n; ++i) {
-            const scalar_t* p = xp + (i * d.c + c) * d.s;
-            for (int64_t k = 0; k < d.s; ++k) s += static_cast<double>(p[k]);
-          }
-          const double mu = cnt ? s / static_cast<double>(cnt) : 0.0;
-          double q = 0;
-          for (int64_t i = 0; i < d.n; ++i) {
-            const scalar_t* p = xp + (i * d.c + c) * d.s;
-            for (int64_t k = 0; k < d.s; ++k) {
-              double v = static_cast<double>(p[k]) - mu;
-              q += v * v;
-            }
-          }
-          mean[c] = mu;
-          var[c] = cnt ? q / static_cast<double>(cnt) : 0.0;
-        }
-      });
+      auto stats = bn_stats_best<scalar_t>();
+      parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
+                   [&](int64_t c0, int64_t c1) { stats(p, c0, c1); });
     } else {
       mean = channel_values(running_mean, d.c, 0.0);
       var = channel_values(running_var, d.c, 1.0);
+      p.mean = mean.data();
+      p.var = var.data();
     }
-    parallel_for(0, d.n * d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.s, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t c = r % d.c;
-        const double inv = 1.0 / std::sqrt(var[c] + eps);
-        const A scale = static_cast<A>(w[c] * inv), shift = static_cast<A>(b[c] - mean[c] * w[c] * inv);
-        const scalar_t* p = xp + r * d.s;
-        scalar_t* q = yp + r * d.s;
-        for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(p[k]) * scale + shift);
-      }
-    });
+    for (int64_t c = 0; c < d.c; ++c) rs[c] = 1.0 / std::sqrt(var[c] + eps);
+    auto norm = bn_normalize_best<scalar_t>();
+    parallel_for(0, d.n * d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.s, 1)),
+                 [&](int64_t r0, int64_t r1) { norm(p, r0, r1); });
   });
   if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
     std::vector<double> rm = channel_values(running_mean, d.c, 0.0), rv = channel_values(running_var, d.c, 1.0);
@@ -162,67 +244,23 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
   if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
   out[2] = empty({d.c}, x.dtype());
+  std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    const scalar_t* gp = g.data<scalar_t>();
-    scalar_t* dxp = out[0].defined() ? out[0].data<scalar_t>() : nullptr;
-    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
+    BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), g.data<scalar_t>(), nullptr,
+                       out[0].defined() ? out[0].data<scalar_t>() : nullptr, batch_stats ? nullptr : rm.data(),
+                       batch_stats ? nullptr : rv.data(), w.data(), nullptr, nullptr, dw.data(), db.data()};
+    auto fn = bn_backward_best<scalar_t>();
+    {
+      GilRelease nogil;
+      parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
+                   [&](int64_t c0, int64_t c1) { fn(p, c0, c1); });
+    }
     scalar_t* dbp = out[2].data<scalar_t>();
-    parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        double mu, var;
-        if (batch_stats) {
-          double s = 0, q = 0;
-          for (int64_t i = 0; i < d.n; ++i)
-            for (int64_t k = 0; k < d.s; ++k) s += static_cast<double>(xp[(i * d.c + c) * d.s + k]);
-          mu = cnt ? s / static_cast<double>(cnt) : 0.0;
-          for (int64_t i = 0; i < d.n; ++i)
-            for (int64_t k = 0; k < d.s; ++k) {
-              double v = static_cast<double>(xp[(i * d.c + c) * d.s + k]) - mu;
-              q += v * v;
-            }
-          var = cnt ? q / static_cast<double>(cnt) : 0.0;
-        } else {
-          mu = rm[c];
-          var = rv[c];
-        }
-        const double inv = 1.0 / std::sqrt(var + eps);
-        double sg = 0, sgx = 0;  // sum(g), sum(g * xhat)
-        for (int64_t i = 0; i < d.n; ++i) {
-          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
-          A a_sg = 0, a_sgx = 0;
-          const A mu_a = static_cast<A>(mu);
-          for (int64_t k = 0; k < d.s; ++k) {
-            A gv = static_cast<A>(gr[k]);
-            a_sg += gv;
-            a_sgx += gv * (static_cast<A>(xr[k]) - mu_a);
-          }
-          sg += a_sg;
-          sgx += a_sgx;
-        }
-        sgx *= inv;
-        dbp[c] = scalar_t(sg);
-        if (dwp) dwp[c] = scalar_t(sgx);
-        if (!dxp) continue;
-        const A k_inv = static_cast<A>(inv), wc = static_cast<A>(w[c]), mu_a = static_cast<A>(mu);
-        const A mg = static_cast<A>(cnt ? sg / static_cast<double>(cnt) : 0.0);
-        const A mgx = static_cast<A>(cnt ? sgx / static_cast<double>(cnt) : 0.0);
-        for (int64_t i = 0; i < d.n; ++i) {
-          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
-          scalar_t* dr = dxp + (i * d.c + c) * d.s;
-          for (int64_t k = 0; k < d.s; ++k) {
-            A gv = static_cast<A>(gr[k]);
-            if (batch_stats) {
-              A xh = (static_cast<A>(xr[k]) - mu_a) * k_inv;
-              dr[k] = scalar_t(wc * k_inv * (gv - mg - xh * mgx));
-            } else {
-              dr[k] = scalar_t(gv * wc * k_inv);
-            }
-          }
-        }
-      }
-    });
+    for (int64_t c = 0; c < d.c; ++c) dbp[c] = static_cast<scalar_t>(db[c]);
+    if (out[1].defined()) {
+      scalar_t* dwp = out[1].data<scalar_t>();
+      for (int64_t c = 0; c < d.c; ++c) dwp[c] = static_cast<scalar_t>(dw[c]);
+    }
   });
   return out;
 }

@@ -296,12 +296,12 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   int64_t size = s[d];
   const int64_t* ip = idx.data<int64_t>();
   int64_t m = idx.numel();
-  for (int64_t i = 0; i < m; ++i)
-    EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
   DimVector os(input.sizes().begin(), input.sizes().end());
   if (input.dim() > 0) os[d] = m;
   else EMBER_CHECK_INDEX(m == 1, "index_select(): Index to scalar can have only 1 value, got ", m, " value(s)");
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
+  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
+  std::atomic<bool> bad{false};
   resize_out(out, os);
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
   auto [outer, n, inner] = split3(x, d);
@@ -309,25 +309,34 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   const char* sp = x.raw();
   char* dp = out.raw();
   int64_t rows = outer * m;
-  GilRelease nogil;
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-    by_itemsize(isz, [&](auto tag) {
-      using U = decltype(tag);
-      const U* base = reinterpret_cast<const U*>(sp);
-      U* dst = reinterpret_cast<U*>(dp) + b * inner;
-      // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
-      constexpr int64_t kAhead = 8;
-      for (int64_t r = b, o = b / m, i = b % m; r < e; ++r, dst += inner) {
-        const U* src = base + (o * n + ip[i]) * inner;
-        if (r + kAhead < e) {
-          int64_t ia = (i + kAhead) % m, oa = o + (i + kAhead) / m;
-          __builtin_prefetch(base + (oa * n + ip[ia]) * inner);
+  {
+    GilRelease nogil;
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+      by_itemsize(isz, [&](auto tag) {
+        using U = decltype(tag);
+        const U* base = reinterpret_cast<const U*>(sp);
+        U* dst = reinterpret_cast<U*>(dp) + b * inner;
+        // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
+        // Row r reads index r % m of block r / m, both stepped (no division per row).
+        constexpr int64_t kAhead = 8;
+        bool b_bad = false;
+        int64_t o = b / m, i = b % m, oa = (b + kAhead) / m, ia = (b + kAhead) % m;
+        for (int64_t r = b; r < e; ++r, dst += inner) {
+          if (r + kAhead < e && static_cast<uint64_t>(ip[ia]) < static_cast<uint64_t>(size))
+            __builtin_prefetch(base + (oa * n + ip[ia]) * inner);
+          const int64_t v = ip[i];
+          if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
+            std::memcpy(dst, base + (o * n + v) * inner, inner * sizeof(U));
+          else
+            b_bad = true;
+          if (++i == m) i = 0, ++o;
+          if (++ia == m) ia = 0, ++oa;
         }
-        std::memcpy(dst, src, inner * sizeof(U));
-        if (++i == m) i = 0, ++o;
-      }
+        if (b_bad) bad = true;
+      });
     });
-  });
+  }
+  EMBER_CHECK_INDEX(!bad, "index out of range in self");
   out.bump_version();
   return out;
 }

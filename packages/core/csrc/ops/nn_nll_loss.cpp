@@ -61,24 +61,38 @@ void check_reduction(int64_t reduction) {
               reduction);
 }
 
+// What both passes check and read: the layout, the bound-checked targets, the class weights.
+struct Prepared {
+  Layout l;
+  Tensor target;  // contiguous int64
+  std::vector<double> w;
+  const int64_t* tp() const { return target.data<int64_t>(); }
+};
+
+Prepared prepare(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
+                 int64_t ignore_index) {
+  check_reduction(reduction);
+  Prepared p{layout_of(self, target), contiguous(target, MemoryFormat::Contiguous), {}};
+  check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
+  p.w = class_weights(weight, p.l.c);
+  return p;
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
                                                int64_t reduction, int64_t ignore_index) {
-  check_reduction(reduction);
-  const Layout l = layout_of(self, target);
+  const Prepared pr = prepare(self, target, weight, reduction, ignore_index);
+  const Layout& l = pr.l;
+  const int64_t* tp = pr.tp();
+  const std::vector<double>& w = pr.w;
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
-  Tensor t = contiguous(target, MemoryFormat::Contiguous);
-  const int64_t count = l.n;
-  const int64_t* tp = t.data<int64_t>();
-  check_targets(tp, count, l.c, ignore_index);
-  const std::vector<double> w = class_weights(weight, l.c);
   Tensor out = reduction == 0 ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
   Tensor total = empty(IntArrayRef(), self.dtype());
   EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     double sum = 0, wsum = 0;
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < l.n; ++i) {
       const int64_t cls = tp[i];
       double v = 0;
       if (cls != ignore_index) {
@@ -98,15 +112,12 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
 
 Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
                             int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
-  check_reduction(reduction);
-  const Layout l = layout_of(self, target);
-  Tensor t = contiguous(target, MemoryFormat::Contiguous);
-  const int64_t count = l.n;
-  const int64_t* tp = t.data<int64_t>();
-  check_targets(tp, count, l.c, ignore_index);
-  const std::vector<double> w = class_weights(weight, l.c);
-  EMBER_CHECK(reduction == 0 ? grad_output.numel() == count : grad_output.numel() == 1,
-              "nll_loss_backward: expected grad_output of ", reduction == 0 ? count : 1, " elements, got ",
+  const Prepared pr = prepare(self, target, weight, reduction, ignore_index);
+  const Layout& l = pr.l;
+  const int64_t* tp = pr.tp();
+  const std::vector<double>& w = pr.w;
+  EMBER_CHECK(reduction == 0 ? grad_output.numel() == l.n : grad_output.numel() == 1,
+              "nll_loss_backward: expected grad_output of ", reduction == 0 ? l.n : 1, " elements, got ",
               grad_output.numel());
   Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
   Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
@@ -114,7 +125,7 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
   const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
   EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_backward", [&] {
     scalar_t* dp = dx.data<scalar_t>();
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < l.n; ++i) {
       const int64_t cls = tp[i];
       if (cls == ignore_index) continue;
       const double gv = reduction == 0 ? gp[i] : gp[0];

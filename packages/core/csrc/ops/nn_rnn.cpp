@@ -8,8 +8,8 @@
 
 #include "../autograd/formulas_nn_rnn.h"
 #include "../autograd/grad_mode.h"
-#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
+#include "../kernels/cpu/isa_variants.h"
 #include "../kernels/cpu/vec_math.h"
 #include "blas_gemm.h"
 #include "packed_gemm.h"
@@ -146,44 +146,17 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
 }
 
 // The core library is built for baseline x86-64; these passes are the hot loop of every
-// recurrent step, so an AVX2+FMA copy is chosen at run time (as the pointwise kernels do).
-template <class T>
-void forward_base(const Rows<T>& p, int64_t b0, int64_t b1) { forward_rows(p, b0, b1); }
-template <class T>
-void backward_base(const Rows<T>& p, int64_t b0, int64_t b1) { backward_rows(p, b0, b1); }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-template <class T>
-EMBER_TARGET_AVX2 void forward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
-  forward_rows(p, b0, b1);
-}
-template <class T>
-EMBER_TARGET_AVX2 void backward_avx2(const Rows<T>& p, int64_t b0, int64_t b1) {
-  backward_rows(p, b0, b1);
-}
-// 16 lanes: the gate pass is bound by its transcendentals, so width pays off directly.
-template <class T>
-EMBER_TARGET_AVX512 void forward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
-  forward_rows(p, b0, b1);
-}
-template <class T>
-EMBER_TARGET_AVX512 void backward_avx512(const Rows<T>& p, int64_t b0, int64_t b1) {
-  backward_rows(p, b0, b1);
-}
-bool has_avx2() { return cpu_has_avx2(); }
-bool has_avx512() { return cpu_has_avx512(); }
-#endif
+// recurrent step, so AVX2 and AVX-512 copies are chosen at run time (16 lanes pay off
+// directly: the gate passes are bound by their transcendentals).
+EMBER_ISA_VARIANTS(forward_rows, Rows)
+EMBER_ISA_VARIANTS(backward_rows, Rows)
 
 template <class T>
 void run_rows(const Rows<T>& p, int64_t B, bool backward) {
   const int64_t G = p.k == kLstm ? 4 : p.k == kGru ? 3 : 1;
-  void (*fn)(const Rows<T>&, int64_t, int64_t) = backward ? backward_base<T> : forward_base<T>;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (has_avx2()) fn = backward ? backward_avx2<T> : forward_avx2<T>;
-  if (has_avx512()) fn = backward ? backward_avx512<T> : forward_avx512<T>;
-#endif
+  auto fn = backward ? backward_rows_best<T>() : forward_rows_best<T>();
   parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
-
 
 // LSTM steps of the sequence path. Forward overwrites the hidden-gate row with the
 // activated gates and keeps tanh(c); backward then only multiplies and adds.
@@ -243,36 +216,12 @@ EMBER_VEC_INLINE void lstm_seq_bwd(const LstmSeqRows<T>& p, int64_t b0, int64_t 
   }
 }
 
-template <class T>
-void lstm_seq_fwd_base(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) { lstm_seq_fwd(p, b0, b1); }
-template <class T>
-void lstm_seq_bwd_base(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) { lstm_seq_bwd(p, b0, b1); }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-template <class T>
-EMBER_TARGET_AVX2 void lstm_seq_fwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  lstm_seq_fwd(p, b0, b1);
-}
-template <class T>
-EMBER_TARGET_AVX2 void lstm_seq_bwd_avx2(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  lstm_seq_bwd(p, b0, b1);
-}
-template <class T>
-EMBER_TARGET_AVX512 void lstm_seq_fwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  lstm_seq_fwd(p, b0, b1);
-}
-template <class T>
-EMBER_TARGET_AVX512 void lstm_seq_bwd_avx512(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  lstm_seq_bwd(p, b0, b1);
-}
-#endif
+EMBER_ISA_VARIANTS(lstm_seq_fwd, LstmSeqRows)
+EMBER_ISA_VARIANTS(lstm_seq_bwd, LstmSeqRows)
 
 template <class T>
 void run_lstm_seq(const LstmSeqRows<T>& p, int64_t B, bool backward) {
-  void (*fn)(const LstmSeqRows<T>&, int64_t, int64_t) = backward ? lstm_seq_bwd_base<T> : lstm_seq_fwd_base<T>;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (has_avx2()) fn = backward ? lstm_seq_bwd_avx2<T> : lstm_seq_fwd_avx2<T>;
-  if (has_avx512()) fn = backward ? lstm_seq_bwd_avx512<T> : lstm_seq_fwd_avx512<T>;
-#endif
+  auto fn = backward ? lstm_seq_bwd_best<T>() : lstm_seq_fwd_best<T>();
   parallel_for(0, B, row_grain(4 * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
 

@@ -5,9 +5,9 @@
 #include <limits>
 #include <vector>
 
-#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
+#include "../kernels/cpu/isa_variants.h"
 #include "../kernels/cpu/vec_math.h"
 #include "checks.h"
 #include "nn_norm_kernels.h"
@@ -112,38 +112,23 @@ EMBER_VEC_INLINE void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b
   }
 }
 
-// The core files build for baseline x86-64; these loops are also compiled for AVX2+FMA (the
-// slab bodies are always_inline, so they take the caller's target) and picked at run time.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define NN_AVX2 EMBER_TARGET_AVX2
-bool use_avx2() { return cpu_has_avx2(); }
-NN_AVX2 void run_slabs_avx2(const float* x, float* y, const Geometry& g, int64_t b, int64_t e, bool log) {
-  run_slabs<float>(x, y, g, b, e, log);
-}
-NN_AVX2 void run_slabs_avx2(const double* x, double* y, const Geometry& g, int64_t b, int64_t e, bool log) {
-  run_slabs<double>(x, y, g, b, e, log);
-}
-// 16 lanes: the exp of every element dominates.
-EMBER_TARGET_AVX512 void run_slabs_avx512(const float* x, float* y, const Geometry& g, int64_t b, int64_t e,
-                                          bool log) {
-  run_slabs<float>(x, y, g, b, e, log);
-}
-EMBER_TARGET_AVX512 void run_slabs_avx512(const double* x, double* y, const Geometry& g, int64_t b, int64_t e,
-                                          bool log) {
-  run_slabs<double>(x, y, g, b, e, log);
-}
-#endif
+// One pass over slabs o in [b, e): forward reads x and writes y; backward reads x (the
+// forward's result) and g and writes y (the input's gradient).
+template <class T>
+struct Slabs {
+  const T *x, *g;
+  T* y;
+  const Geometry* geo;
+  bool log;
+};
 
 template <class T>
-void run_slabs_best(const T* x, T* y, const Geometry& g, int64_t b, int64_t e, bool log) {
-#ifdef NN_AVX2
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (cpu_has_avx512()) return run_slabs_avx512(x, y, g, b, e, log);
-    if (use_avx2()) return run_slabs_avx2(x, y, g, b, e, log);
-  }
-#endif
-  run_slabs<T>(x, y, g, b, e, log);
+EMBER_VEC_INLINE void forward_slabs(const Slabs<T>& p, int64_t b, int64_t e) {
+  run_slabs(p.x, p.y, *p.geo, b, e, p.log);
 }
+// The core files build for baseline x86-64; the slab loops are also compiled for AVX2 and
+// AVX-512 (16 lanes: the exp of every element dominates) and picked at run time.
+EMBER_ISA_VARIANTS(forward_slabs, Slabs)
 
 Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType> dtype, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
@@ -158,9 +143,9 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
   Geometry g = geometry(x, dim);
   int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.size * g.inner));
   EMBER_DISPATCH_FLOAT(x.dtype(), name, [&] {
-    const scalar_t* xp = x.data<scalar_t>();
-    scalar_t* yp = y.data<scalar_t>();
-    parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) { run_slabs_best(xp, yp, g, b, e, log); });
+    const Slabs<scalar_t> p{x.data<scalar_t>(), nullptr, y.data<scalar_t>(), &g, log};
+    auto fn = forward_slabs_best<scalar_t>();
+    parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
   });
   return y;
 }
@@ -223,36 +208,17 @@ EMBER_VEC_INLINE void backward_range(const T* yp, const T* gp, T* dp, const Geom
   }
 }
 
-#ifdef NN_AVX2
-NN_AVX2 void backward_range_avx2(const float* y, const float* g, float* d, const Geometry& geo, int64_t b, int64_t e,
-                                 bool log) {
-  backward_range<float>(y, g, d, geo, b, e, log);
+template <class T>
+EMBER_VEC_INLINE void backward_slabs(const Slabs<T>& p, int64_t b, int64_t e) {
+  backward_range(p.x, p.g, p.y, *p.geo, b, e, p.log);
 }
-NN_AVX2 void backward_range_avx2(const double* y, const double* g, double* d, const Geometry& geo, int64_t b,
-                                 int64_t e, bool log) {
-  backward_range<double>(y, g, d, geo, b, e, log);
-}
-EMBER_TARGET_AVX512 void backward_range_avx512(const float* y, const float* g, float* d, const Geometry& geo,
-                                               int64_t b, int64_t e, bool log) {
-  backward_range<float>(y, g, d, geo, b, e, log);
-}
-EMBER_TARGET_AVX512 void backward_range_avx512(const double* y, const double* g, double* d, const Geometry& geo,
-                                               int64_t b, int64_t e, bool log) {
-  backward_range<double>(y, g, d, geo, b, e, log);
-}
-#endif
+EMBER_ISA_VARIANTS(backward_slabs, Slabs)
 
 template <class T>
 void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t grain, bool log) {
-  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) {
-#ifdef NN_AVX2
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (cpu_has_avx512()) return backward_range_avx512(yp, gp, dp, geo, b, e, log);
-      if (use_avx2()) return backward_range_avx2(yp, gp, dp, geo, b, e, log);
-    }
-#endif
-    backward_range<T>(yp, gp, dp, geo, b, e, log);
-  });
+  const Slabs<T> p{yp, gp, dp, &geo, log};
+  auto fn = backward_slabs_best<T>();
+  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
 }
 
 }  // namespace

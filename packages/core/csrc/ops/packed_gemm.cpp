@@ -3,18 +3,13 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
-#include "../core/error.h"
 #include "../core/cpu_capability.h"
+#include "../core/error.h"
 #include "../core/parallel.h"
 
 namespace ember {
 namespace {
-
-// Panel width: two zmm vectors, so a tile row is two FMAs per k.
-constexpr int64_t kPanel = 32;
 
 // Copies the valid columns of a tile row computed in a temporary (the ragged last panel).
 inline void store_tail(float* c, const float* tmp, int64_t n, bool accumulate) {
@@ -57,17 +52,11 @@ __attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64
 using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, bool, int64_t);
 
 // Tile kernels by row count 1..12, so the last rows of M need no scalar loop.
-template <int R>
-struct T512 {
-  static constexpr TileFn fn = tile512<R>;
-};
 constexpr int kRows512 = 12;
-constexpr TileFn kTiles512[kRows512 + 1] = {nullptr,    T512<1>::fn, T512<2>::fn, T512<3>::fn, T512<4>::fn,
-                                            T512<5>::fn, T512<6>::fn, T512<7>::fn, T512<8>::fn, T512<9>::fn,
-                                            T512<10>::fn, T512<11>::fn, T512<12>::fn};
+constexpr TileFn kTiles512[kRows512 + 1] = {nullptr,       tile512<1>,  tile512<2>, tile512<3>, tile512<4>,
+                                            tile512<5>,    tile512<6>,  tile512<7>, tile512<8>, tile512<9>,
+                                            tile512<10>,   tile512<11>, tile512<12>};
 #endif
-
-void free_aligned(float* p) { std::free(p); }
 
 }  // namespace
 
@@ -75,26 +64,22 @@ void free_aligned(float* p) { std::free(p); }
 // (Haswell kernels) on the LSTM shapes, so AVX2 machines keep BLAS.
 bool packed_gemm_available() { return cpu_has_avx512(); }
 
-PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn)
-    : K_(K), N_(N), width_(kPanel), data_(nullptr, free_aligned) {
-  const int64_t panels = (N + width_ - 1) / width_;
-  size_t bytes = static_cast<size_t>(std::max<int64_t>(panels * K * width_, 1)) * sizeof(float);
-  bytes = (bytes + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-  EMBER_CHECK(data_ != nullptr, "packed_gemm: out of memory packing a ", K, "x", N, " matrix");
+PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn) : K_(K), N_(N) {
+  const int64_t panels = (N + kWidth - 1) / kWidth;
+  data_ = empty({std::max<int64_t>(panels * K * kWidth, 1)}, ScalarType::Float32);
   for (int64_t p = 0; p < panels; ++p) {
-    float* d = data_.get() + p * K * width_;
-    const int64_t n0 = p * width_, n = std::min(width_, N - n0);
+    float* d = data_.data<float>() + p * K * kWidth;
+    const int64_t n0 = p * kWidth, n = std::min(kWidth, N - n0);
     for (int64_t k = 0; k < K; ++k) {
-      float* row = d + k * width_;
+      float* row = d + k * kWidth;
       for (int64_t j = 0; j < n; ++j) row[j] = src[k * ldk + (n0 + j) * ldn];
-      for (int64_t j = n; j < width_; ++j) row[j] = 0.f;
+      for (int64_t j = n; j < kWidth; ++j) row[j] = 0.f;
     }
   }
 }
 
 void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate) {
-  const int64_t K = B.K(), N = B.N(), W = B.width(), panels = (N + W - 1) / W;
+  const int64_t K = B.K(), N = B.N(), W = PackedB::kWidth, panels = (N + W - 1) / W;
   if (M == 0 || N == 0) return;
   if (K == 0) {
     if (!accumulate)

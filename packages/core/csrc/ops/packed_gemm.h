@@ -3,7 +3,8 @@
 // packing but ran at ~45 GMAC/s on the 32x1024x256 LSTM step here).
 #pragma once
 #include <cstdint>
-#include <memory>
+
+#include "../core/tensor.h"
 
 namespace ember {
 
@@ -11,19 +12,20 @@ namespace ember {
 // otherwise.
 bool packed_gemm_available();
 
-// B[K,N] (float) re-laid as column panels, each K rows of `width` floats, zero padded.
+// B[K,N] (float) re-laid as column panels, each K rows of kWidth floats, zero padded.
 class PackedB {
  public:
+  static constexpr int64_t kWidth = 32;  // two zmm vectors: a tile row is two FMAs per k
+
   // B[k][n] = src[k * ldk + n * ldn]: (ld, 1) for a row-major B, (1, ld) for a transposed one.
   PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn);
   int64_t K() const { return K_; }
   int64_t N() const { return N_; }
-  int64_t width() const { return width_; }
-  const float* panel(int64_t p) const { return data_.get() + p * K_ * width_; }
+  const float* panel(int64_t p) const { return data_.data<float>() + p * K_ * kWidth; }
 
  private:
-  int64_t K_, N_, width_;
-  std::unique_ptr<float[], void (*)(float*)> data_;
+  int64_t K_, N_;
+  Tensor data_;  // from ember's allocator: 64-byte aligned, as the tiles' aligned loads need
 };
 
 // C[M,N] (rows ldc apart) = A[M,K] (rows lda apart) @ B, plus C's old value when accumulate.

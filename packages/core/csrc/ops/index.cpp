@@ -5,11 +5,14 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "../iter/elementwise_iter.h"
 #include "checks.h"
+#include "gather_contig.h"
 #include "index_common.h"
 #include "internal.h"
 #include "ops.h"
@@ -288,6 +291,54 @@ void check_index_source(const char* name, const Tensor& self, int64_t dim, const
 
 // ---- index_select ----------------------------------------------------------
 
+namespace {
+
+// Calls f(std::integral_constant<int64_t, B>) with B = row bytes for the common short
+// rows, B = 0 (size known only at run time) otherwise.
+template <typename F>
+bool by_row_bytes(int64_t row, const F& f) {
+  switch (row) {
+    case 4: return f(std::integral_constant<int64_t, 4>{});
+    case 8: return f(std::integral_constant<int64_t, 8>{});
+    case 16: return f(std::integral_constant<int64_t, 16>{});
+    case 32: return f(std::integral_constant<int64_t, 32>{});
+    case 64: return f(std::integral_constant<int64_t, 64>{});
+    case 128: return f(std::integral_constant<int64_t, 128>{});
+    default: return f(std::integral_constant<int64_t, 0>{});
+  }
+}
+
+// Output rows [b, e): row r is source row index[r % m] of block r / m. Returns false when
+// an index is out of range (that row is skipped, never read; the caller raises).
+template <int64_t kBytes>
+bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64_t size, int64_t row, int64_t b,
+                 int64_t e, char* dst) {
+  const int64_t bytes = kBytes ? kBytes : row;
+  // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
+  // The block/index pairs are stepped, not divided, per row.
+  constexpr int64_t kAhead = 8;
+  bool ok = true;
+  int64_t o = b / m, i = b % m, oa = (b + kAhead) / m, ia = (b + kAhead) % m;
+  for (int64_t r = b; r < e; ++r, dst += bytes) {
+    if (r + kAhead < e) {
+      // Address arithmetic on integers: an out-of-range index is never a pointer.
+      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(src) +
+                                                       static_cast<uintptr_t>((oa * n + ip[ia]) * bytes)));
+    }
+    const int64_t v = ip[i];
+    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
+      std::memcpy(dst, src + (o * n + v) * bytes, bytes);
+    else
+      ok = false;
+    if (++i == m) i = 0, ++o;
+    if (++ia == m) ia = 0, ++oa;
+  }
+  return ok;
+}
+
+}  // namespace
+
+
 Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
   check_index_vector("index_select", index);
   int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
@@ -305,35 +356,19 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   resize_out(out, os);
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
   auto [outer, n, inner] = split3(x, d);
-  size_t isz = x.itemsize();
+  const int64_t row = inner * static_cast<int64_t>(x.itemsize());
   const char* sp = x.raw();
   char* dp = out.raw();
   int64_t rows = outer * m;
   {
     GilRelease nogil;
     parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-      by_itemsize(isz, [&](auto tag) {
-        using U = decltype(tag);
-        const U* base = reinterpret_cast<const U*>(sp);
-        U* dst = reinterpret_cast<U*>(dp) + b * inner;
-        // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
-        // Row r reads index r % m of block r / m, both stepped (no division per row).
-        constexpr int64_t kAhead = 8;
-        bool b_bad = false;
-        int64_t o = b / m, i = b % m, oa = (b + kAhead) / m, ia = (b + kAhead) % m;
-        for (int64_t r = b; r < e; ++r, dst += inner) {
-          if (r + kAhead < e && static_cast<uint64_t>(ip[ia]) < static_cast<uint64_t>(size))
-            __builtin_prefetch(base + (oa * n + ip[ia]) * inner);
-          const int64_t v = ip[i];
-          if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
-            std::memcpy(dst, base + (o * n + v) * inner, inner * sizeof(U));
-          else
-            b_bad = true;
-          if (++i == m) i = 0, ++o;
-          if (++ia == m) ia = 0, ++oa;
-        }
-        if (b_bad) bad = true;
+      // Short rows are copied with a fixed-size memcpy the compiler inlines: a libc call per
+      // 64-byte row costs as much as the copy itself.
+      bool ok = by_row_bytes(row, [&](auto kb) {
+        return select_rows<decltype(kb)::value>(sp, ip, m, n, size, row, b, e, dp + b * row);
       });
+      if (!ok) bad = true;
     });
   }
   EMBER_CHECK_INDEX(!bad, "index out of range in self");
@@ -373,7 +408,11 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
     U* o = reinterpret_cast<U*>(op);
     // out is contiguous with index's shape, so its offsets equal the index's.
     for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
-      if (is == 1 && xs == 1) {  // gather along a contiguous last dim: unit strides
+      if (is == 1 && xs == 1 && sizeof(U) >= 4) {  // a contiguous last dim: unit strides
+        if (!gather_contig<sizeof(U)>(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
+        return;
+      }
+      if (is == 1 && xs == 1) {
         const int64_t* ii = ip + off[1];
         const U* xx = x + off[0];
         U* oo = o + off[1];

@@ -45,3 +45,46 @@ def test_bottleneck_help_and_failures(tmp_path: Path) -> None:
     bad.write_text("raise ValueError('boom')\n")
     res = run(str(bad))
     assert res.returncode != 0 and "ValueError: boom" in res.stderr
+    assert f'File "{bad}", line 1' in res.stderr  # the traceback reaches into the script
+
+
+def test_bottleneck_cuda_section(tmp_path: Path, monkeypatch, capsys) -> None:
+    # ember has no CUDA build here: pretend the runtime is there to run the tool's CUDA path.
+    import warnings
+
+    from ember.utils.bottleneck import _main
+
+    monkeypatch.setattr(_main, "_cuda_available", lambda: True)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    script = tmp_path / "s.py"
+    script.write_text(SCRIPT)
+    log = tmp_path / "log.txt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # legacy profile(use_cuda=True) warns that CUDA is off
+        _main.main([str(script), str(log), "-v"])
+    out = capsys.readouterr().out
+    assert f"{'-' * 80}\n  autograd profiler output (CUDA mode)\n{'-' * 80}" in out
+    assert "the CUDA time column reports approximately max(cuda_time, cpu_time)" in out
+    assert "Running with Python" in out and "CUDA runtime available" in out
+    assert log.read_text().splitlines() == ["__main__ -v"] * 3  # cProfile, CPU mode, CUDA mode
+
+
+class _FakeEvent:
+    def __init__(self, total: float) -> None:
+        self.cpu_time_total = self.cpu_time = self.self_cpu_time_total = total
+        self.count = 1
+
+
+class _FakeProf:
+    def __init__(self, total: float) -> None:
+        self.function_events = [_FakeEvent(total)]
+
+
+def test_bottleneck_cpu_section_only_when_totals_differ(monkeypatch) -> None:
+    from ember.utils.bottleneck import _main
+
+    monkeypatch.setattr(_main, "autograd_summary", lambda prof, mode, sortby: mode)
+    assert _main.autograd_sections(_FakeProf(100.0), None) == ["CPU"]
+    assert _main.autograd_sections(_FakeProf(100.0), _FakeProf(104.0)) == ["CUDA"]  # within 5%
+    assert _main.autograd_sections(_FakeProf(100.0), _FakeProf(110.0)) == ["CPU", "CUDA"]

@@ -75,6 +75,21 @@ def test_nesting_seen_by_viewer_matches_event_tree(trace):
         assert par[i] == expect, evt.name
 
 
+def test_flow_arrows_link_forward_ops_to_backward_nodes(trace):
+    p, path = trace
+    data = tf.load(path)
+    slices = {(e["tid"], e["ts"]): e["name"] for e in data["traceEvents"] if e["ph"] == "X"}
+    flows: dict[int, dict[str, dict]] = {}
+    for e in data["traceEvents"]:
+        if e["ph"] in ("s", "f"):
+            assert e["cat"] == "fwdbwd" and e["name"] == "fwdbwd"
+            flows.setdefault(e["id"], {})[e["ph"]] = e
+    pairs = {(slices[(f["s"]["tid"], f["s"]["ts"])], slices[(f["f"]["tid"], f["f"]["ts"])]) for f in flows.values()}
+    expect = {(e.fwd_event.trace_name, e.trace_name) for e in p.events() if e.fwd_event is not None}
+    assert pairs == expect and ("aten::relu", "ReluBackward0") in pairs
+    assert all(f["f"]["bp"] == "e" for f in flows.values())
+
+
 def test_gzip_trace_is_valid(tmp_path):
     with profile() as p:
         _workload()

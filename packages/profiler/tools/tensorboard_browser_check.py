@@ -1,14 +1,21 @@
 """End-to-end check of SummaryWriter output in a real TensorBoard, seen through a real browser.
 
 Writes a run with ember's SummaryWriter, serves it with `tensorboard --logdir`, loads the
-scalars dashboard in headless Chromium, asserts the run's tag is on the rendered page and
-keeps a screenshot. Run by `nox -s tensorboard_browser` (not part of the default sessions).
+scalars dashboard (and the Time Series one) in headless Chromium, asserts the run's tag is in
+the text the browser rendered and keeps a screenshot of each. Run by `nox -s tensorboard_browser`
+(not part of the default sessions).
+
+The scalars dashboard is built from web components: its text sits in shadow roots, which
+`chromium --dump-dom` does not serialize. So the page is driven over Chrome's DevTools protocol
+(`--remote-debugging-pipe`: NUL-terminated JSON messages on file descriptors 3 and 4, no
+extra package) and the text is collected from the document and every shadow root.
 
 usage: python tensorboard_browser_check.py [OUT_DIR]   (default: build/tensorboard_browser)
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -69,6 +76,89 @@ def wait_for(url: str, timeout: float, proc: subprocess.Popen[bytes]) -> bytes:
     raise SystemExit(f"error: tensorboard did not answer {url} within {timeout:.0f} s")
 
 
+# Text of the document and of every shadow root in it (the dashboards nest web components).
+DEEP_TEXT_JS = """(() => {
+  const parts = [document.body ? document.body.innerText : ''];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { parts.push(el.shadowRoot.textContent || ''); walk(el.shadowRoot); }
+    }
+  };
+  walk(document);
+  return parts.join('\\n');
+})()"""
+
+
+class DevTools:
+    """A headless Chromium driven over --remote-debugging-pipe (fd 3: commands in, fd 4: replies out)."""
+
+    def __init__(self, chromium: str, log: Path) -> None:
+        to_browser_r, self._to_browser = os.pipe()
+        self._from_browser, from_browser_w = os.pipe()
+        # The shell puts the pipe ends on fds 3 and 4, whatever numbers they have here.
+        cmd = (f'exec "$0" "$@" 3<&{to_browser_r} 4>&{from_browser_w}')
+        # Software WebGL must be opted into, or the Time Series charts stay blank in screenshots.
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--hide-scrollbars",
+                 "--window-size=1400,1000", "--remote-debugging-pipe", "about:blank"]
+        self._log = open(log, "wb")
+        self.proc = subprocess.Popen(["sh", "-c", cmd, chromium, *flags], pass_fds=(to_browser_r, from_browser_w),
+                                     stdout=self._log, stderr=subprocess.STDOUT)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self._buf = b""
+        self._next_id = 0
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def call(self, method: str, params: dict[str, object] | None = None, session: str | None = None) -> dict:
+        self._next_id += 1
+        msg: dict[str, object] = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._to_browser, json.dumps(msg).encode() + b"\0")
+        while True:  # replies and events arrive interleaved; events have no id
+            while b"\0" not in self._buf:
+                chunk = os.read(self._from_browser, 1 << 20)
+                if not chunk:
+                    raise SystemExit(f"error: chromium closed the DevTools pipe (see {self._log.name})")
+                self._buf += chunk
+            raw, self._buf = self._buf.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise SystemExit(f"error: DevTools {method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def page_text(self, url: str, needles: list[str], timeout: float) -> str:
+        """Load url and return its deep text once it holds every needle (or at the timeout)."""
+        self.call("Page.navigate", {"url": url}, self.session)
+        deadline = time.monotonic() + timeout
+        while True:
+            res = self.call("Runtime.evaluate", {"expression": DEEP_TEXT_JS, "returnByValue": True}, self.session)
+            text = str(res.get("result", {}).get("value", ""))
+            if all(n in text for n in needles) or time.monotonic() > deadline:
+                return text
+            time.sleep(0.5)
+
+    def screenshot(self, path: Path) -> None:
+        data = self.call("Page.captureScreenshot", {"format": "png"}, self.session)["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except SystemExit:
+            pass
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+        self._log.close()
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[1] if len(argv) > 1 else "build/tensorboard_browser").resolve()
     shutil.rmtree(out, ignore_errors=True)
@@ -95,25 +185,21 @@ def main(argv: list[str]) -> int:
             if time.monotonic() > deadline:
                 raise SystemExit(f"error: tensorboard's scalars API does not list {TAG!r}: {tags}")
             time.sleep(1)
-        flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                 "--window-size=1400,1000", "--virtual-time-budget=20000"]
-        for dashboard in ("scalars", "timeseries"):
-            page = f"{base}/?darkMode=false#{dashboard}"
-            shot = out / f"{dashboard}.png"
-            subprocess.run(flags + [f"--screenshot={shot}", page], check=True, timeout=180,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if not shot.exists() or shot.stat().st_size == 0:
-                raise SystemExit(f"error: chromium wrote no screenshot of {page}")
-        # The DOM is read from the Time Series dashboard (scalar cards): the legacy #scalars
-        # dashboard renders inside shadow roots, which --dump-dom does not serialize.
-        page = f"{base}/?darkMode=false#timeseries"
-        dom = subprocess.run(flags + ["--dump-dom", page], check=True, timeout=180, capture_output=True).stdout
-        (out / "timeseries.html").write_bytes(dom)
-        text = dom.decode("utf-8", "replace")
-        missing = [s for s in (TAG, "ember_run") if s not in text]
-        if missing:
-            raise SystemExit(f"error: the rendered page lacks {missing}; see {out / 'timeseries.html'}")
-        print(f"ok: tag {TAG!r} of run 'ember_run' is on TensorBoard's page; screenshots in {out}")
+        browser = DevTools(chromium, out / "chromium.log")
+        try:
+            for dashboard in ("scalars", "timeseries"):
+                page = f"{base}/?darkMode=false#{dashboard}"
+                text = browser.page_text(page, [TAG, "ember_run"], timeout=60)
+                (out / f"{dashboard}.txt").write_text(text)
+                time.sleep(3)  # the cards are in the page before their charts are drawn
+                browser.screenshot(out / f"{dashboard}.png")
+                missing = [s for s in (TAG, "ember_run") if s not in text]
+                if missing:
+                    raise SystemExit(f"error: the rendered {dashboard} page lacks {missing}; see {out}/{dashboard}.*")
+        finally:
+            browser.close()
+        print(f"ok: tag {TAG!r} of run 'ember_run' is on TensorBoard's scalars and time series pages; "
+              f"screenshots in {out}")
         return 0
     finally:
         tb.terminate()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import gzip
 import json
 import os
@@ -10,6 +9,8 @@ import socket
 import time
 from collections.abc import Iterable
 from typing import Any
+
+from ._events import gc_paused
 
 
 def _us3(x: float) -> float:
@@ -26,6 +27,7 @@ def _event_strings(events: Iterable[Any]) -> list[str]:
     shapes: dict[str, str] = {}
     out: list[str] = []
     append = out.append
+    flows = 0
     for evt in events:
         tr = evt.time_range
         if evt.name == "[memory]":
@@ -52,6 +54,14 @@ def _event_strings(events: Iterable[Any]) -> list[str]:
             f'{{"ph":"X","cat":"{cat}","name":{name},"pid":{pid},"tid":{evt.thread},'
             f'"ts":{_us3(tr.start)},"dur":{_us3(tr.end - tr.start)},"args":{{{args}}}}}'
         )
+        fwd = evt.fwd_event
+        if fwd is not None:
+            # A flow arrow from the forward op to its backward node, as torch's "fwdbwd" pairs
+            # (the "f" end binds to the slice enclosing its timestamp: the backward node).
+            flows += 1
+            head = f'"id":{flows},"pid":{pid},"cat":"fwdbwd","name":"fwdbwd"'
+            append(f'{{"ph":"s",{head},"tid":{fwd.thread},"ts":{_us3(fwd.time_range.start)}}}')
+            append(f'{{"ph":"f",{head},"tid":{evt.thread},"ts":{_us3(tr.start)},"bp":"e"}}')
     return out
 
 
@@ -74,13 +84,8 @@ def export_chrome_trace(
         head.update(metadata)
     head.update({"displayTimeUnit": "ms", "baseTimeNanoseconds": base_ns})
     # Building ~1e5 strings would otherwise trigger repeated GC passes over the live events.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         body = ",\n".join(_event_strings(events))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     text = (
         json.dumps(head, separators=(",", ":"))[:-1]
         + ',"traceEvents":[\n' + body + "\n],"

@@ -7,17 +7,26 @@ depth), with memory records folded into the ops that were open when they happene
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 MEMORY_EVENT_NAME = "[memory]"
+_new = object.__new__
 
 
-def _rewrite_name(name: str, with_wildcard: bool) -> str:
-    # All steps aggregate into one row in tables, as PyTorch does.
-    if with_wildcard and name.startswith("ProfilerStep#"):
-        return "ProfilerStep*"
-    return name
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Build many long-lived objects without collector passes: each pass would traverse the
+    growing heap of objects that all survive anyway."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _format_time(time_us: float) -> str:
@@ -98,6 +107,32 @@ class _FormattedTimesMixin:
 class FunctionEvent(_FormattedTimesMixin):
     """One profiled range (operator, autograd node or user range)."""
 
+    # Fields that are the same for nearly every recorded event live on the class: build_events
+    # then stores only what varies (half the attribute writes per event, which is most of the
+    # profiler's per-op cost). Writing one of them on an event shadows the default as usual.
+    node_id = -1
+    overload_name = ""
+    fwd_thread: int | None = None
+    count = 1
+    cpu_parent: FunctionEvent | None = None
+    kwinputs: dict[str, Any] | None = None
+    scope = 0
+    use_device: str | None = None
+    cpu_memory_usage = 0
+    device_memory_usage = 0
+    is_async = False
+    is_remote = False
+    sequence_nr = -1
+    device_type = "CPU"
+    device_index = 0
+    is_legacy = False
+    flops: int | None = None
+    is_user_annotation = False
+    fwd_event: FunctionEvent | None = None
+    self_cpu_percent = -1
+    total_cpu_percent = -1
+    total_device_percent = -1
+
     def __init__(
         self,
         id: int,
@@ -135,9 +170,7 @@ class FunctionEvent(_FormattedTimesMixin):
         self.thread = thread
         self.fwd_thread = fwd_thread
         self.kernels: list[Any] = []
-        self.count = 1
         self.cpu_children: list[FunctionEvent] = []
-        self.cpu_parent: FunctionEvent | None = None
         self.input_shapes = input_shapes
         self.concrete_inputs = concrete_inputs
         self.kwinputs = kwinputs
@@ -155,11 +188,31 @@ class FunctionEvent(_FormattedTimesMixin):
         self.flops = flops
         self.is_user_annotation = is_user_annotation
         # Backward nodes point at the forward op that created them (same sequence number).
-        self.fwd_event: FunctionEvent | None = None
         self.bwd_events: list[FunctionEvent] = []
-        self.self_cpu_percent = -1
-        self.total_cpu_percent = -1
-        self.total_device_percent = -1
+
+    @classmethod
+    def _recorded(
+        cls, id: int, name: str, trace_name: str, thread: int, start_us: float, end_us: float,
+        input_shapes: list[Any], stack: list[str], sequence_nr: int, kind: str, concrete_inputs: list[Any] | None,
+    ) -> FunctionEvent:
+        """build_events' fast path: only the per-event fields are stored (the rest are class defaults)."""
+        evt = _new(cls)
+        evt.id = id
+        evt.name = name
+        evt.trace_name = trace_name
+        evt.time_range = Interval(start_us, end_us)
+        evt.thread = thread
+        evt.kernels = []
+        evt.cpu_children = []
+        evt.input_shapes = input_shapes
+        evt.concrete_inputs = concrete_inputs
+        evt.stack = stack
+        evt.sequence_nr = sequence_nr
+        evt.bwd_events = []
+        evt._kind = kind
+        if kind == "user":
+            evt.is_user_annotation = True
+        return evt
 
     def append_cpu_child(self, child: FunctionEvent) -> None:
         if not isinstance(child, FunctionEvent):
@@ -489,64 +542,75 @@ def build_events(
     shapes_cache: dict[str, list[Any]] = {}
     stack_cache: dict[str, list[str]] = {}
     concrete_cache: dict[str, list[Any]] = {}
-
-    def parse(cache: dict[str, Any], fn: Any, text: str) -> Any:
-        value = cache.get(text)
-        if value is None:
-            value = cache[text] = fn(text)
-        return value
-
-    for rec in raw:
-        # Newer cores append fields (e.g. input addresses for the memory timeline) after these.
-        name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete = rec[:11]
-        thread = _thread_number(raw_thread)
-        stack = stacks.setdefault(thread, [])
-        # `depth` is the nesting level on this thread: every open range at this depth or deeper
-        # has closed. Depths can skip levels (a range opened before the session is not reported).
-        while stack and stack[-1][0] >= depth:
-            stack.pop()
-        parent = stack[-1][1] if stack else None
-        if kind == "memory":
-            if not profile_memory:
+    recorded = FunctionEvent._recorded
+    append = events.append
+    with gc_paused():
+        for rec in raw:
+            # Newer cores append fields (e.g. input addresses for the memory timeline) after these.
+            name, kind, start_ns, end_ns, raw_thread, depth, seq, shapes, nbytes, stack_text, concrete = rec[:11]
+            thread = _thread_number(raw_thread)
+            stack = stacks.get(thread)
+            if stack is None:
+                stack = stacks[thread] = []
+            # `depth` is the nesting level on this thread: every open range at this depth or deeper
+            # has closed. Depths can skip levels (a range opened before the session is not reported).
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+            parent = stack[-1][1] if stack else None
+            if kind == "memory":
+                if not profile_memory:
+                    continue
+                if parent is not None:
+                    # Inclusive memory: every enclosing range counts the allocation.
+                    node: FunctionEvent | None = parent
+                    while node is not None:
+                        node.cpu_memory_usage += nbytes
+                        node = node.cpu_parent
+                    continue
+                evt = FunctionEvent(
+                    next_id, MEMORY_EVENT_NAME, thread, start_ns / 1000.0, start_ns / 1000.0, input_shapes=[],
+                    cpu_memory_usage=nbytes,
+                )
+                next_id += 1
+                append(evt)
                 continue
-            if parent is not None:
-                # Inclusive memory: every enclosing range counts the allocation.
-                node: FunctionEvent | None = parent
-                while node is not None:
-                    node.cpu_memory_usage += nbytes
-                    node = node.cpu_parent
-                continue
-            evt = FunctionEvent(
-                next_id, MEMORY_EVENT_NAME, thread, start_ns / 1000.0, start_ns / 1000.0, input_shapes=[],
-                cpu_memory_usage=nbytes,
+            shape_list = shapes_cache.get(shapes)
+            if shape_list is None:
+                shape_list = shapes_cache[shapes] = _parse_shapes(shapes)
+            frames = stack_cache.get(stack_text)
+            if frames is None:
+                frames = stack_cache[stack_text] = _parse_stack(stack_text)
+            args = None
+            if with_flops:
+                args = concrete_cache.get(concrete)
+                if args is None:
+                    args = concrete_cache[concrete] = _parse_concrete(concrete)
+            evt = recorded(
+                next_id,
+                # All steps aggregate into one row in tables, as PyTorch does (the trace keeps `name`).
+                "ProfilerStep*" if name.startswith("ProfilerStep#") else name,
+                name,
+                thread,
+                start_ns / 1000.0,
+                end_ns / 1000.0,
+                # Each event gets its own lists (callers may edit them); the parse is shared.
+                [list(x) if isinstance(x, list) else x for x in shape_list] if shape_list else [],
+                list(frames) if frames else [],
+                seq,
+                kind,
+                args,
             )
             next_id += 1
-            events.append(evt)
-            continue
-        evt = FunctionEvent(
-            next_id,
-            _rewrite_name(name, True),
-            thread,
-            start_ns / 1000.0,
-            end_ns / 1000.0,
-            input_shapes=[list(x) if isinstance(x, list) else x for x in parse(shapes_cache, _parse_shapes, shapes)],
-            sequence_nr=seq,
-            trace_name=_rewrite_name(name, False),
-            is_user_annotation=kind == "user",
-            stack=list(parse(stack_cache, _parse_stack, stack_text)),
-            concrete_inputs=parse(concrete_cache, _parse_concrete, concrete) if with_flops else None,
-        )
-        evt._kind = kind  # type: ignore[attr-defined]
-        next_id += 1
-        if parent is not None:
-            evt.cpu_parent = parent
-            parent.cpu_children.append(evt)
-        stack.append((depth, evt))
-        events.append(evt)
-        if kind == "op" and seq >= 0:
-            by_seq.setdefault(seq, evt)
-        elif kind == "backward":
-            backward.append(evt)
+            if parent is not None:
+                evt.cpu_parent = parent
+                parent.cpu_children.append(evt)
+            stack.append((depth, evt))
+            append(evt)
+            if kind == "op":
+                if seq >= 0 and seq not in by_seq:
+                    by_seq[seq] = evt
+            elif kind == "backward":
+                backward.append(evt)
     for evt in backward:
         fwd = by_seq.get(evt.sequence_nr)
         if fwd is not None:

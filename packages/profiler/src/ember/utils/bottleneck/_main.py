@@ -149,7 +149,9 @@ def main(argv: list[str] | None = None) -> None:
     if cuda:
         import ember
 
-        ember.cuda.init()  # so CUDA start-up isn't charged to the script
+        init = getattr(ember.cuda, "init", None)
+        if init is not None:
+            init()  # so CUDA start-up isn't charged to the script
     cprof = run_cprofile(code, fresh_globals())
     print("Running your script with the autograd profiler...")
     prof_cpu = run_autograd_prof(code, fresh_globals(), False)
@@ -157,12 +159,23 @@ def main(argv: list[str] | None = None) -> None:
 
     print(env)
     print_cprofile_summary(cprof)
+    for text in autograd_sections(prof_cpu, prof_cuda):
+        print(text)
+
+
+def _cpu_time_total(prof: Any) -> float:
+    return sum(e.cpu_time_total for e in prof.function_events)
+
+
+def autograd_sections(prof_cpu: Any, prof_cuda: Any | None) -> list[str]:
+    """The autograd-profiler sections: CPU mode alone without CUDA; with CUDA the CUDA-mode table,
+    preceded by the CPU-mode one only when the two runs' totals differ by more than 5%."""
     if prof_cuda is None:
-        print(autograd_summary(prof_cpu, "CPU", "cpu_time_total"))
-        return
-    cpu_total = prof_cpu.self_cpu_time_total
-    cuda_total = prof_cuda.self_cpu_time_total
-    # The CPU-mode table only adds information when CUDA timing changed the picture noticeably.
-    if cuda_total and abs(cpu_total - cuda_total) / cuda_total > 0.05:
-        print(autograd_summary(prof_cpu, "CPU", "cpu_time_total"))
-    print(autograd_summary(prof_cuda, "CUDA", "cpu_time_total"))
+        return [autograd_summary(prof_cpu, "CPU", "cpu_time_total")]
+    out = []
+    cuda_total = _cpu_time_total(prof_cuda)
+    if prof_cpu.function_events and cuda_total:
+        if abs(cuda_total - _cpu_time_total(prof_cpu)) / cuda_total > 0.05:
+            out.append(autograd_summary(prof_cpu, "CPU", "cpu_time_total"))
+    out.append(autograd_summary(prof_cuda, "CUDA", "cpu_time_total"))
+    return out

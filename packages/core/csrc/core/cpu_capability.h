@@ -7,6 +7,9 @@
 #define EMBER_HAVE_TARGETS 1
 #define EMBER_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define EMBER_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+#else
+#define EMBER_TARGET_AVX2
+#define EMBER_TARGET_AVX512
 #endif
 
 namespace ember {

@@ -5,29 +5,22 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <type_traits>
 
+#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "../core/scalar_type.h"
 #include "blas_gemm.h"
+#include "nn_conv_detail.h"
 
 namespace ember::conv {
 
 namespace {
 
-// ceil(a / b) for b > 0 and any sign of a.
-inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+using namespace detail;
 
-// Output positions o in [lo, hi) read input o*s - p + off inside [0, n).
-inline void valid_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t out, int64_t& lo, int64_t& hi) {
-  lo = std::max<int64_t>(0, ceil_div(p - off, s));
-  hi = std::min<int64_t>(out, ceil_div(n + p - off, s));
-  if (hi < lo) hi = lo;
-}
-
-// One sample: col[(c*K + kk) * L + l] = x[c, l*s - p + kk*d] (0 outside), channels [c0, c1).
+// One sample: col[((c - c0)*K + kk) * L + l] = x[c, l*s - p + kk*d] (0 outside), channels [c0, c1).
 template <class T>
 void im2col(const T* x, T* col, const Geometry& g, int64_t c0, int64_t c1) {
   const int64_t I0 = g.img[0], I1 = g.img[1], I2 = g.img[2];
@@ -38,7 +31,7 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t c0, int64_t c1) {
     for (int64_t a = 0; a < g.k[0]; ++a)
       for (int64_t b = 0; b < g.k[1]; ++b)
         for (int64_t e = 0; e < g.k[2]; ++e) {
-          T* dst = col + ((c * g.k[0] + a) * g.k[1] * g.k[2] + b * g.k[2] + e) * L;
+          T* dst = col + (((c - c0) * g.k[0] + a) * g.k[1] * g.k[2] + b * g.k[2] + e) * L;
           int64_t lo2, hi2;
           valid_range(I2, g.s[2], g.p[2], e * g.d[2], O2, lo2, hi2);
           for (int64_t o0 = 0; o0 < O0; ++o0) {
@@ -123,14 +116,6 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t
   }
 }
 
-// Scratch columns for one sample, left uninitialised (every entry is written before use).
-template <class T>
-struct Buffer {
-  explicit Buffer(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
-  T* data() const { return p.get(); }
-  std::unique_ptr<T[]> p;
-};
-
 // A 1x1 kernel with unit stride and no padding reads the image as it is.
 bool is_pointwise(const Geometry& g) {
   for (int i = 0; i < 3; ++i)
@@ -142,23 +127,6 @@ DimVector shape_of(const Geometry& g, int64_t c, const int64_t* sp) {
   DimVector s{g.N, c};
   for (int64_t i = 3 - g.nsp; i < 3; ++i) s.push_back(sp[i]);
   return s;
-}
-
-// body(n0, n1, buf) for sample ranges, each range with its own column buffer of `bufsize`.
-// With several threads and samples, samples go to ember's threads and each GEMM stays on its
-// thread: many small threaded GEMMs cost more in hand-offs than they gain.
-template <class T, class F>
-void for_samples(const Geometry& g, int64_t bufsize, const F& body) {
-  const int64_t macs = g.N * g.col_c * (g.img_c / g.groups) * g.k_numel() * g.col_numel();
-  if (get_num_threads() <= 1 || g.N <= 1 || in_parallel_region() || macs < (int64_t(1) << 22)) {
-    Buffer<T> buf(bufsize);
-    body(int64_t(0), g.N, buf.data());
-    return;
-  }
-  parallel_for(0, g.N, 1, [&](int64_t n0, int64_t n1) {
-    Buffer<T> buf(bufsize);
-    body(n0, n1, buf.data());
-  });
 }
 
 template <class T>
@@ -253,8 +221,19 @@ void dispatch(ScalarType t, const char* name, const F& f) {
 
 }  // namespace
 
+// Called only by the AVX-512 weight-gradient path: the copies may use zmm registers.
+EMBER_TARGET_AVX512 void detail::im2col_f32(const float* x, float* col, const Geometry& g, int64_t c0, int64_t c1) {
+  im2col(x, col, g, c0, c1);
+}
+
 Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, const Geometry& g) {
   Tensor out = empty(shape_of(g, g.col_c, g.col), img.dtype());
+  if (img.dtype() == ScalarType::Float32) {
+    GilRelease nogil;
+    if (packed_forward(img.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
+                       out.data<float>(), g))
+      return out;
+  }
   dispatch(img.dtype(), "conv", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;
@@ -266,6 +245,10 @@ Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, 
 
 Tensor cols_to_img(const Tensor& cols, const Tensor& weight, const Geometry& g) {
   Tensor out = empty(shape_of(g, g.img_c, g.img), cols.dtype());
+  if (cols.dtype() == ScalarType::Float32) {
+    GilRelease nogil;
+    if (packed_backward_img(cols.data<float>(), weight.data<float>(), out.data<float>(), g)) return out;
+  }
   dispatch(cols.dtype(), "conv_transpose", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;
@@ -278,6 +261,10 @@ Tensor weight_grad(const Tensor& img, const Tensor& cols, const Geometry& g) {
   DimVector ws{g.col_c, g.img_c / g.groups};
   for (int64_t i = 3 - g.nsp; i < 3; ++i) ws.push_back(g.k[i]);
   Tensor out = empty(ws, img.dtype());
+  if (img.dtype() == ScalarType::Float32) {
+    GilRelease nogil;
+    if (packed_weight_grad(img.data<float>(), cols.data<float>(), out.data<float>(), g)) return out;
+  }
   dispatch(img.dtype(), "conv_weight", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;

@@ -1,20 +1,16 @@
 #include "packed_gemm.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 
 #include "../core/cpu_capability.h"
 #include "../core/error.h"
 #include "../core/parallel.h"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "tile512.h"
+#endif
 
 namespace ember {
 namespace {
-
-// Copies the valid columns of a tile row computed in a temporary (the ragged last panel).
-inline void store_tail(float* c, const float* tmp, int64_t n, bool accumulate) {
-  for (int64_t j = 0; j < n; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
-}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // R rows x 32 columns: 2R zmm accumulators, B's two vectors loaded once per k.
@@ -31,22 +27,7 @@ __attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64
       c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
     }
   }
-  for (int r = 0; r < R; ++r) {
-    float* c = C + r * ldc;
-    if (n == 32) {
-      if (acc) {
-        c0[r] = _mm512_add_ps(c0[r], _mm512_loadu_ps(c));
-        c1[r] = _mm512_add_ps(c1[r], _mm512_loadu_ps(c + 16));
-      }
-      _mm512_storeu_ps(c, c0[r]);
-      _mm512_storeu_ps(c + 16, c1[r]);
-    } else {
-      alignas(64) float tmp[32];
-      _mm512_store_ps(tmp, c0[r]);
-      _mm512_store_ps(tmp + 16, c1[r]);
-      store_tail(c, tmp, n, acc);
-    }
-  }
+  tile::store<R>(c0, c1, C, ldc, acc, n);
 }
 
 using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, bool, int64_t);
@@ -57,6 +38,10 @@ constexpr TileFn kTiles512[kRows512 + 1] = {nullptr,       tile512<1>,  tile512<
                                             tile512<5>,    tile512<6>,  tile512<7>, tile512<8>, tile512<9>,
                                             tile512<10>,   tile512<11>, tile512<12>};
 #endif
+
+[[maybe_unused]] void no_kernel() {
+  EMBER_CHECK(false, "packed_gemm: no vector kernel on this CPU (check packed_gemm_available first)");
+}
 
 }  // namespace
 
@@ -87,21 +72,28 @@ void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float
     return;
   }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const int64_t R = kRows512;
   // Each chunk of panels carries at least ~64k multiply-adds before a thread is worth it.
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(M * K * W, 1));
   parallel_for(0, panels, grain, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n = std::min(W, N - p * W);
-      for (int64_t i = 0; i < M; i += R) {
-        const int64_t r = std::min(R, M - i);
-        kTiles512[r](K, A + i * lda, lda, B.panel(p), C + i * ldc + p * W, ldc, accumulate, n);
-      }
+      packed_gemm_panel(M, K, A, lda, B.panel(p), C + p * W, ldc, accumulate, std::min(W, N - p * W));
     }
   });
 #else
   (void)panels;
-  EMBER_CHECK(false, "packed_gemm: no vector kernel on this CPU (check packed_gemm_available first)");
+  no_kernel();
+#endif
+}
+
+void packed_gemm_panel(int64_t M, int64_t K, const float* A, int64_t lda, const float* panel, float* C,
+                       int64_t ldc, bool accumulate, int64_t n) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  for (int64_t i = 0, r; i < M; i += r) {
+    r = tile_rows(M - i, kRows512);
+    kTiles512[r](K, A + i * lda, lda, panel, C + i * ldc, ldc, accumulate, n);
+  }
+#else
+  no_kernel();
 #endif
 }
 

@@ -28,6 +28,19 @@ class PackedB {
   Tensor data_;  // from ember's allocator: 64-byte aligned, as the tiles' aligned loads need
 };
 
+// One panel, serially: C[M, n] (rows ldc apart) = A[M,K] (rows lda apart) @ panel, where the
+// panel is K rows of PackedB::kWidth floats (64-byte aligned) and n <= kWidth columns are kept;
+// plus C's old value when accumulate. For callers that build panels themselves.
+void packed_gemm_panel(int64_t M, int64_t K, const float* A, int64_t lda, const float* panel, float* C,
+                       int64_t ldc, bool accumulate, int64_t n);
+
+// Rows for the next tile when `left` rows remain and tiles hold at most `most`: a short
+// remainder is split with the tile before it (16 = 8 + 8, not 12 + 4), since a tile of a few
+// rows loads B as often as a full one.
+inline int64_t tile_rows(int64_t left, int64_t most) {
+  return left > most && left < most + most / 2 + 2 ? (left + 1) / 2 : (left < most ? left : most);
+}
+
 // C[M,N] (rows ldc apart) = A[M,K] (rows lda apart) @ B, plus C's old value when accumulate.
 void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate);
 

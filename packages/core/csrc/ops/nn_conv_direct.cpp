@@ -1,0 +1,179 @@
+// Direct float32 convolution for unit column stride and rows of at least ~24 outputs (groups == 1,
+// AVX-512): a tile is R output channels x 32 outputs of one output row, and its "B" rows are read
+// straight from a zero-padded copy of the sample, one unaligned load pair per (channel, kernel
+// offset). There is no im2col at all: the input rows a tile reads (C x kernel rows x padded width)
+// stay in L1, where the 73 KB im2col panel of a 64-channel 3x3 conv did not.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "../core/cpu_capability.h"
+#include "nn_conv_detail.h"
+#include "packed_gemm.h"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "tile512.h"
+#endif
+
+namespace ember::conv::detail {
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+namespace {
+
+// Where one tile reads: input channel c, kernel offset (a, b, e) and output column j are at
+// x[c * cs + a * step[0] + b * step[1] + e * step[2] + j] from the tile's row start.
+struct Taps {
+  int64_t C, cs;
+  int64_t k[3], step[3];
+};
+
+// R output channels x 32 outputs. The weights are tile-packed: the R values of tap k (k = (c, a, b,
+// e) in order) at w[k * R]; one base register serves every broadcast. KW: the kernel's width along
+// the row when fixed (3: unrolled), else 0 (read from t).
+template <int R, int KW>
+EMBER_TARGET_AVX512 void direct_tile(const float* w, const float* x, const Taps& t, float* y, int64_t ldy, bool acc,
+                                     int64_t n) {
+  __m512 c0[R], c1[R];
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < t.C; ++c)
+    for (int64_t a = 0; a < t.k[0]; ++a)
+      for (int64_t b = 0; b < t.k[1]; ++b) {
+        const float* row = x + c * t.cs + a * t.step[0] + b * t.step[1];
+        const int64_t kw = KW ? KW : t.k[2];
+        for (int64_t e = 0; e < kw; ++e, w += R) {
+          const __m512 b0 = _mm512_loadu_ps(row + e * t.step[2]), b1 = _mm512_loadu_ps(row + e * t.step[2] + 16);
+          for (int r = 0; r < R; ++r) {
+            const __m512 av = _mm512_set1_ps(w[r]);
+            c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+            c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+          }
+        }
+      }
+  tile::store<R>(c0, c1, y, ldy, acc, n);
+}
+
+using DirectFn = void (*)(const float*, const float*, const Taps&, float*, int64_t, bool, int64_t);
+constexpr int kRows = 12;
+template <int KW>
+constexpr DirectFn kDirect[kRows + 1] = {nullptr,
+                                         direct_tile<1, KW>,
+                                         direct_tile<2, KW>,
+                                         direct_tile<3, KW>,
+                                         direct_tile<4, KW>,
+                                         direct_tile<5, KW>,
+                                         direct_tile<6, KW>,
+                                         direct_tile<7, KW>,
+                                         direct_tile<8, KW>,
+                                         direct_tile<9, KW>,
+                                         direct_tile<10, KW>,
+                                         direct_tile<11, KW>,
+                                         direct_tile<12, KW>};
+
+// Copies sample x (C, I0, I1, I2) into xp (C, P0, P1, P2) with p zeros before each dim.
+void pad_sample(const float* x, float* xp, const Geometry& g, const int64_t* P) {
+  const int64_t I0 = g.img[0], I1 = g.img[1], I2 = g.img[2];
+  std::memset(xp, 0, sizeof(float) * g.img_c * P[0] * P[1] * P[2]);
+  for (int64_t c = 0; c < g.img_c; ++c)
+    for (int64_t i0 = 0; i0 < I0; ++i0)
+      for (int64_t i1 = 0; i1 < I1; ++i1)
+        std::memcpy(xp + ((c * P[0] + i0 + g.p[0]) * P[1] + i1 + g.p[1]) * P[2] + g.p[2],
+                    x + ((c * I0 + i0) * I1 + i1) * I2, sizeof(float) * I2);
+}
+
+// Weight gradient of a 2-d 3x3 kernel: the 9 taps of input channel c (rows of C, ldc apart) x 32
+// output channels, summed over one sample's output positions. Tap (a, b) at output (o1, o2) reads
+// the padded channel xc at (o1*s1 + a*d1) * P2 + o2*s2 + b*d2; B holds the output gradient
+// transposed, one row of 32 channels per position.
+EMBER_TARGET_AVX512 void wgrad_tile3x3(const float* xc, const Geometry& g, int64_t P2, const float* B, float* C,
+                                       int64_t ldc, int64_t n) {
+  __m512 c0[9], c1[9];
+  for (int r = 0; r < 9; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  const int64_t s2 = g.s[2], d2 = g.d[2], rstep = g.d[1] * P2;
+  for (int64_t o1 = 0; o1 < g.col[1]; ++o1) {
+    const float* rows[3] = {xc + o1 * g.s[1] * P2, xc + o1 * g.s[1] * P2 + rstep, xc + o1 * g.s[1] * P2 + 2 * rstep};
+    for (int64_t o2 = 0; o2 < g.col[2]; ++o2, B += 32) {
+      const __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const __m512 av = _mm512_set1_ps(rows[a][o2 * s2 + b * d2]);
+          c0[a * 3 + b] = _mm512_fmadd_ps(av, b0, c0[a * 3 + b]);
+          c1[a * 3 + b] = _mm512_fmadd_ps(av, b1, c1[a * 3 + b]);
+        }
+    }
+  }
+  tile::store<9>(c0, c1, C, ldc, true, n);
+}
+
+}  // namespace
+
+int64_t direct_wgrad_scratch(const Geometry& g) {
+  const bool fits = g.groups == 1 && g.nsp == 2 && g.k[1] == 3 && g.k[2] == 3 && packed_gemm_available();
+  return fits ? g.img_c * (g.img[1] + 2 * g.p[1]) * (g.img[2] + 2 * g.p[2]) : 0;
+}
+
+void direct_wgrad_sample(const float* x, const float* pk, float* part, float* xp, const Geometry& g) {
+  const int64_t W = PackedB::kWidth, OC = g.col_c, L = g.col_numel();
+  const int64_t P[3] = {1, g.img[1] + 2 * g.p[1], g.img[2] + 2 * g.p[2]};
+  pad_sample(x, xp, g, P);
+  for (int64_t c = 0; c < g.img_c; ++c)
+    for (int64_t q = 0; q * W < OC; ++q)
+      wgrad_tile3x3(xp + c * P[1] * P[2], g, P[2], pk + q * L * W, part + c * 9 * OC + q * W, OC,
+                    std::min(W, OC - q * W));
+}
+
+bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g) {
+  if (g.groups != 1 || g.s[2] != 1 || g.col[2] < 24 || !packed_gemm_available()) return false;
+  const int64_t W = PackedB::kWidth, K = g.k_numel(), L = g.col_numel(), CK = g.img_c * K;
+  const int64_t P[3] = {g.img[0] + 2 * g.p[0], g.img[1] + 2 * g.p[1], g.img[2] + 2 * g.p[2]};
+  const int64_t xp_size = g.img_c * P[0] * P[1] * P[2];
+  const Taps t{g.img_c, P[0] * P[1] * P[2], {g.k[0], g.k[1], g.k[2]}, {g.d[0] * P[1] * P[2], g.d[1] * P[2], g.d[2]}};
+  // input channels per block: 288 taps (32 channels of 3x3) measured best on 64->64 3x3
+  const int64_t cb = std::max<int64_t>(1, 288 / K);
+  // Weights tile-packed: output channels [i, i + r) as CK rows of r values, tile after tile.
+  std::vector<float> wp(static_cast<size_t>(g.col_c * CK));
+  for (int64_t i = 0, r; i < g.col_c; i += r) {
+    r = tile_rows(g.col_c - i, kRows);
+    for (int64_t k = 0; k < CK; ++k)
+      for (int64_t q = 0; q < r; ++q) wp[i * CK + k * r + q] = w[(i + q) * CK + k];
+  }
+  const DirectFn* tiles = g.k[2] == 3 ? kDirect<3> : kDirect<0>;
+  // A ragged last tile loads up to 32 columns past its row's start: slack keeps that inside.
+  for_samples<float>(g, xp_size + W, [&](int64_t n0, int64_t n1, float* xp) {
+    std::memset(xp + xp_size, 0, sizeof(float) * W);
+    for (int64_t n = n0; n < n1; ++n) {
+      pad_sample(img + n * g.img_c * g.img_numel(), xp, g, P);
+      float* y = out + n * g.col_c * L;
+      if (bias)
+        for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
+      // A block of input channels at a time, so one tile's weights and input rows stay in L1
+      // together; later blocks add onto the partial sums.
+      for (int64_t c0 = 0; c0 < g.img_c; c0 += cb) {
+        Taps tb = t;
+        tb.C = std::min(cb, g.img_c - c0);
+        const bool acc = c0 > 0 || bias != nullptr;
+        for (int64_t o0 = 0; o0 < g.col[0]; ++o0)
+          for (int64_t o1 = 0; o1 < g.col[1]; ++o1) {
+            const float* xrow = xp + c0 * t.cs + (o0 * g.s[0] * P[1] + o1 * g.s[1]) * P[2];
+            float* yrow = y + (o0 * g.col[1] + o1) * g.col[2];
+            for (int64_t j = 0; j < g.col[2]; j += W)
+              for (int64_t i = 0, r; i < g.col_c; i += r) {
+                r = tile_rows(g.col_c - i, kRows);
+                tiles[r](wp.data() + i * CK + c0 * K * r, xrow + j, tb, yrow + i * L + j, L, acc,
+                         std::min(W, g.col[2] - j));
+              }
+          }
+      }
+    }
+  });
+  return true;
+}
+
+#else
+
+bool direct_forward(const float*, const float*, const float*, float*, const Geometry&) { return false; }
+int64_t direct_wgrad_scratch(const Geometry&) { return 0; }
+void direct_wgrad_sample(const float*, const float*, float*, float*, const Geometry&) {}
+
+#endif
+
+}  // namespace ember::conv::detail

@@ -1,0 +1,29 @@
+// The store of an R x 32 float accumulator tile (two zmm registers a row), shared by the packed
+// GEMM and the direct convolution kernels. x86-64 with GCC/Clang only.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace ember::tile {
+
+// Rows r < R of C (ldc apart) get c0[r] | c1[r]; only columns j < n are touched (masked, so nothing
+// past them is read or written); C's old values are added when acc.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void store(const __m512* c0, const __m512* c1, float* C,
+                                                                    int64_t ldc, bool acc, int64_t n) {
+  const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+  const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n <= 16 ? __mmask16(0) : __mmask16((1u << (n - 16)) - 1);
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    __m512 v0 = c0[r], v1 = c1[r];
+    if (acc) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, c));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, c + 16));
+    }
+    _mm512_mask_storeu_ps(c, m0, v0);
+    _mm512_mask_storeu_ps(c + 16, m1, v1);
+  }
+}
+
+}  // namespace ember::tile

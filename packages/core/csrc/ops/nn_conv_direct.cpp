@@ -3,6 +3,7 @@
 // straight from a zero-padded copy of the sample, one unaligned load pair per (channel, kernel
 // offset). There is no im2col at all: the input rows a tile reads (C x kernel rows x padded width)
 // stay in L1, where the 73 KB im2col panel of a 64-channel 3x3 conv did not.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -122,10 +123,19 @@ void direct_wgrad_sample(const float* x, const float* pk, float* part, float* xp
 }
 
 bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g) {
-  if (g.groups != 1 || g.s[2] != 1 || g.col[2] < 24 || !packed_gemm_available()) return false;
-  const int64_t W = PackedB::kWidth, K = g.k_numel(), L = g.col_numel(), CK = g.img_c * K;
   const int64_t P[3] = {g.img[0] + 2 * g.p[0], g.img[1] + 2 * g.p[1], g.img[2] + 2 * g.p[2]};
+  const int64_t O0 = g.col[0], O1 = g.col[1], O2 = g.col[2];
+  // Each output row is a run of tile columns of its own, or (unit row and column strides) an
+  // output plane is one run over the padded width, whose P2 - O2 columns between rows are
+  // computed and dropped: short rows then still fill the tiles. The one using more lanes wins.
+  const int64_t W = PackedB::kWidth;
+  const double row_use = double(O2) / double((O2 + W - 1) / W * W), flat_use = double(O2) / double(P[2]);
+  const bool flat = g.s[1] == 1 && flat_use > row_use;
+  if (g.groups != 1 || g.s[2] != 1 || std::max(row_use, g.s[1] == 1 ? flat_use : 0.0) < 0.6 || !packed_gemm_available())
+    return false;
+  const int64_t K = g.k_numel(), L = g.col_numel(), CK = g.img_c * K;
   const int64_t xp_size = g.img_c * P[0] * P[1] * P[2];
+  const int64_t Lp = flat ? O0 * O1 * P[2] : L, pitch = flat ? P[2] : O2;  // the tiles' output plane
   const Taps t{g.img_c, P[0] * P[1] * P[2], {g.k[0], g.k[1], g.k[2]}, {g.d[0] * P[1] * P[2], g.d[1] * P[2], g.d[2]}};
   // input channels per block: 288 taps (32 channels of 3x3) measured best on 64->64 3x3
   const int64_t cb = std::max<int64_t>(1, 288 / K);
@@ -137,32 +147,41 @@ bool direct_forward(const float* img, const float* w, const float* bias, float* 
       for (int64_t q = 0; q < r; ++q) wp[i * CK + k * r + q] = w[(i + q) * CK + k];
   }
   const DirectFn* tiles = g.k[2] == 3 ? kDirect<3> : kDirect<0>;
-  // A ragged last tile loads up to 32 columns past its row's start: slack keeps that inside.
-  for_samples<float>(g, xp_size + W, [&](int64_t n0, int64_t n1, float* xp) {
+  // Runs: (input offset, output offset in the padded plane, length).
+  std::vector<std::array<int64_t, 3>> runs;
+  for (int64_t o0 = 0; o0 < O0; ++o0)
+    for (int64_t o1 = 0; o1 < (flat ? 1 : O1); ++o1)
+      runs.push_back(
+          {(o0 * g.s[0] * P[1] + o1 * g.s[1]) * P[2], (o0 * O1 + o1) * pitch, flat ? (O1 - 1) * P[2] + O2 : O2});
+  // The last tile loads up to 32 columns past the end of the sample: slack keeps that inside.
+  for_samples<float>(g, xp_size + W + (flat ? g.col_c * Lp : 0), [&](int64_t n0, int64_t n1, float* xp) {
     std::memset(xp + xp_size, 0, sizeof(float) * W);
     for (int64_t n = n0; n < n1; ++n) {
       pad_sample(img + n * g.img_c * g.img_numel(), xp, g, P);
       float* y = out + n * g.col_c * L;
-      if (bias)
+      float* yt = flat ? xp + xp_size + W : y;  // where the tiles write
+      if (!flat && bias)
         for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
       // A block of input channels at a time, so one tile's weights and input rows stay in L1
       // together; later blocks add onto the partial sums.
       for (int64_t c0 = 0; c0 < g.img_c; c0 += cb) {
         Taps tb = t;
         tb.C = std::min(cb, g.img_c - c0);
-        const bool acc = c0 > 0 || bias != nullptr;
-        for (int64_t o0 = 0; o0 < g.col[0]; ++o0)
-          for (int64_t o1 = 0; o1 < g.col[1]; ++o1) {
-            const float* xrow = xp + c0 * t.cs + (o0 * g.s[0] * P[1] + o1 * g.s[1]) * P[2];
-            float* yrow = y + (o0 * g.col[1] + o1) * g.col[2];
-            for (int64_t j = 0; j < g.col[2]; j += W)
-              for (int64_t i = 0, r; i < g.col_c; i += r) {
-                r = tile_rows(g.col_c - i, kRows);
-                tiles[r](wp.data() + i * CK + c0 * K * r, xrow + j, tb, yrow + i * L + j, L, acc,
-                         std::min(W, g.col[2] - j));
-              }
-          }
+        const bool acc = c0 > 0 || (!flat && bias);
+        for (const auto& [xo, yo, len] : runs)
+          for (int64_t j = 0; j < len; j += W)
+            for (int64_t i = 0, r; i < g.col_c; i += r) {
+              r = tile_rows(g.col_c - i, kRows);
+              tiles[r](wp.data() + i * CK + c0 * K * r, xp + c0 * t.cs + xo + j, tb, yt + i * Lp + yo + j, Lp, acc,
+                       std::min(W, len - j));
+            }
       }
+      if (flat)  // keep the O2 real columns of each padded row, plus the bias
+        for (int64_t o = 0; o < g.col_c; ++o) {
+          const float b = bias ? bias[o] : 0.f;
+          for (int64_t row = 0; row < O0 * O1; ++row)
+            for (int64_t j = 0; j < O2; ++j) y[(o * O0 * O1 + row) * O2 + j] = yt[o * Lp + row * P[2] + j] + b;
+        }
     }
   });
   return true;

@@ -7,6 +7,7 @@
 
 #include "../core/parallel.h"
 #include "nn_pool.h"
+#include "nn_pool_max2x2.h"
 #include "ops.h"
 
 namespace ember {
@@ -120,6 +121,16 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
            ". Calculated output size: ",
            n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
            ". Output size is too small");
+  const bool win2x2 = n == 2 && k[1] == 2 && k[2] == 2 && s[1] == 2 && s[2] == 2 && pd[1] == 0 && pd[2] == 0 &&
+                      dl[1] == 1 && dl[2] == 1;
+  if (win2x2 && self.dtype() == ScalarType::Float32 && pool::max2x2_applies(in[1], in[2], out[1], out[2])) {
+    pool::Planes p = pool::make_planes(self, n);
+    DimVector shape = pool::out_shape(self, n, out);
+    Tensor y = empty(shape, self.dtype()), ind = empty(shape, ScalarType::Int64);
+    pool::max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(),
+                        ind.data<int64_t>());
+    return {y, ind};
+  }
   auto bounds = [&](int d, int64_t o) {
     int64_t start = o * s[d] - pd[d];
     const int64_t end = std::min(start + (k[d] - 1) * dl[d] + 1, in[d]);

@@ -8,6 +8,7 @@
 #include "../iter/elementwise_iter.h"
 #include "autograd_ops.h"
 #include "../autograd/view_grad.h"
+#include "py_profiler.h"
 #include "py_tensor.h"
 #include "../autograd/formulas_index.h"
 #include "../ops/index_advanced.h"
@@ -187,9 +188,34 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
 
 }  // namespace
 
+// The aten op torch's profiler shows for an index expression: its one basic op, or index for
+// tensor / list indices. A tuple is named by its first element that is not a whole-dim `:` or
+// `...` (those make no op).
+static bool whole_dim(PyObject* o) {
+  if (o == Py_Ellipsis) return true;
+  if (!PySlice_Check(o)) return false;
+  PySliceObject* sl = reinterpret_cast<PySliceObject*>(o);
+  return sl->start == Py_None && sl->stop == Py_None && sl->step == Py_None;
+}
+
+static const char* index_op_name(PyObject* index) {
+  if (PyTuple_Check(index)) {
+    Py_ssize_t i = 0;
+    while (i + 1 < PyTuple_GET_SIZE(index) && whole_dim(PyTuple_GET_ITEM(index, i))) ++i;
+    if (PyTuple_GET_SIZE(index) > 0) index = PyTuple_GET_ITEM(index, i);
+  }
+  if (PySlice_Check(index)) return "aten::slice";
+  if (index == Py_None) return "aten::unsqueeze";
+  if (index == Py_Ellipsis) return "aten::alias";
+  if (is_basic_int(index)) return "aten::select";
+  return "aten::index";
+}
+
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
-  Indexed r = apply_index(unpack(self), index);
+  const Tensor& t = unpack(self);
+  OpScope prof_(index_op_name(index), {&t});
+  Indexed r = apply_index(t, index);
   if (!r.has_adv) return wrap(r.view);
   return wrap(ag::index(r.view, r.adv));
   EMBER_PY_CATCH
@@ -200,7 +226,14 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   EMBER_CHECK_TYPE(value, "Tensor does not support item deletion");
   const Tensor& t = unpack(self);
   check_inplace(t, "index_put_");
-  Indexed r = apply_index(t, index);
+  Indexed r;
+  const char* basic = index_op_name(index);
+  if (basic[6] == 'i') {  // "aten::index": the index_put_ below is the whole op
+    r = apply_index(t, index);
+  } else {
+    OpScope prof_(basic, {&t});
+    r = apply_index(t, index);
+  }
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   if (r.has_adv) {
@@ -226,9 +259,11 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
     // Otherwise tensor values must match (index_put_'s rule); Python numbers were made in t's dtype.
     EMBER_CHECK(src.dtype() == t.dtype(), "Index put requires the source and destination dtypes match, got ",
                 legacy_name(t.dtype()), " for the destination and ", legacy_name(src.dtype()), " for the source.");
+    OpScope prof_("aten::index_put_", {&view, &src});
     ag::index_put_(view, r.adv, src, false);
     return 0;
   }
+  OpScope prof_(is_tensor(value) ? "aten::copy_" : "aten::fill_", {&view, &src});
   if (GradMode::is_enabled() && (t.requires_grad() || src.requires_grad())) {
     ag::copy_(view, src, false);  // records CopySlices on t's base
     return 0;

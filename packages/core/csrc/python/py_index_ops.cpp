@@ -5,6 +5,7 @@
 #include "../ops/index_advanced.h"
 #include "arg_parser.h"
 #include "ops.h"
+#include "py_profiler.h"
 #include "py_tensor.h"
 
 namespace ember::python {
@@ -110,7 +111,10 @@ PyObject* unique_call(PyObject* self, PyObject* args, PyObject* kwargs, bool con
                    "(): argument 'input' must be Tensor, not ", Py_TYPE(input)->tp_name);
   std::optional<int64_t> dim;
   if (dim_obj != Py_None) dim = to_int64(dim_obj);
-  auto [values, inv, cnt] = unique_impl(unpack(input), dim, consecutive);
+  const Tensor& in = unpack(input);
+  // torch's op names: _unique2, unique_dim, unique_consecutive
+  OpScope prof_(consecutive ? "aten::unique_consecutive" : dim ? "aten::unique_dim" : "aten::_unique2", {&in});
+  auto [values, inv, cnt] = unique_impl(in, dim, consecutive);
   if (!inverse && !counts) return wrap(values);
   PyObject* t = PyTuple_New(1 + inverse + counts);
   if (!t) throw python_error();

@@ -210,6 +210,22 @@ PyObject* record_function_enter(PyObject*, PyObject* name) {
   Py_RETURN_NONE;
 }
 
+// An op implemented in Python (Tensor.to, type_as): an Op event with self's shape.
+PyObject* record_op_enter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2 || !PyUnicode_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "_record_op_enter(name, self)");
+    return nullptr;
+  }
+  if (profiler::active()) {
+    const char* s = PyUnicode_AsUTF8(args[0]);
+    if (!s) return nullptr;
+    profiler::push(s, profiler::EventKind::Op,
+                   profiler::config().record_shapes ? shapes_of(args[1], nullptr, 0) : std::string(),
+                   profiler::peek_seq());
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject* record_function_exit(PyObject*, PyObject*) {
   if (profiler::active()) profiler::pop();
   Py_RETURN_NONE;
@@ -225,6 +241,7 @@ PyMethodDef profiler_functions[] = {
     {"_profiler_bench_inactive", profiler_bench_inactive, METH_O, nullptr},
     {"_record_function_enter", record_function_enter, METH_O, nullptr},
     {"_record_function_exit", record_function_exit, METH_NOARGS, nullptr},
+    {"_record_op_enter", (PyCFunction)(void (*)())record_op_enter, METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

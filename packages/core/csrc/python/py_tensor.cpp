@@ -232,6 +232,8 @@ static int set_data(PyObject* self, PyObject* v, void*) {
 static PyObject* get_T(PyObject* self, void*) {
   EMBER_PY_TRY
   const Tensor& t = SELF;
+  OpScope prof_("aten::numpy_T", {&t});  // as torch: numpy_T, then the permute it calls
+  OpScope prof_permute("aten::permute", {&t});
   if (t.dim() == 2) return wrap(ember::ag::t(t));
   if (t.dim() != 0)
     PyErr_WarnEx(PyExc_UserWarning,
@@ -466,6 +468,7 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  OpScope prof_("aten::pow", {&x, &y});
   return wrap(ember::ag::pow(x, y));
   EMBER_PY_CATCH
 }
@@ -473,6 +476,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  OpScope prof_("aten::pow_", {&x, &y});
   ember::ag::pow_(x, y);
   Py_INCREF(a);
   return a;
@@ -481,7 +485,9 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
 static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(ember::ag::matmul(unpack(a), unpack(b)));
+  const Tensor &x = unpack(a), &y = unpack(b);
+  OpScope prof_("aten::matmul", {&x, &y});
+  return wrap(ember::ag::matmul(x, y));
   EMBER_PY_CATCH
 }
 static PyObject* nb_neg(PyObject* a) {
@@ -490,6 +496,7 @@ static PyObject* nb_neg(PyObject* a) {
   EMBER_CHECK(t.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
+  OpScope prof_("aten::neg", {&t});
   return wrap(ember::ag::neg(t));
   EMBER_PY_CATCH
 }
@@ -498,12 +505,17 @@ static PyObject* nb_pos(PyObject* a) {
   return a;
 }
 static PyObject* nb_abs(PyObject* a) {
-  EMBER_PY_TRY return wrap(ember::ag::abs(unpack(a))); EMBER_PY_CATCH
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  OpScope prof_("aten::abs", {&t});
+  return wrap(ember::ag::abs(t));
+  EMBER_PY_CATCH
 }
 static PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack(a);
   EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
+  OpScope prof_("aten::bitwise_not", {&t});
   return wrap(ember::bitwise_not(t));
   EMBER_PY_CATCH
 }
@@ -591,6 +603,8 @@ static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
     if (op == Py_NE) Py_RETURN_TRUE;
     Py_RETURN_NOTIMPLEMENTED;
   }
+  static const char* const names[] = {"aten::lt", "aten::le", "aten::eq", "aten::ne", "aten::gt", "aten::ge"};
+  OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
   switch (op) {
     case Py_EQ: return wrap(ember::eq(x, y));
     case Py_NE: return wrap(ember::ne(x, y));

@@ -69,6 +69,15 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     # ---- conversions -------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Return a tensor with the requested dtype and/or device (``self`` if nothing changes)."""
+        if not _C._profiler_active():
+            return self._to(*args, **kwargs)
+        _C._record_op_enter("aten::to", self)  # the profiler sees it as torch's aten::to
+        try:
+            return self._to(*args, **kwargs)
+        finally:
+            _C._record_function_exit()
+
+    def _to(self, *args: Any, **kwargs: Any) -> Tensor:
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
@@ -113,10 +122,16 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
         return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other.dtype)
+        if not _C._profiler_active():
+            return self.to(other.dtype)
+        _C._record_op_enter("aten::type_as", self)
+        try:
+            return self.to(other.dtype)
+        finally:
+            _C._record_function_exit()
 
     def cpu(self, memory_format: Any = None) -> Tensor:
-        return self
+        return self.to("cpu") if _C._profiler_active() else self  # torch records its aten::to
 
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
         _no_cuda()

@@ -54,6 +54,12 @@ def embedding_in(lib: ModuleType) -> dict[str, Any]:
     return {"i": lib.randint(0, 30000, (64, 128)), "m": nn.Embedding(30000, 256)}
 
 
+def sdpa_in(lib: ModuleType) -> dict[str, Any]:
+    """Attention of the transformer row's shape: batch 16, 4 heads, sequence 128, head size 64."""
+    q, k, v = (lib.randn(16, 4, 128, 64).requires_grad_(True) for _ in range(3))
+    return {"q": q, "k": k, "v": v, "F": _nn(lib).functional}
+
+
 def _classifier_step(nn: ModuleType, model: Any, opt: Any, x: Any, y: Any) -> dict[str, Any]:
     """One zero_grad / cross-entropy backward / optimizer step on a fixed batch."""
     loss_fn = nn.CrossEntropyLoss()
@@ -116,6 +122,11 @@ BENCHES: list[Bench] = [
           threads=1, target=1.0),
     Bench("nn-kernels", "embedding 64x128 of 30000x256 fwd+bwd", "overhead", "m(i).sum().backward()",
           embedding_in, threads=1, target=1.0),
+    Bench("nn-kernels", "scaled_dot_product_attention 16x4x128x64 fwd+bwd", "overhead",
+          "F.scaled_dot_product_attention(q, k, v).sum().backward()", sdpa_in, threads=1, target=1.0),
+    Bench("nn-kernels", "scaled_dot_product_attention causal 16x4x128x64 fwd+bwd", "overhead",
+          "F.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()", sdpa_in, threads=1,
+          target=1.0),
     # one thread: the targets are per-core; threaded rows belong on an idle machine
     Bench("nn-train", "MLP 784-512-512-10 b128 SGD step", "overhead", "step()", mlp_step, threads=1, target=0.9),
     Bench("nn-train", "CNN 2conv+BN+2linear 28x28 b64 Adam step", "overhead", "step()", cnn_step, threads=1,

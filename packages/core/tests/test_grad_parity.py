@@ -154,7 +154,11 @@ def test_grad_parity(key: str, variant: str, case: Any) -> None:
 
 DOMAIN = {**{k: v for k, v in P.UNARY_DOMAIN.items()}}
 # Random inputs keep away from kinks (ties, zeros) where derivatives jump.
-SKIP_GRADGRAD: set[str] = set()
+# aten's fused attention backward has no derivative of its own (double backward raises in both).
+SKIP_GRADGRAD: set[str] = {"_scaled_dot_product_flash_attention_for_cpu"}
+# Ops whose later outputs are declared non-differentiable but vary with the input (attention's
+# logsumexp): gradcheck looks at the first output only.
+FIRST_OUTPUT_ONLY = {"_scaled_dot_product_flash_attention_for_cpu"}
 # PyTorch has no derivative for these (backward raises, as in ember): nothing to check.
 NO_DERIVATIVE = {"scatter.reduce", "scatter.value_reduce"}
 
@@ -208,7 +212,8 @@ def test_gradcheck(key: str, variant: str, case: Any) -> None:
             kw[k] = v.double()
 
     def fn(*xs: Any) -> Any:
-        return P.invoke(ember, op, op["name"], variant, xs, kw)
+        r = P.invoke(ember, op, op["name"], variant, xs, kw)
+        return r[0] if key in FIRST_OUTPUT_ONLY else r
 
     try:
         fn(*args)

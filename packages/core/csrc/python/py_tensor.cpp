@@ -90,20 +90,32 @@ static PyTypeObject* return_type(const char* name, std::initializer_list<const c
   return return_type(std::string(name), std::vector<std::string>(fields.begin(), fields.end()));
 }
 
-PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields) {
-  PyObject* a = wrap(std::move(std::get<0>(r)));
-  PyObject* b = wrap(std::move(std::get<1>(r)));
+// A tuple of new references, or the op's named struct sequence when it has field names.
+static PyObject* pack_results(std::initializer_list<PyObject*> items, const char* name,
+                              std::initializer_list<const char*> fields) {
   if (fields.size() == 0) {
-    PyObject* t = PyTuple_Pack(2, a, b);
-    Py_DECREF(a);
-    Py_DECREF(b);
+    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(items.size()));
+    if (!t) throw python_error();
+    Py_ssize_t i = 0;
+    for (PyObject* o : items) PyTuple_SET_ITEM(t, i++, o);
     return t;
   }
   PyObject* res = PyStructSequence_New(return_type(name, fields));
   if (!res) throw python_error();
-  PyStructSequence_SET_ITEM(res, 0, a);
-  PyStructSequence_SET_ITEM(res, 1, b);
+  Py_ssize_t i = 0;
+  for (PyObject* o : items) PyStructSequence_SET_ITEM(res, i++, o);
   return res;
+}
+
+PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields) {
+  return pack_results({wrap(std::move(std::get<0>(r))), wrap(std::move(std::get<1>(r)))}, name, fields);
+}
+
+PyObject* wrap_tuple(std::tuple<Tensor, Tensor, Tensor> r, const char* name,
+                     std::initializer_list<const char*> fields) {
+  return pack_results(
+      {wrap(std::move(std::get<0>(r))), wrap(std::move(std::get<1>(r))), wrap(std::move(std::get<2>(r)))}, name,
+      fields);
 }
 
 static void tensor_dealloc(PyObject* self) {

@@ -31,6 +31,8 @@ PyObject* wrap(TensorList ts);
 // The structseq type torch.return_types.<name> (one per name; Python-side named returns use it too).
 PyTypeObject* return_type(const std::string& name, const std::vector<std::string>& fields);
 PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields);
+PyObject* wrap_tuple(std::tuple<Tensor, Tensor, Tensor> r, const char* name,
+                     std::initializer_list<const char*> fields);
 // A new Python object of `cls` (a Tensor subclass) around t.
 PyObject* wrap_as(PyTypeObject* cls, Tensor t);
 

@@ -31,6 +31,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
 
         key, value = expand(key), expand(value)
+    if _fused_applies(query, key, value, attn_mask, dropout_p):
+        # torch's CPU path for 4-d inputs without dropout: the fused kernel in core
+        # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
+        if attn_mask is not None and attn_mask.dtype == ember.bool:
+            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
+        return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
+                                                                     attn_mask=attn_mask, scale=scale)[0]
     scores = ember.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
         keep = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
@@ -44,6 +51,26 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if dropout_p > 0.0:
         weights = dropout_any(weights, dropout_p)
     return ember.matmul(weights, value)
+
+
+def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:
+    """Where torch takes its fused CPU kernel (its sdp_utils checks): 4-d float32/float64 inputs with
+    equal batch and head counts, one head size, non-empty sequences, unit stride in the last dim, no
+    dropout, and a mask (bool or of query's dtype) that needs no gradient."""
+    if dropout_p > 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
+        return False
+    if query.dtype not in (ember.float32, ember.float64) or key.dtype != query.dtype or value.dtype != query.dtype:
+        return False
+    if key.shape[:2] != query.shape[:2] or value.shape[:2] != query.shape[:2]:
+        return False
+    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]) or query.shape[-2] == 0 or key.shape[-2] == 0:
+        return False
+    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
+        return False
+    if attn_mask is None:
+        return True
+    return (not attn_mask.requires_grad and attn_mask.dim() <= 4
+            and attn_mask.dtype in (ember.bool, query.dtype))
 
 
 def dropout_any(input: Tensor, p: float) -> Tensor:

@@ -56,7 +56,7 @@ bool packed_backward_img(const float* cols, const float* w, float* out, const Ge
 bool packed_weight_grad(const float* img, const float* cols, float* gw, const Geometry& g);
 // nn_conv_direct.cpp: the forward without im2col, for unit column stride and long rows.
 bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g);
-// The weight gradient of a 2-d 3x3 conv without im2col: the scratch floats it needs for a padded
+// The weight gradient of a 1-d or 2-d conv with kernel width 3 to 5, without im2col: the scratch floats it needs for a padded
 // sample (0: does not apply), and one sample's sum into part (CK x OC) given the output gradient
 // transposed into panels (pk).
 int64_t direct_wgrad_scratch(const Geometry& g);

@@ -81,45 +81,63 @@ void pad_sample(const float* x, float* xp, const Geometry& g, const int64_t* P) 
                     x + ((c * I0 + i0) * I1 + i1) * I2, sizeof(float) * I2);
 }
 
-// Weight gradient of a 2-d 3x3 kernel: the 9 taps of input channel c (rows of C, ldc apart) x 32
-// output channels, summed over one sample's output positions. Tap (a, b) at output (o1, o2) reads
-// the padded channel xc at (o1*s1 + a*d1) * P2 + o2*s2 + b*d2; B holds the output gradient
-// transposed, one row of 32 channels per position.
-EMBER_TARGET_AVX512 void wgrad_tile3x3(const float* xc, const Geometry& g, int64_t P2, const float* B, float* C,
-                                       int64_t ldc, int64_t n) {
-  __m512 c0[9], c1[9];
-  for (int r = 0; r < 9; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+// Weight gradient, one tile: kernel rows [a0, a0 + KH) x all KW columns of input channel c
+// (KH * KW taps, rows of C ldc apart) x 32 output channels, summed over one sample's output
+// positions. Tap (a, b) at output (o1, o2) reads the padded channel xc at
+// (o1*s1 + a*d1) * P2 + o2*s2 + b*d2; B holds the output gradient transposed, one row of 32
+// channels per position.
+template <int KH, int KW>
+EMBER_TARGET_AVX512 void wgrad_tile(const float* xc, int64_t a0, const Geometry& g, int64_t P2, const float* B,
+                                    float* C, int64_t ldc, int64_t n) {
+  __m512 c0[KH * KW], c1[KH * KW];
+  for (int r = 0; r < KH * KW; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
   const int64_t s2 = g.s[2], d2 = g.d[2], rstep = g.d[1] * P2;
   for (int64_t o1 = 0; o1 < g.col[1]; ++o1) {
-    const float* rows[3] = {xc + o1 * g.s[1] * P2, xc + o1 * g.s[1] * P2 + rstep, xc + o1 * g.s[1] * P2 + 2 * rstep};
+    const float* rows[KH];
+    for (int a = 0; a < KH; ++a) rows[a] = xc + o1 * g.s[1] * P2 + (a0 + a) * rstep;
     for (int64_t o2 = 0; o2 < g.col[2]; ++o2, B += 32) {
       const __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) {
+      for (int a = 0; a < KH; ++a)
+        for (int b = 0; b < KW; ++b) {
           const __m512 av = _mm512_set1_ps(rows[a][o2 * s2 + b * d2]);
-          c0[a * 3 + b] = _mm512_fmadd_ps(av, b0, c0[a * 3 + b]);
-          c1[a * 3 + b] = _mm512_fmadd_ps(av, b1, c1[a * 3 + b]);
+          c0[a * KW + b] = _mm512_fmadd_ps(av, b0, c0[a * KW + b]);
+          c1[a * KW + b] = _mm512_fmadd_ps(av, b1, c1[a * KW + b]);
         }
     }
   }
-  tile::store<9>(c0, c1, C, ldc, true, n);
+  tile::store<KH * KW>(c0, c1, C, ldc, true, n);
 }
+
+using WgradFn = void (*)(const float*, int64_t, const Geometry&, int64_t, const float*, float*, int64_t, int64_t);
+
+// Tiles by kernel width (3, 4 or 5) and rows per tile (up to 12 taps: 24 accumulators).
+constexpr int kMaxRows = 4;
+constexpr WgradFn kWgrad[3][kMaxRows + 1] = {
+    {nullptr, wgrad_tile<1, 3>, wgrad_tile<2, 3>, wgrad_tile<3, 3>, wgrad_tile<4, 3>},
+    {nullptr, wgrad_tile<1, 4>, wgrad_tile<2, 4>, wgrad_tile<3, 4>, nullptr},
+    {nullptr, wgrad_tile<1, 5>, wgrad_tile<2, 5>, nullptr, nullptr}};
+
+int64_t wgrad_rows(int64_t kw) { return 12 / kw; }  // kernel rows per tile for width kw
 
 }  // namespace
 
 int64_t direct_wgrad_scratch(const Geometry& g) {
-  const bool fits = g.groups == 1 && g.nsp == 2 && g.k[1] == 3 && g.k[2] == 3 && packed_gemm_available();
+  const bool fits = g.groups == 1 && g.nsp <= 2 && g.k[2] >= 3 && g.k[2] <= 5 && packed_gemm_available();
   return fits ? g.img_c * (g.img[1] + 2 * g.p[1]) * (g.img[2] + 2 * g.p[2]) : 0;
 }
 
 void direct_wgrad_sample(const float* x, const float* pk, float* part, float* xp, const Geometry& g) {
-  const int64_t W = PackedB::kWidth, OC = g.col_c, L = g.col_numel();
+  const int64_t W = PackedB::kWidth, OC = g.col_c, L = g.col_numel(), K = g.k_numel(), kw = g.k[2];
   const int64_t P[3] = {1, g.img[1] + 2 * g.p[1], g.img[2] + 2 * g.p[2]};
   pad_sample(x, xp, g, P);
   for (int64_t c = 0; c < g.img_c; ++c)
-    for (int64_t q = 0; q * W < OC; ++q)
-      wgrad_tile3x3(xp + c * P[1] * P[2], g, P[2], pk + q * L * W, part + c * 9 * OC + q * W, OC,
-                    std::min(W, OC - q * W));
+    for (int64_t a0 = 0, h; a0 < g.k[1]; a0 += h) {
+      h = std::min(wgrad_rows(kw), g.k[1] - a0);
+      const WgradFn tile = kWgrad[kw - 3][h];
+      for (int64_t q = 0; q * W < OC; ++q)
+        tile(xp + c * P[1] * P[2], a0, g, P[2], pk + q * L * W, part + (c * K + a0 * kw) * OC + q * W, OC,
+             std::min(W, OC - q * W));
+    }
 }
 
 bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g) {

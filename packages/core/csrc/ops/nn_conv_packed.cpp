@@ -6,8 +6,8 @@
 // (OpenBLAS spent ~20% of a conv in its copy routines here).
 // Input gradient: for unit strides it is itself a forward convolution of the output gradient
 // with the flipped, transposed weight, so it takes the forward's path (no col2im).
-// Weight gradient: against the output gradient transposed into panels once per sample; a 3x3
-// kernel reads a padded copy of the sample directly, others a few channels' columns at a time.
+// Weight gradient: against the output gradient transposed into panels once per sample; kernel
+// widths 3-5 read a padded copy of the sample directly, others a few channels' columns at a time.
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -132,7 +132,7 @@ bool packed_weight_grad(const float* img, const float* cols, float* gw, const Ge
   const int64_t Q = (OC + W - 1) / W;
   // channels per block of columns: about 256 KiB of them, so a block stays in L2
   const int64_t cb = std::clamp<int64_t>((int64_t(1) << 16) / std::max<int64_t>(K * L, 1), 1, g.img_c);
-  const int64_t direct = direct_wgrad_scratch(g);  // a 3x3 kernel reads a padded sample instead
+  const int64_t direct = direct_wgrad_scratch(g);  // widths 3-5 read a padded sample instead
   const int64_t scratch = CK * OC + Q * L * W + 16 + (direct ? direct : cb * K * L);
   std::vector<float> acc(static_cast<size_t>(CK * OC), 0.f);  // the gradient transposed: CK x OC
   std::mutex merge;

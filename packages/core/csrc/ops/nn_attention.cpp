@@ -12,11 +12,15 @@
 #include "../kernels/cpu/vec_math.h"
 #include "blas_gemm.h"
 #include "checks.h"
+#include "nn_norm_common.h"
 #include "ops.h"
 
 namespace ember {
 
 namespace {
+
+using norm_detail::dense;
+using norm_detail::dense_as;
 
 constexpr int64_t kBlock = 64;  // query rows per block: the block's scores stay in L2
 
@@ -133,8 +137,6 @@ void block_scores(const T* q, const T* k, const Dims& d, T scale, int64_t i0, in
       for (int64_t j = i0 + r + 1; j < n; ++j) sc[r * d.S + j] = -std::numeric_limits<T>::infinity();
 }
 
-Tensor dense(const Tensor& t) { return contiguous(t, MemoryFormat::Contiguous); }
-
 template <class T>
 void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out, Tensor& lse, const Dims& d,
                   bool is_causal, const MaskView& mv, double sc) {
@@ -226,7 +228,7 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
                                                           const Tensor& attn_mask, std::optional<double> scale) {
   const Dims d = check_inputs(query, key, value, dropout_p, is_causal, attn_mask);
   Tensor q = dense(query), k = dense(key), v = dense(value), o = dense(out), lse = dense(logsumexp);
-  Tensor go = dense(grad_out.dtype() == q.dtype() ? grad_out : _to_copy(grad_out, q.dtype()));
+  Tensor go = dense_as(grad_out, q);
   EMBER_CHECK(go.numel() == o.numel() && o.numel() == d.B * d.H * d.L * d.Ev && lse.numel() == d.B * d.H * d.L,
               "scaled_dot_product_attention backward: grad_out ", shape_str(grad_out.sizes()), " and out ",
               shape_str(out.sizes()), " do not match the inputs");

@@ -54,7 +54,8 @@ void im2col_f32(const float* x, float* col, const Geometry& g, int64_t c0, int64
 bool packed_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g);
 bool packed_backward_img(const float* cols, const float* w, float* out, const Geometry& g);
 bool packed_weight_grad(const float* img, const float* cols, float* gw, const Geometry& g);
-// nn_conv_direct.cpp: the forward without im2col, for unit column stride and long rows.
+// nn_conv_direct.cpp, called by the packed paths after their checks (groups == 1, AVX-512):
+// the forward without im2col, for unit column stride and long rows.
 bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g);
 // The weight gradient of a 1-d or 2-d conv with kernel width 3 to 5, without im2col: the scratch floats it needs for a padded
 // sample (0: does not apply), and one sample's sum into part (CK x OC) given the output gradient

@@ -122,7 +122,7 @@ int64_t wgrad_rows(int64_t kw) { return 12 / kw; }  // kernel rows per tile for 
 }  // namespace
 
 int64_t direct_wgrad_scratch(const Geometry& g) {
-  const bool fits = g.groups == 1 && g.nsp <= 2 && g.k[2] >= 3 && g.k[2] <= 5 && packed_gemm_available();
+  const bool fits = g.nsp <= 2 && g.k[2] >= 3 && g.k[2] <= 5;
   return fits ? g.img_c * (g.img[1] + 2 * g.p[1]) * (g.img[2] + 2 * g.p[2]) : 0;
 }
 
@@ -149,8 +149,7 @@ bool direct_forward(const float* img, const float* w, const float* bias, float* 
   const int64_t W = PackedB::kWidth;
   const double row_use = double(O2) / double((O2 + W - 1) / W * W), flat_use = double(O2) / double(P[2]);
   const bool flat = g.s[1] == 1 && flat_use > row_use;
-  if (g.groups != 1 || g.s[2] != 1 || std::max(row_use, g.s[1] == 1 ? flat_use : 0.0) < 0.6 || !packed_gemm_available())
-    return false;
+  if (g.s[2] != 1 || std::max(row_use, g.s[1] == 1 ? flat_use : 0.0) < 0.6) return false;
   const int64_t K = g.k_numel(), L = g.col_numel(), CK = g.img_c * K;
   const int64_t xp_size = g.img_c * P[0] * P[1] * P[2];
   const int64_t Lp = flat ? O0 * O1 * P[2] : L, pitch = flat ? P[2] : O2;  // the tiles' output plane

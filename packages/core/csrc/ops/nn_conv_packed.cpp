@@ -43,8 +43,8 @@ EMBER_TARGET_AVX512 void build_panel(const float* x, float* pan, const Geometry&
       for (int64_t b = 0; b < g.k[1]; ++b)
         for (int64_t e = 0; e < g.k[2]; ++e, ++kk) {
           const int64_t i0 = o0 * g.s[0] - g.p[0] + a * g.d[0], i1 = o1 * g.s[1] - g.p[1] + b * g.d[1];
-          int64_t lo = o2,
-                  hi = o2;  // outputs [lo, hi) of this run read inside the image row
+          // outputs [lo, hi) of this run read inside the image row
+          int64_t lo = o2, hi = o2;
           if (i0 >= 0 && i0 < g.img[0] && i1 >= 0 && i1 < I1) {
             valid_range(I2, s2, g.p[2], e * g.d[2], O2, lo, hi);
             lo = std::clamp(lo, o2, o2 + run);

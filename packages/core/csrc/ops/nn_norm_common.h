@@ -1,5 +1,5 @@
 // Argument checks and layout helpers shared by the normalization kernels
-// (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp).
+// (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp); dense / dense_as also by nn_attention.cpp.
 #pragma once
 #include <algorithm>
 

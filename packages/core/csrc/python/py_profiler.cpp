@@ -219,9 +219,7 @@ PyObject* record_op_enter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (profiler::active()) {
     const char* s = PyUnicode_AsUTF8(args[0]);
     if (!s) return nullptr;
-    profiler::push(s, profiler::EventKind::Op,
-                   profiler::config().record_shapes ? shapes_of(args[1], nullptr, 0) : std::string(),
-                   profiler::peek_seq());
+    push_op(s, args[1], nullptr, 0);
   }
   Py_RETURN_NONE;
 }

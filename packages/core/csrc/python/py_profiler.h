@@ -14,14 +14,17 @@ std::string shapes_of(std::initializer_list<const Tensor*> ts);
 void annotate_op(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 void annotate_op(std::initializer_list<const Tensor*> ts);
 
+// Pushes an op event with its arguments' shapes and with_stack / with_flops extras (profiler active).
+inline void push_op(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  profiler::push(name, profiler::EventKind::Op,
+                 profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(), profiler::peek_seq());
+  if (profiler::config().with_stack || profiler::config().with_flops) annotate_op(self, args, nargs);
+}
+
 class OpScope {
  public:
   OpScope(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs) : on_(profiler::active()) {
-    if (on_)
-      profiler::push(name, profiler::EventKind::Op,
-                     profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(),
-                     profiler::peek_seq());
-    if (on_ && (profiler::config().with_stack || profiler::config().with_flops)) annotate_op(self, args, nargs);
+    if (on_) push_op(name, self, args, nargs);
   }
   OpScope(const char* name, std::initializer_list<const Tensor*> ts) : on_(profiler::active()) {
     if (on_)

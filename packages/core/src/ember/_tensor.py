@@ -24,6 +24,15 @@ def _no_cuda() -> Any:
     raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
 
 
+def _as_op(name: str, self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """fn(*args, **kwargs) recorded as the aten op `name` (ops written in Python; profiler active)."""
+    _C._record_op_enter(name, self)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _C._record_function_exit()
+
+
 class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
@@ -71,11 +80,7 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
         """Return a tensor with the requested dtype and/or device (``self`` if nothing changes)."""
         if not _C._profiler_active():
             return self._to(*args, **kwargs)
-        _C._record_op_enter("aten::to", self)  # the profiler sees it as torch's aten::to
-        try:
-            return self._to(*args, **kwargs)
-        finally:
-            _C._record_function_exit()
+        return _as_op("aten::to", self, self._to, *args, **kwargs)
 
     def _to(self, *args: Any, **kwargs: Any) -> Tensor:
         dtype = kwargs.pop("dtype", None)
@@ -124,11 +129,7 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     def type_as(self, other: Tensor) -> Tensor:
         if not _C._profiler_active():
             return self.to(other.dtype)
-        _C._record_op_enter("aten::type_as", self)
-        try:
-            return self.to(other.dtype)
-        finally:
-            _C._record_function_exit()
+        return _as_op("aten::type_as", self, self.to, other.dtype)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
         return self.to("cpu") if _C._profiler_active() else self  # torch records its aten::to

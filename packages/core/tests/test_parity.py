@@ -282,6 +282,19 @@ def round_builder(op: dict) -> list:
     return cs
 
 
+def threshold_backward_builder(op: dict) -> list:
+    cs = []
+    for dt in ("float32", "float64", "int64", "float16", "bfloat16"):
+        for th in (0, 0.5, -1):
+            cs.append(C(f"{dt}-threshold-{th}", T((3, 4), dt), T((3, 4), dt), th))
+    cs.append(C("special", T((12,), "float32"), T((12,), "float32", "special"), 0.0))
+    cs.append(C("broadcast", T((3, 4)), T((4,)), 0.0))
+    cs.append(C("mixed-dtypes", T((3, 4), "float64"), T((3, 4)), 0.0))
+    for view, shape in LAYOUTS:
+        cs.append(C(f"{view}", T(shape, view=view), T(shape), 0.0))
+    return cs
+
+
 CLAMP_BOUNDS = [dict(min=-1), dict(max=1), dict(min=-1, max=1), dict(min=1, max=-1),
                 dict(min=-0.5, max=0.5), dict(min=0.5), dict(min=NAN), dict(max=NAN),
                 dict(min=True), dict(min=2, max=3), dict(), dict(min=None, max=None),
@@ -1069,6 +1082,7 @@ def addmm_builder(op: dict) -> list:
 
 BUILDERS = {
     "round": round_builder, "round.decimals": round_builder, "clamp": clamp_builder,
+    "threshold_backward": threshold_backward_builder,
     "clamp.Tensor": clamp_tensor_builder,
     "clamp_min": clamp_scalar_builder, "clamp_max": clamp_scalar_builder,
     "sub": sub_builder, "rsub": sub_builder, "div": div_builder, "pow": pow_builder,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "../core/allocator.h"
 #include "../core/parallel.h"
 #include "nn_conv_kernels.h"
 
@@ -20,12 +21,21 @@ inline void valid_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t ou
   if (hi < lo) hi = lo;
 }
 
-// Scratch for one thread, left uninitialised (every entry is written before use).
+// Scratch for one thread, left uninitialised (every entry is written before use). From ember's
+// caching allocator: a padded sample is ~300 KB, which glibc maps fresh (and faults in) per call.
 template <class T>
 struct Buffer {
-  explicit Buffer(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
-  T* data() const { return p.get(); }
-  std::unique_ptr<T[]> p;
+  explicit Buffer(int64_t n) : bytes(static_cast<size_t>(std::max<int64_t>(n, 0)) * sizeof(T)) {
+    p = bytes ? static_cast<T*>(cpu_alloc(bytes)) : nullptr;
+  }
+  ~Buffer() {
+    if (p) cpu_free(p, bytes);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  T* data() const { return p; }
+  size_t bytes;
+  T* p;
 };
 
 // body(n0, n1, buf) for sample ranges, each range with its own scratch of `bufsize`. With several

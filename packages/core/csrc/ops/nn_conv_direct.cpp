@@ -35,6 +35,7 @@ template <int R, int KW>
 EMBER_TARGET_AVX512 void direct_tile(const float* w, const float* x, const Taps& t, float* y, int64_t ldy, bool acc,
                                      int64_t n) {
   __m512 c0[R], c1[R];
+#pragma GCC unroll 12
   for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
   for (int64_t c = 0; c < t.C; ++c)
     for (int64_t a = 0; a < t.k[0]; ++a)
@@ -43,6 +44,7 @@ EMBER_TARGET_AVX512 void direct_tile(const float* w, const float* x, const Taps&
         const int64_t kw = KW ? KW : t.k[2];
         for (int64_t e = 0; e < kw; ++e, w += R) {
           const __m512 b0 = _mm512_loadu_ps(row + e * t.step[2]), b1 = _mm512_loadu_ps(row + e * t.step[2] + 16);
+#pragma GCC unroll 12
           for (int r = 0; r < R; ++r) {
             const __m512 av = _mm512_set1_ps(w[r]);
             c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
@@ -90,6 +92,7 @@ template <int KH, int KW>
 EMBER_TARGET_AVX512 void wgrad_tile(const float* xc, int64_t a0, const Geometry& g, int64_t P2, const float* B,
                                     float* C, int64_t ldc, int64_t n) {
   __m512 c0[KH * KW], c1[KH * KW];
+#pragma GCC unroll 12
   for (int r = 0; r < KH * KW; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
   const int64_t s2 = g.s[2], d2 = g.d[2], rstep = g.d[1] * P2;
   for (int64_t o1 = 0; o1 < g.col[1]; ++o1) {

@@ -67,20 +67,6 @@ EMBER_TARGET_AVX512 void build_panel(const float* x, float* pan, const Geometry&
   }
 }
 
-// dst panel q, row l, column j = src[(q*W + j) * L + l] (rows R; zero past R).
-EMBER_TARGET_AVX512 void pack_transposed(const float* src, int64_t R, int64_t L, float* dst) {
-  for (int64_t q = 0; q * W < R; ++q)
-    for (int64_t j = 0; j < W; ++j) {
-      float* d = dst + q * L * W + j;
-      const int64_t o = q * W + j;
-      if (o < R) {
-        for (int64_t l = 0; l < L; ++l) d[l * W] = src[o * L + l];
-      } else {
-        for (int64_t l = 0; l < L; ++l) d[l * W] = 0.f;
-      }
-    }
-}
-
 }  // namespace
 
 bool packed_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g) {
@@ -142,7 +128,8 @@ bool packed_weight_grad(const float* img, const float* cols, float* gw, const Ge
     float* colb = pk + Q * L * W;
     std::fill(part, part + CK * OC, 0.f);
     for (int64_t n = n0; n < n1; ++n) {
-      pack_transposed(cols + n * OC * L, OC, L, pk);
+      for (int64_t q = 0; q < Q; ++q)  // panel q, row l, column j = output gradient (q*W + j, l)
+        pack_panel_transposed(cols + (n * OC + q * W) * L, L, L, std::min(W, OC - q * W), pk + q * L * W);
       const float* x = img + n * g.img_c * I;
       if (direct) {
         direct_wgrad_sample(x, pk, part, colb, g);

@@ -106,24 +106,6 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
   }
 }
 
-// panel[k][j] = Bt[j * ldb + k] (B given transposed: its rows are columns of the panel), by
-// 16 x 16 register transposes; rows j >= n read as zero.
-__attribute__((target("avx512f"))) void pack_transposed(const float* Bt, int64_t ldb, int64_t kc, int64_t n,
-                                                        float* panel) {
-  for (int64_t h = 0; h < kW; h += 16) {
-    const int64_t rows = std::min<int64_t>(16, n - h);
-    for (int64_t k = 0; k < kc; k += 16) {
-      const int64_t kk = std::min<int64_t>(16, kc - k);
-      const __mmask16 km = lanes(kk);
-      __m512 r[16];
-      for (int i = 0; i < 16; ++i)
-        r[i] = i < rows ? _mm512_maskz_loadu_ps(km, Bt + (h + i) * ldb + k) : _mm512_setzero_ps();
-      transpose16(r);
-      for (int i = 0; i < kk; ++i) _mm512_store_ps(panel + (k + i) * kW + h, r[i]);
-    }
-  }
-}
-
 // A given transposed (A[m][k] at At[k * lda + m]): mc rows as tiles of tile_rows rows, each
 // k-major with one aligned 16-float vector per k (tile t at dst + t * 16 * kc). Walks along A's
 // rows, so each is read once and in order (a tile at a time cost a TLB miss per k when lda is
@@ -220,6 +202,26 @@ void packed_gemm_panel(int64_t M, int64_t K, const float* A, int64_t lda, const 
 #endif
 }
 
+#ifdef EMBER_PACKED_GEMM_TILES
+__attribute__((target("avx512f"))) void pack_panel_transposed(const float* Bt, int64_t ldb, int64_t kc, int64_t n,
+                                                              float* panel) {
+  for (int64_t h = 0; h < kW; h += 16) {
+    const int64_t rows = std::min<int64_t>(16, n - h);
+    for (int64_t k = 0; k < kc; k += 16) {
+      const int64_t kk = std::min<int64_t>(16, kc - k);
+      const __mmask16 km = lanes(kk);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < rows ? _mm512_maskz_loadu_ps(km, Bt + (h + i) * ldb + k) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int i = 0; i < kk; ++i) _mm512_store_ps(panel + (k + i) * kW + h, r[i]);
+    }
+  }
+}
+#else
+void pack_panel_transposed(const float*, int64_t, int64_t, int64_t, float*) { no_kernel(); }
+#endif
+
 // Measured against OpenBLAS 0.3.34 (SkylakeX kernels) on one core, time ratios: 0.65-0.9 for
 // M >= 4 with N >= 48 when A is not transposed (NN, NT); about 1.0 for a transposed A with
 // N >= 128 (0.95 on 512x128x512), worse below. A single row (a GEMV) and narrow N stay on BLAS,
@@ -260,7 +262,7 @@ void sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, co
           float* panel = bp + (keep_b ? p * kc * kW : 0);
           if (m0 == 0 || !keep_b) {  // packed just before its first use, while it is in L1
             if (tb)
-              pack_transposed(B + n0 * ldb + k0, ldb, kc, n, panel);
+              pack_panel_transposed(B + n0 * ldb + k0, ldb, kc, n, panel);
             else
               pack_rows(B + k0 * ldb + n0, ldb, kc, n, panel);
           }

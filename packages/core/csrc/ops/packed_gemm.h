@@ -39,6 +39,10 @@ class PackedB {
 void packed_gemm_panel(int64_t M, int64_t K, const float* A, int64_t lda, const float* panel, float* C, int64_t ldc,
                        bool accumulate, int64_t n);
 
+// panel[k][j] = Bt[j * ldb + k] for k < kc and j < n, zero for n <= j < kWidth: B given transposed
+// (its rows are the panel's columns), packed by 16 x 16 register transposes. panel: 64-byte aligned.
+void pack_panel_transposed(const float* Bt, int64_t ldb, int64_t kc, int64_t n, float* panel);
+
 // Rows for the next tile when `left` rows remain and tiles hold at most `most`: a short
 // remainder is split with the tile before it (16 = 8 + 8, not 12 + 4), since a tile of a few
 // rows loads B as often as a full one.

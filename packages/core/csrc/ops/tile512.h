@@ -8,12 +8,14 @@
 namespace ember::tile {
 
 // Rows r < R of C (ldc apart) get c0[r] | c1[r]; only columns j < n are touched (masked, so nothing
-// past them is read or written); C's old values are added when acc.
+// past them is read or written); C's old values are added when acc. The callers' accumulator loops
+// carry "#pragma GCC unroll": without it GCC zero-fills a stack copy of both arrays on every call.
 template <int R>
 __attribute__((target("avx512f"), always_inline)) inline void store(const __m512* c0, const __m512* c1, float* C,
                                                                     int64_t ldc, bool acc, int64_t n) {
   const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
   const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n <= 16 ? __mmask16(0) : __mmask16((1u << (n - 16)) - 1);
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
     __m512 v0 = c0[r], v1 = c1[r];

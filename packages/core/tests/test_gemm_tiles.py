@@ -45,8 +45,9 @@ def test_addmm_layouts(shape: tuple, threads: int) -> None:
             for beta, alpha in [(0.0, 1.0), (1.0, 1.0), (0.5, 2.0), (1.0, 0.0)]:
                 want = torch.addmm(c, a, b, beta=beta, alpha=alpha)
                 got = torch.tensor(ember.addmm(ec, ea, eb, beta=beta, alpha=alpha).tolist())
+                where = f"ta={ta} tb={tb} pad={pad} beta={beta} alpha={alpha}"
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4 * K ** 0.5,
-                                           msg=lambda m: f"ta={ta} tb={tb} pad={pad} beta={beta} alpha={alpha}: {m}")
+                                           msg=lambda m, where=where: f"{where}: {m}")
     finally:
         ember.set_num_threads(old)
 

@@ -1,5 +1,5 @@
-"""The whole-sequence path of LSTM / GRU layers (ember._C._lstm_sequence / _gru_sequence, one
-autograd node per direction and layer) against torch.nn: outputs, final states and the
+"""The whole-sequence path of LSTM / GRU layers (ember._C._lstm_layer / _lstm_sequence /
+_gru_sequence, one autograd node per direction and layer) against torch.nn: outputs, final states and the
 gradients of every input, initial state and parameter, including reverse directions,
 outputs that get no gradient, double backward, and the op's argument checks."""
 
@@ -62,7 +62,8 @@ def test_sequence_path_matches_torch(torch: Any, cls: str, dtype: str, kw: dict,
         loss.backward()
         res.append([out, hn] + ([cn] if lstm else []) + [x.grad, h.grad] + ([c.grad] if lstm else []))
         if lib is ember:
-            assert ("RnnSequenceBackward0" in _node_names(out)), _node_names(out)
+            node = "LstmLayerBackward0" if lstm else "RnnSequenceBackward0"
+            assert node in _node_names(out), _node_names(out)
     tol = 1e-5 if dtype == "float32" else 1e-11
     for a, b in zip(res[0], res[1], strict=True):
         close(a, b, atol=tol, rtol=1e-4)
@@ -121,6 +122,52 @@ def test_sequence_no_grad_and_grad_fn() -> None:
         y2, _, _ = ember._C._lstm_sequence(xg, h0, c0, w, None, True)
     assert y2.grad_fn is None
     close(y2, y)
+
+
+@pytest.mark.parametrize("need", ["all", "x", "w_ih", "w_hh", "biases", "states"])
+def test_lstm_layer_partial_grads(torch: Any, need: str) -> None:
+    # the node makes only what is asked: dW_ih and dW_hh from one GEMM when both are wanted,
+    # separately otherwise; the two bias gradients are separate tensors
+    T, B, n_in, H = 5, 3, 4, 6
+    tx = torch.tensor(RNG.standard_normal((T, B, n_in)))
+    shapes = ((4 * H, n_in), (4 * H,), (B, H), (B, H), (4 * H, H), (4 * H,))
+    tw = [torch.tensor(RNG.standard_normal(s)) for s in shapes]
+    names = ["x", "w_ih", "b_ih", "h0", "c0", "w_hh", "b_hh"]
+    want = {"all": names, "x": ["x"], "w_ih": ["w_ih"], "w_hh": ["w_hh"], "biases": ["b_ih", "b_hh"],
+            "states": ["h0", "c0"]}[need]
+    ts = [tx] + tw
+    es = [ember.tensor(t.tolist(), dtype=ember.float64) for t in ts]
+    for t, e, n in zip(ts, es, names, strict=True):
+        t.requires_grad_(n in want)
+        e.requires_grad_(n in want)
+    ey, eh, ec = ember._C._lstm_layer(es[0], es[1], es[2], es[3], es[4], es[5], es[6], False)
+    assert type(ey.grad_fn).__name__ == "LstmLayerBackward0"
+    ty, th, tc = torch._VF.lstm(tx, (ts[3][None], ts[4][None]), [ts[1], ts[5], ts[2], ts[6]], True, 1, 0.0, False,
+                             False, False)
+    g = RNG.standard_normal((T, B, H))
+    ((ey * ember.tensor(g)).sum() + (ec * ec).sum()).backward()
+    ((ty * torch.tensor(g)).sum() + (tc[0] * tc[0]).sum()).backward()
+    close(ey, ty, atol=1e-12, rtol=1e-10)
+    for t, e, n in zip(ts, es, names, strict=True):
+        if n in want:
+            close(e.grad, t.grad, atol=1e-11, rtol=1e-9)
+        else:
+            assert e.grad is None
+    if need in ("all", "biases"):
+        es[2].grad.add_(1.0)  # separate buffers: b_hh's gradient does not move with b_ih's
+        close(es[6].grad + 1.0, es[2].grad)
+
+
+def test_lstm_layer_errors() -> None:
+    x, w, h0 = ember.randn(3, 2, 4), ember.randn(8, 4), ember.randn(2, 2)
+    with pytest.raises(RuntimeError, match="shapes do not match"):
+        ember._C._lstm_layer(x, ember.randn(8, 5), None, h0, h0, ember.randn(8, 2), None)
+    with pytest.raises(RuntimeError, match="b_ih"):
+        ember._C._lstm_layer(x, w, ember.randn(7), h0, h0, ember.randn(8, 2), None)
+    with pytest.raises(RuntimeError, match="float32 or float64"):
+        ember._C._lstm_layer(x.double(), w, None, h0, h0, ember.randn(8, 2), None)
+    with pytest.raises(RuntimeError, match="expected x"):
+        ember._C._lstm_layer(ember.randn(6, 4), w, None, h0, h0, ember.randn(8, 2), None)
 
 
 def test_sequence_argument_errors() -> None:

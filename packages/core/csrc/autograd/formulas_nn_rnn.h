@@ -25,4 +25,8 @@ namespace ember::ag {
 // every step (b_ih included); returns {y [T, B, H], h_n, c_n (LSTM only)}. kind as above.
 TensorList rnn_sequence(int kind, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
                         const Tensor& b_hh, bool reverse);
+// The same for an LSTM layer given its input x [T, B, I] (the projection x @ w_ih^T done inside):
+// {y, h_n, c_n}; its one node also gives x's, w_ih's and b_ih's gradients.
+TensorList lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih, const Tensor& h0, const Tensor& c0,
+                      const Tensor& w_hh, const Tensor& b_hh, bool reverse);
 }  // namespace ember::ag

@@ -44,8 +44,11 @@ SeqForward seq_forward(Kind k, const Tensor& xg, const Tensor& h0, const Tensor&
 struct SeqGrads {
   Tensor d_xg, d_h0, d_c0, d_w_hh, d_b_hh;
 };
+// hidden_weight_grads false leaves d_w_hh / d_b_hh undefined (a caller that makes them itself).
 SeqGrads seq_backward(Kind k, const Tensor& xg, const SeqForward& f, const Tensor& h0, const Tensor& c0,
                       const Tensor& w_hh, bool has_b_hh, const Tensor& g_y, const Tensor& g_hn, const Tensor& g_cn,
-                      bool reverse);
+                      bool reverse, bool hidden_weight_grads = true);
+// The state each step started from, [T, B, H] (h0 first in processing order): dW_hh's right factor.
+Tensor previous_states(const SeqForward& f, const Tensor& h0, bool reverse);
 
 }  // namespace ember::rnn

@@ -163,6 +163,15 @@ PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ld
   for (int64_t p = 0; p < panels; ++p) {
     float* d = data_.data<float>() + p * K * kWidth;
     const int64_t n0 = p * kWidth, n = std::min(kWidth, N - n0);
+#ifdef EMBER_PACKED_GEMM_TILES
+    if (packed_gemm_available() && (ldn == 1 || ldk == 1)) {  // vector copies (the RNN's two layouts)
+      if (ldn == 1)
+        pack_rows(src + n0, ldk, K, n, d);
+      else
+        pack_panel_transposed(src + n0 * ldn, ldn, K, n, d);
+      continue;
+    }
+#endif
     for (int64_t k = 0; k < K; ++k) {
       float* row = d + k * kWidth;
       for (int64_t j = 0; j < n; ++j) row[j] = src[k * ldk + (n0 + j) * ldn];

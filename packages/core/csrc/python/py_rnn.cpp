@@ -1,5 +1,6 @@
 // Private bindings of the whole-sequence recurrent layer used by ember.nn's RNN modules:
-// _C._lstm_sequence(xg, h0, c0, w_hh, b_hh, reverse) -> (y, h_n, c_n) and
+// _C._lstm_sequence(xg, h0, c0, w_hh, b_hh, reverse) -> (y, h_n, c_n),
+// _C._lstm_layer(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse) -> (y, h_n, c_n) (projection inside) and
 // _C._gru_sequence(xg, h0, w_hh, b_hh, reverse) -> (y, h_n); b_hh may be None.
 #include "../autograd/formulas_nn_rnn.h"
 #include "../ops/nn_rnn.h"
@@ -35,6 +36,20 @@ PyObject* f_lstm_sequence(PyObject*, PyObject* args) {
   EMBER_PY_CATCH
 }
 
+PyObject* f_lstm_layer(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject *x, *w_ih, *b_ih, *h0, *c0, *w_hh, *b_hh;
+  int reverse = 0;
+  if (!PyArg_ParseTuple(args, "OOOOOOO|p:_lstm_layer", &x, &w_ih, &b_ih, &h0, &c0, &w_hh, &b_hh, &reverse))
+    throw python_error();
+  const char* fn = "_lstm_layer";
+  return as_tuple(ag::lstm_layer(tensor_arg(x, fn, "x", false), tensor_arg(w_ih, fn, "w_ih", false),
+                                 tensor_arg(b_ih, fn, "b_ih", true), tensor_arg(h0, fn, "h0", false),
+                                 tensor_arg(c0, fn, "c0", false), tensor_arg(w_hh, fn, "w_hh", false),
+                                 tensor_arg(b_hh, fn, "b_hh", true), reverse != 0));
+  EMBER_PY_CATCH
+}
+
 PyObject* f_gru_sequence(PyObject*, PyObject* args) {
   EMBER_PY_TRY
   PyObject *xg, *h0, *w_hh, *b_hh;
@@ -51,6 +66,9 @@ PyMethodDef rnn_functions[] = {
     {"_lstm_sequence", (PyCFunction)(void (*)())f_lstm_sequence, METH_VARARGS,
      "_lstm_sequence(xg, h0, c0, w_hh, b_hh, reverse=False) -> (y, h_n, c_n)\n\n"
      "One LSTM direction over a whole sequence; xg [T, B, 4H] is the input projection of every step."},
+    {"_lstm_layer", (PyCFunction)(void (*)())f_lstm_layer, METH_VARARGS,
+     "_lstm_layer(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse=False) -> (y, h_n, c_n)\n\n"
+     "One LSTM direction over a whole sequence x [T, B, I], its input projection included."},
     {"_gru_sequence", (PyCFunction)(void (*)())f_gru_sequence, METH_VARARGS,
      "_gru_sequence(xg, h0, w_hh, b_hh, reverse=False) -> (y, h_n)\n\n"
      "One GRU direction over a whole sequence; xg [T, B, 3H] is the input projection of every step."},

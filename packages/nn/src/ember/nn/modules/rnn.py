@@ -231,10 +231,10 @@ class RNNBase(Module):
         # One C++ call runs every step (and one node backs them all); its backward hands back
         # the gate gradients of every step, so the input projection's grads stay one GEMM each.
         T, B = len(sizes), sizes[0]
-        xg = F.linear(x, w_ih, b_ih).reshape((T, B, w_ih.shape[0]))
-        if self.mode == "LSTM":
-            y, h, c = ember._C._lstm_sequence(xg, h0, c0, w_hh, b_hh, reverse)
+        if self.mode == "LSTM":  # the projection inside too: one GEMM gives dW_ih and dW_hh
+            y, h, c = ember._C._lstm_layer(x.reshape((T, B, x.shape[-1])), w_ih, b_ih, h0, c0, w_hh, b_hh, reverse)
         else:
+            xg = F.linear(x, w_ih, b_ih).reshape((T, B, w_ih.shape[0]))
             (y, h), c = ember._C._gru_sequence(xg, h0, w_hh, b_hh, reverse), None
         return y.reshape((T * B, y.shape[-1])), h, c
 

@@ -242,7 +242,7 @@ TensorList lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih, c
   check_sequence(rnn::kLstm, xg, h0, c0, w_hh, b_hh);
   // both biases in the gate pass, added once
   Tensor bias = b_ih.defined() && b_hh.defined() ? ember::add(b_ih, b_hh, kOne) : b_ih.defined() ? b_ih : b_hh;
-  rnn::SeqForward f = rnn::seq_forward(rnn::kLstm, xg, h0, c0, w_hh, bias, reverse);
+  rnn::SeqForward f = rnn::seq_forward(rnn::kLstm, xg, h0, c0, w_hh, bias, reverse, /*xg_scratch=*/true);
   TensorList outs{f.y, f.h_n, f.c_n};
   if (!GradMode::is_enabled() || !any_requires_grad({&x, &w_ih, &b_ih, &h0, &c0, &w_hh, &b_hh})) return outs;
   auto node = make_ref<LstmLayerBackward0>();

@@ -37,8 +37,10 @@ GateGrads fused_backward(Kind k, const Tensor& gi, const Tensor& gh, const Tenso
 struct SeqForward {
   Tensor y, h_n, c_n, gh, c_all, tc;
 };
+// xg_scratch: xg is the caller's own buffer, which an LSTM on the packed (AVX-512) path may
+// overwrite: each step's hidden GEMM then accumulates onto its projection and gh is xg itself.
 SeqForward seq_forward(Kind k, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
-                       const Tensor& b_hh, bool reverse);
+                       const Tensor& b_hh, bool reverse, bool xg_scratch = false);
 // Gradients of every input of seq_forward from those of y / h_n / c_n (any may be undefined):
 // one fused gate pass and one dh GEMM per step, then dW_hh as one GEMM over all steps.
 struct SeqGrads {

@@ -29,7 +29,13 @@ __attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64
                                                 int64_t ldc, float alpha, float beta, int64_t n) {
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r) {
+    c0[r] = c1[r] = _mm512_setzero_ps();
+    // C's lines requested now, written after the K loop: a cold C (a fresh 8 MB output) otherwise
+    // stalls every store on its read-for-ownership (2048x64x1024: 2.4 -> 1.7 ms)
+    __builtin_prefetch(C + r * ldc, 1, 3);
+    __builtin_prefetch(C + r * ldc + 16, 1, 3);
+  }
   for (int64_t k = 0; k < K; ++k) {
     __m512 b0 = _mm512_load_ps(Bp + k * kW), b1 = _mm512_load_ps(Bp + k * kW + 16);
 #pragma GCC unroll 12
@@ -238,7 +244,7 @@ void pack_panel_transposed(const float*, int64_t, int64_t, int64_t, float*) { no
 // OpenBLAS's blocking for L2 and L3 pays.
 bool sgemm512_wanted(bool ta, bool /*tb*/, int64_t M, int64_t N, int64_t K) {
   if (!packed_gemm_available() || M < 4 || K < 8) return false;
-  if (std::min(M, N) >= 512 && M * N * K >= (int64_t(1) << 27)) return false;
+  if (std::min({M, N, K}) >= 512) return false;
   return ta ? N >= 128 : N >= 48;
 }
 

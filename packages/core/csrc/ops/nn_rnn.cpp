@@ -454,9 +454,9 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {
-        LstmSeqRows<U> p{H, in_place ? nullptr : at_step<U>(xg, ti), c.data<U>(), nullptr, nullptr, at_step<U>(f.gh, ti),
-                         at_step<U>(f.c_all, ti), at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr,
-                         lstm_bias.data<U>()};
+        const U* proj = in_place ? nullptr : at_step<U>(xg, ti);  // in place: already in gh
+        LstmSeqRows<U> p{H, proj, c.data<U>(), nullptr, nullptr, at_step<U>(f.gh, ti), at_step<U>(f.c_all, ti),
+                         at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr, lstm_bias.data<U>()};
         run_lstm_seq(p, B, false);
         return;
       }

@@ -69,3 +69,24 @@ def test_alpha_zero_ignores_nan_operands() -> None:
     out = ember.addmm(c, a, b, beta=1, alpha=0)
     want = torch.addmm(torch.tensor(c.tolist()), torch.tensor(a.tolist()), torch.tensor(b.tolist()), beta=1, alpha=0)
     torch.testing.assert_close(torch.tensor(out.tolist()), want, equal_nan=True)
+
+
+def test_mm_out_written_in_place_and_aliasing() -> None:
+    """mm(out=) writes a fitting out directly (same storage, version bumped) and stays right when
+    out shares memory with an operand (then the product is made aside first)."""
+    a, b = ember.randn(64, 40), ember.randn(40, 64)
+    want = torch.tensor(a.tolist()) @ torch.tensor(b.tolist())
+    out = ember.empty(64, 64)
+    ptr, version = out.data_ptr(), out._version
+    r = ember.mm(a, b, out=out)
+    assert r.data_ptr() == ptr and out._version > version
+    torch.testing.assert_close(torch.tensor(out.tolist()), want)
+    sq = ember.randn(64, 64)
+    sq_t = torch.tensor(sq.tolist())
+    ember.mm(sq, sq, out=sq)  # out is both operands
+    torch.testing.assert_close(torch.tensor(sq.tolist()), sq_t @ sq_t)
+    base = ember.randn(2, 64, 64)
+    x, y = base[0], base[1]
+    xt, yt = torch.tensor(x.tolist()), torch.tensor(y.tolist())
+    ember.mm(x, y, out=base[1])  # out is a view of the storage the operands live in
+    torch.testing.assert_close(torch.tensor(base[1].tolist()), xt @ yt)

@@ -459,3 +459,21 @@ def test_threaded_gemm_blocks(dt: str, mnk: tuple, ta: bool, tb: bool) -> None:
     tol = TOL[dt]
     np.testing.assert_allclose(got, want, rtol=tol["rtol"] * 10, atol=tol["atol"] * 100)
     np.testing.assert_allclose(got_addmm, 0.5 + 2.0 * want, rtol=tol["rtol"] * 10, atol=tol["atol"] * 100)
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 130, 200])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_inv_blocked_solve(n: int, dt: str) -> None:
+    """linalg.inv solves its LU in blocks of 64 rows (lu_solve.cpp): sizes around and past a block,
+    batched, against torch; a singular matrix still raises."""
+    tdt = getattr(torch, dt)
+    g = torch.Generator().manual_seed(n)
+    a = torch.randn(2, n, n, generator=g, dtype=tdt) + n ** 0.5 * torch.eye(n, dtype=tdt)
+    got = torch.tensor(ember.linalg.inv(ember.tensor(a.tolist(), dtype=getattr(ember, dt))).tolist(), dtype=tdt)
+    want = torch.linalg.inv(a)
+    tol = 1e-4 if dt == "float32" else 1e-11
+    torch.testing.assert_close(got, want, rtol=tol, atol=tol * want.abs().max().item())
+    sing = ember.tensor(a[0].tolist(), dtype=getattr(ember, dt))
+    sing[:, 5] = 0
+    with pytest.raises(ember.linalg.LinAlgError, match="singular"):
+        ember.linalg.inv(sing)

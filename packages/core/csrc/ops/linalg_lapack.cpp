@@ -8,6 +8,7 @@
 #include "../core/parallel.h"
 #include "checks.h"
 #include "internal.h"
+#include "lu_solve.h"
 #include "ops.h"
 
 extern "C" {
@@ -144,7 +145,8 @@ std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {
 
 }  // namespace
 
-// LU then triangular solves against I (OpenBLAS's getrs beats its getri).
+// LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
+// beat its getri, and the blocked solve beats both).
 Tensor linalg_inv(const Tensor& A) {
   check_square(A, "linalg.inv");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
@@ -162,14 +164,14 @@ Tensor linalg_inv(const Tensor& A) {
       T* a = p + b * n * n;
       getrf(int(n), int(n), a, int(n), ip.data(), &info);
       if (info != 0) return info;
-      getrs(int(n), int(n), a, ip.data(), po + b * n * n, &info);
+      lu_solve_blocked(n, n, a, ip.data(), po + b * n * n);
       return info;
     });
   });
   if (bad.second > 0)
     fail(ErrorKind::LinAlg, "linalg.inv: ", batch_prefix(nb, bad.first, A.dim() > 2), "The diagonal element ",
          bad.second, " is zero, the inversion could not be completed because the input matrix is singular.");
-  return from_colmajor(out);
+  return out;  // solved row-major: already the result
 }
 
 namespace {

@@ -147,14 +147,15 @@ struct LstmLayerBackward0 final : Node {
     rnn::SeqGrads r = rnn::seq_backward(rnn::kLstm, f.gh, f, h0, c0, w_hh, false, g_y, g_hn, g_cn, reverse, false);
     Tensor dg = reshape(r.d_xg, {T * B, GH}), x2 = reshape(x, {T * B, I});
     if (should_compute(0)) out[0] = reshape(mm(dg, w_ih), {T, B, I});
+    auto prev = [&] { return reshape(rnn::previous_states(f, h0, reverse), {T * B, H}); };
     if (should_compute(1) && should_compute(5)) {
-      Tensor both = mm(t(dg), cat({x2, reshape(rnn::previous_states(f, h0, reverse), {T * B, H})}, 1));
+      Tensor both = mm(t(dg), cat({x2, prev()}, 1));
       out[1] = contiguous(narrow(both, 1, 0, I), MemoryFormat::Contiguous);
       out[5] = contiguous(narrow(both, 1, I, H), MemoryFormat::Contiguous);
     } else if (should_compute(1)) {
       out[1] = mm(t(dg), x2);
     } else if (should_compute(5)) {
-      out[5] = mm(t(dg), reshape(rnn::previous_states(f, h0, reverse), {T * B, H}));
+      out[5] = mm(t(dg), prev());
     }
     if (should_compute(2) || should_compute(6)) {
       const int64_t dim0[] = {0};

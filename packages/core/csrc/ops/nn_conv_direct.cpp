@@ -52,7 +52,7 @@ EMBER_TARGET_AVX512 void direct_tile(const float* w, const float* x, const Taps&
           }
         }
       }
-  tile::store<R>(c0, c1, y, ldy, acc, n);
+  tile512::store<R>(c0, c1, y, ldy, acc, n);
 }
 
 using DirectFn = void (*)(const float*, const float*, const Taps&, float*, int64_t, bool, int64_t);
@@ -108,7 +108,7 @@ EMBER_TARGET_AVX512 void wgrad_tile(const float* xc, int64_t a0, const Geometry&
         }
     }
   }
-  tile::store<KH * KW>(c0, c1, C, ldc, true, n);
+  tile512::store<KH * KW>(c0, c1, C, ldc, true, n);
 }
 
 using WgradFn = void (*)(const float*, int64_t, const Geometry&, int64_t, const float*, float*, int64_t, int64_t);

@@ -15,6 +15,7 @@
 #include "blas_gemm.h"
 #if EMBER_HAVE_TARGETS
 #include "gate_math512.h"
+#include "tile512.h"
 #endif
 #include "packed_gemm.h"
 #include "ops.h"
@@ -243,7 +244,7 @@ EMBER_TARGET_AVX512 void lstm_seq_fwd_f32_512(const LstmSeqRows<float>& p, int64
     const float* c0 = p.c0 + b * H;
     float *c1 = p.c1 + b * H, *tc = p.tc + b * H, *out = p.hy + b * H;
     for (int64_t j = 0; j < H; j += 16) {
-      const __mmask16 m = H - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (H - j)) - 1);
+      const __mmask16 m = tile512::lanes(H - j);
       const __m512 ig = gate512::sigmoid(gate_pre(m, g, a, p.bias, j)),
                    fg = gate512::sigmoid(gate_pre(m, g, a, p.bias, H + j)),
                    gg = gate512::tanh(gate_pre(m, g, a, p.bias, 2 * H + j)),
@@ -434,7 +435,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   std::unique_ptr<PackedB> wp;
   Tensor wT;
   if (dt == ScalarType::Float32 && packed_gemm_available())
-    wp = std::make_unique<PackedB>(w.data<float>(), H, GH, 1, H);  // B[k][n] = w_hh[n][k]
+    wp = std::make_unique<PackedB>(w.data<float>(), H, GH, H, true);  // B[k][n] = w_hh[n][k]
   else
     wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   // LSTM adds b_hh inside its gate pass; the other cells after the GEMM.
@@ -501,7 +502,7 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   Tensor w = dense(w_hh);
   std::unique_ptr<PackedB> wp;
   if (dt == ScalarType::Float32 && packed_gemm_available())
-    wp = std::make_unique<PackedB>(w.data<float>(), GH, H, H, 1);
+    wp = std::make_unique<PackedB>(w.data<float>(), GH, H, H, false);
   for (int64_t s = T - 1; s >= 0; --s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));

@@ -25,8 +25,8 @@ constexpr int kRows = 12;
 // or packed k-major). (The unroll pragmas keep the accumulators in registers: without them
 // GCC zero-fills a stack copy of both arrays on every call.)
 template <int R, bool TA>
-__attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64_t lda, const float* Bp, float* C,
-                                                int64_t ldc, float alpha, float beta, int64_t n) {
+__attribute__((target("avx512f"))) void gemm_tile(int64_t K, const float* A, int64_t lda, const float* Bp, float* C,
+                                                  int64_t ldc, float alpha, float beta, int64_t n) {
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
@@ -45,14 +45,15 @@ __attribute__((target("avx512f"))) void tile512(int64_t K, const float* A, int64
       c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
     }
   }
-  tile::store_scaled<R>(c0, c1, C, ldc, alpha, beta, n);
+  tile512::store_scaled<R>(c0, c1, C, ldc, alpha, beta, n);
 }
 
 using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, float, float, int64_t);
 template <bool TA>
-constexpr TileFn kTiles[kRows + 1] = {nullptr,         tile512<1, TA>,  tile512<2, TA>, tile512<3, TA>, tile512<4, TA>,
-                                      tile512<5, TA>,  tile512<6, TA>,  tile512<7, TA>, tile512<8, TA>, tile512<9, TA>,
-                                      tile512<10, TA>, tile512<11, TA>, tile512<12, TA>};
+constexpr TileFn kTiles[kRows + 1] = {nullptr,          gemm_tile<1, TA>, gemm_tile<2, TA>,  gemm_tile<3, TA>,
+                                      gemm_tile<4, TA>, gemm_tile<5, TA>, gemm_tile<6, TA>,  gemm_tile<7, TA>,
+                                      gemm_tile<8, TA>, gemm_tile<9, TA>, gemm_tile<10, TA>, gemm_tile<11, TA>,
+                                      gemm_tile<12, TA>};
 
 // Rows 0..M of C, tile by tile, against one panel.
 void panel_rows(bool ta, int64_t M, int64_t K, const float* A, int64_t lda, const float* panel, float* C, int64_t ldc,
@@ -64,9 +65,7 @@ void panel_rows(bool ta, int64_t M, int64_t K, const float* A, int64_t lda, cons
   }
 }
 
-__attribute__((target("avx512f"))) inline __mmask16 lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
+using tile512::lanes;
 
 // panel[k][j] = B[k * ldb + j] for j < n, zero beyond: a copy, row by row.
 __attribute__((target("avx512f"))) void pack_rows(const float* B, int64_t ldb, int64_t kc, int64_t n, float* panel) {
@@ -163,27 +162,22 @@ inline int64_t blocks(int64_t len, int64_t most) { return (len + most - 1) / mos
 // (Haswell kernels) on the LSTM shapes, so AVX2 machines keep BLAS.
 bool packed_gemm_available() { return cpu_has_avx512(); }
 
-PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn) : K_(K), N_(N) {
+PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed) : K_(K), N_(N) {
   const int64_t panels = (N + kWidth - 1) / kWidth;
   data_ = empty({std::max<int64_t>(panels * K * kWidth, 1)}, ScalarType::Float32);
+#ifdef EMBER_PACKED_GEMM_TILES
   for (int64_t p = 0; p < panels; ++p) {
     float* d = data_.data<float>() + p * K * kWidth;
     const int64_t n0 = p * kWidth, n = std::min(kWidth, N - n0);
-#ifdef EMBER_PACKED_GEMM_TILES
-    if (packed_gemm_available() && (ldn == 1 || ldk == 1)) {  // vector copies (the RNN's two layouts)
-      if (ldn == 1)
-        pack_rows(src + n0, ldk, K, n, d);
-      else
-        pack_panel_transposed(src + n0 * ldn, ldn, K, n, d);
-      continue;
-    }
-#endif
-    for (int64_t k = 0; k < K; ++k) {
-      float* row = d + k * kWidth;
-      for (int64_t j = 0; j < n; ++j) row[j] = src[k * ldk + (n0 + j) * ldn];
-      for (int64_t j = n; j < kWidth; ++j) row[j] = 0.f;
-    }
+    if (transposed)
+      pack_panel_transposed(src + n0 * ld, ld, K, n, d);
+    else
+      pack_rows(src + n0, ld, K, n, d);
   }
+#else
+  (void)src, (void)ld, (void)transposed, (void)panels;
+  no_kernel();
+#endif
 }
 
 void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate) {

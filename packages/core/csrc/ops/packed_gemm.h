@@ -22,8 +22,8 @@ class PackedB {
  public:
   static constexpr int64_t kWidth = 32;  // two zmm vectors: a tile row is two FMAs per k
 
-  // B[k][n] = src[k * ldk + n * ldn]: (ld, 1) for a row-major B, (1, ld) for a transposed one.
-  PackedB(const float* src, int64_t K, int64_t N, int64_t ldk, int64_t ldn);
+  // B[k][n] = src[k * ld + n], or src[n * ld + k] when transposed. Only after packed_gemm_available().
+  PackedB(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed);
   int64_t K() const { return K_; }
   int64_t N() const { return N_; }
   const float* panel(int64_t p) const { return data_.data<float>() + p * K_ * kWidth; }

@@ -5,37 +5,22 @@
 
 #include <cstdint>
 
-namespace ember::tile {
+namespace ember::tile512 {
 
-// Rows r < R of C (ldc apart) get c0[r] | c1[r]; only columns j < n are touched (masked, so nothing
-// past them is read or written); C's old values are added when acc. The callers' accumulator loops
-// carry "#pragma GCC unroll": without it GCC zero-fills a stack copy of both arrays on every call.
-template <int R>
-__attribute__((target("avx512f"), always_inline)) inline void store(const __m512* c0, const __m512* c1, float* C,
-                                                                    int64_t ldc, bool acc, int64_t n) {
-  const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-  const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n <= 16 ? __mmask16(0) : __mmask16((1u << (n - 16)) - 1);
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    float* c = C + r * ldc;
-    __m512 v0 = c0[r], v1 = c1[r];
-    if (acc) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, c));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, c + 16));
-    }
-    _mm512_mask_storeu_ps(c, m0, v0);
-    _mm512_mask_storeu_ps(c + 16, m1, v1);
-  }
+// The first n of 16 lanes (all for n >= 16, none for n <= 0).
+__attribute__((target("avx512f"), always_inline)) inline __mmask16 lanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
 
-// As store, for a GEMM's C = alpha * tile + beta * C; C is not read when beta is 0 (NaNs there
-// do not leak through).
+// Rows r < R of C (ldc apart) get alpha * (c0[r] | c1[r]) + beta * C; only columns j < n are touched
+// (masked, so nothing past them is read or written), and C is not read when beta is 0 (NaNs there
+// do not leak through). The callers' accumulator loops carry "#pragma GCC unroll": without it GCC
+// zero-fills a stack copy of both arrays on every call.
 template <int R>
 __attribute__((target("avx512f"), always_inline)) inline void store_scaled(const __m512* c0, const __m512* c1, float* C,
                                                                            int64_t ldc, float alpha, float beta,
                                                                            int64_t n) {
-  const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-  const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n <= 16 ? __mmask16(0) : __mmask16((1u << (n - 16)) - 1);
+  const __mmask16 m0 = lanes(n), m1 = lanes(n - 16);
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
   // every load of C before any store: C's rows 4 KB apart (ldc 1024) would otherwise alias each
   // store with the next row's load
@@ -63,4 +48,11 @@ __attribute__((target("avx512f"), always_inline)) inline void store_scaled(const
   }
 }
 
-}  // namespace ember::tile
+// store_scaled with alpha 1: C's old values added when acc, else overwritten.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void store(const __m512* c0, const __m512* c1, float* C,
+                                                                    int64_t ldc, bool acc, int64_t n) {
+  store_scaled<R>(c0, c1, C, ldc, 1.f, acc ? 1.f : 0.f, n);
+}
+
+}  // namespace ember::tile512

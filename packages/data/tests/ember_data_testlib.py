@@ -168,8 +168,33 @@ def child_pids() -> set[int]:
     return out
 
 
+def _ancestors(pid: int) -> set[int]:
+    out = set()
+    while pid > 1 and pid not in out:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            break
+    return out
+
+
 def shm_entries() -> set[str]:
-    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    """This process tree's ember segments in /dev/shm (`ember_<pid>_<n>`): ones whose creator is
+    this process, a live descendant of it, or a process gone by now (a leaked worker's). Other
+    programs' entries (an MPI job's, another live ember process's) are not counted."""
+    if not os.path.isdir("/dev/shm"):
+        return set()
+    me, out = os.getpid(), set()
+    for name in os.listdir("/dev/shm"):
+        parts = name.split("_")
+        if len(parts) != 3 or parts[0] != "ember" or not parts[1].isdigit():
+            continue
+        pid = int(parts[1])
+        if not os.path.exists(f"/proc/{pid}") or me in _ancestors(pid):
+            out.add(name)
+    return out
 
 
 def shared_memory_fds() -> int:

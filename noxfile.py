@@ -100,6 +100,15 @@ def asan(session: nox.Session) -> None:
 
 
 @nox.session
+def fuzz(session: nox.Session) -> None:
+    """Fuzz every op and nn.functional against PyTorch for N minutes (`-- --minutes N`)."""
+    install_core(session)
+    install_pure(session, ["nn"])
+    session.install(*TEST_DEPS, TORCH)
+    session.run("python", "packages/core/tests/fuzz_run.py", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff over the Python sources; clang-format check over the C++."""
     session.install("ruff", "clang-format")

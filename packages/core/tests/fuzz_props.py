@@ -1,0 +1,270 @@
+"""The fuzz properties: calls drawn by mutating valid calls, checked against PyTorch.
+
+Not a test module (test_fuzz_ops.py and nn's test_fuzz_functional.py run it).  A call starts
+from a valid one -- a case of the generic parity test for ops.yaml ops, a seed call for
+``nn.functional`` -- and hypothesis mutates it: each tensor may get another shape (zero-size,
+0-d, other sizes), dtype, value domain (NaN/inf/int limits) and layout (transposed, sliced,
+expanded, offset); each number an edge value (signed zeros, inf, NaN, 2**31, 2**53, 2**63,
+-2**63, tiny and huge floats, absurd sizes such as 2**62); each dtype argument any dtype.
+Choice 0 always keeps the original, so hypothesis shrinks a failure towards the valid call.
+
+``check(worker, call)``: PyTorch runs first (in the worker); ember must raise the same builtin
+exception type, or give the same dtype, shape and values (parity tolerances), and leave its
+tensor arguments as PyTorch left them.  A crash or hang of either library fails the example;
+where torch_known_wrong.py lists PyTorch's answer as wrong, ember is checked against the value
+listed there and PyTorch is not run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+
+
+def _load_support() -> Any:
+    """fuzz_support under its own module name: the worker unpickles its classes by it."""
+    if "fuzz_support" not in sys.modules:
+        path = Path(__file__).with_name("fuzz_support.py")
+        spec = importlib.util.spec_from_file_location("fuzz_support", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["fuzz_support"] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["fuzz_support"]
+
+
+S = _load_support()
+W = S.load("fuzz_worker")
+KW = S.load("torch_known_wrong")
+H, P = S.H, S.P
+TS, DS, Call = S.TS, S.DS, S.Call
+
+INF, NAN = math.inf, math.nan
+# Hypothesis prefers the first entries while it explores; bool (rejected by most float ops)
+# comes last so it does not hide every other finding of an op.
+DTYPES = ["float32", "float64", "int64", "float16", "bfloat16", "int32", "uint8", "int8",
+          "int16", "bool"]
+EDGE_INTS = [0, 1, -1, 2, 7, 2**31 - 1, 2**31, -2**31, 2**32, 2**53, 2**53 + 1, 2**62,
+             2**63 - 1, -2**63, 2**63, 2**64]
+EDGE_FLOATS = [0.0, -0.0, INF, -INF, NAN, 0.5, -1.5, 1e-8, 5e-324, 1e-45, 1e-300, 65504.0,
+               65536.0, 3.4e38, 1e300, 2.0**53, 2.0**63, -2.0**63]
+
+
+def examples(default: int) -> int:
+    """Examples per property: ``default`` in CI, scaled by EMBER_FUZZ_SCALE for longer runs."""
+    return max(1, int(default * float(os.environ.get("EMBER_FUZZ_SCALE", "1"))))
+
+
+def ci_settings(n: int) -> settings:
+    """Deterministic (derandomized, no database) and without shrinking: a crash or hang costs
+    the per-call timeout once, not once per shrink step; the failing call is printed whole."""
+    return settings(max_examples=examples(n), deadline=None, database=None, derandomize=True,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=list(HealthCheck))
+
+
+# --------------------------------------------------------------------------------------------
+# Mutations (choice 0 keeps the original)
+# --------------------------------------------------------------------------------------------
+
+def draw_shape(draw: Any, shape: tuple) -> tuple:
+    how = draw(st.integers(0, 6))
+    if how <= 2:
+        return shape
+    if how == 3 and shape:  # one dim resized (zero-size included)
+        i = draw(st.integers(0, len(shape) - 1))
+        return shape[:i] + (draw(st.integers(0, 5)),) + shape[i + 1:]
+    if how == 4:
+        return tuple(draw(st.integers(0, 5)) for _ in shape)
+    if how == 5:
+        return ()
+    return draw(HY_shapes)
+
+
+def draw_tensor(draw: Any, t: TS) -> TS:
+    shape = draw_shape(draw, t.shape)
+    dtype = t.dtype if draw(st.integers(0, 3)) else draw(st.sampled_from(DTYPES))
+    dom = t.dom if draw(st.integers(0, 2)) else draw(st.sampled_from(["default", "special"]))
+    values = t.values if (shape, dtype) == (t.shape, t.dtype) else None
+    if draw(st.integers(0, 2)):
+        lay = draw(S.HY.layouts(len(shape)))
+        perm, steps, expands = lay.perm, lay.step_dims, lay.expand_dims
+        offset = bool(shape) and draw(st.integers(0, 3)) == 0
+    elif shape == t.shape:
+        perm, steps, expands, offset = t.perm, t.steps, t.expands, t.offset
+    else:
+        perm, steps, expands, offset = (), (), (), False
+    return TS(shape, dtype, dom, perm, steps, expands, offset, draw(st.integers(0, 2**31 - 1)),
+              values)
+
+
+def draw_int(draw: Any, v: int) -> int:
+    how = draw(st.integers(0, 5))
+    if how <= 2:
+        return v
+    if how <= 4:
+        return draw(st.integers(-3, 6))
+    return draw(st.sampled_from(EDGE_INTS)) * draw(st.sampled_from([1, 1, -1]))
+
+
+def draw_float(draw: Any, v: float) -> float:
+    return v if draw(st.integers(0, 2)) else draw(st.sampled_from(EDGE_FLOATS))
+
+
+def mutate(draw: Any, obj: Any) -> Any:
+    """A random variation of one argument description (see the module docstring)."""
+    if isinstance(obj, TS):
+        return draw_tensor(draw, obj)
+    if isinstance(obj, DS):
+        return obj if draw(st.integers(0, 2)) else DS(draw(st.sampled_from(DTYPES)))
+    if isinstance(obj, bool):
+        return obj if draw(st.integers(0, 5)) else draw(st.sampled_from([not obj, None, 2, 0]))
+    if isinstance(obj, int):
+        return draw_int(draw, obj)
+    if isinstance(obj, float):
+        return draw_float(draw, obj)
+    if isinstance(obj, (tuple, list)):
+        items = [mutate(draw, o) for o in obj]
+        how = draw(st.integers(0, 9))
+        if how == 1 and items and all(isinstance(o, int) for o in items):
+            items = items[:-1]  # one element fewer
+        elif how == 2 and items and all(isinstance(o, int) for o in items):
+            items = items + [draw(st.integers(-1, 4))]
+        return type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: mutate(draw, v) for k, v in obj.items()}
+    return obj
+
+
+HY_shapes = S.HY.shapes
+
+
+def spec_tree(obj: Any, seed: int) -> Any:
+    """parity_inputs specs (T / DT) inside a case's args -> TS / DS."""
+    if isinstance(obj, H.T):
+        return S.from_spec(obj, seed)
+    if isinstance(obj, H.DT):
+        return DS(obj.name)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(spec_tree(o, seed + 1 + i) for i, o in enumerate(obj))
+    if isinstance(obj, dict):
+        return {k: spec_tree(v, seed) for k, v in obj.items()}
+    return obj
+
+
+# --------------------------------------------------------------------------------------------
+# Seeds: the parity cases of every ops.yaml op
+# --------------------------------------------------------------------------------------------
+
+FUZZ_VARIANTS = ("function", "method", "inplace", "out")
+
+
+def op_seeds() -> dict:
+    """op key -> [(name, variant, meta, args, kwargs)], from test_parity's cases (aliases too;
+    out= variants once per case, its out tensor is drawn)."""
+    seeds: dict = {}
+    seen = set()
+    for key, name, variant, case, _kind in P.PARAMS:
+        if variant not in FUZZ_VARIANTS or (key, name, variant, case.id) in seen:
+            continue
+        seen.add((key, name, variant, case.id))
+        seeds.setdefault(key, []).append(
+            (name, variant, case.meta, spec_tree(case.args, 1), spec_tree(case.kwargs, 100)))
+    return seeds
+
+
+SEEDS = op_seeds()
+
+
+@st.composite
+def op_calls(draw: Any, key: str) -> Call:
+    name, variant, meta, args, kwargs = draw(st.sampled_from(SEEDS[key]))
+    args = mutate(draw, args)
+    kwargs = mutate(draw, kwargs)
+    if variant == "out":
+        n_out = len(S.OP_BY_KEY[key]["returns"])
+        outs = tuple(draw_tensor(draw, TS((draw(st.integers(0, 4)),), "float32"))
+                     for _ in range(n_out))
+        kwargs = {**kwargs, "out": outs if n_out > 1 else outs[0]}
+    meta = meta or key in RANDOM_OPS
+    return Call(("op", key, name, variant), tuple(args), kwargs, meta)
+
+
+# Ops whose values are random or uninitialised: dtype and shape compared only.
+RANDOM_OPS = {"rand", "randn", "randint", "randint.low", "randperm", "rand_like", "randn_like",
+              "randint_like", "bernoulli", "bernoulli.p", "multinomial", "normal", "uniform_",
+              "normal_", "random_", "exponential_", "geometric_", "cauchy_", "log_normal_",
+              "bernoulli_", "bernoulli_.float", "dropout", "empty", "empty_like", "empty_strided",
+              "new_empty", "new_empty_strided", "poisson", "native_dropout", "rrelu_with_noise",
+              "alpha_dropout", "feature_alpha_dropout"}
+
+
+# --------------------------------------------------------------------------------------------
+# The check
+# --------------------------------------------------------------------------------------------
+
+def _outcome(worker: Any, lib: str, call: Call) -> tuple:
+    try:
+        return worker.run(lib, call)
+    except (W.Crashed, W.Hung) as exc:
+        culprit = "PyTorch" if lib == "torch" else "ember"
+        hint = " (list it in torch_known_wrong.py)" if lib == "torch" else ""
+        raise AssertionError(f"{culprit} crashed or hung{hint}\n  call: {call!r}\n{exc}"
+                             ) from None
+
+
+def expected_outcome(worker: Any, call: Call) -> tuple:
+    """PyTorch's answer, or torch_known_wrong's where PyTorch's is listed as wrong."""
+    name = S.name_of(call)
+    try:
+        targs, tkw = S.materialize(call.args, S.torch), S.materialize(call.kwargs, S.torch)
+    except Exception:  # noqa: BLE001 - inputs PyTorch cannot even build: let the worker report
+        targs, tkw = None, None
+    entry = KW.lookup(name, targs, tkw) if targs is not None else None
+    if entry is None:
+        return _outcome(worker, "torch", call), None
+    res, exc = H.run(lambda: entry.correct(name, targs, tkw))
+    if exc is not None:
+        return ("raise", H.builtin_exc_type(exc).__name__, str(exc)), entry
+    return ("ok", S.to_plain(res), None), entry
+
+
+def check(worker: Any, call: Call) -> None:
+    """ember agrees with PyTorch (or the known-wrong list) on ``call``; AssertionError if not."""
+    want, entry = expected_outcome(worker, call)
+    got = _outcome(worker, "ember", call)
+    where = f"\n  call: {call!r}" + (f"\n  (expected value from torch_known_wrong: {entry.id})"
+                                    if entry else "")
+    if want[0] == "raise" or got[0] == "raise":
+        if want[0] != got[0]:
+            if want[0] == "raise":
+                raise AssertionError(f"torch raised {want[1]}: {want[2]} but ember returned"
+                                     f"{where}")
+            raise AssertionError(f"torch succeeded but ember raised {got[1]}: {got[2]}{where}")
+        assert want[1] == got[1], (f"exception type differs: torch {want[1]}({want[2]}) vs "
+                                   f"ember {got[1]}({got[2]}){where}")
+        return
+    name = S.name_of(call)
+    try:
+        S.assert_plain_same(got[1], want[1], name, call.meta)
+        if want[2] is not None and not call.meta:
+            S.assert_plain_same(got[2], want[2], name, False, "arguments after the call")
+    except AssertionError as err:
+        raise AssertionError(f"{err}{where}") from None
+
+
+_WORKER: list = []
+
+
+def worker() -> Any:
+    """The shared worker of this process (per-call timeout from EMBER_FUZZ_TIMEOUT, 10 s)."""
+    if not _WORKER:
+        _WORKER.append(W.Worker(float(os.environ.get("EMBER_FUZZ_TIMEOUT", "10"))))
+    return _WORKER[0]

@@ -1,0 +1,174 @@
+"""The fuzz worker: a subprocess that runs one call at a time, and its client.
+
+Run as a script it serves length-prefixed pickled requests ``(lib, call)`` on stdin and answers
+on the original stdout (its own stdout is pointed at stderr so a stray print cannot corrupt a
+frame): ``("ok", result, args_after)`` or ``("raise", builtin exception name, message)``, with
+tensors as fuzz_support.TR.  The client (``Worker``) restarts it when it dies or passes the
+per-call timeout and turns that into ``Crashed`` / ``Hung`` naming the signal and the last
+lines the worker wrote to stderr (an abort's message, a C++ assertion).
+
+The worker runs with one thread per library and a 3 GiB address-space limit, so an absurd
+size that one of the libraries tries to allocate fails as an out-of-memory error instead of
+taking the machine's memory.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ADDRESS_SPACE = 3 << 30
+
+
+class Crashed(Exception):
+    """The worker died (signal or exit) while running the call."""
+
+
+class Hung(Exception):
+    """The call did not return within the timeout."""
+
+
+def _send(f: Any, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    f.write(struct.pack("<Q", len(data)) + data)
+    f.flush()
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise Hung
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(fd: int, deadline: float | None = None) -> Any:
+    (n,) = struct.unpack("<Q", _read_exact(fd, 8, deadline))
+    return pickle.loads(_read_exact(fd, n, deadline))
+
+
+# --------------------------------------------------------------------------------------------
+# Client
+# --------------------------------------------------------------------------------------------
+
+class Worker:
+    """One worker subprocess, started on first use and after every crash or hang."""
+
+    def __init__(self, timeout: float = 10.0):
+        self.timeout = timeout
+        self.proc: subprocess.Popen | None = None
+        self.err: Any = None
+        self.starts = 0
+
+    def _start(self) -> None:
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, cwd=str(Path(__file__).parent))
+        self.starts += 1
+        assert self.proc.stdout is not None
+        _recv(self.proc.stdout.fileno(), time.monotonic() + 120)  # "ready" after the imports
+
+    def _stderr_tail(self) -> str:
+        if self.err is None:
+            return ""
+        self.err.seek(0)
+        lines = self.err.read().decode(errors="replace").strip().splitlines()
+        return "\n".join(lines[-8:])
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+        if self.err is not None:
+            self.err.close()
+            self.err = None
+
+    def run(self, lib: str, call: Any) -> tuple:
+        """Run ``call`` with ``lib`` ("torch" or "ember") in the worker; its answer tuple."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.stop()
+            self._start()
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout
+        self.err.seek(0)
+        self.err.truncate()
+        try:
+            _send(self.proc.stdin, (lib, call))
+            return _recv(self.proc.stdout.fileno(), time.monotonic() + self.timeout)
+        except Hung:
+            self.stop()
+            raise Hung(f"{lib} did not return within {self.timeout:g} s") from None
+        except (EOFError, BrokenPipeError):
+            code = self.proc.wait()
+            how = (f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}")
+            tail = self._stderr_tail()
+            self.stop()
+            raise Crashed(f"{lib} killed the process ({how})" + (f":\n{tail}" if tail else "")
+                          ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Worker main
+# --------------------------------------------------------------------------------------------
+
+def _serve() -> None:
+    import resource
+    import warnings
+
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.path.insert(0, str(Path(__file__).parent))
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import fuzz_support as S  # noqa: PLC0415 - the tests folder is on sys.path only here
+    import torch  # noqa: PLC0415
+
+    import ember  # noqa: PLC0415
+
+    torch.set_num_threads(1)
+    ember.set_num_threads(1)
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    sys.modules["fuzz_support"] = S
+    libs = {"torch": torch, "ember": ember}
+    _send(out, "ready")
+    stdin = sys.stdin.buffer.fileno()
+    while True:
+        try:
+            lib_name, call = _recv(stdin)
+        except EOFError:
+            return
+        lib = libs[lib_name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                args = S.materialize(call.args, lib)
+                kwargs = S.materialize(call.kwargs, lib)
+                res = S.invoke(lib, call, args, kwargs)
+                answer = ("ok", S.to_plain(res), S.to_plain(S.tensors_of((args, kwargs))))
+            except Exception as exc:  # noqa: BLE001 - the exception type is what is compared
+                answer = ("raise", S.H.builtin_exc_type(exc).__name__, str(exc)[:300])
+        try:
+            _send(out, answer)
+        except Exception as exc:  # noqa: BLE001 - an unpicklable result
+            _send(out, ("raise", "FuzzWorkerError", f"cannot send the result: {exc}"))
+
+
+if __name__ == "__main__":
+    _serve()

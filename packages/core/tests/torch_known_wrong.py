@@ -1,0 +1,219 @@
+"""PyTorch 2.13's own known wrong answers: the one list the fuzz properties consult.
+
+PyTorch is the oracle everywhere else.  Where its answer is wrong -- or it kills the process --
+an entry here says when it applies, computes the right answer another way (without running
+the faulty call), and why that answer is right.  The properties then check ember's result
+against ``correct(...)`` instead of PyTorch's: ember is held to the right value, not skipped.
+
+``applies(name, args, kwargs)`` sees the PyTorch twins of the call's inputs (built, never
+passed to the faulty op).  Add an entry only with a reproduction of PyTorch's answer in
+``torch_says`` and the reason the corrected value is right in ``why``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+INT_MIN_BY_MINUS_ONE_CRASHES = (torch.int32, torch.int64)  # x86 idiv traps; narrower ints promote
+
+
+@dataclass(frozen=True)
+class KnownWrong:
+    id: str
+    torch_says: str
+    why: str
+    applies: Callable[[str, tuple, dict], bool]
+    correct: Callable[[str, tuple, dict], Any]
+
+
+def _arg(args: tuple, kwargs: dict, i: int, name: str, default: Any = None) -> Any:
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+# --- gelu(+inf) ------------------------------------------------------------------------------
+
+def _gelu_inf_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    approximate = _arg(args, kwargs, 1, "approximate", "none")
+    return (name == "gelu" and approximate == "none" and isinstance(x, torch.Tensor)
+            and x.dtype in (torch.float32, torch.bfloat16) and bool(torch.isposinf(x).any()))
+
+
+def _gelu_inf_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    # float64 takes PyTorch's scalar-exact path; +inf -> inf there, as erf(inf) = 1.
+    y = torch.nn.functional.gelu(x.double()).to(x.dtype)
+    return torch.where(torch.isposinf(x), x, y)
+
+
+# --- trunc division of the minimum int by -1 -------------------------------------------------
+
+def _int_min_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "div" or _arg(args, kwargs, 2, "rounding_mode") != "trunc":
+        return False
+    a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    if not isinstance(a, torch.Tensor) or a.dtype not in INT_MIN_BY_MINUS_ONE_CRASHES:
+        return False
+    if isinstance(b, torch.Tensor):
+        if b.dtype.is_floating_point or b.dtype == torch.bool or b.numel() == 0:
+            return False
+        try:
+            a_, b_ = torch.broadcast_tensors(a, b)
+        except RuntimeError:
+            return False
+        return bool(((a_ == torch.iinfo(a.dtype).min) & (b_ == -1)).any())
+    return (isinstance(b, int) and not isinstance(b, bool) and b == -1
+            and bool((a == torch.iinfo(a.dtype).min).any()))
+
+
+def _int_min_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    # Floor division does not trap and gives INT_MIN / -1 = 2**63 wrapped to INT_MIN (the
+    # two's-complement result neg and mul by -1 give too); trunc differs from floor by one
+    # where the quotient is negative and inexact.
+    bt = b if isinstance(b, torch.Tensor) else torch.tensor(b, dtype=a.dtype)
+    q = torch.div(a, bt, rounding_mode="floor")
+    inexact = torch.remainder(a, bt) != 0
+    negative = (a < 0) ^ (bt < 0)
+    return torch.where(negative & inexact, q + 1, q)
+
+
+# --- median / nanmedian over an expanded (stride-0) dim --------------------------------------
+
+def _median_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    return (name in ("median", "nanmedian") and isinstance(x, torch.Tensor) and x.numel() > 1
+            and _arg(args, kwargs, 1, "dim") is not None
+            and any(s == 0 and n > 1 for s, n in zip(x.stride(), x.shape, strict=True)))
+
+
+def _median_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    rest = {k: v for k, v in kwargs.items() if k != "input"}
+    return getattr(torch, name)(x.contiguous(), *args[1:], **rest)
+
+
+# --- polygamma(n >= 2, +-inf) ---------------------------------------------------------------
+
+def _polygamma_parts(args: tuple, kwargs: dict) -> tuple:
+    """(n, x) for torch.polygamma(n, x) and x.polygamma(n) alike."""
+    n = next(a for a in list(args) + [kwargs.get("n")] if isinstance(a, int))
+    x = next(a for a in list(args) + [kwargs.get("input")] if isinstance(a, torch.Tensor))
+    return n, x
+
+
+def _polygamma_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "polygamma":
+        return False
+    n, x = _polygamma_parts(args, kwargs)
+    out = kwargs.get("out")
+    return (n >= 2 and x.dtype.is_floating_point and bool(torch.isinf(x).any())
+            and (out is None or out.dtype.is_floating_point))
+
+
+def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    n, x = _polygamma_parts(args, kwargs)
+    y = torch.polygamma(n, torch.where(torch.isinf(x), 1.0, x))
+    zero = torch.full_like(y, -0.0 if n % 2 == 0 else 0.0)
+    y = torch.where(torch.isposinf(x), zero, torch.where(torch.isneginf(x), math.nan, y))
+    return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
+
+
+# --- fused optimizer steps on inconsistent tensor lists ------------------------------------
+
+FUSED_LISTS = {"_fused_adam_": 6, "_fused_adamw_": 6, "_fused_sgd_": 3}  # leading Tensor[] args
+
+
+def _fused_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """True unless every list is as long as the parameter list (or empty, for the optional
+    ones) and every per-parameter tensor has its parameter's shape and dtype (state steps:
+    one element each)."""
+    if name not in FUSED_LISTS:
+        return False
+    flags = ("amsgrad", "maximize", "nesterov", "is_first_step")
+    if any(not isinstance(v, bool) for k, v in kwargs.items() if k in flags) or any(
+            isinstance(v, bool) or not isinstance(v, (int, float))
+            for k, v in kwargs.items() if k not in flags and k not in ("grad_scale", "found_inf")):
+        return False  # PyTorch's argument parser rejects the call before the kernel runs
+    lists = list(args[:FUSED_LISTS[name]])
+    if len(lists) < FUSED_LISTS[name] or not all(isinstance(x, (list, tuple)) for x in lists):
+        return True
+    params = lists[0]
+    steps = lists[5] if name != "_fused_sgd_" else []
+    per_param = lists[1:5] if name != "_fused_sgd_" else lists[1:]
+    for lst in per_param + [steps]:
+        if len(lst) not in (len(params), 0) or (lst is lists[1] and len(lst) != len(params)):
+            return True
+    for i, p in enumerate(params):
+        if not p.dtype.is_floating_point:
+            return True
+        for lst in per_param:
+            if lst and (lst[i].shape != p.shape or lst[i].dtype != p.dtype):
+                return True
+        if steps and (steps[i].numel() != 1 or not steps[i].dtype.is_floating_point):
+            return True
+    return False
+
+
+def _fused_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: the tensor lists must match the parameters in length, shape "
+                       "and dtype")
+
+
+KNOWN_WRONG = [
+    KnownWrong(
+        "gelu-inf",
+        torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16: the vectorised "
+                   "erf path computes inf * 0.5 * (1 + erf(inf)) as inf * (1 - 1) somewhere)",
+        why="gelu(x) = x * Phi(x) and Phi(inf) = 1, so gelu(inf) = inf -- PyTorch's own float16, "
+            "float64 and scalar paths say so too",
+        applies=_gelu_inf_applies, correct=_gelu_inf_correct),
+    KnownWrong(
+        "div-trunc-int-min-by-minus-one",
+        torch_says="torch.div(torch.tensor([-2**63]), -1, rounding_mode='trunc') kills the "
+                   "process with SIGFPE (int32 too: x86 idiv traps on INT_MIN / -1)",
+        why="the quotient 2**63 does not fit and wraps to -2**63, as floor mode, neg and mul "
+            "by -1 give in PyTorch; a library call must never kill the process",
+        applies=_int_min_applies, correct=_int_min_correct),
+    KnownWrong(
+        "median-expanded-dim",
+        torch_says="torch.tensor([3., 1, 2]).expand(4, 3).median(0) -> values [1, 4.6e-41, "
+                   "4.6e-41] (reads memory outside the stride-0 dim); nanmedian the same",
+        why="the median of a column of four equal values is that value: the result must not "
+            "depend on the layout, so it is PyTorch's answer for the contiguous copy",
+        applies=_median_applies, correct=_median_correct),
+    KnownWrong(
+        "polygamma-inf",
+        torch_says="torch.polygamma(2, torch.tensor([inf, -inf])) -> [nan, -inf] (n >= 2; "
+                   "n = 1 gives [0, nan])",
+        why="psi^(n)(x) = (-1)^(n+1) n! sum_k 1/(x+k)^(n+1) -> 0 as x -> +inf (with the sign "
+            "of (-1)^(n+1)), as PyTorch's own n = 1 says; towards -inf it passes a pole at every "
+            "non-positive integer and has no limit: NaN",
+        applies=_polygamma_applies, correct=_polygamma_correct),
+    KnownWrong(
+        "fused-optimizer-inconsistent-lists",
+        torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "
+                   "lengths, or a gradient / state of another shape or dtype than its "
+                   "parameter, read out of bounds and kill the process (SIGSEGV)",
+        why="the step is undefined for such lists; PyTorch's own foreach ops and optimizers "
+            "reject them with a RuntimeError, which is what ember must raise",
+        applies=_fused_applies, correct=_fused_correct),
+]
+
+
+def lookup(name: str, args: tuple, kwargs: dict) -> KnownWrong | None:
+    """The entry that covers this call (name = the op or functional's name), if any."""
+    for entry in KNOWN_WRONG:
+        try:
+            if entry.applies(name, args, kwargs):
+                return entry
+        except Exception:  # noqa: BLE001 - odd arguments: the entry does not apply
+            continue
+    return None
+
+

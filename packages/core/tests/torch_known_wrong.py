@@ -124,6 +124,21 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
+# --- avg_pool3d_backward with a gradient of another batch size -----------------------------
+
+def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "avg_pool3d_backward" or len(args) < 2:
+        return False
+    grad, x = args[0], args[1]
+    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == 5
+            and x.dim() == 5 and grad.shape[0] != x.shape[0])
+
+
+def _avg_pool3d_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"avg_pool3d_backward: grad_output has batch size {args[0].shape[0]}, "
+                       f"the input {args[1].shape[0]}")
+
+
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
 
 FUSED_LISTS = {"_fused_adam_": 6, "_fused_adamw_": 6, "_fused_sgd_": 3}  # leading Tensor[] args
@@ -195,6 +210,14 @@ KNOWN_WRONG = [
             "of (-1)^(n+1)), as PyTorch's own n = 1 says; towards -inf it passes a pole at every "
             "non-positive integer and has no limit: NaN",
         applies=_polygamma_applies, correct=_polygamma_correct),
+    KnownWrong(
+        "avg-pool3d-backward-batch-mismatch",
+        torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
+                   "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) kills the "
+                   "process (SIGSEGV): the batch size of grad_output is never checked",
+        why="a gradient for another batch than the input's has no meaning; PyTorch checks every "
+            "other dim and raises RuntimeError for those, so that is the answer",
+        applies=_avg_pool3d_backward_applies, correct=_avg_pool3d_backward_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

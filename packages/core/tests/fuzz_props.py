@@ -47,6 +47,7 @@ H, P = S.H, S.P
 TS, DS, Call = S.TS, S.DS, S.Call
 
 INF, NAN = math.inf, math.nan
+DOMAINS = ["default", "special", "edge"]  # value domains (fuzz_support.TS)
 # Hypothesis prefers the first entries while it explores; bool (rejected by most float ops)
 # comes last so it does not hide every other finding of an op.
 DTYPES = ["float32", "float64", "int64", "float16", "bfloat16", "int32", "uint8", "int8",
@@ -91,7 +92,7 @@ def draw_shape(draw: Any, shape: tuple) -> tuple:
 def draw_tensor(draw: Any, t: TS) -> TS:
     shape = draw_shape(draw, t.shape)
     dtype = t.dtype if draw(st.integers(0, 3)) else draw(st.sampled_from(DTYPES))
-    dom = t.dom if draw(st.integers(0, 2)) else draw(st.sampled_from(["default", "special"]))
+    dom = t.dom if draw(st.integers(0, 2)) else draw(st.sampled_from(DOMAINS))
     values = t.values if (shape, dtype) == (t.shape, t.dtype) else None
     if draw(st.integers(0, 2)):
         lay = draw(S.HY.layouts(len(shape)))

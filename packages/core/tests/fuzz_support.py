@@ -54,6 +54,12 @@ H.install_torch_nn()
 # Call descriptions
 # --------------------------------------------------------------------------------------------
 
+# Negative NaN, subnormals, the largest finite values of float16/bfloat16/float32, values
+# that overflow the narrower formats, exact-integer limits of float64 and -0.0.
+EDGE_VALUES = (-math.nan, 1e-45, -5e-324, 1e-300, 65504.0, -65520.0, 3.3895e38, -3.4028235e38,
+               1e300, -1e300, 2.0**53 + 2, -2.0**63, 0.1, -0.0, math.inf, 6e-8)
+
+
 @dataclass(frozen=True)
 class TS:
     """A tensor: logical shape, dtype, value domain, layout (perm, step dims, expand dims, a
@@ -97,7 +103,12 @@ class TS:
         if self.offset and shape:
             shape[0] += 1
         g = torch.Generator().manual_seed(self.seed)
-        return H.make_torch(H.T(tuple(shape), self.dtype, self.dom, "contig", self.values), g)
+        dom, values = self.dom, self.values
+        if dom == "edge":  # parity's specials plus the extremes of every float format
+            dom = "special"
+            if values is None and self.dtype in H.FLOAT_DTYPES:
+                values = EDGE_VALUES
+        return H.make_torch(H.T(tuple(shape), self.dtype, dom, "contig", values), g)
 
     def view(self, base: Any) -> Any:
         if self.offset and len(self.shape):

@@ -75,8 +75,13 @@ def ci_settings(n: int) -> settings:
 # Mutations (choice 0 keeps the original)
 # --------------------------------------------------------------------------------------------
 
+def change(draw: Any, n: int, k: int = 1) -> bool:
+    """A mutation with probability k/n; shrinks to False (keep)."""
+    return draw(st.integers(0, n - 1)) >= n - k
+
+
 def draw_shape(draw: Any, shape: tuple) -> tuple:
-    how = draw(st.integers(0, 6))
+    how = draw(st.integers(0, 6))  # 0-2: keep
     if how <= 2:
         return shape
     if how == 3 and shape:  # one dim resized (zero-size included)
@@ -86,18 +91,18 @@ def draw_shape(draw: Any, shape: tuple) -> tuple:
         return tuple(draw(st.integers(0, 5)) for _ in shape)
     if how == 5:
         return ()
-    return draw(HY_shapes)
+    return draw(S.HY.shapes)
 
 
 def draw_tensor(draw: Any, t: TS) -> TS:
     shape = draw_shape(draw, t.shape)
-    dtype = t.dtype if draw(st.integers(0, 3)) else draw(st.sampled_from(DTYPES))
-    dom = t.dom if draw(st.integers(0, 2)) else draw(st.sampled_from(DOMAINS))
+    dtype = draw(st.sampled_from(DTYPES)) if change(draw, 4) else t.dtype
+    dom = draw(st.sampled_from(DOMAINS)) if change(draw, 3) else t.dom
     values = t.values if (shape, dtype) == (t.shape, t.dtype) else None
-    if draw(st.integers(0, 2)):
+    if change(draw, 3, 2):
         lay = draw(S.HY.layouts(len(shape)))
         perm, steps, expands = lay.perm, lay.step_dims, lay.expand_dims
-        offset = bool(shape) and draw(st.integers(0, 3)) == 0
+        offset = bool(shape) and change(draw, 4)
     elif shape == t.shape:
         perm, steps, expands, offset = t.perm, t.steps, t.expands, t.offset
     else:
@@ -116,7 +121,7 @@ def draw_int(draw: Any, v: int) -> int:
 
 
 def draw_float(draw: Any, v: float) -> float:
-    return v if draw(st.integers(0, 2)) else draw(st.sampled_from(EDGE_FLOATS))
+    return draw(st.sampled_from(EDGE_FLOATS)) if change(draw, 3) else v
 
 
 def mutate(draw: Any, obj: Any) -> Any:
@@ -124,9 +129,9 @@ def mutate(draw: Any, obj: Any) -> Any:
     if isinstance(obj, TS):
         return draw_tensor(draw, obj)
     if isinstance(obj, DS):
-        return obj if draw(st.integers(0, 2)) else DS(draw(st.sampled_from(DTYPES)))
+        return DS(draw(st.sampled_from(DTYPES))) if change(draw, 3) else obj
     if isinstance(obj, bool):
-        return obj if draw(st.integers(0, 5)) else draw(st.sampled_from([not obj, None, 2, 0]))
+        return draw(st.sampled_from([not obj, None, 2, 0])) if change(draw, 6) else obj
     if isinstance(obj, int):
         return draw_int(draw, obj)
     if isinstance(obj, float):
@@ -142,9 +147,6 @@ def mutate(draw: Any, obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: mutate(draw, v) for k, v in obj.items()}
     return obj
-
-
-HY_shapes = S.HY.shapes
 
 
 def spec_tree(obj: Any, seed: int) -> Any:

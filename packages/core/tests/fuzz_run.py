@@ -98,7 +98,7 @@ def main() -> int:
     while time.monotonic() < deadline and len(failures) < len(todo):
         rnd += 1
         examples = 25 * rnd
-        order = [t for t in todo if t[1] not in failures]
+        order = [t for t in todo if f"{t[0]} {t[1]}" not in failures]
         rng.shuffle(order)
         for kind, name, factory in order:
             if time.monotonic() >= deadline:
@@ -106,7 +106,7 @@ def main() -> int:
             text = run_one(fp, factory, name, examples, rng.randrange(2**32))
             calls += examples if text is None else 0
             if text is not None:
-                failures[name] = text
+                failures[f"{kind} {name}"] = text
                 first = text.splitlines()[0][:160]
                 print(f"FAIL {kind} {name}: {first}", flush=True)
         if rnd % 5 == 0:

@@ -54,10 +54,12 @@ H.install_torch_nn()
 # Call descriptions
 # --------------------------------------------------------------------------------------------
 
-# Negative NaN, subnormals, the largest finite values of float16/bfloat16/float32, values
-# that overflow the narrower formats, exact-integer limits of float64 and -0.0.
-EDGE_VALUES = (-math.nan, 1e-45, -5e-324, 1e-300, 65504.0, -65520.0, 3.3895e38, -3.4028235e38,
-               1e300, -1e300, 2.0**53 + 2, -2.0**63, 0.1, -0.0, math.inf, 6e-8)
+# Negative NaN, subnormals, float16's largest finite value, values that overflow the narrower
+# formats, exact-integer limits of float64 and -0.0.
+# No finite values near float32's maximum: sums of those overflow or not depending on the
+# order of accumulation, which is the kernel's (and the CPU's) choice, not a contract.
+EDGE_VALUES = (-math.nan, 1e-45, -5e-324, 1e-300, 65504.0, -65520.0, 1e300, -1e300,
+               2.0**53 + 2, -2.0**63, 0.1, -0.0, math.inf, 6e-8)
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,12 @@ class Worker:
                                      stderr=self.err, cwd=str(Path(__file__).parent))
         self.starts += 1
         assert self.proc.stdout is not None
-        _recv(self.proc.stdout.fileno(), time.monotonic() + 120)  # "ready" after the imports
+        try:
+            _recv(self.proc.stdout.fileno(), time.monotonic() + 120)  # "ready" after imports
+        except (EOFError, Hung):
+            tail = self._stderr_tail()
+            self.stop()
+            raise RuntimeError(f"the fuzz worker did not start:\n{tail}") from None
 
     def _stderr_tail(self) -> str:
         if self.err is None:

@@ -124,10 +124,13 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
-# --- avg_pool3d_backward with a gradient of another batch size -----------------------------
+# --- 3-d pooling backward with a gradient of another batch size ----------------------------
+
+POOL3D_BACKWARD = ("avg_pool3d_backward", "_adaptive_avg_pool3d_backward")
+
 
 def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name != "avg_pool3d_backward" or len(args) < 2:
+    if name not in POOL3D_BACKWARD or len(args) < 2:
         return False
     grad, x = args[0], args[1]
     return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == 5
@@ -135,7 +138,7 @@ def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _avg_pool3d_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    raise RuntimeError(f"avg_pool3d_backward: grad_output has batch size {args[0].shape[0]}, "
+    raise RuntimeError(f"{name}: grad_output has batch size {args[0].shape[0]}, "
                        f"the input {args[1].shape[0]}")
 
 
@@ -211,10 +214,12 @@ KNOWN_WRONG = [
             "non-positive integer and has no limit: NaN",
         applies=_polygamma_applies, correct=_polygamma_correct),
     KnownWrong(
-        "avg-pool3d-backward-batch-mismatch",
+        "pool3d-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
-                   "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) kills the "
-                   "process (SIGSEGV): the batch size of grad_output is never checked",
+                   "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) and "
+                   "torch.ops.aten._adaptive_avg_pool3d_backward(torch.ones(0, 2, 2, 3, 4), "
+                   "torch.ones(1, 2, 5, 6, 7)) kill the process (SIGSEGV); with a larger batch "
+                   "they read past the gradient: the batch size of grad_output is never checked",
         why="a gradient for another batch than the input's has no meaning; PyTorch checks every "
             "other dim and raises RuntimeError for those, so that is the answer",
         applies=_avg_pool3d_backward_applies, correct=_avg_pool3d_backward_correct),

@@ -292,6 +292,84 @@ Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& ten
              {input, tensor1, tensor2}, {value});
 }
 
+// ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
+// `approximate` picks the erf or the tanh kernel; anything else is PyTorch's error.
+static bool gelu_tanh_form(std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  return approximate == "tanh";
+}
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  auto& k = pointwise_kernels();
+  return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false,
+             {self});
+}
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  auto& k = pointwise_kernels();
+  return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward,
+             DtypeRule::Promote, Tensor(), false, {grad_output, self});
+}
+
+// PyTorch's checked Scalar -> integer conversion (c10::checked_convert): a float must lie in the
+// dtype's range (NaN does not); an int may also be negative down to -max for an unsigned dtype (it
+// wraps). Anything else is its overflow error, never an undefined float -> int conversion.
+static void check_int_scalar(ScalarType t, const Scalar& s) {
+  double lo = -0x1p63, end = 0x1p63;  // [lo, end)
+  const char* name = "int64_t";
+  switch (t) {
+    case ScalarType::Int32: lo = -0x1p31, end = 0x1p31, name = "int"; break;
+    case ScalarType::Int16: lo = -0x1p15, end = 0x1p15, name = "int16_t"; break;
+    case ScalarType::Int8: lo = -0x1p7, end = 0x1p7, name = "int8_t"; break;
+    case ScalarType::UInt8: lo = 0, end = 0x1p8, name = "uint8_t"; break;
+    default: break;
+  }
+  bool ok;
+  if (s.is_float()) {
+    const double d = s.to_double();
+    ok = d >= lo && d < end;
+  } else {
+    const int64_t v = s.to_int();
+    const double dv = static_cast<double>(v), mag = lo == 0 ? std::fabs(dv) : dv;
+    ok = t == ScalarType::Int64 || (mag >= lo && mag < end);
+  }
+  EMBER_CHECK(ok, "value cannot be converted to type ", name, " without overflow");
+}
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  if (is_integral(self.dtype(), false)) {
+    check_int_scalar(self.dtype(), threshold);
+    check_int_scalar(self.dtype(), value);
+  }
+  return run("threshold", pointwise_kernels().threshold, DtypeRule::Promote, Tensor(), false, {self},
+             {threshold, value});
+}
+
+// A float argument of a float32 (or half: opmath float) kernel must fit a float.
+static void check_fits_float(ScalarType t, const Scalar& s) {
+  const double d = std::fabs(s.to_double());
+  EMBER_CHECK(t == ScalarType::Float64 || !(std::isfinite(d) && d > 3.4028234663852886e38),
+              "value cannot be converted to type float without overflow");
+}
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  check_fits_float(self.dtype(), beta);
+  check_fits_float(self.dtype(), threshold);
+  return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self},
+             {beta, threshold});
+}
+
+// aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are
+// truncated to integers first (PyTorch's "legacy behavior of boundaries not causing type promotion").
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  if (!is_integral(self.dtype(), false)) return clamp(self, min_val, max_val);
+  check_int_scalar(ScalarType::Int64, min_val);  // aten: toLong(), then clamp's conversion
+  check_int_scalar(ScalarType::Int64, max_val);
+  const int64_t lo = min_val.to_int(), hi = max_val.to_int();
+  EMBER_CHECK(self.dtype() != ScalarType::UInt8 || (lo >= 0 && hi >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
+  check_int_scalar(self.dtype(), Scalar(lo));
+  check_int_scalar(self.dtype(), Scalar(hi));
+  return clamp(self, Scalar(lo), Scalar(hi));
+}
+
 // ---- where ----
 static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::UInt8,

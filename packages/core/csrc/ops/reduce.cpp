@@ -462,16 +462,20 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   double p = ord.to_double();
   DimMask m = dim_mask(x, dim);
-  if (p == 2.0) return sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, x.dtype()));
+  // float16/bfloat16 compute in float32 and round once: the sum of |x|^p overflows a half type
+  // long before the norm does (PyTorch's opmath).
+  const ScalarType rt = x.dtype();
+  const ScalarType acc = (rt == ScalarType::Float16 || rt == ScalarType::BFloat16) ? ScalarType::Float32 : rt;
+  if (p == 2.0) return to_dtype(sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, acc)), rt);
   Tensor a = abs(x);
   if (std::isinf(p)) {
     if (x.numel() == 0 && p < 0) fail(ErrorKind::Runtime, "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity");
-    return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, x.dtype()) : reduce(a, m, keepdim, ReduceKind::Min, x.dtype());
+    return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
   }
-  if (p == 0.0) return to_dtype(sum(ne(a, wrap_scalar(Scalar(0.0))), dim, keepdim, std::nullopt), x.dtype());
-  if (p == 1.0) return reduce(a, m, keepdim, ReduceKind::Sum, x.dtype());
-  Tensor s = reduce(pow(a, wrap_scalar(Scalar(p))), m, keepdim, ReduceKind::Sum, x.dtype());
-  return pow(s, wrap_scalar(Scalar(1.0 / p)));
+  if (p == 0.0) return to_dtype(sum(ne(a, wrap_scalar(Scalar(0.0))), dim, keepdim, std::nullopt), rt);
+  if (p == 1.0) return reduce(a, m, keepdim, ReduceKind::Sum, rt);
+  Tensor s = reduce(pow(to_dtype(a, acc), wrap_scalar(Scalar(p))), m, keepdim, ReduceKind::Sum, acc);
+  return to_dtype(pow(s, wrap_scalar(Scalar(1.0 / p))), rt);
 }
 Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
             std::optional<ScalarType> dtype) {

@@ -30,9 +30,10 @@ def trace(input: ember.Tensor) -> ember.Tensor:
     """Sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    n, m = input.shape
-    mask = ember.eye(n, m, dtype=input.dtype)
-    return (input * mask).sum()
+    if input.dtype == ember.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    # the diagonal view only: a NaN or inf off the diagonal must not reach the sum (x * eye would be NaN)
+    return input.diagonal().sum()
 
 
 def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:

@@ -403,11 +403,11 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _nn("threshold").threshold(input, threshold, value)
+    return _kernel("threshold")(input, threshold, value)  # the core kernel (ops/nn_activation.yaml)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _inplace(input, _nn("threshold_").threshold(input.clone(), threshold, value))
+    return _inplace(input, _kernel("threshold")(input.clone(), threshold, value))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

@@ -22,6 +22,7 @@ template <class T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); 
 #define EMBER_VEC_INLINE inline __attribute__((always_inline))
 #endif
 
+#include "activation_ops.h"
 #include "special_math.h"
 
 namespace ember::ops {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +11,18 @@ from ember import Tensor
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
+
+
+_HALF_TYPES = (ember.float16, ember.bfloat16)
+
+
+def _in_float(fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    """fn computed in float32 for float16/bfloat16 inputs and rounded once at the end: PyTorch's
+    activation kernels compute in "opmath" float, so a composite of several half-precision ops
+    (each rounding) would differ from it. The gradient flows through the casts, so it is float32 too."""
+    def run(x: Tensor) -> Tensor:
+        return fn(x.float()).to(x.dtype) if x.dtype in _HALF_TYPES else fn(x)
+    return run
 
 
 def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool) -> Tensor:
@@ -35,17 +46,12 @@ def relu_(input: Tensor) -> Tensor:
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _inplace(lambda x: _hardtanh(x, min_val, max_val), input, inplace)
+    # aten's kernel (HardtanhBackward0): NaN passes, integer inputs keep their dtype
+    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, inplace)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     return hardtanh(input, min_val, max_val, inplace=True)
-
-
-def _hardtanh(x: Tensor, min_val: float, max_val: float) -> Tensor:
-    # PyTorch's gradient is zero at the bounds themselves; clamp's (and so clamp_'s) would pass it through.
-    inside = (x > min_val) & (x < max_val)
-    return ember.where(inside, x, x.clamp(min_val, max_val).detach())
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -67,11 +73,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return _inplace(lambda x: ember._nn.hardtanh(x, 0, 6), input, inplace)  # aten's relu6 is hardtanh(0, 6)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: ember.where(x > 0, x, x * negative_slope), input, inplace)
+    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -85,7 +91,7 @@ def _expm1_neg(x: Tensor) -> Tensor:
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x)), input, inplace)
+    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x))), input, inplace)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -93,7 +99,8 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x)), input, inplace)
+    return _inplace(_in_float(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x))), input,
+                    inplace)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -101,7 +108,7 @@ def selu_(input: Tensor) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x / alpha)), input, inplace)
+    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x / alpha))), input, inplace)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -109,12 +116,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    if approximate == "none":
-        return input * 0.5 * (1.0 + ember.erf(input * (1.0 / math.sqrt(2.0))))
-    if approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1.0 + ember.tanh(inner))
-    raise RuntimeError("approximate argument must be either none or tanh.")
+    return ember._nn.gelu(input, approximate=approximate)  # aten's kernel (GeluBackward0)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -126,7 +128,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: x * ember.sigmoid(x), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace)
 
 
 def _softplus_neg(x: Tensor) -> Tensor:
@@ -137,14 +139,11 @@ def _softplus_neg(x: Tensor) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    scaled = input * beta
-    # Linear above the threshold, as PyTorch; the clamp keeps the discarded branch finite.
-    soft = _softplus_neg(-scaled.clamp(max=threshold)) / beta
-    return ember.where(scaled > threshold, input, soft)
+    return ember._nn.softplus(input, beta, threshold)  # aten's kernel (SoftplusBackward0)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: x * ember.tanh(softplus(x)), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -152,15 +151,11 @@ def softsign(input: Tensor) -> Tensor:
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_hardsigmoid, input, inplace)
-
-
-def _hardsigmoid(x: Tensor) -> Tensor:
-    return ember.where((x > -3.0) & (x < 3.0), x / 6.0 + 0.5, (x > 0).to(x.dtype))
+    return _inplace(ember._nn.hardsigmoid, input, inplace)  # aten's kernel: NaN passes, computed in float
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_hardswish, input, inplace)
+    return _inplace(_in_float(_hardswish), input, inplace)
 
 
 def _hardswish(x: Tensor) -> Tensor:
@@ -169,7 +164,7 @@ def _hardswish(x: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    return -_softplus_neg(input)
+    return _in_float(lambda x: -_softplus_neg(x))(input)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
@@ -193,21 +188,20 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 
 def _threshold(input: Tensor, th: float, value: float, inplace: bool) -> Tensor:
-    # a separate name: the public functions' `threshold` parameter shadows the function itself
-    return _inplace(lambda x: ember.where(x > th, x, value), input, inplace)
+    # a separate name: the public functions' `threshold` parameter shadows the function itself.
+    # aten's kernel: x <= th ? value : x, so NaN passes and integer inputs keep their dtype.
+    return _inplace(lambda x: ember._nn.threshold(x, th, value), input, inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim % input.dim()
-    n = input.shape[d]
+    n = input.size(dim)  # ember's dim wrapping: IndexError for a dim out of range, as PyTorch
     if n % 2:
+        d = dim + input.dim() if dim < 0 else dim
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
-    lead = (slice(None),) * d
-    a = input[lead + (slice(0, n // 2),)]
-    b = input[lead + (slice(n // 2, n),)]
-    return a * ember.sigmoid(b)
+    h = n // 2
+    return _in_float(lambda x: x.narrow(dim, 0, h) * ember.sigmoid(x.narrow(dim, h, h)))(input)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -281,7 +275,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                            f"{weight.dim()}D")
     if input.dim() > 2:
         # fold the batch dims into rows, as PyTorch does (same errors, one matmul)
-        out = linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        out = linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
         return out.reshape(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())

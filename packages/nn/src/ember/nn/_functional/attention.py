@@ -18,6 +18,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q Kᵀ·scale + mask) V; a boolean mask marks the positions that may be attended (True = keep)."""
+    if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
+        # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
+        # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
+        mask = attn_mask.float() if attn_mask is not None and attn_mask.dtype == query.dtype else attn_mask
+        out = scaled_dot_product_attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
+                                           scale, enable_gqa)
+        return out.to(query.dtype)
     L, S = query.shape[-2], key.shape[-2]
     scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     if is_causal and attn_mask is not None:

@@ -61,23 +61,23 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                                False)
 
 
-# machine epsilon per float dtype (rms_norm's default eps, as torch.finfo(dtype).eps)
-_EPS = {"torch.float64": 2.220446049250313e-16, "torch.float32": 1.1920928955078125e-07,
-        "torch.float16": 0.0009765625, "ember.bfloat16": 0.0078125}
-
-
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) (* weight), computed in float32 for float16/bfloat16 and rounded once,
+    as PyTorch (whose default eps is then float32's machine epsilon)."""
     shape = _shape_list(normalized_shape)
     k = len(shape)
     if input.dim() < k or list(input.shape[input.dim() - k:]) != shape:
         raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
                            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
     if eps is None:
-        eps = _EPS.get(str(input.dtype), _EPS["torch.float32"])
+        eps = 2.220446049250313e-16 if x.dtype == ember.float64 else 1.1920928955078125e-07  # finfo(x.dtype).eps
     dims = tuple(range(input.dim() - k, input.dim()))
-    out = input * ember.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out * weight if weight is not None else out
+    out = x * ember.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if x is not input else out
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

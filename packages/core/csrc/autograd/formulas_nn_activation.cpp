@@ -1,0 +1,45 @@
+#include "formulas_nn_activation.h"
+
+#include <cmath>
+
+#include "autograd_ops.h"
+#include "formulas.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+Tensor num(double v) { return wrap_scalar(Scalar(v)); }
+const Scalar kOne(int64_t(1));
+}  // namespace
+
+Tensor gelu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate) {
+  Tensor x2 = ag::square(self);
+  Tensor d2;
+  if (approximate == "tanh") {
+    // f = x/2 (1 + t), t = tanh(u), u = k (x + c x^3):
+    // f'' = (1 - t^2) (u' - x t u'^2 + x u''/2), u' = k (1 + 3 c x^2), x u''/2 = 3 k c x^2.
+    const double k = M_SQRT2 * M_2_SQRTPI * 0.5, c = 0.044715;
+    Tensor t = ag::tanh(scale(ag::add(self, scale(ag::mul(x2, self), c), kOne), k));
+    Tensor du = scale(add_s(scale(x2, 3.0 * c), 1.0), k);
+    Tensor inner = ag::add(ag::sub(du, ag::mul(ag::mul(self, t), ag::square(du)), kOne), scale(x2, 3.0 * k * c), kOne);
+    d2 = ag::mul(one_minus(ag::square(t)), inner);
+  } else {
+    // f = x Phi(x): f'' = phi(x) (2 - x^2), phi(x) = e^{-x^2/2} / sqrt(2 pi).
+    Tensor pdf = scale(ag::exp(scale(x2, -0.5)), M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    d2 = ag::mul(pdf, ag::rsub(x2, num(2.0), kOne));
+  }
+  return ag::mul(ag::mul(gg, grad_output), d2);
+}
+
+Tensor softplus_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                                const Scalar& threshold) {
+  Tensor x = ag::mul(self, wrap_scalar(beta));
+  Tensor s = ag::sigmoid(x);
+  Tensor below = lt(x, wrap_scalar(threshold));  // a mask, not differentiated
+  Tensor d2 = ag::mul(ag::mul(s, one_minus(s)), wrap_scalar(beta));
+  return ag::mul(ag::mul(ag::mul(gg, grad_output), d2), below);
+}
+
+}  // namespace ember

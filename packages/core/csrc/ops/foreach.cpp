@@ -4,9 +4,11 @@
 // mode is on (PyTorch's foreach ops are differentiable too), and under no_grad the cost per
 // tensor is one kernel launch with no Python in between. Large tensors are parallelised
 // (and the GIL released) inside each kernel's parallel_for.
+#include <limits>
 #include <string_view>
 
 #include "../autograd/grad_mode.h"
+#include "../iter/elementwise_iter.h"
 #include "autograd_ops.h"
 #include "checks.h"
 #include "ops.h"
@@ -51,6 +53,10 @@ TensorList map_each(const TensorList& self, const TensorList& a, const TensorLis
 // In-place max: maximum has no in-place kernel, so write through out= (same shape, read
 // before write per element). Under grad mode the differentiable composite is used instead.
 Tensor maximum_inplace(const Tensor& self, const Tensor& other) {
+  // out= would resize the target; an in-place op may not (PyTorch's in-place broadcast rule).
+  DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
+  EMBER_CHECK(self.sizes().equals(shape), "output with shape ", shape_str(self.sizes()),
+              " doesn't match the broadcast shape ", shape_str(shape));
   if (GradMode::is_enabled() && (self.requires_grad() || other.requires_grad()))
     return ag::copy_(self, ag::maximum(self, other), false);
   check_inplace(self, "_foreach_maximum_");
@@ -186,7 +192,14 @@ TensorList _foreach_copy_(const TensorList& self, const TensorList& src, bool no
 
 // ---- norm: one 0-d result per tensor (clip_grad_norm_'s building block) ----
 TensorList _foreach_norm(const TensorList& self, const Scalar& ord, std::optional<ScalarType> dtype) {
-  return map_each(self, [&](size_t i) { return ag::vector_norm(self[i], ord, std::nullopt, false, dtype); });
+  const bool inf = ord.to_double() == std::numeric_limits<double>::infinity();
+  return map_each(self, [&](size_t i) {
+    // PyTorch's own check (its -inf goes on to vector_norm's message).
+    EMBER_CHECK(!(inf && self[i].numel() == 0),
+                "_foreach_norm cannot compute the infinity norm on an empty tensor because the operation does not "
+                "have an identity");
+    return ag::vector_norm(self[i], ord, std::nullopt, false, dtype);
+  });
 }
 
 }  // namespace ember

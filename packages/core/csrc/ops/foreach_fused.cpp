@@ -321,6 +321,10 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
   check_params(op, self);
   check_list(op, "grads", self, grads);
   if (momentum != 0) check_list(op, "momentum_buffer_list", self, momentum_buffer_list);
+  // PyTorch's rule: without momentum there must be no buffers (its message).
+  EMBER_CHECK(momentum != 0 || momentum_buffer_list.empty(),
+              "Expected momentum_buffer_list.empty() to be true, but got false. (", op, ": momentum is 0, got ",
+              momentum_buffer_list.size(), " momentum buffers)");
   if (skip_step(found_inf)) return self;
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();

@@ -2,10 +2,12 @@
 // index_copy / index_fill, take. Indices are bound-checked before anything is
 // written, so a bad index never leaves a half-updated tensor or touches memory
 // outside the buffer.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <limits>
 #include <string_view>
 #include <type_traits>
@@ -36,29 +38,40 @@ namespace {
 
 void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                           bool is_gather) {
-  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+  // An empty index skips the dtype check (PyTorch's scatter_gather_dtype_check).
+  EMBER_CHECK(index.numel() == 0 || index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
               "(): Expected dtype int32/int64 for index");
   if (src) EMBER_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   int64_t sd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
   if (index.numel() == 0) return;
   EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as ", is_gather ? "input" : "self",
               " tensor");
-  if (src) EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id,
-                       "Index tensor must have the same number of dimensions as src tensor");
   DimVector ss = sizes1(self), is = sizes1(index);
-  DimVector rs = src ? sizes1(*src) : DimVector{};
-  for (int64_t d = 0; d < id; ++d) {
-    bool ok = (d == dim || is[d] <= ss[d]) && (!src || is[d] <= rs[d]);
-    if (ok) continue;
+  // PyTorch's order: every dim against self first (gather fails at the first), then against
+  // src, whose size(d) raises IndexError where src has fewer dims than index.
+  bool wrong = false;
+  for (int64_t d = 0; d < id && !wrong; ++d) {
+    if (d == dim || is[d] <= ss[d]) continue;
     if (is_gather)
       fail(ErrorKind::Runtime, "Size does not match at dimension ", d, " expected index ", shape_str(is),
            " to be no larger than self ", shape_str(ss), " apart from dimension ", dim);
-    if (src)
-      fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
-           " apart from dimension ", dim, " and to be no larger size than src ", shape_str(rs));
-    fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
-         " apart from dimension ", dim);
+    wrong = true;
   }
+  if (src && !wrong) {
+    for (int64_t d = 0; d < id && !wrong; ++d) {
+      if (src->dim() > 0) wrap_dim(d, src->dim());  // the IndexError of src.size(d)
+      wrong = is[d] > (src->dim() == 0 ? 1 : src->size(d));
+    }
+  }
+  if (src)
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id, "Index tensor must have the same number of dimensions as src "
+                "tensor");
+  if (!wrong) return;
+  if (src)
+    fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+         " apart from dimension ", dim, " and to be no larger size than src ", shape_str(sizes1(*src)));
+  fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+       " apart from dimension ", dim);
 }
 
 // Every index value in [0, size): gather/scatter do not wrap negatives. Checked in
@@ -241,12 +254,13 @@ void index_put_dim(const Tensor& dst, int64_t dim, const Tensor& idx, const Tens
 
 // index values checked in [-size, size) and wrapped (index_add/copy/fill accept
 // negatives); `prefix` and `kind` reproduce each op's own out-of-range error.
-Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size) {
+Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size,
+                         bool negative_ok = true) {
   Tensor idx = as_long_contiguous(index);
   bool needs_wrap = false;
   const int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
-    if (p[i] < -size || p[i] >= size)
+    if (p[i] < (negative_ok ? -size : 0) || p[i] >= size)
       fail(kind, prefix, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
     needs_wrap |= p[i] < 0;
   }
@@ -272,19 +286,58 @@ const Tensor& inplace_dense(const Tensor& self, const F& body) {
   return self;
 }
 
-void check_index_source(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  check_index_vector(name, index);
-  EMBER_CHECK(source.dtype() == self.dtype(), name, "_(): self (", legacy_name(self.dtype()), ") and source (",
+// index_add's checks in PyTorch's order and words (index_func_meta_impl).
+void check_index_add_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+                    " with type: ", legacy_name(index.dtype()), " and size: ", shape_str(index.sizes()));
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
+              "index_add_(): Expected dtype int32/int64 for index but got: ", legacy_name(index.dtype()));
+  EMBER_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", legacy_name(self.dtype()), ") and source (",
               legacy_name(source.dtype()), ") must have the same scalar type");
-  DimVector ss = sizes1(self), rs = sizes1(source);
-  EMBER_CHECK(ss.size() == rs.size() || source.dim() == 0 || self.dim() == 0, name,
-              "_(): Source/destination tensor must have same number of dimensions");
-  EMBER_CHECK(index.numel() == (source.dim() == 0 ? 1 : rs[dim]), name,
-              "_(): Number of indices (", index.numel(), ") should be equal to source.size(dim) (",
-              source.dim() == 0 ? 1 : rs[dim], ")");
-  for (size_t d = 0; d < ss.size() && ss.size() == rs.size(); ++d)
-    EMBER_CHECK(static_cast<int64_t>(d) == dim || ss[d] == rs[d], name,
-                "_(): self and source must have the same shape except at dimension ", dim);
+  if (index.numel() != (source.dim() == 0 ? 1 : source.size(dim))) {
+    // PyTorch builds this message with source.size(dim), which fails first for a 0-d source.
+    EMBER_CHECK_INDEX(source.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+    fail(ErrorKind::Runtime, "index_add_(): Number of indices (", index.numel(),
+         ") should be equal to source.size(dim): (", source.size(dim), "), for dim: ", dim);
+  }
+  DimVector ss = to_vec(self.sizes()), rs = to_vec(source.sizes());
+  if (source.dim() != 0 && self.dim() != 0) {
+    ss.erase(static_cast<size_t>(dim));
+    rs.erase(static_cast<size_t>(dim));
+  }
+  EMBER_CHECK(ss == rs,
+              "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
+              shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()));
+}
+
+// "3 5": how PyTorch prints the slice shapes in index_copy_'s message.
+std::string spaced(const DimVector& v) {
+  std::string r;
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? " " : "") + std::to_string(v[i]);
+  return r;
+}
+
+// index_copy's checks in PyTorch's order and words (index_copy meta).
+void check_index_copy_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  const int64_t n = index.numel();
+  EMBER_CHECK_INDEX(source.dim() != 0 || n == 1,
+                    "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
+  EMBER_CHECK_INDEX(source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
+                    "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                    "Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "index_copy_(): Expected a long tensor for index, but got ",
+              legacy_name(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, "
+              "but got (self) ", legacy_name(self.dtype()), " and (source) ", legacy_name(source.dtype()));
+  DimVector ss = to_vec(self.sizes()), rs = to_vec(source.sizes());
+  if (!ss.empty()) ss.erase(static_cast<size_t>(dim));
+  if (!rs.empty()) rs.erase(static_cast<size_t>(dim));
+  EMBER_CHECK(ss == rs,
+              "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+              spaced(ss), " at dimension ", dim, " and source slice shape: ", spaced(rs), " at dimension 0.");
+  EMBER_CHECK_INDEX(source.dim() == 0 || n == source.size(dim), "index_copy_(): Number of indices (", n,
+                    ") should be equal to source.size(dim) (", source.dim() == 0 ? 1 : source.size(dim), ")");
 }
 
 }  // namespace
@@ -340,25 +393,45 @@ bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64
 
 
 Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
-  check_index_vector("index_select", index);
+  // PyTorch's order: dim, index rank, 0-d self, index dtype, out dtype.
   int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  int64_t m = index.numel();
+  EMBER_CHECK(input.dim() > 0 || m == 1, "index_select(): Index to scalar can have only 1 value, got ", m,
+              " value(s)");
+  check_index_vector("index_select", index);
+  EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
+  check_no_internal_overlap(out);
   Tensor idx = as_long_contiguous(index);
   DimVector s = sizes1(input);
   int64_t size = s[d];
   const int64_t* ip = idx.data<int64_t>();
-  int64_t m = idx.numel();
   DimVector os(input.sizes().begin(), input.sizes().end());
   if (input.dim() > 0) os[d] = m;
-  else EMBER_CHECK_INDEX(m == 1, "index_select(): Index to scalar can have only 1 value, got ", m, " value(s)");
-  EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
+  // PyTorch's errors depend on its kernel: an empty >1-d self and the dim-1 kernel (contiguous
+  // result) raise RuntimeError naming the first bad index; every other path IndexError.
+  auto first_bad = [&] {
+    for (int64_t i = 0; i < m; ++i)
+      if (ip[i] < 0 || ip[i] >= size) return ip[i];
+    return int64_t(0);
+  };
+  if (input.dim() > 1 && m > 0 && input.numel() == 0) {
+    EMBER_CHECK(size > 0, "index_select(): self indexing axis dim should be positive");
+    for (int64_t i = 0; i < m; ++i)
+      EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i],
+                  " axis_dim=", size);
+  }
   // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
   std::atomic<bool> bad{false};
   resize_out(out, os);
+  const bool dim1_kernel = input.dim() > 1 && d == 1 && out.is_contiguous();
+  // A strided out= gets the rows through a dense buffer (the copy below writes rows in order).
+  Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype());
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
   auto [outer, n, inner] = split3(x, d);
   const int64_t row = inner * static_cast<int64_t>(x.itemsize());
   const char* sp = x.raw();
-  char* dp = out.raw();
+  char* dp = dst.raw();
   int64_t rows = outer * m;
   {
     GilRelease nogil;
@@ -371,7 +444,11 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
       if (!ok) bad = true;
     });
   }
-  EMBER_CHECK_INDEX(!bad, "index out of range in self");
+  if (bad) {
+    if (dim1_kernel) fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
+    fail(ErrorKind::Index, "index out of range in self");
+  }
+  if (!dst.same(out)) copy_into(out, dst);
   out.bump_version();
   return out;
 }
@@ -468,7 +545,7 @@ Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scal
 Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   check_inplace(self, "scatter_add_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  check_gather_scatter("scatter_add", self, d, index, &src, false);
+  check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
   scatter_into("scatter_add", self, d, index, &src, nullptr, Reduce::Add);
   return self;
 }
@@ -510,7 +587,7 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
   check_inplace(self, "scatter_reduce_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   Reduce red = parse_scatter_reduce(reduce);
-  check_gather_scatter("scatter_reduce", self, d, index, &src, false);
+  check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
   if (index.numel() == 0) return self;
   if (!include_self) {
     Tensor id = reduce_identity(red, self.dtype());
@@ -575,7 +652,7 @@ Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scal
 Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   check_inplace(self, "index_add_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  check_index_source("index_add", self, d, index, source);
+  check_index_add_source(self, d, index, source);
   // index_add takes no negative indices (unlike index_copy / index_fill).
   Tensor idx = as_long_contiguous(index);
   check_range(idx, sizes1(self)[d], d);
@@ -589,8 +666,9 @@ Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Te
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_inplace(self, "index_copy_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  check_index_source("index_copy", self, d, index, source);
-  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d]);
+  check_index_copy_source(self, d, index, source);
+  // Unlike index_fill, index_copy takes no negative indices.
+  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
   return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
 }
@@ -603,6 +681,23 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_fill_(): Index is supposed to be a vector");
   EMBER_CHECK_INDEX(index.dtype() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (self.numel() == 0 && index.numel() > 0) {
+    // PyTorch views self with the index's length along dim (stride 0 there) and bound-checks per
+    // written element: an empty self checks nothing unless dim itself is empty, where setting up
+    // that view over the empty storage fails first.
+    if (sizes1(self)[d] > 0) return self;
+    DimVector vs = to_vec(self.sizes()), vst = contiguous_strides(self.sizes());
+    vs[d] = index.numel();
+    vst[d] = 0;
+    int64_t last = self.impl()->offset;
+    for (size_t i = 0; i < vs.size(); ++i) last += vs[i] == 0 ? 0 : (vs[i] - 1) * vst[i];
+    if (std::find(vs.begin(), vs.end(), int64_t(0)) != vs.end()) return self;  // the view is empty too
+    const size_t need = static_cast<size_t>(last + 1) * self.itemsize();
+    if (need > self.impl()->storage->nbytes)
+      fail(ErrorKind::Runtime, "setStorage: sizes ", shape_str(vs), ", strides ", shape_str(vst), ", storage offset ",
+           self.impl()->offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ", need,
+           " are out of bounds for storage of size ", self.impl()->storage->nbytes);
+  }
   Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
   Tensor v = scalar_tensor(value, self.dtype());
   return inplace_dense(self, [&](const Tensor& dst) {

@@ -56,6 +56,9 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
     EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "torch.searchsorted(): sorter must be a tensor of long dtype but "
                 "got dtype ", dtype_name(sorter.dtype()));
   }
+  // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
+  if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
+    dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
   ScalarType odt = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
   Tensor result = out ? *out : empty(input.sizes(), odt);
   if (out) {
@@ -87,7 +90,8 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
         double x = v[i];
         while (l < h) {
           int64_t m = l + (h - l) / 2;
-          bool go_right = right ? !(x < at(m)) : at(m) < x;
+          // PyTorch's comparisons: a NaN value goes past every boundary (index len).
+          bool go_right = right ? !(at(m) > x) : !(at(m) >= x);
           if (go_right) l = m + 1;
           else h = m;
         }
@@ -129,10 +133,11 @@ Tensor bucketize_out(const Tensor& input, const Tensor& boundaries, bool out_int
 // ---- bincount / histc ----------------------------------------------------------
 
 Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
+  // PyTorch's order: the integer-dtype dispatch (bool excluded), minlength, then an empty 1-d
+  // input returns int64 zeros whatever the weights are.
+  if (!is_integral(input.dtype(), false)) dtype_not_implemented("bincount_cpu", input.dtype());
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
-  ScalarType it = input.dtype();
-  EMBER_CHECK_NOTIMPL(is_integral(it, true), "\"bincount_cpu\" not implemented for '",
-                      it == ScalarType::Float32 ? "Float" : it == ScalarType::Float64 ? "Double" : dtype_name(it), "'");
+  if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, std::nullopt);
   EMBER_CHECK(input.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
   if (weights.defined())
     EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
@@ -168,6 +173,9 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
 
 Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
   ScalarType dt = input.dtype();
+  // PyTorch checks the out dtype before its dtype dispatch.
+  EMBER_CHECK(out.dtype() == dt, "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+              "input ", c_type_name(dt), " and hist ", c_type_name(out.dtype()));
   EMBER_CHECK_NOTIMPL(is_floating(dt), "\"histogram_cpu\" not implemented for '",
                       dt == ScalarType::Int64 ? "Long" : dtype_name(dt), "'");
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
@@ -190,8 +198,6 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
     if (b >= bins) b = bins - 1;
     counts[b] += 1;
   }
-  EMBER_CHECK(out.dtype() == dt, "torch.histc: input tensor and hist tensor should have the same dtype, but got input ",
-              dtype_name(dt), " and hist ", dtype_name(out.dtype()));
   resize_out(out, {bins});
   EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
     scalar_t* op = out.data<scalar_t>();

@@ -86,22 +86,33 @@ void dispatch_fd(ScalarType dt, const F& f) {
   else f(double(0));
 }
 
-// PyTorch's checks in its order; `kernel` names the LAPACK kernel whose dtype dispatch
-// rejects half types (NotImplementedError) where PyTorch has no explicit dtype check.
-void check_input(const Tensor& a, const char* op, const char* kernel = nullptr, const char* name = "A") {
+// PyTorch's checks in its order: the matrix shape (at least 2-d, square where asked), then the
+// dtype (floating; `low_ok`: half types pass here, as they do in PyTorch's checkFloatingOrComplex).
+void check_matrix(const Tensor& a, const char* op, bool square, const char* name = "A") {
   EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name, " must have at least 2 dimensions.");
-  bool fd = a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64;
-  if (kernel && !fd && is_floating(a.dtype())) dtype_not_implemented(kernel, a.dtype());
-  EMBER_CHECK(is_floating(a.dtype()), op, ": Expected a floating point or complex tensor as input. Got ",
-              legacy_name(a.dtype()));
-  EMBER_CHECK(fd, op, ": Low precision dtypes not supported. Got ", legacy_name(a.dtype()));
-}
-
-void check_square(const Tensor& a, const char* op, const char* kernel = nullptr, const char* name = "A") {
-  check_input(a, op, kernel, name);
+  if (!square) return;
   int64_t r = a.sizes()[a.dim() - 2], c = a.sizes()[a.dim() - 1];
   EMBER_CHECK(r == c, op, ": ", name, " must be batches of square matrices, but they are ", r, " by ", c,
               " matrices");
+}
+
+void check_floating(const Tensor& a, const char* op, bool low_ok) {
+  EMBER_CHECK(is_floating(a.dtype()), op, ": Expected a floating point or complex tensor as input. Got ",
+              legacy_name(a.dtype()));
+  EMBER_CHECK(low_ok || a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64, op,
+              ": Low precision dtypes not supported. Got ", legacy_name(a.dtype()));
+}
+
+// The LAPACK kernel's own dtype dispatch (NotImplementedError for half and integer types).
+// PyTorch returns before reaching it when the input is empty.
+void check_kernel(const Tensor& a, const char* kernel) {
+  if (a.numel() > 0 && a.dtype() != ScalarType::Float32 && a.dtype() != ScalarType::Float64)
+    dtype_not_implemented(kernel, a.dtype());
+}
+
+void check_square(const Tensor& a, const char* op, bool low_ok) {
+  check_matrix(a, op, true);
+  check_floating(a, op, low_ok);
 }
 
 int64_t batch_count(const Tensor& a) {
@@ -148,7 +159,7 @@ std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {
 // LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
 // beat its getri, and the blocked solve beats both).
 Tensor linalg_inv(const Tensor& A) {
-  check_square(A, "linalg.inv");
+  check_square(A, "linalg.inv", false);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   if (n == 0 || nb == 0) return from_colmajor(buf);
@@ -177,10 +188,15 @@ Tensor linalg_inv(const Tensor& A) {
 namespace {
 // LU of every matrix; fills det sign and log|det| (or det itself).
 void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* logabs) {
-  check_square(A, op, det ? "lu_cpu" : nullptr);  // slogdet checks the dtype itself
+  check_square(A, op, det != nullptr);  // det takes half types to its LU kernel, slogdet rejects them
+  if (det) check_kernel(A, "lu_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
-  Tensor buf = to_colmajor(A);
   DimVector bs = batch_shape(A);
+  if (A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64) {  // empty half: det of 0x0 is 1
+    *det = ones(bs, A.dtype(), std::nullopt);
+    return;
+  }
+  Tensor buf = to_colmajor(A);
   if (det) *det = empty(bs, A.dtype(), std::nullopt, std::nullopt);
   if (sign) *sign = empty(bs, A.dtype(), std::nullopt, std::nullopt);
   if (logabs) *logabs = empty(bs, A.dtype(), std::nullopt, std::nullopt);
@@ -195,23 +211,18 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
       int info = 0;
       T* a = p + b * n * n;
       if (n > 0) getrf(int(n), int(n), a, int(n), ip.data(), &info);
-      T s = 1, prod = 1, lg = 0;
+      // PyTorch's formulas: sign = prod(sgn(u_ii)) * (-1)^swaps, with sgn(NaN) = sgn(0) = 0 (so a
+      // NaN or a zero pivot gives a ±0 sign); det = prod(u_ii) * (-1)^swaps.
+      T sgn = 1, prod = 1, lg = 0, piv = 1;
       for (int64_t i = 0; i < n; ++i) {
         T u = a[i * n + i];
-        if (ip[i] != i + 1) s = -s;
+        if (ip[i] != i + 1) piv = -piv;
         prod *= u;
-        if (u < 0) s = -s;
+        sgn *= T((u > 0) - (u < 0));
         lg += std::log(std::abs(u));
       }
-      if (pd) {
-        // prod already carries the sign of the diagonal; only the pivots flip it.
-        T piv = 1;
-        for (int64_t i = 0; i < n; ++i)
-          if (ip[i] != i + 1) piv = -piv;
-        pd[b] = prod * piv;
-      }
-      bool zero = std::isinf(lg) && lg < 0;
-      if (ps) ps[b] = zero ? T(0) : s;
+      if (pd) pd[b] = prod * piv;
+      if (ps) ps[b] = sgn * piv;
       if (pl) pl[b] = lg;
       return 0;
     });
@@ -241,12 +252,13 @@ bool solve_is_vector(const Tensor& A, const Tensor& B) {
 }
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  check_square(A, "linalg.solve", "lu_cpu");
+  check_floating(A, "linalg.solve", true);
   EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               legacy_name(A.dtype()), " and B of type ", legacy_name(B.dtype()), " instead");
   bool vec = solve_is_vector(A, B);
   Tensor Bm = vec ? unsqueeze(B, -1) : B;
-  EMBER_CHECK(Bm.dim() >= 2, "linalg.solve: The input tensor B must have at least 2 dimensions.");
+  check_matrix(A, "linalg.solve", true);
+  check_matrix(Bm, "linalg.solve", false, "B");
   Tensor Aw = left ? A : transpose(A, -2, -1);
   if (!left) Bm = transpose(Bm, -2, -1);
   int64_t n = A.sizes()[A.dim() - 1];
@@ -266,6 +278,7 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
     bs[i] = x == 1 ? y : x;
   }
   Tensor Ab = expand(Aw, with_tail(bs, {n, n}), false), Bb = expand(Bm, with_tail(bs, {n, bc}), false);
+  check_kernel(A, "lu_cpu");
   Tensor abuf = to_colmajor(Ab), bbuf = to_colmajor(Bb);
   int64_t nb = batch_count(abuf);
   std::pair<int64_t, int> bad{-1, 0};
@@ -292,7 +305,8 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
 }
 
 Tensor linalg_cholesky(const Tensor& A, bool upper) {
-  check_square(A, "linalg.cholesky", "cholesky_cpu");
+  check_square(A, "linalg.cholesky", true);
+  check_kernel(A, "cholesky_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   std::pair<int64_t, int> bad{-1, 0};
@@ -304,6 +318,10 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
         int info = 0;
         T* a = p + b * n * n;
         potrf(int(n), a, &info);
+        // Reference LAPACK stops at a NaN pivot (info = its order); OpenBLAS's potrf runs on and
+        // fills NaN. The first NaN on the diagonal is where reference LAPACK (and PyTorch) stop.
+        for (int64_t j = 0; info == 0 && j < n; ++j)
+          if (std::isnan(a[j * n + j])) info = int(j + 1);
         for (int64_t j = 0; j < n; ++j)  // column-major: zero the strict upper part
           for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
         return info;
@@ -320,12 +338,11 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
 }
 
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
-  // PyTorch checks nothing before dispatching on the dtype here
-  if (A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64)
-    dtype_not_implemented("linalg_eigh_cpu", A.dtype());
-  check_square(A, "linalg.eigh");
+  // No floating check in PyTorch: an empty integer input returns empty results of its dtype.
+  check_matrix(A, "linalg.eigh", true);
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
               "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
+  check_kernel(A, "linalg_eigh_cpu");
   char uplo[2] = {char(std::toupper(UPLO[0])), 0};
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
@@ -359,7 +376,9 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
 namespace {
 // SVD of every matrix; U / Vh only when want_uv (full or reduced).
 void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {
-  check_input(A, op, "linalg_svd_cpu");
+  check_matrix(A, op, false);
+  check_floating(A, op, true);
+  check_kernel(A, "linalg_svd_cpu");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   int64_t ucols = full ? m : k, vrows = full ? n : k;
   DimVector bs = batch_shape(A);
@@ -400,6 +419,10 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
         return info;
       });
     });
+    // LAPACK >= 3.10 (this OpenBLAS) answers a NaN anywhere in A with info = -4 and leaves S unwritten.
+    if (bad.second < 0)
+      fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
+           "The algorithm failed to converge because the input matrix contained non-finite values.");
     if (bad.second > 0)
       fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
@@ -426,7 +449,10 @@ Tensor linalg_svdvals(const Tensor& A) {
 }
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
-  check_input(A, "linalg.qr", "geqrf_cpu");
+  check_matrix(A, "linalg.qr", false);
+  if (is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64)
+    dtype_not_implemented("geqrf_cpu", A.dtype());  // PyTorch's geqrf runs on empty inputs too
+  check_floating(A, "linalg.qr", false);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
               "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);

@@ -11,6 +11,9 @@
 namespace ember {
 
 std::tuple<Tensor, Tensor> nn_native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  // PyTorch returns at once for an empty input, before any check: the mask is empty_like(input),
+  // of the input's dtype (not bool), in training and in eval alike.
+  if (input.numel() == 0) return {clone(input, std::nullopt), empty(input.sizes(), input.dtype())};
   if (train.has_value() && !*train) {
     return {clone(input, std::nullopt), ones(input.sizes(), ScalarType::Bool, std::nullopt)};
   }

@@ -2,6 +2,7 @@
 // backward scatter-add into the table (padding_idx rows get no gradient).
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "../core/parallel.h"
@@ -14,14 +15,26 @@ namespace ember {
 
 namespace {
 
-// Indices as a dense int64 vector, each checked against [0, n).
-std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n) {
+// PyTorch's name of a tensor type in argument checks: torch.<Legacy>Tensor where one exists.
+std::string type_string(ScalarType t) {
+  if (t == ScalarType::Bool || t == ScalarType::BFloat16)
+    return str("CPU", legacy_name(t), "Type");
+  return str("torch.", legacy_name(t), "Tensor");
+}
+
+// Indices as a dense int64 vector, each checked against [0, n) with the errors of PyTorch's
+// index_select(weight, 0, indices) (an empty table raises RuntimeError, as there).
+std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t dim) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-              "but got torch.", legacy_name(indices.dtype()), "Tensor instead (while checking arguments for embedding)");
+              "but got ", type_string(indices.dtype()), " instead (while checking arguments for embedding)");
   Tensor idx = contiguous(to_dtype(indices, ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* p = idx.data<int64_t>();
   std::vector<int64_t> v(p, p + idx.numel());
+  if (!v.empty() && n * dim == 0) {
+    EMBER_CHECK(n > 0, "index_select(): self indexing axis dim should be positive");
+    for (int64_t i : v) EMBER_CHECK(i >= 0 && i < n, "INDICES element is out of DATA bounds, id=", i, " axis_dim=", n);
+  }
   for (int64_t i : v) EMBER_CHECK_INDEX(i >= 0 && i < n, "index out of range in self");
   return v;
 }
@@ -35,7 +48,7 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   EMBER_CHECK(!sparse, "embedding: sparse gradients are not supported by ember");
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   const int64_t rows = weight.sizes()[0], dim = weight.sizes()[1];
-  std::vector<int64_t> idx = checked_indices(indices, rows);
+  std::vector<int64_t> idx = checked_indices(indices, rows, dim);
   DimVector shape = to_vec(indices.sizes());
   shape.push_back(dim);
   Tensor w = contiguous(weight, MemoryFormat::Contiguous);

@@ -27,15 +27,17 @@ Layout layout_of(const Tensor& self, const Tensor& target) {
               legacy_name(target.dtype()));
   Layout l;
   if (self.dim() == 1) {
-    EMBER_CHECK(target.numel() == 1, "Expected input batch_size (1) to match target batch_size (",
-                target.numel(), ").");
+    EMBER_CHECK_KIND(ErrorKind::Value, target.numel() == 1,
+                     "For 1D input, 1D target must have size 1, but got target size: ", target.numel());
     l.c = self.sizes()[0];
     return l;
   }
   l.n = self.sizes()[0];
   l.c = self.sizes()[1];
-  EMBER_CHECK(target.dim() == 1 && target.sizes()[0] == l.n, "Expected input batch_size (", l.n,
-              ") to match target batch_size (", target.dim() ? target.sizes()[0] : 0, ").");
+  // PyTorch compares self.size(0) with target.size(0), which fails first for a 0-d target.
+  EMBER_CHECK_INDEX(target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+  EMBER_CHECK(target.sizes()[0] == l.n, "size mismatch (got input: ", shape_str(self.sizes()),
+              ", target: ", shape_str(target.sizes()), ")");
   return l;
 }
 

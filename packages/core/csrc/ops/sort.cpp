@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
 #include "internal.h"
 #include "ops.h"
 
@@ -316,6 +317,9 @@ void topk_rows(const Rows& R, int64_t k, bool largest, Tensor& values, Tensor& i
 std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim, bool largest) {
   Rows R = make_rows(input, dim);
   EMBER_CHECK(k >= 0 && k <= R.n, "selected index k out of range");
+  EMBER_CHECK(input.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  // PyTorch copies a 0-d input whatever k (0 or 1) is.
+  if (input.dim() == 0) return {clone(input, std::nullopt), zeros({}, ScalarType::Int64, std::nullopt)};
   DimVector shape = input.dim() == 0 ? DimVector{k} : with_last(input, R.d, k);
   Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
   if (k > 0)
@@ -435,11 +439,15 @@ void select_rows(const Rows& R, Select what, int64_t k, Tensor& values, Tensor& 
 std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Select what, int64_t k, int64_t dim,
                                        bool keepdim) {
   Rows R = make_rows(input, dim);
-  if (what == Select::Kth) {
+  // PyTorch's order: empty reduction dim (IndexError; nanmedian reports as median), k, then the
+  // dtype dispatch, which a 0-d kthvalue / mode skips and a 0-d median does not.
+  const char* shown = what == Select::NanMedian ? "median" : op;
+  EMBER_CHECK_INDEX(R.n > 0, shown, "(): Expected reduction dim ", R.d, " to have non-zero size.");
+  if (what == Select::Kth)
     EMBER_CHECK(k >= 1 && k <= R.n, "kthvalue(): selected number k out of range for dimension ", R.d);
-  } else {
-    EMBER_CHECK_INDEX(R.n > 0, op, "(): Expected reduction dim ", R.d, " to have non-zero size.");
-  }
+  const bool bool_ok = what == Select::Mode || (input.dim() == 0 && what == Select::Kth);
+  if (input.dtype() == ScalarType::Bool && !bool_ok)
+    dtype_not_implemented(what == Select::Kth ? "kthvalue_cpu" : "median_out", input.dtype());
   DimVector shape = input.dim() == 0 ? DimVector{} : with_last(input, R.d, -1);
   Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
   if (input.dim() == 0) {
@@ -452,14 +460,12 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
   return {restore(v, input, R.d, false, keepdim), restore(i, input, R.d, false, keepdim)};
 }
 
-// median() / nanmedian() over every element (NaN for an empty input).
+// median() / nanmedian() over every element. An empty input gives NaN cast to its dtype, as
+// PyTorch does (full(NaN).to(dtype): True for bool, INT_MIN for int32/int64, 0 for narrower ints).
 Tensor global_median(const char* op, const Tensor& input, Select what) {
-  if (input.numel() == 0) {
-    Tensor r = empty({}, input.dtype());
-    EMBER_CHECK(input.is_floating(), op, "(): input tensor must not be empty for integer dtypes");
-    fill_(r, Scalar(NAN));
-    return r;
-  }
+  if (input.numel() == 0)
+    return to_dtype(full({}, Scalar(double(NAN)), ScalarType::Float32, std::nullopt), input.dtype());
+  if (input.dtype() == ScalarType::Bool) dtype_not_implemented("median_cpu", input.dtype());
   return std::get<0>(select_impl(op, reshape(input, {-1}), what, 0, 0, false));
 }
 

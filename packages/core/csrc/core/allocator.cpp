@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -42,16 +43,20 @@ Cache& cache() {
   return *c;
 }
 
+[[noreturn]] void out_of_memory(size_t n) {
+  fail(ErrorKind::OutOfMemory, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", n, " bytes.");
+}
+
 size_t rounded(size_t n) {
   const size_t r = n >= kHugeMin ? kRound : kSmallRound;
+  if (n > (SIZE_MAX >> 1)) out_of_memory(n);  // no machine has it; rounding up would wrap
   return (n + r - 1) / r * r;
 }
 
 void* raw_alloc(size_t n) {
   void* p = nullptr;
   if (posix_memalign(&p, n >= kHugeMin ? kRound : kAlignment, n ? n : 1) != 0) p = nullptr;
-  if (!p) fail(ErrorKind::Runtime, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ",
-               n, " bytes.");
+  if (!p) out_of_memory(n);
 #ifdef MADV_HUGEPAGE
   if (n >= kHugeMin) madvise(p, n, MADV_HUGEPAGE);
 #endif

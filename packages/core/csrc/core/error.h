@@ -8,8 +8,8 @@
 namespace ember {
 
 // NoCuda surfaces as a class deriving from both AssertionError (PyTorch's type)
-// and RuntimeError.
-enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg, NoCuda };
+// and RuntimeError; OutOfMemory as ember.OutOfMemoryError (a RuntimeError, like torch's).
+enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg, NoCuda, OutOfMemory };
 
 class Error : public std::runtime_error {
  public:

@@ -2,6 +2,7 @@
 
 #include "../autograd/node.h"
 #include "allocator.h"
+#include "size_math.h"
 
 namespace ember {
 
@@ -20,8 +21,7 @@ TensorImpl::~TensorImpl() {
 }
 
 void TensorImpl::refresh() {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  int64_t n = checked_numel(sizes);  // a view (expand, as_strided) may ask for absurd sizes
   numel = n;
   bool c = true;
   int64_t expected = 1;
@@ -69,15 +69,15 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    // Also for zero-size tensors, as in PyTorch: empty((0, 2**32, 2**32)) has no stride for dim 0.
+    if (__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s) && i > 0)
+      fail(ErrorKind::Runtime, "Stride calculation overflowed");
   }
   return st;
 }
 
 int64_t compute_numel(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
+  return checked_numel(sizes);
 }
 
 std::string shape_str(IntArrayRef sizes) {
@@ -115,9 +115,7 @@ void resize_storage(StorageImpl& s, size_t nbytes) {
 }
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  for (int64_t s : sizes)
-    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ",
-                shape_str(sizes));
+  size_t nbytes = contiguous_nbytes(sizes, element_size(dtype));
   check_device_available(device);
   auto impl = make_ref<TensorImpl>();
   impl->sizes = to_vec(sizes);
@@ -125,27 +123,20 @@ Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   impl->dtype = dtype;
   impl->numel = compute_numel(sizes);
   impl->contiguous = true;
-  impl->storage = new_cpu_storage(static_cast<size_t>(impl->numel) * element_size(dtype));
+  impl->storage = new_cpu_storage(nbytes);
   return Tensor(std::move(impl));
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
   EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape");
+  size_t nbytes = strided_nbytes(sizes, strides, 0, element_size(dtype));
   check_device_available(device);
-  int64_t span = 1;
-  bool any_zero = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, "Trying to create tensor with negative dimension ", sizes[i], ": ",
-                shape_str(sizes));
-    if (sizes[i] == 0) any_zero = true;
-    span += (sizes[i] - 1) * strides[i];
-  }
   auto impl = make_ref<TensorImpl>();
   impl->sizes = to_vec(sizes);
   impl->strides = to_vec(strides);
   impl->dtype = dtype;
   impl->refresh();
-  impl->storage = new_cpu_storage(any_zero ? 0 : static_cast<size_t>(span) * element_size(dtype));
+  impl->storage = new_cpu_storage(nbytes);
   return Tensor(std::move(impl));
 }
 

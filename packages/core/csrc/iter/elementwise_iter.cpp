@@ -58,6 +58,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
 }
 
 void check_no_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return;  // nothing is written (PyTorch: an empty tensor counts as contiguous)
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
                 "unsupported operation: more than one element of the written-to tensor refers to "

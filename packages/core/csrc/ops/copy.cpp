@@ -9,6 +9,7 @@
 #include "../kernels/cpu/cpu_kernels.h"
 #include "checks.h"
 #include "index_common.h"
+#include "../core/size_math.h"
 #include "internal.h"
 #include "ops.h"
 
@@ -44,7 +45,16 @@ static bool one_element_broadcast(const Tensor& src, const Tensor& dst) {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
-  if (dst.same(src) || dst.numel() == 0) return;
+  if (dst.same(src)) return;
+  if (dst.numel() == 0) {
+    // Nothing to write, but src must still broadcast to dst's shape (PyTorch checks it).
+    if (!src.sizes().equals(dst.sizes())) {
+      DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());  // raises "The size of tensor a ..."
+      EMBER_CHECK(dst.sizes().equals(shape), "output with shape ", shape_str(dst.sizes()),
+                  " doesn't match the broadcast shape ", shape_str(shape));
+    }
+    return;
+  }
   check_device_available(dst.device());
   if (dst.is_contiguous() && src.dtype() == dst.dtype() && src.numel() > 0 && one_element_broadcast(src, dst) &&
       src.device() == dst.device()) {
@@ -86,10 +96,13 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 const Tensor& resize_out(const Tensor& out, IntArrayRef sizes) {
   if (!out.sizes().equals(sizes)) {
     TensorImpl* o = out.impl();
+    // Checked before anything changes: a failed resize leaves `out` as it was.
+    size_t nbytes = contiguous_nbytes(sizes, o->itemsize());
+    size_t need = nbytes ? nbytes + static_cast<size_t>(o->offset) * o->itemsize() : 0;
+    resize_storage(*o->storage, need);
     o->sizes = to_vec(sizes);
     o->strides = contiguous_strides(sizes);
     o->refresh();
-    resize_storage(*o->storage, (o->offset + o->numel) * o->itemsize());
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Factories: tensors made from sizes and values rather than from other tensors.
 #include <cmath>
 
+#include "../core/size_math.h"
 #include "../iter/elementwise_iter.h"
 #include "internal.h"
 #include "ops.h"
@@ -79,31 +80,53 @@ Tensor full_like(const Tensor& input, const Scalar& fill_value, std::optional<Sc
 
 // ---- ranges ----
 
+namespace {
+// Scalar -> int64 as PyTorch's Scalar::to<int64_t> does it: truncating, but an error when the value is
+// out of range (a plain cast of such a double is undefined).
+int64_t to_int64_checked(const Scalar& v, const char* what) {
+  if (!v.is_float()) return v.to_int();
+  double d = v.to_double();
+  EMBER_CHECK(d > -9223372036854775809.0 && d < 9223372036854775808.0,
+              "value cannot be converted to type int64_t without overflow: ", what, " = ", d);
+  return static_cast<int64_t>(d);
+}
+
+// arange's length as PyTorch computes it: from the int64-truncated arguments for int64 (so
+// arange(2.5, dtype=int64) has 2 elements, int32 3), in double for every other dtype.
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dt) {
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  EMBER_CHECK(st != 0, "step must be nonzero");
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and lower bound inconsistent with step sign");
+  if (dt == ScalarType::Int64) {
+    int64_t a = to_int64_checked(start, "start"), b = to_int64_checked(end, "end"),
+            c = to_int64_checked(step, "step");
+    EMBER_CHECK_VALUE(c != 0, "step must be nonzero");  // a fractional step truncated to 0: PyTorch's ValueError
+    // 128-bit: the span of two int64s overflows int64 (PyTorch's own length then wraps).
+    __int128 n = (static_cast<__int128>(b) - a + c - (c > 0 ? 1 : -1)) / c;
+    return n < 0 ? 0 : static_cast<int64_t>(n);  // truncation can reverse a short range: arange(0.5, 0.9)
+  }
+  return size_from_double(std::ceil((e - s) / st), "arange");
+}
+}  // namespace
+
 static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
                           std::optional<ScalarType> dtype, const Tensor* out) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
-  double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  EMBER_CHECK(st != 0, "step must be nonzero");
-  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
-  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
-              "upper bound and lower bound inconsistent with step sign");
-  int64_t n;
-  if (!any_float && !is_floating(dt)) {
-    int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
-    n = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
-  } else {
-    n = static_cast<int64_t>(std::ceil((e - s) / st));
-  }
-  // An integer dtype truncates start and step before stepping (the length still
-  // comes from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros.
-  int64_t ia = static_cast<int64_t>(s), ic = static_cast<int64_t>(st);
-  if (any_float && dt == ScalarType::Int64) EMBER_CHECK_VALUE(ic != 0, "step must be nonzero");
+  int64_t n = arange_length(start, end, step, dt);
+  double s = start.to_double(), st = step.to_double();
   Tensor t = out ? resize_out(*out, {n}) : empty({n}, dt);
+  if (n == 0) return t;
   EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
     scalar_t* p = t.data<scalar_t>();
     if constexpr (std::is_integral_v<scalar_t>) {
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(ia + i * ic);
+      // An integer dtype truncates start and step before stepping (the length still comes
+      // from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. Wrapping
+      // (unsigned) arithmetic: the values of a narrow dtype wrap as PyTorch's do.
+      uint64_t ia = static_cast<uint64_t>(to_int64_checked(start, "start")),
+               ic = static_cast<uint64_t>(to_int64_checked(step, "step"));
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(ia + uint64_t(i) * ic));
     } else {
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
     }

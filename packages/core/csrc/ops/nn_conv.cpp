@@ -1,6 +1,7 @@
 // torch.convolution, conv1d/2d/3d (numeric and 'same'/'valid' padding) and
 // conv_transpose1d/2d/3d: argument checks with PyTorch's messages, then the
 // im2col + GEMM kernels of nn_conv_kernels.cpp.
+#include "../core/size_math.h"
 #include "nn_conv.h"
 
 #include <string>
@@ -38,6 +39,14 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
   for (int64_t v : dilation)
     EMBER_CHECK(v > 0, "dilation should be greater than zero, but got ", shape_str(dilation));
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");
+  bool k_ok = true;
+  for (int64_t i = 0; i < nsp; ++i) k_ok = k_ok && weight.size(2 + i) > 0;
+  if (!k_ok) {  // PyTorch's message names the kernel as 2-d for 1-d and 2-d convolutions
+    const int64_t kd = nsp == 3 ? weight.size(2) : 1, kh = nsp >= 2 ? weight.size(nsp) : 1,
+                  kw = weight.size(1 + nsp);
+    fail(ErrorKind::Runtime, "kernel size should be greater than zero, but got ",
+         nsp == 3 ? str("kernel_depth: ", kd, " ") : std::string(), "kernel_height: ", kh, " kernel_width: ", kw);
+  }
   EMBER_CHECK(weight.size(0) >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
               " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
   EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ",
@@ -52,8 +61,8 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
     bool fits = true;
     DimVector padded, kernel;
     for (int64_t i = 0; i < nsp; ++i) {
-      padded.push_back(input.size(2 + i) + 2 * padding[i]);
-      kernel.push_back(dilation[i] * (weight.size(2 + i) - 1) + 1);
+      padded.push_back(add_or_fail(input.size(2 + i), mul_or_fail(2, padding[i], "conv: padding"), "conv: padding"));
+      kernel.push_back(mul_or_fail(dilation[i], weight.size(2 + i) - 1, "conv: dilation") + 1);
       fits = fits && padded.back() >= kernel.back();
     }
     EMBER_CHECK(fits, "Calculated padded input size per channel: (", list_str(padded, " x "), "). Kernel size: (",
@@ -98,13 +107,17 @@ Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, I
     g.s[j] = stride[i];
     g.p[j] = padding[i];
     g.d[j] = dilation[i];
-    const int64_t span = dilation[i] * (wsizes[2 + i] - 1) + 1;
+    const int64_t span = mul_or_fail(dilation[i], wsizes[2 + i] - 1, "conv: dilation") + 1;
     if (!transposed) {
       g.img[j] = in;
-      g.col[j] = (in + 2 * padding[i] - span) / stride[i] + 1;
+      g.col[j] = (in + 2 * padding[i] - span) / stride[i] + 1;  // check_shapes bounded these
     } else {
+      // (in - 1) * stride - 2 * padding + span + output_padding, in 128 bits: user sizes
+      __int128 o = static_cast<__int128>(in - 1) * stride[i] - 2 * static_cast<__int128>(padding[i]) + span +
+                   output_padding[i];
+      EMBER_CHECK(o <= INT64_MAX && o >= INT64_MIN, "conv_transpose: output size overflows: stride=", stride[i]);
       g.col[j] = in;
-      g.img[j] = (in - 1) * stride[i] - 2 * padding[i] + span + output_padding[i];
+      g.img[j] = static_cast<int64_t>(o);
     }
   }
   if (!transposed) {

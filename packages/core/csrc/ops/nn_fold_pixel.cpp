@@ -1,4 +1,5 @@
 // pixel_shuffle / pixel_unshuffle: a reshape, a permute and a contiguous copy.
+#include "../core/size_math.h"
 #include "ops.h"
 
 namespace ember {
@@ -24,10 +25,14 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
               input.dim(), " dimension(s)");
   EMBER_CHECK(upscale_factor > 0, "pixel_shuffle expects a positive upscale_factor, but got ", upscale_factor);
   const int64_t r = upscale_factor, c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the ",
+  int64_t r2 = 0;
+  EMBER_CHECK_VALUE(!__builtin_mul_overflow(r, r, &r2),
+                    "upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor=", r);
+  EMBER_CHECK(c % r2 == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the ",
               "square of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
-  const int64_t oc = c / (r * r);
-  return permuted_copy(input, {oc, r, r, h, w}, {0, 3, 1, 4, 2}, {oc, h * r, w * r});
+  const int64_t oc = c / r2;
+  return permuted_copy(input, {oc, r, r, h, w}, {0, 3, 1, 4, 2},
+                       {oc, mul_or_fail(h, r, "pixel_shuffle"), mul_or_fail(w, r, "pixel_shuffle")});
 }
 
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
@@ -40,7 +45,8 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
               h, " is not divisible by ", r);
   EMBER_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=",
               w, " is not divisible by ", r);
-  return permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {c * r * r, h / r, w / r});
+  const int64_t oc = mul_or_fail(mul_or_fail(c, r, "pixel_unshuffle"), r, "pixel_unshuffle");
+  return permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r});
 }
 
 }  // namespace ember

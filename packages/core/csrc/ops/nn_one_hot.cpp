@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../core/parallel.h"
+#include "../core/size_math.h"
 #include "checks.h"
 #include "ops.h"
 
@@ -15,7 +16,7 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   const int64_t* ip = idx.data<int64_t>();
   if (num_classes == -1) {
     EMBER_CHECK(n > 0, "Can not infer total number of classes from empty tensor.");
-    num_classes = *std::max_element(ip, ip + n) + 1;
+    num_classes = add_or_fail(*std::max_element(ip, ip + n), 1, "one_hot");
   }
   if (n > 0) {
     const auto [lo, hi] = std::minmax_element(ip, ip + n);

@@ -194,6 +194,7 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
            ". Output size is too small");
   g.tiles = true;
   for (int d = 3 - n; d < 3; ++d) g.tiles = g.tiles && s[d] == k[d] && pd[d] == 0 && g.out[d] * k[d] == g.in[d];
+  if (!pool::output_has_elements(self, n, g.out)) return g;  // no windows to describe
   for (int d = 0; d < 3; ++d)
     for (int64_t o = 0; o < g.out[d]; ++o) {
       const int64_t start = o * s[d] - pd[d];
@@ -231,6 +232,7 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
   }
   g.tiles = true;
   for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
+  if (!pool::output_has_elements(self, n, g.out)) return g;  // no windows to describe (and 2**62 of them hang)
   for (int d = 0; d < 3; ++d)
     for (int64_t o = 0; o < g.out[d]; ++o) {
       const int64_t lo = pool::adaptive_start(o, g.in[d], g.out[d]);

@@ -1,9 +1,11 @@
 // Argument parsing, shapes and the plane scatter shared by the pooling ops (nn_pool.h).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
 #include "../core/parallel.h"
+#include "../core/size_math.h"
 #include "nn_pool.h"
 #include "ops.h"
 
@@ -26,7 +28,12 @@ Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* 
          rank_word(n), " ints");
   }
   Arr3 r{fill, fill, fill};
-  for (int i = 0; i < n; ++i) r[3 - n + i] = v.size() == 1 ? v[0] : v[i];
+  for (int i = 0; i < n; ++i) {
+    r[3 - n + i] = v.size() == 1 ? v[0] : v[i];
+    // PyTorch's pooling kernels take these as C ints (and raise this); it bounds the window loops too.
+    EMBER_CHECK(r[3 - n + i] >= INT32_MIN && r[3 - n + i] <= INT32_MAX,
+                "value cannot be converted to type int without overflow");
+  }
   return r;
 }
 
@@ -48,8 +55,16 @@ DimVector out_shape(const Tensor& self, int n, const Arr3& out) {
   return s;
 }
 
+bool output_has_elements(const Tensor& self, int n, const Arr3& out) {
+  return contiguous_nbytes(out_shape(self, n, out), self.itemsize()) != 0;
+}
+
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {
-  int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil ? stride - 1 : 0);
+  // 128-bit: the arguments are C ints but `in` may be any size (an expanded dim).
+  __int128 num128 = static_cast<__int128>(in) + 2 * static_cast<__int128>(pad) -
+                    static_cast<__int128>(dil) * (k - 1) - 1 + (ceil ? stride - 1 : 0);
+  EMBER_CHECK(num128 >= INT64_MIN && num128 <= INT64_MAX, "pooling: output size overflows");
+  int64_t num = static_cast<int64_t>(num128);
   int64_t q = num / stride;
   if ((num % stride != 0) && ((num < 0) != (stride < 0))) --q;  // floor division
   int64_t out = q + 1;

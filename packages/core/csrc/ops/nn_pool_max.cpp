@@ -134,7 +134,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
   auto bounds = [&](int d, int64_t o) {
     int64_t start = o * s[d] - pd[d];
     const int64_t end = std::min(start + (k[d] - 1) * dl[d] + 1, in[d]);
-    while (start < 0) start += dl[d];
+    if (start < 0) start += (-start + dl[d] - 1) / dl[d] * dl[d];  // first tap inside (no loop: pad may be 2^30)
     return Span{start, end, dl[d]};
   };
   return run_max(self, n, out, name, bounds);

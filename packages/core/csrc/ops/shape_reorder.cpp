@@ -5,6 +5,7 @@
 
 #include "../core/parallel.h"
 #include "internal.h"
+#include "../core/size_math.h"
 #include "ops.h"
 #include "shape_internal.h"
 
@@ -100,6 +101,7 @@ Tensor roll(const Tensor& input, IntArrayRef shifts, IntArrayRef dims) {
   }
   EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
               dims.size());
+  if (input.numel() == 0) return clone(input, MemoryFormat::Contiguous);  // PyTorch reads no dim then
   Tensor r = input;
   for (size_t i = 0; i < dims.size(); ++i) r = roll_one(r, shifts[i], wrap_dim(dims[i], input.dim()));
   if (r.same(input)) r = clone(input, MemoryFormat::Contiguous);
@@ -135,7 +137,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     v.push_back(padded[i]);
     e.push_back(repeats[i]);
     e.push_back(padded[i]);
-    out.push_back(repeats[i] * padded[i]);
+    out.push_back(mul_or_fail(repeats[i], padded[i], "repeat"));
   }
   Tensor x = reshape(self, v);
   Tensor ex = expand(x, e, false);
@@ -160,7 +162,9 @@ static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int6
               "repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.size(),
               " and input.size(", d, ") = ", n);
   int64_t total = 0;
-  for (int64_t i = 0; i < n; ++i) total += reps.size() == 1 ? reps[0] : reps[i];
+  if (reps.size() == 1) total = mul_or_fail(reps[0], n, "repeat_interleave");
+  else
+    for (int64_t i = 0; i < n; ++i) total = add_or_fail(total, reps[i], "repeat_interleave");
   if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
   DimVector shape = to_vec(x.sizes());
   shape[d] = total;
@@ -192,7 +196,6 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
   Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
   std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
   for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
-  if (reps.empty()) reps.push_back(0);
   return repeat_interleave_impl(input, reps, dim, output_size);
 }
 
@@ -267,7 +270,11 @@ Tensor diag_embed(const Tensor& input, int64_t offset, int64_t dim1, int64_t dim
   int64_t nd = input.dim() + 1;
   int64_t a = wrap_dim(dim1, nd), b = wrap_dim(dim2, nd);  // a 0-d input fails here (IndexError)
   EMBER_CHECK(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  int64_t m = input.size(-1) + (offset < 0 ? -offset : offset);
+  // |offset| in unsigned arithmetic: -INT64_MIN does not fit an int64
+  const uint64_t abs_off = offset < 0 ? 0 - static_cast<uint64_t>(offset) : static_cast<uint64_t>(offset);
+  EMBER_CHECK(abs_off <= static_cast<uint64_t>(INT64_MAX - input.size(-1)),
+              "diag_embed: integer addition overflow: size ", input.size(-1), " and offset ", offset);
+  int64_t m = input.size(-1) + static_cast<int64_t>(abs_off);
   DimVector shape;
   int64_t src = 0;
   for (int64_t i = 0; i < nd; ++i) {

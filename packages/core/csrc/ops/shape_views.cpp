@@ -1,6 +1,7 @@
 // View ops of the shape area: narrow, select, unfold, as_strided, diagonal, movedim, unflatten.
 #include <algorithm>
 
+#include "../core/size_math.h"
 #include "ops.h"
 #include "shape_internal.h"
 
@@ -37,6 +38,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   int64_t len = self.dim() == 0 ? 1 : self.size(d);
   int64_t st = self.dim() == 0 ? 1 : self.stride(d);
   EMBER_CHECK(size <= len, "maximum size for tensor at dimension ", d, " is ", len, " but size is ", size);
+  EMBER_CHECK(size >= 0, "size is ", size, " but must be >= 0");
   EMBER_CHECK(step > 0, "step is ", step, " but must be > 0");
   DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
   if (self.dim() == 0) {
@@ -55,22 +57,14 @@ Tensor as_strided(const Tensor& input, IntArrayRef size, IntArrayRef stride, std
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t off = storage_offset ? *storage_offset : input.offset();
   EMBER_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
-  int64_t extent = 1;
-  bool empty = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", shape_str(size));
+  for (size_t i = 0; i < size.size(); ++i)
     EMBER_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
                 shape_str(stride));
-    if (size[i] == 0) empty = true;
-    extent += (size[i] - 1) * stride[i];
-  }
-  if (!empty) {
-    int64_t need = (extent + off) * static_cast<int64_t>(input.itemsize());
-    int64_t have = static_cast<int64_t>(input.storage().nbytes);
-    EMBER_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
-                ", storage offset ", off, ", and itemsize ", input.itemsize(), " requiring a storage size of ", need,
-                " are out of bounds for storage of size ", have);
-  }
+  size_t need = strided_nbytes(size, stride, off, input.itemsize());
+  size_t have = input.storage().nbytes;
+  EMBER_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
+              ", storage offset ", off, ", and itemsize ", input.itemsize(), " requiring a storage size of ", need,
+              " are out of bounds for storage of size ", have);
   return make_view(input, size, stride, off);
 }
 

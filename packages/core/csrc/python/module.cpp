@@ -22,6 +22,7 @@ namespace ember::python {
 
 PyObject* g_linalg_error = nullptr;
 PyObject* g_no_cuda_error = nullptr;
+PyObject* g_oom_error = nullptr;
 extern PyObject* g_size_class;
 
 // Bumped when the binary's interface to ember/*.py changes; _lib.py checks it.
@@ -36,6 +37,7 @@ void set_python_error(const ember::Error& e) {
     case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
     case ErrorKind::LinAlg: type = g_linalg_error; break;
     case ErrorKind::NoCuda: type = g_no_cuda_error; break;
+    case ErrorKind::OutOfMemory: type = g_oom_error; break;
     case ErrorKind::Runtime: break;
   }
   PyErr_SetString(type, e.what());
@@ -187,6 +189,8 @@ PYBIND11_MODULE(_C, m) {
   PyObject* bases = PyTuple_Pack(2, PyExc_AssertionError, PyExc_RuntimeError);
   g_no_cuda_error = PyErr_NewException("ember.CudaNotCompiledError", bases, nullptr);
   Py_DECREF(bases);
+  g_oom_error = PyErr_NewException("ember.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = py::handle(g_oom_error);
   m.attr("_LinAlgError") = py::handle(g_linalg_error);
   m.attr("CudaNotCompiledError") = py::handle(g_no_cuda_error);
 

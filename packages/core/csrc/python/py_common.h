@@ -32,7 +32,8 @@ void set_python_error(const ember::Error& e);
     return nullptr;                                                  \
   }                                                                  \
   catch (const std::bad_alloc&) {                                    \
-    PyErr_SetString(PyExc_RuntimeError, "DefaultCPUAllocator: not enough memory"); \
+    ::ember::python::set_python_error(                                \
+        ::ember::Error(::ember::ErrorKind::OutOfMemory, "DefaultCPUAllocator: not enough memory")); \
     return nullptr;                                                  \
   }                                                                  \
   catch (const std::exception& e) {                                  \

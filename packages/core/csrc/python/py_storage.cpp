@@ -1,6 +1,7 @@
 // Storage-level primitives for the pure-Python layers that move raw bytes:
 // serialization (ember.save/load), shared memory (ember.multiprocessing) and
 // DLPack. Small on purpose: Python decides the policy, these only expose facts.
+#include "../core/size_math.h"
 #include "py_tensor.h"
 #include "py_types.h"
 
@@ -55,22 +56,10 @@ PyObject* as_strided_storage(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   EMBER_CHECK_VALUE(sizes.size() == strides.size(), "_as_strided_storage: ", sizes.size(), " sizes but ",
                     strides.size(), " strides");
   EMBER_CHECK(offset >= 0, "_as_strided_storage: negative storage offset ", offset);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    EMBER_CHECK(strides[i] >= 0, "_as_strided_storage: negative stride in ", shape_str(strides));
   // Checked arithmetic: sizes and strides come from files and other processes.
-  int64_t last = offset, any_empty = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "_as_strided_storage: negative size or stride");
-    if (sizes[i] == 0) {
-      any_empty = 1;
-      continue;
-    }
-    int64_t span = 0;
-    EMBER_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) && !__builtin_add_overflow(last, span, &last),
-                "_as_strided_storage: sizes ", shape_str(sizes), " and strides ", shape_str(strides), " overflow");
-  }
-  int64_t need_i = 0;
-  EMBER_CHECK(any_empty || !__builtin_mul_overflow(last + 1, static_cast<int64_t>(t.itemsize()), &need_i),
-              "_as_strided_storage: the view is too large");
-  size_t need = any_empty ? 0 : static_cast<size_t>(need_i);
+  size_t need = strided_nbytes(sizes, strides, offset, t.itemsize());
   EMBER_CHECK(need <= t.storage().nbytes, "setStorage: sizes ", shape_str(sizes), ", strides ",
               shape_str(strides), ", storage offset ", offset, " and itemsize ", t.itemsize(),
               " require a storage of size ", need, " but the storage has ", t.storage().nbytes, " bytes");

@@ -1,0 +1,71 @@
+#include "size_math.h"
+
+#include <cmath>
+
+#include "tensor.h"
+
+namespace ember {
+
+namespace {
+[[noreturn]] void overflowed(IntArrayRef sizes, const IntArrayRef* strides) {
+  if (strides)
+    fail(ErrorKind::Runtime, "Storage size calculation overflowed with sizes=", shape_str(sizes),
+         " and strides=", shape_str(*strides));
+  fail(ErrorKind::Runtime, "Storage size calculation overflowed with sizes=", shape_str(sizes));
+}
+void check_nonnegative(IntArrayRef sizes) {
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+}
+}  // namespace
+
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) {
+    // a backstop: the ops check their own sizes with PyTorch's messages first
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  }
+  // A zero anywhere makes the product 0 whatever overflowed before it.
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  if (__builtin_expect(overflow, 0)) fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
+  return n;
+}
+
+size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize) {
+  check_nonnegative(sizes);
+  int64_t n = 1, bytes = 0;
+  bool overflow = false;
+  for (int64_t s : sizes) {
+    if (s == 0) return 0;
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  }
+  if (overflow || __builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes)) overflowed(sizes, nullptr);
+  return static_cast<size_t>(bytes);
+}
+
+size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize) {
+  check_nonnegative(sizes);
+  int64_t last = offset, bytes = 0;  // the index of the last element, then the bytes up to it
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    int64_t span = 0;
+    overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span);
+    overflow |= __builtin_add_overflow(last, span, &last);
+  }
+  if (overflow || __builtin_add_overflow(last, int64_t(1), &last) ||
+      __builtin_mul_overflow(last, static_cast<int64_t>(itemsize), &bytes))
+    overflowed(sizes, &strides);
+  return static_cast<size_t>(bytes);
+}
+
+int64_t size_from_double(double v, const char* what) {
+  // 2^63 is the first double past INT64_MAX; NaN fails both comparisons.
+  EMBER_CHECK(v >= 0 && v < 9223372036854775808.0, what, ": invalid size, possible overflow?");
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace ember

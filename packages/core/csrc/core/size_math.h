@@ -1,0 +1,40 @@
+// Checked size arithmetic: every element count, byte count and extent computed from
+// user-given sizes, strides or offsets goes through here, so an absurd size is a
+// RuntimeError (PyTorch's message) and never a wrapped-around small allocation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "error.h"
+#include "small_vec.h"
+
+namespace ember {
+
+// a * b and a + b, or a RuntimeError "<what>: integer multiplication/addition overflow".
+inline int64_t mul_or_fail(int64_t a, int64_t b, const char* what) {
+  int64_t r;
+  if (__builtin_expect(__builtin_mul_overflow(a, b, &r), 0))
+    fail(ErrorKind::Runtime, what, ": integer multiplication overflow");
+  return r;
+}
+inline int64_t add_or_fail(int64_t a, int64_t b, const char* what) {
+  int64_t r;
+  if (__builtin_expect(__builtin_add_overflow(a, b, &r), 0))
+    fail(ErrorKind::Runtime, what, ": integer addition overflow");
+  return r;
+}
+
+// The product of sizes (all >= 0), or PyTorch's "numel: integer multiplication overflow".
+int64_t checked_numel(IntArrayRef sizes);
+// Bytes of a contiguous tensor of these sizes: negative sizes and counts past INT64_MAX
+// bytes raise PyTorch's errors ("Trying to create tensor with negative dimension",
+// "Storage size calculation overflowed with sizes=[...]").
+size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize);
+// Bytes a strided view needs from the start of its storage (0 when it has no element),
+// with the same errors (the message names the strides too).
+size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize);
+// A double computed as a size (arange's length, interpolate's output size): PyTorch's
+// "invalid size, possible overflow?" unless it is finite and in [0, INT64_MAX].
+int64_t size_from_double(double v, const char* what);
+
+}  // namespace ember

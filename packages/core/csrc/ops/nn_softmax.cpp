@@ -54,7 +54,7 @@ EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner
       const A ls = std::log(static_cast<A>(T(s)));
 #pragma omp simd
       for (int64_t d = 0; d < size; ++d) y[d] = T((static_cast<A>(x[d]) - m) - ls);
-    } else {
+    } else if constexpr (std::is_same_v<T, A>) {
 #pragma omp simd reduction(+ : s)
       for (int64_t d = 0; d < size; ++d) {
         A e = vec::exp(static_cast<A>(x[d]) - m);
@@ -64,6 +64,14 @@ EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner
       const A r = A(1) / s;
 #pragma omp simd
       for (int64_t d = 0; d < size; ++d) y[d] = T(static_cast<A>(y[d]) * r);
+    } else {
+      // float16 / bfloat16: exp again rather than store it rounded, so each output rounds once (PyTorch
+      // keeps the exps in a float buffer)
+#pragma omp simd reduction(+ : s)
+      for (int64_t d = 0; d < size; ++d) s += vec::exp(static_cast<A>(x[d]) - m);
+      const A r = A(1) / s;
+#pragma omp simd
+      for (int64_t d = 0; d < size; ++d) y[d] = T(vec::exp(static_cast<A>(x[d]) - m) * r);
     }
     return;
   }

@@ -8,6 +8,9 @@ against ``correct(...)`` instead of PyTorch's: ember is held to the right value,
 ``applies(name, args, kwargs)`` sees the PyTorch twins of the call's inputs (built, never
 passed to the faulty op).  Add an entry only with a reproduction of PyTorch's answer in
 ``torch_says`` and the reason the corrected value is right in ``why``.
+
+Gradients are not fuzzed; the one CPU-dependent gradient oracle known (det at a singular
+matrix: the cofactor matrix on Intel, zeros on AMD Zen 4) is test_grad_parity.EXACT_GRADS.
 """
 
 from __future__ import annotations

@@ -75,6 +75,13 @@ CASES = [
     "torch.ones(4, 3).expand(2, 4, 3)[:, :0].round_()", "torch.ones(1, 0).expand(3, 0).add_(1)",
     "torch.arange(2.5, dtype=torch.int64)", "torch.arange(0, 2.5, 0.5, dtype=torch.int64)",
     "torch.arange(0.5, 5.5, 1.5, dtype=torch.int64)", "torch.arange(0, 10, 2.5, dtype=torch.int64)",
+    "torch.tril(torch.ones(2, 3), 2**63 - 1)", "torch.triu(torch.ones(2, 3), 2**63 - 1)",
+    "torch.tril(torch.ones(2, 3), -2**63)", "torch.triu(torch.ones(2, 3), -2**63)",
+    "F.max_pool3d(torch.ones(1, 2, 5, 6, 7), 3, 2, -1)", "F.avg_pool2d(torch.ones(1, 2, 5, 6), 3, 2, -1)",
+    "F.max_pool3d(torch.ones(1, 2, 5, 6, 7), 3, 3, -2**63 + 1)",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 4, 4), 2**62)", "F.adaptive_avg_pool2d(torch.ones(2, 5, 6), (7, 2**31))",
+    "F.pixel_shuffle(torch.ones(1, 4, 2, 3), 2**32)", "torch.ones(3).unfold(0, -1, 1)",
+    "torch.arange(3.4e38, out=torch.empty(0))", "torch.eye(2**31)",
     "torch.bucketize(torch.ones(3), torch.ones(0))",
     "torch.bucketize(torch.tensor([float('nan')]), torch.tensor([1., float('nan')]))",
 ]

@@ -58,9 +58,6 @@ inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
   return static_cast<int64_t>(((static_cast<__int128>(o) + 1) * in + out - 1) / out);
 }
 
-// Whether the result (self's leading dims + `out`) has elements; raises PyTorch's size error
-// when it cannot exist. Call it before any per-output-position work.
-bool output_has_elements(const Tensor& self, int n, const Arr3& out);
 
 // Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
 // positions, checked): max unpooling's forward.

@@ -28,6 +28,24 @@ struct AvgGeometry {
   // The windows cover every input element exactly once (stride == kernel, no padding or
   // leftover): the backward then writes each element once instead of accumulating.
   bool tiles = false;
+  // Window rule: windowed (kernel k, stride s, padding pd) or adaptive. The windows are built only
+  // once the result is allocated: 2**31 output positions would otherwise take seconds to describe
+  // before an allocation that fails.
+  bool adaptive = false;
+  Arr3 k{1, 1, 1}, s{1, 1, 1}, pd{0, 0, 0};
+
+  void build_windows() {
+    for (int d = 0; d < 3; ++d)
+      for (int64_t o = 0; o < out[d]; ++o) {
+        if (adaptive) {
+          const int64_t lo = pool::adaptive_start(o, in[d], out[d]), hi = pool::adaptive_end(o, in[d], out[d]);
+          wins[d].push_back(Win{lo, hi, hi - lo});
+        } else {
+          const int64_t start = o * s[d] - pd[d], end = std::min(start + k[d], in[d] + pd[d]);
+          wins[d].push_back(Win{std::max<int64_t>(start, 0), std::min(end, in[d]), end - start});
+        }
+      }
+  }
 
   int64_t divisor(const Win& d, const Win& h, const Win& w) const {
     if (divisor_override) return *divisor_override;
@@ -174,6 +192,7 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
     EMBER_CHECK(s[d] > 0, "stride should be greater than zero, but got ",
                 n == 3 ? str("dT: ", s[0], " ") : std::string(), "dH: ", s[1], " dW: ", s[2]);
   pool::check_pool_input(self, n, name);
+  for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(pd[d] >= 0, "pad must be non-negative, but got pad: ", pd[d]);
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] / 2 >= pd[d], "pad should be at most half of effective kernel size, but got pad=", pd[d],
                 ", kernel_size=", k[d], " and dilation=1");
@@ -194,13 +213,9 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
            ". Output size is too small");
   g.tiles = true;
   for (int d = 3 - n; d < 3; ++d) g.tiles = g.tiles && s[d] == k[d] && pd[d] == 0 && g.out[d] * k[d] == g.in[d];
-  if (!pool::output_has_elements(self, n, g.out)) return g;  // no windows to describe
-  for (int d = 0; d < 3; ++d)
-    for (int64_t o = 0; o < g.out[d]; ++o) {
-      const int64_t start = o * s[d] - pd[d];
-      const int64_t end = std::min(start + k[d], g.in[d] + pd[d]);
-      g.wins[d].push_back(Win{std::max<int64_t>(start, 0), std::min(end, g.in[d]), end - start});
-    }
+  g.k = k;
+  g.s = s;
+  g.pd = pd;
   return g;
 }
 
@@ -232,20 +247,15 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
   }
   g.tiles = true;
   for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
-  if (!pool::output_has_elements(self, n, g.out)) return g;  // no windows to describe (and 2**62 of them hang)
-  for (int d = 0; d < 3; ++d)
-    for (int64_t o = 0; o < g.out[d]; ++o) {
-      const int64_t lo = pool::adaptive_start(o, g.in[d], g.out[d]);
-      const int64_t hi = pool::adaptive_end(o, g.in[d], g.out[d]);
-      g.wins[d].push_back(Win{lo, hi, hi - lo});
-    }
+  g.adaptive = true;
   return g;
 }
 
-Tensor avg_forward(const Tensor& self, int n, const AvgGeometry& g, const char* name) {
-  pool::Planes p = pool::make_planes(self, n);
+Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
   Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype());
   if (y.numel() == 0) return y;
+  pool::Planes p = pool::make_planes(self, n);
+  g.build_windows();
   EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {
     // windows of width one gain nothing from the column pass (and adaptive 1x1 has its own path)
     const bool separable = std::is_floating_point_v<avg_acc_t<scalar_t>> && g.in[0] == 1 && g.out[0] == 1 &&
@@ -256,7 +266,7 @@ Tensor avg_forward(const Tensor& self, int n, const AvgGeometry& g, const char* 
   return y;
 }
 
-Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, const AvgGeometry& g, const char* name) {
+Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeometry g, const char* name) {
   DimVector expect = pool::out_shape(self, n, g.out);
   EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(expect.size()) &&
                   std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()),
@@ -267,6 +277,7 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, const 
   Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
+  g.build_windows();
   int64_t planes = 1;
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
   EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "../core/parallel.h"
-#include "../core/size_math.h"
 #include "nn_pool.h"
 #include "ops.h"
 
@@ -53,10 +52,6 @@ DimVector out_shape(const Tensor& self, int n, const Arr3& out) {
   for (int64_t i = 0; i < self.dim() - n; ++i) s.push_back(self.size(i));
   for (int i = 0; i < n; ++i) s.push_back(out[3 - n + i]);
   return s;
-}
-
-bool output_has_elements(const Tensor& self, int n, const Arr3& out) {
-  return contiguous_nbytes(out_shape(self, n, out), self.itemsize()) != 0;
 }
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {

@@ -107,6 +107,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
                 n == 3 ? str("dilationT: ", dl[0], " ") : std::string(), "dilationH: ", dl[1],
                 " dilationW: ", dl[2]);
   pool::check_pool_input(self, n, name);
+  for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(pd[d] >= 0, "pad must be non-negative, but got pad: ", pd[d]);
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] / 2 >= pd[d], "pad should be at most half of effective kernel size, but got pad=", pd[d],
                 ", kernel_size=", k[d], " and dilation=", dl[d]);

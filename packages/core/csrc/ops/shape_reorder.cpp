@@ -207,6 +207,7 @@ namespace {
 void mask_triangle(const Tensor& t, int64_t k, bool lower) {
   int64_t nd = t.dim(), R = t.size(nd - 2), C = t.size(nd - 1);
   if (t.numel() == 0) return;
+  k = std::clamp<int64_t>(k, -R - 1, C + 1);  // same triangle, and i + k + 1 cannot overflow
   int64_t mats = t.numel() / (R * C);
   size_t isz = t.itemsize();
   char* base = t.raw();

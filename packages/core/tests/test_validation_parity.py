@@ -360,6 +360,27 @@ def test_index_fill_empty_self(shape: tuple, dim: int, index: list) -> None:
     check(lambda m: m.ones(shape).index_fill(dim, m.tensor(index, dtype=m.int64), m.tensor(2.0)), msg=True)
 
 
+def test_index_fill_order_and_expanded_self() -> None:
+    check(lambda m: m.ones(3, 4).index_fill(1, m.tensor([[0]]), 2.0), msg=True)
+    check(lambda m: m.ones(3, 4).index_fill(1, m.tensor([[0.0]]), 2.0), msg=True)
+    check(lambda m: m.ones(3, 4).index_fill(5, m.tensor([[0.0]]), 2.0), msg=True)
+    check(lambda m: m.tensor(1.0).index_fill(0, m.tensor([[0]]), 2.0), msg=True)
+    # an expanded self is filled through its aliases (PyTorch warns, then writes)
+    with pytest.warns(UserWarning):
+        check(lambda m: m.ones(1, 4).expand(3, 4).index_fill_(1, m.tensor([0, 2]), 2.0))
+    with pytest.warns(UserWarning):
+        check(lambda m: m.ones(1, 4).expand(3, 4).index_fill_(0, m.tensor(1), 2.0))
+    with pytest.warns(UserWarning):
+        check(lambda m: m.ones(3, 1).expand(3, 4).index_fill_(0, m.tensor([0, -1]), m.tensor(5.0)))
+
+
+def test_take_along_dim_flat_uses_view() -> None:
+    check(lambda m: m.ones(3, 4).t().take_along_dim(m.tensor([1, 2])), msg=True)
+    check(lambda m: m.arange(12.0).reshape(3, 4)[:, :2].take_along_dim(m.tensor([1, 2])), msg=True)
+    check(lambda m: m.arange(12.0).reshape(3, 4).take_along_dim(m.tensor([[1, 11]])), msg=True)
+    check(lambda m: m.arange(12.0).reshape(3, 4).take_along_dim(m.tensor([[1, 11]]).t()), msg=True)
+
+
 @pytest.mark.parametrize("src_shape", [(2,), (), (2, 4), (1, 4), (2, 4, 1)])
 @pytest.mark.parametrize("op", ["scatter", "scatter_add", "scatter_reduce"])
 def test_scatter_src_rank(op: str, src_shape: tuple) -> None:
@@ -407,11 +428,74 @@ def nll_forward(m: Any) -> Any:
     return ember._nn.nll_loss_forward
 
 
+@pytest.mark.parametrize("reduction", [0, 1, 2, 5, -3])
 @pytest.mark.parametrize("shape,target", [((4, 5), []), ((5,), []), ((4, 5), [1, 2, 0, 4]), ((4, 5), [1, 2]),
                                           ((5,), [1]), ((5,), [1, 2, 3, 4, 0]), ((4, 5), [[1, 2]]), ((), [])])
-def test_nll_loss_forward_target_rank(shape: tuple, target: list) -> None:
+def test_nll_loss_forward_target_rank(shape: tuple, target: list, reduction: int) -> None:
     def f(m: Any) -> Any:
         t = m.tensor(1) if target == [] else m.tensor(target)
-        return tuple(nll_forward(m)(m.zeros(shape), t, None, 1, -100))
+        x = m.arange(float(math.prod(shape))).reshape(shape)
+        return tuple(nll_forward(m)(x, t, None, reduction, -100))
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("case", ["int8", "int8_bad_target", "float_target", "int32_target", "byte_target", "weight",
+                                  "bool", "ok_weight"])
+def test_nll_loss_forward_check_order(case: str) -> None:
+    def f(m: Any) -> Any:
+        x, t, w = m.arange(6.0).reshape(2, 3), m.tensor([0, 2]), None
+        if case.startswith("int8"):
+            x = x.to(m.int8)
+        if case == "int8_bad_target":
+            t = m.tensor([0, 7])
+        if case == "float_target":
+            x, t = x.to(m.int8), m.tensor([0.0, 1.0])
+        if case == "int32_target":
+            t = t.to(m.int32)
+        if case == "byte_target":
+            t = t.to(m.uint8)
+        if case == "weight":
+            w = m.ones(2)
+        if case == "bool":
+            x, t = x.to(m.bool), t.to(m.bool)
+        if case == "ok_weight":
+            w = m.tensor([1.0, 2.0, 3.0])
+        return tuple(nll_forward(m)(x, t, w, 1, -100))
+
+    check(f, msg=True)
+
+
+def nll_backward(m: Any) -> Any:
+    if m is torch:
+        return torch.ops.aten.nll_loss_backward
+    import ember._nn  # noqa: PLC0415
+
+    return ember._nn.nll_loss_backward
+
+
+@pytest.mark.parametrize("case", ["1d_t5", "1d_t1", "1d_t0d", "tw_double", "go_double", "none_tw_double", "ok",
+                                  "none", "bool"])
+def test_nll_loss_backward_checks(case: str) -> None:
+    def f(m: Any) -> Any:
+        x, t, red = m.arange(6.0).reshape(2, 3), m.tensor([0, 2]), 1
+        go, tw = m.tensor(1.0), m.tensor(2.0)
+        if case == "1d_t5":
+            x, t, red = m.arange(5.0), m.tensor([1, 2, 3, 4, 0]), 2
+        if case == "1d_t1":
+            x, t = m.arange(5.0), m.tensor([1])
+        if case == "1d_t0d":
+            x, t = m.arange(5.0), m.tensor(3)
+        if case == "tw_double":
+            tw = tw.double()
+        if case == "go_double":
+            go = go.double()
+        if case.startswith("none"):
+            red, go = 0, m.ones(2)
+        if case == "none_tw_double":
+            tw = tw.double()
+        if case == "bool":
+            x, t, go, tw = x.bool(), t.bool(), go.bool(), tw.bool()
+        return nll_backward(m)(go, x, t, None, red, -100, tw)
 
     check(f, msg=True)

@@ -678,9 +678,9 @@ Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const T
 
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   check_inplace(self, "index_fill_");
-  EMBER_CHECK_INDEX(index.dim() <= 1, "index_fill_(): Index is supposed to be a vector");
   EMBER_CHECK_INDEX(index.dtype() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   if (self.numel() == 0 && index.numel() > 0) {
     // PyTorch views self with the index's length along dim (stride 0 there) and bound-checks per
     // written element: an empty self checks nothing unless dim itself is empty, where setting up
@@ -700,6 +700,13 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   }
   Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
   Tensor v = scalar_tensor(value, self.dtype());
+  bool aliased = false;  // an expanded self: PyTorch fills through the aliases (with a deprecation warning)
+  for (int64_t i = 0; i < self.dim(); ++i) aliased |= self.strides()[i] == 0 && self.sizes()[i] > 1;
+  if (aliased) {
+    const int64_t* ip = idx.data<int64_t>();
+    for (int64_t i = 0, m = idx.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
+    return self;
+  }
   return inplace_dense(self, [&](const Tensor& dst) {
     auto [outer, n, inner] = split3(dst, d);
     int64_t m = idx.numel();

@@ -65,7 +65,8 @@ Tensor masked_scatter(const Tensor& input, const Tensor& mask, const Tensor& sou
 Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<int64_t> dim) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
               legacy_name(indices.dtype()));
-  if (!dim) return gather(reshape(input, {-1}), 0, reshape(indices, {-1}), false);
+  // PyTorch flattens with view (not reshape): a non-viewable input raises its view error.
+  if (!dim) return gather(view(input, {-1}), 0, view(indices, {-1}), false);
   EMBER_CHECK(input.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
               "dimensions, but got ", input.dim(), " dimensions for input, and ", indices.dim(),
               " dimensions for indices");

@@ -20,15 +20,18 @@ struct Layout {
   int64_t n = 1, c = 1;
 };
 
-Layout layout_of(const Tensor& self, const Tensor& target) {
+Layout layout_of(const Tensor& self, const Tensor& target, bool backward) {
   EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
-  EMBER_CHECK(target.dtype() == ScalarType::Int64, "expected scalar type Long but found ",
-              legacy_name(target.dtype()));
   Layout l;
   if (self.dim() == 1) {
-    EMBER_CHECK_KIND(ErrorKind::Value, target.numel() == 1,
-                     "For 1D input, 1D target must have size 1, but got target size: ", target.numel());
+    // aten's backward only asks size(0) to agree (then reads target[0]); its forward wants one target.
+    if (backward)
+      EMBER_CHECK(target.dim() == 0 || self.sizes()[0] == target.sizes()[0], "size mismatch (got input: ",
+                  shape_str(self.sizes()), ", target: ", shape_str(target.sizes()), ")");
+    else
+      EMBER_CHECK_KIND(ErrorKind::Value, target.numel() == 1,
+                       "For 1D input, 1D target must have size 1, but got target size: ", target.numel());
     l.c = self.sizes()[0];
     return l;
   }
@@ -58,12 +61,10 @@ std::vector<double> class_weights(const Tensor& weight, int64_t c) {
   return w;
 }
 
-void check_reduction(int64_t reduction) {
-  EMBER_CHECK(reduction >= 0 && reduction <= 2, "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
-              reduction);
-}
-
-// What both passes check and read: the layout, the bound-checked targets, the class weights.
+// What both passes check and read: the layout, the bound-checked targets, the class weights,
+// in PyTorch's order (shapes and weight, the target dtype and the kernel's dtype dispatch, then
+// the target values). Like aten, any reduction other than 0 (none) and 1 (mean) sums, and a 1-D
+// input with reduction none gives the 0-d loss of its one sample.
 struct Prepared {
   Layout l;
   Tensor target;  // contiguous int64
@@ -71,12 +72,17 @@ struct Prepared {
   const int64_t* tp() const { return target.data<int64_t>(); }
 };
 
-Prepared prepare(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
-                 int64_t ignore_index) {
-  check_reduction(reduction);
-  Prepared p{layout_of(self, target), contiguous(target, MemoryFormat::Contiguous), {}};
+Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, const Tensor& weight,
+                 int64_t ignore_index, bool backward = false) {
+  Layout l = layout_of(self, target, backward);
+  std::vector<double> w = class_weights(weight, l.c);
+  // The forward checks the target dtype before its dtype dispatch, the backward after it.
+  if (backward && !is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
+  EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+              "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
+  if (!is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
+  Prepared p{l, contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
   check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
-  p.w = class_weights(weight, p.l.c);
   return p;
 }
 
@@ -84,12 +90,13 @@ Prepared prepare(const Tensor& self, const Tensor& target, const Tensor& weight,
 
 std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
                                                int64_t reduction, int64_t ignore_index) {
-  const Prepared pr = prepare(self, target, weight, reduction, ignore_index);
+  const Prepared pr = prepare("nll_loss_out_frame", self, target, weight, ignore_index);
   const Layout& l = pr.l;
   const int64_t* tp = pr.tp();
   const std::vector<double>& w = pr.w;
+  const bool per_sample = reduction == 0 && self.dim() == 2;
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
-  Tensor out = reduction == 0 ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
+  Tensor out = per_sample ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
   Tensor total = empty(IntArrayRef(), self.dtype());
   EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
     const scalar_t* xp = x.data<scalar_t>();
@@ -102,24 +109,29 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
         v = -wc * static_cast<double>(xp[i * l.c + cls]);
         wsum += wc;
       }
-      if (reduction == 0) out.data<scalar_t>()[i] = static_cast<scalar_t>(v);
+      if (per_sample) out.data<scalar_t>()[i] = static_cast<scalar_t>(v);
       sum += v;
     }
-    if (reduction == 1) out.data<scalar_t>()[0] = static_cast<scalar_t>(sum / wsum);  // 0/0: nan, as PyTorch
-    if (reduction == 2) out.data<scalar_t>()[0] = static_cast<scalar_t>(sum);
-    total.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == 0 ? 0.0 : wsum);
+    if (!per_sample)  // mean: 0/0 is nan, as PyTorch
+      out.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == 1 ? sum / wsum : sum);
+    total.data<scalar_t>()[0] = static_cast<scalar_t>(per_sample ? 0.0 : wsum);
   });
   return {out, total};
 }
 
 Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
                             int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
-  const Prepared pr = prepare(self, target, weight, reduction, ignore_index);
+  const Prepared pr = prepare("nll_loss_backward_out_frame", self, target, weight, ignore_index, true);
   const Layout& l = pr.l;
   const int64_t* tp = pr.tp();
   const std::vector<double>& w = pr.w;
-  EMBER_CHECK(reduction == 0 ? grad_output.numel() == l.n : grad_output.numel() == 1,
-              "nll_loss_backward: expected grad_output of ", reduction == 0 ? l.n : 1, " elements, got ",
+  const bool per_sample = reduction == 0 && self.dim() == 2;
+  // The kernel reads grad_output (and, reducing, total_weight first) as the input's scalar type.
+  for (const Tensor* t : {&total_weight, &grad_output})
+    EMBER_CHECK((per_sample && t == &total_weight) || t->dtype() == self.dtype(), "expected scalar type ",
+                legacy_name(self.dtype()), " but found ", legacy_name(t->dtype()));
+  EMBER_CHECK(per_sample ? grad_output.numel() == l.n : grad_output.numel() == 1,
+              "nll_loss_backward: expected grad_output of ", per_sample ? l.n : 1, " elements, got ",
               grad_output.numel());
   Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
   Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
@@ -130,7 +142,7 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
     for (int64_t i = 0; i < l.n; ++i) {
       const int64_t cls = tp[i];
       if (cls == ignore_index) continue;
-      const double gv = reduction == 0 ? gp[i] : gp[0];
+      const double gv = per_sample ? gp[i] : gp[0];
       dp[i * l.c + cls] = static_cast<scalar_t>(-w[cls] * gv * scale);
     }
   });

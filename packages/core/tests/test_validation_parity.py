@@ -273,6 +273,21 @@ def test_histc_out_dtype_first(in_dt: str, out_dt: str) -> None:
     check(lambda m: m.histc(m.ones(3, dtype=dt(m, in_dt)), out=m.ones(0, dtype=dt(m, out_dt))), msg=True)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_histc_bins_in_input_precision(dtype: str) -> None:
+    # bin = (x - lo) * bins / (hi - lo) rounded to the dtype at each step, as PyTorch: in double,
+    # about 1% of 0-d inputs (range [x-1, x+1]) fell in the neighbouring bin
+    import random
+
+    rnd = random.Random(16)
+    for _ in range(300):
+        x = rnd.uniform(-100, 100)
+        check(lambda m: m.histc(m.tensor(x, dtype=dt(m, dtype))))
+    xs = [rnd.uniform(-5, 5) for _ in range(200)]
+    for bins, lo, hi in ((7, -3, 3), (100, 0, 0), (13, -5.5, 4.25)):
+        check(lambda m: m.histc(m.tensor(xs, dtype=dt(m, dtype)), bins, lo, hi))
+
+
 # ---- index_select / index_add / index_copy / scatter / gather / embedding ----------------------
 
 

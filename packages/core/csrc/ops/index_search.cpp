@@ -192,14 +192,23 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
   std::vector<double> counts(bins, 0.0);
-  for (double x : v) {
-    if (!(x >= lo && x <= hi)) continue;
-    int64_t b = static_cast<int64_t>((x - lo) * static_cast<double>(bins) / (hi - lo));
-    if (b >= bins) b = bins - 1;
-    counts[b] += 1;
-  }
   resize_out(out, {bins});
   EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
+    // PyTorch's bin arithmetic: edges and every step rounded to the input's dtype, so a value
+    // near an edge lands in the same bin as there (double arithmetic moved ~1% of 0-d inputs).
+    using T = scalar_t;
+    using A = opmath_t<T>;
+    const T l = static_cast<T>(lo), h = static_cast<T>(hi), nb = static_cast<T>(A(bins));
+    const T width = static_cast<T>(A(h) - A(l));
+    for (double xd : v) {
+      const T x = static_cast<T>(xd);
+      if (!(A(x) >= A(l) && A(x) <= A(h))) continue;  // NaN is skipped too
+      const T d = static_cast<T>(A(x) - A(l));
+      const T pos = static_cast<T>(A(static_cast<T>(A(d) * A(nb))) / A(width));
+      int64_t b = static_cast<int64_t>(A(pos));
+      if (b >= bins) b = bins - 1;
+      counts[b] += 1;
+    }
     scalar_t* op = out.data<scalar_t>();
     for (int64_t i = 0; i < bins; ++i) op[i] = static_cast<scalar_t>(counts[i]);
   });

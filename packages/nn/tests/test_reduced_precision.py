@@ -79,6 +79,8 @@ ACTIVATIONS = {
     "hardtanh": _act(lambda F, x: F.hardtanh(x, -0.3, 0.7)),
     "threshold": _act(lambda F, x: F.threshold(x, 0.1, 0.3)),
     "glu": _act(lambda F, x: F.glu(x, -1)),
+    "softshrink": _act(lambda F, x: F.softshrink(x, 0.1)),  # lambd not representable in half
+    "rrelu-eval": _act(lambda F, x: F.rrelu(x, 0.1, 0.3)),  # the slope neither
 }
 
 

@@ -371,7 +371,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         _not_implemented_for_int(input, "leaky_relu_cpu")
-        return ember.where(input > 0, input, input * ((lower + upper) / 2))
+        # aten's leaky_relu kernel: half types compute in float32 with the slope unrounded, round once
+        x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
+        return ember.where(x > 0, x, x * ((lower + upper) / 2)).to(input.dtype)
     _not_implemented_for_int(input, "rrelu_with_noise_out_cpu")
     slope = ember.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper, generator=generator)
     return ember.where(input > 0, input, input * slope)

@@ -172,7 +172,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return ember.where(input > lambd, input - lambd, ember.where(input < -lambd, input + lambd, input * 0))
+    return _in_float(lambda x: ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0)))(input)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

@@ -194,8 +194,9 @@ def test_glu_odd_dim_error() -> None:
 
 def test_grad_fn_names() -> None:
     x = ember.randn(4, requires_grad=True)
-    names = {"GeluBackward0": EF.gelu(x), "HardtanhBackward0": EF.hardtanh(x), "HardsigmoidBackward0": EF.hardsigmoid(x),
-             "ThresholdBackward0": EF.threshold(x, 0.1, 2.0), "SoftplusBackward0": EF.softplus(x)}
+    names = {"GeluBackward0": EF.gelu(x), "HardtanhBackward0": EF.hardtanh(x),
+             "HardsigmoidBackward0": EF.hardsigmoid(x), "ThresholdBackward0": EF.threshold(x, 0.1, 2.0),
+             "SoftplusBackward0": EF.softplus(x)}
     for name, y in names.items():
         assert y.grad_fn.name() == name
     assert EF.relu6(x).grad_fn.name() == "HardtanhBackward0"

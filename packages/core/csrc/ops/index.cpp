@@ -36,8 +36,18 @@ namespace {
 
 // ---- gather / scatter ------------------------------------------------------
 
+void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src, bool is_gather);
+
+// PyTorch's checks, then (scatter: self is written in place) no internal overlap, empty index too.
 void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                           bool is_gather) {
+  check_gather_scatter_shapes(name, self, dim, index, src, is_gather);
+  if (!is_gather) check_no_internal_overlap(self);
+}
+
+void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src, bool is_gather) {
   // An empty index skips the dtype check (PyTorch's scatter_gather_dtype_check).
   EMBER_CHECK(index.numel() == 0 || index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
               "(): Expected dtype int32/int64 for index");
@@ -466,6 +476,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   check_gather_scatter("gather", input, d, index, nullptr, true);
   EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ",
               dtype_name(input.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  check_no_internal_overlap(out);
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
   Tensor idx = as_long_contiguous(index);

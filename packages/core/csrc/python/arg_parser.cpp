@@ -1,6 +1,7 @@
 #include "arg_parser.h"
 
 #include <cstring>
+#include <limits>
 
 #include "py_tensor.h"
 #include "py_types.h"
@@ -98,13 +99,11 @@ Scalar to_scalar(PyObject* o) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) {
-      // Values in [2^63, 2^64) keep their bits (uint64 seeds); others don't fit.
+      // [2^63, 2^64) is PyTorch's uint64 Scalar; beyond, Python's OverflowError
+      // ("int too big to convert", "can't convert negative int to unsigned"), as in PyTorch.
       unsigned long long u = PyLong_AsUnsignedLongLong(o);
-      if (PyErr_Occurred()) {
-        PyErr_Clear();
-        fail(ErrorKind::Runtime, "Overflow when unpacking long");
-      }
-      return Scalar(static_cast<int64_t>(u));
+      if (PyErr_Occurred()) throw python_error();
+      return Scalar::from_uint64(u);
     }
     return Scalar(static_cast<int64_t>(v));
   }
@@ -132,18 +131,32 @@ bool is_int_like(PyObject* o) {
   return !PyFloat_Check(o) && PyIndex_Check(o);
 }
 
-int64_t to_int64(PyObject* o) {
-  if (PyLong_Check(o)) {
-    long long v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) throw python_error();
-    return v;
+namespace {
+// PyLong → int64 with PyTorch's error for an int out of range.
+int64_t unpack_long(PyObject* o) {
+  long long v = PyLong_AsLongLong(o);
+  if (v == -1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw python_error();
+    PyErr_Clear();
+    fail(ErrorKind::Value, "Overflow when unpacking long long");
   }
+  return v;
+}
+}  // namespace
+
+int64_t to_int64(PyObject* o) {
+  if (PyLong_Check(o)) return unpack_long(o);
   if (is_tensor(o)) return unpack(o).item().to_int();
   PyObject* i = PyNumber_Index(o);
   if (!i) throw python_error();
-  long long v = PyLong_AsLongLong(i);
+  int64_t v;
+  try {
+    v = unpack_long(i);
+  } catch (...) {
+    Py_DECREF(i);
+    throw;
+  }
   Py_DECREF(i);
-  if (v == -1 && PyErr_Occurred()) throw python_error();
   return v;
 }
 
@@ -191,13 +204,20 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
     p.kw_only = kw;
     p.py_name = PyUnicode_InternFromString(p.name.c_str());
     if (eq != std::string::npos) parse_default(p, def);
+    // The tensor-options flags of the factories take None for their default, as in PyTorch.
+    if (p.type == PType::Bool && kw && p.has_default && (p.name == "requires_grad" || p.name == "pin_memory"))
+      p.optional = true;
     if (!kw) ++npositional_;
     params_.push_back(std::move(p));
   }
-  // The first non-self int[] may be given as varargs: zeros(2, 3), x.view(2, 3).
+  // A lone positional int[] may be given as varargs: zeros(2, 3), x.view(2, 3) (PyTorch's
+  // rule; x.sum(0, 1) is not sum over (0, 1)).
   size_t first = is_method_ ? 1 : 0;
-  if (params_.size() > first && params_[first].type == PType::IntList && !params_[first].kw_only)
+  if (npositional_ == static_cast<int>(first) + 1 && params_[first].type == PType::IntList)
     params_[first].varargs = true;
+  for (size_t i = first; i < params_.size(); ++i) min_args_ += !params_[i].has_default && !params_[i].optional;
+  max_args_ = params_.size() > first && params_[first].varargs ? std::numeric_limits<int>::max()
+                                                              : static_cast<int>(params_.size() - first);
   if (params_.size() > kMaxParams) throw std::runtime_error("ember: too many parameters in " + name);
 }
 
@@ -283,6 +303,8 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     }
     A.obj[k++] = args[i];
   }
+  // Parameters before this one came positionally (messages give their position).
+  size_t pos_end = A.vararg_param >= 0 ? static_cast<size_t>(A.vararg_param) + 1 : k;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nkw; ++j) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, j);
@@ -320,8 +342,9 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     }
     if (static_cast<int>(i) == A.vararg_param) continue;
     if (!type_ok(p, o)) {
-      *why = name + "(): argument '" + p.name + "' (position " + std::to_string(i + 1 - (is_method_ ? 1 : 0)) +
-             ") must be " + type_label(p.type) + ", not " + type_name_of(o);
+      *why = name + "(): argument '" + p.name + "'";
+      if (i < pos_end) *why += " (position " + std::to_string(i + 1 - (is_method_ ? 1 : 0)) + ")";
+      *why += std::string(" must be ") + type_label(p.type) + ", not " + type_name_of(o);
       return false;
     }
   }
@@ -345,7 +368,16 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
   std::string why;
   for (int i = 0; i < n; ++i)
     if (sigs[i].match(self, args, nargs, kwnames, A, &why)) return i;
-  if (n == 1) {
+  // As PyTorch: when one overload alone takes this many arguments, its own complaint is the message.
+  Py_ssize_t given = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int plausible = -1, nplausible = 0;
+  for (int i = 0; i < n; ++i)
+    if (sigs[i].takes(given)) {
+      plausible = i;
+      ++nplausible;
+    }
+  if (n == 1 || nplausible == 1) {
+    if (n > 1) sigs[plausible].match(self, args, nargs, kwnames, A, &why);
     PyErr_SetString(PyExc_TypeError, why.c_str());
     throw python_error();
   }
@@ -370,7 +402,27 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
 Tensor Signature::tensor(ParsedArgs& A, int i) const {
   PyObject* o = A.obj[i];
   if (is_tensor(o)) return unpack(o);
-  return wrap_scalar(to_scalar(o));
+  Scalar s = to_scalar(o);
+  return s.is_uint64() ? wrap_uint64(A, s) : wrap_scalar(s);
+}
+
+// A Python int in [2^63, 2^64) as an operand: PyTorch wraps it as a uint64 number,
+// which a float tensor takes exactly and an integer tensor takes modulo 2^64. ember
+// has no uint64 dtype, so the wrapped number is float64 or (wrapped) int64 by the
+// category of the tensors beside it.
+Tensor Signature::wrap_uint64(ParsedArgs& A, const Scalar& s) const {
+  bool floating = false, integral = false;
+  for (size_t j = 0; j < params_.size(); ++j) {
+    PyObject* t = A.obj[j];
+    if (!t || !is_tensor(t)) continue;
+    ScalarType dt = unpack(t).dtype();
+    floating |= is_floating(dt);
+    integral |= is_integral(dt, false);
+  }
+  if (floating) return wrap_scalar(Scalar(s.to_double()));
+  EMBER_CHECK(integral, "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool "
+              "and UInt64");
+  return wrap_scalar(Scalar(s.int_bits()));
 }
 
 TensorList Signature::tensor_list(ParsedArgs& A, int i) const {
@@ -406,11 +458,21 @@ IntArrayRef Signature::int_list(ParsedArgs& A, int i) const {
   DimVector& v = A.lists[i];
   v.clear();
   if (!o) return params_[i].def_list;
+  // An element out of int64's range: PyTorch's TypeError naming the argument and position.
+  auto element = [&](PyObject* item, Py_ssize_t j) {
+    try {
+      return to_int64(item);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Value) throw;
+      fail(ErrorKind::Type, name, "(): argument '", params_[i].name, "' failed to unpack the object at pos ", j + 1,
+           " with error \"", e.what(), "\"");
+    }
+  };
   if (i == A.vararg_param) {
-    for (Py_ssize_t j = 0; j < A.nvarargs; ++j) v.push_back(to_int64(A.varargs[j]));
+    for (Py_ssize_t j = 0; j < A.nvarargs; ++j) v.push_back(element(A.varargs[j], j));
   } else if (PyTuple_Check(o) || PyList_Check(o)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    for (Py_ssize_t j = 0; j < n; ++j) v.push_back(to_int64(PySequence_Fast_GET_ITEM(o, j)));
+    for (Py_ssize_t j = 0; j < n; ++j) v.push_back(element(PySequence_Fast_GET_ITEM(o, j), j));
   } else {
     v.push_back(to_int64(o));
   }
@@ -434,7 +496,7 @@ std::optional<double> Signature::opt_dbl(ParsedArgs& A, int i) const {
   return dbl(A, i);
 }
 bool Signature::boolean(ParsedArgs& A, int i) const {
-  return A.obj[i] ? A.obj[i] == Py_True : params_[i].def_bool;
+  return is_none(A, i) ? params_[i].def_bool : A.obj[i] == Py_True;
 }
 std::optional<bool> Signature::opt_boolean(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return std::nullopt;
@@ -472,6 +534,15 @@ void Signature::check_layout(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return;
   EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0,
               name, "(): only the strided layout is supported");
+}
+
+bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int position) {
+  if (!o) return def;
+  if (!PyBool_Check(o)) {
+    std::string where = position >= 0 ? " (position " + std::to_string(position) + ")" : "";
+    fail(ErrorKind::Type, fn, "(): argument '", arg, "'", where, " must be bool, not ", type_name_of(o));
+  }
+  return o == Py_True;
 }
 
 void check_out_count(const TensorList& outs, size_t n, const char* name) {

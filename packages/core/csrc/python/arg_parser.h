@@ -58,6 +58,8 @@ class Signature {
   bool match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
              std::string* why) const;
   std::string describe() const;  // "(Tensor input, Tensor other, *, Number alpha)"
+  // Whether a call with this many arguments (self excluded) could match, types aside.
+  bool takes(Py_ssize_t nargs) const { return nargs >= min_args_ && nargs <= max_args_; }
 
   bool is_none(ParsedArgs& A, int i) const { return !A.obj[i] || A.obj[i] == Py_None; }
   Tensor tensor(ParsedArgs& A, int i) const;
@@ -86,8 +88,10 @@ class Signature {
 
  private:
   bool type_ok(const Param& p, PyObject* o) const;
+  Tensor wrap_uint64(ParsedArgs& A, const Scalar& s) const;
   std::vector<Param> params_;
   int npositional_ = 0;
+  int min_args_ = 0, max_args_ = 0;
   bool is_method_ = false;
   bool all_numbers_ = false;
 };
@@ -104,5 +108,9 @@ bool is_int_like(PyObject* o);
 int64_t to_int64(PyObject* o);
 
 void check_out_count(const TensorList& outs, size_t n, const char* name);
+
+// A bool argument of a hand-parsed binding (null: not given → def): only True or
+// False, as PyTorch's parser. position < 0: given by keyword (no position in the message).
+bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int position = -1);
 
 }  // namespace ember::python

@@ -41,21 +41,23 @@ struct PutArgs {
 PutArgs parse_put(const char* name, PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* fn_kw[] = {"input", "indices", "values", "accumulate", nullptr};
   static const char* m_kw[] = {"indices", "values", "accumulate", nullptr};
-  PyObject *input = self, *indices = nullptr, *values = nullptr;
-  int accumulate = 0;
-  std::string fmt = std::string(self ? "OO|p:" : "OOO|p:") + name;
+  PyObject *input = self, *indices = nullptr, *values = nullptr, *accumulate = nullptr;
+  std::string fmt = std::string(self ? "OO|O:" : "OOO|O:") + name;
   bool ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(m_kw), &indices,
                                                &values, &accumulate)
                  : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(fn_kw), &input,
                                                &indices, &values, &accumulate);
   if (!ok) throw python_error();
+  // accumulate's position in the message counts the arguments after self, as PyTorch's parser does.
+  Py_ssize_t npos = PyTuple_GET_SIZE(args);
+  int acc_pos = npos == (self ? 3 : 4) ? static_cast<int>(npos) : -1;
   EMBER_CHECK_TYPE(is_tensor(input), name, "(): argument 'input' must be Tensor, not ", Py_TYPE(input)->tp_name);
   EMBER_CHECK_TYPE(is_tensor(values), name, "(): argument 'values' must be Tensor, not ", Py_TYPE(values)->tp_name);
   PutArgs a;
   a.self = unpack(input);
   a.values = unpack(values);
   a.indices = index_list_arg(indices, name);
-  a.accumulate = accumulate != 0;
+  a.accumulate = bool_arg(accumulate, false, name, "accumulate", acc_pos);
   return a;
 }
 
@@ -90,27 +92,38 @@ PyObject* unique_call(PyObject* self, PyObject* args, PyObject* kwargs, bool con
   static const char* fn_kw_c[] = {"input", "return_inverse", "return_counts", "dim", nullptr};
   PyObject* input = self;
   PyObject* dim_obj = Py_None;
-  int sorted = 1, inverse = 0, counts = 0;
+  PyObject *sorted_obj = nullptr, *inverse_obj = nullptr, *counts_obj = nullptr;
   const char* const* kw = consecutive ? fn_kw_c : fn_kw;
   if (self) ++kw;  // methods take no `input`
-  std::string fmt = consecutive ? "|ppO" : "|pppO";
+  std::string fmt = consecutive ? "|OOO" : "|OOOO";
   if (!self) fmt = "O" + fmt;
   fmt += consecutive ? ":unique_consecutive" : ":unique";
   bool ok;
   char** k = const_cast<char**>(kw);
   if (consecutive)
-    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &inverse, &counts, &dim_obj)
-              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &inverse, &counts, &dim_obj);
-  else
-    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &sorted, &inverse, &counts, &dim_obj)
-              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &sorted, &inverse, &counts,
+    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &inverse_obj, &counts_obj, &dim_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &inverse_obj, &counts_obj,
                                             &dim_obj);
+  else
+    ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &sorted_obj, &inverse_obj, &counts_obj,
+                                            &dim_obj)
+              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &sorted_obj, &inverse_obj,
+                                            &counts_obj, &dim_obj);
   if (!ok) throw python_error();
-  (void)sorted;  // sorted=False still returns sorted values on CPU, like PyTorch
-  EMBER_CHECK_TYPE(is_tensor(input), consecutive ? "unique_consecutive" : "unique",
-                   "(): argument 'input' must be Tensor, not ", Py_TYPE(input)->tp_name);
+  // PyTorch's unique is Python calling _unique2 / unique_dim / unique_consecutive by keyword:
+  // their names (and no positions) are in its messages.
+  const char* op = consecutive ? "unique_consecutive" : dim_obj != Py_None ? "unique_dim" : "_unique2";
+  EMBER_CHECK_TYPE(is_tensor(input), op, "(): argument 'input' (position 1) must be Tensor, not ",
+                   Py_TYPE(input)->tp_name);
   std::optional<int64_t> dim;
-  if (dim_obj != Py_None) dim = to_int64(dim_obj);
+  if (dim_obj != Py_None) {
+    EMBER_CHECK_TYPE(is_int_like(dim_obj) && !PyBool_Check(dim_obj), op, "(): argument 'dim' must be int, not ",
+                     Py_TYPE(dim_obj)->tp_name);
+    dim = to_int64(dim_obj);
+  }
+  bool_arg(sorted_obj, true, op, "sorted");  // sorted=False still returns sorted values on CPU, like PyTorch
+  bool inverse = bool_arg(inverse_obj, false, op, "return_inverse");
+  bool counts = bool_arg(counts_obj, false, op, "return_counts");
   const Tensor& in = unpack(input);
   // torch's op names: _unique2, unique_dim, unique_consecutive
   OpScope prof_(consecutive ? "aten::unique_consecutive" : dim ? "aten::unique_dim" : "aten::_unique2", {&in});
@@ -169,7 +182,10 @@ PyMethodDef index_methods[] = {
 
 }  // namespace
 
+void init_argcheck(PyObject* module);  // py_argcheck.cpp: _C._checked, set up with the hand-bound functions
+
 void init_index_ops(PyObject* module) {
+  init_argcheck(module);
   if (PyModule_AddFunctions(module, index_functions) < 0) throw python_error();
   PyObject* methods = PyDict_New();
   if (!methods) throw python_error();

@@ -231,3 +231,10 @@ def __getattr__(name: str) -> _Any:
 
         return importlib.import_module(f"ember.{name}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+# PyTorch's TypeError for a wrong-typed tensor or flag argument of the Python-level functions
+# above (ember/_argcheck.py).
+from ember._argcheck import check_names as _check_names  # noqa: E402
+
+_check_names(globals(), [_n for _n in list(globals()) if not _n.startswith("_")])

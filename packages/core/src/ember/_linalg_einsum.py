@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
+from ember._argcheck import checked
 
 _ELL = "..."
 
@@ -84,6 +85,11 @@ def einsum(equation: str, *operands: Any) -> ember.Tensor:
     """Einstein summation (explicit ``->`` or implicit output, ``...`` broadcasting)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    return _einsum(equation, *operands)
+
+
+@checked  # a non-tensor operand: PyTorch's "expected Tensor as element i in argument 1"
+def _einsum(equation: str, *operands: ember.Tensor) -> ember.Tensor:
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -144,6 +150,13 @@ def einsum(equation: str, *operands: Any) -> ember.Tensor:
     return cur
 
 
+def _numel(sizes: Any) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
 def tensordot(a: ember.Tensor, b: ember.Tensor, dims: Any = 2, out: Any = None) -> ember.Tensor:
     """Sum over the paired dims ``dims`` of a and b (an int n pairs a's last n with b's first n)."""
     if isinstance(dims, ember.Tensor):
@@ -166,11 +179,10 @@ def tensordot(a: ember.Tensor, b: ember.Tensor, dims: Any = 2, out: Any = None) 
                                f"{xd} and second has size {b.shape[y]} in dim {y}")
     fa = [d for d in range(a.dim()) if d not in da]
     fb = [d for d in range(b.dim()) if d not in db]
-    k = 1
-    for d in da:
-        k *= a.shape[d]
-    A = a.permute(fa + da).reshape(-1, k) if a.dim() else a.reshape(1, 1)
-    B = b.permute(db + fb).reshape(k, -1) if b.dim() else b.reshape(1, 1)
+    # explicit sizes, not -1: a zero-size dim leaves -1 undefined
+    m, k, n = _numel(a.shape[d] for d in fa), _numel(a.shape[d] for d in da), _numel(b.shape[d] for d in fb)
+    A = a.permute(fa + da).reshape(m, k)
+    B = b.permute(db + fb).reshape(k, n)
     r = A.matmul(B).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     if out is not None:
         out.resize_(tuple(r.shape)).copy_(r) if hasattr(out, "resize_") else out.copy_(r)

@@ -4,21 +4,24 @@ hand-bound index methods (``index_put_``, ``unique``...)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ember._argcheck import checked
 from ember._lib import _C
 
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
 
-def nonzero(input: Any, *, out: Any = None, as_tuple: bool = False) -> Any:
+
+@checked  # as_tuple must be a bool (PyTorch's parser); the method below shares the check
+def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements; with ``as_tuple``, one index tensor per dimension."""
     if not as_tuple:
         return _C.nonzero(input, out=out) if out is not None else _C.nonzero(input)
     if out is not None:
         raise RuntimeError("nonzero(): as_tuple=True does not support out=")
-    idx = _C.nonzero(input)
-    if input.dim() == 0:
-        return (idx.reshape(-1),)
-    return tuple(idx[:, d] for d in range(idx.shape[1]))
+    # A 0-d input counts as 1-d (PyTorch's nonzero_numpy): one index tensor, [0] when it is non-zero.
+    return _C.nonzero(input.unsqueeze(0) if input.dim() == 0 else input).unbind(1)
 
 
 class ExtraMethods:

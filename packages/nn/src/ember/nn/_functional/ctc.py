@@ -3,6 +3,7 @@ samples and stepped over time; autograd of the recursion gives the gradient."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import ember
@@ -13,12 +14,16 @@ from ember import Tensor
 _LOG_ZERO = -1e30
 
 
-def _lengths(v: Any) -> list[int]:
+def _lengths(v: Any, name: str) -> list[int]:
+    """A lengths argument: a tensor or a sequence of ints (PyTorch's two overloads: an int or floats match neither)."""
     if isinstance(v, Tensor):
         return [int(x) for x in v.reshape(-1).tolist()]
-    if isinstance(v, int):
-        return [v]
-    return [int(x) for x in v]
+    try:
+        if isinstance(v, (list, tuple)):
+            return [operator.index(x) for x in v]
+    except TypeError:
+        pass
+    raise TypeError(f"ctc_loss(): argument '{name}' must be Tensor or tuple of ints, not {type(v).__name__}")
 
 
 _WHERE = "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
@@ -97,7 +102,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     steps, batch, classes = lp.shape
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
-    in_lens, tgt_lens = _lengths(input_lengths), _lengths(target_lengths)
+    in_lens, tgt_lens = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths, "target_lengths")
     if len(in_lens) != batch:
         raise RuntimeError("input_lengths must be of size batch_size")
     if len(tgt_lens) != batch:

@@ -20,6 +20,13 @@ def _padding(weight: Tensor, padding_idx: int | None) -> int:
 
 def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     """Rows of ``weight`` used by ``input`` whose norm exceeds max_norm are scaled down in place."""
+    where = "(while checking arguments for embedding_renorm_)"  # aten's checks, in its order
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 "
+                           f"'self' {where}")
+    if input.dtype not in (ember.int64, ember.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead {where}")
     with ember.no_grad():
         idx = ember.unique(input.reshape(-1))
         if idx.numel() == 0:

@@ -39,7 +39,14 @@ def _one(v: Any, name: str, what: str) -> int:
             raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 "
                                f"but got size {len(t)}")
         raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(t)})")
-    return int(t[0])
+    n = int(t[0])
+    if not -(2**63) <= n < 2**63:
+        # PyTorch's parser unpacking an int: ValueError, or for a sequence's element a TypeError naming it
+        if not isinstance(v, (list, tuple)):
+            raise ValueError("Overflow when unpacking long long")
+        raise TypeError(f"{name}(): argument '{what}' failed to unpack the object at pos 1 with error "
+                        '"Overflow when unpacking long long"')
+    return n
 
 
 # ------------------------------------------------------------------------------------------

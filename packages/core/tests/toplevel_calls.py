@@ -1,0 +1,119 @@
+"""One valid call of every Python-level top-level function (``torch.trace``, ``torch.dropout``, ...),
+written once for ember and torch: ``CALLS[name](L)`` returns ``(args, kwargs)`` built with library ``L``.
+test_argument_types.py replaces each tensor and each flag in turn with a wrong-typed value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Call = Callable[[Any], tuple[list[Any], dict[str, Any]]]
+
+
+def _x(L: Any, *shape: int) -> Any:
+    """A float tensor with distinct, sign-mixed values, the same in both libraries."""
+    n = 1
+    for s in shape:
+        n *= s
+    return (L.arange(n, dtype=L.float32).reshape(shape) * 0.37 - n * 0.1).sin()
+
+
+def _spd(L: Any) -> Any:
+    a = _x(L, 3, 3)
+    return a @ a.T + 3 * L.eye(3)
+
+
+def _pool(L: Any) -> tuple[list[Any], dict[str, Any]]:
+    return [_x(L, 1, 2, 6), 2, 2, 0, 1, False], {}
+
+
+def _pool2(L: Any) -> tuple[list[Any], dict[str, Any]]:
+    return [_x(L, 1, 2, 4, 4), 2, 2, 0, 1, False], {}
+
+
+def _drop(L: Any) -> tuple[list[Any], dict[str, Any]]:
+    return [_x(L, 2, 3, 4), 0.0, True], {}
+
+
+CALLS: dict[str, Call] = {
+    "adaptive_avg_pool1d": lambda L: ([_x(L, 1, 2, 6), 3], {}),
+    "adaptive_max_pool1d": lambda L: ([_x(L, 1, 2, 6), 3], {}),
+    "alpha_dropout": _drop,
+    "alpha_dropout_": _drop,
+    "avg_pool1d": lambda L: ([_x(L, 1, 2, 6), 2, 2, 0, False, True], {}),
+    "bilinear": lambda L: ([_x(L, 3, 4), _x(L, 3, 2), _x(L, 5, 4, 2), _x(L, 5)], {}),
+    "binary_cross_entropy_with_logits": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).sigmoid(), _x(L, 4).exp(),
+                                                    _x(L, 4).exp(), 1], {}),
+    "cdist": lambda L: ([_x(L, 3, 4), _x(L, 2, 4)], {}),
+    "celu": lambda L: ([_x(L, 3, 4), 1.0], {}),
+    "celu_": lambda L: ([_x(L, 3, 4), 1.0], {}),
+    "chain_matmul": lambda L: ([_x(L, 2, 3), _x(L, 3, 4), _x(L, 4, 2)], {}),
+    "channel_shuffle": lambda L: ([_x(L, 1, 4, 2, 2), 2], {}),
+    "cholesky_inverse": lambda L: ([L.linalg.cholesky(_spd(L)), False], {}),
+    "cholesky_solve": lambda L: ([_x(L, 3, 2), L.linalg.cholesky(_spd(L)), False], {}),
+    "cosine_embedding_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), L.tensor([1.0, -1.0, 1.0]), 0.0, 1], {}),
+    "cosine_similarity": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), 1, 1e-8], {}),
+    "cross": lambda L: ([_x(L, 2, 3), _x(L, 2, 3).cos()], {"dim": 1}),
+    "ctc_loss": lambda L: ([_x(L, 5, 2, 4).log_softmax(2), L.tensor([[1, 2], [3, 1]]), L.tensor([5, 5]),
+                            L.tensor([2, 2]), 0, 1, False], {}),
+    "cumulative_trapezoid": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cumsum(1)], {"dim": 1}),
+    "det": lambda L: ([_spd(L)], {}),
+    "dropout": _drop,
+    "dropout_": _drop,
+    "einsum": lambda L: (["ij,jk->ik", _x(L, 2, 3), _x(L, 3, 4)], {}),
+    "embedding_bag": lambda L: ([_x(L, 4, 3), L.tensor([0, 2, 1, 3]), L.tensor([0, 2]), False, 1, False, None,
+                                 False], {}),
+    "feature_alpha_dropout": _drop,
+    "feature_alpha_dropout_": _drop,
+    "feature_dropout": _drop,
+    "feature_dropout_": _drop,
+    "frobenius_norm": lambda L: ([_x(L, 3, 4), [0, 1], False], {}),
+    "hardshrink": lambda L: ([_x(L, 3, 4), 0.5], {}),
+    "hinge_embedding_loss": lambda L: ([_x(L, 3, 4), L.tensor([[1.0, -1.0, 1.0, -1.0]] * 3), 1.0, 1], {}),
+    "instance_norm": lambda L: ([_x(L, 2, 3, 4), None, None, None, None, True, 0.1, 1e-5, False], {}),
+    "inverse": lambda L: ([_spd(L)], {}),
+    "is_complex": lambda L: ([_x(L, 2)], {}),
+    "is_floating_point": lambda L: ([_x(L, 2)], {}),
+    "is_nonzero": lambda L: ([_x(L, 1)], {}),
+    "kl_div": lambda L: ([_x(L, 3, 4).log_softmax(1), _x(L, 3, 4).softmax(1), 1], {"log_target": False}),
+    "kron": lambda L: ([_x(L, 2, 2), _x(L, 2, 3)], {}),
+    "logdet": lambda L: ([_spd(L)], {}),
+    "logit": lambda L: ([_x(L, 3, 4).sigmoid(), 1e-6], {}),
+    "margin_ranking_loss": lambda L: ([_x(L, 3), _x(L, 3).cos(), L.tensor([1.0, -1.0, 1.0]), 0.0, 1], {}),
+    "matrix_power": lambda L: ([_spd(L), 3], {}),
+    "max_pool1d": _pool,
+    "max_pool1d_with_indices": _pool,
+    "max_pool2d": _pool2,
+    "max_pool3d": lambda L: ([_x(L, 1, 1, 4, 4, 4), 2, 2, 0, 1, False], {}),
+    "native_batch_norm": lambda L: ([_x(L, 4, 3), L.ones(3), L.zeros(3), L.zeros(3), L.ones(3), True, 0.1, 1e-5],
+                                    {}),
+    "native_channel_shuffle": lambda L: ([_x(L, 1, 4, 2, 2), 2], {}),
+    "native_group_norm": lambda L: ([_x(L, 2, 4, 3), L.ones(4), L.zeros(4), 2, 4, 3, 2, 1e-5], {}),
+    "native_layer_norm": lambda L: ([_x(L, 2, 3, 4), [4], L.ones(4), L.zeros(4), 1e-5], {}),
+    "native_norm": lambda L: ([_x(L, 3, 4)], {}),
+    "nonzero": lambda L: ([_x(L, 3, 4)], {"as_tuple": True}),
+    "nuclear_norm": lambda L: ([_x(L, 3, 4)], {"keepdim": False}),
+    "numel": lambda L: ([_x(L, 3, 4)], {}),
+    "pairwise_distance": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), 2.0, 1e-6, False], {}),
+    "pdist": lambda L: ([_x(L, 3, 4), 2.0], {}),
+    "poisson_nll_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).sigmoid(), True, False, 1e-8, 1], {}),
+    "prelu": lambda L: ([_x(L, 3, 4), L.tensor([0.25])], {}),
+    "qr": lambda L: ([_x(L, 3, 3), True], {}),
+    "relu_": lambda L: ([_x(L, 3, 4)], {}),
+    "rms_norm": lambda L: ([_x(L, 2, 3, 4), [4], _x(L, 4).exp()], {}),
+    "rrelu": lambda L: ([_x(L, 3, 4), 0.125, 0.25, False], {}),
+    "rrelu_": lambda L: ([_x(L, 3, 4), 0.125, 0.25, False], {}),
+    "selu": lambda L: ([_x(L, 3, 4)], {}),
+    "selu_": lambda L: ([_x(L, 3, 4)], {}),
+    "slogdet": lambda L: ([_spd(L)], {}),
+    "svd": lambda L: ([_x(L, 3, 3), True, True], {}),
+    "tensor": lambda L: ([[1.0, 2.0]], {"requires_grad": False, "pin_memory": False}),
+    "tensordot": lambda L: ([_x(L, 2, 3), _x(L, 3, 4)], {"dims": 1}),
+    "threshold": lambda L: ([_x(L, 3, 4), 0.1, 20.0], {}),
+    "threshold_": lambda L: ([_x(L, 3, 4), 0.1, 20.0], {}),
+    "trace": lambda L: ([_x(L, 3, 3)], {}),
+    "trapezoid": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cumsum(1)], {"dim": 1}),
+    "triplet_margin_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), _x(L, 3, 4).sin(), 1.0, 2.0, 1e-6, False,
+                                       1], {}),
+    "where": lambda L: ([_x(L, 3, 4) > 0], {}),
+}

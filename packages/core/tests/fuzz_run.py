@@ -103,6 +103,7 @@ def main() -> int:
         for kind, name, factory in order:
             if time.monotonic() >= deadline:
                 break
+            fp.worker().reset()
             text = run_one(fp, factory, name, examples, rng.randrange(2**32))
             calls += examples if text is None else 0
             if text is not None:

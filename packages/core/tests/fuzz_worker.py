@@ -80,7 +80,8 @@ class Worker:
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", __file__],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, cwd=str(Path(__file__).parent))
+                                     stderr=self.err, cwd=str(Path(__file__).parent),
+                                     start_new_session=True)  # killpg reaches the server's child
         self.starts += 1
         assert self.proc.stdout is not None
         try:
@@ -99,8 +100,10 @@ class Worker:
 
     def stop(self) -> None:
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.proc.wait()
             self.proc = None
         if self.err is not None:
@@ -117,7 +120,7 @@ class Worker:
         self.err.truncate()
         try:
             _send(self.proc.stdin, (lib, call))
-            return _recv(self.proc.stdout.fileno(), time.monotonic() + self.timeout)
+            answer = _recv(self.proc.stdout.fileno(), time.monotonic() + self.timeout)
         except Hung:
             self.stop()
             raise Hung(f"{lib} did not return within {self.timeout:g} s") from None
@@ -128,6 +131,22 @@ class Worker:
             self.stop()
             raise Crashed(f"{lib} killed the process ({how})" + (f":\n{tail}" if tail else "")
                           ) from None
+        if answer[0] == "crashed":  # the fork server's child died; the server carries on
+            tail = self._stderr_tail()
+            raise Crashed(f"{lib} killed the process (signal {answer[1]})"
+                          + (f":\n{tail}" if tail else ""))
+        return answer
+
+    def reset(self) -> None:
+        """Start the next calls in a fresh child of the fork server (call between properties)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            _send(self.proc.stdin, "reset")
+            _recv(self.proc.stdout.fileno(), time.monotonic() + self.timeout)
+        except (Hung, EOFError, BrokenPipeError):
+            self.stop()
 
 
 # --------------------------------------------------------------------------------------------
@@ -136,7 +155,6 @@ class Worker:
 
 def _serve() -> None:
     import resource
-    import warnings
 
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -154,11 +172,33 @@ def _serve() -> None:
     libs = {"torch": torch, "ember": ember}
     _send(out, "ready")
     stdin = sys.stdin.buffer.fileno()
+    # A fork server: each property (see Worker.reset) runs in a fresh child, so what one
+    # property's calls leave behind (caches, a stray write) cannot change another's answers,
+    # and the answers do not depend on which tests ran before.
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            _serve_calls(stdin, out, libs, S)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):  # the client waits for an answer: say how the child died
+            _send(out, ("crashed", signal.Signals(os.WTERMSIG(status)).name))
+        elif os.WEXITSTATUS(status) != 0:  # end of input
+            return
+
+
+def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
+    """The child: answer calls until a reset (exit 0) or the end of input (exit 3)."""
+    import warnings
+
     while True:
         try:
-            lib_name, call = _recv(stdin)
+            request = _recv(stdin)
         except EOFError:
-            return
+            os._exit(3)
+        if request == "reset":
+            _send(out, "reset")
+            os._exit(0)
+        lib_name, call = request
         lib = libs[lib_name]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -32,6 +32,12 @@ RUN_ALL = bool(os.environ.get("EMBER_FUZZ_ALL"))
 EXAMPLES = 25  # per op: ~370 ops x 25 calls, each run by both libraries in the worker
 
 
+@pytest.fixture(autouse=True)
+def _fresh_worker() -> None:
+    """Each property starts in a fresh child of the worker's fork server."""
+    FP.worker().reset()
+
+
 def test_pending_names_exist() -> None:
     assert not set(PENDING) - set(FP.SEEDS), "fuzz_pending.OPS names unknown ops"
 

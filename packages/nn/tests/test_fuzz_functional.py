@@ -200,6 +200,12 @@ def calls(draw: Any, name: str) -> Any:
                    name in RANDOM)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_worker() -> None:
+    """Each property starts in a fresh child of the worker's fork server."""
+    FP.worker().reset()
+
+
 def test_pending_names_exist() -> None:
     assert not set(PENDING) - set(SEEDS), "fuzz_pending.FUNCTIONAL names unknown functions"
 

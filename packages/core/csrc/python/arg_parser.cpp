@@ -403,21 +403,20 @@ Tensor Signature::tensor(ParsedArgs& A, int i) const {
   PyObject* o = A.obj[i];
   if (is_tensor(o)) return unpack(o);
   Scalar s = to_scalar(o);
-  return s.is_uint64() ? wrap_uint64(A, s) : wrap_scalar(s);
+  if (!s.is_uint64()) return wrap_scalar(s);
+  const Tensor* beside[kMaxParams];
+  int n = 0;
+  for (size_t j = 0; j < params_.size(); ++j)
+    if (A.obj[j] && A.obj[j] != Py_Ellipsis && is_tensor(A.obj[j])) beside[n++] = &unpack(A.obj[j]);
+  return wrap_number(s, beside, n);
 }
 
-// A Python int in [2^63, 2^64) as an operand: PyTorch wraps it as a uint64 number,
-// which a float tensor takes exactly and an integer tensor takes modulo 2^64. ember
-// has no uint64 dtype, so the wrapped number is float64 or (wrapped) int64 by the
-// category of the tensors beside it.
-Tensor Signature::wrap_uint64(ParsedArgs& A, const Scalar& s) const {
+Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n) {
+  if (!s.is_uint64()) return wrap_scalar(s);
   bool floating = false, integral = false;
-  for (size_t j = 0; j < params_.size(); ++j) {
-    PyObject* t = A.obj[j];
-    if (!t || !is_tensor(t)) continue;
-    ScalarType dt = unpack(t).dtype();
-    floating |= is_floating(dt);
-    integral |= is_integral(dt, false);
+  for (int j = 0; j < n; ++j) {
+    floating |= is_floating(beside[j]->dtype());
+    integral |= is_integral(beside[j]->dtype(), false);
   }
   if (floating) return wrap_scalar(Scalar(s.to_double()));
   EMBER_CHECK(integral, "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool "

@@ -35,7 +35,9 @@ inline uint16_t float_to_half(float f) {
   uint32_t x = float_to_bits(f);
   uint32_t sign = (x >> 16) & 0x8000;
   uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00 : 0x7c00));
+  // NaN keeps its sign and top payload bits, quieted, as the F16C/AVX-512 conversions (PyTorch's) do.
+  if (ax >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00 | ((ax >> 13) & 0x3ff) : 0x7c00));
   if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to inf
   if (ax < 0x38800000u) {
     // Below the smallest normal half: adding 0.5 puts the half ulp (2^-24) at
@@ -51,7 +53,8 @@ inline uint16_t float_to_half(float f) {
 inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
 inline uint16_t float_to_bf16(float f) {
   uint32_t x = float_to_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;  // quiet nan
+  // NaN keeps its sign and top payload bits, quieted, as AVX-512 BF16's conversion (PyTorch's vector path) does.
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);
   x += 0x7fffu + ((x >> 16) & 1);
   return static_cast<uint16_t>(x >> 16);
 }

@@ -20,17 +20,20 @@ void check_nonnegative(IntArrayRef sizes) {
 }  // namespace
 
 int64_t checked_numel(IntArrayRef sizes) {
+  // One pass on the hot path (every view calls this); the errors are sorted out after it.
   int64_t n = 1;
-  bool overflow = false;
+  bool overflow = false, negative = false, zero = false;
   for (int64_t s : sizes) {
-    // a backstop: the ops check their own sizes with PyTorch's messages first
-    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
     overflow |= __builtin_mul_overflow(n, s, &n);
+    negative |= s < 0;
+    zero |= s == 0;
   }
-  // A zero anywhere makes the product 0 whatever overflowed before it.
-  for (int64_t s : sizes)
-    if (s == 0) return 0;
-  if (__builtin_expect(overflow, 0)) fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
+  if (__builtin_expect(overflow || negative, 0)) {
+    // a backstop: the ops check their own sizes with PyTorch's messages first
+    check_nonnegative(sizes);
+    if (zero) return 0;  // a zero anywhere makes the product 0 whatever overflowed before it
+    fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
+  }
   return n;
 }
 

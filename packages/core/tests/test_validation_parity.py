@@ -271,6 +271,13 @@ def test_bincount_edges(dtype: str, shape: tuple, weights: Any, minlength: int) 
                                           ("float32", "float32"), ("float64", "float32")])
 def test_histc_out_dtype_first(in_dt: str, out_dt: str) -> None:
     check(lambda m: m.histc(m.ones(3, dtype=dt(m, in_dt)), out=m.ones(0, dtype=dt(m, out_dt))), msg=True)
+    check(lambda m: m.histc(m.ones(3, dtype=dt(m, in_dt)), bins=-1, out=m.ones(0, dtype=dt(m, out_dt))), msg=True)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int64", "uint8", "float32"])
+@pytest.mark.parametrize("bins", [-1, 0, 4])
+def test_histc_bins_before_dtype(dtype: str, bins: int) -> None:
+    check(lambda m: m.histc(m.ones((), dtype=dt(m, dtype)), bins=bins, min=0, max=1), msg=True)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])

@@ -176,9 +176,8 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
   // PyTorch checks the out dtype before its dtype dispatch.
   EMBER_CHECK(out.dtype() == dt, "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
               "input ", c_type_name(dt), " and hist ", c_type_name(out.dtype()));
-  EMBER_CHECK_NOTIMPL(is_floating(dt), "\"histogram_cpu\" not implemented for '",
-                      dt == ScalarType::Int64 ? "Long" : dtype_name(dt), "'");
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
   double lo = min.to_double(), hi = max.to_double();
   EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
   std::vector<double> v = as_doubles(input);

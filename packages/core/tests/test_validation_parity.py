@@ -8,7 +8,8 @@ index_select / index_add / index_copy / scatter / embedding errors."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def same_values(a: Any, b: Any, tol: float = 0.0) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol * (1 + abs(a))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_values(x, y, tol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_values(x, y, tol) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -289,10 +290,10 @@ def test_histc_bins_in_input_precision(dtype: str) -> None:
     rnd = random.Random(16)
     for _ in range(300):
         x = rnd.uniform(-100, 100)
-        check(lambda m: m.histc(m.tensor(x, dtype=dt(m, dtype))))
+        check(lambda m, x=x: m.histc(m.tensor(x, dtype=dt(m, dtype))))
     xs = [rnd.uniform(-5, 5) for _ in range(200)]
     for bins, lo, hi in ((7, -3, 3), (100, 0, 0), (13, -5.5, 4.25)):
-        check(lambda m: m.histc(m.tensor(xs, dtype=dt(m, dtype)), bins, lo, hi))
+        check(lambda m, b=bins, lo=lo, hi=hi: m.histc(m.tensor(xs, dtype=dt(m, dtype)), b, lo, hi))
 
 
 # ---- index_select / index_add / index_copy / scatter / gather / embedding ----------------------
@@ -320,7 +321,8 @@ def test_index_select_check_order_and_out() -> None:
     check(lambda m: m.index_select(m.ones(3, 4), 0, m.tensor([0, 0]), out=m.ones(1, 4).expand(2, 4)), msg=True)
     # a strided out= of the right shape is written through its strides
     for d, idx in ((1, [2, 0]), (0, [1, 2]), (1, [0, 7])):
-        check(lambda m: m.index_select(m.arange(6.0).reshape(2, 3), d, m.tensor(idx), out=m.zeros(2, 2).t()),
+        check(lambda m, d=d, idx=idx: m.index_select(m.arange(6.0).reshape(2, 3), d, m.tensor(idx),
+                                                    out=m.zeros(2, 2).t()),
               msg=True)
 
 
@@ -367,7 +369,8 @@ SCATTER = {
 def test_scatter_gather_empty_index_dtype(op: str, index: str) -> None:
     def f(m: Any) -> Any:
         idx = {"empty_f": lambda: m.zeros(3, 0), "empty_i16": lambda: m.zeros(3, 0, dtype=m.int16),
-               "empty_1d_f": lambda: m.zeros(0), "f": lambda: m.zeros(3, 1), "i16": lambda: m.zeros(3, 1, dtype=m.int16),
+               "empty_1d_f": lambda: m.zeros(0), "f": lambda: m.zeros(3, 1),
+               "i16": lambda: m.zeros(3, 1, dtype=m.int16),
                "ok": lambda: m.tensor([[1], [0], [3]])}[index]()
         return SCATTER[op](m, idx, m.arange(12.0).reshape(3, 4))
 

@@ -17,6 +17,7 @@ listed there and PyTorch is not run.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import math
 import os
@@ -284,4 +285,5 @@ def worker() -> Any:
     """The shared worker of this process (per-call timeout from EMBER_FUZZ_TIMEOUT, 10 s)."""
     if not _WORKER:
         _WORKER.append(W.Worker(float(os.environ.get("EMBER_FUZZ_TIMEOUT", "10"))))
+        atexit.register(_WORKER[0].stop)  # no worker left running after the test session
     return _WORKER[0]

@@ -105,6 +105,9 @@ class Worker:
             except ProcessLookupError:
                 pass
             self.proc.wait()
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    pipe.close()
             self.proc = None
         if self.err is not None:
             self.err.close()

@@ -31,11 +31,16 @@ struct NormCache {
   Tensor g, x, w;
   std::array<Tensor, 3> r;
 };
-thread_local NormCache t_cache;
+// Never destroyed: a thread's exit (the main thread's after Python has finalized) must not
+// release tensors that may own NumPy memory or Python wrappers (PyGILState_Ensure then crashes).
+NormCache& norm_cache() {
+  thread_local NormCache* c = new NormCache();
+  return *c;
+}
 
 template <class F>
 Tensor cached(int op, double eps, const Tensor& g, const Tensor& x, const Tensor& w, int which, const F& compute) {
-  NormCache& c = t_cache;
+  NormCache& c = norm_cache();
   const bool hit = c.op == op && c.eps == eps && c.g.same(g) && c.x.same(x) &&
                    (w.defined() ? c.w.defined() && c.w.same(w) : !c.w.defined());
   if (hit && c.r[which].defined()) {

@@ -69,7 +69,12 @@ struct Cache {
   TensorList key;
   rnn::GateGrads val;
 };
-thread_local std::optional<Cache> t_cache;
+// Never destroyed: a thread's exit (the main thread's after Python has finalized) must not
+// release tensors that may own NumPy memory or Python wrappers (PyGILState_Ensure then crashes).
+std::optional<Cache>& rnn_cache() {
+  thread_local std::optional<Cache>* c = new std::optional<Cache>();
+  return *c;
+}
 
 bool same_key(const TensorList& a, const TensorList& b) {
   if (a.size() != b.size()) return false;
@@ -98,14 +103,14 @@ rnn::GateGrads gate_grads(int kind, int which, const TensorList& grads, const Te
   Tensor ghy = grads.size() > 0 ? grads[0] : Tensor();
   Tensor gcy = grads.size() > 1 ? grads[1] : Tensor();
   if (GradMode::is_enabled()) {  // building a graph: differentiable math, nothing cached
-    t_cache.reset();
+    rnn_cache().reset();
     return composite_backward(kind, gates_of(input, w_ih, b_ih), gates_of(hx, w_hh, b_hh), hx, cx, ghy, gcy);
   }
   bool last = which >= last_needed(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
   TensorList key{ghy, gcy, input, hx, cx, w_ih, w_hh, b_ih, b_hh};
-  if (t_cache && same_key(t_cache->key, key)) {
-    rnn::GateGrads r = t_cache->val;
-    if (last) t_cache.reset();
+  if (rnn_cache() && same_key(rnn_cache()->key, key)) {
+    rnn::GateGrads r = rnn_cache()->val;
+    if (last) rnn_cache().reset();
     return r;
   }
   Tensor gi = rnn::gate_matrix(input, w_ih, b_ih), gh = rnn::gate_matrix(hx, w_hh, b_hh);
@@ -113,9 +118,9 @@ rnn::GateGrads gate_grads(int kind, int which, const TensorList& grads, const Te
                          ? rnn::fused_backward(static_cast<rnn::Kind>(kind), gi, gh, hx, cx, ghy, gcy)
                          : composite_backward(kind, gi, gh, hx, cx, ghy, gcy);
   if (last)
-    t_cache.reset();
+    rnn_cache().reset();
   else
-    t_cache = Cache{std::move(key), r};
+    rnn_cache() = Cache{std::move(key), r};
   return r;
 }
 

@@ -156,6 +156,22 @@ def gen_kernels(kernels: dict) -> str:
         out.append(f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{name}_cpu", [&] {{')
         out.append("    using T = opmath_t<scalar_t>;")
         out.append(f"    const {name}_fn<T> f{{{init}}};")
+        if k.get("opmath_scalar"):
+            # PyTorch runs these with a scalar last operand kept in op-math for half types
+            # (mul, div, lerp's weight): the loop of one arity less, the value bound in.
+            last = k["arity"] - 1
+            a = ", ".join(f"T {v}" for v in "ab"[:last])
+            call = ", ".join([*"ab"[:last], "v"])
+            out.append("    if constexpr (!std::is_same_v<T, scalar_t>) {")
+            out.append(f"      if (const double* sv = it.stack_scalar({last})) {{")
+            out.append("        const T v = static_cast<T>(*sv);")
+            out.append(f"        const auto g = [f, v]({a}) EMBER_VEC_LAMBDA {{ return f({call}); }};")
+            out.append("        it.for_each([&](char** d, const int64_t* s, int64_t n) {")
+            out.append(f"          {loops[last]}<{out_t}, scalar_t>(d, s, n, g);")
+            out.append("        });")
+            out.append("        return;")
+            out.append("      }")
+            out.append("    }")
         out.append("    it.for_each([&](char** d, const int64_t* s, int64_t n) {")
         out.append(f"      {loop}<{out_t}, scalar_t>(d, s, n, f);")
         out.append("    });")

@@ -19,21 +19,15 @@ void check_nonnegative(IntArrayRef sizes) {
 }
 }  // namespace
 
-int64_t checked_numel(IntArrayRef sizes) {
-  // One pass on the hot path (every view calls this); the errors are sorted out after it.
+int64_t checked_numel_slow(IntArrayRef sizes) {
+  check_nonnegative(sizes);  // a backstop: the ops check their own sizes with PyTorch's messages first
   int64_t n = 1;
-  bool overflow = false, negative = false, zero = false;
+  bool overflow = false;
   for (int64_t s : sizes) {
+    if (s == 0) return 0;  // a zero anywhere makes the product 0 whatever overflowed before it
     overflow |= __builtin_mul_overflow(n, s, &n);
-    negative |= s < 0;
-    zero |= s == 0;
   }
-  if (__builtin_expect(overflow || negative, 0)) {
-    // a backstop: the ops check their own sizes with PyTorch's messages first
-    check_nonnegative(sizes);
-    if (zero) return 0;  // a zero anywhere makes the product 0 whatever overflowed before it
-    fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
-  }
+  if (overflow) fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
   return n;
 }
 
@@ -47,6 +41,38 @@ size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize) {
   }
   if (overflow || __builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes)) overflowed(sizes, nullptr);
   return static_cast<size_t>(bytes);
+}
+
+size_t contiguous_layout(IntArrayRef sizes, size_t itemsize, DimVector& strides, int64_t& numel) {
+  const size_t nd = sizes.size();
+  strides.resize(nd);
+  int64_t s = 1;  // the product of max(size, 1) right of dim i: its stride
+  bool bad = false, zero = false, last_overflow = false;
+  for (size_t i = nd; i-- > 0;) {
+    const int64_t sz = sizes[i];
+    strides[i] = s;
+    bad |= sz < 0;
+    zero |= sz == 0;
+    const bool o = __builtin_mul_overflow(s, sz > 1 ? sz : 1, &s);
+    if (i > 0) bad |= o;  // a stride that does not fit
+    else last_overflow = o;  // only the element count does not fit
+  }
+  int64_t bytes = 0;
+  if (__builtin_expect(!bad, 1)) {
+    if (zero) {
+      numel = 0;
+      return 0;
+    }
+    if (!last_overflow && !__builtin_mul_overflow(s, static_cast<int64_t>(itemsize), &bytes)) {
+      numel = s;
+      return static_cast<size_t>(bytes);
+    }
+  }
+  // Something is wrong: the separate computations raise PyTorch's error for it, in its order.
+  const size_t nbytes = contiguous_nbytes(sizes, itemsize);
+  strides = contiguous_strides(sizes);
+  numel = checked_numel(sizes);
+  return nbytes;
 }
 
 size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize) {

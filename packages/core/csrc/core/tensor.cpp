@@ -115,13 +115,11 @@ void resize_storage(StorageImpl& s, size_t nbytes) {
 }
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  size_t nbytes = contiguous_nbytes(sizes, element_size(dtype));
-  check_device_available(device);
   auto impl = make_ref<TensorImpl>();
+  size_t nbytes = contiguous_layout(sizes, element_size(dtype), impl->strides, impl->numel);
+  check_device_available(device);
   impl->sizes = to_vec(sizes);
-  impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
-  impl->numel = compute_numel(sizes);
   impl->contiguous = true;
   impl->storage = new_cpu_storage(nbytes);
   return Tensor(std::move(impl));

@@ -176,6 +176,7 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
       Scalar v = t.item();
       EMBER_DISPATCH_ALL(want, spec.name,
                          [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      *reinterpret_cast<double*>(scalar_buf_[i + 1] + 8) = v.to_double();
       ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];
       for (size_t d = 0; d < shape.size(); ++d) strides_[i + 1][d] = 0;

@@ -61,6 +61,13 @@ class ElementwiseIter {
   ScalarType input_dtype(int i) const { return dtypes_[i + 1]; }
   int64_t numel() const { return numel_; }
   int ntensors() const { return ntensors_; }
+  // Input i's value in double when it is a 0-d operand converted on the stack (a Python
+  // number or a 0-d tensor of another dtype), else null: kernels that PyTorch runs with
+  // the scalar in op-math (mul, div, lerp's weight) read it here, unrounded to half.
+  const double* stack_scalar(int i) const {
+    const int o = i + 1;
+    return data_[o] == scalar_buf_[o] ? reinterpret_cast<const double*>(scalar_buf_[o] + 8) : nullptr;
+  }
   // Copy a temporary output back into the user's out= tensor, if one was used.
   void finish();
 
@@ -135,6 +142,7 @@ class ElementwiseIter {
   Tensor ops_[kMaxOperands];  // operands kept alive: output (maybe temporary) + inputs
   Tensor result_;             // what the op returns
   bool copy_back_ = false;
+  // An on-stack operand: its value in the compute dtype, then (at byte 8) as a double.
   alignas(16) char scalar_buf_[kMaxOperands][16];
 };
 

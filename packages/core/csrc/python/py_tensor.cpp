@@ -455,8 +455,11 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
 static const Scalar kOne(int64_t(1));
 BINARY_OP(nb_add, "aten::add", ember::ag::add(x, y, kOne))
 BINARY_OP(nb_sub, "aten::sub", ember::ag::sub(x, y, kOne))
-BINARY_OP(nb_mul, "aten::mul", ember::ag::mul(x, y))
-BINARY_OP(nb_truediv, "aten::div", ember::ag::div(x, y, std::nullopt))
+// A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
+// reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
+BINARY_OP(nb_mul, "aten::mul", is_tensor(a) ? ember::ag::mul(x, y) : ember::ag::mul(y, x))
+BINARY_OP(nb_truediv, "aten::div",
+          is_tensor(a) ? ember::ag::div(x, y, std::nullopt) : ember::ag::mul(ember::ag::reciprocal(y), x))
 BINARY_OP(nb_floordiv, "aten::floor_divide", ember::floor_divide(x, y))
 BINARY_OP(nb_mod, "aten::remainder", ember::ag::remainder(x, y))
 BINARY_OP(nb_and, "aten::bitwise_and", ember::bitwise_and(x, y))

@@ -9,6 +9,8 @@
 #ifndef EMBER_VEC_INLINE
 #define EMBER_VEC_INLINE inline __attribute__((always_inline))
 #endif
+// A lambda's call operator inlined into the simd loop that calls it.
+#define EMBER_VEC_LAMBDA __attribute__((always_inline))
 
 namespace ember::cpu {
 // Internal linkage: this header is compiled once per CPU capability (see

@@ -83,7 +83,9 @@ def bench(session: nox.Session) -> None:
 def asan(session: nox.Session) -> None:
     """Build the core with AddressSanitizer + UBSan and run the core tests under it."""
     install_core(session, cmake_args="-DEMBER_SANITIZE=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo")
+    install_pure(session, ["nn"])  # some core tests (size overflow, fuzz) call into ember.nn
     session.install(*TEST_DEPS, TORCH)
+
     def lib(name: str) -> str:
         return session.run("g++", f"-print-file-name={name}", silent=True, external=True).strip()
 

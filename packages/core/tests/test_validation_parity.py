@@ -542,3 +542,59 @@ def test_nll_loss_backward_checks(case: str) -> None:
         return nll_backward(m)(go, x, t, None, red, -100, tw)
 
     check(f, msg=True)
+
+
+# ---- values written into a dtype, overlap, empty norms (issue 16's small findings) -------------
+
+MASKED_FILL = [("int8", 1000), ("int8", 1e6), ("int8", INF), ("int8", -1), ("int8", 2.5), ("uint8", -1),
+               ("uint8", 1000), ("int32", 1e6), ("int32", INF), ("float16", 1e6), ("float16", INF),
+               ("bfloat16", 1e6), ("float32", 1e39), ("bool", 1000)]
+
+
+@pytest.mark.parametrize("dtype,value", MASKED_FILL)
+@pytest.mark.parametrize("as_tensor", [False, True])
+def test_masked_fill_value_must_fit(dtype: str, value: Any, as_tensor: bool) -> None:
+    def f(m: Any) -> Any:
+        v = m.tensor(value) if as_tensor else value
+        return m.tensor([1, 2], dtype=dt(m, dtype)).masked_fill(m.tensor([True, False]), v)
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("op", ["triu_", "tril_"])
+@pytest.mark.parametrize("k", [-1, 0, 1, 5])
+def test_triangle_in_place_on_expanded_rows(op: str, k: int) -> None:
+    # rows share memory: PyTorch masks them one after another in place (the last write stays)
+    check(lambda m: getattr(m.arange(1.0, 4.0).reshape(1, 3).expand(3, 3), op)(k))
+
+
+@pytest.mark.parametrize("case", ["out_inside_input", "out_is_input_prefix", "out_apart", "empty_out"])
+def test_masked_select_out_overlap(case: str) -> None:
+    def f(m: Any) -> Any:
+        x = m.arange(6.0)
+        out = {"out_inside_input": x[2:5], "out_is_input_prefix": x[:3], "out_apart": m.empty(3),
+               "empty_out": x[:0]}[case]
+        return m.masked_select(x, x > 2, out=out)
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("ord", [INF, -INF, -1, -0.5, 0, 1, 2])
+@pytest.mark.parametrize("shape,dim", [((0,), None), ((0, 3), 0), ((0, 3), 1), ((0, 3), None), ((3, 0), (0, 1)),
+                                       ((2, 0, 3), (1,)), ((2, 0, 3), (0, 2)), ((2, 0, 3), (-2,))])
+def test_vector_norm_of_empty(ord: float, shape: tuple, dim: Any) -> None:
+    check(lambda m: m.linalg.vector_norm(m.ones(shape), ord=ord, dim=dim), msg=True)
+
+
+@pytest.mark.parametrize("fn", ["trapezoid", "cumulative_trapezoid"])
+@pytest.mark.parametrize("kw", ["x=None", "dx=None", "x=None,dx=2", "none", "dx=2", "x", "x,dx=2", "pos_None"])
+def test_trapezoid_overloads(fn: str, kw: str) -> None:
+    def f(m: Any) -> Any:
+        y, x = m.tensor([1.0, 2.0, 4.0]), m.tensor([0.0, 1.0, 3.0])
+        g = getattr(m, fn)
+        args = {"x=None": ((), {"x": None}), "dx=None": ((), {"dx": None}), "x=None,dx=2": ((), {"x": None, "dx": 2}),
+                "none": ((), {}), "dx=2": ((), {"dx": 2}), "x": ((x,), {}), "x,dx=2": ((x,), {"dx": 2}),
+                "pos_None": ((None,), {})}[kw]
+        return g(y, *args[0], **args[1])
+
+    check(f)

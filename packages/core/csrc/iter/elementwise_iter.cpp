@@ -66,6 +66,16 @@ void check_no_internal_overlap(const Tensor& t) {
                 "operation.");
 }
 
+void check_no_overlap(const Tensor& out, const Tensor& in) {
+  if (out.numel() == 0 || in.numel() == 0 || !out.is_contiguous() || !in.is_contiguous()) return;
+  if (out.impl()->storage.get() != in.impl()->storage.get()) return;
+  const char *a = out.raw(), *b = in.raw();
+  const char *a_end = a + out.numel() * out.itemsize(), *b_end = b + in.numel() * in.itemsize();
+  EMBER_CHECK(!(a < b_end && b < a_end),
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+              "single memory location. Please clone() the tensor before performing the operation.");
+}
+
 void check_cast(ScalarType result, ScalarType out) {
   EMBER_CHECK(can_cast(result, out), "result type ", legacy_name(result),
               " can't be cast to the desired output type ", legacy_name(out));

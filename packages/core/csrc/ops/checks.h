@@ -18,6 +18,10 @@ void check_alpha(ScalarType result, const Scalar& alpha);
 // Integer division by zero raises before any kernel runs (kernels never throw).
 void check_int_divisor(ScalarType compute, const Tensor& divisor);
 
+// A number written into a tensor of dtype dt (fill_, masked_fill, clamp bounds) must fit it:
+// PyTorch's "value cannot be converted to type int8_t without overflow" (copy.cpp).
+void check_fits(const Scalar& v, ScalarType dt);
+
 // Factories with requires_grad=True.
 void apply_requires_grad(const Tensor& t, bool requires_grad);
 

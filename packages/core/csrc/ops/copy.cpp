@@ -143,7 +143,7 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 
 // PyTorch refuses values that don't fit the tensor's dtype when filling (but
 // wraps them in arithmetic, where they are promoted operands).
-static void check_fits(const Scalar& v, ScalarType dt) {
+void check_fits(const Scalar& v, ScalarType dt) {
   bool ok = true;
   if (is_integral(dt, false)) {
     double lo, hi;

@@ -108,6 +108,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
   DimVector bs = broadcast_shapes(self.sizes(), mask.sizes());
   EMBER_CHECK(same_shape(bs, self.sizes()), "masked_fill_: the size of the mask ", shape_str(mask.sizes()),
               " must be broadcastable to the size of self ", shape_str(self.sizes()));
+  check_fits(value, self.dtype());
   Tensor v = scalar_tensor(value, self.dtype());
   Tensor dst = self.is_contiguous() ? self : clone(self, MemoryFormat::Contiguous);
   Tensor m = dense(expand(mask, self.sizes(), false));
@@ -151,6 +152,8 @@ Tensor masked_fill(const Tensor& input, const Tensor& mask, const Tensor& value)
 Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   EMBER_CHECK(out.dtype() == input.dtype(), "masked_select(): self and result must have the same scalar type");
+  check_no_overlap(out, input);
+  check_no_overlap(out, mask);
   DimVector bs = broadcast_shapes(input.sizes(), mask.sizes());
   Tensor x = dense(expand(input, bs, false));
   Tensor m = dense(expand(mask, bs, false));

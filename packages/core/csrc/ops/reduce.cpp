@@ -461,6 +461,17 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
                 legacy_name(*dtype), ")");
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   double p = ord.to_double();
+  if (x.numel() == 0 && (p < 0 || p == INFINITY)) {
+    // max / min / negative powers have no identity: an empty reduced dim has no answer
+    if (!dim || dim->empty())
+      fail(ErrorKind::Runtime, "linalg.vector_norm cannot compute the ", p,
+           " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : *dim) {
+      const int64_t w = wrap_dim(d, x.dim());
+      EMBER_CHECK(x.size(w) != 0, "linalg.vector_norm cannot compute the ", p, " norm on the dimension ", d,
+                  "because this dimension is empty and the operation does not have an identity");
+    }
+  }
   DimMask m = dim_mask(x, dim);
   // float16/bfloat16 compute in float32 and round once: the sum of |x|^p overflows a half type
   // long before the norm does (PyTorch's opmath).
@@ -469,7 +480,6 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
   if (p == 2.0) return to_dtype(sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, acc)), rt);
   Tensor a = abs(x);
   if (std::isinf(p)) {
-    if (x.numel() == 0 && p < 0) fail(ErrorKind::Runtime, "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity");
     return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
   }
   if (p == 0.0) return to_dtype(sum(ne(a, wrap_scalar(Scalar(0.0))), dim, keepdim, std::nullopt), rt);

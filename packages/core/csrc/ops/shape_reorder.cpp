@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "../core/parallel.h"
+#include "checks.h"
 #include "internal.h"
 #include "../core/size_math.h"
 #include "ops.h"
@@ -227,6 +228,41 @@ void mask_triangle(const Tensor& t, int64_t k, bool lower) {
   });
 }
 
+Tensor tri(const Tensor& input, int64_t k, bool lower);
+
+// An expanded self (rows sharing memory) is masked in place, row after row in order, as
+// PyTorch does: the memory ends as the last write left it (copy_ would refuse the overlap).
+void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
+  const int64_t nd = t.dim(), n = t.numel();
+  if (n == 0) return;
+  const size_t isz = t.itemsize();
+  DimVector idx(static_cast<size_t>(nd), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t i = idx[nd - 2], j = idx[nd - 1];
+    if (lower ? j > i + k : j < i + k) {
+      int64_t off = t.offset();
+      for (int64_t d = 0; d < nd; ++d) off += idx[d] * t.stride(d);
+      std::memset(t.storage().data + static_cast<size_t>(off) * isz, 0, isz);
+    }
+    for (int64_t d = nd - 1; d >= 0 && ++idx[d] == t.size(d); --d) idx[d] = 0;
+  }
+}
+
+Tensor tri_(const Tensor& self, int64_t k, bool lower) {
+  if (self.dim() >= 2 && self.numel() > 0) {
+    bool overlap = false;
+    for (int64_t d = 0; d < self.dim(); ++d) overlap |= self.stride(d) == 0 && self.size(d) > 1;
+    if (overlap) {
+      check_inplace(self, lower ? "tril_" : "triu_");
+      mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
+      self.bump_version();
+      return self;
+    }
+  }
+  copy_(self, tri(self, k, lower), false);
+  return self;
+}
+
 Tensor tri(const Tensor& input, int64_t k, bool lower) {
   EMBER_CHECK(input.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
   Tensor r = clone(input, MemoryFormat::Contiguous);
@@ -238,16 +274,8 @@ Tensor tri(const Tensor& input, int64_t k, bool lower) {
 
 Tensor tril(const Tensor& input, int64_t diagonal) { return tri(input, diagonal, true); }
 Tensor triu(const Tensor& input, int64_t diagonal) { return tri(input, diagonal, false); }
-Tensor tril_(const Tensor& self, int64_t diagonal) {
-  Tensor r = tri(self, diagonal, true);
-  copy_(self, r, false);
-  return self;
-}
-Tensor triu_(const Tensor& self, int64_t diagonal) {
-  Tensor r = tri(self, diagonal, false);
-  copy_(self, r, false);
-  return self;
-}
+Tensor tril_(const Tensor& self, int64_t diagonal) { return tri_(self, diagonal, true); }
+Tensor triu_(const Tensor& self, int64_t diagonal) { return tri_(self, diagonal, false); }
 Tensor tril_out(const Tensor& input, int64_t diagonal, const Tensor& out) {
   Tensor r = tril(input, diagonal);
   EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", dtype_name(input.dtype()),

@@ -49,11 +49,25 @@ def _part(t: Tensor, dim: int, start: int | None, stop: int | None) -> Tensor:
     return t[(slice(None),) * dim + (slice(start, stop),)]
 
 
-def _trapezoid_args(y: Tensor, x: Tensor | None, dx: Any, dim: int, name: str) -> tuple[int, Any]:
-    if x is not None and dx is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, Tensor, dx="
-                        f"{type(dx).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
-                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+class _NotGiven:
+    """The default of trapezoid's x and dx: PyTorch's overloads take a tensor x or a number dx,
+    so an explicit None for either is a TypeError, unlike leaving it out."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN: Any = _NotGiven()
+
+
+def _trapezoid_args(y: Tensor, x: Any, dx: Any, dim: int, name: str) -> tuple[int, Any]:
+    if (x is not _NOT_GIVEN and dx is not _NOT_GIVEN) or x is None or dx is None:
+        got = ", ".join(["Tensor"] + [f"{k}={type(v).__name__}" for k, v in (("dx", dx), ("x", x))
+                                      if v is not _NOT_GIVEN])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:\n * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    x = None if x is _NOT_GIVEN else x
+    dx = None if dx is _NOT_GIVEN else dx
     if y.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if y.dtype == ember.bool or (x is not None and x.dtype == ember.bool):
@@ -68,7 +82,7 @@ def _pair_sums(y: Tensor, dim: int) -> Tensor:
     return _part(y, dim, 0, -1) + _part(y, dim, 1, None)
 
 
-def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
+def trapezoid(y: Tensor, x: Tensor = _NOT_GIVEN, *, dx: float = _NOT_GIVEN, dim: int = -1) -> Tensor:
     """The trapezoid rule along dim, with sample points x or a constant spacing dx (1 by default)."""
     dim, spacing = _trapezoid_args(y, x, dx, dim, "trapezoid")
     if y.shape[dim] == 0:  # no samples: 0, as NumPy
@@ -80,7 +94,7 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, n - 1)) * 0.5) * spacing
 
 
-def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+def cumulative_trapezoid(y: Tensor, x: Tensor = _NOT_GIVEN, *, dx: float = _NOT_GIVEN,
                          dim: int = -1) -> Tensor:
     """The running trapezoid rule along dim (one element shorter than y there)."""
     dim, spacing = _trapezoid_args(y, x, dx, dim, "cumulative_trapezoid")

@@ -186,3 +186,35 @@ def test_softmax_lastdim_rounds_once(dtype: str, shape: tuple) -> None:
     """PyTorch keeps the exps of a half-precision lastdim softmax in float: each output rounds once
     (storing them rounded and scaling after would round twice, up to a unit off)."""
     _check("softmax", dtype, lambda F, xs: F.softmax(xs[0], -1), [_randn(*shape, scale=2.0)], slack=0.25)
+
+
+# Normalization layers, resampling, two-step contractions and bag sums: one rounding at the end
+# (PyTorch itself computes batch/instance norm and linear/bicubic interpolation in the half type on
+# the CPU, so there ember is the more accurate one; the check is only "not worse than torch").
+LAYERS = {
+    "batch_norm": lambda F, xs: F.batch_norm(xs[0], None, None, training=True),
+    "batch_norm_affine": lambda F, xs: F.batch_norm(xs[0], None, None, xs[1][0, :16], xs[1][1, :16], training=True),
+    "instance_norm": lambda F, xs: F.instance_norm(xs[0]),
+    "group_norm": lambda F, xs: F.group_norm(xs[0], 4),
+    "layer_norm": lambda F, xs: F.layer_norm(xs[0], (xs[0].shape[-1],)),
+    "interpolate_linear": lambda F, xs: F.interpolate(xs[0], scale_factor=1.7, mode="linear"),
+    "interpolate_bicubic": lambda F, xs: F.interpolate(xs[0][:1, :, :16, None].expand(1, 16, 16, 16).contiguous(),
+                                                       scale_factor=1.7, mode="bicubic"),
+    "bilinear": lambda F, xs: F.bilinear(xs[0][0, :, :8], xs[0][1, :, :8], xs[1][:4, :64].reshape(4, 8, 8)),
+    "embedding_bag_mean": lambda F, xs: F.embedding_bag(xs[2], xs[1], xs[3], mode="mean"),
+    "embedding_bag_sum": lambda F, xs: F.embedding_bag(xs[2], xs[1], xs[3], mode="sum"),
+}
+
+
+@pytest.mark.parametrize("dtype", HALF)
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layers_round_once(name: str, dtype: str) -> None:
+    x, w = _randn(4, 16, 65, scale=3.0, seed=1), _randn(64, 257, scale=3.0, seed=2)
+    idx, offsets = torch.tensor([0, 1, 2, 3, 4, 5, 6, 7, 8]), torch.tensor([0, 3, 4])
+
+    def fn(F: Any, xs: list) -> Any:
+        lib = ember if F is EF else torch
+        ints = [lib.tensor(idx.tolist()), lib.tensor(offsets.tolist())]
+        return LAYERS[name](F, [*xs, *ints])
+
+    _check(name, dtype, fn, [x, w])

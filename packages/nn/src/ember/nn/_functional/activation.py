@@ -285,15 +285,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
-    lead = input1.shape[:-1]
+    lead, dtype = input1.shape[:-1], input1.dtype
+    half = dtype in _HALF_TYPES  # computed in float32 and rounded once (the contraction has two steps)
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
+    w = weight
+    if half:
+        x1, x2, w = x1.float(), x2.float(), weight.float()
     out_f, in1, in2 = weight.shape
-    tmp = ember.matmul(x1, weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    tmp = ember.matmul(x1, w.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
     out = (tmp * x2.unsqueeze(1)).sum(-1)
     if bias is not None:
-        out = out + bias
-    return out.reshape(*lead, out_f)
+        out = out + (bias.float() if half else bias)
+    return out.reshape(*lead, out_f).to(dtype) if half else out.reshape(*lead, out_f)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:

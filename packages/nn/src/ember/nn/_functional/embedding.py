@@ -97,7 +97,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     rows = ember.embedding(weight, flat, pad, scale_grad_by_freq, sparse)
     keep = (flat != pad).to(weight.dtype).unsqueeze(1)
     if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1, 1)
+        w = per_sample_weights.reshape(-1, 1)
+        rows = rows.float() * w.float() if rows.dtype in (ember.float16, ember.bfloat16) else rows * w
     dim = weight.shape[1]
     if mode == "max":
         out = []
@@ -105,8 +106,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             sel = (bag == b) & (flat != pad)
             out.append(rows[sel].amax(0) if bool(sel.any()) else ember.zeros(dim, dtype=weight.dtype))
         return ember.stack(out) if out else ember.zeros(0, dim, dtype=weight.dtype)
-    total = ember.zeros(nbags, dim, dtype=weight.dtype).index_add(0, bag, rows * keep)
-    if mode == "sum":
-        return total
-    count = ember.zeros(nbags, 1, dtype=weight.dtype).index_add(0, bag, keep)
-    return total / count.clamp(min=1)
+    # float16/bfloat16 bags accumulate in float32 and round once, as PyTorch's kernel does
+    acc = ember.float32 if weight.dtype in (ember.float16, ember.bfloat16) else weight.dtype
+    total = ember.zeros(nbags, dim, dtype=acc).index_add(0, bag, rows.to(acc) * keep.to(acc))
+    if mode == "mean":
+        total = total / ember.zeros(nbags, 1, dtype=acc).index_add(0, bag, keep.to(acc)).clamp(min=1)
+    return total.to(weight.dtype)

@@ -48,6 +48,15 @@ def square(n: int, transposed: bool = False) -> Setup:
     return setup
 
 
+def square_of(n: int, dtype: str) -> Setup:
+    """One n x n operand of a named dtype (the half types' op-math paths)."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        return {"a": lib.randn(n, n).to(getattr(lib, dtype))}
+
+    return setup
+
+
 # -------------------------------------------------------------------- rows
 
 
@@ -73,6 +82,11 @@ def _elementwise() -> list[Bench]:
               square(BIG, tr), threads=th, target=0.9)
         for op, stmt in ops
         for tr in (False, True)
+        for th in THREADS
+    ] + [  # a Python number meeting a half tensor: mul/div keep it in float32 op-math
+        Bench("elementwise", f"{dt} {op}", "throughput", stmt, square_of(BIG, dt), threads=th, target=0.9)
+        for dt in ("float16", "bfloat16")
+        for op, stmt in (("a * 0.1", "a * 0.1"), ("a / 3.3", "a / 3.3"))
         for th in THREADS
     ]
 

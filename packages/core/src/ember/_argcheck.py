@@ -78,3 +78,11 @@ def check_names(namespace: dict[str, Any], names: Iterable[str], op_names: Mappi
             # found again by pickle (and read) as this module's attribute, as PyTorch's functions are
             wrapped.__module__, wrapped.__qualname__ = namespace.get("__name__"), name
             namespace[name] = wrapped
+
+
+def no_internal_overlap(t: Any) -> None:
+    """at::assert_no_internal_overlap for a tensor an in-place op writes: only the case aten is sure of,
+    a dim of size > 1 with stride 0 (an expanded view), as a composite's final copy_ would see it too late."""
+    if t.numel() > 0 and any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import ember
+from ember._argcheck import no_internal_overlap
 from ember._lib import _C
 from ember._siblings import import_sibling
 from ember._tensor import Tensor
@@ -357,8 +358,9 @@ def _inplace(input: Tensor, result_of_clone: Tensor) -> Tensor:
     return input.copy_(result_of_clone)
 
 
-def _not_implemented_for_int(input: Tensor, kernel: str) -> None:
-    if not input.is_floating_point():
+def _not_implemented_for_int(input: Tensor, kernel: str, half: bool = True) -> None:
+    # half=False: a kernel dispatched over float, double and bfloat16 only (not float16)
+    if not input.is_floating_point() or (not half and input.dtype == ember.float16):
         name = input.type().split(".")[-1].replace("Tensor", "")
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
@@ -367,21 +369,32 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           generator: Any = None) -> Tensor:
     """Leaky relu whose negative slope is drawn from U(lower, upper) per element when training (their mean
     otherwise); as PyTorch, the slope also applies at x == 0, so the gradient there is the slope."""
-    if lower > upper:
+    for what, v in (("lower", lower), ("upper", upper)):  # rrelu's own check; rrelu_ has none
+        if not math.isfinite(v):
+            raise RuntimeError(f"rrelu: {what} bound must be finite, got {float(v)}")
+    return _rrelu(input, lower, upper, training, generator)
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator: Any) -> Tensor:
+    if not lower <= upper:  # NaN fails too
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         _not_implemented_for_int(input, "leaky_relu_cpu")
+        slope = (lower + upper) / 2
+        if input.dtype != ember.float64 and math.isfinite(slope) and abs(slope) > 3.4028234663852886e38:
+            raise RuntimeError("value cannot be converted to type float without overflow")  # the slope, in opmath
         # aten's leaky_relu kernel: half types compute in float32 with the slope unrounded, round once
         x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
-        return ember.where(x > 0, x, x * ((lower + upper) / 2)).to(input.dtype)
-    _not_implemented_for_int(input, "rrelu_with_noise_out_cpu")
+        return ember.where(x > 0, x, x * slope).to(input.dtype)
+    _not_implemented_for_int(input, "rrelu_with_noise_out_cpu", half=False)
     slope = ember.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper, generator=generator)
     return ember.where(input > 0, input, input * slope)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
-    return _inplace(input, rrelu(input.clone(), lower, upper, training, generator))
+    no_internal_overlap(input)  # aten checks the written-to tensor before the bounds and the dtype
+    return _inplace(input, _rrelu(input.clone(), lower, upper, training, generator))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

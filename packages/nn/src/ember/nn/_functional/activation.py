@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import ember
 from ember import Tensor
+from ember._argcheck import no_internal_overlap
+from ember.nn._functional._checks import fits, float_kernel, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -25,14 +28,24 @@ def _in_float(fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     return run
 
 
-def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool) -> Tensor:
-    """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history."""
+def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool,
+             check: Callable[[Tensor], None] | None = None) -> Tensor:
+    """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history.
+    ``check`` is the kernel's own dtype/argument check: aten runs it after the in-place overlap check."""
+    if inplace:
+        no_internal_overlap(input)
+    if check is not None:
+        check(input)
     if not inplace:
         return fn(input)
     # fn's ops may save their argument for backward, and copy_ bumps input's version: under autograd fn runs
     # on a clone (as PyTorch's silu_/mish_ do), so backward goes copy_ -> fn -> clone -> input's old history.
     src = input.clone() if input.requires_grad and ember.is_grad_enabled() else input
     return input.copy_(fn(src))
+
+
+def _float_only(kernel: str) -> Callable[[Tensor], None]:
+    return lambda x: float_kernel(x, kernel)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -47,11 +60,21 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     # aten's kernel (HardtanhBackward0): NaN passes, integer inputs keep their dtype
-    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, inplace)
+    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, inplace, _bounds_fit(min_val, max_val))
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return hardtanh(input, min_val, max_val, inplace=True)
+    # PyTorch's hardtanh_ is the aten op itself: no Python bounds check, min > max clamps to max_val
+    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, True, _bounds_fit(min_val, max_val))
+
+
+def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
+    # aten's float hardtanh is clamp, converting its bounds to the input's own type (integers: ember._nn's check)
+    def check(x: Tensor) -> None:
+        if x.is_floating_point():
+            for b in bounds:
+                fits(b, x.dtype, opmath=False)
+    return check
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -77,7 +100,10 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace)
+    def check(x: Tensor) -> None:
+        float_kernel(x, "leaky_relu_cpu")
+        fits(negative_slope, x.dtype)
+    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace, check)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -90,8 +116,27 @@ def _expm1_neg(x: Tensor) -> Tensor:
     return ember.expm1(x.clamp(max=0))
 
 
+def _elu(x: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
+    """aten's elu kernel (scale 1): x for x > 0, else alpha * expm1(x * input_scale); x is clamped before
+    the scaling, as a negative input_scale (celu with alpha < 0) makes the discarded branch positive."""
+    neg = alpha * ember.expm1(x.clamp(max=0) * input_scale)
+    if not (math.isfinite(alpha) and math.isfinite(input_scale)):
+        neg = ember.where(x == 0, x, neg)  # aten gives x at 0 there, not inf * 0 = NaN
+    return ember.where(x > 0, x, neg)
+
+
+def _elu_kernel(*scalars: float) -> Callable[[Tensor], None]:
+    # aten's elu kernel (elu, selu and celu are all it): float types only, alpha/scale/input_scale in opmath
+    def check(x: Tensor) -> None:
+        float_kernel(x, "elu_cpu")
+        for v in scalars:
+            fits(v, x.dtype)
+    return check
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x))), input, inplace)
+    return _inplace(_in_float(lambda x: _elu(x, alpha)), input, inplace,
+                    _elu_kernel(alpha))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -100,7 +145,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _inplace(_in_float(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x))), input,
-                    inplace)
+                    inplace, _elu_kernel())
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -108,7 +153,9 @@ def selu_(input: Tensor) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x / alpha))), input, inplace)
+    if alpha == 0:  # aten's celu divides by alpha before dispatching to the elu kernel
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _inplace(_in_float(lambda x: _elu(x, alpha, 1.0 / alpha)), input, inplace, _elu_kernel(alpha, 1.0 / alpha))
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -128,7 +175,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace, _float_only("silu_cpu"))
 
 
 def _softplus_neg(x: Tensor) -> Tensor:
@@ -143,7 +190,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace, _float_only("mish_cpu"))
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -155,7 +202,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(_hardswish), input, inplace)
+    return _inplace(_in_float(_hardswish), input, inplace, _float_only("hardswish_cpu"))
 
 
 def _hardswish(x: Tensor) -> Tensor:
@@ -164,6 +211,7 @@ def _hardswish(x: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    float_kernel(input, "log_sigmoid_cpu")
     return _in_float(lambda x: -_softplus_neg(x))(input)
 
 
@@ -171,12 +219,24 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - ember.tanh(input)
 
 
+_FLOAT_TOPS = {ember.float64: 1.7976931348623157e308, ember.float32: 3.4028234663852886e38,
+               ember.float16: 65504.0, ember.bfloat16: 3.3895313892515355e38}
+
+
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    float_kernel(input, "softshrink_check")
+    top = _FLOAT_TOPS[input.dtype]
+    if not 0 <= lambd <= top:  # NaN fails too
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {scalar_name(input)}, but found "
+                           f"{lambd:g}")
     return _in_float(lambda x: ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0)))(input)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return ember.where((input > lambd) | (input < -lambd), input, input * 0)
+    float_kernel(input, "hardshrink_cpu")
+    fits(lambd, input.dtype, opmath=False)  # aten converts lambd to the input's own type
+    # aten's test, so a NaN lambd (or input) keeps the input
+    return ember.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -201,6 +261,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d = dim + input.dim() if dim < 0 else dim
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     h = n // 2
+    float_kernel(input, "glu_cpu")
     return _in_float(lambda x: x.narrow(dim, 0, h) * ember.sigmoid(x.narrow(dim, h, h)))(input)
 
 

@@ -20,15 +20,19 @@ _HALF_MAX = 65504.0
 _BF16_MAX = 3.3895313892515355e38
 
 
-def scalar_name(t: Tensor) -> str:
-    """aten's ScalarType name ('Long', 'Float', 'Bool') as its dispatch errors print it."""
+def scalar_name(t: Tensor | Any) -> str:
+    """aten's ScalarType name ('Long', 'Float', 'Bool') of a tensor or dtype, as its dispatch errors print it."""
+    if not isinstance(t, Tensor):
+        t = ember.empty(0, dtype=t)
     return t.type().split(".")[-1].replace("Tensor", "")
 
 
-def float_kernel(input: Tensor, kernel: str) -> None:
-    """The NotImplementedError of a kernel dispatched over floating types only (AT_DISPATCH_FLOATING_TYPES...)."""
-    if not input.is_floating_point():
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_name(input)}\'')
+def float_kernel(input: Tensor | Any, kernel: str) -> None:
+    """The NotImplementedError of a kernel dispatched over floating types only (AT_DISPATCH_FLOATING_TYPES...),
+    for a tensor or the dtype a TensorIterator computes in (e.g. the promoted type of a loss's two inputs)."""
+    dtype = input.dtype if isinstance(input, Tensor) else input
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_name(dtype)}\'')
 
 
 def _overflow(type_name: str) -> RuntimeError:

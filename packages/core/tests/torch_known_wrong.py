@@ -186,6 +186,27 @@ def _fused_correct(name: str, args: tuple, kwargs: dict) -> Any:
                        "and dtype")
 
 
+# --- embedding_bag without bags -------------------------------------------------------------
+
+def _bag_max_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "embedding_bag" or _arg(args, kwargs, 6, "mode", "mean") not in ("sum", "mean", "max"):
+        return False
+    x, w, off = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight"), _arg(args, kwargs, 2, "offsets")
+    return (isinstance(x, torch.Tensor) and x.dim() == 1 and isinstance(off, torch.Tensor)
+            and off.dim() == 1 and off.numel() == 0
+            and torch.result_type(x, off) in (torch.int64, torch.int32)  # aten's index type
+            and isinstance(w, torch.Tensor) and w.dim() == 2 and w.dtype.is_floating_point
+            and not _arg(args, kwargs, 9, "include_last_offset", False)
+            and _arg(args, kwargs, 8, "per_sample_weights") is None
+            and _arg(args, kwargs, 3, "max_norm") is None)
+
+
+def _bag_max_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    w = _arg(args, kwargs, 1, "weight")
+    # no offsets: no bags, as modes 'sum' and 'mean' answer
+    return torch.zeros(0, w.shape[1], dtype=w.dtype)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -234,6 +255,14 @@ KNOWN_WRONG = [
         why="the step is undefined for such lists; PyTorch's own foreach ops and optimizers "
             "reject them with a RuntimeError, which is what ember must raise",
         applies=_fused_applies, correct=_fused_correct),
+    KnownWrong(
+        "embedding-bag-no-offsets",
+        torch_says="F.embedding_bag(torch.tensor([0, 1]), torch.ones(5, 4), torch.zeros(0, "
+                   "dtype=torch.long), mode='max') kills the process (SIGSEGV), as 'mean' does "
+                   "with a non-contiguous weight",
+        why="offsets with no entries make no bags; PyTorch's 'sum' and 'mean' modes (contiguous "
+            "weight) return the empty (0, embedding_dim) result, and that is every mode's answer",
+        applies=_bag_max_empty_applies, correct=_bag_max_empty_correct),
 ]
 
 

@@ -174,12 +174,15 @@ _SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: alpha dropout's 
 
 
 def _dropout(input: Tensor, p: float, train: bool, *, feature: bool, alpha: bool, inplace: bool) -> Tensor:
-    if p < 0 or p > 1:
+    if not 0 <= p <= 1:  # NaN fails too
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
         return input.mul_(0) if inplace else input * ember.zeros((), dtype=input.dtype)
+    if not input.is_floating_point():  # aten scales its noise (of input's dtype) in place by a float
+        name = input.type().split(".")[-1].replace("Tensor", "")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
     if not feature and not alpha:
         out, _ = ember.native_dropout(input, p, True)  # the fused core kernel
         return input.copy_(out) if inplace else out

@@ -84,9 +84,13 @@ def dropout_any(input: Tensor, p: float) -> Tensor:
     return ember.native_dropout(input, p, True)[0]  # fused kernel (NativeDropoutBackward0)
 
 
-def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
+def _check_p(p: float) -> None:
+    # torch.nn.functional's first check, before the input's rank (NaN passes it)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
     # the core op, as torch (so the same random draws): one Bernoulli per (sample, channel)
     if batched:
         return ember.feature_dropout_(input, p, training) if inplace else ember.feature_dropout(input, p, training)
@@ -95,6 +99,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, bat
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
                            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
@@ -103,6 +108,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (3, 4):
         warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "
@@ -119,6 +125,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (4, 5):
         warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "

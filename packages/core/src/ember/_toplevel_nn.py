@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import ember
-from ember._argcheck import no_internal_overlap
+from ember._argcheck import no_internal_overlap, parse_int64
 from ember._lib import _C
 from ember._siblings import import_sibling
 from ember._tensor import Tensor
@@ -434,6 +434,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) -> (N, g, C/g, *) -> swap the group dims -> (N, C, *)."""
+    parse_int64(groups, "channel_shuffle", "groups")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
                            f"{list(input.shape)}")

@@ -14,6 +14,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._argcheck import parse_int64  # noqa: F401 - the parser's rule lives in core, shared
 
 _FLOAT_MAX = 3.4028234663852886e38
 _HALF_MAX = 65504.0
@@ -68,3 +69,4 @@ def fits(value: Any, dtype: Any, opmath: bool = True) -> None:
         return
     if not lo <= v <= hi:  # NaN fails too
         raise _overflow(name)
+

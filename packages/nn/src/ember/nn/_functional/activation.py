@@ -79,19 +79,25 @@ def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {scalar_name(input)} and {scalar_name(weight)}")
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")
-        ch = 0 if input.dim() == 1 else 1
-        if input.shape[ch] != weight.numel():
+        channels = input.shape[1] if input.dim() >= 2 else 1  # aten: a 1-D input has one channel
+        if channels != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {input.shape[ch]}.")
-        shape = [1] * input.dim()
-        shape[ch] = weight.numel()
-        w = weight.reshape(shape)
-    elif input.dim() > 0:
-        w = weight.reshape([1] * input.dim())
+                               f"{weight.numel()} and channel size = {channels}.")
+        if input.dim() >= 2:
+            shape = [1] * input.dim()
+            shape[1] = weight.numel()
+            w = weight.reshape(shape)
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight.numel() == 1:
+        w = weight.reshape([1] * input.dim())  # a 0-d input keeps its shape
+    float_kernel(input, "prelu_cpu")
     return ember.where(input > 0, input, w * input)
 
 
@@ -344,8 +350,37 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out + bias
 
 
+_META_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+               "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
+               "Bool": "bool", "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+
+def _bilinear_checks(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """aten's bilinear checks, in order (dtypes printed as caffe2's type names)."""
+    ts = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype != input1.dtype for _, t in ts):
+        got = ", ".join(f"{n}: {_META_NAMES.get(scalar_name(t), scalar_name(t))}" for n, t in ts)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.size(i)} and "
+                               f"{input2.size(i)}")
+    if input1.size(input1.dim() - 1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(input1.dim() - 1)} "
+                           f"but expected {weight.size(1)}")
+    if input2.size(input2.dim() - 1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(input2.dim() - 1)} "
+                           f"but expected {weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
+    _bilinear_checks(input1, input2, weight, bias)
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import float_kernel, parse_int64
 
 
 def _shape_list(normalized_shape: int | Sequence[int]) -> list[int]:
@@ -65,11 +66,18 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) (* weight), computed in float32 for float16/bfloat16 and rounded once,
     as PyTorch (whose default eps is then float32's machine epsilon)."""
+    parse_int64(normalized_shape, "rms_norm", "normalized_shape")
     shape = _shape_list(normalized_shape)
     k = len(shape)
-    if input.dim() < k or list(input.shape[input.dim() - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    if input.dim() < k:  # torch.rms_norm's own check, between aten's weight and input-shape checks
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {input.dim()}")
+    if list(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*"
                            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    float_kernel(input, "rms_norm")
     x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
     if eps is None:
         eps = 2.220446049250313e-16 if x.dtype == ember.float64 else 1.1920928955078125e-07  # finfo(x.dtype).eps
@@ -77,7 +85,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     out = x * ember.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
-    return out.to(input.dtype) if x is not input else out
+    return out.to(input.dtype)  # aten's type_as(input): a float64 weight does not promote the result
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

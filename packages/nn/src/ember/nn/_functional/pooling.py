@@ -12,6 +12,7 @@ from typing import Any
 
 import ember
 from ember import Tensor, _nn
+from ember.nn._functional._checks import parse_int64
 
 IntOrSeq = int | Sequence[int]
 
@@ -33,19 +34,8 @@ def _check_rank_1d(input: Tensor, name: str) -> None:
                            f"'self' (while checking arguments for {name})")
 
 
-def _parse_int64(v: Any, name: str, what: str) -> None:
-    """PyTorch's parser on an int or int-list argument, before the op runs: a Python int beyond int64 is a
-    ValueError, or as a sequence's element a TypeError naming the argument and position."""
-    for j, n in enumerate(v if isinstance(v, (list, tuple)) else (v,)):
-        if isinstance(n, int) and not -(2**63) <= n < 2**63:
-            if not isinstance(v, (list, tuple)):
-                raise ValueError("Overflow when unpacking long long")
-            raise TypeError(f"{name}(): argument '{what}' failed to unpack the object at pos {j + 1} with error "
-                            '"Overflow when unpacking long long"')
-
-
 def _one(v: Any, name: str, what: str) -> int:
-    _parse_int64(v, name, what)
+    parse_int64(v, name, what)
     t = _tuple(v, 1)
     if len(t) != 1:
         if name == "max_pool1d":
@@ -111,7 +101,7 @@ def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
         if v is not None:
-            _parse_int64(v, "avg_pool1d", what)
+            parse_int64(v, "avg_pool1d", what)
     _check_rank_1d(input, "avg_pool1d")
     k = _one(kernel_size, "avg_pool1d", "kernel_size")
     s = k if stride is None or _tuple(stride, 1) == () else _one(stride, "avg_pool1d", "stride")

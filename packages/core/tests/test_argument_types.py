@@ -28,8 +28,6 @@ from ember._op_list import OPS  # noqa: E402
 
 # PyTorch behaviours outside argument types that ember does not follow yet (strict: a fix shows up).
 NOT_YET = {
-    # one of running_mean / running_var None: torch raises ValueError (both or neither)  [_toplevel_nn.py]
-    ("native_batch_norm", 3, "None"), ("native_batch_norm", 4, "None"),
     # an explicit x=None: torch's overloads take a tensor x or a keyword dx only  [_toplevel_math.py]
     ("trapezoid", 1, "None"), ("cumulative_trapezoid", 1, "None"),
 }

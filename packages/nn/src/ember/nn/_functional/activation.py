@@ -340,12 +340,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
-    if input.dim() > 2:
-        # fold the batch dims into rows, as PyTorch does (same errors, one matmul)
+    if input.dim() > 2 and (weight.dim() != 1 or (bias is not None and input.dim() == 3 and input.is_contiguous())):
+        # fold the batch dims into rows, as PyTorch does (same errors, one matmul); a 1-D weight takes aten's
+        # matmul path (a dot per row) unless aten's fused 3-D path with a bias applies
         out = linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
         return out.reshape(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())
+    if input.dim() > 2 and weight.dim() == 1:  # aten's matmul folds the batch dims into one mv
+        out = ember.mv(input.flatten(0, -2), weight).reshape(input.shape[:-1])
+        return out if bias is None else out + bias
     out = ember.matmul(input, weight.t())
     return out if bias is None else out + bias
 

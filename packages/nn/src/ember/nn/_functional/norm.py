@@ -32,6 +32,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
     if training:
         _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     m = 0.0 if momentum is None else momentum
     return ember.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps, False)
 

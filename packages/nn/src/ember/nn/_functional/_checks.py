@@ -70,3 +70,13 @@ def fits(value: Any, dtype: Any, opmath: bool = True) -> None:
     if not lo <= v <= hi:  # NaN fails too
         raise _overflow(name)
 
+
+_META_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+               "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
+               "Bool": "bool", "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+
+def meta_name(t: Tensor) -> str:
+    """A tensor's dtype as aten prints a caffe2::TypeMeta ('float', 'long int') in its messages."""
+    name = scalar_name(t)
+    return _META_NAMES.get(name, name)

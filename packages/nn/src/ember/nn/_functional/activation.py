@@ -10,7 +10,7 @@ from typing import Any
 import ember
 from ember import Tensor
 from ember._argcheck import no_internal_overlap
-from ember.nn._functional._checks import fits, float_kernel, scalar_name
+from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -354,16 +354,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out + bias
 
 
-_META_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
-               "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
-               "Bool": "bool", "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
-
-
 def _bilinear_checks(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """aten's bilinear checks, in order (dtypes printed as caffe2's type names)."""
     ts = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
     if any(t.dtype != input1.dtype for _, t in ts):
-        got = ", ".join(f"{n}: {_META_NAMES.get(scalar_name(t), scalar_name(t))}" for n, t in ts)
+        got = ", ".join(f"{n}: {meta_name(t)}" for n, t in ts)
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")

@@ -7,6 +7,7 @@ import warnings
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
 
 
@@ -18,6 +19,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q Kᵀ·scale + mask) V; a boolean mask marks the positions that may be attended (True = keep)."""
+    _validate_sdpa_input(query, key, value, attn_mask)
     if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
         # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
         # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
@@ -58,6 +60,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if dropout_p > 0.0:
         weights = dropout_any(weights, dropout_p)
     return ember.matmul(weights, value)
+
+
+def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
+    """aten's validate_sdpa_input, before any path is chosen."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{meta_name(query)} key.dtype: {meta_name(key)} and value.dtype: {meta_name(value)} "
+                           "instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (ember.bool, ember.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {meta_name(attn_mask)} and  query.dtype: {meta_name(query)} instead.")
 
 
 def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:

@@ -58,14 +58,18 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
     """Pads the last ``len(pad) // 2`` dims: ``pad = (left, right, top, bottom, front, back)``."""
+    # aten's pad: the mode's name, then the pad's length (every mode), then the value
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode == "constant":
         return ember.constant_pad_nd(input, list(pad), 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if mode not in _MODES:
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = [int(p) for p in pad]
     _check(input, pad, mode)
     # One gather over the padded dims flattened together: a single copy forward, a single

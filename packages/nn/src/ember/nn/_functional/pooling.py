@@ -227,8 +227,15 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
     n = len(kernel_size)
     shape = list(input.shape)
     default = [(shape[len(shape) - n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
-    if output_size is None:
-        return default
+    sizes = default if output_size is None else _checked_output_size(output_size, default, stride, n)
+    for d in range(n):  # torch.nn.functional's _check_unpool_output_size
+        if sizes[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={sizes[d]}")
+    return [int(s) for s in sizes]
+
+
+def _checked_output_size(output_size: Any, default: list, stride: tuple, n: int) -> list:
     sizes = list(_tuple(output_size, n))
     if len(sizes) == n + 2:
         sizes = sizes[2:]
@@ -239,7 +246,7 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
         lo, hi = default[d] - stride[d], default[d] + stride[d]
         if not lo < sizes[d] < hi:
             raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {lo} and {hi})')
-    return [int(s) for s in sizes]
+    return sizes
 
 
 def _unpool_args(n: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple, tuple, tuple]:

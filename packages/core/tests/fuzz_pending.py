@@ -76,7 +76,6 @@ FUNCTIONAL: dict[str, str] = {
     "conv_transpose3d": "missing validation",
     "cross_entropy": "exception type",
     "ctc_loss": "Python int beyond int64: exception type (args)",
-    "hardtanh": "missing validation",
     "instance_norm": "missing validation",
     "interpolate": "values",
     "local_response_norm": "dtype support / check order",
@@ -87,8 +86,5 @@ FUNCTIONAL: dict[str, str] = {
     "pdist": "values",
     "scaled_dot_product_attention": "exception type",
     "softmin": "dtype support / check order",
-    "threshold": "missing validation",
-    "threshold_": "missing validation",
     "upsample_bilinear": "dtype support / check order",
-    "upsample_nearest": "Python int beyond int64: exception type (args)",
 }

@@ -29,9 +29,21 @@ def _in_float(fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
 
 
 def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool,
-             check: Callable[[Tensor], None] | None = None) -> Tensor:
+             check: Callable[[Tensor], None] | None = None, overlap_ok: bool = False) -> Tensor:
     """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history.
-    ``check`` is the kernel's own dtype/argument check: aten runs it after the in-place overlap check."""
+    ``check`` is the kernel's own dtype/argument check: aten runs it after the in-place overlap check.
+    ``overlap_ok``: aten's kernel skips that check (threshold_): an expanded input is written through one
+    element per stride-0 run, the value every alias of it gets."""
+    if inplace and overlap_ok:
+        if check is not None:
+            check(input)
+        target = input
+        for d, (n, st) in enumerate(zip(input.shape, input.stride())):
+            if st == 0 and n > 1:
+                target = target.narrow(d, 0, 1)
+        if target is not input:
+            target.copy_(fn(target.clone()))
+            return input
     if inplace:
         no_internal_overlap(input)
     if check is not None:
@@ -71,7 +83,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
     # aten's float hardtanh is clamp, converting its bounds to the input's own type (integers: ember._nn's check)
     def check(x: Tensor) -> None:
-        if x.is_floating_point():
+        if x.is_floating_point() and not any(math.isnan(b) for b in bounds):  # aten's clamp fills NaN first
             for b in bounds:
                 fits(b, x.dtype, opmath=False)
     return check
@@ -256,7 +268,12 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 def _threshold(input: Tensor, th: float, value: float, inplace: bool) -> Tensor:
     # a separate name: the public functions' `threshold` parameter shadows the function itself.
     # aten's kernel: x <= th ? value : x, so NaN passes and integer inputs keep their dtype.
-    return _inplace(lambda x: ember._nn.threshold(x, th, value), input, inplace)
+    def check(x: Tensor) -> None:
+        # aten's float kernel: the threshold compared in opmath, the value written in the input's type
+        if x.is_floating_point():
+            fits(th, x.dtype)
+            fits(value, x.dtype, opmath=False)
+    return _inplace(lambda x: ember._nn.threshold(x, th, value), input, inplace, check, overlap_ok=True)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

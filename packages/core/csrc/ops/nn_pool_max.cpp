@@ -224,10 +224,11 @@ Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef outp
     plane *= output_size[i];
   }
   DimVector shape = pool::out_shape(self, n, out);
-  int64_t planes = 1;
+  int64_t planes = 1, per_plane = 1;  // explicit sizes: an empty batch has no -1 to infer
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
-  Tensor src = reshape(self, {planes, -1});
-  Tensor idx = reshape(indices, {planes, -1});
+  for (int64_t i = self.dim() - n; i < self.dim(); ++i) per_plane *= self.size(i);
+  Tensor src = reshape(self, {planes, per_plane});
+  Tensor idx = reshape(indices, {planes, per_plane});
   Tensor flat = pool::plane_scatter(src, idx, plane, name);
   return reshape(flat, shape);
 }

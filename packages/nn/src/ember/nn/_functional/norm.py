@@ -94,28 +94,27 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:
-    if input.dim() < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    # torch.nn.functional's composite, op for op: an average pool over the zero-padded channel window (so
+    # integer inputs get aten's integer pooling, or its dtype errors)
+    from ember.nn._functional.padding import pad
+    from ember.nn._functional.pooling import avg_pool2d, avg_pool3d
+
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         "dimensions)")
     if input.numel() == 0:
         return input
-    c = input.shape[1]
-    sq = input * input
-    # zero-pad the channel dim (size//2 before, (size-1)//2 after) and sum each window of `size`
-    before, after = size // 2, (size - 1) // 2
-    zshape = list(sq.shape)
-    parts = []
-    if before:
-        zshape[1] = before
-        parts.append(ember.zeros(zshape, dtype=sq.dtype))
-    parts.append(sq)
-    if after:
-        zshape[1] = after
-        parts.append(ember.zeros(zshape, dtype=sq.dtype))
-    padded = ember.cat(parts, 1) if len(parts) > 1 else sq
-    window = padded.narrow(1, 0, c)
-    for i in range(1, size):
-        window = window + padded.narrow(1, i, c)
-    div = (window * (alpha / size) + k) ** beta
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
     return input / div
 
 

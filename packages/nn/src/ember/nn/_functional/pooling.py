@@ -226,7 +226,7 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
                         output_size: Any) -> list:
     n = len(kernel_size)
     shape = list(input.shape)
-    default = [(shape[len(shape) - n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    default = [(shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]  # IndexError
     sizes = default if output_size is None else _checked_output_size(output_size, default, stride, n)
     for d in range(n):  # torch.nn.functional's _check_unpool_output_size
         if sizes[d] < 0:

@@ -228,6 +228,17 @@ feature_alpha_dropout_ = _variant("feature_alpha_dropout_", True, True, True)
 # ------------------------------------------------------------------------------------------
 
 
+def batch_norm_empty(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """aten's batch norm of an empty input, before any check of the other arguments: a copy, times weight[0] plus
+    bias[0] to keep the autograd graph (so an empty or 0-d affine parameter is select()'s IndexError)."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
+
+
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
@@ -241,6 +252,8 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 
     rm, rv = rep(running_mean), rep(running_var)
     x = input.reshape(1, n * c, *input.shape[2:])
+    if x.numel() == 0:
+        return batch_norm_empty(x, rep(weight), rep(bias)).reshape(input.shape)
     out = ember.batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, False)
     with ember.no_grad():  # fold the per-sample running statistics back into the per-channel ones
         for running, rep_stats in ((running_mean, rm), (running_var, rv)):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import ember
 from ember import Tensor
+from ember._toplevel_nn import batch_norm_empty
 from ember.nn._functional._checks import float_kernel, parse_int64
 
 
@@ -36,6 +37,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        return batch_norm_empty(input, weight, bias)
     m = 0.0 if momentum is None else momentum
     return ember.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps, False)
 

@@ -28,11 +28,11 @@ def scalar_name(t: Tensor | Any) -> str:
     return t.type().split(".")[-1].replace("Tensor", "")
 
 
-def float_kernel(input: Tensor | Any, kernel: str) -> None:
+def float_kernel(input: Tensor | Any, kernel: str, also: tuple = ()) -> None:
     """The NotImplementedError of a kernel dispatched over floating types only (AT_DISPATCH_FLOATING_TYPES...),
     for a tensor or the dtype a TensorIterator computes in (e.g. the promoted type of a loss's two inputs)."""
     dtype = input.dtype if isinstance(input, Tensor) else input
-    if not dtype.is_floating_point:
+    if not dtype.is_floating_point and dtype not in also:  # also: the other dtypes its macro names
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_name(dtype)}\'')
 
 

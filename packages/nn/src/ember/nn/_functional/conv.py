@@ -24,6 +24,7 @@ pixel_shuffle = ember.pixel_shuffle
 pixel_unshuffle = ember.pixel_unshuffle
 
 _Size = int | Sequence[int]
+_IM2COL_ALSO = (ember.bool,)  # im2col/col2im dispatch: float (and complex, which ember lacks), bool
 
 
 def _pairs(op: str, **args: _Size) -> list[tuple[int, int]]:
@@ -79,9 +80,11 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
     if input.dim() < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
                          f"but got {input.dim()})")
-    if input.dim() > 4:
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-                           f"but got: {list(input.shape)}")
+    valid = input.shape[1] != 0 and input.shape[2] != 0  # aten's im2col_shape_check
+    if not ((input.dim() == 3 and input.shape[0] != 0 and valid)
+            or (input.dim() == 4 and valid and input.shape[3] != 0)):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     unbatched = input.dim() == 3
     x = input.unsqueeze(0) if unbatched else input
     n, c, h, w = x.shape
@@ -90,7 +93,7 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
                            f"calculated shape of the array of sliding blocks as {blocks}, but its components must "
                            f"be at least one.")
-    float_kernel(input, "im2col_out_cpu")
+    float_kernel(input, "im2col_out_cpu", _IM2COL_ALSO)
     xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
     hp, wp = h + 2 * p[0], w + 2 * p[1]
     idx = _flat_index((hp, wp), blocks, k, d, s)
@@ -118,7 +121,7 @@ def fold(input: Tensor, output_size: _Size, kernel_size: _Size, dilation: _Size 
         raise RuntimeError(f"Given output_size={out}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}.")
-    float_kernel(input, "col2im_out_cpu")
+    float_kernel(input, "col2im_out_cpu", _IM2COL_ALSO)
     c = ck // (k[0] * k[1])
     hp, wp = out[0] + 2 * p[0], out[1] + 2 * p[1]
     idx = _flat_index((hp, wp), blocks, k, d, s)

@@ -27,10 +27,7 @@ import ember  # noqa: E402
 from ember._op_list import OPS  # noqa: E402
 
 # PyTorch behaviours outside argument types that ember does not follow yet (strict: a fix shows up).
-NOT_YET = {
-    # one of running_mean / running_var None: torch raises ValueError (both or neither)  [_toplevel_nn.py]
-    ("native_batch_norm", 3, "None"), ("native_batch_norm", 4, "None"),
-}
+NOT_YET: set[tuple] = set()
 BAD_TENSORS = {"None": None, "list": [1.0, 2.0], "float": 1.5}
 
 # the valid calls live beside this file (tests/ is not on sys.path under --import-mode=importlib)

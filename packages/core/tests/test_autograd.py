@@ -8,6 +8,7 @@ memory (saved tensors freed; flat RSS over a long loop).
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import warnings
 import weakref
@@ -540,6 +541,8 @@ def _rss_kb() -> int:
     return 0
 
 
+@pytest.mark.skipif(bool(os.environ.get("EMBER_SANITIZED")),
+                    reason="ASan's quarantine holds freed memory: RSS grows by design under the sanitizer")
 def test_long_training_loop_keeps_rss_flat() -> None:
     w = ember.randn(64, 64, requires_grad=True)
     x = ember.randn(32, 64)

@@ -186,6 +186,52 @@ def _fused_correct(name: str, args: tuple, kwargs: dict) -> Any:
                        "and dtype")
 
 
+# --- embedding_bag without bags -------------------------------------------------------------
+
+def _bag_max_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "embedding_bag" or _arg(args, kwargs, 6, "mode", "mean") not in ("sum", "mean", "max"):
+        return False
+    x, w, off = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight"), _arg(args, kwargs, 2, "offsets")
+    return (isinstance(x, torch.Tensor) and x.dim() == 1 and isinstance(off, torch.Tensor)
+            and off.dim() == 1 and off.numel() == 0
+            and torch.result_type(x, off) in (torch.int64, torch.int32)  # aten's index type
+            and isinstance(w, torch.Tensor) and w.dim() == 2 and w.dtype.is_floating_point
+            and not _arg(args, kwargs, 9, "include_last_offset", False)
+            and _arg(args, kwargs, 8, "per_sample_weights") is None
+            and _arg(args, kwargs, 3, "max_norm") is None)
+
+
+def _bag_max_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    w = _arg(args, kwargs, 1, "weight")
+    # no offsets: no bags, as modes 'sum' and 'mean' answer
+    return torch.zeros(0, w.shape[1], dtype=w.dtype)
+
+
+# --- an int64 bound of exactly 2**63 ------------------------------------------------------------
+
+_INT_BOUND_OPS = {"hardtanh": (1, "min_val", 2, "max_val"), "hardtanh_": (1, "min_val", 2, "max_val"),
+                  "threshold": (1, "threshold", 2, "value"), "threshold_": (1, "threshold", 2, "value")}
+
+
+def _int_bound_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _INT_BOUND_OPS:
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    if not isinstance(x, torch.Tensor) or x.dtype != torch.int64:
+        return False
+    i, a, j, b = _INT_BOUND_OPS[name]
+    lo, hi = _arg(args, kwargs, i, a, -1.0), _arg(args, kwargs, j, b, 1.0)
+    vals = [v for v in (lo, hi) if isinstance(v, float)]
+    if name == "hardtanh" and lo > hi:
+        return False  # F.hardtanh's own ValueError comes first (hardtanh_ is the aten op: no such check)
+    # torch compares with int64's max converted to double (2**63 itself passes), then casts: UB, -2**63
+    return any(v == 2.0**63 for v in vals) and all(-(2.0**63) <= v <= 2.0**63 for v in vals)
+
+
+def _int_bound_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("value cannot be converted to type int64_t without overflow")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -234,6 +280,22 @@ KNOWN_WRONG = [
         why="the step is undefined for such lists; PyTorch's own foreach ops and optimizers "
             "reject them with a RuntimeError, which is what ember must raise",
         applies=_fused_applies, correct=_fused_correct),
+    KnownWrong(
+        "embedding-bag-no-offsets",
+        torch_says="F.embedding_bag(torch.tensor([0, 1]), torch.ones(5, 4), torch.zeros(0, "
+                   "dtype=torch.long), mode='max') kills the process (SIGSEGV), as 'mean' does "
+                   "with a non-contiguous weight",
+        why="offsets with no entries make no bags; PyTorch's 'sum' and 'mean' modes (contiguous "
+            "weight) return the empty (0, embedding_dim) result, and that is every mode's answer",
+        applies=_bag_max_empty_applies, correct=_bag_max_empty_correct),
+    KnownWrong(
+        "int64-bound-two-to-the-63",
+        torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "
+                   "F.threshold(torch.arange(3) - 1, 0.5, 2.0**63) writes -2**63: the bound passes "
+                   "c10's range check (int64's max as a double is 2**63) and its cast wraps",
+        why="2**63 is not an int64, so the bound cannot be converted: c10's own overflow error "
+            "(as for any bound past it), not a clamp to the most negative int",
+        applies=_int_bound_applies, correct=_int_bound_correct),
 ]
 
 

@@ -25,11 +25,7 @@ import ember  # noqa: E402
 import ember.nn.functional as F  # noqa: E402
 
 # PyTorch bugs or ember gaps that lie outside argument types, kept visible (strict: a fix shows up).
-NOT_YET = {
-    # F.batch_norm with one of running_mean / running_var None: torch raises ValueError (both or neither),
-    # ember normalizes with batch statistics (ember/nn/_functional/norm.py).
-    ("batch_norm", 1, "None"), ("batch_norm", 2, "None"),
-}
+NOT_YET: set[tuple[str, int, str]] = set()
 
 BAD_TENSORS = {"None": None, "list": [1.0, 2.0], "float": 1.5}
 BAD_FLAGS = {"float": 1.5, "int": 1, "None": None}

@@ -177,19 +177,22 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   (void)cudnn_enabled;
   // PyTorch reads size(1) first: a 0-d / 1-d input fails as a dim error
   if (input.dim() < 2) (void)wrap_dim(1, input.dim());
-  check_float(input, "batch_norm");
+  // aten's order: the running stats in evaluation mode, the sizes, training's both-or-neither, the dtype
+  EMBER_CHECK(training || running_mean.defined(), "running_mean must be defined in evaluation mode");
+  EMBER_CHECK(training || running_var.defined(), "running_var must be defined in evaluation mode");
   const NCS d = ncs(input);
   for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"},
                                 {&running_mean, "running_mean"}, {&running_var, "running_var"}}) {
     if (t->defined())
       EMBER_CHECK(t->numel() == d.c, what, " should contain ", d.c, " elements not ", t->numel());
   }
+  EMBER_CHECK_VALUE(input.numel() == 0 || running_mean.defined() == running_var.defined(),
+                    "running_mean and running_var must either both be None or neither be None");
+  check_float(input, "batch_norm");
   check_affine(weight, input);
   check_affine(bias, input);
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
-  EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
-              "running_mean must be defined in evaluation mode");
   const bool batch_stats = training;
   std::vector<double> mean(static_cast<size_t>(d.c)), var(static_cast<size_t>(d.c));
   std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);

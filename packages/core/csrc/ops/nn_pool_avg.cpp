@@ -252,6 +252,9 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
 }
 
 Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
+  // aten's avg_pool kernels dispatch over the float types and Long only, empty output or not
+  if (!g.adaptive && is_integral(self.dtype(), true) && self.dtype() != ScalarType::Int64)
+    dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", self.dtype());
   Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype());
   if (y.numel() == 0) return y;
   pool::Planes p = pool::make_planes(self, n);

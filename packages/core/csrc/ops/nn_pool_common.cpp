@@ -104,6 +104,8 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   const int64_t planes = s.dim() ? s.size(0) : 1;
   const int64_t m = planes ? s.numel() / planes : 0;
   Tensor out = zeros({planes, plane_size}, s.dtype(), std::nullopt);
+  if (plane_size == 0) return out;  // aten: an empty output reads no index, so none is invalid
+  if (!is_floating(s.dtype())) dtype_not_implemented(op, s.dtype());  // aten's unpool kernels: float types
   const int64_t* ip = idx.data<int64_t>();
   // Validate first: kernels run with the GIL released and must not throw.
   for (int64_t i = 0; i < idx.numel(); ++i)

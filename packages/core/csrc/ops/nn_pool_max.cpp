@@ -151,13 +151,21 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
   for (int64_t i = 1; i < self.dim(); ++i)
     EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
+  // aten's meta function allocates the output (its negative-size error, naming the whole shape) before the
+  // kernel dispatches on the dtype
+  for (int i = 0; i < n; ++i) {
+    if (output_size[i] >= 0) continue;
+    DimVector shape;
+    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
+    for (int64_t v : output_size) shape.push_back(v);
+    fail(ErrorKind::Runtime, "Trying to create tensor with negative dimension ", output_size[i], ": ",
+         shape_str(shape));
+  }
   if (!is_floating(self.dtype())) dtype_not_implemented(name, self.dtype());
   Arr3 in{1, 1, 1}, out{1, 1, 1};
   for (int i = 0; i < n; ++i) {
     in[3 - n + i] = self.size(self.dim() - n + i);
     out[3 - n + i] = output_size[i];
-    EMBER_CHECK(output_size[i] >= 0, "Trying to create tensor with negative dimension ", output_size[i], ": ",
-                shape_str(output_size));
   }
   auto bounds = [&](int d, int64_t o) {
     return Span{pool::adaptive_start(o, in[d], out[d]), pool::adaptive_end(o, in[d], out[d]), 1};
@@ -216,10 +224,11 @@ Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef outp
     plane *= output_size[i];
   }
   DimVector shape = pool::out_shape(self, n, out);
-  int64_t planes = 1;
+  int64_t planes = 1, per_plane = 1;  // explicit sizes: an empty batch has no -1 to infer
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
-  Tensor src = reshape(self, {planes, -1});
-  Tensor idx = reshape(indices, {planes, -1});
+  for (int64_t i = self.dim() - n; i < self.dim(); ++i) per_plane *= self.size(i);
+  Tensor src = reshape(self, {planes, per_plane});
+  Tensor idx = reshape(indices, {planes, per_plane});
   Tensor flat = pool::plane_scatter(src, idx, plane, name);
   return reshape(flat, shape);
 }

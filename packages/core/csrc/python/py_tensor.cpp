@@ -316,11 +316,17 @@ static PyGetSetDef tensor_getset[] = {
 
 static int64_t dim_arg(PyObject* o) { return to_int64(o); }
 
+// A 0-d tensor has no size or stride to read, though dims 0 and -1 wrap: aten's IndexError (never sizes()[0]).
+static int64_t scalar_checked_dim(const Tensor& t, int64_t d) {
+  EMBER_CHECK_INDEX(t.dim() > 0 || (d != 0 && d != -1), "Dimension specified as ", d,
+                    " but tensor has no dimensions");
+  return d;
+}
 static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   EMBER_PY_TRY
   PyObject* d = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : nullptr);
   if (!d || d == Py_None) return make_size(SELF.sizes());
-  return PyLong_FromLongLong(SELF.size(dim_arg(d)));
+  return PyLong_FromLongLong(SELF.size(scalar_checked_dim(SELF, dim_arg(d))));
   EMBER_PY_CATCH
 }
 static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
@@ -331,7 +337,7 @@ static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t narg
     for (int64_t i = 0; i < SELF.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(SELF.strides()[i]));
     return tup;
   }
-  return PyLong_FromLongLong(SELF.stride(dim_arg(d)));
+  return PyLong_FromLongLong(SELF.stride(scalar_checked_dim(SELF, dim_arg(d))));
   EMBER_PY_CATCH
 }
 static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.dim()); }

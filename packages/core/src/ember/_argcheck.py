@@ -78,3 +78,22 @@ def check_names(namespace: dict[str, Any], names: Iterable[str], op_names: Mappi
             # found again by pickle (and read) as this module's attribute, as PyTorch's functions are
             wrapped.__module__, wrapped.__qualname__ = namespace.get("__name__"), name
             namespace[name] = wrapped
+
+
+def no_internal_overlap(t: Any) -> None:
+    """at::assert_no_internal_overlap for a tensor an in-place op writes: only the case aten is sure of,
+    a dim of size > 1 with stride 0 (an expanded view), as a composite's final copy_ would see it too late."""
+    if t.numel() > 0 and any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def parse_int64(v: Any, name: str, what: str) -> None:
+    """PyTorch's parser on an int or int-list argument, before the op runs: a Python int beyond int64 is a
+    ValueError, or as a sequence's element a TypeError naming the argument and position."""
+    for j, n in enumerate(v if isinstance(v, (list, tuple)) else (v,)):
+        if isinstance(n, int) and not -(2**63) <= n < 2**63:
+            if not isinstance(v, (list, tuple)):
+                raise ValueError("Overflow when unpacking long long")
+            raise TypeError(f"{name}(): argument '{what}' failed to unpack the object at pos {j + 1} with error "
+                            '"Overflow when unpacking long long"')

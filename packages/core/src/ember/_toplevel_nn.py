@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import ember
+from ember._argcheck import no_internal_overlap, parse_int64
 from ember._lib import _C
 from ember._siblings import import_sibling
 from ember._tensor import Tensor
@@ -173,12 +174,15 @@ _SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: alpha dropout's 
 
 
 def _dropout(input: Tensor, p: float, train: bool, *, feature: bool, alpha: bool, inplace: bool) -> Tensor:
-    if p < 0 or p > 1:
+    if not 0 <= p <= 1:  # NaN fails too
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
         return input.mul_(0) if inplace else input * ember.zeros((), dtype=input.dtype)
+    if not input.is_floating_point():  # aten scales its noise (of input's dtype) in place by a float
+        name = input.type().split(".")[-1].replace("Tensor", "")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
     if not feature and not alpha:
         out, _ = ember.native_dropout(input, p, True)  # the fused core kernel
         return input.copy_(out) if inplace else out
@@ -224,6 +228,17 @@ feature_alpha_dropout_ = _variant("feature_alpha_dropout_", True, True, True)
 # ------------------------------------------------------------------------------------------
 
 
+def batch_norm_empty(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """aten's batch norm of an empty input, before any check of the other arguments: a copy, times weight[0] plus
+    bias[0] to keep the autograd graph (so an empty or 0-d affine parameter is select()'s IndexError)."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
+
+
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
@@ -237,6 +252,8 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 
     rm, rv = rep(running_mean), rep(running_var)
     x = input.reshape(1, n * c, *input.shape[2:])
+    if x.numel() == 0:
+        return batch_norm_empty(x, rep(weight), rep(bias)).reshape(input.shape)
     out = ember.batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, False)
     with ember.no_grad():  # fold the per-sample running statistics back into the per-channel ones
         for running, rep_stats in ((running_mean, rm), (running_var, rv)):
@@ -357,8 +374,9 @@ def _inplace(input: Tensor, result_of_clone: Tensor) -> Tensor:
     return input.copy_(result_of_clone)
 
 
-def _not_implemented_for_int(input: Tensor, kernel: str) -> None:
-    if not input.is_floating_point():
+def _not_implemented_for_int(input: Tensor, kernel: str, half: bool = True) -> None:
+    # half=False: a kernel dispatched over float, double and bfloat16 only (not float16)
+    if not input.is_floating_point() or (not half and input.dtype == ember.float16):
         name = input.type().split(".")[-1].replace("Tensor", "")
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
@@ -367,21 +385,32 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           generator: Any = None) -> Tensor:
     """Leaky relu whose negative slope is drawn from U(lower, upper) per element when training (their mean
     otherwise); as PyTorch, the slope also applies at x == 0, so the gradient there is the slope."""
-    if lower > upper:
+    for what, v in (("lower", lower), ("upper", upper)):  # rrelu's own check; rrelu_ has none
+        if not math.isfinite(v):
+            raise RuntimeError(f"rrelu: {what} bound must be finite, got {float(v)}")
+    return _rrelu(input, lower, upper, training, generator)
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator: Any) -> Tensor:
+    if not lower <= upper:  # NaN fails too
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         _not_implemented_for_int(input, "leaky_relu_cpu")
+        slope = (lower + upper) / 2
+        if input.dtype != ember.float64 and math.isfinite(slope) and abs(slope) > 3.4028234663852886e38:
+            raise RuntimeError("value cannot be converted to type float without overflow")  # the slope, in opmath
         # aten's leaky_relu kernel: half types compute in float32 with the slope unrounded, round once
         x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
-        return ember.where(x > 0, x, x * ((lower + upper) / 2)).to(input.dtype)
-    _not_implemented_for_int(input, "rrelu_with_noise_out_cpu")
+        return ember.where(x > 0, x, x * slope).to(input.dtype)
+    _not_implemented_for_int(input, "rrelu_with_noise_out_cpu", half=False)
     slope = ember.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper, generator=generator)
     return ember.where(input > 0, input, input * slope)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
-    return _inplace(input, rrelu(input.clone(), lower, upper, training, generator))
+    no_internal_overlap(input)  # aten checks the written-to tensor before the bounds and the dtype
+    return _inplace(input, _rrelu(input.clone(), lower, upper, training, generator))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -418,6 +447,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) -> (N, g, C/g, *) -> swap the group dims -> (N, C, *)."""
+    parse_int64(groups, "channel_shuffle", "groups")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
                            f"{list(input.shape)}")

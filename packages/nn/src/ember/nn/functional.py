@@ -175,7 +175,8 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
 from ember._argcheck import check_names as _check_names  # noqa: E402
 
 _VALUES_FIRST = ["alpha_dropout", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
-                 "feature_alpha_dropout", "hardtanh", "poisson_nll_loss", "triplet_margin_loss"]
+                 "feature_alpha_dropout", "hardtanh", "interpolate", "poisson_nll_loss", "triplet_margin_loss",
+                 "upsample", "upsample_bilinear", "upsample_nearest"]
 _OP_NAMES = {
     "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "cross_entropy": "cross_entropy_loss",
     "dropout1d": "feature_dropout", "dropout2d": "feature_dropout", "dropout3d": "feature_dropout",

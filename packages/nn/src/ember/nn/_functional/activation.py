@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import ember
 from ember import Tensor
+from ember._argcheck import no_internal_overlap
+from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -25,14 +28,36 @@ def _in_float(fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     return run
 
 
-def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool) -> Tensor:
-    """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history."""
+def _inplace(fn: Callable[[Tensor], Tensor], input: Tensor, inplace: bool,
+             check: Callable[[Tensor], None] | None = None, overlap_ok: bool = False) -> Tensor:
+    """fn(input); with inplace, written into input by one copy_, which autograd records as input's new history.
+    ``check`` is the kernel's own dtype/argument check: aten runs it after the in-place overlap check.
+    ``overlap_ok``: aten's kernel skips that check (threshold_): an expanded input is written through one
+    element per stride-0 run, the value every alias of it gets."""
+    if inplace and overlap_ok:
+        if check is not None:
+            check(input)
+        target = input
+        for d, (n, st) in enumerate(zip(input.shape, input.stride())):
+            if st == 0 and n > 1:
+                target = target.narrow(d, 0, 1)
+        if target is not input:
+            target.copy_(fn(target.clone()))
+            return input
+    if inplace:
+        no_internal_overlap(input)
+    if check is not None:
+        check(input)
     if not inplace:
         return fn(input)
     # fn's ops may save their argument for backward, and copy_ bumps input's version: under autograd fn runs
     # on a clone (as PyTorch's silu_/mish_ do), so backward goes copy_ -> fn -> clone -> input's old history.
     src = input.clone() if input.requires_grad and ember.is_grad_enabled() else input
     return input.copy_(fn(src))
+
+
+def _float_only(kernel: str) -> Callable[[Tensor], None]:
+    return lambda x: float_kernel(x, kernel)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -47,28 +72,44 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     # aten's kernel (HardtanhBackward0): NaN passes, integer inputs keep their dtype
-    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, inplace)
+    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, inplace, _bounds_fit(min_val, max_val))
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return hardtanh(input, min_val, max_val, inplace=True)
+    # PyTorch's hardtanh_ is the aten op itself: no Python bounds check, min > max clamps to max_val
+    return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, True, _bounds_fit(min_val, max_val))
+
+
+def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
+    # aten's float hardtanh is clamp, converting its bounds to the input's own type (integers: ember._nn's check)
+    def check(x: Tensor) -> None:
+        if x.is_floating_point() and not any(math.isnan(b) for b in bounds):  # aten's clamp fills NaN first
+            for b in bounds:
+                fits(b, x.dtype, opmath=False)
+    return check
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {scalar_name(input)} and {scalar_name(weight)}")
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")
-        ch = 0 if input.dim() == 1 else 1
-        if input.shape[ch] != weight.numel():
+        channels = input.shape[1] if input.dim() >= 2 else 1  # aten: a 1-D input has one channel
+        if channels != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {input.shape[ch]}.")
-        shape = [1] * input.dim()
-        shape[ch] = weight.numel()
-        w = weight.reshape(shape)
-    elif input.dim() > 0:
-        w = weight.reshape([1] * input.dim())
+                               f"{weight.numel()} and channel size = {channels}.")
+        if input.dim() >= 2:
+            shape = [1] * input.dim()
+            shape[1] = weight.numel()
+            w = weight.reshape(shape)
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight.numel() == 1:
+        w = weight.reshape([1] * input.dim())  # a 0-d input keeps its shape
+    float_kernel(input, "prelu_cpu")
     return ember.where(input > 0, input, w * input)
 
 
@@ -77,7 +118,10 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace)
+    def check(x: Tensor) -> None:
+        float_kernel(x, "leaky_relu_cpu")
+        fits(negative_slope, x.dtype)
+    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace, check)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -90,8 +134,27 @@ def _expm1_neg(x: Tensor) -> Tensor:
     return ember.expm1(x.clamp(max=0))
 
 
+def _elu(x: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
+    """aten's elu kernel (scale 1): x for x > 0, else alpha * expm1(x * input_scale); x is clamped before
+    the scaling, as a negative input_scale (celu with alpha < 0) makes the discarded branch positive."""
+    neg = alpha * ember.expm1(x.clamp(max=0) * input_scale)
+    if not (math.isfinite(alpha) and math.isfinite(input_scale)):
+        neg = ember.where(x == 0, x, neg)  # aten gives x at 0 there, not inf * 0 = NaN
+    return ember.where(x > 0, x, neg)
+
+
+def _elu_kernel(*scalars: float) -> Callable[[Tensor], None]:
+    # aten's elu kernel (elu, selu and celu are all it): float types only, alpha/scale/input_scale in opmath
+    def check(x: Tensor) -> None:
+        float_kernel(x, "elu_cpu")
+        for v in scalars:
+            fits(v, x.dtype)
+    return check
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x))), input, inplace)
+    return _inplace(_in_float(lambda x: _elu(x, alpha)), input, inplace,
+                    _elu_kernel(alpha))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -100,7 +163,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _inplace(_in_float(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x))), input,
-                    inplace)
+                    inplace, _elu_kernel())
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -108,7 +171,9 @@ def selu_(input: Tensor) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, alpha * _expm1_neg(x / alpha))), input, inplace)
+    if alpha == 0:  # aten's celu divides by alpha before dispatching to the elu kernel
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _inplace(_in_float(lambda x: _elu(x, alpha, 1.0 / alpha)), input, inplace, _elu_kernel(alpha, 1.0 / alpha))
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -128,7 +193,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace, _float_only("silu_cpu"))
 
 
 def _softplus_neg(x: Tensor) -> Tensor:
@@ -143,7 +208,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace)
+    return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace, _float_only("mish_cpu"))
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -155,7 +220,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(_in_float(_hardswish), input, inplace)
+    return _inplace(_in_float(_hardswish), input, inplace, _float_only("hardswish_cpu"))
 
 
 def _hardswish(x: Tensor) -> Tensor:
@@ -164,6 +229,7 @@ def _hardswish(x: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    float_kernel(input, "log_sigmoid_cpu")
     return _in_float(lambda x: -_softplus_neg(x))(input)
 
 
@@ -171,12 +237,24 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - ember.tanh(input)
 
 
+_FLOAT_TOPS = {ember.float64: 1.7976931348623157e308, ember.float32: 3.4028234663852886e38,
+               ember.float16: 65504.0, ember.bfloat16: 3.3895313892515355e38}
+
+
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    float_kernel(input, "softshrink_check")
+    top = _FLOAT_TOPS[input.dtype]
+    if not 0 <= lambd <= top:  # NaN fails too
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {scalar_name(input)}, but found "
+                           f"{lambd:g}")
     return _in_float(lambda x: ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0)))(input)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return ember.where((input > lambd) | (input < -lambd), input, input * 0)
+    float_kernel(input, "hardshrink_cpu")
+    fits(lambd, input.dtype, opmath=False)  # aten converts lambd to the input's own type
+    # aten's test, so a NaN lambd (or input) keeps the input
+    return ember.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -190,7 +268,12 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 def _threshold(input: Tensor, th: float, value: float, inplace: bool) -> Tensor:
     # a separate name: the public functions' `threshold` parameter shadows the function itself.
     # aten's kernel: x <= th ? value : x, so NaN passes and integer inputs keep their dtype.
-    return _inplace(lambda x: ember._nn.threshold(x, th, value), input, inplace)
+    def check(x: Tensor) -> None:
+        # aten's float kernel: the threshold compared in opmath, the value written in the input's type
+        if x.is_floating_point():
+            fits(th, x.dtype)
+            fits(value, x.dtype, opmath=False)
+    return _inplace(lambda x: ember._nn.threshold(x, th, value), input, inplace, check, overlap_ok=True)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -201,6 +284,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d = dim + input.dim() if dim < 0 else dim
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     h = n // 2
+    float_kernel(input, "glu_cpu")
     return _in_float(lambda x: x.narrow(dim, 0, h) * ember.sigmoid(x.narrow(dim, h, h)))(input)
 
 
@@ -273,18 +357,46 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
-    if input.dim() > 2:
-        # fold the batch dims into rows, as PyTorch does (same errors, one matmul)
+    if input.dim() > 2 and (weight.dim() != 1 or (bias is not None and input.dim() == 3 and input.is_contiguous())):
+        # fold the batch dims into rows, as PyTorch does (same errors, one matmul); a 1-D weight takes aten's
+        # matmul path (a dot per row) unless aten's fused 3-D path with a bias applies
         out = linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
         return out.reshape(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())
+    if input.dim() > 2 and weight.dim() == 1:  # aten's matmul folds the batch dims into one mv
+        out = ember.mv(input.flatten(0, -2), weight).reshape(input.shape[:-1])
+        return out if bias is None else out + bias
     out = ember.matmul(input, weight.t())
     return out if bias is None else out + bias
 
 
+def _bilinear_checks(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """aten's bilinear checks, in order (dtypes printed as caffe2's type names)."""
+    ts = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype != input1.dtype for _, t in ts):
+        got = ", ".join(f"{n}: {meta_name(t)}" for n, t in ts)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.size(i)} and "
+                               f"{input2.size(i)}")
+    if input1.size(input1.dim() - 1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(input1.dim() - 1)} "
+                           f"but expected {weight.size(1)}")
+    if input2.size(input2.dim() - 1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(input2.dim() - 1)} "
+                           f"but expected {weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
+    _bilinear_checks(input1, input2, weight, bias)
     lead, dtype = input1.shape[:-1], input1.dtype
     half = dtype in _HALF_TYPES  # computed in float32 and rounded once (the contraction has two steps)
     x1 = input1.reshape(-1, input1.shape[-1])

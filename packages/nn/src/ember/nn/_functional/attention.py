@@ -7,6 +7,7 @@ import warnings
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
 
 
@@ -18,6 +19,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q Kᵀ·scale + mask) V; a boolean mask marks the positions that may be attended (True = keep)."""
+    _validate_sdpa_input(query, key, value, attn_mask)
     if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
         # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
         # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
@@ -60,6 +62,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return ember.matmul(weights, value)
 
 
+def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
+    """aten's validate_sdpa_input, before any path is chosen."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{meta_name(query)} key.dtype: {meta_name(key)} and value.dtype: {meta_name(value)} "
+                           "instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (ember.bool, ember.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {meta_name(attn_mask)} and  query.dtype: {meta_name(query)} instead.")
+
+
 def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:
     """Where torch takes its fused CPU kernel (its sdp_utils checks): 4-d float32/float64 inputs with
     equal batch and head counts, one head size, non-empty sequences, unit stride in the last dim, no
@@ -84,9 +100,13 @@ def dropout_any(input: Tensor, p: float) -> Tensor:
     return ember.native_dropout(input, p, True)[0]  # fused kernel (NativeDropoutBackward0)
 
 
-def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
+def _check_p(p: float) -> None:
+    # torch.nn.functional's first check, before the input's rank (NaN passes it)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
     # the core op, as torch (so the same random draws): one Bernoulli per (sample, channel)
     if batched:
         return ember.feature_dropout_(input, p, training) if inplace else ember.feature_dropout(input, p, training)
@@ -95,6 +115,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, bat
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
                            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
@@ -103,6 +124,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (3, 4):
         warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "
@@ -119,6 +141,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
     if input.dim() not in (4, 5):
         warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import float_kernel, parse_int64
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
            "pixel_shuffle", "pixel_unshuffle"]
@@ -23,24 +24,41 @@ pixel_shuffle = ember.pixel_shuffle
 pixel_unshuffle = ember.pixel_unshuffle
 
 _Size = int | Sequence[int]
+_IM2COL_ALSO = (ember.bool,)  # im2col/col2im dispatch: float (and complex, which ember lacks), bool
 
 
-def _pair(v: _Size) -> tuple[int, int]:
-    if isinstance(v, int):
-        return (v, v)
-    t = tuple(int(x) for x in v)
-    return (t[0], t[0]) if len(t) == 1 else (t[0], t[1])
+def _pairs(op: str, **args: _Size) -> list[tuple[int, int]]:
+    """torch.nn.functional's _pair (an int twice, a sequence as it is), then im2col / col2im's parser (ints
+    beyond int64) and their own check that each argument has two entries, in the op's argument order."""
+    pairs = {k: (v, v) if isinstance(v, int) else tuple(v) for k, v in args.items()}
+    for k, v in pairs.items():
+        parse_int64(v, op, k)
+    for k, v in pairs.items():
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {k} equals to 2, but got size {len(v)}")
+    return [tuple(int(x) for x in v) for v in pairs.values()]
 
 
-def _check_args(kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> None:
-    for name, short, v, ok in (("kernel size", "kernel", kernel, lambda x: x > 0),
-                               ("stride", "stride", stride, lambda x: x > 0),
-                               ("dilation", "dilation", dilation, lambda x: x > 0)):
-        if not all(ok(x) for x in v):
+def _check_args(kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, im2col: bool) -> None:
+    # aten's im2col checks kernel, dilation, padding, stride; col2im kernel, stride, dilation, padding
+    def positive(name: str, short: str, v: tuple) -> None:
+        if not all(x > 0 for x in v):
             raise RuntimeError(f"{name} should be greater than zero, but got {short}_height: {v[0]} "
                                f"{short}_width: {v[1]}")
-    if any(p < 0 for p in padding):
-        raise RuntimeError(f"padding should be non-negative, but got pad_height: {padding[0]} pad_width: {padding[1]}")
+
+    def pad() -> None:
+        if any(p < 0 for p in padding):
+            raise RuntimeError(f"padding should be non-negative, but got pad_height: {padding[0]} "
+                               f"pad_width: {padding[1]}")
+    positive("kernel size", "kernel", kernel)
+    if im2col:
+        positive("dilation", "dilation", dilation)
+        pad()
+        positive("stride", "stride", stride)
+    else:
+        positive("stride", "stride", stride)
+        positive("dilation", "dilation", dilation)
+        pad()
 
 
 def _blocks(size: tuple, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> tuple[int, int]:
@@ -57,14 +75,16 @@ def _flat_index(padded: tuple, blocks: tuple, kernel: tuple, dilation: tuple, st
 
 def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Size = 0, stride: _Size = 1) -> Tensor:
     """Sliding blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
+    k, d, p, s = _pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_args(k, d, p, s, True)
     if input.dim() < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
                          f"but got {input.dim()})")
-    if input.dim() > 4:
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-                           f"but got: {list(input.shape)}")
-    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    _check_args(k, d, p, s)
+    valid = input.shape[1] != 0 and input.shape[2] != 0  # aten's im2col_shape_check
+    if not ((input.dim() == 3 and input.shape[0] != 0 and valid)
+            or (input.dim() == 4 and valid and input.shape[3] != 0)):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     unbatched = input.dim() == 3
     x = input.unsqueeze(0) if unbatched else input
     n, c, h, w = x.shape
@@ -73,6 +93,7 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
                            f"calculated shape of the array of sliding blocks as {blocks}, but its components must "
                            f"be at least one.")
+    float_kernel(input, "im2col_out_cpu", _IM2COL_ALSO)
     xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
     hp, wp = h + 2 * p[0], w + 2 * p[1]
     idx = _flat_index((hp, wp), blocks, k, d, s)
@@ -83,11 +104,12 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
 def fold(input: Tensor, output_size: _Size, kernel_size: _Size, dilation: _Size = 1, padding: _Size = 0,
          stride: _Size = 1) -> Tensor:
     """Sums columns (N, C*kh*kw, L) back into an (N, C, H, W) image: the adjoint of ``unfold``."""
+    out, k, d, p, s = _pairs("col2im", output_size=output_size, kernel_size=kernel_size, dilation=dilation,
+                             padding=padding, stride=stride)
+    _check_args(k, d, p, s, False)
     if input.dim() not in (2, 3) or any(sz == 0 for sz in input.shape[1:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
                            f"non-zero dimensions for input, but got: {list(input.shape)}")
-    out, k, d, p, s = _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    _check_args(k, d, p, s)
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
     n, ck, length = x.shape
@@ -99,6 +121,7 @@ def fold(input: Tensor, output_size: _Size, kernel_size: _Size, dilation: _Size 
         raise RuntimeError(f"Given output_size={out}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    float_kernel(input, "col2im_out_cpu", _IM2COL_ALSO)
     c = ck // (k[0] * k[1])
     hp, wp = out[0] + 2 * p[0], out[1] + 2 * p[1]
     idx = _flat_index((hp, wp), blocks, k, d, s)

@@ -8,6 +8,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import parse_int64, scalar_name
 
 # Stands in for log(0): finite, so the log-sum-exp steps of unreachable states keep finite gradients
 # (-inf would give inf * 0 = nan); any path through it is rounded away against real log-probabilities.
@@ -76,7 +77,9 @@ def _log_likelihood(log_probs: Tensor, labels: list[list[int]], in_lens: list[in
     for b, lab in enumerate(labels):
         ext[b][1: 2 * len(lab): 2] = lab
     ext_t = ember.tensor(ext, dtype=ember.int64)
-    skip = ember.tensor([[s >= 2 and row[s] != blank and row[s] != row[s - 2] for s in range(width)] for row in ext])
+    # aten's rule: a label state (odd s) may skip the blank before it unless it repeats the previous label (a
+    # label equal to the blank id is still a label)
+    skip = ember.tensor([[s >= 2 and s % 2 == 1 and row[s] != row[s - 2] for s in range(width)] for row in ext])
     steps = log_probs.gather(2, ext_t.unsqueeze(0).expand(log_probs.shape[0], n, width))
     state = ember.arange(width).unsqueeze(0)
     has_label = ember.tensor([[len(lab) > 0] for lab in labels])
@@ -97,8 +100,23 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     """CTC loss of (T, N, C) (or unbatched (T, C)) log-probabilities against padded (N, S) or concatenated
     targets. The gradient with respect to ``log_probs`` is PyTorch's: the exact one plus exp(log_probs) over
     each sample's input length, which cancels when log_probs come from a log_softmax (as they should)."""
-    unbatched = log_probs.dim() == 2
-    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    # aten's checks in its order: the parser, the lengths' type, the dtype dispatch, then the shapes
+    parse_int64(blank, "ctc_loss", "blank")
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(v, Tensor) and (v.is_floating_point() or v.is_complex() or v.dtype == ember.bool):
+            raise RuntimeError(f"{name} must be integral")
+    unbatched = log_probs.dim() != 3
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs  # a 0-d input: unsqueeze's IndexError
+    tg = targets.unsqueeze(0) if unbatched else targets
+    if lp.dtype not in (ember.float32, ember.float64):
+        raise NotImplementedError(f'"ctc_loss_cpu" not implemented for \'{scalar_name(lp)}\'')
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if lp.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
+                           f"'log_probs' {where}")
+    if not 1 <= tg.dim() <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {tg.dim()}-dimensional tensor for argument #2 "
+                           f"'targets' {where}")
     steps, batch, classes = lp.shape
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
@@ -107,11 +125,14 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
         raise RuntimeError("input_lengths must be of size batch_size")
     if len(tgt_lens) != batch:
         raise RuntimeError("target_lengths must be of size batch_size")
+    for n in tgt_lens:  # aten checks the targets before the input lengths
+        if n < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {n} {where}")
+    labels = _padded_targets(tg, tgt_lens, batch)
     for n in in_lens:
-        if n > steps:
-            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {n} (while "
-                               "checking arguments for ctc_loss_allocate_outputs)")
-    labels = _padded_targets(targets.unsqueeze(0) if unbatched else targets, tgt_lens, batch)
+        if not 0 <= n <= steps:
+            bound = "at least 0" if n < 0 else f"at most {steps}"
+            raise RuntimeError(f"Expected input_lengths to have value {bound}, but got value {n} {where}")
     work = lp.float() if lp.dtype in (ember.float16, ember.bfloat16) else lp
     nll = -_log_likelihood(work, labels, in_lens, blank)
     impossible = nll > -_LOG_ZERO / 2

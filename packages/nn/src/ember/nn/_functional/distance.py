@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ember
 from ember import Tensor
+from ember.nn._functional._checks import scalar_name
 
 _INT_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short", "torch.int8": "Char",
               "torch.uint8": "Byte", "torch.bool": "Bool"}
@@ -37,8 +38,12 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance of every pair of rows i < j, in row-major order: n(n-1)/2 values."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if p < 0:
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if not p >= 0:  # NaN fails too
         raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
+        raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
     n = input.shape[0]
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]

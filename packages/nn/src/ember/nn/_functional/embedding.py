@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import ember
 from ember import Tensor
 
@@ -45,6 +47,20 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return ember.embedding(weight, input, pad, scale_grad_by_freq, sparse)
 
 
+def _check_bag_input(input: Tensor, offsets: Tensor | None) -> None:
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+
+
 def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> tuple[Tensor, Tensor, int]:
     """Flat indices, the bag id of each, and the number of bags."""
     if input.dim() == 2:
@@ -61,13 +77,20 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> t
         raise ValueError("offsets has to be a 1D Tensor")
     starts = [int(v) for v in offsets.tolist()]
     n = input.numel()
+    if include_last_offset and not starts:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     if starts and starts[0] != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                            f"position 0. However, got {starts[0]}")
     if starts and starts[-1] > n:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length ({n}), but got offsets[-1] of "
                            f"{starts[-1]}")
-    ends = starts[1:] + ([] if include_last_offset else [n])
+    if any(not 0 <= v <= n for v in starts):  # aten reads the bag sizes through index_select
+        raise IndexError("index out of range in self")
+    if any(a > b for a, b in zip(starts, starts[1:])):
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
+    ends = starts[1:] + ([] if include_last_offset or not starts else [n])  # no offsets: no bags
     if include_last_offset:
         starts = starts[:-1]
     counts = [max(e - s, 0) for s, e in zip(starts, ends, strict=True)]
@@ -76,24 +99,61 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> t
     return input[: sum(counts)], bag, len(counts)
 
 
+def _running_max(rows: Tensor) -> Tensor:
+    """aten's max bag: the first row, replaced where a later row compares greater (a NaN is kept only first)."""
+    cur = rows[0]
+    for r in rows[1:]:
+        cur = ember.where(r > cur, r, cur)
+    return cur
+
+
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
                   sparse: bool = False, per_sample_weights: Tensor | None = None,
                   include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
-    if per_sample_weights is not None:
-        if mode != "sum":
-            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                      "on GitHub.")
-        if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
-                             f"then it must have the same shape as the input ({tuple(input.shape)})")
-    flat, bag, nbags = _bags(input, offsets, include_last_offset)
-    pad = _padding(weight, padding_idx)
+    # torch.nn.functional's checks in its order, then aten's (index dtypes, then the offsets' values)
+    if weight.dtype == ember.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                         f"then it must have the same shape as the input ({tuple(input.shape)})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    _check_bag_input(input, offsets)
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
     if max_norm is not None:
-        _renorm_(weight, flat, max_norm, norm_type)
+        _renorm_(weight, input.reshape(-1), max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    # aten promotes indices and offsets to their common type, then checks that (as 'indices')
+    common = input.dtype if offsets is None else ember.result_type(input, offsets)
+    if common not in (ember.int64, ember.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {ember.empty(0, dtype=common).type()} instead (while checking "
+                           "arguments for embedding_bag)")
+    input = input.to(common)
+    if weight.dtype not in (ember.float16, ember.bfloat16, ember.float32, ember.float64):
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got {weight.type()} instead (while checking "
+                           "arguments for embedding_bag)")
+    flat, bag, nbags = _bags(input, offsets, include_last_offset)
+    bad = (flat < 0) | (flat >= weight.shape[0])
+    if bool(bad.any()):  # aten's index_select_add, after the offsets' checks
+        i = int(bad.to(ember.uint8).argmax().item())
+        raise RuntimeError(f"Index {i} of input takes value {int(flat[i].item())} which is not in the valid range "
+                           f"[0, {weight.shape[0]})")
+    pad = _padding(weight, padding_idx)
     rows = ember.embedding(weight, flat, pad, scale_grad_by_freq, sparse)
     keep = (flat != pad).to(weight.dtype).unsqueeze(1)
     if per_sample_weights is not None:
@@ -104,7 +164,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         out = []
         for b in range(nbags):
             sel = (bag == b) & (flat != pad)
-            out.append(rows[sel].amax(0) if bool(sel.any()) else ember.zeros(dim, dtype=weight.dtype))
+            out.append(_running_max(rows[sel]) if bool(sel.any()) else ember.zeros(dim, dtype=weight.dtype))
         return ember.stack(out) if out else ember.zeros(0, dim, dtype=weight.dtype)
     # float16/bfloat16 bags accumulate in float32 and round once, as PyTorch's kernel does
     acc = ember.float32 if weight.dtype in (ember.float16, ember.bfloat16) else weight.dtype

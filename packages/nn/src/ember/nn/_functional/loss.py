@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import ember
 from ember import Tensor
-from ember.nn._functional.activation import _softplus_neg, log_softmax
+from ember.nn._functional._checks import float_kernel, scalar_name
+from ember.nn._functional.activation import log_softmax, logsigmoid
 
 
 def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True) -> str:
@@ -55,18 +57,41 @@ def _weighted(loss: Tensor, weight: Tensor | None, reduction: str, input: Tensor
     return _reduce(loss, reduction)
 
 
+def _in_float(fn: Callable[..., Tensor], dtypes: tuple, *args: Tensor) -> Tensor:
+    """fn(*args) computed in float32 and rounded once where aten's kernel computes ``dtypes`` (float16 and/or
+    bfloat16) in opmath float; measured per loss, as aten's kernels differ (huber: float16 only)."""
+    dtype = ember.result_type(*args)  # the TensorIterator's common dtype (a bool target becomes a number)
+    if dtype not in dtypes:
+        return fn(*(a.to(dtype) for a in args))
+    return fn(*(a.float() for a in args)).to(dtype)
+
+
+def _pointwise_loss(input: Tensor, target: Tensor, kernel: str) -> None:
+    # aten's loss kernels: a TensorIterator writing input's dtype, dispatched over float types
+    dtype = ember.result_type(input, target)
+    if not ember.can_cast(dtype, input.dtype):
+        raise RuntimeError(f"result type {scalar_name(dtype)} can't be cast to the desired output type "
+                           f"{scalar_name(input)}")
+    float_kernel(dtype, kernel)
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    d = input - target
-    return _weighted(d * d, weight, reduction, input)
+    input, target = ember.broadcast_tensors(input, target)  # as F.mse_loss, before any kernel
+    if weight is not None:  # F.mse_loss's own composite
+        d = input - target
+        return _weighted(d * d, weight, reduction, input)
+    float_kernel(ember.result_type(input, target), "mse_cpu")  # mse's output is the promoted type
+    return _reduce(_in_float(lambda a, b: (a - b) * (a - b), (), input, target), reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    input, target = ember.broadcast_tensors(input, target)
     return _weighted((input - target).abs(), weight, reduction, input)
 
 
@@ -74,22 +99,35 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    if beta < 0:
+    input, target = ember.broadcast_tensors(input, target)
+    if not beta >= 0:  # NaN fails too
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
-    if beta == 0.0:
-        return _reduce(d, reduction)
-    return _reduce(ember.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+    if beta == 0.0:  # aten's l1_loss
+        return _reduce((input - target).abs(), reduction)
+    float_kernel(ember.result_type(input, target), "smooth_l1_cpu")
+
+    def loss(x: Tensor, y: Tensor) -> Tensor:
+        d = (x - y).abs()
+        return ember.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduce(_in_float(loss, (ember.bfloat16,), input, target), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
-    if delta <= 0:
+    x, y = ember.broadcast_tensors(input, target)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if not delta > 0:  # NaN fails too
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = (input - target).abs()
-    loss = ember.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _weighted(loss, weight, reduction, input)
+    _pointwise_loss(x, y, "huber_cpu")
+
+    def loss(a: Tensor, b: Tensor) -> Tensor:
+        d = (a - b).abs()
+        return ember.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    out = _in_float(loss, (ember.float16,), x, y).to(x.dtype)  # the kernel writes input's dtype
+    # F.huber_loss: the weighted loss is reduced by a plain mean (not divided by the weights' sum)
+    return _reduce(out if weight is None else out * weight, reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -98,8 +136,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    if bool(((input < 0) | (input > 1)).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.dtype != input.dtype:  # aten's TensorIterator with common dtype off, output input's dtype
+        raise RuntimeError(f"Found dtype {scalar_name(target)} but expected {scalar_name(input)}")
+    float_kernel(input, "binary_cross_entropy")
+    # aten checks each element's input, then its target, in order; NaN fails
+    bad_in = ~((input >= 0) & (input <= 1)).reshape(-1)
+    bad = bad_in | ~((target >= 0) & (target <= 1)).reshape(-1)
+    if bool(bad.any()):
+        first = int(bad.to(ember.uint8).argmax().item())
+        raise RuntimeError(f"all elements of {'input' if bool(bad_in[first]) else 'target'} should be between 0 and 1")
     # PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
     loss = -(target * ember.log(input).clamp(min=-100) + (1 - target) * ember.log(1 - input).clamp(min=-100))
     if weight is not None:
@@ -113,18 +158,26 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    # aten's composite, op for op (each rounding in half types): (1 - y) x - w_pos(y) log_sigmoid(x)
+    # aten's in-place steps keep their left operand's dtype: the loss has (1 - target)'s
+    ls = logsigmoid(input)
     if not target.is_floating_point():
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(target)}")
-    # (1 - y) x + w_pos(y) log(1 + e^{-x}), with log(1 + e^{-x}) computed stably.
-    sp = _softplus_neg(input)
     if pos_weight is not None:
-        log_weight = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + log_weight * sp
-    else:
-        loss = (1 - target) * input + sp
+        ls = _inplace_op(ls, (pos_weight - 1) * target + 1, ember.mul)
+    loss = _inplace_op(1 - target, input, ember.mul)
+    loss = _inplace_op(loss, ls, ember.sub)
     if weight is not None:
-        loss = loss * weight
+        loss = _inplace_op(loss, weight, ember.mul)
     return _reduce(loss, reduction)
+
+
+def _inplace_op(self: Tensor, other: Tensor, op: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
+    """aten's ``self.op_(other)`` without writing self: the result keeps self's shape and dtype."""
+    shape = tuple(ember.broadcast_shapes(tuple(self.shape), tuple(other.shape)))
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+    return op(self, other).to(self.dtype)
 
 
 def _type_name(t: Tensor) -> str:
@@ -136,9 +189,15 @@ _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # aten's Reduction
 
 def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor:
     """PyTorch's argument errors for nll_loss on batched input (N, C, ...); the target as Long."""
-    if target.dtype not in (ember.int64, ember.uint8):
+    if input.dim() >= 2:  # aten's nll_loss_nd checks the batch sizes before its kernels check the dtype
+        n = target.shape[0] if target.dim() else 0
+        if input.shape[0] != n:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+    if input.dim() == 2 and target.dtype not in (ember.int64, ember.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
     n_classes = input.shape[1]
+    if input.dim() == 2 and target.dim() == 0:  # nll_loss_forward reads target.size(0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
         if input.dim() == 2:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
@@ -148,6 +207,8 @@ def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
+    if input.dim() > 2 and target.dtype != ember.int64:  # nll_loss2d reads the target as int64 after its checks
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
     return target.long()
 
 
@@ -187,6 +248,10 @@ def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
     if input.dim() == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     if input.dim() == 1:
+        if target.dim() > 1:  # aten's nll_loss on a 1-D input
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.dim() == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
         return input.unsqueeze(0), target.unsqueeze(0), True
     return input, target, False
 
@@ -207,14 +272,27 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # aten's only check; a negative or NaN one means no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    probs = tuple(input.shape) == tuple(target.shape)
+    if probs:  # aten's checks of class-probability targets come before its log_softmax
+        if not target.is_floating_point():
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{scalar_name(target)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.dim() == 0:
+        log_softmax(input, 1)  # aten's class dim is 1 there: its log_softmax raises the IndexError
     x, t, unbatched = _batched(input, target)
     n_classes = x.shape[1]
+    if probs:
+        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+                               f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     lsm = log_softmax(x, 1)
     wshape = [1] * x.dim()
     wshape[1] = n_classes
-    if tuple(input.shape) == tuple(target.shape) and target.is_floating_point():
+    if probs:
         # Class probabilities: −Σ_c w_c p_c log q_c; 'mean' divides by the batch size.
         if label_smoothing > 0:
             t = t * (1 - label_smoothing) + label_smoothing / n_classes
@@ -223,7 +301,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if reduction == "mean":
             return loss.sum() / (x.numel() / n_classes)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else _reduce(loss, reduction)
-    if label_smoothing == 0:
+    if not label_smoothing > 0:  # (aten's nll_loss path)
         loss = _nll_fused(lsm, t, weight, ignore_index, reduction)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
     loss, w = _nll(lsm, t, weight, ignore_index, reduction)
@@ -241,6 +319,14 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return out.squeeze(0) if (reduction == "none" and unbatched) else out
 
 
+def _xlogy_self(t: Tensor) -> Tensor:
+    """xlogy(t, t) as aten's kernel computes it: for float16/bfloat16 log(t) is rounded to t's type before the
+    product (measured: torch.xlogy on half inputs), where ember.xlogy computes in float32."""
+    if t.dtype not in (ember.float16, ember.bfloat16):
+        return ember.xlogy(t, t)
+    return ember.where(t == 0, 0.0, t * ember.log(t))  # NaN stays NaN: NaN == 0 is false
+
+
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:
@@ -250,10 +336,13 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
+    if not (input.is_floating_point() or input.is_complex()) or not (target.is_floating_point()
+                                                                      or target.is_complex()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ember.exp(target) * (target - input)
     else:
-        loss = ember.xlogy(target, target) - target * input
+        loss = _xlogy_self(target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
     return _reduce(loss, reduction)

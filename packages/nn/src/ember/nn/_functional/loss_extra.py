@@ -12,6 +12,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._argcheck import checked
 from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce, _reduction
 
@@ -27,6 +28,11 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     reduction = _checked_reduction(size_average, reduce, reduction)
+    return _poisson_nll_loss_op(input, target, log_input, full, eps, reduction)
+
+
+def _poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                      reduction: str) -> Tensor:
     loss = ember.exp(input) - target * input if log_input else input - target * ember.log(input + eps)
     if full:
         # Stirling's approximation of log(target!), only where target > 1
@@ -35,8 +41,12 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
-def triplet_margin_loss_op(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float, p: float,
-                           eps: float, swap: bool, reduction: str) -> Tensor:
+# aten's ops: torch.nn.functional's value checks run first, then its parser's TypeErrors (ember._argcheck)
+_poisson_nll_loss_op = checked(_poisson_nll_loss, "poisson_nll_loss")
+
+
+def _triplet_margin_loss_op(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float, p: float,
+                            eps: float, swap: bool, reduction: str) -> Tensor:
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
@@ -47,6 +57,9 @@ def triplet_margin_loss_op(anchor: Tensor, positive: Tensor, negative: Tensor, m
     if swap:
         d_neg = ember.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+triplet_margin_loss_op = checked(_triplet_margin_loss_op, "triplet_margin_loss")
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import ember
 from ember import Tensor
+from ember._toplevel_nn import batch_norm_empty
+from ember.nn._functional._checks import float_kernel, parse_int64
 
 
 def _shape_list(normalized_shape: int | Sequence[int]) -> list[int]:
@@ -31,6 +33,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
     if training:
         _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        return batch_norm_empty(input, weight, bias)
     m = 0.0 if momentum is None else momentum
     return ember.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps, False)
 
@@ -65,11 +73,18 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) (* weight), computed in float32 for float16/bfloat16 and rounded once,
     as PyTorch (whose default eps is then float32's machine epsilon)."""
+    parse_int64(normalized_shape, "rms_norm", "normalized_shape")
     shape = _shape_list(normalized_shape)
     k = len(shape)
-    if input.dim() < k or list(input.shape[input.dim() - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    if input.dim() < k:  # torch.rms_norm's own check, between aten's weight and input-shape checks
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {input.dim()}")
+    if list(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*"
                            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    float_kernel(input, "rms_norm")
     x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
     if eps is None:
         eps = 2.220446049250313e-16 if x.dtype == ember.float64 else 1.1920928955078125e-07  # finfo(x.dtype).eps
@@ -77,33 +92,32 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     out = x * ember.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if weight is not None:
         out = out * weight
-    return out.to(input.dtype) if x is not input else out
+    return out.to(input.dtype)  # aten's type_as(input): a float64 weight does not promote the result
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:
-    if input.dim() < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    # torch.nn.functional's composite, op for op: an average pool over the zero-padded channel window (so
+    # integer inputs get aten's integer pooling, or its dtype errors)
+    from ember.nn._functional.padding import pad
+    from ember.nn._functional.pooling import avg_pool2d, avg_pool3d
+
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         "dimensions)")
     if input.numel() == 0:
         return input
-    c = input.shape[1]
-    sq = input * input
-    # zero-pad the channel dim (size//2 before, (size-1)//2 after) and sum each window of `size`
-    before, after = size // 2, (size - 1) // 2
-    zshape = list(sq.shape)
-    parts = []
-    if before:
-        zshape[1] = before
-        parts.append(ember.zeros(zshape, dtype=sq.dtype))
-    parts.append(sq)
-    if after:
-        zshape[1] = after
-        parts.append(ember.zeros(zshape, dtype=sq.dtype))
-    padded = ember.cat(parts, 1) if len(parts) > 1 else sq
-    window = padded.narrow(1, 0, c)
-    for i in range(1, size):
-        window = window + padded.narrow(1, i, c)
-    div = (window * (alpha / size) + k) ** beta
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
     return input / div
 
 

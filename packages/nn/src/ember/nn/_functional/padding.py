@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import ember
 from ember import Tensor
+from ember._argcheck import parse_int64
 
 __all__ = ["pad"]
 
@@ -39,7 +40,7 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
     k, nd = len(pad) // 2, input.dim()
     if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n\n{_SUPPORTED}")
-    if mode != "circular" and any(s == 0 for s in input.shape[1:]):
+    if mode != "circular" and any(s == 0 for s in input.shape[nd - k - 1:]):  # an unbatched input has no batch dim
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
                            f"non-zero dimensions for input, but got: {list(input.shape)}")
     names = ("W", "H", "D")
@@ -51,23 +52,49 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
                                f"but got: padding ({before}, {after}) at dimension {d} of input {list(input.shape)}")
         if mode == "circular" and (before > n or after > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if n + before + after < 1:
-            raise RuntimeError(f"input ({names[i]}: {n}) is too small. Calculated output {names[i]}: "
-                               f"{n + before + after}")
+    # aten: too small only when every padded dim comes out empty; one negative size is empty()'s error
+    ins = [input.shape[nd - 1 - i] for i in reversed(range(k))]
+    # int64 sums, wrapping as aten's do
+    outs = [(n + pad[2 * i] + pad[2 * i + 1] + 2**63) % 2**64 - 2**63 for n, i in zip(ins, reversed(range(k)),
+                                                                                  strict=True)]
+    if mode != "circular" and all(o < 1 for o in outs):
+        dims = names[:k][::-1]
+        raise RuntimeError(f"input ({', '.join(f'{d}: {n}' for d, n in zip(dims, ins, strict=True))}) is too small. "
+                           f"Calculated output {' '.join(f'{d}: {o}' for d, o in zip(dims, outs, strict=True))}")
+    shape = list(input.shape[:nd - k]) + outs
+    if any(o < 0 for o in outs):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")
+    if math.prod(shape) > 2**28:
+        # aten allocates the output first: a size past memory is the allocator's error, before ember builds the
+        # gather index (whose Python lists would take as long as the output is large)
+        ember.empty(shape, dtype=input.dtype)
+    if mode != "circular" and input.dtype == ember.bool:  # the pad kernels dispatch over all types but bool
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f'"{kernel}_pad{k}d" not implemented for \'Bool\'')
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
     """Pads the last ``len(pad) // 2`` dims: ``pad = (left, right, top, bottom, front, back)``."""
+    # aten's pad: its parser, the mode's name, then the pad's length (every mode), then the value
+    parse_int64(pad, "pad", "pad")
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode == "constant":
         return ember.constant_pad_nd(input, list(pad), 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if mode not in _MODES:
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = [int(p) for p in pad]
     _check(input, pad, mode)
+    k, nd = len(pad) // 2, input.dim()
+    shape = list(input.shape[:nd - k]) + [input.shape[nd - 1 - i] + pad[2 * i] + pad[2 * i + 1]
+                                          for i in reversed(range(k))]
+    if math.prod(shape) == 0:  # nothing to gather (and no index the size of a huge empty dim to build)
+        return ember.empty(shape, dtype=input.dtype)
     # One gather over the padded dims flattened together: a single copy forward, a single
     # index_add backward.
     k, nd = len(pad) // 2, input.dim()

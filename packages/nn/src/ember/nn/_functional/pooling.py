@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import ember
 from ember import Tensor, _nn
+from ember.nn._functional._checks import parse_int64
 
 IntOrSeq = int | Sequence[int]
 
@@ -33,20 +35,14 @@ def _check_rank_1d(input: Tensor, name: str) -> None:
 
 
 def _one(v: Any, name: str, what: str) -> int:
+    parse_int64(v, name, what)
     t = _tuple(v, 1)
     if len(t) != 1:
         if name == "max_pool1d":
             raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 "
                                f"but got size {len(t)}")
         raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(t)})")
-    n = int(t[0])
-    if not -(2**63) <= n < 2**63:
-        # PyTorch's parser unpacking an int: ValueError, or for a sequence's element a TypeError naming it
-        if not isinstance(v, (list, tuple)):
-            raise ValueError("Overflow when unpacking long long")
-        raise TypeError(f"{name}(): argument '{what}' failed to unpack the object at pos 1 with error "
-                        '"Overflow when unpacking long long"')
-    return n
+    return int(t[0])
 
 
 # ------------------------------------------------------------------------------------------
@@ -103,6 +99,9 @@ def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
 
 def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+        if v is not None:
+            parse_int64(v, "avg_pool1d", what)
     _check_rank_1d(input, "avg_pool1d")
     k = _one(kernel_size, "avg_pool1d", "kernel_size")
     s = k if stride is None or _tuple(stride, 1) == () else _one(stride, "avg_pool1d", "stride")
@@ -125,39 +124,51 @@ def avg_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
                           divisor_override)
 
 
+def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool, n: int,
+             window: int) -> Tensor:
+    """torch.nn.functional's lp_pool: ±inf norms are max pools of |x|, others the avg pool of x^p scaled back."""
+    avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        if norm_type > 0:
+            return mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -mx(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    # sign * relu(|x|) keeps the gradient of a zero window finite, as PyTorch does.
+    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(window).pow(1.0 / norm_type)
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    k = _one(kernel_size, "avg_pool1d", "kernel_size")
-    # sign * relu(|x|) keeps the gradient of a zero window finite, as PyTorch does.
-    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(k).pow(1.0 / norm_type)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1,
+                    kernel_size if isinstance(kernel_size, int) else math.prod(kernel_size))
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
     kh, kw = _tuple(kernel_size, 2)
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(kh * kw).pow(1.0 / norm_type)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, kh * kw)
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
     kd, kh, kw = _tuple(kernel_size, 3)
-    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (ember.sign(out) * ember.relu(ember.abs(out))).mul(kd * kh * kw).pow(1.0 / norm_type)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, kd * kh * kw)
 
 
 # ------------------------------------------------------------------------------------------
 # adaptive pooling
 # ------------------------------------------------------------------------------------------
 
-def _output_size(output_size: Any, input: Tensor, n: int) -> list:
-    """An int or a sequence with None entries (keep that input size) as n ints."""
-    sizes = _tuple(output_size, n)
-    if len(sizes) != n:
-        return list(sizes)  # the kernel reports the bad length
-    lead = input.dim() - n
-    return [int(input.shape[lead + i]) if v is None else int(v) for i, v in enumerate(sizes)]
+def _output_size(output_size: Any, input: Tensor, n: int) -> Any:
+    """torch.nn.functional's _list_with_default: an int goes to the kernel as it is (its parser's errors, a
+    ValueError beyond int64), a sequence's None entries take the input's trailing sizes."""
+    if isinstance(output_size, int):
+        return output_size
+    sizes = list(output_size)
+    if input.dim() <= len(sizes):
+        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+    lead = input.dim() - len(sizes)
+    return [int(input.shape[lead + i]) if v is None else v for i, v in enumerate(sizes)]
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
@@ -215,9 +226,16 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
                         output_size: Any) -> list:
     n = len(kernel_size)
     shape = list(input.shape)
-    default = [(shape[len(shape) - n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
-    if output_size is None:
-        return default
+    default = [(shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]  # IndexError
+    sizes = default if output_size is None else _checked_output_size(output_size, default, stride, n)
+    for d in range(n):  # torch.nn.functional's _check_unpool_output_size
+        if sizes[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={sizes[d]}")
+    return [int(s) for s in sizes]
+
+
+def _checked_output_size(output_size: Any, default: list, stride: tuple, n: int) -> list:
     sizes = list(_tuple(output_size, n))
     if len(sizes) == n + 2:
         sizes = sizes[2:]
@@ -228,7 +246,7 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
         lo, hi = default[d] - stride[d], default[d] + stride[d]
         if not lo < sizes[d] < hi:
             raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {lo} and {hi})')
-    return [int(s) for s in sizes]
+    return sizes
 
 
 def _unpool_args(n: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple, tuple, tuple]:

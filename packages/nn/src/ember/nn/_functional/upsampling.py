@@ -57,6 +57,17 @@ def _sizes(input: Tensor, size: Any, scale_factor: Any, dim: int) -> tuple[list 
     raise ValueError("either size or scale_factor should be defined")
 
 
+def _scaled_size(n: int, scale: float) -> int:
+    """aten's upsample output size from a scale: the double n * scale, checked-converted to int64 (truncating;
+    NaN, inf and beyond int64 are c10's overflow error, not Python's)."""
+    v = n * scale
+    if not -(2.0**63) <= v <= 2.0**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if v == 2.0**63:  # passes the check, then wraps to int64's minimum
+        raise RuntimeError("IntArrayRef contains an int that cannot be represented as a SymInt: -9223372036854775808")
+    return int(v)
+
+
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
                 scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -83,7 +94,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
     if output_size is None:
         assert scales is not None
-        output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
+        output_size = [_scaled_size(input.shape[i + 2], scales[i]) for i in range(dim)]
     scale_args = scales if scales is not None else [None] * dim
 
     if mode == "lanczos" and input.dim() in (3, 4, 5):

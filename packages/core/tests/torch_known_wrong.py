@@ -101,6 +101,34 @@ def _median_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return getattr(torch, name)(x.contiguous(), *args[1:], **rest)
 
 
+# --- nanmedian(dim) of an all-NaN slice ------------------------------------------------------
+
+def _nanmedian_nan_parts(args: tuple, kwargs: dict) -> tuple:
+    x = _arg(args, kwargs, 0, "input")
+    dim = _arg(args, kwargs, 1, "dim")
+    keepdim = _arg(args, kwargs, 2, "keepdim", False)
+    return x, dim, keepdim
+
+
+def _nanmedian_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "nanmedian":
+        return False
+    x, dim, keepdim = _nanmedian_nan_parts(args, kwargs)
+    if not (isinstance(x, torch.Tensor) and isinstance(dim, int) and not isinstance(dim, bool)
+            and isinstance(keepdim, bool) and x.dtype.is_floating_point and x.dim() > 0):
+        return False
+    nan = torch.isnan(x)
+    return x.shape[dim] > 1 and bool(nan.all(dim).any())
+
+
+def _nanmedian_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, dim, keepdim = _nanmedian_nan_parts(args, kwargs)
+    res = torch.nanmedian(x.contiguous(), dim, keepdim)
+    all_nan = torch.isnan(x).all(dim, keepdim=keepdim)
+    indices = torch.where(all_nan, torch.zeros_like(res.indices), res.indices)
+    return torch.return_types.nanmedian((res.values, indices))
+
+
 # --- polygamma(n >= 2, +-inf) ---------------------------------------------------------------
 
 def _polygamma_parts(args: tuple, kwargs: dict) -> tuple:
@@ -127,22 +155,43 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
-# --- 3-d pooling backward with a gradient of another batch size ----------------------------
+# --- 2-d / 3-d pooling backward with a gradient of another batch size ----------------------
 
-POOL3D_BACKWARD = ("avg_pool3d_backward", "_adaptive_avg_pool3d_backward")
+POOL_BACKWARD = {"avg_pool3d_backward": 5, "_adaptive_avg_pool3d_backward": 5,
+                 "avg_pool2d_backward": 4, "_adaptive_avg_pool2d_backward": 4}  # batched rank
 
 
 def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name not in POOL3D_BACKWARD or len(args) < 2:
+    if name not in POOL_BACKWARD or len(args) < 2:
         return False
     grad, x = args[0], args[1]
-    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == 5
-            and x.dim() == 5 and grad.shape[0] != x.shape[0])
+    nd = POOL_BACKWARD[name]
+    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == nd
+            and x.dim() == nd and grad.shape[0] != x.shape[0])
 
 
 def _avg_pool3d_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: grad_output has batch size {args[0].shape[0]}, "
                        f"the input {args[1].shape[0]}")
+
+
+# --- std_mean / var_mean of a slice holding an infinity -------------------------------------
+
+def _std_mean_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    return (name in ("std_mean", "var_mean") and isinstance(x, torch.Tensor)
+            and x.dtype.is_floating_point and bool(torch.isinf(x).any()))
+
+
+def _std_mean_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    spread = getattr(torch, name.split("_")[0])(*args, **kwargs)  # torch.std / torch.var
+    if len(args) > 1 and isinstance(args[1], bool):  # (input, unbiased): every dim
+        dim, keepdim = None, False
+    else:
+        dim = _arg(args, kwargs, 1, "dim")
+        keepdim = _arg(args, kwargs, 3, "keepdim", False)
+    return spread, torch.mean(x, dim=dim, keepdim=keepdim)
 
 
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
@@ -202,6 +251,16 @@ KNOWN_WRONG = [
             "by -1 give in PyTorch; a library call must never kill the process",
         applies=_int_min_applies, correct=_int_min_correct),
     KnownWrong(
+        "nanmedian-all-nan-index",
+        torch_says="torch.full((1, 4), nan).nanmedian(1).indices -> [2] (length 3: [0], 6: [3], "
+                   "9: [7]): std::nth_element run with a comparator that is no strict weak order "
+                   "once two NaNs meet (isnan(b) makes a < b and b < a both true), which is "
+                   "undefined behaviour",
+        why="every element of an all-NaN slice is its NaN median, so the index must not come "
+            "from undefined behaviour: the first NaN's, 0, as torch.median gives for a slice "
+            "holding NaN; the values (and other slices) are PyTorch's for the contiguous input",
+        applies=_nanmedian_nan_applies, correct=_nanmedian_nan_correct),
+    KnownWrong(
         "median-expanded-dim",
         torch_says="torch.tensor([3., 1, 2]).expand(4, 3).median(0) -> values [1, 4.6e-41, "
                    "4.6e-41] (reads memory outside the stride-0 dim); nanmedian the same",
@@ -217,15 +276,26 @@ KNOWN_WRONG = [
             "non-positive integer and has no limit: NaN",
         applies=_polygamma_applies, correct=_polygamma_correct),
     KnownWrong(
-        "pool3d-backward-batch-mismatch",
+        "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) and "
                    "torch.ops.aten._adaptive_avg_pool3d_backward(torch.ones(0, 2, 2, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7)) kill the process (SIGSEGV); with a larger batch "
-                   "they read past the gradient: the batch size of grad_output is never checked",
+                   "they read past the gradient (the 2-d ones too: avg_pool2d_backward("
+                   "torch.ones(3, 3, 4, 5), torch.ones(2, 3, 7, 9), [3], [2], [1], False, True, "
+                   "None) hangs or returns garbage, a batch of 0 gives zeros): the batch size of "
+                   "grad_output is never checked",
         why="a gradient for another batch than the input's has no meaning; PyTorch checks every "
             "other dim and raises RuntimeError for those, so that is the answer",
         applies=_avg_pool3d_backward_applies, correct=_avg_pool3d_backward_correct),
+    KnownWrong(
+        "std-mean-of-infinity",
+        torch_says="torch.std_mean(torch.tensor([inf, 1., 2.])) -> (nan, nan): its Welford "
+                   "pass updates the mean by (x - mean) / n, which is inf - inf once an "
+                   "infinity is in (an infinity in the last place gives inf); var_mean the same",
+        why="the mean of values holding +inf (and no -inf or NaN) is +inf, as torch.mean says; "
+            "the spread part is torch.std / torch.var's own answer",
+        applies=_std_mean_applies, correct=_std_mean_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

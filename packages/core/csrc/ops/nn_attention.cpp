@@ -31,6 +31,8 @@ struct Dims {
 Dims check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, bool is_causal,
                   const Tensor& mask) {
   const char* op = "scaled_dot_product_attention_flash_attention";
+  // aten reads the query's sizes 0, 2 and 1 before any check: an IndexError below 3 dims.
+  for (int64_t dim : {0, 2, 1}) (void)q.size(dim);
   EMBER_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op, ": Accept only 4 dims inputs shape of {B, H, T, K}");
   EMBER_CHECK(dropout_p == 0.0, op, ": Currently do not support dropout > 0");
   EMBER_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype(), op, ": Q/K/V should have the same data type, got ",
@@ -226,6 +228,14 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
                                                           const Tensor& key, const Tensor& value, const Tensor& out,
                                                           const Tensor& logsumexp, double dropout_p, bool is_causal,
                                                           const Tensor& attn_mask, std::optional<double> scale) {
+  // aten transposes (1, 2) each of these first: an IndexError for one with fewer dims.
+  for (const Tensor* t : {&grad_out, &query, &key, &value, &out, &logsumexp}) {
+    (void)wrap_dim(1, t->dim());
+    (void)wrap_dim(2, t->dim());
+  }
+  // ... and its kernel dispatches on the query's dtype before the forward's checks.
+  EMBER_CHECK_NOTIMPL(is_floating(query.dtype()), "\"flash_attention_backward\" not implemented for '",
+                      legacy_name(query.dtype()), "'");
   const Dims d = check_inputs(query, key, value, dropout_p, is_causal, attn_mask);
   Tensor q = dense(query), k = dense(key), v = dense(value), o = dense(out), lse = dense(logsumexp);
   Tensor go = dense_as(grad_out, q);

@@ -42,6 +42,7 @@ inline double zeta(double s, double q) {
                              -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
   const double eps = 1.11e-16;
   double sum = std::pow(q, -s), a = q, b = 0;
+  if (sum == 0) return 0.0;  // q > 1 and s so large that every term underflows
   int i = 0;
   while (i < 9 || a <= 9.0) {
     ++i;
@@ -71,7 +72,12 @@ inline double zeta(double s, double q) {
 inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
   double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
-  return sign * std::exp(std::lgamma(static_cast<double>(n) + 1.0)) * zeta(static_cast<double>(n) + 1.0, x);
+  const double lg = std::lgamma(static_cast<double>(n) + 1.0), z = zeta(static_cast<double>(n) + 1.0, x);
+  // For a huge n, n! overflows while zeta(n + 1, x) = x^-(n+1) + ... underflows (x > 1): their
+  // product is exp(lgamma(n + 1) - (n + 1) log x), not inf * 0.
+  if (z == 0 && x > 0 && std::isinf(std::exp(lg)))
+    return sign * std::exp(lg - (static_cast<double>(n) + 1.0) * std::log(x));
+  return sign * std::exp(lg) * z;
 }
 
 }  // namespace

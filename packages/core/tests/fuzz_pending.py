@@ -8,11 +8,6 @@ its fix lands -- nothing here is expected behaviour.
 from __future__ import annotations
 
 OPS: dict[str, str] = {
-    # 'same' + dilation with inf / NaN weights (fuzz edge values) on an expanded, strided input:
-    # torch gives +-inf at border outputs where the padded taps' 0 * inf would be NaN (ember's
-    # answer, and torch's own for a contiguous input) -- which torch path skips the padding is
-    # not yet known
-    "conv2d.padding": "values",
 }
 
 FUNCTIONAL: dict[str, str] = {

@@ -194,6 +194,45 @@ def _std_mean_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return spread, torch.mean(x, dim=dim, keepdim=keepdim)
 
 
+# --- convolution with zero padding and inf / NaN weights --------------------------------------
+
+CONV_DIMS = {"conv1d": 1, "conv2d": 2, "conv3d": 3}
+
+
+def _conv_parts(name: str, args: tuple, kwargs: dict) -> tuple:
+    n = CONV_DIMS[name]
+    x, w = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight")
+    bias, stride = _arg(args, kwargs, 2, "bias"), _arg(args, kwargs, 3, "stride", 1)
+    padding, dilation = _arg(args, kwargs, 4, "padding", 0), _arg(args, kwargs, 5, "dilation", 1)
+    groups = _arg(args, kwargs, 6, "groups", 1)
+
+    def per_dim(v: Any) -> list:
+        return list(v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list)) else [v] * n
+
+    if isinstance(padding, str):  # 'same' (stride 1): the total span split, the extra one last
+        spans = [d * (k - 1) for d, k in zip(per_dim(dilation), w.shape[2:], strict=True)]
+        pads = [(t // 2, t - t // 2) for t in spans] if padding == "same" else [(0, 0)] * n
+    else:
+        pads = [(p, p) for p in per_dim(padding)]
+    return x, w, bias, stride, pads, dilation, groups
+
+
+def _conv_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in CONV_DIMS:
+        return False
+    x, w, _, _, pads, _, _ = _conv_parts(name, args, kwargs)
+    return (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.dtype.is_floating_point
+            and w.dtype == x.dtype and x.dim() in (w.dim() - 1, w.dim()) and any(a or b for a, b in pads)
+            and not bool(torch.isfinite(w).all()))
+
+
+def _conv_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w, bias, stride, pads, dilation, groups = _conv_parts(name, args, kwargs)
+    flat = [v for a, b in reversed(pads) for v in (a, b)]  # F.pad: last dim first
+    xp = torch.nn.functional.pad(x, flat)  # the zeros, then a convolution with nothing to skip
+    return getattr(torch, name)(xp, w, bias, stride, 0, dilation, groups)
+
+
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
 
 FUSED_LISTS = {"_fused_adam_": 6, "_fused_adamw_": 6, "_fused_sgd_": 3}  # leading Tensor[] args
@@ -296,6 +335,16 @@ KNOWN_WRONG = [
         why="the mean of values holding +inf (and no -inf or NaN) is +inf, as torch.mean says; "
             "the spread part is torch.std / torch.var's own answer",
         applies=_std_mean_applies, correct=_std_mean_correct),
+    KnownWrong(
+        "conv-padding-nonfinite-weight",
+        torch_says="torch.conv2d(x, w, padding='same', dilation=2) with x of shape (2, 2, 6, 5) and "
+                   "w of shape (3, 2, 2, 2) holding nan / inf gives +-inf at border outputs: its "
+                   "oneDNN path never multiplies the padding, while its small-input path (x of "
+                   "shape (1, 1, 3, 3)) gives NaN there, as zero padding means",
+        why="zero padding is input 0 at the padded taps, and 0 * inf and 0 * NaN are NaN (IEEE): "
+            "the answer is the convolution of the explicitly zero-padded input, where no path "
+            "has a padded tap to skip",
+        applies=_conv_pad_applies, correct=_conv_pad_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

@@ -165,9 +165,12 @@ def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in POOL_BACKWARD or len(args) < 2:
         return False
     grad, x = args[0], args[1]
-    nd = POOL_BACKWARD[name]
-    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == nd
-            and x.dim() == nd and grad.shape[0] != x.shape[0])
+    nd = POOL_BACKWARD[name]  # an unbatched input's leading dim is its channels
+    if not (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == x.dim()
+            and x.dim() in (nd - 1, nd)):
+        return False
+    lead = x.dim() - (nd - 2)  # the dims before the pooled ones (the adaptive ops never check them)
+    return grad.shape[0] != x.shape[0] or ("adaptive" in name and grad.shape[:lead] != x.shape[:lead])
 
 
 def _avg_pool3d_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -231,6 +234,60 @@ def _conv_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
     flat = [v for a, b in reversed(pads) for v in (a, b)]  # F.pad: last dim first
     xp = torch.nn.functional.pad(x, flat)  # the zeros, then a convolution with nothing to skip
     return getattr(torch, name)(xp, w, bias, stride, 0, dilation, groups)
+
+
+# --- fused CPU attention with inconsistent query / key / value shapes -------------------------
+
+def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "_scaled_dot_product_flash_attention_for_cpu":
+        return False
+    q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+        return False
+    return q.dtype in (torch.float32, torch.float64) and (
+        k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
+
+
+def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
+
+
+# --- fused CPU attention reading a strided head dim as contiguous ----------------------------
+
+SDPA_FLASH = ("_scaled_dot_product_flash_attention_for_cpu",
+              "_scaled_dot_product_flash_attention_for_cpu_backward")
+
+
+def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in SDPA_FLASH:
+        return False
+    ts = [a for a in args if isinstance(a, torch.Tensor)]
+    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype in (torch.float32, torch.float64) for t in ts[:3])
+            and any(t.dim() == 4 and t.size(3) > 1 and t.stride(3) != 1 for t in ts))
+
+
+def _sdpa_stride_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    dense = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+    return getattr(torch.ops.aten, name)(*dense, **kwargs)
+
+
+# --- adaptive average pooling backward for an empty input ---------------------------------
+
+ADAPTIVE_BACKWARD = {"_adaptive_avg_pool2d_backward": 2, "_adaptive_avg_pool3d_backward": 3}
+
+
+def _adaptive_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ADAPTIVE_BACKWARD or len(args) < 2:
+        return False
+    grad, x = args[0], args[1]
+    n = ADAPTIVE_BACKWARD[name]
+    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dtype == x.dtype
+            and grad.dim() == x.dim() and x.dim() in (n + 1, n + 2) and x.numel() == 0
+            and all(s > 0 for s in grad.shape[1:]) and 0 in x.shape[-n:])
+
+
+def _adaptive_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    return torch.zeros_like(args[1], memory_format=torch.contiguous_format)
 
 
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
@@ -345,6 +402,33 @@ KNOWN_WRONG = [
             "the answer is the convolution of the explicitly zero-padded input, where no path "
             "has a padded tap to skip",
         applies=_conv_pad_applies, correct=_conv_pad_correct),
+    KnownWrong(
+        "sdpa-flash-inconsistent-shapes",
+        torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"
+                   " dtype=torch.float64), torch.ones(2, 3, 70, 4, dtype=torch.float64), torch.ones(2, 1,"
+                   " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
+                   " sizes of query, key and value are checked",
+        why="attention of queries over keys and values of other batches, heads or lengths is "
+            "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
+            "so that is the answer",
+        applies=_sdpa_shapes_applies, correct=_sdpa_shapes_correct),
+    KnownWrong(
+        "sdpa-flash-strided-head-dim",
+        torch_says="f = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu; q = "
+                   "torch.randn(2, 3, 5, 8, dtype=torch.float64)[..., ::2]; f(q, k, v, 0.0, True)[0] "
+                   "differs from f(q.contiguous(), k, v, 0.0, True)[0] by up to 1.7 (k, v: randn(2, "
+                   "3, 6, 4)): the kernel walks the head dim as if its stride were 1",
+        why="attention depends on the values, not on the layout; the answer is PyTorch's for "
+            "contiguous copies of the tensors",
+        applies=_sdpa_stride_applies, correct=_sdpa_stride_correct),
+    KnownWrong(
+        "adaptive-avg-pool-backward-empty-input",
+        torch_says="torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(2, 3, 3, 4), "
+                   "torch.ones(2, 3, 0, 9)) kills the process (its window arithmetic divides by the "
+                   "input's empty size)",
+        why="pooling an input without elements has no inputs to send a gradient to: the "
+            "gradient is the input's (empty) shape of zeros, as the forward's empty result says",
+        applies=_adaptive_empty_applies, correct=_adaptive_empty_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

@@ -187,8 +187,10 @@ void check_alpha(ScalarType result, const Scalar& alpha) {
 
 void check_int_divisor(ScalarType compute, const Tensor& divisor) {
   if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
-  bool zero = divisor.impl()->wrapped_number ? divisor.item().to_int() == 0
-                                             : any(eq(divisor, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
+  // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).
+  const Tensor d = divisor.dtype() == compute ? divisor : to_dtype(divisor, compute);
+  bool zero = divisor.impl()->wrapped_number ? d.item().to_int() == 0
+                                             : any(eq(d, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
   EMBER_CHECK(!zero, "ZeroDivisionError");
 }
 

@@ -1,6 +1,7 @@
 // Average pooling (windowed and adaptive) and their backward kernels. The backward ops are
 // ops of their own (avg_pool2d_backward, ...) so double backward is the forward op again.
 #include <algorithm>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -181,10 +182,16 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
-  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input.
-  EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
-                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
+  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input (its
+  // backward checks the divisor before).
+  const bool backward = std::string_view(name).find("backward") != std::string_view::npos;
+  auto read_planes = [&] {
+    EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
+                      -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
+  };
+  if (!backward) read_planes();
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  if (backward) read_planes();
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] > 0, "kernel size should be greater than zero, but got ",
@@ -235,12 +242,6 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
                 "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
   if (n == 3) check_rank();
-  bool to_one = true;
-  for (int i = 0; i < n; ++i) to_one = to_one && output_size[i] == 1;
-  // An all-ones output is a mean in PyTorch, which rejects integer input with its own message.
-  EMBER_CHECK(!to_one || is_floating(self.dtype()),
-              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-              "Got: ", legacy_name(self.dtype()));
   AvgGeometry g;
   g.count_include_pad = false;  // divisor: the window's size
   for (int i = 0; i < n; ++i) {
@@ -250,10 +251,13 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
     g.out[3 - n + i] = output_size[i];
   }
   // aten allocates the output ("Stride calculation overflowed") before its dtype dispatch, which
-  // an empty output skips.
+  // the 2-d kernel skips for an empty output.
   const DimVector out_shape = pool::out_shape(self, n, g.out);
   (void)contiguous_strides(out_shape);
-  if (!is_floating(self.dtype()) && compute_numel(out_shape) > 0) dtype_not_implemented(name, self.dtype());
+  if (!is_floating(self.dtype()) && (n == 3 || compute_numel(out_shape) > 0)) {
+    (void)empty(out_shape, self.dtype());  // aten's allocation (its out-of-memory error) comes first
+    dtype_not_implemented(name, self.dtype());
+  }
   g.tiles = true;
   for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
   g.adaptive = true;
@@ -284,8 +288,15 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeo
   // "pool-backward-batch-mismatch".
   EMBER_CHECK(std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()),
               name, ": grad_output has shape ", shape_str(grad_output.sizes()), ", expected ", shape_str(expect));
+  // aten's kernels take int64 and floats (3-d: float32 / float64 only); the 3-d backward
+  // dispatches on the input's dtype before it compares the gradient's, the 2-d one after.
+  const ScalarType dt = self.dtype();
+  const bool kernel_dtype = dt == ScalarType::Int64 || (n == 2 ? is_floating(dt)
+                                                               : dt == ScalarType::Float32 || dt == ScalarType::Float64);
+  if (n == 3 && !g.adaptive && !kernel_dtype) dtype_not_implemented("avg_pool3d_backward_out_frame", self.dtype());
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, ": expected grad_output of dtype ",
               legacy_name(self.dtype()), " but got ", legacy_name(grad_output.dtype()));
+  if (n == 2 && !g.adaptive && !kernel_dtype) dtype_not_implemented(name, self.dtype());
   const bool write_once = g.tiles && grad_output.numel() > 0;
   Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
@@ -389,6 +400,11 @@ Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int 
   // aten checks the dtypes next, then pools: nothing to do for an empty input.
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, "_out_cpu_template: Expected dtype ",
               c_type_name(self.dtype()), " for `grad_output` but got dtype ", c_type_name(grad_output.dtype()));
+  // A gradient of another batch or channel count: torch_known_wrong
+  // "pool-backward-batch-mismatch", also when the input is empty.
+  for (int64_t d = 0; d < self.dim() - n; ++d)
+    EMBER_CHECK(grad_output.size(d) == self.size(d), name, ": grad_output has size ", grad_output.size(d),
+                " in dim ", d, ", the input ", self.size(d));
   if (self.numel() == 0) return zeros(self.sizes(), self.dtype(), std::nullopt);
   DimVector osz;
   for (int i = 0; i < n; ++i) osz.push_back(grad_output.size(grad_output.dim() - n + i));

@@ -232,10 +232,18 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   if (!scalar_w && w.dim() > 0)  // a 0-d weight may have another dtype
     EMBER_CHECK(a.dtype() == w.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `weight` but got dtype ",
                 c_type_name(w.dtype()));
-  // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch.
+  // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch; a
+  // number weight is no operand there (it takes no part in the dtype an int input fails on).
+  auto dispatch = [&](ScalarType dt) {
+    EMBER_CHECK_NOTIMPL(is_floating(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+                        "\" not implemented for '", legacy_name(dt), "'");
+  };
+  if (scalar_w && !a.is_floating()) {
+    ElementwiseIter probe(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b});
+    dispatch(a.dtype());
+  }
   ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
-  EMBER_CHECK_NOTIMPL(a.is_floating(), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
-                      "\" not implemented for '", legacy_name(a.dtype()), "'");
+  dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
   pointwise_kernels().lerp(it, nullptr);
   it.finish();
   if (out.defined()) {

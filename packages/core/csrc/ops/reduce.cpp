@@ -476,6 +476,9 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
       return reduce(a, m, keepdim, ReduceKind::Sum, rt);
     }
   }
+  // A NaN order over one element per slice is that element's absolute value in aten (its
+  // pow(pow(|x|, p), 1 / p) would be NaN); other orders keep the power (|x|^p may overflow).
+  if (std::isnan(p) && reduced_count(x, m) == 1) return reduce(a, m, keepdim, ReduceKind::Max, rt);
   if (std::isinf(p)) {
     return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
   }

@@ -69,14 +69,29 @@ inline double zeta(double s, double q) {
   return sum;
 }
 
+// log zeta(s, x) for x > 0 where zeta itself underflows (s large): the terms (x + k)^-s relative
+// to the first, summed until negligible, then the tail as the integral of t^-s from x + K + 1/2.
+inline double log_zeta_large(double s, double x) {
+  const double lx = std::log(x);
+  double acc = 1.0;
+  int64_t k = 1;
+  for (; k <= 100000; ++k) {
+    const double r = std::exp(-s * (std::log(x + static_cast<double>(k)) - lx));
+    acc += r;
+    if (r < 1e-17 * acc) return -s * lx + std::log(acc);
+  }
+  const double t = x + static_cast<double>(k) - 0.5;
+  acc += std::exp(s * lx + (1.0 - s) * std::log(t) - std::log(s - 1.0));
+  return -s * lx + std::log(acc);
+}
+
 inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
   double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
-  const double lg = std::lgamma(static_cast<double>(n) + 1.0), z = zeta(static_cast<double>(n) + 1.0, x);
-  // For a huge n, n! overflows while zeta(n + 1, x) = x^-(n+1) + ... underflows (x > 1): their
-  // product is exp(lgamma(n + 1) - (n + 1) log x), not inf * 0.
-  if (z == 0 && x > 0 && std::isinf(std::exp(lg)))
-    return sign * std::exp(lg - (static_cast<double>(n) + 1.0) * std::log(x));
+  const double s = static_cast<double>(n) + 1.0, lg = std::lgamma(s), z = zeta(s, x);
+  // For a huge n, n! overflows while zeta(n + 1, x) underflows (x > 1): their product is
+  // exp(lgamma(n + 1) + log zeta(n + 1, x)), not inf * 0.
+  if (z == 0 && x > 0 && std::isinf(std::exp(lg))) return sign * std::exp(lg + log_zeta_large(s, x));
   return sign * std::exp(lg) * z;
 }
 

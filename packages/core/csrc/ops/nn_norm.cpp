@@ -193,6 +193,9 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
     else if (t == &running_mean || t == &running_var)
       EMBER_CHECK(training, what, " must be defined in evaluation mode");
   }
+  // Past those checks aten's 0-d input fails growing a SmallVector to a garbage size (a
+  // RuntimeError), a 1-d one reading size(1) (an IndexError).
+  EMBER_CHECK(input.dim() > 0, "batch_norm: a 0-d input has no channel dim");
   if (input.dim() < 2) (void)wrap_dim(1, input.dim());
   const NCS d = ncs(input);
   check_float(input, "batch_norm");  // the kernel's dtype dispatch comes after those checks

@@ -498,6 +498,7 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
 // ---- scans ----
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
                    bool is_prod, const Tensor* out) {
+  (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
   if (out && dtype)
     EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
                 c_type_name(out->dtype()), " instead");

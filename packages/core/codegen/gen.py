@@ -77,6 +77,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         out.append(f"static Tensor {n}_impl(const Tensor& out_, bool inplace_, {args}) {{")
         if op.bool_error:
             out.append(f'  EMBER_CHECK({tensors[0]}.dtype() != ScalarType::Bool, "{op.bool_error}");')
+        for cond, msg in op.checks:
+            out.append(f'  EMBER_CHECK({cond}, "{msg}");')
         out.append(f'  IterSpec spec{{"{n}", out_, inplace_, DtypeRule::{rule}}};')
         if op.out_dtype == "exact":
             out.append("  spec.out_rule = OutRule::Exact;")
@@ -84,7 +86,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         if any(p.name == "alpha" for p in s.cpp_params):
             out.append("  check_alpha(it.compute_dtype(), alpha);")
         if op.int_divisor:
-            out.append(f"  check_int_divisor(it.compute_dtype(), {op.int_divisor});")
+            # aten tests each divisor as its kernel meets it: never for an empty result
+            out.append(f"  if (it.numel() > 0) check_int_divisor(it.compute_dtype(), {op.int_divisor});")
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
         out.append(f"  pointwise_kernels().{op.kernel}(it, params_);")
@@ -147,8 +150,11 @@ def gen_kernels(kernels: dict) -> str:
     out.append("")
     for name, k in kernels.items():
         params = [pp.split(":") for pp in k.get("params", [])]
+        # PyTorch's kernels read each Scalar with a checked conversion (overflow error), to the
+        # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype.
         init = ", ".join(
-            f"p[{i}].to<{pt[1] if len(pt) > 1 else 'T'}>()" for i, pt in enumerate(params))
+            f"p[{i}].checked<{pt[1] if len(pt) > 1 else 'T'}>()" if len(pt) < 3
+            else f"static_cast<{pt[1]}>(p[{i}].checked<{pt[2]}>())" for i, pt in enumerate(params))
         out_t = "bool" if k.get("out") == "bool" else "scalar_t"
         loop = loops[k["arity"]]
         out.append(f"static void {name}_kernel(ElementwiseIter& it, const Scalar* p) {{")
@@ -340,7 +346,9 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
         # Escaped for the C++ string literal (str defaults are quoted: UPLO="L").
         text = binding_schema(op, kind == "function" and "out" in op.variants).replace('"', '\\"')
         all_numbers = str(op.schema.name in NUMBERS_AS_INPUT).lower()
-        sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers})')
+        aten = str(op.binding == "aten").lower()
+        sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers}, '
+                    f'{aten})')
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
              "  EMBER_PY_TRY",
@@ -446,8 +454,9 @@ def gen_op_list(ops: list[Op], kernels: dict) -> str:
         rows.append({
             "name": s.name, "overload": s.overload, "family": op.family, "kernel": op.kernel,
             "rule": op.rule, "variants": op.variants, "wrap": op.wrap, "aliases": op.aliases,
-            "namespace": op.namespace, "dtypes": k.get("dtypes"), "arity": k.get("arity"),
-            "params": [(p.type, p.name, p.default, p.kw_only) for p in s.params],
+            "namespace": op.namespace, "binding": op.binding, "dtypes": k.get("dtypes"),
+            "arity": k.get("arity"),
+            "params": [(p.type.replace("SymInt", "int"), p.name, p.default, p.kw_only) for p in s.params],
             "returns": [(r.type, r.name) for r in s.returns], "grad": op.grad,
             "schema": s.text,
         })

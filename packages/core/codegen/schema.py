@@ -23,7 +23,8 @@ class Param:
 
     @property
     def base(self) -> str:
-        t = self.type.rstrip("?")
+        # SymInt (PyTorch's symbolic int) is an int in C++; the runtime parser sees the name.
+        t = self.type.rstrip("?").replace("SymInt", "int")
         return re.sub(r"\[\d*\]", "[]", t)
 
 
@@ -66,8 +67,12 @@ class Op:
     out_dtype: str = "castable"  # out= dtype rule: castable | exact | any
     int_divisor: str | None = None  # param that must hold no zeros for integer division
     bool_error: str | None = None  # RuntimeError message for bool input
+    checks: list = field(default_factory=list)  # [C++ condition, RuntimeError message] before the iterator
     grad_name: str | None = None  # Node class name when PyTorch's differs from the default
     tensor_varargs: bool = False  # f(a, b) is also accepted for f([a, b]) (meshgrid, broadcast_tensors)
+    # "aten": PyTorch has this op only as torch.ops.aten.<name>, whose schema matcher converts
+    # the arguments (and raises RuntimeError on a mismatch); None: its Python arg parser
+    binding: str | None = None
     # per output of a multi-output op, as derivatives.yaml's: False ones never get a grad_fn
     output_differentiability: list[bool] | None = None
 
@@ -139,8 +144,10 @@ def load_ops(doc: dict) -> list[Op]:
                 out_dtype=e.get("out_dtype", "castable"),
                 int_divisor=e.get("int_divisor"),
                 bool_error=e.get("bool_error"),
+                checks=e.get("checks", []),
                 grad_name=e.get("grad_name"),
                 tensor_varargs=e.get("tensor_varargs", False),
+                binding=e.get("binding"),
                 output_differentiability=e.get("output_differentiability"),
             )
         )

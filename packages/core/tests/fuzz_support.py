@@ -110,7 +110,9 @@ class TS:
             dom = "special"
             if values is None and self.dtype in H.FLOAT_DTYPES:
                 values = EDGE_VALUES
-        return H.make_torch(H.T(tuple(shape), self.dtype, dom, "contig", values), g)
+        # A fresh tensor, as parity's Materializer makes: the values path ends in a reshape, a
+        # view in PyTorch (detach_ refuses it), while ember's twin is built new.
+        return H.make_torch(H.T(tuple(shape), self.dtype, dom, "contig", values), g).clone()
 
     def view(self, base: Any) -> Any:
         if self.offset and len(self.shape):

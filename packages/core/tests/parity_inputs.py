@@ -331,6 +331,8 @@ def check_exceptions(t_exc: BaseException | None, e_exc: BaseException | None,
 def ember_to_torch(e: Any) -> torch.Tensor:
     """Read an ember tensor's values back into torch (dtype and shape preserved)."""
     name = dtype_name(e.dtype)
+    if e.numel() == 0:  # no values to read; tolist() of a (2**32, 0) tensor is 2**32 lists
+        return torch.empty(tuple(e.shape), dtype=tdt(name))
     return torch.tensor(e.tolist(), dtype=tdt(name)).reshape(tuple(e.shape))
 
 

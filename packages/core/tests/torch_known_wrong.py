@@ -101,6 +101,34 @@ def _median_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return getattr(torch, name)(x.contiguous(), *args[1:], **rest)
 
 
+# --- nanmedian(dim) of an all-NaN slice ------------------------------------------------------
+
+def _nanmedian_nan_parts(args: tuple, kwargs: dict) -> tuple:
+    x = _arg(args, kwargs, 0, "input")
+    dim = _arg(args, kwargs, 1, "dim")
+    keepdim = _arg(args, kwargs, 2, "keepdim", False)
+    return x, dim, keepdim
+
+
+def _nanmedian_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "nanmedian":
+        return False
+    x, dim, keepdim = _nanmedian_nan_parts(args, kwargs)
+    if not (isinstance(x, torch.Tensor) and isinstance(dim, int) and not isinstance(dim, bool)
+            and isinstance(keepdim, bool) and x.dtype.is_floating_point and x.dim() > 0):
+        return False
+    nan = torch.isnan(x)
+    return x.shape[dim] > 1 and bool(nan.all(dim).any())
+
+
+def _nanmedian_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, dim, keepdim = _nanmedian_nan_parts(args, kwargs)
+    res = torch.nanmedian(x.contiguous(), dim, keepdim)
+    all_nan = torch.isnan(x).all(dim, keepdim=keepdim)
+    indices = torch.where(all_nan, torch.zeros_like(res.indices), res.indices)
+    return torch.return_types.nanmedian((res.values, indices))
+
+
 # --- polygamma(n >= 2, +-inf) ---------------------------------------------------------------
 
 def _polygamma_parts(args: tuple, kwargs: dict) -> tuple:
@@ -127,22 +155,139 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
-# --- 3-d pooling backward with a gradient of another batch size ----------------------------
+# --- 2-d / 3-d pooling backward with a gradient of another batch size ----------------------
 
-POOL3D_BACKWARD = ("avg_pool3d_backward", "_adaptive_avg_pool3d_backward")
+POOL_BACKWARD = {"avg_pool3d_backward": 5, "_adaptive_avg_pool3d_backward": 5,
+                 "avg_pool2d_backward": 4, "_adaptive_avg_pool2d_backward": 4}  # batched rank
 
 
 def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name not in POOL3D_BACKWARD or len(args) < 2:
+    if name not in POOL_BACKWARD or len(args) < 2:
         return False
     grad, x = args[0], args[1]
-    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == 5
-            and x.dim() == 5 and grad.shape[0] != x.shape[0])
+    nd = POOL_BACKWARD[name]  # an unbatched input's leading dim is its channels
+    if not (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == x.dim()
+            and x.dim() in (nd - 1, nd)):
+        return False
+    lead = x.dim() - (nd - 2)  # the dims before the pooled ones (the adaptive ops never check them)
+    return grad.shape[0] != x.shape[0] or ("adaptive" in name and grad.shape[:lead] != x.shape[:lead])
 
 
 def _avg_pool3d_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: grad_output has batch size {args[0].shape[0]}, "
                        f"the input {args[1].shape[0]}")
+
+
+# --- std_mean / var_mean of a slice holding an infinity -------------------------------------
+
+def _std_mean_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    return (name in ("std_mean", "var_mean") and isinstance(x, torch.Tensor)
+            and x.dtype.is_floating_point and bool(torch.isinf(x).any()))
+
+
+def _std_mean_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    spread = getattr(torch, name.split("_")[0])(*args, **kwargs)  # torch.std / torch.var
+    if len(args) > 1 and isinstance(args[1], bool):  # (input, unbiased): every dim
+        dim, keepdim = None, False
+    else:
+        dim = _arg(args, kwargs, 1, "dim")
+        keepdim = _arg(args, kwargs, 3, "keepdim", False)
+    return spread, torch.mean(x, dim=dim, keepdim=keepdim)
+
+
+# --- convolution with zero padding and inf / NaN weights --------------------------------------
+
+CONV_DIMS = {"conv1d": 1, "conv2d": 2, "conv3d": 3}
+
+
+def _conv_parts(name: str, args: tuple, kwargs: dict) -> tuple:
+    n = CONV_DIMS[name]
+    x, w = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight")
+    bias, stride = _arg(args, kwargs, 2, "bias"), _arg(args, kwargs, 3, "stride", 1)
+    padding, dilation = _arg(args, kwargs, 4, "padding", 0), _arg(args, kwargs, 5, "dilation", 1)
+    groups = _arg(args, kwargs, 6, "groups", 1)
+
+    def per_dim(v: Any) -> list:
+        return list(v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list)) else [v] * n
+
+    if isinstance(padding, str):  # 'same' (stride 1): the total span split, the extra one last
+        spans = [d * (k - 1) for d, k in zip(per_dim(dilation), w.shape[2:], strict=True)]
+        pads = [(t // 2, t - t // 2) for t in spans] if padding == "same" else [(0, 0)] * n
+    else:
+        pads = [(p, p) for p in per_dim(padding)]
+    return x, w, bias, stride, pads, dilation, groups
+
+
+def _conv_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in CONV_DIMS:
+        return False
+    x, w, _, _, pads, _, _ = _conv_parts(name, args, kwargs)
+    return (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.dtype.is_floating_point
+            and w.dtype == x.dtype and x.dim() in (w.dim() - 1, w.dim()) and any(a or b for a, b in pads)
+            and not bool(torch.isfinite(w).all()))
+
+
+def _conv_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w, bias, stride, pads, dilation, groups = _conv_parts(name, args, kwargs)
+    flat = [v for a, b in reversed(pads) for v in (a, b)]  # F.pad: last dim first
+    xp = torch.nn.functional.pad(x, flat)  # the zeros, then a convolution with nothing to skip
+    return getattr(torch, name)(xp, w, bias, stride, 0, dilation, groups)
+
+
+# --- fused CPU attention with inconsistent query / key / value shapes -------------------------
+
+def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "_scaled_dot_product_flash_attention_for_cpu":
+        return False
+    q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+        return False
+    return q.dtype in (torch.float32, torch.float64) and (
+        k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
+
+
+def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
+
+
+# --- fused CPU attention reading a strided head dim as contiguous ----------------------------
+
+SDPA_FLASH = ("_scaled_dot_product_flash_attention_for_cpu",
+              "_scaled_dot_product_flash_attention_for_cpu_backward")
+
+
+def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in SDPA_FLASH:
+        return False
+    ts = [a for a in args if isinstance(a, torch.Tensor)]
+    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype in (torch.float32, torch.float64) for t in ts[:3])
+            and any(t.dim() == 4 and t.size(3) > 1 and t.stride(3) != 1 for t in ts))
+
+
+def _sdpa_stride_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    dense = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+    return getattr(torch.ops.aten, name)(*dense, **kwargs)
+
+
+# --- adaptive average pooling backward for an empty input ---------------------------------
+
+ADAPTIVE_BACKWARD = {"_adaptive_avg_pool2d_backward": 2, "_adaptive_avg_pool3d_backward": 3}
+
+
+def _adaptive_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ADAPTIVE_BACKWARD or len(args) < 2:
+        return False
+    grad, x = args[0], args[1]
+    n = ADAPTIVE_BACKWARD[name]
+    return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dtype == x.dtype
+            and grad.dim() == x.dim() and x.dim() in (n + 1, n + 2) and x.numel() == 0
+            and all(s > 0 for s in grad.shape[1:]) and 0 in x.shape[-n:])
+
+
+def _adaptive_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    return torch.zeros_like(args[1], memory_format=torch.contiguous_format)
 
 
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
@@ -248,6 +393,16 @@ KNOWN_WRONG = [
             "by -1 give in PyTorch; a library call must never kill the process",
         applies=_int_min_applies, correct=_int_min_correct),
     KnownWrong(
+        "nanmedian-all-nan-index",
+        torch_says="torch.full((1, 4), nan).nanmedian(1).indices -> [2] (length 3: [0], 6: [3], "
+                   "9: [7]): std::nth_element run with a comparator that is no strict weak order "
+                   "once two NaNs meet (isnan(b) makes a < b and b < a both true), which is "
+                   "undefined behaviour",
+        why="every element of an all-NaN slice is its NaN median, so the index must not come "
+            "from undefined behaviour: the first NaN's, 0, as torch.median gives for a slice "
+            "holding NaN; the values (and other slices) are PyTorch's for the contiguous input",
+        applies=_nanmedian_nan_applies, correct=_nanmedian_nan_correct),
+    KnownWrong(
         "median-expanded-dim",
         torch_says="torch.tensor([3., 1, 2]).expand(4, 3).median(0) -> values [1, 4.6e-41, "
                    "4.6e-41] (reads memory outside the stride-0 dim); nanmedian the same",
@@ -263,15 +418,63 @@ KNOWN_WRONG = [
             "non-positive integer and has no limit: NaN",
         applies=_polygamma_applies, correct=_polygamma_correct),
     KnownWrong(
-        "pool3d-backward-batch-mismatch",
+        "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) and "
                    "torch.ops.aten._adaptive_avg_pool3d_backward(torch.ones(0, 2, 2, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7)) kill the process (SIGSEGV); with a larger batch "
-                   "they read past the gradient: the batch size of grad_output is never checked",
+                   "they read past the gradient (the 2-d ones too: avg_pool2d_backward("
+                   "torch.ones(3, 3, 4, 5), torch.ones(2, 3, 7, 9), [3], [2], [1], False, True, "
+                   "None) hangs or returns garbage, a batch of 0 gives zeros): the batch size of "
+                   "grad_output is never checked",
         why="a gradient for another batch than the input's has no meaning; PyTorch checks every "
             "other dim and raises RuntimeError for those, so that is the answer",
         applies=_avg_pool3d_backward_applies, correct=_avg_pool3d_backward_correct),
+    KnownWrong(
+        "std-mean-of-infinity",
+        torch_says="torch.std_mean(torch.tensor([inf, 1., 2.])) -> (nan, nan): its Welford "
+                   "pass updates the mean by (x - mean) / n, which is inf - inf once an "
+                   "infinity is in (an infinity in the last place gives inf); var_mean the same",
+        why="the mean of values holding +inf (and no -inf or NaN) is +inf, as torch.mean says; "
+            "the spread part is torch.std / torch.var's own answer",
+        applies=_std_mean_applies, correct=_std_mean_correct),
+    KnownWrong(
+        "conv-padding-nonfinite-weight",
+        torch_says="torch.conv2d(x, w, padding='same', dilation=2) with x of shape (2, 2, 6, 5) and "
+                   "w of shape (3, 2, 2, 2) holding nan / inf gives +-inf at border outputs: its "
+                   "oneDNN path never multiplies the padding, while its small-input path (x of "
+                   "shape (1, 1, 3, 3)) gives NaN there, as zero padding means",
+        why="zero padding is input 0 at the padded taps, and 0 * inf and 0 * NaN are NaN (IEEE): "
+            "the answer is the convolution of the explicitly zero-padded input, where no path "
+            "has a padded tap to skip",
+        applies=_conv_pad_applies, correct=_conv_pad_correct),
+    KnownWrong(
+        "sdpa-flash-inconsistent-shapes",
+        torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"
+                   " dtype=torch.float64), torch.ones(2, 3, 70, 4, dtype=torch.float64), torch.ones(2, 1,"
+                   " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
+                   " sizes of query, key and value are checked",
+        why="attention of queries over keys and values of other batches, heads or lengths is "
+            "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
+            "so that is the answer",
+        applies=_sdpa_shapes_applies, correct=_sdpa_shapes_correct),
+    KnownWrong(
+        "sdpa-flash-strided-head-dim",
+        torch_says="f = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu; q = "
+                   "torch.randn(2, 3, 5, 8, dtype=torch.float64)[..., ::2]; f(q, k, v, 0.0, True)[0] "
+                   "differs from f(q.contiguous(), k, v, 0.0, True)[0] by up to 1.7 (k, v: randn(2, "
+                   "3, 6, 4)): the kernel walks the head dim as if its stride were 1",
+        why="attention depends on the values, not on the layout; the answer is PyTorch's for "
+            "contiguous copies of the tensors",
+        applies=_sdpa_stride_applies, correct=_sdpa_stride_correct),
+    KnownWrong(
+        "adaptive-avg-pool-backward-empty-input",
+        torch_says="torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(2, 3, 3, 4), "
+                   "torch.ones(2, 3, 0, 9)) kills the process (its window arithmetic divides by the "
+                   "input's empty size)",
+        why="pooling an input without elements has no inputs to send a gradient to: the "
+            "gradient is the input's (empty) shape of zeros, as the forward's empty result says",
+        applies=_adaptive_empty_applies, correct=_adaptive_empty_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

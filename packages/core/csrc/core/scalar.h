@@ -3,7 +3,9 @@
 // flagged unsigned (PyTorch's uint64 Scalar): exact as a float, and refused by
 // the checked conversions to an integer type (fill_, alpha, clamp, full, ...).
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "scalar_type.h"
@@ -61,6 +63,11 @@ class Scalar {
       return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
     }
   }
+  // PyTorch's checked conversion (c10::checked_convert, how its kernels read a Scalar argument):
+  // the value must lie in T's range -- a float type also takes inf and NaN, an unsigned one
+  // negative ints down to -max (they wrap) -- or it is the overflow RuntimeError.
+  template <class T>
+  T checked() const;
   bool equal(double v) const { return to_double() == v; }
 
  private:
@@ -74,5 +81,59 @@ class Scalar {
     double d_;
   };
 };
+
+namespace scalar_detail {
+template <class T>
+constexpr const char* c10_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+  else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+  else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int";
+  else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+  else if constexpr (std::is_same_v<T, Half>) return "c10::Half";
+  else if constexpr (std::is_same_v<T, BFloat16>) return "c10::BFloat16";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else return "double";
+}
+// The largest finite value of a float type (Half and BFloat16 have no std::numeric_limits).
+template <class T>
+constexpr double float_max() {
+  if constexpr (std::is_same_v<T, Half>) return 65504.0;
+  else if constexpr (std::is_same_v<T, BFloat16>) return 3.3895313892515355e38;
+  else return static_cast<double>(std::numeric_limits<T>::max());
+}
+}  // namespace scalar_detail
+
+template <class T>
+T Scalar::checked() const {
+  if (kind_ == Kind::Bool) return to<T>();
+  if constexpr (std::is_same_v<T, bool>) {
+    return to_bool();  // c10's toBool() is a truth test (add(bool, bool, alpha=2) is fine)
+  } else if constexpr (std::is_integral_v<T>) {
+    constexpr bool is_unsigned = !std::is_signed_v<T>;
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (kind_ == Kind::Float) {
+      // c10 compares against max() as a double: 2^63 passes for int64, and the x86 conversion
+      // of that value (the "integer indefinite") is INT64_MIN, which is what PyTorch stores.
+      if (!(d_ >= lo && d_ <= hi)) overflow(scalar_detail::c10_name<T>());
+      if constexpr (std::is_same_v<T, int64_t>)
+        if (d_ >= 0x1p63) return std::numeric_limits<int64_t>::min();
+      return static_cast<T>(d_);
+    }
+    if (unsigned_) overflow(scalar_detail::c10_name<T>());
+    const bool fits = is_unsigned ? (i_ >= 0 ? static_cast<double>(i_) <= hi
+                                             : -static_cast<uint64_t>(i_) <= static_cast<uint64_t>(hi))
+                                  : static_cast<double>(i_) >= lo && static_cast<double>(i_) <= hi;
+    if (!fits) overflow(scalar_detail::c10_name<T>());
+    return static_cast<T>(i_);
+  } else {
+    const double d = to_double();
+    constexpr double mx = scalar_detail::float_max<T>();
+    if (!std::isinf(d) && !std::isnan(d) && (d < -mx || d > mx)) overflow(scalar_detail::c10_name<T>());
+    return static_cast<T>(static_cast<opmath_t<T>>(d));
+  }
+}
 
 }  // namespace ember

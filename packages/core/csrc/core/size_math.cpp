@@ -83,6 +83,7 @@ size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, si
     if (sizes[i] == 0) return 0;
     int64_t span = 0;
     overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span);
+    overflow |= span < 0;  // c10 computes in uint64: a negative stride's span overflows too
     overflow |= __builtin_add_overflow(last, span, &last);
   }
   if (overflow || __builtin_add_overflow(last, int64_t(1), &last) ||

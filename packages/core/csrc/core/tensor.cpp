@@ -36,8 +36,15 @@ void TensorImpl::refresh() {
   contiguous = c || n == 0;
 }
 
-int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }
-int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim())]; }
+// aten's TensorImpl::size(d) / stride(d): a 0-d tensor has no dim to wrap to (an IndexError).
+int64_t Tensor::size(int64_t d) const {
+  EMBER_CHECK_INDEX(dim() > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  return impl_->sizes[wrap_dim(d, dim())];
+}
+int64_t Tensor::stride(int64_t d) const {
+  EMBER_CHECK_INDEX(dim() > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  return impl_->strides[wrap_dim(d, dim())];
+}
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");

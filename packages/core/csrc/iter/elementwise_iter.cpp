@@ -117,7 +117,6 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
     } else {
       resize_out(out, shape);
     }
-    if (spec.check_overlap) check_no_internal_overlap(out);
     result_ = out;
     if (out.dtype() == want) {
       ops_[0] = out;
@@ -168,6 +167,9 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
 void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
   EMBER_CHECK(n + 1 <= kMaxOperands, spec.name, ": too many operands");
   ntensors_ = n + 1;
+  // TensorIterator checks the written-to tensor for internal overlap first: before the shapes
+  // broadcast, the dtypes are checked and an out= tensor is resized (which would hide it).
+  if (spec.out.defined() && spec.check_overlap) check_no_internal_overlap(spec.out);
   compute_dtypes(spec, inputs, n);
   // In-place ops broadcast into the target, so its shape joins the broadcast.
   bool into_out = spec.inplace && spec.out.defined();

@@ -141,44 +141,28 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return clone(self, MemoryFormat::Contiguous);
 }
 
-// PyTorch refuses values that don't fit the tensor's dtype when filling (but
-// wraps them in arithmetic, where they are promoted operands).
-void check_fits(const Scalar& v, ScalarType dt) {
-  bool ok = true;
-  if (is_integral(dt, false)) {
-    double lo, hi;
-    EMBER_DISPATCH_INT(dt, "fill_", [&] {
-      lo = double(std::numeric_limits<scalar_t>::lowest());
-      hi = double(std::numeric_limits<scalar_t>::max());
-    });
-    // Unsigned types also take negatives down to -max (they wrap), as in PyTorch.
-    if (lo == 0) lo = -hi;
-    if (v.is_float()) ok = std::isfinite(v.to_double()) && v.to_double() >= lo && v.to_double() <= hi;
-    else if (v.is_int()) ok = (dt == ScalarType::Int64) || (double(v.to_int()) >= lo && double(v.to_int()) <= hi);
-  } else if (is_floating(dt) && dt != ScalarType::Float64 && v.is_float() && std::isfinite(v.to_double())) {
-    double mx = dt == ScalarType::Float16 ? 65504.0 : dt == ScalarType::BFloat16 ? 3.3895313892515355e38
-                                                                             : 3.4028234663852886e38;
-    // Values that round to the largest finite value still fit.
-    ok = std::abs(v.to_double()) <= mx * (1 + 1e-3);
-  }
-  static const char* kNames[] = {"bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t",
-                                 "c10::Half", "c10::BFloat16", "float", "double"};
-  EMBER_CHECK(ok, "value cannot be converted to type ", kNames[static_cast<int>(dt)], " without overflow");
-}
-
-Tensor fill_(const Tensor& self, const Scalar& value) {
-  check_inplace(self, "fill_");
-  check_fits(value, self.dtype());
+// One value (a 0-d tensor of self's dtype) stored into every element of self.
+static void fill_with(const Tensor& self, const Tensor& v) {
   if (self.numel() > 0 && self.is_contiguous()) {
-    fill_contiguous(self, scalar_tensor(value, self.dtype()));
+    fill_contiguous(self, v);
   } else if (self.numel() > 0) {
     // Writing one value through an expanded (overlapping) view is fine for a fill.
     IterSpec spec{"fill_", self, true, DtypeRule::Promote, self.dtype(), false};
     spec.check_overlap = false;
-    ElementwiseIter it(spec, {scalar_tensor(value, self.dtype())});
+    ElementwiseIter it(spec, {v});
     cpu_kernels().copy(it);
   }
   self.bump_version();
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  check_inplace(self, "fill_");
+  // A number must fit the dtype (PyTorch's checked conversion), unlike a promoted operand --
+  // except in aten's one-element fill of a half or bfloat16 tensor, which converts unchecked.
+  const bool reduced = self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16;
+  if (!(reduced && self.numel() == 1))
+    EMBER_DISPATCH_ALL(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
+  fill_with(self, scalar_tensor(value, self.dtype()));
   return self;
 }
 
@@ -186,7 +170,10 @@ Tensor fill_(const Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
               value.dim(), " dimensions.");
   check_no_internal_overlap(self);  // the tensor overload copies, and refuses overlapping targets
-  return fill_(self, value.item());
+  check_inplace(self, "fill_");
+  // ... and converts the value as a tensor copy does: unchecked (inf into uint8 is 0, as in PyTorch).
+  fill_with(self, value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype()));
+  return self;
 }
 
 Tensor zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
@@ -199,9 +186,11 @@ void check_alpha(ScalarType result, const Scalar& alpha) {
 }
 
 void check_int_divisor(ScalarType compute, const Tensor& divisor) {
-  if (!is_integral(compute, true)) return;
-  bool zero = divisor.impl()->wrapped_number ? divisor.item().to_int() == 0
-                                             : any(eq(divisor, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
+  if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
+  // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).
+  const Tensor d = divisor.dtype() == compute ? divisor : to_dtype(divisor, compute);
+  bool zero = divisor.impl()->wrapped_number ? d.item().to_int() == 0
+                                             : any(eq(d, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
   EMBER_CHECK(!zero, "ZeroDivisionError");
 }
 

@@ -110,16 +110,31 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
 }
 }  // namespace
 
+// Where a range is written: out= itself when contiguous, else a temporary copied back after
+// (an out= of the right size keeps its strides, as in PyTorch).
+static Tensor contiguous_target(const Tensor& t) {
+  return t.is_contiguous() ? t : empty(t.sizes(), t.dtype());
+}
+
+// aten resizes a range's out= tensor only when its element count differs (a 0-d out of one
+// element stays 0-d).
+static Tensor range_out(const Tensor& out, int64_t n) {
+  return out.numel() == n ? out : resize_out(out, {n});
+}
+
 static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
                           std::optional<ScalarType> dtype, const Tensor* out) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
+  // aten's checks run inside its dtype dispatch: Bool fails before them.
+  EMBER_CHECK_NOTIMPL(dt != ScalarType::Bool, "\"arange_cpu\" not implemented for 'Bool'");
   int64_t n = arange_length(start, end, step, dt);
   double s = start.to_double(), st = step.to_double();
-  Tensor t = out ? resize_out(*out, {n}) : empty({n}, dt);
+  Tensor t = out ? range_out(*out, n) : empty({n}, dt);
   if (n == 0) return t;
+  Tensor w = contiguous_target(t);
   EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
-    scalar_t* p = t.data<scalar_t>();
+    scalar_t* p = w.data<scalar_t>();
     if constexpr (std::is_integral_v<scalar_t>) {
       // An integer dtype truncates start and step before stepping (the length still comes
       // from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. Wrapping
@@ -131,6 +146,7 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
     }
   });
+  if (!w.same(t)) copy_into(t, w);
   return t;
 }
 
@@ -152,51 +168,59 @@ Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step,
   return arange_impl(start, end, step, dtype, &out);
 }
 
-static Tensor linspace_impl(double s, double e, int64_t steps, ScalarType dt, const Tensor* out,
-                            double base, bool log) {
+static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt,
+                            const Tensor* out, double base, bool log) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  Tensor t = out ? resize_out(*out, {steps}) : empty({steps}, dt);
+  Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
   dt = t.dtype();
-  // Fill from both ends so the last value is exactly `end`.
-  if (is_integral(dt, true)) {
-    // Integer dtypes cast the endpoints first (so -3 is 253 for uint8), as PyTorch does.
+  if (steps == 0) return t;
+  // One step is aten's fill_ of the start (raised to `base` for logspace).
+  if (steps == 1) return fill_(t, log ? Scalar(std::pow(base, start.to_double())) : start);
+  double s = start.to_double(), e = end.to_double();
+  // aten's kernel reads both ends with its checked conversion to the dtype; integer dtypes
+  // then compute from the converted ends (so -3 is 253 for uint8). Bool: the dispatch below raises.
+  if (dt != ScalarType::Bool) {
     EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
-      s = static_cast<double>(static_cast<scalar_t>(s));
-      e = static_cast<double>(static_cast<scalar_t>(e));
+      const scalar_t a = start.checked<scalar_t>(), b = end.checked<scalar_t>();
+      if (is_integral(dt, false)) {
+        s = static_cast<double>(a);
+        e = static_cast<double>(b);
+      }
     });
   }
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
+  Tensor w = contiguous_target(t);
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
-    scalar_t* p = t.data<scalar_t>();
+    scalar_t* p = w.data<scalar_t>();
     for (int64_t i = 0; i < steps; ++i) {
       double v = i < half ? s + step * static_cast<double>(i)
                           : e - step * static_cast<double>(steps - 1 - i);
-      if (steps == 1) v = s;
       if (log) v = std::pow(base, v);
       p[i] = static_cast<scalar_t>(v);
     }
   });
+  if (!w.same(t)) copy_into(t, w);
   return t;
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start.to_double(), end.to_double(), steps, or_default(dtype), nullptr, 0, false);
+  return linspace_impl(start, end, steps, or_default(dtype), nullptr, 0, false);
 }
 Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType>,
                     std::optional<Device>, const Tensor& out) {
-  return linspace_impl(start.to_double(), end.to_double(), steps, out.dtype(), &out, 0, false);
+  return linspace_impl(start, end, steps, out.dtype(), &out, 0, false);
 }
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start.to_double(), end.to_double(), steps, or_default(dtype), nullptr, base, true);
+  return linspace_impl(start, end, steps, or_default(dtype), nullptr, base, true);
 }
 Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base,
                     std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
-  return linspace_impl(start.to_double(), end.to_double(), steps, out.dtype(), &out, base, true);
+  return linspace_impl(start, end, steps, out.dtype(), &out, base, true);
 }
 
 static Tensor eye_fill(const Tensor& t, int64_t n, int64_t m) {

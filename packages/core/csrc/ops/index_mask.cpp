@@ -108,7 +108,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
   DimVector bs = broadcast_shapes(self.sizes(), mask.sizes());
   EMBER_CHECK(same_shape(bs, self.sizes()), "masked_fill_: the size of the mask ", shape_str(mask.sizes()),
               " must be broadcastable to the size of self ", shape_str(self.sizes()));
-  check_fits(value, self.dtype());
+  EMBER_DISPATCH_ALL(self.dtype(), "masked_fill_", [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
   Tensor v = scalar_tensor(value, self.dtype());
   Tensor dst = self.is_contiguous() ? self : clone(self, MemoryFormat::Contiguous);
   Tensor m = dense(expand(mask, self.sizes(), false));

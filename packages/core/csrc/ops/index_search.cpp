@@ -177,7 +177,6 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
   EMBER_CHECK(out.dtype() == dt, "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
               "input ", c_type_name(dt), " and hist ", c_type_name(out.dtype()));
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
-  if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
   double lo = min.to_double(), hi = max.to_double();
   EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
   std::vector<double> v = as_doubles(input);
@@ -190,6 +189,14 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
     hi += 1;
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  // aten writes the bin edges with linspace into a tensor of the input's dtype (its checked
+  // conversion of both ends), then dispatches on the dtype.
+  if (dt != ScalarType::Bool)
+    EMBER_DISPATCH_ALL(dt, "histc", [&] {
+      (void)Scalar(lo).checked<scalar_t>();
+      (void)Scalar(hi).checked<scalar_t>();
+    });
+  if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
   std::vector<double> counts(bins, 0.0);
   resize_out(out, {bins});
   EMBER_DISPATCH_FLOAT(dt, "histc", [&] {

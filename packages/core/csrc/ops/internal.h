@@ -13,4 +13,17 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 // Resize an out= tensor to `sizes` (contiguous), keeping its storage if big enough.
 const Tensor& resize_out(const Tensor& out, IntArrayRef sizes);
 
+// aten's dim_list_to_bitset: each dim wrapped (a 0-d tensor takes 0 and -1) and none listed
+// twice -- also for a 0-d tensor, where both wrap to 0.
+inline uint64_t dim_list_bits(IntArrayRef dims, int64_t nd) {
+  EMBER_CHECK(nd <= 64, "only tensors with up to 64 dims are supported");
+  uint64_t bits = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd);
+    EMBER_CHECK(!((bits >> w) & 1u), "dim ", w, " appears multiple times in the list of dims");
+    bits |= uint64_t(1) << w;
+  }
+  return bits;
+}
+
 }  // namespace ember

@@ -31,6 +31,8 @@ struct Dims {
 Dims check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, bool is_causal,
                   const Tensor& mask) {
   const char* op = "scaled_dot_product_attention_flash_attention";
+  // aten reads the query's sizes 0, 2 and 1 before any check: an IndexError below 3 dims.
+  for (int64_t dim : {0, 2, 1}) (void)q.size(dim);
   EMBER_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op, ": Accept only 4 dims inputs shape of {B, H, T, K}");
   EMBER_CHECK(dropout_p == 0.0, op, ": Currently do not support dropout > 0");
   EMBER_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype(), op, ": Q/K/V should have the same data type, got ",
@@ -44,7 +46,8 @@ Dims check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, double drop
   EMBER_CHECK(k.size(3) == d.E && v.size(2) == d.S, op, ": Q/K/V shapes do not match: ", shape_str(q.sizes()), ", ",
               shape_str(k.sizes()), " and ", shape_str(v.sizes()));
   if (mask.defined()) {
-    EMBER_CHECK(mask.dtype() == q.dtype(), op, ": Attention mask is the same data type as query, got ",
+    // aten takes a float32 mask beside any query dtype (its accumulation type), or the query's.
+    EMBER_CHECK(mask.dtype() == q.dtype() || mask.dtype() == ScalarType::Float32, op, ": Attention mask is the same data type as query, got ",
                 dtype_name(mask.dtype()), " and ", dtype_name(q.dtype()));
     EMBER_CHECK(mask.dim() <= 4, op, ": attn_mask must have at most 4 dims, got ", shape_str(mask.sizes()));
   }
@@ -212,7 +215,9 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   const Dims d = check_inputs(query, key, value, dropout_p, is_causal, attn_mask);
   Tensor q = dense(query), k = dense(key), v = dense(value);
   Tensor out = empty({d.B, d.H, d.L, d.Ev}, q.dtype()), lse = empty({d.B, d.H, d.L}, q.dtype());
-  const MaskView mv = mask_view(attn_mask, d);
+  const Tensor mask = attn_mask.defined() && attn_mask.dtype() != q.dtype() ? to_dtype(attn_mask, q.dtype())
+                                                                          : attn_mask;
+  const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
   if (out.numel() == 0 && lse.numel() == 0) return {out, lse};
   if (q.dtype() == ScalarType::Float32)
@@ -226,6 +231,16 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
                                                           const Tensor& key, const Tensor& value, const Tensor& out,
                                                           const Tensor& logsumexp, double dropout_p, bool is_causal,
                                                           const Tensor& attn_mask, std::optional<double> scale) {
+  // aten transposes (1, 2) each of these first: an IndexError for one with fewer dims.
+  for (const Tensor* t : {&grad_out, &query, &key, &value, &out, &logsumexp}) {
+    (void)wrap_dim(1, t->dim());
+    (void)wrap_dim(2, t->dim());
+  }
+  // ... and its kernel dispatches on the query's dtype before the forward's checks.
+  EMBER_CHECK_NOTIMPL(is_floating(query.dtype()), "\"flash_attention_backward\" not implemented for '",
+                      legacy_name(query.dtype()), "'");
+  // The kernel reads the head size (dim 3) of the query, key and value: an IndexError below 4 dims.
+  for (const Tensor* t : {&query, &key, &value}) (void)t->size(3);
   const Dims d = check_inputs(query, key, value, dropout_p, is_causal, attn_mask);
   Tensor q = dense(query), k = dense(key), v = dense(value), o = dense(out), lse = dense(logsumexp);
   Tensor go = dense_as(grad_out, q);
@@ -235,7 +250,9 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
   // dq is written block by block; dk and dv gather every block's share
   Tensor dq = empty(q.sizes(), q.dtype()), dk = zeros(k.sizes(), q.dtype(), std::nullopt),
          dv = zeros(v.sizes(), q.dtype(), std::nullopt);
-  const MaskView mv = mask_view(attn_mask, d);
+  const Tensor mask = attn_mask.defined() && attn_mask.dtype() != q.dtype() ? to_dtype(attn_mask, q.dtype())
+                                                                          : attn_mask;
+  const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
   if (q.dtype() == ScalarType::Float32)
     backward_impl<float>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);

@@ -23,6 +23,10 @@ struct Layout {
 Layout layout_of(const Tensor& self, const Tensor& target, bool backward) {
   EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  // aten's forward checks the target dtype between the ranks and the sizes.
+  if (!backward)
+    EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+                "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
   Layout l;
   if (self.dim() == 1) {
     // aten's backward only asks size(0) to agree (then reads target[0]); its forward wants one target.

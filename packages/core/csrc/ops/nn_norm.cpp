@@ -175,22 +175,41 @@ EMBER_ISA_VARIANTS(bn_backward, BnArgs)
 Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                      const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   (void)cudnn_enabled;
-  // PyTorch reads size(1) first: a 0-d / 1-d input fails as a dim error
-  if (input.dim() < 2) (void)wrap_dim(1, input.dim());
-  // aten's order: the running stats in evaluation mode, the sizes, training's both-or-neither, the dtype
-  EMBER_CHECK(training || running_mean.defined(), "running_mean must be defined in evaluation mode");
-  EMBER_CHECK(training || running_var.defined(), "running_var must be defined in evaluation mode");
-  const NCS d = ncs(input);
-  for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"},
-                                {&running_mean, "running_mean"}, {&running_var, "running_var"}}) {
-    if (t->defined())
-      EMBER_CHECK(t->numel() == d.c, what, " should contain ", d.c, " elements not ", t->numel());
+  // aten: an empty input is input.clone() (times weight[0], plus bias[0]), nothing else checked.
+  if (input.numel() == 0) {
+    Tensor out = clone(input, std::nullopt);
+    if (weight.defined()) out = mul(out, select(weight, 0, 0));
+    if (bias.defined()) out = add(out, select(bias, 0, 0), Scalar(int64_t(1)));
+    return out;
   }
-  EMBER_CHECK_VALUE(input.numel() == 0 || running_mean.defined() == running_var.defined(),
+  // aten reads input.sizes()[1] unchecked: below 2 dims that is 0 (an unused inline slot), so
+  // the per-channel tensors meet 0 channels before such an input fails as a dim error.
+  const int64_t channels = input.dim() >= 2 ? input.size(1) : 0;
+  // aten's order: the running stats (or their absence in evaluation mode), then weight and bias.
+  for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&running_mean, "running_mean"},
+                                {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}) {
+    if (t->defined())
+      EMBER_CHECK(t->numel() == channels, what, " should contain ", channels, " elements not ", t->numel());
+    else if (t == &running_mean || t == &running_var)
+      EMBER_CHECK(training, what, " must be defined in evaluation mode");
+  }
+  EMBER_CHECK_VALUE(running_mean.defined() == running_var.defined(),
                     "running_mean and running_var must either both be None or neither be None");
-  check_float(input, "batch_norm");
+  // Past those checks aten's 0-d input fails growing a SmallVector to a garbage size (a
+  // RuntimeError), a 1-d one reading size(1) (an IndexError).
+  EMBER_CHECK(input.dim() > 0, "batch_norm: a 0-d input has no channel dim");
+  if (input.dim() < 2) (void)wrap_dim(1, input.dim());
+  const NCS d = ncs(input);
+  check_float(input, "batch_norm");  // the kernel's dtype dispatch comes after those checks
   check_affine(weight, input);
   check_affine(bias, input);
+  // The running stats are read as the input's dtype (float32 stats also serve a half input).
+  for (const Tensor* t : {&running_mean, &running_var}) {
+    const bool reduced = input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16;
+    if (t->defined() && !(reduced && t->dtype() == ScalarType::Float32))
+      EMBER_CHECK(t->dtype() == input.dtype(), "expected scalar type ", legacy_name(input.dtype()), " but found ",
+                  legacy_name(t->dtype()));
+  }
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   const bool batch_stats = training;

@@ -14,8 +14,9 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   Tensor idx = contiguous(self, MemoryFormat::Contiguous);
   const int64_t n = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
+  // aten: an empty input needs a positive num_classes (0 and -1 alike).
+  EMBER_CHECK(n > 0 || num_classes > 0, "Can not infer total number of classes from empty tensor.");
   if (num_classes == -1) {
-    EMBER_CHECK(n > 0, "Can not infer total number of classes from empty tensor.");
     num_classes = add_or_fail(*std::max_element(ip, ip + n), 1, "one_hot");
   }
   if (n > 0) {

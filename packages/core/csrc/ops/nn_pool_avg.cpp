@@ -1,10 +1,12 @@
 // Average pooling (windowed and adaptive) and their backward kernels. The backward ops are
 // ops of their own (avg_pool2d_backward, ...) so double backward is the forward op again.
 #include <algorithm>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "../core/parallel.h"
+#include "checks.h"
 #include "nn_pool.h"
 #include "ops.h"
 
@@ -180,10 +182,16 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
-  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input.
-  EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
-                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
+  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input (its
+  // backward checks the divisor before).
+  const bool backward = std::string_view(name).find("backward") != std::string_view::npos;
+  auto read_planes = [&] {
+    EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
+                      -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
+  };
+  if (!backward) read_planes();
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  if (backward) read_planes();
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] > 0, "kernel size should be greater than zero, but got ",
@@ -220,23 +228,20 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
 }
 
 AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
-  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
-  const IntArrayRef output_size(output_size_v);
+  const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": output_size must be ", n);
-  EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
-              "D tensor, but got ", shape_str(self.sizes()));
-  // PyTorch's 2-d kernel only requires non-empty spatial dims; the 3-d one every non-batch dim.
-  for (int64_t i = n == 2 ? self.dim() - 2 : 1; i < self.dim(); ++i)
+  auto check_rank = [&] {
+    EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
+                "D tensor, but got ", shape_str(self.sizes()));
+  };
+  // PyTorch's 2-d kernel checks the rank, then non-empty spatial dims; the 3-d one every
+  // non-batch dim first, then the rank.
+  if (n == 2) check_rank();
+  for (int64_t i = n == 2 ? std::max<int64_t>(self.dim() - 2, 0) : 1; i < self.dim(); ++i)
     EMBER_CHECK(self.size(i) > 0, name,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
-  bool to_one = true;
-  for (int i = 0; i < n; ++i) to_one = to_one && output_size[i] == 1;
-  // An all-ones output is a mean in PyTorch, which rejects integer input with its own message.
-  EMBER_CHECK(!to_one || is_floating(self.dtype()),
-              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-              "Got: ", legacy_name(self.dtype()));
-  if (!is_floating(self.dtype())) dtype_not_implemented(name, self.dtype());
+  if (n == 3) check_rank();
   AvgGeometry g;
   g.count_include_pad = false;  // divisor: the window's size
   for (int i = 0; i < n; ++i) {
@@ -244,6 +249,14 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
                 shape_str(output_size));
     g.in[3 - n + i] = self.size(self.dim() - n + i);
     g.out[3 - n + i] = output_size[i];
+  }
+  // aten allocates the output ("Stride calculation overflowed") before its dtype dispatch, which
+  // the 2-d kernel skips for an empty output.
+  const DimVector out_shape = pool::out_shape(self, n, g.out);
+  (void)contiguous_strides(out_shape);
+  if (!is_floating(self.dtype()) && (n == 3 || compute_numel(out_shape) > 0)) {
+    (void)empty(out_shape, self.dtype());  // aten's allocation (its out-of-memory error) comes first
+    dtype_not_implemented(name, self.dtype());
   }
   g.tiles = true;
   for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
@@ -271,11 +284,22 @@ Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
 
 Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeometry g, const char* name) {
   DimVector expect = pool::out_shape(self, n, g.out);
-  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(expect.size()) &&
-                  std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()),
+  // aten checks the channel and pooled dims (check_dim_size), not the batch dim.
+  const int64_t nd = self.dim();
+  for (int64_t d = nd - n - 1; d < nd; ++d) check_dim_size(grad_output, nd, d, expect[d]);
+  // aten never checks the batch (it reads past a smaller gradient): torch_known_wrong.py
+  // "pool-backward-batch-mismatch".
+  EMBER_CHECK(std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()),
               name, ": grad_output has shape ", shape_str(grad_output.sizes()), ", expected ", shape_str(expect));
+  // aten's kernels take int64 and floats (3-d: float32 / float64 only); the 3-d backward
+  // dispatches on the input's dtype before it compares the gradient's, the 2-d one after.
+  const ScalarType dt = self.dtype();
+  const bool kernel_dtype = dt == ScalarType::Int64 || (n == 2 ? is_floating(dt)
+                                                               : dt == ScalarType::Float32 || dt == ScalarType::Float64);
+  if (n == 3 && !g.adaptive && !kernel_dtype) dtype_not_implemented("avg_pool3d_backward_out_frame", self.dtype());
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, ": expected grad_output of dtype ",
               legacy_name(self.dtype()), " but got ", legacy_name(grad_output.dtype()));
+  if (n == 2 && !g.adaptive && !kernel_dtype) dtype_not_implemented(name, self.dtype());
   const bool write_once = g.tiles && grad_output.numel() > 0;
   Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
@@ -325,22 +349,66 @@ Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArr
                       "avg_pool3d_backward");
 }
 
+namespace {
+// aten's composite adaptive_avg_pool{2,3}d: output_size checked, and an all-ones output is a
+// mean over the pooled dims (no rank or non-empty checks), else the pooling kernel.
+Tensor adaptive_avg_nd(const Tensor& self, int n, IntArrayRef output_size, const char* name) {
+  EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": output_size must be ", n);
+  bool ones = true, nonneg = true;
+  for (int64_t v : output_size) {
+    ones = ones && v == 1;
+    nonneg = nonneg && v >= 0;
+  }
+  if (!nonneg) {
+    std::string got;
+    for (size_t i = 0; i < output_size.size(); ++i)
+      got += (i ? (i == 1 ? ", " : ",") : "") + std::to_string(output_size[i]);
+    fail(ErrorKind::Runtime, name, ": elements of output_size must be greater than or equal to 0 but received {",
+         got, "}");
+  }
+  if (ones) {
+    const int64_t dims3[] = {-1, -2, -3};
+    return mean(self, IntArrayRef(dims3, static_cast<size_t>(n)), true, std::nullopt);
+  }
+  return avg_forward(self, n, adaptive_geometry(self, n, output_size, name), name);
+}
+}  // namespace
+
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  return avg_forward(self, 2, adaptive_geometry(self, 2, output_size, "adaptive_avg_pool2d"), "adaptive_avg_pool2d");
+  return adaptive_avg_nd(self, 2, output_size, "adaptive_avg_pool2d");
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
-  return avg_forward(self, 3, adaptive_geometry(self, 3, output_size, "adaptive_avg_pool3d"), "adaptive_avg_pool3d");
+  return adaptive_avg_nd(self, 3, output_size, "adaptive_avg_pool3d");
 }
 
 namespace {
 // The adaptive backward recovers output_size from grad_output's trailing dims.
 Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int n, const char* name) {
-  EMBER_CHECK(grad_output.dim() == self.dim(), name, ": grad_output and self must have the same rank");
   for (int64_t i = 1; i < grad_output.dim(); ++i)
     EMBER_CHECK(grad_output.size(i) > 0, name,
                 "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
                 shape_str(grad_output.sizes()), " with dimension ", i, " being empty");
+  // aten's 2-d backward checks the gradient's rank; the 3-d one wants the gradient of the
+  // input's rank, then reads the input's last four sizes (an IndexError when missing).
+  if (n == 2) {
+    EMBER_CHECK(grad_output.dim() == 3 || grad_output.dim() == 4, name,
+                "_out_cpu_template: Expected 3D or 4D tensor, but got ", shape_str(grad_output.sizes()));
+  } else {
+    EMBER_CHECK(grad_output.dim() == self.dim(), name, "_out_cpu_template: Expected dimensions ", self.dim(),
+                " for `gradOutput_` but got dimensions ", grad_output.dim());
+    for (int64_t d = -4; d < 0; ++d) (void)self.size(d);
+  }
+  EMBER_CHECK(grad_output.dim() == self.dim(), name, ": grad_output and self must have the same rank");
+  // aten checks the dtypes next, then pools: nothing to do for an empty input.
+  EMBER_CHECK(grad_output.dtype() == self.dtype(), name, "_out_cpu_template: Expected dtype ",
+              c_type_name(self.dtype()), " for `grad_output` but got dtype ", c_type_name(grad_output.dtype()));
+  // A gradient of another batch or channel count: torch_known_wrong
+  // "pool-backward-batch-mismatch", also when the input is empty.
+  for (int64_t d = 0; d < self.dim() - n; ++d)
+    EMBER_CHECK(grad_output.size(d) == self.size(d), name, ": grad_output has size ", grad_output.size(d),
+                " in dim ", d, ", the input ", self.size(d));
+  if (self.numel() == 0) return zeros(self.sizes(), self.dtype(), std::nullopt);
   DimVector osz;
   for (int i = 0; i < n; ++i) osz.push_back(grad_output.size(grad_output.dim() - n + i));
   return avg_backward(grad_output, self, n, adaptive_geometry(self, n, osz, name), name);

@@ -142,8 +142,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
-  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
-  const IntArrayRef output_size(output_size_v);
+  const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": internal error: output_size.size() must be ", n);
   (void)0;
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
@@ -203,8 +202,7 @@ bool same_sizes(const Tensor& a, const Tensor& b) {
 }
 
 Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef output_size_arg, int n, const char* name) {
-  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
-  const IntArrayRef output_size(output_size_v);
+  const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "elements in indices should be type int64 but got: ",
               legacy_name(indices.dtype()));
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "There should be exactly ", n,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 #include "../autograd/formulas_nn_rnn.h"
@@ -281,18 +282,47 @@ T* mptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
 }  // namespace
 
 void check_cell(const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh) {
-  (void)op;
+  // aten 2.13 reads and checks in a per-cell order (a read of a missing dim is an IndexError):
+  //   rnn: hidden size (w_hh.size(1)), weight_ih, weight_hh, input, hidden states;
+  //   gru: input, hidden size, hidden states, weight_ih, weight_hh;
+  //   lstm: hidden size, input, weight_ih, weight_hh, hidden states.
+  const std::string_view name(op);
+  const bool gru = name == "gru_cell", lstm = name == "lstm_cell";
+  const int64_t gates = gru ? 3 : lstm ? 4 : 1;
+  auto check_input = [&] {
+    const int64_t want = w_ih.size(1), in = input.size(1);
+    EMBER_CHECK(in == want, "input has inconsistent input_size: got ", in, " expected ", want);
+  };
+  auto check_weights = [&](int64_t hidden) {
+    EMBER_CHECK(w_ih.size(0) == gates * hidden, "weight_ih first dim must be ", gates, " * hidden_size = ",
+                gates * hidden, ", but got ", w_ih.size(0));
+    EMBER_CHECK(w_hh.size(0) == gates * hidden, "weight_hh first dim must be ", gates, " * hidden_size = ",
+                gates * hidden, ", but got ", w_hh.size(0));
+  };
+  auto check_hidden = [&](int64_t hidden) {
+    for (size_t i = 0; i < hx.size(); ++i) {
+      const Tensor& h = hx[i];
+      EMBER_CHECK(input.size(0) == h.size(0), "Input batch size ", input.size(0), " doesn't match hidden", i,
+                  " batch size ", h.size(0));
+      EMBER_CHECK(h.size(1) == hidden, "hidden", i, " has inconsistent hidden_size: got ", h.size(1),
+                  ", expected ", hidden);
+    }
+  };
+  if (gru) {
+    check_input();
+    const int64_t hidden = w_hh.size(1);
+    check_hidden(hidden);
+    check_weights(hidden);
+  } else {
+    const int64_t hidden = w_hh.size(1);
+    if (lstm) check_input();
+    check_weights(hidden);
+    if (!lstm) check_input();
+    check_hidden(hidden);
+  }
+  // Weights of more dims fail later in aten (linear's t()); here before any gate math.
   EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, op, ": expected 2-D weights, got w_ih of ", w_ih.dim(),
               " and w_hh of ", w_hh.dim(), " dimensions");
-  int64_t in = input.size(1);  // IndexError for a 1-D input, as PyTorch
-  EMBER_CHECK(in == w_ih.size(1), "input has inconsistent input_size: got ", in, " expected ", w_ih.size(1));
-  for (size_t i = 0; i < hx.size(); ++i) {
-    const Tensor& h = hx[i];
-    EMBER_CHECK(input.size(0) == h.size(0), "Input batch size ", input.size(0), " doesn't match hidden", i,
-                " batch size ", h.size(0));
-    EMBER_CHECK(h.size(1) == w_hh.size(1), "hidden", i, " has inconsistent hidden_size: got ", h.size(1),
-                ", expected ", w_hh.size(1));
-  }
 }
 
 Tensor gate_matrix(const Tensor& x, const Tensor& w, const Tensor& b) {

@@ -142,6 +142,7 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
   const char* name = log ? "log_softmax" : "softmax";
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(input.dim(), 1));
   Tensor x = dtype && *dtype != input.dtype() ? to_dtype(input, *dtype) : input;
+  if (x.numel() == 0) return empty(x.sizes(), x.dtype());  // aten returns before its dtype dispatch
   EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
               "\" not implemented for '", legacy_name(x.dtype()), "'");
   (void)name;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../core/parallel.h"
+#include "checks.h"
 #include "nn_pool.h"
 #include "ops.h"
 
@@ -225,6 +226,15 @@ void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y
   });
 }
 
+// aten computes the interpolation indices (a dtype dispatch) once the output is allocated, before
+// it looks at the batch: an unsupported dtype fails for an empty input too.
+void check_dtype(Mode mode, ScalarType dt) {
+  const bool nearest = mode == Mode::Nearest || mode == Mode::NearestExact;
+  if (is_floating(dt) || (nearest && dt == ScalarType::UInt8)) return;
+  const char* what = nearest ? "nearest" : mode == Mode::Cubic ? "cubic" : "linear";
+  fail(ErrorKind::NotImplemented, "\"compute_indices_weights_", what, "\" not implemented for '", legacy_name(dt), "'");
+}
+
 std::string dims_text(int n, const Arr3& v) {
   const char* names[3] = {"D", "H", "W"};
   std::string s;
@@ -234,9 +244,8 @@ std::string dims_text(int n, const Arr3& v) {
 
 Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef output_size_arg, bool align_corners,
                   std::array<std::optional<double>, 3> scales) {
-  const DimVector input_size_v = pool::expand_ints(input_size_arg, n + 2);
-  const DimVector output_size_v = pool::expand_ints(output_size_arg, n);
-  const IntArrayRef input_size(input_size_v), output_size(output_size_v);
+  // Lengths as given: a 1-element list is not broadcast (only a bare int is, by the parser).
+  const IntArrayRef input_size(input_size_arg), output_size(output_size_arg);
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "It is expected output_size equals to ", n,
               ", but got size ", output_size.size());
   EMBER_CHECK(input_size.size() == static_cast<size_t>(n + 2), "It is expected input_size equals to ", n + 2,
@@ -267,6 +276,7 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   for (int d = 3 - n; d < 3; ++d) shape.push_back(g.out[d]);
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
   Tensor y = empty(shape, self.dtype());
+  check_dtype(mode, self.dtype());  // after aten's output allocation, before the empty return
   if (y.numel() == 0) return y;
   dispatch(g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false);
   return y;
@@ -275,7 +285,11 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
 Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,
                     bool align_corners, std::array<std::optional<double>, 3> scales) {
   Geometry g = geometry(mode, n, input_size, output_size, align_corners, scales);
-  const DimVector in_sizes = pool::expand_ints(input_size, n + 2);
+  const DimVector in_sizes = to_vec(input_size);
+  // aten's 1-d backwards use check_dim_size (IndexError for a grad without the dim); 2-d and 3-d
+  // check the rank first.
+  for (int i = 0; n == 1 && i < n + 2; ++i)
+    check_dim_size(grad_output, n + 2, i, i < 2 ? in_sizes[i] : g.out[3 - n + i - 2]);
   EMBER_CHECK(grad_output.dim() == n + 2, "Expected grad_output to be a tensor of dimension ", n + 2,
               " but got: dimension ", grad_output.dim());
   for (int i = 0; i < n + 2; ++i) {

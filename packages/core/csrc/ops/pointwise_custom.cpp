@@ -232,9 +232,25 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   if (!scalar_w && w.dim() > 0)  // a 0-d weight may have another dtype
     EMBER_CHECK(a.dtype() == w.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `weight` but got dtype ",
                 c_type_name(w.dtype()));
-  EMBER_CHECK_NOTIMPL(a.is_floating(), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
-                      "\" not implemented for '", legacy_name(a.dtype()), "'");
-  return run("lerp", pointwise_kernels().lerp, DtypeRule::Promote, out, inplace, {a, b, w});
+  // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch; a
+  // number weight is no operand there (it takes no part in the dtype an int input fails on).
+  auto dispatch = [&](ScalarType dt) {
+    EMBER_CHECK_NOTIMPL(is_floating(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+                        "\" not implemented for '", legacy_name(dt), "'");
+  };
+  if (scalar_w && !a.is_floating()) {
+    ElementwiseIter probe(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b});
+    dispatch(a.dtype());
+  }
+  ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
+  dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
+  pointwise_kernels().lerp(it, nullptr);
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
 }
 Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight) {
   return lerp_impl(Tensor(), false, input, end, weight);
@@ -309,48 +325,12 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
              DtypeRule::Promote, Tensor(), false, {grad_output, self});
 }
 
-// PyTorch's checked Scalar -> integer conversion (c10::checked_convert): a float must lie in the
-// dtype's range (NaN does not); an int may also be negative down to -max for an unsigned dtype (it
-// wraps). Anything else is its overflow error, never an undefined float -> int conversion.
-static void check_int_scalar(ScalarType t, const Scalar& s) {
-  double lo = -0x1p63, end = 0x1p63;  // [lo, end)
-  const char* name = "int64_t";
-  switch (t) {
-    case ScalarType::Int32: lo = -0x1p31, end = 0x1p31, name = "int"; break;
-    case ScalarType::Int16: lo = -0x1p15, end = 0x1p15, name = "int16_t"; break;
-    case ScalarType::Int8: lo = -0x1p7, end = 0x1p7, name = "int8_t"; break;
-    case ScalarType::UInt8: lo = 0, end = 0x1p8, name = "uint8_t"; break;
-    default: break;
-  }
-  bool ok;
-  if (s.is_float()) {
-    const double d = s.to_double();
-    ok = d >= lo && d < end;
-  } else {
-    const int64_t v = s.to_int();
-    const double dv = static_cast<double>(v), mag = lo == 0 ? std::fabs(dv) : dv;
-    ok = t == ScalarType::Int64 || (mag >= lo && mag < end);
-  }
-  EMBER_CHECK(ok, "value cannot be converted to type ", name, " without overflow");
-}
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  if (is_integral(self.dtype(), false)) {
-    check_int_scalar(self.dtype(), threshold);
-    check_int_scalar(self.dtype(), value);
-  }
   return run("threshold", pointwise_kernels().threshold, DtypeRule::Promote, Tensor(), false, {self},
              {threshold, value});
 }
 
-// A float argument of a float32 (or half: opmath float) kernel must fit a float.
-static void check_fits_float(ScalarType t, const Scalar& s) {
-  const double d = std::fabs(s.to_double());
-  EMBER_CHECK(t == ScalarType::Float64 || !(std::isfinite(d) && d > 3.4028234663852886e38),
-              "value cannot be converted to type float without overflow");
-}
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  check_fits_float(self.dtype(), beta);
-  check_fits_float(self.dtype(), threshold);
   return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self},
              {beta, threshold});
 }
@@ -360,13 +340,10 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
   if (!is_integral(self.dtype(), false)) return clamp(self, min_val, max_val);
-  check_int_scalar(ScalarType::Int64, min_val);  // aten: toLong(), then clamp's conversion
-  check_int_scalar(ScalarType::Int64, max_val);
-  const int64_t lo = min_val.to_int(), hi = max_val.to_int();
+  // aten: toLong(), then clamp (whose kernel checks the bounds against the dtype).
+  const int64_t lo = min_val.checked<int64_t>(), hi = max_val.checked<int64_t>();
   EMBER_CHECK(self.dtype() != ScalarType::UInt8 || (lo >= 0 && hi >= 0),
               "cannot do hardtanh on an unsigned type with negative limits");
-  check_int_scalar(self.dtype(), Scalar(lo));
-  check_int_scalar(self.dtype(), Scalar(hi));
   return clamp(self, Scalar(lo), Scalar(hi));
 }
 

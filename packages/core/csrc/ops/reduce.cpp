@@ -24,12 +24,8 @@ DimMask dim_mask(const Tensor& x, std::optional<IntArrayRef> dim) {
     for (auto& b : m) b = true;
     return m;
   }
-  for (int64_t d : *dim) {
-    int64_t w = wrap_dim(d, nd);
-    if (nd == 0) continue;
-    EMBER_CHECK(!m[w], "dim ", w, " appears multiple times in the list of dims");
-    m[w] = true;
-  }
+  const uint64_t bits = dim_list_bits(*dim, nd);
+  for (int64_t d = 0; d < nd; ++d) m[d] = (bits >> d) & 1u;
   return m;
 }
 
@@ -479,6 +475,21 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
   const ScalarType acc = (rt == ScalarType::Float16 || rt == ScalarType::BFloat16) ? ScalarType::Float32 : rt;
   if (p == 2.0) return to_dtype(sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, acc)), rt);
   Tensor a = abs(x);
+  if (x.numel() == 0) {
+    int64_t out_n = 1;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (!m[d]) out_n *= x.size(d);
+    // Empty slices to fill: aten's reduction has no identity for a negative or infinite order
+    // (an error) and gives 0 for any other -- a NaN order included.
+    if (out_n > 0) {
+      EMBER_CHECK(!(p < 0 || std::isinf(p)), "linalg.vector_norm cannot compute the ", ord.to_double(),
+                  " norm on an empty tensor because the operation does not have an identity");
+      return reduce(a, m, keepdim, ReduceKind::Sum, rt);
+    }
+  }
+  // A NaN order over one element per slice is that element's absolute value in aten (its
+  // pow(pow(|x|, p), 1 / p) would be NaN); other orders keep the power (|x|^p may overflow).
+  if (std::isnan(p) && reduced_count(x, m) == 1) return reduce(a, m, keepdim, ReduceKind::Max, rt);
   if (std::isinf(p)) {
     return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
   }
@@ -498,6 +509,7 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
 // ---- scans ----
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
                    bool is_prod, const Tensor* out) {
+  (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
   if (out && dtype)
     EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
                 c_type_name(out->dtype()), " instead");
@@ -516,13 +528,16 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
 Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
   return scan("cumsum", input, dim, dtype, false, nullptr);
 }
-static void check_scan_inplace(const char* name, const Tensor& self, std::optional<ScalarType> dtype) {
+// aten's order: the dim, the dtype, then (only with elements to scan) the Bool dispatch.
+static void check_scan_inplace(const char* name, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  (void)wrap_dim(dim, self.dim());
   EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ", c_type_name(self.dtype()),
               " and output tensor dtype ", c_type_name(*dtype), " should match");
-  EMBER_CHECK_NOTIMPL(self.dtype() != ScalarType::Bool, "\"", name, "_out_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOTIMPL(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"", name,
+                      "_out_cpu\" not implemented for 'Bool'");
 }
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumsum", self, dtype);
+  check_scan_inplace("cumsum", self, dim, dtype);
   check_inplace(self, "cumsum_");
   copy_into(self, cumsum(self, dim, dtype));
   self.bump_version();
@@ -535,7 +550,7 @@ Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype
   return scan("cumprod", input, dim, dtype, true, nullptr);
 }
 Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumprod", self, dtype);
+  check_scan_inplace("cumprod", self, dim, dtype);
   check_inplace(self, "cumprod_");
   copy_into(self, cumprod(self, dim, dtype));
   self.bump_version();

@@ -119,10 +119,10 @@ Tensor cat_out(const TensorList& tensors, int64_t dim, const Tensor& out) {
 
 static TensorList stack_inputs(const TensorList& tensors, int64_t dim, int64_t* wdim) {
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);  // aten wraps before comparing the sizes
   for (size_t i = 1; i < tensors.size(); ++i)
     EMBER_CHECK(tensors[i].sizes().equals(tensors[0].sizes()), "stack expects each tensor to be equal size, but got ",
                 sizes_at(tensors, 0), " at entry 0 and ", sizes_at(tensors, i), " at entry ", i);
-  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
   *wdim = d;
   TensorList us;
   for (const Tensor& t : tensors) us.push_back(unsqueeze(t, d));
@@ -269,6 +269,9 @@ static int64_t split_dim(const Tensor& input, int64_t dim, const char* name) {
 }
 
 TensorList split(const Tensor& input, int64_t split_size, int64_t dim) {
+  // aten: the rank, then split_size, then the dim (wrapped by self.size(dim)).
+  EMBER_CHECK(input.dim() != 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
   int64_t d = split_dim(input, dim, "split");
   return split_by(input, d, split_pieces(input.size(d), split_size));
 }

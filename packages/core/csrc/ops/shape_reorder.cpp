@@ -156,9 +156,9 @@ Tensor tile(const Tensor& input, IntArrayRef dims) {
 static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int64_t>& reps, std::optional<int64_t> dim,
                                      std::optional<int64_t> output_size) {
   Tensor x = dim ? input : reshape(input, {-1});
-  int64_t d = dim ? wrap_dim(*dim, std::max<int64_t>(x.dim(), 1)) : 0;
-  if (x.dim() == 0) x = reshape(x, {1});
-  int64_t n = x.size(d);
+  // aten reads input.size(dim): a dim of a 0-d input is an IndexError.
+  int64_t n = x.size(dim ? *dim : 0);
+  int64_t d = wrap_dim(dim ? *dim : 0, x.dim());
   EMBER_CHECK(reps.size() == 1 || static_cast<int64_t>(reps.size()) == n,
               "repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.size(),
               " and input.size(", d, ") = ", n);
@@ -191,12 +191,20 @@ Tensor repeat_interleave_int(const Tensor& input, int64_t repeats, std::optional
 
 Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
+  // aten matches repeats against input.size(dim) before its kernel checks the dtype.
   EMBER_CHECK(repeats.dim() <= 1, "repeats must be 0-dim or 1-dim tensor");
+  const Tensor x = dim ? input : reshape(input, {-1});
+  const int64_t n = x.size(dim ? *dim : 0);
+  if (repeats.dim() == 1 && repeats.size(0) != 1)
+    EMBER_CHECK(repeats.size(0) == n, "repeats must have the same size as input along dim, but got repeats.size(0) = ",
+                repeats.size(0), " and input.size(", dim ? *dim : 0, ") = ", n);
   EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
                       "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
   Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
   std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
-  for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
+  // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
+  if (!(reps.size() == 1 && n == 0))
+    for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
   return repeat_interleave_impl(input, reps, dim, output_size);
 }
 

@@ -131,9 +131,10 @@ Tensor movedim_int(const Tensor& input, int64_t source, int64_t destination) {
 }
 
 Tensor unflatten(const Tensor& input, int64_t dim, IntArrayRef sizes) {
-  EMBER_CHECK(input.dim() > 0, "unflatten: Provided dim ", dim, " but tensor is 0-dimensional");
+  // aten: the dim is wrapped first (IndexError), then the sizes and the tensor's rank checked.
   int64_t d = wrap_dim(dim, input.dim());
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  EMBER_CHECK(input.dim() > 0, "unflatten: Provided dim ", dim, " but tensor is 0-dimensional");
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {

@@ -3,6 +3,7 @@
 
 #include "../autograd/node.h"
 #include "checks.h"
+#include "internal.h"
 #include "ops.h"
 
 namespace ember {
@@ -239,12 +240,8 @@ Tensor squeeze(const Tensor& input, int64_t dim) {
 }
 Tensor squeeze(const Tensor& input, IntArrayRef dims) {
   SmallVec<bool, 8> drop(static_cast<size_t>(input.dim()), false);
-  for (int64_t dim : dims) {
-    int64_t d = wrap_dim(dim, input.dim());
-    if (input.dim() == 0) continue;
-    EMBER_CHECK(!drop[d], "dim ", d, " appears multiple times in the list of dims");
-    drop[d] = true;
-  }
+  const uint64_t bits = dim_list_bits(dims, input.dim());
+  for (int64_t d = 0; d < input.dim(); ++d) drop[d] = (bits >> d) & 1u;
   return squeeze_mask(input, drop);
 }
 Tensor squeeze_(const Tensor& self) { return restride_(self, squeeze(self)); }
@@ -265,9 +262,10 @@ Tensor unsqueeze(const Tensor& input, int64_t dim) {
 Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restride_(self, unsqueeze(self, dim)); }
 
 Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
-  if (input.dim() == 0) return reshape(input, {1});
+  // aten wraps both dims first (a 0-d tensor takes 0 and -1), then reshapes a 0-d tensor to [1].
   int64_t s = wrap_dim(start_dim, input.dim()), e = wrap_dim(end_dim, input.dim());
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (input.dim() == 0) return reshape(input, {1});
   if (s == e) return input;
   DimVector shape;
   for (int64_t d = 0; d < s; ++d) shape.push_back(input.sizes()[d]);

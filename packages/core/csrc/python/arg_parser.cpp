@@ -1,5 +1,7 @@
 #include "arg_parser.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -17,7 +19,7 @@ PType parse_type(std::string t, bool* optional) {
   bool list = bracket != std::string::npos;
   std::string base = list ? t.substr(0, bracket) : t;
   if (base == "Tensor") return list ? PType::TensorList : PType::Tensor;
-  if (base == "int") return list ? PType::IntList : PType::Int;
+  if (base == "int" || base == "SymInt") return list ? PType::IntList : PType::Int;
   if (base == "Scalar") return PType::Scalar;
   if (base == "float") return PType::Double;
   if (base == "bool") return PType::Bool;
@@ -160,8 +162,8 @@ int64_t to_int64(PyObject* o) {
   return v;
 }
 
-Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers)
-    : is_method_(is_method), all_numbers_(all_numbers) {
+Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers, bool aten)
+    : is_method_(is_method), all_numbers_(all_numbers), aten_(aten) {
   std::string s(schema);
   auto lp = s.find('(');
   name = s.substr(0, lp);
@@ -199,6 +201,11 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
     std::string tname = decl.substr(0, sp);
     p.type = parse_type(tname, &p.optional);
     p.single_int = tname.find("[]") == std::string::npos && p.type == PType::IntList;
+    p.symint = tname.rfind("SymInt", 0) == 0;
+    if (p.single_int) {
+      const auto lb = tname.find('[');
+      if (lb != std::string::npos) p.list_len = std::atoi(tname.c_str() + lb + 1);
+    }
     p.numbers = p.type == PType::Tensor && (number_mask >> params_.size()) & 1u;
     p.name = decl.substr(sp + 1);
     p.kw_only = kw;
@@ -237,7 +244,41 @@ std::string Signature::describe() const {
   return s + ")";
 }
 
+namespace {
+// An int the schema matcher takes: int-like (bool included) and within int64.
+bool aten_int_ok(PyObject* o) {
+  if (!is_int_like(o)) return false;
+  if (!PyLong_Check(o)) return true;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o, &overflow);
+  return overflow == 0;
+}
+// pybind11's bool conversion, which torch.ops uses: None is False, else the type's __bool__.
+bool has_truth(PyObject* o) {
+  return o == Py_None || PyBool_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_bool);
+}
+}  // namespace
+
 bool Signature::type_ok(const Param& p, PyObject* o) const {
+  if (aten_) {
+    switch (p.type) {
+      case PType::Bool: return has_truth(o);
+      case PType::Int:
+        if (o != Py_None) return !is_tensor(o) && aten_int_ok(o);
+        break;
+      case PType::IntList:
+        if (o == Py_None) break;
+        if (is_int_like(o)) return p.single_int && !is_tensor(o) && aten_int_ok(o);
+        if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+        for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(o); i < n; ++i)
+          if (!aten_int_ok(PySequence_Fast_GET_ITEM(o, i))) return false;
+        return true;
+      case PType::Double:
+        if (o != Py_None) return PyFloat_Check(o) || PyLong_Check(o) || is_number(o);
+        break;
+      default: break;
+    }
+  }
   if (o == Py_None) return p.optional || (p.has_default && p.default_none);
   switch (p.type) {
     case PType::Tensor: return is_tensor(o) || (p.numbers && is_number(o));
@@ -378,6 +419,8 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
     }
   if (n == 1 || nplausible == 1) {
     if (n > 1) sigs[plausible].match(self, args, nargs, kwnames, A, &why);
+    if (sigs[0].aten())  // torch.ops.aten's schema matcher: a RuntimeError
+      fail(ErrorKind::Runtime, "Overloaded torch operator invoked from Python failed to match any schema:\n", why);
     PyErr_SetString(PyExc_TypeError, why.c_str());
     throw python_error();
   }
@@ -473,8 +516,15 @@ IntArrayRef Signature::int_list(ParsedArgs& A, int i) const {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     for (Py_ssize_t j = 0; j < n; ++j) v.push_back(element(PySequence_Fast_GET_ITEM(o, j), j));
   } else {
-    v.push_back(to_int64(o));
+    // A bare int for int[N] is N copies (PyTorch's parser); a kernel sees a full-length list.
+    const int64_t x = to_int64(o);
+    for (int k = 0; k < std::max(params_[i].list_len, 1); ++k) v.push_back(x);
   }
+  // c10::SymInt keeps ints below -2^62 for its symbolic nodes: a kernel taking concrete sizes
+  // refuses them (PyTorch's RuntimeError, raised as the op is entered).
+  if (params_[i].symint)
+    for (int64_t x : v)
+      EMBER_CHECK(x > -(int64_t(1) << 62) - 1, "SymIntArrayRef expected to contain only concrete integers");
   return v;
 }
 std::optional<IntArrayRef> Signature::opt_int_list(ParsedArgs& A, int i) const {
@@ -495,11 +545,19 @@ std::optional<double> Signature::opt_dbl(ParsedArgs& A, int i) const {
   return dbl(A, i);
 }
 bool Signature::boolean(ParsedArgs& A, int i) const {
-  return is_none(A, i) ? params_[i].def_bool : A.obj[i] == Py_True;
+  PyObject* o = A.obj[i];
+  if (!o) return params_[i].def_bool;
+  if (aten_ && o != Py_True && o != Py_False) {  // any truthy object; None is False
+    if (o == Py_None) return false;
+    int r = PyObject_IsTrue(o);
+    if (r < 0) throw python_error();
+    return r != 0;
+  }
+  return o == Py_None ? params_[i].def_bool : o == Py_True;
 }
 std::optional<bool> Signature::opt_boolean(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return std::nullopt;
-  return A.obj[i] == Py_True;
+  return boolean(A, i);
 }
 std::string_view Signature::string(ParsedArgs& A, int i) const {
   if (!A.obj[i]) return params_[i].def_str;

@@ -25,6 +25,8 @@ struct Param {
   bool varargs = false;  // int[] that may be given as separate positional ints
   bool numbers = false;  // Tensor that also accepts a Python number (wrapped as 0-d)
   bool single_int = false;  // int[N]: a bare int stands for a list (int[] needs a sequence)
+  int list_len = 0;         // N of int[N]: the bare int is repeated N times, as PyTorch's parser does
+  bool symint = false;      // SymInt[]: ints <= -2^62 - 1 are c10::SymInt's symbolic range (an error)
   std::string name;
   PyObject* py_name = nullptr;  // interned
   // Parsed default value.
@@ -52,7 +54,12 @@ class Signature {
   // number_mask: bit i set = Tensor parameter i accepts a Python number.
   // all_numbers: a call with only numbers (add(5, 5)) is fine; otherwise one
   // Tensor argument must be a real tensor, as PyTorch's overloads demand.
-  Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false);
+  // aten: the op is only torch.ops.aten.<name> in PyTorch, whose schema matcher converts the
+  // arguments (a bool takes any truthy object, an int a bool; no Python numbers for tensors)
+  // and raises RuntimeError when they don't match.
+  Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false,
+            bool aten = false);
+  bool aten() const { return aten_; }
 
   // Fill A from the call; returns false (with a reason) when this overload doesn't match.
   bool match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
@@ -93,6 +100,7 @@ class Signature {
   int min_args_ = 0, max_args_ = 0;
   bool is_method_ = false;
   bool all_numbers_ = false;
+  bool aten_ = false;
 };
 
 // Try each overload in order; raise TypeError listing them if none matches.

@@ -42,6 +42,7 @@ inline double zeta(double s, double q) {
                              -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
   const double eps = 1.11e-16;
   double sum = std::pow(q, -s), a = q, b = 0;
+  if (sum == 0) return 0.0;  // q > 1 and s so large that every term underflows
   int i = 0;
   while (i < 9 || a <= 9.0) {
     ++i;
@@ -68,10 +69,30 @@ inline double zeta(double s, double q) {
   return sum;
 }
 
+// log zeta(s, x) for x > 0 where zeta itself underflows (s large): the terms (x + k)^-s relative
+// to the first, summed until negligible, then the tail as the integral of t^-s from x + K + 1/2.
+inline double log_zeta_large(double s, double x) {
+  const double lx = std::log(x);
+  double acc = 1.0;
+  int64_t k = 1;
+  for (; k <= 100000; ++k) {
+    const double r = std::exp(-s * (std::log(x + static_cast<double>(k)) - lx));
+    acc += r;
+    if (r < 1e-17 * acc) return -s * lx + std::log(acc);
+  }
+  const double t = x + static_cast<double>(k) - 0.5;
+  acc += std::exp(s * lx + (1.0 - s) * std::log(t) - std::log(s - 1.0));
+  return -s * lx + std::log(acc);
+}
+
 inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
   double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
-  return sign * std::exp(std::lgamma(static_cast<double>(n) + 1.0)) * zeta(static_cast<double>(n) + 1.0, x);
+  const double s = static_cast<double>(n) + 1.0, lg = std::lgamma(s), z = zeta(s, x);
+  // For a huge n, n! overflows while zeta(n + 1, x) underflows (x > 1): their product is
+  // exp(lgamma(n + 1) + log zeta(n + 1, x)), not inf * 0.
+  if (z == 0 && x > 0 && std::isinf(std::exp(lg))) return sign * std::exp(lg + log_zeta_large(s, x));
+  return sign * std::exp(lg) * z;
 }
 
 }  // namespace

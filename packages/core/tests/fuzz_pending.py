@@ -12,16 +12,10 @@ OPS: dict[str, str] = {
 
 FUNCTIONAL: dict[str, str] = {
     "adaptive_avg_pool2d": "exception type (core kernel: a 0-d input's IndexError, Long empty input)",
-    "adaptive_avg_pool3d": "dtype support / check order (core kernel: output_size checked after the dtype)",
-    "batch_norm": "dtype / check order (core kernel: mixed parameter dtypes, 0-d parameters)",
     "conv_transpose3d": "dtype support / check order (core conv: integer input)",
-    "cross_entropy": "dtype support / check order (core log_softmax of an empty integer input)",
     "interpolate": "values (core upsample kernels: NaN/inf weights)",
-    "log_softmax": "dtype support / check order (core log_softmax of an empty integer input)",
     "lp_pool1d": "missing validation (core pow: a Python float exponent unchecked for half, rounded to float32)",
-    "one_hot": "missing validation (core one_hot: empty input with num_classes=0)",
     "pdist": "values (core pow: a tiny float exponent rounded to 0 in float32)",
     "scaled_dot_product_attention": "exception type (batch broadcasting of key/value)",
-    "softmin": "dtype support / check order (core softmax of an empty integer input)",
     "upsample_bilinear": "dtype support / check order (core upsample_bilinear2d: uint8 input)",
 }

@@ -83,7 +83,7 @@ def bench(session: nox.Session) -> None:
 def asan(session: nox.Session) -> None:
     """Build the core with AddressSanitizer + UBSan and run the core tests under it."""
     install_core(session, cmake_args="-DEMBER_SANITIZE=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo")
-    install_pure(session, ["nn"])  # some core tests (size overflow, fuzz) call into ember.nn
+    install_pure(session, ["nn", "data"])  # core tests reach into ember.nn (size overflow) and siblings
     session.install(*TEST_DEPS, TORCH)
 
     def lib(name: str) -> str:

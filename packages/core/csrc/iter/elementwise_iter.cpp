@@ -57,13 +57,17 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
-void check_no_internal_overlap(const Tensor& t) {
-  if (t.numel() == 0) return;  // nothing is written (PyTorch: an empty tensor counts as contiguous)
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // nothing is written (PyTorch: an empty tensor counts as contiguous)
   for (int64_t d = 0; d < t.dim(); ++d)
-    EMBER_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location. Please clone() the tensor before performing the "
-                "operation.");
+    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
+  return false;
+}
+
+void check_no_internal_overlap(const Tensor& t) {
+  EMBER_CHECK(!has_internal_overlap(t),
+              "unsupported operation: more than one element of the written-to tensor refers to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
 }
 
 void check_no_overlap(const Tensor& out, const Tensor& in) {

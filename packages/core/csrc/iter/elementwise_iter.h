@@ -45,6 +45,8 @@ ScalarType result_type(const Tensor* const* ts, int n);
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 // Raises if writing into `t` would hit one memory location twice.
 void check_no_internal_overlap(const Tensor& t);
+// Whether some element of t is reached by two indices (a stride-0 dim of size > 1).
+bool has_internal_overlap(const Tensor& t);
 // Raises if out and in share memory (PyTorch's assert_no_overlap, for dense operands).
 void check_no_overlap(const Tensor& out, const Tensor& in);
 // Raises PyTorch's "result type X can't be cast to the desired output type Y".

@@ -479,13 +479,9 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
     int64_t out_n = 1;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (!m[d]) out_n *= x.size(d);
-    // Empty slices to fill: aten's reduction has no identity for a negative or infinite order
-    // (an error) and gives 0 for any other -- a NaN order included.
-    if (out_n > 0) {
-      EMBER_CHECK(!(p < 0 || std::isinf(p)), "linalg.vector_norm cannot compute the ", ord.to_double(),
-                  " norm on an empty tensor because the operation does not have an identity");
-      return reduce(a, m, keepdim, ReduceKind::Sum, rt);
-    }
+    // Empty slices to fill: 0 for any order left (negative and infinite ones raised above),
+    // a NaN order included.
+    if (out_n > 0) return reduce(a, m, keepdim, ReduceKind::Sum, rt);
   }
   // A NaN order over one element per slice is that element's absolute value in aten (its
   // pow(pow(|x|, p), 1 / p) would be NaN); other orders keep the power (|x|^p may overflow).

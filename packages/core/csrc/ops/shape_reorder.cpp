@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
 #include "checks.h"
 #include "internal.h"
 #include "../core/size_math.h"
@@ -257,15 +258,11 @@ void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
 }
 
 Tensor tri_(const Tensor& self, int64_t k, bool lower) {
-  if (self.dim() >= 2 && self.numel() > 0) {
-    bool overlap = false;
-    for (int64_t d = 0; d < self.dim(); ++d) overlap |= self.stride(d) == 0 && self.size(d) > 1;
-    if (overlap) {
-      check_inplace(self, lower ? "tril_" : "triu_");
-      mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
-      self.bump_version();
-      return self;
-    }
+  if (self.dim() >= 2 && has_internal_overlap(self)) {
+    check_inplace(self, lower ? "tril_" : "triu_");
+    mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
+    self.bump_version();
+    return self;
   }
   copy_(self, tri(self, k, lower), false);
   return self;

@@ -36,9 +36,23 @@ def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_ar
     session.install(*args)
 
 
+def third_party_deps(packages: list[str]) -> list[str]:
+    """The packages' own dependencies that are not ember distributions (mpi4py, mpich...)."""
+    import tomllib
+
+    deps: list[str] = []
+    for p in packages:
+        meta = tomllib.loads((ROOT / "packages" / p / "pyproject.toml").read_text())["project"]
+        deps += [d for d in meta.get("dependencies", []) if not d.startswith("ember-")]
+    return sorted(set(deps))
+
+
 def install_pure(session: nox.Session, packages: list[str] = PURE) -> None:
-    # --no-deps: ember-core is already installed from the workspace, not from an index.
+    # --no-deps: ember-core is already installed from the workspace, not from an index; the
+    # packages' other dependencies are installed by name.
     session.install("--no-deps", *[a for p in packages for a in ("-e", f"packages/{p}")])
+    if deps := third_party_deps(packages):
+        session.install(*deps)
 
 
 @nox.session

@@ -1,11 +1,140 @@
-"""Distributed communication package.
+"""Distributed communication package (torch.distributed) on MPI.
 
-This package will provide process groups (``init_process_group``,
-``get_rank``, ``get_world_size``), the collectives (``all_reduce``,
-``broadcast``, ``all_gather``, ``barrier``, ...) over MPI, and
-``DistributedDataParallel``, mirroring :mod:`torch.distributed`.
+Process groups (``init_process_group``, ``new_group``, ``get_rank``...), stores, the
+collectives (``all_reduce``, ``broadcast``, ``all_gather``, ``reduce_scatter_tensor``,
+``barrier``, send/recv...) and the object collectives. The CPU backend runs on MPI (mpi4py
+and the ``mpich`` wheel by default, any MPI mpi4py is built against otherwise); it answers to
+``"mpi"`` and also to ``"gloo"`` and the default, so PyTorch scripts run unchanged. Start jobs
+with ``ember-run`` (torchrun's flags), torchrun itself, ``mpiexec`` or ``srun``.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib
+from typing import Any
+
+from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._work import Future, Work
+from .collectives import (
+    P2POp,
+    all_gather,
+    all_gather_into_tensor,
+    all_reduce,
+    all_to_all,
+    all_to_all_single,
+    barrier,
+    batch_isend_irecv,
+    broadcast,
+    gather,
+    irecv,
+    isend,
+    recv,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+    send,
+)
+from .object_collectives import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    recv_object_list,
+    scatter_object_list,
+    send_object_list,
+)
+from .process_group import (
+    Backend,
+    GroupMember,
+    ProcessGroup,
+    default_pg_timeout,
+    destroy_process_group,
+    get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_node_local_rank,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    init_process_group,
+    is_initialized,
+    new_group,
+    new_subgroups,
+    new_subgroups_by_enumeration,
+)
+from .reduce_op import ReduceOp, _make_nccl_premul_sum, reduce_op
+
+group = GroupMember  # torch.distributed.group.WORLD
+
+
+def is_available() -> bool:
+    """True: ember.distributed is always built (its engine, MPI, is a dependency)."""
+    return True
+
+
+def is_mpi_available() -> bool:
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def is_gloo_available() -> bool:
+    """The "gloo" backend name runs on ember's CPU backend (MPI)."""
+    return is_mpi_available()
+
+
+def is_nccl_available() -> bool:
+    return False
+
+
+def is_ucc_available() -> bool:
+    return False
+
+
+def is_xccl_available() -> bool:
+    return False
+
+
+def is_torchelastic_launched() -> bool:
+    import os
+
+    return os.environ.get("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_default_backend_for_device(device: Any) -> str:
+    kind = device if isinstance(device, str) else getattr(device, "type", str(device))
+    kind = kind.split(":")[0]
+    if kind not in Backend.default_device_backend_map:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return Backend.default_device_backend_map[kind]
+
+
+_LAZY = {  # submodules and names loaded on first use (they pull in more of ember)
+    "TCPStore": ".store", "FileStore": ".store", "HashStore": ".store", "PrefixStore": ".store",
+    "Store": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module 'ember.distributed' has no attribute '{name}'")
+
+
+__all__ = [
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "FileStore", "Future", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup",
+    "ReduceOp", "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor",
+    "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
+    "batch_isend_irecv", "broadcast", "broadcast_object_list", "default_pg_timeout",
+    "destroy_process_group", "gather", "gather_object", "get_backend",
+    "get_default_backend_for_device", "get_global_rank", "get_group_rank",
+    "get_node_local_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
+    "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
+    "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
+    "new_group", "new_subgroups", "new_subgroups_by_enumeration", "recv", "recv_object_list",
+    "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor", "scatter",
+    "scatter_object_list", "send", "send_object_list",
+]

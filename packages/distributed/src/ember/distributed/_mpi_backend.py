@@ -1,0 +1,233 @@
+"""The collectives of one process group on its MPI communicator.
+
+Every op is MPI's nonblocking form, returned as a ``Work``; the blocking API waits on it. Tensor
+bytes go to MPI zero-copy through ``__dlpack__``. Two kinds of staging copy remain, each made
+once: a non-contiguous tensor (worked on contiguous, copied back), and reductions of the types
+MPI cannot reduce (bfloat16 in float32, bool as uint8, AVG/PREMUL_SUM's scaling).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import ember
+
+from ._mpi_boot import check_failed, mpi
+from ._work import Work
+from .reduce_op import ReduceOp, premul_factor
+
+_INT_ONLY = ("BAND", "BOR", "BXOR")
+
+
+def _mpi_op(MPI: Any, op: ReduceOp, dtype: Any) -> Any:
+    name = op.name
+    if name in _INT_ONLY and dtype.is_floating_point:
+        raise RuntimeError(f"Cannot use ReduceOp.{name} with {str(dtype).replace('torch.', '')}")
+    if dtype == ember.bool:  # as uint8: a sum/max is "any", a product/min is "all"
+        return {"SUM": MPI.BOR, "AVG": MPI.BOR, "MAX": MPI.BOR, "BOR": MPI.BOR, "PRODUCT": MPI.BAND,
+                "MIN": MPI.BAND, "BAND": MPI.BAND, "BXOR": MPI.BXOR, "PREMUL_SUM": MPI.BOR}[name]
+    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PREMUL_SUM": MPI.SUM, "PRODUCT": MPI.PROD,
+            "MIN": MPI.MIN, "MAX": MPI.MAX, "BAND": MPI.BAND, "BOR": MPI.BOR,
+            "BXOR": MPI.BXOR}[name]
+
+
+def _wire(t: Any) -> Any:
+    """The view MPI moves: bfloat16 as int16 and bool as uint8 (MPICH has no bfloat16)."""
+    if t.dtype == ember.bfloat16:
+        return t.view(ember.int16)
+    if t.dtype == ember.bool:
+        return t.view(ember.uint8)
+    return t
+
+
+class MPIGroupComm:
+    """The MPI side of one ProcessGroup."""
+
+    def __init__(self, comm: Any, timeout: float, name: str) -> None:
+        self.comm = comm
+        self.timeout = timeout
+        self.name = name
+        self.MPI = mpi()
+
+    def size(self) -> int:
+        return self.comm.Get_size()
+
+    def rank(self) -> int:
+        return self.comm.Get_rank()
+
+    def _work(self, reqs: list[Any], finish: Callable[[], Any] | None, what: str,
+              result: Any = None) -> Work:
+        return Work(reqs, finish, self.timeout, check_failed, f"{self.name}::{what}", result)
+
+    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except self.MPI.Exception as exc:
+            from ._errors import DistBackendError
+
+            raise DistBackendError(f"{self.name}::{what}: MPI error: {exc.Get_error_string()}") \
+                from None
+
+    # -- reductions ------------------------------------------------------------------------
+    def allreduce(self, tensor: Any, op: ReduceOp) -> Work:
+        stage, finish = self._reduce_stage(tensor, op)
+        mop = _mpi_op(self.MPI, op, tensor.dtype)
+        req = self._call("allreduce", lambda: self.comm.Iallreduce(self.MPI.IN_PLACE, stage, mop))
+        return self._work([req], finish, "allreduce", [tensor])
+
+    def reduce(self, tensor: Any, root: int, op: ReduceOp) -> Work:
+        stage, finish = self._reduce_stage(tensor, op)
+        mop = _mpi_op(self.MPI, op, tensor.dtype)
+        if self.rank() == root:
+            req = self._call("reduce", lambda: self.comm.Ireduce(self.MPI.IN_PLACE, stage, mop, root))
+        else:
+            req = self._call("reduce", lambda: self.comm.Ireduce(stage, None, mop, root))
+        return self._work([req], finish, "reduce", [tensor])
+
+    def _reduce_stage(self, tensor: Any, op: ReduceOp) -> tuple[Any, Callable[[], None]]:
+        """The buffer MPI reduces in place, and what turns it into the result in ``tensor``."""
+        name = op.name
+        if name == "AVG" and not tensor.dtype.is_floating_point and tensor.dtype != ember.bool:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_type_name(tensor.dtype)}")
+        if tensor.dtype == ember.bfloat16:
+            stage = tensor.float()
+        elif not tensor.is_contiguous():
+            stage = tensor.contiguous()
+        else:
+            stage = tensor
+        if name == "PREMUL_SUM":
+            factor = premul_factor(op)
+            stage = stage.mul(factor) if stage is tensor else stage.mul_(factor)
+        wire = _wire(stage)
+        size = self.size()
+
+        def finish() -> None:
+            if name == "AVG" and tensor.dtype != ember.bool:
+                stage.div_(size)
+            if stage is not tensor:
+                tensor.copy_(stage)
+
+        return wire, finish
+
+    def reduce_scatter_tensor(self, output: Any, input: Any, op: ReduceOp) -> Work:
+        stage, finish_in = self._reduce_stage(input, op)
+        out = output if output.is_contiguous() and output.dtype != ember.bfloat16 else None
+        recv = out if out is not None else ember.empty(output.shape, dtype=stage.dtype)
+        mop = _mpi_op(self.MPI, op, input.dtype)
+        req = self._call("reduce_scatter",
+                         lambda: self.comm.Ireduce_scatter_block(stage, _wire(recv), mop))
+        size = self.size()
+
+        def finish() -> None:
+            if op.name == "AVG" and input.dtype != ember.bool:
+                recv.div_(size)
+            if recv is not output:
+                output.copy_(recv)
+
+        del finish_in  # the input is not written: only its staged copy is reduced
+        return self._work([req], finish, "reduce_scatter", [output])
+
+    # -- data movement ---------------------------------------------------------------------
+    def broadcast(self, tensor: Any, root: int) -> Work:
+        stage = tensor if tensor.is_contiguous() else tensor.contiguous()
+        req = self._call("broadcast", lambda: self.comm.Ibcast(_wire(stage), root))
+        return self._work([req], _copy_back(stage, tensor), "broadcast", [tensor])
+
+    def allgather_into(self, output: Any, input: Any) -> Work:
+        src = input.contiguous()
+        out = output if output.is_contiguous() else ember.empty(output.shape, dtype=output.dtype)
+        req = self._call("allgather", lambda: self.comm.Iallgather(_wire(src), _wire(out)))
+        return self._work([req], _copy_back(out, output), "allgather", [output])
+
+    def allgather(self, outputs: list[Any], input: Any) -> Work:
+        src = input.contiguous()
+        out = ember.empty((self.size(), *input.shape), dtype=input.dtype)
+        req = self._call("allgather", lambda: self.comm.Iallgather(_wire(src), _wire(out)))
+
+        def finish() -> None:
+            for i, o in enumerate(outputs):
+                o.copy_(out[i])
+
+        return self._work([req], finish, "allgather", [outputs])
+
+    def gather(self, input: Any, outputs: list[Any] | None, root: int) -> Work:
+        src = input.contiguous()
+        out = ember.empty((self.size(), *input.shape), dtype=input.dtype) if outputs is not None else None
+        req = self._call("gather", lambda: self.comm.Igather(
+            _wire(src), _wire(out) if out is not None else None, root))
+
+        def finish() -> None:
+            if outputs is not None and out is not None:
+                for i, o in enumerate(outputs):
+                    o.copy_(out[i])
+
+        return self._work([req], finish, "gather", [outputs] if outputs is not None else [])
+
+    def scatter(self, output: Any, inputs: list[Any] | None, root: int) -> Work:
+        send = ember.stack([t.reshape(output.shape) for t in inputs]).contiguous() \
+            if inputs is not None else None
+        recv = output if output.is_contiguous() else ember.empty(output.shape, dtype=output.dtype)
+        req = self._call("scatter", lambda: self.comm.Iscatter(
+            _wire(send) if send is not None else None, _wire(recv), root))
+        return self._work([req], _copy_back(recv, output), "scatter", [output])
+
+    def alltoall_single(self, output: Any, input: Any, out_splits: list[int] | None,
+                        in_splits: list[int] | None) -> Work:
+        src = input.contiguous()
+        out = output if output.is_contiguous() else ember.empty(output.shape, dtype=output.dtype)
+        if out_splits is None and in_splits is None:
+            req = self._call("alltoall", lambda: self.comm.Ialltoall(_wire(src), _wire(out)))
+        else:
+            n = self.size()
+            inner_in = src[0].numel() if src.dim() and src.shape[0] else 1
+            inner_out = out[0].numel() if out.dim() and out.shape[0] else 1
+            sc = [s * inner_in for s in (in_splits or [src.shape[0] // n] * n)]
+            rc = [s * inner_out for s in (out_splits or [out.shape[0] // n] * n)]
+            req = self._call("alltoall", lambda: self.comm.Ialltoallv(
+                [_wire(src), (sc, _displs(sc))], [_wire(out), (rc, _displs(rc))]))
+        return self._work([req], _copy_back(out, output), "alltoall", [output])
+
+    def barrier(self) -> Work:
+        return self._work([self._call("barrier", self.comm.Ibarrier)], None, "barrier")
+
+    # -- point to point --------------------------------------------------------------------
+    def send(self, tensor: Any, dst: int, tag: int) -> Work:
+        src = tensor.contiguous()
+        req = self._call("send", lambda: self.comm.Isend(_wire(src), dst, tag))
+        return self._work([req], None, "send", [tensor])
+
+    def recv(self, tensor: Any, src: int | None, tag: int) -> Work:
+        out = tensor if tensor.is_contiguous() else ember.empty(tensor.shape, dtype=tensor.dtype)
+        status = self.MPI.Status()
+        source = self.MPI.ANY_SOURCE if src is None else src
+        req = self._call("recv", lambda: self.comm.Irecv(_wire(out), source, tag))
+        holder: list[Work] = []
+
+        def finish() -> None:
+            holder[0].source_rank_value = status.Get_source()
+            if out is not tensor:
+                tensor.copy_(out)
+
+        holder.append(Work([req], finish, self.timeout, check_failed, f"{self.name}::recv",
+                           [tensor], statuses=[status]))
+        return holder[0]
+
+
+def _copy_back(stage: Any, tensor: Any) -> Callable[[], None] | None:
+    if stage is tensor:
+        return None
+    return lambda: tensor.copy_(stage)
+
+
+def _displs(counts: list[int]) -> list[int]:
+    out, acc = [], 0
+    for c in counts:
+        out.append(acc)
+        acc += c
+    return out
+
+
+def _type_name(dtype: Any) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+            "uint8": "Byte"}.get(str(dtype).replace("torch.", ""), str(dtype))

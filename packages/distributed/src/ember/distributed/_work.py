@@ -1,0 +1,183 @@
+"""``Work`` (the handle of an async collective) and the ``Future`` it hands out.
+
+MPICH progresses a nonblocking operation only inside MPI calls, so waiting is a loop of
+``Test()`` calls: it gives the deadline (a blocking call never returns when a peer dies) and
+the check for peers the rendezvous has seen die.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any, Callable
+
+from ._errors import DistBackendError
+
+
+class Future:
+    """torch.futures.Future's subset: a value (or exception) set once, callbacks chained."""
+
+    def __init__(self, work: "Work | None" = None) -> None:
+        self._work = work
+        self._done = False
+        self._value: Any = None
+        self._exc: BaseException | None = None
+        self._callbacks: list[Callable[["Future"], None]] = []
+
+    def done(self) -> bool:
+        if not self._done and self._work is not None:
+            self._work._poll()
+        return self._done
+
+    def wait(self) -> Any:
+        if not self._done and self._work is not None:
+            self._work.wait()
+        if not self._done:
+            raise RuntimeError("Future.wait(): the future was never completed")
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    def value(self) -> Any:
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    result = wait
+
+    def set_result(self, value: Any) -> None:
+        if self._done:
+            raise RuntimeError("Future can only be marked completed once")
+        self._value, self._done = value, True
+        self._fire()
+
+    def set_exception(self, exc: BaseException) -> None:
+        if self._done:
+            raise RuntimeError("Future can only be marked completed once")
+        self._exc, self._done = exc, True
+        self._fire()
+
+    def then(self, callback: Callable[["Future"], Any]) -> "Future":
+        """A new future completed with ``callback(self)`` once this one completes."""
+        child = Future(self._work)
+
+        def run(fut: Future) -> None:
+            try:
+                child.set_result(callback(fut))
+            except BaseException as exc:  # noqa: BLE001 - handed to the child future
+                child.set_exception(exc)
+
+        if self._done:
+            run(self)
+        else:
+            self._callbacks.append(run)
+        return child
+
+    def add_done_callback(self, callback: Callable[["Future"], None]) -> None:
+        if self._done:
+            callback(self)
+        else:
+            self._callbacks.append(callback)
+
+    def _fire(self) -> None:
+        cbs, self._callbacks = self._callbacks, []
+        for cb in cbs:
+            cb(self)
+
+
+class Work:
+    """One collective in flight: MPI requests, then ``finish`` (copy-back, AVG division...)."""
+
+    def __init__(self, requests: list[Any], finish: Callable[[], Any] | None, timeout: float,
+                 check_failed: Callable[[], str | None], what: str, result: Any = None,
+                 statuses: list[Any] | None = None) -> None:
+        self._requests = [r for r in requests if r is not None]
+        self._statuses = statuses
+        self._finish = finish
+        self._timeout = timeout
+        self._check_failed = check_failed
+        self._what = what
+        self._result = result
+        self._exc: BaseException | None = None
+        self._completed = False
+        self._future = Future(self)
+        self.source_rank_value = -1
+        if not self._requests:
+            self._complete()
+
+    def _complete(self) -> None:
+        try:
+            if self._finish is not None:
+                out = self._finish()
+                if out is not None:
+                    self._result = out
+        except BaseException as exc:  # noqa: BLE001 - kept for wait()/exception()
+            self._exc = exc
+        self._completed = True
+        if self._exc is not None:
+            self._future.set_exception(self._exc)
+        else:
+            self._future.set_result(self._result)
+
+    def _poll(self) -> bool:
+        if self._completed:
+            return True
+        from mpi4py import MPI
+
+        if MPI.Request.Testall(self._requests, self._statuses):
+            self._complete()
+        return self._completed
+
+    def is_completed(self) -> bool:
+        return self._poll()
+
+    def is_success(self) -> bool:
+        return self._poll() and self._exc is None
+
+    def exception(self) -> BaseException | None:
+        return self._exc
+
+    def wait(self, timeout: timedelta | float | None = None) -> bool:
+        """Block until done; ``DistBackendError`` when the timeout (the group's by default)
+        passes or a peer of the job died."""
+        limit = self._timeout if timeout is None else (
+            timeout.total_seconds() if isinstance(timeout, timedelta) else float(timeout))
+        if limit <= 0:
+            limit = self._timeout
+        deadline = time.monotonic() + limit
+        spins = 0
+        while not self._poll():
+            spins += 1
+            if spins & 63 == 0:  # the clock and the failure flag are cheap, not free
+                failed = self._check_failed()
+                if failed is not None:
+                    self._fail(DistBackendError(f"{self._what}: {failed}"))
+                if time.monotonic() > deadline:
+                    self._fail(DistBackendError(
+                        f"{self._what}: timed out after {limit:g} s (the operation did not "
+                        f"complete on every rank of the group: a rank is missing, stuck or "
+                        f"called a different collective)"))
+                if spins > 4096:
+                    time.sleep(0.0002)  # a long wait: leave the core to the peer ranks
+        if self._exc is not None:
+            raise self._exc
+        return True
+
+    def _fail(self, exc: DistBackendError) -> None:
+        from ._mpi_boot import mark_broken
+
+        mark_broken(str(exc))
+        raise exc
+
+    def get_future(self) -> Future:
+        return self._future
+
+    def result(self) -> Any:
+        self.wait()
+        return self._result
+
+    def source_rank(self) -> int:
+        return self.source_rank_value
+
+    def synchronize(self) -> None:
+        self.wait()

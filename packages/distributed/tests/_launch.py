@@ -1,0 +1,113 @@
+"""Running a worker script on N ranks for a test: under mpiexec, or as independent processes
+(torchrun-style env vars, the PMI rendezvous). Every run is bounded by a timeout and its
+processes are killed on the way out, so a hang fails the test instead of the suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def mpiexec() -> str:
+    exe = Path(sys.executable).parent / "mpiexec"
+    return str(exe) if exe.exists() else (shutil.which("mpiexec") or "mpiexec")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _script(tmp: Path, body: str) -> Path:
+    path = tmp / "worker.py"
+    path.write_text("import json, os, sys\nimport ember\nimport ember.distributed as dist\n"
+                    "OUT = sys.argv[1]\n"
+                    "def emit(**kw):\n"
+                    "    with open(f'{OUT}.{os.environ.get(\"EMBER_TEST_RANK\") or os.environ[\"PMI_RANK\"]}', 'a') as f:\n"
+                    "        f.write(json.dumps(kw) + '\\n')\n" + textwrap.dedent(body))
+    return path
+
+
+def _results(out: Path, n: int) -> list[dict[str, Any]]:
+    res = []
+    for r in range(n):
+        p = Path(f"{out}.{r}")
+        merged: dict[str, Any] = {}
+        if p.exists():
+            for line in p.read_text().splitlines():
+                merged.update(json.loads(line))
+        res.append(merged)
+    return res
+
+
+def _env(extra: dict[str, str] | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "MPI_", "HYDRA_"))}
+    env.update({"OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
+    env.update(extra or {})
+    return env
+
+
+def _communicate(procs: list[subprocess.Popen], timeout: float) -> list[tuple[int | None, str]]:
+    out = []
+    try:
+        for p in procs:
+            text, _ = p.communicate(timeout=timeout)
+            out.append((p.returncode, text))
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            _kill(p)
+        raise AssertionError(f"the job did not finish within {timeout} s") from None
+    return out
+
+
+def _kill(p: subprocess.Popen) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    p.communicate()
+
+
+def run_mpiexec(tmp: Path, body: str, n: int = 2, timeout: float = 60,
+                env: dict[str, str] | None = None) -> tuple[int | None, str, list[dict[str, Any]]]:
+    """(exit code, output, per-rank results) of ``body`` run by ``mpiexec -n n``."""
+    script = _script(tmp, body)
+    out = tmp / "res"
+    p = subprocess.Popen([mpiexec(), "-n", str(n), sys.executable, str(script), str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=_env(env), start_new_session=True)
+    (code, text), = _communicate([p], timeout)
+    return code, text, _results(out, n)
+
+
+def run_ranks(tmp: Path, body: str, n: int = 2, timeout: float = 60,
+              env: dict[str, str] | None = None,
+              per_rank: dict[int, dict[str, str]] | None = None,
+              ) -> tuple[list[int | None], str, list[dict[str, Any]]]:
+    """``body`` in ``n`` independent processes with torchrun's variables (RANK, WORLD_SIZE,
+    MASTER_ADDR, MASTER_PORT): they meet through the store and the PMI rendezvous."""
+    script = _script(tmp, body)
+    out = tmp / "res"
+    port = free_port()
+    procs = []
+    for r in range(n):
+        e = _env({"RANK": str(r), "WORLD_SIZE": str(n), "LOCAL_RANK": str(r),
+                  "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+                  "EMBER_TEST_RANK": str(r), **(env or {}), **((per_rank or {}).get(r, {}))})
+        procs.append(subprocess.Popen([sys.executable, str(script), str(out)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                      env=e, start_new_session=True))
+    res = _communicate(procs, timeout)
+    text = "\n".join(f"--- rank {r} (exit {c}) ---\n{t}" for r, (c, t) in enumerate(res))
+    return [c for c, _ in res], text, _results(out, n)

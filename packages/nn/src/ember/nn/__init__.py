@@ -10,6 +10,7 @@ from __future__ import annotations
 from ember.nn import (  # noqa: E402
     functional,
     init,
+    parallel,
     utils,  # noqa: E402
 )
 from ember.nn.modules.activation import (
@@ -117,7 +118,7 @@ __all__ = [
     "ModuleList", "MultiheadAttention", "NLLLoss", "PReLU", "Parameter", "ParameterDict", "ParameterList", "ReLU",
     "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TransformerEncoder", "TransformerEncoderLayer",
-    "Unflatten", "functional", "init", "utils",
+    "Unflatten", "functional", "init", "parallel", "utils",
     # recurrent layers and the Transformer decoder
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "Transformer",
     "TransformerDecoder", "TransformerDecoderLayer",
@@ -159,3 +160,15 @@ __all__ += [  # conv area
     "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "Unfold", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # SyncBatchNorm synchronises statistics over a process group: it lives in ember-distributed.
+    if name == "SyncBatchNorm":
+        from ember._siblings import import_sibling
+
+        import_sibling("ember.distributed")
+        from ember.distributed._ddp.sync_batchnorm import SyncBatchNorm
+
+        return SyncBatchNorm
+    raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")

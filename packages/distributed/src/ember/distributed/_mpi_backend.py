@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import ember
 
+from ._errors import DistBackendError
 from ._mpi_boot import check_failed, mpi
 from ._work import Work
 from .reduce_op import ReduceOp, premul_factor
@@ -60,11 +61,13 @@ class MPIGroupComm:
         return Work(reqs, finish, self.timeout, check_failed, f"{self.name}::{what}", result)
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        broken = check_failed()
+        if broken is not None:  # after a timeout or a lost peer nothing more can complete
+            raise DistBackendError(f"{self.name}::{what}: the job's communication is broken "
+                                   f"({broken})")
         try:
             return fn()
         except self.MPI.Exception as exc:
-            from ._errors import DistBackendError
-
             raise DistBackendError(f"{self.name}::{what}: MPI error: {exc.Get_error_string()}") \
                 from None
 

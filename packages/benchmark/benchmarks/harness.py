@@ -15,6 +15,7 @@ tables and ``history.py`` saves and reloads results.
 from __future__ import annotations
 
 import gc
+import json
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 from ember.utils.benchmark import Measurement, Timer
 
-Kind = Literal["overhead", "throughput", "import"]
+Kind = Literal["overhead", "throughput", "import", "job"]
 
 
 # --------------------------------------------------------------------------- data
@@ -42,6 +43,9 @@ class Bench:
       * ``import``     -- ``python -c "import <lib>"`` in a fresh subprocess;
                           ratio = candidate/baseline, target is an absolute
                           limit in seconds on the candidate's time.
+      * ``job``        -- a multi-process job (dist_job.py; stmt = its row): time per
+                          call on the slowest rank; ratio = candidate/baseline, or
+                          baseline/candidate when the row's name says "throughput".
     target: None for informative rows (never ok/MISS).
     threads: the libraries' thread count for the row; None = don't touch.
     """
@@ -97,14 +101,18 @@ class Result:
         if self.error is not None:
             return None
         b, c = self.time(base), self.time(cand)
-        return b / c if self.bench.kind == "throughput" else c / b
+        return b / c if self.higher_is_better() else c / b
+
+    def higher_is_better(self) -> bool:
+        return self.bench.kind == "throughput" or (self.bench.kind == "job" and
+                                                   "throughput" in self.bench.name)
 
     def ok(self, base: str, cand: str) -> bool | None:
         """True/False against the target; None when informative or failed."""
         t, r = self.bench.target, self.ratio(base, cand)
         if t is None or r is None:
             return None
-        if self.bench.kind == "throughput":
+        if self.higher_is_better():
             return r >= t
         if self.bench.kind == "import":
             return self.time(cand) <= t
@@ -176,10 +184,33 @@ def measure_import(bench: Bench, libs: Mapping[str, ModuleType], cfg: Config, ti
     return out
 
 
+def measure_job(bench: Bench, libs: Mapping[str, ModuleType], cfg: Config, title: str) -> dict[str, Measurement]:
+    """``dist_job.py`` jobs for ``bench.stmt`` (a row name), the libraries taking turns."""
+    from pathlib import Path
+
+    from ember.utils.benchmark.utils.common import TaskSpec
+
+    job = Path(__file__).with_name("dist_job.py")
+    raw: dict[str, list[float]] = {label: [] for label in libs}
+    number: dict[str, int] = {}
+    for i in range(2):  # two jobs a library, alternating, so machine noise hits both alike
+        for label in libs if i % 2 == 0 else reversed(list(libs)):
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                subprocess.run([sys.executable, str(job), "--lib", libs[label].__name__, "--row", bench.stmt,
+                                "--rounds", str(max(3, cfg.rounds)), "--out", out.name], check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=900)
+                res = json.loads(Path(out.name).read_text())
+            raw[label] += res["raw_times"]
+            number[label] = res["number_per_run"]
+    return {label: Measurement(number[label], raw[label],
+                               TaskSpec(bench.stmt, "", label=title, sub_label=bench.name, description=label))
+            for label in libs}
+
+
 def run_bench(bench: Bench, libs: Mapping[str, ModuleType], cfg: Config, title: str) -> Result:
     """Measure one row; any exception becomes ``Result.error`` (and a non-zero exit)."""
     try:
-        measure = measure_import if bench.kind == "import" else measure_stmt
+        measure = {"import": measure_import, "job": measure_job}.get(bench.kind, measure_stmt)
         return Result(bench, measure(bench, libs, cfg, title))
     except subprocess.CalledProcessError as e:
         err = (e.stderr or b"").decode(errors="replace").strip().splitlines()

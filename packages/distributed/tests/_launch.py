@@ -65,18 +65,22 @@ def _communicate(procs: list[subprocess.Popen], timeout: float) -> list[tuple[in
             text, _ = p.communicate(timeout=timeout)
             out.append((p.returncode, text))
     except subprocess.TimeoutExpired:
-        for p in procs:
-            _kill(p)
-        raise AssertionError(f"the job did not finish within {timeout} s") from None
+        texts = [_kill(p) for p in procs]
+        raise AssertionError(f"the job did not finish within {timeout} s:\n" + "\n".join(
+            f"--- process {i} ---\n{t}" for i, t in enumerate(texts))) from None
     return out
 
 
-def _kill(p: subprocess.Popen) -> None:
+def _kill(p: subprocess.Popen) -> str:
     try:
         os.killpg(p.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    p.communicate()
+    try:
+        text, _ = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        return "(output still held open by a child process)"
+    return text or ""
 
 
 def run_mpiexec(tmp: Path, body: str, n: int = 2, timeout: float = 60,

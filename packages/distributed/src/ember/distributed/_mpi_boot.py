@@ -122,23 +122,36 @@ def _rendezvous(rank: int, world_size: int, store: Any, timeout: float) -> None:
 
 
 def _check_in(rank: int, world_size: int, store: Any, timeout: float) -> None:
-    store.add("ember/pmi_arrived", 1)
+    """Every rank arrives before any calls MPI_Init. Two phases: MPI_Init holds the GIL, so a
+    rank hosting the store (rank 0, env://) must not enter it while a peer still needs an
+    answer from it -- rank 0 waits until every peer has seen the full count."""
     deadline = time.monotonic() + timeout
-    while True:
-        n = store.add("ember/pmi_arrived", 0)
-        if n >= world_size:
-            return
-        if time.monotonic() > deadline:
-            raise DistBackendError(
-                f"init_process_group: timed out after {timeout:g} s waiting for the other ranks: "
-                f"{n} of {world_size} ranks arrived (rank {rank} is waiting)")
-        time.sleep(0.005)
+
+    def wait_for(key: str, want: int, what: str) -> None:
+        while True:
+            n = store.add(key, 0)
+            if n >= want:
+                return
+            if time.monotonic() > deadline:
+                raise DistBackendError(
+                    f"init_process_group: timed out after {timeout:g} s waiting for the other "
+                    f"ranks: {n} of {want} ranks {what} (rank {rank} is waiting)")
+            time.sleep(0.005)
+
+    store.add("ember/pmi_arrived", 1)
+    wait_for("ember/pmi_arrived", world_size, "arrived")
+    if rank != 0:
+        store.add("ember/pmi_go", 1)  # this rank's last store call before MPI_Init
+    else:
+        wait_for("ember/pmi_go", world_size - 1, "are ready to start MPI")
 
 
 def _start_server(world_size: int) -> int:
     env = {**os.environ, "EMBER_PMI_PARENT": str(os.getpid())}
+    # Its own stdio: an inherited pipe of the rank's would outlive the rank and hang readers.
     proc = subprocess.Popen([sys.executable, "-m", "ember.distributed._pmi_server", str(world_size)],
-                            stdout=subprocess.PIPE, env=env, start_new_session=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().strip()
     if not line.isdigit():

@@ -7,6 +7,7 @@ the check for peers the rendezvous has seen die.
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import timedelta
 from typing import Any, Callable
@@ -157,8 +158,8 @@ class Work:
                         f"{self._what}: timed out after {limit:g} s (the operation did not "
                         f"complete on every rank of the group: a rank is missing, stuck or "
                         f"called a different collective)"))
-                if spins > 4096:
-                    time.sleep(0.0002)  # a long wait: leave the core to the peer ranks
+            if spins > 256:  # not done at once: let peers on the same core run (oversubscribed)
+                os.sched_yield()
         if self._exc is not None:
             raise self._exc
         return True

@@ -156,7 +156,7 @@ def _env(name: str) -> str:
 def _store_for(init_method: str | None, rank: int, world_size: int,
                timeout: timedelta) -> tuple[Any, int, int]:
     """(store, rank, world_size) from the init method, PyTorch's rendezvous rules."""
-    from .store import FileStore, TCPStore
+    from .store import FileStore
 
     if init_method is None:
         init_method = "env://"
@@ -173,14 +173,17 @@ def _store_for(init_method: str | None, rank: int, world_size: int,
             world_size = int(_env("WORLD_SIZE"))
         host, port = _env("MASTER_ADDR"), int(_env("MASTER_PORT"))
         agent = os.environ.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
-        store = TCPStore(host, port, world_size, is_master=(rank == 0 and not agent),
-                         timeout=timeout)
+        store = _tcp_store(host, port, world_size, rank == 0 and not agent, timeout)
+        if agent:  # the launcher's store: keys of this restart round only, as torchrun's workers
+            from .store import PrefixStore
+
+            store = PrefixStore(f"/worker/attempt_{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}",
+                                store)
     elif url.scheme == "tcp":
         if rank == -1 or world_size == -1:
             raise ValueError("rank and world_size must be given (arguments or the URL's query) "
                              f"for init_method {init_method!r}")
-        store = TCPStore(url.hostname, url.port, world_size, is_master=(rank == 0),
-                         timeout=timeout)
+        store = _tcp_store(url.hostname, url.port, world_size, rank == 0, timeout)
     elif url.scheme == "file":
         if rank == -1 or world_size == -1:
             raise ValueError("rank and world_size must be given (arguments or the URL's query) "
@@ -189,6 +192,21 @@ def _store_for(init_method: str | None, rank: int, world_size: int,
     else:
         raise ValueError(f"Unsupported init_method {init_method!r}: use env://, tcp:// or file://")
     return store, rank, world_size
+
+
+_tcp_stores: dict[tuple, Any] = {}
+
+
+def _tcp_store(host: str, port: int, world_size: int, is_master: bool, timeout: timedelta) -> Any:
+    """One TCPStore per address for the life of the process: a re-init after
+    destroy_process_group reuses it (under a new key prefix) instead of racing a closing
+    server for the port."""
+    from .store import TCPStore
+
+    key = (host, port, world_size, is_master)
+    if key not in _tcp_stores:
+        _tcp_stores[key] = TCPStore(host, port, world_size, is_master=is_master, timeout=timeout)
+    return _tcp_stores[key]
 
 
 def init_process_group(backend: Any = None, init_method: str | None = None,

@@ -1,0 +1,130 @@
+"""One multi-process benchmark job of the "distributed" suite (harness kind ``job``).
+
+    python dist_job.py --lib ember --row allreduce-4B --ranks 2 --rounds 5 --out res.json
+
+starts ``--ranks`` processes with torchrun's variables (RANK, WORLD_SIZE, MASTER_ADDR,
+MASTER_PORT): PyTorch's join with gloo, ember's through its store and MPI rendezvous. Every rank
+runs the row's step the same number of times (collectives must match), timed in rounds between
+barriers; rank 0 writes the seconds per round and the calls per round as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+MLP_BATCH, TRANSFORMER_BATCH = 128, 16
+
+
+def _mlp(lib: ModuleType) -> tuple[Any, Callable[[Any], None]]:
+    nn, optim = lib.nn, importlib.import_module(lib.__name__ + ".optim")
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    x, y = lib.randn(MLP_BATCH, 784), lib.randint(0, 10, (MLP_BATCH,))
+    loss = nn.CrossEntropyLoss()
+
+    def make_step(m: Any) -> Callable[[], None]:
+        opt = optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+
+        def step() -> None:
+            opt.zero_grad()
+            loss(m(x), y).backward()
+            opt.step()
+
+        return step
+
+    return model, make_step
+
+
+def _transformer(lib: ModuleType) -> tuple[Any, Callable[[Any], None]]:
+    nn, optim = lib.nn, importlib.import_module(lib.__name__ + ".optim")
+    lib.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.1, batch_first=True)
+    x = lib.randn(TRANSFORMER_BATCH, 128, 256)
+
+    def make_step(m: Any) -> Callable[[], None]:
+        opt = optim.AdamW(m.parameters(), lr=1e-4)
+
+        def step() -> None:
+            opt.zero_grad()
+            m(x).square().mean().backward()
+            opt.step()
+
+        return step
+
+    return layer, make_step
+
+
+def _step(lib: ModuleType, dist: ModuleType, row: str) -> tuple[Callable[[], None], int]:
+    """The statement of ``row`` and its calls per timed round."""
+    if row.startswith("allreduce-"):
+        n = 1 if row == "allreduce-4B" else 16 * 1024 * 1024
+        t = lib.ones(n)
+        return (lambda: dist.all_reduce(t)), (500 if n == 1 else 2)
+    model, make_step = (_mlp if "mlp" in row else _transformer)(lib)
+    if row.startswith("local-"):
+        return make_step(model), 5 if "mlp" in row else 2
+    ddp = importlib.import_module(lib.__name__ + ".nn.parallel").DistributedDataParallel(model)
+    return make_step(ddp), 5 if "mlp" in row else 2
+
+
+def rank_main(args: argparse.Namespace) -> None:
+    lib = importlib.import_module(args.lib)
+    lib.set_num_threads(1)
+    dist = importlib.import_module(args.lib + ".distributed")
+    dist.init_process_group("gloo")
+    step, per_round = _step(lib, dist, args.row)
+    for _ in range(max(2, per_round // 4)):  # warm-up (lazy allocation, first buckets)
+        step()
+    times = []
+    for _ in range(args.rounds):
+        dist.barrier()
+        t0 = time.perf_counter()
+        for _ in range(per_round):
+            step()
+        times.append(time.perf_counter() - t0)
+    all_times: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(all_times, times)
+    if dist.get_rank() == 0:  # a round lasts as long as its slowest rank
+        worst = [max(ts[i] for ts in all_times) for i in range(args.rounds)]
+        with open(args.out, "w") as f:
+            json.dump({"raw_times": worst, "number_per_run": per_round}, f)
+    dist.destroy_process_group()
+
+
+def launch(args: argparse.Namespace) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    procs = []
+    for r in range(args.ranks):
+        env = {**os.environ, "RANK": str(r), "LOCAL_RANK": str(r), "WORLD_SIZE": str(args.ranks),
+               "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1"}
+        procs.append(subprocess.Popen([sys.executable, __file__, "--as-rank", *sys.argv[1:]], env=env))
+    codes = [p.wait(timeout=600) for p in procs]
+    if any(codes):
+        raise SystemExit(f"dist_job: ranks exited with {codes}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--row", required=True)
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--as-rank", action="store_true")
+    args = ap.parse_args()
+    (rank_main if args.as_rank else launch)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""The "distributed" suite: collectives and DDP training steps on 2 ranks, PyTorch 2.13 with
+gloo against ember on MPI, each row a pair of multi-process jobs (dist_job.py) started the same
+way (torchrun's variables). The "local" rows are the same step without DDP, in the same 2-rank
+job: a DDP row over its local row is the time DDP adds to a step."""
+
+from __future__ import annotations
+
+from harness import Bench
+
+TITLES = {
+    "distributed": "2 ranks: collectives and DDP steps (ratio = ember/torch time, lower is better; "
+                   "throughput rows: torch/ember time, higher is better)",
+}
+
+BENCHES: list[Bench] = [
+    Bench("distributed", "all_reduce 4 B latency", "job", "allreduce-4B", target=1.0, threads=None),
+    Bench("distributed", "all_reduce 64 MB throughput", "job", "allreduce-64MB", target=1.0, threads=None),
+    Bench("distributed", "DDP MLP 784-512-512-10 b128/rank SGD step", "job", "ddp-mlp", target=1.0,
+          threads=None),
+    Bench("distributed", "local MLP step (no DDP, same job)", "job", "local-mlp", threads=None),
+    Bench("distributed", "DDP TransformerEncoderLayer d256 b16/rank AdamW step", "job", "ddp-transformer",
+          target=1.0, threads=None),
+    Bench("distributed", "local TransformerEncoderLayer step (no DDP, same job)", "job", "local-transformer",
+          threads=None),
+]

@@ -128,13 +128,13 @@ class Agent:
                 if outcome.ok:
                     return 0
                 for w in group.workers:  # the ones we stopped are failures too, as in torch
-                    if w.exitcode not in (0, None) and w.global_rank not in outcome.failures:
+                    if outcome.remote is None and w.exitcode not in (0, None) and w.global_rank not in outcome.failures:
                         outcome.failures[w.global_rank] = ProcessFailure(w.local_rank, w.proc.pid, w.exitcode, "")  # type: ignore[union-attr]
                 what = self._describe(outcome)
                 if index < cfg.max_restarts:
                     _log(f"worker group failed ({what}); restarting ({index + 1}/{cfg.max_restarts})")
                     continue
-                if outcome.failures:
+                if outcome.remote is None:
                     print(f"{ChildFailedError.__module__}.ChildFailedError: {ChildFailedError(cfg.name, outcome.failures)}", file=sys.stderr, flush=True)
                 else:
                     _log(f"worker group failed ({what}); this node's workers were stopped")

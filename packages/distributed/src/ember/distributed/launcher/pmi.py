@@ -41,7 +41,7 @@ def start_pmi(rnd: Round, rdzv: Rendezvous, token: str) -> PMIHandle | None:
         except ImportError:
             rs.multi_set(["ember/pmi_addr", "ember/pmi_kvs"], ["", ""])
             return None
-        server = PMIServer(rnd.world_size, local_sizes=rnd.local_sizes, host="0.0.0.0")
+        server = PMIServer(rnd.world_size, local_sizes=rnd.local_sizes, host="0.0.0.0", kvsname=kvs)
         _, port = server.start()
         addr = f"{rdzv.master_addr}:{port}"
         rs.multi_set(["ember/pmi_addr", "ember/pmi_kvs"], [addr, kvs])

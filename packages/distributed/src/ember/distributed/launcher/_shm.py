@@ -1,13 +1,16 @@
 """Finds the MPICH shared-memory files of our own workers, to remove what a killed job leaves.
 
-MPICH maps a ``/dev/shm/mpich_shm_*`` segment in every rank of a node and unlinks it at a clean
-finalize; a rank killed or aborted leaves it behind. The name does not say whose it is, so we
-learn the names from the live workers' memory maps (every monitor tick, and once more just
-before stopping them): only files one of *our* workers mapped are ever removed.
+MPICH maps a ``/dev/shm/mpich_shm_<id>_<node>`` segment (and ``mpich_vci_<id>_<node>``) in every
+rank of a node and unlinks it at a clean finalize; a rank killed or aborted leaves it behind.
+``<id>`` is the 32-bit FNV-1a hash of the PMI kvsname (MPICH's ``world_id``), and the agent picks
+a fresh random kvsname each round, so those names are ours alone. Segments under other names
+(another MPI, a kvsname of the workers' own choosing) are learnt from the live workers' memory
+maps, every monitor tick and once more before stopping them. Nothing else is ever removed.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable
 
@@ -28,11 +31,25 @@ def _mapped_shm(pid: int) -> set[str]:
     return found
 
 
+def mpich_world_id(kvsname: str) -> int:
+    """MPICH's ``world_id``: the 32-bit FNV-1a hash of the job's PMI kvsname."""
+    h = 0x811C9DC5
+    for b in kvsname.encode():
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
 class ShmTracker:
     """Remembers the MPICH segments our workers mapped; :meth:`cleanup` removes the leftovers."""
 
     def __init__(self) -> None:
         self.paths: set[str] = set()
+        self._patterns: list[str] = []
+
+    def expect_kvs(self, kvsname: str) -> None:
+        """The segments of an MPI job started under ``kvsname`` (one we chose) are ours."""
+        wid = mpich_world_id(kvsname)
+        self._patterns += [f"{_DIR}mpich_shm_{wid:x}_*", f"{_DIR}mpich_vci_{wid:x}_*"]
 
     def scan(self, pids: Iterable[int]) -> None:
         for pid in pids:
@@ -43,6 +60,8 @@ class ShmTracker:
     def cleanup(self) -> list[str]:
         """Unlinks the recorded segments that still exist (call once no worker maps them)."""
         removed = []
+        for pattern in self._patterns:
+            self.paths.update(glob.glob(pattern))
         for path in sorted(self.paths):
             try:
                 os.unlink(path)

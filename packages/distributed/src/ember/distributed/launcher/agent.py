@@ -79,15 +79,18 @@ class Agent:
             w = Worker(local, rank, env, error_file)
             w.streams = StreamPlan(cfg, local, rank_dir)
             workers.append(w)
-        return WorkerGroup(workers, cfg.cmd)
+        group = WorkerGroup(workers, cfg.cmd)
+        if "EMBER_PMI_KVS" in pmi_env:
+            group.shm.expect_kvs(pmi_env["EMBER_PMI_KVS"])
+        return group
 
     def _monitor(self, group: WorkerGroup, rnd: Round, rdzv: Rendezvous, pmi: PMIHandle | None) -> Outcome:
         cfg = self.cfg
         local_ranks = {w.global_rank for w in group.workers}
         while True:
-            time.sleep(cfg.monitor_interval)
+            exited = group.wait(cfg.monitor_interval)
             group.shm.scan(group.pids())
-            bad = [w for w in group.poll() if w.exitcode != 0]
+            bad = [w for w in exited if w.exitcode != 0]
             if bad:
                 return Outcome(False, {w.global_rank: ProcessFailure(w.local_rank, w.proc.pid, w.exitcode, w.error_file) for w in bad})  # type: ignore[union-attr]
             if not group.running():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import selectors
 import signal
 import subprocess
 import time
@@ -53,6 +54,7 @@ class WorkerGroup:
         self.workers = workers
         self.cmd = cmd
         self.shm = ShmTracker()
+        self._pidfds: dict[int, int] = {}
 
     def start(self) -> None:
         agent = os.getpid()
@@ -62,6 +64,10 @@ class WorkerGroup:
                 self.cmd, env=w.env, preexec_fn=lambda: _child_setup(agent), **w.streams.kwargs
             )
             w.streams.started(w.proc)
+            try:
+                self._pidfds[w.local_rank] = os.pidfd_open(w.proc.pid)
+            except (AttributeError, OSError):  # no pidfd (old kernel): poll on a timer
+                pass
 
     def pids(self) -> list[int]:
         return [w.proc.pid for w in self.workers if w.proc is not None and w.exitcode is None]
@@ -75,6 +81,27 @@ class WorkerGroup:
                 w.exit_time = time.time()
                 exited.append(w)
         return exited
+
+    def wait(self, timeout: float) -> list[Worker]:
+        """Like :meth:`poll`, after waiting up to ``timeout`` for a worker to exit. A pidfd per
+        worker wakes us at the exit itself, so when one rank dies and its peers abort in
+        reaction, the rank that died first is reported first."""
+        if not self._pidfds:
+            time.sleep(timeout)
+            return self.poll()
+        with selectors.DefaultSelector() as sel:
+            for w in self.workers:
+                if w.exitcode is None and w.local_rank in self._pidfds:
+                    sel.register(self._pidfds[w.local_rank], selectors.EVENT_READ, w)
+            if not sel.get_map():
+                return self.poll()
+            ready = [key.data for key, _ in sel.select(timeout)]
+        exited = []
+        for w in ready:  # the first to exit first; then anything else that exited meanwhile
+            if w.exitcode is None and w.proc.poll() is not None:
+                w.exitcode, w.exit_time = w.proc.returncode, time.time()
+                exited.append(w)
+        return exited + self.poll()
 
     def running(self) -> bool:
         return any(w.exitcode is None for w in self.workers)
@@ -107,3 +134,6 @@ class WorkerGroup:
             if w.streams is not None:
                 w.streams.join()
         self.shm.cleanup()
+        for fd in self._pidfds.values():
+            os.close(fd)
+        self._pidfds.clear()

@@ -8,13 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-
-import textwrap
 
 LAUNCH = [sys.executable, "-m", "ember.distributed.run"]
 
@@ -52,10 +51,23 @@ def wait_for(path: Path, count: int = 1, timeout: float = 20) -> list[str]:
 
 
 ENV_KEYS = [
-    "RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "ROLE_NAME", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-    "ROLE_WORLD_SIZE", "GROUP_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT",
-    "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE",
-    "TORCHELASTIC_ERROR_FILE", "OMP_NUM_THREADS",
+    "RANK",
+    "LOCAL_RANK",
+    "GROUP_RANK",
+    "ROLE_RANK",
+    "ROLE_NAME",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "ROLE_WORLD_SIZE",
+    "GROUP_WORLD_SIZE",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "TORCHELASTIC_RESTART_COUNT",
+    "TORCHELASTIC_MAX_RESTARTS",
+    "TORCHELASTIC_RUN_ID",
+    "TORCHELASTIC_USE_AGENT_STORE",
+    "TORCHELASTIC_ERROR_FILE",
+    "OMP_NUM_THREADS",
 ]
 
 DUMP = """
@@ -84,18 +96,34 @@ def _no_omp() -> dict[str, str]:
 def test_worker_env_single_node(tmp_path: Path) -> None:
     port = _free_port()
     env = _no_omp()
-    p = subprocess.run([*LAUNCH, "--nproc-per-node", "2", "--master_port", str(port), script(tmp_path, "d.py", DUMP), str(tmp_path)],
-                       capture_output=True, text=True, timeout=30, env=env)
+    p = subprocess.run(
+        [*LAUNCH, "--nproc-per-node", "2", "--master_port", str(port), script(tmp_path, "d.py", DUMP), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stderr.count("Setting OMP_NUM_THREADS environment variable") == 1
     envs = _dumps(tmp_path, 2)
     for r, e in enumerate(envs):
         assert {k: e[k] for k in ENV_KEYS if k != "TORCHELASTIC_ERROR_FILE"} == {
-            "RANK": str(r), "LOCAL_RANK": str(r), "GROUP_RANK": "0", "ROLE_RANK": str(r), "ROLE_NAME": "default",
-            "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2", "ROLE_WORLD_SIZE": "2", "GROUP_WORLD_SIZE": "1",
-            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "TORCHELASTIC_RESTART_COUNT": "0",
-            "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_RUN_ID": "none",
-            "TORCHELASTIC_USE_AGENT_STORE": "True", "OMP_NUM_THREADS": "1",
+            "RANK": str(r),
+            "LOCAL_RANK": str(r),
+            "GROUP_RANK": "0",
+            "ROLE_RANK": str(r),
+            "ROLE_NAME": "default",
+            "WORLD_SIZE": "2",
+            "LOCAL_WORLD_SIZE": "2",
+            "ROLE_WORLD_SIZE": "2",
+            "GROUP_WORLD_SIZE": "1",
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port),
+            "TORCHELASTIC_RESTART_COUNT": "0",
+            "TORCHELASTIC_MAX_RESTARTS": "0",
+            "TORCHELASTIC_RUN_ID": "none",
+            "TORCHELASTIC_USE_AGENT_STORE": "True",
+            "OMP_NUM_THREADS": "1",
         }
         assert e["TORCHELASTIC_ERROR_FILE"].endswith(f"attempt_0/{r}/error.json")
 
@@ -106,7 +134,8 @@ def test_standalone_module_form_and_agent_store(tmp_path: Path) -> None:
         "import os, sys\nfrom datetime import timedelta\nfrom ember.distributed.store import TCPStore\n"
         "s = TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), timeout=timedelta(seconds=10))\n"
         "n = s.add('/worker/arrived', 1)\ns.wait(['/worker/arrived'])\n"
-        "open(os.path.join(sys.argv[1], os.environ['RANK']), 'w').write(os.environ['TORCHELASTIC_RUN_ID'] + ' ' + os.environ['MASTER_ADDR'])\n"
+        "e = os.environ\n"
+        "open(os.path.join(sys.argv[1], e['RANK']), 'w').write(e['TORCHELASTIC_RUN_ID'] + ' ' + e['MASTER_ADDR'])\n"
     )
     p = run(["--standalone", "--nproc_per_node=2", "-m", "wmod", str(tmp_path)], env={"PYTHONPATH": str(tmp_path)})
     assert p.returncode == 0, p.stderr
@@ -127,10 +156,15 @@ def test_torchrun_gives_the_same_worker_env(tmp_path: Path) -> None:
     env = _no_omp()
     p = subprocess.run([*LAUNCH, *flags, dump, str(ours)], capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 0, p.stderr
-    t = subprocess.run([sys.executable, "-m", "torch.distributed.run", *flags, dump, str(theirs)],
-                       capture_output=True, text=True, timeout=120, env=env)
+    t = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", *flags, dump, str(theirs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert t.returncode == 0, t.stderr
-    for a, b in zip(_dumps(ours, 2), _dumps(theirs, 2)):
+    for a, b in zip(_dumps(ours, 2), _dumps(theirs, 2), strict=True):
         extra = {"EMBER_PMI_ADDR", "EMBER_PMI_KVS"}
         assert set(a) - extra == set(b) - {"LC_CTYPE"} - extra
         for k in set(b) - {"TORCHELASTIC_ERROR_FILE", "LC_CTYPE"}:
@@ -222,7 +256,8 @@ def test_mpich_shm_of_our_workers_removed_others_kept(tmp_path: Path) -> None:
 RESTART = """
     import os, sys
     count = os.environ["TORCHELASTIC_RESTART_COUNT"]
-    open(os.path.join(sys.argv[1], "log"), "a").write(f"{os.environ['RANK']}:{count}:{os.environ.get('EMBER_PMI_KVS', '')}\\n")
+    kvs = os.environ.get("EMBER_PMI_KVS", "")
+    open(os.path.join(sys.argv[1], "log"), "a").write(f"{os.environ['RANK']}:{count}:{kvs}\\n")
     sys.exit(3 if os.environ["RANK"] == "1" and count != "2" else 0)
 """
 
@@ -252,8 +287,11 @@ TERM = """
 
 
 def test_sigterm_to_agent_is_forwarded(tmp_path: Path) -> None:
-    agent = subprocess.Popen([*LAUNCH, "--nproc-per-node", "2", "--standalone", script(tmp_path, "t.py", TERM), str(tmp_path)],
-                             stderr=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [*LAUNCH, "--nproc-per-node", "2", "--standalone", script(tmp_path, "t.py", TERM), str(tmp_path)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         pids = wait_for(tmp_path / "pids", 2)
         start = time.monotonic()
@@ -273,13 +311,21 @@ def test_two_agents_emulate_two_nodes(tmp_path: Path) -> None:
     dump = script(tmp_path, "d.py", DUMP)
     common = ["--nnodes", "2", "--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(port)]
     # Node 1 starts first: its agent retries until node 0's store is up.
-    n1 = subprocess.Popen([*LAUNCH, *common, "--node-rank", "1", dump, str(tmp_path)], stderr=subprocess.PIPE, text=True)
-    n0 = subprocess.Popen([*LAUNCH, *common, "--node_rank", "0", dump, str(tmp_path)], stderr=subprocess.PIPE, text=True)
+    n1 = subprocess.Popen(
+        [*LAUNCH, *common, "--node-rank", "1", dump, str(tmp_path)], stderr=subprocess.PIPE, text=True
+    )
+    n0 = subprocess.Popen(
+        [*LAUNCH, *common, "--node_rank", "0", dump, str(tmp_path)], stderr=subprocess.PIPE, text=True
+    )
     e1, e0 = n1.communicate(timeout=30)[1], n0.communicate(timeout=30)[1]
     assert (n0.returncode, n1.returncode) == (0, 0), e0 + e1
     envs = _dumps(tmp_path, 4)
     assert [(e["RANK"], e["LOCAL_RANK"], e["GROUP_RANK"]) for e in envs] == [
-        ("0", "0", "0"), ("1", "1", "0"), ("2", "0", "1"), ("3", "1", "1")]
+        ("0", "0", "0"),
+        ("1", "1", "0"),
+        ("2", "0", "1"),
+        ("3", "1", "1"),
+    ]
     assert {e["WORLD_SIZE"] for e in envs} == {"4"} and {e["GROUP_WORLD_SIZE"] for e in envs} == {"2"}
     assert {e["MASTER_PORT"] for e in envs} == {str(port)}
 
@@ -300,7 +346,11 @@ def test_failure_on_one_node_stops_the_other(tmp_path: Path) -> None:
 
 
 def test_tee_log_dir_and_filter(tmp_path: Path) -> None:
-    body = script(tmp_path, "p.py", "import os, sys\nprint('out', os.environ['RANK'])\nprint('err', os.environ['RANK'], file=sys.stderr)\n")
+    body = script(
+        tmp_path,
+        "p.py",
+        "import os, sys\nprint('out', os.environ['RANK'])\nprint('err', os.environ['RANK'], file=sys.stderr)\n",
+    )
     p = run(["--nproc-per-node", "2", "--standalone", "--tee", "3", "--log-dir", str(tmp_path / "logs"), body])
     assert p.returncode == 0, p.stderr
     assert sorted(p.stdout.splitlines()) == ["[default0]:out 0", "[default1]:out 1"]
@@ -314,7 +364,9 @@ def test_tee_log_dir_and_filter(tmp_path: Path) -> None:
 def test_console_script_and_bad_flags(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "ember-run"
     if exe.exists():
-        p = subprocess.run([str(exe), "--standalone", "--no-python", "true"], capture_output=True, text=True, timeout=30)
+        p = subprocess.run(
+            [str(exe), "--standalone", "--no-python", "true"], capture_output=True, text=True, timeout=30
+        )
         assert p.returncode == 0, p.stderr
     p = run(["--standalone", "--no-python", "false"])
     assert p.returncode == 1 and "exitcode  : 1" in p.stderr

@@ -36,8 +36,23 @@ WORKER = textwrap.dedent("""
 def test_mpi_workers_restart_after_sigkill_and_leave_no_shm(tmp_path: Path) -> None:
     body = tmp_path / "w.py"
     body.write_text(WORKER)
-    p = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--standalone", "--nproc-per-node", "2",
-                        "--max-restarts", "1", str(body), str(tmp_path)], capture_output=True, text=True, timeout=90)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ember.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "--max-restarts",
+            "1",
+            str(body),
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     rows = [ast.literal_eval(line) for r in (0, 1) for line in (tmp_path / f"{r}.log").read_text().splitlines()]
     assert sorted((r, c, s) for r, c, s, _ in rows) == [(0, "0", 3.0), (0, "1", 3.0), (1, "0", 3.0), (1, "1", 3.0)]

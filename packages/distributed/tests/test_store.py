@@ -155,9 +155,14 @@ def test_tcpstore_across_processes() -> None:
     import gc
 
     gc.collect()
-    t = threading.Thread(target=lambda: server.append(TCPStore("127.0.0.1", port, 3, True, timeout=timedelta(seconds=20))))
+    t = threading.Thread(
+        target=lambda: server.append(TCPStore("127.0.0.1", port, 3, True, timeout=timedelta(seconds=20)))
+    )
     t.start()
-    procs = [subprocess.Popen([sys.executable, "-c", _CLIENT, str(port), str(r)], stdout=subprocess.PIPE, text=True) for r in (1, 2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _CLIENT, str(port), str(r)], stdout=subprocess.PIPE, text=True)
+        for r in (1, 2)
+    ]
     t.join(20)
     assert server, "master did not see its 3 clients"
     s = server[0]

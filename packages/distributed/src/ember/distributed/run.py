@@ -33,10 +33,13 @@ class _Env(argparse.Action):
 
     def __init__(self, dest: str, default: object = None, required: bool = False, **kwargs: object) -> None:
         env = os.environ.get(f"PET_{dest.upper()}")
-        super().__init__(dest=dest, default=env if env is not None else default,
-                         required=required and env is None, **kwargs)  # type: ignore[arg-type]
+        super().__init__(
+            dest=dest, default=env if env is not None else default, required=required and env is None, **kwargs
+        )  # type: ignore[arg-type]
 
-    def __call__(self, parser: ArgumentParser, ns: argparse.Namespace, values: object, option: str | None = None) -> None:
+    def __call__(
+        self, parser: ArgumentParser, ns: argparse.Namespace, values: object, option: str | None = None
+    ) -> None:
         setattr(ns, self.dest, values)
 
 
@@ -47,7 +50,9 @@ class _EnvFlag(argparse.Action):
         default = bool(int(os.environ.get(f"PET_{dest.upper()}", "1" if default else "0")))
         super().__init__(dest=dest, const=True, default=default, nargs=0, **kwargs)  # type: ignore[arg-type]
 
-    def __call__(self, parser: ArgumentParser, ns: argparse.Namespace, values: object, option: str | None = None) -> None:
+    def __call__(
+        self, parser: ArgumentParser, ns: argparse.Namespace, values: object, option: str | None = None
+    ) -> None:
         setattr(ns, self.dest, self.const)
 
 
@@ -71,25 +76,48 @@ def get_args_parser() -> ArgumentParser:
     opt("--standalone", action=_EnvFlag, help="Single node: a local rendezvous on a free port.")
     opt("--max-restarts", action=_Env, type=int, default=0, help="Worker group restarts before failing.")
     opt("--monitor-interval", action=_Env, type=float, default=0.1, help="Seconds between worker checks.")
-    opt("--start-method", action=_Env, type=str, default="spawn", choices=["spawn", "fork", "forkserver"],
-        help="Accepted for compatibility: workers are always new processes.")
+    opt(
+        "--start-method",
+        action=_Env,
+        type=str,
+        default="spawn",
+        choices=["spawn", "fork", "forkserver"],
+        help="Accepted for compatibility: workers are always new processes.",
+    )
     opt("--event-log-handler", action=_Env, type=str, default="null", help="Accepted for compatibility.")
     opt("--role", action=_Env, type=str, default="default", help="User-defined role of the workers.")
     opt("-m", "--module", action=_EnvFlag, help="Run the script as a module (python -m).")
     opt("--no-python", action=_EnvFlag, help="Execute the script directly, not through python.")
     opt("--run-path", action=_EnvFlag, help="Run the script with runpy.run_path.")
     opt("--log-dir", action=_Env, type=str, default=None, help="Base directory for log files.")
-    opt("-r", "--redirects", action=_Env, type=str, default="0", help="Redirect streams to log files (0-3 or rank:value,...).")
+    opt(
+        "-r",
+        "--redirects",
+        action=_Env,
+        type=str,
+        default="0",
+        help="Redirect streams to log files (0-3 or rank:value,...).",
+    )
     opt("-t", "--tee", action=_Env, type=str, default="0", help="Tee streams to log files and the console.")
     opt("--local-ranks-filter", action=_Env, type=str, default="", help="Show only these local ranks on the console.")
     opt("--node-rank", action=_Env, type=int, default=0, help="Rank of this node (static rendezvous).")
     opt("--master-addr", action=_Env, type=str, default="127.0.0.1", help="Address of node 0 (static rendezvous).")
     opt("--master-port", action=_Env, type=int, default=None, help="Port on node 0 (default 29500).")
     opt("--local-addr", action=_Env, type=str, default=None, help="Address of this node.")
-    opt("--signals-to-handle", action=_Env, type=str, default="SIGTERM,SIGINT,SIGHUP,SIGQUIT",
-        help="Signals forwarded to the workers.")
-    opt("--shutdown-timeout", action=_Env, type=float, default=None,
-        help="Seconds between SIGTERM and SIGKILL when stopping workers (default 1.5).")
+    opt(
+        "--signals-to-handle",
+        action=_Env,
+        type=str,
+        default="SIGTERM,SIGINT,SIGHUP,SIGQUIT",
+        help="Signals forwarded to the workers.",
+    )
+    opt(
+        "--shutdown-timeout",
+        action=_Env,
+        type=float,
+        default=None,
+        help="Seconds between SIGTERM and SIGKILL when stopping workers (default 1.5).",
+    )
     p.add_argument("training_script", type=str, help="The script (or module, or program) to run.")
     p.add_argument("training_script_args", nargs=REMAINDER)
     return p
@@ -160,15 +188,29 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
         try:
             ranks = {int(r) for r in args.local_ranks_filter.split(",")}
         except ValueError as e:
-            raise ValueError("--local_ranks_filter must be a comma-separated list of integers e.g. --local_ranks_filter=0,1,2") from e
+            raise ValueError(
+                "--local_ranks_filter must be a comma-separated list of integers e.g. --local_ranks_filter=0,1,2"
+            ) from e
     cfg = LaunchConfig(
-        cmd=_command(args), name=os.path.basename(args.training_script),
-        min_nodes=min_nodes, max_nodes=max_nodes, nproc_per_node=nproc, run_id=run_id,
-        role=args.role, rdzv_backend=backend, rdzv_endpoint=endpoint, rdzv_configs=conf,
-        node_rank=args.node_rank, max_restarts=args.max_restarts,
-        monitor_interval=args.monitor_interval, start_method=args.start_method,
-        log_dir=args.log_dir, redirects=Std.from_str(args.redirects), tee=Std.from_str(args.tee),
-        local_ranks_filter=ranks, signals_to_handle=args.signals_to_handle,
+        cmd=_command(args),
+        name=os.path.basename(args.training_script),
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
+        nproc_per_node=nproc,
+        run_id=run_id,
+        role=args.role,
+        rdzv_backend=backend,
+        rdzv_endpoint=endpoint,
+        rdzv_configs=conf,
+        node_rank=args.node_rank,
+        max_restarts=args.max_restarts,
+        monitor_interval=args.monitor_interval,
+        start_method=args.start_method,
+        log_dir=args.log_dir,
+        redirects=Std.from_str(args.redirects),
+        tee=Std.from_str(args.tee),
+        local_ranks_filter=ranks,
+        signals_to_handle=args.signals_to_handle,
     )
     if args.shutdown_timeout is not None:
         cfg.shutdown_timeout = float(args.shutdown_timeout)

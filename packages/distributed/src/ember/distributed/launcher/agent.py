@@ -62,20 +62,29 @@ class Agent:
             os.makedirs(rank_dir, exist_ok=True)
             error_file = os.path.join(rank_dir, "error.json")
             env = dict(os.environ)
-            env.update({
-                "LOCAL_RANK": str(local), "RANK": str(rank), "GROUP_RANK": str(rnd.node_rank),
-                "ROLE_RANK": str(rank), "ROLE_NAME": cfg.role,
-                "LOCAL_WORLD_SIZE": str(cfg.nproc_per_node), "WORLD_SIZE": str(rnd.world_size),
-                "GROUP_WORLD_SIZE": str(rnd.nnodes), "ROLE_WORLD_SIZE": str(rnd.world_size),
-                "MASTER_ADDR": rdzv.master_addr, "MASTER_PORT": str(rdzv.master_port),
-                "TORCHELASTIC_RESTART_COUNT": str(rnd.index),
-                "TORCHELASTIC_MAX_RESTARTS": str(cfg.max_restarts),
-                "TORCHELASTIC_RUN_ID": cfg.run_id, "TORCHELASTIC_USE_AGENT_STORE": "True",
-                "TORCHELASTIC_ERROR_FILE": error_file,
-                "TORCHELASTIC_SIGNALS_TO_HANDLE": cfg.signals_to_handle,
-                "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1",
-                **pmi_env,
-            })
+            env.update(
+                {
+                    "LOCAL_RANK": str(local),
+                    "RANK": str(rank),
+                    "GROUP_RANK": str(rnd.node_rank),
+                    "ROLE_RANK": str(rank),
+                    "ROLE_NAME": cfg.role,
+                    "LOCAL_WORLD_SIZE": str(cfg.nproc_per_node),
+                    "WORLD_SIZE": str(rnd.world_size),
+                    "GROUP_WORLD_SIZE": str(rnd.nnodes),
+                    "ROLE_WORLD_SIZE": str(rnd.world_size),
+                    "MASTER_ADDR": rdzv.master_addr,
+                    "MASTER_PORT": str(rdzv.master_port),
+                    "TORCHELASTIC_RESTART_COUNT": str(rnd.index),
+                    "TORCHELASTIC_MAX_RESTARTS": str(cfg.max_restarts),
+                    "TORCHELASTIC_RUN_ID": cfg.run_id,
+                    "TORCHELASTIC_USE_AGENT_STORE": "True",
+                    "TORCHELASTIC_ERROR_FILE": error_file,
+                    "TORCHELASTIC_SIGNALS_TO_HANDLE": cfg.signals_to_handle,
+                    "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1",
+                    **pmi_env,
+                }
+            )
             w = Worker(local, rank, env, error_file)
             w.streams = StreamPlan(cfg, local, rank_dir)
             workers.append(w)
@@ -92,7 +101,10 @@ class Agent:
             group.shm.scan(group.pids())
             bad = [w for w in exited if w.exitcode != 0]
             if bad:
-                return Outcome(False, {w.global_rank: ProcessFailure(w.local_rank, w.proc.pid, w.exitcode, w.error_file) for w in bad})  # type: ignore[union-attr]
+                return Outcome(
+                    False,
+                    {w.global_rank: ProcessFailure(w.local_rank, w.proc.pid, w.exitcode, w.error_file) for w in bad},
+                )  # type: ignore[union-attr]
             if not group.running():
                 return Outcome(True)
             remote = rdzv.failure(rnd)
@@ -123,7 +135,9 @@ class Agent:
                         outcome = Outcome(remote is None, remote=remote)
                     if not outcome.ok and outcome.remote is None:
                         root = next(iter(outcome.failures))
-                        Rendezvous.report_failure(rnd, {"node": rnd.node_rank, "rank": root, "exitcode": outcome.failures[root].exitcode})
+                        Rendezvous.report_failure(
+                            rnd, {"node": rnd.node_rank, "rank": root, "exitcode": outcome.failures[root].exitcode}
+                        )
                     group.stop(grace=cfg.shutdown_timeout)
                 finally:
                     if pmi is not None:
@@ -138,7 +152,12 @@ class Agent:
                     _log(f"worker group failed ({what}); restarting ({index + 1}/{cfg.max_restarts})")
                     continue
                 if outcome.remote is None:
-                    print(f"{ChildFailedError.__module__}.ChildFailedError: {ChildFailedError(cfg.name, outcome.failures)}", file=sys.stderr, flush=True)
+                    err = ChildFailedError(cfg.name, outcome.failures)
+                    print(
+                        f"{ChildFailedError.__module__}.ChildFailedError: {err}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 else:
                     _log(f"worker group failed ({what}); this node's workers were stopped")
                 return 1

@@ -121,7 +121,9 @@ class Rendezvous:
             if count >= cfg.max_nodes or (min_since is not None and now - min_since >= cfg.last_call_timeout):
                 return int(rs.compare_set("closed", "", str(min(count, cfg.max_nodes))))
             if now > deadline:
-                raise DistStoreError(f"Timed out after {cfg.join_timeout:g} seconds waiting for {cfg.min_nodes} nodes; {count} joined.")
+                raise DistStoreError(
+                    f"Timed out after {cfg.join_timeout:g} seconds waiting for {cfg.min_nodes} nodes; {count} joined."
+                )
             time.sleep(_POLL)
 
     # -- end of a round ------------------------------------------------------------------------

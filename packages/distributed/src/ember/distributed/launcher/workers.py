@@ -60,9 +60,7 @@ class WorkerGroup:
         agent = os.getpid()
         for w in self.workers:
             assert w.streams is not None
-            w.proc = subprocess.Popen(
-                self.cmd, env=w.env, preexec_fn=lambda: _child_setup(agent), **w.streams.kwargs
-            )
+            w.proc = subprocess.Popen(self.cmd, env=w.env, preexec_fn=lambda: _child_setup(agent), **w.streams.kwargs)
             w.streams.started(w.proc)
             try:
                 self._pidfds[w.local_rank] = os.pidfd_open(w.proc.pid)

@@ -156,7 +156,7 @@ class Store:
         raise NotImplementedError
 
     def _multi_set(self, keys: list[str], values: list[bytes]) -> None:
-        for k, v in zip(keys, values):
+        for k, v in zip(keys, values, strict=True):
             self._set(k, v)
 
     def _list_keys(self) -> list[str]:

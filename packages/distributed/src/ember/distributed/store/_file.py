@@ -34,7 +34,9 @@ class FileStore(Store):
     def __init__(self, file_name: str, world_size: int = -1, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         super().__init__(timeout)
         if not isinstance(file_name, str):
-            raise TypeError("__init__(): incompatible function arguments. FileStore(file_name: str, world_size: int = -1)")
+            raise TypeError(
+                "__init__(): incompatible function arguments. FileStore(file_name: str, world_size: int = -1)"
+            )
         self._path = file_name
         self._world_size = world_size
         self._data: dict[str, bytes] = {}
@@ -159,7 +161,7 @@ class FileStore(Store):
 
     def _multi_set(self, keys: list[str], values: list[bytes]) -> None:
         with self._locked(exclusive=True):
-            for k, v in zip(keys, values):
+            for k, v in zip(keys, values, strict=True):
                 self._write_set(k, v)
 
     def _list_keys(self) -> list[str]:

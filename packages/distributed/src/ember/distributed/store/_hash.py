@@ -36,14 +36,12 @@ class MemoryKV:
 
     def multi_set(self, keys: list[str], values: list[bytes]) -> None:
         with self._cond:
-            self._data.update(zip(keys, values))
+            self._data.update(zip(keys, values, strict=True))
             self._cond.notify_all()
 
     def wait(self, keys: list[str], timeout: float) -> bool:
         with self._cond:
-            return self._cond.wait_for(
-                lambda: all(k in self._data for k in keys), deadline_seconds(timeout)
-            )
+            return self._cond.wait_for(lambda: all(k in self._data for k in keys), deadline_seconds(timeout))
 
     def multi_get(self, keys: list[str], timeout: float) -> list[bytes] | None:
         with self._cond:
@@ -61,9 +59,7 @@ class MemoryKV:
     def wait_at_least(self, key: str, target: int, timeout: float) -> int:
         """Waits until the counter at ``key`` reaches ``target``; returns its last value."""
         with self._cond:
-            self._cond.wait_for(
-                lambda: int(self._data.get(key, b"0")) >= target, deadline_seconds(timeout)
-            )
+            self._cond.wait_for(lambda: int(self._data.get(key, b"0")) >= target, deadline_seconds(timeout))
             return int(self._data.get(key, b"0"))
 
     def compare_set(self, key: str, expected: bytes, desired: bytes) -> bytes:

@@ -12,9 +12,7 @@ class PrefixStore(Store):
 
     def __init__(self, prefix: str, store: Store) -> None:
         if not isinstance(prefix, str) or not isinstance(store, Store):
-            raise TypeError(
-                "__init__(): incompatible function arguments. PrefixStore(prefix: str, store: Store)"
-            )
+            raise TypeError("__init__(): incompatible function arguments. PrefixStore(prefix: str, store: Store)")
         super().__init__(store.timeout)
         self._prefix = prefix
         self._store = store

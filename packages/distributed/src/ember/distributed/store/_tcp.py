@@ -118,7 +118,7 @@ class TCPStore(Store):
             try:
                 P.send_frame(self._sock, op, args)
                 code, out = P.recv_frame(self._sock)
-            except (OSError, socket.timeout) as e:
+            except (TimeoutError, OSError) as e:
                 raise DistNetworkError(f"TCPStore connection to {self._host}:{self._port} failed: {e}") from None
         if code == P.VALUE_ERROR:
             raise ValueError(out[0].decode())
@@ -163,7 +163,7 @@ class TCPStore(Store):
         self._request(P.APPEND, [key.encode(), value])
 
     def _multi_set(self, keys: list[str], values: list[bytes]) -> None:
-        flat = [x for k, v in zip(keys, values) for x in (k.encode(), v)]
+        flat = [x for k, v in zip(keys, values, strict=True) for x in (k.encode(), v)]
         self._request(P.MULTI_SET, flat)
 
     def _list_keys(self) -> list[str]:

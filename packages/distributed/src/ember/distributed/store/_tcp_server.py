@@ -27,10 +27,7 @@ PING, SET, GET, WAIT, ADD, CAS, CHECK, DELETE, NUM_KEYS, APPEND, MULTI_SET, LIST
 # Replies.
 OK, TIMEOUT, VALUE_ERROR, ERROR = range(4)
 
-_RECV_CLOSED = (
-    "Failed to recv, got 0 bytes. Connection was likely closed. "
-    "Did the remote server shutdown or crash?"
-)
+_RECV_CLOSED = "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?"
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:

@@ -90,14 +90,24 @@ class ChildFailedError(Exception):
     def format_msg(self, boarder_delim: str = "=", section_delim: str = "-") -> str:
         width = 60
         root_rank, root = self.get_first_failure()
-        others = [self._format(i, r, f) for i, (r, f) in enumerate(
-            ((r, f) for r, f in self.failures.items() if r != root_rank), start=1)]
-        return "\n".join([
-            "", boarder_delim * width, f"{self.name} FAILED", section_delim * width,
-            "Failures:", *(others or ["  <NO_OTHER_FAILURES>"]), section_delim * width,
-            "Root Cause (first observed failure):", self._format(0, root_rank, root),
-            boarder_delim * width,
-        ])
+        others = [
+            self._format(i, r, f)
+            for i, (r, f) in enumerate(((r, f) for r, f in self.failures.items() if r != root_rank), start=1)
+        ]
+        return "\n".join(
+            [
+                "",
+                boarder_delim * width,
+                f"{self.name} FAILED",
+                section_delim * width,
+                "Failures:",
+                *(others or ["  <NO_OTHER_FAILURES>"]),
+                section_delim * width,
+                "Root Cause (first observed failure):",
+                self._format(0, root_rank, root),
+                boarder_delim * width,
+            ]
+        )
 
     @staticmethod
     def _format(idx: int, rank: int, f: ProcessFailure) -> str:
@@ -160,4 +170,3 @@ def record(fn: Callable[..., _R], error_handler: Any = None) -> Callable[..., _R
             raise
 
     return wrapper
-

@@ -1,0 +1,1 @@
+"""Worker-process helpers of the launcher (``torch.distributed.elastic.multiprocessing``)."""

@@ -29,17 +29,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Runs in each worker: after init, note the /dev/shm files this rank maps (MPICH's segments),
+# so the test removes exactly its own job's leftovers when a rank was killed or aborted.
+_RECORD_SHM = """
+_init = dist.init_process_group
+def _recording_init(*a, **k):
+    _init(*a, **k)
+    with open(f"{OUT}.shm.{os.getpid()}", "w") as f:
+        f.write("\\n".join(line.split()[-1] for line in open("/proc/self/maps") if "/dev/shm/" in line))
+dist.init_process_group = _recording_init
+"""
+
+
 def _script(tmp: Path, body: str) -> Path:
     path = tmp / "worker.py"
     path.write_text("import json, os, sys\nimport ember\nimport ember.distributed as dist\n"
-                    "OUT = sys.argv[1]\n"
+                    "OUT = sys.argv[1]\n" + _RECORD_SHM +
                     "def emit(**kw):\n"
                     "    with open(f'{OUT}.{os.environ.get(\"EMBER_TEST_RANK\") or os.environ[\"PMI_RANK\"]}', 'a') as f:\n"
                     "        f.write(json.dumps(kw) + '\\n')\n" + textwrap.dedent(body))
     return path
 
 
+def _remove_own_shm(out: Path) -> None:
+    for note in out.parent.glob(out.name + ".shm.*"):
+        for path in note.read_text().split():
+            if path.startswith("/dev/shm/") and os.path.exists(path):
+                os.unlink(path)
+        note.unlink()
+
+
 def _results(out: Path, n: int) -> list[dict[str, Any]]:
+    _remove_own_shm(out)
     res = []
     for r in range(n):
         p = Path(f"{out}.{r}")

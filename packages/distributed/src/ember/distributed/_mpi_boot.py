@@ -197,6 +197,7 @@ def _install_abort_hook() -> None:
     def hook(tp: Any, value: Any, tb: Any) -> None:
         previous(tp, value, tb)
         sys.stderr.flush()
+        time.sleep(0.2)  # let the launcher forward the traceback before the abort kills us
         mark_broken("this process raised")
         try:
             mpi().COMM_WORLD.Abort(1)

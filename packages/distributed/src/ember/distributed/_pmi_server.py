@@ -229,6 +229,13 @@ def main(argv: list[str]) -> int:
             break
         time.sleep(0.2)
     srv.close()
+    # MPICH unlinks its shared-memory segment at a clean finalize; after a killed or aborted
+    # rank, this job's segments (named from our kvsname) would stay in /dev/shm.
+    from .launcher._shm import ShmTracker
+
+    shm = ShmTracker()
+    shm.expect_kvs(srv.kvsname)
+    shm.cleanup()
     return 0
 
 

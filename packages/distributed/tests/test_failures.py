@@ -96,3 +96,38 @@ def test_killed_rank_ends_the_job(tmp_path: Path) -> None:
     code, text, _ = run_mpiexec(tmp_path, KILL_BODY, n=2, timeout=60)
     assert code != 0
     assert time.monotonic() - t0 < 20, text
+
+
+MISMATCH_BODY = r"""
+dist.init_process_group("gloo")
+r = dist.get_rank()
+out = {}
+try:
+    dist.all_reduce(ember.ones(10 if r == 0 else 20))
+    out["shape"] = None
+except RuntimeError as e:
+    out["shape"] = str(e)
+try:
+    if r == 0:
+        dist.all_reduce(ember.ones(3))
+    else:
+        dist.broadcast(ember.ones(3), src=0)
+    out["op"] = None
+except RuntimeError as e:
+    out["op"] = str(e)
+t = ember.ones(2)
+dist.all_reduce(t)  # matching calls still work
+out["ok"] = t.tolist()
+emit(**out)
+"""
+
+
+def test_detail_debug_detects_mismatched_collectives(tmp_path: Path) -> None:
+    code, text, res = run_mpiexec(tmp_path, MISMATCH_BODY, n=2, timeout=60,
+                                  env={"TORCH_DISTRIBUTED_DEBUG": "DETAIL"})
+    assert code == 0, text
+    for r in range(2):
+        assert res[r]["shape"].startswith("Detected mismatch between collectives on ranks.")
+        assert "TensorShape=[10]" in res[r]["shape"] and "TensorShape=[20]" in res[r]["shape"]
+        assert "OpType=ALLREDUCE" in res[r]["op"] and "OpType=BROADCAST" in res[r]["op"]
+        assert res[r]["ok"] == [2.0, 2.0]

@@ -59,3 +59,36 @@ def test_mpi_workers_restart_after_sigkill_and_leave_no_shm(tmp_path: Path) -> N
     assert "exitcode -9" in p.stderr and "restarting (1/1)" in p.stderr
     segments = {path for *_, shm in rows for path in shm}
     assert segments and not any(os.path.exists(path) for path in segments)
+
+
+TWO_NODES = textwrap.dedent("""
+    import os, sys
+    import ember
+    import ember.distributed as dist
+    dist.init_process_group("gloo")
+    t = ember.tensor([float(dist.get_rank() + 1)])
+    dist.all_reduce(t)
+    with open(os.path.join(sys.argv[1], f"{dist.get_rank()}.log"), "w") as f:
+        f.write(repr((dist.get_rank(), dist.get_world_size(), os.environ["GROUP_RANK"], t.item())))
+    dist.destroy_process_group()
+""")
+
+
+def test_two_agents_run_one_mpi_job(tmp_path: Path) -> None:
+    """Two ember-run agents (--nnodes 2, node ranks 0 and 1) start one 4-rank MPI job: node 1's
+    workers join node 0's PMI rendezvous through the agents' store."""
+    import socket
+
+    body = tmp_path / "w.py"
+    body.write_text(TWO_NODES)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    common = [sys.executable, "-m", "ember.distributed.run", "--nnodes", "2", "--nproc-per-node", "2",
+              "--master-addr", "127.0.0.1", "--master-port", str(port)]
+    nodes = [subprocess.Popen([*common, "--node-rank", str(r), str(body), str(tmp_path)],
+                              stderr=subprocess.PIPE, text=True) for r in (1, 0)]
+    errs = [p.communicate(timeout=90)[1] for p in nodes]
+    assert [p.returncode for p in nodes] == [0, 0], "".join(errs)
+    rows = sorted(ast.literal_eval((tmp_path / f"{r}.log").read_text()) for r in range(4))
+    assert rows == [(0, 4, "0", 10.0), (1, 4, "0", 10.0), (2, 4, "1", 10.0), (3, 4, "1", 10.0)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._debug import DebugLevel, get_debug_level
 from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
 from ._work import Future, Work
 from .collectives import (
@@ -124,13 +125,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "Backend", "DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
     "FileStore", "Future", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup",
     "ReduceOp", "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor",
     "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
     "batch_isend_irecv", "broadcast", "broadcast_object_list", "default_pg_timeout",
     "destroy_process_group", "gather", "gather_object", "get_backend",
-    "get_default_backend_for_device", "get_global_rank", "get_group_rank",
+    "get_debug_level", "get_default_backend_for_device", "get_global_rank", "get_group_rank",
     "get_node_local_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
     "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",

@@ -11,6 +11,7 @@ from typing import Any
 
 import ember
 
+from ._debug import check_collective
 from ._work import Work
 from .process_group import GroupMember, ProcessGroup, resolve
 from .reduce_op import ReduceOp, as_reduce_op
@@ -78,6 +79,7 @@ def all_reduce(tensor: Any, op: Any = ReduceOp.SUM, group: Any = None, async_op:
     pg = _member(group)
     if pg is None:
         return None
+    check_collective(pg, "ALLREDUCE", [tensor])
     return _finish(pg._mpi().allreduce(tensor, red), async_op)
 
 
@@ -89,6 +91,7 @@ def reduce(tensor: Any, dst: int | None = None, op: Any = ReduceOp.SUM, group: A
     if pg is None:
         return None
     root = _root(pg, dst, group_dst, "reduce", "dst")
+    check_collective(pg, "REDUCE", [tensor])
     return _finish(pg._mpi().reduce(tensor, root, red), async_op)
 
 
@@ -99,6 +102,7 @@ def broadcast(tensor: Any, src: int | None = None, group: Any = None, async_op: 
     if pg is None:
         return None
     root = _root(pg, src, group_src, "broadcast", "src")
+    check_collective(pg, "BROADCAST", [tensor])
     return _finish(pg._mpi().broadcast(tensor, root), async_op)
 
 
@@ -112,6 +116,7 @@ def all_gather(tensor_list: list[Any], tensor: Any, group: Any = None, async_op:
         raise RuntimeError(f"all_gather: invalid output tensor list (expected length "
                            f"{pg.size()}, got {len(outs)})")
     _same_as(outs, tensor, "all_gather", "tensor_list")
+    check_collective(pg, "ALLGATHER", [tensor])
     return _finish(pg._mpi().allgather(outs, tensor), async_op)
 
 
@@ -123,6 +128,7 @@ def all_gather_into_tensor(output_tensor: Any, input_tensor: Any, group: Any = N
     if pg is None:
         return None
     _check_flat(output_tensor, input_tensor, pg.size(), "all_gather_into_tensor")
+    check_collective(pg, "_ALLGATHER_BASE", [input_tensor])
     return _finish(pg._mpi().allgather_into(output_tensor, input_tensor), async_op)
 
 
@@ -159,6 +165,7 @@ def gather(tensor: Any, gather_list: list[Any] | None = None, dst: int | None = 
         return None
     root = _root(pg, dst, group_dst, "gather", "dst")
     outs = _root_list(pg, root, gather_list, tensor, "gather", "gather_list", "destination")
+    check_collective(pg, "GATHER", [tensor])
     return _finish(pg._mpi().gather(tensor, outs, root), async_op)
 
 
@@ -170,6 +177,7 @@ def scatter(tensor: Any, scatter_list: list[Any] | None = None, src: int | None 
         return None
     root = _root(pg, src, group_src, "scatter", "src")
     ins = _root_list(pg, root, scatter_list, tensor, "scatter", "scatter_list", "source")
+    check_collective(pg, "SCATTER", [tensor])
     return _finish(pg._mpi().scatter(tensor, ins, root), async_op)
 
 
@@ -182,6 +190,7 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM, group
     if pg is None:
         return None
     _check_flat(input, output, pg.size(), "reduce_scatter_tensor")
+    check_collective(pg, "_REDUCE_SCATTER_BASE", [input])
     return _finish(pg._mpi().reduce_scatter_tensor(output, input, red), async_op)
 
 
@@ -198,6 +207,7 @@ def reduce_scatter(output: Any, input_list: list[Any], op: Any = ReduceOp.SUM, g
                            f"{pg.size()}, got {len(ins)})")
     _same_as(ins, output, "reduce_scatter", "input_list")
     flat = ember.stack([t.reshape(output.shape) for t in ins])
+    check_collective(pg, "REDUCE_SCATTER", [output])
     return _finish(pg._mpi().reduce_scatter_tensor(output, flat, red), async_op)
 
 
@@ -221,6 +231,7 @@ def all_to_all_single(output: Any, input: Any, output_split_sizes: list[int] | N
         elif len(splits) != n or sum(splits) != (t.shape[0] if t.dim() else 1):
             raise RuntimeError(f"all_to_all_single: {arg}_split_sizes {list(splits)} must have "
                                f"{n} entries adding up to {arg}.size(0)")
+    check_collective(pg, "ALLTOALL_BASE", [input])
     return _finish(pg._mpi().alltoall_single(output, input, output_split_sizes or None,
                                              input_split_sizes or None), async_op)
 
@@ -236,6 +247,7 @@ def all_to_all(output_tensor_list: list[Any], input_tensor_list: list[Any], grou
     if len(outs) != n or len(ins) != n:
         raise RuntimeError(f"all_to_all: tensor lists must have the group size {n} entries, got "
                            f"{len(outs)} outputs and {len(ins)} inputs")
+    check_collective(pg, "ALLTOALL", ins)
     flat_in = ember.cat([t.reshape(-1) for t in ins])
     flat_out = ember.empty(sum(t.numel() for t in outs), dtype=outs[0].dtype if outs else ember.float32)
     work = pg._mpi().alltoall_single(flat_out, flat_in, [t.numel() for t in outs],
@@ -260,6 +272,7 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     pg = _member(group)
     if pg is None:
         return None
+    check_collective(pg, "BARRIER", [])
     return _finish(pg._mpi().barrier(), async_op)
 
 

@@ -76,6 +76,12 @@ emit(reduce_scatter_tensor=o.tolist())
 o = ember.zeros(1)
 dist.reduce_scatter(o, [ember.tensor([float(i)]) * (r + 1) for i in range(n)], op=dist.ReduceOp.AVG)
 emit(reduce_scatter_avg=o.tolist())
+o = ember.zeros(2, dtype=ember.bfloat16)[::2]  # bfloat16 and a strided output
+dist.reduce_scatter_tensor(o, (ember.arange(float(n)) * (r + 1)).to(ember.bfloat16))
+emit(reduce_scatter_bf16=o.tolist())
+w = dist.all_gather_into_tensor(ember.zeros(2 * n), ember.tensor([r, r + 0.5]), async_op=True)
+import gc; gc.collect()
+emit(async_temporaries=w.wait())
 o = ember.zeros(n)
 dist.all_to_all_single(o, ember.arange(float(n)) + 10 * r)
 emit(all_to_all_single=o.tolist())
@@ -210,6 +216,8 @@ def test_data_movement(job: Any) -> None:
         assert got["scatter"] == [5.0 + r]
         assert got["reduce_scatter_tensor"] == [r * sum(range(1, n + 1))]
         assert got["reduce_scatter_avg"] == pytest.approx([r * sum(range(1, n + 1)) / n])
+        assert got["reduce_scatter_bf16"] == [r * sum(range(1, n + 1))]
+        assert got["async_temporaries"] is True
         assert got["all_to_all_single"] == [r + 10.0 * i for i in range(n)]
         assert got["all_to_all"] == [[float(i)] * (r + 1) for i in range(n)]
         assert got["ring"] == [float((r - 1) % n)]

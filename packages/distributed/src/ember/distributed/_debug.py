@@ -35,7 +35,7 @@ def _dtype_name(t: Any) -> str:
 
 def check_collective(pg: Any, op: str, tensors: list[Any]) -> None:
     """With DETAIL: the same collective on every rank of ``pg``, or RuntimeError naming both."""
-    if os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper() != "DETAIL":
+    if not getattr(pg, "_debug_detail", False):  # read once, at the group's creation
         return
     comm = pg._mpi()
     pg._seq = getattr(pg, "_seq", 0) + 1

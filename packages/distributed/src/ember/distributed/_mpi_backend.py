@@ -32,13 +32,25 @@ def _mpi_op(MPI: Any, op: ReduceOp, dtype: Any) -> Any:
             "BXOR": MPI.BXOR}[name]
 
 
-def _wire(t: Any) -> Any:
-    """The view MPI moves: bfloat16 as int16 and bool as uint8 (MPICH has no bfloat16)."""
-    if t.dtype == ember.bfloat16:
-        return t.view(ember.int16)
-    if t.dtype == ember.bool:
-        return t.view(ember.uint8)
-    return t
+_MPI_TYPES: dict[Any, str] = {
+    ember.float32: "FLOAT", ember.float64: "DOUBLE", ember.float16: "FLOAT16_T",
+    ember.int64: "INT64_T", ember.int32: "INT32_T", ember.int16: "INT16_T", ember.int8: "INT8_T",
+    ember.uint8: "UINT8_T", ember.bool: "UINT8_T", ember.bfloat16: "INT16_T",
+}
+
+
+def _wire(t: Any, counts: tuple[list[int], list[int]] | None = None) -> list[Any]:
+    """MPI's view of a contiguous tensor: its storage by address (no copy, and cheaper than
+    ``__dlpack__`` on every call) with an MPI datatype; bfloat16 moves as int16 and bool as
+    uint8 (MPICH has no bfloat16; reductions stage those in float32 / as uint8 first).
+    ``counts``: the (counts, displacements) of a v-collective."""
+    MPI = mpi()
+    try:
+        dtype = getattr(MPI, _MPI_TYPES[t.dtype])
+    except KeyError:
+        raise RuntimeError(f"ember.distributed: no MPI type for {t.dtype}") from None
+    buf = MPI.buffer.fromaddress(t.data_ptr(), t.numel() * t.element_size())
+    return [buf, counts, dtype] if counts is not None else [buf, dtype]
 
 
 class MPIGroupComm:
@@ -57,8 +69,10 @@ class MPIGroupComm:
         return self.comm.Get_rank()
 
     def _work(self, reqs: list[Any], finish: Callable[[], Any] | None, what: str,
-              result: Any = None) -> Work:
-        return Work(reqs, finish, self.timeout, check_failed, f"{self.name}::{what}", result)
+              result: Any = None, keep: tuple = ()) -> Work:
+        """``keep``: the buffers MPI reads or writes by address, alive until completion."""
+        return Work(reqs, finish, self.timeout, check_failed, f"{self.name}::{what}", result,
+                    keep=keep)
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         broken = check_failed()
@@ -75,20 +89,23 @@ class MPIGroupComm:
     def allreduce(self, tensor: Any, op: ReduceOp) -> Work:
         stage, finish = self._reduce_stage(tensor, op)
         mop = _mpi_op(self.MPI, op, tensor.dtype)
-        req = self._call("allreduce", lambda: self.comm.Iallreduce(self.MPI.IN_PLACE, stage, mop))
-        return self._work([req], finish, "allreduce", [tensor])
+        wire = _wire(stage)
+        req = self._call("allreduce", lambda: self.comm.Iallreduce(self.MPI.IN_PLACE, wire, mop))
+        return self._work([req], finish, "allreduce", [tensor], keep=(stage,))
 
     def reduce(self, tensor: Any, root: int, op: ReduceOp) -> Work:
         stage, finish = self._reduce_stage(tensor, op)
         mop = _mpi_op(self.MPI, op, tensor.dtype)
+        wire = _wire(stage)
         if self.rank() == root:
-            req = self._call("reduce", lambda: self.comm.Ireduce(self.MPI.IN_PLACE, stage, mop, root))
+            req = self._call("reduce", lambda: self.comm.Ireduce(self.MPI.IN_PLACE, wire, mop, root))
         else:
-            req = self._call("reduce", lambda: self.comm.Ireduce(stage, None, mop, root))
-        return self._work([req], finish, "reduce", [tensor])
+            req = self._call("reduce", lambda: self.comm.Ireduce(wire, None, mop, root))
+        return self._work([req], finish, "reduce", [tensor], keep=(stage,))
 
     def _reduce_stage(self, tensor: Any, op: ReduceOp) -> tuple[Any, Callable[[], None]]:
-        """The buffer MPI reduces in place, and what turns it into the result in ``tensor``."""
+        """The contiguous tensor MPI reduces in place, and what turns it into the result in
+        ``tensor``."""
         name = op.name
         if name == "AVG" and not tensor.dtype.is_floating_point and tensor.dtype != ember.bool:
             raise RuntimeError(f"result type Float can't be cast to the desired output type "
@@ -102,7 +119,6 @@ class MPIGroupComm:
         if name == "PREMUL_SUM":
             factor = premul_factor(op)
             stage = stage.mul(factor) if stage is tensor else stage.mul_(factor)
-        wire = _wire(stage)
         size = self.size()
 
         def finish() -> None:
@@ -111,15 +127,15 @@ class MPIGroupComm:
             if stage is not tensor:
                 tensor.copy_(stage)
 
-        return wire, finish
+        return stage, finish
 
     def reduce_scatter_tensor(self, output: Any, input: Any, op: ReduceOp) -> Work:
-        stage, finish_in = self._reduce_stage(input, op)
+        stage, _ = self._reduce_stage(input, op)  # the input is not written: no finish
         out = output if output.is_contiguous() and output.dtype != ember.bfloat16 else None
         recv = out if out is not None else ember.empty(output.shape, dtype=stage.dtype)
         mop = _mpi_op(self.MPI, op, input.dtype)
         req = self._call("reduce_scatter",
-                         lambda: self.comm.Ireduce_scatter_block(stage, _wire(recv), mop))
+                         lambda: self.comm.Ireduce_scatter_block(_wire(stage), _wire(recv), mop))
         size = self.size()
 
         def finish() -> None:
@@ -128,20 +144,19 @@ class MPIGroupComm:
             if recv is not output:
                 output.copy_(recv)
 
-        del finish_in  # the input is not written: only its staged copy is reduced
-        return self._work([req], finish, "reduce_scatter", [output])
+        return self._work([req], finish, "reduce_scatter", [output], keep=(stage, recv))
 
     # -- data movement ---------------------------------------------------------------------
     def broadcast(self, tensor: Any, root: int) -> Work:
         stage = tensor if tensor.is_contiguous() else tensor.contiguous()
         req = self._call("broadcast", lambda: self.comm.Ibcast(_wire(stage), root))
-        return self._work([req], _copy_back(stage, tensor), "broadcast", [tensor])
+        return self._work([req], _copy_back(stage, tensor), "broadcast", [tensor], keep=(stage,))
 
     def allgather_into(self, output: Any, input: Any) -> Work:
         src = input.contiguous()
         out = output if output.is_contiguous() else ember.empty(output.shape, dtype=output.dtype)
         req = self._call("allgather", lambda: self.comm.Iallgather(_wire(src), _wire(out)))
-        return self._work([req], _copy_back(out, output), "allgather", [output])
+        return self._work([req], _copy_back(out, output), "allgather", [output], keep=(src, out))
 
     def allgather(self, outputs: list[Any], input: Any) -> Work:
         src = input.contiguous()
@@ -152,7 +167,7 @@ class MPIGroupComm:
             for i, o in enumerate(outputs):
                 o.copy_(out[i])
 
-        return self._work([req], finish, "allgather", [outputs])
+        return self._work([req], finish, "allgather", [outputs], keep=(src, out))
 
     def gather(self, input: Any, outputs: list[Any] | None, root: int) -> Work:
         src = input.contiguous()
@@ -165,7 +180,8 @@ class MPIGroupComm:
                 for i, o in enumerate(outputs):
                     o.copy_(out[i])
 
-        return self._work([req], finish, "gather", [outputs] if outputs is not None else [])
+        return self._work([req], finish, "gather", [outputs] if outputs is not None else [],
+                          keep=(src, out))
 
     def scatter(self, output: Any, inputs: list[Any] | None, root: int) -> Work:
         send = ember.stack([t.reshape(output.shape) for t in inputs]).contiguous() \
@@ -173,7 +189,7 @@ class MPIGroupComm:
         recv = output if output.is_contiguous() else ember.empty(output.shape, dtype=output.dtype)
         req = self._call("scatter", lambda: self.comm.Iscatter(
             _wire(send) if send is not None else None, _wire(recv), root))
-        return self._work([req], _copy_back(recv, output), "scatter", [output])
+        return self._work([req], _copy_back(recv, output), "scatter", [output], keep=(send, recv))
 
     def alltoall_single(self, output: Any, input: Any, out_splits: list[int] | None,
                         in_splits: list[int] | None) -> Work:
@@ -188,8 +204,8 @@ class MPIGroupComm:
             sc = [s * inner_in for s in (in_splits or [src.shape[0] // n] * n)]
             rc = [s * inner_out for s in (out_splits or [out.shape[0] // n] * n)]
             req = self._call("alltoall", lambda: self.comm.Ialltoallv(
-                [_wire(src), (sc, _displs(sc))], [_wire(out), (rc, _displs(rc))]))
-        return self._work([req], _copy_back(out, output), "alltoall", [output])
+                _wire(src, (sc, _displs(sc))), _wire(out, (rc, _displs(rc)))))
+        return self._work([req], _copy_back(out, output), "alltoall", [output], keep=(src, out))
 
     def barrier(self) -> Work:
         return self._work([self._call("barrier", self.comm.Ibarrier)], None, "barrier")
@@ -198,7 +214,7 @@ class MPIGroupComm:
     def send(self, tensor: Any, dst: int, tag: int) -> Work:
         src = tensor.contiguous()
         req = self._call("send", lambda: self.comm.Isend(_wire(src), dst, tag))
-        return self._work([req], None, "send", [tensor])
+        return self._work([req], None, "send", [tensor], keep=(src,))
 
     def recv(self, tensor: Any, src: int | None, tag: int) -> Work:
         out = tensor if tensor.is_contiguous() else ember.empty(tensor.shape, dtype=tensor.dtype)
@@ -213,7 +229,7 @@ class MPIGroupComm:
                 tensor.copy_(out)
 
         holder.append(Work([req], finish, self.timeout, check_failed, f"{self.name}::recv",
-                           [tensor], statuses=[status]))
+                           [tensor], statuses=[status], keep=(out,)))
         return holder[0]
 
 

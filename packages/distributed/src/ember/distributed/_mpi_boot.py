@@ -42,6 +42,8 @@ def launcher_rank_size() -> tuple[int, int] | None:
 
 def mpi() -> Any:
     """The mpi4py.MPI module, MPI not yet initialised by importing it."""
+    if "mpi" in _state:
+        return _state["mpi"]
     try:
         import mpi4py
     except ImportError as exc:  # pragma: no cover - a dependency of ember-distributed
@@ -51,6 +53,7 @@ def mpi() -> Any:
     mpi4py.rc.finalize = False  # _finalize below: never a hang at exit after a failure
     from mpi4py import MPI
 
+    _state["mpi"] = MPI
     return MPI
 
 

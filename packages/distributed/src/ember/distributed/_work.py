@@ -86,14 +86,22 @@ class Future:
             cb(self)
 
 
+_MPI: list[Any] = []  # mpi4py.MPI once MPI is up (the module import is not free per call)
+
+
 class Work:
     """One collective in flight: MPI requests, then ``finish`` (copy-back, AVG division...)."""
 
     def __init__(self, requests: list[Any], finish: Callable[[], Any] | None, timeout: float,
                  check_failed: Callable[[], str | None], what: str, result: Any = None,
-                 statuses: list[Any] | None = None) -> None:
+                 statuses: list[Any] | None = None, keep: tuple = ()) -> None:
         self._requests = [r for r in requests if r is not None]
+        self._keep = keep  # MPI holds these buffers by address: alive until completion
         self._statuses = statuses
+        if not _MPI and self._requests:
+            from mpi4py import MPI
+
+            _MPI.append(MPI)
         self._finish = finish
         self._timeout = timeout
         self._check_failed = check_failed
@@ -101,7 +109,7 @@ class Work:
         self._result = result
         self._exc: BaseException | None = None
         self._completed = False
-        self._future = Future(self)
+        self._future: Future | None = None  # made on demand: most Works are only waited on
         self.source_rank_value = -1
         if not self._requests:
             self._complete()
@@ -115,17 +123,22 @@ class Work:
         except BaseException as exc:  # noqa: BLE001 - kept for wait()/exception()
             self._exc = exc
         self._completed = True
+        self._keep = ()
+        if self._future is not None:
+            self._settle(self._future)
+
+    def _settle(self, fut: Future) -> None:
         if self._exc is not None:
-            self._future.set_exception(self._exc)
+            fut.set_exception(self._exc)
         else:
-            self._future.set_result(self._result)
+            fut.set_result(self._result)
 
     def _poll(self) -> bool:
         if self._completed:
             return True
-        from mpi4py import MPI
-
-        if MPI.Request.Testall(self._requests, self._statuses):
+        reqs = self._requests
+        if (reqs[0].Test(self._statuses[0] if self._statuses else None) if len(reqs) == 1
+                else _MPI[0].Request.Testall(reqs, self._statuses)):
             self._complete()
         return self._completed
 
@@ -171,6 +184,10 @@ class Work:
         raise exc
 
     def get_future(self) -> Future:
+        if self._future is None:
+            self._future = Future(self)
+            if self._completed:
+                self._settle(self._future)
         return self._future
 
     def result(self) -> Any:

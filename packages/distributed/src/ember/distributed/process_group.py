@@ -73,6 +73,7 @@ class ProcessGroup:
         self.group_name = name
         self.group_desc = desc or name
         self.bound_device_id = None
+        self._debug_detail = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
 
     def rank(self) -> int:
         return self._comm.rank() if self._comm is not None else -1

@@ -12,7 +12,6 @@ OPS: dict[str, str] = {
 
 FUNCTIONAL: dict[str, str] = {
     "adaptive_avg_pool2d": "exception type (core kernel: a 0-d input's IndexError, Long empty input)",
-    "conv_transpose3d": "dtype support / check order (core conv: integer input)",
     "interpolate": "values (core upsample kernels: NaN/inf weights)",
     "lp_pool1d": "missing validation (core pow: a Python float exponent unchecked for half, rounded to float32)",
     "pdist": "values (core pow: a tiny float exponent rounded to 0 in float32)",

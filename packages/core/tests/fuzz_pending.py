@@ -12,10 +12,8 @@ OPS: dict[str, str] = {
 
 FUNCTIONAL: dict[str, str] = {
     "adaptive_avg_pool2d": "exception type (core kernel: a 0-d input's IndexError, Long empty input)",
-    "conv_transpose3d": "dtype support / check order (core conv: integer input)",
     "interpolate": "values (core upsample kernels: NaN/inf weights)",
-    "lp_pool1d": "missing validation (core pow: a Python float exponent unchecked for half, rounded to float32)",
-    "pdist": "values (core pow: a tiny float exponent rounded to 0 in float32)",
-    "scaled_dot_product_attention": "exception type (batch broadcasting of key/value)",
+    "lp_pool1d": "values (torch's float32 pow rounds a 5e-324 exponent to 0 in its vector loop, not its scalar tail)",
+    "scaled_dot_product_attention": "values (core fused kernel: a fully masked row with inf keys is 0, torch NaN)",
     "upsample_bilinear": "dtype support / check order (core upsample_bilinear2d: uint8 input)",
 }

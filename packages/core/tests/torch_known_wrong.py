@@ -197,43 +197,99 @@ def _std_mean_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return spread, torch.mean(x, dim=dim, keepdim=keepdim)
 
 
-# --- convolution with zero padding and inf / NaN weights --------------------------------------
+# --- convolution with inf / NaN weights: oneDNN's answer differs from aten's native kernels ---
 
-CONV_DIMS = {"conv1d": 1, "conv2d": 2, "conv3d": 3}
+CONV_DIMS = {"conv1d": 1, "conv2d": 2, "conv3d": 3, "conv_transpose1d": 1, "conv_transpose2d": 2,
+             "conv_transpose3d": 3, "convolution": 0}
 
 
 def _conv_parts(name: str, args: tuple, kwargs: dict) -> tuple:
-    n = CONV_DIMS[name]
+    """(input, weight, stride, padding, dilation, transposed) of any convolution's call."""
     x, w = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight")
-    bias, stride = _arg(args, kwargs, 2, "bias"), _arg(args, kwargs, 3, "stride", 1)
-    padding, dilation = _arg(args, kwargs, 4, "padding", 0), _arg(args, kwargs, 5, "dilation", 1)
-    groups = _arg(args, kwargs, 6, "groups", 1)
-
-    def per_dim(v: Any) -> list:
-        return list(v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list)) else [v] * n
-
-    if isinstance(padding, str):  # 'same' (stride 1): the total span split, the extra one last
-        spans = [d * (k - 1) for d, k in zip(per_dim(dilation), w.shape[2:], strict=True)]
-        pads = [(t // 2, t - t // 2) for t in spans] if padding == "same" else [(0, 0)] * n
-    else:
-        pads = [(p, p) for p in per_dim(padding)]
-    return x, w, bias, stride, pads, dilation, groups
+    if name == "convolution":
+        return (x, w, _arg(args, kwargs, 3, "stride"), _arg(args, kwargs, 4, "padding"),
+                _arg(args, kwargs, 5, "dilation"), bool(_arg(args, kwargs, 6, "transposed")))
+    if name.startswith("conv_transpose"):
+        return (x, w, _arg(args, kwargs, 3, "stride", 1), _arg(args, kwargs, 4, "padding", 0),
+                _arg(args, kwargs, 7, "dilation", 1), True)
+    return (x, w, _arg(args, kwargs, 3, "stride", 1), _arg(args, kwargs, 4, "padding", 0),
+            _arg(args, kwargs, 5, "dilation", 1), False)
 
 
-def _conv_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
+def _conv_nonfinite_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in CONV_DIMS:
         return False
-    x, w, _, _, pads, _, _ = _conv_parts(name, args, kwargs)
+    x, w, _, padding, _, transposed = _conv_parts(name, args, kwargs)
+    padded = transposed or (padding != "valid" and any(
+        p != 0 for p in (padding if isinstance(padding, (tuple, list)) else [padding])))
+    bias = _arg(args, kwargs, 2, "bias")
     return (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.dtype.is_floating_point
-            and w.dtype == x.dtype and x.dim() in (w.dim() - 1, w.dim()) and any(a or b for a, b in pads)
+            and w.dtype == x.dtype and x.dim() in (w.dim() - 1, w.dim()) and padded
+            and (bias is None or bias.dtype == x.dtype)  # oneDNN alone rejects a bias of another dtype
             and not bool(torch.isfinite(w).all()))
 
 
-def _conv_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x, w, bias, stride, pads, dilation, groups = _conv_parts(name, args, kwargs)
-    flat = [v for a, b in reversed(pads) for v in (a, b)]  # F.pad: last dim first
-    xp = torch.nn.functional.pad(x, flat)  # the zeros, then a convolution with nothing to skip
-    return getattr(torch, name)(xp, w, bias, stride, 0, dilation, groups)
+def _conv_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    with torch.backends.mkldnn.flags(enabled=False):  # aten's own kernels
+        return getattr(torch, name)(*args, **kwargs)
+
+
+# --- convolution with a stride or dilation past int32 -------------------------------------------
+
+def _conv_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in CONV_DIMS:
+        return False
+    x, w, stride, padding, dilation, transposed = _conv_parts(name, args, kwargs)
+    if transposed or isinstance(padding, str) or not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)
+                                                      and x.dim() in (w.dim() - 1, w.dim())):
+        return False
+    lists = [a if isinstance(a, (tuple, list)) else [a] for a in (stride, padding, dilation)]
+    ints = [v for v in list(args) + list(kwargs.values()) if isinstance(v, int)] + [v for a in lists for v in a]
+    return (all(len(a) in (1, w.dim() - 2) for a in lists) and all(-2**63 <= v < 2**63 for v in ints)
+            and any(v >= 2**31 for a in (lists[0], lists[2]) for v in a))
+
+
+def _conv_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w, stride, padding, dilation, _ = _conv_parts(name, args, kwargs)
+    n = w.dim() - 2
+
+    def per_dim(v: Any) -> list:
+        return list(v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list)) else [v] * n
+    sizes = [x.shape[x.dim() - n + i] + 2 * p for i, p in enumerate(per_dim(padding))]
+    spans = [d * (k - 1) + 1 for d, k in zip(per_dim(dilation), w.shape[2:], strict=True)]
+    if any(s > size for s, size in zip(spans, sizes, strict=True)):
+        raise RuntimeError("Kernel size can't be greater than actual input size")
+    # a stride past the padded size leaves one output position: any such stride gives it
+    clamped = [min(s, size) for s, size in zip(per_dim(stride), sizes, strict=True)]
+    args, kwargs = list(args), dict(kwargs)
+    if len(args) > 3:
+        args[3] = clamped
+    else:
+        kwargs["stride"] = clamped
+    return getattr(torch, name)(*args, **kwargs)
+
+
+# --- convolution without input channels ---------------------------------------------------------
+
+def _conv_no_channels_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in CONV_DIMS:
+        return False
+    x, w, _, _, _, transposed = _conv_parts(name, args, kwargs)
+    return (not transposed and isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)
+            and x.dim() in (w.dim() - 1, w.dim()) and x.shape[x.dim() - w.dim() + 1] == 0)
+
+
+def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w = _conv_parts(name, args, kwargs)[:2]
+    r = getattr(torch, name)(*args, **kwargs)  # its checks, dtype and spatial size are right
+    ch = x.dim() - w.dim() + 1
+    shape = list(r.shape)
+    shape[ch] = w.shape[0]
+    out = torch.zeros(shape, dtype=r.dtype)
+    bias = _arg(args, kwargs, 2, "bias")
+    if bias is not None:
+        out += bias.reshape([-1] + [1] * (len(shape) - ch - 1))
+    return out
 
 
 # --- fused CPU attention with inconsistent query / key / value shapes -------------------------
@@ -439,15 +495,35 @@ KNOWN_WRONG = [
             "the spread part is torch.std / torch.var's own answer",
         applies=_std_mean_applies, correct=_std_mean_correct),
     KnownWrong(
-        "conv-padding-nonfinite-weight",
+        "conv-nonfinite-weight-onednn",
         torch_says="torch.conv2d(x, w, padding='same', dilation=2) with x of shape (2, 2, 6, 5) and "
                    "w of shape (3, 2, 2, 2) holding nan / inf gives +-inf at border outputs: its "
-                   "oneDNN path never multiplies the padding, while its small-input path (x of "
-                   "shape (1, 1, 3, 3)) gives NaN there, as zero padding means",
-        why="zero padding is input 0 at the padded taps, and 0 * inf and 0 * NaN are NaN (IEEE): "
-            "the answer is the convolution of the explicitly zero-padded input, where no path "
-            "has a padded tap to skip",
-        applies=_conv_pad_applies, correct=_conv_pad_correct),
+                   "oneDNN path never multiplies the padding, while its native path (x of shape (1, "
+                   "1, 3, 3)) gives NaN there, as zero padding means. Transposed the other way round: "
+                   "torch.conv_transpose1d(torch.ones(2, 2, 3), w, stride=2, output_padding=1) with an "
+                   "inf in w gives NaN at the last output, which no input reaches (oneDNN multiplies "
+                   "zeros in), while batch 1 (the native GEMM + col2im) gives 0 there",
+        why="zero padding is input 0 at the padded taps, so 0 * inf and 0 * NaN are NaN (IEEE); a "
+            "transposed convolution sums the products of actual inputs, and an output no input "
+            "reaches has none: aten's native kernels (oneDNN disabled) compute exactly that",
+        applies=_conv_nonfinite_applies, correct=_conv_nonfinite_correct),
+    KnownWrong(
+        "conv-stride-dilation-past-int32",
+        torch_says="torch.conv3d(torch.randn(1, 2, 4, 4, 4), torch.randn(3, 2, 2, 2, 2), stride=2**62) "
+                   "prints oneMKL parameter errors and returns ~1e-16 garbage (stride 4 is right); "
+                   "torch.conv1d(torch.randn(1, 2, 5), torch.randn(3, 2, 3), dilation=2**62) returns a "
+                   "(1, 3, 5) result: the kernel span 2**63 + 1 wraps negative and passes the size check",
+        why="a stride past the padded input leaves one output position, the same for any such "
+            "stride; a kernel span past the padded input is PyTorch's own 'Kernel size can't be "
+            "greater than actual input size' RuntimeError",
+        applies=_conv_huge_applies, correct=_conv_huge_correct),
+    KnownWrong(
+        "conv-zero-input-channels",
+        torch_says="F.conv1d(torch.ones(1, 0, 5), torch.ones(2, 0, 3), padding=1) has shape (1, 0, 5) "
+                   "(its empty backend gives the output the input's 0 channels)",
+        why="the weight has 2 output channels, so the output has 2, each an empty sum over input "
+            "channels (0) plus its bias: zeros of shape (1, 2, 5)",
+        applies=_conv_no_channels_applies, correct=_conv_no_channels_correct),
     KnownWrong(
         "sdpa-flash-inconsistent-shapes",
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"

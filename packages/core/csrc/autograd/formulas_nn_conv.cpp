@@ -63,6 +63,11 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
                      int64_t groups) {
   const int64_t nsp = weight.dim() - 2;
   const bool unbatched = input.dim() == nsp + 1;
+  const int64_t batch = unbatched ? 1 : input.size(0), channels = input.size(unbatched ? 0 : 1);
+  if ((batch == 0 || channels == 0) && which != 2) {  // the forward's empty backend: no products
+    if (which == 0) return zeros_like(input, std::nullopt, std::nullopt, std::nullopt);
+    return zeros(weight.sizes(), weight.dtype(), std::nullopt);
+  }
   if (which == 2) {
     DimVector dims;
     for (int64_t d = 0; d < grad.dim(); ++d)

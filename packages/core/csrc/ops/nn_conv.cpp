@@ -1,6 +1,7 @@
 // torch.convolution, conv1d/2d/3d (numeric and 'same'/'valid' padding) and
 // conv_transpose1d/2d/3d: argument checks with PyTorch's messages, then the
 // im2col + GEMM kernels of nn_conv_kernels.cpp.
+#include "../core/parallel.h"
 #include "../core/size_math.h"
 #include "nn_conv.h"
 
@@ -36,21 +37,12 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
   for (int64_t v : padding) EMBER_CHECK(v >= 0, "negative padding is not supported");
   for (int64_t v : output_padding) EMBER_CHECK(v >= 0, "negative output_padding is not supported");
   for (int64_t v : stride) EMBER_CHECK(v > 0, "non-positive stride is not supported");
-  for (int64_t v : dilation)
-    EMBER_CHECK(v > 0, "dilation should be greater than zero, but got ", shape_str(dilation));
+  for (int64_t v : dilation) EMBER_CHECK(v >= 0, "dilation should be greater than zero");
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");
-  bool k_ok = true;
-  for (int64_t i = 0; i < nsp; ++i) k_ok = k_ok && weight.size(2 + i) > 0;
-  if (!k_ok) {  // PyTorch's message names the kernel as 2-d for 1-d and 2-d convolutions
-    const int64_t kd = nsp == 3 ? weight.size(2) : 1, kh = nsp >= 2 ? weight.size(nsp) : 1,
-                  kw = weight.size(1 + nsp);
-    fail(ErrorKind::Runtime, "kernel size should be greater than zero, but got ",
-         nsp == 3 ? str("kernel_depth: ", kd, " ") : std::string(), "kernel_height: ", kh, " kernel_width: ", kw);
-  }
   EMBER_CHECK(weight.size(0) >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
               " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
   EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ",
-              groups, " at dimension 0, but got weight of size [", shape_str(weight.sizes()), "] instead");
+              groups, " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
   if (!transposed) {
     EMBER_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups, ", weight of size ",
                 shape_str(weight.sizes()), ", expected input", shape_str(input.sizes()), " to have ",
@@ -75,23 +67,30 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
     EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == oc), "Given transposed=1, weight of size ",
                 shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", oc,
                 " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
-    bool ok = true;
-    for (int64_t i = 0; i < nsp; ++i) ok = ok && (output_padding[i] < stride[i] || output_padding[i] < dilation[i]);
-    if (!ok) {
-      std::string msg = "output padding must be smaller than either stride or dilation, but got";
-      for (const char* what : {"output_padding", "stride", "dilation"}) {
-        IntArrayRef v = what[0] == 'o' ? output_padding : what[0] == 's' ? stride : dilation;
-        for (int64_t i = 0; i < nsp; ++i)
-          msg += std::string(" ") + what + "_" + dim_name(nsp, i) + ": " + std::to_string(v[i]);
-      }
-      fail(ErrorKind::Runtime, msg);
-    }
   }
-  EMBER_CHECK(input.dtype() == weight.dtype(), "expected scalar type ", legacy_name(input.dtype()),
-              " but found ", legacy_name(weight.dtype()));
-  EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", c_type_name(input.dtype()),
-              ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
-  EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
+}
+
+// aten's ConvBackend::Empty (a batch or channel count of 0): no kernel, so no dtype checks; the
+// input times the weight's first element (the dtypes promote), plus the bias's first. With no input
+// channels aten's output has none either (torch_known_wrong: conv-zero-input-channels); here it has
+// the weight's output channels, each the (absent) sum plus its bias.
+Tensor empty_backend(const Tensor& input, const Tensor& weight, const Tensor& bias, const Geometry& g,
+                     bool transposed) {
+  Tensor wv = reshape(weight, {-1});
+  DimVector size{g.N, transposed ? g.img_c : g.col_c};
+  for (int64_t i = 0; i < g.nsp; ++i) size.push_back(transposed ? g.img[3 - g.nsp + i] : g.col[3 - g.nsp + i]);
+  if (input.size(1) != 0) {
+    Tensor out = mul(input, select(wv, 0, 0));
+    if (bias.defined()) add_(out, select(bias, 0, 0), Scalar(int64_t(1)));
+    return reshape(out, size);
+  }
+  Tensor out = zeros(size, mul(reshape(input, {-1}), wv).dtype(), std::nullopt);
+  if (bias.defined()) {
+    DimVector bs(size.size(), 1);
+    bs[1] = bias.size(0);
+    add_(out, reshape(bias, bs), Scalar(int64_t(1)));
+  }
+  return out;
 }
 
 Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, IntArrayRef padding,
@@ -130,6 +129,106 @@ Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, I
   return g;
 }
 
+// aten runs 1-d convolutions as 2-d ones of height 1, and its messages show those shapes.
+DimVector as_2d(IntArrayRef sizes) {
+  DimVector s(sizes.begin(), sizes.end());
+  if (s.size() == 3) s.insert(2, 1);
+  return s;
+}
+
+// ConvParams::use_mkldnn for a float32 input (oneDNN's bfloat16 / float16 use depends on the CPU):
+// only its stricter dtype check (the bias too) is visible.
+bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef dilation,
+                  bool transposed, IntArrayRef output_padding, int64_t groups) {
+  if (input.dtype() != ScalarType::Float32) return false;
+  bool strided = false, dilated = false, big_op = false;
+  for (size_t i = 0; i < stride.size(); ++i) {
+    strided = strided || stride[i] != 1;
+    dilated = dilated || dilation[i] != 1;
+    big_op = big_op || output_padding[i] >= stride[i];
+  }
+  if (transposed && big_op) return false;
+  const DimVector x = as_2d(input.sizes()), w = as_2d(weight.sizes());
+  const int64_t kw = w[w.size() - 1], kh = w[w.size() - 2];
+  return (strided || dilated || x[0] >= 16 || kw != 1 || kh != 1 || get_num_threads() > 1) &&
+         (groups > 1 || (kw > 3 && kh > 3) || x[0] > 1 || x[0] * x[1] * x[2] * x[3] > 20480);
+}
+
+// aten's _select_conv_backend on CPU, for a non-empty input: the kernel it picks and that
+// kernel's shape checks, then its dtype dispatch (mkldnn's float32 heuristics aside: its errors
+// are RuntimeErrors too). The weight must match the input's dtype; the bias is converted, except
+// by slow_conv_transpose3d.
+void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                   IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                   int64_t groups) {
+  const int64_t nsp = weight.dim() - 2;
+  const ScalarType t = input.dtype();
+  const DimVector k = as_2d(weight.sizes()), d = nsp == 1 ? DimVector{1, dilation[0]} : to_vec(dilation);
+  bool dilated = false, k_ok = true, d_ok = true;
+  for (size_t i = 0; i < d.size(); ++i) {
+    dilated = dilated || d[i] != 1;
+    k_ok = k_ok && k[2 + i] > 0;
+    d_ok = d_ok && d[i] > 0;
+  }
+  auto named = [&](const char* what, const DimVector& v, const char* sep) {  // "what_height: 1, what_width: 2"
+    std::string m;
+    for (size_t i = 0; i < v.size(); ++i)
+      m += std::string(i ? sep : "") + what + "_" + dim_name(static_cast<int64_t>(v.size()), i) + ": " +
+           std::to_string(v[i]);
+    return m;
+  };
+  const DimVector kernel(k.begin() + 2, k.end());
+  const bool floating_or_long = is_floating(t) || t == ScalarType::Int64;
+  if (transposed) {  // slow_conv_transpose{2,3}d_shape_check, then the output size
+    if (nsp != 3) EMBER_CHECK(k_ok, "kernel size should be greater than zero, but got ", named("kernel", kernel, " "));
+    EMBER_CHECK(d_ok, "dilation should be greater than zero, but got ", named("dilation", d, ", "));
+    const DimVector op = nsp == 1 ? DimVector{0, output_padding[0]} : to_vec(output_padding),
+                    st = nsp == 1 ? DimVector{1, stride[0]} : to_vec(stride);
+    bool op_ok = true;
+    for (size_t i = 0; i < d.size(); ++i) op_ok = op_ok && (op[i] < st[i] || op[i] < d[i]);
+    EMBER_CHECK(op_ok, "output padding must be smaller than either stride or dilation, but got ",
+                named("output_padding", op, " "), " ", named("stride", st, " "), " ", named("dilation", d, " "));
+    EMBER_CHECK(weight.numel() != 0, nsp == 3 ? "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                "kernel_height x kernel_width) tensor expected for weight" : "non-empty 2D or 4D weight tensor "
+                "expected", ", but got: ", shape_str(k));
+    const Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, true, output_padding, groups);
+    DimVector in_sp, out_sp;
+    bool ok = true;
+    for (int64_t i = 0; i < g.nsp; ++i) {
+      in_sp.push_back(g.col[3 - g.nsp + i]);
+      out_sp.push_back(g.img[3 - g.nsp + i]);
+      ok = ok && out_sp.back() >= 0;  // aten allows an empty output
+    }
+    if (nsp == 1) {
+      in_sp.insert(0, 1);
+      out_sp.insert(0, 1);
+    }
+    EMBER_CHECK(ok, "Given input size per channel: (", list_str(in_sp, " x "),
+                "). Calculated output size per channel: (", list_str(out_sp, " x "), "). Output size is too small");
+    EMBER_CHECK_NOTIMPL(floating_or_long, "\"slow_conv_transpose", nsp == 3 ? 3 : 2,
+                        "d_out_cpu\" not implemented for '", legacy_name(t), "'");
+  } else if (dilated) {  // slow_conv_dilated_shape_check
+    EMBER_CHECK(k_ok, "kernel size should be greater than zero, but got ", shape_str(kernel));
+    EMBER_CHECK(d_ok, "dilation should be greater than zero, but got ", shape_str(d));
+    EMBER_CHECK_NOTIMPL(floating_or_long, "\"slow_conv_dilated<>\" not implemented for '", legacy_name(t), "'");
+  } else {  // slow_conv2d / slow_conv3d
+    EMBER_CHECK(k_ok, "kernel size should be greater than zero, but got",
+                nsp == 3 ? str(": ", list_str(kernel, " x "), " (TxHxW)") : " " + named("kernel", kernel, " "));
+    EMBER_CHECK_NOTIMPL(t != ScalarType::Bool, nsp == 3 ? "\"compute_columns3d\"" : "\"slow_conv2d_cpu\"",
+                        " not implemented for 'Bool'");
+  }
+  if (mkldnn_picks(input, weight, stride, dilation, transposed, output_padding, groups)) {
+    for (const Tensor* p : {&weight, &bias})
+      EMBER_CHECK(!p->defined() || p->dtype() == t, "Input type (torch.", legacy_name(t), "Tensor) and ",
+                  p == &weight ? "weight" : "bias", " type (torch.", legacy_name(p->dtype()),
+                  "Tensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
+  }
+  EMBER_CHECK(weight.dtype() == t, "expected scalar type ", legacy_name(t), " but found ",
+              legacy_name(weight.dtype()));
+  EMBER_CHECK(!(transposed && nsp == 3) || !bias.defined() || bias.dtype() == t, "expected scalar type ",
+              legacy_name(t), " but found ", legacy_name(bias.dtype()));
+}
+
 // float16 / bfloat16 run in float32.
 ScalarType compute_type(ScalarType t) { return is_floating(t) && element_size(t) == 2 ? ScalarType::Float32 : t; }
 
@@ -150,17 +249,6 @@ Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, In
                IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                int64_t groups) {
   Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, transposed, output_padding, groups);
-  if (transposed) {
-    DimVector in_sp, out_sp;
-    bool ok = true;
-    for (int64_t i = 0; i < g.nsp; ++i) {
-      in_sp.push_back(g.col[3 - g.nsp + i]);
-      out_sp.push_back(g.img[3 - g.nsp + i]);
-      ok = ok && out_sp.back() > 0;
-    }
-    EMBER_CHECK(ok, "Given input size per channel: (", list_str(in_sp, " x "),
-                "). Calculated output size per channel: (", list_str(out_sp, " x "), "). Output size is too small");
-  }
   const ScalarType ct = compute_type(input.dtype());
   Tensor x = prepared(input, ct), w = prepared(weight, ct);
   Tensor r;
@@ -212,7 +300,7 @@ void same_padding(std::string_view padding, const Tensor& weight, IntArrayRef st
 namespace {
 
 
-// convolution on checked, expanded arguments, plus the bias.
+// aten's _convolution on CPU: the shape checks, the empty backend or the kernel's checks, the kernel.
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
                  IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
                  int64_t groups) {
@@ -222,10 +310,17 @@ Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, 
   DimVector stride = conv::expand_arg(stride0, nsp, "stride");
   DimVector padding = conv::expand_arg(padding0, nsp, "padding");
   DimVector dilation = conv::expand_arg(dilation0, nsp, "dilation");
-  DimVector output_padding = output_padding0.empty() || !transposed
-                                 ? DimVector(static_cast<size_t>(nsp), 0)
-                                 : conv::expand_arg(output_padding0, nsp, "output_padding");
+  DimVector output_padding = conv::expand_arg(output_padding0, nsp, "output_padding");  // checked even when unused
   conv::check_shapes(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!transposed) output_padding = DimVector(static_cast<size_t>(nsp), 0);
+  if (input.size(0) == 0 || input.size(1) == 0) {
+    conv::Geometry g =
+        conv::geometry(input, weight.sizes(), stride, padding, dilation, transposed, output_padding, groups);
+    return conv::empty_backend(input, weight, bias, g, transposed);
+  }
+  EMBER_CHECK(input.numel() != 0, "Only zero batch or zero channel inputs are supported, but got input shape: ",
+              shape_str(conv::as_2d(input.sizes())));
+  conv::kernel_checks(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   return conv::forward(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
 }
 
@@ -239,6 +334,15 @@ Tensor conv_nd(const char* name, int64_t nsp, const Tensor& input, const Tensor&
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
   Tensor r = conv_core(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   return unbatched ? squeeze(r, 0) : r;
+}
+
+// conv1d / conv2d / conv3d with numeric padding check the bias's dtype before anything else.
+Tensor conv_nd_checked(const char* name, int64_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", c_type_name(input.dtype()),
+              ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
+  static const int64_t zero[] = {0};
+  return conv_nd(name, nsp, input, weight, bias, stride, padding, dilation, false, IntArrayRef(zero, 1), groups);
 }
 
 Tensor conv_nd_str(const char* name, int64_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -261,7 +365,8 @@ Tensor conv_nd_str(const char* name, int64_t nsp, const Tensor& input, const Ten
     }
     x = constant_pad_nd(input, pad, Scalar(int64_t(0)));
   }
-  return conv_nd(name, nsp, x, weight, bias, st, sym, dil, false, IntArrayRef(), groups);
+  static const int64_t zero[] = {0};
+  return conv_nd(name, nsp, x, weight, bias, st, sym, dil, false, IntArrayRef(zero, 1), groups);
 }
 
 }  // namespace
@@ -274,15 +379,15 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
-  return conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, false, IntArrayRef(), groups);
+  return conv_nd_checked("conv1d", 1, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
-  return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, false, IntArrayRef(), groups);
+  return conv_nd_checked("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
-  return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, false, IntArrayRef(), groups);
+  return conv_nd_checked("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                       std::string_view padding, IntArrayRef dilation, int64_t groups) {

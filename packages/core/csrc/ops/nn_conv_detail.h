@@ -11,8 +11,8 @@
 
 namespace ember::conv::detail {
 
-// ceil(a / b) for b > 0 and any sign of a.
-inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+// ceil(a / b) for b > 0 and any sign of a (no a + b - 1: b may be near INT64_MAX).
+inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? a / b + (a % b != 0) : -((-a) / b); }
 
 // Output positions o in [lo, hi) read input o*s - p + off inside [0, n).
 inline void valid_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t out, int64_t& lo, int64_t& hi) {

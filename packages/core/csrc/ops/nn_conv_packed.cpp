@@ -8,6 +8,7 @@
 // with the flipped, transposed weight, so it takes the forward's path (no col2im).
 // Weight gradient: against the output gradient transposed into panels once per sample; kernel
 // widths 3-5 read a padded copy of the sample directly, others a few channels' columns at a time.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -105,6 +106,10 @@ bool packed_backward_img(const float* cols, const float* w, float* out, const Ge
     if (g.s[i] != 1 || f.p[i] < 0 || f.col[i] != f.img[i] + 2 * f.p[i] - g.d[i] * (g.k[i] - 1)) return false;
   }
   const int64_t K = g.k_numel();
+  // The padding of f is made of zeros no input supplies: an inf / NaN weight times one would put
+  // NaN where a transposed convolution has no product (aten's native kernel: the GEMM + col2im).
+  for (int64_t i = 0; i < g.col_c * g.img_c * K; ++i)
+    if (!std::isfinite(w[i])) return false;
   std::vector<float> wf(static_cast<size_t>(g.col_c * g.img_c * K));
   for (int64_t o = 0; o < g.col_c; ++o)
     for (int64_t c = 0; c < g.img_c; ++c)

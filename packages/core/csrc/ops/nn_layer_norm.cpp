@@ -129,6 +129,7 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
                      double eps, bool cudnn_enable) {
   (void)cudnn_enable;
   check_layer_shape(input, normalized_shape, weight, bias);
+  check_mixed_dtype(input, weight, bias);
   check_float(input, "LayerNormKernelImpl");
   check_affine(weight, input);
   check_affine(bias, input);

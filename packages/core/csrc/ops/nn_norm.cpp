@@ -313,6 +313,7 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
                      bool cudnn_enabled) {
   (void)cudnn_enabled;
   check_group(input, num_groups, weight, bias);
+  check_mixed_dtype(input, weight, bias);
   check_float(input, "GroupNormKernelImpl");
   check_affine(weight, input);
   check_affine(bias, input);

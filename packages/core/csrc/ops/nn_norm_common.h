@@ -18,10 +18,27 @@ inline Tensor dense_as(const Tensor& g, const Tensor& x) {
   return dense(g.dtype() == x.dtype() ? g : to_dtype(g, x.dtype()));
 }
 
+// aten's is_mixed_type / check_mixed_data_type (layer and group norm, before the kernel's dispatch):
+// parameters whose first dtype differs from the input's may only be float32 ones of a half-type
+// input. That pairing is legal in PyTorch; ember's kernels read the parameters as the input's type,
+// so it is refused here (last check). Otherwise a parameter must match the input (the kernel's read).
+inline void check_mixed_dtype(const Tensor& x, const Tensor& w, const Tensor& b) {
+  const Tensor& first = w.defined() ? w : b;
+  if (first.defined() && first.dtype() != x.dtype()) {
+    EMBER_CHECK(x.dtype() == ScalarType::BFloat16 || x.dtype() == ScalarType::Float16,
+                "mixed dtype (CPU): all inputs must share same datatype.");
+    for (const Tensor* p : {&w, &b})
+      EMBER_CHECK(!p->defined() || p->dtype() == ScalarType::Float32,
+                  "mixed dtype (CPU): expect parameter to have scalar type of Float");
+    fail(ErrorKind::Runtime, "mixed dtype (CPU): float32 parameters for a ", legacy_name(x.dtype()),
+         " input are not supported by ember's kernel; convert them to the input's dtype");
+  }
+}
+
 inline void check_affine(const Tensor& w, const Tensor& x) {
   if (!w.defined()) return;
-  EMBER_CHECK(w.dtype() == x.dtype(), "mixed dtype (CPU): expect parameter to have scalar type of ",
-              legacy_name(x.dtype()));
+  EMBER_CHECK(w.dtype() == x.dtype(), "expected scalar type ", legacy_name(x.dtype()), " but found ",
+              legacy_name(w.dtype()));
 }
 
 inline void check_float(const Tensor& x, const char* name) {

@@ -168,8 +168,15 @@ Tensor div_out(const Tensor& input, const Tensor& other, std::optional<std::stri
 
 // ---- pow ----
 static void check_pow(const Tensor& base, const Tensor& exp) {
-  if (is_integral(base.dtype(), true) && exp.impl()->wrapped_number && is_integral(exp.dtype(), true))
+  if (!exp.impl()->wrapped_number || base.impl()->wrapped_number) return;
+  if (is_integral(base.dtype(), true) && is_integral(exp.dtype(), true))
     EMBER_CHECK(exp.item().to_int() >= 0, "Integers to negative integer powers are not allowed.");
+  // aten's pow(Tensor, Scalar) reads a number exponent as the computation's type for integers and
+  // half types (float32 / float64 take it as a double): checked, like every such Scalar
+  const Tensor* ts[] = {&base, &exp};
+  const ScalarType rt = result_type(ts, 2);
+  if (rt != ScalarType::Float32 && rt != ScalarType::Float64 && rt != ScalarType::Bool)
+    EMBER_DISPATCH_ALL(rt, "pow", [&] { (void)exp.item().checked<scalar_t>(); });
 }
 Tensor pow(const Tensor& input, const Tensor& exponent) {
   check_pow(input, exponent);
@@ -190,6 +197,7 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
   check_inplace(self, "pow_");
   if (exponent.impl()->wrapped_number) {
+    check_no_internal_overlap(self);  // aten's iterator refuses it before the shortcuts below
     double e = exponent.item().to_double();
     if (e == 1.0 && can_cast(exponent.dtype(), self.dtype())) {
       self.bump_version();

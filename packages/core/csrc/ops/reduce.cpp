@@ -473,6 +473,12 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
   // long before the norm does (PyTorch's opmath).
   const ScalarType rt = x.dtype();
   const ScalarType acc = (rt == ScalarType::Float16 || rt == ScalarType::BFloat16) ? ScalarType::Float32 : rt;
+  // One element per slice is that element's absolute value in aten for every order but 0 (its
+  // pow(pow(|x|, p), 1 / p) would round |x|^p: to 1 for a tiny p, to inf or 0 for a huge one) --
+  // except a 0-d input reduced over an explicit dim 0, which takes the power form.
+  const bool zero_d_dim = x.dim() == 0 && dim && !dim->empty();
+  if (p != 0.0 && x.numel() > 0 && !zero_d_dim && reduced_count(x, m) == 1)
+    return reduce(abs(x), m, keepdim, ReduceKind::Max, rt);
   if (p == 2.0) return to_dtype(sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, acc)), rt);
   Tensor a = abs(x);
   if (x.numel() == 0) {
@@ -483,9 +489,6 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
     // a NaN order included.
     if (out_n > 0) return reduce(a, m, keepdim, ReduceKind::Sum, rt);
   }
-  // A NaN order over one element per slice is that element's absolute value in aten (its
-  // pow(pow(|x|, p), 1 / p) would be NaN); other orders keep the power (|x|^p may overflow).
-  if (std::isnan(p) && reduced_count(x, m) == 1) return reduce(a, m, keepdim, ReduceKind::Max, rt);
   if (std::isinf(p)) {
     return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
   }

@@ -20,6 +20,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q Kᵀ·scale + mask) V; a boolean mask marks the positions that may be attended (True = keep)."""
     _validate_sdpa_input(query, key, value, attn_mask)
+    if query.shape[-2] == 0 or value.numel() == 0:
+        # aten returns zeros before choosing a path (so before any batch broadcasting or mask check)
+        # for no query rows or an empty value; other empty inputs take the math path's matmuls
+        return ember.zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype)
     if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
         # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
         # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
@@ -28,7 +32,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                            scale, enable_gqa)
         return out.to(query.dtype)
     L, S = query.shape[-2], key.shape[-2]
-    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scale_factor = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf) if scale is None else scale
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
@@ -47,7 +51,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
         return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
                                                                      attn_mask=attn_mask, scale=scale)[0]
-    scores = ember.matmul(query, key.transpose(-2, -1)) * scale_factor
+    # aten's math path scales query and key by sqrt(|scale|) each before the product (the sign on query)
+    root = math.sqrt(abs(scale_factor))
+    scores = ember.matmul(query * (-root if scale_factor < 0 else root), key.transpose(-2, -1) * root)
     if is_causal:
         keep = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
         scores = ember.where(keep, scores, float("-inf"))
@@ -86,6 +92,10 @@ def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor 
         return False
     if key.shape[:2] != query.shape[:2] or value.shape[:2] != query.shape[:2]:
         return False
+    if attn_mask is not None and not attn_mask.requires_grad and attn_mask.dim() < 2:
+        # check_attn_mask_shape reads attn_mask.size(-2) next: the dim error escapes
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions" if attn_mask.dim() == 0 else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if not (query.shape[-1] == key.shape[-1] == value.shape[-1]) or query.shape[-2] == 0 or key.shape[-2] == 0:
         return False
     if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:

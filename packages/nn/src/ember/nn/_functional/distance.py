@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import math
+
 import ember
 from ember import Tensor
-from ember.nn._functional._checks import scalar_name
+from ember.nn._functional._checks import parse_int64, scalar_name
 
 _INT_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short", "torch.int8": "Char",
               "torch.uint8": "Byte", "torch.bool": "Bool"}
@@ -18,11 +20,16 @@ def _clamp_min_value_only(t: Tensor, eps: float) -> Tensor:
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Σ x1·x2 / (max(‖x1‖, eps) · max(‖x2‖, eps)) along dim; each input is normalized first (stabler)."""
+    parse_int64(dim, "cosine_similarity", "dim")  # the binding's int64 parse comes first
+    if not eps >= 0:  # aten's check before the dtypes (NaN fails it too)
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     dtype = ember.result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_INT_NAMES.get(str(dtype), str(dtype))}")
-    a, b = ember.broadcast_tensors(x1.to(dtype), x2.to(dtype))
+    # aten converts integral inputs only: a float one keeps its dtype (a 0-d float64 x2 then
+    # promotes the float32 x1 once broadcast)
+    a, b = ember.broadcast_tensors(*(x if x.is_floating_point() else x.to(dtype) for x in (x1, x2)))
     n1 = _clamp_min_value_only(ember.linalg.vector_norm(a, 2, dim, keepdim=True), eps)
     n2 = _clamp_min_value_only(ember.linalg.vector_norm(b, 2, dim, keepdim=True), eps)
     return ((a / n1) * (b / n2)).sum(dim)
@@ -44,8 +51,17 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
         raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
+    # _pdist_forward reads p as the tensor's scalar type before it branches on 0 / 1 / 2 / inf:
+    # float32 rounds it (5e-324 becomes 0, the count of differing coordinates; 1e39 becomes inf)
+    if input.dtype == ember.float32:
+        p = float(ember.tensor(p, dtype=ember.float64).float().item())
     n = input.shape[0]
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
     diff = input[ember.tensor(rows, dtype=ember.int64)] - input[ember.tensor(cols, dtype=ember.int64)]
-    return ember.linalg.vector_norm(diff, p, -1)
+    if p == 0:  # the kernel's count is min(ceil(|d|), 1) summed: a NaN difference stays NaN
+        return diff.abs().ceil().clamp(max=1).sum(-1)
+    if input.shape[1] == 1 and not (p == 1 or math.isinf(p)):
+        # one coordinate: the kernel still takes the powers (vector_norm answers |d| there)
+        return diff.abs().pow(p).sum(-1).pow(1.0 / p)
+    return ember.linalg.vector_norm(diff, p, -1)  # its gradient is 0 at a zero distance, as pdist's

@@ -89,8 +89,11 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _checked_reduction(size_average, reduce, reduction)
     zeros = ember.zeros_like(input)
-    # x where the target is not -1, plus max(0, margin - x) where it is not 1
-    loss = ember.where(target != 1, (margin - input).clamp(min=0), zeros) + ember.where(target != -1, input, zeros)
+    # x where the target is not -1, plus max(0, margin - x) where it is not 1. aten's `margin - self`
+    # is empty_like(self).fill_(margin).sub_(self): the margin takes the input's dtype (checked,
+    # truncated for integers), so an integer input stays integral and its mean fails as aten's.
+    margin_clamp = ember.empty_like(input).fill_(margin).sub_(input).clamp_min_(0)
+    loss = ember.where(target != 1, margin_clamp, zeros) + ember.where(target != -1, input, zeros)
     return _reduce(loss, reduction)
 
 

@@ -1,0 +1,74 @@
+"""nn.functional edge cases the fuzz suite found, compared with PyTorch: sdpa's early zeros for an
+empty query length or value (before any batch broadcasting) and its mask-rank error, pdist's p read
+as float32 and its p = 0 count, cosine_similarity's eps check and dtype rule, hinge_embedding_loss
+in the input's dtype, layer/group norm's mixed-dtype checks, lp_pool's pow exponent check."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ember
+import ember.nn.functional as EF
+
+torch = pytest.importorskip("torch")
+
+
+def _make(lib, shape, dtype="float32", fill=None):
+    n = math.prod(shape)
+    t = lib.arange(n, dtype=lib.float64).reshape(shape) * 0.37 % 2 - 0.6
+    if fill is not None:
+        t = t * 0 + fill
+    return t.to(getattr(lib, dtype))
+
+
+def _outcome(lib, f):
+    try:
+        r = f(lib, lib.nn.functional)
+    except Exception as exc:  # noqa: BLE001 - the exception type is the result
+        return type(exc).__name__
+    return str(r.dtype), tuple(r.shape), [round(float(v), 4) if not math.isnan(v) else "nan"
+                                          for v in r.double().flatten().tolist()]
+
+
+CASES = {
+    "sdpa-empty-value-broadcast": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (2, 3, 3, 8)), _make(m, (2, 3, 5, 8)), _make(m, (5, 4, 5, 0))),
+    "sdpa-no-query-rows": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (2, 3, 0, 8)), _make(m, (5, 4, 5, 8)), _make(m, (2, 3, 5, 4))),
+    "sdpa-no-keys": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (2, 3, 3, 8)), _make(m, (5, 4, 0, 8)), _make(m, (2, 3, 0, 4))),
+    "sdpa-empty-batch-mismatch": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (0, 3, 4, 8)), _make(m, (2, 3, 5, 8)), _make(m, (2, 3, 5, 8))),
+    "sdpa-head-dim-0": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (2, 3, 2, 0)), _make(m, (2, 3, 5, 0)), _make(m, (2, 3, 5, 4))),
+    "sdpa-0d-mask": lambda m, F: F.scaled_dot_product_attention(
+        _make(m, (1, 2, 4, 8)), _make(m, (1, 2, 5, 8)), _make(m, (1, 2, 5, 8)), attn_mask=m.tensor(True)),
+    "pdist-tiny-p": lambda m, F: F.pdist(_make(m, (5, 3)), p=5e-324),
+    "pdist-huge-p": lambda m, F: F.pdist(_make(m, (5, 3)), p=1e39),
+    "pdist-p0-nan": lambda m, F: F.pdist(m.tensor([[0.0, 1, 2], [math.nan, 1, 2], [3.0, 1, 5]]), p=0.0),
+    "cosine-negative-eps": lambda m, F: F.cosine_similarity(_make(m, (2, 3)), _make(m, (2, 3)), eps=-math.inf),
+    "cosine-0d-float64": lambda m, F: F.cosine_similarity(_make(m, (3, 4)), _make(m, (), "float64", 0.5)),
+    "hinge-long-mean": lambda m, F: F.hinge_embedding_loss(_make(m, (2, 3), "int64"), _make(m, (2, 3), "int64")),
+    "hinge-long-sum": lambda m, F: F.hinge_embedding_loss(
+        _make(m, (2, 3), "int64", -1), _make(m, (2, 3), "int64", -1), margin=1.5, reduction="sum"),
+    "hinge-half-margin-overflow": lambda m, F: F.hinge_embedding_loss(
+        _make(m, (2, 3), "float16"), _make(m, (2, 3)), margin=1e6, reduction="sum"),
+    "layer-norm-long-float-weight": lambda m, F: F.layer_norm(_make(m, (2, 3), "int64"), (3,), _make(m, (3,))),
+    "layer-norm-half-double-weight": lambda m, F: F.layer_norm(
+        _make(m, (2, 3), "float16"), (3,), _make(m, (3,), "float64")),
+    "group-norm-long-float-weight": lambda m, F: F.group_norm(_make(m, (2, 4, 3), "int64"), 2, _make(m, (4,))),
+    "lp-pool1d-half-exponent-overflow": lambda m, F: F.lp_pool1d(_make(m, (1, 3, 8), "float16"), 3.4e38, 2, stride=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_functional_edge_like_torch(name):
+    assert _outcome(ember, CASES[name]) == _outcome(torch, CASES[name])
+
+
+def test_sdpa_math_path_scales_query_and_key():
+    # aten scales each by sqrt(scale): a head size of 0 gives scale inf, yet no NaN
+    out = EF.scaled_dot_product_attention(ember.ones(1, 1, 2, 0), ember.ones(1, 1, 3, 0), ember.ones(1, 1, 3, 2))
+    assert out.eq(1).all()

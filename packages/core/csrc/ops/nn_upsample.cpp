@@ -381,8 +381,16 @@ Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef outp
   return g;
 }
 
+// aten's upsample schemas take SymInt[] sizes: a value below -2**62 is a symbolic int's tag
+// there, refused when the kernel is called, before any check of the op's own.
+void check_concrete(IntArrayRef sizes) {
+  for (int64_t v : sizes)
+    EMBER_CHECK(v >= -(int64_t(1) << 62), "SymIntArrayRef expected to contain only concrete integers");
+}
+
 Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_size, bool align_corners,
                     std::array<std::optional<double>, 3> scales) {
+  check_concrete(output_size);
   bool ok = self.dim() == n + 2;
   for (int64_t i = 1; ok && i < self.dim(); ++i) ok = self.size(i) != 0;
   EMBER_CHECK(ok, "Non-empty ", n + 2, "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
@@ -399,6 +407,8 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
 
 Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,
                     bool align_corners, std::array<std::optional<double>, 3> scales) {
+  check_concrete(output_size);
+  check_concrete(input_size);
   Geometry g = geometry(mode, n, input_size, output_size, align_corners, scales);
   const DimVector in_sizes = to_vec(input_size);
   // aten's 1-d backwards use check_dim_size (IndexError for a grad without the dim); 2-d and 3-d

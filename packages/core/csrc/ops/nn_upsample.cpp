@@ -55,7 +55,9 @@ T area_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> 
 template <class T>
 T source_index(T scale, int64_t o, bool align_corners, bool cubic) {
   if (align_corners) return scale * static_cast<T>(o);
-  const T src = scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+  // aten's vectorised builds contract this to one fused multiply-add (x86-64 with FMA: every
+  // capability PyTorch dispatches to there), which shifts src off an exact 0 / integer
+  const T src = std::fma(scale, static_cast<T>(o) + T(0.5), T(-0.5));
   return (!cubic && src < T(0)) ? T(0) : src;
 }
 

@@ -302,8 +302,8 @@ def _unshuffle_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _unshuffle_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
     x = _arg(args, kwargs, 0, "input", _arg(args, kwargs, 0, "self"))
     r = _arg(args, kwargs, 1, "downscale_factor")
-    # PyTorch's own shape function (its meta kernel) with the CPU kernel's checks
-    shape = torch.nn.functional.pixel_unshuffle(x.to("meta"), r).shape
+    torch.nn.functional.pixel_unshuffle(x, r)  # the CPU kernel's checks (its errors), safe to run
+    shape = torch.nn.functional.pixel_unshuffle(x.to("meta"), r).shape  # PyTorch's own shape function
     return torch.empty(shape, dtype=x.dtype)
 
 

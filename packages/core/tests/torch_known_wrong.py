@@ -315,7 +315,8 @@ def _unfold_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
     pad = tuple(pad) if isinstance(pad, (list, tuple)) else (pad, pad)
     if name != "unfold" or not isinstance(x, torch.Tensor) or x.dim() not in (3, 4) or len(pad) != 2:
         return False
-    return any(isinstance(q, int) and x.shape[-2 + i] + 2 * q > 2**63 - 1 for i, q in enumerate(pad))
+    fits = all(isinstance(q, int) and -2**63 <= q < 2**63 for q in pad)  # else the parser's error
+    return fits and any(x.shape[-2 + i] + 2 * q > 2**63 - 1 for i, q in enumerate(pad))
 
 
 def _unfold_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:

@@ -1,7 +1,6 @@
 // Average pooling (windowed and adaptive) and their backward kernels. The backward ops are
 // ops of their own (avg_pool2d_backward, ...) so double backward is the forward op again.
 #include <algorithm>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -74,8 +73,9 @@ inline T div_int(T x, int64_t k) {
 // reordering one output's terms: per output row, the whole windows at a uniform stride s and
 // width k (the interior) add one input row at a time for the whole run of outputs -- with s = 1
 // one vector add per window tap, with s > 1 per output (compile-time s and k for the common
-// shapes, so the strided loads vectorise too); windows clipped by padding or ceil mode and
-// uneven adaptive windows are summed one output at a time.
+// shapes, so the strided loads vectorise too); windows clipped by padding or ceil mode are
+// summed one output at a time; rows without a long interior (uneven adaptive windows, few
+// outputs) sum kLanes planes side by side (avg_row_lanes).
 template <class scalar_t, class acc_t>
 inline void add_to(acc_t& sum, scalar_t v) {
   sum = static_cast<acc_t>(sum + static_cast<acc_t>(v));
@@ -284,16 +284,11 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
-  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input (its
-  // backward checks the divisor before).
-  const bool backward = std::string_view(name).find("backward") != std::string_view::npos;
-  auto read_planes = [&] {
-    EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
-                      -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
-  };
-  if (!backward) read_planes();
+  // PyTorch's 2-d form checks the divisor, then reads input.size(-3) (an IndexError for 1-d / 2-d
+  // input).
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  if (backward) read_planes();
+  EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
+                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] > 0, "kernel size should be greater than zero, but got ",

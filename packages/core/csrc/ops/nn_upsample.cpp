@@ -329,7 +329,7 @@ void run_uint8(const Geometry& g, int64_t planes, const uint8_t* x, uint8_t* y) 
 void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward) {
   const char* name = mode_name(g.mode, g.n);
   const bool nearest = g.mode == Mode::Nearest || g.mode == Mode::NearestExact;
-  if (nearest && dt == ScalarType::UInt8) {
+  if (nearest && dt == ScalarType::UInt8 && !backward) {  // aten's nearest backward: float types only
     run<uint8_t>(g, planes, reinterpret_cast<uint8_t*>(x), reinterpret_cast<uint8_t*>(y), backward);
     return;
   }

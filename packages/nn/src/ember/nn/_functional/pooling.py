@@ -12,7 +12,7 @@ from typing import Any
 
 import ember
 from ember import Tensor, _nn
-from ember.nn._functional._checks import parse_int64
+from ember.nn._functional._checks import float_kernel, parse_int64
 
 IntOrSeq = int | Sequence[int]
 
@@ -102,6 +102,7 @@ def _max_pool1d_stride(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | 
         out -= 1
     if out <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    float_kernel(input, "max_pool1d_impl")  # its kernel: float types only, empty input or not
     return max(n + 2 * p, 1) if s > 2**31 - 1 and out == 1 else stride
 
 
@@ -211,6 +212,7 @@ def _output_size(output_size: Any, input: Tensor, n: int) -> Any:
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    parse_int64(output_size, "adaptive_avg_pool1d", "output_size")  # the parser's overflow error first
     _check_rank_1d(input, "adaptive_avg_pool1d")
     size = _one(output_size, "adaptive_avg_pool1d", "output_size")
     return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)

@@ -11,11 +11,10 @@ OPS: dict[str, str] = {
 }
 
 FUNCTIONAL: dict[str, str] = {
-    "adaptive_avg_pool2d": "exception type (core kernel: a 0-d input's IndexError, Long empty input)",
     "conv_transpose3d": "dtype support / check order (core conv: integer input)",
-    "interpolate": "values (core upsample kernels: NaN/inf weights)",
+    "interpolate": "values (core upsample kernels: bicubic/bilinear in bfloat16/float16, aten rounds its weights to the half type)",
     "lp_pool1d": "missing validation (core pow: a Python float exponent unchecked for half, rounded to float32)",
     "pdist": "values (core pow: a tiny float exponent rounded to 0 in float32)",
     "scaled_dot_product_attention": "exception type (batch broadcasting of key/value)",
-    "upsample_bilinear": "dtype support / check order (core upsample_bilinear2d: uint8 input)",
+    "upsample_bilinear": "values (core upsample_bilinear2d: aten's evaluation order / fused multiply-adds where edge values cancel)",
 }

@@ -169,6 +169,8 @@ def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if not (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == x.dim()
             and x.dim() in (nd - 1, nd)):
         return False
+    if name == "_adaptive_avg_pool3d_backward" and (not x.dtype.is_floating_point or grad.dtype != x.dtype):
+        return False  # its dtype dispatch and the gradient's dtype check fail first, before any read
     lead = x.dim() - (nd - 2)  # the dims before the pooled ones (the adaptive ops never check them)
     return grad.shape[0] != x.shape[0] or ("adaptive" in name and grad.shape[:lead] != x.shape[:lead])
 
@@ -344,6 +346,37 @@ def _adaptive_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _adaptive_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.zeros_like(args[1], memory_format=torch.contiguous_format)
+
+
+# --- pixel_unshuffle of an empty input ------------------------------------------------------
+
+def _unshuffle_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input", _arg(args, kwargs, 0, "self"))
+    return name == "pixel_unshuffle" and isinstance(x, torch.Tensor) and x.numel() == 0
+
+
+def _unshuffle_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input", _arg(args, kwargs, 0, "self"))
+    r = _arg(args, kwargs, 1, "downscale_factor")
+    torch.nn.functional.pixel_unshuffle(x, r)  # the CPU kernel's checks (its errors), safe to run
+    shape = torch.nn.functional.pixel_unshuffle(x.to("meta"), r).shape  # PyTorch's own shape function
+    return torch.empty(shape, dtype=x.dtype)
+
+
+# --- unfold with a padding whose padded size overflows int64 ---------------------------------
+
+def _unfold_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    pad = _arg(args, kwargs, 3, "padding", 0)
+    pad = tuple(pad) if isinstance(pad, (list, tuple)) else (pad, pad)
+    if name != "unfold" or not isinstance(x, torch.Tensor) or x.dim() not in (3, 4) or len(pad) != 2:
+        return False
+    fits = all(isinstance(q, int) and -2**63 <= q < 2**63 for q in pad)  # else the parser's error
+    return fits and any(x.shape[-2 + i] + 2 * q > 2**63 - 1 for i, q in enumerate(pad))
+
+
+def _unfold_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("unfold: the padded input size overflows int64")
 
 
 # --- fused optimizer steps on inconsistent tensor lists ------------------------------------
@@ -551,6 +584,22 @@ KNOWN_WRONG = [
         why="pooling an input without elements has no inputs to send a gradient to: the "
             "gradient is the input's (empty) shape of zeros, as the forward's empty result says",
         applies=_adaptive_empty_applies, correct=_adaptive_empty_correct),
+    KnownWrong(
+        "pixel-unshuffle-empty-shape",
+        torch_says="F.pixel_unshuffle(torch.empty(0, 2, 4, 6), 2).shape is (0, 2, 4, 6): the CPU "
+                   "kernel returns a clone of an empty input, while the same call on the meta "
+                   "device (PyTorch's shape function) gives (0, 8, 2, 3)",
+        why="pixel_unshuffle maps (*, C, H, W) to (*, C*r*r, H/r, W/r) whatever the batch holds, as "
+            "PyTorch documents and its own meta kernel computes; pixel_shuffle's empty case keeps "
+            "that contract",
+        applies=_unshuffle_empty_applies, correct=_unshuffle_empty_correct),
+    KnownWrong(
+        "unfold-padding-overflow",
+        torch_says="F.unfold(torch.ones(2, 3, 2, 5), (2, 1), padding=2**62) returns a (2, 6, 5) tensor "
+                   "of uninitialised memory: im2col's output size (h + 2 * padding - ...) wraps in int64",
+        why="the padded input has more than 2**63 - 1 rows, so there is no such array of blocks: "
+            "an error (RuntimeError, as PyTorch's for every other impossible size), not a result",
+        applies=_unfold_pad_applies, correct=_unfold_pad_correct),
     KnownWrong(
         "fused-optimizer-inconsistent-lists",
         torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ with lists of different "

@@ -1,10 +1,10 @@
 // Average pooling (windowed and adaptive) and their backward kernels. The backward ops are
 // ops of their own (avg_pool2d_backward, ...) so double backward is the forward op again.
 #include <algorithm>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "../core/cpu_capability.h"
 #include "../core/parallel.h"
 #include "checks.h"
 #include "nn_pool.h"
@@ -59,117 +59,219 @@ struct AvgGeometry {
 template <class scalar_t>
 using avg_acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, opmath_t<scalar_t>>;
 
-// Sum of n contiguous values; four partial sums for floats so the loop vectorises
-// (windows under four elements keep PyTorch's sequential order).
-template <class acc_t, class scalar_t>
-inline acc_t run_sum(const scalar_t* p, int64_t n) {
-  acc_t s0 = 0;
-  int64_t i = 0;
-  if constexpr (std::is_floating_point_v<acc_t>) {
-    acc_t s1 = 0, s2 = 0, s3 = 0;
-    for (; i + 4 <= n; i += 4) {
-      s0 += static_cast<acc_t>(p[i]);
-      s1 += static_cast<acc_t>(p[i + 1]);
-      s2 += static_cast<acc_t>(p[i + 2]);
-      s3 += static_cast<acc_t>(p[i + 3]);
-    }
-    s0 = (s0 + s1) + (s2 + s3);
-  }
-  for (; i < n; ++i) s0 += static_cast<acc_t>(p[i]);
-  return s0;
+// aten's `x / k` for an int64 k computed in T: c10's half types convert k to T first, and
+// the quotient is rounded to T.
+template <class T>
+inline T div_int(T x, int64_t k) {
+  return static_cast<T>(x / static_cast<T>(k));
 }
 
-// backward=false: y[o] = sum(x[window]) / divisor. backward=true: x[window] += y[o] / divisor
-// (x is then the zero-initialised grad_input, y the grad_output).
-template <class scalar_t, bool backward>
-void avg_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, scalar_t* yp) {
-  using acc_t = avg_acc_t<scalar_t>;
+// Forward. Each output's window is summed in PyTorch's order -- (d, h, w) row-major, one
+// sequential sum -- so results match it where large terms cancel; acc_t is the sum's type:
+// the op-math type, but the input type for adaptive 3-d (aten's adaptive_avg_pool3d frame sums
+// and divides in scalar_t). Speed comes from summing many outputs at once, never from
+// reordering one output's terms: per output row, the whole windows at a uniform stride s and
+// width k (the interior) add one input row at a time for the whole run of outputs -- with s = 1
+// one vector add per window tap, with s > 1 per output (compile-time s and k for the common
+// shapes, so the strided loads vectorise too); windows clipped by padding or ceil mode are
+// summed one output at a time; rows without a long interior (uneven adaptive windows, few
+// outputs) sum kLanes planes side by side (avg_row_lanes).
+template <class scalar_t, class acc_t>
+inline void add_to(acc_t& sum, scalar_t v) {
+  sum = static_cast<acc_t>(sum + static_cast<acc_t>(v));
+}
+
+// acc[j] += p[j * S + 0], ..., p[j * S + K - 1] for j < n (S, K > 0 compile-time; 0: runtime s, k).
+template <int S, int K, class scalar_t, class acc_t>
+inline void strided_taps(acc_t* acc, const scalar_t* p, int64_t n, int64_t s, int64_t k) {
+  if constexpr (S > 0) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      acc_t t = acc[j];
+      for (int kw = 0; kw < K; ++kw) add_to(t, p[j * S + kw]);
+      acc[j] = t;
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      acc_t t = acc[j];
+      for (int64_t kw = 0; kw < k; ++kw) add_to(t, p[j * s + kw]);
+      acc[j] = t;
+    }
+  }
+}
+
+// The strided interior's taps with compile-time s and k where common (so its loads vectorise).
+template <class scalar_t, class acc_t>
+inline void interior_taps(acc_t* acc, const scalar_t* p, int64_t n, int64_t s, int64_t k) {
+  if (s == 2 && k == 2) return strided_taps<2, 2>(acc, p, n, s, k);
+  if (s == 2 && k == 3) return strided_taps<2, 3>(acc, p, n, s, k);
+  if (s == 3 && k == 3) return strided_taps<3, 3>(acc, p, n, s, k);
+  strided_taps<0, 0>(acc, p, n, s, k);
+}
+
+template <class scalar_t, class acc_t>
+inline scalar_t avg_finish(const AvgGeometry& g, acc_t sum, const Win& wd, const Win& wh, const Win& ww) {
+  if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) return scalar_t(0);
+  if (g.adaptive)  // aten: sum / kd / kh / kw (adaptive 2-d: kd = 1)
+    return static_cast<scalar_t>(div_int(div_int(div_int(sum, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo));
+  return static_cast<scalar_t>(div_int(sum, g.divisor(wd, wh, ww)));
+}
+
+// The interior run [a, c) of outputs along W: whole windows, width k at stride s.
+struct Interior {
+  int64_t a = 0, c = 0;
+};
+
+// One output row (od, oh) of one plane, summed into acc (ow_n values).
+template <class scalar_t, class acc_t>
+inline void avg_row(const AvgGeometry& g, const scalar_t* xb, scalar_t* yr, int64_t od, int64_t oh, Interior in,
+                    acc_t* acc) {
+  const int64_t ih_n = g.in[1], iw_n = g.in[2], ow_n = g.out[2];
+  const std::vector<Win>& ws = g.wins[2];
+  const int64_t s = g.s[2], k = g.k[2], pd = g.pd[2], a = in.a, c = in.c;
+  const Win& wd = g.wins[0][od];
+  const Win& wh = g.wins[1][oh];
+  std::fill(acc, acc + ow_n, acc_t(0));
+  for (int64_t id = wd.lo; id < wd.hi; ++id)
+    for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
+      const scalar_t* xr = xb + (id * ih_n + ih) * iw_n;
+      for (int64_t ow = 0; ow < a; ++ow)
+        for (int64_t iw = ws[ow].lo; iw < ws[ow].hi; ++iw) add_to(acc[ow], xr[iw]);
+      if (c > a && s == 1) {
+        for (int64_t kw = 0; kw < k; ++kw) {
+          const scalar_t* p = xr + a - pd + kw;
+          acc_t* q = acc + a;
+#pragma omp simd
+          for (int64_t j = 0; j < c - a; ++j) add_to(q[j], p[j]);
+        }
+      } else if (c > a) {
+        interior_taps(acc + a, xr + a * s - pd, c - a, s, k);
+      }
+      for (int64_t ow = c; ow < ow_n; ++ow)
+        for (int64_t iw = ws[ow].lo; iw < ws[ow].hi; ++iw) add_to(acc[ow], xr[iw]);
+    }
+  for (int64_t ow = 0; ow < ow_n; ++ow) yr[ow] = avg_finish<scalar_t>(g, acc[ow], wd, wh, ws[ow]);
+}
+
+// One output row of kLanes planes at once, for rows without a long interior: each input
+// row is first interleaved (pack[iw * kLanes + l] = plane l's x[iw]), so each window tap is
+// one vector add over the planes -- any window shape, each output's own order kept.
+constexpr int64_t kLanes = 8;
+
+template <class scalar_t, class acc_t>
+inline void avg_row_lanes(const AvgGeometry& g, const scalar_t* xb, scalar_t* yb, int64_t od, int64_t oh,
+                          acc_t* pack, acc_t* acc) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t ih_n = g.in[1], iw_n = g.in[2], ow_n = g.out[2];
+  const std::vector<Win>& ws = g.wins[2];
+  const Win& wd = g.wins[0][od];
+  const Win& wh = g.wins[1][oh];
+  std::fill(acc, acc + ow_n * kLanes, acc_t(0));
+  for (int64_t id = wd.lo; id < wd.hi; ++id)
+    for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
+      const scalar_t* xr = xb + (id * ih_n + ih) * iw_n;
+      for (int64_t iw = 0; iw < iw_n; ++iw)
+        for (int64_t l = 0; l < kLanes; ++l) pack[iw * kLanes + l] = static_cast<acc_t>(xr[l * in_plane + iw]);
+      for (int64_t ow = 0; ow < ow_n; ++ow) {
+        acc_t t[kLanes];
+        for (int64_t l = 0; l < kLanes; ++l) t[l] = acc[ow * kLanes + l];
+        for (int64_t iw = ws[ow].lo; iw < ws[ow].hi; ++iw)
+          for (int64_t l = 0; l < kLanes; ++l) add_to(t[l], pack[iw * kLanes + l]);
+        for (int64_t l = 0; l < kLanes; ++l) acc[ow * kLanes + l] = t[l];
+      }
+    }
+  const int64_t y0 = (od * g.out[1] + oh) * ow_n;
+  for (int64_t ow = 0; ow < ow_n; ++ow)
+    for (int64_t l = 0; l < kLanes; ++l)
+      yb[l * out_plane + y0 + ow] = avg_finish<scalar_t>(g, acc[ow * kLanes + l], wd, wh, ws[ow]);
+}
+
+// A task's planes [b0, b1): kLanes at a time unless the rows have a long interior (which
+// vectorises along the row), and the leftover planes one at a time.
+template <class scalar_t, class acc_t>
+inline void avg_planes(const AvgGeometry& g, const scalar_t* xp, scalar_t* yp, int64_t b0, int64_t b1, Interior in) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
+  const bool lanes = in.c - in.a < 16;
+  std::vector<acc_t> acc(static_cast<size_t>(g.out[2] * (lanes ? kLanes : 1)));
+  std::vector<acc_t> pack(static_cast<size_t>(lanes ? g.in[2] * kLanes : 0));
+  int64_t b = b0;
+  for (; lanes && b + kLanes <= b1; b += kLanes)
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        avg_row_lanes<scalar_t, acc_t>(g, xp + b * in_plane, yp + b * out_plane, od, oh, pack.data(), acc.data());
+  for (; b < b1; ++b)
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        avg_row<scalar_t, acc_t>(g, xp + b * in_plane, yp + b * out_plane + (od * g.out[1] + oh) * g.out[2], od,
+                                 oh, in, acc.data());
+}
+
+template <class scalar_t, class acc_t>
+void avg_planes_base(const AvgGeometry& g, const scalar_t* xp, scalar_t* yp, int64_t b0, int64_t b1, Interior in) {
+  avg_planes<scalar_t, acc_t>(g, xp, yp, b0, b1, in);
+}
+#ifdef EMBER_HAVE_TARGETS
+// The same with AVX2 vectors: twice the lanes of the SSE2 baseline, and strided loads by permutes.
+template <class scalar_t, class acc_t>
+EMBER_TARGET_AVX2 void avg_planes_avx2(const AvgGeometry& g, const scalar_t* xp, scalar_t* yp, int64_t b0, int64_t b1,
+                                       Interior in) {
+  avg_planes<scalar_t, acc_t>(g, xp, yp, b0, b1, in);
+}
+#endif
+
+template <class scalar_t, class acc_t>
+void avg_forward_kernel(const AvgGeometry& g, int64_t planes, const scalar_t* xp, scalar_t* yp) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t ow_n = g.out[2];
+  const std::vector<Win>& ws = g.wins[2];
+  const int64_t s = g.s[2], k = g.k[2], pd = g.pd[2];
+  auto whole = [&](int64_t ow) { return k > 0 && ws[ow].lo == ow * s - pd && ws[ow].hi - ws[ow].lo == k; };
+  Interior in;
+  while (in.a < ow_n && !whole(in.a)) ++in.a;
+  in.c = in.a;
+  while (in.c < ow_n && whole(in.c)) ++in.c;
+  auto run = avg_planes_base<scalar_t, acc_t>;
+#ifdef EMBER_HAVE_TARGETS
+  if (cpu_has_avx2()) run = avg_planes_avx2<scalar_t, acc_t>;
+#endif
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
+  parallel_for(0, planes, std::max<int64_t>(kLanes, pool::plane_grain(in_plane + out_plane)),
+               [&](int64_t b0, int64_t b1) { run(g, xp, yp, b0, b1, in); });
+}
+
+// Backward: x[window] += y[o] / divisor (x is the zero-initialised grad_input, y the
+// grad_output); the quotient is taken in scalar_t as aten's grad_delta is.
+template <class scalar_t>
+void avg_backward_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, const scalar_t* yp) {
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
   parallel_for(0, planes, pool::plane_grain(in_plane + out_plane), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       scalar_t* xb = xp + b * in_plane;
-      scalar_t* yb = yp + b * out_plane;
+      const scalar_t* yb = yp + b * out_plane;
       for (int64_t od = 0; od < g.out[0]; ++od) {
         const Win& wd = g.wins[0][od];
         for (int64_t oh = 0; oh < g.out[1]; ++oh) {
           const Win& wh = g.wins[1][oh];
           for (int64_t ow = 0; ow < g.out[2]; ++ow) {
             const Win& ww = g.wins[2][ow];
-            const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
-            const bool empty = wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi;
-            const int64_t div = g.divisor(wd, wh, ww);
-            if constexpr (!backward) {
-              if (empty) {
-                yb[o] = scalar_t(0);
-                continue;
-              }
-              acc_t sum = 0;
-              const bool full_rows = ww.lo == 0 && ww.hi == g.in[2];  // the window's rows are one run
-              for (int64_t id = wd.lo; id < wd.hi; ++id) {
-                if (full_rows) {
-                  sum += run_sum<acc_t>(xb + (id * g.in[1] + wh.lo) * g.in[2], (wh.hi - wh.lo) * g.in[2]);
-                  continue;
+            if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) continue;
+            const scalar_t y = yb[(od * g.out[1] + oh) * g.out[2] + ow];
+            const scalar_t v = g.adaptive
+                                   ? div_int(div_int(div_int(y, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo)
+                                   : div_int(y, g.divisor(wd, wh, ww));
+            for (int64_t id = wd.lo; id < wd.hi; ++id)
+              for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
+                scalar_t* row = xb + (id * g.in[1] + ih) * g.in[2];
+                if (g.tiles) {
+                  for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] = v;
+                } else {
+                  for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] = static_cast<scalar_t>(row[iw] + v);
                 }
-                for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
-                  sum += run_sum<acc_t>(xb + (id * g.in[1] + ih) * g.in[2] + ww.lo, ww.hi - ww.lo);
               }
-              yb[o] = static_cast<scalar_t>(sum / static_cast<acc_t>(div));
-            } else {
-              if (empty) continue;
-              const acc_t v = static_cast<acc_t>(yb[o]) / static_cast<acc_t>(div);
-              for (int64_t id = wd.lo; id < wd.hi; ++id)
-                for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
-                  scalar_t* row = xb + (id * g.in[1] + ih) * g.in[2];
-                  if (g.tiles) {
-                    for (int64_t iw = ww.lo; iw < ww.hi; ++iw) row[iw] = static_cast<scalar_t>(v);
-                  } else {
-                    for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
-                      row[iw] = static_cast<scalar_t>(static_cast<acc_t>(row[iw]) + v);
-                  }
-                }
-            }
           }
-        }
-      }
-    }
-  });
-}
-
-// 2-D forward of a floating type: per output row, the column sums of its window rows
-// (vectorised along the input row), then each output's short horizontal run of those sums.
-// Nine scalar adds per output of a 3x3 window become three.
-template <class scalar_t>
-void avg2d_forward_separable(const AvgGeometry& g, int64_t planes, const scalar_t* xp, scalar_t* yp) {
-  using acc_t = avg_acc_t<scalar_t>;
-  const int64_t ih_n = g.in[1], iw_n = g.in[2], oh_n = g.out[1], ow_n = g.out[2];
-  const Win& wd = g.wins[0][0];
-  GilRelease nogil;
-  parallel_for(0, planes, pool::plane_grain(ih_n * iw_n + oh_n * ow_n), [&](int64_t b0, int64_t b1) {
-    std::vector<acc_t> col(static_cast<size_t>(iw_n));
-    for (int64_t b = b0; b < b1; ++b) {
-      const scalar_t* xb = xp + b * ih_n * iw_n;
-      scalar_t* yb = yp + b * oh_n * ow_n;
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
-        const Win& wh = g.wins[1][oh];
-        scalar_t* yr = yb + oh * ow_n;
-        std::fill(col.begin(), col.end(), acc_t(0));
-        for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
-          const scalar_t* xr = xb + ih * iw_n;
-          acc_t* c = col.data();
-#pragma omp simd
-          for (int64_t iw = 0; iw < iw_n; ++iw) c[iw] += static_cast<acc_t>(xr[iw]);
-        }
-        for (int64_t ow = 0; ow < ow_n; ++ow) {
-          const Win& ww = g.wins[2][ow];
-          if (wh.lo >= wh.hi || ww.lo >= ww.hi) {
-            yr[ow] = scalar_t(0);
-            continue;
-          }
-          acc_t sum = 0;
-          for (int64_t iw = ww.lo; iw < ww.hi; ++iw) sum += col[iw];
-          yr[ow] = static_cast<scalar_t>(sum / static_cast<acc_t>(g.divisor(wd, wh, ww)));
         }
       }
     }
@@ -182,16 +284,11 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
-  // PyTorch's 2-d form reads input.size(-3) first, an IndexError for 1-d / 2-d input (its
-  // backward checks the divisor before).
-  const bool backward = std::string_view(name).find("backward") != std::string_view::npos;
-  auto read_planes = [&] {
-    EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
-                      -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
-  };
-  if (!backward) read_planes();
+  // PyTorch's 2-d form checks the divisor, then reads input.size(-3) (an IndexError for 1-d / 2-d
+  // input).
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  if (backward) read_planes();
+  EMBER_CHECK_INDEX(n != 2 || self.dim() >= 3, "Dimension out of range (expected to be in range of [",
+                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1, "], but got -3)");
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] > 0, "kernel size should be greater than zero, but got ",
@@ -200,6 +297,10 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
     EMBER_CHECK(s[d] > 0, "stride should be greater than zero, but got ",
                 n == 3 ? str("dT: ", s[0], " ") : std::string(), "dH: ", s[1], " dW: ", s[2]);
   pool::check_pool_input(self, n, name);
+  // aten's pool3d_shape_check for average pooling: the unpadded input must hold a window.
+  EMBER_CHECK(n != 3 || (self.size(-3) >= k[0] && self.size(-2) >= k[1] && self.size(-1) >= k[2]),
+              "input image (T: ", self.size(-3), " H: ", self.size(-2), " W: ", self.size(-1),
+              ") smaller than kernel size (kT: ", k[0], " kH: ", k[1], " kW: ", k[2], ")");
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(pd[d] >= 0, "pad must be non-negative, but got pad: ", pd[d]);
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(k[d] / 2 >= pd[d], "pad should be at most half of effective kernel size, but got pad=", pd[d],
@@ -256,28 +357,37 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
   (void)contiguous_strides(out_shape);
   if (!is_floating(self.dtype()) && (n == 3 || compute_numel(out_shape) > 0)) {
     (void)empty(out_shape, self.dtype());  // aten's allocation (its out-of-memory error) comes first
-    dtype_not_implemented(name, self.dtype());
+    dtype_not_implemented(n == 3 ? "adaptive_avg_pool3d_cpu" : name, self.dtype());
   }
   g.tiles = true;
   for (int d = 0; d < 3; ++d) g.tiles = g.tiles && g.out[d] > 0 && g.in[d] % g.out[d] == 0;
   g.adaptive = true;
+  // Evenly spaced windows (in % out == 0) are the windowed rule with kernel = stride = in / out;
+  // k = 0 marks the uneven ones.
+  for (int d = 0; d < 3; ++d) {
+    const bool even = g.out[d] > 0 && g.in[d] % g.out[d] == 0;
+    g.k[d] = even ? g.in[d] / g.out[d] : 0;
+    g.s[d] = even ? g.k[d] : 1;
+  }
   return g;
 }
 
 Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
-  // aten's avg_pool kernels dispatch over the float types and Long only, empty output or not
-  if (!g.adaptive && is_integral(self.dtype(), true) && self.dtype() != ScalarType::Int64)
-    dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", self.dtype());
+  // aten's avg_pool kernels dispatch over the float types and Long only (3-d: float32, float64
+  // and Long), empty output or not
+  const ScalarType dt = self.dtype();
+  const bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  if (!g.adaptive && ((is_integral(dt, true) && dt != ScalarType::Int64) || (n == 3 && half)))
+    dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", dt);
   Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype());
   if (y.numel() == 0) return y;
   pool::Planes p = pool::make_planes(self, n);
   g.build_windows();
   EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {
-    // windows of width one gain nothing from the column pass (and adaptive 1x1 has its own path)
-    const bool separable = std::is_floating_point_v<avg_acc_t<scalar_t>> && g.in[0] == 1 && g.out[0] == 1 &&
-                           g.out[2] < g.in[2];
-    if (separable) avg2d_forward_separable<scalar_t>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
-    else avg_kernel<scalar_t, false>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
+    if (g.adaptive && n == 3)
+      avg_forward_kernel<scalar_t, scalar_t>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
+    else
+      avg_forward_kernel<scalar_t, avg_acc_t<scalar_t>>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
   });
   return y;
 }
@@ -308,7 +418,7 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeo
   int64_t planes = 1;
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
   EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {
-    avg_kernel<scalar_t, true>(g, planes, gx.data<scalar_t>(), go.data<scalar_t>());
+    avg_backward_kernel<scalar_t>(g, planes, gx.data<scalar_t>(), go.data<scalar_t>());
   });
   return gx;
 }
@@ -400,7 +510,13 @@ Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int 
     for (int64_t d = -4; d < 0; ++d) (void)self.size(d);
   }
   EMBER_CHECK(grad_output.dim() == self.dim(), name, ": grad_output and self must have the same rank");
-  // aten checks the dtypes next, then pools: nothing to do for an empty input.
+  // aten checks the dtypes next, then pools: nothing to do for an empty input. The 3-d backward
+  // dispatches on the input's dtype (empty or not), then reads the gradient as that type.
+  if (n == 3) {
+    if (!is_floating(self.dtype())) dtype_not_implemented("adaptive_avg_pool3d_backward_cpu", self.dtype());
+    EMBER_CHECK(grad_output.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
+                " but found ", legacy_name(grad_output.dtype()));
+  }
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, "_out_cpu_template: Expected dtype ",
               c_type_name(self.dtype()), " for `grad_output` but got dtype ", c_type_name(grad_output.dtype()));
   // A gradient of another batch or channel count: torch_known_wrong

@@ -160,7 +160,15 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
     fail(ErrorKind::Runtime, "Trying to create tensor with negative dimension ", output_size[i], ": ",
          shape_str(shape));
   }
-  if (!is_floating(self.dtype())) dtype_not_implemented(name, self.dtype());
+  if (!is_floating(self.dtype())) {
+    // the meta function's outputs (an out-of-memory error for a huge size) come before the dispatch
+    DimVector shape;
+    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
+    for (int64_t v : output_size) shape.push_back(v);
+    (void)empty(shape, self.dtype());
+    (void)empty(shape, ScalarType::Int64);
+    dtype_not_implemented(name, self.dtype());
+  }
   Arr3 in{1, 1, 1}, out{1, 1, 1};
   for (int i = 0; i < n; ++i) {
     in[3 - n + i] = self.size(self.dim() - n + i);

@@ -55,14 +55,17 @@ T area_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> 
 template <class T>
 T source_index(T scale, int64_t o, bool align_corners, bool cubic) {
   if (align_corners) return scale * static_cast<T>(o);
-  const T src = scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+  // aten's vectorised builds contract this to one fused multiply-add (x86-64 with FMA: every
+  // capability PyTorch dispatches to there), which shifts src off an exact 0 / integer
+  const T src = std::fma(scale, static_cast<T>(o) + T(0.5), T(-0.5));
   return (!cubic && src < T(0)) ? T(0) : src;
 }
 
 // floor(src) clamped to in-1, and the fraction clamped to [0, 1].
+// (aten floors with floorf, in float also for a double index.)
 template <class T>
 void guard(T src, int64_t in, int64_t& i0, T& lambda) {
-  i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+  i0 = std::min(static_cast<int64_t>(std::floor(static_cast<float>(src))), in - 1);
   lambda = std::min(std::max(src - static_cast<T>(i0), T(0)), T(1));
 }
 
@@ -101,7 +104,13 @@ Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, st
     int64_t i0;
     acc_t lam;
     guard(src, in, i0, lam);
-    if (mode == Mode::Linear) {
+    if (mode == Mode::Linear && in == out) {
+      // aten's copy rule for an unscaled dim: both taps on input o, weights (1, 0) -- the zero
+      // weight still multiplies (inf * 0 is NaN).
+      t.idx[2 * o] = t.idx[2 * o + 1] = o;
+      t.w[2 * o] = acc_t(1);
+      t.w[2 * o + 1] = acc_t(0);
+    } else if (mode == Mode::Linear) {
       t.idx[2 * o] = i0;
       t.idx[2 * o + 1] = i0 + (i0 < in - 1 ? 1 : 0);
       t.w[2 * o] = acc_t(1) - lam;
@@ -164,16 +173,17 @@ void plane_kernel(const Geometry& g, const std::array<Taps<acc_t>, 3>& T, scalar
           for (int64_t ow = 0; ow < g.out[2]; ++ow) {
             const int64_t* iw = idx_w + ow * TW;
             const acc_t* ww = w_w + ow * TW;
-            acc_t acc_h = 0;
+            // Each sum starts from its first product, as aten's (a 0 + -0 would lose the sign).
+            acc_t acc_h;
             for (int c = 0; c < TH; ++c) {
-              acc_t acc_w = 0;
-              for (int e = 0; e < TW; ++e) acc_w += static_cast<acc_t>(rows[c][iw[e]]) * ww[e];
-              acc_h += acc_w * wh[c];
+              acc_t acc_w = static_cast<acc_t>(rows[c][iw[0]]) * ww[0];
+              for (int e = 1; e < TW; ++e) acc_w += static_cast<acc_t>(rows[c][iw[e]]) * ww[e];
+              acc_h = c == 0 ? acc_w * wh[0] : acc_h + acc_w * wh[c];
             }
             if (td_n == 1)
               yrow[ow] = static_cast<scalar_t>(acc_h * wd);
             else
-              yrow[ow] = static_cast<scalar_t>((a == 0 ? acc_t(0) : static_cast<acc_t>(yrow[ow])) + acc_h * wd);
+              yrow[ow] = static_cast<scalar_t>(a == 0 ? acc_h * wd : static_cast<acc_t>(yrow[ow]) + acc_h * wd);
           }
         } else {
           for (int64_t ow = 0; ow < g.out[2]; ++ow) {
@@ -214,11 +224,117 @@ void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool bac
   });
 }
 
+// uint8 bilinear / bicubic: aten's separable integer path (Pillow's). Per resized dim, each
+// output reads index_size inputs from index_min with weights computed in double (taps that fall
+// outside the input folded onto the border one), rescaled to int16 with one precision for the
+// whole dim; a pass sums src * w in int from 2**(prec-1), shifts and clamps to 0..255. W is
+// resized first into a uint8 buffer, then H; a dim whose size is unchanged is not touched.
+// The interpolating modes aten takes uint8 in: bilinear and bicubic (2-d) only.
+bool u8_interp(Mode mode, int n) { return (mode == Mode::Linear && n == 2) || mode == Mode::Cubic; }
+
+struct IntTaps {
+  int k = 2;
+  unsigned prec = 0;
+  std::vector<int64_t> lo, n;
+  std::vector<int16_t> w;  // k per output
+};
+
+double filter_u8(double x, bool cubic) {
+  x = std::abs(x);
+  if (!cubic) return x < 1.0 ? 1.0 - x : 0.0;
+  const double A = -0.75;  // aten's value without antialias (OpenCV's)
+  return x < 1.0 ? cubic1(x, A) : x < 2.0 ? cubic2(x, A) : 0.0;
+}
+
+IntTaps int_taps(bool cubic, int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  IntTaps t;
+  t.k = cubic ? 4 : 2;
+  const int64_t k = t.k, support = k / 2;
+  const double s = area_scale<double>(in, out, align_corners, scale);
+  std::vector<double> wd(static_cast<size_t>(out * k));
+  double wt_max = 0.0;
+  t.lo.resize(out);
+  t.n.resize(out);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t i0;
+    double lam;
+    guard(source_index<double>(s, o, align_corners, cubic), in, i0, lam);
+    const int64_t umin = i0 - support + 1, umax = i0 + support + 1;
+    t.lo[o] = std::max<int64_t>(umin, 0);
+    t.n[o] = std::clamp<int64_t>(std::min(umax, in) - t.lo[o], 0, k);
+    double* w = wd.data() + o * k;
+    int64_t wi = 0;
+    for (int64_t j = 0; j < k; ++j) {  // aten's loop, its fold of out-of-range taps included
+      w[j] = 0.0;
+      const double v = filter_u8(static_cast<double>(j + 1 - support) - lam, cubic);
+      if (umin + j <= 0) wi = 0;
+      else if (umin + j >= in - 1) wi = t.n[o] - 1;
+      w[wi] += v;
+      wt_max = std::max(wt_max, w[wi]);
+      ++wi;
+    }
+  }
+  for (t.prec = 0; t.prec < 22; ++t.prec)
+    if (static_cast<int>(0.5 + wt_max * (1 << (t.prec + 1))) >= (1 << 15)) break;
+  t.w.resize(wd.size());
+  for (size_t i = 0; i < wd.size(); ++i) {
+    const double v = wd[i] * (1 << t.prec);
+    t.w[i] = static_cast<int16_t>(v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v));
+  }
+  return t;
+}
+
+// One pass over `lines` lines: y[line][o] from x[line][t.lo[o] * step ...] (step: the resized
+// dim's stride, 1 for W; `inner` contiguous elements per index for H).
+void u8_pass(const IntTaps& t, const uint8_t* x, uint8_t* y, int64_t lines, int64_t in, int64_t out, int64_t inner) {
+  GilRelease nogil;
+  parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out * inner * t.k, 1)),
+               [&](int64_t l0, int64_t l1) {
+                 for (int64_t l = l0; l < l1; ++l)
+                   for (int64_t o = 0; o < out; ++o) {
+                     const int16_t* w = t.w.data() + o * t.k;
+                     for (int64_t e = 0; e < inner; ++e) {
+                       int sum = 1 << (t.prec - 1);
+                       for (int64_t j = 0; j < t.n[o]; ++j)
+                         sum += static_cast<int>(x[(l * in + t.lo[o] + j) * inner + e]) * w[j];
+                       y[(l * out + o) * inner + e] = static_cast<uint8_t>(std::clamp(sum >> t.prec, 0, 255));
+                     }
+                   }
+               });
+}
+
+void run_uint8(const Geometry& g, int64_t planes, const uint8_t* x, uint8_t* y) {
+  const bool cubic = g.mode == Mode::Cubic;
+  const int64_t IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
+  std::vector<uint8_t> buf;
+  const uint8_t* src = x;
+  if (OW != IW) {
+    const IntTaps tw = int_taps(cubic, IW, OW, g.align_corners, g.scales[2]);
+    uint8_t* dst = y;
+    if (OH != IH) {
+      buf.resize(static_cast<size_t>(planes * IH * OW));
+      dst = buf.data();
+    }
+    u8_pass(tw, src, dst, planes * IH, IW, OW, 1);
+    src = dst;
+  }
+  if (OH != IH) {
+    const IntTaps th = int_taps(cubic, IH, OH, g.align_corners, g.scales[1]);
+    u8_pass(th, src, y, planes, IH, OH, OW);
+  } else if (OW == IW) {
+    std::copy(x, x + planes * IH * IW, y);
+  }
+}
+
 void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward) {
   const char* name = mode_name(g.mode, g.n);
   const bool nearest = g.mode == Mode::Nearest || g.mode == Mode::NearestExact;
-  if (nearest && dt == ScalarType::UInt8) {
+  if (nearest && dt == ScalarType::UInt8 && !backward) {  // aten's nearest backward: float types only
     run<uint8_t>(g, planes, reinterpret_cast<uint8_t*>(x), reinterpret_cast<uint8_t*>(y), backward);
+    return;
+  }
+  if (dt == ScalarType::UInt8 && !backward && u8_interp(g.mode, g.n)) {
+    run_uint8(g, planes, reinterpret_cast<const uint8_t*>(x), reinterpret_cast<uint8_t*>(y));
     return;
   }
   EMBER_DISPATCH_FLOAT(dt, name, [&] {
@@ -228,9 +344,10 @@ void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y
 
 // aten computes the interpolation indices (a dtype dispatch) once the output is allocated, before
 // it looks at the batch: an unsupported dtype fails for an empty input too.
-void check_dtype(Mode mode, ScalarType dt) {
+void check_dtype(Mode mode, int n, ScalarType dt) {
   const bool nearest = mode == Mode::Nearest || mode == Mode::NearestExact;
   if (is_floating(dt) || (nearest && dt == ScalarType::UInt8)) return;
+  if (dt == ScalarType::UInt8 && u8_interp(mode, n)) return;
   const char* what = nearest ? "nearest" : mode == Mode::Cubic ? "cubic" : "linear";
   fail(ErrorKind::NotImplemented, "\"compute_indices_weights_", what, "\" not implemented for '", legacy_name(dt), "'");
 }
@@ -266,8 +383,16 @@ Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef outp
   return g;
 }
 
+// aten's upsample schemas take SymInt[] sizes: a value below -2**62 is a symbolic int's tag
+// there, refused when the kernel is called, before any check of the op's own.
+void check_concrete(IntArrayRef sizes) {
+  for (int64_t v : sizes)
+    EMBER_CHECK(v >= -(int64_t(1) << 62), "SymIntArrayRef expected to contain only concrete integers");
+}
+
 Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_size, bool align_corners,
                     std::array<std::optional<double>, 3> scales) {
+  check_concrete(output_size);
   bool ok = self.dim() == n + 2;
   for (int64_t i = 1; ok && i < self.dim(); ++i) ok = self.size(i) != 0;
   EMBER_CHECK(ok, "Non-empty ", n + 2, "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
@@ -276,7 +401,7 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   for (int d = 3 - n; d < 3; ++d) shape.push_back(g.out[d]);
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
   Tensor y = empty(shape, self.dtype());
-  check_dtype(mode, self.dtype());  // after aten's output allocation, before the empty return
+  check_dtype(mode, n, self.dtype());  // after aten's output allocation, before the empty return
   if (y.numel() == 0) return y;
   dispatch(g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false);
   return y;
@@ -284,6 +409,8 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
 
 Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,
                     bool align_corners, std::array<std::optional<double>, 3> scales) {
+  check_concrete(output_size);
+  check_concrete(input_size);
   Geometry g = geometry(mode, n, input_size, output_size, align_corners, scales);
   const DimVector in_sizes = to_vec(input_size);
   // aten's 1-d backwards use check_dim_size (IndexError for a grad without the dim); 2-d and 3-d

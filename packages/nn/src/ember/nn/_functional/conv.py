@@ -77,10 +77,15 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
     """Sliding blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
     k, d, p, s = _pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     _check_args(k, d, p, s, True)
-    if input.dim() < 3:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
-                         f"but got {input.dim()})")
-    valid = input.shape[1] != 0 and input.shape[2] != 0  # aten's im2col_shape_check
+    # aten's im2col_shape_check reads size(1), then size(2) only when size(1) != 0 (an IndexError
+    # for a missing dim, its rank error for an empty one)
+    asked = 1 if input.dim() < 2 or input.shape[1] != 0 else None
+    if input.dim() == 2 and asked is not None:
+        asked = 2
+    if asked is not None and input.dim() <= asked:
+        rank = max(input.dim(), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {asked})")
+    valid = input.shape[1] != 0 and input.shape[2] != 0 if input.dim() >= 3 else False
     if not ((input.dim() == 3 and input.shape[0] != 0 and valid)
             or (input.dim() == 4 and valid and input.shape[3] != 0)):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "

@@ -12,7 +12,7 @@ from typing import Any
 
 import ember
 from ember import Tensor, _nn
-from ember.nn._functional._checks import parse_int64
+from ember.nn._functional._checks import float_kernel, parse_int64
 
 IntOrSeq = int | Sequence[int]
 
@@ -52,6 +52,10 @@ def _one(v: Any, name: str, what: str) -> int:
 def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                             padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    # torch.max_pool1d's parser reads every number before the kernel checks the rank
+    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
+        if v is not None:
+            parse_int64(v, "max_pool1d", what)
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
@@ -75,8 +79,44 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrS
     return _nn.max_pool3d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
+def _max_pool1d_stride(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None, padding: IntOrSeq,
+                       dilation: IntOrSeq, ceil_mode: bool) -> IntOrSeq | None:
+    """aten's max_pool1d without indices (check_max_pool1d, then its own kernel): int64 arguments,
+    where the 2-d kernel takes C ints. Returns the stride to give that kernel -- a stride past
+    int32 whose single window is all the output becomes the input span, the same one window."""
+    k, p, d = (_one(v, "max_pool1d", w) for v, w in ((kernel_size, "kernel_size"), (padding, "padding"),
+                                                      (dilation, "dilation")))
+    s = k if stride is None or _tuple(stride, 1) == () else _one(stride, "max_pool1d", "stride")
+    shape = list(input.shape)
+    for bad, text in ((k <= 0, f"kernel_size must be greater than zero, but got {k}"),
+                      (s <= 0, f"stride must be greater than zero, but got {s}"),
+                      (p < 0, f"padding must be non-negative, but got {p}"),
+                      (p > k // 2, f"padding should be at most half of kernel size, but got padding={p} and "
+                                   f"kernel_size={k}"),
+                      (d <= 0, f"dilation must be greater than zero, but got {d}")):
+        if bad:
+            raise RuntimeError(f"max_pool1d() {text}")
+    n = shape[-1]
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    float_kernel(input, "max_pool1d_impl")  # its kernel: float types only, empty input or not
+    return max(n + 2 * p, 1) if s > 2**31 - 1 and out == 1 else stride
+
+
 def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    if not return_indices and not (input.requires_grad and ember.is_grad_enabled()):
+        for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+                        ("dilation", dilation)):
+            if v is not None:
+                parse_int64(v, "max_pool1d", what)
+        if input.dim() not in (2, 3) or 0 in list(input.shape)[-2:]:
+            raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                               f"for input, but got:{list(input.shape)}")
+        stride = _max_pool1d_stride(input, kernel_size, stride, padding, dilation, ceil_mode)
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -172,6 +212,7 @@ def _output_size(output_size: Any, input: Tensor, n: int) -> Any:
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    parse_int64(output_size, "adaptive_avg_pool1d", "output_size")  # the parser's overflow error first
     _check_rank_1d(input, "adaptive_avg_pool1d")
     size = _one(output_size, "adaptive_avg_pool1d", "output_size")
     return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
@@ -187,6 +228,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: IntOrSeq,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    parse_int64(output_size, "adaptive_max_pool1d", "output_size")  # the parser's overflow error first
     _check_rank_1d(input, "adaptive_max_pool1d")
     size = _one(output_size, "adaptive_max_pool1d", "output_size")
     out, idx = _nn.adaptive_max_pool2d(input.unsqueeze(-2), [1, size])

@@ -98,6 +98,11 @@ def rank_main(args: argparse.Namespace) -> None:
         with open(args.out, "w") as f:
             json.dump({"raw_times": worst, "number_per_run": per_round}, f)
     dist.destroy_process_group()
+    if args.lib == "torch":
+        # PyTorch 2.13's gloo sometimes aborts at interpreter exit after a DDP run ("terminate
+        # called without an active exception"); the measurement is written by then.
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def launch(args: argparse.Namespace) -> None:

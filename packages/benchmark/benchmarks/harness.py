@@ -59,6 +59,11 @@ class Bench:
     target: float | None = None
 
     @property
+    def higher_is_better(self) -> bool:
+        """Throughput rows (and job rows named so): ratio = baseline/candidate."""
+        return self.kind == "throughput" or (self.kind == "job" and "throughput" in self.name)
+
+    @property
     def id(self) -> str:
         """Stable key used by --filter and to match rows against the previous run."""
         t = "-" if self.threads is None else str(self.threads)
@@ -101,18 +106,14 @@ class Result:
         if self.error is not None:
             return None
         b, c = self.time(base), self.time(cand)
-        return b / c if self.higher_is_better() else c / b
-
-    def higher_is_better(self) -> bool:
-        return self.bench.kind == "throughput" or (self.bench.kind == "job" and
-                                                   "throughput" in self.bench.name)
+        return b / c if self.bench.higher_is_better else c / b
 
     def ok(self, base: str, cand: str) -> bool | None:
         """True/False against the target; None when informative or failed."""
         t, r = self.bench.target, self.ratio(base, cand)
         if t is None or r is None:
             return None
-        if self.higher_is_better():
+        if self.bench.higher_is_better:
             return r >= t
         if self.bench.kind == "import":
             return self.time(cand) <= t
@@ -196,9 +197,12 @@ def measure_job(bench: Bench, libs: Mapping[str, ModuleType], cfg: Config, title
     for i in range(2):  # two jobs a library, alternating, so machine noise hits both alike
         for label in libs if i % 2 == 0 else reversed(list(libs)):
             with tempfile.NamedTemporaryFile(suffix=".json") as out:
-                subprocess.run([sys.executable, str(job), "--lib", libs[label].__name__, "--row", bench.stmt,
-                                "--rounds", str(max(3, cfg.rounds)), "--out", out.name], check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=900)
+                done = subprocess.run([sys.executable, str(job), "--lib", libs[label].__name__, "--row",
+                                       bench.stmt, "--rounds", str(max(3, cfg.rounds)), "--out", out.name],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=900)
+                if done.returncode != 0:
+                    tail = done.stderr.decode(errors="replace").strip().splitlines()[-12:]
+                    raise RuntimeError(f"{label} job failed: " + " | ".join(tail))
                 res = json.loads(Path(out.name).read_text())
             raw[label] += res["raw_times"]
             number[label] = res["number_per_run"]

@@ -33,7 +33,7 @@ def fmt_target(bench: Bench) -> str:
         return ""
     if bench.kind == "import":
         return f"<={bench.target:g}s"
-    return f"{'>=' if bench.kind == 'throughput' else '<='}{bench.target:.2f}x"
+    return f"{'>=' if bench.higher_is_better else '<='}{bench.target:.2f}x"
 
 
 def extra_cells(r: Result, base: str, cand: str, previous: Mapping[str, float] | None) -> list[str]:

@@ -98,6 +98,10 @@ try:
     emit(unused_error=None)
 except RuntimeError as e:
     emit(unused_error=str(e)[:60])
+static = DDP(Two(), static_graph=True)  # the same unused parameter every step: allowed
+for _ in range(3):
+    static(ember.ones(1, 2)).sum().backward()
+emit(static_graph=[static.module.b.weight.grad is None, static.module.a.weight.grad.tolist()])
 emit(state_dict=sorted(DDP(nn.Linear(2, 1)).state_dict().keys()))
 try:
     DDP(nn.Linear(2, 1), device_ids=[0])
@@ -181,6 +185,7 @@ def test_unused_parameters(job: Any) -> None:
     for res in job:
         assert res["unused"] == [True, True]
         assert res["unused_error"].startswith("Expected to have finished reduction")
+        assert res["static_graph"] == [True, [[3.0, 3.0], [3.0, 3.0]]]  # 3 accumulated steps
 
 
 def test_wrapper_surface(job: Any) -> None:

@@ -283,10 +283,6 @@ def _big_cases(L: Any) -> dict[str, Any]:
     }
 
 
-# The operator forms (x + v, x // v) and clamp wrap a Python number without seeing the tensor beside it
-# (csrc/python/py_tensor.cpp operands(), the clamp op): a uint64 number becomes float64 there, so an
-# integer or bool tensor gives a float result where torch wraps modulo 2^64 or raises.
-INT_OPERATOR_GAPS = {"int.clamp(max)"}
 # (fill_ reads a number with Scalar::checked<T>, so its overflow message names the dtype as torch's does.)
 MESSAGE_GAPS: set[str] = set()
 
@@ -294,8 +290,6 @@ MESSAGE_GAPS: set[str] = set()
 @pytest.mark.parametrize("value", BIG, ids=lambda v: f"2^{math.log2(abs(v)):.0f}" if v > 0 else "neg")
 @pytest.mark.parametrize("case", list(_big_cases(torch)))
 def test_big_python_ints_match_torch(case: str, value: int) -> None:
-    if case in INT_OPERATOR_GAPS and 2**63 <= value < 2**64:
-        pytest.xfail("see INT_OPERATOR_GAPS")
     t_kind, t_msg, t = outcome(torch, _big_cases(torch)[case], [value], {})
     e_kind, e_msg, e = outcome(ember, _big_cases(ember)[case], [value], {})
     assert e_kind == t_kind, f"torch {t_kind}: {t_msg}\nember {e_kind}: {e_msg}"
@@ -306,11 +300,23 @@ def test_big_python_ints_match_torch(case: str, value: int) -> None:
         assert e.tolist() == t.tolist() or np.allclose(e.double().numpy(), t.double().numpy(), equal_nan=True)
 
 
-def test_int_tensor_operators_with_uint64_numbers() -> None:
-    # documented gap (INT_OPERATOR_GAPS): the operator form of an int tensor and a uint64 number
-    x = ember.tensor([3, -5])
-    assert ember.add(x, 2**63).tolist() == torch.add(torch.tensor([3, -5]), 2**63).tolist()
-    assert (x + 2**63).dtype == ember.float32  # torch: int64, wrapped modulo 2^64
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1])
+@pytest.mark.parametrize("form", ["x + v", "v - x", "x * v", "x // v", "x == v", "x.clamp(max=v)",
+                                  "x.clamp(min=v)", "L._foreach_sub([x], v)[0]", "L.result_type(x, v)"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "float32"])
+def test_uint64_numbers_beside_tensors(form: str, dtype: str, value: int) -> None:
+    # A uint64 number (torch's UInt64 Scalar) meets a tensor in one rule, wrap_number: an integer
+    # tensor keeps its dtype (wrapped modulo 2^64; a clamp bound is the overflow error), a bool
+    # one is torch's promotion error, a float one takes the exact value.
+    def run(L: Any) -> Any:
+        x = L.tensor([3, -5, 0]).to(getattr(L, dtype))
+        return eval(form, {"L": L, "x": x, "v": value})
+    t_kind, t_msg, t = outcome(torch, run, [torch], {})
+    e_kind, e_msg, e = outcome(ember, run, [ember], {})
+    assert (e_kind, e_msg) == (t_kind, t_msg)
+    if t_kind == "ok":
+        assert str(getattr(e, "dtype", e)).split(".")[-1] == str(getattr(t, "dtype", t)).split(".")[-1]
+        assert not hasattr(t, "tolist") or e.tolist() == t.tolist()
 
 
 @pytest.mark.parametrize(("call", "kind"), [

@@ -598,3 +598,152 @@ def test_trapezoid_overloads(fn: str, kw: str) -> None:
         return g(y, *args[0], **args[1])
 
     check(f)
+
+
+# ---- fuzz_run findings: target sizes, check orders, scan accumulation -------------------------
+
+@pytest.mark.parametrize("shape,reps", [((0, 3), (-1, 1)), ((0, 3), (1, -1)), ((2, 3), (-1, 0)), ((0, 3), (2, 2**63 - 1)),
+                                        ((4,), (2**62,)), ((2, 3), (2, 1, 2)), ((2, 3), (1,)), ((0, 3), (-5, 1, 1))])
+def test_repeat_checks_target_sizes(shape: tuple, reps: tuple) -> None:
+    # aten multiplies (wrapping) and checks the products, not the repeats
+    check(lambda m: m.arange(math.prod(shape), dtype=m.float32).reshape(shape).repeat(*reps), msg=True)
+
+
+SYMINT_CALLS = {
+    "split_with_sizes": lambda m, x, n: m.split_with_sizes(x, [n, 0, 3], 2), "split": lambda m, x, n: x.split([n, 3], 5),
+    "repeat": lambda m, x, n: x.repeat(n, 1), "tile": lambda m, x, n: x.tile((n,)), "roll": lambda m, x, n: x.roll(n, 0),
+    "view": lambda m, x, n: x.view(n), "reshape": lambda m, x, n: x.reshape(n, 4), "expand": lambda m, x, n: x.expand(n, 4),
+    "ones": lambda m, x, n: m.ones(n), "full": lambda m, x, n: m.full([n], 1.0), "empty": lambda m, x, n: m.empty(n),
+    "as_strided": lambda m, x, n: x.as_strided([n], [1]), "broadcast_to": lambda m, x, n: m.broadcast_to(x, [n, 4]),
+    "zeros": lambda m, x, n: m.zeros(n),  # SymInt-native in aten: its own size check
+}
+
+
+@pytest.mark.parametrize("name", list(SYMINT_CALLS))
+def test_symint_lists_refuse_symbolic_range(name: str) -> None:
+    # a SymInt[] argument below -2^62 is c10's "concrete integers" error, raised before any other
+    msg = "" if name == "zeros" else "SymIntArrayRef expected to contain only concrete integers"
+    check(lambda m: SYMINT_CALLS[name](m, m.zeros(5, 4), -(2**63) + 1), msg=msg)
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+@pytest.mark.parametrize("out", ["float32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1), (), 5, (0, 0, 5)])
+@pytest.mark.parametrize("x", [[[0.0, 0.5], [0.0, 0.0]], [[2.0, -0.5], [1.0, 3.0]], [[0.5]], 0.5])
+def test_all_any_out_dtype_first(op: str, out: str, dim: Any, x: Any) -> None:
+    # out= must be bool/uint8 (before the dims); a uint8 out= reduces the input cast to uint8
+    def f(m: Any) -> Any:
+        args = () if dim is None else (dim,)
+        return getattr(m, op)(m.tensor(x), *args, out=m.empty(0, dtype=dt(m, out)))
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "any", "logsumexp", "var", "std"])
+@pytest.mark.parametrize("dims", [(0, 0, 5), (0, 0), (5, 0, 0)])
+@pytest.mark.parametrize("shape", [(2, 3), ()])
+def test_reduction_dim_list_order(op: str, dims: tuple, shape: tuple) -> None:
+    # sum/mean/amax/any/logsumexp wrap every dim before looking for repeats; var/std go dim by dim
+    check(lambda m: getattr(m, op)(m.ones(shape), dims), msg=True)
+
+
+def test_masked_select_expanded_out() -> None:
+    check(lambda m: m.masked_select(m.ones(3, 4), m.ones(3, 4).bool(), out=m.zeros(1).expand(2)), msg=True)
+
+
+@pytest.mark.parametrize("case", ["mod", "neg", "flat", "flat_float_empty", "flat_int32", "empty_dim", "empty_bcast",
+                                  "0d", "float_dim"])
+def test_take_along_dim_indices(case: str) -> None:
+    # with a dim, torch 2.13 takes the broadcast indices modulo the dim's size (size 0: ZeroDivisionError)
+    def f(m: Any) -> Any:
+        x = m.arange(6.0).reshape(3, 2)
+        i = lambda v, d=m.int64: m.tensor(v, dtype=d)  # noqa: E731
+        return {"mod": lambda: m.take_along_dim(x, i([[0, 3], [5, 1], [2, 2]]), 1),
+                "neg": lambda: m.take_along_dim(m.arange(3.0), i([-4, -5, -(2**63), 2**63 - 1]), 0),
+                "flat": lambda: m.take_along_dim(x, i([9])),
+                "flat_float_empty": lambda: m.take_along_dim(x, m.zeros(0)),
+                "flat_int32": lambda: m.take_along_dim(x, i([1], m.int32)),
+                "empty_dim": lambda: m.take_along_dim(m.zeros(0, 2), i([[1]]), 0),
+                "empty_bcast": lambda: m.take_along_dim(m.zeros(0, 0), i([[1]]), 1),
+                "0d": lambda: m.take_along_dim(m.tensor(5.0), i(3), 0),
+                "float_dim": lambda: m.take_along_dim(x, m.zeros(0, 1), 1)}[case]()
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.cumsum(m.tensor([1e8, 1.0, 1.0, -1e8]), 0),
+    lambda m: m.cumsum(m.tensor([16777216, 1, 1, 1], dtype=m.int32), 0, out=m.zeros(0)),
+    lambda m: m.cumprod(m.tensor([1e30, 1e30, 1e-30, 1e-30]), 0),
+    lambda m: m.cumsum(m.tensor([2048.0, 1, 1, 1], dtype=m.float16), 0),
+    lambda m: m.zeros(()).bool().cumsum_(0), lambda m: m.ones(3).bool().cumsum_(0),
+    lambda m: m.ones(()).cumsum(0, dtype=m.bool), lambda m: m.ones(3).cumprod(0, dtype=m.bool),
+    lambda m: m.tensor(2.5).cumsum(0)])
+def test_scans_match(call: Callable) -> None:
+    # float32 scans carry a double (aten's CPU acc_type); only a real scan meets the Bool dispatch
+    check(call, msg=True)
+
+
+@pytest.mark.parametrize("mat,vec,out", [((), (3,), None), ((2, 0), (3,), ()), ((2, 0), (3,), (1,)), ((2, 3), (3,), ()),
+                                         ((2, 3), (), None), ((2, 3), (3,), (2, 2)), ((1, 3), (3,), (3, 3))])
+@pytest.mark.parametrize("out_dtype", ["float32", "int64"])
+def test_mv_is_addmv(mat: tuple, vec: tuple, out: Any, out_dtype: str) -> None:
+    # addmv's checks in its order, naming the vector it writes (out= itself when it fits)
+    def f(m: Any) -> Any:
+        kw = {} if out is None else {"out": m.zeros(out, dtype=dt(m, out_dtype))}
+        return m.mv(m.ones(mat), m.ones(vec), **kw)
+
+    check(f, msg=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(12).view(3, 4)[:, :1].expand(3, 4).masked_fill_(m.eye(3, 4).bool(), 7),
+    lambda m: m.arange(3.0).view(1, 3).expand(3, 3).masked_fill_(m.eye(3).bool(), m.tensor(2.5)),
+    lambda m: m.arange(24).view(2, 1, 3, 4).expand(2, 3, 3, 4).triu_(),
+    lambda m: m.arange(24).view(1, 2, 3, 4).expand(3, 2, 3, 4).triu_(),
+    lambda m: m.arange(12).view(1, 3, 4).expand(3, 3, 4).triu_(1),
+    lambda m: m.arange(9).view(1, 3, 3)[:, :, :1].expand(2, 3, 3).tril_()])
+def test_in_place_on_expanded_self(call: Callable) -> None:
+    # masked_fill_ writes through an expanded self (torch only warns); triu_/tril_ do when aten's
+    # batch-contiguity check lets them work in place, else copy_ refuses the overlap
+    check(call, msg=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.chunk(m.zeros(0), 0, 1), lambda m: m.repeat_interleave(m.zeros(2, 3), -1, 2),
+    lambda m: m.repeat_interleave(m.zeros(2, 3), -1),
+    lambda m: m.cat([m.zeros(2, 3), m.zeros(4, 3)], 2, out=m.zeros(0, dtype=m.int64)),
+    lambda m: m.cat([m.zeros(2, 3), m.zeros(4, 2)], 0, out=m.zeros(0, dtype=m.int64)),
+    lambda m: m.cat([m.zeros(0), m.zeros(0)], 3), lambda m: m.cat([m.zeros(0), m.zeros(2, 3)], 5),
+    lambda m: m.logsumexp(m.zeros(0, 3, 4), ()), lambda m: m.logsumexp(m.ones(2, 3), ()),
+    lambda m: m.logsumexp(m.ones(2, 3), (), keepdim=True),
+    lambda m: m.logsumexp(m.ones(2, 3, dtype=m.int64), 2, out=m.zeros(0, dtype=m.int64)),
+    lambda m: m.logsumexp(m.ones(2, 3, dtype=m.int64), 1, out=m.zeros(0, dtype=m.float64)),
+    lambda m: m.ones(3, 4).half().clamp_(min=NAN, max=65536.0), lambda m: m.ones(3).clamp(min=NAN, max=2),
+    lambda m: m.ones(3, dtype=m.int64).clamp(min=2, max=NAN),
+    lambda m: m.ones(1, 4).half().expand(3, 4).clamp_(min=-0.5, max=NAN)])
+def test_check_orders_from_fuzz_run(call: Callable) -> None:
+    check(call, msg=True, tol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "float16", "bfloat16"])
+@pytest.mark.parametrize("ends", [(5, -3, 7), (0, 8, 7), (-3, 5, 7), (-97, 61, 40), (0.1, 0.7, 33), (1e3, -1e-3, 129)])
+def test_linspace_bits(dtype: str, ends: tuple) -> None:
+    # aten's kernel fuses each `start + step * i` (`end - step * (n - 1 - i)` past halfway) into one
+    # multiply-add, in float for float32 (in the half type, op by op, for float16 / bfloat16):
+    # 5 -> -3 in 7 int steps is [5, 3, 2, 0, 0, -1, -3]
+    a, b, n = ends
+    if dtype.startswith("int"):
+        a, b = int(a), int(b)
+    check(lambda m: m.linspace(a, b, n, dtype=dt(m, dtype)), msg=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.searchsorted(m.tensor([1, 2, 3], dtype=m.uint8), -1),
+    lambda m: m.searchsorted(m.tensor([1, 2, 3], dtype=m.uint8), m.tensor([-1])),
+    lambda m: m.searchsorted(m.tensor([16777217, 16777218]), m.tensor([16777217.0])),
+    lambda m: m.searchsorted(m.tensor([1, 2, 3]), 2.5), lambda m: m.searchsorted(m.tensor([1, 3, 5]), 2**63),
+    lambda m: m.searchsorted(m.tensor([1.0, 3, 5]), 2**63)])
+def test_searchsorted_common_dtype(call: Callable) -> None:
+    # compared in the common dtype, a Python number wrapped: -1 in uint8 boundaries is 255
+    check(call, msg=True)

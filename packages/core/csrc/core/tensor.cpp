@@ -173,4 +173,14 @@ Tensor wrap_scalar(const Scalar& s) {
   return t;
 }
 
+Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n) {
+  if (!s.is_uint64()) return wrap_scalar(s);
+  bool floating = false;
+  for (int j = 0; j < n; ++j) floating |= is_floating(beside[j]->dtype());
+  if (floating) return wrap_scalar(Scalar(s.to_double()));
+  Tensor t = wrap_scalar(Scalar(s.int_bits()));
+  t.impl()->uint64_number = true;
+  return t;
+}
+
 }  // namespace ember

@@ -29,6 +29,7 @@ struct TensorImpl : RefCounted {
   ScalarType dtype = ScalarType::Float32;
   bool contiguous = true;       // cached: row-major with no gaps
   bool wrapped_number = false;  // a Python number turned into a 0-d tensor
+  bool uint64_number = false;   // ... an int in [2^63, 2^64) held as its int64 bits (wrap_number)
   bool track_version = true;    // false for `.data` aliases (not seen by autograd)
   bool is_inference = false;
   std::unique_ptr<AutogradMeta> autograd;  // null: requires_grad=False and no grad
@@ -127,6 +128,16 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype,
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 // A 0-d tensor holding a Python number, marked as wrapped for type promotion.
 Tensor wrap_scalar(const Scalar& s);
+// A number (Python's, or a kernel's Scalar argument) as an operand beside the tensors `beside`, as
+// PyTorch wraps it. A uint64 number (an int in [2^63, 2^64), PyTorch's UInt64 Scalar) is exact
+// beside a float tensor and taken modulo 2^64 beside integer ones (ember has no uint64 dtype: the
+// wrapped number is float64 or int64 by the tensors' category); beside bools alone, result_type
+// raises PyTorch's promotion error when the op promotes. Every other number is wrap_scalar.
+Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n);
+inline Tensor wrap_number(const Scalar& s, const Tensor& beside) {
+  const Tensor* b = &beside;
+  return wrap_number(s, &b, 1);
+}
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
 
 }  // namespace ember

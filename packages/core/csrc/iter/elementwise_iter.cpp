@@ -23,11 +23,14 @@ ScalarType combine(ScalarType higher, ScalarType lower) {
 ScalarType result_type(const Tensor* const* ts, int n) {
   ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined,
              wrapped = ScalarType::Undefined;
+  bool uint64 = false;
   for (int i = 0; i < n; ++i) {
     const Tensor& t = *ts[i];
     if (!t.defined()) continue;
     ScalarType dt = t.dtype();
-    if (t.impl()->wrapped_number) {
+    if (t.impl()->uint64_number) {
+      uint64 = true;  // PyTorch's UInt64 number: integral, so it never raises an int result's dtype
+    } else if (t.impl()->wrapped_number) {
       if (is_floating(dt)) dt = default_dtype();
       wrapped = promote_types(wrapped, dt);
     } else if (t.dim() == 0) {
@@ -36,7 +39,13 @@ ScalarType result_type(const Tensor* const* ts, int n) {
       dim = promote_types(dim, dt);
     }
   }
-  return combine(dim, combine(zero, wrapped));
+  const ScalarType r = combine(dim, combine(zero, wrapped));
+  if (uint64) {
+    EMBER_CHECK(r != ScalarType::Bool, "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                "promote Bool and UInt64");
+    if (r == ScalarType::Undefined) return ScalarType::Int64;
+  }
+  return r;
 }
 
 ScalarType result_type(std::initializer_list<const Tensor*> ts) {

@@ -1,5 +1,6 @@
 // Factories: tensors made from sizes and values rather than from other tensors.
 #include <cmath>
+#include <type_traits>
 
 #include "../core/size_math.h"
 #include "../iter/elementwise_iter.h"
@@ -193,9 +194,32 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   Tensor w = contiguous_target(t);
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
     scalar_t* p = w.data<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (!log) {  // aten's float32 kernel steps in float (its step type is the dtype's)
+        const float sf = static_cast<float>(s), ef = static_cast<float>(e);
+        const float stf = (ef - sf) / static_cast<float>(steps - 1);
+        for (int64_t i = 0; i < steps; ++i)
+          p[i] = i < half ? std::fma(stf, static_cast<float>(i), sf)
+                          : std::fma(-stf, static_cast<float>(steps - 1 - i), ef);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
+      if (!log) {  // the step type is the half type too: each c10 operator rounds to it
+        auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
+        const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
+        const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
+        for (int64_t i = 0; i < steps; ++i)
+          p[i] = static_cast<scalar_t>(i < half ? sh + h(st * h(static_cast<float>(i)))
+                                                : eh - h(st * h(static_cast<float>(steps - 1 - i))));
+        return;
+      }
+    }
     for (int64_t i = 0; i < steps; ++i) {
-      double v = i < half ? s + step * static_cast<double>(i)
-                          : e - step * static_cast<double>(steps - 1 - i);
+      // aten's kernel contracts `start + step * i` and `end - step * (steps - 1 - i)` to one fused
+      // multiply-add: 5 -> -3 in 7 int steps has 0.99999999999999978 (so 0) at i = 3, not 1.
+      double v = i < half ? std::fma(step, static_cast<double>(i), s)
+                          : std::fma(-step, static_cast<double>(steps - 1 - i), e);
       if (log) v = std::pow(base, v);
       p[i] = static_cast<scalar_t>(v);
     }

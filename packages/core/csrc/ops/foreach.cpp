@@ -65,27 +65,30 @@ Tensor maximum_inplace(const Tensor& self, const Tensor& other) {
 
 }  // namespace
 
+// The Scalar forms are PyTorch's per-tensor `t.op(scalar)`: the number is wrapped beside each
+// tensor (a uint64 number keeps an integer tensor's dtype, as in the single-tensor op).
+
 // ---- add / sub ----
 TensorList _foreach_add(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::add(self[i], wrap_scalar(scalar), Scalar(int64_t(1))); });
+  return map_each(self, [&](size_t i) { return ag::add(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
 }
 TensorList _foreach_add(const TensorList& self, const TensorList& other, const Scalar& alpha) {
   return map_each(self, other, [&](size_t i) { return ag::add(self[i], other[i], alpha); });
 }
 TensorList _foreach_add_(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::add_(self[i], wrap_scalar(scalar), Scalar(int64_t(1))); });
+  return map_each(self, [&](size_t i) { return ag::add_(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
 }
 TensorList _foreach_add_(const TensorList& self, const TensorList& other, const Scalar& alpha) {
   return map_each(self, other, [&](size_t i) { return ag::add_(self[i], other[i], alpha); });
 }
 TensorList _foreach_sub(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::sub(self[i], wrap_scalar(scalar), Scalar(int64_t(1))); });
+  return map_each(self, [&](size_t i) { return ag::sub(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
 }
 TensorList _foreach_sub(const TensorList& self, const TensorList& other, const Scalar& alpha) {
   return map_each(self, other, [&](size_t i) { return ag::sub(self[i], other[i], alpha); });
 }
 TensorList _foreach_sub_(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::sub_(self[i], wrap_scalar(scalar), Scalar(int64_t(1))); });
+  return map_each(self, [&](size_t i) { return ag::sub_(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
 }
 TensorList _foreach_sub_(const TensorList& self, const TensorList& other, const Scalar& alpha) {
   return map_each(self, other, [&](size_t i) { return ag::sub_(self[i], other[i], alpha); });
@@ -93,25 +96,25 @@ TensorList _foreach_sub_(const TensorList& self, const TensorList& other, const 
 
 // ---- mul / div ----
 TensorList _foreach_mul(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::mul(self[i], wrap_scalar(scalar)); });
+  return map_each(self, [&](size_t i) { return ag::mul(self[i], wrap_number(scalar, self[i])); });
 }
 TensorList _foreach_mul(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::mul(self[i], other[i]); });
 }
 TensorList _foreach_mul_(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::mul_(self[i], wrap_scalar(scalar)); });
+  return map_each(self, [&](size_t i) { return ag::mul_(self[i], wrap_number(scalar, self[i])); });
 }
 TensorList _foreach_mul_(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::mul_(self[i], other[i]); });
 }
 TensorList _foreach_div(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::div(self[i], wrap_scalar(scalar), std::nullopt); });
+  return map_each(self, [&](size_t i) { return ag::div(self[i], wrap_number(scalar, self[i]), std::nullopt); });
 }
 TensorList _foreach_div(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::div(self[i], other[i], std::nullopt); });
 }
 TensorList _foreach_div_(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::div_(self[i], wrap_scalar(scalar), std::nullopt); });
+  return map_each(self, [&](size_t i) { return ag::div_(self[i], wrap_number(scalar, self[i]), std::nullopt); });
 }
 TensorList _foreach_div_(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::div_(self[i], other[i], std::nullopt); });
@@ -155,7 +158,7 @@ TensorList _foreach_addcdiv_(const TensorList& self, const TensorList& tensor1, 
 
 // ---- lerp ----
 TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
-  return map_each(self, tensors1, [&](size_t i) { return ag::lerp(self[i], tensors1[i], wrap_scalar(weight)); });
+  return map_each(self, tensors1, [&](size_t i) { return ag::lerp(self[i], tensors1[i], wrap_number(weight, self[i])); });
 }
 TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
   return map_each(self, tensors1, weights,
@@ -163,7 +166,7 @@ TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, con
 }
 TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
   return map_each(self, tensors1,
-                  [&](size_t i) { return ag::lerp_(self[i], tensors1[i], wrap_scalar(weight)); });
+                  [&](size_t i) { return ag::lerp_(self[i], tensors1[i], wrap_number(weight, self[i])); });
 }
 TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
   return map_each(self, tensors1, weights,

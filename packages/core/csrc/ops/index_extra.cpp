@@ -63,23 +63,30 @@ Tensor masked_scatter(const Tensor& input, const Tensor& mask, const Tensor& sou
 // ---- take_along_dim -------------------------------------------------------------------
 
 Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<int64_t> dim) {
-  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
-              legacy_name(indices.dtype()));
-  // PyTorch flattens with view (not reshape): a non-viewable input raises its view error.
+  // PyTorch flattens with view (not reshape): a non-viewable input raises its view error. The
+  // flat form is plain gather, whose index rules (int32 too; any dtype when empty) apply.
   if (!dim) return gather(view(input, {-1}), 0, view(indices, {-1}), false);
   EMBER_CHECK(input.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
               "dimensions, but got ", input.dim(), " dimensions for input, and ", indices.dim(),
               " dimensions for indices");
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
+              legacy_name(indices.dtype()));
   int64_t d = wrap_dim(*dim, std::max<int64_t>(input.dim(), 1));
-  if (input.dim() == 0) return gather(input, d, indices, false);
+  // aten reads indices.size(dim) next: a 0-d pair is its IndexError.
+  const int64_t n = input.size(d), m = indices.size(d);
   DimVector a(input.sizes().begin(), input.sizes().end()), b(indices.sizes().begin(), indices.sizes().end());
   a[d] = 1;
   b[d] = 1;
   DimVector bs = broadcast_shapes(a, b);
   DimVector xs = bs, is = bs;
-  xs[d] = input.sizes()[d];
-  is[d] = indices.sizes()[d];
-  return gather(expand(input, xs, false), d, expand(indices, is, false), false);
+  xs[d] = n;
+  is[d] = m;
+  Tensor idx = expand(indices, is, false);
+  // PyTorch 2.13 takes the broadcast indices modulo the dim's size (Python's sign: -1 is the last,
+  // 5 of 3 is 2) instead of bounds-checking them; a dim of size 0 is remainder's ZeroDivisionError
+  // once there is an index to take.
+  if (idx.numel() > 0) idx = remainder(idx, wrap_scalar(Scalar(n)));
+  return gather(expand(input, xs, false), d, idx, false);
 }
 
 Tensor take_along_dim_out(const Tensor& input, const Tensor& indices, std::optional<int64_t> dim, const Tensor& out) {

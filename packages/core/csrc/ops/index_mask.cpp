@@ -1,5 +1,6 @@
 // Boolean-mask ops: nonzero / argwhere, masked_fill, masked_select. Counting
 // passes run per chunk in parallel, then a prefix sum places each chunk's output.
+#include <cstring>
 #include <vector>
 
 #include "../iter/elementwise_iter.h"
@@ -110,9 +111,19 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
               " must be broadcastable to the size of self ", shape_str(self.sizes()));
   EMBER_DISPATCH_ALL(self.dtype(), "masked_fill_", [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
   Tensor v = scalar_tensor(value, self.dtype());
-  Tensor dst = self.is_contiguous() ? self : clone(self, MemoryFormat::Contiguous);
   Tensor m = dense(expand(mask, self.sizes(), false));
   const bool* mp = m.data<bool>();
+  if (has_internal_overlap(self)) {
+    // PyTorch only warns for an expanded self (deprecated) and writes through its strides: a
+    // shared location takes the value when any element on it is masked.
+    const size_t isz = self.itemsize();
+    for_each_element(self, [&](int64_t e, const DimVector&, int64_t off) {
+      if (mp[e]) std::memcpy(static_cast<char*>(self.storage().data) + static_cast<size_t>(off) * isz, v.raw(), isz);
+    });
+    self.bump_version();
+    return self;
+  }
+  Tensor dst = self.is_contiguous() ? self : clone(self, MemoryFormat::Contiguous);
   by_itemsize(self.itemsize(), [&](auto tag) {
     using U = decltype(tag);
     U val;
@@ -152,6 +163,8 @@ Tensor masked_fill(const Tensor& input, const Tensor& mask, const Tensor& value)
 Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   EMBER_CHECK(out.dtype() == input.dtype(), "masked_select(): self and result must have the same scalar type");
+  // aten's order: out= may neither overlap itself (an expanded out) nor its inputs.
+  check_no_internal_overlap(out);
   check_no_overlap(out, input);
   check_no_overlap(out, mask);
   DimVector bs = broadcast_shapes(input.sizes(), mask.sizes());

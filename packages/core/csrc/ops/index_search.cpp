@@ -67,7 +67,11 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
                 dtype_name(out->dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
     resize_out(*out, input.sizes());
   }
-  std::vector<double> b = as_doubles(seq), v = as_doubles(input);
+  // aten compares in the two's common dtype, where a Python number is a wrapped number: -1
+  // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
+  const Tensor* both[] = {&seq, &input};
+  const ScalarType ct = result_type(both, 2);
+  std::vector<double> b = as_doubles(to_dtype(seq, ct)), v = as_doubles(to_dtype(input, ct));
   int64_t len = seq.sizes()[seq.dim() - 1];
   std::vector<int64_t> order;
   if (sorter.defined()) {
@@ -118,7 +122,8 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& input, bool out
   EMBER_CHECK(sorted_sequence.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
               "tensor dimension is 1, but we got boundaries tensor dim(", sorted_sequence.dim(), ") and input value's "
               "dimension 0");
-  return search_impl(sorted_sequence, wrap_scalar(input), out_int32, right, side, sorter, nullptr, true);
+  return search_impl(sorted_sequence, wrap_number(input, sorted_sequence), out_int32, right, side, sorter, nullptr,
+                     true);
 }
 
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {

@@ -243,14 +243,27 @@ Tensor matmul_out(const Tensor& input, const Tensor& other, const Tensor& out) {
   return matmul_impl(input, other, &out);
 }
 
-Tensor mv(const Tensor& input, const Tensor& vec) {
-  EMBER_CHECK(input.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got 1, ", input.dim(), ", ",
-              vec.dim());
-  EMBER_CHECK(input.sizes()[1] == vec.sizes()[0], "size mismatch, got input (", input.sizes()[0], "), mat (",
-              input.sizes()[0], "x", input.sizes()[1], "), vec (", vec.sizes()[0], ")");
-  return squeeze(mm_impl(input, unsqueeze(vec, 1), nullptr), 1);
+// aten's mv is addmv(beta=0) into a vector `self` of input.size(0) elements -- with out=, the out
+// tensor itself when it has 1 or input.size(0) elements and at most one dim -- so addmv's checks,
+// in its order, name that vector: input.size(0) first (a 0-d input is the IndexError), the dims,
+// the sizes (whose message reads self.size(0): a 0-d out= is the IndexError there), the dtypes.
+static Tensor mv_impl(const Tensor& input, const Tensor& vec, const Tensor* out) {
+  const int64_t rows = input.size(0);
+  const bool into_out = out && out->dim() <= 1 && (out->numel() == rows || out->numel() == 1);
+  const int64_t self_dim = into_out ? out->dim() : 1, self_numel = into_out ? out->numel() : rows;
+  const ScalarType self_dtype = into_out ? out->dtype() : vec.dtype();
+  EMBER_CHECK(input.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "vector + matrix @ vector expected, got ",
+              self_dim, ", ", input.dim(), ", ", vec.dim());
+  if (input.size(1) != vec.size(0) || (rows != self_numel && self_numel != 1))
+    fail(ErrorKind::Runtime, "size mismatch, got input (", into_out ? out->size(0) : rows, "), mat (", rows, "x",
+         input.size(1), "), vec (", vec.size(0), ")");
+  EMBER_CHECK(self_dtype == input.dtype() && self_dtype == vec.dtype(),
+              "addmv input tensors must have the same dtype, but got ", legacy_name(self_dtype), ", ",
+              legacy_name(input.dtype()), ", and ", legacy_name(vec.dtype()));
+  return to_out(squeeze(mm_impl(input, unsqueeze(vec, 1), nullptr), 1), out);
 }
-Tensor mv_out(const Tensor& input, const Tensor& vec, const Tensor& out) { return to_out(mv(input, vec), &out); }
+Tensor mv(const Tensor& input, const Tensor& vec) { return mv_impl(input, vec, nullptr); }
+Tensor mv_out(const Tensor& input, const Tensor& vec, const Tensor& out) { return mv_impl(input, vec, &out); }
 
 Tensor dot(const Tensor& input, const Tensor& tensor) {
   EMBER_CHECK(input.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", input.dim(), "D and ",

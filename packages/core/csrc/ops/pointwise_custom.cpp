@@ -1,6 +1,7 @@
 // Pointwise ops whose body is more than "iterate + kernel": argument-driven
 // kernel choice (div rounding modes, clamp bounds), special errors, where.
 #include <cmath>
+#include <limits>
 
 #include "../iter/elementwise_iter.h"
 #include "../kernels/cpu/cpu_kernels.h"
@@ -60,12 +61,19 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
   EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
   auto& k = pointwise_kernels();
   // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
-  Tensor lot = lo ? wrap_scalar(*lo) : Tensor(), hit = hi ? wrap_scalar(*hi) : Tensor();
+  Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
   ScalarType rt = result_type(ts, 3);
   if (inplace) check_cast(rt, x.dtype());
   if (out.defined() && !inplace)
     check_out_exact(out.dtype(), rt);
+  // aten fills the result with NaN when either of two bounds is NaN, without reading the other
+  // (an integer result is fill_'s overflow error).
+  if (lo && hi && (std::isnan(lo->to_double()) || std::isnan(hi->to_double()))) {
+    const Tensor& r = inplace ? x : out.defined() ? resize_out(out, x.sizes()) : empty_with_layout_of(x, rt, std::nullopt);
+    check_no_internal_overlap(r);  // aten's iterator is built (and checks its output) first
+    return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
+  }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
   if (lo && hi)
     return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});

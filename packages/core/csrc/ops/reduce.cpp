@@ -16,15 +16,16 @@ namespace {
 
 using DimMask = SmallVec<bool, 8>;
 
-// Which dims to reduce; None or [] mean all of them.
-DimMask dim_mask(const Tensor& x, std::optional<IntArrayRef> dim) {
+// Which dims to reduce; None or [] mean all of them. by_dim: var/std and vector_norm's order
+// (see dim_list_bits).
+DimMask dim_mask(const Tensor& x, std::optional<IntArrayRef> dim, bool by_dim = false) {
   int64_t nd = x.dim();
   DimMask m(static_cast<size_t>(nd), false);
   if (!dim || dim->empty()) {
     for (auto& b : m) b = true;
     return m;
   }
-  const uint64_t bits = dim_list_bits(*dim, nd);
+  const uint64_t bits = dim_list_bits(*dim, nd, !by_dim);
   for (int64_t d = 0; d < nd; ++d) m[d] = (bits >> d) & 1u;
   return m;
 }
@@ -73,7 +74,7 @@ ScalarType acc_dtype(ReduceKind k, ScalarType in) {
 }
 
 // What out= dtypes a reduction accepts (PyTorch differs per op).
-enum class OutDtype { Castable, Any, Exact, ExactArg, Bool };
+enum class OutDtype { Castable, Any, Exact, ExactArg };
 
 Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castable) {
   if (!out) return r;
@@ -88,9 +89,6 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
     case OutDtype::ExactArg:
       EMBER_CHECK(od == rd, "Expected out tensor to have dtype ", c_type_name(rd), ", but got ",
                   c_type_name(od), " instead");
-      break;
-    case OutDtype::Bool:
-      EMBER_CHECK(od == rd, "all only supports bool tensor for result, got: ", legacy_name(od));
       break;
   }
   resize_out(*out, r.sizes());
@@ -216,7 +214,7 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
     if (mean_out) *mean_out = to_dtype(mu32, x.dtype());
     return to_dtype(r, x.dtype());
   }
-  DimMask m = dim_mask(x, dim);
+  DimMask m = dim_mask(x, dim, true);
   Tensor mu = mean(x, dim, true, std::nullopt);
   Tensor d = sub(x, mu, Scalar(int64_t(1)));
   Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
@@ -359,14 +357,23 @@ Tensor argmin_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim,
 // ---- all / any / count_nonzero ----
 static Tensor logical_reduce(const Tensor& x, std::optional<IntArrayRef> dim, bool keepdim, ReduceKind k,
                              const Tensor* out) {
-  ScalarType od = x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
-  Tensor b = x.dtype() == ScalarType::Bool ? x : ne(x, wrap_scalar(Scalar(int64_t(0))));
+  // aten's allany_meta: out= must be bool or uint8 -- checked before the dims are wrapped --
+  // and its dtype is the result's; without out=, a uint8 input gives uint8.
+  const char* name = k == ReduceKind::All ? "all" : "any";
+  if (out)
+    EMBER_CHECK(out->dtype() == ScalarType::Bool || out->dtype() == ScalarType::UInt8, name,
+                " only supports bool tensor for result, got: ", legacy_name(out->dtype()));
+  ScalarType od = out ? out->dtype() : x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+  // aten reduces the input cast to the result dtype (into a uint8 out=, 0.5 is 0: false), except
+  // a single element, which it copies as bool (0.5 is true).
+  const Tensor& xr = od == ScalarType::UInt8 && x.numel() != 1 ? to_dtype(x, od) : x;
+  Tensor b = xr.dtype() == ScalarType::Bool ? xr : ne(xr, wrap_scalar(Scalar(int64_t(0))));
   if (dim && dim->empty()) {
     // Unlike sum, all/any over dim=() reduce nothing: the tensor as bool.
     Tensor r = to_dtype(b, od);
-    return finish_out(r.same(x) ? clone(x, std::nullopt) : r, out, OutDtype::Bool);
+    return finish_out(r.same(x) ? clone(x, std::nullopt) : r, out, OutDtype::Any);
   }
-  return reduce(b, dim_mask(x, dim), keepdim, k, od, out, OutDtype::Bool);
+  return reduce(b, dim_mask(x, dim), keepdim, k, od, out, OutDtype::Any);
 }
 Tensor all(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::All, nullptr); }
 Tensor all(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
@@ -429,22 +436,33 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& input, std::optional<IntArrayR
 }
 
 // ---- logsumexp / norms ----
-Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
-  // PyTorch 2.13 rejects dim=() without keepdim (unlike sum); keep its behaviour.
-  EMBER_CHECK(!dim.empty() || keepdim || input.dim() == 0, "logsumexp(): output with shape [] doesn't match the broadcast "
-              "shape ", shape_str(input.sizes()), " (dim=() is not supported)");
+// aten's logsumexp_out: a floating out= first; the sum runs in the result's dtype (an int input
+// as the default float dtype, then summed into a float64 out= in float64).
+static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor* out) {
+  if (out)
+    EMBER_CHECK(out->is_floating(), "logsumexp(): Expected floating point type for result tensor, but got: ",
+                legacy_name(out->dtype()));
   Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
-  if (x.numel() == 0) return log(sum(exp(x), dim, keepdim, std::nullopt));
+  const std::optional<ScalarType> acc = out ? std::optional<ScalarType>(out->dtype()) : std::nullopt;
+  if (x.numel() == 0) return finish_out(log(sum(exp(x), dim, keepdim, acc)), out);
+  // PyTorch 2.13 reduces dim=() as all dims (as sum does) but adds back its max kept as
+  // [1, ..., 1] in place: without keepdim that is its broadcast error (not for an empty input,
+  // which skips the max).
+  EMBER_CHECK(!dim.empty() || keepdim || input.dim() == 0, "output with shape [] doesn't match the broadcast shape ",
+              shape_str(DimVector(static_cast<size_t>(input.dim()), 1)));
   Tensor m = amax(x, dim, true);
   // Shift by the max, except where it is infinite (all -inf rows stay -inf).
   Tensor shift = where(isinf(m), wrap_scalar(Scalar(0.0)), m);
-  Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, std::nullopt));
+  Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, acc));
   r = add(r, shift, Scalar(int64_t(1)));
   DimMask mask = dim_mask(x, dim);
-  return drop_dims(r, mask, keepdim);
+  return finish_out(drop_dims(r, mask, keepdim), out);
+}
+Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return logsumexp_impl(input, dim, keepdim, nullptr);
 }
 Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return finish_out(logsumexp(input, dim, keepdim), &out);
+  return logsumexp_impl(input, dim, keepdim, &out);
 }
 
 Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
@@ -468,7 +486,7 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
                   "because this dimension is empty and the operation does not have an identity");
     }
   }
-  DimMask m = dim_mask(x, dim);
+  DimMask m = dim_mask(x, dim, true);
   // float16/bfloat16 compute in float32 and round once: the sum of |x|^p overflows a half type
   // long before the norm does (PyTorch's opmath).
   const ScalarType rt = x.dtype();
@@ -506,6 +524,12 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
 }
 
 // ---- scans ----
+// aten's cumulative ops fill a 0-d result and zero an empty one; only a real scan reaches the
+// kernel's dtype dispatch, which has no Bool.
+static void check_scan_kernel(const char* name, const Tensor& x, ScalarType result) {
+  EMBER_CHECK_NOTIMPL(result != ScalarType::Bool || x.dim() == 0 || x.numel() == 0, "\"", name,
+                      "_out_cpu\" not implemented for 'Bool'");
+}
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
                    bool is_prod, const Tensor* out) {
   (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
@@ -516,13 +540,13 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
   int64_t nd = x0.dim();
   int64_t d = wrap_dim(dim, nd);
   ScalarType rt = dtype ? *dtype : (is_integral(x0.dtype(), true) ? ScalarType::Int64 : x0.dtype());
-  (void)name;
+  check_scan_kernel(name, x0, rt);
   Tensor x = to_dtype(x0, rt);
-  Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : contiguous(x, MemoryFormat::Contiguous);
+  if (nd == 0) return finish_out(x.same(x0) ? clone(x0, std::nullopt) : x, out, OutDtype::Any);
+  Tensor moved = contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous);
   Tensor res = empty(moved.sizes(), rt);
   if (res.numel() > 0) cpu_kernels().cumulative(moved, res, nd - 1, is_prod);
-  Tensor r = nd > 0 ? contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous) : res;
-  return finish_out(r, out, OutDtype::Any);
+  return finish_out(contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous), out, OutDtype::Any);
 }
 Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
   return scan("cumsum", input, dim, dtype, false, nullptr);
@@ -532,8 +556,7 @@ static void check_scan_inplace(const char* name, const Tensor& self, int64_t dim
   (void)wrap_dim(dim, self.dim());
   EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ", c_type_name(self.dtype()),
               " and output tensor dtype ", c_type_name(*dtype), " should match");
-  EMBER_CHECK_NOTIMPL(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"", name,
-                      "_out_cpu\" not implemented for 'Bool'");
+  check_scan_kernel(name, self, self.dtype());
 }
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_scan_inplace("cumsum", self, dim, dtype);

@@ -50,19 +50,25 @@ std::string sizes_at(const TensorList& ts, size_t i) { return shape_str(ts[i].si
 
 }  // namespace
 
-static DimVector cat_shape(const TensorList& tensors, int64_t dim, int64_t* wdim, const char* name) {
+static ScalarType cat_dtype(const TensorList& tensors);
+
+// aten's cat meta order: the list, 0-d entries, the dim, an out= dtype the result can't be cast
+// to (TypeError), then the sizes.
+static DimVector cat_shape(const TensorList& tensors, int64_t dim, int64_t* wdim, const char* name,
+                           const Tensor* out_arg = nullptr) {
   EMBER_CHECK_VALUE(!tensors.empty(), "torch.", name, "(): expected a non-empty list of Tensors");
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
     if (!ref && !legacy_skip(tensors[i])) ref = &tensors[i];
   }
-  if (!ref) {
-    *wdim = wrap_dim(dim, 1);
-    return DimVector{0};
-  }
-  int64_t d = wrap_dim(dim, ref->dim());
+  const int64_t d = ref ? wrap_dim(dim, ref->dim()) : 0;  // legacy_cat_wrap_dim: no dim to wrap when all are skipped
   *wdim = d;
+  if (out_arg)
+    EMBER_CHECK_TYPE(can_cast(cat_dtype(tensors), out_arg->dtype()),
+                     "torch.", name, "(): input types can't be cast to the desired output type ",
+                     legacy_name(out_arg->dtype()));
+  if (!ref) return DimVector{0};
   DimVector out = to_vec(ref->sizes());
   out[d] = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -105,12 +111,8 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
 }
 
 Tensor cat_out(const TensorList& tensors, int64_t dim, const Tensor& out) {
-  // PyTorch checks the out dtype before the shapes.
-  if (!tensors.empty())
-    EMBER_CHECK_TYPE(can_cast(cat_dtype(tensors), out.dtype()),
-                     "torch.cat(): input types can't be cast to the desired output type ", legacy_name(out.dtype()));
   int64_t d = 0;
-  DimVector shape = cat_shape(tensors, dim, &d, "cat");
+  DimVector shape = cat_shape(tensors, dim, &d, "cat", &out);
   resize_out(out, shape);
   cat_fill(out, tensors, d);
   out.bump_version();
@@ -295,6 +297,7 @@ TensorList split_sizes(const Tensor& input, IntArrayRef split_size, int64_t dim)
 
 TensorList chunk(const Tensor& input, int64_t chunks, int64_t dim) {
   EMBER_CHECK(input.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);  // before the dim
   int64_t d = wrap_dim(dim, input.dim());
   return split_by(input, d, chunk_pieces(input.size(d), chunks));
 }

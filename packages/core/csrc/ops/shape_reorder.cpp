@@ -128,24 +128,36 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   int64_t nr = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(nr >= self.dim(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
               "tensor");
-  for (int64_t r : repeats)
-    EMBER_CHECK(r >= 0, "Trying to create tensor with negative dimension ", r, ": ", shape_str(repeats));
-  // View as (1, s0, 1, s1, ...), expand the 1s to the repeats, then copy out.
+  // aten checks the target sizes (repeat * size, wrapping like its int64 multiply), not the
+  // repeats: a negative repeat of an empty dim is an empty dim, and only a negative product is
+  // empty()'s error. A zero repeat returns the empty result; otherwise aten unfolds the result
+  // by the sizes, which refuses a target that wrapped below its size.
   DimVector padded(nr - self.dim(), 1);
   for (int64_t s : self.sizes()) padded.push_back(s);
-  DimVector v, e, out;
+  DimVector out;
+  bool zero = false;
+  for (int64_t i = 0; i < nr; ++i) {
+    out.push_back(static_cast<int64_t>(static_cast<uint64_t>(repeats[i]) * static_cast<uint64_t>(padded[i])));
+    zero |= repeats[i] == 0;
+  }
+  Tensor r = empty(out, self.dtype());
+  if (zero) return r;
+  for (int64_t i = 0; i < nr; ++i)
+    EMBER_CHECK(out[i] >= padded[i], "maximum size for tensor at dimension ", i, " is ", out[i], " but size is ",
+                padded[i]);
+  if (r.numel() == 0) return r;
+  // Every repeat is positive here. View as (1, s0, 1, s1, ...), expand the 1s to the
+  // repeats, then copy out.
+  DimVector v, e;
   for (int64_t i = 0; i < nr; ++i) {
     v.push_back(1);
     v.push_back(padded[i]);
     e.push_back(repeats[i]);
     e.push_back(padded[i]);
-    out.push_back(mul_or_fail(repeats[i], padded[i], "repeat"));
   }
-  Tensor x = reshape(self, v);
-  Tensor ex = expand(x, e, false);
-  Tensor r = empty(ex.sizes(), self.dtype());
-  if (r.numel() > 0) copy_(r, ex, false);
-  return view(r, out);
+  Tensor ex = expand(reshape(self, v), e, false);
+  copy_(view(r, ex.sizes()), ex, false);
+  return r;
 }
 
 Tensor tile(const Tensor& input, IntArrayRef dims) {
@@ -186,7 +198,9 @@ static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int6
 
 Tensor repeat_interleave_int(const Tensor& input, int64_t repeats, std::optional<int64_t> dim,
                              std::optional<int64_t> output_size) {
-  EMBER_CHECK(repeats >= 0, "repeats can not be negative");
+  // aten wraps the dim before it looks at the repeats.
+  if (dim) (void)wrap_dim(*dim, input.dim());
+  EMBER_CHECK(repeats >= 0, "Repeats must be non-negative");
   return repeat_interleave_impl(input, {repeats}, dim, output_size);
 }
 
@@ -242,23 +256,31 @@ Tensor tri(const Tensor& input, int64_t k, bool lower);
 // An expanded self (rows sharing memory) is masked in place, row after row in order, as
 // PyTorch does: the memory ends as the last write left it (copy_ would refuse the overlap).
 void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
-  const int64_t nd = t.dim(), n = t.numel();
-  if (n == 0) return;
+  const int64_t nd = t.dim();
   const size_t isz = t.itemsize();
-  DimVector idx(static_cast<size_t>(nd), 0);
-  for (int64_t e = 0; e < n; ++e) {
+  for_each_element(t, [&](int64_t, const DimVector& idx, int64_t off) {
     const int64_t i = idx[nd - 2], j = idx[nd - 1];
-    if (lower ? j > i + k : j < i + k) {
-      int64_t off = t.offset();
-      for (int64_t d = 0; d < nd; ++d) off += idx[d] * t.stride(d);
-      std::memset(t.storage().data + static_cast<size_t>(off) * isz, 0, isz);
-    }
-    for (int64_t d = nd - 1; d >= 0 && ++idx[d] == t.size(d); --d) idx[d] = 0;
+    if (lower ? j > i + k : j < i + k) std::memset(static_cast<char*>(t.storage().data) + static_cast<size_t>(off) * isz, 0, isz);
+  });
+}
+
+// aten's checkTrilTriuBatchContiguous(allow_zero_stride=true): self is masked in place when it
+// has at most 3 dims or its batch dims are packed (each stride the product of the sizes after it,
+// the matrix counted as size(-2) * size(-1); dim 0 may be broadcast), else a contiguous result is
+// copied back, and copy_ refuses an overlapping self.
+static bool tri_batches_packed(const Tensor& self) {
+  if (self.dim() <= 3) return true;
+  int64_t expected = self.size(-1) * self.size(-2);
+  for (int64_t i = self.dim() - 3; i >= 0; --i) {
+    if (i == 0 && (self.stride(0) == 0 || self.size(0) == 1)) continue;
+    if (self.stride(i) != expected) return false;
+    expected *= self.size(i);
   }
+  return true;
 }
 
 Tensor tri_(const Tensor& self, int64_t k, bool lower) {
-  if (self.dim() >= 2 && has_internal_overlap(self)) {
+  if (self.dim() >= 2 && has_internal_overlap(self) && tri_batches_packed(self)) {
     check_inplace(self, lower ? "tril_" : "triu_");
     mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
     self.bump_version();

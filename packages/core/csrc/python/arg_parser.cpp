@@ -454,19 +454,6 @@ Tensor Signature::tensor(ParsedArgs& A, int i) const {
   return wrap_number(s, beside, n);
 }
 
-Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n) {
-  if (!s.is_uint64()) return wrap_scalar(s);
-  bool floating = false, integral = false;
-  for (int j = 0; j < n; ++j) {
-    floating |= is_floating(beside[j]->dtype());
-    integral |= is_integral(beside[j]->dtype(), false);
-  }
-  if (floating) return wrap_scalar(Scalar(s.to_double()));
-  EMBER_CHECK(integral, "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool "
-              "and UInt64");
-  return wrap_scalar(Scalar(s.int_bits()));
-}
-
 TensorList Signature::tensor_list(ParsedArgs& A, int i) const {
   PyObject* o = A.obj[i];
   TensorList r;

@@ -110,10 +110,6 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
 // Python number → Scalar (bool, int, float, or a 1-element tensor).
 bool is_number(PyObject* o);
 Scalar to_scalar(PyObject* o);
-// A Python number as an operand beside the tensors `beside`, as PyTorch wraps it. A uint64 number
-// (an int in [2^63, 2^64)) is exact beside a float tensor and taken modulo 2^64 beside integer ones
-// (ember has no uint64 dtype: the wrapped number is float64 or int64 by the tensors' category).
-Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n);
 // int-like (int, numpy integer, 1-element integer tensor) → int64.
 bool is_int_like(PyObject* o);
 int64_t to_int64(PyObject* o);

@@ -421,20 +421,18 @@ static PyMethodDef handwritten_methods[] = {
 
 // ---------------------------------------------------------------- operators
 
-// Operands of a Python operator: tensors, or numbers wrapped as 0-d tensors.
+// Operands of a Python operator: tensors, or a number wrapped as a 0-d tensor beside the other.
 static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
-  auto get = [](PyObject* o, Tensor& t) {
-    if (is_tensor(o)) {
-      t = unpack(o);
-      return true;
-    }
-    if (PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o)) {
-      t = wrap_scalar(to_scalar(o));
-      return true;
-    }
-    return false;
+  auto number = [](PyObject* o) {
+    return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o);
   };
-  return get(a, x) && get(b, y);
+  const bool ta = is_tensor(a), tb = is_tensor(b);
+  if (!(ta || number(a)) || !(tb || number(b))) return false;
+  if (ta) x = unpack(a);
+  if (tb) y = unpack(b);
+  if (!ta) x = tb ? wrap_number(to_scalar(a), y) : wrap_scalar(to_scalar(a));
+  if (!tb) y = ta ? wrap_number(to_scalar(b), x) : wrap_scalar(to_scalar(b));
+  return true;
 }
 
 #define BINARY_OP(fname, opname, expr)                          \

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "../../iter/elementwise_iter.h"
 #include "../../iter/reduce_iter.h"
@@ -83,7 +84,9 @@ void cumulative_kernel(const Tensor& in, const Tensor& out, int64_t, bool is_pro
   int64_t n = in.dim() == 0 ? 1 : in.sizes()[in.dim() - 1];
   int64_t outer = n == 0 ? 0 : in.numel() / n;
   EMBER_DISPATCH_NO_BOOL(in.dtype(), is_prod ? "cumprod_cpu" : "cumsum_cpu", [&] {
-    using M = opmath_t<scalar_t>;
+    // aten's CPU scans carry at::acc_type<T, /*is_cuda=*/false>: float32 runs in double (the
+    // running sum keeps the small terms a float32 one would drop), half types in float.
+    using M = std::conditional_t<std::is_same_v<scalar_t, float>, double, opmath_t<scalar_t>>;
     const scalar_t* x = in.data<scalar_t>();
     scalar_t* y = out.data<scalar_t>();
     parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),

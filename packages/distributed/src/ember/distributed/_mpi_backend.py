@@ -18,18 +18,19 @@ from ._work import Work
 from .reduce_op import ReduceOp, premul_factor
 
 _INT_ONLY = ("BAND", "BOR", "BXOR")
+# ReduceOp -> the MPI op's name (AVG and PREMUL_SUM are sums, scaled around the call); bool
+# reduces as uint8: a sum or max is "any", a product or min is "all".
+_MPI_OPS = {"SUM": "SUM", "AVG": "SUM", "PREMUL_SUM": "SUM", "PRODUCT": "PROD", "MIN": "MIN",
+            "MAX": "MAX", "BAND": "BAND", "BOR": "BOR", "BXOR": "BXOR"}
+_BOOL_OPS = {"SUM": "BOR", "AVG": "BOR", "PREMUL_SUM": "BOR", "MAX": "BOR", "BOR": "BOR",
+             "PRODUCT": "BAND", "MIN": "BAND", "BAND": "BAND", "BXOR": "BXOR"}
 
 
 def _mpi_op(MPI: Any, op: ReduceOp, dtype: Any) -> Any:
     name = op.name
     if name in _INT_ONLY and dtype.is_floating_point:
         raise RuntimeError(f"Cannot use ReduceOp.{name} with {str(dtype).replace('torch.', '')}")
-    if dtype == ember.bool:  # as uint8: a sum/max is "any", a product/min is "all"
-        return {"SUM": MPI.BOR, "AVG": MPI.BOR, "MAX": MPI.BOR, "BOR": MPI.BOR, "PRODUCT": MPI.BAND,
-                "MIN": MPI.BAND, "BAND": MPI.BAND, "BXOR": MPI.BXOR, "PREMUL_SUM": MPI.BOR}[name]
-    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PREMUL_SUM": MPI.SUM, "PRODUCT": MPI.PROD,
-            "MIN": MPI.MIN, "MAX": MPI.MAX, "BAND": MPI.BAND, "BOR": MPI.BOR,
-            "BXOR": MPI.BXOR}[name]
+    return getattr(MPI, (_BOOL_OPS if dtype == ember.bool else _MPI_OPS)[name])
 
 
 _MPI_TYPES: dict[Any, str] = {
@@ -207,6 +208,23 @@ class MPIGroupComm:
                 _wire(src, (sc, _displs(sc))), _wire(out, (rc, _displs(rc)))))
         return self._work([req], _copy_back(out, output), "alltoall", [output], keep=(src, out))
 
+    def alltoall(self, outputs: list[Any], inputs: list[Any]) -> Work:
+        """Tensor lists: one flat exchange with per-peer counts, split back into ``outputs``."""
+        flat_in = ember.cat([t.reshape(-1) for t in inputs])
+        flat_out = ember.empty(sum(t.numel() for t in outputs), dtype=outputs[0].dtype)
+        counts_out, counts_in = [t.numel() for t in outputs], [t.numel() for t in inputs]
+        req = self._call("alltoall", lambda: self.comm.Ialltoallv(
+            _wire(flat_in, (counts_in, _displs(counts_in))),
+            _wire(flat_out, (counts_out, _displs(counts_out)))))
+
+        def finish() -> None:
+            off = 0
+            for t in outputs:
+                t.copy_(flat_out[off:off + t.numel()].reshape(t.shape))
+                off += t.numel()
+
+        return self._work([req], finish, "alltoall", [outputs], keep=(flat_in, flat_out))
+
     def barrier(self) -> Work:
         return self._work([self._call("barrier", self.comm.Ibarrier)], None, "barrier")
 
@@ -218,19 +236,10 @@ class MPIGroupComm:
 
     def recv(self, tensor: Any, src: int | None, tag: int) -> Work:
         out = tensor if tensor.is_contiguous() else ember.empty(tensor.shape, dtype=tensor.dtype)
-        status = self.MPI.Status()
         source = self.MPI.ANY_SOURCE if src is None else src
         req = self._call("recv", lambda: self.comm.Irecv(_wire(out), source, tag))
-        holder: list[Work] = []
-
-        def finish() -> None:
-            holder[0].source_rank_value = status.Get_source()
-            if out is not tensor:
-                tensor.copy_(out)
-
-        holder.append(Work([req], finish, self.timeout, check_failed, f"{self.name}::recv",
-                           [tensor], statuses=[status], keep=(out,)))
-        return holder[0]
+        return Work([req], _copy_back(out, tensor), self.timeout, check_failed,
+                    f"{self.name}::recv", [tensor], statuses=[self.MPI.Status()], keep=(out,))
 
 
 def _copy_back(stage: Any, tensor: Any) -> Callable[[], None] | None:

@@ -115,6 +115,8 @@ class Work:
             self._complete()
 
     def _complete(self) -> None:
+        if self._statuses:  # a receive: who sent it (recv from any source)
+            self.source_rank_value = self._statuses[0].Get_source()
         try:
             if self._finish is not None:
                 out = self._finish()

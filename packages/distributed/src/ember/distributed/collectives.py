@@ -248,24 +248,7 @@ def all_to_all(output_tensor_list: list[Any], input_tensor_list: list[Any], grou
         raise RuntimeError(f"all_to_all: tensor lists must have the group size {n} entries, got "
                            f"{len(outs)} outputs and {len(ins)} inputs")
     check_collective(pg, "ALLTOALL", ins)
-    flat_in = ember.cat([t.reshape(-1) for t in ins])
-    flat_out = ember.empty(sum(t.numel() for t in outs), dtype=outs[0].dtype if outs else ember.float32)
-    work = pg._mpi().alltoall_single(flat_out, flat_in, [t.numel() for t in outs],
-                                     [t.numel() for t in ins])
-    inner_finish = work._finish
-
-    def finish() -> None:
-        if inner_finish is not None:
-            inner_finish()
-        off = 0
-        for t in outs:
-            t.copy_(flat_out[off:off + t.numel()].reshape(t.shape))
-            off += t.numel()
-
-    work._finish = finish
-    if work._completed:
-        finish()
-    return _finish(work, async_op)
+    return _finish(pg._mpi().alltoall(outs, ins), async_op)
 
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Any:

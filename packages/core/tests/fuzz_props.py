@@ -224,6 +224,31 @@ RANDOM_OPS = {"rand", "randn", "randint", "randint.low", "randperm", "rand_like"
               "alpha_dropout", "feature_alpha_dropout"}
 
 
+# On a singular matrix these ops return rounding noise (det 3.3e-15 with sign 1 from PyTorch's
+# LAPACK on Emerald Rapids, exactly 0 on Zen 5): which noise is the CPU's choice, so dtype and
+# shape only.  inv is the same where the noise decides between a result and an error.
+ROUNDING_NOISE_OPS = {"det", "slogdet", "inv"}
+
+
+def _singular(args: tuple) -> bool:
+    """Some matrix of the call's first tensor argument is singular to its dtype's precision."""
+    try:
+        args = S.materialize(args, S.torch)
+    except Exception:  # noqa: BLE001 - inputs PyTorch cannot build: not a matrix question
+        return False
+    a = next((x for x in args if isinstance(x, S.torch.Tensor)), None)
+    if a is None or a.dim() < 2 or a.numel() == 0 or a.shape[-1] != a.shape[-2]:
+        return False
+    if not (a.is_floating_point() or a.is_complex()):
+        return False
+    m = a.detach().to(S.torch.complex128 if a.is_complex() else S.torch.float64)
+    if not bool(S.torch.isfinite(m).all()):
+        return False
+    sv = S.torch.linalg.svdvals(m)
+    eps = S.torch.finfo(a.dtype).eps
+    return bool((sv[..., -1] <= sv[..., 0] * eps * a.shape[-1] * 8).any())
+
+
 # --------------------------------------------------------------------------------------------
 # The check
 # --------------------------------------------------------------------------------------------
@@ -260,8 +285,11 @@ def check(worker: Any, call: Call) -> None:
     got = _outcome(worker, "ember", call)
     where = f"\n  call: {call!r}" + (f"\n  (expected value from torch_known_wrong: {entry.id})"
                                     if entry else "")
+    noise = S.name_of(call) in ROUNDING_NOISE_OPS and _singular(call.args)
     if want[0] == "raise" or got[0] == "raise":
         if want[0] != got[0]:
+            if noise:  # a zero pivot or a tiny one: the rounding decides between error and value
+                return
             if want[0] == "raise":
                 raise AssertionError(f"torch raised {want[1]}: {want[2]} but ember returned"
                                      f"{where}")
@@ -270,8 +298,9 @@ def check(worker: Any, call: Call) -> None:
                                    f"ember {got[1]}({got[2]}){where}")
         return
     name = S.name_of(call)
+    meta = call.meta or noise
     try:
-        S.assert_plain_same(got[1], want[1], name, call.meta)
+        S.assert_plain_same(got[1], want[1], name, meta)
         if want[2] is not None and not call.meta:
             S.assert_plain_same(got[2], want[2], name, False, "arguments after the call")
     except AssertionError as err:

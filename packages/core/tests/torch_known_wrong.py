@@ -44,7 +44,8 @@ def _gelu_inf_applies(name: str, args: tuple, kwargs: dict) -> bool:
     x = _arg(args, kwargs, 0, "input")
     approximate = _arg(args, kwargs, 1, "approximate", "none")
     return (name == "gelu" and approximate == "none" and isinstance(x, torch.Tensor)
-            and x.dtype in (torch.float32, torch.bfloat16) and bool(torch.isposinf(x).any()))
+            and x.dtype in (torch.float32, torch.bfloat16, torch.float16)
+            and bool(torch.isposinf(x).any()))
 
 
 def _gelu_inf_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -469,10 +470,11 @@ def _int_bound_correct(name: str, args: tuple, kwargs: dict) -> Any:
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
-        torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16: the vectorised "
-                   "erf path computes inf * 0.5 * (1 + erf(inf)) as inf * (1 - 1) somewhere)",
-        why="gelu(x) = x * Phi(x) and Phi(inf) = 1, so gelu(inf) = inf -- PyTorch's own float16, "
-            "float64 and scalar paths say so too",
+        torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16, and float16 on "
+                   "CPUs with AVX512-FP16 such as Emerald Rapids: the vectorised erf path "
+                   "computes inf * 0.5 * (1 + erf(inf)) as inf * (1 - 1) somewhere)",
+        why="gelu(x) = x * Phi(x) and Phi(inf) = 1, so gelu(inf) = inf -- PyTorch's own float64 "
+            "and scalar paths say so too, and its float16 path on CPUs without AVX512-FP16",
         applies=_gelu_inf_applies, correct=_gelu_inf_correct),
     KnownWrong(
         "div-trunc-int-min-by-minus-one",

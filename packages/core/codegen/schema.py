@@ -123,9 +123,19 @@ def parse_schema(text: str) -> Schema:
 DEFAULT_VARIANTS = ["function", "method", "inplace", "out"]
 
 
+# Every key an ops.yaml entry may have (the fields of Op, named as in the yaml).
+KNOWN_KEYS = {"func", "family", "kernel", "rule", "variants", "wrap", "aliases", "grad",
+              "namespace", "numbers", "cpp", "out_dtype", "int_divisor", "bool_error", "checks",
+              "grad_name", "tensor_varargs", "binding", "output_differentiability"}
+
+
 def load_ops(doc: dict) -> list[Op]:
     ops = []
     for e in doc["ops"]:
+        unknown = sorted(set(e) - KNOWN_KEYS)
+        if unknown:  # a misspelt or stale key would otherwise be silently ignored
+            raise ValueError(f"ops.yaml: {e.get('func', e)!r}: unknown key(s) {unknown}; "
+                             f"known: {sorted(KNOWN_KEYS)}")
         schema = parse_schema(e["func"])
         family = e.get("family", "pointwise")
         ops.append(

@@ -6,7 +6,6 @@ build/<session>, so an edit rebuilds incrementally (sessions reuse their venvs).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -158,13 +157,3 @@ def versions(session: nox.Session) -> None:
     """Check each package's declared window of ember-core against the workspace."""
     session.install("packaging")
     session.run("python", "tools/check_versions.py")
-
-
-@nox.session
-def cuda(session: nox.Session) -> None:
-    """Build with EMBER_CUDA=ON and run the GPU tests where a GPU is present."""
-    if shutil.which("nvidia-smi") is None or os.environ.get("EMBER_FORCE_CUDA") is None:
-        session.skip("no GPU here (set EMBER_FORCE_CUDA=1 on a GPU machine)")
-    install_core(session, cmake_args="-DEMBER_CUDA=ON")
-    session.install(*TEST_DEPS)
-    session.run("pytest", "-q", "-m", "cuda", "packages/core/tests")

@@ -48,7 +48,8 @@ class DeviceMesh:
 
     def __init__(self, device_type: str, mesh: Any, *, mesh_dim_names: tuple[str, ...] | None = None,
                  backend_override: Any = None, _init_backend: bool = True,
-                 _groups: list[ProcessGroup | None] | None = None) -> None:
+                 _groups: list[ProcessGroup | None] | None = None,
+                 _layout: tuple[int, ...] | None = None) -> None:
         if device_type != "cpu":
             raise RuntimeError(f"DeviceMesh: device type {device_type!r} is not available "
                                "(ember.distributed runs on CPU)")
@@ -67,6 +68,7 @@ class DeviceMesh:
                 raise RuntimeError(f"Each mesh_dim_name must be unique, got {mesh_dim_names}")
         self.mesh_dim_names = mesh_dim_names
         self._flat = flat
+        self._layout = _layout  # a slice's strides in the mesh it was cut from
         self._rank = get_rank()
         self._groups = _groups if _groups is not None else (
             [self._make_group(d) for d in range(self.mesh.dim())] if _init_backend else [])
@@ -169,11 +171,15 @@ class DeviceMesh:
         coord = self.get_coordinate()
         index = tuple(slice(None) if d in dims else coord[d] for d in range(self.ndim))
         sub = self.mesh[index]
+        strides = self._strides()
         return DeviceMesh(self.device_type, sub, mesh_dim_names=names,
-                          _groups=[self._groups[d] for d in dims])
+                          _groups=[self._groups[d] for d in dims],
+                          _layout=tuple(strides[d] for d in dims))
 
     # -- identity and printing -------------------------------------------------------------
     def _strides(self) -> tuple[int, ...]:
+        if self._layout is not None:
+            return self._layout
         out, acc = [], 1
         for n in reversed(self.shape):
             out.append(acc)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from _launch import _env, mpiexec, run_mpiexec
+from test_torch_parity import TORCH_EXIT_ABORT
 
 WORKER = r"""
 import copy
@@ -236,7 +237,9 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "fsdp_train.py"
 
 def _losses(cmd: list[str]) -> list[float]:
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=_env(None))
-    assert out.returncode == 0 and out.stdout.strip(), out.stdout + out.stderr
+    # PyTorch's gloo may abort a rank at exit once the losses are printed (see test_torch_parity)
+    ok = out.returncode == 0 or ("--torch" in cmd and TORCH_EXIT_ABORT in out.stderr)
+    assert ok and out.stdout.strip(), out.stdout + out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -63,8 +63,54 @@ def _transformer(lib: ModuleType) -> tuple[Any, Callable[[Any], None]]:
     return layer, make_step
 
 
+def _fsdp(lib: ModuleType, model: Any) -> Any:
+    """FSDP2: every Linear/attention submodule its own group (bottom-up), the root last."""
+    fully_shard = importlib.import_module(lib.__name__ + ".distributed.fsdp").fully_shard
+    for m in list(model.modules())[1:]:
+        if type(m).__name__ in ("Linear", "MultiheadAttention") and \
+                not any(type(p).__name__ == "DTensor" for p in m.parameters()):
+            fully_shard(m)
+    return fully_shard(model)
+
+
+MEMORY_WIDTH, MEMORY_LAYERS = 2500, 8  # 8 x (2500 x 2500 + 2500) float32 = 200 MB of parameters
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _memory_run(lib: ModuleType, dist: ModuleType, strategy: str) -> float:
+    """Peak RSS growth (MB) of this rank over 3 Adam steps of the 200 MB MLP under ``strategy``."""
+    import resource
+
+    nn, optim = lib.nn, importlib.import_module(lib.__name__ + ".optim")
+    base = _rss_mb()
+    lib.manual_seed(0)
+    layers = []
+    for _ in range(MEMORY_LAYERS):
+        layers += [nn.Linear(MEMORY_WIDTH, MEMORY_WIDTH), nn.ReLU()]
+    model = nn.Sequential(*layers)
+    if strategy == "fsdp":
+        model = _fsdp(lib, model)
+    else:
+        model = importlib.import_module(lib.__name__ + ".nn.parallel").DistributedDataParallel(model)
+    opt = optim.Adam(model.parameters(), lr=1e-4)
+    x = lib.randn(8, MEMORY_WIDTH)
+    for _ in range(3):
+        opt.zero_grad()
+        model(x).square().mean().backward()
+        opt.step()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak - base
+
+
 def _step(lib: ModuleType, dist: ModuleType, row: str) -> tuple[Callable[[], None], int]:
     """The statement of ``row`` and its calls per timed round."""
+    if row.startswith("fsdp-transformer"):
+        model, make_step = _transformer(lib)
+        return make_step(_fsdp(lib, model)), 2
     if row.startswith("allreduce-"):
         n = 1 if row == "allreduce-4B" else 16 * 1024 * 1024
         t = lib.ones(n)
@@ -81,6 +127,18 @@ def rank_main(args: argparse.Namespace) -> None:
     lib.set_num_threads(1)
     dist = importlib.import_module(args.lib + ".distributed")
     dist.init_process_group("gloo")
+    if args.row.startswith("memory-"):  # peak memory, reported in the times' place (MB)
+        peak = _memory_run(lib, dist, args.row.split("-", 1)[1])
+        peaks: list[Any] = [None] * dist.get_world_size()
+        dist.all_gather_object(peaks, peak)
+        if dist.get_rank() == 0:
+            with open(args.out, "w") as f:
+                json.dump({"raw_times": [max(peaks)] * args.rounds, "number_per_run": 1}, f)
+        dist.destroy_process_group()
+        if args.lib == "torch":
+            sys.stdout.flush()
+            os._exit(0)
+        return
     step, per_round = _step(lib, dist, args.row)
     for _ in range(max(2, per_round // 4)):  # warm-up (lazy allocation, first buckets)
         step()

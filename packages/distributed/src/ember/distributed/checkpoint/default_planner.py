@@ -320,3 +320,37 @@ def narrow_tensor_by_index(tensor: Any, offsets: Any, sizes: Any) -> Any:
         if o != 0 or s != tensor.shape[d]:
             tensor = tensor.narrow(d, o, s)
     return tensor
+
+
+class _EmptyStateDictLoadPlanner(DefaultLoadPlanner):
+    """Loads a whole checkpoint (or the given ``keys``) without a template: the state dict is
+    rebuilt from the metadata (fresh tensors of the saved shapes). One process only: it
+    holds everything."""
+
+    def __init__(self, keys: Any = None, *args: Any, **kwargs: Any) -> None:
+        self.keys = keys
+        super().__init__(*args, **kwargs)
+
+    def _should_include_key(self, key: str, metadata: Metadata) -> bool:
+        if self.keys is None or key in self.keys:
+            return True
+        path = (metadata.planner_data or {}).get(key, ())
+        prefixes = [".".join(map(str, path[:i + 1])) for i in range(len(path))]
+        return any(p in self.keys for p in prefixes)
+
+    def set_up_planner(self, state_dict: dict[str, Any], metadata: Metadata | None = None,
+                       is_coordinator: bool = False) -> None:
+        if state_dict:
+            raise AssertionError("not state_dict")
+        if metadata is None:
+            raise AssertionError("metadata is not None")
+        for k, v in metadata.state_dict_metadata.items():
+            if not self._should_include_key(k, metadata):
+                continue
+            if isinstance(v, TensorStorageMetadata):
+                v = ember.empty(tuple(v.size), dtype=v.properties.dtype)
+            if metadata.planner_data is not None and k in metadata.planner_data:
+                set_element(state_dict, metadata.planner_data[k], v)
+            else:
+                state_dict[k] = v
+        super().set_up_planner(state_dict, metadata, is_coordinator)

@@ -73,3 +73,18 @@ def _load_state_dict(state_dict: dict[str, Any], storage_reader: StorageReader, 
         storage_reader.read_data(final, planner).result()
 
     distw.all_gather("read", read_data)
+
+
+def _load_state_dict_from_keys(keys: set[str] | str | None = None, *, checkpoint_id: str | os.PathLike | None = None,
+                               storage_reader: StorageReader | None = None, process_group: Any = None) -> dict[str, Any]:
+    """A new state dict holding the checkpoint's ``keys`` (all when None), read in full by this
+    process (not sharded)."""
+    from .default_planner import _EmptyStateDictLoadPlanner
+
+    no_dist = _no_dist(False)
+    reader = _storage_setup(storage_reader, checkpoint_id, reader=True)
+    if isinstance(keys, str):
+        keys = {keys}
+    sd: dict[str, Any] = {}
+    _load_state_dict(sd, reader, process_group, 0, no_dist, _EmptyStateDictLoadPlanner(keys=keys))
+    return sd

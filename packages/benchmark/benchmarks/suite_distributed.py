@@ -22,4 +22,7 @@ BENCHES: list[Bench] = [
           target=1.0, threads=None),
     Bench("distributed", "local TransformerEncoderLayer step (no DDP, same job)", "job", "local-transformer",
           threads=None),
+    # Distributed checkpoint: EMBER_BENCH_DCP_MB (default 1024) in total, half per rank, fsynced.
+    Bench("distributed", "DCP save 1 GB throughput", "job", "dcp-save", target=1.0, threads=None),
+    Bench("distributed", "DCP load 1 GB throughput", "job", "dcp-load", target=1.0, threads=None),
 ]

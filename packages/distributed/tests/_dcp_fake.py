@@ -4,6 +4,8 @@ local piece follows torch.chunk along the sharded dim, as PyTorch's Shard does."
 
 from __future__ import annotations
 
+import math
+
 import ember
 import ember.distributed as dist
 
@@ -59,10 +61,7 @@ class FakeDTensor:
         return self._local
 
     def numel(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return math.prod(self.shape)
 
     def dim(self) -> int:
         return len(self.shape)

@@ -46,7 +46,8 @@ class MappedFile:
     def __init__(self, path: str, name: str) -> None:
         self.path, self.name = path, name
         self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        self.size = os.fstat(self.fd).st_size
+        self.source = Source(fd=self.fd)
+        self.size = self.source.size
         self.mm: Any = None
         self.anchor: Any = None
         self.address = 0
@@ -91,12 +92,6 @@ class MappedFile:
                 and dest.device.type == "cpu"):
             file_off = src.data_ptr() - self.address
             buf = (ctypes.c_char * nbytes).from_address(dest.data_ptr())
-            mv = memoryview(buf).cast("B")
-            done = 0
-            while done < nbytes:
-                got = os.preadv(self.fd, [mv[done:]], file_off + done)
-                if got <= 0:
-                    raise RuntimeError(f"DCP load: unexpected end of {self.name} at byte {file_off + done}")
-                done += got
+            self.source.readinto(memoryview(buf).cast("B"), file_off)  # preadv loop, short read = error
             return
         dest.copy_(src)

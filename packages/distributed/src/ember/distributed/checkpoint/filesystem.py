@@ -116,7 +116,21 @@ def _split_items(items: list[WriteItem], n: int) -> list[list[WriteItem]]:
     return [b for b in buckets if b]
 
 
-class FileSystemWriter(StorageWriter):
+class _Directory:
+    """What the writer and reader share: a checkpoint is named by its directory path."""
+
+    path: Path
+
+    @property
+    def checkpoint_id(self) -> str | os.PathLike:
+        return self.path
+
+    @classmethod
+    def validate_checkpoint_id(cls, checkpoint_id: str | os.PathLike) -> bool:
+        return isinstance(checkpoint_id, (str, os.PathLike)) and "://" not in str(checkpoint_id)
+
+
+class FileSystemWriter(_Directory, StorageWriter):
     """Writes a checkpoint into the directory ``path`` (created if needed)."""
 
     def __init__(self, path: str | os.PathLike, single_file_per_rank: bool = True, sync_files: bool = True,
@@ -296,14 +310,6 @@ class FileSystemWriter(StorageWriter):
     def storage_meta(self) -> StorageMeta | None:
         return StorageMeta(checkpoint_id=self.checkpoint_id, save_id=self.save_id)
 
-    @property
-    def checkpoint_id(self) -> str | os.PathLike:
-        return self.path
-
-    @classmethod
-    def validate_checkpoint_id(cls, checkpoint_id: str | os.PathLike) -> bool:
-        return isinstance(checkpoint_id, (str, os.PathLike)) and "://" not in str(checkpoint_id)
-
     def stage(self, state_dict: dict[str, Any]) -> dict[str, Any]:
         """A CPU copy of ``state_dict`` that later writes can use while training goes on."""
         from .staging import copy_to_cpu
@@ -311,7 +317,7 @@ class FileSystemWriter(StorageWriter):
         return copy_to_cpu(state_dict)
 
 
-class FileSystemReader(StorageReader):
+class FileSystemReader(_Directory, StorageReader):
     """Reads a checkpoint from the directory ``path``."""
 
     def __init__(self, path: str | os.PathLike, _extension_registry: Any = None) -> None:
@@ -438,11 +444,3 @@ class FileSystemReader(StorageReader):
             raise AssertionError(f"req {item.storage_index} mismatch sizes {tuple(target.shape)} vs {tuple(src.shape)}")
         f.copy_region(src, target)
         planner.commit_tensor(item, target)
-
-    @property
-    def checkpoint_id(self) -> str | os.PathLike:
-        return self.path
-
-    @classmethod
-    def validate_checkpoint_id(cls, checkpoint_id: str | os.PathLike) -> bool:
-        return isinstance(checkpoint_id, (str, os.PathLike)) and "://" not in str(checkpoint_id)

@@ -6,6 +6,7 @@ of its local shard, so the planner still writes only this rank's shard."""
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import ember
@@ -25,10 +26,7 @@ class _StagedDTensor:
         return self._local
 
     def numel(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return math.prod(self.shape)
 
     def dim(self) -> int:
         return len(self.shape)

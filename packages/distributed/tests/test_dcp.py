@@ -40,6 +40,7 @@ r = dist.get_rank()
 ckpt, ckpt_async = sys.argv[2], sys.argv[3]
 c = Counter(); c.n = 11
 sd = {"model": {"w": FakeDTensor(full_w(), Shard(0)), "rep": ember.ones(4) * 2,
+                "tiny": FakeDTensor(ember.tensor([[1., 2., 3.]]), Shard(0)),  # rank 1's piece is empty
                 "bf": ember.arange(6).to(ember.bfloat16), "i64": ember.arange(5), "sc": ember.tensor(3.5)},
       "step": 5, "name": "run-1", "nested": {"lr": [0.1, 0.01], "flag": True}, "counter": c}
 md = dcp.save(sd, checkpoint_id=ckpt)
@@ -57,13 +58,15 @@ r = dist.get_rank()
 ckpt, torch_ckpt, dim = sys.argv[2], sys.argv[3], int(sys.argv[4])
 c = Counter()
 w = FakeDTensor(ember.zeros(7, 3), Shard(dim))
-sd = {"model": {"w": w, "rep": ember.zeros(4), "bf": ember.zeros(6, dtype=ember.bfloat16),
+tiny = FakeDTensor(ember.zeros(1, 3), Shard(dim))
+sd = {"model": {"w": w, "rep": ember.zeros(4), "bf": ember.zeros(6, dtype=ember.bfloat16), "tiny": tiny,
                 "i64": ember.zeros(5, dtype=ember.int64), "sc": ember.tensor(0.)},
       "step": 0, "name": "", "nested": {"lr": [0, 0], "flag": False}, "counter": c}
 dcp.load(sd, checkpoint_id=ckpt)
 want = FakeDTensor(full_w(), Shard(dim)).to_local()
 m = sd["model"]
 emit(w_ok=bool((w.to_local() == want).all().item()), local_shape=list(w.to_local().shape),
+     tiny=tiny.to_local().tolist(),
      rep=m["rep"].tolist(), bf=m["bf"].tolist(), i64=m["i64"].tolist(), sc=m["sc"].item(),
      step=sd["step"], name=sd["name"], nested=sd["nested"], counter=c.n)
 a = {"w": FakeDTensor(ember.zeros(7, 3), Shard(dim))}
@@ -159,8 +162,10 @@ def test_reshard_on_load(jobs: dict[str, Any], n: int) -> None:
         assert res["counter"] == 11 and res["async_ok"]
     if n == 4:  # 7 rows over 4 ranks: torch.chunk gives 2, 2, 2, 1
         assert [res["local_shape"] for res in jobs["load4"]] == [[2, 3], [2, 3], [2, 3], [1, 3]]
+        assert [res["tiny"] for res in jobs["load4"]] == [[[1.0, 2.0, 3.0]], [], [], []]
     else:
         assert [res["local_shape"] for res in jobs["load2"]] == [[7, 2], [7, 1]]
+        assert [res["tiny"] for res in jobs["load2"]] == [[[1.0, 2.0]], [[3.0]]]
 
 
 def test_load_on_one_process(jobs: dict[str, Any]) -> None:

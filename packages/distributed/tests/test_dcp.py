@@ -254,3 +254,15 @@ def test_errors_match_pytorch(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="checkpoint_id. must be specified"):
         dcp.save({"a": ember.ones(2)})
     assert isinstance(dcp.FileSystemReader(tmp_path), dcp.StorageReader)
+
+
+def test_rank_local_metadata_without_collectives(tmp_path: Path) -> None:
+    import ember
+    import ember.distributed.checkpoint as dcp
+
+    warnings.simplefilter("ignore")
+    dcp.save({"a": ember.arange(3.)}, checkpoint_id=tmp_path, no_dist=True, use_collectives=False)
+    assert sorted(os.listdir(tmp_path)) == ["__0.metadata", "__0_0.distcp"]
+    sd = {"a": ember.zeros(3)}
+    dcp.load(sd, checkpoint_id=tmp_path, no_dist=True)
+    assert sd["a"].tolist() == [0.0, 1.0, 2.0]

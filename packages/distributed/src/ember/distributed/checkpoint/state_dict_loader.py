@@ -56,11 +56,24 @@ def _load_state_dict(state_dict: dict[str, Any], storage_reader: StorageReader, 
     distw = _DistWrapper(process_group, not no_dist, coordinator_rank)
     planner = planner if planner is not None else DefaultLoadPlanner()
 
+    use_collectives = True
+
     def local_step() -> LoadPlan:
-        metadata: Metadata = storage_reader.read_metadata()
+        nonlocal use_collectives
+        try:
+            metadata: Metadata = storage_reader.read_metadata()
+        except FileNotFoundError:
+            # Saved with use_collectives=False: each rank wrote its own __{rank}.metadata.
+            try:
+                metadata = storage_reader.read_metadata(rank=distw.rank)
+            except FileNotFoundError:
+                metadata = None  # type: ignore[assignment]
+            if metadata is None:
+                raise
+            use_collectives = False
         planner.set_up_planner(state_dict, metadata, distw.is_coordinator)
         storage_reader.set_up_storage_reader(metadata, distw.is_coordinator, rank=distw.rank,
-                                             use_collectives=True)
+                                             use_collectives=use_collectives)
         return storage_reader.prepare_local_plan(planner.create_local_plan())
 
     def global_step(all_local_plans: list[LoadPlan]) -> list[LoadPlan]:
@@ -73,18 +86,3 @@ def _load_state_dict(state_dict: dict[str, Any], storage_reader: StorageReader, 
         storage_reader.read_data(final, planner).result()
 
     distw.all_gather("read", read_data)
-
-
-def _load_state_dict_from_keys(keys: set[str] | str | None = None, *, checkpoint_id: str | os.PathLike | None = None,
-                               storage_reader: StorageReader | None = None, process_group: Any = None) -> dict[str, Any]:
-    """A new state dict holding the checkpoint's ``keys`` (all when None), read in full by this
-    process (not sharded)."""
-    from .default_planner import _EmptyStateDictLoadPlanner
-
-    no_dist = _no_dist(False)
-    reader = _storage_setup(storage_reader, checkpoint_id, reader=True)
-    if isinstance(keys, str):
-        keys = {keys}
-    sd: dict[str, Any] = {}
-    _load_state_dict(sd, reader, process_group, 0, no_dist, _EmptyStateDictLoadPlanner(keys=keys))
-    return sd

@@ -36,6 +36,7 @@ CURRENT_DCP_VERSION = "1.0.0"
 DEFAULT_SUFFIX = ".distcp"
 _metadata_fn = ".metadata"
 _DATA_FILE = re.compile(r"__\d+_\d+\.distcp\Z")
+_RANK_METADATA = re.compile(r"__\d+\.metadata\Z")
 
 
 @dataclass
@@ -183,7 +184,8 @@ class FileSystemWriter(_Directory, StorageWriter):
 
     def prepare_global_plan(self, plans: list[SavePlan]) -> list[SavePlan]:
         # No rank writes before this returns: a safe moment to drop killed saves' leftovers.
-        self._remove_unreferenced()
+        if self.use_collectives:
+            self._remove_unreferenced()
         return [plan if plan.storage_data is not None else
                 dataclasses.replace(plan, storage_data=_StoragePrefix(f"__{i}_")) for i, plan in enumerate(plans)]
 
@@ -202,6 +204,8 @@ class FileSystemWriter(_Directory, StorageWriter):
             names = os.listdir(self.path)
         except OSError:
             return
+        if any(_RANK_METADATA.match(n) for n in names):
+            return  # rank-local checkpoints (use_collectives=False): their files are not ours to judge
         for name in names:
             if (_DATA_FILE.match(name) and name not in keep) or name.startswith(f"{_metadata_fn}.") \
                     and name.endswith(".tmp"):
@@ -306,6 +310,13 @@ class FileSystemWriter(_Directory, StorageWriter):
             _fsync_dir(self.path)
         if not local:
             self._remove_unreferenced(written)
+        else:  # this rank's own earlier files: no other rank writes under its prefix
+            for name in os.listdir(self.path):
+                if name.startswith(f"__{self.rank}_") and _DATA_FILE.match(name) and name not in written:
+                    try:
+                        os.unlink(self.path / name)
+                    except OSError:
+                        pass
 
     def storage_meta(self) -> StorageMeta | None:
         return StorageMeta(checkpoint_id=self.checkpoint_id, save_id=self.save_id)

@@ -226,9 +226,8 @@ from ember.distributed.checkpoint import _tensor_io, filesystem
 dist.init_process_group("gloo", timeout=timedelta(seconds=5))
 r = dist.get_rank()
 path, phase = sys.argv[2], sys.argv[3]
-sd = {"w%d" % i: ember.full((256,), float(r + 10 * i)) for i in range(4)}
-if phase == "load":
-    dcp.save(sd, checkpoint_id=path)
+sd = {"r%d.w%d" % (r, i): ember.full((256,), float(r + 10 * i)) for i in range(4)}
+dcp.save(sd, checkpoint_id=path)   # the previous checkpoint
 if r == 1:
     def die(*a, **k):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -239,7 +238,7 @@ if r == 1:
 t0 = time.monotonic()
 try:
     if phase == "save":
-        dcp.save({k: v * 2 for k, v in sd.items()}, checkpoint_id=path + "_new")
+        dcp.save({k: v * 2 for k, v in sd.items()}, checkpoint_id=path)
     else:
         dcp.load(sd, checkpoint_id=path)
     emit(result="returned")
@@ -259,3 +258,9 @@ def test_rank_death_fails_others_within_timeout(tmp_path: Path, phase: str) -> N
     assert res[0].get("result") not in (None, "returned"), text
     assert res[0]["seconds"] < 30, res[0]
     assert time.monotonic() - t0 < 80
+    import ember
+    import ember.distributed.checkpoint as dcp
+
+    sd = {f"r{r}.w{i}": ember.zeros(256) for r in range(2) for i in range(4)}
+    dcp.load(sd, checkpoint_id=tmp_path / "ck", no_dist=True)  # the previous checkpoint, intact
+    assert all(v.eq(float(int(k[1]) + 10 * int(k[-1]))).all().item() for k, v in sd.items())

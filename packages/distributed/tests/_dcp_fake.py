@@ -1,4 +1,4 @@
-"""A test double for a DTensor sharded over a 1-d mesh (what DCP needs of it: ``device_mesh``,
+"""Test helpers for DCP. A test double for a DTensor sharded over a 1-d mesh (what DCP needs of it: ``device_mesh``,
 ``placements``, global ``shape``, ``to_local()``), used until ember's DTensor lands. Its
 local piece follows torch.chunk along the sharded dim, as PyTorch's Shard does."""
 
@@ -72,3 +72,17 @@ class FakeDTensor:
         parts = [None] * self.device_mesh.size()
         dist.all_gather_object(parts, self._local)
         return ember.cat([p for p in parts], dim=self.placements[0].dim)
+
+
+def listdir_settled(path: object, count: int, timeout: float = 20.0) -> list[str]:
+    """The directory's sorted names once it holds ``count`` entries: a save deletes the files
+    it superseded on a helper thread, shortly after it returns."""
+    import os
+    import time
+
+    deadline = time.monotonic() + timeout
+    names = sorted(os.listdir(path))
+    while len(names) != count and time.monotonic() < deadline:
+        time.sleep(0.02)
+        names = sorted(os.listdir(path))
+    return names

@@ -263,7 +263,9 @@ def test_rank_local_metadata_without_collectives(tmp_path: Path) -> None:
     warnings.simplefilter("ignore")
     dcp.save({"a": ember.ones(3)}, checkpoint_id=tmp_path, no_dist=True, use_collectives=False)
     dcp.save({"a": ember.arange(3.)}, checkpoint_id=tmp_path, no_dist=True, use_collectives=False)
-    assert sorted(os.listdir(tmp_path)) == ["__0.metadata", "__0_1.distcp"]  # the first save's file is gone
+    from _dcp_fake import listdir_settled
+
+    assert listdir_settled(tmp_path, 2) == ["__0.metadata", "__0_1.distcp"]  # the first save's file is gone
     sd = {"a": ember.zeros(3)}
     dcp.load(sd, checkpoint_id=tmp_path, no_dist=True)
     assert sd["a"].tolist() == [0.0, 1.0, 2.0]

@@ -80,6 +80,14 @@ def _read_metadata_file(path: Path) -> Metadata:
         return _pickle.load(f)
 
 
+def _unlink_all(directory: Path, names: list[str]) -> None:
+    for name in names:
+        try:
+            os.unlink(directory / name)
+        except OSError:
+            pass
+
+
 def _referenced_files(metadata: Metadata) -> set[str]:
     return {info.relative_path for info in (metadata.storage_data or {}).values()}
 
@@ -91,6 +99,9 @@ class _FileWriter:
         self.path = path
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
         self.write = _tensor_io.S._FdWriter(self.fd)
+        # No early writeback every 8 MB (ember.save's choice): with two ranks writing at once it
+        # made a 512 MB save 2x slower here (4.1 s vs 2.1 s; torch 2.4 s); one fsync at the end.
+        self.write._sync_range = None
         self.sync = sync
 
     def close(self) -> None:
@@ -189,30 +200,29 @@ class FileSystemWriter(_Directory, StorageWriter):
         return [plan if plan.storage_data is not None else
                 dataclasses.replace(plan, storage_data=_StoragePrefix(f"__{i}_")) for i, plan in enumerate(plans)]
 
-    def _remove_unreferenced(self, keep: set[str] | None = None) -> None:
+    def _remove_unreferenced(self) -> None:
         """Delete data files and temporaries that the committed metadata does not name."""
-        if keep is None:
-            md = self._metadata_path()
-            if md.exists():
-                try:
-                    keep = _referenced_files(_read_metadata_file(md))
-                except Exception:  # noqa: BLE001 - unreadable: delete nothing
-                    return
-            else:
-                keep = set()
+        md = self._metadata_path()
+        keep: set[str] = set()
+        if md.exists():
+            try:
+                keep = _referenced_files(_read_metadata_file(md))
+            except Exception:  # noqa: BLE001 - unreadable: delete nothing
+                return
+        _unlink_all(self.path, self._unreferenced(keep))
+
+    def _unreferenced(self, keep: set[str], own_rank: int | None = None) -> list[str]:
+        """Data files (only ``own_rank``'s, when given) and metadata temporaries not in ``keep``."""
         try:
             names = os.listdir(self.path)
         except OSError:
-            return
+            return []
+        if own_rank is not None:
+            return [n for n in names if n.startswith(f"__{own_rank}_") and _DATA_FILE.match(n) and n not in keep]
         if any(_RANK_METADATA.match(n) for n in names):
-            return  # rank-local checkpoints (use_collectives=False): their files are not ours to judge
-        for name in names:
-            if (_DATA_FILE.match(name) and name not in keep) or name.startswith(f"{_metadata_fn}.") \
-                    and name.endswith(".tmp"):
-                try:
-                    os.unlink(self.path / name)
-                except OSError:
-                    pass
+            return []  # rank-local checkpoints (use_collectives=False): their files are not ours to judge
+        return [n for n in names if (_DATA_FILE.match(n) and n not in keep)
+                or (n.startswith(f"{_metadata_fn}.") and n.endswith(".tmp"))]
 
     def write_data(self, plan: SavePlan, planner: SavePlanner) -> Future[list[WriteResult]]:
         prefix = plan.storage_data.prefix
@@ -308,15 +318,13 @@ class FileSystemWriter(_Directory, StorageWriter):
             raise
         if self.sync_files:
             _fsync_dir(self.path)
-        if not local:
-            self._remove_unreferenced(written)
-        else:  # this rank's own earlier files: no other rank writes under its prefix
-            for name in os.listdir(self.path):
-                if name.startswith(f"__{self.rank}_") and _DATA_FILE.match(name) and name not in written:
-                    try:
-                        os.unlink(self.path / name)
-                    except OSError:
-                        pass
+        # The superseded files are listed now and deleted on a helper thread: freeing a large
+        # file's blocks takes a quarter second per 512 MB here, and the new checkpoint is
+        # complete already. Listing first matters: a later save's new files are never touched.
+        # (If the process exits first, the next save removes them.)
+        stale = self._unreferenced(written, own_rank=self.rank if local else None)
+        threading.Thread(target=_unlink_all, args=(self.path, stale), daemon=True,
+                         name="ember-dcp-cleanup").start()
 
     def storage_meta(self) -> StorageMeta | None:
         return StorageMeta(checkpoint_id=self.checkpoint_id, save_id=self.save_id)

@@ -88,6 +88,16 @@ def _unlink_all(directory: Path, names: list[str]) -> None:
             pass
 
 
+def _unlink_later(directory: Path, names: list[str]) -> None:
+    """Delete ``names`` on a helper thread. Freeing a large file's blocks takes a quarter
+    second per 512 MB here, and nothing waits for it: a save picks names the directory does
+    not hold (so never one still queued), and each listed name is deleted once, so a file a
+    later save creates under a freed name is never touched."""
+    if names:
+        threading.Thread(target=_unlink_all, args=(directory, names), daemon=True,
+                         name="ember-dcp-cleanup").start()
+
+
 def _referenced_files(metadata: Metadata) -> set[str]:
     return {info.relative_path for info in (metadata.storage_data or {}).values()}
 
@@ -209,7 +219,7 @@ class FileSystemWriter(_Directory, StorageWriter):
                 keep = _referenced_files(_read_metadata_file(md))
             except Exception:  # noqa: BLE001 - unreadable: delete nothing
                 return
-        _unlink_all(self.path, self._unreferenced(keep))
+        _unlink_later(self.path, self._unreferenced(keep))
 
     def _unreferenced(self, keep: set[str], own_rank: int | None = None) -> list[str]:
         """Data files (only ``own_rank``'s, when given) and metadata temporaries not in ``keep``."""
@@ -318,13 +328,9 @@ class FileSystemWriter(_Directory, StorageWriter):
             raise
         if self.sync_files:
             _fsync_dir(self.path)
-        # The superseded files are listed now and deleted on a helper thread: freeing a large
-        # file's blocks takes a quarter second per 512 MB here, and the new checkpoint is
-        # complete already. Listing first matters: a later save's new files are never touched.
-        # (If the process exits first, the next save removes them.)
-        stale = self._unreferenced(written, own_rank=self.rank if local else None)
-        threading.Thread(target=_unlink_all, args=(self.path, stale), daemon=True,
-                         name="ember-dcp-cleanup").start()
+        # The superseded files: listed now (a later save's files are never touched), deleted
+        # in the background; if the process exits first, the next save removes them.
+        _unlink_later(self.path, self._unreferenced(written, own_rank=self.rank if local else None))
 
     def storage_meta(self) -> StorageMeta | None:
         return StorageMeta(checkpoint_id=self.checkpoint_id, save_id=self.save_id)

@@ -22,6 +22,9 @@ from types import ModuleType
 from typing import Any, Callable
 
 MLP_BATCH, TRANSFORMER_BATCH = 128, 16
+# Total checkpoint size of the DCP rows (split evenly over the ranks); adjustable for small machines.
+DCP_MB = int(os.environ.get("EMBER_BENCH_DCP_MB", "1024"))
+_CLEANUP: list[Callable[[], None]] = []
 
 
 def _mlp(lib: ModuleType) -> tuple[Any, Callable[[Any], None]]:
@@ -106,11 +109,32 @@ def _memory_run(lib: ModuleType, dist: ModuleType, strategy: str) -> float:
     return peak - base
 
 
+def _dcp(lib: ModuleType, dist: ModuleType, row: str) -> tuple[Callable[[], None], int]:
+    """DCP save or load of DCP_MB in total: each rank its own 64 MB tensors (a sharded model's
+    pattern: no replicated data), into a fresh directory under /tmp with fsync, as by default."""
+    import shutil
+
+    dcp = importlib.import_module(lib.__name__ + ".distributed.checkpoint")
+    r, n = dist.get_rank(), dist.get_world_size()
+    per_rank = DCP_MB * (1 << 20) // n
+    chunk = min(per_rank, 64 << 20) // 4
+    sd = {f"r{r}.w{i}": lib.full((chunk,), float(i)) for i in range(max(1, per_rank // (chunk * 4)))}
+    path = f"/tmp/dcp_bench_{lib.__name__}_{os.environ['MASTER_PORT']}"
+    if r == 0:
+        _CLEANUP.append(lambda: shutil.rmtree(path, ignore_errors=True))
+    if row == "dcp-save":
+        return (lambda: dcp.save(sd, checkpoint_id=path)), 1
+    dcp.save(sd, checkpoint_id=path)
+    return (lambda: dcp.load(sd, checkpoint_id=path)), 1
+
+
 def _step(lib: ModuleType, dist: ModuleType, row: str) -> tuple[Callable[[], None], int]:
     """The statement of ``row`` and its calls per timed round."""
     if row.startswith("fsdp-transformer"):
         model, make_step = _transformer(lib)
         return make_step(_fsdp(lib, model)), 2
+    if row.startswith("dcp-"):
+        return _dcp(lib, dist, row)
     if row.startswith("allreduce-"):
         n = 1 if row == "allreduce-4B" else 16 * 1024 * 1024
         t = lib.ones(n)
@@ -123,6 +147,9 @@ def _step(lib: ModuleType, dist: ModuleType, row: str) -> tuple[Callable[[], Non
 
 
 def rank_main(args: argparse.Namespace) -> None:
+    import warnings
+
+    warnings.filterwarnings("ignore", message="Detected an existing checkpoint")
     lib = importlib.import_module(args.lib)
     lib.set_num_threads(1)
     dist = importlib.import_module(args.lib + ".distributed")
@@ -155,6 +182,9 @@ def rank_main(args: argparse.Namespace) -> None:
         worst = [max(ts[i] for ts in all_times) for i in range(args.rounds)]
         with open(args.out, "w") as f:
             json.dump({"raw_times": worst, "number_per_run": per_round}, f)
+    dist.barrier()
+    for fn in _CLEANUP:
+        fn()
     dist.destroy_process_group()
     if args.lib == "torch":
         # PyTorch 2.13's gloo sometimes aborts at interpreter exit after a DDP run ("terminate

@@ -30,4 +30,7 @@ BENCHES: list[Bench] = [
           threads=None),
     Bench("distributed", "peak MB/rank, 200 MB MLP + Adam, DDP (MB, not s)", "job", "memory-ddp",
           threads=None),
+    # Distributed checkpoint: EMBER_BENCH_DCP_MB (default 1024) in total, half per rank, fsynced.
+    Bench("distributed", "DCP save 1 GB throughput", "job", "dcp-save", target=1.0, threads=None),
+    Bench("distributed", "DCP load 1 GB throughput", "job", "dcp-load", target=1.0, threads=None),
 ]

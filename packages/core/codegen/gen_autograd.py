@@ -16,7 +16,8 @@ formula for such an input returns a TensorList (one gradient per element) and
 unbind): the formula reads `grads`, one entry per output (undefined where no
 gradient arrived: helpers materialise zeros). A Tensor parameter without a formula raises "not
 implemented" if a gradient is asked of it; `non_differentiable` marks one that
-never has a gradient.
+never has a gradient; `grad: not_implemented` is an op PyTorch gives no derivative entry at all
+(a `NotImplemented` node, RuntimeError on backward).
 """
 
 from __future__ import annotations
@@ -86,9 +87,10 @@ def node_names(ops: list[Op]) -> dict[int, str]:
     for op in ops:
         if not has_wrapper(op):
             continue
-        base = op.grad_name or f"{camel(op.schema.name)}Backward"
-        if op.grad_name:
-            names[id(op)] = op.grad_name
+        grad_name = op.grad_name or ("NotImplemented" if op.grad == "not_implemented" else None)
+        base = grad_name or f"{camel(op.schema.name)}Backward"
+        if grad_name:
+            names[id(op)] = grad_name
             continue
         k = counts.get(base, 0)
         counts[base] = k + 1
@@ -117,6 +119,9 @@ class NodeGen:
         self.tensors = [p for p in self.params if p.base in ("Tensor", "Tensor[]")]
         self.has_list = any(is_list(p) for p in self.tensors)
         grad = op.grad if isinstance(op.grad, dict) else {}
+        # PyTorch's ops with no derivatives.yaml entry: a NotImplemented node whose backward is
+        # a RuntimeError (an entry without a formula is NotImplementedError, named per input)
+        self.no_entry = op.grad == "not_implemented"
         self.formulas = {k: self.prefix(v, ag_names) for k, v in grad.items()}
         for k in self.formulas:
             if k not in {p.name for p in self.tensors}:
@@ -227,6 +232,10 @@ class NodeGen:
                 lines.append(f"    for (size_t j_ = 0; j_ < g_.size() && j_ < {p.name}_n_; ++j_)")
                 lines.append(f"      if (should_compute({start} + j_)) out_[{start} + j_] = g_[j_];")
                 lines.append("  }")
+                continue
+            if f is None and self.no_entry:
+                lines.append(f"  EMBER_CHECK(!should_compute({start}), \"derivative for aten::{self.s.name} "
+                             f"is not implemented\");")
                 continue
             if f is None:
                 lines.append(f"  EMBER_CHECK_NOTIMPL(!should_compute({start}), \"the derivative for '{self.s.name}' "

@@ -149,6 +149,8 @@ class _KinetoProfile:
         self._module_ranges: ModuleRanges | None = None
         self._mem_start: Any = None
         self._mem_timeline: list[tuple[int, int, int, int]] | None = None
+        self._window_start_us = 0.0
+        self._window_us: tuple[float, float] | None = None
 
     def prepare_trace(self) -> None:
         pass  # the core needs no warm-up; WARMUP steps simply record nothing
@@ -163,7 +165,13 @@ class _KinetoProfile:
             # Tensors alive before profiling (parameters, inputs...) are only visible now.
             self._mem_start = Snapshot(all_tensors=True)
         # FLOP estimates need the shapes (and scalar arguments) of every op.
+        dist_info = _distributed_info()
+        if dist_info:
+            import json
+
+            self.add_metadata_json("distributedInfo", json.dumps(dist_info))
         _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
+        self._window_start_us = _C._profiler_now_ns() / 1000.0
         if self.with_modules:
             self._module_ranges = ModuleRanges()
             self._module_ranges.install()
@@ -177,6 +185,7 @@ class _KinetoProfile:
             self._module_ranges.remove()
             self._module_ranges = None
         raw = _C._profiler_stop()
+        self._window_us = (self._window_start_us, _C._profiler_now_ns() / 1000.0)
         if self._mem_start is not None:
             from ._memory_timeline import Snapshot, build_timeline
 
@@ -210,7 +219,10 @@ class _KinetoProfile:
         from ._chrome import export_chrome_trace
 
         meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
-        export_chrome_trace(self._events, path, metadata=meta)
+        export_chrome_trace(
+            self._events, path, metadata=meta, record_shapes=self.record_shapes, with_stack=self.with_stack,
+            window_us=self._window_us,
+        )
 
     def _memory_timeline_on(self) -> bool:
         return self.profile_memory and self.record_shapes and self.with_stack
@@ -265,6 +277,28 @@ class _KinetoProfile:
 
     def stop(self) -> None:
         self.stop_trace()
+
+
+def _distributed_info() -> dict[str, Any] | None:
+    """The trace's `distributedInfo` (as PyTorch's): backend, rank, world size and every process
+    group, when ember.distributed has a default group (a process that never imported it has none)."""
+    import sys
+
+    if "ember.distributed" not in sys.modules:
+        return None
+    import ember.distributed as dist
+
+    if not dist.is_initialized():
+        return None
+    from ember.distributed import process_group as pgm
+
+    return {
+        "backend": str(dist.get_backend()),
+        "rank": dist.get_rank(),
+        "world_size": dist.get_world_size(),
+        "pg_count": dist.get_pg_count(),
+        "pg_config": pgm._get_all_pg_configs(),
+    }
 
 
 def _is_json(text: str) -> bool:

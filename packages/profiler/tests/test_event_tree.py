@@ -127,3 +127,28 @@ def test_optimizer_labels_only_while_profiling() -> None:
         opt.zero_grad()
     names = [e.name for e in p.events() if e.is_user_annotation]
     assert names == ["Optimizer.step#SGD.step", "Optimizer.zero_grad#SGD.zero_grad"]
+
+
+def test_with_stack_trace_has_python_function_events(tmp_path) -> None:
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))  # the sibling helper (tests run with importlib mode)
+    from trace_format import check
+
+    nn = ember.nn
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    before = sys.getprofile()
+    with ember.profiler.profile(with_stack=True) as p:
+        model(ember.randn(32, 8)).sum().backward()
+    assert sys.getprofile() is before
+    path = tmp_path / "t.json"
+    p.export_chrome_trace(str(path))
+    trace = json.loads(path.read_text())
+    assert trace["with_stack"] == 1
+    py = [e for e in trace["traceEvents"] if e.get("cat") == "python_function"]
+    assert any(e["name"].endswith(": linear") for e in py)  # "ember/nn/_functional/activation.py(N): linear"
+    ids = {e["args"]["Python id"] for e in py}
+    assert all(e["args"]["Python parent id"] in ids | {None} for e in py)
+    check(trace)  # python calls and ops nest on the thread's track

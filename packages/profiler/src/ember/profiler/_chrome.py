@@ -80,6 +80,20 @@ def _event_strings(events: Iterable[Any], pid: int, record_shapes: bool) -> tupl
     return out, threads
 
 
+def _python_strings(spans: list[tuple[str, int, int, int, int | None]], pid: int, tid: int, first_idx: int) -> list[str]:
+    """with_stack's Python calls as PyTorch's python_function slices (ids link each to its caller)."""
+    dumps = json.dumps
+    out = []
+    for k, (name, start, end, ident, parent) in enumerate(spans):
+        out.append(
+            f'{{"ph":"X","cat":"python_function","name":{dumps(name)},"pid":{pid},"tid":{tid},'
+            f'"ts":{_us3(start / 1000.0)},"dur":{_us3((end - start) / 1000.0)},'
+            f'"args":{{"Python parent id":{"null" if parent is None else parent},"Python id":{ident},'
+            f'"Ev Idx":{first_idx + k}}}}}'
+        )
+    return out
+
+
 def _metadata_strings(pid: int, threads: set[int], window: tuple[float, float] | None) -> list[str]:
     """Process/thread naming events and the profiler's span, as PyTorch's (Kineto's) traces carry."""
     ts = _us3(window[0]) if window else 0
@@ -115,6 +129,7 @@ def export_chrome_trace(
     record_shapes: bool = False,
     with_stack: bool = False,
     window_us: tuple[float, float] | None = None,
+    python_spans: list[tuple[str, int, int, int, int | None]] | None = None,
 ) -> None:
     """Write a Chrome/Perfetto JSON trace laid out as PyTorch's (gzip-compressed when path ends
     with .gz): the header fields HTA and the TensorBoard plugin read, process/thread metadata,
@@ -140,7 +155,14 @@ def export_chrome_trace(
     pid = os.getpid()
     # Building ~1e5 strings would otherwise trigger repeated GC passes over the live events.
     with gc_paused():
+        events = list(events)
         strings, threads = _event_strings(events, pid, record_shapes)
+        if python_spans:
+            # The tracer follows the thread that started the session: the one most events ran on.
+            tids = [e.thread for e in events]
+            main = max(set(tids), key=tids.count) if tids else 1
+            threads.add(main)
+            strings += _python_strings(python_spans, pid, main, len(events))
         body = ",\n".join(_metadata_strings(pid, threads, window_us) + strings)
     text = (
         # PyTorch's spacing ('"rank": 0'): HTA finds each file's rank with a regex that needs it.

@@ -150,6 +150,8 @@ class _KinetoProfile:
         self._mem_start: Any = None
         self._mem_timeline: list[tuple[int, int, int, int]] | None = None
         self._window_start_us = 0.0
+        self._py_tracer: Any = None
+        self._python_spans: list[tuple[str, int, int, int, int | None]] = []
         self._window_us: tuple[float, float] | None = None
 
     def prepare_trace(self) -> None:
@@ -172,6 +174,12 @@ class _KinetoProfile:
             self.add_metadata_json("distributedInfo", json.dumps(dist_info))
         _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
         self._window_start_us = _C._profiler_now_ns() / 1000.0
+        self._python_spans = []
+        if self.with_stack:  # PyTorch's python_function events
+            from ._python_tracer import PythonTracer
+
+            self._py_tracer = PythonTracer()
+            self._py_tracer.start()
         if self.with_modules:
             self._module_ranges = ModuleRanges()
             self._module_ranges.install()
@@ -184,6 +192,10 @@ class _KinetoProfile:
         if self._module_ranges is not None:
             self._module_ranges.remove()
             self._module_ranges = None
+        if self._py_tracer is not None:
+            self._py_tracer.stop()
+            self._python_spans = self._py_tracer.spans
+            self._py_tracer = None
         raw = _C._profiler_stop()
         self._window_us = (self._window_start_us, _C._profiler_now_ns() / 1000.0)
         if self._mem_start is not None:
@@ -221,7 +233,7 @@ class _KinetoProfile:
         meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
         export_chrome_trace(
             self._events, path, metadata=meta, record_shapes=self.record_shapes, with_stack=self.with_stack,
-            window_us=self._window_us,
+            window_us=self._window_us, python_spans=self._python_spans,
         )
 
     def _memory_timeline_on(self) -> bool:

@@ -83,6 +83,16 @@ def test_trace_file_is_named_and_laid_out_as_torch(tmp_path: Path) -> None:
     assert {"process_name", "process_labels", "thread_name"} <= meta
 
 
+def test_gzip_traces_are_read_too(tmp_path: Path) -> None:
+    model = ember.nn.Linear(4, 2)
+    handler = ember.profiler.tensorboard_trace_handler(str(tmp_path), worker_name="gz", use_gzip=True)
+    with ember.profiler.profile(on_trace_ready=handler):  # no schedule: one trace, saved at exit
+        model(ember.ones(3, 4)).sum().backward()
+    (name,) = os.listdir(tmp_path)
+    assert name.startswith("gz.") and name.endswith(".pt.trace.json.gz")
+    assert "aten::linear" in names(analyse(str(tmp_path)), 0, "cpu_op")
+
+
 def test_dataframe_columns_match_torch(traces: tuple[Any, Any]) -> None:
     t, e = traces
     assert list(t.t.traces) == list(e.t.traces) == [0]

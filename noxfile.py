@@ -16,8 +16,10 @@ PURE = ["nn", "data", "distributed", "profiler", "benchmark", "cpp_extension"]
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32>=0.3.27", "pyyaml",
               "cmake>=3.24", "ninja"]
 TEST_DEPS = ["pytest", "hypothesis", "numpy"]
-# ember-profiler's tensorboard extra and what its tests render with (figures, PNG images).
-PROFILER_TEST_DEPS = ["tensorboard", "matplotlib", "pillow"]
+# ember-profiler's tensorboard extra and what its tests render with (figures, PNG images), and the
+# trace consumers its tests and the browser check open ember traces with: Holistic Trace Analysis
+# and the PyTorch profiler TensorBoard plugin (neither depends on torch; TORCH stays pinned).
+PROFILER_TEST_DEPS = ["tensorboard", "matplotlib", "pillow", "HolisticTraceAnalysis", "torch-tb-profiler"]
 TORCH = "torch==2.13.0"  # the oracle: a local CPU wheel (PIP_FIND_LINKS); never unpinned
 
 nox.options.sessions = ["tests"]
@@ -70,7 +72,7 @@ def tensorboard_browser(session: nox.Session) -> None:
     (Debian's `chromium`, apt-installed if missing); screenshots in build/tensorboard_browser."""
     install_core(session)
     install_pure(session, ["nn", "profiler"])
-    session.install("numpy", "tensorboard")
+    session.install("numpy", "tensorboard", "torch-tb-profiler")
     out = session.posargs[0] if session.posargs else str(ROOT / "build" / "tensorboard_browser")
     session.run("python", "packages/profiler/tools/tensorboard_browser_check.py", out)
 

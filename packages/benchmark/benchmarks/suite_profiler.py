@@ -24,7 +24,9 @@ from harness import Bench
 N_HOOK = 2_000_000
 N_OPS = 1000
 N_EXPORT = 100_000
-GUARDS_PER_ADD = 3  # the op's OpScope, the output's allocation, the previous output's free
+N_STEPS = 20
+# the binding's OpScope, the ag:: wrapper's nested-op guard, the output's allocation, the previous output's free
+GUARDS_PER_ADD = 4
 
 # Libraries (by module name) whose profiler some row's setup has started in this process.
 _STARTED: set[str] = set()
@@ -61,6 +63,13 @@ TITLES = {
     "profiler-overhead": (
         f"{N_OPS}x a + b under an active profiler, incl. start/stop (ratio = ember/torch, lower is better); "
         f"the profiler's own cost per op = (row - the 'never started' row above) / {N_OPS}"
+    ),
+    "profiler-nested": (
+        f"{N_STEPS} training steps of Linear(64,128)-ReLU-Linear(128,10) + mse_loss + SGD on 32 rows, in one "
+        "session (incl. start/stop and building the events). Events per step: torch 117, ember 71 (ember's "
+        "kernels call fewer aten ops inside themselves; mse_loss is a composition of ops in ember). The "
+        "profiler's cost per recorded event = (profiled row - plain row) / (events per step x steps); "
+        "ratio = ember/torch"
     ),
     "profiler-export": f"export_chrome_trace of {N_EXPORT // 1000}k events (informative; must take < 2 s)",
 }
@@ -116,6 +125,41 @@ def profiled_adds(**options: bool) -> Any:
     return setup
 
 
+def train_step(profiled: bool, **options: bool) -> Any:
+    """N_STEPS forward/backward/SGD steps of a small MLP: most recorded events are nested (the ops
+    inside linear, the backward formulas' ops, the engine's evaluate_function ranges)."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        nn = importlib.import_module(f"{lib.__name__}.nn")
+        lib.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        x, y = lib.randn(32, 64), lib.randn(32, 10)
+        mse = nn.functional.mse_loss
+        prof = lib.profiler
+        if profiled:
+            _STARTED.add(lib.__name__)
+
+        def step() -> None:
+            opt.zero_grad()
+            mse(model(x), y).backward()
+            opt.step()
+
+        def run() -> None:
+            if not profiled:
+                for _ in range(N_STEPS):
+                    step()
+                return
+            with prof.profile(activities=[prof.ProfilerActivity.CPU], **options) as p:
+                for _ in range(N_STEPS):
+                    step()
+            p.events()  # the events are built (torch builds them lazily: count that too)
+
+        return {"run": run}
+
+    return setup
+
+
 def exported(lib: ModuleType) -> dict[str, Any]:
     a, b = lib.ones(1), lib.ones(1)
     _STARTED.add(lib.__name__)
@@ -138,6 +182,12 @@ BENCHES: list[Bench] = [
           profiled_adds(), threads=1, target=1.0),
     Bench("profiler-overhead", f"{N_OPS}x a + b, record_shapes + with_stack + with_flops", "overhead", "run()",
           profiled_adds(record_shapes=True, with_stack=True, with_flops=True), threads=1, target=1.0),
+    Bench("profiler-nested", f"{N_STEPS} MLP train steps, no profiler", "overhead", "run()", train_step(False),
+          threads=1, target=None),
+    Bench("profiler-nested", f"{N_STEPS} MLP train steps under profile()", "overhead", "run()",
+          train_step(True), threads=1, target=1.0),
+    Bench("profiler-nested", f"{N_STEPS} MLP train steps under profile(record_shapes=True)", "overhead", "run()",
+          train_step(True, record_shapes=True), threads=1, target=1.0),
     Bench("profiler-export", f"export_chrome_trace, {N_EXPORT} events", "overhead", "export(path)",
           exported, threads=1, target=None),
 ]

@@ -349,11 +349,13 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
         aten = str(op.binding == "aten").lower()
         sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers}, '
                     f'{aten})')
+    # In-place methods are their own aten ops (aten::add_), as the C++ op they call names itself.
+    aten = ops[0].schema.name + ("_" if kind == "inplace" else "")
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
              "  EMBER_PY_TRY",
              # The profiler hook: one branch when no profiler is active.
-             f'  OpScope prof_("aten::{ops[0].schema.name}", self, args, nargs);']
+             f'  OpScope prof_("aten::{aten}", self, args, nargs);']
     if kind == "function" and any(op.tensor_varargs for op in ops):
         lines += tensor_varargs_prologue(ops)
     lines += [f"  static Signature sigs[] = {{{', '.join(sigs)}}};",

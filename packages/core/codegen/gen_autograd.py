@@ -292,10 +292,19 @@ class NodeGen:
                 lines.append(f"  node_->result{name}_.save({results[int(name)]}, true);")
         return lines
 
+    def profiler_scope(self, name: str, inplace: bool) -> str:
+        """The op's event when it is called from C++ (a backward formula, another op): one branch
+        while no profiler runs. Arguments as PyTorch lists them ([] for non-tensors)."""
+        first = self.tensors[0].name
+        args = ", ".join(("&self" if inplace and p.name == first else f"&{p.name}") if p.base == "Tensor"
+                         else "nullptr" for p in self.params)
+        return f'  profiler::NestedOpScope prof_("aten::{name}", {{{args}}});'
+
     def wrapper(self) -> list[str]:
         s, n = self.s, self.cpp
         names = ", ".join(p.name for p in self.params)
         lines = [cpp_decl(n, s) + " {",
+                 self.profiler_scope(s.name, False),
                  f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(False)}) return ember::{n}({names});"]
         lines += self.record(False)
         lines.append(f"  auto r_ = ember::{n}({names});")
@@ -341,7 +350,9 @@ class NodeGen:
         n = self.cpp if self.named_inplace else self.cpp + "_"
         first = self.tensors[0].name
         names = ", ".join("self" if p.name == first else p.name for p in self.params)
+        name = s.name if self.named_inplace else s.name + "_"
         lines = [cpp_decl(n, s, self_first=True) + " {",
+                 self.profiler_scope(name, True),
                  f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(True)}) return ember::{n}({names});",
                  "  check_inplace(self);"]
         lines += self.record(True)
@@ -370,7 +381,7 @@ def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = ()) -> tuple
             h.append(cpp_decl(n + "_", s, self_first=True) + ";")
     h += ["", "}  // namespace ember::ag", ""]
 
-    c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"',
+    c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"', '#include "core/profiler_op.h"',
          *(f'#include "autograd/{h}"' for h in area_headers), "",
          "namespace ember {", "namespace {", "",
          "// Tensor[] inputs: any element requiring grad; any edge of a list wanting a gradient.",

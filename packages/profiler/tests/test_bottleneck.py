@@ -38,6 +38,25 @@ def test_bottleneck_runs_script_and_prints_sections(tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["__main__ --flag x"] * 2
 
 
+TRAIN = """
+import ember
+from ember import nn
+m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+m(ember.randn(32, 8)).sum().backward()
+"""
+
+
+def test_bottleneck_shows_nested_and_backward_ops(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN)
+    res = run(str(script))
+    assert res.returncode == 0, res.stderr
+    table = res.stdout.split("top 15 events sorted by cpu_time_total")[1]
+    # linear's own ops and the backward formulas' ops, as PyTorch's tree holds them
+    for name in ("aten::linear", "aten::addmm", "AddmmBackward0", "autograd::engine::evaluate_function: AddmmBackward0"):
+        assert name in table, name
+
+
 def test_bottleneck_help_and_failures(tmp_path: Path) -> None:
     res = run("-h")
     assert res.returncode == 0 and "scriptfile" in res.stdout

@@ -53,7 +53,7 @@ def trace(tmp_path):
 def test_trace_is_valid_trace_event_format(trace):
     p, path = trace
     data = tf.load(path)
-    complete = tf.check(data)
+    complete = [e for e in tf.check(data) if e.get("cat") != "Trace"]  # less the profiler's own span
     ops = [e for e in p.events() if e.name != "[memory]"]
     assert len(complete) == len(ops)
     assert {e["name"] for e in complete} == {e.trace_name for e in ops}
@@ -64,7 +64,7 @@ def test_trace_is_valid_trace_event_format(trace):
 
 def test_nesting_seen_by_viewer_matches_event_tree(trace):
     p, path = trace
-    complete = tf.check(tf.load(path))
+    complete = [e for e in tf.check(tf.load(path)) if e.get("cat") != "Trace"]
     par = tf.parents(complete)
     by_id = {e["args"]["External id"]: i for i, e in enumerate(complete)}
     for evt in p.events():

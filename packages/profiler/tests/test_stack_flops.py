@@ -185,7 +185,8 @@ def test_with_modules_ranges():
     by = {e.name: e for e in p.events()}
     lin0 = by["nn.Module: Linear_0"]
     assert lin0.cpu_parent is by["nn.Module: Sequential_0"]
-    assert any(c.name == "aten::addmm" for c in lin0.cpu_children)
+    (linear,) = [c for c in lin0.cpu_children if c.name == "aten::linear"]  # as torch: linear holds t + addmm
+    assert [c.name for c in linear.cpu_children] == ["aten::t", "aten::addmm"]
     relu = [e for e in p.events() if e.name == "aten::relu"][0]
     assert relu.cpu_parent is by["nn.Module: ReLU_0"]
     # The hooks are gone after the session.

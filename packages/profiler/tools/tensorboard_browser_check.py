@@ -1,8 +1,12 @@
-"""End-to-end check of SummaryWriter output in a real TensorBoard, seen through a real browser.
+"""End-to-end check of SummaryWriter output and of profiler traces in a real TensorBoard, seen
+through a real browser.
 
 Writes a run with ember's SummaryWriter, serves it with `tensorboard --logdir`, loads the
 scalars dashboard (and the Time Series one) in headless Chromium, asserts the run's tag is in
-the text the browser rendered and keeps a screenshot of each. Run by `nox -s tensorboard_browser`
+the text the browser rendered and keeps a screenshot of each. Then the PyTorch profiler plugin
+(`torch-tb-profiler`) on an ember trace directory: the overview page must show the run and the
+Operator view the top operators by name. The plugin loads Google Charts from the network; where
+that host cannot be reached a stand-in (charts_standin.js) draws each chart's data as a table. Run by `nox -s tensorboard_browser`
 (not part of the default sessions).
 
 The scalars dashboard is built from web components: its text sits in shadow roots, which
@@ -63,6 +67,67 @@ def write_run(logdir: Path) -> None:
         w.add_text("ember_browser_check/note", "written by ember.utils.tensorboard.SummaryWriter", 0)
 
 
+PROFILE_RUN = "ember_profile"
+CHARTS_LOADER = "https://www.gstatic.com/charts/loader.js"
+# Ops the plugin's Operator view must name for the training step below (nested ones included).
+TOP_OPS = ["aten::addmm", "aten::mm", "aten::linear", "aten::t"]
+
+
+def write_profile(logdir: Path) -> None:
+    """A profiled training loop (Linear-ReLU-Linear, mse_loss, SGD) written by tensorboard_trace_handler."""
+    import ember
+    import ember.profiler as prof
+    from ember import nn
+
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    x, y = ember.randn(256, 64), ember.randn(256, 10)
+    with prof.profile(schedule=prof.schedule(wait=0, warmup=1, active=3), record_shapes=True,
+                      on_trace_ready=prof.tensorboard_trace_handler(str(logdir / PROFILE_RUN), "worker0")) as p:
+        for _ in range(4):
+            opt.zero_grad()
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+            p.step()
+
+
+# Opens the plugin's "Views" select and picks the named view (MUI: mousedown opens the menu).
+SELECT_VIEW_JS = """((view) => {
+  const sel = [...document.querySelectorAll('[role=button]')].find(e => e.textContent.trim() === 'Overview');
+  if (!sel) return 'no select';
+  sel.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
+  const item = [...document.querySelectorAll('[role=option]')].find(e => e.textContent.trim() === view);
+  if (!item) return 'no option';
+  item.click();
+  return 'ok';
+})"""
+
+
+def check_profiler_plugin(browser: DevTools, base: str, out: Path) -> None:
+    """The PyTorch profiler plugin on ember's trace: the overview page shows the run and its steps,
+    the Operator view the top operators by name. Screenshots profiler_overview.png / _operator.png."""
+    browser.stand_in(CHARTS_LOADER, (Path(__file__).parent / "charts_standin.js").read_bytes())
+    page = f"{base}/data/plugin/pytorch_profiler/index.html"
+    needles = [PROFILE_RUN, "worker0", "Execution Summary", "Step Time Breakdown"]
+    _keep(browser, out, "profiler_overview", browser.page_text(page, needles, timeout=90), needles)
+    res = browser.call("Runtime.evaluate", {"expression": SELECT_VIEW_JS + "('Operator')", "returnByValue": True},
+                       browser.session)
+    if res.get("result", {}).get("value") != "ok":
+        raise SystemExit(f"error: could not open the plugin's Operator view: {res}")
+    _keep(browser, out, "profiler_operator", browser.wait_text(TOP_OPS, timeout=60), TOP_OPS)
+
+
+def _keep(browser: DevTools, out: Path, name: str, text: str, needles: list[str]) -> None:
+    """Save the page's text and screenshot as out/name.*; fail unless the text holds every needle."""
+    (out / f"{name}.txt").write_text(text)
+    time.sleep(2)  # the page's text is in before its charts are drawn
+    browser.screenshot(out / f"{name}.png")
+    missing = [s for s in needles if s not in text]
+    if missing:
+        raise SystemExit(f"error: the rendered page lacks {missing}; see {out}/{name}.*")
+
+
 def wait_for(url: str, timeout: float, proc: subprocess.Popen[bytes]) -> bytes:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -107,15 +172,38 @@ class DevTools:
         os.close(from_browser_w)
         self._buf = b""
         self._next_id = 0
+        self._stand_ins: dict[str, bytes] = {}
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
 
-    def call(self, method: str, params: dict[str, object] | None = None, session: str | None = None) -> dict:
+    def stand_in(self, url: str, body: bytes) -> None:
+        """Answer requests for url (a host this machine cannot reach) with body instead."""
+        self._stand_ins[url] = body
+        self.call("Fetch.enable", {"patterns": [{"urlPattern": u} for u in self._stand_ins]}, self.session)
+
+    def _send(self, method: str, params: dict[str, object], session: str | None) -> int:
         self._next_id += 1
-        msg: dict[str, object] = {"id": self._next_id, "method": method, "params": params or {}}
+        msg: dict[str, object] = {"id": self._next_id, "method": method, "params": params}
         if session:
             msg["sessionId"] = session
         os.write(self._to_browser, json.dumps(msg).encode() + b"\0")
+        return self._next_id
+
+    def _on_event(self, event: dict) -> None:
+        if event.get("method") != "Fetch.requestPaused":
+            return
+        params = event["params"]
+        body = self._stand_ins.get(params["request"]["url"])
+        if body is None:
+            self._send("Fetch.continueRequest", {"requestId": params["requestId"]}, event.get("sessionId"))
+            return
+        self._send("Fetch.fulfillRequest", {
+            "requestId": params["requestId"], "responseCode": 200,
+            "responseHeaders": [{"name": "Content-Type", "value": "text/javascript"}],
+            "body": base64.b64encode(body).decode()}, event.get("sessionId"))
+
+    def call(self, method: str, params: dict[str, object] | None = None, session: str | None = None) -> dict:
+        want = self._send(method, params or {}, session)
         while True:  # replies and events arrive interleaved; events have no id
             while b"\0" not in self._buf:
                 chunk = os.read(self._from_browser, 1 << 20)
@@ -124,7 +212,9 @@ class DevTools:
                 self._buf += chunk
             raw, self._buf = self._buf.split(b"\0", 1)
             reply = json.loads(raw)
-            if reply.get("id") == self._next_id:
+            if "method" in reply:
+                self._on_event(reply)
+            elif reply.get("id") == want:
                 if "error" in reply:
                     raise SystemExit(f"error: DevTools {method}: {reply['error']}")
                 return reply.get("result", {})
@@ -132,6 +222,10 @@ class DevTools:
     def page_text(self, url: str, needles: list[str], timeout: float) -> str:
         """Load url and return its deep text once it holds every needle (or at the timeout)."""
         self.call("Page.navigate", {"url": url}, self.session)
+        return self.wait_text(needles, timeout)
+
+    def wait_text(self, needles: list[str], timeout: float) -> str:
+        """The current page's deep text once it holds every needle (or at the timeout)."""
         deadline = time.monotonic() + timeout
         while True:
             res = self.call("Runtime.evaluate", {"expression": DEEP_TEXT_JS, "returnByValue": True}, self.session)
@@ -165,6 +259,7 @@ def main(argv: list[str]) -> int:
     logdir = out / "runs"
     logdir.mkdir(parents=True)
     write_run(logdir)
+    write_profile(logdir)
     chromium = find_chromium()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -196,10 +291,11 @@ def main(argv: list[str]) -> int:
                 missing = [s for s in (TAG, "ember_run") if s not in text]
                 if missing:
                     raise SystemExit(f"error: the rendered {dashboard} page lacks {missing}; see {out}/{dashboard}.*")
+            check_profiler_plugin(browser, base, out)
         finally:
             browser.close()
-        print(f"ok: tag {TAG!r} of run 'ember_run' is on TensorBoard's scalars and time series pages; "
-              f"screenshots in {out}")
+        print(f"ok: tag {TAG!r} of run 'ember_run' is on TensorBoard's scalars and time series pages; the profiler "
+              f"plugin shows run {PROFILE_RUN!r} and the ops {TOP_OPS}; screenshots in {out}")
         return 0
     finally:
         tb.terminate()

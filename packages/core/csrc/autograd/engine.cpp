@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../core/profiler.h"
+#include "../core/profiler_op.h"
 #include "autograd_ops.h"
 #include "ops.h"
 
@@ -30,7 +30,9 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
   }
   Tensor r = grad;
   if (!dims.empty()) r = ag::sum(grad, IntArrayRef(dims), true, std::nullopt);
-  return ag::reshape(r, shape);
+  // Dropping leading dims: a view of the (contiguous) sum, as PyTorch's sum_to.
+  if (lead > 0) return dims.empty() ? ag::reshape(r, shape) : ag::view(r, shape);
+  return r;
 }
 
 namespace {
@@ -138,6 +140,9 @@ TensorList run_backward(const BackwardArgs& a) {
   while (!ready.empty()) {
     Ref<Node> fn = ready.top();
     ready.pop();
+    // PyTorch's range per node: its hooks, the node, and the routing (sum_to) of its outputs.
+    profiler::Scope eval_prof("autograd::engine::evaluate_function: ", fn->name(), profiler::EventKind::Backward,
+                              static_cast<int64_t>(fn->seq_nr));
     TensorList inputs = std::move(buffer_of(fn.get()));
     buffers.erase(fn.get());
     for (auto& [id, nr, hook] : fn->tensor_hooks) {
@@ -175,6 +180,11 @@ TensorList run_backward(const BackwardArgs& a) {
     TensorList outputs;
     try {
       profiler::Scope prof(fn->name(), profiler::EventKind::Backward, static_cast<int64_t>(fn->seq_nr));
+      if (prof.on() && profiler::config().record_shapes) {  // the node's inputs: its incoming gradients
+        profiler::InputsText in;
+        for (const Tensor& g : inputs) in.add(&g);
+        profiler::set_top_shapes(in.finish());
+      }
       outputs = fn->apply(inputs);
     } catch (...) {
       if (AnomalyMode::enabled && !fn->trace.empty() && g_warn_hook) {

@@ -69,6 +69,7 @@ const Config& config() { return g_config; }
 
 void push(const char* name, EventKind kind, std::string shapes, int64_t seq) {
   ThreadState& s = state();
+  if (!s.open.empty()) s.open.back().claimable = false;  // its first call was another op
   Event e;
   e.name = name;
   e.shapes = std::move(shapes);
@@ -80,12 +81,38 @@ void push(const char* name, EventKind kind, std::string shapes, int64_t seq) {
   s.open.push_back(std::move(e));
 }
 
+void push_binding_op(const char* name, std::string shapes, int64_t seq) {
+  push(name, EventKind::Op, std::move(shapes), seq);
+  state().open.back().claimable = true;
+}
+
+bool open_nested(const char* name, int64_t seq) {
+  ThreadState& s = state();
+  if (!s.open.empty()) {
+    Event& top = s.open.back();
+    if (top.claimable) {
+      top.claimable = false;  // only the binding's first call can be the op itself
+      if (top.name == name) return false;
+    }
+  }
+  push(name, EventKind::Op, {}, seq);
+  return true;
+}
+
+void set_top_shapes(std::string shapes) {
+  ThreadState& s = state();
+  if (!s.open.empty()) s.open.back().shapes = std::move(shapes);
+}
+
 void pop() {
   ThreadState& s = state();
   if (s.open.empty()) return;  // started before this session
   Event e = std::move(s.open.back());
   s.open.pop_back();
   e.end_ns = now_ns();
+  // An op keeps its sequence number only if it (or an op inside it) made a graph node, so the
+  // backward node links to the op that created it (PyTorch's forward/backward flow).
+  if (e.kind == EventKind::Op && e.seq >= 0 && peek_seq() <= e.seq) e.seq = -1;
   s.done.push_back(std::move(e));
   if (s.done.size() >= 4096 || s.open.empty()) s.flush();
 }

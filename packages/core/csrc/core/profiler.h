@@ -24,6 +24,9 @@ struct Event {
   std::string inputs;   // memory timeline: storage addresses of the op's tensor arguments, space-separated
   int32_t depth = 0;    // nesting depth on its thread
   EventKind kind = EventKind::Op;
+  // Opened by a Python binding and not yet entered: the binding's own call into the C++ op of
+  // the same name claims it instead of opening a second event (see open_nested).
+  bool claimable = false;
 };
 
 struct Config {
@@ -46,6 +49,14 @@ uint64_t thread_id();
 // Open/close a range on this thread (ops and user ranges nest).
 void push(const char* name, EventKind kind, std::string shapes, int64_t seq);
 void pop();
+// An op reached from Python: its C++ body may claim it (below) rather than nest a twin.
+void push_binding_op(const char* name, std::string shapes, int64_t seq);
+// An op called from C++ (inside another op, a backward formula or the engine). Returns false,
+// opening nothing, when it is the op its Python binding just opened (one event per call, as
+// PyTorch's dispatcher records); true when it opened a new range (close it with pop()).
+bool open_nested(const char* name, int64_t seq);
+// Shapes of the range this thread opened last (nested ops compute them only once opened).
+void set_top_shapes(std::string shapes);
 // addr: the block's address, reported in the event's `seq` field (memory timeline matching).
 void record_memory(int64_t bytes, const void* addr = nullptr);
 // Attach a Python stack / concrete arguments to the range this thread opened last.
@@ -60,9 +71,14 @@ class Scope {
   Scope(const char* name, EventKind kind, int64_t seq = -1) : on_(active()) {
     if (on_) push(name, kind, {}, seq);
   }
+  // Named prefix + name (the string is only built while a profiler runs).
+  Scope(const char* prefix, const char* name, EventKind kind, int64_t seq) : on_(active()) {
+    if (on_) push((std::string(prefix) + name).c_str(), kind, {}, seq);
+  }
   ~Scope() {
     if (on_) pop();
   }
+  bool on() const { return on_; }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 

@@ -8,42 +8,20 @@
 
 namespace ember::python {
 
-namespace {
-void append_sizes(std::string& s, const Tensor& t) {
-  s += '[';
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(t.sizes()[i]);
-  }
-  s += ']';
-}
-}  // namespace
-
 std::string shapes_of(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  std::string s = "[";
-  bool first = true;
+  profiler::InputsText in;
   auto add = [&](PyObject* o) {
-    if (!first) s += ", ";
-    first = false;
-    if (o && is_tensor(o)) append_sizes(s, unpack(o));
-    else s += "[]";
+    if (o && is_tensor(o)) in.add(&unpack(o));
+    else if (!o || o == Py_None) in.add_other("");
+    else if (PyTuple_Check(o) || PyList_Check(o)) in.add_other("ScalarList");
+    else in.add_other("Scalar");
   };
   if (self && is_tensor(self)) add(self);
   for (Py_ssize_t i = 0; i < nargs; ++i) add(args[i]);
-  return s + "]";
+  return in.finish();
 }
 
-std::string shapes_of(std::initializer_list<const Tensor*> ts) {
-  std::string s = "[";
-  bool first = true;
-  for (const Tensor* t : ts) {
-    if (!first) s += ", ";
-    first = false;
-    if (t && t->defined()) append_sizes(s, *t);
-    else s += "[]";
-  }
-  return s + "]";
-}
+std::string shapes_of(std::initializer_list<const Tensor*> ts) { return profiler::shapes_of(ts); }
 
 namespace {
 
@@ -210,16 +188,17 @@ PyObject* record_function_enter(PyObject*, PyObject* name) {
   Py_RETURN_NONE;
 }
 
-// An op implemented in Python (Tensor.to, type_as): an Op event with self's shape.
+// An op implemented in Python (Tensor.to, type_as, F.linear): an Op event with the shapes of
+// self and of the further arguments passed (_record_op_enter(name, self, *args)).
 PyObject* record_op_enter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !PyUnicode_Check(args[0])) {
-    PyErr_SetString(PyExc_TypeError, "_record_op_enter(name, self)");
+  if (nargs < 2 || !PyUnicode_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "_record_op_enter(name, self, *args)");
     return nullptr;
   }
   if (profiler::active()) {
     const char* s = PyUnicode_AsUTF8(args[0]);
     if (!s) return nullptr;
-    push_op(s, args[1], nullptr, 0);
+    push_op(s, args[1], nargs > 2 ? args + 2 : nullptr, nargs - 2);
   }
   Py_RETURN_NONE;
 }
@@ -285,8 +264,17 @@ void annotate_op(std::initializer_list<const Tensor*> ts) {
   profiler::annotate_top(c.with_stack ? python_stack() : std::string(), std::string(), std::move(inputs));
 }
 
+namespace {
+// Ops called from C++ while Python runs (nested in a binding's op) get the same Python stack.
+void annotate_nested() {
+  if (!PyGILState_Check()) return;  // e.g. backward on a thread without the GIL: no Python frames
+  profiler::annotate_top(python_stack(), std::string(), std::string());
+}
+}  // namespace
+
 void init_profiler(PyObject* module) {
   if (PyModule_AddFunctions(module, profiler_functions) < 0) throw python_error();
+  profiler::set_annotate_hook(&annotate_nested);
 }
 
 }  // namespace ember::python

@@ -3,7 +3,7 @@
 #pragma once
 #include <initializer_list>
 
-#include "../core/profiler.h"
+#include "../core/profiler_op.h"
 #include "py_common.h"
 
 namespace ember::python {
@@ -16,8 +16,8 @@ void annotate_op(std::initializer_list<const Tensor*> ts);
 
 // Pushes an op event with its arguments' shapes and with_stack / with_flops extras (profiler active).
 inline void push_op(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  profiler::push(name, profiler::EventKind::Op,
-                 profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(), profiler::peek_seq());
+  profiler::push_binding_op(name, profiler::config().record_shapes ? shapes_of(self, args, nargs) : std::string(),
+                            profiler::peek_seq());
   if (profiler::config().with_stack || profiler::config().with_flops) annotate_op(self, args, nargs);
 }
 
@@ -28,8 +28,8 @@ class OpScope {
   }
   OpScope(const char* name, std::initializer_list<const Tensor*> ts) : on_(profiler::active()) {
     if (on_)
-      profiler::push(name, profiler::EventKind::Op, profiler::config().record_shapes ? shapes_of(ts) : std::string(),
-                     profiler::peek_seq());
+      profiler::push_binding_op(name, profiler::config().record_shapes ? shapes_of(ts) : std::string(),
+                                profiler::peek_seq());
     if (on_ && profiler::config().with_stack) annotate_op(ts);
   }
   ~OpScope() {

@@ -366,6 +366,18 @@ def get_process_group_ranks(group: Any) -> list[int]:
     return resolve(group).ranks
 
 
+def get_pg_count() -> int:
+    """How many process groups this process made (the default one included)."""
+    return _world.generation + (1 if _world.default is not None else 0)
+
+
+def _get_all_pg_configs() -> list[dict[str, Any]]:
+    """Each live group this rank belongs to, as the profiler's `distributedInfo.pg_config` lists it."""
+    return [{"pg_name": pg.group_name, "pg_desc": "default_pg" if pg is _world.default else pg.group_desc,
+             "backend_config": f"cpu:{pg.name()}", "pg_size": pg.size(), "ranks": pg.ranks}
+            for pg in _world.groups]
+
+
 def get_global_rank(group: Any, group_rank: int) -> int:
     ranks = resolve(group).ranks
     if not 0 <= group_rank < len(ranks):

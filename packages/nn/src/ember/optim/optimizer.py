@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import ember
-from ember import Tensor
+from ember import Tensor, _C
 from ember.nn.modules._grad import zero_grads
 from ember.nn.modules._hooks import RemovableHandle
 
@@ -47,6 +47,17 @@ def _wrap_step(step: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        # PyTorch's profiler label around the hooks and the step (one C call when not profiling).
+        if not _C._profiler_active():
+            return _hooked_step(self, args, kwargs)
+        _C._record_function_enter(f"Optimizer.step#{type(self).__name__}.step")
+        try:
+            return _hooked_step(self, args, kwargs)
+        finally:
+            if _C._profiler_active():
+                _C._record_function_exit()
+
+    def _hooked_step(self: Optimizer, args: Any, kwargs: Any) -> Any:
         for hook in list(_global_step_pre_hooks.values()) + list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -155,7 +166,16 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+        params = (p for group in self.param_groups for p in group["params"])
+        if not _C._profiler_active():
+            zero_grads(params, set_to_none)
+            return
+        _C._record_function_enter(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad")  # PyTorch's label
+        try:
+            zero_grads(params, set_to_none)
+        finally:
+            if _C._profiler_active():
+                _C._record_function_exit()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise NotImplementedError

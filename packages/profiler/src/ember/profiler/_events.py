@@ -129,6 +129,8 @@ class FunctionEvent(_FormattedTimesMixin):
     flops: int | None = None
     is_user_annotation = False
     fwd_event: FunctionEvent | None = None
+    _input_types: list[Any] | None = None  # the trace's "Input type" / "Input Strides" (record_shapes)
+    _input_strides: list[Any] | None = None
     self_cpu_percent = -1
     total_cpu_percent = -1
     total_device_percent = -1
@@ -458,14 +460,17 @@ class EventList(list):
         return total
 
 
-def _parse_shapes(text: str) -> list[Any]:
+def _parse_shapes(text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    """The core's inputs text -> (dims, types, strides); older cores wrote the dims alone."""
     if not text:
-        return []
+        return [], [], []
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        return []
-    return value if isinstance(value, list) else []
+        return [], [], []
+    if isinstance(value, tuple) and len(value) == 3:
+        return value[0], value[1], value[2]
+    return (value if isinstance(value, list) else []), [], []
 
 
 # The core's thread ids are 64-bit hashes; JSON viewers lose precision above 2**53, so each
@@ -574,9 +579,10 @@ def build_events(
                 next_id += 1
                 append(evt)
                 continue
-            shape_list = shapes_cache.get(shapes)
-            if shape_list is None:
-                shape_list = shapes_cache[shapes] = _parse_shapes(shapes)
+            parsed = shapes_cache.get(shapes)
+            if parsed is None:
+                parsed = shapes_cache[shapes] = _parse_shapes(shapes)
+            shape_list = parsed[0]
             frames = stack_cache.get(stack_text)
             if frames is None:
                 frames = stack_cache[stack_text] = _parse_stack(stack_text)
@@ -600,6 +606,9 @@ def build_events(
                 kind,
                 args,
             )
+            if parsed[1]:
+                evt._input_types = parsed[1]
+                evt._input_strides = parsed[2]
             next_id += 1
             if parent is not None:
                 evt.cpu_parent = parent
@@ -607,11 +616,15 @@ def build_events(
             stack.append((depth, evt))
             append(evt)
             if kind == "op":
-                if seq >= 0 and seq not in by_seq:
+                # The core keeps an op's sequence number only if a graph node was made inside it;
+                # the innermost such op (the last to start) made the node, as PyTorch links them.
+                if seq >= 0:
                     by_seq[seq] = evt
             elif kind == "backward":
                 backward.append(evt)
     for evt in backward:
+        if evt.name.startswith("autograd::engine::"):
+            continue  # the engine's range around a node: the node itself is what the forward op made
         fwd = by_seq.get(evt.sequence_nr)
         if fwd is not None:
             evt.fwd_event = fwd

@@ -149,6 +149,10 @@ class _KinetoProfile:
         self._module_ranges: ModuleRanges | None = None
         self._mem_start: Any = None
         self._mem_timeline: list[tuple[int, int, int, int]] | None = None
+        self._window_start_us = 0.0
+        self._py_tracer: Any = None
+        self._python_spans: list[tuple[str, int, int, int, int | None]] = []
+        self._window_us: tuple[float, float] | None = None
 
     def prepare_trace(self) -> None:
         pass  # the core needs no warm-up; WARMUP steps simply record nothing
@@ -163,7 +167,19 @@ class _KinetoProfile:
             # Tensors alive before profiling (parameters, inputs...) are only visible now.
             self._mem_start = Snapshot(all_tensors=True)
         # FLOP estimates need the shapes (and scalar arguments) of every op.
+        dist_info = _distributed_info()
+        if dist_info:
+            import json
+
+            self.add_metadata_json("distributedInfo", json.dumps(dist_info))
         _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
+        self._window_start_us = _C._profiler_now_ns() / 1000.0
+        self._python_spans = []
+        if self.with_stack:  # PyTorch's python_function events
+            from ._python_tracer import PythonTracer
+
+            self._py_tracer = PythonTracer()
+            self._py_tracer.start()
         if self.with_modules:
             self._module_ranges = ModuleRanges()
             self._module_ranges.install()
@@ -176,7 +192,12 @@ class _KinetoProfile:
         if self._module_ranges is not None:
             self._module_ranges.remove()
             self._module_ranges = None
+        if self._py_tracer is not None:
+            self._py_tracer.stop()
+            self._python_spans = self._py_tracer.spans
+            self._py_tracer = None
         raw = _C._profiler_stop()
+        self._window_us = (self._window_start_us, _C._profiler_now_ns() / 1000.0)
         if self._mem_start is not None:
             from ._memory_timeline import Snapshot, build_timeline
 
@@ -210,7 +231,10 @@ class _KinetoProfile:
         from ._chrome import export_chrome_trace
 
         meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
-        export_chrome_trace(self._events, path, metadata=meta)
+        export_chrome_trace(
+            self._events, path, metadata=meta, record_shapes=self.record_shapes, with_stack=self.with_stack,
+            window_us=self._window_us, python_spans=self._python_spans,
+        )
 
     def _memory_timeline_on(self) -> bool:
         return self.profile_memory and self.record_shapes and self.with_stack
@@ -265,6 +289,28 @@ class _KinetoProfile:
 
     def stop(self) -> None:
         self.stop_trace()
+
+
+def _distributed_info() -> dict[str, Any] | None:
+    """The trace's `distributedInfo` (as PyTorch's): backend, rank, world size and every process
+    group, when ember.distributed has a default group (a process that never imported it has none)."""
+    import sys
+
+    if "ember.distributed" not in sys.modules:
+        return None
+    import ember.distributed as dist
+
+    if not dist.is_initialized():
+        return None
+    from ember.distributed import process_group as pgm
+
+    return {
+        "backend": str(dist.get_backend()),
+        "rank": dist.get_rank(),
+        "world_size": dist.get_world_size(),
+        "pg_count": dist.get_pg_count(),
+        "pg_config": pgm._get_all_pg_configs(),
+    }
 
 
 def _is_json(text: str) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember import Tensor
+from ember import Tensor, _C
 from ember._argcheck import no_internal_overlap
 from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
 
@@ -351,6 +351,17 @@ def _scalar_name(t: Tensor) -> str:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if not _C._profiler_active():
+        return _linear(input, weight, bias)
+    _C._record_op_enter("aten::linear", input, weight, bias)  # PyTorch's composite op event
+    try:
+        return _linear(input, weight, bias)
+    finally:
+        if _C._profiler_active():
+            _C._record_function_exit()
+
+
+def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dtype != weight.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(weight)}")
@@ -360,7 +371,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() > 2 and (weight.dim() != 1 or (bias is not None and input.dim() == 3 and input.is_contiguous())):
         # fold the batch dims into rows, as PyTorch does (same errors, one matmul); a 1-D weight takes aten's
         # matmul path (a dot per row) unless aten's fused 3-D path with a bias applies
-        out = linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
+        out = _linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
         return out.reshape(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())

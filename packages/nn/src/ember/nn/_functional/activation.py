@@ -11,6 +11,8 @@ import ember
 from ember import Tensor
 from ember._argcheck import no_internal_overlap
 from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
+from ember._autocast_policy import ACTIVE as _autocast_active
+from ember._autocast_policy import autocast_op, cast_args
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -89,6 +91,7 @@ def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
     return check
 
 
+@autocast_op("lower")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
     if input.dtype != weight.dtype:
@@ -351,6 +354,8 @@ def _scalar_name(t: Tensor) -> str:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if _autocast_active[0]:  # aten::linear is on autocast's lower-precision list
+        input, weight, bias = cast_args("lower", input, weight, bias)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(weight)}")

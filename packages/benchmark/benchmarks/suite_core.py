@@ -70,6 +70,8 @@ def _overhead() -> list[Bench]:
         ("lib.empty(1)", "lib.empty(1)", None),  # factory + allocator
         ("a.view(-1)", "a.view(-1)", None),  # view creation
         ("a[0]", "a[0]", None),  # indexing to a 0-d view
+        ("lib.matmul(a, b) (1 elem)", "lib.matmul(a, b)", None),  # an autocast-listed binding, autocast off
+        ("a @ b (1 elem)", "a @ b", None),  # the operator path of the same op
     ]
     # Overhead is single-threaded work; one thread row is enough.
     return [Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]

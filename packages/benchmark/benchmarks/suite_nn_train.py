@@ -81,6 +81,26 @@ def mlp_step(lib: ModuleType) -> dict[str, Any]:
     return _classifier_step(nn, model, opt, lib.randn(128, 784), lib.randint(0, 10, (128,)))
 
 
+def mlp_autocast_step(lib: ModuleType) -> dict[str, Any]:
+    """(a') the MLP step with forward and loss under ``autocast("cpu", dtype=bfloat16)`` (backward and
+    the SGD step outside, as PyTorch's AMP recipe): compare with row (a) for the cost of mixed precision."""
+    nn, optim = _nn(lib), _optim(lib)
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    x, y = lib.randn(128, 784), lib.randint(0, 10, (128,))
+
+    def step() -> None:
+        opt.zero_grad()
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return {"step": step}
+
+
 def cnn_step(lib: ModuleType) -> dict[str, Any]:
     """(b) small CNN: 2 conv (+ BatchNorm, ReLU, max pool) + 2 linear, 1x28x28, batch 64; Adam."""
     nn, optim = _nn(lib), _optim(lib)
@@ -129,6 +149,8 @@ BENCHES: list[Bench] = [
           target=1.0),
     # one thread: the targets are per-core; threaded rows belong on an idle machine
     Bench("nn-train", "MLP 784-512-512-10 b128 SGD step", "overhead", "step()", mlp_step, threads=1, target=0.9),
+    Bench("nn-train", "MLP 784-512-512-10 b128 SGD step autocast bf16", "overhead", "step()", mlp_autocast_step,
+          threads=1, target=1.0),
     Bench("nn-train", "CNN 2conv+BN+2linear 28x28 b64 Adam step", "overhead", "step()", cnn_step, threads=1,
           target=1.0),
     Bench("nn-train", "TransformerEncoderLayer d256 h4 s128 b16 AdamW step", "overhead", "step()",

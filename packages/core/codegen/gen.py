@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from autocast_lists import policy as autocast_policy
 from cpp_types import ACCESSOR, cpp_decl, norm, py_type, returns_cpp
 from gen_autograd import gen_autograd, has_wrapper
 from schema import BINDING_ONLY, Op, Schema, load_ops
@@ -241,6 +242,16 @@ def wrap_result(s: Schema, expr: str) -> str:
     return f"wrap({expr})"
 
 
+def autocast_prologue(op: Op, kind: str) -> list[str]:
+    """Ops on PyTorch's CPU autocast lists cast their tensor arguments first (functional forms only)."""
+    pol = autocast_policy(op.schema.name, op.namespace)
+    if pol is None or kind == "inplace":
+        return []
+    mask = sum(1 << i for i, p in enumerate(op.schema.params) if p.base in ("Tensor", "Tensor[]"))
+    return ["      std::optional<AutocastArgs> ac_;",
+            f"      if (autocast_active()) [[unlikely]] ac_.emplace().apply(AutocastPolicy::{pol}, A, {mask}u);"]
+
+
 def case_body(op: Op, kind: str, idx: int) -> list[str]:
     s = op.schema
     n = cpp_name(op)
@@ -271,6 +282,7 @@ def case_body(op: Op, kind: str, idx: int) -> list[str]:
                     lines.append(f'          check_out_no_grad("{s.name}", {{&t_}});')
         lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
         lines.append("      }")
+    lines += autocast_prologue(op, kind)
     ns = "ember::ag" if has_wrapper(op) else "ember"
     target = f"{ns}::{n}_" if kind == "inplace" else f"{ns}::{n}"
     call = f"{target}({', '.join(args)})"
@@ -371,7 +383,7 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/checks.h"', '#include "python/arg_parser.h"',
-           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', "",
+           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../core/deterministic.h"
 #include "../core/size_math.h"
 #include "../iter/elementwise_iter.h"
 #include "internal.h"
@@ -23,10 +24,24 @@ ScalarType infer_scalar_dtype(const Scalar& v) {
 }
 }  // namespace
 
+const Tensor& fill_uninitialized(const Tensor& t) {
+  if (!g_fill_uninitialized.load(std::memory_order_relaxed) || t.numel() == 0) return t;
+  static constexpr int64_t kIntMax[] = {1, 255, 127, 32767, 2147483647, INT64_MAX};  // Bool..Int64
+  ScalarType dt = t.dtype();
+  if (t.is_floating()) {
+    fill_(t, Scalar(std::nan("")));
+  } else if (dt == ScalarType::Bool) {
+    fill_(t, Scalar(true));
+  } else {
+    fill_(t, Scalar(kIntMax[static_cast<int>(dt)]));
+  }
+  return t;
+}
+
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
              std::optional<MemoryFormat> memory_format) {
   (void)memory_format;
-  return alloc(size, or_default(dtype), or_cpu(device));
+  return fill_uninitialized(alloc(size, or_default(dtype), or_cpu(device)));
 }
 Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>,
                  std::optional<MemoryFormat>, const Tensor& out) {
@@ -35,7 +50,7 @@ Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Devi
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                      std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return empty_strided(size, stride, or_default(dtype), or_cpu(device));
+  return fill_uninitialized(empty_strided(size, stride, or_default(dtype), or_cpu(device)));
 }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
@@ -64,7 +79,7 @@ Tensor empty_like(const Tensor& input, std::optional<ScalarType> dtype, std::opt
                   std::optional<MemoryFormat> memory_format) {
   ScalarType dt = dtype ? *dtype : input.dtype();
   check_device_available(or_cpu(device));
-  return empty_with_layout_of(input, dt, memory_format);
+  return fill_uninitialized(empty_with_layout_of(input, dt, memory_format));
 }
 Tensor zeros_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> mf) {

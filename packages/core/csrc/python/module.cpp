@@ -7,7 +7,10 @@
 #include "../core/allocator.h"
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
+#include "../core/cpu_capability.h"
+#include "../core/deterministic.h"
 #include "arg_parser.h"
+#include "autocast.h"
 #include "ops.h"
 #include "py_tensor.h"
 #include "py_types.h"
@@ -183,6 +186,7 @@ PYBIND11_MODULE(_C, m) {
   init_random(mod);
   init_autograd(mod);
   init_index_ops(mod);
+  init_autocast(mod);
   { extern void ember_init_rnn(PyObject*); ember_init_rnn(mod); }  // py_rnn.cpp
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
@@ -211,4 +215,13 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);
+  m.def("_get_cpu_capability", [] {
+    switch (ember::cpu_capability()) {
+      case ember::CpuCapability::Avx512: return "AVX512";
+      case ember::CpuCapability::Avx2: return "AVX2";
+      default: return "DEFAULT";
+    }
+  }, "The vector instruction set the CPU kernels were chosen for (as torch.backends.cpu.get_cpu_capability).");
+  m.def("_set_fill_uninitialized", [](bool on) { ember::g_fill_uninitialized.store(on); },
+        "Fill empty()-family results (deterministic mode with fill_uninitialized_memory).");
 }

@@ -1,6 +1,7 @@
 // _C.TensorBase: object lifetime, attributes, hand-written methods and the
 // Python operator protocol. Op methods (add, sum, ...) come from bindings.cpp.
 #include "py_tensor.h"
+#include "autocast.h"
 #include "py_autograd.h"
 #include "py_profiler.h"
 
@@ -504,6 +505,11 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
 static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
+    Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
+    OpScope prof_("aten::matmul", {&x, &y});
+    return wrap(ember::ag::matmul(x, y));
+  }
   const Tensor &x = unpack(a), &y = unpack(b);
   OpScope prof_("aten::matmul", {&x, &y});
   return wrap(ember::ag::matmul(x, y));

@@ -138,10 +138,13 @@ def is_nonzero(input: Tensor) -> bool:
 
 
 def typename(obj: _Any) -> str:
+    """The type of ``obj`` as a string: a tensor's legacy type name, else module.qualname (as PyTorch)."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = type(obj).__module__
-    return type(obj).__qualname__ if module in ("builtins", None) else f"{module}.{type(obj).__qualname__}"
+    module = getattr(obj, "__module__", "") or ""
+    prefix = f"{module}." if module not in ("", "builtins", "__builtin__") else ""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return prefix + name
 
 
 def broadcast_shapes(*shapes: _Any) -> Size:
@@ -222,15 +225,54 @@ def where(condition: Tensor, input: _Any = None, other: _Any = None, *, out: _An
     return _where_tensors(condition, input, other)
 
 
+def is_storage(obj: _Any) -> bool:
+    """True if ``obj`` is a storage (ember's storages come from loading checkpoints)."""
+    import sys
+
+    mod = sys.modules.get("ember.serialization._storage")  # no storage exists before it is imported
+    return mod is not None and isinstance(obj, (mod.LoadedStorage, mod.TypedStorage))
+
+
+# Names whose modules load on first use (`import ember` stays fast): name -> module defining it.
+_LAZY_NAMES = {
+    "finfo": "ember._finfo", "iinfo": "ember._finfo",
+    "use_deterministic_algorithms": "ember._flags", "are_deterministic_algorithms_enabled": "ember._flags",
+    "is_deterministic_algorithms_warn_only_enabled": "ember._flags",
+    "set_deterministic_debug_mode": "ember._flags", "get_deterministic_debug_mode": "ember._flags",
+    "set_float32_matmul_precision": "ember._flags", "get_float32_matmul_precision": "ember._flags",
+    "compile": "ember.compiler._compile", "autocast": "ember.amp.autocast_mode",
+    **{n: "ember.amp.autocast_mode" for n in (
+        "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+        "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+        "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+        "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+        "is_autocast_available")},
+    "GradScaler": "ember.amp.grad_scaler",
+    "_amp_foreach_non_finite_check_and_unscale_": "ember.amp.grad_scaler",
+    "_amp_update_scale_": "ember.amp.grad_scaler",
+}
+_LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "func",
+                 "testing", "backends", "amp", "compiler", "cpu")
+_LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+                      "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
+
+
 def __getattr__(name: str) -> _Any:
     # Sibling packages load on first use, so `import ember` stays fast.
     if f"ember.{name}" in _PROVIDERS:
         return _import_sibling(f"ember.{name}")
-    if name in ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "func"):
-        import importlib
+    import importlib
 
+    if name in _LAZY_MODULES:
         return importlib.import_module(f"ember.{name}")
-    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    elif name in _LEGACY_TYPE_NAMES:
+        value = importlib.import_module("ember._legacy_types").LEGACY_TYPES[name]
+    else:
+        raise AttributeError(f"module 'ember' has no attribute '{name}'")
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
 # PyTorch's TypeError for a wrong-typed tensor or flag argument of the Python-level functions

@@ -41,6 +41,8 @@ def _text(ann: Any) -> str:
 
 def spec_of(fn: types.FunctionType) -> tuple[tuple[int, str, str], ...]:
     """(position or -1 for keyword-only, name, kind) for each parameter the annotations pin down."""
+    while hasattr(fn, "__wrapped__"):  # a decorated function (autocast_op): the original's parameters
+        fn = fn.__wrapped__
     code = fn.__code__
     ann = fn.__annotations__
     npos, nkw = code.co_argcount, code.co_kwonlyargcount

@@ -9,6 +9,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._autocast_policy import autocast_op
 
 # ember.linalg is imported on first call, keeping `import ember` light.
 _slogdet_t = _C._return_type("slogdet", ["sign", "logabsdet"])  # structseqs: built from one tuple
@@ -26,6 +27,7 @@ def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.
     return (a * b).reshape([x * y for x, y in zip(sa, sb, strict=True)])
 
 
+@autocast_op("fp32")
 def trace(input: ember.Tensor) -> ember.Tensor:
     """Sum of the main diagonal of a matrix."""
     if input.dim() != 2:
@@ -36,6 +38,7 @@ def trace(input: ember.Tensor) -> ember.Tensor:
     return input.diagonal().sum()
 
 
+@autocast_op("fp32")
 def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     return ember.linalg.inv(input)
 
@@ -68,12 +71,14 @@ def cross(input: ember.Tensor, other: ember.Tensor, dim: int | None = None, *, o
     return ember.linalg.cross(input, other, dim=dim)
 
 
+@autocast_op("fp32")
 def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^T U)."""
     lower = L.mT if upper else L
     return ember.linalg.solve(lower.mT, ember.linalg.solve(lower, B))
 
 
+@autocast_op("fp32")
 def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """A^{-1} from A's Cholesky factor."""
     n = L.shape[-1]

@@ -117,13 +117,20 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
+        dtype = kwargs.pop("dtype", dtype)
         if dtype is None:
             return "torch." + _LEGACY_NAMES[self.dtype]
         if isinstance(dtype, str):
             names = {f"torch.{v}": k for k, v in _LEGACY_NAMES.items()}
+            if dtype.startswith("torch.cuda.") and dtype[len("torch.cuda."):] in _LEGACY_NAMES.values():
+                _no_cuda()
             if dtype not in names:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = names[dtype]
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _C.dtype):
+            dtype = dtype.dtype  # a legacy type: ember.DoubleTensor
+        elif not isinstance(dtype, _C.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:

@@ -11,6 +11,7 @@ from typing import Any
 import ember
 from ember._lib import _C
 from ember._tensor import Tensor
+from ember._autocast_policy import autocast_op
 
 __all__ = ["cdist", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm", "trapezoid"]
 
@@ -112,6 +113,7 @@ def _float_name(t: Tensor) -> str:
     return t.type().split(".")[-1].replace("Tensor", "")
 
 
+@autocast_op("fp32")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between the rows of x1 (…, P, M) and of x2 (…, R, M): (…, P, R).

@@ -15,10 +15,10 @@ _SUBMODULES = ("data", "benchmark", "bottleneck", "tensorboard", "cpp_extension"
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
-    if name == "dlpack":  # a core module, loaded on first use
+    if name in ("dlpack", "deterministic"):  # core modules, loaded on first use
         import importlib
 
-        return importlib.import_module("ember.utils.dlpack")
+        return importlib.import_module(f"ember.utils.{name}")
     if name in _SUBMODULES:
         from ember._siblings import import_sibling
 

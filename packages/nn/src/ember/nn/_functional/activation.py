@@ -8,8 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember import Tensor, _C
+from ember import _C, Tensor
 from ember._argcheck import no_internal_overlap
+from ember._autocast_policy import ACTIVE as _autocast_active
+from ember._autocast_policy import autocast_op, cast_args
 from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -89,6 +91,7 @@ def _bounds_fit(*bounds: float) -> Callable[[Tensor], None]:
     return check
 
 
+@autocast_op("lower")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
     if input.dtype != weight.dtype:
@@ -362,6 +365,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if _autocast_active[0]:  # aten::linear is on autocast's lower-precision list
+        input, weight, bias = cast_args("lower", input, weight, bias)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(weight)}")

@@ -9,12 +9,14 @@ import ember
 from ember import Tensor
 from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
+from ember._autocast_policy import autocast_op
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return ember._nn.one_hot(tensor, num_classes)
 
 
+@autocast_op("lower")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

@@ -10,6 +10,7 @@ import ember
 from ember import Tensor
 from ember.nn._functional._checks import float_kernel, scalar_name
 from ember.nn._functional.activation import log_softmax, logsigmoid
+from ember._autocast_policy import autocast_op
 
 
 def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True) -> str:
@@ -75,6 +76,7 @@ def _pointwise_loss(input: Tensor, target: Tensor, kernel: str) -> None:
     float_kernel(dtype, kernel)
 
 
+@autocast_op("fp32")
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
@@ -87,6 +89,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     return _reduce(_in_float(lambda a, b: (a - b) * (a - b), (), input, target), reduction)
 
 
+@autocast_op("fp32")
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
@@ -95,6 +98,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     return _weighted((input - target).abs(), weight, reduction, input)
 
 
+@autocast_op("fp32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _warn_size(input, target)
@@ -112,6 +116,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     return _reduce(_in_float(loss, (ember.bfloat16,), input, target), reduction)
 
 
+@autocast_op("fp32")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
@@ -130,6 +135,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(out if weight is None else out * weight, reduction)
 
 
+@autocast_op("fp32")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _reduction(size_average, reduce, reduction)
@@ -152,6 +158,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -256,6 +263,7 @@ def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
     return input, target, False
 
 
+@autocast_op("fp32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _reduction(size_average, reduce, reduction)
@@ -266,6 +274,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
 
 
+@autocast_op("fp32")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -327,6 +336,7 @@ def _xlogy_self(t: Tensor) -> Tensor:
     return ember.where(t == 0, 0.0, t * ember.log(t))  # NaN stays NaN: NaN == 0 is false
 
 
+@autocast_op("fp32")
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:

@@ -15,6 +15,7 @@ from ember import Tensor
 from ember._argcheck import checked
 from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce, _reduction
+from ember._autocast_policy import autocast_op
 
 
 def _checked_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -24,6 +25,7 @@ def _checked_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     return reduction
 
 
+@autocast_op("fp32")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
@@ -62,6 +64,7 @@ def _triplet_margin_loss_op(anchor: Tensor, positive: Tensor, negative: Tensor, 
 triplet_margin_loss_op = checked(_triplet_margin_loss_op, "triplet_margin_loss")
 
 
+@autocast_op("fp32")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
@@ -76,6 +79,7 @@ def margin_ranking_loss_op(input1: Tensor, input2: Tensor, target: Tensor, margi
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+@autocast_op("fp32")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _checked_reduction(size_average, reduce, reduction)
@@ -85,6 +89,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return margin_ranking_loss_op(input1, input2, target, margin, reduction)
 
 
+@autocast_op("fp32")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _checked_reduction(size_average, reduce, reduction)
@@ -100,6 +105,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 _EPSILON = 1e-12  # aten's guard on the squared magnitudes
 
 
+@autocast_op("fp32")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _checked_reduction(size_average, reduce, reduction)

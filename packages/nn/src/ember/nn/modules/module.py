@@ -444,7 +444,9 @@ class Module:
         return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        """Accepted for compatibility; ember runs eagerly."""
+        """Compile this module's calls in place (as PyTorch's): ember checks the arguments as
+        ``ember.compile`` does and keeps running eagerly, so the module and its state_dict are unchanged."""
+        self._compiled_call_impl = ember.compile(self._call_impl, *args, **kwargs)
 
     # ---- repr ----------------------------------------------------------------------------
     def _get_name(self) -> str:

@@ -1,0 +1,201 @@
+// Autocast state (per thread, as PyTorch's), the weight-cast cache, and the argument casts.
+#include "autocast.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include "autograd_ops.h"
+#include "py_tensor.h"
+#include "py_types.h"
+
+namespace ember::python {
+
+namespace {
+
+struct AutocastState {
+  bool enabled = false;
+  bool cache_enabled = true;
+  ScalarType dtype = ScalarType::BFloat16;  // CPU's default lower-precision type
+  int nesting = 0;
+  // fp32 leaf weight -> its cast, alive until the outermost autocast region exits (the source is
+  // held so its address cannot be reused by another tensor while the entry exists).
+  std::unordered_map<TensorImpl*, std::pair<Tensor, Tensor>> cache;
+};
+
+AutocastState& state() {
+  static thread_local AutocastState s;
+  return s;
+}
+
+// PyTorch's eligibility: floating point and not float64 (doubles are never autocast).
+bool eligible(const Tensor& t) {
+  return t.defined() && t.is_floating() && t.dtype() != ScalarType::Float64;
+}
+
+Tensor cast(const Tensor& t, ScalarType to) {
+  if (!eligible(t) || t.dtype() == to) return t;
+  AutocastState& s = state();
+  // Cache the low-precision copies of float32 leaf parameters: a weight used many times in
+  // one forward is cast once (PyTorch's rule; views and non-leaves are never cached).
+  const AutogradMeta* m = t.impl()->autograd.get();
+  bool cacheable = s.cache_enabled && to == s.dtype && t.dtype() == ScalarType::Float32 && m &&
+                   m->requires_grad && !m->grad_fn && !t.impl()->base;
+  if (cacheable) {
+    auto it = s.cache.find(t.impl());
+    if (it != s.cache.end()) return it->second.second;
+  }
+  Tensor r = ag::_to_copy(t, to);
+  if (cacheable) s.cache.emplace(t.impl(), std::make_pair(t, r));
+  return r;
+}
+
+ScalarType widest(ParsedArgs& A, uint32_t mask, ScalarType start) {
+  ScalarType w = start;
+  auto see = [&](PyObject* o) {
+    if (!is_tensor(o)) return;
+    const Tensor& t = unpack(o);
+    if (!eligible(t) || t.dtype() == w) return;
+    if (w == ScalarType::Float32 || t.dtype() == ScalarType::Float32) {
+      w = ScalarType::Float32;
+      return;
+    }
+    throw Error(ErrorKind::Runtime, "Unexpected floating ScalarType in at::autocast::prioritize");
+  };
+  for (int i = 0; i < kMaxParams; ++i) {
+    if (!(mask >> i & 1u) || !A.obj[i]) continue;
+    PyObject* o = A.obj[i];
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      for (Py_ssize_t j = 0; j < n; ++j) see(PySequence_Fast_GET_ITEM(o, j));
+    } else {
+      see(o);
+    }
+  }
+  return w;
+}
+
+// A new reference: the (possibly) cast object for one argument.
+PyObject* cast_obj(PyObject* o, ScalarType to) {
+  if (!is_tensor(o)) {
+    Py_INCREF(o);
+    return o;
+  }
+  const Tensor& t = unpack(o);
+  Tensor r = cast(t, to);
+  if (r.same(t)) {
+    Py_INCREF(o);
+    return o;
+  }
+  return wrap(std::move(r));
+}
+
+}  // namespace
+
+bool autocast_enabled_here() { return state().enabled; }
+
+Tensor autocast_lower(const Tensor& t) { return cast(t, state().dtype); }
+
+AutocastArgs::~AutocastArgs() {
+  for (PyObject* o : held_) Py_XDECREF(o);
+}
+
+void AutocastArgs::apply(AutocastPolicy policy, ParsedArgs& A, uint32_t mask) {
+  const AutocastState& s = state();
+  ScalarType to = policy == AutocastPolicy::Lower ? s.dtype
+                  : policy == AutocastPolicy::Fp32 ? ScalarType::Float32
+                                                   : widest(A, mask, s.dtype);
+  for (int i = 0; i < kMaxParams; ++i) {
+    PyObject* o = A.obj[i];
+    if (!(mask >> i & 1u) || !o || o == Py_None) continue;
+    PyObject* r = nullptr;
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      r = PyTuple_New(n);
+      if (!r) throw python_error();
+      Py_XDECREF(held_[i]);
+      held_[i] = r;  // owned before it is filled: a failed cast leaves no leak
+      for (Py_ssize_t j = 0; j < n; ++j) PyTuple_SET_ITEM(r, j, cast_obj(PySequence_Fast_GET_ITEM(o, j), to));
+    } else {
+      r = cast_obj(o, to);
+      Py_XDECREF(held_[i]);
+      held_[i] = r;
+    }
+    A.obj[i] = r;
+  }
+}
+
+// ---- Python functions (ember.amp's state; device_type is checked on the Python side) ----
+namespace {
+
+void set_enabled(bool on) {
+  AutocastState& s = state();
+  if (on == s.enabled) return;
+  s.enabled = on;
+  g_autocast_threads.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+}
+
+PyObject* py_set_enabled(PyObject*, PyObject* arg) {
+  set_enabled(PyObject_IsTrue(arg) == 1);
+  Py_RETURN_NONE;
+}
+PyObject* py_is_enabled(PyObject*, PyObject*) { return PyBool_FromLong(state().enabled); }
+PyObject* py_set_cache_enabled(PyObject*, PyObject* arg) {
+  state().cache_enabled = PyObject_IsTrue(arg) == 1;
+  Py_RETURN_NONE;
+}
+PyObject* py_is_cache_enabled(PyObject*, PyObject*) { return PyBool_FromLong(state().cache_enabled); }
+PyObject* py_set_dtype(PyObject*, PyObject* arg) {
+  EMBER_PY_TRY
+  state().dtype = parse_dtype(arg);
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+PyObject* py_get_dtype(PyObject*, PyObject*) {
+  PyObject* d = dtype_object(state().dtype);
+  Py_INCREF(d);
+  return d;
+}
+PyObject* py_increment(PyObject*, PyObject*) { return PyLong_FromLong(++state().nesting); }
+PyObject* py_decrement(PyObject*, PyObject*) { return PyLong_FromLong(--state().nesting); }
+PyObject* py_clear_cache(PyObject*, PyObject*) {
+  state().cache.clear();
+  Py_RETURN_NONE;
+}
+
+// _autocast_to(tensor, dtype): the cast a listed binding makes (cached for leaf weights), for Python-level ops.
+PyObject* py_autocast_to(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  if (nargs != 2 || !is_tensor(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "_autocast_to(tensor, dtype)");
+    return nullptr;
+  }
+  const Tensor& t = unpack(args[0]);
+  Tensor r = cast(t, parse_dtype(args[1]));
+  if (r.same(t)) {
+    Py_INCREF(args[0]);
+    return args[0];
+  }
+  return wrap(std::move(r));
+  EMBER_PY_CATCH
+}
+
+PyMethodDef autocast_functions[] = {
+    {"_autocast_to", (PyCFunction)(void (*)())py_autocast_to, METH_FASTCALL, nullptr},
+    {"_set_autocast_cpu_enabled", py_set_enabled, METH_O, nullptr},
+    {"_is_autocast_cpu_enabled", py_is_enabled, METH_NOARGS, nullptr},
+    {"_set_autocast_cache_enabled", py_set_cache_enabled, METH_O, nullptr},
+    {"_is_autocast_cache_enabled", py_is_cache_enabled, METH_NOARGS, nullptr},
+    {"_set_autocast_cpu_dtype", py_set_dtype, METH_O, nullptr},
+    {"_get_autocast_cpu_dtype", py_get_dtype, METH_NOARGS, nullptr},
+    {"_autocast_increment_nesting", py_increment, METH_NOARGS, nullptr},
+    {"_autocast_decrement_nesting", py_decrement, METH_NOARGS, nullptr},
+    {"_clear_autocast_cache", py_clear_cache, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+void init_autocast(PyObject* module) {
+  if (PyModule_AddFunctions(module, autocast_functions) < 0) throw python_error();
+}
+
+}  // namespace ember::python

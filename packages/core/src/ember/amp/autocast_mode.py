@@ -1,0 +1,156 @@
+"""``ember.autocast``: regions where PyTorch's autocast op lists run in lower precision.
+
+The state lives in the core (per thread, as PyTorch's); the bindings of listed ops cast their
+arguments (codegen/autocast_lists.py). Python-level ops follow through ``ember._autocast_policy``.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from ember._lib import _C
+from ember import _autocast_policy as _policy
+
+# Autocast dtype of device types other than CPU (recorded; ember has no GPU autocast).
+_OTHER_DTYPES: dict[str, Any] = {"cuda": _C.float16}
+_OTHER_ENABLED: dict[str, bool] = {}
+
+
+def _device_type(device_type: Any) -> str:
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    return _C.device(device_type).type  # PyTorch's RuntimeError for an unknown device string
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast can be enabled for ``device_type`` (only CPU in ember)."""
+    return _device_type(device_type) == "cpu"
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """``device_type`` None means CUDA (PyTorch's legacy default)."""
+    if device_type is None:
+        return False
+    if _device_type(device_type) == "cpu":
+        return _C._is_autocast_cpu_enabled()
+    return _OTHER_ENABLED.get(device_type, False)
+
+
+def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
+    if enabled is None:  # legacy set_autocast_enabled(enabled): CUDA
+        _OTHER_ENABLED["cuda"] = bool(device_type)
+        return
+    if _device_type(device_type) == "cpu":
+        set_autocast_cpu_enabled(enabled)
+    else:
+        _OTHER_ENABLED[device_type] = bool(enabled)
+
+
+def get_autocast_dtype(device_type: str) -> Any:
+    if _device_type(device_type) == "cpu":
+        return _C._get_autocast_cpu_dtype()
+    return _OTHER_DTYPES.get(device_type, _C.float16)
+
+
+def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    if _device_type(device_type) == "cpu":
+        _C._set_autocast_cpu_dtype(dtype)
+    else:
+        _OTHER_DTYPES[device_type] = dtype
+
+
+def is_autocast_cache_enabled() -> bool:
+    return _C._is_autocast_cache_enabled()
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    _C._set_autocast_cache_enabled(bool(enabled))
+
+
+def clear_autocast_cache() -> None:
+    _C._clear_autocast_cache()
+
+
+def autocast_increment_nesting() -> int:
+    return _C._autocast_increment_nesting()
+
+
+def autocast_decrement_nesting() -> int:
+    return _C._autocast_decrement_nesting()
+
+
+# Deprecated device-specific spellings PyTorch still has.
+def is_autocast_cpu_enabled() -> bool:
+    return _C._is_autocast_cpu_enabled()
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    before = _C._is_autocast_cpu_enabled()
+    _C._set_autocast_cpu_enabled(bool(enabled))
+    _policy._note_enabled(before, bool(enabled))
+
+
+def get_autocast_cpu_dtype() -> Any:
+    return _C._get_autocast_cpu_dtype()
+
+
+def set_autocast_cpu_dtype(dtype: Any) -> None:
+    _C._set_autocast_cpu_dtype(dtype)
+
+
+def get_autocast_gpu_dtype() -> Any:
+    return _OTHER_DTYPES["cuda"]
+
+
+class autocast:
+    """Context manager / decorator: ops of PyTorch's autocast lists run in ``dtype`` inside.
+
+    ``autocast("cpu")`` uses bfloat16 by default (``dtype=ember.float16`` also works); ops on the
+    float32 list (losses, linalg, ...) run in float32; nesting and ``enabled=False`` as PyTorch."""
+
+    def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
+                 cache_enabled: bool | None = None) -> None:
+        self.device = _device_type(device_type)
+        self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        self._enabled = enabled
+        if self.device == "cuda" and enabled:
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+            self._enabled = False
+        elif self.device == "cpu" and enabled and self.fast_dtype not in (_C.bfloat16, _C.float16):
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
+                          stacklevel=2)
+            self._enabled = False
+        elif self.device not in ("cpu", "cuda") and enabled:
+            warnings.warn(f"User specified an unsupported autocast device_type '{self.device}'", stacklevel=2)
+            self._enabled = False
+
+    def __enter__(self) -> None:
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_enabled(self.device, self._enabled)
+        set_autocast_dtype(self.device, self.fast_dtype)
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool:
+        if autocast_decrement_nesting() == 0:  # the outermost region drops the cached weight casts
+            clear_autocast_cache()
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_fastdtype)
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        return False
+
+    def __call__(self, func: Callable) -> Callable:
+        @functools.wraps(func)
+        def decorate_autocast(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return func(*args, **kwargs)
+
+        decorate_autocast.__script_unsupported = "@autocast() decorator is not supported in script mode"  # type: ignore[attr-defined]
+        return decorate_autocast

@@ -10,6 +10,13 @@ Each transformer layer is its own ``fully_shard`` group (one all-gather before i
 one reduce-scatter after its backward), the root takes the embedding and the head. It prints
 the loss of every step on rank 0 (``--json``: one JSON list, which the tests compare between
 ember and PyTorch).
+
+With ``--checkpoint-dir`` it resumes from the checkpoint there (if any) and saves to it at the
+end, so a run can go on with another number of ranks; keep the global batch the same to
+continue the same loss curve:
+
+    ember-run --nproc-per-node 2 examples/fsdp_train.py --steps 10 --checkpoint-dir ck
+    ember-run --nproc-per-node 1 examples/fsdp_train.py --steps 20 --batch-size 16 --checkpoint-dir ck
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 
 
 def build_model(torch, vocab: int, dim: int, layers: int):  # noqa: ANN001, ANN201
@@ -72,11 +80,21 @@ def main() -> None:
     fsdp.fully_shard(model, mp_policy=mp)
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)  # after sharding: steps on the shards
 
+    # Distributed checkpoint: each rank reads and writes only its shards; a checkpoint saved
+    # on N ranks loads on any number of ranks (DCP reshards on load).
+    dcp = importlib.import_module(torch.__name__ + ".distributed.checkpoint")
+    dsd = importlib.import_module(torch.__name__ + ".distributed.checkpoint.state_dict")
     start = 0
-    # ---- DCP resume (dist-dcp): load model/optimizer state from args.checkpoint_dir here ----
-    # if args.checkpoint_dir: msd, osd = get_state_dict(model, opt); dcp.load(...);
-    #     set_state_dict(model, opt, ...); start = saved step
-    # ---------------------------------------------------------------------------------------
+    ckpt = args.checkpoint_dir
+    if ckpt and os.path.exists(os.path.join(ckpt, ".metadata")):
+        model_sd, optim_sd = dsd.get_state_dict(model, opt)  # this run's layout: the targets
+        state = {"model": model_sd, "optim": optim_sd, "step": 0}
+        dcp.load(state, checkpoint_id=ckpt)  # in place, each rank its own shards
+        dsd.set_state_dict(model, opt, model_state_dict=state["model"],
+                           optim_state_dict=state["optim"])
+        start = state["step"]
+        if rank == 0 and not args.json:
+            print(f"resumed from {ckpt} at step {start} on {world} rank(s)", flush=True)
 
     losses = []
     for step in range(start, args.steps):
@@ -97,10 +115,9 @@ def main() -> None:
         if rank == 0 and not args.json:
             print(f"step {step}: loss {losses[-1]:.4f}", flush=True)
 
-    # ---- DCP save (dist-dcp): save model/optimizer state and the step to args.checkpoint_dir --
-    # if args.checkpoint_dir: msd, osd = get_state_dict(model, opt);
-    #     dcp.save({"model": msd, "optim": osd, "step": args.steps}, checkpoint_id=...)
-    # ---------------------------------------------------------------------------------------
+    if ckpt:  # the step goes in with the tensors; the metadata is written last (atomic)
+        model_sd, optim_sd = dsd.get_state_dict(model, opt)
+        dcp.save({"model": model_sd, "optim": optim_sd, "step": args.steps}, checkpoint_id=ckpt)
     if rank == 0 and args.json:
         print(json.dumps(losses), flush=True)
     dist.destroy_process_group()

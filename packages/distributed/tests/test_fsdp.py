@@ -6,16 +6,13 @@ curve."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from _launch import _env, mpiexec, run_mpiexec
-from test_torch_parity import TORCH_EXIT_ABORT
+from _launch import TORCHRUN, json_losses, mpiexec, run_mpiexec
 
 WORKER = r"""
 import copy
@@ -235,22 +232,12 @@ def test_hsdp_and_int_reshard(job: Any) -> None:
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "fsdp_train.py"
 
 
-def _losses(cmd: list[str]) -> list[float]:
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=_env(None))
-    # PyTorch's gloo may abort a rank at exit once the losses are printed (see test_torch_parity)
-    ok = out.returncode == 0 or ("--torch" in cmd and TORCH_EXIT_ABORT in out.stderr)
-    assert ok and out.stdout.strip(), out.stdout + out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 @pytest.mark.parametrize("bf16", [False, True])
 def test_fsdp_loss_curve_matches_pytorch(bf16: bool) -> None:
     pytest.importorskip("torch")
     extra = ["--json", "--steps", "6"] + (["--bf16"] if bf16 else [])
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2"]
-    want = _losses([*torchrun, str(EXAMPLE), "--torch", *extra])
-    got = _losses([mpiexec(), "-n", "2", sys.executable, str(EXAMPLE), *extra])
-    assert len(got) == len(want) == 6
+    want = json_losses([*TORCHRUN, "--nproc-per-node", "2", str(EXAMPLE), "--torch", *extra], 6)
+    got = json_losses([mpiexec(), "-n", "2", sys.executable, str(EXAMPLE), *extra], 6)
     tol = 1e-3 if bf16 else 1e-5
     assert got == pytest.approx(want, rel=tol)
     assert want[-1] < want[0]  # it trains

@@ -18,6 +18,7 @@ from ember.serialization import _save as S
 from ember.serialization._load import _Checkpoint
 from ember.serialization._weights_only import WeightsUnpickler
 from ember.serialization._zip_reader import Source, ZipReader
+from ember.serialization._zip_writer import ZipWriter
 
 
 def prepare_tensor(t: Any) -> Any:
@@ -32,10 +33,24 @@ def prepare_tensor(t: Any) -> Any:
     return t
 
 
+try:  # ISA-L's CRC-32 (zlib's polynomial): 3.8 GB/s here against zlib 1.2.13's 0.6-0.7 GB/s,
+    # which made checksumming the largest part of a save's CPU time (0.9 s of a 2.1 s save)
+    from isal.isal_zlib import crc32 as _fast_crc32
+except ImportError:  # optional (the ``fast`` extra): zlib's, on ember.save's helper thread
+    _fast_crc32 = None
+
+
 def write_tensor(write: Any, t: Any) -> None:
     """Append ``torch.save(t)``'s archive through ``write``."""
     records, table = S._records(t, S.DEFAULT_PROTOCOL, True)
-    S._write_archive(write, "archive", records)
+    if _fast_crc32 is None:
+        S._write_archive(write, "archive", records)
+    else:
+        zw = ZipWriter(write, "archive")
+        for name, data in records:
+            big = len(data) >= 1 << 16
+            zw.add(name, data, _fast_crc32(memoryview(data).cast("B")) if big else None)
+        zw.finish()
     del table
 
 

@@ -191,7 +191,8 @@ def get_optimizer_state_dict(model: Any, optimizers: Any, *, submodules: Any = N
         params = [p for g in optim.param_groups for p in g["params"]]
         osd = optim.state_dict()
         for i, st in osd["state"].items():
-            state[fqns[id(params[i])]] = {k: _export(v, opts) for k, v in st.items()}
+            p = params[i]
+            state[fqns[id(p)]] = {k: _export(_as_param_layout(v, p), opts) for k, v in st.items()}
         for g in osd["param_groups"]:
             groups.append({**g, "params": [fqns[id(params[i])] for i in g["params"]]})
     out = {"state": state, "param_groups": groups}
@@ -278,12 +279,28 @@ def set_model_state_dict(model: Any, model_state_dict: dict[str, Any], *,
     return _IncompatibleKeys(missing, unexpected)
 
 
-def _to_param_layout(v: Any, p: Any) -> Any:
-    """A full optimizer-state tensor shaped like DTensor param ``p`` becomes p's shard."""
-    if D.is_dtensor(p) and isinstance(v, ember.Tensor) and not D.is_dtensor(v) and tuple(v.shape) == tuple(p.shape):
-        local = _shard_of(v, p).clone()
-        return type(p).from_local(local, p.device_mesh, p.placements, run_check=False,
+def _as_param_layout(v: Any, p: Any) -> Any:
+    """An optimizer-state tensor of sharded param ``p`` as a DTensor of p's layout (sharing
+    memory), as torch presents it: the optimizers keep the local shard (``zeros_like`` of a
+    DTensor parameter runs on its local tensor), scalars such as ``step`` stay plain."""
+    if (D.is_dtensor(p) and isinstance(v, ember.Tensor) and not D.is_dtensor(v)
+            and v.dim() == p.dim() and tuple(v.shape) == tuple(p.to_local().shape)):
+        return type(p).from_local(v, p.device_mesh, p.placements, run_check=False,
                                   shape=p.shape, stride=p.stride())
+    return v
+
+
+def _to_param_layout(v: Any, p: Any) -> Any:
+    """The local tensor the optimizer keeps for sharded param ``p``: this rank's piece of a
+    full value, or the local tensor of a DTensor (redistributed if its placements differ)."""
+    if not D.is_dtensor(p) or not isinstance(v, ember.Tensor) or v.dim() != p.dim():
+        return v
+    if D.is_dtensor(v):
+        if tuple(v.placements) != tuple(p.placements):
+            v = v.redistribute(p.device_mesh, p.placements)
+        return v.to_local()
+    if tuple(v.shape) == tuple(p.shape):
+        return _shard_of(v, p).clone()
     return v
 
 

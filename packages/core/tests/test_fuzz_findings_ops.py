@@ -55,3 +55,43 @@ def call(*cases: Callable[[Any], Any]) -> list:
 def test_where_number_checked(dtype: str, v: Any) -> None:
     check(lambda m: m.where(m.tensor([True, False]), m.ones(2, dtype=getattr(m, dtype)), v))
     check(lambda m: m.where(m.tensor([True, False]), v, m.ones(2, dtype=getattr(m, dtype))))
+
+
+# ---- fused optimizer steps: any layout, the step of contiguous copies ------------------------
+
+def stepped(m: Any, t: Any) -> Any:
+    b = m.zeros(4, 12)
+    b[:, ::2] = t
+    return b[:, ::2]
+
+
+LAYOUTS = {"t": lambda m, t: t.t().contiguous().t(), "step": stepped}
+
+
+@pytest.mark.parametrize("name", ["_fused_adam_", "_fused_adamw_", "_fused_sgd_"])
+@pytest.mark.parametrize("layout", ["t", "step"])
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_fused_step_any_layout(name: str, layout: str, which: int) -> None:
+    g = torch.Generator().manual_seed(which)
+    base = [torch.randn(4, 6, generator=g) for _ in range(3)] + [torch.rand(4, 6, generator=g)] * 2
+    kw: dict = (dict(weight_decay=0.1, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
+                     is_first_step=False) if name == "_fused_sgd_" else
+                dict(lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.1, eps=1e-8, amsgrad=True, maximize=False,
+                     grad_scale=None))
+    n = 3 if name == "_fused_sgd_" else 5
+    want = [t.clone() for t in base[:n]]
+    getattr(torch, name)(*[[t] for t in want], *([] if n == 3 else [[torch.tensor(3.0)]]), **kw)
+    got = [ember.tensor(t.tolist()) for t in base[:n]]
+    got[which] = LAYOUTS[layout](ember, got[which])
+    assert not got[which].is_contiguous()
+    getattr(ember, name)(*[[t] for t in got], *([] if n == 3 else [[ember.tensor(3.0)]]), **kw)
+    for w, e in zip(want, got, strict=True):  # PyTorch is right on contiguous tensors
+        torch.testing.assert_close(torch.tensor(e.tolist()), w, rtol=1e-6, atol=1e-7)
+
+
+def test_fused_step_expanded_param_is_overlap_error() -> None:
+    p = ember.zeros(3, 1).expand(3, 4)
+    lists = [[p]] + [[ember.zeros(3, 4)] for _ in range(3)] + [[], [ember.tensor(1.0)]]
+    with pytest.raises(RuntimeError, match="single memory location"):
+        ember._fused_adam_(*lists, lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False,
+                           maximize=False)

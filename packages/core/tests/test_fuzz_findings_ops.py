@@ -95,3 +95,21 @@ def test_fused_step_expanded_param_is_overlap_error() -> None:
     with pytest.raises(RuntimeError, match="single memory location"):
         ember._fused_adam_(*lists, lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False,
                            maximize=False)
+
+
+# ---- the allocator gives its cache back before it fails --------------------------------------
+
+def test_allocation_retries_without_the_cache() -> None:
+    """A block freed into the cache holds address space: under a limit that leaves room for one
+    large block, the next large allocation must still succeed (the cache is dropped first)."""
+    code = textwrap.dedent("""
+        import resource, ember
+        vm = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (vm + (1200 << 20), vm + (1200 << 20)))
+        a = ember.empty(700 << 20, dtype=ember.uint8)
+        del a                                  # cached, still mapped
+        b = ember.empty(900 << 20, dtype=ember.uint8)
+        print('ok', b.numel())
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.stdout.startswith("ok"), r.stderr[-2000:]

@@ -57,6 +57,26 @@ def test_where_number_checked(dtype: str, v: Any) -> None:
     check(lambda m: m.where(m.tensor([True, False]), v, m.ones(2, dtype=getattr(m, dtype))))
 
 
+# ---- index_add / index_copy / index_fill: aten's order and wording ---------------------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.index_add(m.zeros(0, 3), 0, m.tensor([0, 2, 0]), m.ones(3, 3)),
+    lambda m: m.index_add(m.zeros(4, 3), 0, m.tensor([5, 0, 1], dtype=m.int32), m.ones(3, 3)),
+    lambda m: m.zeros(2).index_add_(0, m.tensor([5]), m.ones(1)),
+    lambda m: m.zeros(2, 3).index_add_(0, m.tensor([5]), m.ones(1, 3)),
+    lambda m: m.zeros(3).index_add_(0, m.tensor(1), m.tensor(2.0)),
+    lambda m: m.index_copy(m.zeros(0, 3), 0, m.tensor([3, 1]), m.ones(2, 3)),
+    lambda m: m.zeros(4, 3)[:0].index_copy_(0, m.tensor([3]), m.ones(1, 3)),
+    lambda m: m.zeros(0, 3).index_copy_(1, m.tensor([3]), m.ones(0, 1)),
+    lambda m: m.zeros(1, 1).expand(1, 3).index_copy_(0, m.tensor([3, 1]), m.ones(2, 3)),
+    lambda m: m.zeros(0, 3).index_fill_(0, m.tensor([3]), 1.0),
+    lambda m: m.index_fill(m.zeros(4, 3), 0, m.tensor([3, 1, 3]), 1e300),
+    lambda m: m.index_fill(m.zeros(4, 3, dtype=m.uint8), 0, m.tensor([1]), m.tensor(300.0)),
+))
+def test_index_dim_ops(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
 # ---- fused optimizer steps: any layout, the step of contiguous copies ------------------------
 
 def stepped(m: Any, t: Any) -> Any:

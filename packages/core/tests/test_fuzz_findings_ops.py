@@ -77,6 +77,18 @@ def test_index_dim_ops(f: Callable[[Any], Any]) -> None:
     check(f)
 
 
+# ---- linalg: which triangle, which check, an empty right-hand side ----------------------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.linalg.cholesky(m.tensor([[4.0], [1.0], [0.5]], dtype=m.float64).expand(3, 3), upper=True),
+    lambda m: m.linalg.cholesky(m.tensor([[4.0], [1.0], [0.5]], dtype=m.float64).expand(3, 3)),
+    lambda m: m.linalg.qr(z(m, (3, 3), "float16"), "x"),
+    lambda m: m.linalg.solve(m.ones(4, 4, dtype=m.float64), z(m, (0, 4), "float64"), left=False),
+))
+def test_linalg_order(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
 # ---- fused optimizer steps: any layout, the step of contiguous copies ------------------------
 
 def stepped(m: Any, t: Any) -> Any:

@@ -77,6 +77,81 @@ def test_index_dim_ops(f: Callable[[Any], Any]) -> None:
     check(f)
 
 
+# ---- matmul family, reductions, shapes: which check comes first -------------------------------
+
+def z(m: Any, shape: tuple, dtype: str = "float32") -> Any:
+    return m.zeros(*shape, dtype=getattr(m, dtype))
+
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.bmm(z(m, (5, 2, 3), "bool"), z(m, (5, 3, 4), "uint8")),
+    lambda m: m.bmm(z(m, (5, 2, 3), "int32"), z(m, (5, 3, 4), "uint8")),
+    lambda m: m.bmm(z(m, (5, 2, 3), "bool"), z(m, (5, 3, 4), "uint8"), out=z(m, (5, 2, 4))),
+    lambda m: m.bmm(z(m, (5, 0, 3)), z(m, (5, 3, 4), "int32")),
+    lambda m: m.bmm(z(m, (5, 2, 0), "bool"), z(m, (5, 0, 4), "bool")),
+    lambda m: m.baddbmm(z(m, (0, 2, 4), "bool"), z(m, (5, 2, 3), "bool"), z(m, (5, 3, 4), "bool")),
+    lambda m: m.baddbmm(z(m, (5, 2, 4)), z(m, (5, 2, 3), "bool"), z(m, (5, 3, 4), "bool")),
+    lambda m: m.histc(m.tensor(2**63 - 1), bins=3),
+    lambda m: m.round(z(m, (3, 1), "int64").expand(3, 4), decimals=2, out=z(m, (3, 1), "int64").expand(3, 4)),
+    lambda m: z(m, (3, 1), "int64").expand(3, 4).round_(decimals=2),
+    lambda m: m.mode(z(m, (2, 0)), out=(z(m, (0,)), z(m, (0,)))),
+    lambda m: m.constant_pad_nd(z(m, (2, 3)), [1, 1, 2, -3], 1.5),
+    lambda m: m.constant_pad_nd(z(m, (2, 3)), [-3, 1]),
+    lambda m: m.bucketize(z(m, (3, 4), "bool"), z(m, (4,), "bool"), out=z(m, (0,))),
+    lambda m: m.arange(0, 2.5, 2.0**63, dtype=m.uint8),
+    lambda m: m.arange(0, 5, 2.0**63),
+))
+def test_check_order(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+def nll_backward(m: Any) -> Any:
+    return m.ops.aten.nll_loss_backward if m is torch else m._nn.nll_loss_backward
+
+
+@pytest.mark.parametrize("args", [
+    ("go", (), "float64", (3, 4), [0, 1, 7], None, 1, ()),       # grad_output dtype, then targets
+    ("tw", (), "float32", (3, 4), [0, 1, 7], None, 1, (2,)),     # total_weight size first
+    ("go0d", (), "float32", (3, 4), [0, 1, 2], None, 0, ()),     # reduction none wants (N,)
+    ("w", (), "float32", (3, 4), [0, 1, 7], (4,), 1, ()),        # weight dtype (float64)
+    ("int", (), "float32", (3, 4), [0, 1, 2], None, 1, ()),      # int64 input
+])
+def test_nll_loss_backward_order(args: tuple) -> None:
+    kind, go_shape, go_dtype, shape, target, w, reduction, tw_shape = args
+
+    def f(m: Any) -> Any:
+        x = m.zeros(*shape).long() if kind == "int" else m.zeros(*shape)
+        weight = m.ones(*w, dtype=m.float64) if w else None
+        go = m.ones(*go_shape, dtype=getattr(m, go_dtype))
+        return nll_backward(m)(go, x, m.tensor(target), weight, reduction, -100, m.ones(*tw_shape))
+    check(f)
+
+
+def test_nll_loss_forward_weight_dtype() -> None:
+    def f(m: Any) -> Any:
+        fwd = m.ops.aten.nll_loss_forward if m is torch else m._nn.nll_loss_forward
+        return fwd(m.zeros(4, 5, dtype=m.float64), m.tensor([0, 3, 1, -100]), m.ones(5), 2, -100)
+    check(f)
+
+
+# ---- values: aten's tie order, NaN in a gradient -----------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 6])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+def test_topk_ties_follow_aten(k: int, largest: bool, sorted_: bool) -> None:
+    rows = [[1.0, 2, 1, 2, 1, 2], [0.0] * 6, [3.0, 1, 3, 1, 3, 1], [NAN, 1, NAN, 1, 0, 0]]
+    check(lambda m: m.topk(m.tensor(rows), k, largest=largest, sorted=sorted_))
+    check(lambda m: m.topk(m.tensor([float(i % 7) for i in range(500)]), k, largest=largest, sorted=sorted_))
+
+
+def test_hardtanh_backward_nan_passes_gradient() -> None:
+    def f(m: Any) -> Any:
+        hb = m.ops.aten.hardtanh_backward if m is torch else m._nn.hardtanh_backward
+        return hb(m.ones(5), m.tensor([NAN, -1.0, 1.0, 0.5, INF]), -1.0, 1.0)
+    check(f)
+
+
 # ---- linalg: which triangle, which check, an empty right-hand side ----------------------------
 
 @pytest.mark.parametrize("f", call(

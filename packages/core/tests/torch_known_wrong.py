@@ -177,6 +177,58 @@ def _trigamma_pole_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
+# --- hardtanh_backward at a NaN input ----------------------------------------------------------
+
+def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
+            and x.dtype.is_floating_point and g.dtype.is_floating_point and bool(torch.isnan(x).any()))
+
+
+def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    y = torch.ops.aten.hardtanh_backward(*args, **kwargs)
+    return torch.where(torch.isnan(x), torch.zeros_like(y), y)
+
+
+# --- floating remainder where a / b overflows ---------------------------------------------
+
+def _remainder_parts(args: tuple, kwargs: dict) -> tuple | None:
+    a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or kwargs.get("out") is not None:
+        return None
+    rt = torch.result_type(a, b)
+    if not rt.is_floating_point:
+        return None
+    ct = torch.float32 if rt in (torch.float16, torch.bfloat16) else rt  # aten's op-math type
+    ta, tb = (torch.as_tensor(x, dtype=rt).to(ct) for x in (a, b))
+    return ta, tb, rt
+
+
+def _remainder_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _remainder_parts(args, kwargs) if name == "remainder" else None
+    if parts is None:
+        return False
+    ta, tb, _ = parts
+    finite = torch.isfinite(ta) & torch.isfinite(tb) & (tb != 0)
+    return bool((torch.isinf(ta / tb) & finite).any())
+
+
+def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    ta, tb, rt = _remainder_parts(args, kwargs)
+    ta, tb = torch.broadcast_tensors(ta, tb)
+
+    def fmod(x: float, y: float) -> float:  # torch.fmod has the same vector formula: Python's
+        if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+            return math.nan
+        return math.fmod(x, y)
+
+    m = torch.tensor([fmod(x, y) for x, y in zip(ta.double().flatten().tolist(),
+                                                  tb.double().flatten().tolist(), strict=True)],
+                     dtype=torch.float64).reshape(ta.shape).to(ta.dtype)  # exact: fmod is
+    return torch.where((m != 0) & ((tb < 0) != (m < 0)), m + tb, m).to(rt)
+
+
 # --- 2-d / 3-d pooling backward with a gradient of another batch size ----------------------
 
 POOL_BACKWARD = {"avg_pool3d_backward": 5, "_adaptive_avg_pool3d_backward": 5,
@@ -598,6 +650,22 @@ KNOWN_WRONG = [
             "+inf from both sides (as PyTorch's own polygamma(1, 0) = inf and its n >= 2 "
             "poles say); the other elements keep PyTorch's values",
         applies=_trigamma_pole_applies, correct=_trigamma_pole_correct),
+    KnownWrong(
+        "hardtanh-backward-nan",
+        torch_says="torch.ops.aten.hardtanh_backward(torch.ones(12), torch.full((12,), nan), -1., 1.)"
+                   " -> 0 for the first 8 elements (its vector loop) and 1 for the last 4 (its "
+                   "scalar tail): the answer depends on the element's position and the CPU",
+        why="one answer for every element: the vector loop's 0 (a NaN input is not inside "
+            "(min, max)), which is what ember gives everywhere (nn's test_activation_ieee)",
+        applies=_hardtanh_bw_applies, correct=_hardtanh_bw_correct),
+    KnownWrong(
+        "remainder-quotient-overflow",
+        torch_says="torch.remainder(torch.tensor([1.0] * 8, dtype=torch.float64), 5e-324) -> NaN "
+                   "in its vector loop (a - b * floor(a / b) with a / b = inf), 0 in its scalar "
+                   "tail (fmod): the answer depends on the element's position",
+        why="a mod b is exact and finite for finite a and nonzero b: fmod(a, b), moved into "
+            "b's sign -- PyTorch's own scalar path, and Python's math.fmod",
+        applies=_remainder_applies, correct=_remainder_correct),
     KnownWrong(
         "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "

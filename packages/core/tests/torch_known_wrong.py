@@ -538,20 +538,24 @@ def _gelu_bw_parts(args: tuple, kwargs: dict) -> tuple:
 
 def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
-    if name != "gelu_backward" or approximate != "none" or not (
+    if name != "gelu_backward" or approximate not in ("none", "tanh") or not (
             isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)):
         return False
     if not (g.dtype.is_floating_point and x.dtype.is_floating_point):
         return False
     shape = torch.broadcast_shapes(g.shape, x.shape)
-    return (tuple(shape) != tuple(g.shape) and math.prod(shape) > 0
-            and torch.promote_types(g.dtype, x.dtype) != torch.float64)
+    rt = torch.promote_types(g.dtype, x.dtype)
+    broadcast = (approximate == "none" and tuple(shape) != tuple(g.shape) and math.prod(shape) > 0
+                 and rt != torch.float64)
+    return broadcast or g.dtype != x.dtype
 
 
 def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
     shape = torch.broadcast_shapes(g.shape, x.shape)
-    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous(), x, approximate=approximate)
+    rt = torch.promote_types(g.dtype, x.dtype)
+    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt),
+                                        approximate=approximate)
 
 
 # --- embedding_bag without bags -------------------------------------------------------------
@@ -778,12 +782,15 @@ KNOWN_WRONG = [
             "computes)",
         applies=_fused_layout_applies, correct=_fused_layout_correct),
     KnownWrong(
-        "gelu-backward-broadcast-grad",
+        "gelu-backward-broadcast-or-mixed",
         torch_says="torch.ops.aten.gelu_backward(torch.tensor(2.), torch.randn(3, 4)) raises "
                    "'could not create a primitive descriptor for the reorder primitive' (its "
-                   "oneDNN path, float32 / half types, approximate='none'); float64 broadcasts",
-        why="gelu_backward is elementwise over the broadcast shape, as its float64 path and "
-            "its broadcasting of self show: the gradient broadcast first gives the answer",
+                   "oneDNN path, float32 / half types, approximate='none'; float64 broadcasts); "
+                   "with a float32 gradient and a float16 self the float32 result holds float16 "
+                   "values (gelu_backward(1, -3.0) = -0.0119476318359375, float32 says -0.0119456)",
+        why="gelu_backward is elementwise over the broadcast shape in the promoted dtype, as its "
+            "float64 path, its broadcasting of self and its result dtype say: both operands "
+            "broadcast and promoted first give the answer",
         applies=_gelu_bw_applies, correct=_gelu_bw_correct),
     KnownWrong(
         "embedding-bag-no-offsets",

@@ -64,6 +64,8 @@ def test_where_number_checked(dtype: str, v: Any) -> None:
     lambda m: m.index_add(m.zeros(4, 3), 0, m.tensor([5, 0, 1], dtype=m.int32), m.ones(3, 3)),
     lambda m: m.zeros(2).index_add_(0, m.tensor([5]), m.ones(1)),
     lambda m: m.zeros(2, 3).index_add_(0, m.tensor([5]), m.ones(1, 3)),
+    lambda m: m.zeros(2, 3).index_add_(0, m.tensor([5]), m.ones(1, 3), alpha=2.0),
+    lambda m: m.zeros(2, 3).index_add_(0, m.tensor([5]), m.ones(1, 3), alpha=True),
     lambda m: m.zeros(3).index_add_(0, m.tensor(1), m.tensor(2.0)),
     lambda m: m.index_copy(m.zeros(0, 3), 0, m.tensor([3, 1]), m.ones(2, 3)),
     lambda m: m.zeros(4, 3)[:0].index_copy_(0, m.tensor([3]), m.ones(1, 3)),

@@ -688,9 +688,11 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   // nothing to add or nowhere to add it.
   if (self.dim() > 1 && (self.numel() == 0 || index.numel() == 0)) return self;
   // index_add takes no negative indices (unlike index_copy / index_fill). aten's kernels word a
-  // bad one two ways: its int64 path for two or more dims names it, the others do not.
+  // bad one two ways: its accumulating index_put path (two or more dims, an int64 index, alpha
+  // 1 and not True) names it, the others do not.
   Tensor idx = as_long_contiguous(index);
-  if (self.dim() <= 1 || index.dtype() != ScalarType::Int64) {
+  const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
+  if (!put_path) {
     const int64_t* ip = idx.data<int64_t>();
     const int64_t size = sizes1(self)[d];
     for (int64_t i = 0, n = idx.numel(); i < n; ++i)

@@ -202,9 +202,9 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
       (void)Scalar(lo).checked<scalar_t>();
       (void)Scalar(hi).checked<scalar_t>();
     });
+  resize_out(out, {bins});  // aten sizes its output before the dtype dispatch (a huge bins: OOM first)
   if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
   std::vector<double> counts(bins, 0.0);
-  resize_out(out, {bins});
   EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
     // PyTorch's bin arithmetic: edges and every step rounded to the input's dtype, so a value
     // near an edge lands in the same bin as there (double arithmetic moved ~1% of 0-d inputs).

@@ -226,12 +226,16 @@ RANDOM_OPS = {"rand", "randn", "randint", "randint.low", "randperm", "rand_like"
 
 # On a singular matrix these ops return rounding noise (det 3.3e-15 with sign 1 from PyTorch's
 # LAPACK on Emerald Rapids, exactly 0 on Zen 5): which noise is the CPU's choice, so dtype and
-# shape only.  inv is the same where the noise decides between a result and an error.
+# shape only.  inv is the same where the noise decides between a result and an error.  A matrix
+# holding inf or NaN is the LAPACK build's choice too: its LU pivots on (or past) them as its
+# own max-abs search and update order decide (PyTorch's MKL: det -inf or NaN, inv all NaN or a
+# singular error; OpenBLAS, which ember and PyTorch's aarch64 wheels link, other mixes).
 ROUNDING_NOISE_OPS = {"det", "slogdet", "inv"}
 
 
 def _singular(args: tuple) -> bool:
-    """Some matrix of the call's first tensor argument is singular to its dtype's precision."""
+    """Some matrix of the call's first tensor argument is singular to its dtype's precision, or
+    the argument holds inf or NaN."""
     try:
         args = S.materialize(args, S.torch)
     except Exception:  # noqa: BLE001 - inputs PyTorch cannot build: not a matrix question
@@ -243,7 +247,7 @@ def _singular(args: tuple) -> bool:
         return False
     m = a.detach().to(S.torch.complex128 if a.is_complex() else S.torch.float64)
     if not bool(S.torch.isfinite(m).all()):
-        return False
+        return True  # non-finite: LAPACK-defined, as above
     sv = S.torch.linalg.svdvals(m)
     eps = S.torch.finfo(a.dtype).eps
     return bool((sv[..., -1] <= sv[..., 0] * eps * a.shape[-1] * 8).any())

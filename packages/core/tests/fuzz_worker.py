@@ -212,6 +212,11 @@ def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
                 answer = ("ok", S.to_plain(res), S.to_plain(S.tensors_of((args, kwargs))))
             except Exception as exc:  # noqa: BLE001 - the exception type is what is compared
                 answer = ("raise", S.H.builtin_exc_type(exc).__name__, str(exc)[:300])
+            # Nothing of this call may outlive it: the next one (the other library's turn)
+            # would run with less memory under the address-space limit. ember's allocator
+            # keeps freed large blocks mapped for reuse; they go back too.
+            args = kwargs = res = None
+            libs["ember"]._C._cpu_empty_cache()
         try:
             _send(out, answer)
         except Exception as exc:  # noqa: BLE001 - an unpicklable result

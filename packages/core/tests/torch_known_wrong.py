@@ -156,6 +156,79 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
 
 
+# --- polygamma(1, a negative integer) ---------------------------------------------------------
+
+def _negative_integer(x: torch.Tensor) -> torch.Tensor:
+    return torch.isfinite(x) & (x < 0) & (x == torch.floor(x))
+
+
+def _trigamma_pole_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "polygamma":
+        return False
+    n, x = _polygamma_parts(args, kwargs)
+    out = kwargs.get("out")
+    return (n == 1 and x.dtype.is_floating_point and (out is None or out.dtype.is_floating_point)
+            and bool(_negative_integer(x).any()))
+
+
+def _trigamma_pole_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    _, x = _polygamma_parts(args, kwargs)
+    y = torch.where(_negative_integer(x), math.inf, torch.polygamma(1, x))
+    return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
+
+
+# --- hardtanh_backward at a NaN input ----------------------------------------------------------
+
+def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
+            and x.dtype.is_floating_point and g.dtype.is_floating_point and bool(torch.isnan(x).any()))
+
+
+def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    y = torch.ops.aten.hardtanh_backward(*args, **kwargs)
+    return torch.where(torch.isnan(x), torch.zeros_like(y), y)
+
+
+# --- floating remainder where a / b overflows ---------------------------------------------
+
+def _remainder_parts(args: tuple, kwargs: dict) -> tuple | None:
+    a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or kwargs.get("out") is not None:
+        return None
+    rt = torch.result_type(a, b)
+    if not rt.is_floating_point:
+        return None
+    ct = torch.float32 if rt in (torch.float16, torch.bfloat16) else rt  # aten's op-math type
+    ta, tb = (torch.as_tensor(x, dtype=rt).to(ct) for x in (a, b))
+    return ta, tb, rt
+
+
+def _remainder_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _remainder_parts(args, kwargs) if name == "remainder" else None
+    if parts is None:
+        return False
+    ta, tb, _ = parts
+    finite = torch.isfinite(ta) & torch.isfinite(tb) & (tb != 0)
+    return bool((torch.isinf(ta / tb) & finite).any())
+
+
+def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    ta, tb, rt = _remainder_parts(args, kwargs)
+    ta, tb = torch.broadcast_tensors(ta, tb)
+
+    def fmod(x: float, y: float) -> float:  # torch.fmod has the same vector formula: Python's
+        if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+            return math.nan
+        return math.fmod(x, y)
+
+    m = torch.tensor([fmod(x, y) for x, y in zip(ta.double().flatten().tolist(),
+                                                  tb.double().flatten().tolist(), strict=True)],
+                     dtype=torch.float64).reshape(ta.shape).to(ta.dtype)  # exact: fmod is
+    return torch.where((m != 0) & ((tb < 0) != (m < 0)), m + tb, m).to(rt)
+
+
 # --- 2-d / 3-d pooling backward with a gradient of another batch size ----------------------
 
 POOL_BACKWARD = {"avg_pool3d_backward": 5, "_adaptive_avg_pool3d_backward": 5,
@@ -385,17 +458,20 @@ def _unfold_pad_correct(name: str, args: tuple, kwargs: dict) -> Any:
 FUSED_LISTS = {"_fused_adam_": 6, "_fused_adamw_": 6, "_fused_sgd_": 3}  # leading Tensor[] args
 
 
+def _fused_parses(kwargs: dict) -> bool:
+    """PyTorch's argument parser takes the call (else it rejects it before the kernel runs)."""
+    flags = ("amsgrad", "maximize", "nesterov", "is_first_step")
+    return not (any(not isinstance(v, bool) for k, v in kwargs.items() if k in flags) or any(
+        isinstance(v, bool) or not isinstance(v, (int, float))
+        for k, v in kwargs.items() if k not in flags and k not in ("grad_scale", "found_inf")))
+
+
 def _fused_applies(name: str, args: tuple, kwargs: dict) -> bool:
     """True unless every list is as long as the parameter list (or empty, for the optional
     ones) and every per-parameter tensor has its parameter's shape and dtype (state steps:
     one element each)."""
-    if name not in FUSED_LISTS:
+    if name not in FUSED_LISTS or not _fused_parses(kwargs):
         return False
-    flags = ("amsgrad", "maximize", "nesterov", "is_first_step")
-    if any(not isinstance(v, bool) for k, v in kwargs.items() if k in flags) or any(
-            isinstance(v, bool) or not isinstance(v, (int, float))
-            for k, v in kwargs.items() if k not in flags and k not in ("grad_scale", "found_inf")):
-        return False  # PyTorch's argument parser rejects the call before the kernel runs
     lists = list(args[:FUSED_LISTS[name]])
     if len(lists) < FUSED_LISTS[name] or not all(isinstance(x, (list, tuple)) for x in lists):
         return True
@@ -419,6 +495,67 @@ def _fused_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _fused_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: the tensor lists must match the parameters in length, shape "
                        "and dtype")
+
+
+# --- fused optimizer steps on non-contiguous tensors ----------------------------------------
+
+def _fused_tensors(name: str, args: tuple) -> list:
+    """Every per-parameter tensor of a fused step (parameters, gradients, states)."""
+    n = FUSED_LISTS[name] - (1 if name != "_fused_sgd_" else 0)  # the state steps are read only
+    return [t for lst in args[:n] for t in lst]
+
+
+def _fused_layout_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    return (name in FUSED_LISTS and _fused_parses(kwargs) and not _fused_applies(name, args, kwargs)
+            and any(not t.is_contiguous() for t in _fused_tensors(name, args)))
+
+
+def _fused_layout_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # The step is elementwise: it is the same step on contiguous copies, written back. A tensor the
+    # step writes that aliases itself (expanded) has no single answer: the in-place overlap error.
+    grads_written = kwargs.get("grad_scale") is not None  # unscaled in place
+    written = [t for t in _fused_tensors(name, args)
+               if grads_written or not any(t is g for g in args[1])]
+    if any(torch._debug_has_internal_overlap(t) == 1 for t in written):
+        raise RuntimeError(f"{name}: unsupported operation: more than one element of the "
+                           "written-to tensor refers to a single memory location")
+    n = FUSED_LISTS[name]
+    dense = [[t.contiguous() for t in lst] for lst in args[:n]]
+    res = getattr(torch, name)(*dense, *args[n:], **kwargs)
+    for lst, dlst in zip(args[:n], dense, strict=True):
+        for t, d in zip(lst, dlst, strict=True):
+            if d is not t and any(t is w for w in written):
+                t.copy_(d)
+    return res
+
+
+# --- gelu_backward with a gradient to broadcast ---------------------------------------------
+
+def _gelu_bw_parts(args: tuple, kwargs: dict) -> tuple:
+    return (_arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self"),
+            _arg(args, kwargs, 2, "approximate", "none"))
+
+
+def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    if name != "gelu_backward" or approximate not in ("none", "tanh") or not (
+            isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)):
+        return False
+    if not (g.dtype.is_floating_point and x.dtype.is_floating_point):
+        return False
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    rt = torch.promote_types(g.dtype, x.dtype)
+    broadcast = (approximate == "none" and tuple(shape) != tuple(g.shape) and math.prod(shape) > 0
+                 and rt != torch.float64)
+    return broadcast or g.dtype != x.dtype
+
+
+def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    rt = torch.promote_types(g.dtype, x.dtype)
+    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt),
+                                        approximate=approximate)
 
 
 # --- embedding_bag without bags -------------------------------------------------------------
@@ -508,6 +645,31 @@ KNOWN_WRONG = [
             "of (-1)^(n+1)), as PyTorch's own n = 1 says; towards -inf it passes a pole at every "
             "non-positive integer and has no limit: NaN",
         applies=_polygamma_applies, correct=_polygamma_correct),
+    KnownWrong(
+        "trigamma-pole",
+        torch_says="torch.polygamma(1, torch.tensor([-1.0, -65504.0])) -> [1.29e15, 3.2e5] "
+                   "(float32; 6.6e32 in float64): its reflection formula divides by "
+                   "sin(pi x)^2, which is not 0 in floating point at a negative integer",
+        why="trigamma(x) = sum_k 1/(x+k)^2 has a double pole at every non-positive integer, "
+            "+inf from both sides (as PyTorch's own polygamma(1, 0) = inf and its n >= 2 "
+            "poles say); the other elements keep PyTorch's values",
+        applies=_trigamma_pole_applies, correct=_trigamma_pole_correct),
+    KnownWrong(
+        "hardtanh-backward-nan",
+        torch_says="torch.ops.aten.hardtanh_backward(torch.ones(12), torch.full((12,), nan), -1., 1.)"
+                   " -> 0 for the first 8 elements (its vector loop) and 1 for the last 4 (its "
+                   "scalar tail): the answer depends on the element's position and the CPU",
+        why="one answer for every element: the vector loop's 0 (a NaN input is not inside "
+            "(min, max)), which is what ember gives everywhere (nn's test_activation_ieee)",
+        applies=_hardtanh_bw_applies, correct=_hardtanh_bw_correct),
+    KnownWrong(
+        "remainder-quotient-overflow",
+        torch_says="torch.remainder(torch.tensor([1.0] * 8, dtype=torch.float64), 5e-324) -> NaN "
+                   "in its vector loop (a - b * floor(a / b) with a / b = inf), 0 in its scalar "
+                   "tail (fmod): the answer depends on the element's position",
+        why="a mod b is exact and finite for finite a and nonzero b: fmod(a, b), moved into "
+            "b's sign -- PyTorch's own scalar path, and Python's math.fmod",
+        applies=_remainder_applies, correct=_remainder_correct),
     KnownWrong(
         "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
@@ -610,6 +772,26 @@ KNOWN_WRONG = [
         why="the step is undefined for such lists; PyTorch's own foreach ops and optimizers "
             "reject them with a RuntimeError, which is what ember must raise",
         applies=_fused_applies, correct=_fused_correct),
+    KnownWrong(
+        "fused-optimizer-non-contiguous",
+        torch_says="torch._fused_adam_/_fused_adamw_/_fused_sgd_ walk each tensor's memory as if it "
+                   "were contiguous: a transposed gradient beside a contiguous parameter pairs "
+                   "the wrong elements, a sliced one reads and writes past the view",
+        why="the optimizer step is elementwise, so the layout cannot change it: the right answer "
+            "is the step on contiguous copies, written back (what torch.optim's foreach path "
+            "computes)",
+        applies=_fused_layout_applies, correct=_fused_layout_correct),
+    KnownWrong(
+        "gelu-backward-broadcast-or-mixed",
+        torch_says="torch.ops.aten.gelu_backward(torch.tensor(2.), torch.randn(3, 4)) raises "
+                   "'could not create a primitive descriptor for the reorder primitive' (its "
+                   "oneDNN path, float32 / half types, approximate='none'; float64 broadcasts); "
+                   "with a float32 gradient and a float16 self the float32 result holds float16 "
+                   "values (gelu_backward(1, -3.0) = -0.0119476318359375, float32 says -0.0119456)",
+        why="gelu_backward is elementwise over the broadcast shape in the promoted dtype, as its "
+            "float64 path, its broadcasting of self and its result dtype say: both operands "
+            "broadcast and promoted first give the answer",
+        applies=_gelu_bw_applies, correct=_gelu_bw_correct),
     KnownWrong(
         "embedding-bag-no-offsets",
         torch_says="F.embedding_bag(torch.tensor([0, 1]), torch.ones(5, 4), torch.zeros(0, "

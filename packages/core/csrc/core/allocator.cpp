@@ -53,10 +53,9 @@ size_t rounded(size_t n) {
   return (n + r - 1) / r * r;
 }
 
-void* raw_alloc(size_t n) {
+void* try_raw_alloc(size_t n) {
   void* p = nullptr;
-  if (posix_memalign(&p, n >= kHugeMin ? kRound : kAlignment, n ? n : 1) != 0) p = nullptr;
-  if (!p) out_of_memory(n);
+  if (posix_memalign(&p, n >= kHugeMin ? kRound : kAlignment, n ? n : 1) != 0) return nullptr;
 #ifdef MADV_HUGEPAGE
   if (n >= kHugeMin) madvise(p, n, MADV_HUGEPAGE);
 #endif
@@ -64,6 +63,18 @@ void* raw_alloc(size_t n) {
 }
 
 }  // namespace
+
+// The cached blocks are the first memory to give back: an allocation that fails while they
+// hold address space or memory (a limit, an overcommit policy) is retried without them.
+static void* raw_alloc(size_t n) {
+  void* p = try_raw_alloc(n);
+  if (!p && cpu_cached_bytes() > 0) {
+    cpu_empty_cache();
+    p = try_raw_alloc(n);
+  }
+  if (!p) out_of_memory(n);
+  return p;
+}
 
 namespace {
 void* cpu_alloc_impl(size_t nbytes) {

@@ -97,15 +97,6 @@ Tensor full_like(const Tensor& input, const Scalar& fill_value, std::optional<Sc
 // ---- ranges ----
 
 namespace {
-// Scalar -> int64 as PyTorch's Scalar::to<int64_t> does it: truncating, but an error when the value is
-// out of range (a plain cast of such a double is undefined).
-int64_t to_int64_checked(const Scalar& v, const char* what) {
-  if (!v.is_float()) return v.to_int();
-  double d = v.to_double();
-  EMBER_CHECK(d > -9223372036854775809.0 && d < 9223372036854775808.0,
-              "value cannot be converted to type int64_t without overflow: ", what, " = ", d);
-  return static_cast<int64_t>(d);
-}
 
 // arange's length as PyTorch computes it: from the int64-truncated arguments for int64 (so
 // arange(2.5, dtype=int64) has 2 elements, int32 3), in double for every other dtype.
@@ -115,8 +106,9 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
   EMBER_CHECK(st != 0, "step must be nonzero");
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and lower bound inconsistent with step sign");
   if (dt == ScalarType::Int64) {
-    int64_t a = to_int64_checked(start, "start"), b = to_int64_checked(end, "end"),
-            c = to_int64_checked(step, "step");
+    // c10's checked conversion compares with int64's max as a double: 2.0**63 passes (as
+    // INT64_MIN), so arange(0, 5, 2.0**63, dtype=int32) is [0].
+    int64_t a = start.checked<int64_t>(), b = end.checked<int64_t>(), c = step.checked<int64_t>();
     EMBER_CHECK_VALUE(c != 0, "step must be nonzero");  // a fractional step truncated to 0: PyTorch's ValueError
     // 128-bit: the span of two int64s overflows int64 (PyTorch's own length then wraps).
     __int128 n = (static_cast<__int128>(b) - a + c - (c > 0 ? 1 : -1)) / c;
@@ -155,8 +147,8 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
       // An integer dtype truncates start and step before stepping (the length still comes
       // from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. Wrapping
       // (unsigned) arithmetic: the values of a narrow dtype wrap as PyTorch's do.
-      uint64_t ia = static_cast<uint64_t>(to_int64_checked(start, "start")),
-               ic = static_cast<uint64_t>(to_int64_checked(step, "step"));
+      uint64_t ia = static_cast<uint64_t>(start.checked<int64_t>()),
+               ic = static_cast<uint64_t>(step.checked<int64_t>());
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(ia + uint64_t(i) * ic));
     } else {
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);

@@ -13,6 +13,7 @@
 
 #include "../core/cpu_capability.h"
 #include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
 #include "checks.h"
 #include "ops.h"
 
@@ -27,23 +28,36 @@ bool same_sizes(IntArrayRef a, IntArrayRef b) {
   return true;
 }
 
-void check_list(const char* op, const char* what, const TensorList& ref, const TensorList& l) {
+// `written`: the step stores into the list's tensors, which then may not alias themselves.
+void check_list(const char* op, const char* what, const TensorList& ref, const TensorList& l, bool written = true) {
   EMBER_CHECK(l.size() == ref.size(), op, ": expected ", what, " to have ", ref.size(), " tensors, got ",
               l.size());
   for (size_t i = 0; i < l.size(); ++i) {
     EMBER_CHECK(l[i].dtype() == ref[i].dtype() && same_sizes(l[i].sizes(), ref[i].sizes()), op, ": ", what, "[", i,
                 "] must have the dtype and shape of params[", i, "]");
-    EMBER_CHECK(l[i].is_contiguous(), op, ": ", what, "[", i, "] must be contiguous");
+    if (written) check_no_internal_overlap(l[i]);
   }
 }
+
+// The step is elementwise, so any layout is fine (PyTorch's CPU kernels walk raw memory and pair up
+// the wrong elements of non-contiguous tensors: torch_known_wrong.py). The loops below walk dense
+// memory: a non-contiguous tensor is stepped in a contiguous copy that is written back after.
+struct Dense {
+  Tensor orig, work;
+  explicit Dense(const Tensor& t)
+      : orig(t), work(t.defined() && !t.is_contiguous() ? clone(t, MemoryFormat::Contiguous) : t) {}
+  void write_back() const {
+    if (!work.same(orig)) copy_into(orig, work);
+  }
+};
 
 void check_params(const char* op, const TensorList& params) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     EMBER_CHECK(p.dtype() == ScalarType::Float32 || p.dtype() == ScalarType::Float64, op,
                 ": params must be float32 or float64, got ", legacy_name(p.dtype()), " at index ", i);
-    EMBER_CHECK(p.is_contiguous(), op, ": params[", i, "] must be contiguous");
     check_inplace(p, op);
+    check_no_internal_overlap(p);
   }
 }
 
@@ -203,7 +217,7 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
                       const TensorList& state_steps, const AdamArgs& a, const Tensor& grad_scale,
                       const Tensor& found_inf) {
   check_params(op, self);
-  check_list(op, "grads", self, grads);
+  check_list(op, "grads", self, grads, grad_scale.defined());
   check_list(op, "exp_avgs", self, exp_avgs);
   check_list(op, "exp_avg_sqs", self, exp_avg_sqs);
   if (a.amsgrad) check_list(op, "max_exp_avg_sqs", self, max_exp_avg_sqs);
@@ -214,13 +228,14 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
   for (size_t i = 0; i < self.size(); ++i) {
     const double step = state_steps[i].item().to_double();
-    const Tensor& mx = a.amsgrad ? max_exp_avg_sqs[i] : Tensor();
+    const Dense p(self[i]), g(grads[i]), m(exp_avgs[i]), v(exp_avg_sqs[i]);
+    const Dense mx(a.amsgrad ? max_exp_avg_sqs[i] : Tensor());
     if (self[i].dtype() == ScalarType::Float32)
-      adam_one<float>(self[i], grads[i], exp_avgs[i], exp_avg_sqs[i], mx, step, a,
-                      grad_scale.defined() ? &scale : nullptr);
+      adam_one<float>(p.work, g.work, m.work, v.work, mx.work, step, a, grad_scale.defined() ? &scale : nullptr);
     else
-      adam_one<double>(self[i], grads[i], exp_avgs[i], exp_avg_sqs[i], mx, step, a,
-                       grad_scale.defined() ? &scale : nullptr);
+      adam_one<double>(p.work, g.work, m.work, v.work, mx.work, step, a, grad_scale.defined() ? &scale : nullptr);
+    for (const Dense* t : {&p, &m, &v, &mx}) t->write_back();
+    if (grad_scale.defined()) g.write_back();
     for (const Tensor* t : {&self[i], &exp_avgs[i], &exp_avg_sqs[i]}) t->bump_version();
     if (a.amsgrad) max_exp_avg_sqs[i].bump_version();
     if (grad_scale.defined()) grads[i].bump_version();
@@ -319,7 +334,7 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
                        bool maximize, bool is_first_step, const Tensor& grad_scale, const Tensor& found_inf) {
   const char* op = "_fused_sgd_";
   check_params(op, self);
-  check_list(op, "grads", self, grads);
+  check_list(op, "grads", self, grads, grad_scale.defined());
   if (momentum != 0) check_list(op, "momentum_buffer_list", self, momentum_buffer_list);
   // PyTorch's rule: without momentum there must be no buffers (its message).
   EMBER_CHECK(momentum != 0 || momentum_buffer_list.empty(),
@@ -331,12 +346,16 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
   const double* sp = grad_scale.defined() ? &scale : nullptr;
   for (size_t i = 0; i < self.size(); ++i) {
     const Tensor& buf = momentum != 0 ? momentum_buffer_list[i] : Tensor();
+    const Dense p(self[i]), g(grads[i]), b(buf);
     if (self[i].dtype() == ScalarType::Float32)
-      sgd_one<float>(self[i], grads[i], buf, weight_decay, momentum, lr, dampening, nesterov, maximize,
+      sgd_one<float>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize,
                      is_first_step, sp);
     else
-      sgd_one<double>(self[i], grads[i], buf, weight_decay, momentum, lr, dampening, nesterov, maximize,
+      sgd_one<double>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize,
                       is_first_step, sp);
+    p.write_back();
+    b.write_back();
+    if (sp) g.write_back();
     self[i].bump_version();
     if (momentum != 0) buf.bump_version();
     if (sp) grads[i].bump_version();

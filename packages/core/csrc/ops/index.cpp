@@ -296,6 +296,26 @@ const Tensor& inplace_dense(const Tensor& self, const F& body) {
   return self;
 }
 
+// aten's index_copy / index_fill view the written tensor with the index's length along dim
+// (stride 0 there) before reading any index. That view must fit the tensor's storage (an
+// empty self's does not: setStorage's error), and when it is empty no index is read at all.
+// Returns whether the kernel runs.
+bool restrided_view_runs(const Tensor& self, int64_t d, int64_t n_index) {
+  DimVector vs = self.dim() == 0 ? DimVector{1} : to_vec(self.sizes());
+  DimVector vst = self.dim() == 0 ? DimVector{1} : to_vec(self.strides());
+  vs[d] = n_index;
+  vst[d] = 0;
+  if (std::find(vs.begin(), vs.end(), int64_t(0)) != vs.end()) return false;
+  int64_t last = self.impl()->offset;
+  for (size_t i = 0; i < vs.size(); ++i) last += (vs[i] - 1) * vst[i];
+  const size_t need = static_cast<size_t>(last + 1) * self.itemsize();
+  if (need > self.impl()->storage->nbytes)
+    fail(ErrorKind::Runtime, "setStorage: sizes ", shape_str(vs), ", strides ", shape_str(vst), ", storage offset ",
+         self.impl()->offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ", need,
+         " are out of bounds for storage of size ", self.impl()->storage->nbytes);
+  return true;
+}
+
 // index_add's checks in PyTorch's order and words (index_func_meta_impl).
 void check_index_add_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
@@ -664,8 +684,20 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   check_inplace(self, "index_add_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   check_index_add_source(self, d, index, source);
-  // index_add takes no negative indices (unlike index_copy / index_fill).
+  // aten's kernel for a self of two or more dims returns before reading an index when there is
+  // nothing to add or nowhere to add it.
+  if (self.dim() > 1 && (self.numel() == 0 || index.numel() == 0)) return self;
+  // index_add takes no negative indices (unlike index_copy / index_fill). aten's kernels word a
+  // bad one two ways: its accumulating index_put path (two or more dims, an int64 index, alpha
+  // 1 and not True) names it, the others do not.
   Tensor idx = as_long_contiguous(index);
+  const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
+  if (!put_path) {
+    const int64_t* ip = idx.data<int64_t>();
+    const int64_t size = sizes1(self)[d];
+    for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+      EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
+  }
   check_range(idx, sizes1(self)[d], d);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
   return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Add, alpha); });
@@ -676,8 +708,10 @@ Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Te
 
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_inplace(self, "index_copy_");
+  check_no_internal_overlap(self);  // aten's meta, before it looks at the arguments
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   check_index_copy_source(self, d, index, source);
+  if (!restrided_view_runs(self, d, index.numel())) return self;
   // Unlike index_fill, index_copy takes no negative indices.
   Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
@@ -692,23 +726,10 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   EMBER_CHECK_INDEX(index.dtype() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
-  if (self.numel() == 0 && index.numel() > 0) {
-    // PyTorch views self with the index's length along dim (stride 0 there) and bound-checks per
-    // written element: an empty self checks nothing unless dim itself is empty, where setting up
-    // that view over the empty storage fails first.
-    if (sizes1(self)[d] > 0) return self;
-    DimVector vs = to_vec(self.sizes()), vst = contiguous_strides(self.sizes());
-    vs[d] = index.numel();
-    vst[d] = 0;
-    int64_t last = self.impl()->offset;
-    for (size_t i = 0; i < vs.size(); ++i) last += vs[i] == 0 ? 0 : (vs[i] - 1) * vst[i];
-    if (std::find(vs.begin(), vs.end(), int64_t(0)) != vs.end()) return self;  // the view is empty too
-    const size_t need = static_cast<size_t>(last + 1) * self.itemsize();
-    if (need > self.impl()->storage->nbytes)
-      fail(ErrorKind::Runtime, "setStorage: sizes ", shape_str(vs), ", strides ", shape_str(vst), ", storage offset ",
-           self.impl()->offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ", need,
-           " are out of bounds for storage of size ", self.impl()->storage->nbytes);
-  }
+  const bool runs = restrided_view_runs(self, d, index.numel());
+  // aten's kernel reads the value with the checked conversion before any index.
+  EMBER_DISPATCH_ALL(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
+  if (!runs) return self;
   Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
   Tensor v = scalar_tensor(value, self.dtype());
   bool aliased = false;  // an expanded self: PyTorch fills through the aliases (with a deprecation warning)

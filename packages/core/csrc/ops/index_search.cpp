@@ -56,17 +56,16 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
     EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "torch.searchsorted(): sorter must be a tensor of long dtype but "
                 "got dtype ", dtype_name(sorter.dtype()));
   }
-  // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
-  if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
-    dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
   ScalarType odt = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
-  Tensor result = out ? *out : empty(input.sizes(), odt);
-  if (out) {
+  if (out)
     EMBER_CHECK(out->dtype() == odt, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
                 "or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype ",
                 dtype_name(out->dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
-    resize_out(*out, input.sizes());
-  }
+  // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
+  if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
+    dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
+  Tensor result = out ? *out : empty(input.sizes(), odt);
+  if (out) resize_out(*out, input.sizes());
   // aten compares in the two's common dtype, where a Python number is a wrapped number: -1
   // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
   const Tensor* both[] = {&seq, &input};
@@ -194,6 +193,8 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
     hi += 1;
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  // The edges are doubles: around 2**63, x - 1 and x + 1 round back to x.
+  EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
   // aten writes the bin edges with linspace into a tensor of the input's dtype (its checked
   // conversion of both ends), then dispatches on the dtype.
   if (dt != ScalarType::Bool)
@@ -201,9 +202,9 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
       (void)Scalar(lo).checked<scalar_t>();
       (void)Scalar(hi).checked<scalar_t>();
     });
+  resize_out(out, {bins});  // aten sizes its output before the dtype dispatch (a huge bins: OOM first)
   if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
   std::vector<double> counts(bins, 0.0);
-  resize_out(out, {bins});
   EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
     // PyTorch's bin arithmetic: edges and every step rounded to the input's dtype, so a value
     // near an edge lands in the same bin as there (double arithmetic moved ~1% of 0-d inputs).

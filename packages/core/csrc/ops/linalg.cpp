@@ -142,7 +142,13 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K,
               "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K, "] but got: [",
               b.sizes()[0], ", ", b.sizes()[1], "].");
-  check_same_dtype(a, b);
+  // aten's order: the result (batch2's dtype) and its out= check, the empty and K = 0 results,
+  // then the dtype dispatch on batch1 and the kernel's read of batch2 as that type.
+  if (out) check_out_dtype(*out, b.dtype());
+  if (B * M * N == 0 || K == 0) return to_out(zeros({B, M, N}, b.dtype(), std::nullopt), out);
+  EMBER_CHECK_NOTIMPL(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", legacy_name(a.dtype()), " but found ",
+              legacy_name(b.dtype()));
   Tensor c = empty({B, M, N}, a.dtype());
   for (int64_t i = 0; i < B; ++i) {
     Tensor ai = make_view(a, {M, K}, {a.strides()[1], a.strides()[2]}, a.offset() + i * a.strides()[0]);
@@ -209,11 +215,17 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
                     const Scalar& alpha, const Tensor* out, bool inplace) {
   // Index the batch dims first: a 2-D batch gives PyTorch's IndexError.
   int64_t nb = b1.size(0), m = b1.size(1), p = b2.size(2);
-  (void)nb;
-  (void)m;
-  (void)p;
-  check_same_dtype(b1, b2);
-  check_same_dtype(input, b1);
+  // Then aten's meta: the shapes, input expanded to the result's, the three dtypes, and its
+  // kernel's dtype dispatch.
+  EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  EMBER_CHECK(b2.sizes()[0] == nb && b2.sizes()[1] == b1.sizes()[2],
+              "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", b1.sizes()[2],
+              "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+  if (!inplace) (void)expand(input, {nb, m, p}, false);
+  EMBER_CHECK(input.dtype() == b1.dtype() && b1.dtype() == b2.dtype(), "Input dtypes must be the same, got: input ",
+              c_type_name(input.dtype()), ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
+  EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
   ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once

@@ -282,7 +282,8 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   Tensor abuf = to_colmajor(Ab), bbuf = to_colmajor(Bb);
   int64_t nb = batch_count(abuf);
   std::pair<int64_t, int> bad{-1, 0};
-  if (n > 0 && bc > 0 && nb > 0) {
+  // aten factors A even for an empty B: a singular A is the error then too.
+  if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
       T* pa = abuf.data<T>();
@@ -291,7 +292,7 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
         std::vector<int> ip(static_cast<size_t>(n));
         int info = 0;
         getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
-        if (info != 0) return info;
+        if (info != 0 || bc == 0) return info;
         getrs(int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
         return info;
       });
@@ -308,7 +309,9 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   check_square(A, "linalg.cholesky", true);
   check_kernel(A, "cholesky_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
-  Tensor buf = to_colmajor(A);
+  // upper=True reads A's upper triangle (LAPACK's 'U'), which is A^T's lower one: the lower
+  // factor of A^T, transposed. A matrix that is not symmetric gives another answer per triangle.
+  Tensor buf = to_colmajor(upper ? transpose(A, -2, -1) : A);
   std::pair<int64_t, int> bad{-1, 0};
   if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
@@ -450,11 +453,13 @@ Tensor linalg_svdvals(const Tensor& A) {
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   check_matrix(A, "linalg.qr", false);
-  if (is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64)
-    dtype_not_implemented("geqrf_cpu", A.dtype());  // PyTorch's geqrf runs on empty inputs too
-  check_floating(A, "linalg.qr", false);
+  // aten's order: a floating input, the mode, then its geqrf kernel (which has no half types,
+  // and runs on empty inputs too).
+  const bool half = is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64;
+  if (!half) check_floating(A, "linalg.qr", false);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
               "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  if (half) dtype_not_implemented("geqrf_cpu", A.dtype());
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   bool complete = mode == "complete", want_q = mode != "r";
   int64_t qcols = complete ? m : k;

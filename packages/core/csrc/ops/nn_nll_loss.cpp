@@ -65,7 +65,7 @@ std::vector<double> class_weights(const Tensor& weight, int64_t c) {
   return w;
 }
 
-// What both passes check and read: the layout, the bound-checked targets, the class weights,
+// What the forward checks and reads: the layout, the bound-checked targets, the class weights,
 // in PyTorch's order (shapes and weight, the target dtype and the kernel's dtype dispatch, then
 // the target values). Like aten, any reduction other than 0 (none) and 1 (mean) sums, and a 1-D
 // input with reduction none gives the 0-d loss of its one sample.
@@ -77,14 +77,16 @@ struct Prepared {
 };
 
 Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, const Tensor& weight,
-                 int64_t ignore_index, bool backward = false) {
-  Layout l = layout_of(self, target, backward);
+                 int64_t ignore_index) {
+  Layout l = layout_of(self, target, false);
   std::vector<double> w = class_weights(weight, l.c);
-  // The forward checks the target dtype before its dtype dispatch, the backward after it.
-  if (backward && !is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
+  // The forward checks the target dtype before its dtype dispatch (the backward after it).
   EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
               "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
   if (!is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
+  // The kernel reads the weights as the input's type before the targets.
+  EMBER_CHECK(!weight.defined() || weight.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
+              " but found ", legacy_name(weight.dtype()));
   Prepared p{l, contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
   check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
   return p;
@@ -123,20 +125,40 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
   return {out, total};
 }
 
+// aten's backward order: its meta (ranks and sizes, total_weight, weight and grad_output sizes),
+// the dtype dispatch, then the kernel's typed reads (target, weight, total_weight, grad_output),
+// and only then the target values.
 Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
                             int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
-  const Prepared pr = prepare("nll_loss_backward_out_frame", self, target, weight, ignore_index, true);
-  const Layout& l = pr.l;
-  const int64_t* tp = pr.tp();
-  const std::vector<double>& w = pr.w;
+  const Layout l = layout_of(self, target, true);
+  EMBER_CHECK(total_weight.numel() == 1, "expected total_weight to be a  single element tensor, got: ",
+              shape_str(total_weight.sizes()), " (", total_weight.numel(), " elements)");
+  EMBER_CHECK(!weight.defined() || weight.numel() == l.c, "weight tensor should be defined either for all or no classes");
   const bool per_sample = reduction == 0 && self.dim() == 2;
-  // The kernel reads grad_output (and, reducing, total_weight first) as the input's scalar type.
-  for (const Tensor* t : {&total_weight, &grad_output})
-    EMBER_CHECK((per_sample && t == &total_weight) || t->dtype() == self.dtype(), "expected scalar type ",
-                legacy_name(self.dtype()), " but found ", legacy_name(t->dtype()));
-  EMBER_CHECK(per_sample ? grad_output.numel() == l.n : grad_output.numel() == 1,
-              "nll_loss_backward: expected grad_output of ", per_sample ? l.n : 1, " elements, got ",
-              grad_output.numel());
+  if (per_sample) {
+    const bool ok = grad_output.dim() == 1 && grad_output.sizes()[0] == l.n;
+    // aten builds this message with grad_output.size(0), which fails first for a 0-d one.
+    EMBER_CHECK_INDEX(ok || grad_output.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+    EMBER_CHECK(ok, "Expected a tensor of dimension 1 and tensor.size[0] == ", l.n, " but got: dimension ",
+                grad_output.dim(), " and tensor.size[0] = ", grad_output.sizes()[0]);
+  } else {
+    EMBER_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", shape_str(grad_output.sizes()));
+  }
+  if (!is_floating(self.dtype())) dtype_not_implemented("nll_loss_backward_out_frame", self.dtype());
+  const ScalarType td = target.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Int64;
+  std::vector<const Tensor*> typed{&target};
+  if (weight.defined()) typed.push_back(&weight);
+  if (!per_sample) typed.push_back(&total_weight);
+  typed.push_back(&grad_output);
+  for (const Tensor* t : typed) {
+    const ScalarType want = t == &target ? td : self.dtype();
+    EMBER_CHECK(t->dtype() == want, "expected scalar type ", legacy_name(want), " but found ", legacy_name(t->dtype()));
+  }
+  const Tensor tc = contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous);
+  const int64_t* tp = tc.data<int64_t>();
+  check_targets(tp, l.n, l.c, ignore_index);
+  const std::vector<double> w = class_weights(weight, l.c);
   Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
   Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
   const double* gp = g.data<double>();

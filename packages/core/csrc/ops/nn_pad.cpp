@@ -10,6 +10,16 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
   EMBER_CHECK(n % 2 == 0, "Length of pad must be even but instead it equals ", n);
   EMBER_CHECK(n / 2 <= nd, "Length of pad should be no more than twice the number of dimensions of the input. ",
               "Pad length is ", n, "while the input has ", nd, "dimensions.");
+  // aten first narrows the input by the negative pads, leading dim first (its own error for a
+  // crop longer than the dim), then checks the output sizes.
+  for (int64_t d = nd - n / 2; d < nd; ++d) {
+    __int128 cur = input.size(d);
+    for (int64_t p : {pad[2 * (nd - 1 - d)], pad[2 * (nd - 1 - d) + 1]}) {
+      if (p >= 0) continue;
+      cur += p;
+      EMBER_CHECK(cur >= 0, "narrow(): length must be non-negative.");
+    }
+  }
   DimVector out_sizes(input.sizes().begin(), input.sizes().end());
   for (int64_t i = 0; i < n / 2; ++i) {
     const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];

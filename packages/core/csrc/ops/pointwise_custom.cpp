@@ -34,7 +34,11 @@ Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& ou
 static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::optional<int64_t> decimals) {
   if (out.defined() && !inplace)
     check_out_exact(out.dtype(), x.dtype());
-  if (decimals) EMBER_CHECK_NOTIMPL(x.is_floating(), "\"round_cpu\" not implemented for '", legacy_name(x.dtype()), "'");
+  if (decimals && !x.is_floating()) {
+    // aten builds its iterator (the written tensor's overlap check) before the dtype dispatch.
+    if (out.defined() && out.sizes().equals(x.sizes())) check_no_internal_overlap(out);
+    dtype_not_implemented("round_cpu", x.dtype());
+  }
   if (!decimals || *decimals == 0)
     return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
   return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x},
@@ -364,6 +368,18 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 }
 
 // ---- where ----
+// aten's where takes a Python number through scalar_tensor(number, result dtype), whose fill reads
+// it with the checked conversion: 300 beside a uint8 tensor is the overflow error, not 44. The
+// half types take any number (past their range it is inf there, as in aten's half fill).
+static Tensor where_operand(const Tensor& t, ScalarType rt) {
+  if (t.impl()->wrapped_number && rt != ScalarType::Float16 && rt != ScalarType::BFloat16) {
+    Scalar s = t.item();
+    if (t.impl()->uint64_number) s = Scalar::from_uint64(static_cast<uint64_t>(s.int_bits()));
+    EMBER_DISPATCH_ALL(rt, "where", [&] { (void)s.checked<scalar_t>(); });
+  }
+  return to_dtype(t, rt);
+}
+
 static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::UInt8,
               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
@@ -375,7 +391,7 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
                 c_type_name(out.dtype()), " instead");
   Tensor c = to_dtype(cond, ScalarType::Bool);
   ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
-                     {c, to_dtype(a, rt), to_dtype(b, rt)});
+                     {c, where_operand(a, rt), where_operand(b, rt)});
   cpu_kernels().where(it);
   it.finish();
   if (out.defined()) {

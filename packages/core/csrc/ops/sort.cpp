@@ -271,50 +271,44 @@ Tensor msort_out(const Tensor& input, const Tensor& out) {
 
 namespace {
 
+// aten's selection, call for call: the same standard algorithms on the same (value, index)
+// sequence with the same comparator, so that tied values come out with aten's indices (which
+// tie wins is up to the algorithm, not a rule). k * 64 <= n: a partial sort of the row; else
+// nth_element at k - 1, then (sorted) a sort of the k - 1 before it.
 template <class scalar_t>
-void topk_rows(const Rows& R, int64_t k, bool largest, Tensor& values, Tensor& indices) {
-  using V = Key<scalar_t>;
+void topk_rows(const Rows& R, int64_t k, bool largest, bool sorted, Tensor& values, Tensor& indices) {
+  using P = std::pair<Key<scalar_t>, int64_t>;
   const scalar_t* src = R.data.template data<scalar_t>();
   scalar_t* vo = values.template data<scalar_t>();
   int64_t* io = indices.template data<int64_t>();
-  int64_t n = R.n;
-  // `better(a, b)`: a ranks before b in the result.
-  auto better = [largest](V a, V b) { return largest ? Greater<V>()(a, b) : Less<V>()(a, b); };
+  const int64_t n = R.n;
   GilRelease nogil;
   parallel_for(0, R.rows, row_grain(n), [&](int64_t b, int64_t e) {
-    std::vector<std::pair<V, int64_t>> buf;
-    for (int64_t r = b; r < e; ++r) {
-      const scalar_t* s = src + r * n;
-      auto cmp = [&](const std::pair<V, int64_t>& a, const std::pair<V, int64_t>& c) { return better(a.first, c.first); };
-      if (k > 0 && k * 64 <= n) {
-        // Small k: a heap of the k best so far; most elements fail one comparison.
-        buf.clear();
-        for (int64_t i = 0; i < k; ++i) buf.push_back({static_cast<V>(s[i]), i});
-        std::make_heap(buf.begin(), buf.end(), cmp);  // front: the worst kept
-        for (int64_t i = k; i < n; ++i) {
-          V v = static_cast<V>(s[i]);
-          if (better(v, buf.front().first)) {
-            std::pop_heap(buf.begin(), buf.end(), cmp);
-            buf.back() = {v, i};
-            std::push_heap(buf.begin(), buf.end(), cmp);
-          }
+    std::vector<P> q(static_cast<size_t>(n));
+    auto run = [&](auto cmp) {
+      for (int64_t r = b; r < e; ++r) {
+        const scalar_t* s = src + r * n;
+        for (int64_t i = 0; i < n; ++i) q[i] = {static_cast<Key<scalar_t>>(s[i]), i};
+        if (k * 64 <= n) {
+          std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
+        } else {
+          std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), cmp);
+          if (sorted) std::sort(q.begin(), q.begin() + (k - 1), cmp);
         }
-        std::sort_heap(buf.begin(), buf.end(), cmp);
-      } else {
-        buf.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) buf[i] = {static_cast<V>(s[i]), i};
-        if (k < n) std::nth_element(buf.begin(), buf.begin() + k, buf.end(), cmp);
-        std::sort(buf.begin(), buf.begin() + k, cmp);
+        for (int64_t i = 0; i < k; ++i) {
+          vo[r * k + i] = static_cast<scalar_t>(q[i].first);
+          io[r * k + i] = q[i].second;
+        }
       }
-      for (int64_t i = 0; i < k; ++i) {
-        vo[r * k + i] = s[buf[i].second];
-        io[r * k + i] = buf[i].second;
-      }
-    }
+    };
+    if (largest)
+      run([](const P& x, const P& y) { return Greater<Key<scalar_t>>()(x.first, y.first); });
+    else
+      run([](const P& x, const P& y) { return Less<Key<scalar_t>>()(x.first, y.first); });
   });
 }
 
-std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim, bool largest) {
+std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim, bool largest, bool sorted) {
   Rows R = make_rows(input, dim);
   EMBER_CHECK(k >= 0 && k <= R.n, "selected index k out of range");
   EMBER_CHECK(input.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
@@ -323,21 +317,19 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim
   DimVector shape = input.dim() == 0 ? DimVector{k} : with_last(input, R.d, k);
   Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
   if (k > 0)
-    EMBER_DISPATCH_ALL(input.dtype(), "topk", [&] { topk_rows<scalar_t>(R, k, largest, v, i); });
+    EMBER_DISPATCH_ALL(input.dtype(), "topk", [&] { topk_rows<scalar_t>(R, k, largest, sorted, v, i); });
   return {restore(v, input, R.d, true, false), restore(i, input, R.d, true, false)};
 }
 
 }  // namespace
 
-// `sorted=False` may return any order: this one is always sorted.
+// `sorted=False` leaves the k in aten's selection order (see topk_rows).
 std::tuple<Tensor, Tensor> topk(const Tensor& input, int64_t k, int64_t dim, bool largest, bool sorted) {
-  (void)sorted;
-  return topk_impl(input, k, dim, largest);
+  return topk_impl(input, k, dim, largest, sorted);
 }
 std::tuple<Tensor, Tensor> topk_out(const Tensor& input, int64_t k, int64_t dim, bool largest, bool sorted,
                                     const Tensor& values, const Tensor& indices) {
-  (void)sorted;
-  return tuple_out("topk", input, topk_impl(input, k, dim, largest), values, indices);
+  return tuple_out("topk", input, topk_impl(input, k, dim, largest, sorted), values, indices);
 }
 
 // ---- kthvalue / median / nanmedian / mode: one value per row ----
@@ -499,6 +491,11 @@ std::tuple<Tensor, Tensor> mode(const Tensor& input, int64_t dim, bool keepdim) 
 }
 std::tuple<Tensor, Tensor> mode_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
                                     const Tensor& indices) {
+  // aten's mode_out checks its outputs' dtypes before the dim (and its words differ).
+  EMBER_CHECK(values.dtype() == input.dtype(), "expected scalar type '", legacy_name(input.dtype()), "' but got '",
+              legacy_name(values.dtype()), "' for values output");
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "expected scalar type 'Long' but got '",
+              legacy_name(indices.dtype()), "' for indices output");
   return tuple_out("mode", input, mode(input, dim, keepdim), values, indices);
 }
 

@@ -60,6 +60,27 @@ CASES = {
         _make(m, (2, 3), "float16"), (3,), _make(m, (3,), "float64")),
     "group-norm-long-float-weight": lambda m, F: F.group_norm(_make(m, (2, 4, 3), "int64"), 2, _make(m, (4,))),
     "lp-pool1d-half-exponent-overflow": lambda m, F: F.lp_pool1d(_make(m, (1, 3, 8), "float16"), 3.4e38, 2, stride=2),
+    # float32 parameters beside a half-type input: aten's mixed type, computed in float32
+    "layer-norm-half-float-params": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "float16"), (4,), _make(m, (4,)), _make(m, (4,))),
+    "layer-norm-bf16-float-bias-only": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "bfloat16"), (4,), None, _make(m, (4,))),
+    "layer-norm-half-weight-float-bias": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "float16"), (4,), _make(m, (4,), "float16"), _make(m, (4,))),
+    "layer-norm-float-double-params": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4)), (4,), _make(m, (4,), "float64"), _make(m, (4,), "float64")),
+    "group-norm-half-float-params": lambda m, F: F.group_norm(
+        _make(m, (2, 4, 3), "float16"), 2, _make(m, (4,)), _make(m, (4,))),
+    "instance-norm-half-float-params": lambda m, F: F.instance_norm(
+        _make(m, (2, 3, 5), "float16"), weight=_make(m, (3,)), bias=_make(m, (3,)), use_input_stats=True),
+    "batch-norm-half-float-stats": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), fill=0.5), _make(m, (3,)), _make(m, (3,))),
+    "batch-norm-half-weight-float-stats": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), fill=0.5), _make(m, (3,), "float16")),
+    "batch-norm-float-stats-half-var": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), "float16", 0.5)),
+    "batch-norm-double-float-weight": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float64"), None, None, _make(m, (3,)), training=True),
 }
 
 

@@ -201,15 +201,10 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   if (input.dim() < 2) (void)wrap_dim(1, input.dim());
   const NCS d = ncs(input);
   check_float(input, "batch_norm");  // the kernel's dtype dispatch comes after those checks
-  check_affine(weight, input);
-  check_affine(bias, input);
-  // The running stats are read as the input's dtype (float32 stats also serve a half input).
-  for (const Tensor* t : {&running_mean, &running_var}) {
-    const bool reduced = input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16;
-    if (t->defined() && !(reduced && t->dtype() == ScalarType::Float32))
-      EMBER_CHECK(t->dtype() == input.dtype(), "expected scalar type ", legacy_name(input.dtype()), " but found ",
-                  legacy_name(t->dtype()));
-  }
+  // float32 parameters and statistics beside a half-type input (aten's mixed type), or all of
+  // the input's dtype; the kernel reads them as doubles either way.
+  if (!mixed_params(input, {&weight, &bias, &running_mean, &running_var}))
+    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_affine(*t, input);
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   const bool batch_stats = training;
@@ -264,8 +259,8 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   std::vector<double> rm = batch_stats ? std::vector<double>() : channel_values(running_mean, d.c, 0.0);
   std::vector<double> rv = batch_stats ? std::vector<double>() : channel_values(running_var, d.c, 1.0);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
-  out[2] = empty({d.c}, x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
+  out[2] = empty({d.c}, param_grad_dtype(x));
   std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
     BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), g.data<scalar_t>(), nullptr,
@@ -277,11 +272,12 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
       parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
                    [&](int64_t c0, int64_t c1) { fn(p, c0, c1); });
     }
-    scalar_t* dbp = out[2].data<scalar_t>();
-    for (int64_t c = 0; c < d.c; ++c) dbp[c] = static_cast<scalar_t>(db[c]);
+    using A = opmath_t<scalar_t>;  // param_grad_dtype
+    A* dbp = out[2].data<A>();
+    for (int64_t c = 0; c < d.c; ++c) dbp[c] = static_cast<A>(db[c]);
     if (out[1].defined()) {
-      scalar_t* dwp = out[1].data<scalar_t>();
-      for (int64_t c = 0; c < d.c; ++c) dwp[c] = static_cast<scalar_t>(dw[c]);
+      A* dwp = out[1].data<A>();
+      for (int64_t c = 0; c < d.c; ++c) dwp[c] = static_cast<A>(dw[c]);
     }
   });
   return out;
@@ -313,10 +309,12 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
                      bool cudnn_enabled) {
   (void)cudnn_enabled;
   check_group(input, num_groups, weight, bias);
-  check_mixed_dtype(input, weight, bias);
+  const bool mixed = mixed_params(input, {&weight, &bias});
   check_float(input, "GroupNormKernelImpl");
-  check_affine(weight, input);
-  check_affine(bias, input);
+  if (!mixed) {
+    check_affine(weight, input);
+    check_affine(bias, input);
+  }
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   if (x.numel() == 0) return y;
@@ -357,8 +355,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
   std::vector<double> w = channel_values(weight, d.c, 1.0);
   std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
-  out[2] = empty({d.c}, x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
+  out[2] = empty({d.c}, param_grad_dtype(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
     const scalar_t* xp = x.data<scalar_t>();
@@ -396,8 +394,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
         }
       }
     });
-    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
-    scalar_t* dbp = out[2].data<scalar_t>();
+    A* dwp = out[1].defined() ? out[1].data<A>() : nullptr;  // param_grad_dtype
+    A* dbp = out[2].data<A>();
     parallel_for(0, d.c, 1, [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         A sw = 0, sb = 0;
@@ -411,8 +409,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
             sw += gv * (static_cast<A>(xr[k]) - mu_a) * rs;
           }
         }
-        dbp[c] = scalar_t(sb);
-        if (dwp) dwp[c] = scalar_t(sw);
+        dbp[c] = sb;
+        if (dwp) dwp[c] = sw;
       }
     });
   });

@@ -81,6 +81,12 @@ CASES = {
         _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), "float16", 0.5)),
     "batch-norm-double-float-weight": lambda m, F: F.batch_norm(
         _make(m, (4, 3, 5), "float64"), None, None, _make(m, (3,)), training=True),
+    # nll_loss's target checks: dims, then dtype, then a 1-D input's target size
+    "cross-entropy-1d-float-target-size": lambda m, F: F.cross_entropy(_make(m, (0,)), _make(m, (3,))),
+    "cross-entropy-1d-int-target-size": lambda m, F: F.cross_entropy(_make(m, (4,)), _make(m, (3,), "int32")),
+    "cross-entropy-1d-probs": lambda m, F: F.cross_entropy(_make(m, (3,)), _make(m, (3,), fill=0.25)),
+    "nll-2d-target-dims-first": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2))),
+    "nll-2d-long-2d-target": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2), "int64", 1)),
 }
 
 

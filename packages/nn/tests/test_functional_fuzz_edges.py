@@ -87,6 +87,11 @@ CASES = {
     "cross-entropy-1d-probs": lambda m, F: F.cross_entropy(_make(m, (3,)), _make(m, (3,), fill=0.25)),
     "nll-2d-target-dims-first": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2))),
     "nll-2d-long-2d-target": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2), "int64", 1)),
+    # embedding(max_norm) scales each over-long row in place: a row overlapping itself is refused
+    "embedding-renorm-overlapping-row": lambda m, F: F.embedding(
+        m.tensor([0, 1, 3]), _make(m, (5, 1), fill=3.0).expand(5, 4), max_norm=1.0),
+    "embedding-renorm-overlapping-row-short": lambda m, F: F.embedding(
+        m.tensor([0, 1, 3]), _make(m, (5, 1), fill=0.1).expand(5, 4), max_norm=1.0),
 }
 
 

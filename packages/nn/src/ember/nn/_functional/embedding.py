@@ -6,6 +6,7 @@ import warnings
 
 import ember
 from ember import Tensor
+from ember._argcheck import no_internal_overlap
 
 
 def _padding(weight: Tensor, padding_idx: int | None) -> int:
@@ -35,7 +36,10 @@ def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -
             return
         rows = weight[idx]
         norms = rows.norm(norm_type, 1, keepdim=True)
-        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7), ember.ones_like(norms))
+        big = norms > max_norm
+        if bool(big.any()):  # aten scales such a row in place (row *= scale): a row overlapping itself is refused
+            no_internal_overlap(weight[0])
+        scale = ember.where(big, max_norm / (norms + 1e-7), ember.ones_like(norms))
         weight[idx] = rows * scale
 
 

@@ -467,6 +467,33 @@ def _int_bound_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
+# --- lp_pool with an exponent float32 rounds to zero -----------------------------------------
+
+LP_POOL = {"lp_pool1d": 1, "lp_pool2d": 2, "lp_pool3d": 3}
+
+
+def _lp_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in LP_POOL:
+        return False
+    x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
+    return (isinstance(x, torch.Tensor) and x.dtype == torch.float32 and isinstance(p, (int, float))
+            and not isinstance(p, bool) and p != 0 and torch.tensor(float(p), dtype=torch.float32).item() == 0)
+
+
+def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # x ** p with p as float32 (0) is 1 for every element; the windows average ones, and the
+    # window size raised to 1 / p (inf) is inf (1 for a single-element window)
+    x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
+    k = _arg(args, kwargs, 2, "kernel_size")
+    stride = _arg(args, kwargs, 3, "stride")
+    ceil_mode = _arg(args, kwargs, 4, "ceil_mode", False)
+    n = LP_POOL[name]
+    window = math.prod(k if isinstance(k, (tuple, list)) else [k] * (1 if n == 1 else n))
+    avg = getattr(torch.nn.functional, f"avg_pool{n}d")
+    out = avg(torch.ones_like(x), k, stride, 0, ceil_mode)
+    return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / p)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -618,6 +645,15 @@ KNOWN_WRONG = [
         why="offsets with no entries make no bags; PyTorch's 'sum' and 'mean' modes (contiguous "
             "weight) return the empty (0, embedding_dim) result, and that is every mode's answer",
         applies=_bag_max_empty_applies, correct=_bag_max_empty_correct),
+    KnownWrong(
+        "lp-pool-exponent-rounds-to-zero",
+        torch_says="F.lp_pool1d(torch.zeros(1, 1, 40), 5e-324, 2) is [inf] * 16 + [0] * 4: float32 "
+                   "pow reads the exponent as float32 (0, so x ** p = 1) in its vector loop but as the "
+                   "double 5e-324 (0 ** p = 0) in its scalar tail (the last 8 of 40 elements), so the "
+                   "result depends on where an element falls",
+        why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
+            "uses it, so every window averages ones and the window size to the power 1 / p is inf",
+        applies=_lp_tiny_applies, correct=_lp_tiny_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

@@ -92,6 +92,11 @@ CASES = {
         m.tensor([0, 1, 3]), _make(m, (5, 1), fill=3.0).expand(5, 4), max_norm=1.0),
     "embedding-renorm-overlapping-row-short": lambda m, F: F.embedding(
         m.tensor([0, 1, 3]), _make(m, (5, 1), fill=0.1).expand(5, 4), max_norm=1.0),
+    "embedding-0d-weight-padding-0": lambda m, F: F.embedding(m.tensor([0, 1]), _make(m, ()), padding_idx=0),
+    "embedding-0d-weight-padding-1": lambda m, F: F.embedding(m.tensor([0, 1]), _make(m, ()), padding_idx=1),
+    # F.group_norm's one-value-per-channel check runs before the kernel's divisibility rule
+    "group-norm-one-value-first": lambda m, F: F.group_norm(_make(m, (1, 3, 1)), 2, _make(m, (4,)), _make(m, (4,))),
+    "group-norm-zero-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), 0),
 }
 
 

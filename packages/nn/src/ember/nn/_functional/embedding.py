@@ -12,12 +12,12 @@ from ember._argcheck import no_internal_overlap
 def _padding(weight: Tensor, padding_idx: int | None) -> int:
     if padding_idx is None:
         return -1
-    n = weight.shape[0]
+    # weight.size(0) is read only for a nonzero index (a 0-d weight then fails in the kernel)
     if padding_idx > 0:
-        assert padding_idx < n, "Padding_idx must be within num_embeddings"
+        assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
     elif padding_idx < 0:
-        assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
-        padding_idx = n + padding_idx
+        assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+        padding_idx = weight.size(0) + padding_idx
     return padding_idx
 
 

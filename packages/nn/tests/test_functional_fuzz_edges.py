@@ -97,6 +97,9 @@ CASES = {
     # F.group_norm's one-value-per-channel check runs before the kernel's divisibility rule
     "group-norm-one-value-first": lambda m, F: F.group_norm(_make(m, (1, 3, 1)), 2, _make(m, (4,)), _make(m, (4,))),
     "group-norm-zero-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), 0),
+    # torch.Tensor.norm passes an int dim on as a one-element list: an int past int64 is a TypeError
+    "normalize-dim-past-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=2**63),
+    "normalize-dim-min-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=-(2**63)),
 }
 
 

@@ -494,6 +494,35 @@ def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / p)
 
 
+# --- batch norm updating running statistics whose channels share memory --------------------
+
+def _bn_running(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(running_mean, running_var, training) of a batch_norm call (F's or torch's argument order)."""
+    if name == "batch_norm" and len(args) >= 9 and not kwargs:  # torch.batch_norm(input, w, b, rm, rv, training, ...)
+        return args[3], args[4], args[5]
+    if name == "batch_norm":
+        return (_arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var"),
+                _arg(args, kwargs, 5, "training", False))
+    return None
+
+
+def _overlaps(t: Any) -> bool:
+    return isinstance(t, torch.Tensor) and any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
+
+
+def _bn_shared_stats_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _bn_running(name, args, kwargs)
+    return parts is not None and parts[2] is True and (_overlaps(parts[0]) or _overlaps(parts[1]))
+
+
+def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the output in training mode uses the batch statistics only: PyTorch's on private copies
+    args = tuple(a.clone() if _overlaps(a) else a for a in args)
+    kwargs = {k: v.clone() if _overlaps(v) else v for k, v in kwargs.items()}
+    fn = torch.batch_norm if len(args) >= 9 and not kwargs else torch.nn.functional.batch_norm
+    return fn(*args, **kwargs)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -654,6 +683,16 @@ KNOWN_WRONG = [
         why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
             "uses it, so every window averages ones and the window size to the power 1 / p is inf",
         applies=_lp_tiny_applies, correct=_lp_tiny_correct),
+    KnownWrong(
+        "batch-norm-shared-running-stats",
+        torch_says="rm = torch.zeros(1).expand(3); F.batch_norm(torch.arange(12.).reshape(4, 3), rm, "
+                   "torch.ones(1).expand(3), training=True) leaves rm at 1.5095 on one thread, 1.4815 on "
+                   "two, 1.4805 on four: the channels' updates of the one shared element race between "
+                   "threads",
+        why="the update of a running statistic whose channels share memory has no single answer in "
+            "PyTorch; ember applies the channels' updates in order (rm = 1.5095 above), and the "
+            "result itself does not depend on the running statistics in training",
+        applies=_bn_shared_stats_applies, correct=_bn_shared_stats_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

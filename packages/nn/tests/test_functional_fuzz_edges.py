@@ -100,6 +100,15 @@ CASES = {
     # torch.Tensor.norm passes an int dim on as a one-element list: an int past int64 is a TypeError
     "normalize-dim-past-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=2**63),
     "normalize-dim-min-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=-(2**63)),
+    # batch norm: aten's training path averages a strided input first (an integer one fails there);
+    # running statistics are updated channel by channel; num_groups must be positive
+    "batch-norm-strided-long-training": lambda m, F: m.batch_norm(
+        _make(m, (4,), "int64")[::2], None, None, None, None, True, 0.1, 1e-5, False),
+    "batch-norm-transposed-long-training": lambda m, F: m.batch_norm(
+        _make(m, (3, 4), "int64").t(), None, None, None, None, True, 0.1, 1e-5, False),
+    "batch-norm-contiguous-long-training": lambda m, F: m.batch_norm(
+        _make(m, (3, 4), "int64"), None, None, None, None, True, 0.1, 1e-5, False),
+    "group-norm-negative-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), -1),
 }
 
 

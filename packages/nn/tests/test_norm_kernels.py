@@ -272,3 +272,16 @@ def test_half_input_float32_params(torch: Any, fn: str, dtype: str) -> None:
         assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
         tol = 2e-2 if dtype == "bfloat16" else 3e-3
         close(e.float(), t.float(), atol=tol * 10, rtol=tol)
+
+
+def test_batch_norm_running_stats_update_in_channel_order(torch: Any) -> None:
+    # channels sharing one running element each update it in turn (PyTorch on one thread; on more
+    # its updates race: torch_known_wrong's batch-norm-shared-running-stats)
+    rm, rv = ember.zeros(1).expand(3), ember.ones(1).expand(3)
+    F.batch_norm(ember.arange(12.0).reshape(4, 3), rm, rv, training=True)
+    m, v = 0.0, 1.0
+    for c in range(3):
+        m = 0.1 * (4.5 + c) + 0.9 * m
+        v = 0.1 * 15.0 + 0.9 * v
+    close(rm, torch.full((3,), m), atol=1e-6, rtol=1e-6)
+    close(rv, torch.full((3,), v), atol=1e-6, rtol=1e-6)

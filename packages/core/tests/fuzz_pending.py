@@ -12,6 +12,5 @@ OPS: dict[str, str] = {
 
 FUNCTIONAL: dict[str, str] = {
     "interpolate": "values (core upsample kernels: bicubic/bilinear in bfloat16/float16, aten rounds its weights to the half type)",
-    "scaled_dot_product_attention": "values (core fused kernel: a fully masked row with inf keys is 0, torch NaN)",
     "upsample_bilinear": "values (core upsample_bilinear2d: aten's evaluation order / fused multiply-adds where edge values cancel)",
 }

@@ -298,13 +298,30 @@ def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- fused CPU attention with inconsistent query / key / value shapes -------------------------
 
 def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name == "_scaled_dot_product_flash_attention_for_cpu_backward":
+        return _sdpa_backward_shapes_applies(args, kwargs)
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
     if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
         return False
-    return q.dtype in (torch.float32, torch.float64) and (
+    return q.dtype.is_floating_point and q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
+
+
+def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
+    names = ("grad_out", "query", "key", "value", "out", "logsumexp")
+    g, q, k, v, o, lse = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
+    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or _arg(args, kwargs, 8, "attn_mask"):
+        return False
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
+        return False
+    opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
+    if lse.dim() != 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
+        return False
+    want = (*q.shape[:3], v.shape[3])
+    return (k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2]
+            or g.shape != want or o.shape != want or lse.shape != q.shape[:3])
 
 
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -321,7 +338,7 @@ def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in SDPA_FLASH:
         return False
     ts = [a for a in args if isinstance(a, torch.Tensor)]
-    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype in (torch.float32, torch.float64) for t in ts[:3])
+    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype.is_floating_point for t in ts[:3])
             and any(t.dim() == 4 and t.size(3) > 1 and t.stride(3) != 1 for t in ts))
 
 
@@ -620,7 +637,9 @@ KNOWN_WRONG = [
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"
                    " dtype=torch.float64), torch.ones(2, 3, 70, 4, dtype=torch.float64), torch.ones(2, 1,"
                    " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
-                   " sizes of query, key and value are checked",
+                   " sizes of query, key and value are checked; the backward reads grad_out, out and"
+                   " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
+                   " kills it)",
         why="attention of queries over keys and values of other batches, heads or lengths is "
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
@@ -683,16 +702,6 @@ KNOWN_WRONG = [
         why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
             "uses it, so every window averages ones and the window size to the power 1 / p is inf",
         applies=_lp_tiny_applies, correct=_lp_tiny_correct),
-    KnownWrong(
-        "batch-norm-shared-running-stats",
-        torch_says="rm = torch.zeros(1).expand(3); F.batch_norm(torch.arange(12.).reshape(4, 3), rm, "
-                   "torch.ones(1).expand(3), training=True) leaves rm at 1.5095 on one thread, 1.4815 on "
-                   "two, 1.4805 on four: the channels' updates of the one shared element race between "
-                   "threads",
-        why="the update of a running statistic whose channels share memory has no single answer in "
-            "PyTorch; ember applies the channels' updates in order (rm = 1.5095 above), and the "
-            "result itself does not depend on the running statistics in training",
-        applies=_bn_shared_stats_applies, correct=_bn_shared_stats_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

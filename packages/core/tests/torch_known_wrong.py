@@ -511,6 +511,21 @@ def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / p)
 
 
+def _lrn_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, beta = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 3, "beta", 0.75)
+    return (name == "local_response_norm" and isinstance(x, torch.Tensor) and x.dtype == torch.float32
+            and isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta != 0
+            and torch.tensor(float(beta), dtype=torch.float32).item() == 0)
+
+
+def _lrn_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the divisor to the float32 power (0) is 1 everywhere: PyTorch's own answer for beta = 0
+    names = ("input", "size", "alpha", "beta", "k")
+    full = {n: _arg(args, kwargs, i, n) for i, n in enumerate(names) if len(args) > i or n in kwargs}
+    full["beta"] = 0.0
+    return torch.nn.functional.local_response_norm(**full)
+
+
 # --- batch norm updating running statistics whose channels share memory --------------------
 
 def _bn_running(name: str, args: tuple, kwargs: dict) -> tuple | None:
@@ -702,6 +717,24 @@ KNOWN_WRONG = [
         why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
             "uses it, so every window averages ones and the window size to the power 1 / p is inf",
         applies=_lp_tiny_applies, correct=_lp_tiny_correct),
+    KnownWrong(
+        "local-response-norm-exponent-rounds-to-zero",
+        torch_says="F.local_response_norm(torch.ones(1, 1, 1), 3, alpha=inf, beta=5e-324) is [[[0.]]]: "
+                   "the divisor (inf) to the power beta, in the float32 pow's scalar tail, reads beta as "
+                   "the double 5e-324 (inf ** beta = inf); its vector loop reads it as float32 (0), 1",
+        why="the same pow as lp_pool's: the float32 exponent (0) for every element, so the divisor is "
+            "1 and the result is the input -- PyTorch's own answer for beta = 0",
+        applies=_lrn_tiny_applies, correct=_lrn_tiny_correct),
+    KnownWrong(
+        "batch-norm-shared-running-stats",
+        torch_says="rm = torch.zeros(1).expand(3); F.batch_norm(torch.arange(12.).reshape(4, 3), rm, "
+                   "torch.ones(1).expand(3), training=True) leaves rm at 1.5095 on one thread, 1.4815 on "
+                   "two, 1.4805 on four: the channels' updates of the one shared element race between "
+                   "threads",
+        why="the update of a running statistic whose channels share memory has no single answer in "
+            "PyTorch; ember applies the channels' updates in order (rm = 1.5095 above), and the "
+            "result itself does not depend on the running statistics in training",
+        applies=_bn_shared_stats_applies, correct=_bn_shared_stats_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

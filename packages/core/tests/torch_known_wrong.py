@@ -555,6 +555,28 @@ def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
+# --- max_pool1d with a kernel beyond int32 ----------------------------------------------------
+
+def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("max_pool1d", "max_pool1d_with_indices"):
+        return False
+    x, k = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "kernel_size")
+    k = k[0] if isinstance(k, (tuple, list)) and len(k) == 1 else k
+    pad = _arg(args, kwargs, 3, "padding", 0)
+    pad = pad[0] if isinstance(pad, (tuple, list)) and len(pad) == 1 else pad
+    dil = _arg(args, kwargs, 4, "dilation", 1)
+    dil = dil[0] if isinstance(dil, (tuple, list)) and len(dil) == 1 else dil
+    if not (isinstance(x, torch.Tensor) and x.dim() in (2, 3) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in (k, pad, dil))):
+        return False
+    # the window covers no position of the padded input: PyTorch's own answer is its size error
+    return 2**31 <= k < 2**63 and dil >= 1 and 0 <= pad and x.shape[-1] + 2 * pad - dil * (k - 1) - 1 < 0
+
+
+def _pool1d_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}() Invalid computed output size (kernel_size beyond the padded input)")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -735,6 +757,14 @@ KNOWN_WRONG = [
             "PyTorch; ember applies the channels' updates in order (rm = 1.5095 above), and the "
             "result itself does not depend on the running statistics in training",
         applies=_bn_shared_stats_applies, correct=_bn_shared_stats_correct),
+    KnownWrong(
+        "max-pool1d-kernel-past-int32",
+        torch_says="F.max_pool1d(torch.ones(2, 3, 8), kernel_size=2**53, stride=2, padding=1) hangs (2**35 "
+                   "too; 2**63 - 1 kills the process), where kernel_size=2**31 raises RuntimeError "
+                   "'max_pool1d() Invalid computed output size: 0'",
+        why="a window longer than the padded input has no output position whatever its size: the "
+            "RuntimeError PyTorch gives for 2**31",
+        applies=_pool1d_huge_applies, correct=_pool1d_huge_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

@@ -130,6 +130,8 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
   const int64_t* tp = pr.tp();
   const std::vector<double>& w = pr.w;
   const bool per_sample = reduction == 0 && self.dim() == 2;
+  // aten reads grad_output.size(0) for per-sample losses first: a 0-d one is its IndexError
+  EMBER_CHECK_INDEX(!per_sample || grad_output.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   // The kernel reads grad_output (and, reducing, total_weight first) as the input's scalar type.
   for (const Tensor* t : {&total_weight, &grad_output})
     EMBER_CHECK((per_sample && t == &total_weight) || t->dtype() == self.dtype(), "expected scalar type ",

@@ -567,10 +567,13 @@ def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
     dil = _arg(args, kwargs, 4, "dilation", 1)
     dil = dil[0] if isinstance(dil, (tuple, list)) and len(dil) == 1 else dil
     if not (isinstance(x, torch.Tensor) and x.dim() in (2, 3) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in (k, pad, dil))):
+            isinstance(v, int) and not isinstance(v, bool) for v in (k, pad, dil))
+            and isinstance(_arg(args, kwargs, 5, "ceil_mode", False), bool)):
         return False
-    # the window covers no position of the padded input: PyTorch's own answer is its size error
-    return 2**31 <= k < 2**63 and dil >= 1 and 0 <= pad and x.shape[-1] + 2 * pad - dil * (k - 1) - 1 < 0
+    # the window (past int32: torch's arithmetic wraps or hangs) covers no position of the padded
+    # input: PyTorch's own answer is its size error
+    return (1 <= k < 2**63 and 1 <= dil < 2**63 and dil * (k - 1) >= 2**31 and 0 <= pad
+            and x.shape[-1] + 2 * pad - dil * (k - 1) - 1 < 0)
 
 
 def _pool1d_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:

@@ -109,6 +109,8 @@ CASES = {
     "batch-norm-contiguous-long-training": lambda m, F: m.batch_norm(
         _make(m, (3, 4), "int64"), None, None, None, None, True, 0.1, 1e-5, False),
     "group-norm-negative-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), -1),
+    "instance-norm-strided-long": lambda m, F: F.instance_norm(
+        _make(m, (2, 3, 10), "int64")[:, :, ::2], weight=_make(m, (3,)), bias=_make(m, (3,))),
     # log_softmax over a non-last dim keeps its sums in float32 for bfloat16 / float16
     "log-softmax-bf16-dim0": lambda m, F: F.log_softmax(
         m.tensor([[1.2573, -1.321], [-5.3567, 3.616], [-7.037, -12.65]]).bfloat16(), 0),

@@ -11,8 +11,5 @@ OPS: dict[str, str] = {
 }
 
 FUNCTIONAL: dict[str, str] = {
-    "interpolate": "values (core upsample kernels: bicubic/bilinear in bfloat16/float16, aten rounds its weights to the half type)",
-    "lp_pool1d": "values (torch's float32 pow rounds a 5e-324 exponent to 0 in its vector loop, not its scalar tail)",
-    "scaled_dot_product_attention": "values (core fused kernel: a fully masked row with inf keys is 0, torch NaN)",
-    "upsample_bilinear": "values (core upsample_bilinear2d: aten's evaluation order / fused multiply-adds where edge values cancel)",
+    "interpolate": "values (core upsample kernels: bicubic's fused sums, and aten's channels-last bilinear kernel on float16/bfloat16, still differ in the last bit)",
 }

@@ -48,6 +48,9 @@ def nll_backward_cases(op: dict) -> list:
         C("none", T((4,), "float64"), T((4, 5), "float64"), t4, None, 0, -100, T((), "float64", values=(0.0,))),
         C("1d-input", T((), "float64"), T((5,), "float64"), T((), "int64", values=(2,)), None, 2, -100,
           T((), "float64", values=(1.0,))),
+        # per-sample losses: aten reads grad_output.size(0) before its dtype (IndexError for a 0-d one)
+        C("none-0d-grad", T((), "float64"), T((4, 5), "float64"), t4, None, 0, -100, T((), "float64", values=(3.0,))),
+        C("none-0d-float32-grad", T(()), T((4, 5), "float64"), t4, None, 0, -100, T((), "float64", values=(3.0,))),
     ]
 
 

@@ -371,13 +371,30 @@ def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- fused CPU attention with inconsistent query / key / value shapes -------------------------
 
 def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name == "_scaled_dot_product_flash_attention_for_cpu_backward":
+        return _sdpa_backward_shapes_applies(args, kwargs)
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
     if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
         return False
-    return q.dtype in (torch.float32, torch.float64) and (
+    return q.dtype.is_floating_point and q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
+
+
+def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
+    names = ("grad_out", "query", "key", "value", "out", "logsumexp")
+    g, q, k, v, o, lse = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
+    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or _arg(args, kwargs, 8, "attn_mask"):
+        return False
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
+        return False
+    opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
+    if lse.dim() != 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
+        return False
+    want = (*q.shape[:3], v.shape[3])
+    return (k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2]
+            or g.shape != want or o.shape != want or lse.shape != q.shape[:3])
 
 
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -394,7 +411,7 @@ def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in SDPA_FLASH:
         return False
     ts = [a for a in args if isinstance(a, torch.Tensor)]
-    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype in (torch.float32, torch.float64) for t in ts[:3])
+    return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype.is_floating_point for t in ts[:3])
             and any(t.dim() == 4 and t.size(3) > 1 and t.stride(3) != 1 for t in ts))
 
 
@@ -604,6 +621,102 @@ def _int_bound_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
+# --- lp_pool with an exponent float32 rounds to zero -----------------------------------------
+
+LP_POOL = {"lp_pool1d": 1, "lp_pool2d": 2, "lp_pool3d": 3}
+
+
+def _lp_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in LP_POOL:
+        return False
+    x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
+    return (isinstance(x, torch.Tensor) and x.dtype == torch.float32 and isinstance(p, (int, float))
+            and not isinstance(p, bool) and p != 0 and torch.tensor(float(p), dtype=torch.float32).item() == 0)
+
+
+def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # x ** p with p as float32 (0) is 1 for every element; the windows average ones, and the
+    # window size raised to 1 / p (inf) is inf (1 for a single-element window)
+    x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
+    k = _arg(args, kwargs, 2, "kernel_size")
+    stride = _arg(args, kwargs, 3, "stride")
+    ceil_mode = _arg(args, kwargs, 4, "ceil_mode", False)
+    n = LP_POOL[name]
+    window = math.prod(k if isinstance(k, (tuple, list)) else [k] * (1 if n == 1 else n))
+    avg = getattr(torch.nn.functional, f"avg_pool{n}d")
+    out = avg(torch.ones_like(x), k, stride, 0, ceil_mode)
+    return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / p)
+
+
+def _lrn_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, beta = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 3, "beta", 0.75)
+    return (name == "local_response_norm" and isinstance(x, torch.Tensor) and x.dtype == torch.float32
+            and isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta != 0
+            and torch.tensor(float(beta), dtype=torch.float32).item() == 0)
+
+
+def _lrn_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the divisor to the float32 power (0) is 1 everywhere: PyTorch's own answer for beta = 0
+    names = ("input", "size", "alpha", "beta", "k")
+    full = {n: _arg(args, kwargs, i, n) for i, n in enumerate(names) if len(args) > i or n in kwargs}
+    full["beta"] = 0.0
+    return torch.nn.functional.local_response_norm(**full)
+
+
+# --- batch norm updating running statistics whose channels share memory --------------------
+
+def _bn_running(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(running_mean, running_var, training) of a batch_norm call (F's or torch's argument order)."""
+    if name == "batch_norm" and len(args) >= 9 and not kwargs:  # torch.batch_norm(input, w, b, rm, rv, training, ...)
+        return args[3], args[4], args[5]
+    if name == "batch_norm":
+        return (_arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var"),
+                _arg(args, kwargs, 5, "training", False))
+    return None
+
+
+def _overlaps(t: Any) -> bool:
+    return isinstance(t, torch.Tensor) and any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
+
+
+def _bn_shared_stats_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _bn_running(name, args, kwargs)
+    return parts is not None and parts[2] is True and (_overlaps(parts[0]) or _overlaps(parts[1]))
+
+
+def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the output in training mode uses the batch statistics only: PyTorch's on private copies
+    args = tuple(a.clone() if _overlaps(a) else a for a in args)
+    kwargs = {k: v.clone() if _overlaps(v) else v for k, v in kwargs.items()}
+    fn = torch.batch_norm if len(args) >= 9 and not kwargs else torch.nn.functional.batch_norm
+    return fn(*args, **kwargs)
+
+
+# --- max_pool1d with a kernel beyond int32 ----------------------------------------------------
+
+def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("max_pool1d", "max_pool1d_with_indices"):
+        return False
+    x, k = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "kernel_size")
+    k = k[0] if isinstance(k, (tuple, list)) and len(k) == 1 else k
+    pad = _arg(args, kwargs, 3, "padding", 0)
+    pad = pad[0] if isinstance(pad, (tuple, list)) and len(pad) == 1 else pad
+    dil = _arg(args, kwargs, 4, "dilation", 1)
+    dil = dil[0] if isinstance(dil, (tuple, list)) and len(dil) == 1 else dil
+    if not (isinstance(x, torch.Tensor) and x.dim() in (2, 3) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in (k, pad, dil))
+            and isinstance(_arg(args, kwargs, 5, "ceil_mode", False), bool)):
+        return False
+    # the window (past int32: torch's arithmetic wraps or hangs) covers no position of the padded
+    # input: PyTorch's own answer is its size error
+    return (1 <= k < 2**63 and 1 <= dil < 2**63 and dil * (k - 1) >= 2**31 and 0 <= pad
+            and x.shape[-1] + 2 * pad - dil * (k - 1) - 1 < 0)
+
+
+def _pool1d_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}() Invalid computed output size (kernel_size beyond the padded input)")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "gelu-inf",
@@ -726,7 +839,9 @@ KNOWN_WRONG = [
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"
                    " dtype=torch.float64), torch.ones(2, 3, 70, 4, dtype=torch.float64), torch.ones(2, 1,"
                    " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
-                   " sizes of query, key and value are checked",
+                   " sizes of query, key and value are checked; the backward reads grad_out, out and"
+                   " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
+                   " kills it)",
         why="attention of queries over keys and values of other batches, heads or lengths is "
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
@@ -800,6 +915,41 @@ KNOWN_WRONG = [
         why="offsets with no entries make no bags; PyTorch's 'sum' and 'mean' modes (contiguous "
             "weight) return the empty (0, embedding_dim) result, and that is every mode's answer",
         applies=_bag_max_empty_applies, correct=_bag_max_empty_correct),
+    KnownWrong(
+        "lp-pool-exponent-rounds-to-zero",
+        torch_says="F.lp_pool1d(torch.zeros(1, 1, 40), 5e-324, 2) is [inf] * 16 + [0] * 4: float32 "
+                   "pow reads the exponent as float32 (0, so x ** p = 1) in its vector loop but as the "
+                   "double 5e-324 (0 ** p = 0) in its scalar tail (the last 8 of 40 elements), so the "
+                   "result depends on where an element falls",
+        why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
+            "uses it, so every window averages ones and the window size to the power 1 / p is inf",
+        applies=_lp_tiny_applies, correct=_lp_tiny_correct),
+    KnownWrong(
+        "local-response-norm-exponent-rounds-to-zero",
+        torch_says="F.local_response_norm(torch.ones(1, 1, 1), 3, alpha=inf, beta=5e-324) is [[[0.]]]: "
+                   "the divisor (inf) to the power beta, in the float32 pow's scalar tail, reads beta as "
+                   "the double 5e-324 (inf ** beta = inf); its vector loop reads it as float32 (0), 1",
+        why="the same pow as lp_pool's: the float32 exponent (0) for every element, so the divisor is "
+            "1 and the result is the input -- PyTorch's own answer for beta = 0",
+        applies=_lrn_tiny_applies, correct=_lrn_tiny_correct),
+    KnownWrong(
+        "batch-norm-shared-running-stats",
+        torch_says="rm = torch.zeros(1).expand(3); F.batch_norm(torch.arange(12.).reshape(4, 3), rm, "
+                   "torch.ones(1).expand(3), training=True) leaves rm at 1.5095 on one thread, 1.4815 on "
+                   "two, 1.4805 on four: the channels' updates of the one shared element race between "
+                   "threads",
+        why="the update of a running statistic whose channels share memory has no single answer in "
+            "PyTorch; ember applies the channels' updates in order (rm = 1.5095 above), and the "
+            "result itself does not depend on the running statistics in training",
+        applies=_bn_shared_stats_applies, correct=_bn_shared_stats_correct),
+    KnownWrong(
+        "max-pool1d-kernel-past-int32",
+        torch_says="F.max_pool1d(torch.ones(2, 3, 8), kernel_size=2**53, stride=2, padding=1) hangs (2**35 "
+                   "too; 2**63 - 1 kills the process), where kernel_size=2**31 raises RuntimeError "
+                   "'max_pool1d() Invalid computed output size: 0'",
+        why="a window longer than the padded input has no output position whatever its size: the "
+            "RuntimeError PyTorch gives for 2**31",
+        applies=_pool1d_huge_applies, correct=_pool1d_huge_correct),
     KnownWrong(
         "int64-bound-two-to-the-63",
         torch_says="F.hardtanh(torch.arange(3), -1.0, 2.0**63) -> [-2**63, -2**63, -2**63] and "

@@ -60,6 +60,61 @@ CASES = {
         _make(m, (2, 3), "float16"), (3,), _make(m, (3,), "float64")),
     "group-norm-long-float-weight": lambda m, F: F.group_norm(_make(m, (2, 4, 3), "int64"), 2, _make(m, (4,))),
     "lp-pool1d-half-exponent-overflow": lambda m, F: F.lp_pool1d(_make(m, (1, 3, 8), "float16"), 3.4e38, 2, stride=2),
+    # float32 parameters beside a half-type input: aten's mixed type, computed in float32
+    "layer-norm-half-float-params": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "float16"), (4,), _make(m, (4,)), _make(m, (4,))),
+    "layer-norm-bf16-float-bias-only": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "bfloat16"), (4,), None, _make(m, (4,))),
+    "layer-norm-half-weight-float-bias": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4), "float16"), (4,), _make(m, (4,), "float16"), _make(m, (4,))),
+    "layer-norm-float-double-params": lambda m, F: F.layer_norm(
+        _make(m, (2, 3, 4)), (4,), _make(m, (4,), "float64"), _make(m, (4,), "float64")),
+    "group-norm-half-float-params": lambda m, F: F.group_norm(
+        _make(m, (2, 4, 3), "float16"), 2, _make(m, (4,)), _make(m, (4,))),
+    "instance-norm-half-float-params": lambda m, F: F.instance_norm(
+        _make(m, (2, 3, 5), "float16"), weight=_make(m, (3,)), bias=_make(m, (3,)), use_input_stats=True),
+    "batch-norm-half-float-stats": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), fill=0.5), _make(m, (3,)), _make(m, (3,))),
+    "batch-norm-half-weight-float-stats": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), fill=0.5), _make(m, (3,), "float16")),
+    "batch-norm-float-stats-half-var": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float16"), _make(m, (3,)), _make(m, (3,), "float16", 0.5)),
+    "batch-norm-double-float-weight": lambda m, F: F.batch_norm(
+        _make(m, (4, 3, 5), "float64"), None, None, _make(m, (3,)), training=True),
+    # nll_loss's target checks: dims, then dtype, then a 1-D input's target size
+    "cross-entropy-1d-float-target-size": lambda m, F: F.cross_entropy(_make(m, (0,)), _make(m, (3,))),
+    "cross-entropy-1d-int-target-size": lambda m, F: F.cross_entropy(_make(m, (4,)), _make(m, (3,), "int32")),
+    "cross-entropy-1d-probs": lambda m, F: F.cross_entropy(_make(m, (3,)), _make(m, (3,), fill=0.25)),
+    "nll-2d-target-dims-first": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2))),
+    "nll-2d-long-2d-target": lambda m, F: F.nll_loss(_make(m, (4, 3)), _make(m, (4, 2), "int64", 1)),
+    # embedding(max_norm) scales each over-long row in place: a row overlapping itself is refused
+    "embedding-renorm-overlapping-row": lambda m, F: F.embedding(
+        m.tensor([0, 1, 3]), _make(m, (5, 1), fill=3.0).expand(5, 4), max_norm=1.0),
+    "embedding-renorm-overlapping-row-short": lambda m, F: F.embedding(
+        m.tensor([0, 1, 3]), _make(m, (5, 1), fill=0.1).expand(5, 4), max_norm=1.0),
+    "embedding-0d-weight-padding-0": lambda m, F: F.embedding(m.tensor([0, 1]), _make(m, ()), padding_idx=0),
+    "embedding-0d-weight-padding-1": lambda m, F: F.embedding(m.tensor([0, 1]), _make(m, ()), padding_idx=1),
+    # F.group_norm's one-value-per-channel check runs before the kernel's divisibility rule
+    "group-norm-one-value-first": lambda m, F: F.group_norm(_make(m, (1, 3, 1)), 2, _make(m, (4,)), _make(m, (4,))),
+    "group-norm-zero-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), 0),
+    # torch.Tensor.norm passes an int dim on as a one-element list: an int past int64 is a TypeError
+    "normalize-dim-past-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=2**63),
+    "normalize-dim-min-int64": lambda m, F: F.normalize(_make(m, (2, 3, 5)), p=1.0, dim=-(2**63)),
+    # batch norm: aten's training path averages a strided input first (an integer one fails there);
+    # running statistics are updated channel by channel; num_groups must be positive
+    "batch-norm-strided-long-training": lambda m, F: m.batch_norm(
+        _make(m, (4,), "int64")[::2], None, None, None, None, True, 0.1, 1e-5, False),
+    "batch-norm-transposed-long-training": lambda m, F: m.batch_norm(
+        _make(m, (3, 4), "int64").t(), None, None, None, None, True, 0.1, 1e-5, False),
+    "batch-norm-contiguous-long-training": lambda m, F: m.batch_norm(
+        _make(m, (3, 4), "int64"), None, None, None, None, True, 0.1, 1e-5, False),
+    "group-norm-negative-groups": lambda m, F: F.group_norm(_make(m, (2, 3, 4)), -1),
+    "instance-norm-strided-long": lambda m, F: F.instance_norm(
+        _make(m, (2, 3, 10), "int64")[:, :, ::2], weight=_make(m, (3,)), bias=_make(m, (3,))),
+    # log_softmax over a non-last dim keeps its sums in float32 for bfloat16 / float16
+    "log-softmax-bf16-dim0": lambda m, F: F.log_softmax(
+        m.tensor([[1.2573, -1.321], [-5.3567, 3.616], [-7.037, -12.65]]).bfloat16(), 0),
+    "log-softmax-f16-dim1-of-3": lambda m, F: F.log_softmax(_make(m, (2, 5, 3), "float16") * 9, 1),
 }
 
 

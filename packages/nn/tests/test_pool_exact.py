@@ -116,6 +116,31 @@ def test_interpolate_nonfinite(torch: Any, mode: str, shape: tuple, size: Any) -
     _same(torch, "interpolate", x, "float32", size=size, mode=mode, rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode,channels,size", [
+    ("bilinear", 2, (4, 5)), ("bilinear", 3, (9, 6)), ("bilinear", 8, (4, 5)), ("bilinear", 17, (7, 3)),
+    ("bilinear", 2, (70, 70)), ("linear", 3, 9), ("trilinear", 2, (4, 5, 6)),
+])
+@pytest.mark.parametrize("align", [False, True])
+def test_interpolate_linear_bit_exact(torch: Any, dtype: str, mode: str, channels: int, size: Any,
+                                      align: bool) -> None:
+    # aten's sums as its x86-64 build fuses them: the non-separable kernel (weights stored in the
+    # input's dtype, fma(t0, w0, t1 * w1) per dim), and for bilinear with H + W <= 128 its
+    # channels-last kernel (products of the lambdas, its vector loop's order below the last
+    # multiple of the lane count, its scalar tail's above). Its channels-last kernel on float16 /
+    # bfloat16 still differs in the last bit now and then (within one unit there).
+    shape = {"linear": (2, channels, 5), "trilinear": (1, channels, 3, 4, 5)}.get(mode, (2, channels, 5, 4))
+    rtol = {"float16": 1e-3, "bfloat16": 8e-3}.get(dtype, 0.0) if mode == "bilinear" else 0.0
+    _same(torch, "interpolate", _data(shape, dtype), dtype, size=size, mode=mode, align_corners=align, rtol=rtol)
+
+
+def test_upsample_bilinear_cancellation(torch: Any) -> None:
+    # the fuzz finding: edge values whose weighted sum cancels, exact only in aten's fused order
+    x = np.array([65504.0, -65504.0, 1e30, -1e30, 1.5, -2.5, 3.4e38, -3.4e38, 0.1], np.float32)
+    x = np.tile(x, 2).reshape(1, 2, 3, 3)
+    _same(torch, "upsample_bilinear", x, "float32", size=(4, 5))
+
+
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("channels", [2, 6])
 @pytest.mark.parametrize("size,align", [((4, 5), False), ((7, 3), True), ((3, 3), False), ((2, 9), True)])

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "../core/parallel.h"
@@ -18,12 +19,15 @@ using namespace norm_detail;
 
 namespace {
 
-// Rows r0..r1 of one pass. w / b always point at n values (ones / zeros when absent).
+// Rows r0..r1 of one pass. w / b always point at n op-math values (ones / zeros when absent;
+// float32 parameters of a half-type input, aten's mixed type, read as they are).
 template <class T>
 struct Rows {
   int64_t n;
   double eps;
-  const T *x, *w, *b, *g;
+  const T* x;
+  const opmath_t<T>*w, *b;
+  const T* g;
   T *y, *dx;
   opmath_t<T>*dw, *db;  // this chunk's column sums (backward), nullptr when not wanted
 };
@@ -62,7 +66,8 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t r0, int64_t r1) {
   const int64_t n = p.n;
   const A inv_n = A(1) / static_cast<A>(n);
   for (int64_t r = r0; r < r1; ++r) {
-    const T *x = p.x + r * n, *g = p.g + r * n, *w = p.w;
+    const T *x = p.x + r * n, *g = p.g + r * n;
+    const A* w = p.w;
     A mu, rs;
     row_stats(x, n, p.eps, mu, rs);
     if (p.dx) {
@@ -92,13 +97,14 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t r0, int64_t r1) {
 EMBER_ISA_VARIANTS(forward_rows, Rows)
 EMBER_ISA_VARIANTS(backward_rows, Rows)
 
-// The affine parameter as n contiguous values, or `fill` repeated when absent.
-template <class T>
-std::vector<T> affine_or(const Tensor& t, int64_t n, double fill) {
-  if (!t.defined()) return std::vector<T>(static_cast<size_t>(n), static_cast<T>(fill));
-  Tensor d = dense(t);
-  const T* p = d.data<T>();
-  return std::vector<T>(p, p + n);
+// The affine parameter as n contiguous op-math values (A: float or double), or `fill` repeated
+// when absent. A half-type parameter widens exactly.
+template <class A>
+std::vector<A> affine_or(const Tensor& t, int64_t n, double fill) {
+  if (!t.defined()) return std::vector<A>(static_cast<size_t>(n), static_cast<A>(fill));
+  Tensor d = dense(to_dtype(t, std::is_same_v<A, double> ? ScalarType::Float64 : ScalarType::Float32));
+  const A* p = d.data<A>();
+  return std::vector<A>(p, p + n);
 }
 
 void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
@@ -129,17 +135,20 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
                      double eps, bool cudnn_enable) {
   (void)cudnn_enable;
   check_layer_shape(input, normalized_shape, weight, bias);
-  check_mixed_dtype(input, weight, bias);
+  const bool mixed = mixed_params(input, {&weight, &bias});
   check_float(input, "LayerNormKernelImpl");
-  check_affine(weight, input);
-  check_affine(bias, input);
+  if (!mixed) {
+    check_affine(weight, input);
+    check_affine(bias, input);
+  }
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   const int64_t n = compute_numel(normalized_shape);
   const int64_t m = n ? x.numel() / n : 0;
   if (x.numel() == 0) return y;
   EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
-    std::vector<scalar_t> w = affine_or<scalar_t>(weight, n, 1.0), b = affine_or<scalar_t>(bias, n, 0.0);
+    using A = opmath_t<scalar_t>;
+    std::vector<A> w = affine_or<A>(weight, n, 1.0), b = affine_or<A>(bias, n, 0.0);
     Rows<scalar_t> p{n, eps, x.data<scalar_t>(), w.data(), b.data(), nullptr, y.data<scalar_t>(), nullptr,
                      nullptr, nullptr};
     auto fn = forward_rows_best<scalar_t>();
@@ -157,11 +166,11 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
   Tensor x = dense(input), g = dense_as(grad, input);
   const int64_t m = n ? x.numel() / n : 0;
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty(weight.sizes(), weight.dtype());
-  out[2] = empty(weight.defined() ? to_vec(weight.sizes()) : DimVector{n}, x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty(weight.sizes(), param_grad_dtype(x));
+  out[2] = empty(weight.defined() ? to_vec(weight.sizes()) : DimVector{n}, param_grad_dtype(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
-    std::vector<scalar_t> w = affine_or<scalar_t>(weight, n, 1.0);
+    std::vector<A> w = affine_or<A>(weight, n, 1.0);
     const bool want_dw = out[1].defined();
     std::vector<A> dw(static_cast<size_t>(n), A(0)), db(static_cast<size_t>(n), A(0));
     std::mutex mu;
@@ -182,12 +191,9 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
         }
       });
     }
-    scalar_t* dbp = out[2].data<scalar_t>();
-    for (int64_t j = 0; j < n; ++j) dbp[j] = static_cast<scalar_t>(db[j]);
-    if (want_dw) {
-      scalar_t* dwp = out[1].data<scalar_t>();
-      for (int64_t j = 0; j < n; ++j) dwp[j] = static_cast<scalar_t>(dw[j]);
-    }
+    // param_grad_dtype: the op-math type itself
+    std::copy(db.begin(), db.end(), out[2].data<A>());
+    if (want_dw) std::copy(dw.begin(), dw.end(), out[1].data<A>());
   });
   return out;
 }

@@ -45,14 +45,34 @@ std::vector<double> channel_values(const Tensor& t, int64_t c, double fill) {
   return v;
 }
 
-// Writes doubles into a 1-D tensor in place (running statistics). The version counter is
-// left alone on purpose: the op's graph node keeps these tensors for its backward.
-void store_channel_values(const Tensor& t, const std::vector<double>& v) {
+// running = (1 - momentum) * running + momentum * factor * batch, channel by channel in place,
+// each reading the running value as it is now: a running statistic whose channels share memory
+// (an expanded view) takes every channel's update in turn, as aten's loop gives. The version
+// counter is left alone on purpose: the op's graph node keeps these tensors for its backward.
+void update_running(const Tensor& t, const std::vector<double>& batch, double momentum, double factor) {
   EMBER_DISPATCH_FLOAT(t.dtype(), "batch_norm", [&] {
     scalar_t* p = t.data<scalar_t>();
     const int64_t st = t.dim() ? t.strides()[0] : 1;
-    for (size_t i = 0; i < v.size(); ++i) p[static_cast<int64_t>(i) * st] = scalar_t(v[i]);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      scalar_t& r = p[static_cast<int64_t>(i) * st];
+      r = scalar_t(momentum * batch[i] * factor + (1 - momentum) * static_cast<double>(r));
+    }
   });
+}
+
+// Contiguous in aten's sense for batch norm: row-major or channels-last (4-d / 5-d).
+bool contiguous_or_channels_last(const Tensor& x) {
+  if (x.is_contiguous()) return true;
+  if (x.dim() != 4 && x.dim() != 5) return false;
+  int64_t expect = 1;
+  std::vector<int64_t> order{1};
+  for (int64_t d = x.dim() - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  for (int64_t d : order) {
+    if (x.size(d) != 1 && x.strides()[d] != expect) return false;
+    expect *= x.size(d);
+  }
+  return true;
 }
 
 struct NCS {
@@ -195,21 +215,21 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   }
   EMBER_CHECK_VALUE(running_mean.defined() == running_var.defined(),
                     "running_mean and running_var must either both be None or neither be None");
+  // aten's training path first averages an input that is neither contiguous nor channels-last
+  // (at::mean): an integer or bool one fails there.
+  if (training && !is_floating(input.dtype()) && !contiguous_or_channels_last(input))
+    fail(ErrorKind::Runtime, "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+         "complex dtype. Got: ", legacy_name(input.dtype()));
   // Past those checks aten's 0-d input fails growing a SmallVector to a garbage size (a
   // RuntimeError), a 1-d one reading size(1) (an IndexError).
   EMBER_CHECK(input.dim() > 0, "batch_norm: a 0-d input has no channel dim");
   if (input.dim() < 2) (void)wrap_dim(1, input.dim());
   const NCS d = ncs(input);
   check_float(input, "batch_norm");  // the kernel's dtype dispatch comes after those checks
-  check_affine(weight, input);
-  check_affine(bias, input);
-  // The running stats are read as the input's dtype (float32 stats also serve a half input).
-  for (const Tensor* t : {&running_mean, &running_var}) {
-    const bool reduced = input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16;
-    if (t->defined() && !(reduced && t->dtype() == ScalarType::Float32))
-      EMBER_CHECK(t->dtype() == input.dtype(), "expected scalar type ", legacy_name(input.dtype()), " but found ",
-                  legacy_name(t->dtype()));
-  }
+  // float32 parameters and statistics beside a half-type input (aten's mixed type), or all of
+  // the input's dtype; the kernel reads them as doubles either way.
+  if (!mixed_params(input, {&weight, &bias, &running_mean, &running_var}))
+    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_affine(*t, input);
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   const bool batch_stats = training;
@@ -237,15 +257,10 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
                  [&](int64_t r0, int64_t r1) { norm(p, r0, r1); });
   });
   if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
-    std::vector<double> rm = channel_values(running_mean, d.c, 0.0), rv = channel_values(running_var, d.c, 1.0);
     const double unbias = cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1)
                                   : std::numeric_limits<double>::infinity();
-    for (int64_t c = 0; c < d.c; ++c) {
-      rm[c] = (1 - momentum) * rm[c] + momentum * mean[c];
-      rv[c] = (1 - momentum) * rv[c] + momentum * var[c] * unbias;
-    }
-    store_channel_values(running_mean, rm);
-    store_channel_values(running_var, rv);
+    update_running(running_mean, mean, momentum, 1.0);
+    update_running(running_var, var, momentum, unbias);
   }
   return y;
 }
@@ -264,8 +279,8 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   std::vector<double> rm = batch_stats ? std::vector<double>() : channel_values(running_mean, d.c, 0.0);
   std::vector<double> rv = batch_stats ? std::vector<double>() : channel_values(running_var, d.c, 1.0);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
-  out[2] = empty({d.c}, x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
+  out[2] = empty({d.c}, param_grad_dtype(x));
   std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
     BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), g.data<scalar_t>(), nullptr,
@@ -277,11 +292,12 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
       parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
                    [&](int64_t c0, int64_t c1) { fn(p, c0, c1); });
     }
-    scalar_t* dbp = out[2].data<scalar_t>();
-    for (int64_t c = 0; c < d.c; ++c) dbp[c] = static_cast<scalar_t>(db[c]);
+    using A = opmath_t<scalar_t>;  // param_grad_dtype
+    A* dbp = out[2].data<A>();
+    for (int64_t c = 0; c < d.c; ++c) dbp[c] = static_cast<A>(db[c]);
     if (out[1].defined()) {
-      scalar_t* dwp = out[1].data<scalar_t>();
-      for (int64_t c = 0; c < d.c; ++c) dwp[c] = static_cast<scalar_t>(dw[c]);
+      A* dwp = out[1].data<A>();
+      for (int64_t c = 0; c < d.c; ++c) dwp[c] = static_cast<A>(dw[c]);
     }
   });
   return out;
@@ -297,7 +313,8 @@ void check_group(const Tensor& x, int64_t groups, const Tensor& w, const Tensor&
   if (x.dim() < 2) (void)wrap_dim(1, x.dim());  // PyTorch's dim error comes first
   EMBER_CHECK(x.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", x.dim());
   const int64_t c = x.sizes()[1];
-  EMBER_CHECK(groups > 0 && c % groups == 0, "Expected number of channels in input to be divisible by ",
+  EMBER_CHECK(groups > 0, "Expected num groups to be greater than 0, got ", groups);
+  EMBER_CHECK(c % groups == 0, "Expected number of channels in input to be divisible by ",
               "num_groups, but got input of shape ", shape_str(x.sizes()), " and num_groups=", groups);
   for (const Tensor* t : {&w, &b})
     if (t->defined())
@@ -313,10 +330,12 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
                      bool cudnn_enabled) {
   (void)cudnn_enabled;
   check_group(input, num_groups, weight, bias);
-  check_mixed_dtype(input, weight, bias);
+  const bool mixed = mixed_params(input, {&weight, &bias});
   check_float(input, "GroupNormKernelImpl");
-  check_affine(weight, input);
-  check_affine(bias, input);
+  if (!mixed) {
+    check_affine(weight, input);
+    check_affine(bias, input);
+  }
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   if (x.numel() == 0) return y;
@@ -357,8 +376,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
   std::vector<double> w = channel_values(weight, d.c, 1.0);
   std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
   if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, x.dtype());
-  out[2] = empty({d.c}, x.dtype());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
+  out[2] = empty({d.c}, param_grad_dtype(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
     const scalar_t* xp = x.data<scalar_t>();
@@ -396,8 +415,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
         }
       }
     });
-    scalar_t* dwp = out[1].defined() ? out[1].data<scalar_t>() : nullptr;
-    scalar_t* dbp = out[2].data<scalar_t>();
+    A* dwp = out[1].defined() ? out[1].data<A>() : nullptr;  // param_grad_dtype
+    A* dbp = out[2].data<A>();
     parallel_for(0, d.c, 1, [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         A sw = 0, sb = 0;
@@ -411,8 +430,8 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
             sw += gv * (static_cast<A>(xr[k]) - mu_a) * rs;
           }
         }
-        dbp[c] = scalar_t(sb);
-        if (dwp) dwp[c] = scalar_t(sw);
+        dbp[c] = sb;
+        if (dwp) dwp[c] = sw;
       }
     });
   });

@@ -2,6 +2,7 @@
 // (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp); dense / dense_as also by nn_attention.cpp.
 #pragma once
 #include <algorithm>
+#include <initializer_list>
 
 #include "../core/tensor.h"
 #include "../iter/elementwise_iter.h"
@@ -18,21 +19,31 @@ inline Tensor dense_as(const Tensor& g, const Tensor& x) {
   return dense(g.dtype() == x.dtype() ? g : to_dtype(g, x.dtype()));
 }
 
-// aten's is_mixed_type / check_mixed_data_type (layer and group norm, before the kernel's dispatch):
-// parameters whose first dtype differs from the input's may only be float32 ones of a half-type
-// input. That pairing is legal in PyTorch; ember's kernels read the parameters as the input's type,
-// so it is refused here (last check). Otherwise a parameter must match the input (the kernel's read).
-inline void check_mixed_dtype(const Tensor& x, const Tensor& w, const Tensor& b) {
-  const Tensor& first = w.defined() ? w : b;
-  if (first.defined() && first.dtype() != x.dtype()) {
-    EMBER_CHECK(x.dtype() == ScalarType::BFloat16 || x.dtype() == ScalarType::Float16,
-                "mixed dtype (CPU): all inputs must share same datatype.");
-    for (const Tensor* p : {&w, &b})
-      EMBER_CHECK(!p->defined() || p->dtype() == ScalarType::Float32,
-                  "mixed dtype (CPU): expect parameter to have scalar type of Float");
-    fail(ErrorKind::Runtime, "mixed dtype (CPU): float32 parameters for a ", legacy_name(x.dtype()),
-         " input are not supported by ember's kernel; convert them to the input's dtype");
-  }
+// aten's is_mixed_type / check_mixed_data_type, before the kernel reads the parameters: when the
+// first defined parameter's dtype differs from the input's, every parameter must be float32 and
+// the input float16 / bfloat16 (the kernels then read float32 parameters, in op-math). Returns
+// whether that mixed pairing holds; otherwise each parameter is read as the input's dtype
+// (check_affine, after the kernel's dtype dispatch).
+inline bool mixed_params(const Tensor& x, std::initializer_list<const Tensor*> params) {
+  const Tensor* first = nullptr;
+  for (const Tensor* p : params)
+    if (p->defined()) {
+      first = p;
+      break;
+    }
+  if (!first || first->dtype() == x.dtype()) return false;
+  for (const Tensor* p : params)
+    EMBER_CHECK(!p->defined() || p->dtype() == ScalarType::Float32,
+                "mixed dtype (CPU): expect parameter to have scalar type of Float");
+  EMBER_CHECK(x.dtype() == ScalarType::BFloat16 || x.dtype() == ScalarType::Float16,
+              "mixed dtype (CPU): all inputs must share same datatype.");
+  return true;
+}
+
+// The dtype a norm's parameter gradients are made in: float32 for a half-type input (its op-math;
+// the engine rounds them to a half-type parameter's dtype once), else the input's.
+inline ScalarType param_grad_dtype(const Tensor& x) {
+  return x.dtype() == ScalarType::BFloat16 || x.dtype() == ScalarType::Float16 ? ScalarType::Float32 : x.dtype();
 }
 
 inline void check_affine(const Tensor& w, const Tensor& x) {

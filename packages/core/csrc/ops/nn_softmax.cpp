@@ -92,7 +92,8 @@ EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner
     for (int64_t i = 0; i < inner; ++i) sp[i] += vec::exp(static_cast<A>(xr[i]) - mp[i]);
   }
   if constexpr (Log) {
-    for (int64_t i = 0; i < inner; ++i) sp[i] = std::log(static_cast<A>(T(sp[i])));
+    // here aten keeps the sums in float (unlike its last-dim kernel above): one rounding per output
+    for (int64_t i = 0; i < inner; ++i) sp[i] = std::log(sp[i]);
     for (int64_t d = 0; d < size; ++d) {
       const T* xr = x + d * inner;
       T* yr = y + d * inner;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "../core/parallel.h"
+#include "../kernels/cpu/isa_variants.h"
+#include "../kernels/cpu/vec_math.h"
 #include "checks.h"
 #include "nn_pool.h"
 #include "ops.h"
@@ -74,8 +76,11 @@ T cubic1(T x, T A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
 template <class T>
 T cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
 
-template <class acc_t>
-Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+// Weights in acc_t; `round_to_scalar` stores them as scalar_t first, as aten's non-separable path
+// keeps its weight tensors in the input's dtype (float16 / bfloat16 weights are rounded).
+template <class scalar_t, class acc_t>
+Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, std::optional<double> scale,
+                      bool round_to_scalar) {
   Taps<acc_t> t;
   t.taps = mode == Mode::Linear ? 2 : mode == Mode::Cubic ? 4 : 1;
   t.idx.resize(out * t.taps);
@@ -104,6 +109,7 @@ Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, st
     int64_t i0;
     acc_t lam;
     guard(src, in, i0, lam);
+    if (mode == Mode::Linear && round_to_scalar) lam = static_cast<acc_t>(static_cast<scalar_t>(lam));
     if (mode == Mode::Linear && in == out) {
       // aten's copy rule for an unscaled dim: both taps on input o, weights (1, 0) -- the zero
       // weight still multiplies (inf * 0 is NaN).
@@ -113,14 +119,17 @@ Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, st
     } else if (mode == Mode::Linear) {
       t.idx[2 * o] = i0;
       t.idx[2 * o + 1] = i0 + (i0 < in - 1 ? 1 : 0);
-      t.w[2 * o] = acc_t(1) - lam;
+      t.w[2 * o] = acc_t(1) - lam;  // aten: 1 - lambda1, in scalar_t when the weights are stored so
+      if (round_to_scalar) t.w[2 * o] = static_cast<acc_t>(static_cast<scalar_t>(t.w[2 * o]));
       t.w[2 * o + 1] = lam;
     } else {
-      const acc_t A = acc_t(-0.75);
+      const acc_t A = acc_t(-0.75), x2 = acc_t(1) - lam;  // aten's (1 - t) + 1 for the last tap
       t.w[4 * o + 0] = cubic2<acc_t>(lam + acc_t(1), A);
       t.w[4 * o + 1] = cubic1<acc_t>(lam, A);
-      t.w[4 * o + 2] = cubic1<acc_t>(acc_t(1) - lam, A);
-      t.w[4 * o + 3] = cubic2<acc_t>(acc_t(2) - lam, A);
+      t.w[4 * o + 2] = cubic1<acc_t>(x2, A);
+      t.w[4 * o + 3] = cubic2<acc_t>(x2 + acc_t(1), A);
+      if (round_to_scalar)
+        for (int k = 0; k < 4; ++k) t.w[4 * o + k] = static_cast<acc_t>(static_cast<scalar_t>(t.w[4 * o + k]));
       for (int k = 0; k < 4; ++k) t.idx[4 * o + k] = std::max<int64_t>(std::min(i0 - 1 + k, in - 1), 0);
     }
   }
@@ -145,83 +154,221 @@ struct Geometry {
   std::array<std::optional<double>, 3> scales;
 };
 
-// One plane. TH / TW are the tap counts of H and W (compile-time so the tap loops unroll);
-// D's count is a runtime value (1 unless 3-d).
-template <class scalar_t, class acc_t, int TH, int TW>
-void plane_kernel(const Geometry& g, const std::array<Taps<acc_t>, 3>& T, scalar_t* xb, scalar_t* yb, bool backward) {
-  const int td_n = T[0].taps;
-  const int64_t* idx_d = T[0].idx.data();
-  const int64_t* idx_h = T[1].idx.data();
-  const int64_t* idx_w = T[2].idx.data();
-  const acc_t* w_d = T[0].w.data();
-  const acc_t* w_h = T[1].w.data();
-  const acc_t* w_w = T[2].w.data();
+// a0*w0 + a1*w1 + ... as aten's kernels evaluate it once compiled for x86-64 with FMA (every
+// capability PyTorch dispatches to there): the first product fused with the rounded second,
+// each later product fused onto the sum. One tap is the value times its weight.
+template <class A, int N>
+EMBER_VEC_INLINE A fused_sum(const A* v, const A* w) {
+  if constexpr (N == 1) {
+    return v[0] * w[0];
+  } else {
+    A s = std::fma(v[0], w[0], v[1] * w[1]);
+    for (int k = 2; k < N; ++k) s = std::fma(v[k], w[k], s);
+    return s;
+  }
+}
+
+// Arguments of one range of planes (one (batch, channel) pair each).
+template <class T>
+struct UpArgs {
+  using A = opmath_t<T>;
+  const Geometry* g;
+  const std::array<Taps<A>, 3>* taps;
+  T *x, *y;  // forward: input, output; backward: grad_input (accumulated into), grad_output
+  int64_t in_plane, out_plane;
+  // aten's channels-last bilinear kernel (see bilinear_cl): its per-pixel weights, and the planes
+  // whose channel index is below vec_channels take its vector form
+  bool cl;
+  int64_t channels, vec_channels;
+};
+
+// One plane, forward, aten's non-separable kernel: nested sums, W innermost and D outermost.
+template <class T, int TH, int TW>
+EMBER_VEC_INLINE void plane_forward(const UpArgs<T>& p, const T* xb, T* yb) {
+  using A = opmath_t<T>;
+  const Geometry& g = *p.g;
+  const auto& Tp = *p.taps;
+  const int td_n = Tp[0].taps;
   const int64_t IH = g.in[1], IW = g.in[2];
   for (int64_t od = 0; od < g.out[0]; ++od)
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      scalar_t* yrow = yb + (od * g.out[1] + oh) * g.out[2];
+      const T* rows[2][TH];
+      A wd[2], wh[TH];
       for (int a = 0; a < td_n; ++a) {
-        const acc_t wd = w_d[od * td_n + a];
-        scalar_t* rows[TH];
-        acc_t wh[TH];
-        for (int c = 0; c < TH; ++c) {
-          rows[c] = xb + (idx_d[od * td_n + a] * IH + idx_h[oh * TH + c]) * IW;
-          wh[c] = w_h[oh * TH + c];
-        }
-        if (!backward) {
-          // Nested sums, W innermost and D outermost (PyTorch's evaluation order).
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            const int64_t* iw = idx_w + ow * TW;
-            const acc_t* ww = w_w + ow * TW;
-            // Each sum starts from its first product, as aten's (a 0 + -0 would lose the sign).
-            acc_t acc_h;
-            for (int c = 0; c < TH; ++c) {
-              acc_t acc_w = static_cast<acc_t>(rows[c][iw[0]]) * ww[0];
-              for (int e = 1; e < TW; ++e) acc_w += static_cast<acc_t>(rows[c][iw[e]]) * ww[e];
-              acc_h = c == 0 ? acc_w * wh[0] : acc_h + acc_w * wh[c];
-            }
-            if (td_n == 1)
-              yrow[ow] = static_cast<scalar_t>(acc_h * wd);
-            else
-              yrow[ow] = static_cast<scalar_t>(a == 0 ? acc_h * wd : static_cast<acc_t>(yrow[ow]) + acc_h * wd);
+        wd[a] = Tp[0].w[od * td_n + a];
+        for (int c = 0; c < TH; ++c)
+          rows[a][c] = xb + (Tp[0].idx[od * td_n + a] * IH + Tp[1].idx[oh * TH + c]) * IW;
+      }
+      for (int c = 0; c < TH; ++c) wh[c] = Tp[1].w[oh * TH + c];
+      T* yrow = yb + (od * g.out[1] + oh) * g.out[2];
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const int64_t* iw = Tp[2].idx.data() + ow * TW;
+        const A* ww = Tp[2].w.data() + ow * TW;
+        A t[2];
+        for (int a = 0; a < td_n; ++a) {
+          A acc_w[TH];
+          for (int c = 0; c < TH; ++c) {
+            A v[TW];
+            for (int e = 0; e < TW; ++e) v[e] = static_cast<A>(rows[a][c][iw[e]]);
+            acc_w[c] = TW == 1 ? v[0] : fused_sum<A, TW>(v, ww);
           }
-        } else {
-          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-            const int64_t* iw = idx_w + ow * TW;
-            const acc_t* ww = w_w + ow * TW;
-            const acc_t gv = static_cast<acc_t>(yrow[ow]) * wd;
-            for (int c = 0; c < TH; ++c) {
-              const acc_t gh = gv * wh[c];
-              for (int e = 0; e < TW; ++e) {
-                scalar_t& dst = rows[c][iw[e]];
-                dst = static_cast<scalar_t>(static_cast<acc_t>(dst) + gh * ww[e]);
-              }
-            }
-          }
+          t[a] = TH == 1 ? acc_w[0] : fused_sum<A, TH>(acc_w, wh);
         }
+        yrow[ow] = static_cast<T>(td_n == 1 ? t[0] : fused_sum<A, 2>(t, wd));
       }
     }
 }
 
+// aten's channels-last bilinear 2-d kernel (its pick for small outputs, see dispatch): the four
+// weights are products of the per-dim lambdas, and the sum's fusion depends on whether the
+// channel falls in its vector loop or its scalar tail.
+template <class T>
+EMBER_VEC_INLINE void plane_bilinear_cl(const UpArgs<T>& p, const T* xb, T* yb, bool vec) {
+  using A = opmath_t<T>;
+  const Geometry& g = *p.g;
+  const auto& Tp = *p.taps;
+  const int64_t IW = g.in[2];
+  for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+    const T* r0 = xb + Tp[1].idx[2 * oh] * IW;
+    const T* r1 = xb + Tp[1].idx[2 * oh + 1] * IW;
+    const A h0 = Tp[1].w[2 * oh], h1 = Tp[1].w[2 * oh + 1];
+    T* yrow = yb + oh * g.out[2];
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+      const int64_t i0 = Tp[2].idx[2 * ow], i1 = Tp[2].idx[2 * ow + 1];
+      const A w0 = Tp[2].w[2 * ow], w1 = Tp[2].w[2 * ow + 1];
+      const A w00 = h0 * w0, w01 = h0 * w1, w10 = h1 * w0, w11 = h1 * w1;
+      const A x00 = static_cast<A>(r0[i0]), x01 = static_cast<A>(r0[i1]);
+      const A x10 = static_cast<A>(r1[i0]), x11 = static_cast<A>(r1[i1]);
+      const A v = vec ? std::fma(x00, w00, std::fma(x01, w01, std::fma(x11, w11, x10 * w10)))
+                      : std::fma(x11, w11, std::fma(x10, w10, std::fma(x00, w00, x01 * w01)));
+      yrow[ow] = static_cast<T>(v);
+    }
+  }
+}
+
+// One plane, backward: every output gradient spread onto its taps. Compiled for baseline x86-64
+// only (not in the ISA variants, where the compiler would fuse the accumulation).
+template <class T, int TH, int TW>
+void plane_backward(const UpArgs<T>& p, T* xb, const T* yb) {
+  using A = opmath_t<T>;
+  const Geometry& g = *p.g;
+  const auto& Tp = *p.taps;
+  const int td_n = Tp[0].taps;
+  const int64_t IH = g.in[1], IW = g.in[2];
+  for (int64_t od = 0; od < g.out[0]; ++od)
+    for (int64_t oh = 0; oh < g.out[1]; ++oh)
+      for (int a = 0; a < td_n; ++a) {
+        const A wd = Tp[0].w[od * td_n + a];
+        T* rows[TH];
+        A wh[TH];
+        for (int c = 0; c < TH; ++c) {
+          rows[c] = xb + (Tp[0].idx[od * td_n + a] * IH + Tp[1].idx[oh * TH + c]) * IW;
+          wh[c] = Tp[1].w[oh * TH + c];
+        }
+        const T* yrow = yb + (od * g.out[1] + oh) * g.out[2];
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          const int64_t* iw = Tp[2].idx.data() + ow * TW;
+          const A* ww = Tp[2].w.data() + ow * TW;
+          const A gv = static_cast<A>(yrow[ow]) * wd;
+          for (int c = 0; c < TH; ++c) {
+            const A gh = gv * wh[c];
+            for (int e = 0; e < TW; ++e) {
+              T& dst = rows[c][iw[e]];
+              dst = static_cast<T>(static_cast<A>(dst) + gh * ww[e]);
+            }
+          }
+        }
+      }
+}
+
+template <class T, int TH, int TW>
+EMBER_VEC_INLINE void planes_of(const UpArgs<T>& p, int64_t b0, int64_t b1) {
+  for (int64_t b = b0; b < b1; ++b) {
+    T* xb = p.x + b * p.in_plane;
+    T* yb = p.y + b * p.out_plane;
+    if constexpr (TH == 2 && TW == 2)
+      p.cl ? plane_bilinear_cl<T>(p, xb, yb, b % p.channels < p.vec_channels) : plane_forward<T, TH, TW>(p, xb, yb);
+    else
+      plane_forward<T, TH, TW>(p, xb, yb);
+  }
+}
+
+// Calls f(H, W) with the tap counts as std::integral_constant: (1, 1) nearest, (1, 2) linear 1-d,
+// (2, 2) bi/trilinear, (4, 4) bicubic.
+template <class F>
+EMBER_VEC_INLINE void by_taps(int th, int tw, const F& f) {
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  if (th == 1 && tw == 1)
+    f(One(), One());
+  else if (th == 1 && tw == 2)
+    f(One(), Two());
+  else if (th == 2)
+    f(Two(), Two());
+  else
+    f(Four(), Four());
+}
+
+template <class T>
+void backward_planes(const UpArgs<T>& p, int64_t b0, int64_t b1) {
+  by_taps((*p.taps)[1].taps, (*p.taps)[2].taps, [&](auto th, auto tw) {
+    for (int64_t b = b0; b < b1; ++b)
+      plane_backward<T, decltype(th)::value, decltype(tw)::value>(p, p.x + b * p.in_plane, p.y + b * p.out_plane);
+  });
+}
+
+template <class T>
+EMBER_VEC_INLINE void up_planes(const UpArgs<T>& p, int64_t b0, int64_t b1) {
+  by_taps((*p.taps)[1].taps, (*p.taps)[2].taps,
+          [&](auto th, auto tw) { planes_of<T, decltype(th)::value, decltype(tw)::value>(p, b0, b1); });
+}
+EMBER_ISA_VARIANTS(up_planes, UpArgs)
+
+// aten's pick of its channels-last kernel for bilinear 2-d: a channels-last input with more than
+// 3 channels, an output with H + W <= 128, or 3 channels on one thread. Its vector loop covers
+// the channels below the last multiple of 8 float / 4 double / 16 half-type lanes (AVX2 widths,
+// which its build uses on every x86-64 CPU seen: Cascade Lake, Emerald Rapids, Zen 4).
+struct ClForm {
+  bool on = false;
+  int64_t channels = 1, vec_channels = 0;
+};
+
+ClForm bilinear_cl_form(const Geometry& g, const Tensor& self) {
+  ClForm f;
+  if (g.mode != Mode::Linear || g.n != 2) return f;
+  const int64_t C = self.size(1);
+  bool cl_input = C > 3;
+  if (cl_input) {  // channels-last contiguous: C innermost, then W, then H, then N
+    int64_t expect = 1;
+    for (int d : {1, 3, 2, 0}) {
+      if (self.size(d) != 1 && self.strides()[d] != expect) cl_input = false;
+      expect *= self.size(d);
+    }
+  }
+  f.on = cl_input || g.out[1] + g.out[2] <= 128 || (get_num_threads() == 1 && C == 3);
+  const int64_t lanes = self.dtype() == ScalarType::Float64 ? 4 : self.dtype() == ScalarType::Float32 ? 8 : 16;
+  f.channels = std::max<int64_t>(C, 1);
+  f.vec_channels = C - C % lanes;
+  return f;
+}
+
 template <class scalar_t>
-void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool backward) {
+void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool backward, const ClForm& cl) {
   using acc_t = opmath_t<scalar_t>;
+  const bool cl_on = cl.on && !backward;
   std::array<Taps<acc_t>, 3> T;
   for (int d = 0; d < 3; ++d)
-    T[d] = d < 3 - g.n ? unit_taps<acc_t>() : make_taps<acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d]);
+    T[d] = d < 3 - g.n ? unit_taps<acc_t>()
+                       : make_taps<scalar_t, acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d],
+                                                    !cl_on && !backward);
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
-  using Fn = void (*)(const Geometry&, const std::array<Taps<acc_t>, 3>&, scalar_t*, scalar_t*, bool);
-  // Tap counts: (H, W) is (1, 1) nearest, (1, 2) linear 1-d, (2, 2) bi/trilinear, (4, 4) bicubic.
-  const int th = T[1].taps, tw = T[2].taps;
-  Fn fn = th == 1 && tw == 1   ? plane_kernel<scalar_t, acc_t, 1, 1>
-          : th == 1 && tw == 2 ? plane_kernel<scalar_t, acc_t, 1, 2>
-          : th == 2            ? plane_kernel<scalar_t, acc_t, 2, 2>
-                               : plane_kernel<scalar_t, acc_t, 4, 4>;
+  UpArgs<scalar_t> p{&g, &T, xp, yp, in_plane, out_plane, cl_on, cl.channels, cl.vec_channels};
+  auto fn = backward ? backward_planes<scalar_t> : up_planes_best<scalar_t>();
   GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
-  parallel_for(0, planes, pool::plane_grain(out_plane * th * tw), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) fn(g, T, xp + b * in_plane, yp + b * out_plane, backward);
-  });
+  parallel_for(0, planes, pool::plane_grain(out_plane * T[1].taps * T[2].taps),
+               [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
 }
 
 // uint8 bilinear / bicubic: aten's separable integer path (Pillow's). Per resized dim, each
@@ -326,11 +473,12 @@ void run_uint8(const Geometry& g, int64_t planes, const uint8_t* x, uint8_t* y) 
   }
 }
 
-void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward) {
+void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward,
+              const ClForm& cl = ClForm()) {
   const char* name = mode_name(g.mode, g.n);
   const bool nearest = g.mode == Mode::Nearest || g.mode == Mode::NearestExact;
   if (nearest && dt == ScalarType::UInt8 && !backward) {  // aten's nearest backward: float types only
-    run<uint8_t>(g, planes, reinterpret_cast<uint8_t*>(x), reinterpret_cast<uint8_t*>(y), backward);
+    run<uint8_t>(g, planes, reinterpret_cast<uint8_t*>(x), reinterpret_cast<uint8_t*>(y), backward, ClForm());
     return;
   }
   if (dt == ScalarType::UInt8 && !backward && u8_interp(g.mode, g.n)) {
@@ -338,7 +486,7 @@ void dispatch(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y
     return;
   }
   EMBER_DISPATCH_FLOAT(dt, name, [&] {
-    run<scalar_t>(g, planes, reinterpret_cast<scalar_t*>(x), reinterpret_cast<scalar_t*>(y), backward);
+    run<scalar_t>(g, planes, reinterpret_cast<scalar_t*>(x), reinterpret_cast<scalar_t*>(y), backward, cl);
   });
 }
 
@@ -403,7 +551,7 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   Tensor y = empty(shape, self.dtype());
   check_dtype(mode, n, self.dtype());  // after aten's output allocation, before the empty return
   if (y.numel() == 0) return y;
-  dispatch(g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false);
+  dispatch(g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false, bilinear_cl_form(g, self));
   return y;
 }
 

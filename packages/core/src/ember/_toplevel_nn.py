@@ -251,7 +251,7 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
         return None if t is None else t.repeat(n)
 
     rm, rv = rep(running_mean), rep(running_var)
-    x = input.reshape(1, n * c, *input.shape[2:])
+    x = input.contiguous().reshape(1, n * c, *input.shape[2:])  # aten: input.contiguous().view(...)
     if x.numel() == 0:
         return batch_norm_empty(x, rep(weight), rep(bias)).reshape(input.shape)
     out = ember.batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, False)

@@ -429,5 +429,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
-    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    # torch.Tensor.norm (Python) hands an int dim to linalg.vector_norm as [dim], so an int past
+    # int64 is the parser's TypeError for a list element; ember's norm binding takes the list too
+    dims = [dim] if isinstance(dim, int) and not isinstance(dim, bool) else dim
+    denom = input.norm(p, dims, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom

@@ -6,17 +6,18 @@ import warnings
 
 import ember
 from ember import Tensor
+from ember._argcheck import no_internal_overlap
 
 
 def _padding(weight: Tensor, padding_idx: int | None) -> int:
     if padding_idx is None:
         return -1
-    n = weight.shape[0]
+    # weight.size(0) is read only for a nonzero index (a 0-d weight then fails in the kernel)
     if padding_idx > 0:
-        assert padding_idx < n, "Padding_idx must be within num_embeddings"
+        assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
     elif padding_idx < 0:
-        assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
-        padding_idx = n + padding_idx
+        assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+        padding_idx = weight.size(0) + padding_idx
     return padding_idx
 
 
@@ -35,7 +36,10 @@ def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -
             return
         rows = weight[idx]
         norms = rows.norm(norm_type, 1, keepdim=True)
-        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7), ember.ones_like(norms))
+        big = norms > max_norm
+        if bool(big.any()):  # aten scales such a row in place (row *= scale): a row overlapping itself is refused
+            no_internal_overlap(weight[0])
+        scale = ember.where(big, max_norm / (norms + 1e-7), ember.ones_like(norms))
         weight[idx] = rows * scale
 
 

@@ -194,14 +194,22 @@ def _type_name(t: Tensor) -> str:
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # aten's Reduction
 
 
+def _class_target(target: Tensor) -> None:
+    """nll_loss_forward's target rules, in aten's order: at most one dim, then Long or Byte."""
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype not in (ember.int64, ember.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
+
+
 def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor:
     """PyTorch's argument errors for nll_loss on batched input (N, C, ...); the target as Long."""
     if input.dim() >= 2:  # aten's nll_loss_nd checks the batch sizes before its kernels check the dtype
         n = target.shape[0] if target.dim() else 0
         if input.shape[0] != n:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
-    if input.dim() == 2 and target.dtype not in (ember.int64, ember.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
+    if input.dim() == 2:
+        _class_target(target)
     n_classes = input.shape[1]
     if input.dim() == 2 and target.dim() == 0:  # nll_loss_forward reads target.size(0)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -251,12 +259,15 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     return -(picked * w), w
 
 
-def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
+def _batched(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor, Tensor, bool]:
+    """(input, target) with a batch dim of 1 added to a 1-D input; class-index targets checked as aten's
+    nll_loss checks them there (class probabilities: cross_entropy's own checks)."""
     if input.dim() == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     if input.dim() == 1:
-        if target.dim() > 1:  # aten's nll_loss on a 1-D input
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if probs:
+            return input.unsqueeze(0), target.unsqueeze(0), True
+        _class_target(target)  # aten's nll_loss on a 1-D input: before the size rule below
         if target.dim() == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
         return input.unsqueeze(0), target.unsqueeze(0), True
@@ -292,7 +303,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             raise RuntimeError("ignore_index is not supported for floating point target")
     if input.dim() == 0:
         log_softmax(input, 1)  # aten's class dim is 1 there: its log_softmax raises the IndexError
-    x, t, unbatched = _batched(input, target)
+    x, t, unbatched = _batched(input, target, probs)
     n_classes = x.shape[1]
     if probs:
         if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):

@@ -47,8 +47,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
-    if input.shape[1] % num_groups == 0:
-        _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]])
+    # torch.nn.functional's own check, before the kernel's divisibility rule (num_groups=0 divides by zero)
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]])
     return ember.group_norm(input, num_groups, weight, bias, eps)
 
 

@@ -220,6 +220,10 @@ def searchsorted_builder(op: dict) -> list:
 
 def bucketize_builder(op: dict) -> list:
     b = T((4,), "float32", values=(-1.0, 0.0, 0.0, 2.0))
+    if op["overload"] == "Scalar":
+        return [C("float", 0.0, b, m=False), C("right", 0.0, b, right=True, m=False),
+                C("int", 4, T((3,), "int64", values=(1, 3, 5)), out_int32=True, m=False),
+                C("2d-boundaries", 1.0, T((2, 2)), m=False)]
     return [
         C("left", T((3, 4)), b, m=False, out=True),
         C("right", T((3, 4)), b, right=True, m=False),
@@ -351,6 +355,7 @@ BUILDERS = {
     "searchsorted.Tensor": searchsorted_builder,
     "searchsorted.Scalar": searchsorted_builder,
     "bucketize.Tensor": bucketize_builder,
+    "bucketize.Scalar": bucketize_builder,
     "bincount": bincount_builder,
     "histc": histc_builder,
     "masked_scatter": masked_scatter_builder,

@@ -215,3 +215,29 @@ def test_allocation_retries_without_the_cache() -> None:
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.stdout.startswith("ok"), r.stderr[-2000:]
+
+
+# ---- nansum / nanmean: an empty input meets no dtype dispatch; nanmean rounds its sum ---------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.nansum(m.ones(0), 0, out=m.empty(0, dtype=m.int64)),
+    lambda m: m.nansum(m.ones(2, 0), 0, out=m.empty(0, dtype=m.int64)),
+    lambda m: m.nansum(m.ones(3), 0, out=m.empty(0, dtype=m.int64)),
+    lambda m: m.nanmean(m.tensor([65504.0, 65504.0, NAN], dtype=m.float16)),
+    lambda m: m.nanmean(m.tensor([[65504.0, 65504.0, NAN]], dtype=m.float16), 1),
+    lambda m: m.mean(m.tensor([65504.0, 65504.0], dtype=m.float16)),
+))
+def test_nan_reductions(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+# ---- bucketize of a Python number (bucketize.Scalar) ------------------------------------------
+
+@pytest.mark.parametrize("v", [2.5, -1, 0.0, 3, INF, NAN, True])
+def test_bucketize_number(v: Any) -> None:
+    check(lambda m: m.bucketize(v, m.tensor([1.0, 2.0, 3.0])))
+    check(lambda m: m.bucketize(v, m.tensor([1, 2, 3]), right=True, out_int32=True))
+
+
+def test_cosine_similarity_infinite_norm() -> None:
+    check(lambda m: m.nn.functional.cosine_similarity(m.tensor([[1e-30, 1e30]]), m.tensor([[1e30, 1e-30]])))

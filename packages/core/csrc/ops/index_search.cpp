@@ -129,6 +129,11 @@ Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, 
   EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
   return search_impl(boundaries, input, out_int32, right, std::nullopt, Tensor(), nullptr, false);
 }
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return search_impl(boundaries, wrap_number(self, boundaries), out_int32, right, std::nullopt, Tensor(), nullptr,
+                     true);
+}
 Tensor bucketize_out(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
   EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
   return search_impl(boundaries, input, out_int32, right, std::nullopt, Tensor(), &out, false);

@@ -118,7 +118,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
   if (kind == ReduceKind::NanSum) {
     // PyTorch's nansum kernel is float-only: a float input summed into an integer
     // out= fails, while integer inputs (or dtype=int) simply take sum.
-    if (out && x0.is_floating())
+    // (an empty input is filled with 0 before that dispatch)
+    if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     if (!is_floating(dtype ? *dtype : x0.dtype())) kind = ReduceKind::Sum;
   }
@@ -145,6 +146,9 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   DimMask m = dim_mask(x, dim);
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
+  // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
+  // float16 65504s) before the division; mean divides the float32 accumulator.
+  if (nan) s = to_dtype(s, x.dtype());
   Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
                  : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
   return finish_out(to_dtype(div(s, n, std::nullopt), x.dtype()), out);

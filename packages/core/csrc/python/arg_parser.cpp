@@ -484,9 +484,9 @@ std::optional<int64_t> Signature::opt_int64(ParsedArgs& A, int i) const {
 }
 IntArrayRef Signature::int_list(ParsedArgs& A, int i) const {
   PyObject* o = A.obj[i];
-  DimVector& v = A.lists[i];
-  v.clear();
   if (!o) return params_[i].def_list;
+  DimVector& v = A.list(i);
+  v.clear();
   // An element out of int64's range: PyTorch's TypeError naming the argument and position.
   auto element = [&](PyObject* item, Py_ssize_t j) {
     try {

@@ -2,6 +2,7 @@
 // parsed once from its schema string, then matches (args, kwnames) of a
 // vectorcall with cheap type checks and converts on demand.
 #pragma once
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,8 +46,28 @@ struct ParsedArgs {
   PyObject* const* varargs = nullptr;  // int[] given as separate ints
   Py_ssize_t nvarargs = 0;
   int vararg_param = -1;
-  DimVector lists[kMaxParams];
-  std::string strs[kMaxParams];
+
+  ParsedArgs() = default;
+  ParsedArgs(const ParsedArgs&) = delete;
+  ParsedArgs& operator=(const ParsedArgs&) = delete;
+  ~ParsedArgs() {
+    for (uint32_t m = made_; m; m &= m - 1) slot(__builtin_ctz(m))->~DimVector();
+  }
+  // The buffer holding int[] argument i's values, made on first use: building and destroying
+  // a vector for every parameter slot on every call cost ~200 instructions per op.
+  DimVector& list(int i) {
+    if (!(made_ >> i & 1u)) {
+      new (lists_[i]) DimVector();
+      made_ |= 1u << i;
+    }
+    return *slot(i);
+  }
+
+ private:
+  DimVector* slot(int i) { return std::launder(reinterpret_cast<DimVector*>(lists_[i])); }
+  uint32_t made_ = 0;
+  static_assert(kMaxParams <= 32, "made_ holds one bit per parameter");
+  alignas(DimVector) unsigned char lists_[kMaxParams][sizeof(DimVector)];
 };
 
 class Signature {

@@ -168,6 +168,18 @@ __all__ += [  # pooling / upsampling
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
             "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area
 
+from ember.nn._functional.loss_margin import (  # noqa: E402
+    gaussian_nll_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+
+__all__ += ["gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+            "soft_margin_loss", "triplet_margin_with_distance_loss"]
+
 # PyTorch's TypeError for a wrong-typed tensor or flag argument (ember/_argcheck.py). Most of
 # torch.nn.functional reaches its parser first; these check values in Python before (dropout's p,
 # hardtanh's bounds, batch_norm's eps, the losses' reduction / margin), so are checked after the call.

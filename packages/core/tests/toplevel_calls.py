@@ -191,6 +191,7 @@ CALLS.update({
     "unbind_copy": lambda L: ([_x(L, 3, 2), 1], {}),
     "unfold_copy": lambda L: ([_x(L, 7), 0, 3, 2], {}),
     "unsqueeze_copy": lambda L: ([_x(L, 3), 0], {}),
+    "vander": lambda L: ([_x(L, 4), 3, True], {}),
     "vdot": lambda L: ([_x(L, 4), _x(L, 4).cos()], {}),
     "view_copy": lambda L: ([_x(L, 3, 4), (2, 6)], {}),
     "vsplit": lambda L: ([_x(L, 4, 2), [1]], {}),

@@ -16,7 +16,7 @@ from ember._tensor import Tensor
 __all__ = ["addbmm", "addmv", "addmv_", "addr", "as_strided_scatter", "block_diag", "cartesian_prod",
            "column_stack", "combinations", "diagflat", "diagonal_scatter", "dsplit", "hsplit", "inner",
            "scalar_tensor", "select_scatter", "slice_scatter", "tril_indices", "triu_indices", "unravel_index",
-           "vdot", "vsplit"]
+           "vander", "vdot", "vsplit"]
 
 
 def _finish(result: Tensor, out: Tensor | None) -> Tensor:
@@ -214,6 +214,25 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
     if isinstance(s, Tensor):
         s = s.item()
     return ember.tensor(s, dtype=dtype or ember.get_default_dtype(), requires_grad=requires_grad)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """torch.vander: powers N-1 down to 0 of the 1-d x (ascending with increasing=True)."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = ember.promote_types(x.dtype, ember.int64)
+    if n == 0:
+        result = ember.empty(x.shape[0], 0, dtype=dtype)
+    elif n == 1:
+        result = ember.ones(x.shape[0], 1, dtype=dtype)
+    else:
+        xs = x.to(dtype)
+        result = ember.cat([ember.ones_like(xs).unsqueeze(-1), xs.unsqueeze(-1).expand(x.shape[0], n - 1).cumprod(-1)],
+                           -1)
+    return result if increasing else result.flip(-1)
 
 
 # ------------------------------------------------------------------------------------------

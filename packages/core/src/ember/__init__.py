@@ -206,10 +206,13 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
 
 
 from ember._tensor_extra import nonzero  # noqa: E402  (adds as_tuple=)
-from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .erfinv_, .sum_to_size, ...)
+from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
 globals().update(_tensor_composite.toplevel_inplace())
+from ember import _arg_forms  # noqa: E402  (norm(p="nuc"), var_mean(unbiased=), ...)
+
+_arg_forms.install(globals())
 from ember.autograd import grad_mode as _grad_mode  # noqa: E402
 
 enable_grad = _grad_mode.enable_grad

@@ -1,5 +1,5 @@
-"""Parity with PyTorch for the losses of _functional/loss_margin.py: values for each reduction,
-float64 gradients, ember's gradcheck, and the exception type of bad input."""
+"""Parity with PyTorch for the losses of _functional/loss_margin.py (values for each reduction,
+float64 gradients, ember's gradcheck, the exception type of bad input) and for affine_grid."""
 
 from __future__ import annotations
 
@@ -131,3 +131,28 @@ def test_errors(case: str) -> None:
     with pytest.raises(Exception) as e_info:
         ERRORS[case](ember)
     assert type(e_info.value).__name__ == type(t_info.value).__name__, (t_info.value, e_info.value)
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(2, 1, 3, 4), (2, 1, 1, 5), (2, 3, 2, 3, 4)])
+def test_affine_grid(size: tuple, align: bool) -> None:
+    grads = []
+    for L in (torch, ember):
+        theta = X(L, size[0], len(size) - 2, len(size) - 1).requires_grad_()
+        grid = L.nn.functional.affine_grid(theta, size, align_corners=align)
+        (grid * grid).sum().backward()
+        grads.append((grid.detach(), theta.grad))
+    (tg, tgrad), (eg, egrad) = grads
+    assert tuple(eg.shape) == tuple(tg.shape)
+    np.testing.assert_allclose(eg.numpy(), tg.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(egrad.numpy(), tgrad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("args", [((2, 3, 3), (2, 1, 3, 4)), ((2, 2, 3), (2, 1, 3)), ((2, 2, 3), (2, 1, 0, 4))])
+def test_affine_grid_errors(args: tuple) -> None:
+    shape, size = args
+    with pytest.raises(Exception) as t_info:
+        torch.nn.functional.affine_grid(X(torch, *shape), size, align_corners=False)
+    with pytest.raises(Exception) as e_info:
+        ember.nn.functional.affine_grid(X(ember, *shape), size, align_corners=False)
+    assert type(e_info.value) is type(t_info.value) or type(e_info.value).__name__ == type(t_info.value).__name__

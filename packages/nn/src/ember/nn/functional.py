@@ -177,7 +177,9 @@ from ember.nn._functional.loss_margin import (  # noqa: E402
     triplet_margin_with_distance_loss,
 )
 
-__all__ += ["gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+from ember.nn._functional.grid import affine_grid  # noqa: E402
+
+__all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
             "soft_margin_loss", "triplet_margin_with_distance_loss"]
 
 # PyTorch's TypeError for a wrong-typed tensor or flag argument (ember/_argcheck.py). Most of

@@ -188,11 +188,11 @@ __all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel
 # Messages name the op PyTorch's parser reports where its function forwards to a differently named one.
 from ember._argcheck import check_names as _check_names  # noqa: E402
 
-_VALUES_FIRST = ["alpha_dropout", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
+_VALUES_FIRST = ["affine_grid", "alpha_dropout", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
                  "feature_alpha_dropout", "hardtanh", "interpolate", "poisson_nll_loss", "triplet_margin_loss",
                  "upsample", "upsample_bilinear", "upsample_nearest"]
 _OP_NAMES = {
-    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "cross_entropy": "cross_entropy_loss",
+    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "affine_grid": "affine_grid_generator", "cross_entropy": "cross_entropy_loss",
     "dropout1d": "feature_dropout", "dropout2d": "feature_dropout", "dropout3d": "feature_dropout",
     "fold": "col2im", "logsigmoid": "log_sigmoid", "nll_loss": "nll_loss_nd", "unfold": "im2col",
 }

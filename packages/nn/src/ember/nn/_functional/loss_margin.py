@@ -20,6 +20,11 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
                      reduction: str = "mean") -> Tensor:
     """mean(log(1 + exp(-target * input)))."""
     reduction = _checked_reduction(size_average, reduce, reduction)
+    shape = ember.broadcast_shapes(input.shape, target.shape)
+    if tuple(shape) != tuple(input.shape):  # aten writes into an input-shaped result
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
+    if not input.is_floating_point():  # aten's result has input's dtype; log1p(exp) is Float
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_NAMES[input.dtype]}")
     return _reduce(ember.nn.functional.softplus(-target * input), reduction)
 
 
@@ -33,6 +38,17 @@ def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None,
         loss = loss * weight
     loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
     return _reduce(loss, reduction)
+
+
+_KERNELS = {"multi_margin_loss": "multi_margin_loss_cpu_kernel",
+            "multilabel_margin_loss": "multilabel_margin_loss_forward_out_frame"}
+_NAMES = {ember.float16: "Half", ember.bfloat16: "BFloat16", ember.int64: "Long", ember.int32: "Int",
+          ember.int16: "Short", ember.int8: "Char", ember.uint8: "Byte", ember.bool: "Bool"}
+
+
+def _float_kernel(input: Tensor, name: str) -> None:
+    if input.dtype not in (ember.float32, ember.float64):  # aten's kernels: float and double only
+        raise NotImplementedError(f'"{_KERNELS[name]}" not implemented for \'{_NAMES[input.dtype]}\'')
 
 
 def _class_target(input: Tensor, target: Tensor, name: str) -> tuple[Tensor, Tensor]:
@@ -63,10 +79,12 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     y = target.reshape(-1)
     if y.numel() != n:
         raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
+    _float_kernel(input, "multi_margin_loss")
     if n and (bool((y < 0).any()) or bool((y >= c).any())):
         raise RuntimeError(f"target out of range")
     xy = x.gather(1, y.reshape(-1, 1))
-    z = (margin - xy + x).clamp(min=0)
+    z = margin - xy + x
+    z = ember.where(z > 0, z, ember.zeros_like(z))  # aten adds only z > 0: NaN terms drop out
     if p == 2:
         z = z * z
     if weight is not None:
@@ -88,14 +106,15 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     if tuple(t.shape) != (n, c):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
+    _float_kernel(input, "multilabel_margin_loss")
     valid = ember.cumprod((t != -1).to(ember.int64), 1).to(ember.bool)  # the classes before the first -1
     if bool(((t < -1) | (t >= c)).masked_select(valid | (t >= c)).any()):
         raise RuntimeError("multilabel_margin_loss: target out of range")
     idx = ember.where(valid, t, ember.zeros_like(t))
     is_target = (ember.nn.functional.one_hot(idx, c).to(ember.bool) & valid.unsqueeze(-1)).any(1)  # (N, C)
     xy = x.gather(1, idx)  # (N, C_t)
-    pair = (1 - xy.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)  # (N, C_t, C)
-    mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    pair = 1 - xy.unsqueeze(2) + x.unsqueeze(1)  # (N, C_t, C)
+    mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1) & (pair > 0)  # aten adds only z > 0: NaN drops out
     loss = ember.where(mask, pair, ember.zeros_like(pair)).sum((1, 2)) / c
     if input.dim() <= 1:
         loss = loss.reshape(())

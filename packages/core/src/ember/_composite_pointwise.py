@@ -1,4 +1,4 @@
-"""Pointwise functions PyTorch has beside the generated ones (erfinv, gcd, lcm, ldexp, frexp, nextafter,
+"""Pointwise functions PyTorch has beside the generated ones (gcd, lcm, ldexp, frexp, nextafter,
 float_power, sinc, sgn, positive, nan_to_num, isin) and small statistics (dist, renorm, cov, corrcoef,
 histogram), composed from core ops: no per-element Python, autograd through the pieces."""
 
@@ -11,7 +11,7 @@ import ember
 from ember._lib import _C
 from ember._tensor import Tensor
 
-__all__ = ["corrcoef", "cov", "dist", "erfinv", "float_power", "frexp", "gcd", "histogram", "isin", "lcm",
+__all__ = ["corrcoef", "cov", "dist", "float_power", "frexp", "gcd", "histogram", "isin", "lcm",
            "ldexp", "nan_to_num", "nextafter", "positive", "renorm", "sgn", "sinc"]
 
 _FLOAT_OF = {ember.float16: ember.float32, ember.bfloat16: ember.float32}
@@ -23,71 +23,6 @@ def _floating(x: Tensor) -> Tensor:
 
 def _finish(result: Tensor, out: Tensor | None) -> Tensor:
     return result if out is None else out.copy_(result)
-
-
-# ------------------------------------------------------------------------------------------
-# erfinv: Newton on erf/erfc from a single-precision start, in float64
-# ------------------------------------------------------------------------------------------
-
-def _erfinv_values(y: Tensor) -> Tensor:
-    """erfinv in float64: Giles' single-precision approximation, then 3 Newton steps (on erfc in the tails,
-    where 1 - |y| is exact and erf would lose the digits)."""
-    y = y.to(ember.float64)
-    a = y.abs()
-    w = -ember.log1p(-a * a)
-    small = w < 5.0
-    ws = w - 2.5
-    p1 = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
-              0.246640727, 1.50140941):
-        p1 = c + p1 * ws
-    wl = ember.sqrt(w.clamp(min=5.0)) - 3.0
-    p2 = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
-              1.00167406, 2.83297682):
-        p2 = c + p2 * wl
-    x = ember.where(small, p1, p2) * a
-    tail = a > 0.5
-    one_minus = 1.0 - a
-    k = 2.0 / math.sqrt(math.pi)
-    for _ in range(3):
-        deriv = k * ember.exp(-x * x)
-        resid = ember.where(tail, one_minus - ember.erfc(x), ember.erf(x) - a)
-        step = resid / deriv
-        x = ember.where(ember.isfinite(step), x - step, x)
-    x = ember.where(a == 1.0, ember.full_like(x, math.inf), x)
-    x = ember.where(a > 1.0, ember.full_like(x, math.nan), x)
-    return ember.copysign(x, y)
-
-
-_erfinv_fn: Any = None
-
-
-def _erfinv_function() -> Any:
-    """The autograd Function (made on first use: ember.autograd loads lazily)."""
-    global _erfinv_fn
-    if _erfinv_fn is None:
-        from ember.autograd import Function
-
-        class Erfinv(Function):
-            @staticmethod
-            def forward(ctx: Any, x: Tensor) -> Tensor:
-                result = _erfinv_values(x).to(x.dtype)
-                ctx.save_for_backward(result)
-                return result
-
-            @staticmethod
-            def backward(ctx: Any, grad: Tensor) -> Tensor:  # d erfinv = sqrt(pi)/2 exp(erfinv^2)
-                (result,) = ctx.saved_tensors
-                return grad * (math.sqrt(math.pi) / 2) * ember.exp(result * result)
-
-        _erfinv_fn = Erfinv
-    return _erfinv_fn
-
-
-def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The inverse error function (erfinv(erf(x)) == x on (-1, 1); +-inf at +-1, NaN outside)."""
-    return _finish(_erfinv_function().apply(_floating(input)), out)
 
 
 # ------------------------------------------------------------------------------------------

@@ -179,8 +179,8 @@ def _split_dim(name: str, input: Tensor, indices_or_sections: Any, dim: int, min
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.dim()} dimensions!")
-    if isinstance(indices_or_sections, int) and input.shape[dim] % indices_or_sections if indices_or_sections \
-            else False:
+    sections = indices_or_sections
+    if isinstance(sections, int) and (sections == 0 or input.shape[dim] % sections):
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                            f"dimension {input.shape[dim]} is not divisible by the split_size "
                            f"{indices_or_sections}!")

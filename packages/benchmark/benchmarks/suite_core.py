@@ -57,6 +57,15 @@ def square_of(n: int, dtype: str) -> Setup:
     return setup
 
 
+def unit_square(n: int) -> Setup:
+    """One n x n float32 operand uniform in (-1, 1): the domain of erfinv."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        return {"a": lib.rand(n, n) * 2 - 1}
+
+    return setup
+
+
 # -------------------------------------------------------------------- rows
 
 
@@ -89,6 +98,9 @@ def _elementwise() -> list[Bench]:
         Bench("elementwise", f"{dt} {op}", "throughput", stmt, square_of(BIG, dt), threads=th, target=0.9)
         for dt in ("float16", "bfloat16")
         for op, stmt in (("a * 0.1", "a * 0.1"), ("a / 3.3", "a / 3.3"))
+        for th in THREADS
+    ] + [  # erfinv's kernel (libm erf/erfc refinement in double): informative, no target yet
+        Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th)
         for th in THREADS
     ]
 

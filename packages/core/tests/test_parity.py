@@ -69,7 +69,7 @@ LAYOUT_OPS = VIEW_OPS | {"clone", "empty_strided", "zeros_like", "ones_like", "e
 UNARY_DOMAIN = {
     "log": "positive", "log2": "positive", "log10": "positive", "log1p": "positive",
     "sqrt": "positive", "rsqrt": "positive", "lgamma": "positive", "digamma": "positive", "reciprocal": "nonzero",
-    "asin": "unit", "acos": "unit", "atanh": "unit", "acosh": "ge1",
+    "asin": "unit", "acos": "unit", "atanh": "unit", "acosh": "ge1", "erfinv": "unit",
 }
 BINARY_DOMAIN = {
     "div": ("default", "nonzero"), "true_divide": ("default", "nonzero"),

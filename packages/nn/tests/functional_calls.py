@@ -181,3 +181,14 @@ CALLS: dict[str, Call] = {
     "threshold": lambda L: ([_x(L, 3, 4), 0.1, 20.0], {"inplace": False}),
     "threshold_": lambda L: ([_x(L, 3, 4), 0.1, 20.0], {}),
 }
+
+CALLS.update({  # the margin / likelihood losses of _functional/loss_margin.py, affine_grid
+    "affine_grid": lambda L: ([_x(L, 2, 2, 3), [2, 1, 3, 4]], {"align_corners": False}),
+    "gaussian_nll_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), _x(L, 3, 4).exp()], {"full": True}),
+    "multi_margin_loss": lambda L: ([_x(L, 3, 4), _i(L, [1, 0, 3])], {"weight": _x(L, 4).exp()}),
+    "multilabel_margin_loss": lambda L: ([_x(L, 2, 4), _i(L, [[3, 0, -1, 1], [1, 2, 3, -1]])], {}),
+    "multilabel_soft_margin_loss": lambda L: ([_x(L, 3, 4), _p(L, 3, 4).round()], {"weight": _x(L, 4).exp()}),
+    "soft_margin_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).sign()], {}),
+    "triplet_margin_with_distance_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), _x(L, 3, 4).sin()],
+                                                    {"swap": True}),
+})

@@ -172,6 +172,16 @@ for _d, _x, _k in ((1, t(2, 3, 8), 3), (2, x4, 3), (3, x5, 2)):
     SEEDS[f"adaptive_max_pool{_d}d"] = [((_x, 3), {"return_indices": False})]
     SEEDS[f"adaptive_max_pool{_d}d_with_indices"] = [((_x, 2), {"return_indices": True})]
     SEEDS[f"lp_pool{_d}d"] = [((_x, 2.0, 2), {"stride": 2, "ceil_mode": False})]
+SEEDS.update({  # the margin / likelihood losses and affine_grid (_functional/loss_margin.py, grid.py)
+    "soft_margin_loss": [((x2, sign), {"reduction": "mean"})],
+    "multilabel_soft_margin_loss": [((x2, probs), {"weight": t(4), "reduction": "sum"})],
+    "multi_margin_loss": [((x2, idx(1, 0, 3)), {"p": 1, "margin": 1.0, "reduction": "mean"})],
+    "multilabel_margin_loss": [((x2, idx(3, 0, -1, 1, 1, 2, 3, 0, -1, 1, 1, 1, shape=(3, 4))),
+                                {"reduction": "none"})],
+    "gaussian_nll_loss": [((x2, x2, pos), {"full": False, "eps": 1e-6, "reduction": "mean"})],
+    "triplet_margin_with_distance_loss": [((x2, x2, x2), {"margin": 1.0, "swap": False, "reduction": "mean"})],
+    "affine_grid": [((t(2, 2, 3), [2, 1, 3, 4]), {"align_corners": False})],
+})
 SEEDS["max_unpool1d"] = [((t(1, 1, 4), idx(1, 2, 5, 7, shape=(1, 1, 4)), 2), {})]
 SEEDS["max_unpool2d"] = [((t(1, 1, 2, 2), idx(0, 3, 9, 14, shape=(1, 1, 2, 2)), 2), {})]
 SEEDS["max_unpool3d"] = [((t(1, 1, 1, 1, 2), idx(0, 3, shape=(1, 1, 1, 1, 2)), 2), {})]

@@ -259,7 +259,28 @@ bool has_truth(PyObject* o) {
 }
 }  // namespace
 
+namespace {
+// Note [0-d tensors as numbers]: PyTorch's parser takes a 0-d tensor where a number is expected
+// (linspace(torch.tensor(0.), ...), x.narrow(1, torch.tensor(1), 2)). ember accepts one only in a
+// second matching pass, after no overload took the plain arguments, so Tensor overloads (clamp, max,
+// pow) still win exactly as before and ordinary calls pay nothing.
+thread_local bool g_tensors_as_numbers = false;
+
+bool zero_dim_number_ok(const Param& p, PyObject* o) {
+  if (!is_tensor(o)) return false;
+  const Tensor& t = unpack(o);
+  if (t.dim() != 0) return false;
+  switch (p.type) {
+    case PType::Scalar: return true;
+    case PType::Double: return t.dtype() != ScalarType::Bool;
+    case PType::Int: return is_integral(t.dtype(), false);
+    default: return false;
+  }
+}
+}  // namespace
+
 bool Signature::type_ok(const Param& p, PyObject* o) const {
+  if (g_tensors_as_numbers && zero_dim_number_ok(p, o)) return true;
   if (aten_) {
     switch (p.type) {
       case PType::Bool: return has_truth(o);
@@ -409,6 +430,15 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
   std::string why;
   for (int i = 0; i < n; ++i)
     if (sigs[i].match(self, args, nargs, kwnames, A, &why)) return i;
+  if (!sigs[0].aten()) {  // Note [0-d tensors as numbers]
+    struct Pass {  // reset even when a match throws
+      Pass() { g_tensors_as_numbers = true; }
+      ~Pass() { g_tensors_as_numbers = false; }
+    } pass;
+    std::string ignored;
+    for (int i = 0; i < n; ++i)
+      if (sigs[i].match(self, args, nargs, kwnames, A, &ignored)) return i;
+  }
   // As PyTorch: when one overload alone takes this many arguments, its own complaint is the message.
   Py_ssize_t given = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   int plausible = -1, nplausible = 0;

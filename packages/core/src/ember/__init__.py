@@ -62,9 +62,11 @@ from ember._foreach import OPS as _FOREACH_OPS  # noqa: E402  (torch._foreach_* 
 globals().update(_FOREACH_OPS)
 
 from ember import _toplevel_math, _toplevel_nn  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
+from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 
-for _module in (_toplevel_math, _toplevel_nn):  # aten's signatures: see the modules
+for _module in (_toplevel_math, _toplevel_nn, _composite_pointwise, _composite_scan, _composite_shape):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
+globals().update(_composite_shape.COPIES)  # torch.*_copy
 
 
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
@@ -204,6 +206,13 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
 
 
 from ember._tensor_extra import nonzero  # noqa: E402  (adds as_tuple=)
+from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
+
+_tensor_composite.install()
+globals().update(_tensor_composite.toplevel_inplace())
+from ember import _arg_forms  # noqa: E402  (norm(p="nuc"), var_mean(unbiased=), ...)
+
+_arg_forms.install(globals())
 from ember.autograd import grad_mode as _grad_mode  # noqa: E402
 
 enable_grad = _grad_mode.enable_grad

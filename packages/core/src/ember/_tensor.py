@@ -33,6 +33,31 @@ def _as_op(name: str, self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
         _C._record_function_exit()
 
 
+def _suggested_format(t: Any) -> Any:
+    """aten's suggest_memory_format: channels-last for a 4-d (5-d) tensor laid out so, else contiguous."""
+    fmt = {4: _C.channels_last, 5: _C.channels_last_3d}.get(t.dim())
+    if fmt is not None and not t.is_contiguous() and _in_memory_format(t, fmt).stride() == t.stride():
+        return fmt
+    return _C.contiguous_format
+
+
+def _in_memory_format(t: Any, memory_format: Any) -> Any:
+    """t with the strides of memory_format (channels-last: the channel dim innermost, as a permuted copy)."""
+    if memory_format is _C.contiguous_format:
+        return t.contiguous()
+    rank = {_C.channels_last: 4, _C.channels_last_3d: 5}.get(memory_format)
+    if rank is None:
+        return t
+    if t.dim() != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {'channels_last' if rank == 4 else 'channels_last_3d'}"
+                           " format")
+    inner = list(range(2, rank)) + [1]  # N, spatial..., C
+    order = [0] + inner
+    back = [order.index(i) for i in range(rank)]
+    want = t.permute(order).contiguous().permute(back)
+    return t if t.stride() == want.stride() else want
+
+
 class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
@@ -109,7 +134,9 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
         elif copy:
             r = self.clone()
         if memory_format is not None and memory_format != _C.preserve_format:
-            r = r.contiguous()
+            # aten's to_will_alias: no copy when the layout already suggests memory_format
+            if r is not self or _suggested_format(self) is not memory_format:
+                r = _in_memory_format(r, memory_format)
         return r
 
     def _cast(self, dtype: Any) -> Tensor:
@@ -144,35 +171,44 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
         _no_cuda()
 
-    def float(self) -> Tensor:
-        return self.to(_C.float32)
+    def _cast_in(self, dtype: Any, memory_format: Any, name: str) -> Tensor:
+        """self.to(dtype) laid out in memory_format (torch's x.float(memory_format=...) and friends)."""
+        if memory_format is _C.preserve_format:
+            return self.to(dtype)
+        if type(memory_format) is not _C.memory_format:
+            raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                            f"{type(memory_format).__name__}")
+        return self.to(dtype, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(_C.float64)
+    def float(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.float32, memory_format, "float")
 
-    def half(self) -> Tensor:
-        return self.to(_C.float16)
+    def double(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.float64, memory_format, "double")
 
-    def bfloat16(self) -> Tensor:
-        return self.to(_C.bfloat16)
+    def half(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.float16, memory_format, "half")
 
-    def int(self) -> Tensor:
-        return self.to(_C.int32)
+    def bfloat16(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.bfloat16, memory_format, "bfloat16")
 
-    def long(self) -> Tensor:
-        return self.to(_C.int64)
+    def int(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.int32, memory_format, "int")
 
-    def short(self) -> Tensor:
-        return self.to(_C.int16)
+    def long(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.int64, memory_format, "long")
 
-    def char(self) -> Tensor:
-        return self.to(_C.int8)
+    def short(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.int16, memory_format, "short")
 
-    def byte(self) -> Tensor:
-        return self.to(_C.uint8)
+    def char(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.int8, memory_format, "char")
 
-    def bool(self) -> Tensor:
-        return self.to(_C.bool)
+    def byte(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.uint8, memory_format, "byte")
+
+    def bool(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        return self._cast_in(_C.bool, memory_format, "bool")
 
     # ---- new_* : same dtype and device as self unless given ------------------
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:

@@ -271,6 +271,10 @@ inline T digamma(T x) {
   return static_cast<T>(special::digamma(static_cast<double>(x)));
 }
 template <class T>
+inline T erfinv(T x) {  // in double, rounded once to T
+  return static_cast<T>(special::erfinv(static_cast<double>(x)));
+}
+template <class T>
 inline T polygamma(T x, int64_t n) {
   return static_cast<T>(special::polygamma(n, static_cast<double>(x)));
 }

@@ -1,5 +1,5 @@
-// Special functions in double precision: digamma and the Hurwitz zeta
-// function (for polygamma). Scalar code; called per element by the kernels.
+// Special functions in double precision: digamma, the Hurwitz zeta
+// function (for polygamma) and erfinv. Scalar code; called per element by the kernels.
 #pragma once
 #include <cmath>
 #include <limits>
@@ -93,6 +93,49 @@ inline double polygamma(int64_t n, double x) {
   // exp(lgamma(n + 1) + log zeta(n + 1, x)), not inf * 0.
   if (z == 0 && x > 0 && std::isinf(std::exp(lg))) return sign * std::exp(lg + log_zeta_large(s, x));
   return sign * std::exp(lg) * z;
+}
+
+// Inverse error function: Giles' single-precision approximation ("Approximating the erfinv
+// function", 2010) as the start, then Halley steps on erf near 0 and Newton steps on log(erfc) in
+// the tails, where 1 - |y| is exact and the log keeps the iteration nearly linear.
+inline double erfinv(double y) {
+  const double a = std::fabs(y);
+  if (!(a <= 1.0)) return std::numeric_limits<double>::quiet_NaN();  // NaN or |y| > 1
+  if (a == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), y);
+  if (a == 0.0) return y;  // keeps -0.0
+  double w = -std::log1p(-a * a);
+  double x;
+  if (w < 5.0) {
+    w -= 2.5;
+    double p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+    x = p * a;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    double p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682})
+      p = c + p * w;
+    x = p * a;
+  }
+  const double k = 1.1283791670955126;  // 2 / sqrt(pi)
+  if (a <= 0.5) {
+    for (int i = 0; i < 2; ++i) {  // Halley on erf(x) - a (f'' = -2x f')
+      double f = std::erf(x) - a, d = k * std::exp(-x * x);
+      x -= f / (d + x * f);
+    }
+  } else {
+    const double log_tail = std::log(1.0 - a);  // exact 1 - a (Sterbenz)
+    for (int i = 0; i < 4; ++i) {  // Newton on log(erfc(x)) - log(1 - a)
+      double c = std::erfc(x);
+      if (!(c > 0)) break;
+      double f = std::log(c) - log_tail, d = -k * std::exp(-x * x) / c;
+      x -= f / d;
+    }
+  }
+  return std::copysign(x, y);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ from ember.linalg._decomp import (
     solve_ex,
     svd,
 )
+from ember.linalg._extra import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._norms import matrix_norm, norm
 from ember.linalg._products import cross, matrix_power, multi_dot, vecdot
 
@@ -30,7 +31,7 @@ cholesky = _C._linalg_cholesky
 svdvals = _C._linalg_svdvals
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
-    "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
-    "solve_ex", "svd", "svdvals", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+    "inv_ex", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+    "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm",
 ]

@@ -86,6 +86,8 @@ def _load_from_state_dict(self: Any, state_dict: Mapping[str, Any], prefix: str,
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
             continue
+        if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+            value = value[0]  # checkpoints from before 0-d tensors stored scalars as 1-element vectors
         if tuple(value.shape) != tuple(param.shape):
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {param.shape}.")

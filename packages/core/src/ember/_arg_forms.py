@@ -1,0 +1,150 @@
+"""Argument forms PyTorch accepts that the generated bindings do not: norm(p="fro"|"nuc"),
+std_mean/var_mean(unbiased=), tensor_split with a tensor of indices, and the Tensor methods
+cholesky_solve/cholesky_inverse/resize_/resize_as_. Each wrapper handles its form and hands every
+other call to the compiled function unchanged."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ember
+from ember._lib import _C
+from ember._tensor import Tensor
+
+_c_norm = _C.norm
+_c_std_mean = _C.std_mean
+_c_var_mean = _C.var_mean
+_c_tensor_split = _C.tensor_split
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Tensor | None = None,
+         dtype: Any = None) -> Tensor:
+    """The p-norm of input over dim; p="fro" is the 2-norm over dim (all of it by default), "nuc" the
+    nuclear norm of the matrices over dim (the last two dims by default)."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            result = _c_norm(input, 2, dim, keepdim, **({} if dtype is None else {"dtype": dtype}))
+        elif p == "nuc":
+            if dim is None and input.dim() != 2:
+                raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+            dims = (-2, -1) if dim is None else tuple(dim)
+            if dtype is not None:
+                input = input.to(dtype)
+            result = ember.linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim)
+        else:
+            raise RuntimeError(f"linalg.vector_norm: p must be a number or one of 'fro', 'nuc', but got {p!r}")
+        return result if out is None else out.copy_(result)
+    kwargs: dict[str, Any] = {}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    if out is not None:
+        return out.copy_(_c_norm(input, p, dim, keepdim, **kwargs))
+    return _c_norm(input, p, dim, keepdim, **kwargs)
+
+
+def _unbiased_form(c_fn: Any, name: str) -> Any:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        unbiased = kwargs.pop("unbiased", None)
+        if args and isinstance(args[0], bool):  # (input, unbiased)
+            unbiased, args = args[0], args[1:]
+        elif len(args) >= 2 and isinstance(args[1], bool):  # (input, dim, unbiased[, keepdim])
+            unbiased = args[1]
+            if len(args) > 2:
+                kwargs["keepdim"] = args[2]
+            args = args[:1]
+        if unbiased is not None:
+            if "correction" in kwargs:
+                raise TypeError(f"{name}() received an invalid combination of arguments - got both 'unbiased' "
+                                "and 'correction'")
+            kwargs["correction"] = 1 if unbiased else 0
+        return c_fn(input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = getattr(c_fn, "__doc__", None)
+    return fn
+
+
+std_mean = _unbiased_form(_c_std_mean, "std_mean")
+var_mean = _unbiased_form(_c_var_mean, "var_mean")
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """tensor_split where indices_or_sections may also be a 0-d (sections) or 1-d (indices) int64 tensor."""
+    if isinstance(indices_or_sections, Tensor):
+        t = indices_or_sections
+        if t.dtype != ember.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{str(t.dtype).replace('torch.', '')}")
+        if t.dim() > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.dim()} dims")
+        indices_or_sections = t.item() if t.dim() == 0 else t.tolist()
+    return _c_tensor_split(input, indices_or_sections, dim)
+
+
+def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+    """self re-shaped in place to size (contiguous), keeping its storage's leading elements; a larger size
+    moves it to a new storage with the old elements first (the rest uninitialised)."""
+    shape = list(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple, ember.Size)) else list(size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    numel = math.prod(shape)
+    offset = self.storage_offset()
+    _, _, nbytes, _ = _C._storage_info(self)
+    capacity = nbytes // self.element_size()
+    base = self
+    if offset + numel > capacity:
+        grown = ember.empty(offset + numel, dtype=self.dtype)
+        if capacity:
+            grown[:capacity].copy_(_C._as_strided_storage(self, [capacity], [1], 0))
+        base, offset = grown, offset
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+    view = _C._as_strided_storage(base, shape, strides, offset)
+    if memory_format is not None and memory_format is not _C.contiguous_format:
+        from ember._tensor import _in_memory_format
+
+        view = _C._as_strided_storage(base, shape, list(_in_memory_format(view, memory_format).stride()), offset)
+    return _C._set_(self, view)
+
+
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """resize_ to the_template's shape."""
+    return resize_(self, the_template.shape, memory_format=memory_format)
+
+
+def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    return ember.cholesky_solve(self, input2, upper)
+
+
+def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
+    return ember.cholesky_inverse(self, upper)
+
+
+def norm_method(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+norm_method.__name__ = norm_method.__qualname__ = "norm"
+
+
+def tensor_split_method(self: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return tensor_split(self, indices_or_sections, dim)
+
+
+tensor_split_method.__name__ = tensor_split_method.__qualname__ = "tensor_split"
+
+
+def install(namespace: dict[str, Any]) -> None:
+    namespace.update(norm=norm, std_mean=std_mean, var_mean=var_mean, tensor_split=tensor_split)
+    Tensor.norm = norm_method
+    Tensor.tensor_split = tensor_split_method
+    Tensor.resize_ = resize_
+    Tensor.resize_as_ = resize_as_
+    Tensor.cholesky_solve = cholesky_solve
+    Tensor.cholesky_inverse = cholesky_inverse

@@ -1,0 +1,57 @@
+"""affine_grid: the sampling grid of a batch of affine transforms (aten's affine_grid_generator, composed:
+a base grid of normalised coordinates times theta)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import ember
+from ember import Tensor
+
+
+def _coords(n: int, align_corners: bool, dtype: Any) -> Tensor:
+    """n normalised coordinates in [-1, 1]: pixel centres, or corners with align_corners."""
+    if n <= 1:
+        return ember.zeros(max(n, 0), dtype=dtype)
+    c = ember.linspace(-1.0, 1.0, n, dtype=dtype)
+    return c if align_corners else c * ((n - 1) / n)
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """(N, H, W, 2) (or (N, D, H, W, 3)) grid of the points theta maps the output pixels to."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                      "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                      "documentation of grid_sample for details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {ember.Size(size)}. "
+                             f"Got {theta.shape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {ember.Size(size)}. "
+                             f"Got {theta.shape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {ember.Size(size)}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {ember.Size(size)}")
+    # homogeneous coordinates (x along the last dim, then y, then z, then 1)
+    axes = [_coords(n, align_corners, theta.dtype) for n in spatial]  # (D,) H, W
+    grids = ember.meshgrid(*axes, indexing="ij")
+    base = ember.stack(list(reversed(grids)) + [ember.ones_like(grids[0])], -1)  # (..., x, y[, z], 1)
+    n = size[0]
+    flat = base.reshape(1, -1, base.shape[-1]).expand(n, -1, -1)
+    grid = flat @ theta.transpose(1, 2)
+    return grid.reshape(n, *spatial, len(spatial))

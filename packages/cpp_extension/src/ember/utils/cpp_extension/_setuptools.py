@@ -6,7 +6,7 @@ import os
 import warnings
 from typing import Any
 
-from ._ninja import CXX_STD, run_ninja, write_ninja_file
+from ._ninja import CXX_STD, OPT, run_ninja, write_ninja_file
 from ._paths import _cuda_unavailable, include_paths, is_ninja_available, library_paths, python_include
 
 __all__ = ["CppExtension", "CUDAExtension", "BuildExtension"]
@@ -69,6 +69,8 @@ class BuildExtension(_build_ext_base()):  # type: ignore[misc]
         extra = _cxx_args(ext)
         if not any(f.startswith("-std=") for f in extra):
             flags.append(CXX_STD)
+        if not any(f.startswith("-O") for f in extra):
+            flags.append(OPT)
         return flags + extra
 
     def build_extension(self, ext: Any) -> None:

@@ -41,7 +41,8 @@ def _load(lib: ModuleType) -> Any:
     import importlib
 
     ce = importlib.import_module(lib.__name__ + ".utils.cpp_extension")
-    return ce.load_inline("bench_ext", SOURCE, functions=["sin_add", "identity"],
+    # One module name per library: two extension modules of one name in a process clash.
+    return ce.load_inline(f"bench_ext_{lib.__name__}", SOURCE, functions=["sin_add", "identity"],
                           build_directory=_root(lib.__name__))
 
 

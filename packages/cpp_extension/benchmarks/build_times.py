@@ -67,8 +67,10 @@ def main() -> None:
                 cached = [child(lib, root, "load") for _ in range(3)]
                 call = child(lib, root, "call")
         first = min(builds, key=lambda r: r["load_s"])
-        results[lib] = {"first_build_wall_s": first["load_s"], "first_build_compiler_cpu_s": first["compiler_cpu_s"],
-                        "cached_load_s": min(c["load_s"] for c in cached), "import_s": min(c["import_s"] for c in cached),
+        results[lib] = {"first_build_wall_s": first["load_s"],
+                        "first_build_compiler_cpu_s": first["compiler_cpu_s"],
+                        "cached_load_s": min(c["load_s"] for c in cached),
+                        "import_s": min(c["import_s"] for c in cached),
                         "identity_us": call["identity_us"], "sin_add_us": call["sin_add_us"]}
     print(json.dumps(results, indent=1))
     libs = list(results)

@@ -71,7 +71,8 @@ print(json.dumps({'name': ext.__name__, 'file': ext.__file__, 'r': ext.sin_add(x
     out = last_json(proc)
     assert out["name"] == "torch_style"
     assert out["file"] == str(built / "torch_style" / "torch_style.so")
-    tx = torch.tensor([[0.5, 1.0], [2.0, -1.0]]); ty = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    tx = torch.tensor([[0.5, 1.0], [2.0, -1.0]])
+    ty = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert torch.allclose(torch.tensor(out["r"]), tx.sin() + ty.sin())
     assert "sin(x) + sin(y)" in out["doc"]
 
@@ -117,7 +118,8 @@ def catch(key, f):
         res[key] = [type(e).__name__, str(e)]
 x = ember.zeros(2, 3)
 catch('check', lambda: ext.scale_into(ember.zeros(3, 2), x, 1.0))
-catch('dispatch', lambda: ext.scale_into(ember.zeros(2, 3, dtype=ember.int64), ember.zeros(2, 3, dtype=ember.int64), 1.0))
+ints = ember.zeros(2, 3, dtype=ember.int64)
+catch('dispatch', lambda: ext.scale_into(ints, ints, 1.0))
 catch('core', lambda: ext.sin_add(ember.zeros(2), ember.zeros(3)))
 catch('caster', lambda: ext.sin_add([1.0], ember.zeros(1)))
 print(json.dumps(res))
@@ -198,7 +200,7 @@ print(json.dumps({{'v': m.answer()}}))
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
     outs = [p.communicate(timeout=600) for p in procs]
-    for p, (so, se) in zip(procs, outs):
+    for p, (so, se) in zip(procs, outs, strict=True):
         assert p.returncode == 0, se
         assert json.loads(so.strip().splitlines()[-1]) == {"v": 7}
     assert ninja_log_lines(tmp_path / "race") <= 3  # compiled and linked once
@@ -217,11 +219,11 @@ except RuntimeError as e:
 
 
 def test_abi_mismatch_is_refused_at_import(tmp_path: Path) -> None:
-    proc = run(f"""
+    proc = run("""
 import ember
 from ember.utils.cpp_extension import load_inline
 try:
-    load_inline("future_ext", "int f() {{ return 1; }}", functions=["f"],
+    load_inline("future_ext", "int f() { return 1; }", functions=["f"],
                 extra_cflags=["-DEMBER_EXT_ABI_MINOR=99"])
 except ImportError as e:
     print(str(e))

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 from ._jit import ExtensionVersioner, load, load_inline
 from ._ninja import FileBaton
-from ._paths import (CUDA_HOME, ROCM_HOME, SYCL_HOME, get_cxx_compiler, get_default_build_root,
-                     include_paths, is_ninja_available, library_paths, verify_ninja_availability)
+from ._paths import (
+    CUDA_HOME,
+    ROCM_HOME,
+    SYCL_HOME,
+    get_cxx_compiler,
+    get_default_build_root,
+    include_paths,
+    is_ninja_available,
+    library_paths,
+    verify_ninja_availability,
+)
 
 _SETUPTOOLS_NAMES = ("BuildExtension", "CppExtension", "CUDAExtension")
 

@@ -7,8 +7,14 @@ import subprocess
 import time
 import warnings
 
-from ._paths import get_cxx_compiler, include_paths, library_paths, ninja_executable, python_include
-from ._paths import verify_ninja_availability
+from ._paths import (
+    get_cxx_compiler,
+    include_paths,
+    library_paths,
+    ninja_executable,
+    python_include,
+    verify_ninja_availability,
+)
 
 __all__ = ["FileBaton", "base_cflags", "write_if_changed", "write_ninja_file", "run_ninja"]
 
@@ -45,7 +51,7 @@ class FileBaton:
             if (not warned and self.warn_after_seconds is not None
                     and time.time() - start > self.warn_after_seconds):
                 warnings.warn(f"Waited {self.warn_after_seconds}s for the lock "
-                              f"{self.lock_file_path}; delete it if no build is running")
+                              f"{self.lock_file_path}; delete it if no build is running", stacklevel=2)
                 warned = True
 
     def release(self) -> None:

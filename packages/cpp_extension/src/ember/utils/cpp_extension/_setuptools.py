@@ -60,7 +60,7 @@ class BuildExtension(_build_ext_base()):  # type: ignore[misc]
         self.use_ninja = kwargs.pop("use_ninja", True)
         if self.use_ninja and not is_ninja_available():
             warnings.warn("Attempted to use ninja as the BuildExtension backend but we could not "
-                          "find ninja.. Falling back to using the slow distutils backend.")
+                          "find ninja.. Falling back to using the slow distutils backend.", stacklevel=2)
             self.use_ninja = False
         super().__init__(*args, **kwargs)
 

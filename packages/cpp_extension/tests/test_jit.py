@@ -130,6 +130,20 @@ print(json.dumps(res))
     assert out["caster"][0] == "TypeError"
 
 
+def test_torch_library_ops_in_ember_ops(built: Path) -> None:
+    out = last_json(run(LOAD + """
+import ember.ops
+r = ember.ops.ext_test.scaled_add(ember.ones(2), ember.full((2,), 3.0), 2.0)
+try:
+    ember.ops.ext_test.missing
+except AttributeError as e:
+    err = str(e)
+print(json.dumps({'r': r.tolist(), 'err': err, 'same': ember.ops.ext_test is ember.ops.ext_test}))
+""", built))
+    assert out == {"r": [7.0, 7.0], "err": "'_OpNamespace' 'ext_test' object has no attribute 'missing'",
+                   "same": True}
+
+
 def test_cpp_ops_record_autograd_and_train(built: Path) -> None:
     out = last_json(run(LOAD + """
 x = ember.tensor([1.0, -2.0, 3.0], requires_grad=True)

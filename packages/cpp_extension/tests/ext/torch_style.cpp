@@ -42,6 +42,11 @@ std::vector<torch::Tensor> cell_backward(torch::Tensor grad_h, torch::Tensor x, 
 // Ops called from C++ record autograd like Python calls.
 torch::Tensor square_sum(const torch::Tensor& x) { return (x * x).sum(); }
 
+// Registered as ember.ops.ext_test.scaled_add when the module loads.
+torch::Tensor scaled_add(torch::Tensor a, torch::Tensor b, double alpha) { return a + b * alpha; }
+TORCH_LIBRARY(ext_test, m) { m.def("scaled_add(Tensor a, Tensor b, float alpha) -> Tensor"); }
+TORCH_LIBRARY_IMPL(ext_test, CPU, m) { m.impl("scaled_add", &scaled_add); }
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("sin_add", &sin_add, "sin(x) + sin(y)");
   m.def("scale_into", &scale_into);

@@ -3,5 +3,6 @@
 #pragma once
 #include "ext/python.h"
 #include "ext/compat.h"
+#include "ext/library.h"
 
 namespace py = pybind11;

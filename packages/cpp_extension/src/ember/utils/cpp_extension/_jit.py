@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import importlib.util
 import os
@@ -102,8 +101,10 @@ def _jit_compile(name: str, sources: list[str], extra_cflags: list[str] | None,
         result: Any = path
     elif is_python_module:
         result = _import_module(module_name, path)
-    else:  # a plain library (ops registered at load time)
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    else:  # a plain library: its TORCH_LIBRARY blocks register ember.ops.<ns>.<op> as it loads
+        import ember.ops
+
+        ember.ops.load_library(path)
         result = path
     _loaded[module_name] = result
     return result

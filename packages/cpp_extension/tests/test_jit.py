@@ -144,6 +144,20 @@ print(json.dumps({'r': r.tolist(), 'err': err, 'same': ember.ops.ext_test is emb
                    "same": True}
 
 
+def test_plain_library_registers_ops(tmp_path: Path) -> None:
+    code = (
+        "import json, ember\n"
+        "from ember.utils.cpp_extension import load_inline\n"
+        "src = 'torch::Tensor twice(torch::Tensor a) { return a * 2; }\\n'"
+        " 'TORCH_LIBRARY(libns, m) { m.def(\"twice\", &twice); }\\n'\n"
+        "path = load_inline('libonly', src, is_python_module=False)\n"
+        "print(json.dumps({'path': path, 'r': ember.ops.libns.twice(ember.ones(2)).tolist(),\n"
+        "                  'loaded': path in ember.ops.loaded_libraries}))\n"
+    )
+    out = last_json(run(code, tmp_path))
+    assert out == {"path": str(tmp_path / "libonly" / "libonly.so"), "r": [2.0, 2.0], "loaded": True}
+
+
 def test_cpp_ops_record_autograd_and_train(built: Path) -> None:
     out = last_json(run(LOAD + """
 x = ember.tensor([1.0, -2.0, 3.0], requires_grad=True)

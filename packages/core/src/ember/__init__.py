@@ -261,7 +261,7 @@ _LAZY_NAMES = {
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "func",
-                 "testing", "backends", "amp", "compiler", "cpu")
+                 "testing", "backends", "amp", "compiler", "cpu", "ops")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -1,0 +1,3 @@
+// PyTorch compatibility name: resolves to ember's C++ extension API.
+#pragma once
+#include <ember/ext/compat.h>

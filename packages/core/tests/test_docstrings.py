@@ -50,6 +50,10 @@ def _public_callables(obj: Any, *, methods: bool) -> dict[str, Any]:
 
 
 def walked() -> dict[str, dict[str, Any]]:
+    # Lazily loaded names join dir(ember) on first use: load them all, so the walk does not
+    # depend on what ran before.
+    for name in (*ember._LAZY_NAMES, *ember._LEGACY_TYPE_NAMES):
+        getattr(ember, name)
     return {"ember": _public_callables(ember, methods=False),
             "Tensor": _public_callables(ember.Tensor, methods=True)}
 

@@ -16,6 +16,7 @@ PURE = ["nn", "data", "distributed", "profiler", "benchmark", "cpp_extension"]
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32>=0.3.27", "pyyaml",
               "cmake>=3.24", "ninja"]
 TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+TYPING_DEPS = ["mypy"]  # packages/core/tests/test_typing.py: mypy --strict against ember's stub
 # ember-profiler's tensorboard extra and what its tests render with (figures, PNG images), and the
 # trace consumers its tests and the browser check open ember traces with: Holistic Trace Analysis
 # and the PyTorch profiler TensorBoard plugin (neither depends on torch; TORCH stays pinned).
@@ -61,7 +62,7 @@ def tests(session: nox.Session) -> None:
     """Build everything and run every package's tests (PyTorch 2.13 as the oracle)."""
     install_core(session)
     install_pure(session)
-    session.install(*TEST_DEPS, *PROFILER_TEST_DEPS, TORCH)
+    session.install(*TEST_DEPS, *TYPING_DEPS, *PROFILER_TEST_DEPS, TORCH)
     targets = session.posargs or [f"packages/{p}/tests" for p in ["core", *PURE]]
     session.run("pytest", "-q", "-p", "no:cacheprovider", *targets)
 

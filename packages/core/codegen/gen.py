@@ -6,6 +6,8 @@ Outputs (into the build tree, never committed):
   kernel_table.h        the table of pointwise kernel function pointers
   kernels_pointwise.cpp scalar functors + loops (compiled once per CPU capability)
   bindings.cpp          Python bindings: module functions and Tensor methods
+  docstrings.cpp        their docstrings (text signature + docs_ops/*.yaml prose), apart so a
+                        docs edit recompiles one small file
   _C.pyi, _op_list.py   the type stub, and the op list the parity test walks
 
 Usage: python gen.py ops.yaml OUT_CPP_DIR OUT_PY_DIR
@@ -18,8 +20,10 @@ from pathlib import Path
 
 import yaml
 from autocast_lists import policy as autocast_policy
-from cpp_types import ACCESSOR, cpp_decl, norm, py_type, returns_cpp
+from cpp_types import ACCESSOR, cpp_decl, norm, returns_cpp
 from gen_autograd import gen_autograd, has_wrapper
+from gen_docs import c_string, docstring, load_docs, py_path
+from gen_stub import gen_pyi
 from schema import BINDING_ONLY, Op, Schema, load_ops
 
 RULES = {"promote": "Promote", "int_to_float": "IntToFloat", "bool_out": "PromoteBoolOut"}
@@ -380,6 +384,10 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     return lines
 
 
+def _doc_symbol(kind: str, pyname: str) -> str:
+    return f"ember_doc_{'f' if kind == 'function' else 'm'}_{pyname}"
+
+
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/checks.h"', '#include "python/arg_parser.h"',
@@ -393,71 +401,40 @@ def gen_bindings(ops: list[Op]) -> str:
             out += gen_binding_fn(pyname, gops, kind)
     out.append("}  // namespace")
     out.append("")
+    # The docstrings (generated into docstrings.cpp): constant addresses, so the tables
+    # below are still initialised statically.
+    for kind in ("function", "method", "inplace"):
+        out += [f"extern const char {_doc_symbol(kind, n)}[];" for n in tables[kind]]
+    out.append("")
     flags = "METH_FASTCALL | METH_KEYWORDS"
     out.append("PyMethodDef* generated_functions() {")
     out.append("  static PyMethodDef defs[] = {")
     for pyname in tables["function"]:
-        out.append(f'    {{"{pyname}", (PyCFunction)(void (*)())f_{pyname}, {flags}, nullptr}},')
+        out.append(f'    {{"{pyname}", (PyCFunction)(void (*)())f_{pyname}, {flags}, '
+                   f"{_doc_symbol('function', pyname)}}},")
     out += ["    {nullptr, nullptr, 0, nullptr}};", "  return defs;", "}", ""]
     out.append("PyMethodDef* generated_methods() {")
     out.append("  static PyMethodDef defs[] = {")
     for kind in ("method", "inplace"):
         for pyname in tables[kind]:
             out.append(f'    {{"{pyname}", (PyCFunction)(void (*)())m_{pyname}, {flags}, '
-                       "nullptr},")
+                       f"{_doc_symbol(kind, pyname)}}},")
     out += ["    {nullptr, nullptr, 0, nullptr}};", "  return defs;", "}", "",
             "}  // namespace ember::python", ""]
     return "\n".join(out)
 
 
-# ---------------------------------------------------------------- Python side
-
-
-def py_params(s: Schema, skip_self: bool, with_out: bool) -> str:
-    parts, kw = [], False
-    for i, p in enumerate(s.params):
-        if skip_self and i == 0:
-            continue
-        if p.kw_only and not kw:
-            parts.append("*")
-            kw = True
-        d = f" = {'None' if p.default == 'None' else '...'}" if p.default is not None else ""
-        parts.append(f"{p.name}: {py_type(p)}{d}")
-    if with_out:
-        if not kw:
-            parts.append("*")
-        parts.append("out: Tensor | None = None")
-    return ", ".join(parts)
-
-
-def py_ret(s: Schema) -> str:
-    if len(s.returns) > 1:
-        return "tuple[Tensor, ...]"
-    return {"Tensor": "Tensor", "bool": "bool", "Tensor[]": "list[Tensor]"}.get(
-        s.returns[0].type, "object")
-
-
-def gen_pyi(ops: list[Op]) -> str:
-    out = ['"""Type stub for ember._C, generated from ops.yaml."""', "",
-           "from collections.abc import Sequence", "from typing import overload", "",
-           "from ember import Tensor, device as Device, dtype, layout, memory_format", "",
-           "Number = int | float | bool", ""]
-    for pyname, gops in group(ops, "function").items():
-        for op in gops:
-            if len(gops) > 1:
-                out.append("@overload")
-            params = py_params(op.schema, False, "out" in op.variants)
-            out.append(f"def {pyname}({params}) -> {py_ret(op.schema)}: ...")
-    out += ["", "class TensorBase:"]
-    for kind in ("method", "inplace"):
+def gen_docstrings(ops: list[Op], docs: dict) -> str:
+    out = [HEADER, "namespace ember::python {", ""]
+    for kind in ("function", "method", "inplace"):
         for pyname, gops in group(ops, kind).items():
-            for op in gops:
-                if len(gops) > 1:
-                    out.append("    @overload")
-                params = py_params(op.schema, True, False)
-                sep = ", " if params else ""
-                out.append(f"    def {pyname}(self{sep}{params}) -> {py_ret(op.schema)}: ...")
-    return "\n".join(out) + "\n"
+            text = docstring(pyname, gops, kind, docs.get(py_path(gops[0])))
+            out.append(f"extern const char {_doc_symbol(kind, pyname)}[] =\n  {c_string(text)};")
+    out += ["", "}  // namespace ember::python", ""]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- Python side
 
 
 def gen_op_list(ops: list[Op], kernels: dict) -> str:
@@ -488,6 +465,7 @@ def main() -> None:
         doc["ops"].extend(more.get("ops") or [])
     kernels = doc["kernels"]
     ops = load_ops(doc)
+    docs = load_docs(src.parent / "docs_ops", ops)
     for op in ops:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
@@ -501,9 +479,10 @@ def main() -> None:
         cpp_dir / "kernel_table.h": gen_kernel_table(kernels),
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
         cpp_dir / "bindings.cpp": gen_bindings(ops),
+        cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs),
         cpp_dir / "autograd_ops.h": ag_h,
         cpp_dir / "autograd_ops.cpp": ag_cpp,
-        py_dir / "_C.pyi": gen_pyi(ops),
+        py_dir / "_C.pyi": gen_pyi(ops, group, src.parent / "codegen" / "stub_base.pyi"),
         py_dir / "_op_list.py": gen_op_list(ops, kernels),
     }
     for path, text in files.items():

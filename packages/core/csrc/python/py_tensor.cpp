@@ -396,26 +396,49 @@ static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t na
   EMBER_PY_CATCH
 }
 
+// Docstrings: text signature (for inspect.signature), then the text.
+#define EMBER_DOC(sig, text) sig "\n--\n\n" text
+static const char doc_size[] = EMBER_DOC("size($self, dim=None)", "The shape of the tensor as an ember.Size, or with ``dim`` the size of that one dimension (an int).\n\n>>> ember.zeros(2, 3).size()\ntorch.Size([2, 3])\n>>> ember.zeros(2, 3).size(-1)\n3");
+static const char doc_stride[] = EMBER_DOC("stride($self, dim=None)", "How many elements apart neighbours lie in memory along each dimension (a tuple), or along ``dim`` only.\n\n>>> ember.zeros(2, 3).stride()\n(3, 1)");
+static const char doc_dim[] = EMBER_DOC("dim($self)", "The number of dimensions of the tensor (``x.ndim``).\n\n>>> ember.zeros(2, 3).dim()\n2");
+static const char doc_ndimension[] = EMBER_DOC("ndimension($self)", "The number of dimensions of the tensor; the same as ``dim()``.");
+static const char doc_numel[] = EMBER_DOC("numel($self)", "The number of elements in the tensor (the product of its sizes).\n\n>>> ember.zeros(2, 3).numel()\n6");
+static const char doc_nelement[] = EMBER_DOC("nelement($self)", "The number of elements in the tensor; the same as ``numel()``.");
+static const char doc_storage_offset[] = EMBER_DOC("storage_offset($self)", "Where the tensor's first element sits in its storage, counted in elements (non-zero for many views).\n\n>>> ember.arange(5)[2:].storage_offset()\n2");
+static const char doc_element_size[] = EMBER_DOC("element_size($self)", "The size in bytes of one element (4 for float32).\n\n>>> ember.zeros(1).element_size()\n4");
+static const char doc_data_ptr[] = EMBER_DOC("data_ptr($self)", "The memory address of the tensor's first element, as an int.");
+static const char doc_is_contiguous[] = EMBER_DOC("is_contiguous($self, memory_format=None)", "True when the elements are laid out in memory in row-major order with no gaps.\n\n>>> x = ember.zeros(2, 3)\n>>> x.is_contiguous(), x.t().is_contiguous()\n(True, False)");
+static const char doc_item[] = EMBER_DOC("item($self)", "The value of a one-element tensor as a Python number.\n\n>>> ember.tensor([2.5]).item()\n2.5");
+static const char doc_tolist[] = EMBER_DOC("tolist($self)", "The tensor's values as (nested) Python lists of numbers; a 0-dimensional tensor gives a number.\n\n>>> ember.tensor([[1, 2], [3, 4]]).tolist()\n[[1, 2], [3, 4]]");
+static const char doc_is_floating_point[] = EMBER_DOC("is_floating_point($self)", "True when the tensor's dtype is a floating-point type.\n\n>>> ember.zeros(1).is_floating_point()\nTrue");
+static const char doc_is_complex[] = EMBER_DOC("is_complex($self)", "True when the tensor's dtype is complex (never, in ember).");
+static const char doc_is_signed[] = EMBER_DOC("is_signed($self)", "True when the dtype can hold negative numbers.\n\n>>> ember.zeros(1, dtype=ember.uint8).is_signed()\nFalse");
+static const char doc_get_device[] = EMBER_DOC("get_device($self)", "The index of the device the tensor lives on; -1 for the CPU.");
+static const char doc_is_inference[] = EMBER_DOC("is_inference($self)", "True when the tensor was made under ``ember.inference_mode()``.");
+static const char doc_requires_grad_[] = EMBER_DOC("requires_grad_($self, requires_grad=True)", "Turns gradient recording for this tensor on (or off) in place and returns the tensor.\n\n>>> ember.zeros(2).requires_grad_().requires_grad\nTrue");
+static const char doc_retain_grad[] = EMBER_DOC("retain_grad($self)", "Asks autograd to keep the ``.grad`` of this non-leaf tensor after ``backward()``.");
+#undef EMBER_DOC
+
 static PyMethodDef handwritten_methods[] = {
-    {"size", (PyCFunction)(void (*)())m_size, METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"stride", (PyCFunction)(void (*)())m_stride, METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"dim", m_dim, METH_NOARGS, nullptr},
-    {"ndimension", m_dim, METH_NOARGS, nullptr},
-    {"numel", m_numel, METH_NOARGS, nullptr},
-    {"nelement", m_numel, METH_NOARGS, nullptr},
-    {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
-    {"element_size", m_element_size, METH_NOARGS, nullptr},
-    {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
-    {"is_contiguous", (PyCFunction)(void (*)())m_is_contiguous, METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"item", m_item, METH_NOARGS, nullptr},
-    {"tolist", m_tolist, METH_NOARGS, nullptr},
-    {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
-    {"is_complex", m_is_complex, METH_NOARGS, nullptr},
-    {"is_signed", m_is_signed, METH_NOARGS, nullptr},
-    {"get_device", m_get_device, METH_NOARGS, nullptr},
-    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
-    {"requires_grad_", (PyCFunction)(void (*)())m_requires_grad_, METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
+    {"size", (PyCFunction)(void (*)())m_size, METH_FASTCALL | METH_KEYWORDS, doc_size},
+    {"stride", (PyCFunction)(void (*)())m_stride, METH_FASTCALL | METH_KEYWORDS, doc_stride},
+    {"dim", m_dim, METH_NOARGS, doc_dim},
+    {"ndimension", m_dim, METH_NOARGS, doc_ndimension},
+    {"numel", m_numel, METH_NOARGS, doc_numel},
+    {"nelement", m_numel, METH_NOARGS, doc_nelement},
+    {"storage_offset", m_storage_offset, METH_NOARGS, doc_storage_offset},
+    {"element_size", m_element_size, METH_NOARGS, doc_element_size},
+    {"data_ptr", m_data_ptr, METH_NOARGS, doc_data_ptr},
+    {"is_contiguous", (PyCFunction)(void (*)())m_is_contiguous, METH_FASTCALL | METH_KEYWORDS, doc_is_contiguous},
+    {"item", m_item, METH_NOARGS, doc_item},
+    {"tolist", m_tolist, METH_NOARGS, doc_tolist},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, doc_is_floating_point},
+    {"is_complex", m_is_complex, METH_NOARGS, doc_is_complex},
+    {"is_signed", m_is_signed, METH_NOARGS, doc_is_signed},
+    {"get_device", m_get_device, METH_NOARGS, doc_get_device},
+    {"is_inference", m_is_inference, METH_NOARGS, doc_is_inference},
+    {"requires_grad_", (PyCFunction)(void (*)())m_requires_grad_, METH_FASTCALL | METH_KEYWORDS, doc_requires_grad_},
+    {"retain_grad", m_retain_grad, METH_NOARGS, doc_retain_grad},
     {"_is_view", m_is_view, METH_NOARGS, nullptr},
     {"_make_subclass", (PyCFunction)(void (*)())m_make_subclass, METH_FASTCALL | METH_STATIC, nullptr},
     {nullptr, nullptr, 0, nullptr}};

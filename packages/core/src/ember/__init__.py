@@ -13,15 +13,16 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 import builtins as _builtins  # noqa: E402  (int/float/bool below are dtypes)
 import warnings as _warnings  # noqa: E402
+from typing import TYPE_CHECKING as _TYPE_CHECKING  # noqa: E402
 from typing import Any as _Any  # noqa: E402
 
 from ember._lib import _C  # noqa: E402
 from ember._siblings import PROVIDERS as _PROVIDERS  # noqa: E402
 from ember._siblings import import_sibling as _import_sibling  # noqa: E402
 from ember._siblings import install_finder as _install_finder  # noqa: E402
-from ember._size import Size  # noqa: E402
-from ember._tensor import Tensor  # noqa: E402
-from ember.version import __version__  # noqa: E402, F401  (public)
+from ember._size import Size as Size  # noqa: E402  (`as`: re-exported for mypy --strict)
+from ember._tensor import Tensor as Tensor  # noqa: E402
+from ember.version import __version__ as __version__  # noqa: E402, F401  (public)
 
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)
@@ -36,11 +37,13 @@ memory_format = _C.memory_format
 globals().update(
     {k: v for k, v in vars(_C).items() if not k.startswith("_") and k not in ("TensorBase",)}
 )
+if _TYPE_CHECKING:  # what the update above brings in, for type checkers (stub ember/_C.pyi)
+    from ember._C import *  # noqa: F403
 
 # Random numbers: Generator, default_generator and the samplers (rand, randint, normal, ...)
 # come from _C above; seeding and state live in ember.random.
-from ember import random  # noqa: E402, F401
-from ember._linalg_einsum import einsum, tensordot  # noqa: E402, F401
+from ember import random as random  # noqa: E402, F401
+from ember._linalg_einsum import einsum as einsum, tensordot as tensordot  # noqa: E402, F401
 from ember._linalg_top import (  # noqa: E402, F401, E501
     chain_matmul,
     cholesky_inverse,
@@ -56,7 +59,8 @@ from ember._linalg_top import (  # noqa: E402, F401, E501
     svd,
     trace,
 )
-from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402, F401
+from ember.random import get_rng_state as get_rng_state, initial_seed as initial_seed  # noqa: E402, F401
+from ember.random import manual_seed as manual_seed, seed as seed, set_rng_state as set_rng_state  # noqa: E402, F401
 from ember._foreach import OPS as _FOREACH_OPS  # noqa: E402  (torch._foreach_* multi-tensor ops)
 
 globals().update(_FOREACH_OPS)
@@ -126,14 +130,17 @@ def numel(input: Tensor) -> int:
 
 
 def is_floating_point(input: Tensor) -> bool:
+    """True if ``input``'s dtype is a floating-point type (float16, bfloat16, float32, float64)."""
     return input.is_floating_point()
 
 
 def is_complex(input: Tensor) -> bool:
+    """True if ``input``'s dtype is complex; ember has no complex dtypes, so always False."""
     return False
 
 
 def is_nonzero(input: Tensor) -> bool:
+    """True if the single element of ``input`` is non-zero; RuntimeError for other sizes."""
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return _builtins.bool(input.item())
@@ -177,6 +184,7 @@ def set_printoptions(precision: _Any = None, threshold: _Any = None, edgeitems: 
 
 
 def get_default_device() -> device:
+    """The device new tensors are created on: the CPU."""
     return _C.device("cpu")
 
 
@@ -205,7 +213,7 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
     return _from_dlpack(ext_tensor, device=device, copy=copy)
 
 
-from ember._tensor_extra import nonzero  # noqa: E402  (adds as_tuple=)
+from ember._tensor_extra import nonzero as nonzero  # noqa: E402  (adds as_tuple=)
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()

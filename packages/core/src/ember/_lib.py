@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 # Bumped together with kAbiVersion in csrc/python/module.cpp.
 _EXPECTED_ABI = 1
 
@@ -30,4 +32,7 @@ def _load():  # type: ignore[no-untyped-def]
     return _C
 
 
-_C = _load()
+if TYPE_CHECKING:  # type checkers read the generated stub ember/_C.pyi
+    from ember import _C as _C
+else:
+    _C = _load()

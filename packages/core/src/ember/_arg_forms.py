@@ -141,6 +141,10 @@ tensor_split_method.__name__ = tensor_split_method.__qualname__ = "tensor_split"
 
 
 def install(namespace: dict[str, Any]) -> None:
+    # The method wrappers keep the documented text of what they stand in for.
+    for fn, doc_of in ((norm_method, Tensor.norm), (tensor_split_method, Tensor.tensor_split),
+                       (cholesky_solve, ember.cholesky_solve), (cholesky_inverse, ember.cholesky_inverse)):
+        fn.__doc__ = fn.__doc__ or doc_of.__doc__
     namespace.update(norm=norm, std_mean=std_mean, var_mean=var_mean, tensor_split=tensor_split)
     Tensor.norm = norm_method
     Tensor.tensor_split = tensor_split_method

@@ -25,7 +25,10 @@ def _ember_dir() -> str:
     spec = importlib.util.find_spec("ember")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("ember-core is not installed: C++ extensions need its headers")
-    return os.path.realpath(list(spec.submodule_search_locations)[0])
+    # ember is a namespace spread over the installed packages; an editable core keeps its
+    # headers in its source folder, beside (not under) the folder holding the compiled _C.
+    places = [os.path.realpath(p) for p in spec.submodule_search_locations]
+    return next((p for p in places if os.path.isfile(os.path.join(p, "include", "torch", "extension.h"))), places[0])
 
 
 def _cuda_unavailable(what: str) -> RuntimeError:

@@ -241,3 +241,31 @@ def test_bucketize_number(v: Any) -> None:
 
 def test_cosine_similarity_infinite_norm() -> None:
     check(lambda m: m.nn.functional.cosine_similarity(m.tensor([[1e-30, 1e30]]), m.tensor([[1e30, 1e-30]])))
+
+
+# ---- amax / amin: an empty reduced dim is reported before a repeated one -----------------------
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 3)])
+@pytest.mark.parametrize("dim", [(0, 0), (0, 1, 0), (1, -1)])
+def test_amax_empty_dim_before_repeated(op: str, shape: tuple, dim: tuple) -> None:
+    check(lambda m: getattr(m, op)(m.ones(*shape), dim))
+
+
+# ---- index_add: the indexing dim is checked against the source's rank first --------------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.index_add(m.ones(3, 3), 1, m.tensor([0]), m.tensor(1.0)),
+    lambda m: m.index_add(m.ones(3, 3), -1, m.tensor([0]), m.tensor(1.0)),
+    lambda m: m.index_add(m.ones(3, 3), 1, m.tensor([0]), m.ones(1)),
+    lambda m: m.index_add(m.ones(3, 3, 3), 2, m.tensor([0]), m.ones(2, 1)),
+    lambda m: m.index_add(m.ones(3, 3), 0, m.tensor([0]), m.tensor(1.0)),
+    lambda m: m.index_add(m.ones(3, 3), 1, m.tensor([0]), m.ones(1, dtype=m.int64)),
+))
+def test_index_add_dim_against_source(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+@pytest.mark.parametrize("eps", [1e300, 1e-8, 0.0, 3e38])
+def test_cosine_similarity_eps_conversion(eps: float) -> None:
+    check(lambda m: m.nn.functional.cosine_similarity(m.ones(1, 2), m.ones(1, 2), eps=eps))

@@ -411,7 +411,10 @@ def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in SDPA_FLASH:
         return False
     ts = [a for a in args if isinstance(a, torch.Tensor)]
+    # correct() runs torch's kernel in this process: never on an empty batch, head or sequence,
+    # where that kernel divides by zero (SIGFPE) -- the worker runs (and survives) those calls
     return (len(ts) >= 3 and all(t.dim() == 4 and t.dtype.is_floating_point for t in ts[:3])
+            and all(n > 0 for t in ts[:3] for n in t.shape[:3])
             and any(t.dim() == 4 and t.size(3) > 1 and t.stride(3) != 1 for t in ts))
 
 

@@ -324,6 +324,8 @@ void check_index_add_source(const Tensor& self, int64_t dim, const Tensor& index
               "index_add_(): Expected dtype int32/int64 for index but got: ", legacy_name(index.dtype()));
   EMBER_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", legacy_name(self.dtype()), ") and source (",
               legacy_name(source.dtype()), ") must have the same scalar type");
+  EMBER_CHECK(dim == 0 || dim < source.dim(), "index_add_(): Indexing dim ", dim,
+              " is out of bounds of the source tensor with dim ", source.dim());
   if (index.numel() != (source.dim() == 0 ? 1 : source.size(dim))) {
     // PyTorch builds this message with source.size(dim), which fails first for a 0-d source.
     EMBER_CHECK_INDEX(source.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");

@@ -318,6 +318,13 @@ static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool k
                       const Tensor* out) {
   EMBER_CHECK(x.numel() > 0 || !dim.empty(), name, "(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  // aten walks the listed dims for an empty one before its repeated-dim check
+  if (x.numel() == 0)
+    for (int64_t d : dim) {
+      const int64_t w = wrap_dim(d, std::max<int64_t>(x.dim(), 1));
+      EMBER_CHECK_INDEX(x.dim() == 0 || x.sizes()[w] != 0, name, "(): Expected reduction dim ", w,
+                        " to have non-zero size.");
+    }
   DimMask m = dim_mask(x, dim);
   check_nonempty(name, x, m);
   return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);

@@ -15,8 +15,10 @@ _INT_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short
 
 def _clamp_min_value_only(t: Tensor, eps: float) -> Tensor:
     """t.clamp(min=eps) in value, but with t's gradient: PyTorch clamps the norms in place under no_grad."""
-    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm
-    return ember.where(t < eps, t - t.detach() + eps, t)
+    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. The clamp
+    # itself reads eps into t's dtype as PyTorch's clamp_min_ does (1e300: overflow error).
+    clamped = t.detach().clamp(min=eps)
+    return ember.where(t < eps, t - t.detach() + clamped, t)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

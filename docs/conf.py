@@ -74,3 +74,7 @@ def setup(app):  # noqa: ANN001, ANN201
 
 
 doctest_global_setup = "import ember\nimport ember as torch"
+
+# The doctest builder runs the ``.. doctest::`` blocks of the hand-written pages; the examples in
+# docstrings are run by packages/core/tests/test_docstrings.py.
+doctest_test_doctest_blocks = ""

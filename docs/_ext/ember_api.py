@@ -71,8 +71,14 @@ def names_of(module: str) -> list[str]:
     return sorted(n for n in names if _documentable(mod, n))
 
 
+# Deprecated aliases kept for old scripts; their replacement has the page.
+DEPRECATED = {"ember.distributed.reduce_op"}
+
+
 def _documentable(mod: types.ModuleType, name: str) -> bool:
     """Callables and classes get a page; constants, submodules and deprecated aliases do not."""
+    if f"{mod.__name__}.{name}" in DEPRECATED:
+        return False
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)  # a deprecated alias warns when fetched
         try:

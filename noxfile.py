@@ -139,11 +139,18 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the Sphinx docs into docs/_build/html."""
-    install_core(session)
+    """Build the Sphinx site into docs/_build/html with warnings as errors, every cross-reference
+    resolved (nitpicky), the pages' doctests run, then check its in-site links and render the
+    front, an API and the search page in headless Chromium (screenshots in build/docs_browser).
+
+    Reuses the tests session's core build directory, so the core is relinked, not recompiled."""
+    install_core(session, build_dir="build/tests")
     install_pure(session)
     session.install("-r", "docs/requirements.txt")
-    session.run("sphinx-build", "-W", "-b", "html", "docs", "docs/_build/html")
+    common = ["-W", "--keep-going", "-q", "-j", "auto", "-d", "docs/_build/doctrees", "docs"]
+    session.run("sphinx-build", "-b", "html", *common, "docs/_build/html")
+    session.run("sphinx-build", "-b", "doctest", *common, "docs/_build/doctest")  # reuses the doctrees
+    session.run("python", "docs/check_site.py", "docs/_build/html", str(ROOT / "build" / "docs_browser"))
 
 
 @nox.session

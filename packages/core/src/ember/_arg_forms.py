@@ -114,7 +114,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
 
 
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
-    """resize_ to the_template's shape."""
+    """``resize_`` to the shape of ``the_template``."""
     return resize_(self, the_template.shape, memory_format=memory_format)
 
 

@@ -64,7 +64,7 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def frexp(input: Tensor, *, out: Any = None) -> Any:
-    """(mantissa, exponent) with input == mantissa * 2**exponent and 0.5 <= |mantissa| < 1 (int32 exponent)."""
+    """``(mantissa, exponent)`` with ``input == mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1`` (int32 exponent)."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     with ember.no_grad():
@@ -135,7 +135,7 @@ def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """sign for real tensors (x / |x| for complex ones, which ember does not have yet)."""
+    """``sign`` for real tensors (``x / |x|`` for complex ones, which ember does not have yet)."""
     return _finish(ember.sign(input), out)
 
 

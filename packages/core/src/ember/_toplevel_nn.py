@@ -242,7 +242,7 @@ def batch_norm_empty(input: Tensor, weight: Tensor | None, bias: Tensor | None) 
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
-    """Batch norm over (1, N*C, *): every (sample, channel) pair is its own channel."""
+    """Batch norm over ``(1, N*C, *)``: every (sample, channel) pair is its own channel."""
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.shape[0], input.shape[1]
@@ -446,7 +446,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """(N, C, *) -> (N, g, C/g, *) -> swap the group dims -> (N, C, *)."""
+    """``(N, C, *) -> (N, g, C/g, *)``, swap the group dims, then back to ``(N, C, *)``."""
     parse_int64(groups, "channel_shuffle", "groups")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "

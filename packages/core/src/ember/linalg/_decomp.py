@@ -141,7 +141,7 @@ def pinv(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool
 
 def matrix_rank(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 tol: Any = None, out: Any = None) -> ember.Tensor:
-    """Number of singular values (|eigenvalues| when hermitian) above the tolerance."""
+    """Number of singular values (``|eigenvalues|`` when hermitian) above the tolerance."""
     check_float(A, "linalg.matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0

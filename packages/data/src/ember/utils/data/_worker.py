@@ -24,7 +24,7 @@ __all__ = ["WorkerInfo", "get_worker_info"]
 class WorkerInfo:
     """Describes the worker process this code runs in (see :func:`get_worker_info`).
 
-    Attributes: ``id`` (0 .. num_workers-1), ``num_workers``, ``seed`` (the seed of this
+    Attributes: ``id`` (0 to ``num_workers - 1``), ``num_workers``, ``seed`` (the seed of this
     worker's ember RNG, also ``ember.initial_seed()`` here), ``dataset`` (this worker's
     copy of the dataset). They cannot be reassigned.
     """

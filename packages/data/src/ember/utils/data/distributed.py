@@ -31,7 +31,7 @@ class DistributedSampler(Sampler[int]):
     ``shuffle``, else ``range``), pads it by repeating its start so that it divides evenly
     (or truncates it, with ``drop_last``), and takes every ``num_replicas``-th key from
     position ``rank``. The padding duplicates samples, which skews evaluation metrics
-    slightly. Call :meth:`set_epoch` before each epoch, or every epoch has the same order.
+    slightly. Call :meth:`~DistributedSampler.set_epoch` before each epoch, or every epoch has the same order.
     """
 
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None,

@@ -71,7 +71,7 @@ def _reduce_dtensor_norms(ts: list[Tensor], norms: list[Tensor], norm_type: floa
 
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
-    """The norm of the per-tensor norms (max |x| for inf)."""
+    """The norm of the per-tensor norms (``max |x|`` for inf)."""
     ts = [t for t in _tensors(tensors) if t is not None]
     norm_type = float(norm_type)
     if not ts:

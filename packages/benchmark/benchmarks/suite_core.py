@@ -48,6 +48,15 @@ def square(n: int, transposed: bool = False) -> Setup:
     return setup
 
 
+def pair_of(n: int, dtype: str) -> Setup:
+    """Two n x n operands of a named dtype (the half types' matmul)."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        return {"a": lib.randn(n, n).to(getattr(lib, dtype)), "b": lib.randn(n, n).to(getattr(lib, dtype))}
+
+    return setup
+
+
 def square_of(n: int, dtype: str) -> Setup:
     """One n x n operand of a named dtype (the half types' op-math paths)."""
 
@@ -99,6 +108,12 @@ def _elementwise() -> list[Bench]:
         for dt in ("float16", "bfloat16")
         for op, stmt in (("a * 0.1", "a * 0.1"), ("a / 3.3", "a / 3.3"))
         for th in THREADS
+    ] + [  # the casts autocast makes around every listed op, and a half relu (vectorised loops)
+        Bench("elementwise", name, "throughput", stmt, square_of(BIG, dt), threads=th, target=0.9)
+        for name, stmt, dt in (("float32 -> bfloat16", "a.to(lib.bfloat16)", "float32"),
+                               ("bfloat16 -> float32", "a.to(lib.float32)", "bfloat16"),
+                               ("bfloat16 relu", "lib.relu(a)", "bfloat16"))
+        for th in THREADS
     ] + [  # erfinv's kernel (libm erf/erfc refinement in double): informative, no target yet
         Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th)
         for th in THREADS
@@ -118,6 +133,10 @@ def _matmul() -> list[Bench]:
     return [
         Bench("matmul", f"matmul {n}", "throughput", "lib.matmul(a, b)", square(n), threads=th, target=0.9)
         for n in (1024, 2048)
+        for th in THREADS
+    ] + [  # half GEMM: widened to float32 GEMM, rounded once; informative (PyTorch's runs on AMX/oneDNN)
+        Bench("matmul", f"{dt} matmul 1024", "throughput", "lib.matmul(a, b)", pair_of(1024, dt), threads=th)
+        for dt in ("bfloat16", "float16")
         for th in THREADS
     ]
 

@@ -66,9 +66,10 @@ inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32
 inline uint16_t float_to_bf16(float f) {
   uint32_t x = float_to_bits(f);
   // NaN keeps its sign and top payload bits, quieted, as AVX-512 BF16's conversion (PyTorch's vector path) does.
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);
-  x += 0x7fffu + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
+  // A select, not an early return: loops of it then vectorise (a branch made bfloat16 relu 100x float's time).
+  const uint32_t nan = (x >> 16) | 0x40u;
+  const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
 }
 
 struct Half {

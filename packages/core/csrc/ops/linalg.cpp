@@ -56,9 +56,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
                 c.data<double>(), std::max<int64_t>(N, 1));
     return;
   }
-  if (is_floating(dt)) {  // float16 / bfloat16: accumulate in float32
-    Tensor cf = to_dtype(c, ScalarType::Float32);
-    if (cf.same(c)) cf = clone(c, MemoryFormat::Contiguous);
+  if (is_floating(dt)) {  // float16 / bfloat16: widen (exact), float32 GEMM, one rounding at the end
+    // beta == 0 never reads C: a fresh float32 buffer, not a conversion of c's uninitialised memory.
+    Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
     gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
     copy_into(c, cf);
     return;

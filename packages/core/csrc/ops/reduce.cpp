@@ -318,15 +318,14 @@ static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool k
                       const Tensor* out) {
   EMBER_CHECK(x.numel() > 0 || !dim.empty(), name, "(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  // aten walks the listed dims for an empty one before its repeated-dim check
+  // aten walks the listed dims for an empty one before its repeated-dim check (an empty x has
+  // at least one dim, and a non-empty x no empty dim to find)
   if (x.numel() == 0)
     for (int64_t d : dim) {
-      const int64_t w = wrap_dim(d, std::max<int64_t>(x.dim(), 1));
-      EMBER_CHECK_INDEX(x.dim() == 0 || x.sizes()[w] != 0, name, "(): Expected reduction dim ", w,
-                        " to have non-zero size.");
+      const int64_t w = wrap_dim(d, x.dim());
+      EMBER_CHECK_INDEX(x.sizes()[w] != 0, name, "(): Expected reduction dim ", w, " to have non-zero size.");
     }
   DimMask m = dim_mask(x, dim);
-  check_nonempty(name, x, m);
   return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);
 }
 Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {

@@ -71,6 +71,7 @@ def test_where_number_checked(dtype: str, v: Any) -> None:
     lambda m: m.zeros(4, 3)[:0].index_copy_(0, m.tensor([3]), m.ones(1, 3)),
     lambda m: m.zeros(0, 3).index_copy_(1, m.tensor([3]), m.ones(0, 1)),
     lambda m: m.zeros(1, 1).expand(1, 3).index_copy_(0, m.tensor([3, 1]), m.ones(2, 3)),
+    lambda m: m.zeros(3).expand(4, 3).index_copy_(2, m.tensor([3, 1]), m.ones(2, 3)),  # dim before overlap
     lambda m: m.zeros(0, 3).index_fill_(0, m.tensor([3]), 1.0),
     lambda m: m.index_fill(m.zeros(4, 3), 0, m.tensor([3, 1, 3]), 1e300),
     lambda m: m.index_fill(m.zeros(4, 3, dtype=m.uint8), 0, m.tensor([1]), m.tensor(300.0)),
@@ -269,3 +270,49 @@ def test_index_add_dim_against_source(f: Callable[[Any], Any]) -> None:
 @pytest.mark.parametrize("eps", [1e300, 1e-8, 0.0, 3e38])
 def test_cosine_similarity_eps_conversion(eps: float) -> None:
     check(lambda m: m.nn.functional.cosine_similarity(m.ones(1, 2), m.ones(1, 2), eps=eps))
+
+
+# ---- upsample: nearest's scale rule per dimension count, sums in float, no out-of-range cast ------
+
+def nn_op(m: Any, name: str) -> Any:
+    return getattr(torch._C._nn, name) if m is torch else getattr(ember._nn, name)
+
+
+@pytest.mark.parametrize("f", call(
+    # aten's 1-d and 3-d nearest apply a given scale even where out == in or out == 2 * in; 2-d copies
+    lambda m: nn_op(m, "upsample_nearest1d")(m.arange(4.0).reshape(1, 1, 4), [4], 2.0),
+    lambda m: nn_op(m, "upsample_nearest1d")(m.arange(3.0).reshape(1, 1, 3), [6], 2.2),
+    lambda m: nn_op(m, "upsample_nearest3d")(m.arange(64.0).reshape(1, 1, 4, 4, 4), [4, 8, 8], 2.0, 3.0, 2.0),
+    lambda m: nn_op(m, "upsample_nearest2d")(m.arange(16.0).reshape(1, 1, 4, 4), [4, 8], 2.0, 3.0),
+    lambda m: m.nn.functional.interpolate(m.arange(3.0).reshape(1, 1, 3), scale_factor=2.2),
+))
+def test_upsample_nearest_scale_rule(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+def test_upsample_nearest_backward_is_the_forward_adjoint() -> None:
+    """ember's backward follows its (aten's) forward; aten's 1-d backward takes the shortcut."""
+    x = ember.arange(3.0).reshape(1, 1, 3).requires_grad_()
+    y = ember.nn.functional.interpolate(x, scale_factor=2.2)  # picks inputs [0, 0, 0, 1, 1, 2]
+    y.backward(ember.ones_like(y))
+    assert x.grad.tolist() == [[[3.0, 2.0, 1.0]]]
+
+
+def test_upsample_backward_half_sums_in_float() -> None:
+    g = torch.randn(1, 2, 6, 8, 10, generator=torch.Generator().manual_seed(0)).half() * 100
+    want = torch.ops.aten.upsample_nearest3d_backward(g, (6, 8, 10), (1, 2, 3, 4, 5))
+    got = ember._nn.upsample_nearest3d_backward(ember.tensor(g.tolist(), dtype=ember.float16), (6, 8, 10),
+                                                (1, 2, 3, 4, 5))
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("mode", ["upsample_bicubic2d", "upsample_bilinear2d"])
+def test_upsample_scale_overflow_is_the_last_input(mode: str) -> None:
+    """1 / 5e-324 = inf: every source index is past the input, so the last column (aten casts inf to
+    int64 there: torch_known_wrong's upsample-scale-overflow)."""
+    x = ember.arange(20.0, dtype=ember.float64).reshape(1, 1, 4, 5)
+    y = getattr(ember._nn, mode)(x, (4, 7), False, scales_h=None, scales_w=5e-324)
+    assert y.tolist() == [[[[v] * 7 for v in (4.0, 9.0, 14.0, 19.0)]]]
+    y = ember._nn.upsample_nearest1d(ember.arange(5.0).reshape(1, 1, 5), (3,), scales=5e-324)
+    assert y.tolist() == [[[0.0, 4.0, 4.0]]]  # output 0: 0 * inf = NaN, read as index 0
+

@@ -179,15 +179,23 @@ def _trigamma_pole_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- hardtanh_backward at a NaN input ----------------------------------------------------------
 
+def _hardtanh_nan_bound(args: tuple, kwargs: dict) -> bool:
+    bounds = (_arg(args, kwargs, 2, "min_val"), _arg(args, kwargs, 3, "max_val"))
+    return any(isinstance(b, float) and math.isnan(b) for b in bounds)
+
+
 def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
     return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
-            and x.dtype.is_floating_point and g.dtype.is_floating_point and bool(torch.isnan(x).any()))
+            and x.dtype.is_floating_point
+            and (bool(torch.isnan(x).any()) or _hardtanh_nan_bound(args, kwargs)))
 
 
 def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
     y = torch.ops.aten.hardtanh_backward(*args, **kwargs)
+    if _hardtanh_nan_bound(args, kwargs):
+        return torch.zeros_like(y)
     return torch.where(torch.isnan(x), torch.zeros_like(y), y)
 
 
@@ -624,22 +632,28 @@ def _int_bound_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
-# --- lp_pool with an exponent float32 rounds to zero -----------------------------------------
+# --- lp_pool with an exponent (p or 1 / p) float32 rounds to zero ----------------------------
 
 LP_POOL = {"lp_pool1d": 1, "lp_pool2d": 2, "lp_pool3d": 3}
+
+
+def _f32(v: float) -> float:
+    return torch.tensor(v, dtype=torch.float64).float().item()
 
 
 def _lp_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in LP_POOL:
         return False
     x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
-    return (isinstance(x, torch.Tensor) and x.dtype == torch.float32 and isinstance(p, (int, float))
-            and not isinstance(p, bool) and p != 0 and torch.tensor(float(p), dtype=torch.float32).item() == 0)
+    # integer inputs too: x ** p promotes them to float32
+    return (isinstance(x, torch.Tensor) and (x.dtype == torch.float32 or not (x.is_floating_point() or x.is_complex()))
+            and isinstance(p, (int, float)) and not isinstance(p, bool) and p != 0 and not math.isinf(p)  # inf: max pooling, no pow
+            and (_f32(float(p)) == 0 or _f32(1.0 / p) == 0))
 
 
 def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    # x ** p with p as float32 (0) is 1 for every element; the windows average ones, and the
-    # window size raised to 1 / p (inf) is inf (1 for a single-element window)
+    # both pows with the float32 exponent (as the vector loop reads it), each computed in float64
+    # and rounded once: x ** p, the window average, then the window sum to the power 1 / p
     x, p = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "norm_type")
     k = _arg(args, kwargs, 2, "kernel_size")
     stride = _arg(args, kwargs, 3, "stride")
@@ -647,8 +661,9 @@ def _lp_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
     n = LP_POOL[name]
     window = math.prod(k if isinstance(k, (tuple, list)) else [k] * (1 if n == 1 else n))
     avg = getattr(torch.nn.functional, f"avg_pool{n}d")
-    out = avg(torch.ones_like(x), k, stride, 0, ceil_mode)
-    return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / p)
+    out = avg(x.double().pow(_f32(float(p))).float(), k, stride, 0, ceil_mode)
+    out = (torch.sign(out) * torch.relu(torch.abs(out))).mul(window)
+    return out.double().pow(_f32(1.0 / p)).float()
 
 
 def _lrn_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -698,6 +713,13 @@ def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- max_pool1d with a kernel beyond int32 ----------------------------------------------------
 
 def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name == "lp_pool1d":  # norm_type inf: max_pool1d of |x| (no padding or dilation)
+        p = _arg(args, kwargs, 1, "norm_type")
+        if not (isinstance(p, float) and p == math.inf):
+            return False
+        stride = _arg(args, kwargs, 3, "stride")
+        return _pool1d_huge_applies("max_pool1d", (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 2, "kernel_size"),
+                                                   stride, 0, 1, _arg(args, kwargs, 4, "ceil_mode", False)), {})
     if name not in ("max_pool1d", "max_pool1d_with_indices"):
         return False
     x, k = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "kernel_size")
@@ -718,6 +740,191 @@ def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _pool1d_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}() Invalid computed output size (kernel_size beyond the padded input)")
+
+
+# --- interpolate of an empty input to a huge output size -------------------------------------
+
+def _nn_op(name: str) -> Any:
+    """The op as the fuzz calls it in PyTorch: torch._C._nn's (its argument parser), else aten's."""
+    return getattr(torch._C._nn, name, None) or getattr(torch.ops.aten, name)
+
+
+def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, output shape) of F.interpolate or an aten upsample op (forward) called with sizes
+    or scale factors; None when the call is not one of them or its sizes are odd."""
+    x = _arg(args, kwargs, 0, "input")
+    # only the batch may be empty: aten's CPU kernels refuse other empty dims
+    if not isinstance(x, torch.Tensor) or x.dim() < 3 or min(x.shape[1:]) == 0:
+        return None
+    n = x.dim() - 2
+    if name == "interpolate":
+        mode, align = _arg(args, kwargs, 3, "mode", "nearest"), _arg(args, kwargs, 4, "align_corners")
+        rank = {"nearest": x.dim(), "nearest-exact": x.dim(), "linear": 3, "bilinear": 4, "bicubic": 4,
+                "trilinear": 5}.get(mode)
+        if rank != x.dim() or align not in ((None,) if "nearest" in mode else (None, True, False)):
+            return None  # F.interpolate's own argument errors
+        size, factor = _arg(args, kwargs, 1, "size"), _arg(args, kwargs, 2, "scale_factor")
+        if size is not None:
+            out = [size] * n if isinstance(size, int) else list(size)
+        elif factor is not None:
+            fs = [factor] * n if isinstance(factor, (int, float)) else list(factor)
+            out = [math.floor(float(i) * float(f)) for i, f in zip(x.shape[2:], fs)]
+        else:
+            return None
+    elif (name.startswith("upsample_") or name.startswith("_upsample_")) and not name.endswith("_backward"):
+        size = _arg(args, kwargs, 1, "output_size")
+        # the arguments PyTorch's parser checks before the kernel: sizes, align_corners, scales
+        if size is None or ("nearest" not in name and not isinstance(_arg(args, kwargs, 2, "align_corners"), bool)):
+            return None
+        first = 2 if "nearest" in name else 3
+        if not all(v is None or isinstance(v, float) for v in list(args[first:]) + [
+                v for k, v in kwargs.items() if k.startswith("scales")]):
+            return None
+        out = list(size)
+    else:
+        return None
+    if len(out) != n or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 2**63 for v in out):
+        return None
+    return x, list(x.shape[:2]) + out
+
+
+def _upsample_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _upsample_parts(name, args, kwargs)
+    if parts is None or parts[0].numel() != 0 or parts[0].dtype == torch.uint8 or parts[0].is_complex():
+        return False
+    # torch precomputes per-output-position index tables (8 bytes each) even for no elements
+    return math.prod(parts[1][2:]) >= 2**26
+
+
+def _upsample_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape = _upsample_parts(name, args, kwargs)
+    if math.prod(shape[1:]) >= 2**63:  # the output's strides, before any table
+        raise RuntimeError("Stride calculation overflowed")
+    if not x.is_floating_point():  # the dtype dispatch PyTorch reaches once its tables fit in memory
+        raise NotImplementedError(f"upsample not implemented for '{x.dtype}'")
+    return torch.empty(shape, dtype=x.dtype)
+
+
+# --- upsample index rules: an overflowing 1 / scale, and the nearest backward's shortcut --------
+
+_UPSAMPLE_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
+
+
+def _upsample_scales(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(first scale's position, scale names, input spatial sizes, output spatial sizes) of an aten
+    upsample op or its backward."""
+    base = name[:-len("_backward")] if name.endswith("_backward") else name
+    if not (base.startswith("upsample_") or base.startswith("_upsample_")) or base[-2:] not in ("1d", "2d", "3d"):
+        return None
+    n = int(base[-2])
+    backward = base != name
+    first = (2 if "nearest" in base else 3) + (1 if backward else 0)
+    out = list(_arg(args, kwargs, 1, "output_size"))
+    if backward:
+        ins = list(_arg(args, kwargs, 2, "input_size"))[2:]
+    else:
+        x = _arg(args, kwargs, 0, "input")
+        ins = list(x.shape[2:]) if isinstance(x, torch.Tensor) else None
+    if ins is None or len(ins) != n or len(out) != n:
+        return None
+    return first, _UPSAMPLE_SCALE_NAMES[n], ins, out
+
+
+def _scale_list(parts: tuple, args: tuple, kwargs: dict) -> list:
+    first, names, _, _ = parts
+    return [_arg(args, kwargs, first + i, nm) for i, nm in enumerate(names)]
+
+
+def _with_scales(parts: tuple, args: tuple, kwargs: dict, scales: list) -> tuple:
+    first, names, _, _ = parts
+    args, kwargs = list(args), dict(kwargs)
+    for i, (nm, v) in enumerate(zip(names, scales)):
+        if len(args) > first + i:
+            args[first + i] = v
+        else:
+            kwargs[nm] = v
+    return tuple(args), kwargs
+
+
+def _tiny_scale(v: Any) -> bool:
+    # 1 / v past 2**63 (or inf): the source index is cast to int64 out of range in aten
+    return isinstance(v, float) and 0 < v < 1e-20
+
+
+def _upsample_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _upsample_scales(name, args, kwargs)
+    return parts is not None and any(_tiny_scale(v) for v in _scale_list(parts, args, kwargs))
+
+
+def _upsample_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # a finite scale with the same taps as an infinite source index: 1 / s = 2 * in + 2 puts every
+    # source position past the last input (index in - 1, fraction 1) and output 0 of nearest at 0
+    parts = _upsample_scales(name, args, kwargs)
+    scales = [1.0 / (2 * n + 2) if _tiny_scale(v) else v
+              for v, n in zip(_scale_list(parts, args, kwargs), parts[2])]
+    a, kw = _with_scales(parts, args, kwargs, scales)
+    return _nn_op(name)(*a, **kw)
+
+
+def _nearest_shortcut_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("upsample_nearest1d_backward", "upsample_nearest3d_backward"):
+        return False
+    parts = _upsample_scales(name, args, kwargs)
+    g = _arg(args, kwargs, 0, "grad_output")
+    if parts is None or not isinstance(g, torch.Tensor) or not g.dtype.is_floating_point:
+        return False
+    _, _, ins, out = parts
+    full_in = list(_arg(args, kwargs, 2, "input_size"))
+    if list(g.shape) != full_in[:2] + out or min(ins + out) <= 0:
+        return False
+    return any(isinstance(v, float) and v > 0 and not _tiny_scale(v) and o in (i, 2 * i)
+               for v, i, o in zip(_scale_list(parts, args, kwargs), ins, out))
+
+
+def _nearest_shortcut_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the adjoint of PyTorch's own forward (which applies the scale): autograd through it
+    parts = _upsample_scales(name, args, kwargs)
+    g = _arg(args, kwargs, 0, "grad_output")
+    x = torch.zeros(list(_arg(args, kwargs, 2, "input_size")), dtype=g.dtype, requires_grad=True)
+    fwd = _nn_op(name[:-len("_backward")])
+    y = fwd(x, list(_arg(args, kwargs, 1, "output_size")), *_scale_list(parts, args, kwargs))
+    return torch.autograd.grad(y, x, g)[0]
+
+
+# --- ctc_loss with a target label outside log_probs' classes ---------------------------------
+
+def _ctc_label_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "ctc_loss":
+        return False
+    lp, tg = _arg(args, kwargs, 0, "log_probs"), _arg(args, kwargs, 1, "targets")
+    il, tl = _arg(args, kwargs, 2, "input_lengths"), _arg(args, kwargs, 3, "target_lengths")
+    if not (isinstance(lp, torch.Tensor) and lp.dim() == 3 and lp.dtype in (torch.float32, torch.float64)
+            and isinstance(tg, torch.Tensor) and not tg.dtype.is_complex and 1 <= tg.dim() <= 2):
+        return False
+    lens = tl.reshape(-1).tolist() if isinstance(tl, torch.Tensor) else list(tl)
+    ins = il.reshape(-1).tolist() if isinstance(il, torch.Tensor) else list(il)
+    steps, batch, classes = lp.shape
+    blank = _arg(args, kwargs, 4, "blank", 0)
+    if not (isinstance(blank, int) and _arg(args, kwargs, 5, "reduction", "mean") in ("mean", "sum", "none")
+            and isinstance(_arg(args, kwargs, 6, "zero_infinity", False), bool)):
+        return False  # the argument checks come first
+    if not (len(lens) == len(ins) == batch and 0 <= blank < classes
+            and all(0 <= n <= steps for n in ins) and all(n >= 0 for n in lens)):
+        return False  # PyTorch's own argument errors come first
+    if tg.dim() == 1:
+        if tg.numel() != sum(lens):
+            return False
+        used = tg.tolist()
+    else:
+        if tg.shape[0] != batch or any(n > tg.shape[1] for n in lens):
+            return False
+        used = [v for row, n in zip(tg.tolist(), lens) for v in row[:n]]
+    # float labels truncate, as aten's cast does; a NaN or infinite one is out of range
+    return any(not (math.isfinite(v) and 0 <= int(v) < classes) for v in used)
+
+
+def _ctc_label_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("ctc_loss(): target out of the label range of log_probs")
 
 
 KNOWN_WRONG = [
@@ -776,7 +983,9 @@ KNOWN_WRONG = [
                    " -> 0 for the first 8 elements (its vector loop) and 1 for the last 4 (its "
                    "scalar tail): the answer depends on the element's position and the CPU",
         why="one answer for every element: the vector loop's 0 (a NaN input is not inside "
-            "(min, max)), which is what ember gives everywhere (nn's test_activation_ieee)",
+            "(min, max)), which is what ember gives everywhere (nn's test_activation_ieee); the "
+            "same for a NaN min_val or max_val (torch: 0 in the vector loop, the gradient in the "
+            "scalar tail where x passes the other bound): (min, max) then holds no value",
         applies=_hardtanh_bw_applies, correct=_hardtanh_bw_correct),
     KnownWrong(
         "remainder-quotient-overflow",
@@ -923,9 +1132,10 @@ KNOWN_WRONG = [
         torch_says="F.lp_pool1d(torch.zeros(1, 1, 40), 5e-324, 2) is [inf] * 16 + [0] * 4: float32 "
                    "pow reads the exponent as float32 (0, so x ** p = 1) in its vector loop but as the "
                    "double 5e-324 (0 ** p = 0) in its scalar tail (the last 8 of 40 elements), so the "
-                   "result depends on where an element falls",
-        why="one pow, one answer for every element: the float32 exponent (0) as the vector loop "
-            "uses it, so every window averages ones and the window size to the power 1 / p is inf",
+                   "result depends on where an element falls; with p = 1e300 the same holds for the "
+                   "final pow by 1 / p = 1e-300 (torch.zeros(100).pow(1e-300) is 1 then 0 at the end)",
+        why="one pow, one answer for every element: the float32 exponent as the vector loop "
+            "uses it (0 for 5e-324 and 1e-300, inf for 1e300), for both of lp_pool's pows",
         applies=_lp_tiny_applies, correct=_lp_tiny_correct),
     KnownWrong(
         "local-response-norm-exponent-rounds-to-zero",
@@ -961,6 +1171,43 @@ KNOWN_WRONG = [
         why="2**63 is not an int64, so the bound cannot be converted: c10's own overflow error "
             "(as for any bound past it), not a clamp to the most negative int",
         applies=_int_bound_applies, correct=_int_bound_correct),
+    KnownWrong(
+        "upsample-empty-input-index-tables",
+        torch_says="F.interpolate(torch.empty(0, 2, 5), size=2**31 - 1, mode='nearest-exact') raises "
+                   "'DefaultCPUAllocator: can't allocate memory: you tried to allocate 17179869176 "
+                   "bytes': it builds a table of source indices for every output position before "
+                   "looking at the batch, which holds no element",
+        why="the result has no elements: an empty tensor of the output shape (for an integer input "
+            "the dtype error), what PyTorch gives itself wherever that table fits in memory (its "
+            "error depends on the machine's memory)",
+        applies=_upsample_empty_applies, correct=_upsample_empty_correct),
+    KnownWrong(
+        "ctc-loss-label-out-of-range",
+        torch_says="F.ctc_loss(torch.zeros(6, 2, 1), torch.tensor([[1, 2, 3], [1, 1, 2]]), [6, 5], "
+                   "[3, 2]) returns -1.4155: a label past the C = 1 classes indexes log_probs out of "
+                   "bounds (undefined behaviour; the value is whatever memory lies there)",
+        why="a label must name one of log_probs' classes; a read out of bounds is no answer, so "
+            "ember raises the RuntimeError naming the label and log_probs' shape",
+        applies=_ctc_label_applies, correct=_ctc_label_correct),
+    KnownWrong(
+        "upsample-scale-overflow",
+        torch_says="torch.ops.aten.upsample_bicubic2d(x, (8, 10), False, 2.0, 5e-324) with x holding inf: "
+                   "1 / 5e-324 = inf makes every source index inf, and aten casts floor(inf) to int64 "
+                   "(undefined behaviour: INT64_MIN on x86, so the taps land on input 0 there and on the "
+                   "last input on ARM); nearest's 0 * inf = NaN cast the same way",
+        why="an index past the input is the last input (the clamp aten applies to every finite "
+            "index), as a finite scale that large gives in PyTorch itself; ember casts no "
+            "out-of-range float",
+        applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
+    KnownWrong(
+        "upsample-nearest-backward-shortcut",
+        torch_says="torch.ops.aten.upsample_nearest1d_backward(torch.arange(4.).reshape(1, 1, 4), [4], "
+                   "[1, 1, 4], 2.0) -> [0, 1, 2, 3], while its forward upsample_nearest1d(x, [4], 2.0) "
+                   "picks inputs [0, 0, 1, 1]: the backward copies (out == in) or halves (out == 2 * in) "
+                   "whatever the scale, the 1-d and 3-d forwards apply the scale",
+        why="a gradient is the adjoint of its forward: the gradient of PyTorch's own forward "
+            "(autograd through it), which ember's backward gives",
+        applies=_nearest_shortcut_applies, correct=_nearest_shortcut_correct),
 ]
 
 

@@ -1,7 +1,7 @@
 """nn.functional edge cases the fuzz suite found, compared with PyTorch: sdpa's early zeros for an
 empty query length or value (before any batch broadcasting) and its mask-rank error, pdist's p read
 as float32 and its p = 0 count, cosine_similarity's eps check and dtype rule, hinge_embedding_loss
-in the input's dtype, layer/group norm's mixed-dtype checks, lp_pool's pow exponent check."""
+in the input's dtype, layer/group norm's mixed-dtype checks, lp_pool's pow exponent check, ctc_loss's label range."""
 
 from __future__ import annotations
 
@@ -127,3 +127,14 @@ def test_sdpa_math_path_scales_query_and_key():
     # aten scales each by sqrt(scale): a head size of 0 gives scale inf, yet no NaN
     out = EF.scaled_dot_product_attention(ember.ones(1, 1, 2, 0), ember.ones(1, 1, 3, 0), ember.ones(1, 1, 3, 2))
     assert out.eq(1).all()
+
+
+# ---- ctc_loss: a target label outside log_probs' classes ---------------------------------------
+
+@pytest.mark.parametrize("targets", [[[1, 2, 3], [1, 1, 2]], [[1.0, -1.5, 0.0], [1.0, 1.0, 0.0]],
+                                     [[1.0, math.nan, 0.0], [1.0, 1.0, 0.0]]])
+def test_ctc_label_out_of_range(targets: list) -> None:
+    """PyTorch reads out of bounds (torch_known_wrong's ctc-loss-label-out-of-range): an error."""
+    lp = ember.zeros(6, 2, 1 if isinstance(targets[0][0], int) else 3).log_softmax(2)
+    with pytest.raises(RuntimeError, match=r"ctc_loss\(\): target .* out of the label range"):
+        EF.ctc_loss(lp, ember.tensor(targets), ember.tensor([6, 5]), ember.tensor([3, 2]))

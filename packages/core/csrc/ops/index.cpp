@@ -710,8 +710,9 @@ Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Te
 
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_inplace(self, "index_copy_");
-  check_no_internal_overlap(self);  // aten's meta, before it looks at the arguments
+  // aten's meta wraps dim first, then checks overlap before it looks at the other arguments
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_no_internal_overlap(self);
   check_index_copy_source(self, d, index, source);
   if (!restrided_view_runs(self, d, index.numel())) return self;
   // Unlike index_fill, index_copy takes no negative indices.

@@ -63,11 +63,20 @@ T source_index(T scale, int64_t o, bool align_corners, bool cubic) {
   return (!cubic && src < T(0)) ? T(0) : src;
 }
 
+// floor(v) clamped to in-1, with no out-of-range cast: an index past int64 (a 1 / scale that
+// overflows to inf) is in-1 and a NaN one (0 * inf, output 0) is 0, where aten's cast is
+// undefined behaviour (torch_known_wrong's upsample-scale-overflow).
+inline int64_t floor_index(float v, int64_t in) {
+  const float f = std::floor(v);
+  if (!(f < 0x1p62f)) return std::isnan(f) ? 0 : in - 1;
+  return std::min(static_cast<int64_t>(std::max(f, -0x1p62f)), in - 1);
+}
+
 // floor(src) clamped to in-1, and the fraction clamped to [0, 1].
 // (aten floors with floorf, in float also for a double index.)
 template <class T>
 void guard(T src, int64_t in, int64_t& i0, T& lambda) {
-  i0 = std::min(static_cast<int64_t>(std::floor(static_cast<float>(src))), in - 1);
+  i0 = floor_index(static_cast<float>(src), in);
   lambda = std::min(std::max(src - static_cast<T>(i0), T(0)), T(1));
 }
 
@@ -80,23 +89,26 @@ T cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
 // keeps its weight tensors in the input's dtype (float16 / bfloat16 weights are rounded).
 template <class scalar_t, class acc_t>
 Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, std::optional<double> scale,
-                      bool round_to_scalar) {
+                      bool round_to_scalar, bool nearest_shortcuts) {
   Taps<acc_t> t;
   t.taps = mode == Mode::Linear ? 2 : mode == Mode::Cubic ? 4 : 1;
   t.idx.resize(out * t.taps);
   t.w.resize(out * t.taps);
   if (mode == Mode::Nearest || mode == Mode::NearestExact) {
     const float s = scale_value<float>(scale, in, out);  // PyTorch computes nearest in float
+    // aten's 2-d nearest copies (out == in) or halves (out == 2 * in) whatever scale is given;
+    // its 1-d and 3-d kernels apply the scale. The backward uses the forward's rule (aten's
+    // backwards all take the shortcut: torch_known_wrong's upsample-nearest-backward-shortcut).
     for (int64_t o = 0; o < out; ++o) {
       int64_t i;
       if (mode == Mode::NearestExact)
-        i = std::min(static_cast<int64_t>(std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * s))), in - 1);
-      else if (out == in)
+        i = floor_index(static_cast<float>((static_cast<double>(o) + 0.5) * s), in);
+      else if (nearest_shortcuts && out == in)
         i = o;
-      else if (out == 2 * in)
+      else if (nearest_shortcuts && out == 2 * in)
         i = o >> 1;
       else
-        i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+        i = floor_index(static_cast<float>(o) * s, in);
       t.idx[o] = i;
       t.w[o] = acc_t(1);
     }
@@ -248,8 +260,8 @@ EMBER_VEC_INLINE void plane_bilinear_cl(const UpArgs<T>& p, const T* xb, T* yb, 
 
 // One plane, backward: every output gradient spread onto its taps. Compiled for baseline x86-64
 // only (not in the ISA variants, where the compiler would fuse the accumulation).
-template <class T, int TH, int TW>
-void plane_backward(const UpArgs<T>& p, T* xb, const T* yb) {
+template <class T, int TH, int TW, class D>
+void plane_backward(const UpArgs<T>& p, D* xb, const T* yb) {
   using A = opmath_t<T>;
   const Geometry& g = *p.g;
   const auto& Tp = *p.taps;
@@ -259,7 +271,7 @@ void plane_backward(const UpArgs<T>& p, T* xb, const T* yb) {
     for (int64_t oh = 0; oh < g.out[1]; ++oh)
       for (int a = 0; a < td_n; ++a) {
         const A wd = Tp[0].w[od * td_n + a];
-        T* rows[TH];
+        D* rows[TH];
         A wh[TH];
         for (int c = 0; c < TH; ++c) {
           rows[c] = xb + (Tp[0].idx[od * td_n + a] * IH + Tp[1].idx[oh * TH + c]) * IW;
@@ -273,8 +285,8 @@ void plane_backward(const UpArgs<T>& p, T* xb, const T* yb) {
           for (int c = 0; c < TH; ++c) {
             const A gh = gv * wh[c];
             for (int e = 0; e < TW; ++e) {
-              T& dst = rows[c][iw[e]];
-              dst = static_cast<T>(static_cast<A>(dst) + gh * ww[e]);
+              D& dst = rows[c][iw[e]];
+              dst = static_cast<D>(static_cast<A>(dst) + gh * ww[e]);
             }
           }
         }
@@ -312,9 +324,20 @@ EMBER_VEC_INLINE void by_taps(int th, int tw, const F& f) {
 
 template <class T>
 void backward_planes(const UpArgs<T>& p, int64_t b0, int64_t b1) {
+  using A = opmath_t<T>;
   by_taps((*p.taps)[1].taps, (*p.taps)[2].taps, [&](auto th, auto tw) {
-    for (int64_t b = b0; b < b1; ++b)
-      plane_backward<T, decltype(th)::value, decltype(tw)::value>(p, p.x + b * p.in_plane, p.y + b * p.out_plane);
+    constexpr int TH = decltype(th)::value, TW = decltype(tw)::value;
+    if constexpr (std::is_same_v<T, A>) {
+      for (int64_t b = b0; b < b1; ++b) plane_backward<T, TH, TW>(p, p.x + b * p.in_plane, p.y + b * p.out_plane);
+    } else {  // float16 / bfloat16: sums in float, rounded once per input element (as aten does)
+      std::vector<A> acc(static_cast<size_t>(p.in_plane));
+      for (int64_t b = b0; b < b1; ++b) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        plane_backward<T, TH, TW>(p, acc.data(), p.y + b * p.out_plane);
+        T* xb = p.x + b * p.in_plane;
+        for (int64_t i = 0; i < p.in_plane; ++i) xb[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+      }
+    }
   });
 }
 
@@ -361,7 +384,7 @@ void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool bac
   for (int d = 0; d < 3; ++d)
     T[d] = d < 3 - g.n ? unit_taps<acc_t>()
                        : make_taps<scalar_t, acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d],
-                                                    !cl_on && !backward);
+                                                    !cl_on && !backward, g.n == 2);
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   UpArgs<scalar_t> p{&g, &T, xp, yp, in_plane, out_plane, cl_on, cl.channels, cl.vec_channels};

@@ -3,6 +3,7 @@ samples and stepped over time; autograd of the recursion gives the gradient."""
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -48,6 +49,11 @@ def _padded_targets(targets: Tensor, target_lengths: list[int], batch: int) -> l
             raise RuntimeError(f"Expected tensor to have size at least {n} at dimension 1, but got size {len(row)} "
                                f"{_WHERE}")
     return [row[:n] for row, n in zip(rows, target_lengths, strict=True)]
+
+
+def _label_in_range(v: float, classes: int) -> bool:
+    """A target label names a class of log_probs (a float label truncates, as aten's cast does)."""
+    return math.isfinite(v) and 0 <= int(v) < classes
 
 
 def _lse(*xs: Tensor) -> Tensor:
@@ -133,6 +139,11 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
         if not 0 <= n <= steps:
             bound = "at least 0" if n < 0 else f"at most {steps}"
             raise RuntimeError(f"Expected input_lengths to have value {bound}, but got value {n} {where}")
+    # PyTorch reads log_probs out of bounds for such a label (undefined behaviour, garbage loss): an error
+    bad = next((v for lab in labels for v in lab if not _label_in_range(v, classes)), None)
+    if bad is not None:
+        raise RuntimeError(f"ctc_loss(): target {bad} is out of the label range [0, {classes}) of log_probs "
+                           f"{tuple(lp.shape)}")
     work = lp.float() if lp.dtype in (ember.float16, ember.bfloat16) else lp
     nll = -_log_likelihood(work, labels, in_lens, blank)
     impossible = nll > -_LOG_ZERO / 2

@@ -92,19 +92,26 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
                              "tensor as input")
         raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
-    if output_size is None:
-        assert scales is not None
-        output_size = [_scaled_size(input.shape[i + 2], scales[i]) for i in range(dim)]
     scale_args = scales if scales is not None else [None] * dim
+
+    def sizes() -> list:
+        # from the scales only once an op is chosen: aten's op computes them (a bad mode's error first)
+        if output_size is not None:
+            return output_size
+        assert scales is not None
+        return [_scaled_size(input.shape[i + 2], scales[i]) for i in range(dim)]
 
     if mode == "lanczos" and input.dim() in (3, 4, 5):
         raise NotImplementedError("interpolate: mode 'lanczos' is not supported by ember yet")
     if mode in _NEAREST and input.dim() in (3, 4, 5):
-        return getattr(_nn, _NEAREST[mode][dim - 1])(input, output_size, *scale_args)
+        return getattr(_nn, _NEAREST[mode][dim - 1])(input, sizes(), *scale_args)
     if mode == "area" and input.dim() in (3, 4, 5):
-        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, sizes())
     if mode in _INTERP and input.dim() == _INTERP[mode][0]:
-        return getattr(_nn, _INTERP[mode][1])(input, output_size, align_corners, *scale_args)
+        if not isinstance(align_corners, bool):  # the op's parser, before it computes any size
+            raise TypeError(f"{_INTERP[mode][1]}(): argument 'align_corners' must be bool, not "
+                            f"{type(align_corners).__name__}")
+        return getattr(_nn, _INTERP[mode][1])(input, sizes(), align_corners, *scale_args)
     if mode in _INTERP and input.dim() in (3, 4, 5):
         need = _INTERP[mode][0]
         raise NotImplementedError(f"Got {_RANK_WORD[input.dim()]} input, but {mode} mode needs "

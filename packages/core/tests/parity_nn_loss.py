@@ -1,5 +1,6 @@
 """Parity inputs for the ops of ops/nn_loss.yaml: aten's nll_loss_forward and
-nll_loss_backward, mse_loss and mse_loss_backward, and one_hot, compared with ``torch.ops.aten`` through parity_inputs' ``torch._nn`` shim."""
+nll_loss_backward, mse_loss and mse_loss_backward, and one_hot, compared with ``torch.ops.aten``
+through parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
 

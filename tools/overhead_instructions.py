@@ -19,10 +19,11 @@ import tempfile
 
 ROWS = {"a+b": "a + b", "a.sum()": "a.sum()", "a+1": "a + 1", "add(a,b)": "ember.add(a, b)",
         "a.shape": "a.shape", "empty(1)": "ember.empty(1)", "a.view(-1)": "a.view(-1)", "a[0]": "a[0]",
-        "m.t()": "m.t()", "a*2.0": "a * 2.0", "zeros(4,6)": "ember.zeros(4, 6)"}
+        "m.t()": "m.t()", "a*2.0": "a * 2.0", "zeros(4,6)": "ember.zeros(4, 6)",
+        "addmm(c,m,w)": "ember.addmm(c, m, w)", "m.transpose(0,1)": "m.transpose(0, 1)"}
 
 SCRIPT = """import sys, ember
-a = ember.ones(1); b = ember.ones(1); m = ember.ones(4, 6)
+a = ember.ones(1); b = ember.ones(1); m = ember.ones(4, 6); w = ember.ones(6, 3); c = ember.ones(3)
 def run(n):
     f = lambda: {expr}
     for _ in range(300): f()

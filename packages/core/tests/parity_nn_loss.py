@@ -1,5 +1,6 @@
 """Parity inputs for the ops of ops/nn_loss.yaml: aten's nll_loss_forward and
-nll_loss_backward, and one_hot, compared with ``torch.ops.aten`` through parity_inputs' ``torch._nn`` shim."""
+nll_loss_backward, mse_loss and mse_loss_backward, and one_hot, compared with ``torch.ops.aten``
+through parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
 
@@ -69,4 +70,25 @@ def one_hot_cases(op: dict) -> list:
     ]
 
 
-BUILDERS = {"nll_loss_forward": nll_forward_cases, "nll_loss_backward": nll_backward_cases, "one_hot": one_hot_cases}
+# mse_loss's dtype rule (float kernels only) is checked by F.mse_loss before the op (test_losses.py):
+# the cases are the float inputs F.mse_loss passes on, reductions 0 none, 1 mean, 2 sum.
+def mse_cases(op: dict) -> list:
+    return [
+        C("mean", T((4, 5), "float64"), T((4, 5), "float64"), 1),
+        C("sum", T((4, 5), "float64"), T((4, 5), "float64"), 2),
+        C("none", T((3,)), T((3,)), 0),
+        C("0d", T((), "float64"), T((), "float64"), 1),
+        C("empty-mean", T((0, 2), "float64"), T((0, 2), "float64"), 1),
+    ]
+
+
+def mse_backward_cases(op: dict) -> list:
+    return [
+        C("mean", T((), "float64"), T((4, 5), "float64"), T((4, 5), "float64"), 1),
+        C("sum", T((), "float64"), T((4, 5), "float64"), T((4, 5), "float64"), 2),
+        C("none", T((3,), "float64"), T((3,), "float64"), T((3,), "float64"), 0),
+    ]
+
+
+BUILDERS = {"nll_loss_forward": nll_forward_cases, "nll_loss_backward": nll_backward_cases, "one_hot": one_hot_cases,
+            "mse_loss": mse_cases, "mse_loss_backward": mse_backward_cases}

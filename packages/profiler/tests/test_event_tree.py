@@ -33,9 +33,11 @@ def _parents(events: list[Any], names: set[str]) -> Counter[tuple[str, str | Non
 
 
 # The ops both libraries run at the same place in the tree (PyTorch's other events are the ops
-# its kernels call inside themselves: as_strided, resolve_conj, expand, copy_ ...).
+# its kernels call inside themselves: resolve_conj, expand's and sum's as_strided, fill_, the copy_
+# inside pow and _to_copy ...).
 SHARED = {
-    "aten::linear", "aten::t", "aten::addmm", "aten::relu", "aten::mm", "aten::threshold_backward", "aten::view",
+    "aten::linear", "aten::t", "aten::transpose", "aten::addmm", "aten::expand", "aten::relu", "aten::mm",
+    "aten::threshold_backward", "aten::view",
     "AddmmBackward0", "TBackward0", "ReluBackward0", "torch::autograd::AccumulateGrad",
     "autograd::engine::evaluate_function: AddmmBackward0", "autograd::engine::evaluate_function: TBackward0",
     "autograd::engine::evaluate_function: ReluBackward0",

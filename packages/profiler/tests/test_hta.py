@@ -99,24 +99,43 @@ def test_dataframe_columns_match_torch(traces: tuple[Any, Any]) -> None:
     assert list(e.t.get_trace(0).columns) == list(t.t.get_trace(0).columns)
 
 
-# Where the two traces differ, and why. Each is how ember computes something, not a gap in what
-# the profiler records: ember records every op it runs, but its kernels do not call these.
+# Where the two traces' op counts differ (in HTA's DataFrame, which keeps two of the three
+# recorded steps), and why. ember records every op it runs;
+# these are calls aten's kernels make inside themselves that ember's do not make, because making
+# them would be extra work or a slower kernel in ember (never an event without the work behind it).
 KNOWN_DIFFERENCES = {
-    # ops that aten's kernels call inside themselves (views made by as_strided, conj checks in mm,
-    # the bias copy in addmm, the allocations and fills inside sum/mean/zeros_like ...)
-    "aten::as_strided", "aten::resolve_conj", "aten::transpose", "aten::fill_", "aten::copy_", "aten::expand",
-    "aten::empty", "aten::empty_strided", "aten::empty_like", "aten::zeros_like", "aten::zero_", "aten::resize_",
-    "aten::div_", "aten::_to_copy", "aten::clamp_min",
-    # AccumulateGrad detaches the gradient it stores in aten (ember moves the buffer)
-    "aten::detach", "detach",
-    # F.mse_loss: one aten op with its own backward in PyTorch, a composition of ops in ember
-    "aten::mse_loss", "aten::mse_loss_backward", "MseLossBackward0",
-    "autograd::engine::evaluate_function: MseLossBackward0", "aten::to", "aten::sum", "aten::sub", "aten::mul",
-    "aten::neg", "aten::add", "aten::unsqueeze", "SubBackward0", "MeanBackward0", "MulBackward0", "ExpandBackward0",
-    "autograd::engine::evaluate_function: SubBackward0", "autograd::engine::evaluate_function: MeanBackward0",
-    "autograd::engine::evaluate_function: MulBackward0", "autograd::engine::evaluate_function: ExpandBackward0",
-    # SGD: PyTorch's for-loop add_ per parameter, ember's one fused update
-    "aten::add_", "aten::_fused_sgd_",
+    # name: (ember's count, torch's count) -- why
+    # aten's GEMM resolves lazily-conjugated operands; ember has no conjugate views
+    "aten::resolve_conj": (0, 22),
+    # aten's expand and sum make their views through as_strided (ember's build them directly; its
+    # transpose does call as_strided, so t -> transpose -> as_strided is as in torch)
+    "aten::as_strided": (18, 24),
+    # aten's relu is clamp_min(x, 0); ember's relu is its own vectorised kernel
+    "aten::clamp_min": (0, 2),
+    # both means are sum then div_ by the count; aten's div_(Scalar) redispatches to div_(Tensor) on a
+    # wrapped scalar it converts (to -> _to_copy -> empty_strided, copy_); ember divides by a 0-d
+    # tensor made directly. aten's sum kernels fill_ their result before accumulating (the mean's
+    # and the engine's sum of the bias gradient); ember's write it once
+    "aten::div_": (2, 4), "aten::to": (0, 2), "aten::_to_copy": (0, 2), "aten::copy_": (4, 6),
+    "aten::empty_strided": (0, 4), "aten::fill_": (0, 8),
+    # aten's mse_loss allocates through resize_/empty; its mse_loss_backward zero-fills a zeros_like
+    # result (empty_like -> empty, zero_) before its out= overload overwrites it; ones_like (the
+    # backward's seed) is empty_like -> empty_strided + fill_ in aten: ember allocates each result
+    # and writes it once
+    "aten::resize_": (0, 2), "aten::empty": (0, 4), "aten::empty_like": (0, 4), "aten::zeros_like": (0, 2),
+    "aten::zero_": (0, 2),
+    # AccumulateGrad stores the first gradient through detach (a new tensor object); ember steals the
+    # buffer, as aten does after its detach
+    "aten::detach": (0, 8), "detach": (0, 8),
+    # ember's broadcast_tensors makes one ExpandBackward0 node over all its outputs, even those of
+    # the broadcast shape already: F.mse_loss's target then needs a gradient (computed and dropped:
+    # ember's mse_loss_backward events are one for the input and one for the target, torch's an
+    # outer and an out= call). torch returns such tensors as they are: a gap in ember's autograd,
+    # not in its profiler
+    "ExpandBackward0": (2, 0), "autograd::engine::evaluate_function: ExpandBackward0": (2, 0),
+    # SGD's default: torch's Python loop calls add_ per parameter; ember's default step is one
+    # _fused_sgd_ call, whose C++ body runs the same add_ per parameter (the plain step)
+    "aten::_fused_sgd_": (2, 0),
 }
 
 
@@ -124,14 +143,20 @@ def test_op_names_and_counts_match_torch(traces: tuple[Any, Any]) -> None:
     t, e = traces
     assert names(e, 0, "user_annotation") == names(t, 0, "user_annotation")
     ours, theirs = names(e, 0, "cpu_op"), names(t, 0, "cpu_op")
-    differing = {k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)}
-    assert differing <= KNOWN_DIFFERENCES, {k: (ours.get(k), theirs.get(k)) for k in differing - KNOWN_DIFFERENCES}
-    same = {k: v for k, v in theirs.items() if k not in differing}
-    # the forward ops, the ops inside linear and inside the backward formulas, the engine's ranges
-    for name in ("aten::linear", "aten::t", "aten::addmm", "aten::mm", "aten::threshold_backward", "aten::view",
-                 "AddmmBackward0", "autograd::engine::evaluate_function: AddmmBackward0",
+    differing = {k: (ours.get(k, 0), theirs.get(k, 0)) for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)}
+    # The names that differ and ember's counts are checked; torch's counts document the gap (aten's
+    # internal calls are its own business and could change with its build).
+    mine = {k: v[0] for k, v in differing.items()}
+    assert mine == {k: v[0] for k, v in KNOWN_DIFFERENCES.items()}, {
+        "new or changed differences": {k: v for k, v in differing.items() if KNOWN_DIFFERENCES.get(k) != v},
+        "listed but now equal (drop them)": sorted(set(KNOWN_DIFFERENCES) - set(differing))}
+    # the forward ops, the ops inside linear and inside the backward formulas, the engine's ranges,
+    # the optimizer's per-parameter add_
+    for name in ("aten::linear", "aten::t", "aten::transpose", "aten::addmm", "aten::expand", "aten::mm",
+                 "aten::mse_loss", "aten::mean", "aten::threshold_backward", "aten::view", "aten::add_",
+                 "AddmmBackward0", "MseLossBackward0", "autograd::engine::evaluate_function: AddmmBackward0",
                  "torch::autograd::AccumulateGrad", "autograd::engine::evaluate_function: ReluBackward0"):
-        assert name in same, name
+        assert name in theirs and name not in differing, name
 
 
 @pytest.mark.parametrize("method", ANALYSES)

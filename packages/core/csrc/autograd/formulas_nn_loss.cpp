@@ -9,4 +9,9 @@ Tensor nll_loss_grad_of_grad(const Tensor& gg, const Tensor& target, const Tenso
   return std::get<0>(ag::nn_nll_loss_forward(gg, target, weight, reduction, ignore_index));
 }
 
+Tensor mse_loss_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, int64_t reduction) {
+  const double norm = reduction == 1 ? 2.0 / static_cast<double>(self.numel()) : 2.0;
+  return ag::mul(ag::mul(gg, grad_output), wrap_scalar(Scalar(norm)));
+}
+
 }  // namespace ember

@@ -11,4 +11,7 @@ namespace ember {
 Tensor nll_loss_grad_of_grad(const Tensor& gg, const Tensor& target, const Tensor& weight, int64_t reduction,
                              int64_t ignore_index);
 
+// d(mse_loss_backward)/d(self) applied to gg: gg * grad_output * 2 (/ numel for the mean).
+Tensor mse_loss_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, int64_t reduction);
+
 }  // namespace ember

@@ -48,4 +48,12 @@ class NestedOpScope {
   bool on_;
 };
 
+// An op body calling another op as aten redispatches below autograd: the callee's event nests in
+// the caller's and no graph node is made (body() runs the raw op). One branch while no profiler runs.
+template <class F>
+decltype(auto) nested_op(const char* name, std::initializer_list<const Tensor*> ts, F&& body) {
+  NestedOpScope scope(name, ts);
+  return body();
+}
+
 }  // namespace ember::profiler

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../core/parallel.h"
+#include "../core/profiler_op.h"
 #include "../iter/elementwise_iter.h"
 #include "blas_gemm.h"
 #include "checks.h"
@@ -199,8 +200,14 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   check_same_dtype(m1, m2);
   check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
-  Tensor c = contiguous(expand(input, IntArrayRef(sz, 2), false), MemoryFormat::Contiguous);
-  if (c.same(input) || c.storage().data == input.storage().data) c = clone(c, MemoryFormat::Contiguous);
+  const IntArrayRef size(sz, 2);
+  // As aten: input expanded to the result's shape (when it differs) and copied into a fresh result
+  // that the GEMM accumulates onto; expand and copy_ are nested op events, as in PyTorch's trace.
+  Tensor e = input.sizes().equals(size) ? input : profiler::nested_op("aten::expand", {&input, nullptr, nullptr}, [&] {
+    return expand(input, size, false);
+  });
+  Tensor c = empty(size, input.dtype());
+  profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
   gemm(m1, m2, c, alpha.to_double(), beta.to_double());
   if (inplace) {
     check_inplace(input, "addmm_");

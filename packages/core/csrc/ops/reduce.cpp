@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../core/profiler_op.h"
 #include "../iter/elementwise_iter.h"
 #include "../iter/reduce_iter.h"
 #include "../kernels/cpu/cpu_kernels.h"
@@ -145,6 +146,13 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   check_mean_dtype(name, dtype ? *dtype : x0.dtype());
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   DimMask m = dim_mask(x, dim);
+  if (!nan && !out && acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
+    // As aten: the sum, divided in place by the count (nested op events, as in PyTorch's trace).
+    Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr},
+                                   [&] { return sum(x, dim, keepdim, std::nullopt); });
+    Tensor n = scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
+    return profiler::nested_op("aten::div_", {&s, nullptr}, [&] { return div_(s, n, std::nullopt); });
+  }
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
   // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
   // float16 65504s) before the division; mean divides the float32 accumulator.

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../autograd/node.h"
+#include "../core/profiler_op.h"
 #include "checks.h"
 #include "internal.h"
 #include "ops.h"
@@ -156,25 +157,42 @@ Tensor permute(const Tensor& input, IntArrayRef dims) {
   return restride(input, sizes, strides);
 }
 
+namespace {
+// `input` with dims a and b swapped (a raw view: the in-place ops restride with it).
+Tensor swapped(const Tensor& input, int64_t a, int64_t b) {
+  DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  return restride(input, sizes, strides);
+}
+}  // namespace
+
 Tensor transpose(const Tensor& input, int64_t dim0, int64_t dim1) {
   int64_t nd = input.dim();
   int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
+  if (nd == 0 || a == b) return restride(input, input.sizes(), input.strides());
+  // aten's transpose is an as_strided view: its event nests in transpose's, as in PyTorch's trace
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
-  if (nd > 0) {
-    std::swap(sizes[a], sizes[b]);
-    std::swap(strides[a], strides[b]);
-  }
-  return restride(input, sizes, strides);
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  return profiler::nested_op("aten::as_strided", {&input, nullptr, nullptr, nullptr},
+                             [&] { return as_strided(input, sizes, strides, std::nullopt); });
 }
 Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return restride_(self, transpose(self, dim0, dim1));
+  int64_t nd = self.dim();
+  int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
+  return nd == 0 ? self : restride_(self, swapped(self, a, b));
 }
 
 Tensor t(const Tensor& input) {
   EMBER_CHECK(input.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", input.dim(), "D");
-  return input.dim() < 2 ? restride(input, input.sizes(), input.strides()) : transpose(input, 0, 1);
+  if (input.dim() < 2) return restride(input, input.sizes(), input.strides());
+  return profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, 0, 1); });
 }
-Tensor t_(const Tensor& self) { return restride_(self, t(self)); }
+Tensor t_(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return self.dim() < 2 ? self : restride_(self, swapped(self, 0, 1));
+}
 
 Tensor adjoint(const Tensor& input) {
   if (input.dim() == 0) {

@@ -85,8 +85,13 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     if weight is not None:  # F.mse_loss's own composite
         d = input - target
         return _weighted(d * d, weight, reduction, input)
-    float_kernel(ember.result_type(input, target), "mse_cpu")  # mse's output is the promoted type
-    return _reduce(_in_float(lambda a, b: (a - b) * (a - b), (), input, target), reduction)
+    if reduction not in _REDUCTION_ENUM:  # F.mse_loss reads the enum before aten's kernel runs
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dtype = ember.result_type(input, target)  # mse's output is the promoted type
+    float_kernel(dtype, "mse_cpu")
+    # aten's mse_loss op (its own MseLossBackward0), on operands of the common dtype (a bool target is a number)
+    input, target = (t if t.dtype == dtype else t.to(dtype) for t in (input, target))
+    return ember._nn.mse_loss(input, target, _REDUCTION_ENUM[reduction])
 
 
 @autocast_op("fp32")

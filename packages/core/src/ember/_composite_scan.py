@@ -1,8 +1,8 @@
 """Scans and order statistics PyTorch exposes beside cumsum: cummax, cummin, logcumsumexp, diff,
 gradient, quantile and nanquantile, composed from differentiable core ops.
 
-logcumsumexp runs as a log-step (Hillis-Steele) scan: ceil(log2(n)) whole-tensor passes instead of
-a per-element loop. cummax/cummin find the indices in one C++ pass (kernels/cpu/scan) and gather
+logcumsumexp runs in one C++ pass (kernels/cpu/scan) when no graph is recorded, else as a log-step
+(Hillis-Steele) scan of logaddexp, ceil(log2(n)) whole-tensor passes, which autograd follows. cummax/cummin find the indices in one C++ pass (kernels/cpu/scan) and gather
 the values, so the gradient is aten's (scattered onto the arg-extremum)."""
 
 from __future__ import annotations
@@ -59,7 +59,12 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     """log(cumsum(exp(input))) along dim, without overflow (a scan of logaddexp)."""
     dim = _wrap_dim(dim, input.dim())
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
-    result = x.clone() if x.dim() == 0 else _shifted_scan(x, dim, ember.logaddexp)
+    if x.dim() == 0:
+        result = x.clone()
+    elif x.requires_grad and ember.is_grad_enabled():  # the composite records the graph
+        result = _shifted_scan(x, dim, ember.logaddexp)
+    else:  # one C++ pass
+        result = _C._logcumsumexp(x, dim)
     if out is not None:
         return out.copy_(result)
     return result

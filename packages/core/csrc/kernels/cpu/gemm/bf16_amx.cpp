@@ -33,13 +33,13 @@ EMBER_AMX_TARGET void block_amx(const uint16_t* Ap, const uint16_t* Bp, int64_t 
   for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
   _tile_loadconfig(&cfg);
   alignas(64) float acc[32 * kPanel];
-  const int64_t sa = kcp * 2, sb = 2 * kPanel * 2;  // bytes between tile rows
+  const int64_t as = a_stride(kcp), sa = as * 2, sb = 2 * kPanel * 2;  // bytes between tile rows
   for (int64_t n0 = 0; n0 < nc; n0 += kPanel) {
     const uint16_t* panel = Bp + n0 * kcp;
     const int64_t n = nc - n0 < kPanel ? nc - n0 : kPanel;
     for (int64_t i = 0; i < mc; i += 32) {
-      const uint16_t* a0 = Ap + i * kcp;
-      const uint16_t* a1 = a0 + 16 * kcp;
+      const uint16_t* a0 = Ap + i * as;
+      const uint16_t* a1 = a0 + 16 * as;
       _tile_zero(0);
       _tile_zero(1);
       _tile_zero(2);

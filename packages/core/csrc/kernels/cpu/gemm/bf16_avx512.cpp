@@ -18,6 +18,7 @@ constexpr int kRows = 12;
 // accumulators in registers.)
 template <int R>
 EMBER_BF16_TARGET void tile(const uint16_t* A, int64_t kcp, const uint16_t* panel, float* acc) {
+  const int64_t as = a_stride(kcp);
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
@@ -27,7 +28,7 @@ EMBER_BF16_TARGET void tile(const uint16_t* A, int64_t kcp, const uint16_t* pane
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       uint32_t pair;
-      std::memcpy(&pair, A + r * kcp + 2 * p, sizeof pair);
+      std::memcpy(&pair, A + r * as + 2 * p, sizeof pair);
       const __m512bh a = (__m512bh)_mm512_set1_epi32(int(pair));
       c0[r] = _mm512_dpbf16_ps(c0[r], a, b0);
       c1[r] = _mm512_dpbf16_ps(c1[r], a, b1);
@@ -54,7 +55,7 @@ void block_avx512_bf16(const uint16_t* Ap, const uint16_t* Bp, int64_t mc, int64
     const int64_t n = nc - n0 < kPanel ? nc - n0 : kPanel;
     for (int64_t i = 0; i < mc; i += kRows) {
       const int64_t r = mc - i < kRows ? mc - i : kRows;
-      kTiles[r](Ap + i * kcp, kcp, panel, acc);
+      kTiles[r](Ap + i * a_stride(kcp), kcp, panel, acc);
       merge(acc, r, n, C + i * ldc + n0, ldc, alpha, beta);
     }
   }

@@ -1,7 +1,7 @@
 // The packed operands the bfloat16 GEMM's block kernels share (internal to kernels/cpu/gemm).
 //
 // A block of mc x kc of op(A): rows padded to a multiple of 32 and kc to kcp, a multiple of 32
-// (an AMX tile's 16 rows x 32 bfloat16), row-major, zero filled. A block of kc x nc of op(B):
+// (an AMX tile's 16 rows x 32 bfloat16), row-major with rows a_stride(kcp) apart, zero filled. A block of kc x nc of op(B):
 // panels of 32 columns, each kcp / 2 rows of k-pairs, a row being 32 columns x the pair
 // (B[2p][j], B[2p+1][j]) -- the layout both VDPBF16PS and the AMX B tile multiply.
 #pragma once
@@ -13,6 +13,10 @@ constexpr int64_t kPanel = 32;  // columns of a B panel
 constexpr int64_t kStep = 32;   // k of one AMX tile (and the padding of kc)
 
 inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// One cache line past kcp: rows a power of two apart (kcp 1024: 2 KB) would put a tile's 16 rows
+// in two L1 sets.
+inline int64_t a_stride(int64_t kcp) { return kcp + 32; }
 
 // C[mc, nc] = alpha * Ap @ Bp + beta * C (C not read when beta is 0).
 using BlockFn = void (*)(const uint16_t* Ap, const uint16_t* Bp, int64_t mc, int64_t nc, int64_t kcp, float* C,

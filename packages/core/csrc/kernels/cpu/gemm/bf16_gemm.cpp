@@ -56,7 +56,7 @@ void gemm_1t(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, con
   // even blocks of k in whole AMX steps (784 = 2 x 416, not 512 + 272)
   const int64_t kcb = round_up(blocks(K, blocks(K, kKC)), kStep);
   const int64_t mcb = round_up(blocks(M, blocks(M, kMC)), 32), ncb = std::min(N, kNC);
-  uint16_t* ap = a_buf.get(mcb * kcb);
+  uint16_t* ap = a_buf.get(mcb * a_stride(kcb));
   uint16_t* bp = b_buf.get(kcb * round_up(ncb, kPanel));
   for (int64_t n0 = 0; n0 < N; n0 += ncb) {
     const int64_t nc = std::min(ncb, N - n0);

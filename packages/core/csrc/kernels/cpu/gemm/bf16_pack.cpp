@@ -68,17 +68,17 @@ EMBER_PACK_TARGET inline void transpose16(__m512i* ri) {
 
 EMBER_PACK_TARGET void pack_a_rows(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp,
                                    uint16_t* Ap) {
-  const int64_t rows = round_up(mc, 32);
+  const int64_t rows = round_up(mc, 32), as = a_stride(kcp);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t k = 0; k < kcp; k += 32) {
       const __m512i v = r < mc ? _mm512_maskz_loadu_epi16(lanes32(kc - k), A + r * lda + k) : _mm512_setzero_si512();
-      _mm512_store_si512(Ap + r * kcp + k, v);
+      _mm512_store_si512(Ap + r * as + k, v);
     }
 }
 
 EMBER_PACK_TARGET void pack_a_cols(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp,
                                    uint16_t* Ap) {
-  const int64_t rows = round_up(mc, 32);
+  const int64_t rows = round_up(mc, 32), as = a_stride(kcp);
   for (int64_t m = 0; m < rows; m += 16)
     for (int64_t k = 0; k < kcp; k += 32) {
       __m512i r[16];  // r[p][i]: the pair (k + 2p, k + 2p + 1) of row m + i
@@ -87,7 +87,7 @@ EMBER_PACK_TARGET void pack_a_cols(const uint16_t* A, int64_t lda, int64_t mc, i
         r[p] = k2 < kc && m < mc ? interleave(A + k2 * lda + m, lda, k2 + 1 < kc, mc - m) : _mm512_setzero_si512();
       }
       transpose16(r);
-      for (int i = 0; i < 16; ++i) _mm512_store_si512(Ap + (m + i) * kcp + k, r[i]);
+      for (int i = 0; i < 16; ++i) _mm512_store_si512(Ap + (m + i) * as + k, r[i]);
     }
 }
 

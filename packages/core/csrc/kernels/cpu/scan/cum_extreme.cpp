@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
-#include "../../../core/parallel.h"
+#include "scan_lines.h"
 #include "ops.h"  // generated
 
 namespace ember {
@@ -20,28 +19,24 @@ inline bool is_nan(T v) {
   return false;
 }
 
-// Rows o in [o0, o1) of x viewed as [outer, n, inner]; best/idx hold one running state per inner.
+// Lines (o, i0..i1) of x viewed as [outer, n, inner], walked side by side.
 template <class T>
-void scan_rows(const T* x, int64_t* out, int64_t n, int64_t inner, bool greater, int64_t o0, int64_t o1) {
+void scan_lines(const T* x, int64_t* out, int64_t n, int64_t inner, bool greater, int64_t o, int64_t i0,
+                int64_t i1) {
   using C = Cmp<T>;
-  std::vector<C> best(static_cast<size_t>(inner));
-  std::vector<int64_t> idx(static_cast<size_t>(inner));
-  for (int64_t o = o0; o < o1; ++o) {
-    const T* xs = x + o * n * inner;
-    int64_t* os = out + o * n * inner;
-    for (int64_t i = 0; i < inner; ++i) best[i] = static_cast<C>(xs[i]), idx[i] = 0, os[i] = 0;
-    for (int64_t j = 1; j < n; ++j) {
-      const T* xr = xs + j * inner;
-      int64_t* orow = os + j * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        const C v = static_cast<C>(xr[i]);
-        // later wins ties; a NaN wins, and once the best is NaN only a later NaN replaces it
-        const bool wins = is_nan(v) || (!is_nan(best[i]) && (greater ? v >= best[i] : v <= best[i]));
-        if (wins) best[i] = v, idx[i] = j;
-        orow[i] = idx[i];
-      }
+  C best[scan::kChunk];
+  int64_t idx[scan::kChunk];
+  const T* xs = x + o * n * inner;
+  int64_t* os = out + o * n * inner;
+  for (int64_t i = i0; i < i1; ++i) best[i - i0] = static_cast<C>(xs[i]), idx[i - i0] = 0, os[i] = 0;
+  for (int64_t j = 1; j < n; ++j)
+    for (int64_t i = i0; i < i1; ++i) {
+      const C v = static_cast<C>(xs[j * inner + i]);
+      C& b = best[i - i0];
+      // later wins ties; a NaN wins, and once the best is NaN only a later NaN replaces it
+      if (is_nan(v) || (!is_nan(b) && (greater ? v >= b : v <= b))) b = v, idx[i - i0] = j;
+      os[j * inner + i] = idx[i - i0];
     }
-  }
 }
 
 }  // namespace
@@ -58,13 +53,8 @@ Tensor cum_extreme_indices(const Tensor& x, int64_t dim, bool greater) {
   int64_t* po = out.data<int64_t>();
   EMBER_DISPATCH_ALL(xc.dtype(), greater ? "cummax" : "cummin", [&] {
     const scalar_t* px = xc.data<scalar_t>();
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * inner, 1));
-    if (numel >= kGrainSize) {
-      GilRelease nogil;
-      parallel_for(0, outer, grain, [&](int64_t o0, int64_t o1) { scan_rows(px, po, n, inner, greater, o0, o1); });
-    } else {
-      scan_rows(px, po, n, inner, greater, 0, outer);
-    }
+    scan::for_lines(outer, n, inner, 1,
+                    [&](int64_t o, int64_t i0, int64_t i1) { scan_lines(px, po, n, inner, greater, o, i0, i1); });
   });
   return out;
 }

@@ -24,7 +24,7 @@ TITLES = {
     "overhead": "per-op overhead (time per call; ratio = ember/torch, lower is better)",
     "elementwise": f"elementwise {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
     "reduction": f"reductions of {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
-    "matmul": "matmul float32, square (ratio = torch/ember time, higher is better)",
+    "matmul": "matmul, square float32 unless named (ratio = torch/ember time, higher is better)",
     "import": "import time, fresh `python -c` (ratio = ember/torch; target is ember's absolute time)",
 }
 

@@ -24,7 +24,7 @@ TITLES = {
     "overhead": "per-op overhead (time per call; ratio = ember/torch, lower is better)",
     "elementwise": f"elementwise {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
     "reduction": f"reductions of {BIG}x{BIG} float32 (ratio = torch/ember time, higher is better)",
-    "matmul": "matmul float32, square (ratio = torch/ember time, higher is better)",
+    "matmul": "matmul, square float32 unless named (ratio = torch/ember time, higher is better)",
     "import": "import time, fresh `python -c` (ratio = ember/torch; target is ember's absolute time)",
 }
 
@@ -53,6 +53,15 @@ def pair_of(n: int, dtype: str) -> Setup:
 
     def setup(lib: ModuleType) -> dict[str, Any]:
         return {"a": lib.randn(n, n).to(getattr(lib, dtype)), "b": lib.randn(n, n).to(getattr(lib, dtype))}
+
+    return setup
+
+
+def linear_of(m: int, k: int, n: int, dtype: str) -> Setup:
+    """An input a (m x k) and a weight b (n x k) of a named dtype."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        return {"a": lib.randn(m, k).to(getattr(lib, dtype)), "b": lib.randn(n, k).to(getattr(lib, dtype))}
 
     return setup
 
@@ -117,6 +126,12 @@ def _elementwise() -> list[Bench]:
     ] + [  # erfinv's kernel (libm erf/erfc refinement in double): informative, no target yet
         Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th)
         for th in THREADS
+    ] + [  # scans beside cumsum: cummax/cummin's indices in one C++ pass, logcumsumexp a log-step scan
+        Bench("elementwise", f"{name} 1024x1024 dim={d}", "throughput", f"lib.{name}(a, {d})", unit_square(1024),
+              threads=th)
+        for name in ("cummax", "cummin", "logcumsumexp")
+        for d in (0, 1)
+        for th in THREADS
     ]
 
 
@@ -134,9 +149,15 @@ def _matmul() -> list[Bench]:
         Bench("matmul", f"matmul {n}", "throughput", "lib.matmul(a, b)", square(n), threads=th, target=0.9)
         for n in (1024, 2048)
         for th in THREADS
-    ] + [  # half GEMM: widened to float32 GEMM, rounded once; informative (PyTorch's runs on AMX/oneDNN)
-        Bench("matmul", f"{dt} matmul 1024", "throughput", "lib.matmul(a, b)", pair_of(1024, dt), threads=th)
+    ] + [  # half GEMM, float32 accumulation, one rounding: bfloat16 on AMX-BF16 / AVX512-BF16 where the CPU
+        # has them (PyTorch's on oneDNN's AMX), float16 widened to float32 GEMM; informative
+        Bench("matmul", f"{dt} matmul {n}", "throughput", "lib.matmul(a, b)", pair_of(n, dt), threads=th)
         for dt in ("bfloat16", "float16")
+        for n in (256, 1024, 2048)
+        for th in THREADS
+    ] + [  # a linear layer's product: the weight transposed (bf16 kernel packs it from its rows)
+        Bench("matmul", "bfloat16 linear 128x784 @ 512x784.t()", "throughput", "lib.nn.functional.linear(a, b)",
+              linear_of(128, 784, 512, "bfloat16"), threads=th)
         for th in THREADS
     ]
 

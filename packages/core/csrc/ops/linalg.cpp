@@ -7,6 +7,7 @@
 #include "../core/parallel.h"
 #include "../core/profiler_op.h"
 #include "../iter/elementwise_iter.h"
+#include "../kernels/cpu/gemm/bf16_gemm.h"
 #include "blas_gemm.h"
 #include "checks.h"
 #include "internal.h"
@@ -57,10 +58,16 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
                 c.data<double>(), std::max<int64_t>(N, 1));
     return;
   }
-  if (is_floating(dt)) {  // float16 / bfloat16: widen (exact), float32 GEMM, one rounding at the end
+  if (is_floating(dt)) {  // float16 / bfloat16: float32 accumulation, one rounding at the end
     // beta == 0 never reads C: a fresh float32 buffer, not a conversion of c's uninitialised memory.
     Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
-    gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
+    if (dt == ScalarType::BFloat16 && bf16_gemm_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
+      MatView A = as_blas(a), B = as_blas(b);
+      bf16_gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()),
+                A.ld, reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(), N);
+    } else {  // widen (exact) and run the float32 GEMM
+      gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
+    }
     copy_into(c, cf);
     return;
   }

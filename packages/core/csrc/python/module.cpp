@@ -188,6 +188,7 @@ PYBIND11_MODULE(_C, m) {
   init_index_ops(mod);
   init_autocast(mod);
   { extern void ember_init_rnn(PyObject*); ember_init_rnn(mod); }  // py_rnn.cpp
+  { extern void ember_init_scan(PyObject*); ember_init_scan(mod); }  // py_scan.cpp
   { extern void ember_init_ext_api(PyObject*); ember_init_ext_api(mod); }  // ext_api.cpp: the C++ extension ABI
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();

@@ -1,9 +1,9 @@
 """Scans and order statistics PyTorch exposes beside cumsum: cummax, cummin, logcumsumexp, diff,
 gradient, quantile and nanquantile, composed from differentiable core ops.
 
-The scans run as a log-step (Hillis-Steele) scan: ceil(log2(n)) whole-tensor passes instead of a
-per-element loop. cummax/cummin find the indices without autograd and gather the values, so the
-gradient is aten's (scattered onto the arg-extremum)."""
+logcumsumexp runs in one C++ pass (kernels/cpu/scan) when no graph is recorded, else as a log-step
+(Hillis-Steele) scan of logaddexp, ceil(log2(n)) whole-tensor passes, which autograd follows. cummax/cummin find the indices in one C++ pass (kernels/cpu/scan) and gather
+the values, so the gradient is aten's (scattered onto the arg-extremum)."""
 
 from __future__ import annotations
 
@@ -40,31 +40,8 @@ def _cum_extreme(input: Tensor, dim: int, name: str, greater: bool) -> Any:
     dim = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
         return _RESULT[name]((input.clone(), ember.zeros((), dtype=ember.int64)))
-    with ember.no_grad():
-        x = input.detach()
-        if x.dtype == ember.bool:
-            x = x.to(ember.uint8)
-        shape = [1] * x.dim()
-        shape[dim] = x.shape[dim]
-        idx = ember.arange(x.shape[dim]).reshape(shape).expand(x.shape).contiguous()
-        both = (x, idx)
-        floating = x.is_floating_point()
-
-        def combine_pair(a: Any, b: Any) -> Any:  # later b wins ties (aten keeps the last index)
-            wins = b[0] >= a[0] if greater else b[0] <= a[0]
-            if floating:
-                wins = b[0].isnan() | (~a[0].isnan() & wins)
-            return ember.where(wins, b[0], a[0]), ember.where(wins, b[1], a[1])
-
-        n = x.shape[dim]
-        step = 1
-        while step < n:
-            head = tuple(t.narrow(dim, 0, step) for t in both)
-            new = combine_pair(tuple(t.narrow(dim, 0, n - step) for t in both),
-                               tuple(t.narrow(dim, step, n - step) for t in both))
-            both = tuple(ember.cat([h, m], dim) for h, m in zip(head, new))
-            step *= 2
-        indices = both[1]
+    with ember.no_grad():  # one C++ pass finds the indices (the last of ties; NaN propagates)
+        indices = _C._cum_extreme_indices(input.detach(), dim, greater)
     return _RESULT[name]((input.gather(dim, indices), indices))
 
 
@@ -82,7 +59,12 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     """log(cumsum(exp(input))) along dim, without overflow (a scan of logaddexp)."""
     dim = _wrap_dim(dim, input.dim())
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
-    result = x.clone() if x.dim() == 0 else _shifted_scan(x, dim, ember.logaddexp)
+    if x.dim() == 0:
+        result = x.clone()
+    elif x.requires_grad and ember.is_grad_enabled():  # the composite records the graph
+        result = _shifted_scan(x, dim, ember.logaddexp)
+    else:  # one C++ pass
+        result = _C._logcumsumexp(x, dim)
     if out is not None:
         return out.copy_(result)
     return result

@@ -1,0 +1,50 @@
+// Private bindings of the scan kernels behind ember's composite scans (_composite_scan.py keeps their
+// autograd): _C._cum_extreme_indices(x, dim, greater) -> int64 indices of cummax (greater) / cummin,
+// _C._logcumsumexp(x, dim) -> logcumsumexp's forward (no autograd: the composite keeps the graph).
+#include "../kernels/cpu/scan/cum_extreme.h"
+#include "../kernels/cpu/scan/logcumsumexp.h"
+#include "arg_parser.h"
+#include "py_tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+PyObject* f_cum_extreme_indices(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject* x;
+  long long dim = 0;
+  int greater = 1;
+  if (!PyArg_ParseTuple(args, "OLp:_cum_extreme_indices", &x, &dim, &greater)) throw python_error();
+  EMBER_CHECK_TYPE(is_tensor(x), "_cum_extreme_indices(): argument 'x' must be Tensor, not ", Py_TYPE(x)->tp_name);
+  return wrap(cum_extreme_indices(unpack(x), dim, greater != 0));
+  EMBER_PY_CATCH
+}
+
+PyObject* f_logcumsumexp(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject* x;
+  long long dim = 0;
+  if (!PyArg_ParseTuple(args, "OL:_logcumsumexp", &x, &dim)) throw python_error();
+  EMBER_CHECK_TYPE(is_tensor(x), "_logcumsumexp(): argument 'x' must be Tensor, not ", Py_TYPE(x)->tp_name);
+  return wrap(logcumsumexp_forward(unpack(x), dim));
+  EMBER_PY_CATCH
+}
+
+PyMethodDef scan_functions[] = {
+    {"_cum_extreme_indices", (PyCFunction)(void (*)())f_cum_extreme_indices, METH_VARARGS,
+     "_cum_extreme_indices(x, dim, greater) -> Tensor\n\n"
+     "The int64 indices of cummax (greater) or cummin along a wrapped dim, in one pass."},
+    {"_logcumsumexp", (PyCFunction)(void (*)())f_logcumsumexp, METH_VARARGS,
+     "_logcumsumexp(x, dim) -> Tensor\n\n"
+     "logcumsumexp of a real floating x along a wrapped dim, in one pass, without autograd."},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+}  // namespace ember::python
+
+// Called from module.cpp (declared there at the call, so no shared header changes).
+void ember_init_scan(PyObject* module) {
+  if (PyModule_AddFunctions(module, ember::python::scan_functions) < 0) throw ember::python::python_error();
+}

@@ -51,4 +51,4 @@ def test_installed_sibling_resolves_as_attribute() -> None:
 def test_abi_check_message() -> None:
     from ember import _lib
 
-    assert _lib._EXPECTED_ABI == ember._C._ABI_VERSION
+    assert _lib._EXPECTED_ABI == ember._lib._C._ABI_VERSION

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import ember
-from ember import _C
+from ember._lib import _C
 from ember.profiler import profile, record_function, schedule
 
 

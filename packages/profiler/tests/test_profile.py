@@ -251,7 +251,7 @@ def test_start_stop_explicit_and_nested_error() -> None:
         profile().start()
     p.stop()
     assert any(e.name == "aten::add" for e in p.events())
-    assert not ember._C._profiler_active()
+    assert not ember._lib._C._profiler_active()
 
 
 def test_record_to_none_warns() -> None:

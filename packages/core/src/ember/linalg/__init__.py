@@ -17,7 +17,7 @@ from ember.linalg._decomp import (
     solve_ex,
     svd,
 )
-from ember.linalg._extra import cond, diagonal, matmul, solve_triangular, vander
+from ember.linalg._composed import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._norms import matrix_norm, norm
 from ember.linalg._products import cross, matrix_power, multi_dot, vecdot
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ember import _C
+from ember._lib import _C
 
 from ._events import _short_path
 

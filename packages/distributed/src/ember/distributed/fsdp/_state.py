@@ -12,7 +12,7 @@ from ember.autograd.graph import saved_tensors_hooks
 
 from ._param_group import ParamGroup
 
-_TB = ember._C.TensorBase
+_TB = ember._lib._C.TensorBase
 
 
 class _Runtime:

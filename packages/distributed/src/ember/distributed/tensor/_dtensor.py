@@ -22,7 +22,7 @@ from ._redistribute import Redistribute, redistribute_local
 from ._utils import contiguous_strides, normalize_placements
 from .placement_types import Partial, Placement, Replicate, Shard
 
-_TB = ember._C.TensorBase
+_TB = ember._lib._C.TensorBase
 
 
 class DTensorSpec:

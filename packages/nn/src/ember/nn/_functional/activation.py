@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember import _C, Tensor
+from ember import Tensor
+from ember._lib import _C
 from ember._argcheck import no_internal_overlap
 from ember._autocast_policy import ACTIVE as _autocast_active
 from ember._autocast_policy import autocast_op, cast_args

@@ -13,7 +13,7 @@ import ember
 from ember import Tensor
 from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce
-from ember.nn._functional.loss_extra import _checked_reduction
+from ember.nn._functional.loss_embedding_ranking import _checked_reduction
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,

@@ -9,9 +9,8 @@ import gc
 import weakref
 from typing import Any
 
-import pytest
-
 import ember
+import pytest
 from ember.utils.dlpack import DLDeviceType, from_dlpack, to_dlpack
 
 np = pytest.importorskip("numpy")

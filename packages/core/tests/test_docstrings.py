@@ -20,10 +20,9 @@ import types
 from pathlib import Path
 from typing import Any
 
+import ember
 import pytest
 import yaml
-
-import ember
 from ember._lib import _C
 
 DATA = Path(__file__).with_name("docs_missing.yaml")

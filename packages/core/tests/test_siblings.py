@@ -6,9 +6,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import ember
+import pytest
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:

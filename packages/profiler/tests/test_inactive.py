@@ -6,9 +6,8 @@ from __future__ import annotations
 import gc
 import sys
 
-import pytest
-
 import ember
+import pytest
 from ember._lib import _C
 from ember.profiler import profile, record_function, schedule
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import ember
 import ember.profiler as eprof
+import pytest
 from ember.profiler import legacy
 
 

@@ -10,10 +10,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ember
 import ember.profiler as eprof
+import pytest
 from ember.profiler import ProfilerAction, ProfilerActivity, profile, record_function, schedule
 
 torch = pytest.importorskip("torch")

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
+from ember._autocast_policy import autocast_op
 from ember._lib import _C
 from ember._tensor import Tensor
-from ember._autocast_policy import autocast_op
 
 __all__ = ["cdist", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm", "trapezoid"]
 

@@ -168,6 +168,7 @@ __all__ += [  # pooling / upsampling
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
             "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area
 
+from ember.nn._functional.grid import affine_grid  # noqa: E402
 from ember.nn._functional.loss_margin import (  # noqa: E402
     gaussian_nll_loss,
     multi_margin_loss,
@@ -176,8 +177,6 @@ from ember.nn._functional.loss_margin import (  # noqa: E402
     soft_margin_loss,
     triplet_margin_with_distance_loss,
 )
-
-from ember.nn._functional.grid import affine_grid  # noqa: E402
 
 __all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
             "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_with_distance_loss"]

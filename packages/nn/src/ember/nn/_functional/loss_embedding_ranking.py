@@ -13,9 +13,9 @@ from typing import Any
 import ember
 from ember import Tensor
 from ember._argcheck import checked
+from ember._autocast_policy import autocast_op
 from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce, _reduction
-from ember._autocast_policy import autocast_op
 
 
 def _checked_reduction(size_average: Any, reduce: Any, reduction: str) -> str:

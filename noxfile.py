@@ -128,13 +128,35 @@ def fuzz(session: nox.Session) -> None:
     session.run("python", "packages/core/tests/fuzz_run.py", *session.posargs)
 
 
+LINT_TOOLS = ["ruff==0.17.6", "clang-format==23.1.5", "mypy==2.4.1", "packaging"]  # pinned: formatters drift
+
+
+def cpp_sources() -> list[str]:
+    return sorted(str(p) for p in (ROOT / "packages/core/csrc").rglob("*") if p.suffix in {".h", ".cpp", ".cu", ".cuh"})
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the Python sources; clang-format check over the C++."""
-    session.install("ruff", "clang-format")
+    """The house rules, each failing the session: ruff (style, imports: only ember/_lib.py imports
+    ember._C), clang-format with no diff, mypy on the pure-Python packages, downward includes and
+    file lengths (tools/check_includes.py), the version windows (tools/check_versions.py)."""
+    session.install(*LINT_TOOLS)
     session.run("ruff", "check", "packages", "tools", "noxfile.py")
-    cpp = [str(p) for p in (ROOT / "packages/core/csrc").rglob("*.[ch]*")]
-    session.run("clang-format", "--dry-run", *cpp)
+    session.run("clang-format", "--dry-run", "--Werror", *cpp_sources())
+    # follow-imports=silent: each package is checked on its own; the core's Python is read
+    # for types only. Modules not clean yet are listed in pyproject.toml ([[tool.mypy.overrides]]).
+    session.run("mypy", "--follow-imports=silent", "--ignore-missing-imports", "--no-warn-unused-ignores",
+                *[f"packages/{p}/src" for p in PURE])
+    session.run("python", "tools/check_includes.py")
+    session.run("python", "tools/check_versions.py")
+
+
+@nox.session
+def format(session: nox.Session) -> None:
+    """Apply what `nox -s lint` checks and can fix: clang-format -i over the C++, ruff's safe fixes."""
+    session.install(*LINT_TOOLS)
+    session.run("clang-format", "-i", *cpp_sources())
+    session.run("ruff", "check", "--fix", "packages", "tools", "noxfile.py", success_codes=[0, 1])
 
 
 @nox.session

@@ -18,8 +18,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 MLP_BATCH, TRANSFORMER_BATCH = 128, 16
 # Total checkpoint size of the DCP rows (split evenly over the ranks); adjustable for small machines.

@@ -12,9 +12,8 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 
-from harness import Bench, Result, task_threads
-
 from ember.utils.benchmark import Compare
+from harness import Bench, Result, task_threads
 
 _SEP = "  |  "
 _EXTRA = (("ratio", 7), ("target", 8), ("", 4), ("vs last", 7))

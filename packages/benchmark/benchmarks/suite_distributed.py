@@ -1,7 +1,7 @@
 """The "distributed" suite: collectives and DDP training steps on 2 ranks, PyTorch 2.13 with
 gloo against ember on MPI, each row a pair of multi-process jobs (dist_job.py) started the same
-way (torchrun's variables); FSDP2 rows shard every Linear/attention module and the root. The "local" rows are the same step without DDP, in the same 2-rank
-job: a DDP row over its local row is the time DDP adds to a step."""
+way (torchrun's variables); FSDP2 rows shard every Linear/attention module and the root. The "local" rows are the
+same step without DDP, in the same 2-rank job: a DDP row over its local row is the time DDP adds to a step."""
 
 from __future__ import annotations
 

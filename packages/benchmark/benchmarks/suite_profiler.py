@@ -5,7 +5,7 @@ the hook". No ember build without the hook exists to time against (the core has 
 it), so the suite shows the two parts of that claim that can be measured in one run:
 
 * the hook's own cost when inactive -- one relaxed atomic load and a predicted branch per op and
-  per allocation/free -- timed in C++ by ember._C._profiler_bench_inactive (N inactive OpScope
+  per allocation/free -- timed in C++ by ember._lib._C._profiler_bench_inactive (N inactive OpScope
   guards vs N iterations of an empty loop) and set against one `a + b`, in the title;
 * the a + b loop before any profiling session in this process and after one with every option was
   entered and exited (rows "never started" and "after a session"): nothing may stay switched on.
@@ -38,7 +38,7 @@ def hook_cost_note() -> str:
         import timeit
 
         import ember
-        from ember import _C
+        from ember._lib import _C
 
         runs = [_C._profiler_bench_inactive(N_HOOK) for _ in range(7)]
         # Minimum of each loop over the runs: the least disturbed measurement of each.

@@ -10,7 +10,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
 from ember.utils.benchmark import Measurement, TaskSpec
 
 BENCH_DIR = Path(__file__).resolve().parents[1] / "benchmarks"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from ember.utils.benchmark import CallgrindStats, CopyIfCallgrind, FunctionCount, FunctionCounts, TaskSpec, Timer
 
 HAVE_VALGRIND = all(shutil.which(c) for c in ("valgrind", "callgrind_control", "callgrind_annotate"))

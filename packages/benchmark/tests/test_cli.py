@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from ember_benchmark_testlib import cli_env, run_cli
-
 from ember.utils.benchmark import CallgrindStats, Compare, FunctionCount, FunctionCounts, Timer
 from ember.utils.benchmark._cli import build_parser, load_json, main
+from ember_benchmark_testlib import cli_env, run_cli
 
 FAST = ["--min-run-time", "0.01"]
 # Enough time for several blocks even on a loaded machine: the report shows Median/IQR

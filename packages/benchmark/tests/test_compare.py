@@ -6,9 +6,8 @@ import random
 from collections.abc import Callable
 
 import pytest
-from ember_benchmark_testlib import noisy_times, rebuild
-
 from ember.utils.benchmark import Colorize, Compare, Measurement, TaskSpec
+from ember_benchmark_testlib import noisy_times, rebuild
 
 
 def m(median: float, *, n: int = 7, spread: float = 0.02, seed: int = 0, number: int = 100,

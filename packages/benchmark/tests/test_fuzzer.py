@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import ember
+import pytest
 from ember.utils.benchmark import FuzzedParameter, FuzzedTensor, Fuzzer, ParameterAlias
 
 np = pytest.importorskip("numpy")

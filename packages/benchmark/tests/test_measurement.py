@@ -7,8 +7,6 @@ import pickle
 import random
 
 import pytest
-from ember_benchmark_testlib import noisy_times, rebuild
-
 from ember.utils.benchmark import (
     Measurement,
     TaskSpec,
@@ -17,6 +15,7 @@ from ember.utils.benchmark import (
     trim_sigfig,
     unit_to_english,
 )
+from ember_benchmark_testlib import noisy_times, rebuild
 
 
 def spec(**kw: object) -> TaskSpec:

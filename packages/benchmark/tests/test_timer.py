@@ -10,9 +10,8 @@ from __future__ import annotations
 import sys
 import types
 
-import pytest
-
 import ember
+import pytest
 from ember.utils.benchmark import Language, Measurement, Timer, set_torch_threads, timer
 
 

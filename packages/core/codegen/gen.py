@@ -66,7 +66,7 @@ def gen_ops_h(ops: list[Op]) -> str:
 
 def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
     out = [HEADER, '#include "ops.h"', '#include "kernel_table.h"',
-           '#include "iter/elementwise_iter.h"', '#include "ops/checks.h"', "",
+           '#include "iter/elementwise_iter.h"', '#include "ops/core/checks.h"', "",
            "namespace ember {", ""]
     for op in ops:
         if op.family != "pointwise":
@@ -137,7 +137,7 @@ def gen_kernel_table(kernels: dict) -> str:
 
 def gen_kernels(kernels: dict) -> str:
     out = [HEADER, '#include "kernel_table.h"', '#include "iter/elementwise_iter.h"',
-           '#include "kernels/cpu/loops.h"', '#include "kernels/cpu/scalar_ops.h"', "",
+           '#include "kernels/cpu/loops.h"', '#include "kernels/cpu/pointwise/scalar_ops.h"', "",
            "namespace ember::cpu::EMBER_CAP {", "namespace {"]
     loops = {1: "unary_loop", 2: "binary_loop", 3: "ternary_loop"}
     args = {1: "T x", 2: "T a, T b", 3: "T a, T b, T c"}
@@ -390,7 +390,7 @@ def _doc_symbol(kind: str, pyname: str) -> str:
 
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
-           '#include "ops/checks.h"', '#include "python/arg_parser.h"',
+           '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}

@@ -122,7 +122,7 @@ def merged_params(schemas: list[Schema], with_out: list[bool]) -> list[tuple[str
         out.append((name, default, name in kw))
     # A required positional parameter after an optional one is not a Python signature.
     seen_default = False
-    for name, default, is_kw in out:
+    for _name, default, is_kw in out:
         if is_kw:
             continue
         if default is None and seen_default:

@@ -164,10 +164,9 @@ def _serve() -> None:
     os.dup2(2, 1)
     sys.path.insert(0, str(Path(__file__).parent))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import ember  # noqa: PLC0415
     import fuzz_support as S  # noqa: PLC0415 - the tests folder is on sys.path only here
     import torch  # noqa: PLC0415
-
-    import ember  # noqa: PLC0415
 
     torch.set_num_threads(1)
     ember.set_num_threads(1)

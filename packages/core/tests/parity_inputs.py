@@ -19,9 +19,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
 import ember
+import torch
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64",
           "float16", "bfloat16", "float32", "float64"]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import parity_inputs as H
-
 import ember._nn  # noqa: F401  (makes ember._nn an attribute of ember)
+import parity_inputs as H
 
 H.install_torch_nn()
 T, Case = H.T, H.Case

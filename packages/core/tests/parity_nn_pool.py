@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember._nn  # noqa: F401  (makes ember._nn an attribute of ember)
 import parity_inputs as H
 import torch
-
-import ember._nn  # noqa: F401  (makes ember._nn an attribute of ember)
 
 T, Case = H.T, H.Case
 

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import ember
-
 torch = pytest.importorskip("torch")
 
 DATA = Path(__file__).with_name("api_coverage.yaml")

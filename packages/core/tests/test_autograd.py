@@ -13,9 +13,8 @@ import threading
 import warnings
 import weakref
 
-import pytest
-
 import ember
+import pytest
 
 torch = pytest.importorskip("torch")
 

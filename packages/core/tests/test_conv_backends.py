@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 import ember
+import pytest
 
 torch = pytest.importorskip("torch")
 

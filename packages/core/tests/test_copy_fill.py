@@ -4,10 +4,9 @@ errors, including a source that aliases the destination."""
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 torch = pytest.importorskip("torch")
 

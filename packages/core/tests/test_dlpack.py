@@ -9,9 +9,8 @@ import gc
 import weakref
 from typing import Any
 
-import pytest
-
 import ember
+import pytest
 from ember.utils.dlpack import DLDeviceType, from_dlpack, to_dlpack
 
 np = pytest.importorskip("numpy")
@@ -153,7 +152,7 @@ def test_round_trip_keeps_the_storage() -> None:
     t = ember.arange(10.0)[2:8:2]
     u = ember.from_dlpack(t)
     assert u is not t and not u.requires_grad
-    assert ember._C._storage_info(u)[0] == ember._C._storage_info(t)[0]
+    assert ember._lib._C._storage_info(u)[0] == ember._lib._C._storage_info(t)[0]
     assert u.stride() == t.stride() and u.storage_offset() == t.storage_offset()
     u[0] = 50.0
     assert t[0].item() == 50.0

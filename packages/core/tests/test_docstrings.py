@@ -20,11 +20,10 @@ import types
 from pathlib import Path
 from typing import Any
 
+import ember
 import pytest
 import yaml
-
-import ember
-from ember import _C
+from ember._lib import _C
 
 DATA = Path(__file__).with_name("docs_missing.yaml")
 # "name(params) -> ret" lines the generated docstrings start with carry no prose.

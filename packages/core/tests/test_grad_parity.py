@@ -19,9 +19,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import parity_inputs as H  # noqa: E402
-
 import ember  # noqa: E402
+import parity_inputs as H  # noqa: E402
 from ember._op_list import OPS  # noqa: E402
 
 

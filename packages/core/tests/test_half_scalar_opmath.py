@@ -4,10 +4,9 @@ x * 0.1 rounds once, not after 0.1 became 0.0999755859375.  Results must equal P
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 torch = pytest.importorskip("torch")
 

@@ -13,10 +13,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
+import ember  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-import ember  # noqa: E402
 
 
 def to_ember(x: Any) -> Any:

@@ -374,7 +374,7 @@ def test_top_level_aliases() -> None:
 # ------------------------------------------------------------------ errors and *_ex variants
 
 def test_errors_and_ex() -> None:
-    assert ember.linalg.LinAlgError is ember._C._LinAlgError and issubclass(ember.linalg.LinAlgError, RuntimeError)
+    assert ember.linalg.LinAlgError is ember._lib._C._LinAlgError and issubclass(ember.linalg.LinAlgError, RuntimeError)
     sing = ember.tensor([[1.0, 2.0], [2.0, 4.0]])
     with pytest.raises(ember.linalg.LinAlgError, match=r"^linalg.inv: The diagonal element 2 is zero, the "
                        r"inversion could not be completed because the input matrix is singular.$"):

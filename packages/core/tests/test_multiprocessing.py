@@ -11,10 +11,9 @@ import sys
 import types
 from pathlib import Path
 
-import pytest
-
 import ember
 import ember.multiprocessing as mp
+import pytest
 from ember.multiprocessing import _shared_memory as shm
 from ember.multiprocessing._channel import Channel, ChannelClosed
 from ember.multiprocessing.reductions import _check_autograd

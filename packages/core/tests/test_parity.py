@@ -32,9 +32,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import parity_inputs as H  # noqa: E402  (registered by conftest.py)
-
 import ember  # noqa: E402
+import parity_inputs as H  # noqa: E402  (registered by conftest.py)
 from ember._op_list import OPS  # noqa: E402
 
 T, DT, Case = H.T, H.DT, H.Case

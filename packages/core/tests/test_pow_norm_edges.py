@@ -4,9 +4,8 @@ element per slice (|x| for every order but 0) -- fuzz findings, compared with Py
 
 from __future__ import annotations
 
-import pytest
-
 import ember
+import pytest
 
 torch = pytest.importorskip("torch")
 

@@ -16,10 +16,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 try:
     import torch

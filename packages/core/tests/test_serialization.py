@@ -19,10 +19,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ember
 import ember.serialization as ser
+import pytest
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 

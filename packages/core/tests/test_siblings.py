@@ -6,9 +6,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import ember
+import pytest
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:
@@ -51,4 +50,4 @@ def test_installed_sibling_resolves_as_attribute() -> None:
 def test_abi_check_message() -> None:
     from ember import _lib
 
-    assert _lib._EXPECTED_ABI == ember._C._ABI_VERSION
+    assert _lib._EXPECTED_ABI == ember._lib._C._ABI_VERSION

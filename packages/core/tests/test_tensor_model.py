@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import ember
+import pytest
 
 torch = pytest.importorskip("torch")
 

@@ -9,9 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 import ember.utils.cpp_extension as ce
+import pytest
 
 TINY = textwrap.dedent("""
     #include <pybind11/pybind11.h>

@@ -5,10 +5,9 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 from ember.utils.data import collate, default_collate, default_collate_fn_map, default_convert
 
 Point = collections.namedtuple("Point", ["x", "y"])

@@ -5,11 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-from ember_data_testlib import NoLenStream, RangeDataset, StreamDataset
-
-import ember
 from ember.utils.data import (
     DataLoader,
     IterableDataset,
@@ -21,6 +19,7 @@ from ember.utils.data import (
     default_convert,
     get_worker_info,
 )
+from ember_data_testlib import NoLenStream, RangeDataset, StreamDataset
 
 
 def values(batches: Any) -> list[Any]:

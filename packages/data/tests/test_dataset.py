@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
-from ember_data_testlib import RangeDataset, StreamDataset
-
 import ember
+import pytest
 from ember.utils.data import (
     ChainDataset,
     ConcatDataset,
@@ -18,6 +16,7 @@ from ember.utils.data import (
     TensorDataset,
     random_split,
 )
+from ember_data_testlib import RangeDataset, StreamDataset
 
 
 def test_dataset_base() -> None:

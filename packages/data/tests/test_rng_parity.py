@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from ember_data_testlib import RangeDataset
-
 import ember
+import pytest
 from ember.utils.data import (
     DataLoader,
     DistributedSampler,
@@ -18,6 +16,7 @@ from ember.utils.data import (
     get_worker_info,
     random_split,
 )
+from ember_data_testlib import RangeDataset
 
 torch = pytest.importorskip("torch")
 tdata = torch.utils.data

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-from ember_data_testlib import RangeDataset
-
 import ember
+import pytest
 from ember.utils.data import (
     BatchSampler,
     DistributedSampler,
@@ -18,6 +16,7 @@ from ember.utils.data import (
     WeightedRandomSampler,
 )
 from ember.utils.data.distributed import DistributedSampler as DistributedSampler2
+from ember_data_testlib import RangeDataset
 
 
 def test_sequential() -> None:

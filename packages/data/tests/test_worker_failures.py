@@ -10,7 +10,9 @@ import textwrap
 import time
 from pathlib import Path
 
+import ember
 import pytest
+from ember.utils.data import DataLoader, TensorDataset
 from ember_data_testlib import (
     FailingDataset,
     RangeDataset,
@@ -23,9 +25,6 @@ from ember_data_testlib import (
     shm_entries,
     wait_until,
 )
-
-import ember
-from ember.utils.data import DataLoader, TensorDataset
 
 
 class CustomError(Exception):

@@ -6,7 +6,9 @@ import multiprocessing
 import os
 from typing import Any
 
+import ember
 import pytest
+from ember.utils.data import DataLoader, Sampler, TensorDataset
 from ember_data_testlib import (
     EmberOpsDataset,
     InfoDataset,
@@ -16,9 +18,6 @@ from ember_data_testlib import (
     TensorItems,
     record_worker_id,
 )
-
-import ember
-from ember.utils.data import DataLoader, Sampler, TensorDataset
 
 
 def flat(batches: Any) -> list[Any]:

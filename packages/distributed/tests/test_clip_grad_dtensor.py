@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec
 
 JOB = r"""

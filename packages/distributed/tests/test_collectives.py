@@ -3,11 +3,9 @@ world size; each check is its own test below)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec
 
 WORKER = r"""

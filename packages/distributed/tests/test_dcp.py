@@ -5,13 +5,11 @@ The jobs run once per module; each test checks one property of their results."""
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import HERE, run_mpiexec, run_ranks
 
 COMMON = f"""
@@ -206,10 +204,9 @@ def test_ember_loads_torch_checkpoint(jobs: dict[str, Any], n: int) -> None:
 
 def test_single_process_interop_both_ways(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    import torch.distributed.checkpoint as tdcp
-
     import ember
     import ember.distributed.checkpoint as dcp
+    import torch.distributed.checkpoint as tdcp
 
     warnings.simplefilter("ignore")
     t = torch.arange(24, dtype=torch.float64).reshape(2, 3, 4)

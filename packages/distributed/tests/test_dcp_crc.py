@@ -6,9 +6,8 @@ from __future__ import annotations
 import io
 import zipfile
 
-import pytest
-
 import ember
+import pytest
 from ember.distributed.checkpoint import _tensor_io
 
 

@@ -15,7 +15,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from _launch import run_ranks
 
 pytestmark = [pytest.mark.filterwarnings("ignore:torch.distributed is disabled"),
@@ -179,7 +178,6 @@ def _load_two(ck: Path) -> None:
 
 def test_truncated_shard_is_named(tmp_path: Path) -> None:
     import ember.distributed.checkpoint as dcp
-
     from ember.distributed.checkpoint import FileSystemReader
 
     _two_items(tmp_path)

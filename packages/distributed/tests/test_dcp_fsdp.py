@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec, run_ranks
 
 pytestmark = [pytest.mark.filterwarnings("ignore:torch.distributed is disabled"),

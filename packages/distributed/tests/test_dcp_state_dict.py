@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec
 
 pytestmark = [pytest.mark.filterwarnings("ignore:torch.distributed is disabled"),
@@ -107,10 +106,9 @@ def _mlp(lib: Any) -> Any:
 
 def test_plain_model_matches_torch_structure() -> None:
     torch = pytest.importorskip("torch")
-    from torch.distributed.checkpoint import state_dict as tsd
-
     import ember
     from ember.distributed.checkpoint import state_dict as esd
+    from torch.distributed.checkpoint import state_dict as tsd
 
     em, tm = _mlp(ember), _mlp(torch)
     eo, to = ember.optim.Adam(em.parameters(), lr=0.01), torch.optim.Adam(tm.parameters(), lr=0.01)
@@ -149,12 +147,11 @@ def test_flattened_optimizer_state_round_trip() -> None:
 def test_recipe_interop_with_torch(tmp_path: Path) -> None:
     """ember saves model + optimizer with the recipe; torch restores them with its own helpers."""
     torch = pytest.importorskip("torch")
-    import torch.distributed.checkpoint as tdcp
-    from torch.distributed.checkpoint import state_dict as tsd
-
     import ember
     import ember.distributed.checkpoint as dcp
+    import torch.distributed.checkpoint as tdcp
     from ember.distributed.checkpoint import state_dict as esd
+    from torch.distributed.checkpoint import state_dict as tsd
 
     m, o = _mlp(ember), None
     o = ember.optim.Adam(m.parameters(), lr=0.01)

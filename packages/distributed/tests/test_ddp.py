@@ -4,11 +4,9 @@ SyncBatchNorm, Join and DistributedSampler (one job; each check its own test).""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec
 
 WORKER = r"""

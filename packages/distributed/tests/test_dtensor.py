@@ -4,11 +4,9 @@ world size; each check its own test)."""
 
 from __future__ import annotations
 
-
 from typing import Any
 
 import pytest
-
 from _launch import run_mpiexec
 
 WORKER = r"""

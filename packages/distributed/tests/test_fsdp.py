@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _launch import TORCHRUN, json_losses, mpiexec, run_mpiexec
 
 WORKER = r"""

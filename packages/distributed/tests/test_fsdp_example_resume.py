@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _launch import json_losses, mpiexec
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "fsdp_train.py"

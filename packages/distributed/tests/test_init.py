@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from _launch import free_port, run_ranks
 
 BODY = r"""

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
-
 from ember.distributed._errors import DistError, DistNetworkError, DistStoreError
 from ember.distributed.store import FileStore, HashStore, PrefixStore, Store, TCPStore
 

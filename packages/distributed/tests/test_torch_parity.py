@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _launch import TORCHRUN, json_losses, mpiexec
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "ddp_train.py"

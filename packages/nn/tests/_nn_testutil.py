@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 import ember
+import numpy as np
 
 
 def to_np(t: Any) -> np.ndarray:

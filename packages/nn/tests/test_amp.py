@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import warnings
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 torch = pytest.importorskip("torch")
 

@@ -7,11 +7,10 @@ import importlib
 import warnings
 from typing import Any
 
-import numpy as np
-import pytest
-
 import ember
 import ember.nn as enn
+import numpy as np
+import pytest
 from ember.utils import checkpoint as C
 
 

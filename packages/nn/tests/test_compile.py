@@ -3,10 +3,9 @@ eager results identical to the uncompiled model (values and gradients)."""
 
 from __future__ import annotations
 
-import pytest
-
 import ember
 import ember.nn as nn
+import pytest
 
 torch = pytest.importorskip("torch")
 

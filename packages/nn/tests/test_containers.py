@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-import pytest
-
 import ember
 import ember.nn as nn
+import pytest
 
 
 def test_sequential_indexing_and_editing(torch: Any) -> None:

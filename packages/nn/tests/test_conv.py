@@ -7,13 +7,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close, copy_params
-
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import numpy as np
+import pytest
+from _nn_testutil import close, copy_params
 
 
 def _pair_rand(torch: Any, shape: tuple, seed: int = 0, dtype: str = "float32") -> tuple[Any, Any]:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 SHAPES = [(4, 3), (3,), (2, 2, 2), (5,)]
 

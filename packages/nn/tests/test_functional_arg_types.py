@@ -19,10 +19,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from functional_calls import CALLS  # noqa: E402
-
 import ember  # noqa: E402
 import ember.nn.functional as F  # noqa: E402
+from functional_calls import CALLS  # noqa: E402
 
 # PyTorch bugs or ember gaps that lie outside argument types, kept visible (strict: a fix shows up).
 NOT_YET: set[tuple[str, int, str]] = set()

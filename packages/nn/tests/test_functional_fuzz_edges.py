@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 import ember
 import ember.nn.functional as EF
+import pytest
 
 torch = pytest.importorskip("torch")
 

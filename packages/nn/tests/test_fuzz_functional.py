@@ -20,10 +20,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
 
+import ember.nn.functional as F  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-import ember.nn.functional as F  # noqa: E402
 
 _CORE_TESTS = Path(__file__).resolve().parents[2] / "core" / "tests"
 if "fuzz_props" not in sys.modules:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from _nn_testutil import close, copy_params, pair
-
 import ember
 import ember.nn as nn
+import pytest
+from _nn_testutil import close, copy_params, pair
 
 
 def test_forward_pre_and_post_hooks() -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pytest
-from _nn_testutil import close
-
 import ember
 import ember.nn as nn
 import ember.nn.init as init
+import pytest
+from _nn_testutil import close
 
 
 def test_calculate_gain(torch: Any) -> None:

@@ -7,10 +7,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 torch = pytest.importorskip("torch")
 

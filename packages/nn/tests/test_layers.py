@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close, copy_params, pair
-
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import numpy as np
+import pytest
+from _nn_testutil import close, copy_params, pair
 
 X = np.array([[-30.0, -3.0, -1.5, -0.5, 0.0, 0.3, 1.0, 2.5, 3.0, 7.0, 25.0]], dtype="float32")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember
 import numpy as np
 import pytest
-
-import ember
 
 
 def _problem(lib: Any, dtype: str) -> tuple[list[Any], Any]:

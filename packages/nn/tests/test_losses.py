@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close, pair
-
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import numpy as np
+import pytest
+from _nn_testutil import close, pair
 
 RNG = np.random.default_rng(0)
 REDUCTIONS = ["mean", "sum", "none"]

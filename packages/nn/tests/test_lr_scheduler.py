@@ -5,11 +5,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import pytest
-
 import ember
 import ember.nn as nn
 import ember.optim as optim
+import pytest
 from ember.optim import lr_scheduler as S
 
 

@@ -6,11 +6,10 @@ import copy
 from collections import OrderedDict
 from typing import Any
 
-import pytest
-from _nn_testutil import close, copy_params, pair
-
 import ember
 import ember.nn as nn
+import pytest
+from _nn_testutil import close, copy_params, pair
 
 
 def _net(lib: Any) -> Any:

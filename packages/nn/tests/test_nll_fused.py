@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-
 import ember
 import ember.nn.functional as F
+import numpy as np
+import pytest
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(5)

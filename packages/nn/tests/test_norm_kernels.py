@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close, copy_params
-
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import numpy as np
+import pytest
+from _nn_testutil import close, copy_params
 
 RNG = np.random.default_rng(0)
 

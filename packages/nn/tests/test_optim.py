@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close
-
 import ember
 import ember.nn as nn
 import ember.optim as optim
+import numpy as np
+import pytest
+from _nn_testutil import close
 
 INIT = [np.array([1.0, -2.0, 0.5], dtype="float32"), np.array([[0.3, -0.7], [1.5, 0.01]], dtype="float32")]
 COEF = [np.array([1.0, 0.5, -3.0], dtype="float32"), np.array([[2.0, -1.0], [0.25, 4.0]], dtype="float32")]

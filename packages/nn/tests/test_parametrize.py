@@ -6,11 +6,10 @@ import copy
 import warnings
 from typing import Any
 
-import numpy as np
-import pytest
-
 import ember
 import ember.nn as nn
+import numpy as np
+import pytest
 from ember.nn.utils import parametrizations as PZ
 from ember.nn.utils import parametrize as P
 

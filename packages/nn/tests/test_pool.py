@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember.nn as nn
+import ember.nn.functional as F
 import numpy as np
 import pytest
 from _nn_testutil import close, pair, to_np
-
-import ember.nn as nn
-import ember.nn.functional as F
 
 RNG = np.random.default_rng(11)
 

@@ -9,10 +9,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 import ember
 import ember.nn.functional as EF
+import pytest
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional

@@ -7,12 +7,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import ember
+import ember.nn as nn
 import numpy as np
 import pytest
 from _nn_testutil import close, copy_params, pair
-
-import ember
-import ember.nn as nn
 from ember.nn.utils import rnn as ernn
 
 RNG = np.random.default_rng(5)

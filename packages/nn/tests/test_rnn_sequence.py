@@ -1,4 +1,4 @@
-"""The whole-sequence path of LSTM / GRU layers (ember._C._lstm_layer / _lstm_sequence /
+"""The whole-sequence path of LSTM / GRU layers (ember._lib._C._lstm_layer / _lstm_sequence /
 _gru_sequence, one autograd node per direction and layer) against torch.nn: outputs, final states and the
 gradients of every input, initial state and parameter, including reverse directions,
 outputs that get no gradient, double backward, and the op's argument checks."""
@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember
+import ember.nn as nn
 import numpy as np
 import pytest
 from _nn_testutil import close, copy_params, pair
-
-import ember
-import ember.nn as nn
 
 RNG = np.random.default_rng(11)
 
@@ -114,12 +113,12 @@ def test_sequence_double_backward(torch: Any, cls: str) -> None:
 def test_sequence_no_grad_and_grad_fn() -> None:
     xg, h0, c0 = ember.randn(3, 2, 8), ember.randn(2, 2), ember.randn(2, 2)
     w = ember.randn(8, 2).requires_grad_()
-    y, hn, cn = ember._C._lstm_sequence(xg, h0, c0, w, None, True)
+    y, hn, cn = ember._lib._C._lstm_sequence(xg, h0, c0, w, None, True)
     assert y.shape == (3, 2, 2) and hn.shape == (2, 2) and cn.shape == (2, 2)
     assert type(y.grad_fn).__name__ == "RnnSequenceBackward0"
     close(hn, y[0])  # reverse: the last step processed is t = 0
     with ember.no_grad():
-        y2, _, _ = ember._C._lstm_sequence(xg, h0, c0, w, None, True)
+        y2, _, _ = ember._lib._C._lstm_sequence(xg, h0, c0, w, None, True)
     assert y2.grad_fn is None
     close(y2, y)
 
@@ -140,7 +139,7 @@ def test_lstm_layer_partial_grads(torch: Any, need: str) -> None:
     for t, e, n in zip(ts, es, names, strict=True):
         t.requires_grad_(n in want)
         e.requires_grad_(n in want)
-    ey, eh, ec = ember._C._lstm_layer(es[0], es[1], es[2], es[3], es[4], es[5], es[6], False)
+    ey, eh, ec = ember._lib._C._lstm_layer(es[0], es[1], es[2], es[3], es[4], es[5], es[6], False)
     assert type(ey.grad_fn).__name__ == "LstmLayerBackward0"
     ty, th, tc = torch._VF.lstm(tx, (ts[3][None], ts[4][None]), [ts[1], ts[5], ts[2], ts[6]], True, 1, 0.0, False,
                              False, False)
@@ -161,25 +160,25 @@ def test_lstm_layer_partial_grads(torch: Any, need: str) -> None:
 def test_lstm_layer_errors() -> None:
     x, w, h0 = ember.randn(3, 2, 4), ember.randn(8, 4), ember.randn(2, 2)
     with pytest.raises(RuntimeError, match="shapes do not match"):
-        ember._C._lstm_layer(x, ember.randn(8, 5), None, h0, h0, ember.randn(8, 2), None)
+        ember._lib._C._lstm_layer(x, ember.randn(8, 5), None, h0, h0, ember.randn(8, 2), None)
     with pytest.raises(RuntimeError, match="b_ih"):
-        ember._C._lstm_layer(x, w, ember.randn(7), h0, h0, ember.randn(8, 2), None)
+        ember._lib._C._lstm_layer(x, w, ember.randn(7), h0, h0, ember.randn(8, 2), None)
     with pytest.raises(RuntimeError, match="float32 or float64"):
-        ember._C._lstm_layer(x.double(), w, None, h0, h0, ember.randn(8, 2), None)
+        ember._lib._C._lstm_layer(x.double(), w, None, h0, h0, ember.randn(8, 2), None)
     with pytest.raises(RuntimeError, match="expected x"):
-        ember._C._lstm_layer(ember.randn(6, 4), w, None, h0, h0, ember.randn(8, 2), None)
+        ember._lib._C._lstm_layer(ember.randn(6, 4), w, None, h0, h0, ember.randn(8, 2), None)
 
 
 def test_sequence_argument_errors() -> None:
     xg, h0, w = ember.randn(3, 2, 6), ember.randn(2, 2), ember.randn(6, 2)
     with pytest.raises(RuntimeError, match="shapes do not match"):
-        ember._C._gru_sequence(ember.randn(3, 2, 5), h0, w, None)
+        ember._lib._C._gru_sequence(ember.randn(3, 2, 5), h0, w, None)
     with pytest.raises(RuntimeError, match="b_hh"):
-        ember._C._gru_sequence(xg, h0, w, ember.randn(5))
+        ember._lib._C._gru_sequence(xg, h0, w, ember.randn(5))
     with pytest.raises(RuntimeError, match="float32 or float64"):
-        ember._C._gru_sequence(xg.double(), h0, w, None)
+        ember._lib._C._gru_sequence(xg.double(), h0, w, None)
     with pytest.raises(TypeError, match="must be Tensor"):
-        ember._C._gru_sequence(xg, 1, w, None)
+        ember._lib._C._gru_sequence(xg, 1, w, None)
 
 
 _CAP_SCRIPT = """

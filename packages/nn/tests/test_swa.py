@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-
 import ember
 import ember.nn as enn
+import numpy as np
+import pytest
 
 
 def _models(torch: Any) -> tuple[Any, Any]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember
 import numpy as np
 from _nn_testutil import close, copy_params
-
-import ember
 
 
 def _build(lib: Any) -> tuple[Any, Any, Any, Any]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import ember
+import ember.nn as nn
 import numpy as np
 import pytest
 from _nn_testutil import close, copy_params, pair
-
-import ember
-import ember.nn as nn
 
 RNG = np.random.default_rng(11)
 

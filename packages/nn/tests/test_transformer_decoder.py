@@ -6,13 +6,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-import pytest
-from _nn_testutil import close, copy_params, pair
-
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import numpy as np
+import pytest
+from _nn_testutil import close, copy_params, pair
 
 RNG = np.random.default_rng(23)
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import ember
+import ember.nn as nn
 import numpy as np
 import pytest
 from _nn_testutil import close
-
-import ember
-import ember.nn as nn
 from ember.nn.utils import clip_grad_norm_, clip_grad_value_
 
 GRADS = [np.array([3.0, -4.0], dtype="float32"), np.array([[1.0, 2.0], [-0.5, 12.0]], dtype="float32")]

@@ -6,10 +6,9 @@ from __future__ import annotations
 import gc
 import sys
 
-import pytest
-
 import ember
-from ember import _C
+import pytest
+from ember._lib import _C
 from ember.profiler import profile, record_function, schedule
 
 

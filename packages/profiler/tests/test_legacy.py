@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import ember
 import ember.profiler as eprof
+import pytest
 from ember.profiler import legacy
 
 
@@ -34,7 +33,7 @@ def test_legacy_profile_results(tmp_path: Path) -> None:
 
 def test_legacy_disabled_and_unfinished() -> None:
     with legacy.profile(enabled=False) as prof:
-        assert not ember._C._profiler_active()
+        assert not ember._lib._C._profiler_active()
     p = legacy.profile()
     with pytest.raises(RuntimeError, match="Profiler didn't finish running"):
         p.key_averages()

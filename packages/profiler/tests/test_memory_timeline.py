@@ -8,9 +8,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ember
+import pytest
 from ember.profiler import profile
 
 nn = pytest.importorskip("ember.nn")

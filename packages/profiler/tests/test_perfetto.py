@@ -15,9 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
-import pytest
-
 import ember
+import pytest
 from ember.profiler import profile, record_function
 
 

@@ -10,10 +10,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ember
 import ember.profiler as eprof
+import pytest
 from ember.profiler import ProfilerAction, ProfilerActivity, profile, record_function, schedule
 
 torch = pytest.importorskip("torch")
@@ -251,7 +250,7 @@ def test_start_stop_explicit_and_nested_error() -> None:
         profile().start()
     p.stop()
     assert any(e.name == "aten::add" for e in p.events())
-    assert not ember._C._profiler_active()
+    assert not ember._lib._C._profiler_active()
 
 
 def test_record_to_none_warns() -> None:

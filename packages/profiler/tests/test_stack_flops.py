@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import ember
+import pytest
 from ember.profiler import profile
 from ember.profiler._flops import compute_flops
 

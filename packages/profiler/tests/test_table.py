@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from ember.profiler import EventList, FunctionEvent
 from ember.profiler._events import _format_memory, _format_time
 

@@ -13,10 +13,9 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("tensorboard")
 pytest.importorskip("PIL")
 
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
-
 import ember  # noqa: E402
 from ember.utils.tensorboard import SummaryWriter  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 
 def load(logdir: str) -> EventAccumulator:

@@ -6,8 +6,8 @@ scalars dashboard (and the Time Series one) in headless Chromium, asserts the ru
 the text the browser rendered and keeps a screenshot of each. Then the PyTorch profiler plugin
 (`torch-tb-profiler`) on an ember trace directory: the overview page must show the run and the
 Operator view the top operators by name. The plugin loads Google Charts from the network; where
-that host cannot be reached a stand-in (charts_standin.js) draws each chart's data as a table. Run by `nox -s tensorboard_browser`
-(not part of the default sessions).
+that host cannot be reached a stand-in (charts_standin.js) draws each chart's data as a table.
+Run by `nox -s tensorboard_browser` (not part of the default sessions).
 
 The scalars dashboard is built from web components: its text sits in shadow roots, which
 `chromium --dump-dom` does not serialize. So the page is driven over Chrome's DevTools protocol

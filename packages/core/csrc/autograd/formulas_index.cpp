@@ -1,8 +1,8 @@
 // Derivatives of the index ops, and the nodes of advanced indexing.
 #include "formulas.h"
 
-#include "../ops/index_advanced.h"
-#include "../ops/index_common.h"
+#include "ops/index/index_advanced.h"
+#include "ops/index/index_common.h"
 #include "autograd_ops.h"
 #include "node.h"
 

@@ -5,7 +5,7 @@
 //   d bias   = grad summed over every dim but the channel one.
 #include "formulas_nn_conv.h"
 
-#include "../ops/nn_conv.h"
+#include "ops/nn/nn_conv.h"
 #include "autograd_ops.h"
 #include "grad_mode.h"
 #include "ops.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "../iter/elementwise_iter.h"
-#include "../ops/nn_norm_kernels.h"
+#include "ops/nn/nn_fused_backward.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "grad_mode.h"

@@ -1,7 +1,7 @@
 // Derivative helpers of the pooling / upsampling ops (see formulas_nn_pool.h).
 #include "formulas_nn_pool.h"
 
-#include "../ops/nn_pool.h"
+#include "ops/nn/nn_pool.h"
 #include "autograd_ops.h"
 #include "ops.h"
 

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "../ops/nn_rnn.h"
+#include "ops/nn/nn_rnn.h"
 #include "autograd_ops.h"
 #include "engine.h"
 #include "formulas.h"

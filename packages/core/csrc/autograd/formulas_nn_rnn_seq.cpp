@@ -2,7 +2,7 @@
 // Plain backward runs rnn::seq_backward (fused gate passes, one dW_hh GEMM). Under
 // create_graph the node replays the steps with the differentiable cell ops and their
 // ag:: formulas, so higher-order gradients still work (slowly, step by step).
-#include "../ops/nn_rnn.h"
+#include "ops/nn/nn_rnn.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "formulas_nn_rnn.h"

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "../core/parallel.h"
-#include "../ops/shape_internal.h"
+#include "ops/shape/shape_internal.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "node.h"

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cctype>
 
-#include "../ops/internal.h"
+#include "ops/core/internal.h"
 #include "autograd_ops.h"
 #include "ops.h"
 #include "view_grad.h"

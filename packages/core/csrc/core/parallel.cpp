@@ -37,7 +37,7 @@ void set_num_threads(int n) {
   n = std::max(1, n);
   g_threads.store(n);
   omp_set_num_threads(n);
-  // OpenBLAS stays on one thread: ember's pool runs the GEMM blocks (ops/blas_gemm.h).
+  // OpenBLAS stays on one thread: ember's pool runs the GEMM blocks (kernels/cpu/gemm/blas_gemm.h).
   scipy_openblas_set_num_threads(1);
 }
 

@@ -1,5 +1,5 @@
 // One parallel_for over OpenMP for every kernel; set_num_threads controls it
-// (OpenBLAS runs single-threaded inside it; see ops/blas_gemm.h).
+// (OpenBLAS runs single-threaded inside it; see kernels/cpu/gemm/blas_gemm.h).
 #pragma once
 #include <cstdint>
 #include <exception>

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../ops/internal.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 

@@ -4,14 +4,14 @@
 // its autograd node.
 #include "arg_parser.h"
 #include "ops.h"
-#include "../ops/checks.h"
+#include "ops/core/checks.h"
 #include "../iter/elementwise_iter.h"
 #include "autograd_ops.h"
 #include "../autograd/view_grad.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
 #include "../autograd/formulas_index.h"
-#include "../ops/index_advanced.h"
+#include "ops/index/index_advanced.h"
 
 namespace ember::python {
 

@@ -2,7 +2,7 @@
 // express: index_put(_)'s `Tensor?[] indices`. Tensor methods are exported in
 // `_C._index_methods` for the Tensor class to mix in.
 #include "../autograd/formulas_index.h"
-#include "../ops/index_advanced.h"
+#include "ops/index/index_advanced.h"
 #include "arg_parser.h"
 #include "ops.h"
 #include "py_profiler.h"

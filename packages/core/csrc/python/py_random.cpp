@@ -4,9 +4,9 @@
 // express. The argument parsing itself is the generated layer's Signature.
 #include <vector>
 
-#include "../ops/checks.h"
-#include "../ops/internal.h"
-#include "../ops/random.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/random/random.h"
 #include "arg_parser.h"
 #include "ops.h"
 #include "py_generator.h"

@@ -38,7 +38,7 @@ globals().update(
     {k: v for k, v in vars(_C).items() if not k.startswith("_") and k not in ("TensorBase",)}
 )
 if _TYPE_CHECKING:  # what the update above brings in, for type checkers (stub ember/_C.pyi)
-    from ember._C import *  # noqa: F403
+    from ember._C import *  # noqa: F403, TID251
 
 # Random numbers: Generator, default_generator and the samplers (rand, randint, normal, ...)
 # come from _C above; seeding and state live in ember.random.
@@ -213,7 +213,7 @@ def from_dlpack(ext_tensor: _Any, *, device: _Any = None, copy: _Any = None) -> 
     return _from_dlpack(ext_tensor, device=device, copy=copy)
 
 
-from ember._tensor_extra import nonzero as nonzero  # noqa: E402  (adds as_tuple=)
+from ember._tensor_linalg_index import nonzero as nonzero  # noqa: E402  (adds as_tuple=)
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
@@ -230,7 +230,7 @@ is_inference_mode_enabled = _grad_mode.is_inference_mode_enabled
 no_grad = _grad_mode.no_grad
 set_grad_enabled = _grad_mode.set_grad_enabled
 
-_where_tensors = where  # noqa: F821  (the generated 3-argument where)
+_where_tensors = where  # noqa: F821, F405  (the generated 3-argument where)
 
 
 def where(condition: Tensor, input: _Any = None, other: _Any = None, *, out: _Any = None) -> _Any:

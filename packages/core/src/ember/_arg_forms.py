@@ -27,7 +27,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             result = _c_norm(input, 2, dim, keepdim, **({} if dtype is None else {"dtype": dtype}))
         elif p == "nuc":
             if dim is None and input.dim() != 2:
-                raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
             dims = (-2, -1) if dim is None else tuple(dim)
             if dtype is not None:
                 input = input.to(dtype)

@@ -64,7 +64,8 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def frexp(input: Tensor, *, out: Any = None) -> Any:
-    """``(mantissa, exponent)`` with ``input == mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1`` (int32 exponent)."""
+    """``(mantissa, exponent)`` with ``input == mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1``
+    (int32 exponent)."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     with ember.no_grad():

@@ -136,7 +136,7 @@ def _gradient_along(f: Tensor, dim: int, h: Any, edge_order: int) -> Tensor:
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """Estimates of df/dx along each of dim by central differences (numpy.gradient)."""
     if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(range(input.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
     dims = [_wrap_dim(d, input.dim()) for d in dims]
     if isinstance(spacing, (list, tuple)):

@@ -108,7 +108,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
            out: Tensor | None = None) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
     if batch1.dim() != 3 or batch2.dim() != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
     product = ember.bmm(batch1, batch2).sum(0)
     return _finish(_scaled_sum(input, product, beta, alpha), out)
 

@@ -8,8 +8,8 @@ import warnings
 from typing import Any
 
 import ember
-from ember._lib import _C
 from ember._autocast_policy import autocast_op
+from ember._lib import _C
 
 # ember.linalg is imported on first call, keeping `import ember` light.
 _slogdet_t = _C._return_type("slogdet", ["sign", "logabsdet"])  # structseqs: built from one tuple

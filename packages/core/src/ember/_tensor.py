@@ -10,7 +10,7 @@ from typing import Any
 
 from ember._lib import _C
 from ember._tensor_dlpack import DLPackMethods
-from ember._tensor_extra import ExtraMethods
+from ember._tensor_linalg_index import ExtraMethods
 from ember._tensor_random import RandomMethods
 
 _LEGACY_NAMES = {

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember._lib import _C
 from ember._composite_pointwise import _pretty
+from ember._lib import _C
 from ember._tensor import Tensor
 
 _METHODS = ("addbmm", "addmv", "addr", "as_strided_scatter", "corrcoef", "cov", "cummax", "cummin", "diagflat",

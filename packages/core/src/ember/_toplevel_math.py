@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
+from ember._autocast_policy import autocast_op
 from ember._lib import _C
 from ember._tensor import Tensor
-from ember._autocast_policy import autocast_op
 
 __all__ = ["cdist", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm", "trapezoid"]
 
@@ -65,8 +65,9 @@ def _trapezoid_args(y: Tensor, x: Any, dx: Any, dim: int, name: str) -> tuple[in
     if (x is not _NOT_GIVEN and dx is not _NOT_GIVEN) or x is None or dx is None:
         got = ", ".join(["Tensor"] + [f"{k}={type(v).__name__}" for k, v in (("dx", dx), ("x", x))
                                       if v is not _NOT_GIVEN])
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
-                        "of:\n * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     x = None if x is _NOT_GIVEN else x
     dx = None if dx is _NOT_GIVEN else dx
     if y.dim() == 0:

@@ -509,13 +509,13 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
                         eps: float = 1e-6, swap: bool = False, reduction: int = _NO_REDUCTION) -> Tensor:
-    ops = _nn("triplet_margin_loss", "ember.nn._functional.loss_extra")
+    ops = _nn("triplet_margin_loss", "ember.nn._functional.loss_embedding_ranking")
     return ops.triplet_margin_loss_op(anchor, positive, negative, margin, p, eps, swap, _reduction(reduction))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: int = _NO_REDUCTION) -> Tensor:
-    ops = _nn("margin_ranking_loss", "ember.nn._functional.loss_extra")
+    ops = _nn("margin_ranking_loss", "ember.nn._functional.loss_embedding_ranking")
     return ops.margin_ranking_loss_op(input1, input2, target, margin, _reduction(reduction))
 
 

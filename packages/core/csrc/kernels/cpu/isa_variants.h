@@ -1,5 +1,25 @@
-// One always-inline range kernel compiled three ways (baseline, AVX2+FMA, AVX-512) in a
-// file built for baseline x86-64, and the widest variant this CPU allows picked at run time.
+// CPU-feature (ISA) variants: the one scheme every kernel family follows.
+//
+// One decision: cpu_capability() (core/cpu_capability.h) says, once per process, the widest
+// ISA the kernels may use -- Default, Avx2 (AVX2 + FMA) or Avx512 (F/DQ/VL/BW) -- capped by
+// EMBER_CPU_CAPABILITY so tests can run the narrower paths on a wide machine. Every variant is
+// chosen by that answer (cpu_has_avx2() / cpu_has_avx512()), never by compile flags alone.
+// Every file is built for baseline x86-64; wider code is produced in one of three forms:
+//
+//  1. EMBER_ISA_VARIANTS (below), the default for a new kernel: one always-inline range
+//     kernel compiled three ways (baseline, AVX2+FMA, AVX-512) in the same file through
+//     target attributes, the widest allowed variant picked at run time (norms, softmax,
+//     upsample, attention, rnn gates).
+//  2. Hand-written intrinsics for one ISA (the AVX-512 tiles of kernels/cpu/gemm, conv, pool,
+//     rnn/gate_math512.h, index/gather_contig): functions marked EMBER_TARGET_AVX512 (or
+//     _AVX2), called only after the matching cpu_has_* check, with a portable fallback.
+//  3. The table families (kernels/cpu/pointwise, kernels/cpu/reduce and the generated
+//     pointwise kernels): whole files compiled once per capability by CMake (ember_kernels()
+//     in CMakeLists.txt: base and avx2) into ember::cpu::<cap>, the table filled from the
+//     allowed build by kernels/cpu/dispatch.cpp. Used only there: ~100 generated kernels
+//     rely on the auto-vectoriser, which needs the ISA as a compile flag.
+//
+// Form 1:
 //
 //   template <class T> EMBER_VEC_INLINE void my_rows(const Args<T>& p, int64_t b, int64_t e);
 //   EMBER_ISA_VARIANTS(my_rows, Args)

@@ -11,8 +11,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ember._lib import _C
 from ember import _autocast_policy as _policy
+from ember._lib import _C
 
 # Autocast dtype of device types other than CPU (recorded; ember has no GPU autocast).
 _OTHER_DTYPES: dict[str, Any] = {"cuda": _C.float16}

@@ -4,6 +4,7 @@ the functions built from them (norms, pinv, lstsq, ...) live in the sibling modu
 from __future__ import annotations
 
 from ember._lib import _C
+from ember.linalg._composed import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._decomp import (
     cholesky_ex,
     eigh,
@@ -17,7 +18,6 @@ from ember.linalg._decomp import (
     solve_ex,
     svd,
 )
-from ember.linalg._extra import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._norms import matrix_norm, norm
 from ember.linalg._products import cross, matrix_power, multi_dot, vecdot
 

@@ -49,7 +49,8 @@ def _tolerances(*dtypes: Any, rtol: float | None, atol: float | None) -> tuple[f
 
 
 def _diff_line(kind: str, diff: Any, index: Any, tol: float, exact: bool) -> str:
-    line = f"{kind.title()} difference: {diff}" if index is None else f"Greatest {kind} difference: {diff} at index {index}"
+    line = (f"{kind.title()} difference: {diff}" if index is None
+            else f"Greatest {kind} difference: {diff} at index {index}")
     return line if exact else f"{line} (up to {tol} allowed)"
 
 

@@ -64,7 +64,7 @@ from .process_group import (
     new_subgroups,
     new_subgroups_by_enumeration,
 )
-from .reduce_op import ReduceOp, _make_nccl_premul_sum, reduce_op
+from .reduce_op import ReduceOp, _make_nccl_premul_sum, reduce_op  # noqa: F401  (torch.distributed has it)
 
 group = GroupMember  # torch.distributed.group.WORLD
 

@@ -8,7 +8,8 @@ MPI cannot reduce (bfloat16 in float32, bool as uint8, AVG/PREMUL_SUM's scaling)
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ember
 

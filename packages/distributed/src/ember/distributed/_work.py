@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any
 
 from ._errors import DistBackendError
 
@@ -18,12 +19,12 @@ from ._errors import DistBackendError
 class Future:
     """torch.futures.Future's subset: a value (or exception) set once, callbacks chained."""
 
-    def __init__(self, work: "Work | None" = None) -> None:
+    def __init__(self, work: Work | None = None) -> None:
         self._work = work
         self._done = False
         self._value: Any = None
         self._exc: BaseException | None = None
-        self._callbacks: list[Callable[["Future"], None]] = []
+        self._callbacks: list[Callable[[Future], None]] = []
 
     def done(self) -> bool:
         if not self._done and self._work is not None:
@@ -58,7 +59,7 @@ class Future:
         self._exc, self._done = exc, True
         self._fire()
 
-    def then(self, callback: Callable[["Future"], Any]) -> "Future":
+    def then(self, callback: Callable[[Future], Any]) -> Future:
         """A new future completed with ``callback(self)`` once this one completes."""
         child = Future(self._work)
 
@@ -74,7 +75,7 @@ class Future:
             self._callbacks.append(run)
         return child
 
-    def add_done_callback(self, callback: Callable[["Future"], None]) -> None:
+    def add_done_callback(self, callback: Callable[[Future], None]) -> None:
         if self._done:
             callback(self)
         else:

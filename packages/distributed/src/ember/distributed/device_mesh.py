@@ -9,13 +9,14 @@ default group itself.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import ember
 
 from . import _mpi_boot
-from .process_group import ProcessGroup, _default, _world, get_rank
 from ._mpi_backend import MPIGroupComm
+from .process_group import ProcessGroup, _default, _world, get_rank
 
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
@@ -85,7 +86,7 @@ class DeviceMesh:
 
     @staticmethod
     def from_group(group: Any, device_type: str, mesh: Any = None, *,
-                   mesh_dim_names: tuple[str, ...] | None = None) -> "DeviceMesh":
+                   mesh_dim_names: tuple[str, ...] | None = None) -> DeviceMesh:
         """A 1-d mesh over an existing group (its ranks in group order)."""
         if isinstance(group, (list, tuple)):
             if len(group) != 1:
@@ -154,7 +155,7 @@ class DeviceMesh:
         return coord[self._dim(mesh_dim, "get_local_rank")]
 
     # -- slicing ---------------------------------------------------------------------------
-    def __getitem__(self, names: str | Sequence[str]) -> "DeviceMesh":
+    def __getitem__(self, names: str | Sequence[str]) -> DeviceMesh:
         if not self.mesh_dim_names:
             raise RuntimeError("Cannot slice a DeviceMesh without mesh_dim_names!")
         names = (names,) if isinstance(names, str) else tuple(names)

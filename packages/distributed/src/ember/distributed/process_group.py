@@ -32,7 +32,7 @@ class Backend(str):
     backend_list = [UNDEFINED, GLOO, NCCL, UCC, MPI, XCCL]
     default_device_backend_map = {"cpu": GLOO, "cuda": NCCL}
 
-    def __new__(cls, name: str) -> "Backend":
+    def __new__(cls, name: str) -> Backend:
         if not isinstance(name, str):
             raise ValueError(f"Backend constructor parameter must be string-ish, got {type(name)}")
         value = getattr(Backend, name.upper(), Backend.UNDEFINED)

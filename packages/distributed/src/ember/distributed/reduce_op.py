@@ -39,7 +39,7 @@ class ReduceOp:
     PREMUL_SUM = RedOpType.PREMUL_SUM
     UNUSED = RedOpType.UNUSED
 
-    def __init__(self, op: "RedOpType | ReduceOp" = RedOpType.SUM) -> None:
+    def __init__(self, op: RedOpType | ReduceOp = RedOpType.SUM) -> None:
         if isinstance(op, ReduceOp):
             op = op.op
         if not isinstance(op, RedOpType):

@@ -45,7 +45,6 @@ from ember.nn.modules.activation import (
 )
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.conv import (  # conv area
     Conv1d,
     Conv2d,
@@ -54,6 +53,7 @@ from ember.nn.modules.conv import (  # conv area
     ConvTranspose2d,
     ConvTranspose3d,
 )
+from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.fold import Fold, Unfold  # conv area
 from ember.nn.modules.linear import Bilinear, Identity, Linear
@@ -81,7 +81,6 @@ from ember.nn.modules.normalization import (
     LocalResponseNorm,
     RMSNorm,
 )
-from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.padding import (  # conv area
     CircularPad1d,
     CircularPad2d,
@@ -101,6 +100,7 @@ from ember.nn.modules.padding import (  # conv area
 )
 from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,

@@ -72,7 +72,7 @@ from ember.nn._functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from ember.nn._functional.loss_extra import (
+from ember.nn._functional.loss_embedding_ranking import (
     cosine_embedding_loss,
     hinge_embedding_loss,
     margin_ranking_loss,
@@ -168,6 +168,7 @@ __all__ += [  # pooling / upsampling
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
             "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area
 
+from ember.nn._functional.grid import affine_grid  # noqa: E402
 from ember.nn._functional.loss_margin import (  # noqa: E402
     gaussian_nll_loss,
     multi_margin_loss,
@@ -177,10 +178,8 @@ from ember.nn._functional.loss_margin import (  # noqa: E402
     triplet_margin_with_distance_loss,
 )
 
-from ember.nn._functional.grid import affine_grid  # noqa: E402
-
-__all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-            "soft_margin_loss", "triplet_margin_with_distance_loss"]
+__all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
+            "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_with_distance_loss"]
 
 # PyTorch's TypeError for a wrong-typed tensor or flag argument (ember/_argcheck.py). Most of
 # torch.nn.functional reaches its parser first; these check values in Python before (dropout's p,
@@ -192,7 +191,8 @@ _VALUES_FIRST = ["affine_grid", "alpha_dropout", "batch_norm", "dropout", "dropo
                  "feature_alpha_dropout", "hardtanh", "interpolate", "poisson_nll_loss", "triplet_margin_loss",
                  "upsample", "upsample_bilinear", "upsample_nearest"]
 _OP_NAMES = {
-    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "affine_grid": "affine_grid_generator", "cross_entropy": "cross_entropy_loss",
+    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "affine_grid": "affine_grid_generator",
+    "cross_entropy": "cross_entropy_loss",
     "dropout1d": "feature_dropout", "dropout2d": "feature_dropout", "dropout3d": "feature_dropout",
     "fold": "col2im", "logsigmoid": "log_sigmoid", "nll_loss": "nll_loss_nd", "unfold": "im2col",
 }

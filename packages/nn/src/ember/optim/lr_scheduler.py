@@ -432,7 +432,7 @@ class ChainedScheduler(_Composite):
         self._last_lr = _lrs(self._schedulers[-1].optimizer)
 
 
-from ember.optim._lr_scheduler_cyclic import (  # noqa: E402  (they subclass LRScheduler above)
+from ember.optim._lr_scheduler_nonchainable import (  # noqa: E402  (they subclass LRScheduler above)
     CosineAnnealingWarmRestarts,
     CyclicLR,
     OneCycleLR,

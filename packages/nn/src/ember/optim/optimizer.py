@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import ember
-from ember import Tensor, _C
+from ember import Tensor
+from ember._lib import _C
 from ember.nn.modules._grad import zero_grads
 from ember.nn.modules._hooks import RemovableHandle
 

@@ -80,7 +80,8 @@ def _event_strings(events: Iterable[Any], pid: int, record_shapes: bool) -> tupl
     return out, threads
 
 
-def _python_strings(spans: list[tuple[str, int, int, int, int | None]], pid: int, tid: int, first_idx: int) -> list[str]:
+def _python_strings(spans: list[tuple[str, int, int, int, int | None]], pid: int, tid: int,
+                    first_idx: int) -> list[str]:
     """with_stack's Python calls as PyTorch's python_function slices (ids link each to its caller)."""
     dumps = json.dumps
     out = []
@@ -137,7 +138,7 @@ def export_chrome_trace(
     session's start and end on the events' clock)."""
     if base_ns is None:
         # Offset from the steady clock (event timestamps) to the epoch, so viewers show wall time.
-        from ember import _C
+        from ember._lib import _C
 
         base_ns = time.time_ns() - _C._profiler_now_ns()
     head: dict[str, Any] = {"schemaVersion": 1, "deviceProperties": []}

@@ -7,10 +7,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ember import _C
+from ember._lib import _C
 
 from ._events import _short_path
-
 
 # Builtins that open or close a profiler range part-way through a Python function.
 _RANGE_CALLS = {_C._record_op_enter, _C._record_function_enter, _C._record_function_exit}

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ember import _C
+from ember._lib import _C
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from warnings import warn
 
-from ember import _C
+from ember._lib import _C
 
 from ._events import EventList, FunctionEvent, FunctionEventAvg, build_events
 from ._modules import ModuleRanges

@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 from warnings import warn
 
-from ember import _C
+from ember._lib import _C
 
 from ._events import EventList, build_events
 from ._modules import ModuleRanges

@@ -8,7 +8,8 @@ the gradients in buckets (reducer.py), overlapped with the rest of backward.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import ember
 from ember import nn

@@ -10,7 +10,8 @@ flight, which is what makes MPICH progress them while backward computes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ember
 

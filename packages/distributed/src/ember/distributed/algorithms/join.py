@@ -42,7 +42,7 @@ class Joinable(abc.ABC):
 class Join:
     """Context manager over the training loop of ``joinables``."""
 
-    _current: "Join | None" = None
+    _current: Join | None = None
 
     def __init__(self, joinables: list[Joinable], enable: bool = True,
                  throw_on_early_termination: bool = False, **kwargs: Any) -> None:
@@ -56,7 +56,7 @@ class Join:
         for j in joinables:
             j._join_config = _JoinConfig(enable, throw_on_early_termination, True)  # type: ignore[attr-defined]
 
-    def __enter__(self) -> "Join":
+    def __enter__(self) -> Join:
         if Join._current is not None:
             raise ValueError("Join contexts cannot be nested")
         if self._enable:

@@ -268,7 +268,8 @@ class FileSystemWriter(_Directory, StorageWriter):
                         errors.append(e)
                     return
 
-        threads = [threading.Thread(target=worker, name="ember-dcp-write") for _ in range(1, min(self.thread_count, len(jobs)))]
+        threads = [threading.Thread(target=worker, name="ember-dcp-write")
+                   for _ in range(1, min(self.thread_count, len(jobs)))]
         for t in threads:
             t.start()
         worker()

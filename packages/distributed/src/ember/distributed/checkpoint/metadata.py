@@ -69,7 +69,7 @@ class TensorProperties:
         raise RuntimeError(f"Invalid torch.memory_format encoding: {code}")
 
     @staticmethod
-    def create_from_tensor(tensor: Any) -> "TensorProperties":
+    def create_from_tensor(tensor: Any) -> TensorProperties:
         pinned = getattr(tensor, "is_pinned", None)
         return TensorProperties(dtype=tensor.dtype, layout=tensor.layout,
                                 requires_grad=tensor.requires_grad,

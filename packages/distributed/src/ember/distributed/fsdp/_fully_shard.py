@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterable
-
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ember import nn
 
@@ -127,7 +127,7 @@ class FSDPModule:
         raise AssertionError("FSDP does not support deepcopy. Please use state dict for "
                              "serialization.")
 
-    def _fsdp_modules(self, recurse: bool) -> Iterable["FSDPModule"]:
+    def _fsdp_modules(self, recurse: bool) -> Iterable[FSDPModule]:
         if not recurse:
             return [self]
         return [m for m in self.modules() if isinstance(m, FSDPModule)]  # type: ignore[attr-defined]
@@ -184,11 +184,11 @@ class FSDPModule:
         for g in self._groups(recurse):
             g.reshard_after_backward = bool(reshard_after_backward)
 
-    def set_modules_to_forward_prefetch(self, modules: list["FSDPModule"]) -> None:
+    def set_modules_to_forward_prefetch(self, modules: list[FSDPModule]) -> None:
         _check_fsdp_modules(modules)
         self._fsdp_state.forward_prefetch = [m._fsdp_state for m in modules]
 
-    def set_modules_to_backward_prefetch(self, modules: list["FSDPModule"]) -> None:
+    def set_modules_to_backward_prefetch(self, modules: list[FSDPModule]) -> None:
         _check_fsdp_modules(modules)
         self._fsdp_state.backward_prefetch = [m._fsdp_state for m in modules]
 

@@ -19,7 +19,8 @@ all-gathers again on the first use.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ember
 from ember import Tensor

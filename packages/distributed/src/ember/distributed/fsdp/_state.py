@@ -12,7 +12,7 @@ from ember.autograd.graph import saved_tensors_hooks
 
 from ._param_group import ParamGroup
 
-_TB = ember._C.TensorBase
+_TB = ember._lib._C.TensorBase
 
 
 class _Runtime:
@@ -22,9 +22,9 @@ class _Runtime:
         self.depth = 0
         self.hooks: saved_tensors_hooks | None = None
         self.watched: list[ParamGroup] = []
-        self.order: list["FSDPState"] = []  # forward order of this iteration
-        self.prev_order: list["FSDPState"] = []  # and of the one before (forward prefetch)
-        self.watched_states: list["FSDPState"] = []
+        self.order: list[FSDPState] = []  # forward order of this iteration
+        self.prev_order: list[FSDPState] = []  # and of the one before (forward prefetch)
+        self.watched_states: list[FSDPState] = []
 
 
 _rt = _Runtime()
@@ -35,7 +35,7 @@ class _Packed:
 
     __slots__ = ("state", "offset", "size", "stride")
 
-    def __init__(self, state: "FSDPState", offset: int, size: tuple, stride: tuple) -> None:
+    def __init__(self, state: FSDPState, offset: int, size: tuple, stride: tuple) -> None:
         self.state, self.offset, self.size, self.stride = state, offset, size, stride
 
 
@@ -85,8 +85,8 @@ class FSDPState:
         self.reshard_after_forward: bool | int = True if reshard_after_forward is None \
             else reshard_after_forward
         self.is_root: bool | None = None
-        self.forward_prefetch: list["FSDPState"] | None = None
-        self.backward_prefetch: list["FSDPState"] | None = None
+        self.forward_prefetch: list[FSDPState] | None = None
+        self.backward_prefetch: list[FSDPState] | None = None
         self.is_last_backward = True
         self.post_optim_event: Any = None
         self.handles = []
@@ -139,7 +139,7 @@ class FSDPState:
             nxt.group.start_all_gather(prefetch=True)
         return args, kwargs
 
-    def _next_forward(self) -> list["FSDPState"]:
+    def _next_forward(self) -> list[FSDPState]:
         """The group(s) to all-gather while this one computes: the explicit list, else the next
         group of the previous iteration's forward order (the implicit prefetch)."""
         if self.forward_prefetch is not None:
@@ -176,7 +176,7 @@ class FSDPState:
                 nxt.group.start_all_gather(prefetch=True)
         return full
 
-    def _next_backward(self) -> list["FSDPState"]:
+    def _next_backward(self) -> list[FSDPState]:
         if self.backward_prefetch is not None:
             return self.backward_prefetch
         order = _rt.order

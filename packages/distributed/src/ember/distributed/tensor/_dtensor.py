@@ -12,7 +12,8 @@ placements) are overridden in ``_ops``; top-level ``ember.*`` functions see the 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import ember
 from ember import Tensor
@@ -22,7 +23,7 @@ from ._redistribute import Redistribute, redistribute_local
 from ._utils import contiguous_strides, normalize_placements
 from .placement_types import Partial, Placement, Replicate, Shard
 
-_TB = ember._C.TensorBase
+_TB = ember._lib._C.TensorBase
 
 
 class DTensorSpec:
@@ -37,7 +38,7 @@ class DTensorSpec:
         self.shape = ember.Size(shape)
         self.stride = tuple(stride) if stride is not None else contiguous_strides(shape)
 
-    def with_placements(self, placements: Sequence[Placement]) -> "DTensorSpec":
+    def with_placements(self, placements: Sequence[Placement]) -> DTensorSpec:
         return DTensorSpec(self.mesh, tuple(placements), self.shape, self.stride)
 
     def __eq__(self, other: object) -> bool:
@@ -48,7 +49,7 @@ class DTensorSpec:
         return f"DTensorSpec({self.mesh!r}, {self.placements}, {tuple(self.shape)})"
 
 
-def adopt(t: Tensor, spec: DTensorSpec) -> "DTensor":
+def adopt(t: Tensor, spec: DTensorSpec) -> DTensor:
     """Make the fresh core result ``t`` a DTensor of ``spec`` (its Python object changes class);
     a tensor that may be referenced elsewhere (a DTensor, an input) is aliased first."""
     if type(t) is not Tensor:
@@ -69,14 +70,14 @@ class DTensor(Tensor):
     _spec: DTensorSpec
 
     # -- construction ----------------------------------------------------------------------
-    def __new__(cls, *args: Any, **kwargs: Any) -> "DTensor":
+    def __new__(cls, *args: Any, **kwargs: Any) -> DTensor:
         raise TypeError("DTensor: build one with DTensor.from_local(...) or distribute_tensor(...)")
 
     @staticmethod
     def from_local(local_tensor: Tensor, device_mesh: DeviceMesh | None = None,
                    placements: Sequence[Placement] | None = None, *, run_check: bool = False,
                    shape: Sequence[int] | None = None, stride: Sequence[int] | None = None,
-                   grad_placements: Sequence[Placement] | None = None) -> "DTensor":
+                   grad_placements: Sequence[Placement] | None = None) -> DTensor:
         """Each rank's ``local_tensor`` as its piece of a DTensor (no communication unless
         ``run_check``); without ``shape`` the global shape assumes even shards."""
         mesh = _mesh_or_default(device_mesh)
@@ -107,7 +108,7 @@ class DTensor(Tensor):
 
     def redistribute(self, device_mesh: DeviceMesh | None = None,
                      placements: Sequence[Placement] | None = None, *, async_op: bool = False,
-                     forward_dtype: Any = None, backward_dtype: Any = None) -> "DTensor":
+                     forward_dtype: Any = None, backward_dtype: Any = None) -> DTensor:
         """The same global value under ``placements`` (collectives on the mesh dims that change)."""
         mesh = device_mesh or self._spec.mesh
         if mesh != self._spec.mesh:
@@ -182,11 +183,11 @@ class DTensor(Tensor):
         return id(self)
 
     # -- plain-tensor conversions that keep the DTensor --------------------------------------
-    def detach(self) -> "DTensor":  # type: ignore[override]
+    def detach(self) -> DTensor:  # type: ignore[override]
         return adopt(_TB.detach(self), self._spec)
 
     @property
-    def data(self) -> "DTensor":  # type: ignore[override]
+    def data(self) -> DTensor:  # type: ignore[override]
         return adopt(_TB.detach(self), self._spec)
 
     @data.setter
@@ -196,7 +197,7 @@ class DTensor(Tensor):
             self._spec = value._spec
 
     @property
-    def grad(self) -> "DTensor | None":  # type: ignore[override]
+    def grad(self) -> DTensor | None:  # type: ignore[override]
         """The gradient as a DTensor of this tensor's spec (the core accumulates local grads)."""
         g = _TB.grad.__get__(self)
         if g is not None and type(g) is Tensor:
@@ -217,7 +218,7 @@ class DTensor(Tensor):
 
         return Tensor.register_hook(self, wrapped)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "DTensor":  # type: ignore[override]
+    def __deepcopy__(self, memo: dict[int, Any]) -> DTensor:  # type: ignore[override]
         r = adopt(_TB.clone(_alias(self)), self._spec)
         if self.requires_grad:
             r.requires_grad_(True)

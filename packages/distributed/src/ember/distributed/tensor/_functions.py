@@ -7,7 +7,8 @@ everything else, unchanged, to the original function.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ember
 

@@ -7,7 +7,8 @@ the result; autograd records the core ops on the local tensors as usual.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import ember
 from ember import Tensor
@@ -79,7 +80,7 @@ def _align(name: str, self: DTensor, args: tuple, kwargs: dict,
         ok = ((name in _SUM_LINEAR and same and len(dts) == 1 + len(args) + len(kwargs)
                and all(d.placements == self.placements for d in dts))
               or (name in _SCALE_LINEAR and len(dts) == 1
-                  and not (name in ("__rtruediv__",))))
+                  and name not in ("__rtruediv__",)))
         if not ok or (name in _SUM_LINEAR and len(dts) == 1):
             if inplace and any(p.is_partial() for p in self.placements):
                 raise RuntimeError(f"{name}: in-place op on a Partial DTensor needs its other "

@@ -9,7 +9,8 @@ Shard, zeros off the first coordinate for a Partial sum).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import ember
 from ember.autograd import Function

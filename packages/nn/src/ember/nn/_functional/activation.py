@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember import _C, Tensor
+from ember import Tensor
 from ember._argcheck import no_internal_overlap
 from ember._autocast_policy import ACTIVE as _autocast_active
 from ember._autocast_policy import autocast_op, cast_args
+from ember._lib import _C
 from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717

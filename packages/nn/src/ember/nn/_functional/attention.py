@@ -7,9 +7,9 @@ import warnings
 
 import ember
 from ember import Tensor
+from ember._autocast_policy import autocast_op
 from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
-from ember._autocast_policy import autocast_op
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -8,9 +8,9 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._autocast_policy import autocast_op
 from ember.nn._functional._checks import float_kernel, scalar_name
 from ember.nn._functional.activation import log_softmax, logsigmoid
-from ember._autocast_policy import autocast_op
 
 
 def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True) -> str:

@@ -13,7 +13,7 @@ import ember
 from ember import Tensor
 from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce
-from ember.nn._functional.loss_extra import _checked_reduction
+from ember.nn._functional.loss_embedding_ranking import _checked_reduction
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -81,7 +81,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
     _float_kernel(input, "multi_margin_loss")
     if n and (bool((y < 0).any()) or bool((y >= c).any())):
-        raise RuntimeError(f"target out of range")
+        raise RuntimeError("target out of range")
     xy = x.gather(1, y.reshape(-1, 1))
     z = margin - xy + x
     z = ember.where(z > 0, z, ember.zeros_like(z))  # aten adds only z > 0: NaN terms drop out

@@ -232,10 +232,10 @@ class RNNBase(Module):
         # the gate gradients of every step, so the input projection's grads stay one GEMM each.
         T, B = len(sizes), sizes[0]
         if self.mode == "LSTM":  # the projection inside too: one GEMM gives dW_ih and dW_hh
-            y, h, c = ember._C._lstm_layer(x.reshape((T, B, x.shape[-1])), w_ih, b_ih, h0, c0, w_hh, b_hh, reverse)
+            y, h, c = ember._lib._C._lstm_layer(x.reshape((T, B, x.shape[-1])), w_ih, b_ih, h0, c0, w_hh, b_hh, reverse)
         else:
             xg = F.linear(x, w_ih, b_ih).reshape((T, B, w_ih.shape[0]))
-            (y, h), c = ember._C._gru_sequence(xg, h0, w_hh, b_hh, reverse), None
+            (y, h), c = ember._lib._C._gru_sequence(xg, h0, w_hh, b_hh, reverse), None
         return y.reshape((T * B, y.shape[-1])), h, c
 
     def _forward(self, input: Any, hx: Any) -> tuple[Any, Any]:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 # nnutils: parametrizations, hook-based weight/spectral norm, functional_call
-from ember.nn.utils import parametrizations, parametrize, stateless
-from ember.nn.utils import rnn
+from ember.nn.utils import parametrizations, parametrize, rnn, stateless
 from ember.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from ember.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm

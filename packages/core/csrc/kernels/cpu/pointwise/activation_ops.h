@@ -1,0 +1,62 @@
+// Scalar bodies of the activation kernels (ops/nn_activation.yaml), in the
+// op-math type T (float for float16/bfloat16: one rounding at the end). They
+// follow PyTorch's CPU formulas term by term, and use ember::vec's erf / tanh /
+// exp so that the contiguous loop vectorises.
+#pragma once
+#include <cmath>
+
+#include "kernels/cpu/vec_math.h"
+
+namespace ember::ops {
+namespace {
+
+// gelu(x) = x/2 (1 + erf(x/sqrt(2))): +inf -> inf, -inf -> nan (-inf * 0), as PyTorch's scalar path.
+template <class T>
+EMBER_VEC_INLINE T gelu_erf(T x) {
+  return x * T(0.5) * (T(1) + vec::erf(x * T(M_SQRT1_2)));
+}
+// d gelu / dx = Phi(x) + x phi(x), phi the standard normal density.
+template <class T>
+EMBER_VEC_INLINE T gelu_erf_backward(T dy, T x) {
+  const T cdf = T(0.5) * (T(1) + vec::erf(x * T(M_SQRT1_2)));
+  const T pdf = T(M_2_SQRTPI * M_SQRT1_2 * 0.5) * vec::exp(x * x * T(-0.5));
+  return dy * (cdf + x * pdf);
+}
+
+// The tanh form: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+constexpr double kGeluBeta = M_SQRT2 * M_2_SQRTPI * 0.5;
+constexpr double kGeluKappa = 0.044715;
+template <class T>
+EMBER_VEC_INLINE T gelu_tanh(T x) {
+  const T inner = T(kGeluBeta) * (x + T(kGeluKappa) * (x * x * x));
+  return T(0.5) * x * (T(1) + vec::tanh(inner));
+}
+template <class T>
+EMBER_VEC_INLINE T gelu_tanh_backward(T dy, T x) {
+  const T x_sq = x * x;
+  const T t = vec::tanh(T(kGeluBeta) * (x + T(kGeluKappa) * (x_sq * x)));
+  const T left = T(0.5) * x;
+  const T left_derivative = T(0.5) * (T(1) + t);
+  const T inner_derivative = T(kGeluBeta) * (T(1) + T(3 * kGeluKappa) * x_sq);
+  const T right_derivative = left * (T(1) - t * t) * inner_derivative;
+  return dy * (left_derivative + right_derivative);
+}
+
+// grad * sigmoid(x beta) below the threshold, grad above it (PyTorch's softplus_backward).
+template <class T>
+EMBER_VEC_INLINE T softplus_backward_(T dy, T x, T beta, T threshold) {
+  const T z = vec::exp(x * beta);
+  return (x * beta) > threshold ? dy : dy * z / (z + T(1));
+}
+
+// min(max(x + 3, 0), 6) / 6 with NaN kept (std::max / std::min order, as PyTorch's kernel).
+template <class T>
+EMBER_VEC_INLINE T hardsigmoid_(T x) {
+  T y = x + T(3);
+  y = (y < T(0)) ? T(0) : y;
+  y = (T(6) < y) ? T(6) : y;
+  return y / T(6);
+}
+
+}  // namespace
+}  // namespace ember::ops

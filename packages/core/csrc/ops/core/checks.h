@@ -1,0 +1,33 @@
+// Argument checks shared by op bodies: in-place targets (autograd adds its
+// leaf and view rules here), alpha, integer divisors.
+#pragma once
+#include "autograd/node.h"
+#include "core/tensor.h"
+
+namespace ember {
+
+inline void check_inplace(const Tensor& self, const char* name) {
+  (void)name;
+  EMBER_CHECK(!self.impl()->is_inference,
+              "Inplace update to inference tensor outside InferenceMode is not allowed.");
+  check_inplace(self);  // autograd: leaves (and views of leaves) that require grad
+}
+
+// PyTorch's rules for the alpha of add/sub.
+void check_alpha(ScalarType result, const Scalar& alpha);
+// Integer division by zero raises before any kernel runs (kernels never throw).
+void check_int_divisor(ScalarType compute, const Tensor& divisor);
+
+// aten's check_dim_size: t has `dim` dims and t.size(dim_size) == size. aten builds its message
+// with t.size(dim_size), so a tensor without that dim raises IndexError (a 0-d one: "Dimension
+// specified as 0 but tensor has no dimensions") before the RuntimeError.
+inline void check_dim_size(const Tensor& t, int64_t dim, int64_t dim_size, int64_t size) {
+  const int64_t got = t.size(dim_size);
+  EMBER_CHECK(t.dim() == dim && got == size, "Expected a tensor of dimension ", dim, " and tensor.size[", dim_size,
+              "] == ", size, " but got: dimension ", t.dim(), " and tensor.size[", dim_size, "] = ", got);
+}
+
+// Factories with requires_grad=True.
+void apply_requires_grad(const Tensor& t, bool requires_grad);
+
+}  // namespace ember

@@ -1,0 +1,204 @@
+// Copies, casts and fills: everything that writes one tensor's values into another.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "iter/elementwise_iter.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "ops/core/checks.h"
+#include "ops/index/index_common.h"
+#include "core/size_math.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+// A contiguous fill is a store loop of one bit pattern (zeros: memset); the generic
+// iterator with a stride-0 source ran at half PyTorch's speed.
+static void fill_contiguous(const Tensor& self, const Tensor& v) {
+  const int64_t n = self.numel();
+  char* base = self.raw();
+  index_detail::by_itemsize(self.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    U bitsv;
+    std::memcpy(&bitsv, v.raw(), sizeof(U));
+    U* p = reinterpret_cast<U*>(base);
+    parallel_for(0, n, kGrainSize * 8, [&](int64_t b, int64_t e) {
+      if (bitsv == U(0)) std::memset(p + b, 0, static_cast<size_t>(e - b) * sizeof(U));
+      else std::fill(p + b, p + e, bitsv);
+    });
+  });
+}
+
+// Every element of src is the same memory (a 0-d or fully expanded tensor) and src
+// broadcasts to dst's shape (otherwise the iterator raises PyTorch's shape error).
+static bool one_element_broadcast(const Tensor& src, const Tensor& dst) {
+  const int64_t ns = src.dim(), nd = dst.dim();
+  if (ns > nd) return false;
+  for (int64_t i = 0; i < ns; ++i) {
+    const int64_t s = src.sizes()[i], d = dst.sizes()[nd - ns + i];
+    if (s != 1 && (src.strides()[i] != 0 || s != d)) return false;
+  }
+  return true;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.same(src)) return;
+  if (dst.numel() == 0) {
+    // Nothing to write, but src must still broadcast to dst's shape (PyTorch checks it).
+    if (!src.sizes().equals(dst.sizes())) {
+      DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());  // raises "The size of tensor a ..."
+      EMBER_CHECK(dst.sizes().equals(shape), "output with shape ", shape_str(dst.sizes()),
+                  " doesn't match the broadcast shape ", shape_str(shape));
+    }
+    return;
+  }
+  check_device_available(dst.device());
+  if (dst.is_contiguous() && src.dtype() == dst.dtype() && src.numel() > 0 && one_element_broadcast(src, dst) &&
+      src.device() == dst.device()) {
+    fill_contiguous(dst, src);  // e.g. the expanded grad of sum(): a store loop, not a strided copy
+    return;
+  }
+  IterSpec spec{"copy_", dst, true, DtypeRule::Promote, dst.dtype(), false};
+  ElementwiseIter it(spec, {src});
+  cpu_kernels().copy(it);
+}
+
+// Dense with no gaps or overlaps in some dim order (e.g. a transposed matrix).
+static bool non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  int64_t nd = t.dim();
+  DimVector order(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < nd; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return t.strides()[a] < t.strides()[b];
+  });
+  int64_t expected = 1;
+  for (int64_t k = 0; k < nd; ++k) {
+    int64_t d = order[k];
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
+  bool preserve = !mf || *mf == MemoryFormat::Preserve;
+  if (preserve && t.numel() == 0) return empty_strided(t.sizes(), t.strides(), dtype);  // kept as is, like PyTorch
+  if (preserve && !t.is_contiguous() && non_overlapping_and_dense(t))
+    return empty_strided(t.sizes(), t.strides(), dtype);
+  return empty(t.sizes(), dtype);
+}
+
+const Tensor& resize_out(const Tensor& out, IntArrayRef sizes) {
+  if (!out.sizes().equals(sizes)) {
+    TensorImpl* o = out.impl();
+    // Checked before anything changes: a failed resize leaves `out` as it was.
+    size_t nbytes = contiguous_nbytes(sizes, o->itemsize());
+    size_t need = nbytes ? nbytes + static_cast<size_t>(o->offset) * o->itemsize() : 0;
+    resize_storage(*o->storage, need);
+    o->sizes = to_vec(sizes);
+    o->strides = contiguous_strides(sizes);
+    o->refresh();
+  }
+  return out;
+}
+
+Tensor to_dtype(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor r = empty_with_layout_of(t, dtype, std::nullopt);
+  copy_into(r, t);
+  return r;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  (void)non_blocking;
+  check_inplace(self, "copy_");
+  copy_into(self, src);
+  self.bump_version();
+  return self;
+}
+
+// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd.
+Tensor _to_copy(const Tensor& input, std::optional<ScalarType> dtype) {
+  Tensor r = empty_with_layout_of(input, dtype.value_or(input.dtype()), std::nullopt);
+  copy_into(r, input);
+  return r;
+}
+
+Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
+  Tensor r = empty_with_layout_of(input, input.dtype(), memory_format);
+  copy_into(r, input);
+  return r;
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  (void)memory_format;
+  if (self.is_contiguous()) return self;
+  return clone(self, MemoryFormat::Contiguous);
+}
+
+// One value (a 0-d tensor of self's dtype) stored into every element of self.
+static void fill_with(const Tensor& self, const Tensor& v) {
+  if (self.numel() > 0 && self.is_contiguous()) {
+    fill_contiguous(self, v);
+  } else if (self.numel() > 0) {
+    // Writing one value through an expanded (overlapping) view is fine for a fill.
+    IterSpec spec{"fill_", self, true, DtypeRule::Promote, self.dtype(), false};
+    spec.check_overlap = false;
+    ElementwiseIter it(spec, {v});
+    cpu_kernels().copy(it);
+  }
+  self.bump_version();
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  check_inplace(self, "fill_");
+  // A number must fit the dtype (PyTorch's checked conversion), unlike a promoted operand --
+  // except in aten's one-element fill of a half or bfloat16 tensor, which converts unchecked.
+  const bool reduced = self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16;
+  if (!(reduced && self.numel() == 1))
+    EMBER_DISPATCH_ALL(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
+  fill_with(self, scalar_tensor(value, self.dtype()));
+  return self;
+}
+
+Tensor fill_(const Tensor& self, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
+              value.dim(), " dimensions.");
+  check_no_internal_overlap(self);  // the tensor overload copies, and refuses overlapping targets
+  check_inplace(self, "fill_");
+  // ... and converts the value as a tensor copy does: unchecked (inf into uint8 is 0, as in PyTorch).
+  fill_with(self, value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype()));
+  return self;
+}
+
+Tensor zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
+
+void check_alpha(ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK(!(is_integral(result, true) && alpha.is_float()),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool),
+              "Boolean alpha only supported for Boolean results.");
+}
+
+void check_int_divisor(ScalarType compute, const Tensor& divisor) {
+  if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
+  // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).
+  const Tensor d = divisor.dtype() == compute ? divisor : to_dtype(divisor, compute);
+  bool zero = divisor.impl()->wrapped_number ? d.item().to_int() == 0
+                                             : any(eq(d, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
+  EMBER_CHECK(!zero, "ZeroDivisionError");
+}
+
+void apply_requires_grad(const Tensor& t, bool requires_grad) {
+  if (!requires_grad) return;
+  EMBER_CHECK(t.is_floating(), "Only Tensors of floating point and complex dtype can require gradients");
+  if (!t.impl()->autograd) t.impl()->autograd = std::make_unique<AutogradMeta>();
+  t.impl()->autograd->requires_grad = true;
+}
+
+}  // namespace ember

@@ -1,0 +1,282 @@
+// Factories: tensors made from sizes and values rather than from other tensors.
+#include <cmath>
+#include <type_traits>
+
+#include "core/deterministic.h"
+#include "core/size_math.h"
+#include "iter/elementwise_iter.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+ScalarType or_default(std::optional<ScalarType> d) { return d ? *d : default_dtype(); }
+Device or_cpu(std::optional<Device> d) { return d ? *d : cpu_device(); }
+
+// Write into out= (resized to `sizes`), or allocate.
+Tensor alloc(IntArrayRef sizes, ScalarType dtype, Device device) {
+  check_device_available(device);
+  return empty(sizes, dtype, device);
+}
+ScalarType infer_scalar_dtype(const Scalar& v) {
+  return v.is_bool() ? ScalarType::Bool : v.is_int() ? ScalarType::Int64 : default_dtype();
+}
+}  // namespace
+
+const Tensor& fill_uninitialized(const Tensor& t) {
+  if (!g_fill_uninitialized.load(std::memory_order_relaxed) || t.numel() == 0) return t;
+  static constexpr int64_t kIntMax[] = {1, 255, 127, 32767, 2147483647, INT64_MAX};  // Bool..Int64
+  ScalarType dt = t.dtype();
+  if (t.is_floating()) {
+    fill_(t, Scalar(std::nan("")));
+  } else if (dt == ScalarType::Bool) {
+    fill_(t, Scalar(true));
+  } else {
+    fill_(t, Scalar(kIntMax[static_cast<int>(dt)]));
+  }
+  return t;
+}
+
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+             std::optional<MemoryFormat> memory_format) {
+  (void)memory_format;
+  return fill_uninitialized(alloc(size, or_default(dtype), or_cpu(device)));
+}
+Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>,
+                 std::optional<MemoryFormat>, const Tensor& out) {
+  return resize_out(out, size);
+}
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return fill_uninitialized(empty_strided(size, stride, or_default(dtype), or_cpu(device)));
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+            std::optional<Device> device) {
+  Tensor t = alloc(size, dtype ? *dtype : infer_scalar_dtype(fill_value), or_cpu(device));
+  return fill_(t, fill_value);
+}
+Tensor full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType>,
+                std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), fill_value);
+}
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(0)));
+}
+Tensor zeros_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), Scalar(int64_t(0)));
+}
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(1)));
+}
+Tensor ones_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return fill_(resize_out(out, size), Scalar(int64_t(1)));
+}
+
+Tensor empty_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format) {
+  ScalarType dt = dtype ? *dtype : input.dtype();
+  check_device_available(or_cpu(device));
+  return fill_uninitialized(empty_with_layout_of(input, dt, memory_format));
+}
+Tensor zeros_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(0)));
+}
+Tensor ones_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+                 std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(1)));
+}
+Tensor full_like(const Tensor& input, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Device> device, std::optional<MemoryFormat> mf) {
+  return fill_(empty_like(input, dtype, device, mf), fill_value);
+}
+
+// ---- ranges ----
+
+namespace {
+
+// arange's length as PyTorch computes it: from the int64-truncated arguments for int64 (so
+// arange(2.5, dtype=int64) has 2 elements, int32 3), in double for every other dtype.
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dt) {
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  EMBER_CHECK(st != 0, "step must be nonzero");
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and lower bound inconsistent with step sign");
+  if (dt == ScalarType::Int64) {
+    // c10's checked conversion compares with int64's max as a double: 2.0**63 passes (as
+    // INT64_MIN), so arange(0, 5, 2.0**63, dtype=int32) is [0].
+    int64_t a = start.checked<int64_t>(), b = end.checked<int64_t>(), c = step.checked<int64_t>();
+    EMBER_CHECK_VALUE(c != 0, "step must be nonzero");  // a fractional step truncated to 0: PyTorch's ValueError
+    // 128-bit: the span of two int64s overflows int64 (PyTorch's own length then wraps).
+    __int128 n = (static_cast<__int128>(b) - a + c - (c > 0 ? 1 : -1)) / c;
+    return n < 0 ? 0 : static_cast<int64_t>(n);  // truncation can reverse a short range: arange(0.5, 0.9)
+  }
+  return size_from_double(std::ceil((e - s) / st), "arange");
+}
+}  // namespace
+
+// Where a range is written: out= itself when contiguous, else a temporary copied back after
+// (an out= of the right size keeps its strides, as in PyTorch).
+static Tensor contiguous_target(const Tensor& t) {
+  return t.is_contiguous() ? t : empty(t.sizes(), t.dtype());
+}
+
+// aten resizes a range's out= tensor only when its element count differs (a 0-d out of one
+// element stays 0-d).
+static Tensor range_out(const Tensor& out, int64_t n) {
+  return out.numel() == n ? out : resize_out(out, {n});
+}
+
+static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
+                          std::optional<ScalarType> dtype, const Tensor* out) {
+  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
+  // aten's checks run inside its dtype dispatch: Bool fails before them.
+  EMBER_CHECK_NOTIMPL(dt != ScalarType::Bool, "\"arange_cpu\" not implemented for 'Bool'");
+  int64_t n = arange_length(start, end, step, dt);
+  double s = start.to_double(), st = step.to_double();
+  Tensor t = out ? range_out(*out, n) : empty({n}, dt);
+  if (n == 0) return t;
+  Tensor w = contiguous_target(t);
+  EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
+    scalar_t* p = w.data<scalar_t>();
+    if constexpr (std::is_integral_v<scalar_t>) {
+      // An integer dtype truncates start and step before stepping (the length still comes
+      // from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. Wrapping
+      // (unsigned) arithmetic: the values of a narrow dtype wrap as PyTorch's do.
+      uint64_t ia = static_cast<uint64_t>(start.checked<int64_t>()),
+               ic = static_cast<uint64_t>(step.checked<int64_t>());
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(ia + uint64_t(i) * ic));
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
+    }
+  });
+  if (!w.same(t)) copy_into(t, w);
+  return t;
+}
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, nullptr);
+}
+Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device>,
+                  const Tensor& out) {
+  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, &out);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+              std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return arange_impl(start, end, step, dtype, nullptr);
+}
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step,
+                  std::optional<ScalarType> dtype, std::optional<Device>, const Tensor& out) {
+  return arange_impl(start, end, step, dtype, &out);
+}
+
+static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt,
+                            const Tensor* out, double base, bool log) {
+  EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
+  Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
+  dt = t.dtype();
+  if (steps == 0) return t;
+  // One step is aten's fill_ of the start (raised to `base` for logspace).
+  if (steps == 1) return fill_(t, log ? Scalar(std::pow(base, start.to_double())) : start);
+  double s = start.to_double(), e = end.to_double();
+  // aten's kernel reads both ends with its checked conversion to the dtype; integer dtypes
+  // then compute from the converted ends (so -3 is 253 for uint8). Bool: the dispatch below raises.
+  if (dt != ScalarType::Bool) {
+    EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
+      const scalar_t a = start.checked<scalar_t>(), b = end.checked<scalar_t>();
+      if (is_integral(dt, false)) {
+        s = static_cast<double>(a);
+        e = static_cast<double>(b);
+      }
+    });
+  }
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  Tensor w = contiguous_target(t);
+  EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
+    scalar_t* p = w.data<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (!log) {  // aten's float32 kernel steps in float (its step type is the dtype's)
+        const float sf = static_cast<float>(s), ef = static_cast<float>(e);
+        const float stf = (ef - sf) / static_cast<float>(steps - 1);
+        for (int64_t i = 0; i < steps; ++i)
+          p[i] = i < half ? std::fma(stf, static_cast<float>(i), sf)
+                          : std::fma(-stf, static_cast<float>(steps - 1 - i), ef);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
+      if (!log) {  // the step type is the half type too: each c10 operator rounds to it
+        auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
+        const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
+        const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
+        for (int64_t i = 0; i < steps; ++i)
+          p[i] = static_cast<scalar_t>(i < half ? sh + h(st * h(static_cast<float>(i)))
+                                                : eh - h(st * h(static_cast<float>(steps - 1 - i))));
+        return;
+      }
+    }
+    for (int64_t i = 0; i < steps; ++i) {
+      // aten's kernel contracts `start + step * i` and `end - step * (steps - 1 - i)` to one fused
+      // multiply-add: 5 -> -3 in 7 int steps has 0.99999999999999978 (so 0) at i = 3, not 1.
+      double v = i < half ? std::fma(step, static_cast<double>(i), s)
+                          : std::fma(-step, static_cast<double>(steps - 1 - i), e);
+      if (log) v = std::pow(base, v);
+      p[i] = static_cast<scalar_t>(v);
+    }
+  });
+  if (!w.same(t)) copy_into(t, w);
+  return t;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return linspace_impl(start, end, steps, or_default(dtype), nullptr, 0, false);
+}
+Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType>,
+                    std::optional<Device>, const Tensor& out) {
+  return linspace_impl(start, end, steps, out.dtype(), &out, 0, false);
+}
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_device_available(or_cpu(device));
+  return linspace_impl(start, end, steps, or_default(dtype), nullptr, base, true);
+}
+Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                    std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  return linspace_impl(start, end, steps, out.dtype(), &out, base, true);
+}
+
+static Tensor eye_fill(const Tensor& t, int64_t n, int64_t m) {
+  zero_(t);
+  EMBER_DISPATCH_ALL(t.dtype(), "eye", [&] {
+    scalar_t* p = t.data<scalar_t>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
+  });
+  return t;
+}
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  return eye_fill(alloc({n, m}, or_default(dtype), or_cpu(device)), n, m);
+}
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return eye(n, n, dtype, device);
+}
+Tensor eye_out(int64_t n, int64_t m, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  return eye_fill(resize_out(out, {n, m}), n, m);
+}
+Tensor eye_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
+  return eye_out(n, n, dtype, device, out);
+}
+
+}  // namespace ember

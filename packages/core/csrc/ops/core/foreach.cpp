@@ -1,0 +1,208 @@
+// torch's multi-tensor `_foreach_*` ops: one call per optimizer step, a C++ loop over the
+// tensor list. Each element goes through the autograd-aware single-tensor op (ember::ag::),
+// so results are bit-identical to the per-parameter path, history is recorded when grad
+// mode is on (PyTorch's foreach ops are differentiable too), and under no_grad the cost per
+// tensor is one kernel launch with no Python in between. Large tensors are parallelised
+// (and the GIL released) inside each kernel's parallel_for.
+#include <limits>
+#include <string_view>
+
+#include "autograd/grad_mode.h"
+#include "iter/elementwise_iter.h"
+#include "autograd_ops.h"
+#include "ops/core/checks.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+void check_nonempty(const TensorList& a) {
+  EMBER_CHECK(!a.empty(), "Tensor list must have at least one tensor.");
+}
+
+void check_same_len(const TensorList& a, const TensorList& b) {
+  EMBER_CHECK(a.size() == b.size(), "Tensor lists must have the same number of tensors, got ", a.size(),
+              " and ", b.size());
+}
+
+template <class F>
+TensorList map_each(const TensorList& self, F f) {
+  check_nonempty(self);
+  TensorList r;
+  r.reserve(self.size());
+  for (size_t i = 0; i < self.size(); ++i) r.push_back(f(i));
+  return r;
+}
+
+template <class F>
+TensorList map_each(const TensorList& self, const TensorList& other, F f) {
+  check_nonempty(self);
+  check_same_len(self, other);
+  return map_each(self, f);
+}
+
+template <class F>
+TensorList map_each(const TensorList& self, const TensorList& a, const TensorList& b, F f) {
+  check_nonempty(self);
+  check_same_len(self, a);
+  check_same_len(self, b);
+  return map_each(self, f);
+}
+
+// In-place max: maximum has no in-place kernel, so write through out= (same shape, read
+// before write per element). Under grad mode the differentiable composite is used instead.
+Tensor maximum_inplace(const Tensor& self, const Tensor& other) {
+  // out= would resize the target; an in-place op may not (PyTorch's in-place broadcast rule).
+  DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
+  EMBER_CHECK(self.sizes().equals(shape), "output with shape ", shape_str(self.sizes()),
+              " doesn't match the broadcast shape ", shape_str(shape));
+  if (GradMode::is_enabled() && (self.requires_grad() || other.requires_grad()))
+    return ag::copy_(self, ag::maximum(self, other), false);
+  check_inplace(self, "_foreach_maximum_");
+  return maximum_out(self, other, self);
+}
+
+}  // namespace
+
+// The Scalar forms are PyTorch's per-tensor `t.op(scalar)`: the number is wrapped beside each
+// tensor (a uint64 number keeps an integer tensor's dtype, as in the single-tensor op).
+
+// ---- add / sub ----
+TensorList _foreach_add(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::add(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
+}
+TensorList _foreach_add(const TensorList& self, const TensorList& other, const Scalar& alpha) {
+  return map_each(self, other, [&](size_t i) { return ag::add(self[i], other[i], alpha); });
+}
+TensorList _foreach_add_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::add_(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
+}
+TensorList _foreach_add_(const TensorList& self, const TensorList& other, const Scalar& alpha) {
+  return map_each(self, other, [&](size_t i) { return ag::add_(self[i], other[i], alpha); });
+}
+TensorList _foreach_sub(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::sub(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
+}
+TensorList _foreach_sub(const TensorList& self, const TensorList& other, const Scalar& alpha) {
+  return map_each(self, other, [&](size_t i) { return ag::sub(self[i], other[i], alpha); });
+}
+TensorList _foreach_sub_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::sub_(self[i], wrap_number(scalar, self[i]), Scalar(int64_t(1))); });
+}
+TensorList _foreach_sub_(const TensorList& self, const TensorList& other, const Scalar& alpha) {
+  return map_each(self, other, [&](size_t i) { return ag::sub_(self[i], other[i], alpha); });
+}
+
+// ---- mul / div ----
+TensorList _foreach_mul(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::mul(self[i], wrap_number(scalar, self[i])); });
+}
+TensorList _foreach_mul(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::mul(self[i], other[i]); });
+}
+TensorList _foreach_mul_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::mul_(self[i], wrap_number(scalar, self[i])); });
+}
+TensorList _foreach_mul_(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::mul_(self[i], other[i]); });
+}
+TensorList _foreach_div(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::div(self[i], wrap_number(scalar, self[i]), std::nullopt); });
+}
+TensorList _foreach_div(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::div(self[i], other[i], std::nullopt); });
+}
+TensorList _foreach_div_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::div_(self[i], wrap_number(scalar, self[i]), std::nullopt); });
+}
+TensorList _foreach_div_(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::div_(self[i], other[i], std::nullopt); });
+}
+
+// ---- maximum (the Scalar form is clamp_min, as in PyTorch) ----
+TensorList _foreach_maximum(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_min(self[i], scalar); });
+}
+TensorList _foreach_maximum(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::maximum(self[i], other[i]); });
+}
+TensorList _foreach_maximum_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_min_(self[i], scalar); });
+}
+TensorList _foreach_maximum_(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return maximum_inplace(self[i], other[i]); });
+}
+
+// ---- addcmul / addcdiv ----
+TensorList _foreach_addcmul(const TensorList& self, const TensorList& tensor1, const TensorList& tensor2,
+                            const Scalar& value) {
+  return map_each(self, tensor1, tensor2,
+                  [&](size_t i) { return ag::addcmul(self[i], tensor1[i], tensor2[i], value); });
+}
+TensorList _foreach_addcmul_(const TensorList& self, const TensorList& tensor1, const TensorList& tensor2,
+                             const Scalar& value) {
+  return map_each(self, tensor1, tensor2,
+                  [&](size_t i) { return ag::addcmul_(self[i], tensor1[i], tensor2[i], value); });
+}
+TensorList _foreach_addcdiv(const TensorList& self, const TensorList& tensor1, const TensorList& tensor2,
+                            const Scalar& value) {
+  return map_each(self, tensor1, tensor2,
+                  [&](size_t i) { return ag::addcdiv(self[i], tensor1[i], tensor2[i], value); });
+}
+TensorList _foreach_addcdiv_(const TensorList& self, const TensorList& tensor1, const TensorList& tensor2,
+                             const Scalar& value) {
+  return map_each(self, tensor1, tensor2,
+                  [&](size_t i) { return ag::addcdiv_(self[i], tensor1[i], tensor2[i], value); });
+}
+
+// ---- lerp ----
+TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
+  return map_each(self, tensors1, [&](size_t i) { return ag::lerp(self[i], tensors1[i], wrap_number(weight, self[i])); });
+}
+TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
+  return map_each(self, tensors1, weights,
+                  [&](size_t i) { return ag::lerp(self[i], tensors1[i], weights[i]); });
+}
+TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
+  return map_each(self, tensors1,
+                  [&](size_t i) { return ag::lerp_(self[i], tensors1[i], wrap_number(weight, self[i])); });
+}
+TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
+  return map_each(self, tensors1, weights,
+                  [&](size_t i) { return ag::lerp_(self[i], tensors1[i], weights[i]); });
+}
+
+// ---- unary ----
+TensorList _foreach_sqrt(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::sqrt(self[i]); });
+}
+TensorList _foreach_sqrt_(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::sqrt_(self[i]); });
+}
+TensorList _foreach_neg(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::neg(self[i]); });
+}
+TensorList _foreach_neg_(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::neg_(self[i]); });
+}
+TensorList _foreach_zero_(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::zero_(self[i]); });
+}
+TensorList _foreach_copy_(const TensorList& self, const TensorList& src, bool non_blocking) {
+  return map_each(self, src, [&](size_t i) { return ag::copy_(self[i], src[i], non_blocking); });
+}
+
+// ---- norm: one 0-d result per tensor (clip_grad_norm_'s building block) ----
+TensorList _foreach_norm(const TensorList& self, const Scalar& ord, std::optional<ScalarType> dtype) {
+  const bool inf = ord.to_double() == std::numeric_limits<double>::infinity();
+  return map_each(self, [&](size_t i) {
+    // PyTorch's own check (its -inf goes on to vector_norm's message).
+    EMBER_CHECK(!(inf && self[i].numel() == 0),
+                "_foreach_norm cannot compute the infinity norm on an empty tensor because the operation does not "
+                "have an identity");
+    return ag::vector_norm(self[i], ord, std::nullopt, false, dtype);
+  });
+}
+
+}  // namespace ember

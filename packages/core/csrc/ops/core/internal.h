@@ -1,0 +1,49 @@
+// Helpers shared by the hand-written op files (not part of the op API).
+#pragma once
+#include <optional>
+
+#include "core/memory_format.h"
+#include "core/tensor.h"
+
+namespace ember {
+
+// An uninitialised tensor shaped like `t`; keeps a dense non-contiguous layout
+// (e.g. transposed) unless a memory format says otherwise.
+Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf);
+// Resize an out= tensor to `sizes` (contiguous), keeping its storage if big enough.
+const Tensor& resize_out(const Tensor& out, IntArrayRef sizes);
+
+// Visits every element of `t` in row-major order as f(linear index, index tuple, element offset
+// into the storage). For the in-place ops PyTorch runs through an expanded self's strides (rows
+// sharing memory): the last write to a shared location stays, as there.
+template <class F>
+void for_each_element(const Tensor& t, F f) {
+  const int64_t nd = t.dim(), n = t.numel();
+  DimVector idx(static_cast<size_t>(nd), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t off = t.offset();
+    for (int64_t d = 0; d < nd; ++d) off += idx[d] * t.strides()[d];
+    f(e, static_cast<const DimVector&>(idx), off);
+    for (int64_t d = nd - 1; d >= 0 && ++idx[d] == t.sizes()[d]; --d) idx[d] = 0;
+  }
+}
+
+// aten's dim_list_to_bitset: each dim wrapped (a 0-d tensor takes 0 and -1) and none listed
+// twice -- also for a 0-d tensor, where both wrap to 0.
+// wrap_all_first: aten's reductions (resize_reduction) wrap every dim before they look for
+// repeats, so an out-of-range dim after a repeated one is the IndexError; its make_dim_mask
+// (var/std, vector_norm, squeeze) checks dim by dim.
+inline uint64_t dim_list_bits(IntArrayRef dims, int64_t nd, bool wrap_all_first = false) {
+  EMBER_CHECK(nd <= 64, "only tensors with up to 64 dims are supported");
+  if (wrap_all_first)
+    for (int64_t d : dims) (void)wrap_dim(d, nd);
+  uint64_t bits = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd);
+    EMBER_CHECK(!((bits >> w) & 1u), "dim ", w, " appears multiple times in the list of dims");
+    bits |= uint64_t(1) << w;
+  }
+  return bits;
+}
+
+}  // namespace ember

@@ -1,0 +1,413 @@
+// Pointwise ops whose body is more than "iterate + kernel": argument-driven
+// kernel choice (div rounding modes, clamp bounds), special errors, where.
+#include <cmath>
+#include <limits>
+
+#include "iter/elementwise_iter.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "kernel_table.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& out, bool inplace,
+           std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> params = {}) {
+  ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
+  k(it, params.begin());
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+
+}  // namespace
+
+// ---- round ----
+// round(x) and round(x, decimals=d) are separate overloads: an explicit
+// decimals on an integer tensor raises even when it is 0, as in PyTorch.
+static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::optional<int64_t> decimals) {
+  if (out.defined() && !inplace)
+    check_out_exact(out.dtype(), x.dtype());
+  if (decimals && !x.is_floating()) {
+    // aten builds its iterator (the written tensor's overlap check) before the dtype dispatch.
+    if (out.defined() && out.sizes().equals(x.sizes())) check_no_internal_overlap(out);
+    dtype_not_implemented("round_cpu", x.dtype());
+  }
+  if (!decimals || *decimals == 0)
+    return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
+  return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x},
+             {Scalar(*decimals)});
+}
+Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
+Tensor round_(const Tensor& self) {
+  check_inplace(self, "round_");
+  return round_impl(self, true, self, std::nullopt);
+}
+Tensor round_out(const Tensor& input, const Tensor& out) { return round_impl(out, false, input, std::nullopt); }
+Tensor round(const Tensor& input, int64_t decimals) { return round_impl(Tensor(), false, input, decimals); }
+Tensor round_(const Tensor& self, int64_t decimals) {
+  check_inplace(self, "round_");
+  return round_impl(self, true, self, decimals);
+}
+Tensor round_out(const Tensor& input, int64_t decimals, const Tensor& out) {
+  return round_impl(out, false, input, decimals);
+}
+
+// ---- clamp ----
+static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const std::optional<Scalar>& lo,
+                         const std::optional<Scalar>& hi) {
+  EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  auto& k = pointwise_kernels();
+  // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
+  Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
+  const Tensor* ts[] = {&x, &lot, &hit};
+  ScalarType rt = result_type(ts, 3);
+  if (inplace) check_cast(rt, x.dtype());
+  if (out.defined() && !inplace)
+    check_out_exact(out.dtype(), rt);
+  // aten fills the result with NaN when either of two bounds is NaN, without reading the other
+  // (an integer result is fill_'s overflow error).
+  if (lo && hi && (std::isnan(lo->to_double()) || std::isnan(hi->to_double()))) {
+    const Tensor& r = inplace ? x : out.defined() ? resize_out(out, x.sizes()) : empty_with_layout_of(x, rt, std::nullopt);
+    check_no_internal_overlap(r);  // aten's iterator is built (and checks its output) first
+    return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
+  }
+  const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
+  if (lo && hi)
+    return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
+  if (lo) return run("clamp", k.clamp_min_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo});
+  return run("clamp", k.clamp_max_scalar, DtypeRule::Promote, out, inplace, {xin}, {*hi});
+}
+Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp_impl(Tensor(), false, input, min, max);
+}
+Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clamp_");
+  return clamp_impl(self, true, self, min, max);
+}
+Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                 const Tensor& out) {
+  return clamp_impl(out, false, input, min, max);
+}
+static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo,
+                           const Tensor& hi) {
+  EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  auto& k = pointwise_kernels();
+  if (lo.defined() && hi.defined())
+    return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
+  if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
+  return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
+}
+Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
+  return clamp_t_impl(Tensor(), false, input, min, max);
+}
+Tensor clamp_(const Tensor& self, const Tensor& min, const Tensor& max) {
+  check_inplace(self, "clamp_");
+  return clamp_t_impl(self, true, self, min, max);
+}
+Tensor clamp_out(const Tensor& input, const Tensor& min, const Tensor& max, const Tensor& out) {
+  return clamp_t_impl(out, false, input, min, max);
+}
+Tensor clamp_min(const Tensor& input, const Tensor& min) { return clamp(input, min, Tensor()); }
+Tensor clamp_min_(const Tensor& self, const Tensor& min) { return clamp_(self, min, Tensor()); }
+Tensor clamp_max(const Tensor& input, const Tensor& max) { return clamp(input, Tensor(), max); }
+Tensor clamp_max_(const Tensor& self, const Tensor& max) { return clamp_(self, Tensor(), max); }
+Tensor clamp_min(const Tensor& input, const Scalar& min) { return clamp(input, min, std::nullopt); }
+Tensor clamp_min_(const Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
+Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
+Tensor clamp_max_(const Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }
+
+// ---- sub ----
+static void check_sub(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(!(a.dtype() == ScalarType::Bool && b.dtype() == ScalarType::Bool),
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.");
+  EMBER_CHECK(a.dtype() != ScalarType::Bool && b.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_sub(a, b);
+  const Tensor* ts[] = {&a, &b};
+  check_alpha(result_type(ts, 2), alpha);
+}
+Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
+  check_sub(input, other, alpha);
+  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
+}
+Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other, alpha);
+  check_inplace(self, "sub_");
+  return run("sub_", pointwise_kernels().sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
+}
+Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  check_sub(input, other, alpha);
+  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
+}
+Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
+
+// ---- div ----
+static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
+                       std::optional<std::string_view> mode) {
+  auto& k = pointwise_kernels();
+  if (!mode) return run("div", k.div_true, DtypeRule::IntToFloat, out, inplace, {a, b});
+  bool trunc = *mode == "trunc", floor = *mode == "floor";
+  if (trunc || floor) {
+    const Tensor* ts[] = {&a, &b};
+    check_int_divisor(result_type(ts, 2), b);
+    return run("div", trunc ? k.div_trunc : k.div_floor, DtypeRule::Promote, out, inplace, {a, b});
+  }
+  fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+       std::string(*mode), "'");
+}
+Tensor div(const Tensor& input, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return div_impl(Tensor(), false, input, other, rounding_mode);
+}
+Tensor div_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  check_inplace(self, "div_");
+  return div_impl(self, true, self, other, rounding_mode);
+}
+Tensor div_out(const Tensor& input, const Tensor& other, std::optional<std::string_view> rounding_mode,
+               const Tensor& out) {
+  return div_impl(out, false, input, other, rounding_mode);
+}
+
+// ---- pow ----
+static void check_pow(const Tensor& base, const Tensor& exp) {
+  if (!exp.impl()->wrapped_number || base.impl()->wrapped_number) return;
+  if (is_integral(base.dtype(), true) && is_integral(exp.dtype(), true))
+    EMBER_CHECK(exp.item().to_int() >= 0, "Integers to negative integer powers are not allowed.");
+  // aten's pow(Tensor, Scalar) reads a number exponent as the computation's type for integers and
+  // half types (float32 / float64 take it as a double): checked, like every such Scalar
+  const Tensor* ts[] = {&base, &exp};
+  const ScalarType rt = result_type(ts, 2);
+  if (rt != ScalarType::Float32 && rt != ScalarType::Float64 && rt != ScalarType::Bool)
+    EMBER_DISPATCH_ALL(rt, "pow", [&] { (void)exp.item().checked<scalar_t>(); });
+}
+Tensor pow(const Tensor& input, const Tensor& exponent) {
+  check_pow(input, exponent);
+  // A Python-number exponent of 2 or 0.5 takes the square / sqrt kernels, as in
+  // PyTorch (so pow(-inf, 0.5) is nan here but inf with a tensor exponent).
+  if (exponent.impl()->wrapped_number && !input.impl()->wrapped_number) {
+    double e = exponent.item().to_double();
+    const Tensor* ts[] = {&input, &exponent};
+    ScalarType rt = result_type(ts, 2);
+    if (e == 1.0) return clone(to_dtype(input, rt), std::nullopt);
+    if (e == 0.0) return ones_like(input, rt, std::nullopt, std::nullopt);
+    if (e == 2.0) return square(to_dtype(input, rt));
+    if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
+  }
+  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
+}
+Tensor pow_(const Tensor& self, const Tensor& exponent) {
+  check_pow(self, exponent);
+  check_inplace(self, "pow_");
+  if (exponent.impl()->wrapped_number) {
+    check_no_internal_overlap(self);  // aten's iterator refuses it before the shortcuts below
+    double e = exponent.item().to_double();
+    if (e == 1.0 && can_cast(exponent.dtype(), self.dtype())) {
+      self.bump_version();
+      return self;
+    }
+    if (e == 0.0 && can_cast(exponent.dtype(), self.dtype())) return fill_(self, Scalar(int64_t(1)));
+    if (self.is_floating() && e == 2.0) return square_(self);
+    if (self.is_floating() && e == 0.5) return sqrt_(self);
+  }
+  return run("pow_", pointwise_kernels().pow, DtypeRule::Promote, self, true, {self, exponent});
+}
+Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
+  check_pow(input, exponent);
+  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, out, false, {input, exponent});
+}
+
+// ---- square (bool squares as int64, like pow(x, 2)) ----
+static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
+  const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
+  return run("square", pointwise_kernels().square, DtypeRule::Promote, out, inplace, {in});
+}
+Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
+Tensor square_(const Tensor& self) {
+  check_inplace(self, "square_");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
+  return square_impl(self, true, self);
+}
+Tensor square_out(const Tensor& input, const Tensor& out) { return square_impl(out, false, input); }
+
+// ---- lerp: all operands share one floating dtype ----
+static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b, const Tensor& w) {
+  if (out.defined() && !inplace) {
+    const Tensor* ts[] = {&a, &b, &w};
+    ScalarType rt = result_type(ts, 3);
+    check_out_exact(out.dtype(), rt);
+  }
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `end` but got dtype ",
+              c_type_name(b.dtype()));
+  bool scalar_w = w.impl()->wrapped_number;
+  if (!scalar_w && w.dim() > 0)  // a 0-d weight may have another dtype
+    EMBER_CHECK(a.dtype() == w.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `weight` but got dtype ",
+                c_type_name(w.dtype()));
+  // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch; a
+  // number weight is no operand there (it takes no part in the dtype an int input fails on).
+  auto dispatch = [&](ScalarType dt) {
+    EMBER_CHECK_NOTIMPL(is_floating(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+                        "\" not implemented for '", legacy_name(dt), "'");
+  };
+  if (scalar_w && !a.is_floating()) {
+    ElementwiseIter probe(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b});
+    dispatch(a.dtype());
+  }
+  ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
+  dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
+  pointwise_kernels().lerp(it, nullptr);
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight) {
+  return lerp_impl(Tensor(), false, input, end, weight);
+}
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_inplace(self, "lerp_");
+  return lerp_impl(self, true, self, end, weight);
+}
+Tensor lerp_out(const Tensor& input, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  return lerp_impl(out, false, input, end, weight);
+}
+
+// ---- closeness ----
+Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(input.dtype() == other.dtype(), legacy_name(input.dtype()), " did not match ",
+              legacy_name(other.dtype()));
+  EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
+  EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
+  return run("isclose", pointwise_kernels().isclose, DtypeRule::PromoteBoolOut, Tensor(), false,
+             {input, other}, {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+}
+bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();
+}
+bool equal(const Tensor& input, const Tensor& other) {
+  if (!input.sizes().equals(other.sizes())) return false;
+  return all(eq(input, other)).item().to_bool();
+}
+
+// ---- addcdiv ----
+static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
+  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)),
+              "Integer division with addcdiv is no longer supported, and in a future release "
+              "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+              "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to("
+              "input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float "
+              "inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+              "* tensor1 / tensor2), for all dtypes.");
+}
+Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(tensor1, tensor2);
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, Tensor(), false,
+             {input, tensor1, tensor2}, {value});
+}
+Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(tensor1, tensor2);
+  check_inplace(self, "addcdiv_");
+  return run("addcdiv_", pointwise_kernels().addcdiv, DtypeRule::Promote, self, true,
+             {self, tensor1, tensor2}, {value});
+}
+Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                   const Tensor& out) {
+  check_addcdiv(tensor1, tensor2);
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, out, false,
+             {input, tensor1, tensor2}, {value});
+}
+
+// ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
+// `approximate` picks the erf or the tanh kernel; anything else is PyTorch's error.
+static bool gelu_tanh_form(std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  return approximate == "tanh";
+}
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  auto& k = pointwise_kernels();
+  return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false,
+             {self});
+}
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  auto& k = pointwise_kernels();
+  return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward,
+             DtypeRule::Promote, Tensor(), false, {grad_output, self});
+}
+
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return run("threshold", pointwise_kernels().threshold, DtypeRule::Promote, Tensor(), false, {self},
+             {threshold, value});
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self},
+             {beta, threshold});
+}
+
+// aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are
+// truncated to integers first (PyTorch's "legacy behavior of boundaries not causing type promotion").
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  if (!is_integral(self.dtype(), false)) return clamp(self, min_val, max_val);
+  // aten: toLong(), then clamp (whose kernel checks the bounds against the dtype).
+  const int64_t lo = min_val.checked<int64_t>(), hi = max_val.checked<int64_t>();
+  EMBER_CHECK(self.dtype() != ScalarType::UInt8 || (lo >= 0 && hi >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
+  return clamp(self, Scalar(lo), Scalar(hi));
+}
+
+// ---- where ----
+// aten's where takes a Python number through scalar_tensor(number, result dtype), whose fill reads
+// it with the checked conversion: 300 beside a uint8 tensor is the overflow error, not 44. The
+// half types take any number (past their range it is inf there, as in aten's half fill).
+static Tensor where_operand(const Tensor& t, ScalarType rt) {
+  if (t.impl()->wrapped_number && rt != ScalarType::Float16 && rt != ScalarType::BFloat16) {
+    Scalar s = t.item();
+    if (t.impl()->uint64_number) s = Scalar::from_uint64(static_cast<uint64_t>(s.int_bits()));
+    EMBER_DISPATCH_ALL(rt, "where", [&] { (void)s.checked<scalar_t>(); });
+  }
+  return to_dtype(t, rt);
+}
+
+static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::UInt8,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              legacy_name(cond.dtype()));
+  const Tensor* ts[] = {&a, &b};
+  ScalarType rt = result_type(ts, 2);
+  if (out.defined())
+    EMBER_CHECK(out.dtype() == rt, "Expected out tensor to have dtype ", c_type_name(rt), ", but got ",
+                c_type_name(out.dtype()), " instead");
+  Tensor c = to_dtype(cond, ScalarType::Bool);
+  ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
+                     {c, where_operand(a, rt), where_operand(b, rt)});
+  cpu_kernels().where(it);
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other) {
+  return where_impl(Tensor(), condition, input, other);
+}
+Tensor where_method(const Tensor& input, const Tensor& condition, const Tensor& other) {
+  return where_impl(Tensor(), condition, input, other);
+}
+Tensor where_out(const Tensor& condition, const Tensor& input, const Tensor& other, const Tensor& out) {
+  return where_impl(out, condition, input, other);
+}
+
+}  // namespace ember

@@ -1,0 +1,603 @@
+// Reductions: sum/mean/prod/max/min/all/any through ReduceIter and one
+// kernel per kind; var/std/logsumexp/norm composed from those.
+#include <cmath>
+#include <limits>
+
+#include "core/profiler_op.h"
+#include "iter/elementwise_iter.h"
+#include "iter/reduce_iter.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+using DimMask = SmallVec<bool, 8>;
+
+// Which dims to reduce; None or [] mean all of them. by_dim: var/std and vector_norm's order
+// (see dim_list_bits).
+DimMask dim_mask(const Tensor& x, std::optional<IntArrayRef> dim, bool by_dim = false) {
+  int64_t nd = x.dim();
+  DimMask m(static_cast<size_t>(nd), false);
+  if (!dim || dim->empty()) {
+    for (auto& b : m) b = true;
+    return m;
+  }
+  const uint64_t bits = dim_list_bits(*dim, nd, !by_dim);
+  for (int64_t d = 0; d < nd; ++d) m[d] = (bits >> d) & 1u;
+  return m;
+}
+
+DimVector keep_shape(const Tensor& x, const DimMask& m) {
+  DimVector s = to_vec(x.sizes());
+  for (size_t d = 0; d < s.size(); ++d)
+    if (m[d]) s[d] = 1;
+  return s;
+}
+
+Tensor drop_dims(const Tensor& t, const DimMask& m, bool keepdim) {
+  if (keepdim) return t;
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (m[d]) continue;
+    sizes.push_back(t.sizes()[d]);
+    strides.push_back(t.strides()[d]);
+  }
+  return make_view(t, sizes, strides, t.offset());
+}
+
+int64_t reduced_count(const Tensor& x, const DimMask& m) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (m[d]) n *= x.sizes()[d];
+  return n;
+}
+
+ScalarType acc_dtype(ReduceKind k, ScalarType in) {
+  switch (k) {
+    case ReduceKind::Sum:
+    case ReduceKind::NanSum:
+    case ReduceKind::Prod:
+      if (is_integral(in, true)) return ScalarType::Int64;
+      [[fallthrough]];
+    case ReduceKind::SumSq:
+    case ReduceKind::Max:
+    case ReduceKind::Min:
+      return (in == ScalarType::Float16 || in == ScalarType::BFloat16) ? ScalarType::Float32 : in;
+    case ReduceKind::All:
+    case ReduceKind::Any:
+      return ScalarType::Bool;
+  }
+  return in;
+}
+
+// What out= dtypes a reduction accepts (PyTorch differs per op).
+enum class OutDtype { Castable, Any, Exact, ExactArg };
+
+Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castable) {
+  if (!out) return r;
+  ScalarType od = out->dtype(), rd = r.dtype();
+  switch (rule) {
+    case OutDtype::Castable: check_cast(rd, od); break;
+    case OutDtype::Any: break;
+    case OutDtype::Exact:
+      EMBER_CHECK(od == rd, "Expected the dtype for input and out to match, but got ", legacy_name(rd),
+                  " for input's dtype and ", legacy_name(od), " for out's dtype.");
+      break;
+    case OutDtype::ExactArg:
+      EMBER_CHECK(od == rd, "Expected out tensor to have dtype ", c_type_name(rd), ", but got ",
+                  c_type_name(od), " instead");
+      break;
+  }
+  resize_out(*out, r.sizes());
+  copy_into(*out, r);
+  out->bump_version();
+  return *out;
+}
+
+// The shared reduction: returns `x` reduced over `m` in `out_dtype`.
+Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
+              const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
+  Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()));
+  ReduceIter it(acc, x);
+  cpu_kernels().reduce(it, kind);
+  return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out, rule);
+}
+
+ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+}
+
+Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
+                std::optional<ScalarType> dtype, ReduceKind kind, const Tensor* out) {
+  // With out= and no dtype, PyTorch accumulates in the out tensor's dtype.
+  if (out && !dtype) dtype = out->dtype();
+  if (kind == ReduceKind::NanSum) {
+    // PyTorch's nansum kernel is float-only: a float input summed into an integer
+    // out= fails, while integer inputs (or dtype=int) simply take sum.
+    // (an empty input is filled with 0 before that dispatch)
+    if (out && x0.is_floating() && x0.numel() > 0)
+      EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
+    if (!is_floating(dtype ? *dtype : x0.dtype())) kind = ReduceKind::Sum;
+  }
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
+}
+
+void check_mean_dtype(const char* name, ScalarType dt) {
+  EMBER_CHECK(is_floating(dt), name,
+              "(): could not infer output dtype. Input dtype must be either a floating point or "
+              "complex dtype. Got: ", legacy_name(dt));
+}
+
+Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
+                 std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
+  if (nan) {
+    EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
+                legacy_name(x0.dtype()));
+    // PyTorch sums into out= first, so a non-float out fails in nansum.
+    if (out && !dtype)
+      EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
+  }
+  check_mean_dtype(name, dtype ? *dtype : x0.dtype());
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  DimMask m = dim_mask(x, dim);
+  if (!nan && !out && acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
+    // As aten: the sum, divided in place by the count (nested op events, as in PyTorch's trace).
+    Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr},
+                                   [&] { return sum(x, dim, keepdim, std::nullopt); });
+    Tensor n = scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
+    return profiler::nested_op("aten::div_", {&s, nullptr}, [&] { return div_(s, n, std::nullopt); });
+  }
+  Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
+  // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
+  // float16 65504s) before the division; mean divides the float32 accumulator.
+  if (nan) s = to_dtype(s, x.dtype());
+  Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
+                 : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
+  return finish_out(to_dtype(div(s, n, std::nullopt), x.dtype()), out);
+}
+
+void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {
+  for (int64_t d = 0; d < x.dim(); ++d)
+    EMBER_CHECK_INDEX(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d,
+                      " to have non-zero size.");
+}
+
+Tensor minmax_all(const char* name, const Tensor& x, ReduceKind kind) {
+  EMBER_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. "
+              "Specify the reduction dim with the 'dim' argument.");
+  return reduce(x, dim_mask(x, std::nullopt), false, kind, x.dtype());
+}
+
+// Values and indices of max/min along one dim.
+std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t dim, bool keepdim,
+                                      bool is_max) {
+  int64_t nd = x.dim();
+  int64_t d = wrap_dim(dim, nd);
+  DimMask m(static_cast<size_t>(nd), false);
+  if (nd > 0) m[d] = true;
+  check_nonempty(name, x, m);
+  EMBER_CHECK_INDEX(x.numel() > 0 || nd > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : x;
+  // After the transpose the kept dims are in a different order; reduce into
+  // that order, then permute back to keepdim layout.
+  DimVector kshape = to_vec(moved.sizes());
+  if (nd > 0) kshape[nd - 1] = 1;
+  Tensor values = empty(kshape, x.dtype()), indices = empty(kshape, ScalarType::Int64);
+  if (moved.numel() > 0) cpu_kernels().arg_reduce(moved, values, indices, is_max);
+  if (nd > 0) {
+    values = transpose(values, d, nd - 1);
+    indices = transpose(indices, d, nd - 1);
+  }
+  return {drop_dims(values, m, keepdim), drop_dims(indices, m, keepdim)};
+}
+
+Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
+                const Tensor* out) {
+  EMBER_CHECK(x.dtype() != ScalarType::Bool, name, "(): does not support bool input");
+  Tensor r;
+  if (!dim) {
+    EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    Tensor flat = contiguous(reshape(x, {-1}), MemoryFormat::Contiguous);
+    Tensor values, idx = empty({1}, ScalarType::Int64);
+    cpu_kernels().arg_reduce(flat, values, idx, is_max);
+    r = keepdim ? reshape(idx, DimVector(static_cast<size_t>(x.dim()), 1)) : reshape(idx, {});
+  } else {
+    r = std::get<1>(minmax_dim(name, x, *dim, keepdim, is_max));
+  }
+  return finish_out(r, out, OutDtype::ExactArg);
+}
+
+double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
+
+Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction,
+                bool keepdim, bool take_sqrt, Tensor* mean_out = nullptr) {
+  EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
+  if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
+    // Accumulate in float32 and round once, as PyTorch does.
+    Tensor mu32;
+    Tensor r = var_impl(name, to_dtype(x, ScalarType::Float32), dim, correction, keepdim, take_sqrt,
+                        mean_out ? &mu32 : nullptr);
+    if (mean_out) *mean_out = to_dtype(mu32, x.dtype());
+    return to_dtype(r, x.dtype());
+  }
+  DimMask m = dim_mask(x, dim, true);
+  Tensor mu = mean(x, dim, true, std::nullopt);
+  Tensor d = sub(x, mu, Scalar(int64_t(1)));
+  Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
+  double n = static_cast<double>(reduced_count(x, m));
+  double denom = std::max(0.0, n - correction);
+  if (denom <= 0)
+    warn(str(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the "
+             "reduction factor (input numel divided by output numel)."));
+  Tensor v = div(ss, wrap_scalar(Scalar(denom)), std::nullopt);
+  if (mean_out) *mean_out = drop_dims(mu, m, keepdim);
+  return take_sqrt ? sqrt(v) : v;
+}
+
+}  // namespace
+
+// ---- sum / mean / prod ----
+Tensor sum(const Tensor& input, std::optional<ScalarType> dtype) {
+  return sum_impl(input, std::nullopt, false, dtype, ReduceKind::Sum, nullptr);
+}
+Tensor sum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, nullptr);
+}
+Tensor sum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+               std::optional<ScalarType> dtype, const Tensor& out) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, &out);
+}
+Tensor nansum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, nullptr);
+}
+Tensor nansum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                  std::optional<ScalarType> dtype, const Tensor& out) {
+  return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, &out);
+}
+Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
+  return mean_impl("mean", input, std::nullopt, false, dtype, false, nullptr);
+}
+Tensor mean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return mean_impl("mean", input, dim, keepdim, dtype, false, nullptr);
+}
+Tensor mean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                std::optional<ScalarType> dtype, const Tensor& out) {
+  return mean_impl("mean", input, dim, keepdim, dtype, false, &out);
+}
+Tensor nanmean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return mean_impl("nanmean", input, dim, keepdim, dtype, true, nullptr);
+}
+Tensor nanmean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
+                   std::optional<ScalarType> dtype, const Tensor& out) {
+  return mean_impl("nanmean", input, dim, keepdim, dtype, true, &out);
+}
+Tensor prod(const Tensor& input, std::optional<ScalarType> dtype) {
+  return sum_impl(input, std::nullopt, false, dtype, ReduceKind::Prod, nullptr);
+}
+Tensor prod(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  int64_t d[] = {dim};
+  return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, nullptr);
+}
+Tensor prod_out(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
+                const Tensor& out) {
+  int64_t d[] = {dim};
+  return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, &out);
+}
+
+// ---- max / min ----
+Tensor max(const Tensor& input) { return minmax_all("max", input, ReduceKind::Max); }
+Tensor min(const Tensor& input) { return minmax_all("min", input, ReduceKind::Min); }
+std::tuple<Tensor, Tensor> max(const Tensor& input, int64_t dim, bool keepdim) {
+  return minmax_dim("max", input, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min(const Tensor& input, int64_t dim, bool keepdim) {
+  return minmax_dim("min", input, dim, keepdim, false);
+}
+static std::tuple<Tensor, Tensor> minmax_out(std::tuple<Tensor, Tensor> r, const Tensor& values,
+                                             const Tensor& indices) {
+  finish_out(std::get<0>(r), &values, OutDtype::ExactArg);
+  finish_out(std::get<1>(r), &indices, OutDtype::ExactArg);
+  return {values, indices};
+}
+std::tuple<Tensor, Tensor> max_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
+                                   const Tensor& indices) {
+  return minmax_out(max(input, dim, keepdim), values, indices);
+}
+std::tuple<Tensor, Tensor> min_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
+                                   const Tensor& indices) {
+  return minmax_out(min(input, dim, keepdim), values, indices);
+}
+Tensor max(const Tensor& input, const Tensor& other) { return maximum(input, other); }
+Tensor max_out(const Tensor& input, const Tensor& other, const Tensor& out) {
+  return maximum_out(input, other, out);
+}
+Tensor min(const Tensor& input, const Tensor& other) { return minimum(input, other); }
+Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) {
+  return minimum_out(input, other, out);
+}
+
+static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool keepdim, ReduceKind k,
+                      const Tensor* out) {
+  EMBER_CHECK(x.numel() > 0 || !dim.empty(), name, "(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  // aten walks the listed dims for an empty one before its repeated-dim check (an empty x has
+  // at least one dim, and a non-empty x no empty dim to find)
+  if (x.numel() == 0)
+    for (int64_t d : dim) {
+      const int64_t w = wrap_dim(d, x.dim());
+      EMBER_CHECK_INDEX(x.sizes()[w] != 0, name, "(): Expected reduction dim ", w, " to have non-zero size.");
+    }
+  DimMask m = dim_mask(x, dim);
+  return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);
+}
+Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return amaxmin("amax", input, dim, keepdim, ReduceKind::Max, nullptr);
+}
+Tensor amax_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return amaxmin("amax", input, dim, keepdim, ReduceKind::Max, &out);
+}
+Tensor amin(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, nullptr);
+}
+Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, &out);
+}
+std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    EMBER_CHECK(input.numel() > 0, "aminmax(): cannot compute aminmax over an empty dimension as the "
+                "operation has no identity.");
+    Tensor lo = amin(input, {}, keepdim), hi = amax(input, {}, keepdim);
+    return {lo, hi};
+  }
+  int64_t d[] = {*dim};
+  return {amin(input, IntArrayRef(d, 1), keepdim), amax(input, IntArrayRef(d, 1), keepdim)};
+}
+
+Tensor argmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl("argmax", input, dim, keepdim, true, nullptr);
+}
+Tensor argmax_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_impl("argmax", input, dim, keepdim, true, &out);
+}
+Tensor argmin(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl("argmin", input, dim, keepdim, false, nullptr);
+}
+Tensor argmin_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_impl("argmin", input, dim, keepdim, false, &out);
+}
+
+// ---- all / any / count_nonzero ----
+static Tensor logical_reduce(const Tensor& x, std::optional<IntArrayRef> dim, bool keepdim, ReduceKind k,
+                             const Tensor* out) {
+  // aten's allany_meta: out= must be bool or uint8 -- checked before the dims are wrapped --
+  // and its dtype is the result's; without out=, a uint8 input gives uint8.
+  const char* name = k == ReduceKind::All ? "all" : "any";
+  if (out)
+    EMBER_CHECK(out->dtype() == ScalarType::Bool || out->dtype() == ScalarType::UInt8, name,
+                " only supports bool tensor for result, got: ", legacy_name(out->dtype()));
+  ScalarType od = out ? out->dtype() : x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+  // aten reduces the input cast to the result dtype (into a uint8 out=, 0.5 is 0: false), except
+  // a single element, which it copies as bool (0.5 is true).
+  const Tensor& xr = od == ScalarType::UInt8 && x.numel() != 1 ? to_dtype(x, od) : x;
+  Tensor b = xr.dtype() == ScalarType::Bool ? xr : ne(xr, wrap_scalar(Scalar(int64_t(0))));
+  if (dim && dim->empty()) {
+    // Unlike sum, all/any over dim=() reduce nothing: the tensor as bool.
+    Tensor r = to_dtype(b, od);
+    return finish_out(r.same(x) ? clone(x, std::nullopt) : r, out, OutDtype::Any);
+  }
+  return reduce(b, dim_mask(x, dim), keepdim, k, od, out, OutDtype::Any);
+}
+Tensor all(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::All, nullptr); }
+Tensor all(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::All, nullptr);
+}
+Tensor all_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::All, &out);
+}
+Tensor any(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::Any, nullptr); }
+Tensor any(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::Any, nullptr);
+}
+Tensor any_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return logical_reduce(input, dim, keepdim, ReduceKind::Any, &out);
+}
+Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
+  return sum(ne(input, wrap_scalar(Scalar(int64_t(0)))), dim, false, std::nullopt);
+}
+
+// ---- var / std ----
+Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+           bool keepdim) {
+  return var_impl("var", input, dim, correction_of(correction), keepdim, false);
+}
+Tensor var_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+               bool keepdim, const Tensor& out) {
+  return finish_out(var(input, dim, correction, keepdim), &out);
+}
+Tensor var(const Tensor& input, bool unbiased) {
+  return var_impl("var", input, std::nullopt, unbiased ? 1 : 0, false, false);
+}
+Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("var", input, dim, unbiased ? 1 : 0, keepdim, false);
+}
+Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+               bool keepdim) {
+  return var_impl("std", input, dim, correction_of(correction), keepdim, true);
+}
+Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim,
+                   const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  return finish_out(std_dev(input, dim, correction, keepdim), &out);
+}
+Tensor std_dev(const Tensor& input, bool unbiased) {
+  return var_impl("std", input, std::nullopt, unbiased ? 1 : 0, false, true);
+}
+Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("std", input, dim, unbiased ? 1 : 0, keepdim, true);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& input, std::optional<IntArrayRef> dim,
+                                    const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor mu;
+  Tensor v = var_impl("var_mean", input, dim, correction_of(correction), keepdim, false, &mu);
+  return {v, mu};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& input, std::optional<IntArrayRef> dim,
+                                    const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor mu;
+  Tensor v = var_impl("std_mean", input, dim, correction_of(correction), keepdim, true, &mu);
+  return {v, mu};
+}
+
+// ---- logsumexp / norms ----
+// aten's logsumexp_out: a floating out= first; the sum runs in the result's dtype (an int input
+// as the default float dtype, then summed into a float64 out= in float64).
+static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor* out) {
+  if (out)
+    EMBER_CHECK(out->is_floating(), "logsumexp(): Expected floating point type for result tensor, but got: ",
+                legacy_name(out->dtype()));
+  Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
+  const std::optional<ScalarType> acc = out ? std::optional<ScalarType>(out->dtype()) : std::nullopt;
+  if (x.numel() == 0) return finish_out(log(sum(exp(x), dim, keepdim, acc)), out);
+  // PyTorch 2.13 reduces dim=() as all dims (as sum does) but adds back its max kept as
+  // [1, ..., 1] in place: without keepdim that is its broadcast error (not for an empty input,
+  // which skips the max).
+  EMBER_CHECK(!dim.empty() || keepdim || input.dim() == 0, "output with shape [] doesn't match the broadcast shape ",
+              shape_str(DimVector(static_cast<size_t>(input.dim()), 1)));
+  Tensor m = amax(x, dim, true);
+  // Shift by the max, except where it is infinite (all -inf rows stay -inf).
+  Tensor shift = where(isinf(m), wrap_scalar(Scalar(0.0)), m);
+  Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, acc));
+  r = add(r, shift, Scalar(int64_t(1)));
+  DimMask mask = dim_mask(x, dim);
+  return finish_out(drop_dims(r, mask, keepdim), out);
+}
+Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
+  return logsumexp_impl(input, dim, keepdim, nullptr);
+}
+Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return logsumexp_impl(input, dim, keepdim, &out);
+}
+
+Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  EMBER_CHECK(x0.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+              legacy_name(x0.dtype()));
+  if (dtype)
+    EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
+                legacy_name(x0.dtype()), ") should be convertible without narrowing to the specified dtype (",
+                legacy_name(*dtype), ")");
+  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  double p = ord.to_double();
+  if (x.numel() == 0 && (p < 0 || p == INFINITY)) {
+    // max / min / negative powers have no identity: an empty reduced dim has no answer
+    if (!dim || dim->empty())
+      fail(ErrorKind::Runtime, "linalg.vector_norm cannot compute the ", p,
+           " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : *dim) {
+      const int64_t w = wrap_dim(d, x.dim());
+      EMBER_CHECK(x.size(w) != 0, "linalg.vector_norm cannot compute the ", p, " norm on the dimension ", d,
+                  "because this dimension is empty and the operation does not have an identity");
+    }
+  }
+  DimMask m = dim_mask(x, dim, true);
+  // float16/bfloat16 compute in float32 and round once: the sum of |x|^p overflows a half type
+  // long before the norm does (PyTorch's opmath).
+  const ScalarType rt = x.dtype();
+  const ScalarType acc = (rt == ScalarType::Float16 || rt == ScalarType::BFloat16) ? ScalarType::Float32 : rt;
+  // One element per slice is that element's absolute value in aten for every order but 0 (its
+  // pow(pow(|x|, p), 1 / p) would round |x|^p: to 1 for a tiny p, to inf or 0 for a huge one) --
+  // except a 0-d input reduced over an explicit dim 0, which takes the power form.
+  const bool zero_d_dim = x.dim() == 0 && dim && !dim->empty();
+  if (p != 0.0 && x.numel() > 0 && !zero_d_dim && reduced_count(x, m) == 1)
+    return reduce(abs(x), m, keepdim, ReduceKind::Max, rt);
+  if (p == 2.0) return to_dtype(sqrt(reduce(x, m, keepdim, ReduceKind::SumSq, acc)), rt);
+  Tensor a = abs(x);
+  if (x.numel() == 0) {
+    int64_t out_n = 1;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (!m[d]) out_n *= x.size(d);
+    // Empty slices to fill: 0 for any order left (negative and infinite ones raised above),
+    // a NaN order included.
+    if (out_n > 0) return reduce(a, m, keepdim, ReduceKind::Sum, rt);
+  }
+  if (std::isinf(p)) {
+    return p > 0 ? reduce(a, m, keepdim, ReduceKind::Max, rt) : reduce(a, m, keepdim, ReduceKind::Min, rt);
+  }
+  if (p == 0.0) return to_dtype(sum(ne(a, wrap_scalar(Scalar(0.0))), dim, keepdim, std::nullopt), rt);
+  if (p == 1.0) return reduce(a, m, keepdim, ReduceKind::Sum, rt);
+  Tensor s = reduce(pow(to_dtype(a, acc), wrap_scalar(Scalar(p))), m, keepdim, ReduceKind::Sum, acc);
+  return to_dtype(pow(s, wrap_scalar(Scalar(1.0 / p))), rt);
+}
+Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  // p=None is PyTorch's 'fro': over more than two dims it is a matrix norm error.
+  EMBER_CHECK(p || !dim || dim->size() <= 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ",
+              dim ? shape_str(*dim) : std::string());
+  return vector_norm(input, p ? *p : Scalar(2.0), dim, keepdim, dtype);
+}
+
+// ---- scans ----
+// aten's cumulative ops fill a 0-d result and zero an empty one; only a real scan reaches the
+// kernel's dtype dispatch, which has no Bool.
+static void check_scan_kernel(const char* name, const Tensor& x, ScalarType result) {
+  EMBER_CHECK_NOTIMPL(result != ScalarType::Bool || x.dim() == 0 || x.numel() == 0, "\"", name,
+                      "_out_cpu\" not implemented for 'Bool'");
+}
+static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
+                   bool is_prod, const Tensor* out) {
+  (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
+  if (out && dtype)
+    EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
+                c_type_name(out->dtype()), " instead");
+  if (out && !dtype) dtype = out->dtype();
+  int64_t nd = x0.dim();
+  int64_t d = wrap_dim(dim, nd);
+  ScalarType rt = dtype ? *dtype : (is_integral(x0.dtype(), true) ? ScalarType::Int64 : x0.dtype());
+  check_scan_kernel(name, x0, rt);
+  Tensor x = to_dtype(x0, rt);
+  if (nd == 0) return finish_out(x.same(x0) ? clone(x0, std::nullopt) : x, out, OutDtype::Any);
+  Tensor moved = contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous);
+  Tensor res = empty(moved.sizes(), rt);
+  if (res.numel() > 0) cpu_kernels().cumulative(moved, res, nd - 1, is_prod);
+  return finish_out(contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous), out, OutDtype::Any);
+}
+Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan("cumsum", input, dim, dtype, false, nullptr);
+}
+// aten's order: the dim, the dtype, then (only with elements to scan) the Bool dispatch.
+static void check_scan_inplace(const char* name, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  (void)wrap_dim(dim, self.dim());
+  EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ", c_type_name(self.dtype()),
+              " and output tensor dtype ", c_type_name(*dtype), " should match");
+  check_scan_kernel(name, self, self.dtype());
+}
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_inplace("cumsum", self, dim, dtype);
+  check_inplace(self, "cumsum_");
+  copy_into(self, cumsum(self, dim, dtype));
+  self.bump_version();
+  return self;
+}
+Tensor cumsum_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan("cumsum", input, dim, dtype, false, &out);
+}
+Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan("cumprod", input, dim, dtype, true, nullptr);
+}
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_inplace("cumprod", self, dim, dtype);
+  check_inplace(self, "cumprod_");
+  copy_into(self, cumprod(self, dim, dtype));
+  self.bump_version();
+  return self;
+}
+Tensor cumprod_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan("cumprod", input, dim, dtype, true, &out);
+}
+
+}  // namespace ember

@@ -1,0 +1,796 @@
+// Index ops along one dim: index_select, gather, scatter(_add), index_add /
+// index_copy / index_fill, take. Indices are bound-checked before anything is
+// written, so a bad index never leaves a half-updated tensor or touches memory
+// outside the buffer.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+#include "iter/elementwise_iter.h"
+#include "ops/core/checks.h"
+#include "kernels/cpu/index/gather_contig.h"
+#include "ops/index/index_common.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+using namespace index_detail;
+
+namespace index_detail {
+
+Tensor as_long_contiguous(const Tensor& index) {
+  Tensor l = index.dtype() == ScalarType::Int64 ? index : _to_copy(index, ScalarType::Int64);
+  return l.is_contiguous() ? l : contiguous(l, MemoryFormat::Contiguous);
+}
+
+}  // namespace index_detail
+
+namespace {
+
+// ---- gather / scatter ------------------------------------------------------
+
+void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src, bool is_gather);
+
+// PyTorch's checks, then (scatter: self is written in place) no internal overlap, empty index too.
+void check_gather_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                          bool is_gather) {
+  check_gather_scatter_shapes(name, self, dim, index, src, is_gather);
+  if (!is_gather) check_no_internal_overlap(self);
+}
+
+void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src, bool is_gather) {
+  // An empty index skips the dtype check (PyTorch's scatter_gather_dtype_check).
+  EMBER_CHECK(index.numel() == 0 || index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+              "(): Expected dtype int32/int64 for index");
+  if (src) EMBER_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
+  int64_t sd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
+  if (index.numel() == 0) return;
+  EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as ", is_gather ? "input" : "self",
+              " tensor");
+  DimVector ss = sizes1(self), is = sizes1(index);
+  // PyTorch's order: every dim against self first (gather fails at the first), then against
+  // src, whose size(d) raises IndexError where src has fewer dims than index.
+  bool wrong = false;
+  for (int64_t d = 0; d < id && !wrong; ++d) {
+    if (d == dim || is[d] <= ss[d]) continue;
+    if (is_gather)
+      fail(ErrorKind::Runtime, "Size does not match at dimension ", d, " expected index ", shape_str(is),
+           " to be no larger than self ", shape_str(ss), " apart from dimension ", dim);
+    wrong = true;
+  }
+  if (src && !wrong) {
+    for (int64_t d = 0; d < id && !wrong; ++d) {
+      if (src->dim() > 0) wrap_dim(d, src->dim());  // the IndexError of src.size(d)
+      wrong = is[d] > (src->dim() == 0 ? 1 : src->size(d));
+    }
+  }
+  if (src)
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id, "Index tensor must have the same number of dimensions as src "
+                "tensor");
+  if (!wrong) return;
+  if (src)
+    fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+         " apart from dimension ", dim, " and to be no larger size than src ", shape_str(sizes1(*src)));
+  fail(ErrorKind::Runtime, "Expected index ", shape_str(is), " to be no larger than self ", shape_str(ss),
+       " apart from dimension ", dim);
+}
+
+// Every index value in [0, size): gather/scatter do not wrap negatives. Checked in
+// parallel; the first bad value in index order is the one reported.
+void check_range(const Tensor& idx, int64_t size, int64_t dim) {
+  const int64_t* p = idx.data<int64_t>();
+  int64_t n = idx.numel();
+  std::atomic<int64_t> first{n};
+  {
+    GilRelease nogil;
+    parallel_for(0, n, kGrainSize * 4, [&](int64_t b, int64_t e) {
+      bool bad = false;
+      for (int64_t i = b; i < e; ++i) bad |= static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size);
+      if (!bad) return;
+      for (int64_t i = b; i < e; ++i)
+        if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size)) {
+          int64_t cur = first.load();
+          while (i < cur && !first.compare_exchange_weak(cur, i)) {
+          }
+          return;
+        }
+    });
+  }
+  int64_t i = first.load();
+  if (i < n) fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+enum class Reduce { None, Add, Mul, Mean, Max, Min };
+
+template <Reduce R, typename scalar_t>
+inline void reduce_into(scalar_t& d, scalar_t s) {
+  using acc = opmath_t<scalar_t>;
+  if constexpr (R == Reduce::None) d = s;
+  else if constexpr (R == Reduce::Add) d = static_cast<scalar_t>(acc(d) + acc(s));
+  else if constexpr (R == Reduce::Mul) d = static_cast<scalar_t>(acc(d) * acc(s));
+  // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
+  else if constexpr (R == Reduce::Max) { if (acc(s) != acc(s) || acc(s) > acc(d)) d = s; }
+  else if constexpr (R == Reduce::Min) { if (acc(s) != acc(s) || acc(s) < acc(d)) d = s; }
+}
+
+// Calls f with the reduction and "has a source tensor" as compile-time constants, so
+// the inner loops carry no per-element branch on either.
+template <typename F>
+void dispatch_reduce(Reduce red, bool has_src, const F& f) {
+  auto with_src = [&](auto r) {
+    if (has_src) f(r, std::true_type{});
+    else f(r, std::false_type{});
+  };
+  switch (red) {
+    case Reduce::None: with_src(std::integral_constant<Reduce, Reduce::None>{}); break;
+    case Reduce::Add: with_src(std::integral_constant<Reduce, Reduce::Add>{}); break;
+    case Reduce::Mul: with_src(std::integral_constant<Reduce, Reduce::Mul>{}); break;
+    case Reduce::Max: with_src(std::integral_constant<Reduce, Reduce::Max>{}); break;
+    case Reduce::Min: with_src(std::integral_constant<Reduce, Reduce::Min>{}); break;
+    default: break;
+  }
+}
+
+// self[..., idx, ...] (op)= src (or value) along `dim`, in place with self's strides.
+void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                  const Tensor* value, Reduce red) {
+  if (index.numel() == 0) return;
+  Tensor idx = as_long_contiguous(index);
+  int64_t size = sizes1(self)[dim];
+  check_range(idx, size, dim);
+  DimVector isz = sizes1(idx);
+  std::array<DimVector, 3> st{strides1(self), contiguous_strides(isz), src ? strides1(*src) : DimVector(isz.size(), 0)};
+  if (st[1].size() == 0) st[1] = {1};
+  int64_t ss = st[0][dim], is = st[1][dim], rs = st[2][dim];
+  const int64_t* ip = idx.data<int64_t>();
+  EMBER_DISPATCH_ALL(self.dtype(), name, [&] {
+    scalar_t* sp = self.data<scalar_t>();
+    const scalar_t* rp = src ? src->data<scalar_t>() : value->data<scalar_t>();
+    dispatch_reduce(red, src != nullptr, [&](auto rc, auto has_src) {
+      constexpr Reduce R = decltype(rc)::value;
+      constexpr bool S = decltype(has_src)::value;
+      int64_t nd = static_cast<int64_t>(isz.size());
+      GilRelease nogil;
+      if (nd >= 2 && dim == nd - 2) {
+        // Row-major walk (dim, then the last dim) for cache locality; threads split the
+        // last dim, whose positions never collide in self.
+        int64_t n = isz[dim], K = isz[nd - 1], outer = 1;
+        for (int64_t d = 0; d < dim; ++d) outer *= isz[d];
+        int64_t chunks = std::min<int64_t>(K, std::max(1, get_num_threads()));
+        int64_t kstep = (K + chunks - 1) / chunks;
+        int64_t sk = st[0][nd - 1], ik = st[1][nd - 1], rk = st[2][nd - 1];
+        parallel_for(0, outer * chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t p = b; p < e; ++p) {
+            int64_t o = p / chunks, k0 = (p % chunks) * kstep, k1 = std::min(K, k0 + kstep);
+            int64_t so = 0, io = 0, ro = 0, rem = o;
+            for (int64_t d = dim - 1; d >= 0; --d) {
+              int64_t c = rem % isz[d];
+              rem /= isz[d];
+              so += c * st[0][d];
+              io += c * st[1][d];
+              ro += c * st[2][d];
+            }
+            scalar_t* sb = sp + so + k0 * sk;
+            const int64_t* ib = ip + io + k0 * ik;
+            const scalar_t* rb = rp + (S ? ro + k0 * rk : 0);
+            int64_t len = k1 - k0;
+            if (sk == 1 && ik == 1 && (!S || rk == 1)) {  // unit inner strides: the common case
+              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
+                for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k] * ss + k], S ? rb[k] : rb[0]);
+            } else {
+              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
+                for (int64_t k = 0; k < len; ++k)
+                  reduce_into<R>(sb[ib[k * ik] * ss + k * sk], S ? rb[k * rk] : rb[0]);
+            }
+          }
+        });
+        return;
+      }
+      for_each_line<3>(isz, dim, st, kGrainSize, [&](const std::array<int64_t, 3>& off, int64_t len) {
+        for (int64_t j = 0; j < len; ++j)
+          reduce_into<R>(sp[off[0] + ip[off[1] + j * is] * ss], S ? rp[off[2] + j * rs] : rp[0]);
+      });
+    });
+  });
+  self.bump_version();
+}
+
+Tensor dense_clone(const Tensor& t) { return clone(t, MemoryFormat::Contiguous); }
+
+// ---- one-dim index ops (index_select / index_add / index_copy / index_fill) -----
+
+void check_index_vector(const char* name, const Tensor& index) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, name, "(): Index is supposed to be a vector");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
+              "(): Expected dtype int32 or int64 for index");
+}
+
+// [outer, n, inner] view sizes of a contiguous tensor around dim.
+std::array<int64_t, 3> split3(const Tensor& t, int64_t dim) {
+  DimVector s = sizes1(t);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s[d];
+  for (int64_t d = dim + 1; d < static_cast<int64_t>(s.size()); ++d) inner *= s[d];
+  return {outer, s[dim], inner};
+}
+
+enum class Put { Add, Copy };
+
+// dst (contiguous) [o, idx[i], :] (+)= src (contiguous) [o, i, :]
+void index_put_dim(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, Put mode,
+                   const Scalar& alpha) {
+  auto [outer, n, inner] = split3(dst, dim);
+  int64_t m = idx.numel();
+  const int64_t* ip = idx.data<int64_t>();
+  if (mode == Put::Copy) {
+    size_t isz = dst.itemsize();
+    const char* sp = src.raw();
+    char* dp = dst.raw();
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * inner, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o)
+        for (int64_t i = 0; i < m; ++i)
+          std::memcpy(dp + ((o * n + ip[i]) * inner) * isz, sp + ((o * m + i) * inner) * isz, inner * isz);
+    });
+    return;
+  }
+  EMBER_DISPATCH_ALL(dst.dtype(), "index_add", [&] {
+    using acc = opmath_t<scalar_t>;
+    acc a = alpha.to<acc>();
+    scalar_t* dp = dst.data<scalar_t>();
+    const scalar_t* sp = src.data<scalar_t>();
+    // Parallel over outer and inner positions; the index loop stays serial per
+    // position so duplicate indices accumulate without races.
+    int64_t lines = outer * inner;
+    parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        int64_t o = p / inner, k = p % inner;
+        for (int64_t i = 0; i < m; ++i) {
+          scalar_t& d = dp[(o * n + ip[i]) * inner + k];
+          d = static_cast<scalar_t>(acc(d) + a * acc(sp[(o * m + i) * inner + k]));
+        }
+      }
+    });
+  });
+}
+
+// index values checked in [-size, size) and wrapped (index_add/copy/fill accept
+// negatives); `prefix` and `kind` reproduce each op's own out-of-range error.
+Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size,
+                         bool negative_ok = true) {
+  Tensor idx = as_long_contiguous(index);
+  bool needs_wrap = false;
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
+    if (p[i] < (negative_ok ? -size : 0) || p[i] >= size)
+      fail(kind, prefix, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+    needs_wrap |= p[i] < 0;
+  }
+  if (!needs_wrap) return idx;
+  Tensor w = clone(idx, std::nullopt);
+  int64_t* q = w.data<int64_t>();
+  for (int64_t i = 0, n = w.numel(); i < n; ++i)
+    if (q[i] < 0) q[i] += size;
+  return w;
+}
+
+// Runs `body` on a contiguous tensor holding self's values, then writes back.
+template <class F>
+const Tensor& inplace_dense(const Tensor& self, const F& body) {
+  if (self.is_contiguous()) {
+    body(self);
+  } else {
+    Tensor tmp = dense_clone(self);
+    body(tmp);
+    copy_into(self, tmp);
+  }
+  self.bump_version();
+  return self;
+}
+
+// aten's index_copy / index_fill view the written tensor with the index's length along dim
+// (stride 0 there) before reading any index. That view must fit the tensor's storage (an
+// empty self's does not: setStorage's error), and when it is empty no index is read at all.
+// Returns whether the kernel runs.
+bool restrided_view_runs(const Tensor& self, int64_t d, int64_t n_index) {
+  DimVector vs = self.dim() == 0 ? DimVector{1} : to_vec(self.sizes());
+  DimVector vst = self.dim() == 0 ? DimVector{1} : to_vec(self.strides());
+  vs[d] = n_index;
+  vst[d] = 0;
+  if (std::find(vs.begin(), vs.end(), int64_t(0)) != vs.end()) return false;
+  int64_t last = self.impl()->offset;
+  for (size_t i = 0; i < vs.size(); ++i) last += (vs[i] - 1) * vst[i];
+  const size_t need = static_cast<size_t>(last + 1) * self.itemsize();
+  if (need > self.impl()->storage->nbytes)
+    fail(ErrorKind::Runtime, "setStorage: sizes ", shape_str(vs), ", strides ", shape_str(vst), ", storage offset ",
+         self.impl()->offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ", need,
+         " are out of bounds for storage of size ", self.impl()->storage->nbytes);
+  return true;
+}
+
+// index_add's checks in PyTorch's order and words (index_func_meta_impl).
+void check_index_add_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+                    " with type: ", legacy_name(index.dtype()), " and size: ", shape_str(index.sizes()));
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
+              "index_add_(): Expected dtype int32/int64 for index but got: ", legacy_name(index.dtype()));
+  EMBER_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", legacy_name(self.dtype()), ") and source (",
+              legacy_name(source.dtype()), ") must have the same scalar type");
+  EMBER_CHECK(dim == 0 || dim < source.dim(), "index_add_(): Indexing dim ", dim,
+              " is out of bounds of the source tensor with dim ", source.dim());
+  if (index.numel() != (source.dim() == 0 ? 1 : source.size(dim))) {
+    // PyTorch builds this message with source.size(dim), which fails first for a 0-d source.
+    EMBER_CHECK_INDEX(source.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+    fail(ErrorKind::Runtime, "index_add_(): Number of indices (", index.numel(),
+         ") should be equal to source.size(dim): (", source.size(dim), "), for dim: ", dim);
+  }
+  DimVector ss = to_vec(self.sizes()), rs = to_vec(source.sizes());
+  if (source.dim() != 0 && self.dim() != 0) {
+    ss.erase(static_cast<size_t>(dim));
+    rs.erase(static_cast<size_t>(dim));
+  }
+  EMBER_CHECK(ss == rs,
+              "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
+              shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()));
+}
+
+// "3 5": how PyTorch prints the slice shapes in index_copy_'s message.
+std::string spaced(const DimVector& v) {
+  std::string r;
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? " " : "") + std::to_string(v[i]);
+  return r;
+}
+
+// index_copy's checks in PyTorch's order and words (index_copy meta).
+void check_index_copy_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  const int64_t n = index.numel();
+  EMBER_CHECK_INDEX(source.dim() != 0 || n == 1,
+                    "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
+  EMBER_CHECK_INDEX(source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
+                    "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                    "Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "index_copy_(): Expected a long tensor for index, but got ",
+              legacy_name(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, "
+              "but got (self) ", legacy_name(self.dtype()), " and (source) ", legacy_name(source.dtype()));
+  DimVector ss = to_vec(self.sizes()), rs = to_vec(source.sizes());
+  if (!ss.empty()) ss.erase(static_cast<size_t>(dim));
+  if (!rs.empty()) rs.erase(static_cast<size_t>(dim));
+  EMBER_CHECK(ss == rs,
+              "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+              spaced(ss), " at dimension ", dim, " and source slice shape: ", spaced(rs), " at dimension 0.");
+  EMBER_CHECK_INDEX(source.dim() == 0 || n == source.size(dim), "index_copy_(): Number of indices (", n,
+                    ") should be equal to source.size(dim) (", source.dim() == 0 ? 1 : source.size(dim), ")");
+}
+
+}  // namespace
+
+// ---- index_select ----------------------------------------------------------
+
+namespace {
+
+// Calls f(std::integral_constant<int64_t, B>) with B = row bytes for the common short
+// rows, B = 0 (size known only at run time) otherwise.
+template <typename F>
+bool by_row_bytes(int64_t row, const F& f) {
+  switch (row) {
+    case 4: return f(std::integral_constant<int64_t, 4>{});
+    case 8: return f(std::integral_constant<int64_t, 8>{});
+    case 16: return f(std::integral_constant<int64_t, 16>{});
+    case 32: return f(std::integral_constant<int64_t, 32>{});
+    case 64: return f(std::integral_constant<int64_t, 64>{});
+    case 128: return f(std::integral_constant<int64_t, 128>{});
+    default: return f(std::integral_constant<int64_t, 0>{});
+  }
+}
+
+// Output rows [b, e): row r is source row index[r % m] of block r / m. Returns false when
+// an index is out of range (that row is skipped, never read; the caller raises).
+template <int64_t kBytes>
+bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64_t size, int64_t row, int64_t b,
+                 int64_t e, char* dst) {
+  const int64_t bytes = kBytes ? kBytes : row;
+  // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
+  // The block/index pairs are stepped, not divided, per row.
+  constexpr int64_t kAhead = 8;
+  bool ok = true;
+  int64_t o = b / m, i = b % m, oa = (b + kAhead) / m, ia = (b + kAhead) % m;
+  for (int64_t r = b; r < e; ++r, dst += bytes) {
+    if (r + kAhead < e) {
+      // Address arithmetic on integers: an out-of-range index is never a pointer.
+      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(src) +
+                                                       static_cast<uintptr_t>((oa * n + ip[ia]) * bytes)));
+    }
+    const int64_t v = ip[i];
+    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
+      std::memcpy(dst, src + (o * n + v) * bytes, bytes);
+    else
+      ok = false;
+    if (++i == m) i = 0, ++o;
+    if (++ia == m) ia = 0, ++oa;
+  }
+  return ok;
+}
+
+}  // namespace
+
+
+Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
+  // PyTorch's order: dim, index rank, 0-d self, index dtype, out dtype.
+  int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  int64_t m = index.numel();
+  EMBER_CHECK(input.dim() > 0 || m == 1, "index_select(): Index to scalar can have only 1 value, got ", m,
+              " value(s)");
+  check_index_vector("index_select", index);
+  EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
+  check_no_internal_overlap(out);
+  Tensor idx = as_long_contiguous(index);
+  DimVector s = sizes1(input);
+  int64_t size = s[d];
+  const int64_t* ip = idx.data<int64_t>();
+  DimVector os(input.sizes().begin(), input.sizes().end());
+  if (input.dim() > 0) os[d] = m;
+  // PyTorch's errors depend on its kernel: an empty >1-d self and the dim-1 kernel (contiguous
+  // result) raise RuntimeError naming the first bad index; every other path IndexError.
+  auto first_bad = [&] {
+    for (int64_t i = 0; i < m; ++i)
+      if (ip[i] < 0 || ip[i] >= size) return ip[i];
+    return int64_t(0);
+  };
+  if (input.dim() > 1 && m > 0 && input.numel() == 0) {
+    EMBER_CHECK(size > 0, "index_select(): self indexing axis dim should be positive");
+    for (int64_t i = 0; i < m; ++i)
+      EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i],
+                  " axis_dim=", size);
+  }
+  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
+  std::atomic<bool> bad{false};
+  resize_out(out, os);
+  const bool dim1_kernel = input.dim() > 1 && d == 1 && out.is_contiguous();
+  // A strided out= gets the rows through a dense buffer (the copy below writes rows in order).
+  Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype());
+  Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
+  auto [outer, n, inner] = split3(x, d);
+  const int64_t row = inner * static_cast<int64_t>(x.itemsize());
+  const char* sp = x.raw();
+  char* dp = dst.raw();
+  int64_t rows = outer * m;
+  {
+    GilRelease nogil;
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+      // Short rows are copied with a fixed-size memcpy the compiler inlines: a libc call per
+      // 64-byte row costs as much as the copy itself.
+      bool ok = by_row_bytes(row, [&](auto kb) {
+        return select_rows<decltype(kb)::value>(sp, ip, m, n, size, row, b, e, dp + b * row);
+      });
+      if (!ok) bad = true;
+    });
+  }
+  if (bad) {
+    if (dim1_kernel) fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
+    fail(ErrorKind::Index, "index out of range in self");
+  }
+  if (!dst.same(out)) copy_into(out, dst);
+  out.bump_version();
+  return out;
+}
+
+Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
+  Tensor out = empty({0}, input.dtype());
+  return index_select_out(input, dim, index, out);
+}
+
+// ---- gather / scatter ------------------------------------------------------
+
+Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  (void)sparse_grad;
+  int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
+  check_gather_scatter("gather", input, d, index, nullptr, true);
+  EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ",
+              dtype_name(input.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  check_no_internal_overlap(out);
+  resize_out(out, index.sizes());
+  if (index.numel() == 0) return out;
+  Tensor idx = as_long_contiguous(index);
+  int64_t size = sizes1(input)[d];
+  // Bounds are checked inside the copy loop (never reading outside); a bad index
+  // raises afterwards, with the serial scan naming the first offender.
+  std::atomic<bool> bad{false};
+  DimVector isz = sizes1(idx);
+  std::array<DimVector, 2> st{strides1(input), contiguous_strides(isz)};
+  int64_t xs = st[0][d], is = st[1][d];
+  const int64_t* ip = idx.data<int64_t>();
+  const char* xp = input.raw();
+  char* op = out.raw();
+  by_itemsize(input.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* x = reinterpret_cast<const U*>(xp);
+    U* o = reinterpret_cast<U*>(op);
+    // out is contiguous with index's shape, so its offsets equal the index's.
+    for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
+      if (is == 1 && xs == 1 && sizeof(U) >= 4) {  // a contiguous last dim: unit strides
+        if (!gather_contig<sizeof(U)>(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
+        return;
+      }
+      if (is == 1 && xs == 1) {
+        const int64_t* ii = ip + off[1];
+        const U* xx = x + off[0];
+        U* oo = o + off[1];
+        bool b = false;
+        for (int64_t j = 0; j < len; ++j) {
+          uint64_t v = static_cast<uint64_t>(ii[j]);
+          bool ok = v < static_cast<uint64_t>(size);
+          b |= !ok;
+          oo[j] = xx[ok ? v : 0];  // a clamped load: no branch, never outside the row
+        }
+        if (b) bad = true;
+        return;
+      }
+      bool b = false;
+      for (int64_t j = 0; j < len; ++j) {
+        uint64_t v = static_cast<uint64_t>(ip[off[1] + j * is]);
+        b |= v >= static_cast<uint64_t>(size);
+        o[off[1] + j * is] = v < static_cast<uint64_t>(size) ? x[off[0] + static_cast<int64_t>(v) * xs] : U{};
+      }
+      if (b) bad = true;
+    });
+  });
+  if (bad) check_range(idx, size, d);
+  return out;
+}
+
+Tensor gather(const Tensor& input, int64_t dim, const Tensor& index, bool sparse_grad) {
+  Tensor out = empty({0}, input.dtype());
+  return gather_out(input, dim, index, sparse_grad, out);
+}
+
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter", self, d, index, &src, false);
+  scatter_into("scatter", self, d, index, &src, nullptr, Reduce::None);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_(dense_clone(input), dim, index, src);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter", self, d, index, nullptr, false);
+  Tensor v = scalar_tensor(value, self.dtype());
+  scatter_into("scatter", self, d, index, nullptr, &v, Reduce::None);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(dense_clone(input), dim, index, value);
+}
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_add_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
+  scatter_into("scatter_add", self, d, index, &src, nullptr, Reduce::Add);
+  return self;
+}
+Tensor scatter_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_add_(dense_clone(input), dim, index, src);
+}
+
+// ---- scatter with reduction -------------------------------------------------
+
+namespace {
+
+Reduce parse_scatter_reduce(std::string_view r) {
+  if (r == "sum") return Reduce::Add;
+  if (r == "prod") return Reduce::Mul;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax" || r == "max") return Reduce::Max;  // max/min: accepted spellings, as in PyTorch
+  if (r == "amin" || r == "min") return Reduce::Min;
+  fail(ErrorKind::Runtime, "reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+}
+
+// The reduction's identity (a 0-d tensor), written over scattered positions when include_self=False.
+Tensor reduce_identity(Reduce red, ScalarType dt) {
+  Tensor t = empty({}, dt);
+  bool fl = is_floating(dt);
+  EMBER_DISPATCH_ALL(dt, "scatter_reduce", [&] {
+    scalar_t v = static_cast<scalar_t>(0);
+    if (red == Reduce::Mul) v = static_cast<scalar_t>(1);
+    if (red == Reduce::Max) v = fl ? static_cast<scalar_t>(-INFINITY) : std::numeric_limits<scalar_t>::lowest();
+    if (red == Reduce::Min) v = fl ? static_cast<scalar_t>(INFINITY) : std::numeric_limits<scalar_t>::max();
+    *t.data<scalar_t>() = v;
+  });
+  return t;
+}
+
+}  // namespace
+
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::string_view reduce, bool include_self) {
+  check_inplace(self, "scatter_reduce_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_reduce(reduce);
+  check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
+  if (index.numel() == 0) return self;
+  if (!include_self) {
+    Tensor id = reduce_identity(red, self.dtype());
+    scatter_into("scatter_reduce", self, d, index, nullptr, &id, Reduce::None);
+  }
+  if (red != Reduce::Mean) {
+    scatter_into("scatter_reduce", self, d, index, &src, nullptr, red);
+    return self;
+  }
+  // mean: a sum, then a division by how many values met at each position (itself included).
+  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), self.dtype(), std::nullopt);
+  Tensor one = scalar_tensor(Scalar(int64_t(1)), self.dtype());
+  scatter_into("scatter_reduce", count, d, index, nullptr, &one, Reduce::Add);
+  scatter_into("scatter_reduce", self, d, index, &src, nullptr, Reduce::Add);
+  clamp_min_(count, Scalar(int64_t(1)));
+  if (is_floating(self.dtype())) div_(self, count, std::nullopt);
+  else div_(self, count, std::string_view("floor"));
+  return self;
+}
+Tensor scatter_reduce(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  return scatter_reduce_(dense_clone(input), dim, index, src, reduce, include_self);
+}
+
+// scatter(..., reduce='add'|'multiply'): the older spelling with two reductions.
+namespace {
+Reduce parse_scatter_legacy(std::string_view r) {
+  if (r == "add") return Reduce::Add;
+  if (r == "multiply") return Reduce::Mul;
+  fail(ErrorKind::Runtime, "reduce argument must be either add or multiply.");
+}
+}  // namespace
+
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_legacy(reduce);
+  check_gather_scatter("scatter", self, d, index, &src, false);
+  warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.");
+  scatter_into("scatter", self, d, index, &src, nullptr, red);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_(dense_clone(input), dim, index, src, reduce);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_inplace(self, "scatter_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  Reduce red = parse_scatter_legacy(reduce);
+  check_gather_scatter("scatter", self, d, index, nullptr, false);
+  Tensor v = scalar_tensor(value, self.dtype());
+  scatter_into("scatter", self, d, index, nullptr, &v, red);
+  return self;
+}
+Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_(dense_clone(input), dim, index, value, reduce);
+}
+
+// ---- index_add / index_copy / index_fill -----------------------------------
+
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_inplace(self, "index_add_");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_index_add_source(self, d, index, source);
+  // aten's kernel for a self of two or more dims returns before reading an index when there is
+  // nothing to add or nowhere to add it.
+  if (self.dim() > 1 && (self.numel() == 0 || index.numel() == 0)) return self;
+  // index_add takes no negative indices (unlike index_copy / index_fill). aten's kernels word a
+  // bad one two ways: its accumulating index_put path (two or more dims, an int64 index, alpha
+  // 1 and not True) names it, the others do not.
+  Tensor idx = as_long_contiguous(index);
+  const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
+  if (!put_path) {
+    const int64_t* ip = idx.data<int64_t>();
+    const int64_t size = sizes1(self)[d];
+    for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+      EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
+  }
+  check_range(idx, sizes1(self)[d], d);
+  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Add, alpha); });
+}
+Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return index_add_(dense_clone(input), dim, index, source, alpha);
+}
+
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_inplace(self, "index_copy_");
+  // aten's meta wraps dim first, then checks overlap before it looks at the other arguments
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_no_internal_overlap(self);
+  check_index_copy_source(self, d, index, source);
+  if (!restrided_view_runs(self, d, index.numel())) return self;
+  // Unlike index_fill, index_copy takes no negative indices.
+  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
+  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
+}
+Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_copy_(dense_clone(input), dim, index, source);
+}
+
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "index_fill_");
+  EMBER_CHECK_INDEX(index.dtype() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  const bool runs = restrided_view_runs(self, d, index.numel());
+  // aten's kernel reads the value with the checked conversion before any index.
+  EMBER_DISPATCH_ALL(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
+  if (!runs) return self;
+  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
+  Tensor v = scalar_tensor(value, self.dtype());
+  bool aliased = false;  // an expanded self: PyTorch fills through the aliases (with a deprecation warning)
+  for (int64_t i = 0; i < self.dim(); ++i) aliased |= self.strides()[i] == 0 && self.sizes()[i] > 1;
+  if (aliased) {
+    const int64_t* ip = idx.data<int64_t>();
+    for (int64_t i = 0, m = idx.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
+    return self;
+  }
+  return inplace_dense(self, [&](const Tensor& dst) {
+    auto [outer, n, inner] = split3(dst, d);
+    int64_t m = idx.numel();
+    const int64_t* ip = idx.data<int64_t>();
+    by_itemsize(dst.itemsize(), [&](auto tag) {
+      using U = decltype(tag);
+      U val;
+      std::memcpy(&val, v.raw(), sizeof(U));
+      U* dp = dst.data<U>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < m; ++i)
+          std::fill(dp + (o * n + ip[i]) * inner, dp + (o * n + ip[i] + 1) * inner, val);
+    });
+  });
+}
+Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
+  return index_fill_(dense_clone(input), dim, index, value);
+}
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return index_fill_(self, dim, index, value.item());
+}
+Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& value) {
+  return index_fill_(dense_clone(input), dim, index, value);
+}
+
+// ---- take ------------------------------------------------------------------
+
+Tensor take(const Tensor& input, const Tensor& index) {
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
+              legacy_name(index.dtype()));
+  Tensor x = input.is_contiguous() ? input : dense_clone(input);
+  Tensor idx = as_long_contiguous(index);
+  int64_t n = x.numel(), m = idx.numel();
+  const int64_t* ip = idx.data<int64_t>();
+  for (int64_t i = 0; i < m; ++i)
+    EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
+                      " elements.");
+  Tensor out = empty(index.sizes(), input.dtype());
+  by_itemsize(x.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* xp = x.data<U>();
+    U* op = out.data<U>();
+    parallel_for(0, m, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) op[i] = xp[ip[i] < 0 ? ip[i] + n : ip[i]];
+    });
+  });
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,256 @@
+// Advanced indexing. Index tensors broadcast to one shape B; each position of B
+// picks one element offset over the indexed dims, and the other ("rest") dims
+// are copied whole. Result dims: B replaces the indexed dims in place when they
+// are adjacent, else B comes first (PyTorch's and NumPy's rule).
+#include <atomic>
+
+#include "iter/elementwise_iter.h"
+#include "ops/core/checks.h"
+#include "ops/index/index_advanced.h"
+#include "ops/index/index_common.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+using namespace index_detail;
+
+IndexList expand_index_masks(const Tensor& self, const IndexList& indices) {
+  IndexList out;
+  int64_t d = 0;
+  for (const Tensor& t : indices) {
+    if (!t.defined()) {
+      out.emplace_back();
+      ++d;
+      continue;
+    }
+    ScalarType dt = t.dtype();
+    if (dt == ScalarType::Bool || dt == ScalarType::UInt8) {
+      EMBER_CHECK_INDEX(d + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+      for (int64_t k = 0; k < t.dim(); ++k)
+        EMBER_CHECK_INDEX(t.sizes()[k] == self.sizes()[d + k], "The shape of the mask ", shape_str(t.sizes()),
+                          " at index ", k, " does not match the shape of the indexed tensor ",
+                          shape_str(self.sizes()), " at index ", d + k);
+      Tensor nz = nonzero(t);
+      for (int64_t k = 0; k < t.dim(); ++k) out.push_back(select(nz, 1, k));
+      d += t.dim();
+    } else {
+      EMBER_CHECK_INDEX(dt == ScalarType::Int64 || dt == ScalarType::Int32 || dt == ScalarType::Int16 ||
+                            dt == ScalarType::Int8,
+                        "tensors used as indices must be long, int, byte or bool tensors");
+      out.push_back(t);
+      ++d;
+    }
+  }
+  EMBER_CHECK_INDEX(static_cast<int64_t>(out.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim());
+  return out;
+}
+
+namespace {
+
+// Where the pieces of an advanced index go.
+struct Plan {
+  DimVector bshape;             // broadcast shape of the index tensors
+  int64_t nb = 1;               // its numel
+  std::vector<int64_t> adv;     // indexed dims of self
+  std::vector<Tensor> idx;      // contiguous int64, shape bshape, one per adv dim
+  DimVector rest_sizes, rest_src_strides, rest_out_strides;
+  DimVector out_shape;
+  int64_t b_stride = 0;         // stride of the flattened B dim in the (contiguous) result
+  std::vector<int64_t> offsets; // element offset in self per B position
+};
+
+Plan make_plan(const Tensor& self, const IndexList& raw) {
+  IndexList indices = expand_index_masks(self, raw);
+  Plan p;
+  bool first = true;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d].defined()) continue;
+    p.adv.push_back(static_cast<int64_t>(d));
+    if (first) {
+      p.bshape.assign(indices[d].sizes().begin(), indices[d].sizes().end());
+      first = false;
+      continue;
+    }
+    IntArrayRef s = indices[d].sizes();
+    DimVector a = p.bshape;
+    // Same broadcasting as elementwise ops, with indexing's own error.
+    bool ok = true;
+    size_t n = std::max(a.size(), s.size());
+    DimVector r(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+      int64_t y = i < n - s.size() ? 1 : s[i - (n - s.size())];
+      if (x != y && x != 1 && y != 1) ok = false;
+      r[i] = x == 1 ? y : x;
+    }
+    if (!ok) {
+      std::string shapes;
+      for (const Tensor& t : indices)
+        if (t.defined()) shapes += (shapes.empty() ? "" : ", ") + shape_str(t.sizes());
+      fail(ErrorKind::Index, "shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+    }
+    p.bshape = r;
+  }
+  p.nb = compute_numel(p.bshape);
+  bool adjacent = true;
+  for (size_t k = 1; k < p.adv.size(); ++k) adjacent &= p.adv[k] == p.adv[k - 1] + 1;
+  int64_t bpos = adjacent && !p.adv.empty() ? p.adv[0] : 0;
+  // Rest dims of self, in order; B is inserted at bpos among them.
+  std::vector<int64_t> rest;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (std::find(p.adv.begin(), p.adv.end(), d) == p.adv.end()) rest.push_back(d);
+  for (int64_t i = 0; i < bpos; ++i) p.out_shape.push_back(self.sizes()[rest[i]]);
+  for (int64_t s : p.bshape) p.out_shape.push_back(s);
+  for (size_t i = bpos; i < rest.size(); ++i) p.out_shape.push_back(self.sizes()[rest[i]]);
+  DimVector os = contiguous_strides(p.out_shape);
+  int64_t nbd = static_cast<int64_t>(p.bshape.size());
+  p.b_stride = nbd ? os[bpos + nbd - 1] : 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    p.rest_sizes.push_back(self.sizes()[rest[i]]);
+    p.rest_src_strides.push_back(self.strides()[rest[i]]);
+    p.rest_out_strides.push_back(os[static_cast<int64_t>(i) < bpos ? i : i + nbd]);
+  }
+  // Element offsets of every B position (negative indices wrap).
+  for (int64_t d : p.adv) p.idx.push_back(as_long_contiguous(expand(indices[d], p.bshape, false)));
+  p.offsets.assign(p.nb, 0);
+  std::atomic<bool> bad{false};
+  for (size_t k = 0; k < p.adv.size(); ++k) {
+    int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
+    const int64_t* ip = p.idx[k].data<int64_t>();
+    int64_t* off = p.offsets.data();
+    parallel_for(0, p.nb, kGrainSize, [&](int64_t b, int64_t e) {
+      bool local_bad = false;
+      for (int64_t i = b; i < e; ++i) {
+        int64_t v = ip[i];
+        local_bad |= v < -size || v >= size;
+        off[i] += (v < 0 ? v + size : v) * stride;
+      }
+      if (local_bad) bad = true;
+    });
+    // Like PyTorch, an empty result reads nothing and so checks nothing, except
+    // that a dim of size 0 can take no index at all.
+    if (bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
+      for (int64_t i = 0; i < p.nb; ++i)
+        if (ip[i] < -size || ip[i] >= size)
+          fail(ErrorKind::Index, "index ", ip[i], " is out of bounds for dimension ", p.adv[k], " with size ", size);
+    }
+  }
+  return p;
+}
+
+// Offsets of every rest position (row-major over rest dims) for one stride set.
+std::vector<int64_t> rest_offsets(const DimVector& sizes, const DimVector& strides) {
+  int64_t n = compute_numel(sizes);
+  std::vector<int64_t> r(n, 0);
+  int64_t nd = static_cast<int64_t>(sizes.size());
+  DimVector c(nd, 0);
+  int64_t cur = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    r[i] = cur;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      cur += strides[d];
+      if (++c[d] < sizes[d]) break;
+      cur -= strides[d] * sizes[d];
+      c[d] = 0;
+    }
+  }
+  return r;
+}
+
+bool is_dense_block(const DimVector& sizes, const DimVector& strides) {
+  int64_t expect = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expect) return false;
+    expect *= sizes[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+Tensor index(const Tensor& self, const IndexList& indices) {
+  // A lone mask over every dim is masked_select: one pass, no coordinate list.
+  if (indices.size() == 1 && indices[0].defined() && indices[0].dtype() == ScalarType::Bool &&
+      indices[0].dim() == self.dim() && self.dim() > 0 && same_shape(indices[0].sizes(), self.sizes()))
+    return masked_select(self, indices[0]);
+  Plan p = make_plan(self, indices);
+  Tensor out = empty(p.out_shape, self.dtype());
+  int64_t rn = compute_numel(p.rest_sizes);
+  if (rn == 0 || p.nb == 0) return out;
+  const char* sp = self.raw();
+  char* op = out.raw();
+  const int64_t* off = p.offsets.data();
+  bool dense = is_dense_block(p.rest_sizes, p.rest_src_strides) && is_dense_block(p.rest_sizes, p.rest_out_strides);
+  std::vector<int64_t> ro, rs;
+  if (!dense && rn > 1) {
+    rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
+    ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
+  }
+  int64_t bs = p.b_stride;
+  by_itemsize(self.itemsize(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* x = reinterpret_cast<const U*>(sp);
+    U* o = reinterpret_cast<U*>(op);
+    parallel_for(0, p.nb, std::max<int64_t>(1, kGrainSize / rn), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if (rn == 1) o[i * bs] = x[off[i]];
+        else if (dense) std::memcpy(o + i * bs, x + off[i], rn * sizeof(U));
+        else
+          for (int64_t r = 0; r < rn; ++r) o[i * bs + ro[r]] = x[off[i] + rs[r]];
+      }
+    });
+  });
+  return out;
+}
+
+const Tensor& index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
+  check_inplace(self, "index_put_");
+  Plan p = make_plan(self, indices);
+  // Leading unit dims of values beyond the result's rank are dropped (x[i] = v[None]).
+  Tensor v = values;
+  while (v.dim() > static_cast<int64_t>(p.out_shape.size()) && v.sizes()[0] == 1) v = select(v, 0, 0);
+  bool ok = v.dim() <= static_cast<int64_t>(p.out_shape.size());
+  for (int64_t i = 0; ok && i < v.dim(); ++i) {
+    int64_t vs = v.sizes()[v.dim() - 1 - i], os = p.out_shape[p.out_shape.size() - 1 - i];
+    ok = vs == 1 || vs == os;
+  }
+  EMBER_CHECK(ok, "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+              " cannot be broadcast to indexing result of shape ", shape_str(p.out_shape));
+  EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
+              legacy_name(self.dtype()), " for the destination and ", legacy_name(v.dtype()), " for the source.");
+  v = contiguous(expand(v, p.out_shape, false), MemoryFormat::Contiguous);
+  int64_t rn = compute_numel(p.rest_sizes);
+  if (rn == 0 || p.nb == 0) return self;
+  std::vector<int64_t> rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
+  std::vector<int64_t> ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
+  const int64_t* off = p.offsets.data();
+  int64_t bs = p.b_stride;
+  {
+    GilRelease nogil;
+    // Serial over B: duplicate indices write (or accumulate into) the same element.
+    EMBER_DISPATCH_ALL(self.dtype(), "index_put_", [&] {
+      using acc = opmath_t<scalar_t>;
+      scalar_t* x = self.data<scalar_t>();
+      const scalar_t* vp = v.data<scalar_t>();
+      for (int64_t i = 0; i < p.nb; ++i)
+        for (int64_t r = 0; r < rn; ++r) {
+          scalar_t& d = x[off[i] + rs[r]];
+          scalar_t s = vp[i * bs + ro[r]];
+          d = accumulate ? static_cast<scalar_t>(acc(d) + acc(s)) : s;
+        }
+    });
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor index_put(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
+  Tensor out = clone(self, MemoryFormat::Contiguous);
+  index_put_(out, indices, values, accumulate);
+  return out;
+}
+
+}  // namespace ember

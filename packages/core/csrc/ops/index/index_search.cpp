@@ -1,0 +1,241 @@
+// Binning ops: searchsorted / bucketize (binary search per value), bincount and
+// histc (counting). Values compare in double, which is exact for every dtype
+// the comparisons see (ints up to 2^53, all floats).
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "iter/elementwise_iter.h"
+#include "ops/core/checks.h"
+#include "ops/index/index_common.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+using namespace index_detail;
+
+namespace {
+
+Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, MemoryFormat::Contiguous); }
+
+// Values of t as a contiguous double buffer (copied once; these ops are not hot paths for huge inputs).
+std::vector<double> as_doubles(const Tensor& t) {
+  Tensor c = dense(t);
+  std::vector<double> r(c.numel());
+  EMBER_DISPATCH_ALL(c.dtype(), "searchsorted", [&] {
+    const scalar_t* p = c.data<scalar_t>();
+    for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<double>(p[i]);
+  });
+  return r;
+}
+
+Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool right,
+                   std::optional<std::string_view> side, const Tensor& sorter, const Tensor* out, bool scalar_input) {
+  if (side) {
+    EMBER_CHECK(*side == "left" || *side == "right", "torch.searchsorted(): side can only be 'left' or 'right' but got ",
+                *side);
+    EMBER_CHECK(!(*side == "left" && right), "torch.searchsorted(): side and right can't be set to opposites, got side "
+                "of left while right was True");
+    right = *side == "right";
+  }
+  EMBER_CHECK(seq.dim() >= 1, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+              "dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor ",
+              shape_str(seq.sizes()), " and input value tensor ", shape_str(input.sizes()));
+  if (seq.dim() > 1) {
+    bool ok = !scalar_input && input.dim() == seq.dim();
+    for (int64_t d = 0; ok && d + 1 < seq.dim(); ++d) ok = seq.sizes()[d] == input.sizes()[d];
+    EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
+                shape_str(seq.sizes()), " and input value tensor ", shape_str(input.sizes()));
+  }
+  if (sorter.defined()) {
+    EMBER_CHECK(same_shape(sorter.sizes(), seq.sizes()), "torch.searchsorted(): boundary and sorter must have the same "
+                "size, but got boundary tensor ", shape_str(seq.sizes()), "and got sorter tensor ",
+                shape_str(sorter.sizes()));
+    EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "torch.searchsorted(): sorter must be a tensor of long dtype but "
+                "got dtype ", dtype_name(sorter.dtype()));
+  }
+  ScalarType odt = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
+  if (out)
+    EMBER_CHECK(out->dtype() == odt, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                "or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype ",
+                dtype_name(out->dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
+  // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
+  if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
+    dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
+  Tensor result = out ? *out : empty(input.sizes(), odt);
+  if (out) resize_out(*out, input.sizes());
+  // aten compares in the two's common dtype, where a Python number is a wrapped number: -1
+  // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
+  const Tensor* both[] = {&seq, &input};
+  const ScalarType ct = result_type(both, 2);
+  std::vector<double> b = as_doubles(to_dtype(seq, ct)), v = as_doubles(to_dtype(input, ct));
+  int64_t len = seq.sizes()[seq.dim() - 1];
+  std::vector<int64_t> order;
+  if (sorter.defined()) {
+    Tensor s = dense(sorter);
+    order.assign(s.data<int64_t>(), s.data<int64_t>() + s.numel());
+    for (int64_t o : order)
+      EMBER_CHECK(o >= 0 && o < len, "torch.searchsorted(): sorter index out of range");
+  }
+  int64_t rows_in = seq.dim() > 1 ? std::max<int64_t>(1, compute_numel(seq.sizes()) / std::max<int64_t>(len, 1)) : 1;
+  int64_t per_row = rows_in > 1 ? static_cast<int64_t>(v.size()) / rows_in : static_cast<int64_t>(v.size());
+  EMBER_DISPATCH_INT(odt, "searchsorted", [&] {
+    scalar_t* op = result.data<scalar_t>();
+    parallel_for(0, static_cast<int64_t>(v.size()), 4096, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        int64_t row = rows_in > 1 ? i / std::max<int64_t>(per_row, 1) : 0;
+        const double* base = b.data() + row * len;
+        const int64_t* ord = order.empty() ? nullptr : order.data() + row * len;
+        auto at = [&](int64_t k) { return ord ? base[ord[k]] : base[k]; };
+        int64_t l = 0, h = len;
+        double x = v[i];
+        while (l < h) {
+          int64_t m = l + (h - l) / 2;
+          // PyTorch's comparisons: a NaN value goes past every boundary (index len).
+          bool go_right = right ? !(at(m) > x) : !(at(m) >= x);
+          if (go_right) l = m + 1;
+          else h = m;
+        }
+        op[i] = static_cast<scalar_t>(l);
+      }
+    });
+  });
+  result.bump_version();
+  return result;
+}
+
+}  // namespace
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& input, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const Tensor& sorter) {
+  return search_impl(sorted_sequence, input, out_int32, right, side, sorter, nullptr, false);
+}
+Tensor searchsorted_out(const Tensor& sorted_sequence, const Tensor& input, bool out_int32, bool right,
+                        std::optional<std::string_view> side, const Tensor& sorter, const Tensor& out) {
+  return search_impl(sorted_sequence, input, out_int32, right, side, sorter, &out, false);
+}
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& input, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const Tensor& sorter) {
+  EMBER_CHECK(sorted_sequence.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
+              "tensor dimension is 1, but we got boundaries tensor dim(", sorted_sequence.dim(), ") and input value's "
+              "dimension 0");
+  return search_impl(sorted_sequence, wrap_number(input, sorted_sequence), out_int32, right, side, sorter, nullptr,
+                     true);
+}
+
+Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return search_impl(boundaries, input, out_int32, right, std::nullopt, Tensor(), nullptr, false);
+}
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return search_impl(boundaries, wrap_number(self, boundaries), out_int32, right, std::nullopt, Tensor(), nullptr,
+                     true);
+}
+Tensor bucketize_out(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return search_impl(boundaries, input, out_int32, right, std::nullopt, Tensor(), &out, false);
+}
+
+// ---- bincount / histc ----------------------------------------------------------
+
+Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
+  // PyTorch's order: the integer-dtype dispatch (bool excluded), minlength, then an empty 1-d
+  // input returns int64 zeros whatever the weights are.
+  if (!is_integral(input.dtype(), false)) dtype_not_implemented("bincount_cpu", input.dtype());
+  EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
+  if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, std::nullopt);
+  EMBER_CHECK(input.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
+  if (weights.defined())
+    EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
+                "weights should be 1-d and have the same length as input");
+  Tensor idx = as_long_contiguous(input);
+  const int64_t* ip = idx.data<int64_t>();
+  int64_t n = idx.numel(), mx = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    EMBER_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
+    mx = std::max(mx, ip[i]);
+  }
+  int64_t bins = std::max(mx + 1, minlength);
+  if (!weights.defined()) {
+    Tensor out = zeros({bins}, ScalarType::Int64, std::nullopt);
+    int64_t* op = out.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) ++op[ip[i]];
+    return out;
+  }
+  // float32 weights keep their dtype; everything else counts in float64 (PyTorch's rule).
+  ScalarType odt = weights.dtype() == ScalarType::Float32 ? ScalarType::Float32 : ScalarType::Float64;
+  Tensor w = dense(_to_copy(weights, odt));
+  Tensor out = zeros({bins}, odt, std::nullopt);
+  auto add_all = [&](auto tag) {
+    using S = decltype(tag);
+    const S* wp = w.data<S>();
+    S* op = out.data<S>();
+    for (int64_t i = 0; i < n; ++i) op[ip[i]] += wp[i];
+  };
+  if (odt == ScalarType::Float32) add_all(float{});
+  else add_all(double{});
+  return out;
+}
+
+Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
+  ScalarType dt = input.dtype();
+  // PyTorch checks the out dtype before its dtype dispatch.
+  EMBER_CHECK(out.dtype() == dt, "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+              "input ", c_type_name(dt), " and hist ", c_type_name(out.dtype()));
+  EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  double lo = min.to_double(), hi = max.to_double();
+  EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
+  std::vector<double> v = as_doubles(input);
+  if (lo == hi && !v.empty()) {
+    lo = *std::min_element(v.begin(), v.end());
+    hi = *std::max_element(v.begin(), v.end());
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  // The edges are doubles: around 2**63, x - 1 and x + 1 round back to x.
+  EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  // aten writes the bin edges with linspace into a tensor of the input's dtype (its checked
+  // conversion of both ends), then dispatches on the dtype.
+  if (dt != ScalarType::Bool)
+    EMBER_DISPATCH_ALL(dt, "histc", [&] {
+      (void)Scalar(lo).checked<scalar_t>();
+      (void)Scalar(hi).checked<scalar_t>();
+    });
+  resize_out(out, {bins});  // aten sizes its output before the dtype dispatch (a huge bins: OOM first)
+  if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
+  std::vector<double> counts(bins, 0.0);
+  EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
+    // PyTorch's bin arithmetic: edges and every step rounded to the input's dtype, so a value
+    // near an edge lands in the same bin as there (double arithmetic moved ~1% of 0-d inputs).
+    using T = scalar_t;
+    using A = opmath_t<T>;
+    const T l = static_cast<T>(lo), h = static_cast<T>(hi), nb = static_cast<T>(A(bins));
+    const T width = static_cast<T>(A(h) - A(l));
+    for (double xd : v) {
+      const T x = static_cast<T>(xd);
+      if (!(A(x) >= A(l) && A(x) <= A(h))) continue;  // NaN is skipped too
+      const T d = static_cast<T>(A(x) - A(l));
+      const T pos = static_cast<T>(A(static_cast<T>(A(d) * A(nb))) / A(width));
+      int64_t b = static_cast<int64_t>(A(pos));
+      if (b >= bins) b = bins - 1;
+      counts[b] += 1;
+    }
+    scalar_t* op = out.data<scalar_t>();
+    for (int64_t i = 0; i < bins; ++i) op[i] = static_cast<scalar_t>(counts[i]);
+  });
+  out.bump_version();
+  return out;
+}
+
+Tensor histc(const Tensor& input, int64_t bins, const Scalar& min, const Scalar& max) {
+  Tensor out = empty({0}, input.dtype());
+  return histc_out(input, bins, min, max, out);
+}
+
+}  // namespace ember

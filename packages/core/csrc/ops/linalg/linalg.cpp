@@ -1,0 +1,340 @@
+// Matrix products through OpenBLAS (float/double); half types go through
+// float32 GEMM; integers use a plain loop. Transposed operands are passed
+// to BLAS as transposes, never copied.
+#include <utility>
+#include <vector>
+
+#include "core/parallel.h"
+#include "core/profiler_op.h"
+#include "iter/elementwise_iter.h"
+#include "kernels/cpu/gemm/bf16_gemm.h"
+#include "kernels/cpu/gemm/blas_gemm.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+// How BLAS sees a 2-D matrix: its data, leading dimension and transpose flag.
+struct MatView {
+  Tensor t;  // keeps a contiguous copy alive when one was needed
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+MatView as_blas(const Tensor& m) {
+  int64_t r = m.sizes()[0], c = m.sizes()[1];
+  int64_t s0 = m.strides()[0], s1 = m.strides()[1];
+  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1)) return {m, false, std::max<int64_t>(s0, std::max<int64_t>(c, 1))};
+  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1)) return {m, true, std::max<int64_t>(s1, std::max<int64_t>(r, 1))};
+  Tensor cm = contiguous(m, MemoryFormat::Contiguous);
+  return {cm, false, std::max<int64_t>(c, 1)};
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
+              c_type_name(a.dtype()), " != ", c_type_name(b.dtype()));
+}
+
+// C[M,N] (contiguous, dtype of a) = alpha * A[M,K] @ B[K,N] + beta * C
+void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    if (beta == 0) zero_(c);
+    else if (beta != 1) mul_(c, wrap_scalar(Scalar(beta)));
+    return;
+  }
+  ScalarType dt = a.dtype();
+  if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
+    MatView A = as_blas(a), B = as_blas(b);
+    if (dt == ScalarType::Float32)
+      blas_gemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld,
+                float(beta), c.data<float>(), std::max<int64_t>(N, 1));
+    else
+      blas_gemm(A.trans, B.trans, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(), B.ld, beta,
+                c.data<double>(), std::max<int64_t>(N, 1));
+    return;
+  }
+  if (is_floating(dt)) {  // float16 / bfloat16: float32 accumulation, one rounding at the end
+    // beta == 0 never reads C: a fresh float32 buffer, not a conversion of c's uninitialised memory.
+    Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
+    if (dt == ScalarType::BFloat16 && bf16_gemm_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
+      MatView A = as_blas(a), B = as_blas(b);
+      bf16_gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()),
+                A.ld, reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(), N);
+    } else {  // widen (exact) and run the float32 GEMM
+      gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
+    }
+    copy_into(c, cf);
+    return;
+  }
+  EMBER_DISPATCH_NO_BOOL(dt, "addmm_impl_cpu_", [&] {
+    Tensor ac = contiguous(a, MemoryFormat::Contiguous), bc = contiguous(b, MemoryFormat::Contiguous);
+    const scalar_t* pa = ac.data<scalar_t>();
+    const scalar_t* pb = bc.data<scalar_t>();
+    scalar_t* pc = c.data<scalar_t>();
+    parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N * K, 1)), [&](int64_t b0, int64_t e0) {
+      std::vector<scalar_t> row(static_cast<size_t>(N));
+      for (int64_t i = b0; i < e0; ++i) {
+        for (int64_t j = 0; j < N; ++j) row[j] = scalar_t(0);
+        for (int64_t k = 0; k < K; ++k) {
+          scalar_t av = pa[i * K + k];
+          for (int64_t j = 0; j < N; ++j) row[j] = static_cast<scalar_t>(row[j] + av * pb[k * N + j]);
+        }
+        for (int64_t j = 0; j < N; ++j) {
+          scalar_t prev = beta == 0 ? scalar_t(0) : static_cast<scalar_t>(pc[i * N + j] * static_cast<scalar_t>(beta));
+          pc[i * N + j] = static_cast<scalar_t>(prev + static_cast<scalar_t>(alpha) * row[j]);
+        }
+      }
+    });
+  });
+}
+
+// matmul-family out= tensors must have exactly the result dtype.
+void check_out_dtype(const Tensor& out, ScalarType want) {
+  EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
+              c_type_name(out.dtype()), " instead");
+}
+
+Tensor to_out(Tensor r, const Tensor* out) {
+  if (!out) return r;
+  check_out_dtype(*out, r.dtype());
+  resize_out(*out, r.sizes());
+  copy_into(*out, r);
+  out->bump_version();
+  return *out;
+}
+
+// Whether the GEMM may write out= itself: already the result's dtype and shape, contiguous, and
+// sharing no memory with an operand. Otherwise the result is made aside and copied in (a
+// 2048x1024 mm into out= paid a 700 us copy).
+bool gemm_into_out(const Tensor& out, const Tensor& a, const Tensor& b, int64_t M, int64_t N) {
+  if (out.dtype() != a.dtype() || out.dim() != 2 || out.sizes()[0] != M || out.sizes()[1] != N ||
+      !out.is_contiguous())
+    return false;
+  auto range = [](const Tensor& t) {
+    const char* p = static_cast<const char*>(t.storage().data);
+    return std::pair<const char*, const char*>(p, p + t.storage().nbytes);
+  };
+  const auto o = range(out);
+  for (const Tensor* t : {&a, &b}) {
+    const auto r = range(*t);
+    if (o.first < r.second && r.first < o.second) return false;
+  }
+  return true;
+}
+
+Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
+  EMBER_CHECK(a.dim() == 2, "self must be a matrix");
+  EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
+  EMBER_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
+              a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
+  check_same_dtype(a, b);
+  if (out && gemm_into_out(*out, a, b, a.sizes()[0], b.sizes()[1])) {
+    gemm(a, b, *out, 1.0, 0.0);
+    out->bump_version();
+    return *out;
+  }
+  Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
+  gemm(a, b, c, 1.0, 0.0);
+  return to_out(c, out);
+}
+
+Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
+  EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
+  int64_t B = a.sizes()[0], M = a.sizes()[1], K = a.sizes()[2], N = b.sizes()[2];
+  EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K,
+              "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K, "] but got: [",
+              b.sizes()[0], ", ", b.sizes()[1], "].");
+  // aten's order: the result (batch2's dtype) and its out= check, the empty and K = 0 results,
+  // then the dtype dispatch on batch1 and the kernel's read of batch2 as that type.
+  if (out) check_out_dtype(*out, b.dtype());
+  if (B * M * N == 0 || K == 0) return to_out(zeros({B, M, N}, b.dtype(), std::nullopt), out);
+  EMBER_CHECK_NOTIMPL(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", legacy_name(a.dtype()), " but found ",
+              legacy_name(b.dtype()));
+  Tensor c = empty({B, M, N}, a.dtype());
+  for (int64_t i = 0; i < B; ++i) {
+    Tensor ai = make_view(a, {M, K}, {a.strides()[1], a.strides()[2]}, a.offset() + i * a.strides()[0]);
+    Tensor bi = make_view(b, {K, N}, {b.strides()[1], b.strides()[2]}, b.offset() + i * b.strides()[0]);
+    Tensor ci = make_view(c, {M, N}, {N, 1}, i * M * N);
+    gemm(ai, bi, ci, 1.0, 0.0);
+  }
+  return to_out(c, out);
+}
+
+Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
+  int64_t da = a.dim(), db = b.dim();
+  EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
+              db, "D");
+  if (da == 1 && db == 1) return to_out(dot(a, b), out);
+  if (da == 2 && db == 1) return to_out(mv(a, b), out);
+  if (da == 1 && db == 2) return to_out(squeeze(mm_impl(unsqueeze(a, 0), b, nullptr), 0), out);
+  if (da == 2 && db == 2) return mm_impl(a, b, out);
+  check_same_dtype(a, b);
+  // Batched: broadcast the batch dims, fold them into one, bmm, unfold.
+  Tensor A = da == 1 ? unsqueeze(a, 0) : a;
+  Tensor Bm = db == 1 ? unsqueeze(b, -1) : b;
+  int64_t n = A.sizes()[A.dim() - 2], k = A.sizes()[A.dim() - 1];
+  int64_t k2 = Bm.sizes()[Bm.dim() - 2], p = Bm.sizes()[Bm.dim() - 1];
+  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", k, ", ", p,
+              "] but got: [", k2, ", ", p, "].");
+  DimVector ba(A.sizes().begin(), A.sizes().end() - 2), bb(Bm.sizes().begin(), Bm.sizes().end() - 2);
+  DimVector batch = broadcast_shapes(ba, bb);
+  int64_t nb = compute_numel(batch);
+  DimVector ea = batch, eb = batch;
+  ea.push_back(n); ea.push_back(k);
+  eb.push_back(k); eb.push_back(p);
+  Tensor a3 = reshape(expand(A, ea, false), {nb, n, k});
+  Tensor b3 = reshape(expand(Bm, eb, false), {nb, k, p});
+  Tensor r = bmm_impl(a3, b3, nullptr);
+  DimVector rs = batch;
+  if (da > 1) rs.push_back(n);
+  if (db > 1) rs.push_back(p);
+  return to_out(reshape(r, rs), out);
+}
+
+Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha, const Tensor* out, bool inplace) {
+  EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
+  EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
+  EMBER_CHECK(m1.sizes()[1] == m2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", m1.sizes()[0],
+              "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
+  check_same_dtype(m1, m2);
+  check_same_dtype(input, m1);
+  int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
+  const IntArrayRef size(sz, 2);
+  // As aten: input expanded to the result's shape (when it differs) and copied into a fresh result
+  // that the GEMM accumulates onto; expand and copy_ are nested op events, as in PyTorch's trace.
+  Tensor e = input.sizes().equals(size) ? input : profiler::nested_op("aten::expand", {&input, nullptr, nullptr}, [&] {
+    return expand(input, size, false);
+  });
+  Tensor c = empty(size, input.dtype());
+  profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
+  gemm(m1, m2, c, alpha.to_double(), beta.to_double());
+  if (inplace) {
+    check_inplace(input, "addmm_");
+    copy_into(input, c);
+    input.bump_version();
+    return input;
+  }
+  return to_out(c, out);
+}
+
+Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha, const Tensor* out, bool inplace) {
+  // Index the batch dims first: a 2-D batch gives PyTorch's IndexError.
+  int64_t nb = b1.size(0), m = b1.size(1), p = b2.size(2);
+  // Then aten's meta: the shapes, input expanded to the result's, the three dtypes, and its
+  // kernel's dtype dispatch.
+  EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  EMBER_CHECK(b2.sizes()[0] == nb && b2.sizes()[1] == b1.sizes()[2],
+              "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", b1.sizes()[2],
+              "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+  if (!inplace) (void)expand(input, {nb, m, p}, false);
+  EMBER_CHECK(input.dtype() == b1.dtype() && b1.dtype() == b2.dtype(), "Input dtypes must be the same, got: input ",
+              c_type_name(input.dtype()), ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
+  EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
+  ScalarType dt = input.dtype();
+  bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
+  Tensor prod = bmm_impl(to_dtype(b1, ct), to_dtype(b2, ct), nullptr);
+  Tensor be = scalar_tensor(beta, ct), al = scalar_tensor(alpha, ct);
+  Tensor r = beta.to_double() == 0 ? mul(prod, al)
+                                   : add(mul(expand(to_dtype(input, ct), prod.sizes(), false), be),
+                                         mul(prod, al), Scalar(int64_t(1)));
+  r = to_dtype(r, dt);
+  if (inplace) {
+    check_inplace(input, "baddbmm_");
+    copy_into(input, r);
+    input.bump_version();
+    return input;
+  }
+  return to_out(r, out);
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& input, const Tensor& mat2) { return mm_impl(input, mat2, nullptr); }
+Tensor mm_out(const Tensor& input, const Tensor& mat2, const Tensor& out) { return mm_impl(input, mat2, &out); }
+Tensor bmm(const Tensor& input, const Tensor& mat2) { return bmm_impl(input, mat2, nullptr); }
+Tensor bmm_out(const Tensor& input, const Tensor& mat2, const Tensor& out) { return bmm_impl(input, mat2, &out); }
+Tensor matmul(const Tensor& input, const Tensor& other) { return matmul_impl(input, other, nullptr); }
+Tensor matmul_out(const Tensor& input, const Tensor& other, const Tensor& out) {
+  return matmul_impl(input, other, &out);
+}
+
+// aten's mv is addmv(beta=0) into a vector `self` of input.size(0) elements -- with out=, the out
+// tensor itself when it has 1 or input.size(0) elements and at most one dim -- so addmv's checks,
+// in its order, name that vector: input.size(0) first (a 0-d input is the IndexError), the dims,
+// the sizes (whose message reads self.size(0): a 0-d out= is the IndexError there), the dtypes.
+static Tensor mv_impl(const Tensor& input, const Tensor& vec, const Tensor* out) {
+  const int64_t rows = input.size(0);
+  const bool into_out = out && out->dim() <= 1 && (out->numel() == rows || out->numel() == 1);
+  const int64_t self_dim = into_out ? out->dim() : 1, self_numel = into_out ? out->numel() : rows;
+  const ScalarType self_dtype = into_out ? out->dtype() : vec.dtype();
+  EMBER_CHECK(input.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "vector + matrix @ vector expected, got ",
+              self_dim, ", ", input.dim(), ", ", vec.dim());
+  if (input.size(1) != vec.size(0) || (rows != self_numel && self_numel != 1))
+    fail(ErrorKind::Runtime, "size mismatch, got input (", into_out ? out->size(0) : rows, "), mat (", rows, "x",
+         input.size(1), "), vec (", vec.size(0), ")");
+  EMBER_CHECK(self_dtype == input.dtype() && self_dtype == vec.dtype(),
+              "addmv input tensors must have the same dtype, but got ", legacy_name(self_dtype), ", ",
+              legacy_name(input.dtype()), ", and ", legacy_name(vec.dtype()));
+  return to_out(squeeze(mm_impl(input, unsqueeze(vec, 1), nullptr), 1), out);
+}
+Tensor mv(const Tensor& input, const Tensor& vec) { return mv_impl(input, vec, nullptr); }
+Tensor mv_out(const Tensor& input, const Tensor& vec, const Tensor& out) { return mv_impl(input, vec, &out); }
+
+Tensor dot(const Tensor& input, const Tensor& tensor) {
+  EMBER_CHECK(input.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", input.dim(), "D and ",
+              tensor.dim(), "D tensors");
+  EMBER_CHECK(input.dtype() == tensor.dtype(), "dot : expected both vectors to have same dtype, but found ",
+              legacy_name(input.dtype()), " and ", legacy_name(tensor.dtype()));
+  EMBER_CHECK(input.numel() == tensor.numel(), "inconsistent tensor size, expected tensor [", input.numel(),
+              "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(),
+              " and ", tensor.numel(), " elements respectively");
+  return reshape(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
+}
+Tensor dot_out(const Tensor& input, const Tensor& tensor, const Tensor& out) {
+  return to_out(dot(input, tensor), &out);
+}
+
+Tensor outer(const Tensor& input, const Tensor& vec2) {
+  EMBER_CHECK(input.dim() == 1 && vec2.dim() == 1, "outer: Expected 1-D argument self, but got ", input.dim(), "-D");
+  return mul(unsqueeze(input, 1), unsqueeze(vec2, 0));
+}
+Tensor outer_out(const Tensor& input, const Tensor& vec2, const Tensor& out) {
+  outer(input, vec2);  // shape and dtype checks
+  return mul_out(unsqueeze(input, 1), unsqueeze(vec2, 0), out);  // castable out, unlike mm
+}
+
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  return addmm_impl(input, mat1, mat2, beta, alpha, nullptr, false);
+}
+Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  return addmm_impl(self, mat1, mat2, beta, alpha, nullptr, true);
+}
+Tensor addmm_out(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                 const Scalar& alpha, const Tensor& out) {
+  return addmm_impl(input, mat1, mat2, beta, alpha, &out, false);
+}
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  return baddbmm_impl(input, batch1, batch2, beta, alpha, nullptr, false);
+}
+Tensor baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                const Scalar& alpha) {
+  return baddbmm_impl(self, batch1, batch2, beta, alpha, nullptr, true);
+}
+Tensor baddbmm_out(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                   const Scalar& alpha, const Tensor& out) {
+  return baddbmm_impl(input, batch1, batch2, beta, alpha, &out, false);
+}
+
+}  // namespace ember

@@ -1,0 +1,523 @@
+// torch.linalg decompositions and solvers through LAPACK from the scipy-openblas32
+// build the core links (Fortran entry points, column-major). A row-major matrix
+// is copied to column-major as contiguous(A.mT); batches loop in parallel.
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+#include "core/parallel.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "kernels/cpu/linalg/lu_solve.h"
+#include "ops.h"
+
+extern "C" {
+// Hidden Fortran string lengths follow the explicit arguments (size_t each).
+void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
+void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
+void scipy_sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*,
+                   int*, size_t);
+void scipy_dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*,
+                   const int*, int*, size_t);
+void scipy_spotrf_(const char*, const int*, float*, const int*, int*, size_t);
+void scipy_dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
+void scipy_ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
+                   const int*, int*, size_t, size_t);
+void scipy_dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*,
+                   const int*, int*, size_t, size_t);
+void scipy_sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*,
+                   const int*, float*, const int*, int*, int*, size_t);
+void scipy_dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*,
+                   double*, const int*, double*, const int*, int*, int*, size_t);
+void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
+void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
+void scipy_sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*, int*);
+void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*, const int*,
+                   int*);
+}
+
+namespace ember {
+
+namespace {
+
+// Overloads so the kernels below are written once for float and double.
+void getrf(int m, int n, float* a, int lda, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &lda, ip, info); }
+void getrf(int m, int n, double* a, int lda, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &lda, ip, info); }
+void getrs(int n, int nrhs, const float* a, const int* ip, float* b, int* info) {
+  scipy_sgetrs_("N", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void getrs(int n, int nrhs, const double* a, const int* ip, double* b, int* info) {
+  scipy_dgetrs_("N", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void potrf(int n, float* a, int* info) { scipy_spotrf_("L", &n, a, &n, info, 1); }
+void potrf(int n, double* a, int* info) { scipy_dpotrf_("L", &n, a, &n, info, 1); }
+void syevd(const char* jobz, const char* uplo, int n, float* a, float* w, float* work, int lw, int* iw, int liw,
+           int* info) {
+  scipy_ssyevd_(jobz, uplo, &n, a, &n, w, work, &lw, iw, &liw, info, 1, 1);
+}
+void syevd(const char* jobz, const char* uplo, int n, double* a, double* w, double* work, int lw, int* iw, int liw,
+           int* info) {
+  scipy_dsyevd_(jobz, uplo, &n, a, &n, w, work, &lw, iw, &liw, info, 1, 1);
+}
+void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* w,
+           int lw, int* iw, int* info) {
+  scipy_sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
+}
+void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
+           double* w, int lw, int* iw, int* info) {
+  scipy_dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
+}
+void geqrf(int m, int n, float* a, int lda, float* tau, float* w, int lw, int* info) {
+  scipy_sgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+}
+void geqrf(int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
+  scipy_dgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+}
+void orgqr(int m, int n, int k, float* a, int lda, const float* tau, float* w, int lw, int* info) {
+  scipy_sorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+}
+void orgqr(int m, int n, int k, double* a, int lda, const double* tau, double* w, int lw, int* info) {
+  scipy_dorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+}
+
+template <class F>
+void dispatch_fd(ScalarType dt, const F& f) {
+  if (dt == ScalarType::Float32) f(float(0));
+  else f(double(0));
+}
+
+// PyTorch's checks in its order: the matrix shape (at least 2-d, square where asked), then the
+// dtype (floating; `low_ok`: half types pass here, as they do in PyTorch's checkFloatingOrComplex).
+void check_matrix(const Tensor& a, const char* op, bool square, const char* name = "A") {
+  EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name, " must have at least 2 dimensions.");
+  if (!square) return;
+  int64_t r = a.sizes()[a.dim() - 2], c = a.sizes()[a.dim() - 1];
+  EMBER_CHECK(r == c, op, ": ", name, " must be batches of square matrices, but they are ", r, " by ", c,
+              " matrices");
+}
+
+void check_floating(const Tensor& a, const char* op, bool low_ok) {
+  EMBER_CHECK(is_floating(a.dtype()), op, ": Expected a floating point or complex tensor as input. Got ",
+              legacy_name(a.dtype()));
+  EMBER_CHECK(low_ok || a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64, op,
+              ": Low precision dtypes not supported. Got ", legacy_name(a.dtype()));
+}
+
+// The LAPACK kernel's own dtype dispatch (NotImplementedError for half and integer types).
+// PyTorch returns before reaching it when the input is empty.
+void check_kernel(const Tensor& a, const char* kernel) {
+  if (a.numel() > 0 && a.dtype() != ScalarType::Float32 && a.dtype() != ScalarType::Float64)
+    dtype_not_implemented(kernel, a.dtype());
+}
+
+void check_square(const Tensor& a, const char* op, bool low_ok) {
+  check_matrix(a, op, true);
+  check_floating(a, op, low_ok);
+}
+
+int64_t batch_count(const Tensor& a) {
+  int64_t n = 1;
+  for (int64_t i = 0; i + 2 < a.dim(); ++i) n *= a.sizes()[i];
+  return n;
+}
+
+// A's matrices column-major: a contiguous (..., cols, rows) buffer.
+Tensor to_colmajor(const Tensor& a) { return clone(transpose(a, -2, -1), MemoryFormat::Contiguous); }
+// Back from a column-major buffer to a contiguous row-major result.
+Tensor from_colmajor(const Tensor& buf) { return contiguous(transpose(buf, -2, -1), MemoryFormat::Contiguous); }
+
+DimVector batch_shape(const Tensor& a) {
+  DimVector s;
+  for (int64_t i = 0; i + 2 < a.dim(); ++i) s.push_back(a.sizes()[i]);
+  return s;
+}
+
+DimVector with_tail(DimVector s, std::initializer_list<int64_t> tail) {
+  for (int64_t t : tail) s.push_back(t);
+  return s;
+}
+
+std::string batch_prefix(int64_t nb, int64_t b, bool batched) {
+  return batched && nb >= 1 ? str("(Batch element ", b, "): ") : std::string();
+}
+
+// Runs fn(batch index) over every matrix of the batch; returns the first (batch, info != 0).
+template <class F>
+std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {
+  std::vector<int> infos(static_cast<size_t>(nb), 0);
+  GilRelease nogil;  // also when the batch is one matrix (parallel_for runs it inline)
+  parallel_for(0, nb, 1, [&](int64_t b0, int64_t e0) {
+    for (int64_t b = b0; b < e0; ++b) infos[b] = fn(b);
+  });
+  for (int64_t b = 0; b < nb; ++b)
+    if (infos[b] != 0) return {b, infos[b]};
+  return {-1, 0};
+}
+
+}  // namespace
+
+// LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
+// beat its getri, and the blocked solve beats both).
+Tensor linalg_inv(const Tensor& A) {
+  check_square(A, "linalg.inv", false);
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  Tensor buf = to_colmajor(A);
+  if (n == 0 || nb == 0) return from_colmajor(buf);
+  Tensor out = clone(expand(eye(n, A.dtype(), std::nullopt), A.sizes(), false), MemoryFormat::Contiguous);
+  std::pair<int64_t, int> bad;
+  dispatch_fd(A.dtype(), [&](auto z) {
+    using T = decltype(z);
+    T* p = buf.data<T>();
+    T* po = out.data<T>();
+    bad = for_batch(nb, [&](int64_t b) {
+      std::vector<int> ip(static_cast<size_t>(n));
+      int info = 0;
+      T* a = p + b * n * n;
+      getrf(int(n), int(n), a, int(n), ip.data(), &info);
+      if (info != 0) return info;
+      lu_solve_blocked(n, n, a, ip.data(), po + b * n * n);
+      return info;
+    });
+  });
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.inv: ", batch_prefix(nb, bad.first, A.dim() > 2), "The diagonal element ",
+         bad.second, " is zero, the inversion could not be completed because the input matrix is singular.");
+  return out;  // solved row-major: already the result
+}
+
+namespace {
+// LU of every matrix; fills det sign and log|det| (or det itself).
+void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* logabs) {
+  check_square(A, op, det != nullptr);  // det takes half types to its LU kernel, slogdet rejects them
+  if (det) check_kernel(A, "lu_cpu");
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  DimVector bs = batch_shape(A);
+  if (A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64) {  // empty half: det of 0x0 is 1
+    *det = ones(bs, A.dtype(), std::nullopt);
+    return;
+  }
+  Tensor buf = to_colmajor(A);
+  if (det) *det = empty(bs, A.dtype(), std::nullopt, std::nullopt);
+  if (sign) *sign = empty(bs, A.dtype(), std::nullopt, std::nullopt);
+  if (logabs) *logabs = empty(bs, A.dtype(), std::nullopt, std::nullopt);
+  dispatch_fd(A.dtype(), [&](auto z) {
+    using T = decltype(z);
+    T* p = buf.data<T>();
+    T* pd = det ? det->data<T>() : nullptr;
+    T* ps = sign ? sign->data<T>() : nullptr;
+    T* pl = logabs ? logabs->data<T>() : nullptr;
+    for_batch(nb, [&](int64_t b) {
+      std::vector<int> ip(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      int info = 0;
+      T* a = p + b * n * n;
+      if (n > 0) getrf(int(n), int(n), a, int(n), ip.data(), &info);
+      // PyTorch's formulas: sign = prod(sgn(u_ii)) * (-1)^swaps, with sgn(NaN) = sgn(0) = 0 (so a
+      // NaN or a zero pivot gives a ±0 sign); det = prod(u_ii) * (-1)^swaps.
+      T sgn = 1, prod = 1, lg = 0, piv = 1;
+      for (int64_t i = 0; i < n; ++i) {
+        T u = a[i * n + i];
+        if (ip[i] != i + 1) piv = -piv;
+        prod *= u;
+        sgn *= T((u > 0) - (u < 0));
+        lg += std::log(std::abs(u));
+      }
+      if (pd) pd[b] = prod * piv;
+      if (ps) ps[b] = sgn * piv;
+      if (pl) pl[b] = lg;
+      return 0;
+    });
+  });
+}
+}  // namespace
+
+Tensor linalg_det(const Tensor& A) {
+  Tensor d;
+  lu_det(A, "linalg.det", &d, nullptr, nullptr);
+  return d;
+}
+
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  Tensor s, l;
+  lu_det(A, "linalg.slogdet", nullptr, &s, &l);
+  return {s, l};
+}
+
+// B is a (batch of) vector(s) rather than matrices (PyTorch's rule for linalg.solve).
+bool solve_is_vector(const Tensor& A, const Tensor& B) {
+  if (B.dim() == 1) return true;
+  if (B.dim() != A.dim() - 1) return false;
+  for (int64_t i = 0; i < B.dim(); ++i)
+    if (B.sizes()[i] != A.sizes()[i]) return false;
+  return true;
+}
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  check_floating(A, "linalg.solve", true);
+  EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
+              legacy_name(A.dtype()), " and B of type ", legacy_name(B.dtype()), " instead");
+  bool vec = solve_is_vector(A, B);
+  Tensor Bm = vec ? unsqueeze(B, -1) : B;
+  check_matrix(A, "linalg.solve", true);
+  check_matrix(Bm, "linalg.solve", false, "B");
+  Tensor Aw = left ? A : transpose(A, -2, -1);
+  if (!left) Bm = transpose(Bm, -2, -1);
+  int64_t n = A.sizes()[A.dim() - 1];
+  int64_t br = Bm.sizes()[Bm.dim() - 2], bc = Bm.sizes()[Bm.dim() - 1];
+  EMBER_CHECK(br == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", A.sizes()[A.dim() - 2], "x", n, " and ",
+              left ? br : bc, "x", left ? bc : br, ")");
+  // broadcast the batch dims
+  DimVector ab = batch_shape(Aw), bb = batch_shape(Bm);
+  size_t nd = std::max(ab.size(), bb.size());
+  DimVector bs(nd, 1);
+  for (size_t i = 0; i < nd; ++i) {
+    int64_t x = i + ab.size() >= nd ? ab[i + ab.size() - nd] : 1;
+    int64_t y = i + bb.size() >= nd ? bb[i + bb.size() - nd] : 1;
+    EMBER_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x, ") must match the size of tensor b (", y,
+                ") at non-singleton dimension ", i);
+    bs[i] = x == 1 ? y : x;
+  }
+  Tensor Ab = expand(Aw, with_tail(bs, {n, n}), false), Bb = expand(Bm, with_tail(bs, {n, bc}), false);
+  check_kernel(A, "lu_cpu");
+  Tensor abuf = to_colmajor(Ab), bbuf = to_colmajor(Bb);
+  int64_t nb = batch_count(abuf);
+  std::pair<int64_t, int> bad{-1, 0};
+  // aten factors A even for an empty B: a singular A is the error then too.
+  if (n > 0 && nb > 0) {
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* pa = abuf.data<T>();
+      T* pb = bbuf.data<T>();
+      bad = for_batch(nb, [&](int64_t b) {
+        std::vector<int> ip(static_cast<size_t>(n));
+        int info = 0;
+        getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        if (info != 0 || bc == 0) return info;
+        getrs(int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
+        return info;
+      });
+    });
+  }
+  EMBER_CHECK_KIND(ErrorKind::LinAlg, bad.second <= 0,
+                   "torch.linalg.solve: The solver failed because the input matrix is singular.");
+  Tensor X = from_colmajor(bbuf);
+  if (!left) X = contiguous(transpose(X, -2, -1), MemoryFormat::Contiguous);
+  return vec ? squeeze(X, -1) : X;
+}
+
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  check_square(A, "linalg.cholesky", true);
+  check_kernel(A, "cholesky_cpu");
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  // upper=True reads A's upper triangle (LAPACK's 'U'), which is A^T's lower one: the lower
+  // factor of A^T, transposed. A matrix that is not symmetric gives another answer per triangle.
+  Tensor buf = to_colmajor(upper ? transpose(A, -2, -1) : A);
+  std::pair<int64_t, int> bad{-1, 0};
+  if (n > 0 && nb > 0) {
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      bad = for_batch(nb, [&](int64_t b) {
+        int info = 0;
+        T* a = p + b * n * n;
+        potrf(int(n), a, &info);
+        // Reference LAPACK stops at a NaN pivot (info = its order); OpenBLAS's potrf runs on and
+        // fills NaN. The first NaN on the diagonal is where reference LAPACK (and PyTorch) stop.
+        for (int64_t j = 0; info == 0 && j < n; ++j)
+          if (std::isnan(a[j * n + j])) info = int(j + 1);
+        for (int64_t j = 0; j < n; ++j)  // column-major: zero the strict upper part
+          for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+        return info;
+      });
+    });
+  }
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.cholesky: ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The factorization could not be completed because the input is not positive-definite (the leading "
+         "minor of order ",
+         bad.second, " is not positive-definite).");
+  // buf read row-major is L^T: the upper factor.
+  return upper ? buf : from_colmajor(buf);
+}
+
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+  // No floating check in PyTorch: an empty integer input returns empty results of its dtype.
+  check_matrix(A, "linalg.eigh", true);
+  EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
+              "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
+  check_kernel(A, "linalg_eigh_cpu");
+  char uplo[2] = {char(std::toupper(UPLO[0])), 0};
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  Tensor buf = to_colmajor(A);
+  Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), std::nullopt, std::nullopt);
+  std::pair<int64_t, int> bad{-1, 0};
+  if (n > 0 && nb > 0) {
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      T* pw = w.data<T>();
+      bad = for_batch(nb, [&](int64_t b) {
+        int info = 0, iwq = 0;
+        T wq;
+        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
+        std::vector<T> work(static_cast<size_t>(wq) + 1);
+        std::vector<int> iw(static_cast<size_t>(iwq) + 1);
+        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(),
+              int(iw.size()), &info);
+        return info;
+      });
+    });
+  }
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.eigh: ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+         "eigenvalues (error code: ",
+         bad.second, ").");
+  return {w, from_colmajor(buf)};
+}
+
+namespace {
+// SVD of every matrix; U / Vh only when want_uv (full or reduced).
+void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {
+  check_matrix(A, op, false);
+  check_floating(A, op, true);
+  check_kernel(A, "linalg_svd_cpu");
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  int64_t ucols = full ? m : k, vrows = full ? n : k;
+  DimVector bs = batch_shape(A);
+  *S = empty(with_tail(bs, {k}), A.dtype(), std::nullopt, std::nullopt);
+  // U and Vh column-major buffers: U as (..., ucols, m), Vh as (..., n, vrows).
+  Tensor ub, vb;
+  if (want_uv) {
+    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), std::nullopt);
+    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), std::nullopt);
+  }
+  if (k == 0) {  // empty: identity blocks for the full factors
+    if (want_uv && nb > 0) {
+      if (ucols > 0) ub = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
+      if (vrows > 0) vb = clone(expand(eye(n, A.dtype(), std::nullopt), with_tail(bs, {n, n}), false), std::nullopt);
+    }
+  } else if (nb > 0) {
+    Tensor buf = to_colmajor(A);
+    std::pair<int64_t, int> bad;
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      T* ps = S->data<T>();
+      T* pu = want_uv ? ub.data<T>() : nullptr;
+      T* pv = want_uv ? vb.data<T>() : nullptr;
+      const char* jobz = !want_uv ? "N" : full ? "A" : "S";
+      bad = for_batch(nb, [&](int64_t b) {
+        int info = 0;
+        T dummy = 0;
+        T* u = pu ? pu + b * ucols * m : &dummy;
+        T* vt = pv ? pv + b * n * vrows : &dummy;
+        int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
+        std::vector<int> iw(static_cast<size_t>(8 * k));
+        T wq;
+        gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, iw.data(), &info);
+        std::vector<T> work(static_cast<size_t>(wq) + 1);
+        gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, work.data(), int(work.size()),
+              iw.data(), &info);
+        return info;
+      });
+    });
+    // LAPACK >= 3.10 (this OpenBLAS) answers a NaN anywhere in A with info = -4 and leaves S unwritten.
+    if (bad.second < 0)
+      fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
+           "The algorithm failed to converge because the input matrix contained non-finite values.");
+    if (bad.second > 0)
+      fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
+           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "singular values (error code: ",
+           bad.second - 1, ").");
+  }
+  if (want_uv) {
+    *U = from_colmajor(ub);
+    *Vh = from_colmajor(vb);
+  }
+}
+}  // namespace
+
+TensorList linalg_svd(const Tensor& A, bool full_matrices) {
+  Tensor U, S, Vh;
+  svd_impl(A, "linalg.svd", true, full_matrices, &U, &S, &Vh);
+  return {U, S, Vh};
+}
+
+Tensor linalg_svdvals(const Tensor& A) {
+  Tensor S;
+  svd_impl(A, "linalg.svd", false, false, nullptr, &S, nullptr);
+  return S;
+}
+
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  check_matrix(A, "linalg.qr", false);
+  // aten's order: a floating input, the mode, then its geqrf kernel (which has no half types,
+  // and runs on empty inputs too).
+  const bool half = is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64;
+  if (!half) check_floating(A, "linalg.qr", false);
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
+              "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  if (half) dtype_not_implemented("geqrf_cpu", A.dtype());
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  bool complete = mode == "complete", want_q = mode != "r";
+  int64_t qcols = complete ? m : k;
+  int64_t rrows = complete ? m : k;
+  // Work buffer: m x max(n, qcols) column-major, A in its first n columns.
+  int64_t wc = std::max(n, qcols);
+  DimVector bs = batch_shape(A);
+  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), std::nullopt);
+  if (nb > 0 && m > 0 && n > 0) {
+    Tensor tmp = to_colmajor(A);  // (..., n, m)
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      const T* src = tmp.data<T>();
+      T* dst = buf.data<T>();
+      for (int64_t b = 0; b < nb; ++b)
+        std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
+    });
+  }
+  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), std::nullopt);  // R column-major
+  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), std::nullopt);
+  if (nb > 0 && m > 0) {
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      T* pr = rb.data<T>();
+      T* pq = qb.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        T* a = p + b * wc * m;
+        std::vector<T> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
+        int info = 0;
+        if (k > 0) {
+          T wq;
+          geqrf(int(m), int(n), a, int(m), tau.data(), &wq, -1, &info);
+          std::vector<T> w(static_cast<size_t>(wq) + 1);
+          geqrf(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+        }
+        T* r = pr + b * n * rrows;
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i <= std::min(j, rrows - 1); ++i) r[j * rrows + i] = a[j * m + i];
+        if (want_q && qcols > 0) {
+          if (k == 0) {
+            for (int64_t i = 0; i < std::min(m, qcols); ++i) pq[b * qcols * m + i * m + i] = T(1);
+          } else {
+            T wq;
+            orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
+            std::vector<T> w(static_cast<size_t>(wq) + 1);
+            orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+            std::copy(a, a + qcols * m, pq + b * qcols * m);
+          }
+        }
+        return 0;
+      });
+    });
+  } else if (want_q && nb > 0 && qcols > 0) {
+    qb = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
+  }
+  // mode='r': PyTorch returns an empty Q
+  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), std::nullopt, std::nullopt), from_colmajor(rb)};
+}
+
+}  // namespace ember

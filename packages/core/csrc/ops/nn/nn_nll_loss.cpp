@@ -1,0 +1,178 @@
+// nll_loss_forward / nll_loss_backward: the negative log-likelihood of the target class over
+// input (N, C) or (C) in one pass, with optional class weights, ignore_index and aten's
+// reductions (0 none, 1 mean, 2 sum). cross_entropy is log_softmax followed by this.
+// Targets are bound-checked before anything is read: an IndexError, never a stray read.
+#include <algorithm>
+#include <vector>
+
+#include "core/parallel.h"
+#include "iter/elementwise_iter.h"
+#include "ops/core/checks.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+
+// input (N, C) with target (N), or one sample: input (C) with a 0-d target (N = 1). Higher
+// dims are flattened to (N*, C) by ember.nn.functional, as aten's nll_loss_nd does.
+struct Layout {
+  int64_t n = 1, c = 1;
+};
+
+Layout layout_of(const Tensor& self, const Tensor& target, bool backward) {
+  EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2, "input tensor should be 1D or 2D");
+  EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  // aten's forward checks the target dtype between the ranks and the sizes.
+  if (!backward)
+    EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+                "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
+  Layout l;
+  if (self.dim() == 1) {
+    // aten's backward only asks size(0) to agree (then reads target[0]); its forward wants one target.
+    if (backward)
+      EMBER_CHECK(target.dim() == 0 || self.sizes()[0] == target.sizes()[0], "size mismatch (got input: ",
+                  shape_str(self.sizes()), ", target: ", shape_str(target.sizes()), ")");
+    else
+      EMBER_CHECK_KIND(ErrorKind::Value, target.numel() == 1,
+                       "For 1D input, 1D target must have size 1, but got target size: ", target.numel());
+    l.c = self.sizes()[0];
+    return l;
+  }
+  l.n = self.sizes()[0];
+  l.c = self.sizes()[1];
+  // PyTorch compares self.size(0) with target.size(0), which fails first for a 0-d target.
+  EMBER_CHECK_INDEX(target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+  EMBER_CHECK(target.sizes()[0] == l.n, "size mismatch (got input: ", shape_str(self.sizes()),
+              ", target: ", shape_str(target.sizes()), ")");
+  return l;
+}
+
+// Every non-ignored target in [0, C); the first bad one, in order, is reported.
+void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_index) {
+  for (int64_t i = 0; i < count; ++i)
+    if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
+}
+
+// Class weights as doubles (all ones when absent).
+std::vector<double> class_weights(const Tensor& weight, int64_t c) {
+  std::vector<double> w(static_cast<size_t>(c), 1.0);
+  if (!weight.defined()) return w;
+  EMBER_CHECK(weight.numel() == c, "weight tensor should be defined either for all ", c,
+              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+  Tensor d = contiguous(to_dtype(weight, ScalarType::Float64), MemoryFormat::Contiguous);
+  std::copy(d.data<double>(), d.data<double>() + c, w.begin());
+  return w;
+}
+
+// What the forward checks and reads: the layout, the bound-checked targets, the class weights,
+// in PyTorch's order (shapes and weight, the target dtype and the kernel's dtype dispatch, then
+// the target values). Like aten, any reduction other than 0 (none) and 1 (mean) sums, and a 1-D
+// input with reduction none gives the 0-d loss of its one sample.
+struct Prepared {
+  Layout l;
+  Tensor target;  // contiguous int64
+  std::vector<double> w;
+  const int64_t* tp() const { return target.data<int64_t>(); }
+};
+
+Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, const Tensor& weight,
+                 int64_t ignore_index) {
+  Layout l = layout_of(self, target, false);
+  std::vector<double> w = class_weights(weight, l.c);
+  // The forward checks the target dtype before its dtype dispatch (the backward after it).
+  EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
+              "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
+  if (!is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
+  // The kernel reads the weights as the input's type before the targets.
+  EMBER_CHECK(!weight.defined() || weight.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
+              " but found ", legacy_name(weight.dtype()));
+  Prepared p{l, contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
+  check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
+  return p;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                               int64_t reduction, int64_t ignore_index) {
+  const Prepared pr = prepare("nll_loss_out_frame", self, target, weight, ignore_index);
+  const Layout& l = pr.l;
+  const int64_t* tp = pr.tp();
+  const std::vector<double>& w = pr.w;
+  const bool per_sample = reduction == 0 && self.dim() == 2;
+  Tensor x = contiguous(self, MemoryFormat::Contiguous);
+  Tensor out = per_sample ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
+  Tensor total = empty(IntArrayRef(), self.dtype());
+  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
+    const scalar_t* xp = x.data<scalar_t>();
+    double sum = 0, wsum = 0;
+    for (int64_t i = 0; i < l.n; ++i) {
+      const int64_t cls = tp[i];
+      double v = 0;
+      if (cls != ignore_index) {
+        const double wc = w[cls];
+        v = -wc * static_cast<double>(xp[i * l.c + cls]);
+        wsum += wc;
+      }
+      if (per_sample) out.data<scalar_t>()[i] = static_cast<scalar_t>(v);
+      sum += v;
+    }
+    if (!per_sample)  // mean: 0/0 is nan, as PyTorch
+      out.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == 1 ? sum / wsum : sum);
+    total.data<scalar_t>()[0] = static_cast<scalar_t>(per_sample ? 0.0 : wsum);
+  });
+  return {out, total};
+}
+
+// aten's backward order: its meta (ranks and sizes, total_weight, weight and grad_output sizes),
+// the dtype dispatch, then the kernel's typed reads (target, weight, total_weight, grad_output),
+// and only then the target values.
+Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
+                            int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  const Layout l = layout_of(self, target, true);
+  EMBER_CHECK(total_weight.numel() == 1, "expected total_weight to be a  single element tensor, got: ",
+              shape_str(total_weight.sizes()), " (", total_weight.numel(), " elements)");
+  EMBER_CHECK(!weight.defined() || weight.numel() == l.c, "weight tensor should be defined either for all or no classes");
+  const bool per_sample = reduction == 0 && self.dim() == 2;
+  if (per_sample) {
+    const bool ok = grad_output.dim() == 1 && grad_output.sizes()[0] == l.n;
+    // aten builds this message with grad_output.size(0), which fails first for a 0-d one.
+    EMBER_CHECK_INDEX(ok || grad_output.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+    EMBER_CHECK(ok, "Expected a tensor of dimension 1 and tensor.size[0] == ", l.n, " but got: dimension ",
+                grad_output.dim(), " and tensor.size[0] = ", grad_output.sizes()[0]);
+  } else {
+    EMBER_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", shape_str(grad_output.sizes()));
+  }
+  if (!is_floating(self.dtype())) dtype_not_implemented("nll_loss_backward_out_frame", self.dtype());
+  const ScalarType td = target.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Int64;
+  std::vector<const Tensor*> typed{&target};
+  if (weight.defined()) typed.push_back(&weight);
+  if (!per_sample) typed.push_back(&total_weight);
+  typed.push_back(&grad_output);
+  for (const Tensor* t : typed) {
+    const ScalarType want = t == &target ? td : self.dtype();
+    EMBER_CHECK(t->dtype() == want, "expected scalar type ", legacy_name(want), " but found ", legacy_name(t->dtype()));
+  }
+  const Tensor tc = contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous);
+  const int64_t* tp = tc.data<int64_t>();
+  check_targets(tp, l.n, l.c, ignore_index);
+  const std::vector<double> w = class_weights(weight, l.c);
+  Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
+  Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
+  const double* gp = g.data<double>();
+  const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
+  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_backward", [&] {
+    scalar_t* dp = dx.data<scalar_t>();
+    for (int64_t i = 0; i < l.n; ++i) {
+      const int64_t cls = tp[i];
+      if (cls == ignore_index) continue;
+      const double gv = per_sample ? gp[i] : gp[0];
+      dp[i * l.c + cls] = static_cast<scalar_t>(-w[cls] * gv * scale);
+    }
+  });
+  return dx;
+}
+
+}  // namespace ember

@@ -1,0 +1,37 @@
+// one_hot: int64 class indices of any shape -> (*, num_classes) of 0 / 1, checked first
+// (negative or too-large classes raise PyTorch's errors; nothing is written out of range).
+#include <algorithm>
+
+#include "core/parallel.h"
+#include "core/size_math.h"
+#include "ops/core/checks.h"
+#include "ops.h"
+
+namespace ember {
+
+Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
+  EMBER_CHECK(self.dtype() == ScalarType::Int64, "one_hot is only applicable to index tensor of type LongTensor.");
+  Tensor idx = contiguous(self, MemoryFormat::Contiguous);
+  const int64_t n = idx.numel();
+  const int64_t* ip = idx.data<int64_t>();
+  // aten: an empty input needs a positive num_classes (0 and -1 alike).
+  EMBER_CHECK(n > 0 || num_classes > 0, "Can not infer total number of classes from empty tensor.");
+  if (num_classes == -1) {
+    num_classes = add_or_fail(*std::max_element(ip, ip + n), 1, "one_hot");
+  }
+  if (n > 0) {
+    const auto [lo, hi] = std::minmax_element(ip, ip + n);
+    EMBER_CHECK(*lo >= 0, "Class values must be non-negative.");
+    EMBER_CHECK(*hi < num_classes, "Class values must be smaller than num_classes.");
+  }
+  DimVector shape(self.sizes().begin(), self.sizes().end());
+  shape.push_back(std::max<int64_t>(num_classes, 0));
+  Tensor out = zeros(IntArrayRef(shape), ScalarType::Int64, std::nullopt);
+  int64_t* op = out.data<int64_t>();
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) op[i * num_classes + ip[i]] = 1;
+  });
+  return out;
+}
+
+}  // namespace ember

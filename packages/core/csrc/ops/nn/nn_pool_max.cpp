@@ -1,0 +1,262 @@
+// Max pooling (windowed and adaptive) with flat per-plane indices, and max unpooling.
+// NaN wins a window (PyTorch's rule: `v > max || isnan(v)`), so NaN propagates.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <type_traits>
+
+#include "core/parallel.h"
+#include "ops/nn/nn_pool.h"
+#include "kernels/cpu/pool/max_pool2x2.h"
+#include "ops.h"
+
+namespace ember {
+
+using pool::Arr3;
+
+namespace {
+
+template <class T>
+inline bool nan_(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
+
+// One window per output element; window extents per output position come from `bounds`.
+// bounds(dim, o) -> {start, end, step}: positions start, start+step, ... < end (all in range).
+struct Span {
+  int64_t start, end, step;
+};
+
+template <class scalar_t, class Bounds>
+void max_kernel(const pool::Planes& p, const Arr3& out, Tensor& y, Tensor& ind, const Bounds& bounds) {
+  using acc_t = opmath_t<scalar_t>;
+  const int64_t in_plane = p.in[0] * p.in[1] * p.in[2];
+  const int64_t out_plane = out[0] * out[1] * out[2];
+  const scalar_t* xp = p.x.data<scalar_t>();
+  scalar_t* yp = y.data<scalar_t>();
+  int64_t* ip = ind.data<int64_t>();
+  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
+  parallel_for(0, p.planes, pool::plane_grain(in_plane + out_plane), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const scalar_t* xb = xp + b * in_plane;
+      scalar_t* yb = yp + b * out_plane;
+      int64_t* ib = ip + b * out_plane;
+      for (int64_t od = 0; od < out[0]; ++od) {
+        const Span sd = bounds(0, od);
+        for (int64_t oh = 0; oh < out[1]; ++oh) {
+          const Span sh = bounds(1, oh);
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            const Span sw = bounds(2, ow);
+            int64_t best = (sd.start * p.in[1] + sh.start) * p.in[2] + sw.start;
+            acc_t mx = std::numeric_limits<acc_t>::has_infinity ? -std::numeric_limits<acc_t>::infinity()
+                                                                 : std::numeric_limits<acc_t>::lowest();
+            for (int64_t id = sd.start; id < sd.end; id += sd.step)
+              for (int64_t ih = sh.start; ih < sh.end; ih += sh.step) {
+                const int64_t row = (id * p.in[1] + ih) * p.in[2];
+                for (int64_t iw = sw.start; iw < sw.end; iw += sw.step) {
+                  const acc_t v = static_cast<acc_t>(xb[row + iw]);
+                  if (v > mx || nan_(v)) {
+                    mx = v;
+                    best = row + iw;
+                  }
+                }
+              }
+            const int64_t o = (od * out[1] + oh) * out[2] + ow;
+            yb[o] = static_cast<scalar_t>(mx);
+            ib[o] = best;
+          }
+        }
+      }
+    }
+  });
+}
+
+std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, const char* name,
+                                   const std::function<Span(int, int64_t)>& bounds_fn) {
+  pool::Planes p = pool::make_planes(self, n);
+  DimVector shape = pool::out_shape(self, n, out);
+  Tensor y = empty(shape, self.dtype());
+  Tensor ind = empty(shape, ScalarType::Int64);
+  if (y.numel() == 0) return {y, ind};
+  // Precompute every window's span per dim (cheap) so the kernel does no division.
+  std::array<std::vector<Span>, 3> spans;
+  for (int d = 0; d < 3; ++d)
+    for (int64_t o = 0; o < out[d]; ++o) spans[d].push_back(bounds_fn(d, o));
+  auto bounds = [&](int d, int64_t o) { return spans[d][o]; };
+  EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] { max_kernel<scalar_t>(p, out, y, ind, bounds); });
+  return {y, ind};
+}
+
+std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride,
+                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                       const char* name) {
+  const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
+  const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
+  const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
+  const Arr3 dl = pool::expand_arg(dilation, n, 1, name, "dilation");
+  for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(s[d] != 0, "stride should not be zero");
+  for (int d = 3 - n; d < 3; ++d)
+    EMBER_CHECK(k[d] > 0, "kernel size should be greater than zero, but got ",
+                n == 3 ? str("kT: ", k[0], " ") : std::string(), "kH: ", k[1], " kW: ", k[2]);
+  for (int d = 3 - n; d < 3; ++d)
+    EMBER_CHECK(s[d] > 0, "stride should be greater than zero, but got ",
+                n == 3 ? str("dT: ", s[0], " ") : std::string(), "dH: ", s[1], " dW: ", s[2]);
+  for (int d = 3 - n; d < 3; ++d)
+    EMBER_CHECK(dl[d] > 0, "dilation should be greater than zero, but got ",
+                n == 3 ? str("dilationT: ", dl[0], " ") : std::string(), "dilationH: ", dl[1],
+                " dilationW: ", dl[2]);
+  pool::check_pool_input(self, n, name);
+  for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(pd[d] >= 0, "pad must be non-negative, but got pad: ", pd[d]);
+  for (int d = 3 - n; d < 3; ++d)
+    EMBER_CHECK(k[d] / 2 >= pd[d], "pad should be at most half of effective kernel size, but got pad=", pd[d],
+                ", kernel_size=", k[d], " and dilation=", dl[d]);
+  Arr3 in{1, 1, 1}, out{1, 1, 1};
+  for (int i = 0; i < n; ++i) in[3 - n + i] = self.size(self.dim() - n + i);
+  for (int d = 3 - n; d < 3; ++d) out[d] = pool::pooled_size(in[d], k[d], pd[d], s[d], dl[d], ceil_mode);
+  const int64_t ch = self.size(self.dim() - n - 1);
+  for (int d = 3 - n; d < 3; ++d)
+    if (out[d] < 1)
+      fail(ErrorKind::Runtime, "Given input size: ",
+           n == 3 ? pool::sizes_x({ch, in[0], in[1], in[2]}) : pool::sizes_x({ch, in[1], in[2]}),
+           ". Calculated output size: ",
+           n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
+           ". Output size is too small");
+  const bool win2x2 = n == 2 && k[1] == 2 && k[2] == 2 && s[1] == 2 && s[2] == 2 && pd[1] == 0 && pd[2] == 0 &&
+                      dl[1] == 1 && dl[2] == 1;
+  if (win2x2 && self.dtype() == ScalarType::Float32 && pool::max2x2_applies(in[1], in[2], out[1], out[2])) {
+    pool::Planes p = pool::make_planes(self, n);
+    DimVector shape = pool::out_shape(self, n, out);
+    Tensor y = empty(shape, self.dtype()), ind = empty(shape, ScalarType::Int64);
+    pool::max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(),
+                        ind.data<int64_t>());
+    return {y, ind};
+  }
+  auto bounds = [&](int d, int64_t o) {
+    int64_t start = o * s[d] - pd[d];
+    const int64_t end = std::min(start + (k[d] - 1) * dl[d] + 1, in[d]);
+    if (start < 0) start += (-start + dl[d] - 1) / dl[d] * dl[d];  // first tap inside (no loop: pad may be 2^30)
+    return Span{start, end, dl[d]};
+  };
+  return run_max(self, n, out, name, bounds);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
+  const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
+  EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": internal error: output_size.size() must be ", n);
+  (void)0;
+  EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
+              "D tensor, but got: ", shape_str(self.sizes()));
+  for (int64_t i = 1; i < self.dim(); ++i)
+    EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+                shape_str(self.sizes()), " with dimension ", i, " being empty");
+  // aten's meta function allocates the output (its negative-size error, naming the whole shape) before the
+  // kernel dispatches on the dtype
+  for (int i = 0; i < n; ++i) {
+    if (output_size[i] >= 0) continue;
+    DimVector shape;
+    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
+    for (int64_t v : output_size) shape.push_back(v);
+    fail(ErrorKind::Runtime, "Trying to create tensor with negative dimension ", output_size[i], ": ",
+         shape_str(shape));
+  }
+  if (!is_floating(self.dtype())) {
+    // the meta function's outputs (an out-of-memory error for a huge size) come before the dispatch
+    DimVector shape;
+    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
+    for (int64_t v : output_size) shape.push_back(v);
+    (void)empty(shape, self.dtype());
+    (void)empty(shape, ScalarType::Int64);
+    dtype_not_implemented(name, self.dtype());
+  }
+  Arr3 in{1, 1, 1}, out{1, 1, 1};
+  for (int i = 0; i < n; ++i) {
+    in[3 - n + i] = self.size(self.dim() - n + i);
+    out[3 - n + i] = output_size[i];
+  }
+  auto bounds = [&](int d, int64_t o) {
+    return Span{pool::adaptive_start(o, in[d], out[d]), pool::adaptive_end(o, in[d], out[d]), 1};
+  };
+  return run_max(self, n, out, name, bounds);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return max_pool_nd(self, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_max_nd(self, 2, output_size, "adaptive_max_pool2d");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_max_nd(self, 3, output_size, "adaptive_max_pool3d");
+}
+
+namespace {
+
+bool same_sizes(const Tensor& a, const Tensor& b) {
+  if (a.dim() != b.dim()) return false;
+  for (int64_t i = 0; i < a.dim(); ++i)
+    if (a.size(i) != b.size(i)) return false;
+  return true;
+}
+
+Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef output_size_arg, int n, const char* name) {
+  const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "elements in indices should be type int64 but got: ",
+              legacy_name(indices.dtype()));
+  EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "There should be exactly ", n,
+              " elements (height, width) in output_size, but got ", output_size.size(), " elements.");
+  EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, "Input to ", name, " should be a ", n + 1, "d or ", n + 2,
+              "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
+  EMBER_CHECK(same_sizes(self, indices),
+              "Expected shape of indices to be same as that of the input tensor (", shape_str(indices.sizes()),
+              ") but got indices tensor with shape: ", shape_str(self.sizes()));
+  for (int64_t i = 1; i < self.dim(); ++i)
+    EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
+                shape_str(self.sizes()), " with dimension ", i, " being empty.");
+  Arr3 out{1, 1, 1};
+  int64_t plane = 1;
+  for (int i = 0; i < n; ++i) {
+    out[3 - n + i] = output_size[i];
+    plane *= output_size[i];
+  }
+  DimVector shape = pool::out_shape(self, n, out);
+  int64_t planes = 1, per_plane = 1;  // explicit sizes: an empty batch has no -1 to infer
+  for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
+  for (int64_t i = self.dim() - n; i < self.dim(); ++i) per_plane *= self.size(i);
+  Tensor src = reshape(self, {planes, per_plane});
+  Tensor idx = reshape(indices, {planes, per_plane});
+  Tensor flat = pool::plane_scatter(src, idx, plane, name);
+  return reshape(flat, shape);
+}
+
+}  // namespace
+
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  return max_unpool_nd(self, indices, output_size, 2, "max_unpool2d");
+}
+
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride_arg,
+                    IntArrayRef padding_arg) {
+  const DimVector stride_v = pool::expand_ints(stride_arg, 3), padding_v = pool::expand_ints(padding_arg, 3);
+  const IntArrayRef stride(stride_v), padding(padding_v);
+  EMBER_CHECK(stride.size() == 3, "There should be exactly three elements (depth, height, width) in stride, but got: ",
+              stride.size(), " elements.");
+  EMBER_CHECK(padding.size() == 3,
+              "There should be exactly three elements (depth, height, width) in padding, but got: ", padding.size(),
+              " elements.");
+  for (int i = 0; i < 3; ++i)
+    EMBER_CHECK(stride[i] > 0, "strides should be greater than zero, but got stride: ", shape_str(stride));
+  return max_unpool_nd(self, indices, output_size, 3, "max_unpool3d");
+}
+
+}  // namespace ember

@@ -1,0 +1,288 @@
+// Integer samplers: random_ in its three forms (PyTorch's per-dtype ranges,
+// bounds checks and warnings) and randperm. Streams follow Note [RNG streams].
+#include <limits>
+#include <memory>
+
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+#include "ops/random/random.h"
+#include "ops/random/random_internal.h"
+
+namespace ember {
+
+using namespace rng;
+
+namespace {
+
+template <class T>
+constexpr int mantissa_digits() {
+  if constexpr (std::is_same_v<T, Half>) return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
+  else return std::numeric_limits<T>::digits;
+}
+
+// static_cast<int64_t>(static_cast<T>(v)) as PyTorch's (x86) build computes it.
+template <class T>
+int64_t round_trip(int64_t v) {
+  if constexpr (std::is_same_v<T, double>) return to_int64_x86(static_cast<double>(v));
+  else if constexpr (std::is_same_v<T, float>) return to_int64_x86(static_cast<float>(v));
+  else return to_int64_x86(static_cast<float>(T(static_cast<float>(v))));
+}
+
+inline int bit_length_minus_1(uint64_t v) {
+  int n = 0;
+  while (v >>= 1) ++n;
+  return n;
+}
+inline uint64_t uabs(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+inline int64_t pow2(int e) { return e >= 0 && e < 63 ? int64_t(1) << e : 0; }
+
+// PyTorch's update_from / update_to: a bound that T cannot hold is moved
+// inside the range T represents exactly.
+template <class T>
+int64_t update_from(int64_t from) {
+  const int64_t from_plus_1 = round_trip<T>(from + 1);
+  if (from_plus_1 < from) {
+    int n = bit_length_minus_1(uabs(from + 1));
+    from = from_plus_1 + pow2(n - mantissa_digits<T>() + 1);
+  }
+  return from;
+}
+template <class T>
+int64_t update_to(int64_t to) {
+  const int64_t to_minus_1 = round_trip<T>(to - 1);
+  if (to_minus_1 >= to) {
+    int n = bit_length_minus_1(uabs(to - 1));
+    to = to_minus_1 - pow2(n - mantissa_digits<T>() + 1);
+  }
+  return to;
+}
+
+void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType dt) {
+  const char* name = c_type_name(dt);
+  if (is_floating(dt)) {
+    EMBER_DISPATCH_FLOAT(dt, "check_random_fp_bounds", [&] {
+      const double hi = float_max<scalar_t>(), lo = -hi;
+      EMBER_CHECK(double(from) >= lo && double(from) <= hi, "from is out of bounds for ", name);
+      EMBER_CHECK(double(to_inc) >= lo && double(to_inc) <= hi, "to - 1 is out of bounds for ", name);
+      constexpr int digits = mantissa_digits<scalar_t>();
+      constexpr int64_t lim = int64_t(1) << digits;
+      auto warn_if = [&](int64_t v, const char* what) {
+        if (v < -lim || v > lim)
+          warn(str(what, " is out of bounds [-(2^", digits, "), 2^", digits, "]. Due to precision "
+                   "limitations ", name, " can support discrete uniform distribution only within this "
+                   "range. This warning will become an error in version 1.7 release, please fix the "
+                   "code in advance"));
+      };
+      warn_if(from, "from");
+      warn_if(to_inc, "to - 1");
+    });
+    return;
+  }
+  int64_t lo = 0, hi = 1;
+  if (dt != ScalarType::Bool) {
+    EMBER_DISPATCH_INT(dt, "check_random_integral_bounds", [&] {
+      lo = std::numeric_limits<scalar_t>::lowest();
+      hi = std::numeric_limits<scalar_t>::max();
+    });
+  }
+  EMBER_CHECK(from >= lo && from <= hi, "from is out of bounds for ", name);
+  EMBER_CHECK(to_inc >= lo && to_inc <= hi, "to - 1 is out of bounds for ", name);
+}
+
+// Uniform integers in [base, base + range): one 32-bit draw per value below
+// 2^28 (PyTorch's allowance for modulo skew), one 64-bit draw above.
+template <class T>
+void from_to_fill(T* out, int64_t n, uint64_t range, int64_t base, Generator* gen) {
+  DrawScope s(gen, n);
+  const uint64_t ubase = static_cast<uint64_t>(base);
+  if (range >= (uint64_t(1) << 28)) {
+    draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(w[i] % range + ubase));
+    });
+  } else {
+    const Mod32 mod(static_cast<uint32_t>(range));
+    draw<uint32_t>(s.gen(), n, false, [&](const uint32_t* w, int64_t b, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(mod(w[i]) + ubase));
+    });
+  }
+}
+
+// random_() with no bounds: [0, 2^digits] for floats, [0, max] for integers.
+template <class T>
+void plain_fill(T* out, int64_t n, Generator* gen) {
+  DrawScope s(gen, n);
+  if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+    constexpr uint64_t mod = std::is_same_v<T, double> ? (uint64_t(1) << 53) + 1 : uint64_t(1) << 63;
+    draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) out[b + i] = static_cast<T>(w[i] % mod);
+    });
+  } else {
+    uint64_t mod;
+    if constexpr (std::is_same_v<T, bool>) mod = 2;
+    else if constexpr (std::is_integral_v<T>) mod = uint64_t(std::numeric_limits<T>::max()) + 1;
+    else mod = (uint64_t(1) << mantissa_digits<T>()) + 1;
+    draw<uint32_t>(s.gen(), n, false, [&](const uint32_t* w, int64_t b, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(w[i] % mod));
+    });
+  }
+}
+
+}  // namespace
+
+Tensor random_(const Tensor& self, Generator* gen) {
+  check_inplace(self, "random_");
+  if (self.numel() == 0) return self;
+  check_no_internal_overlap(self);
+  EMBER_DISPATCH_ALL(self.dtype(), "random_kernel_cpu", [&] {
+    fill_in_order(self, [&](char* p, int64_t n) { plain_fill(reinterpret_cast<scalar_t*>(p), n, gen); });
+  });
+  self.bump_version();
+  mark_overwritten(self, "random_");
+  return self;
+}
+
+Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, Generator* gen) {
+  check_inplace(self, "random_");
+  const ScalarType dt = self.dtype();
+  uint64_t range = 0;
+  bool full = false;
+  if (to_opt) {
+    int64_t to = *to_opt;
+    EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+    if (is_floating(dt)) {
+      EMBER_DISPATCH_FLOAT(dt, "random_update_from_to", [&] {
+        from = update_from<scalar_t>(from);
+        to = update_to<scalar_t>(to);
+      });
+      EMBER_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                  "dtype, but got from=", from, " >= to=", to);
+    }
+    check_from_to_in_range(from, to - 1, dt);
+    range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  } else if (from != std::numeric_limits<int64_t>::lowest()) {
+    int64_t to_inc = 1;
+    if (is_floating(dt)) {
+      EMBER_DISPATCH_FLOAT(dt, "random_from_to_range_calc", [&] {
+        to_inc = int64_t(1) << mantissa_digits<scalar_t>();
+        from = update_from<scalar_t>(from);
+      });
+      EMBER_CHECK(from < to_inc, "random_ expects 'from' casted to dtype to be less than or equal to "
+                  "'to_inc' casted to dtype, but got from=", from, " > to_inc=", to_inc);
+    } else if (dt != ScalarType::Bool) {
+      EMBER_DISPATCH_INT(dt, "random_from_to_range_calc",
+                         [&] { to_inc = std::numeric_limits<scalar_t>::max(); });
+    }
+    check_from_to_in_range(from, to_inc, dt);
+    range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
+  } else {
+    full = true;
+  }
+  if (self.numel() == 0) return self;
+  check_no_internal_overlap(self);
+  if (full) {
+    // Every int64: only dtypes that can hold (most of) them, as in PyTorch.
+    EMBER_CHECK_NOTIMPL(dt != ScalarType::Bool && dt != ScalarType::Float16,
+                        "\"random_full_64_bits_range_kernel_cpu\" not implemented for '", legacy_name(dt), "'");
+    EMBER_CHECK(dt == ScalarType::Int64 || dt == ScalarType::Float64 || dt == ScalarType::Float32 ||
+                    dt == ScalarType::BFloat16,
+                "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+  }
+  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu", [&] {
+    fill_in_order(self, [&](char* p, int64_t n) {
+      auto* out = reinterpret_cast<scalar_t*>(p);
+      if (!full) {
+        from_to_fill(out, n, range, from, gen);
+        return;
+      }
+      DrawScope s(gen, n);
+      draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
+        for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<scalar_t>(static_cast<int64_t>(w[i]));
+      });
+    });
+  });
+  self.bump_version();
+  mark_overwritten(self, "random_");
+  return self;
+}
+
+// ---- randperm ----------------------------------------------------------------
+
+namespace {
+
+// PyTorch's checks that every value 0..n-1 is exactly representable.
+void check_randperm_n(int64_t n, ScalarType dt) {
+  const int64_t top = n > 0 ? n - 1 : n;
+  const char* cname = nullptr;
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  switch (dt) {
+    case ScalarType::UInt8: cname = "uint8_t"; hi = 255; break;
+    case ScalarType::Int8: cname = "int8_t"; hi = 127; break;
+    case ScalarType::Int16: cname = "int16_t"; hi = 32767; break;
+    case ScalarType::Int32: cname = "int"; hi = 2147483647; break;
+    default: break;
+  }
+  EMBER_CHECK(top <= hi, "value cannot be converted to type ", cname, " without overflow");
+  if (dt == ScalarType::Float16)
+    EMBER_CHECK(n <= (int64_t(1) << 11) + 1, "n cannot be greater than 2049 for Half type.");
+  if (dt == ScalarType::Float32)
+    EMBER_CHECK(n <= (int64_t(1) << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+  if (dt == ScalarType::Float64)
+    EMBER_CHECK(n <= (int64_t(1) << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
+}
+
+// Fisher-Yates as PyTorch runs it: below 2^32/20 swap r[i] with r[i + draw % (n - i)];
+// above, the "inside-out" variant on 64-bit draws.
+template <class T>
+void randperm_fill(T* r, int64_t n, Generator& g) {
+  if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
+    for (int64_t i = 0; i < n; ++i) r[i] = from_int64<T>(i);
+    std::unique_ptr<uint32_t[]> z(new uint32_t[static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(n, 1), kChunk))]);
+    draw<uint32_t>(g, n - 1, false, [&](const uint32_t* w, int64_t b, int64_t m) {
+      // Offsets first (independent divisions overlap), then the swaps, whose
+      // random targets are known ahead and can be prefetched.
+      for (int64_t k = 0; k < m; ++k) z[k] = w[k] % static_cast<uint32_t>(n - (b + k));
+      constexpr int64_t kAhead = 16;
+      for (int64_t k = 0; k < m; ++k) {
+        if (k + kAhead < m) __builtin_prefetch(r + b + k + kAhead + z[k + kAhead], 1);
+        int64_t i = b + k;
+        std::swap(r[i], r[i + z[k]]);
+      }
+    });
+    return;
+  }
+  draw<uint64_t>(g, n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) {
+      int64_t i = b + k;
+      auto z = static_cast<int64_t>(w[k] % static_cast<uint64_t>(i + 1));
+      r[i] = r[z];
+      r[z] = from_int64<T>(i);
+    }
+  });
+}
+
+}  // namespace
+
+Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out) {
+  Tensor result;
+  if (out) {
+    EMBER_CHECK(n >= 0, "n must be non-negative, got", n);
+    result = *out;
+  } else {
+    result = empty({n}, dtype);  // a negative n fails here, with empty's message
+  }
+  const ScalarType dt = result.dtype();
+  check_randperm_n(n, dt);
+  resize_out(result, {n});
+  EMBER_DISPATCH_NO_BOOL(dt, "randperm", [&] {
+    fill_in_order(result, [&](char* p, int64_t cnt) {
+      DrawScope s(gen, cnt);
+      randperm_fill(reinterpret_cast<scalar_t*>(p), cnt, s.gen());
+    });
+  });
+  if (out) result.bump_version();
+  return result;
+}
+
+}  // namespace ember

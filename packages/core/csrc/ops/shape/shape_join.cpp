@@ -1,0 +1,380 @@
+// Joins (cat, stack, hstack/vstack/dstack) and splits (split, chunk, tensor_split, unbind,
+// meshgrid, broadcast_tensors, atleast_*d).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/parallel.h"
+#include "ops/core/internal.h"
+#include "ops.h"
+#include "ops/shape/shape_internal.h"
+
+namespace ember {
+
+namespace {
+
+// PyTorch still skips 1-d empty tensors in cat (their shape may not match).
+bool legacy_skip(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+// Copy `src` (any layout, any dtype) into slab [offset, offset+len) along dim of `dst`.
+// Contiguous same-dtype blocks are copied with memcpy, rows in parallel.
+void copy_block(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset) {
+  int64_t len = src.size(dim);
+  if (src.numel() == 0) return;
+  if (dst.is_contiguous() && src.is_contiguous() && src.dtype() == dst.dtype()) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d) outer *= dst.size(d);
+    for (int64_t d = dim + 1; d < dst.dim(); ++d) inner *= dst.size(d);
+    size_t isz = dst.itemsize();
+    size_t row = static_cast<size_t>(len * inner) * isz;
+    size_t dst_row = static_cast<size_t>(dst.size(dim) * inner) * isz;
+    char* d0 = dst.raw() + static_cast<size_t>(offset * inner) * isz;
+    const char* s0 = src.raw();
+    GilRelease nogil;
+    if (outer == 1) {
+      // One big block: split it across threads.
+      int64_t n = static_cast<int64_t>(row);
+      parallel_for(0, n, 1 << 18, [&](int64_t b, int64_t e) { std::memcpy(d0 + b, s0 + b, e - b); });
+      return;
+    }
+    int64_t grain = std::max<int64_t>(1, (1 << 18) / static_cast<int64_t>(row + 1));
+    parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) std::memcpy(d0 + i * dst_row, s0 + i * row, row);
+    });
+    return;
+  }
+  copy_(slice_view(dst, dim, offset, len), src, false);
+}
+
+std::string sizes_at(const TensorList& ts, size_t i) { return shape_str(ts[i].sizes()); }
+
+}  // namespace
+
+static ScalarType cat_dtype(const TensorList& tensors);
+
+// aten's cat meta order: the list, 0-d entries, the dim, an out= dtype the result can't be cast
+// to (TypeError), then the sizes.
+static DimVector cat_shape(const TensorList& tensors, int64_t dim, int64_t* wdim, const char* name,
+                           const Tensor* out_arg = nullptr) {
+  EMBER_CHECK_VALUE(!tensors.empty(), "torch.", name, "(): expected a non-empty list of Tensors");
+  const Tensor* ref = nullptr;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    if (!ref && !legacy_skip(tensors[i])) ref = &tensors[i];
+  }
+  const int64_t d = ref ? wrap_dim(dim, ref->dim()) : 0;  // legacy_cat_wrap_dim: no dim to wrap when all are skipped
+  *wdim = d;
+  if (out_arg)
+    EMBER_CHECK_TYPE(can_cast(cat_dtype(tensors), out_arg->dtype()),
+                     "torch.", name, "(): input types can't be cast to the desired output type ",
+                     legacy_name(out_arg->dtype()));
+  if (!ref) return DimVector{0};
+  DimVector out = to_vec(ref->sizes());
+  out[d] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (legacy_skip(t)) continue;
+    EMBER_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      if (k == d) continue;
+      EMBER_CHECK(t.size(k) == ref->size(k), "Sizes of tensors must match except in dimension ", d,
+                  ". Expected size ", ref->size(k), " but got size ", t.size(k), " for tensor number ", i,
+                  " in the list.");
+    }
+    out[d] += t.size(d);
+  }
+  return out;
+}
+
+static ScalarType cat_dtype(const TensorList& tensors) {
+  ScalarType dt = tensors[0].dtype();
+  for (size_t i = 1; i < tensors.size(); ++i) dt = promote_types(dt, tensors[i].dtype());
+  return dt;
+}
+
+static void cat_fill(const Tensor& out, const TensorList& tensors, int64_t d) {
+  int64_t off = 0;
+  for (const Tensor& t : tensors) {
+    if (legacy_skip(t)) continue;
+    copy_block(out, t, d, off);
+    off += t.size(d);
+  }
+}
+
+Tensor cat(const TensorList& tensors, int64_t dim) {
+  int64_t d = 0;
+  DimVector shape = cat_shape(tensors, dim, &d, "cat");
+  Tensor out = empty(shape, cat_dtype(tensors));
+  cat_fill(out, tensors, d);
+  return out;
+}
+
+Tensor cat_out(const TensorList& tensors, int64_t dim, const Tensor& out) {
+  int64_t d = 0;
+  DimVector shape = cat_shape(tensors, dim, &d, "cat", &out);
+  resize_out(out, shape);
+  cat_fill(out, tensors, d);
+  out.bump_version();
+  return out;
+}
+
+static TensorList stack_inputs(const TensorList& tensors, int64_t dim, int64_t* wdim) {
+  EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);  // aten wraps before comparing the sizes
+  for (size_t i = 1; i < tensors.size(); ++i)
+    EMBER_CHECK(tensors[i].sizes().equals(tensors[0].sizes()), "stack expects each tensor to be equal size, but got ",
+                sizes_at(tensors, 0), " at entry 0 and ", sizes_at(tensors, i), " at entry ", i);
+  *wdim = d;
+  TensorList us;
+  for (const Tensor& t : tensors) us.push_back(unsqueeze(t, d));
+  return us;
+}
+
+Tensor stack(const TensorList& tensors, int64_t dim) {
+  int64_t d = 0;
+  TensorList us = stack_inputs(tensors, dim, &d);
+  return cat(us, d);
+}
+
+Tensor stack_out(const TensorList& tensors, int64_t dim, const Tensor& out) {
+  int64_t d = 0;
+  TensorList us = stack_inputs(tensors, dim, &d);
+  return cat_out(us, d, out);
+}
+
+// ---- hstack / vstack / dstack ----
+
+static TensorList atleast_all(const TensorList& tensors, int nd, const char* name) {
+  EMBER_CHECK(!tensors.empty(), name, " expects a non-empty TensorList");
+  TensorList r;
+  for (const Tensor& t : tensors) r.push_back(nd == 1 ? atleast_1d(t) : nd == 2 ? atleast_2d(t) : atleast_3d(t));
+  return r;
+}
+
+Tensor hstack(const TensorList& tensors) {
+  TensorList r = atleast_all(tensors, 1, "hstack");
+  return cat(r, r[0].dim() == 1 ? 0 : 1);
+}
+Tensor hstack_out(const TensorList& tensors, const Tensor& out) {
+  TensorList r = atleast_all(tensors, 1, "hstack");
+  return cat_out(r, r[0].dim() == 1 ? 0 : 1, out);
+}
+Tensor vstack(const TensorList& tensors) { return cat(atleast_all(tensors, 2, "vstack"), 0); }
+Tensor vstack_out(const TensorList& tensors, const Tensor& out) {
+  return cat_out(atleast_all(tensors, 2, "vstack"), 0, out);
+}
+Tensor dstack(const TensorList& tensors) { return cat(atleast_all(tensors, 3, "dstack"), 2); }
+Tensor dstack_out(const TensorList& tensors, const Tensor& out) {
+  return cat_out(atleast_all(tensors, 3, "dstack"), 2, out);
+}
+
+// ---- atleast_*d ----
+
+Tensor atleast_1d(const Tensor& input) { return input.dim() == 0 ? reshape(input, {1}) : input; }
+Tensor atleast_2d(const Tensor& input) {
+  if (input.dim() == 0) return reshape(input, {1, 1});
+  if (input.dim() == 1) return unsqueeze(input, 0);
+  return input;
+}
+Tensor atleast_3d(const Tensor& input) {
+  if (input.dim() == 0) return reshape(input, {1, 1, 1});
+  if (input.dim() == 1) return unsqueeze(unsqueeze(input, 0), 2);
+  if (input.dim() == 2) return unsqueeze(input, 2);
+  return input;
+}
+TensorList atleast_1d_list(const TensorList& tensors) {
+  TensorList r;
+  for (const Tensor& t : tensors) r.push_back(atleast_1d(t));
+  return r;
+}
+TensorList atleast_2d_list(const TensorList& tensors) {
+  TensorList r;
+  for (const Tensor& t : tensors) r.push_back(atleast_2d(t));
+  return r;
+}
+TensorList atleast_3d_list(const TensorList& tensors) {
+  TensorList r;
+  for (const Tensor& t : tensors) r.push_back(atleast_3d(t));
+  return r;
+}
+
+// ---- splits ----
+
+std::vector<int64_t> split_pieces(int64_t dim_size, int64_t split_size) {
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  EMBER_CHECK(split_size != 0 || dim_size == 0, "split_size can only be 0 if dimension size is 0, but got dimension "
+              "size of ", dim_size);
+  std::vector<int64_t> r;
+  if (split_size == 0) return {0};
+  int64_t n = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  for (int64_t i = 0; i < n; ++i) r.push_back(std::min(split_size, dim_size - i * split_size));
+  return r;
+}
+
+std::vector<int64_t> chunk_pieces(int64_t dim_size, int64_t chunks) {
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t split_size = (dim_size + chunks - 1) / chunks;
+  // An empty dim still gives `chunks` empty pieces.
+  if (split_size == 0 && dim_size == 0) return std::vector<int64_t>(static_cast<size_t>(chunks), 0);
+  return split_pieces(dim_size, split_size);
+}
+
+std::vector<int64_t> tensor_split_pieces(int64_t dim_size, std::optional<int64_t> sections, IntArrayRef indices) {
+  std::vector<int64_t> bounds{0};
+  if (sections) {
+    int64_t n = *sections;
+    EMBER_CHECK(n > 0, "number of sections must be larger than 0, got ", n);
+    int64_t base = dim_size / n, extra = dim_size % n, at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      at += base + (i < extra ? 1 : 0);
+      bounds.push_back(at);
+    }
+    bounds.back() = dim_size;
+  } else {
+    for (int64_t idx : indices) {
+      int64_t v = idx < 0 ? std::max<int64_t>(idx + dim_size, 0) : std::min(idx, dim_size);
+      bounds.push_back(v);
+    }
+    bounds.push_back(dim_size);
+  }
+  // Piece i spans [bounds[i], max(bounds[i], bounds[i+1])): stored as (start, length) pairs.
+  std::vector<int64_t> r;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    int64_t s = std::min(bounds[i], dim_size);
+    r.push_back(s);
+    r.push_back(std::max<int64_t>(bounds[i + 1] - s, 0));
+  }
+  return r;
+}
+
+TensorList split_views(const Tensor& t, int64_t dim, const std::vector<int64_t>& starts,
+                       const std::vector<int64_t>& lengths) {
+  TensorList r;
+  for (size_t i = 0; i < lengths.size(); ++i) r.push_back(slice_view(t, dim, starts[i], lengths[i]));
+  return r;
+}
+
+static TensorList split_by(const Tensor& input, int64_t dim, const std::vector<int64_t>& pieces) {
+  std::vector<int64_t> starts;
+  int64_t at = 0;
+  for (int64_t p : pieces) {
+    starts.push_back(at);
+    at += p;
+  }
+  return split_views(input, dim, starts, pieces);
+}
+
+static int64_t split_dim(const Tensor& input, int64_t dim, const char* name) {
+  EMBER_CHECK(input.dim() != 0, name, " expects at least a 1-dimensional tensor");
+  return wrap_dim(dim, input.dim());
+}
+
+TensorList split(const Tensor& input, int64_t split_size, int64_t dim) {
+  // aten: the rank, then split_size, then the dim (wrapped by self.size(dim)).
+  EMBER_CHECK(input.dim() != 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t d = split_dim(input, dim, "split");
+  return split_by(input, d, split_pieces(input.size(d), split_size));
+}
+
+TensorList split_with_sizes(const Tensor& input, IntArrayRef split_sizes, int64_t dim) {
+  int64_t d = split_dim(input, dim, "split_with_sizes");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                shape_str(split_sizes));
+    total += s;
+  }
+  EMBER_CHECK(total == input.size(d), "split_with_sizes expects split_sizes to sum exactly to ", input.size(d),
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_str(split_sizes));
+  return split_by(input, d, std::vector<int64_t>(split_sizes.begin(), split_sizes.end()));
+}
+
+TensorList split_sizes(const Tensor& input, IntArrayRef split_size, int64_t dim) {
+  return split_with_sizes(input, split_size, dim);
+}
+
+TensorList chunk(const Tensor& input, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(input.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);  // before the dim
+  int64_t d = wrap_dim(dim, input.dim());
+  return split_by(input, d, chunk_pieces(input.size(d), chunks));
+}
+
+static TensorList tensor_split_impl(const Tensor& input, std::optional<int64_t> sections, IntArrayRef indices,
+                                    int64_t dim) {
+  EMBER_CHECK(input.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
+              input.dim(), " dims");
+  int64_t d = wrap_dim(dim, input.dim());
+  std::vector<int64_t> pairs = tensor_split_pieces(input.size(d), sections, indices);
+  std::vector<int64_t> starts, lengths;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    starts.push_back(pairs[i]);
+    lengths.push_back(pairs[i + 1]);
+  }
+  return split_views(input, d, starts, lengths);
+}
+
+TensorList tensor_split(const Tensor& input, int64_t sections, int64_t dim) {
+  return tensor_split_impl(input, sections, IntArrayRef(), dim);
+}
+TensorList tensor_split(const Tensor& input, IntArrayRef indices, int64_t dim) {
+  return tensor_split_impl(input, std::nullopt, indices, dim);
+}
+
+TensorList unbind(const Tensor& input, int64_t dim) {
+  EMBER_CHECK_INDEX(input.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+  int64_t d = wrap_dim(dim, input.dim());
+  TensorList r;
+  for (int64_t i = 0; i < input.size(d); ++i) r.push_back(select(input, d, i));
+  return r;
+}
+
+TensorList meshgrid(const TensorList& tensors, std::optional<std::string_view> indexing) {
+  EMBER_CHECK(!tensors.empty(), "torch.meshgrid expects a non-empty TensorList");
+  std::string_view mode = indexing ? *indexing : std::string_view("ij");
+  EMBER_CHECK(mode == "ij" || mode == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ",
+              std::string(mode));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
+                tensors[i].dim(), "D");
+    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(),
+                "meshgrid expects all tensors to have the same dtype");
+  }
+  size_t n = tensors.size();
+  bool swap = mode == "xy" && n >= 2;
+  DimVector shape;
+  for (const Tensor& t : tensors) shape.push_back(t.dim() == 0 ? 1 : t.size(0));
+  if (swap) std::swap(shape[0], shape[1]);
+  TensorList r;
+  for (size_t i = 0; i < n; ++i) {
+    DimVector view(n, 1);
+    size_t at = swap && i < 2 ? 1 - i : i;
+    view[at] = shape[at];
+    r.push_back(expand(reshape(tensors[i], view), shape, false));
+  }
+  return r;
+}
+
+TensorList broadcast_tensors(const TensorList& tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) {
+    IntArrayRef s = t.sizes();
+    size_t nd = std::max(shape.size(), s.size());
+    DimVector out(nd, 1);
+    for (size_t k = 0; k < nd; ++k) {
+      int64_t a = k < nd - shape.size() ? 1 : shape[k - (nd - shape.size())];
+      int64_t b = k < nd - s.size() ? 1 : s[k - (nd - s.size())];
+      EMBER_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a, ") must match the size of tensor b (", b,
+                  ") at non-singleton dimension ", k);
+      out[k] = a == 1 ? b : a;
+    }
+    shape = out;
+  }
+  TensorList r;
+  for (const Tensor& t : tensors) r.push_back(expand(t, shape, false));
+  return r;
+}
+
+}  // namespace ember

@@ -1,0 +1,360 @@
+// Copies that reorder or replicate elements: flip, fliplr/flipud, roll, rot90, repeat, tile,
+// repeat_interleave, tril/triu, diag, diag_embed.
+#include <algorithm>
+#include <cstring>
+
+#include "core/parallel.h"
+#include "iter/elementwise_iter.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "core/size_math.h"
+#include "ops.h"
+#include "ops/shape/shape_internal.h"
+
+namespace ember {
+
+namespace {
+
+// out (contiguous) <- the elements at src + sum(i_k * strides_k) bytes, strides may be negative.
+void gather_strided(const Tensor& out, const char* src, IntArrayRef sizes, const DimVector& byte_strides) {
+  int64_t nd = static_cast<int64_t>(sizes.size());
+  size_t isz = out.itemsize();
+  int64_t n = out.numel();
+  if (n == 0) return;
+  char* dst = out.raw();
+  int64_t inner = nd == 0 ? 1 : sizes[nd - 1];
+  int64_t inner_st = nd == 0 ? 0 : byte_strides[nd - 1];
+  int64_t rows = n / inner;
+  GilRelease nogil;
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      // Offset of row r from its multi-index over the outer dims.
+      int64_t rem = r, off = 0;
+      for (int64_t k = nd - 2; k >= 0; --k) {
+        off += (rem % sizes[k]) * byte_strides[k];
+        rem /= sizes[k];
+      }
+      const char* s = src + off;
+      char* d = dst + r * inner * static_cast<int64_t>(isz);
+      if (inner_st == static_cast<int64_t>(isz)) {
+        std::memcpy(d, s, static_cast<size_t>(inner) * isz);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) std::memcpy(d + i * isz, s + i * inner_st, isz);
+      }
+    }
+  });
+}
+
+DimVector wrap_dims(IntArrayRef dims, int64_t nd, const char* op) {
+  DimVector r;
+  std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, std::max<int64_t>(nd, 1));
+    EMBER_CHECK(!seen[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
+                dims.size() - 1);
+    (void)op;
+    seen[w] = true;
+    r.push_back(w);
+  }
+  return r;
+}
+
+}  // namespace
+
+Tensor flip(const Tensor& input, IntArrayRef dims) {
+  DimVector ds = wrap_dims(dims, input.dim(), "flip");
+  Tensor out = empty(input.sizes(), input.dtype());
+  int64_t isz = static_cast<int64_t>(input.itemsize());
+  DimVector bst;
+  const char* src = input.raw();
+  for (int64_t k = 0; k < input.dim(); ++k) bst.push_back(input.stride(k) * isz);
+  if (input.numel() == 0) return out;
+  for (int64_t d : ds) {
+    if (input.dim() == 0) break;
+    src += (input.size(d) - 1) * bst[d];
+    bst[d] = -bst[d];
+  }
+  gather_strided(out, src, input.sizes(), bst);
+  return out;
+}
+
+Tensor fliplr(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 2, "Input must be >= 2-d.");
+  return flip(input, {1});
+}
+Tensor flipud(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 1, "Input must be >= 1-d.");
+  return flip(input, {0});
+}
+
+static Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
+  int64_t n = t.size(d);
+  if (n == 0) return clone(t, MemoryFormat::Contiguous);
+  int64_t s = ((shift % n) + n) % n;
+  if (s == 0) return clone(t, MemoryFormat::Contiguous);
+  return cat({slice_view(t, d, n - s, s), slice_view(t, d, 0, n - s)}, d);
+}
+
+Tensor roll(const Tensor& input, IntArrayRef shifts, IntArrayRef dims) {
+  EMBER_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    Tensor flat = reshape(input, {-1});
+    return view(roll_one(flat, shifts[0], 0), input.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
+              dims.size());
+  if (input.numel() == 0) return clone(input, MemoryFormat::Contiguous);  // PyTorch reads no dim then
+  Tensor r = input;
+  for (size_t i = 0; i < dims.size(); ++i) r = roll_one(r, shifts[i], wrap_dim(dims[i], input.dim()));
+  if (r.same(input)) r = clone(input, MemoryFormat::Contiguous);
+  return r;
+}
+
+Tensor rot90(const Tensor& input, int64_t k, IntArrayRef dims) {
+  EMBER_CHECK(dims.size() == 2, "expected total rotation dims == 2, but got dims = ", dims.size());
+  EMBER_CHECK(input.dim() >= 2, "expected total dims >= 2, but got total dims = ", input.dim());
+  int64_t a = wrap_dim(dims[0], input.dim()), b = wrap_dim(dims[1], input.dim());
+  EMBER_CHECK(a != b, "expected rotation dims to be different, but got dim0 = ", a, " and dim1 = ", b);
+  int64_t kk = ((k % 4) + 4) % 4;
+  switch (kk) {
+    case 1: return transpose(flip(input, {b}), a, b);
+    case 2: return flip(input, {a, b});
+    case 3: return transpose(flip(input, {a}), a, b);
+    default: return clone(input, MemoryFormat::Contiguous);
+  }
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  int64_t nr = static_cast<int64_t>(repeats.size());
+  EMBER_CHECK(nr >= self.dim(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+              "tensor");
+  // aten checks the target sizes (repeat * size, wrapping like its int64 multiply), not the
+  // repeats: a negative repeat of an empty dim is an empty dim, and only a negative product is
+  // empty()'s error. A zero repeat returns the empty result; otherwise aten unfolds the result
+  // by the sizes, which refuses a target that wrapped below its size.
+  DimVector padded(nr - self.dim(), 1);
+  for (int64_t s : self.sizes()) padded.push_back(s);
+  DimVector out;
+  bool zero = false;
+  for (int64_t i = 0; i < nr; ++i) {
+    out.push_back(static_cast<int64_t>(static_cast<uint64_t>(repeats[i]) * static_cast<uint64_t>(padded[i])));
+    zero |= repeats[i] == 0;
+  }
+  Tensor r = empty(out, self.dtype());
+  if (zero) return r;
+  for (int64_t i = 0; i < nr; ++i)
+    EMBER_CHECK(out[i] >= padded[i], "maximum size for tensor at dimension ", i, " is ", out[i], " but size is ",
+                padded[i]);
+  if (r.numel() == 0) return r;
+  // Every repeat is positive here. View as (1, s0, 1, s1, ...), expand the 1s to the
+  // repeats, then copy out.
+  DimVector v, e;
+  for (int64_t i = 0; i < nr; ++i) {
+    v.push_back(1);
+    v.push_back(padded[i]);
+    e.push_back(repeats[i]);
+    e.push_back(padded[i]);
+  }
+  Tensor ex = expand(reshape(self, v), e, false);
+  copy_(view(r, ex.sizes()), ex, false);
+  return r;
+}
+
+Tensor tile(const Tensor& input, IntArrayRef dims) {
+  DimVector reps(std::max<int64_t>(input.dim() - static_cast<int64_t>(dims.size()), 0), 1);
+  for (int64_t d : dims) reps.push_back(d);
+  return repeat(input, reps);
+}
+
+static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int64_t>& reps, std::optional<int64_t> dim,
+                                     std::optional<int64_t> output_size) {
+  Tensor x = dim ? input : reshape(input, {-1});
+  // aten reads input.size(dim): a dim of a 0-d input is an IndexError.
+  int64_t n = x.size(dim ? *dim : 0);
+  int64_t d = wrap_dim(dim ? *dim : 0, x.dim());
+  EMBER_CHECK(reps.size() == 1 || static_cast<int64_t>(reps.size()) == n,
+              "repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.size(),
+              " and input.size(", d, ") = ", n);
+  int64_t total = 0;
+  if (reps.size() == 1) total = mul_or_fail(reps[0], n, "repeat_interleave");
+  else
+    for (int64_t i = 0; i < n; ++i) total = add_or_fail(total, reps[i], "repeat_interleave");
+  if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
+  DimVector shape = to_vec(x.sizes());
+  shape[d] = total;
+  Tensor out = empty(shape, input.dtype());
+  int64_t at = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = reps.size() == 1 ? reps[0] : reps[i];
+    if (r == 0) continue;
+    Tensor src = slice_view(x, d, i, 1);
+    DimVector es = to_vec(src.sizes());
+    es[d] = r;
+    copy_(slice_view(out, d, at, r), expand(src, es, false), false);
+    at += r;
+  }
+  return out;
+}
+
+Tensor repeat_interleave_int(const Tensor& input, int64_t repeats, std::optional<int64_t> dim,
+                             std::optional<int64_t> output_size) {
+  // aten wraps the dim before it looks at the repeats.
+  if (dim) (void)wrap_dim(*dim, input.dim());
+  EMBER_CHECK(repeats >= 0, "Repeats must be non-negative");
+  return repeat_interleave_impl(input, {repeats}, dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  // aten matches repeats against input.size(dim) before its kernel checks the dtype.
+  EMBER_CHECK(repeats.dim() <= 1, "repeats must be 0-dim or 1-dim tensor");
+  const Tensor x = dim ? input : reshape(input, {-1});
+  const int64_t n = x.size(dim ? *dim : 0);
+  if (repeats.dim() == 1 && repeats.size(0) != 1)
+    EMBER_CHECK(repeats.size(0) == n, "repeats must have the same size as input along dim, but got repeats.size(0) = ",
+                repeats.size(0), " and input.size(", dim ? *dim : 0, ") = ", n);
+  EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
+                      "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
+  Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
+  std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
+  // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
+  if (!(reps.size() == 1 && n == 0))
+    for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
+  return repeat_interleave_impl(input, reps, dim, output_size);
+}
+
+// ---- tril / triu ----
+
+namespace {
+
+// Zero the part of each matrix (last two dims) of contiguous `t` outside the triangle.
+void mask_triangle(const Tensor& t, int64_t k, bool lower) {
+  int64_t nd = t.dim(), R = t.size(nd - 2), C = t.size(nd - 1);
+  if (t.numel() == 0) return;
+  k = std::clamp<int64_t>(k, -R - 1, C + 1);  // same triangle, and i + k + 1 cannot overflow
+  int64_t mats = t.numel() / (R * C);
+  size_t isz = t.itemsize();
+  char* base = t.raw();
+  GilRelease nogil;
+  parallel_for(0, mats * R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t i = row % R;
+      char* p = base + static_cast<size_t>(row * C) * isz;
+      if (lower) {  // keep j <= i + k
+        int64_t from = std::clamp<int64_t>(i + k + 1, 0, C);
+        std::memset(p + from * isz, 0, static_cast<size_t>(C - from) * isz);
+      } else {  // keep j >= i + k
+        int64_t upto = std::clamp<int64_t>(i + k, 0, C);
+        std::memset(p, 0, static_cast<size_t>(upto) * isz);
+      }
+    }
+  });
+}
+
+Tensor tri(const Tensor& input, int64_t k, bool lower);
+
+// An expanded self (rows sharing memory) is masked in place, row after row in order, as
+// PyTorch does: the memory ends as the last write left it (copy_ would refuse the overlap).
+void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
+  const int64_t nd = t.dim();
+  const size_t isz = t.itemsize();
+  for_each_element(t, [&](int64_t, const DimVector& idx, int64_t off) {
+    const int64_t i = idx[nd - 2], j = idx[nd - 1];
+    if (lower ? j > i + k : j < i + k) std::memset(static_cast<char*>(t.storage().data) + static_cast<size_t>(off) * isz, 0, isz);
+  });
+}
+
+// aten's checkTrilTriuBatchContiguous(allow_zero_stride=true): self is masked in place when it
+// has at most 3 dims or its batch dims are packed (each stride the product of the sizes after it,
+// the matrix counted as size(-2) * size(-1); dim 0 may be broadcast), else a contiguous result is
+// copied back, and copy_ refuses an overlapping self.
+static bool tri_batches_packed(const Tensor& self) {
+  if (self.dim() <= 3) return true;
+  int64_t expected = self.size(-1) * self.size(-2);
+  for (int64_t i = self.dim() - 3; i >= 0; --i) {
+    if (i == 0 && (self.stride(0) == 0 || self.size(0) == 1)) continue;
+    if (self.stride(i) != expected) return false;
+    expected *= self.size(i);
+  }
+  return true;
+}
+
+Tensor tri_(const Tensor& self, int64_t k, bool lower) {
+  if (self.dim() >= 2 && has_internal_overlap(self) && tri_batches_packed(self)) {
+    check_inplace(self, lower ? "tril_" : "triu_");
+    mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
+    self.bump_version();
+    return self;
+  }
+  copy_(self, tri(self, k, lower), false);
+  return self;
+}
+
+Tensor tri(const Tensor& input, int64_t k, bool lower) {
+  EMBER_CHECK(input.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
+  Tensor r = clone(input, MemoryFormat::Contiguous);
+  mask_triangle(r, k, lower);
+  return r;
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& input, int64_t diagonal) { return tri(input, diagonal, true); }
+Tensor triu(const Tensor& input, int64_t diagonal) { return tri(input, diagonal, false); }
+Tensor tril_(const Tensor& self, int64_t diagonal) { return tri_(self, diagonal, true); }
+Tensor triu_(const Tensor& self, int64_t diagonal) { return tri_(self, diagonal, false); }
+Tensor tril_out(const Tensor& input, int64_t diagonal, const Tensor& out) {
+  Tensor r = tril(input, diagonal);
+  EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, r.sizes());
+  copy_(out, r, false);
+  return out;
+}
+Tensor triu_out(const Tensor& input, int64_t diagonal, const Tensor& out) {
+  Tensor r = triu(input, diagonal);
+  EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, r.sizes());
+  copy_(out, r, false);
+  return out;
+}
+
+// ---- diag / diag_embed ----
+
+Tensor diag_embed(const Tensor& input, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t nd = input.dim() + 1;
+  int64_t a = wrap_dim(dim1, nd), b = wrap_dim(dim2, nd);  // a 0-d input fails here (IndexError)
+  EMBER_CHECK(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  // |offset| in unsigned arithmetic: -INT64_MIN does not fit an int64
+  const uint64_t abs_off = offset < 0 ? 0 - static_cast<uint64_t>(offset) : static_cast<uint64_t>(offset);
+  EMBER_CHECK(abs_off <= static_cast<uint64_t>(INT64_MAX - input.size(-1)),
+              "diag_embed: integer addition overflow: size ", input.size(-1), " and offset ", offset);
+  int64_t m = input.size(-1) + static_cast<int64_t>(abs_off);
+  DimVector shape;
+  int64_t src = 0;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (i == a || i == b) shape.push_back(m);
+    else shape.push_back(input.size(src++));
+  }
+  Tensor out = zeros(shape, input.dtype(), std::nullopt);
+  Tensor dv = diagonal(out, offset, a, b);
+  if (dv.numel() > 0) copy_(dv, input, false);
+  return out;
+}
+
+Tensor diag(const Tensor& input, int64_t diagonal_) {
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", input.dim(), "D");
+  if (input.dim() == 1) return diag_embed(input, diagonal_, 0, 1);
+  return clone(diagonal(input, diagonal_, 0, 1), MemoryFormat::Contiguous);
+}
+Tensor diag_out(const Tensor& input, int64_t diagonal_, const Tensor& out) {
+  Tensor r = diag(input, diagonal_);
+  EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, r.sizes());
+  copy_(out, r, false);
+  return out;
+}
+
+}  // namespace ember

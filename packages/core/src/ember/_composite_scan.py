@@ -1,9 +1,10 @@
 """Scans and order statistics PyTorch exposes beside cumsum: cummax, cummin, logcumsumexp, diff,
 gradient, quantile and nanquantile, composed from differentiable core ops.
 
-logcumsumexp runs in one C++ pass (kernels/cpu/scan) when no graph is recorded, else as a log-step
-(Hillis-Steele) scan of logaddexp, ceil(log2(n)) whole-tensor passes, which autograd follows. cummax/cummin find the indices in one C++ pass (kernels/cpu/scan) and gather
-the values, so the gradient is aten's (scattered onto the arg-extremum)."""
+logcumsumexp runs in one C++ pass (csrc/ops/scan) when no graph is recorded, else as a log-step
+(Hillis-Steele) scan of logaddexp, ceil(log2(n)) whole-tensor passes, which autograd follows.
+cummax/cummin find the indices in one C++ pass (csrc/ops/scan) and gather the values, so the
+gradient is aten's (scattered onto the arg-extremum)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "../../../core/parallel.h"
+#include "core/parallel.h"
 
 namespace ember::scan {
 

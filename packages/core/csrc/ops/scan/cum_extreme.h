@@ -2,7 +2,7 @@
 #pragma once
 #include <cstdint>
 
-#include "../../../core/tensor.h"
+#include "core/tensor.h"
 
 namespace ember {
 

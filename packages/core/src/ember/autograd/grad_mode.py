@@ -151,8 +151,32 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
 
 def is_grad_enabled() -> bool:
+    """Whether autograd records operations in this thread (False inside ``ember.no_grad()``).
+
+    Returns:
+        bool: the current grad mode.
+
+    Example::
+
+        >>> ember.is_grad_enabled()
+        True
+        >>> with ember.no_grad():
+        ...     ember.is_grad_enabled()
+        False
+    """
     return _C.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside an ``ember.inference_mode()`` block.
+
+    Returns:
+        bool: the current inference mode.
+
+    Example::
+
+        >>> with ember.inference_mode():
+        ...     ember.is_inference_mode_enabled()
+        True
+    """
     return _C.is_inference_mode_enabled()

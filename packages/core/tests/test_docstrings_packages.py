@@ -44,16 +44,26 @@ MODULES = [m for _, _, _, mods in API.PAGES for m in mods if m not in ("ember", 
 
 
 def _own_methods(cls: type) -> dict[str, Any]:
-    """The public functions a class of ember defines itself (inherited ones are their base's)."""
+    """The public functions a class of ember defines itself (inherited ones are their base's),
+    less the overrides of a documented base method: they show its docstring (help(), Sphinx)."""
     out = {}
     for name, v in vars(cls).items():
         if name.startswith("_"):
             continue
         if isinstance(v, (staticmethod, classmethod)):
             v = v.__func__
-        if inspect.isfunction(v):
+        if inspect.isfunction(v) and not (not documented(v) and _base_documents(cls, name)):
             out[name] = v
     return out
+
+
+def _base_documents(cls: type, name: str) -> bool:
+    """A base class documents ``name`` (the docstring inspect.getdoc and Sphinx fall back to)."""
+    for base in cls.__mro__[1:]:
+        v = vars(base).get(name)
+        if v is not None and documented(v.__func__ if isinstance(v, (staticmethod, classmethod)) else v):
+            return True
+    return False
 
 
 def walked(module: str) -> dict[str, Any]:

@@ -178,6 +178,16 @@ class Optimizer:
                 _C._record_function_exit()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Updates every parameter once from its ``.grad``, with the algorithm's rule.
+
+        Args:
+            closure: a function that recomputes the loss (clears the gradients, runs forward and
+                backward, returns the loss); optional except for optimizers that evaluate the
+                loss several times per step (LBFGS).
+
+        Returns:
+            The closure's loss, or None without a closure.
+        """
         raise NotImplementedError
 
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:

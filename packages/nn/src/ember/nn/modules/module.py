@@ -107,6 +107,11 @@ class Module:
     forward: Callable[..., Any]
 
     def _forward_unimplemented(self, *input: Any) -> None:
+        """The computation the module performs on its inputs; every subclass defines it.
+
+        Call the module itself (``module(x)``) rather than ``forward``: the call also runs the
+        registered hooks. The base class's version raises NotImplementedError.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     forward = _forward_unimplemented
@@ -453,6 +458,14 @@ class Module:
         return type(self).__name__
 
     def extra_repr(self) -> str:
+        """The module's own settings, shown inside the parentheses of its ``repr`` (for example
+        ``in_features=2, out_features=3, bias=True``); subclasses override it, the base has none.
+
+        Example::
+
+            >>> ember.nn.Linear(2, 3).extra_repr()
+            'in_features=2, out_features=3, bias=True'
+        """
         return ""
 
     def __repr__(self) -> str:

@@ -111,6 +111,8 @@ def test_docstring_examples_run(module: str) -> None:
         doc = v.__doc__ if isinstance(v.__doc__, str) else ""
         if ">>>" in doc:
             glob = {"ember": ember, "torch": ember, **vars(importlib.import_module(module))}
+            if module.startswith(("ember.nn", "ember.optim")):  # the usual import names
+                glob.update(nn=importlib.import_module("ember.nn"), F=importlib.import_module("ember.nn.functional"))
             runner.run(doctest.DocTestParser().get_doctest(doc, glob, f"{module}.{name}", None, 0), out=out.append)
     assert runner.failures == 0, "".join(out)
 

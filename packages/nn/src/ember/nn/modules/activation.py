@@ -463,6 +463,7 @@ class PReLU(Module):
         self.weight = Parameter(ember.full((num_parameters,), init, dtype=dtype))
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         with ember.no_grad():
             self.weight.fill_(self.init)
 

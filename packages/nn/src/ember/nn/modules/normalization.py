@@ -53,6 +53,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -227,6 +228,7 @@ class GroupNorm(Module):
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.affine:
             init.ones_(self.weight)
             init.zeros_(self.bias)
@@ -336,6 +338,7 @@ class RMSNorm(Module):
             self.register_parameter("weight", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
 

@@ -66,6 +66,7 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
@@ -96,6 +97,14 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
                         max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> Embedding:
+        """An Embedding whose table is ``embeddings`` (num_embeddings, dim), frozen (no gradient)
+        unless ``freeze=False``; the other arguments are the constructor's.
+
+        Example::
+
+            >>> nn.Embedding.from_pretrained(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))(ember.tensor([1]))
+            tensor([[3., 4.]])
+        """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
@@ -143,6 +152,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with ember.no_grad():
@@ -172,6 +182,9 @@ class EmbeddingBag(Module):
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
                         sparse: bool = False, include_last_offset: bool = False,
                         padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose table is ``embeddings``, frozen unless ``freeze=False``; the other
+        arguments are the constructor's.
+        """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,

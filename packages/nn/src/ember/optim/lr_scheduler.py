@@ -76,12 +76,15 @@ class LRScheduler:
             self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
+        """The scheduler's state (every attribute but the optimizer), for checkpoints."""
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the state that ``state_dict`` returned."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self) -> list[Any]:
+        """The learning rate of every parameter group as the last ``step`` set it."""
         return self._last_lr
 
     def get_lr(self) -> list[Any]:

@@ -166,6 +166,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradient of every parameter: to None (the default) or, with ``set_to_none=False``, to zeros."""
         params = (p for group in self.param_groups for p in group["params"])
         if not _C._profiler_active():
             zero_grads(params, set_to_none)
@@ -239,6 +240,8 @@ class Optimizer:
         return value
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the per-parameter state and the groups' options from a ``state_dict()`` of an
+        optimizer built the same way."""
         state_dict = state_dict.copy()
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])

@@ -123,6 +123,8 @@ class ConcatDataset(Dataset[T_co]):
 
     @staticmethod
     def cumsum(sequence: Iterable[Any]) -> list[int]:
+        """The running totals of the lengths of ``sequence``'s datasets: where each one ends in the
+        concatenation."""
         return list(itertools.accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:

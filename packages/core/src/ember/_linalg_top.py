@@ -83,7 +83,7 @@ def slogdet(input: ember.Tensor) -> Any:
         input (Tensor): ``(*, n, n)`` matrices.
 
     Returns:
-        (sign, logabsdet): a named tuple of two tensors of shape ``(*)``.
+        A named tuple ``(sign, logabsdet)`` of two tensors of shape ``(*)``.
 
     Example::
 

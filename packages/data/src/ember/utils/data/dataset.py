@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 
 class Dataset(Generic[T_co]):
-    """A map from keys (usually ``0 .. len-1``) to samples.
+    """A map from keys (usually the integers from 0 to ``len - 1``) to samples.
 
     Subclasses implement ``__getitem__`` and usually ``__len__`` (the default samplers and
     ``len(DataLoader)`` need it). They may also implement ``__getitems__(indices)`` to

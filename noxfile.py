@@ -6,6 +6,7 @@ build/<session>, so an edit rebuilds incrementally (sessions reuse their venvs).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -156,9 +157,12 @@ def docs(session: nox.Session) -> None:
     own_site = session.run("python", "-c", purelib, silent=True).strip()
     Path(own_site, "ember_tests_env.pth").write_text(f"import site; site.addsitedir({tests_site!r})\n")
     session.install("-r", "docs/requirements.txt")
+    # mpi4py (the distributed examples) finds the mpich wheel's libmpi under its own venv's lib/.
+    lib = str(tests_py.parent.parent / "lib")
+    env = {"LD_LIBRARY_PATH": os.pathsep.join(p for p in (lib, os.environ.get("LD_LIBRARY_PATH")) if p)}
     common = ["-W", "--keep-going", "-q", "-j", "auto", "-d", "docs/_build/doctrees", "docs"]
-    session.run("sphinx-build", "-b", "html", *common, "docs/_build/html")
-    session.run("sphinx-build", "-b", "doctest", *common, "docs/_build/doctest")  # reuses the doctrees
+    session.run("sphinx-build", "-b", "html", *common, "docs/_build/html", env=env)
+    session.run("sphinx-build", "-b", "doctest", *common, "docs/_build/doctest", env=env)  # reuses the doctrees
     session.run("python", "docs/check_site.py", "docs/_build/html", str(ROOT / "build" / "docs_browser"))
 
 

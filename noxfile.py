@@ -6,7 +6,9 @@ build/<session>, so an edit rebuilds incrementally (sessions reuse their venvs).
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -165,13 +167,24 @@ def docs(session: nox.Session) -> None:
     resolved (nitpicky), the pages' doctests run, then check its in-site links and render the
     front, an API and the search page in headless Chromium (screenshots in build/docs_browser).
 
-    Reuses the tests session's core build directory, so the core is relinked, not recompiled."""
-    install_core(session, build_dir="build/tests")
-    install_pure(session)
+    Runs on the tests session's environment (its core build and every package; installed here
+    by `nox -s tests --install-only`, a no-op rebuild after `nox -s tests`), seen through a .pth
+    file from this venv, which adds Sphinx: the core is never compiled twice. Debian's chromium
+    is apt-installed by the browser check if missing (PyPI and Debian are the only registries).
+    """
+    session.run(sys.executable, "-m", "nox", "-s", "tests", "--install-only", external=True)
+    tests_py = Path(session.virtualenv.location).parent / "tests" / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    tests_site = session.run(str(tests_py), "-c", purelib, silent=True, external=True).strip()
+    own_site = session.run("python", "-c", purelib, silent=True).strip()
+    Path(own_site, "ember_tests_env.pth").write_text(f"import site; site.addsitedir({tests_site!r})\n")
     session.install("-r", "docs/requirements.txt")
+    # mpi4py (the distributed examples) finds the mpich wheel's libmpi under its own venv's lib/.
+    lib = str(tests_py.parent.parent / "lib")
+    env = {"LD_LIBRARY_PATH": os.pathsep.join(p for p in (lib, os.environ.get("LD_LIBRARY_PATH")) if p)}
     common = ["-W", "--keep-going", "-q", "-j", "auto", "-d", "docs/_build/doctrees", "docs"]
-    session.run("sphinx-build", "-b", "html", *common, "docs/_build/html")
-    session.run("sphinx-build", "-b", "doctest", *common, "docs/_build/doctest")  # reuses the doctrees
+    session.run("sphinx-build", "-b", "html", *common, "docs/_build/html", env=env)
+    session.run("sphinx-build", "-b", "doctest", *common, "docs/_build/doctest", env=env)  # reuses the doctrees
     session.run("python", "docs/check_site.py", "docs/_build/html", str(ROOT / "build" / "docs_browser"))
 
 

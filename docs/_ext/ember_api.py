@@ -13,9 +13,10 @@ import inspect
 import types
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sphinx.application import Sphinx
+if TYPE_CHECKING:  # packages/core/tests/test_docstrings_packages.py imports PAGES without Sphinx
+    from sphinx.application import Sphinx
 
 # (page, title, distribution, modules on that page)
 PAGES = [

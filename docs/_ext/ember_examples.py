@@ -35,15 +35,18 @@ OPTIONAL = {"cpp_extension/lltm.py"}
 
 
 def _command(script: str, args: list[str]) -> list[str]:
-    if script in DISTRIBUTED:
-        runner = Path(sys.executable).with_name("ember-run")
-        return [str(runner), "--nproc-per-node", "2", f"examples/{script}", *args]
+    if script in DISTRIBUTED:  # ember-run's module: its console script may sit in another venv (nox -s docs)
+        return [sys.executable, "-m", _RUN, "--nproc-per-node", "2", f"examples/{script}", *args]
     return [sys.executable, f"examples/{script}", *args]
 
 
+_RUN = "ember.distributed.run"
+
+
 def _shown(cmd: list[str]) -> str:
-    return " ".join(["python" if c == sys.executable else Path(c).name if c.endswith("ember-run") else c
-                     for c in cmd])
+    if cmd[1:3] == ["-m", _RUN]:
+        cmd = ["ember-run", *cmd[3:]]
+    return " ".join(["python" if c == sys.executable else c for c in cmd])
 
 
 def _run(root: Path, script: str, args: list[str]) -> tuple[str, int, str]:

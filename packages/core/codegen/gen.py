@@ -7,7 +7,8 @@ Outputs (into the build tree, never committed):
   kernels_pointwise.cpp scalar functors + loops (compiled once per CPU capability)
   bindings.cpp          Python bindings: module functions and Tensor methods
   docstrings.cpp        their docstrings (text signature + docs_ops/*.yaml prose), apart so a
-                        docs edit recompiles one small file
+                        docs edit recompiles one small file; and the hand-written bindings'
+                        (docs_ops/bindings.yaml), which they look up at module set-up
   _C.pyi, _op_list.py   the type stub, and the op list the parity test walks
 
 Usage: python gen.py ops.yaml OUT_CPP_DIR OUT_PY_DIR
@@ -22,7 +23,7 @@ import yaml
 from autocast_lists import policy as autocast_policy
 from cpp_types import ACCESSOR, cpp_decl, norm, returns_cpp
 from gen_autograd import gen_autograd, has_wrapper
-from gen_docs import c_string, docstring, load_docs, py_path
+from gen_docs import binding_docstring, c_string, docstring, load_binding_docs, load_docs, py_path
 from gen_stub import gen_pyi
 from schema import BINDING_ONLY, Op, Schema, load_ops
 
@@ -247,7 +248,8 @@ def wrap_result(s: Schema, expr: str) -> str:
 
 
 def autocast_prologue(op: Op, kind: str) -> list[str]:
-    """Ops on PyTorch's CPU autocast lists cast their tensor arguments first (functional forms only)."""
+    """Ops on PyTorch's CPU autocast lists cast their tensor arguments first (functional forms
+    only)."""
     pol = autocast_policy(op.schema.name, op.namespace)
     if pol is None or kind == "inplace":
         return []
@@ -424,13 +426,31 @@ def gen_bindings(ops: list[Op]) -> str:
     return "\n".join(out)
 
 
-def gen_docstrings(ops: list[Op], docs: dict) -> str:
-    out = [HEADER, "namespace ember::python {", ""]
+def gen_docstrings(ops: list[Op], docs: dict, binding_docs: dict) -> str:
+    out = [HEADER, "#include <Python.h>", "", "#include <cstring>", "#include <string>", "",
+           "namespace ember::python {", ""]
     for kind in ("function", "method", "inplace"):
         for pyname, gops in group(ops, kind).items():
             text = docstring(pyname, gops, kind, docs.get(py_path(gops[0])))
             out.append(f"extern const char {_doc_symbol(kind, pyname)}[] =\n  {c_string(text)};")
-    out += ["", "}  // namespace ember::python", ""]
+    # The hand-written bindings' docs (docs_ops/bindings.yaml), looked up once at module set-up.
+    out += ["", "namespace {", "struct BindingDoc {", "  const char* key;", "  const char* text;", "};",
+            "const BindingDoc binding_docs[] = {"]
+    out += [f'    {{"{key}",\n     {c_string(binding_docstring(key, d))}}},' for key, d in binding_docs.items()]
+    out += ["};", "}  // namespace", "",
+            "// The documentation of a hand-written binding (an ember name or Tensor.<method>), or null.",
+            "const char* binding_doc(const char* key) {",
+            "  for (const BindingDoc& d : binding_docs)",
+            "    if (std::strcmp(d.key, key) == 0) return d.text;",
+            "  return nullptr;",
+            "}", "",
+            "// Gives each def of a hand-written table its documented __doc__ (text signature included).",
+            "void document_bindings(PyMethodDef* defs, bool methods) {",
+            "  for (; defs->ml_name; ++defs) {",
+            '    std::string key = methods ? std::string("Tensor.") + defs->ml_name : std::string(defs->ml_name);',
+            "    if (const char* doc = binding_doc(key.c_str())) defs->ml_doc = doc;",
+            "  }",
+            "}", "", "}  // namespace ember::python", ""]
     return "\n".join(out)
 
 
@@ -466,6 +486,7 @@ def main() -> None:
     kernels = doc["kernels"]
     ops = load_ops(doc)
     docs = load_docs(src.parent / "docs_ops", ops)
+    binding_docs = load_binding_docs(src.parent / "docs_ops")
     for op in ops:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
@@ -479,7 +500,7 @@ def main() -> None:
         cpp_dir / "kernel_table.h": gen_kernel_table(kernels),
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
         cpp_dir / "bindings.cpp": gen_bindings(ops),
-        cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs),
+        cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs, binding_docs),
         cpp_dir / "autograd_ops.h": ag_h,
         cpp_dir / "autograd_ops.cpp": ag_cpp,
         py_dir / "_C.pyi": gen_pyi(ops, group, src.parent / "codegen" / "stub_base.pyi"),

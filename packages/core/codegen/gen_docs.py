@@ -19,6 +19,10 @@ from schema import Op, Param, Schema
 
 # Every key a docs_ops entry may have; any other is an error (as schema.KNOWN_KEYS for ops).
 DOC_KEYS = {"summary", "args", "returns", "example", "signature"}
+# The hand-written bindings' docs (csrc/python: random, unique, dtype helpers, the types...):
+# keyed by the ember name or ``Tensor.<method>``, each with its text signature, as no schema
+# gives one. The bindings take them at module set-up (document_bindings, binding_doc).
+BINDINGS_FILE = "bindings.yaml"
 
 # Argument descriptions shared by many ops (an entry's own `args` wins).
 COMMON_ARGS = {
@@ -49,19 +53,41 @@ def load_docs(docs_dir: Path, ops: list[Op]) -> dict[str, OpDoc]:
     known = {py_path(op) for op in ops}
     docs: dict[str, OpDoc] = {}
     for f in sorted(docs_dir.glob("*.yaml")):
+        if f.name == BINDINGS_FILE:
+            continue
         for name, e in (yaml.safe_load(f.read_text()) or {}).items():
             where = f"{f.name}: {name}"
             if name not in known:
                 raise ValueError(f"{where}: no op of that name in ops.yaml")
             if name in docs:
                 raise ValueError(f"{where}: documented twice")
-            unknown = sorted(set(e) - DOC_KEYS)
-            if unknown:
-                raise ValueError(f"{where}: unknown key(s) {unknown}; known: {sorted(DOC_KEYS)}")
-            if not str(e.get("summary", "")).strip():
-                raise ValueError(f"{where}: `summary` is required")
-            docs[name] = OpDoc(**{k: (v.strip() if isinstance(v, str) else v) for k, v in e.items()})
+            docs[name] = _entry(where, e)
     return docs
+
+
+def _entry(where: str, e: dict) -> OpDoc:
+    unknown = sorted(set(e) - DOC_KEYS)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown}; known: {sorted(DOC_KEYS)}")
+    if not str(e.get("summary", "")).strip():
+        raise ValueError(f"{where}: `summary` is required")
+    return OpDoc(**{k: (v.strip() if isinstance(v, str) else v) for k, v in e.items()})
+
+
+def load_binding_docs(docs_dir: Path) -> dict[str, OpDoc]:
+    """docs_ops/bindings.yaml; a ``signature`` (no schema gives one) is required of every
+    function and method, and optional for a type that cannot be called (``dtype``)."""
+    docs = {}
+    for name, e in (yaml.safe_load((docs_dir / BINDINGS_FILE).read_text()) or {}).items():
+        doc = _entry(f"{BINDINGS_FILE}: {name}", e)
+        is_type = name.rsplit(".", 1)[-1][:1].isupper() or name in UNCALLABLE_TYPES
+        if (doc.signature or not is_type) and not str(doc.signature or "").startswith("("):
+            raise ValueError(f"{BINDINGS_FILE}: {name}: `signature` is required, as '(param, ...)'")
+        docs[name] = doc
+    return docs
+
+
+UNCALLABLE_TYPES = {"dtype", "layout", "memory_format"}  # their instances are ember's constants
 
 
 def py_path(op: Op) -> str:
@@ -207,7 +233,8 @@ def _arg_lines(ops: list[Op], doc: OpDoc | None, with_out: bool, skip_self: bool
 
 
 def _fill(text: str, indent: str, first: str = "") -> str:
-    return textwrap.fill(" ".join(text.split()), 88, initial_indent=first, subsequent_indent=indent)
+    return textwrap.fill(" ".join(text.split()), 88, initial_indent=first, subsequent_indent=indent,
+                         break_on_hyphens=False)
 
 
 def docstring(pyname: str, ops: list[Op], kind: str, doc: OpDoc | None) -> str:
@@ -226,16 +253,34 @@ def docstring(pyname: str, ops: list[Op], kind: str, doc: OpDoc | None) -> str:
                   " which is returned.", ""]
     elif method and "function" in ops[0].variants:
         lines += [f"Method form of ``ember.{base}``: ``x.{base}(...)`` is ``ember.{base}(x, ...)``.", ""]
-    lines.append(_fill(doc.summary, ""))
-    args = _arg_lines(ops, doc, with_out, method)
+    # Examples show on the function, or on the method of a method-only op (x.view).
+    example = kind == "function" or (kind == "method" and "function" not in ops[0].variants)
+    return "\n".join(lines + _body(doc, _arg_lines(ops, doc, with_out, method), example))
+
+
+def _body(doc: OpDoc, args: list[str], example: bool) -> list[str]:
+    """Summary, Args, Returns and Example sections."""
+    lines = [_fill(doc.summary, "")]
     if args:
         lines += ["", "Args:", *args]
     if doc.returns:
         lines += ["", "Returns:", _fill(doc.returns, "    ", "    ")]
-    # Examples show on the function, or on the method of a method-only op (x.view).
-    if doc.example and (kind == "function" or (kind == "method" and "function" not in ops[0].variants)):
+    if doc.example and example:
         lines += ["", "Example::", ""] + [f"    {ln}" if ln else "" for ln in doc.example.splitlines()]
-    return "\n".join(lines)
+    return lines
+
+
+def binding_docstring(key: str, doc: OpDoc) -> str:
+    """The __doc__ of a hand-written binding: its text-signature block, then the prose. A method
+    (``Tensor.x``) gets ``$self`` first; a type's signature is its constructor's."""
+    name = key.rsplit(".", 1)[-1]
+    args = [_fill(f"{n}: {t}", "        ", "    ") for n, t in doc.args.items()]
+    if not doc.signature:
+        return "\n".join(_body(doc, args, True))
+    inner = doc.signature.strip().removeprefix("(").removesuffix(")")
+    if key.startswith("Tensor."):
+        inner = "$self" + (", " + inner if inner else "")
+    return "\n".join([f"{name}({inner})", "--", "", *_body(doc, args, True)])
 
 
 def c_string(text: str) -> str:

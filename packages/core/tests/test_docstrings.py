@@ -86,7 +86,8 @@ def test_still_missing_docs_is_the_actual_gap(key: str) -> None:
 
 
 def _generated() -> list[tuple[str, Any]]:
-    """The generated op bindings: functions of _C and methods of TensorBase (docstrings from codegen)."""
+    """The generated op bindings: functions of _C and methods of TensorBase (docstrings from
+    codegen)."""
     from ember._op_list import OPS
 
     names = {o["name"] for o in OPS} | {a for o in OPS for a in o["aliases"]}
@@ -115,6 +116,38 @@ def test_signature_shows_schema_defaults() -> None:
     assert str(inspect.signature(ember.Tensor.sum)) == "(self, /, dim=None, keepdim=False, *, dtype=None)"
     assert str(inspect.signature(ember.zeros)).startswith("(*size, dtype=None")
     assert str(inspect.signature(ember.Tensor.view)) == "(self, /, *shape)"
+
+
+def _binding_docs() -> dict[str, Any]:
+    codegen = str(Path(__file__).resolve().parents[1] / "codegen")
+    sys.path.insert(0, codegen)
+    try:
+        import gen_docs
+    finally:
+        sys.path.remove(codegen)
+    return gen_docs.load_binding_docs(Path(__file__).resolve().parents[1] / "docs_ops")
+
+
+def test_hand_written_bindings_take_their_docs() -> None:
+    """Every entry of docs_ops/bindings.yaml reaches the binding it names (a misspelt or
+    unregistered name would be silently unused), with the text signature it declares."""
+    bad = []
+    for key, doc in _binding_docs().items():
+        method = key.startswith("Tensor.")
+        obj: Any = ember
+        for part in key.split("."):  # add, Tensor.uniform_, linalg.LinAlgError
+            obj = getattr(obj, part)
+        if " ".join(doc.summary.split()) not in " ".join((obj.__doc__ or "").split()):
+            bad.append(f"{key}: its __doc__ is not the documented one")
+        if doc.signature:
+            want = doc.signature
+            if method:  # CPython makes $self positional-only unless the signature has its own "/"
+                rest = doc.signature[1:-1]
+                want = f"(self, {rest})" if "/" in rest else f"(self, /{', ' + rest if rest else ''})"
+            got = str(inspect.signature(obj))
+            if got != want:
+                bad.append(f"{key}: signature {got}, documented {want}")
+    assert not bad, bad
 
 
 def _examples() -> list[tuple[str, str]]:

@@ -190,14 +190,18 @@ PYBIND11_MODULE(_C, m) {
   { extern void ember_init_rnn(PyObject*); ember_init_rnn(mod); }  // py_rnn.cpp
   { extern void ember_init_scan(PyObject*); ember_init_scan(mod); }  // py_scan.cpp
   { extern void ember_init_ext_api(PyObject*); ember_init_ext_api(mod); }  // ext_api.cpp: the C++ extension ABI
+  document_bindings(handwritten_functions, false);
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
 
-  g_linalg_error = PyErr_NewException("torch._C._LinAlgError", PyExc_RuntimeError, nullptr);
+  g_linalg_error = PyErr_NewExceptionWithDoc("torch._C._LinAlgError", binding_doc("linalg.LinAlgError"),
+                                             PyExc_RuntimeError, nullptr);
   PyObject* bases = PyTuple_Pack(2, PyExc_AssertionError, PyExc_RuntimeError);
-  g_no_cuda_error = PyErr_NewException("ember.CudaNotCompiledError", bases, nullptr);
+  g_no_cuda_error =
+      PyErr_NewExceptionWithDoc("ember.CudaNotCompiledError", binding_doc("CudaNotCompiledError"), bases, nullptr);
   Py_DECREF(bases);
-  g_oom_error = PyErr_NewException("ember.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  g_oom_error =
+      PyErr_NewExceptionWithDoc("ember.OutOfMemoryError", binding_doc("OutOfMemoryError"), PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = py::handle(g_oom_error);
   m.attr("_LinAlgError") = py::handle(g_linalg_error);
   m.attr("CudaNotCompiledError") = py::handle(g_no_cuda_error);
@@ -206,11 +210,18 @@ PYBIND11_MODULE(_C, m) {
   ember::g_gil_hooks.acquire = gil_acquire;
   ember::g_warn_hook = warn_hook;
 
-  m.def("set_num_threads", [](int n) {
-    if (n <= 0) throw py::value_error("set_num_threads expects a positive integer");
-    ember::set_num_threads(n);
-  }, "Sets the number of threads used for intraop parallelism on CPU.");
-  m.def("get_num_threads", &ember::get_num_threads, "Returns the number of threads used for parallelizing CPU operations");
+  {
+    py::options text_signature_in_doc;  // the docs start with their own text signature
+    text_signature_in_doc.disable_function_signatures();
+    m.def(
+        "set_num_threads",
+        [](int n) {
+          if (n <= 0) throw py::value_error("set_num_threads expects a positive integer");
+          ember::set_num_threads(n);
+        },
+        binding_doc("set_num_threads"));
+    m.def("get_num_threads", &ember::get_num_threads, binding_doc("get_num_threads"));
+  }
   m.def("_return_type", [](const std::string& name, const std::vector<std::string>& fields) {
     return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(ember::python::return_type(name, fields)));
   }, "The structseq type torch.return_types.<name> with these fields.");

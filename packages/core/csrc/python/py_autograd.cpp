@@ -7,6 +7,7 @@
 #include "py_autograd.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
+#include "py_types.h"
 
 #include <unordered_map>
 
@@ -541,6 +542,7 @@ void init_autograd(PyObject* module) {
   PyModule_AddObject(module, "_Node", reinterpret_cast<PyObject*>(&NodeBaseType));
   Py_INCREF(&HookHandleType);
   PyModule_AddObject(module, "_HookHandle", reinterpret_cast<PyObject*>(&HookHandleType));
+  document_bindings(autograd_functions, false);
   if (PyModule_AddFunctions(module, autograd_functions) < 0) throw python_error();
   g_anomaly_trace_hook = anomaly_trace;
   init_function(module);

@@ -221,9 +221,7 @@ void init_generator(PyObject* module) {
   type.tp_basicsize = sizeof(PyGenerator);
   type.tp_dealloc = generator_dealloc;
   type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-  type.tp_doc =
-      "Generator(device='cpu')\n\nA random number generator (MT19937, PyTorch's CPU algorithm); pass it "
-      "as generator= to any sampling function.";
+  type.tp_doc = binding_doc("Generator");
   type.tp_new = generator_new;
   type.tp_methods = generator_methods;
   type.tp_getset = generator_getset;

@@ -7,6 +7,7 @@
 #include "ops.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
+#include "py_types.h"
 
 namespace ember::python {
 
@@ -160,24 +161,20 @@ PyObject* m_unique_consecutive(PyObject* self, PyObject* args, PyObject* kwargs)
 }
 
 #define KW METH_VARARGS | METH_KEYWORDS
+// Docs: docs_ops/bindings.yaml (document_bindings, at set-up).
 #define DEF(name, fn, doc) {name, (PyCFunction)(void (*)())fn, KW, doc}
 
 PyMethodDef index_functions[] = {
-    DEF("index_put", f_index_put, "index_put(input, indices, values, accumulate=False) -> Tensor\n\n"
-        "Out-of-place version of index_put_."),
-    DEF("unique", f_unique, "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> "
-        "Tensor or tuple\n\nThe unique elements (or slices along dim) of input, sorted."),
-    DEF("unique_consecutive", f_unique_consecutive, "unique_consecutive(input, return_inverse=False, "
-        "return_counts=False, dim=None) -> Tensor or tuple\n\nCollapses runs of equal consecutive elements."),
+    DEF("index_put", f_index_put, nullptr),
+    DEF("unique", f_unique, nullptr),
+    DEF("unique_consecutive", f_unique_consecutive, nullptr),
     {nullptr, nullptr, 0, nullptr}};
 
 PyMethodDef index_methods[] = {
-    DEF("index_put", m_index_put, "index_put(indices, values, accumulate=False) -> Tensor"),
-    DEF("index_put_", m_index_put_, "index_put_(indices, values, accumulate=False) -> Tensor\n\n"
-        "Puts values into self at the given indices (tensors or None per dim); adds with accumulate=True."),
-    DEF("unique", m_unique, "unique(sorted=True, return_inverse=False, return_counts=False, dim=None)"),
-    DEF("unique_consecutive", m_unique_consecutive, "unique_consecutive(return_inverse=False, return_counts=False, "
-        "dim=None)"),
+    DEF("index_put", m_index_put, nullptr),
+    DEF("index_put_", m_index_put_, nullptr),
+    DEF("unique", m_unique, nullptr),
+    DEF("unique_consecutive", m_unique_consecutive, nullptr),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
@@ -186,6 +183,8 @@ void init_argcheck(PyObject* module);  // py_argcheck.cpp: _C._checked, set up w
 
 void init_index_ops(PyObject* module) {
   init_argcheck(module);
+  document_bindings(index_functions, false);
+  document_bindings(index_methods, true);
   if (PyModule_AddFunctions(module, index_functions) < 0) throw python_error();
   PyObject* methods = PyDict_New();
   if (!methods) throw python_error();

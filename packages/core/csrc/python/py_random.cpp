@@ -11,6 +11,7 @@
 #include "ops.h"
 #include "py_generator.h"
 #include "py_tensor.h"
+#include "py_types.h"
 
 namespace ember::python {
 
@@ -444,50 +445,42 @@ EMBER_RANDOM_METHOD(m_multinomial) {
 }
 
 #define FASTCALL METH_FASTCALL | METH_KEYWORDS
+// Docs: docs_ops/bindings.yaml (document_bindings, at set-up).
 #define DEF(name, fn, doc) {name, (PyCFunction)(void (*)())fn, FASTCALL, doc}
 
 PyMethodDef random_functions[] = {
-    DEF("rand", f_rand, "rand(*size, *, generator=None, out=None, dtype=None, layout=torch.strided, "
-        "device=None, requires_grad=False, pin_memory=False) -> Tensor\n\n"
-        "Uniform samples from [0, 1)."),
-    DEF("randn", f_randn, "randn(*size, *, generator=None, out=None, dtype=None, ...) -> Tensor\n\n"
-        "Samples from the standard normal distribution."),
-    DEF("randint", f_randint, "randint(low=0, high, size, *, generator=None, out=None, dtype=torch.int64, "
-        "...) -> Tensor\n\nUniform integers in [low, high)."),
-    DEF("randperm", f_randperm, "randperm(n, *, generator=None, out=None, dtype=torch.int64, ...) -> Tensor"
-        "\n\nA random permutation of 0..n-1."),
-    DEF("rand_like", f_rand_like, "rand_like(input, *, generator=None, dtype=None, ...) -> Tensor"),
-    DEF("randn_like", f_randn_like, "randn_like(input, *, generator=None, dtype=None, ...) -> Tensor"),
-    DEF("randint_like", f_randint_like,
-        "randint_like(input, low=0, high, *, generator=None, dtype=None, ...) -> Tensor"),
-    DEF("normal", f_normal, "normal(mean, std, *, generator=None, out=None) -> Tensor\n"
-        "normal(mean, std, size, *, generator=None, out=None, dtype=None, ...) -> Tensor\n\n"
-        "Normal samples with the given means and standard deviations (tensors or floats)."),
-    DEF("bernoulli", f_bernoulli, "bernoulli(input, *, generator=None, out=None) -> Tensor\n"
-        "bernoulli(input, p, *, generator=None) -> Tensor\n\n0/1 samples with probabilities input (or p)."),
-    DEF("multinomial", f_multinomial, "multinomial(input, num_samples, replacement=False, *, "
-        "generator=None, out=None) -> LongTensor\n\nIndices sampled from the rows of input."),
-    DEF("poisson", f_poisson, "poisson(input, generator=None) -> Tensor\n\nPoisson samples with rates input."),
+    DEF("rand", f_rand, nullptr),
+    DEF("randn", f_randn, nullptr),
+    DEF("randint", f_randint, nullptr),
+    DEF("randperm", f_randperm, nullptr),
+    DEF("rand_like", f_rand_like, nullptr),
+    DEF("randn_like", f_randn_like, nullptr),
+    DEF("randint_like", f_randint_like, nullptr),
+    DEF("normal", f_normal, nullptr),
+    DEF("bernoulli", f_bernoulli, nullptr),
+    DEF("multinomial", f_multinomial, nullptr),
+    DEF("poisson", f_poisson, nullptr),
     {nullptr, nullptr, 0, nullptr}};
 
 PyMethodDef random_methods[] = {
-    DEF("uniform_", m_uniform_, "uniform_(from=0, to=1, *, generator=None) -> Tensor"),
-    DEF("normal_", m_normal_, "normal_(mean=0, std=1, *, generator=None) -> Tensor"),
-    DEF("exponential_", m_exponential_, "exponential_(lambd=1, *, generator=None) -> Tensor"),
-    DEF("cauchy_", m_cauchy_, "cauchy_(median=0, sigma=1, *, generator=None) -> Tensor"),
-    DEF("log_normal_", m_log_normal_, "log_normal_(mean=1, std=2, *, generator=None) -> Tensor"),
-    DEF("geometric_", m_geometric_, "geometric_(p, *, generator=None) -> Tensor"),
-    DEF("random_", m_random_, "random_(from=0, to=None, *, generator=None) -> Tensor"),
-    DEF("bernoulli_", m_bernoulli_, "bernoulli_(p=0.5, *, generator=None) -> Tensor"),
-    DEF("bernoulli", m_bernoulli, "bernoulli(p=None, *, generator=None) -> Tensor"),
-    DEF("multinomial", m_multinomial,
-        "multinomial(num_samples, replacement=False, *, generator=None) -> Tensor"),
+    DEF("uniform_", m_uniform_, nullptr),
+    DEF("normal_", m_normal_, nullptr),
+    DEF("exponential_", m_exponential_, nullptr),
+    DEF("cauchy_", m_cauchy_, nullptr),
+    DEF("log_normal_", m_log_normal_, nullptr),
+    DEF("geometric_", m_geometric_, nullptr),
+    DEF("random_", m_random_, nullptr),
+    DEF("bernoulli_", m_bernoulli_, nullptr),
+    DEF("bernoulli", m_bernoulli, nullptr),
+    DEF("multinomial", m_multinomial, nullptr),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 
 void init_random(PyObject* module) {
   init_generator(module);
+  document_bindings(random_functions, false);
+  document_bindings(random_methods, true);
   if (PyModule_AddFunctions(module, random_functions) < 0) throw python_error();
   // Method descriptors of TensorBase, installed on ember.Tensor's RandomMethods mixin.
   PyObject* methods = PyDict_New();

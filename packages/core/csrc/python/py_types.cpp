@@ -2,6 +2,7 @@
 // as PyTorch's does, so printed tensors match it character for character.
 #include "py_types.h"
 
+#include <cstring>
 #include <string>
 
 #include "../core/tensor.h"
@@ -158,6 +159,7 @@ PyTypeObject* make_type(const char* name, size_t size, reprfunc repr) {
   t->tp_basicsize = static_cast<Py_ssize_t>(size);
   t->tp_flags = Py_TPFLAGS_DEFAULT;
   t->tp_repr = repr;
+  t->tp_doc = binding_doc(std::strrchr(name, '.') + 1);  // torch.dtype -> dtype
   return t;
 }
 

@@ -28,6 +28,10 @@ extern PyTypeObject* MemoryFormatType;
 PyObject* dtype_object(ScalarType st);
 PyObject* memory_format_object(MemoryFormat mf);
 PyObject* new_device(Device d);
+// The hand-written bindings' docs (docs_ops/bindings.yaml, generated into docstrings.cpp):
+// one by key (an ember name or Tensor.<method>; null if none), or a whole def table's.
+const char* binding_doc(const char* key);
+void document_bindings(PyMethodDef* defs, bool methods);
 // Accepts a device object, a string like "cuda:1", or an int ordinal.
 Device parse_device(PyObject* o);
 bool is_device_like(PyObject* o);

@@ -32,10 +32,31 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
+    """Whether ``ember.use_deterministic_algorithms(True)`` is in force.
+
+    Returns:
+        bool: the flag (False at start-up).
+
+    Example::
+
+        >>> ember.are_deterministic_algorithms_enabled()
+        False
+    """
     return _state["deterministic"]
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether deterministic mode was switched on with ``warn_only=True`` (a nondeterministic op
+    would warn instead of raising; ember's CPU ops are all deterministic).
+
+    Returns:
+        bool: the flag (False at start-up).
+
+    Example::
+
+        >>> ember.is_deterministic_algorithms_warn_only_enabled()
+        False
+    """
     return _state["warn_only"]
 
 
@@ -55,6 +76,16 @@ def set_deterministic_debug_mode(debug_mode: str | int) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
+    """The deterministic mode as a number: 0 when off, 1 when on with ``warn_only``, 2 when on.
+
+    Returns:
+        int: 0, 1 or 2 (see ``ember.set_deterministic_debug_mode``).
+
+    Example::
+
+        >>> ember.get_deterministic_debug_mode()
+        0
+    """
     if not _state["deterministic"]:
         return 0
     return 1 if _state["warn_only"] else 2
@@ -79,4 +110,16 @@ def set_float32_matmul_precision(precision: Any) -> None:
 
 
 def get_float32_matmul_precision() -> str:
+    """The float32 matrix-multiply precision last set with ``ember.set_float32_matmul_precision``
+    (``"highest"``, ``"high"`` or ``"medium"``). ember records it; its CPU kernels always compute
+    float32 products in float32.
+
+    Returns:
+        str: the precision name (``"highest"`` at start-up).
+
+    Example::
+
+        >>> ember.get_float32_matmul_precision()
+        'highest'
+    """
     return _state["matmul_precision"]

@@ -40,14 +40,58 @@ def trace(input: ember.Tensor) -> ember.Tensor:
 
 @autocast_op("fp32")
 def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:
+    """The inverse of a square matrix, or of each matrix in a batch (``ember.linalg.inv`` under its
+    older name).
+
+    Args:
+        input (Tensor): ``(*, n, n)`` invertible matrices.
+
+    Returns:
+        Tensor: the inverses, of ``input``'s shape.
+
+    Example::
+
+        >>> ember.inverse(ember.tensor([[2., 0.], [0., 4.]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
     return ember.linalg.inv(input)
 
 
 def det(input: ember.Tensor) -> ember.Tensor:
+    """The determinant of a square matrix, or of each matrix in a batch (as ``ember.linalg.det``).
+
+    Args:
+        input (Tensor): ``(*, n, n)`` matrices.
+
+    Returns:
+        Tensor: one determinant per matrix, of shape ``(*)``.
+
+    Example::
+
+        >>> ember.det(ember.tensor([[1., 2.], [3., 4.]]))
+        tensor(-2.0000)
+    """
     return ember.linalg.det(input)
 
 
 def slogdet(input: ember.Tensor) -> Any:
+    """The sign and the log of the absolute value of the determinant, which stay finite where the
+    determinant itself would overflow or underflow (as ``ember.linalg.slogdet``).
+
+    Args:
+        input (Tensor): ``(*, n, n)`` matrices.
+
+    Returns:
+        A named tuple ``(sign, logabsdet)`` of two tensors of shape ``(*)``.
+
+    Example::
+
+        >>> ember.slogdet(ember.tensor([[1., 2.], [3., 4.]]))
+        torch.return_types.slogdet(
+        sign=tensor(-1.),
+        logabsdet=tensor(0.6931))
+    """
     sign, lad = ember.linalg.slogdet(input)
     return _slogdet_t((sign, lad))
 
@@ -87,10 +131,43 @@ def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -
 
 
 def matrix_power(input: ember.Tensor, n: int) -> ember.Tensor:
+    """The ``n``-th power of a square matrix by repeated multiplication; ``n = 0`` gives the identity
+    and a negative ``n`` a power of the inverse (as ``ember.linalg.matrix_power``).
+
+    Args:
+        input (Tensor): ``(*, m, m)`` matrices.
+        n (int): the exponent.
+
+    Returns:
+        Tensor: the powers, of ``input``'s shape.
+
+    Example::
+
+        >>> ember.matrix_power(ember.tensor([[1, 1], [0, 1]]), 3)
+        tensor([[1, 3],
+                [0, 1]])
+    """
     return ember.linalg.matrix_power(input, n)
 
 
 def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
+    """The product of a chain of matrices, multiplied in the order that needs the fewest scalar
+    operations (as ``ember.linalg.multi_dot``, which replaces it).
+
+    Args:
+        *matrices (Tensor): 2-D tensors whose inner sizes match.
+        out (Tensor, optional): not supported.
+
+    Returns:
+        Tensor: the product.
+
+    Example::
+
+        >>> a = ember.ones(2, 3)
+        >>> ember.chain_matmul(a, a.T, a)
+        tensor([[6., 6., 6.],
+                [6., 6., 6.]])
+    """
     if len(matrices) == 1:
         return matrices[0].clone()
     return ember.linalg.multi_dot(matrices)

@@ -161,14 +161,42 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
         return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
+        """Returns this tensor converted to ``other``'s dtype (itself when the dtypes already match).
+
+        Args:
+            other (Tensor): the tensor whose dtype is wanted.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).type_as(ember.tensor([0.5]))
+            tensor([1., 2.])
+        """
         if not _C._profiler_active():
             return self.to(other.dtype)
         return _as_op("aten::type_as", self, self.to, other.dtype)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
+        """Returns the tensor on the CPU: ember's tensors always live there, so this is the tensor
+        itself.
+
+        Args:
+            memory_format (ember.memory_format): accepted for compatibility.
+
+        Returns:
+            Tensor: ``self``.
+        """
         return self.to("cpu") if _C._profiler_active() else self  # torch records its aten::to
 
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        """Would copy the tensor to a CUDA device; ember is a CPU-only build, so it always raises, as a
+        CPU-only PyTorch does.
+
+        Raises:
+            AssertionError: ember is not compiled with CUDA.
+        """
         _no_cuda()
 
     def _cast_in(self, dtype: Any, memory_format: Any, name: str) -> Tensor:
@@ -181,52 +209,275 @@ class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
         return self.to(dtype, memory_format=memory_format)
 
     def float(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to float32 (``self.to(ember.float32)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).float()
+            tensor([1., 2.])
+        """
         return self._cast_in(_C.float32, memory_format, "float")
 
     def double(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to float64 (``self.to(ember.float64)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).double()
+            tensor([1., 2.], dtype=torch.float64)
+        """
         return self._cast_in(_C.float64, memory_format, "double")
 
     def half(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to float16 (``self.to(ember.float16)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).half()
+            tensor([1., 2.], dtype=torch.float16)
+        """
         return self._cast_in(_C.float16, memory_format, "half")
 
     def bfloat16(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to bfloat16 (``self.to(ember.bfloat16)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).bfloat16()
+            tensor([1., 2.], dtype=torch.bfloat16)
+        """
         return self._cast_in(_C.bfloat16, memory_format, "bfloat16")
 
     def int(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to int32 (rounding toward zero) (``self.to(ember.int32)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1.7, -2.5]).int()
+            tensor([ 1, -2], dtype=torch.int32)
+        """
         return self._cast_in(_C.int32, memory_format, "int")
 
     def long(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to int64 (rounding toward zero) (``self.to(ember.int64)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1.7, -2.5]).long()
+            tensor([ 1, -2])
+        """
         return self._cast_in(_C.int64, memory_format, "long")
 
     def short(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to int16 (rounding toward zero) (``self.to(ember.int16)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1.7, -2.5]).short()
+            tensor([ 1, -2], dtype=torch.int16)
+        """
         return self._cast_in(_C.int16, memory_format, "short")
 
     def char(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to int8 (rounding toward zero) (``self.to(ember.int8)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1.7, -2.5]).char()
+            tensor([ 1, -2], dtype=torch.int8)
+        """
         return self._cast_in(_C.int8, memory_format, "char")
 
     def byte(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to uint8 (rounding toward zero) (``self.to(ember.uint8)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([1.7, 200.0]).byte()
+            tensor([  1, 200], dtype=torch.uint8)
+        """
         return self._cast_in(_C.uint8, memory_format, "byte")
 
     def bool(self, memory_format: Any = _C.preserve_format) -> Tensor:
+        """Returns this tensor converted to bool (non-zero is True) (``self.to(ember.bool)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+
+        Example::
+
+            >>> ember.tensor([0.0, 3.0]).bool()
+            tensor([False,  True])
+        """
         return self._cast_in(_C.bool, memory_format, "bool")
 
     # ---- new_* : same dtype and device as self unless given ------------------
     def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new tensor holding a copy of ``data``, with this tensor's dtype unless ``dtype`` is given.
+
+        Args:
+            data (array_like): nested lists, a number or a tensor.
+            dtype (ember.dtype, optional): the result's dtype.
+            device (ember.device, optional): the result's device (the CPU).
+            requires_grad (bool): whether autograd records operations on the result.
+
+        Returns:
+            Tensor: the new tensor.
+
+        Example::
+
+            >>> ember.zeros(1, dtype=ember.float64).new_tensor([1, 2])
+            tensor([1., 2.], dtype=torch.float64)
+        """
         from ember import tensor
 
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new uninitialized tensor of the given size, with this tensor's dtype unless ``dtype`` is given.
+
+        Args:
+            *size (int or sequence of int): the shape.
+            dtype (ember.dtype, optional): the result's dtype.
+            device (ember.device, optional): the result's device (the CPU).
+            requires_grad (bool): whether autograd records operations on the result.
+
+        Returns:
+            Tensor: the new tensor (its values are whatever the memory held).
+
+        Example::
+
+            >>> ember.ones(1, dtype=ember.int32).new_empty(2, 3).shape
+            torch.Size([2, 3])
+        """
         return _C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new tensor of zeros of the given size, with this tensor's dtype unless ``dtype`` is given.
+
+        Args:
+            *size (int or sequence of int): the shape.
+            dtype (ember.dtype, optional): the result's dtype.
+            device (ember.device, optional): the result's device (the CPU).
+            requires_grad (bool): whether autograd records operations on the result.
+
+        Returns:
+            Tensor: the new tensor.
+
+        Example::
+
+            >>> ember.tensor([1, 2]).new_zeros(3)
+            tensor([0, 0, 0])
+        """
         return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new tensor of ones of the given size, with this tensor's dtype unless ``dtype`` is given.
+
+        Args:
+            *size (int or sequence of int): the shape.
+            dtype (ember.dtype, optional): the result's dtype.
+            device (ember.device, optional): the result's device (the CPU).
+            requires_grad (bool): whether autograd records operations on the result.
+
+        Returns:
+            Tensor: the new tensor.
+
+        Example::
+
+            >>> ember.tensor([1.5]).new_ones(2, 2)
+            tensor([[1., 1.],
+                    [1., 1.]])
+        """
         return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
+        """A new tensor of the given size filled with ``fill_value``, with this tensor's dtype unless
+        ``dtype`` is given.
+
+        Args:
+            size (sequence of int): the shape.
+            fill_value (Number): the value of every element.
+            dtype (ember.dtype, optional): the result's dtype.
+            device (ember.device, optional): the result's device (the CPU).
+            requires_grad (bool): whether autograd records operations on the result.
+
+        Returns:
+            Tensor: the new tensor.
+
+        Example::
+
+            >>> ember.tensor([1.0]).new_full((2,), 7)
+            tensor([7., 7.])
+        """
         return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     # ---- pickling: values, dtype, shape and requires_grad (subclasses such as

@@ -30,64 +30,78 @@ class ExtraMethods:
     __slots__ = ()
 
     def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """Method form of ``ember.nonzero``, with this tensor as its input; see there."""
         return nonzero(self, as_tuple=as_tuple)
 
     def det(self) -> Any:
+        """Method form of ``ember.det``, with this tensor as its input; see there."""
         import ember
 
         return ember.det(self)
 
     def logdet(self) -> Any:
+        """Method form of ``ember.logdet``, with this tensor as its input; see there."""
         import ember
 
         return ember.logdet(self)
 
     def slogdet(self) -> Any:
+        """Method form of ``ember.slogdet``, with this tensor as its input; see there."""
         import ember
 
         return ember.slogdet(self)
 
     def inverse(self) -> Any:
+        """Method form of ``ember.inverse``, with this tensor as its input; see there."""
         import ember
 
         return ember.inverse(self)
 
     def cholesky(self, upper: bool = False) -> Any:
+        """Method form of ``ember.linalg.cholesky``, with this tensor as its input; see there."""
         import ember
 
         return ember.linalg.cholesky(self, upper=upper)
 
     def trace(self) -> Any:
+        """Method form of ``ember.trace``, with this tensor as its input; see there."""
         import ember
 
         return ember.trace(self)
 
     def cross(self, other: Any, dim: Any = None) -> Any:
+        """Method form of ``ember.cross``, with this tensor as its input; see there."""
         import ember
 
         return ember.cross(self, other, dim)
 
     def kron(self, other: Any) -> Any:
+        """Method form of ``ember.kron``, with this tensor as its input; see there."""
         import ember
 
         return ember.kron(self, other)
 
     def matrix_power(self, n: int) -> Any:
+        """Method form of ``ember.matrix_power``, with this tensor as its input; see there."""
         import ember
 
         return ember.matrix_power(self, n)
 
     def svd(self, some: bool = True, compute_uv: bool = True) -> Any:
+        """Method form of ``ember.svd``, with this tensor as its input; see there."""
         import ember
 
         return ember.svd(self, some, compute_uv)
 
     def qr(self, some: bool = True) -> Any:
+        """Method form of ``ember.qr``, with this tensor as its input; see there."""
         import ember
 
         return ember.qr(self, some)
 
     def pinverse(self, rcond: float = 1e-15) -> Any:
+        """The pseudo-inverse of the matrix (``ember.linalg.pinv`` with ``rtol=rcond``): singular values
+        below ``rcond`` times the largest count as zero."""
         import ember
 
         return ember.linalg.pinv(self, rtol=rcond)

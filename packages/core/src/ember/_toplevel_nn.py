@@ -100,6 +100,26 @@ def _pool1d_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, nam
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
                             dilation: IntOrSeq = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling over the last dimension of a ``(C, L)`` or ``(N, C, L)`` tensor, also returning
+    where each maximum was found.
+
+    Args:
+        input (Tensor): the signal, 2-D or 3-D.
+        kernel_size (int or tuple): the window length.
+        stride (int or tuple): the step between windows; empty (the default) means ``kernel_size``.
+        padding (int or tuple): implicit ``-inf`` padding added on both ends.
+        dilation (int or tuple): the spacing between the elements of a window.
+        ceil_mode (bool): round the output length up instead of down.
+
+    Returns:
+        tuple[Tensor, Tensor]: the maxima and their int64 positions along the last dimension.
+
+    Example::
+
+        >>> out, idx = ember.max_pool1d_with_indices(ember.tensor([[1., 5., 2., 4.]]), 2)
+        >>> out, idx
+        (tensor([[5., 4.]]), tensor([[1, 3]]))
+    """
     _check_rank_1d(input, "max_pool1d")
     k, s, p, d = _pool1d_args(kernel_size, stride, padding, dilation, "max_pool1d")
     out, idx = _kernel("max_pool2d_with_indices")(input.unsqueeze(-2), [1, k], [1, s], [0, p], [1, d], ceil_mode)
@@ -131,22 +151,97 @@ def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any
 
 def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    """Max pooling over the last dimension of a ``(C, L)`` or ``(N, C, L)`` tensor (the functional
+    form of ``ember.nn.MaxPool1d``, with aten's argument order).
+
+    Args:
+        input (Tensor): the signal, 2-D or 3-D.
+        kernel_size (int or tuple): the window length.
+        stride (int or tuple): the step between windows; empty (the default) means ``kernel_size``.
+        padding (int or tuple): implicit ``-inf`` padding on both ends, at most half the window.
+        dilation (int or tuple): the spacing between the elements of a window.
+        ceil_mode (bool): round the output length up instead of down.
+
+    Returns:
+        Tensor: the maximum of each window.
+
+    Example::
+
+        >>> ember.max_pool1d(ember.tensor([[1., 5., 2., 4., 3.]]), 2, stride=1)
+        tensor([[5., 5., 4., 4.]])
+    """
     _check_max_pool1d(input, kernel_size, stride, padding, dilation)
     return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
 def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    """Max pooling over the last two dimensions of a ``(C, H, W)`` or ``(N, C, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the image batch.
+        kernel_size (int or tuple): the window height and width.
+        stride (int or tuple): the step between windows; empty (the default) means ``kernel_size``.
+        padding (int or tuple): implicit ``-inf`` padding on each side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        ceil_mode (bool): round the output size up instead of down.
+
+    Returns:
+        Tensor: the maximum of each window.
+
+    Example::
+
+        >>> x = ember.arange(16.).reshape(1, 4, 4)
+        >>> ember.max_pool2d(x, 2)
+        tensor([[[ 5.,  7.],
+                 [13., 15.]]])
+    """
     return _kernel("max_pool2d_with_indices")(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)[0]
 
 
 def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False) -> Tensor:
+    """Max pooling over the last three dimensions of a ``(C, D, H, W)`` or ``(N, C, D, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the volume batch.
+        kernel_size (int or tuple): the window depth, height and width.
+        stride (int or tuple): the step between windows; empty (the default) means ``kernel_size``.
+        padding (int or tuple): implicit ``-inf`` padding on each side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        ceil_mode (bool): round the output size up instead of down.
+
+    Returns:
+        Tensor: the maximum of each window.
+
+    Example::
+
+        >>> ember.max_pool3d(ember.arange(8.).reshape(1, 2, 2, 2), 2)
+        tensor([[[[7.]]]])
+    """
     return _kernel("max_pool3d_with_indices")(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)[0]
 
 
 def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padding: IntOrSeq = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """Average pooling over the last dimension of a ``(C, L)`` or ``(N, C, L)`` tensor.
+
+    Args:
+        input (Tensor): the signal, 2-D or 3-D.
+        kernel_size (int or tuple): the window length.
+        stride (int or tuple): the step between windows; empty (the default) means ``kernel_size``.
+        padding (int or tuple): implicit zero padding on both ends.
+        ceil_mode (bool): round the output length up instead of down.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+
+    Returns:
+        Tensor: the mean of each window.
+
+    Example::
+
+        >>> ember.avg_pool1d(ember.tensor([[1., 3., 5., 7.]]), 2)
+        tensor([[2., 6.]])
+    """
     _check_rank_1d(input, "avg_pool1d")
     k, s, p, _ = _pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
     out = _kernel("avg_pool2d")(input.unsqueeze(-2), [1, k], [1, s], [0, p], ceil_mode, count_include_pad)
@@ -154,12 +249,42 @@ def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq = (), padd
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    """Average pooling of a ``(C, L)`` or ``(N, C, L)`` tensor into ``output_size`` windows along the
+    last dimension; the window bounds are chosen so that they cover the input evenly.
+
+    Args:
+        input (Tensor): the signal, 2-D or 3-D.
+        output_size (int or tuple): the length of the result.
+
+    Returns:
+        Tensor: the mean of each window.
+
+    Example::
+
+        >>> ember.adaptive_avg_pool1d(ember.tensor([[1., 2., 3., 4., 5., 6.]]), 3)
+        tensor([[1.5000, 3.5000, 5.5000]])
+    """
     _check_rank_1d(input, "adaptive_avg_pool1d")
     size = _one(output_size, "adaptive_avg_pool1d", "output_size")
     return _kernel("adaptive_avg_pool2d")(input.unsqueeze(-2), [1, size]).squeeze(-2)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: IntOrSeq) -> tuple[Tensor, Tensor]:
+    """Max pooling of a ``(C, L)`` or ``(N, C, L)`` tensor into ``output_size`` windows along the
+    last dimension, returning the maxima and their positions.
+
+    Args:
+        input (Tensor): the signal, 2-D or 3-D.
+        output_size (int or tuple): the length of the result.
+
+    Returns:
+        tuple[Tensor, Tensor]: the maxima and their int64 positions along the last dimension.
+
+    Example::
+
+        >>> ember.adaptive_max_pool1d(ember.tensor([[1., 4., 3., 2.]]), 2)
+        (tensor([[4., 3.]]), tensor([[1, 2]]))
+    """
     _check_rank_1d(input, "adaptive_max_pool1d")
     size = _one(output_size, "adaptive_max_pool1d", "output_size")
     out, idx = _kernel("adaptive_max_pool2d")(input.unsqueeze(-2), [1, size])
@@ -303,6 +428,24 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
+    """Root-mean-square normalization: divides ``input`` by the root of the mean of its squares over
+    the trailing ``normalized_shape`` dimensions (plus ``eps``), then scales by ``weight``.
+    Composed in ember-nn (needs that package installed).
+
+    Args:
+        input (Tensor): the tensor to normalize.
+        normalized_shape (sequence of int): the trailing dimensions the statistic is taken over.
+        weight (Tensor, optional): an elementwise scale of shape ``normalized_shape``.
+        eps (float, optional): added under the root; None means the dtype's machine epsilon.
+
+    Returns:
+        Tensor: the normalized tensor, of ``input``'s shape.
+
+    Example::
+
+        >>> ember.rms_norm(ember.tensor([[3., 4.]]), [2], eps=0.0)
+        tensor([[0.8485, 1.1314]])
+    """
     return _nn("rms_norm").rms_norm(input, normalized_shape, weight, eps)
 
 
@@ -366,6 +509,20 @@ def _bag_bookkeeping(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int
 
 
 def relu_(input: Tensor) -> Tensor:
+    """Replaces the negative entries of ``input`` with zero, in place.
+
+    Args:
+        input (Tensor): the tensor to modify.
+
+    Returns:
+        Tensor: ``input`` itself.
+
+    Example::
+
+        >>> x = ember.tensor([-1.0, 2.0])
+        >>> ember.relu_(x)
+        tensor([0., 2.])
+    """
     return input.relu_()
 
 
@@ -409,39 +566,172 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator:
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
+    """In-place form of ``ember.rrelu``: negative entries of ``input`` are multiplied by a slope drawn
+    uniformly from ``[lower, upper]`` when ``training``, by the mean of the bounds otherwise.
+
+    Args:
+        input (Tensor): the floating-point tensor to modify.
+        lower (float): the smallest slope.
+        upper (float): the largest slope.
+        training (bool): draw a random slope per element (True) or use the mean slope (False).
+        generator (Generator, optional): the random number generator to draw from.
+
+    Returns:
+        Tensor: ``input`` itself.
+
+    Example::
+
+        >>> ember.rrelu_(ember.tensor([-2.0, 3.0]), 0.25, 0.75)
+        tensor([-1.,  3.])
+    """
     no_internal_overlap(input)  # aten checks the written-to tensor before the bounds and the dtype
     return _inplace(input, _rrelu(input.clone(), lower, upper, training, generator))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Parametric ReLU: keeps positive entries and multiplies negative ones by ``weight``, one slope
+    per channel (dimension 1) or a single shared one. Composed in ember-nn.
+
+    Args:
+        input (Tensor): the activations.
+        weight (Tensor): the slopes, with one element or one per channel.
+
+    Returns:
+        Tensor: the activated tensor.
+
+    Example::
+
+        >>> ember.prelu(ember.tensor([-2.0, 1.0]), ember.tensor([0.5]))
+        tensor([-1.,  1.])
+    """
     return _nn("prelu").prelu(input, weight)
 
 
 def selu(input: Tensor) -> Tensor:
+    """Scaled exponential linear unit, ``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))`` with
+    the fixed constants that keep unit variance (alpha about 1.6733, scale about 1.0507).
+
+    Args:
+        input (Tensor): the activations.
+
+    Returns:
+        Tensor: the activated tensor.
+
+    Example::
+
+        >>> ember.selu(ember.tensor([0.0, 1.0]))
+        tensor([0.0000, 1.0507])
+    """
     return _nn("selu").selu(input)
 
 
 def selu_(input: Tensor) -> Tensor:
+    """In-place form of ``ember.selu``.
+
+    Args:
+        input (Tensor): the floating-point tensor to modify.
+
+    Returns:
+        Tensor: ``input`` itself.
+
+    Example::
+
+        >>> ember.selu_(ember.tensor([0.0, 1.0]))
+        tensor([0.0000, 1.0507])
+    """
     return _inplace(input, _nn("selu_").selu(input.clone()))
 
 
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """Continuously differentiable exponential linear unit:
+    ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Args:
+        input (Tensor): the activations.
+        alpha (float): the saturation value of the negative part (must not be zero).
+
+    Returns:
+        Tensor: the activated tensor.
+
+    Example::
+
+        >>> ember.celu(ember.tensor([-1.0, 2.0]), alpha=1.0)
+        tensor([-0.6321,  2.0000])
+    """
     return _nn("celu").celu(input, alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place form of ``ember.celu``.
+
+    Args:
+        input (Tensor): the floating-point tensor to modify.
+        alpha (float): the saturation value of the negative part.
+
+    Returns:
+        Tensor: ``input`` itself.
+
+    Example::
+
+        >>> ember.celu_(ember.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
     return _inplace(input, _nn("celu_").celu(input.clone(), alpha))
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """Replaces every entry of ``input`` that is not greater than ``threshold`` with ``value``.
+
+    Args:
+        input (Tensor): the tensor to threshold.
+        threshold (float): entries at or below it are replaced.
+        value (float): the replacement.
+
+    Returns:
+        Tensor: a new tensor.
+
+    Example::
+
+        >>> ember.threshold(ember.tensor([0.5, 1.0, 2.0]), 1.0, -1.0)
+        tensor([-1., -1.,  2.])
+    """
     return _kernel("threshold")(input, threshold, value)  # the core kernel (ops/nn_activation.yaml)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place form of ``ember.threshold``.
+
+    Args:
+        input (Tensor): the tensor to modify.
+        threshold (float): entries at or below it are replaced.
+        value (float): the replacement.
+
+    Returns:
+        Tensor: ``input`` itself.
+
+    Example::
+
+        >>> ember.threshold_(ember.tensor([0.5, 2.0]), 1.0, 0.0)
+        tensor([0., 2.])
+    """
     return _inplace(input, _kernel("threshold")(input.clone(), threshold, value))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Sets to zero the entries whose magnitude is at most ``lambd``, keeping the others unchanged.
+
+    Args:
+        input (Tensor): the activations.
+        lambd (float): the half-width of the zeroed band.
+
+    Returns:
+        Tensor: the shrunk tensor.
+
+    Example::
+
+        >>> ember.hardshrink(ember.tensor([-1.0, 0.2, 0.7]))
+        tensor([-1.0000,  0.0000,  0.7000])
+    """
     return _nn("hardshrink").hardshrink(input, lambd)
 
 
@@ -469,18 +759,85 @@ native_channel_shuffle = channel_shuffle
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Bilinear map ``y[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]`` of two batches of features.
+
+    Args:
+        input1 (Tensor): the first features, ``(*, in1)``.
+        input2 (Tensor): the second features, ``(*, in2)``.
+        weight (Tensor): ``(out, in1, in2)``.
+        bias (Tensor, optional): ``(out,)``.
+
+    Returns:
+        Tensor: ``(*, out)``.
+
+    Example::
+
+        >>> w = ember.ones(1, 2, 2)
+        >>> ember.bilinear(ember.tensor([[1., 2.]]), ember.tensor([[3., 4.]]), w)
+        tensor([[21.]])
+    """
     return _nn("bilinear").bilinear(input1, input2, weight, bias)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim``, after broadcasting them; each norm
+    is clamped below by ``eps``.
+
+    Args:
+        x1 (Tensor): the first vectors.
+        x2 (Tensor): the second vectors.
+        dim (int): the dimension holding the vectors.
+        eps (float): the smallest norm used in the division.
+
+    Returns:
+        Tensor: the similarities, with ``dim`` removed.
+
+    Example::
+
+        >>> ember.cosine_similarity(ember.tensor([[1., 0.], [1., 1.]]), ember.tensor([[0., 1.], [2., 2.]]))
+        tensor([0.0000, 1.0000])
+    """
     return _nn("cosine_similarity").cosine_similarity(x1, x2, dim, eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """The p-norm distance between the rows of ``x1`` and ``x2`` (``eps`` is added to the difference
+    so the norm is differentiable at zero).
+
+    Args:
+        x1 (Tensor): the first vectors, ``(N, D)`` or ``(D,)``.
+        x2 (Tensor): the second vectors, broadcastable to ``x1``.
+        p (float): the norm's order.
+        eps (float): added to each difference.
+        keepdim (bool): keep the last dimension with size 1.
+
+    Returns:
+        Tensor: one distance per row.
+
+    Example::
+
+        >>> ember.pairwise_distance(ember.tensor([[0., 0.]]), ember.tensor([[3., 4.]]), eps=0.0)
+        tensor([5.])
+    """
     return _nn("pairwise_distance").pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between every pair of rows of an ``(N, M)`` tensor, as the condensed
+    upper triangle (row pairs ``(0, 1), (0, 2), ..., (N-2, N-1)``).
+
+    Args:
+        input (Tensor): the points, one per row.
+        p (float): the norm's order.
+
+    Returns:
+        Tensor: ``N * (N - 1) / 2`` distances.
+
+    Example::
+
+        >>> ember.pdist(ember.tensor([[0., 0.], [3., 4.], [6., 8.]]))
+        tensor([ 5., 10.,  5.])
+    """
     return _nn("pdist").pdist(input, p)
 
 
@@ -491,46 +848,201 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 def kl_div(input: Tensor, target: Tensor, reduction: int = _NO_REDUCTION, *,
            log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence with aten's arguments: ``input`` holds log-probabilities and
+    ``target`` probabilities (log-probabilities with ``log_target=True``); the pointwise terms are
+    ``target * (log(target) - input)``.
+
+    Args:
+        input (Tensor): log-probabilities.
+        target (Tensor): the reference distribution.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+        log_target (bool): ``target`` is given as log-probabilities.
+
+    Returns:
+        Tensor: the terms or their reduction.
+
+    Example::
+
+        >>> p = ember.tensor([0.5, 0.5])
+        >>> ember.kl_div(p.log(), p, 2)
+        tensor(0.)
+    """
     # elementwise in ember-nn, reduced here: aten's 'mean' is a plain mean, with no 'batchmean' warning
     return _reduce(_nn("kl_div").kl_div(input, target, reduction="none", log_target=log_target), reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: int = _NO_REDUCTION) -> Tensor:
+    """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed from the logits in a
+    numerically stable way.
+
+    Args:
+        input (Tensor): the logits.
+        target (Tensor): the labels, in ``[0, 1]``, of ``input``'s shape.
+        weight (Tensor, optional): a per-element rescaling, broadcast to ``input``.
+        pos_weight (Tensor, optional): the weight of the positive term, per class.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> ember.binary_cross_entropy_with_logits(ember.tensor([0.0]), ember.tensor([1.0]))
+        tensor([0.6931])
+    """
     return _nn("binary_cross_entropy_with_logits").binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction: int) -> Tensor:
+    """Negative log-likelihood of ``target`` under a Poisson distribution with rate ``input`` (or
+    ``exp(input)`` when ``log_input``), with aten's positional arguments.
+
+    Args:
+        input (Tensor): the predicted rates (or their logs).
+        target (Tensor): the observed counts.
+        log_input (bool): ``input`` holds log-rates.
+        full (bool): add the Stirling approximation of ``log(target!)``.
+        eps (float): added to the rate before its log when ``log_input`` is False.
+        reduction (int): 0 keeps every term, 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> ember.poisson_nll_loss(ember.tensor([0.0]), ember.tensor([1.0]), True, False, 1e-8, 0)
+        tensor([1.])
+    """
     return _nn("poisson_nll_loss").poisson_nll_loss(input, target, log_input, full, eps=eps,
                                                     reduction=_reduction(reduction))
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
                         eps: float = 1e-6, swap: bool = False, reduction: int = _NO_REDUCTION) -> Tensor:
+    """Triplet loss ``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with ``d`` the
+    p-norm distance; it pulls the positive closer to the anchor than the negative.
+
+    Args:
+        anchor (Tensor): the reference embeddings.
+        positive (Tensor): embeddings of the same class.
+        negative (Tensor): embeddings of another class.
+        margin (float): the required gap between the two distances.
+        p (float): the norm's order.
+        eps (float): added to each difference.
+        swap (bool): use the smaller of ``d(anchor, negative)`` and ``d(positive, negative)``.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> a, pos, neg = ember.tensor([[0., 0.]]), ember.tensor([[0., 1.]]), ember.tensor([[0., 3.]])
+        >>> ember.triplet_margin_loss(a, pos, neg, margin=1.0, eps=0.0)
+        tensor([0.])
+    """
     ops = _nn("triplet_margin_loss", "ember.nn._functional.loss_embedding_ranking")
     return ops.triplet_margin_loss_op(anchor, positive, negative, margin, p, eps, swap, _reduction(reduction))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: int = _NO_REDUCTION) -> Tensor:
+    """Ranking loss ``max(0, -target * (input1 - input2) + margin)``: ``target`` (1 or -1) says which
+    input should rank higher.
+
+    Args:
+        input1 (Tensor): the first scores.
+        input2 (Tensor): the second scores.
+        target (Tensor): 1 where ``input1`` should be larger, -1 where ``input2`` should.
+        margin (float): the required gap.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> ember.margin_ranking_loss(ember.tensor([1., 1.]), ember.tensor([2., 0.]), ember.tensor([1., 1.]))
+        tensor([1., 0.])
+    """
     ops = _nn("margin_ranking_loss", "ember.nn._functional.loss_embedding_ranking")
     return ops.margin_ranking_loss_op(input1, input2, target, margin, _reduction(reduction))
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: int = _NO_REDUCTION) -> Tensor:
+    """Embedding loss from cosine similarity: ``1 - cos(x1, x2)`` where ``target`` is 1, and
+    ``max(0, cos(x1, x2) - margin)`` where it is -1.
+
+    Args:
+        input1 (Tensor): the first embeddings, ``(N, D)`` or ``(D,)``.
+        input2 (Tensor): the second embeddings.
+        target (Tensor): 1 (similar) or -1 (dissimilar) per pair.
+        margin (float): the similarity below which dissimilar pairs cost nothing.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> x = ember.tensor([[1., 0.]])
+        >>> ember.cosine_embedding_loss(x, x, ember.tensor([1.]))
+        tensor([0.])
+    """
     return _nn("cosine_embedding_loss").cosine_embedding_loss(input1, input2, target, margin,
                                                               reduction=_reduction(reduction))
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: int = _NO_REDUCTION) -> Tensor:
+    """Hinge loss for pairs labelled 1 or -1: ``input`` where ``target`` is 1 and
+    ``max(0, margin - input)`` where it is -1 (``input`` is typically a distance).
+
+    Args:
+        input (Tensor): the distances.
+        target (Tensor): 1 or -1 per element.
+        margin (float): the distance dissimilar pairs should exceed.
+        reduction (int): 0 keeps every term (the default here), 1 takes their mean, 2 their sum.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> ember.hinge_embedding_loss(ember.tensor([0.3, 0.3]), ember.tensor([1., -1.]))
+        tensor([0.3000, 0.7000])
+    """
     return _nn("hinge_embedding_loss").hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
              reduction: int = _NO_REDUCTION, zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss: the negative log-likelihood of each target
+    sequence summed over every alignment of it to the input frames (with ``blank`` between
+    repeated labels). Composed in ember-nn.
+
+    Args:
+        log_probs (Tensor): ``(T, N, C)`` log-probabilities per frame, batch entry and class.
+        targets (Tensor): the label sequences, padded ``(N, S)`` or concatenated.
+        input_lengths (sequence of int or Tensor): the number of frames of each batch entry.
+        target_lengths (sequence of int or Tensor): the length of each target.
+        blank (int): the blank label.
+        reduction (int): 0 keeps one loss per batch entry (the default here), 1 averages them
+            divided by the target lengths, 2 sums them.
+        zero_infinity (bool): replace infinite losses (impossible alignments) by zero.
+
+    Returns:
+        Tensor: the losses or their reduction.
+
+    Example::
+
+        >>> lp = ember.full((2, 1, 2), 0.5).log()
+        >>> ember.ctc_loss(lp, ember.tensor([[1]]), [2], [1])
+        tensor([0.2877])
+    """
     return _nn("ctc_loss").ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                                     _reduction(reduction), zero_infinity)

@@ -40,6 +40,14 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 
 def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
+    """Switches autocast on or off for ``device_type`` in this thread (``ember.autocast`` does this
+    on entry and exit). The one-argument legacy form ``set_autocast_enabled(enabled)`` sets the
+    CUDA flag, which ember only records.
+
+    Args:
+        device_type (str): ``"cpu"`` (the one ember computes on) or another device type.
+        enabled (bool): the new state.
+    """
     if enabled is None:  # legacy set_autocast_enabled(enabled): CUDA
         _OTHER_ENABLED["cuda"] = bool(device_type)
         return
@@ -50,12 +58,31 @@ def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
 
 
 def get_autocast_dtype(device_type: str) -> Any:
+    """The dtype autocast casts to for ``device_type`` (bfloat16 for the CPU unless changed).
+
+    Args:
+        device_type (str): the device type, such as ``"cpu"``.
+
+    Returns:
+        ember.dtype: the lower-precision dtype.
+
+    Example::
+
+        >>> ember.get_autocast_dtype("cpu")
+        torch.bfloat16
+    """
     if _device_type(device_type) == "cpu":
         return _C._get_autocast_cpu_dtype()
     return _OTHER_DTYPES.get(device_type, _C.float16)
 
 
 def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    """Sets the dtype autocast casts to for ``device_type`` in this thread.
+
+    Args:
+        device_type (str): the device type, such as ``"cpu"``.
+        dtype (ember.dtype): ``ember.bfloat16`` or ``ember.float16`` for the CPU.
+    """
     if _device_type(device_type) == "cpu":
         _C._set_autocast_cpu_dtype(dtype)
     else:
@@ -63,45 +90,115 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
 
 
 def is_autocast_cache_enabled() -> bool:
+    """Whether autocast keeps the lower-precision copies of weights it made, for reuse until the
+    outermost autocast region exits.
+
+    Returns:
+        bool: the flag (True at start-up).
+
+    Example::
+
+        >>> ember.is_autocast_cache_enabled()
+        True
+    """
     return _C._is_autocast_cache_enabled()
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Turns autocast's cache of cast weights on or off in this thread.
+
+    Args:
+        enabled (bool): the new state.
+    """
     _C._set_autocast_cache_enabled(bool(enabled))
 
 
 def clear_autocast_cache() -> None:
+    """Drops the cast copies autocast has cached (done automatically when the outermost autocast
+    region exits).
+    """
     _C._clear_autocast_cache()
 
 
 def autocast_increment_nesting() -> int:
+    """Counts one more open autocast region in this thread (``ember.autocast`` calls it on entry).
+
+    Returns:
+        int: the new depth.
+    """
     return _C._autocast_increment_nesting()
 
 
 def autocast_decrement_nesting() -> int:
+    """Counts one autocast region fewer in this thread; at depth 0 the cast cache is cleared.
+
+    Returns:
+        int: the new depth.
+    """
     return _C._autocast_decrement_nesting()
 
 
 # Deprecated device-specific spellings PyTorch still has.
 def is_autocast_cpu_enabled() -> bool:
+    """Older spelling of ``ember.is_autocast_enabled("cpu")``.
+
+    Returns:
+        bool: whether CPU autocast is on in this thread.
+
+    Example::
+
+        >>> ember.is_autocast_cpu_enabled()
+        False
+    """
     return _C._is_autocast_cpu_enabled()
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Older spelling of ``ember.set_autocast_enabled("cpu", enabled)``.
+
+    Args:
+        enabled (bool): the new state.
+    """
     before = _C._is_autocast_cpu_enabled()
     _C._set_autocast_cpu_enabled(bool(enabled))
     _policy._note_enabled(before, bool(enabled))
 
 
 def get_autocast_cpu_dtype() -> Any:
+    """Older spelling of ``ember.get_autocast_dtype("cpu")``.
+
+    Returns:
+        ember.dtype: the dtype CPU autocast casts to.
+
+    Example::
+
+        >>> ember.get_autocast_cpu_dtype()
+        torch.bfloat16
+    """
     return _C._get_autocast_cpu_dtype()
 
 
 def set_autocast_cpu_dtype(dtype: Any) -> None:
+    """Older spelling of ``ember.set_autocast_dtype("cpu", dtype)``.
+
+    Args:
+        dtype (ember.dtype): ``ember.bfloat16`` or ``ember.float16``.
+    """
     _C._set_autocast_cpu_dtype(dtype)
 
 
 def get_autocast_gpu_dtype() -> Any:
+    """Older spelling of ``ember.get_autocast_dtype("cuda")``: the GPU autocast dtype ember records
+    (it has no GPU to compute on).
+
+    Returns:
+        ember.dtype: ``ember.float16`` unless changed.
+
+    Example::
+
+        >>> ember.get_autocast_gpu_dtype()
+        torch.float16
+    """
     return _OTHER_DTYPES["cuda"]
 
 

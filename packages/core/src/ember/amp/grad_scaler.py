@@ -30,7 +30,8 @@ def _amp_foreach_non_finite_check_and_unscale_(grads: list, found_inf: Any, inv_
 
 def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_factor: float,
                        backoff_factor: float, growth_interval: int) -> Any:
-    """Back off on a non-finite step; grow after ``growth_interval`` clean steps in a row (when finite)."""
+    """Back off on a non-finite step; grow after ``growth_interval`` clean steps in a row (when
+    finite)."""
     if float(found_inf.item()) != 0:
         scale.mul_(backoff_factor)
         growth_tracker.fill_(0)
@@ -47,7 +48,8 @@ def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_f
 
 
 class GradScaler:
-    """Scale the loss so small gradients survive low precision; unscale before the optimizer step."""
+    """Scale the loss so small gradients survive low precision; unscale before the optimizer step.
+    Scale the loss so small gradients survive low precision; unscale before the optimizer step."""
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None:
@@ -153,7 +155,8 @@ class GradScaler:
         return retval
 
     def update(self, new_scale: Any = None) -> None:
-        """Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one."""
+        """Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one.
+        Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one."""
         if not self._enabled:
             return
         _scale, _growth_tracker = self._check_scale_growth_tracker("update")
@@ -181,26 +184,33 @@ class GradScaler:
         return self._scale
 
     def get_scale(self) -> float:
+        """The current loss scale (1.0 when the scaler is disabled)."""
         if not self._enabled:
             return 1.0
         return self._init_scale if self._scale is None else float(self._scale.item())
 
     def get_growth_factor(self) -> float:
+        """The factor the scale is multiplied by after ``growth_interval`` steps without inf/NaN."""
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
+        """Sets the factor the scale grows by."""
         self._growth_factor = new_factor
 
     def get_backoff_factor(self) -> float:
+        """The factor the scale is multiplied by after a step with inf/NaN gradients."""
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
+        """Sets the factor the scale shrinks by."""
         self._backoff_factor = new_factor
 
     def get_growth_interval(self) -> int:
+        """How many consecutive steps without inf/NaN gradients make the scale grow."""
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
+        """Sets how many clean steps make the scale grow."""
         self._growth_interval = new_interval
 
     def _get_growth_tracker(self) -> int:
@@ -209,9 +219,11 @@ class GradScaler:
         return self._init_growth_tracker if self._growth_tracker is None else int(self._growth_tracker.item())
 
     def is_enabled(self) -> bool:
+        """Whether the scaler scales (else its methods pass through)."""
         return self._enabled
 
     def state_dict(self) -> dict[str, Any]:
+        """The scale, the factors, the interval and the count of clean steps, for checkpoints."""
         if not self._enabled:
             return {}
         return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
@@ -219,6 +231,7 @@ class GradScaler:
                 "_growth_tracker": self._get_growth_tracker()}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores what ``state_dict`` returned."""
         if not self._enabled:
             return
         if len(state_dict) == 0:

@@ -19,6 +19,9 @@ class FunctionCtx:
     """What ``ctx`` offers inside forward/setup_context/backward."""
 
     def save_for_backward(self, *tensors: Any) -> None:
+        """Keeps ``tensors`` (inputs or outputs of forward, or None) for ``backward``, which reads
+        them from ``ctx.saved_tensors``; saving through the context lets autograd check they
+        were not modified in between."""
         for t in tensors:
             if t is not None and not isinstance(t, _TENSOR):
                 raise TypeError("save_for_backward can only save variables, but argument "
@@ -26,15 +29,22 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors: Any) -> None:
+        """Keeps ``tensors`` for ``jvp`` (forward-mode differentiation)."""
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *args: Any) -> None:
+        """Declares the input tensors that forward modified in place (they must be returned as
+        outputs)."""
         self.dirty_tensors = args
 
     def mark_non_differentiable(self, *args: Any) -> None:
+        """Declares outputs that are not differentiable (indices, masks): they get no gradient and
+        backward receives zeros for them."""
         self.non_differentiable = args
 
     def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None instead of zero tensors for outputs whose gradient is
+        undefined."""
         self.materialize_grads = value
 
 
@@ -114,7 +124,8 @@ class _FunctionMeta(type):
 
 
 class Function(FunctionCtx, metaclass=_FunctionMeta):
-    """Base class for custom autograd operations: define ``forward`` and ``backward`` staticmethods."""
+    """Base class for custom autograd operations: define ``forward`` and ``backward``
+    staticmethods."""
 
     generate_vmap_rule = False
 
@@ -126,14 +137,22 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
+        """The computation, on plain tensors (autograd does not record inside). Either take ``ctx``
+        first and save what backward needs on it, or define ``setup_context`` and leave ``ctx`` out.
+        """
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Saves on ``ctx`` what backward needs, from forward's ``inputs`` and ``output`` (when
+        forward does not take ``ctx``)."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """The gradients of the inputs from the gradients of the outputs: one value per forward input
+        (None for inputs that need none), given one ``grad_output`` per forward output.
+        """
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
@@ -141,11 +160,16 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode derivative: the output tangents from the input tangents (not supported by
+        ember's autograd yet)."""
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
                                   "with forward mode AD.")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Runs the function on ``args`` and records it in the autograd graph: how a custom Function is
+        called (``MyFn.apply(x)``), never ``forward`` directly.
+        """
         ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, _TENSOR)]
         ctx.needs_input_grad = tuple(isinstance(a, _TENSOR) and a.requires_grad for a in args)
@@ -196,6 +220,9 @@ def _save(ctx: Any, outputs: tuple[Any, ...]) -> None:
 
 
 class InplaceFunction(Function):
+    """A custom Function whose forward may modify its input in place when constructed with
+    inplace=True (kept for old code)."""
+
     def __init__(self, inplace: bool = False) -> None:
         self.inplace = inplace
 

@@ -46,6 +46,8 @@ class _DecoratorContextManager:
         return wrapper  # type: ignore[return-value]
 
     def clone(self) -> _DecoratorContextManager:
+        """A fresh copy of this context manager with the same settings (used when it decorates a
+        function, so each call enters its own)."""
         return self.__class__()
 
     def __enter__(self) -> None:
@@ -88,7 +90,8 @@ class enable_grad(_DecoratorContextManager):
 
 
 class set_grad_enabled(_DecoratorContextManager):
-    """Set grad mode to ``mode``: takes effect at once, and restores on exit when used with ``with``."""
+    """Set grad mode to ``mode``: takes effect at once, and restores on exit when used with
+    ``with``."""
 
     def __init__(self, mode: bool) -> None:
         self.prev = _C.is_grad_enabled()
@@ -151,8 +154,32 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
 
 def is_grad_enabled() -> bool:
+    """Whether autograd records operations in this thread (False inside ``ember.no_grad()``).
+
+    Returns:
+        bool: the current grad mode.
+
+    Example::
+
+        >>> ember.is_grad_enabled()
+        True
+        >>> with ember.no_grad():
+        ...     ember.is_grad_enabled()
+        False
+    """
     return _C.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside an ``ember.inference_mode()`` block.
+
+    Returns:
+        bool: the current inference mode.
+
+    Example::
+
+        >>> with ember.inference_mode():
+        ...     ember.is_inference_mode_enabled()
+        True
+    """
     return _C.is_inference_mode_enabled()

@@ -75,6 +75,7 @@ def is_available() -> bool:
 
 
 def is_mpi_available() -> bool:
+    """Whether the MPI backend can be used (mpi4py and an MPI library are installed)."""
     try:
         import mpi4py  # noqa: F401
     except ImportError:
@@ -88,6 +89,7 @@ def is_gloo_available() -> bool:
 
 
 def is_nccl_available() -> bool:
+    """Whether the NCCL backend is available: never in ember, which has no GPU."""
     return False
 
 
@@ -100,12 +102,14 @@ def is_xccl_available() -> bool:
 
 
 def is_torchelastic_launched() -> bool:
+    """Whether this process was started by ``torchrun`` (ember's launcher), which sets ``TORCHELASTIC_RUN_ID``."""
     import os
 
     return os.environ.get("TORCHELASTIC_RUN_ID") is not None
 
 
 def get_default_backend_for_device(device: Any) -> str:
+    """The backend ember uses for tensors on ``device``: ``"gloo"`` for the CPU."""
     kind = device if isinstance(device, str) else getattr(device, "type", str(device))
     kind = kind.split(":")[0]
     if kind not in Backend.default_device_backend_map:

@@ -14,12 +14,15 @@ _WIDTH = 512  # bytes of fingerprint text exchanged (longer ones are cut)
 
 
 class DebugLevel(enum.Enum):
+    """How much the distributed package checks and logs: OFF, INFO or DETAIL."""
+
     OFF = 0
     INFO = 1
     DETAIL = 2
 
 
 def get_debug_level() -> DebugLevel:
+    """The debug level set by the TORCH_DISTRIBUTED_DEBUG variable (OFF, INFO or DETAIL)."""
     name = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
     if name not in DebugLevel.__members__:
         raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO or DETAIL, "

@@ -27,11 +27,13 @@ class Future:
         self._callbacks: list[Callable[[Future], None]] = []
 
     def done(self) -> bool:
+        """Whether the result (or an exception) has been set."""
         if not self._done and self._work is not None:
             self._work._poll()
         return self._done
 
     def wait(self) -> Any:
+        """Waits for the result and returns it; raises the exception if one was set."""
         if not self._done and self._work is not None:
             self._work.wait()
         if not self._done:
@@ -41,6 +43,7 @@ class Future:
         return self._value
 
     def value(self) -> Any:
+        """The result of a completed future; raises the exception if one was set."""
         if self._exc is not None:
             raise self._exc
         return self._value
@@ -48,12 +51,14 @@ class Future:
     result = wait
 
     def set_result(self, value: Any) -> None:
+        """Completes the future with ``value`` and runs the callbacks."""
         if self._done:
             raise RuntimeError("Future can only be marked completed once")
         self._value, self._done = value, True
         self._fire()
 
     def set_exception(self, exc: BaseException) -> None:
+        """Completes the future with ``exc``, raised by ``wait``/``value``."""
         if self._done:
             raise RuntimeError("Future can only be marked completed once")
         self._exc, self._done = exc, True
@@ -76,6 +81,7 @@ class Future:
         return child
 
     def add_done_callback(self, callback: Callable[[Future], None]) -> None:
+        """Calls ``callback(future)`` once the result is set (at once if it already is)."""
         if self._done:
             callback(self)
         else:
@@ -146,12 +152,15 @@ class Work:
         return self._completed
 
     def is_completed(self) -> bool:
+        """Whether the operation has finished."""
         return self._poll()
 
     def is_success(self) -> bool:
+        """Whether the operation finished without an error."""
         return self._poll() and self._exc is None
 
     def exception(self) -> BaseException | None:
+        """The exception the operation failed with, or None."""
         return self._exc
 
     def wait(self, timeout: timedelta | float | None = None) -> bool:
@@ -187,6 +196,7 @@ class Work:
         raise exc
 
     def get_future(self) -> Future:
+        """A ``Future`` completed (with the output tensors) when the operation is."""
         if self._future is None:
             self._future = Future(self)
             if self._completed:
@@ -194,11 +204,14 @@ class Work:
         return self._future
 
     def result(self) -> Any:
+        """The operation's output tensors, waiting for them."""
         self.wait()
         return self._result
 
     def source_rank(self) -> int:
+        """For a receive from any rank, the rank the data came from."""
         return self.source_rank_value
 
     def synchronize(self) -> None:
+        """Waits for the operation, as ``wait`` (kept for compatibility)."""
         self.wait()

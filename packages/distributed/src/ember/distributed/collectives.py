@@ -74,6 +74,18 @@ def _same_as(ts: list[Any], like: Any, fn: str, arg: str) -> None:
 
 
 def all_reduce(tensor: Any, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Any:
+    """Combines ``tensor`` across every rank of the group with ``op``; every rank ends with the
+    result, in place.
+
+    Args:
+        tensor (Tensor): the input and, afterwards, the output.
+        op (ReduceOp): how values combine (``ReduceOp.SUM`` by default; also PRODUCT, MIN, MAX, AVG...).
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(tensor, "all_reduce")
     red = as_reduce_op(op, "all_reduce")
     pg = _member(group)
@@ -85,6 +97,20 @@ def all_reduce(tensor: Any, op: Any = ReduceOp.SUM, group: Any = None, async_op:
 
 def reduce(tensor: Any, dst: int | None = None, op: Any = ReduceOp.SUM, group: Any = None,
            async_op: bool = False, group_dst: int | None = None) -> Any:
+    """Combines ``tensor`` across the group with ``op`` into rank ``dst``'s ``tensor``; the other
+    ranks' tensors are left as they were.
+
+    Args:
+        tensor (Tensor): the input (and on ``dst`` the output).
+        dst (int): the global rank that receives the result.
+        op (ReduceOp): how values combine (``ReduceOp.SUM`` by default; also PRODUCT, MIN, MAX, AVG...).
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+        group_dst (int, optional): ``dst`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(tensor, "reduce")
     red = as_reduce_op(op, "reduce")
     pg = _member(group)
@@ -97,6 +123,18 @@ def reduce(tensor: Any, dst: int | None = None, op: Any = ReduceOp.SUM, group: A
 
 def broadcast(tensor: Any, src: int | None = None, group: Any = None, async_op: bool = False,
               group_src: int | None = None) -> Any:
+    """Copies rank ``src``'s ``tensor`` into ``tensor`` on every other rank of the group.
+
+    Args:
+        tensor (Tensor): the data on ``src``; receives it elsewhere.
+        src (int): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+        group_src (int, optional): ``src`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(tensor, "broadcast")
     pg = _member(group)
     if pg is None:
@@ -107,6 +145,17 @@ def broadcast(tensor: Any, src: int | None = None, group: Any = None, async_op: 
 
 
 def all_gather(tensor_list: list[Any], tensor: Any, group: Any = None, async_op: bool = False) -> Any:
+    """Gathers every rank's ``tensor`` into ``tensor_list`` (in rank order) on every rank.
+
+    Args:
+        tensor_list (list of Tensor): one output tensor per rank.
+        tensor (Tensor): this rank's contribution.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     outs = _tensor_list(tensor_list, "all_gather", "tensor_list")
     _tensor(tensor, "all_gather")
     pg = _member(group)
@@ -122,6 +171,18 @@ def all_gather(tensor_list: list[Any], tensor: Any, group: Any = None, async_op:
 
 def all_gather_into_tensor(output_tensor: Any, input_tensor: Any, group: Any = None,
                            async_op: bool = False) -> Any:
+    """Gathers every rank's ``input_tensor`` into one ``output_tensor``, concatenated (or stacked)
+    along the first dimension in rank order, on every rank.
+
+    Args:
+        output_tensor (Tensor): world size times the input's first dimension.
+        input_tensor (Tensor): this rank's contribution.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
     _tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
     pg = _member(group)
@@ -159,6 +220,19 @@ def _root_list(pg: ProcessGroup, root: int, tensors: list[Any] | None, like: Any
 
 def gather(tensor: Any, gather_list: list[Any] | None = None, dst: int | None = None,
            group: Any = None, async_op: bool = False, group_dst: int | None = None) -> Any:
+    """Gathers every rank's ``tensor`` into ``gather_list`` on rank ``dst``.
+
+    Args:
+        tensor (Tensor): this rank's contribution.
+        gather_list (list of Tensor, optional): one output tensor per rank, on ``dst`` only.
+        dst (int): the global rank that receives.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+        group_dst (int, optional): ``dst`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(tensor, "gather")
     pg = _member(group)
     if pg is None:
@@ -171,6 +245,19 @@ def gather(tensor: Any, gather_list: list[Any] | None = None, dst: int | None = 
 
 def scatter(tensor: Any, scatter_list: list[Any] | None = None, src: int | None = None,
             group: Any = None, async_op: bool = False, group_src: int | None = None) -> Any:
+    """Sends ``scatter_list[i]`` from rank ``src`` to rank ``i``'s ``tensor``.
+
+    Args:
+        tensor (Tensor): receives this rank's piece.
+        scatter_list (list of Tensor, optional): the pieces, on ``src`` only.
+        src (int): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+        group_src (int, optional): ``src`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(tensor, "scatter")
     pg = _member(group)
     if pg is None:
@@ -183,6 +270,19 @@ def scatter(tensor: Any, scatter_list: list[Any] | None = None, src: int | None 
 
 def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM, group: Any = None,
                           async_op: bool = False) -> Any:
+    """As ``reduce_scatter`` with the pieces concatenated in one ``input`` tensor along the first
+    dimension.
+
+    Args:
+        output (Tensor): receives this rank's piece.
+        input (Tensor): world size pieces, concatenated.
+        op (ReduceOp): how values combine (``ReduceOp.SUM`` by default; also PRODUCT, MIN, MAX, AVG...).
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(output, "reduce_scatter_tensor", "output")
     _tensor(input, "reduce_scatter_tensor", "input")
     red = as_reduce_op(op, "reduce_scatter_tensor")
@@ -196,6 +296,19 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM, group
 
 def reduce_scatter(output: Any, input_list: list[Any], op: Any = ReduceOp.SUM, group: Any = None,
                    async_op: bool = False) -> Any:
+    """Combines the ``input_list`` of every rank element-wise with ``op`` and gives rank ``i`` the
+    ``i``-th combined tensor, in ``output``.
+
+    Args:
+        output (Tensor): receives this rank's piece.
+        input_list (list of Tensor): one tensor per rank.
+        op (ReduceOp): how values combine (``ReduceOp.SUM`` by default; also PRODUCT, MIN, MAX, AVG...).
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(output, "reduce_scatter", "output")
     ins = _tensor_list(input_list, "reduce_scatter", "input_list")
     red = as_reduce_op(op, "reduce_scatter")
@@ -214,6 +327,20 @@ def reduce_scatter(output: Any, input_list: list[Any], op: Any = ReduceOp.SUM, g
 def all_to_all_single(output: Any, input: Any, output_split_sizes: list[int] | None = None,
                       input_split_sizes: list[int] | None = None, group: Any = None,
                       async_op: bool = False) -> Any:
+    """``all_to_all`` on single tensors split along the first dimension, evenly or by the given
+    split sizes.
+
+    Args:
+        output (Tensor): receives the pieces, concatenated in rank order.
+        input (Tensor): the pieces to send, concatenated in rank order.
+        output_split_sizes (list of int, optional): the size of each received piece.
+        input_split_sizes (list of int, optional): the size of each sent piece.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     _tensor(output, "all_to_all_single", "output")
     _tensor(input, "all_to_all_single", "input")
     pg = _member(group)
@@ -238,6 +365,18 @@ def all_to_all_single(output: Any, input: Any, output_split_sizes: list[int] | N
 
 def all_to_all(output_tensor_list: list[Any], input_tensor_list: list[Any], group: Any = None,
                async_op: bool = False) -> Any:
+    """Sends ``input_tensor_list[j]`` to rank ``j`` and receives rank ``j``'s piece for this rank
+    in ``output_tensor_list[j]``.
+
+    Args:
+        output_tensor_list (list of Tensor): one received tensor per rank.
+        input_tensor_list (list of Tensor): one tensor to send per rank.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     outs = _tensor_list(output_tensor_list, "all_to_all", "output_tensor_list")
     ins = _tensor_list(input_tensor_list, "all_to_all", "input_tensor_list")
     pg = _member(group)
@@ -252,6 +391,16 @@ def all_to_all(output_tensor_list: list[Any], input_tensor_list: list[Any], grou
 
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Any:
+    """Waits until every rank of the group has reached this call.
+
+    Args:
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        async_op (bool): return a ``Work`` handle to wait on instead of waiting here.
+        device_ids: accepted for compatibility.
+
+    Returns:
+        A ``Work`` handle with ``async_op``, else None.
+    """
     pg = _member(group)
     if pg is None:
         return None
@@ -267,6 +416,18 @@ def _peer(pg: ProcessGroup, glob: int | None, local: int | None, fn: str, what: 
 
 def isend(tensor: Any, dst: int | None = None, group: Any = None, tag: int = 0,
           group_dst: int | None = None) -> Work | None:
+    """Starts sending ``tensor`` to rank ``dst`` and returns at once.
+
+    Args:
+        tensor (Tensor): the data (not to be modified until the send completes).
+        dst (int): the global rank that receives.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        tag (int): matches this send with a receive of the same tag.
+        group_dst (int, optional): ``dst`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle to wait on.
+    """
     _tensor(tensor, "isend")
     pg = _member(group)
     if pg is None:
@@ -280,6 +441,18 @@ def isend(tensor: Any, dst: int | None = None, group: Any = None, tag: int = 0,
 
 def irecv(tensor: Any, src: int | None = None, group: Any = None, tag: int = 0,
           group_src: int | None = None) -> Work | None:
+    """Starts receiving into ``tensor`` from rank ``src`` (any rank if None) and returns at once.
+
+    Args:
+        tensor (Tensor): the buffer to fill.
+        src (int, optional): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        tag (int): matches this receive with a send of the same tag.
+        group_src (int, optional): ``src`` as a rank within ``group`` (give one of the two).
+
+    Returns:
+        A ``Work`` handle to wait on.
+    """
     _tensor(tensor, "irecv")
     pg = _member(group)
     if pg is None:
@@ -290,6 +463,15 @@ def irecv(tensor: Any, src: int | None = None, group: Any = None, tag: int = 0,
 
 def send(tensor: Any, dst: int | None = None, group: Any = None, tag: int = 0,
          group_dst: int | None = None) -> None:
+    """Sends ``tensor`` to rank ``dst`` (blocks until it is sent).
+
+    Args:
+        tensor (Tensor): the data.
+        dst (int): the global rank that receives.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        tag (int): matches this send with a ``recv`` of the same tag.
+        group_dst (int, optional): ``dst`` as a rank within ``group`` (give one of the two).
+    """
     work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()
@@ -319,6 +501,15 @@ class P2POp:
 
 
 def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
+    """Starts every send and receive of ``p2p_op_list`` (``P2POp`` objects) together, which avoids
+    the deadlocks of issuing them one by one.
+
+    Args:
+        p2p_op_list (list of P2POp): the operations.
+
+    Returns:
+        One ``Work`` handle per operation.
+    """
     if not p2p_op_list or not all(isinstance(p, P2POp) for p in p2p_op_list):
         raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
                          "``torch.distributed.P2POp``.")

@@ -42,6 +42,15 @@ def _padded(t: Any, n: int) -> Any:
 
 
 def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> None:
+    """Gathers every rank's picklable ``obj`` into ``object_list`` (in rank order) on every rank.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        object_list (list): a list of world-size length, filled in place.
+        obj: this rank's object.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     pg = resolve(group)
@@ -59,6 +68,16 @@ def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> No
 
 def broadcast_object_list(object_list: list[Any], src: int | None = None, group: Any = None,
                           device: Any = None, group_src: int | None = None) -> None:
+    """Copies the objects of ``object_list`` on rank ``src`` into ``object_list`` on every other rank.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        object_list (list): the objects on ``src``; a list of the same length elsewhere.
+        src (int): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        device: accepted for compatibility.
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     pg = resolve(group)
@@ -79,6 +98,16 @@ def broadcast_object_list(object_list: list[Any], src: int | None = None, group:
 
 def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: int | None = None,
                   group: Any = None, group_dst: int | None = None) -> None:
+    """Gathers every rank's picklable ``obj`` into ``object_gather_list`` on rank ``dst``.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        obj: this rank's object.
+        object_gather_list (list, optional): a world-size list on ``dst`` only.
+        dst (int): the global rank that receives.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     pg = resolve(group)
@@ -100,6 +129,17 @@ def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: in
 def scatter_object_list(scatter_object_output_list: list[Any],
                         scatter_object_input_list: list[Any] | None = None, src: int | None = None,
                         group: Any = None, group_src: int | None = None) -> None:
+    """Sends ``scatter_object_input_list[i]`` from rank ``src`` to rank ``i``, which finds it in
+    ``scatter_object_output_list[0]``.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        scatter_object_output_list (list): a list of length at least 1, filled in place.
+        scatter_object_input_list (list, optional): the objects, on ``src`` only.
+        src (int): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
@@ -119,6 +159,16 @@ def scatter_object_list(scatter_object_output_list: list[Any],
 
 def send_object_list(object_list: list[Any], dst: int | None = None, group: Any = None,
                      device: Any = None, group_dst: int | None = None) -> None:
+    """Sends the picklable objects of ``object_list`` to rank ``dst``.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        object_list (list): the objects.
+        dst (int): the global rank that receives.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        device: accepted for compatibility.
+    """
     t = _to_tensor(list(object_list))
     C.send(ember.tensor([t.numel()], dtype=ember.int64), dst, group, group_dst=group_dst)
     C.send(t, dst, group, group_dst=group_dst)
@@ -126,6 +176,19 @@ def send_object_list(object_list: list[Any], dst: int | None = None, group: Any 
 
 def recv_object_list(object_list: list[Any], src: int | None = None, group: Any = None,
                      device: Any = None, group_src: int | None = None) -> int:
+    """Receives objects from rank ``src`` (any rank if None) into ``object_list``, in place.
+
+    The objects are pickled: only exchange objects with ranks you trust.
+
+    Args:
+        object_list (list): a list as long as the one sent.
+        src (int, optional): the global rank that sends.
+        group (ProcessGroup, optional): the group to work in (the default group if None).
+        device: accepted for compatibility.
+
+    Returns:
+        The sender's rank.
+    """
     n = ember.zeros(1, dtype=ember.int64)
     sender = C.recv(n, src, group, group_src=group_src)
     t = ember.empty(int(n.item()), dtype=ember.uint8)

@@ -76,12 +76,15 @@ class ProcessGroup:
         self._debug_detail = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
 
     def rank(self) -> int:
+        """This process's rank within the group."""
         return self._comm.rank() if self._comm is not None else -1
 
     def size(self) -> int:
+        """The number of ranks in the group."""
         return len(self._ranks)
 
     def name(self) -> str:
+        """The backend's name (``"gloo"``, ``"mpi"``...)."""
         return self._backend
 
     @property
@@ -118,6 +121,7 @@ _world = _World()
 
 
 def is_initialized() -> bool:
+    """Whether ``init_process_group`` has set up the default group."""
     return _world.default is not None
 
 
@@ -331,6 +335,12 @@ def new_subgroups_by_enumeration(ranks_per_subgroup_list: list[list[int]],
                                  timeout: timedelta | None = None, backend: Any = None,
                                  pg_options: Any = None,
                                  group_desc: str | None = None) -> tuple[Any, list[Any]]:
+    """Creates one process group per list of global ranks in ``ranks_per_subgroup_list`` (every rank
+    must call it).
+
+    Returns:
+        (this rank's subgroup, the list of every subgroup).
+    """
     if not ranks_per_subgroup_list:
         raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
     me, mine, groups = get_rank(), None, []
@@ -345,24 +355,40 @@ def new_subgroups_by_enumeration(ranks_per_subgroup_list: list[list[int]],
 
 
 def get_rank(group: Any = None) -> int:
+    """This process's rank in ``group`` (the global rank for the default group); -1 if it is not a member.
+
+    Args:
+        group (ProcessGroup, optional): the group (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return -1
     return resolve(group).rank()
 
 
 def get_world_size(group: Any = None) -> int:
+    """The number of ranks in ``group`` (all processes for the default group).
+
+    Args:
+        group (ProcessGroup, optional): the group (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         return -1
     return resolve(group).size()
 
 
 def get_backend(group: Any = None) -> Backend:
+    """The backend of ``group`` (a ``Backend`` string such as ``"gloo"``).
+
+    Args:
+        group (ProcessGroup, optional): the group (the default group if None).
+    """
     if group == GroupMember.NON_GROUP_MEMBER:
         raise ValueError("Invalid process group specified")
     return Backend(resolve(group).name())
 
 
 def get_process_group_ranks(group: Any) -> list[int]:
+    """The global ranks of every member of ``group``, in group-rank order."""
     return resolve(group).ranks
 
 
@@ -379,6 +405,7 @@ def _get_all_pg_configs() -> list[dict[str, Any]]:
 
 
 def get_global_rank(group: Any, group_rank: int) -> int:
+    """The global rank of the rank ``group_rank`` of ``group``."""
     ranks = resolve(group).ranks
     if not 0 <= group_rank < len(ranks):
         raise ValueError(f"Group rank {group_rank} is not part of group {ranks}")
@@ -386,6 +413,7 @@ def get_global_rank(group: Any, group_rank: int) -> int:
 
 
 def get_group_rank(group: Any, global_rank: int) -> int:
+    """The rank within ``group`` of the process whose global rank is ``global_rank``."""
     ranks = resolve(group).ranks
     if global_rank not in ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {ranks}")
@@ -393,6 +421,8 @@ def get_group_rank(group: Any, global_rank: int) -> int:
 
 
 def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank on its machine, from the launcher's ``LOCAL_RANK`` variable
+    (``fallback_rank`` if unset, else an error)."""
     if "LOCAL_RANK" in os.environ:
         return int(os.environ["LOCAL_RANK"])
     if fallback_rank is not None:

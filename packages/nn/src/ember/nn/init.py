@@ -56,11 +56,28 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fills ``tensor`` in place with samples drawn uniformly from ``[a, b)``; returns it.
+
+    Args:
+        tensor (Tensor): the tensor to fill.
+        a (float): the lower bound.
+        b (float): the upper bound.
+        generator (Generator, optional): the random number generator to draw from.
+    """
     with ember.no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fills ``tensor`` in place with samples from the normal distribution ``N(mean, std ** 2)``;
+    returns it.
+
+    Args:
+        tensor (Tensor): the tensor to fill.
+        mean (float): the mean.
+        std (float): the standard deviation.
+        generator (Generator, optional): the random number generator to draw from.
+    """
     with ember.no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
@@ -106,20 +123,38 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fills ``tensor`` in place with ``val``; returns it.
+
+    Example::
+
+        >>> nn.init.constant_(ember.empty(2), 0.5)
+        tensor([0.5000, 0.5000])
+    """
     with ember.no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
+    """Fills ``tensor`` in place with ones; returns it."""
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
+    """Fills ``tensor`` in place with zeros; returns it."""
     with ember.no_grad():
         return tensor.zero_()
 
 
 def eye_(tensor: Tensor) -> Tensor:
+    """Fills a 2-D ``tensor`` in place with the identity matrix (ones on the main diagonal); returns
+    it.
+
+    Example::
+
+        >>> nn.init.eye_(ember.empty(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with ember.no_grad():
@@ -147,12 +182,29 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot initialization: fills ``tensor`` with samples from ``U(-a, a)`` where
+    ``a = gain * sqrt(6 / (fan_in + fan_out))``, which keeps the activations' variance about
+    constant across layers; returns it.
+
+    Args:
+        tensor (Tensor): a tensor of at least 2 dimensions.
+        gain (float): a scale, see ``calculate_gain``.
+        generator (Generator, optional): the random number generator to draw from.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot initialization with a normal distribution of standard deviation
+    ``gain * sqrt(2 / (fan_in + fan_out))``; returns ``tensor``.
+
+    Args:
+        tensor (Tensor): a tensor of at least 2 dimensions.
+        gain (float): a scale, see ``calculate_gain``.
+        generator (Generator, optional): the random number generator to draw from.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -160,6 +212,16 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator: Any = None) -> Tensor:
+    """He initialization: fills ``tensor`` with samples from ``U(-b, b)`` where
+    ``b = gain * sqrt(3 / fan)``, suited to ReLU-like activations; returns it.
+
+    Args:
+        tensor (Tensor): a tensor of at least 2 dimensions.
+        a (float): the negative slope of the activation after this layer (for ``leaky_relu``).
+        mode (str): ``"fan_in"`` keeps the forward pass's variance, ``"fan_out"`` the backward's.
+        nonlinearity (str): the activation, which sets the gain (``"relu"``, ``"leaky_relu"``...).
+        generator (Generator, optional): the random number generator to draw from.
+    """
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -170,6 +232,16 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator: Any = None) -> Tensor:
+    """He initialization with a normal distribution of standard deviation ``gain / sqrt(fan)``;
+    returns ``tensor``.
+
+    Args:
+        tensor (Tensor): a tensor of at least 2 dimensions.
+        a (float): the negative slope of the activation after this layer (for ``leaky_relu``).
+        mode (str): ``"fan_in"`` keeps the forward pass's variance, ``"fan_out"`` the backward's.
+        nonlinearity (str): the activation, which sets the gain (``"relu"``, ``"leaky_relu"``...).
+        generator (Generator, optional): the random number generator to draw from.
+    """
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

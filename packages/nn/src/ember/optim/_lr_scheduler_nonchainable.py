@@ -107,6 +107,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the state that ``state_dict`` returned (the mode's comparison is rebuilt)."""
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
@@ -184,6 +185,8 @@ class CyclicLR(LRScheduler):
             self.scale_mode = "iterations"
 
     def scale_fn(self, x: float) -> float:
+        """The amplitude scale of the cycle at ``x`` (the cycle number or the step, as ``scale_mode``
+        says), from ``mode`` or the user's function."""
         return self._scale_fn_custom(x) if self._scale_fn_custom is not None else self._scale_fn_ref(x)
 
     def get_lr(self) -> list[Any]:
@@ -201,6 +204,8 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
+        """The scheduler's state for checkpoints; a user ``scale_fn`` is kept only if it is a callable
+        object, not a function."""
         sd = super().state_dict()
         sd.pop("_scale_fn_ref", None)
         fn = sd.pop("_scale_fn_custom")

@@ -12,6 +12,21 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
+    """Adadelta: steps from running averages of squared gradients and squared updates, so the
+    effective step size needs no tuning (``lr`` only scales it).
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        rho (float): the decay rate of the running averages.
+        eps (float): added for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
                  foreach: bool | None = None, *, capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:

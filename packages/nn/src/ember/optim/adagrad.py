@@ -12,6 +12,22 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
+    """Adagrad: every coordinate's step is divided by the root of the sum of its past squared
+    gradients, so often-updated coordinates slow down.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        lr_decay (float): decays the learning rate with the step count.
+        weight_decay (float): L2 penalty added to the gradient.
+        initial_accumulator_value (float): the starting value of the sums of squares.
+        eps (float): added to the denominator for numerical stability.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:

@@ -13,6 +13,23 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
+    """Adam: per-parameter steps scaled by running estimates of the gradient's first and second
+    moments (with bias correction), which adapts the step size to each coordinate.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        betas (tuple of float): the decay rates of the first- and second-moment estimates.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        amsgrad (bool): use the maximum of the past second moments (AMSGrad).
+        decoupled_weight_decay (bool): apply the weight decay as AdamW does.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
@@ -77,6 +94,22 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
+    """Adam with decoupled weight decay: the parameters shrink by ``lr * weight_decay`` directly
+    rather than through the gradient, which regularizes independently of the adaptive scaling.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        betas (tuple of float): the decay rates of the first- and second-moment estimates.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): the decoupled decay rate.
+        amsgrad (bool): use the maximum of the past second moments (AMSGrad).
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,

@@ -12,6 +12,21 @@ __all__ = ["Adamax"]
 
 
 class Adamax(Optimizer):
+    """Adamax: Adam with the infinity norm, its second-moment estimate being an exponentially
+    weighted maximum of the gradients' magnitudes.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        betas (tuple of float): the decay rates of the first moment and of the maximum.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:

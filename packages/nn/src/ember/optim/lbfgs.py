@@ -118,6 +118,21 @@ def _scalar(x: Any) -> Any:
 
 
 class LBFGS(Optimizer):
+    """Limited-memory BFGS: a quasi-Newton method that builds a curvature estimate from the last
+    ``history_size`` steps. ``step`` needs a closure that recomputes the loss, and one group of
+    parameters.
+
+    Args:
+        params (iterable): the parameters to optimize.
+        lr (float): the step size.
+        max_iter (int): the most iterations per ``step``.
+        max_eval (int, optional): the most closure evaluations per ``step`` (``max_iter * 1.25``).
+        tolerance_grad (float): stop when the gradient's largest magnitude is below it.
+        tolerance_change (float): stop when the loss or the parameters change less than this.
+        history_size (int): how many past steps the curvature estimate keeps.
+        line_search_fn (str, optional): ``"strong_wolfe"`` or None (fixed step).
+    """
+
     def __init__(self, params: Any, lr: float | Tensor = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:

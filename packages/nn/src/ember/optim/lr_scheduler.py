@@ -76,15 +76,20 @@ class LRScheduler:
             self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
+        """The scheduler's state (every attribute but the optimizer), for checkpoints."""
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the state that ``state_dict`` returned."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self) -> list[Any]:
+        """The learning rate of every parameter group as the last ``step`` set it."""
         return self._last_lr
 
     def get_lr(self) -> list[Any]:
+        """The learning rate of every parameter group for the current step, by the schedule's
+        rule (called by ``step``; read the result with ``get_last_lr``)."""
         raise NotImplementedError
 
     def _warn_outside_step(self) -> None:
@@ -93,6 +98,12 @@ class LRScheduler:
                           UserWarning, stacklevel=3)
 
     def step(self, epoch: int | None = None) -> None:
+        """Advances the schedule by one step and writes the new learning rates into the
+        optimizer's parameter groups; call it after ``optimizer.step()``.
+
+        Args:
+            epoch: deprecated; jumps the schedule to this epoch instead of advancing it.
+        """
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(
                 "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "

@@ -12,6 +12,22 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
+    """Adam with Nesterov momentum, with a momentum schedule set by ``momentum_decay``.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        betas (tuple of float): the decay rates of the moment estimates.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        momentum_decay (float): how fast the momentum schedule approaches ``betas[0]``.
+        decoupled_weight_decay (bool): apply the weight decay as AdamW does.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,

@@ -167,6 +167,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradient of every parameter: to None (the default) or, with ``set_to_none=False``, to zeros."""
         params = (p for group in self.param_groups for p in group["params"])
         if not _C._profiler_active():
             zero_grads(params, set_to_none)
@@ -179,6 +180,16 @@ class Optimizer:
                 _C._record_function_exit()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Updates every parameter once from its ``.grad``, with the algorithm's rule.
+
+        Args:
+            closure: a function that recomputes the loss (clears the gradients, runs forward and
+                backward, returns the loss); optional except for optimizers that evaluate the
+                loss several times per step (LBFGS).
+
+        Returns:
+            The closure's loss, or None without a closure.
+        """
         raise NotImplementedError
 
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
@@ -230,6 +241,8 @@ class Optimizer:
         return value
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the per-parameter state and the groups' options from a ``state_dict()`` of an
+        optimizer built the same way."""
         state_dict = state_dict.copy()
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])

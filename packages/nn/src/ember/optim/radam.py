@@ -12,6 +12,22 @@ __all__ = ["RAdam"]
 
 
 class RAdam(Optimizer):
+    """Rectified Adam: plain momentum steps while the variance estimate is unreliable (the first
+    steps), adaptive steps with a variance rectification term afterwards.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        betas (tuple of float): the decay rates of the moment estimates.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        decoupled_weight_decay (bool): apply the weight decay as AdamW does.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:

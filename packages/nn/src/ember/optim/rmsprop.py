@@ -12,6 +12,23 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
+    """RMSprop: every coordinate's step is divided by the root of a running average of its squared
+    gradients.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        alpha (float): the decay rate of the running average.
+        eps (float): added to the denominator for numerical stability.
+        weight_decay (float): L2 penalty added to the gradient.
+        momentum (float): the momentum factor.
+        centered (bool): normalize by the estimated variance (subtracting the mean gradient's square).
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+    """
+
     def __init__(self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:

@@ -13,6 +13,32 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent, optionally with momentum (heavy-ball or Nesterov): each step
+    subtracts ``lr`` times the gradient (or its momentum buffer) from every parameter.
+
+    Args:
+        params (iterable): the parameters to optimize, or dicts defining parameter groups with
+            their own options.
+        lr (float): the learning rate.
+        momentum (float): the momentum factor (0: plain SGD).
+        dampening (float): scales down the gradient added to the momentum buffer.
+        weight_decay (float): L2 penalty added to the gradient.
+        nesterov (bool): use Nesterov momentum.
+        maximize (bool): maximize the objective instead of minimizing it.
+        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
+            one fused loop per parameter group whatever they say.
+
+    Example::
+
+        >>> w = nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.SGD([w], lr=0.1)
+        >>> (w * 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([0.8000], requires_grad=True)
+    """
+
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:

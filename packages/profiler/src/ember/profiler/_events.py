@@ -58,6 +58,7 @@ class Interval:
         self.end = end
 
     def elapsed_us(self) -> float:
+        """The interval's length in microseconds."""
         return self.end - self.start
 
     def __repr__(self) -> str:
@@ -197,7 +198,8 @@ class FunctionEvent(_FormattedTimesMixin):
         cls, id: int, name: str, trace_name: str, thread: int, start_us: float, end_us: float,
         input_shapes: list[Any], stack: list[str], sequence_nr: int, kind: str, concrete_inputs: list[Any] | None,
     ) -> FunctionEvent:
-        """build_events' fast path: only the per-event fields are stored (the rest are class defaults)."""
+        """build_events' fast path: only the per-event fields are stored (the rest are class
+        defaults)."""
         evt = _new(cls)
         evt.id = id
         evt.name = name
@@ -217,11 +219,13 @@ class FunctionEvent(_FormattedTimesMixin):
         return evt
 
     def append_cpu_child(self, child: FunctionEvent) -> None:
+        """Records ``child`` as an event nested inside this one (on the same thread)."""
         if not isinstance(child, FunctionEvent):
             raise AssertionError("append_cpu_child expects a FunctionEvent")
         self.cpu_children.append(child)
 
     def set_cpu_parent(self, parent: FunctionEvent) -> None:
+        """Records ``parent`` as the event this one is nested in."""
         if not isinstance(parent, FunctionEvent):
             raise AssertionError("set_cpu_parent expects a FunctionEvent")
         self.cpu_parent = parent
@@ -309,6 +313,8 @@ class FunctionEventAvg(_FormattedTimesMixin):
         self.is_user_annotation = False
 
     def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        """Accumulates ``other`` (an event or another average with the same key) into this average;
+        returns it."""
         if self.key is None:
             # The first event fixes the descriptive fields of the group.
             self.key = other.key
@@ -394,6 +400,9 @@ class EventList(list):
         top_level_events_only: bool = False,
         time_unit: str | None = None,
     ) -> str:
+        """The events as a text table, one row per event (or per key after ``key_averages``): name,
+        self and total CPU time, memory and call count, sorted by ``sort_by`` and cut to ``row_limit``.
+        """
         from ._table import build_table
 
         return build_table(
@@ -414,21 +423,29 @@ class EventList(list):
         return self.table()
 
     def export_chrome_trace(self, path: str) -> None:
+        """Writes the events as a Chrome trace (JSON) to ``path``, for chrome://tracing or
+        Perfetto."""
         from ._chrome import export_chrome_trace
 
         export_chrome_trace(self, path)
 
     def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """Writes one line per call stack with its ``metric`` to ``path``, the input of flame-graph
+        tools (needs ``with_stack=True``)."""
         from ._chrome import export_stacks
 
         export_stacks(self, path, metric)
 
     def supported_export_stacks_metrics(self) -> list[str]:
+        """The metric names ``export_stacks`` accepts."""
         return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total", "self_privateuse1_time_total"]
 
     def key_averages(
         self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0, group_by_overload_name: bool = False
     ) -> EventList:
+        """The events grouped by name (and, as asked, by input shapes or call stack), each group
+        averaged into one ``FunctionEventAvg``; returns an EventList of them.
+        """
         groups: dict[tuple[Any, ...], FunctionEventAvg] = {}
         for evt in self:
             key: tuple[Any, ...] = (evt.key, evt.node_id)
@@ -452,6 +469,7 @@ class EventList(list):
         return self._like(groups.values())
 
     def total_average(self) -> FunctionEventAvg:
+        """One ``FunctionEventAvg`` summing every event."""
         total = FunctionEventAvg()
         for evt in self:
             total += evt
@@ -489,7 +507,8 @@ _SHORT_PATHS: dict[str, str] = {}
 
 
 def _short_path(path: str) -> str:
-    """A source path relative to the sys.path entry that holds it (`pkg/mod.py`), as torch shows it."""
+    """A source path relative to the sys.path entry that holds it (`pkg/mod.py`), as torch shows
+    it."""
     short = _SHORT_PATHS.get(path)
     if short is None:
         import os

@@ -40,6 +40,7 @@ class ProfilerActivity(Enum):
 
 
 def supported_activities() -> set[ProfilerActivity]:
+    """The activities this profiler can record: ``ProfilerActivity.CPU`` (ember has no GPU)."""
     return {ProfilerActivity.CPU}
 
 
@@ -284,10 +285,12 @@ class _KinetoProfile:
         self.preset_metadata[key] = value
 
     def start(self) -> None:
+        """Starts collecting events (what entering the ``with`` block does)."""
         self.prepare_trace()
         self.start_trace()
 
     def stop(self) -> None:
+        """Stops collecting events (what leaving the ``with`` block does)."""
         self.stop_trace()
 
 
@@ -411,12 +414,16 @@ class profile(_KinetoProfile):
         self.stop()
 
     def start(self) -> None:
+        """Starts the profiler in the state its ``schedule`` gives step 0 (what entering the
+        ``with`` block does)."""
         self._transit_action(ProfilerAction.NONE, self.current_action)
         if self.record_steps:
             self.step_rec_fn = record_function(f"{PROFILER_STEP_NAME}#{self.step_num}")
             self.step_rec_fn.__enter__()
 
     def stop(self) -> None:
+        """Stops the profiler, finishing the current step and handing a ready trace to
+        ``on_trace_ready``."""
         if self.record_steps and self.step_rec_fn:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None

@@ -27,12 +27,15 @@ class ExtensionVersioner:
         self.entries: dict[str, tuple[int, str]] = {}
 
     def get_version(self, name: str) -> int | None:
+        """The current version number of extension ``name``, or None if it was never built."""
         entry = self.entries.get(name)
         return None if entry is None else entry[0]
 
     def bump_version_if_changed(self, name: str, source_files: list[str], build_arguments: list[Any],
                                 build_directory: str, with_cuda: bool, with_sycl: bool,
                                 is_python_module: bool, is_standalone: bool) -> int:
+        """The version of ``name``, incremented when its sources, flags or build directory changed
+        since the last build (so a rebuilt module gets a new name)."""
         h = hashlib.sha256()
         for path in source_files:
             with open(path, "rb") as f:

@@ -38,6 +38,7 @@ class FileBaton:
         self.fd: int | None = None
 
     def try_acquire(self) -> bool:
+        """Tries to create the lock file; True if this process now holds the baton."""
         try:
             self.fd = os.open(self.lock_file_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
@@ -45,6 +46,7 @@ class FileBaton:
         return True
 
     def wait(self) -> None:
+        """Waits until the holder releases the baton (the lock file disappears)."""
         start, warned = time.time(), False
         while os.path.exists(self.lock_file_path):
             time.sleep(self.wait_seconds)
@@ -55,6 +57,7 @@ class FileBaton:
                 warned = True
 
     def release(self) -> None:
+        """Releases the baton (removes the lock file)."""
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None

@@ -95,6 +95,8 @@ def ninja_executable() -> str | None:
 
 
 def is_ninja_available() -> bool:
+    """Whether the ``ninja`` build tool can be run (used for parallel, incremental extension
+    builds)."""
     exe = ninja_executable()
     if exe is None:
         return False
@@ -112,4 +114,5 @@ def verify_ninja_availability() -> None:
 
 
 def get_cxx_compiler() -> str:
+    """The C++ compiler extensions are built with: ``$CXX`` if set, else ``c++``."""
     return os.environ.get("CXX", "c++")

@@ -24,6 +24,8 @@ def CppExtension(name: str, sources: list[str], *args: Any, **kwargs: Any) -> An
 
 
 def CUDAExtension(name: str, sources: list[str], *args: Any, **kwargs: Any) -> Any:
+    """Raises: ember has no GPU, so an extension with CUDA sources cannot be built (use
+    ``CppExtension``)."""
     raise _cuda_unavailable(f"CUDAExtension({name!r})")
 
 
@@ -48,6 +50,8 @@ class BuildExtension(_build_ext_base()):  # type: ignore[misc]
 
     @classmethod
     def with_options(cls, **options: Any) -> type:
+        """A subclass of BuildExtension with these options (``no_python_abi_suffix``,
+        ``use_ninja``) fixed, for ``cmdclass``."""
         class cls_with_options(cls):  # type: ignore[valid-type, misc]
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 kwargs.update(options)
@@ -74,6 +78,8 @@ class BuildExtension(_build_ext_base()):  # type: ignore[misc]
         return flags + extra
 
     def build_extension(self, ext: Any) -> None:
+        """Compiles and links one extension with the flags ember's headers need (C++17, the ABI
+        macros), with ninja when available."""
         if any(s.endswith((".cu", ".cuh")) for s in ext.sources):
             raise _cuda_unavailable(f"extension {ext.name!r} with CUDA sources")
         out = os.path.abspath(self.get_ext_fullpath(ext.name))

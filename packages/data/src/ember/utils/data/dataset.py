@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 
 class Dataset(Generic[T_co]):
-    """A map from keys (usually ``0 .. len-1``) to samples.
+    """A map from keys (usually the integers from 0 to ``len - 1``) to samples.
 
     Subclasses implement ``__getitem__`` and usually ``__len__`` (the default samplers and
     ``len(DataLoader)`` need it). They may also implement ``__getitems__(indices)`` to
@@ -123,6 +123,8 @@ class ConcatDataset(Dataset[T_co]):
 
     @staticmethod
     def cumsum(sequence: Iterable[Any]) -> list[int]:
+        """The running totals of the lengths of ``sequence``'s datasets: where each one ends in the
+        concatenation."""
         return list(itertools.accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:

@@ -112,7 +112,7 @@ class SubsetRandomSampler(Sampler[int]):
 
 
 class WeightedRandomSampler(Sampler[int]):
-    """``num_samples`` keys from ``0 .. len(weights) - 1`` drawn with probabilities
+    """``num_samples`` keys from 0 to ``len(weights) - 1`` drawn with probabilities
     proportional to ``weights`` (with or without replacement)."""
 
     weights: Any

@@ -60,10 +60,12 @@ class Store:
         return self._timeout
 
     def set_timeout(self, timeout: timedelta) -> None:
+        """Sets how long ``get`` and ``wait`` wait for a key before raising."""
         _seconds("set_timeout", timeout)
         self._timeout = timeout
 
     def set(self, key: str, value: str | bytes) -> None:
+        """Stores ``value`` (str or bytes) under ``key``, replacing any previous value."""
         self._set(_key("set", key), _value("set", value))
 
     def get(self, key: str) -> bytes:
@@ -101,6 +103,7 @@ class Store:
         return self._delete_key(_key("delete_key", key))
 
     def num_keys(self) -> int:
+        """The number of keys set."""
         return self._num_keys()
 
     def append(self, key: str, value: str | bytes) -> None:
@@ -108,9 +111,11 @@ class Store:
         self._append(_key("append", key), _value("append", value))
 
     def multi_get(self, keys: list[str]) -> list[bytes]:
+        """The values of ``keys``, waiting for each to be set."""
         return self._multi_get(_keys("multi_get", keys), self.timeout.total_seconds())
 
     def multi_set(self, keys: list[str], values: list[str | bytes]) -> None:
+        """Sets every key of ``keys`` to the matching value of ``values``."""
         names = _keys("multi_set", keys)
         vals = [_value("multi_set", v) for v in values]
         if len(names) != len(vals):
@@ -118,6 +123,7 @@ class Store:
         self._multi_set(names, vals)
 
     def list_keys(self) -> list[str]:
+        """Every key currently set."""
         return self._list_keys()
 
     def has_extended_api(self) -> bool:

@@ -34,6 +34,7 @@ class PrefixStore(Store):
         return self._store.timeout
 
     def set_timeout(self, timeout: timedelta) -> None:
+        """Sets the timeout of the wrapped store (the prefix store has none of its own)."""
         self._store.set_timeout(timeout)
 
     def _k(self, key: str) -> str:

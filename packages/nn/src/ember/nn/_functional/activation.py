@@ -64,14 +64,39 @@ def _float_only(kernel: str) -> Callable[[Tensor], None]:
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Rectified linear unit: ``max(0, x)`` for every element.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.relu(ember.tensor([-1.0, 0.5]))
+        tensor([0.0000, 0.5000])
+    """
     return input.relu_() if inplace else ember.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
+    """In-place form of ``relu``: the result is written into ``input``, which is returned."""
     return input.relu_()
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """Clamps every element to ``[min_val, max_val]`` (a piecewise-linear tanh).
+
+    Args:
+        input (Tensor): the activations.
+        min_val (float): the lower bound.
+        max_val (float): the upper bound.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.hardtanh(ember.tensor([-2.0, 0.5, 2.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     # aten's kernel (HardtanhBackward0): NaN passes, integer inputs keep their dtype
@@ -79,6 +104,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place form of ``hardtanh``: the result is written into ``input``, which is returned."""
     # PyTorch's hardtanh_ is the aten op itself: no Python bounds check, min > max clamps to max_val
     return _inplace(lambda x: ember._nn.hardtanh(x, min_val, max_val), input, True, _bounds_fit(min_val, max_val))
 
@@ -118,10 +144,33 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """ReLU capped at 6: ``min(max(0, x), 6)`` for every element.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.relu6(ember.tensor([-1.0, 3.0, 9.0]))
+        tensor([0., 3., 6.])
+    """
     return _inplace(lambda x: ember._nn.hardtanh(x, 0, 6), input, inplace)  # aten's relu6 is hardtanh(0, 6)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """Leaky ReLU: ``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    Args:
+        input (Tensor): the activations.
+        negative_slope (float): the slope of the negative part.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.leaky_relu(ember.tensor([-10.0, 1.0]))
+        tensor([-0.1000,  1.0000])
+    """
     def check(x: Tensor) -> None:
         float_kernel(x, "leaky_relu_cpu")
         fits(negative_slope, x.dtype)
@@ -129,6 +178,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place form of ``leaky_relu``: the result is written into ``input``, which is returned."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -157,46 +207,113 @@ def _elu_kernel(*scalars: float) -> Callable[[Tensor], None]:
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Exponential linear unit: ``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    Args:
+        input (Tensor): the activations.
+        alpha (float): the value the negative part saturates at (as ``-alpha``).
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.elu(ember.tensor([-1.0, 1.0]))
+        tensor([-0.6321,  1.0000])
+    """
     return _inplace(_in_float(lambda x: _elu(x, alpha)), input, inplace,
                     _elu_kernel(alpha))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place form of ``elu``: the result is written into ``input``, which is returned."""
     return elu(input, alpha, inplace=True)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Scaled exponential linear unit, ``scale * elu(x, alpha)`` with the constants (alpha about
+    1.6733, scale about 1.0507) that keep activations at zero mean and unit variance.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+    """
     return _inplace(_in_float(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x))), input,
                     inplace, _elu_kernel())
 
 
 def selu_(input: Tensor) -> Tensor:
+    """In-place form of ``selu``: the result is written into ``input``, which is returned."""
     return selu(input, inplace=True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Continuously differentiable ELU: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Args:
+        input (Tensor): the activations.
+        alpha (float): the saturation value of the negative part.
+        inplace (bool): write the result into ``input``.
+    """
     if alpha == 0:  # aten's celu divides by alpha before dispatching to the elu kernel
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _inplace(_in_float(lambda x: _elu(x, alpha, 1.0 / alpha)), input, inplace, _elu_kernel(alpha, 1.0 / alpha))
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place form of ``celu``: the result is written into ``input``, which is returned."""
     return celu(input, alpha, inplace=True)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit: ``x * Phi(x)`` with ``Phi`` the standard normal CDF, or its tanh
+    approximation with ``approximate="tanh"``.
+
+    Args:
+        input (Tensor): the activations.
+        approximate (str): ``"none"`` (exact, with erf) or ``"tanh"``.
+
+    Example::
+
+        >>> F.gelu(ember.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8413])
+    """
     return ember._nn.gelu(input, approximate=approximate)  # aten's kernel (GeluBackward0)
 
 
 def sigmoid(input: Tensor) -> Tensor:
+    """The logistic function ``1 / (1 + exp(-x))`` of every element.
+
+    Args:
+        input (Tensor): the activations.
+
+    Example::
+
+        >>> F.sigmoid(ember.tensor([0.0]))
+        tensor([0.5000])
+    """
     return ember.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
+    """The hyperbolic tangent of every element.
+
+    Args:
+        input (Tensor): the activations.
+    """
     return ember.tanh(input)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Sigmoid linear unit (swish): ``x * sigmoid(x)``.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.silu(ember.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.7311])
+    """
     return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace, _float_only("silu_cpu"))
 
 
@@ -208,22 +325,73 @@ def _softplus_neg(x: Tensor) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """Smooth approximation of ReLU: ``log(1 + exp(beta * x)) / beta``, returning ``x`` itself where
+    ``beta * x`` exceeds ``threshold`` (for numerical stability).
+
+    Args:
+        input (Tensor): the activations.
+        beta (float): the sharpness.
+        threshold (float): above it the function is linear.
+
+    Example::
+
+        >>> F.softplus(ember.tensor([0.0]))
+        tensor([0.6931])
+    """
     return ember._nn.softplus(input, beta, threshold)  # aten's kernel (SoftplusBackward0)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Mish: ``x * tanh(softplus(x))``.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+    """
     return _inplace(_in_float(lambda x: x * ember.tanh(softplus(x))), input, inplace, _float_only("mish_cpu"))
 
 
 def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)`` for every element.
+
+    Args:
+        input (Tensor): the activations.
+
+    Example::
+
+        >>> F.softsign(ember.tensor([1.0, -3.0]))
+        tensor([ 0.5000, -0.7500])
+    """
     return input / (1 + input.abs())
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Piecewise-linear sigmoid: 0 below -3, 1 above 3, ``x / 6 + 1 / 2`` between.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.hardsigmoid(ember.tensor([-4.0, 0.0, 4.0]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
     return _inplace(ember._nn.hardsigmoid, input, inplace)  # aten's kernel: NaN passes, computed in float
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * hardsigmoid(x)``: 0 below -3, ``x`` above 3, ``x * (x + 3) / 6`` between.
+
+    Args:
+        input (Tensor): the activations.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.hardswish(ember.tensor([-4.0, 0.0, 4.0]))
+        tensor([-0., 0., 4.])
+    """
     return _inplace(_in_float(_hardswish), input, inplace, _float_only("hardswish_cpu"))
 
 
@@ -233,11 +401,26 @@ def _hardswish(x: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` for every element, computed without overflow for large ``|x|``.
+
+    Args:
+        input (Tensor): the activations.
+
+    Example::
+
+        >>> F.logsigmoid(ember.tensor([0.0]))
+        tensor([-0.6931])
+    """
     float_kernel(input, "log_sigmoid_cpu")
     return _in_float(lambda x: -_softplus_neg(x))(input)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)`` for every element.
+
+    Args:
+        input (Tensor): the activations.
+    """
     return input - ember.tanh(input)
 
 
@@ -246,6 +429,18 @@ _FLOAT_TOPS = {ember.float64: 1.7976931348623157e308, ember.float32: 3.402823466
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Soft thresholding: moves every element ``lambd`` toward zero, and sets to zero those within
+    ``lambd`` of it.
+
+    Args:
+        input (Tensor): the activations.
+        lambd (float): the threshold, non-negative.
+
+    Example::
+
+        >>> F.softshrink(ember.tensor([-1.0, 0.2, 2.0]))
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
     float_kernel(input, "softshrink_check")
     top = _FLOAT_TOPS[input.dtype]
     if not 0 <= lambd <= top:  # NaN fails too
@@ -255,6 +450,17 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Hard thresholding: sets to zero the elements within ``lambd`` of zero and keeps the others.
+
+    Args:
+        input (Tensor): the activations.
+        lambd (float): the threshold.
+
+    Example::
+
+        >>> F.hardshrink(ember.tensor([-1.0, 0.2, 2.0]))
+        tensor([-1.,  0.,  2.])
+    """
     float_kernel(input, "hardshrink_cpu")
     fits(lambd, input.dtype, opmath=False)  # aten converts lambd to the input's own type
     # aten's test, so a NaN lambd (or input) keeps the input
@@ -262,10 +468,24 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """Replaces every element not greater than ``threshold`` by ``value``.
+
+    Args:
+        input (Tensor): the activations.
+        threshold (float): elements at or below it are replaced.
+        value (float): the replacement.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.threshold(ember.tensor([0.5, 2.0]), 1.0, 0.0)
+        tensor([0., 2.])
+    """
     return _threshold(input, threshold, value, inplace)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place form of ``threshold``: the result is written into ``input``, which is returned."""
     return _threshold(input, threshold, value, True)
 
 
@@ -281,6 +501,18 @@ def _threshold(input: Tensor, th: float, value: float, inplace: bool) -> Tensor:
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: splits ``input`` in two halves ``a, b`` along ``dim`` and returns
+    ``a * sigmoid(b)``.
+
+    Args:
+        input (Tensor): the tensor; its size along ``dim`` must be even.
+        dim (int): the dimension to split.
+
+    Example::
+
+        >>> F.glu(ember.tensor([[1.0, 2.0, 0.0, 0.0]]))
+        tensor([[0.5000, 1.0000]])
+    """
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     n = input.size(dim)  # ember's dim wrapping: IndexError for a dim out of range, as PyTorch
@@ -299,12 +531,32 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """Softmax along ``dim``: ``exp(x) / sum(exp(x))``, so every slice along ``dim`` is positive and
+    sums to 1 (computed stably by subtracting the maximum first).
+
+    Args:
+        input (Tensor): the scores.
+        dim (int): the dimension to normalize over.
+        dtype (ember.dtype, optional): convert ``input`` to this dtype first.
+
+    Example::
+
+        >>> F.softmax(ember.tensor([0.0, 0.0]), dim=0)
+        tensor([0.5000, 0.5000])
+    """
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return ember.softmax(input, dim, dtype=dtype)  # fused kernel (SoftmaxBackward0)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``: the smallest scores get the largest weights.
+
+    Args:
+        input (Tensor): the scores.
+        dim (int): the dimension to normalize over.
+        dtype (ember.dtype, optional): convert ``input`` to this dtype first.
+    """
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
@@ -313,6 +565,19 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """The logarithm of ``softmax`` along ``dim``, computed directly (more accurate than
+    ``softmax(x).log()``); the usual input of ``nll_loss``.
+
+    Args:
+        input (Tensor): the scores.
+        dim (int): the dimension to normalize over.
+        dtype (ember.dtype, optional): convert ``input`` to this dtype first.
+
+    Example::
+
+        >>> F.log_softmax(ember.tensor([0.0, 0.0]), dim=0)
+        tensor([-0.6931, -0.6931])
+    """
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ember.log_softmax(input, dim, dtype=dtype)
@@ -325,16 +590,48 @@ def _check_p(p: float) -> None:
 
 # The dropout family runs the top-level ops (core), as torch.nn.functional calls torch.dropout etc.
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """During training, zeroes every element with probability ``p`` and scales the others by
+    ``1 / (1 - p)`` so the expected value is unchanged; with ``training=False`` it returns
+    ``input``.
+
+    Args:
+        input (Tensor): the activations.
+        p (float): the probability of zeroing an element.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.dropout(ember.ones(3), p=0.5, training=False)
+        tensor([1., 1., 1.])
+    """
     _check_p(p)
     return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and
+    the result is scaled and shifted so mean and variance are kept. Identity unless ``training``.
+
+    Args:
+        input (Tensor): the activations.
+        p (float): the probability of dropping an element.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+    """
     _check_p(p)
     return ember.alpha_dropout_(input, p, training) if inplace else ember.alpha_dropout(input, p, training)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """``alpha_dropout`` of whole channels: every ``(sample, channel)`` map is dropped or kept as one.
+
+    Args:
+        input (Tensor): ``(N, C, *)`` activations.
+        p (float): the probability of dropping a channel.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+    """
     _check_p(p)
     if inplace:
         return ember.feature_alpha_dropout_(input, p, training)
@@ -343,10 +640,26 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: negative elements are multiplied by a slope drawn uniformly from
+    ``[lower, upper]`` per element when ``training``, by the mean of the bounds otherwise.
+
+    Args:
+        input (Tensor): the activations.
+        lower (float): the smallest slope.
+        upper (float): the largest slope.
+        training (bool): draw random slopes (True) or use their mean (False).
+        inplace (bool): write the result into ``input``.
+
+    Example::
+
+        >>> F.rrelu(ember.tensor([-2.0, 3.0]), 0.25, 0.75)
+        tensor([-1.,  3.])
+    """
     return ember.rrelu_(input, lower, upper, training) if inplace else ember.rrelu(input, lower, upper, training)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In-place form of ``rrelu``: the result is written into ``input``, which is returned."""
     return ember.rrelu_(input, lower, upper, training)
 
 
@@ -355,6 +668,21 @@ def _scalar_name(t: Tensor) -> str:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Affine map ``input @ weight.T + bias`` over the last dimension.
+
+    Args:
+        input (Tensor): ``(*, in_features)``.
+        weight (Tensor): ``(out_features, in_features)``.
+        bias (Tensor, optional): ``(out_features,)``.
+
+    Returns:
+        Tensor: ``(*, out_features)``.
+
+    Example::
+
+        >>> F.linear(ember.tensor([[1.0, 2.0]]), ember.tensor([[1.0, 1.0]]), ember.tensor([0.5]))
+        tensor([[3.5000]])
+    """
     if not _C._profiler_active():
         return _linear(input, weight, bias)
     _C._record_op_enter("aten::linear", input, weight, bias)  # PyTorch's composite op event
@@ -412,6 +740,17 @@ def _bilinear_checks(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tenso
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Bilinear map ``y[..., o] = x1 @ weight[o] @ x2 + bias[o]``.
+
+    Args:
+        input1 (Tensor): ``(*, in1)``.
+        input2 (Tensor): ``(*, in2)``.
+        weight (Tensor): ``(out, in1, in2)``.
+        bias (Tensor, optional): ``(out,)``.
+
+    Returns:
+        Tensor: ``(*, out)``.
+    """
     # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
     _bilinear_checks(input1, input2, weight, bias)
     lead, dtype = input1.shape[:-1], input1.dtype
@@ -430,6 +769,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
+    """Divides ``input`` by its ``p``-norm along ``dim`` (at least ``eps``), so every slice has norm 1.
+
+    Args:
+        input (Tensor): the vectors.
+        p (float): the norm's order.
+        dim (int): the dimension holding the vectors.
+        eps (float): the smallest divisor.
+        out (Tensor, optional): where to write the result.
+
+    Example::
+
+        >>> F.normalize(ember.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
     # torch.Tensor.norm (Python) hands an int dim to linalg.vector_norm as [dim], so an int past
     # int64 is the parser's TypeError for a list element; ember's norm binding takes the list too
     dims = [dim] if isinstance(dim, int) and not isinstance(dim, bool) else dim

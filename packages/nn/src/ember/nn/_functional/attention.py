@@ -13,6 +13,19 @@ from ember.nn._functional.activation import _inplace, softmax
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """One-hot encoding: an int64 tensor with a new last dimension of size ``num_classes`` that is 1
+    at every element's value and 0 elsewhere.
+
+    Args:
+        tensor (Tensor): int64 class indices.
+        num_classes (int): the size of the new dimension (-1: the largest index plus one).
+
+    Example::
+
+        >>> F.one_hot(ember.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
     return ember._nn.one_hot(tensor, num_classes)
 
 
@@ -127,6 +140,16 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, bat
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout for ``(N, C, L)`` inputs (or unbatched): during training
+    every whole channel is zeroed with probability ``p`` and the kept ones are scaled by
+    ``1 / (1 - p)``; identity otherwise.
+
+    Args:
+        input (Tensor): the activations.
+        p (float): the probability of zeroing a channel.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+    """
     _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
@@ -136,6 +159,16 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout for ``(N, C, H, W)`` inputs (or unbatched): during training
+    every whole channel is zeroed with probability ``p`` and the kept ones are scaled by
+    ``1 / (1 - p)``; identity otherwise.
+
+    Args:
+        input (Tensor): the activations.
+        p (float): the probability of zeroing a channel.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+    """
     _check_p(p)
     if input.dim() not in (3, 4):
         warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
@@ -153,6 +186,16 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout for ``(N, C, D, H, W)`` inputs (or unbatched): during training
+    every whole channel is zeroed with probability ``p`` and the kept ones are scaled by
+    ``1 / (1 - p)``; identity otherwise.
+
+    Args:
+        input (Tensor): the activations.
+        p (float): the probability of zeroing a channel.
+        training (bool): apply dropout (True) or pass ``input`` through.
+        inplace (bool): write the result into ``input``.
+    """
     _check_p(p)
     if input.dim() not in (4, 5):
         warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "

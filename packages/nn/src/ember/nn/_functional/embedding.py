@@ -45,6 +45,26 @@ def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Looks up the rows of ``weight`` at the indices in ``input``.
+
+    Args:
+        input (Tensor): integer indices of any shape.
+        weight (Tensor): ``(num_embeddings, dim)`` table.
+        padding_idx (int, optional): an index whose row gets no gradient.
+        max_norm (float, optional): rows looked up are renormalized in place to at most this norm.
+        norm_type (float): the norm's order for ``max_norm``.
+        scale_grad_by_freq (bool): divide each row's gradient by its index's count in the batch.
+        sparse (bool): accepted for compatibility (the gradient is dense).
+
+    Returns:
+        Tensor: ``(*input.shape, dim)``.
+
+    Example::
+
+        >>> F.embedding(ember.tensor([2, 0]), ember.tensor([[1.0], [2.0], [3.0]]))
+        tensor([[3.],
+                [1.]])
+    """
     pad = _padding(weight, padding_idx)
     if max_norm is not None:
         _renorm_(weight, input.contiguous(), max_norm, norm_type)
@@ -115,6 +135,26 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
                   sparse: bool = False, per_sample_weights: Tensor | None = None,
                   include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """Sums, averages or takes the maximum of the embedding rows of each bag of indices without
+    building the intermediate ``(*, dim)`` tensor: bags are the rows of a 2-D ``input``, or the
+    slices of a 1-D ``input`` starting at ``offsets``.
+
+    Args:
+        input (Tensor): indices, ``(B, n)`` or 1-D with ``offsets``.
+        weight (Tensor): ``(num_embeddings, dim)`` table.
+        offsets (Tensor, optional): the start of every bag in a 1-D ``input``.
+        max_norm (float, optional): rows looked up are renormalized in place to at most this norm.
+        norm_type (float): the norm's order for ``max_norm``.
+        scale_grad_by_freq (bool): divide each row's gradient by its index's count.
+        mode (str): ``"sum"``, ``"mean"`` or ``"max"``.
+        sparse (bool): accepted for compatibility (the gradient is dense).
+        per_sample_weights (Tensor, optional): a weight per index (``mode="sum"`` only).
+        include_last_offset (bool): ``offsets`` has one more entry, the end of the last bag.
+        padding_idx (int, optional): an index that is left out of its bag.
+
+    Returns:
+        Tensor: ``(B, dim)``.
+    """
     # torch.nn.functional's checks in its order, then aten's (index dtypes, then the offsets' values)
     if weight.dtype == ember.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "

@@ -79,6 +79,21 @@ def _pointwise_loss(input: Tensor, target: Tensor, kernel: str) -> None:
 @autocast_op("fp32")
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: the squared differences ``(input - target) ** 2``, reduced.
+
+    Args:
+        input (Tensor): the predictions.
+        target (Tensor): the targets, broadcastable to ``input``.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        weight (Tensor, optional): a per-element weight of the squared errors.
+
+    Example::
+
+        >>> F.mse_loss(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 4.0]))
+        tensor(2.)
+    """
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     input, target = ember.broadcast_tensors(input, target)  # as F.mse_loss, before any kernel
@@ -97,6 +112,21 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 @autocast_op("fp32")
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error: the differences ``|input - target|``, reduced.
+
+    Args:
+        input (Tensor): the predictions.
+        target (Tensor): the targets, broadcastable to ``input``.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        weight (Tensor, optional): a per-element weight of the absolute errors.
+
+    Example::
+
+        >>> F.l1_loss(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 4.0]))
+        tensor(1.)
+    """
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     input, target = ember.broadcast_tensors(input, target)
@@ -106,6 +136,22 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 @autocast_op("fp32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Squared error for differences below ``beta`` (divided by ``2 * beta``) and absolute error
+    minus ``beta / 2`` above it: less sensitive to outliers than ``mse_loss``.
+
+    Args:
+        input (Tensor): the predictions.
+        target (Tensor): the targets.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        beta (float): where the loss turns from quadratic to linear.
+
+    Example::
+
+        >>> F.smooth_l1_loss(ember.tensor([0.0, 0.0]), ember.tensor([0.5, 3.0]), reduction="none")
+        tensor([0.1250, 2.5000])
+    """
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     input, target = ember.broadcast_tensors(input, target)
@@ -124,6 +170,22 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 @autocast_op("fp32")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
+    """Huber loss: ``0.5 * d ** 2`` for differences ``|d|`` up to ``delta``, ``delta * (|d| - delta / 2)``
+    beyond (``smooth_l1_loss`` times ``delta``).
+
+    Args:
+        input (Tensor): the predictions.
+        target (Tensor): the targets.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        delta (float): where the loss turns from quadratic to linear.
+        weight (Tensor, optional): a per-element weight.
+
+    Example::
+
+        >>> F.huber_loss(ember.tensor([0.0, 0.0]), ember.tensor([0.5, 3.0]), reduction="none")
+        tensor([0.1250, 2.5000])
+    """
     _warn_size(input, target)
     x, y = ember.broadcast_tensors(input, target)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
@@ -143,6 +205,22 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 @autocast_op("fp32")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy between probabilities ``input`` (in ``[0, 1]``) and targets:
+    ``-(target * log(input) + (1 - target) * log(1 - input))``, each log clamped at -100.
+
+    Args:
+        input (Tensor): the predicted probabilities.
+        target (Tensor): the targets in ``[0, 1]``, of ``input``'s shape.
+        weight (Tensor, optional): a per-element rescaling.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+
+    Example::
+
+        >>> F.binary_cross_entropy(ember.tensor([0.5]), ember.tensor([1.0]))
+        tensor(0.6931)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -167,6 +245,23 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
+    """``binary_cross_entropy`` of ``sigmoid(input)``, computed from the logits directly, which is
+    stable for large ``|input|``.
+
+    Args:
+        input (Tensor): the logits.
+        target (Tensor): the targets in ``[0, 1]``, of ``input``'s shape.
+        weight (Tensor, optional): a per-element rescaling.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        pos_weight (Tensor, optional): the weight of the positive term, per class (last dimension).
+
+    Example::
+
+        >>> F.binary_cross_entropy_with_logits(ember.tensor([0.0]), ember.tensor([1.0]))
+        tensor(0.6931)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
@@ -282,6 +377,23 @@ def _batched(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor
 @autocast_op("fp32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood: ``-input[n, target[n]]`` for every sample, where ``input`` holds
+    log-probabilities (``log_softmax``'s output). Classes are on dimension 1.
+
+    Args:
+        input (Tensor): ``(N, C)`` or ``(N, C, *)`` log-probabilities.
+        target (Tensor): ``(N)`` or ``(N, *)`` class indices.
+        weight (Tensor, optional): ``(C,)`` per-class weights; the mean divides by the weights' sum.
+        ignore_index (int): a target value that contributes nothing.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+
+    Example::
+
+        >>> F.nll_loss(ember.tensor([[-1.0, -2.0]]), ember.tensor([1]))
+        tensor(2.)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -294,6 +406,25 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy of the raw scores ``input`` (logits; classes on dimension 1) against
+    ``target``, which holds class indices or class probabilities: ``log_softmax`` followed by
+    ``nll_loss``.
+
+    Args:
+        input (Tensor): ``(N, C)``, ``(C,)`` or ``(N, C, *)`` logits.
+        target (Tensor): class indices ``(N)`` / ``(N, *)``, or probabilities of ``input``'s shape.
+        weight (Tensor, optional): ``(C,)`` per-class weights.
+        ignore_index (int): a target index that contributes nothing.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+        label_smoothing (float): mixes this much of the uniform distribution into the targets.
+
+    Example::
+
+        >>> F.cross_entropy(ember.tensor([[0.0, 0.0]]), ember.tensor([0]))
+        tensor(0.6931)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -355,6 +486,23 @@ def _xlogy_self(t: Tensor) -> Tensor:
 @autocast_op("fp32")
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the distribution whose log-probabilities are
+    ``input``: ``target * (log(target) - input)`` summed as ``reduction`` says
+    (``"batchmean"``, the sum divided by the batch size, is the mathematically right mean).
+
+    Args:
+        input (Tensor): log-probabilities.
+        target (Tensor): probabilities (log-probabilities with ``log_target``).
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"``, ``"batchmean"``, ``"sum"`` or ``"none"``.
+        log_target (bool): ``target`` holds log-probabilities.
+
+    Example::
+
+        >>> p = ember.tensor([[0.5, 0.5]])
+        >>> F.kl_div(p.log(), p, reduction="batchmean")
+        tensor(0.)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     elif reduction == "mean":

@@ -29,6 +29,19 @@ def _checked_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of counts ``target`` under Poisson distributions with rates
+    ``exp(input)`` (``log_input=True``) or ``input``.
+
+    Args:
+        input (Tensor): the predicted log-rates (or rates).
+        target (Tensor): the observed counts.
+        log_input (bool): ``input`` holds log-rates.
+        full (bool): add the Stirling term of ``log(target!)``.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        eps (float): added to the rate before its log when ``log_input`` is False.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+    """
     reduction = _checked_reduction(size_average, reduce, reduction)
     return _poisson_nll_loss_op(input, target, log_input, full, eps, reduction)
 
@@ -68,6 +81,21 @@ triplet_margin_loss_op = checked(_triplet_margin_loss_op, "triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with ``d`` the ``p``-norm
+    distance: the positive should be closer to the anchor than the negative, by ``margin``.
+
+    Args:
+        anchor (Tensor): ``(N, D)`` or ``(D,)`` embeddings.
+        positive (Tensor): embeddings of the same class.
+        negative (Tensor): embeddings of another class.
+        margin (float): the required gap.
+        p (float): the norm's order.
+        eps (float): added to the differences.
+        swap (bool): use the smaller of ``d(anchor, negative)`` and ``d(positive, negative)``.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+    """
     reduction = _checked_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -82,6 +110,18 @@ def margin_ranking_loss_op(input1: Tensor, input2: Tensor, target: Tensor, margi
 @autocast_op("fp32")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` (1 or -1) says which input should
+    be larger, by at least ``margin``.
+
+    Args:
+        input1 (Tensor): the first scores.
+        input2 (Tensor): the second scores.
+        target (Tensor): 1 or -1 per pair.
+        margin (float): the required gap.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+    """
     reduction = _checked_reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -92,6 +132,17 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 @autocast_op("fp32")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``input`` where ``target`` is 1 and ``max(0, margin - input)`` where it is -1; ``input`` is
+    usually a distance between two embeddings.
+
+    Args:
+        input (Tensor): the distances.
+        target (Tensor): 1 or -1 per element.
+        margin (float): the distance dissimilar pairs should exceed.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+    """
     reduction = _checked_reduction(size_average, reduce, reduction)
     zeros = ember.zeros_like(input)
     # x where the target is not -1, plus max(0, margin - x) where it is not 1. aten's `margin - self`
@@ -108,6 +159,18 @@ _EPSILON = 1e-12  # aten's guard on the squared magnitudes
 @autocast_op("fp32")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(input1, input2)`` for pairs labelled 1, ``max(0, cos(input1, input2) - margin)`` for
+    pairs labelled -1.
+
+    Args:
+        input1 (Tensor): ``(N, D)`` or ``(D,)`` embeddings.
+        input2 (Tensor): embeddings of the same shape.
+        target (Tensor): 1 or -1 per pair.
+        margin (float): the similarity below which dissimilar pairs cost nothing.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        reduction (str): ``"mean"`` (the default) or ``"sum"`` of the per-element losses, or
+            ``"none"`` to return them all.
+    """
     reduction = _checked_reduction(size_average, reduce, reduction)
     d = target.dim()
     if d not in (0, 1):

@@ -17,6 +17,21 @@ def _shape_list(normalized_shape: int | Sequence[int]) -> list[int]:
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Layer normalization: normalizes ``input`` over its trailing ``normalized_shape`` dimensions
+    to zero mean and unit variance, then applies the elementwise ``weight`` and ``bias``.
+
+    Args:
+        input (Tensor): ``(*, *normalized_shape)``.
+        normalized_shape (sequence of int): the trailing dimensions to normalize over.
+        weight (Tensor, optional): scales of shape ``normalized_shape``.
+        bias (Tensor, optional): shifts of shape ``normalized_shape``.
+        eps (float): added to the variance.
+
+    Example::
+
+        >>> F.layer_norm(ember.tensor([[1.0, 3.0]]), [2], eps=0.0)
+        tensor([[-1.,  1.]])
+    """
     return ember.layer_norm(input, _shape_list(normalized_shape), weight, bias, eps)
 
 
@@ -31,6 +46,27 @@ def _verify_batch_size(size: Sequence[int]) -> None:
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch normalization: normalizes every channel (dimension 1) of ``input`` to zero mean and unit
+    variance, then scales by ``weight`` and shifts by ``bias``. When ``training``, the statistics
+    come from the batch and update ``running_mean``/``running_var`` by ``momentum``; otherwise the
+    running statistics are used.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        running_mean (Tensor, optional): ``(C,)`` running means.
+        running_var (Tensor, optional): ``(C,)`` running variances.
+        weight (Tensor, optional): ``(C,)`` scales.
+        bias (Tensor, optional): ``(C,)`` shifts.
+        training (bool): use (and update with) the batch statistics.
+        momentum (float, optional): the running statistics' update rate (None: a cumulative average).
+        eps (float): added to the variance.
+
+    Example::
+
+        >>> F.batch_norm(ember.tensor([[1.0], [3.0]]), None, None, training=True)
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
     if training:
         _verify_batch_size(input.shape)
     if training and eps <= 0.0:
@@ -45,6 +81,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
+    """Group normalization: splits the channels into ``num_groups`` groups and normalizes every
+    ``(sample, group)`` to zero mean and unit variance, then applies the per-channel
+    ``weight`` and ``bias``. Independent of the batch size.
+
+    Args:
+        input (Tensor): ``(N, C, *)``, with ``C`` divisible by ``num_groups``.
+        num_groups (int): the number of groups.
+        weight (Tensor, optional): ``(C,)`` scales.
+        bias (Tensor, optional): ``(C,)`` shifts.
+        eps (float): added to the variance.
+    """
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     # torch.nn.functional's own check, before the kernel's divisibility rule (num_groups=0 divides by zero)
@@ -63,6 +110,19 @@ def _verify_spatial_size(size: Sequence[int]) -> None:
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Instance normalization: normalizes every ``(sample, channel)`` map of ``input`` over its
+    spatial dimensions, then applies the per-channel ``weight`` and ``bias``.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        running_mean (Tensor, optional): ``(C,)`` running means, updated when given.
+        running_var (Tensor, optional): ``(C,)`` running variances, updated when given.
+        weight (Tensor, optional): ``(C,)`` scales.
+        bias (Tensor, optional): ``(C,)`` shifts.
+        use_input_stats (bool): use the statistics of the input (True) or the running ones.
+        momentum (float): the running statistics' update rate.
+        eps (float): added to the variance.
+    """
     if use_input_stats:
         _verify_spatial_size(input.shape)
     return ember.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
@@ -97,6 +157,16 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:
+    """Local response normalization: divides every element by
+    ``(k + alpha / size * sum of squares over the size neighbouring channels) ** beta``.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        size (int): how many neighbouring channels to sum over.
+        alpha (float): the multiplier of the sum.
+        beta (float): the exponent.
+        k (float): the additive constant.
+    """
     # torch.nn.functional's composite, op for op: an average pool over the zero-padded channel window (so
     # integer inputs get aten's integer pooling, or its dtype errors)
     from ember.nn._functional.padding import pad

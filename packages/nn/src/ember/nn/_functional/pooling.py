@@ -52,6 +52,18 @@ def _one(v: Any, name: str, what: str) -> int:
 def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                             padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling returning the maxima and their positions,
+    over the last dimension of a ``(N, C, L)`` or ``(C, L)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     # torch.max_pool1d's parser reads every number before the kernel checks the rank
     for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
         if v is not None:
@@ -70,12 +82,36 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrS
 def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                             padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling returning the maxima and their positions,
+    over the last 2 dimensions of a ``(N, C, H, W)`` or ``(C, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     return _nn.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                             padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling returning the maxima and their positions,
+    over the last 3 dimensions of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     return _nn.max_pool3d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
@@ -108,6 +144,22 @@ def _max_pool1d_stride(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | 
 
 def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max pooling over the last dimension of a ``(N, C, L)`` or ``(C, L)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+
+    Example::
+
+        >>> F.max_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+        tensor([[[3., 5.]]])
+    """
     if not return_indices and not (input.requires_grad and ember.is_grad_enabled()):
         for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
                         ("dilation", dilation)):
@@ -123,12 +175,40 @@ def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
 
 def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max pooling over the last 2 dimensions of a ``(N, C, H, W)`` or ``(C, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+
+    Example::
+
+        >>> F.max_pool2d(ember.arange(16.0).reshape(1, 1, 4, 4), 2)
+        tensor([[[[ 5.,  7.],
+                  [13., 15.]]]])
+    """
     out, idx = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
 def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                dilation: IntOrSeq = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     out, idx = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -139,6 +219,21 @@ def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
 
 def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """Average pooling over the last dimension of a ``(N, C, L)`` or ``(C, L)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+        ceil_mode (bool): round the output size up instead of down.
+
+    Example::
+
+        >>> F.avg_pool1d(ember.tensor([[[1.0, 3.0, 5.0, 7.0]]]), 2)
+        tensor([[[2., 6.]]])
+    """
     for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
         if v is not None:
             parse_int64(v, "avg_pool1d", what)
@@ -153,6 +248,17 @@ def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
 def avg_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
+    """Average pooling over the last 2 dimensions of a ``(N, C, H, W)`` or ``(C, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+        divisor_override (int, optional): divide every window's sum by this instead.
+        ceil_mode (bool): round the output size up instead of down.
+    """
     return _nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                           divisor_override)
 
@@ -160,6 +266,17 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
 def avg_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
+    """Average pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` tensor.
+
+    Args:
+        input (Tensor): the input batch.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+        divisor_override (int, optional): divide every window's sum by this instead.
+        ceil_mode (bool): round the output size up instead of down.
+    """
     return _nn.avg_pool3d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                           divisor_override)
 
@@ -179,18 +296,51 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
+    """Power-average pooling over the last dimension: every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)`` (``norm_type=1`` is sum pooling; a large one
+    approaches max pooling).
+
+    Args:
+        input (Tensor): the input batch.
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1,
                     kernel_size if isinstance(kernel_size, int) else math.prod(kernel_size))
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
+    """Power-average pooling over the last 2 dimensions: every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)`` (``norm_type=1`` is sum pooling; a large one
+    approaches max pooling).
+
+    Args:
+        input (Tensor): the input batch.
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     kh, kw = _tuple(kernel_size, 2)
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, kh * kw)
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
               ceil_mode: bool = False) -> Tensor:
+    """Power-average pooling over the last 3 dimensions: every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)`` (``norm_type=1`` is sum pooling; a large one
+    approaches max pooling).
+
+    Args:
+        input (Tensor): the input batch.
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
     kd, kh, kw = _tuple(kernel_size, 3)
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, kd * kh * kw)
 
@@ -212,6 +362,13 @@ def _output_size(output_size: Any, input: Tensor, n: int) -> Any:
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
+    """Average pooling of the last dimension into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+    """
     parse_int64(output_size, "adaptive_avg_pool1d", "output_size")  # the parser's overflow error first
     _check_rank_1d(input, "adaptive_avg_pool1d")
     size = _one(output_size, "adaptive_avg_pool1d", "output_size")
@@ -219,15 +376,43 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrSeq) -> Tensor:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of the last 2 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+
+    Example::
+
+        >>> F.adaptive_avg_pool2d(ember.ones(1, 3, 7, 5), 1).shape
+        torch.Size([1, 3, 1, 1])
+    """
     return _nn.adaptive_avg_pool2d(input, _output_size(output_size, input, 2))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of the last 3 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+    """
     return _nn.adaptive_avg_pool3d(input, _output_size(output_size, input, 3))
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: IntOrSeq,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling, returning the maxima and their positions,
+    of the last dimension into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     parse_int64(output_size, "adaptive_max_pool1d", "output_size")  # the parser's overflow error first
     _check_rank_1d(input, "adaptive_max_pool1d")
     size = _one(output_size, "adaptive_max_pool1d", "output_size")
@@ -237,25 +422,67 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size: IntOrSeq,
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling, returning the maxima and their positions,
+    of the last 2 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     return _nn.adaptive_max_pool2d(input, _output_size(output_size, input, 2))
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """Max pooling, returning the maxima and their positions,
+    of the last 3 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     return _nn.adaptive_max_pool3d(input, _output_size(output_size, input, 3))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: IntOrSeq, return_indices: bool = False) -> Any:
+    """Max pooling of the last dimension into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     out, idx = adaptive_max_pool1d_with_indices(input, output_size)
     return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of the last 2 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     out, idx = adaptive_max_pool2d_with_indices(input, output_size)
     return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of the last 3 dimensions into windows chosen so that the result has
+    ``output_size``, whatever the input size (the windows cover the input evenly).
+
+    Args:
+        input (Tensor): the input batch.
+        output_size (int or tuple): the size of the result's pooled dimensions (None keeps one).
+        return_indices (bool): also return the flat position of every maximum (for ``max_unpool``).
+    """
     out, idx = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, idx) if return_indices else out
 
@@ -299,6 +526,17 @@ def _unpool_args(n: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[t
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                  padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of ``max_pool1d``: puts every value of ``input`` back at the position
+    ``indices`` recorded for it and fills the rest with zeros.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the positions returned by ``max_pool1d(..., return_indices=True)``.
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+        output_size (sequence of int, optional): the exact output size, where several are possible.
+    """
     k, s, p = _unpool_args(1, kernel_size, stride, padding)
     size = _unpool_output_size(input, k, s, p, output_size)
     return _nn.max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
@@ -306,11 +544,33 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                  padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of ``max_pool2d``: puts every value of ``input`` back at the position
+    ``indices`` recorded for it and fills the rest with zeros.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the positions returned by ``max_pool2d(..., return_indices=True)``.
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+        output_size (sequence of int, optional): the exact output size, where several are possible.
+    """
     k, s, p = _unpool_args(2, kernel_size, stride, padding)
     return _nn.max_unpool2d(input, indices, _unpool_output_size(input, k, s, p, output_size))
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                  padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of ``max_pool3d``: puts every value of ``input`` back at the position
+    ``indices`` recorded for it and fills the rest with zeros.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the positions returned by ``max_pool3d(..., return_indices=True)``.
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+        output_size (sequence of int, optional): the exact output size, where several are possible.
+    """
     k, s, p = _unpool_args(3, kernel_size, stride, padding)
     return _nn.max_unpool3d(input, indices, _unpool_output_size(input, k, s, p, output_size), list(s), list(p))

@@ -72,6 +72,25 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
                 scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
+    """Resizes the spatial dimensions of ``(N, C, *)`` input to ``size`` or by ``scale_factor``.
+
+    Args:
+        input (Tensor): 3-D, 4-D or 5-D batch.
+        size (int or sequence of int, optional): the output spatial size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+        mode (str): ``"nearest"``, ``"nearest-exact"``, ``"linear"``, ``"bilinear"``,
+            ``"bicubic"``, ``"trilinear"`` or ``"area"``.
+        align_corners (bool, optional): for the linear modes, map the corner pixels' centres onto
+            each other instead of the corners' edges.
+        recompute_scale_factor (bool, optional): compute the output size from ``scale_factor``
+            and use it to derive the actual scale.
+        antialias (bool): low-pass filter before downsampling (bilinear and bicubic).
+
+    Example::
+
+        >>> F.interpolate(ember.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -124,6 +143,15 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
 def upsample(input: Tensor, size: int | Sequence[int] | None = None,
              scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
+    """Deprecated spelling of ``interpolate`` (same arguments and result).
+
+    Args:
+        input (Tensor): 3-D, 4-D or 5-D batch.
+        size (int or sequence of int, optional): the output spatial size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+        mode (str): the interpolation mode.
+        align_corners (bool, optional): see ``interpolate``.
+    """
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -131,6 +159,13 @@ def upsample(input: Tensor, size: int | Sequence[int] | None = None,
 
 def upsample_nearest(input: Tensor, size: int | Sequence[int] | None = None,
                      scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """Deprecated: ``interpolate(input, size, scale_factor, mode="nearest")``.
+
+    Args:
+        input (Tensor): 3-D, 4-D or 5-D batch.
+        size (int or sequence of int, optional): the output size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+    """
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
@@ -138,6 +173,13 @@ def upsample_nearest(input: Tensor, size: int | Sequence[int] | None = None,
 
 def upsample_bilinear(input: Tensor, size: int | Sequence[int] | None = None,
                       scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """Deprecated: ``interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)``.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)``.
+        size (int or sequence of int, optional): the output size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+    """
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -13,10 +13,14 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
 def get_extra_state(self: Any) -> Any:
+    """State to save in ``state_dict`` beyond parameters and buffers; a subclass that has some
+    defines this and ``set_extra_state``. The base has none.
+    """
     raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. ")
 
 
 def set_extra_state(self: Any, state: Any) -> None:
+    """Restores what ``get_extra_state`` returned, when ``load_state_dict`` finds it."""
     raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. ")
 
 

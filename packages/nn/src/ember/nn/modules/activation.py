@@ -21,6 +21,18 @@ def _inplace_repr(inplace: bool) -> str:
 
 
 class ReLU(Module):
+    """Rectified linear unit ``max(0, x)`` (the module form of ``F.relu``), applied to every
+    element; the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Example::
+
+        >>> nn.ReLU()(ember.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
@@ -33,6 +45,15 @@ class ReLU(Module):
 
 
 class Hardtanh(Module):
+    """Clamping to ``[min_val, max_val]`` (the module form of ``F.hardtanh``), applied to every
+    element; the output has the input's shape.
+
+    Args:
+        min_val (float): the lower bound.
+        max_val (float): the upper bound.
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         if min_val >= max_val:
@@ -50,6 +71,13 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    """ReLU capped at 6, ``min(max(0, x), 6)`` (the module form of ``F.relu6``), applied to every
+    element; the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
 
@@ -58,6 +86,14 @@ class ReLU6(Hardtanh):
 
 
 class LeakyReLU(Module):
+    """Leaky ReLU: ``x`` where positive, ``negative_slope * x`` elsewhere (the module form of
+    ``F.leaky_relu``), applied to every element; the output has the input's shape.
+
+    Args:
+        negative_slope (float): the slope of the negative part.
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
@@ -71,6 +107,14 @@ class LeakyReLU(Module):
 
 
 class ELU(Module):
+    """Exponential linear unit: ``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (the
+    module form of ``F.elu``), applied to every element; the output has the input's shape.
+
+    Args:
+        alpha (float): the negative saturation value (as ``-alpha``).
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
@@ -84,11 +128,26 @@ class ELU(Module):
 
 
 class CELU(ELU):
+    """Continuously differentiable ELU, ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (the
+    module form of ``F.celu``), applied to every element; the output has the input's shape.
+
+    Args:
+        alpha (float): the negative saturation value.
+        inplace (bool): write the result into the input.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.celu(input, self.alpha, self.inplace)
 
 
 class SELU(Module):
+    """Scaled ELU with the self-normalizing constants (alpha about 1.6733, scale about 1.0507) (the
+    module form of ``F.selu``), applied to every element; the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
@@ -101,6 +160,18 @@ class SELU(Module):
 
 
 class GELU(Module):
+    """Gaussian error linear unit ``x * Phi(x)`` (the module form of ``F.gelu``), applied to every
+    element; the output has the input's shape.
+
+    Args:
+        approximate (str): ``"none"`` (exact) or ``"tanh"`` (the tanh approximation).
+
+    Example::
+
+        >>> nn.GELU()(ember.tensor([0.0]))
+        tensor([0.])
+    """
+
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
@@ -113,21 +184,49 @@ class GELU(Module):
 
 
 class SiLU(SELU):
+    """Sigmoid linear unit ``x * sigmoid(x)`` (the module form of ``F.silu``), applied to every
+    element; the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.silu(input, inplace=self.inplace)
 
 
 class Mish(SELU):
+    """Mish, ``x * tanh(softplus(x))`` (the module form of ``F.mish``), applied to every element;
+    the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.mish(input, inplace=self.inplace)
 
 
 class Hardsigmoid(SELU):
+    """Piecewise-linear sigmoid (0 below -3, 1 above 3) (the module form of ``F.hardsigmoid``),
+    applied to every element; the output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input, self.inplace)
 
 
 class Hardswish(SELU):
+    """``x * hardsigmoid(x)`` (the module form of ``F.hardswish``), applied to every element; the
+    output has the input's shape.
+
+    Args:
+        inplace (bool): write the result into the input.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.hardswish(input, self.inplace)
 
@@ -140,26 +239,59 @@ class _Plain(Module):
 
 
 class Sigmoid(_Plain):
+    """The logistic function ``1 / (1 + exp(-x))`` (the module form of ``F.sigmoid``), applied to
+    every element; the output has the input's shape.
+
+    Example::
+
+        >>> nn.Sigmoid()(ember.tensor([0.0]))
+        tensor([0.5000])
+    """
+
     _fn = staticmethod(F.sigmoid)
 
 
 class Tanh(_Plain):
+    """The hyperbolic tangent (the module form of ``F.tanh``), applied to every element; the output
+    has the input's shape.
+    """
+
     _fn = staticmethod(F.tanh)
 
 
 class Softsign(_Plain):
+    """``x / (1 + |x|)`` (the module form of ``F.softsign``), applied to every element; the output
+    has the input's shape.
+    """
+
     _fn = staticmethod(F.softsign)
 
 
 class LogSigmoid(_Plain):
+    """``log(sigmoid(x))``, computed stably (the module form of ``F.logsigmoid``), applied to every
+    element; the output has the input's shape.
+    """
+
     _fn = staticmethod(F.logsigmoid)
 
 
 class Tanhshrink(_Plain):
+    """``x - tanh(x)`` (the module form of ``F.tanhshrink``), applied to every element; the output
+    has the input's shape.
+    """
+
     _fn = staticmethod(F.tanhshrink)
 
 
 class Softplus(Module):
+    """Smooth ReLU ``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``) (the module form
+    of ``F.softplus``), applied to every element; the output has the input's shape.
+
+    Args:
+        beta (float): the sharpness.
+        threshold (float): where the function turns linear.
+    """
+
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta = beta
@@ -173,6 +305,14 @@ class Softplus(Module):
 
 
 class Softshrink(Module):
+    """Soft thresholding (every element moved ``lambd`` toward zero, those within ``lambd`` zeroed)
+    (the module form of ``F.softshrink``), applied to every element; the output has the input's
+    shape.
+
+    Args:
+        lambd (float): the threshold.
+    """
+
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
@@ -185,11 +325,27 @@ class Softshrink(Module):
 
 
 class Hardshrink(Softshrink):
+    """Hard thresholding (elements within ``lambd`` of zero set to zero) (the module form of
+    ``F.hardshrink``), applied to every element; the output has the input's shape.
+
+    Args:
+        lambd (float): the threshold.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.hardshrink(input, self.lambd)
 
 
 class Threshold(Module):
+    """Replacement of every element not above ``threshold`` by ``value`` (the module form of
+    ``F.threshold``), applied to every element; the output has the input's shape.
+
+    Args:
+        threshold (float): elements at or below it are replaced.
+        value (float): the replacement.
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
         self.threshold = threshold
@@ -204,6 +360,16 @@ class Threshold(Module):
 
 
 class RReLU(Module):
+    """Randomized leaky ReLU: in training a random slope in ``[lower, upper]`` per negative
+    element, their mean in eval mode (the module form of ``F.rrelu``), applied to every element;
+    the output has the input's shape.
+
+    Args:
+        lower (float): the smallest slope.
+        upper (float): the largest slope.
+        inplace (bool): write the result into the input.
+    """
+
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
         super().__init__()
         self.lower = lower
@@ -218,6 +384,13 @@ class RReLU(Module):
 
 
 class GLU(Module):
+    """Gated linear unit (the module form of ``F.glu``): splits the input in halves ``a, b`` along
+    ``dim`` and returns ``a * sigmoid(b)``.
+
+    Args:
+        dim (int): the dimension to split (its size must be even).
+    """
+
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
@@ -230,6 +403,17 @@ class GLU(Module):
 
 
 class Softmax(Module):
+    """Softmax along ``dim`` (the module form of ``F.softmax``): every slice is positive and sums to 1.
+
+    Args:
+        dim (int): the dimension to normalize over.
+
+    Example::
+
+        >>> nn.Softmax(dim=-1)(ember.tensor([[1.0, 1.0]]))
+        tensor([[0.5000, 0.5000]])
+    """
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
@@ -247,11 +431,24 @@ class Softmax(Module):
 
 
 class LogSoftmax(Softmax):
+    """The logarithm of the softmax along ``dim`` (the module form of ``F.log_softmax``), the usual
+    input of ``NLLLoss``.
+
+    Args:
+        dim (int): the dimension to normalize over.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class Softmin(Softmax):
+    """``softmax(-x)`` along ``dim`` (the module form of ``F.softmin``).
+
+    Args:
+        dim (int): the dimension to normalize over.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim, _stacklevel=5)
 
@@ -266,6 +463,7 @@ class PReLU(Module):
         self.weight = Parameter(ember.full((num_parameters,), init, dtype=dtype))
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         with ember.no_grad():
             self.weight.fill_(self.init)
 

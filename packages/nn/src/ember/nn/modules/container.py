@@ -96,6 +96,7 @@ class Sequential(Module):
     __rmul__ = __mul__
 
     def pop(self, key: int | slice) -> Module:
+        """Removes and returns the module at ``key``."""
         v = self[key]
         del self[key]
         return v
@@ -107,10 +108,12 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module: Module) -> Sequential:
+        """Adds ``module`` at the end; returns the Sequential."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
+        """Inserts ``module`` before position ``index``; returns the Sequential."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -124,6 +127,7 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential: Iterable[Module]) -> Sequential:
+        """Appends every module of ``sequential``; returns the Sequential."""
         for layer in sequential:
             self.append(layer)
         return self
@@ -199,20 +203,24 @@ class ModuleList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def insert(self, index: int, module: Module) -> None:
+        """Inserts ``module`` before position ``index``."""
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
     def append(self, module: Module) -> ModuleList:
+        """Adds ``module`` at the end; returns the list."""
         self.add_module(str(len(self)), module)
         return self
 
     def pop(self, key: int | slice) -> Module:
+        """Removes and returns the module at ``key``."""
         v = self[key]
         del self[key]
         return v
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Appends every module of ``modules``; returns the list."""
         if not isinstance(modules, Iterable) or isinstance(modules, (str, bytes)):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
@@ -249,23 +257,29 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self) -> None:
+        """Removes every module."""
         self._modules.clear()
 
     def pop(self, key: str) -> Module:
+        """Removes the module under ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def keys(self) -> Iterable[str]:
+        """The names, in insertion order."""
         return self._modules.keys()
 
     def items(self) -> Iterable[tuple[str, Module]]:
+        """The ``(name, module)`` pairs, in insertion order."""
         return self._modules.items()
 
     def values(self) -> Iterable[Module]:
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules: Any) -> None:
+        """Adds or replaces modules from a mapping or an iterable of ``(name, module)`` pairs."""
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
                             + type(modules).__name__)
@@ -327,12 +341,14 @@ class ParameterList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, value: Any) -> ParameterList:
+        """Adds ``value`` at the end (a tensor becomes a Parameter); returns the list."""
         new_idx = len(self)
         self._size += 1
         self[new_idx] = value
         return self
 
     def extend(self, values: Iterable[Any]) -> ParameterList:
+        """Appends every value of ``values``; returns the list."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
                             + type(values).__name__)
@@ -389,44 +405,55 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self) -> ParameterDict:
+        """A shallow copy: a new ParameterDict holding the same parameters."""
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def setdefault(self, key: str, default: Any = None) -> Any:
+        """The parameter under ``key``, after storing ``default`` there if the key was absent."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self) -> None:
+        """Removes every parameter."""
         for k in list(self._keys):
             del self[k]
 
     def pop(self, key: str) -> Any:
+        """Removes the parameter under ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self) -> tuple[str, Any]:
+        """Removes and returns the last inserted ``(key, parameter)`` pair."""
         k = list(self._keys)[-1]
         v = self[k]
         del self[k]
         return k, v
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The parameter under ``key``, or ``default`` if there is none."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with every key of ``keys`` holding ``default``."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self) -> Iterable[str]:
+        """The keys, in insertion order."""
         return self._keys.keys()
 
     def items(self) -> Iterable[tuple[str, Any]]:
+        """The ``(key, parameter)`` pairs, in insertion order."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self) -> Iterable[Any]:
+        """The parameters, in insertion order."""
         return (self[k] for k in self._keys)
 
     def update(self, parameters: Any) -> None:
+        """Adds or replaces parameters from a mapping or an iterable of ``(key, value)`` pairs."""
         if not isinstance(parameters, Iterable):
             raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
                             + type(parameters).__name__)

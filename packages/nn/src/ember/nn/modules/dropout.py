@@ -10,6 +10,20 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
 
 
 class Dropout(Module):
+    """Dropout (the module form of ``F.dropout``): in training mode every element is zeroed with
+    probability ``p`` and the kept ones are scaled by ``1 / (1 - p)``; in eval mode it passes the
+    input through.
+
+    Args:
+        p (float): the probability of zeroing an element.
+        inplace (bool): write the result into the input.
+
+    Example::
+
+        >>> nn.Dropout(0.5).eval()(ember.ones(2))
+        tensor([1., 1.])
+    """
+
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:

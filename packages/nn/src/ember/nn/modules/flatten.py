@@ -11,6 +11,19 @@ __all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
+    """Flattens dimensions ``start_dim`` to ``end_dim`` into one (``input.flatten(start_dim,
+    end_dim)``); by default every dimension but the batch one.
+
+    Args:
+        start_dim (int): the first dimension to flatten.
+        end_dim (int): the last dimension to flatten.
+
+    Example::
+
+        >>> nn.Flatten()(ember.ones(2, 3, 4)).shape
+        torch.Size([2, 12])
+    """
+
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
@@ -24,6 +37,18 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
+    """Splits dimension ``dim`` into the shape ``unflattened_size`` (the inverse of ``Flatten``).
+
+    Args:
+        dim (int): the dimension to split.
+        unflattened_size (sequence of int): its new shape (whose product is its size).
+
+    Example::
+
+        >>> nn.Unflatten(1, (3, 4))(ember.ones(2, 12)).shape
+        torch.Size([2, 3, 4])
+    """
+
     def __init__(self, dim: int | str, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         if isinstance(dim, int):

@@ -43,6 +43,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         # kaiming_uniform_(a=√5) gives U(−1/√fan_in, 1/√fan_in), PyTorch's historical default.
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -74,6 +75,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

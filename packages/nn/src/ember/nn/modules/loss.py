@@ -31,16 +31,46 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
+    """Mean absolute error between the prediction and the target (the module form of
+    ``F.l1_loss``); called as ``loss(input, target)``.
+
+    Args:
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+    """
+
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
+    """Mean squared error between the prediction and the target (the module form of
+    ``F.mse_loss``); called as ``loss(input, target)``.
+
+    Args:
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+
+    Example::
+
+        >>> nn.MSELoss()(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 4.0]))
+        tensor(2.)
+    """
+
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
+    """Quadratic below ``beta``, linear above (the module form of ``F.smooth_l1_loss``); called as
+    ``loss(input, target)``.
+
+    Args:
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+        beta (float): where the loss turns from quadratic to linear.
+    """
+
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -51,6 +81,14 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Huber loss, quadratic up to ``delta`` and linear beyond (the module form of ``F.huber_loss``);
+    called as ``loss(input, target)``.
+
+    Args:
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"``.
+        delta (float): where the loss turns from quadratic to linear.
+    """
+
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -60,11 +98,30 @@ class HuberLoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
+    """Binary cross-entropy between predicted probabilities and targets in ``[0, 1]`` (the module
+    form of ``F.binary_cross_entropy``); called as ``loss(probs, target)``.
+
+    Args:
+        weight (Tensor, optional): a per-element rescaling.
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+    """
+
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of ``sigmoid(logits)``, computed stably from the logits (the module
+    form of ``F.binary_cross_entropy_with_logits``); called as ``loss(logits, target)``.
+
+    Args:
+        weight (Tensor, optional): a per-element rescaling.
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+        pos_weight (Tensor, optional): the weight of the positive term, per class.
+    """
+
     def __init__(self, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -77,6 +134,16 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of class indices under log-probabilities (the module form of
+    ``F.nll_loss``); called as ``loss(log_probs, target)`` with classes on dimension 1.
+
+    Args:
+        weight (Tensor, optional): ``(C,)`` per-class weights.
+        ignore_index (int): a target value that contributes nothing.
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+    """
+
     def __init__(self, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100,
                  reduce: Any = None, reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
@@ -88,6 +155,23 @@ class NLLLoss(_WeightedLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of raw scores (logits) against class indices or class probabilities: log-softmax
+    then negative log-likelihood (the module form of ``F.cross_entropy``); called as
+    ``loss(logits, target)`` with classes on dimension 1.
+
+    Args:
+        weight (Tensor, optional): ``(C,)`` per-class weights.
+        ignore_index (int): a target index that contributes nothing.
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"`` (every element's loss).
+        size_average, reduce: deprecated spellings of ``reduction``.
+        label_smoothing (float): mixes this much of the uniform distribution into the targets.
+
+    Example::
+
+        >>> nn.CrossEntropyLoss()(ember.tensor([[0.0, 0.0]]), ember.tensor([1]))
+        tensor(0.6931)
+    """
+
     def __init__(self, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100,
                  reduce: Any = None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
@@ -100,6 +184,15 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of the target from log-probabilities (the module form of
+    ``F.kl_div``); called as ``loss(log_probs, target)``.
+
+    Args:
+        reduction (str): ``"mean"``, ``"batchmean"`` (the true mean per sample), ``"sum"`` or ``"none"``.
+        size_average, reduce: deprecated spellings of ``reduction``.
+        log_target (bool): the target holds log-probabilities.
+    """
+
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)

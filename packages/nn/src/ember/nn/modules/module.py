@@ -107,6 +107,11 @@ class Module:
     forward: Callable[..., Any]
 
     def _forward_unimplemented(self, *input: Any) -> None:
+        """The computation the module performs on its inputs; every subclass defines it.
+
+        Call the module itself (``module(x)``) rather than ``forward``: the call also runs the
+        registered hooks. The base class's version raises NotImplementedError.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     forward = _forward_unimplemented
@@ -151,9 +156,14 @@ class Module:
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
+        """Adds ``module`` as a submodule under ``name`` (as ``setattr(self, name, module)``);
+        None reserves the name."""
         self.add_module(name, module)
 
     def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``"encoder.layers.0"``); raises AttributeError
+        if some step does not exist or is not a Module.
+        """
         if target == "":
             return self
         mod: Module = self
@@ -180,6 +190,8 @@ class Module:
         setattr(parent, name, module)
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"encoder.weight"``); raises AttributeError
+        if there is none."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
@@ -190,6 +202,7 @@ class Module:
         return param
 
     def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``); raises AttributeError if there is none."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
@@ -289,26 +302,50 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """An iterator over the module's parameters (and, with ``recurse``, its submodules'), each once;
+        what optimizers take.
+
+        Args:
+            recurse (bool): include the submodules' parameters.
+
+        Example::
+
+            >>> sum(p.numel() for p in nn.Linear(3, 2).parameters())
+            8
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
                          remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """An iterator of ``(dotted name, parameter)`` pairs, as ``parameters`` but with names
+        (``"0.weight"``); ``remove_duplicate`` yields a shared parameter once.
+
+        Example::
+
+            >>> [n for n, _ in nn.Linear(3, 2).named_parameters()]
+            ['weight', 'bias']
+        """
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """An iterator over the module's buffers (tensors registered with ``register_buffer``), with
+        ``recurse`` its submodules' too."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """An iterator of ``(dotted name, buffer)`` pairs, as ``buffers`` but with names."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def children(self) -> Iterator[Module]:
+        """An iterator over the direct submodules."""
         for _, m in self.named_children():
             yield m
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """An iterator of ``(name, module)`` pairs for the direct submodules."""
         memo: set[int] = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in memo:
@@ -316,11 +353,13 @@ class Module:
                 yield name, module
 
     def modules(self) -> Iterator[Module]:
+        """An iterator over this module and all its submodules, depth first, each once."""
         for _, m in self.named_modules():
             yield m
 
     def named_modules(self, memo: set[Any] | None = None, prefix: str = "",
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """An iterator of ``(dotted name, module)`` pairs over this module (name ``""``) and all its submodules."""
         if memo is None:
             memo = set()
         if self in memo:
@@ -338,6 +377,14 @@ class Module:
 
     # ---- mode, grads, conversion ---------------------------------------------------------
     def train(self, mode: bool = True) -> Module:
+        """Sets training mode (``mode=True``) or evaluation mode on this module and its submodules,
+        which changes what layers such as Dropout and BatchNorm do; returns the module.
+
+        Example::
+
+            >>> nn.Dropout().train(False).training
+            False
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -346,17 +393,23 @@ class Module:
         return self
 
     def eval(self) -> Module:
+        """Sets evaluation mode, as ``train(False)``; returns the module."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Sets ``requires_grad`` on every parameter (False freezes the module); returns the module."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of every parameter: to None (the default) or, with ``set_to_none=False``, to zeros."""
         zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Calls ``fn`` on every submodule and then on this module (for custom initialization);
+        returns the module.
+        """
         for m in self.children():
             m.apply(fn)
         fn(self)
@@ -417,30 +470,38 @@ class Module:
         return self._apply(lambda t: ember.empty_like(t), recurse=recurse)
 
     def cpu(self) -> Module:
+        """Returns the module: ember's parameters already live on the CPU."""
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device: Any = None) -> Module:
+        """Raises, as a CPU-only PyTorch does: ember is not compiled with CUDA."""
         return self.to("cuda")
 
     def _float_cast(self, dtype: Any) -> Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> Module:
+        """Converts every floating-point parameter and buffer to float32; returns the module."""
         return self._float_cast(ember.float32)
 
     def double(self) -> Module:
+        """Converts every floating-point parameter and buffer to float64; returns the module."""
         return self._float_cast(ember.float64)
 
     def half(self) -> Module:
+        """Converts every floating-point parameter and buffer to float16; returns the module."""
         return self._float_cast(ember.float16)
 
     def bfloat16(self) -> Module:
+        """Converts every floating-point parameter and buffer to bfloat16; returns the module."""
         return self._float_cast(ember.bfloat16)
 
     def type(self, dst_type: Any) -> Module:
+        """Converts every parameter and buffer to ``dst_type``; returns the module."""
         return self._apply(lambda t: t.type(dst_type))
 
     def share_memory(self) -> Module:
+        """Accepted for compatibility (moving storage to shared memory for multiprocessing); returns the module."""
         return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
@@ -453,6 +514,14 @@ class Module:
         return type(self).__name__
 
     def extra_repr(self) -> str:
+        """The module's own settings, shown inside the parentheses of its ``repr`` (for example
+        ``in_features=2, out_features=3, bias=True``); subclasses override it, the base has none.
+
+        Example::
+
+            >>> ember.nn.Linear(2, 3).extra_repr()
+            'in_features=2, out_features=3, bias=True'
+        """
         return ""
 
     def __repr__(self) -> str:
@@ -530,6 +599,10 @@ class Module:
     # ---- hooks ---------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``) to
+        run before every ``forward``; it may return replacement arguments. Returns a handle whose
+        ``remove()`` unregisters it.
+        """
         handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
@@ -540,6 +613,10 @@ class Module:
 
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, args, output)`` to run after every ``forward``; it may return a
+        replacement output. ``always_call`` runs it even when forward raises. Returns a handle whose
+        ``remove()`` unregisters it.
+        """
         handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
                                                                   self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
@@ -552,6 +629,10 @@ class Module:
         return handle
 
     def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, grad_output)`` to run when the gradients with respect to the
+        module's outputs are known, before its input gradients are computed; it may return
+        replacement gradients. Returns a removable handle.
+        """
         handle = RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
@@ -559,6 +640,10 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """Registers ``hook(module, grad_input, grad_output)`` to run once the gradients with respect
+        to the module's inputs are computed; it may return replacement input gradients. Returns a
+        removable handle.
+        """
         if self._is_full_backward_hook is False:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")

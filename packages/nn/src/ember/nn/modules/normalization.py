@@ -19,6 +19,21 @@ __all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"
 
 
 class LayerNorm(Module):
+    """Layer normalization (the module form of ``F.layer_norm``): normalizes over the trailing
+    ``normalized_shape`` dimensions of every sample, then applies a learned elementwise affine map.
+
+    Args:
+        normalized_shape (int or sequence of int): the trailing dimensions to normalize over.
+        eps (float): added to the variance.
+        elementwise_affine (bool): learn ``weight`` (and ``bias``).
+        bias (bool): learn a ``bias`` too.
+
+    Example::
+
+        >>> nn.LayerNorm(2)(ember.tensor([[1.0, 3.0]]))
+        tensor([[-1.0000,  1.0000]], grad_fn=<NativeLayerNormBackward0>)
+    """
+
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
@@ -38,6 +53,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -125,24 +141,76 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
+    """Batch normalization of ``(N, C)`` or ``(N, C, L)`` input: every channel is normalized with the batch's mean and
+    variance in training (which also update running estimates) and with the running estimates
+    in eval mode, then scaled and shifted by learned per-channel parameters.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float, optional): the running estimates' update rate (None: a cumulative average).
+        affine (bool): learn ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates (else batch statistics are always used).
+    """
+
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 2 and input.dim() != 3:
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):
+    """Batch normalization of ``(N, C, H, W)`` input: every channel is normalized with the batch's mean and
+    variance in training (which also update running estimates) and with the running estimates
+    in eval mode, then scaled and shifted by learned per-channel parameters.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float, optional): the running estimates' update rate (None: a cumulative average).
+        affine (bool): learn ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates (else batch statistics are always used).
+
+    Example::
+
+        >>> bn = nn.BatchNorm2d(3)
+        >>> bn(ember.randn(4, 3, 2, 2)).shape
+        torch.Size([4, 3, 2, 2])
+    """
+
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
 class BatchNorm3d(_BatchNorm):
+    """Batch normalization of ``(N, C, D, H, W)`` input: every channel is normalized with the batch's mean and
+    variance in training (which also update running estimates) and with the running estimates
+    in eval mode, then scaled and shifted by learned per-channel parameters.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float, optional): the running estimates' update rate (None: a cumulative average).
+        affine (bool): learn ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates (else batch statistics are always used).
+    """
+
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class GroupNorm(Module):
+    """Group normalization (the module form of ``F.group_norm``): the channels are split into
+    ``num_groups`` groups and every ``(sample, group)`` is normalized, independently of the batch.
+
+    Args:
+        num_groups (int): the number of groups (it must divide ``num_channels``).
+        num_channels (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        affine (bool): learn per-channel ``weight`` and ``bias``.
+    """
+
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
@@ -160,6 +228,7 @@ class GroupNorm(Module):
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.affine:
             init.ones_(self.weight)
             init.zeros_(self.bias)
@@ -201,18 +270,60 @@ class _InstanceNorm(_BatchNorm):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization (the module form of ``F.instance_norm``): every ``(sample, channel)``
+    map of a 3-D batch is normalized over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float): the running estimates' update rate.
+        affine (bool): learn per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates and use them in eval mode.
+    """
+
     _dims = 3
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization (the module form of ``F.instance_norm``): every ``(sample, channel)``
+    map of a 4-D batch is normalized over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float): the running estimates' update rate.
+        affine (bool): learn per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates and use them in eval mode.
+    """
+
     _dims = 4
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization (the module form of ``F.instance_norm``): every ``(sample, channel)``
+    map of a 5-D batch is normalized over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance.
+        momentum (float): the running estimates' update rate.
+        affine (bool): learn per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running estimates and use them in eval mode.
+    """
+
     _dims = 5
 
 
 class RMSNorm(Module):
+    """Root-mean-square normalization (the module form of ``F.rms_norm``): divides by the root mean
+    square over the trailing ``normalized_shape`` dimensions, then scales by a learned weight.
+
+    Args:
+        normalized_shape (int or sequence of int): the trailing dimensions to normalize over.
+        eps (float, optional): added to the mean square (the dtype's machine epsilon if None).
+        elementwise_affine (bool): learn ``weight``.
+    """
+
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
                  elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
@@ -227,6 +338,7 @@ class RMSNorm(Module):
             self.register_parameter("weight", None)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
 
@@ -238,6 +350,16 @@ class RMSNorm(Module):
 
 
 class LocalResponseNorm(Module):
+    """Local response normalization across neighbouring channels (the module form of
+    ``F.local_response_norm``).
+
+    Args:
+        size (int): how many neighbouring channels to sum over.
+        alpha (float): the multiplier of the sum of squares.
+        beta (float): the exponent.
+        k (float): the additive constant.
+    """
+
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__()
         self.size = size

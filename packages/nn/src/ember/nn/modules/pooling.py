@@ -41,18 +41,59 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    """Max pooling over the last dimension of a ``(N, C, L)`` batch (or an unbatched input); the
+    module form of ``F.max_pool1d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return where each maximum was (for ``MaxUnpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
+    """Max pooling over the last 2 dimensions of a ``(N, C, H, W)`` batch (or an unbatched input);
+    the module form of ``F.max_pool2d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return where each maximum was (for ``MaxUnpool``).
+        ceil_mode (bool): round the output size up instead of down.
+
+    Example::
+
+        >>> nn.MaxPool2d(2)(ember.ones(1, 1, 4, 4)).shape
+        torch.Size([1, 1, 2, 2])
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
+    """Max pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` batch (or an unbatched
+    input); the module form of ``F.max_pool3d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        dilation (int or tuple): the spacing between the elements of a window.
+        return_indices (bool): also return where each maximum was (for ``MaxUnpool``).
+        ceil_mode (bool): round the output size up instead of down.
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
@@ -66,6 +107,17 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
+    """Average pooling over the last dimension of a ``(N, C, L)`` batch (or an unbatched input);
+    the module form of ``F.avg_pool1d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        ceil_mode (bool): round the output size up instead of down.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+    """
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
@@ -81,6 +133,18 @@ class AvgPool1d(_AvgPoolNd):
 
 
 class AvgPool2d(_AvgPoolNd):
+    """Average pooling over the last 2 dimensions of a ``(N, C, H, W)`` batch (or an unbatched
+    input); the module form of ``F.avg_pool2d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        ceil_mode (bool): round the output size up instead of down.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+        divisor_override (int, optional): divide every window's sum by this instead.
+    """
+
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -99,6 +163,18 @@ class AvgPool2d(_AvgPoolNd):
 
 
 class AvgPool3d(AvgPool2d):
+    """Average pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` batch (or an unbatched
+    input); the module form of ``F.avg_pool3d``.
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        padding (int or tuple): implicit padding on every side.
+        ceil_mode (bool): round the output size up instead of down.
+        count_include_pad (bool): whether padded zeros count in each window's divisor.
+        divisor_override (int, optional): divide every window's sum by this instead.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
@@ -116,16 +192,42 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of the last dimension to a fixed ``output_size`` whatever the input size
+    (the module form of ``F.adaptive_avg_pool1d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of the last 2 dimensions to a fixed ``output_size`` whatever the input size
+    (the module form of ``F.adaptive_avg_pool2d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+
+    Example::
+
+        >>> nn.AdaptiveAvgPool2d(1)(ember.ones(2, 3, 5, 7)).shape
+        torch.Size([2, 3, 1, 1])
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of the last 3 dimensions to a fixed ``output_size`` whatever the input size
+    (the module form of ``F.adaptive_avg_pool3d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
 
@@ -143,16 +245,40 @@ class _AdaptiveMaxPoolNd(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of the last dimension to a fixed ``output_size`` whatever the input size (the
+    module form of ``F.adaptive_max_pool1d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+        return_indices (bool): also return where each maximum was.
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of the last 2 dimensions to a fixed ``output_size`` whatever the input size (the
+    module form of ``F.adaptive_max_pool2d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+        return_indices (bool): also return where each maximum was.
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of the last 3 dimensions to a fixed ``output_size`` whatever the input size (the
+    module form of ``F.adaptive_max_pool3d``).
+
+    Args:
+        output_size (int or tuple): the size of the pooled dimensions (None keeps one).
+        return_indices (bool): also return where each maximum was.
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
@@ -171,6 +297,16 @@ class _MaxUnpoolNd(Module):
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d`` (the module form of ``F.max_unpool1d``): puts each
+    value back at the position recorded for it and fills the rest with zeros; call it with the
+    values and the indices ``MaxPool1d(return_indices=True)`` returned.
+
+    Args:
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+    """
+
     _n = 1
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
@@ -178,6 +314,16 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d`` (the module form of ``F.max_unpool2d``): puts each
+    value back at the position recorded for it and fills the rest with zeros; call it with the
+    values and the indices ``MaxPool2d(return_indices=True)`` returned.
+
+    Args:
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+    """
+
     _n = 2
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
@@ -185,6 +331,16 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d`` (the module form of ``F.max_unpool3d``): puts each
+    value back at the position recorded for it and fills the rest with zeros; call it with the
+    values and the indices ``MaxPool3d(return_indices=True)`` returned.
+
+    Args:
+        kernel_size (int or tuple): the pooling window size.
+        stride (int or tuple, optional): the pooling step (``kernel_size`` if None).
+        padding (int or tuple): the pooling padding.
+    """
+
     _n = 3
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
@@ -207,15 +363,45 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
+    """Power-average pooling (the module form of ``F.lp_pool1d``): every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)``.
+
+    Args:
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool2d(_LPPoolNd):
+    """Power-average pooling (the module form of ``F.lp_pool2d``): every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)``.
+
+    Args:
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool3d(_LPPoolNd):
+    """Power-average pooling (the module form of ``F.lp_pool3d``): every window gives
+    ``(sum of x ** norm_type) ** (1 / norm_type)``.
+
+    Args:
+        norm_type (float): the power.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows (``kernel_size`` if None).
+        ceil_mode (bool): round the output size up instead of down.
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

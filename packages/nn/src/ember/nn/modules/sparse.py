@@ -26,6 +26,24 @@ def _check_padding(num_embeddings: int, padding_idx: int | None) -> int | None:
 
 
 class Embedding(Module):
+    """A lookup table of ``num_embeddings`` learned vectors of size ``embedding_dim``: called with
+    integer indices of any shape, it returns their rows, of shape ``(*indices.shape, embedding_dim)``.
+
+    Args:
+        num_embeddings (int): the table's size.
+        embedding_dim (int): the size of each vector.
+        padding_idx (int, optional): an index whose row is zero-initialized and gets no gradient.
+        max_norm (float, optional): rows looked up are renormalized to at most this norm.
+        norm_type (float): the norm's order for ``max_norm``.
+        scale_grad_by_freq (bool): divide each row's gradient by its index's count in the batch.
+        sparse (bool): accepted for compatibility (the gradient is dense).
+
+    Example::
+
+        >>> nn.Embedding(10, 3)(ember.tensor([[1, 2], [3, 4]])).shape
+        torch.Size([2, 2, 3])
+    """
+
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
@@ -48,6 +66,7 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
@@ -78,6 +97,14 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
                         max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> Embedding:
+        """An Embedding whose table is ``embeddings`` (num_embeddings, dim), frozen (no gradient)
+        unless ``freeze=False``; the other arguments are the constructor's.
+
+        Example::
+
+            >>> nn.Embedding.from_pretrained(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))(ember.tensor([1]))
+            tensor([[3., 4.]])
+        """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
@@ -86,6 +113,22 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
+    """An embedding table that sums, averages or maxes the vectors of each bag of indices without
+    building the per-index tensor (the module form of ``F.embedding_bag``); called as
+    ``bag(indices, offsets)`` or with 2-D indices, one bag per row.
+
+    Args:
+        num_embeddings (int): the table's size.
+        embedding_dim (int): the size of each vector.
+        max_norm (float, optional): rows looked up are renormalized to at most this norm.
+        norm_type (float): the norm's order for ``max_norm``.
+        scale_grad_by_freq (bool): divide each row's gradient by its index's count.
+        mode (str): ``"sum"``, ``"mean"`` or ``"max"``.
+        sparse (bool): accepted for compatibility.
+        include_last_offset (bool): ``offsets`` ends with the end of the last bag.
+        padding_idx (int, optional): an index left out of its bag.
+    """
+
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                  _weight: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | None = None,
@@ -109,6 +152,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self) -> None:
+        """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with ember.no_grad():
@@ -138,6 +182,9 @@ class EmbeddingBag(Module):
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
                         sparse: bool = False, include_last_offset: bool = False,
                         padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose table is ``embeddings``, frozen unless ``freeze=False``; the other
+        arguments are the constructor's.
+        """
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,

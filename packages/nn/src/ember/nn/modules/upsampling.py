@@ -13,6 +13,17 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
+    """Resizes the spatial dimensions of a batch to ``size`` or by ``scale_factor`` (the module form
+    of ``F.interpolate``).
+
+    Args:
+        size (int or sequence of int, optional): the output spatial size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+        mode (str): ``"nearest"``, ``"linear"``, ``"bilinear"``, ``"bicubic"`` or ``"trilinear"``.
+        align_corners (bool, optional): for the linear modes, align the corner pixels' centres.
+        recompute_scale_factor (bool, optional): derive the scale from the computed output size.
+    """
+
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
 
     def __init__(self, size: int | Sequence[int] | None = None, scale_factor: Any = None, mode: str = "nearest",
@@ -40,10 +51,26 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour upsampling of ``(N, C, H, W)`` input (an older spelling of
+    ``Upsample(mode="nearest")``).
+
+    Args:
+        size (int or sequence of int, optional): the output size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+    """
+
     def __init__(self, size: int | Sequence[int] | None = None, scale_factor: Any = None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling of ``(N, C, H, W)`` input with ``align_corners=True`` (an older spelling
+    of ``Upsample(mode="bilinear", align_corners=True)``).
+
+    Args:
+        size (int or sequence of int, optional): the output size.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial size.
+    """
+
     def __init__(self, size: int | Sequence[int] | None = None, scale_factor: Any = None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

@@ -123,6 +123,7 @@ def autograd_summary(prof: Any, mode: str, sortby: str = "cpu_time", topk: int =
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line of ``python -m ember.utils.bottleneck SCRIPT [ARGS...]``, parsed."""
     parser = argparse.ArgumentParser(prog="python -m ember.utils.bottleneck", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scriptfile", type=str,
@@ -133,6 +134,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The bottleneck tool: runs the script once under cProfile and once under ember's autograd
+    profiler and prints the environment, the top functions and the top ops.
+    """
     args = parse_args(argv)
     scriptfile = args.scriptfile
     sys.argv = [scriptfile, *args.args]

@@ -29,27 +29,34 @@ class FileWriter:
         self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs, filename_suffix)
 
     def get_logdir(self) -> str:
+        """The directory the event file is written in."""
         return self.event_writer.get_logdir()
 
     def add_event(self, event: Event, step: int | None = None, walltime: float | None = None) -> None:
+        """Appends ``event`` to the event file, stamped with ``step`` and ``walltime`` (now if
+        None)."""
         event.wall_time = time.time() if walltime is None else walltime
         if step is not None:
             event.step = int(step)  # NumPy / tensor steps must become a plain int for protobuf
         self.event_writer.add_event(event)
 
     def add_summary(self, summary: Summary, global_step: int | None = None, walltime: float | None = None) -> None:
+        """Appends a ``Summary`` protobuf as an event at ``global_step``."""
         self.add_event(Event(summary=summary), global_step, walltime)
 
     def add_graph(self, graph_def: Any, run_metadata: Any = None, walltime: float | None = None) -> None:
+        """Appends a model graph (a ``GraphDef``, with optional run metadata) as an event."""
         self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
         if run_metadata is not None:
             trm = TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
             self.add_event(Event(tagged_run_metadata=trm), None, walltime)
 
     def flush(self) -> None:
+        """Writes the pending events to disk."""
         self.event_writer.flush()
 
     def close(self) -> None:
+        """Flushes and closes the event file."""
         self.event_writer.close()
 
 
@@ -98,6 +105,7 @@ class SummaryWriter:
         return self.file_writer
 
     def get_logdir(self) -> str:
+        """The directory this writer's event files go to."""
         return self.log_dir
 
     # ------------------------------------------------------------------ scalars
@@ -111,6 +119,16 @@ class SummaryWriter:
         new_style: bool = False,
         double_precision: bool = False,
     ) -> None:
+        """Logs one value of the series ``tag`` (a float or a one-element tensor); ``global_step``
+        is the x-axis value, ``walltime`` the event time (now if None).
+
+        Example::
+
+            >>> import tempfile
+            >>> from ember.utils.tensorboard import SummaryWriter
+            >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+            ...     w.add_scalar("loss", 0.5, global_step=1)
+        """
         summary = S.scalar(tag, scalar_value, new_style=new_style, double_precision=double_precision)
         self._get_file_writer().add_summary(summary, global_step, walltime)
 
@@ -130,6 +148,8 @@ class SummaryWriter:
             fw.add_summary(S.scalar(main_tag, value), global_step, walltime)
 
     def add_tensor(self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None) -> None:
+        """Logs a tensor as a TensorProto summary under ``tag``; ``global_step`` is the x-axis
+        value, ``walltime`` the event time (now if None)."""
         from tensorboard.compat.proto.summary_pb2 import SummaryMetadata
         from tensorboard.util.tensor_util import make_tensor_proto
 
@@ -143,6 +163,10 @@ class SummaryWriter:
         self, tag: str, values: Any, global_step: int | None = None, bins: Any = "tensorflow",
         walltime: float | None = None, max_bins: int | None = None,
     ) -> None:
+        """Logs the distribution of ``values`` (a tensor or array) under ``tag``, binned as ``bins``
+        says (``"tensorflow"``, a numpy bin rule or explicit edges);
+        ``global_step`` is the x-axis value, ``walltime`` the event time (now if None).
+        """
         if isinstance(bins, str) and bins == "tensorflow":
             bins = self.default_bins
         self._get_file_writer().add_summary(S.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
@@ -151,6 +175,8 @@ class SummaryWriter:
         self, tag: str, min: float, max: float, num: int, sum: float, sum_squares: float,  # noqa: A002
         bucket_limits: Any, bucket_counts: Any, global_step: int | None = None, walltime: float | None = None,
     ) -> None:
+        """Logs a histogram from precomputed statistics and bucket limits/counts; ``global_step``
+        is the x-axis value, ``walltime`` the event time (now if None)."""
         if len(bucket_limits) != len(bucket_counts):
             raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
         summary = S.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
@@ -162,6 +188,10 @@ class SummaryWriter:
         self, tag: str, img_tensor: Any, global_step: int | None = None, walltime: float | None = None,
         dataformats: str = "CHW",
     ) -> None:
+        """Logs one image (a ``(3, H, W)`` tensor or array by default; ``dataformats`` gives another
+        layout, such as ``"HWC"``), with float values in ``[0, 1]`` or uint8;
+        ``global_step`` is the x-axis value, ``walltime`` the event time (now if None).
+        """
         self._get_file_writer().add_summary(S.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
 
     def add_images(
@@ -175,6 +205,9 @@ class SummaryWriter:
         self, tag: str, img_tensor: Any, box_tensor: Any, global_step: int | None = None,
         walltime: float | None = None, rescale: float = 1, dataformats: str = "CHW", labels: list[str] | None = None,
     ) -> None:
+        """Logs an image with the ``(N, 4)`` boxes ``box_tensor`` (x1, y1, x2, y2) drawn on it,
+        optionally labelled; ``global_step`` is the x-axis value, ``walltime`` the event time
+        (now if None)."""
         summary = S.image_boxes(tag, img_tensor, box_tensor, rescale, dataformats, labels)
         self._get_file_writer().add_summary(summary, global_step, walltime)
 
@@ -212,7 +245,8 @@ class SummaryWriter:
         self, tag: str, vertices: Any, colors: Any = None, faces: Any = None,
         config_dict: dict[str, Any] | None = None, global_step: int | None = None, walltime: float | None = None,
     ) -> None:
-        """A mesh or point cloud ([B, N, 3] vertices, optional faces and colors) for the mesh plugin."""
+        """A mesh or point cloud ([B, N, 3] vertices, optional faces and colors) for the mesh
+        plugin."""
         from ._media import mesh
 
         self._get_file_writer().add_summary(mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
@@ -228,11 +262,14 @@ class SummaryWriter:
     def add_custom_scalars_multilinechart(
         self, tags: list[str], category: str = "default", title: str = "untitled"
     ) -> None:
+        """Adds a custom-scalars chart that draws the series ``tags`` as lines in one plot."""
         self.add_custom_scalars({category: {title: ["Multiline", tags]}})
 
     def add_custom_scalars_marginchart(
         self, tags: list[str], category: str = "default", title: str = "untitled"
     ) -> None:
+        """Adds a custom-scalars chart that draws a value with its lower and upper bounds (three
+        tags) as a band."""
         if len(tags) != 3:
             raise AssertionError(f"add_custom_scalars_marginchart: expected 3 tags, got {len(tags)}")
         self.add_custom_scalars({category: {title: ["Margin", tags]}})
@@ -242,6 +279,8 @@ class SummaryWriter:
     def add_text(
         self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None
     ) -> None:
+        """Logs ``text_string`` (Markdown) under ``tag``; ``global_step`` is the x-axis value,
+        ``walltime`` the event time (now if None)."""
         self._get_file_writer().add_summary(S.text(tag, text_string), global_step, walltime)
 
     # ------------------------------------------------------------------ hparams
@@ -272,6 +311,10 @@ class SummaryWriter:
         self, tag: str, labels: Any, predictions: Any, global_step: int | None = None, num_thresholds: int = 127,
         weights: Any = None, walltime: float | None = None,
     ) -> None:
+        """Logs a precision-recall curve from the binary ``labels`` and the ``predictions`` (probabilities),
+        at ``num_thresholds`` thresholds;
+        ``global_step`` is the x-axis value, ``walltime`` the event time (now if None).
+        """
         summary = S.pr_curve(tag, labels, predictions, num_thresholds, weights)
         self._get_file_writer().add_summary(summary, global_step, walltime)
 
@@ -280,6 +323,8 @@ class SummaryWriter:
         false_negative_counts: Any, precision: Any, recall: Any, global_step: int | None = None,
         num_thresholds: int = 127, weights: Any = None, walltime: float | None = None,
     ) -> None:
+        """Logs a precision-recall curve from precomputed true/false positive and negative counts;
+        ``global_step`` is the x-axis value, ``walltime`` the event time (now if None)."""
         summary = S.pr_curve_raw(
             tag, true_positive_counts, false_positive_counts, true_negative_counts, false_negative_counts,
             precision, recall, num_thresholds,

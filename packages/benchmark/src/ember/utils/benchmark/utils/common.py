@@ -32,7 +32,8 @@ _IQR_GROSS_WARN_THRESHOLD = 0.25
 
 @dataclasses.dataclass(init=True, repr=False, eq=True, frozen=True)
 class TaskSpec:
-    """Everything that defines a Timer's task except its globals (hashable: Compare groups on it)."""
+    """Everything that defines a Timer's task except its globals (hashable: Compare groups on it).
+    Everything that defines a Timer's task except its globals (hashable: Compare groups on it)."""
 
     stmt: str
     setup: str
@@ -55,6 +56,8 @@ class TaskSpec:
         return f"stmt:{sub}\n{textwrap.indent(self.stmt, '  ')}"
 
     def setup_str(self) -> str:
+        """The setup code as one string (Python or C++), as the timer runs it and the summaries
+        show it."""
         if not self.setup or self.setup == "pass":
             return ""
         if "\n" in self.setup:
@@ -62,7 +65,8 @@ class TaskSpec:
         return f"setup: {self.setup}"
 
     def summarize(self) -> str:
-        """The TaskSpec part of Measurement/CallgrindStats reprs; multi-line parts get a blank line after."""
+        """The TaskSpec part of Measurement/CallgrindStats reprs; multi-line parts get a blank line
+        after."""
         parts = [p for p in (self.title, self.description or "", self.setup_str()) if p]
         return "\n".join(p + "\n" if "\n" in p else p for p in parts)
 
@@ -175,6 +179,8 @@ class Measurement:
         )
 
     def meets_confidence(self, threshold: float = _IQR_WARN_THRESHOLD) -> bool:
+        """Whether the spread of the timings (interquartile range over median) is below
+        ``threshold``, so the median can be trusted."""
         return self.iqr / self.median < threshold
 
     @property
@@ -239,6 +245,7 @@ def select_unit(t: float) -> tuple[str, float]:
 
 
 def unit_to_english(u: str) -> str:
+    """The English word for a time unit abbreviation (``"us"`` -> ``"microsecond"``)."""
     return {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second"}[u]
 
 

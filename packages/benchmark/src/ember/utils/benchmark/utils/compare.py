@@ -27,6 +27,9 @@ Cell = common.Measurement | None
 
 
 class Colorize(enum.Enum):
+    """How ``Compare`` colours its cells: none, by column, or by row (the fastest green, the
+    slowest red)."""
+
     NONE = "none"
     COLUMNWISE = "columnwise"
     ROWWISE = "rowwise"
@@ -210,6 +213,7 @@ class Compare:
         self._highlight_warnings = True
 
     def print(self) -> None:
+        """Prints the comparison table (the same text as ``str(compare)``)."""
         print(str(self))
 
     def _render(self) -> list[str]:

@@ -50,6 +50,8 @@ class FuzzedParameter:
         return self._name
 
     def sample(self, state: Any) -> Any:
+        """Draws one value for this parameter from ``state`` (a numpy RandomState), per its
+        distribution."""
         if self._distribution == "loguniform":
             return self._loguniform(state)
         if self._distribution == "uniform":
@@ -152,6 +154,8 @@ class FuzzedTensor:
 
     @staticmethod
     def default_tensor_constructor(size: tuple[int, ...], dtype: Any, **kwargs: Any) -> Any:
+        """Makes a random tensor of ``size`` and ``dtype`` (uniform floats, or integers for integer
+        dtypes): the constructor used when none is given."""
         if dtype.is_floating_point or dtype.is_complex:
             return ember.rand(size=size, dtype=dtype, device="cpu")
         randint = getattr(ember, "randint", None)
@@ -200,6 +204,8 @@ class FuzzedTensor:
         return size, steps, allocation
 
     def satisfies_constraints(self, params: dict[str, Any]) -> bool:
+        """Whether the drawn ``params`` give a tensor within this spec's size limits (the fuzzer
+        draws again otherwise)."""
         size, _, allocation = self._get_size_and_steps(params)
         elements = prod(size)
         if elements < 0:
@@ -243,7 +249,8 @@ class Fuzzer:
         return tuple(itertools.chain.from_iterable([v] if isinstance(v, cls) else v for v in values))
 
     def take(self, n: int) -> Iterator[tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any]]]:
-        """Yield ``n`` cases ``(tensors, tensor_properties, params)``, the same ones for the same seed."""
+        """Yield ``n`` cases ``(tensors, tensor_properties, params)``, the same ones for the same
+        seed."""
         np = _numpy()
         state = np.random.RandomState(self._seed)
         ember.manual_seed(int(state.randint(low=0, high=2**63, dtype=np.int64)))

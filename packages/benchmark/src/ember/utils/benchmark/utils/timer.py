@@ -1,4 +1,5 @@
-""":class:`Timer`: ``timeit.Timer`` made aware of ember (threads, warm-up, replicates, Callgrind)."""
+""":class:`Timer`: ``timeit.Timer`` made aware of ember (threads, warm-up, replicates, Callgrind).
+:class:`Timer`: ``timeit.Timer`` made aware of ember (threads, warm-up, replicates, Callgrind)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ _accelerator: Any = None  # ember.accelerator, or False where the core has none;
 
 
 def timer() -> float:
-    """The default clock: synchronizes an available accelerator first, then ``timeit.default_timer()``."""
+    """The default clock: synchronizes an available accelerator first, then
+    ``timeit.default_timer()``."""
     global _accelerator
     if _accelerator is None:
         import ember
@@ -32,6 +34,8 @@ def timer() -> float:
 
 
 class Language(enum.Enum):
+    """The language of a timed statement: Python or C++."""
+
     PYTHON = 0
     CPP = 1
 
@@ -66,7 +70,8 @@ class CPPTimer:
 
 
 def _normalize(code: str) -> str:
-    """Dedent, drop one leading newline and trailing whitespace (block strings written in functions)."""
+    """Dedent, drop one leading newline and trailing whitespace (block strings written in
+    functions)."""
     code = textwrap.dedent(code)
     return (code[1:] if code.startswith("\n") else code).rstrip()
 
@@ -140,7 +145,8 @@ class Timer:
         return max(self._timer.timeit(number), 1e-9)
 
     def timeit(self, number: int = 1000000) -> common.Measurement:
-        """Like ``timeit.Timer.timeit``: after a short warm-up, one block of ``number`` executions."""
+        """Like ``timeit.Timer.timeit``: after a short warm-up, one block of ``number`` executions.
+        Like ``timeit.Timer.timeit``: after a short warm-up, one block of ``number`` executions."""
         with common.set_torch_threads(self._task_spec.num_threads):
             self._timeit(number=max(number // 100, 2))
             return common.Measurement(
@@ -148,15 +154,20 @@ class Timer:
             )
 
     def repeat(self, repeat: int = -1, number: int = -1) -> None:
+        """Not provided, as in PyTorch: use ``blocked_autorange`` or ``adaptive_autorange``, which
+        return a Measurement."""
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
     def autorange(self, callback: Callable[[int, float], None] | None = None) -> None:
+        """Not provided, as in PyTorch: use ``blocked_autorange``, which picks the number of runs
+        itself."""
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
     def _measurement_loop(self, number: int, stop: Callable[[list[float]], bool], min_run_time: float,
                           max_run_time: float | None = None,
                           callback: Callable[[int, float], None] | None = None) -> list[float]:
-        """Time blocks until ``min_run_time`` is spent and ``stop`` agrees (or ``max_run_time`` is hit)."""
+        """Time blocks until ``min_run_time`` is spent and ``stop`` agrees (or ``max_run_time`` is
+        hit)."""
         times: list[float] = []
         total = 0.0
         done = False

@@ -23,6 +23,9 @@ _NOISY_SYMBOLS = ("dictobject.c:lookdict_unicode", "dictobject.c:unicodekeys_loo
 
 
 class FunctionCount(NamedTuple):
+    """One row of a Callgrind profile: an instruction count and the function (file:name) it was
+    spent in."""
+
     count: int  # type: ignore[assignment]  # (shadows tuple.count, like PyTorch's field name)
     function: str
 
@@ -100,6 +103,7 @@ class FunctionCounts:
         return FunctionCounts(tuple(fc for fc in self if filter_fn(fc.function)), self.inclusive)
 
     def sum(self) -> int:
+        """The total instruction count over every function."""
         return sum(c for c, _ in self)
 
     def denoise(self) -> FunctionCounts:
@@ -135,7 +139,8 @@ _STANDARDIZE = (
 
 @dataclasses.dataclass(repr=False, eq=False, frozen=True)
 class CallgrindStats:
-    """Callgrind counts of one statement (and of an empty-statement baseline) from ``Timer.collect_callgrind``."""
+    """Callgrind counts of one statement (and of an empty-statement baseline) from
+    ``Timer.collect_callgrind``."""
 
     task_spec: common.TaskSpec
     number_per_run: int
@@ -176,7 +181,8 @@ class CallgrindStats:
         return (stats.denoise() if denoise else stats).sum()
 
     def delta(self, other: CallgrindStats, inclusive: bool = False) -> FunctionCounts:
-        """``self.stats(inclusive) - other.stats(inclusive)``: what changed between two collections."""
+        """``self.stats(inclusive) - other.stats(inclusive)``: what changed between two
+        collections."""
         return self.stats(inclusive=inclusive) - other.stats(inclusive=inclusive)
 
     def as_standardized(self) -> CallgrindStats:

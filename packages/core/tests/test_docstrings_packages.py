@@ -19,10 +19,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import ember
 import pytest
 import yaml
-
-import ember
 
 HERE = Path(__file__).parent
 DATA = HERE / "docs_missing_packages.yaml"

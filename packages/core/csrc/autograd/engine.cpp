@@ -219,8 +219,8 @@ TensorList run_backward(const BackwardArgs& a) {
       const Edge& e = fn->next_edges[i];
       if (!e.fn || !active.count(e.fn.get())) continue;
       if (outputs[i].defined()) {
-        Tensor g = validate(*fn, i, std::move(outputs[i]), e.fn->input_meta.size() > e.input_nr
-                                                              ? e.fn->input_meta[e.input_nr] : InputMeta{});
+        Tensor g = validate(*fn, i, std::move(outputs[i]),
+                            e.fn->input_meta.size() > e.input_nr ? e.fn->input_meta[e.input_nr] : InputMeta{});
         accumulate(buffer_of(e.fn.get())[e.input_nr], std::move(g));
       }
       if (--deps[e.fn.get()] == 0 && queued.insert(e.fn.get()).second) ready.push(e.fn);
@@ -230,7 +230,8 @@ TensorList run_backward(const BackwardArgs& a) {
   if (capture) {
     for (size_t t = 0; t < targets.size(); ++t) {
       if (!captured[t].defined())
-        EMBER_CHECK(a.allow_unused, "One of the differentiated Tensors appears to not have been used in the graph. "
+        EMBER_CHECK(a.allow_unused,
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.");
     }
     if (a.accumulate_grad) {  // backward(inputs=...): non-leaf inputs get .grad too

@@ -7,9 +7,9 @@
 namespace ember {
 
 struct BackwardArgs {
-  TensorList roots;        // outputs to differentiate
-  TensorList root_grads;   // d(loss)/d(root), one per root (defined)
-  TensorList inputs;       // empty: accumulate into every leaf's .grad
+  TensorList roots;       // outputs to differentiate
+  TensorList root_grads;  // d(loss)/d(root), one per root (defined)
+  TensorList inputs;      // empty: accumulate into every leaf's .grad
   bool keep_graph = false;
   bool create_graph = false;
   bool accumulate_grad = true;  // false for autograd.grad (return instead)

@@ -86,8 +86,7 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& input, const std::option
   return mask.defined() ? mask_mul(grad, mask) : grad;
 }
 
-Tensor clamp_tensor_backward(const Tensor& grad, const Tensor& input, const Tensor& min, const Tensor& max,
-                             int which) {
+Tensor clamp_tensor_backward(const Tensor& grad, const Tensor& input, const Tensor& min, const Tensor& max, int which) {
   if (which == 0) {
     Tensor mask;
     if (min.defined()) mask = ge(input, min);
@@ -289,9 +288,8 @@ Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& inpu
   return var_backward(g, input, dim, correction, keepdim);
 }
 
-Tensor var_mean_backward(const TensorList& grads, const Tensor& input, const Tensor& r0,
-                         std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,
-                         bool is_std) {
+Tensor var_mean_backward(const TensorList& grads, const Tensor& input, const Tensor& r0, std::optional<IntArrayRef> dim,
+                         const std::optional<Scalar>& correction, bool keepdim, bool is_std) {
   Tensor out;
   if (grads.size() > 0 && grads[0].defined())
     out = is_std ? std_backward(grads[0], r0, input, dim, correction, keepdim)
@@ -388,8 +386,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
 // is produced in the same layout, so the leaf behind the transpose gets a contiguous
 // gradient that AccumulateGrad keeps without a copy.
 static bool column_major(const Tensor& m) {
-  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 &&
-         m.strides()[1] == m.sizes()[0];
+  return m.dim() == 2 && m.sizes()[0] > 1 && m.sizes()[1] > 1 && m.strides()[0] == 1 && m.strides()[1] == m.sizes()[0];
 }
 
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {

@@ -14,11 +14,11 @@
 namespace ember {
 
 bool any_defined(const TensorList& ts);
-Tensor scale(const Tensor& t, double v);                  // t * v
-Tensor maybe_scale(const Tensor& t, const Scalar& s);     // t * s, skipping s == 1
-Tensor add_s(const Tensor& t, double v);                  // t + v
-Tensor one_minus(const Tensor& t);                        // 1 - t
-Tensor pow_s(const Tensor& t, double e);                  // t ** e
+Tensor scale(const Tensor& t, double v);               // t * v
+Tensor maybe_scale(const Tensor& t, const Scalar& s);  // t * s, skipping s == 1
+Tensor add_s(const Tensor& t, double v);               // t + v
+Tensor one_minus(const Tensor& t);                     // 1 - t
+Tensor pow_s(const Tensor& t, double e);               // t ** e
 Tensor zeros_like_grad(const Tensor& grad);
 Tensor mask_mul(const Tensor& grad, const Tensor& mask);  // grad where mask, else 0
 
@@ -51,11 +51,9 @@ Tensor var_backward(const Tensor& grad, const Tensor& input, std::optional<IntAr
                     const std::optional<Scalar>& correction, bool keepdim);
 Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& input, std::optional<IntArrayRef> dim,
                     const std::optional<Scalar>& correction, bool keepdim);
-Tensor var_mean_backward(const TensorList& grads, const Tensor& input, const Tensor& r0,
-                         std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,
-                         bool is_std);
-Tensor logsumexp_backward(const Tensor& grad, const Tensor& input, const Tensor& result, IntArrayRef dim,
-                          bool keepdim);
+Tensor var_mean_backward(const TensorList& grads, const Tensor& input, const Tensor& r0, std::optional<IntArrayRef> dim,
+                         const std::optional<Scalar>& correction, bool keepdim, bool is_std);
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& input, const Tensor& result, IntArrayRef dim, bool keepdim);
 Tensor norm_backward(const Tensor& grad, const Tensor& input, const std::optional<Scalar>& p, const Tensor& result,
                      std::optional<IntArrayRef> dim, bool keepdim);
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
@@ -67,6 +65,7 @@ Tensor matmul_backward(const Tensor& grad, const Tensor& input, const Tensor& ot
 Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim);
 std::optional<Scalar> corr(bool unbiased);
-Tensor div_rounded(const Tensor& a, const Tensor& b, bool floor);  // raw a / b, floored or truncated  // the correction of var(unbiased=)
+Tensor div_rounded(const Tensor& a, const Tensor& b,
+                   bool floor);  // raw a / b, floored or truncated  // the correction of var(unbiased=)
 
 }  // namespace ember

@@ -1,10 +1,10 @@
 // Derivatives of the index ops, and the nodes of advanced indexing.
 #include "formulas.h"
 
-#include "ops/index/index_advanced.h"
-#include "ops/index/index_common.h"
 #include "autograd_ops.h"
 #include "node.h"
+#include "ops/index/index_advanced.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -71,8 +71,8 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   return r;
 }
 
-static Ref<IndexPutBackward0> index_put_node(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                                      bool accumulate) {
+static Ref<IndexPutBackward0> index_put_node(const Tensor& self, const std::vector<Tensor>& indices,
+                                             const Tensor& values, bool accumulate) {
   auto node = make_ref<IndexPutBackward0>();
   node->set_next_edges({&self, &values});
   node->indices = indices;
@@ -253,8 +253,7 @@ Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int6
   check_backward_reduce(reduce);
   if (reduce == "sum") return ag::gather(grad, dim, index, false);
   if (reduce == "mean")
-    return ag::gather(ag::div(grad, meet_count(input, dim, index, src, include_self), std::nullopt), dim, index,
-                      false);
+    return ag::gather(ag::div(grad, meet_count(input, dim, index, src, include_self), std::nullopt), dim, index, false);
   if (reduce == "prod") {
     // A lone zero among the values meeting at a position: its derivative is the product of
     // the others (recomputed with it made 1); otherwise result / src (0 with two zeros or more).
@@ -264,8 +263,8 @@ Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int6
                                           as_dtype(src_zero, input.dtype())),
                               dim, index, false);
     Tensor lone_zero = logical_and(src_zero, eq(zeros_met, scalar_tensor(Scalar(int64_t(1)), input.dtype())));
-    Tensor others = ag::scatter_reduce(input, dim, index, ag::masked_fill(src, lone_zero, Scalar(int64_t(1))),
-                                       "prod", include_self);
+    Tensor others = ag::scatter_reduce(input, dim, index, ag::masked_fill(src, lone_zero, Scalar(int64_t(1))), "prod",
+                                       include_self);
     Tensor via_others = ag::gather(ag::mul(grad, others), dim, index, false);
     Tensor via_result = ag::div(ag::gather(ag::mul(grad, result), dim, index, false),
                                 ag::masked_fill(src, src_zero, Scalar(int64_t(1))), std::nullopt);
@@ -275,8 +274,6 @@ Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int6
   return zero_where(ag::gather(ag::div(grad, t.count, std::nullopt), dim, index, false), logical_not(t.src_is));
 }
 
-Tensor scatter_reduce_not_implemented() {
-  fail(ErrorKind::Runtime, "derivative for aten::scatter is not implemented");
-}
+Tensor scatter_reduce_not_implemented() { fail(ErrorKind::Runtime, "derivative for aten::scatter is not implemented"); }
 
 }  // namespace ember

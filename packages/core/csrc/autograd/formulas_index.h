@@ -38,8 +38,7 @@ Tensor scatter_reduce_backward_self(const Tensor& grad, const Tensor& input, int
                                     const Tensor& src, std::string_view reduce, bool include_self,
                                     const Tensor& result);
 Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& index,
-                                   const Tensor& src, std::string_view reduce, bool include_self,
-                                   const Tensor& result);
+                                   const Tensor& src, std::string_view reduce, bool include_self, const Tensor& result);
 // scatter(..., reduce=): PyTorch has no derivative; backward raises its error.
 Tensor scatter_reduce_not_implemented();
 

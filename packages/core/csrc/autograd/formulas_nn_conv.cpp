@@ -5,10 +5,10 @@
 //   d bias   = grad summed over every dim but the channel one.
 #include "formulas_nn_conv.h"
 
-#include "ops/nn/nn_conv.h"
 #include "autograd_ops.h"
 #include "grad_mode.h"
 #include "ops.h"
+#include "ops/nn/nn_conv.h"
 
 namespace ember {
 
@@ -31,8 +31,7 @@ Args expand(int64_t nsp, IntArrayRef stride, IntArrayRef padding, IntArrayRef di
 
 // Weight gradient as a differentiable convolution. img (N, G*Cg, S...) is the side the kernel
 // slides over, cols (N, G*Og, L...) the other; the result is (G*Og, Cg, k...).
-Tensor weight_by_convolution(const Tensor& img, const Tensor& cols, IntArrayRef wsizes, const Args& a,
-                             int64_t groups) {
+Tensor weight_by_convolution(const Tensor& img, const Tensor& cols, IntArrayRef wsizes, const Args& a, int64_t groups) {
   const int64_t nsp = static_cast<int64_t>(wsizes.size()) - 2, N = img.size(0), G = groups;
   const int64_t Cg = img.size(1) / G, Og = cols.size(1) / G;
   DimVector xs{N, G, Cg}, ws{N, G, Og}, xperm{2, 1, 0}, wperm{1, 2, 0}, xflat{Cg, G * N}, wflat{G * Og, N};
@@ -101,8 +100,8 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
   return conv::weight_backward(g, x, weight.sizes(), a.stride, a.padding, a.dilation, transposed, groups);
 }
 
-Tensor conv_str_backward(int which, const Tensor& grad, const Tensor& input, const Tensor& weight,
-                         IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv_str_backward(int which, const Tensor& grad, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+                         std::string_view padding, IntArrayRef dilation, int64_t groups) {
   const int64_t nsp = weight.dim() - 2;
   DimVector st = conv::expand_arg(stride, nsp, "stride"), dil = conv::expand_arg(dilation, nsp, "dilation");
   DimVector sym, extra;

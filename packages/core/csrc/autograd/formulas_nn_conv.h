@@ -12,8 +12,8 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
                      IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                      int64_t groups);
 // conv*d with padding='same' / 'valid'.
-Tensor conv_str_backward(int which, const Tensor& grad, const Tensor& input, const Tensor& weight,
-                         IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups);
+Tensor conv_str_backward(int which, const Tensor& grad, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+                         std::string_view padding, IntArrayRef dilation, int64_t groups);
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 
 }  // namespace ember

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "../iter/elementwise_iter.h"
-#include "ops/nn/nn_fused_backward.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "grad_mode.h"
+#include "ops/nn/nn_fused_backward.h"
 
 namespace ember {
 
@@ -111,9 +111,8 @@ Tensor nn_layer_norm_backward(const Tensor& grad, const Tensor& input, IntArrayR
   const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
   if (!building_graph({&grad, &input, &weight})) {
     const int64_t n = compute_numel(normalized_shape);
-    return cached(0, eps, grad, input, weight, which, [&](int first) {
-      return nn_kernels::layer_norm_backward(grad, input, n, weight, eps, first);
-    });
+    return cached(0, eps, grad, input, weight, which,
+                  [&](int first) { return nn_kernels::layer_norm_backward(grad, input, n, weight, eps, first); });
   }
   DimVector dims = range_dims(nd - k, nd), lead = range_dims(0, nd - k);
   Tensor xc = ag::sub(input, mean_over(input, dims), 1);
@@ -124,9 +123,8 @@ Tensor nn_layer_norm_backward(const Tensor& grad, const Tensor& input, IntArrayR
   return sum_dims(grad, lead);
 }
 
-Tensor nn_batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                              const Tensor& running_mean, const Tensor& running_var, bool training, double eps,
-                              int which) {
+Tensor nn_batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
+                              const Tensor& running_var, bool training, double eps, int which) {
   if (!building_graph({&grad, &input, &weight})) {
     return cached(training ? 1 : 2, eps, grad, input, weight, which, [&](int first) {
       return nn_kernels::batch_norm_backward(grad, input, weight, running_mean, running_var, training, eps, first);
@@ -151,12 +149,11 @@ Tensor nn_batch_norm_backward(const Tensor& grad, const Tensor& input, const Ten
   return norm_input_grad(dxhat, xhat, rstd, dims);
 }
 
-Tensor nn_group_norm_backward(const Tensor& grad, const Tensor& input, int64_t groups, const Tensor& weight,
-                              double eps, int which) {
+Tensor nn_group_norm_backward(const Tensor& grad, const Tensor& input, int64_t groups, const Tensor& weight, double eps,
+                              int which) {
   if (!building_graph({&grad, &input, &weight})) {
-    return cached(static_cast<int>(3 + groups), eps, grad, input, weight, which, [&](int first) {
-      return nn_kernels::group_norm_backward(grad, input, groups, weight, eps, first);
-    });
+    return cached(static_cast<int>(3 + groups), eps, grad, input, weight, which,
+                  [&](int first) { return nn_kernels::group_norm_backward(grad, input, groups, weight, eps, first); });
   }
   const int64_t nd = input.dim(), n = input.sizes()[0];
   DimVector grouped{n, groups, -1}, red{2}, dims{0};
@@ -173,8 +170,8 @@ Tensor nn_group_norm_backward(const Tensor& grad, const Tensor& input, int64_t g
   return ag::reshape(dx, input.sizes());
 }
 
-Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes,
-                             int64_t padding_idx, bool scale_grad_by_freq) {
+Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                             bool scale_grad_by_freq) {
   const int64_t rows = weight_sizes[0], dim = weight_sizes[1];
   if (!building_graph({&grad}))
     return nn_kernels::embedding_backward(grad, indices, rows, padding_idx, scale_grad_by_freq);

@@ -1,9 +1,9 @@
 // Derivative helpers of the pooling / upsampling ops (see formulas_nn_pool.h).
 #include "formulas_nn_pool.h"
 
-#include "ops/nn/nn_pool.h"
 #include "autograd_ops.h"
 #include "ops.h"
+#include "ops/nn/nn_pool.h"
 
 namespace ember {
 
@@ -39,7 +39,8 @@ Tensor max_unpool_backward(const Tensor& grad, const Tensor& self, const Tensor&
 
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes, int64_t n) {
   DimVector out;
-  for (int64_t i = static_cast<int64_t>(grad_output_sizes.size()) - n; i < static_cast<int64_t>(grad_output_sizes.size()); ++i)
+  for (int64_t i = static_cast<int64_t>(grad_output_sizes.size()) - n;
+       i < static_cast<int64_t>(grad_output_sizes.size()); ++i)
     out.push_back(grad_output_sizes[i]);
   return n == 2 ? ag::adaptive_avg_pool2d(grad, out) : ag::adaptive_avg_pool3d(grad, out);
 }

@@ -6,12 +6,12 @@
 
 #include <optional>
 
-#include "ops/nn/nn_rnn.h"
 #include "autograd_ops.h"
 #include "engine.h"
 #include "formulas.h"
 #include "grad_mode.h"
 #include "ops.h"
+#include "ops/nn/nn_rnn.h"
 
 namespace ember {
 
@@ -21,8 +21,8 @@ const Scalar kOne(int64_t(1));
 Tensor tadd(const Tensor& a, const Tensor& b) { return ag::add(a, b, kOne); }
 Tensor tsub(const Tensor& a, const Tensor& b) { return ag::sub(a, b, kOne); }
 Tensor tmul(const Tensor& a, const Tensor& b) { return ag::mul(a, b); }
-Tensor dsig(const Tensor& s) { return tmul(s, one_minus(s)); }             // sigmoid' from its value
-Tensor dtanh(const Tensor& y) { return one_minus(tmul(y, y)); }           // tanh' from its value
+Tensor dsig(const Tensor& s) { return tmul(s, one_minus(s)); }   // sigmoid' from its value
+Tensor dtanh(const Tensor& y) { return one_minus(tmul(y, y)); }  // tanh' from its value
 Tensor or_zeros(const Tensor& g, const Tensor& like) { return g.defined() ? g : zeros_like_grad(like); }
 
 Tensor gates_of(const Tensor& x, const Tensor& w, const Tensor& b) {
@@ -117,10 +117,8 @@ rnn::GateGrads gate_grads(int kind, int which, const TensorList& grads, const Te
   rnn::GateGrads r = rnn::fused_ok({gi, gh, hx, cx, ghy, gcy})
                          ? rnn::fused_backward(static_cast<rnn::Kind>(kind), gi, gh, hx, cx, ghy, gcy)
                          : composite_backward(kind, gi, gh, hx, cx, ghy, gcy);
-  if (last)
-    rnn_cache().reset();
-  else
-    rnn_cache() = Cache{std::move(key), r};
+  if (last) rnn_cache().reset();
+  else rnn_cache() = Cache{std::move(key), r};
   return r;
 }
 
@@ -129,15 +127,20 @@ rnn::GateGrads gate_grads(int kind, int which, const TensorList& grads, const Te
 Tensor arg_grad(const rnn::GateGrads& g, int which, const Tensor& input, const Tensor& hx, const Tensor& w_ih,
                 const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   switch (which) {
-    case 0: return ag::mm(g.d_ih, w_ih);
+    case 0:
+      return ag::mm(g.d_ih, w_ih);
     case 1: {
       Tensor d = ag::mm(g.d_hh, w_hh);
       return g.d_hx.defined() ? tadd(d, g.d_hx) : d;
     }
-    case 2: return ag::mm(ag::t(g.d_ih), input);
-    case 3: return ag::mm(ag::t(g.d_hh), hx);
-    case 4: return sum_to(g.d_ih, b_ih.sizes());
-    default: return sum_to(g.d_hh, b_hh.sizes());
+    case 2:
+      return ag::mm(ag::t(g.d_ih), input);
+    case 3:
+      return ag::mm(ag::t(g.d_hh), hx);
+    case 4:
+      return sum_to(g.d_ih, b_ih.sizes());
+    default:
+      return sum_to(g.d_hh, b_hh.sizes());
   }
 }
 }  // namespace

@@ -2,13 +2,13 @@
 // Plain backward runs rnn::seq_backward (fused gate passes, one dW_hh GEMM). Under
 // create_graph the node replays the steps with the differentiable cell ops and their
 // ag:: formulas, so higher-order gradients still work (slowly, step by step).
-#include "ops/nn/nn_rnn.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "formulas_nn_rnn.h"
 #include "grad_mode.h"
 #include "node.h"
 #include "ops.h"
+#include "ops/nn/nn_rnn.h"
 
 namespace ember {
 
@@ -18,7 +18,8 @@ const Scalar kOne(int64_t(1));
 // Differentiable backward: rebuild each step's states with the cell ops, then take the
 // cells' own (ag::) gradient formulas step by step, newest first.
 rnn::SeqGrads replay(rnn::Kind kind, bool reverse, bool has_b_hh, const Tensor& xg, const Tensor& h0, const Tensor& c0,
-                   const Tensor& w_hh, const Tensor& b_hh, const Tensor& g_y, const Tensor& g_hn, const Tensor& g_cn) {
+                     const Tensor& w_hh, const Tensor& b_hh, const Tensor& g_y, const Tensor& g_hn,
+                     const Tensor& g_cn) {
   const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2);
   const bool lstm = kind == rnn::kLstm;
   Tensor zin = empty({B, 0}, xg.dtype()), w0 = empty({GH, 0}, xg.dtype());
@@ -131,12 +132,17 @@ struct LstmLayerBackward0 final : Node {
     if (GradMode::is_enabled()) {  // create_graph: the projection and the steps in ag:: ops
       Tensor x2 = ag::reshape(x, {T * B, I});
       Tensor xg = b_ih.defined() ? ag::addmm(b_ih, x2, ag::t(w_ih), kOne, kOne) : ag::mm(x2, ag::t(w_ih));
-      rnn::SeqGrads r = replay(rnn::kLstm, reverse, b_hh.defined(), ag::reshape(xg, {T, B, GH}), h0, c0, w_hh, b_hh,
-                               g_y, g_hn, g_cn);
+      rnn::SeqGrads r =
+          replay(rnn::kLstm, reverse, b_hh.defined(), ag::reshape(xg, {T, B, GH}), h0, c0, w_hh, b_hh, g_y, g_hn, g_cn);
       Tensor dg = ag::reshape(r.d_xg, {T * B, GH});
       const int64_t dim0[] = {0};
-      Tensor vals[] = {ag::reshape(ag::mm(dg, w_ih), {T, B, I}), ag::mm(ag::t(dg), x2),
-                       ag::sum(dg, IntArrayRef(dim0, 1), false, std::nullopt), r.d_h0, r.d_c0, r.d_w_hh, r.d_b_hh};
+      Tensor vals[] = {ag::reshape(ag::mm(dg, w_ih), {T, B, I}),
+                       ag::mm(ag::t(dg), x2),
+                       ag::sum(dg, IntArrayRef(dim0, 1), false, std::nullopt),
+                       r.d_h0,
+                       r.d_c0,
+                       r.d_w_hh,
+                       r.d_b_hh};
       for (int i = 0; i < 7; ++i)
         if (should_compute(i)) out[i] = vals[i];
       return out;
@@ -188,14 +194,16 @@ void attach_outputs(const NodeRef& node, const TensorList& outs, const rnn::SeqF
 void check_sequence(int kind, const Tensor& xg, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
                     const Tensor& b_hh) {
   const int64_t G = kind == rnn::kLstm ? 4 : kind == rnn::kGru ? 3 : 1;
-  EMBER_CHECK(xg.dim() == 3 && h0.dim() == 2 && w_hh.dim() == 2, "_rnn_sequence: expected xg [T, B, G*H], h0 [B, H] "
-              "and w_hh [G*H, H], got ", xg.dim(), "-D, ", h0.dim(), "-D and ", w_hh.dim(), "-D tensors");
+  EMBER_CHECK(xg.dim() == 3 && h0.dim() == 2 && w_hh.dim() == 2,
+              "_rnn_sequence: expected xg [T, B, G*H], h0 [B, H] "
+              "and w_hh [G*H, H], got ",
+              xg.dim(), "-D, ", h0.dim(), "-D and ", w_hh.dim(), "-D tensors");
   const int64_t B = h0.size(0), H = h0.size(1);
   EMBER_CHECK(xg.size(1) == B && xg.size(2) == G * H && w_hh.size(0) == G * H && w_hh.size(1) == H,
-              "_rnn_sequence: shapes do not match: xg [", xg.size(0), ", ", xg.size(1), ", ", xg.size(2),
-              "], h0 [", B, ", ", H, "], w_hh [", w_hh.size(0), ", ", w_hh.size(1), "]");
-  EMBER_CHECK(!b_hh.defined() || (b_hh.dim() == 1 && b_hh.size(0) == G * H),
-              "_rnn_sequence: expected b_hh of size [", G * H, "]");
+              "_rnn_sequence: shapes do not match: xg [", xg.size(0), ", ", xg.size(1), ", ", xg.size(2), "], h0 [", B,
+              ", ", H, "], w_hh [", w_hh.size(0), ", ", w_hh.size(1), "]");
+  EMBER_CHECK(!b_hh.defined() || (b_hh.dim() == 1 && b_hh.size(0) == G * H), "_rnn_sequence: expected b_hh of size [",
+              G * H, "]");
   EMBER_CHECK((kind == rnn::kLstm) == c0.defined(), "_rnn_sequence: c0 is given exactly for LSTM");
   EMBER_CHECK(!c0.defined() || (c0.dim() == 2 && c0.size(0) == B && c0.size(1) == H),
               "_rnn_sequence: expected c0 of size [", B, ", ", H, "]");
@@ -233,8 +241,8 @@ TensorList lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih, c
   EMBER_CHECK(x.dim() == 3 && w_ih.dim() == 2, "_lstm_layer: expected x [T, B, I] and w_ih [4*H, I], got ", x.dim(),
               "-D and ", w_ih.dim(), "-D tensors");
   EMBER_CHECK(w_ih.size(1) == x.size(2) && w_ih.size(0) == w_hh.size(0), "_lstm_layer: shapes do not match: x [",
-              x.size(0), ", ", x.size(1), ", ", x.size(2), "], w_ih [", w_ih.size(0), ", ", w_ih.size(1),
-              "], w_hh [", w_hh.size(0), ", ", w_hh.size(1), "]");
+              x.size(0), ", ", x.size(1), ", ", x.size(2), "], w_ih [", w_ih.size(0), ", ", w_ih.size(1), "], w_hh [",
+              w_hh.size(0), ", ", w_hh.size(1), "]");
   EMBER_CHECK(!b_ih.defined() || (b_ih.dim() == 1 && b_ih.size(0) == w_ih.size(0)),
               "_lstm_layer: expected b_ih of size [", w_ih.size(0), "]");
   EMBER_CHECK(rnn::fused_ok({x, w_ih, b_ih}), "_lstm_layer: expected float32 or float64 CPU tensors of one dtype");

@@ -2,11 +2,11 @@
 #include <algorithm>
 
 #include "../core/parallel.h"
-#include "ops/shape/shape_internal.h"
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "node.h"
 #include "ops.h"
+#include "ops/shape/shape_internal.h"
 
 namespace ember {
 
@@ -37,14 +37,15 @@ Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
     const scalar_t* xp = xc.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
     GilRelease nogil;
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o)
-        for (int64_t j = 0; j < k; ++j)
-          for (int64_t i = 0; i < inner; ++i) {
-            int64_t at = (o * k + j) * inner + i;
-            op[at] = xp[(o * n + ip[at]) * inner + i];
-          }
-    });
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o)
+                     for (int64_t j = 0; j < k; ++j)
+                       for (int64_t i = 0; i < inner; ++i) {
+                         int64_t at = (o * k + j) * inner + i;
+                         op[at] = xp[(o * n + ip[at]) * inner + i];
+                       }
+                 });
   });
   return out;
 }
@@ -64,15 +65,16 @@ Tensor put_along_raw(const Tensor& g, int64_t d, const Tensor& idx, IntArrayRef 
     scalar_t* op = out.data<scalar_t>();
     GilRelease nogil;
     // Parallel over `outer` only: indices may repeat along dim (accumulation).
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o)
-        for (int64_t j = 0; j < k; ++j)
-          for (int64_t i = 0; i < inner; ++i) {
-            int64_t at = (o * k + j) * inner + i;
-            scalar_t& dst = op[(o * n + ip[at]) * inner + i];
-            dst = static_cast<scalar_t>(static_cast<V>(dst) + static_cast<V>(gp[at]));
-          }
-    });
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o)
+                     for (int64_t j = 0; j < k; ++j)
+                       for (int64_t i = 0; i < inner; ++i) {
+                         int64_t at = (o * k + j) * inner + i;
+                         scalar_t& dst = op[(o * n + ip[at]) * inner + i];
+                         dst = static_cast<scalar_t>(static_cast<V>(dst) + static_cast<V>(gp[at]));
+                       }
+                 });
   });
   return out;
 }
@@ -227,7 +229,8 @@ TensorList cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes,
 TensorList stack_backward(const Tensor& grad, const std::vector<ScalarType>& dtypes, int64_t dim) {
   int64_t d = wrap_dim(dim, grad.dim());
   TensorList out;
-  for (size_t i = 0; i < dtypes.size(); ++i) out.push_back(cast_to(ag::select(grad, d, static_cast<int64_t>(i)), dtypes[i]));
+  for (size_t i = 0; i < dtypes.size(); ++i)
+    out.push_back(cast_to(ag::select(grad, d, static_cast<int64_t>(i)), dtypes[i]));
   return out;
 }
 
@@ -268,8 +271,7 @@ Tensor split_size_backward(const TensorList& grads, IntArrayRef input_sizes, Sca
   return join_lengths(grads, input_sizes, dtype, d, split_pieces(input_sizes[d], split));
 }
 
-Tensor chunk_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t chunks,
-                      int64_t dim) {
+Tensor chunk_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t chunks, int64_t dim) {
   int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
   return join_lengths(grads, input_sizes, dtype, d, chunk_pieces(input_sizes[d], chunks));
 }

@@ -15,8 +15,8 @@ Tensor take_along(const Tensor& x, int64_t dim, const Tensor& idx);
 Tensor put_along(const Tensor& g, int64_t dim, const Tensor& idx, IntArrayRef sizes);
 
 // Tensor[] inputs: one gradient per list element.
-TensorList cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes,
-                        const std::vector<ScalarType>& dtypes, int64_t dim);
+TensorList cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes, const std::vector<ScalarType>& dtypes,
+                        int64_t dim);
 TensorList stack_backward(const Tensor& grad, const std::vector<ScalarType>& dtypes, int64_t dim);
 // hstack (0) / vstack (1) / dstack (2).
 TensorList hvdstack_backward(const Tensor& grad, const std::vector<DimVector>& sizes,
@@ -26,8 +26,7 @@ Tensor split_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarTy
                       const std::vector<int64_t>& pieces);
 Tensor split_size_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t split,
                            int64_t dim);
-Tensor chunk_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t chunks,
-                      int64_t dim);
+Tensor chunk_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t chunks, int64_t dim);
 Tensor tensor_split_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype,
                              std::optional<int64_t> sections, IntArrayRef indices, int64_t dim);
 Tensor unbind_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t dim);

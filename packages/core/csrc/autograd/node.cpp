@@ -4,9 +4,9 @@
 #include <atomic>
 #include <cctype>
 
-#include "ops/core/internal.h"
 #include "autograd_ops.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "view_grad.h"
 
 namespace ember {
@@ -54,9 +54,7 @@ uint32_t Node::add_input_meta(const Tensor& t) {
   return static_cast<uint32_t>(input_meta.size() - 1);
 }
 
-void Node::add_next_edge(const Tensor* t) {
-  next_edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
-}
+void Node::add_next_edge(const Tensor* t) { next_edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{}); }
 
 void Node::set_next_edges(std::initializer_list<const Tensor*> inputs) {
   next_edges.reserve(inputs.size());
@@ -175,9 +173,11 @@ Tensor SavedVariable::unpack(Node* owner) const {
       which = std::string(", which is output ") + std::to_string(output_nr_) + " of " + owner->name() + ",";
     else if (m && m->grad_fn)
       which = std::string(", which is output ") + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
-    EMBER_CHECK(false, "one of the variables needed for gradient computation has been modified by an inplace "
-                "operation: ", tensor_desc(data_), which, " is at version ", data_.version(), "; expected version ",
-                version_, " instead. Hint: enable anomaly detection to find the operation that failed to compute "
+    EMBER_CHECK(false,
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                "operation: ",
+                tensor_desc(data_), which, " is at version ", data_.version(), "; expected version ", version_,
+                " instead. Hint: enable anomaly detection to find the operation that failed to compute "
                 "its gradient, with torch.autograd.set_detect_anomaly(True).");
   }
   if (is_output_ && requires_grad_ && owner && GradMode::is_enabled()) {
@@ -210,7 +210,8 @@ void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled()) return;
   const AutogradMeta* m = self.impl()->autograd.get();
   if (m && m->requires_grad && !m->grad_fn) {
-    EMBER_CHECK(!self.impl()->base, "a view of a leaf Variable that requires grad is being used in an in-place "
+    EMBER_CHECK(!self.impl()->base,
+                "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.");
     EMBER_CHECK(false, "a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -221,7 +222,8 @@ void check_inplace(const Tensor& self) {
 
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return;
-  EMBER_CHECK(!any_requires_grad(inputs), op, "(): functions with out=... arguments don't support automatic "
+  EMBER_CHECK(!any_requires_grad(inputs), op,
+              "(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad.");
 }
 

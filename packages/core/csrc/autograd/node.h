@@ -44,7 +44,7 @@ struct PostHook : RefCounted {
 
 struct Node : RefCounted {
   uint64_t seq_nr;
-  std::vector<Edge> next_edges;     // one per forward input
+  std::vector<Edge> next_edges;       // one per forward input
   std::vector<InputMeta> input_meta;  // one per forward output
   std::vector<std::pair<int64_t, Ref<PreHook>>> pre_hooks;
   std::vector<std::pair<int64_t, Ref<PostHook>>> post_hooks;
@@ -52,7 +52,7 @@ struct Node : RefCounted {
   std::vector<std::tuple<int64_t, uint32_t, Ref<TensorHook>>> tensor_hooks;
   // Non-leaf tensors that retain their grad (weak: the tensor unregisters on death).
   std::vector<std::pair<uint32_t, TensorImpl*>> retains_grad;
-  std::string trace;        // forward stack, recorded in anomaly mode
+  std::string trace;          // forward stack, recorded in anomaly mode
   PyObject* pyobj = nullptr;  // weak: the Python wrapper, if one exists
 
   Node();

@@ -17,7 +17,9 @@ Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size
 }  // namespace
 
 CopySlices::CopySlices(const Tensor& base_t, const Tensor& view_t, Ref<Node> f)
-    : base(Geometry::of(base_t)), view(Geometry::of(view_t)), storage_bytes(base_t.storage().nbytes),
+    : base(Geometry::of(base_t)),
+      view(Geometry::of(view_t)),
+      storage_bytes(base_t.storage().nbytes),
       fn(std::move(f)) {}
 
 TensorList CopySlices::apply(TensorList& grads) {

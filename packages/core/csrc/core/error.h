@@ -50,13 +50,12 @@ inline void warn(const std::string& msg) {
 
 }  // namespace ember
 
-#define EMBER_CHECK_KIND(kind, cond, ...) \
-  do {                                    \
+#define EMBER_CHECK_KIND(kind, cond, ...)                               \
+  do {                                                                  \
     if (__builtin_expect(!(cond), 0)) ::ember::fail(kind, __VA_ARGS__); \
   } while (0)
 #define EMBER_CHECK(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Runtime, cond, __VA_ARGS__)
 #define EMBER_CHECK_TYPE(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Type, cond, __VA_ARGS__)
 #define EMBER_CHECK_VALUE(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Value, cond, __VA_ARGS__)
 #define EMBER_CHECK_INDEX(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Index, cond, __VA_ARGS__)
-#define EMBER_CHECK_NOTIMPL(cond, ...) \
-  EMBER_CHECK_KIND(::ember::ErrorKind::NotImplemented, cond, __VA_ARGS__)
+#define EMBER_CHECK_NOTIMPL(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::NotImplemented, cond, __VA_ARGS__)

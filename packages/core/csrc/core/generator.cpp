@@ -150,11 +150,9 @@ void Generator::set_state(const uint8_t* in, int64_t nbytes) {
   r.left = get<int32_t>(in, kOffLeft);
   r.seeded = get<int32_t>(in, kOffSeeded) != 0;
   uint64_t next = get<uint64_t>(in, kOffNext);
-  EMBER_CHECK(r.seeded && r.left > 0 && r.left <= MT19937::kN && next <= MT19937::kN,
-              "Invalid mt19937 state");
+  EMBER_CHECK(r.seeded && r.left > 0 && r.left <= MT19937::kN && next <= MT19937::kN, "Invalid mt19937 state");
   r.next = static_cast<uint32_t>(next);
-  for (int i = 0; i < MT19937::kN; ++i)
-    r.state[i] = static_cast<uint32_t>(get<uint64_t>(in, kOffState + 8 * i));
+  for (int i = 0; i < MT19937::kN; ++i) r.state[i] = static_cast<uint32_t>(get<uint64_t>(in, kOffState + 8 * i));
   engine_.set_raw(r);
   next_double_normal.reset();
   next_float_normal.reset();

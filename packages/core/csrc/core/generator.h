@@ -12,7 +12,7 @@
 namespace ember {
 
 constexpr uint64_t kDefaultRngSeed = 67280421310721ULL;  // PyTorch's default_rng_seed_val
-constexpr int64_t kRngStateBytes = 5056;                  // sizeof(CPUGeneratorImplState)
+constexpr int64_t kRngStateBytes = 5056;                 // sizeof(CPUGeneratorImplState)
 
 class MT19937 {
  public:

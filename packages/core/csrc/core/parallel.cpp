@@ -57,8 +57,7 @@ GilRelease::~GilRelease() {
   }
 }
 
-void parallel_run(int64_t begin, int64_t end, int64_t grain, void (*fn)(void*, int64_t, int64_t),
-                  void* ctx) {
+void parallel_run(int64_t begin, int64_t end, int64_t grain, void (*fn)(void*, int64_t, int64_t), void* ctx) {
   int64_t n = end - begin;
   int nthreads = static_cast<int>(std::min<int64_t>(get_num_threads(), (n + grain - 1) / grain));
   std::exception_ptr err;

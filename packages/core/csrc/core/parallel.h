@@ -33,8 +33,7 @@ class GilRelease {
   bool active_ = false;
 };
 
-void parallel_run(int64_t begin, int64_t end, int64_t grain, void (*fn)(void*, int64_t, int64_t),
-                  void* ctx);
+void parallel_run(int64_t begin, int64_t end, int64_t grain, void (*fn)(void*, int64_t, int64_t), void* ctx);
 
 // Run fn(begin, end) over [begin, end) split in chunks of at least `grain`.
 template <class F>
@@ -45,8 +44,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
     return;
   }
   parallel_run(
-      begin, end, grain,
-      [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
+      begin, end, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&fn)));
 }
 

@@ -42,8 +42,8 @@ ThreadState& state() {
 }  // namespace
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 uint64_t thread_id() { return std::hash<std::thread::id>{}(std::this_thread::get_id()); }

@@ -13,16 +13,16 @@ enum class EventKind : uint8_t { Op, Backward, UserRange, Memory };
 
 struct Event {
   std::string name;
-  std::string shapes;   // "[[2, 3], [3]]" when shapes are recorded
+  std::string shapes;  // "[[2, 3], [3]]" when shapes are recorded
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  int64_t bytes = 0;    // Memory events: +allocated / -freed
+  int64_t bytes = 0;  // Memory events: +allocated / -freed
   uint64_t thread = 0;
-  int64_t seq = -1;     // forward op -> backward node link (PyTorch's sequence number)
-  std::string stack;    // with_stack: "file(line): function" frames, innermost first, '\n'-separated
-  std::string concrete; // with_flops: the op's non-tensor arguments as a Python literal list
-  std::string inputs;   // memory timeline: storage addresses of the op's tensor arguments, space-separated
-  int32_t depth = 0;    // nesting depth on its thread
+  int64_t seq = -1;      // forward op -> backward node link (PyTorch's sequence number)
+  std::string stack;     // with_stack: "file(line): function" frames, innermost first, '\n'-separated
+  std::string concrete;  // with_flops: the op's non-tensor arguments as a Python literal list
+  std::string inputs;    // memory timeline: storage addresses of the op's tensor arguments, space-separated
+  int32_t depth = 0;     // nesting depth on its thread
   EventKind kind = EventKind::Op;
   // Opened by a Python binding and not yet entered: the binding's own call into the C++ op of
   // the same name claims it instead of opening a second event (see open_nested).

@@ -25,7 +25,9 @@ class Ref {
   Ref(const Ref& o) noexcept : p_(o.p_) { retain(); }
   Ref(Ref&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   template <class U>
-  Ref(const Ref<U>& o) noexcept : p_(o.get()) { retain(); }
+  Ref(const Ref<U>& o) noexcept : p_(o.get()) {
+    retain();
+  }
   ~Ref() { release(); }
   Ref& operator=(const Ref& o) noexcept {
     Ref(o).swap(*this);

@@ -30,13 +30,11 @@ class Scalar {
   bool is_int() const { return kind_ == Kind::Int; }
   bool is_uint64() const { return unsigned_; }  // an int above INT64_MAX
   bool is_float() const { return kind_ == Kind::Float; }
-  bool is_integral(bool include_bool) const {
-    return kind_ == Kind::Int || (include_bool && kind_ == Kind::Bool);
-  }
+  bool is_integral(bool include_bool) const { return kind_ == Kind::Int || (include_bool && kind_ == Kind::Bool); }
   // The dtype a Python number of this kind gets when it is wrapped as a tensor. ember has
   // no uint64: a uint64 number wraps as float64, exact for the float tensors it meets.
   ScalarType type() const {
-    return kind_ == Kind::Bool ? ScalarType::Bool
+    return kind_ == Kind::Bool                ? ScalarType::Bool
            : kind_ == Kind::Int && !unsigned_ ? ScalarType::Int64
                                               : ScalarType::Float64;
   }
@@ -55,8 +53,12 @@ class Scalar {
     if constexpr (std::is_same_v<T, bool>) {
       return to_bool();
     } else if constexpr (std::is_integral_v<T>) {
-      if (unsigned_) overflow(sizeof(T) == 8 ? "int64_t" : sizeof(T) == 4 ? "int" : sizeof(T) == 2 ? "int16_t"
-                              : std::is_signed_v<T> ? "int8_t" : "uint8_t");
+      if (unsigned_)
+        overflow(sizeof(T) == 8        ? "int64_t"
+                 : sizeof(T) == 4      ? "int"
+                 : sizeof(T) == 2      ? "int16_t"
+                 : std::is_signed_v<T> ? "int8_t"
+                                       : "uint8_t");
       // Wrap like a C cast from int64, which is how PyTorch writes 300 into uint8.
       return kind_ == Kind::Float ? static_cast<T>(static_cast<int64_t>(d_)) : static_cast<T>(i_);
     } else {

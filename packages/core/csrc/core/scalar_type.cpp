@@ -41,8 +41,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (b == S::Bool) return a;
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {
-    if ((a == S::Float16 && b == S::BFloat16) || (a == S::BFloat16 && b == S::Float16))
-      return S::Float32;
+    if ((a == S::Float16 && b == S::BFloat16) || (a == S::BFloat16 && b == S::Float16)) return S::Float32;
     return element_size(a) >= element_size(b) ? a : b;
   }
   if (fa) return a;

@@ -25,17 +25,15 @@ enum class ScalarType : int8_t {
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
 
 size_t element_size(ScalarType t);
-const char* dtype_name(ScalarType t);    // "float32"
-const char* legacy_name(ScalarType t);   // "Float" (used in PyTorch's messages)
-const char* c_type_name(ScalarType t);   // "float" ("long int" etc. for matmul messages)
+const char* dtype_name(ScalarType t);   // "float32"
+const char* legacy_name(ScalarType t);  // "Float" (used in PyTorch's messages)
+const char* c_type_name(ScalarType t);  // "float" ("long int" etc. for matmul messages)
 
 inline bool is_floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 || t == ScalarType::Float64;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
-  return (include_bool && t == ScalarType::Bool) ||
-         (t >= ScalarType::UInt8 && t <= ScalarType::Int64);
+  return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::UInt8 && t <= ScalarType::Int64);
 }
 inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
 
@@ -64,9 +62,9 @@ using opmath_t = typename OpMath<T>::type;
 
 template <class T>
 struct TypeOf;
-#define EMBER_TYPE_OF(T, E) \
-  template <>               \
-  struct TypeOf<T> {        \
+#define EMBER_TYPE_OF(T, E)                            \
+  template <>                                          \
+  struct TypeOf<T> {                                   \
     static constexpr ScalarType value = ScalarType::E; \
   };
 EMBER_TYPE_OF(bool, Bool)
@@ -85,65 +83,65 @@ EMBER_TYPE_OF(double, Float64)
 
 }  // namespace ember
 
-#define EMBER_CASE(E, T, ...)          \
-  case ::ember::ScalarType::E: {       \
-    using scalar_t = T;                \
-    return __VA_ARGS__();              \
+#define EMBER_CASE(E, T, ...)    \
+  case ::ember::ScalarType::E: { \
+    using scalar_t = T;          \
+    return __VA_ARGS__();        \
   }
-#define EMBER_CASES_INT(...)                          \
-  EMBER_CASE(UInt8, uint8_t, __VA_ARGS__)             \
-  EMBER_CASE(Int8, int8_t, __VA_ARGS__)               \
-  EMBER_CASE(Int16, int16_t, __VA_ARGS__)             \
-  EMBER_CASE(Int32, int32_t, __VA_ARGS__)             \
+#define EMBER_CASES_INT(...)              \
+  EMBER_CASE(UInt8, uint8_t, __VA_ARGS__) \
+  EMBER_CASE(Int8, int8_t, __VA_ARGS__)   \
+  EMBER_CASE(Int16, int16_t, __VA_ARGS__) \
+  EMBER_CASE(Int32, int32_t, __VA_ARGS__) \
   EMBER_CASE(Int64, int64_t, __VA_ARGS__)
-#define EMBER_CASES_FLOAT(...)                        \
-  EMBER_CASE(Float16, ::ember::Half, __VA_ARGS__)     \
+#define EMBER_CASES_FLOAT(...)                         \
+  EMBER_CASE(Float16, ::ember::Half, __VA_ARGS__)      \
   EMBER_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__) \
-  EMBER_CASE(Float32, float, __VA_ARGS__)             \
+  EMBER_CASE(Float32, float, __VA_ARGS__)              \
   EMBER_CASE(Float64, double, __VA_ARGS__)
 
 // Dispatch a lambda over a dtype set; `scalar_t` names the C++ type inside it.
-#define EMBER_DISPATCH_ALL(TYPE, NAME, ...)                         \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      EMBER_CASE(Bool, bool, __VA_ARGS__)                           \
-      EMBER_CASES_INT(__VA_ARGS__)                                  \
-      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
-      default:                                                      \
-        ::ember::dtype_not_implemented(NAME, TYPE);                 \
-    }                                                               \
+#define EMBER_DISPATCH_ALL(TYPE, NAME, ...)         \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)           \
+      EMBER_CASES_INT(__VA_ARGS__)                  \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
   }()
-#define EMBER_DISPATCH_NO_BOOL(TYPE, NAME, ...)                     \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      EMBER_CASES_INT(__VA_ARGS__)                                  \
-      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
-      default:                                                      \
-        ::ember::dtype_not_implemented(NAME, TYPE);                 \
-    }                                                               \
+#define EMBER_DISPATCH_NO_BOOL(TYPE, NAME, ...)     \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASES_INT(__VA_ARGS__)                  \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
   }()
-#define EMBER_DISPATCH_FLOAT(TYPE, NAME, ...)                       \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      EMBER_CASES_FLOAT(__VA_ARGS__)                                \
-      default:                                                      \
-        ::ember::dtype_not_implemented(NAME, TYPE);                 \
-    }                                                               \
+#define EMBER_DISPATCH_FLOAT(TYPE, NAME, ...)       \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
   }()
-#define EMBER_DISPATCH_INT_BOOL(TYPE, NAME, ...)                    \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      EMBER_CASE(Bool, bool, __VA_ARGS__)                           \
-      EMBER_CASES_INT(__VA_ARGS__)                                  \
-      default:                                                      \
-        ::ember::dtype_not_implemented(NAME, TYPE);                 \
-    }                                                               \
+#define EMBER_DISPATCH_INT_BOOL(TYPE, NAME, ...)    \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)           \
+      EMBER_CASES_INT(__VA_ARGS__)                  \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
   }()
-#define EMBER_DISPATCH_INT(TYPE, NAME, ...)                         \
-  [&] {                                                             \
-    switch (TYPE) {                                                 \
-      EMBER_CASES_INT(__VA_ARGS__)                                  \
-      default:                                                      \
-        ::ember::dtype_not_implemented(NAME, TYPE);                 \
-    }                                                               \
+#define EMBER_DISPATCH_INT(TYPE, NAME, ...)         \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASES_INT(__VA_ARGS__)                  \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
   }()

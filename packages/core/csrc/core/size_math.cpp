@@ -54,7 +54,7 @@ size_t contiguous_layout(IntArrayRef sizes, size_t itemsize, DimVector& strides,
     bad |= sz < 0;
     zero |= sz == 0;
     const bool o = __builtin_mul_overflow(s, sz > 1 ? sz : 1, &s);
-    if (i > 0) bad |= o;  // a stride that does not fit
+    if (i > 0) bad |= o;     // a stride that does not fit
     else last_overflow = o;  // only the element count does not fit
   }
   int64_t bytes = 0;

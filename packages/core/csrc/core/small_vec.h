@@ -19,7 +19,9 @@ class SmallVec {
   explicit SmallVec(size_t n, T v = T()) { resize(n, v); }
   SmallVec(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <class It>
-  SmallVec(It b, It e) { assign(b, e); }
+  SmallVec(It b, It e) {
+    assign(b, e);
+  }
   SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
   SmallVec& operator=(const SmallVec& o) {
     if (this != &o) assign(o.begin(), o.end());
@@ -73,9 +75,7 @@ class SmallVec {
   T* end() { return data_ + size_; }
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }
-  bool operator==(const SmallVec& o) const {
-    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
-  }
+  bool operator==(const SmallVec& o) const { return size_ == o.size_ && std::equal(begin(), end(), o.begin()); }
   bool operator!=(const SmallVec& o) const { return !(*this == o); }
 
  private:

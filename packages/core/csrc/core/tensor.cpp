@@ -50,24 +50,35 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   const char* p = raw();
   switch (dtype()) {
-    case ScalarType::Bool: return Scalar(*reinterpret_cast<const uint8_t*>(p) != 0);
-    case ScalarType::UInt8: return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));
-    case ScalarType::Int8: return Scalar(int64_t(*reinterpret_cast<const int8_t*>(p)));
-    case ScalarType::Int16: return Scalar(int64_t(*reinterpret_cast<const int16_t*>(p)));
-    case ScalarType::Int32: return Scalar(int64_t(*reinterpret_cast<const int32_t*>(p)));
-    case ScalarType::Int64: return Scalar(*reinterpret_cast<const int64_t*>(p));
-    case ScalarType::Float16: return Scalar(double(float(*reinterpret_cast<const Half*>(p))));
-    case ScalarType::BFloat16: return Scalar(double(float(*reinterpret_cast<const BFloat16*>(p))));
-    case ScalarType::Float32: return Scalar(double(*reinterpret_cast<const float*>(p)));
-    case ScalarType::Float64: return Scalar(*reinterpret_cast<const double*>(p));
-    default: fail(ErrorKind::Runtime, "item: unsupported dtype");
+    case ScalarType::Bool:
+      return Scalar(*reinterpret_cast<const uint8_t*>(p) != 0);
+    case ScalarType::UInt8:
+      return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));
+    case ScalarType::Int8:
+      return Scalar(int64_t(*reinterpret_cast<const int8_t*>(p)));
+    case ScalarType::Int16:
+      return Scalar(int64_t(*reinterpret_cast<const int16_t*>(p)));
+    case ScalarType::Int32:
+      return Scalar(int64_t(*reinterpret_cast<const int32_t*>(p)));
+    case ScalarType::Int64:
+      return Scalar(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16:
+      return Scalar(double(float(*reinterpret_cast<const Half*>(p))));
+    case ScalarType::BFloat16:
+      return Scalar(double(float(*reinterpret_cast<const BFloat16*>(p))));
+    case ScalarType::Float32:
+      return Scalar(double(*reinterpret_cast<const float*>(p)));
+    case ScalarType::Float64:
+      return Scalar(*reinterpret_cast<const double*>(p));
+    default:
+      fail(ErrorKind::Runtime, "item: unsupported dtype");
   }
 }
 
 int64_t wrap_dim(int64_t d, int64_t ndim) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1
-  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
-                    ", ", n - 1, "], but got ", d, ")");
+  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                    "], but got ", d, ")");
   return d < 0 ? d + n : d;
 }
 
@@ -83,9 +94,7 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   return st;
 }
 
-int64_t compute_numel(IntArrayRef sizes) {
-  return checked_numel(sizes);
-}
+int64_t compute_numel(IntArrayRef sizes) { return checked_numel(sizes); }
 
 std::string shape_str(IntArrayRef sizes) {
   std::string s = "[";
@@ -112,8 +121,7 @@ Ref<StorageImpl> new_cpu_storage(size_t nbytes) {
 
 void resize_storage(StorageImpl& s, size_t nbytes) {
   if (nbytes <= s.nbytes) return;
-  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter,
-              "Trying to resize storage that is not resizable");
+  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter, "Trying to resize storage that is not resizable");
   void* p = cpu_alloc(nbytes);
   if (s.nbytes) std::memcpy(p, s.data, s.nbytes);
   cpu_free(s.data, s.nbytes);

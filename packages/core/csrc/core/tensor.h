@@ -94,13 +94,13 @@ struct TensorHook;
 struct AutogradMeta {
   bool requires_grad = false;  // set by the user on leaves
   bool retains_grad = false;
-  uint32_t output_nr = 0;      // which output of grad_fn this tensor is
+  uint32_t output_nr = 0;  // which output of grad_fn this tensor is
   Tensor grad;
-  Ref<Node> grad_fn;           // null for leaves
-  Node* grad_accumulator = nullptr;  // weak: the AccumulateGrad clears it when it dies
+  Ref<Node> grad_fn;                                                // null for leaves
+  Node* grad_accumulator = nullptr;                                 // weak: the AccumulateGrad clears it when it dies
   std::vector<std::pair<int64_t, Ref<TensorHook>>> hooks;           // leaf grad hooks
   std::vector<std::pair<int64_t, Ref<TensorHook>>> post_acc_hooks;  // after .grad is written
-  AutogradMeta();  // out of line: the graph types are incomplete here
+  AutogradMeta();                                                   // out of line: the graph types are incomplete here
   ~AutogradMeta();
 };
 
@@ -122,8 +122,7 @@ void check_device_available(Device d);
 
 // Allocate an uninitialised tensor.
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device = cpu_device());
-Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype,
-                     Device device = cpu_device());
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device = cpu_device());
 // A new tensor header over an existing storage (views).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 // A 0-d tensor holding a Python number, marked as wrapped for type promotion.

@@ -21,8 +21,7 @@ ScalarType combine(ScalarType higher, ScalarType lower) {
 }  // namespace
 
 ScalarType result_type(const Tensor* const* ts, int n) {
-  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined,
-             wrapped = ScalarType::Undefined;
+  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
   bool uint64 = false;
   for (int i = 0; i < n; ++i) {
     const Tensor& t = *ts[i];
@@ -41,7 +40,8 @@ ScalarType result_type(const Tensor* const* ts, int n) {
   }
   const ScalarType r = combine(dim, combine(zero, wrapped));
   if (uint64) {
-    EMBER_CHECK(r != ScalarType::Bool, "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+    EMBER_CHECK(r != ScalarType::Bool,
+                "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
                 "promote Bool and UInt64");
     if (r == ScalarType::Undefined) return ScalarType::Int64;
   }
@@ -58,9 +58,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    EMBER_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da,
-                ") must match the size of tensor b (", db, ") at non-singleton dimension ",
-                n - 1 - i);
+    EMBER_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da, ") must match the size of tensor b (", db,
+                ") at non-singleton dimension ", n - 1 - i);
     out[n - 1 - i] = da == 1 ? db : da;
   }
   return out;
@@ -90,8 +89,8 @@ void check_no_overlap(const Tensor& out, const Tensor& in) {
 }
 
 void check_cast(ScalarType result, ScalarType out) {
-  EMBER_CHECK(can_cast(result, out), "result type ", legacy_name(result),
-              " can't be cast to the desired output type ", legacy_name(out));
+  EMBER_CHECK(can_cast(result, out), "result type ", legacy_name(result), " can't be cast to the desired output type ",
+              legacy_name(out));
 }
 
 void check_out_exact(ScalarType out, ScalarType result) {
@@ -101,9 +100,7 @@ void check_out_exact(ScalarType out, ScalarType result) {
 ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs) {
   build(spec, inputs.begin(), static_cast<int>(inputs.size()));
 }
-ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n) {
-  build(spec, inputs, n);
-}
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n) { build(spec, inputs, n); }
 
 void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n) {
   const Tensor* ptrs[kMaxOperands];
@@ -116,13 +113,11 @@ void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs,
   dtypes_[0] = spec.rule == DtypeRule::PromoteBoolOut ? ScalarType::Bool : compute;
 }
 
-void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef shape,
-                                               const Tensor* inputs, int n) {
+void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs, int n) {
   ScalarType want = dtypes_[0];
   if (spec.out.defined()) {
     const Tensor& out = spec.out;
-    if (spec.out_rule == OutRule::Exact && !spec.inplace)
-      check_out_exact(out.dtype(), want);
+    if (spec.out_rule == OutRule::Exact && !spec.inplace) check_out_exact(out.dtype(), want);
     check_cast(want, out.dtype());
     if (spec.inplace) {
       EMBER_CHECK(out.sizes().equals(shape), "output with shape ", shape_str(out.sizes()),
@@ -189,8 +184,8 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
   DimVector shape = to_vec(into_out ? spec.out.sizes() : inputs[0].sizes());
   for (int i = into_out ? 0 : 1; i < n; ++i)
     if (!inputs[i].sizes().equals(shape)) shape = broadcast_shapes(shape, inputs[i].sizes());
-  EMBER_CHECK(static_cast<int>(shape.size()) <= kMaxIterDims, spec.name, ": tensors with more than ",
-              kMaxIterDims, " dimensions are not supported");
+  EMBER_CHECK(static_cast<int>(shape.size()) <= kMaxIterDims, spec.name, ": tensors with more than ", kMaxIterDims,
+              " dimensions are not supported");
   allocate_or_check_output(spec, shape, inputs, n);
   for (int i = 0; i < n; ++i) {
     const Tensor& t = inputs[i];
@@ -199,8 +194,7 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
     if (t.dtype() != want && t.dim() == 0) {
       // A 0-d operand (usually a Python number) converts on the stack, not in a new tensor.
       Scalar v = t.item();
-      EMBER_DISPATCH_ALL(want, spec.name,
-                         [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      EMBER_DISPATCH_ALL(want, spec.name, [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + 8) = v.to_double();
       ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];
@@ -276,8 +270,7 @@ void ElementwiseIter::reorder_and_coalesce() {
   for (int d = 1; d < nd; ++d) {
     bool can = true;
     if (shape_[out] != 1 && shape_[d] != 1)
-      for (int o = 0; o < ntensors_ && can; ++o)
-        can = strides_[o][out] * shape_[out] == strides_[o][d];
+      for (int o = 0; o < ntensors_ && can; ++o) can = strides_[o][out] * shape_[out] == strides_[o][d];
     if (can) {
       if (shape_[out] == 1)
         for (int o = 0; o < ntensors_; ++o) strides_[o][out] = strides_[o][d];

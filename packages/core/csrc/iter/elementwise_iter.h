@@ -14,10 +14,10 @@ constexpr int kMaxIterDims = 25;
 
 // How the computation dtype follows from the inputs' promoted dtype.
 enum class DtypeRule : uint8_t {
-  Promote,           // compute and return the promoted dtype (add, mul)
-  IntToFloat,        // integral inputs compute in the default float dtype (exp, div)
-  PromoteBoolOut,    // compute in the promoted dtype, return bool (eq, lt)
-  FirstInput,        // compute in input 0's dtype; others cast to it (masked ops)
+  Promote,         // compute and return the promoted dtype (add, mul)
+  IntToFloat,      // integral inputs compute in the default float dtype (exp, div)
+  PromoteBoolOut,  // compute in the promoted dtype, return bool (eq, lt)
+  FirstInput,      // compute in input 0's dtype; others cast to it (masked ops)
 };
 
 // What dtype an out= tensor may have.
@@ -28,11 +28,11 @@ enum class OutRule : uint8_t {
 
 struct IterSpec {
   const char* name;
-  Tensor out;              // given output: in-place target or out= tensor
-  bool inplace = false;    // `out` is also input 0
+  Tensor out;            // given output: in-place target or out= tensor
+  bool inplace = false;  // `out` is also input 0
   DtypeRule rule = DtypeRule::Promote;
   ScalarType force_compute = ScalarType::Undefined;  // overrides the rule's choice
-  bool cast_inputs = true;  // false: kernel reads each input in its own dtype
+  bool cast_inputs = true;                           // false: kernel reads each input in its own dtype
   OutRule out_rule = OutRule::Castable;
   bool check_overlap = true;  // false for fills: writing one value many times is fine
 };
@@ -96,8 +96,7 @@ class ElementwiseIter {
  private:
   void build(const IterSpec& spec, const Tensor* inputs, int n);
   void compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n);
-  void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs,
-                                int n);
+  void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs, int n);
   void setup_strides(const Tensor* ops, IntArrayRef shape);
   void reorder_and_coalesce();
 

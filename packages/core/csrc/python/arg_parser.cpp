@@ -33,18 +33,30 @@ PType parse_type(std::string t, bool* optional) {
 
 const char* type_label(PType t) {
   switch (t) {
-    case PType::Tensor: return "Tensor";
-    case PType::TensorList: return "tuple of Tensors";
-    case PType::Scalar: return "Number";
-    case PType::Int: return "int";
-    case PType::IntList: return "tuple of ints";
-    case PType::Double: return "float";
-    case PType::Bool: return "bool";
-    case PType::String: return "str";
-    case PType::Dtype: return "torch.dtype";
-    case PType::Device: return "torch.device";
-    case PType::MemoryFormat: return "torch.memory_format";
-    case PType::Layout: return "torch.layout";
+    case PType::Tensor:
+      return "Tensor";
+    case PType::TensorList:
+      return "tuple of Tensors";
+    case PType::Scalar:
+      return "Number";
+    case PType::Int:
+      return "int";
+    case PType::IntList:
+      return "tuple of ints";
+    case PType::Double:
+      return "float";
+    case PType::Bool:
+      return "bool";
+    case PType::String:
+      return "str";
+    case PType::Dtype:
+      return "torch.dtype";
+    case PType::Device:
+      return "torch.device";
+    case PType::MemoryFormat:
+      return "torch.memory_format";
+    case PType::Layout:
+      return "torch.layout";
   }
   return "?";
 }
@@ -56,9 +68,15 @@ void parse_default(Param& p, const std::string& d) {
     return;
   }
   switch (p.type) {
-    case PType::Int: p.def_int = std::stoll(d); break;
-    case PType::Double: p.def_double = std::stod(d); break;
-    case PType::Bool: p.def_bool = d == "True"; break;
+    case PType::Int:
+      p.def_int = std::stoll(d);
+      break;
+    case PType::Double:
+      p.def_double = std::stod(d);
+      break;
+    case PType::Bool:
+      p.def_bool = d == "True";
+      break;
     case PType::Scalar:
       if (d == "True" || d == "False") p.def_scalar = Scalar(d == "True");
       else if (d.find_first_of(".e") != std::string::npos) p.def_scalar = Scalar(std::stod(d));
@@ -77,8 +95,11 @@ void parse_default(Param& p, const std::string& d) {
       }
       break;
     }
-    case PType::String: p.def_str = d.size() >= 2 ? d.substr(1, d.size() - 2) : d; break;
-    default: p.default_none = true;  // dtype/device/memory format defaults are None-like
+    case PType::String:
+      p.def_str = d.size() >= 2 ? d.substr(1, d.size() - 2) : d;
+      break;
+    default:
+      p.default_none = true;  // dtype/device/memory format defaults are None-like
   }
 }
 
@@ -224,7 +245,7 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
     params_[first].varargs = true;
   for (size_t i = first; i < params_.size(); ++i) min_args_ += !params_[i].has_default && !params_[i].optional;
   max_args_ = params_.size() > first && params_[first].varargs ? std::numeric_limits<int>::max()
-                                                              : static_cast<int>(params_.size() - first);
+                                                               : static_cast<int>(params_.size() - first);
   if (params_.size() > kMaxParams) throw std::runtime_error("ember: too many parameters in " + name);
 }
 
@@ -271,10 +292,14 @@ bool zero_dim_number_ok(const Param& p, PyObject* o) {
   const Tensor& t = unpack(o);
   if (t.dim() != 0) return false;
   switch (p.type) {
-    case PType::Scalar: return true;
-    case PType::Double: return t.dtype() != ScalarType::Bool;
-    case PType::Int: return is_integral(t.dtype(), false);
-    default: return false;
+    case PType::Scalar:
+      return true;
+    case PType::Double:
+      return t.dtype() != ScalarType::Bool;
+    case PType::Int:
+      return is_integral(t.dtype(), false);
+    default:
+      return false;
   }
 }
 }  // namespace
@@ -283,7 +308,8 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
   if (g_tensors_as_numbers && zero_dim_number_ok(p, o)) return true;
   if (aten_) {
     switch (p.type) {
-      case PType::Bool: return has_truth(o);
+      case PType::Bool:
+        return has_truth(o);
       case PType::Int:
         if (o != Py_None) return !is_tensor(o) && aten_int_ok(o);
         break;
@@ -297,12 +323,14 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
       case PType::Double:
         if (o != Py_None) return PyFloat_Check(o) || PyLong_Check(o) || is_number(o);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (o == Py_None) return p.optional || (p.has_default && p.default_none);
   switch (p.type) {
-    case PType::Tensor: return is_tensor(o) || (p.numbers && is_number(o));
+    case PType::Tensor:
+      return is_tensor(o) || (p.numbers && is_number(o));
     case PType::TensorList: {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -311,8 +339,10 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
       return true;
     }
     // Tensors are not Scalars or ints here: overloads taking Tensor must win (clamp, max).
-    case PType::Scalar: return !is_tensor(o) && is_number(o);
-    case PType::Int: return !is_tensor(o) && is_int_like(o) && !PyBool_Check(o);
+    case PType::Scalar:
+      return !is_tensor(o) && is_number(o);
+    case PType::Int:
+      return !is_tensor(o) && is_int_like(o) && !PyBool_Check(o);
     case PType::IntList: {
       if (is_int_like(o) && !PyBool_Check(o)) return p.single_int && !is_tensor(o);
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
@@ -321,19 +351,26 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
         if (!is_int_like(PySequence_Fast_GET_ITEM(o, i))) return false;
       return true;
     }
-    case PType::Double: return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyBool_Check(o));
-    case PType::Bool: return PyBool_Check(o);
-    case PType::String: return PyUnicode_Check(o);
-    case PType::Dtype: return is_dtype_like(o);
-    case PType::Device: return is_device_like(o);
-    case PType::MemoryFormat: return Py_TYPE(o) == MemoryFormatType;
-    case PType::Layout: return Py_TYPE(o) == LayoutType;
+    case PType::Double:
+      return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyBool_Check(o));
+    case PType::Bool:
+      return PyBool_Check(o);
+    case PType::String:
+      return PyUnicode_Check(o);
+    case PType::Dtype:
+      return is_dtype_like(o);
+    case PType::Device:
+      return is_device_like(o);
+    case PType::MemoryFormat:
+      return Py_TYPE(o) == MemoryFormatType;
+    case PType::Layout:
+      return Py_TYPE(o) == LayoutType;
   }
   return false;
 }
 
-bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-                      ParsedArgs& A, std::string* why) const {
+bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
+                      std::string* why) const {
   size_t np = params_.size();
   for (size_t i = 0; i < np; ++i) A.obj[i] = nullptr;
   A.varargs = nullptr;
@@ -343,13 +380,12 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   if (is_method_) A.obj[k++] = self;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (k >= static_cast<size_t>(npositional_)) {
-      *why = name + "() takes " + std::to_string(npositional_ - (is_method_ ? 1 : 0)) +
-             " positional arguments but " + std::to_string(nargs) + " were given";
+      *why = name + "() takes " + std::to_string(npositional_ - (is_method_ ? 1 : 0)) + " positional arguments but " +
+             std::to_string(nargs) + " were given";
       return false;
     }
     const Param& p = params_[k];
-    if (p.varargs && (nargs - i > 1 || is_int_like(args[i])) && !PyTuple_Check(args[i]) &&
-        !PyList_Check(args[i])) {
+    if (p.varargs && (nargs - i > 1 || is_int_like(args[i])) && !PyTuple_Check(args[i]) && !PyList_Check(args[i])) {
       A.varargs = args + i;
       A.nvarargs = nargs - i;
       A.vararg_param = static_cast<int>(k);
@@ -425,13 +461,13 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   return true;
 }
 
-int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args,
-                    Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A) {
+int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, ParsedArgs& A) {
   std::string why;
   for (int i = 0; i < n; ++i)
     if (sigs[i].match(self, args, nargs, kwnames, A, &why)) return i;
   if (!sigs[0].aten()) {  // Note [0-d tensors as numbers]
-    struct Pass {  // reset even when a match throws
+    struct Pass {         // reset even when a match throws
       Pass() { g_tensors_as_numbers = true; }
       ~Pass() { g_tensors_as_numbers = false; }
     } pass;
@@ -505,9 +541,7 @@ std::optional<Scalar> Signature::opt_scalar(ParsedArgs& A, int i) const {
   }
   return to_scalar(A.obj[i]);
 }
-int64_t Signature::int64(ParsedArgs& A, int i) const {
-  return A.obj[i] ? to_int64(A.obj[i]) : params_[i].def_int;
-}
+int64_t Signature::int64(ParsedArgs& A, int i) const { return A.obj[i] ? to_int64(A.obj[i]) : params_[i].def_int; }
 std::optional<int64_t> Signature::opt_int64(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return std::nullopt;
   return to_int64(A.obj[i]);
@@ -606,8 +640,7 @@ std::optional<MemoryFormat> Signature::opt_memory_format(ParsedArgs& A, int i) c
 }
 void Signature::check_layout(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return;
-  EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0,
-              name, "(): only the strided layout is supported");
+  EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0, name, "(): only the strided layout is supported");
 }
 
 bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int position) {
@@ -620,8 +653,7 @@ bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int positi
 }
 
 void check_out_count(const TensorList& outs, size_t n, const char* name) {
-  EMBER_CHECK_TYPE(outs.size() == n, name, "(): argument 'out' must be tuple of ", n, " Tensors, got ",
-                   outs.size());
+  EMBER_CHECK_TYPE(outs.size() == n, name, "(): argument 'out' must be tuple of ", n, " Tensors, got ", outs.size());
 }
 
 }  // namespace ember::python

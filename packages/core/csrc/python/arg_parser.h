@@ -14,7 +14,18 @@
 namespace ember::python {
 
 enum class PType : uint8_t {
-  Tensor, TensorList, Scalar, Int, IntList, Double, Bool, String, Dtype, Device, MemoryFormat, Layout
+  Tensor,
+  TensorList,
+  Scalar,
+  Int,
+  IntList,
+  Double,
+  Bool,
+  String,
+  Dtype,
+  Device,
+  MemoryFormat,
+  Layout
 };
 
 struct Param {
@@ -23,8 +34,8 @@ struct Param {
   bool kw_only = false;
   bool has_default = false;
   bool default_none = false;
-  bool varargs = false;  // int[] that may be given as separate positional ints
-  bool numbers = false;  // Tensor that also accepts a Python number (wrapped as 0-d)
+  bool varargs = false;     // int[] that may be given as separate positional ints
+  bool numbers = false;     // Tensor that also accepts a Python number (wrapped as 0-d)
   bool single_int = false;  // int[N]: a bare int stands for a list (int[] needs a sequence)
   int list_len = 0;         // N of int[N]: the bare int is repeated N times, as PyTorch's parser does
   bool symint = false;      // SymInt[]: ints <= -2^62 - 1 are c10::SymInt's symbolic range (an error)
@@ -78,8 +89,7 @@ class Signature {
   // aten: the op is only torch.ops.aten.<name> in PyTorch, whose schema matcher converts the
   // arguments (a bool takes any truthy object, an int a bool; no Python numbers for tensors)
   // and raises RuntimeError when they don't match.
-  Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false,
-            bool aten = false);
+  Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false, bool aten = false);
   bool aten() const { return aten_; }
 
   // Fill A from the call; returns false (with a reason) when this overload doesn't match.
@@ -125,8 +135,8 @@ class Signature {
 };
 
 // Try each overload in order; raise TypeError listing them if none matches.
-int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args,
-                    Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A);
+int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, ParsedArgs& A);
 
 // Python number → Scalar (bool, int, float, or a 1-element tensor).
 bool is_number(PyObject* o);

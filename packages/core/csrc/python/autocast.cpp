@@ -28,9 +28,7 @@ AutocastState& state() {
 }
 
 // PyTorch's eligibility: floating point and not float64 (doubles are never autocast).
-bool eligible(const Tensor& t) {
-  return t.defined() && t.is_floating() && t.dtype() != ScalarType::Float64;
-}
+bool eligible(const Tensor& t) { return t.defined() && t.is_floating() && t.dtype() != ScalarType::Float64; }
 
 Tensor cast(const Tensor& t, ScalarType to) {
   if (!eligible(t) || t.dtype() == to) return t;
@@ -38,8 +36,8 @@ Tensor cast(const Tensor& t, ScalarType to) {
   // Cache the low-precision copies of float32 leaf parameters: a weight used many times in
   // one forward is cast once (PyTorch's rule; views and non-leaves are never cached).
   const AutogradMeta* m = t.impl()->autograd.get();
-  bool cacheable = s.cache_enabled && to == s.dtype && t.dtype() == ScalarType::Float32 && m &&
-                   m->requires_grad && !m->grad_fn && !t.impl()->base;
+  bool cacheable = s.cache_enabled && to == s.dtype && t.dtype() == ScalarType::Float32 && m && m->requires_grad &&
+                   !m->grad_fn && !t.impl()->base;
   if (cacheable) {
     auto it = s.cache.find(t.impl());
     if (it != s.cache.end()) return it->second.second;
@@ -101,7 +99,7 @@ AutocastArgs::~AutocastArgs() {
 
 void AutocastArgs::apply(AutocastPolicy policy, ParsedArgs& A, uint32_t mask) {
   const AutocastState& s = state();
-  ScalarType to = policy == AutocastPolicy::Lower ? s.dtype
+  ScalarType to = policy == AutocastPolicy::Lower  ? s.dtype
                   : policy == AutocastPolicy::Fp32 ? ScalarType::Float32
                                                    : widest(A, mask, s.dtype);
   for (int i = 0; i < kMaxParams; ++i) {
@@ -179,18 +177,17 @@ PyObject* py_autocast_to(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_CATCH
 }
 
-PyMethodDef autocast_functions[] = {
-    {"_autocast_to", (PyCFunction)(void (*)())py_autocast_to, METH_FASTCALL, nullptr},
-    {"_set_autocast_cpu_enabled", py_set_enabled, METH_O, nullptr},
-    {"_is_autocast_cpu_enabled", py_is_enabled, METH_NOARGS, nullptr},
-    {"_set_autocast_cache_enabled", py_set_cache_enabled, METH_O, nullptr},
-    {"_is_autocast_cache_enabled", py_is_cache_enabled, METH_NOARGS, nullptr},
-    {"_set_autocast_cpu_dtype", py_set_dtype, METH_O, nullptr},
-    {"_get_autocast_cpu_dtype", py_get_dtype, METH_NOARGS, nullptr},
-    {"_autocast_increment_nesting", py_increment, METH_NOARGS, nullptr},
-    {"_autocast_decrement_nesting", py_decrement, METH_NOARGS, nullptr},
-    {"_clear_autocast_cache", py_clear_cache, METH_NOARGS, nullptr},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef autocast_functions[] = {{"_autocast_to", (PyCFunction)(void (*)())py_autocast_to, METH_FASTCALL, nullptr},
+                                    {"_set_autocast_cpu_enabled", py_set_enabled, METH_O, nullptr},
+                                    {"_is_autocast_cpu_enabled", py_is_enabled, METH_NOARGS, nullptr},
+                                    {"_set_autocast_cache_enabled", py_set_cache_enabled, METH_O, nullptr},
+                                    {"_is_autocast_cache_enabled", py_is_cache_enabled, METH_NOARGS, nullptr},
+                                    {"_set_autocast_cpu_dtype", py_set_dtype, METH_O, nullptr},
+                                    {"_get_autocast_cpu_dtype", py_get_dtype, METH_NOARGS, nullptr},
+                                    {"_autocast_increment_nesting", py_increment, METH_NOARGS, nullptr},
+                                    {"_autocast_decrement_nesting", py_decrement, METH_NOARGS, nullptr},
+                                    {"_clear_autocast_cache", py_clear_cache, METH_NOARGS, nullptr},
+                                    {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 

@@ -49,9 +49,9 @@ enum DLDataTypeCode : uint8_t {
 };
 
 struct DLDataType {
-  uint8_t code;   // a DLDataTypeCode
-  uint8_t bits;   // bits per lane
-  uint16_t lanes; // 1 for scalars (>1: SIMD vector types, unsupported here)
+  uint8_t code;    // a DLDataTypeCode
+  uint8_t bits;    // bits per lane
+  uint16_t lanes;  // 1 for scalars (>1: SIMD vector types, unsupported here)
 };
 
 struct DLTensor {

@@ -57,24 +57,33 @@ void* guarded(F&& f) {
 
 ScalarType to_core(int32_t d) {
   switch (d) {
-    case EMBER_EXT_UINT8: return ScalarType::UInt8;
-    case EMBER_EXT_INT8: return ScalarType::Int8;
-    case EMBER_EXT_INT16: return ScalarType::Int16;
-    case EMBER_EXT_INT32: return ScalarType::Int32;
-    case EMBER_EXT_INT64: return ScalarType::Int64;
-    case EMBER_EXT_FLOAT16: return ScalarType::Float16;
-    case EMBER_EXT_FLOAT32: return ScalarType::Float32;
-    case EMBER_EXT_FLOAT64: return ScalarType::Float64;
-    case EMBER_EXT_BOOL: return ScalarType::Bool;
-    case EMBER_EXT_BFLOAT16: return ScalarType::BFloat16;
+    case EMBER_EXT_UINT8:
+      return ScalarType::UInt8;
+    case EMBER_EXT_INT8:
+      return ScalarType::Int8;
+    case EMBER_EXT_INT16:
+      return ScalarType::Int16;
+    case EMBER_EXT_INT32:
+      return ScalarType::Int32;
+    case EMBER_EXT_INT64:
+      return ScalarType::Int64;
+    case EMBER_EXT_FLOAT16:
+      return ScalarType::Float16;
+    case EMBER_EXT_FLOAT32:
+      return ScalarType::Float32;
+    case EMBER_EXT_FLOAT64:
+      return ScalarType::Float64;
+    case EMBER_EXT_BOOL:
+      return ScalarType::Bool;
+    case EMBER_EXT_BFLOAT16:
+      return ScalarType::BFloat16;
   }
   fail(ErrorKind::Type, "ember C++ API: unsupported dtype code ", d);
 }
 int32_t to_ext(ScalarType t) {
-  static const int32_t map[] = {EMBER_EXT_BOOL,    EMBER_EXT_UINT8,    EMBER_EXT_INT8,
-                                EMBER_EXT_INT16,   EMBER_EXT_INT32,    EMBER_EXT_INT64,
-                                EMBER_EXT_FLOAT16, EMBER_EXT_BFLOAT16, EMBER_EXT_FLOAT32,
-                                EMBER_EXT_FLOAT64};
+  static const int32_t map[] = {EMBER_EXT_BOOL,    EMBER_EXT_UINT8,  EMBER_EXT_INT8,    EMBER_EXT_INT16,
+                                EMBER_EXT_INT32,   EMBER_EXT_INT64,  EMBER_EXT_FLOAT16, EMBER_EXT_BFLOAT16,
+                                EMBER_EXT_FLOAT32, EMBER_EXT_FLOAT64};
   int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? map[i] : EMBER_EXT_UNDEFINED;
 }
@@ -138,57 +147,102 @@ void* empty_(const int64_t* sizes, int64_t ndim, int32_t dtype, int32_t dev_type
 
 Tensor unary_op(int32_t op, const Tensor& a) {
   switch (op) {
-    case EMBER_U_SIN: return ag::sin(a);
-    case EMBER_U_COS: return ag::cos(a);
-    case EMBER_U_TAN: return ag::tan(a);
-    case EMBER_U_EXP: return ag::exp(a);
-    case EMBER_U_LOG: return ag::log(a);
-    case EMBER_U_TANH: return ag::tanh(a);
-    case EMBER_U_SIGMOID: return ag::sigmoid(a);
-    case EMBER_U_RELU: return ag::relu(a);
-    case EMBER_U_NEG: return ag::neg(a);
-    case EMBER_U_ABS: return ag::abs(a);
-    case EMBER_U_SQRT: return ag::sqrt(a);
-    case EMBER_U_RSQRT: return ag::rsqrt(a);
-    case EMBER_U_SQUARE: return ag::square(a);
-    case EMBER_U_FLOOR: return ag::floor(a);
-    case EMBER_U_SIGN: return ag::sign(a);
-    case EMBER_U_CLONE: return ag::clone(a, std::nullopt);
-    case EMBER_U_CONTIGUOUS: return a.is_contiguous() ? a : ag::contiguous(a, MemoryFormat::Contiguous);
-    case EMBER_U_T: return ag::t(a);
-    case EMBER_U_SUM: return ag::sum(a, std::nullopt);
-    case EMBER_U_MEAN: return ag::mean(a, std::nullopt);
-    case EMBER_U_MAX: return ag::max(a);
-    case EMBER_U_MIN: return ag::min(a);
-    case EMBER_U_ZERO_: return ag::zero_(a);
-    case EMBER_U_DETACH: return detach(a);
+    case EMBER_U_SIN:
+      return ag::sin(a);
+    case EMBER_U_COS:
+      return ag::cos(a);
+    case EMBER_U_TAN:
+      return ag::tan(a);
+    case EMBER_U_EXP:
+      return ag::exp(a);
+    case EMBER_U_LOG:
+      return ag::log(a);
+    case EMBER_U_TANH:
+      return ag::tanh(a);
+    case EMBER_U_SIGMOID:
+      return ag::sigmoid(a);
+    case EMBER_U_RELU:
+      return ag::relu(a);
+    case EMBER_U_NEG:
+      return ag::neg(a);
+    case EMBER_U_ABS:
+      return ag::abs(a);
+    case EMBER_U_SQRT:
+      return ag::sqrt(a);
+    case EMBER_U_RSQRT:
+      return ag::rsqrt(a);
+    case EMBER_U_SQUARE:
+      return ag::square(a);
+    case EMBER_U_FLOOR:
+      return ag::floor(a);
+    case EMBER_U_SIGN:
+      return ag::sign(a);
+    case EMBER_U_CLONE:
+      return ag::clone(a, std::nullopt);
+    case EMBER_U_CONTIGUOUS:
+      return a.is_contiguous() ? a : ag::contiguous(a, MemoryFormat::Contiguous);
+    case EMBER_U_T:
+      return ag::t(a);
+    case EMBER_U_SUM:
+      return ag::sum(a, std::nullopt);
+    case EMBER_U_MEAN:
+      return ag::mean(a, std::nullopt);
+    case EMBER_U_MAX:
+      return ag::max(a);
+    case EMBER_U_MIN:
+      return ag::min(a);
+    case EMBER_U_ZERO_:
+      return ag::zero_(a);
+    case EMBER_U_DETACH:
+      return detach(a);
   }
   fail(ErrorKind::NotImplemented, "ember C++ API: unknown unary op id ", op);
 }
 
 Tensor binary_op(int32_t op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   switch (op) {
-    case EMBER_B_ADD: return ag::add(a, b, alpha);
-    case EMBER_B_SUB: return ag::sub(a, b, alpha);
-    case EMBER_B_MUL: return ag::mul(a, b);
-    case EMBER_B_DIV: return ag::div(a, b, std::nullopt);
-    case EMBER_B_MM: return ag::mm(a, b);
-    case EMBER_B_MATMUL: return ag::matmul(a, b);
-    case EMBER_B_BMM: return ag::bmm(a, b);
-    case EMBER_B_POW: return ag::pow(a, b);
-    case EMBER_B_MAXIMUM: return ag::maximum(a, b);
-    case EMBER_B_MINIMUM: return ag::minimum(a, b);
-    case EMBER_B_ADD_: return ag::add_(a, b, alpha);
-    case EMBER_B_SUB_: return ag::sub_(a, b, alpha);
-    case EMBER_B_MUL_: return ag::mul_(a, b);
-    case EMBER_B_DIV_: return ag::div_(a, b, std::nullopt);
-    case EMBER_B_COPY_: return ag::copy_(a, b, false);
-    case EMBER_B_EQ: return eq(a, b);
-    case EMBER_B_NE: return ne(a, b);
-    case EMBER_B_LT: return lt(a, b);
-    case EMBER_B_LE: return le(a, b);
-    case EMBER_B_GT: return gt(a, b);
-    case EMBER_B_GE: return ge(a, b);
+    case EMBER_B_ADD:
+      return ag::add(a, b, alpha);
+    case EMBER_B_SUB:
+      return ag::sub(a, b, alpha);
+    case EMBER_B_MUL:
+      return ag::mul(a, b);
+    case EMBER_B_DIV:
+      return ag::div(a, b, std::nullopt);
+    case EMBER_B_MM:
+      return ag::mm(a, b);
+    case EMBER_B_MATMUL:
+      return ag::matmul(a, b);
+    case EMBER_B_BMM:
+      return ag::bmm(a, b);
+    case EMBER_B_POW:
+      return ag::pow(a, b);
+    case EMBER_B_MAXIMUM:
+      return ag::maximum(a, b);
+    case EMBER_B_MINIMUM:
+      return ag::minimum(a, b);
+    case EMBER_B_ADD_:
+      return ag::add_(a, b, alpha);
+    case EMBER_B_SUB_:
+      return ag::sub_(a, b, alpha);
+    case EMBER_B_MUL_:
+      return ag::mul_(a, b);
+    case EMBER_B_DIV_:
+      return ag::div_(a, b, std::nullopt);
+    case EMBER_B_COPY_:
+      return ag::copy_(a, b, false);
+    case EMBER_B_EQ:
+      return eq(a, b);
+    case EMBER_B_NE:
+      return ne(a, b);
+    case EMBER_B_LT:
+      return lt(a, b);
+    case EMBER_B_LE:
+      return le(a, b);
+    case EMBER_B_GT:
+      return gt(a, b);
+    case EMBER_B_GE:
+      return ge(a, b);
   }
   fail(ErrorKind::NotImplemented, "ember C++ API: unknown binary op id ", op);
 }
@@ -211,25 +265,46 @@ void* ints_op(int32_t op, void* a, const int64_t* ints, int64_t n, int64_t flag)
   return guarded([&] {
     Tensor t = borrow(a);
     IntArrayRef v(ints, static_cast<size_t>(n));
-    auto need = [&](int64_t k) {
-      EMBER_CHECK(n == k, "ember C++ API: op ", op, " expects ", k, " integers, got ", n);
-    };
+    auto need = [&](int64_t k) { EMBER_CHECK(n == k, "ember C++ API: op ", op, " expects ", k, " integers, got ", n); };
     switch (op) {
-      case EMBER_I_VIEW: return ag::view(t, v);
-      case EMBER_I_RESHAPE: return ag::reshape(t, v);
-      case EMBER_I_PERMUTE: return ag::permute(t, v);
-      case EMBER_I_EXPAND: return ag::expand(t, v, false);
-      case EMBER_I_SUM_DIM: return ag::sum(t, std::optional<IntArrayRef>(v), flag != 0, std::nullopt);
-      case EMBER_I_MEAN_DIM: return ag::mean(t, std::optional<IntArrayRef>(v), flag != 0, std::nullopt);
-      case EMBER_I_TRANSPOSE: need(2); return ag::transpose(t, ints[0], ints[1]);
-      case EMBER_I_NARROW: need(3); return ag::narrow(t, ints[0], ints[1], ints[2]);
-      case EMBER_I_SELECT: need(2); return ag::select(t, ints[0], ints[1]);
-      case EMBER_I_UNSQUEEZE: need(1); return ag::unsqueeze(t, ints[0]);
-      case EMBER_I_SQUEEZE: need(1); return ag::squeeze(t, ints[0]);
-      case EMBER_I_FLATTEN: need(2); return ag::flatten(t, ints[0], ints[1]);
-      case EMBER_I_SOFTMAX: need(1); return ag::nn_softmax(t, ints[0], std::nullopt);
-      case EMBER_I_LOG_SOFTMAX: need(1); return ag::nn_log_softmax(t, ints[0], std::nullopt);
-      case EMBER_I_REPEAT: return ag::repeat(t, v);
+      case EMBER_I_VIEW:
+        return ag::view(t, v);
+      case EMBER_I_RESHAPE:
+        return ag::reshape(t, v);
+      case EMBER_I_PERMUTE:
+        return ag::permute(t, v);
+      case EMBER_I_EXPAND:
+        return ag::expand(t, v, false);
+      case EMBER_I_SUM_DIM:
+        return ag::sum(t, std::optional<IntArrayRef>(v), flag != 0, std::nullopt);
+      case EMBER_I_MEAN_DIM:
+        return ag::mean(t, std::optional<IntArrayRef>(v), flag != 0, std::nullopt);
+      case EMBER_I_TRANSPOSE:
+        need(2);
+        return ag::transpose(t, ints[0], ints[1]);
+      case EMBER_I_NARROW:
+        need(3);
+        return ag::narrow(t, ints[0], ints[1], ints[2]);
+      case EMBER_I_SELECT:
+        need(2);
+        return ag::select(t, ints[0], ints[1]);
+      case EMBER_I_UNSQUEEZE:
+        need(1);
+        return ag::unsqueeze(t, ints[0]);
+      case EMBER_I_SQUEEZE:
+        need(1);
+        return ag::squeeze(t, ints[0]);
+      case EMBER_I_FLATTEN:
+        need(2);
+        return ag::flatten(t, ints[0], ints[1]);
+      case EMBER_I_SOFTMAX:
+        need(1);
+        return ag::nn_softmax(t, ints[0], std::nullopt);
+      case EMBER_I_LOG_SOFTMAX:
+        need(1);
+        return ag::nn_log_softmax(t, ints[0], std::nullopt);
+      case EMBER_I_REPEAT:
+        return ag::repeat(t, v);
     }
     fail(ErrorKind::NotImplemented, "ember C++ API: unknown op id ", op);
   });
@@ -288,10 +363,28 @@ void* grad(void* a) {
 int grad_enabled() { return GradMode::is_enabled(); }
 void set_grad_enabled(int32_t on) { GradMode::set_enabled(on != 0); }
 
-EmberExtApi g_api = {
-    EMBER_EXT_ABI_MAJOR, EMBER_EXT_ABI_MINOR, sizeof(EmberExtApi), nullptr,
-    retain, release, meta, from_py, to_py, empty_, unary, binary, scalar_op, ints_op, list_op,
-    to_dtype, fill, item, set_requires_grad, grad, grad_enabled, set_grad_enabled};
+EmberExtApi g_api = {EMBER_EXT_ABI_MAJOR,
+                     EMBER_EXT_ABI_MINOR,
+                     sizeof(EmberExtApi),
+                     nullptr,
+                     retain,
+                     release,
+                     meta,
+                     from_py,
+                     to_py,
+                     empty_,
+                     unary,
+                     binary,
+                     scalar_op,
+                     ints_op,
+                     list_op,
+                     to_dtype,
+                     fill,
+                     item,
+                     set_requires_grad,
+                     grad,
+                     grad_enabled,
+                     set_grad_enabled};
 
 }  // namespace
 

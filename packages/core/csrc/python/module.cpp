@@ -5,10 +5,10 @@
 #include <pybind11/stl.h>
 
 #include "../core/allocator.h"
-#include "../core/parallel.h"
-#include "../iter/elementwise_iter.h"
 #include "../core/cpu_capability.h"
 #include "../core/deterministic.h"
+#include "../core/parallel.h"
+#include "../iter/elementwise_iter.h"
 #include "arg_parser.h"
 #include "autocast.h"
 #include "ops.h"
@@ -34,14 +34,29 @@ constexpr int kAbiVersion = 1;
 void set_python_error(const ember::Error& e) {
   PyObject* type = PyExc_RuntimeError;
   switch (e.kind()) {
-    case ErrorKind::Type: type = PyExc_TypeError; break;
-    case ErrorKind::Value: type = PyExc_ValueError; break;
-    case ErrorKind::Index: type = PyExc_IndexError; break;
-    case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
-    case ErrorKind::LinAlg: type = g_linalg_error; break;
-    case ErrorKind::NoCuda: type = g_no_cuda_error; break;
-    case ErrorKind::OutOfMemory: type = g_oom_error; break;
-    case ErrorKind::Runtime: break;
+    case ErrorKind::Type:
+      type = PyExc_TypeError;
+      break;
+    case ErrorKind::Value:
+      type = PyExc_ValueError;
+      break;
+    case ErrorKind::Index:
+      type = PyExc_IndexError;
+      break;
+    case ErrorKind::NotImplemented:
+      type = PyExc_NotImplementedError;
+      break;
+    case ErrorKind::LinAlg:
+      type = g_linalg_error;
+      break;
+    case ErrorKind::NoCuda:
+      type = g_no_cuda_error;
+      break;
+    case ErrorKind::OutOfMemory:
+      type = g_oom_error;
+      break;
+    case ErrorKind::Runtime:
+      break;
   }
   PyErr_SetString(type, e.what());
 }
@@ -84,8 +99,9 @@ PyObject* from_buffer(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   void* ptr = PyLong_AsVoidPtr(args[0]);
   size_t nbytes = PyLong_AsSize_t(args[1]);
   if (PyErr_Occurred()) throw python_error();
-  EMBER_CHECK_TYPE((PyList_Check(args[2]) || PyTuple_Check(args[2])) && (PyList_Check(args[3]) || PyTuple_Check(args[3])),
-                   "_from_buffer: sizes and strides must be lists or tuples");
+  EMBER_CHECK_TYPE(
+      (PyList_Check(args[2]) || PyTuple_Check(args[2])) && (PyList_Check(args[3]) || PyTuple_Check(args[3])),
+      "_from_buffer: sizes and strides must be lists or tuples");
   DimVector sizes, strides;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(args[2]); ++i)
     sizes.push_back(to_int64(PySequence_Fast_GET_ITEM(args[2], i)));
@@ -187,9 +203,18 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(mod);
   init_index_ops(mod);
   init_autocast(mod);
-  { extern void ember_init_rnn(PyObject*); ember_init_rnn(mod); }  // py_rnn.cpp
-  { extern void ember_init_scan(PyObject*); ember_init_scan(mod); }  // py_scan.cpp
-  { extern void ember_init_ext_api(PyObject*); ember_init_ext_api(mod); }  // ext_api.cpp: the C++ extension ABI
+  {
+    extern void ember_init_rnn(PyObject*);
+    ember_init_rnn(mod);
+  }  // py_rnn.cpp
+  {
+    extern void ember_init_scan(PyObject*);
+    ember_init_scan(mod);
+  }  // py_scan.cpp
+  {
+    extern void ember_init_ext_api(PyObject*);
+    ember_init_ext_api(mod);
+  }  // ext_api.cpp: the C++ extension ABI
   document_bindings(handwritten_functions, false);
   if (PyModule_AddFunctions(mod, handwritten_functions) < 0) throw py::error_already_set();
   if (PyModule_AddFunctions(mod, generated_functions()) < 0) throw py::error_already_set();
@@ -222,19 +247,30 @@ PYBIND11_MODULE(_C, m) {
         binding_doc("set_num_threads"));
     m.def("get_num_threads", &ember::get_num_threads, binding_doc("get_num_threads"));
   }
-  m.def("_return_type", [](const std::string& name, const std::vector<std::string>& fields) {
-    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(ember::python::return_type(name, fields)));
-  }, "The structseq type torch.return_types.<name> with these fields.");
+  m.def(
+      "_return_type",
+      [](const std::string& name, const std::vector<std::string>& fields) {
+        return py::reinterpret_borrow<py::object>(
+            reinterpret_cast<PyObject*>(ember::python::return_type(name, fields)));
+      },
+      "The structseq type torch.return_types.<name> with these fields.");
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);
-  m.def("_get_cpu_capability", [] {
-    switch (ember::cpu_capability()) {
-      case ember::CpuCapability::Avx512: return "AVX512";
-      case ember::CpuCapability::Avx2: return "AVX2";
-      default: return "DEFAULT";
-    }
-  }, "The vector instruction set the CPU kernels were chosen for (as torch.backends.cpu.get_cpu_capability).");
-  m.def("_set_fill_uninitialized", [](bool on) { ember::g_fill_uninitialized.store(on); },
-        "Fill empty()-family results (deterministic mode with fill_uninitialized_memory).");
+  m.def(
+      "_get_cpu_capability",
+      [] {
+        switch (ember::cpu_capability()) {
+          case ember::CpuCapability::Avx512:
+            return "AVX512";
+          case ember::CpuCapability::Avx2:
+            return "AVX2";
+          default:
+            return "DEFAULT";
+        }
+      },
+      "The vector instruction set the CPU kernels were chosen for (as torch.backends.cpu.get_cpu_capability).");
+  m.def(
+      "_set_fill_uninitialized", [](bool on) { ember::g_fill_uninitialized.store(on); },
+      "Fill empty()-family results (deterministic mode with fill_uninitialized_memory).");
 }

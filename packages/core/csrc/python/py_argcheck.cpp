@@ -34,8 +34,7 @@ struct CheckedParam {
 constexpr int kMaxChecked = 16;
 
 struct PyChecked {
-  PyObject_HEAD
-  vectorcallfunc vectorcall;
+  PyObject_HEAD vectorcallfunc vectorcall;
   PyObject* fn;
   PyObject* name;  // the function name messages use
   PyObject* dict;  // __dict__: lets the wrapper take attributes like a function
@@ -48,17 +47,20 @@ PyTypeObject CheckedType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 bool ok_for(Want w, PyObject* o) {
   switch (w) {
-    case Want::Tensor: case Want::TensorVarargs: return is_tensor(o);
-    case Want::OptTensor: return o == Py_None || is_tensor(o);
-    case Want::Bool: return PyBool_Check(o);
-    case Want::OptBool: return o == Py_None || PyBool_Check(o);
+    case Want::Tensor:
+    case Want::TensorVarargs:
+      return is_tensor(o);
+    case Want::OptTensor:
+      return o == Py_None || is_tensor(o);
+    case Want::Bool:
+      return PyBool_Check(o);
+    case Want::OptBool:
+      return o == Py_None || PyBool_Check(o);
   }
   return true;
 }
 
-const char* label(Want w) {
-  return w == Want::Bool || w == Want::OptBool ? "bool" : "Tensor";
-}
+const char* label(Want w) { return w == Want::Bool || w == Want::OptBool ? "bool" : "Tensor"; }
 
 std::string type_name(PyObject* o) { return is_tensor(o) ? "Tensor" : Py_TYPE(o)->tp_name; }
 
@@ -78,8 +80,8 @@ PyObject* find_kw(PyObject* const* kwvalues, PyObject* kwnames, PyObject* name) 
 bool fail(PyChecked* c, const CheckedParam& p, PyObject* o, Py_ssize_t position) {
   std::string msg = std::string(PyUnicode_AsUTF8(c->name)) + "(): argument '" + PyUnicode_AsUTF8(p.name) + "'";
   if (p.want == Want::TensorVarargs) {  // PyTorch's words for a bad element of a tensor list
-    msg = "expected Tensor as element " + std::to_string(position - p.pos) + " in argument " +
-          std::to_string(p.pos) + ", but got " + type_name(o);
+    msg = "expected Tensor as element " + std::to_string(position - p.pos) + " in argument " + std::to_string(p.pos) +
+          ", but got " + type_name(o);
   } else {
     if (position >= 0) msg += " (position " + std::to_string(position + 1) + ")";
     msg += std::string(" must be ") + label(p.want) + ", not " + type_name(o);
@@ -113,8 +115,8 @@ bool check_args(PyChecked* c, PyObject* const* args, Py_ssize_t nargs, PyObject*
 PyObject* checked_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* c = reinterpret_cast<PyChecked*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (!c->after) return check_args(c, args, nargs, kwnames) ? PyObject_Vectorcall(c->fn, args, nargsf, kwnames)
-                                                            : nullptr;
+  if (!c->after)
+    return check_args(c, args, nargs, kwnames) ? PyObject_Vectorcall(c->fn, args, nargsf, kwnames) : nullptr;
   PyObject* r = PyObject_Vectorcall(c->fn, args, nargsf, kwnames);
   if (r) {
     if (check_args(c, args, nargs, kwnames)) return r;
@@ -188,12 +190,10 @@ PyObject* checked_repr(PyObject* self) { return PyObject_Repr(reinterpret_cast<P
 // Pickled by reference, as functions are: the attribute of this name in __module__.
 PyObject* checked_reduce(PyObject* self, PyObject*) { return PyObject_GetAttrString(self, "__qualname__"); }
 
-PyMethodDef checked_methods[] = {{"__reduce__", checked_reduce, METH_NOARGS, nullptr},
-                                 {nullptr, nullptr, 0, nullptr}};
+PyMethodDef checked_methods[] = {{"__reduce__", checked_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
-PyMemberDef checked_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(PyChecked, fn), READONLY, nullptr},
-    {nullptr, 0, 0, 0, nullptr}};
+PyMemberDef checked_members[] = {{"__wrapped__", T_OBJECT, offsetof(PyChecked, fn), READONLY, nullptr},
+                                 {nullptr, 0, 0, 0, nullptr}};
 
 // The type's own __doc__ and __module__ would shadow the function's.
 PyObject* checked_doc(PyObject* self, void*) {
@@ -249,8 +249,11 @@ PyObject* make_checked(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       throw python_error();
     }
     std::string k = PyUnicode_AsUTF8(kind);
-    Want w = k == "Tensor" ? Want::Tensor : k == "Tensor?" ? Want::OptTensor : k == "bool" ? Want::Bool
-             : k == "bool?" ? Want::OptBool : Want::TensorVarargs;
+    Want w = k == "Tensor"    ? Want::Tensor
+             : k == "Tensor?" ? Want::OptTensor
+             : k == "bool"    ? Want::Bool
+             : k == "bool?"   ? Want::OptBool
+                              : Want::TensorVarargs;
     if (w == Want::TensorVarargs && k != "*Tensor") {
       Py_DECREF(obj);
       fail(ErrorKind::Type, "_checked: unknown kind '", k, "'");
@@ -274,8 +277,8 @@ PyMethodDef argcheck_functions[] = {
 void init_argcheck(PyObject* module) {
   CheckedType.tp_name = "ember._C._CheckedFunction";
   CheckedType.tp_basicsize = sizeof(PyChecked);
-  CheckedType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
-                         Py_TPFLAGS_METHOD_DESCRIPTOR;
+  CheckedType.tp_flags =
+      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
   CheckedType.tp_vectorcall_offset = offsetof(PyChecked, vectorcall);
   CheckedType.tp_call = PyVectorcall_Call;
   CheckedType.tp_dealloc = checked_dealloc;

@@ -1,10 +1,10 @@
 // Python face of the autograd engine: graph nodes as Python objects
 // (`AddBackward0`, with next_functions and hooks), hook adapters, custom
 // Function nodes, the backward entry point and the grad-mode switches.
+#include "py_autograd.h"
 #include "../autograd/engine.h"
 #include "../autograd/node.h"
 #include "arg_parser.h"
-#include "py_autograd.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
 #include "py_types.h"
@@ -38,8 +38,7 @@ TensorList tuple_tensors(PyObject* r, size_t expect, const char* what) {
     }
   }
   Py_DECREF(fast);
-  EMBER_CHECK(expect == SIZE_MAX || out.size() == expect, what, " returned ", out.size(),
-              " values, expected ", expect);
+  EMBER_CHECK(expect == SIZE_MAX || out.size() == expect, what, " returned ", out.size(), " values, expected ", expect);
   return out;
 }
 
@@ -108,9 +107,8 @@ int64_t g_next_hook_id = 0;
 
 // A handle whose remove() unregisters one hook (torch.utils.hooks.RemovableHandle).
 struct PyHookHandle {
-  PyObject_HEAD
-  Ref<Node> node;        // node hooks and non-leaf tensor hooks
-  Ref<TensorImpl> leaf;  // leaf tensor hooks
+  PyObject_HEAD Ref<Node> node;  // node hooks and non-leaf tensor hooks
+  Ref<TensorImpl> leaf;          // leaf tensor hooks
   int64_t id;
   int kind;  // 0 tensor, 1 post-acc, 2 node pre, 3 node post
 };
@@ -180,8 +178,7 @@ PyObject* new_handle(Ref<Node> node, Ref<TensorImpl> leaf, int64_t id, int kind)
 // ---------------------------------------------------------------- node objects
 
 struct PyNodeObj {
-  PyObject_HEAD
-  Ref<Node> node;
+  PyObject_HEAD Ref<Node> node;
   PyObject* metadata;
 };
 
@@ -310,8 +307,8 @@ PyObject* run_backward_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   a.inputs = tensor_seq(args[4], "inputs", false);
   a.allow_unused = PyObject_IsTrue(args[5]);
   a.accumulate_grad = PyObject_IsTrue(args[6]);
-  EMBER_CHECK(a.roots.size() == a.root_grads.size(), "got ", a.root_grads.size(), " gradients for ",
-              a.roots.size(), " tensors");
+  EMBER_CHECK(a.roots.size() == a.root_grads.size(), "got ", a.root_grads.size(), " gradients for ", a.roots.size(),
+              " tensors");
   TensorList r = run_backward(a);
   return tensors_tuple(r);
   EMBER_PY_CATCH
@@ -462,8 +459,7 @@ PyMethodDef autograd_functions[] = {
     {"is_anomaly_check_nan_enabled", is_anomaly_check_nan, METH_NOARGS, nullptr},
     {"_set_anomaly_enabled", (PyCFunction)(void (*)())set_anomaly_enabled, METH_FASTCALL, nullptr},
     {"_register_tensor_hook", (PyCFunction)(void (*)())register_tensor_hook, METH_FASTCALL, nullptr},
-    {"_register_post_accumulate_grad_hook", (PyCFunction)(void (*)())register_post_acc_hook, METH_FASTCALL,
-     nullptr},
+    {"_register_post_accumulate_grad_hook", (PyCFunction)(void (*)())register_post_acc_hook, METH_FASTCALL, nullptr},
     {"_push_saved_tensors_hooks", (PyCFunction)(void (*)())push_saved_hooks, METH_FASTCALL, nullptr},
     {"_pop_saved_tensors_hooks", pop_saved_hooks, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};

@@ -22,34 +22,34 @@ void set_python_error(const ember::Error& e);
 }  // namespace ember::python
 
 #define EMBER_PY_TRY try {
-#define EMBER_PY_CATCH                                               \
-  }                                                                  \
-  catch (const ::ember::python::python_error&) {                     \
-    return nullptr;                                                  \
-  }                                                                  \
-  catch (const ::ember::Error& e) {                                  \
-    ::ember::python::set_python_error(e);                            \
-    return nullptr;                                                  \
-  }                                                                  \
-  catch (const std::bad_alloc&) {                                    \
-    ::ember::python::set_python_error(                                \
+#define EMBER_PY_CATCH                                                                              \
+  }                                                                                                 \
+  catch (const ::ember::python::python_error&) {                                                    \
+    return nullptr;                                                                                 \
+  }                                                                                                 \
+  catch (const ::ember::Error& e) {                                                                 \
+    ::ember::python::set_python_error(e);                                                           \
+    return nullptr;                                                                                 \
+  }                                                                                                 \
+  catch (const std::bad_alloc&) {                                                                   \
+    ::ember::python::set_python_error(                                                              \
         ::ember::Error(::ember::ErrorKind::OutOfMemory, "DefaultCPUAllocator: not enough memory")); \
-    return nullptr;                                                  \
-  }                                                                  \
-  catch (const std::exception& e) {                                  \
-    PyErr_SetString(PyExc_RuntimeError, e.what());                   \
-    return nullptr;                                                  \
+    return nullptr;                                                                                 \
+  }                                                                                                 \
+  catch (const std::exception& e) {                                                                 \
+    PyErr_SetString(PyExc_RuntimeError, e.what());                                                  \
+    return nullptr;                                                                                 \
   }
-#define EMBER_PY_CATCH_INT                                           \
-  }                                                                  \
-  catch (const ::ember::python::python_error&) {                     \
-    return -1;                                                       \
-  }                                                                  \
-  catch (const ::ember::Error& e) {                                  \
-    ::ember::python::set_python_error(e);                            \
-    return -1;                                                       \
-  }                                                                  \
-  catch (const std::exception& e) {                                  \
-    PyErr_SetString(PyExc_RuntimeError, e.what());                   \
-    return -1;                                                       \
+#define EMBER_PY_CATCH_INT                         \
+  }                                                \
+  catch (const ::ember::python::python_error&) {   \
+    return -1;                                     \
+  }                                                \
+  catch (const ::ember::Error& e) {                \
+    ::ember::python::set_python_error(e);          \
+    return -1;                                     \
+  }                                                \
+  catch (const std::exception& e) {                \
+    PyErr_SetString(PyExc_RuntimeError, e.what()); \
+    return -1;                                     \
   }

@@ -12,7 +12,7 @@ namespace {
 // Categories rank like PyTorch's inference: bool < int < float.
 struct Inferred {
   DimVector shape;
-  int category = -1;          // -1 none yet, 0 bool, 1 int, 2 float
+  int category = -1;                                // -1 none yet, 0 bool, 1 int, 2 float
   ScalarType tensor_dtype = ScalarType::Undefined;  // from tensor elements
 };
 
@@ -75,8 +75,9 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
     if (inf.category == 2 && !is_floating(dt)) dt = default_dtype();
     else if (inf.category == 1 && dt == ScalarType::Bool) dt = ScalarType::Int64;
   } else {
-    dt = inf.category <= 0 ? (inf.category == 0 ? ScalarType::Bool : default_dtype())
-                           : inf.category == 1 ? ScalarType::Int64 : default_dtype();
+    dt = inf.category <= 0   ? (inf.category == 0 ? ScalarType::Bool : default_dtype())
+         : inf.category == 1 ? ScalarType::Int64
+                             : default_dtype();
   }
   Tensor t = empty(inf.shape, dt);
   EMBER_DISPATCH_ALL(dt, "tensor", [&] {
@@ -89,17 +90,28 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
 namespace {
 PyObject* element(const char* p, ScalarType dt) {
   switch (dt) {
-    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const uint8_t*>(p) != 0);  // any byte, not UB
-    case ScalarType::UInt8: return PyLong_FromLong(*reinterpret_cast<const uint8_t*>(p));
-    case ScalarType::Int8: return PyLong_FromLong(*reinterpret_cast<const int8_t*>(p));
-    case ScalarType::Int16: return PyLong_FromLong(*reinterpret_cast<const int16_t*>(p));
-    case ScalarType::Int32: return PyLong_FromLong(*reinterpret_cast<const int32_t*>(p));
-    case ScalarType::Int64: return PyLong_FromLongLong(*reinterpret_cast<const int64_t*>(p));
-    case ScalarType::Float16: return PyFloat_FromDouble(float(*reinterpret_cast<const Half*>(p)));
-    case ScalarType::BFloat16: return PyFloat_FromDouble(float(*reinterpret_cast<const BFloat16*>(p)));
-    case ScalarType::Float32: return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
-    case ScalarType::Float64: return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
-    default: return nullptr;
+    case ScalarType::Bool:
+      return PyBool_FromLong(*reinterpret_cast<const uint8_t*>(p) != 0);  // any byte, not UB
+    case ScalarType::UInt8:
+      return PyLong_FromLong(*reinterpret_cast<const uint8_t*>(p));
+    case ScalarType::Int8:
+      return PyLong_FromLong(*reinterpret_cast<const int8_t*>(p));
+    case ScalarType::Int16:
+      return PyLong_FromLong(*reinterpret_cast<const int16_t*>(p));
+    case ScalarType::Int32:
+      return PyLong_FromLong(*reinterpret_cast<const int32_t*>(p));
+    case ScalarType::Int64:
+      return PyLong_FromLongLong(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16:
+      return PyFloat_FromDouble(float(*reinterpret_cast<const Half*>(p)));
+    case ScalarType::BFloat16:
+      return PyFloat_FromDouble(float(*reinterpret_cast<const BFloat16*>(p)));
+    case ScalarType::Float32:
+      return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
+    case ScalarType::Float64:
+      return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
+    default:
+      return nullptr;
   }
 }
 PyObject* to_list(const char* p, const Tensor& t, int64_t d) {

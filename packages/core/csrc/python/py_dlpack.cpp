@@ -19,17 +19,23 @@ const char* const kUsedVersionedName = "used_dltensor_versioned";
 DLDataType to_dl_dtype(ScalarType t) {
   const uint8_t bits = static_cast<uint8_t>(element_size(t) * 8);
   switch (t) {
-    case ScalarType::Bool: return {kDLBool, 8, 1};
-    case ScalarType::UInt8: return {kDLUInt, 8, 1};
+    case ScalarType::Bool:
+      return {kDLBool, 8, 1};
+    case ScalarType::UInt8:
+      return {kDLUInt, 8, 1};
     case ScalarType::Int8:
     case ScalarType::Int16:
     case ScalarType::Int32:
-    case ScalarType::Int64: return {kDLInt, bits, 1};
+    case ScalarType::Int64:
+      return {kDLInt, bits, 1};
     case ScalarType::Float16:
     case ScalarType::Float32:
-    case ScalarType::Float64: return {kDLFloat, bits, 1};
-    case ScalarType::BFloat16: return {kDLBfloat, 16, 1};
-    default: fail(ErrorKind::Type, "to_dlpack: unsupported dtype ", dtype_name(t));
+    case ScalarType::Float64:
+      return {kDLFloat, bits, 1};
+    case ScalarType::BFloat16:
+      return {kDLBfloat, 16, 1};
+    default:
+      fail(ErrorKind::Type, "to_dlpack: unsupported dtype ", dtype_name(t));
   }
 }
 
@@ -44,28 +50,35 @@ ScalarType from_dl_dtype(DLDataType d) {
       break;
     case kDLInt:
       switch (d.bits) {
-        case 8: return ScalarType::Int8;
-        case 16: return ScalarType::Int16;
-        case 32: return ScalarType::Int32;
-        case 64: return ScalarType::Int64;
+        case 8:
+          return ScalarType::Int8;
+        case 16:
+          return ScalarType::Int16;
+        case 32:
+          return ScalarType::Int32;
+        case 64:
+          return ScalarType::Int64;
       }
       break;
     case kDLFloat:
       switch (d.bits) {
-        case 16: return ScalarType::Float16;
-        case 32: return ScalarType::Float32;
-        case 64: return ScalarType::Float64;
+        case 16:
+          return ScalarType::Float16;
+        case 32:
+          return ScalarType::Float32;
+        case 64:
+          return ScalarType::Float64;
       }
       break;
     case kDLBfloat:
       if (d.bits == 16) return ScalarType::BFloat16;
       break;
   }
-  static const char* const names[] = {"kDLInt", "kDLUInt", "kDLFloat", "kDLOpaqueHandle",
+  static const char* const names[] = {"kDLInt",    "kDLUInt",    "kDLFloat", "kDLOpaqueHandle",
                                       "kDLBfloat", "kDLComplex", "kDLBool"};
-  fail(ErrorKind::Runtime, "Unsupported dtype in DLTensor: ",
-       d.code < 7 ? names[d.code] : "type code " + std::to_string(d.code), " with ", int(d.bits),
-       " bits (ember supports bool, uint8, int8/16/32/64, float16/32/64 and bfloat16)");
+  fail(ErrorKind::Runtime,
+       "Unsupported dtype in DLTensor: ", d.code < 7 ? names[d.code] : "type code " + std::to_string(d.code), " with ",
+       int(d.bits), " bits (ember supports bool, uint8, int8/16/32/64, float16/32/64 and bfloat16)");
 }
 
 // Everything an exported DLTensor points at: the storage (kept alive until the
@@ -200,8 +213,8 @@ PyObject* from_dlpack(PyObject*, PyObject* cap) {
   bool ours;
   if (versioned) {
     auto* m = static_cast<DLManagedTensorVersioned*>(managed);
-    EMBER_CHECK(m->version.major == EMBER_DLPACK_MAJOR, "from_dlpack: unsupported DLPack version ",
-                m->version.major, ".", m->version.minor, " (ember supports 1.x)");
+    EMBER_CHECK(m->version.major == EMBER_DLPACK_MAJOR, "from_dlpack: unsupported DLPack version ", m->version.major,
+                ".", m->version.minor, " (ember supports 1.x)");
     dl = &m->dl_tensor;
     manager_ctx = m->manager_ctx;
     ours = m->deleter == delete_versioned;
@@ -237,9 +250,9 @@ PyObject* from_dlpack(PyObject*, PyObject* cap) {
       EMBER_CHECK(strides[i] >= 0, "from_dlpack: negative strides are not supported (stride ", strides[i],
                   " in dimension ", i, "); make a copy with positive strides first");
       int64_t span;
-      EMBER_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
-                      !__builtin_add_overflow(last, span, &last),
-                  "from_dlpack: tensor extent overflows");
+      EMBER_CHECK(
+          !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) && !__builtin_add_overflow(last, span, &last),
+          "from_dlpack: tensor extent overflows");
     } else if (strides[i] < 0) {
       strides[i] = 0;  // a size-0/1 dim's stride is never used; keep it non-negative
     }
@@ -271,7 +284,8 @@ PyObject* from_dlpack(PyObject*, PyObject* cap) {
   // Take ownership: from here the storage (or, for ours, nobody) releases it.
   if (PyCapsule_SetName(cap, versioned ? kUsedVersionedName : kUsedLegacyName) != 0) throw python_error();
   if (ours) {
-    if (versioned) static_cast<DLManagedTensorVersioned*>(managed)->deleter(static_cast<DLManagedTensorVersioned*>(managed));
+    if (versioned)
+      static_cast<DLManagedTensorVersioned*>(managed)->deleter(static_cast<DLManagedTensorVersioned*>(managed));
     else static_cast<DLManagedTensor*>(managed)->deleter(static_cast<DLManagedTensor*>(managed));
   } else {
     StorageImpl& st = *impl->storage;
@@ -282,10 +296,9 @@ PyObject* from_dlpack(PyObject*, PyObject* cap) {
   EMBER_PY_CATCH
 }
 
-PyMethodDef dlpack_functions[] = {
-    {"_to_dlpack", (PyCFunction)(void (*)())to_dlpack, METH_FASTCALL, nullptr},
-    {"_from_dlpack", from_dlpack, METH_O, nullptr},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef dlpack_functions[] = {{"_to_dlpack", (PyCFunction)(void (*)())to_dlpack, METH_FASTCALL, nullptr},
+                                  {"_from_dlpack", from_dlpack, METH_O, nullptr},
+                                  {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 

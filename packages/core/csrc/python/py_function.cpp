@@ -9,8 +9,7 @@ namespace ember::python {
 namespace {
 
 struct PyFunctionObj {
-  PyObject_HEAD
-  Node* cdata;  // weak: the node owns this object and clears the pointer when it dies
+  PyObject_HEAD Node* cdata;  // weak: the node owns this object and clears the pointer when it dies
   PyObject* dict;
 };
 

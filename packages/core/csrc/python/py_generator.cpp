@@ -36,8 +36,7 @@ PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   EMBER_PY_TRY
   static const char* kw[] = {"device", nullptr};
   PyObject* device = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(kw), &device))
-    return nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(kw), &device)) return nullptr;
   check_generator_device(device);
   return wrap_generator(type, make_ref<Generator>());
   EMBER_PY_CATCH
@@ -189,14 +188,12 @@ PyObject* g_setstate(PyObject* self, PyObject* arg) {
 PyMethodDef generator_methods[] = {
     {"manual_seed", g_manual_seed, METH_O,
      "manual_seed(seed) -> Generator\n\nSets the seed for generating random numbers; returns self."},
-    {"seed", g_seed, METH_NOARGS,
-     "seed() -> int\n\nReseeds from a non-deterministic source and returns the new seed."},
+    {"seed", g_seed, METH_NOARGS, "seed() -> int\n\nReseeds from a non-deterministic source and returns the new seed."},
     {"initial_seed", g_initial_seed, METH_NOARGS, "initial_seed() -> int\n\nThe seed in use."},
     {"get_state", g_get_state, METH_NOARGS,
      "get_state() -> Tensor\n\nThe generator state as a torch.ByteTensor (PyTorch's layout)."},
     {"set_state", g_set_state, METH_O, "set_state(new_state) -> Generator\n\nRestores a state."},
-    {"clone_state", g_clone_state, METH_NOARGS,
-     "clone_state() -> Generator\n\nA new generator in the same state."},
+    {"clone_state", g_clone_state, METH_NOARGS, "clone_state() -> Generator\n\nA new generator in the same state."},
     {"get_offset", g_offset, METH_NOARGS, nullptr},
     {"set_offset", g_offset, METH_O, nullptr},
     {"__reduce__", g_reduce, METH_NOARGS, nullptr},
@@ -228,8 +225,7 @@ void init_generator(PyObject* module) {
   if (PyType_Ready(&type) < 0) throw python_error();
   GeneratorType = &type;
   Py_INCREF(&type);
-  if (PyModule_AddObject(module, "Generator", reinterpret_cast<PyObject*>(&type)) < 0)
-    throw python_error();
+  if (PyModule_AddObject(module, "Generator", reinterpret_cast<PyObject*>(&type)) < 0) throw python_error();
   PyObject* def = wrap_generator(&type, Ref<Generator>(&default_generator()));
   if (PyModule_AddObject(module, "default_generator", def) < 0) throw python_error();
 }

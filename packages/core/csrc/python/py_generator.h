@@ -6,8 +6,7 @@
 namespace ember::python {
 
 struct PyGenerator {
-  PyObject_HEAD
-  Ref<Generator> gen;
+  PyObject_HEAD Ref<Generator> gen;
 };
 
 extern PyTypeObject* GeneratorType;

@@ -2,16 +2,16 @@
 // bools) produce a view first; tensor, list and mask indices then go through
 // advanced indexing (ag::index / ag::index_put_) on that view, each recording
 // its autograd node.
+#include "../autograd/formulas_index.h"
+#include "../autograd/view_grad.h"
+#include "../iter/elementwise_iter.h"
 #include "arg_parser.h"
+#include "autograd_ops.h"
 #include "ops.h"
 #include "ops/core/checks.h"
-#include "../iter/elementwise_iter.h"
-#include "autograd_ops.h"
-#include "../autograd/view_grad.h"
+#include "ops/index/index_advanced.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
-#include "../autograd/formulas_index.h"
-#include "ops/index/index_advanced.h"
 
 namespace ember::python {
 
@@ -48,8 +48,8 @@ bool list_as_tuple(PyObject* index) {
 }
 
 struct Indexed {
-  Tensor view;       // t after the basic indices
-  IndexList adv;     // advanced index per dim of `view` (undefined: whole dim)
+  Tensor view;    // t after the basic indices
+  IndexList adv;  // advanced index per dim of `view` (undefined: whole dim)
   bool has_adv = false;
   bool has_mask = false;  // the advanced indices are all bool masks (of >= 1 dim)
 };
@@ -156,16 +156,18 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
       ++d;
     } else if (is_basic_int(o)) {
       int64_t idx = to_int64(o), size = t.sizes()[d];
-      EMBER_CHECK_INDEX(idx >= -size && idx < size, "index ", idx, " is out of bounds for dimension ", d,
-                        " with size ", size);
+      EMBER_CHECK_INDEX(idx >= -size && idx < size, "index ", idx, " is out of bounds for dimension ", d, " with size ",
+                        size);
       if (idx < 0) idx += size;
       offset += idx * t.strides()[d];
       kind = "SelectBackward0";
       changed = true;
       ++d;
     } else {
-      fail(ErrorKind::Index, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-           "are valid indices (got ", Py_TYPE(o)->tp_name, ")");
+      fail(ErrorKind::Index,
+           "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+           "are valid indices (got ",
+           Py_TYPE(o)->tp_name, ")");
     }
   }
   for (; d < t.dim(); ++d) {

@@ -2,9 +2,9 @@
 // express: index_put(_)'s `Tensor?[] indices`. Tensor methods are exported in
 // `_C._index_methods` for the Tensor class to mix in.
 #include "../autograd/formulas_index.h"
-#include "ops/index/index_advanced.h"
 #include "arg_parser.h"
 #include "ops.h"
+#include "ops/index/index_advanced.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
 #include "py_types.h"
@@ -15,8 +15,8 @@ namespace {
 
 // A tuple/list of tensors or None (PyTorch's `Tensor?[]`).
 IndexList index_list_arg(PyObject* o, const char* name) {
-  EMBER_CHECK_TYPE(PyTuple_Check(o) || PyList_Check(o), name,
-                   "(): argument 'indices' must be tuple of Tensors, not ", Py_TYPE(o)->tp_name);
+  EMBER_CHECK_TYPE(PyTuple_Check(o) || PyList_Check(o), name, "(): argument 'indices' must be tuple of Tensors, not ",
+                   Py_TYPE(o)->tp_name);
   IndexList r;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
   PyObject** items = PySequence_Fast_ITEMS(o);
@@ -25,8 +25,10 @@ IndexList index_list_arg(PyObject* o, const char* name) {
       r.emplace_back();
       continue;
     }
-    EMBER_CHECK_TYPE(is_tensor(items[i]), name, "(): argument 'indices' must be tuple of Tensors, but found element "
-                     "of type ", Py_TYPE(items[i])->tp_name, " at pos ", i);
+    EMBER_CHECK_TYPE(is_tensor(items[i]), name,
+                     "(): argument 'indices' must be tuple of Tensors, but found element "
+                     "of type ",
+                     Py_TYPE(items[i])->tp_name, " at pos ", i);
     r.push_back(unpack(items[i]));
   }
   return r;
@@ -44,10 +46,10 @@ PutArgs parse_put(const char* name, PyObject* self, PyObject* args, PyObject* kw
   static const char* m_kw[] = {"indices", "values", "accumulate", nullptr};
   PyObject *input = self, *indices = nullptr, *values = nullptr, *accumulate = nullptr;
   std::string fmt = std::string(self ? "OO|O:" : "OOO|O:") + name;
-  bool ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(m_kw), &indices,
-                                               &values, &accumulate)
-                 : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(fn_kw), &input,
-                                               &indices, &values, &accumulate);
+  bool ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(m_kw), &indices, &values,
+                                               &accumulate)
+                 : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(fn_kw), &input, &indices,
+                                               &values, &accumulate);
   if (!ok) throw python_error();
   // accumulate's position in the message counts the arguments after self, as PyTorch's parser does.
   Py_ssize_t npos = PyTuple_GET_SIZE(args);
@@ -103,8 +105,7 @@ PyObject* unique_call(PyObject* self, PyObject* args, PyObject* kwargs, bool con
   char** k = const_cast<char**>(kw);
   if (consecutive)
     ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &inverse_obj, &counts_obj, &dim_obj)
-              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &inverse_obj, &counts_obj,
-                                            &dim_obj);
+              : PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &input, &inverse_obj, &counts_obj, &dim_obj);
   else
     ok = self ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), k, &sorted_obj, &inverse_obj, &counts_obj,
                                             &dim_obj)
@@ -164,18 +165,16 @@ PyObject* m_unique_consecutive(PyObject* self, PyObject* args, PyObject* kwargs)
 // Docs: docs_ops/bindings.yaml (document_bindings, at set-up).
 #define DEF(name, fn, doc) {name, (PyCFunction)(void (*)())fn, KW, doc}
 
-PyMethodDef index_functions[] = {
-    DEF("index_put", f_index_put, nullptr),
-    DEF("unique", f_unique, nullptr),
-    DEF("unique_consecutive", f_unique_consecutive, nullptr),
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef index_functions[] = {DEF("index_put", f_index_put, nullptr),
+                                 DEF("unique", f_unique, nullptr),
+                                 DEF("unique_consecutive", f_unique_consecutive, nullptr),
+                                 {nullptr, nullptr, 0, nullptr}};
 
-PyMethodDef index_methods[] = {
-    DEF("index_put", m_index_put, nullptr),
-    DEF("index_put_", m_index_put_, nullptr),
-    DEF("unique", m_unique, nullptr),
-    DEF("unique_consecutive", m_unique_consecutive, nullptr),
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef index_methods[] = {DEF("index_put", m_index_put, nullptr),
+                               DEF("index_put_", m_index_put_, nullptr),
+                               DEF("unique", m_unique, nullptr),
+                               DEF("unique_consecutive", m_unique_consecutive, nullptr),
+                               {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 

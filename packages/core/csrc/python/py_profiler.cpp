@@ -146,10 +146,14 @@ PyObject* profiler_bench_inactive(PyObject*, PyObject* arg) {
 
 const char* kind_name(profiler::EventKind k) {
   switch (k) {
-    case profiler::EventKind::Op: return "op";
-    case profiler::EventKind::Backward: return "backward";
-    case profiler::EventKind::UserRange: return "user";
-    case profiler::EventKind::Memory: return "memory";
+    case profiler::EventKind::Op:
+      return "op";
+    case profiler::EventKind::Backward:
+      return "backward";
+    case profiler::EventKind::UserRange:
+      return "user";
+    case profiler::EventKind::Memory:
+      return "memory";
   }
   return "op";
 }
@@ -163,11 +167,11 @@ PyObject* profiler_stop(PyObject*, PyObject*) {
   if (!out) return nullptr;
   for (size_t i = 0; i < ev.size(); ++i) {
     const auto& e = ev[i];
-    PyObject* t = Py_BuildValue("(ssLLKiLsLs#s#s#)", e.name.c_str(), kind_name(e.kind), (long long)e.start_ns,
-                                (long long)e.end_ns, (unsigned long long)e.thread, e.depth, (long long)e.seq,
-                                e.shapes.c_str(), (long long)e.bytes, e.stack.data(), (Py_ssize_t)e.stack.size(),
-                                e.concrete.data(), (Py_ssize_t)e.concrete.size(), e.inputs.data(),
-                                (Py_ssize_t)e.inputs.size());
+    PyObject* t =
+        Py_BuildValue("(ssLLKiLsLs#s#s#)", e.name.c_str(), kind_name(e.kind), (long long)e.start_ns,
+                      (long long)e.end_ns, (unsigned long long)e.thread, e.depth, (long long)e.seq, e.shapes.c_str(),
+                      (long long)e.bytes, e.stack.data(), (Py_ssize_t)e.stack.size(), e.concrete.data(),
+                      (Py_ssize_t)e.concrete.size(), e.inputs.data(), (Py_ssize_t)e.inputs.size());
     if (!t) {
       Py_DECREF(out);
       return nullptr;

@@ -4,11 +4,11 @@
 // express. The argument parsing itself is the generated layer's Signature.
 #include <vector>
 
+#include "arg_parser.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
 #include "ops/random/random.h"
-#include "arg_parser.h"
-#include "ops.h"
 #include "py_generator.h"
 #include "py_tensor.h"
 #include "py_types.h"
@@ -23,8 +23,7 @@ namespace {
 // (poisson(input, generator)).
 class RandomCall {
  public:
-  RandomCall(const char* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-             Py_ssize_t positional = -1)
+  RandomCall(const char* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Py_ssize_t positional = -1)
       : name_(name), args_(args), nargs_(nargs), kwnames_(kwnames) {
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     if (positional >= 0 && nargs > positional) {
@@ -34,8 +33,8 @@ class RandomCall {
       args_ = stack_.data();
       nargs_ = nargs - 1;
       for (Py_ssize_t j = 0; j < nkw; ++j)
-        EMBER_CHECK_TYPE(PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, j), "generator") != 0,
-                         name, "() got multiple values for argument 'generator'");
+        EMBER_CHECK_TYPE(PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, j), "generator") != 0, name,
+                         "() got multiple values for argument 'generator'");
       return;
     }
     for (Py_ssize_t j = 0; j < nkw; ++j) {
@@ -111,7 +110,8 @@ struct Options {
 
 void check_common(const Signature& S, ParsedArgs& A, const Options& ix) {
   S.check_layout(A, ix.layout);
-  EMBER_CHECK(!S.boolean(A, ix.pin), "pin_memory=True requires a CUDA or other accelerator backend; no "
+  EMBER_CHECK(!S.boolean(A, ix.pin),
+              "pin_memory=True requires a CUDA or other accelerator backend; no "
               "pinned memory allocator is available on this system.");
   auto dev = S.opt_device(A, ix.device);
   check_device_available(dev ? *dev : cpu_device());
@@ -119,8 +119,8 @@ void check_common(const Signature& S, ParsedArgs& A, const Options& ix) {
 
 // Allocate (or resize out=), sample into it with fill(t), apply requires_grad.
 template <class Fill>
-PyObject* factory(const Signature& S, ParsedArgs& A, IntArrayRef size, const Options& ix,
-                  ScalarType default_dtype, const Fill& fill) {
+PyObject* factory(const Signature& S, ParsedArgs& A, IntArrayRef size, const Options& ix, ScalarType default_dtype,
+                  const Fill& fill) {
   check_common(S, A, ix);
   auto dtype = S.opt_dtype(A, ix.dtype);
   const bool rg = S.boolean(A, ix.requires_grad);
@@ -141,30 +141,29 @@ PyObject* factory(const Signature& S, ParsedArgs& A, IntArrayRef size, const Opt
 
 // The *_like factories: empty_like(input, ...) then fill.
 template <class Fill>
-PyObject* factory_like(const Signature& S, ParsedArgs& A, const Options& ix, int memory_format,
-                       const Fill& fill) {
+PyObject* factory_like(const Signature& S, ParsedArgs& A, const Options& ix, int memory_format, const Fill& fill) {
   check_common(S, A, ix);
   const Tensor& input = S.tensor(A, 0);
-  Tensor t = empty_like(input, S.opt_dtype(A, ix.dtype), S.opt_device(A, ix.device),
-                        S.opt_memory_format(A, memory_format));
+  Tensor t =
+      empty_like(input, S.opt_dtype(A, ix.dtype), S.opt_device(A, ix.device), S.opt_memory_format(A, memory_format));
   fill(t);
   apply_requires_grad(t, S.boolean(A, ix.requires_grad));
   return wrap(std::move(t));
 }
 
-#define FACTORY_OPTS "*, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, " \
-                     "Device? device=None, bool pin_memory=False, bool requires_grad=False"
-#define LIKE_OPTS "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
-                  "bool pin_memory=False, bool requires_grad=False, MemoryFormat? memory_format=None"
+#define FACTORY_OPTS                                                   \
+  "*, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, " \
+  "Device? device=None, bool pin_memory=False, bool requires_grad=False"
+#define LIKE_OPTS                                                         \
+  "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+  "bool pin_memory=False, bool requires_grad=False, MemoryFormat? memory_format=None"
 // Options of a schema whose FACTORY_OPTS start at position i.
 constexpr Options factory_at(int i) { return {i, i + 1, i + 2, i + 3, i + 4, i + 5}; }
 // Options of a *_like schema whose LIKE_OPTS start at position i (memory_format at i + 5).
 constexpr Options like_at(int i) { return {-1, i, i + 1, i + 2, i + 3, i + 4}; }
 
-#define EMBER_RANDOM_FN(fn) \
-  PyObject* fn(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
-#define EMBER_RANDOM_METHOD(fn) \
-  PyObject* fn(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+#define EMBER_RANDOM_FN(fn) PyObject* fn(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+#define EMBER_RANDOM_METHOD(fn) PyObject* fn(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
 
 EMBER_RANDOM_FN(f_rand) {
   EMBER_PY_TRY
@@ -194,11 +193,10 @@ EMBER_RANDOM_FN(f_randint) {
   int k = c.parse(sigs, 2);
   const Signature& S = sigs[k];
   int64_t low = k == 0 ? 0 : int_arg(S, c.A, 0), high = int_arg(S, c.A, k);
-  return factory(S, c.A, S.int_list(c.A, k + 1), factory_at(k + 2), ScalarType::Int64,
-                 [&](const Tensor& t) {
-                   random_(t, low, high, c.gen);
-                   raise_pending_warning();
-                 });
+  return factory(S, c.A, S.int_list(c.A, k + 1), factory_at(k + 2), ScalarType::Int64, [&](const Tensor& t) {
+    random_(t, low, high, c.gen);
+    raise_pending_warning();
+  });
   EMBER_PY_CATCH
 }
 
@@ -253,21 +251,19 @@ EMBER_RANDOM_FN(f_randint_like) {
   int k = c.parse(sigs, 2);
   const Signature& S = sigs[k];
   int64_t low = k == 0 ? 0 : int_arg(S, c.A, 1), high = int_arg(S, c.A, k + 1);
-  return factory_like(S, c.A, like_at(k + 2), k + 7,
-                      [&](const Tensor& t) {
-                        random_(t, low, high, c.gen);
-                        raise_pending_warning();
-                      });
+  return factory_like(S, c.A, like_at(k + 2), k + 7, [&](const Tensor& t) {
+    random_(t, low, high, c.gen);
+    raise_pending_warning();
+  });
   EMBER_PY_CATCH
 }
 
 EMBER_RANDOM_FN(f_normal) {
   EMBER_PY_TRY
-  static Signature sigs[] = {
-      Signature("normal(Tensor mean, Tensor std, *, Tensor? out=None)", false, 0),
-      Signature("normal(Tensor mean, float std=1, *, Tensor? out=None)", false, 0),
-      Signature("normal(float mean, Tensor std, *, Tensor? out=None)", false, 0),
-      Signature("normal(float mean, float std, int[] size, " FACTORY_OPTS ")", false, 0)};
+  static Signature sigs[] = {Signature("normal(Tensor mean, Tensor std, *, Tensor? out=None)", false, 0),
+                             Signature("normal(Tensor mean, float std=1, *, Tensor? out=None)", false, 0),
+                             Signature("normal(float mean, Tensor std, *, Tensor? out=None)", false, 0),
+                             Signature("normal(float mean, float std, int[] size, " FACTORY_OPTS ")", false, 0)};
   RandomCall c("normal", args, nargs, kwnames);
   int k = c.parse(sigs, 4);
   const Signature& S = sigs[k];
@@ -311,14 +307,14 @@ EMBER_RANDOM_FN(f_bernoulli) {
 
 EMBER_RANDOM_FN(f_multinomial) {
   EMBER_PY_TRY
-  static Signature sigs[] = {Signature(
-      "multinomial(Tensor input, int num_samples, bool replacement=False, *, Tensor? out=None)", false, 0)};
+  static Signature sigs[] = {
+      Signature("multinomial(Tensor input, int num_samples, bool replacement=False, *, Tensor? out=None)", false, 0)};
   RandomCall c("multinomial", args, nargs, kwnames);
   c.parse(sigs, 1);
   const Signature& S = sigs[0];
   Tensor out = S.opt_tensor(c.A, 3);
-  Tensor r = multinomial(S.tensor(c.A, 0), int_arg(S, c.A, 1), S.boolean(c.A, 2), c.gen,
-                         out.defined() ? &out : nullptr);
+  Tensor r =
+      multinomial(S.tensor(c.A, 0), int_arg(S, c.A, 1), S.boolean(c.A, 2), c.gen, out.defined() ? &out : nullptr);
   if (out.defined()) return return_self(c.A.obj[3]);
   return wrap(std::move(r));
   EMBER_PY_CATCH
@@ -337,8 +333,8 @@ EMBER_RANDOM_FN(f_poisson) {
 
 // The in-place samplers with two float parameters (and their defaults).
 template <Tensor (*Op)(const Tensor&, double, double, Generator*)>
-PyObject* two_param_method(const char* name, Signature& S, PyObject* self, PyObject* const* args,
-                           Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* two_param_method(const char* name, Signature& S, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames) {
   RandomCall c(name, args, nargs, kwnames);
   c.parse(&S, 1, self);
   Op(unpack(self), S.dbl(c.A, 1), S.dbl(c.A, 2), c.gen);
@@ -448,32 +444,30 @@ EMBER_RANDOM_METHOD(m_multinomial) {
 // Docs: docs_ops/bindings.yaml (document_bindings, at set-up).
 #define DEF(name, fn, doc) {name, (PyCFunction)(void (*)())fn, FASTCALL, doc}
 
-PyMethodDef random_functions[] = {
-    DEF("rand", f_rand, nullptr),
-    DEF("randn", f_randn, nullptr),
-    DEF("randint", f_randint, nullptr),
-    DEF("randperm", f_randperm, nullptr),
-    DEF("rand_like", f_rand_like, nullptr),
-    DEF("randn_like", f_randn_like, nullptr),
-    DEF("randint_like", f_randint_like, nullptr),
-    DEF("normal", f_normal, nullptr),
-    DEF("bernoulli", f_bernoulli, nullptr),
-    DEF("multinomial", f_multinomial, nullptr),
-    DEF("poisson", f_poisson, nullptr),
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef random_functions[] = {DEF("rand", f_rand, nullptr),
+                                  DEF("randn", f_randn, nullptr),
+                                  DEF("randint", f_randint, nullptr),
+                                  DEF("randperm", f_randperm, nullptr),
+                                  DEF("rand_like", f_rand_like, nullptr),
+                                  DEF("randn_like", f_randn_like, nullptr),
+                                  DEF("randint_like", f_randint_like, nullptr),
+                                  DEF("normal", f_normal, nullptr),
+                                  DEF("bernoulli", f_bernoulli, nullptr),
+                                  DEF("multinomial", f_multinomial, nullptr),
+                                  DEF("poisson", f_poisson, nullptr),
+                                  {nullptr, nullptr, 0, nullptr}};
 
-PyMethodDef random_methods[] = {
-    DEF("uniform_", m_uniform_, nullptr),
-    DEF("normal_", m_normal_, nullptr),
-    DEF("exponential_", m_exponential_, nullptr),
-    DEF("cauchy_", m_cauchy_, nullptr),
-    DEF("log_normal_", m_log_normal_, nullptr),
-    DEF("geometric_", m_geometric_, nullptr),
-    DEF("random_", m_random_, nullptr),
-    DEF("bernoulli_", m_bernoulli_, nullptr),
-    DEF("bernoulli", m_bernoulli, nullptr),
-    DEF("multinomial", m_multinomial, nullptr),
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef random_methods[] = {DEF("uniform_", m_uniform_, nullptr),
+                                DEF("normal_", m_normal_, nullptr),
+                                DEF("exponential_", m_exponential_, nullptr),
+                                DEF("cauchy_", m_cauchy_, nullptr),
+                                DEF("log_normal_", m_log_normal_, nullptr),
+                                DEF("geometric_", m_geometric_, nullptr),
+                                DEF("random_", m_random_, nullptr),
+                                DEF("bernoulli_", m_bernoulli_, nullptr),
+                                DEF("bernoulli", m_bernoulli, nullptr),
+                                DEF("multinomial", m_multinomial, nullptr),
+                                {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 

@@ -3,8 +3,8 @@
 // _C._lstm_layer(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse) -> (y, h_n, c_n) (projection inside) and
 // _C._gru_sequence(xg, h0, w_hh, b_hh, reverse) -> (y, h_n); b_hh may be None.
 #include "../autograd/formulas_nn_rnn.h"
-#include "ops/nn/nn_rnn.h"
 #include "arg_parser.h"
+#include "ops/nn/nn_rnn.h"
 #include "py_tensor.h"
 
 namespace ember::python {

@@ -1,9 +1,9 @@
 // Private bindings of the scan kernels behind ember's composite scans (_composite_scan.py keeps their
 // autograd): _C._cum_extreme_indices(x, dim, greater) -> int64 indices of cummax (greater) / cummin,
 // _C._logcumsumexp(x, dim) -> logcumsumexp's forward (no autograd: the composite keeps the graph).
+#include "arg_parser.h"
 #include "ops/scan/cum_extreme.h"
 #include "ops/scan/logcumsumexp.h"
-#include "arg_parser.h"
 #include "py_tensor.h"
 
 namespace ember::python {

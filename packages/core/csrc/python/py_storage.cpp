@@ -60,9 +60,9 @@ PyObject* as_strided_storage(PyObject*, PyObject* const* args, Py_ssize_t nargs)
     EMBER_CHECK(strides[i] >= 0, "_as_strided_storage: negative stride in ", shape_str(strides));
   // Checked arithmetic: sizes and strides come from files and other processes.
   size_t need = strided_nbytes(sizes, strides, offset, t.itemsize());
-  EMBER_CHECK(need <= t.storage().nbytes, "setStorage: sizes ", shape_str(sizes), ", strides ",
-              shape_str(strides), ", storage offset ", offset, " and itemsize ", t.itemsize(),
-              " require a storage of size ", need, " but the storage has ", t.storage().nbytes, " bytes");
+  EMBER_CHECK(need <= t.storage().nbytes, "setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides),
+              ", storage offset ", offset, " and itemsize ", t.itemsize(), " require a storage of size ", need,
+              " but the storage has ", t.storage().nbytes, " bytes");
   Tensor v = make_view(t, sizes, strides, offset);
   return wrap(std::move(v));
   EMBER_PY_CATCH
@@ -74,8 +74,8 @@ PyObject* set_from(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_CHECK_TYPE(nargs == 2, "_set_ expects 2 arguments");
   const Tensor& self = tensor_arg(args[0], "set_");
   const Tensor& src = tensor_arg(args[1], "set_");
-  EMBER_CHECK_TYPE(self.dtype() == src.dtype(), "set_(): expected source of dtype ",
-                   legacy_name(self.dtype()), ", got ", legacy_name(src.dtype()));
+  EMBER_CHECK_TYPE(self.dtype() == src.dtype(), "set_(): expected source of dtype ", legacy_name(self.dtype()),
+                   ", got ", legacy_name(src.dtype()));
   TensorImpl* s = self.impl();
   s->storage = src.impl()->storage;
   s->sizes = src.impl()->sizes;

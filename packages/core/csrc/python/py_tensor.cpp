@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "arg_parser.h"
-#include "ops.h"
 #include "autograd_ops.h"
+#include "ops.h"
 #include "py_types.h"
 
 namespace ember::python {
@@ -142,7 +142,8 @@ static PyObject* make_size(IntArrayRef s) {
 }
 
 static PyObject* get_shape(PyObject* self, void*) {
-  EMBER_PY_TRY return make_size(SELF.sizes()); EMBER_PY_CATCH
+  EMBER_PY_TRY return make_size(SELF.sizes());
+  EMBER_PY_CATCH
 }
 static PyObject* get_dtype(PyObject* self, void*) {
   PyObject* d = dtype_object(SELF.dtype());
@@ -158,7 +159,8 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   bool want = v == Py_True;
   TensorImpl* impl = SELF.impl();
   if (impl->autograd && impl->autograd->grad_fn) {
-    EMBER_CHECK(want, "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    EMBER_CHECK(want,
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
     return 0;
   }
@@ -178,7 +180,8 @@ static PyObject* get_grad(PyObject* self, void*) {
                      "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                      "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                      "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.", 1) < 0)
+                     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.",
+                     1) < 0)
       return nullptr;
   }
   return wrap(m ? m->grad : Tensor());
@@ -209,10 +212,11 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
                    Py_TYPE(v)->tp_name);
   const Tensor& g = unpack(v);
   EMBER_CHECK(g.sizes().equals(SELF.sizes()), "attempting to assign a gradient of size '", shape_str(g.sizes()),
-              "' to a tensor of size '", shape_str(SELF.sizes()), "'. Please ensure that the gradient and the "
+              "' to a tensor of size '", shape_str(SELF.sizes()),
+              "'. Please ensure that the gradient and the "
               "tensor are the same size");
-  EMBER_CHECK(g.dtype() == SELF.dtype(), "attempting to assign a gradient with dtype '",
-              c_type_name(g.dtype()), "' to a tensor with grad_dtype '", legacy_name(SELF.dtype()),
+  EMBER_CHECK(g.dtype() == SELF.dtype(), "attempting to assign a gradient with dtype '", c_type_name(g.dtype()),
+              "' to a tensor with grad_dtype '", legacy_name(SELF.dtype()),
               "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).");
   if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   impl->autograd->grad = g;
@@ -253,7 +257,8 @@ static PyObject* get_T(PyObject* self, void*) {
                  "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                  "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
                  "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
-                 "dimensions of a tensor.", 1);
+                 "dimensions of a tensor.",
+                 1);
   DimVector perm;
   for (int64_t d = t.dim() - 1; d >= 0; --d) perm.push_back(d);
   return wrap(ag::permute(t, perm));
@@ -261,8 +266,8 @@ static PyObject* get_T(PyObject* self, void*) {
 }
 static PyObject* get_mT(PyObject* self, void*) {
   EMBER_PY_TRY
-  EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ",
-              SELF.dim(), "-D tensor.");
+  EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", SELF.dim(),
+              "-D tensor.");
   return wrap(ag::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
@@ -284,34 +289,33 @@ static PyObject* get_layout(PyObject*, void*) {
   return g_strided;
 }
 
-static PyGetSetDef tensor_getset[] = {
-    {"shape", get_shape, nullptr, nullptr, nullptr},
-    {"dtype", get_dtype, nullptr, nullptr, nullptr},
-    {"device", get_device, nullptr, nullptr, nullptr},
-    {"ndim", get_ndim, nullptr, nullptr, nullptr},
-    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
-    {"grad", get_grad, set_grad, nullptr, nullptr},
-    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
-    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
-    {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
-    {"data", get_data, set_data, nullptr, nullptr},
-    {"T", get_T, nullptr, nullptr, nullptr},
-    {"mT", get_mT, nullptr, nullptr, nullptr},
-    {"H", get_T, nullptr, nullptr, nullptr},
-    {"mH", get_mT, nullptr, nullptr, nullptr},
-    {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
-    {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
-    {"layout", get_layout, nullptr, nullptr, nullptr},
-    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
-    {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
-    {"is_sparse", get_false, nullptr, nullptr, nullptr},
-    {"is_quantized", get_false, nullptr, nullptr, nullptr},
-    {"is_meta", get_false, nullptr, nullptr, nullptr},
-    {"is_nested", get_false, nullptr, nullptr, nullptr},
-    {"_version", get_version, nullptr, nullptr, nullptr},
-    {"_base", get_base, nullptr, nullptr, nullptr},
-    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
+                                      {"dtype", get_dtype, nullptr, nullptr, nullptr},
+                                      {"device", get_device, nullptr, nullptr, nullptr},
+                                      {"ndim", get_ndim, nullptr, nullptr, nullptr},
+                                      {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+                                      {"grad", get_grad, set_grad, nullptr, nullptr},
+                                      {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+                                      {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+                                      {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
+                                      {"data", get_data, set_data, nullptr, nullptr},
+                                      {"T", get_T, nullptr, nullptr, nullptr},
+                                      {"mT", get_mT, nullptr, nullptr, nullptr},
+                                      {"H", get_T, nullptr, nullptr, nullptr},
+                                      {"mH", get_mT, nullptr, nullptr, nullptr},
+                                      {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
+                                      {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
+                                      {"layout", get_layout, nullptr, nullptr, nullptr},
+                                      {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+                                      {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
+                                      {"is_sparse", get_false, nullptr, nullptr, nullptr},
+                                      {"is_quantized", get_false, nullptr, nullptr, nullptr},
+                                      {"is_meta", get_false, nullptr, nullptr, nullptr},
+                                      {"is_nested", get_false, nullptr, nullptr, nullptr},
+                                      {"_version", get_version, nullptr, nullptr, nullptr},
+                                      {"_base", get_base, nullptr, nullptr, nullptr},
+                                      {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+                                      {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---------------------------------------------------------------- methods
 
@@ -319,8 +323,7 @@ static int64_t dim_arg(PyObject* o) { return to_int64(o); }
 
 // A 0-d tensor has no size or stride to read, though dims 0 and -1 wrap: aten's IndexError (never sizes()[0]).
 static int64_t scalar_checked_dim(const Tensor& t, int64_t d) {
-  EMBER_CHECK_INDEX(t.dim() > 0 || (d != 0 && d != -1), "Dimension specified as ", d,
-                    " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(t.dim() > 0 || (d != 0 && d != -1), "Dimension specified as ", d, " but tensor has no dimensions");
   return d;
 }
 static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
@@ -345,17 +348,17 @@ static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(S
 static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.numel()); }
 static PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.offset()); }
 static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(SELF.itemsize()); }
-static PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  return PyLong_FromVoidPtr(SELF.raw());
-}
+static PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(SELF.raw()); }
 static PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
   return PyBool_FromLong(SELF.is_contiguous());
 }
 static PyObject* m_item(PyObject* self, PyObject*) {
-  EMBER_PY_TRY return wrap(SELF.item()); EMBER_PY_CATCH
+  EMBER_PY_TRY return wrap(SELF.item());
+  EMBER_PY_CATCH
 }
 static PyObject* m_tolist(PyObject* self, PyObject*) {
-  EMBER_PY_TRY return tensor_to_list(SELF); EMBER_PY_CATCH
+  EMBER_PY_TRY return tensor_to_list(SELF);
+  EMBER_PY_CATCH
 }
 static PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.is_floating()); }
 static PyObject* m_is_complex(PyObject*, PyObject*) { Py_RETURN_FALSE; }
@@ -398,25 +401,58 @@ static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t na
 
 // Docstrings: text signature (for inspect.signature), then the text.
 #define EMBER_DOC(sig, text) sig "\n--\n\n" text
-static const char doc_size[] = EMBER_DOC("size($self, dim=None)", "The shape of the tensor as an ember.Size, or with ``dim`` the size of that one dimension (an int).\n\n>>> ember.zeros(2, 3).size()\ntorch.Size([2, 3])\n>>> ember.zeros(2, 3).size(-1)\n3");
-static const char doc_stride[] = EMBER_DOC("stride($self, dim=None)", "How many elements apart neighbours lie in memory along each dimension (a tuple), or along ``dim`` only.\n\n>>> ember.zeros(2, 3).stride()\n(3, 1)");
-static const char doc_dim[] = EMBER_DOC("dim($self)", "The number of dimensions of the tensor (``x.ndim``).\n\n>>> ember.zeros(2, 3).dim()\n2");
-static const char doc_ndimension[] = EMBER_DOC("ndimension($self)", "The number of dimensions of the tensor; the same as ``dim()``.");
-static const char doc_numel[] = EMBER_DOC("numel($self)", "The number of elements in the tensor (the product of its sizes).\n\n>>> ember.zeros(2, 3).numel()\n6");
-static const char doc_nelement[] = EMBER_DOC("nelement($self)", "The number of elements in the tensor; the same as ``numel()``.");
-static const char doc_storage_offset[] = EMBER_DOC("storage_offset($self)", "Where the tensor's first element sits in its storage, counted in elements (non-zero for many views).\n\n>>> ember.arange(5)[2:].storage_offset()\n2");
-static const char doc_element_size[] = EMBER_DOC("element_size($self)", "The size in bytes of one element (4 for float32).\n\n>>> ember.zeros(1).element_size()\n4");
-static const char doc_data_ptr[] = EMBER_DOC("data_ptr($self)", "The memory address of the tensor's first element, as an int.");
-static const char doc_is_contiguous[] = EMBER_DOC("is_contiguous($self, memory_format=None)", "True when the elements are laid out in memory in row-major order with no gaps.\n\n>>> x = ember.zeros(2, 3)\n>>> x.is_contiguous(), x.t().is_contiguous()\n(True, False)");
-static const char doc_item[] = EMBER_DOC("item($self)", "The value of a one-element tensor as a Python number.\n\n>>> ember.tensor([2.5]).item()\n2.5");
-static const char doc_tolist[] = EMBER_DOC("tolist($self)", "The tensor's values as (nested) Python lists of numbers; a 0-dimensional tensor gives a number.\n\n>>> ember.tensor([[1, 2], [3, 4]]).tolist()\n[[1, 2], [3, 4]]");
-static const char doc_is_floating_point[] = EMBER_DOC("is_floating_point($self)", "True when the tensor's dtype is a floating-point type.\n\n>>> ember.zeros(1).is_floating_point()\nTrue");
-static const char doc_is_complex[] = EMBER_DOC("is_complex($self)", "True when the tensor's dtype is complex (never, in ember).");
-static const char doc_is_signed[] = EMBER_DOC("is_signed($self)", "True when the dtype can hold negative numbers.\n\n>>> ember.zeros(1, dtype=ember.uint8).is_signed()\nFalse");
-static const char doc_get_device[] = EMBER_DOC("get_device($self)", "The index of the device the tensor lives on; -1 for the CPU.");
-static const char doc_is_inference[] = EMBER_DOC("is_inference($self)", "True when the tensor was made under ``ember.inference_mode()``.");
-static const char doc_requires_grad_[] = EMBER_DOC("requires_grad_($self, requires_grad=True)", "Turns gradient recording for this tensor on (or off) in place and returns the tensor.\n\n>>> ember.zeros(2).requires_grad_().requires_grad\nTrue");
-static const char doc_retain_grad[] = EMBER_DOC("retain_grad($self)", "Asks autograd to keep the ``.grad`` of this non-leaf tensor after ``backward()``.");
+static const char doc_size[] =
+    EMBER_DOC("size($self, dim=None)",
+              "The shape of the tensor as an ember.Size, or with ``dim`` the size of that one dimension (an "
+              "int).\n\n>>> ember.zeros(2, 3).size()\ntorch.Size([2, 3])\n>>> ember.zeros(2, 3).size(-1)\n3");
+static const char doc_stride[] = EMBER_DOC("stride($self, dim=None)",
+                                           "How many elements apart neighbours lie in memory along each dimension (a "
+                                           "tuple), or along ``dim`` only.\n\n>>> ember.zeros(2, 3).stride()\n(3, 1)");
+static const char doc_dim[] =
+    EMBER_DOC("dim($self)", "The number of dimensions of the tensor (``x.ndim``).\n\n>>> ember.zeros(2, 3).dim()\n2");
+static const char doc_ndimension[] =
+    EMBER_DOC("ndimension($self)", "The number of dimensions of the tensor; the same as ``dim()``.");
+static const char doc_numel[] =
+    EMBER_DOC("numel($self)",
+              "The number of elements in the tensor (the product of its sizes).\n\n>>> ember.zeros(2, 3).numel()\n6");
+static const char doc_nelement[] =
+    EMBER_DOC("nelement($self)", "The number of elements in the tensor; the same as ``numel()``.");
+static const char doc_storage_offset[] =
+    EMBER_DOC("storage_offset($self)",
+              "Where the tensor's first element sits in its storage, counted in elements (non-zero for many "
+              "views).\n\n>>> ember.arange(5)[2:].storage_offset()\n2");
+static const char doc_element_size[] = EMBER_DOC(
+    "element_size($self)", "The size in bytes of one element (4 for float32).\n\n>>> ember.zeros(1).element_size()\n4");
+static const char doc_data_ptr[] =
+    EMBER_DOC("data_ptr($self)", "The memory address of the tensor's first element, as an int.");
+static const char doc_is_contiguous[] =
+    EMBER_DOC("is_contiguous($self, memory_format=None)",
+              "True when the elements are laid out in memory in row-major order with no gaps.\n\n>>> x = "
+              "ember.zeros(2, 3)\n>>> x.is_contiguous(), x.t().is_contiguous()\n(True, False)");
+static const char doc_item[] = EMBER_DOC(
+    "item($self)", "The value of a one-element tensor as a Python number.\n\n>>> ember.tensor([2.5]).item()\n2.5");
+static const char doc_tolist[] =
+    EMBER_DOC("tolist($self)",
+              "The tensor's values as (nested) Python lists of numbers; a 0-dimensional tensor gives a number.\n\n>>> "
+              "ember.tensor([[1, 2], [3, 4]]).tolist()\n[[1, 2], [3, 4]]");
+static const char doc_is_floating_point[] =
+    EMBER_DOC("is_floating_point($self)",
+              "True when the tensor's dtype is a floating-point type.\n\n>>> ember.zeros(1).is_floating_point()\nTrue");
+static const char doc_is_complex[] =
+    EMBER_DOC("is_complex($self)", "True when the tensor's dtype is complex (never, in ember).");
+static const char doc_is_signed[] = EMBER_DOC(
+    "is_signed($self)",
+    "True when the dtype can hold negative numbers.\n\n>>> ember.zeros(1, dtype=ember.uint8).is_signed()\nFalse");
+static const char doc_get_device[] =
+    EMBER_DOC("get_device($self)", "The index of the device the tensor lives on; -1 for the CPU.");
+static const char doc_is_inference[] =
+    EMBER_DOC("is_inference($self)", "True when the tensor was made under ``ember.inference_mode()``.");
+static const char doc_requires_grad_[] =
+    EMBER_DOC("requires_grad_($self, requires_grad=True)",
+              "Turns gradient recording for this tensor on (or off) in place and returns the tensor.\n\n>>> "
+              "ember.zeros(2).requires_grad_().requires_grad\nTrue");
+static const char doc_retain_grad[] = EMBER_DOC(
+    "retain_grad($self)", "Asks autograd to keep the ``.grad`` of this non-leaf tensor after ``backward()``.");
 #undef EMBER_DOC
 
 static PyMethodDef handwritten_methods[] = {
@@ -447,9 +483,7 @@ static PyMethodDef handwritten_methods[] = {
 
 // Operands of a Python operator: tensors, or a number wrapped as a 0-d tensor beside the other.
 static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
-  auto number = [](PyObject* o) {
-    return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o);
-  };
+  auto number = [](PyObject* o) { return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o); };
   const bool ta = is_tensor(a), tb = is_tensor(b);
   if (!(ta || number(a)) || !(tb || number(b))) return false;
   if (ta) x = unpack(a);
@@ -459,25 +493,25 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   return true;
 }
 
-#define BINARY_OP(fname, opname, expr)                          \
-  static PyObject* fname(PyObject* a, PyObject* b) {            \
-    EMBER_PY_TRY                                                \
-    Tensor x, y;                                                \
-    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
-    OpScope prof_(opname, {&x, &y});                            \
-    return wrap(expr);                                          \
-    EMBER_PY_CATCH                                              \
+#define BINARY_OP(fname, opname, expr)                   \
+  static PyObject* fname(PyObject* a, PyObject* b) {     \
+    EMBER_PY_TRY                                         \
+    Tensor x, y;                                         \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
+    OpScope prof_(opname, {&x, &y});                     \
+    return wrap(expr);                                   \
+    EMBER_PY_CATCH                                       \
   }
-#define INPLACE_OP(fname, opname, expr)                         \
-  static PyObject* fname(PyObject* a, PyObject* b) {            \
-    EMBER_PY_TRY                                                \
-    Tensor x, y;                                                \
-    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;        \
-    OpScope prof_(opname, {&x, &y});                            \
-    expr;                                                       \
-    Py_INCREF(a);                                               \
-    return a;                                                   \
-    EMBER_PY_CATCH                                              \
+#define INPLACE_OP(fname, opname, expr)                  \
+  static PyObject* fname(PyObject* a, PyObject* b) {     \
+    EMBER_PY_TRY                                         \
+    Tensor x, y;                                         \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
+    OpScope prof_(opname, {&x, &y});                     \
+    expr;                                                \
+    Py_INCREF(a);                                        \
+    return a;                                            \
+    EMBER_PY_CATCH                                       \
   }
 
 static const Scalar kOne(int64_t(1));
@@ -654,12 +688,18 @@ static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   static const char* const names[] = {"aten::lt", "aten::le", "aten::eq", "aten::ne", "aten::gt", "aten::ge"};
   OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
   switch (op) {
-    case Py_EQ: return wrap(ember::eq(x, y));
-    case Py_NE: return wrap(ember::ne(x, y));
-    case Py_LT: return wrap(ember::lt(x, y));
-    case Py_LE: return wrap(ember::le(x, y));
-    case Py_GT: return wrap(ember::gt(x, y));
-    case Py_GE: return wrap(ember::ge(x, y));
+    case Py_EQ:
+      return wrap(ember::eq(x, y));
+    case Py_NE:
+      return wrap(ember::ne(x, y));
+    case Py_LT:
+      return wrap(ember::lt(x, y));
+    case Py_LE:
+      return wrap(ember::le(x, y));
+    case Py_GT:
+      return wrap(ember::gt(x, y));
+    case Py_GE:
+      return wrap(ember::ge(x, y));
   }
   Py_RETURN_NOTIMPLEMENTED;
   EMBER_PY_CATCH

@@ -4,24 +4,21 @@
 #pragma once
 #include <initializer_list>
 #include <string>
-#include <vector>
 #include <tuple>
+#include <vector>
 
 #include "py_common.h"
 
 namespace ember::python {
 
 struct PyTensor {
-  PyObject_HEAD
-  Tensor t;
+  PyObject_HEAD Tensor t;
 };
 
 extern PyTypeObject* TensorBaseType;
 extern PyTypeObject* g_tensor_class;  // ember.Tensor, set by ember/__init__.py
 
-inline bool is_tensor(PyObject* o) {
-  return Py_TYPE(o) == g_tensor_class || PyObject_TypeCheck(o, TensorBaseType);
-}
+inline bool is_tensor(PyObject* o) { return Py_TYPE(o) == g_tensor_class || PyObject_TypeCheck(o, TensorBaseType); }
 inline const Tensor& unpack(PyObject* o) { return reinterpret_cast<PyTensor*>(o)->t; }
 
 PyObject* wrap(Tensor t);
@@ -31,16 +28,15 @@ PyObject* wrap(TensorList ts);
 // The structseq type torch.return_types.<name> (one per name; Python-side named returns use it too).
 PyTypeObject* return_type(const std::string& name, const std::vector<std::string>& fields);
 PyObject* wrap_tuple(std::tuple<Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields);
-PyObject* wrap_tuple(std::tuple<Tensor, Tensor, Tensor> r, const char* name,
-                     std::initializer_list<const char*> fields);
+PyObject* wrap_tuple(std::tuple<Tensor, Tensor, Tensor> r, const char* name, std::initializer_list<const char*> fields);
 // A new Python object of `cls` (a Tensor subclass) around t.
 PyObject* wrap_as(PyTypeObject* cls, Tensor t);
 
 void init_tensor_type(PyObject* module);
-void init_storage(PyObject* module);  // py_storage.cpp
-void init_dlpack(PyObject* module);   // py_dlpack.cpp
-void init_random(PyObject* module);   // py_random.cpp
-void init_autograd(PyObject* module);  // py_autograd.cpp
+void init_storage(PyObject* module);    // py_storage.cpp
+void init_dlpack(PyObject* module);     // py_dlpack.cpp
+void init_random(PyObject* module);     // py_random.cpp
+void init_autograd(PyObject* module);   // py_autograd.cpp
 void init_index_ops(PyObject* module);  // py_index_ops.cpp
 PyMethodDef* generated_functions();
 PyMethodDef* generated_methods();

@@ -38,12 +38,11 @@ PyObject* g_unpickle_device = nullptr;
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
   return Py_BuildValue("(O(s))", g_unpickle_constant, dtype_name(st_of(self)));
 }
-PyGetSetDef dtype_getset[] = {
-    {"is_floating_point", dtype_is_floating, nullptr, nullptr, nullptr},
-    {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
-    {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
-    {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyGetSetDef dtype_getset[] = {{"is_floating_point", dtype_is_floating, nullptr, nullptr, nullptr},
+                              {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
+                              {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
+                              {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
+                              {nullptr, nullptr, nullptr, nullptr, nullptr}};
 PyMethodDef dtype_methods[] = {{"to_real", dtype_to_real, METH_NOARGS, nullptr},
                                {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
                                {nullptr, nullptr, 0, nullptr}};
@@ -58,13 +57,15 @@ Device device_from_string(const std::string& s) {
   } else if (type == "cuda") {
     d.type = DeviceType::CUDA;
   } else {
-    fail(ErrorKind::Runtime, "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-         "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: ", s);
+    fail(ErrorKind::Runtime,
+         "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+         "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: ",
+         s);
   }
   if (colon != std::string::npos) {
     std::string idx = s.substr(colon + 1);
-    EMBER_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos,
-                "Invalid device string: '", s, "'");
+    EMBER_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos, "Invalid device string: '", s,
+                "'");
     d.index = static_cast<int8_t>(std::stoi(idx));
   }
   return d;
@@ -132,8 +133,7 @@ PyObject* device_reduce(PyObject* self, PyObject*) {
 PyGetSetDef device_getset[] = {{"type", device_type, nullptr, nullptr, nullptr},
                                {"index", device_index, nullptr, nullptr, nullptr},
                                {nullptr, nullptr, nullptr, nullptr, nullptr}};
-PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr},
-                                {nullptr, nullptr, 0, nullptr}};
+PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 // ---- layout / memory_format: named constants ----
 PyObject* enum_repr(PyObject* self) {
@@ -240,9 +240,15 @@ void init_types(PyObject* m) {
     g_dtypes[i] = o;
     add(m, dtype_name(static_cast<ScalarType>(i)), o);
   }
-  struct Alias { const char* name; ScalarType st; };
-  for (Alias a : {Alias{"float", ScalarType::Float32}, {"double", ScalarType::Float64},
-                  {"half", ScalarType::Float16}, {"short", ScalarType::Int16}, {"int", ScalarType::Int32},
+  struct Alias {
+    const char* name;
+    ScalarType st;
+  };
+  for (Alias a : {Alias{"float", ScalarType::Float32},
+                  {"double", ScalarType::Float64},
+                  {"half", ScalarType::Float16},
+                  {"short", ScalarType::Int16},
+                  {"int", ScalarType::Int32},
                   {"long", ScalarType::Int64}})
     add(m, a.name, dtype_object(a.st));
   add(m, "strided", new_enum(LayoutType, 0, "strided"));

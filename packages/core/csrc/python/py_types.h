@@ -6,16 +6,13 @@
 namespace ember::python {
 
 struct PyDtype {
-  PyObject_HEAD
-  ScalarType st;
+  PyObject_HEAD ScalarType st;
 };
 struct PyDevice {
-  PyObject_HEAD
-  Device d;
+  PyObject_HEAD Device d;
 };
 struct PyEnumConst {
-  PyObject_HEAD
-  int value;
+  PyObject_HEAD int value;
   const char* name;
 };
 

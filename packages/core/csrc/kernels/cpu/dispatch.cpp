@@ -1,7 +1,7 @@
 // Pick the kernel tables for this CPU once: AVX2+FMA when present, else the
 // baseline build. Each capability compiles the same kernel sources.
-#include "../../core/tensor.h"
 #include "../../core/cpu_capability.h"
+#include "../../core/tensor.h"
 #include "cpu_kernels.h"
 #include "kernel_table.h"
 

@@ -15,11 +15,11 @@
 // `for (i < n) stmt` under omp simd when every element type is a plain number. With a Half /
 // BFloat16 struct GCC 12's omp simd gives up ("more than one data ref": the struct temporary),
 // leaving a scalar loop (bfloat16 relu ran 100x float's time); its auto-vectoriser does not.
-#define EMBER_SIMD_FOR(plain, i, n, stmt)                    \
-  if constexpr (plain) {                                     \
+#define EMBER_SIMD_FOR(plain, i, n, stmt)                       \
+  if constexpr (plain) {                                        \
     _Pragma("omp simd") for (int64_t i = 0; i < (n); ++i) stmt; \
-  } else {                                                   \
-    for (int64_t i = 0; i < (n); ++i) stmt;                  \
+  } else {                                                      \
+    for (int64_t i = 0; i < (n); ++i) stmt;                     \
   }
 
 namespace ember::cpu {
@@ -88,8 +88,7 @@ inline void binary_loop(char** data, const int64_t* strides, int64_t n, const F&
 template <class Out, class In, class F>
 inline void ternary_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
   using M = opmath_t<In>;
-  if (strides[0] == sizeof(Out) && strides[1] == sizeof(In) && strides[2] == sizeof(In) &&
-      strides[3] == sizeof(In)) {
+  if (strides[0] == sizeof(Out) && strides[1] == sizeof(In) && strides[2] == sizeof(In) && strides[3] == sizeof(In)) {
     Out* __restrict out = reinterpret_cast<Out*>(data[0]);
     const In* __restrict x = reinterpret_cast<const In*>(data[1]);
     const In* __restrict y = reinterpret_cast<const In*>(data[2]);
@@ -100,9 +99,8 @@ inline void ternary_loop(char** data, const int64_t* strides, int64_t n, const F
     return;
   }
   for (int64_t i = 0; i < n; ++i)
-    st<Out>(data[0] + i * strides[0], f(ld<In>(data[1] + i * strides[1]),
-                                        ld<In>(data[2] + i * strides[2]),
-                                        ld<In>(data[3] + i * strides[3])));
+    st<Out>(data[0] + i * strides[0],
+            f(ld<In>(data[1] + i * strides[1]), ld<In>(data[2] + i * strides[2]), ld<In>(data[3] + i * strides[3])));
 }
 
 }  // namespace

@@ -34,10 +34,26 @@
 namespace ember::vec {
 namespace detail {
 
-EMBER_VEC_INLINE uint32_t bits(float x) { uint32_t u; std::memcpy(&u, &x, sizeof u); return u; }
-EMBER_VEC_INLINE uint64_t bits(double x) { uint64_t u; std::memcpy(&u, &x, sizeof u); return u; }
-EMBER_VEC_INLINE float f32(uint32_t u) { float x; std::memcpy(&x, &u, sizeof x); return x; }
-EMBER_VEC_INLINE double f64(uint64_t u) { double x; std::memcpy(&x, &u, sizeof x); return x; }
+EMBER_VEC_INLINE uint32_t bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+EMBER_VEC_INLINE uint64_t bits(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+EMBER_VEC_INLINE float f32(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+EMBER_VEC_INLINE double f64(uint64_t u) {
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
 
 // a*b + c, fused where the target has FMA (nothing below relies on either).
 EMBER_VEC_INLINE float fma(float a, float b, float c) {
@@ -70,7 +86,7 @@ using Mask = uint64_t;
 constexpr uint64_t kAbs = ~(uint64_t(1) << 63), kInfBits = 0x7ff0000000000000u;
 constexpr double kInf = INFINITY, kNaN = NAN;
 EMBER_VEC_INLINE double sel(Mask m, double a, double b) { return f64((bits(a) & m) | (bits(b) & ~m)); }
-double sel(bool, double, double) = delete;  // a bool would silently become mask 1
+double sel(bool, double, double) = delete;                                        // a bool would silently become mask 1
 EMBER_VEC_INLINE Mask lt(uint64_t a, uint64_t b) { return 0 - ((a - b) >> 63); }  // a, b < 2^63
 EMBER_VEC_INLINE uint64_t abits(double x) { return bits(x) & kAbs; }
 EMBER_VEC_INLINE Mask abs_lt(double x, double c) { return lt(abits(x), bits(c)); }      // |x| < c
@@ -78,9 +94,7 @@ EMBER_VEC_INLINE Mask abs_le(double x, double c) { return lt(abits(x), bits(c) +
 EMBER_VEC_INLINE Mask abs_eq(double x, double c) { return lt(abits(x) ^ bits(c), 1); }  // |x| == c
 EMBER_VEC_INLINE Mask is_nan(double x) { return lt(kInfBits, abits(x)); }
 EMBER_VEC_INLINE Mask sign_of(double x) { return 0 - (bits(x) >> 63); }
-EMBER_VEC_INLINE float copysign(float m, float s) {
-  return f32((bits(m) & 0x7fffffffu) | (bits(s) & 0x80000000u));
-}
+EMBER_VEC_INLINE float copysign(float m, float s) { return f32((bits(m) & 0x7fffffffu) | (bits(s) & 0x80000000u)); }
 EMBER_VEC_INLINE double copysign(double m, double s) { return f64((bits(m) & kAbs) | (bits(s) & ~kAbs)); }
 // Float special cases avoid blends where they can (3 uops each on recent
 // Intel cores): clamp |x| with an integer min on the magnitude bits (NaN
@@ -90,9 +104,7 @@ EMBER_VEC_INLINE float clamp_abs(float x, float cneg, float cpos) {
   int32_t a = int32_t(bits(x) & 0x7fffffffu), c = int32_t(bits(s ? cneg : cpos));
   return f32(uint32_t(a < c ? a : c) | s);
 }
-EMBER_VEC_INLINE float nan_if(bool c, float y) {
-  return f32(bits(y) | ((0u - uint32_t(c)) & 0x7fc00000u));
-}
+EMBER_VEC_INLINE float nan_if(bool c, float y) { return f32(bits(y) | ((0u - uint32_t(c)) & 0x7fc00000u)); }
 // Clamp to [lo, hi] (lo <= 0 <= hi: the bound on x's side of zero is used);
 // NaN passes through.
 EMBER_VEC_INLINE double clamp(double x, double lo, double hi) {
@@ -101,8 +113,12 @@ EMBER_VEC_INLINE double clamp(double x, double lo, double hi) {
 }
 
 // Horner: c0 + x*(c1 + x*(c2 + ...)).
-template <class T> EMBER_VEC_INLINE T poly(T, T c0) { return c0; }
-template <class T, class... C> EMBER_VEC_INLINE T poly(T x, T c0, C... c) {
+template <class T>
+EMBER_VEC_INLINE T poly(T, T c0) {
+  return c0;
+}
+template <class T, class... C>
+EMBER_VEC_INLINE T poly(T x, T c0, C... c) {
   return fma(x, poly(x, T(c)...), c0);
 }
 
@@ -118,15 +134,18 @@ EMBER_VEC_INLINE float scale2n(float p, float kd) {
   return p * f32(uint32_t(h + 127) << 23) * f32(uint32_t(n - h + 127) << 23);
 }
 EMBER_VEC_INLINE double scale2n(double p, double kd) {
-  uint64_t n = bits(kd) - bits(kShiftD);            // n mod 2^64
-  uint64_t h = ((n + 4096) >> 1) - 2048;            // floor(n/2), no 64-bit sra
+  uint64_t n = bits(kd) - bits(kShiftD);  // n mod 2^64
+  uint64_t h = ((n + 4096) >> 1) - 2048;  // floor(n/2), no 64-bit sra
   return p * f64((h + 1023) << 52) * f64((n - h + 1023) << 52);
 }
 
 // ---------------------------------------------------------------- exp core
 // x = n ln2 + rh + rl: n = rint(x/ln2), ln2 = ln2hi + ln2lo with n*ln2hi
 // exact, rh = x - n ln2hi exact, rl = -n ln2lo; |rh + rl| <= ln2/2.
-template <class T> struct Red { T kd, rh, rl; };
+template <class T>
+struct Red {
+  T kd, rh, rl;
+};
 using Red32 = Red<float>;
 using Red64 = Red<double>;
 EMBER_VEC_INLINE Red32 reduce_ln2(float x) {
@@ -147,19 +166,23 @@ EMBER_VEC_INLINE float expm1_r(Red32 d) {  // e^r - 1
 }
 EMBER_VEC_INLINE double expm1_r(Red64 d) {
   double r = d.rh + d.rl;
-  double p = poly(r, 0x1.000000000000ap-1, 0x1.5555555555502p-3, 0x1.5555555550608p-5,
-                  0x1.11111111251fcp-7, 0x1.6c16c184b3187p-10, 0x1.a01a013b4d591p-13,
-                  0x1.a019989a7fb5ap-16, 0x1.71def9d0c7d3dp-19, 0x1.28aec24a08403p-22,
-                  0x1.adcb9e437799fp-26);
+  double p = poly(r, 0x1.000000000000ap-1, 0x1.5555555555502p-3, 0x1.5555555550608p-5, 0x1.11111111251fcp-7,
+                  0x1.6c16c184b3187p-10, 0x1.a01a013b4d591p-13, 0x1.a019989a7fb5ap-16, 0x1.71def9d0c7d3dp-19,
+                  0x1.28aec24a08403p-22, 0x1.adcb9e437799fp-26);
   return d.rh + fma(r * r, p, d.rl);
 }
-template <class T> EMBER_VEC_INLINE T exp_core(T x) {
+template <class T>
+EMBER_VEC_INLINE T exp_core(T x) {
   auto d = reduce_ln2(x);
   return scale2n(T(1) + expm1_r(d), d.kd);
 }
 // e^x as hi + lo (lo = rounding error of 1 + (e^r - 1), scaled), for sigmoid.
-template <class T> struct Pair { T hi, lo; };
-template <class T> EMBER_VEC_INLINE Pair<T> exp_core2(T x) {
+template <class T>
+struct Pair {
+  T hi, lo;
+};
+template <class T>
+EMBER_VEC_INLINE Pair<T> exp_core2(T x) {
   auto d = reduce_ln2(x);
   T q = expm1_r(d), p = T(1) + q;
   return {scale2n(p, d.kd), scale2n((T(1) - p) + q, d.kd)};
@@ -168,19 +191,23 @@ template <class T> EMBER_VEC_INLINE Pair<T> exp_core2(T x) {
 // ---------------------------------------------------------------- log core
 // x = 2^k (1+f), 1+f in [sqrt(1/2), sqrt(2)), f exact; subnormals prescaled.
 // Garbage (but no UB) for x <= 0, inf, NaN: callers select those.
-struct KF32 { float k, f; };
-struct KF64 { double k, f; };
+struct KF32 {
+  float k, f;
+};
+struct KF64 {
+  double k, f;
+};
 EMBER_VEC_INLINE KF32 log_split(float x) {
-  uint32_t sub = 0u - uint32_t(x < 0x1p-126f);      // scale by 2^23 (masks, not blends)
+  uint32_t sub = 0u - uint32_t(x < 0x1p-126f);  // scale by 2^23 (masks, not blends)
   uint32_t ix = bits(x * f32(0x3f800000u + (sub & (23u << 23))));
-  uint32_t tmp = ix - 0x3f3504f3u;                  // bits(sqrt(1/2))
+  uint32_t tmp = ix - 0x3f3504f3u;  // bits(sqrt(1/2))
   float f = f32(ix - (tmp & 0xff800000u)) - 1.0f;
   return {float(int32_t(tmp) >> 23) - f32(sub & 0x41b80000u), f};  // 23.0f
 }
 EMBER_VEC_INLINE KF64 log_split(double x) {
   Mask sub = abs_lt(x, 0x1p-1022);
   uint64_t ix = bits(x * sel(sub, 0x1p52, 1.0));
-  const uint64_t bias = uint64_t(1024) << 52;       // keeps k + 1024 > 0 in the top bits
+  const uint64_t bias = uint64_t(1024) << 52;  // keeps k + 1024 > 0 in the top bits
   uint64_t tmp = ix - 0x3fe6a09e667f3bcdu + bias;
   double f = f64(ix - (tmp & 0xfff0000000000000u) + bias) - 1.0;
   double k = f64((tmp >> 52) | 0x4330000000000000u) - (0x1p52 + 1024);  // exact int -> double
@@ -189,24 +216,22 @@ EMBER_VEC_INLINE KF64 log_split(double x) {
 // log1p(f) - f for f in [-0.293, 0.5].
 // float: f^2 (-1/2 + f P(f)), P degree 7 (err 2^-26.3).
 EMBER_VEC_INLINE float log1p_tail(float f) {
-  float p = poly(f, 0x1.5555b2p-2f, -0x1.0002eap-2f, 0x1.996c7cp-3f, -0x1.541ccap-3f,
-                 0x1.26a88cp-3f, -0x1.1422ccp-3f, 0x1.dfa478p-4f, -0x1.c9a754p-5f);
+  float p = poly(f, 0x1.5555b2p-2f, -0x1.0002eap-2f, 0x1.996c7cp-3f, -0x1.541ccap-3f, 0x1.26a88cp-3f, -0x1.1422ccp-3f,
+                 0x1.dfa478p-4f, -0x1.c9a754p-5f);
   return f * f * fma(f, p, -0.5f);
 }
 // double: s = f/(2+f), log1p(f) = 2 atanh(s) = f - (h - s (h + R)), h = f^2/2,
 // R = z P(z), z = s^2 <= 0.04, P degree 6 (absolute err 2^-54.9).
 EMBER_VEC_INLINE double log1p_tail(double f) {
   double s = f / (2.0 + f), z = s * s, h = 0.5 * f * f;
-  double R = z * poly(z, 0x1.5555555555776p-1, 0x1.99999998f0b84p-2, 0x1.249249b228735p-2,
-                      0x1.c71c016109956p-3, 0x1.7474e32e336a8p-3, 0x1.3852cf755c1c8p-3,
-                      0x1.3abe58a8a95e4p-3);
+  double R = z * poly(z, 0x1.5555555555776p-1, 0x1.99999998f0b84p-2, 0x1.249249b228735p-2, 0x1.c71c016109956p-3,
+                      0x1.7474e32e336a8p-3, 0x1.3852cf755c1c8p-3, 0x1.3abe58a8a95e4p-3);
   return fma(s, h + R, -h);
 }
 // std:: special cases of log/log2/log10 on top of the result y, which is
 // finite and not -0 for every x: add -inf at 0, +inf at inf, NaN below 0.
 EMBER_VEC_INLINE float log_special(float x, float y) {
-  uint32_t add = ((0u - uint32_t(x == 0.0f)) & 0xff800000u) |
-                 ((0u - uint32_t(x == INFINITY)) & 0x7f800000u) |
+  uint32_t add = ((0u - uint32_t(x == 0.0f)) & 0xff800000u) | ((0u - uint32_t(x == INFINITY)) & 0x7f800000u) |
                  ((0u - uint32_t(!(x >= 0.0f))) & 0x7fc00000u);
   return y + f32(add);
 }
@@ -218,14 +243,13 @@ EMBER_VEC_INLINE double log_special(double x, double y) {
 }
 // log1p specials on top of the result y (finite for every x; +0 for +-0).
 EMBER_VEC_INLINE float log1p_special(float x, float y) {
-  uint32_t add = ((0u - uint32_t(x == -1.0f)) & 0xff800000u) |
-                 ((0u - uint32_t(x == INFINITY)) & 0x7f800000u) |
+  uint32_t add = ((0u - uint32_t(x == -1.0f)) & 0xff800000u) | ((0u - uint32_t(x == INFINITY)) & 0x7f800000u) |
                  ((0u - uint32_t(!(x >= -1.0f))) & 0x7fc00000u);
   return sel(x == 0.0f, x, y + f32(add));  // -0
 }
 EMBER_VEC_INLINE double log1p_special(double x, double y) {
-  y = sel(abs_lt(x, kInf), y, x);           // +-inf, NaN
-  y = sel(abs_lt(x, 0x1p-1074), x, y);          // -0
+  y = sel(abs_lt(x, kInf), y, x);       // +-inf, NaN
+  y = sel(abs_lt(x, 0x1p-1074), x, y);  // -0
   y = sel(sign_of(x) & abs_eq(x, 1.0), -kInf, y);
   return sel(sign_of(x) & ~abs_le(x, 1.0), kNaN, y);  // x < -1, -NaN
 }
@@ -244,8 +268,8 @@ EMBER_VEC_INLINE double reduce_f(double x, double n, double scale) {  // x - n*p
 // sin on [-pi/2, pi/2] for float results: r + r^3 P(r^2), P degree 4 (err 2^-35.3).
 EMBER_VEC_INLINE double sin_f(double r) {
   double z = r * r;
-  double p = poly(z, -0x1.5555554765d92p-3, 0x1.11110c4906987p-7, -0x1.a017d94b980d7p-13,
-                  0x1.717074f5f0052p-19, -0x1.9a6785119afbap-26);
+  double p = poly(z, -0x1.5555554765d92p-3, 0x1.11110c4906987p-7, -0x1.a017d94b980d7p-13, 0x1.717074f5f0052p-19,
+                  -0x1.9a6785119afbap-26);
   return r * fma(z, p, 1.0);  // keeps sin(-0) = -0
 }
 // Double: r = x - n pi/2 as hi + lo for integer |n| < 2^26.  pi/2 = Q1 + Q2 +
@@ -254,7 +278,9 @@ EMBER_VEC_INLINE double sin_f(double r) {
 // below 2 in magnitude); n*Q3 is subtracted keeping the rounding error
 // (Fast2Sum; exact by Sterbenz when r is tiny).  Error ~2^-108 absolute plus
 // 2^-53 relative.
-struct DD { double hi, lo; };
+struct DD {
+  double hi, lo;
+};
 EMBER_VEC_INLINE DD reduce_pio2(double x, double n) {
   double r = fma(n, -0x1.921fb54p+0, x);
   r = fma(n, -0x1.10b46p-30, r);
@@ -265,14 +291,14 @@ EMBER_VEC_INLINE DD reduce_pio2(double x, double n) {
 // cos r = 1 - r^2/2 + r^4 C(r^2), S, C degree 5 (err 2^-57.9, 2^-63.9); the
 // tail lo enters to first order and 1 - r^2/2 is summed with its rounding error.
 EMBER_VEC_INLINE double sin4_d(DD r, double z) {
-  double S = poly(z, -0x1.5555555555548p-3, 0x1.111111110f73p-7, -0x1.a01a019be9217p-13,
-                  0x1.71de35552b519p-19, -0x1.ae5e4b83e1878p-26, 0x1.5d8b5592dd074p-33);
+  double S = poly(z, -0x1.5555555555548p-3, 0x1.111111110f73p-7, -0x1.a01a019be9217p-13, 0x1.71de35552b519p-19,
+                  -0x1.ae5e4b83e1878p-26, 0x1.5d8b5592dd074p-33);
   return r.hi + fma(r.hi * z, S, fma(-0.5 * z, r.lo, r.lo));
 }
 EMBER_VEC_INLINE double cos4_d(DD r, double z) {
   double h = 0.5 * z, w = 1.0 - h;
-  double C = poly(z, 0x1.555555555554bp-5, -0x1.6c16c16c15013p-10, 0x1.a01a019c8ed07p-16,
-                  -0x1.27e4f7f1410ccp-22, 0x1.1ee9db8e2d2bap-29, -0x1.8fa65e8f6a8bbp-37);
+  double C = poly(z, 0x1.555555555554bp-5, -0x1.6c16c16c15013p-10, 0x1.a01a019c8ed07p-16, -0x1.27e4f7f1410ccp-22,
+                  0x1.1ee9db8e2d2bap-29, -0x1.8fa65e8f6a8bbp-37);
   return w + (((1.0 - w) - h) + fma(z * z, C, -r.hi * r.lo));
 }
 // sin x (quarter = 1: cos x) for n = rint(2x/pi) in kd: by n mod 4, sin r,
@@ -292,15 +318,15 @@ EMBER_VEC_INLINE double flip_odd(double y, double kd) { return f64(bits(y) ^ (bi
 // (double, err 2^-60.6).
 EMBER_VEC_INLINE float tanh_small(float x) {
   float z = x * x;
-  return fma(x * z, poly(z, -0x1.55554ap-2f, 0x1.110ceep-3f, -0x1.b91e7ep-5f, 0x1.58e518p-6f,
-                         -0x1.9921a2p-8f), x);
+  return fma(x * z, poly(z, -0x1.55554ap-2f, 0x1.110ceep-3f, -0x1.b91e7ep-5f, 0x1.58e518p-6f, -0x1.9921a2p-8f), x);
 }
 EMBER_VEC_INLINE double tanh_small(double x) {
   double z = x * x;
-  return fma(x * z, poly(z, -0x1.555555555554fp-2, 0x1.111111111079p-3, -0x1.ba1ba1b97cb11p-5,
-                         0x1.664f48593f4f9p-6, -0x1.226e2f0e0402fp-7, 0x1.d6d29a8b56977p-9,
-                         -0x1.7d8fc5e373e3dp-10, 0x1.34833a582233bp-11, -0x1.e96b0abf1e435p-13,
-                         0x1.5d6678e1685e5p-14, -0x1.46edfac517bf4p-16), x);
+  return fma(x * z,
+             poly(z, -0x1.555555555554fp-2, 0x1.111111111079p-3, -0x1.ba1ba1b97cb11p-5, 0x1.664f48593f4f9p-6,
+                  -0x1.226e2f0e0402fp-7, 0x1.d6d29a8b56977p-9, -0x1.7d8fc5e373e3dp-10, 0x1.34833a582233bp-11,
+                  -0x1.e96b0abf1e435p-13, 0x1.5d6678e1685e5p-14, -0x1.46edfac517bf4p-16),
+             x);
 }
 }  // namespace detail
 
@@ -318,19 +344,19 @@ EMBER_VEC_INLINE float exp2(float x) {
   using namespace detail;
   float xc = clamp_abs(x, 151.0f, 151.0f);
   float kd = xc + kShiftF, r = xc - (kd - kShiftF);
-  float p = poly(r, 0x1.62e432p-1f, 0x1.ebfbe6p-3f, 0x1.c6ada6p-5f, 0x1.3b21c6p-7f,
-                 0x1.5fc00ap-10f, 0x1.4bc7b6p-13f);
+  float p = poly(r, 0x1.62e432p-1f, 0x1.ebfbe6p-3f, 0x1.c6ada6p-5f, 0x1.3b21c6p-7f, 0x1.5fc00ap-10f, 0x1.4bc7b6p-13f);
   return nan_if(x != x, scale2n(fma(r, p, 1.0f), kd));
 }
 EMBER_VEC_INLINE double exp2(double x) {
   using namespace detail;
   x = clamp(x, -1080.0, 1025.0);
   double kd = x + kShiftD, r = x - (kd - kShiftD);
-  return scale2n(fma(r, poly(r, 0x1.62e42fefa39efp-1, 0x1.ebfbdff82c58ep-3, 0x1.c6b08d704a1c3p-5,
-                             0x1.3b2ab6fba526bp-7, 0x1.5d87fe7879debp-10, 0x1.430912f6d599ep-13,
-                             0x1.ffcbfd26585d8p-17, 0x1.62c02a5504636p-20, 0x1.b52386796a42ep-24,
-                             0x1.e4abede1c2afbp-28, 0x1.ebe5ffb7b3dffp-32, 0x1.fb43b61f5b027p-36),
-                      1.0), kd);
+  return scale2n(fma(r,
+                     poly(r, 0x1.62e42fefa39efp-1, 0x1.ebfbdff82c58ep-3, 0x1.c6b08d704a1c3p-5, 0x1.3b2ab6fba526bp-7,
+                          0x1.5d87fe7879debp-10, 0x1.430912f6d599ep-13, 0x1.ffcbfd26585d8p-17, 0x1.62c02a5504636p-20,
+                          0x1.b52386796a42ep-24, 0x1.e4abede1c2afbp-28, 0x1.ebe5ffb7b3dffp-32, 0x1.fb43b61f5b027p-36),
+                     1.0),
+                 kd);
 }
 
 // expm1: reduction as exp, expm1(r) = r + q, q = r^2/2 + r^3 P(r), P degree
@@ -342,8 +368,7 @@ EMBER_VEC_INLINE float expm1(float x) {
   using namespace detail;
   Red32 d = reduce_ln2(clamp_abs(x, 20.0f, 89.0f));
   float r = d.rh + d.rl;
-  float p = poly(r, 0x1.555554p-3f, 0x1.5554eap-5f, 0x1.1113acp-7f, 0x1.6d4c9cp-10f,
-                 0x1.9c5dfp-13f);
+  float p = poly(r, 0x1.555554p-3f, 0x1.5554eap-5f, 0x1.1113acp-7f, 0x1.6d4c9cp-10f, 0x1.9c5dfp-13f);
   float q = r * r * fma(r, p, 0.5f);
   float t = f32((bits(d.kd) - bits(kShiftF) + 126) << 23);
   float y = 2.0f * (fma(t, d.rh, t - 0.5f) + t * (d.rl + q));
@@ -353,10 +378,9 @@ EMBER_VEC_INLINE double expm1(double x) {
   using namespace detail;
   Red64 d = reduce_ln2(clamp(x, -40.0, 710.0));
   double r = d.rh + d.rl;
-  double p = poly(r, 0x1.5555555555559p-3, 0x1.5555555555552p-5, 0x1.111111110f5ecp-7,
-                  0x1.6c16c16c175e9p-10, 0x1.a01a01b04702fp-13, 0x1.a01a01a3aa3c5p-16,
-                  0x1.71ddf738c5f9ap-19, 0x1.27e4dc11d2d92p-22, 0x1.af60d05799bp-26,
-                  0x1.1f7a03faaa6a7p-29);
+  double p = poly(r, 0x1.5555555555559p-3, 0x1.5555555555552p-5, 0x1.111111110f5ecp-7, 0x1.6c16c16c175e9p-10,
+                  0x1.a01a01b04702fp-13, 0x1.a01a01a3aa3c5p-16, 0x1.71ddf738c5f9ap-19, 0x1.27e4dc11d2d92p-22,
+                  0x1.af60d05799bp-26, 0x1.1f7a03faaa6a7p-29);
   double q = r * r * fma(r, p, 0.5);
   double t = f64((bits(d.kd) - bits(kShiftD) + 1022) << 52);
   double y = 2.0 * (fma(t, d.rh, t - 0.5) + t * (d.rl + q));
@@ -416,8 +440,7 @@ EMBER_VEC_INLINE double log10(double x) {
   double t = log1p_tail(s.f);
   double fh = f64(bits(s.f) & 0xffffffff00000000u), fl = s.f - fh;
   double a = s.k * 0x1.34413509f8p-2, b = fh * 0x1.bcb7b152p-2, hi = a + b, e = (a - hi) + b;
-  double lo = fma(fl + t, 0x1.bcb7b1526e50ep-2,
-                  fma(fh, 0x1.b9438ca9aadd5p-36, fma(s.k, -0x1.80433b83b532ap-44, e)));
+  double lo = fma(fl + t, 0x1.bcb7b1526e50ep-2, fma(fh, 0x1.b9438ca9aadd5p-36, fma(s.k, -0x1.80433b83b532ap-44, e)));
   return log_special(x, hi + lo);
 }
 
@@ -426,9 +449,9 @@ EMBER_VEC_INLINE double log10(double x) {
 // f = x for k = 0), then log1p(x) = k ln2 + f + log1p_tail(f).
 EMBER_VEC_INLINE float log1p(float x) {
   using namespace detail;
-  uint32_t tmp = bits(1.0f + x) - 0x3f400000u;          // bits(0.75)
+  uint32_t tmp = bits(1.0f + x) - 0x3f400000u;  // bits(0.75)
   int32_t k = int32_t(tmp) >> 23;
-  int32_t kc = k < 126 ? k : 126;                       // 2^-k - 1 rounds to -1 there
+  int32_t kc = k < 126 ? k : 126;  // 2^-k - 1 rounds to -1 there
   float f = f32(bits(x) - (uint32_t(k) << 23)) + (f32(uint32_t(127 - kc) << 23) - 1.0f);
   float kf = float(k), t = log1p_tail(f);
   return log1p_special(x, fma(kf, 0x1.62e4p-1f, f + fma(kf, 0x1.7f7d1cp-20f, t)));
@@ -436,7 +459,7 @@ EMBER_VEC_INLINE float log1p(float x) {
 EMBER_VEC_INLINE double log1p(double x) {
   using namespace detail;
   uint64_t tmp = bits(1.0 + x) - 0x3fe8000000000000u + (uint64_t(1024) << 52);
-  uint64_t kb = tmp >> 52;                              // k + 1024
+  uint64_t kb = tmp >> 52;  // k + 1024
   double k = f64(kb | 0x4330000000000000u) - (0x1p52 + 1024);
   double kc = sel(lt(kb, 1024 + 60), k, 60.0) + kShiftD;  // 2^-k - 1 rounds to -1 there
   double s = f64((1023 - (bits(kc) - bits(kShiftD))) << 52);
@@ -446,7 +469,8 @@ EMBER_VEC_INLINE double log1p(double x) {
 }
 
 // ================================================================ trig
-template <class T> constexpr T kTrigMax = sizeof(T) == 4 ? T(0x1p24) : T(0x1p26);
+template <class T>
+constexpr T kTrigMax = sizeof(T) == 4 ? T(0x1p24) : T(0x1p26);
 
 // sin, float: n = rint(x/pi), r = x - n pi in [-pi/2, pi/2], sin x = (-1)^n
 // sin r, all in double.  Double: n = rint(2x/pi), r = x - n pi/2, and
@@ -486,10 +510,14 @@ EMBER_VEC_INLINE float tan(float x) {
   using namespace detail;
   double xd = x, kd = fma(xd, 2 * kInvPi, kShiftD);
   double r = reduce_f(xd, kd - kShiftD, 0.5), z = r * r;
-  double s = r * fma(z, poly(z, -0x1.5555554c70074p-3, 0x1.111108691149p-7,
-                             -0x1.a00f7e1812825p-13, 0x1.6cd1b13c144dbp-19), 1.0);
-  double c = fma(z, fma(z, poly(z, 0x1.5555554ed82cep-5, -0x1.6c16b828a6126p-10,
-                                0x1.a010dddf9d218p-16, -0x1.241e6a966724ap-22), -0.5), 1.0);
+  double s =
+      r *
+      fma(z, poly(z, -0x1.5555554c70074p-3, 0x1.111108691149p-7, -0x1.a00f7e1812825p-13, 0x1.6cd1b13c144dbp-19), 1.0);
+  double c =
+      fma(z,
+          fma(z, poly(z, 0x1.5555554ed82cep-5, -0x1.6c16b828a6126p-10, 0x1.a010dddf9d218p-16, -0x1.241e6a966724ap-22),
+              -0.5),
+          1.0);
   Mask odd = 0 - (bits(kd) & 1);
   float t = float(sel(odd, -c, s) / sel(odd, s, c));
   return sel(std::fabs(x) <= kTrigMax<float>, t, float(NAN));
@@ -499,10 +527,9 @@ EMBER_VEC_INLINE double tan(double x) {
   double kd = fma(x, 2 * kInvPi, kShiftD);
   DD r = reduce_pio2(x, kd - kShiftD);
   double z = r.hi * r.hi;
-  double T = poly(z, 0x1.55555555554f1p-2, 0x1.11111111183cp-3, 0x1.ba1ba1b46116ep-5,
-                  0x1.664f49aa4ba5p-6, 0x1.226e1226f9a15p-7, 0x1.d6d93adb1f7dep-9,
-                  0x1.7d5b06ef06817p-10, 0x1.37fd54e9587f2p-11, 0x1.d250223a7dab2p-13,
-                  0x1.1e6bf76a20ed5p-13, -0x1.bbe790c961a29p-16, 0x1.7778f93a90454p-14,
+  double T = poly(z, 0x1.55555555554f1p-2, 0x1.11111111183cp-3, 0x1.ba1ba1b46116ep-5, 0x1.664f49aa4ba5p-6,
+                  0x1.226e1226f9a15p-7, 0x1.d6d93adb1f7dep-9, 0x1.7d5b06ef06817p-10, 0x1.37fd54e9587f2p-11,
+                  0x1.d250223a7dab2p-13, 0x1.1e6bf76a20ed5p-13, -0x1.bbe790c961a29p-16, 0x1.7778f93a90454p-14,
                   -0x1.78c244e89a851p-15, 0x1.5e2d11c39903ep-16);
   double t = r.hi + fma(r.hi * z, T, fma(z, r.lo, r.lo));  // tan'(r) = 1 + tan^2 ~ 1 + z
   t = sel(0 - (bits(kd) & 1), -1.0 / t, t);
@@ -554,12 +581,13 @@ EMBER_VEC_INLINE double sigmoid(double x) {
 EMBER_VEC_INLINE float erf(float x) {
   using namespace detail;
   float a = std::fabs(x), z = a * a;
-  float small = fma(a, poly(z, 0x1.06eba8p-3f, -0x1.81273ep-2f, 0x1.ce2ce6p-4f, -0x1.b7f71ap-6f,
-                            0x1.53f224p-8f, -0x1.a3515ep-11f, 0x1.4771fep-14f), a);
+  float small = fma(a,
+                    poly(z, 0x1.06eba8p-3f, -0x1.81273ep-2f, 0x1.ce2ce6p-4f, -0x1.b7f71ap-6f, 0x1.53f224p-8f,
+                         -0x1.a3515ep-11f, 0x1.4771fep-14f),
+                    a);
   float ac = clamp_abs(a, 4.0f, 4.0f);
-  float m = poly(ac, 0x1.94a2fep-12f, -0x1.216af8p+0f, -0x1.432eeap-1f, -0x1.c5b2aep-4f,
-                 0x1.b8c55ep-6f, -0x1.463c32p-8f, 0x1.5a8336p-11f, -0x1.e51852p-15f,
-                 0x1.8088a4p-19f, -0x1.dd39dap-25f);
+  float m = poly(ac, 0x1.94a2fep-12f, -0x1.216af8p+0f, -0x1.432eeap-1f, -0x1.c5b2aep-4f, 0x1.b8c55ep-6f,
+                 -0x1.463c32p-8f, 0x1.5a8336p-11f, -0x1.e51852p-15f, 0x1.8088a4p-19f, -0x1.dd39dap-25f);
   float big = 1.0f - exp_core(m);
   return copysign(sel(!(a >= 1.0f), small, big), x);  // NaN: small is NaN
 }
@@ -570,18 +598,16 @@ EMBER_VEC_INLINE float erf(float x) {
 EMBER_VEC_INLINE double erf(double x) {
   using namespace detail;
   double a = std::fabs(x), z = a * a;
-  double small = fma(a, poly(z, 0x1.06eba8214db68p-3, -0x1.812746b0379a9p-2, 0x1.ce2f21a0401cp-4,
-                            -0x1.b82ce311cf337p-6, 0x1.565bccf3b873dp-8, -0x1.c02daf6f5da7dp-11,
-                            0x1.f9a2a783cf679p-14, -0x1.f4c928f26a681p-17, 0x1.b9749afa48f48p-20,
-                            -0x1.5bc2b2ff62e36p-23, 0x1.d54342e05afa8p-27, -0x1.a632c843152b4p-31),
+  double small = fma(a,
+                     poly(z, 0x1.06eba8214db68p-3, -0x1.812746b0379a9p-2, 0x1.ce2f21a0401cp-4, -0x1.b82ce311cf337p-6,
+                          0x1.565bccf3b873dp-8, -0x1.c02daf6f5da7dp-11, 0x1.f9a2a783cf679p-14, -0x1.f4c928f26a681p-17,
+                          0x1.b9749afa48f48p-20, -0x1.5bc2b2ff62e36p-23, 0x1.d54342e05afa8p-27, -0x1.a632c843152b4p-31),
                      a);
   double ac = clamp(a, -6.0, 6.0), u = (ac - 3.0) / (ac + 3.0);
-  double q = poly(u, 0x1.6e9827d229d2dp-3, -0x1.4e102b9cf851ep-2, 0x1.f6ff20410590fp-3,
-                  -0x1.336ffbef077adp-3, 0x1.258b13b01c953p-4, -0x1.8fa58eb861cefp-6,
-                  0x1.17c838dff09a7p-8, 0x1.731027963f9c6p-11, -0x1.39083fdead431p-11,
-                  0x1.7b98c1536a6a5p-15, 0x1.0ca620e3bd5bdp-14, -0x1.ae902ac2c9336p-17,
-                  -0x1.0a1fddd5a6849p-17, 0x1.0f0b129d32f98p-19, 0x1.1f1a89c87286cp-20,
-                  -0x1.796e798b53de2p-23);
+  double q = poly(u, 0x1.6e9827d229d2dp-3, -0x1.4e102b9cf851ep-2, 0x1.f6ff20410590fp-3, -0x1.336ffbef077adp-3,
+                  0x1.258b13b01c953p-4, -0x1.8fa58eb861cefp-6, 0x1.17c838dff09a7p-8, 0x1.731027963f9c6p-11,
+                  -0x1.39083fdead431p-11, 0x1.7b98c1536a6a5p-15, 0x1.0ca620e3bd5bdp-14, -0x1.ae902ac2c9336p-17,
+                  -0x1.0a1fddd5a6849p-17, 0x1.0f0b129d32f98p-19, 0x1.1f1a89c87286cp-20, -0x1.796e798b53de2p-23);
   double big = 1.0 - exp_core(-ac * ac) * q;
   return copysign(sel(abs_lt(a, 1.0), small, big), x);  // NaN: big is NaN
 }
@@ -610,13 +636,16 @@ inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {
   }
 }
 }  // namespace detail
-template <class T> inline void sin_n(const T* in, T* out, int64_t n) {
+template <class T>
+inline void sin_n(const T* in, T* out, int64_t n) {
   detail::trig_n(in, out, n, [](T v) { return vec::sin(v); }, [](T v) { return std::sin(v); });
 }
-template <class T> inline void cos_n(const T* in, T* out, int64_t n) {
+template <class T>
+inline void cos_n(const T* in, T* out, int64_t n) {
   detail::trig_n(in, out, n, [](T v) { return vec::cos(v); }, [](T v) { return std::cos(v); });
 }
-template <class T> inline void tan_n(const T* in, T* out, int64_t n) {
+template <class T>
+inline void tan_n(const T* in, T* out, int64_t n) {
   detail::trig_n(in, out, n, [](T v) { return vec::tan(v); }, [](T v) { return std::tan(v); });
 }
 

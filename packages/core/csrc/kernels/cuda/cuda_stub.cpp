@@ -7,8 +7,6 @@ namespace ember {
 bool cuda_is_compiled() { return false; }
 int cuda_device_count() { return 0; }
 
-void cuda_backend_unavailable() {
-  fail(ErrorKind::NoCuda, "Torch not compiled with CUDA enabled");
-}
+void cuda_backend_unavailable() { fail(ErrorKind::NoCuda, "Torch not compiled with CUDA enabled"); }
 
 }  // namespace ember

@@ -8,8 +8,7 @@ namespace ember {
 
 inline void check_inplace(const Tensor& self, const char* name) {
   (void)name;
-  EMBER_CHECK(!self.impl()->is_inference,
-              "Inplace update to inference tensor outside InferenceMode is not allowed.");
+  EMBER_CHECK(!self.impl()->is_inference, "Inplace update to inference tensor outside InferenceMode is not allowed.");
   check_inplace(self);  // autograd: leaves (and views of leaves) that require grad
 }
 

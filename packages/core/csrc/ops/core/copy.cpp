@@ -5,13 +5,13 @@
 #include <limits>
 #include <string>
 
+#include "core/size_math.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/cpu_kernels.h"
-#include "ops/core/checks.h"
-#include "ops/index/index_common.h"
-#include "core/size_math.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -72,9 +72,7 @@ static bool non_overlapping_and_dense(const Tensor& t) {
   int64_t nd = t.dim();
   DimVector order(static_cast<size_t>(nd));
   for (int64_t i = 0; i < nd; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return t.strides()[a] < t.strides()[b];
-  });
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
   int64_t expected = 1;
   for (int64_t k = 0; k < nd; ++k) {
     int64_t d = order[k];
@@ -167,8 +165,8 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
 }
 
 Tensor fill_(const Tensor& self, const Tensor& value) {
-  EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
-              value.dim(), " dimensions.");
+  EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
   check_no_internal_overlap(self);  // the tensor overload copies, and refuses overlapping targets
   check_inplace(self, "fill_");
   // ... and converts the value as a tensor copy does: unchecked (inf into uint8 is 0, as in PyTorch).
@@ -181,8 +179,7 @@ Tensor zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
 void check_alpha(ScalarType result, const Scalar& alpha) {
   EMBER_CHECK(!(is_integral(result, true) && alpha.is_float()),
               "For integral input tensors, argument alpha must not be a floating point number.");
-  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool),
-              "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool), "Boolean alpha only supported for Boolean results.");
 }
 
 void check_int_divisor(ScalarType compute, const Tensor& divisor) {

@@ -5,8 +5,8 @@
 #include "core/deterministic.h"
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -43,8 +43,8 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   (void)memory_format;
   return fill_uninitialized(alloc(size, or_default(dtype), or_cpu(device)));
 }
-Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>,
-                 std::optional<MemoryFormat>, const Tensor& out) {
+Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, std::optional<MemoryFormat>,
+                 const Tensor& out) {
   return resize_out(out, size);
 }
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
@@ -53,13 +53,12 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   return fill_uninitialized(empty_strided(size, stride, or_default(dtype), or_cpu(device)));
 }
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
-            std::optional<Device> device) {
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor t = alloc(size, dtype ? *dtype : infer_scalar_dtype(fill_value), or_cpu(device));
   return fill_(t, fill_value);
 }
-Tensor full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType>,
-                std::optional<Device>, const Tensor& out) {
+Tensor full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType>, std::optional<Device>,
+                const Tensor& out) {
   return fill_(resize_out(out, size), fill_value);
 }
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -120,18 +119,14 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
 
 // Where a range is written: out= itself when contiguous, else a temporary copied back after
 // (an out= of the right size keeps its strides, as in PyTorch).
-static Tensor contiguous_target(const Tensor& t) {
-  return t.is_contiguous() ? t : empty(t.sizes(), t.dtype());
-}
+static Tensor contiguous_target(const Tensor& t) { return t.is_contiguous() ? t : empty(t.sizes(), t.dtype()); }
 
 // aten resizes a range's out= tensor only when its element count differs (a 0-d out of one
 // element stays 0-d).
-static Tensor range_out(const Tensor& out, int64_t n) {
-  return out.numel() == n ? out : resize_out(out, {n});
-}
+static Tensor range_out(const Tensor& out, int64_t n) { return out.numel() == n ? out : resize_out(out, {n}); }
 
-static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
-                          std::optional<ScalarType> dtype, const Tensor* out) {
+static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+                          const Tensor* out) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
   // aten's checks run inside its dtype dispatch: Bool fails before them.
@@ -162,8 +157,7 @@ Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<
   check_device_available(or_cpu(device));
   return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, nullptr);
 }
-Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device>,
-                  const Tensor& out) {
+Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device>, const Tensor& out) {
   return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, &out);
 }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
@@ -171,13 +165,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   check_device_available(or_cpu(device));
   return arange_impl(start, end, step, dtype, nullptr);
 }
-Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step,
-                  std::optional<ScalarType> dtype, std::optional<Device>, const Tensor& out) {
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+                  std::optional<Device>, const Tensor& out) {
   return arange_impl(start, end, step, dtype, &out);
 }
 
-static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt,
-                            const Tensor* out, double base, bool log) {
+static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt, const Tensor* out,
+                            double base, bool log) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
   Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
   dt = t.dtype();
@@ -225,8 +219,8 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
     for (int64_t i = 0; i < steps; ++i) {
       // aten's kernel contracts `start + step * i` and `end - step * (steps - 1 - i)` to one fused
       // multiply-add: 5 -> -3 in 7 int steps has 0.99999999999999978 (so 0) at i = 3, not 1.
-      double v = i < half ? std::fma(step, static_cast<double>(i), s)
-                          : std::fma(-step, static_cast<double>(steps - 1 - i), e);
+      double v =
+          i < half ? std::fma(step, static_cast<double>(i), s) : std::fma(-step, static_cast<double>(steps - 1 - i), e);
       if (log) v = std::pow(base, v);
       p[i] = static_cast<scalar_t>(v);
     }
@@ -244,13 +238,13 @@ Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::
                     std::optional<Device>, const Tensor& out) {
   return linspace_impl(start, end, steps, out.dtype(), &out, 0, false);
 }
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
-                std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
   check_device_available(or_cpu(device));
   return linspace_impl(start, end, steps, or_default(dtype), nullptr, base, true);
 }
-Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base,
-                    std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
+Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType>,
+                    std::optional<Device>, const Tensor& out) {
   return linspace_impl(start, end, steps, out.dtype(), &out, base, true);
 }
 

@@ -8,22 +8,20 @@
 #include <string_view>
 
 #include "autograd/grad_mode.h"
-#include "iter/elementwise_iter.h"
 #include "autograd_ops.h"
-#include "ops/core/checks.h"
+#include "iter/elementwise_iter.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
 namespace {
 
-void check_nonempty(const TensorList& a) {
-  EMBER_CHECK(!a.empty(), "Tensor list must have at least one tensor.");
-}
+void check_nonempty(const TensorList& a) { EMBER_CHECK(!a.empty(), "Tensor list must have at least one tensor."); }
 
 void check_same_len(const TensorList& a, const TensorList& b) {
-  EMBER_CHECK(a.size() == b.size(), "Tensor lists must have the same number of tensors, got ", a.size(),
-              " and ", b.size());
+  EMBER_CHECK(a.size() == b.size(), "Tensor lists must have the same number of tensors, got ", a.size(), " and ",
+              b.size());
 }
 
 template <class F>
@@ -158,19 +156,18 @@ TensorList _foreach_addcdiv_(const TensorList& self, const TensorList& tensor1, 
 
 // ---- lerp ----
 TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
-  return map_each(self, tensors1, [&](size_t i) { return ag::lerp(self[i], tensors1[i], wrap_number(weight, self[i])); });
+  return map_each(self, tensors1,
+                  [&](size_t i) { return ag::lerp(self[i], tensors1[i], wrap_number(weight, self[i])); });
 }
 TensorList _foreach_lerp(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
-  return map_each(self, tensors1, weights,
-                  [&](size_t i) { return ag::lerp(self[i], tensors1[i], weights[i]); });
+  return map_each(self, tensors1, weights, [&](size_t i) { return ag::lerp(self[i], tensors1[i], weights[i]); });
 }
 TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const Scalar& weight) {
   return map_each(self, tensors1,
                   [&](size_t i) { return ag::lerp_(self[i], tensors1[i], wrap_number(weight, self[i])); });
 }
 TensorList _foreach_lerp_(const TensorList& self, const TensorList& tensors1, const TensorList& weights) {
-  return map_each(self, tensors1, weights,
-                  [&](size_t i) { return ag::lerp_(self[i], tensors1[i], weights[i]); });
+  return map_each(self, tensors1, weights, [&](size_t i) { return ag::lerp_(self[i], tensors1[i], weights[i]); });
 }
 
 // ---- unary ----

@@ -15,8 +15,8 @@
 #include "core/parallel.h"
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
@@ -31,8 +31,7 @@ bool same_sizes(IntArrayRef a, IntArrayRef b) {
 
 // `written`: the step stores into the list's tensors, which then may not alias themselves.
 void check_list(const char* op, const char* what, const TensorList& ref, const TensorList& l, bool written = true) {
-  EMBER_CHECK(l.size() == ref.size(), op, ": expected ", what, " to have ", ref.size(), " tensors, got ",
-              l.size());
+  EMBER_CHECK(l.size() == ref.size(), op, ": expected ", what, " to have ", ref.size(), " tensors, got ", l.size());
   for (size_t i = 0; i < l.size(); ++i) {
     EMBER_CHECK(l[i].dtype() == ref[i].dtype() && same_sizes(l[i].sizes(), ref[i].sizes()), op, ": ", what, "[", i,
                 "] must have the dtype and shape of params[", i, "]");
@@ -117,51 +116,51 @@ __attribute__((target("avx2"))) inline void sqrt_block_avx2(T* x, int64_t n) {
 
 // Wd: 0 none, 1 L2 (added to the gradient), 2 decoupled (AdamW). LowW: |1 - beta1| < 0.5,
 // which picks the branch of lerp (a + w (b - a) or b - (b - a)(1 - w)).
-#define EMBER_ADAM_LOOP(NAME, ATTRS, SQRT)                                                            \
-  template <class T, bool Scaled, int Wd, bool Ams, bool LowW>                                   \
-  ATTRS void NAME(T* __restrict__ p, T* __restrict__ g, T* __restrict__ m, T* __restrict__ v,    \
-                  T* __restrict__ mx, const AdamConsts<T> c, int64_t begin, int64_t end) {       \
-    /* locals: fields of type T could alias the stores and block hoisting */                     \
-    const T wd = c.wd, decay = c.decay, w1 = c.w1, b2 = c.b2, c2 = c.c2, b2s = c.b2s;            \
-    const T eps = c.eps, step_size = c.step_size, scale = c.scale, sign = c.sign;                \
-    T root[kBlock];                                                                              \
-    for (int64_t b0 = begin; b0 < end; b0 += kBlock) {                                           \
-      const int64_t n = std::min(kBlock, end - b0);                                              \
-      T* __restrict__ pb = p + b0;                                                               \
-      T* __restrict__ gb = g + b0;                                                               \
-      T* __restrict__ mb = m + b0;                                                               \
-      T* __restrict__ vb = v + b0;                                                               \
-      for (int64_t i = 0; i < n; ++i) {                                                          \
-        T gi = gb[i];                                                                            \
-        if constexpr (Scaled) {                                                                  \
-          gi = gi / scale;                                                                       \
-          gb[i] = gi;                                                                            \
-        }                                                                                        \
-        gi = gi * sign; /* maximize: times -1 is exact negation */                               \
-        T pi = pb[i];                                                                            \
-        if constexpr (Wd == 2) pb[i] = pi * decay;                                               \
-        if constexpr (Wd == 1) gi = gi + wd * pi;                                                \
-        T mi;                                                                                    \
-        if constexpr (LowW) mi = mb[i] + w1 * (gi - mb[i]);                                      \
-        else mi = gi - (gi - mb[i]) * (T(1) - w1);                                               \
-        T vi = vb[i] * b2;                                                                       \
-        vi = vi + c2 * gi * gi;                                                                  \
-        mb[i] = mi;                                                                              \
-        vb[i] = vi;                                                                              \
-        if constexpr (Ams) {                                                                     \
-          const T old = mx[b0 + i];                                                              \
-          vi = (old != old) ? old : (vi != vi) ? vi : (old > vi ? old : vi);                     \
-          mx[b0 + i] = vi;                                                                       \
-        }                                                                                        \
-        root[i] = vi;                                                                            \
-      }                                                                                          \
-      SQRT<T>(root, n);                                                                          \
-      for (int64_t i = 0; i < n; ++i) {                                                          \
-        T denom = root[i] / b2s;                                                                 \
-        denom = denom + eps;                                                                     \
-        pb[i] = pb[i] + step_size * (mb[i] / denom);                                             \
-      }                                                                                          \
-    }                                                                                            \
+#define EMBER_ADAM_LOOP(NAME, ATTRS, SQRT)                                                                        \
+  template <class T, bool Scaled, int Wd, bool Ams, bool LowW>                                                    \
+  ATTRS void NAME(T* __restrict__ p, T* __restrict__ g, T* __restrict__ m, T* __restrict__ v, T* __restrict__ mx, \
+                  const AdamConsts<T> c, int64_t begin, int64_t end) {                                            \
+    /* locals: fields of type T could alias the stores and block hoisting */                                      \
+    const T wd = c.wd, decay = c.decay, w1 = c.w1, b2 = c.b2, c2 = c.c2, b2s = c.b2s;                             \
+    const T eps = c.eps, step_size = c.step_size, scale = c.scale, sign = c.sign;                                 \
+    T root[kBlock];                                                                                               \
+    for (int64_t b0 = begin; b0 < end; b0 += kBlock) {                                                            \
+      const int64_t n = std::min(kBlock, end - b0);                                                               \
+      T* __restrict__ pb = p + b0;                                                                                \
+      T* __restrict__ gb = g + b0;                                                                                \
+      T* __restrict__ mb = m + b0;                                                                                \
+      T* __restrict__ vb = v + b0;                                                                                \
+      for (int64_t i = 0; i < n; ++i) {                                                                           \
+        T gi = gb[i];                                                                                             \
+        if constexpr (Scaled) {                                                                                   \
+          gi = gi / scale;                                                                                        \
+          gb[i] = gi;                                                                                             \
+        }                                                                                                         \
+        gi = gi * sign; /* maximize: times -1 is exact negation */                                                \
+        T pi = pb[i];                                                                                             \
+        if constexpr (Wd == 2) pb[i] = pi * decay;                                                                \
+        if constexpr (Wd == 1) gi = gi + wd * pi;                                                                 \
+        T mi;                                                                                                     \
+        if constexpr (LowW) mi = mb[i] + w1 * (gi - mb[i]);                                                       \
+        else mi = gi - (gi - mb[i]) * (T(1) - w1);                                                                \
+        T vi = vb[i] * b2;                                                                                        \
+        vi = vi + c2 * gi * gi;                                                                                   \
+        mb[i] = mi;                                                                                               \
+        vb[i] = vi;                                                                                               \
+        if constexpr (Ams) {                                                                                      \
+          const T old = mx[b0 + i];                                                                               \
+          vi = (old != old) ? old : (vi != vi) ? vi : (old > vi ? old : vi);                                      \
+          mx[b0 + i] = vi;                                                                                        \
+        }                                                                                                         \
+        root[i] = vi;                                                                                             \
+      }                                                                                                           \
+      SQRT<T>(root, n);                                                                                           \
+      for (int64_t i = 0; i < n; ++i) {                                                                           \
+        T denom = root[i] / b2s;                                                                                  \
+        denom = denom + eps;                                                                                      \
+        pb[i] = pb[i] + step_size * (mb[i] / denom);                                                              \
+      }                                                                                                           \
+    }                                                                                                             \
   }
 
 EMBER_ADAM_LOOP(adam_range_base, , sqrt_block_base)
@@ -189,8 +188,9 @@ auto pick_ams(bool ams, bool low) {
 }
 template <class T, bool Scaled>
 auto pick_wd(int wd, bool ams, bool low) {
-  return wd == 2 ? pick_ams<T, Scaled, 2>(ams, low)
-                 : wd == 1 ? pick_ams<T, Scaled, 1>(ams, low) : pick_ams<T, Scaled, 0>(ams, low);
+  return wd == 2   ? pick_ams<T, Scaled, 2>(ams, low)
+         : wd == 1 ? pick_ams<T, Scaled, 1>(ams, low)
+                   : pick_ams<T, Scaled, 0>(ams, low);
 }
 
 template <class T>
@@ -203,27 +203,32 @@ void adam_one(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, co
   T* mx = a.amsgrad ? max_sq.data<T>() : nullptr;
   const double bias1 = 1 - std::pow(a.beta1, step);
   const double bias2_sqrt = std::sqrt(1 - std::pow(a.beta2, step));
-  const AdamConsts<T> c{T(a.weight_decay), T(1 - a.lr * a.weight_decay), T(1 - a.beta1), T(a.beta2),
-                        T(1 - a.beta2), T(bias2_sqrt), T(a.eps), T(-(a.lr / bias1)),
-                        T(grad_scale ? *grad_scale : 1.0), T(a.maximize ? -1 : 1)};
+  const AdamConsts<T> c{T(a.weight_decay),
+                        T(1 - a.lr * a.weight_decay),
+                        T(1 - a.beta1),
+                        T(a.beta2),
+                        T(1 - a.beta2),
+                        T(bias2_sqrt),
+                        T(a.eps),
+                        T(-(a.lr / bias1)),
+                        T(grad_scale ? *grad_scale : 1.0),
+                        T(a.maximize ? -1 : 1)};
   const int wd = a.weight_decay == 0 ? 0 : a.decoupled ? 2 : 1;
   const bool low = std::abs(T(1 - a.beta1)) < T(0.5);
   const auto fn = grad_scale ? pick_wd<T, true>(wd, a.amsgrad, low) : pick_wd<T, false>(wd, a.amsgrad, low);
-  parallel_for(0, param.numel(), kGrainSize,
-               [&](int64_t begin, int64_t end) { fn(p, g, m, v, mx, c, begin, end); });
+  parallel_for(0, param.numel(), kGrainSize, [&](int64_t begin, int64_t end) { fn(p, g, m, v, mx, c, begin, end); });
 }
 
 TensorList fused_adam(const char* op, const TensorList& self, const TensorList& grads, const TensorList& exp_avgs,
-                      const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
-                      const TensorList& state_steps, const AdamArgs& a, const Tensor& grad_scale,
-                      const Tensor& found_inf) {
+                      const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs, const TensorList& state_steps,
+                      const AdamArgs& a, const Tensor& grad_scale, const Tensor& found_inf) {
   check_params(op, self);
   check_list(op, "grads", self, grads, grad_scale.defined());
   check_list(op, "exp_avgs", self, exp_avgs);
   check_list(op, "exp_avg_sqs", self, exp_avg_sqs);
   if (a.amsgrad) check_list(op, "max_exp_avg_sqs", self, max_exp_avg_sqs);
-  EMBER_CHECK(state_steps.size() == self.size(), op, ": expected state_steps to have ", self.size(),
-              " tensors, got ", state_steps.size());
+  EMBER_CHECK(state_steps.size() == self.size(), op, ": expected state_steps to have ", self.size(), " tensors, got ",
+              state_steps.size());
   if (skip_step(found_inf)) return self;
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
@@ -233,8 +238,7 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
     const Dense mx(a.amsgrad ? max_exp_avg_sqs[i] : Tensor());
     if (self[i].dtype() == ScalarType::Float32)
       adam_one<float>(p.work, g.work, m.work, v.work, mx.work, step, a, grad_scale.defined() ? &scale : nullptr);
-    else
-      adam_one<double>(p.work, g.work, m.work, v.work, mx.work, step, a, grad_scale.defined() ? &scale : nullptr);
+    else adam_one<double>(p.work, g.work, m.work, v.work, mx.work, step, a, grad_scale.defined() ? &scale : nullptr);
     for (const Dense* t : {&p, &m, &v, &mx}) t->write_back();
     if (grad_scale.defined()) g.write_back();
     for (const Tensor* t : {&self[i], &exp_avgs[i], &exp_avg_sqs[i]}) t->bump_version();
@@ -251,28 +255,28 @@ struct SgdConsts {
   T wd, mu, keep, step, scale, sign;
 };
 
-#define EMBER_SGD_LOOP(NAME, ATTRS)                                                               \
-  template <class T, bool Scaled, bool Wd, int Mom, bool Nesterov>                              \
-  ATTRS void NAME(T* __restrict__ p, T* __restrict__ g, T* __restrict__ buf, const SgdConsts<T> c, \
-                  int64_t begin, int64_t end) {                                                  \
-    const T wd = c.wd, mu = c.mu, keep = c.keep, step = c.step, scale = c.scale, sign = c.sign;  \
-    for (int64_t i = begin; i < end; ++i) {                                                      \
-      T gi = g[i];                                                                               \
-      if constexpr (Scaled) {                                                                    \
-        gi = gi / scale;                                                                         \
-        g[i] = gi;                                                                               \
-      }                                                                                          \
-      gi = gi * sign;                                                                            \
-      if constexpr (Wd) gi = gi + wd * p[i];                                                     \
-      if constexpr (Mom == 1) buf[i] = gi;                                                       \
-      if constexpr (Mom == 2) {                                                                  \
-        T b = buf[i] * mu;                                                                       \
-        b = b + keep * gi;                                                                       \
-        buf[i] = b;                                                                              \
-      }                                                                                          \
-      if constexpr (Mom != 0) gi = Nesterov ? gi + mu * buf[i] : buf[i];                         \
-      p[i] = p[i] + step * gi;                                                                   \
-    }                                                                                            \
+#define EMBER_SGD_LOOP(NAME, ATTRS)                                                                               \
+  template <class T, bool Scaled, bool Wd, int Mom, bool Nesterov>                                                \
+  ATTRS void NAME(T* __restrict__ p, T* __restrict__ g, T* __restrict__ buf, const SgdConsts<T> c, int64_t begin, \
+                  int64_t end) {                                                                                  \
+    const T wd = c.wd, mu = c.mu, keep = c.keep, step = c.step, scale = c.scale, sign = c.sign;                   \
+    for (int64_t i = begin; i < end; ++i) {                                                                       \
+      T gi = g[i];                                                                                                \
+      if constexpr (Scaled) {                                                                                     \
+        gi = gi / scale;                                                                                          \
+        g[i] = gi;                                                                                                \
+      }                                                                                                           \
+      gi = gi * sign;                                                                                             \
+      if constexpr (Wd) gi = gi + wd * p[i];                                                                      \
+      if constexpr (Mom == 1) buf[i] = gi;                                                                        \
+      if constexpr (Mom == 2) {                                                                                   \
+        T b = buf[i] * mu;                                                                                        \
+        b = b + keep * gi;                                                                                        \
+        buf[i] = b;                                                                                               \
+      }                                                                                                           \
+      if constexpr (Mom != 0) gi = Nesterov ? gi + mu * buf[i] : buf[i];                                          \
+      p[i] = p[i] + step * gi;                                                                                    \
+    }                                                                                                             \
   }
 
 EMBER_SGD_LOOP(sgd_range_base, )
@@ -301,22 +305,22 @@ void sgd_one(const Tensor& param, const Tensor& grad, const Tensor& buf_t, doubl
   T* p = param.data<T>();
   T* g = grad.data<T>();
   T* buf = momentum != 0 ? buf_t.data<T>() : nullptr;
-  const SgdConsts<T> c{T(weight_decay), T(momentum), T(1 - dampening), T(-lr),
-                       T(grad_scale ? *grad_scale : 1.0), T(maximize ? -1 : 1)};
+  const SgdConsts<T> c{T(weight_decay),     T(momentum), T(1 - dampening), T(-lr), T(grad_scale ? *grad_scale : 1.0),
+                       T(maximize ? -1 : 1)};
   const int mom = momentum == 0 ? 0 : first ? 1 : 2;
   const bool wd = weight_decay != 0;
-  const auto fn = grad_scale ? (wd ? pick_sgd<T, true, true>(mom, nesterov) : pick_sgd<T, true, false>(mom, nesterov))
-                             : (wd ? pick_sgd<T, false, true>(mom, nesterov) : pick_sgd<T, false, false>(mom, nesterov));
+  const auto fn = grad_scale
+                      ? (wd ? pick_sgd<T, true, true>(mom, nesterov) : pick_sgd<T, true, false>(mom, nesterov))
+                      : (wd ? pick_sgd<T, false, true>(mom, nesterov) : pick_sgd<T, false, false>(mom, nesterov));
   parallel_for(0, param.numel(), kGrainSize, [&](int64_t begin, int64_t end) { fn(p, g, buf, c, begin, end); });
 }
 
 }  // namespace
 
 TensorList _fused_adam_(const TensorList& self, const TensorList& grads, const TensorList& exp_avgs,
-                        const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
-                        const TensorList& state_steps, double lr, double beta1, double beta2, double weight_decay,
-                        double eps, bool amsgrad, bool maximize, const Tensor& grad_scale,
-                        const Tensor& found_inf) {
+                        const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs, const TensorList& state_steps,
+                        double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad,
+                        bool maximize, const Tensor& grad_scale, const Tensor& found_inf) {
   return fused_adam("_fused_adam_", self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
                     AdamArgs{lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, false}, grad_scale, found_inf);
 }
@@ -324,15 +328,14 @@ TensorList _fused_adam_(const TensorList& self, const TensorList& grads, const T
 TensorList _fused_adamw_(const TensorList& self, const TensorList& grads, const TensorList& exp_avgs,
                          const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                          const TensorList& state_steps, double lr, double beta1, double beta2, double weight_decay,
-                         double eps, bool amsgrad, bool maximize, const Tensor& grad_scale,
-                         const Tensor& found_inf) {
+                         double eps, bool amsgrad, bool maximize, const Tensor& grad_scale, const Tensor& found_inf) {
   return fused_adam("_fused_adamw_", self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
                     AdamArgs{lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, true}, grad_scale, found_inf);
 }
 
 TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const TensorList& momentum_buffer_list,
-                       double weight_decay, double momentum, double lr, double dampening, bool nesterov,
-                       bool maximize, bool is_first_step, const Tensor& grad_scale, const Tensor& found_inf) {
+                       double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize,
+                       bool is_first_step, const Tensor& grad_scale, const Tensor& found_inf) {
   const char* op = "_fused_sgd_";
   check_params(op, self);
   check_list(op, "grads", self, grads, grad_scale.defined());
@@ -357,11 +360,11 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
     const Tensor& buf = momentum != 0 ? momentum_buffer_list[i] : Tensor();
     const Dense p(self[i]), g(grads[i]), b(buf);
     if (self[i].dtype() == ScalarType::Float32)
-      sgd_one<float>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize,
-                     is_first_step, sp);
+      sgd_one<float>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step,
+                     sp);
     else
-      sgd_one<double>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize,
-                      is_first_step, sp);
+      sgd_one<double>(p.work, g.work, b.work, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step,
+                      sp);
     p.write_back();
     b.write_back();
     if (sp) g.write_back();

@@ -4,11 +4,11 @@
 #include <limits>
 
 #include "iter/elementwise_iter.h"
+#include "kernel_table.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "kernel_table.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -32,8 +32,7 @@ Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& ou
 // round(x) and round(x, decimals=d) are separate overloads: an explicit
 // decimals on an integer tensor raises even when it is 0, as in PyTorch.
 static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::optional<int64_t> decimals) {
-  if (out.defined() && !inplace)
-    check_out_exact(out.dtype(), x.dtype());
+  if (out.defined() && !inplace) check_out_exact(out.dtype(), x.dtype());
   if (decimals && !x.is_floating()) {
     // aten builds its iterator (the written tensor's overlap check) before the dtype dispatch.
     if (out.defined() && out.sizes().equals(x.sizes())) check_no_internal_overlap(out);
@@ -41,8 +40,7 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
   }
   if (!decimals || *decimals == 0)
     return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
-  return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x},
-             {Scalar(*decimals)});
+  return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x}, {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
 Tensor round_(const Tensor& self) {
@@ -69,18 +67,18 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
   const Tensor* ts[] = {&x, &lot, &hit};
   ScalarType rt = result_type(ts, 3);
   if (inplace) check_cast(rt, x.dtype());
-  if (out.defined() && !inplace)
-    check_out_exact(out.dtype(), rt);
+  if (out.defined() && !inplace) check_out_exact(out.dtype(), rt);
   // aten fills the result with NaN when either of two bounds is NaN, without reading the other
   // (an integer result is fill_'s overflow error).
   if (lo && hi && (std::isnan(lo->to_double()) || std::isnan(hi->to_double()))) {
-    const Tensor& r = inplace ? x : out.defined() ? resize_out(out, x.sizes()) : empty_with_layout_of(x, rt, std::nullopt);
+    const Tensor& r = inplace         ? x
+                      : out.defined() ? resize_out(out, x.sizes())
+                                      : empty_with_layout_of(x, rt, std::nullopt);
     check_no_internal_overlap(r);  // aten's iterator is built (and checks its output) first
     return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
   }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
-  if (lo && hi)
-    return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
+  if (lo && hi) return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
   if (lo) return run("clamp", k.clamp_min_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo});
   return run("clamp", k.clamp_max_scalar, DtypeRule::Promote, out, inplace, {xin}, {*hi});
 }
@@ -95,12 +93,10 @@ Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const st
                  const Tensor& out) {
   return clamp_impl(out, false, input, min, max);
 }
-static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo,
-                           const Tensor& hi) {
+static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo, const Tensor& hi) {
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   auto& k = pointwise_kernels();
-  if (lo.defined() && hi.defined())
-    return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
+  if (lo.defined() && hi.defined()) return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
   if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
   return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
 }
@@ -289,8 +285,8 @@ Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double ato
               legacy_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  return run("isclose", pointwise_kernels().isclose, DtypeRule::PromoteBoolOut, Tensor(), false,
-             {input, other}, {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+  return run("isclose", pointwise_kernels().isclose, DtypeRule::PromoteBoolOut, Tensor(), false, {input, other},
+             {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
 }
 bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();
@@ -312,20 +308,20 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 }
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, Tensor(), false,
-             {input, tensor1, tensor2}, {value});
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, Tensor(), false, {input, tensor1, tensor2},
+             {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
-  return run("addcdiv_", pointwise_kernels().addcdiv, DtypeRule::Promote, self, true,
-             {self, tensor1, tensor2}, {value});
+  return run("addcdiv_", pointwise_kernels().addcdiv, DtypeRule::Promote, self, true, {self, tensor1, tensor2},
+             {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, out, false,
-             {input, tensor1, tensor2}, {value});
+  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, out, false, {input, tensor1, tensor2},
+             {value});
 }
 
 // ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
@@ -336,13 +332,12 @@ static bool gelu_tanh_form(std::string_view approximate) {
 }
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   auto& k = pointwise_kernels();
-  return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false,
-             {self});
+  return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false, {self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   auto& k = pointwise_kernels();
-  return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward,
-             DtypeRule::Promote, Tensor(), false, {grad_output, self});
+  return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward, DtypeRule::Promote,
+             Tensor(), false, {grad_output, self});
 }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
@@ -351,8 +346,7 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self},
-             {beta, threshold});
+  return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self}, {beta, threshold});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are

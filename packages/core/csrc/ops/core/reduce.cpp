@@ -7,9 +7,9 @@
 #include "iter/elementwise_iter.h"
 #include "iter/reduce_iter.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -81,15 +81,18 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
   if (!out) return r;
   ScalarType od = out->dtype(), rd = r.dtype();
   switch (rule) {
-    case OutDtype::Castable: check_cast(rd, od); break;
-    case OutDtype::Any: break;
+    case OutDtype::Castable:
+      check_cast(rd, od);
+      break;
+    case OutDtype::Any:
+      break;
     case OutDtype::Exact:
       EMBER_CHECK(od == rd, "Expected the dtype for input and out to match, but got ", legacy_name(rd),
                   " for input's dtype and ", legacy_name(od), " for out's dtype.");
       break;
     case OutDtype::ExactArg:
-      EMBER_CHECK(od == rd, "Expected out tensor to have dtype ", c_type_name(rd), ", but got ",
-                  c_type_name(od), " instead");
+      EMBER_CHECK(od == rd, "Expected out tensor to have dtype ", c_type_name(rd), ", but got ", c_type_name(od),
+                  " instead");
       break;
   }
   resize_out(*out, r.sizes());
@@ -112,8 +115,8 @@ ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   return is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
 }
 
-Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
-                std::optional<ScalarType> dtype, ReduceKind kind, const Tensor* out) {
+Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                ReduceKind kind, const Tensor* out) {
   // With out= and no dtype, PyTorch accumulates in the out tensor's dtype.
   if (out && !dtype) dtype = out->dtype();
   if (kind == ReduceKind::NanSum) {
@@ -131,7 +134,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
 void check_mean_dtype(const char* name, ScalarType dt) {
   EMBER_CHECK(is_floating(dt), name,
               "(): could not infer output dtype. Input dtype must be either a floating point or "
-              "complex dtype. Got: ", legacy_name(dt));
+              "complex dtype. Got: ",
+              legacy_name(dt));
 }
 
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
@@ -164,19 +168,18 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
 
 void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {
   for (int64_t d = 0; d < x.dim(); ++d)
-    EMBER_CHECK_INDEX(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d,
-                      " to have non-zero size.");
+    EMBER_CHECK_INDEX(!(m[d] && x.sizes()[d] == 0), name, "(): Expected reduction dim ", d, " to have non-zero size.");
 }
 
 Tensor minmax_all(const char* name, const Tensor& x, ReduceKind kind) {
-  EMBER_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. "
+  EMBER_CHECK(x.numel() > 0, name,
+              "(): Expected reduction dim to be specified for input.numel() == 0. "
               "Specify the reduction dim with the 'dim' argument.");
   return reduce(x, dim_mask(x, std::nullopt), false, kind, x.dtype());
 }
 
 // Values and indices of max/min along one dim.
-std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t dim, bool keepdim,
-                                      bool is_max) {
+std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t dim, bool keepdim, bool is_max) {
   int64_t nd = x.dim();
   int64_t d = wrap_dim(dim, nd);
   DimMask m(static_cast<size_t>(nd), false);
@@ -215,8 +218,8 @@ Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, b
 
 double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
 
-Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction,
-                bool keepdim, bool take_sqrt, Tensor* mean_out = nullptr) {
+Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction, bool keepdim,
+                bool take_sqrt, Tensor* mean_out = nullptr) {
   EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
   if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
     // Accumulate in float32 and round once, as PyTorch does.
@@ -233,7 +236,8 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
   double n = static_cast<double>(reduced_count(x, m));
   double denom = std::max(0.0, n - correction);
   if (denom <= 0)
-    warn(str(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the "
+    warn(str(name,
+             "(): degrees of freedom is <= 0. Correction should be strictly less than the "
              "reduction factor (input numel divided by output numel)."));
   Tensor v = div(ss, wrap_scalar(Scalar(denom)), std::nullopt);
   if (mean_out) *mean_out = drop_dims(mu, m, keepdim);
@@ -249,15 +253,15 @@ Tensor sum(const Tensor& input, std::optional<ScalarType> dtype) {
 Tensor sum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, nullptr);
 }
-Tensor sum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
-               std::optional<ScalarType> dtype, const Tensor& out) {
+Tensor sum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+               const Tensor& out) {
   return sum_impl(input, dim, keepdim, dtype, ReduceKind::Sum, &out);
 }
 Tensor nansum(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, nullptr);
 }
-Tensor nansum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
-                  std::optional<ScalarType> dtype, const Tensor& out) {
+Tensor nansum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                  const Tensor& out) {
   return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, &out);
 }
 Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
@@ -266,15 +270,15 @@ Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
 Tensor mean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return mean_impl("mean", input, dim, keepdim, dtype, false, nullptr);
 }
-Tensor mean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
-                std::optional<ScalarType> dtype, const Tensor& out) {
+Tensor mean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                const Tensor& out) {
   return mean_impl("mean", input, dim, keepdim, dtype, false, &out);
 }
 Tensor nanmean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return mean_impl("nanmean", input, dim, keepdim, dtype, true, nullptr);
 }
-Tensor nanmean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim,
-                   std::optional<ScalarType> dtype, const Tensor& out) {
+Tensor nanmean_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                   const Tensor& out) {
   return mean_impl("nanmean", input, dim, keepdim, dtype, true, &out);
 }
 Tensor prod(const Tensor& input, std::optional<ScalarType> dtype) {
@@ -284,8 +288,7 @@ Tensor prod(const Tensor& input, int64_t dim, bool keepdim, std::optional<Scalar
   int64_t d[] = {dim};
   return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, nullptr);
 }
-Tensor prod_out(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
-                const Tensor& out) {
+Tensor prod_out(const Tensor& input, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
   int64_t d[] = {dim};
   return sum_impl(input, IntArrayRef(d, 1), keepdim, dtype, ReduceKind::Prod, &out);
 }
@@ -314,17 +317,14 @@ std::tuple<Tensor, Tensor> min_out(const Tensor& input, int64_t dim, bool keepdi
   return minmax_out(min(input, dim, keepdim), values, indices);
 }
 Tensor max(const Tensor& input, const Tensor& other) { return maximum(input, other); }
-Tensor max_out(const Tensor& input, const Tensor& other, const Tensor& out) {
-  return maximum_out(input, other, out);
-}
+Tensor max_out(const Tensor& input, const Tensor& other, const Tensor& out) { return maximum_out(input, other, out); }
 Tensor min(const Tensor& input, const Tensor& other) { return minimum(input, other); }
-Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) {
-  return minimum_out(input, other, out);
-}
+Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) { return minimum_out(input, other, out); }
 
 static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool keepdim, ReduceKind k,
                       const Tensor* out) {
-  EMBER_CHECK(x.numel() > 0 || !dim.empty(), name, "(): Expected reduction dim to be specified for "
+  EMBER_CHECK(x.numel() > 0 || !dim.empty(), name,
+              "(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
   // aten walks the listed dims for an empty one before its repeated-dim check (an empty x has
   // at least one dim, and a non-empty x no empty dim to find)
@@ -350,7 +350,8 @@ Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor
 }
 std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
   if (!dim) {
-    EMBER_CHECK(input.numel() > 0, "aminmax(): cannot compute aminmax over an empty dimension as the "
+    EMBER_CHECK(input.numel() > 0,
+                "aminmax(): cannot compute aminmax over an empty dimension as the "
                 "operation has no identity.");
     Tensor lo = amin(input, {}, keepdim), hi = amax(input, {}, keepdim);
     return {lo, hi};
@@ -412,8 +413,7 @@ Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
 }
 
 // ---- var / std ----
-Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
-           bool keepdim) {
+Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim) {
   return var_impl("var", input, dim, correction_of(correction), keepdim, false);
 }
 Tensor var_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
@@ -430,8 +430,8 @@ Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, const std::o
                bool keepdim) {
   return var_impl("std", input, dim, correction_of(correction), keepdim, true);
 }
-Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim,
-                   const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                   bool keepdim, const Tensor& out) {
   return finish_out(std_dev(input, dim, correction, keepdim), &out);
 }
 Tensor std_dev(const Tensor& input, bool unbiased) {
@@ -458,8 +458,8 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& input, std::optional<IntArrayR
 // as the default float dtype, then summed into a float64 out= in float64).
 static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor* out) {
   if (out)
-    EMBER_CHECK(out->is_floating(), "logsumexp(): Expected floating point type for result tensor, but got: ",
-                legacy_name(out->dtype()));
+    EMBER_CHECK(out->is_floating(),
+                "logsumexp(): Expected floating point type for result tensor, but got: ", legacy_name(out->dtype()));
   Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
   const std::optional<ScalarType> acc = out ? std::optional<ScalarType>(out->dtype()) : std::nullopt;
   if (x.numel() == 0) return finish_out(log(sum(exp(x), dim, keepdim, acc)), out);
@@ -548,8 +548,8 @@ static void check_scan_kernel(const char* name, const Tensor& x, ScalarType resu
   EMBER_CHECK_NOTIMPL(result != ScalarType::Bool || x.dim() == 0 || x.numel() == 0, "\"", name,
                       "_out_cpu\" not implemented for 'Bool'");
 }
-static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype,
-                   bool is_prod, const Tensor* out) {
+static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype, bool is_prod,
+                   const Tensor* out) {
   (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
   if (out && dtype)
     EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",

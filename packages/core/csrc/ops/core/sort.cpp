@@ -4,16 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 #include <numeric>
 #include <queue>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/parallel.h"
 #include "iter/elementwise_iter.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -190,9 +190,11 @@ void sort_rows(const Rows& R, Tensor& values, Tensor& indices, bool descending) 
       const scalar_t* s = src + r * n;
       for (int64_t i = 0; i < n; ++i) buf[i] = {static_cast<V>(s[i]), i};
       if (descending) {
-        std::stable_sort(buf.begin(), buf.end(), [](const auto& a, const auto& c) { return Greater<V>()(a.first, c.first); });
+        std::stable_sort(buf.begin(), buf.end(),
+                         [](const auto& a, const auto& c) { return Greater<V>()(a.first, c.first); });
       } else {
-        std::stable_sort(buf.begin(), buf.end(), [](const auto& a, const auto& c) { return Less<V>()(a.first, c.first); });
+        std::stable_sort(buf.begin(), buf.end(),
+                         [](const auto& a, const auto& c) { return Less<V>()(a.first, c.first); });
       }
       for (int64_t i = 0; i < n; ++i) {
         vo[r * n + i] = s[buf[i].second];
@@ -217,8 +219,8 @@ void write_out(const Tensor& out, const Tensor& r) {
 }
 
 void check_out_dtypes(const char* op, const Tensor& input, const Tensor& values, const Tensor& indices) {
-  EMBER_CHECK(values.dtype() == input.dtype(), op, "(): Expected out tensor to have dtype ",
-              dtype_name(input.dtype()), ", but got ", dtype_name(values.dtype()), " instead");
+  EMBER_CHECK(values.dtype() == input.dtype(), op, "(): Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(values.dtype()), " instead");
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, op, "(): Expected out tensor to have dtype int64, but got ",
               dtype_name(indices.dtype()), " instead");
 }
@@ -261,8 +263,8 @@ Tensor argsort(const Tensor& input, bool stable, int64_t dim, bool descending) {
 }
 Tensor msort(const Tensor& input) { return std::get<0>(sort_impl(input, 0, false)); }
 Tensor msort_out(const Tensor& input, const Tensor& out) {
-  EMBER_CHECK(out.dtype() == input.dtype(), "msort(): Expected out tensor to have dtype ",
-              dtype_name(input.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  EMBER_CHECK(out.dtype() == input.dtype(), "msort(): Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(out.dtype()), " instead");
   write_out(out, msort(input));
   return out;
 }
@@ -301,10 +303,8 @@ void topk_rows(const Rows& R, int64_t k, bool largest, bool sorted, Tensor& valu
         }
       }
     };
-    if (largest)
-      run([](const P& x, const P& y) { return Greater<Key<scalar_t>>()(x.first, y.first); });
-    else
-      run([](const P& x, const P& y) { return Less<Key<scalar_t>>()(x.first, y.first); });
+    if (largest) run([](const P& x, const P& y) { return Greater<Key<scalar_t>>()(x.first, y.first); });
+    else run([](const P& x, const P& y) { return Less<Key<scalar_t>>()(x.first, y.first); });
   });
 }
 
@@ -316,8 +316,7 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim
   if (input.dim() == 0) return {clone(input, std::nullopt), zeros({}, ScalarType::Int64, std::nullopt)};
   DimVector shape = input.dim() == 0 ? DimVector{k} : with_last(input, R.d, k);
   Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
-  if (k > 0)
-    EMBER_DISPATCH_ALL(input.dtype(), "topk", [&] { topk_rows<scalar_t>(R, k, largest, sorted, v, i); });
+  if (k > 0) EMBER_DISPATCH_ALL(input.dtype(), "topk", [&] { topk_rows<scalar_t>(R, k, largest, sorted, v, i); });
   return {restore(v, input, R.d, true, false), restore(i, input, R.d, true, false)};
 }
 
@@ -359,8 +358,10 @@ int64_t quick_select(std::vector<std::pair<V, int64_t>>& a, int64_t k) {
     int64_t i = L + 1, j = R;
     V piv = a[L].first;
     while (true) {
-      do ++i; while (gt(piv, a[i].first));
-      do --j; while (gt(a[j].first, piv));
+      do ++i;
+      while (gt(piv, a[i].first));
+      do --j;
+      while (gt(a[j].first, piv));
       if (j < i) break;
       std::swap(a[i], a[j]);
     }
@@ -447,8 +448,7 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
     i = zeros({}, ScalarType::Int64, std::nullopt);
     return {v, i};
   }
-  if (R.rows > 0)
-    EMBER_DISPATCH_ALL(input.dtype(), op, [&] { select_rows<scalar_t>(R, what, k, v, i); });
+  if (R.rows > 0) EMBER_DISPATCH_ALL(input.dtype(), op, [&] { select_rows<scalar_t>(R, what, k, v, i); });
   return {restore(v, input, R.d, false, keepdim), restore(i, input, R.d, false, keepdim)};
 }
 
@@ -466,8 +466,8 @@ Tensor global_median(const char* op, const Tensor& input, Select what) {
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& input, int64_t k, int64_t dim, bool keepdim) {
   return select_impl("kthvalue", input, Select::Kth, k, dim, keepdim);
 }
-std::tuple<Tensor, Tensor> kthvalue_out(const Tensor& input, int64_t k, int64_t dim, bool keepdim,
-                                        const Tensor& values, const Tensor& indices) {
+std::tuple<Tensor, Tensor> kthvalue_out(const Tensor& input, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
+                                        const Tensor& indices) {
   return tuple_out("kthvalue", input, kthvalue(input, k, dim, keepdim), values, indices);
 }
 Tensor median(const Tensor& input) { return global_median("median", input, Select::Median); }

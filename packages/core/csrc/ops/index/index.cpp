@@ -7,17 +7,17 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
 #include "kernels/cpu/index/gather_contig.h"
-#include "ops/index/index_common.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -74,7 +74,8 @@ void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t d
     }
   }
   if (src)
-    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id, "Index tensor must have the same number of dimensions as src "
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id,
+                "Index tensor must have the same number of dimensions as src "
                 "tensor");
   if (!wrong) return;
   if (src)
@@ -118,8 +119,11 @@ inline void reduce_into(scalar_t& d, scalar_t s) {
   else if constexpr (R == Reduce::Add) d = static_cast<scalar_t>(acc(d) + acc(s));
   else if constexpr (R == Reduce::Mul) d = static_cast<scalar_t>(acc(d) * acc(s));
   // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
-  else if constexpr (R == Reduce::Max) { if (acc(s) != acc(s) || acc(s) > acc(d)) d = s; }
-  else if constexpr (R == Reduce::Min) { if (acc(s) != acc(s) || acc(s) < acc(d)) d = s; }
+  else if constexpr (R == Reduce::Max) {
+    if (acc(s) != acc(s) || acc(s) > acc(d)) d = s;
+  } else if constexpr (R == Reduce::Min) {
+    if (acc(s) != acc(s) || acc(s) < acc(d)) d = s;
+  }
 }
 
 // Calls f with the reduction and "has a source tensor" as compile-time constants, so
@@ -131,12 +135,23 @@ void dispatch_reduce(Reduce red, bool has_src, const F& f) {
     else f(r, std::false_type{});
   };
   switch (red) {
-    case Reduce::None: with_src(std::integral_constant<Reduce, Reduce::None>{}); break;
-    case Reduce::Add: with_src(std::integral_constant<Reduce, Reduce::Add>{}); break;
-    case Reduce::Mul: with_src(std::integral_constant<Reduce, Reduce::Mul>{}); break;
-    case Reduce::Max: with_src(std::integral_constant<Reduce, Reduce::Max>{}); break;
-    case Reduce::Min: with_src(std::integral_constant<Reduce, Reduce::Min>{}); break;
-    default: break;
+    case Reduce::None:
+      with_src(std::integral_constant<Reduce, Reduce::None>{});
+      break;
+    case Reduce::Add:
+      with_src(std::integral_constant<Reduce, Reduce::Add>{});
+      break;
+    case Reduce::Mul:
+      with_src(std::integral_constant<Reduce, Reduce::Mul>{});
+      break;
+    case Reduce::Max:
+      with_src(std::integral_constant<Reduce, Reduce::Max>{});
+      break;
+    case Reduce::Min:
+      with_src(std::integral_constant<Reduce, Reduce::Min>{});
+      break;
+    default:
+      break;
   }
 }
 
@@ -188,8 +203,7 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
                 for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k] * ss + k], S ? rb[k] : rb[0]);
             } else {
               for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
-                for (int64_t k = 0; k < len; ++k)
-                  reduce_into<R>(sb[ib[k * ik] * ss + k * sk], S ? rb[k * rk] : rb[0]);
+                for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k * ik] * ss + k * sk], S ? rb[k * rk] : rb[0]);
             }
           }
         });
@@ -235,11 +249,12 @@ void index_put_dim(const Tensor& dst, int64_t dim, const Tensor& idx, const Tens
     size_t isz = dst.itemsize();
     const char* sp = src.raw();
     char* dp = dst.raw();
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o)
-        for (int64_t i = 0; i < m; ++i)
-          std::memcpy(dp + ((o * n + ip[i]) * inner) * isz, sp + ((o * m + i) * inner) * isz, inner * isz);
-    });
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o)
+                     for (int64_t i = 0; i < m; ++i)
+                       std::memcpy(dp + ((o * n + ip[i]) * inner) * isz, sp + ((o * m + i) * inner) * isz, inner * isz);
+                 });
     return;
   }
   EMBER_DISPATCH_ALL(dst.dtype(), "index_add", [&] {
@@ -357,11 +372,14 @@ void check_index_copy_source(const Tensor& self, int64_t dim, const Tensor& inde
                     "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
   EMBER_CHECK_INDEX(source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
                     "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
-                    "Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+                    "Source dimensionality (",
+                    source.dim(), "), destination dimensionality (", self.dim(), ")");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "index_copy_(): Expected a long tensor for index, but got ",
               legacy_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, "
-              "but got (self) ", legacy_name(self.dtype()), " and (source) ", legacy_name(source.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(),
+              "index_copy_(): self and source expected to have the same dtype, "
+              "but got (self) ",
+              legacy_name(self.dtype()), " and (source) ", legacy_name(source.dtype()));
   DimVector ss = to_vec(self.sizes()), rs = to_vec(source.sizes());
   if (!ss.empty()) ss.erase(static_cast<size_t>(dim));
   if (!rs.empty()) rs.erase(static_cast<size_t>(dim));
@@ -383,13 +401,20 @@ namespace {
 template <typename F>
 bool by_row_bytes(int64_t row, const F& f) {
   switch (row) {
-    case 4: return f(std::integral_constant<int64_t, 4>{});
-    case 8: return f(std::integral_constant<int64_t, 8>{});
-    case 16: return f(std::integral_constant<int64_t, 16>{});
-    case 32: return f(std::integral_constant<int64_t, 32>{});
-    case 64: return f(std::integral_constant<int64_t, 64>{});
-    case 128: return f(std::integral_constant<int64_t, 128>{});
-    default: return f(std::integral_constant<int64_t, 0>{});
+    case 4:
+      return f(std::integral_constant<int64_t, 4>{});
+    case 8:
+      return f(std::integral_constant<int64_t, 8>{});
+    case 16:
+      return f(std::integral_constant<int64_t, 16>{});
+    case 32:
+      return f(std::integral_constant<int64_t, 32>{});
+    case 64:
+      return f(std::integral_constant<int64_t, 64>{});
+    case 128:
+      return f(std::integral_constant<int64_t, 128>{});
+    default:
+      return f(std::integral_constant<int64_t, 0>{});
   }
 }
 
@@ -411,10 +436,8 @@ bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64
                                                        static_cast<uintptr_t>((oa * n + ip[ia]) * bytes)));
     }
     const int64_t v = ip[i];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
-      std::memcpy(dst, src + (o * n + v) * bytes, bytes);
-    else
-      ok = false;
+    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size)) std::memcpy(dst, src + (o * n + v) * bytes, bytes);
+    else ok = false;
     if (++i == m) i = 0, ++o;
     if (++ia == m) ia = 0, ++oa;
   }
@@ -423,14 +446,12 @@ bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64
 
 }  // namespace
 
-
 Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
   // PyTorch's order: dim, index rank, 0-d self, index dtype, out dtype.
   int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   int64_t m = index.numel();
-  EMBER_CHECK(input.dim() > 0 || m == 1, "index_select(): Index to scalar can have only 1 value, got ", m,
-              " value(s)");
+  EMBER_CHECK(input.dim() > 0 || m == 1, "index_select(): Index to scalar can have only 1 value, got ", m, " value(s)");
   check_index_vector("index_select", index);
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
   check_no_internal_overlap(out);
@@ -450,8 +471,7 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   if (input.dim() > 1 && m > 0 && input.numel() == 0) {
     EMBER_CHECK(size > 0, "index_select(): self indexing axis dim should be positive");
     for (int64_t i = 0; i < m; ++i)
-      EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i],
-                  " axis_dim=", size);
+      EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i], " axis_dim=", size);
   }
   // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
   std::atomic<bool> bad{false};
@@ -470,14 +490,14 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
     parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
       // Short rows are copied with a fixed-size memcpy the compiler inlines: a libc call per
       // 64-byte row costs as much as the copy itself.
-      bool ok = by_row_bytes(row, [&](auto kb) {
-        return select_rows<decltype(kb)::value>(sp, ip, m, n, size, row, b, e, dp + b * row);
-      });
+      bool ok = by_row_bytes(
+          row, [&](auto kb) { return select_rows<decltype(kb)::value>(sp, ip, m, n, size, row, b, e, dp + b * row); });
       if (!ok) bad = true;
     });
   }
   if (bad) {
-    if (dim1_kernel) fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
+    if (dim1_kernel)
+      fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
     fail(ErrorKind::Index, "index out of range in self");
   }
   if (!dst.same(out)) copy_into(out, dst);
@@ -496,8 +516,8 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   (void)sparse_grad;
   int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
   check_gather_scatter("gather", input, d, index, nullptr, true);
-  EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ",
-              dtype_name(input.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ", dtype_name(input.dtype()),
+              ", but got ", dtype_name(out.dtype()), " instead");
   check_no_internal_overlap(out);
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
@@ -615,8 +635,8 @@ Tensor reduce_identity(Reduce red, ScalarType dt) {
 
 }  // namespace
 
-Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                       std::string_view reduce, bool include_self) {
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                       bool include_self) {
   check_inplace(self, "scatter_reduce_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   Reduce red = parse_scatter_reduce(reduce);
@@ -640,8 +660,8 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
   else div_(self, count, std::string_view("floor"));
   return self;
 }
-Tensor scatter_reduce(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
-                      std::string_view reduce, bool include_self) {
+Tensor scatter_reduce(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
   return scatter_reduce_(dense_clone(input), dim, index, src, reduce, include_self);
 }
 
@@ -659,8 +679,9 @@ Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tens
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   Reduce red = parse_scatter_legacy(reduce);
   check_gather_scatter("scatter", self, d, index, &src, false);
-  warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
-       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.");
+  warn(
+      "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+      "PyTorch release. Use torch.scatter_reduce instead for more reduction options.");
   scatter_into("scatter", self, d, index, &src, nullptr, red);
   return self;
 }
@@ -718,7 +739,8 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   // Unlike index_fill, index_copy takes no negative indices.
   Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
-  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
+  return inplace_dense(self,
+                       [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
 }
 Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
   return index_copy_(dense_clone(input), dim, index, source);
@@ -752,8 +774,7 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
       std::memcpy(&val, v.raw(), sizeof(U));
       U* dp = dst.data<U>();
       for (int64_t o = 0; o < outer; ++o)
-        for (int64_t i = 0; i < m; ++i)
-          std::fill(dp + (o * n + ip[i]) * inner, dp + (o * n + ip[i] + 1) * inner, val);
+        for (int64_t i = 0; i < m; ++i) std::fill(dp + (o * n + ip[i]) * inner, dp + (o * n + ip[i] + 1) * inner, val);
     });
   });
 }

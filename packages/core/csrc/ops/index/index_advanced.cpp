@@ -5,11 +5,11 @@
 #include <atomic>
 
 #include "iter/elementwise_iter.h"
+#include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 #include "ops/index/index_advanced.h"
 #include "ops/index/index_common.h"
-#include "ops/core/internal.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -29,15 +29,15 @@ IndexList expand_index_masks(const Tensor& self, const IndexList& indices) {
       EMBER_CHECK_INDEX(d + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
       for (int64_t k = 0; k < t.dim(); ++k)
         EMBER_CHECK_INDEX(t.sizes()[k] == self.sizes()[d + k], "The shape of the mask ", shape_str(t.sizes()),
-                          " at index ", k, " does not match the shape of the indexed tensor ",
-                          shape_str(self.sizes()), " at index ", d + k);
+                          " at index ", k, " does not match the shape of the indexed tensor ", shape_str(self.sizes()),
+                          " at index ", d + k);
       Tensor nz = nonzero(t);
       for (int64_t k = 0; k < t.dim(); ++k) out.push_back(select(nz, 1, k));
       d += t.dim();
     } else {
-      EMBER_CHECK_INDEX(dt == ScalarType::Int64 || dt == ScalarType::Int32 || dt == ScalarType::Int16 ||
-                            dt == ScalarType::Int8,
-                        "tensors used as indices must be long, int, byte or bool tensors");
+      EMBER_CHECK_INDEX(
+          dt == ScalarType::Int64 || dt == ScalarType::Int32 || dt == ScalarType::Int16 || dt == ScalarType::Int8,
+          "tensors used as indices must be long, int, byte or bool tensors");
       out.push_back(t);
       ++d;
     }
@@ -51,14 +51,14 @@ namespace {
 
 // Where the pieces of an advanced index go.
 struct Plan {
-  DimVector bshape;             // broadcast shape of the index tensors
-  int64_t nb = 1;               // its numel
-  std::vector<int64_t> adv;     // indexed dims of self
-  std::vector<Tensor> idx;      // contiguous int64, shape bshape, one per adv dim
+  DimVector bshape;          // broadcast shape of the index tensors
+  int64_t nb = 1;            // its numel
+  std::vector<int64_t> adv;  // indexed dims of self
+  std::vector<Tensor> idx;   // contiguous int64, shape bshape, one per adv dim
   DimVector rest_sizes, rest_src_strides, rest_out_strides;
   DimVector out_shape;
-  int64_t b_stride = 0;         // stride of the flattened B dim in the (contiguous) result
-  std::vector<int64_t> offsets; // element offset in self per B position
+  int64_t b_stride = 0;          // stride of the flattened B dim in the (contiguous) result
+  std::vector<int64_t> offsets;  // element offset in self per B position
 };
 
 Plan make_plan(const Tensor& self, const IndexList& raw) {

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
-#include "ops/index/index_common.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -57,8 +57,8 @@ void check_bool_mask(const char* name, const Tensor& mask) {
 }  // namespace
 
 Tensor nonzero_out(const Tensor& input, const Tensor& out) {
-  EMBER_CHECK(out.dtype() == ScalarType::Int64, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
-              dtype_name(out.dtype()));
+  EMBER_CHECK(out.dtype() == ScalarType::Int64,
+              "nonzero: Expected out tensor to have scalar type Long but got scalar type", dtype_name(out.dtype()));
   Tensor m = truth(input);
   const bool* mp = m.data<bool>();
   Chunks c = count_true(mp, m.numel());

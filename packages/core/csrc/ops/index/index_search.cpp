@@ -6,10 +6,10 @@
 #include <string_view>
 
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
-#include "ops/index/index_common.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -33,32 +33,39 @@ std::vector<double> as_doubles(const Tensor& t) {
 Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool right,
                    std::optional<std::string_view> side, const Tensor& sorter, const Tensor* out, bool scalar_input) {
   if (side) {
-    EMBER_CHECK(*side == "left" || *side == "right", "torch.searchsorted(): side can only be 'left' or 'right' but got ",
-                *side);
-    EMBER_CHECK(!(*side == "left" && right), "torch.searchsorted(): side and right can't be set to opposites, got side "
+    EMBER_CHECK(*side == "left" || *side == "right",
+                "torch.searchsorted(): side can only be 'left' or 'right' but got ", *side);
+    EMBER_CHECK(!(*side == "left" && right),
+                "torch.searchsorted(): side and right can't be set to opposites, got side "
                 "of left while right was True");
     right = *side == "right";
   }
-  EMBER_CHECK(seq.dim() >= 1, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+  EMBER_CHECK(seq.dim() >= 1,
+              "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
               "dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor ",
               shape_str(seq.sizes()), " and input value tensor ", shape_str(input.sizes()));
   if (seq.dim() > 1) {
     bool ok = !scalar_input && input.dim() == seq.dim();
     for (int64_t d = 0; ok && d + 1 < seq.dim(); ++d) ok = seq.sizes()[d] == input.sizes()[d];
-    EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+    EMBER_CHECK(ok,
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
                 "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
                 shape_str(seq.sizes()), " and input value tensor ", shape_str(input.sizes()));
   }
   if (sorter.defined()) {
-    EMBER_CHECK(same_shape(sorter.sizes(), seq.sizes()), "torch.searchsorted(): boundary and sorter must have the same "
-                "size, but got boundary tensor ", shape_str(seq.sizes()), "and got sorter tensor ",
-                shape_str(sorter.sizes()));
-    EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "torch.searchsorted(): sorter must be a tensor of long dtype but "
-                "got dtype ", dtype_name(sorter.dtype()));
+    EMBER_CHECK(same_shape(sorter.sizes(), seq.sizes()),
+                "torch.searchsorted(): boundary and sorter must have the same "
+                "size, but got boundary tensor ",
+                shape_str(seq.sizes()), "and got sorter tensor ", shape_str(sorter.sizes()));
+    EMBER_CHECK(sorter.dtype() == ScalarType::Int64,
+                "torch.searchsorted(): sorter must be a tensor of long dtype but "
+                "got dtype ",
+                dtype_name(sorter.dtype()));
   }
   ScalarType odt = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
   if (out)
-    EMBER_CHECK(out->dtype() == odt, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+    EMBER_CHECK(out->dtype() == odt,
+                "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
                 "or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype ",
                 dtype_name(out->dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
   // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
@@ -76,8 +83,7 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
   if (sorter.defined()) {
     Tensor s = dense(sorter);
     order.assign(s.data<int64_t>(), s.data<int64_t>() + s.numel());
-    for (int64_t o : order)
-      EMBER_CHECK(o >= 0 && o < len, "torch.searchsorted(): sorter index out of range");
+    for (int64_t o : order) EMBER_CHECK(o >= 0 && o < len, "torch.searchsorted(): sorter index out of range");
   }
   int64_t rows_in = seq.dim() > 1 ? std::max<int64_t>(1, compute_numel(seq.sizes()) / std::max<int64_t>(len, 1)) : 1;
   int64_t per_row = rows_in > 1 ? static_cast<int64_t>(v.size()) / rows_in : static_cast<int64_t>(v.size());
@@ -118,8 +124,11 @@ Tensor searchsorted_out(const Tensor& sorted_sequence, const Tensor& input, bool
 }
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& input, bool out_int32, bool right,
                     std::optional<std::string_view> side, const Tensor& sorter) {
-  EMBER_CHECK(sorted_sequence.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
-              "tensor dimension is 1, but we got boundaries tensor dim(", sorted_sequence.dim(), ") and input value's "
+  EMBER_CHECK(sorted_sequence.dim() == 1,
+              "torch.searchsorted(): input value can be a scalar only when boundaries "
+              "tensor dimension is 1, but we got boundaries tensor dim(",
+              sorted_sequence.dim(),
+              ") and input value's "
               "dimension 0");
   return search_impl(sorted_sequence, wrap_number(input, sorted_sequence), out_int32, right, side, sorter, nullptr,
                      true);
@@ -183,8 +192,10 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
 Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
   ScalarType dt = input.dtype();
   // PyTorch checks the out dtype before its dtype dispatch.
-  EMBER_CHECK(out.dtype() == dt, "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
-              "input ", c_type_name(dt), " and hist ", c_type_name(out.dtype()));
+  EMBER_CHECK(out.dtype() == dt,
+              "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+              "input ",
+              c_type_name(dt), " and hist ", c_type_name(out.dtype()));
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   double lo = min.to_double(), hi = max.to_double();
   EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");

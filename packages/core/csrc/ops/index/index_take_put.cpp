@@ -1,10 +1,10 @@
 // masked_scatter, take_along_dim and put: index ops written over a flat,
 // row-major view of their input (or as a gather on broadcast operands).
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
-#include "ops/index/index_common.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/index/index_common.h"
 
 namespace ember {
 
@@ -66,9 +66,10 @@ Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<
   // PyTorch flattens with view (not reshape): a non-viewable input raises its view error. The
   // flat form is plain gather, whose index rules (int32 too; any dtype when empty) apply.
   if (!dim) return gather(view(input, {-1}), 0, view(indices, {-1}), false);
-  EMBER_CHECK(input.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
-              "dimensions, but got ", input.dim(), " dimensions for input, and ", indices.dim(),
-              " dimensions for indices");
+  EMBER_CHECK(input.dim() == indices.dim(),
+              "torch.take_along_dim(): input and indices should have the same number of "
+              "dimensions, but got ",
+              input.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
               legacy_name(indices.dtype()));
   int64_t d = wrap_dim(*dim, std::max<int64_t>(input.dim(), 1));
@@ -104,10 +105,14 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
   check_inplace(self, "put_");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "put_(): Expected a long tensor for index, but got ",
               legacy_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got "
-              "self.dtype = ", legacy_name(self.dtype()), " and source.dtype = ", legacy_name(source.dtype()));
-  EMBER_CHECK_INDEX(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of "
-              "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK(self.dtype() == source.dtype(),
+              "put_(): self and source expected to have the same dtype, but got "
+              "self.dtype = ",
+              legacy_name(self.dtype()), " and source.dtype = ", legacy_name(source.dtype()));
+  EMBER_CHECK_INDEX(index.numel() == source.numel(),
+                    "put_(): Expected source and index to have the same number of "
+                    "elements, but got source.numel() = ",
+                    source.numel(), ", index.numel() = ", index.numel());
   Tensor idx = as_long_contiguous(index);
   int64_t n = self.numel(), m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();

@@ -6,11 +6,11 @@
 #include <numeric>
 #include <tuple>
 
+#include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 #include "ops/index/index_advanced.h"
 #include "ops/index/index_common.h"
-#include "ops/core/internal.h"
-#include "ops.h"
 
 namespace ember {
 

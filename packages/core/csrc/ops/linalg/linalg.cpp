@@ -9,9 +9,9 @@
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -27,15 +27,17 @@ struct MatView {
 MatView as_blas(const Tensor& m) {
   int64_t r = m.sizes()[0], c = m.sizes()[1];
   int64_t s0 = m.strides()[0], s1 = m.strides()[1];
-  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1)) return {m, false, std::max<int64_t>(s0, std::max<int64_t>(c, 1))};
-  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1)) return {m, true, std::max<int64_t>(s1, std::max<int64_t>(r, 1))};
+  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1))
+    return {m, false, std::max<int64_t>(s0, std::max<int64_t>(c, 1))};
+  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1))
+    return {m, true, std::max<int64_t>(s1, std::max<int64_t>(r, 1))};
   Tensor cm = contiguous(m, MemoryFormat::Contiguous);
   return {cm, false, std::max<int64_t>(c, 1)};
 }
 
 void check_same_dtype(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-              c_type_name(a.dtype()), " != ", c_type_name(b.dtype()));
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ", c_type_name(a.dtype()),
+              " != ", c_type_name(b.dtype()));
 }
 
 // C[M,N] (contiguous, dtype of a) = alpha * A[M,K] @ B[K,N] + beta * C
@@ -51,8 +53,8 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
     MatView A = as_blas(a), B = as_blas(b);
     if (dt == ScalarType::Float32)
-      blas_gemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld,
-                float(beta), c.data<float>(), std::max<int64_t>(N, 1));
+      blas_gemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld, float(beta),
+                c.data<float>(), std::max<int64_t>(N, 1));
     else
       blas_gemm(A.trans, B.trans, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(), B.ld, beta,
                 c.data<double>(), std::max<int64_t>(N, 1));
@@ -63,8 +65,8 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
     Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
     if (dt == ScalarType::BFloat16 && bf16_gemm_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
       MatView A = as_blas(a), B = as_blas(b);
-      bf16_gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()),
-                A.ld, reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(), N);
+      bf16_gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()), A.ld,
+                reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(), N);
     } else {  // widen (exact) and run the float32 GEMM
       gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
     }
@@ -112,8 +114,7 @@ Tensor to_out(Tensor r, const Tensor* out) {
 // sharing no memory with an operand. Otherwise the result is made aside and copied in (a
 // 2048x1024 mm into out= paid a 700 us copy).
 bool gemm_into_out(const Tensor& out, const Tensor& a, const Tensor& b, int64_t M, int64_t N) {
-  if (out.dtype() != a.dtype() || out.dim() != 2 || out.sizes()[0] != M || out.sizes()[1] != N ||
-      !out.is_contiguous())
+  if (out.dtype() != a.dtype() || out.dim() != 2 || out.sizes()[0] != M || out.sizes()[1] != N || !out.is_contiguous())
     return false;
   auto range = [](const Tensor& t) {
     const char* p = static_cast<const char*>(t.storage().data);
@@ -169,8 +170,8 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   int64_t da = a.dim(), db = b.dim();
-  EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
-              db, "D");
+  EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
+              "D");
   if (da == 1 && db == 1) return to_out(dot(a, b), out);
   if (da == 2 && db == 1) return to_out(mv(a, b), out);
   if (da == 1 && db == 2) return to_out(squeeze(mm_impl(unsqueeze(a, 0), b, nullptr), 0), out);
@@ -181,14 +182,16 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   Tensor Bm = db == 1 ? unsqueeze(b, -1) : b;
   int64_t n = A.sizes()[A.dim() - 2], k = A.sizes()[A.dim() - 1];
   int64_t k2 = Bm.sizes()[Bm.dim() - 2], p = Bm.sizes()[Bm.dim() - 1];
-  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", k, ", ", p,
-              "] but got: [", k2, ", ", p, "].");
+  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", k, ", ", p, "] but got: [",
+              k2, ", ", p, "].");
   DimVector ba(A.sizes().begin(), A.sizes().end() - 2), bb(Bm.sizes().begin(), Bm.sizes().end() - 2);
   DimVector batch = broadcast_shapes(ba, bb);
   int64_t nb = compute_numel(batch);
   DimVector ea = batch, eb = batch;
-  ea.push_back(n); ea.push_back(k);
-  eb.push_back(k); eb.push_back(p);
+  ea.push_back(n);
+  ea.push_back(k);
+  eb.push_back(k);
+  eb.push_back(p);
   Tensor a3 = reshape(expand(A, ea, false), {nb, n, k});
   Tensor b3 = reshape(expand(Bm, eb, false), {nb, k, p});
   Tensor r = bmm_impl(a3, b3, nullptr);
@@ -198,12 +201,12 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   return to_out(reshape(r, rs), out);
 }
 
-Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-                  const Scalar& alpha, const Tensor* out, bool inplace) {
+Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha,
+                  const Tensor* out, bool inplace) {
   EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
-  EMBER_CHECK(m1.sizes()[1] == m2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", m1.sizes()[0],
-              "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
+  EMBER_CHECK(m1.sizes()[1] == m2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", m1.sizes()[0], "x",
+              m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
   check_same_dtype(m1, m2);
   check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
@@ -225,8 +228,8 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   return to_out(c, out);
 }
 
-Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                    const Scalar& alpha, const Tensor* out, bool inplace) {
+Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
+                    const Tensor* out, bool inplace) {
   // Index the batch dims first: a 2-D batch gives PyTorch's IndexError.
   int64_t nb = b1.size(0), m = b1.size(1), p = b2.size(2);
   // Then aten's meta: the shapes, input expanded to the result's, the three dtypes, and its
@@ -245,9 +248,9 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
   Tensor prod = bmm_impl(to_dtype(b1, ct), to_dtype(b2, ct), nullptr);
   Tensor be = scalar_tensor(beta, ct), al = scalar_tensor(alpha, ct);
-  Tensor r = beta.to_double() == 0 ? mul(prod, al)
-                                   : add(mul(expand(to_dtype(input, ct), prod.sizes(), false), be),
-                                         mul(prod, al), Scalar(int64_t(1)));
+  Tensor r = beta.to_double() == 0
+                 ? mul(prod, al)
+                 : add(mul(expand(to_dtype(input, ct), prod.sizes(), false), be), mul(prod, al), Scalar(int64_t(1)));
   r = to_dtype(r, dt);
   if (inplace) {
     check_inplace(input, "baddbmm_");
@@ -278,8 +281,8 @@ static Tensor mv_impl(const Tensor& input, const Tensor& vec, const Tensor* out)
   const bool into_out = out && out->dim() <= 1 && (out->numel() == rows || out->numel() == 1);
   const int64_t self_dim = into_out ? out->dim() : 1, self_numel = into_out ? out->numel() : rows;
   const ScalarType self_dtype = into_out ? out->dtype() : vec.dtype();
-  EMBER_CHECK(input.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "vector + matrix @ vector expected, got ",
-              self_dim, ", ", input.dim(), ", ", vec.dim());
+  EMBER_CHECK(input.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "vector + matrix @ vector expected, got ", self_dim,
+              ", ", input.dim(), ", ", vec.dim());
   if (input.size(1) != vec.size(0) || (rows != self_numel && self_numel != 1))
     fail(ErrorKind::Runtime, "size mismatch, got input (", into_out ? out->size(0) : rows, "), mat (", rows, "x",
          input.size(1), "), vec (", vec.size(0), ")");
@@ -297,8 +300,8 @@ Tensor dot(const Tensor& input, const Tensor& tensor) {
   EMBER_CHECK(input.dtype() == tensor.dtype(), "dot : expected both vectors to have same dtype, but found ",
               legacy_name(input.dtype()), " and ", legacy_name(tensor.dtype()));
   EMBER_CHECK(input.numel() == tensor.numel(), "inconsistent tensor size, expected tensor [", input.numel(),
-              "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(),
-              " and ", tensor.numel(), " elements respectively");
+              "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(), " and ",
+              tensor.numel(), " elements respectively");
   return reshape(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
 }
 Tensor dot_out(const Tensor& input, const Tensor& tensor, const Tensor& out) {
@@ -310,7 +313,7 @@ Tensor outer(const Tensor& input, const Tensor& vec2) {
   return mul(unsqueeze(input, 1), unsqueeze(vec2, 0));
 }
 Tensor outer_out(const Tensor& input, const Tensor& vec2, const Tensor& out) {
-  outer(input, vec2);  // shape and dtype checks
+  outer(input, vec2);                                            // shape and dtype checks
   return mul_out(unsqueeze(input, 1), unsqueeze(vec2, 0), out);  // castable out, unlike mm
 }
 
@@ -320,8 +323,8 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
 Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   return addmm_impl(self, mat1, mat2, beta, alpha, nullptr, true);
 }
-Tensor addmm_out(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                 const Scalar& alpha, const Tensor& out) {
+Tensor addmm_out(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
+                 const Tensor& out) {
   return addmm_impl(input, mat1, mat2, beta, alpha, &out, false);
 }
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,

@@ -6,19 +6,19 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "ops/core/checks.h"
-#include "ops/core/internal.h"
 #include "kernels/cpu/linalg/lu_solve.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
 
 extern "C" {
 // Hidden Fortran string lengths follow the explicit arguments (size_t each).
 void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
 void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
-void scipy_sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*,
+void scipy_sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
+                   size_t);
+void scipy_dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
                    int*, size_t);
-void scipy_dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*,
-                   const int*, int*, size_t);
 void scipy_spotrf_(const char*, const int*, float*, const int*, int*, size_t);
 void scipy_dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
 void scipy_ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
@@ -27,13 +27,12 @@ void scipy_dsyevd_(const char*, const char*, const int*, double*, const int*, do
                    const int*, int*, size_t, size_t);
 void scipy_sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*,
                    const int*, float*, const int*, int*, int*, size_t);
-void scipy_dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*,
-                   double*, const int*, double*, const int*, int*, int*, size_t);
+void scipy_dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
+                   const int*, double*, const int*, int*, int*, size_t);
 void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
 void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
 void scipy_sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*, int*);
-void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*, const int*,
-                   int*);
+void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*, const int*, int*);
 }
 
 namespace ember {
@@ -59,12 +58,12 @@ void syevd(const char* jobz, const char* uplo, int n, double* a, double* w, doub
            int* info) {
   scipy_dsyevd_(jobz, uplo, &n, a, &n, w, work, &lw, iw, &liw, info, 1, 1);
 }
-void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* w,
-           int lw, int* iw, int* info) {
+void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* w, int lw,
+           int* iw, int* info) {
   scipy_sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
 }
-void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
-           double* w, int lw, int* iw, int* info) {
+void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt, double* w,
+           int lw, int* iw, int* info) {
   scipy_dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
 }
 void geqrf(int m, int n, float* a, int lda, float* tau, float* w, int lw, int* info) {
@@ -92,8 +91,7 @@ void check_matrix(const Tensor& a, const char* op, bool square, const char* name
   EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name, " must have at least 2 dimensions.");
   if (!square) return;
   int64_t r = a.sizes()[a.dim() - 2], c = a.sizes()[a.dim() - 1];
-  EMBER_CHECK(r == c, op, ": ", name, " must be batches of square matrices, but they are ", r, " by ", c,
-              " matrices");
+  EMBER_CHECK(r == c, op, ": ", name, " must be batches of square matrices, but they are ", r, " by ", c, " matrices");
 }
 
 void check_floating(const Tensor& a, const char* op, bool low_ok) {
@@ -263,9 +261,8 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   if (!left) Bm = transpose(Bm, -2, -1);
   int64_t n = A.sizes()[A.dim() - 1];
   int64_t br = Bm.sizes()[Bm.dim() - 2], bc = Bm.sizes()[Bm.dim() - 1];
-  EMBER_CHECK(br == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
-              left ? "AX = B" : "XA = B", " (", A.sizes()[A.dim() - 2], "x", n, " and ",
-              left ? br : bc, "x", left ? bc : br, ")");
+  EMBER_CHECK(br == n, "linalg.solve: Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
+              " (", A.sizes()[A.dim() - 2], "x", n, " and ", left ? br : bc, "x", left ? bc : br, ")");
   // broadcast the batch dims
   DimVector ab = batch_shape(Aw), bb = batch_shape(Bm);
   size_t nd = std::max(ab.size(), bb.size());
@@ -362,8 +359,8 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
         syevd("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
         std::vector<T> work(static_cast<size_t>(wq) + 1);
         std::vector<int> iw(static_cast<size_t>(iwq) + 1);
-        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(),
-              int(iw.size()), &info);
+        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(), int(iw.size()),
+              &info);
         return info;
       });
     });
@@ -457,8 +454,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   // and runs on empty inputs too).
   const bool half = is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64;
   if (!half) check_floating(A, "linalg.qr", false);
-  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
-              "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
+              "' but expected one of 'reduced' (default), 'r', or 'complete'");
   if (half) dtype_not_implemented("geqrf_cpu", A.dtype());
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   bool complete = mode == "complete", want_q = mode != "r";
@@ -474,8 +471,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       using T = decltype(z);
       const T* src = tmp.data<T>();
       T* dst = buf.data<T>();
-      for (int64_t b = 0; b < nb; ++b)
-        std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
+      for (int64_t b = 0; b < nb; ++b) std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
     });
   }
   Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), std::nullopt);  // R column-major

@@ -9,12 +9,12 @@
 
 #include "core/half.h"
 #include "core/parallel.h"
+#include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_norm_common.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -56,8 +56,8 @@ Dims check_extents(const Tensor& q, const Tensor& k, const Tensor& v, const char
   EMBER_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op, ": Accept only 4 dims inputs shape of {B, H, T, K}");
   const Dims d{q.size(0), q.size(1), q.size(2), v.size(2), q.size(3), v.size(3)};
   EMBER_CHECK(k.size(0) == d.B && v.size(0) == d.B && k.size(1) == d.H && v.size(1) == d.H && k.size(2) == d.S, op,
-              ": query, key and value must agree in batch size, heads and key length, got ", shape_str(q.sizes()),
-              ", ", shape_str(k.sizes()), " and ", shape_str(v.sizes()));
+              ": query, key and value must agree in batch size, heads and key length, got ", shape_str(q.sizes()), ", ",
+              shape_str(k.sizes()), " and ", shape_str(v.sizes()));
   return d;
 }
 
@@ -104,8 +104,8 @@ struct Rows {
   T* lse;  // one log-sum-exp per row (forward: written; backward: read)
   int64_t n, ld;
   bool forward;
-  bool nan_max;  // a NaN score makes the row's max NaN (aten's masked path), else it is skipped
-  T* inv;        // forward: 1 / sum per row, applied to the output rows after P V (aten's order)
+  bool nan_max;         // a NaN score makes the row's max NaN (aten's masked path), else it is skipped
+  T* inv;               // forward: 1 / sum per row, applied to the output rows after P V (aten's order)
   ScalarType round_to;  // forward: the exps P V reads are rounded to this half type (aten's
                         // buffer of the input's dtype), Float32 / Float64 for none
 };
@@ -274,10 +274,8 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
   if (out.numel() > 0 || lse.numel() > 0) {
-    if (kt == ScalarType::Float32)
-      forward_impl<float>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
-    else
-      forward_impl<double>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
+    if (kt == ScalarType::Float32) forward_impl<float>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
+    else forward_impl<double>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
   }
   return {to_dtype(out, query.dtype()), lse};
 }
@@ -297,8 +295,7 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
   EMBER_CHECK_NOTIMPL(is_floating(qt), "\"flash_attention_backward\" not implemented for '", legacy_name(qt), "'");
   if (attn_mask.defined())
     EMBER_CHECK_NOTIMPL(attn_mask.dtype() == ScalarType::Bool || is_floating(attn_mask.dtype()),
-                        "\"flash_attention_mask_backward\" not implemented for '", legacy_name(attn_mask.dtype()),
-                        "'");
+                        "\"flash_attention_mask_backward\" not implemented for '", legacy_name(attn_mask.dtype()), "'");
   // The head sizes (dim 3: an IndexError below 4 dims), the mask's view, then its typed reads.
   EMBER_CHECK(query.size(3) == value.size(3) && key.size(3) == value.size(3), kOp,
               "_backward: Q/K/V should have the same head size");
@@ -320,10 +317,8 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
-  if (kt == ScalarType::Float32)
-    backward_impl<float>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
-  else
-    backward_impl<double>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
+  if (kt == ScalarType::Float32) backward_impl<float>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
+  else backward_impl<double>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
   return {to_dtype(dq, qt), to_dtype(dk, qt), to_dtype(dv, qt)};
 }
 

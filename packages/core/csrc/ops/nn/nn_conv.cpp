@@ -1,9 +1,9 @@
 // torch.convolution, conv1d/2d/3d (numeric and 'same'/'valid' padding) and
 // conv_transpose1d/2d/3d: argument checks with PyTorch's messages, then the
 // im2col + GEMM kernels of kernels/cpu/conv/.
+#include "ops/nn/nn_conv.h"
 #include "core/parallel.h"
 #include "core/size_math.h"
-#include "ops/nn/nn_conv.h"
 
 #include <string>
 
@@ -41,8 +41,8 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");
   EMBER_CHECK(weight.size(0) >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
               " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
-  EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ",
-              groups, " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
+  EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size ", shape_str(weight.sizes()), " instead");
   if (!transposed) {
     EMBER_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups, ", weight of size ",
                 shape_str(weight.sizes()), ", expected input", shape_str(input.sizes()), " to have ",
@@ -61,8 +61,8 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
                 list_str(kernel, " x "), "). Kernel size can't be greater than actual input size");
   } else {
     EMBER_CHECK(input.size(1) == weight.size(0), "Given transposed=1, weight of size ", shape_str(weight.sizes()),
-                ", expected input", shape_str(input.sizes()), " to have ", weight.size(0),
-                " channels, but got ", input.size(1), " channels instead");
+                ", expected input", shape_str(input.sizes()), " to have ", weight.size(0), " channels, but got ",
+                input.size(1), " channels instead");
     const int64_t oc = weight.size(1) * groups;
     EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == oc), "Given transposed=1, weight of size ",
                 shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", oc,
@@ -112,8 +112,8 @@ Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, I
       g.col[j] = (in + 2 * padding[i] - span) / stride[i] + 1;  // check_shapes bounded these
     } else {
       // (in - 1) * stride - 2 * padding + span + output_padding, in 128 bits: user sizes
-      __int128 o = static_cast<__int128>(in - 1) * stride[i] - 2 * static_cast<__int128>(padding[i]) + span +
-                   output_padding[i];
+      __int128 o =
+          static_cast<__int128>(in - 1) * stride[i] - 2 * static_cast<__int128>(padding[i]) + span + output_padding[i];
       EMBER_CHECK(o <= INT64_MAX && o >= INT64_MIN, "conv_transpose: output size overflows: stride=", stride[i]);
       g.col[j] = in;
       g.img[j] = static_cast<int64_t>(o);
@@ -138,8 +138,8 @@ DimVector as_2d(IntArrayRef sizes) {
 
 // ConvParams::use_mkldnn for a float32 input (oneDNN's bfloat16 / float16 use depends on the CPU):
 // only its stricter dtype check (the bias too) is visible.
-bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef dilation,
-                  bool transposed, IntArrayRef output_padding, int64_t groups) {
+bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef dilation, bool transposed,
+                  IntArrayRef output_padding, int64_t groups) {
   if (input.dtype() != ScalarType::Float32) return false;
   bool strided = false, dilated = false, big_op = false;
   for (size_t i = 0; i < stride.size(); ++i) {
@@ -188,9 +188,12 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
     for (size_t i = 0; i < d.size(); ++i) op_ok = op_ok && (op[i] < st[i] || op[i] < d[i]);
     EMBER_CHECK(op_ok, "output padding must be smaller than either stride or dilation, but got ",
                 named("output_padding", op, " "), " ", named("stride", st, " "), " ", named("dilation", d, " "));
-    EMBER_CHECK(weight.numel() != 0, nsp == 3 ? "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
-                "kernel_height x kernel_width) tensor expected for weight" : "non-empty 2D or 4D weight tensor "
-                "expected", ", but got: ", shape_str(k));
+    EMBER_CHECK(weight.numel() != 0,
+                nsp == 3 ? "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                           "kernel_height x kernel_width) tensor expected for weight"
+                         : "non-empty 2D or 4D weight tensor "
+                           "expected",
+                ", but got: ", shape_str(k));
     const Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, true, output_padding, groups);
     DimVector in_sp, out_sp;
     bool ok = true;
@@ -223,8 +226,7 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
                   p == &weight ? "weight" : "bias", " type (torch.", legacy_name(p->dtype()),
                   "Tensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
   }
-  EMBER_CHECK(weight.dtype() == t, "expected scalar type ", legacy_name(t), " but found ",
-              legacy_name(weight.dtype()));
+  EMBER_CHECK(weight.dtype() == t, "expected scalar type ", legacy_name(t), " but found ", legacy_name(weight.dtype()));
   EMBER_CHECK(!(transposed && nsp == 3) || !bias.defined() || bias.dtype() == t, "expected scalar type ",
               legacy_name(t), " but found ", legacy_name(bias.dtype()));
 }
@@ -245,9 +247,8 @@ DimVector expand_arg(IntArrayRef v, int64_t n, const char* name) {
   return DimVector(static_cast<size_t>(n), v[0]);
 }
 
-Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-               IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-               int64_t groups) {
+Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+               IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
   Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType ct = compute_type(input.dtype());
   Tensor x = prepared(input, ct), w = prepared(weight, ct);
@@ -298,7 +299,6 @@ void same_padding(std::string_view padding, const Tensor& weight, IntArrayRef st
 }  // namespace conv
 
 namespace {
-
 
 // aten's _convolution on CPU: the shape checks, the empty backend or the kernel's checks, the kernel.
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,

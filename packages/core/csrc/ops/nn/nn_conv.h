@@ -11,9 +11,8 @@ namespace ember::conv {
 DimVector expand_arg(IntArrayRef v, int64_t n, const char* name);
 // The plain kernel passes with no autograd (contiguous copies / float32 for half types inside);
 // bias may be undefined.
-Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-               IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-               int64_t groups);
+Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+               IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups);
 // Gradient of the weight of convolution(input, weight, ...) given the output gradient.
 Tensor weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weight_sizes, IntArrayRef stride,
                        IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups);

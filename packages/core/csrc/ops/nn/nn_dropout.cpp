@@ -4,8 +4,8 @@
 
 #include "core/parallel.h"
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 #include "ops/random/random_internal.h"
 
 namespace ember {

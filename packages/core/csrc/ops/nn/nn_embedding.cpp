@@ -7,9 +7,9 @@
 
 #include "core/parallel.h"
 #include "iter/elementwise_iter.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_fused_backward.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -17,8 +17,7 @@ namespace {
 
 // PyTorch's name of a tensor type in argument checks: torch.<Legacy>Tensor where one exists.
 std::string type_string(ScalarType t) {
-  if (t == ScalarType::Bool || t == ScalarType::BFloat16)
-    return str("CPU", legacy_name(t), "Type");
+  if (t == ScalarType::Bool || t == ScalarType::BFloat16) return str("CPU", legacy_name(t), "Type");
   return str("torch.", legacy_name(t), "Tensor");
 }
 
@@ -27,7 +26,8 @@ std::string type_string(ScalarType t) {
 std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t dim) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-              "but got ", type_string(indices.dtype()), " instead (while checking arguments for embedding)");
+              "but got ",
+              type_string(indices.dtype()), " instead (while checking arguments for embedding)");
   Tensor idx = contiguous(to_dtype(indices, ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* p = idx.data<int64_t>();
   std::vector<int64_t> v(p, p + idx.numel());

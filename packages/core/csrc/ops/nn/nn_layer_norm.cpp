@@ -10,8 +10,8 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/isa_variants.h"
-#include "ops/nn/nn_norm_common.h"
 #include "ops/nn/nn_fused_backward.h"
+#include "ops/nn/nn_norm_common.h"
 
 namespace ember {
 
@@ -37,10 +37,12 @@ EMBER_VEC_INLINE void row_stats(const T* x, int64_t n, double eps, opmath_t<T>& 
   using A = opmath_t<T>;
   const double mean = blocked_sum<A>(n, [&](int64_t j) { return static_cast<A>(x[j]); }) / static_cast<double>(n);
   const A m = static_cast<A>(mean);
-  const double var = blocked_sum<A>(n, [&](int64_t j) {
-                       A d = static_cast<A>(x[j]) - m;
-                       return d * d;
-                     }) / static_cast<double>(n);
+  const double var = blocked_sum<A>(n,
+                                    [&](int64_t j) {
+                                      A d = static_cast<A>(x[j]) - m;
+                                      return d * d;
+                                    }) /
+                     static_cast<double>(n);
   mu = m;
   rs = static_cast<A>(1.0 / std::sqrt(var + eps));
 }
@@ -72,12 +74,15 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t r0, int64_t r1) {
     row_stats(x, n, p.eps, mu, rs);
     if (p.dx) {
       // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = g * w
-      const A c1 = static_cast<A>(blocked_sum<A>(n, [&](int64_t j) {
-                     return static_cast<A>(g[j]) * static_cast<A>(w[j]);
-                   })) * inv_n;
-      const A c2 = static_cast<A>(blocked_sum<A>(n, [&](int64_t j) {
-                     return static_cast<A>(g[j]) * static_cast<A>(w[j]) * (static_cast<A>(x[j]) - mu) * rs;
-                   })) * inv_n;
+      const A c1 =
+          static_cast<A>(blocked_sum<A>(n, [&](int64_t j) { return static_cast<A>(g[j]) * static_cast<A>(w[j]); })) *
+          inv_n;
+      const A c2 = static_cast<A>(blocked_sum<A>(n,
+                                                 [&](int64_t j) {
+                                                   return static_cast<A>(g[j]) * static_cast<A>(w[j]) *
+                                                          (static_cast<A>(x[j]) - mu) * rs;
+                                                 })) *
+                   inv_n;
       T* dx = p.dx + r * n;
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) {
@@ -109,13 +114,15 @@ std::vector<A> affine_or(const Tensor& t, int64_t n, double fill) {
 
 void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
   const int64_t k = static_cast<int64_t>(shape.size());
-  EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-              "element, but got normalized_shape = ", shape_str(shape));
+  EMBER_CHECK(k >= 1,
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+              "element, but got normalized_shape = ",
+              shape_str(shape));
   for (const Tensor* t : {&w, &b}) {
     if (t->defined())
       EMBER_CHECK(to_vec(t->sizes()) == to_vec(shape), "Expected ", t == &w ? "weight" : "bias",
-                  " to be of same shape as normalized_shape, but got ", t == &w ? "weight" : "bias",
-                  " of shape ", shape_str(t->sizes()), " and normalized_shape = ", shape_str(shape));
+                  " to be of same shape as normalized_shape, but got ", t == &w ? "weight" : "bias", " of shape ",
+                  shape_str(t->sizes()), " and normalized_shape = ", shape_str(shape));
   }
   bool ok = x.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = x.sizes()[x.dim() - k + i] == shape[i];
@@ -149,7 +156,7 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
   EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
     std::vector<A> w = affine_or<A>(weight, n, 1.0), b = affine_or<A>(bias, n, 0.0);
-    Rows<scalar_t> p{n, eps, x.data<scalar_t>(), w.data(), b.data(), nullptr, y.data<scalar_t>(), nullptr,
+    Rows<scalar_t> p{n,       eps,    x.data<scalar_t>(), w.data(), b.data(), nullptr, y.data<scalar_t>(), nullptr,
                      nullptr, nullptr};
     auto fn = forward_rows_best<scalar_t>();
     GilRelease nogil;
@@ -180,8 +187,15 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
       parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) {
         // each chunk sums its own columns, then adds them in (n per chunk: cheap)
         std::vector<A> cw(want_dw ? static_cast<size_t>(n) : 0, A(0)), cb(static_cast<size_t>(n), A(0));
-        Rows<scalar_t> p{n, eps, x.data<scalar_t>(), w.data(), nullptr, g.data<scalar_t>(), nullptr,
-                         out[0].defined() ? out[0].data<scalar_t>() : nullptr, want_dw ? cw.data() : nullptr,
+        Rows<scalar_t> p{n,
+                         eps,
+                         x.data<scalar_t>(),
+                         w.data(),
+                         nullptr,
+                         g.data<scalar_t>(),
+                         nullptr,
+                         out[0].defined() ? out[0].data<scalar_t>() : nullptr,
+                         want_dw ? cw.data() : nullptr,
                          cb.data()};
         fn(p, r0, r1);
         std::lock_guard<std::mutex> lock(mu);

@@ -7,8 +7,8 @@
 
 #include "core/parallel.h"
 #include "iter/elementwise_iter.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
@@ -31,8 +31,8 @@ Layout layout_of(const Tensor& self, const Tensor& target, bool backward) {
   if (self.dim() == 1) {
     // aten's backward only asks size(0) to agree (then reads target[0]); its forward wants one target.
     if (backward)
-      EMBER_CHECK(target.dim() == 0 || self.sizes()[0] == target.sizes()[0], "size mismatch (got input: ",
-                  shape_str(self.sizes()), ", target: ", shape_str(target.sizes()), ")");
+      EMBER_CHECK(target.dim() == 0 || self.sizes()[0] == target.sizes()[0],
+                  "size mismatch (got input: ", shape_str(self.sizes()), ", target: ", shape_str(target.sizes()), ")");
     else
       EMBER_CHECK_KIND(ErrorKind::Value, target.numel() == 1,
                        "For 1D input, 1D target must have size 1, but got target size: ", target.numel());
@@ -131,9 +131,11 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
 Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
                             int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
   const Layout l = layout_of(self, target, true);
-  EMBER_CHECK(total_weight.numel() == 1, "expected total_weight to be a  single element tensor, got: ",
-              shape_str(total_weight.sizes()), " (", total_weight.numel(), " elements)");
-  EMBER_CHECK(!weight.defined() || weight.numel() == l.c, "weight tensor should be defined either for all or no classes");
+  EMBER_CHECK(total_weight.numel() == 1,
+              "expected total_weight to be a  single element tensor, got: ", shape_str(total_weight.sizes()), " (",
+              total_weight.numel(), " elements)");
+  EMBER_CHECK(!weight.defined() || weight.numel() == l.c,
+              "weight tensor should be defined either for all or no classes");
   const bool per_sample = reduction == 0 && self.dim() == 2;
   if (per_sample) {
     const bool ok = grad_output.dim() == 1 && grad_output.sizes()[0] == l.n;

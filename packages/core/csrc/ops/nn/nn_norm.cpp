@@ -8,10 +8,10 @@
 #include "core/parallel.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/isa_variants.h"
-#include "ops/core/checks.h"
-#include "ops/nn/nn_norm_common.h"
-#include "ops/nn/nn_fused_backward.h"
 #include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/nn/nn_fused_backward.h"
+#include "ops/nn/nn_norm_common.h"
 
 namespace ember {
 
@@ -207,7 +207,9 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   const int64_t channels = input.dim() >= 2 ? input.size(1) : 0;
   // aten's order: the running stats (or their absence in evaluation mode), then weight and bias.
   for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&running_mean, "running_mean"},
-                                {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}) {
+                                {&running_var, "running_var"},
+                                {&weight, "weight"},
+                                {&bias, "bias"}}) {
     if (t->defined())
       EMBER_CHECK(t->numel() == channels, what, " should contain ", channels, " elements not ", t->numel());
     else if (t == &running_mean || t == &running_var)
@@ -219,8 +221,10 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   // contiguous nor channels-last (at::mean): an integer or bool one fails there. With running
   // statistics its dtype dispatch comes first (the NotImplementedError below).
   if (training && !running_mean.defined() && !is_floating(input.dtype()) && !contiguous_or_channels_last(input))
-    fail(ErrorKind::Runtime, "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-         "complex dtype. Got: ", legacy_name(input.dtype()));
+    fail(ErrorKind::Runtime,
+         "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+         "complex dtype. Got: ",
+         legacy_name(input.dtype()));
   // Past those checks aten's 0-d input fails growing a SmallVector to a garbage size (a
   // RuntimeError), a 1-d one reading size(1) (an IndexError).
   EMBER_CHECK(input.dim() > 0, "batch_norm: a 0-d input has no channel dim");
@@ -239,8 +243,9 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   const int64_t cnt = d.n * d.s;
   std::vector<double> rs(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
-    BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), nullptr, y.data<scalar_t>(), nullptr, mean.data(),
-                       var.data(), w.data(), b.data(), rs.data(), nullptr, nullptr};
+    BnArgs<scalar_t> p{d,       batch_stats, eps,        x.data<scalar_t>(), nullptr,  y.data<scalar_t>(),
+                       nullptr, mean.data(), var.data(), w.data(),           b.data(), rs.data(),
+                       nullptr, nullptr};
     GilRelease nogil;
     if (batch_stats) {
       auto stats = bn_stats_best<scalar_t>();
@@ -258,8 +263,8 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
                  [&](int64_t r0, int64_t r1) { norm(p, r0, r1); });
   });
   if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
-    const double unbias = cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1)
-                                  : std::numeric_limits<double>::infinity();
+    const double unbias =
+        cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1) : std::numeric_limits<double>::infinity();
     update_running(running_mean, mean, momentum, 1.0);
     update_running(running_var, var, momentum, unbias);
   }
@@ -284,9 +289,20 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   out[2] = empty({d.c}, param_grad_dtype(x));
   std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
-    BnArgs<scalar_t> p{d, batch_stats, eps, x.data<scalar_t>(), g.data<scalar_t>(), nullptr,
-                       out[0].defined() ? out[0].data<scalar_t>() : nullptr, batch_stats ? nullptr : rm.data(),
-                       batch_stats ? nullptr : rv.data(), w.data(), nullptr, nullptr, dw.data(), db.data()};
+    BnArgs<scalar_t> p{d,
+                       batch_stats,
+                       eps,
+                       x.data<scalar_t>(),
+                       g.data<scalar_t>(),
+                       nullptr,
+                       out[0].defined() ? out[0].data<scalar_t>() : nullptr,
+                       batch_stats ? nullptr : rm.data(),
+                       batch_stats ? nullptr : rv.data(),
+                       w.data(),
+                       nullptr,
+                       nullptr,
+                       dw.data(),
+                       db.data()};
     auto fn = bn_backward_best<scalar_t>();
     {
       GilRelease nogil;

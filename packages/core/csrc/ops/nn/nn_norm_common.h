@@ -7,8 +7,8 @@
 #include "core/tensor.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember::norm_detail {
 

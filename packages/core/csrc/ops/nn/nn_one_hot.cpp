@@ -4,8 +4,8 @@
 
 #include "core/parallel.h"
 #include "core/size_math.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 

@@ -25,8 +25,8 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
     const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
     // 128-bit: paddings are user values (2**62 and -2**63 included)
     const __int128 size128 = static_cast<__int128>(input.size(d)) + before + after;
-    EMBER_CHECK(size128 <= INT64_MAX, "pad: the padded size of dimension ", d, " overflows: ", input.size(d),
-                " + ", before, " + ", after);
+    EMBER_CHECK(size128 <= INT64_MAX, "pad: the padded size of dimension ", d, " overflows: ", input.size(d), " + ",
+                before, " + ", after);
     const int64_t size = size128 < 0 || before == INT64_MIN || after == INT64_MIN ? -1 : static_cast<int64_t>(size128);
     EMBER_CHECK(size >= 0, "The input size ", input.size(d), ", plus negative padding ", before, " and ", after,
                 " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");

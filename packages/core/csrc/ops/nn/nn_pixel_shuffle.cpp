@@ -38,13 +38,12 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   EMBER_CHECK(input.dim() >= 3, "pixel_unshuffle expects input to have at least 3 dimensions, but got input with ",
               input.dim(), " dimension(s)");
-  EMBER_CHECK(downscale_factor > 0, "pixel_unshuffle expects a positive downscale_factor, but got ",
-              downscale_factor);
+  EMBER_CHECK(downscale_factor > 0, "pixel_unshuffle expects a positive downscale_factor, but got ", downscale_factor);
   const int64_t r = downscale_factor, c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(h % r == 0, "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=",
-              h, " is not divisible by ", r);
-  EMBER_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=",
-              w, " is not divisible by ", r);
+  EMBER_CHECK(h % r == 0, "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=", h,
+              " is not divisible by ", r);
+  EMBER_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=", w,
+              " is not divisible by ", r);
   const int64_t oc = mul_or_fail(mul_or_fail(c, r, "pixel_unshuffle"), r, "pixel_unshuffle");
   return permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r});
 }

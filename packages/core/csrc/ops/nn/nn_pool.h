@@ -14,19 +14,19 @@ using Arr3 = std::array<int64_t, 3>;
 
 // Parse a pooling argument given as 1 or `n` ints into the last `n` of 3 slots; the
 // leading slots get `fill`. An empty list gives `empty` (stride's "default to kernel").
-Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* what,
-                const Arr3* empty = nullptr);
+Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* what, const Arr3* empty = nullptr);
 
 // An int[n] argument: a single int stands for n copies (PyTorch's parser rule for int[n]).
 inline DimVector expand_ints(IntArrayRef v, int n) {
   DimVector r;
-  for (size_t i = 0; i < (v.size() == 1 ? static_cast<size_t>(n) : v.size()); ++i) r.push_back(v.size() == 1 ? v[0] : v[i]);
+  for (size_t i = 0; i < (v.size() == 1 ? static_cast<size_t>(n) : v.size()); ++i)
+    r.push_back(v.size() == 1 ? v[0] : v[i]);
   return r;
 }
 
 // The input as contiguous planes: x is (planes, D, H, W) with `n` trailing spatial dims.
 struct Planes {
-  Tensor x;          // contiguous
+  Tensor x;  // contiguous
   int64_t planes = 0;
   Arr3 in{1, 1, 1};  // D, H, W (leading ones for n < 3)
   int n = 2;         // spatial rank
@@ -57,7 +57,6 @@ inline int64_t adaptive_start(int64_t o, int64_t in, int64_t out) {
 inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
   return static_cast<int64_t>(((static_cast<__int128>(o) + 1) * in + out - 1) / out);
 }
-
 
 // Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
 // positions, checked): max unpooling's forward.

@@ -6,9 +6,9 @@
 
 #include "core/cpu_capability.h"
 #include "core/parallel.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_pool.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -159,8 +159,8 @@ inline void avg_row(const AvgGeometry& g, const scalar_t* xb, scalar_t* yr, int6
 constexpr int64_t kLanes = 8;
 
 template <class scalar_t, class acc_t>
-inline void avg_row_lanes(const AvgGeometry& g, const scalar_t* xb, scalar_t* yb, int64_t od, int64_t oh,
-                          acc_t* pack, acc_t* acc) {
+inline void avg_row_lanes(const AvgGeometry& g, const scalar_t* xb, scalar_t* yb, int64_t od, int64_t oh, acc_t* pack,
+                          acc_t* acc) {
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t ih_n = g.in[1], iw_n = g.in[2], ow_n = g.out[2];
   const std::vector<Win>& ws = g.wins[2];
@@ -202,8 +202,8 @@ inline void avg_planes(const AvgGeometry& g, const scalar_t* xp, scalar_t* yp, i
   for (; b < b1; ++b)
     for (int64_t od = 0; od < g.out[0]; ++od)
       for (int64_t oh = 0; oh < g.out[1]; ++oh)
-        avg_row<scalar_t, acc_t>(g, xp + b * in_plane, yp + b * out_plane + (od * g.out[1] + oh) * g.out[2], od,
-                                 oh, in, acc.data());
+        avg_row<scalar_t, acc_t>(g, xp + b * in_plane, yp + b * out_plane + (od * g.out[1] + oh) * g.out[2], od, oh, in,
+                                 acc.data());
 }
 
 template <class scalar_t, class acc_t>
@@ -259,9 +259,8 @@ void avg_backward_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, con
             const Win& ww = g.wins[2][ow];
             if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) continue;
             const scalar_t y = yb[(od * g.out[1] + oh) * g.out[2] + ow];
-            const scalar_t v = g.adaptive
-                                   ? div_int(div_int(div_int(y, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo)
-                                   : div_int(y, g.divisor(wd, wh, ww));
+            const scalar_t v = g.adaptive ? div_int(div_int(div_int(y, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo)
+                                          : div_int(y, g.divisor(wd, wh, ww));
             for (int64_t id = wd.lo; id < wd.hi; ++id)
               for (int64_t ih = wh.lo; ih < wh.hi; ++ih) {
                 scalar_t* row = xb + (id * g.in[1] + ih) * g.in[2];
@@ -278,9 +277,9 @@ void avg_backward_kernel(const AvgGeometry& g, int64_t planes, scalar_t* xp, con
   });
 }
 
-AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride,
-                         IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                         std::optional<int64_t> divisor_override, const char* name) {
+AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                         bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
+                         const char* name) {
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
@@ -315,8 +314,8 @@ AvgGeometry avg_geometry(const Tensor& self, int n, IntArrayRef kernel_size, Int
   const Arr3& out = g.out;
   for (int d = 3 - n; d < 3; ++d)
     if (out[d] < 1)
-      fail(ErrorKind::Runtime, "Given input size: ",
-           n == 3 ? pool::sizes_x({ch, in[0], in[1], in[2]}) : pool::sizes_x({ch, in[1], in[2]}),
+      fail(ErrorKind::Runtime,
+           "Given input size: ", n == 3 ? pool::sizes_x({ch, in[0], in[1], in[2]}) : pool::sizes_x({ch, in[1], in[2]}),
            ". Calculated output size: ",
            n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
            ". Output size is too small");
@@ -386,8 +385,7 @@ Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
   EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {
     if (g.adaptive && n == 3)
       avg_forward_kernel<scalar_t, scalar_t>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
-    else
-      avg_forward_kernel<scalar_t, avg_acc_t<scalar_t>>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
+    else avg_forward_kernel<scalar_t, avg_acc_t<scalar_t>>(g, p.planes, p.x.data<scalar_t>(), y.data<scalar_t>());
   });
   return y;
 }
@@ -399,16 +397,16 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeo
   for (int64_t d = nd - n - 1; d < nd; ++d) check_dim_size(grad_output, nd, d, expect[d]);
   // aten never checks the batch (it reads past a smaller gradient): torch_known_wrong.py
   // "pool-backward-batch-mismatch".
-  EMBER_CHECK(std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()),
-              name, ": grad_output has shape ", shape_str(grad_output.sizes()), ", expected ", shape_str(expect));
+  EMBER_CHECK(std::equal(expect.begin(), expect.end(), grad_output.sizes().begin()), name, ": grad_output has shape ",
+              shape_str(grad_output.sizes()), ", expected ", shape_str(expect));
   // aten's kernels take int64 and floats (3-d: float32 / float64 only); the 3-d backward
   // dispatches on the input's dtype before it compares the gradient's, the 2-d one after.
   const ScalarType dt = self.dtype();
-  const bool kernel_dtype = dt == ScalarType::Int64 || (n == 2 ? is_floating(dt)
-                                                               : dt == ScalarType::Float32 || dt == ScalarType::Float64);
+  const bool kernel_dtype =
+      dt == ScalarType::Int64 || (n == 2 ? is_floating(dt) : dt == ScalarType::Float32 || dt == ScalarType::Float64);
   if (n == 3 && !g.adaptive && !kernel_dtype) dtype_not_implemented("avg_pool3d_backward_out_frame", self.dtype());
-  EMBER_CHECK(grad_output.dtype() == self.dtype(), name, ": expected grad_output of dtype ",
-              legacy_name(self.dtype()), " but got ", legacy_name(grad_output.dtype()));
+  EMBER_CHECK(grad_output.dtype() == self.dtype(), name, ": expected grad_output of dtype ", legacy_name(self.dtype()),
+              " but got ", legacy_name(grad_output.dtype()));
   if (n == 2 && !g.adaptive && !kernel_dtype) dtype_not_implemented(name, self.dtype());
   const bool write_once = g.tiles && grad_output.numel() > 0;
   Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
@@ -417,32 +415,31 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeo
   g.build_windows();
   int64_t planes = 1;
   for (int64_t i = 0; i < self.dim() - n; ++i) planes *= self.size(i);
-  EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] {
-    avg_backward_kernel<scalar_t>(g, planes, gx.data<scalar_t>(), go.data<scalar_t>());
-  });
+  EMBER_DISPATCH_NO_BOOL(self.dtype(), name,
+                         [&] { avg_backward_kernel<scalar_t>(g, planes, gx.data<scalar_t>(), go.data<scalar_t>()); });
   return gx;
 }
 
 }  // namespace
 
-Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return avg_forward(self, 2,
-                     avg_geometry(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                  divisor_override, "avg_pool2d"),
-                     "avg_pool2d");
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_forward(
+      self, 2,
+      avg_geometry(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool2d"),
+      "avg_pool2d");
 }
 
-Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return avg_forward(self, 3,
-                     avg_geometry(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                  divisor_override, "avg_pool3d"),
-                     "avg_pool3d");
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_forward(
+      self, 3,
+      avg_geometry(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool3d"),
+      "avg_pool3d");
 }
 
-Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
-                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
   return avg_backward(grad_output, self, 2,
                       avg_geometry(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -450,8 +447,8 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
                       "avg_pool2d_backward");
 }
 
-Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
-                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
   return avg_backward(grad_output, self, 3,
                       avg_geometry(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -473,8 +470,8 @@ Tensor adaptive_avg_nd(const Tensor& self, int n, IntArrayRef output_size, const
     std::string got;
     for (size_t i = 0; i < output_size.size(); ++i)
       got += (i ? (i == 1 ? ", " : ",") : "") + std::to_string(output_size[i]);
-    fail(ErrorKind::Runtime, name, ": elements of output_size must be greater than or equal to 0 but received {",
-         got, "}");
+    fail(ErrorKind::Runtime, name, ": elements of output_size must be greater than or equal to 0 but received {", got,
+         "}");
   }
   if (ones) {
     const int64_t dims3[] = {-1, -2, -3};
@@ -514,16 +511,16 @@ Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int 
   // dispatches on the input's dtype (empty or not), then reads the gradient as that type.
   if (n == 3) {
     if (!is_floating(self.dtype())) dtype_not_implemented("adaptive_avg_pool3d_backward_cpu", self.dtype());
-    EMBER_CHECK(grad_output.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
-                " but found ", legacy_name(grad_output.dtype()));
+    EMBER_CHECK(grad_output.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()), " but found ",
+                legacy_name(grad_output.dtype()));
   }
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, "_out_cpu_template: Expected dtype ",
               c_type_name(self.dtype()), " for `grad_output` but got dtype ", c_type_name(grad_output.dtype()));
   // A gradient of another batch or channel count: torch_known_wrong
   // "pool-backward-batch-mismatch", also when the input is empty.
   for (int64_t d = 0; d < self.dim() - n; ++d)
-    EMBER_CHECK(grad_output.size(d) == self.size(d), name, ": grad_output has size ", grad_output.size(d),
-                " in dim ", d, ", the input ", self.size(d));
+    EMBER_CHECK(grad_output.size(d) == self.size(d), name, ": grad_output has size ", grad_output.size(d), " in dim ",
+                d, ", the input ", self.size(d));
   if (self.numel() == 0) return zeros(self.sizes(), self.dtype(), std::nullopt);
   DimVector osz;
   for (int i = 0; i < n; ++i) osz.push_back(grad_output.size(grad_output.dim() - n + i));

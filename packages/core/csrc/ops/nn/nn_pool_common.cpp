@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "core/parallel.h"
-#include "ops/nn/nn_pool.h"
 #include "ops.h"
+#include "ops/nn/nn_pool.h"
 
 namespace ember::pool {
 
@@ -14,16 +14,15 @@ namespace {
 const char* rank_word(int n) { return n == 1 ? "one" : n == 2 ? "two" : "three"; }
 }  // namespace
 
-Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* what,
-                const Arr3* empty) {
+Arr3 expand_arg(IntArrayRef v, int n, int64_t fill, const char* op, const char* what, const Arr3* empty) {
   if (v.size() == 0 && empty) return *empty;
   if (v.size() != 1 && v.size() != static_cast<size_t>(n)) {
     const bool is_stride = std::strcmp(what, "stride") == 0;
     const bool is_dil = std::strcmp(what, "dilation") == 0;
     fail(ErrorKind::Runtime, op, ": ", what,
          is_stride ? " must either be omitted, a single int, or a tuple of "
-                   : is_dil ? " must be either a single int, or a tuple of "
-                            : " must either be a single int, or a tuple of ",
+         : is_dil  ? " must be either a single int, or a tuple of "
+                   : " must either be a single int, or a tuple of ",
          rank_word(n), " ints");
   }
   Arr3 r{fill, fill, fill};
@@ -56,8 +55,8 @@ DimVector out_shape(const Tensor& self, int n, const Arr3& out) {
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {
   // 128-bit: the arguments are C ints but `in` may be any size (an expanded dim).
-  __int128 num128 = static_cast<__int128>(in) + 2 * static_cast<__int128>(pad) -
-                    static_cast<__int128>(dil) * (k - 1) - 1 + (ceil ? stride - 1 : 0);
+  __int128 num128 = static_cast<__int128>(in) + 2 * static_cast<__int128>(pad) - static_cast<__int128>(dil) * (k - 1) -
+                    1 + (ceil ? stride - 1 : 0);
   EMBER_CHECK(num128 >= INT64_MIN && num128 <= INT64_MAX, "pooling: output size overflows");
   int64_t num = static_cast<int64_t>(num128);
   int64_t q = num / stride;
@@ -76,8 +75,7 @@ void check_pool_input(const Tensor& self, int n, const char* op) {
   if (!ok) {
     const char* ranks = n == 1 ? "2D or 3D" : n == 2 ? "3D or 4D" : "4D or 5D";
     fail(ErrorKind::Runtime, "Expected ", ranks,
-         " (batch mode) tensor with optional 0 dim batch size for input, but got:",
-         shape_str(self.sizes()));
+         " (batch mode) tensor with optional 0 dim batch size for input, but got:", shape_str(self.sizes()));
   }
 }
 
@@ -110,8 +108,8 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   // Validate first: kernels run with the GIL released and must not throw.
   for (int64_t i = 0; i < idx.numel(); ++i)
     if (ip[i] < 0 || ip[i] >= plane_size)
-      fail(ErrorKind::Runtime, op, ": Found an invalid max index: ", ip[i],
-           " (output volumes are of size ", plane_size, ")");
+      fail(ErrorKind::Runtime, op, ": Found an invalid max index: ", ip[i], " (output volumes are of size ", plane_size,
+           ")");
   EMBER_DISPATCH_ALL(s.dtype(), op, [&] {
     const scalar_t* sp = s.data<scalar_t>();
     scalar_t* op_ = out.data<scalar_t>();

@@ -6,9 +6,9 @@
 #include <type_traits>
 
 #include "core/parallel.h"
-#include "ops/nn/nn_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
 #include "ops.h"
+#include "ops/nn/nn_pool.h"
 
 namespace ember {
 
@@ -50,7 +50,7 @@ void max_kernel(const pool::Planes& p, const Arr3& out, Tensor& y, Tensor& ind, 
             const Span sw = bounds(2, ow);
             int64_t best = (sd.start * p.in[1] + sh.start) * p.in[2] + sw.start;
             acc_t mx = std::numeric_limits<acc_t>::has_infinity ? -std::numeric_limits<acc_t>::infinity()
-                                                                 : std::numeric_limits<acc_t>::lowest();
+                                                                : std::numeric_limits<acc_t>::lowest();
             for (int64_t id = sd.start; id < sd.end; id += sd.step)
               for (int64_t ih = sh.start; ih < sh.end; ih += sh.step) {
                 const int64_t row = (id * p.in[1] + ih) * p.in[2];
@@ -89,8 +89,7 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
 }
 
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride,
-                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
-                                       const char* name) {
+                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const char* name) {
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
   const Arr3 s = pool::expand_arg(stride, n, 1, name, "stride", &k);
   const Arr3 pd = pool::expand_arg(padding, n, 0, name, "padding");
@@ -104,8 +103,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
                 n == 3 ? str("dT: ", s[0], " ") : std::string(), "dH: ", s[1], " dW: ", s[2]);
   for (int d = 3 - n; d < 3; ++d)
     EMBER_CHECK(dl[d] > 0, "dilation should be greater than zero, but got ",
-                n == 3 ? str("dilationT: ", dl[0], " ") : std::string(), "dilationH: ", dl[1],
-                " dilationW: ", dl[2]);
+                n == 3 ? str("dilationT: ", dl[0], " ") : std::string(), "dilationH: ", dl[1], " dilationW: ", dl[2]);
   pool::check_pool_input(self, n, name);
   for (int d = 3 - n; d < 3; ++d) EMBER_CHECK(pd[d] >= 0, "pad must be non-negative, but got pad: ", pd[d]);
   for (int d = 3 - n; d < 3; ++d)
@@ -117,8 +115,8 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
   const int64_t ch = self.size(self.dim() - n - 1);
   for (int d = 3 - n; d < 3; ++d)
     if (out[d] < 1)
-      fail(ErrorKind::Runtime, "Given input size: ",
-           n == 3 ? pool::sizes_x({ch, in[0], in[1], in[2]}) : pool::sizes_x({ch, in[1], in[2]}),
+      fail(ErrorKind::Runtime,
+           "Given input size: ", n == 3 ? pool::sizes_x({ch, in[0], in[1], in[2]}) : pool::sizes_x({ch, in[1], in[2]}),
            ". Calculated output size: ",
            n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
            ". Output size is too small");
@@ -148,7 +146,8 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
               "D tensor, but got: ", shape_str(self.sizes()));
   for (int64_t i = 1; i < self.dim(); ++i)
-    EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+    EMBER_CHECK(self.size(i) > 0, name,
+                "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
   // aten's meta function allocates the output (its negative-size error, naming the whole shape) before the
   // kernel dispatches on the dtype
@@ -211,15 +210,14 @@ bool same_sizes(const Tensor& a, const Tensor& b) {
 
 Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef output_size_arg, int n, const char* name) {
   const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
-  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "elements in indices should be type int64 but got: ",
-              legacy_name(indices.dtype()));
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64,
+              "elements in indices should be type int64 but got: ", legacy_name(indices.dtype()));
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), "There should be exactly ", n,
               " elements (height, width) in output_size, but got ", output_size.size(), " elements.");
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, "Input to ", name, " should be a ", n + 1, "d or ", n + 2,
               "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
-  EMBER_CHECK(same_sizes(self, indices),
-              "Expected shape of indices to be same as that of the input tensor (", shape_str(indices.sizes()),
-              ") but got indices tensor with shape: ", shape_str(self.sizes()));
+  EMBER_CHECK(same_sizes(self, indices), "Expected shape of indices to be same as that of the input tensor (",
+              shape_str(indices.sizes()), ") but got indices tensor with shape: ", shape_str(self.sizes()));
   for (int64_t i = 1; i < self.dim(); ++i)
     EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty.");
@@ -249,8 +247,9 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
                     IntArrayRef padding_arg) {
   const DimVector stride_v = pool::expand_ints(stride_arg, 3), padding_v = pool::expand_ints(padding_arg, 3);
   const IntArrayRef stride(stride_v), padding(padding_v);
-  EMBER_CHECK(stride.size() == 3, "There should be exactly three elements (depth, height, width) in stride, but got: ",
-              stride.size(), " elements.");
+  EMBER_CHECK(stride.size() == 3,
+              "There should be exactly three elements (depth, height, width) in stride, but got: ", stride.size(),
+              " elements.");
   EMBER_CHECK(padding.size() == 3,
               "There should be exactly three elements (depth, height, width) in padding, but got: ", padding.size(),
               " elements.");

@@ -11,12 +11,12 @@
 #include "autograd/formulas_nn_rnn.h"
 #include "autograd/grad_mode.h"
 #include "core/parallel.h"
+#include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
 #if EMBER_HAVE_TARGETS
-#include "kernels/cpu/rnn/gate_math512.h"
 #include "kernels/cpu/gemm/tile512.h"
+#include "kernels/cpu/rnn/gate_math512.h"
 #endif
 #include "kernels/cpu/gemm/packed_gemm.h"
 #include "ops.h"
@@ -171,7 +171,7 @@ struct LstmSeqRows {
   int64_t H;
   const T *xg, *c0, *gy, *gc;
   T *gates, *c1, *tc, *hy, *d_g, *d_c0;
-  const T* bias = nullptr;  // forward: b_hh [4H], added here rather than in a pass of its own
+  const T* bias = nullptr;    // forward: b_hh [4H], added here rather than in a pass of its own
   const T* gy_out = nullptr;  // backward: the output's own gradient at this step, added to gy here
 };
 
@@ -229,8 +229,7 @@ EMBER_ISA_VARIANTS(lstm_seq_bwd, LstmSeqRows)
 
 #if EMBER_HAVE_TARGETS
 // A gate's pre-activation at offset o: hidden GEMM + input projection + bias.
-EMBER_TARGET_AVX512 inline __m512 gate_pre(__mmask16 m, const float* g, const float* a, const float* bias,
-                                           int64_t o) {
+EMBER_TARGET_AVX512 inline __m512 gate_pre(__mmask16 m, const float* g, const float* a, const float* bias, int64_t o) {
   const __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, g + o), _mm512_maskz_loadu_ps(m, bias + o));
   return a ? _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, a + o)) : v;  // a null: already in g
 }
@@ -275,9 +274,13 @@ void run_lstm_seq(const LstmSeqRows<T>& p, int64_t B, bool backward) {
 }
 
 template <class T>
-const T* cptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
+const T* cptr(const Tensor& x) {
+  return x.defined() ? x.data<T>() : nullptr;
+}
 template <class T>
-T* mptr(const Tensor& x) { return x.defined() ? x.data<T>() : nullptr; }
+T* mptr(const Tensor& x) {
+  return x.defined() ? x.data<T>() : nullptr;
+}
 
 }  // namespace
 
@@ -294,18 +297,18 @@ void check_cell(const char* op, const Tensor& input, const TensorList& hx, const
     EMBER_CHECK(in == want, "input has inconsistent input_size: got ", in, " expected ", want);
   };
   auto check_weights = [&](int64_t hidden) {
-    EMBER_CHECK(w_ih.size(0) == gates * hidden, "weight_ih first dim must be ", gates, " * hidden_size = ",
-                gates * hidden, ", but got ", w_ih.size(0));
-    EMBER_CHECK(w_hh.size(0) == gates * hidden, "weight_hh first dim must be ", gates, " * hidden_size = ",
-                gates * hidden, ", but got ", w_hh.size(0));
+    EMBER_CHECK(w_ih.size(0) == gates * hidden, "weight_ih first dim must be ", gates,
+                " * hidden_size = ", gates * hidden, ", but got ", w_ih.size(0));
+    EMBER_CHECK(w_hh.size(0) == gates * hidden, "weight_hh first dim must be ", gates,
+                " * hidden_size = ", gates * hidden, ", but got ", w_hh.size(0));
   };
   auto check_hidden = [&](int64_t hidden) {
     for (size_t i = 0; i < hx.size(); ++i) {
       const Tensor& h = hx[i];
       EMBER_CHECK(input.size(0) == h.size(0), "Input batch size ", input.size(0), " doesn't match hidden", i,
                   " batch size ", h.size(0));
-      EMBER_CHECK(h.size(1) == hidden, "hidden", i, " has inconsistent hidden_size: got ", h.size(1),
-                  ", expected ", hidden);
+      EMBER_CHECK(h.size(1) == hidden, "hidden", i, " has inconsistent hidden_size: got ", h.size(1), ", expected ",
+                  hidden);
     }
   };
   if (gru) {
@@ -345,14 +348,12 @@ TensorList fused_forward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   Tensor cy = k == kLstm ? empty({B, H}, gi.dtype()) : Tensor();
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr, nullptr,
-              mptr<T>(hy), mptr<T>(cy), nullptr, nullptr, nullptr, nullptr};
+    Rows<T> p{k,       H,           cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr,
+              nullptr, mptr<T>(hy), mptr<T>(cy), nullptr,     nullptr,     nullptr,     nullptr};
     run_rows(p, B, false);
   };
-  if (gi.dtype() == ScalarType::Float32)
-    run(float());
-  else
-    run(double());
+  if (gi.dtype() == ScalarType::Float32) run(float());
+  else run(double());
   if (k == kLstm) return {hy, cy};
   return {hy};
 }
@@ -371,14 +372,13 @@ GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   if (k == kLstm) r.d_cx = empty({B, H}, dt);
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    Rows<T> p{k, H, cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), cptr<T>(ghy), cptr<T>(gcy),
-              nullptr, nullptr, mptr<T>(r.d_ih), mptr<T>(r.d_hh), mptr<T>(r.d_hx), mptr<T>(r.d_cx)};
+    Rows<T> p{
+        k,       H,       cptr<T>(gi),     cptr<T>(gh),     cptr<T>(hx),     cptr<T>(cx),    cptr<T>(ghy), cptr<T>(gcy),
+        nullptr, nullptr, mptr<T>(r.d_ih), mptr<T>(r.d_hh), mptr<T>(r.d_hx), mptr<T>(r.d_cx)};
     run_rows(p, B, true);
   };
-  if (dt == ScalarType::Float32)
-    run(float());
-  else
-    run(double());
+  if (dt == ScalarType::Float32) run(float());
+  else run(double());
   return r;
 }
 
@@ -394,11 +394,12 @@ TensorList cell(Kind k, const char* op, const Tensor& input, const TensorList& h
   return cell_math(k, gi, gh, hx[0], cx);
 }
 
-
 namespace {
 int64_t gate_count(Kind k) { return k == kLstm ? 4 : k == kGru ? 3 : 1; }
 template <class T>
-T* at_step(const Tensor& x, int64_t t) { return x.defined() ? x.data<T>() + t * x.stride(0) : nullptr; }
+T* at_step(const Tensor& x, int64_t t) {
+  return x.defined() ? x.data<T>() + t * x.stride(0) : nullptr;
+}
 
 // Forward time index of processing step s (reverse walks from the end).
 int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
@@ -466,8 +467,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   Tensor wT;
   if (dt == ScalarType::Float32 && packed_gemm_available())
     wp = std::make_unique<PackedB>(w.data<float>(), H, GH, H, true);  // B[k][n] = w_hh[n][k]
-  else
-    wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
+  else wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   // LSTM adds b_hh inside its gate pass; the other cells after the GEMM.
   Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, std::nullopt);
   Tensor gemm_bias = k == kLstm ? Tensor() : b_hh;
@@ -486,19 +486,28 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
       using U = decltype(tag);
       if (k == kLstm) {
         const U* proj = in_place ? nullptr : at_step<U>(xg, ti);  // in place: already in gh
-        LstmSeqRows<U> p{H, proj, c.data<U>(), nullptr, nullptr, at_step<U>(f.gh, ti), at_step<U>(f.c_all, ti),
-                         at_step<U>(f.tc, ti), at_step<U>(f.y, ti), nullptr, nullptr, lstm_bias.data<U>()};
+        LstmSeqRows<U> p{H,
+                         proj,
+                         c.data<U>(),
+                         nullptr,
+                         nullptr,
+                         at_step<U>(f.gh, ti),
+                         at_step<U>(f.c_all, ti),
+                         at_step<U>(f.tc, ti),
+                         at_step<U>(f.y, ti),
+                         nullptr,
+                         nullptr,
+                         lstm_bias.data<U>()};
         run_lstm_seq(p, B, false);
         return;
       }
-      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h.data<U>(), cptr<U>(c), nullptr, nullptr,
-                at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr, nullptr, nullptr, nullptr};
+      Rows<U> p{k,       H,       at_step<U>(xg, ti),  at_step<U>(f.gh, ti),    h.data<U>(), cptr<U>(c),
+                nullptr, nullptr, at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr,     nullptr,
+                nullptr, nullptr};
       run_rows(p, B, false);
     };
-    if (dt == ScalarType::Float32)
-      run(float());
-    else
-      run(double());
+    if (dt == ScalarType::Float32) run(float());
+    else run(double());
     h = select(f.y, 0, ti);
     if (k == kLstm) c = select(f.c_all, 0, ti);
   }
@@ -542,21 +551,39 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {
-        LstmSeqRows<U> p{H, nullptr, c_prev.data<U>(), dh.data<U>(), dc.data<U>(), at_step<U>(f.gh, ti),
-                         nullptr, at_step<U>(f.tc, ti), nullptr, at_step<U>(r.d_xg, ti), dc_new.data<U>()};
+        LstmSeqRows<U> p{H,
+                         nullptr,
+                         c_prev.data<U>(),
+                         dh.data<U>(),
+                         dc.data<U>(),
+                         at_step<U>(f.gh, ti),
+                         nullptr,
+                         at_step<U>(f.tc, ti),
+                         nullptr,
+                         at_step<U>(r.d_xg, ti),
+                         dc_new.data<U>()};
         p.gy_out = g_y.defined() ? at_step<U>(g_y, ti) : no_gy.data<U>();
         run_lstm_seq(p, B, true);
         return;
       }
-      Rows<U> p{k, H, at_step<U>(xg, ti), at_step<U>(f.gh, ti), h_prev.data<U>(), cptr<U>(c_prev),
-                dh.data<U>(), cptr<U>(dc), nullptr, nullptr, at_step<U>(r.d_xg, ti), at_step<U>(d_gh, ti),
-                mptr<U>(d_hx), mptr<U>(dc_new)};
+      Rows<U> p{k,
+                H,
+                at_step<U>(xg, ti),
+                at_step<U>(f.gh, ti),
+                h_prev.data<U>(),
+                cptr<U>(c_prev),
+                dh.data<U>(),
+                cptr<U>(dc),
+                nullptr,
+                nullptr,
+                at_step<U>(r.d_xg, ti),
+                at_step<U>(d_gh, ti),
+                mptr<U>(d_hx),
+                mptr<U>(dc_new)};
       run_rows(p, B, true);
     };
-    if (dt == ScalarType::Float32)
-      run(float());
-    else
-      run(double());
+    if (dt == ScalarType::Float32) run(float());
+    else run(double());
     Tensor dg = select(d_gh, 0, ti);
     if (wp) {
       dh = empty({B, H}, dt);

@@ -8,8 +8,7 @@ namespace ember::rnn {
 enum Kind : int { kTanh = 0, kRelu = 1, kLstm = 2, kGru = 3 };
 
 // PyTorch's cell checks: input width, batch sizes and hidden widths.
-void check_cell(const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih,
-                const Tensor& w_hh);
+void check_cell(const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh);
 
 // Pre-activation gates: gi = input @ w_ih^T + b_ih, gh = hx @ w_hh^T + b_hh (plain ops, no graph).
 Tensor gate_matrix(const Tensor& x, const Tensor& w, const Tensor& b);

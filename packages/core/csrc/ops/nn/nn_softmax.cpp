@@ -9,9 +9,9 @@
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_fused_backward.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -38,7 +38,7 @@ using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 // The reductions are `omp simd` loops so vec::exp vectorises (the order of the adds is free).
 template <class T, bool Log>
 EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc_t<T>>& mx,
-                  std::vector<acc_t<T>>& sum) {
+                                   std::vector<acc_t<T>>& sum) {
   using A = acc_t<T>;
   constexpr A kNegInf = -std::numeric_limits<A>::infinity();
   if (inner == 1) {
@@ -144,8 +144,9 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(input.dim(), 1));
   Tensor x = dtype && *dtype != input.dtype() ? to_dtype(input, *dtype) : input;
   if (x.numel() == 0) return empty(x.sizes(), x.dtype());  // aten returns before its dtype dispatch
-  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
-              "\" not implemented for '", legacy_name(x.dtype()), "'");
+  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"",
+                      log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
+                      "\" not implemented for '", legacy_name(x.dtype()), "'");
   (void)name;
   x = contiguous(x, MemoryFormat::Contiguous);
   Tensor y = empty(x.sizes(), x.dtype());
@@ -202,7 +203,8 @@ EMBER_VEC_INLINE void backward_range(const T* yp, const T* gp, T* dp, const Geom
     for (int64_t d = 0; d < S; ++d) {
       const T *yr = ys + d * I, *gr = gs + d * I;
 #pragma omp simd
-      for (int64_t i = 0; i < I; ++i) ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+      for (int64_t i = 0; i < I; ++i)
+        ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
     }
     for (int64_t d = 0; d < S; ++d) {
       const T *yr = ys + d * I, *gr = gs + d * I;

@@ -11,9 +11,9 @@
 #include "core/parallel.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_pool.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -25,11 +25,14 @@ enum class Mode { Nearest, NearestExact, Linear, Cubic };
 
 const char* mode_name(Mode m, int n) {
   switch (m) {
-    case Mode::Nearest: return n == 1 ? "upsample_nearest1d" : n == 2 ? "upsample_nearest2d" : "upsample_nearest3d";
+    case Mode::Nearest:
+      return n == 1 ? "upsample_nearest1d" : n == 2 ? "upsample_nearest2d" : "upsample_nearest3d";
     case Mode::NearestExact:
       return n == 1 ? "_upsample_nearest_exact1d" : n == 2 ? "_upsample_nearest_exact2d" : "_upsample_nearest_exact3d";
-    case Mode::Linear: return n == 1 ? "upsample_linear1d" : n == 2 ? "upsample_bilinear2d" : "upsample_trilinear3d";
-    case Mode::Cubic: return "upsample_bicubic2d";
+    case Mode::Linear:
+      return n == 1 ? "upsample_linear1d" : n == 2 ? "upsample_bilinear2d" : "upsample_trilinear3d";
+    case Mode::Cubic:
+      return "upsample_bicubic2d";
   }
   return "upsample";
 }
@@ -81,9 +84,13 @@ void guard(T src, int64_t in, int64_t& i0, T& lambda) {
 }
 
 template <class T>
-T cubic1(T x, T A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+T cubic1(T x, T A) {
+  return ((A + 2) * x - (A + 3)) * x * x + 1;
+}
 template <class T>
-T cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+T cubic2(T x, T A) {
+  return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+}
 
 // Weights in acc_t; `round_to_scalar` stores them as scalar_t first, as aten's non-separable path
 // keeps its weight tensors in the input's dtype (float16 / bfloat16 weights are rounded).
@@ -101,50 +108,46 @@ Taps<acc_t> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, st
     // backwards all take the shortcut: torch_known_wrong's upsample-nearest-backward-shortcut).
     for (int64_t o = 0; o < out; ++o) {
       int64_t i;
-      if (mode == Mode::NearestExact)
-        i = floor_index(static_cast<float>((static_cast<double>(o) + 0.5) * s), in);
-      else if (nearest_shortcuts && out == in)
-        i = o;
-      else if (nearest_shortcuts && out == 2 * in)
-        i = o >> 1;
-      else
-        i = floor_index(static_cast<float>(o) * s, in);
+      if (mode == Mode::NearestExact) i = floor_index(static_cast<float>((static_cast<double>(o) + 0.5) * s), in);
+      else if (nearest_shortcuts && out == in) i = o;
+      else if (nearest_shortcuts && out == 2 * in) i = o >> 1;
+      else i = floor_index(static_cast<float>(o) * s, in);
       t.idx[o] = i;
       t.w[o] = acc_t(1);
     }
     return t;
   }
   if constexpr (std::is_floating_point_v<acc_t>) {  // uint8 is only ever nearest
-  const acc_t s = area_scale<acc_t>(in, out, align_corners, scale);
-  for (int64_t o = 0; o < out; ++o) {
-    const acc_t src = source_index<acc_t>(s, o, align_corners, mode == Mode::Cubic);
-    int64_t i0;
-    acc_t lam;
-    guard(src, in, i0, lam);
-    if (mode == Mode::Linear && round_to_scalar) lam = static_cast<acc_t>(static_cast<scalar_t>(lam));
-    if (mode == Mode::Linear && in == out) {
-      // aten's copy rule for an unscaled dim: both taps on input o, weights (1, 0) -- the zero
-      // weight still multiplies (inf * 0 is NaN).
-      t.idx[2 * o] = t.idx[2 * o + 1] = o;
-      t.w[2 * o] = acc_t(1);
-      t.w[2 * o + 1] = acc_t(0);
-    } else if (mode == Mode::Linear) {
-      t.idx[2 * o] = i0;
-      t.idx[2 * o + 1] = i0 + (i0 < in - 1 ? 1 : 0);
-      t.w[2 * o] = acc_t(1) - lam;  // aten: 1 - lambda1, in scalar_t when the weights are stored so
-      if (round_to_scalar) t.w[2 * o] = static_cast<acc_t>(static_cast<scalar_t>(t.w[2 * o]));
-      t.w[2 * o + 1] = lam;
-    } else {
-      const acc_t A = acc_t(-0.75), x2 = acc_t(1) - lam;  // aten's (1 - t) + 1 for the last tap
-      t.w[4 * o + 0] = cubic2<acc_t>(lam + acc_t(1), A);
-      t.w[4 * o + 1] = cubic1<acc_t>(lam, A);
-      t.w[4 * o + 2] = cubic1<acc_t>(x2, A);
-      t.w[4 * o + 3] = cubic2<acc_t>(x2 + acc_t(1), A);
-      if (round_to_scalar)
-        for (int k = 0; k < 4; ++k) t.w[4 * o + k] = static_cast<acc_t>(static_cast<scalar_t>(t.w[4 * o + k]));
-      for (int k = 0; k < 4; ++k) t.idx[4 * o + k] = std::max<int64_t>(std::min(i0 - 1 + k, in - 1), 0);
+    const acc_t s = area_scale<acc_t>(in, out, align_corners, scale);
+    for (int64_t o = 0; o < out; ++o) {
+      const acc_t src = source_index<acc_t>(s, o, align_corners, mode == Mode::Cubic);
+      int64_t i0;
+      acc_t lam;
+      guard(src, in, i0, lam);
+      if (mode == Mode::Linear && round_to_scalar) lam = static_cast<acc_t>(static_cast<scalar_t>(lam));
+      if (mode == Mode::Linear && in == out) {
+        // aten's copy rule for an unscaled dim: both taps on input o, weights (1, 0) -- the zero
+        // weight still multiplies (inf * 0 is NaN).
+        t.idx[2 * o] = t.idx[2 * o + 1] = o;
+        t.w[2 * o] = acc_t(1);
+        t.w[2 * o + 1] = acc_t(0);
+      } else if (mode == Mode::Linear) {
+        t.idx[2 * o] = i0;
+        t.idx[2 * o + 1] = i0 + (i0 < in - 1 ? 1 : 0);
+        t.w[2 * o] = acc_t(1) - lam;  // aten: 1 - lambda1, in scalar_t when the weights are stored so
+        if (round_to_scalar) t.w[2 * o] = static_cast<acc_t>(static_cast<scalar_t>(t.w[2 * o]));
+        t.w[2 * o + 1] = lam;
+      } else {
+        const acc_t A = acc_t(-0.75), x2 = acc_t(1) - lam;  // aten's (1 - t) + 1 for the last tap
+        t.w[4 * o + 0] = cubic2<acc_t>(lam + acc_t(1), A);
+        t.w[4 * o + 1] = cubic1<acc_t>(lam, A);
+        t.w[4 * o + 2] = cubic1<acc_t>(x2, A);
+        t.w[4 * o + 3] = cubic2<acc_t>(x2 + acc_t(1), A);
+        if (round_to_scalar)
+          for (int k = 0; k < 4; ++k) t.w[4 * o + k] = static_cast<acc_t>(static_cast<scalar_t>(t.w[4 * o + k]));
+        for (int k = 0; k < 4; ++k) t.idx[4 * o + k] = std::max<int64_t>(std::min(i0 - 1 + k, in - 1), 0);
+      }
     }
-  }
   }
   return t;
 }
@@ -208,8 +211,7 @@ EMBER_VEC_INLINE void plane_forward(const UpArgs<T>& p, const T* xb, T* yb) {
       A wd[2], wh[TH];
       for (int a = 0; a < td_n; ++a) {
         wd[a] = Tp[0].w[od * td_n + a];
-        for (int c = 0; c < TH; ++c)
-          rows[a][c] = xb + (Tp[0].idx[od * td_n + a] * IH + Tp[1].idx[oh * TH + c]) * IW;
+        for (int c = 0; c < TH; ++c) rows[a][c] = xb + (Tp[0].idx[od * td_n + a] * IH + Tp[1].idx[oh * TH + c]) * IW;
       }
       for (int c = 0; c < TH; ++c) wh[c] = Tp[1].w[oh * TH + c];
       T* yrow = yb + (od * g.out[1] + oh) * g.out[2];
@@ -300,8 +302,7 @@ EMBER_VEC_INLINE void planes_of(const UpArgs<T>& p, int64_t b0, int64_t b1) {
     T* yb = p.y + b * p.out_plane;
     if constexpr (TH == 2 && TW == 2)
       p.cl ? plane_bilinear_cl<T>(p, xb, yb, b % p.channels < p.vec_channels) : plane_forward<T, TH, TW>(p, xb, yb);
-    else
-      plane_forward<T, TH, TW>(p, xb, yb);
+    else plane_forward<T, TH, TW>(p, xb, yb);
   }
 }
 
@@ -312,14 +313,10 @@ EMBER_VEC_INLINE void by_taps(int th, int tw, const F& f) {
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
   using Four = std::integral_constant<int, 4>;
-  if (th == 1 && tw == 1)
-    f(One(), One());
-  else if (th == 1 && tw == 2)
-    f(One(), Two());
-  else if (th == 2)
-    f(Two(), Two());
-  else
-    f(Four(), Four());
+  if (th == 1 && tw == 1) f(One(), One());
+  else if (th == 1 && tw == 2) f(One(), Two());
+  else if (th == 2) f(Two(), Two());
+  else f(Four(), Four());
 }
 
 template <class T>
@@ -549,8 +546,8 @@ Geometry geometry(Mode mode, int n, IntArrayRef input_size_arg, IntArrayRef outp
     g.out[3 - n + i] = output_size[i];
     ok = ok && input_size[2 + i] > 0 && output_size[i] > 0;
   }
-  EMBER_CHECK(ok, "Input and output sizes should be greater than 0, but got input (", dims_text(n, g.in),
-              ") output (", dims_text(n, g.out), ")");
+  EMBER_CHECK(ok, "Input and output sizes should be greater than 0, but got input (", dims_text(n, g.in), ") output (",
+              dims_text(n, g.out), ")");
   return g;
 }
 
@@ -670,13 +667,11 @@ Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_
 }
 Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
                                     bool align_corners, S scales_h, S scales_w) {
-  return upsample_bwd(grad_output, Mode::Linear, 2, output_size, input_size, align_corners,
-                      {none, scales_h, scales_w});
+  return upsample_bwd(grad_output, Mode::Linear, 2, output_size, input_size, align_corners, {none, scales_h, scales_w});
 }
 Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
                                    bool align_corners, S scales_h, S scales_w) {
-  return upsample_bwd(grad_output, Mode::Cubic, 2, output_size, input_size, align_corners,
-                      {none, scales_h, scales_w});
+  return upsample_bwd(grad_output, Mode::Cubic, 2, output_size, input_size, align_corners, {none, scales_h, scales_w});
 }
 Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
                                      bool align_corners, S scales_d, S scales_h, S scales_w) {

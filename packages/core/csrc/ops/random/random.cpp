@@ -12,8 +12,8 @@
 
 #include "core/cpu_capability.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/core/checks.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 #include "ops/random/random.h"
 #include "ops/random/random_internal.h"
 
@@ -79,8 +79,8 @@ const char* meta_name(ScalarType t) { return c_type_name(t); }
 // Built twice, picked by CPU features: without hardware FMA the fused
 // multiply-add is a libm call per element.
 template <bool kFma>
-EMBER_VEC_INLINE void uniform_f32_body(const uint32_t* __restrict w, float* __restrict out, int64_t n,
-                                       float from, float to) {
+EMBER_VEC_INLINE void uniform_f32_body(const uint32_t* __restrict w, float* __restrict out, int64_t n, float from,
+                                       float to) {
   const float range = to - from;
   for (int64_t i = 0; i < n; ++i) {
     const float x = unit_float(w[i]);
@@ -90,8 +90,8 @@ EMBER_VEC_INLINE void uniform_f32_body(const uint32_t* __restrict w, float* __re
 }
 #ifdef EMBER_RNG_X86
 bool has_avx2_fma() { return cpu_has_avx2(); }
-__attribute__((target("avx2,fma"))) void uniform_f32_avx2(const uint32_t* w, float* out, int64_t n,
-                                                           float from, float to) {
+__attribute__((target("avx2,fma"))) void uniform_f32_avx2(const uint32_t* w, float* out, int64_t n, float from,
+                                                          float to) {
   uniform_f32_body<true>(w, out, n, from, to);
 }
 #endif
@@ -103,8 +103,8 @@ void uniform_f32(const uint32_t* w, float* out, int64_t n, float from, float to)
 }
 
 template <bool kFma>
-EMBER_VEC_INLINE void uniform_f64_body(const uint64_t* __restrict w, double* __restrict out, int64_t n,
-                                       double from, double to) {
+EMBER_VEC_INLINE void uniform_f64_body(const uint64_t* __restrict w, double* __restrict out, int64_t n, double from,
+                                       double to) {
   const double range = to - from;
   for (int64_t i = 0; i < n; ++i) {
     const double x = unit_double(w[i]);
@@ -113,8 +113,8 @@ EMBER_VEC_INLINE void uniform_f64_body(const uint64_t* __restrict w, double* __r
   }
 }
 #ifdef EMBER_RNG_X86
-__attribute__((target("avx2,fma"))) void uniform_f64_avx2(const uint64_t* w, double* out, int64_t n,
-                                                           double from, double to) {
+__attribute__((target("avx2,fma"))) void uniform_f64_avx2(const uint64_t* w, double* out, int64_t n, double from,
+                                                          double to) {
   uniform_f64_body<true>(w, out, n, from, to);
 }
 #endif
@@ -129,9 +129,8 @@ template <class T>
 void uniform_fill(T* out, int64_t n, double from, double to, Generator* gen) {
   DrawScope s(gen, n);
   if constexpr (std::is_same_v<T, double>) {
-    draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
-      uniform_f64(w, out + b, m, from, to);
-    });
+    draw<uint64_t>(s.gen(), n, false,
+                   [&](const uint64_t* w, int64_t b, int64_t m) { uniform_f64(w, out + b, m, from, to); });
   } else if constexpr (std::is_same_v<T, float>) {
     draw<uint32_t>(s.gen(), n, false, [&](const uint32_t* w, int64_t b, int64_t m) {
       uniform_f32(w, out + b, m, static_cast<float>(from), static_cast<float>(to));
@@ -192,8 +191,7 @@ EMBER_VEC_INLINE void box_muller_f32_finish(float* d, int64_t nblocks, float mea
   }
 }
 #ifdef EMBER_RNG_X86
-__attribute__((target("avx2,fma"))) void box_muller_f32_avx2(float* d, int64_t nblocks, float mean,
-                                                              float std) {
+__attribute__((target("avx2,fma"))) void box_muller_f32_avx2(float* d, int64_t nblocks, float mean, float std) {
   box_muller_f32_prep(d, nblocks);
   for (int64_t k = 0; k < nblocks; ++k) _mm256_storeu_ps(d + 16 * k, _mm256_sqrt_ps(_mm256_loadu_ps(d + 16 * k)));
   box_muller_f32_finish<true>(d, nblocks, mean, std);
@@ -255,9 +253,8 @@ void normal_fill_blocks(T* out, int64_t n, double mean, double std, Generator& g
   } else {
     draw<Word>(g, full * 16, false, [&](const Word* w, int64_t b, int64_t cnt) {
       // Rounds start on a block boundary (kChunk is a multiple of 16).
-      parallel_for(b / 16, (b + cnt) / 16, grain, [&](int64_t s, int64_t e) {
-        blocks(w + (s * 16 - b), out + s * 16, e - s);
-      });
+      parallel_for(b / 16, (b + cnt) / 16, grain,
+                   [&](int64_t s, int64_t e) { blocks(w + (s * 16 - b), out + s * 16, e - s); });
     });
   }
   if (n % 16 != 0) {
@@ -299,17 +296,13 @@ Tensor uniform_(const Tensor& self, double from, double to, Generator* gen) {
     const double hi = float_max<scalar_t>(), lo = -hi;
     EMBER_CHECK(from >= lo && from <= hi, "from is out of bounds for ", meta_name(dt));
     EMBER_CHECK(to >= lo && to <= hi, "to is out of bounds for ", meta_name(dt));
-    EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
-                " > to=", to);
+    EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
     EMBER_CHECK(to - from <= hi, "uniform_ expects to-from <= std::numeric_limits<", legacy_name(dt),
-                ">::max(), but found to=", to, " and from=", from,
-                " which result in to-from to exceed the limit");
+                ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
   });
   if (!prepare_target(self, "uniform_")) return self;
   EMBER_DISPATCH_FLOAT(dt, "uniform_kernel_cpu", [&] {
-    fill_in_order(self, [&](char* p, int64_t n) {
-      uniform_fill(reinterpret_cast<scalar_t*>(p), n, from, to, gen);
-    });
+    fill_in_order(self, [&](char* p, int64_t n) { uniform_fill(reinterpret_cast<scalar_t*>(p), n, from, to, gen); });
   });
   finish(self, "uniform_");
   return self;
@@ -324,9 +317,8 @@ Tensor normal_(const Tensor& self, double mean, double std, Generator* gen) {
     // PyTorch takes its blockwise path only for contiguous targets of 16 or more.
     bool blocks = self.is_contiguous() && self.numel() >= 16;
     if (!self.is_contiguous()) check_no_internal_overlap(self);
-    fill_in_order(self, [&](char* p, int64_t n) {
-      normal_fill(reinterpret_cast<scalar_t*>(p), n, blocks, mean, std, gen);
-    });
+    fill_in_order(self,
+                  [&](char* p, int64_t n) { normal_fill(reinterpret_cast<scalar_t*>(p), n, blocks, mean, std, gen); });
   });
   finish(self, "normal_");
   return self;
@@ -335,13 +327,14 @@ Tensor normal_(const Tensor& self, double mean, double std, Generator* gen) {
 Tensor exponential_(const Tensor& self, double lambd, Generator* gen) {
   EMBER_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   if (!prepare_target(self, "exponential_")) return self;
-  EMBER_CHECK(self.is_floating(), "Exponential distribution is a continuous probability distribution. "
-              "dtype must be a floating point but you specified ", legacy_name(self.dtype()));
+  EMBER_CHECK(self.is_floating(),
+              "Exponential distribution is a continuous probability distribution. "
+              "dtype must be a floating point but you specified ",
+              legacy_name(self.dtype()));
   const double scale = -1.0 / lambd;
   EMBER_DISPATCH_FLOAT(self.dtype(), "exponential_cpu", [&] {
     fill_in_order(self, [&](char* p, int64_t n) {
-      unit_double_map(reinterpret_cast<scalar_t*>(p), n, gen,
-                      [scale](double u) { return scale * std::log1p(-u); });
+      unit_double_map(reinterpret_cast<scalar_t*>(p), n, gen, [scale](double u) { return scale * std::log1p(-u); });
     });
   });
   finish(self, "exponential_");
@@ -350,14 +343,15 @@ Tensor exponential_(const Tensor& self, double lambd, Generator* gen) {
 
 Tensor cauchy_(const Tensor& self, double median, double sigma, Generator* gen) {
   EMBER_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
-  EMBER_CHECK(self.is_floating(), "Cauchy distribution is a continuous probability distribution. "
-              "dtype must be a floating point but you specified ", meta_name(self.dtype()));
+  EMBER_CHECK(self.is_floating(),
+              "Cauchy distribution is a continuous probability distribution. "
+              "dtype must be a floating point but you specified ",
+              meta_name(self.dtype()));
   if (!prepare_target(self, "cauchy_")) return self;
   EMBER_DISPATCH_FLOAT(self.dtype(), "cauchy_cpu", [&] {
     fill_in_order(self, [&](char* p, int64_t n) {
-      unit_double_map(reinterpret_cast<scalar_t*>(p), n, gen, [median, sigma](double u) {
-        return std::fma(sigma, std::tan(kPi * (u - 0.5)), median);
-      });
+      unit_double_map(reinterpret_cast<scalar_t*>(p), n, gen,
+                      [median, sigma](double u) { return std::fma(sigma, std::tan(kPi * (u - 0.5)), median); });
     });
   });
   finish(self, "cauchy_");
@@ -371,8 +365,7 @@ Tensor log_normal_(const Tensor& self, double mean, double std, Generator* gen) 
     fill_in_order(self, [&](char* p, int64_t n) {
       auto* out = reinterpret_cast<scalar_t*>(p);
       DrawScope s(gen, n);
-      normal_doubles(s.gen(), n, mean, std,
-                     [&](int64_t i, double v) { out[i] = from_double<scalar_t>(std::exp(v)); });
+      normal_doubles(s.gen(), n, mean, std, [&](int64_t i, double v) { out[i] = from_double<scalar_t>(std::exp(v)); });
     });
   });
   finish(self, "log_normal_");
@@ -420,8 +413,7 @@ Tensor bernoulli_(const Tensor& self, const Tensor& p, Generator* gen) {
   // p in self's iteration order, as the type PyTorch compares in (double stays
   // double, narrower floats become float).
   const bool dbl = p.dtype() == ScalarType::Float64;
-  Tensor pv = empty_strided(self.sizes(), iteration_strides(self),
-                            dbl ? ScalarType::Float64 : ScalarType::Float32);
+  Tensor pv = empty_strided(self.sizes(), iteration_strides(self), dbl ? ScalarType::Float64 : ScalarType::Float32);
   copy_into(pv, pe);
   const int64_t n = pv.numel();
   EMBER_DISPATCH_FLOAT(pv.dtype(), "bernoulli_tensor_cpu_p_", [&] {

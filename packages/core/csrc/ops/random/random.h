@@ -29,8 +29,7 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, Gene
 // `out` (may be null) is resized and written, as out= does.
 Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out);
 Tensor bernoulli(const Tensor& probs, Generator* gen, const Tensor* out);
-Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen,
-                   const Tensor* out);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen, const Tensor* out);
 Tensor poisson(const Tensor& rates, Generator* gen);
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen, const Tensor* out);
 Tensor normal(const Tensor& mean, double std, Generator* gen, const Tensor* out);

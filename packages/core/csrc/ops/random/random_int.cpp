@@ -3,9 +3,9 @@
 #include <limits>
 #include <memory>
 
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops.h"
 #include "ops/random/random.h"
 #include "ops/random/random_internal.h"
 
@@ -70,8 +70,11 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType dt) {
       constexpr int64_t lim = int64_t(1) << digits;
       auto warn_if = [&](int64_t v, const char* what) {
         if (v < -lim || v > lim)
-          warn(str(what, " is out of bounds [-(2^", digits, "), 2^", digits, "]. Due to precision "
-                   "limitations ", name, " can support discrete uniform distribution only within this "
+          warn(str(what, " is out of bounds [-(2^", digits, "), 2^", digits,
+                   "]. Due to precision "
+                   "limitations ",
+                   name,
+                   " can support discrete uniform distribution only within this "
                    "range. This warning will become an error in version 1.7 release, please fix the "
                    "code in advance"));
       };
@@ -156,8 +159,10 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
         from = update_from<scalar_t>(from);
         to = update_to<scalar_t>(to);
       });
-      EMBER_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted to "
-                  "dtype, but got from=", from, " >= to=", to);
+      EMBER_CHECK(from < to,
+                  "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                  "dtype, but got from=",
+                  from, " >= to=", to);
     }
     check_from_to_in_range(from, to - 1, dt);
     range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
@@ -168,11 +173,12 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
         to_inc = int64_t(1) << mantissa_digits<scalar_t>();
         from = update_from<scalar_t>(from);
       });
-      EMBER_CHECK(from < to_inc, "random_ expects 'from' casted to dtype to be less than or equal to "
-                  "'to_inc' casted to dtype, but got from=", from, " > to_inc=", to_inc);
+      EMBER_CHECK(from < to_inc,
+                  "random_ expects 'from' casted to dtype to be less than or equal to "
+                  "'to_inc' casted to dtype, but got from=",
+                  from, " > to_inc=", to_inc);
     } else if (dt != ScalarType::Bool) {
-      EMBER_DISPATCH_INT(dt, "random_from_to_range_calc",
-                         [&] { to_inc = std::numeric_limits<scalar_t>::max(); });
+      EMBER_DISPATCH_INT(dt, "random_from_to_range_calc", [&] { to_inc = std::numeric_limits<scalar_t>::max(); });
     }
     check_from_to_in_range(from, to_inc, dt);
     range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
@@ -185,9 +191,9 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
     // Every int64: only dtypes that can hold (most of) them, as in PyTorch.
     EMBER_CHECK_NOTIMPL(dt != ScalarType::Bool && dt != ScalarType::Float16,
                         "\"random_full_64_bits_range_kernel_cpu\" not implemented for '", legacy_name(dt), "'");
-    EMBER_CHECK(dt == ScalarType::Int64 || dt == ScalarType::Float64 || dt == ScalarType::Float32 ||
-                    dt == ScalarType::BFloat16,
-                "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+    EMBER_CHECK(
+        dt == ScalarType::Int64 || dt == ScalarType::Float64 || dt == ScalarType::Float32 || dt == ScalarType::BFloat16,
+        "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
   }
   EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu", [&] {
     fill_in_order(self, [&](char* p, int64_t n) {
@@ -217,11 +223,24 @@ void check_randperm_n(int64_t n, ScalarType dt) {
   const char* cname = nullptr;
   int64_t hi = std::numeric_limits<int64_t>::max();
   switch (dt) {
-    case ScalarType::UInt8: cname = "uint8_t"; hi = 255; break;
-    case ScalarType::Int8: cname = "int8_t"; hi = 127; break;
-    case ScalarType::Int16: cname = "int16_t"; hi = 32767; break;
-    case ScalarType::Int32: cname = "int"; hi = 2147483647; break;
-    default: break;
+    case ScalarType::UInt8:
+      cname = "uint8_t";
+      hi = 255;
+      break;
+    case ScalarType::Int8:
+      cname = "int8_t";
+      hi = 127;
+      break;
+    case ScalarType::Int16:
+      cname = "int16_t";
+      hi = 32767;
+      break;
+    case ScalarType::Int32:
+      cname = "int";
+      hi = 2147483647;
+      break;
+    default:
+      break;
   }
   EMBER_CHECK(top <= hi, "value cannot be converted to type ", cname, " without overflow");
   if (dt == ScalarType::Float16)
@@ -238,7 +257,8 @@ template <class T>
 void randperm_fill(T* r, int64_t n, Generator& g) {
   if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
     for (int64_t i = 0; i < n; ++i) r[i] = from_int64<T>(i);
-    std::unique_ptr<uint32_t[]> z(new uint32_t[static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(n, 1), kChunk))]);
+    std::unique_ptr<uint32_t[]> z(
+        new uint32_t[static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(n, 1), kChunk))]);
     draw<uint32_t>(g, n - 1, false, [&](const uint32_t* w, int64_t b, int64_t m) {
       // Offsets first (independent divisions overlap), then the swaps, whose
       // random targets are known ahead and can be prefetched.

@@ -20,10 +20,10 @@
 namespace ember::rng {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr int64_t kChunk = 1 << 16;          // words drawn per round
-constexpr int64_t kNoGilAbove = 1 << 14;     // elements above which the GIL is released
-constexpr int64_t kTransformGrain = 1 << 12; // elements per thread for libm-bound transforms
-constexpr int64_t kVectorGrain = 1 << 17;    // ... and for vectorised ones
+constexpr int64_t kChunk = 1 << 16;           // words drawn per round
+constexpr int64_t kNoGilAbove = 1 << 14;      // elements above which the GIL is released
+constexpr int64_t kTransformGrain = 1 << 12;  // elements per thread for libm-bound transforms
+constexpr int64_t kVectorGrain = 1 << 17;     // ... and for vectorised ones
 
 // One op's hold on a generator: the GIL is released (for big draws) before the
 // generator's mutex is taken, and taken back after it is unlocked.
@@ -59,8 +59,7 @@ inline double unit_double(uint64_t w) {
 // double -> int64 as x86's cvttsd2si does it (out of range and NaN give INT64_MIN),
 // without the undefined behaviour of a plain cast.
 inline int64_t to_int64_x86(double v) {
-  return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<int64_t>(v)
-                                                                     : INT64_MIN;
+  return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<int64_t>(v) : INT64_MIN;
 }
 
 // static_cast<scalar_t>(double) as PyTorch writes results (floats round through
@@ -105,10 +104,8 @@ void draw(Generator& g, int64_t n, bool parallel, const Body& body, bool big_rou
     if constexpr (sizeof(Word) == 4) g.fill32(buf.get(), m);
     else g.fill64(buf.get(), m);
     const Word* w = buf.get();
-    if (parallel)
-      parallel_for(0, m, kTransformGrain, [&](int64_t s, int64_t e) { body(w + s, b + s, e - s); });
-    else
-      body(w, b, m);
+    if (parallel) parallel_for(0, m, kTransformGrain, [&](int64_t s, int64_t e) { body(w + s, b + s, e - s); });
+    else body(w, b, m);
   }
 }
 
@@ -141,22 +138,25 @@ void normal_doubles(Generator& g, int64_t n, double mean, double std, const Sink
   int64_t rest = n - i0, pairs = (rest + 1) / 2;
   double spare = 0;
   bool odd = rest % 2 == 1;
-  draw<uint64_t>(g, 2 * pairs, false, [&](const uint64_t* w, int64_t first, int64_t cnt) {
-    // Rounds hold an even number of words (kChunk is even), so pairs never straddle.
-    int64_t p0 = first / 2, np = cnt / 2;
-    parallel_for(0, np, kTransformGrain / 2, [&](int64_t s, int64_t e) {
-      for (int64_t k = s; k < e; ++k) {
-        double u1 = unit_double(w[2 * k]), u2 = unit_double(w[2 * k + 1]);
-        double r = std::sqrt(-2.0 * std::log1p(-u2));
-        double theta = 2.0 * kPi * u1;
-        int64_t out = i0 + 2 * (p0 + k);
-        sink(out, std::fma(r * std::cos(theta), std, mean));
-        double s2 = r * std::sin(theta);
-        if (out + 1 < n) sink(out + 1, std::fma(s2, std, mean));
-        else spare = s2;
-      }
-    });
-  }, /*big_rounds=*/true);
+  draw<uint64_t>(
+      g, 2 * pairs, false,
+      [&](const uint64_t* w, int64_t first, int64_t cnt) {
+        // Rounds hold an even number of words (kChunk is even), so pairs never straddle.
+        int64_t p0 = first / 2, np = cnt / 2;
+        parallel_for(0, np, kTransformGrain / 2, [&](int64_t s, int64_t e) {
+          for (int64_t k = s; k < e; ++k) {
+            double u1 = unit_double(w[2 * k]), u2 = unit_double(w[2 * k + 1]);
+            double r = std::sqrt(-2.0 * std::log1p(-u2));
+            double theta = 2.0 * kPi * u1;
+            int64_t out = i0 + 2 * (p0 + k);
+            sink(out, std::fma(r * std::cos(theta), std, mean));
+            double s2 = r * std::sin(theta);
+            if (out + 1 < n) sink(out + 1, std::fma(s2, std, mean));
+            else spare = s2;
+          }
+        });
+      },
+      /*big_rounds=*/true);
   if (odd) g.next_double_normal = spare;
 }
 

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops.h"
 #include "ops/random/random.h"
 #include "ops/random/random_internal.h"
 
@@ -81,8 +81,7 @@ namespace {
 // With replacement (and more than one sample): inverse-CDF sampling per row,
 // one 64-bit uniform per sample, binary search in the normalised cumulative sums.
 template <class T>
-void multinomial_replace(const Tensor& p, int64_t rows, int64_t cats, int64_t ns, int64_t* out,
-                         Generator& g) {
+void multinomial_replace(const Tensor& p, int64_t rows, int64_t cats, int64_t ns, int64_t* out, Generator& g) {
   using Acc = opmath_t<T>;
   const T* base = p.data<T>();
   const int64_t s0 = p.dim() > 1 ? p.stride(0) : 0, s1 = p.stride(-1);
@@ -116,8 +115,7 @@ void multinomial_replace(const Tensor& p, int64_t rows, int64_t cats, int64_t ns
 // Without replacement (or one sample): the exponential race -- keys p / E with
 // E ~ Exp(1), the largest `ns` keys win (PyTorch's topk; ties go to the lower index).
 template <class T>
-void multinomial_race(const Tensor& p, const Tensor& q, int64_t rows, int64_t cats, int64_t ns,
-                      int64_t* out) {
+void multinomial_race(const Tensor& p, const Tensor& q, int64_t rows, int64_t cats, int64_t ns, int64_t* out) {
   const int64_t ps0 = p.dim() > 1 ? p.stride(0) : 0, ps1 = p.stride(-1);
   const int64_t qs0 = q.dim() > 1 ? q.stride(0) : 0, qs1 = q.stride(-1);
   const T* pp = p.data<T>();
@@ -142,15 +140,14 @@ void multinomial_race(const Tensor& p, const Tensor& q, int64_t rows, int64_t ca
 
 Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator* gen, const Tensor* out) {
   EMBER_CHECK(probs.dim() > 0 && probs.dim() <= 2, "prob_dist must be 1 or 2 dim");
-  EMBER_CHECK(probs.is_floating(), "multinomial only supports floating-point dtypes for input, got: ",
-              legacy_name(probs.dtype()));
+  EMBER_CHECK(probs.is_floating(),
+              "multinomial only supports floating-point dtypes for input, got: ", legacy_name(probs.dtype()));
   if (out)
-    EMBER_CHECK(out->dtype() == ScalarType::Int64, "multinomial expects Long tensor out, got: ",
-                legacy_name(out->dtype()));
+    EMBER_CHECK(out->dtype() == ScalarType::Int64,
+                "multinomial expects Long tensor out, got: ", legacy_name(out->dtype()));
   EMBER_CHECK(ns > 0, "cannot sample n_sample <= 0 samples");
   const int64_t cats = probs.size(-1);
-  EMBER_CHECK(replacement || ns <= cats,
-              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  EMBER_CHECK(replacement || ns <= cats, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   EMBER_CHECK(cats <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   const int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
   DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{rows, ns};
@@ -229,13 +226,11 @@ int64_t poisson_sample(double lambda, Generator& g) {
 }  // namespace
 
 Tensor poisson(const Tensor& rates, Generator* gen) {
-  EMBER_CHECK_NOTIMPL(rates.is_floating(), "\"poisson_cpu\" not implemented for '",
-                      legacy_name(rates.dtype()), "'");
+  EMBER_CHECK_NOTIMPL(rates.is_floating(), "\"poisson_cpu\" not implemented for '", legacy_name(rates.dtype()), "'");
   Tensor lam = to_dtype(contiguous(rates, MemoryFormat::Contiguous), ScalarType::Float64);
   const double* lp = lam.data<double>();
   const int64_t n = lam.numel();
-  for (int64_t i = 0; i < n; ++i)
-    EMBER_CHECK(lp[i] >= 0, "invalid Poisson rate, expected rate to be non-negative");
+  for (int64_t i = 0; i < n; ++i) EMBER_CHECK(lp[i] >= 0, "invalid Poisson rate, expected rate to be non-negative");
   Tensor ret = empty(rates.sizes(), rates.dtype());
   EMBER_DISPATCH_FLOAT(ret.dtype(), "poisson_cpu", [&] {
     scalar_t* o = ret.data<scalar_t>();

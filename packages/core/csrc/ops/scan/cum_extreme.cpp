@@ -3,8 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "scan_lines.h"
 #include "ops.h"  // generated
+#include "scan_lines.h"
 
 namespace ember {
 namespace {
@@ -21,8 +21,7 @@ inline bool is_nan(T v) {
 
 // Lines (o, i0..i1) of x viewed as [outer, n, inner], walked side by side.
 template <class T>
-void scan_lines(const T* x, int64_t* out, int64_t n, int64_t inner, bool greater, int64_t o, int64_t i0,
-                int64_t i1) {
+void scan_lines(const T* x, int64_t* out, int64_t n, int64_t inner, bool greater, int64_t o, int64_t i0, int64_t i1) {
   using C = Cmp<T>;
   C best[scan::kChunk];
   int64_t idx[scan::kChunk];

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "scan_lines.h"
 #include "ops.h"  // generated
+#include "scan_lines.h"
 
 namespace ember {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/parallel.h"
-#include "ops/core/internal.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "ops/shape/shape_internal.h"
 
 namespace ember {
@@ -65,9 +65,8 @@ static DimVector cat_shape(const TensorList& tensors, int64_t dim, int64_t* wdim
   const int64_t d = ref ? wrap_dim(dim, ref->dim()) : 0;  // legacy_cat_wrap_dim: no dim to wrap when all are skipped
   *wdim = d;
   if (out_arg)
-    EMBER_CHECK_TYPE(can_cast(cat_dtype(tensors), out_arg->dtype()),
-                     "torch.", name, "(): input types can't be cast to the desired output type ",
-                     legacy_name(out_arg->dtype()));
+    EMBER_CHECK_TYPE(can_cast(cat_dtype(tensors), out_arg->dtype()), "torch.", name,
+                     "(): input types can't be cast to the desired output type ", legacy_name(out_arg->dtype()));
   if (!ref) return DimVector{0};
   DimVector out = to_vec(ref->sizes());
   out[d] = 0;
@@ -78,9 +77,8 @@ static DimVector cat_shape(const TensorList& tensors, int64_t dim, int64_t* wdim
                 t.dim());
     for (int64_t k = 0; k < t.dim(); ++k) {
       if (k == d) continue;
-      EMBER_CHECK(t.size(k) == ref->size(k), "Sizes of tensors must match except in dimension ", d,
-                  ". Expected size ", ref->size(k), " but got size ", t.size(k), " for tensor number ", i,
-                  " in the list.");
+      EMBER_CHECK(t.size(k) == ref->size(k), "Sizes of tensors must match except in dimension ", d, ". Expected size ",
+                  ref->size(k), " but got size ", t.size(k), " for tensor number ", i, " in the list.");
     }
     out[d] += t.size(d);
   }
@@ -203,8 +201,10 @@ TensorList atleast_3d_list(const TensorList& tensors) {
 
 std::vector<int64_t> split_pieces(int64_t dim_size, int64_t split_size) {
   EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
-  EMBER_CHECK(split_size != 0 || dim_size == 0, "split_size can only be 0 if dimension size is 0, but got dimension "
-              "size of ", dim_size);
+  EMBER_CHECK(split_size != 0 || dim_size == 0,
+              "split_size can only be 0 if dimension size is 0, but got dimension "
+              "size of ",
+              dim_size);
   std::vector<int64_t> r;
   if (split_size == 0) return {0};
   int64_t n = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
@@ -334,13 +334,12 @@ TensorList unbind(const Tensor& input, int64_t dim) {
 TensorList meshgrid(const TensorList& tensors, std::optional<std::string_view> indexing) {
   EMBER_CHECK(!tensors.empty(), "torch.meshgrid expects a non-empty TensorList");
   std::string_view mode = indexing ? *indexing : std::string_view("ij");
-  EMBER_CHECK(mode == "ij" || mode == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ",
-              std::string(mode));
+  EMBER_CHECK(mode == "ij" || mode == "xy",
+              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", std::string(mode));
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
-                tensors[i].dim(), "D");
-    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(),
-                "meshgrid expects all tensors to have the same dtype");
+    EMBER_CHECK(tensors[i].dim() <= 1,
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ", tensors[i].dim(), "D");
+    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(), "meshgrid expects all tensors to have the same dtype");
   }
   size_t n = tensors.size();
   bool swap = mode == "xy" && n >= 2;

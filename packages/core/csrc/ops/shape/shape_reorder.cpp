@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "core/parallel.h"
+#include "core/size_math.h"
 #include "iter/elementwise_iter.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "core/size_math.h"
-#include "ops.h"
 #include "ops/shape/shape_internal.h"
 
 namespace ember {
@@ -50,8 +50,8 @@ DimVector wrap_dims(IntArrayRef dims, int64_t nd, const char* op) {
   std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, std::max<int64_t>(nd, 1));
-    EMBER_CHECK(!seen[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
-                dims.size() - 1);
+    EMBER_CHECK(!seen[w], "dims has duplicates, original flip dims size=", dims.size(),
+                ", but unique flip dims size=", dims.size() - 1);
     (void)op;
     seen[w] = true;
     r.push_back(w);
@@ -101,8 +101,8 @@ Tensor roll(const Tensor& input, IntArrayRef shifts, IntArrayRef dims) {
     Tensor flat = reshape(input, {-1});
     return view(roll_one(flat, shifts[0], 0), input.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
-              dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   if (input.numel() == 0) return clone(input, MemoryFormat::Contiguous);  // PyTorch reads no dim then
   Tensor r = input;
   for (size_t i = 0; i < dims.size(); ++i) r = roll_one(r, shifts[i], wrap_dim(dims[i], input.dim()));
@@ -117,16 +117,21 @@ Tensor rot90(const Tensor& input, int64_t k, IntArrayRef dims) {
   EMBER_CHECK(a != b, "expected rotation dims to be different, but got dim0 = ", a, " and dim1 = ", b);
   int64_t kk = ((k % 4) + 4) % 4;
   switch (kk) {
-    case 1: return transpose(flip(input, {b}), a, b);
-    case 2: return flip(input, {a, b});
-    case 3: return transpose(flip(input, {a}), a, b);
-    default: return clone(input, MemoryFormat::Contiguous);
+    case 1:
+      return transpose(flip(input, {b}), a, b);
+    case 2:
+      return flip(input, {a, b});
+    case 3:
+      return transpose(flip(input, {a}), a, b);
+    default:
+      return clone(input, MemoryFormat::Contiguous);
   }
 }
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   int64_t nr = static_cast<int64_t>(repeats.size());
-  EMBER_CHECK(nr >= self.dim(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+  EMBER_CHECK(nr >= self.dim(),
+              "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
               "tensor");
   // aten checks the target sizes (repeat * size, wrapping like its int64 multiply), not the
   // repeats: a negative repeat of an empty dim is an empty dim, and only a negative product is
@@ -211,8 +216,9 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
   const Tensor x = dim ? input : reshape(input, {-1});
   const int64_t n = x.size(dim ? *dim : 0);
   if (repeats.dim() == 1 && repeats.size(0) != 1)
-    EMBER_CHECK(repeats.size(0) == n, "repeats must have the same size as input along dim, but got repeats.size(0) = ",
-                repeats.size(0), " and input.size(", dim ? *dim : 0, ") = ", n);
+    EMBER_CHECK(repeats.size(0) == n,
+                "repeats must have the same size as input along dim, but got repeats.size(0) = ", repeats.size(0),
+                " and input.size(", dim ? *dim : 0, ") = ", n);
   EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
                       "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
   Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
@@ -260,7 +266,8 @@ void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
   const size_t isz = t.itemsize();
   for_each_element(t, [&](int64_t, const DimVector& idx, int64_t off) {
     const int64_t i = idx[nd - 2], j = idx[nd - 1];
-    if (lower ? j > i + k : j < i + k) std::memset(static_cast<char*>(t.storage().data) + static_cast<size_t>(off) * isz, 0, isz);
+    if (lower ? j > i + k : j < i + k)
+      std::memset(static_cast<char*>(t.storage().data) + static_cast<size_t>(off) * isz, 0, isz);
   });
 }
 

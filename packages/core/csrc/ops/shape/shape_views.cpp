@@ -58,12 +58,12 @@ Tensor as_strided(const Tensor& input, IntArrayRef size, IntArrayRef stride, std
   int64_t off = storage_offset ? *storage_offset : input.offset();
   EMBER_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
   for (size_t i = 0; i < size.size(); ++i)
-    EMBER_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                shape_str(stride));
+    EMBER_CHECK(stride[i] >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
   size_t need = strided_nbytes(size, stride, off, input.itemsize());
   size_t have = input.storage().nbytes;
-  EMBER_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
-              ", storage offset ", off, ", and itemsize ", input.itemsize(), " requiring a storage size of ", need,
+  EMBER_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ",
+              off, ", and itemsize ", input.itemsize(), " requiring a storage size of ", need,
               " are out of bounds for storage of size ", have);
   return make_view(input, size, stride, off);
 }

@@ -3,9 +3,9 @@
 
 #include "autograd/node.h"
 #include "core/profiler_op.h"
+#include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -99,20 +99,20 @@ Tensor view(const Tensor& self, ScalarType dtype) {
   if (a != b) {
     EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0 to view ", legacy_name(self.dtype()), " as ",
                 legacy_name(dtype), " (different element sizes)");
-    EMBER_CHECK(strides.back() == 1, "self.stride(-1) must be 1 to view ", legacy_name(self.dtype()),
-                " as ", legacy_name(dtype), " (different element sizes), but got ", strides.back());
+    EMBER_CHECK(strides.back() == 1, "self.stride(-1) must be 1 to view ", legacy_name(self.dtype()), " as ",
+                legacy_name(dtype), " (different element sizes), but got ", strides.back());
     if (b > a) {
       int64_t r = static_cast<int64_t>(b / a);
       EMBER_CHECK(sizes.back() % r == 0, "self.size(-1) must be divisible by ", r, " to view ",
-                  legacy_name(self.dtype()), " as ", legacy_name(dtype),
-                  " (different element sizes), but got ", sizes.back());
+                  legacy_name(self.dtype()), " as ", legacy_name(dtype), " (different element sizes), but got ",
+                  sizes.back());
       EMBER_CHECK(off % r == 0, "self.storage_offset() must be divisible by ", r, " to view ",
                   legacy_name(self.dtype()), " as ", legacy_name(dtype));
       sizes.back() /= r;
       for (size_t i = 0; i + 1 < strides.size(); ++i) {
         EMBER_CHECK(strides[i] % r == 0, "self.stride(", i, ") must be divisible by ", r, " to view ",
-                    legacy_name(self.dtype()), " as ", legacy_name(dtype),
-                    " (different element sizes), but got ", strides[i]);
+                    legacy_name(self.dtype()), " as ", legacy_name(dtype), " (different element sizes), but got ",
+                    strides[i]);
         strides[i] /= r;
       }
       off /= r;
@@ -207,8 +207,8 @@ Tensor adjoint(const Tensor& input) {
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t nd = self.dim(), n = static_cast<int64_t>(size.size());
-  EMBER_CHECK(n >= nd, "expand(", "torch.", "FloatTensor{", shape_str(self.sizes()), "}, size=",
-              shape_str(size), "): the number of sizes provided (", n,
+  EMBER_CHECK(n >= nd, "expand(", "torch.", "FloatTensor{", shape_str(self.sizes()), "}, size=", shape_str(size),
+              "): the number of sizes provided (", n,
               ") must be greater or equal to the number of dimensions in the tensor (", nd, ")");
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
@@ -223,8 +223,10 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     }
     int64_t have = self.sizes()[off];
     if (want == -1) want = have;
-    EMBER_CHECK(want >= 0, "expand: the expanded size of the tensor (", want, ") is not allowed: sizes must be "
-                "non-negative or -1. Target sizes: ", shape_str(size));
+    EMBER_CHECK(want >= 0, "expand: the expanded size of the tensor (", want,
+                ") is not allowed: sizes must be "
+                "non-negative or -1. Target sizes: ",
+                shape_str(size));
     EMBER_CHECK(have == want || have == 1, "The expanded size of the tensor (", want,
                 ") must match the existing size (", have, ") at non-singleton dimension ", i,
                 ".  Target sizes: ", shape_str(size), ".  Tensor sizes: ", shape_str(self.sizes()));
@@ -268,8 +270,8 @@ Tensor squeeze_(const Tensor& self, IntArrayRef dims) { return restride_(self, s
 
 Tensor unsqueeze(const Tensor& input, int64_t dim) {
   int64_t nd = input.dim();
-  EMBER_CHECK_INDEX(dim >= -nd - 1 && dim <= nd, "Dimension out of range (expected to be in range of [",
-                    -nd - 1, ", ", nd, "], but got ", dim, ")");
+  EMBER_CHECK_INDEX(dim >= -nd - 1 && dim <= nd, "Dimension out of range (expected to be in range of [", -nd - 1, ", ",
+                    nd, "], but got ", dim, ")");
   int64_t d = dim < 0 ? dim + nd + 1 : dim;
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
   int64_t st = d < nd ? input.strides()[d] * input.sizes()[d] : 1;

@@ -67,9 +67,9 @@ bool packed_weight_grad(const float* img, const float* cols, float* gw, const Ge
 // conv_direct.cpp, called by the packed paths after their checks (groups == 1, AVX-512):
 // the forward without im2col, for unit column stride and long rows.
 bool direct_forward(const float* img, const float* w, const float* bias, float* out, const Geometry& g);
-// The weight gradient of a 1-d or 2-d conv with kernel width 3 to 5, without im2col: the scratch floats it needs for a padded
-// sample (0: does not apply), and one sample's sum into part (CK x OC) given the output gradient
-// transposed into panels (pk).
+// The weight gradient of a 1-d or 2-d conv with kernel width 3 to 5, without im2col: the scratch floats it needs for a
+// padded sample (0: does not apply), and one sample's sum into part (CK x OC) given the output gradient transposed into
+// panels (pk).
 int64_t direct_wgrad_scratch(const Geometry& g);
 void direct_wgrad_sample(const float* x, const float* pk, float* part, float* xp, const Geometry& g);
 

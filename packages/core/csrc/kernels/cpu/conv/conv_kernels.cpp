@@ -11,8 +11,8 @@
 #include "core/cpu_capability.h"
 #include "core/parallel.h"
 #include "core/scalar_type.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/conv/conv_detail.h"
+#include "kernels/cpu/gemm/blas_gemm.h"
 
 namespace ember::conv {
 
@@ -92,8 +92,8 @@ void col2im(const T* col, T* x, const Geometry& g, int64_t c0, int64_t c1) {
 
 // Row-major C[M,N] = A[M,K] (or A^T) @ B[K,N] (or B^T) + beta * C.
 template <class T>
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb,
-          T beta, T* C, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb, T beta,
+          T* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
     for (int64_t i = 0; i < M; ++i)
@@ -146,8 +146,8 @@ void forward_impl(const T* img, const T* w, const T* bias, T* out, const Geometr
       if (bias)  // the GEMM adds onto the bias (beta = 1): no second pass over the output
         for (int64_t o = 0; o < g.col_c; ++o) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
       for (int64_t gi = 0; gi < g.groups; ++gi)
-        gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L,
-                T(bias ? 1 : 0), y + gi * Og * L, L);
+        gemm<T>(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L, T(bias ? 1 : 0),
+                y + gi * Og * L, L);
     }
   });
 }
@@ -162,8 +162,8 @@ void backward_img_impl(const T* cols, const T* w, T* out, const Geometry& g) {
       T* x = out + n * g.img_c * I;
       T* cb = direct ? x : buf;
       for (int64_t gi = 0; gi < g.groups; ++gi)
-        gemm<T>(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, cols + (n * g.col_c + gi * Og) * L, L,
-                T(0), cb + gi * Cg * K * L, L);
+        gemm<T>(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, cols + (n * g.col_c + gi * Og) * L, L, T(0),
+                cb + gi * Cg * K * L, L);
       if (!direct) {
         std::fill(x, x + g.img_c * I, T(0));
         col2im(cb, x, g, 0, g.img_c);
@@ -208,14 +208,29 @@ void weight_impl(const T* img, const T* cols, T* gw, const Geometry& g) {
 template <class F>
 void dispatch(ScalarType t, const char* name, const F& f) {
   switch (t) {
-    case ScalarType::Float32: f(float{}); break;
-    case ScalarType::Float64: f(double{}); break;
-    case ScalarType::Int64: f(int64_t{}); break;
-    case ScalarType::Int32: f(int32_t{}); break;
-    case ScalarType::Int16: f(int16_t{}); break;
-    case ScalarType::Int8: f(int8_t{}); break;
-    case ScalarType::UInt8: f(uint8_t{}); break;
-    default: dtype_not_implemented(name, t);
+    case ScalarType::Float32:
+      f(float{});
+      break;
+    case ScalarType::Float64:
+      f(double{});
+      break;
+    case ScalarType::Int64:
+      f(int64_t{});
+      break;
+    case ScalarType::Int32:
+      f(int32_t{});
+      break;
+    case ScalarType::Int16:
+      f(int16_t{});
+      break;
+    case ScalarType::Int8:
+      f(int8_t{});
+      break;
+    case ScalarType::UInt8:
+      f(uint8_t{});
+      break;
+    default:
+      dtype_not_implemented(name, t);
   }
 }
 

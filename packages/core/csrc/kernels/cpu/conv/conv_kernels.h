@@ -9,9 +9,9 @@
 namespace ember::conv {
 
 struct Geometry {
-  int64_t nsp = 2;                  // spatial dims (1..3); unused trailing dims are size 1
+  int64_t nsp = 2;  // spatial dims (1..3); unused trailing dims are size 1
   int64_t N = 0, groups = 1;
-  int64_t img_c = 0, col_c = 0;     // channels on each side
+  int64_t img_c = 0, col_c = 0;  // channels on each side
   int64_t img[3] = {1, 1, 1}, col[3] = {1, 1, 1};
   int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
 

@@ -27,8 +27,8 @@ static_assert(sizeof(TileConfig) == 64, "LDTILECFG reads 64 bytes");
 // Tiles 0-3: C (16 rows x 16 floats); 4, 5: A (16 rows x 32 bfloat16); 6, 7: B (16 k-pairs x
 // 16 columns). Every tile is 16 rows of 64 bytes; the A rows are padded to 32 and k to kStep,
 // so every load is whole.
-EMBER_AMX_TARGET void block_amx(const uint16_t* Ap, const uint16_t* Bp, int64_t mc, int64_t nc, int64_t kcp,
-                                float* C, int64_t ldc, float alpha, float beta) {
+EMBER_AMX_TARGET void block_amx(const uint16_t* Ap, const uint16_t* Bp, int64_t mc, int64_t nc, int64_t kcp, float* C,
+                                int64_t ldc, float alpha, float beta) {
   TileConfig cfg;
   for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
   _tile_loadconfig(&cfg);

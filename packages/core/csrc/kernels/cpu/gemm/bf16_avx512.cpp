@@ -42,7 +42,7 @@ EMBER_BF16_TARGET void tile(const uint16_t* A, int64_t kcp, const uint16_t* pane
 }
 
 using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, float*);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,  tile<5>,  tile<6>,
+constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>,  tile<4>,  tile<5>, tile<6>,
                                       tile<7>, tile<8>, tile<9>, tile<10>, tile<11>, tile<12>};
 
 }  // namespace

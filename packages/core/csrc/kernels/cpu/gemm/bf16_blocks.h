@@ -1,9 +1,9 @@
 // The packed operands the bfloat16 GEMM's block kernels share (internal to kernels/cpu/gemm).
 //
 // A block of mc x kc of op(A): rows padded to a multiple of 32 and kc to kcp, a multiple of 32
-// (an AMX tile's 16 rows x 32 bfloat16), row-major with rows a_stride(kcp) apart, zero filled. A block of kc x nc of op(B):
-// panels of 32 columns, each kcp / 2 rows of k-pairs, a row being 32 columns x the pair
-// (B[2p][j], B[2p+1][j]) -- the layout both VDPBF16PS and the AMX B tile multiply.
+// (an AMX tile's 16 rows x 32 bfloat16), row-major with rows a_stride(kcp) apart, zero filled. A block of kc x nc of
+// op(B): panels of 32 columns, each kcp / 2 rows of k-pairs, a row being 32 columns x the pair (B[2p][j], B[2p+1][j])
+// -- the layout both VDPBF16PS and the AMX B tile multiply.
 #pragma once
 #include <cstdint>
 

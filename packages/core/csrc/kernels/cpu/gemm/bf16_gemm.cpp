@@ -62,16 +62,12 @@ void gemm_1t(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, con
     const int64_t nc = std::min(ncb, N - n0);
     for (int64_t k0 = 0; k0 < K; k0 += kcb) {
       const int64_t kc = std::min(kcb, K - k0), kcp = round_up(kc, kStep);
-      if (tb)
-        pack_b_cols(B + n0 * ldb + k0, ldb, kc, nc, kcp, bp);
-      else
-        pack_b_rows(B + k0 * ldb + n0, ldb, kc, nc, kcp, bp);
+      if (tb) pack_b_cols(B + n0 * ldb + k0, ldb, kc, nc, kcp, bp);
+      else pack_b_rows(B + k0 * ldb + n0, ldb, kc, nc, kcp, bp);
       for (int64_t m0 = 0; m0 < M; m0 += mcb) {
         const int64_t mc = std::min(mcb, M - m0);
-        if (ta)
-          pack_a_cols(A + k0 * lda + m0, lda, mc, kc, kcp, ap);
-        else
-          pack_a_rows(A + m0 * lda + k0, lda, mc, kc, kcp, ap);
+        if (ta) pack_a_cols(A + k0 * lda + m0, lda, mc, kc, kcp, ap);
+        else pack_a_rows(A + m0 * lda + k0, lda, mc, kc, kcp, ap);
         kernel(ap, bp, mc, nc, kcp, C + m0 * ldc + n0, ldc, alpha, k0 ? 1.f : beta);
       }
     }

@@ -66,8 +66,7 @@ EMBER_PACK_TARGET inline void transpose16(__m512i* ri) {
 
 }  // namespace
 
-EMBER_PACK_TARGET void pack_a_rows(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp,
-                                   uint16_t* Ap) {
+EMBER_PACK_TARGET void pack_a_rows(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp, uint16_t* Ap) {
   const int64_t rows = round_up(mc, 32), as = a_stride(kcp);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t k = 0; k < kcp; k += 32) {
@@ -76,8 +75,7 @@ EMBER_PACK_TARGET void pack_a_rows(const uint16_t* A, int64_t lda, int64_t mc, i
     }
 }
 
-EMBER_PACK_TARGET void pack_a_cols(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp,
-                                   uint16_t* Ap) {
+EMBER_PACK_TARGET void pack_a_cols(const uint16_t* A, int64_t lda, int64_t mc, int64_t kc, int64_t kcp, uint16_t* Ap) {
   const int64_t rows = round_up(mc, 32), as = a_stride(kcp);
   for (int64_t m = 0; m < rows; m += 16)
     for (int64_t k = 0; k < kcp; k += 32) {
@@ -91,8 +89,7 @@ EMBER_PACK_TARGET void pack_a_cols(const uint16_t* A, int64_t lda, int64_t mc, i
     }
 }
 
-EMBER_PACK_TARGET void pack_b_rows(const uint16_t* B, int64_t ldb, int64_t kc, int64_t nc, int64_t kcp,
-                                   uint16_t* Bp) {
+EMBER_PACK_TARGET void pack_b_rows(const uint16_t* B, int64_t ldb, int64_t kc, int64_t nc, int64_t kcp, uint16_t* Bp) {
   for (int64_t n0 = 0; n0 < nc; n0 += kPanel) {
     uint16_t* panel = Bp + n0 * kcp;
     for (int64_t p = 0; p < kcp / 2; ++p)
@@ -105,8 +102,7 @@ EMBER_PACK_TARGET void pack_b_rows(const uint16_t* B, int64_t ldb, int64_t kc, i
   }
 }
 
-EMBER_PACK_TARGET void pack_b_cols(const uint16_t* B, int64_t ldb, int64_t kc, int64_t nc, int64_t kcp,
-                                   uint16_t* Bp) {
+EMBER_PACK_TARGET void pack_b_cols(const uint16_t* B, int64_t ldb, int64_t kc, int64_t nc, int64_t kcp, uint16_t* Bp) {
   for (int64_t n0 = 0; n0 < nc; n0 += kPanel) {
     uint16_t* panel = Bp + n0 * kcp;
     for (int64_t h = 0; h < kPanel; h += 16)
@@ -130,8 +126,7 @@ EMBER_PACK_TARGET void merge(const float* acc, int64_t rows, int64_t n, float* C
       float* c = C + r * ldc + h;
       __m512 v = _mm512_load_ps(acc + r * kPanel + h);
       if (alpha != 1.f) v = _mm512_mul_ps(v, va);
-      if (beta == 1.f)
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
+      if (beta == 1.f) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
       else if (beta != 0.f)  // C unread when beta is 0: NaNs there do not leak through
         v = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, c), v);
       _mm512_mask_storeu_ps(c, m, v);

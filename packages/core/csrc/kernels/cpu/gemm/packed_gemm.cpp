@@ -169,10 +169,8 @@ PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ld, bool transp
   for (int64_t p = 0; p < panels; ++p) {
     float* d = data_.data<float>() + p * K * kWidth;
     const int64_t n0 = p * kWidth, n = std::min(kWidth, N - n0);
-    if (transposed)
-      pack_panel_transposed(src + n0 * ld, ld, K, n, d);
-    else
-      pack_rows(src + n0, ld, K, n, d);
+    if (transposed) pack_panel_transposed(src + n0 * ld, ld, K, n, d);
+    else pack_rows(src + n0, ld, K, n, d);
   }
 #else
   (void)src, (void)ld, (void)transposed, (void)panels;
@@ -270,10 +268,8 @@ void sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, co
           const int64_t n0 = j0 + p * kW, n = std::min(kW, N - n0);
           float* panel = bp + (keep_b ? p * kc * kW : 0);
           if (m0 == 0 || !keep_b) {  // packed just before its first use, while it is in L1
-            if (tb)
-              pack_panel_transposed(B + n0 * ldb + k0, ldb, kc, n, panel);
-            else
-              pack_rows(B + k0 * ldb + n0, ldb, kc, n, panel);
+            if (tb) pack_panel_transposed(B + n0 * ldb + k0, ldb, kc, n, panel);
+            else pack_rows(B + k0 * ldb + n0, ldb, kc, n, panel);
           }
           float* c = C + m0 * ldc + n0;
           if (!ta) {

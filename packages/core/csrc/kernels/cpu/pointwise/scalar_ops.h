@@ -25,9 +25,14 @@ template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
 template <class T>
-EMBER_VEC_INLINE bool truthy(T x) { return x != T(0); }
+EMBER_VEC_INLINE bool truthy(T x) {
+  return x != T(0);
+}
 template <class T>
-EMBER_VEC_INLINE bool isnan_(T x) { if constexpr (is_fp<T>) return x != x; else return false; }
+EMBER_VEC_INLINE bool isnan_(T x) {
+  if constexpr (is_fp<T>) return x != x;
+  else return false;
+}
 template <class T>
 EMBER_VEC_INLINE bool isinf_(T x) {
   if constexpr (is_fp<T>) return std::abs(x) == std::numeric_limits<T>::infinity();
@@ -57,13 +62,25 @@ EMBER_VEC_INLINE T relu_(T x) {
   else return x > T(0) ? x : T(0);
 }
 template <class T>
-EMBER_VEC_INLINE T floor_(T x) { if constexpr (is_fp<T>) return std::floor(x); else return x; }
+EMBER_VEC_INLINE T floor_(T x) {
+  if constexpr (is_fp<T>) return std::floor(x);
+  else return x;
+}
 template <class T>
-EMBER_VEC_INLINE T ceil_(T x) { if constexpr (is_fp<T>) return std::ceil(x); else return x; }
+EMBER_VEC_INLINE T ceil_(T x) {
+  if constexpr (is_fp<T>) return std::ceil(x);
+  else return x;
+}
 template <class T>
-EMBER_VEC_INLINE T trunc_(T x) { if constexpr (is_fp<T>) return std::trunc(x); else return x; }
+EMBER_VEC_INLINE T trunc_(T x) {
+  if constexpr (is_fp<T>) return std::trunc(x);
+  else return x;
+}
 template <class T>
-EMBER_VEC_INLINE T round_(T x) { if constexpr (is_fp<T>) return std::nearbyint(x); else return x; }  // half to even
+EMBER_VEC_INLINE T round_(T x) {
+  if constexpr (is_fp<T>) return std::nearbyint(x);
+  else return x;
+}  // half to even
 template <class T>
 EMBER_VEC_INLINE T round_decimals(T x, T decimals) {
   // Scale, round half-to-even, unscale; negative decimals round to tens etc.
@@ -95,9 +112,15 @@ EMBER_VEC_INLINE T minimum_(T a, T b) {
   else return a < b ? a : b;
 }
 template <class T>
-EMBER_VEC_INLINE T fmax_(T a, T b) { if constexpr (is_fp<T>) return std::fmax(a, b); else return a > b ? a : b; }
+EMBER_VEC_INLINE T fmax_(T a, T b) {
+  if constexpr (is_fp<T>) return std::fmax(a, b);
+  else return a > b ? a : b;
+}
 template <class T>
-EMBER_VEC_INLINE T fmin_(T a, T b) { if constexpr (is_fp<T>) return std::fmin(a, b); else return a < b ? a : b; }
+EMBER_VEC_INLINE T fmin_(T a, T b) {
+  if constexpr (is_fp<T>) return std::fmin(a, b);
+  else return a < b ? a : b;
+}
 template <class T>
 EMBER_VEC_INLINE T clamp_min_(T x, T lo) {
   if constexpr (is_fp<T>) return (x != x) ? x : (lo != lo) ? lo : (x < lo ? lo : x);

@@ -37,9 +37,18 @@ inline double zeta(double s, double q) {
     if (s != std::floor(s)) return std::numeric_limits<double>::quiet_NaN();
   }
   // Coefficients (2k)! / B_2k of the correction terms.
-  static const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-                             7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
-                             -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+  static const double A[] = {12.0,
+                             -720.0,
+                             30240.0,
+                             -1209600.0,
+                             47900160.0,
+                             -1.8924375803183791606e9,
+                             7.47242496e10,
+                             -2.950130727918164224e12,
+                             1.1646782814350067249e14,
+                             -4.5979787224074726105e15,
+                             1.8152105401943546773e17,
+                             -7.1661652561756670113e18};
   const double eps = 1.11e-16;
   double sum = std::pow(q, -s), a = q, b = 0;
   if (sum == 0) return 0.0;  // q > 1 and s so large that every term underflows
@@ -108,15 +117,15 @@ inline double erfinv(double y) {
   if (w < 5.0) {
     w -= 2.5;
     double p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                     -0.00417768164, 0.246640727, 1.50140941})
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
       p = c + p * w;
     x = p * a;
   } else {
     w = std::sqrt(w) - 3.0;
     double p = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                     0.00943887047, 1.00167406, 2.83297682})
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
       p = c + p * w;
     x = p * a;
   }
@@ -128,7 +137,7 @@ inline double erfinv(double y) {
     }
   } else {
     const double log_tail = std::log(1.0 - a);  // exact 1 - a (Sterbenz)
-    for (int i = 0; i < 4; ++i) {  // Newton on log(erfc(x)) - log(1 - a)
+    for (int i = 0; i < 4; ++i) {               // Newton on log(erfc(x)) - log(1 - a)
       double c = std::erfc(x);
       if (!(c > 0)) break;
       double f = std::log(c) - log_tail, d = -k * std::exp(-x * x) / c;

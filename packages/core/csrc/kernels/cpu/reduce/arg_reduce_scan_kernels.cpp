@@ -19,8 +19,7 @@ void arg_reduce_kernel(const Tensor& in, const Tensor& values, const Tensor& ind
     const scalar_t* x = in.data<scalar_t>();
     int64_t* idx = indices.data<int64_t>();
     scalar_t* val = values.defined() ? values.data<scalar_t>() : nullptr;
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
-                 [&](int64_t b, int64_t e) {
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const scalar_t* row = x + r * n;
         M best = static_cast<M>(row[0]);
@@ -50,8 +49,7 @@ void cumulative_kernel(const Tensor& in, const Tensor& out, int64_t, bool is_pro
     using M = std::conditional_t<std::is_same_v<scalar_t, float>, double, opmath_t<scalar_t>>;
     const scalar_t* x = in.data<scalar_t>();
     scalar_t* y = out.data<scalar_t>();
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
-                 [&](int64_t b, int64_t e) {
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         M acc = is_prod ? M(1) : M(0);
         for (int64_t k = 0; k < n; ++k) {

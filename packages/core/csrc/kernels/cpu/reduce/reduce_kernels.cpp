@@ -167,8 +167,7 @@ void run_reduce(ReduceIter& it, const Op& op) {
       int64_t b = c * per, e = std::min(len, b + per);
       if (b >= e) continue;
       ReduceIter s = it.slice(d, b, e);
-      s.optr = reinterpret_cast<char*>(partial.get() + c * onum) +
-               (it.optr - reinterpret_cast<char*>(obase));
+      s.optr = reinterpret_cast<char*>(partial.get() + c * onum) + (it.optr - reinterpret_cast<char*>(obase));
       s.serial(body);
     }
   });
@@ -181,14 +180,22 @@ void reduce_typed(ReduceIter& it, ReduceKind kind) {
   using M = opmath_t<In>;
   using SumAcc = std::conditional_t<std::is_integral_v<In>, int64_t, M>;
   switch (kind) {
-    case ReduceKind::Sum: return run_reduce<In, SumAcc>(it, SumOp<SumAcc>{});
-    case ReduceKind::NanSum: return run_reduce<In, SumAcc>(it, NanSumOp<SumAcc>{});
-    case ReduceKind::Prod: return run_reduce<In, SumAcc>(it, ProdOp<SumAcc>{});
-    case ReduceKind::SumSq: return run_reduce<In, M>(it, SumSqOp<M>{});
-    case ReduceKind::Max: return run_reduce<In, M>(it, MaxOp<M>{});
-    case ReduceKind::Min: return run_reduce<In, M>(it, MinOp<M>{});
-    case ReduceKind::All: return run_reduce<In, bool>(it, AllOp{});
-    case ReduceKind::Any: return run_reduce<In, bool>(it, AnyOp{});
+    case ReduceKind::Sum:
+      return run_reduce<In, SumAcc>(it, SumOp<SumAcc>{});
+    case ReduceKind::NanSum:
+      return run_reduce<In, SumAcc>(it, NanSumOp<SumAcc>{});
+    case ReduceKind::Prod:
+      return run_reduce<In, SumAcc>(it, ProdOp<SumAcc>{});
+    case ReduceKind::SumSq:
+      return run_reduce<In, M>(it, SumSqOp<M>{});
+    case ReduceKind::Max:
+      return run_reduce<In, M>(it, MaxOp<M>{});
+    case ReduceKind::Min:
+      return run_reduce<In, M>(it, MinOp<M>{});
+    case ReduceKind::All:
+      return run_reduce<In, bool>(it, AllOp{});
+    case ReduceKind::Any:
+      return run_reduce<In, bool>(it, AnyOp{});
   }
 }
 

@@ -65,10 +65,11 @@ from ember._foreach import OPS as _FOREACH_OPS  # noqa: E402  (torch._foreach_* 
 
 globals().update(_FOREACH_OPS)
 
-from ember import _toplevel_math, _toplevel_nn  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
+from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 
-for _module in (_toplevel_math, _toplevel_nn, _composite_pointwise, _composite_scan, _composite_shape):
+for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
+                _composite_shape):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 

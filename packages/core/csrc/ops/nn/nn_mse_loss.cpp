@@ -2,6 +2,7 @@
 // aten's loss reduction (0 none, 1 mean, 2 sum) through the mean/sum ops (their events nest in
 // mse_loss's, as in PyTorch's trace). ember.nn.functional.mse_loss checks dtypes and broadcasts
 // self and target first, as F.mse_loss does.
+#include "core/error.h"
 #include "core/profiler_op.h"
 #include "ops.h"
 
@@ -10,6 +11,16 @@ namespace ember {
 namespace {
 const Scalar kOne(int64_t(1));
 
+// self - target as aten's kernel computes it: in the common dtype, where a bool operand is a
+// number (ember's sub refuses bool); two bools subtract as int64 (the dtype check follows).
+Tensor difference(const Tensor& self, const Tensor& target) {
+  if (self.dtype() != ScalarType::Bool && target.dtype() != ScalarType::Bool) return sub(self, target, kOne);
+  ScalarType dt = promote_types(self.dtype(), target.dtype());
+  if (dt == ScalarType::Bool) dt = ScalarType::Int64;
+  return sub(self.dtype() == dt ? self : _to_copy(self, dt), target.dtype() == dt ? target : _to_copy(target, dt),
+             kOne);
+}
+
 // aten's gradient scale: 2 / numel for the mean, 2 otherwise.
 double mse_norm(const Tensor& self, int64_t reduction) {
   return reduction == 1 ? 2.0 / static_cast<double>(self.numel()) : 2.0;
@@ -17,7 +28,11 @@ double mse_norm(const Tensor& self, int64_t reduction) {
 }  // namespace
 
 Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  Tensor loss = sub(self, target, kOne);
+  Tensor loss = difference(self, target);  // the broadcast's shape check first, then aten's dtype dispatch
+  const ScalarType dt = promote_types(self.dtype(), target.dtype());
+  EMBER_CHECK(reduction >= 0 && reduction <= 2, "mse_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
+              reduction);
+  EMBER_CHECK_NOTIMPL(is_floating(dt), "\"mse_cpu\" not implemented for '", legacy_name(dt), "'");
   mul_(loss, loss);
   if (reduction == 1)
     return profiler::nested_op("aten::mean", {&loss, nullptr}, [&] { return mean(loss, std::nullopt); });
@@ -29,10 +44,13 @@ Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) 
 // norm * (self - target) * grad_output, in that order (aten's kernel); grad_output is 0-d for a
 // reduced loss and the loss's shape for reduction none.
 Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
-  Tensor g = sub(self, target, kOne);
-  mul_(g, wrap_scalar(Scalar(mse_norm(self, reduction))));
-  mul_(g, grad_output);
-  return g;
+  // out of place: the three operands broadcast together (aten's iterator resizes its output)
+  Tensor g = mul(mul(difference(self, target), wrap_scalar(Scalar(mse_norm(self, reduction)))), grad_output);
+  // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
+  // if the promoted result may be cast to it
+  EMBER_CHECK(can_cast(g.dtype(), self.dtype()), "result type ", legacy_name(g.dtype()),
+              " can't be cast to the desired output type ", legacy_name(self.dtype()));
+  return g.dtype() == self.dtype() ? g : _to_copy(g, self.dtype());
 }
 
 }  // namespace ember

@@ -5,6 +5,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#include "kernels/cpu/gemm/transpose16.h"
+
 #define EMBER_PACK_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
 
 namespace ember::bf16gemm {
@@ -25,43 +27,6 @@ EMBER_PACK_TARGET inline __m512i interleave(const uint16_t* src, int64_t ld, boo
   if (!pair) return lo;
   const __m512i hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, src + ld));
   return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
-}
-
-EMBER_PACK_TARGET inline __m512 lo64(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-EMBER_PACK_TARGET inline __m512 hi64(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-
-// r[i][j] -> r[j][i] for 16 x 16 32-bit lanes (on the float view: the integer unpacks trip a
-// GCC 12 -Wuninitialized false positive inside its own header).
-EMBER_PACK_TARGET inline void transpose16(__m512i* ri) {
-  __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_castsi512_ps(ri[i]);
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = lo64(t[i], t[i + 2]);
-    r[i + 1] = hi64(t[i], t[i + 2]);
-    r[i + 2] = lo64(t[i + 1], t[i + 3]);
-    r[i + 3] = hi64(t[i + 1], t[i + 3]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
-    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
-    r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
-    r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xdd);
-  }
-  for (int i = 0; i < 16; ++i) ri[i] = _mm512_castps_si512(r[i]);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define EMBER_PACKED_GEMM_TILES 1
 #include "kernels/cpu/gemm/tile512.h"
+#include "kernels/cpu/gemm/transpose16.h"
 #endif
 
 namespace ember {
@@ -73,41 +74,6 @@ __attribute__((target("avx512f"))) void pack_rows(const float* B, int64_t ldb, i
   for (int64_t k = 0; k < kc; ++k) {
     _mm512_store_ps(panel + k * kW, _mm512_maskz_loadu_ps(m0, B + k * ldb));
     _mm512_store_ps(panel + k * kW + 16, _mm512_maskz_loadu_ps(m1, B + k * ldb + 16));
-  }
-}
-
-// Pairs of floats interleaved as doubles: the middle step of the 16 x 16 transpose.
-__attribute__((target("avx512f"), always_inline)) inline __m512 lo(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-__attribute__((target("avx512f"), always_inline)) inline __m512 hi(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-
-// r[i][j] -> r[j][i] for a 16 x 16 block of floats held in 16 registers.
-__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512* r) {
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = lo(t[i], t[i + 2]);
-    r[i + 1] = hi(t[i], t[i + 2]);
-    r[i + 2] = lo(t[i + 1], t[i + 3]);
-    r[i + 3] = hi(t[i + 1], t[i + 3]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
-    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
-    r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
-    r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xdd);
   }
 }
 

@@ -64,7 +64,7 @@ def camel(name: str) -> str:
 
 def has_wrapper(op: Op) -> bool:
     s = op.schema
-    if op.rule == "bool_out" or s.name in NON_DIFFERENTIABLE or op.grad == "none":
+    if op.rule == "bool_out" or s.name in NON_DIFFERENTIABLE or op.grad in ("none", "composite"):
         return False
     if not any(p.base in ("Tensor", "Tensor[]") for p in s.cpp_params):
         return False

@@ -60,7 +60,7 @@ class Op:
     variants: list[str]
     wrap: bool
     aliases: list[str]
-    grad: dict | str = field(default_factory=dict)  # formulas, or "none": not differentiable
+    grad: dict | str = field(default_factory=dict)  # formulas, "none": not differentiable, "composite": through its body
     namespace: str | None = None
     numbers: list[str] = field(default_factory=list)  # Tensor params also taking numbers
     cpp: str | None = None  # C++ name when the schema name would clash

@@ -316,3 +316,28 @@ def test_upsample_scale_overflow_is_the_last_input(mode: str) -> None:
     y = ember._nn.upsample_nearest1d(ember.arange(5.0).reshape(1, 1, 5), (3,), scales=5e-324)
     assert y.tolist() == [[[0.0, 4.0, 4.0]]]  # output 0: 0 * inf = NaN, read as index 0
 
+
+
+# ---- mse_loss_backward: aten's iterator computes in the operands' result type ----------------
+
+def _mse_bw(m: Any, g: Any, s: Any, t: Any, red: int) -> Any:
+    f = torch.ops.aten.mse_loss_backward if m is torch else ember._nn.mse_loss_backward  # aten's binding
+    return f(g(m), s(m), t(m), red)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch: its out= resize of a 0-d self
+@pytest.mark.parametrize("red", [0, 1, 2])
+@pytest.mark.parametrize("case", call(
+    # a 0-d float64 self and target give way to a dimensioned float16 grad: float16 arithmetic
+    (lambda m: m.tensor([1.5, 1e-5, 3.0], dtype=m.float16), lambda m: m.tensor(5735.753, dtype=m.float64),
+     lambda m: m.tensor(4209.74, dtype=m.float64)),
+    (lambda m: m.tensor([1.0, 2.0, 0.5], dtype=m.float16), lambda m: m.tensor(2.0**31, dtype=m.float64),
+     lambda m: m.tensor(INF, dtype=m.float64)),
+    # integers stay integers: the mean's 2 / numel truncates
+    (lambda m: m.tensor(3), lambda m: m.ones(4, 5, dtype=m.int64) * 3, lambda m: m.zeros(4, 5, dtype=m.int64)),
+    (lambda m: m.tensor(3, dtype=m.int8), lambda m: m.tensor([1, 5], dtype=m.int8), lambda m: m.tensor([4, 2], dtype=m.int8)),
+    (lambda m: m.tensor(True), lambda m: m.tensor([True, False]), lambda m: m.tensor([False, False])),
+    (lambda m: m.tensor(3.0), lambda m: m.tensor([[1, 5]]), lambda m: m.tensor([[4, 2]])),
+))
+def test_mse_loss_backward_result_type(case: tuple, red: int) -> None:
+    check(lambda m: _mse_bw(m, *case, red))

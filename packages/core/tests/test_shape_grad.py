@@ -113,3 +113,20 @@ def test_grad_fn_names() -> None:
     assert type(ember.split(a, 1)[0].grad_fn).__name__ == "SplitBackward0"
     assert type(ember.unbind(a)[0].grad_fn).__name__ == "UnbindBackward0"
     assert type(ember.sort(a).values.grad_fn).__name__ == "SortBackward0"
+
+
+@pytest.mark.parametrize("op", ["broadcast_tensors", "meshgrid"])
+def test_each_output_depends_on_its_own_input(op: str) -> None:
+    """As aten's composites: an output whose input needs no gradient needs none, and one already of
+    the broadcast shape is the input itself (no ExpandBackward0 node), as F.mse_loss's target is."""
+    shapes = [(3,), (2, 3), (2, 3)] if op == "broadcast_tensors" else [(3,), (2,), (4,)]
+    for L in (torch, ember):
+        xs = [L.ones(*s, dtype=L.float64) for s in shapes]
+        xs[0].requires_grad_(True)
+        xs[1].requires_grad_(True)
+        outs = getattr(L, op)(*xs)
+        got = [(type(o.grad_fn).__name__ if o.grad_fn else None, o.requires_grad) for o in outs]
+        if L is torch:
+            want = got
+        else:
+            assert got == want, (op, got, want)

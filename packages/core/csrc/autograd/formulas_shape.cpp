@@ -300,34 +300,6 @@ Tensor unbind_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarT
   return ag::stack(parts, d);
 }
 
-TensorList broadcast_tensors_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
-                                      const std::vector<ScalarType>& dtypes) {
-  TensorList out;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (i < grads.size() && grads[i].defined()) out.push_back(cast_to(sum_to(grads[i], sizes[i]), dtypes[i]));
-    else out.push_back(Tensor());
-  }
-  return out;
-}
-
-TensorList meshgrid_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
-                             const std::vector<ScalarType>& dtypes, std::optional<std::string_view> indexing) {
-  size_t n = sizes.size();
-  bool swap = indexing && *indexing == "xy" && n >= 2;
-  TensorList out;
-  for (size_t i = 0; i < n; ++i) {
-    if (i >= grads.size() || !grads[i].defined()) {
-      out.push_back(Tensor());
-      continue;
-    }
-    size_t at = swap && i < 2 ? 1 - i : i;
-    DimVector keep(n, 1);
-    keep[at] = grads[i].size(static_cast<int64_t>(at));
-    out.push_back(cast_to(ag::reshape(sum_to(grads[i], keep), sizes[i]), dtypes[i]));
-  }
-  return out;
-}
-
 TensorList atleast_list_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
                                  const std::vector<ScalarType>& dtypes) {
   TensorList out;

@@ -30,10 +30,6 @@ Tensor chunk_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarTy
 Tensor tensor_split_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype,
                              std::optional<int64_t> sections, IntArrayRef indices, int64_t dim);
 Tensor unbind_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t dim);
-TensorList meshgrid_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
-                             const std::vector<ScalarType>& dtypes, std::optional<std::string_view> indexing);
-TensorList broadcast_tensors_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
-                                      const std::vector<ScalarType>& dtypes);
 TensorList atleast_list_backward(const TensorList& grads, const std::vector<DimVector>& sizes,
                                  const std::vector<ScalarType>& dtypes);
 

@@ -4,6 +4,7 @@
 // self and target first, as F.mse_loss does.
 #include "core/error.h"
 #include "core/profiler_op.h"
+#include "iter/elementwise_iter.h"
 #include "ops.h"
 
 namespace ember {
@@ -45,7 +46,17 @@ Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) 
 // reduced loss and the loss's shape for reduction none.
 Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
   // out of place: the three operands broadcast together (aten's iterator resizes its output)
-  Tensor g = mul(mul(difference(self, target), wrap_scalar(Scalar(mse_norm(self, reduction)))), grad_output);
+  const ScalarType dt = result_type({&grad_output, &self, &target});
+  if (dt == ScalarType::Bool) {  // the operands' shapes are checked first (the iterator), then the dispatch
+    (void)mul(difference(self, target), grad_output);
+    EMBER_CHECK_NOTIMPL(false, "\"mse_backward_cpu_out\" not implemented for 'Bool'");
+  }
+  // The iterator computes in the three operands' result type (a 0-d self and target give way to a
+  // dimensioned float16 grad; integers stay integers), rounding after each step; the scale is a
+  // value of that type too (2 / numel truncates to 0 for an integer mean).
+  auto as_dt = [&](const Tensor& t) { return t.dtype() == dt ? t : _to_copy(t, dt); };
+  Tensor norm = _to_copy(wrap_scalar(Scalar(mse_norm(self, reduction))), dt);
+  Tensor g = mul(mul(sub(as_dt(self), as_dt(target), kOne), norm), as_dt(grad_output));
   // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
   // if the promoted result may be cast to it
   EMBER_CHECK(can_cast(g.dtype(), self.dtype()), "result type ", legacy_name(g.dtype()),

@@ -1,5 +1,5 @@
 // Joins (cat, stack, hstack/vstack/dstack) and splits (split, chunk, tensor_split, unbind,
-// meshgrid, broadcast_tensors, atleast_*d).
+// atleast_*d); meshgrid and broadcast_tensors are in autograd/composite_shape.cpp).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -328,51 +328,6 @@ TensorList unbind(const Tensor& input, int64_t dim) {
   int64_t d = wrap_dim(dim, input.dim());
   TensorList r;
   for (int64_t i = 0; i < input.size(d); ++i) r.push_back(select(input, d, i));
-  return r;
-}
-
-TensorList meshgrid(const TensorList& tensors, std::optional<std::string_view> indexing) {
-  EMBER_CHECK(!tensors.empty(), "torch.meshgrid expects a non-empty TensorList");
-  std::string_view mode = indexing ? *indexing : std::string_view("ij");
-  EMBER_CHECK(mode == "ij" || mode == "xy",
-              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", std::string(mode));
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].dim() <= 1,
-                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ", tensors[i].dim(), "D");
-    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(), "meshgrid expects all tensors to have the same dtype");
-  }
-  size_t n = tensors.size();
-  bool swap = mode == "xy" && n >= 2;
-  DimVector shape;
-  for (const Tensor& t : tensors) shape.push_back(t.dim() == 0 ? 1 : t.size(0));
-  if (swap) std::swap(shape[0], shape[1]);
-  TensorList r;
-  for (size_t i = 0; i < n; ++i) {
-    DimVector view(n, 1);
-    size_t at = swap && i < 2 ? 1 - i : i;
-    view[at] = shape[at];
-    r.push_back(expand(reshape(tensors[i], view), shape, false));
-  }
-  return r;
-}
-
-TensorList broadcast_tensors(const TensorList& tensors) {
-  DimVector shape;
-  for (const Tensor& t : tensors) {
-    IntArrayRef s = t.sizes();
-    size_t nd = std::max(shape.size(), s.size());
-    DimVector out(nd, 1);
-    for (size_t k = 0; k < nd; ++k) {
-      int64_t a = k < nd - shape.size() ? 1 : shape[k - (nd - shape.size())];
-      int64_t b = k < nd - s.size() ? 1 : s[k - (nd - s.size())];
-      EMBER_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a, ") must match the size of tensor b (", b,
-                  ") at non-singleton dimension ", k);
-      out[k] = a == 1 ? b : a;
-    }
-    shape = out;
-  }
-  TensorList r;
-  for (const Tensor& t : tensors) r.push_back(expand(t, shape, false));
   return r;
 }
 

@@ -11,5 +11,4 @@ OPS: dict[str, str] = {
 }
 
 FUNCTIONAL: dict[str, str] = {
-    "interpolate": "values (core upsample kernels: bicubic's fused sums, and aten's channels-last bilinear kernel on float16/bfloat16, still differ in the last bit)",
 }

@@ -337,7 +337,11 @@ def ember_to_torch(e: Any) -> torch.Tensor:
 
 # Ops where PyTorch computes in the input's precision and ember in double (digamma's float32
 # results in PyTorch are off by ~5e-6 relative): their tolerance is scaled by this factor.
-LOOSE_OPS = {"digamma": 100.0, "polygamma": 100.0}
+LOOSE_OPS = {"digamma": 100.0, "polygamma": 100.0,
+             # 16- and 4-term weighted sums whose fusion order (FMA contraction) is aten's compiler's
+             # choice: with cancelling edge values the last bits differ (|ember - float64| and
+             # |torch - float64| are both within a few ulps of the terms' magnitude)
+             "upsample_bicubic2d": 10.0, "upsample_bilinear2d": 10.0, "interpolate": 10.0}
 TOL_SCALE = [1.0]  # set per test by the parity tests
 
 

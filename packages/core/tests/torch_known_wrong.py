@@ -853,7 +853,9 @@ def _tiny_scale(v: Any) -> bool:
 
 def _upsample_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
     parts = _upsample_scales(name, args, kwargs)
-    return parts is not None and any(_tiny_scale(v) for v in _scale_list(parts, args, kwargs))
+    # invalid sizes are torch's own size error, whatever the scales
+    return parts is not None and min(parts[2], default=1) > 0 and any(
+        _tiny_scale(v) for v in _scale_list(parts, args, kwargs))
 
 
 def _upsample_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:

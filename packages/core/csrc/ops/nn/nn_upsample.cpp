@@ -592,6 +592,12 @@ Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef out
     EMBER_CHECK(grad_output.size(i) == want, "Expected grad_output to have the same shape as output; output.size(", i,
                 ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.size(i));
   }
+  if (mode == Mode::Cubic && g.in == g.out) {
+    // aten's bicubic backward copies the gradient where the sizes agree, whatever the scales and
+    // dtype (its forward interpolates: 0 * inf is NaN there)
+    Tensor gx = empty(in_sizes, grad_output.dtype());
+    return copy_(gx, grad_output, false);
+  }
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
   Tensor gx = zeros(in_sizes, grad_output.dtype(), std::nullopt);
   if (gx.numel() == 0 || go.numel() == 0) return gx;

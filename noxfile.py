@@ -130,6 +130,18 @@ def fuzz(session: nox.Session) -> None:
     session.run("python", "packages/core/tests/fuzz_run.py", *session.posargs)
 
 
+@nox.session
+def codegen(session: nox.Session) -> None:
+    """Write the sources packages/core/codegen/gen.py makes from ops.yaml into a folder, to read
+    them (`-- --out DIR`, default build/codegen_out): ops.h, bindings.cpp, autograd_ops.*, ..."""
+    session.install("pyyaml")
+    args = list(session.posargs)
+    out = Path(args[args.index("--out") + 1]) if "--out" in args else ROOT / "build" / "codegen_out"
+    core = ROOT / "packages" / "core"
+    session.run("python", str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(out / "cpp"), str(out / "py"))
+    session.log(f"generated sources in {out}/cpp and {out}/py")
+
+
 LINT_TOOLS = ["ruff==0.17.6", "clang-format==23.1.5", "mypy==2.4.1", "packaging"]  # pinned: formatters drift
 
 

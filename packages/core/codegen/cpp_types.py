@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from schema import Param, Schema
 
 CPP_TYPE = {
@@ -25,6 +27,7 @@ CPP_TYPE = {
     "Device?": "std::optional<Device>",
     "MemoryFormat": "MemoryFormat",
     "MemoryFormat?": "std::optional<MemoryFormat>",
+    "Generator?": "Generator*",  # nullptr: the default generator
 }
 
 # Accessor on the runtime Signature that converts the parsed PyObject*.
@@ -49,6 +52,7 @@ ACCESSOR = {
     "Device?": "opt_device",
     "MemoryFormat": "memory_format",
     "MemoryFormat?": "opt_memory_format",
+    "Generator?": "generator",
 }
 
 PY_TYPE = {
@@ -64,6 +68,7 @@ PY_TYPE = {
     "Device": "Device",
     "MemoryFormat": "memory_format",
     "Layout": "layout",
+    "Generator": "Generator",
 }
 
 
@@ -84,8 +89,34 @@ def returns_cpp(s: Schema) -> str:
     return "std::tuple<" + ", ".join("Tensor" for _ in rets) + ">"
 
 
-def cpp_decl(name: str, s: Schema, *, out: bool = False, self_first: bool = False) -> str:
+def cpp_default(p: Param) -> str | None:
+    """The schema default as a C++ default argument, or None where C++ cannot say it."""
+    d, t = p.default, norm(p)
+    if d is None:
+        return None
+    if d == "None":
+        return {"Tensor?": "Tensor()", "Generator?": "nullptr"}.get(t, "std::nullopt" if t.endswith("?") else None)
+    if t == "bool":
+        return {"True": "true", "False": "false"}.get(d)
+    if t in ("int", "float"):
+        return d
+    if t == "Scalar":
+        return f"Scalar({d})" if re.search(r"[.e]", d) else f"Scalar(int64_t({d}))"
+    if t == "str" and len(d) >= 2 and d[0] in "'\"":
+        return '"' + d[1:-1] + '"'
+    if t == "int[]" and d == "[]":
+        return "{}"
+    return None
+
+
+def cpp_decl(name: str, s: Schema, *, out: bool = False, self_first: bool = False,
+             first_default: int | None = None) -> str:
+    """The C++ signature; first_default: C++ default arguments from that parameter on (each
+    one up to the end must have one, see ops_h_defaults)."""
     params = [f"{cpp_type(p)} {p.name}" for p in s.cpp_params]
+    if first_default is not None:
+        for i, p in enumerate(s.cpp_params[first_default:], first_default):
+            params[i] += f" = {cpp_default(p)}"
     if self_first and params:
         params[0] = params[0].replace(f" {s.cpp_params[0].name}", " self")
     if out:
@@ -94,6 +125,15 @@ def cpp_decl(name: str, s: Schema, *, out: bool = False, self_first: bool = Fals
         else:
             params.append("const Tensor& out")
     return f"{returns_cpp(s)} {name}({', '.join(params)})"
+
+
+def default_from(s: Schema) -> int:
+    """Index of the first parameter of the trailing run that C++ default arguments can give."""
+    ps = s.cpp_params
+    i = len(ps)
+    while i > 0 and cpp_default(ps[i - 1]) is not None:
+        i -= 1
+    return i
 
 
 def py_type(p: Param) -> str:

@@ -9,6 +9,7 @@ Outputs (into the build tree, never committed):
   docstrings.cpp        their docstrings (text signature + docs_ops/*.yaml prose), apart so a
                         docs edit recompiles one small file; and the hand-written bindings'
                         (docs_ops/bindings.yaml), which they look up at module set-up
+  entry_ops.h           ember::entry: each op as Python reaches it (ag:: where it has a wrapper)
   _C.pyi, _op_list.py   the type stub, and the op list the parity test walks
 
 Usage: python gen.py ops.yaml OUT_CPP_DIR OUT_PY_DIR
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import yaml
 from autocast_lists import policy as autocast_policy
-from cpp_types import ACCESSOR, cpp_decl, norm, returns_cpp
+from cpp_types import ACCESSOR, cpp_decl, default_from, norm, returns_cpp
 from gen_autograd import gen_autograd, has_wrapper
 from gen_docs import binding_docstring, c_string, docstring, load_binding_docs, load_docs, py_path
 from gen_stub import gen_pyi
@@ -49,16 +50,45 @@ def cpp_name(op: Op) -> str:
 # ---------------------------------------------------------------- C++ ops
 
 
+def ops_h_defaults(ops: list[Op]) -> dict[tuple[str, int], int | None]:
+    """Per (C++ name, id(op)): the first parameter given a C++ default argument (None: none).
+
+    A default never makes two overloads of one name callable with the same argument count
+    (that call would be ambiguous), so an overload's defaults stop above the arity of every
+    shorter sibling, and overloads with a sibling of their own arity get none."""
+    decls: dict[str, list[tuple[int, int]]] = {}  # name -> [(op index, arity)]
+    for i, op in enumerate(ops):
+        n = cpp_name(op)
+        if {"function", "method"} & set(op.variants):
+            decls.setdefault(n, []).append((i, len(op.schema.cpp_params)))
+        if "inplace" in op.variants:
+            decls.setdefault(n + "_", []).append((i, len(op.schema.cpp_params)))
+    res: dict[tuple[str, int], int | None] = {}  # gen_autograd shares it
+    for n, ds in decls.items():
+        for i, arity in ds:
+            others = [a for j, a in ds if j != i]
+            if arity in others:
+                res[(n, id(ops[i]))] = None
+                continue
+            lower = max([a + 1 for a in others if a < arity], default=0)
+            first = max(default_from(ops[i].schema), lower)
+            res[(n, id(ops[i]))] = first if first < arity else None
+    return res
+
+
 def gen_ops_h(ops: list[Op]) -> str:
     lines = [HEADER, "#pragma once", "#include <optional>", "#include <string_view>",
-             "#include <tuple>", '#include "core/tensor.h"', '#include "core/memory_format.h"',
-             "", "namespace ember {", ""]
+             "#include <tuple>", '#include "core/generator.h"', '#include "core/tensor.h"',
+             '#include "core/memory_format.h"', "", "namespace ember {", "",
+             "// Schema defaults are C++ default arguments here (and only here: the definitions",
+             "// in csrc/ops/ must not repeat them), so formulas and op bodies may leave them out.", ""]
+    defaults = ops_h_defaults(ops)
     for op in ops:
         s, n = op.schema, cpp_name(op)
         if {"function", "method"} & set(op.variants):
-            lines.append(cpp_decl(n, s) + ";")
+            lines.append(cpp_decl(n, s, first_default=defaults[(n, id(op))]) + ";")
         if "inplace" in op.variants:
-            lines.append(cpp_decl(n + "_", s, self_first=True) + ";")
+            lines.append(cpp_decl(n + "_", s, self_first=True, first_default=defaults[(n + "_", id(op))]) + ";")
         if "out" in op.variants:
             lines.append(cpp_decl(n + "_out", s, out=True) + ";")
     lines += ["", "}  // namespace ember", ""]
@@ -120,6 +150,27 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         out.append("")
     out += ["}  // namespace ember", ""]
     return "\n".join(out)
+
+
+def gen_entry_ops(ops: list[Op]) -> str:
+    """ember::entry: every op as Python reaches it -- the autograd wrapper (ag::) where the op
+    has one, else the plain op -- for hand-written callers (the Tensor operator slots), so
+    none picks the autograd path itself."""
+    lines = [HEADER, "#pragma once", '#include "autograd_ops.h"', "", "namespace ember::entry {", ""]
+    defaults = ops_h_defaults(ops)
+    for op in ops:
+        s, n = op.schema, cpp_name(op)
+        ns = "ag" if has_wrapper(op) else "ember"
+        names = ", ".join(p.name for p in s.cpp_params)
+        if {"function", "method"} & set(op.variants):
+            decl = cpp_decl(n, s, first_default=defaults[(n, id(op))])
+            lines.append(f"inline {decl} {{ return {ns}::{n}({names}); }}")
+        if "inplace" in op.variants:
+            decl = cpp_decl(n + "_", s, self_first=True, first_default=defaults[(n + "_", id(op))])
+            args = ", ".join(["self"] + [p.name for p in s.cpp_params[1:]])
+            lines.append(f"inline {decl} {{ return {ns}::{n}_({args}); }}")
+    lines += ["", "}  // namespace ember::entry", ""]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- kernels
@@ -264,10 +315,24 @@ def case_body(op: Op, kind: str, idx: int) -> list[str]:
     lines = [f"    case {idx}: {{", f"      const Signature& S = sigs[{idx}];"]
     args = call_args(s)
     pidx = {p.name: i for i, p in enumerate(s.params)}
+    # The tensor options of a factory are checked first, out= or not (PyTorch's order).
+    if "layout" in pidx:
+        lines.append(f"      S.check_layout(A, {pidx['layout']});")
+    if "pin_memory" in pidx:
+        lines.append(f"      S.check_pin_memory(A, {pidx['pin_memory']});")
+    factory = kind == "function" and {"dtype", "requires_grad"} <= set(pidx)
     if kind == "function" and "out" in op.variants:
         oi = len(s.params)
         lines.append(f"      if (!S.is_none(A, {oi})) {{")
-        if len(s.returns) > 1:
+        if factory and len(s.returns) == 1:
+            # PyTorch's factories: out= must have the dtype asked for, and takes requires_grad=.
+            lines.append(f"        Tensor out_ = S.tensor(A, {oi});")
+            lines.append(f"        S.check_out_dtype(A, {pidx['dtype']}, out_);")
+            lines.append(f"        Tensor r = ember::{n}_out({', '.join(args + ['out_'])});")
+            lines.append(f"        apply_requires_grad(r, S.boolean(A, {pidx['requires_grad']}));")
+            lines.append("        return wrap(std::move(r));")
+            lines.append("      }")
+        elif len(s.returns) > 1:
             k = len(s.returns)
             lines.append(f"        TensorList outs = S.tensor_list(A, {oi});")
             lines.append(f'        check_out_count(outs, {k}, "{s.name}");')
@@ -286,14 +351,13 @@ def case_body(op: Op, kind: str, idx: int) -> list[str]:
                 if p.base == "Tensor[]":  # cat(tensors, out=): every element is checked
                     lines.append(f"        for (const Tensor& t_ : S.tensor_list(A, {i}))")
                     lines.append(f'          check_out_no_grad("{s.name}", {{&t_}});')
-        lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
-        lines.append("      }")
+        if not (factory and len(s.returns) == 1):
+            lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
+            lines.append("      }")
     lines += autocast_prologue(op, kind)
     ns = "ember::ag" if has_wrapper(op) else "ember"
     target = f"{ns}::{n}_" if kind == "inplace" else f"{ns}::{n}"
     call = f"{target}({', '.join(args)})"
-    if "layout" in pidx:
-        lines.append(f"      S.check_layout(A, {pidx['layout']});")
     if "requires_grad" in pidx and kind == "function":
         lines.append(f"      auto r = {call};")
         lines.append(f"      apply_requires_grad(r, S.boolean(A, {pidx['requires_grad']}));")
@@ -491,7 +555,7 @@ def main() -> None:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
     areas = sorted(h.name for h in (src.parent / "csrc" / "autograd").glob("formulas_*.h"))
-    ag_h, ag_cpp = gen_autograd(ops, cpp_name, areas)
+    ag_h, ag_cpp = gen_autograd(ops, cpp_name, areas, ops_h_defaults(ops))
     cpp_dir.mkdir(parents=True, exist_ok=True)
     py_dir.mkdir(parents=True, exist_ok=True)
     files = {
@@ -503,6 +567,7 @@ def main() -> None:
         cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs, binding_docs),
         cpp_dir / "autograd_ops.h": ag_h,
         cpp_dir / "autograd_ops.cpp": ag_cpp,
+        cpp_dir / "entry_ops.h": gen_entry_ops(ops),
         py_dir / "_C.pyi": gen_pyi(ops, group, src.parent / "codegen" / "stub_base.pyi"),
         py_dir / "_op_list.py": gen_op_list(ops, kernels),
     }

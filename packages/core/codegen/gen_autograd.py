@@ -363,8 +363,11 @@ class NodeGen:
         return lines
 
 
-def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = ()) -> tuple[str, str]:
-    """area_headers: csrc/autograd/formulas_<area>.h, included so an area's formulas need no shared edit."""
+def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = (),
+                 defaults: dict | None = None) -> tuple[str, str]:
+    """area_headers: csrc/autograd/formulas_<area>.h, included so an area's formulas need no shared edit.
+    defaults: (C++ name, id(op)) -> first parameter with a C++ default (gen.ops_h_defaults), as in ops.h."""
+    defaults = defaults or {}
     names = node_names(ops)
     wrapped = [op for op in ops if has_wrapper(op)]
     ag_names = set()
@@ -376,9 +379,9 @@ def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = ()) -> tuple
     for op in wrapped:
         s, n = op.schema, cpp_name(op)
         if {"function", "method"} & set(op.variants):
-            h.append(cpp_decl(n, s) + ";")
+            h.append(cpp_decl(n, s, first_default=defaults.get((n, id(op)))) + ";")
         if "inplace" in op.variants:
-            h.append(cpp_decl(n + "_", s, self_first=True) + ";")
+            h.append(cpp_decl(n + "_", s, self_first=True, first_default=defaults.get((n + "_", id(op)))) + ";")
     h += ["", "}  // namespace ember::ag", ""]
 
     c = [HEADER, '#include "autograd_ops.h"', '#include "autograd/formulas.h"', '#include "core/profiler_op.h"',

@@ -8,6 +8,7 @@ form where the binding takes a lone int[] as varargs (zeros(2, 3), x.view(2, 3))
 
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def _params(s: Schema, skip_self: bool, with_out: bool, varargs: bool, ints: set
             kw = True
         omittable = p.default is not None or (p.optional and (p.kw_only or i > last_required))
         d = " = ..." if omittable else ""
-        parts.append(f"{p.name}: {stub_type(p, ints)}{d}")
+        name = p.name + "_" if keyword.iskeyword(p.name) else p.name  # random_(from=..), as PyTorch's stub
+        parts.append(f"{name}: {stub_type(p, ints)}{d}")
     if with_out:
         if not kw:
             parts.append("*")

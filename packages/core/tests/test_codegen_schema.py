@@ -32,3 +32,19 @@ def test_unknown_key_names_op_and_key() -> None:
     doc = {"ops": [{"func": "frob(Tensor self) -> Tensor", "family": "custom", "varargs": "x"}]}
     with pytest.raises(ValueError, match=r"frob\(Tensor self\).*unknown key\(s\) \['varargs'\]"):
         s.load_ops(doc)
+
+
+def test_header_documents_every_key() -> None:
+    """The ops.yaml header describes every field an entry may have."""
+    s = _schema()
+    header = "".join(line for line in (CORE / "ops.yaml").read_text().splitlines(True) if line.startswith("#"))
+    missing = sorted(k for k in s.KNOWN_KEYS if f"{k}:" not in header and f"`{k}`" not in header)
+    assert not missing, f"ops.yaml header does not describe {missing}"
+
+
+def test_generator_parameter_parses() -> None:
+    s = _schema()
+    sch = s.parse_schema("rand(int[] size, *, Generator? generator=None) -> Tensor")
+    gen = sch.params[1]
+    assert (gen.type, gen.base, gen.optional, gen.kw_only, gen.default) == ("Generator?", "Generator", True, True,
+                                                                            "None")

@@ -39,7 +39,7 @@ Tensor col_select(int64_t n, int64_t off, int64_t k, ScalarType dt) {
   return to_dtype(t, dt);
 }
 
-Tensor diag_embed(const Tensor& v) {  // (..., n) -> (..., n, n)
+Tensor embed_diag(const Tensor& v) {  // (..., n) -> (..., n, n)
   int64_t n = v.sizes()[v.dim() - 1];
   return tmul(ag::unsqueeze(v, -1), eye_of(n, n, v.dtype()));
 }
@@ -122,7 +122,7 @@ Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V) 
   Tensor E = tadd(tsub(ag::unsqueeze(L, -2), ag::unsqueeze(L, -1)), I);  // 1 on the diagonal
   // A is symmetric: only the symmetric part of the perturbation counts (PyTorch's convention).
   Tensor inner = tmul(tdiv(tmul(skew(tmm(mT(V), gV)), num(0.5)), E), tri_mask(n, 1.0, 0.0, 1.0, L.dtype()));
-  if (gL.defined()) inner = tadd(inner, diag_embed(gL));
+  if (gL.defined()) inner = tadd(inner, embed_diag(gL));
   return tmm(tmm(V, inner), mT(V));
 }
 
@@ -155,7 +155,7 @@ Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, 
   auto acc = [&](const Tensor& t) { inner = inner.defined() ? tadd(inner, t) : t; };
   if (gU.defined()) acc(tmul(tdiv(skew(tmm(mT(U), gU)), E), Srow));
   if (gVh.defined()) acc(tmul(Scol, tdiv(skew(tmm(Vh, mT(gVh))), E)));
-  if (gS.defined()) acc(diag_embed(gS));
+  if (gS.defined()) acc(embed_diag(gS));
   Tensor gA = tmm(tmm(U, inner), Vh);
   if (gU.defined() && m > k) gA = tadd(gA, tmm(tdiv(tsub(gU, tmm(U, tmm(mT(U), gU))), Srow), Vh));
   if (gVh.defined() && n > k) gA = tadd(gA, tmm(tdiv(U, Srow), tsub(gVh, tmm(tmm(gVh, V), Vh))));

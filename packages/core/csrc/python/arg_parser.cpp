@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "py_generator.h"
 #include "py_tensor.h"
 #include "py_types.h"
 
@@ -28,6 +29,7 @@ PType parse_type(std::string t, bool* optional) {
   if (base == "Device") return PType::Device;
   if (base == "MemoryFormat") return PType::MemoryFormat;
   if (base == "Layout") return PType::Layout;
+  if (base == "Generator") return PType::Generator;
   throw std::runtime_error("ember: unknown schema type " + t);
 }
 
@@ -57,6 +59,8 @@ const char* type_label(PType t) {
       return "torch.memory_format";
     case PType::Layout:
       return "torch.layout";
+    case PType::Generator:
+      return "torch.Generator";
   }
   return "?";
 }
@@ -365,6 +369,8 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
       return Py_TYPE(o) == MemoryFormatType;
     case PType::Layout:
       return Py_TYPE(o) == LayoutType;
+    case PType::Generator:
+      return PyObject_TypeCheck(o, GeneratorType);
   }
   return false;
 }
@@ -641,6 +647,22 @@ std::optional<MemoryFormat> Signature::opt_memory_format(ParsedArgs& A, int i) c
 void Signature::check_layout(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return;
   EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0, name, "(): only the strided layout is supported");
+}
+
+void Signature::check_pin_memory(ParsedArgs& A, int i) const {
+  EMBER_CHECK(!boolean(A, i),
+              "pin_memory=True requires a CUDA or other accelerator backend; no "
+              "pinned memory allocator is available on this system.");
+}
+
+void Signature::check_out_dtype(ParsedArgs& A, int dtype, const Tensor& out) const {
+  auto dt = opt_dtype(A, dtype);
+  EMBER_CHECK(!dt || *dt == out.dtype(), "dtype ", legacy_name(*dt), " does not match dtype of out parameter (",
+              legacy_name(out.dtype()), ")");
+}
+
+Generator* Signature::generator(ParsedArgs& A, int i) const {
+  return is_none(A, i) ? nullptr : reinterpret_cast<PyGenerator*>(A.obj[i])->gen.get();
 }
 
 bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int position) {

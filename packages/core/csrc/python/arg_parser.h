@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../core/generator.h"
 #include "../core/memory_format.h"
 #include "py_common.h"
 
@@ -25,7 +26,8 @@ enum class PType : uint8_t {
   Dtype,
   Device,
   MemoryFormat,
-  Layout
+  Layout,
+  Generator  // Generator?: None or an ember.Generator
 };
 
 struct Param {
@@ -121,6 +123,11 @@ class Signature {
   MemoryFormat memory_format(ParsedArgs& A, int i) const;
   std::optional<MemoryFormat> opt_memory_format(ParsedArgs& A, int i) const;
   void check_layout(ParsedArgs& A, int i) const;
+  // A factory's pin_memory=True: PyTorch's RuntimeError on a machine with no accelerator.
+  void check_pin_memory(ParsedArgs& A, int i) const;
+  // A factory's out= against its dtype= (PyTorch's check_out_type_matches).
+  void check_out_dtype(ParsedArgs& A, int dtype, const Tensor& out) const;
+  Generator* generator(ParsedArgs& A, int i) const;  // nullptr: None, the default generator
 
   std::string name;
 

@@ -12,6 +12,7 @@
 #include "arg_parser.h"
 #include "autocast.h"
 #include "ops.h"
+#include "py_generator.h"
 #include "py_tensor.h"
 #include "py_types.h"
 
@@ -199,7 +200,7 @@ PYBIND11_MODULE(_C, m) {
   init_tensor_type(mod);
   init_storage(mod);
   init_dlpack(mod);
-  init_random(mod);
+  init_generator(mod);
   init_autograd(mod);
   init_index_ops(mod);
   init_autocast(mod);

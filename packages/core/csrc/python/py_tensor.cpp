@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "arg_parser.h"
-#include "autograd_ops.h"
+#include "entry_ops.h"
 #include "ops.h"
 #include "py_types.h"
 
@@ -251,7 +251,7 @@ static PyObject* get_T(PyObject* self, void*) {
   const Tensor& t = SELF;
   OpScope prof_("aten::numpy_T", {&t});  // as torch: numpy_T, then the permute it calls
   OpScope prof_permute("aten::permute", {&t});
-  if (t.dim() == 2) return wrap(ember::ag::t(t));
+  if (t.dim() == 2) return wrap(entry::t(t));
   if (t.dim() != 0)
     PyErr_WarnEx(PyExc_UserWarning,
                  "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
@@ -261,14 +261,14 @@ static PyObject* get_T(PyObject* self, void*) {
                  1);
   DimVector perm;
   for (int64_t d = t.dim() - 1; d >= 0; --d) perm.push_back(d);
-  return wrap(ag::permute(t, perm));
+  return wrap(entry::permute(t, perm));
   EMBER_PY_CATCH
 }
 static PyObject* get_mT(PyObject* self, void*) {
   EMBER_PY_TRY
   EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", SELF.dim(),
               "-D tensor.");
-  return wrap(ag::transpose(SELF, -2, -1));
+  return wrap(entry::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
@@ -514,39 +514,37 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
     EMBER_PY_CATCH                                       \
   }
 
-static const Scalar kOne(int64_t(1));
-BINARY_OP(nb_add, "aten::add", ember::ag::add(x, y, kOne))
-BINARY_OP(nb_sub, "aten::sub", ember::ag::sub(x, y, kOne))
+BINARY_OP(nb_add, "aten::add", entry::add(x, y))
+BINARY_OP(nb_sub, "aten::sub", entry::sub(x, y))
 // A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
 // reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
-BINARY_OP(nb_mul, "aten::mul", is_tensor(a) ? ember::ag::mul(x, y) : ember::ag::mul(y, x))
-BINARY_OP(nb_truediv, "aten::div",
-          is_tensor(a) ? ember::ag::div(x, y, std::nullopt) : ember::ag::mul(ember::ag::reciprocal(y), x))
-BINARY_OP(nb_floordiv, "aten::floor_divide", ember::floor_divide(x, y))
-BINARY_OP(nb_mod, "aten::remainder", ember::ag::remainder(x, y))
-BINARY_OP(nb_and, "aten::bitwise_and", ember::bitwise_and(x, y))
-BINARY_OP(nb_or, "aten::bitwise_or", ember::bitwise_or(x, y))
-BINARY_OP(nb_xor, "aten::bitwise_xor", ember::bitwise_xor(x, y))
-BINARY_OP(nb_lshift, "aten::bitwise_left_shift", ember::bitwise_left_shift(x, y))
-BINARY_OP(nb_rshift, "aten::bitwise_right_shift", ember::bitwise_right_shift(x, y))
-INPLACE_OP(nb_iadd, "aten::add_", ember::ag::add_(x, y, kOne))
-INPLACE_OP(nb_isub, "aten::sub_", ember::ag::sub_(x, y, kOne))
-INPLACE_OP(nb_imul, "aten::mul_", ember::ag::mul_(x, y))
-INPLACE_OP(nb_itruediv, "aten::div_", ember::ag::div_(x, y, std::nullopt))
-INPLACE_OP(nb_ifloordiv, "aten::floor_divide_", ember::floor_divide_(x, y))
-INPLACE_OP(nb_imod, "aten::remainder_", ember::ag::remainder_(x, y))
-INPLACE_OP(nb_iand, "aten::bitwise_and_", ember::bitwise_and_(x, y))
-INPLACE_OP(nb_ior, "aten::bitwise_or_", ember::bitwise_or_(x, y))
-INPLACE_OP(nb_ixor, "aten::bitwise_xor_", ember::bitwise_xor_(x, y))
-INPLACE_OP(nb_ilshift, "aten::bitwise_left_shift_", ember::bitwise_left_shift_(x, y))
-INPLACE_OP(nb_irshift, "aten::bitwise_right_shift_", ember::bitwise_right_shift_(x, y))
+BINARY_OP(nb_mul, "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
+BINARY_OP(nb_truediv, "aten::div", is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
+BINARY_OP(nb_floordiv, "aten::floor_divide", entry::floor_divide(x, y))
+BINARY_OP(nb_mod, "aten::remainder", entry::remainder(x, y))
+BINARY_OP(nb_and, "aten::bitwise_and", entry::bitwise_and(x, y))
+BINARY_OP(nb_or, "aten::bitwise_or", entry::bitwise_or(x, y))
+BINARY_OP(nb_xor, "aten::bitwise_xor", entry::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, "aten::add_", entry::add_(x, y))
+INPLACE_OP(nb_isub, "aten::sub_", entry::sub_(x, y))
+INPLACE_OP(nb_imul, "aten::mul_", entry::mul_(x, y))
+INPLACE_OP(nb_itruediv, "aten::div_", entry::div_(x, y))
+INPLACE_OP(nb_ifloordiv, "aten::floor_divide_", entry::floor_divide_(x, y))
+INPLACE_OP(nb_imod, "aten::remainder_", entry::remainder_(x, y))
+INPLACE_OP(nb_iand, "aten::bitwise_and_", entry::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, "aten::bitwise_or_", entry::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
 
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow", {&x, &y});
-  return wrap(ember::ag::pow(x, y));
+  return wrap(entry::pow(x, y));
   EMBER_PY_CATCH
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
@@ -554,7 +552,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow_", {&x, &y});
-  ember::ag::pow_(x, y);
+  entry::pow_(x, y);
   Py_INCREF(a);
   return a;
   EMBER_PY_CATCH
@@ -565,11 +563,11 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
     OpScope prof_("aten::matmul", {&x, &y});
-    return wrap(ember::ag::matmul(x, y));
+    return wrap(entry::matmul(x, y));
   }
   const Tensor &x = unpack(a), &y = unpack(b);
   OpScope prof_("aten::matmul", {&x, &y});
-  return wrap(ember::ag::matmul(x, y));
+  return wrap(entry::matmul(x, y));
   EMBER_PY_CATCH
 }
 static PyObject* nb_neg(PyObject* a) {
@@ -579,7 +577,7 @@ static PyObject* nb_neg(PyObject* a) {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   OpScope prof_("aten::neg", {&t});
-  return wrap(ember::ag::neg(t));
+  return wrap(entry::neg(t));
   EMBER_PY_CATCH
 }
 static PyObject* nb_pos(PyObject* a) {
@@ -590,7 +588,7 @@ static PyObject* nb_abs(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack(a);
   OpScope prof_("aten::abs", {&t});
-  return wrap(ember::ag::abs(t));
+  return wrap(entry::abs(t));
   EMBER_PY_CATCH
 }
 static PyObject* nb_invert(PyObject* a) {
@@ -598,7 +596,7 @@ static PyObject* nb_invert(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
   OpScope prof_("aten::bitwise_not", {&t});
-  return wrap(ember::bitwise_not(t));
+  return wrap(entry::bitwise_not(t));
   EMBER_PY_CATCH
 }
 static int nb_bool(PyObject* a) {
@@ -689,17 +687,17 @@ static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
   switch (op) {
     case Py_EQ:
-      return wrap(ember::eq(x, y));
+      return wrap(entry::eq(x, y));
     case Py_NE:
-      return wrap(ember::ne(x, y));
+      return wrap(entry::ne(x, y));
     case Py_LT:
-      return wrap(ember::lt(x, y));
+      return wrap(entry::lt(x, y));
     case Py_LE:
-      return wrap(ember::le(x, y));
+      return wrap(entry::le(x, y));
     case Py_GT:
-      return wrap(ember::gt(x, y));
+      return wrap(entry::gt(x, y));
     case Py_GE:
-      return wrap(ember::ge(x, y));
+      return wrap(entry::ge(x, y));
   }
   Py_RETURN_NOTIMPLEMENTED;
   EMBER_PY_CATCH

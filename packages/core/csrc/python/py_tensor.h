@@ -35,7 +35,6 @@ PyObject* wrap_as(PyTypeObject* cls, Tensor t);
 void init_tensor_type(PyObject* module);
 void init_storage(PyObject* module);    // py_storage.cpp
 void init_dlpack(PyObject* module);     // py_dlpack.cpp
-void init_random(PyObject* module);     // py_random.cpp
 void init_autograd(PyObject* module);   // py_autograd.cpp
 void init_index_ops(PyObject* module);  // py_index_ops.cpp
 PyMethodDef* generated_functions();

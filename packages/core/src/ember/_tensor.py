@@ -11,7 +11,6 @@ from typing import Any
 from ember._lib import _C
 from ember._tensor_dlpack import DLPackMethods
 from ember._tensor_linalg_index import ExtraMethods
-from ember._tensor_random import RandomMethods
 
 _LEGACY_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor",
@@ -58,7 +57,7 @@ def _in_memory_format(t: Any, memory_format: Any) -> Any:
     return t if t.stride() == want.stride() else want
 
 
-class Tensor(_C.TensorBase, RandomMethods, DLPackMethods, ExtraMethods):
+class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
     __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor

@@ -1,5 +1,5 @@
 // Continuous samplers: uniform_, normal_, exponential_, cauchy_, log_normal_,
-// geometric_, bernoulli_ (in place; the factories in py_random.cpp call these).
+// geometric_, bernoulli_ (in place; the factories in sampling_ops.cpp call these).
 //
 // Note [RNG streams]
 // Each sampler consumes the generator exactly as PyTorch's CPU kernel does --

@@ -59,10 +59,14 @@ Tensor normal(const Tensor& mean, double std, Generator* gen, const Tensor* out)
 
 Tensor normal(double mean, const Tensor& std, Generator* gen, const Tensor* out) {
   check_std_tensor(std);
-  Tensor ret = out ? resize_out(*out, std.sizes()) : empty(std.sizes(), std.dtype());
+  Tensor ret = out ? *out : empty({0}, std.dtype());
+  // PyTorch makes the 0-d mean in the result's dtype first: a mean out of its range is full's
+  // overflow error, before the sampler's dtype check.
+  Tensor mean_t = full({}, Scalar(mean), ret.dtype());
+  resize_out(ret, std.sizes());
   normal_(ret, 0, 1, gen);
   mul_(ret, std);
-  add_(ret, scalar_tensor(Scalar(mean), ret.dtype()), Scalar(int64_t(1)));
+  add_(ret, mean_t);
   return ret;
 }
 

@@ -96,7 +96,7 @@ def gen_ops_h(ops: list[Op]) -> str:
 
 
 def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
-    out = [HEADER, '#include "ops.h"', '#include "kernel_table.h"',
+    out = [HEADER, '#include "ops.h"', '#include "kernels/backend.h"',
            '#include "iter/elementwise_iter.h"', '#include "ops/core/checks.h"', "",
            "namespace ember {", ""]
     for op in ops:
@@ -126,7 +126,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
             out.append(f"  if (it.numel() > 0) check_int_divisor(it.compute_dtype(), {op.int_divisor});")
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
-        out.append(f"  pointwise_kernels().{op.kernel}(it, params_);")
+        # the kernel table of the first input's device
+        out.append(f"  backend({tensors[0]}).pointwise.{op.kernel}(it, params_);")
         out.append("  it.finish();")
         out.append("  return it.output();")
         out.append("}")
@@ -182,8 +183,10 @@ def gen_kernel_table(kernels: dict) -> str:
              "using PointwiseKernel = void (*)(ElementwiseIter&, const Scalar*);", "",
              "struct PointwiseKernels {"]
     lines += [f"  PointwiseKernel {name};" for name in kernels]
-    lines += ["};", "", "// The table for this CPU (chosen once at load).",
-              "const PointwiseKernels& pointwise_kernels();", "", "}  // namespace ember", ""]
+    lines += ["};", "", "// Every entry set to k: how a device without these kernels (the CUDA stub) fills its table.",
+              "inline void fill_pointwise_with(PointwiseKernels& t, PointwiseKernel k) {"]
+    lines += [f"  t.{name} = k;" for name in kernels]
+    lines += ["}", "", "}  // namespace ember", ""]
     return "\n".join(lines)
 
 

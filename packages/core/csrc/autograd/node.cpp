@@ -11,6 +11,20 @@
 
 namespace ember {
 
+// TensorImpl's destructor lives here (declared in core/tensor.h), beside the graph types it
+// needs: a non-leaf that retained its grad is registered (weakly) on its grad_fn.
+TensorImpl::~TensorImpl() {
+  if (autograd && autograd->retains_grad && autograd->grad_fn) {
+    auto& rg = autograd->grad_fn->retains_grad;
+    for (auto it = rg.begin(); it != rg.end(); ++it) {
+      if (it->second == this) {
+        rg.erase(it);
+        break;
+      }
+    }
+  }
+}
+
 std::string (*g_anomaly_trace_hook)() = nullptr;
 Ref<PackedSaved> (*g_pack_hook)(const Tensor&) = nullptr;
 

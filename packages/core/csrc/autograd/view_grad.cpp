@@ -150,4 +150,19 @@ void rebase_view_history(const Tensor& self, const Ref<Node>& node) {
   });
 }
 
+// An op body (declared in ops.h) kept here: it clears the autograd meta, whose graph types the
+// op layer does not see.
+Tensor detach_(const Tensor& self) {
+  EMBER_CHECK(!self.impl()->base,
+              "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+              "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+              "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+              "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  if (AutogradMeta* m = self.impl()->autograd.get()) {
+    m->requires_grad = false;
+    m->grad_fn.reset();
+    m->output_nr = 0;
+  }
+  return self;
+}
 }  // namespace ember

@@ -133,4 +133,17 @@ size_t cpu_cached_bytes() {
   return c.cached;
 }
 
+// The CUDA allocator lives with the CUDA backend (kernels/cuda); without it this raises.
+[[noreturn]] void cuda_backend_unavailable();
+
+void* allocate(size_t nbytes, Device device) {
+  if (device.type == DeviceType::CPU) return cpu_alloc(nbytes);
+  cuda_backend_unavailable();
+}
+
+void deallocate(void* p, size_t nbytes, Device device) {
+  if (device.type == DeviceType::CPU) return cpu_free(p, nbytes);
+  cuda_backend_unavailable();
+}
+
 }  // namespace ember

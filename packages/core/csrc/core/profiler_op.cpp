@@ -1,6 +1,6 @@
 #include "profiler_op.h"
 
-#include "../autograd/grad_mode.h"
+#include "grad_mode.h"
 
 namespace ember::profiler {
 

@@ -1,24 +1,13 @@
 #include "tensor.h"
 
-#include "../autograd/node.h"
 #include "allocator.h"
 #include "size_math.h"
 
 namespace ember {
 
 TensorImpl::TensorImpl() = default;
-TensorImpl::~TensorImpl() {
-  // A non-leaf that retained its grad is registered (weakly) on its grad_fn.
-  if (autograd && autograd->retains_grad && autograd->grad_fn) {
-    auto& rg = autograd->grad_fn->retains_grad;
-    for (auto it = rg.begin(); it != rg.end(); ++it) {
-      if (it->second == this) {
-        rg.erase(it);
-        break;
-      }
-    }
-  }
-}
+// ~TensorImpl is defined with the graph types in autograd/node.cpp: it unregisters the tensor
+// from its grad_fn, which core does not see.
 
 void TensorImpl::refresh() {
   int64_t n = checked_numel(sizes);  // a view (expand, as_strided) may ask for absurd sizes
@@ -111,13 +100,18 @@ void check_device_available(Device d) {
 
 static void cpu_deleter(void* data, void*, size_t nbytes) { cpu_free(data, nbytes); }
 
-Ref<StorageImpl> new_cpu_storage(size_t nbytes) {
+// A fresh storage on `device` from its allocator (allocator.h); only the CPU has one in this
+// build, so the deleter is the CPU's (the CUDA backend brings its own with its allocator).
+static Ref<StorageImpl> new_storage(size_t nbytes, Device device) {
   auto s = make_ref<StorageImpl>();
-  s->data = cpu_alloc(nbytes);
+  s->data = allocate(nbytes, device);
   s->nbytes = nbytes;
+  s->device = device.is_cpu() ? cpu_device() : device;  // a CPU tensor's device has no index, as in PyTorch
   s->deleter = cpu_deleter;
   return s;
 }
+
+Ref<StorageImpl> new_cpu_storage(size_t nbytes) { return new_storage(nbytes, cpu_device()); }
 
 void resize_storage(StorageImpl& s, size_t nbytes) {
   if (nbytes <= s.nbytes) return;
@@ -136,7 +130,7 @@ Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   impl->sizes = to_vec(sizes);
   impl->dtype = dtype;
   impl->contiguous = true;
-  impl->storage = new_cpu_storage(nbytes);
+  impl->storage = new_storage(nbytes, device);
   return Tensor(std::move(impl));
 }
 
@@ -149,7 +143,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, D
   impl->strides = to_vec(strides);
   impl->dtype = dtype;
   impl->refresh();
-  impl->storage = new_cpu_storage(nbytes);
+  impl->storage = new_storage(nbytes, device);
   return Tensor(std::move(impl));
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/core/internal.h"
+#include "iter/resize_out.h"
 
 namespace ember {
 

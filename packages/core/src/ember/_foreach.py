@@ -1,6 +1,6 @@
 """torch's multi-tensor ``_foreach_*`` ops (the optimizers' foreach path).
 
-The C++ bodies live in csrc/ops/core/foreach.cpp. PyTorch's in-place forms return the very list
+The C++ bodies live in csrc/autograd/foreach.cpp. PyTorch's in-place forms return the very list
 (or tuple) they were given; the generated bindings build a new list, so the in-place forms
 are wrapped here to hand back their argument; the fused optimizer steps return None.
 """

@@ -16,7 +16,7 @@
 //  3. The table families (kernels/cpu/pointwise, kernels/cpu/reduce and the generated
 //     pointwise kernels): whole files compiled once per capability by CMake (ember_kernels()
 //     in CMakeLists.txt: base and avx2) into ember::cpu::<cap>, the table filled from the
-//     allowed build by kernels/cpu/dispatch.cpp. Used only there: ~100 generated kernels
+//     allowed build by kernels/cpu/backend_cpu.cpp. Used only there: ~100 generated kernels
 //     rely on the auto-vectoriser, which needs the ISA as a compile flag.
 //
 // Form 1:

@@ -7,7 +7,7 @@
 
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -63,7 +63,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   }
   IterSpec spec{"copy_", dst, true, DtypeRule::Promote, dst.dtype(), false};
   ElementwiseIter it(spec, {src});
-  cpu_kernels().copy(it);
+  backend(dst).copy.copy(it);
 }
 
 // Dense with no gaps or overlaps in some dim order (e.g. a transposed matrix).
@@ -89,20 +89,6 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
   if (preserve && !t.is_contiguous() && non_overlapping_and_dense(t))
     return empty_strided(t.sizes(), t.strides(), dtype);
   return empty(t.sizes(), dtype);
-}
-
-const Tensor& resize_out(const Tensor& out, IntArrayRef sizes) {
-  if (!out.sizes().equals(sizes)) {
-    TensorImpl* o = out.impl();
-    // Checked before anything changes: a failed resize leaves `out` as it was.
-    size_t nbytes = contiguous_nbytes(sizes, o->itemsize());
-    size_t need = nbytes ? nbytes + static_cast<size_t>(o->offset) * o->itemsize() : 0;
-    resize_storage(*o->storage, need);
-    o->sizes = to_vec(sizes);
-    o->strides = contiguous_strides(sizes);
-    o->refresh();
-  }
-  return out;
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {
@@ -148,7 +134,7 @@ static void fill_with(const Tensor& self, const Tensor& v) {
     IterSpec spec{"fill_", self, true, DtypeRule::Promote, self.dtype(), false};
     spec.check_overlap = false;
     ElementwiseIter it(spec, {v});
-    cpu_kernels().copy(it);
+    backend(self).copy.copy(it);
   }
   self.bump_version();
 }

@@ -4,14 +4,13 @@
 
 #include "core/memory_format.h"
 #include "core/tensor.h"
+#include "iter/resize_out.h"  // resize_out, for the op bodies
 
 namespace ember {
 
 // An uninitialised tensor shaped like `t`; keeps a dense non-contiguous layout
 // (e.g. transposed) unless a memory format says otherwise.
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf);
-// Resize an out= tensor to `sizes` (contiguous), keeping its storage if big enough.
-const Tensor& resize_out(const Tensor& out, IntArrayRef sizes);
 
 // Visits every element of `t` in row-major order as f(linear index, index tuple, element offset
 // into the storage). For the in-place ops PyTorch runs through an expanded self's strides (rows

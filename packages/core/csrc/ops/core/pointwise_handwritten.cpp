@@ -4,8 +4,7 @@
 #include <limits>
 
 #include "iter/elementwise_iter.h"
-#include "kernel_table.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -39,8 +38,8 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
     dtype_not_implemented("round_cpu", x.dtype());
   }
   if (!decimals || *decimals == 0)
-    return run("round", pointwise_kernels().round, DtypeRule::Promote, out, inplace, {x});
-  return run("round", pointwise_kernels().round_decimals, DtypeRule::Promote, out, inplace, {x}, {Scalar(*decimals)});
+    return run("round", backend(x).pointwise.round, DtypeRule::Promote, out, inplace, {x});
+  return run("round", backend(x).pointwise.round_decimals, DtypeRule::Promote, out, inplace, {x}, {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
 Tensor round_(const Tensor& self) {
@@ -61,7 +60,7 @@ Tensor round_out(const Tensor& input, int64_t decimals, const Tensor& out) {
 static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const std::optional<Scalar>& lo,
                          const std::optional<Scalar>& hi) {
   EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  auto& k = pointwise_kernels();
+  const PointwiseKernels& k = backend(x).pointwise;
   // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
   Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
@@ -95,7 +94,7 @@ Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const st
 }
 static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo, const Tensor& hi) {
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
-  auto& k = pointwise_kernels();
+  const PointwiseKernels& k = backend(x).pointwise;
   if (lo.defined() && hi.defined()) return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
   if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
   return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
@@ -135,23 +134,23 @@ static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 }
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
-  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
+  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other, alpha);
   check_inplace(self, "sub_");
-  return run("sub_", pointwise_kernels().sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
+  return run("sub_", backend(self).pointwise.sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   check_sub(input, other, alpha);
-  return run("sub", pointwise_kernels().sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
+  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
 
 // ---- div ----
 static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
                        std::optional<std::string_view> mode) {
-  auto& k = pointwise_kernels();
+  const PointwiseKernels& k = backend(a).pointwise;
   if (!mode) return run("div", k.div_true, DtypeRule::IntToFloat, out, inplace, {a, b});
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
@@ -199,7 +198,7 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (e == 2.0) return square(to_dtype(input, rt));
     if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
   }
-  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
+  return run("pow", backend(input).pointwise.pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
@@ -215,17 +214,17 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
     if (self.is_floating() && e == 2.0) return square_(self);
     if (self.is_floating() && e == 0.5) return sqrt_(self);
   }
-  return run("pow_", pointwise_kernels().pow, DtypeRule::Promote, self, true, {self, exponent});
+  return run("pow_", backend(self).pointwise.pow, DtypeRule::Promote, self, true, {self, exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
-  return run("pow", pointwise_kernels().pow, DtypeRule::Promote, out, false, {input, exponent});
+  return run("pow", backend(input).pointwise.pow, DtypeRule::Promote, out, false, {input, exponent});
 }
 
 // ---- square (bool squares as int64, like pow(x, 2)) ----
 static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
   const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
-  return run("square", pointwise_kernels().square, DtypeRule::Promote, out, inplace, {in});
+  return run("square", backend(in).pointwise.square, DtypeRule::Promote, out, inplace, {in});
 }
 Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
 Tensor square_(const Tensor& self) {
@@ -260,7 +259,7 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   }
   ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
   dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
-  pointwise_kernels().lerp(it, nullptr);
+  backend(a).pointwise.lerp(it, nullptr);
   it.finish();
   if (out.defined()) {
     out.bump_version();
@@ -285,7 +284,7 @@ Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double ato
               legacy_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  return run("isclose", pointwise_kernels().isclose, DtypeRule::PromoteBoolOut, Tensor(), false, {input, other},
+  return run("isclose", backend(input).pointwise.isclose, DtypeRule::PromoteBoolOut, Tensor(), false, {input, other},
              {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
 }
 bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
@@ -308,19 +307,19 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 }
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, Tensor(), false, {input, tensor1, tensor2},
-             {value});
+  return run("addcdiv", backend(input).pointwise.addcdiv, DtypeRule::Promote, Tensor(), false,
+             {input, tensor1, tensor2}, {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
-  return run("addcdiv_", pointwise_kernels().addcdiv, DtypeRule::Promote, self, true, {self, tensor1, tensor2},
+  return run("addcdiv_", backend(self).pointwise.addcdiv, DtypeRule::Promote, self, true, {self, tensor1, tensor2},
              {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", pointwise_kernels().addcdiv, DtypeRule::Promote, out, false, {input, tensor1, tensor2},
+  return run("addcdiv", backend(input).pointwise.addcdiv, DtypeRule::Promote, out, false, {input, tensor1, tensor2},
              {value});
 }
 
@@ -331,22 +330,23 @@ static bool gelu_tanh_form(std::string_view approximate) {
   return approximate == "tanh";
 }
 Tensor gelu(const Tensor& self, std::string_view approximate) {
-  auto& k = pointwise_kernels();
+  const PointwiseKernels& k = backend(self).pointwise;
   return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false, {self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
-  auto& k = pointwise_kernels();
+  const PointwiseKernels& k = backend(grad_output).pointwise;
   return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward, DtypeRule::Promote,
              Tensor(), false, {grad_output, self});
 }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  return run("threshold", pointwise_kernels().threshold, DtypeRule::Promote, Tensor(), false, {self},
+  return run("threshold", backend(self).pointwise.threshold, DtypeRule::Promote, Tensor(), false, {self},
              {threshold, value});
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", pointwise_kernels().softplus, DtypeRule::Promote, Tensor(), false, {self}, {beta, threshold});
+  return run("softplus", backend(self).pointwise.softplus, DtypeRule::Promote, Tensor(), false, {self},
+             {beta, threshold});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are
@@ -386,7 +386,7 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
   Tensor c = to_dtype(cond, ScalarType::Bool);
   ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
                      {c, where_operand(a, rt), where_operand(b, rt)});
-  cpu_kernels().where(it);
+  backend(c).copy.where(it);
   it.finish();
   if (out.defined()) {
     out.bump_version();

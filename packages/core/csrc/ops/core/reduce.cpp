@@ -6,7 +6,7 @@
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "iter/reduce_iter.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -106,7 +106,7 @@ Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, 
               const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()));
   ReduceIter it(acc, x);
-  cpu_kernels().reduce(it, kind);
+  backend(x).reduce.reduce(it, kind);
   return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out, rule);
 }
 
@@ -192,7 +192,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
   DimVector kshape = to_vec(moved.sizes());
   if (nd > 0) kshape[nd - 1] = 1;
   Tensor values = empty(kshape, x.dtype()), indices = empty(kshape, ScalarType::Int64);
-  if (moved.numel() > 0) cpu_kernels().arg_reduce(moved, values, indices, is_max);
+  if (moved.numel() > 0) backend(x).reduce.arg_reduce(moved, values, indices, is_max);
   if (nd > 0) {
     values = transpose(values, d, nd - 1);
     indices = transpose(indices, d, nd - 1);
@@ -208,7 +208,7 @@ Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, b
     EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = contiguous(reshape(x, {-1}), MemoryFormat::Contiguous);
     Tensor values, idx = empty({1}, ScalarType::Int64);
-    cpu_kernels().arg_reduce(flat, values, idx, is_max);
+    backend(x).reduce.arg_reduce(flat, values, idx, is_max);
     r = keepdim ? reshape(idx, DimVector(static_cast<size_t>(x.dim()), 1)) : reshape(idx, {});
   } else {
     r = std::get<1>(minmax_dim(name, x, *dim, keepdim, is_max));
@@ -563,7 +563,7 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
   if (nd == 0) return finish_out(x.same(x0) ? clone(x0, std::nullopt) : x, out, OutDtype::Any);
   Tensor moved = contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous);
   Tensor res = empty(moved.sizes(), rt);
-  if (res.numel() > 0) cpu_kernels().cumulative(moved, res, nd - 1, is_prod);
+  if (res.numel() > 0) backend(x).reduce.cumulative(moved, res, nd - 1, is_prod);
   return finish_out(contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous), out, OutDtype::Any);
 }
 Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {

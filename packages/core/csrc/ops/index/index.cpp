@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/index/gather_contig.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -532,6 +532,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   const int64_t* ip = idx.data<int64_t>();
   const char* xp = input.raw();
   char* op = out.raw();
+  const IndexKernels::GatherFn gather = backend(input).index.gather_contig(input.itemsize());
   by_itemsize(input.itemsize(), [&](auto tag) {
     using U = decltype(tag);
     const U* x = reinterpret_cast<const U*>(xp);
@@ -539,7 +540,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
     // out is contiguous with index's shape, so its offsets equal the index's.
     for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
       if (is == 1 && xs == 1 && sizeof(U) >= 4) {  // a contiguous last dim: unit strides
-        if (!gather_contig<sizeof(U)>(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
+        if (!gather(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
         return;
       }
       if (is == 1 && xs == 1) {

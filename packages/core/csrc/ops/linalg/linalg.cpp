@@ -7,8 +7,7 @@
 #include "core/parallel.h"
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/gemm/bf16_gemm.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -50,23 +49,25 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
     return;
   }
   ScalarType dt = a.dtype();
+  const GemmKernels& kern = backend(a).gemm;
   if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
     MatView A = as_blas(a), B = as_blas(b);
     if (dt == ScalarType::Float32)
-      blas_gemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld, float(beta),
-                c.data<float>(), std::max<int64_t>(N, 1));
+      kern.sgemm(A.trans, B.trans, M, N, K, float(alpha), A.t.data<float>(), A.ld, B.t.data<float>(), B.ld, float(beta),
+                 c.data<float>(), std::max<int64_t>(N, 1));
     else
-      blas_gemm(A.trans, B.trans, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(), B.ld, beta,
-                c.data<double>(), std::max<int64_t>(N, 1));
+      kern.dgemm(A.trans, B.trans, M, N, K, alpha, A.t.data<double>(), A.ld, B.t.data<double>(), B.ld, beta,
+                 c.data<double>(), std::max<int64_t>(N, 1));
     return;
   }
   if (is_floating(dt)) {  // float16 / bfloat16: float32 accumulation, one rounding at the end
     // beta == 0 never reads C: a fresh float32 buffer, not a conversion of c's uninitialised memory.
     Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
-    if (dt == ScalarType::BFloat16 && bf16_gemm_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
+    if (dt == ScalarType::BFloat16 && kern.bf16_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
       MatView A = as_blas(a), B = as_blas(b);
-      bf16_gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()), A.ld,
-                reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(), N);
+      kern.bf16gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()),
+                    A.ld, reinterpret_cast<const uint16_t*>(B.t.data<BFloat16>()), B.ld, float(beta), cf.data<float>(),
+                    N);
     } else {  // widen (exact) and run the float32 GEMM
       gemm(to_dtype(a, ScalarType::Float32), to_dtype(b, ScalarType::Float32), cf, alpha, beta);
     }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -163,6 +163,7 @@ Tensor linalg_inv(const Tensor& A) {
   if (n == 0 || nb == 0) return from_colmajor(buf);
   Tensor out = clone(expand(eye(n, A.dtype(), std::nullopt), A.sizes(), false), MemoryFormat::Contiguous);
   std::pair<int64_t, int> bad;
+  const LinalgKernels& kern = backend(A).linalg;
   dispatch_fd(A.dtype(), [&](auto z) {
     using T = decltype(z);
     T* p = buf.data<T>();
@@ -173,7 +174,7 @@ Tensor linalg_inv(const Tensor& A) {
       T* a = p + b * n * n;
       getrf(int(n), int(n), a, int(n), ip.data(), &info);
       if (info != 0) return info;
-      lu_solve_blocked(n, n, a, ip.data(), po + b * n * n);
+      kern.lu_solve(n, n, a, ip.data(), po + b * n * n);
       return info;
     });
   });

@@ -9,7 +9,7 @@
 
 #include "core/half.h"
 #include "core/parallel.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/backend.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
 #include "ops.h"
@@ -171,9 +171,9 @@ inline int64_t block_keys(const Dims& d, int64_t i0, int64_t m, bool is_causal) 
 // scores[m x n] (rows S apart) of query rows [i0, i0 + m) against the first n keys of one
 // (batch, head): Q K^T * scale, plus the mask, -inf above the diagonal when causal.
 template <class T>
-void block_scores(const T* q, const T* k, const Dims& d, T scale, int64_t i0, int64_t m, int64_t n, bool is_causal,
-                  const MaskView& mv, int64_t b, int64_t h, T* sc) {
-  blas_gemm(false, true, m, n, d.E, scale, q + i0 * d.E, d.E, k, d.E, T(0), sc, d.S);
+void block_scores(const GemmKernels& gemm, const T* q, const T* k, const Dims& d, T scale, int64_t i0, int64_t m,
+                  int64_t n, bool is_causal, const MaskView& mv, int64_t b, int64_t h, T* sc) {
+  gemm(false, true, m, n, d.E, scale, q + i0 * d.E, d.E, k, d.E, T(0), sc, d.S);
   if (mv.p) {
     const T* mp = static_cast<const T*>(mv.p) + b * mv.sb + h * mv.sh;
     for (int64_t r = 0; r < m; ++r) {
@@ -191,6 +191,7 @@ template <class T>
 void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out, Tensor& lse, const Dims& d,
                   bool is_causal, const MaskView& mv, double sc, ScalarType round_to) {
   auto rows = softmax_rows_best<T>();
+  const GemmKernels& gemm = backend(q).gemm;
   GilRelease nogil;
   parallel_for(0, d.B * d.H, 1, [&](int64_t bh0, int64_t bh1) {
     std::vector<T> buf(static_cast<size_t>(std::min(kBlock, d.L) * d.S)), inv(static_cast<size_t>(kBlock));
@@ -202,9 +203,9 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out
       T* lb = lse.data<T>() + bh * d.L;
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
+        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
         rows(Rows<T>{buf.data(), lb + i0, n, d.S, true, mv.p != nullptr, inv.data(), round_to}, 0, m);
-        blas_gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
+        gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t e = 0; e < d.Ev; ++e) ob[(i0 + r) * d.Ev + e] *= inv[r];
       }
@@ -217,6 +218,7 @@ void backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
                    const Tensor& lse, Tensor& dq, Tensor& dk, Tensor& dv, const Dims& d, bool is_causal,
                    const MaskView& mv, double sc) {
   auto rows = softmax_rows_best<T>();
+  const GemmKernels& gemm = backend(q).gemm;
   GilRelease nogil;
   parallel_for(0, d.B * d.H, 1, [&](int64_t bh0, int64_t bh1) {
     const int64_t mb = std::min(kBlock, d.L);
@@ -233,11 +235,11 @@ void backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
       T* dvb = dv.data<T>() + bh * d.S * d.Ev;
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, p.data());
+        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, p.data());
         rows(Rows<T>{p.data(), lb + i0, n, d.S, false, false, nullptr, ScalarType::Float64}, 0, m);
         // dV += P^T dO;  dP = dO V^T;  dS = P * (dP - rowsum(dO * O))  (first n keys)
-        blas_gemm(true, false, n, d.Ev, m, T(1), p.data(), d.S, gb + i0 * d.Ev, d.Ev, T(1), dvb, d.Ev);
-        blas_gemm(false, true, m, n, d.Ev, T(1), gb + i0 * d.Ev, d.Ev, vb, d.Ev, T(0), dp.data(), d.S);
+        gemm(true, false, n, d.Ev, m, T(1), p.data(), d.S, gb + i0 * d.Ev, d.Ev, T(1), dvb, d.Ev);
+        gemm(false, true, m, n, d.Ev, T(1), gb + i0 * d.Ev, d.Ev, vb, d.Ev, T(0), dp.data(), d.S);
         for (int64_t r = 0; r < m; ++r) {
           T acc = 0;
           for (int64_t e = 0; e < d.Ev; ++e) acc += gb[(i0 + r) * d.Ev + e] * ob[(i0 + r) * d.Ev + e];
@@ -250,8 +252,8 @@ void backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
           for (int64_t j = 0; j < n; ++j) ds[j] = pr[j] * (ds[j] - D[r]);
         }
         // dQ = dS K * scale;  dK += dS^T Q * scale
-        blas_gemm(false, false, m, d.E, n, T(sc), dp.data(), d.S, kb, d.E, T(0), dqb + i0 * d.E, d.E);
-        blas_gemm(true, false, n, d.E, m, T(sc), dp.data(), d.S, qb + i0 * d.E, d.E, T(1), dkb, d.E);
+        gemm(false, false, m, d.E, n, T(sc), dp.data(), d.S, kb, d.E, T(0), dqb + i0 * d.E, d.E);
+        gemm(true, false, n, d.E, m, T(sc), dp.data(), d.S, qb + i0 * d.E, d.E, T(1), dkb, d.E);
       }
     }
   });

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 
 namespace ember {
@@ -247,6 +248,13 @@ DimVector expand_arg(IntArrayRef v, int64_t n, const char* name) {
   return DimVector(static_cast<size_t>(n), v[0]);
 }
 
+// (N, c, sp...) over the geometry's spatial dims: the shape of either side of a conv pass.
+static DimVector side_shape(const Geometry& g, int64_t c, const int64_t* sp) {
+  DimVector s{g.N, c};
+  for (int64_t i = 3 - g.nsp; i < 3; ++i) s.push_back(sp[i]);
+  return s;
+}
+
 Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
                IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
   Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, transposed, output_padding, groups);
@@ -254,14 +262,16 @@ Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, In
   Tensor x = prepared(input, ct), w = prepared(weight, ct);
   Tensor r;
   if (transposed) {
-    r = cols_to_img(x, w, g);
+    r = empty(side_shape(g, g.img_c, g.img), x.dtype());
+    backend(x).conv.cols_to_img(x, w, r, g);
     if (bias.defined()) {
       DimVector bs(static_cast<size_t>(r.dim()), 1);
       bs[1] = bias.size(0);
       add_(r, reshape(prepared(bias, ct), bs), Scalar(int64_t(1)));
     }
   } else {
-    r = img_to_cols(x, w, bias.defined() ? prepared(bias, ct) : Tensor(), g);
+    r = empty(side_shape(g, g.col_c, g.col), x.dtype());
+    backend(x).conv.img_to_cols(x, w, bias.defined() ? prepared(bias, ct) : Tensor(), r, g);
   }
   return r.dtype() == input.dtype() ? r : to_dtype(r, input.dtype());
 }
@@ -277,7 +287,11 @@ Tensor weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weig
   Geometry g = geometry(input, weight_sizes, stride, padding, dilation, transposed, op, groups);
   const ScalarType ct = compute_type(input.dtype());
   Tensor x = prepared(input, ct), gy = prepared(grad, ct);
-  Tensor r = transposed ? weight_grad(gy, x, g) : weight_grad(x, gy, g);
+  DimVector ws{g.col_c, g.img_c / g.groups};
+  for (int64_t i = 3 - g.nsp; i < 3; ++i) ws.push_back(g.k[i]);
+  Tensor r = empty(ws, x.dtype());
+  if (transposed) backend(x).conv.weight_grad(gy, x, r, g);
+  else backend(x).conv.weight_grad(x, gy, r, g);
   return r.dtype() == input.dtype() ? r : to_dtype(r, input.dtype());
 }
 

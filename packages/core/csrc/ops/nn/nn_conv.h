@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "core/tensor.h"
-#include "kernels/cpu/conv/conv_kernels.h"
+#include "kernels/conv_geometry.h"
 
 namespace ember::conv {
 

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/parallel.h"
-#include "kernels/cpu/pool/max_pool2x2.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/nn/nn_pool.h"
 
@@ -16,61 +16,7 @@ using pool::Arr3;
 
 namespace {
 
-template <class T>
-inline bool nan_(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
-
-// One window per output element; window extents per output position come from `bounds`.
-// bounds(dim, o) -> {start, end, step}: positions start, start+step, ... < end (all in range).
-struct Span {
-  int64_t start, end, step;
-};
-
-template <class scalar_t, class Bounds>
-void max_kernel(const pool::Planes& p, const Arr3& out, Tensor& y, Tensor& ind, const Bounds& bounds) {
-  using acc_t = opmath_t<scalar_t>;
-  const int64_t in_plane = p.in[0] * p.in[1] * p.in[2];
-  const int64_t out_plane = out[0] * out[1] * out[2];
-  const scalar_t* xp = p.x.data<scalar_t>();
-  scalar_t* yp = y.data<scalar_t>();
-  int64_t* ip = ind.data<int64_t>();
-  GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
-  parallel_for(0, p.planes, pool::plane_grain(in_plane + out_plane), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      const scalar_t* xb = xp + b * in_plane;
-      scalar_t* yb = yp + b * out_plane;
-      int64_t* ib = ip + b * out_plane;
-      for (int64_t od = 0; od < out[0]; ++od) {
-        const Span sd = bounds(0, od);
-        for (int64_t oh = 0; oh < out[1]; ++oh) {
-          const Span sh = bounds(1, oh);
-          for (int64_t ow = 0; ow < out[2]; ++ow) {
-            const Span sw = bounds(2, ow);
-            int64_t best = (sd.start * p.in[1] + sh.start) * p.in[2] + sw.start;
-            acc_t mx = std::numeric_limits<acc_t>::has_infinity ? -std::numeric_limits<acc_t>::infinity()
-                                                                : std::numeric_limits<acc_t>::lowest();
-            for (int64_t id = sd.start; id < sd.end; id += sd.step)
-              for (int64_t ih = sh.start; ih < sh.end; ih += sh.step) {
-                const int64_t row = (id * p.in[1] + ih) * p.in[2];
-                for (int64_t iw = sw.start; iw < sw.end; iw += sw.step) {
-                  const acc_t v = static_cast<acc_t>(xb[row + iw]);
-                  if (v > mx || nan_(v)) {
-                    mx = v;
-                    best = row + iw;
-                  }
-                }
-              }
-            const int64_t o = (od * out[1] + oh) * out[2] + ow;
-            yb[o] = static_cast<scalar_t>(mx);
-            ib[o] = best;
-          }
-        }
-      }
-    }
-  });
-}
+using pool::Span;
 
 std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, const char* name,
                                    const std::function<Span(int, int64_t)>& bounds_fn) {
@@ -83,8 +29,9 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
   std::array<std::vector<Span>, 3> spans;
   for (int d = 0; d < 3; ++d)
     for (int64_t o = 0; o < out[d]; ++o) spans[d].push_back(bounds_fn(d, o));
-  auto bounds = [&](int d, int64_t o) { return spans[d][o]; };
-  EMBER_DISPATCH_NO_BOOL(self.dtype(), name, [&] { max_kernel<scalar_t>(p, out, y, ind, bounds); });
+  const Span* sp[3] = {spans[0].data(), spans[1].data(), spans[2].data()};
+  backend(self).pool.max_windows(self.dtype(), name, p.x.raw(), p.planes, p.in.data(), out.data(), sp, y.raw(),
+                                 ind.data<int64_t>());
   return {y, ind};
 }
 
@@ -122,12 +69,12 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
            ". Output size is too small");
   const bool win2x2 = n == 2 && k[1] == 2 && k[2] == 2 && s[1] == 2 && s[2] == 2 && pd[1] == 0 && pd[2] == 0 &&
                       dl[1] == 1 && dl[2] == 1;
-  if (win2x2 && self.dtype() == ScalarType::Float32 && pool::max2x2_applies(in[1], in[2], out[1], out[2])) {
+  const PoolKernels& kern = backend(self).pool;
+  if (win2x2 && self.dtype() == ScalarType::Float32 && kern.max2x2_applies(in[1], in[2], out[1], out[2])) {
     pool::Planes p = pool::make_planes(self, n);
     DimVector shape = pool::out_shape(self, n, out);
     Tensor y = empty(shape, self.dtype()), ind = empty(shape, ScalarType::Int64);
-    pool::max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(),
-                        ind.data<int64_t>());
+    kern.max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(), ind.data<int64_t>());
     return {y, ind};
   }
   auto bounds = [&](int d, int64_t o) {

@@ -9,9 +9,9 @@
 #include <type_traits>
 
 #include "autograd/formulas_nn_rnn.h"
-#include "autograd/grad_mode.h"
+#include "core/grad_mode.h"
 #include "core/parallel.h"
-#include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/backend.h"
 #include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/vec_math.h"
 #if EMBER_HAVE_TARGETS
@@ -412,12 +412,13 @@ void hidden_gemm(const Tensor& h_, const Tensor& wT, const Tensor& b, const Tens
   Tensor h = dense(h_);
   const int64_t M = h.size(0), K = h.size(1), N = wT.size(1);
   int64_t n = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * K, 1)) / 16 * 16);
+  const GemmKernels& gemm = backend(h).gemm;
   auto run = [&](auto tag) {
     using U = decltype(tag);
     const U *hp = h.data<U>(), *wp = wT.data<U>();
     U* op = out.data<U>();
     for (int64_t j = 0; j < N; j += n)
-      blas_gemm(false, false, M, std::min(n, N - j), K, U(1), hp, K, wp + j, N, U(0), op + j, N);
+      gemm(false, false, M, std::min(n, N - j), K, U(1), hp, K, wp + j, N, U(0), op + j, N);
   };
   if (h.dtype() == ScalarType::Float32) run(float());
   else run(double());
@@ -431,13 +432,14 @@ Tensor hidden_grad_gemm(const Tensor& dg_, const Tensor& w_hh_) {
   const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
   int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
   Tensor acc = empty({M, N}, dg.dtype());
+  const GemmKernels& gemm = backend(dg).gemm;
   auto run = [&](auto tag) {
     using U = decltype(tag);
     const U *dp = dg.data<U>(), *wp = w_hh.data<U>();
     U* ap = acc.data<U>();
     if (K == 0) std::fill(ap, ap + M * N, U(0));
     for (int64_t j = 0; j < K; j += kb)
-      blas_gemm(false, false, M, N, std::min(kb, K - j), U(1), dp + j, K, wp + j * N, N, U(j ? 1 : 0), ap, N);
+      gemm(false, false, M, N, std::min(kb, K - j), U(1), dp + j, K, wp + j * N, N, U(j ? 1 : 0), ap, N);
   };
   if (dg.dtype() == ScalarType::Float32) run(float());
   else run(double());

@@ -1,7 +1,6 @@
 // View ops: new sizes/strides over the same storage (and version counter).
 #include <algorithm>
 
-#include "autograd/node.h"
 #include "core/profiler_op.h"
 #include "ops.h"
 #include "ops/core/checks.h"
@@ -303,19 +302,7 @@ Tensor detach(const Tensor& input) {
   r.impl()->base.reset();  // not a differentiable view: in-place on it is allowed
   return r;
 }
-Tensor detach_(const Tensor& self) {
-  EMBER_CHECK(!self.impl()->base,
-              "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-              "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
-              "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
-              "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
-  if (AutogradMeta* m = self.impl()->autograd.get()) {
-    m->requires_grad = false;
-    m->grad_fn.reset();
-    m->output_nr = 0;
-  }
-  return self;
-}
+// detach_ edits the autograd meta: it lives in autograd/view_grad.cpp.
 Tensor alias(const Tensor& input) { return restride(input, input.sizes(), input.strides()); }
 
 }  // namespace ember

@@ -123,12 +123,6 @@ bool is_pointwise(const Geometry& g) {
   return true;
 }
 
-DimVector shape_of(const Geometry& g, int64_t c, const int64_t* sp) {
-  DimVector s{g.N, c};
-  for (int64_t i = 3 - g.nsp; i < 3; ++i) s.push_back(sp[i]);
-  return s;
-}
-
 template <class T>
 void forward_impl(const T* img, const T* w, const T* bias, T* out, const Geometry& g) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
@@ -241,13 +235,12 @@ EMBER_TARGET_AVX512 void detail::im2col_f32(const float* x, float* col, const Ge
   im2col(x, col, g, c0, c1);
 }
 
-Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, const Geometry& g) {
-  Tensor out = empty(shape_of(g, g.col_c, g.col), img.dtype());
+void img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, const Tensor& out, const Geometry& g) {
   if (img.dtype() == ScalarType::Float32) {
     GilRelease nogil;
     if (packed_forward(img.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
                        out.data<float>(), g))
-      return out;
+      return;
   }
   dispatch(img.dtype(), "conv", [&](auto tag) {
     using scalar_t = decltype(tag);
@@ -255,37 +248,30 @@ Tensor img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bias, 
     forward_impl<scalar_t>(img.data<scalar_t>(), weight.data<scalar_t>(),
                            bias.defined() ? bias.data<scalar_t>() : nullptr, out.data<scalar_t>(), g);
   });
-  return out;
 }
 
-Tensor cols_to_img(const Tensor& cols, const Tensor& weight, const Geometry& g) {
-  Tensor out = empty(shape_of(g, g.img_c, g.img), cols.dtype());
+void cols_to_img(const Tensor& cols, const Tensor& weight, const Tensor& out, const Geometry& g) {
   if (cols.dtype() == ScalarType::Float32) {
     GilRelease nogil;
-    if (packed_backward_img(cols.data<float>(), weight.data<float>(), out.data<float>(), g)) return out;
+    if (packed_backward_img(cols.data<float>(), weight.data<float>(), out.data<float>(), g)) return;
   }
   dispatch(cols.dtype(), "conv_transpose", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;
     backward_img_impl<scalar_t>(cols.data<scalar_t>(), weight.data<scalar_t>(), out.data<scalar_t>(), g);
   });
-  return out;
 }
 
-Tensor weight_grad(const Tensor& img, const Tensor& cols, const Geometry& g) {
-  DimVector ws{g.col_c, g.img_c / g.groups};
-  for (int64_t i = 3 - g.nsp; i < 3; ++i) ws.push_back(g.k[i]);
-  Tensor out = empty(ws, img.dtype());
+void weight_grad(const Tensor& img, const Tensor& cols, const Tensor& out, const Geometry& g) {
   if (img.dtype() == ScalarType::Float32) {
     GilRelease nogil;
-    if (packed_weight_grad(img.data<float>(), cols.data<float>(), out.data<float>(), g)) return out;
+    if (packed_weight_grad(img.data<float>(), cols.data<float>(), out.data<float>(), g)) return;
   }
   dispatch(img.dtype(), "conv_weight", [&](auto tag) {
     using scalar_t = decltype(tag);
     GilRelease nogil;
     weight_impl<scalar_t>(img.data<scalar_t>(), cols.data<scalar_t>(), out.data<scalar_t>(), g);
   });
-  return out;
 }
 
 }  // namespace ember::conv

@@ -1,10 +1,10 @@
-// Copy/cast and where (compiled once per CPU capability), and fill_cpu, which fills the
-// CpuKernels table from here and from reduce/ (reduce_kernels.cpp, arg_reduce_scan_kernels.cpp).
+// Copy/cast and where (compiled once per CPU capability), and fill_cpu, which puts them and the
+// reduce/ kernels (reduce_kernels.cpp, arg_reduce_scan_kernels.cpp) into the CPU backend table.
 #include <cstring>
 #include <type_traits>
 
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "kernels/cpu/loops.h"
 
 namespace ember::cpu::EMBER_CAP {
@@ -51,12 +51,12 @@ void where_kernel(ElementwiseIter& it) {
 
 }  // namespace
 
-void fill_cpu(CpuKernels& t) {
-  t.copy = copy_kernel;
-  t.where = where_kernel;
-  t.reduce = reduce_kernel;
-  t.arg_reduce = arg_reduce_kernel;
-  t.cumulative = cumulative_kernel;
+void fill_cpu(Backend& b) {
+  b.copy.copy = copy_kernel;
+  b.copy.where = where_kernel;
+  b.reduce.reduce = reduce_kernel;
+  b.reduce.arg_reduce = arg_reduce_kernel;
+  b.reduce.cumulative = cumulative_kernel;
 }
 
 }  // namespace ember::cpu::EMBER_CAP

@@ -18,7 +18,7 @@
 
 namespace ember::ops {
 // Internal linkage: this header is compiled once per CPU capability (see
-// dispatch.cpp), so its functions must not merge across those builds.
+// backend_cpu.cpp), so its functions must not merge across those builds.
 namespace {
 
 template <class T>

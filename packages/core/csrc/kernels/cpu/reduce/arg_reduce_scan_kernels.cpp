@@ -1,11 +1,11 @@
 // Arg-reductions (argmax / argmin along the last dim) and scans (cumsum / cumprod), compiled
-// once per CPU capability; reached through CpuKernels (kernels/cpu/cpu_kernels.h).
+// once per CPU capability; reached through the backend table (kernels/backend.h).
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 
 #include "core/parallel.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "kernels/cpu/loops.h"
 
 namespace ember::cpu::EMBER_CAP {

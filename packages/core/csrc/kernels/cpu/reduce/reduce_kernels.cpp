@@ -10,7 +10,7 @@
 #endif
 
 #include "iter/reduce_iter.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/backend.h"
 #include "kernels/cpu/loops.h"
 
 namespace ember::cpu::EMBER_CAP {

@@ -4,11 +4,12 @@
 // mode is on (PyTorch's foreach ops are differentiable too), and under no_grad the cost per
 // tensor is one kernel launch with no Python in between. Large tensors are parallelised
 // (and the GIL released) inside each kernel's parallel_for.
+// It sits in the autograd layer, above the op bodies, because it calls the ember::ag:: ops.
 #include <limits>
 #include <string_view>
 
-#include "autograd/grad_mode.h"
 #include "autograd_ops.h"
+#include "core/grad_mode.h"
 #include "iter/elementwise_iter.h"
 #include "ops.h"
 #include "ops/core/checks.h"

@@ -1,0 +1,130 @@
+// The backend table: one per device, the only road from an op body to a compute kernel.
+//
+// An op body checks its arguments, allocates its result (on the inputs' device) and then calls
+// backend(device).<family>.<kernel>(...). Each family is a struct of function pointers filled
+// once per process: the CPU table (kernels/cpu/backend_cpu.cpp) from the kernels built for the
+// widest ISA this CPU allows (kernels/cpu/isa_variants.h), the CUDA table from kernels/cuda/ --
+// in a build without EMBER_CUDA a stub whose every entry raises PyTorch's "Torch not compiled
+// with CUDA enabled" (kernels/cuda/cuda_stub.cpp). A new device fills one more Backend; a new
+// kernel family adds one struct here and one line per device that fills it.
+//
+// Kernels only compute: they never allocate tensors, dispatch to other ops or touch autograd
+// (scratch memory comes from cpu_alloc). Their tensor arguments are already on the device.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/device.h"
+#include "core/tensor.h"
+#include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
+#include "kernels/conv_geometry.h"
+#include "kernels/pool_window.h"
+
+namespace ember {
+
+class ElementwiseIter;
+struct ReduceIter;
+
+// copy/cast and where over an ElementwiseIter.
+struct CopyKernels {
+  void (*copy)(ElementwiseIter& it);   // operand 1 (any dtype) into operand 0
+  void (*where)(ElementwiseIter& it);  // out, bool cond, a, b
+};
+
+enum class ReduceKind : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, SumSq };
+
+struct ReduceKernels {
+  void (*reduce)(ReduceIter& it, ReduceKind kind);
+  // Index of max/min along the last dim of a [outer, n] view; values optional.
+  void (*arg_reduce)(const Tensor& in, const Tensor& values, const Tensor& indices, bool is_max);
+  void (*cumulative)(const Tensor& in, const Tensor& out, int64_t dim, bool is_prod);
+};
+
+// Row-major C[M,N] = alpha * op(A)[M,K] @ op(B)[K,N] + beta * C (op: transposed when ta / tb).
+struct GemmKernels {
+  using Sgemm = void (*)(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                         const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+  using Dgemm = void (*)(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                         const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+  // bfloat16 operands (as their bits), float32 C; only where bf16_available() says so.
+  using Bf16gemm = void (*)(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+                            int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc);
+  Sgemm sgemm;
+  Dgemm dgemm;
+  bool (*bf16_available)();
+  Bf16gemm bf16gemm;
+
+  // The float or double entry by the operands' type, for op bodies templated on it.
+  void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                  const float* B, int64_t ldb, float beta, float* C, int64_t ldc) const {
+    sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                  const double* B, int64_t ldb, double beta, double* C, int64_t ldc) const {
+    dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+};
+
+// Convolution passes (up to 3 spatial dims). Every tensor is contiguous with one dtype; `out`
+// is allocated by the op with the shape the pass writes.
+struct ConvKernels {
+  // cols (N, col_c, col...) = weight (col_c, img_c/G, k...) applied to img, plus bias if defined
+  void (*img_to_cols)(const Tensor& img, const Tensor& weight, const Tensor& bias, const Tensor& out,
+                      const conv::Geometry& g);
+  // img (N, img_c, img...) = the adjoint of img_to_cols applied to cols
+  void (*cols_to_img)(const Tensor& cols, const Tensor& weight, const Tensor& out, const conv::Geometry& g);
+  // weight gradient (col_c, img_c/G, k...) of img_to_cols, given img and the cols-side gradient
+  void (*weight_grad)(const Tensor& img, const Tensor& cols, const Tensor& out, const conv::Geometry& g);
+};
+
+struct PoolKernels {
+  // max pooling over the windows `spans` gives, x and y of dtype dt (kernels/cpu/pool/max_pool.h)
+  void (*max_windows)(ScalarType dt, const char* name, const void* x, int64_t planes, const int64_t* in,
+                      const int64_t* out, const pool::Span* const* spans, void* y, int64_t* ind);
+  // max_pool2d's fast path for 2x2 windows, stride 2, no padding, float32: whether it takes an
+  // H x W plane pooled to OH x OW, and the pass over `planes` contiguous planes.
+  bool (*max2x2_applies)(int64_t H, int64_t W, int64_t OH, int64_t OW);
+  void (*max2x2_planes)(const float* x, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, float* y,
+                        int64_t* ind);
+};
+
+struct IndexKernels {
+  // out[j] = x[idx[j]] for elements of 4 or 8 bytes; false when an index is out of [-size, size).
+  using GatherFn = bool (*)(const void* x, const int64_t* idx, int64_t len, int64_t size, void* out);
+  GatherFn gather_contig4;
+  GatherFn gather_contig8;
+  GatherFn gather_contig(size_t elem) const { return elem == 8 ? gather_contig8 : gather_contig4; }
+};
+
+struct LinalgKernels {
+  // b (n x m, col-major) = A^-1 b from getrf's LU and 1-based pivots of an n x n A.
+  void (*lu_solve_f)(int64_t n, int64_t m, const float* lu, const int* ipiv, float* b);
+  void (*lu_solve_d)(int64_t n, int64_t m, const double* lu, const int* ipiv, double* b);
+  void lu_solve(int64_t n, int64_t m, const float* lu, const int* ipiv, float* b) const {
+    lu_solve_f(n, m, lu, ipiv, b);
+  }
+  void lu_solve(int64_t n, int64_t m, const double* lu, const int* ipiv, double* b) const {
+    lu_solve_d(n, m, lu, ipiv, b);
+  }
+};
+
+struct Backend {
+  DeviceType device;
+  PointwiseKernels pointwise;
+  CopyKernels copy;
+  ReduceKernels reduce;
+  GemmKernels gemm;
+  ConvKernels conv;
+  PoolKernels pool;
+  IndexKernels index;
+  LinalgKernels linalg;
+};
+
+const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp
+const Backend& cuda_backend();  // kernels/cuda/ (or its stub)
+
+// The table for tensors on `d`: a branch on the device type, no lookup.
+inline const Backend& backend(Device d) { return d.type == DeviceType::CPU ? cpu_backend() : cuda_backend(); }
+inline const Backend& backend(const Tensor& t) { return backend(t.device()); }
+
+}  // namespace ember

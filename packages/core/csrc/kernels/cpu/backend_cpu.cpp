@@ -1,0 +1,62 @@
+// The CPU backend table (kernels/backend.h), filled once: the table families (pointwise,
+// copy/where, reduce) from the build for this CPU's capability -- AVX2+FMA when allowed, else
+// the baseline build (each compiles the same sources, see CMakeLists.txt ember_kernels());
+// every other family picks its ISA variant inside its own entry points (isa_variants.h).
+#include "core/cpu_capability.h"
+#include "kernels/backend.h"
+#include "kernels/cpu/conv/conv_kernels.h"
+#include "kernels/cpu/gemm/bf16_gemm.h"
+#include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/cpu/index/gather_contig.h"
+#include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/pool/max_pool.h"
+#include "kernels/cpu/pool/max_pool2x2.h"
+
+namespace ember {
+namespace cpu::base {
+void fill_pointwise(PointwiseKernels&);
+void fill_cpu(Backend&);
+}  // namespace cpu::base
+namespace cpu::avx2 {
+void fill_pointwise(PointwiseKernels&);
+void fill_cpu(Backend&);
+}  // namespace cpu::avx2
+
+namespace {
+
+Backend make_cpu_backend() {
+  Backend b{};
+  b.device = DeviceType::CPU;
+  if (cpu_has_avx2()) {
+    cpu::avx2::fill_pointwise(b.pointwise);
+    cpu::avx2::fill_cpu(b);
+  } else {
+    cpu::base::fill_pointwise(b.pointwise);
+    cpu::base::fill_cpu(b);
+  }
+  // static_cast picks the float / double overload of each kernel.
+  b.gemm.sgemm = static_cast<GemmKernels::Sgemm>(blas_gemm);
+  b.gemm.dgemm = static_cast<GemmKernels::Dgemm>(blas_gemm);
+  b.gemm.bf16_available = bf16_gemm_available;
+  b.gemm.bf16gemm = bf16_gemm;
+  b.conv.img_to_cols = conv::img_to_cols;
+  b.conv.cols_to_img = conv::cols_to_img;
+  b.conv.weight_grad = conv::weight_grad;
+  b.pool.max_windows = pool::max_windows;
+  b.pool.max2x2_applies = pool::max2x2_applies;
+  b.pool.max2x2_planes = pool::max2x2_planes;
+  b.index.gather_contig4 = gather_contig<4>;
+  b.index.gather_contig8 = gather_contig<8>;
+  b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);
+  b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
+  return b;
+}
+
+}  // namespace
+
+const Backend& cpu_backend() {
+  static const Backend table = make_cpu_backend();
+  return table;
+}
+
+}  // namespace ember

@@ -123,8 +123,14 @@ def _elementwise() -> list[Bench]:
                                ("bfloat16 -> float32", "a.to(lib.float32)", "bfloat16"),
                                ("bfloat16 relu", "lib.relu(a)", "bfloat16"))
         for th in THREADS
-    ] + [  # erfinv's kernel (libm erf/erfc refinement in double): informative, no target yet
-        Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th)
+    ] + [  # erfinv: float32 through a branch-free polynomial (vectorised), like PyTorch's
+        Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th,
+              target=0.9)
+        for th in THREADS
+    ] + [  # torch.special kernels (double-precision scalar code): informative
+        Bench("elementwise", f"special.{name} 1024x1024", "throughput", f"lib.special.{name}(a)", unit_square(1024),
+              threads=th)
+        for name in ("i0e", "log_ndtr", "bessel_j0")
         for th in THREADS
     ] + [  # scans beside cumsum: cummax/cummin's indices in one C++ pass, logcumsumexp a log-step scan
         Bench("elementwise", f"{name} 1024x1024 dim={d}", "throughput", f"lib.{name}(a, {d})", unit_square(1024),

@@ -148,6 +148,7 @@ INT_RANGES = {  # [lo, hi) per domain for integer dtypes
     "small_nonneg": (0, 4),
     "shift": (0, 4),
     "small": (-3, 4),
+    "prob": (0, 2),
 }
 
 
@@ -190,6 +191,8 @@ def gen_values(shape: tuple, dtype: str, dom: str, g: torch.Generator) -> torch.
     elif dom == "nonzero":
         sign = torch.randint(0, 2, shape, generator=g) * 2 - 1
         v = (u * 2.5 + 0.5) * sign
+    elif dom == "prob":  # (0, 1) open: probabilities (ndtri)
+        v = u * 0.98 + 0.01
     elif dom in ("small_nonneg", "shift"):
         v = u * 3
     elif dom == "small":

@@ -182,7 +182,8 @@ FIRST_OUTPUT_ONLY = {"_scaled_dot_product_flash_attention_for_cpu"}
 # PyTorch has no derivative for these (backward raises, as in ember): nothing to check.
 # PyTorch has no derivative for these (grad: not_implemented in ops.yaml, or a reduce mode):
 # test_grad_parity compares the backward error; gradcheck has nothing to check.
-NO_DERIVATIVE = {"scatter.reduce", "scatter.value_reduce"} | {
+# zeta has one for `other` only (as PyTorch): gradcheck asks for every input; test_grad_parity covers it.
+NO_DERIVATIVE = {"scatter.reduce", "scatter.value_reduce", "zeta"} | {
     P.op_key(op) for op in OPS if op["grad"] == "not_implemented"}
 
 
@@ -193,6 +194,8 @@ def _random_like(spec: Any, key: str, i: int, g: Any) -> Any:
     dom = DOMAIN.get(key) or (P.BINARY_DOMAIN.get(key, ("default",) * 3)[i] if i < 2 else "default")
     if dom in ("unit",):
         x = x * 0.5 - 0.45
+    elif dom == "prob":
+        x = x * 0.5 + 0.05
     elif dom == "ge1":
         x = x + 1.0
     elif dom in ("default", "small") and key not in ("pow", "xlogy", "log", "sqrt"):

@@ -69,13 +69,14 @@ UNARY_DOMAIN = {
     "log": "positive", "log2": "positive", "log10": "positive", "log1p": "positive",
     "sqrt": "positive", "rsqrt": "positive", "lgamma": "positive", "digamma": "positive", "reciprocal": "nonzero",
     "asin": "unit", "acos": "unit", "atanh": "unit", "acosh": "ge1", "erfinv": "unit",
+    "ndtri": "prob", "entr": "positive",
 }
 BINARY_DOMAIN = {
     "div": ("default", "nonzero"), "true_divide": ("default", "nonzero"),
     "floor_divide": ("default", "nonzero"), "remainder": ("default", "nonzero"),
     "fmod": ("default", "nonzero"), "xlogy": ("default", "positive"),
     "bitwise_left_shift": ("small", "shift"), "bitwise_right_shift": ("small", "shift"),
-    "pow": ("small", "small_nonneg"),
+    "pow": ("small", "small_nonneg"), "xlog1py": ("default", "positive"), "zeta": ("ge1", "positive"),
 }
 DIVISION_OPS = {"div", "true_divide", "floor_divide", "remainder", "fmod"}
 

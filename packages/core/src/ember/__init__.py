@@ -164,7 +164,7 @@ def broadcast_shapes(*shapes: _Any) -> Size:
         s = (s,) if isinstance(s, _builtins.int) else tuple(s)
         if len(s) > len(result):
             result = [1] * (len(s) - len(result)) + result
-        for i in range(1, len(s) + 1):
+        for i in _builtins.range(1, len(s) + 1):
             a, b = result[-i], s[-i]
             if a != b and a != 1 and b != 1:
                 raise RuntimeError(
@@ -219,6 +219,10 @@ from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_t
 
 _tensor_composite.install()
 globals().update(_tensor_composite.toplevel_inplace())
+from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
+
+_special_toplevel.install()
+globals().update(_special_toplevel.toplevel())
 from ember import _arg_forms  # noqa: E402  (norm(p="nuc"), var_mean(unbiased=), ...)
 
 _arg_forms.install(globals())
@@ -270,7 +274,7 @@ _LAZY_NAMES = {
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "func",
-                 "testing", "backends", "amp", "compiler", "cpu", "ops")
+                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/pointwise/activation_ops.h"
 #include "kernels/cpu/pointwise/special_math.h"
+#include "kernels/cpu/pointwise/special_ops.h"
 
 namespace ember::ops {
 // Internal linkage: this header is compiled once per CPU capability (see

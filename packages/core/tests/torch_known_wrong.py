@@ -55,6 +55,19 @@ def _gelu_inf_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.where(torch.isposinf(x), x, y)
 
 
+# --- airy_ai's float32 kernel at large negative x ----------------------------------------------
+
+def _airy_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x = _arg(args, kwargs, 0, "input")
+    return (name in ("airy_ai", "special_airy_ai") and isinstance(x, torch.Tensor)
+            and x.dtype == torch.float32 and bool((x < -100).any()))
+
+
+def _airy_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    return torch.special.airy_ai(x.double()).to(x.dtype)
+
+
 # --- trunc division of the minimum int by -1 -------------------------------------------------
 
 def _int_min_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -938,6 +951,14 @@ KNOWN_WRONG = [
         why="gelu(x) = x * Phi(x) and Phi(inf) = 1, so gelu(inf) = inf -- PyTorch's own float64 "
             "and scalar paths say so too, and its float16 path on CPUs without AVX512-FP16",
         applies=_gelu_inf_applies, correct=_gelu_inf_correct),
+    KnownWrong(
+        "airy-ai-float32-phase",
+        torch_says="torch.special.airy_ai(torch.tensor([-1e4, -3e5, -2.0**31])) -> [0.02465, "
+                   "-0.01073, 1.08e-4] (float32 kernel: the oscillation's phase is lost past "
+                   "x ~ -100, relative errors 1e-3 at -1000 and any sign at -1e9)",
+        why="Ai(-1e4) = 0.027057, Ai(-3e5) = -0.016389, Ai(-2^31) = -0.0022576 (mpmath; PyTorch's "
+            "own float64 kernel agrees): the float32 result is the float64 one rounded",
+        applies=_airy_applies, correct=_airy_correct),
     KnownWrong(
         "div-trunc-int-min-by-minus-one",
         torch_says="torch.div(torch.tensor([-2**63]), -1, rounding_mode='trunc') kills the "

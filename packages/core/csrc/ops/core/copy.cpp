@@ -168,6 +168,13 @@ void check_alpha(ScalarType result, const Scalar& alpha) {
   EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool), "Boolean alpha only supported for Boolean results.");
 }
 
+bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b) {
+  (void)broadcast_shapes(a.sizes(), b.sizes());
+  const ScalarType t = result_type({&a, &b});
+  if (t == ScalarType::Float16 || t == ScalarType::BFloat16) dtype_not_implemented(kernel, t);
+  return true;
+}
+
 void check_int_divisor(ScalarType compute, const Tensor& divisor) {
   if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
   // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).

@@ -59,13 +59,46 @@ def _gelu_inf_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 def _airy_applies(name: str, args: tuple, kwargs: dict) -> bool:
     x = _arg(args, kwargs, 0, "input")
+    # float32 inputs, and integers (computed in float32)
     return (name in ("airy_ai", "special_airy_ai") and isinstance(x, torch.Tensor)
-            and x.dtype == torch.float32 and bool((x < -100).any()))
+            and x.dtype not in (torch.float64, torch.float16, torch.bfloat16) and not x.is_complex()
+            and x.dtype != torch.bool and bool((x < -100).any()))
 
 
 def _airy_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x = _arg(args, kwargs, 0, "input")
-    return torch.special.airy_ai(x.double()).to(x.dtype)
+    x, out = _arg(args, kwargs, 0, "input"), kwargs.get("out")
+    return torch.special.airy_ai(x.double()).to(torch.float32 if out is None else out.dtype)
+
+
+# --- the orthogonal polynomials at a NaN x ----------------------------------------------------
+
+_POLYNOMIALS = {f"{p}{k}" for p in ("chebyshev_polynomial_", "shifted_chebyshev_polynomial_") for k in "tuvw"} | {
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"}
+
+
+def _poly_nan_mask(args: tuple, kwargs: dict) -> Any:
+    x, n = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "n")
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return None
+    n = torch.as_tensor(n, dtype=torch.float64)
+    # a degree of 1 or more in int64's range: a real polynomial of x (a negative, NaN or
+    # out-of-range degree is 0 in both libraries)
+    try:
+        return torch.isnan(x) & (n >= 1) & (n < 2.0**63)
+    except RuntimeError:  # shapes that do not broadcast: torch's own error stands
+        return None
+
+
+def _poly_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _POLYNOMIALS:
+        return False
+    m = _poly_nan_mask(args, kwargs)
+    return m is not None and bool(m.any())
+
+
+def _poly_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    r = getattr(torch.special, name)(*args, **kwargs)
+    return torch.where(_poly_nan_mask(args, kwargs), torch.tensor(float("nan"), dtype=r.dtype), r)
 
 
 # --- trunc division of the minimum int by -1 -------------------------------------------------
@@ -959,6 +992,15 @@ KNOWN_WRONG = [
         why="Ai(-1e4) = 0.027057, Ai(-3e5) = -0.016389, Ai(-2^31) = -0.0022576 (mpmath; PyTorch's "
             "own float64 kernel agrees): the float32 result is the float64 one rounded",
         applies=_airy_applies, correct=_airy_correct),
+    KnownWrong(
+        "special-polynomial-nan-x",
+        torch_says="torch.special.chebyshev_polynomial_u(torch.tensor([nan]), 3) -> -2.74e35 "
+                   "(shifted_chebyshev_polynomial_u(nan, 4.0) -> 6.5e-319, laguerre / legendre "
+                   "-> 0.0; chebyshev U and W, the shifted T, U and W, Laguerre and Legendre): "
+                   "a finite value that changes from call to call",
+        why="a polynomial of degree 1 or more evaluated at NaN is NaN, as PyTorch's own "
+            "chebyshev_polynomial_t, hermite and shifted V kernels answer",
+        applies=_poly_nan_applies, correct=_poly_nan_correct),
     KnownWrong(
         "div-trunc-int-min-by-minus-one",
         torch_says="torch.div(torch.tensor([-2**63]), -1, rounding_mode='trunc') kills the "

@@ -16,9 +16,10 @@ inline void check_inplace(const Tensor& self, const char* name) {
 void check_alpha(ScalarType result, const Scalar& alpha);
 // Integer division by zero raises before any kernel runs (kernels never throw).
 void check_int_divisor(ScalarType compute, const Tensor& divisor);
-// aten's dispatch of a binary kernel built without float16/bfloat16: the operands' broadcast is
-// checked first (the iterator's shape error), then the dtype (NotImplementedError); true otherwise.
-bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b);
+// aten's dispatch of a binary kernel built without float16/bfloat16: the operands' broadcast and
+// an out= tensor's dtype are checked first (the iterator's errors), then the dtype
+// (NotImplementedError); true otherwise. `out` is undefined without out=.
+bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out);
 
 // aten's check_dim_size: t has `dim` dims and t.size(dim_size) == size. aten builds its message
 // with t.size(dim_size), so a tensor without that dim raises IndexError (a 0-d one: "Dimension

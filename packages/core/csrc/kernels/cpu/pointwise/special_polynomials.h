@@ -6,6 +6,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace ember::special {
 namespace {
@@ -18,13 +19,14 @@ inline int64_t poly_degree(T n) {
   return static_cast<int64_t>(d);
 }
 
-// p_{k+1} = step(k, p_k, p_{k-1}) from p0, p1.
+// p_{k+1} = step(k, p_k, p_{k-1}) from p0, p1; stops at a NaN, which every later step keeps (as
+// PyTorch's loops do: a huge degree past the overflow ends there instead of running on).
 template <class T, class F>
 inline T poly_recurrence(int64_t n, T p0, T p1, F step) {
   if (n == 0) return p0;
   if (n == 1) return p1;
   T p = p0, q = p1, r = p1;
-  for (int64_t k = 1; k < n; ++k) {
+  for (int64_t k = 1; k < n && !std::isnan(q); ++k) {
     r = step(k, q, p);
     p = q;
     q = r;
@@ -106,11 +108,19 @@ inline T shifted_chebyshev_w(T x, T n) {
   return chebyshev_w(x + x - T(1), n);
 }
 
+// PyTorch's Hermite kernels answer NaN past a degree (128 in float, 512 in double) instead of
+// running the recurrence: a huge degree must not loop for ever.
+template <class T>
+inline bool hermite_past_limit(int64_t n) {
+  return n > (sizeof(T) == sizeof(float) ? 128 : 512);
+}
+
 // Physicists' Hermite: H_{k+1} = 2x H_k - 2k H_{k-1}.
 template <class T>
 inline T hermite_h(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
+  if (n > 1 && hermite_past_limit<T>(n)) return std::numeric_limits<T>::quiet_NaN();
   return poly_recurrence<T>(n, T(1), x + x,
                             [x](int64_t k, T q, T p) { return (x + x) * q - static_cast<T>(k + k) * p; });
 }
@@ -120,6 +130,7 @@ template <class T>
 inline T hermite_he(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
+  if (n > 1 && hermite_past_limit<T>(n)) return std::numeric_limits<T>::quiet_NaN();
   return poly_recurrence<T>(n, T(1), x, [x](int64_t k, T q, T p) { return x * q - static_cast<T>(k) * p; });
 }
 

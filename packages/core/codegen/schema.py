@@ -60,7 +60,8 @@ class Op:
     variants: list[str]
     wrap: bool
     aliases: list[str]
-    grad: dict | str = field(default_factory=dict)  # formulas, "none": not differentiable, "composite": through its body
+    # formulas, "none": not differentiable, "composite": differentiable through its body
+    grad: dict | str = field(default_factory=dict)
     namespace: str | None = None
     numbers: list[str] = field(default_factory=list)  # Tensor params also taking numbers
     cpp: str | None = None  # C++ name when the schema name would clash

@@ -7,6 +7,21 @@
 namespace ember::special {
 namespace {
 
+// Coefficients (2k)! / B_2k of the Euler-Maclaurin correction terms of the Hurwitz zeta sum
+// (zeta below and special_ops.h's hurwitz_zeta).
+constexpr double kZetaCorrection[] = {12.0,
+                                      -720.0,
+                                      30240.0,
+                                      -1209600.0,
+                                      47900160.0,
+                                      -1.8924375803183791606e9,
+                                      7.47242496e10,
+                                      -2.950130727918164224e12,
+                                      1.1646782814350067249e14,
+                                      -4.5979787224074726105e15,
+                                      1.8152105401943546773e17,
+                                      -7.1661652561756670113e18};
+
 inline double digamma(double x) {
   const double kInf = std::numeric_limits<double>::infinity();
   if (x == 0) return std::signbit(x) ? kInf : -kInf;
@@ -36,19 +51,6 @@ inline double zeta(double s, double q) {
     if (q == std::floor(q)) return kInf;
     if (s != std::floor(s)) return std::numeric_limits<double>::quiet_NaN();
   }
-  // Coefficients (2k)! / B_2k of the correction terms.
-  static const double A[] = {12.0,
-                             -720.0,
-                             30240.0,
-                             -1209600.0,
-                             47900160.0,
-                             -1.8924375803183791606e9,
-                             7.47242496e10,
-                             -2.950130727918164224e12,
-                             1.1646782814350067249e14,
-                             -4.5979787224074726105e15,
-                             1.8152105401943546773e17,
-                             -7.1661652561756670113e18};
   const double eps = 1.11e-16;
   double sum = std::pow(q, -s), a = q, b = 0;
   if (sum == 0) return 0.0;  // q > 1 and s so large that every term underflows
@@ -67,7 +69,7 @@ inline double zeta(double s, double q) {
   for (int j = 0; j < 12; ++j) {
     fac *= s + k;
     b /= w;
-    double t = fac * b / A[j];
+    double t = fac * b / kZetaCorrection[j];
     sum += t;
     if (std::fabs(t / sum) < eps) return sum;
     k += 1.0;

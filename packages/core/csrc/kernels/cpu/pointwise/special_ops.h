@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/pointwise/special_bessel.h"
 #include "kernels/cpu/pointwise/special_erf.h"
+#include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/pointwise/special_polynomials.h"
 
 namespace ember::special {
@@ -25,19 +26,6 @@ inline double hurwitz_zeta(double x, double q) {
     if (q == std::floor(q)) return std::numeric_limits<double>::infinity();
     if (x != std::floor(x)) return std::numeric_limits<double>::quiet_NaN();
   }
-  // (2k)! / B_2k: the Euler-Maclaurin correction coefficients
-  static const double A[] = {12.0,
-                             -720.0,
-                             30240.0,
-                             -1209600.0,
-                             47900160.0,
-                             -1.8924375803183791606e9,
-                             7.47242496e10,
-                             -2.950130727918164224e12,
-                             1.1646782814350067249e14,
-                             -4.5979787224074726105e15,
-                             1.8152105401943546773e17,
-                             -7.1661652561756670113e18};
   const double eps = 1.11022302462515654042e-16;
   double s = std::pow(q, -x), a = q, b = 0.0;
   int i = 0;
@@ -52,7 +40,7 @@ inline double hurwitz_zeta(double x, double q) {
   s += b * w / (x - 1.0);
   s -= 0.5 * b;
   double fac = 1.0, k = 0.0;
-  for (double c : A) {
+  for (double c : kZetaCorrection) {
     fac *= x + k;
     b /= w;
     const double t = fac * b / c;

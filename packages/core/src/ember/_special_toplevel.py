@@ -65,27 +65,27 @@ def _cosine_sum(coeffs: tuple) -> Any:
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                 device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
-    """0.5 - 0.5 cos(2 pi n / (N - 1))."""
+    """The Hann window ``0.5 - 0.5 cos(2 pi n / (N - 1))``."""
     return _window("hann_window", window_length, periodic, dtype, requires_grad, _cosine_sum((0.5, -0.5)))
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: bool = False,
                    requires_grad: bool | None = False) -> Tensor:
-    """alpha - beta cos(2 pi n / (N - 1))."""
+    """The generalised Hamming window ``alpha - beta cos(2 pi n / (N - 1))``."""
     return _window("hamming_window", window_length, periodic, dtype, requires_grad, _cosine_sum((alpha, -beta)))
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
-    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))."""
+    """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
     return _window("blackman_window", window_length, periodic, dtype, requires_grad,
                    _cosine_sum((0.42, -0.5, 0.08)))
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
-    """The triangular window 1 - |2n / (N - 1) - 1|."""
+    """The triangular window ``1 - |2n / (N - 1) - 1|``."""
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
                    lambda k, m: 1 - ember.abs(k * (2.0 / m) - 1))
 
@@ -93,7 +93,7 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = N
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
                   layout: Any = None, device: Any = None, pin_memory: bool = False,
                   requires_grad: bool | None = False) -> Tensor:
-    """I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)."""
+    """The Kaiser window ``I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)``."""
     def fn(k: Tensor, m: int) -> Tensor:
         r = k * (2.0 / m) - 1
         return ember.i0(beta * ember.sqrt(ember.clamp(1 - r * r, min=0))) / ember.i0(ember.tensor(float(beta),

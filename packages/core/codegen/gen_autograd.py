@@ -85,7 +85,7 @@ def node_names(ops: list[Op]) -> dict[int, str]:
     counts: dict[str, int] = {}
     names = {}
     for op in ops:
-        if not has_wrapper(op):
+        if not has_wrapper(op) or op.grad == "overwritten":
             continue
         grad_name = op.grad_name or ("NotImplemented" if op.grad == "not_implemented" else None)
         base = grad_name or f"{camel(op.schema.name)}Backward"
@@ -96,6 +96,16 @@ def node_names(ops: list[Op]) -> dict[int, str]:
         counts[base] = k + 1
         names[id(op)] = f"{base}{k}"
     return names
+
+
+def overwritten_wrapper(op: Op, n: str) -> list[str]:
+    """grad: overwritten -- an in-place op that replaces self's values without reading them (the
+    samplers): self's history becomes a node that sends no gradient back (mark_overwritten)."""
+    s = op.schema
+    names = ", ".join(p.name for p in s.cpp_params)
+    node = op.grad_name or f"{camel(s.name)}Backward0"
+    return [cpp_decl(n, s) + " {", f"  Tensor r_ = ember::{n}({names});",
+            f'  mark_overwritten({s.cpp_params[0].name}, "{node}");', "  return r_;", "}"]
 
 
 def result_names(s: Schema) -> list[list[str]]:
@@ -398,7 +408,9 @@ def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = (),
          "    if (n.should_compute(start + i)) return true;",
          "  return false;",
          "}", ""]
-    gens = [NodeGen(op, names[id(op)], cpp_name(op), ag_names, i) for i, op in enumerate(wrapped)]
+    overwritten = [op for op in wrapped if op.grad == "overwritten"]
+    gens = [NodeGen(op, names[id(op)], cpp_name(op), ag_names, i) for i, op in enumerate(wrapped)
+            if op.grad != "overwritten"]
     for g in gens:
         c += g.cls()
         c.append("")
@@ -415,6 +427,9 @@ def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = (),
             c += g.wrapper()
         if "inplace" in g.op.variants:
             c += g.inplace_wrapper()
+        c.append("")
+    for op in overwritten:
+        c += overwritten_wrapper(op, cpp_name(op))
         c.append("")
     c += ["}  // namespace ag", "}  // namespace ember", ""]
     return "\n".join(h), "\n".join(c)

@@ -60,7 +60,8 @@ class Op:
     variants: list[str]
     wrap: bool
     aliases: list[str]
-    # formulas, "none": not differentiable, "composite": differentiable through its body
+    # formulas, "none": not differentiable, "composite": differentiable through its body,
+    # "overwritten": in-place, self's old values no longer matter (a node sending no gradient)
     grad: dict | str = field(default_factory=dict)
     namespace: str | None = None
     numbers: list[str] = field(default_factory=list)  # Tensor params also taking numbers

@@ -8,8 +8,6 @@ its fix lands -- nothing here is expected behaviour.
 from __future__ import annotations
 
 OPS: dict[str, str] = {
-    "laguerre_polynomial_l": "hang (a huge finite degree runs its recurrence n times, in PyTorch too: L_n(x) stays bounded, so no NaN ends the loop; needs an asymptotic form past some degree)",
-    "legendre_polynomial_p": "hang (as laguerre_polynomial_l: a degree of 2**31 - 1 with |x| < 1 loops n times, in PyTorch too)",
 }
 
 FUNCTIONAL: dict[str, str] = {

@@ -85,6 +85,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--only", default=None, help="comma-separated op keys / functional names")
     ap.add_argument("--timeout", type=float, default=5.0, help="seconds per call")
+    ap.add_argument("--verbose", action="store_true", help="print each failure's whole text")
     args = ap.parse_args()
     os.environ["EMBER_FUZZ_TIMEOUT"] = str(args.timeout)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
@@ -124,6 +125,8 @@ def main() -> int:
             lines = [ln for ln in failures[name].splitlines() if ln.strip()]
             call = next((ln.strip() for ln in lines if ln.strip().startswith("call:")), "")
             print(f"[{name}] {lines[0][:300]}\n    {call[:600]}")
+            if args.verbose:
+                print("\n".join(lines[1:]))
     return 1 if failures else 0
 
 

@@ -341,3 +341,26 @@ def _mse_bw(m: Any, g: Any, s: Any, t: Any, red: int) -> Any:
 ))
 def test_mse_loss_backward_result_type(case: tuple, red: int) -> None:
     check(lambda m: _mse_bw(m, *case, red))
+
+
+@pytest.mark.parametrize("op", ["laguerre_polynomial_l", "legendre_polynomial_p"])
+@pytest.mark.parametrize("n", [2**20 + 1, 2**31 - 1, 2**62, 9.0e18])
+def test_polynomial_huge_degree_raises(op: str, n: float) -> None:
+    # PyTorch runs the recurrence n times (it does not return); ember names the degree at once
+    x = ember.tensor([0.3, -0.5, 2.0])
+    with pytest.raises(RuntimeError, match=rf"{op}: the degree n = {int(n)} is too large"):
+        getattr(ember.special, op)(x, n)
+    with pytest.raises(RuntimeError, match="too large"):
+        getattr(ember.special, op)(x, ember.tensor([3.0, n, 1.0]))
+
+
+@pytest.mark.parametrize("op", ["laguerre_polynomial_l", "legendre_polynomial_p"])
+@pytest.mark.parametrize("n", [0, 7, 2**10, 2**63, 1e30, -4, NAN])
+def test_polynomial_degrees_kept(op: str, n: float) -> None:
+    # in-range degrees, and those PyTorch answers without a loop (beyond int64, negative, NaN: 0)
+    x = [0.3, -0.5, 1.0, 0.0]
+    def f(m: Any) -> Any:
+        return getattr(m.special, op)(m.tensor(x, dtype=m.float64), m.tensor(n, dtype=m.float64))
+
+    got, want = outcome(ember, f), outcome(torch, f)
+    assert same(got, want), (got, want)

@@ -78,6 +78,8 @@ _POLYNOMIALS = {f"{p}{k}" for p in ("chebyshev_polynomial_", "shifted_chebyshev_
 
 def _poly_nan_mask(args: tuple, kwargs: dict) -> Any:
     x, n = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "n")
+    if isinstance(x, float):  # a Python NaN: a wrapped number, as in both libraries
+        x = torch.tensor(x, dtype=torch.float64)
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         return None
     n = torch.as_tensor(n, dtype=torch.float64)
@@ -99,6 +101,26 @@ def _poly_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _poly_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
     r = getattr(torch.special, name)(*args, **kwargs)
     return torch.where(_poly_nan_mask(args, kwargs), torch.tensor(float("nan"), dtype=r.dtype), r)
+
+
+# --- Laguerre / Legendre at a huge degree ----------------------------------------------------
+
+def _poly_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("laguerre_polynomial_l", "legendre_polynomial_p"):
+        return False
+    x, n = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "n")
+    try:
+        if torch.result_type(x, n) in (torch.float16, torch.bfloat16):
+            return False  # NotImplementedError first, in both libraries
+        n = torch.as_tensor(n).to(torch.float64)
+        torch.broadcast_shapes(torch.as_tensor(x).shape, n.shape)
+    except (RuntimeError, TypeError):  # torch's own error stands
+        return False
+    return bool(((n > 2.0**20) & (n < 2.0**63)).any())
+
+
+def _poly_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: the degree n is too large")
 
 
 # --- trunc division of the minimum int by -1 -------------------------------------------------
@@ -992,6 +1014,14 @@ KNOWN_WRONG = [
         why="Ai(-1e4) = 0.027057, Ai(-3e5) = -0.016389, Ai(-2^31) = -0.0022576 (mpmath; PyTorch's "
             "own float64 kernel agrees): the float32 result is the float64 one rounded",
         applies=_airy_applies, correct=_airy_correct),
+    KnownWrong(
+        "special-polynomial-huge-degree",
+        torch_says="torch.special.legendre_polynomial_p(torch.tensor([0.3]), 2**31 - 1) runs its "
+                   "three-term recurrence 2**31 times (minutes per element; laguerre_polynomial_l "
+                   "too): inside (-1, 1) the values stay bounded, so nothing ends the loop early",
+        why="a hang is never an answer: ember raises a RuntimeError naming the degree for any "
+            "degree in (2**20, 2**63) (a degree beyond int64 is 0 without a loop, as in PyTorch)",
+        applies=_poly_huge_applies, correct=_poly_huge_correct),
     KnownWrong(
         "special-polynomial-nan-x",
         torch_says="torch.special.chebyshev_polynomial_u(torch.tensor([nan]), 3) -> -2.74e35 "

@@ -145,22 +145,6 @@ Tensor arg_grad(const rnn::GateGrads& g, int which, const Tensor& input, const T
 }
 }  // namespace
 
-namespace rnn {
-TensorList cell_math(int kind, const Tensor& gi, const Tensor& gh, const Tensor& hx, const Tensor& cx) {
-  if (kind == kTanh) return {ag::tanh(tadd(gh, gi))};
-  if (kind == kRelu) return {ag::relu(tadd(gh, gi))};
-  if (kind == kLstm) {
-    TensorList c = ag::chunk(tadd(gh, gi), 4, 1);
-    Tensor cy = tadd(tmul(ag::sigmoid(c[1]), cx), tmul(ag::sigmoid(c[0]), ag::tanh(c[2])));
-    return {tmul(ag::sigmoid(c[3]), ag::tanh(cy)), cy};
-  }
-  TensorList ci = ag::chunk(gi, 3, 1), ch = ag::chunk(gh, 3, 1);
-  Tensor rg = ag::sigmoid(tadd(ch[0], ci[0])), zg = ag::sigmoid(tadd(ch[1], ci[1]));
-  Tensor n = ag::tanh(tadd(ci[2], tmul(ch[2], rg)));
-  return {tadd(tmul(tsub(hx, n), zg), n)};
-}
-}  // namespace rnn
-
 Tensor rnn_cell_grad(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,
                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   rnn::GateGrads g = gate_grads(kind, which, grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);

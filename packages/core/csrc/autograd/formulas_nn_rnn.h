@@ -4,11 +4,6 @@
 
 namespace ember {
 
-namespace rnn {
-// The cell's pointwise part from the gate matrices, in ag:: ops (hy, and cy for LSTM).
-TensorList cell_math(int kind, const Tensor& gi, const Tensor& gh, const Tensor& hx, const Tensor& cx);
-}  // namespace rnn
-
 // Gradient of a single-state cell (kind 0 tanh, 1 relu, 3 gru) with respect to argument
 // `which` (0 input, 1 hx, 2 w_ih, 3 w_hh, 4 b_ih, 5 b_hh).
 Tensor rnn_cell_grad(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,

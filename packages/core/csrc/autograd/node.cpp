@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 
 #include "autograd_ops.h"
 #include "ops.h"
@@ -220,20 +219,6 @@ void set_history(const Tensor& out, const Ref<Node>& node) {
   impl->autograd->output_nr = node->add_input_meta(out);
 }
 
-void check_inplace(const Tensor& self) {
-  if (!GradMode::is_enabled()) return;
-  const AutogradMeta* m = self.impl()->autograd.get();
-  if (m && m->requires_grad && !m->grad_fn) {
-    EMBER_CHECK(!self.impl()->base,
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation.");
-    EMBER_CHECK(false, "a leaf Variable that requires grad is being used in an in-place operation.");
-  }
-  const TensorImpl* base = self.impl()->base.get();
-  if (base && base->autograd && base->autograd->requires_grad && !base->autograd->grad_fn)
-    EMBER_CHECK(false, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-}
-
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return;
   EMBER_CHECK(!any_requires_grad(inputs), op,
@@ -269,21 +254,10 @@ struct OverwrittenBackward final : Node {
 };
 }  // namespace
 
-void mark_overwritten(const Tensor& self, const char* op_name) {
+void mark_overwritten(const Tensor& self, const char* node_name) {
   if (!GradMode::is_enabled() || !self.requires_grad()) return;
   auto n = make_ref<OverwrittenBackward>();
-  std::string base(op_name);
-  if (!base.empty() && base.back() == '_') base.pop_back();
-  bool up = true;
-  for (char c : base) {  // uniform_ -> UniformBackward0
-    if (c == '_') {
-      up = true;
-      continue;
-    }
-    n->nm += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-    up = false;
-  }
-  n->nm += "Backward0";
+  n->nm = node_name;
   n->add_next_edge(&self);
   rebase_history(self, n);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../core/tensor.h"
+#include "../ops/core/checks.h"  // check_inplace: the in-place rules wrappers run
 #include "grad_mode.h"
 
 namespace ember {
@@ -132,11 +133,9 @@ void rebase_history(const Tensor& self, const Ref<Node>& node);
 void move_retains_grad(const Tensor& self, const std::function<void()>& change);
 // Tensor.retain_grad(): keep the gradient of a non-leaf in its .grad.
 void retain_grad(const Tensor& t);
-// Errors for in-place ops on leaves that require grad (and views of them).
-void check_inplace(const Tensor& self);
-// An in-place op that overwrote self without depending on its old values (fill by
-// a random sampler): self's creator becomes a node that sends no gradient back.
-void mark_overwritten(const Tensor& self, const char* op_name);
+// An in-place op that overwrote self without depending on its old values (a random sampler; yaml
+// grad: overwritten): self's creator becomes a node of that name that sends no gradient back.
+void mark_overwritten(const Tensor& self, const char* node_name);
 // Raise PyTorch's error for an out= call whose inputs require grad.
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs);
 bool any_requires_grad(std::initializer_list<const Tensor*> ts);

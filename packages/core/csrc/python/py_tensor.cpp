@@ -349,8 +349,25 @@ static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong
 static PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.offset()); }
 static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(SELF.itemsize()); }
 static PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(SELF.raw()); }
-static PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
-  return PyBool_FromLong(SELF.is_contiguous());
+// is_contiguous(memory_format=torch.contiguous_format): preserve_format asks the plain question, a
+// channels-last format whether the tensor is dense in it (aten's rule, size-1 dims skipped).
+static PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_TRY
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  EMBER_CHECK_TYPE(nargs + nkw <= 1 && (nkw == 0 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
+                                                                                     "memory_format") == 0),
+                   "is_contiguous() takes at most one argument, memory_format");
+  PyObject* fmt = nargs + nkw == 1 ? args[0] : Py_None;
+  EMBER_CHECK_TYPE(fmt == Py_None || Py_TYPE(fmt) == MemoryFormatType,
+                   "is_contiguous(): argument 'memory_format' must be torch.memory_format, not ",
+                   Py_TYPE(fmt)->tp_name);
+  const MemoryFormat mf =
+      fmt == Py_None ? MemoryFormat::Contiguous : static_cast<MemoryFormat>(reinterpret_cast<PyEnumConst*>(fmt)->value);
+  const Tensor& t = SELF;
+  if (mf == MemoryFormat::ChannelsLast || mf == MemoryFormat::ChannelsLast3d)
+    return PyBool_FromLong(follows_memory_format(t.sizes(), t.strides(), mf));
+  return PyBool_FromLong(t.is_contiguous());
+  EMBER_PY_CATCH
 }
 static PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY return wrap(SELF.item());

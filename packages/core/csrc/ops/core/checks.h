@@ -1,10 +1,12 @@
-// Argument checks shared by op bodies: in-place targets (autograd adds its
-// leaf and view rules here), alpha, integer divisors.
+// Argument checks shared by op bodies: in-place targets (inference tensors, leaves that require
+// grad), alpha, integer divisors, the polynomial degree bound.
 #pragma once
-#include "autograd/node.h"
 #include "core/tensor.h"
 
 namespace ember {
+
+// Errors for in-place ops on leaves that require grad (and views of them), while grad mode is on.
+void check_inplace(const Tensor& self);
 
 inline void check_inplace(const Tensor& self, const char* name) {
   (void)name;
@@ -20,6 +22,8 @@ void check_int_divisor(ScalarType compute, const Tensor& divisor);
 // an out= tensor's dtype are checked first (the iterator's errors), then the dtype
 // (NotImplementedError); true otherwise. `out` is undefined without out=.
 bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out);
+// Laguerre and Legendre: RuntimeError for a degree in (2^20, 2^63) (see checks.cpp); true otherwise.
+bool poly_degree_bounded(const char* op, const Tensor& n);
 
 // aten's check_dim_size: t has `dim` dims and t.size(dim_size) == size. aten builds its message
 // with t.size(dim_size), so a tensor without that dim raises IndexError (a 0-d one: "Dimension

@@ -84,9 +84,15 @@ static bool non_overlapping_and_dense(const Tensor& t) {
 }
 
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
+  if (mf == MemoryFormat::ChannelsLast || mf == MemoryFormat::ChannelsLast3d) {
+    check_memory_format_rank(t.dim(), *mf);
+    return empty_strided(t.sizes(), memory_format_strides(t.sizes(), *mf), dtype, t.device());
+  }
   bool preserve = !mf || *mf == MemoryFormat::Preserve;
   if (preserve && t.numel() == 0) return empty_strided(t.sizes(), t.strides(), dtype);  // kept as is, like PyTorch
-  if (preserve && !t.is_contiguous() && non_overlapping_and_dense(t))
+  // aten keeps any dense layout's strides, a contiguous one's odd strides of size-1 dims included
+  if (preserve && (t.is_contiguous() ? !t.strides().equals(memory_format_strides(t.sizes(), MemoryFormat::Contiguous))
+                                     : non_overlapping_and_dense(t)))
     return empty_strided(t.sizes(), t.strides(), dtype);
   return empty(t.sizes(), dtype);
 }
@@ -120,9 +126,13 @@ Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
-  (void)memory_format;
-  if (self.is_contiguous()) return self;
-  return clone(self, MemoryFormat::Contiguous);
+  const bool channels_last =
+      memory_format == MemoryFormat::ChannelsLast || memory_format == MemoryFormat::ChannelsLast3d;
+  if (channels_last ? follows_memory_format(self.sizes(), self.strides(), memory_format) : self.is_contiguous())
+    return self;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "preserve memory format is unsupported by the contiguous operator");
+  return clone(self, memory_format);
 }
 
 // One value (a 0-d tensor of self's dtype) stored into every element of self.
@@ -161,36 +171,5 @@ Tensor fill_(const Tensor& self, const Tensor& value) {
 }
 
 Tensor zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
-
-void check_alpha(ScalarType result, const Scalar& alpha) {
-  EMBER_CHECK(!(is_integral(result, true) && alpha.is_float()),
-              "For integral input tensors, argument alpha must not be a floating point number.");
-  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool), "Boolean alpha only supported for Boolean results.");
-}
-
-bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out) {
-  (void)broadcast_shapes(a.sizes(), b.sizes());
-  const ScalarType t = result_type({&a, &b});
-  EMBER_CHECK(!out.defined() || can_cast(t, out.dtype()), "result type ", legacy_name(t),
-              " can't be cast to the desired output type ", legacy_name(out.dtype()));
-  if (t == ScalarType::Float16 || t == ScalarType::BFloat16) dtype_not_implemented(kernel, t);
-  return true;
-}
-
-void check_int_divisor(ScalarType compute, const Tensor& divisor) {
-  if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
-  // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).
-  const Tensor d = divisor.dtype() == compute ? divisor : to_dtype(divisor, compute);
-  bool zero = divisor.impl()->wrapped_number ? d.item().to_int() == 0
-                                             : any(eq(d, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
-  EMBER_CHECK(!zero, "ZeroDivisionError");
-}
-
-void apply_requires_grad(const Tensor& t, bool requires_grad) {
-  if (!requires_grad) return;
-  EMBER_CHECK(t.is_floating(), "Only Tensors of floating point and complex dtype can require gradients");
-  if (!t.impl()->autograd) t.impl()->autograd = std::make_unique<AutogradMeta>();
-  t.impl()->autograd->requires_grad = true;
-}
 
 }  // namespace ember

@@ -40,7 +40,14 @@ const Tensor& fill_uninitialized(const Tensor& t) {
 
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
              std::optional<MemoryFormat> memory_format) {
-  (void)memory_format;
+  if (memory_format == MemoryFormat::ChannelsLast || memory_format == MemoryFormat::ChannelsLast3d) {
+    check_memory_format_rank(static_cast<int64_t>(size.size()), *memory_format);
+    (void)checked_numel(size);  // the sizes' errors before a stride product could overflow
+    check_device_available(or_cpu(device));
+    return fill_uninitialized(
+        empty_strided(size, memory_format_strides(size, *memory_format), or_default(dtype), or_cpu(device)));
+  }
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve, "unsupported memory format Preserve");
   return fill_uninitialized(alloc(size, or_default(dtype), or_cpu(device)));
 }
 Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, std::optional<MemoryFormat>,

@@ -8,8 +8,6 @@
 #include <string_view>
 #include <type_traits>
 
-#include "autograd/formulas_nn_rnn.h"
-#include "core/grad_mode.h"
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/isa_variants.h"
@@ -382,6 +380,25 @@ GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   return r;
 }
 
+namespace {
+// The cell's pointwise part from the gate matrices in plain ops (hy, and cy for LSTM): the dtypes
+// the fused pass does not take (the autograd wrapper records the cell's node around it).
+TensorList cell_math(Kind k, const Tensor& gi, const Tensor& gh, const Tensor& hx, const Tensor& cx) {
+  auto add2 = [](const Tensor& a, const Tensor& b) { return add(a, b, kOne); };
+  if (k == kTanh) return {tanh(add2(gh, gi))};
+  if (k == kRelu) return {relu(add2(gh, gi))};
+  if (k == kLstm) {
+    TensorList c = chunk(add2(gh, gi), 4, 1);
+    Tensor cy = add2(mul(sigmoid(c[1]), cx), mul(sigmoid(c[0]), tanh(c[2])));
+    return {mul(sigmoid(c[3]), tanh(cy)), cy};
+  }
+  TensorList ci = chunk(gi, 3, 1), ch = chunk(gh, 3, 1);
+  Tensor rg = sigmoid(add2(ch[0], ci[0])), zg = sigmoid(add2(ch[1], ci[1]));
+  Tensor n = tanh(add2(ci[2], mul(ch[2], rg)));
+  return {add2(mul(sub(hx, n, kOne), zg), n)};
+}
+}  // namespace
+
 // One cell step: checks, the two GEMMs, then the fused pass or the composite.
 TensorList cell(Kind k, const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih,
                 const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
@@ -390,7 +407,6 @@ TensorList cell(Kind k, const char* op, const Tensor& input, const TensorList& h
   Tensor gh = gate_matrix(hx[0], w_hh, b_hh);
   Tensor cx = k == kLstm ? hx[1] : Tensor();
   if (fused_ok({gi, gh, hx[0], cx})) return fused_forward(k, gi, gh, hx[0], cx);
-  AutoGradMode no_grad(false);
   return cell_math(k, gi, gh, hx[0], cx);
 }
 

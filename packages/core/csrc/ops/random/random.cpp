@@ -64,10 +64,8 @@ bool prepare_target(const Tensor& self, const char* name) {
   return true;
 }
 
-void finish(const Tensor& self, const char* name) {
-  self.bump_version();
-  mark_overwritten(self, name);  // the old values no longer matter for gradients
-}
+// (the autograd wrapper then marks self overwritten: yaml grad: overwritten)
+void finish(const Tensor& self) { self.bump_version(); }
 
 // What PyTorch names a dtype in "... is out of bounds for float" (its TypeMeta name).
 const char* meta_name(ScalarType t) { return c_type_name(t); }
@@ -304,7 +302,7 @@ Tensor uniform_(const Tensor& self, double from, double to, Generator* gen) {
   EMBER_DISPATCH_FLOAT(dt, "uniform_kernel_cpu", [&] {
     fill_in_order(self, [&](char* p, int64_t n) { uniform_fill(reinterpret_cast<scalar_t*>(p), n, from, to, gen); });
   });
-  finish(self, "uniform_");
+  finish(self);
   return self;
 }
 
@@ -320,7 +318,7 @@ Tensor normal_(const Tensor& self, double mean, double std, Generator* gen) {
     fill_in_order(self,
                   [&](char* p, int64_t n) { normal_fill(reinterpret_cast<scalar_t*>(p), n, blocks, mean, std, gen); });
   });
-  finish(self, "normal_");
+  finish(self);
   return self;
 }
 
@@ -337,7 +335,7 @@ Tensor exponential_(const Tensor& self, double lambd, Generator* gen) {
       unit_double_map(reinterpret_cast<scalar_t*>(p), n, gen, [scale](double u) { return scale * std::log1p(-u); });
     });
   });
-  finish(self, "exponential_");
+  finish(self);
   return self;
 }
 
@@ -354,7 +352,7 @@ Tensor cauchy_(const Tensor& self, double median, double sigma, Generator* gen) 
                       [median, sigma](double u) { return std::fma(sigma, std::tan(kPi * (u - 0.5)), median); });
     });
   });
-  finish(self, "cauchy_");
+  finish(self);
   return self;
 }
 
@@ -368,7 +366,7 @@ Tensor log_normal_(const Tensor& self, double mean, double std, Generator* gen) 
       normal_doubles(s.gen(), n, mean, std, [&](int64_t i, double v) { out[i] = from_double<scalar_t>(std::exp(v)); });
     });
   });
-  finish(self, "log_normal_");
+  finish(self);
   return self;
 }
 
@@ -382,7 +380,7 @@ Tensor geometric_(const Tensor& self, double p, Generator* gen) {
                       [denom](double u) { return std::ceil(std::log(u) / denom); });
     });
   });
-  finish(self, "geometric_");
+  finish(self);
   return self;
 }
 
@@ -402,7 +400,7 @@ Tensor bernoulli_(const Tensor& self, double p, Generator* gen) {
       });
     });
   });
-  finish(self, "bernoulli_");
+  finish(self);
   return self;
 }
 
@@ -441,7 +439,7 @@ Tensor bernoulli_(const Tensor& self, const Tensor& p, Generator* gen) {
       }
     });
   });
-  finish(self, "bernoulli_");
+  finish(self);
   return self;
 }
 

@@ -142,7 +142,6 @@ Tensor random_(const Tensor& self, Generator* gen) {
     fill_in_order(self, [&](char* p, int64_t n) { plain_fill(reinterpret_cast<scalar_t*>(p), n, gen); });
   });
   self.bump_version();
-  mark_overwritten(self, "random_");
   return self;
 }
 
@@ -209,7 +208,6 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
     });
   });
   self.bump_version();
-  mark_overwritten(self, "random_");
   return self;
 }
 

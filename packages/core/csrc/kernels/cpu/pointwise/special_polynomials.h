@@ -140,9 +140,9 @@ inline T laguerre_l(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (x == T(0)) return T(1);
+  // grouped as PyTorch's: (2k + (1 - x)), with 2k and k + 1 formed as integers
   return poly_recurrence<T>(n, T(1), T(1) - x, [x](int64_t k, T q, T p) {
-    const T kk = static_cast<T>(k);
-    return ((kk + kk + T(1) - x) * q - kk * p) / (kk + T(1));
+    return ((static_cast<T>(k + k) + (T(1) - x)) * q - static_cast<T>(k) * p) / static_cast<T>(k + 1);
   });
 }
 

@@ -1,0 +1,79 @@
+// Argument checks shared by op bodies (declared in checks.h): each raises PyTorch's error
+// before any kernel runs, since kernels never throw.
+#include <cmath>
+
+#include "core/grad_mode.h"
+#include "iter/elementwise_iter.h"
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+
+namespace ember {
+
+// Reads only the autograd metadata every tensor carries (core data), so op bodies without an
+// autograd wrapper (fill_, the samplers) run it too.
+void check_inplace(const Tensor& self) {
+  if (!GradMode::is_enabled()) return;
+  const AutogradMeta* m = self.impl()->autograd.get();
+  if (m && m->requires_grad && !m->grad_fn) {
+    EMBER_CHECK(!self.impl()->base,
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.");
+    EMBER_CHECK(false, "a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+  const TensorImpl* base = self.impl()->base.get();
+  if (base && base->autograd && base->autograd->requires_grad && !base->autograd->grad_fn)
+    EMBER_CHECK(false, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+void check_alpha(ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK(!(is_integral(result, true) && alpha.is_float()),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool), "Boolean alpha only supported for Boolean results.");
+}
+
+bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.defined()) check_no_internal_overlap(out);  // aten's iterator: overlap, shapes, then types
+  (void)broadcast_shapes(a.sizes(), b.sizes());
+  const ScalarType t = result_type({&a, &b});
+  EMBER_CHECK(!out.defined() || can_cast(t, out.dtype()), "result type ", legacy_name(t),
+              " can't be cast to the desired output type ", legacy_name(out.dtype()));
+  if (t == ScalarType::Float16 || t == ScalarType::BFloat16) dtype_not_implemented(kernel, t);
+  return true;
+}
+
+void check_int_divisor(ScalarType compute, const Tensor& divisor) {
+  if (!is_integral(compute, false)) return;  // Bool: the kernel's dtype dispatch raises, as aten's
+  // aten tests the divisor once converted to the computation dtype (2^32 is 0 as an int32).
+  const Tensor d = divisor.dtype() == compute ? divisor : to_dtype(divisor, compute);
+  bool zero = divisor.impl()->wrapped_number ? d.item().to_int() == 0
+                                             : any(eq(d, wrap_scalar(Scalar(int64_t(0))))).item().to_bool();
+  EMBER_CHECK(!zero, "ZeroDivisionError");
+}
+
+void apply_requires_grad(const Tensor& t, bool requires_grad) {
+  if (!requires_grad) return;
+  EMBER_CHECK(t.is_floating(), "Only Tensors of floating point and complex dtype can require gradients");
+  if (!t.impl()->autograd) t.impl()->autograd = std::make_unique<AutogradMeta>();
+  t.impl()->autograd->requires_grad = true;
+}
+
+// The orthogonal polynomials' recurrences take n steps per element; where |x| < 1 the values stay
+// bounded, so no overflow ends the loop early and a degree of 2^31 would run for minutes per
+// element (PyTorch's does). Past 2^20 (a 20 ms loop per element; rounding by then is n * eps) ember raises.
+bool poly_degree_bounded(const char* op, const Tensor& n) {
+  constexpr double kMaxDegree = 1048576.0;
+  if (n.numel() == 0) return true;
+  const Tensor d = contiguous(to_dtype(n, ScalarType::Float64), MemoryFormat::Contiguous);
+  const double* p = d.data<double>();
+  for (int64_t i = 0; i < d.numel(); ++i) {
+    // a degree beyond int64 (or negative, or NaN) is 0 without a loop, as in PyTorch
+    EMBER_CHECK(!(p[i] > kMaxDegree && p[i] < 9.2233720368547758e18), op,
+                ": the degree n = ", static_cast<int64_t>(p[i]),
+                " is too large: its three-term recurrence takes n steps per element; ember evaluates "
+                "degrees up to 2^20 = 1048576");
+  }
+  return true;
+}
+
+}  // namespace ember

@@ -2,6 +2,8 @@
 // reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs). Python (ember/linalg/_lu.py,
 // _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients;
 // these kernels take already checked, batch-broadcast inputs.
+#include <cblas.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -13,10 +15,6 @@
 extern "C" {
 void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
 void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
-void scipy_sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
-                   size_t);
-void scipy_dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
-                   int*, size_t);
 void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
 void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
 void scipy_ssytrf_(const char*, const int*, float*, const int*, int*, float*, const int*, int*, size_t);
@@ -35,11 +33,11 @@ namespace {
 
 void lu(int m, int n, float* a, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &m, ip, info); }
 void lu(int m, int n, double* a, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &m, ip, info); }
-void lu_solve(const char* tr, int n, int nrhs, const float* a, const int* ip, float* b, int* info) {
-  scipy_sgetrs_(tr, &n, &nrhs, a, &n, ip, b, &n, info, 1);
+void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const float* a, float* x) {
+  scipy_cblas_strsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0f, a, blasint(n), x, blasint(r));
 }
-void lu_solve(const char* tr, int n, int nrhs, const double* a, const int* ip, double* b, int* info) {
-  scipy_dgetrs_(tr, &n, &nrhs, a, &n, ip, b, &n, info, 1);
+void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const double* a, double* x) {
+  scipy_cblas_dtrsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0, a, blasint(n), x, blasint(r));
 }
 void qr(int m, int n, float* a, float* tau, float* w, int lw, int* info) {
   scipy_sgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
@@ -111,27 +109,43 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
   return perm;
 }
 
-// X = A^{-1} B (A^{-T} B when adjoint) from getrf's factors (getrs); LU (..., n, n), pivots
-// (..., n) and B (..., n, k) share one batch shape. The no-grad path of linalg.lu_solve.
+// X = A^{-1} B (A^{-T} B when adjoint) from getrf's factors, LU (..., n, n), pivots (..., n) and
+// B (..., n, k) of one batch shape: row interchanges on a row-major copy of B and two row-major
+// triangular solves (cblas trsm), so LU is read in place (getrs would need it column-major).
 Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
-  int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
-  Tensor abuf = to_colmajor(LU), bbuf = to_colmajor(B);
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
+  int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
+  Tensor lu = contiguous(LU, MemoryFormat::Contiguous);
   Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
+  Tensor X = clone(B, MemoryFormat::Contiguous);
   if (n > 0 && r > 0 && nb > 0) {
     const int* pp = piv.data<int>();
     dispatch_fd(LU.dtype(), [&](auto z) {
       using T = decltype(z);
-      const T* pa = abuf.data<T>();
-      T* pb = bbuf.data<T>();
+      const T* pa = lu.data<T>();
+      T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
-        int info = 0;
-        lu_solve(adjoint ? "T" : "N", int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
+        const T* a = pa + b * n * n;
+        T* x = px + b * n * r;
+        const int* ip = pp + b * n;
+        auto swap_rows = [&](int64_t i) {
+          int64_t j = ip[i] - 1;
+          if (j != i && j >= 0 && j < n) std::swap_ranges(x + i * r, x + (i + 1) * r, x + j * r);
+        };
+        if (!adjoint) {  // X = U^-1 L^-1 P^T B
+          for (int64_t i = 0; i < n; ++i) swap_rows(i);
+          trsm(CblasLower, CblasNoTrans, CblasUnit, n, r, a, x);
+          trsm(CblasUpper, CblasNoTrans, CblasNonUnit, n, r, a, x);
+        } else {  // A^T = U^T L^T P^T: X = P L^-T U^-T B
+          trsm(CblasUpper, CblasTrans, CblasNonUnit, n, r, a, x);
+          trsm(CblasLower, CblasTrans, CblasUnit, n, r, a, x);
+          for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
+        }
         return 0;
       });
     });
   }
-  return from_colmajor(bbuf);
+  return X;
 }
 
 // Householder QR in LAPACK's compact form: R on and above the diagonal, the reflectors' vectors

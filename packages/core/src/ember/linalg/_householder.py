@@ -20,8 +20,12 @@ def _wy(A: ember.Tensor, tau: ember.Tensor, rows: int) -> tuple[ember.Tensor, em
     V = A[..., :rows, :k].tril(-1) + ember.eye(rows, k, dtype=A.dtype)
     S = V.mT.matmul(V).triu(1)
     M = ember.eye(k, dtype=A.dtype) + tau.unsqueeze(-1) * S
-    T = ember.linalg.solve_triangular(M, ember.diag_embed(tau), upper=True, unitriangular=True)
-    return V, T
+    D = ember.diag_embed(tau)
+    if ember.is_grad_enabled() and (A.requires_grad or tau.requires_grad):
+        return V, ember.linalg.solve_triangular(M, D, upper=True, unitriangular=True)
+    # no gradient: M is its own LU factorisation (unit upper, no pivoting): the trsm kernel directly
+    piv = ember.arange(1, k + 1, dtype=ember.int32).expand(*M.shape[:-1])
+    return V, _C._linalg_lu_solve(M, piv, D, False)
 
 
 def _check_kernel(A: ember.Tensor, name: str) -> None:

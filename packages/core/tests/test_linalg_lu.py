@@ -180,3 +180,12 @@ def _errs() -> list:
 @pytest.mark.parametrize("fn,name", _errs(), ids=[n for _, n in _errs()])
 def test_errors(fn: Any, name: str) -> None:
     same_error(lambda: fn(ember), lambda: fn(torch))
+
+
+def test_grad_fn_name_and_out_dtype() -> None:
+    _, e = pair((3, 3), seed=10, grad=True)
+    assert ember.linalg.lu_factor(e).LU.grad_fn.name() == "LinalgLuFactorExBackward0"
+    same_error(lambda: ember.linalg.lu_factor(ember.eye(2), out=(ember.empty(0, dtype=ember.float64),
+                                                                 ember.empty(0, dtype=ember.int32))),
+               lambda: torch.linalg.lu_factor(torch.eye(2), out=(torch.empty(0, dtype=torch.float64),
+                                                                 torch.empty(0, dtype=torch.int32))))

@@ -61,7 +61,14 @@ def copy_out(result: Any, out: Any) -> Any:
     return type(result)(tuple(out))
 
 
+_OUT_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long", "bool": "bool",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
 def _fill(o: Any, r: ember.Tensor) -> None:
+    if o.dtype != r.dtype:
+        want, got = (_OUT_NAMES.get(str(d).split(".")[-1], str(d)) for d in (r.dtype, o.dtype))
+        raise RuntimeError(f"Expected out tensor to have dtype {want}, but got {got} instead")
     if tuple(o.shape) != tuple(r.shape):
         o.resize_(tuple(r.shape))
     o.copy_(r.detach() if not ember.is_grad_enabled() else r)

@@ -68,6 +68,10 @@ class _LUFactor(Function):
         return _lu_backward(LU, _C._linalg_lu_perm(piv, LU.shape[-2]), g)
 
 
+# grad_fn named as PyTorch's node
+_LUFactor._backward_cls.__name__ = _LUFactor._backward_cls.__qualname__ = "LinalgLuFactorExBackward0"
+
+
 def _factor(A: Any, pivot: bool, name: str) -> tuple[ember.Tensor, ember.Tensor, ember.Tensor]:
     if not isinstance(A, ember.Tensor):
         raise TypeError(f"linalg_{name}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")

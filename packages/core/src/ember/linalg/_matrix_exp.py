@@ -85,6 +85,10 @@ class _MatrixExp(Function):
         return matrix_exp(big)[..., :n, n:]
 
 
+# grad_fn named as PyTorch's node
+_MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = "LinalgMatrixExpBackward0"
+
+
 def matrix_exp(A: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """matrix_exp(A, *, out=None) -> Tensor
 

@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 import ember
+from ember._argcheck import check_names
 from ember._lib import _C
 from ember.linalg._common import copy_out
 from ember.linalg._householder import geqrf, orgqr, ormqr
@@ -302,3 +303,9 @@ def matrix_rank(input: ember.Tensor, tol: Any = None, symmetric: bool = False, *
     """
     raise RuntimeError(f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
                        "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+# PyTorch's TypeErrors for wrong-typed arguments where PyTorch's own function is a C one (the removed
+# names and torch.lu are Python functions there, raising before any type check)
+check_names(globals(), ["cholesky", "geqrf", "lu_solve", "lu_unpack", "matrix_exp", "orgqr", "ormqr", "pinverse",
+                        "triangular_solve"])

@@ -3,6 +3,7 @@ the functions built from them (norms, pinv, lstsq, ...) live in the sibling modu
 
 from __future__ import annotations
 
+from ember._argcheck import check_names
 from ember._lib import _C
 from ember.linalg._composed import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._decomp import (
@@ -42,3 +43,8 @@ __all__ = [
     "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
     "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
+
+# PyTorch's TypeErrors for a wrong-typed Tensor or flag argument (named as its C++ ops)
+_NEW = ("householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex",
+        "lu_solve", "matrix_exp", "tensorinv", "tensorsolve")
+check_names(globals(), _NEW, {n: f"linalg_{n}" for n in _NEW})

@@ -11,7 +11,7 @@ from typing import Any
 
 import ember
 from ember.autograd.function import Function
-from ember.linalg._common import check_square, copy_out
+from ember.linalg._common import check_square
 
 # Pade coefficients b_0..b_m of exp for the degrees used, and the largest 1-norm each degree
 # handles to unit roundoff (Higham 2005, tables 2.3 / 4.1 for double, its single-precision table).
@@ -89,15 +89,14 @@ class _MatrixExp(Function):
 _MatrixExp._backward_cls.__name__ = _MatrixExp._backward_cls.__qualname__ = "LinalgMatrixExpBackward0"
 
 
-def matrix_exp(A: ember.Tensor, *, out: Any = None) -> ember.Tensor:
-    """matrix_exp(A, *, out=None) -> Tensor
+def matrix_exp(A: ember.Tensor) -> ember.Tensor:
+    """matrix_exp(A) -> Tensor
 
     The matrix exponential ``exp(A) = sum_k A^k / k!`` of a square matrix, or of each matrix in a
     batch, by scaling and squaring with a Pade approximant; differentiable (also twice).
 
     Args:
         A (Tensor): ``(*, n, n)`` floating matrices (half types are computed in float32).
-        out (Tensor, optional): the output tensor.
 
     Returns:
         Tensor: ``exp(A)``, of ``A``'s shape and dtype.
@@ -110,12 +109,12 @@ def matrix_exp(A: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """
     check_square(A, "linalg.matrix_exp")
     if A.numel() == 0:
-        return copy_out(A.clone(), out)
+        return A.clone()
     if A.shape[-1] == 1:
-        return copy_out(ember.exp(A), out)
+        return ember.exp(A)
     if A.dtype not in (ember.float32, ember.float64):
-        return copy_out(matrix_exp(A.to(ember.float32)).to(A.dtype), out)
+        return matrix_exp(A.to(ember.float32)).to(A.dtype)
     if A.requires_grad and ember.is_grad_enabled():
-        return copy_out(_MatrixExp.apply(A), out)
-    return copy_out(_expm(A), out)
+        return _MatrixExp.apply(A)
+    return _expm(A)
 

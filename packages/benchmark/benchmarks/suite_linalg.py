@@ -31,10 +31,15 @@ def spd(shape: tuple, grad: bool = False) -> Callable[[ModuleType], dict[str, An
         a = x @ x.mT / n + lib.eye(n)
         b = lib.randn(*(shape[:-1] + (n, 4)))
         m = lib.randn(*dims)
+        # the packed factors lu_solve / householder_product take, and a matrix of 1-norm ~2 for matrix_exp
+        lu, piv = lib.linalg.lu_factor(a.detach())
+        qa, tau = lib.geqrf(m.detach())
+        e = m.detach() / (n ** 0.5)
         if grad:
             a.requires_grad_(True)
             m.requires_grad_(True)
-        return {"A": a, "B": b, "M": m}
+            e.requires_grad_(True)
+        return {"A": a, "B": b, "M": m, "LU": lu, "piv": piv, "QA": qa, "tau": tau, "E": e}
 
     return setup
 
@@ -48,6 +53,10 @@ OPS = [  # (name, stmt, target)
     ("det", "lib.linalg.det(A)", None),
     ("qr", "lib.linalg.qr(M)", None),
     ("svdvals", "lib.linalg.svdvals(M)", None),
+    ("lu_factor", "lib.linalg.lu_factor(M)", None),
+    ("lu_solve", "lib.linalg.lu_solve(LU, piv, B)", None),
+    ("matrix_exp", "lib.linalg.matrix_exp(E)", None),
+    ("householder_product", "lib.linalg.householder_product(QA, tau)", None),
 ]
 
 BENCHES: list[Bench] = [
@@ -61,6 +70,8 @@ BENCHES: list[Bench] = [
     for op, stmt in [("inv", "lib.linalg.inv(A).sum().backward()"),
                      ("cholesky", "lib.linalg.cholesky(A).sum().backward()"),
                      ("eigh", "lib.linalg.eigvalsh(A).sum().backward()"),
-                     ("svdvals", "lib.linalg.svdvals(M).sum().backward()")]
+                     ("svdvals", "lib.linalg.svdvals(M).sum().backward()"),
+                     ("lu_factor", "lib.linalg.lu_factor(M).LU.sum().backward()"),
+                     ("matrix_exp", "lib.linalg.matrix_exp(E).sum().backward()")]
     for shape in SHAPES
 ]

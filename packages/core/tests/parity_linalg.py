@@ -134,7 +134,69 @@ def qr_cases(op: dict) -> list:
     return cs
 
 
+def lu_factor_cases(op: dict) -> list:
+    """linalg.lu_factor_ex (both libraries call getrf: the same pivots and info)."""
+    return square_cases(op)[:-3] + [
+        C("wide", T((3, 4), "float64", values=WIDE)),
+        C("tall", T((4, 3), "float32", values=WIDE, view="t")),
+        C("singular", T((3, 3), "float64", values=SING)),
+        C("empty", T((0, 3), "float64")),
+        C("1d", T((3,), "float32")),
+        C("int64", T((3, 3), "int64")),
+        C("float16", T((3, 3), "float16", values=SPD3)),
+    ]
+
+
+PIV = (2, 2, 3)  # a valid getrf pivot sequence (rows 1 and 2 swapped)
+
+
+def lu_solve_cases(op: dict) -> list:
+    """linalg.lu_solve(LU, pivots, B) on a packed factor (any well-conditioned matrix serves)."""
+    lu, piv = T((3, 3), "float64", values=SPD3), T((3,), "int32", values=PIV)
+    return [
+        C("float64", lu, piv, T((3, 2), "float64")),
+        C("float32", T((3, 3), "float32", values=SPD3), piv, T((3, 2), "float32")),
+        C("batched", T((2, 3, 3), "float64", values=SPD3 + SPD3[::-1]), T((2, 3), "int32", values=PIV + (1, 2, 3)),
+          T((2, 3, 1), "float64")),
+        C("broadcast", lu, piv, T((2, 3, 2), "float64")),
+        C("pivots-int64", lu, T((3,), "int64", values=PIV), T((3, 2), "float64")),
+        C("dtype", lu, piv, T((3, 2), "float32")),
+        C("shape", lu, piv, T((2, 2), "float64")),
+        C("b-1d", lu, piv, T((3,), "float64")),
+    ]
+
+
+def ldl_cases(op: dict) -> list:
+    """linalg.ldl_factor_ex (sytrf on the lower triangle in both libraries)."""
+    return [c for c in square_cases(op) if c.id not in ("t", "empty-batch")] + _errors()[:3]
+
+
+def ldl_solve_cases(op: dict) -> list:
+    ld, piv = T((3, 3), "float64", values=SPD3), T((3,), "int32", values=(1, 2, 3))
+    return [
+        C("float64", ld, piv, T((3, 2), "float64")),
+        C("batched", T((2, 3, 3), "float64", values=SPD3), T((2, 3), "int32", values=(1, 2, 3, 1, 2, 3)),
+          T((2, 3, 2), "float64")),
+        C("dtype", ld, piv, T((3, 2), "float32")),
+        C("shape", ld, piv, T((2, 2), "float64")),
+        C("pivots-shape", ld, T((2,), "int32", values=(1, 2)), T((3, 2), "float64")),
+    ]
+
+
+def internal_cases(op: dict) -> list:
+    """Kernels that only back Python functions (linalg.geqrf is torch.geqrf, lu_perm has no public
+    name): neither library has them under ``linalg``; test_linalg_factor.py checks them through
+    their public callers."""
+    return [C("absent", T((3, 3), "float64"), meta=True)]
+
+
 BUILDERS = {
+    "lu_factor_ex": lu_factor_cases,
+    "lu_solve": lu_solve_cases,
+    "ldl_factor_ex": ldl_cases,
+    "ldl_solve": ldl_solve_cases,
+    "geqrf": internal_cases,
+    "lu_perm": internal_cases,
     "inv": inv_cases,
     "det": det_cases,
     "slogdet": lambda op: [c for c in det_cases(op) if c.id != "singular"],  # LU round-off decides

@@ -265,3 +265,16 @@ CALLS.update({
     "view_copy": lambda L: ([_x(L, 3, 4), (2, 6)], {}),
     "vsplit": lambda L: ([_x(L, 4, 2), [1]], {}),
 })
+
+# The old linalg names of ember/_linalg_old.py (test_linalg_factor.py / test_linalg_lu.py check their values).
+CALLS.update({
+    "cholesky": lambda L: ([_spd(L), False], {}),
+    "geqrf": lambda L: ([_x(L, 3, 2)], {}),
+    "lu_solve": lambda L: ([_x(L, 3, 2), *L.linalg.lu_factor(_spd(L))], {}),
+    "lu_unpack": lambda L: ([*L.linalg.lu_factor(_spd(L)), True, True], {}),
+    "matrix_exp": lambda L: ([_x(L, 3, 3)], {}),
+    "orgqr": lambda L: ([*L.geqrf(_x(L, 3, 2))], {}),
+    "ormqr": lambda L: ([*L.geqrf(_x(L, 3, 2)), _x(L, 3, 3), True, False], {}),
+    "pinverse": lambda L: ([_x(L, 3, 2), 1e-15], {}),
+    "triangular_solve": lambda L: ([_x(L, 3, 2), _spd(L), True, False, False], {}),
+})

@@ -270,6 +270,10 @@ _LAZY_NAMES = {
         "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
         "is_autocast_available")},
     "GradScaler": "ember.amp.grad_scaler",
+    # torch.lu, lu_solve, lu_unpack, triangular_solve, geqrf, ... and the names PyTorch removed (lstsq, eig, ...)
+    **{n: "ember._linalg_old" for n in (
+        "cholesky", "eig", "geqrf", "lstsq", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_rank", "orgqr",
+        "ormqr", "pinverse", "solve", "symeig", "triangular_solve")},
     "_amp_foreach_non_finite_check_and_unscale_": "ember.amp.grad_scaler",
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }

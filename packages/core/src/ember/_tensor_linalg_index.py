@@ -106,6 +106,73 @@ class ExtraMethods:
 
         return ember.linalg.pinv(self, rtol=rcond)
 
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> Any:
+        """Method form of ``ember.lu``, with this tensor as its input; see there."""
+        import ember
+
+        return ember.lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Any:
+        """Method form of ``ember.lu_solve``, with this tensor as ``b``; see there."""
+        import ember
+
+        return ember.lu_solve(self, LU_data, LU_pivots)
+
+    def matrix_exp(self) -> Any:
+        """Method form of ``ember.linalg.matrix_exp``, with this tensor as its input; see there."""
+        import ember
+
+        return ember.linalg.matrix_exp(self)
+
+    def geqrf(self) -> Any:
+        """Method form of ``ember.geqrf``, with this tensor as its input; see there."""
+        import ember
+
+        return ember.geqrf(self)
+
+    def orgqr(self, input2: Any) -> Any:
+        """Method form of ``ember.orgqr``, with this tensor as its input and ``input2`` as tau; see there."""
+        import ember
+
+        return ember.orgqr(self, input2)
+
+    def ormqr(self, input2: Any, input3: Any, left: bool = True, transpose: bool = False) -> Any:
+        """Method form of ``ember.ormqr`` (tau ``input2``, other ``input3``); see there."""
+        import ember
+
+        return ember.ormqr(self, input2, input3, left, transpose)
+
+    def triangular_solve(self, A: Any, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False) -> Any:
+        """Method form of ``ember.triangular_solve``, with this tensor as ``b``; see there."""
+        import ember
+
+        return ember.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def lstsq(self, A: Any) -> Any:
+        """Removed in PyTorch 1.9, as ``ember.lstsq``: always raises RuntimeError."""
+        import ember
+
+        return ember.lstsq(self, A)
+
+    def solve(self, A: Any) -> Any:
+        """Removed in PyTorch 1.9, as ``ember.solve``: always raises RuntimeError."""
+        import ember
+
+        return ember.solve(self, A)
+
+    def symeig(self, eigenvectors: bool = False, upper: bool = True) -> Any:
+        """Removed in PyTorch 1.9, as ``ember.symeig``: always raises RuntimeError."""
+        import ember
+
+        return ember.symeig(self, eigenvectors, upper)
+
+    def eig(self, eigenvectors: bool = False) -> Any:
+        """Removed in PyTorch 1.9, as ``ember.eig``: always raises RuntimeError."""
+        import ember
+
+        return ember.eig(self, eigenvectors)
+
 
 for _name, _method in getattr(_C, "_index_methods", {}).items():
     setattr(ExtraMethods, _name, _method)

@@ -3,6 +3,7 @@ the functions built from them (norms, pinv, lstsq, ...) live in the sibling modu
 
 from __future__ import annotations
 
+from ember._argcheck import check_names
 from ember._lib import _C
 from ember.linalg._composed import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._decomp import (
@@ -18,8 +19,13 @@ from ember.linalg._decomp import (
     solve_ex,
     svd,
 )
+from ember.linalg._householder import householder_product
+from ember.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from ember.linalg._lu import lu, lu_factor, lu_factor_ex, lu_solve
+from ember.linalg._matrix_exp import matrix_exp
 from ember.linalg._norms import matrix_norm, norm
 from ember.linalg._products import cross, matrix_power, multi_dot, vecdot
+from ember.linalg._tensor_ops import tensorinv, tensorsolve
 
 LinAlgError = _C._LinAlgError
 
@@ -31,7 +37,14 @@ cholesky = _C._linalg_cholesky
 svdvals = _C._linalg_svdvals
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
-    "inv_ex", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-    "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+    "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+    "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
+
+# PyTorch's TypeErrors for a wrong-typed Tensor or flag argument (named as its C++ ops)
+_NEW = ("householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex",
+        "lu_solve", "matrix_exp", "tensorinv", "tensorsolve")
+check_names(globals(), _NEW, {n: f"linalg_{n}" for n in _NEW})

@@ -1,0 +1,88 @@
+// Shared helpers of the LAPACK-backed linalg ops (linalg_lapack.cpp, linalg_factor.cpp): PyTorch's
+// input checks, column-major copies and the parallel batch loop.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/parallel.h"
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+
+namespace ember::lapack_util {
+
+template <class F>
+inline void dispatch_fd(ScalarType dt, const F& f) {
+  if (dt == ScalarType::Float32) f(float(0));
+  else f(double(0));
+}
+
+// PyTorch's checks in its order: the matrix shape (at least 2-d, square where asked), then the
+// dtype (floating; `low_ok`: half types pass here, as they do in PyTorch's checkFloatingOrComplex).
+inline void check_matrix(const Tensor& a, const char* op, bool square, const char* name = "A") {
+  EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name, " must have at least 2 dimensions.");
+  if (!square) return;
+  int64_t r = a.sizes()[a.dim() - 2], c = a.sizes()[a.dim() - 1];
+  EMBER_CHECK(r == c, op, ": ", name, " must be batches of square matrices, but they are ", r, " by ", c, " matrices");
+}
+
+inline void check_floating(const Tensor& a, const char* op, bool low_ok) {
+  EMBER_CHECK(is_floating(a.dtype()), op, ": Expected a floating point or complex tensor as input. Got ",
+              legacy_name(a.dtype()));
+  EMBER_CHECK(low_ok || a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64, op,
+              ": Low precision dtypes not supported. Got ", legacy_name(a.dtype()));
+}
+
+// The LAPACK kernel's own dtype dispatch (NotImplementedError for half and integer types).
+// PyTorch returns before reaching it when the input is empty.
+inline void check_kernel(const Tensor& a, const char* kernel) {
+  if (a.numel() > 0 && a.dtype() != ScalarType::Float32 && a.dtype() != ScalarType::Float64)
+    dtype_not_implemented(kernel, a.dtype());
+}
+
+inline void check_square(const Tensor& a, const char* op, bool low_ok) {
+  check_matrix(a, op, true);
+  check_floating(a, op, low_ok);
+}
+
+inline int64_t batch_count(const Tensor& a) {
+  int64_t n = 1;
+  for (int64_t i = 0; i + 2 < a.dim(); ++i) n *= a.sizes()[i];
+  return n;
+}
+
+// A's matrices column-major: a contiguous (..., cols, rows) buffer.
+inline Tensor to_colmajor(const Tensor& a) { return clone(transpose(a, -2, -1), MemoryFormat::Contiguous); }
+// Back from a column-major buffer to a contiguous row-major result.
+inline Tensor from_colmajor(const Tensor& buf) { return contiguous(transpose(buf, -2, -1), MemoryFormat::Contiguous); }
+
+inline DimVector batch_shape(const Tensor& a) {
+  DimVector s;
+  for (int64_t i = 0; i + 2 < a.dim(); ++i) s.push_back(a.sizes()[i]);
+  return s;
+}
+
+inline DimVector with_tail(DimVector s, std::initializer_list<int64_t> tail) {
+  for (int64_t t : tail) s.push_back(t);
+  return s;
+}
+
+inline std::string batch_prefix(int64_t nb, int64_t b, bool batched) {
+  return batched && nb >= 1 ? str("(Batch element ", b, "): ") : std::string();
+}
+
+// Runs fn(batch index) over every matrix of the batch; returns the first (batch, info != 0).
+template <class F>
+inline std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {
+  std::vector<int> infos(static_cast<size_t>(nb), 0);
+  GilRelease nogil;  // also when the batch is one matrix (parallel_for runs it inline)
+  parallel_for(0, nb, 1, [&](int64_t b0, int64_t e0) {
+    for (int64_t b = b0; b < e0; ++b) infos[b] = fn(b);
+  });
+  for (int64_t b = 0; b < nb; ++b)
+    if (infos[b] != 0) return {b, infos[b]};
+  return {-1, 0};
+}
+
+}  // namespace ember::lapack_util

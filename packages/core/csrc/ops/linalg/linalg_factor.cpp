@@ -1,0 +1,231 @@
+// The factorisations PyTorch exposes in LAPACK's packed form: LU (getrf), QR's Householder
+// reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs). Python (ember/linalg/_lu.py,
+// _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients;
+// these kernels take already checked, batch-broadcast inputs.
+#include <cblas.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/linalg/lapack_util.h"
+
+extern "C" {
+void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
+void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
+void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
+void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
+void scipy_ssytrf_(const char*, const int*, float*, const int*, int*, float*, const int*, int*, size_t);
+void scipy_dsytrf_(const char*, const int*, double*, const int*, int*, double*, const int*, int*, size_t);
+void scipy_ssytrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
+                   size_t);
+void scipy_dsytrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
+                   int*, size_t);
+}
+
+namespace ember {
+
+using namespace lapack_util;  // NOLINT(build/namespaces)
+
+namespace {
+
+void lu(int m, int n, float* a, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &m, ip, info); }
+void lu(int m, int n, double* a, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &m, ip, info); }
+void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const float* a, float* x) {
+  scipy_cblas_strsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0f, a, blasint(n), x, blasint(r));
+}
+void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const double* a, double* x) {
+  scipy_cblas_dtrsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0, a, blasint(n), x, blasint(r));
+}
+void qr(int m, int n, float* a, float* tau, float* w, int lw, int* info) {
+  scipy_sgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
+}
+void qr(int m, int n, double* a, double* tau, double* w, int lw, int* info) {
+  scipy_dgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
+}
+void sytrf(int n, float* a, int* ip, float* w, int lw, int* info) {
+  scipy_ssytrf_("L", &n, a, &n, ip, w, &lw, info, 1);
+}
+void sytrf(int n, double* a, int* ip, double* w, int lw, int* info) {
+  scipy_dsytrf_("L", &n, a, &n, ip, w, &lw, info, 1);
+}
+void sytrs(int n, int nrhs, const float* a, const int* ip, float* b, int* info) {
+  scipy_ssytrs_("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void sytrs(int n, int nrhs, const double* a, const int* ip, double* b, int* info) {
+  scipy_dsytrs_("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+
+}  // namespace
+
+// Partial-pivoting LU of every (m x n) matrix: L (unit, below the diagonal) and U packed in one
+// matrix, LAPACK's 1-based row interchanges and getrf's info (> 0: U[info-1, info-1] is zero).
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A) {
+  check_kernel(A, "lu_cpu");
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  DimVector bs = batch_shape(A);
+  Tensor buf = to_colmajor(A);
+  Tensor piv = zeros(with_tail(bs, {k}), ScalarType::Int32, std::nullopt);
+  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  if (k > 0 && nb > 0) {
+    int* pp = piv.data<int>();
+    int* pi = info.data<int>();
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        lu(int(m), int(n), p + b * m * n, pp + b * k, pi + b);
+        return 0;
+      });
+    });
+  }
+  return {from_colmajor(buf), piv, info};
+}
+
+// LAPACK's sequence of row interchanges (1-based, ..., k) as the permutation perm (..., m) with
+// (P^T A)[i] = A[perm[i]], i.e. A = P L U for P = I[:, perm].
+Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
+  EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
+  Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
+  int64_t k = piv.sizes()[piv.dim() - 1], nb = 1;
+  DimVector bs;
+  for (int64_t i = 0; i + 1 < piv.dim(); ++i) bs.push_back(piv.sizes()[i]);
+  for (int64_t d : bs) nb *= d;
+  Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, std::nullopt, std::nullopt);
+  const int* pp = piv.data<int>();
+  int64_t* po = perm.data<int64_t>();
+  for (int64_t b = 0; b < nb; ++b) {
+    int64_t* q = po + b * m;
+    for (int64_t i = 0; i < m; ++i) q[i] = i;
+    for (int64_t i = 0; i < std::min(k, m); ++i) {
+      int64_t j = int64_t(pp[b * k + i]) - 1;
+      EMBER_CHECK(j >= 0 && j < m, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.",
+                  "Did you properly pass the result of lu_factor?");
+      std::swap(q[i], q[j]);
+    }
+  }
+  return perm;
+}
+
+// X = A^{-1} B (A^{-T} B when adjoint) from getrf's factors, LU (..., n, n), pivots (..., n) and
+// B (..., n, k) of one batch shape: row interchanges on a row-major copy of B and two row-major
+// triangular solves (cblas trsm), so LU is read in place (getrs would need it column-major).
+Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
+  EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
+  int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
+  Tensor lu = contiguous(LU, MemoryFormat::Contiguous);
+  Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
+  Tensor X = clone(B, MemoryFormat::Contiguous);
+  if (n > 0 && r > 0 && nb > 0) {
+    const int* pp = piv.data<int>();
+    dispatch_fd(LU.dtype(), [&](auto z) {
+      using T = decltype(z);
+      const T* pa = lu.data<T>();
+      T* px = X.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        const T* a = pa + b * n * n;
+        T* x = px + b * n * r;
+        const int* ip = pp + b * n;
+        auto swap_rows = [&](int64_t i) {
+          int64_t j = ip[i] - 1;
+          if (j != i && j >= 0 && j < n) std::swap_ranges(x + i * r, x + (i + 1) * r, x + j * r);
+        };
+        if (!adjoint) {  // X = U^-1 L^-1 P^T B
+          for (int64_t i = 0; i < n; ++i) swap_rows(i);
+          trsm(CblasLower, CblasNoTrans, CblasUnit, n, r, a, x);
+          trsm(CblasUpper, CblasNoTrans, CblasNonUnit, n, r, a, x);
+        } else {  // A^T = U^T L^T P^T: X = P L^-T U^-T B
+          trsm(CblasUpper, CblasTrans, CblasNonUnit, n, r, a, x);
+          trsm(CblasLower, CblasTrans, CblasUnit, n, r, a, x);
+          for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
+        }
+        return 0;
+      });
+    });
+  }
+  return X;
+}
+
+// Householder QR in LAPACK's compact form: R on and above the diagonal, the reflectors' vectors
+// below it, and their scales tau (torch.geqrf).
+std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A) {
+  EMBER_CHECK(A.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+  if (is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64)
+    dtype_not_implemented("geqrf_cpu", A.dtype());
+  check_floating(A, "torch.geqrf", false);
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  Tensor buf = to_colmajor(A);
+  Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), std::nullopt);
+  if (k > 0 && nb > 0) {
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      T* pt = tau.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        int info = 0;
+        T wq;
+        qr(int(m), int(n), p + b * m * n, pt + b * k, &wq, -1, &info);
+        std::vector<T> w(static_cast<size_t>(wq) + 1);
+        qr(int(m), int(n), p + b * m * n, pt + b * k, w.data(), int(w.size()), &info);
+        return 0;
+      });
+    });
+  }
+  return {from_colmajor(buf), tau};
+}
+
+// Bunch-Kaufman A = L D L^T from A's lower triangle (sytrf 'L'); the strict upper triangle of the
+// packed result is zeroed as PyTorch does. Real matrices: hermitian changes nothing.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  DimVector bs = batch_shape(A);
+  Tensor buf = to_colmajor(A);
+  Tensor piv = zeros(with_tail(bs, {n}), ScalarType::Int32, std::nullopt);
+  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  if (n > 0 && nb > 0) {
+    int* pp = piv.data<int>();
+    int* pi = info.data<int>();
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* p = buf.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        T* a = p + b * n * n;
+        T wq;
+        sytrf(int(n), a, pp + b * n, &wq, -1, pi + b);
+        std::vector<T> w(static_cast<size_t>(wq) + 1);
+        sytrf(int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
+        for (int64_t j = 0; j < n; ++j)  // column-major: the strict upper part is a[j * n + i], i < j
+          for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+        return 0;
+      });
+    });
+  }
+  return {from_colmajor(buf), piv, info};
+}
+
+// X = A^{-1} B from sytrf's factors; LD (..., n, n), pivots (..., n) and B (..., n, k) share one
+// batch shape.
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B) {
+  int64_t n = LD.sizes()[LD.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LD);
+  Tensor abuf = to_colmajor(LD), bbuf = to_colmajor(B);
+  EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
+  Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
+  if (n > 0 && r > 0 && nb > 0) {
+    const int* pp = piv.data<int>();
+    dispatch_fd(LD.dtype(), [&](auto z) {
+      using T = decltype(z);
+      const T* pa = abuf.data<T>();
+      T* pb = bbuf.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        int info = 0;
+        sytrs(int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
+        return 0;
+      });
+    });
+  }
+  return from_colmajor(bbuf);
+}
+
+}  // namespace ember

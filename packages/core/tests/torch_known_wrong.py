@@ -975,7 +975,46 @@ def _ctc_label_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("ctc_loss(): target out of the label range of log_probs")
 
 
+# --- igammac at a tiny shape parameter --------------------------------------------------------
+
+def _igammac_tiny_parts(name: str, args: tuple, kwargs: dict) -> tuple:
+    a, x = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    a, x = (t if isinstance(t, torch.Tensor) else torch.tensor(t) for t in (a, x))
+    return a, x, *torch.broadcast_tensors(a.double(), x.double())
+
+
+def _igammac_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("igammac", "igammac_", "special_gammaincc"):
+        return False
+    a, x, ad, xd = _igammac_tiny_parts(name, args, kwargs)
+    if not (a.is_floating_point() or x.is_floating_point()):
+        return False
+    return bool(((ad > 0) & (ad < 1e-6) & (xd > 0) & (xd <= 1.1)).any())
+
+
+def _igammac_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    import mpmath
+
+    a, x, ad, xd = _igammac_tiny_parts(name, args, kwargs)
+    out = kwargs.get("out")
+    res = torch.igammac(ad, xd)
+    mask = (ad > 0) & (ad < 1e-6) & (xd > 0) & (xd <= 1.1)
+    with mpmath.workdps(40):
+        for i in mask.nonzero().tolist():
+            res[tuple(i)] = float(mpmath.gammainc(ad[tuple(i)].item(), xd[tuple(i)].item(), mpmath.inf, regularized=True))
+    dtype = a.dtype if name == "igammac_" else torch.result_type(a, x) if out is None else out.dtype
+    return res.to(dtype)
+
+
 KNOWN_WRONG = [
+    KnownWrong(
+        "igammac-tiny-a",
+        torch_says="torch.igammac(torch.tensor([1e-30, 1e-10]).double(), torch.tensor([1.1, 0.5]).double()) -> "
+                   "[7.63e-31, 5.5977354705e-11] (for a < 1e-6 and x <= 1.1: its small-x series rounds "
+                   "lgamma(1 + a) to 0, losing the Euler-gamma term of size a; float32 likewise)",
+        why="mpmath.gammainc(a, x, inf, regularized=True) at 40 digits: 1.8599e-31 and 5.5977359481e-11 "
+            "(Q(a, x) ~ a E1(x) for a -> 0); ember's lgamma1p keeps the term",
+        applies=_igammac_tiny_applies, correct=_igammac_tiny_correct),
     KnownWrong(
         "gelu-inf",
         torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16, and float16 on "

@@ -84,6 +84,17 @@ def unit_square(n: int) -> Setup:
     return setup
 
 
+def gamma_args(n: int, dtype: str) -> Setup:
+    """Shape ``a`` and limit ``x`` of igamma, n x n, both uniform in (0, 50): the power series,
+    the continued fraction and (a > 20, x near a) Temme's expansion all get their share."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        dt = getattr(lib, dtype)
+        return {"a": (lib.rand(n, n) * 50).to(dt), "b": (lib.rand(n, n) * 50).to(dt)}
+
+    return setup
+
+
 # -------------------------------------------------------------------- rows
 
 
@@ -131,6 +142,12 @@ def _elementwise() -> list[Bench]:
         Bench("elementwise", f"special.{name} 1024x1024", "throughput", f"lib.special.{name}(a)", unit_square(1024),
               threads=th)
         for name in ("i0e", "log_ndtr", "bessel_j0")
+        for th in THREADS
+    ] + [  # the regularized incomplete gamma functions (iterative scalar code, PyTorch's regions)
+        Bench("elementwise", f"{name} 512x512 {dt}", "throughput", f"lib.{name}(a, b)", gamma_args(512, dt),
+              threads=th)
+        for name in ("igamma", "igammac")
+        for dt in ("float32", "float64")
         for th in THREADS
     ] + [  # scans beside cumsum: cummax/cummin's indices in one C++ pass, logcumsumexp a log-step scan
         Bench("elementwise", f"{name} 1024x1024 dim={d}", "throughput", f"lib.{name}(a, {d})", unit_square(1024),

@@ -27,6 +27,11 @@ H.LOOSE_OPS.update({n: 100.0 for n in ("bessel_j0", "bessel_j1", "bessel_y0", "b
 H.LOOSE_OPS.update({n: 10.0 for n in ("i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1",
                                       "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
                                       "scaled_modified_bessel_k1", "erfcx")})
+# igamma / igammac: PyTorch's float32 kernel computes in float (a few ulp off on the generic inputs,
+# up to 5e-4 elsewhere: torch_known_wrong.py "igamma-float32"), ember's in double; a float32 result
+# written to an out=float64 tensor is compared at float64's tolerance. tests/test_igamma.py holds
+# ember to PyTorch's float64 answer instead.
+H.LOOSE_OPS.update({"igamma": 10.0, "igammac": 10.0})
 
 X_EDGES = (NAN, INF, -INF, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -3.5, 0.25)
 DEGREES = (0.0, 1.0, 2.0, 3.0, 5.0, 7.0, 9.0, 12.0, 2.5, -1.0, NAN, INF)

@@ -77,6 +77,7 @@ BINARY_DOMAIN = {
     "fmod": ("default", "nonzero"), "xlogy": ("default", "positive"),
     "bitwise_left_shift": ("small", "shift"), "bitwise_right_shift": ("small", "shift"),
     "pow": ("small", "small_nonneg"), "xlog1py": ("default", "positive"), "zeta": ("ge1", "positive"),
+    "igamma": ("positive", "positive"), "igammac": ("positive", "positive"),
 }
 DIVISION_OPS = {"div", "true_divide", "floor_divide", "remainder", "fmod"}
 

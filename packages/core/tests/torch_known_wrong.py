@@ -997,7 +997,70 @@ def _ctc_label_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("ctc_loss(): target out of the label range of log_probs")
 
 
+# --- igamma / igammac: float32 kernel, and Q at a tiny shape parameter -------------------------
+
+_IGAMMA = {"igamma": "igamma", "igamma_": "igamma", "special_gammainc": "igamma",
+           "igammac": "igammac", "igammac_": "igammac", "special_gammaincc": "igammac"}
+
+
+def _igamma_parts(args: tuple, kwargs: dict) -> tuple:
+    """(a, x, a and x broadcast in float64); raises (so no entry applies) unless both are tensors
+    whose promoted dtype and broadcast shape are a's: the in-place call (same name, same arguments)
+    then gives the function's answer too."""
+    a, x = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
+    if not (isinstance(a, torch.Tensor) and isinstance(x, torch.Tensor)) or torch.result_type(a, x) != a.dtype:
+        raise TypeError("not covered")
+    if torch.broadcast_shapes(a.shape, x.shape) != a.shape:
+        raise TypeError("not covered")
+    return a, x, *torch.broadcast_tensors(a.double(), x.double())
+
+
+def _igammac_tiny_mask(ad: torch.Tensor, xd: torch.Tensor) -> torch.Tensor:
+    return (ad > 0) & (ad < 1e-6) & (xd > 0) & (xd <= 1.1)
+
+
+def _igamma_float_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    a, x = _igamma_parts(args, kwargs)[:2]
+    return name in _IGAMMA and torch.result_type(a, x) in (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _igammac_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    a, x, ad, xd = _igamma_parts(args, kwargs)
+    return (_IGAMMA.get(name) == "igammac" and (a.is_floating_point() or x.is_floating_point())
+            and bool(_igammac_tiny_mask(ad, xd).any()))
+
+
+def _igamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    import mpmath
+
+    a, x, ad, xd = _igamma_parts(args, kwargs)
+    res = getattr(torch, _IGAMMA[name])(ad, xd)  # PyTorch's float64 kernel, right to ~1e-9
+    if _IGAMMA[name] == "igammac":
+        with mpmath.workdps(40):
+            for i in _igammac_tiny_mask(ad, xd).nonzero().tolist():
+                q = mpmath.gammainc(ad[tuple(i)].item(), xd[tuple(i)].item(), mpmath.inf, regularized=True)
+                res[tuple(i)] = float(q)
+    out = kwargs.get("out")
+    return res.to(a.dtype if out is None else out.dtype)
+
+
 KNOWN_WRONG = [
+    KnownWrong(
+        "igammac-tiny-a",
+        torch_says="torch.igammac(torch.tensor([1e-30, 1e-10]).double(), torch.tensor([1.1, 0.5]).double()) -> "
+                   "[7.63e-31, 5.5977354705e-11] (for a < 1e-6 and x <= 1.1: its small-x series rounds "
+                   "lgamma(1 + a) to 0, losing the Euler-gamma term of size a; float32 likewise)",
+        why="mpmath.gammainc(a, x, inf, regularized=True) at 40 digits: 1.8599e-31 and 5.5977359481e-11 "
+            "(Q(a, x) ~ a E1(x) for a -> 0); ember's lgamma1p keeps the term",
+        applies=_igammac_tiny_applies, correct=_igamma_correct),
+    KnownWrong(
+        "igamma-float32",
+        torch_says="torch.igamma(torch.tensor([7626612.5]), torch.tensor([7620600.0])) -> 0.014714051 "
+                   "(float32 kernel: computed in float, up to 5e-4 relative off at large a near x and for "
+                   "igammac at a ~ 1e-4; float16 / bfloat16 are computed by the same float code)",
+        why="PyTorch's own float64 kernel gives 0.0147176847 (mpmath agrees); the right float32 answer "
+            "is that value rounded, which ember's double-precision kernel returns",
+        applies=_igamma_float_applies, correct=_igamma_correct),
     KnownWrong(
         "gelu-inf",
         torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16, and float16 on "

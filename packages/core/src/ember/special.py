@@ -28,8 +28,9 @@ globals().update({name: getattr(_C, f"_special_{name}") for name in _KERNELS})
 # torch.special names that are the top-level op under another (or the same) name.
 _ALIASES = {
     "digamma": "digamma", "psi": "digamma", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "exp2": "exp2",
-    "expit": "sigmoid", "expm1": "expm1", "gammaln": "lgamma", "i0": "i0", "log1p": "log1p", "logit": "logit",
-    "logsumexp": "logsumexp", "polygamma": "polygamma", "round": "round", "sinc": "sinc", "xlogy": "xlogy",
+    "expit": "sigmoid", "expm1": "expm1", "gammainc": "igamma", "gammaincc": "igammac", "gammaln": "lgamma",
+    "i0": "i0", "log1p": "log1p", "logit": "logit", "logsumexp": "logsumexp", "polygamma": "polygamma",
+    "round": "round", "sinc": "sinc", "xlogy": "xlogy",
 }
 globals().update({name: getattr(ember, target) for name, target in _ALIASES.items()})
 

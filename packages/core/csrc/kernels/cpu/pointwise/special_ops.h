@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/pointwise/special_bessel.h"
 #include "kernels/cpu/pointwise/special_erf.h"
+#include "kernels/cpu/pointwise/special_igamma.h"
 #include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/pointwise/special_polynomials.h"
 

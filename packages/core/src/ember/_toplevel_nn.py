@@ -782,5 +782,13 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    # aten views each time slice of input as (t * batch, channels): an input whose layout does not allow
+    # that raises its view error
+    k, t_len = weight.shape[0], input.shape[0]
+    for i in range(k):
+        t = min(t_len + pad - i, t_len + 2 * pad - k + 1) - max(0, pad - i)
+        if t > 0:
+            input.narrow(0, max(0, i - pad), t).view(t * input.shape[1], input.shape[2])
+            break
     y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
     return y.permute(2, 0, 1).contiguous()

@@ -12,7 +12,7 @@ namespace {
 const char* kernel_name(int dims) { return dims == 2 ? "grid_sampler_2d_cpu_kernel_impl" : "grid_sampler3d_cpu"; }
 
 // aten's check_grid_sampler_common / _2d / _3d, in its order
-void check_grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding, int dims) {
+void check_grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int dims) {
   for (const Tensor* t : {&input, &grid})  // aten reads size(0) of each
     if (t->dim() == 0) fail(ErrorKind::Index, "Dimension specified as 0 but tensor has no dimensions");
   EMBER_CHECK(input.size(0) == grid.size(0),
@@ -28,6 +28,10 @@ void check_grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, i
               "D input and grid with same number of dimensions, but got input with sizes ", shape_str(input.sizes()),
               " and grid with sizes ", shape_str(grid.sizes()));
   EMBER_CHECK(!(dims == 3 && mode == 2), "grid_sampler(): bicubic interpolation only supports 4D input");
+}
+
+// What aten's kernels check once they run (a 4-d call with an empty output runs none of them)
+void check_kernel_args(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding, int dims) {
   if (!is_floating(input.dtype())) dtype_not_implemented(kernel_name(dims), input.dtype());
   EMBER_CHECK(grid.dtype() == input.dtype(), "expected scalar type ", legacy_name(input.dtype()), " but found ",
               legacy_name(grid.dtype()));
@@ -56,12 +60,15 @@ pool::GridSampleGeometry geometry(const Tensor& input, const Tensor& grid, int64
 
 Tensor grid_sampler_nd(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding, bool align_corners,
                        int dims) {
-  check_grid_sampler(input, grid, mode, padding, dims);
+  check_grid_sampler(input, grid, mode, dims);
+  // the 5-d kernel dispatches on the dtype before it looks at the sizes
+  if (dims == 3 && !is_floating(input.dtype())) dtype_not_implemented(kernel_name(dims), input.dtype());
   const pool::GridSampleGeometry g = geometry(input, grid, mode, padding, align_corners, dims);
   DimVector shape{g.N, g.C};
   for (int i = 0; i < dims; ++i) shape.push_back(g.out[3 - dims + i]);
   Tensor y = empty(shape, input.dtype());
   if (y.numel() == 0) return y;
+  check_kernel_args(input, grid, mode, padding, dims);
   const Tensor x = contiguous(input, MemoryFormat::Contiguous), gr = contiguous(grid, MemoryFormat::Contiguous);
   backend(input).pool.grid_sample(input.dtype(), kernel_name(dims), g, x.raw(), gr.raw(), y.raw());
   return y;

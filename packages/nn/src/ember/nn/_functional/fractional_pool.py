@@ -16,6 +16,8 @@ _AXES = {2: ("height", "width"), 3: ("time", "height", "width")}
 
 def _ints(v: Any, n: int, what: str, name: str) -> list[int]:
     v = [v] * n if isinstance(v, int) else list(v)
+    if any(isinstance(x, int) and not -(2**63) <= x < 2**63 for x in v):
+        raise ValueError("Overflow when unpacking long long")  # PyTorch's parser, before any check
     if len(v) == 1:
         v = v * n
     if len(v) != n:
@@ -45,6 +47,7 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
                          samples: Tensor) -> tuple[Tensor, Tensor]:
     name = f"fractional_max_pool{n}d"
     meta = name if n == 2 else name + "_out"
+    _ints(output_size, n, "output_size", name)  # the parser reads both lists before any check
     k = _ints(kernel_size, n, "kernel_size", name)
     out = _ints(output_size, n, "output_size", name)
     if input.dim() not in (n + 1, n + 2):
@@ -92,9 +95,13 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     lead = list(input.shape[:-n])
     if planes == 0 or _prod(out) == 0:
         return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
-    if min(k) <= 0:  # aten scans an empty window (its -inf and start index); ember refuses it
-        raise RuntimeError(f"{name}: kernel_size must be positive, but got {k}")
     flat = x.reshape(planes, -1)
+    if min(k) <= 0:  # an empty window: aten's scan leaves -inf at the window's start index
+        first = sum(starts[d].reshape([planes] + [out[e] if e == d else 1 for e in range(n)]) * strides[d]
+                    for d in range(n))
+        ind = first.expand([planes] + out).reshape(planes, -1)
+        vals = ember.full((planes, _prod(out)), float("-inf"), dtype=input.dtype)
+        return vals.reshape(lead + out), ind.reshape(lead + out)
     kk = _prod(k)
     win = idx.reshape(planes, _prod(out), kk)
     with ember.no_grad():

@@ -33,6 +33,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         >>> y.sum(-1)
         tensor([1., 1.])
     """
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"gumbel_softmax(): argument 'logits' must be Tensor, not {type(logits).__name__}")
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -ember.empty_like(logits, memory_format=ember.contiguous_format).exponential_().log()

@@ -31,6 +31,15 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_
     return mask
 
 
+def _check_tensors(optional: bool = False, **tensors: Any) -> None:
+    """The parser's TypeError for a non-tensor argument (PyTorch's Python fails on it later, with an
+    AttributeError or a TypeError naming an inner function's parameter)."""
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor) and not (optional and t is None):
+            raise TypeError(f"multi_head_attention_forward(): argument '{name}' must be Tensor, not "
+                            f"{type(t).__name__}")
+
+
 def _none_or_dtype(t: Tensor | None) -> Any:
     return None if t is None else t.dtype
 
@@ -142,6 +151,11 @@ def multi_head_attention_forward(
         >>> out.shape, w.shape
         (torch.Size([3, 2, 4]), torch.Size([2, 3, 3]))
     """
+    _check_tensors(query=query, key=key, value=value, out_proj_weight=out_proj_weight)
+    _check_tensors(optional=True, in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias, bias_k=bias_k,
+                   bias_v=bias_v, out_proj_bias=out_proj_bias, key_padding_mask=key_padding_mask, attn_mask=attn_mask,
+                   q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight,
+                   static_k=static_k, static_v=static_v)
     is_batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

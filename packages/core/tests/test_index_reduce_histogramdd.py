@@ -3,7 +3,6 @@ gradients) and torch.histogramdd against PyTorch, with their errors."""
 
 from __future__ import annotations
 
-
 import ember
 import numpy as np
 import pytest

@@ -79,8 +79,8 @@ void point2(const Ctx<T>& k, int64_t n, int64_t p, bool fwd) {
     A gxs = A(0), gys = A(0);
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = xn + c * k.in_plane;
-      const A vnw = val(xc, onw, bnw), vne = val(xc, one, bne), vsw = val(xc, osw, bsw), vse = val(xc, ose, bse);
       if (fwd) {
+        const A vnw = val(xc, onw, bnw), vne = val(xc, one, bne), vsw = val(xc, osw, bsw), vse = val(xc, ose, bse);
         k.y[ybase + c * P] = static_cast<T>(vnw * wnw + vne * wne + vsw * wsw + vse * wse);
         continue;
       }
@@ -92,6 +92,8 @@ void point2(const Ctx<T>& k, int64_t n, int64_t p, bool fwd) {
         add(gc, osw, bsw, wsw * go);
         add(gc, ose, bse, wse * go);
       }
+      if (!want_grid) continue;  // the autograd formulas ask for one gradient per pass
+      const A vnw = val(xc, onw, bnw), vne = val(xc, one, bne), vsw = val(xc, osw, bsw), vse = val(xc, ose, bse);
       gxs = gxs + ((vne - vnw) * s + (vse - vsw) * nn) * go;
       gys = gys + ((vsw - vnw) * e + (vse - vne) * w) * go;
     }
@@ -140,6 +142,7 @@ void point2(const Ctx<T>& k, int64_t n, int64_t p, bool fwd) {
         const bool ok = okx[i] && oky[j];
         const int64_t off = oy[j] + ox[i];
         if (want_gx) add(gxn + c * k.in_plane, off, ok, go * wx[i] * wy[j]);
+        if (!want_grid) continue;
         const A v = val(xc, off, ok);
         gxs = gxs - v * go * dx[i] * wy[j];
         gys = gys - v * go * dy[j] * wx[i];
@@ -208,6 +211,7 @@ void point3(const Ctx<T>& k, int64_t n, int64_t p, bool fwd) {
     const A go = static_cast<A>(k.gy[ybase + c * P]);
     if (want_gx)
       for (int t = 0; t < 8; ++t) add(gxn + c * k.in_plane, off[t], ok[t], w[t] * go);
+    if (!want_grid) continue;
     for (int t = 0; t < 8; ++t) {
       if (!ok[t]) continue;
       const int a = t & 1, b = (t >> 1) & 1, cc = t >> 2;

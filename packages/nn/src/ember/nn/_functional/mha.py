@@ -120,21 +120,29 @@ def multi_head_attention_forward(
     back.
 
     Args:
-        query, key, value: the sequences, ``(L, N, E)`` / ``(S, N, E_k)`` / ``(S, N, E_v)``.
+        query: the queries, ``(L, N, E)``.
+        key: the keys, ``(S, N, E_k)``.
+        value: the values, ``(S, N, E_v)``.
         embed_dim_to_check: the expected ``E`` of ``query``.
         num_heads: the number of heads (``E`` must divide by it).
-        in_proj_weight, in_proj_bias: the packed ``(3E, E)`` projection and its ``(3E,)`` bias.
-        bias_k, bias_v: ``(1, 1, E)`` rows appended to the projected key and value, or None.
+        in_proj_weight: the packed ``(3E, E)`` query / key / value projection.
+        in_proj_bias: its ``(3E,)`` bias, or None.
+        bias_k: a ``(1, 1, E)`` row appended to the projected key, or None.
+        bias_v: a ``(1, 1, E)`` row appended to the projected value, or None.
         add_zero_attn: append a zero key / value position.
         dropout_p: dropout on the attention weights (when ``training``).
-        out_proj_weight, out_proj_bias: the output projection.
+        out_proj_weight: the ``(E, E)`` output projection.
+        out_proj_bias: its bias, or None.
         training: apply dropout.
         key_padding_mask: ``(N, S)`` positions of ``key`` to ignore (bool True or additive float).
         need_weights: also return the attention weights.
         attn_mask: ``(L, S)`` or ``(N * num_heads, L, S)`` mask (bool True = masked, or additive).
         use_separate_proj_weight: use ``q_proj_weight`` / ``k_proj_weight`` / ``v_proj_weight``.
-        q_proj_weight, k_proj_weight, v_proj_weight: the separate projections.
-        static_k, static_v: ``(N * num_heads, S, E / num_heads)`` keys / values used as they are.
+        q_proj_weight: the separate query projection.
+        k_proj_weight: the separate key projection.
+        v_proj_weight: the separate value projection.
+        static_k: ``(N * num_heads, S, E / num_heads)`` keys used as they are, or None.
+        static_v: the same for the values.
         average_attn_weights: average the returned weights over the heads.
         is_causal: a hint that ``attn_mask`` is the causal mask.
 

@@ -265,3 +265,8 @@ CALLS.update({
     "view_copy": lambda L: ([_x(L, 3, 4), (2, 6)], {}),
     "vsplit": lambda L: ([_x(L, 4, 2), [1]], {}),
 })
+CALLS.update({  # _toplevel_nn.conv_tbc, _composite_histogramdd, _composite_index_reduce
+    "conv_tbc": lambda L: ([_x(L, 5, 2, 3), _x(L, 2, 3, 4), _x(L, 4)], {"pad": 1}),
+    "histogramdd": lambda L: ([_x(L, 6, 2)], {"bins": 3, "density": False}),
+    "index_reduce": lambda L: ([_x(L, 4, 3), 0, L.tensor([0, 2, 0]), _x(L, 3, 3), "amax"], {"include_self": True}),
+})

@@ -34,3 +34,15 @@ CALLS = [
 ]
 
 BENCHES: list[Bench] = [_row(name, call, th) for th in (1, 2) for name, call in CALLS]
+
+
+def sampling(lib: ModuleType) -> dict[str, Any]:
+    """The stem activation and a (32, 56, 56, 2) sampling grid, both requiring grad."""
+    d = activations(lib)
+    d["g"] = (lib.rand(32, 56, 56, 2) * 2.2 - 1.1).requires_grad_(True)
+    return d
+
+
+BENCHES += [Bench("nn-pool", f"grid_sample {mode}", "overhead",
+                  f"F.grid_sample(x, g, mode='{mode}', align_corners=False).sum().backward()", sampling, threads=th,
+                  target=1.0) for th in (1, 2) for mode in ("bilinear", "bicubic")]

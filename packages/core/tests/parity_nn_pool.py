@@ -273,3 +273,41 @@ for _n in ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_u
            "upsample_bicubic2d", "upsample_trilinear3d"):
     BUILDERS[_n] = upsample_cases
     BUILDERS[_n + "_backward"] = upsample_backward_cases
+
+
+# ------------------------------------------------------------------------------------------
+# grid_sampler (F.grid_sample's ops): mode 0 bilinear / 1 nearest / 2 bicubic, padding 0 zeros /
+# 1 border / 2 reflection
+# ------------------------------------------------------------------------------------------
+
+def _grid_cases(dims: int, fixed: str | None) -> list:
+    x = T((2, 3, 5, 6)) if dims == 2 else T((2, 2, 3, 4, 5))
+    g = T((2, 4, 3, 2)) if dims == 2 else T((2, 2, 3, 2, 3))
+    x64, g64 = T(x.shape, "float64"), T(g.shape, "float64")
+    modes = (0, 1, 2) if dims == 2 else (0, 1)
+    cs = [C(f"m{m}-p{p}-ac{int(a)}", x64, g64, m, p, a) for m in modes for p in (0, 1, 2) for a in (False, True)]
+    cs += [
+        C("float32", x, g, 0, 0, False),
+        C("batch0", T((0,) + x.shape[1:]), T((0,) + g.shape[1:]), 0, 0, False),
+        C("empty-grid", x, T(g.shape[:1] + (0,) + g.shape[2:]), 0, 0, False),
+        C("dtype-mismatch", x, g64, 0, 0, False),
+        C("batch-mismatch", x, T((3,) + g.shape[1:]), 0, 0, False),
+        C("last-dim", x, T(g.shape[:-1] + (1,)), 0, 0, False),
+        C("int64", T(x.shape, "int64"), T(g.shape, "int64"), 0, 0, False),
+    ]
+    if fixed != "3d":
+        cs.append(C("rank-mismatch", x, T((2, 1, 4, 3, 2)), 0, 0, False))
+    if fixed != "2d" and dims == 3:
+        cs.append(C("bicubic-5d", x64, g64, 2, 0, False))
+    return cs
+
+
+def grid_sampler_cases(op: dict) -> list:
+    name = op["name"]
+    if name == "grid_sampler":
+        return _grid_cases(2, None) + _grid_cases(3, None)
+    return _grid_cases(2 if name.endswith("2d") else 3, name[-2:])
+
+
+BUILDERS.update({"grid_sampler": grid_sampler_cases, "grid_sampler_2d": grid_sampler_cases,
+                 "grid_sampler_3d": grid_sampler_cases})

@@ -278,3 +278,8 @@ CALLS.update({
     "pinverse": lambda L: ([_x(L, 3, 2), 1e-15], {}),
     "triangular_solve": lambda L: ([_x(L, 3, 2), _spd(L), True, False, False], {}),
 })
+CALLS.update({  # _toplevel_nn.conv_tbc, _composite_histogramdd, _composite_index_reduce
+    "conv_tbc": lambda L: ([_x(L, 5, 2, 3), _x(L, 2, 3, 4), _x(L, 4)], {"pad": 1}),
+    "histogramdd": lambda L: ([_x(L, 6, 2)], {"bins": 3, "density": False}),
+    "index_reduce": lambda L: ([_x(L, 4, 3), 0, L.tensor([0, 2, 0]), _x(L, 3, 3), "amax"], {"include_self": True}),
+})

@@ -1044,6 +1044,34 @@ def _igamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return res.to(a.dtype if out is None else out.dtype)
 
 
+# --- grid_sampler with an unknown mode number ----------------------------------------------------
+
+def _grid_mode_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
+        return False
+    mode = _arg(args, kwargs, 2, "interpolation_mode")
+    pad = _arg(args, kwargs, 3, "padding_mode")
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "grid")
+    if not (isinstance(x, torch.Tensor) and isinstance(g, torch.Tensor) and x.dim() and g.dim()):
+        return False
+    if not (isinstance(_arg(args, kwargs, 4, "align_corners"), bool) and type(mode) is int and type(pad) is int):
+        return False  # the argument parser's TypeError comes first
+    return not (0 <= int(mode) <= 2 and 0 <= int(pad) <= 2)
+
+
+def _grid_mode_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "grid")
+    mode, pad = int(_arg(args, kwargs, 2, "interpolation_mode")), int(_arg(args, kwargs, 3, "padding_mode"))
+    valid_mode, valid_pad = 0 <= mode <= 2, 0 <= pad <= 2
+    op = {"grid_sampler_2d": torch.grid_sampler_2d, "grid_sampler_3d": torch.grid_sampler_3d}.get(
+        name, torch.grid_sampler)
+    # PyTorch's own checks (shapes, bicubic 5-d, dtypes) come first: raise what it raises there
+    r = op(x, g, mode if valid_mode else 0, pad if valid_pad else 0, False)
+    if r.numel() == 0:  # no kernel runs: PyTorch's empty result is right
+        return r
+    raise RuntimeError(f"grid_sampler(): unknown {'interpolation_mode' if not valid_mode else 'padding_mode'}")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1366,6 +1394,14 @@ KNOWN_WRONG = [
         why="a gradient is the adjoint of its forward: the gradient of PyTorch's own forward "
             "(autograd through it), which ember's backward gives",
         applies=_nearest_shortcut_applies, correct=_nearest_shortcut_correct),
+    KnownWrong(
+        "grid-sampler-unknown-mode",
+        torch_says="torch.grid_sampler_2d(torch.randn(1, 2, 3, 3), torch.zeros(1, 2, 2, 2), 5, 0, False) "
+                   "returns uninitialised memory (values like 2.9e-39, 2.3e+11): aten casts the int to its "
+                   "mode enum and no kernel branch matches",
+        why="an argument outside the enum has no meaning; ember raises PyTorch's RuntimeError type "
+            "(after PyTorch's shape checks) rather than return garbage",
+        applies=_grid_mode_applies, correct=_grid_mode_correct),
 ]
 
 

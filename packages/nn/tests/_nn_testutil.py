@@ -28,3 +28,14 @@ def copy_params(src_torch: Any, dst_ember: Any) -> None:
 
 def close(a: Any, b: Any, atol: float = 1e-6, rtol: float = 1e-5) -> None:
     np.testing.assert_allclose(to_np(a), to_np(b), atol=atol, rtol=rtol)
+
+
+def same_error(fe: Any, ft: Any) -> None:
+    """fe (ember) raises what ft (torch) raises: the same exception type and message."""
+    import pytest
+
+    with pytest.raises(Exception) as et:
+        ft()
+    with pytest.raises(type(et.value)) as ee:
+        fe()
+    assert str(ee.value) == str(et.value)

@@ -192,3 +192,22 @@ CALLS.update({  # the margin / likelihood losses of _functional/loss_margin.py, 
     "triplet_margin_with_distance_loss": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).cos(), _x(L, 3, 4).sin()],
                                                     {"swap": True}),
 })
+
+CALLS.update({  # grid_sample, fractional max pooling, gumbel_softmax, conv_tbc, multi_head_attention_forward
+    "grid_sample": lambda L: ([_x(L, 1, 2, 4, 5), _x(L, 1, 3, 2, 2)], {"mode": "bilinear", "align_corners": False}),
+    "fractional_max_pool2d": lambda L: ([_x(L, 1, 2, 6, 6), 2], {"output_size": 3,
+                                                                 "_random_samples": _p(L, 1, 2, 2)}),
+    "fractional_max_pool2d_with_indices": lambda L: ([_x(L, 1, 2, 6, 6), 2], {"output_size": 3,
+                                                                              "_random_samples": _p(L, 1, 2, 2)}),
+    "fractional_max_pool3d": lambda L: ([_x(L, 1, 2, 4, 4, 4), 2], {"output_size": 2,
+                                                                    "_random_samples": _p(L, 1, 2, 3)}),
+    "fractional_max_pool3d_with_indices": lambda L: ([_x(L, 1, 2, 4, 4, 4), 2],
+                                                     {"output_size": 2, "_random_samples": _p(L, 1, 2, 3)}),
+    # logits far apart: the sample's argmax (and so the hard result) does not depend on the noise
+    "gumbel_softmax": lambda L: ([_x(L, 3, 4) * 1000], {"tau": 0.5, "hard": True}),
+    "conv_tbc": lambda L: ([_x(L, 5, 2, 3), _x(L, 2, 3, 4), _x(L, 4)], {}),
+    "multi_head_attention_forward": lambda L: ([_x(L, 3, 2, 4), _x(L, 3, 2, 4), _x(L, 3, 2, 4), 4, 2, _x(L, 12, 4),
+                                                _x(L, 12), None, None, False, 0.0, _x(L, 4, 4), _x(L, 4)],
+                                               {"need_weights": True}),
+})
+

@@ -181,6 +181,19 @@ SEEDS.update({  # the margin / likelihood losses and affine_grid (_functional/lo
     "triplet_margin_with_distance_loss": [((x2, x2, x2), {"margin": 1.0, "swap": False, "reduction": "mean"})],
     "affine_grid": [((t(2, 2, 3), [2, 1, 3, 4]), {"align_corners": False})],
 })
+SEEDS.update({  # grid.py, fractional_pool.py, gumbel.py, conv_tbc, mha.py
+    "grid_sample": [((x4, t(2, 3, 2, 2)), {"mode": "bilinear", "padding_mode": "zeros", "align_corners": False}),
+                    ((x4, t(2, 2, 3, 2)), {"mode": "bicubic", "padding_mode": "reflection", "align_corners": True})],
+    "fractional_max_pool2d": [((x4, 2), {"output_size": 2, "_random_samples": t(2, 3, 2, values=(0.1, 0.5, 0.9, 0.3, 0.7, 0.2))})],
+    "fractional_max_pool2d_with_indices": [((x4, 2), {"output_size": 2, "_random_samples": t(2, 3, 2, values=(0.1, 0.5, 0.9, 0.3, 0.7, 0.2))})],
+    "fractional_max_pool3d": [((x5, 2), {"output_size": 1, "_random_samples": t(1, 2, 3, values=(0.1, 0.5, 0.9, 0.3, 0.7, 0.2))})],
+    "fractional_max_pool3d_with_indices": [((x5, 2), {"output_size": 1,
+                                                      "_random_samples": t(1, 2, 3, values=(0.1, 0.5, 0.9, 0.3, 0.7, 0.2))})],
+    "gumbel_softmax": [((x2,), {"tau": 1.0, "hard": False, "dim": -1})],
+    "conv_tbc": [((t(5, 2, 3), t(2, 3, 4), t(4)), {"pad": 1})],
+    "multi_head_attention_forward": [((t(3, 2, 4), t(3, 2, 4), t(3, 2, 4), 4, 2, t(12, 4), t(12), None, None,
+                                       False, 0.0, t(4, 4), t(4)), {"need_weights": True})],
+})
 SEEDS["max_unpool1d"] = [((t(1, 1, 4), idx(1, 2, 5, 7, shape=(1, 1, 4)), 2), {})]
 SEEDS["max_unpool2d"] = [((t(1, 1, 2, 2), idx(0, 3, 9, 14, shape=(1, 1, 2, 2)), 2), {})]
 SEEDS["max_unpool3d"] = [((t(1, 1, 1, 1, 2), idx(0, 3, shape=(1, 1, 1, 1, 2)), 2), {})]
@@ -188,7 +201,7 @@ for _n in ("dropout", "alpha_dropout", "feature_alpha_dropout"):
     SEEDS[_n] = [((x3,), {"p": 0.5, "training": False}), ((x3,), {"p": 0.5, "training": True})]
 for _d, _x in ((1, x3), (2, x4), (3, x5)):
     SEEDS[f"dropout{_d}d"] = [((_x,), {"p": 0.5, "training": False})]
-RANDOM = {"dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
+RANDOM = {"gumbel_softmax", "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
           "dropout3d", "rrelu", "rrelu_"}
 
 

@@ -1,8 +1,11 @@
 // Derivative helpers of the pooling / upsampling ops (see formulas_nn_pool.h).
 #include "formulas_nn_pool.h"
 
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
 #include "autograd_ops.h"
 #include "ops.h"
+#include "ops/nn/nn_grid_sample.h"
 #include "ops/nn/nn_pool.h"
 
 namespace ember {
@@ -46,5 +49,20 @@ Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_ou
 }
 
 Tensor zeros_like_self(const Tensor& self) { return zeros(self.sizes(), self.dtype(), std::nullopt); }
+
+Tensor grid_sampler_grad(const Tensor& grad, const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
+                         int64_t padding_mode, bool align_corners, int64_t which) {
+  auto [gx, gg] = grid_sampler_backward_nd(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                                           which == 0, which == 1);
+  Tensor r = which == 0 ? gx : gg;
+  // double backward is not ported: a graph through this gradient raises rather than drops terms
+  if (GradMode::is_enabled() && any_requires_grad({&grad, &input, &grid})) {
+    auto node =
+        make_ref<NotImplementedBackward>(input.dim() == 4 ? "grid_sampler_2d_backward" : "grid_sampler_3d_backward");
+    node->set_next_edges({&grad, &input, &grid});
+    set_history(r, node);
+  }
+  return r;
+}
 
 }  // namespace ember

@@ -18,6 +18,7 @@
 #include "core/tensor.h"
 #include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
 #include "kernels/conv_geometry.h"
+#include "kernels/grid_sample_geometry.h"
 #include "kernels/pool_window.h"
 
 namespace ember {
@@ -86,6 +87,11 @@ struct PoolKernels {
   bool (*max2x2_applies)(int64_t H, int64_t W, int64_t OH, int64_t OW);
   void (*max2x2_planes)(const float* x, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, float* y,
                         int64_t* ind);
+  // grid_sample's forward and backward (kernels/cpu/pool/grid_sample.h); gx / ggrid may be null
+  void (*grid_sample)(ScalarType dt, const char* name, const pool::GridSampleGeometry& g, const void* x,
+                      const void* grid, void* y);
+  void (*grid_sample_backward)(ScalarType dt, const char* name, const pool::GridSampleGeometry& g, const void* gy,
+                               const void* x, const void* grid, void* gx, void* ggrid);
 };
 
 struct IndexKernels {

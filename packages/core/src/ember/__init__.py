@@ -67,9 +67,10 @@ globals().update(_FOREACH_OPS)
 
 from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
+from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
-                _composite_shape):
+                _composite_shape, _composite_histogramdd, _composite_index_reduce):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 

@@ -22,7 +22,7 @@ from ember._siblings import import_sibling
 from ember._tensor import Tensor
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "celu",
-           "celu_", "channel_shuffle", "dropout", "dropout_", "embedding_bag", "feature_alpha_dropout",
+           "celu_", "channel_shuffle", "conv_tbc", "dropout", "dropout_", "embedding_bag", "feature_alpha_dropout",
            "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hardshrink", "instance_norm",
            "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "native_batch_norm",
            "native_channel_shuffle", "native_group_norm", "native_layer_norm", "prelu", "relu_", "rms_norm", "rrelu",
@@ -749,3 +749,46 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 
 
 native_channel_shuffle = channel_shuffle
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """conv_tbc(input, weight, bias, pad=0) -> Tensor
+
+    A 1-d convolution in time-batch-channel layout (fairseq's): ``input`` is ``(T, B, C_in)``,
+    ``weight`` ``(K, C_in, C_out)``, ``bias`` ``(C_out,)``; ``pad`` zeros are added at both ends of
+    the time axis. Composed on ``conv1d`` over the transposed operands.
+
+    Args:
+        input (Tensor): the sequence, ``(time, batch, in_channels)``.
+        weight (Tensor): the filters, ``(kernel_width, in_channels, out_channels)``.
+        bias (Tensor): one value per output channel.
+        pad (int): zeros added before and after the sequence.
+
+    Returns:
+        Tensor: ``(T + 2 * pad - K + 1, B, C_out)``.
+
+    Example::
+
+        >>> ember.conv_tbc(ember.ones(5, 2, 3), ember.ones(2, 3, 4), ember.zeros(4)).shape
+        torch.Size([4, 2, 4])
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    # aten views each time slice of input as (t * batch, channels): an input whose layout does not allow
+    # that raises its view error
+    k, t_len = weight.shape[0], input.shape[0]
+    for i in range(k):
+        t = min(t_len + pad - i, t_len + 2 * pad - k + 1) - max(0, pad - i)
+        if t > 0:
+            input.narrow(0, max(0, i - pad), t).view(t * input.shape[1], input.shape[2])
+            break
+    y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return y.permute(2, 0, 1).contiguous()

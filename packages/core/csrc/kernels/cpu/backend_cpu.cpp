@@ -9,6 +9,7 @@
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
 
@@ -45,6 +46,8 @@ Backend make_cpu_backend() {
   b.pool.max_windows = pool::max_windows;
   b.pool.max2x2_applies = pool::max2x2_applies;
   b.pool.max2x2_planes = pool::max2x2_planes;
+  b.pool.grid_sample = pool::grid_sample_forward;
+  b.pool.grid_sample_backward = pool::grid_sample_backward;
   b.index.gather_contig4 = gather_contig<4>;
   b.index.gather_contig8 = gather_contig<8>;
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);

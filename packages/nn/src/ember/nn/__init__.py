@@ -136,6 +136,8 @@ from ember.nn.modules.pooling import (  # noqa: E402
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -150,7 +152,8 @@ from ember.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, Upsampli
 
 __all__ += [  # pooling / upsampling
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
+    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
     "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
 ]

@@ -165,10 +165,29 @@ __all__ += [  # pooling / upsampling
     "upsample_bilinear",
     "upsample_nearest",
 ]
-__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "pad",
-            "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area
+from ember import conv_tbc  # noqa: E402  (torch.nn.functional.conv_tbc is torch.conv_tbc)
+from ember.nn._functional.gumbel import gumbel_softmax  # noqa: E402
 
-from ember.nn._functional.grid import affine_grid  # noqa: E402
+__all__ += ["gumbel_softmax"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+            "fold", "pad", "pixel_shuffle", "pixel_unshuffle", "unfold"]  # conv area
+
+from ember.nn._functional.fractional_pool import (  # noqa: E402
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from ember.nn._functional.grid import (  # noqa: E402
+    GRID_SAMPLE_INTERPOLATION_MODES as GRID_SAMPLE_INTERPOLATION_MODES,
+)
+from ember.nn._functional.grid import (  # noqa: E402
+    GRID_SAMPLE_PADDING_MODES as GRID_SAMPLE_PADDING_MODES,
+)
+from ember.nn._functional.grid import (  # noqa: E402
+    affine_grid,
+    grid_sample,
+)
 from ember.nn._functional.loss_margin import (  # noqa: E402
     gaussian_nll_loss,
     multi_margin_loss,
@@ -177,8 +196,12 @@ from ember.nn._functional.loss_margin import (  # noqa: E402
     soft_margin_loss,
     triplet_margin_with_distance_loss,
 )
+from ember.nn._functional.mha import multi_head_attention_forward  # noqa: E402
 
-__all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+            "fractional_max_pool3d_with_indices"]
+__all__ += ["multi_head_attention_forward"]
+__all__ += ["affine_grid", "grid_sample", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
             "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_with_distance_loss"]
 
 # PyTorch's TypeError for a wrong-typed tensor or flag argument (ember/_argcheck.py). Most of
@@ -188,13 +211,19 @@ __all__ += ["affine_grid", "gaussian_nll_loss", "multi_margin_loss", "multilabel
 from ember._argcheck import check_names as _check_names  # noqa: E402
 
 _VALUES_FIRST = ["affine_grid", "alpha_dropout", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
-                 "feature_alpha_dropout", "hardtanh", "interpolate", "poisson_nll_loss", "triplet_margin_loss",
+                 "feature_alpha_dropout", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+                 "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "grid_sample", "hardtanh",
+                 "interpolate", "poisson_nll_loss", "triplet_margin_loss",
                  "upsample", "upsample_bilinear", "upsample_nearest"]
 _OP_NAMES = {
     "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "affine_grid": "affine_grid_generator",
     "cross_entropy": "cross_entropy_loss",
     "dropout1d": "feature_dropout", "dropout2d": "feature_dropout", "dropout3d": "feature_dropout",
-    "fold": "col2im", "logsigmoid": "log_sigmoid", "nll_loss": "nll_loss_nd", "unfold": "im2col",
+    "fold": "col2im", "grid_sample": "grid_sampler", "logsigmoid": "log_sigmoid", "nll_loss": "nll_loss_nd",
+    "unfold": "im2col",
 }
 _check_names(globals(), _VALUES_FIRST, _OP_NAMES, after=True)
-_check_names(globals(), [n for n in list(globals()) if not n.startswith("_")], _OP_NAMES)
+# plain Python in PyTorch with no parser behind it (gumbel_softmax takes any truthy `hard`): they check
+# their tensors themselves
+_UNPARSED = ("gumbel_softmax", "multi_head_attention_forward")
+_check_names(globals(), [n for n in list(globals()) if not n.startswith("_") and n not in _UNPARSED], _OP_NAMES)

@@ -788,3 +788,4 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     dims = [dim] if isinstance(dim, int) and not isinstance(dim, bool) else dim
     denom = input.norm(p, dims, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
+

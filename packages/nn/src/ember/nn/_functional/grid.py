@@ -55,3 +55,50 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     flat = base.reshape(1, -1, base.shape[-1]).expand(n, -1, -1)
     grid = flat @ theta.transpose(1, 2)
     return grid.reshape(n, *spatial, len(spatial))
+
+
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Tensor:
+    """grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None) -> Tensor
+
+    Samples ``input`` (``(N, C, H, W)`` or ``(N, C, D, H, W)``) at the points of ``grid``
+    (``(N, H_out, W_out, 2)`` or ``(N, D_out, H_out, W_out, 3)``), given in normalised
+    coordinates: x first, ``-1`` the left (top, front) edge of the input and ``1`` the right one.
+    Each output pixel interpolates the input around its grid point; the result is differentiable
+    in both ``input`` and ``grid`` (spatial transformers, optical-flow warping).
+
+    Args:
+        input: the images or volumes to sample.
+        grid: the sampling points, in ``input``'s dtype.
+        mode: ``'bilinear'`` (trilinear for 5-d input), ``'nearest'`` or ``'bicubic'`` (4-d only).
+        padding_mode: what points outside the input read: ``'zeros'``, ``'border'`` (the nearest
+            edge pixel) or ``'reflection'`` (the input mirrored at its edges).
+        align_corners: True: ``-1`` and ``1`` are the centres of the corner pixels; False (the
+            default, with a warning when left as None): their outer edges.
+
+    Returns:
+        Tensor: ``(N, C, H_out, W_out)`` (or ``(N, C, D_out, H_out, W_out)``).
+
+    Example::
+
+        >>> x = ember.arange(4.).view(1, 1, 2, 2)
+        >>> ember.nn.functional.grid_sample(x, ember.zeros(1, 1, 1, 2), align_corners=False)
+        tensor([[[[1.5000]]]])
+    """
+    if mode not in GRID_SAMPLE_INTERPOLATION_MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in GRID_SAMPLE_PADDING_MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                      "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                      "documentation of grid_sample for details.", stacklevel=2)
+        align_corners = False
+    return ember.grid_sampler(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode],
+                              GRID_SAMPLE_PADDING_MODES[padding_mode], align_corners)

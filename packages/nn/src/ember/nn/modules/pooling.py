@@ -15,7 +15,8 @@ from ember.nn.modules.module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d"]
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -405,3 +406,69 @@ class LPPool3d(_LPPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        n, name = self._n, type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                  _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, H, W)`` input: windows of ``kernel_size`` at
+    pseudo-random positions, so the output can be any size below the input's (the module form
+    of ``F.fractional_max_pool2d``).
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        output_size (int or tuple, optional): the output size; or give ``output_ratio``.
+        output_ratio (float or tuple, optional): the output size as a fraction in ``(0, 1)``.
+        return_indices (bool): also return where each maximum was.
+        _random_samples (Tensor, optional): fixed ``(N, C, 2)`` samples placing the windows.
+
+    Example::
+
+        >>> nn.FractionalMaxPool2d(2, output_size=3)(ember.ones(1, 1, 5, 5)).shape
+        torch.Size([1, 1, 3, 3])
+    """
+
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, T, H, W)`` input (the module form of
+    ``F.fractional_max_pool3d``).
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        output_size (int or tuple, optional): the output size; or give ``output_ratio``.
+        output_ratio (float or tuple, optional): the output size as a fraction in ``(0, 1)``.
+        return_indices (bool): also return where each maximum was.
+        _random_samples (Tensor, optional): fixed ``(N, C, 3)`` samples placing the windows.
+
+    Example::
+
+        >>> nn.FractionalMaxPool3d(2, output_ratio=0.5)(ember.ones(1, 1, 4, 4, 4)).shape
+        torch.Size([1, 1, 2, 2, 2])
+    """
+
+    _n = 3

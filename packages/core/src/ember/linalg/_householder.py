@@ -36,7 +36,7 @@ def _check_kernel(A: ember.Tensor, name: str) -> None:
 def householder_product(A: ember.Tensor, tau: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """householder_product(A, tau, *, out=None) -> Tensor
 
-    The first ``n`` columns of the product ``H_1 ... H_k`` of Householder reflectors
+    The first ``n`` columns of the product of the Householder reflectors ``H_1`` to ``H_k``,
     ``H_i = I - tau_i v_i v_i^H``, ``v_i`` stored below the diagonal of ``A``'s column ``i``
     (the form ``ember.geqrf`` returns). Differentiable in ``A`` and ``tau``.
 

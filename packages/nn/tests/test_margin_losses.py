@@ -156,3 +156,19 @@ def test_affine_grid_errors(args: tuple) -> None:
     with pytest.raises(Exception) as e_info:
         ember.nn.functional.affine_grid(X(ember, *shape), size, align_corners=False)
     assert type(e_info.value) is type(t_info.value) or type(e_info.value).__name__ == type(t_info.value).__name__
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"), ("float16", "float16")])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_soft_margin_loss_steps_in_input_dtype(dtypes: tuple, reduction: str) -> None:
+    # aten stores each step in input's dtype (no softplus threshold): a huge margin gives inf
+    def run(L: Any) -> Any:
+        x = (L.arange(12.0).reshape(3, 4) * 9 - 50).to(getattr(L, dtypes[0]))
+        y = ((L.arange(12.0).reshape(3, 4) % 5 - 2) * 0.625 + 0.1).to(getattr(L, dtypes[1]))
+        return L.nn.functional.soft_margin_loss(x, y, reduction=reduction)
+
+    t, e = run(torch), run(ember)
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    tol = 1e-3 if dtypes[0] == "float16" else 1e-6  # the last bit of exp / log1p may differ
+    got, want = e.float().flatten().tolist(), t.float().flatten().tolist()
+    assert all(a == b or math.isclose(a, b, rel_tol=tol) for a, b in zip(got, want, strict=True)), (got, want)

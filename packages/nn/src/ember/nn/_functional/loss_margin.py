@@ -25,7 +25,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
     if not input.is_floating_point():  # aten's result has input's dtype; log1p(exp) is Float
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_NAMES[input.dtype]}")
-    return _reduce(ember.nn.functional.softplus(-target * input), reduction)
+    # aten's steps, each stored in input's dtype: (-input) * target (in the promoted type, rounded
+    # once), then exp_ and log1p_ (no softplus threshold: a huge margin overflows to inf there too)
+    return _reduce(ember.log1p(ember.exp((-input * target).to(input.dtype))), reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None,

@@ -1056,6 +1056,8 @@ def _grid_mode_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     if not (isinstance(_arg(args, kwargs, 4, "align_corners"), bool) and type(mode) is int and type(pad) is int):
         return False  # the argument parser's TypeError comes first
+    if not (-(2**63) <= mode < 2**63 and -(2**63) <= pad < 2**63):
+        return False  # and its overflow error
     return not (0 <= int(mode) <= 2 and 0 <= int(pad) <= 2)
 
 

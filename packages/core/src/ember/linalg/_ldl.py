@@ -121,16 +121,19 @@ def ldl_solve(LD: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, hermit
                            f"{LD.shape[-1]} matrices")
     if not LD.is_floating_point():
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_legacy(LD.dtype)}")
+    # PyTorch's order: B's dtype, then B's size(-2), then the pivots
+    if LD.dtype != B.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_legacy(B.dtype)} and A "
+                           f"of type {_legacy(LD.dtype)} instead.")
+    if B.dim() == 0:
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+    if B.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{B.dim()}, {B.dim() - 1}], but got -2)")
     if tuple(pivots.shape) != tuple(LD.shape[:-1]):
         raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
                            f"shape {list(pivots.shape)} instead")
     if pivots.is_floating_point() or pivots.dtype == ember.bool:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {_legacy(pivots.dtype)}")
-    if B.dim() < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{B.dim()}, {B.dim() - 1}], but got -2)")
-    if LD.dtype != B.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_legacy(B.dtype)} and A "
-                           f"of type {_legacy(LD.dtype)} instead.")
     n = LD.shape[-1]
     if B.shape[-2] != n:
         raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix "

@@ -253,7 +253,9 @@ def _solve_checks(LU: Any, pivots: Any, B: Any, left: bool) -> None:
                            f"{_legacy(LU)} and B of type {_legacy(B)} instead")
     if pivots.dtype != ember.int32:
         raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
-    if pivots.dim() < 1 or pivots.shape[-1] != n:
+    if pivots.dim() == 0:  # PyTorch reads pivots.size(-1)
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if pivots.shape[-1] != n:
         raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
 
 

@@ -60,7 +60,8 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     x = input if batched else input.unsqueeze(0)
     nb, ch, sizes = x.shape[0], x.shape[1], list(x.shape[2:])
     for axis, o, kk, s in zip(_AXES[n], out, k, sizes):
-        if o + kk - 1 > s:
+        # aten's 3-d check is strict (o + k - 1 < s): windows that exactly fit are refused there too
+        if o + kk - 1 > s or (n == 3 and o + kk - 1 == s):
             raise RuntimeError(f"{meta}(): pool {axis} {kk} too large relative to input {axis} {s}")
     if samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")

@@ -47,6 +47,10 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
                       "of affine_grid for details.", stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {ember.Size(size)}")
+    for i, s in enumerate(size):  # affine_grid_generator's int[] parser comes next in PyTorch
+        if not -(2**63) <= s < 2**63:
+            raise TypeError(f"affine_grid_generator(): argument 'size' failed to unpack the object at pos {i + 1} "
+                            'with error "Overflow when unpacking long long"')
     # homogeneous coordinates (x along the last dim, then y, then z, then 1)
     axes = [_coords(n, align_corners, theta.dtype) for n in spatial]  # (D,) H, W
     grids = ember.meshgrid(*axes, indexing="ij")

@@ -73,6 +73,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not isinstance(training, bool):  # ember.batch_norm's parser would say so; the empty path skips it
+        raise TypeError(f"batch_norm(): argument 'training' (position 6) must be bool, not {type(training).__name__}")
     if input.numel() == 0:
         return batch_norm_empty(input, weight, bias)
     m = 0.0 if momentum is None else momentum

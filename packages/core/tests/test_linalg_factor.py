@@ -256,3 +256,12 @@ def test_errors(fn: Any, name: str, exact: bool) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error(lambda: fn(ember), lambda: fn(torch), exact)
+
+
+@pytest.mark.parametrize("piv", [[0, 2, 3], [4, 2, 3], [1, 2, -2147483648], [1, 2, -3], [-2, 1, 3]])
+def test_ldl_solve_bad_pivots_raise(piv: list) -> None:
+    # pivots that are not ldl_factor's never reach LAPACK: PyTorch's errors for 0 / past n, and
+    # ember's for a 2x2 block the pivots cut off (PyTorch answers NaN from rows outside B there)
+    LD = ember.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]], dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="ldl_solve"):
+        ember.linalg.ldl_solve(LD, ember.tensor(piv, dtype=ember.int32), ember.ones(3, 2, dtype=ember.float64))

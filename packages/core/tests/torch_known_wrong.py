@@ -123,6 +123,49 @@ def _poly_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: the degree n is too large")
 
 
+# --- ldl_solve's pivots: a 2x2 block cut off, or an integer dtype other than int32 ---------------
+
+_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _ldl_parts(args: tuple, kwargs: dict) -> tuple | None:
+    LD, piv = _arg(args, kwargs, 0, "LD"), _arg(args, kwargs, 1, "pivots")
+    if not (isinstance(LD, torch.Tensor) and isinstance(piv, torch.Tensor) and piv.dim() >= 1 and LD.dim() >= 2):
+        return None
+    if piv.dtype not in _INT_DTYPES or tuple(piv.shape) != tuple(LD.shape[:-1]) or piv.numel() == 0:
+        return None  # PyTorch's own checks first
+    return LD, piv
+
+
+def _ldl_cut_block(piv: Any) -> bool:
+    n = piv.shape[-1]
+    for row in piv.reshape(-1, n).tolist():
+        if any(v == 0 or abs(v) > n for v in row):
+            return False  # PyTorch's own errors
+        k = 0
+        while k < n:
+            if row[k] < 0:
+                if k + 1 >= n or row[k + 1] >= 0:
+                    return True
+                k += 1
+            k += 1
+    return False
+
+
+def _ldl_pivots_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _ldl_parts(args, kwargs) if name in ("ldl_solve", "linalg_ldl_solve") else None
+    return parts is not None and (parts[1].dtype != torch.int32 or _ldl_cut_block(parts[1]))
+
+
+def _ldl_pivots_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    LD, piv = _ldl_parts(args, kwargs)
+    if _ldl_cut_block(piv):
+        raise RuntimeError("ldl_solve: a 2x2 pivot block the pivots do not complete")
+    B = _arg(args, kwargs, 2, "B")
+    return torch.linalg.ldl_solve(LD, piv.to(torch.int32), B, **{k: v for k, v in kwargs.items()
+                                                                   if k not in ("LD", "pivots", "B")})
+
+
 # --- trunc division of the minimum int by -1 -------------------------------------------------
 
 def _int_min_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -1115,6 +1158,15 @@ KNOWN_WRONG = [
         why="a hang is never an answer: ember raises a RuntimeError naming the degree for any "
             "degree in (2**20, 2**63) (a degree beyond int64 is 0 without a loop, as in PyTorch)",
         applies=_poly_huge_applies, correct=_poly_huge_correct),
+    KnownWrong(
+        "ldl-solve-pivots",
+        torch_says="torch.linalg.ldl_solve(LD, torch.tensor([1, 2, -3], dtype=torch.int32), B) -> "
+                   "[nan, 0, nan] (a negative last pivot starts a 2x2 block past the matrix, which "
+                   "LAPACK's sytrs reads and swaps outside B); pivots of another integer dtype "
+                   "(int8, int64) reach LAPACK as if they were int32: SIGABRT",
+        why="pivots that are not ldl_factor's raise a RuntimeError naming the pivot, as PyTorch "
+            "does for a pivot of 0 or past n; other integer dtypes are read as their values",
+        applies=_ldl_pivots_applies, correct=_ldl_pivots_correct),
     KnownWrong(
         "special-polynomial-nan-x",
         torch_says="torch.special.chebyshev_polynomial_u(torch.tensor([nan]), 3) -> -2.74e35 "

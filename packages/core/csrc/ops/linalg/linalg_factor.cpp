@@ -214,6 +214,29 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B)
   Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
   if (n > 0 && r > 0 && nb > 0) {
     const int* pp = piv.data<int>();
+    // sytrs trusts its pivots. aten checks |p| >= 1 (int32's minimum, whose abs wraps, fails it)
+    // and |p| <= n over all of them; a 2x2 block (a negative pair) cut off at a matrix's end would
+    // still read and swap rows outside B (aten answers NaN there): ember raises for it too.
+    const int64_t total = nb * n;
+    auto any_of = [&](auto bad) {
+      for (int64_t i = 0; i < total; ++i)
+        if (bad(int64_t(pp[i]))) return true;
+      return false;
+    };
+    const char* hint = ". Did you properly pass the result of ldl_factor?";
+    EMBER_CHECK(!any_of([](int64_t p) { return p == 0 || p == INT32_MIN; }),
+                "Pivots given to ldl_solve must all satisfy |pivot| >= 1", hint);
+    EMBER_CHECK(!any_of([&](int64_t p) { return (p < 0 ? -p : p) > n; }),
+                "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)", hint);
+    for (int64_t b = 0; b < nb; ++b) {
+      const int* ip = pp + b * n;
+      for (int64_t k = 0; k < n; ++k) {
+        if (ip[k] > 0) continue;
+        EMBER_CHECK(k + 1 < n && ip[k + 1] < 0, "torch.linalg.ldl_solve: pivots[", k, "] = ", ip[k],
+                    " starts a 2x2 block that the pivots do not complete (ldl_factor gives a negative pair)");
+        ++k;
+      }
+    }
     dispatch_fd(LD.dtype(), [&](auto z) {
       using T = decltype(z);
       const T* pa = abuf.data<T>();

@@ -55,6 +55,7 @@ OPS = [  # (name, stmt, target)
     ("svdvals", "lib.linalg.svdvals(M)", None),
     ("lu_factor", "lib.linalg.lu_factor(M)", None),
     ("lu_solve", "lib.linalg.lu_solve(LU, piv, B)", None),
+    ("solve_triangular", "lib.linalg.solve_triangular(LU, B, upper=True)", None),
     ("matrix_exp", "lib.linalg.matrix_exp(E)", None),
     ("householder_product", "lib.linalg.householder_product(QA, tau)", None),
 ]
@@ -72,6 +73,7 @@ BENCHES: list[Bench] = [
                      ("eigh", "lib.linalg.eigvalsh(A).sum().backward()"),
                      ("svdvals", "lib.linalg.svdvals(M).sum().backward()"),
                      ("lu_factor", "lib.linalg.lu_factor(M).LU.sum().backward()"),
+                     ("solve_triangular", "lib.linalg.solve_triangular(A, B, upper=False).sum().backward()"),
                      ("matrix_exp", "lib.linalg.matrix_exp(E).sum().backward()")]
     for shape in SHAPES
 ]

@@ -189,6 +189,7 @@ def _serve() -> None:
             return
 
 
+REFEREE = "torch64"  # lib: PyTorch computing in float64 (fuzz_props asks it when the two disagree)
 KNOWN_WRONG = "known_wrong:"  # lib prefix: run torch_known_wrong's entry <id> instead of the op
 
 
@@ -213,12 +214,14 @@ def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
             os._exit(0)
         lib_name, call = request
         known = lib_name.startswith(KNOWN_WRONG)
-        lib = libs["torch" if known else lib_name]
+        lib = libs["torch" if known or lib_name == REFEREE else lib_name]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
                 args = S.materialize(call.args, lib)
                 kwargs = S.materialize(call.kwargs, lib)
+                if lib_name == REFEREE:  # PyTorch on float64 copies of the float tensors
+                    args, kwargs = S.upcast(args), S.upcast(kwargs)
                 if known:  # the corrected value, computed here so a torch crash cannot kill the client
                     res = _known_wrong(lib_name[len(KNOWN_WRONG):])(S.name_of(call), args, kwargs)
                     answer = ("ok", S.to_plain(res), None)

@@ -220,8 +220,8 @@ def make_torch(spec: T, g: torch.Generator) -> torch.Tensor:
 def torch_to_ember(base: torch.Tensor) -> Any:
     """Copy a contiguous torch tensor into ember value-for-value (tolist is exact for every
     dtype)."""
-    if base.numel() == 0:  # tolist() loses trailing dims; make a fresh (non-view) empty tensor
-        return ember.empty(tuple(base.shape), dtype=edt(dtype_name(base.dtype)))
+    if base.numel() == 0:  # tolist() loses trailing dims; a fresh (non-view) empty tensor, torch's strides
+        return ember.empty_strided(tuple(base.shape), tuple(base.stride()), dtype=edt(dtype_name(base.dtype)))
     return ember.tensor(base.tolist(), dtype=edt(dtype_name(base.dtype)))
 
 

@@ -166,6 +166,23 @@ def lu_solve_cases(op: dict) -> list:
     ]
 
 
+def solve_triangular_cases(op: dict) -> list:
+    """linalg.solve_triangular: the triangle asked for is read (SPD3 and GEN4 are full matrices)."""
+    a, b = T((3, 3), "float64", values=SPD3), T((3, 2), "float64")
+    return [
+        C("upper", a, b, upper=True),
+        C("lower-unit", a, b, upper=False, unitriangular=True),
+        C("right", a, T((2, 3), "float64"), upper=True, left=False),
+        C("float32-t", T((4, 4), "float32", values=GEN4, view="t"), T((4, 1), "float32"), upper=False),
+        C("broadcast", T((2, 3, 3), "float64", values=SPD3 + SPD3[::-1]), b, upper=True),
+        C("b-float32", a, T((3, 2), "float32"), upper=True),
+        C("shape", a, T((2, 2), "float64"), upper=True),
+        C("int64", T((3, 3), "int64"), T((3, 2), "int64"), upper=True),
+        C("float16", T((3, 3), "float16", values=SPD3), T((3, 2), "float16"), upper=True),
+        C("empty", T((0, 0), "float64"), T((0, 2), "float64"), upper=True),
+    ]
+
+
 def ldl_cases(op: dict) -> list:
     """linalg.ldl_factor_ex (sytrf on the lower triangle in both libraries)."""
     return [c for c in square_cases(op) if c.id not in ("t", "empty-batch")] + _errors()[:3]
@@ -195,6 +212,7 @@ BUILDERS = {
     "lu_solve": lu_solve_cases,
     "ldl_factor_ex": ldl_cases,
     "ldl_solve": ldl_solve_cases,
+    "solve_triangular": solve_triangular_cases,
     "geqrf": internal_cases,
     "lu_perm": internal_cases,
     "inv": inv_cases,

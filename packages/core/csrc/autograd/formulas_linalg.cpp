@@ -99,6 +99,21 @@ Tensor solve_backward_A(const Tensor& grad, const Tensor& A, const Tensor& B, co
   return sum_to(ag::neg(gA), A.sizes());
 }
 
+// A X = B: gB = A^-T gX and gA = -gB X^T (X A = B: gB = gX A^-T, gA = -X^T gB), kept to the
+// triangle the solve read (without the diagonal when unitriangular).
+Tensor solve_triangular_backward_B(const Tensor& grad, const Tensor& A, bool upper, bool left, bool unitriangular) {
+  return ag::linalg_solve_triangular(mT(A), grad, !upper, left, unitriangular);
+}
+
+Tensor solve_triangular_backward_A(const Tensor& grad, const Tensor& A, const Tensor& X, bool upper, bool left,
+                                   bool unitriangular) {
+  Tensor gB = solve_triangular_backward_B(grad, A, upper, left, unitriangular);
+  Tensor gA = left ? tmm(gB, mT(X)) : tmm(mT(X), gB);
+  int64_t k = A.sizes()[A.dim() - 1];
+  double d = unitriangular ? 0.0 : -1.0;
+  return tmul(gA, tri_mask(k, upper ? 0.0 : -1.0, d, upper ? -1.0 : 0.0, A.dtype()));
+}
+
 // gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = lower triangle with the diagonal halved.
 Tensor cholesky_backward(const Tensor& grad, const Tensor& L0, bool upper) {
   Tensor L = upper ? mT(L0) : L0, gL = upper ? mT(grad) : grad;

@@ -12,6 +12,9 @@ Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 Tensor slogdet_backward(const TensorList& grads, const Tensor& A);
 Tensor solve_backward_A(const Tensor& grad, const Tensor& A, const Tensor& B, const Tensor& X, bool left);
 Tensor solve_backward_B(const Tensor& grad, const Tensor& A, const Tensor& B, bool left);
+Tensor solve_triangular_backward_A(const Tensor& grad, const Tensor& A, const Tensor& X, bool upper, bool left,
+                                   bool unitriangular);
+Tensor solve_triangular_backward_B(const Tensor& grad, const Tensor& A, bool upper, bool left, bool unitriangular);
 Tensor cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
 Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V);
 Tensor svd_backward(const TensorList& grads, const Tensor& U, const Tensor& S, const Tensor& Vh);

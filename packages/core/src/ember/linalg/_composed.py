@@ -8,6 +8,7 @@ from typing import Any
 
 import ember
 from ember._composite_pointwise import _pretty
+from ember._lib import _C
 from ember._tensor import Tensor
 
 __all__ = ["cond", "diagonal", "matmul", "solve_triangular", "vander"]
@@ -23,19 +24,6 @@ def _square(A: Tensor, name: str) -> None:
                            f"{A.shape[-1]} matrices")
 
 
-def _substitute(A: Tensor, B: Tensor, upper: bool) -> Tensor:
-    """A X = B for triangular A, one row at a time (IEEE results where A's diagonal has zeros)."""
-    n = A.shape[-1]
-    rows: list[Any] = [None] * n
-    order = range(n - 1, -1, -1) if upper else range(n)
-    for i in order:
-        acc = B[..., i, :]
-        for j in (range(i + 1, n) if upper else range(i)):
-            acc = acc - A[..., i, j].unsqueeze(-1) * rows[j]
-        rows[i] = acc / A[..., i, i].unsqueeze(-1)
-    return ember.stack(rows, -2) if n else B.clone()
-
-
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
                      out: Tensor | None = None) -> Tensor:
     """X with A X = B (X A = B when not left) for triangular A; only A's upper or lower triangle is read."""
@@ -44,28 +32,17 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     if B.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     dtype = A.dtype  # aten computes in A's dtype, B converted (a float64 B with float32 A gives float32)
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{_pretty(dtype)}\'')
     k = A.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != k:
         shapes = (f"{A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]}")
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({shapes})")
-    A, B = A.to(dtype), B.to(dtype)
-    if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T's triangle is the other one
-        return solve_triangular(A.mT, B.mT, upper=not upper, left=True, unitriangular=unitriangular, out=out).mT \
-            if out is None else out.copy_(solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT)
-    T = A.triu() if upper else A.tril()
-    if unitriangular:
-        T = T.triu(1) if upper else T.tril(-1)
-        T = T + ember.eye(k, dtype=dtype)
-    batch = ember.broadcast_shapes(T.shape[:-2], B.shape[:-2])
-    T = T.expand(*batch, k, k)
-    B = B.expand(*batch, *B.shape[-2:])
-    if k and bool((T.diagonal(0, -2, -1) != 0).all()) and bool(ember.isfinite(T).all()):
-        result = ember.linalg.solve(T, B)  # LU on a triangular matrix: no pivoting needed, LAPACK speed
-    else:
-        result = _substitute(T, B, upper)
+    if dtype not in (ember.float32, ember.float64):
+        raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{_pretty(dtype)}\'')
+    batch = ember.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = A.to(dtype).expand(*batch, k, k)
+    B = B.to(dtype).expand(*batch, *B.shape[-2:])
+    result = _C._linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     return result if out is None else out.copy_(result)
 
 

@@ -1,0 +1,57 @@
+// linalg.solve_triangular's kernel: one BLAS trsm per matrix of the batch. trsm reads only A's
+// `upper` (or lower) triangle, and not its diagonal when unitriangular, and a zero on the diagonal
+// gives IEEE inf / NaN as PyTorch's trsm-based kernel does. ember/linalg/_composed.py checks the
+// arguments in PyTorch's order, converts B to A's dtype and broadcasts the batch.
+#include <cblas.h>
+
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/linalg/lapack_util.h"
+
+namespace ember {
+
+using namespace lapack_util;  // NOLINT(build/namespaces)
+
+namespace {
+
+// X (m x n, row-major) <- A^-1 X (side left, A m x m) or X A^-1 (side right, A n x n).
+void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_DIAG dg, int64_t m, int64_t n, const float* a, int64_t lda, float* x) {
+  scipy_cblas_strsm(CblasRowMajor, sd, up, CblasNoTrans, dg, blasint(m), blasint(n), 1.0f, a, blasint(lda), x,
+                    blasint(n));
+}
+void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_DIAG dg, int64_t m, int64_t n, const double* a, int64_t lda, double* x) {
+  scipy_cblas_dtrsm(CblasRowMajor, sd, up, CblasNoTrans, dg, blasint(m), blasint(n), 1.0, a, blasint(lda), x,
+                    blasint(n));
+}
+
+}  // namespace
+
+// A (..., k, k) and B (..., m, n) of one batch shape and dtype (float32 / float64); k is m when
+// left (A X = B), n otherwise (X A = B).
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  EMBER_CHECK(A.dtype() == B.dtype() && (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64),
+              "linalg.solve_triangular: expected float32 or float64 A and B of one dtype");
+  int64_t k = A.sizes()[A.dim() - 1], m = B.sizes()[B.dim() - 2], n = B.sizes()[B.dim() - 1];
+  int64_t nb = batch_count(B);
+  EMBER_CHECK(batch_count(A) == nb && k == (left ? m : n), "linalg.solve_triangular: A and B do not match");
+  Tensor a = contiguous(A, MemoryFormat::Contiguous);
+  Tensor X = clone(B, MemoryFormat::Contiguous);
+  if (m > 0 && n > 0 && nb > 0) {
+    CBLAS_SIDE sd = left ? CblasLeft : CblasRight;
+    CBLAS_UPLO up = upper ? CblasUpper : CblasLower;
+    CBLAS_DIAG dg = unitriangular ? CblasUnit : CblasNonUnit;
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      const T* pa = a.data<T>();
+      T* px = X.data<T>();
+      for_batch(nb, [&](int64_t b) {
+        trsm(sd, up, dg, m, n, pa + b * k * k, k, px + b * m * n);
+        return 0;
+      });
+    });
+  }
+  return X;
+}
+
+}  // namespace ember

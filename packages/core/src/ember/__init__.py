@@ -186,8 +186,10 @@ def set_printoptions(precision: _Any = None, threshold: _Any = None, edgeitems: 
 
 
 def get_default_device() -> device:
-    """The device new tensors are created on: the CPU."""
-    return _C.device("cpu")
+    """The device new tensors are created on: the CPU (``set_default_device`` may name an index)."""
+    from ember._runtime import default_device
+
+    return default_device()
 
 
 # save/load/from_dlpack import their machinery (zipfile, pickle, ...) on first call.
@@ -271,6 +273,11 @@ _LAZY_NAMES = {
         "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
         "is_autocast_available")},
     "GradScaler": "ember.amp.grad_scaler",
+    **{n: "ember._runtime" for n in (  # settings and build facts: set_warn_always, has_lapack, ...
+        "get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
+        "is_inference", "is_warn_always_enabled", "legacy_contiguous_format", "set_anomaly_enabled",
+        "set_default_device", "set_default_tensor_type", "set_flush_denormal", "set_num_interop_threads",
+        "set_warn_always")},
     # torch.lu, lu_solve, lu_unpack, triangular_solve, geqrf, ... and the names PyTorch removed (lstsq, eig, ...)
     **{n: "ember._linalg_old" for n in (
         "cholesky", "eig", "geqrf", "lstsq", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_rank", "orgqr",

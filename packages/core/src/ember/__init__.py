@@ -68,9 +68,10 @@ globals().update(_FOREACH_OPS)
 from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
+from ember import _composite_aten, _composite_create  # noqa: E402  (asarray, nonzero_static, unsafe_split, ...)
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
-                _composite_shape, _composite_histogramdd, _composite_index_reduce):
+                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten, _composite_create):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 
@@ -221,6 +222,9 @@ from ember._tensor_linalg_index import nonzero as nonzero  # noqa: E402  (adds a
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
+from ember import _tensor_extras  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
+
+_tensor_extras.install()
 globals().update(_tensor_composite.toplevel_inplace())
 from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
 

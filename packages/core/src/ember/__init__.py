@@ -69,9 +69,11 @@ from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E40
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
 from ember import _composite_aten, _composite_create  # noqa: E402  (asarray, nonzero_static, unsafe_split, ...)
+from ember import _batch_norm_sync  # noqa: E402  (batch_norm_stats, ..., what SyncBatchNorm is built from)
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
-                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten, _composite_create):
+                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten, _composite_create,
+                _batch_norm_sync):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 

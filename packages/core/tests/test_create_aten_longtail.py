@@ -28,7 +28,8 @@ def outcome(fn, m, values=True, strides=True):
         return [outcome(lambda _: x, m, values, strides) for x in r]
     if not isinstance(r, m.Tensor):
         return r
-    vals = [round(v, 5) if isinstance(v, float) else v for v in r.detach().reshape(-1).tolist()] if values else None
+    vals = [("nan" if v != v else round(v, 5)) if isinstance(v, float) else v
+            for v in r.detach().reshape(-1).tolist()] if values else None
     return vals, str(r.dtype), tuple(r.shape), r.stride() if strides else None, r.requires_grad, r.grad_fn is not None
 
 
@@ -259,3 +260,134 @@ def test_resize_as_(template, kw):
 
     same(run, values=False)
     same(lambda m: m.resize_as_(m.arange(6.0).requires_grad_(), m.zeros(2, 3)))
+
+
+THETA = [[[1.0, 0.2, 0.0], [0.1, 1.0, 0.3]]]
+AFFINE = {
+    "4d": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 2, 3], False),
+    "corners": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 2, 3], True),
+    "tuple": lambda m: m.affine_grid_generator(m.tensor(THETA), (1, 1, 2, 3), False),
+    "3d_size": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 2], False),
+    "5d_size_2d_theta": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 2, 2, 2], False),
+    "5d": lambda m: m.affine_grid_generator(m.ones(2, 3, 4), [2, 1, 3, 1, 2], True),
+    "float64": lambda m: m.affine_grid_generator(m.tensor(THETA, dtype=m.float64), [1, 1, 2, 3], False),
+    "float16": lambda m: m.affine_grid_generator(m.tensor(THETA).half(), [1, 1, 2, 3], False),
+    "batch": lambda m: m.affine_grid_generator(m.tensor(THETA), [2, 1, 2, 3], False),
+    "flag": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 2, 3], 1),
+    "2d_theta": lambda m: m.affine_grid_generator(m.tensor(THETA)[0], [1, 1, 2, 3], False),
+    "3x3": lambda m: m.affine_grid_generator(m.ones(1, 3, 3), [1, 1, 2, 3], False),
+    "empty": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 0, 3], False),
+    "unit": lambda m: m.affine_grid_generator(m.tensor(THETA), [1, 1, 1, 1], True),
+}
+
+
+@pytest.mark.parametrize("case", list(AFFINE))
+def test_affine_grid_generator(case):
+    same(AFFINE[case])
+
+
+def test_affine_grid_generator_gradient():
+    grads = []
+    for m in (ember, torch):
+        th = m.tensor(THETA, requires_grad=True)
+        g = m.affine_grid_generator(th, [1, 1, 2, 3], False)
+        (g * g).sum().backward()
+        grads.append(th.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+X2 = [1.0, 2.0]
+COND = {
+    "bool": lambda m: m.cond(True, lambda x: x + 1, lambda x: x - 1, (m.tensor(X2),)),
+    "tensor_false": lambda m: m.cond(m.tensor(False), lambda x: x + 1, lambda x: x - 1, (m.tensor(X2),)),
+    "tensor_many": lambda m: m.cond(m.tensor([True, False]), lambda x: x + 1, lambda x: x - 1, (m.tensor(X2),)),
+    "int": lambda m: m.cond(1, lambda x: x + 1, lambda x: x - 1, (m.tensor(X2),)),
+    "list": lambda m: m.cond(True, lambda x: x + 1, lambda x: x - 1, [m.tensor(X2)]),
+    "tuple_out": lambda m: m.cond(True, lambda x: (x + 1, x * 2), lambda x: (x - 1, x), (m.tensor(X2),)),
+    "no_operands": lambda m: m.cond(False, lambda: 1, lambda: 2),
+    "not_callable": lambda m: m.cond(m.tensor(True), lambda x: x + 1, 5, (m.tensor(X2),)),
+    "bare_operand": lambda m: m.cond(m.tensor(True), lambda x: x + 1, lambda x: x - 1, m.tensor(X2)),
+    "int_operand": lambda m: m.cond(m.tensor(True), lambda x, y: x + y, lambda x, y: x - y, (m.tensor(X2), 2)),
+    "float_pred": lambda m: m.cond(m.tensor(1.0), lambda x: x + 1, lambda x: x - 1, (m.tensor(X2),)),
+}
+
+
+@pytest.mark.parametrize("case", list(COND))
+def test_cond(case):
+    same(COND[case])
+
+
+def test_cond_gradient():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    ember.cond(x.sum() > 0, lambda t: (t * t).sum(), lambda t: t.sum(), (x,)).backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+BINOMIAL_ERRORS = {
+    "double_prob": lambda m: m.binomial(m.ones(3), m.ones(3, dtype=m.float64) / 2),
+    "long_count": lambda m: m.binomial(m.ones(3).long(), m.ones(3) / 2),
+    "half": lambda m: m.binomial(m.ones(3).half(), m.ones(3).half() / 2),
+    "bfloat16": lambda m: m.binomial(m.ones(3).bfloat16(), m.ones(3).bfloat16() / 2),
+    "generator_int": lambda m: m.binomial(m.ones(3), m.ones(3) / 2, 5),
+    "edges": lambda m: m.binomial(m.tensor([-1.0, 3.0, 3.5, 3.0, 7.0]), m.tensor([0.5, -0.2, 1.5, float("nan"), 0.0])),
+    "broadcast_shape": lambda m: m.binomial(m.tensor([3.0]), m.tensor([[1.0, 1.0]])),
+    "float64": lambda m: m.binomial(m.tensor([4.0], dtype=m.float64), m.tensor([1.0], dtype=m.float64)),
+}
+
+
+@pytest.mark.parametrize("case", list(BINOMIAL_ERRORS))
+def test_binomial_dtypes_edges_and_errors(case):
+    same(BINOMIAL_ERRORS[case])
+
+
+@pytest.mark.parametrize("n,p", [(50.0, 0.3), (5.0, 0.3), (1000.0, 0.9), (12.0, 0.95), (3.5, 0.5), (20.5, 0.4)])
+def test_binomial_distribution_matches_torch(n, p):
+    """Mean and variance of 200k draws against PyTorch's (and the exact moments for whole counts);
+    fractional counts go through ember's tensor-round samplers, whole ones through NumPy's."""
+    N = 200_000
+    ember.manual_seed(0)
+    e = ember.binomial(ember.full((N,), n), ember.full((N,), p)).numpy().astype(np.float64)
+    torch.manual_seed(0)
+    t = torch.binomial(torch.full((N,), n), torch.full((N,), p)).numpy().astype(np.float64)
+    assert (e == np.floor(e)).all() and e.min() >= 0 and e.max() <= n
+    tol_mean = 6 * np.sqrt(t.var() / N) + 1e-9
+    assert abs(e.mean() - t.mean()) < 2 * tol_mean
+    assert abs(e.var() - t.var()) < 0.05 * t.var() + 1e-9
+    if n == int(n):
+        assert abs(e.mean() - n * p) < tol_mean
+
+
+def test_binomial_small_counts_follow_the_pmf():
+    from math import comb
+
+    N, n, p = 100_000, 4, 0.3
+    e = ember.binomial(ember.full((N,), float(n)), ember.full((N,), p)).numpy()
+    freq = np.bincount(e.astype(np.int64), minlength=n + 1) / N
+    pmf = np.array([comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)])
+    np.testing.assert_allclose(freq, pmf, atol=0.01)
+
+
+def test_binomial_is_reproducible_with_seeds_and_generators():
+    c, p = ember.full((1000,), 30.0), ember.full((1000,), 0.4)
+    ember.manual_seed(5)
+    a = ember.binomial(c, p)
+    ember.manual_seed(5)
+    assert ember.equal(a, ember.binomial(c, p))
+    g1, g2 = ember.Generator().manual_seed(7), ember.Generator().manual_seed(7)
+    assert ember.equal(ember.binomial(c, p, generator=g1), ember.binomial(c, p, generator=g2))
+    half = ember.full((1000,), 30.5)  # fractional counts: the tensor-round samplers
+    g1, g2 = ember.Generator().manual_seed(7), ember.Generator().manual_seed(7)
+    assert ember.equal(ember.binomial(half, p, g1), ember.binomial(half, p, g2))
+
+
+def test_binomial_without_numpy(monkeypatch):
+    from ember import _sample_binomial
+
+    monkeypatch.setattr(_sample_binomial, "_numpy", lambda: None)
+    N = 100_000
+    for n, p in [(40.0, 0.3), (6.0, 0.7)]:
+        e = ember.binomial(ember.full((N,), n), ember.full((N,), p)).numpy()
+        assert abs(e.mean() - n * p) < 6 * np.sqrt(n * p * (1 - p) / N)
+        assert abs(e.var() - n * p * (1 - p)) < 0.05 * n * p * (1 - p)
+    edges = ember.binomial(ember.tensor([-1.0, 3.0, 3.5, 3.0]), ember.tensor([0.5, -0.2, 1.5, float("nan")]))
+    assert edges[:3].tolist() == [0.0, 0.0, 3.5] and edges[3].isnan()

@@ -1,7 +1,8 @@
 """aten functions PyTorch exports at its top level, composed on ember ops: nonzero_static (a
 fixed-size nonzero), unsafe_chunk / unsafe_split / unsafe_split_with_sizes (split without the
 multi-output view restriction, which ember's split does not impose either), resize_as_,
-norm_except_dim (weight_norm's norm) and embedding_renorm_ (embedding's max_norm)."""
+norm_except_dim (weight_norm's norm), embedding_renorm_ (embedding's max_norm) and
+affine_grid_generator (F.affine_grid's grid); and cond, the control-flow operator, run eagerly."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import ember
 from ember._composite_pointwise import _pretty
 from ember._tensor import Tensor
 
-__all__ = ["embedding_renorm_", "nonzero_static", "norm_except_dim", "resize_as_", "unsafe_chunk", "unsafe_split",
-           "unsafe_split_with_sizes"]
+__all__ = ["affine_grid_generator", "cond", "embedding_renorm_", "nonzero_static", "norm_except_dim", "resize_as_",
+           "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
 
 def _int_arg(fn: str, name: str, v: Any, pos: int | None = None) -> None:
@@ -255,3 +256,93 @@ def _renorm_rows(input: Tensor, idx: Tensor, max_norm: float, norm_type: float) 
         scale = ember.where(big, max_norm / (norms.double() + 1e-7), ember.ones_like(norms, dtype=ember.float64))
         opmath = ember.float64 if input.dtype == ember.float64 else ember.float32
         input[idx] = (rows.to(opmath) * scale.to(opmath)).to(input.dtype)
+
+
+def _grid_coords(n: int, align_corners: bool, dtype: Any) -> Tensor:
+    """n normalized coordinates in [-1, 1]: pixel centres, or corners with align_corners."""
+    if n <= 1:
+        return ember.zeros(max(n, 0), dtype=dtype)
+    c = ember.linspace(-1.0, 1.0, n, dtype=dtype)
+    return c if align_corners else c * ((n - 1) / n)
+
+
+def affine_grid_generator(theta: Tensor, size: Any, align_corners: bool) -> Tensor:
+    """affine_grid_generator(theta, size, align_corners) -> Tensor
+
+    The sampling grid of a batch of affine maps, without ``F.affine_grid``'s argument checks:
+    for ``size`` ``(N, C, H, W)`` each output pixel's normalized ``(x, y, 1)`` times
+    ``theta[n]`` transposed (``theta`` ``(N, 2, 3)``), and likewise in 3-d with ``(N, 3, 4)``.
+
+    Args:
+        theta (Tensor): the affine matrices.
+        size (list of ints): the output size, 4-d or 5-d.
+        align_corners (bool): whether -1 and 1 are the corner pixels' centres (else their outer edges).
+
+    Returns:
+        Tensor: ``(N, H, W, 2)`` or ``(N, D, H, W, 3)`` points, theta's dtype.
+
+    Example::
+
+        >>> ember.affine_grid_generator(ember.tensor([[[1., 0., 0.], [0., 1., 0.]]]), [1, 1, 1, 2], False)
+        tensor([[[[-0.5000,  0.0000],
+                  [ 0.5000,  0.0000]]]])
+    """
+    size = list(size)
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    spatial = size[2:]
+    n, k = size[0], len(spatial) + 1
+    batch2 = theta.transpose(1, 2)
+    if list(batch2.shape[:2]) != [n, k]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
+                           f"{list(batch2.shape[:2])}.")
+    # homogeneous coordinates: x (the last dim) first, then y (and z), then 1
+    grids = ember.meshgrid(*[_grid_coords(s, align_corners, theta.dtype) for s in spatial], indexing="ij")
+    base = ember.stack([*reversed(grids), ember.ones_like(grids[0])], -1).reshape(1, -1, k).expand(n, -1, -1)
+    return (base @ batch2).view(*size[:1], *spatial, len(spatial))
+
+
+def _tensor_leaves(tree: Any) -> bool:
+    if isinstance(tree, Tensor):
+        return True
+    if isinstance(tree, (tuple, list)):
+        return all(_tensor_leaves(t) for t in tree)
+    if isinstance(tree, dict):
+        return all(_tensor_leaves(t) for t in tree.values())
+    return False
+
+
+def cond(pred: Any, true_fn: Any, false_fn: Any, operands: tuple | list = ()) -> Any:
+    """cond(pred, true_fn, false_fn, operands=()) -> Any
+
+    ``true_fn(*operands)`` if ``pred`` holds, else ``false_fn(*operands)``: PyTorch's
+    data-dependent control-flow operator, which ember runs eagerly (as ``torch.compile`` would
+    trace both branches, only their results' use differs). A tensor ``pred`` must have one
+    element, and then ``operands`` must be a tuple or list whose leaves (through nested lists,
+    tuples and dicts) are tensors.
+
+    Args:
+        pred (bool or Tensor): the condition: a Python bool / number or a one-element tensor.
+        true_fn (Callable): called with ``*operands`` when ``pred`` is true.
+        false_fn (Callable): called with ``*operands`` when ``pred`` is false.
+        operands (tuple or list): the branches' arguments.
+
+    Returns:
+        Any: what the branch taken returns.
+
+    Example::
+
+        >>> x = ember.tensor([1., 2.])
+        >>> ember.cond(x.sum() > 0, lambda t: t * 2, lambda t: t - 1, (x,))
+        tensor([2., 4.])
+    """
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+        if not (callable(true_fn) and callable(false_fn)):
+            raise RuntimeError("Expect both branches to be callable.")
+        if not isinstance(operands, (tuple, list)) or not _tensor_leaves(list(operands)):
+            raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
+                               f"tensor leaves, but got {operands}.")
+        pred = bool(pred)
+    return (true_fn if pred else false_fn)(*operands)

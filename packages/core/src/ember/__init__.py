@@ -71,10 +71,11 @@ from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
 from ember import _composite_aten, _composite_create  # noqa: E402  (asarray, nonzero_static, unsafe_split, ...)
 from ember import _batch_norm_sync  # noqa: E402  (batch_norm_stats, ..., what SyncBatchNorm is built from)
 from ember import _rnn_functional, _sample_binomial  # noqa: E402  (torch.lstm, gru, rnn_tanh, rnn_relu; binomial)
+from ember import _linalg_lowrank  # noqa: E402  (svd_lowrank, pca_lowrank)
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
                 _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten, _composite_create,
-                _batch_norm_sync, _rnn_functional, _sample_binomial):
+                _batch_norm_sync, _rnn_functional, _sample_binomial, _linalg_lowrank):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 

@@ -75,3 +75,40 @@ def test_svd_lowrank_is_differentiable():
     At = torch.tensor(_data((6, 4)), requires_grad=True)
     torch.linalg.svdvals(At).sum().backward()  # q = full rank: the nuclear norm's gradient
     np.testing.assert_allclose(A.grad.numpy(), At.grad.numpy(), atol=1e-8)
+
+
+def _spd(m, seed=0, batch=()):
+    g = np.random.default_rng(seed)
+    M = g.standard_normal((*batch, m, m))
+    return M @ np.swapaxes(M, -1, -2) + np.eye(m)
+
+
+@pytest.mark.parametrize("kw", [{}, {"k": 2}, {"k": 3, "largest": False}, {"k": 4}, {"n": 3, "k": 2},
+                                {"k": 2, "method": "basic"}, {"k": 2, "B": "2I"}, {"k": 2, "iK": "I"}])
+def test_lobpcg_matches_torch(kw):
+    A = _spd(12)
+    outs = []
+    for m in (ember, torch):
+        m.manual_seed(0)
+        k = {n: (2 * m.eye(12, dtype=m.float64) if v == "2I" else m.eye(12, dtype=m.float64)) if isinstance(v, str)
+             and v.endswith("I") else v for n, v in kw.items()}
+        E, X = m.lobpcg(m.tensor(A), **k)
+        outs.append((E.numpy(), X.numpy()))
+    (ee, xe), (et, xt) = outs
+    assert ee.shape == et.shape and xe.shape == xt.shape
+    np.testing.assert_allclose(ee, et, rtol=1e-9)
+    np.testing.assert_allclose(np.abs(np.sum(xe * xt, axis=0)) if "B" not in kw else 1.0, 1.0, atol=1e-6)
+
+
+def test_lobpcg_batched_float32_and_errors():
+    A = _spd(15, batch=(2,))
+    E, X = ember.lobpcg(ember.tensor(A, dtype=ember.float32), k=2)
+    assert E.shape == (2, 2) and X.shape == (2, 15, 2) and E.dtype == ember.float32
+    want = np.sort(np.linalg.eigvalsh(A), -1)[..., ::-1][..., :2]
+    np.testing.assert_allclose(E.numpy(), want, rtol=1e-4)
+    for m in (ember, torch):
+        with pytest.raises(ValueError, match=r"number of A rows \(=12\) is smaller than 3 x the number of requested "
+                                             r"eigenpairs \(=5\)"):
+            m.lobpcg(m.tensor(_spd(12)), k=5)
+        with pytest.raises(AssertionError, match="A must be square"):
+            m.lobpcg(m.ones(12, 10), k=1)

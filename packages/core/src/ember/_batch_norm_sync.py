@@ -48,7 +48,7 @@ def _per_channel(t: Tensor, input: Tensor) -> Tensor:
 
 
 def batch_norm_stats(input: Tensor, eps: float) -> tuple[Tensor, Tensor]:
-    """batch_norm_stats(input, eps) -> (Tensor, Tensor)
+    """batch_norm_stats(input, eps) -> tuple
 
     The mean and inverse standard deviation ``1 / sqrt(var + eps)`` (biased variance) of each
     channel (dim 1) of ``input`` over every other dim: one process's share of SyncBatchNorm's
@@ -108,8 +108,7 @@ def batch_norm_elemt(input: Tensor, weight: Tensor | None, bias: Tensor | None, 
 def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor, invstd: Tensor, running_mean: Tensor | None,
                                         running_var: Tensor | None, momentum: float, eps: float,
                                         counts: Tensor) -> tuple[Tensor, Tensor]:
-    """batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps,
-    counts) -> (Tensor, Tensor)
+    """batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts) -> tuple
 
     Merges per-process statistics (rows of ``mean`` and ``invstd``, from ``batch_norm_stats``,
     over ``counts`` elements each) into the global mean and inverse standard deviation, and
@@ -135,7 +134,7 @@ def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor, invstd: Ten
         ...     ember.tensor([1., 1.]))
         >>> m, s
         (tensor([1.]), tensor([0.7071]))
-    """
+    """  # noqa: E501  (the signature line autodoc reads must be one line)
     acc = ember.float64 if mean.dtype == ember.float64 else ember.float32
     m, s = mean.to(acc), invstd.to(acc)
     c = counts.to(acc).reshape(-1, 1)
@@ -155,8 +154,7 @@ def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor, invstd: Ten
 def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor, running_mean: Tensor | None,
                             running_var: Tensor | None, momentum: float, eps: float,
                             count: int) -> tuple[Tensor, Tensor]:
-    """batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps,
-    count) -> (Tensor, Tensor)
+    """batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count) -> tuple
 
     ``batch_norm_gather_stats_with_counts`` with every process holding ``count`` elements.
 
@@ -186,8 +184,7 @@ def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor, running
 def batch_norm_backward_reduce(grad_out: Tensor, input: Tensor, mean: Tensor, invstd: Tensor,
                                weight: Tensor | None, input_g: bool, weight_g: bool,
                                bias_g: bool) -> tuple[Any, Any, Any, Any]:
-    """batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g,
-    bias_g) -> (Tensor, Tensor, Tensor, Tensor)
+    """batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g) -> tuple
 
     The per-channel reductions of batch norm's backward: ``sum_dy = sum(grad_out)`` and
     ``sum_dy_xmu = sum(grad_out * (input - mean))`` (when ``input_g``), ``grad_weight =
@@ -268,7 +265,7 @@ def batch_norm_backward_elemt(grad_out: Tensor, input: Tensor, mean: Tensor, inv
 
 def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                             momentum: float) -> tuple[Tensor, Tensor]:
-    """batch_norm_update_stats(input, running_mean, running_var, momentum) -> (Tensor, Tensor)
+    """batch_norm_update_stats(input, running_mean, running_var, momentum) -> tuple
 
     The per-channel mean and biased variance of ``input`` (channels on dim 1), with the running
     statistics updated in place: ``running = (1 - momentum) * running + momentum * new``, the

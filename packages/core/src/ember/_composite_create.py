@@ -174,8 +174,7 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
                    requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
-    pin_memory=False) -> Tensor
+    """empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 
     An uninitialized dense tensor of shape ``size`` whose memory is laid out in the dim order
     ``physical_layout``, outermost first: ``(0, 2, 3, 1)`` on a 4-d size is channels-last.
@@ -197,7 +196,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
 
         >>> ember.empty_permuted((2, 3, 4), (2, 0, 1)).stride()
         (3, 1, 6)
-    """
+    """  # noqa: E501  (the signature line autodoc reads must be one line)
     for name, v in (("size", size), ("physical_layout", physical_layout)):
         if not isinstance(v, (tuple, list, ember.Size)) or not all(isinstance(n, int) for n in v):
             raise TypeError(f"empty_permuted(): argument '{name}' (position {1 if name == 'size' else 2}) must be "

@@ -55,7 +55,7 @@ def _svd_lowrank(A: Tensor, q: int | None, niter: int | None, M: Tensor | None) 
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2,
                 M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
-    """svd_lowrank(A, q=6, niter=2, M=None) -> (Tensor, Tensor, Tensor)
+    """svd_lowrank(A, q=6, niter=2, M=None) -> tuple
 
     An approximate truncated SVD ``A - M ≈ U diag(S) V^H`` of rank ``q``, by randomized range
     finding: faster than a full SVD when ``q`` is much smaller than A's dims. The draws come
@@ -83,7 +83,7 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2,
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
                 niter: int = 2) -> tuple[Tensor, Tensor, Tensor]:
-    """pca_lowrank(A, q=None, center=True, niter=2) -> (Tensor, Tensor, Tensor)
+    """pca_lowrank(A, q=None, center=True, niter=2) -> tuple
 
     Principal component analysis of the rows of ``A`` by ``svd_lowrank`` of A with its column
     means subtracted (when ``center``): ``A @ V[:, :k]`` projects the data on its first ``k``
@@ -158,8 +158,7 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
            iK: Tensor | None = None, niter: int | None = None, tol: float | None = None, largest: bool | None = None,
            method: str | None = None, tracker: Any = None, ortho_iparams: Any = None, ortho_fparams: Any = None,
            ortho_bparams: Any = None) -> tuple[Tensor, Tensor]:
-    """lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None, method=None,
-    tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None) -> (Tensor, Tensor)
+    """lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None, method=None, tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None) -> tuple
 
     The ``k`` largest (or smallest) eigenpairs of the symmetric positive-definite generalized
     problem ``A x = λ B x`` by LOBPCG (Knyazev's locally optimal block preconditioned conjugate
@@ -193,7 +192,7 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
         >>> E, X = ember.lobpcg(A, k=2)
         >>> [round(v, 4) for v in E.tolist()]
         [12.0, 11.0]
-    """
+    """  # noqa: E501  (the signature line autodoc reads must be one line)
     if A.shape[-1] != A.shape[-2]:
         raise AssertionError(f"A must be square, got shape {A.shape}")
     m = A.shape[-1]

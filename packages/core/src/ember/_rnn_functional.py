@@ -76,8 +76,7 @@ def _forward(mode: str, args: tuple, hidden: Any) -> Any:
 
 
 def lstm(*args: Any) -> tuple[Tensor, Tensor, Tensor]:
-    """lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-    batch_first) -> (Tensor, Tensor, Tensor)
+    """lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) -> tuple
 
     A multi-layer LSTM over a padded batch ``input`` (``(T, B, I)``, or ``(B, T, I)`` with
     ``batch_first``), or, in the form ``lstm(data, batch_sizes, hx, params, has_biases,
@@ -111,8 +110,7 @@ def lstm(*args: Any) -> tuple[Tensor, Tensor, Tensor]:
 
 
 def gru(*args: Any) -> tuple[Tensor, Tensor]:
-    """gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-    batch_first) -> (Tensor, Tensor)
+    """gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) -> tuple
 
     A multi-layer GRU over a padded batch, or over packed data in the form ``gru(data,
     batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)``; the
@@ -144,8 +142,7 @@ def gru(*args: Any) -> tuple[Tensor, Tensor]:
 
 
 def rnn_tanh(*args: Any) -> tuple[Tensor, Tensor]:
-    """rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-    batch_first) -> (Tensor, Tensor)
+    """rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) -> tuple
 
     A multi-layer Elman RNN with ``tanh``, over a padded batch or packed data; the arguments are
     ``gru``'s (``params`` as ``nn.RNN._flat_weights``).
@@ -176,8 +173,7 @@ def rnn_tanh(*args: Any) -> tuple[Tensor, Tensor]:
 
 
 def rnn_relu(*args: Any) -> tuple[Tensor, Tensor]:
-    """rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-    batch_first) -> (Tensor, Tensor)
+    """rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) -> tuple
 
     ``rnn_tanh`` with ``relu`` as the non-linearity.
 

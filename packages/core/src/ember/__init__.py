@@ -68,14 +68,10 @@ globals().update(_FOREACH_OPS)
 from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
-from ember import _composite_aten, _composite_create  # noqa: E402  (asarray, nonzero_static, unsafe_split, ...)
-from ember import _batch_norm_sync  # noqa: E402  (batch_norm_stats, ..., what SyncBatchNorm is built from)
-from ember import _rnn_functional, _sample_binomial  # noqa: E402  (torch.lstm, gru, rnn_tanh, rnn_relu; binomial)
-from ember import _linalg_lowrank  # noqa: E402  (svd_lowrank, pca_lowrank)
+from ember import _composite_aten  # noqa: E402  (nonzero_static, unsafe_split, norm_except_dim, cond, ...)
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
-                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten, _composite_create,
-                _batch_norm_sync, _rnn_functional, _sample_binomial, _linalg_lowrank):
+                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 
@@ -281,6 +277,16 @@ _LAZY_NAMES = {
         "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
         "is_autocast_available")},
     "GradScaler": "ember.amp.grad_scaler",
+    # asarray / frombuffer / from_file / empty_permuted, SyncBatchNorm's statistics, the functional RNNs,
+    # binomial, the low-rank factorizations and lobpcg
+    **{n: m for m, names in (
+        ("ember._composite_create", ("asarray", "empty_permuted", "from_file", "frombuffer")),
+        ("ember._batch_norm_sync", ("batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt",
+                                    "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+                                    "batch_norm_stats", "batch_norm_update_stats")),
+        ("ember._rnn_functional", ("gru", "lstm", "rnn_relu", "rnn_tanh")),
+        ("ember._sample_binomial", ("binomial",)),
+        ("ember._linalg_lowrank", ("lobpcg", "pca_lowrank", "svd_lowrank"))) for n in names},
     **{n: "ember._runtime" for n in (  # settings and build facts: set_warn_always, has_lapack, ...
         "get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
         "is_inference", "is_warn_always_enabled", "legacy_contiguous_format", "set_anomaly_enabled",

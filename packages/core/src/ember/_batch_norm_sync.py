@@ -305,3 +305,4 @@ def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None, running_
             unbiased = var * n / (n - 1) if n > 1 else ember.full_like(var, float("nan"))
             running_var.copy_((1 - momentum) * running_var.to(acc) + momentum * unbiased)
     return mean.to(out_dtype), var.to(out_dtype)
+

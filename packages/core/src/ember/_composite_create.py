@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import ember
+from ember._argcheck import check_names
 from ember._composite_pointwise import _pretty
 from ember._lib import _C
 from ember._tensor import Tensor
@@ -173,7 +174,7 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 
 def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
-                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+                   requires_grad: bool | None = False, pin_memory: bool | None = False) -> Tensor:
     """empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 
     An uninitialized dense tensor of shape ``size`` whose memory is laid out in the dim order
@@ -214,7 +215,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
             raise RuntimeError("Duplicate dim not allowed")
         seen[p] = True
     phys = ember.empty([size[p] for p in physical_layout], dtype=dtype, layout=layout, device=device,
-                       pin_memory=pin_memory)
+                       pin_memory=bool(pin_memory))
     inverse = [0] * dim
     for i, p in enumerate(physical_layout):
         inverse[p] = i
@@ -302,3 +303,8 @@ def _has_buffer(obj: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+# PyTorch's parser TypeErrors for Tensor / bool arguments (this module loads lazily, after
+# ember/__init__.py wrapped its own names).
+check_names(globals(), ["asarray", "empty_permuted", "frombuffer"])

@@ -215,3 +215,4 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     E = ember.stack([r[0] for r in results]).reshape(*batch, k)
     V = ember.stack([r[1] for r in results]).reshape(*batch, m, k)
     return E, V
+

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import ember
+from ember._argcheck import check_names
 from ember._composite_pointwise import _pretty
 from ember._tensor import Tensor
 
@@ -161,3 +162,8 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
             out[live] = _rounds(n[live], p[live], generator)
         undefined = p.isnan() | n.isnan() | (n.isinf() & (p > 0) & (p < 1))
         return ember.where(undefined, ember.full_like(out, float("nan")), out).to(count.dtype)
+
+
+# PyTorch's parser TypeErrors for Tensor / bool arguments (this module loads lazily, after
+# ember/__init__.py wrapped its own names).
+check_names(globals(), __all__)

@@ -62,6 +62,9 @@ def _rows() -> list[Bench]:
         ("exponential_() 4M", "x.exponential_()", buffer(4 * M), None),
         ("multinomial 1000x100, 10 draws", "lib.multinomial(w, 10)",
          lambda lib: {"w": lib.rand(1000, 100)}, None),
+        # informative: ember draws whole counts with NumPy's sampler (measured ~1.3x PyTorch's time)
+        ("binomial(50, 0.3) 1M", "lib.binomial(c, p)",
+         lambda lib: {"c": lib.full((M,), 50.0), "p": lib.full((M,), 0.3)}, None),
     ]
     return [
         Bench("random", name, "throughput", stmt, setup, threads=th, target=target)

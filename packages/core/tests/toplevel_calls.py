@@ -283,3 +283,21 @@ CALLS.update({  # _toplevel_nn.conv_tbc, _composite_histogramdd, _composite_inde
     "histogramdd": lambda L: ([_x(L, 6, 2)], {"bins": 3, "density": False}),
     "index_reduce": lambda L: ([_x(L, 4, 3), 0, L.tensor([0, 2, 0]), _x(L, 3, 3), "amax"], {"include_self": True}),
 })
+
+CALLS.update({  # _composite_aten, _composite_create, _sample_binomial, _runtime (issue 22's long tail)
+    "affine_grid_generator": lambda L: ([_x(L, 1, 2, 3), [1, 1, 2, 3], False], {}),
+    "embedding_renorm_": lambda L: ([_x(L, 4, 3), L.tensor([0, 2]), 0.5, 2.0], {}),
+    "nonzero_static": lambda L: ([_x(L, 3, 4)], {"size": 5, "fill_value": -1}),
+    "norm_except_dim": lambda L: ([_x(L, 3, 4), 2, 1], {}),
+    "resize_as_": lambda L: ([_x(L, 6), _x(L, 2, 3)], {}),
+    "unsafe_chunk": lambda L: ([_x(L, 6, 2), 3], {}),
+    "unsafe_split": lambda L: ([_x(L, 6, 2), 4], {}),
+    "unsafe_split_with_sizes": lambda L: ([_x(L, 6, 2), [2, 4]], {}),
+    "asarray": lambda L: ([[1.0, 2.0]], {"copy": True, "requires_grad": False}),
+    "empty_permuted": lambda L: ([(2, 0, 3), (0, 2, 1)], {"requires_grad": False, "pin_memory": False}),
+    "frombuffer": lambda L: ([bytearray(8)], {"dtype": L.int16, "requires_grad": False}),
+    "binomial": lambda L: ([L.tensor([3.0, 4.0, 5.0]), L.tensor([0.0, 1.0, 1.0])], {}),
+    "get_device": lambda L: ([_x(L, 2)], {}),
+    "is_inference": lambda L: ([_x(L, 2)], {}),
+    "set_anomaly_enabled": lambda L: ([False, True], {}),
+})

@@ -68,9 +68,10 @@ globals().update(_FOREACH_OPS)
 from ember import _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.max_pool2d, torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
 from ember import _composite_histogramdd, _composite_index_reduce  # noqa: E402
+from ember import _composite_aten  # noqa: E402  (nonzero_static, unsafe_split, norm_except_dim, cond, ...)
 
 for _module in (_toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise, _composite_scan,
-                _composite_shape, _composite_histogramdd, _composite_index_reduce):
+                _composite_shape, _composite_histogramdd, _composite_index_reduce, _composite_aten):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 
@@ -186,8 +187,10 @@ def set_printoptions(precision: _Any = None, threshold: _Any = None, edgeitems: 
 
 
 def get_default_device() -> device:
-    """The device new tensors are created on: the CPU."""
-    return _C.device("cpu")
+    """The device new tensors are created on: the CPU (``set_default_device`` may name an index)."""
+    from ember._runtime import default_device
+
+    return default_device()
 
 
 # save/load/from_dlpack import their machinery (zipfile, pickle, ...) on first call.
@@ -219,6 +222,9 @@ from ember._tensor_linalg_index import nonzero as nonzero  # noqa: E402  (adds a
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
+from ember import _tensor_extras  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
+
+_tensor_extras.install()
 globals().update(_tensor_composite.toplevel_inplace())
 from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
 
@@ -271,6 +277,21 @@ _LAZY_NAMES = {
         "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
         "is_autocast_available")},
     "GradScaler": "ember.amp.grad_scaler",
+    # asarray / frombuffer / from_file / empty_permuted, SyncBatchNorm's statistics, the functional RNNs,
+    # binomial, the low-rank factorizations and lobpcg
+    **{n: m for m, names in (
+        ("ember._composite_create", ("asarray", "empty_permuted", "from_file", "frombuffer")),
+        ("ember._batch_norm_sync", ("batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt",
+                                    "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+                                    "batch_norm_stats", "batch_norm_update_stats")),
+        ("ember._rnn_functional", ("gru", "lstm", "rnn_relu", "rnn_tanh")),
+        ("ember._sample_binomial", ("binomial",)),
+        ("ember._linalg_lowrank", ("lobpcg", "pca_lowrank", "svd_lowrank"))) for n in names},
+    **{n: "ember._runtime" for n in (  # settings and build facts: set_warn_always, has_lapack, ...
+        "get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
+        "is_inference", "is_warn_always_enabled", "legacy_contiguous_format", "set_anomaly_enabled",
+        "set_default_device", "set_default_tensor_type", "set_flush_denormal", "set_num_interop_threads",
+        "set_warn_always")},
     # torch.lu, lu_solve, lu_unpack, triangular_solve, geqrf, ... and the names PyTorch removed (lstsq, eig, ...)
     **{n: "ember._linalg_old" for n in (
         "cholesky", "eig", "geqrf", "lstsq", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_rank", "orgqr",

@@ -6,7 +6,6 @@ import warnings
 
 import ember
 from ember import Tensor
-from ember._argcheck import no_internal_overlap
 
 
 def _padding(weight: Tensor, padding_idx: int | None) -> int:
@@ -23,24 +22,8 @@ def _padding(weight: Tensor, padding_idx: int | None) -> int:
 
 def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     """Rows of ``weight`` used by ``input`` whose norm exceeds max_norm are scaled down in place."""
-    where = "(while checking arguments for embedding_renorm_)"  # aten's checks, in its order
-    if weight.dim() != 2:
-        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 "
-                           f"'self' {where}")
-    if input.dtype not in (ember.int64, ember.int32):
-        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead {where}")
     with ember.no_grad():
-        idx = ember.unique(input.reshape(-1))
-        if idx.numel() == 0:
-            return
-        rows = weight[idx]
-        norms = rows.norm(norm_type, 1, keepdim=True)
-        big = norms > max_norm
-        if bool(big.any()):  # aten scales such a row in place (row *= scale): a row overlapping itself is refused
-            no_internal_overlap(weight[0])
-        scale = ember.where(big, max_norm / (norms + 1e-7), ember.ones_like(norms))
-        weight[idx] = rows * scale
+        ember.embedding_renorm_(weight, input, max_norm, norm_type)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,

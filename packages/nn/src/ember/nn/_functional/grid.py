@@ -10,14 +10,6 @@ import ember
 from ember import Tensor
 
 
-def _coords(n: int, align_corners: bool, dtype: Any) -> Tensor:
-    """n normalised coordinates in [-1, 1]: pixel centres, or corners with align_corners."""
-    if n <= 1:
-        return ember.zeros(max(n, 0), dtype=dtype)
-    c = ember.linspace(-1.0, 1.0, n, dtype=dtype)
-    return c if align_corners else c * ((n - 1) / n)
-
-
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """(N, H, W, 2) (or (N, D, H, W, 3)) grid of the points theta maps the output pixels to."""
     if align_corners is None:
@@ -51,14 +43,7 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         if not -(2**63) <= s < 2**63:
             raise TypeError(f"affine_grid_generator(): argument 'size' failed to unpack the object at pos {i + 1} "
                             'with error "Overflow when unpacking long long"')
-    # homogeneous coordinates (x along the last dim, then y, then z, then 1)
-    axes = [_coords(n, align_corners, theta.dtype) for n in spatial]  # (D,) H, W
-    grids = ember.meshgrid(*axes, indexing="ij")
-    base = ember.stack(list(reversed(grids)) + [ember.ones_like(grids[0])], -1)  # (..., x, y[, z], 1)
-    n = size[0]
-    flat = base.reshape(1, -1, base.shape[-1]).expand(n, -1, -1)
-    grid = flat @ theta.transpose(1, 2)
-    return grid.reshape(n, *spatial, len(spatial))
+    return ember.affine_grid_generator(theta, size, align_corners)
 
 
 GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}

@@ -1,0 +1,300 @@
+"""Process-wide settings of PyTorch's top level that ember records or answers truthfully: the
+warn-always flag, the inter-op thread count, the default device and tensor type, flush-denormal
+mode, anomaly mode, and the build facts ``has_lapack`` / ``has_mkl`` / ``has_openmp`` / ``has_spectral``.
+
+Loaded on first use (``ember._LAZY_NAMES``), so ``import ember`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import warnings
+from typing import Any
+
+from ember._argcheck import check_names
+from ember._lib import _C
+from ember._tensor import Tensor
+
+__all__ = ["get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
+           "is_inference", "is_warn_always_enabled", "legacy_contiguous_format", "set_anomaly_enabled",
+           "set_default_device", "set_default_tensor_type", "set_flush_denormal", "set_num_interop_threads",
+           "set_warn_always"]
+
+# Build facts: LAPACK comes from OpenBLAS, the kernels' threads from OpenMP, no MKL; torch.fft
+# support is whether ember.fft is installed.
+has_lapack = True
+has_mkl = False
+has_openmp = True
+has_spectral = importlib.util.find_spec("ember.fft") is not None
+legacy_contiguous_format = _C.contiguous_format
+
+_state: dict[str, Any] = {"warn_always": False, "interop": None, "interop_set": False, "device": None}
+
+
+def _type_name(v: Any) -> str:
+    return type(v).__name__
+
+
+def set_warn_always(b: Any, /) -> None:
+    """set_warn_always(b) -> None
+
+    When ``b`` is True, warnings PyTorch gives once per process are given every time; ember
+    records the flag (its warnings go through Python's ``warnings`` filters).
+
+    Args:
+        b (bool): the new value of the flag.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> ember.set_warn_always(True)
+        >>> ember.is_warn_always_enabled()
+        True
+        >>> ember.set_warn_always(False)
+    """
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {_type_name(b)}")
+    _state["warn_always"] = b
+
+
+def is_warn_always_enabled() -> bool:
+    """is_warn_always_enabled() -> bool
+
+    Whether once-per-process warnings are given every time (see ``ember.set_warn_always``).
+
+    Returns:
+        bool: the flag, False at start-up.
+
+    Example::
+
+        >>> ember.is_warn_always_enabled()
+        False
+    """
+    return _state["warn_always"]
+
+
+def get_num_interop_threads() -> int:
+    """get_num_interop_threads() -> int
+
+    The number of threads for inter-op parallelism. ember runs ops one after another and
+    parallelizes inside each op, so the number is only recorded: the intra-op thread count
+    until ``ember.set_num_interop_threads`` sets it.
+
+    Returns:
+        int: the inter-op thread count.
+
+    Example::
+
+        >>> ember.get_num_interop_threads() >= 1
+        True
+    """
+    n = _state["interop"]
+    return n if n is not None else max(1, _C.get_num_threads())
+
+
+def set_num_interop_threads(nthreads: int) -> None:
+    """set_num_interop_threads(nthreads) -> None
+
+    Sets the number of inter-op threads; as in PyTorch it may be called once per process, and
+    only with a positive integer (ember records the number: see ``get_num_interop_threads``).
+
+    Args:
+        nthreads (int): the number of threads, at least 1.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> n = ember.get_num_interop_threads()  # ember.set_num_interop_threads(n) may run once
+    """
+    if not isinstance(nthreads, int) or isinstance(nthreads, bool):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {_type_name(nthreads)}")
+    if nthreads <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _state["interop_set"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _state["interop"], _state["interop_set"] = nthreads, True
+
+
+def set_flush_denormal(mode: Any) -> bool:
+    """set_flush_denormal(mode) -> bool
+
+    Asks the CPU to flush denormal floats to zero. ember does not switch its worker threads'
+    floating-point mode, so it answers truthfully: ``False`` (not configured) for ``mode=True``,
+    and ``True`` for ``mode=False`` (denormals are kept, as asked).
+
+    Args:
+        mode (bool): True to flush denormals to zero, False to keep them.
+
+    Returns:
+        bool: whether the requested mode is in force.
+
+    Example::
+
+        >>> ember.set_flush_denormal(False)
+        True
+    """
+    if not isinstance(mode, bool):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {_type_name(mode)}")
+    return not mode
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """set_anomaly_enabled(enabled, check_nan=True) -> None
+
+    Switches autograd's anomaly detection on or off for the process (what
+    ``ember.autograd.set_detect_anomaly`` does, without restoring it afterwards).
+
+    Args:
+        enabled (bool): whether anomaly detection is on.
+        check_nan (bool): whether backward also checks gradients for NaN.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> ember.set_anomaly_enabled(True)
+        >>> ember.is_anomaly_enabled()
+        True
+        >>> ember.set_anomaly_enabled(False)
+    """
+    _C._set_anomaly_enabled(enabled, check_nan)
+
+
+def is_inference(input: Tensor) -> bool:
+    """is_inference(input) -> bool
+
+    Whether ``input`` is an inference tensor: one created under ``ember.inference_mode()``
+    (or a view of one).
+
+    Args:
+        input (Tensor): the tensor asked about.
+
+    Returns:
+        bool: True for an inference tensor.
+
+    Example::
+
+        >>> ember.is_inference(ember.ones(2))
+        False
+    """
+    return input.is_inference()
+
+
+def get_device(input: Tensor) -> int:
+    """get_device(input) -> int
+
+    The index of the device ``input`` is on, ``-1`` for a CPU tensor (every ember tensor).
+
+    Args:
+        input (Tensor): the tensor asked about.
+
+    Returns:
+        int: the device index, -1 on the CPU.
+
+    Example::
+
+        >>> ember.get_device(ember.ones(2))
+        -1
+    """
+    return input.get_device()
+
+
+def set_default_device(device: Any) -> None:
+    """set_default_device(device) -> None
+
+    Sets the device factory functions create tensors on. ember runs on the CPU, so ``"cpu"``
+    (with or without an index) and ``None`` (back to the CPU) are accepted; a CUDA device
+    raises the error PyTorch built without CUDA gives.
+
+    Args:
+        device (device or str or None): the new default device.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> ember.set_default_device("cpu")
+        >>> ember.get_default_device()
+        device(type='cpu')
+        >>> ember.set_default_device(None)
+    """
+    if device is None:
+        _state["device"] = None
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    dev = device if isinstance(device, _C.device) else _C.device(device)
+    if dev.type == "cuda":
+        raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+    if dev.type != "cpu":
+        raise RuntimeError(f"ember has no {dev.type} backend: only the CPU can be the default device")
+    _state["device"] = dev
+
+
+def default_device() -> Any:
+    """The device set with set_default_device (the CPU when none is)."""
+    return _state["device"] if _state["device"] is not None else _C.device("cpu")
+
+
+def _legacy_type(t: Any) -> Any:
+    from ember._legacy_types import LEGACY_TYPES
+
+    if isinstance(t, str):
+        head, _, name = t.rpartition(".")
+        if head.endswith(".cuda") or head == "cuda":
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        if head in ("torch", "ember") and name in LEGACY_TYPES:
+            return LEGACY_TYPES[name]
+        module = importlib.import_module(head or t)  # ModuleNotFoundError, as PyTorch's import of the name
+        return getattr(module, name)
+    return t
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """set_default_tensor_type(t) -> None
+
+    Deprecated in PyTorch 2.1 (use ``set_default_dtype``): sets the default floating-point
+    dtype from a legacy tensor type such as ``ember.DoubleTensor`` or its name
+    ``"torch.DoubleTensor"``. Only floating-point types are accepted.
+
+    Args:
+        t (type or str): the legacy tensor type or its dotted name.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     ember.set_default_tensor_type(ember.DoubleTensor)
+        ...     d = ember.ones(1).dtype
+        ...     ember.set_default_tensor_type("torch.FloatTensor")
+        >>> d
+        torch.float64
+    """
+    from ember._legacy_types import BY_DTYPE, tensortype
+
+    cls = _legacy_type(t)
+    if not isinstance(cls, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if cls.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64) or BY_DTYPE.get(cls.dtype) is not cls:
+        raise TypeError("only floating-point types are supported as the default type")
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                  stacklevel=2)
+    _C.set_default_dtype(cls.dtype)
+
+
+# PyTorch's parser TypeErrors for the Tensor / bool arguments (these names load lazily, after
+# ember/__init__.py wrapped its own).
+check_names(globals(), ["get_device", "is_inference", "set_anomaly_enabled"])

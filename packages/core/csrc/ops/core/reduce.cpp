@@ -231,7 +231,12 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
   }
   DimMask m = dim_mask(x, dim, true);
   Tensor mu = mean(x, dim, true, std::nullopt);
+  // Deviations from the mean, less their own mean (the corrected two-pass algorithm): sum(x) / n
+  // need not round back to x for n equal values, but their deviations x - mu are all the same
+  // few-bit number, whose mean is exact -- so equal values have deviations of exactly 0 (var 0,
+  // or NaN past the degrees of freedom), as PyTorch's Welford update gives.
   Tensor d = sub(x, mu, Scalar(int64_t(1)));
+  d = sub(d, mean(d, dim, true, std::nullopt), Scalar(int64_t(1)));
   Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
   double n = static_cast<double>(reduced_count(x, m));
   double denom = std::max(0.0, n - correction);

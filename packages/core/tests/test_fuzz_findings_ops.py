@@ -377,3 +377,15 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
 def test_var_of_equal_values(f: Callable[[Any], Any]) -> None:
     check(f)
 
+
+# ---- a Python int in [2**63, 2**64) beside an integer tensor of a float op is its value ---------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.special.zeta(m.tensor([1, 2, 3, 4]), 2**63),
+    lambda m: m.special.zeta(m.tensor([2, 3]), 2**64 - 1),
+    lambda m: m.add(m.tensor([1, 2]), 2**63),  # an integer result: the bits wrap, as in PyTorch
+    lambda m: m.true_divide(m.tensor([1, 2]), 2**63),
+))
+def test_uint64_number_in_float_ops(f: Callable[[Any], Any]) -> None:
+    check(f)
+

@@ -1117,6 +1117,41 @@ def _grid_mode_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"grid_sampler(): unknown {'interpolation_mode' if not valid_mode else 'padding_mode'}")
 
 
+# --- layer_norm of a half-type row of equal values ---------------------------------------------
+
+def _layer_norm_parts(args: tuple, kwargs: dict) -> tuple | None:
+    x, shape = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "normalized_shape")
+    w, b = _arg(args, kwargs, 2, "weight"), _arg(args, kwargs, 3, "bias")
+    if not (isinstance(x, torch.Tensor) and x.dtype in (torch.float16, torch.bfloat16)):
+        return None
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    k = len(shape)
+    if not shape or x.dim() < k or tuple(x.shape[x.dim() - k:]) != shape or x.numel() == 0:
+        return None
+    params = [p for p in (w, b) if p is not None]
+    if any(not isinstance(p, torch.Tensor) or tuple(p.shape) != shape for p in params):
+        return None  # PyTorch's own shape error stands
+    if params and {p.dtype for p in params} not in ({x.dtype}, {torch.float32}):
+        return None  # and its dtype error
+    return x, shape, w, b
+
+
+def _layer_norm_const_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _layer_norm_parts(args, kwargs) if name == "layer_norm" else None
+    if parts is None:
+        return False
+    x, shape = parts[0], parts[1]
+    rows = x.float().reshape(-1, math.prod(shape))
+    return bool(((rows == rows[:, :1]).all(1) & rows[:, 0].isfinite()).any())
+
+
+def _layer_norm_const_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape, w, b = _layer_norm_parts(args, kwargs)
+    eps = _arg(args, kwargs, 4, "eps", 1e-5)
+    d = [None if p is None else p.double() for p in (w, b)]
+    return torch.nn.functional.layer_norm(x.double(), shape, d[0], d[1], eps).to(x.dtype)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1456,6 +1491,15 @@ KNOWN_WRONG = [
         why="an argument outside the enum has no meaning; ember raises PyTorch's RuntimeError type "
             "(after PyTorch's shape checks) rather than return garbage",
         applies=_grid_mode_applies, correct=_grid_mode_correct),
+    KnownWrong(
+        "layer-norm-half-equal-row",
+        torch_says="torch.layer_norm(torch.full((1, 8), 0.7, dtype=torch.float16), [8]) is -7.39e-06 "
+                   "everywhere (bfloat16 -9.5e-07): the half-type kernel writes y = x * rstd + (-mean * rstd) "
+                   "in float32, whose two rounded products do not cancel; float32 and float64 give 0",
+        why="a row of equal values equals its mean, so (x - mean) * rstd is exactly 0 (then times "
+            "weight plus bias): the float64 layer_norm rounded to the input's dtype, which ember's "
+            "(x - mean) * rstd gives",
+        applies=_layer_norm_const_applies, correct=_layer_norm_const_correct),
 ]
 
 

@@ -284,3 +284,15 @@ def test_batch_norm_running_stats_update_in_channel_order(torch: Any) -> None:
         v = 0.1 * 15.0 + 0.9 * v
     close(rm, torch.full((3,), m), atol=1e-6, rtol=1e-6)
     close(rv, torch.full((3,), v), atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_half_equal_row_is_zero(torch: Any, dtype: str) -> None:
+    # a row equal to its mean normalizes to exactly 0 (PyTorch's half kernel leaves ~1e-5 there:
+    # torch_known_wrong's layer-norm-half-equal-row); other rows match PyTorch
+    x = torch.tensor([[0.7] * 8, [0.1 * i for i in range(8)]], dtype=getattr(torch, dtype))
+    ye = F.layer_norm(ember.tensor(x.float().tolist(), dtype=getattr(ember, dtype)), [8])
+    assert ye[0].float().abs().max().item() == 0.0
+    ref = torch.nn.functional.layer_norm(x.double(), [8]).to(x.dtype)
+    close(ye.float(), ref.float(), atol=1e-5, rtol=2e-2 if dtype == "bfloat16" else 1e-3)
+

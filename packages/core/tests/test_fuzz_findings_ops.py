@@ -389,3 +389,18 @@ def test_var_of_equal_values(f: Callable[[Any], Any]) -> None:
 def test_uint64_number_in_float_ops(f: Callable[[Any], Any]) -> None:
     check(f)
 
+
+# ---- grid sampling of a half-type input: float32 arithmetic, one rounding ------------------------
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sampler_half_rounds_once(dims: int) -> None:
+    # PyTorch's half-type kernels round every step (torch_known_wrong's grid-sampler-half-arithmetic);
+    # the right answer is the float64 one rounded to float16
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn((2, 2) + (3, 4, 5)[:dims], generator=g).half()
+    grid = (torch.rand((2, 2, 3, 2)[:dims + 1] + (dims,), generator=g) * 2.4 - 1.2).half()
+    f = "grid_sampler_2d" if dims == 2 else "grid_sampler_3d"
+    want = getattr(torch, f)(x.double(), grid.double(), 0, 0, False).half()
+    got = getattr(ember, f)(ember.tensor(x.tolist(), dtype=ember.float16),
+                            ember.tensor(grid.tolist(), dtype=ember.float16), 0, 0, False)
+    torch.testing.assert_close(torch.tensor(got.tolist(), dtype=torch.float16), want, rtol=1e-3, atol=1e-5)

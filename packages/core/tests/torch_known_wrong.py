@@ -1152,6 +1152,27 @@ def _layer_norm_const_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.nn.functional.layer_norm(x.double(), shape, d[0], d[1], eps).to(x.dtype)
 
 
+# --- grid_sample of a half-type input ----------------------------------------------------------
+
+_GRID_SAMPLERS = ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "grid_sample")
+
+
+def _grid_half_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _GRID_SAMPLERS:
+        return False
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "grid")
+    return (isinstance(x, torch.Tensor) and isinstance(g, torch.Tensor) and x.dtype == g.dtype
+            and x.dtype in (torch.float16, torch.bfloat16) and x.numel() > 0 and g.numel() > 0)
+
+
+def _grid_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    wide = [a.double() if isinstance(a, torch.Tensor) else a for a in args]
+    kw = {k: v.double() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+    f = torch.nn.functional.grid_sample if name == "grid_sample" else getattr(torch, name)
+    return f(*wide, **kw).to(x.dtype)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1500,6 +1521,16 @@ KNOWN_WRONG = [
             "weight plus bias): the float64 layer_norm rounded to the input's dtype, which ember's "
             "(x - mean) * rstd gives",
         applies=_layer_norm_const_applies, correct=_layer_norm_const_correct),
+    KnownWrong(
+        "grid-sampler-half-arithmetic",
+        torch_says="torch.grid_sampler_3d(x, g, 0, 0, False) with float16 x, g: 0.0461 where the float64 "
+                   "answer is 0.0467 (float32's rounded: 0.0467): the half-type kernels round every "
+                   "coordinate, weight and product to the half type (the 2-d ones too; errors of many "
+                   "ulps, not one)",
+        why="grid sampling is a weighted sum of input values; computed in float64 and rounded once "
+            "to the input's dtype it is the correctly rounded answer, which ember's float32 "
+            "arithmetic gives to an ulp",
+        applies=_grid_half_applies, correct=_grid_half_correct),
 ]
 
 

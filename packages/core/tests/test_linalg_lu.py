@@ -85,6 +85,18 @@ def test_factor_batch_with_a_nonfinite_matrix(op: str) -> None:
     assert bool(to_t(r[0][1]).isnan().any()) and tuple(r[0].shape) == tuple(tr[0].shape)
 
 
+def test_lu_factor_singular_reconstructs() -> None:
+    # the residues a singular matrix leaves in U (OpenBLAS 0, MKL 5.6e-17, and the multipliers
+    # formed from them) are the LAPACK build's (the fuzz oracle compares dtype and shape there);
+    # the factorization itself holds: P L U = A
+    a = torch.tensor([[5.0, 1.0, 5.0, 1.0], [1.0, -0.5, 1.0, -0.5], [-1.0, 6.0, -1.0, 6.0], [0.5, 1.0, 0.5, 1.0]],
+                     dtype=torch.float64)
+    r = ember.linalg.lu_factor_ex(ember.tensor(a.tolist(), dtype=ember.float64))
+    P, L, U = ember.lu_unpack(r.LU, r.pivots)
+    close(P @ L @ U, a)
+    assert to_t(r.pivots).tolist() == torch.linalg.lu_factor_ex(a).pivots.tolist()
+
+
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 3), (2, 4, 2)])
 def test_lu_gradients(dt: str, shape: tuple) -> None:

@@ -1117,6 +1117,44 @@ def _grid_mode_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"grid_sampler(): unknown {'interpolation_mode' if not valid_mode else 'padding_mode'}")
 
 
+# --- modified Bessel K at the smallest subnormal ---------------------------------------------
+
+_BESSEL_K = {"modified_bessel_k0": 0, "scaled_modified_bessel_k0": 0,
+             "modified_bessel_k1": 1, "scaled_modified_bessel_k1": 1}
+
+
+def _bessel_k_base(name: str) -> str:
+    return name[len("special_"):] if name.startswith("special_") else name
+
+
+def _bessel_k_tiny_mask(x: Any) -> Any:
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
+        return None
+    return x == math.ldexp(1.0, -149 if x.dtype == torch.float32 else -1074)
+
+
+def _bessel_k_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if _bessel_k_base(name) not in _BESSEL_K:
+        return False
+    m = _bessel_k_tiny_mask(_arg(args, kwargs, 0, "input"))
+    return m is not None and bool(m.any())
+
+
+def _bessel_k_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    base = _bessel_k_base(name)
+    x, out = _arg(args, kwargs, 0, "input"), kwargs.get("out")
+    r = getattr(torch.special, base)(x)
+    # K_0(z) = -ln(z/2) - gamma and K_1(z) = 1/z to double precision this close to 0 (the next
+    # terms are z^2 ln z smaller), and e^z = 1 there
+    if _BESSEL_K[base] == 0:
+        z = x.double().clamp_min(math.ldexp(1.0, -1074))
+        v = -(torch.log(z) - math.log(2.0) + 0.57721566490153286061)
+    else:
+        v = torch.full_like(x, math.inf, dtype=torch.float64)
+    r = torch.where(_bessel_k_tiny_mask(x), v.to(r.dtype), r)
+    return r if out is None else r.to(out.dtype)
+
+
 # --- layer_norm of a half-type row of equal values ---------------------------------------------
 
 def _layer_norm_parts(args: tuple, kwargs: dict) -> tuple | None:
@@ -1512,6 +1550,16 @@ KNOWN_WRONG = [
         why="an argument outside the enum has no meaning; ember raises PyTorch's RuntimeError type "
             "(after PyTorch's shape checks) rather than return garbage",
         applies=_grid_mode_applies, correct=_grid_mode_correct),
+    KnownWrong(
+        "bessel-k-smallest-subnormal",
+        torch_says="torch.special.modified_bessel_k1(torch.tensor([1e-45])) is nan (inf in float32: "
+                   "K_1(z) = 1/z = 7.1e44), scaled_modified_bessel_k0(torch.tensor([1e-45])) is inf (103.39, "
+                   "as modified_bessel_k0 says); at 5e-324 in float64 K_1 and its scaled form are nan, K_0 "
+                   "and its scaled form inf (744.556): only at the dtype's smallest subnormal",
+        why="K_0(z) = -ln(z/2) - gamma and K_1(z) = 1/z to double precision for z that small (the "
+            "next series terms are z^2 ln z smaller) and e^z = 1 there; PyTorch's own answers at "
+            "the next subnormals agree",
+        applies=_bessel_k_tiny_applies, correct=_bessel_k_tiny_correct),
     KnownWrong(
         "layer-norm-half-equal-row",
         torch_says="torch.layer_norm(torch.full((1, 8), 0.7, dtype=torch.float16), [8]) is -7.39e-06 "

@@ -373,6 +373,8 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
     lambda m: m.var(m.tensor([[0.1], [1.7], [-2.3]], dtype=m.float32).expand(3, 3), 1),
     lambda m: m.std(m.tensor([[0.1], [1.7]], dtype=m.float64).expand(2, 7), 1, correction=9),
     lambda m: m.var_mean(m.tensor([[1.1, 2.0, 0.3]], dtype=m.float32).expand(3, 3), 0, correction=4),
+    lambda m: m.var_mean(m.ones(0, 3), correction=-1),  # no values: NaN whatever the correction
+    lambda m: m.std(m.ones(0, 3), 0, correction=-2),
 ))
 def test_var_of_equal_values(f: Callable[[Any], Any]) -> None:
     check(f)

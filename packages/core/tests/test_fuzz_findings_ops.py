@@ -380,6 +380,13 @@ def test_var_of_equal_values(f: Callable[[Any], Any]) -> None:
     check(f)
 
 
+def test_var_over_all_equal_values_is_nan() -> None:
+    # PyTorch's reduction over all elements leaves a residue here (inf: torch_known_wrong's
+    # var-all-equal-values); equal values have no spread, so past the degrees of freedom: 0 / 0
+    x = ember.tensor([0.34597599506378174]).expand(7)
+    assert math.isnan(ember.var(x, correction=7).item()) and math.isnan(ember.std(x, 0, correction=8).item())
+
+
 # ---- a Python int in [2**63, 2**64) beside an integer tensor of a float op is its value ---------
 
 @pytest.mark.parametrize("f", call(

@@ -1211,6 +1211,30 @@ def _grid_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return f(*wide, **kw).to(x.dtype)
 
 
+# --- var / std over all of a tensor of equal values, past the degrees of freedom ------------------
+
+def _var_all_equal_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("var", "std") or kwargs.get("out") is not None:
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    dim = _arg(args, kwargs, 1, "dim")
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0 and x.dim() > 0):
+        return False
+    if dim not in (None, ()):  # a reduction over every dim longer than 1 is one over all
+        dims = {d % x.dim() for d in ([dim] if isinstance(dim, int) else dim)}
+        if any(n > 1 and i not in dims for i, n in enumerate(x.shape)):
+            return False
+    corr = kwargs.get("correction", 1)
+    if not isinstance(corr, (int, float)) or isinstance(corr, bool) or x.numel() - corr > 0:
+        return False
+    v = x.flatten()
+    return bool(torch.isfinite(v).all() and (v == v[0]).all())
+
+
+def _var_all_equal_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    return getattr(torch, name)(*args, **kwargs).fill_(math.nan)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1579,6 +1603,15 @@ KNOWN_WRONG = [
             "to the input's dtype it is the correctly rounded answer, which ember's float32 "
             "arithmetic gives to an ulp",
         applies=_grid_half_applies, correct=_grid_half_correct),
+    KnownWrong(
+        "var-all-equal-values",
+        torch_says="torch.var(torch.tensor([0.34597599506378174]).expand(7), correction=7) is inf (for "
+                   "about half of random values): its reduction over all elements leaves a rounding "
+                   "residue in the sum of (x - mean)^2, where its reduction along one dim of several "
+                   "gives nan",
+        why="equal values have deviations of exactly 0, so past the degrees of freedom the variance is "
+            "0 / 0 = NaN, as PyTorch's own reduction along a dim says",
+        applies=_var_all_equal_applies, correct=_var_all_equal_correct),
 ]
 
 

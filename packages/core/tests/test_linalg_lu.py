@@ -69,6 +69,34 @@ def test_lu_factor_values(dt: str, shape: tuple) -> None:
     close(up.P, tP, dt)
 
 
+@pytest.mark.parametrize("op", ["lu_factor_ex", "ldl_factor_ex"])
+def test_factor_batch_with_a_nonfinite_matrix(op: str) -> None:
+    # what LAPACK leaves in the factor of a matrix holding NaN / inf is its build's choice (MKL and
+    # OpenBLAS differ; the fuzz oracle compares those on dtype and shape): the batch's finite
+    # matrices still factor as PyTorch's, and the others keep their NaN
+    t, e = pair((3, 4, 4))
+    t = t + t.mT  # symmetric, for LDL
+    t[1, 2, 1] = t[1, 1, 2] = float("nan")
+    t[2, 0, 3] = t[2, 3, 0] = float("inf")
+    e = ember.tensor(t.tolist(), dtype=ember.float64)
+    r, tr = getattr(ember.linalg, op)(e), getattr(torch.linalg, op)(t)
+    close(r[0][0], tr[0][0])
+    assert to_t(r[1][0]).tolist() == tr[1][0].tolist() and to_t(r[2][0]).item() == tr[2][0].item()
+    assert bool(to_t(r[0][1]).isnan().any()) and tuple(r[0].shape) == tuple(tr[0].shape)
+
+
+def test_lu_factor_singular_reconstructs() -> None:
+    # the residues a singular matrix leaves in U (OpenBLAS 0, MKL 5.6e-17, and the multipliers
+    # formed from them) are the LAPACK build's (the fuzz oracle compares dtype and shape there);
+    # the factorization itself holds: P L U = A
+    a = torch.tensor([[5.0, 1.0, 5.0, 1.0], [1.0, -0.5, 1.0, -0.5], [-1.0, 6.0, -1.0, 6.0], [0.5, 1.0, 0.5, 1.0]],
+                     dtype=torch.float64)
+    r = ember.linalg.lu_factor_ex(ember.tensor(a.tolist(), dtype=ember.float64))
+    P, L, U = ember.lu_unpack(r.LU, r.pivots)
+    close(P @ L @ U, a)
+    assert to_t(r.pivots).tolist() == torch.linalg.lu_factor_ex(a).pivots.tolist()
+
+
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 3), (2, 4, 2)])
 def test_lu_gradients(dt: str, shape: tuple) -> None:

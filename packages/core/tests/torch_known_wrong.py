@@ -1117,6 +1117,124 @@ def _grid_mode_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"grid_sampler(): unknown {'interpolation_mode' if not valid_mode else 'padding_mode'}")
 
 
+# --- modified Bessel K at the smallest subnormal ---------------------------------------------
+
+_BESSEL_K = {"modified_bessel_k0": 0, "scaled_modified_bessel_k0": 0,
+             "modified_bessel_k1": 1, "scaled_modified_bessel_k1": 1}
+
+
+def _bessel_k_base(name: str) -> str:
+    return name[len("special_"):] if name.startswith("special_") else name
+
+
+def _bessel_k_tiny_mask(x: Any) -> Any:
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
+        return None
+    return x == math.ldexp(1.0, -149 if x.dtype == torch.float32 else -1074)
+
+
+def _bessel_k_tiny_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if _bessel_k_base(name) not in _BESSEL_K:
+        return False
+    m = _bessel_k_tiny_mask(_arg(args, kwargs, 0, "input"))
+    return m is not None and bool(m.any())
+
+
+def _bessel_k_tiny_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    base = _bessel_k_base(name)
+    x, out = _arg(args, kwargs, 0, "input"), kwargs.get("out")
+    r = getattr(torch.special, base)(x)
+    # K_0(z) = -ln(z/2) - gamma and K_1(z) = 1/z to double precision this close to 0 (the next
+    # terms are z^2 ln z smaller), and e^z = 1 there
+    if _BESSEL_K[base] == 0:
+        z = x.double().clamp_min(math.ldexp(1.0, -1074))
+        v = -(torch.log(z) - math.log(2.0) + 0.57721566490153286061)
+    else:
+        v = torch.full_like(x, math.inf, dtype=torch.float64)
+    r = torch.where(_bessel_k_tiny_mask(x), v.to(r.dtype), r)
+    return r if out is None else r.to(out.dtype)
+
+
+# --- layer_norm of a half-type row of equal values ---------------------------------------------
+
+def _layer_norm_parts(args: tuple, kwargs: dict) -> tuple | None:
+    x, shape = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "normalized_shape")
+    w, b = _arg(args, kwargs, 2, "weight"), _arg(args, kwargs, 3, "bias")
+    if not (isinstance(x, torch.Tensor) and x.dtype in (torch.float16, torch.bfloat16)):
+        return None
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    k = len(shape)
+    if not shape or x.dim() < k or tuple(x.shape[x.dim() - k:]) != shape or x.numel() == 0:
+        return None
+    params = [p for p in (w, b) if p is not None]
+    if any(not isinstance(p, torch.Tensor) or tuple(p.shape) != shape for p in params):
+        return None  # PyTorch's own shape error stands
+    if params and {p.dtype for p in params} not in ({x.dtype}, {torch.float32}):
+        return None  # and its dtype error
+    return x, shape, w, b
+
+
+def _layer_norm_const_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _layer_norm_parts(args, kwargs) if name == "layer_norm" else None
+    if parts is None:
+        return False
+    x, shape = parts[0], parts[1]
+    rows = x.float().reshape(-1, math.prod(shape))
+    return bool(((rows == rows[:, :1]).all(1) & rows[:, 0].isfinite()).any())
+
+
+def _layer_norm_const_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape, w, b = _layer_norm_parts(args, kwargs)
+    eps = _arg(args, kwargs, 4, "eps", 1e-5)
+    d = [None if p is None else p.double() for p in (w, b)]
+    return torch.nn.functional.layer_norm(x.double(), shape, d[0], d[1], eps).to(x.dtype)
+
+
+# --- grid_sample of a half-type input ----------------------------------------------------------
+
+_GRID_SAMPLERS = ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "grid_sample")
+
+
+def _grid_half_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _GRID_SAMPLERS:
+        return False
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "grid")
+    return (isinstance(x, torch.Tensor) and isinstance(g, torch.Tensor) and x.dtype == g.dtype
+            and x.dtype in (torch.float16, torch.bfloat16) and x.numel() > 0 and g.numel() > 0)
+
+
+def _grid_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    wide = [a.double() if isinstance(a, torch.Tensor) else a for a in args]
+    kw = {k: v.double() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+    f = torch.nn.functional.grid_sample if name == "grid_sample" else getattr(torch, name)
+    return f(*wide, **kw).to(x.dtype)
+
+
+# --- var / std over all of a tensor of equal values, past the degrees of freedom ------------------
+
+def _var_all_equal_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("var", "std") or kwargs.get("out") is not None:
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    dim = _arg(args, kwargs, 1, "dim")
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0 and x.dim() > 0):
+        return False
+    if dim not in (None, ()):  # a reduction over every dim longer than 1 is one over all
+        dims = {d % x.dim() for d in ([dim] if isinstance(dim, int) else dim)}
+        if any(n > 1 and i not in dims for i, n in enumerate(x.shape)):
+            return False
+    corr = kwargs.get("correction", 1)
+    if not isinstance(corr, (int, float)) or isinstance(corr, bool) or x.numel() - corr > 0:
+        return False
+    v = x.flatten()
+    return bool(torch.isfinite(v).all() and (v == v[0]).all())
+
+
+def _var_all_equal_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    return getattr(torch, name)(*args, **kwargs).fill_(math.nan)
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1456,6 +1574,44 @@ KNOWN_WRONG = [
         why="an argument outside the enum has no meaning; ember raises PyTorch's RuntimeError type "
             "(after PyTorch's shape checks) rather than return garbage",
         applies=_grid_mode_applies, correct=_grid_mode_correct),
+    KnownWrong(
+        "bessel-k-smallest-subnormal",
+        torch_says="torch.special.modified_bessel_k1(torch.tensor([1e-45])) is nan (inf in float32: "
+                   "K_1(z) = 1/z = 7.1e44), scaled_modified_bessel_k0(torch.tensor([1e-45])) is inf (103.39, "
+                   "as modified_bessel_k0 says); at 5e-324 in float64 K_1 and its scaled form are nan, K_0 "
+                   "and its scaled form inf (744.556): only at the dtype's smallest subnormal",
+        why="K_0(z) = -ln(z/2) - gamma and K_1(z) = 1/z to double precision for z that small (the "
+            "next series terms are z^2 ln z smaller) and e^z = 1 there; PyTorch's own answers at "
+            "the next subnormals agree",
+        applies=_bessel_k_tiny_applies, correct=_bessel_k_tiny_correct),
+    KnownWrong(
+        "layer-norm-half-equal-row",
+        torch_says="torch.layer_norm(torch.full((1, 8), 0.7, dtype=torch.float16), [8]) is -7.39e-06 "
+                   "everywhere (bfloat16 -9.5e-07): the half-type kernel writes y = x * rstd + (-mean * rstd) "
+                   "in float32, whose two rounded products do not cancel; float32 and float64 give 0",
+        why="a row of equal values equals its mean, so (x - mean) * rstd is exactly 0 (then times "
+            "weight plus bias): the float64 layer_norm rounded to the input's dtype, which ember's "
+            "(x - mean) * rstd gives",
+        applies=_layer_norm_const_applies, correct=_layer_norm_const_correct),
+    KnownWrong(
+        "grid-sampler-half-arithmetic",
+        torch_says="torch.grid_sampler_3d(x, g, 0, 0, False) with float16 x, g: 0.0461 where the float64 "
+                   "answer is 0.0467 (float32's rounded: 0.0467): the half-type kernels round every "
+                   "coordinate, weight and product to the half type (the 2-d ones too; errors of many "
+                   "ulps, not one)",
+        why="grid sampling is a weighted sum of input values; computed in float64 and rounded once "
+            "to the input's dtype it is the correctly rounded answer, which ember's float32 "
+            "arithmetic gives to an ulp",
+        applies=_grid_half_applies, correct=_grid_half_correct),
+    KnownWrong(
+        "var-all-equal-values",
+        torch_says="torch.var(torch.tensor([0.34597599506378174]).expand(7), correction=7) is inf (for "
+                   "about half of random values): its reduction over all elements leaves a rounding "
+                   "residue in the sum of (x - mean)^2, where its reduction along one dim of several "
+                   "gives nan",
+        why="equal values have deviations of exactly 0, so past the degrees of freedom the variance is "
+            "0 / 0 = NaN, as PyTorch's own reduction along a dim says",
+        applies=_var_all_equal_applies, correct=_var_all_equal_correct),
 ]
 
 

@@ -50,6 +50,33 @@ def test_sdpa_mask_with_causal_errors() -> None:
         F.scaled_dot_product_attention(q, q, q, attn_mask=ember.ones(2, 2), is_causal=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("strided", [False, True])
+def test_sdpa_masked_nan_key_follows_the_path(torch: Any, dtype: str, strided: bool) -> None:
+    # aten's math path (taken for a key whose last dim is not unit-stride) adds the causal mask,
+    # so a NaN score at a masked position makes its row NaN; the fused kernel never computes it
+    q = RNG.normal(size=(1, 2, 4, 3))
+    k = RNG.normal(size=(1, 2, 4, 6))
+    k[0, 1, 2] = np.nan
+    v = RNG.normal(size=(1, 2, 4, 3))
+    (qe, qt), (ke, kt), (ve, vt) = (pair(torch, a, dtype=dtype) for a in (q, k, v))
+    ke, kt = (ke[..., ::2], kt[..., ::2]) if strided else (ke[..., :3].contiguous(), kt[..., :3].contiguous())
+    ye = F.scaled_dot_product_attention(qe, ke, ve, is_causal=True)
+    yt = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=True)
+    assert bool(ye[0, 1, 0].isnan().all()) == strided
+    close(ye.float(), yt.float(), atol=1e-3 if dtype == "float16" else 1e-5, rtol=1e-3)
+
+
+def test_sdpa_math_path_fully_masked_row_is_zero(torch: Any) -> None:
+    # aten's _safe_softmax: a row with no key to attend gives 0, not NaN
+    mask = [[True, False, False], [False, False, False], [True, True, True]]
+    (qe, qt), (ke, kt), (ve, vt) = (pair(torch, RNG.normal(size=(1, 3, 3))) for _ in range(3))
+    ye = F.scaled_dot_product_attention(qe, ke, ve, attn_mask=ember.tensor(mask))
+    yt = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, attn_mask=torch.tensor(mask))
+    close(ye, yt, atol=1e-6)
+    assert ye[0, 1].abs().sum().item() == 0.0
+
+
 def test_one_hot(torch: Any) -> None:
     t = [[0, 2], [1, 3]]
     assert F.one_hot(ember.tensor(t)).tolist() == torch.nn.functional.one_hot(torch.tensor(t)).tolist()

@@ -284,3 +284,37 @@ def test_batch_norm_running_stats_update_in_channel_order(torch: Any) -> None:
         v = 0.1 * 15.0 + 0.9 * v
     close(rm, torch.full((3,), m), atol=1e-6, rtol=1e-6)
     close(rv, torch.full((3,), v), atol=1e-6, rtol=1e-6)
+
+
+def test_batch_norm_expanded_input_equal_values(torch: Any) -> None:
+    # aten normalizes a non-contiguous input as ((x - mean) * rstd) * w + b, where equal values give
+    # the bias exactly (x * scale + shift, its contiguous form, leaves a rounding residue)
+    row = [2.5289173126220703, -1.3748527765274048, 0.3207625150680542]
+    xe, xt = ember.tensor([row]).expand(4, 3), torch.tensor([row]).expand(4, 3)
+    ye = F.batch_norm(xe, None, None, ember.tensor(row), ember.tensor(row), training=True)
+    yt = torch.nn.functional.batch_norm(xt, None, None, torch.tensor(row), torch.tensor(row), training=True)
+    close(ye, yt, atol=0, rtol=0)
+    close(ye, torch.tensor([row] * 4), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_half_equal_row_is_zero(torch: Any, dtype: str) -> None:
+    # a row equal to its mean normalizes to exactly 0 (PyTorch's half kernel leaves ~1e-5 there:
+    # torch_known_wrong's layer-norm-half-equal-row); other rows match PyTorch
+    x = torch.tensor([[0.7] * 8, [0.1 * i for i in range(8)]], dtype=getattr(torch, dtype))
+    ye = F.layer_norm(ember.tensor(x.float().tolist(), dtype=getattr(ember, dtype)), [8])
+    assert ye[0].float().abs().max().item() == 0.0
+    ref = torch.nn.functional.layer_norm(x.double(), [8]).to(x.dtype)
+    close(ye.float(), ref.float(), atol=1e-5, rtol=2e-2 if dtype == "bfloat16" else 1e-3)
+
+
+@pytest.mark.parametrize("params", ["float16", "float32"])
+def test_batch_norm_strided_half_input(torch: Any, params: str) -> None:
+    # aten's non-contiguous transform in the parameters' dtype: half parameters round the
+    # statistics and each step to half, float32 ones (mixed type) compute in float
+    a = RNG.standard_normal((6, 3, 10)).astype("float16")
+    w, b = RNG.standard_normal(3).astype(params), RNG.standard_normal(3).astype(params)
+    xe, xt = ember.from_numpy(a.copy())[:, :, ::2], torch.from_numpy(a.copy())[:, :, ::2]
+    ye = F.batch_norm(xe, None, None, ember.from_numpy(w.copy()), ember.from_numpy(b.copy()), training=True)
+    yt = torch.nn.functional.batch_norm(xt, None, None, torch.from_numpy(w), torch.from_numpy(b), training=True)
+    close(ye.float(), yt.float(), atol=1e-5, rtol=1e-3)

@@ -231,15 +231,21 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
   }
   DimMask m = dim_mask(x, dim, true);
   Tensor mu = mean(x, dim, true, std::nullopt);
+  // Deviations from the mean, less their own mean (the corrected two-pass algorithm): sum(x) / n
+  // need not round back to x for n equal values, but their deviations x - mu are all the same
+  // few-bit number, whose mean is exact -- so equal values have deviations of exactly 0 (var 0,
+  // or NaN past the degrees of freedom), as PyTorch's Welford update gives.
   Tensor d = sub(x, mu, Scalar(int64_t(1)));
+  d = sub(d, mean(d, dim, true, std::nullopt), Scalar(int64_t(1)));
   Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
   double n = static_cast<double>(reduced_count(x, m));
-  double denom = std::max(0.0, n - correction);
-  if (denom <= 0)
+  const double dof = std::max(0.0, n - correction);
+  if (dof <= 0)
     warn(str(name,
              "(): degrees of freedom is <= 0. Correction should be strictly less than the "
              "reduction factor (input numel divided by output numel)."));
-  Tensor v = div(ss, wrap_scalar(Scalar(denom)), std::nullopt);
+  // no values: NaN whatever the correction (0 / 0), as PyTorch
+  Tensor v = div(ss, wrap_scalar(Scalar(n == 0 ? 0.0 : dof)), std::nullopt);
   if (mean_out) *mean_out = drop_dims(mu, m, keepdim);
   return take_sqrt ? sqrt(v) : v;
 }

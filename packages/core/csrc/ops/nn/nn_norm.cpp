@@ -3,6 +3,7 @@
 // recomputed from the input, cheaper than keeping them alive in the graph). Double sums.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
@@ -99,6 +100,12 @@ struct BnArgs {
   double *mean, *var;        // batch statistics (written by bn_stats) or the running ones
   const double *w, *b, *rs;  // weight, bias, 1/sqrt(var + eps) per channel (forward)
   double *dw, *db;           // backward sums per channel
+  // aten's transform for an input (or parameter) that is not contiguous: ((x - mean) * rstd) * w
+  // + b, exact where x equals the mean; a contiguous one takes x * scale + shift.
+  bool centered = false;
+  // ... in the parameters' dtype: a half type (not aten's mixed float32 parameters) rounds the
+  // statistics and every step to it
+  bool half_steps = false;
 };
 
 template <class T>
@@ -136,9 +143,24 @@ EMBER_VEC_INLINE void bn_normalize(const BnArgs<T>& p, int64_t r0, int64_t r1) {
   const NCS& d = p.d;
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t c = r % d.c;
-    const A scale = static_cast<A>(p.w[c] * p.rs[c]), shift = static_cast<A>(p.b[c] - p.mean[c] * p.w[c] * p.rs[c]);
     const T* x = p.x + r * d.s;
     T* y = p.y + r * d.s;
+    if (p.centered) {
+      const A mu = static_cast<A>(p.mean[c]), rs = static_cast<A>(p.rs[c]), w = static_cast<A>(p.w[c]),
+              b = static_cast<A>(p.b[c]);
+      if constexpr (!std::is_same_v<T, A>) {
+        if (p.half_steps) {
+          auto h = [](A v) { return static_cast<A>(static_cast<T>(v)); };
+          const A hm = h(mu), hr = h(rs), hw = h(w), hb = h(b);
+          for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(h(h(h(static_cast<A>(x[k]) - hm) * hr) * hw) + hb);
+          continue;
+        }
+      }
+#pragma omp simd
+      for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>((static_cast<A>(x[k]) - mu) * rs * w + b);
+      continue;
+    }
+    const A scale = static_cast<A>(p.w[c] * p.rs[c]), shift = static_cast<A>(p.b[c] - p.mean[c] * p.w[c] * p.rs[c]);
 #pragma omp simd
     for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) * scale + shift);
   }
@@ -233,8 +255,12 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   check_float(input, "batch_norm");  // the kernel's dtype dispatch comes after those checks
   // float32 parameters and statistics beside a half-type input (aten's mixed type), or all of
   // the input's dtype; the kernel reads them as doubles either way.
-  if (!mixed_params(input, {&weight, &bias, &running_mean, &running_var}))
+  const bool mixed = mixed_params(input, {&weight, &bias, &running_mean, &running_var});
+  if (!mixed)
     for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_affine(*t, input);
+  bool centered = !contiguous_or_channels_last(input);
+  for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+    centered = centered || (t->defined() && !t->is_contiguous());
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype());
   const bool batch_stats = training;
@@ -243,9 +269,14 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   const int64_t cnt = d.n * d.s;
   std::vector<double> rs(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
-    BnArgs<scalar_t> p{d,       batch_stats, eps,        x.data<scalar_t>(), nullptr,  y.data<scalar_t>(),
-                       nullptr, mean.data(), var.data(), w.data(),           b.data(), rs.data(),
-                       nullptr, nullptr};
+    BnArgs<scalar_t> p{d,          batch_stats,
+                       eps,        x.data<scalar_t>(),
+                       nullptr,    y.data<scalar_t>(),
+                       nullptr,    mean.data(),
+                       var.data(), w.data(),
+                       b.data(),   rs.data(),
+                       nullptr,    nullptr,
+                       centered,   !mixed};
     GilRelease nogil;
     if (batch_stats) {
       auto stats = bn_stats_best<scalar_t>();

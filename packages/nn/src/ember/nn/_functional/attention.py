@@ -39,13 +39,21 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         # aten returns zeros before choosing a path (so before any batch broadcasting or mask check)
         # for no query rows or an empty value; other empty inputs take the math path's matmuls
         return ember.zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype)
+    # the path (fused kernel or aten's math) follows the inputs' layout: a half-type input's float32
+    # copies below are contiguous whatever its own strides
+    unit_stride = query.stride(-1) == 1 and key.stride(-1) == 1 and value.stride(-1) == 1
     if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
         # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
         # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
         mask = attn_mask.float() if attn_mask is not None and attn_mask.dtype == query.dtype else attn_mask
-        out = scaled_dot_product_attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
-                                           scale, enable_gqa)
+        out = _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale, enable_gqa,
+                         unit_stride)
         return out.to(query.dtype)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, unit_stride)
+
+
+def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+               is_causal: bool, scale: float | None, enable_gqa: bool, unit_stride: bool) -> Tensor:
     L, S = query.shape[-2], key.shape[-2]
     scale_factor = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf) if scale is None else scale
     if is_causal and attn_mask is not None:
@@ -59,7 +67,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
 
         key, value = expand(key), expand(value)
-    if _fused_applies(query, key, value, attn_mask, dropout_p):
+    if unit_stride and _fused_applies(query, key, value, attn_mask, dropout_p):
         # torch's CPU path for 4-d inputs without dropout: the fused kernel in core
         # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
         if attn_mask is not None and attn_mask.dtype == ember.bool:
@@ -69,15 +77,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     # aten's math path scales query and key by sqrt(|scale|) each before the product (the sign on query)
     root = math.sqrt(abs(scale_factor))
     scores = ember.matmul(query * (-root if scale_factor < 0 else root), key.transpose(-2, -1) * root)
+    # aten adds every mask (a causal or bool one as 0 / -inf): a NaN or +inf score at a masked
+    # position stays NaN and so makes its row NaN, as the documented reference computes
     if is_causal:
-        keep = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
-        scores = ember.where(keep, scores, float("-inf"))
+        attn_mask = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
     if attn_mask is not None:
         if attn_mask.dtype == ember.bool:
-            scores = ember.where(attn_mask, scores, float("-inf"))
-        else:
-            scores = scores + attn_mask
+            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
+        scores = scores + attn_mask
     weights = softmax(scores, -1)
+    # aten's _safe_softmax: a row whose every score is -inf (fully masked) attends nothing: 0, not NaN
+    weights = ember.where((scores == float("-inf")).all(-1, keepdim=True), 0.0, weights)
     if dropout_p > 0.0:
         weights = dropout_any(weights, dropout_p)
     return ember.matmul(weights, value)

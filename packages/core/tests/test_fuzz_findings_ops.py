@@ -5,11 +5,13 @@ the right value is computed another way, as torch_known_wrong.py does."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -364,3 +366,64 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
 
     got, want = outcome(ember, f), outcome(torch, f)
     assert same(got, want), (got, want)
+
+
+# ---- seed 1129: writes through stride-0 dims, int64 bounds, argument checks in aten's order ------
+
+
+
+def known_wrong() -> Any:
+    """torch_known_wrong, imported as the fuzz worker does (the tests folder is not on sys.path)."""
+    if "torch_known_wrong" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("torch_known_wrong", Path(__file__).with_name("torch_known_wrong.py"))
+        assert spec is not None and spec.loader is not None
+        sys.modules["torch_known_wrong"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["torch_known_wrong"])
+    return sys.modules["torch_known_wrong"]
+
+
+def nan_row(m: Any) -> Any:
+    return m.tensor([[NAN, NAN, NAN], [1.0, 3.0, 2.0]])
+
+
+# (name, variant, the call with m = torch or ember): PyTorch's answer is listed as wrong there,
+# and an out= or in-place form must still meet the written tensor's checks
+KNOWN_WRONG_WRITES = {
+    "airy-out-expanded": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                          lambda m: m.zeros(1).expand(4)),
+    "airy-out-int": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                     lambda m: m.zeros(0, dtype=m.int64)),
+    "airy-out-double": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                        lambda m: m.zeros(0, dtype=m.float64)),
+    "nanmedian-out-float-indices": ("nanmedian", "out", lambda m, **o: m.nanmedian(nan_row(m), 1, **o),
+                                    lambda m: (m.zeros(0), m.zeros(0))),
+    "nanmedian-out": ("nanmedian", "out", lambda m, **o: m.nanmedian(nan_row(m), 1, **o),
+                      lambda m: (m.zeros(0), m.zeros(0, dtype=m.int64))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KNOWN_WRONG_WRITES))
+def test_known_wrong_out_form(case: str) -> None:
+    kw = known_wrong()
+    name, variant, run, out = KNOWN_WRONG_WRITES[case]
+    targs = {"airy_ai": (torch.tensor([[-200, 1, 2, 3]]),), "nanmedian": (nan_row(torch), 1)}[name]
+    entry = kw.lookup(name, targs, {"out": out(torch)})
+    assert entry is not None
+    want = outcome(torch, lambda _m: kw.corrected(entry, variant, name, targs, {"out": out(torch)}))
+    got = outcome(ember, lambda m: run(m, out=out(m)))
+    assert want[:2] == got[:2] if want[0] == "raise" else same(want, got), f"{want} vs {got}"
+
+
+def test_known_wrong_inplace_form() -> None:
+    kw = known_wrong()
+    targs = (torch.full((3, 1), 2.0).expand(3, 4), torch.tensor(3.0, dtype=torch.float64))
+    entry = kw.lookup("igamma", targs, {})
+    assert entry is not None and entry.iterator
+    want = outcome(torch, lambda _m: kw.corrected(entry, "inplace", "igamma", targs, {}))
+    got = outcome(ember, lambda m: m.full((3, 1), 2.0).expand(3, 4).igamma_(m.tensor(3.0, dtype=m.float64)))
+    assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"
+    # a plain self takes the corrected value
+    targs = (torch.full((3, 4), 2.0), torch.tensor(3.0, dtype=torch.float64))
+    want = outcome(torch, lambda _m: kw.corrected(entry, "inplace", "igamma", targs, {}))
+    got = outcome(ember, lambda m: m.full((3, 4), 2.0).igamma_(m.tensor(3.0, dtype=m.float64)))
+    assert same(want, got), f"{want} vs {got}"

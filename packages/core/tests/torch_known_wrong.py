@@ -1149,6 +1149,38 @@ def _grid_mode_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"grid_sampler(): unknown {'interpolation_mode' if not valid_mode else 'padding_mode'}")
 
 
+# --- fractional_max_pool with a kernel size below 1 ------------------------------------------------
+
+_FRACTIONAL = {"fractional_max_pool2d": 2, "fractional_max_pool2d_with_indices": 2,
+               "fractional_max_pool3d": 3, "fractional_max_pool3d_with_indices": 3}
+
+
+def _int_list(v: Any, n: int) -> list | None:
+    """An int-or-ints argument as aten's parser reads it (None where the parser refuses it)."""
+    v = [v] * n if isinstance(v, int) else list(v)
+    if not all(type(i) is int and -(2**63) <= i < 2**63 for i in v) or len(v) not in (1, n):
+        return None
+    return v * n if len(v) == 1 else v
+
+
+def _fractional_kernel_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    n = _FRACTIONAL.get(name)
+    x = _arg(args, kwargs, 0, "input")
+    if n is None or not isinstance(x, torch.Tensor) or x.dim() not in (n + 1, n + 2):
+        return False
+    k = _int_list(_arg(args, kwargs, 1, "kernel_size"), n)
+    size, ratio = _arg(args, kwargs, 2, "output_size"), _arg(args, kwargs, 3, "output_ratio")
+    samples = kwargs.get("_random_samples", args[5] if len(args) > 5 else None)
+    if size is None and ratio is None or size is not None and _int_list(size, n) is None:
+        return False  # the functional's ValueError or the parser's error comes first
+    return k is not None and min(k) <= 0 and (samples is not None or x.is_floating_point())
+
+
+def _fractional_kernel_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # every check that precedes it (the input's dims, a zero-size dim) raises a RuntimeError too
+    raise RuntimeError(f"{name}(): kernel_size must be greater than zero")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1488,6 +1520,15 @@ KNOWN_WRONG = [
         why="an argument outside the enum has no meaning; ember raises PyTorch's RuntimeError type "
             "(after PyTorch's shape checks) rather than return garbage",
         applies=_grid_mode_applies, correct=_grid_mode_correct),
+    KnownWrong(
+        "fractional-max-pool-nonpositive-kernel",
+        torch_says="F.fractional_max_pool2d(torch.arange(36.).reshape(1, 1, 6, 6), 0, output_size=2, "
+                   "_random_samples=torch.full((1, 1, 2), 0.5), return_indices=True) -> values all -inf, "
+                   "indices [[0, 6], [36, 42]] (36 and 42 lie outside the 6 x 6 plane); a kernel of "
+                   "-2**31 + 1 never returns, -2**31 fails an internal assert: aten has no lower bound",
+        why="a window of no element has no maximum and no index: the kernel size must be at least 1, "
+            "so ember raises a RuntimeError naming it (after aten's input checks)",
+        applies=_fractional_kernel_applies, correct=_fractional_kernel_correct),
 ]
 
 

@@ -117,6 +117,8 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
                                                                                          I(L, [[1, -1, -5, 0]])),
     "gaussian_nll-int-var": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3, 4).float(), X(L, 3, 4).float(),
                                                                         I(L, [[1, 2, 3, 4]] * 3)),
+    "affine_grid-align-int": lambda L: L.nn.functional.affine_grid(X(L, 2, 2, 3), [2, 1, 3, 4], align_corners=2),
+    "affine_grid-align-zero": lambda L: L.nn.functional.affine_grid(X(L, 2, 2, 3), [2, 1, 3, 4], align_corners=0),
     "soft_margin-reduction": lambda L: L.nn.functional.soft_margin_loss(X(L, 3), X(L, 3), reduction="x"),
     "gaussian_nll-negative-var": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3), X(L, 3), -X(L, 3).abs()),
     "gaussian_nll-var-size": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3, 4), X(L, 3, 4), X(L, 2, 2).abs()),

@@ -370,6 +370,29 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
 
 # ---- seed 1129: writes through stride-0 dims, int64 bounds, argument checks in aten's order ------
 
+@pytest.mark.parametrize("f", call(
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([4, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([4, 2, 3], dtype=m.int32), B3(m), left=False),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), m.ones(3, 0, dtype=m.float64)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([[1, 2, 3]], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([[1, 2, 3], [1, 2, 3]], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([1, 2], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int64), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), m.ones(4, 2, dtype=m.float64)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([1, 3, 3], dtype=m.int32), B3(m)),
+))
+def test_lu_solve_pivot_checks(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+def lu3(m: Any) -> tuple:
+    return (m.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]], dtype=m.float64),)
+
+
+def B3(m: Any) -> Any:  # noqa: N802
+    return m.arange(6, dtype=m.float64).reshape(3, 2)
 
 
 def known_wrong() -> Any:

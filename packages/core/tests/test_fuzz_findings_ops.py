@@ -255,6 +255,14 @@ def test_amax_empty_dim_before_repeated(op: str, shape: tuple, dim: tuple) -> No
     check(lambda m: getattr(m, op)(m.ones(*shape), dim))
 
 
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("shape", [(0, 3, 4), (2, 3)])
+@pytest.mark.parametrize("dim", [0, ()])
+def test_amax_out_dtype_first(op: str, shape: tuple, dim: Any) -> None:
+    # aten's meta compares the out= dtype with the input's before its empty-input checks
+    check(lambda m: getattr(m, op)(m.ones(*shape, dtype=m.float64), dim, out=m.zeros(0)))
+
+
 # ---- index_add: the indexing dim is checked against the source's rank first --------------------
 
 @pytest.mark.parametrize("f", call(

@@ -378,6 +378,13 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
 
 # ---- seed 1129: writes through stride-0 dims, int64 bounds, argument checks in aten's order ------
 
+@pytest.mark.parametrize("step", [2**62, 2**62 - 1, 2**63 - 1, 2**61, 3])
+def test_unfold_huge_step(step: int) -> None:
+    # aten multiplies the stride by the step in int64 (wrapping) and as_strided refuses a negative one
+    check(lambda m: m.tensor(m.ones(5, 3).unfold(0, 2, step).stride()))
+    check(lambda m: m.tensor(m.ones(5, 3).t().unfold(1, 2, step).stride()))
+
+
 @pytest.mark.parametrize("f", call(
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),

@@ -385,6 +385,17 @@ def test_unfold_huge_step(step: int) -> None:
     check(lambda m: m.tensor(m.ones(5, 3).t().unfold(1, 2, step).stride()))
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float32"])
+@pytest.mark.parametrize("alpha", [2**63, 2**63 + 5, 2**63 - 1, -2**63, 2**40])
+def test_sub_uint64_alpha_is_add_of_its_negation(dtype: str, alpha: int) -> None:
+    # aten's sub runs add with -alpha, c10 negating a uint64 Scalar in int64 (2**63 -> -2**63)
+    def x(m: Any) -> Any:
+        return m.arange(12, dtype=getattr(m, dtype)).reshape(3, 4)
+    check(lambda m: m.sub(x(m), x(m) + 1, alpha=alpha))
+    check(lambda m: x(m).sub_(x(m) + 1, alpha=alpha))
+    check(lambda m: m._foreach_sub([x(m), x(m)], [x(m) + 1, x(m)], alpha=alpha))
+
+
 @pytest.mark.parametrize("f", call(
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),

@@ -2,6 +2,7 @@
 // kernel choice (div rounding modes, clamp bounds), special errors, where.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -132,18 +133,31 @@ static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const Tensor* ts[] = {&a, &b};
   check_alpha(result_type(ts, 2), alpha);
 }
+// aten's sub runs add's kernel with -alpha, and c10 negates an int in int64, wrapping: a uint64
+// Scalar (an int above INT64_MAX) such as 2**63 becomes -2**63, which an int64 kernel takes (add's
+// own alpha = 2**63 is the overflow error), and -2**63 stays -2**63. Other alphas keep the sub
+// kernel (the same values).
+static std::pair<PointwiseKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& alpha) {
+  const PointwiseKernels& k = backend(x).pointwise;
+  if (!alpha.is_int() || !(alpha.is_uint64() || alpha.int_bits() == std::numeric_limits<int64_t>::min()))
+    return {k.sub, alpha};
+  return {k.add, Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
+}
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
-  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
+  auto [k, a] = sub_kernel(input, alpha);
+  return run("sub", k, DtypeRule::Promote, Tensor(), false, {input, other}, {a});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other, alpha);
   check_inplace(self, "sub_");
-  return run("sub_", backend(self).pointwise.sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
+  auto [k, a] = sub_kernel(self, alpha);
+  return run("sub_", k, DtypeRule::Promote, self, true, {self, other}, {a});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   check_sub(input, other, alpha);
-  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
+  auto [k, a] = sub_kernel(input, alpha);
+  return run("sub", k, DtypeRule::Promote, out, false, {input, other}, {a});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
 

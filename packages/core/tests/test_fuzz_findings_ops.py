@@ -396,6 +396,23 @@ def test_sub_uint64_alpha_is_add_of_its_negation(dtype: str, alpha: int) -> None
     check(lambda m: m._foreach_sub([x(m), x(m)], [x(m) + 1, x(m)], alpha=alpha))
 
 
+GELU_BW_CASES = [(g, x) for g in ("int64", "int32", "int16", "bool", "int8", "uint8", "float32")
+                 for x in ((3, 4), (4,), (1,), (0, 4))
+                 if not (x == (4,) and g in ("int8", "uint8", "float32"))]  # gelu-backward-broadcast-or-mixed
+
+
+@pytest.mark.parametrize(("gdtype", "xshape"), GELU_BW_CASES)
+def test_gelu_backward_integer_gradient(gdtype: str, xshape: tuple) -> None:
+    # aten's oneDNN path (erf form, contiguous float32 self of 2+ elements) refuses such a gradient
+    def f(m: Any, approximate: str = "none", t: bool = False) -> Any:
+        x = m.linspace(-2, 2, math.prod(xshape)).reshape(xshape)
+        g = m.ones(*((3, 4) if xshape != (0, 4) else (0, 4)), dtype=getattr(m, gdtype))
+        gelu_bw = m.ops.aten.gelu_backward if m is torch else m._nn.gelu_backward
+        return gelu_bw(g, x.t() if t else x, approximate=approximate)
+    check(f)
+    check(lambda m: f(m, "tanh"))
+
+
 @pytest.mark.parametrize("f", call(
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),

@@ -349,6 +349,18 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(grad_output).pointwise;
+  // aten's erf form takes its oneDNN path for a contiguous float32 / half-type self of two or more
+  // elements (after its iterator's broadcast), whose view of the gradient refuses int16 / int32 /
+  // int64 / bool (int8 and uint8 it takes)
+  const ScalarType g = grad_output.dtype(), x = self.dtype();
+  if (!gelu_tanh_form(approximate) &&
+      (x == ScalarType::Float32 || x == ScalarType::Float16 || x == ScalarType::BFloat16)) {
+    (void)broadcast_shapes(grad_output.sizes(), self.sizes());
+    EMBER_CHECK(
+        !(self.is_contiguous() && self.numel() > 1 &&
+          (g == ScalarType::Int16 || g == ScalarType::Int32 || g == ScalarType::Int64 || g == ScalarType::Bool)),
+        "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input", legacy_name(g));
+  }
   return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward, DtypeRule::Promote,
              Tensor(), false, {grad_output, self});
 }

@@ -413,6 +413,21 @@ def test_gelu_backward_integer_gradient(gdtype: str, xshape: tuple) -> None:
     check(lambda m: f(m, "tanh"))
 
 
+@pytest.mark.parametrize("v", [2.0**63, -(2.0**63), 2.0**62, 1e300])
+def test_threshold_int64_bound(v: float) -> None:
+    # 2**63 passes c10's range check and wraps to -2**63 (torch_known_wrong int64-bound-two-to-the-63)
+    def f(m: Any) -> Any:
+        th = m.ops.aten.threshold if m is torch else m._nn.threshold
+        return th(m.arange(12).reshape(3, 4) - 5, 0.5, v)
+    if v == 2.0**63:
+        with pytest.raises(RuntimeError, match="without overflow"):
+            f(ember)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            ember.nn.functional.threshold_(ember.arange(12) - 5, 0.5, v)
+    else:
+        check(f)
+
+
 @pytest.mark.parametrize("f", call(
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
     lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),

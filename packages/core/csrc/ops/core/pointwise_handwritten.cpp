@@ -365,7 +365,17 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
              Tensor(), false, {grad_output, self});
 }
 
+// A bound of exactly 2.0**63 for an int64 tensor: c10's range check compares with INT64_MAX as a
+// double (2**63 itself) and lets it through to a cast that wraps it to -2**63. 2**63 is no int64,
+// so ember raises c10's overflow error (torch_known_wrong int64-bound-two-to-the-63).
+static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
+  if (dtype == ScalarType::Int64 && bound.is_float() && bound.to_double() == 0x1p63)
+    fail(ErrorKind::Runtime, "value cannot be converted to type int64_t without overflow");
+}
+
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_int64_bound(self.dtype(), threshold);
+  check_int64_bound(self.dtype(), value);
   return run("threshold", backend(self).pointwise.threshold, DtypeRule::Promote, Tensor(), false, {self},
              {threshold, value});
 }
@@ -381,6 +391,8 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
   if (!is_integral(self.dtype(), false)) return clamp(self, min_val, max_val);
   // aten: toLong(), then clamp (whose kernel checks the bounds against the dtype).
+  check_int64_bound(self.dtype(), min_val);
+  check_int64_bound(self.dtype(), max_val);
   const int64_t lo = min_val.checked<int64_t>(), hi = max_val.checked<int64_t>();
   EMBER_CHECK(self.dtype() != ScalarType::UInt8 || (lo >= 0 && hi >= 0),
               "cannot do hardtanh on an unsigned type with negative limits");

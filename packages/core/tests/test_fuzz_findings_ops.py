@@ -378,6 +378,40 @@ def test_polynomial_degrees_kept(op: str, n: float) -> None:
 
 # ---- seed 1129: writes through stride-0 dims, int64 bounds, argument checks in aten's order ------
 
+def expanded(m: Any, shape: tuple, dim: int, dtype: str = "float32") -> Any:
+    """A tensor of ``shape`` whose dim ``dim`` is stride 0 (distinct values elsewhere)."""
+    base = m.arange(math.prod(shape[:dim] + shape[dim + 1:]), dtype=getattr(m, dtype)) % 7 - 3
+    return base.reshape(shape[:dim] + (1,) + shape[dim + 1:]).expand(*shape)
+
+
+def bmm_args(m: Any, b: int, n: int, k: int, p: int) -> tuple:
+    return ((m.arange(b * n * k, dtype=m.float32).reshape(b, n, k) % 5 - 2) / 4,
+            (m.arange(b * k * p, dtype=m.float32).reshape(b, k, p) % 3 - 1) / 2)
+
+
+@pytest.mark.parametrize("beta", [0, 1, 0.5])
+@pytest.mark.parametrize("dims", [(5, 2, 3, 4), (3, 20, 30, 40), (5, 2, 0, 4)])
+@pytest.mark.parametrize("dim", [0, 2])
+def test_baddbmm_into_expanded_tensor(beta: float, dims: tuple, dim: int) -> None:
+    # aten's small-problem kernel writes element by element (the last write of an element
+    # stays); its GEMM path (m * k * p >= 400) and out='s copy of input refuse the overlap
+    b, n, k, p = dims
+    check(lambda m: expanded(m, (b, n, p), dim).baddbmm_(*bmm_args(m, b, n, k, p), beta=beta))
+    check(lambda m: m.baddbmm(m.zeros(b, n, p), *bmm_args(m, b, n, k, p), beta=beta,
+                              out=m.zeros(b, n, 1).expand(b, n, p)))
+    check(lambda m: m.baddbmm(expanded(m, (b, n, p), dim), *bmm_args(m, b, n, k, p), beta=beta))
+
+
+@pytest.mark.parametrize("self_shape", [(), (5, 2, 1), (2, 4), (5, 2, 4)])
+@pytest.mark.parametrize("dtype", ["bool", "float32", "int64"])
+def test_baddbmm_inplace_shape_before_dtype(self_shape: tuple, dtype: str) -> None:
+    # the structured in-place call's output check precedes the kernel's dtype dispatch
+    def f(m: Any) -> Any:
+        dt = getattr(m, dtype)
+        return m.zeros(self_shape, dtype=dt).baddbmm_(m.zeros(5, 2, 3, dtype=dt), m.zeros(5, 3, 4, dtype=dt))
+    check(f)
+
+
 @pytest.mark.parametrize("step", [2**62, 2**62 - 1, 2**63 - 1, 2**61, 3])
 def test_unfold_huge_step(step: int) -> None:
     # aten multiplies the stride by the step in int64 (wrapping) and as_strided refuses a negative one

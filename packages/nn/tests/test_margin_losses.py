@@ -155,7 +155,8 @@ def test_affine_grid(size: tuple, align: bool) -> None:
     np.testing.assert_allclose(egrad.numpy(), tgrad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("args", [((2, 3, 3), (2, 1, 3, 4)), ((2, 2, 3), (2, 1, 3)), ((2, 2, 3), (2, 1, 0, 4))])
+@pytest.mark.parametrize("args", [((2, 3, 3), (2, 1, 3, 4)), ((2, 2, 3), (2, 1, 3)), ((2, 2, 3), (2, 1, 0, 4)),
+                                  ((1, 2, 3), (2, 1, 3, 4))])
 def test_affine_grid_errors(args: tuple) -> None:
     shape, size = args
     with pytest.raises(Exception) as t_info:

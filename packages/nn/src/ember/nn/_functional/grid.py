@@ -60,7 +60,7 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     base = ember.stack(list(reversed(grids)) + [ember.ones_like(grids[0])], -1)  # (..., x, y[, z], 1)
     n = size[0]
     flat = base.reshape(1, -1, base.shape[-1]).expand(n, -1, -1)
-    grid = flat @ theta.transpose(1, 2)
+    grid = ember.bmm(flat, theta.transpose(1, 2))  # aten's bmm: theta's batch must be size[0]
     return grid.reshape(n, *spatial, len(spatial))
 
 

@@ -1182,12 +1182,15 @@ def _fractional_kernel_applies(name: str, args: tuple, kwargs: dict) -> bool:
     samples = kwargs.get("_random_samples", args[5] if len(args) > 5 else None)
     if size is None and ratio is None or size is not None and _int_list(size, n) is None:
         return False  # the functional's ValueError or the parser's error comes first
-    return k is not None and min(k) <= 0 and (samples is not None or x.is_floating_point())
+    out = _int_list(size, n) if size is not None else None
+    # aten's "pool too large" test, output + kernel - 1 <= input, wraps past int64 and passes too
+    huge = out is not None and k is not None and any(o + kk - 1 >= 2**63 for o, kk in zip(out, k))
+    return k is not None and (min(k) <= 0 or huge) and (samples is not None or x.is_floating_point())
 
 
 def _fractional_kernel_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # every check that precedes it (the input's dims, a zero-size dim) raises a RuntimeError too
-    raise RuntimeError(f"{name}(): kernel_size must be greater than zero")
+    raise RuntimeError(f"{name}(): kernel_size must be greater than zero and fit the input")
 
 
 KNOWN_WRONG = [
@@ -1536,9 +1539,11 @@ KNOWN_WRONG = [
         torch_says="F.fractional_max_pool2d(torch.arange(36.).reshape(1, 1, 6, 6), 0, output_size=2, "
                    "_random_samples=torch.full((1, 1, 2), 0.5), return_indices=True) -> values all -inf, "
                    "indices [[0, 6], [36, 42]] (36 and 42 lie outside the 6 x 6 plane); a kernel of "
-                   "-2**31 + 1 never returns, -2**31 fails an internal assert: aten has no lower bound",
+                   "-2**31 + 1 never returns, -2**31 fails an internal assert: aten has no lower bound; "
+                   "a kernel of 2**63 - 1 passes its size check (output + kernel - 1 wraps past int64)",
         why="a window of no element has no maximum and no index: the kernel size must be at least 1, "
-            "so ember raises a RuntimeError naming it (after aten's input checks)",
+            "so ember raises a RuntimeError naming it (after aten's input checks); a kernel larger than "
+            "the input is aten's own 'too large' error, whatever the wrap",
         applies=_fractional_kernel_applies, correct=_fractional_kernel_correct),
 ]
 

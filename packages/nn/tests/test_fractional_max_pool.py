@@ -128,3 +128,11 @@ def test_nonpositive_kernel_raises(k, n: int) -> None:
     x = ember.ones((2, 3) + (6,) * n)
     with pytest.raises(RuntimeError, match="kernel_size must be greater than zero"):
         f(x, k, output_size=2, _random_samples=ember.full((2, 3, n), 0.5))
+
+
+def test_empty_batch_of_integers() -> None:
+    # aten returns the empty result before its float-only dispatch
+    outs = [lib.nn.functional.fractional_max_pool2d(lib.zeros(0, 3, 6, 6, dtype=lib.int64), 2, output_size=2,
+                                                    _random_samples=lib.zeros(2, 3, 2, dtype=lib.int64))
+            for lib in (torch, ember)]
+    assert str(outs[1].dtype) == str(outs[0].dtype) and tuple(outs[1].shape) == tuple(outs[0].shape)

@@ -80,9 +80,12 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     if min(out) < 0:
         shape = list(input.shape[:-n]) + out
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
+    planes = nb * ch
+    lead = list(input.shape[:-n])
+    if planes == 0 or _prod(out) == 0:  # aten returns before its float-only dispatch
+        return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
     if not input.is_floating_point():
         raise NotImplementedError(f'"{name}_out_frame" not implemented for \'{_dtype_name(input.dtype)}\'')
-    planes = nb * ch
     u = samples[:nb].reshape(planes, n).detach()
     # aten: sample 0 drives the width (2-d) or the time dim (3-d)
     order = [1, 0] if n == 2 else [0, 1, 2]
@@ -97,9 +100,6 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
         shape = [planes] + [1] * (2 * n)
         shape[1 + d], shape[1 + n + d] = out[d], k[d]
         idx = idx + (pos * strides[d]).reshape(shape)
-    lead = list(input.shape[:-n])
-    if planes == 0 or _prod(out) == 0:
-        return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
     flat = x.reshape(planes, -1)
     kk = _prod(k)
     win = idx.reshape(planes, _prod(out), kk)

@@ -193,11 +193,13 @@ REFEREE = "torch64"  # lib: PyTorch computing in float64 (fuzz_props asks it whe
 KNOWN_WRONG = "known_wrong:"  # lib prefix: run torch_known_wrong's entry <id> instead of the op
 
 
-def _known_wrong(entry_id: str) -> Any:
-    """The ``correct`` function of torch_known_wrong's entry ``entry_id``."""
+def _known_wrong(entry_id: str, call: Any, args: tuple, kwargs: dict, S: Any) -> Any:
+    """torch_known_wrong's corrected value for ``call`` by its entry ``entry_id``."""
     import torch_known_wrong as KW  # noqa: PLC0415 - the tests folder is on sys.path only here
 
-    return next(e.correct for e in KW.KNOWN_WRONG if e.id == entry_id)
+    entry = next(e for e in KW.KNOWN_WRONG if e.id == entry_id)
+    variant = call.target[3] if call.target[0] == "op" else None  # out= and in-place write it
+    return KW.corrected(entry, variant, S.name_of(call), args, kwargs)
 
 
 def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
@@ -223,7 +225,7 @@ def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
                 if lib_name == REFEREE:  # PyTorch on float64 copies of the float tensors
                     args, kwargs = S.upcast(args), S.upcast(kwargs)
                 if known:  # the corrected value, computed here so a torch crash cannot kill the client
-                    res = _known_wrong(lib_name[len(KNOWN_WRONG):])(S.name_of(call), args, kwargs)
+                    res = _known_wrong(lib_name[len(KNOWN_WRONG):], call, args, kwargs, S)
                     answer = ("ok", S.to_plain(res), None)
                 else:
                     res = S.invoke(lib, call, args, kwargs)

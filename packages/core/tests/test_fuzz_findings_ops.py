@@ -5,11 +5,13 @@ the right value is computed another way, as torch_known_wrong.py does."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,6 +255,14 @@ def test_amax_empty_dim_before_repeated(op: str, shape: tuple, dim: tuple) -> No
     check(lambda m: getattr(m, op)(m.ones(*shape), dim))
 
 
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("shape", [(0, 3, 4), (2, 3)])
+@pytest.mark.parametrize("dim", [0, ()])
+def test_amax_out_dtype_first(op: str, shape: tuple, dim: Any) -> None:
+    # aten's meta compares the out= dtype with the input's before its empty-input checks
+    check(lambda m: getattr(m, op)(m.ones(*shape, dtype=m.float64), dim, out=m.zeros(0)))
+
+
 # ---- index_add: the indexing dim is checked against the source's rank first --------------------
 
 @pytest.mark.parametrize("f", call(
@@ -433,3 +443,170 @@ def test_grid_sampler_half_rounds_once(dims: int) -> None:
     got = getattr(ember, f)(ember.tensor(x.tolist(), dtype=ember.float16),
                             ember.tensor(grid.tolist(), dtype=ember.float16), 0, 0, False)
     torch.testing.assert_close(torch.tensor(got.tolist(), dtype=torch.float16), want, rtol=1e-3, atol=1e-5)
+
+# ---- seed 1129: writes through stride-0 dims, int64 bounds, argument checks in aten's order ------
+
+def expanded(m: Any, shape: tuple, dim: int, dtype: str = "float32") -> Any:
+    """A tensor of ``shape`` whose dim ``dim`` is stride 0 (distinct values elsewhere)."""
+    base = m.arange(math.prod(shape[:dim] + shape[dim + 1:]), dtype=getattr(m, dtype)) % 7 - 3
+    return base.reshape(shape[:dim] + (1,) + shape[dim + 1:]).expand(*shape)
+
+
+def bmm_args(m: Any, b: int, n: int, k: int, p: int) -> tuple:
+    return ((m.arange(b * n * k, dtype=m.float32).reshape(b, n, k) % 5 - 2) / 4,
+            (m.arange(b * k * p, dtype=m.float32).reshape(b, k, p) % 3 - 1) / 2)
+
+
+@pytest.mark.parametrize("beta", [0, 1, 0.5])
+@pytest.mark.parametrize("dims", [(5, 2, 3, 4), (3, 20, 30, 40), (5, 2, 0, 4)])
+@pytest.mark.parametrize("dim", [0, 2])
+def test_baddbmm_into_expanded_tensor(beta: float, dims: tuple, dim: int) -> None:
+    # aten's small-problem kernel writes element by element (the last write of an element
+    # stays); its GEMM path (m * k * p >= 400) and out='s copy of input refuse the overlap
+    b, n, k, p = dims
+    check(lambda m: expanded(m, (b, n, p), dim).baddbmm_(*bmm_args(m, b, n, k, p), beta=beta))
+    check(lambda m: m.baddbmm(m.zeros(b, n, p), *bmm_args(m, b, n, k, p), beta=beta,
+                              out=m.zeros(b, n, 1).expand(b, n, p)))
+    check(lambda m: m.baddbmm(expanded(m, (b, n, p), dim), *bmm_args(m, b, n, k, p), beta=beta))
+
+
+@pytest.mark.parametrize("self_shape", [(), (5, 2, 1), (2, 4), (5, 2, 4)])
+@pytest.mark.parametrize("dtype", ["bool", "float32", "int64"])
+def test_baddbmm_inplace_shape_before_dtype(self_shape: tuple, dtype: str) -> None:
+    # the structured in-place call's output check precedes the kernel's dtype dispatch
+    def f(m: Any) -> Any:
+        dt = getattr(m, dtype)
+        return m.zeros(self_shape, dtype=dt).baddbmm_(m.zeros(5, 2, 3, dtype=dt), m.zeros(5, 3, 4, dtype=dt))
+    check(f)
+
+
+@pytest.mark.parametrize("step", [2**62, 2**62 - 1, 2**63 - 1, 2**61, 3])
+def test_unfold_huge_step(step: int) -> None:
+    # aten multiplies the stride by the step in int64 (wrapping) and as_strided refuses a negative one
+    check(lambda m: m.tensor(m.ones(5, 3).unfold(0, 2, step).stride()))
+    check(lambda m: m.tensor(m.ones(5, 3).t().unfold(1, 2, step).stride()))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float32"])
+@pytest.mark.parametrize("alpha", [2**63, 2**63 + 5, 2**63 - 1, -2**63, 2**40])
+def test_sub_uint64_alpha_is_add_of_its_negation(dtype: str, alpha: int) -> None:
+    # aten's sub runs add with -alpha, c10 negating a uint64 Scalar in int64 (2**63 -> -2**63)
+    def x(m: Any) -> Any:
+        return m.arange(12, dtype=getattr(m, dtype)).reshape(3, 4)
+    check(lambda m: m.sub(x(m), x(m) + 1, alpha=alpha))
+    check(lambda m: x(m).sub_(x(m) + 1, alpha=alpha))
+    check(lambda m: m._foreach_sub([x(m), x(m)], [x(m) + 1, x(m)], alpha=alpha))
+
+
+GELU_BW_CASES = [(g, x) for g in ("int64", "int32", "int16", "bool", "int8", "uint8", "float32")
+                 for x in ((3, 4), (4,), (1,), (0, 4))
+                 if not (x == (4,) and g in ("int8", "uint8", "float32"))]  # gelu-backward-broadcast-or-mixed
+
+
+@pytest.mark.parametrize(("gdtype", "xshape"), GELU_BW_CASES)
+def test_gelu_backward_integer_gradient(gdtype: str, xshape: tuple) -> None:
+    # aten's oneDNN path (erf form, contiguous float32 self of 2+ elements) refuses such a gradient
+    def f(m: Any, approximate: str = "none", t: bool = False) -> Any:
+        x = m.linspace(-2, 2, math.prod(xshape)).reshape(xshape)
+        g = m.ones(*((3, 4) if xshape != (0, 4) else (0, 4)), dtype=getattr(m, gdtype))
+        gelu_bw = m.ops.aten.gelu_backward if m is torch else m._nn.gelu_backward
+        return gelu_bw(g, x.t() if t else x, approximate=approximate)
+    check(f)
+    check(lambda m: f(m, "tanh"))
+
+
+@pytest.mark.parametrize("v", [2.0**63, -(2.0**63), 2.0**62, 1e300])
+def test_threshold_int64_bound(v: float) -> None:
+    # 2**63 passes c10's range check and wraps to -2**63 (torch_known_wrong int64-bound-two-to-the-63)
+    def f(m: Any) -> Any:
+        th = m.ops.aten.threshold if m is torch else m._nn.threshold
+        return th(m.arange(12).reshape(3, 4) - 5, 0.5, v)
+    if v == 2.0**63:
+        with pytest.raises(RuntimeError, match="without overflow"):
+            f(ember)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            ember.nn.functional.threshold_(ember.arange(12) - 5, 0.5, v)
+    else:
+        check(f)
+
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([-1, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([4, 2, 3], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([4, 2, 3], dtype=m.int32), B3(m), left=False),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), m.ones(3, 0, dtype=m.float64)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([[1, 2, 3]], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([[1, 2, 3], [1, 2, 3]], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([1, 2], dtype=m.int32), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int64), B3(m)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([0, 2, 3], dtype=m.int32), m.ones(4, 2, dtype=m.float64)),
+    lambda m: m.linalg.lu_solve(*lu3(m), m.tensor([1, 3, 3], dtype=m.int32), B3(m)),
+))
+def test_lu_solve_pivot_checks(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+def lu3(m: Any) -> tuple:
+    return (m.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]], dtype=m.float64),)
+
+
+def B3(m: Any) -> Any:  # noqa: N802
+    return m.arange(6, dtype=m.float64).reshape(3, 2)
+
+
+def known_wrong() -> Any:
+    """torch_known_wrong, imported as the fuzz worker does (the tests folder is not on sys.path)."""
+    if "torch_known_wrong" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("torch_known_wrong", Path(__file__).with_name("torch_known_wrong.py"))
+        assert spec is not None and spec.loader is not None
+        sys.modules["torch_known_wrong"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["torch_known_wrong"])
+    return sys.modules["torch_known_wrong"]
+
+
+def nan_row(m: Any) -> Any:
+    return m.tensor([[NAN, NAN, NAN], [1.0, 3.0, 2.0]])
+
+
+# (name, variant, the call with m = torch or ember): PyTorch's answer is listed as wrong there,
+# and an out= or in-place form must still meet the written tensor's checks
+KNOWN_WRONG_WRITES = {
+    "airy-out-expanded": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                          lambda m: m.zeros(1).expand(4)),
+    "airy-out-int": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                     lambda m: m.zeros(0, dtype=m.int64)),
+    "airy-out-double": ("airy_ai", "out", lambda m, **o: m.special.airy_ai(m.tensor([[-200, 1, 2, 3]]), **o),
+                        lambda m: m.zeros(0, dtype=m.float64)),
+    "nanmedian-out-float-indices": ("nanmedian", "out", lambda m, **o: m.nanmedian(nan_row(m), 1, **o),
+                                    lambda m: (m.zeros(0), m.zeros(0))),
+    "nanmedian-out": ("nanmedian", "out", lambda m, **o: m.nanmedian(nan_row(m), 1, **o),
+                      lambda m: (m.zeros(0), m.zeros(0, dtype=m.int64))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KNOWN_WRONG_WRITES))
+def test_known_wrong_out_form(case: str) -> None:
+    kw = known_wrong()
+    name, variant, run, out = KNOWN_WRONG_WRITES[case]
+    targs = {"airy_ai": (torch.tensor([[-200, 1, 2, 3]]),), "nanmedian": (nan_row(torch), 1)}[name]
+    entry = kw.lookup(name, targs, {"out": out(torch)})
+    assert entry is not None
+    want = outcome(torch, lambda _m: kw.corrected(entry, variant, name, targs, {"out": out(torch)}))
+    got = outcome(ember, lambda m: run(m, out=out(m)))
+    assert want[:2] == got[:2] if want[0] == "raise" else same(want, got), f"{want} vs {got}"
+
+
+def test_known_wrong_inplace_form() -> None:
+    kw = known_wrong()
+    targs = (torch.full((3, 1), 2.0).expand(3, 4), torch.tensor(3.0, dtype=torch.float64))
+    entry = kw.lookup("igamma", targs, {})
+    assert entry is not None and entry.iterator
+    want = outcome(torch, lambda _m: kw.corrected(entry, "inplace", "igamma", targs, {}))
+    got = outcome(ember, lambda m: m.full((3, 1), 2.0).expand(3, 4).igamma_(m.tensor(3.0, dtype=m.float64)))
+    assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"
+    # a plain self takes the corrected value
+    targs = (torch.full((3, 4), 2.0), torch.tensor(3.0, dtype=torch.float64))
+    want = outcome(torch, lambda _m: kw.corrected(entry, "inplace", "igamma", targs, {}))
+    got = outcome(ember, lambda m: m.full((3, 4), 2.0).igamma_(m.tensor(3.0, dtype=m.float64)))
+    assert same(want, got), f"{want} vs {got}"

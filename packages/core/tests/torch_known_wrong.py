@@ -32,6 +32,37 @@ class KnownWrong:
     why: str
     applies: Callable[[str, tuple, dict], bool]
     correct: Callable[[str, tuple, dict], Any]
+    # a TensorIterator op: its out= and in-place forms write correct's value as aten's iterator does
+    iterator: bool = False
+
+
+_LEGACY = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16",
+           torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
+           torch.bool: "Bool", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
+
+
+def corrected(entry: KnownWrong, variant: str | None, name: str, args: tuple, kwargs: dict) -> Any:
+    """``entry.correct``'s answer for a call of ``variant`` ("out", "inplace", or None for the others).
+
+    For an iterator entry the written tensor (out=, or self of an in-place call) meets aten's
+    iterator checks: its internal overlap before anything runs, then the result's cast into it
+    (and, in place, its shape); it then holds the corrected value and is the result."""
+    written = {"inplace": args[0] if args else None, "out": kwargs.get("out")}.get(variant or "")
+    if not entry.iterator or not isinstance(written, torch.Tensor):
+        return entry.correct(name, args, kwargs)
+    if torch._debug_has_internal_overlap(written) == 1:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    value = entry.correct(name, args, kwargs)
+    if not torch.can_cast(value.dtype, written.dtype):
+        raise RuntimeError(f"result type {_LEGACY[value.dtype]} can't be cast to the desired output type "
+                           f"{_LEGACY[written.dtype]}")
+    if variant == "inplace" and value.shape != written.shape:
+        raise RuntimeError(f"output with shape {list(written.shape)} doesn't match the broadcast shape "
+                           f"{list(value.shape)}")
+    if variant == "out" and value.shape != written.shape:
+        written.resize_(value.shape)
+    return written.copy_(value)
 
 
 def _arg(args: tuple, kwargs: dict, i: int, name: str, default: Any = None) -> Any:
@@ -66,8 +97,8 @@ def _airy_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _airy_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x, out = _arg(args, kwargs, 0, "input"), kwargs.get("out")
-    return torch.special.airy_ai(x.double()).to(torch.float32 if out is None else out.dtype)
+    x = _arg(args, kwargs, 0, "input")
+    return torch.special.airy_ai(x.double()).to(torch.float32)  # corrected() casts it into an out=
 
 
 # --- the orthogonal polynomials at a NaN x ----------------------------------------------------
@@ -235,9 +266,13 @@ def _nanmedian_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _nanmedian_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
     x, dim, keepdim = _nanmedian_nan_parts(args, kwargs)
-    res = torch.nanmedian(x.contiguous(), dim, keepdim)
+    out = kwargs.get("out")
+    # with out=, PyTorch's own call checks and resizes the out tensors; its indices are then fixed
+    res = torch.nanmedian(x.contiguous(), dim, keepdim, **({} if out is None else {"out": out}))
     all_nan = torch.isnan(x).all(dim, keepdim=keepdim)
     indices = torch.where(all_nan, torch.zeros_like(res.indices), res.indices)
+    if out is not None:
+        return torch.return_types.nanmedian((res.values, res.indices.copy_(indices)))
     return torch.return_types.nanmedian((res.values, indices))
 
 
@@ -263,8 +298,7 @@ def _polygamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
     n, x = _polygamma_parts(args, kwargs)
     y = torch.polygamma(n, torch.where(torch.isinf(x), 1.0, x))
     zero = torch.full_like(y, -0.0 if n % 2 == 0 else 0.0)
-    y = torch.where(torch.isposinf(x), zero, torch.where(torch.isneginf(x), math.nan, y))
-    return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
+    return torch.where(torch.isposinf(x), zero, torch.where(torch.isneginf(x), math.nan, y))
 
 
 # --- polygamma(1, a negative integer) ---------------------------------------------------------
@@ -284,8 +318,7 @@ def _trigamma_pole_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _trigamma_pole_correct(name: str, args: tuple, kwargs: dict) -> Any:
     _, x = _polygamma_parts(args, kwargs)
-    y = torch.where(_negative_integer(x), math.inf, torch.polygamma(1, x))
-    return y if kwargs.get("out") is None else y.to(kwargs["out"].dtype)
+    return torch.where(_negative_integer(x), math.inf, torch.polygamma(1, x))
 
 
 # --- hardtanh_backward at a NaN input ----------------------------------------------------------
@@ -680,21 +713,30 @@ def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name != "gelu_backward" or approximate not in ("none", "tanh") or not (
             isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)):
         return False
-    if not (g.dtype.is_floating_point and x.dtype.is_floating_point):
+    # int8 / uint8 gradients take the same oneDNN path (other integer types its dtype error)
+    if not (x.dtype.is_floating_point and (g.dtype.is_floating_point or g.dtype in (torch.int8, torch.uint8))):
         return False
     shape = torch.broadcast_shapes(g.shape, x.shape)
-    rt = torch.promote_types(g.dtype, x.dtype)
+    rt = torch.result_type(g, x)  # a 0-d gradient does not promote self's dtype
     broadcast = (approximate == "none" and tuple(shape) != tuple(g.shape) and math.prod(shape) > 0
                  and rt != torch.float64)
-    return broadcast or g.dtype != x.dtype
+    # a self to broadcast on the oneDNN path (contiguous, 2+ elements): its reorder error, or a
+    # crash when the broadcast shape is empty
+    one_dnn = (approximate == "none" and x.dtype != torch.float64 and x.is_contiguous() and x.numel() > 1
+               and tuple(shape) != tuple(x.shape))
+    return broadcast or one_dnn or g.dtype != x.dtype
 
 
 def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
     shape = torch.broadcast_shapes(g.shape, x.shape)
-    rt = torch.promote_types(g.dtype, x.dtype)
-    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt),
-                                        approximate=approximate)
+    rt = torch.result_type(g, x)  # a 0-d gradient does not promote self's dtype
+    if math.prod(shape) == 0:
+        return torch.empty(shape, dtype=rt)
+    if tuple(shape) != tuple(x.shape):  # computed in float64 (no oneDNN path there), rounded once
+        return torch.ops.aten.gelu_backward(g.expand(shape).to(rt).double(), x.expand(shape).to(rt).double(),
+                                            approximate=approximate).to(rt)
+    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt), approximate=approximate)
 
 
 # --- embedding_bag without bags -------------------------------------------------------------
@@ -1083,8 +1125,7 @@ def _igamma_correct(name: str, args: tuple, kwargs: dict) -> Any:
             for i in _igammac_tiny_mask(ad, xd).nonzero().tolist():
                 q = mpmath.gammainc(ad[tuple(i)].item(), xd[tuple(i)].item(), mpmath.inf, regularized=True)
                 res[tuple(i)] = float(q)
-    out = kwargs.get("out")
-    return res.to(a.dtype if out is None else out.dtype)
+    return res.to(torch.result_type(a, x))  # corrected() casts it into an out= or in-place self
 
 
 # --- grid_sampler with an unknown mode number ----------------------------------------------------
@@ -1235,6 +1276,41 @@ def _var_all_equal_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return getattr(torch, name)(*args, **kwargs).fill_(math.nan)
 
 
+# --- fractional_max_pool with a kernel size below 1 ------------------------------------------------
+
+_FRACTIONAL = {"fractional_max_pool2d": 2, "fractional_max_pool2d_with_indices": 2,
+               "fractional_max_pool3d": 3, "fractional_max_pool3d_with_indices": 3}
+
+
+def _int_list(v: Any, n: int) -> list | None:
+    """An int-or-ints argument as aten's parser reads it (None where the parser refuses it)."""
+    v = [v] * n if isinstance(v, int) else list(v)
+    if not all(type(i) is int and -(2**63) <= i < 2**63 for i in v) or len(v) not in (1, n):
+        return None
+    return v * n if len(v) == 1 else v
+
+
+def _fractional_kernel_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    n = _FRACTIONAL.get(name)
+    x = _arg(args, kwargs, 0, "input")
+    if n is None or not isinstance(x, torch.Tensor) or x.dim() not in (n + 1, n + 2):
+        return False
+    k = _int_list(_arg(args, kwargs, 1, "kernel_size"), n)
+    size, ratio = _arg(args, kwargs, 2, "output_size"), _arg(args, kwargs, 3, "output_ratio")
+    samples = kwargs.get("_random_samples", args[5] if len(args) > 5 else None)
+    if size is None and ratio is None or size is not None and _int_list(size, n) is None:
+        return False  # the functional's ValueError or the parser's error comes first
+    out = _int_list(size, n) if size is not None else None
+    # aten's "pool too large" test, output + kernel - 1 <= input, wraps past int64 and passes too
+    huge = out is not None and k is not None and any(o + kk - 1 >= 2**63 for o, kk in zip(out, k))
+    return k is not None and (min(k) <= 0 or huge) and (samples is not None or x.is_floating_point())
+
+
+def _fractional_kernel_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # every check that precedes it (the input's dims, a zero-size dim) raises a RuntimeError too
+    raise RuntimeError(f"{name}(): kernel_size must be greater than zero and fit the input")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1243,7 +1319,7 @@ KNOWN_WRONG = [
                    "lgamma(1 + a) to 0, losing the Euler-gamma term of size a; float32 likewise)",
         why="mpmath.gammainc(a, x, inf, regularized=True) at 40 digits: 1.8599e-31 and 5.5977359481e-11 "
             "(Q(a, x) ~ a E1(x) for a -> 0); ember's lgamma1p keeps the term",
-        applies=_igammac_tiny_applies, correct=_igamma_correct),
+        applies=_igammac_tiny_applies, correct=_igamma_correct, iterator=True),
     KnownWrong(
         "igamma-float32",
         torch_says="torch.igamma(torch.tensor([7626612.5]), torch.tensor([7620600.0])) -> 0.014714051 "
@@ -1251,7 +1327,7 @@ KNOWN_WRONG = [
                    "igammac at a ~ 1e-4; float16 / bfloat16 are computed by the same float code)",
         why="PyTorch's own float64 kernel gives 0.0147176847 (mpmath agrees); the right float32 answer "
             "is that value rounded, which ember's double-precision kernel returns",
-        applies=_igamma_float_applies, correct=_igamma_correct),
+        applies=_igamma_float_applies, correct=_igamma_correct, iterator=True),
     KnownWrong(
         "gelu-inf",
         torch_says="F.gelu(torch.full((16,), inf)) -> nan (float32, bfloat16, and float16 on "
@@ -1267,7 +1343,7 @@ KNOWN_WRONG = [
                    "x ~ -100, relative errors 1e-3 at -1000 and any sign at -1e9)",
         why="Ai(-1e4) = 0.027057, Ai(-3e5) = -0.016389, Ai(-2^31) = -0.0022576 (mpmath; PyTorch's "
             "own float64 kernel agrees): the float32 result is the float64 one rounded",
-        applies=_airy_applies, correct=_airy_correct),
+        applies=_airy_applies, correct=_airy_correct, iterator=True),
     KnownWrong(
         "special-polynomial-huge-degree",
         torch_says="torch.special.legendre_polynomial_p(torch.tensor([0.3]), 2**31 - 1) runs its "
@@ -1325,7 +1401,7 @@ KNOWN_WRONG = [
         why="psi^(n)(x) = (-1)^(n+1) n! sum_k 1/(x+k)^(n+1) -> 0 as x -> +inf (with the sign "
             "of (-1)^(n+1)), as PyTorch's own n = 1 says; towards -inf it passes a pole at every "
             "non-positive integer and has no limit: NaN",
-        applies=_polygamma_applies, correct=_polygamma_correct),
+        applies=_polygamma_applies, correct=_polygamma_correct, iterator=True),
     KnownWrong(
         "trigamma-pole",
         torch_says="torch.polygamma(1, torch.tensor([-1.0, -65504.0])) -> [1.29e15, 3.2e5] "
@@ -1334,7 +1410,7 @@ KNOWN_WRONG = [
         why="trigamma(x) = sum_k 1/(x+k)^2 has a double pole at every non-positive integer, "
             "+inf from both sides (as PyTorch's own polygamma(1, 0) = inf and its n >= 2 "
             "poles say); the other elements keep PyTorch's values",
-        applies=_trigamma_pole_applies, correct=_trigamma_pole_correct),
+        applies=_trigamma_pole_applies, correct=_trigamma_pole_correct, iterator=True),
     KnownWrong(
         "hardtanh-backward-nan",
         torch_says="torch.ops.aten.hardtanh_backward(torch.ones(12), torch.full((12,), nan), -1., 1.)"
@@ -1468,7 +1544,9 @@ KNOWN_WRONG = [
         applies=_fused_layout_applies, correct=_fused_layout_correct),
     KnownWrong(
         "gelu-backward-broadcast-or-mixed",
-        torch_says="torch.ops.aten.gelu_backward(torch.tensor(2.), torch.randn(3, 4)) raises "
+        torch_says="torch.ops.aten.gelu_backward(torch.tensor(2.), torch.randn(3, 4)) raises (as a "
+                   "self of shape (4,) beside a (3, 4) gradient, int8 and uint8 gradients too; a "
+                   "(0, 1) gradient beside a (12,) self kills the process) "
                    "'could not create a primitive descriptor for the reorder primitive' (its "
                    "oneDNN path, float32 / half types, approximate='none'; float64 broadcasts); "
                    "with a float32 gradient and a float16 self the float32 result holds float16 "
@@ -1528,7 +1606,7 @@ KNOWN_WRONG = [
                    "c10's range check (int64's max as a double is 2**63) and its cast wraps",
         why="2**63 is not an int64, so the bound cannot be converted: c10's own overflow error "
             "(as for any bound past it), not a clamp to the most negative int",
-        applies=_int_bound_applies, correct=_int_bound_correct),
+        applies=_int_bound_applies, correct=_int_bound_correct, iterator=True),
     KnownWrong(
         "upsample-empty-input-index-tables",
         torch_says="F.interpolate(torch.empty(0, 2, 5), size=2**31 - 1, mode='nearest-exact') raises "
@@ -1612,6 +1690,17 @@ KNOWN_WRONG = [
         why="equal values have deviations of exactly 0, so past the degrees of freedom the variance is "
             "0 / 0 = NaN, as PyTorch's own reduction along a dim says",
         applies=_var_all_equal_applies, correct=_var_all_equal_correct),
+    KnownWrong(
+        "fractional-max-pool-nonpositive-kernel",
+        torch_says="F.fractional_max_pool2d(torch.arange(36.).reshape(1, 1, 6, 6), 0, output_size=2, "
+                   "_random_samples=torch.full((1, 1, 2), 0.5), return_indices=True) -> values all -inf, "
+                   "indices [[0, 6], [36, 42]] (36 and 42 lie outside the 6 x 6 plane); a kernel of "
+                   "-2**31 + 1 never returns, -2**31 fails an internal assert: aten has no lower bound; "
+                   "a kernel of 2**63 - 1 passes its size check (output + kernel - 1 wraps past int64)",
+        why="a window of no element has no maximum and no index: the kernel size must be at least 1, "
+            "so ember raises a RuntimeError naming it (after aten's input checks); a kernel larger than "
+            "the input is aten's own 'too large' error, whatever the wrap",
+        applies=_fractional_kernel_applies, correct=_fractional_kernel_correct),
 ]
 
 

@@ -115,3 +115,24 @@ def test_errors_3d() -> None:
     for shape, k, out in [((2, 3, 3, 9, 9), 3, (4, 4, 4)), ((2, 3, 9, 9, 9), (3, 3), 4)]:
         same_error(lambda: ember.nn.functional.fractional_max_pool3d(ember.zeros(shape), k, output_size=out),
                     lambda: torch.nn.functional.fractional_max_pool3d(torch.zeros(shape), k, output_size=out))
+
+
+@pytest.mark.parametrize("k", [0, -1, (2, 0), -(2**31) + 1, -(2**31)])
+@pytest.mark.parametrize("n", [2, 3])
+def test_nonpositive_kernel_raises(k, n: int) -> None:
+    # aten has no lower bound: -inf at indices outside the plane, a hang near -2**31 (torch_known_wrong
+    # fractional-max-pool-nonpositive-kernel); ember raises before any window is formed
+    if n == 3 and isinstance(k, tuple):
+        k = (2, 2, 0)
+    f = getattr(ember.nn.functional, f"fractional_max_pool{n}d")
+    x = ember.ones((2, 3) + (6,) * n)
+    with pytest.raises(RuntimeError, match="kernel_size must be greater than zero"):
+        f(x, k, output_size=2, _random_samples=ember.full((2, 3, n), 0.5))
+
+
+def test_empty_batch_of_integers() -> None:
+    # aten returns the empty result before its float-only dispatch
+    outs = [lib.nn.functional.fractional_max_pool2d(lib.zeros(0, 3, 6, 6, dtype=lib.int64), 2, output_size=2,
+                                                    _random_samples=lib.zeros(2, 3, 2, dtype=lib.int64))
+            for lib in (torch, ember)]
+    assert str(outs[1].dtype) == str(outs[0].dtype) and tuple(outs[1].shape) == tuple(outs[0].shape)

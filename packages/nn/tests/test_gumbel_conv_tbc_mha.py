@@ -188,3 +188,30 @@ def test_module_uses_functional() -> None:
     b, bw = em(ember.tensor(x), ember.tensor(x), ember.tensor(x))
     np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(bw.detach().numpy(), aw.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("args", [((0, 2, 3), (2, 3, 4), 1), ((0, 2, 3), (3, 3, 4), 2), ((0, 2, 3), (2, 3, 4), 0),
+                                  ((0, 0, 3), (1, 3, 4), 0), ((1, 2, 3), (2, 3, 4), 0), ((1, 2, 3), (3, 3, 4), 0),
+                                  ((5, 2, 3), (0, 3, 4), 1)])
+def test_conv_tbc_empty_time(args: tuple) -> None:
+    # no time step: aten's result is the bias at each output step (or its negative-size error)
+    x, w, pad = args
+    outs = []
+    for lib in (torch, ember):
+        try:
+            outs.append(lib.conv_tbc(lib.zeros(x), lib.ones(w), lib.arange(4.0), pad))
+        except RuntimeError as e:
+            outs.append(type(e))
+    if isinstance(outs[0], type):
+        assert outs[1] is outs[0]
+    else:
+        assert tuple(outs[1].shape) == tuple(outs[0].shape)
+        np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())
+
+
+def test_conv_tbc_bias_of_another_dtype() -> None:
+    # aten copies the bias into the output, cast to input's dtype
+    outs = [lib.conv_tbc(lib.ones(5, 2, 3), lib.ones(2, 3, 4), lib.arange(4.0, dtype=lib.float64), 1)
+            for lib in (torch, ember)]
+    assert str(outs[1].dtype) == str(outs[0].dtype)
+    np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())

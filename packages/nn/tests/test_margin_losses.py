@@ -112,6 +112,13 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "multi_margin-target-size": lambda L: L.nn.functional.multi_margin_loss(X(L, 3, 5), I(L, [1, 0])),
     "multilabel_margin-size": lambda L: L.nn.functional.multilabel_margin_loss(X(L, 3, 4), I(L, [[1, 2, 3]])),
     "multilabel_margin-range": lambda L: L.nn.functional.multilabel_margin_loss(X(L, 1, 4), I(L, [[1, 7, -1, 0]])),
+    "multilabel_margin-int-range": lambda L: L.nn.functional.multilabel_margin_loss(I(L, 5), I(L, 7), reduction="none"),
+    "multilabel_margin-range-past-end": lambda L: L.nn.functional.multilabel_margin_loss(X(L, 1, 4),
+                                                                                         I(L, [[1, -1, -5, 0]])),
+    "gaussian_nll-int-var": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3, 4).float(), X(L, 3, 4).float(),
+                                                                        I(L, [[1, 2, 3, 4]] * 3)),
+    "affine_grid-align-int": lambda L: L.nn.functional.affine_grid(X(L, 2, 2, 3), [2, 1, 3, 4], align_corners=2),
+    "affine_grid-align-zero": lambda L: L.nn.functional.affine_grid(X(L, 2, 2, 3), [2, 1, 3, 4], align_corners=0),
     "soft_margin-reduction": lambda L: L.nn.functional.soft_margin_loss(X(L, 3), X(L, 3), reduction="x"),
     "gaussian_nll-negative-var": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3), X(L, 3), -X(L, 3).abs()),
     "gaussian_nll-var-size": lambda L: L.nn.functional.gaussian_nll_loss(X(L, 3, 4), X(L, 3, 4), X(L, 2, 2).abs()),
@@ -148,7 +155,8 @@ def test_affine_grid(size: tuple, align: bool) -> None:
     np.testing.assert_allclose(egrad.numpy(), tgrad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("args", [((2, 3, 3), (2, 1, 3, 4)), ((2, 2, 3), (2, 1, 3)), ((2, 2, 3), (2, 1, 0, 4))])
+@pytest.mark.parametrize("args", [((2, 3, 3), (2, 1, 3, 4)), ((2, 2, 3), (2, 1, 3)), ((2, 2, 3), (2, 1, 0, 4)),
+                                  ((1, 2, 3), (2, 1, 3, 4))])
 def test_affine_grid_errors(args: tuple) -> None:
     shape, size = args
     with pytest.raises(Exception) as t_info:

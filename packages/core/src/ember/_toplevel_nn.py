@@ -785,10 +785,15 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     # aten views each time slice of input as (t * batch, channels): an input whose layout does not allow
     # that raises its view error
     k, t_len = weight.shape[0], input.shape[0]
+    o_len = t_len + 2 * pad - k + 1
+    if t_len == 0 or o_len <= 0 or k == 0:  # no tap to apply (conv1d refuses it): aten's result is the bias
+        out = ember.empty((o_len, input.shape[1], weight.shape[2]), dtype=input.dtype)
+        return out.copy_(bias.expand(out.shape))
     for i in range(k):
         t = min(t_len + pad - i, t_len + 2 * pad - k + 1) - max(0, pad - i)
         if t > 0:
             input.narrow(0, max(0, i - pad), t).view(t * input.shape[1], input.shape[2])
             break
-    y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    # aten copies the bias into an output of input's dtype: another float dtype is cast, not refused
+    y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias.to(input.dtype), padding=pad)
     return y.permute(2, 0, 1).contiguous()

@@ -2,6 +2,7 @@
 // kernel choice (div rounding modes, clamp bounds), special errors, where.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -132,18 +133,31 @@ static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const Tensor* ts[] = {&a, &b};
   check_alpha(result_type(ts, 2), alpha);
 }
+// aten's sub runs add's kernel with -alpha, and c10 negates an int in int64, wrapping: a uint64
+// Scalar (an int above INT64_MAX) such as 2**63 becomes -2**63, which an int64 kernel takes (add's
+// own alpha = 2**63 is the overflow error), and -2**63 stays -2**63. Other alphas keep the sub
+// kernel (the same values).
+static std::pair<PointwiseKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& alpha) {
+  const PointwiseKernels& k = backend(x).pointwise;
+  if (!alpha.is_int() || !(alpha.is_uint64() || alpha.int_bits() == std::numeric_limits<int64_t>::min()))
+    return {k.sub, alpha};
+  return {k.add, Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
+}
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
-  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, Tensor(), false, {input, other}, {alpha});
+  auto [k, a] = sub_kernel(input, alpha);
+  return run("sub", k, DtypeRule::Promote, Tensor(), false, {input, other}, {a});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other, alpha);
   check_inplace(self, "sub_");
-  return run("sub_", backend(self).pointwise.sub, DtypeRule::Promote, self, true, {self, other}, {alpha});
+  auto [k, a] = sub_kernel(self, alpha);
+  return run("sub_", k, DtypeRule::Promote, self, true, {self, other}, {a});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   check_sub(input, other, alpha);
-  return run("sub", backend(input).pointwise.sub, DtypeRule::Promote, out, false, {input, other}, {alpha});
+  auto [k, a] = sub_kernel(input, alpha);
+  return run("sub", k, DtypeRule::Promote, out, false, {input, other}, {a});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
 
@@ -335,11 +349,33 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(grad_output).pointwise;
+  // aten's erf form takes its oneDNN path for a contiguous float32 / half-type self of two or more
+  // elements (after its iterator's broadcast), whose view of the gradient refuses int16 / int32 /
+  // int64 / bool (int8 and uint8 it takes)
+  const ScalarType g = grad_output.dtype(), x = self.dtype();
+  if (!gelu_tanh_form(approximate) &&
+      (x == ScalarType::Float32 || x == ScalarType::Float16 || x == ScalarType::BFloat16)) {
+    (void)broadcast_shapes(grad_output.sizes(), self.sizes());
+    EMBER_CHECK(
+        !(self.is_contiguous() && self.numel() > 1 &&
+          (g == ScalarType::Int16 || g == ScalarType::Int32 || g == ScalarType::Int64 || g == ScalarType::Bool)),
+        "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input", legacy_name(g));
+  }
   return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward, DtypeRule::Promote,
              Tensor(), false, {grad_output, self});
 }
 
+// A bound of exactly 2.0**63 for an int64 tensor: c10's range check compares with INT64_MAX as a
+// double (2**63 itself) and lets it through to a cast that wraps it to -2**63. 2**63 is no int64,
+// so ember raises c10's overflow error (torch_known_wrong int64-bound-two-to-the-63).
+static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
+  if (dtype == ScalarType::Int64 && bound.is_float() && bound.to_double() == 0x1p63)
+    fail(ErrorKind::Runtime, "value cannot be converted to type int64_t without overflow");
+}
+
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_int64_bound(self.dtype(), threshold);
+  check_int64_bound(self.dtype(), value);
   return run("threshold", backend(self).pointwise.threshold, DtypeRule::Promote, Tensor(), false, {self},
              {threshold, value});
 }
@@ -355,6 +391,8 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
   if (!is_integral(self.dtype(), false)) return clamp(self, min_val, max_val);
   // aten: toLong(), then clamp (whose kernel checks the bounds against the dtype).
+  check_int64_bound(self.dtype(), min_val);
+  check_int64_bound(self.dtype(), max_val);
   const int64_t lo = min_val.checked<int64_t>(), hi = max_val.checked<int64_t>();
   EMBER_CHECK(self.dtype() != ScalarType::UInt8 || (lo >= 0 && hi >= 0),
               "cannot do hardtanh on an unsigned type with negative limits");

@@ -77,9 +77,8 @@ ScalarType acc_dtype(ReduceKind k, ScalarType in) {
 // What out= dtypes a reduction accepts (PyTorch differs per op).
 enum class OutDtype { Castable, Any, Exact, ExactArg };
 
-Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castable) {
-  if (!out) return r;
-  ScalarType od = out->dtype(), rd = r.dtype();
+// The out= dtype check of `rule` for a result of dtype rd.
+void check_out_rule(ScalarType rd, ScalarType od, OutDtype rule) {
   switch (rule) {
     case OutDtype::Castable:
       check_cast(rd, od);
@@ -95,6 +94,11 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
                   " instead");
       break;
   }
+}
+
+Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castable) {
+  if (!out) return r;
+  check_out_rule(r.dtype(), out->dtype(), rule);
   resize_out(*out, r.sizes());
   copy_into(*out, r);
   out->bump_version();
@@ -329,6 +333,8 @@ Tensor min_out(const Tensor& input, const Tensor& other, const Tensor& out) { re
 
 static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool keepdim, ReduceKind k,
                       const Tensor* out) {
+  // aten's meta checks the out= dtype before the empty-input checks
+  if (out) check_out_rule(x.dtype(), out->dtype(), OutDtype::Exact);
   EMBER_CHECK(x.numel() > 0 || !dim.empty(), name,
               "(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");

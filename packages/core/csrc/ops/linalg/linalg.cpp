@@ -231,6 +231,29 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   return to_out(c, out);
 }
 
+// aten's small-problem kernel (batch1.size(1) * batch1.size(2) * batch2.size(2) < 400) writes the
+// result element by element in (b, i, j) order, r = beta * r + alpha * prod (beta = 0 ignores r):
+// on a written tensor with stride-0 dims (an expanded self) each element keeps the last write.
+void baddbmm_sequential(const Tensor& w, const Tensor& prod, const Scalar& beta, const Scalar& alpha) {
+  const int64_t nb = w.size(0), m = w.size(1), p = w.size(2);
+  const int64_t s0 = w.stride(0), s1 = w.stride(1), s2 = w.stride(2);
+  Tensor pc = contiguous(prod, MemoryFormat::Contiguous);
+  EMBER_DISPATCH_NO_BOOL(w.dtype(), "baddbmm", [&] {
+    using T = opmath_t<scalar_t>;
+    const T be = beta.to<T>(), al = alpha.to<T>();
+    const bool zero_beta = beta.to_double() == 0;
+    const T* src = pc.data<T>();
+    scalar_t* dst = w.data<scalar_t>();
+    for (int64_t b = 0; b < nb; ++b)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < p; ++j) {
+          scalar_t& r = dst[b * s0 + i * s1 + j * s2];
+          const T acc = src[(b * m + i) * p + j];
+          r = static_cast<scalar_t>(zero_beta ? al * acc : static_cast<T>(r) * be + al * acc);
+        }
+  });
+}
+
 Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
                     const Tensor* out, bool inplace) {
   // Index the batch dims first: a 2-D batch gives PyTorch's IndexError.
@@ -242,13 +265,35 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   EMBER_CHECK(b2.sizes()[0] == nb && b2.sizes()[1] == b1.sizes()[2],
               "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", b1.sizes()[2],
               "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
-  if (!inplace) (void)expand(input, {nb, m, p}, false);
+  (void)expand(input, {nb, m, p}, false);
   EMBER_CHECK(input.dtype() == b1.dtype() && b1.dtype() == b2.dtype(), "Input dtypes must be the same, got: input ",
               c_type_name(input.dtype()), ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
+  // the structured in-place call's output check, before the kernel's dtype dispatch
+  const int64_t shape[] = {nb, m, p};
+  EMBER_CHECK(!inplace || input.sizes().equals(IntArrayRef(shape, 3)), "Bad in-place call: input tensor size ",
+              shape_str(input.sizes()), " and output tensor size ", shape_str(IntArrayRef(shape, 3)), " should match");
   EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
   ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
+  // A written tensor with internal overlap: aten's element-by-element kernel for small problems
+  // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
+  // copies input into it, which refuses it); its K = 0 path refuses it too.
+  const int64_t k = b1.sizes()[2];
+  const Tensor* w = inplace ? &input : out;
+  if (w && w->sizes().equals(IntArrayRef(shape, 3)) && w->dtype() == dt && has_internal_overlap(*w)) {
+    if (inplace) check_inplace(input, "baddbmm_");
+    const bool zero_beta = beta.to_double() == 0;
+    if (k == 0 && zero_beta) return zero_(*w);  // aten's zero_(), which writes any layout
+    // larger problems go through one GEMM per batch, which refuses a matrix that overlaps itself
+    // (a stride-0 batch dim alone is the same fold, batch after batch)
+    const bool small = m * k * p < 400;
+    if (!(k > 0 && (small || !has_internal_overlap(select(*w, 0, 0))) && (inplace || zero_beta)))
+      check_no_internal_overlap(*w);
+    baddbmm_sequential(*w, bmm_impl(to_dtype(b1, ct), to_dtype(b2, ct), nullptr), beta, alpha);
+    w->bump_version();
+    return *w;
+  }
   Tensor prod = bmm_impl(to_dtype(b1, ct), to_dtype(b2, ct), nullptr);
   Tensor be = scalar_tensor(beta, ct), al = scalar_tensor(alpha, ct);
   Tensor r = beta.to_double() == 0

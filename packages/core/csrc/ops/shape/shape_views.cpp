@@ -32,6 +32,13 @@ Tensor select(const Tensor& input, int64_t dim, int64_t index) {
   return make_view(input, sizes, strides, input.offset() + index * input.stride(d));
 }
 
+// as_strided's refusal of a negative stride (aten's unfold and as_strided both end there).
+static void check_nonnegative_strides(IntArrayRef stride) {
+  for (int64_t s : stride)
+    EMBER_CHECK(s >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+}
+
 Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
   int64_t nd = std::max<int64_t>(self.dim(), 1);
   int64_t d = wrap_dim(dimension, nd);
@@ -46,10 +53,13 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
     strides = {1};
   } else {
     sizes[d] = (len - size) / step + 1;
-    strides[d] = st * step;
+    // aten multiplies in int64 and wraps: a huge step gives a negative stride, which its
+    // as_strided refuses (a wrap to a positive stride is kept: that dim has one window)
+    strides[d] = static_cast<int64_t>(static_cast<uint64_t>(st) * static_cast<uint64_t>(step));
     sizes.push_back(size);
     strides.push_back(st);
   }
+  check_nonnegative_strides(strides);
   return make_view(self, sizes, strides, self.offset());
 }
 
@@ -57,9 +67,7 @@ Tensor as_strided(const Tensor& input, IntArrayRef size, IntArrayRef stride, std
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t off = storage_offset ? *storage_offset : input.offset();
   EMBER_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
-  for (size_t i = 0; i < size.size(); ++i)
-    EMBER_CHECK(stride[i] >= 0,
-                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+  check_nonnegative_strides(stride);
   size_t need = strided_nbytes(size, stride, off, input.itemsize());
   size_t have = input.storage().nbytes;
   EMBER_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ",

@@ -4,6 +4,7 @@ an autograd.Function here, and everything downstream (unpack, solve) composes di
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ember
@@ -257,6 +258,19 @@ def _solve_checks(LU: Any, pivots: Any, B: Any, left: bool) -> None:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if pivots.shape[-1] != n:
         raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError("linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                           f"with shape {list(pivots.shape)} instead")
+
+
+def _check_pivot_range(pivots: Any, n: int) -> None:
+    """aten's kernel refuses pivots outside [1, n] (LAPACK would write outside B), for a non-empty result."""
+    if bool((pivots <= 0).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
+                           "result of lu_factor?")
+    if bool((pivots > n).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly "
+                           "pass the result of lu_factor?")
 
 
 def _legacy(t: ember.Tensor) -> str:
@@ -294,7 +308,9 @@ def lu_solve(LU: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, left: b
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return copy_out(lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT, out)
     n = LU.shape[-1]
-    batch = ember.broadcast_shapes(tuple(LU.shape[:-2]), tuple(pivots.shape[:-1]), tuple(B.shape[:-2]))
+    batch = ember.broadcast_shapes(tuple(LU.shape[:-2]), tuple(B.shape[:-2]))
+    if math.prod(batch) * B.shape[-2] * B.shape[-1]:
+        _check_pivot_range(pivots, n)
     LU = LU.expand(*batch, n, n)
     B = B.expand(*batch, *B.shape[-2:])
     if not (ember.is_grad_enabled() and (LU.requires_grad or B.requires_grad)):

@@ -60,6 +60,10 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     x = input if batched else input.unsqueeze(0)
     nb, ch, sizes = x.shape[0], x.shape[1], list(x.shape[2:])
     for axis, o, kk, s in zip(_AXES[n], out, k, sizes):
+        # aten has no lower bound: an empty window gives -inf at an index outside the plane, and a
+        # kernel near -2**31 hangs it (torch_known_wrong fractional-max-pool-nonpositive-kernel)
+        if kk <= 0:
+            raise RuntimeError(f"{meta}(): kernel_size must be greater than zero, but got pool {axis} {kk}")
         # aten's 3-d check is strict (o + k - 1 < s): windows that exactly fit are refused there too
         if o + kk - 1 > s or (n == 3 and o + kk - 1 == s):
             raise RuntimeError(f"{meta}(): pool {axis} {kk} too large relative to input {axis} {s}")
@@ -76,9 +80,12 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     if min(out) < 0:
         shape = list(input.shape[:-n]) + out
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
+    planes = nb * ch
+    lead = list(input.shape[:-n])
+    if planes == 0 or _prod(out) == 0:  # aten returns before its float-only dispatch
+        return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
     if not input.is_floating_point():
         raise NotImplementedError(f'"{name}_out_frame" not implemented for \'{_dtype_name(input.dtype)}\'')
-    planes = nb * ch
     u = samples[:nb].reshape(planes, n).detach()
     # aten: sample 0 drives the width (2-d) or the time dim (3-d)
     order = [1, 0] if n == 2 else [0, 1, 2]
@@ -89,20 +96,11 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
         strides[d] = strides[d + 1] * sizes[d + 1]
     idx = ember.zeros([planes] + [1] * (2 * n), dtype=ember.int64)
     for d in range(n):
-        pos = starts[d].unsqueeze(-1) + ember.arange(max(k[d], 0))  # (planes, out_d, k_d)
+        pos = starts[d].unsqueeze(-1) + ember.arange(k[d])  # (planes, out_d, k_d)
         shape = [planes] + [1] * (2 * n)
-        shape[1 + d], shape[1 + n + d] = out[d], max(k[d], 0)
+        shape[1 + d], shape[1 + n + d] = out[d], k[d]
         idx = idx + (pos * strides[d]).reshape(shape)
-    lead = list(input.shape[:-n])
-    if planes == 0 or _prod(out) == 0:
-        return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
     flat = x.reshape(planes, -1)
-    if min(k) <= 0:  # an empty window: aten's scan leaves -inf at the window's start index
-        first = sum(starts[d].reshape([planes] + [out[e] if e == d else 1 for e in range(n)]) * strides[d]
-                    for d in range(n))
-        ind = first.expand([planes] + out).reshape(planes, -1)
-        vals = ember.full((planes, _prod(out)), float("-inf"), dtype=input.dtype)
-        return vals.reshape(lead + out), ind.reshape(lead + out)
     kk = _prod(k)
     win = idx.reshape(planes, _prod(out), kk)
     with ember.no_grad():

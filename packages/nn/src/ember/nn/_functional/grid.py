@@ -43,6 +43,9 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         if not -(2**63) <= s < 2**63:
             raise TypeError(f"affine_grid_generator(): argument 'size' failed to unpack the object at pos {i + 1} "
                             'with error "Overflow when unpacking long long"')
+    if not isinstance(align_corners, bool):  # its parser's bool argument, after the size list
+        raise TypeError("affine_grid_generator(): argument 'align_corners' (position 3) must be bool, not "
+                        f"{type(align_corners).__name__}")
     return ember.affine_grid_generator(theta, size, align_corners)
 
 

@@ -108,10 +108,11 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     if tuple(t.shape) != (n, c):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
+    # aten checks the whole target's min and max (past a -1 too) before its float-only dispatch
+    if t.numel() and (bool((t < -1).any()) or bool((t >= c).any())):
+        raise RuntimeError("argument #2 'target' is out of range")
     _float_kernel(input, "multilabel_margin_loss")
     valid = ember.cumprod((t != -1).to(ember.int64), 1).to(ember.bool)  # the classes before the first -1
-    if bool(((t < -1) | (t >= c)).masked_select(valid | (t >= c)).any()):
-        raise RuntimeError("multilabel_margin_loss: target out of range")
     idx = ember.where(valid, t, ember.zeros_like(t))
     is_target = (ember.nn.functional.one_hot(idx, c).to(ember.bool) & valid.unsqueeze(-1)).any(1)  # (N, C)
     xy = x.gather(1, idx)  # (N, C_t)
@@ -141,8 +142,11 @@ def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: Any = False, e
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    # clamped for stability; the gradient passes as if unclamped (torch clamps a clone under no_grad)
-    var = var + (var.detach().clamp(min=eps) - var.detach())
+    # clamped for stability; the gradient passes as if unclamped. torch clamps a clone in place under
+    # no_grad, so an integer var with a float eps is its in-place cast error (not a float result)
+    with ember.no_grad():
+        clamped = var.detach().clone().clamp_(min=eps)
+    var = var + (clamped - var.detach())
     loss = 0.5 * (ember.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

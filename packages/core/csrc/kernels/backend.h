@@ -114,6 +114,15 @@ struct LinalgKernels {
   }
 };
 
+// softmax / log_softmax along the middle dim of the contiguous (outer, size, inner) view x and y
+// have (y allocated by the op: x's shape and dtype, floating); backward writes dx from y (the
+// forward's result) and grad, all three of y's dtype and contiguous.
+struct SoftmaxKernels {
+  void (*forward)(const Tensor& x, const Tensor& y, int64_t outer, int64_t size, int64_t inner, bool log);
+  void (*backward)(const Tensor& y, const Tensor& grad, const Tensor& dx, int64_t outer, int64_t size, int64_t inner,
+                   bool log);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -124,6 +133,7 @@ struct Backend {
   PoolKernels pool;
   IndexKernels index;
   LinalgKernels linalg;
+  SoftmaxKernels softmax;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

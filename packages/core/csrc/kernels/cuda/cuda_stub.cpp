@@ -30,6 +30,7 @@ Backend make_cuda_stub() {
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
   b.linalg = {unavailable, unavailable};
+  b.softmax = {unavailable, unavailable};
   return b;
 }
 

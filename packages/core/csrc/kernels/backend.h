@@ -123,6 +123,15 @@ struct SoftmaxKernels {
                    bool log);
 };
 
+// Scans along the middle dim of the contiguous [outer, n, inner] view x and out have (out
+// allocated by the op with x's shape): logcumsumexp (x floating, out of its dtype) and the int64
+// indices of cummax (greater) / cummin.
+struct ScanKernels {
+  void (*logcumsumexp)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner);
+  void (*cum_extreme_indices)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner,
+                              bool greater);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -134,6 +143,7 @@ struct Backend {
   IndexKernels index;
   LinalgKernels linalg;
   SoftmaxKernels softmax;
+  ScanKernels scan;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -13,6 +13,7 @@
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
+#include "kernels/cpu/scan/scan_kernels.h"
 
 namespace ember {
 namespace cpu::base {
@@ -55,6 +56,8 @@ Backend make_cpu_backend() {
   b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
   b.softmax.forward = softmax::forward;
   b.softmax.backward = softmax::backward;
+  b.scan.logcumsumexp = scan::logcumsumexp;
+  b.scan.cum_extreme_indices = scan::cum_extreme_indices;
   return b;
 }
 

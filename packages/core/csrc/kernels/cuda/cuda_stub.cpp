@@ -31,6 +31,7 @@ Backend make_cuda_stub() {
   b.index = {unavailable, unavailable};
   b.linalg = {unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
+  b.scan = {unavailable, unavailable};
   return b;
 }
 

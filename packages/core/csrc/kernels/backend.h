@@ -20,6 +20,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/pool_window.h"
+#include "kernels/upsample_geometry.h"
 
 namespace ember {
 
@@ -132,6 +133,14 @@ struct ScanKernels {
                               bool greater);
 };
 
+// Upsampling over `planes` contiguous (batch x channel) planes of dtype dt: forward x (g.in) into
+// y (g.out), or backward the gradient y (g.out) accumulated into the zeroed x (g.in); cl is
+// aten's channels-last bilinear form, forward only (kernels/upsample_geometry.h).
+struct UpsampleKernels {
+  void (*upsample)(const upsample::Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward,
+                   const upsample::ClForm& cl);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -144,6 +153,7 @@ struct Backend {
   LinalgKernels linalg;
   SoftmaxKernels softmax;
   ScanKernels scan;
+  UpsampleKernels upsample;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -13,6 +13,7 @@
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
+#include "kernels/cpu/pool/upsample.h"
 #include "kernels/cpu/scan/scan_kernels.h"
 
 namespace ember {
@@ -58,6 +59,7 @@ Backend make_cpu_backend() {
   b.softmax.backward = softmax::backward;
   b.scan.logcumsumexp = scan::logcumsumexp;
   b.scan.cum_extreme_indices = scan::cum_extreme_indices;
+  b.upsample.upsample = upsample::upsample;
   return b;
 }
 

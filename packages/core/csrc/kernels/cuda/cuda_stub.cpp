@@ -32,6 +32,7 @@ Backend make_cuda_stub() {
   b.linalg = {unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
   b.scan = {unavailable, unavailable};
+  b.upsample = {unavailable};
   return b;
 }
 

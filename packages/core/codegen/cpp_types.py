@@ -10,6 +10,7 @@ CPP_TYPE = {
     "Tensor": "const Tensor&",
     "Tensor?": "const Tensor&",  # undefined Tensor stands for None
     "Tensor[]": "const TensorList&",
+    "Tensor?[]": "const TensorList&",  # an undefined element stands for None (index_put's indices)
     "Scalar": "const Scalar&",
     "Scalar?": "const std::optional<Scalar>&",
     "int": "int64_t",
@@ -35,6 +36,7 @@ ACCESSOR = {
     "Tensor": "tensor",
     "Tensor?": "opt_tensor",
     "Tensor[]": "tensor_list",
+    "Tensor?[]": "tensor_list",
     "Scalar": "scalar",
     "Scalar?": "opt_scalar",
     "int": "int64",
@@ -58,6 +60,7 @@ ACCESSOR = {
 PY_TYPE = {
     "Tensor": "Tensor",
     "Tensor[]": "Sequence[Tensor]",
+    "Tensor?[]": "Sequence[Tensor | None]",
     "Scalar": "Number",
     "int": "int",
     "int[]": "Sequence[int] | int",

@@ -430,6 +430,8 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     for op in ops:
         # Escaped for the C++ string literal (str defaults are quoted: UPLO="L").
         text = binding_schema(op, kind == "function" and "out" in op.variants).replace('"', '\\"')
+        if kind == "inplace":  # its messages name the in-place method, as PyTorch's (index_put_())
+            text = text.replace("(", "_(", 1)
         all_numbers = str(op.schema.name in NUMBERS_AS_INPUT).lower()
         aten = str(op.binding == "aten").lower()
         sigs.append(f'Signature("{text}", {str(is_method).lower()}, {number_mask(op)}u, {all_numbers}, '

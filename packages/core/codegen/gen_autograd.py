@@ -54,6 +54,7 @@ STORE = {
     "MemoryFormat": ("MemoryFormat", "{v}", "{f}"),
     "MemoryFormat?": ("std::optional<MemoryFormat>", "{v}", "{f}"),
     "Device?": ("std::optional<Device>", "{v}", "{f}"),
+    "Tensor?[]": ("TensorList", "{v}", "{f}"),  # index tensors: never differentiated, kept as they are
 }
 
 # Outputs of these are never differentiable (indices, masks, counts).
@@ -181,6 +182,8 @@ class NodeGen:
                 release.append(f"{name}_.reset();")
             elif kind == "value":
                 lines.append(f"  {STORE[norm(p)][0]} {name}_;")
+                if norm(p) == "Tensor?[]":
+                    release.append(f"{name}_.clear();")
             elif kind == "sizes" and is_list(p):
                 lines.append(f"  std::vector<DimVector> {name}_sizes;")
             elif kind == "sizes":

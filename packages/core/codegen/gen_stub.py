@@ -16,7 +16,8 @@ from gen_docs import is_varargs
 from schema import Op, Param, Schema
 
 _PY_TYPE = {
-    "Tensor": "Tensor", "Tensor[]": "Sequence[Tensor]", "Scalar": "_Number", "int": "_b.int",
+    "Tensor": "Tensor", "Tensor[]": "Sequence[Tensor]", "Tensor?[]": "Sequence[Tensor | None]",
+    "Scalar": "_Number", "int": "_b.int",
     "int[]": "Sequence[_b.int] | _b.int", "float": "_b.float", "bool": "_b.bool", "str": "str",
     "ScalarType": "_dtype", "Device": "Device", "MemoryFormat": "_memory_format",
     "Layout": "_layout", "Generator": "Generator", "float[]": "Sequence[_b.float]",

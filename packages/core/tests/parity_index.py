@@ -306,6 +306,41 @@ def put_builder(op: dict) -> list:
     ]
 
 
+def index_put_builder(op: dict) -> list:
+    return [
+        C("one-index", T((4, 3)), (I(0, 2),), T((2, 3))),
+        C("two-indices", T((4, 3)), (I(0, 3, 1), I(2, 0, 0)), T((3,))),
+        C("accumulate-dup", T((4, 3)), (I(1, 1, 3),), T((3, 3)), True),
+        C("accumulate-kw", T((4, 3)), [I(2, 2)], T((1, 3)), accumulate=True),
+        C("mask", T((4, 3)), (M(1, 0, 1, 1, shape=(4,)),), T(())),
+        C("broadcast-value", T((2, 3, 4)), (I(1), I(0, 2)), T((4,))),
+        C("int", T((4, 3), "int64"), (I(3),), T((3,), "int64")),
+        C("transposed", T((3, 4), view="t"), (I(1, 2),), T((2, 3))),
+        C("out-of-range", T((4, 3)), (I(4),), T((3,))),
+        C("shape-mismatch", T((4, 3)), (I(0, 1),), T((3, 3))),
+        C("dtype-mismatch", T((4, 3)), (I(1),), T((3,), "float64")),
+        C("bad-indices", T((4, 3)), 5, T((3,))),
+    ]
+
+
+def unique_builder(op: dict) -> list:
+    """torch._VF's unique ops (ember.unique calls them), every output compared."""
+    name = op["name"]
+    dup = T((3, 2), values=(3.0, 1.0, 3.0, 1.0, 0.0, 2.0))
+    ints = I(2, 2, 1, 3, 1, 1, shape=(6,))
+    lead = (0,) if name == "unique_dim" else ()
+    cases = [C("float", dup, *lead, m=False, ip=False), C("int", ints, *lead, m=False, ip=False)]
+    flags = ("return_inverse", "return_counts")
+    for i, flag in enumerate(flags):
+        cases.append(C(flag, dup, *lead, m=False, ip=False, **{flag: True}))
+        cases.append(C(f"int-{flag}", ints, *lead, m=False, ip=False, **{flags[1 - i]: True, flag: True}))
+    if name == "unique_consecutive":
+        cases += [C("dim0", dup, m=False, ip=False, dim=0), C("dim-neg", dup, m=False, ip=False, dim=-1)]
+    if name == "unique_dim":
+        cases += [C("dim1", dup, 1, m=False, ip=False), C("dim-range", dup, 2, m=False, ip=False)]
+    return cases + [C("empty", T((0,)), *lead, m=False, ip=False), C("bad-flag", dup, *lead, 1, m=False, ip=False)]
+
+
 def scatter_reduce_builder(op: dict) -> list:
     idx = I(2, 0, 1, 2, 0, 0, 2, 2, shape=(2, 4))
     cases = [C(f"{red}-{'self' if inc else 'noself'}", T((3, 4)), 0, idx, T((2, 4)), red, include_self=inc)
@@ -361,4 +396,8 @@ BUILDERS = {
     "masked_scatter": masked_scatter_builder,
     "take_along_dim": take_along_dim_builder,
     "put": put_builder,
+    "index_put": index_put_builder,
+    "_unique2": unique_builder,
+    "unique_dim": unique_builder,
+    "unique_consecutive": unique_builder,
 }

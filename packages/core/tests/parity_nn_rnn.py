@@ -61,4 +61,78 @@ def cell_cases(op: dict) -> list:
     return cs
 
 
-BUILDERS = {name: cell_cases for name in GATES}
+# ---- the whole-sequence layers (private to ember: compared with the same steps in torch ops)
+
+
+def _steps(cell: Any, xg: Any, state: tuple, reverse: bool) -> tuple:
+    """Runs cell(xg[t], state) -> state over the time steps (newest first when reverse); y stacks
+    each step's h at its own time index."""
+    torch = H.torch
+    n = xg.shape[0]
+    ys = [None] * n
+    for s in range(n):
+        t = n - 1 - s if reverse else s
+        state = cell(xg[t], state)
+        ys[t] = state[0]
+    y = torch.stack(ys) if n else xg.new_zeros((0, *state[0].shape))
+    return (y, *state)
+
+
+def _lstm_sequence_ref(xg: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any = None, reverse: bool = False) -> tuple:
+    def cell(x: Any, hc: tuple) -> tuple:
+        g = x + hc[0] @ w_hh.t() + (b_hh if b_hh is not None else 0)
+        i, f, c, o = g.chunk(4, 1)
+        c = f.sigmoid() * hc[1] + i.sigmoid() * c.tanh()
+        return o.sigmoid() * c.tanh(), c
+
+    return _steps(cell, xg, (h0, c0), reverse)
+
+
+def _gru_sequence_ref(xg: Any, h0: Any, w_hh: Any, b_hh: Any = None, reverse: bool = False) -> tuple:
+    def cell(x: Any, hs: tuple) -> tuple:
+        gh = hs[0] @ w_hh.t() + (b_hh if b_hh is not None else 0)
+        xr, xz, xn = x.chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+        return ((1 - z) * (xn + r * hn).tanh() + z * hs[0],)
+
+    return _steps(cell, xg, (h0,), reverse)
+
+
+def _lstm_layer_ref(x: Any, w_ih: Any, b_ih: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any = None,
+                    reverse: bool = False) -> tuple:
+    xg = x @ w_ih.t() + (b_ih if b_ih is not None else 0)
+    return _lstm_sequence_ref(xg, h0, c0, w_hh, b_hh, reverse)
+
+
+# ember-only ops: test_parity calls these for torch's side.
+TORCH_REFERENCES = {"_lstm_sequence": _lstm_sequence_ref, "_gru_sequence": _gru_sequence_ref,
+                    "_lstm_layer": _lstm_layer_ref}
+
+
+def sequence_cases(op: dict) -> list:
+    name = op["name"]
+    g = 3 if name == "_gru_sequence" else 4
+    cs = []
+    for dt in ("float32", "float64"):
+        for rev in (False, True):
+            Tn, B, In, Hd = 3, 2, 5, 4
+            h = [T((B, Hd), dt, dom="small")] + ([T((B, Hd), dt, dom="small")] if g == 4 else [])
+            w_hh, b_hh = T((g * Hd, Hd), dt, dom="small"), T((g * Hd,), dt, dom="small")
+            if name == "_lstm_layer":
+                head = [T((Tn, B, In), dt), T((g * Hd, In), dt, dom="small"), T((g * Hd,), dt, dom="small")]
+            else:
+                head = [T((Tn, B, g * Hd), dt)]
+            tag = f"{dt}{'-reverse' if rev else ''}"
+            cs.append(C(f"bias-{tag}", *head, *h, w_hh, b_hh, rev))
+            cs.append(C(f"nobias-{tag}", *head, *h, w_hh, None, reverse=rev))
+    if name == "_lstm_layer":  # no input bias either
+        cs.append(C("no-biases", T((2, 3, 4), "float64"), T((8, 4), "float64", dom="small"), None,
+                    T((3, 2), "float64"), T((3, 2), "float64"), T((8, 2), "float64", dom="small"), None))
+    else:
+        hs = [T((1, 2), "float64")] * (2 if g == 4 else 1)
+        cs.append(C("one-step", T((1, 1, g * 2), "float64"), *hs, T((g * 2, 2), "float64", view="t"), None))
+    return cs
+
+
+BUILDERS = {name: cell_cases for name in GATES} | {name: sequence_cases for name in TORCH_REFERENCES}

@@ -1118,7 +1118,9 @@ BUILDERS = {
     "max.other": lambda op: binary_cases("max", False),
     "min.other": lambda op: binary_cases("min", False),
 }
-# Areas keep their builders in tests/parity_<area>.py (a BUILDERS dict, same signature).
+# Areas keep their builders in tests/parity_<area>.py (a BUILDERS dict, same signature), and for
+# ember's private ops that PyTorch lacks, a TORCH_REFERENCES dict: name -> the same computation in torch ops.
+TORCH_REFERENCES: dict[str, Any] = {}
 for _path in sorted(Path(__file__).parent.glob("parity_*.py")):
     if _path.stem != "parity_inputs":
         _area = _path.stem
@@ -1126,6 +1128,7 @@ for _path in sorted(Path(__file__).parent.glob("parity_*.py")):
         _mod = importlib.util.module_from_spec(_spec)
         _spec.loader.exec_module(_mod)
         BUILDERS.update(_mod.BUILDERS)
+        TORCH_REFERENCES.update(getattr(_mod, "TORCH_REFERENCES", {}))  # ember-only (private) ops
         VIEW_OPS |= getattr(_mod, "VIEW_OPS", set())  # an area's view ops: layout compared too
         LAYOUT_OPS |= getattr(_mod, "VIEW_OPS", set())
 
@@ -1199,6 +1202,8 @@ def param_id(p: tuple) -> str:
 # ============================================================================================
 
 def resolve(lib: Any, op: dict, name: str) -> Any:
+    if name in TORCH_REFERENCES:  # ember's private op (ember._C) against its torch composition
+        return TORCH_REFERENCES[name] if lib is torch else getattr(ember._lib._C, name)
     mod = getattr(lib, op["namespace"]) if op["namespace"] else lib
     if lib is torch and name == "alias" and not hasattr(torch, "alias"):
         return torch.ops.aten.alias  # PyTorch only exposes alias as an aten op

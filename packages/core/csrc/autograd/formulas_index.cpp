@@ -27,33 +27,6 @@ struct IndexBackward0 final : Node {
   void release_variables() override { indices.clear(); }
 };
 
-// grads of self.index_put(indices, values, accumulate).
-struct IndexPutBackward0 final : Node {
-  std::vector<Tensor> indices;
-  DimVector values_sizes;
-  bool accumulate = false;
-  const char* name() const override { return "IndexPutBackward0"; }
-  TensorList apply(TensorList& grads) override {
-    TensorList out(2);
-    if (!any_defined(grads)) return out;
-    const Tensor& g = grads[0];
-    if (should_compute(0))
-      out[0] = accumulate ? g : ag::index_put(g, indices, zeros({}, g.dtype(), std::nullopt), false);
-    if (should_compute(1)) {
-      Tensor r = ag::index(g, indices);
-      // values may carry extra leading unit dims that index_put_ dropped.
-      if (r.dim() < static_cast<int64_t>(values_sizes.size())) {
-        DimVector s(values_sizes.size() - r.dim(), 1);
-        for (int64_t d : r.sizes()) s.push_back(d);
-        r = ag::reshape(r, s);
-      }
-      out[1] = sum_to(r, values_sizes);
-    }
-    return out;
-  }
-  void release_variables() override { indices.clear(); }
-};
-
 }  // namespace
 
 namespace ag {
@@ -71,36 +44,24 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   return r;
 }
 
-static Ref<IndexPutBackward0> index_put_node(const Tensor& self, const std::vector<Tensor>& indices,
-                                             const Tensor& values, bool accumulate) {
-  auto node = make_ref<IndexPutBackward0>();
-  node->set_next_edges({&self, &values});
-  node->indices = indices;
-  node->values_sizes.assign(values.sizes().begin(), values.sizes().end());
-  node->accumulate = accumulate;
-  return node;
-}
-
-Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  Tensor r = ember::index_put(self, indices, values, accumulate);
-  if (GradMode::is_enabled() && any_requires_grad({&self, &values}) && is_differentiable(r))
-    set_history(r, index_put_node(self, indices, values, accumulate));
-  return r;
-}
-
-Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  if (!GradMode::is_enabled() || !any_requires_grad({&self, &values})) {
-    ember::index_put_(self, indices, values, accumulate);
-    return self;
-  }
-  check_inplace(self);
-  auto node = index_put_node(self, indices, values, accumulate);
-  ember::index_put_(self, indices, values, accumulate);
-  rebase_history(self, node);
-  return self;
-}
-
 }  // namespace ag
+
+// index_put's gradients (ops/index.yaml): self's is grad with the written elements zeroed (kept
+// whole under accumulate); values' is grad at the indices, summed to values' shape.
+Tensor index_put_self_backward(const Tensor& grad, const TensorList& indices, bool accumulate) {
+  return accumulate ? grad : ag::index_put(grad, indices, zeros({}, grad.dtype(), std::nullopt), false);
+}
+
+Tensor index_put_values_backward(const Tensor& grad, const TensorList& indices, IntArrayRef values_sizes) {
+  Tensor r = ag::index(grad, indices);
+  // values may carry extra leading unit dims that index_put_ dropped.
+  if (r.dim() < static_cast<int64_t>(values_sizes.size())) {
+    DimVector s(values_sizes.size() - r.dim(), 1);
+    for (int64_t d : r.sizes()) s.push_back(d);
+    r = ag::reshape(r, s);
+  }
+  return sum_to(r, values_sizes);
+}
 
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index) {
   if (input_sizes.size() == 0) return ag::reshape(ag::sum(grad, std::nullopt), input_sizes);

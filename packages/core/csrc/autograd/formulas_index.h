@@ -1,6 +1,5 @@
 // Derivative helpers for the index ops (ops/index.yaml), built from ag:: ops,
-// and the autograd-aware advanced indexing used by Tensor.__getitem__/__setitem__
-// (hand-written nodes: their index lists are `Tensor?[]`).
+// and the autograd-aware advanced indexing used by Tensor.__getitem__ (a hand-written node).
 #pragma once
 #include <optional>
 #include <string_view>
@@ -25,11 +24,12 @@ Tensor put_self_backward(const Tensor& grad, const Tensor& index, const Tensor& 
 Tensor put_source_backward(const Tensor& grad, const Tensor& index, const Tensor& source);
 Tensor take_backward(const Tensor& grad, const Tensor& input, const Tensor& index);
 
+Tensor index_put_self_backward(const Tensor& grad, const TensorList& indices, bool accumulate);
+Tensor index_put_values_backward(const Tensor& grad, const TensorList& indices, IntArrayRef values_sizes);
+
 namespace ag {
-// self[indices] / self[indices] = values, recording IndexBackward0 / IndexPutBackward0.
+// self[indices], recording IndexBackward0 (ag::index_put / index_put_ are generated from ops/index.yaml).
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
-Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
-Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
 }  // namespace ag
 
 // scatter_reduce(input, dim, index, src, reduce, include_self): the input's and src's gradients

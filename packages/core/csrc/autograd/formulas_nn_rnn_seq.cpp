@@ -269,4 +269,27 @@ TensorList lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih, c
 }
 }  // namespace ag
 
+// The ops ember.nn's LSTM / GRU layers call (ops/nn_rnn.yaml, grad: composite): each records the
+// one node above.
+namespace {
+std::tuple<Tensor, Tensor, Tensor> three(const TensorList& r) { return {r[0], r[1], r[2]}; }
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _lstm_sequence(const Tensor& xg, const Tensor& h0, const Tensor& c0,
+                                                  const Tensor& w_hh, const Tensor& b_hh, bool reverse) {
+  return three(ag::rnn_sequence(rnn::kLstm, xg, h0, c0, w_hh, b_hh, reverse));
+}
+
+std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih,
+                                               const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                                               const Tensor& b_hh, bool reverse) {
+  return three(ag::lstm_layer(x, w_ih, b_ih, h0, c0, w_hh, b_hh, reverse));
+}
+
+std::tuple<Tensor, Tensor> _gru_sequence(const Tensor& xg, const Tensor& h0, const Tensor& w_hh, const Tensor& b_hh,
+                                         bool reverse) {
+  TensorList r = ag::rnn_sequence(rnn::kGru, xg, h0, Tensor(), w_hh, b_hh, reverse);
+  return {r[0], r[1]};
+}
+
 }  // namespace ember

@@ -20,6 +20,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/pool_window.h"
+#include "kernels/upsample_geometry.h"
 
 namespace ember {
 
@@ -114,6 +115,32 @@ struct LinalgKernels {
   }
 };
 
+// softmax / log_softmax along the middle dim of the contiguous (outer, size, inner) view x and y
+// have (y allocated by the op: x's shape and dtype, floating); backward writes dx from y (the
+// forward's result) and grad, all three of y's dtype and contiguous.
+struct SoftmaxKernels {
+  void (*forward)(const Tensor& x, const Tensor& y, int64_t outer, int64_t size, int64_t inner, bool log);
+  void (*backward)(const Tensor& y, const Tensor& grad, const Tensor& dx, int64_t outer, int64_t size, int64_t inner,
+                   bool log);
+};
+
+// Scans along the middle dim of the contiguous [outer, n, inner] view x and out have (out
+// allocated by the op with x's shape): logcumsumexp (x floating, out of its dtype) and the int64
+// indices of cummax (greater) / cummin.
+struct ScanKernels {
+  void (*logcumsumexp)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner);
+  void (*cum_extreme_indices)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner,
+                              bool greater);
+};
+
+// Upsampling over `planes` contiguous (batch x channel) planes of dtype dt: forward x (g.in) into
+// y (g.out), or backward the gradient y (g.out) accumulated into the zeroed x (g.in); cl is
+// aten's channels-last bilinear form, forward only (kernels/upsample_geometry.h).
+struct UpsampleKernels {
+  void (*upsample)(const upsample::Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward,
+                   const upsample::ClForm& cl);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -124,6 +151,9 @@ struct Backend {
   PoolKernels pool;
   IndexKernels index;
   LinalgKernels linalg;
+  SoftmaxKernels softmax;
+  ScanKernels scan;
+  UpsampleKernels upsample;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -19,7 +19,7 @@ PType parse_type(std::string t, bool* optional) {
   auto bracket = t.find('[');
   bool list = bracket != std::string::npos;
   std::string base = list ? t.substr(0, bracket) : t;
-  if (base == "Tensor") return list ? PType::TensorList : PType::Tensor;
+  if (base == "Tensor" || (list && base == "Tensor?")) return list ? PType::TensorList : PType::Tensor;
   if (base == "int" || base == "SymInt") return list ? PType::IntList : PType::Int;
   if (base == "Scalar") return PType::Scalar;
   if (base == "float") return PType::Double;
@@ -225,6 +225,7 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
     Param p;
     std::string tname = decl.substr(0, sp);
     p.type = parse_type(tname, &p.optional);
+    p.none_elements = tname.rfind("Tensor?[", 0) == 0;
     p.single_int = tname.find("[]") == std::string::npos && p.type == PType::IntList;
     p.symint = tname.rfind("SymInt", 0) == 0;
     if (p.single_int) {
@@ -338,8 +339,10 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
     case PType::TensorList: {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-      for (Py_ssize_t i = 0; i < n; ++i)
-        if (!is_tensor(PySequence_Fast_GET_ITEM(o, i))) return false;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* e = PySequence_Fast_GET_ITEM(o, i);
+        if (!is_tensor(e) && !(p.none_elements && e == Py_None)) return false;
+      }
       return true;
     }
     // Tensors are not Scalars or ints here: overloads taking Tensor must win (clamp, max).
@@ -532,7 +535,10 @@ TensorList Signature::tensor_list(ParsedArgs& A, int i) const {
   if (!o || o == Py_None) return r;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
   r.reserve(n);
-  for (Py_ssize_t j = 0; j < n; ++j) r.push_back(unpack(PySequence_Fast_GET_ITEM(o, j)));
+  for (Py_ssize_t j = 0; j < n; ++j) {
+    PyObject* e = PySequence_Fast_GET_ITEM(o, j);
+    r.push_back(e == Py_None ? Tensor() : unpack(e));  // None: a Tensor?[] element left out
+  }
   return r;
 }
 

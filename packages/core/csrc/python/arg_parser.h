@@ -36,11 +36,12 @@ struct Param {
   bool kw_only = false;
   bool has_default = false;
   bool default_none = false;
-  bool varargs = false;     // int[] that may be given as separate positional ints
-  bool numbers = false;     // Tensor that also accepts a Python number (wrapped as 0-d)
-  bool single_int = false;  // int[N]: a bare int stands for a list (int[] needs a sequence)
-  int list_len = 0;         // N of int[N]: the bare int is repeated N times, as PyTorch's parser does
-  bool symint = false;      // SymInt[]: ints <= -2^62 - 1 are c10::SymInt's symbolic range (an error)
+  bool varargs = false;        // int[] that may be given as separate positional ints
+  bool numbers = false;        // Tensor that also accepts a Python number (wrapped as 0-d)
+  bool none_elements = false;  // Tensor?[]: an element may be None (index_put's indices)
+  bool single_int = false;     // int[N]: a bare int stands for a list (int[] needs a sequence)
+  int list_len = 0;            // N of int[N]: the bare int is repeated N times, as PyTorch's parser does
+  bool symint = false;         // SymInt[]: ints <= -2^62 - 1 are c10::SymInt's symbolic range (an error)
   std::string name;
   PyObject* py_name = nullptr;  // interned
   // Parsed default value.

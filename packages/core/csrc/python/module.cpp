@@ -202,12 +202,8 @@ PYBIND11_MODULE(_C, m) {
   init_dlpack(mod);
   init_generator(mod);
   init_autograd(mod);
-  init_index_ops(mod);
+  init_argcheck(mod);
   init_autocast(mod);
-  {
-    extern void ember_init_rnn(PyObject*);
-    ember_init_rnn(mod);
-  }  // py_rnn.cpp
   {
     extern void ember_init_scan(PyObject*);
     ember_init_scan(mod);

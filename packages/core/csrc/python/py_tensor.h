@@ -33,10 +33,10 @@ PyObject* wrap_tuple(std::tuple<Tensor, Tensor, Tensor> r, const char* name, std
 PyObject* wrap_as(PyTypeObject* cls, Tensor t);
 
 void init_tensor_type(PyObject* module);
-void init_storage(PyObject* module);    // py_storage.cpp
-void init_dlpack(PyObject* module);     // py_dlpack.cpp
-void init_autograd(PyObject* module);   // py_autograd.cpp
-void init_index_ops(PyObject* module);  // py_index_ops.cpp
+void init_storage(PyObject* module);   // py_storage.cpp
+void init_dlpack(PyObject* module);    // py_dlpack.cpp
+void init_autograd(PyObject* module);  // py_autograd.cpp
+void init_argcheck(PyObject* module);  // py_argcheck.cpp: _C._checked
 PyMethodDef* generated_functions();
 PyMethodDef* generated_methods();
 

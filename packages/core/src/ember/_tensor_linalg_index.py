@@ -1,6 +1,6 @@
 """Tensor methods defined in Python over functions that live elsewhere: the linear
-algebra shortcuts (``x.det()``, ``x.inverse()``...), ``nonzero(as_tuple=)`` and the
-hand-bound index methods (``index_put_``, ``unique``...)."""
+algebra shortcuts (``x.det()``, ``x.inverse()``...), ``nonzero(as_tuple=)``, ``unique`` and
+``unique_consecutive``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ember._argcheck import checked
 from ember._lib import _C
+from ember._unique import UniqueMethods
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -174,5 +175,6 @@ class ExtraMethods:
         return ember.eig(self, eigenvectors)
 
 
-for _name, _method in getattr(_C, "_index_methods", {}).items():
-    setattr(ExtraMethods, _name, _method)
+# Tensor.unique / unique_consecutive: Python over the _VF ops, as PyTorch's (ember/_unique.py).
+for _name in ("unique", "unique_consecutive"):
+    setattr(ExtraMethods, _name, getattr(UniqueMethods, _name))

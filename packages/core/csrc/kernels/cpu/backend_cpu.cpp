@@ -9,9 +9,12 @@
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/norm/softmax.h"
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
+#include "kernels/cpu/pool/upsample.h"
+#include "kernels/cpu/scan/scan_kernels.h"
 
 namespace ember {
 namespace cpu::base {
@@ -52,6 +55,11 @@ Backend make_cpu_backend() {
   b.index.gather_contig8 = gather_contig<8>;
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);
   b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
+  b.softmax.forward = softmax::forward;
+  b.softmax.backward = softmax::backward;
+  b.scan.logcumsumexp = scan::logcumsumexp;
+  b.scan.cum_extreme_indices = scan::cum_extreme_indices;
+  b.upsample.upsample = upsample::upsample;
   return b;
 }
 

@@ -30,6 +30,9 @@ Backend make_cuda_stub() {
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
   b.linalg = {unavailable, unavailable};
+  b.softmax = {unavailable, unavailable};
+  b.scan = {unavailable, unavailable};
+  b.upsample = {unavailable};
   return b;
 }
 

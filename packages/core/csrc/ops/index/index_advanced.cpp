@@ -206,7 +206,7 @@ Tensor index(const Tensor& self, const IndexList& indices) {
   return out;
 }
 
-const Tensor& index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
+Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
   check_inplace(self, "index_put_");
   Plan p = make_plan(self, indices);
   // Leading unit dims of values beyond the result's rank are dropped (x[i] = v[None]).

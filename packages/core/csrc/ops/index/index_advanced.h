@@ -17,9 +17,8 @@ IndexList expand_index_masks(const Tensor& self, const IndexList& indices);
 
 // self[indices] (PyTorch's placement rule for the result dims).
 Tensor index(const Tensor& self, const IndexList& indices);
-// self[indices] = values (or += with accumulate); values broadcast and are cast.
-const Tensor& index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate);
-Tensor index_put(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate);
+// self[indices] = values (or += with accumulate): index_put / index_put_, declared in the
+// generated ops.h (ops/index.yaml).
 
 // unique / unique_consecutive (dim: over slices): (values, inverse, counts).
 std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optional<int64_t> dim, bool consecutive);

@@ -125,4 +125,28 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   return {values, inv, long_tensor(counts, {g})};
 }
 
+// torch._VF's unique ops (ops/index.yaml; ember.unique picks their outputs as torch.unique does).
+// Without dim an output not asked for is empty, as aten's; sorted is always honoured on the CPU.
+namespace {
+std::tuple<Tensor, Tensor, Tensor> asked(std::tuple<Tensor, Tensor, Tensor> r, bool inverse, bool counts) {
+  if (!inverse) std::get<1>(r) = empty({0}, ScalarType::Int64);
+  if (!counts) std::get<2>(r) = empty({0}, ScalarType::Int64);
+  return r;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& input, bool, bool return_inverse, bool return_counts) {
+  return asked(unique_impl(input, std::nullopt, false), return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& input, int64_t dim, bool, bool, bool) {
+  return unique_impl(input, dim, false);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& input, bool return_inverse, bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  std::tuple<Tensor, Tensor, Tensor> r = unique_impl(input, dim, true);
+  return dim ? r : asked(std::move(r), return_inverse, return_counts);
+}
+
 }  // namespace ember

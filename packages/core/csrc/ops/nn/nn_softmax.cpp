@@ -1,14 +1,10 @@
-// softmax / log_softmax along one dim, and their backward passes (fused: one read of the
-// input per pass, no temporaries). Data is viewed as (outer, size, inner), contiguous.
+// softmax / log_softmax along one dim, and their backward passes: checks, dtype, allocation;
+// the fused passes are the backend's (kernels/cpu/norm/softmax.cpp). Data is viewed as
+// (outer, size, inner), contiguous.
 #include <algorithm>
-#include <cmath>
-#include <limits>
-#include <vector>
 
-#include "core/parallel.h"
-#include "iter/elementwise_iter.h"
-#include "kernels/cpu/isa_variants.h"
-#include "kernels/cpu/vec_math.h"
+#include "iter/elementwise_iter.h"  // to_dtype
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_fused_backward.h"
@@ -30,134 +26,18 @@ Geometry geometry(const Tensor& t, int64_t dim) {
   return g;
 }
 
-// Accumulation type: double for double, float otherwise.
-template <class T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-// One (outer index) slab: `size` rows of `inner` contiguous values; buffers hold a row each.
-// The reductions are `omp simd` loops so vec::exp vectorises (the order of the adds is free).
-template <class T, bool Log>
-EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner, std::vector<acc_t<T>>& mx,
-                                   std::vector<acc_t<T>>& sum) {
-  using A = acc_t<T>;
-  constexpr A kNegInf = -std::numeric_limits<A>::infinity();
-  if (inner == 1) {
-    A m = kNegInf;
-#pragma omp simd reduction(max : m)
-    for (int64_t d = 0; d < size; ++d) m = std::max(m, static_cast<A>(x[d]));
-    if (m == kNegInf) m = 0;  // all -inf: exp(-inf - 0) = 0 keeps NaN out of the max shift
-    A s = 0;
-    if constexpr (Log) {
-#pragma omp simd reduction(+ : s)
-      for (int64_t d = 0; d < size; ++d) s += vec::exp(static_cast<A>(x[d]) - m);
-      // PyTorch keeps the sum in the input's type (matters for float16 / bfloat16 only)
-      const A ls = std::log(static_cast<A>(T(s)));
-#pragma omp simd
-      for (int64_t d = 0; d < size; ++d) y[d] = T((static_cast<A>(x[d]) - m) - ls);
-    } else if constexpr (std::is_same_v<T, A>) {
-#pragma omp simd reduction(+ : s)
-      for (int64_t d = 0; d < size; ++d) {
-        A e = vec::exp(static_cast<A>(x[d]) - m);
-        y[d] = T(e);
-        s += e;
-      }
-      const A r = A(1) / s;
-#pragma omp simd
-      for (int64_t d = 0; d < size; ++d) y[d] = T(static_cast<A>(y[d]) * r);
-    } else {
-      // float16 / bfloat16: exp again rather than store it rounded, so each output rounds once (PyTorch
-      // keeps the exps in a float buffer)
-#pragma omp simd reduction(+ : s)
-      for (int64_t d = 0; d < size; ++d) s += vec::exp(static_cast<A>(x[d]) - m);
-      const A r = A(1) / s;
-#pragma omp simd
-      for (int64_t d = 0; d < size; ++d) y[d] = T(vec::exp(static_cast<A>(x[d]) - m) * r);
-    }
-    return;
-  }
-  std::fill(mx.begin(), mx.end(), kNegInf);
-  std::fill(sum.begin(), sum.end(), A(0));
-  A* mp = mx.data();
-  A* sp = sum.data();
-  for (int64_t d = 0; d < size; ++d) {
-    const T* xr = x + d * inner;
-#pragma omp simd
-    for (int64_t i = 0; i < inner; ++i) mp[i] = std::max(mp[i], static_cast<A>(xr[i]));
-  }
-  for (int64_t i = 0; i < inner; ++i)
-    if (mp[i] == kNegInf) mp[i] = 0;
-  for (int64_t d = 0; d < size; ++d) {
-    const T* xr = x + d * inner;
-#pragma omp simd
-    for (int64_t i = 0; i < inner; ++i) sp[i] += vec::exp(static_cast<A>(xr[i]) - mp[i]);
-  }
-  if constexpr (Log) {
-    // here aten keeps the sums in float (unlike its last-dim kernel above): one rounding per output
-    for (int64_t i = 0; i < inner; ++i) sp[i] = std::log(sp[i]);
-    for (int64_t d = 0; d < size; ++d) {
-      const T* xr = x + d * inner;
-      T* yr = y + d * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) yr[i] = T((static_cast<A>(xr[i]) - mp[i]) - sp[i]);
-    }
-  } else {
-    for (int64_t i = 0; i < inner; ++i) sp[i] = A(1) / sp[i];
-    for (int64_t d = 0; d < size; ++d) {
-      const T* xr = x + d * inner;
-      T* yr = y + d * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) yr[i] = T(vec::exp(static_cast<A>(xr[i]) - mp[i]) * sp[i]);
-    }
-  }
-}
-
-template <class T>
-EMBER_VEC_INLINE void run_slabs(const T* xp, T* yp, const Geometry& g, int64_t b, int64_t e, bool log) {
-  const int64_t span = g.size * g.inner;
-  std::vector<acc_t<T>> mx(g.inner), sum(g.inner);
-  for (int64_t o = b; o < e; ++o) {
-    if (log) softmax_slab<T, true>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-    else softmax_slab<T, false>(xp + o * span, yp + o * span, g.size, g.inner, mx, sum);
-  }
-}
-
-// One pass over slabs o in [b, e): forward reads x and writes y; backward reads x (the
-// forward's result) and g and writes y (the input's gradient).
-template <class T>
-struct Slabs {
-  const T *x, *g;
-  T* y;
-  const Geometry* geo;
-  bool log;
-};
-
-template <class T>
-EMBER_VEC_INLINE void forward_slabs(const Slabs<T>& p, int64_t b, int64_t e) {
-  run_slabs(p.x, p.y, *p.geo, b, e, p.log);
-}
-// The core files build for baseline x86-64; the slab loops are also compiled for AVX2 and
-// AVX-512 (16 lanes: the exp of every element dominates) and picked at run time.
-EMBER_ISA_VARIANTS(forward_slabs, Slabs)
-
 Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType> dtype, bool log) {
-  const char* name = log ? "log_softmax" : "softmax";
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(input.dim(), 1));
   Tensor x = dtype && *dtype != input.dtype() ? to_dtype(input, *dtype) : input;
   if (x.numel() == 0) return empty(x.sizes(), x.dtype());  // aten returns before its dtype dispatch
   EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"",
                       log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
                       "\" not implemented for '", legacy_name(x.dtype()), "'");
-  (void)name;
   x = contiguous(x, MemoryFormat::Contiguous);
   Tensor y = empty(x.sizes(), x.dtype());
   if (x.numel() == 0) return y;
   Geometry g = geometry(x, dim);
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.size * g.inner));
-  EMBER_DISPATCH_FLOAT(x.dtype(), name, [&] {
-    const Slabs<scalar_t> p{x.data<scalar_t>(), nullptr, y.data<scalar_t>(), &g, log};
-    auto fn = forward_slabs_best<scalar_t>();
-    parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
-  });
+  backend(x).softmax.forward(x, y, g.outer, g.size, g.inner, log);
   return y;
 }
 
@@ -171,70 +51,6 @@ Tensor nn_log_softmax(const Tensor& input, int64_t dim, std::optional<ScalarType
   return softmax_impl(input, dim, dtype, true);
 }
 
-namespace {
-
-template <class T>
-EMBER_VEC_INLINE void backward_range(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t b, int64_t e,
-                                     bool log) {
-  using A = acc_t<T>;
-  const int64_t S = geo.size, I = geo.inner;
-  std::vector<A> acc(static_cast<size_t>(I));
-  A* ap = acc.data();
-  for (int64_t o = b; o < e; ++o) {
-    const int64_t off = o * S * I;
-    const T *ys = yp + off, *gs = gp + off;
-    T* ds = dp + off;
-    if (I == 1) {
-      A a = 0;
-      if (log) {
-#pragma omp simd reduction(+ : a)
-        for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]);
-#pragma omp simd
-        for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(gs[d]) - vec::exp(static_cast<A>(ys[d])) * a);
-      } else {
-#pragma omp simd reduction(+ : a)
-        for (int64_t d = 0; d < S; ++d) a += static_cast<A>(gs[d]) * static_cast<A>(ys[d]);
-#pragma omp simd
-        for (int64_t d = 0; d < S; ++d) ds[d] = T(static_cast<A>(ys[d]) * (static_cast<A>(gs[d]) - a));
-      }
-      continue;
-    }
-    std::fill(acc.begin(), acc.end(), A(0));
-    for (int64_t d = 0; d < S; ++d) {
-      const T *yr = ys + d * I, *gr = gs + d * I;
-#pragma omp simd
-      for (int64_t i = 0; i < I; ++i)
-        ap[i] += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
-    }
-    for (int64_t d = 0; d < S; ++d) {
-      const T *yr = ys + d * I, *gr = gs + d * I;
-      T* dr = ds + d * I;
-      if (log) {
-#pragma omp simd
-        for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(gr[i]) - vec::exp(static_cast<A>(yr[i])) * ap[i]);
-      } else {
-#pragma omp simd
-        for (int64_t i = 0; i < I; ++i) dr[i] = T(static_cast<A>(yr[i]) * (static_cast<A>(gr[i]) - ap[i]));
-      }
-    }
-  }
-}
-
-template <class T>
-EMBER_VEC_INLINE void backward_slabs(const Slabs<T>& p, int64_t b, int64_t e) {
-  backward_range(p.x, p.g, p.y, *p.geo, b, e, p.log);
-}
-EMBER_ISA_VARIANTS(backward_slabs, Slabs)
-
-template <class T>
-void softmax_backward_slabs(const T* yp, const T* gp, T* dp, const Geometry& geo, int64_t grain, bool log) {
-  const Slabs<T> p{yp, gp, dp, &geo, log};
-  auto fn = backward_slabs_best<T>();
-  parallel_for(0, geo.outer, grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
-}
-
-}  // namespace
-
 namespace nn_kernels {
 
 // softmax: dx = y * (g - sum(g * y));  log_softmax: dx = g - exp(y) * sum(g).
@@ -245,10 +61,7 @@ Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim0, boo
   if (y.numel() == 0) return dx;
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(y.dim(), 1));
   Geometry geo = geometry(y, dim);
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, geo.size * geo.inner));
-  EMBER_DISPATCH_FLOAT(y.dtype(), "softmax_backward", [&] {
-    softmax_backward_slabs(y.data<scalar_t>(), g.data<scalar_t>(), dx.data<scalar_t>(), geo, grain, log);
-  });
+  backend(y).softmax.backward(y, g, dx, geo.outer, geo.size, geo.inner, log);
   return dx;
 }
 

@@ -222,9 +222,9 @@ from ember._tensor_linalg_index import nonzero as nonzero  # noqa: E402  (adds a
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
-from ember import _tensor_extras  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
+from ember import _tensor_legacy_methods  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
 
-_tensor_extras.install()
+_tensor_legacy_methods.install()
 globals().update(_tensor_composite.toplevel_inplace())
 from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
 

@@ -1,4 +1,4 @@
-"""The Tensor methods of ember/_tensor_extras.py against PyTorch 2.13: Python 2 dunders,
+"""The Tensor methods of ember/_tensor_legacy_methods.py against PyTorch 2.13: Python 2 dunders,
 __reversed__, __setstate__, apply_/map_/map2_, as_subclass, const_data_ptr, dim_order,
 is_pinned/pin_memory, is_set_to, new, resize/resize_as, module_load."""
 

@@ -56,3 +56,19 @@ def test_dtype_change_takes_the_cast() -> None:
     e = ember.zeros(2, 3, dtype=ember.int32)
     e.copy_(ember.tensor(2.7).expand(2, 3))
     assert e.tolist() == [[2] * 3] * 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "bfloat16", "bool"])
+@pytest.mark.parametrize(("shape", "perm"), [((300, 257), (1, 0)), ((3, 70, 90), (0, 2, 1)), ((70, 3, 90), (2, 1, 0)),
+                                             ((5, 64, 33, 2), (0, 2, 1, 3)), ((9, 130, 40), (2, 0, 1))])
+def test_transposing_copy_in_tiles(dtype: str, shape: tuple, perm: tuple) -> None:
+    """Copies whose source is strided along the destination's inner dim (the tiled path, with
+    partial tiles at the edges, and batch dims around the tile plane) keep every value in place."""
+    src = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 127
+    e = ember.tensor(src.tolist(), dtype=getattr(ember, dtype)).permute(*perm).contiguous()
+    t = torch.tensor(src.tolist(), dtype=getattr(torch, dtype)).permute(*perm).contiguous()
+    assert e.is_contiguous() and tuple(e.shape) == tuple(t.shape)
+    assert e.tolist() == t.tolist()
+    dst = ember.zeros(tuple(t.shape), dtype=getattr(ember, dtype))
+    dst[...] = ember.tensor(src.tolist(), dtype=getattr(ember, dtype)).permute(*perm)  # copy_ into a slice
+    assert dst.tolist() == t.tolist()

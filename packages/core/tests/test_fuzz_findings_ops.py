@@ -610,3 +610,25 @@ def test_known_wrong_inplace_form() -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, "inplace", "igamma", targs, {}))
     got = outcome(ember, lambda m: m.full((3, 4), 2.0).igamma_(m.tensor(3.0, dtype=m.float64)))
     assert same(want, got), f"{want} vs {got}"
+
+
+# ---- seed 1130: an empty slice keeps its start, half-type arange reads its bounds in float, norm's
+# int dim goes on as a one-element list, matmul's batched dtype rule, pixel_unshuffle of nothing ----
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.ones(1, dtype=m.float16)[1:].view(m.int32),  # storage_offset 1: not divisible by 2
+    lambda m: m.tensor(m.ones(5)[7:].storage_offset()),
+    lambda m: m.tensor(m.ones(5)[2:1].storage_offset()),
+    lambda m: m.arange(0, 2.5, 1e300, dtype=m.float16),
+    lambda m: m.arange(1e39, 1e40, 1e38, dtype=m.bfloat16),
+    lambda m: m.arange(0, 70000.0, 1000.0, dtype=m.float16),
+    lambda m: m.norm(m.ones(2, 3, 4), dim=2**63),
+    lambda m: m.norm(m.ones(2, 3, 4), p=-math.inf, dim=2**63),
+    lambda m: m.matmul(m.ones(5, 2, 3), m.ones(5, 3, 0, dtype=m.float64)),
+    lambda m: m.matmul(m.ones(2, 3), m.ones(5, 3, 0, dtype=m.int64)),
+    lambda m: m.matmul(m.ones(5, 2, 3), m.ones(3, 0, dtype=m.float64)),
+    lambda m: m.matmul(m.ones(5, 2, 3, dtype=m.bool), m.ones(5, 3, 4)),
+    lambda m: m.pixel_unshuffle(m.ones(0, 0, 0, dtype=m.float64), 2**32),
+))
+def test_seed_1130_findings(f: Callable[[Any], Any]) -> None:
+    check(f)

@@ -150,7 +150,7 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
       Py_ssize_t len = PySlice_AdjustIndices(size, &start, &stop, step);
       sizes.push_back(len);
       strides.push_back(t.strides()[d] * step);
-      if (len > 0) offset += start * t.strides()[d];
+      offset += start * t.strides()[d];  // also for an empty slice: PyTorch keeps its (clamped) start
       kind = "SliceBackward0";
       changed |= len != size;
       ++d;

@@ -22,6 +22,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
          dtype: Any = None) -> Tensor:
     """The p-norm of input over dim; p="fro" is the 2-norm over dim (all of it by default), "nuc" the
     nuclear norm of the matrices over dim (the last two dims by default)."""
+    if isinstance(dim, int) and not isinstance(dim, bool):  # PyTorch's norm passes a one-element list on
+        dim = [dim]
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             result = _c_norm(input, 2, dim, keepdim, **({} if dtype is None else {"dtype": dtype}))

@@ -138,6 +138,8 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
   ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
   // aten's checks run inside its dtype dispatch: Bool fails before them.
   EMBER_CHECK_NOTIMPL(dt != ScalarType::Bool, "\"arange_cpu\" not implemented for 'Bool'");
+  if (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)  // aten reads them in float, checked
+    for (const Scalar* v : {&start, &end, &step}) (void)v->checked<float>();
   int64_t n = arange_length(start, end, step, dt);
   double s = start.to_double(), st = step.to_double();
   Tensor t = out ? range_out(*out, n) : empty({n}, dt);

@@ -47,7 +47,7 @@ nitpick_ignore_regex = [
 
 nitpick_ignore_regex.append((r"py:.*", r"(Device|dtype|dict\[str|Tensor or tuple)"))
 # The plain words of Google-style argument types ("int or sequence of int, optional").
-nitpick_ignore_regex.append((r"py:class", r"(optional|sequence|iterable|array_like)"))
+nitpick_ignore_regex.append((r"py:class", r"(optional|sequence|iterable|array_like|ints|Tensors|tuple of Tensors)"))
 
 # The first docstring line of a compiled op repeats its signature, which autodoc already shows
 # from __text_signature__ (and for a Python wrapper names the kernel, not the public name).

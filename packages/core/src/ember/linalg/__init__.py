@@ -46,5 +46,5 @@ __all__ = [
 
 # PyTorch's TypeErrors for a wrong-typed Tensor or flag argument (named as its C++ ops)
 _NEW = ("householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex",
-        "lu_solve", "matrix_exp", "tensorinv", "tensorsolve")
+        "lu_solve", "matrix_exp", "solve_triangular", "tensorinv", "tensorsolve")
 check_names(globals(), _NEW, {n: f"linalg_{n}" for n in _NEW})

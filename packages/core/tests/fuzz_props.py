@@ -11,9 +11,9 @@ Choice 0 always keeps the original, so hypothesis shrinks a failure towards the 
 ``check(worker, call)``: PyTorch runs first (in the worker); ember must raise the same builtin
 exception type, or give the same dtype, shape and values (parity tolerances), and leave its
 tensor arguments as PyTorch left them.  Where values differ, PyTorch computing the same call in
-float64 referees: ember passes where it is at least as close to that as PyTorch.  A crash or hang of either library fails the example;
-where torch_known_wrong.py lists PyTorch's answer as wrong, ember is checked against the value
-listed there and PyTorch is not run.
+float64 referees: ember passes where it is at least as close to that as PyTorch.  A crash or
+hang of either library fails the example; where torch_known_wrong.py lists PyTorch's answer as
+wrong, ember is checked against the value listed there and PyTorch is not run.
 """
 
 from __future__ import annotations
@@ -236,6 +236,18 @@ RANDOM_OPS = {"rand", "randn", "randint", "randint.low", "randperm", "rand_like"
 ROUNDING_NOISE_OPS = {"det", "slogdet", "inv"}
 
 
+def _bad_matrices(a: Any) -> Any:
+    """The batch mask of ``a``'s matrices (floating or complex) that hold inf or NaN or are singular
+    to its dtype's precision: what LAPACK leaves for those is the build's choice."""
+    m = a.detach().to(S.torch.complex128 if a.is_complex() else S.torch.float64)
+    finite = S.torch.isfinite(m).all(-1).all(-1)
+    if not m.numel():
+        return ~finite
+    sv = S.torch.linalg.svdvals(S.torch.where(finite[..., None, None], m, 0.0))
+    eps = S.torch.finfo(a.dtype).eps
+    return ~finite | (sv[..., -1] <= sv[..., 0] * eps * max(m.shape[-2:]) * 8)
+
+
 def _singular(args: tuple) -> bool:
     """Some matrix of the call's first tensor argument is singular to its dtype's precision, or
     the argument holds inf or NaN."""
@@ -248,12 +260,7 @@ def _singular(args: tuple) -> bool:
         return False
     if not (a.is_floating_point() or a.is_complex()):
         return False
-    m = a.detach().to(S.torch.complex128 if a.is_complex() else S.torch.float64)
-    if not bool(S.torch.isfinite(m).all()):
-        return True  # non-finite: LAPACK-defined, as above
-    sv = S.torch.linalg.svdvals(m)
-    eps = S.torch.finfo(a.dtype).eps
-    return bool((sv[..., -1] <= sv[..., 0] * eps * a.shape[-1] * 8).any())
+    return bool(_bad_matrices(a).any())
 
 
 # The factorisations of a matrix holding inf or NaN, or singular to its dtype's precision: which
@@ -275,13 +282,7 @@ def _noise_matrices(name: str, args: tuple) -> Any:
         return None
     if not isinstance(a, S.torch.Tensor) or a.dim() < 2 or not a.is_floating_point():
         return None
-    m = a.detach().double()
-    finite = S.torch.isfinite(m).all(-1).all(-1)
-    bad = ~finite
-    if m.numel():
-        sv = S.torch.linalg.svdvals(S.torch.where(finite[..., None, None], m, 0.0))
-        eps = S.torch.finfo(a.dtype).eps
-        bad = bad | (sv[..., -1] <= sv[..., 0] * eps * max(m.shape[-2:]) * 8)
+    bad = _bad_matrices(a)
     return bad if bool(bad.any()) else None
 
 

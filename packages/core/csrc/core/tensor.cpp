@@ -175,6 +175,11 @@ Tensor wrap_scalar(const Scalar& s) {
   return t;
 }
 
+Scalar number_value(const Tensor& t) {
+  Scalar s = t.item();
+  return t.impl()->uint64_number ? Scalar::from_uint64(static_cast<uint64_t>(s.int_bits())) : s;
+}
+
 Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n) {
   if (!s.is_uint64()) return wrap_scalar(s);
   bool floating = false;

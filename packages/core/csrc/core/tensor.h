@@ -133,6 +133,8 @@ Tensor wrap_scalar(const Scalar& s);
 // wrapped number is float64 or int64 by the tensors' category); beside bools alone, result_type
 // raises PyTorch's promotion error when the op promotes. Every other number is wrap_scalar.
 Tensor wrap_number(const Scalar& s, const Tensor* const* beside, int n);
+// A 0-d tensor's value as a Scalar; a uint64 number's is its value, not its int64 bits.
+Scalar number_value(const Tensor& t);
 inline Tensor wrap_number(const Scalar& s, const Tensor& beside) {
   const Tensor* b = &beside;
   return wrap_number(s, &b, 1);

@@ -193,10 +193,9 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
     dtypes_[i + 1] = want;
     if (t.dtype() != want && t.dim() == 0) {
       // A 0-d operand (usually a Python number) converts on the stack, not in a new tensor.
-      Scalar v = t.item();
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
-      if (t.impl()->uint64_number && is_floating(want)) v = Scalar::from_uint64(static_cast<uint64_t>(v.int_bits()));
+      Scalar v = is_floating(want) ? number_value(t) : t.item();
       EMBER_DISPATCH_ALL(want, spec.name, [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + 8) = v.to_double();
       ops_[i + 1] = t;

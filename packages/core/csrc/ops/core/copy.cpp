@@ -100,8 +100,7 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
   // a uint64 number (wrap_number: its int64 bits) converts to a float type by its value
-  if (t.impl()->uint64_number && is_floating(dtype))
-    return scalar_tensor(Scalar::from_uint64(static_cast<uint64_t>(t.item().int_bits())), dtype);
+  if (t.impl()->uint64_number && is_floating(dtype)) return scalar_tensor(number_value(t), dtype);
   Tensor r = empty_with_layout_of(t, dtype, std::nullopt);
   copy_into(r, t);
   return r;

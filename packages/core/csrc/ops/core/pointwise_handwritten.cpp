@@ -405,8 +405,7 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 // half types take any number (past their range it is inf there, as in aten's half fill).
 static Tensor where_operand(const Tensor& t, ScalarType rt) {
   if (t.impl()->wrapped_number && rt != ScalarType::Float16 && rt != ScalarType::BFloat16) {
-    Scalar s = t.item();
-    if (t.impl()->uint64_number) s = Scalar::from_uint64(static_cast<uint64_t>(s.int_bits()));
+    const Scalar s = number_value(t);
     EMBER_DISPATCH_ALL(rt, "where", [&] { (void)s.checked<scalar_t>(); });
   }
   return to_dtype(t, rt);

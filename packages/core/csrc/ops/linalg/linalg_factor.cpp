@@ -2,8 +2,6 @@
 // reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs). Python (ember/linalg/_lu.py,
 // _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients;
 // these kernels take already checked, batch-broadcast inputs.
-#include <cblas.h>
-
 #include <algorithm>
 #include <vector>
 
@@ -33,12 +31,6 @@ namespace {
 
 void lu(int m, int n, float* a, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &m, ip, info); }
 void lu(int m, int n, double* a, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &m, ip, info); }
-void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const float* a, float* x) {
-  scipy_cblas_strsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0f, a, blasint(n), x, blasint(r));
-}
-void trsm(CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t n, int64_t r, const double* a, double* x) {
-  scipy_cblas_dtrsm(CblasRowMajor, CblasLeft, up, tr, dg, blasint(n), blasint(r), 1.0, a, blasint(n), x, blasint(r));
-}
 void qr(int m, int n, float* a, float* tau, float* w, int lw, int* info) {
   scipy_sgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
 }
@@ -134,11 +126,11 @@ Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tens
         };
         if (!adjoint) {  // X = U^-1 L^-1 P^T B
           for (int64_t i = 0; i < n; ++i) swap_rows(i);
-          trsm(CblasLower, CblasNoTrans, CblasUnit, n, r, a, x);
-          trsm(CblasUpper, CblasNoTrans, CblasNonUnit, n, r, a, x);
+          trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, r, a, n, x);
+          trsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, r, a, n, x);
         } else {  // A^T = U^T L^T P^T: X = P L^-T U^-T B
-          trsm(CblasUpper, CblasTrans, CblasNonUnit, n, r, a, x);
-          trsm(CblasLower, CblasTrans, CblasUnit, n, r, a, x);
+          trsm(CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, n, r, a, n, x);
+          trsm(CblasLeft, CblasLower, CblasTrans, CblasUnit, n, r, a, n, x);
           for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
         }
         return 0;

@@ -2,8 +2,6 @@
 // `upper` (or lower) triangle, and not its diagonal when unitriangular, and a zero on the diagonal
 // gives IEEE inf / NaN as PyTorch's trsm-based kernel does. ember/linalg/_composed.py checks the
 // arguments in PyTorch's order, converts B to A's dtype and broadcasts the batch.
-#include <cblas.h>
-
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -12,20 +10,6 @@
 namespace ember {
 
 using namespace lapack_util;  // NOLINT(build/namespaces)
-
-namespace {
-
-// X (m x n, row-major) <- A^-1 X (side left, A m x m) or X A^-1 (side right, A n x n).
-void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_DIAG dg, int64_t m, int64_t n, const float* a, int64_t lda, float* x) {
-  scipy_cblas_strsm(CblasRowMajor, sd, up, CblasNoTrans, dg, blasint(m), blasint(n), 1.0f, a, blasint(lda), x,
-                    blasint(n));
-}
-void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_DIAG dg, int64_t m, int64_t n, const double* a, int64_t lda, double* x) {
-  scipy_cblas_dtrsm(CblasRowMajor, sd, up, CblasNoTrans, dg, blasint(m), blasint(n), 1.0, a, blasint(lda), x,
-                    blasint(n));
-}
-
-}  // namespace
 
 // A (..., k, k) and B (..., m, n) of one batch shape and dtype (float32 / float64); k is m when
 // left (A X = B), n otherwise (X A = B).
@@ -46,7 +30,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
       const T* pa = a.data<T>();
       T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
-        trsm(sd, up, dg, m, n, pa + b * k * k, k, px + b * m * n);
+        trsm(sd, up, CblasNoTrans, dg, m, n, pa + b * k * k, k, px + b * m * n);
         return 0;
       });
     });

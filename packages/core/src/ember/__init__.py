@@ -225,6 +225,10 @@ _tensor_composite.install()
 from ember import _tensor_legacy_methods  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
 
 _tensor_legacy_methods.install()
+from ember import _tensor_flags  # noqa: E402  (is_neg / resolve_neg / is_distributed / record_stream)
+
+_tensor_flags.install()
+from ember._tensor_flags import is_distributed, is_neg, resolve_neg  # noqa: E402, F401
 globals().update(_tensor_composite.toplevel_inplace())
 from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
 
@@ -275,7 +279,7 @@ _LAZY_NAMES = {
         "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
         "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
         "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
-        "is_autocast_available")},
+        "set_autocast_gpu_dtype", "is_autocast_available")},
     "GradScaler": "ember.amp.grad_scaler",
     # asarray / frombuffer / from_file / empty_permuted, SyncBatchNorm's statistics, the functional RNNs,
     # binomial, the low-rank factorizations and lobpcg
@@ -296,11 +300,13 @@ _LAZY_NAMES = {
     **{n: "ember._linalg_old" for n in (
         "cholesky", "eig", "geqrf", "lstsq", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_rank", "orgqr",
         "ormqr", "pinverse", "solve", "symeig", "triangular_solve")},
+    "Event": "ember._streams", "Stream": "ember._streams", "Future": "ember.futures",
+    "get_device_module": "ember._runtime", "to_dlpack": "ember.utils.dlpack",
     "_amp_foreach_non_finite_check_and_unscale_": "ember.amp.grad_scaler",
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
-                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special")
+                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -19,7 +19,7 @@ from ember._tensor import Tensor
 __all__ = ["get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
            "is_inference", "is_warn_always_enabled", "legacy_contiguous_format", "set_anomaly_enabled",
            "set_default_device", "set_default_tensor_type", "set_flush_denormal", "set_num_interop_threads",
-           "set_warn_always"]
+           "set_warn_always", "get_device_module"]
 
 # Build facts: LAPACK comes from OpenBLAS, the kernels' threads from OpenMP, no MKL; torch.fft
 # support is whether ember.fft is installed.
@@ -298,3 +298,25 @@ def set_default_tensor_type(t: Any, /) -> None:
 # PyTorch's parser TypeErrors for the Tensor / bool arguments (these names load lazily, after
 # ember/__init__.py wrapped its own).
 check_names(globals(), ["get_device", "is_inference", "set_anomaly_enabled"])
+
+
+def get_device_module(device: Any = None) -> Any:
+    """get_device_module(device=None) -> module
+
+    The module of a device type (``ember.cpu``, ``ember.cuda``): of ``device`` (an
+    ``ember.device`` or a string), or of the current accelerator (none here, so ``ember.cpu``).
+
+    Example::
+
+        >>> ember.get_device_module("cpu").__name__
+        'ember.cpu'
+    """
+    if device is None:
+        kind = "cpu"
+    elif isinstance(device, (str, _C.device)):
+        kind = _C.device(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    if kind not in ("cpu", "cuda"):
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
+    return importlib.import_module(f"ember.{kind}")

@@ -202,6 +202,19 @@ def get_autocast_gpu_dtype() -> Any:
     return _OTHER_DTYPES["cuda"]
 
 
+def set_autocast_gpu_dtype(dtype: Any) -> None:
+    """Older spelling of ``ember.set_autocast_dtype("cuda", dtype)`` (deprecated, as in PyTorch).
+
+    Args:
+        dtype (ember.dtype): the dtype GPU autocast would cast to.
+    """
+    warnings.warn("torch.set_autocast_gpu_dtype(dtype) is deprecated. Please use "
+                  "torch.set_autocast_dtype('cuda', dtype) instead.", DeprecationWarning, stacklevel=2)
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"dtype must be a torch.dtype (got {type(dtype).__name__})")
+    _OTHER_DTYPES["cuda"] = dtype
+
+
 class autocast:
     """Context manager / decorator: ops of PyTorch's autocast lists run in ``dtype`` inside.
 

@@ -13,18 +13,18 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from ember.futures import Future as _BaseFuture
+
 from ._errors import DistBackendError
 
 
-class Future:
-    """torch.futures.Future's subset: a value (or exception) set once, callbacks chained."""
+class Future(_BaseFuture):
+    """ember.futures.Future for a collective: ``done`` and ``wait`` drive its Work's MPI progress
+    (MPICH progresses only inside MPI calls, so nothing else would complete it)."""
 
     def __init__(self, work: Work | None = None) -> None:
+        super().__init__()
         self._work = work
-        self._done = False
-        self._value: Any = None
-        self._exc: BaseException | None = None
-        self._callbacks: list[Callable[[Future], None]] = []
 
     def done(self) -> bool:
         """Whether the result (or an exception) has been set."""
@@ -38,59 +38,12 @@ class Future:
             self._work.wait()
         if not self._done:
             raise RuntimeError("Future.wait(): the future was never completed")
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def value(self) -> Any:
-        """The result of a completed future; raises the exception if one was set."""
-        if self._exc is not None:
-            raise self._exc
-        return self._value
+        return self.value()
 
     result = wait
 
-    def set_result(self, value: Any) -> None:
-        """Completes the future with ``value`` and runs the callbacks."""
-        if self._done:
-            raise RuntimeError("Future can only be marked completed once")
-        self._value, self._done = value, True
-        self._fire()
-
-    def set_exception(self, exc: BaseException) -> None:
-        """Completes the future with ``exc``, raised by ``wait``/``value``."""
-        if self._done:
-            raise RuntimeError("Future can only be marked completed once")
-        self._exc, self._done = exc, True
-        self._fire()
-
-    def then(self, callback: Callable[[Future], Any]) -> Future:
-        """A new future completed with ``callback(self)`` once this one completes."""
-        child = Future(self._work)
-
-        def run(fut: Future) -> None:
-            try:
-                child.set_result(callback(fut))
-            except BaseException as exc:  # noqa: BLE001 - handed to the child future
-                child.set_exception(exc)
-
-        if self._done:
-            run(self)
-        else:
-            self._callbacks.append(run)
-        return child
-
-    def add_done_callback(self, callback: Callable[[Future], None]) -> None:
-        """Calls ``callback(future)`` once the result is set (at once if it already is)."""
-        if self._done:
-            callback(self)
-        else:
-            self._callbacks.append(callback)
-
-    def _fire(self) -> None:
-        cbs, self._callbacks = self._callbacks, []
-        for cb in cbs:
-            cb(self)
+    def _child(self) -> Future:
+        return Future(self._work)
 
 
 _MPI: list[Any] = []  # mpi4py.MPI once MPI is up (the module import is not free per call)

@@ -57,6 +57,7 @@ from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.fold import Fold, Unfold  # conv area
 from ember.nn.modules.linear import Bilinear, Identity, Linear
+from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from ember.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -64,6 +65,7 @@ from ember.nn.modules.loss import (
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    LinearCrossEntropyLoss,
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
@@ -124,6 +126,7 @@ __all__ = [
     "TransformerDecoder", "TransformerDecoderLayer",
     "AlphaDropout", "Embedding", "EmbeddingBag", "FeatureAlphaDropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "RReLU",
+    "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402

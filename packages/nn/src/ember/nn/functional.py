@@ -188,6 +188,7 @@ from ember.nn._functional.grid import (  # noqa: E402
     affine_grid,
     grid_sample,
 )
+from ember.nn._functional.loss_linear_cross_entropy import linear_cross_entropy  # noqa: E402
 from ember.nn._functional.loss_margin import (  # noqa: E402
     gaussian_nll_loss,
     multi_margin_loss,
@@ -200,7 +201,7 @@ from ember.nn._functional.mha import multi_head_attention_forward  # noqa: E402
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
             "fractional_max_pool3d_with_indices"]
-__all__ += ["multi_head_attention_forward"]
+__all__ += ["multi_head_attention_forward", "linear_cross_entropy"]
 __all__ += ["affine_grid", "grid_sample", "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss",
             "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_with_distance_loss"]
 
@@ -225,5 +226,5 @@ _OP_NAMES = {
 _check_names(globals(), _VALUES_FIRST, _OP_NAMES, after=True)
 # plain Python in PyTorch with no parser behind it (gumbel_softmax takes any truthy `hard`): they check
 # their tensors themselves
-_UNPARSED = ("gumbel_softmax", "multi_head_attention_forward")
+_UNPARSED = ("gumbel_softmax", "linear_cross_entropy", "multi_head_attention_forward")
 _check_names(globals(), [n for n in list(globals()) if not n.startswith("_") and n not in _UNPARSED], _OP_NAMES)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ember import Tensor
 from ember.nn import functional as F
 from ember.nn._functional.loss import legacy_get_string
+from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from ember.nn.modules.module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
-           "CrossEntropyLoss", "KLDivLoss"]
+           "CrossEntropyLoss", "KLDivLoss", "LinearCrossEntropyLoss"]
 
 
 class _Loss(Module):
@@ -200,3 +203,56 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of a built-in linear layer's logits against ``target`` (the module form of
+    ``F.linear_cross_entropy``): ``self.linear`` holds the ``(C * prod(out_features), in_features)``
+    weight, reshaped to ``(C, *out_features, in_features)`` on each call.
+
+    Args:
+        in_features (int): size of each input sample.
+        num_classes (int): the number of classes ``C``.
+        out_features (tuple of int): ``(d_1, ..., d_K)`` for a K-dimensional loss; default ``()``.
+        bias (bool): whether the linear layer adds a learnable bias. Default: ``False``.
+        device, dtype: of the linear layer's parameters.
+        reduction (str): ``"mean"`` (the default), ``"sum"`` or ``"none"``.
+        weight (Tensor, optional): ``(C,)`` per-class weights.
+        ignore_index (int, optional): a class index that contributes nothing; ``None``: -100.
+        label_smoothing (float): in [0, 1], mixes this much of the uniform distribution in.
+        options (LinearCrossEntropyOptions, optional): chunk the batch (see the functional).
+
+    Example::
+
+        >>> loss = nn.LinearCrossEntropyLoss(3, 4)
+        >>> loss(ember.ones(2, 3), ember.tensor([0, 3])).shape
+        ember.Size([])
+    """
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (), bias: bool = False,
+                 device: Any = None, dtype: Any = None, reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        b = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

@@ -209,5 +209,6 @@ CALLS.update({  # grid_sample, fractional max pooling, gumbel_softmax, conv_tbc,
     "multi_head_attention_forward": lambda L: ([_x(L, 3, 2, 4), _x(L, 3, 2, 4), _x(L, 3, 2, 4), 4, 2, _x(L, 12, 4),
                                                 _x(L, 12), None, None, False, 0.0, _x(L, 4, 4), _x(L, 4)],
                                                {"need_weights": True}),
+    "linear_cross_entropy": lambda L: ([_x(L, 3, 4), _x(L, 5, 4), _i(L, [0, 4, 2])], {"linear_bias": _x(L, 5)}),
 })
 

@@ -193,6 +193,7 @@ SEEDS.update({  # grid.py, fractional_pool.py, gumbel.py, conv_tbc, mha.py
     "conv_tbc": [((t(5, 2, 3), t(2, 3, 4), t(4)), {"pad": 1})],
     "multi_head_attention_forward": [((t(3, 2, 4), t(3, 2, 4), t(3, 2, 4), 4, 2, t(12, 4), t(12), None, None,
                                        False, 0.0, t(4, 4), t(4)), {"need_weights": True})],
+    "linear_cross_entropy": [((t(3, 4), t(5, 4), idx(0, 4, 2)), {"linear_bias": t(5), "reduction": "mean"})],
 })
 SEEDS["max_unpool1d"] = [((t(1, 1, 4), idx(1, 2, 5, 7, shape=(1, 1, 4)), 2), {})]
 SEEDS["max_unpool2d"] = [((t(1, 1, 2, 2), idx(0, 3, 9, 14, shape=(1, 1, 2, 2)), 2), {})]

@@ -226,5 +226,5 @@ _OP_NAMES = {
 _check_names(globals(), _VALUES_FIRST, _OP_NAMES, after=True)
 # plain Python in PyTorch with no parser behind it (gumbel_softmax takes any truthy `hard`): they check
 # their tensors themselves
-_UNPARSED = ("gumbel_softmax", "linear_cross_entropy", "multi_head_attention_forward")
+_UNPARSED = ("gumbel_softmax", "multi_head_attention_forward")
 _check_names(globals(), [n for n in list(globals()) if not n.startswith("_") and n not in _UNPARSED], _OP_NAMES)

@@ -226,7 +226,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
 
         >>> loss = nn.LinearCrossEntropyLoss(3, 4)
         >>> loss(ember.ones(2, 3), ember.tensor([0, 3])).shape
-        ember.Size([])
+        torch.Size([])
     """
 
     def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (), bias: bool = False,

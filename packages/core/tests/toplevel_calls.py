@@ -299,5 +299,7 @@ CALLS.update({  # _composite_aten, _composite_create, _sample_binomial, _runtime
     "binomial": lambda L: ([L.tensor([3.0, 4.0, 5.0]), L.tensor([0.0, 1.0, 1.0])], {}),
     "get_device": lambda L: ([_x(L, 2)], {}),
     "is_inference": lambda L: ([_x(L, 2)], {}),
+    "is_neg": lambda L: ([_x(L, 2)], {}), "resolve_neg": lambda L: ([_x(L, 2)], {}),
+    "is_distributed": lambda L: ([_x(L, 2)], {}),
     "set_anomaly_enabled": lambda L: ([False, True], {}),
 })

@@ -140,6 +140,10 @@ void SavedVariable::save(const Tensor& t, bool is_output) {
   released_ = false;
   was_defined_ = t.defined();
   if (!was_defined_) return;
+  EMBER_CHECK(!t.impl()->is_inference,
+              "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+              "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+              "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.");
   version_ = t.version();
   is_output_ = is_output;
   requires_grad_ = t.requires_grad();

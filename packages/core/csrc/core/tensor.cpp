@@ -1,11 +1,13 @@
 #include "tensor.h"
 
 #include "allocator.h"
+#include "grad_mode.h"
 #include "size_math.h"
 
 namespace ember {
 
-TensorImpl::TensorImpl() = default;
+// A tensor made under inference_mode is an inference tensor (views take their base's flag instead).
+TensorImpl::TensorImpl() : is_inference(InferenceMode::is_enabled()) {}
 // ~TensorImpl is defined with the graph types in autograd/node.cpp: it unregisters the tensor
 // from its grad_fn, which core does not see.
 

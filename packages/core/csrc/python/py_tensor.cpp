@@ -165,6 +165,8 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
     return 0;
   }
   if (want) {
+    EMBER_CHECK(!impl->is_inference || InferenceMode::is_enabled(),
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     EMBER_CHECK(SELF.is_floating(), "only Tensors of floating point dtype can require gradients");
     if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   }
@@ -276,7 +278,12 @@ static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(SE
 static PyObject* get_layout(PyObject*, void*);
 static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(!SELF.device().is_cpu()); }
 static PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(SELF.device().is_cpu()); }
-static PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(SELF.version()); }
+static PyObject* get_version(PyObject* self, void*) {
+  EMBER_PY_TRY
+  EMBER_CHECK(!SELF.impl()->is_inference, "Inference tensors do not track version counter.");
+  return PyLong_FromUnsignedLong(SELF.version());
+  EMBER_PY_CATCH
+}
 static PyObject* get_base(PyObject* self, void*) { return wrap(Tensor(SELF.impl()->base)); }
 static PyObject* get_retains_grad(PyObject* self, void*) {
   auto* m = SELF.impl()->autograd.get();

@@ -1,6 +1,7 @@
 // Argument checks shared by op bodies: in-place targets (inference tensors, leaves that require
 // grad), alpha, integer divisors, the polynomial degree bound.
 #pragma once
+#include "core/grad_mode.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -10,7 +11,10 @@ void check_inplace(const Tensor& self);
 
 inline void check_inplace(const Tensor& self, const char* name) {
   (void)name;
-  EMBER_CHECK(!self.impl()->is_inference, "Inplace update to inference tensor outside InferenceMode is not allowed.");
+  EMBER_CHECK(!self.impl()->is_inference || InferenceMode::is_enabled(),
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+              "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
   check_inplace(self);  // autograd: leaves (and views of leaves) that require grad
 }
 

@@ -211,9 +211,11 @@ def gen_kernels(kernels: dict) -> str:
     for name, k in kernels.items():
         params = [pp.split(":") for pp in k.get("params", [])]
         # PyTorch's kernels read each Scalar with a checked conversion (overflow error), to the
-        # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype.
+        # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype;
+        # "name:T:scalar_t:opmath" checks against the dtype but keeps the op-math value.
         init = ", ".join(
             f"p[{i}].checked<{pt[1] if len(pt) > 1 else 'T'}>()" if len(pt) < 3
+            else f"(p[{i}].checked<{pt[2]}>(), p[{i}].checked<{pt[1]}>())" if pt[3:] == ["opmath"]
             else f"static_cast<{pt[1]}>(p[{i}].checked<{pt[2]}>())" for i, pt in enumerate(params))
         out_t = "bool" if k.get("out") == "bool" else "scalar_t"
         loop = loops[k["arity"]]

@@ -312,8 +312,9 @@ def _trigamma_pole_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     n, x = _polygamma_parts(args, kwargs)
     out = kwargs.get("out")
-    return (n == 1 and x.dtype.is_floating_point and (out is None or out.dtype.is_floating_point)
-            and bool(_negative_integer(x).any()))
+    # integer inputs too: they are computed in the default float dtype, with the same formula
+    return (n == 1 and x.dtype != torch.bool and not x.is_complex()
+            and (out is None or out.dtype.is_floating_point) and bool(_negative_integer(x).any()))
 
 
 def _trigamma_pole_correct(name: str, args: tuple, kwargs: dict) -> Any:

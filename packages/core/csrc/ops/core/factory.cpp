@@ -204,34 +204,37 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   Tensor w = contiguous_target(t);
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
     scalar_t* p = w.data<scalar_t>();
-    if constexpr (std::is_same_v<scalar_t, float>) {
-      if (!log) {  // aten's float32 kernel steps in float (its step type is the dtype's)
-        const float sf = static_cast<float>(s), ef = static_cast<float>(e);
-        const float stf = (ef - sf) / static_cast<float>(steps - 1);
-        for (int64_t i = 0; i < steps; ++i)
-          p[i] = i < half ? std::fma(stf, static_cast<float>(i), sf)
-                          : std::fma(-stf, static_cast<float>(steps - 1 - i), ef);
-        return;
-      }
+    // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
+    // aten computes both in the dtype's step type, and its pow in double.
+    auto put = [&](int64_t i, auto v) {
+      p[i] = static_cast<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
+    };
+    if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
+      const float sf = static_cast<float>(s), ef = static_cast<float>(e);
+      const float stf = (ef - sf) / static_cast<float>(steps - 1);
+      for (int64_t i = 0; i < steps; ++i)
+        put(i, i < half ? std::fma(stf, static_cast<float>(i), sf)
+                        : std::fma(-stf, static_cast<float>(steps - 1 - i), ef));
+      return;
     }
     if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
-      if (!log) {  // the step type is the half type too: each c10 operator rounds to it
-        auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
-        const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
-        const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
-        for (int64_t i = 0; i < steps; ++i)
-          p[i] = static_cast<scalar_t>(i < half ? sh + h(st * h(static_cast<float>(i)))
-                                                : eh - h(st * h(static_cast<float>(steps - 1 - i))));
-        return;
+      // the step type is the half type too: each c10 operator rounds to it
+      auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
+      const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
+      const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
+      for (int64_t i = 0; i < steps; ++i) {
+        const float k = static_cast<float>(i < half ? i : steps - 1 - i);
+        put(i, h(i < half ? sh + h(st * h(k)) : eh - h(st * h(k))));
       }
+      return;
     }
     for (int64_t i = 0; i < steps; ++i) {
-      // aten's kernel contracts `start + step * i` and `end - step * (steps - 1 - i)` to one fused
-      // multiply-add: 5 -> -3 in 7 int steps has 0.99999999999999978 (so 0) at i = 3, not 1.
-      double v =
-          i < half ? std::fma(step, static_cast<double>(i), s) : std::fma(-step, static_cast<double>(steps - 1 - i), e);
-      if (log) v = std::pow(base, v);
-      p[i] = static_cast<scalar_t>(v);
+      // aten's vectorised linspace computes `start + step * i` and `end - step * (steps - 1 - i)` as
+      // one fused multiply-add (5 -> -3 in 7 int steps has 0.99999999999999978, so 0, at i = 3); its
+      // scalar logspace loop rounds the product first (10^1 there, not 10^0.99999999999999978).
+      const double k = static_cast<double>(i < half ? i : steps - 1 - i);
+      if (log) put(i, i < half ? s + step * k : e - step * k);
+      else put(i, i < half ? std::fma(step, k, s) : std::fma(-step, k, e));
     }
   });
   if (!w.same(t)) copy_into(t, w);

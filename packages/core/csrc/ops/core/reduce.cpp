@@ -129,7 +129,11 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     // (an empty input is filled with 0 before that dispatch)
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
-    if (!is_floating(dtype ? *dtype : x0.dtype())) kind = ReduceKind::Sum;
+    if (!is_floating(dtype ? *dtype : x0.dtype())) {
+      kind = ReduceKind::Sum;
+      // a float input summed as integers: PyTorch's NaNs count as 0, the rest convert as the cast does
+      if (x0.is_floating()) return sum_impl(masked_fill(x0, isnan(x0), Scalar(0.0)), dim, keepdim, dtype, kind, out);
+    }
   }
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);

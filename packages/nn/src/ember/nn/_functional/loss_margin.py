@@ -53,6 +53,13 @@ def _float_kernel(input: Tensor, name: str) -> None:
         raise NotImplementedError(f'"{_KERNELS[name]}" not implemented for \'{_NAMES[input.dtype]}\'')
 
 
+def _long_target(target: Tensor) -> None:
+    """aten's kernels read the target as int64 data, after their float dispatch."""
+    if target.dtype != ember.int64:
+        name = {ember.float32: "Float", ember.float64: "Double"}.get(target.dtype) or _NAMES[target.dtype]
+        raise RuntimeError(f"expected scalar type Long but found {name}")
+
+
 def _class_target(input: Tensor, target: Tensor, name: str) -> tuple[Tensor, Tensor]:
     """input as (N, C) and target as (N,) for the class-index margin losses (1-d input: one sample)."""
     if input.dim() > 2:
@@ -82,6 +89,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if y.numel() != n:
         raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
     _float_kernel(input, "multi_margin_loss")
+    _long_target(y)
     if n and (bool((y < 0).any()) or bool((y >= c).any())):
         raise RuntimeError("target out of range")
     xy = x.gather(1, y.reshape(-1, 1))
@@ -112,6 +120,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     if t.numel() and (bool((t < -1).any()) or bool((t >= c).any())):
         raise RuntimeError("argument #2 'target' is out of range")
     _float_kernel(input, "multilabel_margin_loss")
+    _long_target(t)
     valid = ember.cumprod((t != -1).to(ember.int64), 1).to(ember.bool)  # the classes before the first -1
     idx = ember.where(valid, t, ember.zeros_like(t))
     is_target = (ember.nn.functional.one_hot(idx, c).to(ember.bool) & valid.unsqueeze(-1)).any(1)  # (N, C)

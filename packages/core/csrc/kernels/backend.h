@@ -19,6 +19,7 @@
 #include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
+#include "kernels/norm_args.h"
 #include "kernels/pool_window.h"
 #include "kernels/upsample_geometry.h"
 
@@ -141,6 +142,26 @@ struct UpsampleKernels {
                    const upsample::ClForm& cl);
 };
 
+// Layer, batch and group norm (kernels/cpu/norm/norm_kernels.h): x, y, g, dx contiguous of one
+// floating dtype; parameters as op-math (layer) or double (batch, group) values; parameter
+// gradients (dw, db) of the op-math dtype, dw / dx undefined when not wanted.
+struct NormKernels {
+  void (*layer_forward)(const Tensor& x, const Tensor& y, int64_t m, int64_t n, double eps, const void* w,
+                        const void* b);
+  void (*layer_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         int64_t m, int64_t n, double eps, const void* w);
+  void (*batch_forward)(const Tensor& x, const Tensor& y, const norms::BatchForward& a);
+  void (*batch_update_running)(const Tensor& running, const double* batch, int64_t channels, double momentum,
+                               double factor);
+  void (*batch_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         const norms::NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
+                         const double* w);
+  void (*group_forward)(const Tensor& x, const Tensor& y, const norms::NCS& d, int64_t groups, double eps,
+                        const double* w, const double* b);
+  void (*group_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         const norms::NCS& d, int64_t groups, double eps, const double* w);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -154,6 +175,7 @@ struct Backend {
   SoftmaxKernels softmax;
   ScanKernels scan;
   UpsampleKernels upsample;
+  NormKernels norm;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

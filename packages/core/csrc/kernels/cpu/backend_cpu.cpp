@@ -9,6 +9,7 @@
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
@@ -60,6 +61,8 @@ Backend make_cpu_backend() {
   b.scan.logcumsumexp = scan::logcumsumexp;
   b.scan.cum_extreme_indices = scan::cum_extreme_indices;
   b.upsample.upsample = upsample::upsample;
+  b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
+            norms::batch_backward, norms::group_forward,  norms::group_backward};
   return b;
 }
 

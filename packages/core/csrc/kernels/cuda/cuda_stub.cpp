@@ -33,6 +33,7 @@ Backend make_cuda_stub() {
   b.softmax = {unavailable, unavailable};
   b.scan = {unavailable, unavailable};
   b.upsample = {unavailable};
+  b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   return b;
 }
 

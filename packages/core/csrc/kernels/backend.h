@@ -17,6 +17,7 @@
 #include "core/device.h"
 #include "core/tensor.h"
 #include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
+#include "kernels/avg_pool_geometry.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/norm_args.h"
@@ -94,6 +95,12 @@ struct PoolKernels {
                       const void* grid, void* y);
   void (*grid_sample_backward)(ScalarType dt, const char* name, const pool::GridSampleGeometry& g, const void* gy,
                                const void* x, const void* grid, void* gx, void* ggrid);
+  // average pooling over `planes` contiguous planes of dtype dt, g's windows built
+  // (kernels/cpu/pool/avg_pool.h): forward x -> y, backward y (the gradient) into the zeroed x
+  void (*avg_forward)(const pool::AvgGeometry& g, ScalarType dt, const char* name, int64_t planes, const void* x,
+                      void* y);
+  void (*avg_backward)(const pool::AvgGeometry& g, ScalarType dt, const char* name, int64_t planes, void* x,
+                       const void* y);
 };
 
 struct IndexKernels {

@@ -11,6 +11,7 @@
 #include "kernels/cpu/linalg/lu_solve.h"
 #include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
+#include "kernels/cpu/pool/avg_pool.h"
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
@@ -52,6 +53,8 @@ Backend make_cpu_backend() {
   b.pool.max2x2_planes = pool::max2x2_planes;
   b.pool.grid_sample = pool::grid_sample_forward;
   b.pool.grid_sample_backward = pool::grid_sample_backward;
+  b.pool.avg_forward = pool::avg_forward;
+  b.pool.avg_backward = pool::avg_backward;
   b.index.gather_contig4 = gather_contig<4>;
   b.index.gather_contig8 = gather_contig<8>;
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);

@@ -27,7 +27,7 @@ Backend make_cuda_stub() {
   b.reduce = {unavailable, unavailable, unavailable};
   b.gemm = {unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
-  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
   b.linalg = {unavailable, unavailable};
   b.softmax = {unavailable, unavailable};

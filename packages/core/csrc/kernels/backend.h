@@ -22,6 +22,7 @@
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/norm_args.h"
 #include "kernels/pool_window.h"
+#include "kernels/sort_kind.h"
 #include "kernels/upsample_geometry.h"
 
 namespace ember {
@@ -169,6 +170,16 @@ struct NormKernels {
                          const norms::NCS& d, int64_t groups, double eps, const double* w);
 };
 
+// Sorting and selection along the last dim of `rows` contiguous rows of n (the op's dim moved
+// last): values of x's dtype and int64 indices, contiguous (kernels/cpu/sort/sort_kernels.h).
+struct SortKernels {
+  void (*sort)(const Tensor& x, int64_t rows, int64_t n, bool descending, const Tensor& values, const Tensor& indices);
+  void (*topk)(const Tensor& x, int64_t rows, int64_t n, int64_t k, bool largest, bool sorted, const Tensor& values,
+               const Tensor& indices);
+  void (*select)(const Tensor& x, int64_t rows, int64_t n, SelectKind what, int64_t k, const char* name,
+                 const Tensor& values, const Tensor& indices);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -183,6 +194,7 @@ struct Backend {
   ScanKernels scan;
   UpsampleKernels upsample;
   NormKernels norm;
+  SortKernels sort;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

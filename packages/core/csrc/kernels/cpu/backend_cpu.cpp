@@ -17,6 +17,7 @@
 #include "kernels/cpu/pool/max_pool2x2.h"
 #include "kernels/cpu/pool/upsample.h"
 #include "kernels/cpu/scan/scan_kernels.h"
+#include "kernels/cpu/sort/sort_kernels.h"
 
 namespace ember {
 namespace cpu::base {
@@ -66,6 +67,7 @@ Backend make_cpu_backend() {
   b.upsample.upsample = upsample::upsample;
   b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
             norms::batch_backward, norms::group_forward,  norms::group_backward};
+  b.sort = {sorting::sort_rows, sorting::topk_rows, sorting::select_rows};
   return b;
 }
 

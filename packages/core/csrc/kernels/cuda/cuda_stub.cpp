@@ -34,6 +34,7 @@ Backend make_cuda_stub() {
   b.scan = {unavailable, unavailable};
   b.upsample = {unavailable};
   b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.sort = {unavailable, unavailable, unavailable};
   return b;
 }
 

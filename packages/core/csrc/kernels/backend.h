@@ -21,6 +21,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/norm_args.h"
+#include "kernels/optim_args.h"
 #include "kernels/pool_window.h"
 #include "kernels/sort_kind.h"
 #include "kernels/upsample_geometry.h"
@@ -180,6 +181,15 @@ struct SortKernels {
                  const Tensor& values, const Tensor& indices);
 };
 
+// The fused optimizer steps, one parameter per call, in place (kernels/cpu/optim/fused_steps.h):
+// contiguous float32 / float64 tensors; grad_scale, when not null, divides the gradient first.
+struct OptimKernels {
+  void (*adam_step)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                    const Tensor& max_sq, double step, const optim::AdamArgs& a, const double* grad_scale);
+  void (*sgd_step)(const Tensor& param, const Tensor& grad, const Tensor& buf, const optim::SgdArgs& a, bool first,
+                   const double* grad_scale);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -195,6 +205,7 @@ struct Backend {
   UpsampleKernels upsample;
   NormKernels norm;
   SortKernels sort;
+  OptimKernels optim;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -11,6 +11,7 @@
 #include "kernels/cpu/linalg/lu_solve.h"
 #include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
+#include "kernels/cpu/optim/fused_steps.h"
 #include "kernels/cpu/pool/avg_pool.h"
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
@@ -68,6 +69,7 @@ Backend make_cpu_backend() {
   b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
             norms::batch_backward, norms::group_forward,  norms::group_backward};
   b.sort = {sorting::sort_rows, sorting::topk_rows, sorting::select_rows};
+  b.optim = {optim::adam_step, optim::sgd_step};
   return b;
 }
 

@@ -35,6 +35,7 @@ Backend make_cuda_stub() {
   b.upsample = {unavailable};
   b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.sort = {unavailable, unavailable, unavailable};
+  b.optim = {unavailable, unavailable};
   return b;
 }
 

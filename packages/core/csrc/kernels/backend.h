@@ -13,6 +13,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/device.h"
 #include "core/tensor.h"
@@ -20,6 +21,7 @@
 #include "kernels/avg_pool_geometry.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
+#include "kernels/lapack_kernels.h"
 #include "kernels/norm_args.h"
 #include "kernels/optim_args.h"
 #include "kernels/pool_window.h"
@@ -114,6 +116,14 @@ struct IndexKernels {
 };
 
 struct LinalgKernels {
+  // LAPACK's routines on one matrix, by scalar type (kernels/lapack_kernels.h).
+  LapackKernels<float> lapack_f;
+  LapackKernels<double> lapack_d;
+  template <class T>
+  const LapackKernels<T>& lapack() const {
+    if constexpr (std::is_same_v<T, float>) return lapack_f;
+    else return lapack_d;
+  }
   // b (n x m, col-major) = A^-1 b from getrf's LU and 1-based pivots of an n x n A.
   void (*lu_solve_f)(int64_t n, int64_t m, const float* lu, const int* ipiv, float* b);
   void (*lu_solve_d)(int64_t n, int64_t m, const double* lu, const int* ipiv, double* b);

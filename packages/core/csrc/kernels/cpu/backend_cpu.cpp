@@ -8,6 +8,7 @@
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
+#include "kernels/cpu/linalg/lapack.h"
 #include "kernels/cpu/linalg/lu_solve.h"
 #include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
@@ -59,6 +60,8 @@ Backend make_cpu_backend() {
   b.pool.avg_backward = pool::avg_backward;
   b.index.gather_contig4 = gather_contig<4>;
   b.index.gather_contig8 = gather_contig<8>;
+  b.linalg.lapack_f = lapack::cpu_lapack_f();
+  b.linalg.lapack_d = lapack::cpu_lapack_d();
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);
   b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
   b.softmax.forward = softmax::forward;

@@ -19,6 +19,12 @@ R unavailable(Args...) {
   cuda_backend_unavailable();
 }
 
+template <class T>
+LapackKernels<T> lapack_stub() {
+  return {unavailable, unavailable, unavailable, unavailable, unavailable,
+          unavailable, unavailable, unavailable, unavailable, unavailable};
+}
+
 Backend make_cuda_stub() {
   Backend b{};
   b.device = DeviceType::CUDA;
@@ -29,7 +35,7 @@ Backend make_cuda_stub() {
   b.conv = {unavailable, unavailable, unavailable};
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
-  b.linalg = {unavailable, unavailable};
+  b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
   b.scan = {unavailable, unavailable};
   b.upsample = {unavailable};

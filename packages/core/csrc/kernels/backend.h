@@ -24,7 +24,9 @@
 #include "kernels/lapack_kernels.h"
 #include "kernels/norm_args.h"
 #include "kernels/optim_args.h"
+#include "kernels/packed_weight.h"
 #include "kernels/pool_window.h"
+#include "kernels/rnn_rows.h"
 #include "kernels/sort_kind.h"
 #include "kernels/upsample_geometry.h"
 
@@ -61,6 +63,13 @@ struct GemmKernels {
   Dgemm dgemm;
   bool (*bf16_available)();
   Bf16gemm bf16gemm;
+  // float32 against a B packed once and reused (an RNN's hidden weight at every step), only where
+  // packed_available() says so: pack_b fills a PackedB::floats(K, N) buffer with B[k][n] =
+  // src[k * ld + n] (src[n * ld + k] when transposed); packed_gemm: C[M,N] (rows ldc apart) =
+  // A[M,K] (rows lda apart) @ B, plus C's old value when accumulate.
+  bool (*packed_available)();
+  void (*pack_b)(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed, float* dst);
+  void (*packed_gemm)(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate);
 
   // The float or double entry by the operands' type, for op bodies templated on it.
   void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
@@ -191,6 +200,18 @@ struct SortKernels {
                  const Tensor& values, const Tensor& indices);
 };
 
+// The recurrent cells' fused gate passes over B rows (kernels/rnn_rows.h), float or double.
+struct RnnKernels {
+  void (*cell_rows_f)(const rnn::Rows<float>& p, int64_t B, bool backward);
+  void (*cell_rows_d)(const rnn::Rows<double>& p, int64_t B, bool backward);
+  void (*lstm_seq_f)(const rnn::LstmSeqRows<float>& p, int64_t B, bool backward);
+  void (*lstm_seq_d)(const rnn::LstmSeqRows<double>& p, int64_t B, bool backward);
+  void cell_rows(const rnn::Rows<float>& p, int64_t B, bool backward) const { cell_rows_f(p, B, backward); }
+  void cell_rows(const rnn::Rows<double>& p, int64_t B, bool backward) const { cell_rows_d(p, B, backward); }
+  void lstm_seq(const rnn::LstmSeqRows<float>& p, int64_t B, bool backward) const { lstm_seq_f(p, B, backward); }
+  void lstm_seq(const rnn::LstmSeqRows<double>& p, int64_t B, bool backward) const { lstm_seq_d(p, B, backward); }
+};
+
 // The fused optimizer steps, one parameter per call, in place (kernels/cpu/optim/fused_steps.h):
 // contiguous float32 / float64 tensors; grad_scale, when not null, divides the gradient first.
 struct OptimKernels {
@@ -215,6 +236,7 @@ struct Backend {
   UpsampleKernels upsample;
   NormKernels norm;
   SortKernels sort;
+  RnnKernels rnn;
   OptimKernels optim;
 };
 

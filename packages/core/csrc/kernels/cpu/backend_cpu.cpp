@@ -7,6 +7,7 @@
 #include "kernels/cpu/conv/conv_kernels.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/cpu/gemm/packed_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lapack.h"
 #include "kernels/cpu/linalg/lu_solve.h"
@@ -18,6 +19,7 @@
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
 #include "kernels/cpu/pool/upsample.h"
+#include "kernels/cpu/rnn/gate_rows.h"
 #include "kernels/cpu/scan/scan_kernels.h"
 #include "kernels/cpu/sort/sort_kernels.h"
 
@@ -48,6 +50,9 @@ Backend make_cpu_backend() {
   b.gemm.dgemm = static_cast<GemmKernels::Dgemm>(blas_gemm);
   b.gemm.bf16_available = bf16_gemm_available;
   b.gemm.bf16gemm = bf16_gemm;
+  b.gemm.packed_available = packed_gemm_available;
+  b.gemm.pack_b = pack_b;
+  b.gemm.packed_gemm = packed_gemm;
   b.conv.img_to_cols = conv::img_to_cols;
   b.conv.cols_to_img = conv::cols_to_img;
   b.conv.weight_grad = conv::weight_grad;
@@ -72,6 +77,10 @@ Backend make_cpu_backend() {
   b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
             norms::batch_backward, norms::group_forward,  norms::group_backward};
   b.sort = {sorting::sort_rows, sorting::topk_rows, sorting::select_rows};
+  b.rnn.cell_rows_f = static_cast<void (*)(const rnn::Rows<float>&, int64_t, bool)>(rnn::cell_rows);
+  b.rnn.cell_rows_d = static_cast<void (*)(const rnn::Rows<double>&, int64_t, bool)>(rnn::cell_rows);
+  b.rnn.lstm_seq_f = static_cast<void (*)(const rnn::LstmSeqRows<float>&, int64_t, bool)>(rnn::lstm_seq);
+  b.rnn.lstm_seq_d = static_cast<void (*)(const rnn::LstmSeqRows<double>&, int64_t, bool)>(rnn::lstm_seq);
   b.optim = {optim::adam_step, optim::sgd_step};
   return b;
 }

@@ -31,7 +31,7 @@ Backend make_cuda_stub() {
   fill_pointwise_with(b.pointwise, unavailable);
   b.copy = {unavailable, unavailable};
   b.reduce = {unavailable, unavailable, unavailable};
-  b.gemm = {unavailable, unavailable, unavailable, unavailable};
+  b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
@@ -41,6 +41,7 @@ Backend make_cuda_stub() {
   b.upsample = {unavailable};
   b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.sort = {unavailable, unavailable, unavailable};
+  b.rnn = {unavailable, unavailable, unavailable, unavailable};
   b.optim = {unavailable, unavailable};
   return b;
 }

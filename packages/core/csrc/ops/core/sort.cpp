@@ -55,7 +55,7 @@ DimVector with_last(const Tensor& x, int64_t d, int64_t k) {
 std::tuple<Tensor, Tensor> sort_impl(const Tensor& input, int64_t dim, bool descending) {
   Rows R = make_rows(input, dim);
   DimVector shape = input.dim() == 0 ? DimVector{1} : with_last(input, R.d, R.n);
-  Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
+  Tensor v = empty(shape, input.dtype(), input.device()), i = empty(shape, ScalarType::Int64, input.device());
   backend(input).sort.sort(R.data, R.rows, R.n, descending, v, i);
   return {restore(v, input, R.d, true, false), restore(i, input, R.d, true, false)};
 }
@@ -126,9 +126,9 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim
   EMBER_CHECK(k >= 0 && k <= R.n, "selected index k out of range");
   EMBER_CHECK(input.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
   // PyTorch copies a 0-d input whatever k (0 or 1) is.
-  if (input.dim() == 0) return {clone(input, std::nullopt), zeros({}, ScalarType::Int64, std::nullopt)};
+  if (input.dim() == 0) return {clone(input, std::nullopt), zeros({}, ScalarType::Int64, input.device())};
   DimVector shape = input.dim() == 0 ? DimVector{k} : with_last(input, R.d, k);
-  Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
+  Tensor v = empty(shape, input.dtype(), input.device()), i = empty(shape, ScalarType::Int64, input.device());
   if (k > 0) backend(input).sort.topk(R.data, R.rows, R.n, k, largest, sorted, v, i);
   return {restore(v, input, R.d, true, false), restore(i, input, R.d, true, false)};
 }
@@ -163,10 +163,10 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
   if (input.dtype() == ScalarType::Bool && !bool_ok)
     dtype_not_implemented(what == Select::Kth ? "kthvalue_cpu" : "median_out", input.dtype());
   DimVector shape = input.dim() == 0 ? DimVector{} : with_last(input, R.d, -1);
-  Tensor v = empty(shape, input.dtype()), i = empty(shape, ScalarType::Int64);
+  Tensor v = empty(shape, input.dtype(), input.device()), i = empty(shape, ScalarType::Int64, input.device());
   if (input.dim() == 0) {
     v = clone(input, std::nullopt);
-    i = zeros({}, ScalarType::Int64, std::nullopt);
+    i = zeros({}, ScalarType::Int64, input.device());
     return {v, i};
   }
   if (R.rows > 0) backend(input).sort.select(R.data, R.rows, R.n, what, k, op, v, i);
@@ -177,7 +177,7 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
 // PyTorch does (full(NaN).to(dtype): True for bool, INT_MIN for int32/int64, 0 for narrower ints).
 Tensor global_median(const char* op, const Tensor& input, Select what) {
   if (input.numel() == 0)
-    return to_dtype(full({}, Scalar(double(NAN)), ScalarType::Float32, std::nullopt), input.dtype());
+    return to_dtype(full({}, Scalar(double(NAN)), ScalarType::Float32, input.device()), input.dtype());
   if (input.dtype() == ScalarType::Bool) dtype_not_implemented("median_cpu", input.dtype());
   return std::get<0>(select_impl(op, reshape(input, {-1}), what, 0, 0, false));
 }

@@ -23,8 +23,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A) {
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
-  Tensor piv = zeros(with_tail(bs, {k}), ScalarType::Int32, std::nullopt);
-  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  Tensor piv = zeros(with_tail(bs, {k}), ScalarType::Int32, A.device());
+  Tensor info = zeros(bs, ScalarType::Int32, A.device());
   if (k > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();
@@ -50,7 +50,7 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
   DimVector bs;
   for (int64_t i = 0; i + 1 < piv.dim(); ++i) bs.push_back(piv.sizes()[i]);
   for (int64_t d : bs) nb *= d;
-  Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, std::nullopt, std::nullopt);
+  Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, piv.device(), std::nullopt);
   const int* pp = piv.data<int>();
   int64_t* po = perm.data<int64_t>();
   for (int64_t b = 0; b < nb; ++b) {
@@ -115,7 +115,7 @@ std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A) {
   check_floating(A, "torch.geqrf", false);
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   Tensor buf = to_colmajor(A);
-  Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), std::nullopt);
+  Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), A.device());
   if (k > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
@@ -141,8 +141,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
-  Tensor piv = zeros(with_tail(bs, {n}), ScalarType::Int32, std::nullopt);
-  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  Tensor piv = zeros(with_tail(bs, {n}), ScalarType::Int32, A.device());
+  Tensor info = zeros(bs, ScalarType::Int32, A.device());
   if (n > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();

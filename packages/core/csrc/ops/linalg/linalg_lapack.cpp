@@ -23,7 +23,7 @@ Tensor linalg_inv(const Tensor& A) {
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   if (n == 0 || nb == 0) return from_colmajor(buf);
-  Tensor out = clone(expand(eye(n, A.dtype(), std::nullopt), A.sizes(), false), MemoryFormat::Contiguous);
+  Tensor out = clone(expand(eye(n, A.dtype(), A.device()), A.sizes(), false), MemoryFormat::Contiguous);
   std::pair<int64_t, int> bad;
   const LinalgKernels& kern = backend(A).linalg;
   dispatch_fd(A.dtype(), [&](auto z) {
@@ -55,13 +55,13 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
   if (A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64) {  // empty half: det of 0x0 is 1
-    *det = ones(bs, A.dtype(), std::nullopt);
+    *det = ones(bs, A.dtype(), A.device());
     return;
   }
   Tensor buf = to_colmajor(A);
-  if (det) *det = empty(bs, A.dtype(), std::nullopt, std::nullopt);
-  if (sign) *sign = empty(bs, A.dtype(), std::nullopt, std::nullopt);
-  if (logabs) *logabs = empty(bs, A.dtype(), std::nullopt, std::nullopt);
+  if (det) *det = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (sign) *sign = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (logabs) *logabs = empty(bs, A.dtype(), A.device(), std::nullopt);
   dispatch_fd(A.dtype(), [&](auto z) {
     using T = decltype(z);
     const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
@@ -213,7 +213,7 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
   char uplo[2] = {char(std::toupper(UPLO[0])), 0};
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
-  Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), std::nullopt, std::nullopt);
+  Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), A.device(), std::nullopt);
   std::pair<int64_t, int> bad{-1, 0};
   if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
@@ -250,17 +250,17 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   int64_t ucols = full ? m : k, vrows = full ? n : k;
   DimVector bs = batch_shape(A);
-  *S = empty(with_tail(bs, {k}), A.dtype(), std::nullopt, std::nullopt);
+  *S = empty(with_tail(bs, {k}), A.dtype(), A.device(), std::nullopt);
   // U and Vh column-major buffers: U as (..., ucols, m), Vh as (..., n, vrows).
   Tensor ub, vb;
   if (want_uv) {
-    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), std::nullopt);
-    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), std::nullopt);
+    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), A.device());
+    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), A.device());
   }
   if (k == 0) {  // empty: identity blocks for the full factors
     if (want_uv && nb > 0) {
-      if (ucols > 0) ub = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
-      if (vrows > 0) vb = clone(expand(eye(n, A.dtype(), std::nullopt), with_tail(bs, {n, n}), false), std::nullopt);
+      if (ucols > 0) ub = clone(expand(eye(m, A.dtype(), A.device()), with_tail(bs, {m, m}), false), std::nullopt);
+      if (vrows > 0) vb = clone(expand(eye(n, A.dtype(), A.device()), with_tail(bs, {n, n}), false), std::nullopt);
     }
   } else if (nb > 0) {
     Tensor buf = to_colmajor(A);
@@ -333,7 +333,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   // Work buffer: m x max(n, qcols) column-major, A in its first n columns.
   int64_t wc = std::max(n, qcols);
   DimVector bs = batch_shape(A);
-  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), std::nullopt);
+  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), A.device());
   if (nb > 0 && m > 0 && n > 0) {
     Tensor tmp = to_colmajor(A);  // (..., n, m)
     dispatch_fd(A.dtype(), [&](auto z) {
@@ -343,8 +343,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       for (int64_t b = 0; b < nb; ++b) std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
     });
   }
-  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), std::nullopt);  // R column-major
-  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), std::nullopt);
+  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), A.device());  // R column-major
+  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), A.device());
   if (nb > 0 && m > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
@@ -380,10 +380,10 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       });
     });
   } else if (want_q && nb > 0 && qcols > 0) {
-    qb = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
+    qb = clone(expand(eye(m, A.dtype(), A.device()), with_tail(bs, {m, m}), false), std::nullopt);
   }
   // mode='r': PyTorch returns an empty Q
-  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), std::nullopt, std::nullopt), from_colmajor(rb)};
+  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), A.device(), std::nullopt), from_colmajor(rb)};
 }
 
 }  // namespace ember

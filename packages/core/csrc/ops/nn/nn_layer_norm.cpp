@@ -59,7 +59,7 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
     check_affine(bias, input);
   }
   Tensor x = dense(input);
-  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const int64_t n = compute_numel(normalized_shape);
   const int64_t m = n ? x.numel() / n : 0;
   if (x.numel() == 0) return y;
@@ -79,9 +79,9 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
   std::array<Tensor, 3> out;
   Tensor x = dense(input), g = dense_as(grad, input);
   const int64_t m = n ? x.numel() / n : 0;
-  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty(weight.sizes(), param_grad_dtype(x));
-  out[2] = empty(weight.defined() ? to_vec(weight.sizes()) : DimVector{n}, param_grad_dtype(x));
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
+  if (first <= 1 && weight.defined()) out[1] = empty(weight.sizes(), param_grad_dtype(x), x.device());
+  out[2] = empty(weight.defined() ? to_vec(weight.sizes()) : DimVector{n}, param_grad_dtype(x), x.device());
   EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormBackwardKernelImpl", [&] {
     std::vector<opmath_t<scalar_t>> w = affine_or<opmath_t<scalar_t>>(weight, n, 1.0);
     backend(x).norm.layer_backward(x, g, out[0], out[1], out[2], m, n, eps, w.data());

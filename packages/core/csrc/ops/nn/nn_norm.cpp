@@ -104,7 +104,7 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
     centered = centered || (t->defined() && !t->is_contiguous());
   Tensor x = dense(input);
-  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;
   std::vector<double> mean(static_cast<size_t>(d.c)), var(static_cast<size_t>(d.c));
   std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
@@ -137,9 +137,9 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   std::vector<double> w = channel_values(weight, d.c, 1.0);
   std::vector<double> rm = batch_stats ? std::vector<double>() : channel_values(running_mean, d.c, 0.0);
   std::vector<double> rv = batch_stats ? std::vector<double>() : channel_values(running_var, d.c, 1.0);
-  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
-  out[2] = empty({d.c}, param_grad_dtype(x));
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
+  out[2] = empty({d.c}, param_grad_dtype(x), x.device());
   backend(x).norm.batch_backward(x, g, out[0], out[1], out[2], d, batch_stats, eps, batch_stats ? nullptr : rm.data(),
                                  batch_stats ? nullptr : rv.data(), w.data());
   return out;
@@ -179,7 +179,7 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
     check_affine(bias, input);
   }
   Tensor x = dense(input);
-  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;
   const NCS d = ncs(x);
   std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
@@ -195,9 +195,9 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
   Tensor x = dense(input), g = dense_as(grad, input);
   const NCS d = ncs(x);
   std::vector<double> w = channel_values(weight, d.c, 1.0);
-  if (first == 0) out[0] = empty(x.sizes(), x.dtype());
-  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x));
-  out[2] = empty({d.c}, param_grad_dtype(x));
+  if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
+  if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
+  out[2] = empty({d.c}, param_grad_dtype(x), x.device());
   backend(x).norm.group_backward(x, g, out[0], out[1], out[2], d, groups, eps, w.data());
   return out;
 }

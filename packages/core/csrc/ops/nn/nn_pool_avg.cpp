@@ -92,7 +92,7 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
   const DimVector out_shape = pool::out_shape(self, n, g.out);
   (void)contiguous_strides(out_shape);
   if (!is_floating(self.dtype()) && (n == 3 || compute_numel(out_shape) > 0)) {
-    (void)empty(out_shape, self.dtype());  // aten's allocation (its out-of-memory error) comes first
+    (void)empty(out_shape, self.dtype(), self.device());  // aten's allocation (its out-of-memory error) comes first
     dtype_not_implemented(n == 3 ? "adaptive_avg_pool3d_cpu" : name, self.dtype());
   }
   g.tiles = true;
@@ -115,7 +115,7 @@ Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
   const bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
   if (!g.adaptive && ((is_integral(dt, true) && dt != ScalarType::Int64) || (n == 3 && half)))
     dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", dt);
-  Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype());
+  Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype(), self.device());
   if (y.numel() == 0) return y;
   pool::Planes p = pool::make_planes(self, n);
   g.build_windows();
@@ -143,7 +143,8 @@ Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeo
               " but got ", legacy_name(grad_output.dtype()));
   if (n == 2 && !g.adaptive && !kernel_dtype) dtype_not_implemented(name, self.dtype());
   const bool write_once = g.tiles && grad_output.numel() > 0;
-  Tensor gx = write_once ? empty(self.sizes(), self.dtype()) : zeros(self.sizes(), self.dtype(), std::nullopt);
+  Tensor gx =
+      write_once ? empty(self.sizes(), self.dtype(), self.device()) : zeros(self.sizes(), self.dtype(), self.device());
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
   g.build_windows();
@@ -254,7 +255,7 @@ Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int 
   for (int64_t d = 0; d < self.dim() - n; ++d)
     EMBER_CHECK(grad_output.size(d) == self.size(d), name, ": grad_output has size ", grad_output.size(d), " in dim ",
                 d, ", the input ", self.size(d));
-  if (self.numel() == 0) return zeros(self.sizes(), self.dtype(), std::nullopt);
+  if (self.numel() == 0) return zeros(self.sizes(), self.dtype(), self.device());
   DimVector osz;
   for (int i = 0; i < n; ++i) osz.push_back(grad_output.size(grad_output.dim() - n + i));
   return avg_backward(grad_output, self, n, adaptive_geometry(self, n, osz, name), name);

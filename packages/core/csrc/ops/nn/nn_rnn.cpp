@@ -88,8 +88,8 @@ TensorList fused_forward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   Tensor gi = dense(gi_), gh = dense(gh_), hx = dense(hx_);
   Tensor cx = cx_.defined() ? dense(cx_) : cx_;
   int64_t B = hx.size(0), H = hx.size(1);
-  Tensor hy = empty({B, H}, gi.dtype());
-  Tensor cy = k == kLstm ? empty({B, H}, gi.dtype()) : Tensor();
+  Tensor hy = empty({B, H}, gi.dtype(), gi.device());
+  Tensor cy = k == kLstm ? empty({B, H}, gi.dtype(), gi.device()) : Tensor();
   auto run = [&](auto tag) {
     using T = decltype(tag);
     Rows<T> p{k,       H,           cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr,
@@ -110,10 +110,10 @@ GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   int64_t B = hx.size(0), H = hx.size(1);
   ScalarType dt = gi.dtype();
   GateGrads r;
-  r.d_ih = empty(gi.sizes(), dt);
-  r.d_hh = k == kLstm || k == kTanh || k == kRelu ? r.d_ih : empty(gi.sizes(), dt);
-  if (k == kGru) r.d_hx = empty({B, H}, dt);
-  if (k == kLstm) r.d_cx = empty({B, H}, dt);
+  r.d_ih = empty(gi.sizes(), dt, gi.device());
+  r.d_hh = k == kLstm || k == kTanh || k == kRelu ? r.d_ih : empty(gi.sizes(), dt, gi.device());
+  if (k == kGru) r.d_hx = empty({B, H}, dt, gi.device());
+  if (k == kLstm) r.d_cx = empty({B, H}, dt, gi.device());
   auto run = [&](auto tag) {
     using T = decltype(tag);
     Rows<T> p{
@@ -207,7 +207,7 @@ Tensor hidden_grad_gemm(const Tensor& dg_, const Tensor& w_hh_) {
   Tensor dg = dense(dg_), w_hh = dense(w_hh_);
   const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
   int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
-  Tensor acc = empty({M, N}, dg.dtype());
+  Tensor acc = empty({M, N}, dg.dtype(), dg.device());
   const GemmKernels& gemm = backend(dg).gemm;
   auto run = [&](auto tag) {
     using U = decltype(tag);
@@ -233,11 +233,11 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   const RnnKernels& rnn_k = backend(xg).rnn;
   const bool in_place = xg_scratch && k == kLstm && dt == ScalarType::Float32 && gemm.packed_available() &&
                         xg.same(xg_) && xg.is_contiguous();
-  f.gh = in_place ? xg : empty({T, B, GH}, dt);
-  f.y = empty({T, B, H}, dt);
+  f.gh = in_place ? xg : empty({T, B, GH}, dt, xg.device());
+  f.y = empty({T, B, H}, dt, xg.device());
   if (k == kLstm) {
-    f.c_all = empty({T, B, H}, dt);
-    f.tc = empty({T, B, H}, dt);
+    f.c_all = empty({T, B, H}, dt, xg.device());
+    f.tc = empty({T, B, H}, dt, xg.device());
   }
   // OpenBLAS is markedly faster on these short (M = batch) products with the weight
   // already transposed in memory than with a transposed view; one copy serves every step.
@@ -249,7 +249,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
     wp = pack_weight(gemm, w, H, GH, true);  // B[k][n] = w_hh[n][k]
   else wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   // LSTM adds b_hh inside its gate pass; the other cells after the GEMM.
-  Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, std::nullopt);
+  Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, xg.device());
   Tensor gemm_bias = k == kLstm ? Tensor() : b_hh;
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
@@ -298,7 +298,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
 
 Tensor previous_states(const SeqForward& f, const Tensor& h0, bool reverse) {
   const int64_t T = f.y.size(0);
-  if (T == 0) return empty({0, h0.size(0), h0.size(1)}, h0.dtype());
+  if (T == 0) return empty({0, h0.size(0), h0.size(1)}, h0.dtype(), h0.device());
   if (!reverse) return cat({unsqueeze(h0, 0), narrow(f.y, 0, 0, T - 1)}, 0);
   return cat({narrow(f.y, 0, 1, T - 1), unsqueeze(h0, 0)}, 0);
 }
@@ -311,13 +311,13 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
   ScalarType dt = xg.dtype();
   SeqGrads r;
-  r.d_xg = empty({T, B, GH}, dt);
+  r.d_xg = empty({T, B, GH}, dt, xg.device());
   // LSTM and the plain cells share one gate gradient for both GEMMs; GRU's new gate differs.
-  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt) : r.d_xg;
-  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
-  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
-  Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
-  Tensor no_gy = k == kLstm && !g_y.defined() ? zeros({B, H}, dt, std::nullopt) : Tensor();
+  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt, xg.device()) : r.d_xg;
+  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, xg.device());
+  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, xg.device());
+  Tensor d_hx = k == kGru ? empty({B, H}, dt, xg.device()) : Tensor();
+  Tensor no_gy = k == kLstm && !g_y.defined() ? zeros({B, H}, dt, xg.device()) : Tensor();
   Tensor w = dense(w_hh);
   const GemmKernels& gemm = backend(xg).gemm;
   const RnnKernels& rnn_k = backend(xg).rnn;
@@ -328,7 +328,7 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
     Tensor c_prev = k != kLstm ? Tensor() : s == 0 ? c0 : select(f.c_all, 0, time_of(s - 1, T, reverse));
     if (g_y.defined() && k != kLstm) dh = add(dh, select(g_y, 0, ti), kOne);  // LSTM: in its gate pass
-    Tensor dc_new = k == kLstm ? empty({B, H}, dt) : Tensor();
+    Tensor dc_new = k == kLstm ? empty({B, H}, dt, xg.device()) : Tensor();
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {
@@ -367,7 +367,7 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
     else run(double());
     Tensor dg = select(d_gh, 0, ti);
     if (wp.buf.defined()) {
-      dh = empty({B, H}, dt);
+      dh = empty({B, H}, dt, xg.device());
       gemm.packed_gemm(B, dg.data<float>(), GH, wp.b, dh.data<float>(), H, false);
     } else {
       dh = hidden_grad_gemm(dg, w);

@@ -13,13 +13,21 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/device.h"
 #include "core/tensor.h"
 #include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
+#include "kernels/avg_pool_geometry.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
+#include "kernels/lapack_kernels.h"
+#include "kernels/norm_args.h"
+#include "kernels/optim_args.h"
+#include "kernels/packed_weight.h"
 #include "kernels/pool_window.h"
+#include "kernels/rnn_rows.h"
+#include "kernels/sort_kind.h"
 #include "kernels/upsample_geometry.h"
 
 namespace ember {
@@ -55,6 +63,13 @@ struct GemmKernels {
   Dgemm dgemm;
   bool (*bf16_available)();
   Bf16gemm bf16gemm;
+  // float32 against a B packed once and reused (an RNN's hidden weight at every step), only where
+  // packed_available() says so: pack_b fills a PackedB::floats(K, N) buffer with B[k][n] =
+  // src[k * ld + n] (src[n * ld + k] when transposed); packed_gemm: C[M,N] (rows ldc apart) =
+  // A[M,K] (rows lda apart) @ B, plus C's old value when accumulate.
+  bool (*packed_available)();
+  void (*pack_b)(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed, float* dst);
+  void (*packed_gemm)(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate);
 
   // The float or double entry by the operands' type, for op bodies templated on it.
   void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
@@ -93,6 +108,12 @@ struct PoolKernels {
                       const void* grid, void* y);
   void (*grid_sample_backward)(ScalarType dt, const char* name, const pool::GridSampleGeometry& g, const void* gy,
                                const void* x, const void* grid, void* gx, void* ggrid);
+  // average pooling over `planes` contiguous planes of dtype dt, g's windows built
+  // (kernels/cpu/pool/avg_pool.h): forward x -> y, backward y (the gradient) into the zeroed x
+  void (*avg_forward)(const pool::AvgGeometry& g, ScalarType dt, const char* name, int64_t planes, const void* x,
+                      void* y);
+  void (*avg_backward)(const pool::AvgGeometry& g, ScalarType dt, const char* name, int64_t planes, void* x,
+                       const void* y);
 };
 
 struct IndexKernels {
@@ -104,6 +125,14 @@ struct IndexKernels {
 };
 
 struct LinalgKernels {
+  // LAPACK's routines on one matrix, by scalar type (kernels/lapack_kernels.h).
+  LapackKernels<float> lapack_f;
+  LapackKernels<double> lapack_d;
+  template <class T>
+  const LapackKernels<T>& lapack() const {
+    if constexpr (std::is_same_v<T, float>) return lapack_f;
+    else return lapack_d;
+  }
   // b (n x m, col-major) = A^-1 b from getrf's LU and 1-based pivots of an n x n A.
   void (*lu_solve_f)(int64_t n, int64_t m, const float* lu, const int* ipiv, float* b);
   void (*lu_solve_d)(int64_t n, int64_t m, const double* lu, const int* ipiv, double* b);
@@ -141,6 +170,57 @@ struct UpsampleKernels {
                    const upsample::ClForm& cl);
 };
 
+// Layer, batch and group norm (kernels/cpu/norm/norm_kernels.h): x, y, g, dx contiguous of one
+// floating dtype; parameters as op-math (layer) or double (batch, group) values; parameter
+// gradients (dw, db) of the op-math dtype, dw / dx undefined when not wanted.
+struct NormKernels {
+  void (*layer_forward)(const Tensor& x, const Tensor& y, int64_t m, int64_t n, double eps, const void* w,
+                        const void* b);
+  void (*layer_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         int64_t m, int64_t n, double eps, const void* w);
+  void (*batch_forward)(const Tensor& x, const Tensor& y, const norms::BatchForward& a);
+  void (*batch_update_running)(const Tensor& running, const double* batch, int64_t channels, double momentum,
+                               double factor);
+  void (*batch_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         const norms::NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
+                         const double* w);
+  void (*group_forward)(const Tensor& x, const Tensor& y, const norms::NCS& d, int64_t groups, double eps,
+                        const double* w, const double* b);
+  void (*group_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         const norms::NCS& d, int64_t groups, double eps, const double* w);
+};
+
+// Sorting and selection along the last dim of `rows` contiguous rows of n (the op's dim moved
+// last): values of x's dtype and int64 indices, contiguous (kernels/cpu/sort/sort_kernels.h).
+struct SortKernels {
+  void (*sort)(const Tensor& x, int64_t rows, int64_t n, bool descending, const Tensor& values, const Tensor& indices);
+  void (*topk)(const Tensor& x, int64_t rows, int64_t n, int64_t k, bool largest, bool sorted, const Tensor& values,
+               const Tensor& indices);
+  void (*select)(const Tensor& x, int64_t rows, int64_t n, SelectKind what, int64_t k, const char* name,
+                 const Tensor& values, const Tensor& indices);
+};
+
+// The recurrent cells' fused gate passes over B rows (kernels/rnn_rows.h), float or double.
+struct RnnKernels {
+  void (*cell_rows_f)(const rnn::Rows<float>& p, int64_t B, bool backward);
+  void (*cell_rows_d)(const rnn::Rows<double>& p, int64_t B, bool backward);
+  void (*lstm_seq_f)(const rnn::LstmSeqRows<float>& p, int64_t B, bool backward);
+  void (*lstm_seq_d)(const rnn::LstmSeqRows<double>& p, int64_t B, bool backward);
+  void cell_rows(const rnn::Rows<float>& p, int64_t B, bool backward) const { cell_rows_f(p, B, backward); }
+  void cell_rows(const rnn::Rows<double>& p, int64_t B, bool backward) const { cell_rows_d(p, B, backward); }
+  void lstm_seq(const rnn::LstmSeqRows<float>& p, int64_t B, bool backward) const { lstm_seq_f(p, B, backward); }
+  void lstm_seq(const rnn::LstmSeqRows<double>& p, int64_t B, bool backward) const { lstm_seq_d(p, B, backward); }
+};
+
+// The fused optimizer steps, one parameter per call, in place (kernels/cpu/optim/fused_steps.h):
+// contiguous float32 / float64 tensors; grad_scale, when not null, divides the gradient first.
+struct OptimKernels {
+  void (*adam_step)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                    const Tensor& max_sq, double step, const optim::AdamArgs& a, const double* grad_scale);
+  void (*sgd_step)(const Tensor& param, const Tensor& grad, const Tensor& buf, const optim::SgdArgs& a, bool first,
+                   const double* grad_scale);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -154,6 +234,10 @@ struct Backend {
   SoftmaxKernels softmax;
   ScanKernels scan;
   UpsampleKernels upsample;
+  NormKernels norm;
+  SortKernels sort;
+  RnnKernels rnn;
+  OptimKernels optim;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -7,14 +7,21 @@
 #include "kernels/cpu/conv/conv_kernels.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/cpu/gemm/packed_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
+#include "kernels/cpu/linalg/lapack.h"
 #include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
+#include "kernels/cpu/optim/fused_steps.h"
+#include "kernels/cpu/pool/avg_pool.h"
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
 #include "kernels/cpu/pool/upsample.h"
+#include "kernels/cpu/rnn/gate_rows.h"
 #include "kernels/cpu/scan/scan_kernels.h"
+#include "kernels/cpu/sort/sort_kernels.h"
 
 namespace ember {
 namespace cpu::base {
@@ -43,6 +50,9 @@ Backend make_cpu_backend() {
   b.gemm.dgemm = static_cast<GemmKernels::Dgemm>(blas_gemm);
   b.gemm.bf16_available = bf16_gemm_available;
   b.gemm.bf16gemm = bf16_gemm;
+  b.gemm.packed_available = packed_gemm_available;
+  b.gemm.pack_b = pack_b;
+  b.gemm.packed_gemm = packed_gemm;
   b.conv.img_to_cols = conv::img_to_cols;
   b.conv.cols_to_img = conv::cols_to_img;
   b.conv.weight_grad = conv::weight_grad;
@@ -51,8 +61,12 @@ Backend make_cpu_backend() {
   b.pool.max2x2_planes = pool::max2x2_planes;
   b.pool.grid_sample = pool::grid_sample_forward;
   b.pool.grid_sample_backward = pool::grid_sample_backward;
+  b.pool.avg_forward = pool::avg_forward;
+  b.pool.avg_backward = pool::avg_backward;
   b.index.gather_contig4 = gather_contig<4>;
   b.index.gather_contig8 = gather_contig<8>;
+  b.linalg.lapack_f = lapack::cpu_lapack_f();
+  b.linalg.lapack_d = lapack::cpu_lapack_d();
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);
   b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
   b.softmax.forward = softmax::forward;
@@ -60,6 +74,14 @@ Backend make_cpu_backend() {
   b.scan.logcumsumexp = scan::logcumsumexp;
   b.scan.cum_extreme_indices = scan::cum_extreme_indices;
   b.upsample.upsample = upsample::upsample;
+  b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
+            norms::batch_backward, norms::group_forward,  norms::group_backward};
+  b.sort = {sorting::sort_rows, sorting::topk_rows, sorting::select_rows};
+  b.rnn.cell_rows_f = static_cast<void (*)(const rnn::Rows<float>&, int64_t, bool)>(rnn::cell_rows);
+  b.rnn.cell_rows_d = static_cast<void (*)(const rnn::Rows<double>&, int64_t, bool)>(rnn::cell_rows);
+  b.rnn.lstm_seq_f = static_cast<void (*)(const rnn::LstmSeqRows<float>&, int64_t, bool)>(rnn::lstm_seq);
+  b.rnn.lstm_seq_d = static_cast<void (*)(const rnn::LstmSeqRows<double>&, int64_t, bool)>(rnn::lstm_seq);
+  b.optim = {optim::adam_step, optim::sgd_step};
   return b;
 }
 

@@ -19,20 +19,30 @@ R unavailable(Args...) {
   cuda_backend_unavailable();
 }
 
+template <class T>
+LapackKernels<T> lapack_stub() {
+  return {unavailable, unavailable, unavailable, unavailable, unavailable,
+          unavailable, unavailable, unavailable, unavailable, unavailable};
+}
+
 Backend make_cuda_stub() {
   Backend b{};
   b.device = DeviceType::CUDA;
   fill_pointwise_with(b.pointwise, unavailable);
   b.copy = {unavailable, unavailable};
   b.reduce = {unavailable, unavailable, unavailable};
-  b.gemm = {unavailable, unavailable, unavailable, unavailable};
+  b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
-  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
-  b.linalg = {unavailable, unavailable};
+  b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
   b.scan = {unavailable, unavailable};
   b.upsample = {unavailable};
+  b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.sort = {unavailable, unavailable, unavailable};
+  b.rnn = {unavailable, unavailable, unavailable, unavailable};
+  b.optim = {unavailable, unavailable};
   return b;
 }
 

@@ -94,7 +94,7 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
   if (preserve && (t.is_contiguous() ? !t.strides().equals(memory_format_strides(t.sizes(), MemoryFormat::Contiguous))
                                      : non_overlapping_and_dense(t)))
     return empty_strided(t.sizes(), t.strides(), dtype);
-  return empty(t.sizes(), dtype);
+  return empty(t.sizes(), dtype, t.device());
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {

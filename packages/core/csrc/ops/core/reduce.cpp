@@ -108,7 +108,7 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
 // The shared reduction: returns `x` reduced over `m` in `out_dtype`.
 Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
               const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
-  Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()));
+  Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   ReduceIter it(acc, x);
   backend(x).reduce.reduce(it, kind);
   return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out, rule);
@@ -199,7 +199,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
   // that order, then permute back to keepdim layout.
   DimVector kshape = to_vec(moved.sizes());
   if (nd > 0) kshape[nd - 1] = 1;
-  Tensor values = empty(kshape, x.dtype()), indices = empty(kshape, ScalarType::Int64);
+  Tensor values = empty(kshape, x.dtype(), x.device()), indices = empty(kshape, ScalarType::Int64, x.device());
   if (moved.numel() > 0) backend(x).reduce.arg_reduce(moved, values, indices, is_max);
   if (nd > 0) {
     values = transpose(values, d, nd - 1);
@@ -215,7 +215,7 @@ Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, b
   if (!dim) {
     EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = contiguous(reshape(x, {-1}), MemoryFormat::Contiguous);
-    Tensor values, idx = empty({1}, ScalarType::Int64);
+    Tensor values, idx = empty({1}, ScalarType::Int64, x.device());
     backend(x).reduce.arg_reduce(flat, values, idx, is_max);
     r = keepdim ? reshape(idx, DimVector(static_cast<size_t>(x.dim()), 1)) : reshape(idx, {});
   } else {
@@ -578,7 +578,7 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
   Tensor x = to_dtype(x0, rt);
   if (nd == 0) return finish_out(x.same(x0) ? clone(x0, std::nullopt) : x, out, OutDtype::Any);
   Tensor moved = contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous);
-  Tensor res = empty(moved.sizes(), rt);
+  Tensor res = empty(moved.sizes(), rt, moved.device());
   if (res.numel() > 0) backend(x).reduce.cumulative(moved, res, nd - 1, is_prod);
   return finish_out(contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous), out, OutDtype::Any);
 }

@@ -478,7 +478,7 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   resize_out(out, os);
   const bool dim1_kernel = input.dim() > 1 && d == 1 && out.is_contiguous();
   // A strided out= gets the rows through a dense buffer (the copy below writes rows in order).
-  Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype());
+  Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype(), out.device());
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
   auto [outer, n, inner] = split3(x, d);
   const int64_t row = inner * static_cast<int64_t>(x.itemsize());
@@ -506,7 +506,7 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
 }
 
 Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
-  Tensor out = empty({0}, input.dtype());
+  Tensor out = empty({0}, input.dtype(), input.device());
   return index_select_out(input, dim, index, out);
 }
 
@@ -571,7 +571,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
 }
 
 Tensor gather(const Tensor& input, int64_t dim, const Tensor& index, bool sparse_grad) {
-  Tensor out = empty({0}, input.dtype());
+  Tensor out = empty({0}, input.dtype(), input.device());
   return gather_out(input, dim, index, sparse_grad, out);
 }
 
@@ -652,7 +652,7 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
     return self;
   }
   // mean: a sum, then a division by how many values met at each position (itself included).
-  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), self.dtype(), std::nullopt);
+  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), self.dtype(), self.device());
   Tensor one = scalar_tensor(Scalar(int64_t(1)), self.dtype());
   scatter_into("scatter_reduce", count, d, index, nullptr, &one, Reduce::Add);
   scatter_into("scatter_reduce", self, d, index, &src, nullptr, Reduce::Add);
@@ -803,7 +803,7 @@ Tensor take(const Tensor& input, const Tensor& index) {
   for (int64_t i = 0; i < m; ++i)
     EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
                       " elements.");
-  Tensor out = empty(index.sizes(), input.dtype());
+  Tensor out = empty(index.sizes(), input.dtype(), input.device());
   by_itemsize(x.itemsize(), [&](auto tag) {
     using U = decltype(tag);
     const U* xp = x.data<U>();

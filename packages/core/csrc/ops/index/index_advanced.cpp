@@ -177,7 +177,7 @@ Tensor index(const Tensor& self, const IndexList& indices) {
       indices[0].dim() == self.dim() && self.dim() > 0 && same_shape(indices[0].sizes(), self.sizes()))
     return masked_select(self, indices[0]);
   Plan p = make_plan(self, indices);
-  Tensor out = empty(p.out_shape, self.dtype());
+  Tensor out = empty(p.out_shape, self.dtype(), self.device());
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return out;
   const char* sp = self.raw();

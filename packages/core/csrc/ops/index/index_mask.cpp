@@ -95,7 +95,7 @@ Tensor nonzero_out(const Tensor& input, const Tensor& out) {
 }
 
 Tensor nonzero(const Tensor& input) {
-  Tensor out = empty({0}, ScalarType::Int64);
+  Tensor out = empty({0}, ScalarType::Int64, input.device());
   return nonzero_out(input, out);
 }
 
@@ -192,7 +192,7 @@ Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& 
 }
 
 Tensor masked_select(const Tensor& input, const Tensor& mask) {
-  Tensor out = empty({0}, input.dtype());
+  Tensor out = empty({0}, input.dtype(), input.device());
   return masked_select_out(input, mask, out);
 }
 

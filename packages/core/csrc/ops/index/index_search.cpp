@@ -71,7 +71,7 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
   // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
   if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
     dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
-  Tensor result = out ? *out : empty(input.sizes(), odt);
+  Tensor result = out ? *out : empty(input.sizes(), odt, input.device());
   if (out) resize_out(*out, input.sizes());
   // aten compares in the two's common dtype, where a Python number is a wrapped number: -1
   // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
@@ -155,7 +155,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   // input returns int64 zeros whatever the weights are.
   if (!is_integral(input.dtype(), false)) dtype_not_implemented("bincount_cpu", input.dtype());
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
-  if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, std::nullopt);
+  if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, input.device());
   EMBER_CHECK(input.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
   if (weights.defined())
     EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
@@ -169,7 +169,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   }
   int64_t bins = std::max(mx + 1, minlength);
   if (!weights.defined()) {
-    Tensor out = zeros({bins}, ScalarType::Int64, std::nullopt);
+    Tensor out = zeros({bins}, ScalarType::Int64, input.device());
     int64_t* op = out.data<int64_t>();
     for (int64_t i = 0; i < n; ++i) ++op[ip[i]];
     return out;
@@ -177,7 +177,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   // float32 weights keep their dtype; everything else counts in float64 (PyTorch's rule).
   ScalarType odt = weights.dtype() == ScalarType::Float32 ? ScalarType::Float32 : ScalarType::Float64;
   Tensor w = dense(_to_copy(weights, odt));
-  Tensor out = zeros({bins}, odt, std::nullopt);
+  Tensor out = zeros({bins}, odt, input.device());
   auto add_all = [&](auto tag) {
     using S = decltype(tag);
     const S* wp = w.data<S>();
@@ -245,7 +245,7 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
 }
 
 Tensor histc(const Tensor& input, int64_t bins, const Scalar& min, const Scalar& max) {
-  Tensor out = empty({0}, input.dtype());
+  Tensor out = empty({0}, input.dtype(), input.device());
   return histc_out(input, bins, min, max, out);
 }
 

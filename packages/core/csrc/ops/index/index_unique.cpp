@@ -129,8 +129,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
 // Without dim an output not asked for is empty, as aten's; sorted is always honoured on the CPU.
 namespace {
 std::tuple<Tensor, Tensor, Tensor> asked(std::tuple<Tensor, Tensor, Tensor> r, bool inverse, bool counts) {
-  if (!inverse) std::get<1>(r) = empty({0}, ScalarType::Int64);
-  if (!counts) std::get<2>(r) = empty({0}, ScalarType::Int64);
+  const Device dev = std::get<0>(r).device();
+  if (!inverse) std::get<1>(r) = empty({0}, ScalarType::Int64, dev);
+  if (!counts) std::get<2>(r) = empty({0}, ScalarType::Int64, dev);
   return r;
 }
 }  // namespace

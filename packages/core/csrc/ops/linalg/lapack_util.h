@@ -1,8 +1,6 @@
 // Shared helpers of the LAPACK-backed linalg ops (linalg_lapack.cpp, linalg_factor.cpp): PyTorch's
 // input checks, column-major copies and the parallel batch loop.
 #pragma once
-#include <cblas.h>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,18 +16,6 @@ template <class F>
 inline void dispatch_fd(ScalarType dt, const F& f) {
   if (dt == ScalarType::Float32) f(float(0));
   else f(double(0));
-}
-
-// X (m x n, row-major, contiguous) <- op(A)^-1 X (side left, A m x m) or X op(A)^-1 (side right,
-// A n x n), A row-major with leading dimension lda. BLAS reads only A's `up` triangle (and not
-// its diagonal for CblasUnit).
-inline void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t m, int64_t n, const float* a,
-                 int64_t lda, float* x) {
-  scipy_cblas_strsm(CblasRowMajor, sd, up, tr, dg, blasint(m), blasint(n), 1.0f, a, blasint(lda), x, blasint(n));
-}
-inline void trsm(CBLAS_SIDE sd, CBLAS_UPLO up, CBLAS_TRANSPOSE tr, CBLAS_DIAG dg, int64_t m, int64_t n, const double* a,
-                 int64_t lda, double* x) {
-  scipy_cblas_dtrsm(CblasRowMajor, sd, up, tr, dg, blasint(m), blasint(n), 1.0, a, blasint(lda), x, blasint(n));
 }
 
 // PyTorch's checks in its order: the matrix shape (at least 2-d, square where asked), then the

@@ -62,7 +62,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   }
   if (is_floating(dt)) {  // float16 / bfloat16: float32 accumulation, one rounding at the end
     // beta == 0 never reads C: a fresh float32 buffer, not a conversion of c's uninitialised memory.
-    Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32) : to_dtype(c, ScalarType::Float32);
+    Tensor cf = beta == 0 ? empty({M, N}, ScalarType::Float32, c.device()) : to_dtype(c, ScalarType::Float32);
     if (dt == ScalarType::BFloat16 && kern.bf16_available()) {  // AMX / AVX512-BF16 on the bfloat16 bits
       MatView A = as_blas(a), B = as_blas(b);
       kern.bf16gemm(A.trans, B.trans, M, N, K, float(alpha), reinterpret_cast<const uint16_t*>(A.t.data<BFloat16>()),
@@ -140,7 +140,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
     out->bump_version();
     return *out;
   }
-  Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
+  Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype(), a.device());
   gemm(a, b, c, 1.0, 0.0);
   return to_out(c, out);
 }
@@ -155,11 +155,11 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   // aten's order: the result (batch2's dtype) and its out= check, the empty and K = 0 results,
   // then the dtype dispatch on batch1 and the kernel's read of batch2 as that type.
   if (out) check_out_dtype(*out, b.dtype());
-  if (B * M * N == 0 || K == 0) return to_out(zeros({B, M, N}, b.dtype(), std::nullopt), out);
+  if (B * M * N == 0 || K == 0) return to_out(zeros({B, M, N}, b.dtype(), b.device()), out);
   EMBER_CHECK_NOTIMPL(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
   EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", legacy_name(a.dtype()), " but found ",
               legacy_name(b.dtype()));
-  Tensor c = empty({B, M, N}, a.dtype());
+  Tensor c = empty({B, M, N}, a.dtype(), a.device());
   for (int64_t i = 0; i < B; ++i) {
     Tensor ai = make_view(a, {M, K}, {a.strides()[1], a.strides()[2]}, a.offset() + i * a.strides()[0]);
     Tensor bi = make_view(b, {K, N}, {b.strides()[1], b.strides()[2]}, b.offset() + i * b.strides()[0]);
@@ -219,7 +219,7 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   Tensor e = input.sizes().equals(size) ? input : profiler::nested_op("aten::expand", {&input, nullptr, nullptr}, [&] {
     return expand(input, size, false);
   });
-  Tensor c = empty(size, input.dtype());
+  Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
   gemm(m1, m2, c, alpha.to_double(), beta.to_double());
   if (inplace) {

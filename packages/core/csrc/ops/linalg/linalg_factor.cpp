@@ -1,56 +1,20 @@
 // The factorisations PyTorch exposes in LAPACK's packed form: LU (getrf), QR's Householder
 // reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs). Python (ember/linalg/_lu.py,
 // _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients;
-// these kernels take already checked, batch-broadcast inputs.
+// these op bodies take already checked, batch-broadcast inputs and call the backend's LAPACK
+// routines (kernels/backend.h, LinalgKernels::lapack<T>()).
 #include <algorithm>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
 #include "ops/linalg/lapack_util.h"
 
-extern "C" {
-void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
-void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
-void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
-void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
-void scipy_ssytrf_(const char*, const int*, float*, const int*, int*, float*, const int*, int*, size_t);
-void scipy_dsytrf_(const char*, const int*, double*, const int*, int*, double*, const int*, int*, size_t);
-void scipy_ssytrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
-                   size_t);
-void scipy_dsytrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
-                   int*, size_t);
-}
-
 namespace ember {
 
 using namespace lapack_util;  // NOLINT(build/namespaces)
-
-namespace {
-
-void lu(int m, int n, float* a, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &m, ip, info); }
-void lu(int m, int n, double* a, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &m, ip, info); }
-void qr(int m, int n, float* a, float* tau, float* w, int lw, int* info) {
-  scipy_sgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
-}
-void qr(int m, int n, double* a, double* tau, double* w, int lw, int* info) {
-  scipy_dgeqrf_(&m, &n, a, &m, tau, w, &lw, info);
-}
-void sytrf(int n, float* a, int* ip, float* w, int lw, int* info) {
-  scipy_ssytrf_("L", &n, a, &n, ip, w, &lw, info, 1);
-}
-void sytrf(int n, double* a, int* ip, double* w, int lw, int* info) {
-  scipy_dsytrf_("L", &n, a, &n, ip, w, &lw, info, 1);
-}
-void sytrs(int n, int nrhs, const float* a, const int* ip, float* b, int* info) {
-  scipy_ssytrs_("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
-}
-void sytrs(int n, int nrhs, const double* a, const int* ip, double* b, int* info) {
-  scipy_dsytrs_("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
-}
-
-}  // namespace
 
 // Partial-pivoting LU of every (m x n) matrix: L (unit, below the diagonal) and U packed in one
 // matrix, LAPACK's 1-based row interchanges and getrf's info (> 0: U[info-1, info-1] is zero).
@@ -59,16 +23,17 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A) {
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
-  Tensor piv = zeros(with_tail(bs, {k}), ScalarType::Int32, std::nullopt);
-  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  Tensor piv = zeros(with_tail(bs, {k}), ScalarType::Int32, A.device());
+  Tensor info = zeros(bs, ScalarType::Int32, A.device());
   if (k > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       for_batch(nb, [&](int64_t b) {
-        lu(int(m), int(n), p + b * m * n, pp + b * k, pi + b);
+        la.getrf(int(m), int(n), p + b * m * n, int(m), pp + b * k, pi + b);
         return 0;
       });
     });
@@ -85,7 +50,7 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
   DimVector bs;
   for (int64_t i = 0; i + 1 < piv.dim(); ++i) bs.push_back(piv.sizes()[i]);
   for (int64_t d : bs) nb *= d;
-  Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, std::nullopt, std::nullopt);
+  Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, piv.device(), std::nullopt);
   const int* pp = piv.data<int>();
   int64_t* po = perm.data<int64_t>();
   for (int64_t b = 0; b < nb; ++b) {
@@ -103,7 +68,7 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
 
 // X = A^{-1} B (A^{-T} B when adjoint) from getrf's factors, LU (..., n, n), pivots (..., n) and
 // B (..., n, k) of one batch shape: row interchanges on a row-major copy of B and two row-major
-// triangular solves (cblas trsm), so LU is read in place (getrs would need it column-major).
+// triangular solves (trsm), so LU is read in place (getrs would need it column-major).
 Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
   int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
@@ -114,6 +79,7 @@ Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tens
     const int* pp = piv.data<int>();
     dispatch_fd(LU.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(LU).linalg.lapack<T>();
       const T* pa = lu.data<T>();
       T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
@@ -126,11 +92,11 @@ Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tens
         };
         if (!adjoint) {  // X = U^-1 L^-1 P^T B
           for (int64_t i = 0; i < n; ++i) swap_rows(i);
-          trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, r, a, n, x);
-          trsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, r, a, n, x);
-        } else {  // A^T = U^T L^T P^T: X = P L^-T U^-T B
-          trsm(CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, n, r, a, n, x);
-          trsm(CblasLeft, CblasLower, CblasTrans, CblasUnit, n, r, a, n, x);
+          la.trsm(true, false, false, true, n, r, a, n, x);  // L^-1 (unit)
+          la.trsm(true, true, false, false, n, r, a, n, x);  // U^-1
+        } else {                                             // A^T = U^T L^T P^T: X = P L^-T U^-T B
+          la.trsm(true, true, true, false, n, r, a, n, x);   // U^-T
+          la.trsm(true, false, true, true, n, r, a, n, x);   // L^-T (unit)
           for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
         }
         return 0;
@@ -149,18 +115,19 @@ std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A) {
   check_floating(A, "torch.geqrf", false);
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   Tensor buf = to_colmajor(A);
-  Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), std::nullopt);
+  Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), A.device());
   if (k > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       T* pt = tau.data<T>();
       for_batch(nb, [&](int64_t b) {
         int info = 0;
         T wq;
-        qr(int(m), int(n), p + b * m * n, pt + b * k, &wq, -1, &info);
+        la.geqrf(int(m), int(n), p + b * m * n, int(m), pt + b * k, &wq, -1, &info);
         std::vector<T> w(static_cast<size_t>(wq) + 1);
-        qr(int(m), int(n), p + b * m * n, pt + b * k, w.data(), int(w.size()), &info);
+        la.geqrf(int(m), int(n), p + b * m * n, int(m), pt + b * k, w.data(), int(w.size()), &info);
         return 0;
       });
     });
@@ -174,20 +141,21 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
-  Tensor piv = zeros(with_tail(bs, {n}), ScalarType::Int32, std::nullopt);
-  Tensor info = zeros(bs, ScalarType::Int32, std::nullopt);
+  Tensor piv = zeros(with_tail(bs, {n}), ScalarType::Int32, A.device());
+  Tensor info = zeros(bs, ScalarType::Int32, A.device());
   if (n > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       for_batch(nb, [&](int64_t b) {
         T* a = p + b * n * n;
         T wq;
-        sytrf(int(n), a, pp + b * n, &wq, -1, pi + b);
+        la.sytrf(int(n), a, pp + b * n, &wq, -1, pi + b);
         std::vector<T> w(static_cast<size_t>(wq) + 1);
-        sytrf(int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
+        la.sytrf(int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
         for (int64_t j = 0; j < n; ++j)  // column-major: the strict upper part is a[j * n + i], i < j
           for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
         return 0;
@@ -231,11 +199,12 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B)
     }
     dispatch_fd(LD.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(LD).linalg.lapack<T>();
       const T* pa = abuf.data<T>();
       T* pb = bbuf.data<T>();
       for_batch(nb, [&](int64_t b) {
         int info = 0;
-        sytrs(int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
+        la.sytrs(int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
         return 0;
       });
     });

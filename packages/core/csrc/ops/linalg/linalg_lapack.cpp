@@ -1,5 +1,5 @@
-// torch.linalg decompositions and solvers through LAPACK from the scipy-openblas32
-// build the core links (Fortran entry points, column-major). A row-major matrix
+// torch.linalg decompositions and solvers through the backend's LAPACK routines
+// (kernels/backend.h, LinalgKernels::lapack<T>(): column-major). A row-major matrix
 // is copied to column-major as contiguous(A.mT); batches loop in parallel.
 #include <cctype>
 #include <cmath>
@@ -12,77 +12,9 @@
 #include "ops/core/internal.h"
 #include "ops/linalg/lapack_util.h"
 
-extern "C" {
-// Hidden Fortran string lengths follow the explicit arguments (size_t each).
-void scipy_sgetrf_(const int*, const int*, float*, const int*, int*, int*);
-void scipy_dgetrf_(const int*, const int*, double*, const int*, int*, int*);
-void scipy_sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
-                   size_t);
-void scipy_dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
-                   int*, size_t);
-void scipy_spotrf_(const char*, const int*, float*, const int*, int*, size_t);
-void scipy_dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
-void scipy_ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
-                   const int*, int*, size_t, size_t);
-void scipy_dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*,
-                   const int*, int*, size_t, size_t);
-void scipy_sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*,
-                   const int*, float*, const int*, int*, int*, size_t);
-void scipy_dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
-                   const int*, double*, const int*, int*, int*, size_t);
-void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
-void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
-void scipy_sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*, int*);
-void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*, const int*, int*);
-}
-
 namespace ember {
 
 using namespace lapack_util;  // NOLINT(build/namespaces)
-
-namespace {
-
-// Overloads so the kernels below are written once for float and double.
-void getrf(int m, int n, float* a, int lda, int* ip, int* info) { scipy_sgetrf_(&m, &n, a, &lda, ip, info); }
-void getrf(int m, int n, double* a, int lda, int* ip, int* info) { scipy_dgetrf_(&m, &n, a, &lda, ip, info); }
-void getrs(int n, int nrhs, const float* a, const int* ip, float* b, int* info) {
-  scipy_sgetrs_("N", &n, &nrhs, a, &n, ip, b, &n, info, 1);
-}
-void getrs(int n, int nrhs, const double* a, const int* ip, double* b, int* info) {
-  scipy_dgetrs_("N", &n, &nrhs, a, &n, ip, b, &n, info, 1);
-}
-void potrf(int n, float* a, int* info) { scipy_spotrf_("L", &n, a, &n, info, 1); }
-void potrf(int n, double* a, int* info) { scipy_dpotrf_("L", &n, a, &n, info, 1); }
-void syevd(const char* jobz, const char* uplo, int n, float* a, float* w, float* work, int lw, int* iw, int liw,
-           int* info) {
-  scipy_ssyevd_(jobz, uplo, &n, a, &n, w, work, &lw, iw, &liw, info, 1, 1);
-}
-void syevd(const char* jobz, const char* uplo, int n, double* a, double* w, double* work, int lw, int* iw, int liw,
-           int* info) {
-  scipy_dsyevd_(jobz, uplo, &n, a, &n, w, work, &lw, iw, &liw, info, 1, 1);
-}
-void gesdd(const char* jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* w, int lw,
-           int* iw, int* info) {
-  scipy_sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
-}
-void gesdd(const char* jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt, double* w,
-           int lw, int* iw, int* info) {
-  scipy_dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
-}
-void geqrf(int m, int n, float* a, int lda, float* tau, float* w, int lw, int* info) {
-  scipy_sgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
-}
-void geqrf(int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
-  scipy_dgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
-}
-void orgqr(int m, int n, int k, float* a, int lda, const float* tau, float* w, int lw, int* info) {
-  scipy_sorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
-}
-void orgqr(int m, int n, int k, double* a, int lda, const double* tau, double* w, int lw, int* info) {
-  scipy_dorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
-}
-
-}  // namespace
 
 // LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
 // beat its getri, and the blocked solve beats both).
@@ -91,18 +23,19 @@ Tensor linalg_inv(const Tensor& A) {
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   if (n == 0 || nb == 0) return from_colmajor(buf);
-  Tensor out = clone(expand(eye(n, A.dtype(), std::nullopt), A.sizes(), false), MemoryFormat::Contiguous);
+  Tensor out = clone(expand(eye(n, A.dtype(), A.device()), A.sizes(), false), MemoryFormat::Contiguous);
   std::pair<int64_t, int> bad;
   const LinalgKernels& kern = backend(A).linalg;
   dispatch_fd(A.dtype(), [&](auto z) {
     using T = decltype(z);
+    const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
     T* p = buf.data<T>();
     T* po = out.data<T>();
     bad = for_batch(nb, [&](int64_t b) {
       std::vector<int> ip(static_cast<size_t>(n));
       int info = 0;
       T* a = p + b * n * n;
-      getrf(int(n), int(n), a, int(n), ip.data(), &info);
+      la.getrf(int(n), int(n), a, int(n), ip.data(), &info);
       if (info != 0) return info;
       kern.lu_solve(n, n, a, ip.data(), po + b * n * n);
       return info;
@@ -122,15 +55,16 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
   if (A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64) {  // empty half: det of 0x0 is 1
-    *det = ones(bs, A.dtype(), std::nullopt);
+    *det = ones(bs, A.dtype(), A.device());
     return;
   }
   Tensor buf = to_colmajor(A);
-  if (det) *det = empty(bs, A.dtype(), std::nullopt, std::nullopt);
-  if (sign) *sign = empty(bs, A.dtype(), std::nullopt, std::nullopt);
-  if (logabs) *logabs = empty(bs, A.dtype(), std::nullopt, std::nullopt);
+  if (det) *det = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (sign) *sign = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (logabs) *logabs = empty(bs, A.dtype(), A.device(), std::nullopt);
   dispatch_fd(A.dtype(), [&](auto z) {
     using T = decltype(z);
+    const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
     T* p = buf.data<T>();
     T* pd = det ? det->data<T>() : nullptr;
     T* ps = sign ? sign->data<T>() : nullptr;
@@ -139,7 +73,7 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
       std::vector<int> ip(static_cast<size_t>(std::max<int64_t>(n, 1)));
       int info = 0;
       T* a = p + b * n * n;
-      if (n > 0) getrf(int(n), int(n), a, int(n), ip.data(), &info);
+      if (n > 0) la.getrf(int(n), int(n), a, int(n), ip.data(), &info);
       // PyTorch's formulas: sign = prod(sgn(u_ii)) * (-1)^swaps, with sgn(NaN) = sgn(0) = 0 (so a
       // NaN or a zero pivot gives a ±0 sign); det = prod(u_ii) * (-1)^swaps.
       T sgn = 1, prod = 1, lg = 0, piv = 1;
@@ -214,14 +148,15 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* pa = abuf.data<T>();
       T* pb = bbuf.data<T>();
       bad = for_batch(nb, [&](int64_t b) {
         std::vector<int> ip(static_cast<size_t>(n));
         int info = 0;
-        getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        la.getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
         if (info != 0 || bc == 0) return info;
-        getrs(int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
+        la.getrs(int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
         return info;
       });
     });
@@ -244,11 +179,12 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       bad = for_batch(nb, [&](int64_t b) {
         int info = 0;
         T* a = p + b * n * n;
-        potrf(int(n), a, &info);
+        la.potrf(int(n), a, &info);
         // Reference LAPACK stops at a NaN pivot (info = its order); OpenBLAS's potrf runs on and
         // fills NaN. The first NaN on the diagonal is where reference LAPACK (and PyTorch) stop.
         for (int64_t j = 0; info == 0 && j < n; ++j)
@@ -277,21 +213,22 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
   char uplo[2] = {char(std::toupper(UPLO[0])), 0};
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
-  Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), std::nullopt, std::nullopt);
+  Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), A.device(), std::nullopt);
   std::pair<int64_t, int> bad{-1, 0};
   if (n > 0 && nb > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       T* pw = w.data<T>();
       bad = for_batch(nb, [&](int64_t b) {
         int info = 0, iwq = 0;
         T wq;
-        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
+        la.syevd("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
         std::vector<T> work(static_cast<size_t>(wq) + 1);
         std::vector<int> iw(static_cast<size_t>(iwq) + 1);
-        syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(), int(iw.size()),
-              &info);
+        la.syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(), int(iw.size()),
+                 &info);
         return info;
       });
     });
@@ -313,23 +250,24 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   int64_t ucols = full ? m : k, vrows = full ? n : k;
   DimVector bs = batch_shape(A);
-  *S = empty(with_tail(bs, {k}), A.dtype(), std::nullopt, std::nullopt);
+  *S = empty(with_tail(bs, {k}), A.dtype(), A.device(), std::nullopt);
   // U and Vh column-major buffers: U as (..., ucols, m), Vh as (..., n, vrows).
   Tensor ub, vb;
   if (want_uv) {
-    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), std::nullopt);
-    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), std::nullopt);
+    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), A.device());
+    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), A.device());
   }
   if (k == 0) {  // empty: identity blocks for the full factors
     if (want_uv && nb > 0) {
-      if (ucols > 0) ub = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
-      if (vrows > 0) vb = clone(expand(eye(n, A.dtype(), std::nullopt), with_tail(bs, {n, n}), false), std::nullopt);
+      if (ucols > 0) ub = clone(expand(eye(m, A.dtype(), A.device()), with_tail(bs, {m, m}), false), std::nullopt);
+      if (vrows > 0) vb = clone(expand(eye(n, A.dtype(), A.device()), with_tail(bs, {n, n}), false), std::nullopt);
     }
   } else if (nb > 0) {
     Tensor buf = to_colmajor(A);
     std::pair<int64_t, int> bad;
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       T* ps = S->data<T>();
       T* pu = want_uv ? ub.data<T>() : nullptr;
@@ -343,10 +281,10 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
         int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
         std::vector<int> iw(static_cast<size_t>(8 * k));
         T wq;
-        gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, iw.data(), &info);
+        la.gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, iw.data(), &info);
         std::vector<T> work(static_cast<size_t>(wq) + 1);
-        gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, work.data(), int(work.size()),
-              iw.data(), &info);
+        la.gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, work.data(), int(work.size()),
+                 iw.data(), &info);
         return info;
       });
     });
@@ -395,7 +333,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   // Work buffer: m x max(n, qcols) column-major, A in its first n columns.
   int64_t wc = std::max(n, qcols);
   DimVector bs = batch_shape(A);
-  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), std::nullopt);
+  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), A.device());
   if (nb > 0 && m > 0 && n > 0) {
     Tensor tmp = to_colmajor(A);  // (..., n, m)
     dispatch_fd(A.dtype(), [&](auto z) {
@@ -405,11 +343,12 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       for (int64_t b = 0; b < nb; ++b) std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
     });
   }
-  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), std::nullopt);  // R column-major
-  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), std::nullopt);
+  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), A.device());  // R column-major
+  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), A.device());
   if (nb > 0 && m > 0) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* p = buf.data<T>();
       T* pr = rb.data<T>();
       T* pq = qb.data<T>();
@@ -419,9 +358,9 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
         int info = 0;
         if (k > 0) {
           T wq;
-          geqrf(int(m), int(n), a, int(m), tau.data(), &wq, -1, &info);
+          la.geqrf(int(m), int(n), a, int(m), tau.data(), &wq, -1, &info);
           std::vector<T> w(static_cast<size_t>(wq) + 1);
-          geqrf(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+          la.geqrf(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
         }
         T* r = pr + b * n * rrows;
         for (int64_t j = 0; j < n; ++j)
@@ -431,9 +370,9 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
             for (int64_t i = 0; i < std::min(m, qcols); ++i) pq[b * qcols * m + i * m + i] = T(1);
           } else {
             T wq;
-            orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
+            la.orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
             std::vector<T> w(static_cast<size_t>(wq) + 1);
-            orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+            la.orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
             std::copy(a, a + qcols * m, pq + b * qcols * m);
           }
         }
@@ -441,10 +380,10 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       });
     });
   } else if (want_q && nb > 0 && qcols > 0) {
-    qb = clone(expand(eye(m, A.dtype(), std::nullopt), with_tail(bs, {m, m}), false), std::nullopt);
+    qb = clone(expand(eye(m, A.dtype(), A.device()), with_tail(bs, {m, m}), false), std::nullopt);
   }
   // mode='r': PyTorch returns an empty Q
-  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), std::nullopt, std::nullopt), from_colmajor(rb)};
+  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), A.device(), std::nullopt), from_colmajor(rb)};
 }
 
 }  // namespace ember

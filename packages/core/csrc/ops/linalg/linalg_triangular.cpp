@@ -1,7 +1,8 @@
-// linalg.solve_triangular's kernel: one BLAS trsm per matrix of the batch. trsm reads only A's
-// `upper` (or lower) triangle, and not its diagonal when unitriangular, and a zero on the diagonal
-// gives IEEE inf / NaN as PyTorch's trsm-based kernel does. ember/linalg/_composed.py checks the
-// arguments in PyTorch's order, converts B to A's dtype and broadcasts the batch.
+// linalg.solve_triangular: one trsm (the backend's LinalgKernels::lapack<T>()) per matrix of the batch. trsm reads only
+// A's `upper` (or lower) triangle, and not its diagonal when unitriangular, and a zero on the diagonal gives IEEE inf /
+// NaN as PyTorch's trsm-based kernel does. ember/linalg/_composed.py checks the arguments in PyTorch's order, converts
+// B to A's dtype and broadcasts the batch.
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -22,15 +23,13 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   Tensor a = contiguous(A, MemoryFormat::Contiguous);
   Tensor X = clone(B, MemoryFormat::Contiguous);
   if (m > 0 && n > 0 && nb > 0) {
-    CBLAS_SIDE sd = left ? CblasLeft : CblasRight;
-    CBLAS_UPLO up = upper ? CblasUpper : CblasLower;
-    CBLAS_DIAG dg = unitriangular ? CblasUnit : CblasNonUnit;
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       const T* pa = a.data<T>();
       T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
-        trsm(sd, up, CblasNoTrans, dg, m, n, pa + b * k * k, k, px + b * m * n);
+        la.trsm(left, upper, false, unitriangular, m, n, pa + b * k * k, k, px + b * m * n);
         return 0;
       });
     });

@@ -271,7 +271,7 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   const ScalarType kt = kernel_type(query.dtype());
   Tensor q = dense(to_dtype(query, kt)), k = dense(to_dtype(key, kt)), v = dense(to_dtype(value, kt));
   // the log-sum-exp is kept in the op-math type, as aten's
-  Tensor out = empty({d.B, d.H, d.L, d.Ev}, kt), lse = empty({d.B, d.H, d.L}, kt);
+  Tensor out = empty({d.B, d.H, d.L, d.Ev}, kt, q.device()), lse = empty({d.B, d.H, d.L}, kt, q.device());
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
@@ -315,7 +315,8 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
   Tensor q = dense(to_dtype(query, kt)), k = dense(to_dtype(key, kt)), v = dense(to_dtype(value, kt)),
          o = dense(to_dtype(out, kt)), go = dense(to_dtype(grad_out, kt)), lse = dense(logsumexp);
   // dq is written block by block; dk and dv gather every block's share
-  Tensor dq = empty(q.sizes(), kt), dk = zeros(k.sizes(), kt, std::nullopt), dv = zeros(v.sizes(), kt, std::nullopt);
+  Tensor dq = empty(q.sizes(), kt, q.device()), dk = zeros(k.sizes(), kt, k.device()),
+         dv = zeros(v.sizes(), kt, v.device());
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));

@@ -85,7 +85,7 @@ Tensor empty_backend(const Tensor& input, const Tensor& weight, const Tensor& bi
     if (bias.defined()) add_(out, select(bias, 0, 0), Scalar(int64_t(1)));
     return reshape(out, size);
   }
-  Tensor out = zeros(size, mul(reshape(input, {-1}), wv).dtype(), std::nullopt);
+  Tensor out = zeros(size, mul(reshape(input, {-1}), wv).dtype(), input.device());
   if (bias.defined()) {
     DimVector bs(size.size(), 1);
     bs[1] = bias.size(0);
@@ -262,7 +262,7 @@ Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, In
   Tensor x = prepared(input, ct), w = prepared(weight, ct);
   Tensor r;
   if (transposed) {
-    r = empty(side_shape(g, g.img_c, g.img), x.dtype());
+    r = empty(side_shape(g, g.img_c, g.img), x.dtype(), x.device());
     backend(x).conv.cols_to_img(x, w, r, g);
     if (bias.defined()) {
       DimVector bs(static_cast<size_t>(r.dim()), 1);
@@ -270,7 +270,7 @@ Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, In
       add_(r, reshape(prepared(bias, ct), bs), Scalar(int64_t(1)));
     }
   } else {
-    r = empty(side_shape(g, g.col_c, g.col), x.dtype());
+    r = empty(side_shape(g, g.col_c, g.col), x.dtype(), x.device());
     backend(x).conv.img_to_cols(x, w, bias.defined() ? prepared(bias, ct) : Tensor(), r, g);
   }
   return r.dtype() == input.dtype() ? r : to_dtype(r, input.dtype());
@@ -289,7 +289,7 @@ Tensor weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weig
   Tensor x = prepared(input, ct), gy = prepared(grad, ct);
   DimVector ws{g.col_c, g.img_c / g.groups};
   for (int64_t i = 3 - g.nsp; i < 3; ++i) ws.push_back(g.k[i]);
-  Tensor r = empty(ws, x.dtype());
+  Tensor r = empty(ws, x.dtype(), x.device());
   if (transposed) backend(x).conv.weight_grad(gy, x, r, g);
   else backend(x).conv.weight_grad(x, gy, r, g);
   return r.dtype() == input.dtype() ? r : to_dtype(r, input.dtype());

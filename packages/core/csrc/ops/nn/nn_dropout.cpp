@@ -13,16 +13,16 @@ namespace ember {
 std::tuple<Tensor, Tensor> nn_native_dropout(const Tensor& input, double p, std::optional<bool> train) {
   // PyTorch returns at once for an empty input, before any check: the mask is empty_like(input),
   // of the input's dtype (not bool), in training and in eval alike.
-  if (input.numel() == 0) return {clone(input, std::nullopt), empty(input.sizes(), input.dtype())};
+  if (input.numel() == 0) return {clone(input, std::nullopt), empty(input.sizes(), input.dtype(), input.device())};
   if (train.has_value() && !*train) {
-    return {clone(input, std::nullopt), ones(input.sizes(), ScalarType::Bool, std::nullopt)};
+    return {clone(input, std::nullopt), ones(input.sizes(), ScalarType::Bool, input.device())};
   }
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
   EMBER_CHECK(is_floating(input.dtype()), "result type Float can't be cast to the desired output type ",
               legacy_name(input.dtype()));
   Tensor x = contiguous(input, MemoryFormat::Contiguous);
-  Tensor out = empty(x.sizes(), x.dtype());
-  Tensor mask = empty(x.sizes(), ScalarType::Bool);
+  Tensor out = empty(x.sizes(), x.dtype(), x.device());
+  Tensor mask = empty(x.sizes(), ScalarType::Bool, x.device());
   const int64_t n = x.numel();
   bool* mp = mask.data<bool>();
   {

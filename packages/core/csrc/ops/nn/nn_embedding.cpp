@@ -52,7 +52,7 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   DimVector shape = to_vec(indices.sizes());
   shape.push_back(dim);
   Tensor w = contiguous(weight, MemoryFormat::Contiguous);
-  Tensor out = empty(shape, weight.dtype());
+  Tensor out = empty(shape, weight.dtype(), weight.device());
   const int64_t n = static_cast<int64_t>(idx.size());
   const size_t row_bytes = static_cast<size_t>(dim) * w.itemsize();
   const char* src = w.raw();
@@ -73,7 +73,7 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
   const int64_t n = idx_t.numel();
   const int64_t dim = grad.dim() ? grad.sizes()[grad.dim() - 1] : 1;
   Tensor g = contiguous(grad, MemoryFormat::Contiguous);
-  Tensor out = zeros({num_weights, dim}, grad.dtype(), std::nullopt);
+  Tensor out = zeros({num_weights, dim}, grad.dtype(), grad.device());
   std::vector<int64_t> counts;
   if (scale_grad_by_freq) {
     counts.assign(static_cast<size_t>(num_weights), 0);

@@ -66,7 +66,7 @@ Tensor grid_sampler_nd(const Tensor& input, const Tensor& grid, int64_t mode, in
   const pool::GridSampleGeometry g = geometry(input, grid, mode, padding, align_corners, dims);
   DimVector shape{g.N, g.C};
   for (int i = 0; i < dims; ++i) shape.push_back(g.out[3 - dims + i]);
-  Tensor y = empty(shape, input.dtype());
+  Tensor y = empty(shape, input.dtype(), input.device());
   if (y.numel() == 0) return y;
   check_kernel_args(input, grid, mode, padding, dims);
   const Tensor x = contiguous(input, MemoryFormat::Contiguous), gr = contiguous(grid, MemoryFormat::Contiguous);
@@ -91,10 +91,10 @@ std::tuple<Tensor, Tensor> grid_sampler_backward_nd(const Tensor& grad_output, c
                                                     bool grid_grad) {
   const int dims = static_cast<int>(input.dim()) - 2;
   const pool::GridSampleGeometry g = geometry(input, grid, mode, padding, align_corners, dims);
-  Tensor gx = input_grad ? zeros(input.sizes(), input.dtype(), std::nullopt) : Tensor();
-  Tensor gg = grid_grad ? empty(grid.sizes(), grid.dtype()) : Tensor();
+  Tensor gx = input_grad ? zeros(input.sizes(), input.dtype(), input.device()) : Tensor();
+  Tensor gg = grid_grad ? empty(grid.sizes(), grid.dtype(), grid.device()) : Tensor();
   if (g.N * g.out[0] * g.out[1] * g.out[2] == 0 || g.C == 0) {
-    if (grid_grad) gg = zeros(grid.sizes(), grid.dtype(), std::nullopt);
+    if (grid_grad) gg = zeros(grid.sizes(), grid.dtype(), grid.device());
     return {gx, gg};
   }
   const Tensor x = contiguous(input, MemoryFormat::Contiguous), gr = contiguous(grid, MemoryFormat::Contiguous);

@@ -102,8 +102,9 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
   const std::vector<double>& w = pr.w;
   const bool per_sample = reduction == 0 && self.dim() == 2;
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
-  Tensor out = per_sample ? empty(target.sizes(), self.dtype()) : empty(IntArrayRef(), self.dtype());
-  Tensor total = empty(IntArrayRef(), self.dtype());
+  Tensor out = per_sample ? empty(target.sizes(), self.dtype(), self.device())
+                          : empty(IntArrayRef(), self.dtype(), self.device());
+  Tensor total = empty(IntArrayRef(), self.dtype(), self.device());
   EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
     const scalar_t* xp = x.data<scalar_t>();
     double sum = 0, wsum = 0;
@@ -161,7 +162,7 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
   const int64_t* tp = tc.data<int64_t>();
   check_targets(tp, l.n, l.c, ignore_index);
   const std::vector<double> w = class_weights(weight, l.c);
-  Tensor dx = zeros(self.sizes(), self.dtype(), std::nullopt);
+  Tensor dx = zeros(self.sizes(), self.dtype(), self.device());
   Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
   const double* gp = g.data<double>();
   const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;

@@ -1,12 +1,10 @@
-// Argument checks and layout helpers shared by the normalization kernels
+// Argument checks and layout helpers shared by the normalization ops
 // (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp); dense / dense_as also by nn_attention.cpp.
 #pragma once
-#include <algorithm>
 #include <initializer_list>
 
 #include "core/tensor.h"
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/vec_math.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 
@@ -54,22 +52,6 @@ inline void check_affine(const Tensor& w, const Tensor& x) {
 
 inline void check_float(const Tensor& x, const char* name) {
   EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", name, "\" not implemented for '", legacy_name(x.dtype()), "'");
-}
-
-// sum of f(j) for j < n: float lanes inside blocks of kSumBlock, blocks added in double, so
-// the loop vectorises and long reductions keep double-like accuracy.
-constexpr int64_t kSumBlock = 256;
-template <class A, class F>
-EMBER_VEC_INLINE double blocked_sum(int64_t n, const F& f) {
-  double s = 0;
-  for (int64_t b = 0; b < n; b += kSumBlock) {
-    const int64_t e = std::min(n, b + kSumBlock);
-    A bs = 0;
-#pragma omp simd reduction(+ : bs)
-    for (int64_t j = b; j < e; ++j) bs += f(j);
-    s += static_cast<double>(bs);
-  }
-  return s;
 }
 
 }  // namespace ember::norm_detail

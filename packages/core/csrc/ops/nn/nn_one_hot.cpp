@@ -26,7 +26,7 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   }
   DimVector shape(self.sizes().begin(), self.sizes().end());
   shape.push_back(std::max<int64_t>(num_classes, 0));
-  Tensor out = zeros(IntArrayRef(shape), ScalarType::Int64, std::nullopt);
+  Tensor out = zeros(IntArrayRef(shape), ScalarType::Int64, self.device());
   int64_t* op = out.data<int64_t>();
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) op[i * num_classes + ip[i]] = 1;

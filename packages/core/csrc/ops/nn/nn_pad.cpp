@@ -32,7 +32,7 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
                 " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
     out_sizes[d] = size;
   }
-  Tensor out = full(out_sizes, value, input.dtype(), std::nullopt);
+  Tensor out = full(out_sizes, value, input.dtype(), input.device());
   Tensor dst = out, src = input;
   for (int64_t i = 0; i < n / 2; ++i) {
     const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];

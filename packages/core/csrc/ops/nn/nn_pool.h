@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/tensor.h"
+#include "kernels/pool_window.h"  // adaptive_start / adaptive_end
 
 namespace ember::pool {
 
@@ -48,15 +49,6 @@ std::string sizes_x(std::initializer_list<int64_t> v);
 
 // Grain (planes per task) so a task holds about kGrainSize elements.
 int64_t plane_grain(int64_t plane_elems);
-
-// Adaptive windows: start floor(o*in/out), end ceil((o+1)*in/out), in 128 bits (o * in
-// overflows int64 for large sizes; the quotient never does).
-inline int64_t adaptive_start(int64_t o, int64_t in, int64_t out) {
-  return static_cast<int64_t>((static_cast<__int128>(o) * in) / out);
-}
-inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
-  return static_cast<int64_t>(((static_cast<__int128>(o) + 1) * in + out - 1) / out);
-}
 
 // Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
 // positions, checked): max unpooling's forward.

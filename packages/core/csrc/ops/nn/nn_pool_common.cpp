@@ -101,7 +101,7 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   Tensor idx = contiguous(indices, MemoryFormat::Contiguous);
   const int64_t planes = s.dim() ? s.size(0) : 1;
   const int64_t m = planes ? s.numel() / planes : 0;
-  Tensor out = zeros({planes, plane_size}, s.dtype(), std::nullopt);
+  Tensor out = zeros({planes, plane_size}, s.dtype(), s.device());
   if (plane_size == 0) return out;  // aten: an empty output reads no index, so none is invalid
   if (!is_floating(s.dtype())) dtype_not_implemented(op, s.dtype());  // aten's unpool kernels: float types
   const int64_t* ip = idx.data<int64_t>();
@@ -131,7 +131,7 @@ Tensor plane_scatter_add(const Tensor& src, const Tensor& indices, int64_t plane
   Tensor idx = contiguous(indices, MemoryFormat::Contiguous);
   const int64_t planes = s.size(0);
   const int64_t m = planes ? s.numel() / planes : 0;
-  Tensor out = zeros({planes, plane_size}, s.dtype(), std::nullopt);
+  Tensor out = zeros({planes, plane_size}, s.dtype(), s.device());
   const int64_t* ip = idx.data<int64_t>();
   EMBER_DISPATCH_FLOAT(s.dtype(), "max_pool_backward", [&] {
     const scalar_t* sp = s.data<scalar_t>();

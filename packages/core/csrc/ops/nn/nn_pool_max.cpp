@@ -22,8 +22,8 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
                                    const std::function<Span(int, int64_t)>& bounds_fn) {
   pool::Planes p = pool::make_planes(self, n);
   DimVector shape = pool::out_shape(self, n, out);
-  Tensor y = empty(shape, self.dtype());
-  Tensor ind = empty(shape, ScalarType::Int64);
+  Tensor y = empty(shape, self.dtype(), self.device());
+  Tensor ind = empty(shape, ScalarType::Int64, self.device());
   if (y.numel() == 0) return {y, ind};
   // Precompute every window's span per dim (cheap) so the kernel does no division.
   std::array<std::vector<Span>, 3> spans;
@@ -73,7 +73,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
   if (win2x2 && self.dtype() == ScalarType::Float32 && kern.max2x2_applies(in[1], in[2], out[1], out[2])) {
     pool::Planes p = pool::make_planes(self, n);
     DimVector shape = pool::out_shape(self, n, out);
-    Tensor y = empty(shape, self.dtype()), ind = empty(shape, ScalarType::Int64);
+    Tensor y = empty(shape, self.dtype(), self.device()), ind = empty(shape, ScalarType::Int64, self.device());
     kern.max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(), ind.data<int64_t>());
     return {y, ind};
   }
@@ -111,8 +111,8 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
     DimVector shape;
     for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
     for (int64_t v : output_size) shape.push_back(v);
-    (void)empty(shape, self.dtype());
-    (void)empty(shape, ScalarType::Int64);
+    (void)empty(shape, self.dtype(), self.device());
+    (void)empty(shape, ScalarType::Int64, self.device());
     dtype_not_implemented(name, self.dtype());
   }
   Arr3 in{1, 1, 1}, out{1, 1, 1};

@@ -4,19 +4,9 @@
 #include "ops/nn/nn_rnn.h"
 
 #include <algorithm>
-#include <memory>
 #include <string_view>
-#include <type_traits>
 
-#include "core/parallel.h"
 #include "kernels/backend.h"
-#include "kernels/cpu/isa_variants.h"
-#include "kernels/cpu/vec_math.h"
-#if EMBER_HAVE_TARGETS
-#include "kernels/cpu/gemm/tile512.h"
-#include "kernels/cpu/rnn/gate_math512.h"
-#endif
-#include "kernels/cpu/gemm/packed_gemm.h"
 #include "ops.h"
 
 namespace ember {
@@ -25,251 +15,7 @@ namespace rnn {
 namespace {
 const Scalar kOne(int64_t(1));
 
-// Rows per parallel chunk so that a chunk holds about kGrainSize gate elements.
-int64_t row_grain(int64_t width) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(width, 1)); }
-
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, MemoryFormat::Contiguous); }
-
-// Pointers of one fused pass (forward: hy / cy; backward: the gate gradients).
-template <class T>
-struct Rows {
-  Kind k;
-  int64_t H;
-  const T *gi, *gh, *hx, *cx, *ghy, *gcy;
-  T *hy, *cy, *d_ih, *d_hh, *d_hx, *d_cx;
-};
-
-template <class T>
-EMBER_VEC_INLINE void forward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
-  const Kind k = p.k;
-  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
-  for (int64_t b = b0; b < b1; ++b) {
-    const T* a = p.gi + b * G * H;
-    const T* h = p.gh + b * G * H;
-    T* out = p.hy + b * H;
-    if (k == kTanh) {
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) out[j] = vec::tanh(h[j] + a[j]);
-    } else if (k == kRelu) {
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T v = h[j] + a[j];
-        out[j] = v > T(0) ? v : (v != v ? v : T(0));
-      }
-    } else if (k == kLstm) {
-      const T* c0 = p.cx + b * H;
-      T* c1 = p.cy + b * H;
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T ig = vec::sigmoid(h[j] + a[j]);
-        T fg = vec::sigmoid(h[H + j] + a[H + j]);
-        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
-        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
-        T c = fg * c0[j] + ig * gg;
-        c1[j] = c;
-        out[j] = og * vec::tanh(c);
-      }
-    } else {
-      const T* h0 = p.hx + b * H;
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T r = vec::sigmoid(h[j] + a[j]);
-        T z = vec::sigmoid(h[H + j] + a[H + j]);
-        T n = vec::tanh(a[2 * H + j] + h[2 * H + j] * r);
-        out[j] = (h0[j] - n) * z + n;
-      }
-    }
-  }
-}
-
-template <class T>
-EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
-  const Kind k = p.k;
-  const int64_t H = p.H, G = k == kLstm ? 4 : k == kGru ? 3 : 1;
-  for (int64_t b = b0; b < b1; ++b) {
-    const T* a = p.gi + b * G * H;
-    const T* h = p.gh + b * G * H;
-    const T* gy = p.ghy ? p.ghy + b * H : nullptr;
-    T* di = p.d_ih + b * G * H;
-    T* dh = p.d_hh + b * G * H;
-    if (k == kTanh || k == kRelu) {
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T g = gy ? gy[j] : T(0);
-        T v = h[j] + a[j];
-        T y = vec::tanh(v);
-        T d = k == kTanh ? g * (T(1) - y * y) : (v <= T(0) ? T(0) : g);  // NaN passes, as relu's backward
-        di[j] = d;
-        dh[j] = d;
-      }
-    } else if (k == kLstm) {
-      const T* c0 = p.cx + b * H;
-      const T* gc = p.gcy ? p.gcy + b * H : nullptr;
-      T* dc0 = p.d_cx + b * H;
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T ig = vec::sigmoid(h[j] + a[j]);
-        T fg = vec::sigmoid(h[H + j] + a[H + j]);
-        T gg = vec::tanh(h[2 * H + j] + a[2 * H + j]);
-        T og = vec::sigmoid(h[3 * H + j] + a[3 * H + j]);
-        T c = fg * c0[j] + ig * gg;
-        T tc = vec::tanh(c);
-        T g = gy ? gy[j] : T(0);
-        T dc = (gc ? gc[j] : T(0)) + g * og * (T(1) - tc * tc);
-        T v0 = dc * gg * ig * (T(1) - ig);
-        T v1 = dc * c0[j] * fg * (T(1) - fg);
-        T v2 = dc * ig * (T(1) - gg * gg);
-        T v3 = g * tc * og * (T(1) - og);
-        di[j] = dh[j] = v0;
-        di[H + j] = dh[H + j] = v1;
-        di[2 * H + j] = dh[2 * H + j] = v2;
-        di[3 * H + j] = dh[3 * H + j] = v3;
-        dc0[j] = dc * fg;
-      }
-    } else {
-      const T* h0 = p.hx + b * H;
-      T* dx = p.d_hx + b * H;
-#pragma omp simd
-      for (int64_t j = 0; j < H; ++j) {
-        T r = vec::sigmoid(h[j] + a[j]);
-        T z = vec::sigmoid(h[H + j] + a[H + j]);
-        T hn = h[2 * H + j];
-        T n = vec::tanh(a[2 * H + j] + hn * r);
-        T g = gy ? gy[j] : T(0);
-        T dn = g * (T(1) - z) * (T(1) - n * n);
-        T dz = g * (h0[j] - n) * z * (T(1) - z);
-        T dr = dn * hn * r * (T(1) - r);
-        di[j] = dh[j] = dr;
-        di[H + j] = dh[H + j] = dz;
-        di[2 * H + j] = dn;
-        dh[2 * H + j] = dn * r;
-        dx[j] = g * z;
-      }
-    }
-  }
-}
-
-// The core library is built for baseline x86-64; these passes are the hot loop of every
-// recurrent step, so AVX2 and AVX-512 copies are chosen at run time (16 lanes pay off
-// directly: the gate passes are bound by their transcendentals).
-EMBER_ISA_VARIANTS(forward_rows, Rows)
-EMBER_ISA_VARIANTS(backward_rows, Rows)
-
-template <class T>
-void run_rows(const Rows<T>& p, int64_t B, bool backward) {
-  const int64_t G = p.k == kLstm ? 4 : p.k == kGru ? 3 : 1;
-  auto fn = backward ? backward_rows_best<T>() : forward_rows_best<T>();
-  parallel_for(0, B, row_grain(G * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
-}
-
-// LSTM steps of the sequence path. Forward overwrites the hidden-gate row with the
-// activated gates and keeps tanh(c); backward then only multiplies and adds.
-template <class T>
-struct LstmSeqRows {
-  int64_t H;
-  const T *xg, *c0, *gy, *gc;
-  T *gates, *c1, *tc, *hy, *d_g, *d_c0;
-  const T* bias = nullptr;    // forward: b_hh [4H], added here rather than in a pass of its own
-  const T* gy_out = nullptr;  // backward: the output's own gradient at this step, added to gy here
-};
-
-template <class T>
-EMBER_VEC_INLINE void lstm_seq_fwd(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  const int64_t H = p.H;
-  for (int64_t b = b0; b < b1; ++b) {
-    const T* a = p.xg + b * 4 * H;
-    const T* bb = p.bias;
-    T* g = p.gates + b * 4 * H;
-    const T* c0 = p.c0 + b * H;
-    T *c1 = p.c1 + b * H, *tc = p.tc + b * H, *out = p.hy + b * H;
-#pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      T ig = vec::sigmoid(g[j] + a[j] + bb[j]);
-      T fg = vec::sigmoid(g[H + j] + a[H + j] + bb[H + j]);
-      T gg = vec::tanh(g[2 * H + j] + a[2 * H + j] + bb[2 * H + j]);
-      T og = vec::sigmoid(g[3 * H + j] + a[3 * H + j] + bb[3 * H + j]);
-      g[j] = ig;
-      g[H + j] = fg;
-      g[2 * H + j] = gg;
-      g[3 * H + j] = og;
-      T c = fg * c0[j] + ig * gg;
-      T t = vec::tanh(c);
-      c1[j] = c;
-      tc[j] = t;
-      out[j] = og * t;
-    }
-  }
-}
-
-template <class T>
-EMBER_VEC_INLINE void lstm_seq_bwd(const LstmSeqRows<T>& p, int64_t b0, int64_t b1) {
-  const int64_t H = p.H;
-  for (int64_t b = b0; b < b1; ++b) {
-    const T* g = p.gates + b * 4 * H;
-    const T *c0 = p.c0 + b * H, *tc = p.tc + b * H, *gy = p.gy + b * H, *gc = p.gc + b * H;
-    const T* go = p.gy_out + b * H;
-    T *d = p.d_g + b * 4 * H, *dc0 = p.d_c0 + b * H;
-#pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      T ig = g[j], fg = g[H + j], gg = g[2 * H + j], og = g[3 * H + j], t = tc[j], dh = gy[j] + go[j];
-      T dc = gc[j] + dh * og * (T(1) - t * t);
-      d[j] = dc * gg * ig * (T(1) - ig);
-      d[H + j] = dc * c0[j] * fg * (T(1) - fg);
-      d[2 * H + j] = dc * ig * (T(1) - gg * gg);
-      d[3 * H + j] = dh * t * og * (T(1) - og);
-      dc0[j] = dc * fg;
-    }
-  }
-}
-
-EMBER_ISA_VARIANTS(lstm_seq_fwd, LstmSeqRows)
-EMBER_ISA_VARIANTS(lstm_seq_bwd, LstmSeqRows)
-
-#if EMBER_HAVE_TARGETS
-// A gate's pre-activation at offset o: hidden GEMM + input projection + bias.
-EMBER_TARGET_AVX512 inline __m512 gate_pre(__mmask16 m, const float* g, const float* a, const float* bias, int64_t o) {
-  const __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, g + o), _mm512_maskz_loadu_ps(m, bias + o));
-  return a ? _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, a + o)) : v;  // a null: already in g
-}
-
-// lstm_seq_fwd for float32 on AVX-512 with gate512's activations (rcp14 + Newton instead of the
-// divisions of vec::sigmoid / vec::tanh): the gate pass was ~19% of the LSTM forward.
-EMBER_TARGET_AVX512 void lstm_seq_fwd_f32_512(const LstmSeqRows<float>& p, int64_t b0, int64_t b1) {
-  const int64_t H = p.H;
-  for (int64_t b = b0; b < b1; ++b) {
-    const float* a = p.xg ? p.xg + b * 4 * H : nullptr;
-    float* g = p.gates + b * 4 * H;
-    const float* c0 = p.c0 + b * H;
-    float *c1 = p.c1 + b * H, *tc = p.tc + b * H, *out = p.hy + b * H;
-    for (int64_t j = 0; j < H; j += 16) {
-      const __mmask16 m = tile512::lanes(H - j);
-      const __m512 ig = gate512::sigmoid(gate_pre(m, g, a, p.bias, j)),
-                   fg = gate512::sigmoid(gate_pre(m, g, a, p.bias, H + j)),
-                   gg = gate512::tanh(gate_pre(m, g, a, p.bias, 2 * H + j)),
-                   og = gate512::sigmoid(gate_pre(m, g, a, p.bias, 3 * H + j));
-      _mm512_mask_storeu_ps(g + j, m, ig);
-      _mm512_mask_storeu_ps(g + H + j, m, fg);
-      _mm512_mask_storeu_ps(g + 2 * H + j, m, gg);
-      _mm512_mask_storeu_ps(g + 3 * H + j, m, og);
-      const __m512 c = _mm512_fmadd_ps(fg, _mm512_maskz_loadu_ps(m, c0 + j), _mm512_mul_ps(ig, gg));
-      const __m512 t = gate512::tanh(c);
-      _mm512_mask_storeu_ps(c1 + j, m, c);
-      _mm512_mask_storeu_ps(tc + j, m, t);
-      _mm512_mask_storeu_ps(out + j, m, _mm512_mul_ps(og, t));
-    }
-  }
-}
-#endif
-
-template <class T>
-void run_lstm_seq(const LstmSeqRows<T>& p, int64_t B, bool backward) {
-  auto fn = backward ? lstm_seq_bwd_best<T>() : lstm_seq_fwd_best<T>();
-#if EMBER_HAVE_TARGETS
-  if constexpr (std::is_same_v<T, float>)
-    if (!backward && cpu_has_avx512()) fn = lstm_seq_fwd_f32_512;
-#endif
-  parallel_for(0, B, row_grain(4 * p.H), [&](int64_t b0, int64_t b1) { fn(p, b0, b1); });
-}
 
 template <class T>
 const T* cptr(const Tensor& x) {
@@ -342,13 +88,13 @@ TensorList fused_forward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   Tensor gi = dense(gi_), gh = dense(gh_), hx = dense(hx_);
   Tensor cx = cx_.defined() ? dense(cx_) : cx_;
   int64_t B = hx.size(0), H = hx.size(1);
-  Tensor hy = empty({B, H}, gi.dtype());
-  Tensor cy = k == kLstm ? empty({B, H}, gi.dtype()) : Tensor();
+  Tensor hy = empty({B, H}, gi.dtype(), gi.device());
+  Tensor cy = k == kLstm ? empty({B, H}, gi.dtype(), gi.device()) : Tensor();
   auto run = [&](auto tag) {
     using T = decltype(tag);
     Rows<T> p{k,       H,           cptr<T>(gi), cptr<T>(gh), cptr<T>(hx), cptr<T>(cx), nullptr,
               nullptr, mptr<T>(hy), mptr<T>(cy), nullptr,     nullptr,     nullptr,     nullptr};
-    run_rows(p, B, false);
+    backend(gi).rnn.cell_rows(p, B, false);
   };
   if (gi.dtype() == ScalarType::Float32) run(float());
   else run(double());
@@ -364,16 +110,16 @@ GateGrads fused_backward(Kind k, const Tensor& gi_, const Tensor& gh_, const Ten
   int64_t B = hx.size(0), H = hx.size(1);
   ScalarType dt = gi.dtype();
   GateGrads r;
-  r.d_ih = empty(gi.sizes(), dt);
-  r.d_hh = k == kLstm || k == kTanh || k == kRelu ? r.d_ih : empty(gi.sizes(), dt);
-  if (k == kGru) r.d_hx = empty({B, H}, dt);
-  if (k == kLstm) r.d_cx = empty({B, H}, dt);
+  r.d_ih = empty(gi.sizes(), dt, gi.device());
+  r.d_hh = k == kLstm || k == kTanh || k == kRelu ? r.d_ih : empty(gi.sizes(), dt, gi.device());
+  if (k == kGru) r.d_hx = empty({B, H}, dt, gi.device());
+  if (k == kLstm) r.d_cx = empty({B, H}, dt, gi.device());
   auto run = [&](auto tag) {
     using T = decltype(tag);
     Rows<T> p{
         k,       H,       cptr<T>(gi),     cptr<T>(gh),     cptr<T>(hx),     cptr<T>(cx),    cptr<T>(ghy), cptr<T>(gcy),
         nullptr, nullptr, mptr<T>(r.d_ih), mptr<T>(r.d_hh), mptr<T>(r.d_hx), mptr<T>(r.d_cx)};
-    run_rows(p, B, true);
+    backend(gi).rnn.cell_rows(p, B, true);
   };
   if (dt == ScalarType::Float32) run(float());
   else run(double());
@@ -417,6 +163,20 @@ T* at_step(const Tensor& x, int64_t t) {
   return x.defined() ? x.data<T>() + t * x.stride(0) : nullptr;
 }
 
+// A float32 weight w (rows of ld = its width) packed once for GemmKernels::packed_gemm as B[K,N]
+// (B[k][n] = w[n][k] when transposed); buf holds the panels.
+struct PackedWeight {
+  Tensor buf;
+  PackedB b{nullptr, 0, 0};
+};
+PackedWeight pack_weight(const GemmKernels& gemm, const Tensor& w, int64_t K, int64_t N, bool transposed) {
+  PackedWeight r;
+  r.buf = empty({PackedB::floats(K, N)}, ScalarType::Float32, w.device());
+  gemm.pack_b(w.data<float>(), K, N, w.size(1), transposed, r.buf.data<float>());
+  r.b = PackedB{r.buf.data<float>(), K, N};
+  return r;
+}
+
 // Forward time index of processing step s (reverse walks from the end).
 int64_t time_of(int64_t s, int64_t T, bool reverse) { return reverse ? T - 1 - s : s; }
 }  // namespace
@@ -447,7 +207,7 @@ Tensor hidden_grad_gemm(const Tensor& dg_, const Tensor& w_hh_) {
   Tensor dg = dense(dg_), w_hh = dense(w_hh_);
   const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
   int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
-  Tensor acc = empty({M, N}, dg.dtype());
+  Tensor acc = empty({M, N}, dg.dtype(), dg.device());
   const GemmKernels& gemm = backend(dg).gemm;
   auto run = [&](auto tag) {
     using U = decltype(tag);
@@ -469,33 +229,35 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
   ScalarType dt = xg.dtype();
   SeqForward f;
   // gates computed in place over the projection: one 8 MB buffer and one read stream fewer
-  const bool in_place = xg_scratch && k == kLstm && dt == ScalarType::Float32 && packed_gemm_available() &&
+  const GemmKernels& gemm = backend(xg).gemm;
+  const RnnKernels& rnn_k = backend(xg).rnn;
+  const bool in_place = xg_scratch && k == kLstm && dt == ScalarType::Float32 && gemm.packed_available() &&
                         xg.same(xg_) && xg.is_contiguous();
-  f.gh = in_place ? xg : empty({T, B, GH}, dt);
-  f.y = empty({T, B, H}, dt);
+  f.gh = in_place ? xg : empty({T, B, GH}, dt, xg.device());
+  f.y = empty({T, B, H}, dt, xg.device());
   if (k == kLstm) {
-    f.c_all = empty({T, B, H}, dt);
-    f.tc = empty({T, B, H}, dt);
+    f.c_all = empty({T, B, H}, dt, xg.device());
+    f.tc = empty({T, B, H}, dt, xg.device());
   }
   // OpenBLAS is markedly faster on these short (M = batch) products with the weight
   // already transposed in memory than with a transposed view; one copy serves every step.
   // float32 on a vector CPU: the weight packed once for every step instead.
   Tensor w = dense(w_hh);
-  std::unique_ptr<PackedB> wp;
+  PackedWeight wp;
   Tensor wT;
-  if (dt == ScalarType::Float32 && packed_gemm_available())
-    wp = std::make_unique<PackedB>(w.data<float>(), H, GH, H, true);  // B[k][n] = w_hh[n][k]
+  if (dt == ScalarType::Float32 && gemm.packed_available())
+    wp = pack_weight(gemm, w, H, GH, true);  // B[k][n] = w_hh[n][k]
   else wT = contiguous(t(w_hh), MemoryFormat::Contiguous);
   // LSTM adds b_hh inside its gate pass; the other cells after the GEMM.
-  Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, std::nullopt);
+  Tensor lstm_bias = k != kLstm ? Tensor() : b_hh.defined() ? dense(b_hh) : zeros({GH}, dt, xg.device());
   Tensor gemm_bias = k == kLstm ? Tensor() : b_hh;
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor gh = select(f.gh, 0, ti);
-    if (wp) {
+    if (wp.buf.defined()) {
       Tensor hd = dense(h);
-      packed_gemm(B, hd.data<float>(), H, *wp, gh.data<float>(), GH, in_place);
+      gemm.packed_gemm(B, hd.data<float>(), H, wp.b, gh.data<float>(), GH, in_place);
       if (gemm_bias.defined()) add_(gh, gemm_bias, kOne);
     } else {
       hidden_gemm(h, wT, gemm_bias, gh);
@@ -516,13 +278,13 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
                          nullptr,
                          nullptr,
                          lstm_bias.data<U>()};
-        run_lstm_seq(p, B, false);
+        rnn_k.lstm_seq(p, B, false);
         return;
       }
       Rows<U> p{k,       H,       at_step<U>(xg, ti),  at_step<U>(f.gh, ti),    h.data<U>(), cptr<U>(c),
                 nullptr, nullptr, at_step<U>(f.y, ti), at_step<U>(f.c_all, ti), nullptr,     nullptr,
                 nullptr, nullptr};
-      run_rows(p, B, false);
+      rnn_k.cell_rows(p, B, false);
     };
     if (dt == ScalarType::Float32) run(float());
     else run(double());
@@ -536,7 +298,7 @@ SeqForward seq_forward(Kind k, const Tensor& xg_, const Tensor& h0_, const Tenso
 
 Tensor previous_states(const SeqForward& f, const Tensor& h0, bool reverse) {
   const int64_t T = f.y.size(0);
-  if (T == 0) return empty({0, h0.size(0), h0.size(1)}, h0.dtype());
+  if (T == 0) return empty({0, h0.size(0), h0.size(1)}, h0.dtype(), h0.device());
   if (!reverse) return cat({unsqueeze(h0, 0), narrow(f.y, 0, 0, T - 1)}, 0);
   return cat({narrow(f.y, 0, 1, T - 1), unsqueeze(h0, 0)}, 0);
 }
@@ -549,23 +311,24 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
   const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2), H = h0.size(1);
   ScalarType dt = xg.dtype();
   SeqGrads r;
-  r.d_xg = empty({T, B, GH}, dt);
+  r.d_xg = empty({T, B, GH}, dt, xg.device());
   // LSTM and the plain cells share one gate gradient for both GEMMs; GRU's new gate differs.
-  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt) : r.d_xg;
-  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, std::nullopt);
-  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, std::nullopt);
-  Tensor d_hx = k == kGru ? empty({B, H}, dt) : Tensor();
-  Tensor no_gy = k == kLstm && !g_y.defined() ? zeros({B, H}, dt, std::nullopt) : Tensor();
+  Tensor d_gh = k == kGru ? empty({T, B, GH}, dt, xg.device()) : r.d_xg;
+  Tensor dh = g_hn.defined() ? dense(g_hn) : zeros({B, H}, dt, xg.device());
+  Tensor dc = k != kLstm ? Tensor() : g_cn.defined() ? dense(g_cn) : zeros({B, H}, dt, xg.device());
+  Tensor d_hx = k == kGru ? empty({B, H}, dt, xg.device()) : Tensor();
+  Tensor no_gy = k == kLstm && !g_y.defined() ? zeros({B, H}, dt, xg.device()) : Tensor();
   Tensor w = dense(w_hh);
-  std::unique_ptr<PackedB> wp;
-  if (dt == ScalarType::Float32 && packed_gemm_available())
-    wp = std::make_unique<PackedB>(w.data<float>(), GH, H, H, false);
+  const GemmKernels& gemm = backend(xg).gemm;
+  const RnnKernels& rnn_k = backend(xg).rnn;
+  PackedWeight wp;
+  if (dt == ScalarType::Float32 && gemm.packed_available()) wp = pack_weight(gemm, w, GH, H, false);
   for (int64_t s = T - 1; s >= 0; --s) {
     int64_t ti = time_of(s, T, reverse);
     Tensor h_prev = s == 0 ? h0 : select(f.y, 0, time_of(s - 1, T, reverse));
     Tensor c_prev = k != kLstm ? Tensor() : s == 0 ? c0 : select(f.c_all, 0, time_of(s - 1, T, reverse));
     if (g_y.defined() && k != kLstm) dh = add(dh, select(g_y, 0, ti), kOne);  // LSTM: in its gate pass
-    Tensor dc_new = k == kLstm ? empty({B, H}, dt) : Tensor();
+    Tensor dc_new = k == kLstm ? empty({B, H}, dt, xg.device()) : Tensor();
     auto run = [&](auto tag) {
       using U = decltype(tag);
       if (k == kLstm) {
@@ -581,7 +344,7 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
                          at_step<U>(r.d_xg, ti),
                          dc_new.data<U>()};
         p.gy_out = g_y.defined() ? at_step<U>(g_y, ti) : no_gy.data<U>();
-        run_lstm_seq(p, B, true);
+        rnn_k.lstm_seq(p, B, true);
         return;
       }
       Rows<U> p{k,
@@ -598,14 +361,14 @@ SeqGrads seq_backward(Kind k, const Tensor& xg_, const SeqForward& f, const Tens
                 at_step<U>(d_gh, ti),
                 mptr<U>(d_hx),
                 mptr<U>(dc_new)};
-      run_rows(p, B, true);
+      rnn_k.cell_rows(p, B, true);
     };
     if (dt == ScalarType::Float32) run(float());
     else run(double());
     Tensor dg = select(d_gh, 0, ti);
-    if (wp) {
-      dh = empty({B, H}, dt);
-      packed_gemm(B, dg.data<float>(), GH, *wp, dh.data<float>(), H, false);
+    if (wp.buf.defined()) {
+      dh = empty({B, H}, dt, xg.device());
+      gemm.packed_gemm(B, dg.data<float>(), GH, wp.b, dh.data<float>(), H, false);
     } else {
       dh = hidden_grad_gemm(dg, w);
     }

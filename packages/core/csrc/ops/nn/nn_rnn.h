@@ -2,10 +2,9 @@
 // two gate GEMMs and the fused pointwise kernels used by forward and backward.
 #pragma once
 #include "core/tensor.h"
+#include "kernels/rnn_rows.h"  // Kind
 
 namespace ember::rnn {
-
-enum Kind : int { kTanh = 0, kRelu = 1, kLstm = 2, kGru = 3 };
 
 // PyTorch's cell checks: input width, batch sizes and hidden widths.
 void check_cell(const char* op, const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh);

@@ -29,12 +29,12 @@ Geometry geometry(const Tensor& t, int64_t dim) {
 Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType> dtype, bool log) {
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(input.dim(), 1));
   Tensor x = dtype && *dtype != input.dtype() ? to_dtype(input, *dtype) : input;
-  if (x.numel() == 0) return empty(x.sizes(), x.dtype());  // aten returns before its dtype dispatch
+  if (x.numel() == 0) return empty(x.sizes(), x.dtype(), x.device());  // aten returns before its dtype dispatch
   EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"",
                       log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
                       "\" not implemented for '", legacy_name(x.dtype()), "'");
   x = contiguous(x, MemoryFormat::Contiguous);
-  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;
   Geometry g = geometry(x, dim);
   backend(x).softmax.forward(x, y, g.outer, g.size, g.inner, log);
@@ -57,7 +57,7 @@ namespace nn_kernels {
 Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim0, bool log) {
   Tensor y = contiguous(y0, MemoryFormat::Contiguous);
   Tensor g = contiguous(grad0.dtype() == y.dtype() ? grad0 : to_dtype(grad0, y.dtype()), MemoryFormat::Contiguous);
-  Tensor dx = empty(y.sizes(), y.dtype());
+  Tensor dx = empty(y.sizes(), y.dtype(), y.device());
   if (y.numel() == 0) return dx;
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(y.dim(), 1));
   Geometry geo = geometry(y, dim);

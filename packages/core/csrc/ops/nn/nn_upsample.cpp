@@ -105,7 +105,7 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   DimVector shape{self.size(0), self.size(1)};
   for (int d = 3 - n; d < 3; ++d) shape.push_back(g.out[d]);
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
-  Tensor y = empty(shape, self.dtype());
+  Tensor y = empty(shape, self.dtype(), self.device());
   check_dtype(mode, n, self.dtype());  // after aten's output allocation, before the empty return
   if (y.numel() == 0) return y;
   dispatch(x, g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false, bilinear_cl_form(g, self));
@@ -132,11 +132,11 @@ Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef out
   if (mode == Mode::Cubic && g.in == g.out) {
     // aten's bicubic backward copies the gradient where the sizes agree, whatever the scales and
     // dtype (its forward interpolates: 0 * inf is NaN there)
-    Tensor gx = empty(in_sizes, grad_output.dtype());
+    Tensor gx = empty(in_sizes, grad_output.dtype(), grad_output.device());
     return copy_(gx, grad_output, false);
   }
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
-  Tensor gx = zeros(in_sizes, grad_output.dtype(), std::nullopt);
+  Tensor gx = zeros(in_sizes, grad_output.dtype(), grad_output.device());
   if (gx.numel() == 0 || go.numel() == 0) return gx;
   dispatch(gx, g, grad_output.dtype(), in_sizes[0] * in_sizes[1], gx.raw(), go.raw(), true);
   return gx;

@@ -36,7 +36,7 @@ void check_std_tensor(const Tensor& std) {
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen, const Tensor* out) {
   check_std_tensor(std);
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes());
-  Tensor ret = out ? resize_out(*out, shape) : empty(shape, mean.dtype());
+  Tensor ret = out ? resize_out(*out, shape) : empty(shape, mean.dtype(), mean.device());
   normal_(ret, 0, 1, gen);
   mul_(ret, std);
   add_(ret, mean, Scalar(int64_t(1)));
@@ -50,7 +50,7 @@ Tensor normal(const Tensor& mean, double std, Generator* gen, const Tensor* out)
     // PyTorch broadcasts mean against out's current shape here (a quirk kept as is).
     ret = resize_out(*out, broadcast_shapes(mean.sizes(), out->sizes()));
   } else {
-    ret = empty(mean.sizes(), mean.dtype());
+    ret = empty(mean.sizes(), mean.dtype(), mean.device());
   }
   normal_(ret, 0, std, gen);
   add_(ret, mean, Scalar(int64_t(1)));
@@ -59,7 +59,7 @@ Tensor normal(const Tensor& mean, double std, Generator* gen, const Tensor* out)
 
 Tensor normal(double mean, const Tensor& std, Generator* gen, const Tensor* out) {
   check_std_tensor(std);
-  Tensor ret = out ? *out : empty({0}, std.dtype());
+  Tensor ret = out ? *out : empty({0}, std.dtype(), std.device());
   // PyTorch makes the 0-d mean in the result's dtype first: a mean out of its range is full's
   // overflow error, before the sampler's dtype check.
   Tensor mean_t = full({}, Scalar(mean), ret.dtype());
@@ -73,7 +73,7 @@ Tensor normal(double mean, const Tensor& std, Generator* gen, const Tensor* out)
 // ---- bernoulli -----------------------------------------------------------------
 
 Tensor bernoulli(const Tensor& probs, Generator* gen, const Tensor* out) {
-  Tensor ret = out ? resize_out(*out, probs.sizes()) : empty(probs.sizes(), probs.dtype());
+  Tensor ret = out ? resize_out(*out, probs.sizes()) : empty(probs.sizes(), probs.dtype(), probs.device());
   bernoulli_(ret, probs, gen);
   return ret;
 }
@@ -155,9 +155,9 @@ Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator*
   EMBER_CHECK(cats <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   const int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
   DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{rows, ns};
-  Tensor result = out ? resize_out(*out, shape) : empty(shape, ScalarType::Int64);
+  Tensor result = out ? resize_out(*out, shape) : empty(shape, ScalarType::Int64, probs.device());
   if (result.numel() == 0) return result;
-  Tensor res = result.is_contiguous() ? result : empty(shape, ScalarType::Int64);
+  Tensor res = result.is_contiguous() ? result : empty(shape, ScalarType::Int64, result.device());
   int64_t* o = res.data<int64_t>();
   if (!replacement || ns == 1) {
     bool valid = true, zero_row = false;
@@ -235,7 +235,7 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   const double* lp = lam.data<double>();
   const int64_t n = lam.numel();
   for (int64_t i = 0; i < n; ++i) EMBER_CHECK(lp[i] >= 0, "invalid Poisson rate, expected rate to be non-negative");
-  Tensor ret = empty(rates.sizes(), rates.dtype());
+  Tensor ret = empty(rates.sizes(), rates.dtype(), rates.device());
   EMBER_DISPATCH_FLOAT(ret.dtype(), "poisson_cpu", [&] {
     scalar_t* o = ret.data<scalar_t>();
     DrawScope s(gen, n);

@@ -16,7 +16,7 @@ Tensor factory_result(IntArrayRef size, std::optional<ScalarType> dtype, std::op
                       ScalarType default_dt, const Tensor* out) {
   check_device_available(device ? *device : cpu_device());
   if (out) return resize_out(*out, size);
-  return empty(size, dtype ? *dtype : default_dt);
+  return empty(size, dtype ? *dtype : default_dt, device ? *device : cpu_device());
 }
 
 void check_std(double std) { EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std); }
@@ -111,7 +111,7 @@ Tensor normal_out(double mean, const Tensor& std, Generator* gen, const Tensor& 
 Tensor bernoulli(const Tensor& input, Generator* gen) { return bernoulli(input, gen, nullptr); }
 Tensor bernoulli_out(const Tensor& input, Generator* gen, const Tensor& out) { return bernoulli(input, gen, &out); }
 Tensor bernoulli(const Tensor& input, double p, Generator* gen) {
-  return bernoulli_(empty(input.sizes(), input.dtype()), p, gen);
+  return bernoulli_(empty(input.sizes(), input.dtype(), input.device()), p, gen);
 }
 Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, Generator* gen) {
   return multinomial(input, num_samples, replacement, gen, nullptr);

@@ -7,7 +7,7 @@ namespace ember {
 
 Tensor cum_extreme_indices(const Tensor& x, int64_t dim, bool greater) {
   Tensor xc = contiguous(x, MemoryFormat::Contiguous);
-  Tensor out = empty(x.sizes(), ScalarType::Int64);
+  Tensor out = empty(x.sizes(), ScalarType::Int64, x.device());
   const int64_t numel = x.numel();
   if (numel == 0) return out;
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];

@@ -7,7 +7,7 @@ namespace ember {
 
 Tensor logcumsumexp_forward(const Tensor& x, int64_t dim) {
   Tensor xc = contiguous(x, MemoryFormat::Contiguous);
-  Tensor out = empty(x.sizes(), x.dtype());
+  Tensor out = empty(x.sizes(), x.dtype(), x.device());
   const int64_t numel = x.numel();
   if (numel == 0) return out;
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];

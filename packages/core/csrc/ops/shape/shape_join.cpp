@@ -103,7 +103,7 @@ static void cat_fill(const Tensor& out, const TensorList& tensors, int64_t d) {
 Tensor cat(const TensorList& tensors, int64_t dim) {
   int64_t d = 0;
   DimVector shape = cat_shape(tensors, dim, &d, "cat");
-  Tensor out = empty(shape, cat_dtype(tensors));
+  Tensor out = empty(shape, cat_dtype(tensors), tensors[0].device());
   cat_fill(out, tensors, d);
   return out;
 }

@@ -63,7 +63,7 @@ DimVector wrap_dims(IntArrayRef dims, int64_t nd, const char* op) {
 
 Tensor flip(const Tensor& input, IntArrayRef dims) {
   DimVector ds = wrap_dims(dims, input.dim(), "flip");
-  Tensor out = empty(input.sizes(), input.dtype());
+  Tensor out = empty(input.sizes(), input.dtype(), input.device());
   int64_t isz = static_cast<int64_t>(input.itemsize());
   DimVector bst;
   const char* src = input.raw();
@@ -145,7 +145,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     out.push_back(static_cast<int64_t>(static_cast<uint64_t>(repeats[i]) * static_cast<uint64_t>(padded[i])));
     zero |= repeats[i] == 0;
   }
-  Tensor r = empty(out, self.dtype());
+  Tensor r = empty(out, self.dtype(), self.device());
   if (zero) return r;
   for (int64_t i = 0; i < nr; ++i)
     EMBER_CHECK(out[i] >= padded[i], "maximum size for tensor at dimension ", i, " is ", out[i], " but size is ",
@@ -187,7 +187,7 @@ static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int6
   if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
   DimVector shape = to_vec(x.sizes());
   shape[d] = total;
-  Tensor out = empty(shape, input.dtype());
+  Tensor out = empty(shape, input.dtype(), input.device());
   int64_t at = 0;
   for (int64_t i = 0; i < n; ++i) {
     int64_t r = reps.size() == 1 ? reps[0] : reps[i];
@@ -344,7 +344,7 @@ Tensor diag_embed(const Tensor& input, int64_t offset, int64_t dim1, int64_t dim
     if (i == a || i == b) shape.push_back(m);
     else shape.push_back(input.size(src++));
   }
-  Tensor out = zeros(shape, input.dtype(), std::nullopt);
+  Tensor out = zeros(shape, input.dtype(), input.device());
   Tensor dv = diagonal(out, offset, a, b);
   if (dv.numel() > 0) copy_(dv, input, false);
   return out;

@@ -128,24 +128,23 @@ inline int64_t blocks(int64_t len, int64_t most) { return (len + most - 1) / mos
 // (Haswell kernels) on the LSTM shapes, so AVX2 machines keep BLAS.
 bool packed_gemm_available() { return cpu_has_avx512(); }
 
-PackedB::PackedB(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed) : K_(K), N_(N) {
-  const int64_t panels = (N + kWidth - 1) / kWidth;
-  data_ = empty({std::max<int64_t>(panels * K * kWidth, 1)}, ScalarType::Float32);
+void pack_b(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed, float* dst) {
+  const int64_t panels = (N + kW - 1) / kW;
 #ifdef EMBER_PACKED_GEMM_TILES
   for (int64_t p = 0; p < panels; ++p) {
-    float* d = data_.data<float>() + p * K * kWidth;
-    const int64_t n0 = p * kWidth, n = std::min(kWidth, N - n0);
+    float* d = dst + p * K * kW;
+    const int64_t n0 = p * kW, n = std::min(kW, N - n0);
     if (transposed) pack_panel_transposed(src + n0 * ld, ld, K, n, d);
     else pack_rows(src + n0, ld, K, n, d);
   }
 #else
-  (void)src, (void)ld, (void)transposed, (void)panels;
+  (void)src, (void)ld, (void)transposed, (void)panels, (void)dst;
   no_kernel();
 #endif
 }
 
 void packed_gemm(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate) {
-  const int64_t K = B.K(), N = B.N(), W = PackedB::kWidth, panels = (N + W - 1) / W;
+  const int64_t K = B.K, N = B.N, W = PackedB::kWidth, panels = (N + W - 1) / W;
   if (M == 0 || N == 0) return;
   if (K == 0) {
     if (!accumulate)

@@ -9,7 +9,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/tensor.h"
+#include "kernels/packed_weight.h"
 
 namespace ember {
 
@@ -17,21 +17,9 @@ namespace ember {
 // otherwise.
 bool packed_gemm_available();
 
-// B[K,N] (float) re-laid as column panels, each K rows of kWidth floats, zero padded.
-class PackedB {
- public:
-  static constexpr int64_t kWidth = 32;  // two zmm vectors: a tile row is two FMAs per k
-
-  // B[k][n] = src[k * ld + n], or src[n * ld + k] when transposed. Only after packed_gemm_available().
-  PackedB(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed);
-  int64_t K() const { return K_; }
-  int64_t N() const { return N_; }
-  const float* panel(int64_t p) const { return data_.data<float>() + p * K_ * kWidth; }
-
- private:
-  int64_t K_, N_;
-  Tensor data_;  // from ember's allocator: 64-byte aligned, as the tiles' aligned loads need
-};
+// Packs B[k][n] = src[k * ld + n] (src[n * ld + k] when transposed) into dst, a buffer of
+// PackedB::floats(K, N) floats, 64-byte aligned. Only after packed_gemm_available().
+void pack_b(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed, float* dst);
 
 // One panel, serially: C[M, n] (rows ldc apart) = A[M,K] (rows lda apart) @ panel, where the
 // panel is K rows of PackedB::kWidth floats (64-byte aligned) and n <= kWidth columns are kept;

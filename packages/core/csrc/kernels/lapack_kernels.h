@@ -1,0 +1,27 @@
+// LAPACK-style routines on one column-major matrix (trsm: row-major), one set per scalar type:
+// a family of the backend table (kernels/backend.h, LinalgKernels::lapack<T>()). Arguments and
+// info follow LAPACK's (lw = -1: a workspace query into w[0]); the CPU's are
+// kernels/cpu/linalg/lapack.cpp.
+#pragma once
+#include <cstdint>
+
+namespace ember {
+
+template <class T>
+struct LapackKernels {
+  void (*getrf)(int m, int n, T* a, int lda, int* ip, int* info);
+  void (*getrs)(int n, int nrhs, const T* a, const int* ip, T* b, int* info);  // "N", lda = ldb = n
+  void (*potrf)(int n, T* a, int* info);                                       // lower, lda = n
+  void (*syevd)(const char* jobz, const char* uplo, int n, T* a, T* w, T* work, int lw, int* iw, int liw, int* info);
+  void (*gesdd)(const char* jobz, int m, int n, T* a, T* s, T* u, int ldu, T* vt, int ldvt, T* w, int lw, int* iw,
+                int* info);  // lda = m
+  void (*geqrf)(int m, int n, T* a, int lda, T* tau, T* w, int lw, int* info);
+  void (*orgqr)(int m, int n, int k, T* a, int lda, const T* tau, T* w, int lw, int* info);
+  void (*sytrf)(int n, T* a, int* ip, T* w, int lw, int* info);                // lower, lda = n
+  void (*sytrs)(int n, int nrhs, const T* a, const int* ip, T* b, int* info);  // lower, lda = ldb = n
+  // X (m x n, row-major) <- op(A)^-1 X (left: A m x m) or X op(A)^-1 (A n x n), A row-major with
+  // leading dimension lda: only its upper (else lower) triangle read, not its diagonal when unit.
+  void (*trsm)(bool left, bool upper, bool trans, bool unit, int64_t m, int64_t n, const T* a, int64_t lda, T* x);
+};
+
+}  // namespace ember

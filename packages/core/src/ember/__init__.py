@@ -138,8 +138,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_complex(input: Tensor) -> bool:
-    """True if ``input``'s dtype is complex; ember has no complex dtypes, so always False."""
-    return False
+    """True if ``input``'s dtype is complex (complex64 or complex128)."""
+    return input.is_complex()
 
 
 def is_nonzero(input: Tensor) -> bool:

@@ -472,7 +472,7 @@ static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim,
   if (out)
     EMBER_CHECK(out->is_floating(),
                 "logsumexp(): Expected floating point type for result tensor, but got: ", legacy_name(out->dtype()));
-  Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
+  Tensor x = is_floating_or_complex(input.dtype()) ? input : to_dtype(input, default_dtype());
   const std::optional<ScalarType> acc = out ? std::optional<ScalarType>(out->dtype()) : std::nullopt;
   if (x.numel() == 0) return finish_out(log(sum(exp(x), dim, keepdim, acc)), out);
   // PyTorch 2.13 reduces dim=() as all dims (as sum does) but adds back its max kept as

@@ -110,13 +110,22 @@ Tensor polar(const Tensor& abs, const Tensor& angle) {
 Tensor polar_out(const Tensor& abs, const Tensor& angle, const Tensor& out) { return into_out(polar(abs, angle), out); }
 
 Tensor conj_physical(const Tensor& self) {
-  if (!is_complex(self.dtype())) return self;      // as PyTorch: the tensor itself
-  Tensor r = clone(self, MemoryFormat::Preserve);  // dense: its numel elements lie in one block
+  if (!is_complex(self.dtype())) return self;  // as PyTorch: the tensor itself
+  // A contiguous input is read once; another is first cloned densely (numel elements in one block).
+  const bool direct = self.is_contiguous();
+  Tensor src = direct ? self : clone(self, MemoryFormat::Preserve);
+  Tensor r = direct ? empty(self.sizes(), self.dtype()) : src;
   const int64_t n = r.numel();
   EMBER_DISPATCH_COMPLEX(r.dtype(), "conj_physical", [&] {
-    scalar_t* p = r.data<scalar_t>();
+    using R = typename scalar_t::value_type;  // as interleaved reals: every odd one changes sign
+    const R* p = reinterpret_cast<const R*>(src.raw());
+    R* q = reinterpret_cast<R*>(r.raw());
+    GilRelease nogil;
     parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) p[i] = std::conj(p[i]);
+      for (int64_t i = 2 * s; i < 2 * e; i += 2) {
+        q[i] = p[i];
+        q[i + 1] = -p[i + 1];
+      }
     });
   });
   return r;

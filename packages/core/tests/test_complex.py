@@ -382,6 +382,11 @@ def test_matrix_products(dtype: str) -> None:
     same(ember.bmm(ember.stack([ex, ey]), ember.stack([ey.t(), ex.t()])),
          torch.bmm(torch.stack([tx, ty]), torch.stack([ty.t(), tx.t()])))
     raises_like(lambda: ember.mm(ex, ember.ones(3, 2)), lambda: torch.mm(tx, torch.ones(3, 2)))
+    same(ember.dot(ex[0], ey[1]), torch.dot(tx[0], ty[1]))
+    same(ember.vdot(ex[0], ey[1]), torch.vdot(tx[0], ty[1]))
+    same(ember.mv(ex, ey[0]), torch.mv(tx, ty[0]))
+    same(ember.outer(ex[0], ey[1]), torch.outer(tx[0], ty[1]))
+    same(ember.einsum("ij,kj->ik", ex, ey), torch.einsum("ij,kj->ik", tx, ty))
 
 
 # ---- complex views and functions --------------------------------------------------------

@@ -366,6 +366,26 @@ def test_pointwise(dtype: str, name: str, call) -> None:
     same(call(ember, ex, ey), call(torch, tx, ty))
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name,call", [
+    ("sum", lambda lib, x: x.sum()), ("sum-dim", lambda lib, x: x.sum(0)), ("sum-keepdim", lambda lib, x: x.sum(1, True)),
+    ("sum-strided", lambda lib, x: x.t().sum(0)), ("sum-0d", lambda lib, x: x[0, 0].sum()),
+    ("sum-dtype", lambda lib, x: x.sum(dtype=lib.complex128)), ("mean", lambda lib, x: x.mean()),
+    ("mean-dim", lambda lib, x: lib.mean(x, 1)),
+])
+def test_sum_mean(dtype: str, name: str, call) -> None:
+    e, t = pair(dtype)
+    same(call(ember, e), call(torch, t))
+
+
+def test_sum_mean_gradients() -> None:
+    def run(lib):
+        x = lib.tensor(CV, dtype=lib.complex128).requires_grad_()
+        (lib.view_as_real(x.sum(0) * lib.tensor([1j, 2, 3 - 1j])).sum() + lib.view_as_real(x.mean()).sum()).backward()
+        return x.grad
+    same(run(ember), run(torch))
+
+
 def test_abs_errors_and_out() -> None:
     e, t = pair("complex64")
     raises_like(lambda: e.abs_(), lambda: t.abs_())

@@ -132,11 +132,20 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     if (!is_floating(dtype ? *dtype : x0.dtype())) kind = ReduceKind::Sum;
   }
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
+    // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
+    if (x.dim() == 0) return clone(x, std::nullopt);
+    DimMask m = dim_mask(x, dim);
+    DimVector dims;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (m[d]) dims.push_back(d);
+    return view_as_complex(sum(view_as_real(x), IntArrayRef(dims), keepdim, std::nullopt));
+  }
   return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
 }
 
 void check_mean_dtype(const char* name, ScalarType dt) {
-  EMBER_CHECK(is_floating(dt), name,
+  EMBER_CHECK(is_floating_or_complex(dt), name,
               "(): could not infer output dtype. Input dtype must be either a floating point or "
               "complex dtype. Got: ",
               legacy_name(dt));

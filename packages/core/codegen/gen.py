@@ -97,7 +97,8 @@ def gen_ops_h(ops: list[Op]) -> str:
 
 def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
     out = [HEADER, '#include "ops.h"', '#include "kernels/backend.h"',
-           '#include "iter/elementwise_iter.h"', '#include "ops/core/checks.h"', "",
+           '#include "iter/elementwise_iter.h"', '#include "kernels/cpu/complex/complex_pointwise.h"',
+           '#include "ops/core/checks.h"', '#include "ops/core/complex_ops.h"', "",
            "namespace ember {", ""]
     for op in ops:
         if op.family != "pointwise":
@@ -115,6 +116,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
             out.append(f'  EMBER_CHECK({tensors[0]}.dtype() != ScalarType::Bool, "{op.bool_error}");')
         for cond, msg in op.checks:
             out.append(f'  EMBER_CHECK({cond}, "{msg}");')
+        if op.kernel == "abs":  # |z| of a complex tensor is real: not the iterator's dtype rule
+            out.append(f"  if (is_complex({tensors[0]}.dtype())) return complex_abs_op(out_, inplace_, {tensors[0]});")
         out.append(f'  IterSpec spec{{"{n}", out_, inplace_, DtypeRule::{rule}}};')
         if op.out_dtype == "exact":
             out.append("  spec.out_rule = OutRule::Exact;")
@@ -126,8 +129,9 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
             out.append(f"  if (it.numel() > 0) check_int_divisor(it.compute_dtype(), {op.int_divisor});")
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
-        # the kernel table of the first input's device
-        out.append(f"  backend({tensors[0]}).pointwise.{op.kernel}(it, params_);")
+        # the kernel table of the first input's device; complex operands: the complex kernels
+        out.append(f'  if (is_complex(it.compute_dtype())) complex_pointwise("{op.kernel}", it, params_);')
+        out.append(f"  else backend({tensors[0]}).pointwise.{op.kernel}(it, params_);")
         out.append("  it.finish();")
         out.append("  return it.output();")
         out.append("}")

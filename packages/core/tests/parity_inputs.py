@@ -26,6 +26,7 @@ DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64",
           "float16", "bfloat16", "float32", "float64"]
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
+COMPLEX_DTYPES = ["complex64", "complex128"]  # used by the complex ops' own cases (parity_complex.py)
 
 # (rtol, atol) per result dtype. float32/float16/bfloat16 are torch.testing's defaults except
 # float16 rtol, which the brief fixes at 1e-3; ints and bool compare exactly.
@@ -34,6 +35,8 @@ TOLS = {
     "float32": (1.3e-6, 1e-5),
     "float16": (1e-3, 1e-5),
     "bfloat16": (1.6e-2, 1e-5),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
 }
 
 
@@ -156,6 +159,9 @@ def special_values(dtype: str) -> list:
     """Edge values: NaN/inf/signed zeros for floats, range limits for ints."""
     if dtype in FLOAT_DTYPES:
         return [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -3.5, 100.0]
+    if dtype in COMPLEX_DTYPES:
+        return [complex(math.nan, 1.0), complex(math.inf, 0.0), complex(0.0, -math.inf), 0j, complex(-0.0, -0.0),
+                1 + 1j, -1 - 2j, 0.5j, -0.5, 2 - 3.5j, 100j, -3.5 + 0.25j]
     if dtype == "bool":
         return [True, False, True, False]
     info = torch.iinfo(tdt(dtype))
@@ -166,6 +172,9 @@ def gen_values(shape: tuple, dtype: str, dom: str, g: torch.Generator) -> torch.
     """Deterministic values of ``dtype`` from domain ``dom`` (always exactly representable)."""
     n = math.prod(shape)
     tdtype = tdt(dtype)
+    if dtype in COMPLEX_DTYPES:  # real and imaginary parts each from the float64 domain
+        re, im = gen_values(shape, "float64", dom, g), gen_values(shape, "float64", dom, g)
+        return torch.complex(re, im).to(tdtype)
     if dtype == "bool":
         if dom in ("positive", "nonzero", "ge1", "true"):
             return torch.ones(shape, dtype=torch.bool)
@@ -209,8 +218,9 @@ def make_torch(spec: T, g: torch.Generator) -> torch.Tensor:
         vals = list(spec.values)
         n = math.prod(bshape)
         vals = (vals * (n // builtins.max(len(vals), 1) + 1))[:n]
-        return torch.tensor(vals, dtype=torch.float64 if spec.dtype in FLOAT_DTYPES else None
-                            ).to(tdt(spec.dtype)).reshape(bshape)
+        wide = (torch.float64 if spec.dtype in FLOAT_DTYPES
+                else torch.complex128 if spec.dtype in COMPLEX_DTYPES else None)
+        return torch.tensor(vals, dtype=wide).to(tdt(spec.dtype)).reshape(bshape)
     if spec.dom == "special":
         return make_torch(T(spec.shape, spec.dtype, "default", spec.view,
                             tuple(special_values(spec.dtype))), g)

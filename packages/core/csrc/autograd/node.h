@@ -139,7 +139,7 @@ void mark_overwritten(const Tensor& self, const char* node_name);
 // Raise PyTorch's error for an out= call whose inputs require grad.
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs);
 bool any_requires_grad(std::initializer_list<const Tensor*> ts);
-inline bool is_differentiable(const Tensor& t) { return t.defined() && t.is_floating(); }
+inline bool is_differentiable(const Tensor& t) { return t.defined() && is_floating_or_complex(t.dtype()); }
 
 // Called when a node is created in anomaly mode, to record the forward stack.
 extern std::string (*g_anomaly_trace_hook)();

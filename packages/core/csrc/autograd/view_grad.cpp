@@ -116,7 +116,7 @@ TensorList AsStridedBackward::apply(TensorList& grads) {
 }
 
 void record_view(const Tensor& input, const Tensor& view, const char* name) {
-  if (!GradMode::is_enabled() || !input.requires_grad() || !view.is_floating()) return;
+  if (!GradMode::is_enabled() || !input.requires_grad() || !is_floating_or_complex(view.dtype())) return;
   auto fn = make_ref<AsStridedBackward>();
   fn->base = Geometry::of(input);
   fn->view = Geometry::of(view);

@@ -1,4 +1,4 @@
-// A Python number crossing into C++: bool, int or float, kept exact until an
+// A Python number crossing into C++: bool, int, float or complex, kept exact until an
 // op decides the dtype it computes in. A Python int in [2**63, 2**64) is an Int
 // flagged unsigned (PyTorch's uint64 Scalar): exact as a float, and refused by
 // the checked conversions to an integer type (fill_, alpha, clamp, full, ...).
@@ -14,7 +14,7 @@ namespace ember {
 
 class Scalar {
  public:
-  enum class Kind : uint8_t { Bool, Int, Float };
+  enum class Kind : uint8_t { Bool, Int, Float, Complex };
   Scalar() : kind_(Kind::Int), i_(0) {}
   static Scalar from_uint64(uint64_t v) {
     Scalar s(static_cast<int64_t>(v));
@@ -25,32 +25,44 @@ class Scalar {
   Scalar(int v) : kind_(Kind::Int), i_(v) {}
   Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}
   Scalar(double v) : kind_(Kind::Float), d_(v) {}
+  template <class T>
+  Scalar(std::complex<T> v)
+      : kind_(Kind::Complex), d_(static_cast<double>(v.real())), im_(static_cast<double>(v.imag())) {}
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_int() const { return kind_ == Kind::Int; }
   bool is_uint64() const { return unsigned_; }  // an int above INT64_MAX
   bool is_float() const { return kind_ == Kind::Float; }
+  bool is_complex() const { return kind_ == Kind::Complex; }
+  double imag() const { return im_; }
   bool is_integral(bool include_bool) const { return kind_ == Kind::Int || (include_bool && kind_ == Kind::Bool); }
   // The dtype a Python number of this kind gets when it is wrapped as a tensor. ember has
   // no uint64: a uint64 number wraps as float64, exact for the float tensors it meets.
   ScalarType type() const {
     return kind_ == Kind::Bool                ? ScalarType::Bool
            : kind_ == Kind::Int && !unsigned_ ? ScalarType::Int64
+           : kind_ == Kind::Complex           ? ScalarType::ComplexDouble
                                               : ScalarType::Float64;
   }
+  // A complex value's real part (the imaginary part is dropped, as a C++ cast does).
   double to_double() const {
-    if (kind_ == Kind::Float) return d_;
+    if (kind_ == Kind::Float || kind_ == Kind::Complex) return d_;
     return unsigned_ ? static_cast<double>(static_cast<uint64_t>(i_)) : static_cast<double>(i_);
   }
   int64_t to_int() const {
     if (unsigned_) overflow("int64_t");
-    return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_;
+    return kind_ == Kind::Float || kind_ == Kind::Complex ? static_cast<int64_t>(d_) : i_;
   }
   int64_t int_bits() const { return i_; }  // an Int's value modulo 2^64, uint64 ones included
-  bool to_bool() const { return kind_ == Kind::Float ? d_ != 0 : i_ != 0; }
+  bool to_bool() const {
+    return kind_ == Kind::Complex ? d_ != 0 || im_ != 0 : kind_ == Kind::Float ? d_ != 0 : i_ != 0;
+  }
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      return T(static_cast<R>(to_double()), static_cast<R>(im_));
+    } else if constexpr (std::is_same_v<T, bool>) {
       return to_bool();
     } else if constexpr (std::is_integral_v<T>) {
       if (unsigned_)
@@ -60,7 +72,8 @@ class Scalar {
                  : std::is_signed_v<T> ? "int8_t"
                                        : "uint8_t");
       // Wrap like a C cast from int64, which is how PyTorch writes 300 into uint8.
-      return kind_ == Kind::Float ? static_cast<T>(static_cast<int64_t>(d_)) : static_cast<T>(i_);
+      return kind_ == Kind::Float || kind_ == Kind::Complex ? static_cast<T>(static_cast<int64_t>(d_))
+                                                            : static_cast<T>(i_);
     } else {
       return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
     }
@@ -70,6 +83,8 @@ class Scalar {
   // negative ints down to -max (they wrap) -- or it is the overflow RuntimeError.
   template <class T>
   T checked() const;
+  template <class T>
+  T checked_real() const;
   bool equal(double v) const { return to_double() == v; }
 
  private:
@@ -80,8 +95,9 @@ class Scalar {
   bool unsigned_ = false;
   union {
     int64_t i_;
-    double d_;
+    double d_;  // a Complex's real part
   };
+  double im_ = 0;  // a Complex's imaginary part
 };
 
 namespace scalar_detail {
@@ -110,13 +126,24 @@ constexpr double float_max() {
 template <class T>
 T Scalar::checked() const {
   if (kind_ == Kind::Bool) return to<T>();
+  if constexpr (is_complex_v<T>) {
+    return to<T>();
+  } else {
+    // c10's checked_convert: a complex value goes into a real type only without its imaginary part
+    if (kind_ == Kind::Complex && im_ != 0) overflow(scalar_detail::c10_name<T>());
+    return checked_real<T>();
+  }
+}
+
+template <class T>
+T Scalar::checked_real() const {
   if constexpr (std::is_same_v<T, bool>) {
     return to_bool();  // c10's toBool() is a truth test (add(bool, bool, alpha=2) is fine)
   } else if constexpr (std::is_integral_v<T>) {
     constexpr bool is_unsigned = !std::is_signed_v<T>;
     constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
     constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
-    if (kind_ == Kind::Float) {
+    if (kind_ == Kind::Float || kind_ == Kind::Complex) {
       // c10 compares against max() as a double: 2^63 passes for int64, and the x86 conversion
       // of that value (the "integer indefinite") is INT64_MIN, which is what PyTorch stores.
       if (!(d_ >= lo && d_ <= hi)) overflow(scalar_detail::c10_name<T>());

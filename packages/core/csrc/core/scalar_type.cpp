@@ -12,11 +12,18 @@ struct Info {
   size_t size;
 };
 constexpr Info kInfo[kNumScalarTypes] = {
-    {"bool", "Bool", "bool", 1},         {"uint8", "Byte", "unsigned char", 1},
-    {"int8", "Char", "signed char", 1},  {"int16", "Short", "short int", 2},
-    {"int32", "Int", "int", 4},          {"int64", "Long", "long int", 8},
-    {"float16", "Half", "c10::Half", 2}, {"bfloat16", "BFloat16", "c10::BFloat16", 2},
-    {"float32", "Float", "float", 4},    {"float64", "Double", "double", 8},
+    {"bool", "Bool", "bool", 1},
+    {"uint8", "Byte", "unsigned char", 1},
+    {"int8", "Char", "signed char", 1},
+    {"int16", "Short", "short int", 2},
+    {"int32", "Int", "int", 4},
+    {"int64", "Long", "long int", 8},
+    {"float16", "Half", "c10::Half", 2},
+    {"bfloat16", "BFloat16", "c10::BFloat16", 2},
+    {"float32", "Float", "float", 4},
+    {"float64", "Double", "double", 8},
+    {"complex64", "ComplexFloat", "c10::complex<float>", 8},
+    {"complex128", "ComplexDouble", "c10::complex<double>", 16},
 };
 std::atomic<ScalarType> g_default{ScalarType::Float32};
 }  // namespace
@@ -32,6 +39,25 @@ const char* legacy_name(ScalarType t) {
 }
 const char* c_type_name(ScalarType t) { return kInfo[static_cast<int>(t)].ctype; }
 
+ScalarType to_real_type(ScalarType t) {
+  return t == ScalarType::ComplexFloat ? ScalarType::Float32 : t == ScalarType::ComplexDouble ? ScalarType::Float64 : t;
+}
+ScalarType to_complex_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float16:
+      fail(ErrorKind::NotImplemented, "Unsupported type: ComplexHalf");  // ember has no complex32
+    case ScalarType::Float32:
+      return ScalarType::ComplexFloat;
+    case ScalarType::Float64:
+      return ScalarType::ComplexDouble;
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble:
+      return t;
+    default:
+      fail(ErrorKind::Runtime, "Unknown Complex ScalarType for ", legacy_name(t));
+  }
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   using S = ScalarType;
   if (a == b) return a;
@@ -39,6 +65,11 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (b == S::Undefined) return a;
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // complex wins; its precision is the wider of the two (float64 + complex64 -> complex128)
+    if (a == S::ComplexDouble || b == S::ComplexDouble || a == S::Float64 || b == S::Float64) return S::ComplexDouble;
+    return S::ComplexFloat;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {
     if ((a == S::Float16 && b == S::BFloat16) || (a == S::BFloat16 && b == S::Float16)) return S::Float32;
@@ -55,6 +86,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating(from) && is_integral(to, true)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;

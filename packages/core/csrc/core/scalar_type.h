@@ -1,6 +1,7 @@
 // dtypes: the enum, its names, sizes, categories and the promotion lattice,
 // plus the dispatch macro that turns a runtime dtype into a C++ type.
 #pragma once
+#include <complex>
 #include <cstdint>
 #include <string>
 
@@ -20,6 +21,8 @@ enum class ScalarType : int8_t {
   BFloat16,
   Float32,
   Float64,
+  ComplexFloat,   // std::complex<float>, torch.complex64
+  ComplexDouble,  // std::complex<double>, torch.complex128
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -32,6 +35,12 @@ const char* c_type_name(ScalarType t);  // "float" ("long int" etc. for matmul m
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 || t == ScalarType::Float64;
 }
+inline bool is_complex(ScalarType t) { return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble; }
+// float or complex: the dtypes PyTorch calls "floating or complex" (a float result stays)
+inline bool is_floating_or_complex(ScalarType t) { return is_floating(t) || is_complex(t); }
+// complex64 <-> float32, complex128 <-> float64 (torch.dtype.to_real / to_complex)
+ScalarType to_real_type(ScalarType t);
+ScalarType to_complex_type(ScalarType t);
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::UInt8 && t <= ScalarType::Int64);
 }
@@ -46,6 +55,11 @@ ScalarType default_dtype();
 void set_default_dtype(ScalarType t);
 
 template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+template <class T>
 struct OpMath {
   using type = T;
 };
@@ -56,6 +70,10 @@ struct OpMath<Half> {
 template <>
 struct OpMath<BFloat16> {
   using type = float;
+};
+template <class T>
+struct OpMath<std::complex<T>> {
+  using type = std::complex<T>;
 };
 template <class T>
 using opmath_t = typename OpMath<T>::type;
@@ -77,6 +95,8 @@ EMBER_TYPE_OF(Half, Float16)
 EMBER_TYPE_OF(BFloat16, BFloat16)
 EMBER_TYPE_OF(float, Float32)
 EMBER_TYPE_OF(double, Float64)
+EMBER_TYPE_OF(std::complex<float>, ComplexFloat)
+EMBER_TYPE_OF(std::complex<double>, ComplexDouble)
 #undef EMBER_TYPE_OF
 
 [[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
@@ -99,6 +119,9 @@ EMBER_TYPE_OF(double, Float64)
   EMBER_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__) \
   EMBER_CASE(Float32, float, __VA_ARGS__)              \
   EMBER_CASE(Float64, double, __VA_ARGS__)
+#define EMBER_CASES_COMPLEX(...)                             \
+  EMBER_CASE(ComplexFloat, std::complex<float>, __VA_ARGS__) \
+  EMBER_CASE(ComplexDouble, std::complex<double>, __VA_ARGS__)
 
 // Dispatch a lambda over a dtype set; `scalar_t` names the C++ type inside it.
 #define EMBER_DISPATCH_ALL(TYPE, NAME, ...)         \
@@ -141,6 +164,27 @@ EMBER_TYPE_OF(double, Float64)
   [&] {                                             \
     switch (TYPE) {                                 \
       EMBER_CASES_INT(__VA_ARGS__)                  \
+      default:                                      \
+        ::ember::dtype_not_implemented(NAME, TYPE); \
+    }                                               \
+  }()
+// The same sets with the complex dtypes too (the sets above leave them out, so a kernel
+// that never met complex raises PyTorch's "\"op\" not implemented for 'ComplexFloat'").
+#define EMBER_DISPATCH_ALL_AND_COMPLEX(TYPE, NAME, ...) \
+  [&] {                                                 \
+    switch (TYPE) {                                     \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)               \
+      EMBER_CASES_INT(__VA_ARGS__)                      \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                    \
+      EMBER_CASES_COMPLEX(__VA_ARGS__)                  \
+      default:                                          \
+        ::ember::dtype_not_implemented(NAME, TYPE);     \
+    }                                                   \
+  }()
+#define EMBER_DISPATCH_COMPLEX(TYPE, NAME, ...)     \
+  [&] {                                             \
+    switch (TYPE) {                                 \
+      EMBER_CASES_COMPLEX(__VA_ARGS__)              \
       default:                                      \
         ::ember::dtype_not_implemented(NAME, TYPE); \
     }                                               \

@@ -61,6 +61,10 @@ Scalar Tensor::item() const {
       return Scalar(double(*reinterpret_cast<const float*>(p)));
     case ScalarType::Float64:
       return Scalar(*reinterpret_cast<const double*>(p));
+    case ScalarType::ComplexFloat:
+      return Scalar(*reinterpret_cast<const std::complex<float>*>(p));
+    case ScalarType::ComplexDouble:
+      return Scalar(*reinterpret_cast<const std::complex<double>*>(p));
     default:
       fail(ErrorKind::Runtime, "item: unsupported dtype");
   }
@@ -166,7 +170,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   Tensor t = empty({}, dtype);
-  EMBER_DISPATCH_ALL(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
   return t;
 }
 

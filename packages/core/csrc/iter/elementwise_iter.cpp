@@ -14,6 +14,14 @@ namespace {
 ScalarType combine(ScalarType higher, ScalarType lower) {
   if (higher == ScalarType::Undefined) return lower;
   if (lower == ScalarType::Undefined) return higher;
+  if (is_complex(higher)) return higher;
+  if (is_complex(lower)) {
+    // a float tensor keeps its precision (PyTorch's toComplexType; ember has no complex32,
+    // so float16 takes complex64 where PyTorch gives complex32)
+    if (is_floating(higher))
+      return higher == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+    return lower;
+  }
   if (is_floating(higher)) return higher;
   if (higher == ScalarType::Bool || is_floating(lower)) return promote_types(higher, lower);
   return higher;
@@ -31,6 +39,8 @@ ScalarType result_type(const Tensor* const* ts, int n) {
       uint64 = true;  // PyTorch's UInt64 number: integral, so it never raises an int result's dtype
     } else if (t.impl()->wrapped_number) {
       if (is_floating(dt)) dt = default_dtype();
+      else if (is_complex(dt))
+        dt = default_dtype() == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
       wrapped = promote_types(wrapped, dt);
     } else if (t.dim() == 0) {
       zero = promote_types(zero, dt);
@@ -107,7 +117,7 @@ void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs,
   for (int i = 0; i < n; ++i) ptrs[i] = &inputs[i];
   ScalarType common = spec.rule == DtypeRule::FirstInput ? inputs[0].dtype() : result_type(ptrs, n);
   ScalarType compute = common;
-  if (spec.rule == DtypeRule::IntToFloat && !is_floating(common)) compute = default_dtype();
+  if (spec.rule == DtypeRule::IntToFloat && !is_floating_or_complex(common)) compute = default_dtype();
   if (spec.force_compute != ScalarType::Undefined) compute = spec.force_compute;
   compute_ = compute;
   dtypes_[0] = spec.rule == DtypeRule::PromoteBoolOut ? ScalarType::Bool : compute;
@@ -196,8 +206,9 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
       Scalar v = is_floating(want) ? number_value(t) : t.item();
-      EMBER_DISPATCH_ALL(want, spec.name, [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
-      *reinterpret_cast<double*>(scalar_buf_[i + 1] + 8) = v.to_double();
+      EMBER_DISPATCH_ALL_AND_COMPLEX(want, spec.name,
+                                     [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      *reinterpret_cast<double*>(scalar_buf_[i + 1] + kScalarSlot) = v.to_double();
       ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];
       for (size_t d = 0; d < shape.size(); ++d) strides_[i + 1][d] = 0;

@@ -70,7 +70,7 @@ class ElementwiseIter {
   // the scalar in op-math (mul, div, lerp's weight) read it here, unrounded to half.
   const double* stack_scalar(int i) const {
     const int o = i + 1;
-    return data_[o] == scalar_buf_[o] ? reinterpret_cast<const double*>(scalar_buf_[o] + 8) : nullptr;
+    return data_[o] == scalar_buf_[o] ? reinterpret_cast<const double*>(scalar_buf_[o] + kScalarSlot) : nullptr;
   }
   // Copy a temporary output back into the user's out= tensor, if one was used.
   void finish();
@@ -150,8 +150,10 @@ class ElementwiseIter {
   Tensor ops_[kMaxOperands];  // operands kept alive: output (maybe temporary) + inputs
   Tensor result_;             // what the op returns
   bool copy_back_ = false;
-  // An on-stack operand: its value in the compute dtype, then (at byte 8) as a double.
-  alignas(16) char scalar_buf_[kMaxOperands][16];
+  // An on-stack operand: its value in the compute dtype (complex128 takes 16 bytes), then
+  // (at byte kScalarSlot) as a double.
+  static constexpr int kScalarSlot = 16;
+  alignas(16) char scalar_buf_[kMaxOperands][kScalarSlot + 16];
 };
 
 // Convert a tensor to another dtype (a copy; identity when equal).

@@ -115,7 +115,7 @@ std::string type_name_of(PyObject* o) {
 }  // namespace
 
 bool is_number(PyObject* o) {
-  return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) ||
+  return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || PyComplex_Check(o) ||
          (!is_tensor(o) && !PyUnicode_Check(o) && !PySequence_Check(o) && PyNumber_Check(o) &&
           PyObject_HasAttrString(o, "dtype"));  // numpy scalars
 }
@@ -135,6 +135,7 @@ Scalar to_scalar(PyObject* o) {
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o)) return Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
   if (is_tensor(o)) return unpack(o).item();
   // numpy scalars: integers through __index__, the rest through __float__.
   if (PyIndex_Check(o)) {
@@ -326,7 +327,7 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
           if (!aten_int_ok(PySequence_Fast_GET_ITEM(o, i))) return false;
         return true;
       case PType::Double:
-        if (o != Py_None) return PyFloat_Check(o) || PyLong_Check(o) || is_number(o);
+        if (o != Py_None) return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyComplex_Check(o));
         break;
       default:
         break;
@@ -359,7 +360,7 @@ bool Signature::type_ok(const Param& p, PyObject* o) const {
       return true;
     }
     case PType::Double:
-      return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyBool_Check(o));
+      return PyFloat_Check(o) || PyLong_Check(o) || (is_number(o) && !PyBool_Check(o) && !PyComplex_Check(o));
     case PType::Bool:
       return PyBool_Check(o);
     case PType::String:

@@ -84,7 +84,9 @@ int32_t to_ext(ScalarType t) {
   static const int32_t map[] = {EMBER_EXT_BOOL,    EMBER_EXT_UINT8,  EMBER_EXT_INT8,    EMBER_EXT_INT16,
                                 EMBER_EXT_INT32,   EMBER_EXT_INT64,  EMBER_EXT_FLOAT16, EMBER_EXT_BFLOAT16,
                                 EMBER_EXT_FLOAT32, EMBER_EXT_FLOAT64};
+  static_assert(sizeof(map) / sizeof(map[0]) == static_cast<int>(ScalarType::ComplexFloat));
   int i = static_cast<int>(t);
+  if (is_complex(t)) fail(ErrorKind::Type, "ember C++ API: complex dtypes are not supported");
   return i >= 0 && i < kNumScalarTypes ? map[i] : EMBER_EXT_UNDEFINED;
 }
 Scalar to_core(const EmberExtScalar& s) {
@@ -335,6 +337,7 @@ int item(void* a, EmberExtScalar* out) {
   GilIfNeeded gil;
   try {
     Scalar s = borrow(a).item();
+    EMBER_CHECK(!s.is_complex(), "ember C++ API: item() of a complex tensor is not supported");
     out->kind = s.is_bool() ? 2 : s.is_float() ? 0 : 1;
     out->f = s.to_double();
     out->i = s.is_float() ? 0 : s.to_int();

@@ -9,10 +9,10 @@ namespace ember::python {
 
 namespace {
 
-// Categories rank like PyTorch's inference: bool < int < float.
+// Categories rank like PyTorch's inference: bool < int < float < complex.
 struct Inferred {
   DimVector shape;
-  int category = -1;                                // -1 none yet, 0 bool, 1 int, 2 float
+  int category = -1;                                // -1 none yet, 0 bool, 1 int, 2 float, 3 complex
   ScalarType tensor_dtype = ScalarType::Undefined;  // from tensor elements
 };
 
@@ -20,16 +20,22 @@ int category_of(PyObject* o, Inferred& inf) {
   if (PyBool_Check(o)) return 0;
   if (PyLong_Check(o)) return 1;
   if (PyFloat_Check(o)) return 2;
+  if (PyComplex_Check(o)) return 3;
   if (is_tensor(o)) {
     const Tensor& t = unpack(o);
     EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     inf.tensor_dtype = promote_types(inf.tensor_dtype, t.dtype());
-    return t.dtype() == ScalarType::Bool ? 0 : is_floating(t.dtype()) ? 2 : 1;
+    return t.dtype() == ScalarType::Bool ? 0 : is_complex(t.dtype()) ? 3 : is_floating(t.dtype()) ? 2 : 1;
   }
   if (PyIndex_Check(o)) return 1;
   if (PyNumber_Check(o) && !PySequence_Check(o)) return 2;
   if (o == Py_None) fail(ErrorKind::Runtime, "Could not infer dtype of NoneType");
   fail(ErrorKind::Runtime, "Could not infer dtype of ", Py_TYPE(o)->tp_name);
+}
+
+// The complex dtype a float dtype pairs with (PyTorch's default complex dtype rule).
+ScalarType complex_of(ScalarType t) {
+  return t == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
 }
 
 bool is_seq(PyObject* o) { return !is_tensor(o) && (PyList_Check(o) || PyTuple_Check(o)); }
@@ -58,6 +64,17 @@ void fill(PyObject* o, T*& out) {
     for (Py_ssize_t i = 0; i < n; ++i) fill(PySequence_Fast_GET_ITEM(o, i), out);
     return;
   }
+  if (PyComplex_Check(o)) {
+    // a complex number only goes into a complex dtype (PyTorch's TypeErrors otherwise)
+    if constexpr (is_complex_v<T>) {
+      *out++ = T(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+      return;
+    } else if constexpr (std::is_integral_v<T>) {
+      fail(ErrorKind::Type, "'complex' object cannot be interpreted as an integer");
+    } else {
+      fail(ErrorKind::Type, "must be real number, not complex");
+    }
+  }
   *out++ = to_scalar(o).template to<T>();
 }
 
@@ -72,15 +89,17 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
   } else if (inf.tensor_dtype != ScalarType::Undefined && inf.category >= 0) {
     // Elements that are tensors keep their dtype (promoted with the numbers' category).
     dt = inf.tensor_dtype;
-    if (inf.category == 2 && !is_floating(dt)) dt = default_dtype();
+    if (inf.category == 3 && !is_complex(dt)) dt = complex_of(dt == ScalarType::Float64 ? dt : default_dtype());
+    else if (inf.category == 2 && !is_floating_or_complex(dt)) dt = default_dtype();
     else if (inf.category == 1 && dt == ScalarType::Bool) dt = ScalarType::Int64;
   } else {
     dt = inf.category <= 0   ? (inf.category == 0 ? ScalarType::Bool : default_dtype())
          : inf.category == 1 ? ScalarType::Int64
+         : inf.category == 3 ? complex_of(default_dtype())
                              : default_dtype();
   }
   Tensor t = empty(inf.shape, dt);
-  EMBER_DISPATCH_ALL(dt, "tensor", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dt, "tensor", [&] {
     scalar_t* p = t.data<scalar_t>();
     fill(data, p);
   });
@@ -110,6 +129,14 @@ PyObject* element(const char* p, ScalarType dt) {
       return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
     case ScalarType::Float64:
       return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
+    case ScalarType::ComplexFloat: {
+      auto c = *reinterpret_cast<const std::complex<float>*>(p);
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+    case ScalarType::ComplexDouble: {
+      auto c = *reinterpret_cast<const std::complex<double>*>(p);
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
     default:
       return nullptr;
   }

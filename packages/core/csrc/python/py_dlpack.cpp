@@ -34,6 +34,9 @@ DLDataType to_dl_dtype(ScalarType t) {
       return {kDLFloat, bits, 1};
     case ScalarType::BFloat16:
       return {kDLBfloat, 16, 1};
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble:
+      return {kDLComplex, bits, 1};
     default:
       fail(ErrorKind::Type, "to_dlpack: unsupported dtype ", dtype_name(t));
   }
@@ -73,12 +76,16 @@ ScalarType from_dl_dtype(DLDataType d) {
     case kDLBfloat:
       if (d.bits == 16) return ScalarType::BFloat16;
       break;
+    case kDLComplex:
+      if (d.bits == 64) return ScalarType::ComplexFloat;
+      if (d.bits == 128) return ScalarType::ComplexDouble;
+      break;
   }
   static const char* const names[] = {"kDLInt",    "kDLUInt",    "kDLFloat", "kDLOpaqueHandle",
                                       "kDLBfloat", "kDLComplex", "kDLBool"};
   fail(ErrorKind::Runtime,
        "Unsupported dtype in DLTensor: ", d.code < 7 ? names[d.code] : "type code " + std::to_string(d.code), " with ",
-       int(d.bits), " bits (ember supports bool, uint8, int8/16/32/64, float16/32/64 and bfloat16)");
+       int(d.bits), " bits (ember supports bool, uint8, int8/16/32/64, float16/32/64, bfloat16 and complex64/128)");
 }
 
 // Everything an exported DLTensor points at: the storage (kept alive until the

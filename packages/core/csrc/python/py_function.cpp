@@ -90,7 +90,7 @@ PyObject* function_record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   PyObject* outputs = args[3];
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(outputs); ++i) {
     PyObject* o = PyTuple_GET_ITEM(outputs, i);
-    if (!is_tensor(o) || contains(args[5], o) || !unpack(o).is_floating()) {
+    if (!is_tensor(o) || contains(args[5], o) || !is_floating_or_complex(unpack(o).dtype())) {
       node->add_input_meta_undefined();
       continue;
     }

@@ -45,6 +45,7 @@ PyObject* wrap(bool b) { return PyBool_FromLong(b); }
 PyObject* wrap(const Scalar& s) {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
   if (s.is_int()) return PyLong_FromLongLong(s.to_int());
+  if (s.is_complex()) return PyComplex_FromDoubles(s.to_double(), s.imag());
   return PyFloat_FromDouble(s.to_double());
 }
 PyObject* wrap(TensorList ts) {
@@ -167,7 +168,7 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   if (want) {
     EMBER_CHECK(!impl->is_inference || InferenceMode::is_enabled(),
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
-    EMBER_CHECK(SELF.is_floating(), "only Tensors of floating point dtype can require gradients");
+    EMBER_CHECK(is_floating_or_complex(SELF.dtype()), "only Tensors of floating point dtype can require gradients");
     if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   }
   if (impl->autograd) impl->autograd->requires_grad = want;
@@ -273,6 +274,28 @@ static PyObject* get_mT(PyObject* self, void*) {
   return wrap(entry::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
+// The conjugate transposes (H: 2-D only, mH: batches too), conjugated for complex dtypes
+// (ember's conj computes a copy where PyTorch sets a lazy bit).
+static PyObject* conj_transpose(PyObject* self, bool batches) {
+  EMBER_PY_TRY
+  const Tensor& t = SELF;
+  const char* name = batches ? "mH" : "H";
+  if (t.dim() == 0) {
+    std::string msg = std::string("Tensor.") + name + " is deprecated on 0-D tensors. Consider using x.conj().";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) return nullptr;
+    return wrap(entry::conj(t));
+  }
+  if (batches)
+    EMBER_CHECK(t.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", t.dim(),
+                "-D tensor.");
+  else
+    EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", t.dim(), "-D tensor.",
+                t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
+  return wrap(entry::conj(entry::transpose(t, -2, -1)));
+  EMBER_PY_CATCH
+}
+static PyObject* get_H(PyObject* self, void*) { return conj_transpose(self, false); }
+static PyObject* get_mH(PyObject* self, void*) { return conj_transpose(self, true); }
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
 static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize() * SELF.numel()); }
 static PyObject* get_layout(PyObject*, void*);
@@ -308,8 +331,8 @@ static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nul
                                       {"data", get_data, set_data, nullptr, nullptr},
                                       {"T", get_T, nullptr, nullptr, nullptr},
                                       {"mT", get_mT, nullptr, nullptr, nullptr},
-                                      {"H", get_T, nullptr, nullptr, nullptr},
-                                      {"mH", get_mT, nullptr, nullptr, nullptr},
+                                      {"H", get_H, nullptr, nullptr, nullptr},
+                                      {"mH", get_mH, nullptr, nullptr, nullptr},
                                       {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
                                       {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
                                       {"layout", get_layout, nullptr, nullptr, nullptr},
@@ -385,7 +408,7 @@ static PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_CATCH
 }
 static PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.is_floating()); }
-static PyObject* m_is_complex(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+static PyObject* m_is_complex(PyObject* self, PyObject*) { return PyBool_FromLong(is_complex(SELF.dtype())); }
 static PyObject* m_is_signed(PyObject* self, PyObject*) { return PyBool_FromLong(is_signed(SELF.dtype())); }
 static PyObject* m_get_device(PyObject* self, PyObject*) {
   Device d = SELF.device();
@@ -636,7 +659,8 @@ static PyObject* nb_int(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   Scalar s = t.item();
-  if (s.is_float()) {
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type int64_t without overflow");
+  if (s.is_float() || s.is_complex()) {
     PyObject* f = PyFloat_FromDouble(s.to_double());
     PyObject* r = PyNumber_Long(f);
     Py_DECREF(f);
@@ -649,7 +673,9 @@ static PyObject* nb_float(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack(a);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-  return PyFloat_FromDouble(t.item().to_double());
+  Scalar s = t.item();
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type double without overflow");
+  return PyFloat_FromDouble(s.to_double());
   EMBER_PY_CATCH
 }
 static PyObject* nb_index(PyObject* a) {

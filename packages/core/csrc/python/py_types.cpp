@@ -24,12 +24,20 @@ PyObject* dtype_repr(PyObject* self) {
 }
 ScalarType st_of(PyObject* self) { return reinterpret_cast<PyDtype*>(self)->st; }
 PyObject* dtype_is_floating(PyObject* self, void*) { return PyBool_FromLong(is_floating(st_of(self))); }
-PyObject* dtype_is_complex(PyObject*, void*) { Py_RETURN_FALSE; }
+PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex(st_of(self))); }
 PyObject* dtype_is_signed(PyObject* self, void*) { return PyBool_FromLong(is_signed(st_of(self))); }
 PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(element_size(st_of(self))); }
 PyObject* dtype_to_real(PyObject* self, PyObject*) {
-  Py_INCREF(self);
-  return self;
+  EMBER_PY_TRY
+  return dtype_object(to_real_type(st_of(self)));
+  EMBER_PY_CATCH
+}
+PyObject* dtype_to_complex(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  // PyTorch maps bfloat16 to complex64 too (its toComplexType has no complex bfloat16)
+  const ScalarType t = st_of(self);
+  return dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t));
+  EMBER_PY_CATCH
 }
 // Pickles name ember._C._unpickle_constant directly: a bare name would make pickle
 // search every module for the object (slow) and find torch's twin first.
@@ -44,6 +52,7 @@ PyGetSetDef dtype_getset[] = {{"is_floating_point", dtype_is_floating, nullptr, 
                               {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
                               {nullptr, nullptr, nullptr, nullptr, nullptr}};
 PyMethodDef dtype_methods[] = {{"to_real", dtype_to_real, METH_NOARGS, nullptr},
+                               {"to_complex", dtype_to_complex, METH_NOARGS, nullptr},
                                {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
                                {nullptr, nullptr, 0, nullptr}};
 
@@ -249,7 +258,9 @@ void init_types(PyObject* m) {
                   {"half", ScalarType::Float16},
                   {"short", ScalarType::Int16},
                   {"int", ScalarType::Int32},
-                  {"long", ScalarType::Int64}})
+                  {"long", ScalarType::Int64},
+                  {"cfloat", ScalarType::ComplexFloat},
+                  {"cdouble", ScalarType::ComplexDouble}})
     add(m, a.name, dtype_object(a.st));
   add(m, "strided", new_enum(LayoutType, 0, "strided"));
   const char* formats[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};

@@ -138,8 +138,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_complex(input: Tensor) -> bool:
-    """True if ``input``'s dtype is complex; ember has no complex dtypes, so always False."""
-    return False
+    """True if ``input``'s dtype is complex (complex64 or complex128)."""
+    return input.is_complex()
 
 
 def is_nonzero(input: Tensor) -> bool:
@@ -225,10 +225,10 @@ _tensor_composite.install()
 from ember import _tensor_legacy_methods  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
 
 _tensor_legacy_methods.install()
-from ember import _tensor_flags  # noqa: E402  (is_neg / resolve_neg / is_distributed / record_stream)
+from ember import _tensor_flags  # noqa: E402  (is_distributed, Tensor.record_stream)
 
 _tensor_flags.install()
-from ember._tensor_flags import is_distributed, is_neg, resolve_neg  # noqa: E402, F401
+from ember._tensor_flags import is_distributed  # noqa: E402, F401
 globals().update(_tensor_composite.toplevel_inplace())
 from ember import _special_toplevel  # noqa: E402  (mvlgamma, windows, constants, torch.abs_, ...)
 

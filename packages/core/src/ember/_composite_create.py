@@ -58,7 +58,7 @@ def _buffer_address(buffer: Any) -> tuple[int, int, Any]:
 
 def _requires_grad(t: Tensor, requires_grad: Any) -> Tensor:
     if requires_grad:
-        if not (t.is_floating_point()):
+        if not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t

@@ -18,7 +18,7 @@ _FLOAT_OF = {ember.float16: ember.float32, ember.bfloat16: ember.float32}
 
 
 def _floating(x: Tensor) -> Tensor:
-    return x if x.is_floating_point() else x.to(ember.get_default_dtype())
+    return x if x.is_floating_point() or x.is_complex() else x.to(ember.get_default_dtype())
 
 
 def _finish(result: Tensor, out: Tensor | None) -> Tensor:
@@ -31,9 +31,9 @@ def _finish(result: Tensor, out: Tensor | None) -> Tensor:
 
 def _integral_pair(name: str, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     dtype = ember.result_type(a, b)
-    if dtype.is_floating_point or dtype == ember.bool:
+    if dtype.is_floating_point or dtype.is_complex or dtype == ember.bool:
         pretty = {ember.bool: "Bool", ember.float32: "Float", ember.float64: "Double", ember.float16: "Half",
-                  ember.bfloat16: "BFloat16"}[dtype]
+                  ember.bfloat16: "BFloat16", ember.complex64: "ComplexFloat", ember.complex128: "ComplexDouble"}[dtype]
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{pretty}\'')
     a, b = ember.broadcast_tensors(a.to(dtype), b.to(dtype))
     return a, b
@@ -112,19 +112,23 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
 
 
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
-    """input ** exponent computed in float64."""
-    if out is not None and out.dtype != ember.float64:
+    """input ** exponent computed in float64 (complex128 when either is complex)."""
+    cplx = any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in (input, exponent))
+    wide, name = (ember.complex128, "ComplexDouble") if cplx else (ember.float64, "Double")
+    if out is not None and out.dtype != wide:
         raise RuntimeError(f"the output given to float_power has dtype {_pretty(out.dtype)} but the operation's "
-                           "result requires dtype Double")
-    base = input.to(ember.float64) if isinstance(input, Tensor) else float(input)
-    exp = exponent.to(ember.float64) if isinstance(exponent, Tensor) else float(exponent)
+                           f"result requires dtype {name}")
+    cast = complex if cplx else float
+    base = input.to(wide) if isinstance(input, Tensor) else cast(input)
+    exp = exponent.to(wide) if isinstance(exponent, Tensor) else cast(exponent)
     return _finish(ember.pow(base, exp), out)
 
 
 def _pretty(dtype: Any) -> str:
     return {ember.float32: "Float", ember.float64: "Double", ember.float16: "Half", ember.bfloat16: "BFloat16",
             ember.int64: "Long", ember.int32: "Int", ember.int16: "Short", ember.int8: "Char",
-            ember.uint8: "Byte", ember.bool: "Bool"}.get(dtype, str(dtype))
+            ember.uint8: "Byte", ember.bool: "Bool", ember.complex64: "ComplexFloat",
+            ember.complex128: "ComplexDouble"}.get(dtype, str(dtype))
 
 
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -136,7 +140,10 @@ def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """``sign`` for real tensors (``x / |x|`` for complex ones, which ember does not have yet)."""
+    """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
+    if input.is_complex():
+        mag = ember.abs(input)
+        return _finish(ember.where(mag == 0, ember.zeros_like(input), input / mag), out)
     return _finish(ember.sign(input), out)
 
 

@@ -59,7 +59,7 @@ def cummin(input: Tensor, dim: int) -> Any:
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """log(cumsum(exp(input))) along dim, without overflow (a scan of logaddexp)."""
     dim = _wrap_dim(dim, input.dim())
-    x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
     if x.dim() == 0:
         result = x.clone()
     elif x.requires_grad and ember.is_grad_enabled():  # the composite records the graph
@@ -151,7 +151,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
-    f = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    f = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
     out = []
     for d, h in zip(dims, hs):
         if isinstance(h, Tensor) and h.dim() == 0:

@@ -93,7 +93,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     if input.dtype != other.dtype:
         raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {_pretty(input.dtype)} "
                            f"and {_pretty(other.dtype)}")
-    return _finish(ember.dot(input, other), out)
+    return _finish(ember.dot(ember.conj(input), other), out)
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:

@@ -57,6 +57,8 @@ class finfo(_Info):
         if type is None:
             type = _C.get_default_dtype()
         _dtype_arg("finfo", type)
+        if type.is_complex:  # a complex dtype has its parts' limits (complex64 -> float32's)
+            type = type.to_real()
         if type not in _FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._lib import _C
+from ember._tensor_complex import ComplexMethods
 from ember._tensor_dlpack import DLPackMethods
 from ember._tensor_linalg_index import ExtraMethods
 
@@ -16,6 +17,7 @@ _LEGACY_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor",
     _C.bfloat16: "BFloat16Tensor", _C.uint8: "ByteTensor", _C.int8: "CharTensor",
     _C.int16: "ShortTensor", _C.int32: "IntTensor", _C.int64: "LongTensor", _C.bool: "BoolTensor",
+    _C.complex64: "ComplexFloatTensor", _C.complex128: "ComplexDoubleTensor",
 }
 
 
@@ -57,7 +59,7 @@ def _in_memory_format(t: Any, memory_format: Any) -> Any:
     return t if t.stride() == want.stride() else want
 
 
-class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods):
+class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
     __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor

@@ -1,6 +1,6 @@
-"""Tensor flags PyTorch has that ember answers plainly: ``is_neg`` / ``resolve_neg`` (ember makes no
-lazily negated views, so no tensor carries the negative bit) and ``is_distributed`` (a tensor is
-never a distributed one); the function and method forms, and ``Tensor.record_stream``."""
+"""Tensor attributes PyTorch keeps that ember answers plainly: ``is_distributed`` (a tensor is never
+one of the old THD backend's; the function and method forms) and ``Tensor.record_stream`` (only
+CUDA tensors have it)."""
 
 from __future__ import annotations
 
@@ -9,36 +9,7 @@ from typing import Any
 from ember._argcheck import check_names
 from ember._tensor import Tensor
 
-__all__ = ["is_distributed", "is_neg", "resolve_neg"]
-
-
-def is_neg(input: Tensor) -> bool:
-    """is_neg(input) -> bool
-
-    Whether ``input`` is a lazily negated view (PyTorch's negative bit, set by ``conj`` of some
-    views). ember makes no such views, so this is always False.
-
-    Example::
-
-        >>> ember.is_neg(ember.ones(2))
-        False
-    """
-    return False
-
-
-def resolve_neg(input: Tensor) -> Tensor:
-    """resolve_neg(input) -> Tensor
-
-    ``input`` with a pending negation applied. Without the negative bit (always, in ember)
-    this is ``input`` itself.
-
-    Example::
-
-        >>> x = ember.ones(2)
-        >>> ember.resolve_neg(x) is x
-        True
-    """
-    return input
+__all__ = ["is_distributed"]
 
 
 def is_distributed(input: Tensor) -> bool:
@@ -68,6 +39,6 @@ check_names(globals(), __all__)
 
 
 def install() -> None:
-    for fn in (is_neg, resolve_neg, is_distributed, record_stream):
+    for fn in (is_distributed, record_stream):
         if fn.__name__ not in vars(Tensor):
             setattr(Tensor, fn.__name__, fn)

@@ -20,7 +20,7 @@ _vector_norm = _C._linalg_vector_norm  # ember.linalg.vector_norm, without impor
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given (the gradient is 0 outside)."""
-    x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
     if eps is not None:
         x = x.clamp(eps, 1 - eps)
     quotient = x / (1 - x)

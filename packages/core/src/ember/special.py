@@ -38,7 +38,7 @@ globals().update({name: getattr(ember, target) for name, target in _ALIASES.item
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal CDF, as PyTorch composes it: (1 + erf(x / sqrt 2)) / 2 in the input's
     dtype (so 0 below about -8.3 in float64 and coarse in float16, exactly as PyTorch)."""
-    x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
     half_sum = 1 + ember.erf(x * math.sqrt(0.5))
     return half_sum * 0.5 if out is None else ember.mul(half_sum, 0.5, out=out)
 

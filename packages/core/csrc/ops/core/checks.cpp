@@ -53,7 +53,8 @@ void check_int_divisor(ScalarType compute, const Tensor& divisor) {
 
 void apply_requires_grad(const Tensor& t, bool requires_grad) {
   if (!requires_grad) return;
-  EMBER_CHECK(t.is_floating(), "Only Tensors of floating point and complex dtype can require gradients");
+  EMBER_CHECK(is_floating_or_complex(t.dtype()),
+              "Only Tensors of floating point and complex dtype can require gradients");
   if (!t.impl()->autograd) t.impl()->autograd = std::make_unique<AutogradMeta>();
   t.impl()->autograd->requires_grad = true;
 }

@@ -61,6 +61,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     fill_contiguous(dst, src);  // e.g. the expanded grad of sum(): a store loop, not a strided copy
     return;
   }
+  if (is_complex(src.dtype()) && !is_complex(dst.dtype()))
+    warn("Casting complex values to real discards the imaginary part");  // PyTorch's UserWarning
   IterSpec spec{"copy_", dst, true, DtypeRule::Promote, dst.dtype(), false};
   ElementwiseIter it(spec, {src});
   backend(dst).copy.copy(it);
@@ -157,7 +159,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   // except in aten's one-element fill of a half or bfloat16 tensor, which converts unchecked.
   const bool reduced = self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16;
   if (!(reduced && self.numel() == 1))
-    EMBER_DISPATCH_ALL(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
+    EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
   fill_with(self, scalar_tensor(value, self.dtype()));
   return self;
 }

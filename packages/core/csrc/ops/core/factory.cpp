@@ -20,6 +20,8 @@ Tensor alloc(IntArrayRef sizes, ScalarType dtype, Device device) {
   return empty(sizes, dtype, device);
 }
 ScalarType infer_scalar_dtype(const Scalar& v) {
+  if (v.is_complex())
+    return default_dtype() == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
   return v.is_bool() ? ScalarType::Bool : v.is_int() ? ScalarType::Int64 : default_dtype();
 }
 }  // namespace
@@ -28,7 +30,7 @@ const Tensor& fill_uninitialized(const Tensor& t) {
   if (!g_fill_uninitialized.load(std::memory_order_relaxed) || t.numel() == 0) return t;
   static constexpr int64_t kIntMax[] = {1, 255, 127, 32767, 2147483647, INT64_MAX};  // Bool..Int64
   ScalarType dt = t.dtype();
-  if (t.is_floating()) {
+  if (t.is_floating() || is_complex(dt)) {
     fill_(t, Scalar(std::nan("")));
   } else if (dt == ScalarType::Bool) {
     fill_(t, Scalar(true));

@@ -6,6 +6,7 @@
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
+#include "kernels/cpu/complex/complex_pointwise.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -17,7 +18,18 @@ namespace {
 Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& out, bool inplace,
            std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> params = {}) {
   ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
-  k(it, params.begin());
+  if (is_complex(it.compute_dtype())) {  // the complex kernels, by the kernel's ops.yaml name
+    const PointwiseKernels& t = backend(*inputs.begin()).pointwise;
+    const char* kn = k == t.div_true    ? "div_true"
+                     : k == t.sub       ? "sub"
+                     : k == t.add       ? "add"
+                     : k == t.div_trunc ? "div_trunc"
+                     : k == t.div_floor ? "div_floor"
+                                        : name;
+    complex_pointwise(kn, it, params.begin());
+  } else {
+    k(it, params.begin());
+  }
   it.finish();
   if (out.defined()) {
     out.bump_version();
@@ -61,6 +73,7 @@ Tensor round_out(const Tensor& input, int64_t decimals, const Tensor& out) {
 static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const std::optional<Scalar>& lo,
                          const std::optional<Scalar>& hi) {
   EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
   const PointwiseKernels& k = backend(x).pointwise;
   // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
   Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
@@ -95,6 +108,7 @@ Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const st
 }
 static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo, const Tensor& hi) {
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
   const PointwiseKernels& k = backend(x).pointwise;
   if (lo.defined() && hi.defined()) return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
   if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});

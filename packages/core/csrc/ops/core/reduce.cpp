@@ -136,11 +136,20 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     }
   }
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
+    // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
+    if (x.dim() == 0) return clone(x, std::nullopt);
+    DimMask m = dim_mask(x, dim);
+    DimVector dims;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (m[d]) dims.push_back(d);
+    return view_as_complex(sum(view_as_real(x), IntArrayRef(dims), keepdim, std::nullopt));
+  }
   return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
 }
 
 void check_mean_dtype(const char* name, ScalarType dt) {
-  EMBER_CHECK(is_floating(dt), name,
+  EMBER_CHECK(is_floating_or_complex(dt), name,
               "(): could not infer output dtype. Input dtype must be either a floating point or "
               "complex dtype. Got: ",
               legacy_name(dt));
@@ -476,7 +485,7 @@ static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim,
   if (out)
     EMBER_CHECK(out->is_floating(),
                 "logsumexp(): Expected floating point type for result tensor, but got: ", legacy_name(out->dtype()));
-  Tensor x = input.is_floating() ? input : to_dtype(input, default_dtype());
+  Tensor x = is_floating_or_complex(input.dtype()) ? input : to_dtype(input, default_dtype());
   const std::optional<ScalarType> acc = out ? std::optional<ScalarType>(out->dtype()) : std::nullopt;
   if (x.numel() == 0) return finish_out(log(sum(exp(x), dim, keepdim, acc)), out);
   // PyTorch 2.13 reduces dim=() as all dims (as sum does) but adds back its max kept as

@@ -539,7 +539,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
     U* o = reinterpret_cast<U*>(op);
     // out is contiguous with index's shape, so its offsets equal the index's.
     for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
-      if (is == 1 && xs == 1 && sizeof(U) >= 4) {  // a contiguous last dim: unit strides
+      if (is == 1 && xs == 1 && sizeof(U) >= 4 && sizeof(U) <= 8) {  // a contiguous last dim: unit strides
         if (!gather(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
         return;
       }

@@ -231,7 +231,7 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
   {
     GilRelease nogil;
     // Serial over B: duplicate indices write (or accumulate into) the same element.
-    EMBER_DISPATCH_ALL(self.dtype(), "index_put_", [&] {
+    EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_put_", [&] {
       using acc = opmath_t<scalar_t>;
       scalar_t* x = self.data<scalar_t>();
       const scalar_t* vp = v.data<scalar_t>();

@@ -10,6 +10,14 @@
 
 namespace ember::index_detail {
 
+// A 16-byte element (complex128) moved as two words.
+struct Bytes16 {
+  uint64_t lo = 0, hi = 0;
+  Bytes16() = default;
+  explicit constexpr Bytes16(uint64_t v) : lo(v) {}
+  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
+};
+
 // Calls f(T{}) with an unsigned type of the element size: copies need no dtype.
 template <class F>
 void by_itemsize(size_t sz, const F& f) {
@@ -22,6 +30,9 @@ void by_itemsize(size_t sz, const F& f) {
       break;
     case 4:
       f(uint32_t{});
+      break;
+    case 16:
+      f(Bytes16{});
       break;
     default:
       f(uint64_t{});

@@ -8,6 +8,7 @@
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
+#include "kernels/cpu/complex/complex_gemm.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -50,6 +51,15 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   }
   ScalarType dt = a.dtype();
   const GemmKernels& kern = backend(a).gemm;
+  if (is_complex(dt)) {  // cgemm / zgemm (not yet in the backend table)
+    MatView A = as_blas(a), B = as_blas(b);
+    EMBER_DISPATCH_COMPLEX(dt, "addmm_impl_cpu_", [&] {
+      using R = typename scalar_t::value_type;
+      complex_gemm(A.trans, B.trans, M, N, K, scalar_t(R(alpha)), A.t.data<scalar_t>(), A.ld, B.t.data<scalar_t>(),
+                   B.ld, scalar_t(R(beta)), c.data<scalar_t>(), std::max<int64_t>(N, 1));
+    });
+    return;
+  }
   if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
     MatView A = as_blas(a), B = as_blas(b);
     if (dt == ScalarType::Float32)

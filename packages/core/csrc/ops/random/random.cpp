@@ -290,6 +290,10 @@ void unit_double_map(T* out, int64_t n, Generator* gen, const F& f) {
 Tensor uniform_(const Tensor& self, double from, double to, Generator* gen) {
   check_inplace(self, "uniform_");
   ScalarType dt = self.dtype();
+  if (is_complex(dt)) {  // PyTorch: real and imaginary parts each uniform in [from, to)
+    uniform_(view_as_real(self), from, to, gen);
+    return self;
+  }
   EMBER_DISPATCH_FLOAT(dt, "check_uniform_bounds", [&] {
     const double hi = float_max<scalar_t>(), lo = -hi;
     EMBER_CHECK(from >= lo && from <= hi, "from is out of bounds for ", meta_name(dt));
@@ -311,6 +315,10 @@ Tensor normal_(const Tensor& self, double mean, double std, Generator* gen) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (self.numel() == 0) return self;
   ScalarType dt = self.dtype();
+  if (is_complex(dt)) {  // PyTorch: real and imaginary parts each with half the variance
+    normal_(view_as_real(self), mean, std / std::sqrt(2.0), gen);
+    return self;
+  }
   EMBER_DISPATCH_FLOAT(dt, "normal_kernel_cpu", [&] {
     // PyTorch takes its blockwise path only for contiguous targets of 16 or more.
     bool blocks = self.is_contiguous() && self.numel() >= 16;

@@ -200,7 +200,8 @@ Tensor adjoint(const Tensor& input) {
   }
   EMBER_CHECK(input.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
               input.dim(), "-D tensor.");
-  return transpose(input, -2, -1);
+  // a complex adjoint conjugates too (a copy: ember has no lazy conjugate bit)
+  return is_complex(input.dtype()) ? conj_physical(transpose(input, -2, -1)) : transpose(input, -2, -1);
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {

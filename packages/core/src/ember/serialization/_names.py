@@ -38,10 +38,11 @@ DTYPE_NAMES: dict[str, Any] = {
     "float16": _C.float16, "half": _C.float16, "bfloat16": _C.bfloat16,
     "int64": _C.int64, "long": _C.int64, "int32": _C.int32, "int": _C.int32,
     "int16": _C.int16, "short": _C.int16, "int8": _C.int8, "uint8": _C.uint8, "bool": _C.bool,
+    "complex64": _C.complex64, "cfloat": _C.complex64, "complex128": _C.complex128, "cdouble": _C.complex128,
 }
 # torch dtypes ember cannot hold (named so the error can say which one).
 UNSUPPORTED_DTYPES = (
-    "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "uint16", "uint32",
+    "complex32", "chalf", "uint16", "uint32",
     "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
     "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "bits8", "bits16",
     "bits1x8", "bits2x4", "bits4x2", "int1", "int2", "int3", "int4", "int5", "int6", "int7",
@@ -54,9 +55,10 @@ STORAGE_NAMES: dict[str, Any] = {
     "BFloat16Storage": _C.bfloat16, "LongStorage": _C.int64, "IntStorage": _C.int32,
     "ShortStorage": _C.int16, "CharStorage": _C.int8, "ByteStorage": _C.uint8,
     "BoolStorage": _C.bool, "UntypedStorage": _C.uint8,
+    "ComplexFloatStorage": _C.complex64, "ComplexDoubleStorage": _C.complex128,
 }
 UNSUPPORTED_STORAGES = (
-    "ComplexFloatStorage", "ComplexDoubleStorage", "QInt8Storage", "QUInt8Storage",
+    "QInt8Storage", "QUInt8Storage",
     "QInt32Storage", "QUInt4x2Storage", "QUInt2x4Storage",
 )
 

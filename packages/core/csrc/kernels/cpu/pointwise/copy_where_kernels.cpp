@@ -55,33 +55,64 @@ bool tiled_transpose_copy(ElementwiseIter& it) {
   return true;
 }
 
-void copy_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL(it.compute_dtype(), "copy_", [&] {
-    using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL(it.input_dtype(0), "copy_", [&] {
-      using src_t = scalar_t;
-      if constexpr (std::is_same_v<dst_t, src_t>) {
-        if (tiled_transpose_copy<dst_t>(it)) return;
-      }
-      it.for_each([](char** d, const int64_t* s, int64_t n) {
-        if constexpr (std::is_same_v<dst_t, src_t>) {
-          if (s[0] == sizeof(dst_t) && s[1] == sizeof(src_t)) {
-            std::memcpy(d[0], d[1], n * sizeof(dst_t));
-            return;
-          }
-          if (s[0] == sizeof(dst_t) && s[1] == 0) {  // a broadcast row (expanded dim innermost)
-            std::fill_n(reinterpret_cast<dst_t*>(d[0]), n, *reinterpret_cast<const src_t*>(d[1]));
-            return;
-          }
-        }
-        unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return x; });
-      });
+// A cast where either side is complex: real -> complex has a zero imaginary part, complex ->
+// real keeps the real part, complex -> bool tests both parts (as c10's casts do).
+template <class D, class S>
+inline D complex_cast(S x) {
+  if constexpr (is_complex_v<D> && is_complex_v<S>) {
+    return D(static_cast<typename D::value_type>(x.real()), static_cast<typename D::value_type>(x.imag()));
+  } else if constexpr (is_complex_v<D>) {
+    return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(x)), 0);
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return x.real() != 0 || x.imag() != 0;
+  } else {
+    return static_cast<D>(static_cast<opmath_t<D>>(x.real()));
+  }
+}
+
+// One (dst, src) pair of the copy; a template so that `if constexpr` drops the other branches.
+template <class dst_t, class src_t>
+void copy_typed(ElementwiseIter& it) {
+  if constexpr (!std::is_same_v<dst_t, src_t> && (is_complex_v<dst_t> || is_complex_v<src_t>)) {
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<dst_t*>(d[0] + i * s[0]) =
+            complex_cast<dst_t>(*reinterpret_cast<const src_t*>(d[1] + i * s[1]));
     });
+  } else {
+    if constexpr (std::is_same_v<dst_t, src_t>) {
+      if (tiled_transpose_copy<dst_t>(it)) return;
+    }
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if constexpr (std::is_same_v<dst_t, src_t>) {
+        if (s[0] == sizeof(dst_t) && s[1] == sizeof(src_t)) {
+          std::memcpy(d[0], d[1], n * sizeof(dst_t));
+          return;
+        }
+        if (s[0] == sizeof(dst_t) && s[1] == 0) {  // a broadcast row (expanded dim innermost)
+          std::fill_n(reinterpret_cast<dst_t*>(d[0]), n, *reinterpret_cast<const src_t*>(d[1]));
+          return;
+        }
+      }
+      if constexpr (is_complex_v<dst_t>) {  // the same complex type, strided
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<dst_t*>(d[0] + i * s[0]) = *reinterpret_cast<const src_t*>(d[1] + i * s[1]);
+      } else {
+        unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return x; });
+      }
+    });
+  }
+}
+
+void copy_kernel(ElementwiseIter& it) {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(it.compute_dtype(), "copy_", [&] {
+    using dst_t = scalar_t;
+    EMBER_DISPATCH_ALL_AND_COMPLEX(it.input_dtype(0), "copy_", [&] { copy_typed<dst_t, scalar_t>(it); });
   });
 }
 
 void where_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL(it.compute_dtype(), "where_cpu", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(it.compute_dtype(), "where_cpu", [&] {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(d[1] + i * s[1]);

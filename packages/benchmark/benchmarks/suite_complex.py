@@ -1,0 +1,40 @@
+"""The "complex" suite: complex64 tensors (issue 22 point 4), ember vs torch. Ratios are torch
+time / ember time (higher is better): mul and abs (the issue's target: >= 0.9), the float32 ->
+complex64 cast, conj_physical and angle."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from harness import Bench
+
+TITLES = {
+    "complex": "complex64 mul, abs, casts, conj_physical and angle on 4M elements (ratio = torch/ember time)",
+}
+
+N = 4_000_000
+
+
+def cvec(lib: ModuleType) -> dict[str, Any]:
+    """4M complex64 values (normal real and imaginary parts) and a float32 vector."""
+    rng = np.random.default_rng(0)
+    z = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(np.complex64)
+    w = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(np.complex64)
+    return {"z": lib.from_numpy(z), "w": lib.from_numpy(w), "x": lib.from_numpy(z.real.copy()), "torch": lib}
+
+
+BENCHES: list[Bench] = [
+    row
+    for th in (1, 2)
+    for row in (
+        Bench("complex", "mul complex64, 4M", "throughput", "z * w", cvec, threads=th, target=0.9),
+        Bench("complex", "abs complex64, 4M", "throughput", "torch.abs(z)", cvec, threads=th, target=0.9),
+        Bench("complex", "float32 -> complex64 cast, 4M", "throughput", "x.to(torch.complex64)", cvec, threads=th,
+              target=0.9),
+        Bench("complex", "conj_physical complex64, 4M", "throughput", "torch.conj_physical(z)", cvec, threads=th,
+              target=0.9),
+        Bench("complex", "angle complex64, 4M", "throughput", "torch.angle(z)", cvec, threads=th, target=0.9),
+    )
+]

@@ -1,0 +1,60 @@
+// Complex ops that aten implements as composites of differentiable ops: real / imag are
+// selects of view_as_real (so their gradients flow through ViewAsRealBackward0), conj of a
+// complex tensor is conj_physical (ember has no lazy conjugate bit). ops/complex.yaml.
+#include "autograd/formulas_complex.h"
+#include "autograd_ops.h"
+#include "core/error.h"
+#include "ops.h"
+
+namespace ember {
+
+Tensor real(const Tensor& self) {
+  if (!is_complex(self.dtype())) return self;
+  return ag::select(ag::view_as_real(self), -1, 0);
+}
+
+Tensor imag(const Tensor& self) {
+  EMBER_CHECK(is_complex(self.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
+  return ag::select(ag::view_as_real(self), -1, 1);
+}
+
+Tensor conj(const Tensor& self) {
+  if (!is_complex(self.dtype())) return self;
+  return ag::conj_physical(self);
+}
+
+Tensor resolve_conj(const Tensor& self) { return self; }
+Tensor resolve_neg(const Tensor& self) { return self; }
+bool is_conj(const Tensor&) { return false; }
+bool is_neg(const Tensor&) { return false; }
+
+Tensor handle_r_to_c(ScalarType input_type, const Tensor& grad) {
+  return !is_complex(input_type) && is_complex(grad.dtype()) ? ember::real(grad) : grad;
+}
+
+Scalar conj_scalar(const Scalar& s) {
+  return s.is_complex() ? Scalar(std::complex<double>(s.to_double(), -s.imag())) : s;
+}
+
+Tensor abs_backward(const Tensor& grad, const Tensor& input) {
+  if (!is_complex(input.dtype())) return ag::mul(grad, ag::sign(input));
+  Tensor mag = ag::abs(input);
+  Tensor zero = ember::zeros({}, input.dtype(), std::nullopt);
+  Tensor sgn = ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(input, mag));
+  return ag::mul(grad, sgn);
+}
+
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!is_complex(self.dtype())) return ember::zeros_like(self);
+  Tensor mag = ag::abs(self);
+  Tensor g = ag::mul(ag::div(ag::mul(grad, self), ag::mul(mag, mag)), wrap_scalar(Scalar(std::complex<double>(0, 1))));
+  Tensor zero = ember::zeros({}, self.dtype(), std::nullopt);
+  return ag::where(ember::eq(self, zero), zero, g);
+}
+
+Tensor complex_grad_real(const Tensor& grad) { return is_complex(grad.dtype()) ? ember::real(grad) : grad; }
+Tensor complex_grad_imag(const Tensor& grad) {
+  return is_complex(grad.dtype()) ? ember::imag(grad) : ember::zeros_like(grad);
+}
+
+}  // namespace ember

@@ -1,0 +1,21 @@
+// Derivative helpers for the complex ops (ops/complex.yaml), built from ag:: ops.
+#pragma once
+#include "../core/scalar.h"
+#include "../core/tensor.h"
+
+namespace ember {
+
+// complex(real, imag)'s backward: the real and imaginary parts of the complex gradient.
+Tensor complex_grad_real(const Tensor& grad);
+Tensor complex_grad_imag(const Tensor& grad);
+
+// PyTorch's handle_r_to_c: a real input's gradient is the real part of a complex one.
+Tensor handle_r_to_c(ScalarType input_type, const Tensor& grad);
+// The conjugate of a Python number (alpha of add / sub); a real one as it is.
+Scalar conj_scalar(const Scalar& s);
+// angle's backward: 0 for real x; grad * x / |x|^2 * 1j for complex x (0 at x == 0).
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
+// abs's backward: grad * sign(x) for real x, grad * sgn(x) (x / |x|, 0 at 0) for complex x.
+Tensor abs_backward(const Tensor& grad, const Tensor& input);
+
+}  // namespace ember

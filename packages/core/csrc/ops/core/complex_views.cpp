@@ -1,0 +1,192 @@
+// The complex dtypes' own ops (ops/complex.yaml): view_as_real / view_as_complex (views that
+// reinterpret a complex element as two reals), complex / polar (build a complex tensor from
+// two real ones), conj_physical and angle. The loops run over dense buffers: these are the
+// first complex ops, not yet behind the backend's kernel table.
+#include <cmath>
+#include <complex>
+
+#include "iter/elementwise_iter.h"
+#include "kernels/cpu/complex/complex_pointwise.h"
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/complex_ops.h"
+#include "ops/core/internal.h"
+
+namespace ember {
+
+namespace {
+
+ScalarType complex_counterpart(ScalarType t) {
+  EMBER_CHECK_NOTIMPL(t != ScalarType::Float16, "ember has no complex32 (ComplexHalf) dtype");
+  return t == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+}
+
+// complex()/polar()'s argument rule (aten's complex_check_dtype): both float, the same dtype.
+void check_parts(const Tensor& a, const Tensor& b) {
+  auto ok = [](ScalarType t) {
+    return t == ScalarType::Float16 || t == ScalarType::Float32 || t == ScalarType::Float64;
+  };
+  EMBER_CHECK(ok(a.dtype()) && ok(b.dtype()), "Expected both inputs to be Half, Float or Double tensors but got ",
+              legacy_name(a.dtype()), " and ", legacy_name(b.dtype()));
+  EMBER_CHECK(a.dtype() == b.dtype(), "Expected object of scalar type ", legacy_name(a.dtype()),
+              " but got scalar type ", legacy_name(b.dtype()), " for second argument");
+}
+
+// out[i] = f(a[i], b[i]) over the broadcast shape, a complex result from two real parts.
+template <class F>
+Tensor from_parts(const Tensor& a, const Tensor& b, F f) {
+  check_parts(a, b);
+  const ScalarType ct = complex_counterpart(a.dtype());
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor ac = contiguous(expand(a, shape), MemoryFormat::Contiguous);
+  Tensor bc = contiguous(expand(b, shape), MemoryFormat::Contiguous);
+  Tensor r = empty(shape, ct);
+  const int64_t n = r.numel();
+  EMBER_DISPATCH_COMPLEX(ct, "complex", [&] {
+    using R = typename scalar_t::value_type;
+    const R* pa = ac.data<R>();
+    const R* pb = bc.data<R>();
+    scalar_t* pr = r.data<scalar_t>();
+    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) pr[i] = f(pa[i], pb[i]);
+    });
+  });
+  return r;
+}
+
+Tensor into_out(const Tensor& r, const Tensor& out) {
+  check_cast(r.dtype(), out.dtype());
+  resize_out(out, r.sizes());
+  copy_into(out, r);
+  return out;
+}
+
+}  // namespace
+
+Tensor view_as_real(const Tensor& self) {
+  EMBER_CHECK(is_complex(self.dtype()), "view_as_real is only supported for complex tensors");
+  DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
+  for (auto& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  Tensor v = make_view(self, sizes, strides, self.offset() * 2);
+  v.impl()->dtype = to_real_type(self.dtype());
+  return v;
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  const ScalarType t = self.dtype();
+  EMBER_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16,
+              "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar type: ",
+              legacy_name(t));
+  EMBER_CHECK(self.dim() != 0, "Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.size(-1) == 2, "Tensor must have a last dimension of size 2");
+  EMBER_CHECK(self.stride(-1) == 1, "Tensor must have a last dimension with stride 1");
+  DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
+  sizes.resize(sizes.size() - 1);
+  strides.resize(strides.size() - 1);
+  for (auto& s : strides) {
+    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+    s /= 2;
+  }
+  EMBER_CHECK(self.offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  const ScalarType ct = complex_counterpart(t);
+  Tensor v = make_view(self, sizes, strides, self.offset() / 2);
+  v.impl()->dtype = ct;
+  return v;
+}
+
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  return from_parts(real, imag, [](auto re, auto im) { return std::complex<decltype(re)>(re, im); });
+}
+Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  return into_out(complex(real, imag), out);
+}
+
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  return from_parts(abs, angle,
+                    [](auto r, auto th) { return std::complex<decltype(r)>(r * std::cos(th), r * std::sin(th)); });
+}
+Tensor polar_out(const Tensor& abs, const Tensor& angle, const Tensor& out) { return into_out(polar(abs, angle), out); }
+
+Tensor conj_physical(const Tensor& self) {
+  if (!is_complex(self.dtype())) return self;  // as PyTorch: the tensor itself
+  // A contiguous input is read once; another is first cloned densely (numel elements in one block).
+  const bool direct = self.is_contiguous();
+  Tensor src = direct ? self : clone(self, MemoryFormat::Preserve);
+  Tensor r = direct ? empty(self.sizes(), self.dtype()) : src;
+  const int64_t n = r.numel();
+  EMBER_DISPATCH_COMPLEX(r.dtype(), "conj_physical", [&] {
+    using R = typename scalar_t::value_type;  // as interleaved reals: every odd one changes sign
+    const R* p = reinterpret_cast<const R*>(src.raw());
+    R* q = reinterpret_cast<R*>(r.raw());
+    GilRelease nogil;
+    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+      for (int64_t i = 2 * s; i < 2 * e; i += 2) {
+        q[i] = p[i];
+        q[i + 1] = -p[i + 1];
+      }
+    });
+  });
+  return r;
+}
+Tensor conj_physical_(const Tensor& self) {
+  check_inplace(self, "conj_physical_");
+  if (!is_complex(self.dtype())) return self;
+  copy_into(self, conj_physical(self));
+  self.bump_version();
+  return self;
+}
+Tensor conj_physical_out(const Tensor& self, const Tensor& out) {
+  check_out_exact(out.dtype(), self.dtype());
+  resize_out(out, self.sizes());
+  copy_into(out, conj_physical(self));
+  return out;
+}
+
+// PyTorch's angle: arg(z) for complex, and for real x: pi below zero, NaN for NaN, else 0
+// (integers compute in the default float dtype).
+Tensor angle(const Tensor& self) {
+  const ScalarType t = self.dtype();
+  if (is_complex(t)) {
+    Tensor x = contiguous(self, MemoryFormat::Contiguous);
+    Tensor r = empty(self.sizes(), to_real_type(t));
+    const int64_t n = r.numel();
+    EMBER_DISPATCH_COMPLEX(t, "angle", [&] {
+      using R = typename scalar_t::value_type;
+      const scalar_t* px = x.data<scalar_t>();
+      R* pr = r.data<R>();
+      parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) pr[i] = std::arg(px[i]);
+      });
+    });
+    return r;
+  }
+  const ScalarType rt = is_floating(t) ? t : default_dtype();
+  Tensor x = contiguous(to_dtype(self, rt), MemoryFormat::Contiguous);
+  Tensor r = empty(self.sizes(), rt);
+  const int64_t n = r.numel();
+  EMBER_DISPATCH_FLOAT(rt, "angle", [&] {
+    using M = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* pr = r.data<scalar_t>();
+    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        const M v = static_cast<M>(px[i]);
+        pr[i] = static_cast<scalar_t>(std::isnan(v) ? v : v < 0 ? static_cast<M>(M_PI) : M(0));
+      }
+    });
+  });
+  return r;
+}
+Tensor angle_out(const Tensor& self, const Tensor& out) { return into_out(angle(self), out); }
+
+Tensor complex_abs_op(const Tensor& out, bool inplace, const Tensor& input) {
+  EMBER_CHECK(!inplace, "In-place abs is not supported for complex tensors.");
+  Tensor x = contiguous(input, MemoryFormat::Contiguous);
+  Tensor r = empty(input.sizes(), to_real_type(input.dtype()));
+  complex_abs(x, r);
+  return out.defined() ? into_out(r, out) : r;
+}
+
+}  // namespace ember

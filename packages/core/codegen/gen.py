@@ -97,7 +97,7 @@ def gen_ops_h(ops: list[Op]) -> str:
 
 def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
     out = [HEADER, '#include "ops.h"', '#include "kernels/backend.h"',
-           '#include "iter/elementwise_iter.h"', '#include "kernels/cpu/complex/complex_pointwise.h"',
+           '#include "iter/elementwise_iter.h"',
            '#include "ops/core/checks.h"', '#include "ops/core/complex_ops.h"', "",
            "namespace ember {", ""]
     for op in ops:
@@ -130,8 +130,9 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
         # the kernel table of the first input's device; complex operands: the complex kernels
-        out.append(f'  if (is_complex(it.compute_dtype())) complex_pointwise("{op.kernel}", it, params_);')
-        out.append(f"  else backend({tensors[0]}).pointwise.{op.kernel}(it, params_);")
+        table = f"backend({tensors[0]})"
+        out.append(f'  if (is_complex(it.compute_dtype())) {table}.complex.pointwise("{op.kernel}", it, params_);')
+        out.append(f"  else {table}.pointwise.{op.kernel}(it, params_);")
         out.append("  it.finish();")
         out.append("  return it.output();")
         out.append("}")

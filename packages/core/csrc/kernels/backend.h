@@ -11,6 +11,7 @@
 // Kernels only compute: they never allocate tensors, dispatch to other ops or touch autograd
 // (scratch memory comes from cpu_alloc). Their tensor arguments are already on the device.
 #pragma once
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -221,6 +222,29 @@ struct OptimKernels {
                    const double* grad_scale);
 };
 
+// complex64 / complex128: the pointwise kernels by their ops.yaml kernel name, over an iterator
+// whose compute dtype is complex; |z| of a contiguous complex tensor into a real one of its
+// element type; cgemm / zgemm with GemmKernels' row-major convention.
+struct ComplexKernels {
+  template <class T>
+  using Gemm = void (*)(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<T> alpha,
+                        const std::complex<T>* A, int64_t lda, const std::complex<T>* B, int64_t ldb,
+                        std::complex<T> beta, std::complex<T>* C, int64_t ldc);
+  void (*pointwise)(const char* kernel, ElementwiseIter& it, const Scalar* params);
+  void (*abs)(const Tensor& in, const Tensor& out);
+  Gemm<float> cgemm;
+  Gemm<double> zgemm;
+
+  // The complex64 or complex128 entry by the operands' type, for op bodies templated on it.
+  template <class T>
+  void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<T> alpha, const std::complex<T>* A,
+            int64_t lda, const std::complex<T>* B, int64_t ldb, std::complex<T> beta, std::complex<T>* C,
+            int64_t ldc) const {
+    if constexpr (std::is_same_v<T, float>) cgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else zgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -238,6 +262,7 @@ struct Backend {
   SortKernels sort;
   RnnKernels rnn;
   OptimKernels optim;
+  ComplexKernels complex;
 };
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp

@@ -274,28 +274,6 @@ static PyObject* get_mT(PyObject* self, void*) {
   return wrap(entry::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
-// The conjugate transposes (H: 2-D only, mH: batches too), conjugated for complex dtypes
-// (ember's conj computes a copy where PyTorch sets a lazy bit).
-static PyObject* conj_transpose(PyObject* self, bool batches) {
-  EMBER_PY_TRY
-  const Tensor& t = SELF;
-  const char* name = batches ? "mH" : "H";
-  if (t.dim() == 0) {
-    std::string msg = std::string("Tensor.") + name + " is deprecated on 0-D tensors. Consider using x.conj().";
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) return nullptr;
-    return wrap(entry::conj(t));
-  }
-  if (batches)
-    EMBER_CHECK(t.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", t.dim(),
-                "-D tensor.");
-  else
-    EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", t.dim(), "-D tensor.",
-                t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-  return wrap(entry::conj(entry::transpose(t, -2, -1)));
-  EMBER_PY_CATCH
-}
-static PyObject* get_H(PyObject* self, void*) { return conj_transpose(self, false); }
-static PyObject* get_mH(PyObject* self, void*) { return conj_transpose(self, true); }
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
 static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize() * SELF.numel()); }
 static PyObject* get_layout(PyObject*, void*);
@@ -331,8 +309,8 @@ static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nul
                                       {"data", get_data, set_data, nullptr, nullptr},
                                       {"T", get_T, nullptr, nullptr, nullptr},
                                       {"mT", get_mT, nullptr, nullptr, nullptr},
-                                      {"H", get_H, nullptr, nullptr, nullptr},
-                                      {"mH", get_mH, nullptr, nullptr, nullptr},
+                                      {"H", tensor_get_H, nullptr, nullptr, nullptr},
+                                      {"mH", tensor_get_mH, nullptr, nullptr, nullptr},
                                       {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
                                       {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
                                       {"layout", get_layout, nullptr, nullptr, nullptr},

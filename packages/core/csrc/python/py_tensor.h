@@ -22,6 +22,9 @@ inline bool is_tensor(PyObject* o) { return Py_TYPE(o) == g_tensor_class || PyOb
 inline const Tensor& unpack(PyObject* o) { return reinterpret_cast<PyTensor*>(o)->t; }
 
 PyObject* wrap(Tensor t);
+// Tensor.H / Tensor.mH getters (py_tensor_conj.cpp).
+PyObject* tensor_get_H(PyObject* self, void*);
+PyObject* tensor_get_mH(PyObject* self, void*);
 PyObject* wrap(bool b);
 PyObject* wrap(const Scalar& s);
 PyObject* wrap(TensorList ts);

@@ -4,6 +4,8 @@
 // every other family picks its ISA variant inside its own entry points (isa_variants.h).
 #include "core/cpu_capability.h"
 #include "kernels/backend.h"
+#include "kernels/cpu/complex/complex_gemm.h"
+#include "kernels/cpu/complex/complex_pointwise.h"
 #include "kernels/cpu/conv/conv_kernels.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
@@ -77,6 +79,10 @@ Backend make_cpu_backend() {
   b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
             norms::batch_backward, norms::group_forward,  norms::group_backward};
   b.sort = {sorting::sort_rows, sorting::topk_rows, sorting::select_rows};
+  b.complex.pointwise = complex_pointwise;
+  b.complex.abs = complex_abs;
+  b.complex.cgemm = static_cast<ComplexKernels::Gemm<float>>(complex_gemm);
+  b.complex.zgemm = static_cast<ComplexKernels::Gemm<double>>(complex_gemm);
   b.rnn.cell_rows_f = static_cast<void (*)(const rnn::Rows<float>&, int64_t, bool)>(rnn::cell_rows);
   b.rnn.cell_rows_d = static_cast<void (*)(const rnn::Rows<double>&, int64_t, bool)>(rnn::cell_rows);
   b.rnn.lstm_seq_f = static_cast<void (*)(const rnn::LstmSeqRows<float>&, int64_t, bool)>(rnn::lstm_seq);

@@ -43,6 +43,7 @@ Backend make_cuda_stub() {
   b.sort = {unavailable, unavailable, unavailable};
   b.rnn = {unavailable, unavailable, unavailable, unavailable};
   b.optim = {unavailable, unavailable};
+  b.complex = {unavailable, unavailable, unavailable, unavailable};
   return b;
 }
 

@@ -6,7 +6,7 @@
 #include <complex>
 
 #include "iter/elementwise_iter.h"
-#include "kernels/cpu/complex/complex_pointwise.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/complex_ops.h"
@@ -185,7 +185,7 @@ Tensor complex_abs_op(const Tensor& out, bool inplace, const Tensor& input) {
   EMBER_CHECK(!inplace, "In-place abs is not supported for complex tensors.");
   Tensor x = contiguous(input, MemoryFormat::Contiguous);
   Tensor r = empty(input.sizes(), to_real_type(input.dtype()));
-  complex_abs(x, r);
+  backend(x).complex.abs(x, r);
   return out.defined() ? into_out(r, out) : r;
 }
 

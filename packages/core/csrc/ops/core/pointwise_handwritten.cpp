@@ -6,7 +6,6 @@
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
-#include "kernels/cpu/complex/complex_pointwise.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -26,7 +25,7 @@ Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& ou
                      : k == t.div_trunc ? "div_trunc"
                      : k == t.div_floor ? "div_floor"
                                         : name;
-    complex_pointwise(kn, it, params.begin());
+    backend(*inputs.begin()).complex.pointwise(kn, it, params.begin());
   } else {
     k(it, params.begin());
   }

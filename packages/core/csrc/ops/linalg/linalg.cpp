@@ -8,7 +8,6 @@
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
-#include "kernels/cpu/complex/complex_gemm.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -51,12 +50,13 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   }
   ScalarType dt = a.dtype();
   const GemmKernels& kern = backend(a).gemm;
-  if (is_complex(dt)) {  // cgemm / zgemm (not yet in the backend table)
+  if (is_complex(dt)) {  // cgemm / zgemm
     MatView A = as_blas(a), B = as_blas(b);
     EMBER_DISPATCH_COMPLEX(dt, "addmm_impl_cpu_", [&] {
       using R = typename scalar_t::value_type;
-      complex_gemm(A.trans, B.trans, M, N, K, scalar_t(R(alpha)), A.t.data<scalar_t>(), A.ld, B.t.data<scalar_t>(),
-                   B.ld, scalar_t(R(beta)), c.data<scalar_t>(), std::max<int64_t>(N, 1));
+      backend(a).complex.gemm(A.trans, B.trans, M, N, K, scalar_t(R(alpha)), A.t.data<scalar_t>(), A.ld,
+                              B.t.data<scalar_t>(), B.ld, scalar_t(R(beta)), c.data<scalar_t>(),
+                              std::max<int64_t>(N, 1));
     });
     return;
   }

@@ -1,0 +1,35 @@
+// Tensor.H and Tensor.mH: the conjugate transposes (a file of their own: py_tensor.cpp is at its
+// size limit).
+#include <string>
+
+#include "entry_ops.h"
+#include "py_tensor.h"
+
+namespace ember::python {
+
+#define SELF (unpack(self))
+
+// The conjugate transposes (H: 2-D only, mH: batches too), conjugated for complex dtypes
+// (ember's conj computes a copy where PyTorch sets a lazy bit).
+static PyObject* conj_transpose(PyObject* self, bool batches) {
+  EMBER_PY_TRY
+  const Tensor& t = SELF;
+  const char* name = batches ? "mH" : "H";
+  if (t.dim() == 0) {
+    std::string msg = std::string("Tensor.") + name + " is deprecated on 0-D tensors. Consider using x.conj().";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) return nullptr;
+    return wrap(entry::conj(t));
+  }
+  if (batches)
+    EMBER_CHECK(t.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", t.dim(),
+                "-D tensor.");
+  else
+    EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", t.dim(), "-D tensor.",
+                t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
+  return wrap(entry::conj(entry::transpose(t, -2, -1)));
+  EMBER_PY_CATCH
+}
+PyObject* tensor_get_H(PyObject* self, void*) { return conj_transpose(self, false); }
+PyObject* tensor_get_mH(PyObject* self, void*) { return conj_transpose(self, true); }
+
+}  // namespace ember::python

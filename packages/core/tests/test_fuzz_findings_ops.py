@@ -632,3 +632,132 @@ def test_known_wrong_inplace_form() -> None:
 ))
 def test_seed_1130_findings(f: Callable[[Any], Any]) -> None:
     check(f)
+
+
+# ---- seed 1131: PyTorch's check order (overlap, value overflow, out= dtypes, shapes before bounds),
+# the errors it raises where ember returned, and the calls it accepts ----------------------------
+
+def _f(m: Any) -> Any:
+    return m.nn.functional
+
+
+@pytest.mark.parametrize("f", call(
+    # scatter converts value (checked) at its first in-bounds index
+    lambda m: m.zeros(3, 4, dtype=m.int64).scatter(0, m.tensor([[2, 0, 1, 2]]), INF),
+    lambda m: m.zeros(3, dtype=m.int64).scatter(0, m.tensor([0]), 2**63),
+    lambda m: m.zeros(3, dtype=m.int32).scatter(0, m.tensor([0]), 2**40),
+    lambda m: m.zeros(3, dtype=m.uint8).scatter(0, m.tensor([0]), -1),
+    lambda m: m.zeros(3, dtype=m.int64).scatter(0, m.tensor([], dtype=m.int64), 1e300),
+    lambda m: m.zeros(3, dtype=m.int64).scatter(0, m.tensor([5]), 1e300),
+    lambda m: m.zeros(3, dtype=m.int64).scatter(0, m.tensor([0]), 2**63, reduce="add"),
+    # unique over a dim: the zero-size dims counted
+    lambda m: m.unique(m.ones(0, 0), dim=0),
+    lambda m: m.unique(m.ones(0, 3), dim=0, return_inverse=True, return_counts=True),
+    lambda m: m.unique(m.ones(3, 0), dim=0),
+    lambda m: m.unique_consecutive(m.ones(0, 0, 2), dim=1),
+    # put_: the overlap of self (and an empty self) before the bounds
+    lambda m: m.zeros(3, 4).expand(2, 3, 4)[0].put_(m.tensor([12]), m.tensor([1.0])),
+    lambda m: m.zeros(1).expand(4).put_(m.tensor([9]), m.tensor([1.0])),
+    lambda m: m.zeros(0).put_(m.tensor([0]), m.tensor([1.0])),
+    lambda m: m.zeros(1).expand(4).put(m.tensor([0]), m.tensor([1.0])),
+    # index_put: the value's shape and dtype before the bounds; a mask and a one-element value fill
+    lambda m: m.index_put(m.zeros(4, 3), (m.tensor(5),), m.ones(2, 3)),
+    lambda m: m.index_put(m.zeros(4, 3), (m.tensor(5),), m.ones(3, dtype=m.int64)),
+    lambda m: m.index_put(m.zeros(4, 3), (m.tensor(5),), m.ones(3)),
+    lambda m: m.index_put(m.zeros(2, 3), (m.tensor([True, False]),), m.tensor(5)),
+    lambda m: m.index_put(m.zeros(2, 3), (m.tensor([True, False]),), m.tensor([[5]])),
+    lambda m: m.index_put(m.zeros(2, 3, dtype=m.int64), (m.tensor([True, False]),), m.tensor(2.7)),
+    lambda m: m.index_put(m.zeros(2, 3, dtype=m.int64), (m.tensor([True, False]),), m.tensor(1e300, dtype=m.float64)),
+    lambda m: m.index_put(m.zeros(2, 3), (m.tensor([True, False]),), m.tensor(5), accumulate=True),
+    lambda m: m.index_put(m.zeros(2, 3), (m.tensor([True]),), m.tensor(5)),
+    lambda m: m.index_put(m.zeros(2, 3), (m.tensor([1, 0, 1], dtype=m.uint8),), m.tensor(5)),
+    # kthvalue / median / nanmedian out=: their dtypes after the empty dim, before the dtype dispatch
+    lambda m: m.nanmedian(m.ones(4, 5, dtype=m.bool), 1, out=(m.empty(0), m.empty(0))),
+    lambda m: m.nanmedian(m.ones(4, 5, dtype=m.bool), 1, out=(m.empty(0, dtype=m.bool), m.empty(0))),
+    lambda m: m.median(m.ones(4, 5, dtype=m.uint8), 1, out=(m.empty(0, dtype=m.int8), m.empty(0, dtype=m.int64))),
+    lambda m: m.median(m.ones(4, 5), 1, out=(m.empty(0), m.empty(0, dtype=m.bool))),
+    lambda m: m.median(m.ones(4, 0), 1, out=(m.empty(0), m.empty(0, dtype=m.int32))),
+    lambda m: m.kthvalue(m.ones(4, 5, dtype=m.bool), 1, 1, out=(m.empty(0), m.empty(0))),
+    lambda m: m.kthvalue(m.ones(4, 5), 9, 1, out=(m.empty(0, dtype=m.int64), m.empty(0))),
+    # empty_strided: the size's overflow (parsed after the stride) before the stride's SymInt range
+    lambda m: m.empty_strided((2**63, 3), (3, -2**63)).shape,
+    lambda m: m.empty_strided((2**63,), (2**63,)).shape,
+    # the special functions without half kernels: the iterator's errors first
+    lambda m: m.special.bessel_j0(m.ones(3, 4, dtype=m.float16), out=m.empty(0, dtype=m.int64)),
+    lambda m: m.special.bessel_j0(m.ones(3, 4, dtype=m.float16), out=m.empty(1).expand(12)),
+    lambda m: m.special.airy_ai(m.ones(3, dtype=m.bfloat16), out=m.empty(1).expand(3)),
+    lambda m: m.special.bessel_j0(m.ones(3, dtype=m.float16), out=m.empty(3, dtype=m.float16)),
+    lambda m: m.special.chebyshev_polynomial_t(m.ones(3, dtype=m.float16), 2, out=m.empty(1).expand(3)),
+    lambda m: m.special.zeta(m.ones(3, dtype=m.float16), m.ones(3, dtype=m.float16), out=m.empty(0, dtype=m.int64)),
+    lambda m: m.special.laguerre_polynomial_l(m.ones(3, dtype=m.float16), 2, out=m.empty(1).expand(3)),
+    # max pooling with nothing to compute still has no bool kernel
+    lambda m: _f(m).max_pool3d(m.ones(0, 2, 4, 4, 4, dtype=m.bool), 2),
+    lambda m: _f(m).max_pool2d(m.ones(0, 2, 4, 4, dtype=m.bool), 2),
+    lambda m: _f(m).max_pool1d(m.ones(0, 2, 4, dtype=m.bool), 2, return_indices=True),
+    # a transposed convolution's output: at least 1 per dim, allocated before the dtype dispatch
+    lambda m: _f(m).conv_transpose3d(m.ones(1, 2, 2, 2, 2), m.ones(2, 2, 1, 1, 1), padding=1),
+    lambda m: _f(m).conv_transpose2d(m.ones(1, 2, 2, 3), m.ones(2, 2, 1, 1), padding=(1, 0)),
+    lambda m: _f(m).conv_transpose1d(m.ones(1, 2, 2), m.ones(2, 2, 1), padding=1),
+    lambda m: _f(m).conv_transpose3d(m.ones(1, 2, 3, 3, 3, dtype=m.int32), m.ones(2, 2, 2, 2, 2), stride=2147483647),
+    lambda m: _f(m).conv_transpose3d(m.ones(1, 2, 3, 3, 3), m.ones(2, 2, 2, 2, 2), stride=2147483647),
+    lambda m: _f(m).conv_transpose2d(m.ones(1, 2, 3, 3, dtype=m.bool), m.ones(2, 2, 2, 2), stride=2147483647),
+    lambda m: _f(m).conv_transpose3d(m.ones(0, 2, 2, 2, 2), m.ones(2, 2, 1, 1, 1), padding=1),
+))
+def test_seed_1131_findings(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+@pytest.mark.parametrize("f", call(
+    # affine_grid's base grid of a unit-size dim in a half type (aten's at::tensor has no such kernel)
+    lambda m: _f(m).affine_grid(m.ones(2, 2, 3, dtype=m.float16), [2, 1, 3, 1], align_corners=False),
+    lambda m: _f(m).affine_grid(m.ones(2, 3, 4, dtype=m.bfloat16), [2, 1, 1, 3, 3], align_corners=False),
+    lambda m: m.affine_grid_generator(m.ones(2, 3, 2, dtype=m.float16), [2, 1, 3, 1], False),
+    lambda m: _f(m).affine_grid(m.ones(2, 2, 3, dtype=m.float16), [2, 1, 3, 2], align_corners=False),
+    # an int argument past int64: the parser's ValueError; log_softmax's dtype error before nll_loss's shapes
+    lambda m: _f(m).cross_entropy(m.ones(3, 4), m.tensor([0, 1, 2]), ignore_index=2**63),
+    lambda m: _f(m).nll_loss(m.ones(3, 4), m.tensor([0, 1, 2]), ignore_index=-2**63 - 1),
+    lambda m: _f(m).cross_entropy(m.ones(1, dtype=m.int64), m.tensor([0, 4, 2])),
+    lambda m: _f(m).cross_entropy(m.ones(2, 3, dtype=m.int32), m.tensor([0, 1])),
+    # conv_tbc: aten's addmm_ per tap (its dtype errors; no NaN from multiplying padding by inf)
+    lambda m: m.conv_tbc(m.ones(3, 2, 4, dtype=m.bool), m.ones(2, 4, 5), m.ones(5)),
+    lambda m: m.conv_tbc(m.ones(3, 2, 4, dtype=m.bool), m.ones(2, 4, 5, dtype=m.bool), m.ones(5, dtype=m.bool)),
+    lambda m: m.conv_tbc(m.ones(3, 2, 4, dtype=m.float64), m.ones(2, 4, 5), m.ones(5)),
+    lambda m: m.conv_tbc(m.ones(5, 2, 3), m.tensor([INF, -INF, NAN, 1.0]).repeat(6).reshape(2, 3, 4), m.ones(4), 1),
+    lambda m: m.conv_tbc(m.ones(3, 2, 4, dtype=m.int32), m.ones(2, 4, 5, dtype=m.int32), m.ones(5, dtype=m.int32), 2),
+    # scaled_dot_product_attention: the fused path's mask shapes, the math path's in-place mask add
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8),
+                                                 attn_mask=m.ones(0, 4)),
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8),
+                                                 attn_mask=m.ones(1, 2, 3, 4, 4, dtype=m.bool)),
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8),
+                                                 attn_mask=m.ones(3, 4, 4, dtype=m.bool)),
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8), m.ones(2, 3, 4, 8),
+                                                 attn_mask=m.ones(3, 1, 1)),
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(3, 4, 8), m.ones(3, 4, 8), m.ones(3, 4, 8),
+                                                 attn_mask=m.ones(3, 1, 4, 4, dtype=m.bool)),
+))
+def test_seed_1131_functional_findings(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+def test_nll_loss_backward_unchecked_target_known_wrong() -> None:
+    """PyTorch's reduction-'none' nll_loss_backward on a 2-d input writes at an unchecked target
+    (torch_known_wrong: nll-loss-backward-none-unchecked-target): ember raises the IndexError of
+    its other paths, after the same shape checks."""
+    kw = known_wrong()
+    for target, ignore in (([-100, 1, 2], 0), ([0, 3, 1, -100], -100)):
+        x = torch.ones(len(target), 4 if ignore == 0 else 0)
+        args = (torch.ones(len(target)), x, torch.tensor(target), None, 0, ignore, torch.tensor(1.0))
+        entry = kw.lookup("nll_loss_backward", args, {})
+        assert entry is not None and entry.id == "nll-loss-backward-none-unchecked-target"
+        want = outcome(torch, lambda _m, a=args: kw.corrected(entry, None, "nll_loss_backward", a, {}))
+        got = outcome(ember, lambda m, t=target, i=ignore, n=x.shape[1]: m._nn.nll_loss_backward(
+            m.ones(len(t)), m.ones(len(t), n), m.tensor(t), None, 0, i, m.tensor(1.0)))
+        assert want[:2] == got[:2] == ("raise", "IndexError"), f"{want} vs {got}"
+    # a grad_output of the wrong shape: PyTorch's own shape error comes first
+    args = (torch.ones(2), torch.ones(3, 4), torch.tensor([-100, 1, 2]), None, 0, 0, torch.tensor(1.0))
+    want = outcome(torch, lambda _m: kw.corrected(kw.lookup("nll_loss_backward", args, {}), None,
+                                                   "nll_loss_backward", args, {}))
+    got = outcome(ember, lambda m: m._nn.nll_loss_backward(m.ones(2), m.ones(3, 4), m.tensor([-100, 1, 2]), None, 0,
+                                                           0, m.tensor(1.0)))
+    assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"

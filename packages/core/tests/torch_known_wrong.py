@@ -520,6 +520,34 @@ def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return out
 
 
+# --- nll_loss_backward, reduction 'none', writing at an unchecked target ------------------------
+
+def _nll_backward_targets(args: tuple, kwargs: dict) -> Any:
+    """The out-of-range targets of a reduction-'none' nll_loss_backward on a 2-d input (the path
+    without a bounds check), or None where the call does not take it."""
+    names = ("grad_output", "self", "target", "weight", "reduction", "ignore_index", "total_weight")
+    g, x, t, w, red, ignore, tw = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
+    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor) and red == 0 and x.dim() == 2
+            and t.dim() == 1 and t.dtype == torch.int64 and isinstance(ignore, int)):
+        return None
+    bad = (t != ignore) & ((t < 0) | (t >= x.shape[1]))
+    return bad if bool(bad.any()) else None
+
+
+def _nll_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    return name == "nll_loss_backward" and _nll_backward_targets(args, kwargs) is not None
+
+
+def _nll_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    bad = _nll_backward_targets(args, kwargs)
+    t = _arg(args, kwargs, 2, "target")
+    ignore = _arg(args, kwargs, 5, "ignore_index")
+    # PyTorch's own checks first, on the call with the bad targets ignored (no write out of bounds)
+    safe = torch.where(bad, torch.tensor(ignore, dtype=t.dtype), t)
+    torch.ops.aten.nll_loss_backward(*args[:2], safe, *args[3:], **kwargs)
+    raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+
+
 # --- fused CPU attention with inconsistent query / key / value shapes -------------------------
 
 def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -1480,6 +1508,17 @@ KNOWN_WRONG = [
         why="the weight has 2 output channels, so the output has 2, each an empty sum over input "
             "channels (0) plus its bias: zeros of shape (1, 2, 5)",
         applies=_conv_no_channels_applies, correct=_conv_no_channels_correct),
+    KnownWrong(
+        "nll-loss-backward-none-unchecked-target",
+        torch_says="torch.ops.aten.nll_loss_backward(torch.ones(4), torch.ones(4, 0, dtype=torch.float64), "
+                   "torch.tensor([0, 3, 1, -100]), None, 0, -100, torch.tensor(0.)) kills the process "
+                   "(SIGSEGV); with a target of -100 and ignore_index 0 on a (3, 4) input it writes "
+                   "grad_input[0][-100], outside the tensor, and returns: reduction 'none' on a 2-d input "
+                   "is the one path of its kernel without the target bounds check",
+        why="a target outside [0, C) other than ignore_index names no class; every other path of "
+            "PyTorch's nll_loss_backward (and its forward) raises IndexError 'Target t is out of "
+            "bounds.' for it, after its shape checks",
+        applies=_nll_backward_applies, correct=_nll_backward_correct),
     KnownWrong(
         "sdpa-flash-inconsistent-shapes",
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"

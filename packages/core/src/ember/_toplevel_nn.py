@@ -782,18 +782,18 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    # aten views each time slice of input as (t * batch, channels): an input whose layout does not allow
-    # that raises its view error
-    k, t_len = weight.shape[0], input.shape[0]
+    # aten's loop: the output starts as the bias (cast to input's dtype), and each tap adds its slice of input
+    # (viewed as (t * batch, channels): a layout that does not allow it raises the view error) times its weight
+    # with addmm_, over the time steps it reaches -- no padded zeros are multiplied (inf * 0 would be NaN),
+    # and addmm_ raises the dtype errors (input and weight must match; no bool kernel)
+    k, t_len, batch = weight.shape[0], input.shape[0], input.shape[1]
     o_len = t_len + 2 * pad - k + 1
-    if t_len == 0 or o_len <= 0 or k == 0:  # no tap to apply (conv1d refuses it): aten's result is the bias
-        out = ember.empty((o_len, input.shape[1], weight.shape[2]), dtype=input.dtype)
-        return out.copy_(bias.expand(out.shape))
+    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype)
+    out.copy_(bias.expand(out.shape))
     for i in range(k):
-        t = min(t_len + pad - i, t_len + 2 * pad - k + 1) - max(0, pad - i)
+        i_shift, o_shift = max(0, i - pad), max(0, pad - i)
+        t = min(t_len + pad - i, o_len) - o_shift
         if t > 0:
-            input.narrow(0, max(0, i - pad), t).view(t * input.shape[1], input.shape[2])
-            break
-    # aten copies the bias into an output of input's dtype: another float dtype is cast, not refused
-    y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias.to(input.dtype), padding=pad)
-    return y.permute(2, 0, 1).contiguous()
+            rows = input.narrow(0, i_shift, t).view(t * batch, input.shape[2])
+            out.narrow(0, o_shift, t).view(t * batch, weight.shape[2]).addmm_(rows, weight[i])
+    return out

@@ -108,11 +108,12 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   if (dim) {
     EMBER_CHECK_INDEX(input.dim() > 0, "Dimension specified as ", *dim, " but tensor has no dimensions");
     d = wrap_dim(*dim, input.dim());
-    if (input.sizes()[*d] > 0 || input.numel() > 0) {
-      for (int64_t k = 0; k < input.dim(); ++k)
-        EMBER_CHECK(k == *d || input.sizes()[k] > 0,
-                    "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
-    }
+    // aten's _unique_dim_cpu_template: the zero-size dims counted, the selected one apart
+    const int64_t zeros = std::count(input.sizes().begin(), input.sizes().end(), int64_t(0));
+    if (input.sizes()[*d] == 0)
+      EMBER_CHECK(zeros == 1, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    else
+      EMBER_CHECK(zeros == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
   }
   Rows r = as_rows(input, d);
   auto [first, inverse, counts] = group_rows(r, !consecutive);

@@ -761,3 +761,42 @@ def test_nll_loss_backward_unchecked_target_known_wrong() -> None:
     got = outcome(ember, lambda m: m._nn.nll_loss_backward(m.ones(2), m.ones(3, 4), m.tensor([-100, 1, 2]), None, 0,
                                                            0, m.tensor(1.0)))
     assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"
+
+
+@pytest.mark.parametrize("backward", [False, True])
+def test_sdpa_flash_no_heads_known_wrong(backward: bool) -> None:
+    """PyTorch's fused CPU attention (and its backward) divide by a head count of 0 (SIGFPE;
+    torch_known_wrong: sdpa-flash-no-heads): ember returns the empty outputs of its meta function."""
+    kw = known_wrong()
+    name = "_scaled_dot_product_flash_attention_for_cpu" + ("_backward" if backward else "")
+
+    def args(m: Any) -> tuple:
+        q = m.ones(2, 0, 5, 4, dtype=m.float64)
+        return (q, q, q, q, q, m.ones(2, 0, 5, dtype=m.float64), 0.0, True) if backward else (q, q, q, 0.0, True)
+
+    entry = kw.lookup(name, args(torch), {})
+    assert entry is not None and entry.id == "sdpa-flash-no-heads"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), {}))
+    got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m)))
+    assert same(want, got), f"{want} vs {got}"
+
+
+@pytest.mark.parametrize("f", call(
+    # unique over a dim sorts its slices as aten does (std::sort, plain < and >): NaN rows land where that sort puts them
+    lambda m: m.unique(m.tensor([[NAN, INF], [-INF, 0.0], [-0.0, 1.0]], dtype=m.float64), dim=1),
+    lambda m: m.unique(m.tensor([[NAN, 1.0, NAN, 0.5], [2.0, NAN, 2.0, INF]]), dim=1, return_inverse=True,
+                       return_counts=True),
+    lambda m: m.unique(m.tensor([[NAN, 1.0], [1.0, NAN], [NAN, 1.0], [0.0, -INF]]), dim=0),
+    # linalg.solve factors A before broadcasting it: a singular A is the error even for an empty batch of B
+    lambda m: m.linalg.solve(m.tensor([[4.0], [1.0], [0.5]], dtype=m.float64).expand(3, 3), m.ones(0, 3, 2, dtype=m.float64)),
+    lambda m: m.linalg.solve(m.eye(3, dtype=m.float64), m.ones(0, 3, 2, dtype=m.float64)),
+    # an index into a dim of size 0: IndexError as the index is built, before the value's checks
+    lambda m: m.index_put(m.zeros(0, 0), (m.tensor([0, 2]),), m.ones(2, 3)),
+    lambda m: m.zeros(0, 3)[m.tensor([0])],
+    lambda m: m.index_put(m.zeros(0, 3), (m.tensor([], dtype=m.int64),), m.ones(2, 3)),
+    # conv_tbc's output length in aten's int64 arithmetic
+    lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), 4611686018427387904),
+    lambda m: _f(m).instance_norm(m.ones(()), weight=m.ones(3), bias=m.ones(3), use_input_stats=2),
+))
+def test_seed_1131_more_findings(f: Callable[[Any], Any]) -> None:
+    check(f)

@@ -528,7 +528,7 @@ def _nll_backward_targets(args: tuple, kwargs: dict) -> Any:
     names = ("grad_output", "self", "target", "weight", "reduction", "ignore_index", "total_weight")
     g, x, t, w, red, ignore, tw = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
     if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor) and red == 0 and x.dim() == 2
-            and t.dim() == 1 and t.dtype == torch.int64 and isinstance(ignore, int)):
+            and t.dim() == 1 and t.dtype == torch.int64 and isinstance(ignore, int) and -2**63 <= ignore < 2**63):
         return None
     bad = (t != ignore) & ((t < 0) | (t >= x.shape[1]))
     return bad if bool(bad.any()) else None
@@ -579,6 +579,23 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
 
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
+
+
+# --- fused CPU attention with no heads -------------------------------------------------------
+
+def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in SDPA_FLASH:
+        return False
+    q = _arg(args, kwargs, 0 if name == SDPA_FLASH[0] else 1, "query")
+    return isinstance(q, torch.Tensor) and q.dim() == 4 and q.shape[1] == 0
+
+
+def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
+    def meta(a: Any) -> Any:
+        return a.to("meta") if isinstance(a, torch.Tensor) else a
+    out = getattr(torch.ops.aten, name)(*map(meta, args), **{k: meta(v) for k, v in kwargs.items()})
+    return tuple(torch.zeros(t.shape, dtype=t.dtype) for t in out)
 
 
 # --- fused CPU attention reading a strided head dim as contiguous ----------------------------
@@ -1531,6 +1548,15 @@ KNOWN_WRONG = [
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
         applies=_sdpa_shapes_applies, correct=_sdpa_shapes_correct),
+    KnownWrong(
+        "sdpa-flash-no-heads",
+        torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q, 0.0, True) with q = "
+                   "torch.randn(2, 0, 5, 4, dtype=torch.float64) kills the process (SIGFPE), as its backward "
+                   "does for such a query (grad_out, out and logsumexp of the same shapes): the kernels "
+                   "split their work by the head count, dividing by zero",
+        why="with no heads there is nothing to attend: the outputs are empty, of the shapes and dtypes "
+            "PyTorch's own meta function gives (after its checks), which ember returns",
+        applies=_sdpa_no_heads_applies, correct=_sdpa_no_heads_correct),
     KnownWrong(
         "sdpa-flash-strided-head-dim",
         torch_says="f = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu; q = "

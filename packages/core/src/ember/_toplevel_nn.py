@@ -787,7 +787,7 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     # with addmm_, over the time steps it reaches -- no padded zeros are multiplied (inf * 0 would be NaN),
     # and addmm_ raises the dtype errors (input and weight must match; no bool kernel)
     k, t_len, batch = weight.shape[0], input.shape[0], input.shape[1]
-    o_len = t_len + 2 * pad - k + 1
+    o_len = (t_len + 2 * pad - k + 1 + 2**63) % 2**64 - 2**63  # aten's int64 arithmetic wraps
     out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype)
     out.copy_(bias.expand(out.shape))
     for i in range(k):

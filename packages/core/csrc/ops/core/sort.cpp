@@ -458,8 +458,7 @@ void check_select_outs(Select what, const Tensor& input, const Tensor* values, c
 }
 
 std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Select what, int64_t k, int64_t dim,
-                                       bool keepdim, const Tensor* values = nullptr,
-                                       const Tensor* indices = nullptr) {
+                                       bool keepdim, const Tensor* values = nullptr, const Tensor* indices = nullptr) {
   Rows R = make_rows(input, dim);
   // PyTorch's order: empty reduction dim (IndexError; nanmedian reports as median), k, then the
   // dtype dispatch, which a 0-d kthvalue / mode skips and a 0-d median does not.

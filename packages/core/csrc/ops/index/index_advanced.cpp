@@ -128,6 +128,8 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
   std::atomic<bool> bad{false};
   for (size_t k = 0; k < p.adv.size(); ++k) {
     int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
+    // aten's AdvancedIndex refuses any index into a dim of size 0 as it is built (before a value's checks)
+    EMBER_CHECK_INDEX(size != 0 || indices[p.adv[k]].numel() == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
     int64_t* off = p.offsets.data();
     parallel_for(0, p.nb, kGrainSize, [&](int64_t b, int64_t e) {

@@ -796,6 +796,12 @@ def test_sdpa_flash_no_heads_known_wrong(backward: bool) -> None:
     lambda m: m.index_put(m.zeros(0, 3), (m.tensor([], dtype=m.int64),), m.ones(2, 3)),
     # conv_tbc's output length in aten's int64 arithmetic
     lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), 4611686018427387904),
+    lambda m: m.conv_tbc(m.arange(30.0).reshape(5, 2, 3), m.ones(2, 3, 4), m.zeros(4), 2**63 - 1),
+    lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), -5),
+    # int8 and int16 index tensors: aten's IndexError
+    lambda m: m.index_put(m.zeros(4, 3), (m.tensor(1, dtype=m.int8),), m.ones(2, 3)),
+    lambda m: m.zeros(4, 3)[m.tensor([1], dtype=m.int16)],
+    lambda m: m.zeros(4, 3)[m.tensor([1], dtype=m.int32)],
     lambda m: _f(m).instance_norm(m.ones(()), weight=m.ones(3), bias=m.ones(3), use_input_stats=2),
 ))
 def test_seed_1131_more_findings(f: Callable[[Any], Any]) -> None:

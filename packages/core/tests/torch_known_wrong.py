@@ -586,8 +586,19 @@ def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
 def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in SDPA_FLASH:
         return False
-    q = _arg(args, kwargs, 0 if name == SDPA_FLASH[0] else 1, "query")
-    return isinstance(q, torch.Tensor) and q.dim() == 4 and q.shape[1] == 0
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+        return False
+    # shapes the kernel would accept but for the head count (an inconsistent call is its own entry or error)
+    if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and q.shape[1] == 0 and k.shape[2] == v.shape[2]
+            and q.shape[3] == k.shape[3] == v.shape[3] and q.dtype.is_floating_point):
+        return False
+    if first == 0:
+        return True
+    g, o, lse = (_arg(args, kwargs, i, n) for i, n in ((0, "grad_out"), (4, "out"), (5, "logsumexp")))
+    return (all(isinstance(t, torch.Tensor) for t in (g, o, lse)) and g.shape == o.shape == q.shape
+            and lse.shape == q.shape[:3] and g.dtype == o.dtype == q.dtype)
 
 
 def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:

@@ -782,17 +782,25 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    # aten's loop: the output starts as the bias (cast to input's dtype), and each tap adds its slice of input
-    # (viewed as (t * batch, channels): a layout that does not allow it raises the view error) times its weight
-    # with addmm_, over the time steps it reaches -- no padded zeros are multiplied (inf * 0 would be NaN),
-    # and addmm_ raises the dtype errors (input and weight must match; no bool kernel)
+    # aten's loop, in its integer types (int64 that wraps, the shifts cast to int): the output starts as
+    # the bias (cast to input's dtype), and each tap adds its slice of input (viewed as (t * batch, channels):
+    # a layout that does not allow it raises the view error) times its weight with addmm_, over the time steps
+    # it reaches -- no padded zeros are multiplied (inf * 0 would be NaN), and addmm_ raises the dtype errors
+    def i64(v: int) -> int:
+        return (v + 2**63) % 2**64 - 2**63
+
+    def i32(v: int) -> int:
+        return (v + 2**31) % 2**32 - 2**31
+
     k, t_len, batch = weight.shape[0], input.shape[0], input.shape[1]
-    o_len = (t_len + 2 * pad - k + 1 + 2**63) % 2**64 - 2**63  # aten's int64 arithmetic wraps
+    o_len = i64(t_len - k + 1 + i64(pad * 2))
+    span = i64(o_len - t_len + k - 1)
+    real_pad = -(-span // 2) if span < 0 else span // 2  # C's division truncates towards zero
     out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype)
     out.copy_(bias.expand(out.shape))
     for i in range(k):
-        i_shift, o_shift = max(0, i - pad), max(0, pad - i)
-        t = min(t_len + pad - i, o_len) - o_shift
+        i_shift, o_shift = max(0, i32(i64(i - real_pad))), max(0, i32(i64(real_pad - i)))
+        t = i64(min(i64(t_len + real_pad - i), o_len) - o_shift)
         if t > 0:
             rows = input.narrow(0, i_shift, t).view(t * batch, input.shape[2])
             out.narrow(0, o_shift, t).view(t * batch, weight.shape[2]).addmm_(rows, weight[i])

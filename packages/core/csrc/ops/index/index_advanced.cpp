@@ -36,9 +36,8 @@ IndexList expand_index_masks(const Tensor& self, const IndexList& indices) {
       for (int64_t k = 0; k < t.dim(); ++k) out.push_back(select(nz, 1, k));
       d += t.dim();
     } else {
-      EMBER_CHECK_INDEX(
-          dt == ScalarType::Int64 || dt == ScalarType::Int32 || dt == ScalarType::Int16 || dt == ScalarType::Int8,
-          "tensors used as indices must be long, int, byte or bool tensors");
+      EMBER_CHECK_INDEX(dt == ScalarType::Int64 || dt == ScalarType::Int32,  // aten refuses int16 and int8 too
+                        "tensors used as indices must be long, int, byte or bool tensors");
       out.push_back(t);
       ++d;
     }

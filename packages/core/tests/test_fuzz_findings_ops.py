@@ -806,3 +806,19 @@ def test_sdpa_flash_no_heads_known_wrong(backward: bool) -> None:
 ))
 def test_seed_1131_more_findings(f: Callable[[Any], Any]) -> None:
     check(f)
+
+
+@pytest.mark.parametrize("name", ["max_pool2d", "max_pool3d", "max_pool3d_with_indices"])
+def test_max_pool_dilated_kernel_overflow_known_wrong(name: str) -> None:
+    """PyTorch's max pooling wraps (kernel_size - 1) * dilation in int32 and returns -inf and
+    out-of-range indices (torch_known_wrong: max-pool-dilated-kernel-int-overflow): ember's
+    output-size error, computed in int64."""
+    kw = known_wrong()
+    shape = (1, 2, 4, 4, 4) if "3d" in name else (1, 2, 4, 4)
+    kwargs = {"kernel_size": 2147483647, "stride": 2, "padding": 1, "dilation": 4}
+    x = torch.ones(shape)
+    entry = kw.lookup(name, (x,), kwargs)
+    assert entry is not None and entry.id == "max-pool-dilated-kernel-int-overflow"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, name, (x,), kwargs))
+    got = outcome(ember, lambda m: getattr(m.nn.functional, name)(m.ones(shape), **kwargs))
+    assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"

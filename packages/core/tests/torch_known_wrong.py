@@ -520,6 +520,34 @@ def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return out
 
 
+# --- max pooling whose dilated kernel overflows int ----------------------------------------------
+
+MAX_POOLS = {f"max_pool{n}d{s}": n for n in (2, 3) for s in ("", "_with_indices")}
+
+
+def _pool_arg(v: Any, n: int) -> list:
+    v = list(v) if isinstance(v, (tuple, list)) else [v]
+    return v * n if len(v) == 1 else v
+
+
+def _pool_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in MAX_POOLS:
+        return False
+    n = MAX_POOLS[name]
+    x = _arg(args, kwargs, 0, "input")
+    k = _pool_arg(_arg(args, kwargs, 1, "kernel_size"), n)
+    d = _pool_arg(_arg(args, kwargs, 4, "dilation", 1), n)
+    return (isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.dim() in (n + 1, n + 2)
+            and all(s > 0 for s in x.shape[1:]) and len(k) == len(d) == n
+            and all(isinstance(v, int) and 0 < v < 2**31 for v in k + d)
+            and any((a - 1) * b + 1 >= 2**31 for a, b in zip(k, d, strict=True)))
+
+
+def _pool_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: the dilated kernel ((kernel_size - 1) * dilation + 1) exceeds the input: "
+                       "Output size is too small")
+
+
 # --- nll_loss_backward, reduction 'none', writing at an unchecked target ------------------------
 
 def _nll_backward_targets(args: tuple, kwargs: dict) -> Any:
@@ -1536,6 +1564,16 @@ KNOWN_WRONG = [
         why="the weight has 2 output channels, so the output has 2, each an empty sum over input "
             "channels (0) plus its bias: zeros of shape (1, 2, 5)",
         applies=_conv_no_channels_applies, correct=_conv_no_channels_correct),
+    KnownWrong(
+        "max-pool-dilated-kernel-int-overflow",
+        torch_says="F.max_pool3d(torch.randn(1, 2, 4, 4, 4), kernel_size=2147483647, stride=2, padding=1, "
+                   "dilation=4) returns a (1, 2, 7, 7, 7) tensor of -inf with indices such as 65 and 71 "
+                   "(outside the 64-element planes); max_pool2d likewise: (kernel_size - 1) * dilation "
+                   "wraps in int32 (to -8 here), so the window looks small",
+        why="the dilated window spans 8589934585 elements, far more than the input's padded size 6: "
+            "the output size is negative, PyTorch's own 'Output size is too small' RuntimeError for "
+            "any window that does not wrap",
+        applies=_pool_overflow_applies, correct=_pool_overflow_correct),
     KnownWrong(
         "nll-loss-backward-none-unchecked-target",
         torch_says="torch.ops.aten.nll_loss_backward(torch.ones(4), torch.ones(4, 0, dtype=torch.float64), "

@@ -84,7 +84,12 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     if attn_mask is not None:
         if attn_mask.dtype == ember.bool:
             attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
-        scores = scores.add_(attn_mask)  # aten's in-place add: the mask broadcasts to the scores' shape or raises
+        # aten adds in place: the mask must broadcast to the scores' own shape
+        masked = scores + attn_mask
+        if masked.shape != scores.shape:
+            raise RuntimeError(f"output with shape {list(scores.shape)} doesn't match the broadcast shape "
+                               f"{list(masked.shape)}")
+        scores = masked
     weights = softmax(scores, -1)
     # aten's _safe_softmax: a row whose every score is -inf (fully masked) attends nothing: 0, not NaN
     weights = ember.where((scores == float("-inf")).all(-1, keepdim=True), 0.0, weights)

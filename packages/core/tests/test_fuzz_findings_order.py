@@ -201,6 +201,10 @@ def test_sdpa_flash_no_heads_known_wrong(backward: bool) -> None:
     lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), 4611686018427387904),
     lambda m: m.conv_tbc(m.arange(30.0).reshape(5, 2, 3), m.ones(2, 3, 4), m.zeros(4), 2**63 - 1),
     lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), -5),
+    lambda m: m.conv_tbc(m.ones(5, 2, 3), m.ones(2, 3, 4), m.ones(4), 2**63),
+    # index_put keeps a value's leading unit dims (x[i] = v drops them)
+    lambda m: m.index_put(m.zeros(4, 3), [m.tensor(5)], m.ones(1, 3), accumulate=True),
+    lambda m: m.index_put(m.zeros(4, 3), [m.tensor(1)], m.ones(1, 3)),
     # int8 and int16 index tensors: aten's IndexError
     lambda m: m.index_put(m.zeros(4, 3), (m.tensor(1, dtype=m.int8),), m.ones(2, 3)),
     lambda m: m.zeros(4, 3)[m.tensor([1], dtype=m.int16)],
@@ -225,3 +229,30 @@ def test_max_pool_dilated_kernel_overflow_known_wrong(name: str) -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, None, name, (x,), kwargs))
     got = outcome(ember, lambda m: getattr(m.nn.functional, name)(m.ones(shape), **kwargs))
     assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"
+
+
+def test_setitem_drops_leading_unit_dims() -> None:
+    def put(m: Any) -> Any:
+        x = m.zeros(4, 3)
+        x[m.tensor([1, 2])] = m.arange(3.0).reshape(1, 1, 3)
+        x[m.tensor(0)] = m.ones(1, 1, 3)
+        return x
+
+    check(put)
+
+
+def test_sdpa_flash_empty_query_known_wrong() -> None:
+    """PyTorch's fused CPU attention divides by the query blocks of a length-0 query (SIGFPE;
+    torch_known_wrong: sdpa-flash-no-heads): ember returns the meta function's empty outputs."""
+    kw = known_wrong()
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+
+    def args(m: Any) -> tuple:
+        kv = m.ones(2, 3, 6, 4, dtype=m.float64)
+        return (m.ones(2, 3, 0, 4, dtype=m.float64), kv, kv)
+
+    entry = kw.lookup(name, args(torch), {})
+    assert entry is not None and entry.id == "sdpa-flash-no-heads"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), {}))
+    got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m)))
+    assert same(want, got), f"{want} vs {got}"

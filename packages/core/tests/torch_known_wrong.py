@@ -619,11 +619,13 @@ def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
         return False
     # shapes the kernel would accept but for the head count (an inconsistent call is its own entry or error)
-    if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and q.shape[1] == 0 and k.shape[2] == v.shape[2]
+    if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and k.shape[2] == v.shape[2]
             and q.shape[3] == k.shape[3] == v.shape[3] and q.dtype.is_floating_point):
         return False
-    if first == 0:
-        return True
+    if first == 0:  # the forward divides by the query length too
+        return q.shape[1] == 0 or q.shape[2] == 0
+    if q.shape[1] != 0:
+        return False
     g, o, lse = (_arg(args, kwargs, i, n) for i, n in ((0, "grad_out"), (4, "out"), (5, "logsumexp")))
     return (all(isinstance(t, torch.Tensor) for t in (g, o, lse)) and g.shape == o.shape == q.shape
             and lse.shape == q.shape[:3] and g.dtype == o.dtype == q.dtype)
@@ -1601,8 +1603,9 @@ KNOWN_WRONG = [
         "sdpa-flash-no-heads",
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q, 0.0, True) with q = "
                    "torch.randn(2, 0, 5, 4, dtype=torch.float64) kills the process (SIGFPE), as its backward "
-                   "does for such a query (grad_out, out and logsumexp of the same shapes): the kernels "
-                   "split their work by the head count, dividing by zero",
+                   "does for such a query (grad_out, out and logsumexp of the same shapes), and the forward "
+                   "for a query of length 0 (q: (2, 3, 0, 4), k and v: (2, 3, 6, 4)): the kernels split "
+                   "their work by the head count (the forward by the query blocks), dividing by zero",
         why="with no heads there is nothing to attend: the outputs are empty, of the shapes and dtypes "
             "PyTorch's own meta function gives (after its checks), which ember returns",
         applies=_sdpa_no_heads_applies, correct=_sdpa_no_heads_correct),

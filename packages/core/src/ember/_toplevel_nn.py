@@ -772,6 +772,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         >>> ember.conv_tbc(ember.ones(5, 2, 3), ember.ones(2, 3, 4), ember.zeros(4)).shape
         torch.Size([4, 2, 4])
     """
+    if isinstance(pad, int) and not -(2**63) <= pad < 2**63:  # its parser's int64, before aten's checks
+        raise ValueError("Overflow when unpacking long long")
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:

@@ -252,9 +252,7 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
     if (std::optional<Tensor> mask = masked_fill_mask(self, indices, values))
       return masked_fill_(self, *mask, values.item());
   Plan p = make_plan(self, indices);
-  // Leading unit dims of values beyond the result's rank are dropped (x[i] = v[None]).
-  Tensor v = values;
-  while (v.dim() > static_cast<int64_t>(p.out_shape.size()) && v.sizes()[0] == 1) v = select(v, 0, 0);
+  Tensor v = values;  // its leading unit dims are setitem's to drop (py_index.cpp), not index_put_'s
   bool ok = v.dim() <= static_cast<int64_t>(p.out_shape.size());
   for (int64_t i = 0; ok && i < v.dim(); ++i) {
     int64_t vs = v.sizes()[v.dim() - 1 - i], os = p.out_shape[p.out_shape.size() - 1 - i];

@@ -256,3 +256,14 @@ def test_sdpa_flash_empty_query_known_wrong() -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), {}))
     got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m)))
     assert same(want, got), f"{want} vs {got}"
+
+
+def test_var_all_equal_entry_reads_unbiased() -> None:
+    """var-all-equal-values covers calls past their degrees of freedom only: unbiased=False is a
+    correction of 0 (std of one value: 0, which ember gives)."""
+    kw = known_wrong()
+    x = torch.full((1, 1), 0.3)
+    assert kw.lookup("std", (x, 1, False), {}) is None
+    assert kw.lookup("std", (x, False), {}) is None
+    assert kw.lookup("std", (x, 1, True), {}).id == "var-all-equal-values"
+    check(lambda m: m.std(m.full((1, 1), 0.3), 1, unbiased=False))

@@ -1345,13 +1345,16 @@ def _var_all_equal_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     x = _arg(args, kwargs, 0, "input")
     dim = _arg(args, kwargs, 1, "dim")
+    # the unbiased overloads: std(x, unbiased) and std(x, dim, unbiased) (False: correction 0)
+    unbiased = dim if isinstance(dim, bool) else _arg(args, kwargs, 2, "unbiased")
+    dim = None if isinstance(dim, bool) else dim
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0 and x.dim() > 0):
         return False
     if dim not in (None, ()):  # a reduction over every dim longer than 1 is one over all
         dims = {d % x.dim() for d in ([dim] if isinstance(dim, int) else dim)}
         if any(n > 1 and i not in dims for i, n in enumerate(x.shape)):
             return False
-    corr = kwargs.get("correction", 1)
+    corr = kwargs.get("correction", 0 if unbiased is False else 1)
     if not isinstance(corr, (int, float)) or isinstance(corr, bool) or x.numel() - corr > 0:
         return False
     v = x.flatten()

@@ -537,7 +537,9 @@ def _pool_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
     x = _arg(args, kwargs, 0, "input")
     k = _pool_arg(_arg(args, kwargs, 1, "kernel_size"), n)
     d = _pool_arg(_arg(args, kwargs, 4, "dilation", 1), n)
-    return (isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.dim() in (n + 1, n + 2)
+    flags = (_arg(args, kwargs, 5, "ceil_mode", False), _arg(args, kwargs, 6, "return_indices", False))
+    return (all(isinstance(f, bool) for f in flags)  # a wrong-typed flag is the parser's TypeError first
+            and isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.dim() in (n + 1, n + 2)
             and all(s > 0 for s in x.shape[1:]) and len(k) == len(d) == n
             and all(isinstance(v, int) and 0 < v < 2**31 for v in k + d)
             and any((a - 1) * b + 1 >= 2**31 for a, b in zip(k, d, strict=True)))

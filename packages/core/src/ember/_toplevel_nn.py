@@ -756,7 +756,7 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
 
     A 1-d convolution in time-batch-channel layout (fairseq's): ``input`` is ``(T, B, C_in)``,
     ``weight`` ``(K, C_in, C_out)``, ``bias`` ``(C_out,)``; ``pad`` zeros are added at both ends of
-    the time axis. Composed on ``conv1d`` over the transposed operands.
+    the time axis. Computed as aten's: one ``addmm_`` per tap onto the bias.
 
     Args:
         input (Tensor): the sequence, ``(time, batch, in_channels)``.
@@ -764,16 +764,15 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         bias (Tensor): one value per output channel.
         pad (int): zeros added before and after the sequence.
 
-    Returns:
-        Tensor: ``(T + 2 * pad - K + 1, B, C_out)``.
+    Returns ``(T + 2 * pad - K + 1, B, C_out)``.
 
     Example::
 
         >>> ember.conv_tbc(ember.ones(5, 2, 3), ember.ones(2, 3, 4), ember.zeros(4)).shape
         torch.Size([4, 2, 4])
     """
-    if isinstance(pad, int) and not -(2**63) <= pad < 2**63:  # its parser's int64, before aten's checks
-        raise ValueError("Overflow when unpacking long long")
+    if isinstance(pad, int) and not -(2**63) <= pad < 2**63:
+        raise ValueError("Overflow when unpacking long long")  # its parser's int64, before aten's checks
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:
@@ -784,25 +783,17 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    # aten's loop, in its integer types (int64 that wraps, the shifts cast to int): the output starts as
-    # the bias (cast to input's dtype), and each tap adds its slice of input (viewed as (t * batch, channels):
-    # a layout that does not allow it raises the view error) times its weight with addmm_, over the time steps
-    # it reaches -- no padded zeros are multiplied (inf * 0 would be NaN), and addmm_ raises the dtype errors
-    def i64(v: int) -> int:
-        return (v + 2**63) % 2**64 - 2**63
-
-    def i32(v: int) -> int:
-        return (v + 2**31) % 2**32 - 2**31
-
+    # aten's loop, in its int types (int64 wraps, shifts are int): addmm_ per tap (its dtype errors; no 0 * inf)
+    def wrap(v: int, bits: int = 64) -> int:
+        return (v + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
     k, t_len, batch = weight.shape[0], input.shape[0], input.shape[1]
-    o_len = i64(t_len - k + 1 + i64(pad * 2))
-    span = i64(o_len - t_len + k - 1)
+    o_len = wrap(t_len - k + 1 + pad * 2)
+    span = wrap(o_len - t_len + k - 1)
     real_pad = -(-span // 2) if span < 0 else span // 2  # C's division truncates towards zero
-    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype)
-    out.copy_(bias.expand(out.shape))
+    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype).copy_(bias.expand(o_len, batch, -1))
     for i in range(k):
-        i_shift, o_shift = max(0, i32(i64(i - real_pad))), max(0, i32(i64(real_pad - i)))
-        t = i64(min(i64(t_len + real_pad - i), o_len) - o_shift)
+        i_shift, o_shift = max(0, wrap(i - real_pad, 32)), max(0, wrap(real_pad - i, 32))
+        t = wrap(min(wrap(t_len + real_pad - i), o_len) - o_shift)
         if t > 0:
             rows = input.narrow(0, i_shift, t).view(t * batch, input.shape[2])
             out.narrow(0, o_shift, t).view(t * batch, weight.shape[2]).addmm_(rows, weight[i])

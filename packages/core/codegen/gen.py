@@ -122,6 +122,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         if op.out_dtype == "exact":
             out.append("  spec.out_rule = OutRule::Exact;")
         out.append(f"  ElementwiseIter it(spec, {{{', '.join(tensors)}}});")
+        for cond, msg in op.kernel_checks:
+            out.append(f'  EMBER_CHECK({cond}, "{msg}");')
         if any(p.name == "alpha" for p in s.cpp_params):
             out.append("  check_alpha(it.compute_dtype(), alpha);")
         if op.int_divisor:

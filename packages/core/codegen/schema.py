@@ -70,6 +70,9 @@ class Op:
     int_divisor: str | None = None  # param that must hold no zeros for integer division
     bool_error: str | None = None  # RuntimeError message for bool input
     checks: list = field(default_factory=list)  # [C++ condition, RuntimeError message] before the iterator
+    # [C++ condition on `it`, the built iterator, message]: after the iterator's own checks (its
+    # overlap, shape and out= cast errors), before the kernel -- aten's kernel-time checks (its dtype dispatch)
+    kernel_checks: list = field(default_factory=list)
     grad_name: str | None = None  # Node class name when PyTorch's differs from the default
     tensor_varargs: bool = False  # f(a, b) is also accepted for f([a, b]) (meshgrid, broadcast_tensors)
     # "aten": PyTorch has this op only as torch.ops.aten.<name>, whose schema matcher converts
@@ -128,7 +131,7 @@ DEFAULT_VARIANTS = ["function", "method", "inplace", "out"]
 # Every key an ops.yaml entry may have (the fields of Op, named as in the yaml).
 KNOWN_KEYS = {"func", "family", "kernel", "rule", "variants", "wrap", "aliases", "grad",
               "namespace", "numbers", "cpp", "out_dtype", "int_divisor", "bool_error", "checks",
-              "grad_name", "tensor_varargs", "binding", "output_differentiability"}
+              "kernel_checks", "grad_name", "tensor_varargs", "binding", "output_differentiability"}
 
 
 def load_ops(doc: dict) -> list[Op]:
@@ -157,6 +160,7 @@ def load_ops(doc: dict) -> list[Op]:
                 int_divisor=e.get("int_divisor"),
                 bool_error=e.get("bool_error"),
                 checks=e.get("checks", []),
+                kernel_checks=e.get("kernel_checks", []),
                 grad_name=e.get("grad_name"),
                 tensor_varargs=e.get("tensor_varargs", False),
                 binding=e.get("binding"),

@@ -8,11 +8,6 @@ its fix lands -- nothing here is expected behaviour.
 from __future__ import annotations
 
 OPS: dict[str, str] = {
-    # both older than the yaml entries that put them in reach of the fuzz suite (issue 19):
-    "index_put": "a bool-mask index with a 0-d value of another dtype: PyTorch casts it (its masked_fill path), "
-    "ember raises 'Index put requires the source and destination dtypes match'",
-    "unique_dim": "more than one zero-size dim: PyTorch raises 'Number of zero sized dimensions is more than one, "
-    "so unique cannot be applied', ember returns",
 }
 
 FUNCTIONAL: dict[str, str] = {

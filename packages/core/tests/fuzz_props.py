@@ -233,7 +233,9 @@ RANDOM_OPS = {"rand", "randn", "randint", "randint.low", "randperm", "rand_like"
 # holding inf or NaN is the LAPACK build's choice too: its LU pivots on (or past) them as its
 # own max-abs search and update order decide (PyTorch's MKL: det -inf or NaN, inv all NaN or a
 # singular error; OpenBLAS, which ember and PyTorch's aarch64 wheels link, other mixes).
-ROUNDING_NOISE_OPS = {"det", "slogdet", "inv"}
+# linalg.solve likewise: its LU of a matrix holding inf or NaN pivots as the build decides (MKL's
+# PyTorch: all NaN where ember's OpenBLAS keeps the finite columns), a singular one errs or not by its noise.
+ROUNDING_NOISE_OPS = {"det", "slogdet", "inv", "solve"}
 
 
 def _bad_matrices(a: Any) -> Any:

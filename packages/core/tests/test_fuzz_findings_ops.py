@@ -632,3 +632,4 @@ def test_known_wrong_inplace_form() -> None:
 ))
 def test_seed_1130_findings(f: Callable[[Any], Any]) -> None:
     check(f)
+

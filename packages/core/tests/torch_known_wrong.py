@@ -521,6 +521,64 @@ def _conv_no_channels_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return out
 
 
+# --- max pooling whose dilated kernel overflows int ----------------------------------------------
+
+MAX_POOLS = {f"max_pool{n}d{s}": n for n in (2, 3) for s in ("", "_with_indices")}
+
+
+def _pool_arg(v: Any, n: int) -> list:
+    v = list(v) if isinstance(v, (tuple, list)) else [v]
+    return v * n if len(v) == 1 else v
+
+
+def _pool_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in MAX_POOLS:
+        return False
+    n = MAX_POOLS[name]
+    x = _arg(args, kwargs, 0, "input")
+    k = _pool_arg(_arg(args, kwargs, 1, "kernel_size"), n)
+    d = _pool_arg(_arg(args, kwargs, 4, "dilation", 1), n)
+    flags = (_arg(args, kwargs, 5, "ceil_mode", False), _arg(args, kwargs, 6, "return_indices", False))
+    return (all(isinstance(f, bool) for f in flags)  # a wrong-typed flag is the parser's TypeError first
+            and isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.dim() in (n + 1, n + 2)
+            and all(s > 0 for s in x.shape[1:]) and len(k) == len(d) == n
+            and all(isinstance(v, int) and 0 < v < 2**31 for v in k + d)
+            and any((a - 1) * b + 1 >= 2**31 for a, b in zip(k, d, strict=True)))
+
+
+def _pool_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: the dilated kernel ((kernel_size - 1) * dilation + 1) exceeds the input: "
+                       "Output size is too small")
+
+
+# --- nll_loss_backward, reduction 'none', writing at an unchecked target ------------------------
+
+def _nll_backward_targets(args: tuple, kwargs: dict) -> Any:
+    """The out-of-range targets of a reduction-'none' nll_loss_backward on a 2-d input (the path
+    without a bounds check), or None where the call does not take it."""
+    names = ("grad_output", "self", "target", "weight", "reduction", "ignore_index", "total_weight")
+    g, x, t, w, red, ignore, tw = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
+    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor) and red == 0 and x.dim() == 2
+            and t.dim() == 1 and t.dtype == torch.int64 and isinstance(ignore, int) and -2**63 <= ignore < 2**63):
+        return None
+    bad = (t != ignore) & ((t < 0) | (t >= x.shape[1]))
+    return bad if bool(bad.any()) else None
+
+
+def _nll_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    return name == "nll_loss_backward" and _nll_backward_targets(args, kwargs) is not None
+
+
+def _nll_backward_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    bad = _nll_backward_targets(args, kwargs)
+    t = _arg(args, kwargs, 2, "target")
+    ignore = _arg(args, kwargs, 5, "ignore_index")
+    # PyTorch's own checks first, on the call with the bad targets ignored (no write out of bounds)
+    safe = torch.where(bad, torch.tensor(ignore, dtype=t.dtype), t)
+    torch.ops.aten.nll_loss_backward(*args[:2], safe, *args[3:], **kwargs)
+    raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+
+
 # --- fused CPU attention with inconsistent query / key / value shapes -------------------------
 
 def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -552,6 +610,36 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
 
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
+
+
+# --- fused CPU attention with no heads -------------------------------------------------------
+
+def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in SDPA_FLASH:
+        return False
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+        return False
+    # shapes the kernel would accept but for the head count (an inconsistent call is its own entry or error)
+    if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and k.shape[2] == v.shape[2]
+            and q.shape[3] == k.shape[3] == v.shape[3] and q.dtype.is_floating_point):
+        return False
+    if first == 0:  # the forward divides by the query length too
+        return q.shape[1] == 0 or q.shape[2] == 0
+    if q.shape[1] != 0:
+        return False
+    g, o, lse = (_arg(args, kwargs, i, n) for i, n in ((0, "grad_out"), (4, "out"), (5, "logsumexp")))
+    return (all(isinstance(t, torch.Tensor) for t in (g, o, lse)) and g.shape == o.shape == q.shape
+            and lse.shape == q.shape[:3] and g.dtype == o.dtype == q.dtype)
+
+
+def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
+    def meta(a: Any) -> Any:
+        return a.to("meta") if isinstance(a, torch.Tensor) else a
+    out = getattr(torch.ops.aten, name)(*map(meta, args), **{k: meta(v) for k, v in kwargs.items()})
+    return tuple(torch.zeros(t.shape, dtype=t.dtype) for t in out)
 
 
 # --- fused CPU attention reading a strided head dim as contiguous ----------------------------
@@ -1260,13 +1348,16 @@ def _var_all_equal_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     x = _arg(args, kwargs, 0, "input")
     dim = _arg(args, kwargs, 1, "dim")
+    # the unbiased overloads: std(x, unbiased) and std(x, dim, unbiased) (False: correction 0)
+    unbiased = dim if isinstance(dim, bool) else _arg(args, kwargs, 2, "unbiased")
+    dim = None if isinstance(dim, bool) else dim
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0 and x.dim() > 0):
         return False
     if dim not in (None, ()):  # a reduction over every dim longer than 1 is one over all
         dims = {d % x.dim() for d in ([dim] if isinstance(dim, int) else dim)}
         if any(n > 1 and i not in dims for i, n in enumerate(x.shape)):
             return False
-    corr = kwargs.get("correction", 1)
+    corr = kwargs.get("correction", 0 if unbiased is False else 1)
     if not isinstance(corr, (int, float)) or isinstance(corr, bool) or x.numel() - corr > 0:
         return False
     v = x.flatten()
@@ -1482,6 +1573,27 @@ KNOWN_WRONG = [
             "channels (0) plus its bias: zeros of shape (1, 2, 5)",
         applies=_conv_no_channels_applies, correct=_conv_no_channels_correct),
     KnownWrong(
+        "max-pool-dilated-kernel-int-overflow",
+        torch_says="F.max_pool3d(torch.randn(1, 2, 4, 4, 4), kernel_size=2147483647, stride=2, padding=1, "
+                   "dilation=4) returns a (1, 2, 7, 7, 7) tensor of -inf with indices such as 65 and 71 "
+                   "(outside the 64-element planes); max_pool2d likewise: (kernel_size - 1) * dilation "
+                   "wraps in int32 (to -8 here), so the window looks small",
+        why="the dilated window spans 8589934585 elements, far more than the input's padded size 6: "
+            "the output size is negative, PyTorch's own 'Output size is too small' RuntimeError for "
+            "any window that does not wrap",
+        applies=_pool_overflow_applies, correct=_pool_overflow_correct),
+    KnownWrong(
+        "nll-loss-backward-none-unchecked-target",
+        torch_says="torch.ops.aten.nll_loss_backward(torch.ones(4), torch.ones(4, 0, dtype=torch.float64), "
+                   "torch.tensor([0, 3, 1, -100]), None, 0, -100, torch.tensor(0.)) kills the process "
+                   "(SIGSEGV); with a target of -100 and ignore_index 0 on a (3, 4) input it writes "
+                   "grad_input[0][-100], outside the tensor, and returns: reduction 'none' on a 2-d input "
+                   "is the one path of its kernel without the target bounds check",
+        why="a target outside [0, C) other than ignore_index names no class; every other path of "
+            "PyTorch's nll_loss_backward (and its forward) raises IndexError 'Target t is out of "
+            "bounds.' for it, after its shape checks",
+        applies=_nll_backward_applies, correct=_nll_backward_correct),
+    KnownWrong(
         "sdpa-flash-inconsistent-shapes",
         torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(torch.ones(2, 3, 70, 4,"
                    " dtype=torch.float64), torch.ones(2, 3, 70, 4, dtype=torch.float64), torch.ones(2, 1,"
@@ -1493,6 +1605,16 @@ KNOWN_WRONG = [
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
         applies=_sdpa_shapes_applies, correct=_sdpa_shapes_correct),
+    KnownWrong(
+        "sdpa-flash-no-heads",
+        torch_says="torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q, 0.0, True) with q = "
+                   "torch.randn(2, 0, 5, 4, dtype=torch.float64) kills the process (SIGFPE), as its backward "
+                   "does for such a query (grad_out, out and logsumexp of the same shapes), and the forward "
+                   "for a query of length 0 (q: (2, 3, 0, 4), k and v: (2, 3, 6, 4)): the kernels split "
+                   "their work by the head count (the forward by the query blocks), dividing by zero",
+        why="with no heads there is nothing to attend: the outputs are empty, of the shapes and dtypes "
+            "PyTorch's own meta function gives (after its checks), which ember returns",
+        applies=_sdpa_no_heads_applies, correct=_sdpa_no_heads_correct),
     KnownWrong(
         "sdpa-flash-strided-head-dim",
         torch_says="f = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu; q = "

@@ -585,10 +585,16 @@ IntArrayRef Signature::int_list(ParsedArgs& A, int i) const {
     for (int k = 0; k < std::max(params_[i].list_len, 1); ++k) v.push_back(x);
   }
   // c10::SymInt keeps ints below -2^62 for its symbolic nodes: a kernel taking concrete sizes
-  // refuses them (PyTorch's RuntimeError, raised as the op is entered).
+  // refuses them (PyTorch's RuntimeError, raised as the op is entered). The bindings parse their
+  // arguments last to first (the generated call's, as PyTorch's), so the lists before this one
+  // are parsed yet: their overflow TypeError comes first.
   if (params_[i].symint)
     for (int64_t x : v)
-      EMBER_CHECK(x > -(int64_t(1) << 62) - 1, "SymIntArrayRef expected to contain only concrete integers");
+      if (x <= -(int64_t(1) << 62) - 1) {
+        for (int j = i - 1; j >= 0; --j)
+          if (params_[j].type == PType::IntList && !is_none(A, j)) (void)int_list(A, j);  // its own error first
+        fail(ErrorKind::Runtime, "SymIntArrayRef expected to contain only concrete integers");
+      }
   return v;
 }
 std::optional<IntArrayRef> Signature::opt_int_list(ParsedArgs& A, int i) const {

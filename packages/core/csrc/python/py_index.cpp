@@ -238,6 +238,8 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   }
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
+  // x[i] = v drops v's leading unit dims (PyTorch's slicePrefix1sSize); index_put_ itself does not
+  while (src.dim() > 0 && src.sizes()[0] == 1) src = ag::select(src, 0, 0);
   if (r.has_adv) {
     // PyTorch casts the value only on its masked_fill_ path: the whole index is one bool
     // tensor of at least one dim and the value is 0-d. Otherwise the dtypes must match.

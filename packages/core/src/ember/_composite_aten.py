@@ -261,6 +261,10 @@ def _renorm_rows(input: Tensor, idx: Tensor, max_norm: float, norm_type: float) 
 def _grid_coords(n: int, align_corners: bool, dtype: Any) -> Tensor:
     """n normalized coordinates in [-1, 1]: pixel centres, or corners with align_corners."""
     if n <= 1:
+        # aten's at::tensor(0, theta.options()), which has no float16/bfloat16 instance
+        if dtype in (ember.float16, ember.bfloat16):
+            name = "Half" if dtype == ember.float16 else "BFloat16"
+            raise NotImplementedError(f'"tensor_cpu" not implemented for \'{name}\'')
         return ember.zeros(max(n, 0), dtype=dtype)
     c = ember.linspace(-1.0, 1.0, n, dtype=dtype)
     return c if align_corners else c * ((n - 1) / n)
@@ -292,12 +296,13 @@ def affine_grid_generator(theta: Tensor, size: Any, align_corners: bool) -> Tens
         raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
     spatial = size[2:]
     n, k = size[0], len(spatial) + 1
+    # homogeneous coordinates: x (the last dim) first, then y (and z), then 1 (aten builds this
+    # base grid before its bmm checks theta's shape)
+    grids = ember.meshgrid(*[_grid_coords(s, align_corners, theta.dtype) for s in spatial], indexing="ij")
     batch2 = theta.transpose(1, 2)
     if list(batch2.shape[:2]) != [n, k]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
                            f"{list(batch2.shape[:2])}.")
-    # homogeneous coordinates: x (the last dim) first, then y (and z), then 1
-    grids = ember.meshgrid(*[_grid_coords(s, align_corners, theta.dtype) for s in spatial], indexing="ij")
     base = ember.stack([*reversed(grids), ember.ones_like(grids[0])], -1).reshape(1, -1, k).expand(n, -1, -1)
     return (base @ batch2).view(*size[:1], *spatial, len(spatial))
 

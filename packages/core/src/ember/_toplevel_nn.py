@@ -756,7 +756,7 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
 
     A 1-d convolution in time-batch-channel layout (fairseq's): ``input`` is ``(T, B, C_in)``,
     ``weight`` ``(K, C_in, C_out)``, ``bias`` ``(C_out,)``; ``pad`` zeros are added at both ends of
-    the time axis. Composed on ``conv1d`` over the transposed operands.
+    the time axis. Computed as aten's: one ``addmm_`` per tap onto the bias.
 
     Args:
         input (Tensor): the sequence, ``(time, batch, in_channels)``.
@@ -764,14 +764,15 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         bias (Tensor): one value per output channel.
         pad (int): zeros added before and after the sequence.
 
-    Returns:
-        Tensor: ``(T + 2 * pad - K + 1, B, C_out)``.
+    Returns ``(T + 2 * pad - K + 1, B, C_out)``.
 
     Example::
 
         >>> ember.conv_tbc(ember.ones(5, 2, 3), ember.ones(2, 3, 4), ember.zeros(4)).shape
         torch.Size([4, 2, 4])
     """
+    if isinstance(pad, int) and not -(2**63) <= pad < 2**63:
+        raise ValueError("Overflow when unpacking long long")  # its parser's int64, before aten's checks
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:
@@ -782,18 +783,18 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    # aten views each time slice of input as (t * batch, channels): an input whose layout does not allow
-    # that raises its view error
-    k, t_len = weight.shape[0], input.shape[0]
-    o_len = t_len + 2 * pad - k + 1
-    if t_len == 0 or o_len <= 0 or k == 0:  # no tap to apply (conv1d refuses it): aten's result is the bias
-        out = ember.empty((o_len, input.shape[1], weight.shape[2]), dtype=input.dtype)
-        return out.copy_(bias.expand(out.shape))
+    # aten's loop, in its int types (int64 wraps, shifts are int): addmm_ per tap (its dtype errors; no 0 * inf)
+    def wrap(v: int, bits: int = 64) -> int:
+        return (v + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+    k, t_len, batch = weight.shape[0], input.shape[0], input.shape[1]
+    o_len = wrap(t_len - k + 1 + pad * 2)
+    span = wrap(o_len - t_len + k - 1)
+    real_pad = -(-span // 2) if span < 0 else span // 2  # C's division truncates towards zero
+    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype).copy_(bias.expand(o_len, batch, -1))
     for i in range(k):
-        t = min(t_len + pad - i, t_len + 2 * pad - k + 1) - max(0, pad - i)
+        i_shift, o_shift = max(0, wrap(i - real_pad, 32)), max(0, wrap(real_pad - i, 32))
+        t = wrap(min(wrap(t_len + real_pad - i), o_len) - o_shift)
         if t > 0:
-            input.narrow(0, max(0, i - pad), t).view(t * input.shape[1], input.shape[2])
-            break
-    # aten copies the bias into an output of input's dtype: another float dtype is cast, not refused
-    y = ember.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias.to(input.dtype), padding=pad)
-    return y.permute(2, 0, 1).contiguous()
+            rows = input.narrow(0, i_shift, t).view(t * batch, input.shape[2])
+            out.narrow(0, o_shift, t).view(t * batch, weight.shape[2]).addmm_(rows, weight[i])
+    return out

@@ -32,13 +32,8 @@ void check_alpha(ScalarType result, const Scalar& alpha) {
   EMBER_CHECK(!(alpha.is_bool() && result != ScalarType::Bool), "Boolean alpha only supported for Boolean results.");
 }
 
-bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (out.defined()) check_no_internal_overlap(out);  // aten's iterator: overlap, shapes, then types
-  (void)broadcast_shapes(a.sizes(), b.sizes());
-  const ScalarType t = result_type({&a, &b});
-  EMBER_CHECK(!out.defined() || can_cast(t, out.dtype()), "result type ", legacy_name(t),
-              " can't be cast to the desired output type ", legacy_name(out.dtype()));
-  if (t == ScalarType::Float16 || t == ScalarType::BFloat16) dtype_not_implemented(kernel, t);
+bool no_half_kernel(const char* kernel, ScalarType compute) {
+  if (compute == ScalarType::Float16 || compute == ScalarType::BFloat16) dtype_not_implemented(kernel, compute);
   return true;
 }
 

@@ -22,10 +22,9 @@ inline void check_inplace(const Tensor& self, const char* name) {
 void check_alpha(ScalarType result, const Scalar& alpha);
 // Integer division by zero raises before any kernel runs (kernels never throw).
 void check_int_divisor(ScalarType compute, const Tensor& divisor);
-// aten's dispatch of a binary kernel built without float16/bfloat16: the operands' broadcast and
-// an out= tensor's dtype are checked first (the iterator's errors), then the dtype
-// (NotImplementedError); true otherwise. `out` is undefined without out=.
-bool no_half_kernel(const char* kernel, const Tensor& a, const Tensor& b, const Tensor& out);
+// aten's dtype dispatch of a kernel built without float16/bfloat16 (an ops.yaml kernel_checks
+// entry, so after the iterator's errors): NotImplementedError for those; true otherwise.
+bool no_half_kernel(const char* kernel, ScalarType compute);
 // Laguerre and Legendre: RuntimeError for a degree in (2^20, 2^63) (see checks.cpp); true otherwise.
 bool poly_degree_bounded(const char* op, const Tensor& n);
 

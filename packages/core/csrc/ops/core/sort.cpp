@@ -3,6 +3,13 @@
 // last, has the backend's sort kernels (kernels/cpu/sort) work on the contiguous rows, and
 // moves the result back.
 #include <cmath>
+#include <cstring>
+#include <numeric>
+#include <queue>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -150,8 +157,35 @@ namespace {
 
 using Select = SelectKind;
 
+// THTensor's names, which aten's checkScalarType words its median out= errors with.
+std::string legacy_tensor_name(ScalarType t) {
+  const std::string n = legacy_name(t);
+  const bool old = t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
+                   t == ScalarType::Int64 || t == ScalarType::Int32 || t == ScalarType::Int16 ||
+                   t == ScalarType::Int8 || t == ScalarType::UInt8;
+  return old ? "torch." + n + "Tensor" : "CPU" + n + "Type";
+}
+
+// The out= dtypes of kthvalue / median / nanmedian, checked where aten does: after the empty
+// dim and k, before the dtype dispatch.
+void check_select_outs(Select what, const Tensor& input, const Tensor* values, const Tensor* indices) {
+  if (values == nullptr) return;
+  if (what == Select::Kth) {
+    EMBER_CHECK(values->dtype() == input.dtype(), "output values must be of same type as input");
+    EMBER_CHECK(indices->dtype() == ScalarType::Int64, "output indices must be of scalar type Long");
+    return;
+  }
+  EMBER_CHECK(indices->dtype() == ScalarType::Int64,
+              "Expected tensor for argument #1 'indices' to have scalar type Long; but got ",
+              legacy_tensor_name(indices->dtype()), " instead (while checking arguments for median)");
+  EMBER_CHECK(values->dtype() == input.dtype(),
+              "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type ",
+              legacy_tensor_name(values->dtype()), " does not equal ", legacy_tensor_name(input.dtype()),
+              " (while checking arguments for median)");
+}
+
 std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Select what, int64_t k, int64_t dim,
-                                       bool keepdim) {
+                                       bool keepdim, const Tensor* values = nullptr, const Tensor* indices = nullptr) {
   Rows R = make_rows(input, dim);
   // PyTorch's order: empty reduction dim (IndexError; nanmedian reports as median), k, then the
   // dtype dispatch, which a 0-d kthvalue / mode skips and a 0-d median does not.
@@ -159,6 +193,7 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
   EMBER_CHECK_INDEX(R.n > 0, shown, "(): Expected reduction dim ", R.d, " to have non-zero size.");
   if (what == Select::Kth)
     EMBER_CHECK(k >= 1 && k <= R.n, "kthvalue(): selected number k out of range for dimension ", R.d);
+  check_select_outs(what, input, values, indices);
   const bool bool_ok = what == Select::Mode || (input.dim() == 0 && what == Select::Kth);
   if (input.dtype() == ScalarType::Bool && !bool_ok)
     dtype_not_implemented(what == Select::Kth ? "kthvalue_cpu" : "median_out", input.dtype());
@@ -189,7 +224,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& input, int64_t k, int64_t dim,
 }
 std::tuple<Tensor, Tensor> kthvalue_out(const Tensor& input, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
                                         const Tensor& indices) {
-  return tuple_out("kthvalue", input, kthvalue(input, k, dim, keepdim), values, indices);
+  return tuple_out("kthvalue", input, select_impl("kthvalue", input, Select::Kth, k, dim, keepdim, &values, &indices),
+                   values, indices);
 }
 Tensor median(const Tensor& input) { return global_median("median", input, Select::Median); }
 std::tuple<Tensor, Tensor> median(const Tensor& input, int64_t dim, bool keepdim) {
@@ -197,7 +233,8 @@ std::tuple<Tensor, Tensor> median(const Tensor& input, int64_t dim, bool keepdim
 }
 std::tuple<Tensor, Tensor> median_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
                                       const Tensor& indices) {
-  return tuple_out("median", input, median(input, dim, keepdim), values, indices);
+  return tuple_out("median", input, select_impl("median", input, Select::Median, 0, dim, keepdim, &values, &indices),
+                   values, indices);
 }
 Tensor nanmedian(const Tensor& input) { return global_median("nanmedian", input, Select::NanMedian); }
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& input, int64_t dim, bool keepdim) {
@@ -205,7 +242,9 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& input, int64_t dim, bool keep
 }
 std::tuple<Tensor, Tensor> nanmedian_out(const Tensor& input, int64_t dim, bool keepdim, const Tensor& values,
                                          const Tensor& indices) {
-  return tuple_out("nanmedian", input, nanmedian(input, dim, keepdim), values, indices);
+  return tuple_out("nanmedian", input,
+                   select_impl("nanmedian", input, Select::NanMedian, 0, dim, keepdim, &values, &indices), values,
+                   indices);
 }
 std::tuple<Tensor, Tensor> mode(const Tensor& input, int64_t dim, bool keepdim) {
   return select_impl("mode", input, Select::Mode, 0, dim, keepdim);

@@ -585,10 +585,24 @@ Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tens
 Tensor scatter(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_(dense_clone(input), dim, index, src);
 }
+namespace {
+// aten's scatter kernel converts value (checked: an overflow is a RuntimeError) as it meets its
+// first index element, right after that element's bounds check: never for an empty index.
+void check_scatter_value(const Tensor& self, int64_t d, const Tensor& index, const Scalar& value) {
+  if (index.numel() == 0) return;
+  const int64_t first = index.dtype() == ScalarType::Int32 ? *reinterpret_cast<const int32_t*>(index.raw())
+                                                           : *reinterpret_cast<const int64_t*>(index.raw());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  if (first < 0 || first >= size) return;  // the bounds check raises first
+  EMBER_DISPATCH_ALL(self.dtype(), "scatter", [&] { (void)value.checked<scalar_t>(); });
+}
+}  // namespace
+
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   check_inplace(self, "scatter_");
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   check_gather_scatter("scatter", self, d, index, nullptr, false);
+  check_scatter_value(self, d, index, value);
   Tensor v = scalar_tensor(value, self.dtype());
   scatter_into("scatter", self, d, index, nullptr, &v, Reduce::None);
   return self;
@@ -694,6 +708,7 @@ Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scal
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   Reduce red = parse_scatter_legacy(reduce);
   check_gather_scatter("scatter", self, d, index, nullptr, false);
+  check_scatter_value(self, d, index, value);
   Tensor v = scalar_tensor(value, self.dtype());
   scatter_into("scatter", self, d, index, nullptr, &v, red);
   return self;

@@ -3,6 +3,7 @@
 // are copied whole. Result dims: B replaces the indexed dims in place when they
 // are adjacent, else B comes first (PyTorch's and NumPy's rule).
 #include <atomic>
+#include <optional>
 
 #include "iter/elementwise_iter.h"
 #include "ops.h"
@@ -35,9 +36,8 @@ IndexList expand_index_masks(const Tensor& self, const IndexList& indices) {
       for (int64_t k = 0; k < t.dim(); ++k) out.push_back(select(nz, 1, k));
       d += t.dim();
     } else {
-      EMBER_CHECK_INDEX(
-          dt == ScalarType::Int64 || dt == ScalarType::Int32 || dt == ScalarType::Int16 || dt == ScalarType::Int8,
-          "tensors used as indices must be long, int, byte or bool tensors");
+      EMBER_CHECK_INDEX(dt == ScalarType::Int64 || dt == ScalarType::Int32,  // aten refuses int16 and int8 too
+                        "tensors used as indices must be long, int, byte or bool tensors");
       out.push_back(t);
       ++d;
     }
@@ -59,7 +59,16 @@ struct Plan {
   DimVector out_shape;
   int64_t b_stride = 0;          // stride of the flattened B dim in the (contiguous) result
   std::vector<int64_t> offsets;  // element offset in self per B position
+  // The first out-of-bounds index met (raised by check_bounds: index_put_ checks its value first).
+  bool bad = false;
+  int64_t bad_index = 0, bad_dim = 0, bad_size = 0;
 };
+
+void check_bounds(const Plan& p) {
+  if (p.bad)
+    fail(ErrorKind::Index, "index ", p.bad_index, " is out of bounds for dimension ", p.bad_dim, " with size ",
+         p.bad_size);
+}
 
 Plan make_plan(const Tensor& self, const IndexList& raw) {
   IndexList indices = expand_index_masks(self, raw);
@@ -118,6 +127,8 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
   std::atomic<bool> bad{false};
   for (size_t k = 0; k < p.adv.size(); ++k) {
     int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
+    // aten's AdvancedIndex refuses any index into a dim of size 0 as it is built (before a value's checks)
+    EMBER_CHECK_INDEX(size != 0 || indices[p.adv[k]].numel() == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
     int64_t* off = p.offsets.data();
     parallel_for(0, p.nb, kGrainSize, [&](int64_t b, int64_t e) {
@@ -131,10 +142,12 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
     });
     // Like PyTorch, an empty result reads nothing and so checks nothing, except
     // that a dim of size 0 can take no index at all.
-    if (bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
-      for (int64_t i = 0; i < p.nb; ++i)
-        if (ip[i] < -size || ip[i] >= size)
-          fail(ErrorKind::Index, "index ", ip[i], " is out of bounds for dimension ", p.adv[k], " with size ", size);
+    if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
+      for (int64_t i = 0; i < p.nb && !p.bad; ++i)
+        if (ip[i] < -size || ip[i] >= size) {
+          p.bad = true;
+          p.bad_index = ip[i], p.bad_dim = p.adv[k], p.bad_size = size;
+        }
     }
   }
   return p;
@@ -177,6 +190,7 @@ Tensor index(const Tensor& self, const IndexList& indices) {
       indices[0].dim() == self.dim() && self.dim() > 0 && same_shape(indices[0].sizes(), self.sizes()))
     return masked_select(self, indices[0]);
   Plan p = make_plan(self, indices);
+  check_bounds(p);
   Tensor out = empty(p.out_shape, self.dtype(), self.device());
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return out;
@@ -206,12 +220,39 @@ Tensor index(const Tensor& self, const IndexList& indices) {
   return out;
 }
 
+namespace {
+// aten's canDispatchToMaskedFill: one bool/uint8 mask among Nones and a one-element value make
+// index_put_ a masked_fill_ of that value (cast to self's dtype, no dtype or shape check).
+std::optional<Tensor> masked_fill_mask(const Tensor& self, const IndexList& indices, const Tensor& values) {
+  if (values.numel() != 1) return std::nullopt;
+  int64_t nind = 0;
+  Tensor mask;
+  for (const Tensor& t : indices) {
+    if (!t.defined()) {
+      ++nind;
+      continue;
+    }
+    if ((t.dtype() != ScalarType::Bool && t.dtype() != ScalarType::UInt8) || mask.defined()) return std::nullopt;
+    mask = t;
+    for (int64_t j = 0; j < t.dim(); ++j)
+      EMBER_CHECK_INDEX(nind + j < self.dim() && t.sizes()[j] == self.sizes()[nind + j], "The shape of the mask ",
+                        shape_str(t.sizes()), " at index ", j, " does not match the shape of the indexed tensor ",
+                        shape_str(self.sizes()), " at index ", nind + j);
+    nind += t.dim();
+  }
+  if (!mask.defined()) return std::nullopt;
+  for (int64_t i = nind; i < self.dim(); ++i) mask = unsqueeze(mask, -1);
+  return mask;
+}
+}  // namespace
+
 Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
   check_inplace(self, "index_put_");
+  if (!accumulate)
+    if (std::optional<Tensor> mask = masked_fill_mask(self, indices, values))
+      return masked_fill_(self, *mask, values.item());
   Plan p = make_plan(self, indices);
-  // Leading unit dims of values beyond the result's rank are dropped (x[i] = v[None]).
-  Tensor v = values;
-  while (v.dim() > static_cast<int64_t>(p.out_shape.size()) && v.sizes()[0] == 1) v = select(v, 0, 0);
+  Tensor v = values;  // its leading unit dims are setitem's to drop (py_index.cpp), not index_put_'s
   bool ok = v.dim() <= static_cast<int64_t>(p.out_shape.size());
   for (int64_t i = 0; ok && i < v.dim(); ++i) {
     int64_t vs = v.sizes()[v.dim() - 1 - i], os = p.out_shape[p.out_shape.size() - 1 - i];
@@ -221,6 +262,7 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
               " cannot be broadcast to indexing result of shape ", shape_str(p.out_shape));
   EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
               legacy_name(self.dtype()), " for the destination and ", legacy_name(v.dtype()), " for the source.");
+  check_bounds(p);  // aten's kernel meets a bad index after the iterator's checks of the value
   v = contiguous(expand(v, p.out_shape, false), MemoryFormat::Contiguous);
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return self;

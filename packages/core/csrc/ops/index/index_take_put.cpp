@@ -113,6 +113,11 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
                     "put_(): Expected source and index to have the same number of "
                     "elements, but got source.numel() = ",
                     source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
+  // aten's order: the written tensor's overlaps before any index is read
+  check_no_internal_overlap(self);
+  check_no_overlap(self, index);
+  check_no_overlap(self, source);
   Tensor idx = as_long_contiguous(index);
   int64_t n = self.numel(), m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();

@@ -1,5 +1,5 @@
 // unique / unique_consecutive, over elements or over slices along a dim.
-// Sorting is a stable index sort; NaNs sort last and never compare equal, so
+// Sorting is a stable index sort (over a dim: aten's std::sort); NaNs sort last and never compare equal, so
 // each NaN is its own value (as in PyTorch).
 #include <algorithm>
 #include <cmath>
@@ -60,7 +60,10 @@ Rows as_rows(const Tensor& x, std::optional<int64_t> dim) {
 }
 
 // Groups rows (sorted or consecutive): returns (order of first members, inverse, counts).
-std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>> group_rows(const Rows& r, bool sort) {
+// by_dim: aten's unique over a dim, which sorts the slices with std::sort and plain < and >
+// (a NaN compares as neither, so where NaN rows land is that sort's doing): the same call here.
+std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>> group_rows(const Rows& r, bool sort,
+                                                                                        bool by_dim) {
   std::vector<int64_t> order(r.rows), first, inverse(r.rows), counts;
   std::iota(order.begin(), order.end(), 0);
   EMBER_DISPATCH_ALL(r.data.dtype(), "unique", [&] {
@@ -79,9 +82,18 @@ std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>> gro
         if (!eq_v(p[a * w + k], p[b * w + k])) return false;
       return true;
     };
+    auto aten_less = [&](int64_t a, int64_t b) {
+      for (int64_t k = 0; k < w; ++k) {
+        const auto x = static_cast<opmath_t<scalar_t>>(p[a * w + k]), y = static_cast<opmath_t<scalar_t>>(p[b * w + k]);
+        if (x < y) return true;
+        if (x > y) return false;
+      }
+      return false;
+    };
     if (sort) {
       GilRelease nogil;
-      std::stable_sort(order.begin(), order.end(), row_less);
+      if (by_dim) std::sort(order.begin(), order.end(), aten_less);
+      else std::stable_sort(order.begin(), order.end(), row_less);
     }
     for (int64_t i = 0; i < r.rows; ++i) {
       if (i == 0 || !row_eq(order[i - 1], order[i])) {
@@ -108,14 +120,16 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   if (dim) {
     EMBER_CHECK_INDEX(input.dim() > 0, "Dimension specified as ", *dim, " but tensor has no dimensions");
     d = wrap_dim(*dim, input.dim());
-    if (input.sizes()[*d] > 0 || input.numel() > 0) {
-      for (int64_t k = 0; k < input.dim(); ++k)
-        EMBER_CHECK(k == *d || input.sizes()[k] > 0,
-                    "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+    // aten's _unique_dim_cpu_template: the zero-size dims counted, the selected one apart
+    const int64_t zeros = std::count(input.sizes().begin(), input.sizes().end(), int64_t(0));
+    if (input.sizes()[*d] == 0) {
+      EMBER_CHECK(zeros == 1, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    } else {
+      EMBER_CHECK(zeros == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
     }
   }
   Rows r = as_rows(input, d);
-  auto [first, inverse, counts] = group_rows(r, !consecutive);
+  auto [first, inverse, counts] = group_rows(r, !consecutive, d.has_value());
   int64_t g = static_cast<int64_t>(first.size());
   Tensor firsts = long_tensor(first, {g});
   Tensor values;

@@ -160,6 +160,20 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
         return info;
       });
     });
+  } else if (n > 0 && batch_count(A) > 0) {
+    // aten factors A itself, before broadcasting it against B: its singular matrices are the
+    // error even where B's batch is empty
+    Tensor own = to_colmajor(Aw);
+    dispatch_fd(A.dtype(), [&](auto z) {
+      using T = decltype(z);
+      T* pa = own.data<T>();
+      bad = for_batch(batch_count(own), [&](int64_t b) {
+        std::vector<int> ip(static_cast<size_t>(n));
+        int info = 0;
+        getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        return info;
+      });
+    });
   }
   EMBER_CHECK_KIND(ErrorKind::LinAlg, bad.second <= 0,
                    "torch.linalg.solve: The solver failed because the input matrix is singular.");

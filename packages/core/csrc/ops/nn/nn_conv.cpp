@@ -196,12 +196,14 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
                            "expected",
                 ", but got: ", shape_str(k));
     const Geometry g = geometry(input, weight.sizes(), stride, padding, dilation, true, output_padding, groups);
+    const bool onednn = mkldnn_picks(input, weight, stride, dilation, transposed, output_padding, groups);
     DimVector in_sp, out_sp;
     bool ok = true;
     for (int64_t i = 0; i < g.nsp; ++i) {
       in_sp.push_back(g.col[3 - g.nsp + i]);
       out_sp.push_back(g.img[3 - g.nsp + i]);
-      ok = ok && out_sp.back() >= 0;  // aten allows an empty output
+      // the slow kernels want at least 1 per dim; mkldnn's, where it is picked, an empty output too
+      ok = ok && out_sp.back() >= (onednn ? 0 : 1);
     }
     if (nsp == 1) {
       in_sp.insert(0, 1);
@@ -209,6 +211,12 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
     }
     EMBER_CHECK(ok, "Given input size per channel: (", list_str(in_sp, " x "),
                 "). Calculated output size per channel: (", list_str(out_sp, " x "), "). Output size is too small");
+    // the output is allocated (its size checked) before the dtype dispatch: the 3-d kernel resizes it
+    // (its element count first), the 2-d one (1-d's too) is a structured kernel's empty
+    DimVector out_shape{g.N, g.img_c};
+    for (int64_t v : out_sp) out_shape.push_back(v);
+    if (nsp == 3) (void)checked_numel(out_shape);
+    (void)contiguous_nbytes(out_shape, element_size(t));
     EMBER_CHECK_NOTIMPL(floating_or_long, "\"slow_conv_transpose", nsp == 3 ? 3 : 2,
                         "d_out_cpu\" not implemented for '", legacy_name(t), "'");
   } else if (dilated) {  // slow_conv_dilated_shape_check

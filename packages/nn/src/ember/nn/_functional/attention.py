@@ -84,7 +84,12 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     if attn_mask is not None:
         if attn_mask.dtype == ember.bool:
             attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
-        scores = scores + attn_mask
+        # aten adds in place: the mask must broadcast to the scores' own shape
+        masked = scores + attn_mask
+        if masked.shape != scores.shape:
+            raise RuntimeError(f"output with shape {list(scores.shape)} doesn't match the broadcast shape "
+                               f"{list(masked.shape)}")
+        scores = masked
     weights = softmax(scores, -1)
     # aten's _safe_softmax: a row whose every score is -inf (fully masked) attends nothing: 0, not NaN
     weights = ember.where((scores == float("-inf")).all(-1, keepdim=True), 0.0, weights)
@@ -127,8 +132,15 @@ def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor 
         return False
     if attn_mask is None:
         return True
-    return (not attn_mask.requires_grad and attn_mask.dim() <= 4
-            and attn_mask.dtype in (ember.bool, query.dtype))
+    if attn_mask.requires_grad or attn_mask.dtype not in (ember.bool, query.dtype):
+        return False
+    # check_attn_mask_shape: a 2-d mask, or a 4-d one with batch and head dims of 1 or query's, each
+    # of its last two dims 1 or the sequence length; any other mask takes the math path
+    m = attn_mask.shape
+    if m[-2] not in (1, query.shape[-2]) or m[-1] not in (1, key.shape[-2]):
+        return False
+    return attn_mask.dim() == 2 or (attn_mask.dim() == 4 and m[0] in (1, query.shape[0])
+                                    and m[1] in (1, query.shape[1]))
 
 
 def dropout_any(input: Tensor, p: float) -> Tensor:

@@ -374,6 +374,12 @@ def _batched(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor
     return input, target, False
 
 
+def _check_int64(value: int) -> None:
+    """An int argument beyond int64: the ValueError of PyTorch's argument parser, before the kernel's checks."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+
+
 @autocast_op("fp32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
@@ -397,6 +403,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_int64(ignore_index)
     x, t, unbatched = _batched(input, target)
     loss = _nll_fused(x, t, weight, ignore_index, reduction)
     return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
@@ -428,6 +435,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_int64(ignore_index)
     if label_smoothing > 1.0:  # aten's only check; a negative or NaN one means no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     probs = tuple(input.shape) == tuple(target.shape)
@@ -437,8 +445,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                                f"{scalar_name(target)}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-    if input.dim() == 0:
-        log_softmax(input, 1)  # aten's class dim is 1 there: its log_softmax raises the IndexError
+    if input.dim() == 0 or not (probs or input.is_floating_point()):
+        # aten's log_softmax runs before nll_loss's checks: its IndexError (a 0-d input's class
+        # dim is 1) or its dtype error comes first
+        log_softmax(input, 0 if input.dim() == 1 else 1)
     x, t, unbatched = _batched(input, target, probs)
     n_classes = x.shape[1]
     if probs:

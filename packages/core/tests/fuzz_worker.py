@@ -170,7 +170,13 @@ def _serve() -> None:
 
     torch.set_num_threads(1)
     ember.set_num_threads(1)
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    limit = ADDRESS_SPACE
+    if os.environ.get("EMBER_SANITIZED"):
+        # ASan has reserved terabytes of shadow memory by now: the budget comes on top of that,
+        # or every later allocation (the result's pickling too) would fail
+        with open("/proc/self/status") as f:
+            limit += next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.modules["fuzz_support"] = S
     libs = {"torch": torch, "ember": ember}
     _send(out, "ready")

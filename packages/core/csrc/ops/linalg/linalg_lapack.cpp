@@ -166,11 +166,12 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
     Tensor own = to_colmajor(Aw);
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
+      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       T* pa = own.data<T>();
       bad = for_batch(batch_count(own), [&](int64_t b) {
         std::vector<int> ip(static_cast<size_t>(n));
         int info = 0;
-        getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        la.getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
         return info;
       });
     });

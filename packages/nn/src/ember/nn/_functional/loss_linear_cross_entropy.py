@@ -146,7 +146,7 @@ class _ChunkedLinearCrossEntropy(Function):
         # when every row is ignored and the mean's total is 0, as nll_loss's backward gives
         rw = _row_weights(weight, target, valid, acc)
         g_rows = grad.to(acc) if ctx.reduction != "mean" else grad.to(acc) / ctx.total
-        scale = ember.where(rw != 0, rw * g_rows, ember.zeros_like(rw))
+        scale = ember.where(rw.ne(0), rw * g_rows, ember.zeros_like(rw))
         safe = ember.where(valid, target, ember.zeros_like(target)).unsqueeze(1)
         need_in, need_w, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.needs_input_grad[2]
         g_in = ember.empty(input.shape, dtype=acc) if need_in else None

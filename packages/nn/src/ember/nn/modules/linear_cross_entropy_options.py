@@ -4,7 +4,7 @@ fields, defaults, validation and resolution of the ``"auto"`` picks)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Any
 
 import ember
 
@@ -13,7 +13,8 @@ __all__ = ["LinearCrossEntropyOptions"]
 # PyTorch's per-(device type, input dtype) picks for "auto": (acc_policy, chunking_method)
 _AUTO_DEFAULTS = {("cpu", "bfloat16"): ("accurate", "aspect_ratio"),
                   ("cpu", "float16"): ("accurate", "aspect_ratio"),
-                  ("cuda", "bfloat16"): ("compact", "aspect_ratio:2"), ("cuda", "float16"): ("compact", "aspect_ratio:2")}
+                  ("cuda", "bfloat16"): ("compact", "aspect_ratio:2"),
+                  ("cuda", "float16"): ("compact", "aspect_ratio:2")}
 _AUTO_FALLBACK = ("compact", "aspect_ratio:2")
 
 
@@ -47,7 +48,7 @@ class LinearCrossEntropyOptions:
     allow_retain_graph: bool = False
     batch_chunk_size: int | None = None
     chunking_method: str | None = "auto"
-    acc_policy: Literal["accurate", "balanced", "compact", "auto"] = "auto"
+    acc_policy: str = "auto"  # "accurate", "balanced", "compact" or "auto"
     acc_dtype: Any = None
 
     def __post_init__(self) -> None:
@@ -75,7 +76,8 @@ class LinearCrossEntropyOptions:
     def _adjust(self, num_batches: int, in_features: int, num_classes: int, dtype: Any,
                 device: Any = None) -> LinearCrossEntropyOptions:
         """The options with every ``"auto"`` and ``None`` resolved for one call (PyTorch's rules)."""
-        acc_policy, chunking_method = self.acc_policy, self.chunking_method
+        acc_policy: str = self.acc_policy
+        chunking_method = self.chunking_method
         if chunking_method == "auto" and self.batch_chunk_size is not None:
             chunking_method = None  # an explicit chunk size wins over the heuristic
         if "auto" in (acc_policy, chunking_method):

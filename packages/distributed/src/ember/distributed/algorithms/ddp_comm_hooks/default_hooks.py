@@ -3,7 +3,7 @@ Each averages the bucket over the group and returns a Future of the averaged buf
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import ember
 
@@ -35,11 +35,11 @@ def _compress_hook(dtype: Any, process_group: Any, bucket: Any) -> Future:
     compressed = buffer.to(dtype)
     fut = _allreduce_fut(process_group, compressed)
 
-    def decompress(f: Future) -> Any:
+    def decompress(f: Any) -> Any:
         buffer.copy_(f.value())
         return buffer
 
-    return fut.then(decompress)
+    return cast(Future, fut.then(decompress))
 
 
 def fp16_compress_hook(process_group: Any, bucket: Any) -> Future:

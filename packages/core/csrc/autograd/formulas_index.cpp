@@ -102,6 +102,9 @@ Tensor masked_select_backward(const Tensor& grad, const Tensor& input, const Ten
     }
     bs = r;
   }
+  // a 0-d input and mask select into a 1-element result: index a 1-element view (index_put's value
+  // may not drop a leading unit dim the indexing result lacks)
+  if (bs.empty()) bs.push_back(1);
   Tensor m = expand(mask, bs, false);
   Tensor g = ag::index_put(zeros_for(bs, grad), {m}, grad, true);
   return sum_to(g, input.sizes());

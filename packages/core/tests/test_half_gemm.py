@@ -133,7 +133,13 @@ def test_inproc_threads(dt: str) -> None:
             _check(ember.mm(eb.t(), ea.t()), b.t(), a.t(), dt)  # the column split
     finally:
         ember.set_num_threads(old)
-    assert outs[0] == outs[1]
+    if ember.backends.cpu.get_cpu_capability() == "AVX512":
+        assert outs[0] == outs[1]  # ember's own float32 kernel: the same sums whatever the split
+    else:
+        # below AVX-512 each thread's block is an OpenBLAS call, whose kernels may sum a block of
+        # other height in another order (seen on AMD Zen 5): at most one rounding step apart
+        ta, tb = torch.tensor(outs[0]), torch.tensor(outs[1])
+        torch.testing.assert_close(ta, tb, rtol=2.0**-10, atol=0)
 
 
 @pytest.mark.parametrize("cap", ["avx2", "avx512", "avx512_bf16"])

@@ -301,7 +301,7 @@ check_names(globals(), ["get_device", "is_inference", "set_anomaly_enabled"])
 
 
 def get_device_module(device: Any = None) -> Any:
-    """get_device_module(device=None) -> module
+    """get_device_module(device=None)
 
     The module of a device type (``ember.cpu``, ``ember.cuda``): of ``device`` (an
     ``ember.device`` or a string), or of the current accelerator (none here, so ``ember.cpu``).

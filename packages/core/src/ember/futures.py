@@ -14,8 +14,8 @@ S = TypeVar("S")
 
 
 class Future(Generic[T]):
-    """The result of an asynchronous computation: set once (:meth:`set_result` or
-    :meth:`set_exception`), read by :meth:`wait` (blocking until it is set) or :meth:`value`.
+    """The result of an asynchronous computation: set once (``set_result`` or
+    ``set_exception``), read by ``wait`` (blocking until it is set) or ``value``.
 
     Args:
         devices (list of ember.device, optional): the devices the value's tensors may live on
@@ -59,7 +59,7 @@ class Future(Generic[T]):
         self._complete(result, None)
 
     def set_exception(self, result: BaseException) -> None:
-        """Completes the future with the exception ``result``, raised by :meth:`wait` and :meth:`value`."""
+        """Completes the future with the exception ``result``, raised by ``wait`` and ``value``."""
         if not isinstance(result, BaseException):
             raise TypeError(f"set_exception expects an exception, not {type(result).__name__}")
         self._complete(None, result)

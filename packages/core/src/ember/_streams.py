@@ -50,9 +50,8 @@ class Stream:
         self.device = _device(device) if device_type is None else ember.device(
             {v: k for k, v in _DEVICE_TYPES.items()}.get(device_type, "cpu"))
         self.stream_id = stream_id
-        self.device_index = -1 if self.device.index is None else self.device.index
-        if self.device.type in ("cpu", "meta"):
-            self.device_index = device_index if device_type is not None else -1
+        # a CPU stream has no device index (only the CPU can be made here: _device refuses CUDA)
+        self.device_index = device_index if device_type is not None else -1
         self.device_type = _DEVICE_TYPES.get(self.device.type, 0)
 
     def query(self) -> bool:

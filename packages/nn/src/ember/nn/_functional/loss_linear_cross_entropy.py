@@ -103,11 +103,11 @@ def _chunked(input: Tensor, w: Tensor, target: Tensor, bias: Tensor | None, weig
     return result if batched or reduction != "none" else result.squeeze(0)
 
 
-def _row_weights(weight: Tensor | None, target: Tensor, valid: Tensor, dtype: Any) -> Tensor:
-    """Each row's class weight (0 for an ignored row)."""
+def _rows(weight: Tensor | None, target: Tensor, valid: Tensor, dtype: Any) -> tuple[Tensor, Tensor]:
+    """Each row's target as a gather index (0 for an ignored row) and its class weight (0 when ignored)."""
     safe = ember.where(valid, target, ember.zeros_like(target))
     w = weight.to(dtype)[safe] if weight is not None else ember.ones(target.shape, dtype=dtype)
-    return ember.where(valid, w, ember.zeros_like(w))
+    return safe.unsqueeze(1), ember.where(valid, w, ember.zeros_like(w))
 
 
 class _ChunkedLinearCrossEntropy(Function):
@@ -116,8 +116,7 @@ class _ChunkedLinearCrossEntropy(Function):
                 valid: Tensor, reduction: str, opts: Any) -> Tensor:
         acc, step = opts.acc_dtype, opts.batch_chunk_size
         wa, ba = w.to(acc), bias.to(acc) if bias is not None else None
-        safe = ember.where(valid, target, ember.zeros_like(target)).unsqueeze(1)
-        rw = _row_weights(weight, target, valid, acc)
+        safe, rw = _rows(weight, target, valid, acc)
         lse = ember.empty(input.shape[0], dtype=acc)
         losses = ember.empty(input.shape[0], dtype=acc)
         for lo in range(0, input.shape[0], step):
@@ -126,7 +125,7 @@ class _ChunkedLinearCrossEntropy(Function):
             losses[lo:lo + step] = (lse[lo:lo + step] - logits.gather(1, safe[lo:lo + step]).squeeze(1))
         losses.mul_(rw)
         total = rw.sum()
-        ctx.save_for_backward(input, w, bias, weight, target, valid, lse)
+        ctx.save_for_backward(input, w, bias, safe, rw, lse)
         ctx.reduction, ctx.opts, ctx.total, ctx.done = reduction, opts, total, False
         if reduction == "none":
             return losses.to(input.dtype)
@@ -139,15 +138,13 @@ class _ChunkedLinearCrossEntropy(Function):
             raise RuntimeError("linear_cross_entropy chunked backward called twice; retain_graph=True / double "
                                "backward are not supported.")
         ctx.done = True
-        input, w, bias, weight, target, valid, lse = ctx.saved_tensors
+        input, w, bias, safe, rw, lse = ctx.saved_tensors
         acc, step = ctx.opts.acc_dtype, ctx.opts.batch_chunk_size
         wa, ba = w.to(acc), bias.to(acc) if bias is not None else None
         # d loss / d row loss times the incoming gradient; rows that do not count get exactly 0, also
         # when every row is ignored and the mean's total is 0, as nll_loss's backward gives
-        rw = _row_weights(weight, target, valid, acc)
         g_rows = grad.to(acc) if ctx.reduction != "mean" else grad.to(acc) / ctx.total
         scale = ember.where(rw.ne(0), rw * g_rows, ember.zeros_like(rw))
-        safe = ember.where(valid, target, ember.zeros_like(target)).unsqueeze(1)
         need_in, need_w, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.needs_input_grad[2]
         g_in = ember.empty(input.shape, dtype=acc) if need_in else None
         g_w = ember.zeros(wa.shape, dtype=acc) if need_w else None

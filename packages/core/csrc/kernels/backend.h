@@ -17,8 +17,10 @@
 #include <type_traits>
 
 #include "core/device.h"
+#include "core/generator.h"
 #include "core/tensor.h"
 #include "kernel_table.h"  // PointwiseKernels: generated from ops.yaml's kernels
+#include "kernels/attention_args.h"
 #include "kernels/avg_pool_geometry.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
@@ -28,6 +30,7 @@
 #include "kernels/packed_weight.h"
 #include "kernels/pool_window.h"
 #include "kernels/rnn_rows.h"
+#include "kernels/sampling_args.h"
 #include "kernels/sort_kind.h"
 #include "kernels/upsample_geometry.h"
 
@@ -71,6 +74,9 @@ struct GemmKernels {
   bool (*packed_available)();
   void (*pack_b)(const float* src, int64_t K, int64_t N, int64_t ld, bool transposed, float* dst);
   void (*packed_gemm)(int64_t M, const float* A, int64_t lda, const PackedB& B, float* C, int64_t ldc, bool accumulate);
+  // integer C[M,N] = alpha * A @ B + beta * C, contiguous, in the type's wrapping arithmetic
+  void (*igemm)(ScalarType dt, int64_t M, int64_t N, int64_t K, double alpha, double beta, const void* A, const void* B,
+                void* C);
 
   // The float or double entry by the operands' type, for op bodies templated on it.
   void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
@@ -245,6 +251,42 @@ struct ComplexKernels {
   }
 };
 
+// Fused scaled-dot-product attention (kernels/attention_args.h), float or double; the forward
+// writes out and lse, the backward dq and adds into the zeroed dk and dv.
+struct AttentionKernels {
+  void (*flash_forward_f)(const attention::FlashForward<float>& a);
+  void (*flash_forward_d)(const attention::FlashForward<double>& a);
+  void (*flash_backward_f)(const attention::FlashBackward<float>& a);
+  void (*flash_backward_d)(const attention::FlashBackward<double>& a);
+  void flash_forward(const attention::FlashForward<float>& a) const { flash_forward_f(a); }
+  void flash_forward(const attention::FlashForward<double>& a) const { flash_forward_d(a); }
+  void flash_backward(const attention::FlashBackward<float>& a) const { flash_backward_f(a); }
+  void flash_backward(const attention::FlashBackward<double>& a) const { flash_backward_d(a); }
+};
+
+// The samplers (kernels/cpu/random/samplers.h): n contiguous elements of dtype dt written from
+// the generator's stream as PyTorch's kernel for the device draws them; dropout's keep-mask and
+// scaled output over n contiguous elements.
+struct RandomKernels {
+  void (*uniform)(ScalarType dt, void* out, int64_t n, double from, double to, Generator* gen);
+  void (*normal)(ScalarType dt, void* out, int64_t n, bool blocks, double mean, double std, Generator* gen);
+  void (*exponential)(ScalarType dt, void* out, int64_t n, double lambd, Generator* gen);
+  void (*cauchy)(ScalarType dt, void* out, int64_t n, double median, double sigma, Generator* gen);
+  void (*log_normal)(ScalarType dt, void* out, int64_t n, double mean, double std, Generator* gen);
+  void (*geometric)(ScalarType dt, void* out, int64_t n, double p, Generator* gen);
+  void (*bernoulli)(ScalarType dt, void* out, int64_t n, double p, Generator* gen);
+  void (*bernoulli_tensor)(ScalarType dt, void* out, int64_t n, const void* p, bool p_double, Generator* gen);
+  void (*random_bits)(ScalarType dt, void* out, int64_t n, Generator* gen);
+  void (*random_range)(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t base, Generator* gen);
+  void (*random_full64)(ScalarType dt, void* out, int64_t n, Generator* gen);
+  void (*randperm)(ScalarType dt, void* out, int64_t n, Generator* gen);
+  void (*multinomial_replace)(ScalarType dt, const MultinomialProbs& p, int64_t ns, int64_t* out, Generator* gen);
+  void (*multinomial_race)(ScalarType dt, const MultinomialProbs& p, const void* q, int64_t qs0, int64_t qs1,
+                           int64_t ns, int64_t* out);
+  void (*poisson)(ScalarType dt, void* out, const double* rates, int64_t n, Generator* gen);
+  void (*dropout)(ScalarType dt, const void* x, void* out, bool* mask, int64_t n, double p);
+};
+
 struct Backend {
   DeviceType device;
   PointwiseKernels pointwise;
@@ -256,6 +298,8 @@ struct Backend {
   IndexKernels index;
   LinalgKernels linalg;
   SoftmaxKernels softmax;
+  AttentionKernels attention;
+  RandomKernels random;
   ScanKernels scan;
   UpsampleKernels upsample;
   NormKernels norm;

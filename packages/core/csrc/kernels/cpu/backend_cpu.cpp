@@ -4,11 +4,13 @@
 // every other family picks its ISA variant inside its own entry points (isa_variants.h).
 #include "core/cpu_capability.h"
 #include "kernels/backend.h"
+#include "kernels/cpu/attention/flash_attention.h"
 #include "kernels/cpu/complex/complex_gemm.h"
 #include "kernels/cpu/complex/complex_pointwise.h"
 #include "kernels/cpu/conv/conv_kernels.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
+#include "kernels/cpu/gemm/int_gemm.h"
 #include "kernels/cpu/gemm/packed_gemm.h"
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lapack.h"
@@ -21,6 +23,7 @@
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
 #include "kernels/cpu/pool/upsample.h"
+#include "kernels/cpu/random/samplers.h"
 #include "kernels/cpu/rnn/gate_rows.h"
 #include "kernels/cpu/scan/scan_kernels.h"
 #include "kernels/cpu/sort/sort_kernels.h"
@@ -55,6 +58,7 @@ Backend make_cpu_backend() {
   b.gemm.packed_available = packed_gemm_available;
   b.gemm.pack_b = pack_b;
   b.gemm.packed_gemm = packed_gemm;
+  b.gemm.igemm = int_gemm;
   b.conv.img_to_cols = conv::img_to_cols;
   b.conv.cols_to_img = conv::cols_to_img;
   b.conv.weight_grad = conv::weight_grad;
@@ -73,6 +77,28 @@ Backend make_cpu_backend() {
   b.linalg.lu_solve_d = static_cast<void (*)(int64_t, int64_t, const double*, const int*, double*)>(lu_solve_blocked);
   b.softmax.forward = softmax::forward;
   b.softmax.backward = softmax::backward;
+  b.attention.flash_forward_f = static_cast<void (*)(const attention::FlashForward<float>&)>(attention::flash_forward);
+  b.attention.flash_forward_d = static_cast<void (*)(const attention::FlashForward<double>&)>(attention::flash_forward);
+  b.attention.flash_backward_f =
+      static_cast<void (*)(const attention::FlashBackward<float>&)>(attention::flash_backward);
+  b.attention.flash_backward_d =
+      static_cast<void (*)(const attention::FlashBackward<double>&)>(attention::flash_backward);
+  b.random = {sampling::uniform,
+              sampling::normal,
+              sampling::exponential,
+              sampling::cauchy,
+              sampling::log_normal,
+              sampling::geometric,
+              sampling::bernoulli,
+              sampling::bernoulli_tensor,
+              sampling::random_bits,
+              sampling::random_range,
+              sampling::random_full64,
+              sampling::randperm,
+              sampling::multinomial_replace,
+              sampling::multinomial_race,
+              sampling::poisson,
+              sampling::dropout};
   b.scan.logcumsumexp = scan::logcumsumexp;
   b.scan.cum_extreme_indices = scan::cum_extreme_indices;
   b.upsample.upsample = upsample::upsample;

@@ -31,12 +31,15 @@ Backend make_cuda_stub() {
   fill_pointwise_with(b.pointwise, unavailable);
   b.copy = {unavailable, unavailable};
   b.reduce = {unavailable, unavailable, unavailable};
-  b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
   b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
+  b.attention = {unavailable, unavailable, unavailable, unavailable};
+  b.random = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+              unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.scan = {unavailable, unavailable};
   b.upsample = {unavailable};
   b.norm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};

@@ -14,21 +14,18 @@ namespace ember {
 
 namespace {
 
-Tensor run(const char* name, PointwiseKernel k, DtypeRule rule, const Tensor& out, bool inplace,
+// A kernel with its ops.yaml name: the complex table (backend.h, ComplexKernels) is keyed by it.
+struct NamedKernel {
+  const char* name;
+  PointwiseKernel fn;
+};
+#define EMBER_KERNEL(table, field) (NamedKernel{#field, (table).field})
+
+Tensor run(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
            std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> params = {}) {
   ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
-  if (is_complex(it.compute_dtype())) {  // the complex kernels, by the kernel's ops.yaml name
-    const PointwiseKernels& t = backend(*inputs.begin()).pointwise;
-    const char* kn = k == t.div_true    ? "div_true"
-                     : k == t.sub       ? "sub"
-                     : k == t.add       ? "add"
-                     : k == t.div_trunc ? "div_trunc"
-                     : k == t.div_floor ? "div_floor"
-                                        : name;
-    backend(*inputs.begin()).complex.pointwise(kn, it, params.begin());
-  } else {
-    k(it, params.begin());
-  }
+  if (is_complex(it.compute_dtype())) backend(*inputs.begin()).complex.pointwise(k.name, it, params.begin());
+  else k.fn(it, params.begin());
   it.finish();
   if (out.defined()) {
     out.bump_version();
@@ -50,8 +47,9 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
     dtype_not_implemented("round_cpu", x.dtype());
   }
   if (!decimals || *decimals == 0)
-    return run("round", backend(x).pointwise.round, DtypeRule::Promote, out, inplace, {x});
-  return run("round", backend(x).pointwise.round_decimals, DtypeRule::Promote, out, inplace, {x}, {Scalar(*decimals)});
+    return run("round", EMBER_KERNEL(backend(x).pointwise, round), DtypeRule::Promote, out, inplace, {x});
+  return run("round", EMBER_KERNEL(backend(x).pointwise, round_decimals), DtypeRule::Promote, out, inplace, {x},
+             {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
 Tensor round_(const Tensor& self) {
@@ -90,9 +88,9 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
     return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
   }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
-  if (lo && hi) return run("clamp", k.clamp_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
-  if (lo) return run("clamp", k.clamp_min_scalar, DtypeRule::Promote, out, inplace, {xin}, {*lo});
-  return run("clamp", k.clamp_max_scalar, DtypeRule::Promote, out, inplace, {xin}, {*hi});
+  if (lo && hi) return run("clamp", EMBER_KERNEL(k, clamp_scalar), DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
+  if (lo) return run("clamp", EMBER_KERNEL(k, clamp_min_scalar), DtypeRule::Promote, out, inplace, {xin}, {*lo});
+  return run("clamp", EMBER_KERNEL(k, clamp_max_scalar), DtypeRule::Promote, out, inplace, {xin}, {*hi});
 }
 Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return clamp_impl(Tensor(), false, input, min, max);
@@ -109,9 +107,10 @@ static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, con
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
   const PointwiseKernels& k = backend(x).pointwise;
-  if (lo.defined() && hi.defined()) return run("clamp", k.clamp, DtypeRule::Promote, out, inplace, {x, lo, hi});
-  if (lo.defined()) return run("clamp", k.clamp_min_tensor, DtypeRule::Promote, out, inplace, {x, lo});
-  return run("clamp", k.clamp_max_tensor, DtypeRule::Promote, out, inplace, {x, hi});
+  if (lo.defined() && hi.defined())
+    return run("clamp", EMBER_KERNEL(k, clamp), DtypeRule::Promote, out, inplace, {x, lo, hi});
+  if (lo.defined()) return run("clamp", EMBER_KERNEL(k, clamp_min_tensor), DtypeRule::Promote, out, inplace, {x, lo});
+  return run("clamp", EMBER_KERNEL(k, clamp_max_tensor), DtypeRule::Promote, out, inplace, {x, hi});
 }
 Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
   return clamp_t_impl(Tensor(), false, input, min, max);
@@ -150,11 +149,11 @@ static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 // Scalar (an int above INT64_MAX) such as 2**63 becomes -2**63, which an int64 kernel takes (add's
 // own alpha = 2**63 is the overflow error), and -2**63 stays -2**63. Other alphas keep the sub
 // kernel (the same values).
-static std::pair<PointwiseKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& alpha) {
+static std::pair<NamedKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& alpha) {
   const PointwiseKernels& k = backend(x).pointwise;
   if (!alpha.is_int() || !(alpha.is_uint64() || alpha.int_bits() == std::numeric_limits<int64_t>::min()))
-    return {k.sub, alpha};
-  return {k.add, Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
+    return {EMBER_KERNEL(k, sub), alpha};
+  return {EMBER_KERNEL(k, add), Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
 }
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
@@ -178,12 +177,13 @@ Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { ret
 static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
                        std::optional<std::string_view> mode) {
   const PointwiseKernels& k = backend(a).pointwise;
-  if (!mode) return run("div", k.div_true, DtypeRule::IntToFloat, out, inplace, {a, b});
+  if (!mode) return run("div", EMBER_KERNEL(k, div_true), DtypeRule::IntToFloat, out, inplace, {a, b});
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
     const Tensor* ts[] = {&a, &b};
     check_int_divisor(result_type(ts, 2), b);
-    return run("div", trunc ? k.div_trunc : k.div_floor, DtypeRule::Promote, out, inplace, {a, b});
+    return run("div", trunc ? EMBER_KERNEL(k, div_trunc) : EMBER_KERNEL(k, div_floor), DtypeRule::Promote, out, inplace,
+               {a, b});
   }
   fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
        std::string(*mode), "'");
@@ -225,7 +225,8 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (e == 2.0) return square(to_dtype(input, rt));
     if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
   }
-  return run("pow", backend(input).pointwise.pow, DtypeRule::Promote, Tensor(), false, {input, exponent});
+  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, Tensor(), false,
+             {input, exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
@@ -241,17 +242,17 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
     if (self.is_floating() && e == 2.0) return square_(self);
     if (self.is_floating() && e == 0.5) return sqrt_(self);
   }
-  return run("pow_", backend(self).pointwise.pow, DtypeRule::Promote, self, true, {self, exponent});
+  return run("pow_", EMBER_KERNEL(backend(self).pointwise, pow), DtypeRule::Promote, self, true, {self, exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
-  return run("pow", backend(input).pointwise.pow, DtypeRule::Promote, out, false, {input, exponent});
+  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, out, false, {input, exponent});
 }
 
 // ---- square (bool squares as int64, like pow(x, 2)) ----
 static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
   const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
-  return run("square", backend(in).pointwise.square, DtypeRule::Promote, out, inplace, {in});
+  return run("square", EMBER_KERNEL(backend(in).pointwise, square), DtypeRule::Promote, out, inplace, {in});
 }
 Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
 Tensor square_(const Tensor& self) {
@@ -311,8 +312,8 @@ Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double ato
               legacy_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  return run("isclose", backend(input).pointwise.isclose, DtypeRule::PromoteBoolOut, Tensor(), false, {input, other},
-             {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+  return run("isclose", EMBER_KERNEL(backend(input).pointwise, isclose), DtypeRule::PromoteBoolOut, Tensor(), false,
+             {input, other}, {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
 }
 bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();
@@ -334,20 +335,20 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 }
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", backend(input).pointwise.addcdiv, DtypeRule::Promote, Tensor(), false,
+  return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, Tensor(), false,
              {input, tensor1, tensor2}, {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
-  return run("addcdiv_", backend(self).pointwise.addcdiv, DtypeRule::Promote, self, true, {self, tensor1, tensor2},
-             {value});
+  return run("addcdiv_", EMBER_KERNEL(backend(self).pointwise, addcdiv), DtypeRule::Promote, self, true,
+             {self, tensor1, tensor2}, {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", backend(input).pointwise.addcdiv, DtypeRule::Promote, out, false, {input, tensor1, tensor2},
-             {value});
+  return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, out, false,
+             {input, tensor1, tensor2}, {value});
 }
 
 // ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
@@ -358,7 +359,8 @@ static bool gelu_tanh_form(std::string_view approximate) {
 }
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(self).pointwise;
-  return run("gelu", gelu_tanh_form(approximate) ? k.gelu_tanh : k.gelu, DtypeRule::Promote, Tensor(), false, {self});
+  return run("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh) : EMBER_KERNEL(k, gelu),
+             DtypeRule::Promote, Tensor(), false, {self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(grad_output).pointwise;
@@ -374,8 +376,9 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
           (g == ScalarType::Int16 || g == ScalarType::Int32 || g == ScalarType::Int64 || g == ScalarType::Bool)),
         "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input", legacy_name(g));
   }
-  return run("gelu_backward", gelu_tanh_form(approximate) ? k.gelu_tanh_backward : k.gelu_backward, DtypeRule::Promote,
-             Tensor(), false, {grad_output, self});
+  return run("gelu_backward",
+             gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh_backward) : EMBER_KERNEL(k, gelu_backward),
+             DtypeRule::Promote, Tensor(), false, {grad_output, self});
 }
 
 // A bound of exactly 2.0**63 for an int64 tensor: c10's range check compares with INT64_MAX as a
@@ -389,12 +392,12 @@ static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_int64_bound(self.dtype(), threshold);
   check_int64_bound(self.dtype(), value);
-  return run("threshold", backend(self).pointwise.threshold, DtypeRule::Promote, Tensor(), false, {self},
+  return run("threshold", EMBER_KERNEL(backend(self).pointwise, threshold), DtypeRule::Promote, Tensor(), false, {self},
              {threshold, value});
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", backend(self).pointwise.softplus, DtypeRule::Promote, Tensor(), false, {self},
+  return run("softplus", EMBER_KERNEL(backend(self).pointwise, softplus), DtypeRule::Promote, Tensor(), false, {self},
              {beta, threshold});
 }
 

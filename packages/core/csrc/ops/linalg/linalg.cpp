@@ -84,26 +84,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
     copy_into(c, cf);
     return;
   }
-  EMBER_DISPATCH_NO_BOOL(dt, "addmm_impl_cpu_", [&] {
-    Tensor ac = contiguous(a, MemoryFormat::Contiguous), bc = contiguous(b, MemoryFormat::Contiguous);
-    const scalar_t* pa = ac.data<scalar_t>();
-    const scalar_t* pb = bc.data<scalar_t>();
-    scalar_t* pc = c.data<scalar_t>();
-    parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N * K, 1)), [&](int64_t b0, int64_t e0) {
-      std::vector<scalar_t> row(static_cast<size_t>(N));
-      for (int64_t i = b0; i < e0; ++i) {
-        for (int64_t j = 0; j < N; ++j) row[j] = scalar_t(0);
-        for (int64_t k = 0; k < K; ++k) {
-          scalar_t av = pa[i * K + k];
-          for (int64_t j = 0; j < N; ++j) row[j] = static_cast<scalar_t>(row[j] + av * pb[k * N + j]);
-        }
-        for (int64_t j = 0; j < N; ++j) {
-          scalar_t prev = beta == 0 ? scalar_t(0) : static_cast<scalar_t>(pc[i * N + j] * static_cast<scalar_t>(beta));
-          pc[i * N + j] = static_cast<scalar_t>(prev + static_cast<scalar_t>(alpha) * row[j]);
-        }
-      }
-    });
-  });
+  EMBER_DISPATCH_INT(dt, "addmm_impl_cpu_", [] {});  // bool: aten's "not implemented"
+  Tensor ac = contiguous(a, MemoryFormat::Contiguous), bc = contiguous(b, MemoryFormat::Contiguous);
+  kern.igemm(dt, M, N, K, alpha, beta, ac.raw(), bc.raw(), c.raw());
 }
 
 // matmul-family out= tensors must have exactly the result dtype.

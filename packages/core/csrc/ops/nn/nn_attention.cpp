@@ -1,17 +1,10 @@
-// Fused scaled-dot-product attention for CPU, aten's _scaled_dot_product_flash_attention_for_cpu
-// and its backward. Per (batch, head) and block of query rows: scores = Q K^T * scale (+ mask,
-// causal), the row softmax kept as its log-sum-exp, out = P V. The backward recomputes P from the
-// log-sum-exp block by block, so no L x S matrix outlives a block (the composed version kept the
-// scores, the probabilities and their gradients for the whole batch).
+// aten's _scaled_dot_product_flash_attention_for_cpu and its backward: the checks in aten's order,
+// the op-math copies and the results; the fused kernel is the backend's attention family
+// (kernels/cpu/attention/flash_attention.cpp).
 #include <cmath>
 #include <limits>
-#include <vector>
 
-#include "core/half.h"
-#include "core/parallel.h"
 #include "kernels/backend.h"
-#include "kernels/cpu/isa_variants.h"
-#include "kernels/cpu/vec_math.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_norm_common.h"
@@ -20,13 +13,9 @@ namespace ember {
 
 namespace {
 
+using attention::Dims;
+using attention::MaskView;
 using norm_detail::dense;
-
-constexpr int64_t kBlock = 64;  // query rows per block: the block's scores stay in L2
-
-struct Dims {
-  int64_t B, H, L, S, E, Ev;
-};
 
 const char* const kOp = "scaled_dot_product_attention_flash_attention";
 
@@ -83,12 +72,6 @@ Dims check_forward(const Tensor& q, const Tensor& k, const Tensor& v, double dro
   return check_extents(q, k, v, kOp);
 }
 
-// The mask seen as (B, H, L, S) with stride 0 where it broadcasts.
-struct MaskView {
-  const void* p = nullptr;
-  int64_t sb = 0, sh = 0, sl = 0, ss = 0;
-};
-
 MaskView mask_view(const Tensor& mask, const Dims& d) {
   MaskView m;
   if (!mask.defined()) return m;
@@ -96,167 +79,6 @@ MaskView mask_view(const Tensor& mask, const Dims& d) {
   m.p = e.raw();  // the expanded view shares mask's storage, which the caller keeps alive
   m.sb = e.strides()[0], m.sh = e.strides()[1], m.sl = e.strides()[2], m.ss = e.strides()[3];
   return m;
-}
-
-template <class T>
-struct Rows {
-  T* s;    // rows of n scores (ld apart), turned into probabilities
-  T* lse;  // one log-sum-exp per row (forward: written; backward: read)
-  int64_t n, ld;
-  bool forward;
-  bool nan_max;         // a NaN score makes the row's max NaN (aten's masked path), else it is skipped
-  T* inv;               // forward: 1 / sum per row, applied to the output rows after P V (aten's order)
-  ScalarType round_to;  // forward: the exps P V reads are rounded to this half type (aten's
-                        // buffer of the input's dtype), Float32 / Float64 for none
-};
-
-template <class T>
-EMBER_VEC_INLINE T rounded(T v, ScalarType to) {
-  if (to == ScalarType::Float16) return static_cast<T>(static_cast<float>(Half(static_cast<float>(v))));
-  if (to == ScalarType::BFloat16) return static_cast<T>(static_cast<float>(BFloat16(static_cast<float>(v))));
-  return v;
-}
-
-// Row softmax in place. Forward: lse = max + log(sum exp(s - max)), s = exp(s - max) and
-// inv = 1 / sum (the output rows are scaled after P V); a fully masked row (max -inf) has P = 0,
-// lse = 0 and inv = 1, as aten's CPU kernel gives. Backward:
-// s = exp(s - lse) with the saved lse, for every row (aten's recomputation).
-template <class T>
-EMBER_VEC_INLINE void softmax_rows(const Rows<T>& p, int64_t b, int64_t e) {
-  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-  const int64_t S = p.n;
-  for (int64_t r = b; r < e; ++r) {
-    T* __restrict s = p.s + r * p.ld;
-    if (!p.forward) {
-      const T l = p.lse[r];
-#pragma omp simd
-      for (int64_t j = 0; j < S; ++j) s[j] = vec::exp(s[j] - l);
-      continue;
-    }
-    T m = kNegInf;
-    int nan = 0;
-#pragma omp simd reduction(max : m) reduction(| : nan)
-    for (int64_t j = 0; j < S; ++j) {
-      m = s[j] > m ? s[j] : m;
-      nan |= s[j] != s[j];
-    }
-    if (nan && p.nan_max) m = std::numeric_limits<T>::quiet_NaN();
-    if (m == kNegInf) {
-      for (int64_t j = 0; j < S; ++j) s[j] = T(0);
-      p.lse[r] = T(0);
-      p.inv[r] = T(1);
-      continue;
-    }
-    T sum = 0;  // one exp per score: e = exp(s - max), summed unrounded
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < S; ++j) {
-      const T ev = vec::exp(s[j] - m);
-      s[j] = ev;
-      sum += ev;
-    }
-    p.lse[r] = m + std::log(sum);
-    p.inv[r] = T(1) / sum;
-    if (p.round_to == ScalarType::Float16 || p.round_to == ScalarType::BFloat16)
-      for (int64_t j = 0; j < S; ++j) s[j] = rounded(s[j], p.round_to);
-  }
-}
-EMBER_ISA_VARIANTS(softmax_rows, Rows)
-
-// Keys a block of query rows [i0, i0 + m) sees: all S, or with a causal mask (top-left aligned,
-// as aten) the first i0 + m; the rest have probability 0 and are never computed.
-inline int64_t block_keys(const Dims& d, int64_t i0, int64_t m, bool is_causal) {
-  return is_causal ? std::min(d.S, i0 + m) : d.S;
-}
-
-// scores[m x n] (rows S apart) of query rows [i0, i0 + m) against the first n keys of one
-// (batch, head): Q K^T * scale, plus the mask, -inf above the diagonal when causal.
-template <class T>
-void block_scores(const GemmKernels& gemm, const T* q, const T* k, const Dims& d, T scale, int64_t i0, int64_t m,
-                  int64_t n, bool is_causal, const MaskView& mv, int64_t b, int64_t h, T* sc) {
-  gemm(false, true, m, n, d.E, scale, q + i0 * d.E, d.E, k, d.E, T(0), sc, d.S);
-  if (mv.p) {
-    const T* mp = static_cast<const T*>(mv.p) + b * mv.sb + h * mv.sh;
-    for (int64_t r = 0; r < m; ++r) {
-      const T* row = mp + (i0 + r) * mv.sl;
-      T* s = sc + r * d.S;
-      for (int64_t j = 0; j < n; ++j) s[j] += row[j * mv.ss];
-    }
-  }
-  if (is_causal)
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t j = i0 + r + 1; j < n; ++j) sc[r * d.S + j] = -std::numeric_limits<T>::infinity();
-}
-
-template <class T>
-void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out, Tensor& lse, const Dims& d,
-                  bool is_causal, const MaskView& mv, double sc, ScalarType round_to) {
-  auto rows = softmax_rows_best<T>();
-  const GemmKernels& gemm = backend(q).gemm;
-  GilRelease nogil;
-  parallel_for(0, d.B * d.H, 1, [&](int64_t bh0, int64_t bh1) {
-    std::vector<T> buf(static_cast<size_t>(std::min(kBlock, d.L) * d.S)), inv(static_cast<size_t>(kBlock));
-    for (int64_t bh = bh0; bh < bh1; ++bh) {
-      const T* qb = q.data<T>() + bh * d.L * d.E;
-      const T* kb = k.data<T>() + bh * d.S * d.E;
-      const T* vb = v.data<T>() + bh * d.S * d.Ev;
-      T* ob = out.data<T>() + bh * d.L * d.Ev;
-      T* lb = lse.data<T>() + bh * d.L;
-      for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
-        const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
-        rows(Rows<T>{buf.data(), lb + i0, n, d.S, true, mv.p != nullptr, inv.data(), round_to}, 0, m);
-        gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t e = 0; e < d.Ev; ++e) ob[(i0 + r) * d.Ev + e] *= inv[r];
-      }
-    }
-  });
-}
-
-template <class T>
-void backward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& go,
-                   const Tensor& lse, Tensor& dq, Tensor& dk, Tensor& dv, const Dims& d, bool is_causal,
-                   const MaskView& mv, double sc) {
-  auto rows = softmax_rows_best<T>();
-  const GemmKernels& gemm = backend(q).gemm;
-  GilRelease nogil;
-  parallel_for(0, d.B * d.H, 1, [&](int64_t bh0, int64_t bh1) {
-    const int64_t mb = std::min(kBlock, d.L);
-    std::vector<T> p(static_cast<size_t>(mb * d.S)), dp(static_cast<size_t>(mb * d.S)), D(static_cast<size_t>(mb));
-    for (int64_t bh = bh0; bh < bh1; ++bh) {
-      const T* qb = q.data<T>() + bh * d.L * d.E;
-      const T* kb = k.data<T>() + bh * d.S * d.E;
-      const T* vb = v.data<T>() + bh * d.S * d.Ev;
-      const T* ob = o.data<T>() + bh * d.L * d.Ev;
-      const T* gb = go.data<T>() + bh * d.L * d.Ev;
-      T* lb = lse.data<T>() + bh * d.L;
-      T* dqb = dq.data<T>() + bh * d.L * d.E;
-      T* dkb = dk.data<T>() + bh * d.S * d.E;
-      T* dvb = dv.data<T>() + bh * d.S * d.Ev;
-      for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
-        const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, p.data());
-        rows(Rows<T>{p.data(), lb + i0, n, d.S, false, false, nullptr, ScalarType::Float64}, 0, m);
-        // dV += P^T dO;  dP = dO V^T;  dS = P * (dP - rowsum(dO * O))  (first n keys)
-        gemm(true, false, n, d.Ev, m, T(1), p.data(), d.S, gb + i0 * d.Ev, d.Ev, T(1), dvb, d.Ev);
-        gemm(false, true, m, n, d.Ev, T(1), gb + i0 * d.Ev, d.Ev, vb, d.Ev, T(0), dp.data(), d.S);
-        for (int64_t r = 0; r < m; ++r) {
-          T acc = 0;
-          for (int64_t e = 0; e < d.Ev; ++e) acc += gb[(i0 + r) * d.Ev + e] * ob[(i0 + r) * d.Ev + e];
-          D[r] = acc;
-        }
-        for (int64_t r = 0; r < m; ++r) {
-          T* ds = dp.data() + r * d.S;
-          const T* pr = p.data() + r * d.S;
-#pragma omp simd
-          for (int64_t j = 0; j < n; ++j) ds[j] = pr[j] * (ds[j] - D[r]);
-        }
-        // dQ = dS K * scale;  dK += dS^T Q * scale
-        gemm(false, false, m, d.E, n, T(sc), dp.data(), d.S, kb, d.E, T(0), dqb + i0 * d.E, d.E);
-        gemm(true, false, n, d.E, m, T(sc), dp.data(), d.S, qb + i0 * d.E, d.E, T(1), dkb, d.E);
-      }
-    }
-  });
 }
 
 // float16 / bfloat16 run the float32 kernel (aten's op-math) and round the results once.
@@ -276,8 +98,15 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
   if (out.numel() > 0 || lse.numel() > 0) {
-    if (kt == ScalarType::Float32) forward_impl<float>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
-    else forward_impl<double>(q, k, v, out, lse, d, is_causal, mv, sc, query.dtype());
+    const AttentionKernels& kern = backend(q).attention;
+    if (kt == ScalarType::Float32)
+      kern.flash_forward(attention::FlashForward<float>{q.data<float>(), k.data<float>(), v.data<float>(),
+                                                        out.data<float>(), lse.data<float>(), d, is_causal, mv, sc,
+                                                        query.dtype()});
+    else
+      kern.flash_forward(attention::FlashForward<double>{q.data<double>(), k.data<double>(), v.data<double>(),
+                                                         out.data<double>(), lse.data<double>(), d, is_causal, mv, sc,
+                                                         query.dtype()});
   }
   return {to_dtype(out, query.dtype()), lse};
 }
@@ -320,8 +149,15 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
-  if (kt == ScalarType::Float32) backward_impl<float>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
-  else backward_impl<double>(q, k, v, o, go, lse, dq, dk, dv, d, is_causal, mv, sc);
+  const AttentionKernels& kern = backend(q).attention;
+  if (kt == ScalarType::Float32)
+    kern.flash_backward(attention::FlashBackward<float>{
+        q.data<float>(), k.data<float>(), v.data<float>(), o.data<float>(), go.data<float>(), lse.data<float>(),
+        dq.data<float>(), dk.data<float>(), dv.data<float>(), d, is_causal, mv, sc});
+  else
+    kern.flash_backward(attention::FlashBackward<double>{
+        q.data<double>(), k.data<double>(), v.data<double>(), o.data<double>(), go.data<double>(), lse.data<double>(),
+        dq.data<double>(), dk.data<double>(), dv.data<double>(), d, is_causal, mv, sc});
   return {to_dtype(dq, qt), to_dtype(dk, qt), to_dtype(dv, qt)};
 }
 

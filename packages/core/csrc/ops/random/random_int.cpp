@@ -3,6 +3,7 @@
 #include <limits>
 #include <memory>
 
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -14,13 +15,6 @@ namespace ember {
 using namespace rng;
 
 namespace {
-
-template <class T>
-constexpr int mantissa_digits() {
-  if constexpr (std::is_same_v<T, Half>) return 11;
-  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
-  else return std::numeric_limits<T>::digits;
-}
 
 // static_cast<int64_t>(static_cast<T>(v)) as PyTorch's (x86) build computes it.
 template <class T>
@@ -94,53 +88,14 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType dt) {
   EMBER_CHECK(to_inc >= lo && to_inc <= hi, "to - 1 is out of bounds for ", name);
 }
 
-// Uniform integers in [base, base + range): one 32-bit draw per value below
-// 2^28 (PyTorch's allowance for modulo skew), one 64-bit draw above.
-template <class T>
-void from_to_fill(T* out, int64_t n, uint64_t range, int64_t base, Generator* gen) {
-  DrawScope s(gen, n);
-  const uint64_t ubase = static_cast<uint64_t>(base);
-  if (range >= (uint64_t(1) << 28)) {
-    draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
-      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(w[i] % range + ubase));
-    });
-  } else {
-    const Mod32 mod(static_cast<uint32_t>(range));
-    draw<uint32_t>(s.gen(), n, false, [&](const uint32_t* w, int64_t b, int64_t m) {
-      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(mod(w[i]) + ubase));
-    });
-  }
-}
-
-// random_() with no bounds: [0, 2^digits] for floats, [0, max] for integers.
-template <class T>
-void plain_fill(T* out, int64_t n, Generator* gen) {
-  DrawScope s(gen, n);
-  if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
-    constexpr uint64_t mod = std::is_same_v<T, double> ? (uint64_t(1) << 53) + 1 : uint64_t(1) << 63;
-    draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
-      for (int64_t i = 0; i < m; ++i) out[b + i] = static_cast<T>(w[i] % mod);
-    });
-  } else {
-    uint64_t mod;
-    if constexpr (std::is_same_v<T, bool>) mod = 2;
-    else if constexpr (std::is_integral_v<T>) mod = uint64_t(std::numeric_limits<T>::max()) + 1;
-    else mod = (uint64_t(1) << mantissa_digits<T>()) + 1;
-    draw<uint32_t>(s.gen(), n, false, [&](const uint32_t* w, int64_t b, int64_t m) {
-      for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<T>(static_cast<int64_t>(w[i] % mod));
-    });
-  }
-}
-
 }  // namespace
 
 Tensor random_(const Tensor& self, Generator* gen) {
   check_inplace(self, "random_");
   if (self.numel() == 0) return self;
   check_no_internal_overlap(self);
-  EMBER_DISPATCH_ALL(self.dtype(), "random_kernel_cpu", [&] {
-    fill_in_order(self, [&](char* p, int64_t n) { plain_fill(reinterpret_cast<scalar_t*>(p), n, gen); });
-  });
+  EMBER_DISPATCH_ALL(self.dtype(), "random_kernel_cpu", [] {});
+  fill_in_order(self, [&](char* p, int64_t n) { backend(self).random.random_bits(self.dtype(), p, n, gen); });
   self.bump_version();
   return self;
 }
@@ -194,18 +149,11 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
         dt == ScalarType::Int64 || dt == ScalarType::Float64 || dt == ScalarType::Float32 || dt == ScalarType::BFloat16,
         "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
   }
-  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu", [&] {
-    fill_in_order(self, [&](char* p, int64_t n) {
-      auto* out = reinterpret_cast<scalar_t*>(p);
-      if (!full) {
-        from_to_fill(out, n, range, from, gen);
-        return;
-      }
-      DrawScope s(gen, n);
-      draw<uint64_t>(s.gen(), n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
-        for (int64_t i = 0; i < m; ++i) out[b + i] = from_int64<scalar_t>(static_cast<int64_t>(w[i]));
-      });
-    });
+  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu", [] {});
+  const RandomKernels& rk = backend(self).random;
+  fill_in_order(self, [&](char* p, int64_t n) {
+    if (full) rk.random_full64(dt, p, n, gen);
+    else rk.random_range(dt, p, n, range, from, gen);
   });
   self.bump_version();
   return self;
@@ -249,37 +197,6 @@ void check_randperm_n(int64_t n, ScalarType dt) {
     EMBER_CHECK(n <= (int64_t(1) << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
 }
 
-// Fisher-Yates as PyTorch runs it: below 2^32/20 swap r[i] with r[i + draw % (n - i)];
-// above, the "inside-out" variant on 64-bit draws.
-template <class T>
-void randperm_fill(T* r, int64_t n, Generator& g) {
-  if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
-    for (int64_t i = 0; i < n; ++i) r[i] = from_int64<T>(i);
-    std::unique_ptr<uint32_t[]> z(
-        new uint32_t[static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(n, 1), kChunk))]);
-    draw<uint32_t>(g, n - 1, false, [&](const uint32_t* w, int64_t b, int64_t m) {
-      // Offsets first (independent divisions overlap), then the swaps, whose
-      // random targets are known ahead and can be prefetched.
-      for (int64_t k = 0; k < m; ++k) z[k] = w[k] % static_cast<uint32_t>(n - (b + k));
-      constexpr int64_t kAhead = 16;
-      for (int64_t k = 0; k < m; ++k) {
-        if (k + kAhead < m) __builtin_prefetch(r + b + k + kAhead + z[k + kAhead], 1);
-        int64_t i = b + k;
-        std::swap(r[i], r[i + z[k]]);
-      }
-    });
-    return;
-  }
-  draw<uint64_t>(g, n, false, [&](const uint64_t* w, int64_t b, int64_t m) {
-    for (int64_t k = 0; k < m; ++k) {
-      int64_t i = b + k;
-      auto z = static_cast<int64_t>(w[k] % static_cast<uint64_t>(i + 1));
-      r[i] = r[z];
-      r[z] = from_int64<T>(i);
-    }
-  });
-}
-
 }  // namespace
 
 Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out) {
@@ -293,12 +210,8 @@ Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out) 
   const ScalarType dt = result.dtype();
   check_randperm_n(n, dt);
   resize_out(result, {n});
-  EMBER_DISPATCH_NO_BOOL(dt, "randperm", [&] {
-    fill_in_order(result, [&](char* p, int64_t cnt) {
-      DrawScope s(gen, cnt);
-      randperm_fill(reinterpret_cast<scalar_t*>(p), cnt, s.gen());
-    });
-  });
+  EMBER_DISPATCH_NO_BOOL(dt, "randperm", [] {});
+  fill_in_order(result, [&](char* p, int64_t cnt) { backend(result).random.randperm(dt, p, cnt, gen); });
   if (out) result.bump_version();
   return result;
 }

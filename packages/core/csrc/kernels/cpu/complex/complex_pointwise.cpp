@@ -94,6 +94,36 @@ void binary(ElementwiseIter& it, F f) {
   });
 }
 
+// out = f(a, b, c), element by element (addcdiv: not a hot path for complex).
+template <class R, class F>
+void ternary(ElementwiseIter& it, F f) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Cx<R> r = f(load<R>(d[1] + i * s[1]), load<R>(d[2] + i * s[2]), load<R>(d[3] + i * s[3]));
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+
+// |z| as PyTorch's vectorised abs computes it.
+template <class R>
+inline R magnitude(Cx<R> z) {
+  return std::sqrt(z.re * z.re + z.im * z.im);
+}
+
+// aten's isclose for complex: equal, or both NaN (a NaN part) when equal_nan, or a finite
+// |a - b| <= atol + |rtol * b|, each step in the element type.
+template <class R>
+bool close(Cx<R> a, Cx<R> b, R rtol, R atol, bool equal_nan, bool tolerant) {
+  if (a.re == b.re && a.im == b.im) return true;
+  const bool a_nan = std::isnan(a.re) || std::isnan(a.im), b_nan = std::isnan(b.re) || std::isnan(b.im);
+  if (equal_nan && a_nan && b_nan) return true;
+  if (!tolerant) return false;
+  const R allowed = atol + magnitude(Cx<R>{rtol * b.re, rtol * b.im});
+  const R actual = magnitude(Cx<R>{a.re - b.re, a.im - b.im});
+  return std::isfinite(actual) && actual <= allowed;
+}
+
 template <class R>
 bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   using C = Cx<R>;
@@ -136,6 +166,20 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     std_fn([](std::complex<R> z) { return std::cos(z); });
   } else if (is("tanh")) {
     std_fn([](std::complex<R> z) { return std::tanh(z); });
+  } else if (is("pow")) {
+    binary<C, R>(it, [](C a, C b) { return from_std<R>(std::pow(to_std<R>(a), to_std<R>(b))); });
+  } else if (is("isclose")) {
+    const double rtol = p[0].to<double>(), atol = p[1].to<double>();
+    const bool equal_nan = p[2].to_bool(), tolerant = rtol != 0 || atol != 0;
+    binary<bool, R>(it, [rt = R(rtol), at = R(atol), equal_nan, tolerant](C a, C b) {
+      return close(a, b, rt, at, equal_nan, tolerant);
+    });
+  } else if (is("addcdiv")) {
+    const std::complex<R> v = p[0].to<std::complex<R>>();
+    ternary<R>(it, [value = C{v.real(), v.imag()}](C a, C b, C c) {
+      const C t = mul(value, div(b, c));
+      return C{a.re + t.re, a.im + t.im};
+    });
   } else if (is("sigmoid")) {
     unary<R>(it, [](C z) {
       const std::complex<R> e = std::exp(-to_std<R>(z));
@@ -161,6 +205,9 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   if (k == "signbit") fail(ErrorKind::NotImplemented, "signbit is not implemented for complex tensors.");
   if (k == "relu") fail(ErrorKind::NotImplemented, "clamp is not supported for complex types");
   if (k == "digamma") dtype_not_implemented("digamma", t);
+  if (k == "round_decimals") dtype_not_implemented("round_cpu", t);
+  if (k == "gelu" || k == "gelu_tanh") dtype_not_implemented("GeluKernelImpl", t);
+  if (k == "gelu_backward" || k == "gelu_tanh_backward") dtype_not_implemented("GeluBackwardKernelImpl", t);
   if (k == "erf" || k == "erfc" || k == "erfinv" || k == "i0" || k == "lgamma" || k == "round")
     dtype_not_implemented((k + "_vml_cpu").c_str(), t);
   dtype_not_implemented((k + "_cpu").c_str(), t);

@@ -1,0 +1,112 @@
+"""The three FFT primitives of aten (_fft_r2c, _fft_c2c, _fft_c2r) on the ducc0 library.
+
+ducc0 is pocketfft's successor by the same author (NumPy 2 and PyTorch ship pocketfft): native
+float32 and float64 transforms over any strides and axes, written straight into the output
+(``out=``), threads of its own, the GIL released while it runs. It was chosen over numpy.fft and
+scipy.fft by measured speed and install size (packages/benchmark/benchmarks/suite_fft.py has the
+rows; the numbers are in the commit that added it). ember hands its buffers over without a copy,
+as NumPy views of the tensors' memory, and imports ducc0 on the first transform, so
+``import ember`` stays fast.
+
+``normalization`` is aten's fft_norm_mode, which is also ducc0's ``inorm``: 0 none, 1 divide
+by sqrt(n), 2 divide by n, n the number of points of the transformed (real-side) signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ember
+from ember._lib import _C
+from ember._numpy import _ArrayView
+
+_lib: Any = None
+
+
+def library() -> Any:
+    """``ducc0.fft``, imported on first use."""
+    global _lib
+    if _lib is None:
+        try:
+            import ducc0.fft as fft  # noqa: PLC0415  (heavy: on first transform only)
+        except ImportError as e:
+            raise ImportError("ember.fft's transforms need the 'ducc0' package (a dependency of ember-core), "
+                              "which is not installed: pip install ducc0") from e
+        _lib = fft
+    return _lib
+
+
+def _view(t: ember.Tensor) -> Any:
+    """A NumPy array over ``t``'s memory (no copy); a lazily conjugated tensor is resolved first."""
+    import numpy as np  # noqa: PLC0415  (ducc0 has imported it already)
+
+    if t.is_conj():
+        t = t.resolve_conj()
+    return np.asarray(_ArrayView(t))
+
+
+_COMPLEX = {_C.float32: _C.complex64, _C.float64: _C.complex128}
+_REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
+
+
+def _run(name: str, x: ember.Tensor, fn: Any) -> None:
+    """``fn()``, recorded as the aten op ``name`` when a profiler is active."""
+    _C._record_op_enter(name, x)
+    try:
+        fn()
+    finally:
+        _C._record_function_exit()
+
+
+def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool) -> ember.Tensor:
+    """aten::_fft_r2c: the forward transform of a real float32/float64 tensor over ``dims``
+    (non-negative); the last of them keeps ``n // 2 + 1`` points when ``onesided``, else the
+    redundant half is filled in by Hermitian symmetry."""
+    last = dims[-1]
+    n = x.shape[last]
+    shape = list(x.shape)
+    if onesided:
+        shape[last] = n // 2 + 1
+    out = ember.empty(shape, dtype=_COMPLEX[x.dtype])
+    if out.numel() == 0:
+        return out
+    half = out if onesided else out.narrow(last, 0, n // 2 + 1)
+    nthreads = ember.get_num_threads()
+    lib = library()
+    _run("aten::_fft_r2c", x, lambda: lib.r2c(_view(x), axes=list(dims), forward=True, inorm=normalization,
+                                               out=_view(half), nthreads=nthreads))
+    if not onesided and n > 2:
+        # X[n - k] = conj(X[k]) for a real signal (a single transformed dim here, as aten's callers)
+        rest = n - (n // 2 + 1)
+        out.narrow(last, n // 2 + 1, rest).copy_(out.narrow(last, 1, rest).flip(last).conj_physical())
+    return out
+
+
+def c2c(x: ember.Tensor, dims: Sequence[int], normalization: int, forward: bool) -> ember.Tensor:
+    """aten::_fft_c2c: the complex transform over ``dims``, forward (``exp(-2 pi i jk / n)``) or
+    backward."""
+    out = ember.empty(x.shape, dtype=x.dtype)
+    if out.numel() == 0 or not dims:
+        return out.copy_(x) if not dims else out
+    nthreads = ember.get_num_threads()
+    lib = library()
+    _run("aten::_fft_c2c", x, lambda: lib.c2c(_view(x), axes=list(dims), forward=forward, inorm=normalization,
+                                               out=_view(out), nthreads=nthreads))
+    return out
+
+
+def c2r(x: ember.Tensor, dims: Sequence[int], normalization: int, last_dim_size: int) -> ember.Tensor:
+    """aten::_fft_c2r: the backward transform of the Hermitian half-spectrum ``x`` (its last dim
+    holds ``last_dim_size // 2 + 1`` points) to a real signal of ``last_dim_size`` points there."""
+    last = dims[-1]
+    shape = list(x.shape)
+    shape[last] = last_dim_size
+    out = ember.empty(shape, dtype=_REAL[x.dtype])
+    if out.numel() == 0:
+        return out
+    nthreads = ember.get_num_threads()
+    lib = library()
+    _run("aten::_fft_c2r", x, lambda: lib.c2r(_view(x), axes=list(dims), lastsize=last_dim_size, forward=False,
+                                               inorm=normalization, out=_view(out), nthreads=nthreads))
+    return out

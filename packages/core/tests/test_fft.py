@@ -339,3 +339,15 @@ def test_profiler_event_names() -> None:
         ember.fft.fft(ember.ones(4, dtype=ember.complex64))
     names = {e.name for e in prof.events()}
     assert {"aten::_fft_r2c", "aten::_fft_c2r", "aten::_fft_c2c"} <= names
+
+
+def test_autocast_runs_in_float32() -> None:
+    """PyTorch's CPU autocast has the transforms and stft on its fp32 list: bfloat16 in, complex64 out."""
+    for L in (torch, ember):
+        x = L.randn(16).to(L.bfloat16)
+        with L.autocast("cpu", dtype=L.bfloat16):
+            assert L.fft.rfft(x).dtype == L.complex64
+            assert L.fft.fftn(x).dtype == L.complex64
+            assert L.fft.irfft(L.ones(9, dtype=L.complex64)).dtype == L.float32
+            s = L.stft(x, 8, window=L.hann_window(8).to(L.bfloat16), return_complex=True)
+            assert s.dtype == L.complex64

@@ -9,6 +9,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._autocast_policy import autocast_op
 from ember._lib import _C
 from ember.fft import _args
 from ember.fft._primitives import fft_c2c, fft_c2r, fft_r2c
@@ -55,11 +56,13 @@ def _pad_1d(x: Tensor, pad: int, mode: str) -> Tensor:
     return x.index_select(-1, i)
 
 
+@autocast_op("fp32")
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
          window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
          onesided: bool | None = None, return_complex: bool | None = None,
          align_to_window: bool | None = None) -> Tensor:
-    r"""stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None) -> Tensor
+    r"""stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect',
+    normalized=False, onesided=None, return_complex=None, align_to_window=None) -> Tensor
 
     The short-time Fourier transform: the Fourier transforms of the windowed frames
     ``input[..., t * hop_length : t * hop_length + n_fft] * window``.
@@ -89,7 +92,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     Example::
 
         >>> ember.stft(ember.ones(8), 4, window=ember.ones(4), return_complex=True).shape
-        ember.Size([3, 9])
+        torch.Size([3, 9])
     """
     _args.tensor("stft", input)
     if center and align_to_window is not None:
@@ -164,10 +167,12 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     return out if rc else ember.view_as_real(out)
 
 
+@autocast_op("fp32")
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
           window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
           length: int | None = None, return_complex: bool = False) -> Tensor:
-    r"""istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False) -> Tensor
+    r"""istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+    onesided=None, length=None, return_complex=False) -> Tensor
 
     The inverse short-time Fourier transform: the least-squares signal of an :func:`stft`
     (inverse transform of each frame, windowed overlap-add, divided by the window envelope).
@@ -192,7 +197,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
         >>> w = ember.hann_window(8)
         >>> x = ember.arange(16.)
         >>> ember.istft(ember.stft(x, 8, window=w, return_complex=True), 8, window=w, length=16).shape
-        ember.Size([16])
+        torch.Size([16])
     """
     _args.tensor("istft", input)
     hop = n_fft >> 2 if hop_length is None else hop_length
@@ -213,9 +218,9 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
-    real_dim = input.dim() + 1
-    n_frames = input.shape[_args.wrap_dim(-1, input.dim())]
-    fft_size = input.shape[_args.wrap_dim(-2, input.dim())]
+    real_dim = input.dim() + 1  # aten reads the sizes of view_as_real(input)
+    n_frames = input.shape[_args.wrap_dim(-2, real_dim)]
+    fft_size = input.shape[_args.wrap_dim(-3, real_dim)]
     if input.numel() == 0:
         fail("input tensor cannot be empty.")
     if real_dim not in (3, 4):

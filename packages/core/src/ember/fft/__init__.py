@@ -14,7 +14,6 @@ from typing import Any
 
 import ember
 from ember import Tensor
-
 from ember.fft._docs import attach as _attach_docs
 from ember.fft._transforms import (
     fft,

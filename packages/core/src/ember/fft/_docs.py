@@ -82,8 +82,8 @@ _N_D: dict[str, tuple[str, str, str, str]] = {
     "ihfftn": ("ihfft", "inverse of :func:`hfftn`", _REAL, ""),
 }
 _EXAMPLE_ND = (">>> x = ember.ones(2, 3)\n        >>> ember.fft.{name}(x).shape\n        {shape}")
-_SHAPES = {"fft": "ember.Size([2, 3])", "ifft": "ember.Size([2, 3])", "rfft": "ember.Size([2, 2])",
-           "irfft": "ember.Size([2, 4])", "hfft": "ember.Size([2, 4])", "ihfft": "ember.Size([2, 2])"}
+_SHAPES = {"fft": "torch.Size([2, 3])", "ifft": "torch.Size([2, 3])", "rfft": "torch.Size([2, 2])",
+           "irfft": "torch.Size([2, 4])", "hfft": "torch.Size([2, 4])", "ihfft": "torch.Size([2, 2])"}
 
 
 def _one_doc(name: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._autocast_policy import autocast_op
 from ember.fft import _args as a
 from ember.fft._primitives import fft_c2c, fft_c2r, fft_r2c
 
@@ -24,7 +25,6 @@ def _maybe_out(prim: str, x: Tensor, out: Tensor | None, compute: Any) -> Tensor
 
 def _c2c(fn: str, x: Tensor, n: int | None, dim: int, norm: str | None, forward: bool,
          out: Tensor | None) -> Tensor:
-    a.check_out(fn, out, complex_out=True)
     d = a.wrap_dim(dim, x.dim())
     size = n if n is not None else x.shape[d]
     if size < 1:
@@ -32,6 +32,7 @@ def _c2c(fn: str, x: Tensor, n: int | None, dim: int, norm: str | None, forward:
     if n is not None:
         x = a.resize(x, [d], [n])
     mode = a.norm_mode(norm, forward)
+    a.check_out(fn, out, complex_out=True)
     return _maybe_out("_fft_c2c", x, out, lambda: fft_c2c(x, [d], mode, forward))
 
 
@@ -270,3 +271,10 @@ def ihfft2(input: Tensor, s: _Dims = None, dim: _Dims = (-2, -1), norm: str | No
            out: Tensor | None = None) -> Tensor:
     x, s, dim, norm = _n_d("fft_ihfft2", input, s, dim, norm, dim_optional=False)
     return _ihfftn(x, s, dim, norm, out)
+
+
+_TRANSFORMS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn",
+               "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")
+# CPU autocast runs the transforms in float32 (they are on PyTorch's fp32 list)
+for _name in _TRANSFORMS:
+    globals()[_name] = autocast_op("fp32")(globals()[_name])

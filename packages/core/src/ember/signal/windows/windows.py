@@ -39,7 +39,7 @@ def _checks(name: str, M: int, dtype: Any, layout: Any) -> Any:
     dtype = ember.get_default_dtype() if dtype is None else dtype
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
-    if layout is not None and layout is not ember.strided:
+    if layout is not ember.strided:
         raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
     if dtype not in (ember.float32, ember.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dtype}")
@@ -56,7 +56,7 @@ def _fill(M: int, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
       "``(M - 1) / 2``.\n        tau (float, optional): the decay. Default: 1.0.",
       ">>> ember.signal.windows.exponential(4)\n        tensor([0.2231, 0.6065, 0.6065, 0.2231])")
 def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: bool = True, dtype: Any = None,
-                layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+                layout: Any = ember.strided, device: Any = None, requires_grad: bool = False) -> Tensor:
     dtype = _checks("exponential", M, dtype, layout)
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
@@ -74,7 +74,7 @@ def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: b
 
 @_doc("The cosine (sine) window ``w_n = sin(pi (n + 0.5) / M)``.",
       example=">>> ember.signal.windows.cosine(4)\n        tensor([0.3827, 0.9239, 0.9239, 0.3827])")
-def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
            requires_grad: bool = False) -> Tensor:
     dtype = _checks("cosine", M, dtype, layout)
     if M == 0:
@@ -88,7 +88,7 @@ def cosine(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, d
 @_doc("The Gaussian window ``w_n = exp(-(n - (M - 1) / 2)^2 / (2 std^2))``.",
       "\n        std (float, optional): the standard deviation. Default: 1.0.",
       ">>> ember.signal.windows.gaussian(4)\n        tensor([0.3247, 0.8825, 0.8825, 0.3247])")
-def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, layout: Any = None,
+def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, layout: Any = ember.strided,
              device: Any = None, requires_grad: bool = False) -> Tensor:
     dtype = _checks("gaussian", M, dtype, layout)
     if std <= 0:
@@ -105,7 +105,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, l
 @_doc("The Kaiser window ``w_n = I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)``.",
       "\n        beta (float, optional): the shape parameter (non-negative). Default: 12.0.",
       ">>> ember.signal.windows.kaiser(4)\n        tensor([5.2773e-05, 4.0165e-01, 4.0165e-01, 5.2773e-05])")
-def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, layout: Any = None,
+def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, layout: Any = ember.strided,
            device: Any = None, requires_grad: bool = False) -> Tensor:
     dtype = _checks("kaiser", M, dtype, layout)
     if beta < 0:
@@ -122,14 +122,14 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, l
 
 @_doc("The Hamming window ``w_n = 0.54 - 0.46 cos(2 pi n / (M - 1))``.",
       example=">>> ember.signal.windows.hamming(4)\n        tensor([0.0800, 0.7700, 0.7700, 0.0800])")
-def hamming(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def hamming(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
             requires_grad: bool = False) -> Tensor:
     return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad)
 
 
 @_doc("The Hann window ``w_n = 0.5 - 0.5 cos(2 pi n / (M - 1))``.",
       example=">>> ember.signal.windows.hann(4)\n        tensor([0.0000, 0.7500, 0.7500, 0.0000])")
-def hann(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def hann(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
                            requires_grad=requires_grad)
@@ -138,7 +138,7 @@ def hann(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, dev
 @_doc("The Blackman window ``w_n = 0.42 - 0.5 cos(2 pi n / (M - 1)) + 0.08 cos(4 pi n / (M - 1))``.",
       example=">>> ember.signal.windows.blackman(4)\n        tensor([-1.4901e-08,  6.3000e-01,  6.3000e-01, "
       "-1.4901e-08])")
-def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     dtype = _checks("blackman", M, dtype, layout)
     return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, layout=layout, device=device,
@@ -147,7 +147,7 @@ def blackman(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None,
 
 @_doc("The Bartlett (triangular) window ``w_n = 1 - |2n / (M - 1) - 1|``.",
       example=">>> ember.signal.windows.bartlett(5)\n        tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])")
-def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     dtype = _checks("bartlett", M, dtype, layout)
     if M <= 1:
@@ -160,7 +160,7 @@ def bartlett(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None,
 @_doc("The general cosine window ``w_n = sum_i (-1)^i a_i cos(2 pi i n / (M - 1))``.",
       "\n        a (Iterable): the coefficients ``a_i``.",
       ">>> ember.signal.windows.general_cosine(4, a=[0.5, 0.5])\n        tensor([0.0000, 0.7500, 0.7500, 0.0000])")
-def general_cosine(M: int, *, a: Iterable, sym: bool = True, dtype: Any = None, layout: Any = None,
+def general_cosine(M: int, *, a: Iterable, sym: bool = True, dtype: Any = None, layout: Any = ember.strided,
                    device: Any = None, requires_grad: bool = False) -> Tensor:
     dtype = _checks("general_cosine", M, dtype, layout)
     if M <= 1:
@@ -182,7 +182,7 @@ def general_cosine(M: int, *, a: Iterable, sym: bool = True, dtype: Any = None, 
 @_doc("The generalized Hamming window ``w_n = alpha - (1 - alpha) cos(2 pi n / (M - 1))``.",
       "\n        alpha (float, optional): the window coefficient. Default: 0.54.",
       ">>> ember.signal.windows.general_hamming(4, alpha=0.8)\n        tensor([0.6000, 0.9000, 0.9000, 0.6000])")
-def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any = None, layout: Any = None,
+def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any = None, layout: Any = ember.strided,
                     device: Any = None, requires_grad: bool = False) -> Tensor:
     return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout, device=device,
                           requires_grad=requires_grad)
@@ -190,7 +190,7 @@ def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any
 
 @_doc("The minimum 4-term Blackman-Harris window of Nuttall.",
       example=">>> ember.signal.windows.nuttall(4)\n        tensor([3.6280e-04, 6.1334e-01, 6.1334e-01, 3.6280e-04])")
-def nuttall(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = None, device: Any = None,
+def nuttall(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
             requires_grad: bool = False) -> Tensor:
     return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, layout=layout,
                           device=device, requires_grad=requires_grad)

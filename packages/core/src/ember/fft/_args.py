@@ -111,6 +111,11 @@ def promote(x: Tensor, require_complex: bool) -> Tensor:
     if dt not in (_C.float32, _C.float64):
         raise RuntimeError(f"Unsupported dtype {aten_name(dt)}")
     if require_complex:
+        real = x if dt == x.dtype else x.to(dt)
+        if real.requires_grad and ember.is_grad_enabled():
+            # ember's ToCopyBackward0 casts the complex gradient back with a warning where
+            # PyTorch's takes its real part quietly: complex()'s backward is real()
+            return ember.complex(real, ember.zeros_like(real))
         dt = _C.complex64 if dt == _C.float32 else _C.complex128
     return x if dt == x.dtype else x.to(dt)
 

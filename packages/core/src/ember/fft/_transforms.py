@@ -198,7 +198,7 @@ def _ihfftn(x: Tensor, s: tuple[int, ...] | None, dim: tuple[int, ...] | None, n
             return _maybe_out("conj_physical", x, out, lambda: ember.conj_physical(fft_r2c(x, dims, mode, True)))
         return fft_r2c(x, dims, mode, True).conj()
     half = ember.conj_physical(fft_r2c(x, dims[-1:], mode, True))
-    return _maybe_out("_fft_c2c", half, out, lambda: fft_c2c(half, dims[:-1], mode, True))
+    return _maybe_out("_fft_c2c", half, out, lambda: fft_c2c(half, dims[:-1], mode, False))
 
 
 def fftn(input: Tensor, s: _Dims = None, dim: _Dims = None, norm: str | None = None, *,

@@ -225,3 +225,8 @@ def test_warnings_once() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ember.stft(x, 8, return_complex=True)
+
+
+def test_istft_complex_window() -> None:
+    _compare(lambda L: L.istft(_spec(L, dtype="complex64", window=L.hann_window(16).to(L.complex64)), 16,
+                               window=L.hann_window(16).to(L.complex64), return_complex=True), atol=2e-5)

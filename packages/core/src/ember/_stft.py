@@ -167,6 +167,15 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     return out if rc else ember.view_as_real(out)
 
 
+def _overlap_add(frames: Tensor, index: Tensor, total: int) -> Tensor:
+    """aten's unfold_backward along dim 1: ``out[:, index[j]] += frames[:, j]``."""
+    if frames.dtype.is_complex:  # index_add has no complex kernel: add the (real, imag) pairs
+        pairs = ember.view_as_real(frames.contiguous())
+        zeros = ember.zeros(frames.shape[0], total, 2, dtype=pairs.dtype)
+        return ember.view_as_complex(zeros.index_add(1, index, pairs))
+    return ember.zeros(frames.shape[0], total, dtype=frames.dtype).index_add(1, index, frames)
+
+
 @autocast_op("fp32")
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
           window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
@@ -261,15 +270,14 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     # overlap-add: sample t * hop + k of the signal gathers frame t's point k
     index = (ember.arange(n_frames).unsqueeze(1) * hop + ember.arange(n_fft)).reshape(-1)
     channels = frames.shape[0]
-    y = ember.zeros(channels, total, dtype=frames.dtype).index_add(1, index, frames.reshape(channels, -1))
-    envelope = ember.zeros(1, total, dtype=w.dtype).index_add(
-        1, index, (w * w).reshape(1, n_fft).expand(n_frames, n_fft).reshape(1, -1))
+    y = _overlap_add(frames.reshape(channels, -1), index, total)
+    envelope = _overlap_add((w * w).reshape(1, n_fft).expand(n_frames, n_fft).reshape(1, -1), index, total)
     start = n_fft // 2 if center else 0
     end = start + length if length is not None else -(n_fft // 2) if center else total
     y = y[:, start:end]
     envelope = envelope[:, start:end]
     if bool((envelope.abs().min() < 1e-11).item()):
-        raise RuntimeError(f"{repr_()} window overlap add min: 1")
+        raise RuntimeError(f"{repr_()} window overlap add min: 1\n[ CPUBoolType{{}} ]")
     y = y / envelope
     if real_dim == 3:
         y = y.squeeze(0)

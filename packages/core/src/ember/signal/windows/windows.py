@@ -104,7 +104,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, l
 
 @_doc("The Kaiser window ``w_n = I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)``.",
       "\n        beta (float, optional): the shape parameter (non-negative). Default: 12.0.",
-      ">>> ember.signal.windows.kaiser(4)\n        tensor([5.2773e-05, 4.0165e-01, 4.0165e-01, 5.2773e-05])")
+      ">>> ember.signal.windows.kaiser(4)\n        tensor([5.2773e-05, 5.1884e-01, 5.1884e-01, 5.2773e-05])")
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, layout: Any = ember.strided,
            device: Any = None, requires_grad: bool = False) -> Tensor:
     dtype = _checks("kaiser", M, dtype, layout)
@@ -189,7 +189,7 @@ def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any
 
 
 @_doc("The minimum 4-term Blackman-Harris window of Nuttall.",
-      example=">>> ember.signal.windows.nuttall(4)\n        tensor([3.6280e-04, 6.1334e-01, 6.1334e-01, 3.6280e-04])")
+      example=">>> ember.signal.windows.nuttall(4)\n        tensor([3.6280e-04, 5.2923e-01, 5.2923e-01, 3.6280e-04])")
 def nuttall(M: int, *, sym: bool = True, dtype: Any = None, layout: Any = ember.strided, device: Any = None,
             requires_grad: bool = False) -> Tensor:
     return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, layout=layout,

@@ -2,11 +2,13 @@
 
 ducc0 is pocketfft's successor by the same author (NumPy 2 and PyTorch ship pocketfft): native
 float32 and float64 transforms over any strides and axes, written straight into the output
-(``out=``), threads of its own, the GIL released while it runs. It was chosen over numpy.fft and
-scipy.fft by measured speed and install size (packages/benchmark/benchmarks/suite_fft.py has the
-rows; the numbers are in the commit that added it). ember hands its buffers over without a copy,
-as NumPy views of the tensors' memory, and imports ducc0 on the first transform, so
-``import ember`` stays fast.
+(``out=``), threads of its own, the GIL released while it runs. Chosen by measured speed and size
+(one thread, ms; torch 2.13's MKL in the same run): rfft 2^20 float32 ducc0 3.0, scipy.fft 4.4,
+numpy.fft 6.1, torch 10.5; irfft 2.9 / 3.8 / 3.4 / 10.8; fft2 1024^2 complex64 4.6 / 4.8 / 21.4 /
+5.2. The ducc0 wheel is 15 MB (44 MB installed), scipy's 35 MB (143 MB); both need numpy, which
+numpy.fft would need alone but it has no threads and computes fft2 axis by axis through copies.
+ember hands its buffers over without a copy, as NumPy views of the tensors' memory, and imports
+ducc0 on the first transform, so ``import ember`` stays fast.
 
 ``normalization`` is aten's fft_norm_mode, which is also ducc0's ``inorm``: 0 none, 1 divide
 by sqrt(n), 2 divide by n, n the number of points of the transformed (real-side) signal.

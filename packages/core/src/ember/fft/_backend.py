@@ -16,6 +16,7 @@ by sqrt(n), 2 divide by n, n the number of points of the transformed (real-side)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,15 +53,23 @@ _COMPLEX = {_C.float32: _C.complex64, _C.float64: _C.complex128}
 _REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
 
 
-def _run(name: str, x: ember.Tensor, fn: Any) -> None:
-    """``fn()``, recorded as the aten op ``name`` when a profiler is active."""
-    _C._record_op_enter(name, x)
-    try:
-        fn()
-    finally:
-        _C._record_function_exit()
+def _recorded(name: str) -> Any:
+    """The primitive as the aten op ``name`` in the profiler (its allocation inside, as aten's)."""
+    def deco(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def op(x: ember.Tensor, *args: Any) -> ember.Tensor:
+            _C._record_op_enter(name, x)
+            try:
+                return fn(x, *args)
+            finally:
+                _C._record_function_exit()
+
+        return op
+
+    return deco
 
 
+@_recorded("aten::_fft_r2c")
 def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool) -> ember.Tensor:
     """aten::_fft_r2c: the forward transform of a real float32/float64 tensor over ``dims``
     (non-negative); the last of them keeps ``n // 2 + 1`` points when ``onesided``, else the
@@ -76,8 +85,7 @@ def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool
     half = out if onesided else out.narrow(last, 0, n // 2 + 1)
     nthreads = ember.get_num_threads()
     lib = library()
-    _run("aten::_fft_r2c", x, lambda: lib.r2c(_view(x), axes=list(dims), forward=True, inorm=normalization,
-                                               out=_view(half), nthreads=nthreads))
+    lib.r2c(_view(x), axes=list(dims), forward=True, inorm=normalization, out=_view(half), nthreads=nthreads)
     if not onesided and n > 2:
         # X[n - k] = conj(X[k]) for a real signal (a single transformed dim here, as aten's callers)
         rest = n - (n // 2 + 1)
@@ -85,6 +93,7 @@ def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool
     return out
 
 
+@_recorded("aten::_fft_c2c")
 def c2c(x: ember.Tensor, dims: Sequence[int], normalization: int, forward: bool) -> ember.Tensor:
     """aten::_fft_c2c: the complex transform over ``dims``, forward (``exp(-2 pi i jk / n)``) or
     backward."""
@@ -93,11 +102,11 @@ def c2c(x: ember.Tensor, dims: Sequence[int], normalization: int, forward: bool)
         return out.copy_(x) if not dims else out
     nthreads = ember.get_num_threads()
     lib = library()
-    _run("aten::_fft_c2c", x, lambda: lib.c2c(_view(x), axes=list(dims), forward=forward, inorm=normalization,
-                                               out=_view(out), nthreads=nthreads))
+    lib.c2c(_view(x), axes=list(dims), forward=forward, inorm=normalization, out=_view(out), nthreads=nthreads)
     return out
 
 
+@_recorded("aten::_fft_c2r")
 def c2r(x: ember.Tensor, dims: Sequence[int], normalization: int, last_dim_size: int) -> ember.Tensor:
     """aten::_fft_c2r: the backward transform of the Hermitian half-spectrum ``x`` (its last dim
     holds ``last_dim_size // 2 + 1`` points) to a real signal of ``last_dim_size`` points there."""
@@ -109,6 +118,6 @@ def c2r(x: ember.Tensor, dims: Sequence[int], normalization: int, last_dim_size:
         return out
     nthreads = ember.get_num_threads()
     lib = library()
-    _run("aten::_fft_c2r", x, lambda: lib.c2r(_view(x), axes=list(dims), lastsize=last_dim_size, forward=False,
-                                               inorm=normalization, out=_view(out), nthreads=nthreads))
+    lib.c2r(_view(x), axes=list(dims), lastsize=last_dim_size, forward=False, inorm=normalization, out=_view(out),
+            nthreads=nthreads)
     return out

@@ -4,12 +4,14 @@ _fft_c2r), with its checks in its order, so the errors, dtypes and gradients are
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import ember
 from ember import Tensor
 from ember._autocast_policy import autocast_op
+from ember._lib import _C
 from ember.fft import _args as a
 from ember.fft._primitives import fft_c2c, fft_c2r, fft_r2c
 
@@ -275,6 +277,25 @@ def ihfft2(input: Tensor, s: _Dims = None, dim: _Dims = (-2, -1), norm: str | No
 
 _TRANSFORMS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn",
                "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")
+
+
+def _recorded(name: str, fn: Any) -> Any:
+    """``fn`` as the aten op ``fft_<name>`` in the profiler, around its primitives' events."""
+    event = f"aten::fft_{name}"
+
+    @functools.wraps(fn)
+    def op(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _C._profiler_active() or not isinstance(input, Tensor):
+            return fn(input, *args, **kwargs)
+        _C._record_op_enter(event, input)
+        try:
+            return fn(input, *args, **kwargs)
+        finally:
+            _C._record_function_exit()
+
+    return op
+
+
 # CPU autocast runs the transforms in float32 (they are on PyTorch's fp32 list)
 for _name in _TRANSFORMS:
-    globals()[_name] = autocast_op("fp32")(globals()[_name])
+    globals()[_name] = autocast_op("fp32")(_recorded(_name, globals()[_name]))

@@ -53,6 +53,21 @@ _COMPLEX = {_C.float32: _C.complex64, _C.float64: _C.complex128}
 _REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
 
 
+def _empty(x: ember.Tensor, shape: list[int], dtype: Any, dims: Sequence[int], last_fixed: bool) -> ember.Tensor:
+    """The result, laid out as aten's _exec_fft lays it: the other dims outermost (in ``x``'s stride
+    order), then the transformed ones (in stride order; r2c and c2r keep their halved dim last)."""
+    strides = x.stride()
+    order = sorted(dims[:-1] if last_fixed else dims, key=lambda d: -strides[d])
+    if last_fixed:
+        order.append(dims[-1])
+    batch = sorted((d for d in range(x.dim()) if d not in dims), key=lambda d: -strides[d])
+    perm = batch + order
+    if perm == sorted(perm):
+        return ember.empty(shape, dtype=dtype)
+    inverse = sorted(range(len(perm)), key=perm.__getitem__)
+    return ember.empty([shape[d] for d in perm], dtype=dtype).permute(inverse)
+
+
 def _recorded(name: str) -> Any:
     """The primitive as the aten op ``name`` in the profiler (its allocation inside, as aten's)."""
     def deco(fn: Any) -> Any:
@@ -79,7 +94,7 @@ def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool
     shape = list(x.shape)
     if onesided:
         shape[last] = n // 2 + 1
-    out = ember.empty(shape, dtype=_COMPLEX[x.dtype])
+    out = _empty(x, shape, _COMPLEX[x.dtype], dims, last_fixed=True)
     if out.numel() == 0:
         return out
     half = out if onesided else out.narrow(last, 0, n // 2 + 1)
@@ -97,7 +112,7 @@ def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool
 def c2c(x: ember.Tensor, dims: Sequence[int], normalization: int, forward: bool) -> ember.Tensor:
     """aten::_fft_c2c: the complex transform over ``dims``, forward (``exp(-2 pi i jk / n)``) or
     backward."""
-    out = ember.empty(x.shape, dtype=x.dtype)
+    out = _empty(x, list(x.shape), x.dtype, dims, last_fixed=False)
     if out.numel() == 0 or not dims:
         return out.copy_(x) if not dims else out
     nthreads = ember.get_num_threads()
@@ -113,7 +128,7 @@ def c2r(x: ember.Tensor, dims: Sequence[int], normalization: int, last_dim_size:
     last = dims[-1]
     shape = list(x.shape)
     shape[last] = last_dim_size
-    out = ember.empty(shape, dtype=_REAL[x.dtype])
+    out = _empty(x, shape, _REAL[x.dtype], dims, last_fixed=True)
     if out.numel() == 0:
         return out
     nthreads = ember.get_num_threads()

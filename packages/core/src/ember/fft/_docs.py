@@ -26,7 +26,7 @@ _ONE = """Args:
 _MANY = """Args:
         input (Tensor): the input tensor ({kind}).
         s (Tuple[int], optional): the signal size in each transformed dimension{s_note} (``-1``: the
-            input's size): the input is zero-padded or trimmed to it. Default: the input's sizes.
+            input's size): the input is zero-padded or trimmed to it. Default: the input's sizes{last}.
         dim (Tuple[int], optional): the dimensions to transform. Default: {dim_default}.
         {norm}
 
@@ -96,10 +96,12 @@ def _one_doc(name: str) -> str:
 def _many_doc(name: str, base: str, summary: str, kind: str, s_note: str, two: bool) -> str:
     dims = "(-2, -1)" if two else "None"
     sig = f"{name}(input, s=None, dim={dims}, norm=None, *, out=None) -> Tensor"
-    head = summary.replace("N dimensional", "2 dimensional") if two else summary
+    head = summary.replace("N dimensional", "2 dimensional").replace("fftn`", "fft2`") if two else summary
+    last = " (the last: ``2 * (size - 1)``)" if s_note else ""
     return f"{sig}\n\n    The {head}.\n\n    " + _MANY.format(
-        kind=kind, s_note=s_note, dim_default="the last two dimensions" if two else "all of them (or the last "
-        "``len(s)`` when ``s`` is given)", norm=_NORM, example=_EXAMPLE_ND.format(name=name, shape=_SHAPES[base]))
+        kind=kind, s_note=s_note, last=last,
+        dim_default="the last two dimensions" if two else "all of them (or the last ``len(s)`` when ``s`` is given)",
+        norm=_NORM, example=_EXAMPLE_ND.format(name=name, shape=_SHAPES[base]))
 
 
 def attach(namespace: dict[str, Any]) -> None:

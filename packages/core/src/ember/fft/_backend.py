@@ -41,11 +41,11 @@ def library() -> Any:
 
 def _view(t: ember.Tensor) -> Any:
     """A NumPy array over ``t``'s memory (no copy, through DLPack: 1.5 us where ``__array__``'s
-    interface dict costs 3.5); a lazily conjugated tensor is resolved first."""
+    interface dict costs 3.5); a lazily conjugated or negated tensor is resolved first."""
     import numpy as np  # noqa: PLC0415  (ducc0 has imported it already)
 
-    if t.is_conj():
-        t = t.resolve_conj()
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
     return np.from_dlpack(t.detach())
 
 

@@ -40,9 +40,7 @@ def _tensor(L: Any, a: np.ndarray, requires_grad: bool = False) -> Any:
 
 
 def _numpy(t: Any) -> np.ndarray:
-    t = t.detach()
-    if isinstance(t, torch.Tensor):
-        t = t.resolve_conj()
+    t = t.detach().resolve_conj()  # ihfft's result is a lazy conjugate in PyTorch
     return np.asarray(t.numpy())
 
 

@@ -19,9 +19,7 @@ EXTRA: dict[str, dict[str, Any]] = {"general_cosine": {"a": [0.46, 0.23, 0.31]}}
 
 
 def _numpy(t: Any) -> np.ndarray:
-    t = t.detach()
-    if isinstance(t, torch.Tensor):
-        t = t.resolve_conj()
+    t = t.detach().resolve_conj()  # ihfft's result is a lazy conjugate in PyTorch
     return np.asarray(t.numpy())
 
 

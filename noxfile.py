@@ -31,7 +31,8 @@ nox.options.default_venv_backend = "venv"
 
 
 def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_args: str = "") -> None:
-    """Editable install of ember-core with a kept build directory (incremental rebuilds)."""
+    """Editable install of ember-core with a kept build directory (incremental rebuilds); its
+    runtime dependencies (scipy-openblas32, and ducc0 with numpy for ember.fft) come with it."""
     session.install(*BUILD_DEPS)
     build_dir = build_dir or f"build/{session.name}"
     args = ["-e", "packages/core", "--no-build-isolation", f"-Cbuild-dir={build_dir}"]

@@ -302,11 +302,12 @@ _LAZY_NAMES = {
         "ormqr", "pinverse", "solve", "symeig", "triangular_solve")},
     "Event": "ember._streams", "Stream": "ember._streams", "Future": "ember.futures",
     "get_device_module": "ember._runtime", "to_dlpack": "ember.utils.dlpack",
+    "stft": "ember._stft", "istft": "ember._stft",
     "_amp_foreach_non_finite_check_and_unscale_": "ember.amp.grad_scaler",
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
-                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures")
+                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -15,7 +15,7 @@ _METHODS = ("addbmm", "addmv", "addr", "as_strided_scatter", "corrcoef", "cov", 
             "diagonal_scatter", "diff", "dist", "dsplit", "float_power", "frexp", "gcd", "histogram",
             "hsplit", "index_reduce", "inner", "lcm", "ldexp", "logcumsumexp", "logit", "nan_to_num", "nanquantile",
             "nextafter", "positive", "prelu", "quantile", "renorm", "select_scatter", "sgn", "sinc", "slice_scatter",
-            "vdot", "vsplit")
+            "stft", "istft", "vdot", "vsplit")
 _INPLACE = ("addbmm", "addmv", "addr", "float_power", "gcd", "index_reduce", "lcm", "ldexp", "logit", "nan_to_num",
             "nextafter", "renorm", "sgn", "sinc")
 

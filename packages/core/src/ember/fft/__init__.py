@@ -1,7 +1,8 @@
-"""ember.fft: the sample-frequency and shift helpers of torch.fft.
+"""ember.fft: torch.fft's discrete Fourier transforms and their helpers.
 
-The transforms themselves (fft, rfft, ... and their 2-d/n-d forms) need complex tensors and come
-with them; fftfreq/rfftfreq/fftshift/ifftshift are real-valued and are here already.
+The transforms (fft, rfft, hfft, their inverses and their 2-d/n-d forms) are in _transforms.py,
+over the ducc0 library (_backend.py, imported on the first transform) with PyTorch's gradients
+(_primitives.py); fftfreq/rfftfreq/fftshift/ifftshift are here.
 """
 
 from __future__ import annotations
@@ -13,8 +14,31 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember.fft._docs import attach as _attach_docs
+from ember.fft._transforms import (
+    fft,
+    fft2,
+    fftn,
+    hfft,
+    hfft2,
+    hfftn,
+    ifft,
+    ifft2,
+    ifftn,
+    ihfft,
+    ihfft2,
+    ihfftn,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftn,
+)
 
-__all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn",
+           "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
+_attach_docs(globals())
 
 
 def _int_arg(fn: str, v: Any, name: str, pos: int) -> int:

@@ -36,5 +36,7 @@ BENCHES: list[Bench] = [
         Bench("complex", "conj_physical complex64, 4M", "throughput", "torch.conj_physical(z)", cvec, threads=th,
               target=0.9),
         Bench("complex", "angle complex64, 4M", "throughput", "torch.angle(z)", cvec, threads=th, target=0.9),
+        Bench("complex", "complex(x, x) -> complex64, 4M", "throughput", "torch.complex(x, x)", cvec, threads=th),
+        Bench("complex", "polar(x, x) -> complex64, 4M", "throughput", "torch.polar(x, x)", cvec, threads=th),
     )
 ]

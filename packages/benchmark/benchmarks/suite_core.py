@@ -149,6 +149,13 @@ def _elementwise() -> list[Bench]:
         for name in ("igamma", "igammac")
         for dt in ("float32", "float64")
         for th in THREADS
+    ] + [  # factories: a contiguous fill, the ranges and eye's diagonal (the backend's fill family)
+        Bench("elementwise", name, "throughput", stmt, tiny, threads=th)
+        for name, stmt in ((f"full {BIG}x{BIG}", f"lib.full(({BIG}, {BIG}), 1.5)"),
+                           (f"arange {BIG * BIG} float32", f"lib.arange({BIG * BIG}, dtype=lib.float32)"),
+                           (f"linspace {BIG * BIG}", f"lib.linspace(0, 1, {BIG * BIG})"),
+                           (f"eye {BIG}", f"lib.eye({BIG})"))
+        for th in THREADS
     ] + [  # scans beside cumsum: cummax/cummin's indices in one C++ pass, logcumsumexp a log-step scan
         Bench("elementwise", f"{name} 1024x1024 dim={d}", "throughput", f"lib.{name}(a, {d})", unit_square(1024),
               threads=th)

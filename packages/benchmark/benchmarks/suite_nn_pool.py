@@ -36,6 +36,17 @@ CALLS = [
 BENCHES: list[Bench] = [_row(name, call, th) for th in (1, 2) for name, call in CALLS]
 
 
+def pooled(lib: ModuleType) -> dict[str, Any]:
+    """max_pool2d 2x2's result and indices of the stem activation, without grad."""
+    x = activations(lib)["x"].detach()
+    y, ind = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return {"y": y, "ind": ind, "F": lib.nn.functional}
+
+
+BENCHES += [Bench("nn-pool", "max_unpool2d 2x2 fwd", "overhead", "F.max_unpool2d(y, ind, 2)", pooled, threads=th)
+            for th in (1, 2)]
+
+
 def sampling(lib: ModuleType) -> dict[str, Any]:
     """The stem activation and a (32, 56, 56, 2) sampling grid, both requiring grad."""
     d = activations(lib)

@@ -39,6 +39,12 @@ def cross_entropy_in(lib: ModuleType) -> dict[str, Any]:
             "F": _nn(lib).functional}
 
 
+def nll_loss_in(lib: ModuleType) -> dict[str, Any]:
+    """Log-probabilities (4096 rows of 1000 classes) with their targets, and their one-hot width."""
+    x = _nn(lib).functional.log_softmax(lib.randn(4096, 1000), -1).requires_grad_(True)
+    return {"x": x, "t": lib.randint(0, 1000, (4096,)), "F": _nn(lib).functional}
+
+
 def layer_norm_in(lib: ModuleType) -> dict[str, Any]:
     nn = _nn(lib)
     return {"x": lib.randn(16 * 128, 256).requires_grad_(True), "m": nn.LayerNorm(256), "F": nn.functional}
@@ -136,6 +142,9 @@ BENCHES: list[Bench] = [
           softmax_in, threads=1, target=1.0),
     Bench("nn-kernels", "cross_entropy 512x1000 fwd+bwd", "overhead", "F.cross_entropy(x, t).backward()",
           cross_entropy_in, threads=1, target=1.0),
+    Bench("nn-kernels", "nll_loss 4096x1000 fwd+bwd", "overhead", "F.nll_loss(x, t).backward()", nll_loss_in,
+          threads=1),
+    Bench("nn-kernels", "one_hot 4096 of 1000", "overhead", "F.one_hot(t, 1000)", nll_loss_in, threads=1),
     Bench("nn-kernels", "layer_norm 2048x256 fwd+bwd", "overhead", "m(x).sum().backward()", layer_norm_in,
           threads=1, target=1.0),
     Bench("nn-kernels", "batch_norm2d 32x64x28x28 fwd+bwd", "overhead", "m(x).sum().backward()", batch_norm_in,

@@ -25,6 +25,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
 #include "kernels/lapack_kernels.h"
+#include "kernels/loss_args.h"
 #include "kernels/norm_args.h"
 #include "kernels/optim_args.h"
 #include "kernels/packed_weight.h"
@@ -121,6 +122,14 @@ struct PoolKernels {
                       void* y);
   void (*avg_backward)(const pool::AvgGeometry& g, ScalarType dt, const char* name, int64_t planes, void* x,
                        const void* y);
+  // max unpooling's forward and max pooling's backward over `planes` planes of m values of dtype
+  // dt (kernels/cpu/pool/max_unpool.h): src's values written (scatter) or summed (scatter_add,
+  // floating) into the zeroed out (planes x plane_size) at idx's per-plane positions, which the
+  // op has checked.
+  void (*unpool_scatter)(ScalarType dt, const char* name, const void* src, const int64_t* idx, int64_t planes,
+                         int64_t m, void* out, int64_t plane_size);
+  void (*unpool_scatter_add)(ScalarType dt, const void* src, const int64_t* idx, int64_t planes, int64_t m, void* out,
+                             int64_t plane_size);
 };
 
 struct IndexKernels {
@@ -228,6 +237,62 @@ struct OptimKernels {
                    const double* grad_scale);
 };
 
+// embedding's row gather and its backward's scatter-add into the zeroed (num_weights, dim)
+// table, one_hot's ones into a zeroed (n, classes) int64 tensor; indices checked by the op,
+// everything contiguous (kernels/cpu/embedding/embedding_rows.h).
+struct EmbeddingKernels {
+  void (*gather_rows)(const char* weight, const int64_t* idx, int64_t n, int64_t dim, size_t row_bytes, char* out);
+  void (*backward)(ScalarType dt, const void* grad, const int64_t* idx, int64_t n, int64_t dim, int64_t num_weights,
+                   int64_t padding_idx, bool scale_grad_by_freq, void* out);
+  void (*one_hot)(const int64_t* idx, int64_t n, int64_t classes, int64_t* out);
+};
+
+// nll_loss forward and backward over rows of class scores (kernels/loss_args.h), floating dt.
+struct LossKernels {
+  void (*nll_forward)(ScalarType dt, const loss::Nll& a, const void* x, void* out, void* total);
+  void (*nll_backward)(ScalarType dt, const loss::Nll& a, const double* grad, double scale, void* dx);
+};
+
+// Tensors written from a formula of the index, contiguous (kernels/cpu/fill/fill_kernels.h): a
+// bit pattern of itemsize bytes; arange (integer dtypes step from istart by istep, wrapping);
+// linspace / logspace between the ends as the op has read them; eye's ones on a zeroed n x m.
+struct FillKernels {
+  void (*fill)(void* out, int64_t n, size_t itemsize, const void* value);
+  void (*arange)(ScalarType dt, void* out, int64_t n, double start, double step, int64_t istart, int64_t istep);
+  void (*linspace)(ScalarType dt, void* out, int64_t steps, double start, double end, double base, bool log);
+  void (*eye)(ScalarType dt, void* out, int64_t n, int64_t m);
+};
+
+// The element passes around LAPACK's calls on one column-major matrix, by scalar type
+// (kernels/cpu/linalg/matrix_passes.h).
+template <class T>
+struct MatrixPasses {
+  // the strict upper triangle of an n x n matrix set to zero
+  void (*zero_strict_upper)(int64_t n, T* a);
+  // the 1-based order of the first NaN on the diagonal of an n x n matrix, 0 for none
+  int (*first_nan_diagonal)(int64_t n, const T* a);
+  // det, sign and log|det| (each may be null) of the n x n matrix getrf factored with pivots ipiv
+  void (*lu_det)(int64_t n, const T* lu, const int* ipiv, T* det, T* sign, T* logabs);
+  // r (rows x n) = the upper triangle of a's first `rows` rows (a: m x n)
+  void (*upper_rows)(int64_t m, int64_t n, int64_t rows, const T* a, T* r);
+  // LAPACK's row interchanges ipiv (1-based) on a row-major n x r x, in order or (reverse) back
+  void (*row_swaps)(int64_t n, int64_t r, const int* ipiv, T* x, bool reverse);
+};
+struct MatrixKernels {
+  MatrixPasses<float> passes_f;
+  MatrixPasses<double> passes_d;
+  template <class T>
+  const MatrixPasses<T>& passes() const {
+    if constexpr (std::is_same_v<T, float>) return passes_f;
+    else return passes_d;
+  }
+  // nb permutations (m each) from LAPACK's k row interchanges each (1-based, checked by the op)
+  void (*lu_permutation)(int64_t nb, int64_t k, int64_t m, const int* piv, int64_t* perm);
+  // baddbmm's small-problem pass: w[b, i, j] = beta * w + alpha * prod (contiguous, op-math
+  // type), element by element in (b, i, j) order over w's strides (beta = 0 ignores w)
+  void (*scaled_store)(const Tensor& w, const Tensor& prod, const Scalar& beta, const Scalar& alpha);
+};
+
 // complex64 / complex128: the pointwise kernels by their ops.yaml kernel name, over an iterator
 // whose compute dtype is complex; |z| of a contiguous complex tensor into a real one of its
 // element type; cgemm / zgemm with GemmKernels' row-major convention.
@@ -240,6 +305,12 @@ struct ComplexKernels {
   void (*abs)(const Tensor& in, const Tensor& out);
   Gemm<float> cgemm;
   Gemm<double> zgemm;
+  // n contiguous elements (kernels/cpu/complex/complex_parts.h): complex() / polar() of two real
+  // arrays of the complex dtype ct's element type; conj of complex ones; angle of a complex dt
+  // (into its real type) or of a floating one (pi below zero, NaN for NaN, else 0).
+  void (*from_parts)(ScalarType ct, const void* a, const void* b, void* out, int64_t n, bool polar);
+  void (*conj)(ScalarType ct, const void* in, void* out, int64_t n);
+  void (*angle)(ScalarType dt, const void* in, void* out, int64_t n);
 
   // The complex64 or complex128 entry by the operands' type, for op bodies templated on it.
   template <class T>
@@ -306,6 +377,10 @@ struct Backend {
   SortKernels sort;
   RnnKernels rnn;
   OptimKernels optim;
+  EmbeddingKernels embedding;
+  LossKernels loss;
+  FillKernels fill;
+  MatrixKernels matrix;
   ComplexKernels complex;
 };
 

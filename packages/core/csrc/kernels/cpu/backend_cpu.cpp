@@ -6,8 +6,11 @@
 #include "kernels/backend.h"
 #include "kernels/cpu/attention/flash_attention.h"
 #include "kernels/cpu/complex/complex_gemm.h"
+#include "kernels/cpu/complex/complex_parts.h"
 #include "kernels/cpu/complex/complex_pointwise.h"
 #include "kernels/cpu/conv/conv_kernels.h"
+#include "kernels/cpu/embedding/embedding_rows.h"
+#include "kernels/cpu/fill/fill_kernels.h"
 #include "kernels/cpu/gemm/bf16_gemm.h"
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/gemm/int_gemm.h"
@@ -15,6 +18,8 @@
 #include "kernels/cpu/index/gather_contig.h"
 #include "kernels/cpu/linalg/lapack.h"
 #include "kernels/cpu/linalg/lu_solve.h"
+#include "kernels/cpu/linalg/matrix_passes.h"
+#include "kernels/cpu/loss/nll_loss.h"
 #include "kernels/cpu/norm/norm_kernels.h"
 #include "kernels/cpu/norm/softmax.h"
 #include "kernels/cpu/optim/fused_steps.h"
@@ -22,6 +27,7 @@
 #include "kernels/cpu/pool/grid_sample.h"
 #include "kernels/cpu/pool/max_pool.h"
 #include "kernels/cpu/pool/max_pool2x2.h"
+#include "kernels/cpu/pool/max_unpool.h"
 #include "kernels/cpu/pool/upsample.h"
 #include "kernels/cpu/random/samplers.h"
 #include "kernels/cpu/rnn/gate_rows.h"
@@ -69,6 +75,8 @@ Backend make_cpu_backend() {
   b.pool.grid_sample_backward = pool::grid_sample_backward;
   b.pool.avg_forward = pool::avg_forward;
   b.pool.avg_backward = pool::avg_backward;
+  b.pool.unpool_scatter = pool::unpool_scatter;
+  b.pool.unpool_scatter_add = pool::unpool_scatter_add;
   b.index.gather_contig4 = gather_contig<4>;
   b.index.gather_contig8 = gather_contig<8>;
   b.linalg.lapack_f = lapack::cpu_lapack_f();
@@ -109,11 +117,23 @@ Backend make_cpu_backend() {
   b.complex.abs = complex_abs;
   b.complex.cgemm = static_cast<ComplexKernels::Gemm<float>>(complex_gemm);
   b.complex.zgemm = static_cast<ComplexKernels::Gemm<double>>(complex_gemm);
+  b.complex.from_parts = complex_from_parts;
+  b.complex.conj = complex_conj;
+  b.complex.angle = complex_angle;
   b.rnn.cell_rows_f = static_cast<void (*)(const rnn::Rows<float>&, int64_t, bool)>(rnn::cell_rows);
   b.rnn.cell_rows_d = static_cast<void (*)(const rnn::Rows<double>&, int64_t, bool)>(rnn::cell_rows);
   b.rnn.lstm_seq_f = static_cast<void (*)(const rnn::LstmSeqRows<float>&, int64_t, bool)>(rnn::lstm_seq);
   b.rnn.lstm_seq_d = static_cast<void (*)(const rnn::LstmSeqRows<double>&, int64_t, bool)>(rnn::lstm_seq);
   b.optim = {optim::adam_step, optim::sgd_step};
+  b.embedding = {embedding::gather_rows, embedding::backward, embedding::one_hot};
+  b.loss = {loss::nll_forward, loss::nll_backward};
+  b.fill = {fill::fill, fill::arange, fill::linspace, fill::eye};
+  b.matrix.passes_f = {matrix::zero_strict_upper<float>, matrix::first_nan_diagonal<float>, matrix::lu_det<float>,
+                       matrix::upper_rows<float>, matrix::row_swaps<float>};
+  b.matrix.passes_d = {matrix::zero_strict_upper<double>, matrix::first_nan_diagonal<double>, matrix::lu_det<double>,
+                       matrix::upper_rows<double>, matrix::row_swaps<double>};
+  b.matrix.lu_permutation = matrix::lu_permutation;
+  b.matrix.scaled_store = matrix::scaled_store;
   return b;
 }
 

@@ -25,6 +25,11 @@ LapackKernels<T> lapack_stub() {
           unavailable, unavailable, unavailable, unavailable, unavailable};
 }
 
+template <class T>
+MatrixPasses<T> matrix_stub() {
+  return {unavailable, unavailable, unavailable, unavailable, unavailable};
+}
+
 Backend make_cuda_stub() {
   Backend b{};
   b.device = DeviceType::CUDA;
@@ -33,7 +38,8 @@ Backend make_cuda_stub() {
   b.reduce = {unavailable, unavailable, unavailable};
   b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
-  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable,
+            unavailable, unavailable, unavailable, unavailable};
   b.index = {unavailable, unavailable};
   b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
@@ -46,7 +52,11 @@ Backend make_cuda_stub() {
   b.sort = {unavailable, unavailable, unavailable};
   b.rnn = {unavailable, unavailable, unavailable, unavailable};
   b.optim = {unavailable, unavailable};
-  b.complex = {unavailable, unavailable, unavailable, unavailable};
+  b.embedding = {unavailable, unavailable, unavailable};
+  b.loss = {unavailable, unavailable};
+  b.fill = {unavailable, unavailable, unavailable, unavailable};
+  b.matrix = {matrix_stub<float>(), matrix_stub<double>(), unavailable, unavailable};
+  b.complex = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   return b;
 }
 

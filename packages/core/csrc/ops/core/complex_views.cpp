@@ -1,10 +1,7 @@
 // The complex dtypes' own ops (ops/complex.yaml): view_as_real / view_as_complex (views that
 // reinterpret a complex element as two reals), complex / polar (build a complex tensor from
-// two real ones), conj_physical and angle. The loops run over dense buffers: these are the
-// first complex ops, not yet behind the backend's kernel table.
-#include <cmath>
-#include <complex>
-
+// two real ones), conj_physical and angle; their loops are the backend table's
+// ComplexKernels::from_parts / conj / angle, over dense buffers.
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
@@ -32,25 +29,15 @@ void check_parts(const Tensor& a, const Tensor& b) {
               " but got scalar type ", legacy_name(b.dtype()), " for second argument");
 }
 
-// out[i] = f(a[i], b[i]) over the broadcast shape, a complex result from two real parts.
-template <class F>
-Tensor from_parts(const Tensor& a, const Tensor& b, F f) {
+// complex(a, b) (polar(a, b)) over the broadcast shape: a complex result from two real parts.
+Tensor from_parts(const Tensor& a, const Tensor& b, bool polar) {
   check_parts(a, b);
   const ScalarType ct = complex_counterpart(a.dtype());
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor ac = contiguous(expand(a, shape), MemoryFormat::Contiguous);
   Tensor bc = contiguous(expand(b, shape), MemoryFormat::Contiguous);
-  Tensor r = empty(shape, ct);
-  const int64_t n = r.numel();
-  EMBER_DISPATCH_COMPLEX(ct, "complex", [&] {
-    using R = typename scalar_t::value_type;
-    const R* pa = ac.data<R>();
-    const R* pb = bc.data<R>();
-    scalar_t* pr = r.data<scalar_t>();
-    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) pr[i] = f(pa[i], pb[i]);
-    });
-  });
+  Tensor r = empty(shape, ct, a.device());
+  backend(r).complex.from_parts(ct, ac.raw(), bc.raw(), r.raw(), r.numel(), polar);
   return r;
 }
 
@@ -96,17 +83,12 @@ Tensor view_as_complex(const Tensor& self) {
   return v;
 }
 
-Tensor complex(const Tensor& real, const Tensor& imag) {
-  return from_parts(real, imag, [](auto re, auto im) { return std::complex<decltype(re)>(re, im); });
-}
+Tensor complex(const Tensor& real, const Tensor& imag) { return from_parts(real, imag, false); }
 Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
   return into_out(complex(real, imag), out);
 }
 
-Tensor polar(const Tensor& abs, const Tensor& angle) {
-  return from_parts(abs, angle,
-                    [](auto r, auto th) { return std::complex<decltype(r)>(r * std::cos(th), r * std::sin(th)); });
-}
+Tensor polar(const Tensor& abs, const Tensor& angle) { return from_parts(abs, angle, true); }
 Tensor polar_out(const Tensor& abs, const Tensor& angle, const Tensor& out) { return into_out(polar(abs, angle), out); }
 
 Tensor conj_physical(const Tensor& self) {
@@ -114,20 +96,8 @@ Tensor conj_physical(const Tensor& self) {
   // A contiguous input is read once; another is first cloned densely (numel elements in one block).
   const bool direct = self.is_contiguous();
   Tensor src = direct ? self : clone(self, MemoryFormat::Preserve);
-  Tensor r = direct ? empty(self.sizes(), self.dtype()) : src;
-  const int64_t n = r.numel();
-  EMBER_DISPATCH_COMPLEX(r.dtype(), "conj_physical", [&] {
-    using R = typename scalar_t::value_type;  // as interleaved reals: every odd one changes sign
-    const R* p = reinterpret_cast<const R*>(src.raw());
-    R* q = reinterpret_cast<R*>(r.raw());
-    GilRelease nogil;
-    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-      for (int64_t i = 2 * s; i < 2 * e; i += 2) {
-        q[i] = p[i];
-        q[i + 1] = -p[i + 1];
-      }
-    });
-  });
+  Tensor r = direct ? empty(self.sizes(), self.dtype(), self.device()) : src;
+  backend(r).complex.conj(r.dtype(), src.raw(), r.raw(), r.numel());
   return r;
 }
 Tensor conj_physical_(const Tensor& self) {
@@ -150,33 +120,14 @@ Tensor angle(const Tensor& self) {
   const ScalarType t = self.dtype();
   if (is_complex(t)) {
     Tensor x = contiguous(self, MemoryFormat::Contiguous);
-    Tensor r = empty(self.sizes(), to_real_type(t));
-    const int64_t n = r.numel();
-    EMBER_DISPATCH_COMPLEX(t, "angle", [&] {
-      using R = typename scalar_t::value_type;
-      const scalar_t* px = x.data<scalar_t>();
-      R* pr = r.data<R>();
-      parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-        for (int64_t i = s; i < e; ++i) pr[i] = std::arg(px[i]);
-      });
-    });
+    Tensor r = empty(self.sizes(), to_real_type(t), self.device());
+    backend(r).complex.angle(t, x.raw(), r.raw(), r.numel());
     return r;
   }
   const ScalarType rt = is_floating(t) ? t : default_dtype();
   Tensor x = contiguous(to_dtype(self, rt), MemoryFormat::Contiguous);
-  Tensor r = empty(self.sizes(), rt);
-  const int64_t n = r.numel();
-  EMBER_DISPATCH_FLOAT(rt, "angle", [&] {
-    using M = opmath_t<scalar_t>;
-    const scalar_t* px = x.data<scalar_t>();
-    scalar_t* pr = r.data<scalar_t>();
-    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) {
-        const M v = static_cast<M>(px[i]);
-        pr[i] = static_cast<scalar_t>(std::isnan(v) ? v : v < 0 ? static_cast<M>(M_PI) : M(0));
-      }
-    });
-  });
+  Tensor r = empty(self.sizes(), rt, self.device());
+  backend(r).complex.angle(rt, x.raw(), r.raw(), r.numel());
   return r;
 }
 Tensor angle_out(const Tensor& self, const Tensor& out) { return into_out(angle(self), out); }
@@ -184,7 +135,7 @@ Tensor angle_out(const Tensor& self, const Tensor& out) { return into_out(angle(
 Tensor complex_abs_op(const Tensor& out, bool inplace, const Tensor& input) {
   EMBER_CHECK(!inplace, "In-place abs is not supported for complex tensors.");
   Tensor x = contiguous(input, MemoryFormat::Contiguous);
-  Tensor r = empty(input.sizes(), to_real_type(input.dtype()));
+  Tensor r = empty(input.sizes(), to_real_type(input.dtype()), input.device());
   backend(x).complex.abs(x, r);
   return out.defined() ? into_out(r, out) : r;
 }

@@ -11,25 +11,13 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
-#include "ops/index/index_common.h"
 
 namespace ember {
 
-// A contiguous fill is a store loop of one bit pattern (zeros: memset); the generic
+// A contiguous fill is a store loop of one bit pattern (FillKernels::fill); the generic
 // iterator with a stride-0 source ran at half PyTorch's speed.
 static void fill_contiguous(const Tensor& self, const Tensor& v) {
-  const int64_t n = self.numel();
-  char* base = self.raw();
-  index_detail::by_itemsize(self.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    U bitsv;
-    std::memcpy(&bitsv, v.raw(), sizeof(U));
-    U* p = reinterpret_cast<U*>(base);
-    parallel_for(0, n, kGrainSize * 8, [&](int64_t b, int64_t e) {
-      if (bitsv == U(0)) std::memset(p + b, 0, static_cast<size_t>(e - b) * sizeof(U));
-      else std::fill(p + b, p + e, bitsv);
-    });
-  });
+  backend(self).fill.fill(self.raw(), self.numel(), self.itemsize(), v.raw());
 }
 
 // Every element of src is the same memory (a 0-d or fully expanded tensor) and src

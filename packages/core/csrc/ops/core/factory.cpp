@@ -5,6 +5,7 @@
 #include "core/deterministic.h"
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/internal.h"
 
@@ -147,19 +148,14 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
   Tensor t = out ? range_out(*out, n) : empty({n}, dt);
   if (n == 0) return t;
   Tensor w = contiguous_target(t);
-  EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
-    scalar_t* p = w.data<scalar_t>();
-    if constexpr (std::is_integral_v<scalar_t>) {
-      // An integer dtype truncates start and step before stepping (the length still comes
-      // from the exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. Wrapping
-      // (unsigned) arithmetic: the values of a narrow dtype wrap as PyTorch's do.
-      uint64_t ia = static_cast<uint64_t>(start.checked<int64_t>()),
-               ic = static_cast<uint64_t>(step.checked<int64_t>());
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(ia + uint64_t(i) * ic));
-    } else {
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(s + i * st);
-    }
-  });
+  // An integer dtype truncates start and step before stepping (the length still comes from the
+  // exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros.
+  int64_t ia = 0, ic = 0;
+  if (is_integral(dt, false)) {
+    ia = start.checked<int64_t>();
+    ic = step.checked<int64_t>();
+  }
+  backend(w).fill.arange(dt, w.raw(), n, s, st, ia, ic);
   if (!w.same(t)) copy_into(t, w);
   return t;
 }
@@ -191,7 +187,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   if (steps == 1) return fill_(t, log ? Scalar(std::pow(base, start.to_double())) : start);
   double s = start.to_double(), e = end.to_double();
   // aten's kernel reads both ends with its checked conversion to the dtype; integer dtypes
-  // then compute from the converted ends (so -3 is 253 for uint8). Bool: the dispatch below raises.
+  // then compute from the converted ends (so -3 is 253 for uint8). Bool raises below, as aten.
   if (dt != ScalarType::Bool) {
     EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
       const scalar_t a = start.checked<scalar_t>(), b = end.checked<scalar_t>();
@@ -201,44 +197,9 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
       }
     });
   }
-  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
-  int64_t half = steps / 2;
   Tensor w = contiguous_target(t);
-  EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
-    scalar_t* p = w.data<scalar_t>();
-    // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
-    // aten computes both in the dtype's step type, and its pow in double.
-    auto put = [&](int64_t i, auto v) {
-      p[i] = static_cast<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
-    };
-    if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
-      const float sf = static_cast<float>(s), ef = static_cast<float>(e);
-      const float stf = (ef - sf) / static_cast<float>(steps - 1);
-      for (int64_t i = 0; i < steps; ++i)
-        put(i, i < half ? std::fma(stf, static_cast<float>(i), sf)
-                        : std::fma(-stf, static_cast<float>(steps - 1 - i), ef));
-      return;
-    }
-    if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
-      // the step type is the half type too: each c10 operator rounds to it
-      auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
-      const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
-      const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
-      for (int64_t i = 0; i < steps; ++i) {
-        const float k = static_cast<float>(i < half ? i : steps - 1 - i);
-        put(i, h(i < half ? sh + h(st * h(k)) : eh - h(st * h(k))));
-      }
-      return;
-    }
-    for (int64_t i = 0; i < steps; ++i) {
-      // aten's vectorised linspace computes `start + step * i` and `end - step * (steps - 1 - i)` as
-      // one fused multiply-add (5 -> -3 in 7 int steps has 0.99999999999999978, so 0, at i = 3); its
-      // scalar logspace loop rounds the product first (10^1 there, not 10^0.99999999999999978).
-      const double k = static_cast<double>(i < half ? i : steps - 1 - i);
-      if (log) put(i, i < half ? s + step * k : e - step * k);
-      else put(i, i < half ? std::fma(step, k, s) : std::fma(-step, k, e));
-    }
-  });
+  if (dt == ScalarType::Bool) dtype_not_implemented(log ? "logspace_cpu" : "linspace_cpu", dt);
+  backend(w).fill.linspace(dt, w.raw(), steps, s, e, base, log);
   if (!w.same(t)) copy_into(t, w);
   return t;
 }
@@ -264,10 +225,7 @@ Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doubl
 
 static Tensor eye_fill(const Tensor& t, int64_t n, int64_t m) {
   zero_(t);
-  EMBER_DISPATCH_ALL(t.dtype(), "eye", [&] {
-    scalar_t* p = t.data<scalar_t>();
-    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
-  });
+  backend(t).fill.eye(t.dtype(), t.raw(), n, m);
   return t;
 }
 Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -228,23 +228,7 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
 // result element by element in (b, i, j) order, r = beta * r + alpha * prod (beta = 0 ignores r):
 // on a written tensor with stride-0 dims (an expanded self) each element keeps the last write.
 void baddbmm_sequential(const Tensor& w, const Tensor& prod, const Scalar& beta, const Scalar& alpha) {
-  const int64_t nb = w.size(0), m = w.size(1), p = w.size(2);
-  const int64_t s0 = w.stride(0), s1 = w.stride(1), s2 = w.stride(2);
-  Tensor pc = contiguous(prod, MemoryFormat::Contiguous);
-  EMBER_DISPATCH_NO_BOOL(w.dtype(), "baddbmm", [&] {
-    using T = opmath_t<scalar_t>;
-    const T be = beta.to<T>(), al = alpha.to<T>();
-    const bool zero_beta = beta.to_double() == 0;
-    const T* src = pc.data<T>();
-    scalar_t* dst = w.data<scalar_t>();
-    for (int64_t b = 0; b < nb; ++b)
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < p; ++j) {
-          scalar_t& r = dst[b * s0 + i * s1 + j * s2];
-          const T acc = src[(b * m + i) * p + j];
-          r = static_cast<scalar_t>(zero_beta ? al * acc : static_cast<T>(r) * be + al * acc);
-        }
-  });
+  backend(w).matrix.scaled_store(w, contiguous(prod, MemoryFormat::Contiguous), beta, alpha);
 }
 
 Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,

@@ -52,17 +52,14 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
   for (int64_t d : bs) nb *= d;
   Tensor perm = empty(with_tail(bs, {m}), ScalarType::Int64, piv.device(), std::nullopt);
   const int* pp = piv.data<int>();
-  int64_t* po = perm.data<int64_t>();
-  for (int64_t b = 0; b < nb; ++b) {
-    int64_t* q = po + b * m;
-    for (int64_t i = 0; i < m; ++i) q[i] = i;
+  // Checked before the kernel runs: every interchange it will apply stays inside the matrix.
+  for (int64_t b = 0; b < nb; ++b)
     for (int64_t i = 0; i < std::min(k, m); ++i) {
       int64_t j = int64_t(pp[b * k + i]) - 1;
       EMBER_CHECK(j >= 0 && j < m, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.",
                   "Did you properly pass the result of lu_factor?");
-      std::swap(q[i], q[j]);
     }
-  }
+  backend(perm).matrix.lu_permutation(nb, k, m, pp, perm.data<int64_t>());
   return perm;
 }
 
@@ -80,24 +77,21 @@ Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tens
     dispatch_fd(LU.dtype(), [&](auto z) {
       using T = decltype(z);
       const LapackKernels<T>& la = backend(LU).linalg.lapack<T>();
+      const MatrixPasses<T>& mp = backend(LU).matrix.passes<T>();
       const T* pa = lu.data<T>();
       T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
         const T* a = pa + b * n * n;
         T* x = px + b * n * r;
         const int* ip = pp + b * n;
-        auto swap_rows = [&](int64_t i) {
-          int64_t j = ip[i] - 1;
-          if (j != i && j >= 0 && j < n) std::swap_ranges(x + i * r, x + (i + 1) * r, x + j * r);
-        };
         if (!adjoint) {  // X = U^-1 L^-1 P^T B
-          for (int64_t i = 0; i < n; ++i) swap_rows(i);
+          mp.row_swaps(n, r, ip, x, false);
           la.trsm(true, false, false, true, n, r, a, n, x);  // L^-1 (unit)
           la.trsm(true, true, false, false, n, r, a, n, x);  // U^-1
         } else {                                             // A^T = U^T L^T P^T: X = P L^-T U^-T B
           la.trsm(true, true, true, false, n, r, a, n, x);   // U^-T
           la.trsm(true, false, true, true, n, r, a, n, x);   // L^-T (unit)
-          for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
+          mp.row_swaps(n, r, ip, x, true);
         }
         return 0;
       });
@@ -149,6 +143,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const MatrixPasses<T>& mp = backend(A).matrix.passes<T>();
       T* p = buf.data<T>();
       for_batch(nb, [&](int64_t b) {
         T* a = p + b * n * n;
@@ -156,8 +151,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
         la.sytrf(int(n), a, pp + b * n, &wq, -1, pi + b);
         std::vector<T> w(static_cast<size_t>(wq) + 1);
         la.sytrf(int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
-        for (int64_t j = 0; j < n; ++j)  // column-major: the strict upper part is a[j * n + i], i < j
-          for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+        mp.zero_strict_upper(n, a);
         return 0;
       });
     });

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "iter/elementwise_iter.h"  // copy_into
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
@@ -65,6 +66,7 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
   dispatch_fd(A.dtype(), [&](auto z) {
     using T = decltype(z);
     const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+    const MatrixPasses<T>& mp = backend(A).matrix.passes<T>();
     T* p = buf.data<T>();
     T* pd = det ? det->data<T>() : nullptr;
     T* ps = sign ? sign->data<T>() : nullptr;
@@ -76,17 +78,7 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
       if (n > 0) la.getrf(int(n), int(n), a, int(n), ip.data(), &info);
       // PyTorch's formulas: sign = prod(sgn(u_ii)) * (-1)^swaps, with sgn(NaN) = sgn(0) = 0 (so a
       // NaN or a zero pivot gives a ±0 sign); det = prod(u_ii) * (-1)^swaps.
-      T sgn = 1, prod = 1, lg = 0, piv = 1;
-      for (int64_t i = 0; i < n; ++i) {
-        T u = a[i * n + i];
-        if (ip[i] != i + 1) piv = -piv;
-        prod *= u;
-        sgn *= T((u > 0) - (u < 0));
-        lg += std::log(std::abs(u));
-      }
-      if (pd) pd[b] = prod * piv;
-      if (ps) ps[b] = sgn * piv;
-      if (pl) pl[b] = lg;
+      mp.lu_det(n, a, ip.data(), pd ? pd + b : nullptr, ps ? ps + b : nullptr, pl ? pl + b : nullptr);
       return 0;
     });
   });
@@ -195,6 +187,7 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const MatrixPasses<T>& mp = backend(A).matrix.passes<T>();
       T* p = buf.data<T>();
       bad = for_batch(nb, [&](int64_t b) {
         int info = 0;
@@ -202,10 +195,8 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
         la.potrf(int(n), a, &info);
         // Reference LAPACK stops at a NaN pivot (info = its order); OpenBLAS's potrf runs on and
         // fills NaN. The first NaN on the diagonal is where reference LAPACK (and PyTorch) stop.
-        for (int64_t j = 0; info == 0 && j < n; ++j)
-          if (std::isnan(a[j * n + j])) info = int(j + 1);
-        for (int64_t j = 0; j < n; ++j)  // column-major: zero the strict upper part
-          for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+        if (info == 0) info = mp.first_nan_diagonal(n, a);
+        mp.zero_strict_upper(n, a);
         return info;
       });
     });
@@ -351,12 +342,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), A.device());
   if (nb > 0 && m > 0 && n > 0) {
     Tensor tmp = to_colmajor(A);  // (..., n, m)
-    dispatch_fd(A.dtype(), [&](auto z) {
-      using T = decltype(z);
-      const T* src = tmp.data<T>();
-      T* dst = buf.data<T>();
-      for (int64_t b = 0; b < nb; ++b) std::copy(src + b * n * m, src + (b + 1) * n * m, dst + b * wc * m);
-    });
+    copy_into(narrow(buf, buf.dim() - 2, 0, n), tmp);
   }
   Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), A.device());  // R column-major
   Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), A.device());
@@ -364,6 +350,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
     dispatch_fd(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const MatrixPasses<T>& mp = backend(A).matrix.passes<T>();
+      const FillKernels& fill = backend(A).fill;
       T* p = buf.data<T>();
       T* pr = rb.data<T>();
       T* pq = qb.data<T>();
@@ -377,23 +365,22 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
           std::vector<T> w(static_cast<size_t>(wq) + 1);
           la.geqrf(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
         }
-        T* r = pr + b * n * rrows;
-        for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i <= std::min(j, rrows - 1); ++i) r[j * rrows + i] = a[j * m + i];
+        mp.upper_rows(m, n, rrows, a, pr + b * n * rrows);
         if (want_q && qcols > 0) {
           if (k == 0) {
-            for (int64_t i = 0; i < std::min(m, qcols); ++i) pq[b * qcols * m + i * m + i] = T(1);
+            fill.eye(A.dtype(), pq + b * qcols * m, qcols, m);  // Q = I
           } else {
             T wq;
             la.orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
             std::vector<T> w(static_cast<size_t>(wq) + 1);
             la.orgqr(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
-            std::copy(a, a + qcols * m, pq + b * qcols * m);
           }
         }
         return 0;
       });
     });
+    // Q: the first qcols columns orgqr left in each matrix's work buffer
+    if (want_q && qcols > 0 && k > 0) copy_into(qb, narrow(buf, buf.dim() - 2, 0, qcols));
   } else if (want_q && nb > 0 && qcols > 0) {
     qb = clone(expand(eye(m, A.dtype(), A.device()), with_tail(bs, {m, m}), false), std::nullopt);
   }

@@ -1,12 +1,11 @@
 // embedding: rows of a (num_weights, dim) table picked by integer indices, and the
-// backward scatter-add into the table (padding_idx rows get no gradient).
-#include <algorithm>
-#include <cstring>
+// backward scatter-add into the table (padding_idx rows get no gradient); the loops are the
+// backend table's EmbeddingKernels.
 #include <string>
 #include <vector>
 
-#include "core/parallel.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/nn/nn_fused_backward.h"
@@ -55,12 +54,8 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   Tensor out = empty(shape, weight.dtype(), weight.device());
   const int64_t n = static_cast<int64_t>(idx.size());
   const size_t row_bytes = static_cast<size_t>(dim) * w.itemsize();
-  const char* src = w.raw();
-  char* dst = out.raw();
   if (row_bytes == 0) return out;
-  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) std::memcpy(dst + i * row_bytes, src + idx[i] * row_bytes, row_bytes);
-  });
+  backend(out).embedding.gather_rows(w.raw(), idx.data(), n, dim, row_bytes, out.raw());
   return out;
 }
 
@@ -74,27 +69,8 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
   const int64_t dim = grad.dim() ? grad.sizes()[grad.dim() - 1] : 1;
   Tensor g = contiguous(grad, MemoryFormat::Contiguous);
   Tensor out = zeros({num_weights, dim}, grad.dtype(), grad.device());
-  std::vector<int64_t> counts;
-  if (scale_grad_by_freq) {
-    counts.assign(static_cast<size_t>(num_weights), 0);
-    for (int64_t i = 0; i < n; ++i) ++counts[idx[i]];
-  }
-  EMBER_DISPATCH_FLOAT(grad.dtype(), "embedding_backward", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* gp = g.data<scalar_t>();
-    scalar_t* op = out.data<scalar_t>();
-    // Each thread owns a range of table rows and scans every index: no write races.
-    parallel_for(0, num_weights, std::max<int64_t>(1, num_weights / 64 + 1), [&](int64_t r0, int64_t r1) {
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t r = idx[i];
-        if (r < r0 || r >= r1 || r == padding_idx) continue;
-        const A s = scale_grad_by_freq ? A(1) / static_cast<A>(counts[r]) : A(1);
-        const scalar_t* gi = gp + i * dim;
-        scalar_t* orow = op + r * dim;
-        for (int64_t k = 0; k < dim; ++k) orow[k] = scalar_t(static_cast<A>(orow[k]) + static_cast<A>(gi[k]) * s);
-      }
-    });
-  });
+  backend(out).embedding.backward(grad.dtype(), g.raw(), idx, n, dim, num_weights, padding_idx, scale_grad_by_freq,
+                                  out.raw());
   return out;
 }
 

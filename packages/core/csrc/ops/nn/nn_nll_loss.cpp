@@ -1,12 +1,13 @@
 // nll_loss_forward / nll_loss_backward: the negative log-likelihood of the target class over
 // input (N, C) or (C) in one pass, with optional class weights, ignore_index and aten's
 // reductions (0 none, 1 mean, 2 sum). cross_entropy is log_softmax followed by this.
-// Targets are bound-checked before anything is read: an IndexError, never a stray read.
+// Targets are bound-checked before anything is read: an IndexError, never a stray read. The
+// loops over the rows are the backend table's LossKernels.
 #include <algorithm>
 #include <vector>
 
-#include "core/parallel.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 
@@ -105,24 +106,8 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
   Tensor out = per_sample ? empty(target.sizes(), self.dtype(), self.device())
                           : empty(IntArrayRef(), self.dtype(), self.device());
   Tensor total = empty(IntArrayRef(), self.dtype(), self.device());
-  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_forward", [&] {
-    const scalar_t* xp = x.data<scalar_t>();
-    double sum = 0, wsum = 0;
-    for (int64_t i = 0; i < l.n; ++i) {
-      const int64_t cls = tp[i];
-      double v = 0;
-      if (cls != ignore_index) {
-        const double wc = w[cls];
-        v = -wc * static_cast<double>(xp[i * l.c + cls]);
-        wsum += wc;
-      }
-      if (per_sample) out.data<scalar_t>()[i] = static_cast<scalar_t>(v);
-      sum += v;
-    }
-    if (!per_sample)  // mean: 0/0 is nan, as PyTorch
-      out.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == 1 ? sum / wsum : sum);
-    total.data<scalar_t>()[0] = static_cast<scalar_t>(per_sample ? 0.0 : wsum);
-  });
+  const loss::Nll a{l.n, l.c, tp, w.data(), ignore_index, per_sample, reduction};
+  backend(x).loss.nll_forward(self.dtype(), a, x.raw(), out.raw(), total.raw());
   return {out, total};
 }
 
@@ -166,15 +151,8 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
   Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
   const double* gp = g.data<double>();
   const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
-  EMBER_DISPATCH_FLOAT(self.dtype(), "nll_loss_backward", [&] {
-    scalar_t* dp = dx.data<scalar_t>();
-    for (int64_t i = 0; i < l.n; ++i) {
-      const int64_t cls = tp[i];
-      if (cls == ignore_index) continue;
-      const double gv = per_sample ? gp[i] : gp[0];
-      dp[i * l.c + cls] = static_cast<scalar_t>(-w[cls] * gv * scale);
-    }
-  });
+  const loss::Nll a{l.n, l.c, tp, w.data(), ignore_index, per_sample, reduction};
+  backend(dx).loss.nll_backward(self.dtype(), a, gp, scale, dx.raw());
   return dx;
 }
 

@@ -1,9 +1,10 @@
 // one_hot: int64 class indices of any shape -> (*, num_classes) of 0 / 1, checked first
-// (negative or too-large classes raise PyTorch's errors; nothing is written out of range).
+// (negative or too-large classes raise PyTorch's errors; nothing is written out of range); the
+// ones are written by the backend table's EmbeddingKernels::one_hot.
 #include <algorithm>
 
-#include "core/parallel.h"
 #include "core/size_math.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 
@@ -27,10 +28,7 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   DimVector shape(self.sizes().begin(), self.sizes().end());
   shape.push_back(std::max<int64_t>(num_classes, 0));
   Tensor out = zeros(IntArrayRef(shape), ScalarType::Int64, self.device());
-  int64_t* op = out.data<int64_t>();
-  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) op[i * num_classes + ip[i]] = 1;
-  });
+  backend(out).embedding.one_hot(ip, n, num_classes, out.data<int64_t>());
   return out;
 }
 

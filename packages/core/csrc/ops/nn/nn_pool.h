@@ -47,9 +47,6 @@ void check_pool_input(const Tensor& self, int n, const char* op);
 // "(1x4x4)" style size text used in PyTorch's messages.
 std::string sizes_x(std::initializer_list<int64_t> v);
 
-// Grain (planes per task) so a task holds about kGrainSize elements.
-int64_t plane_grain(int64_t plane_elems);
-
 // Write `src` (planes, m) into a zero (planes, plane_size) tensor at `indices` (per-plane flat
 // positions, checked): max unpooling's forward.
 Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, const char* op);

@@ -1,10 +1,11 @@
-// Argument parsing, shapes and the plane scatter shared by the pooling ops (nn_pool.h).
+// Argument parsing, shapes and the plane scatters shared by the pooling ops (nn_pool.h); the
+// scatters' loops are the backend table's PoolKernels::unpool_scatter / unpool_scatter_add.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
 
-#include "core/parallel.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/nn/nn_pool.h"
 
@@ -92,10 +93,6 @@ std::string sizes_x(std::initializer_list<int64_t> v) {
   return os.str();
 }
 
-int64_t plane_grain(int64_t plane_elems) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_elems, 1));
-}
-
 Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_size, const char* op) {
   Tensor s = contiguous(src, MemoryFormat::Contiguous);
   Tensor idx = contiguous(indices, MemoryFormat::Contiguous);
@@ -110,19 +107,7 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
     if (ip[i] < 0 || ip[i] >= plane_size)
       fail(ErrorKind::Runtime, op, ": Found an invalid max index: ", ip[i], " (output volumes are of size ", plane_size,
            ")");
-  EMBER_DISPATCH_ALL(s.dtype(), op, [&] {
-    const scalar_t* sp = s.data<scalar_t>();
-    scalar_t* op_ = out.data<scalar_t>();
-    GilRelease nogil;  // also when parallel_for runs inline (one thread, small input)
-    parallel_for(0, planes, plane_grain(m + plane_size), [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const scalar_t* sb = sp + b * m;
-        const int64_t* ib = ip + b * m;
-        scalar_t* ob = op_ + b * plane_size;
-        for (int64_t i = 0; i < m; ++i) ob[ib[i]] = sb[i];
-      }
-    });
-  });
+  backend(out).pool.unpool_scatter(s.dtype(), op, s.raw(), ip, planes, m, out.raw(), plane_size);
   return out;
 }
 
@@ -133,20 +118,7 @@ Tensor plane_scatter_add(const Tensor& src, const Tensor& indices, int64_t plane
   const int64_t m = planes ? s.numel() / planes : 0;
   Tensor out = zeros({planes, plane_size}, s.dtype(), s.device());
   const int64_t* ip = idx.data<int64_t>();
-  EMBER_DISPATCH_FLOAT(s.dtype(), "max_pool_backward", [&] {
-    const scalar_t* sp = s.data<scalar_t>();
-    scalar_t* op_ = out.data<scalar_t>();
-    GilRelease nogil;
-    parallel_for(0, planes, plane_grain(m + plane_size), [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const scalar_t* sb = sp + b * m;
-        const int64_t* ib = ip + b * m;
-        scalar_t* ob = op_ + b * plane_size;
-        for (int64_t i = 0; i < m; ++i)
-          ob[ib[i]] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(ob[ib[i]]) + sb[i]);
-      }
-    });
-  });
+  backend(out).pool.unpool_scatter_add(s.dtype(), s.raw(), ip, planes, m, out.raw(), plane_size);
   return out;
 }
 

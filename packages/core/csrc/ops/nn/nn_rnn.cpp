@@ -207,13 +207,12 @@ Tensor hidden_grad_gemm(const Tensor& dg_, const Tensor& w_hh_) {
   Tensor dg = dense(dg_), w_hh = dense(w_hh_);
   const int64_t M = dg.size(0), K = dg.size(1), N = w_hh.size(1);
   int64_t kb = std::max<int64_t>(16, (1000000 / std::max<int64_t>(M * N, 1)) / 16 * 16);
-  Tensor acc = empty({M, N}, dg.dtype(), dg.device());
+  Tensor acc = K == 0 ? zeros({M, N}, dg.dtype(), dg.device()) : empty({M, N}, dg.dtype(), dg.device());
   const GemmKernels& gemm = backend(dg).gemm;
   auto run = [&](auto tag) {
     using U = decltype(tag);
     const U *dp = dg.data<U>(), *wp = w_hh.data<U>();
     U* ap = acc.data<U>();
-    if (K == 0) std::fill(ap, ap + M * N, U(0));
     for (int64_t j = 0; j < K; j += kb)
       gemm(false, false, M, N, std::min(kb, K - j), U(1), dp + j, K, wp + j * N, N, U(j ? 1 : 0), ap, N);
   };

@@ -1,0 +1,125 @@
+// Fills and ranges (kernels/backend.h, FillKernels): a contiguous fill as a store loop of one bit
+// pattern, arange, linspace / logspace in the step type aten uses per dtype, eye's diagonal.
+#include "kernels/cpu/fill/fill_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <type_traits>
+
+#include "core/half.h"
+#include "core/parallel.h"
+
+namespace ember::fill {
+
+namespace {
+
+// A 16-byte element (complex128) stored as two words.
+struct Bytes16 {
+  uint64_t lo = 0, hi = 0;
+  Bytes16() = default;
+  explicit constexpr Bytes16(uint64_t v) : lo(v) {}
+  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// Calls f(T{}) with an unsigned type of the element size: a fill needs no dtype.
+template <class F>
+void by_itemsize(size_t sz, const F& f) {
+  switch (sz) {
+    case 1:
+      f(uint8_t{});
+      break;
+    case 2:
+      f(uint16_t{});
+      break;
+    case 4:
+      f(uint32_t{});
+      break;
+    case 16:
+      f(Bytes16{});
+      break;
+    default:
+      f(uint64_t{});
+      break;
+  }
+}
+
+}  // namespace
+
+// The generic iterator with a stride-0 source ran at half PyTorch's speed; zeros are a memset.
+void fill(void* out, int64_t n, size_t itemsize, const void* value) {
+  by_itemsize(itemsize, [&](auto tag) {
+    using U = decltype(tag);
+    U bitsv;
+    std::memcpy(&bitsv, value, sizeof(U));
+    U* p = static_cast<U*>(out);
+    parallel_for(0, n, kGrainSize * 8, [&](int64_t b, int64_t e) {
+      if (bitsv == U(0)) std::memset(p + b, 0, static_cast<size_t>(e - b) * sizeof(U));
+      else std::fill(p + b, p + e, bitsv);
+    });
+  });
+}
+
+void arange(ScalarType dt, void* out, int64_t n, double start, double step, int64_t istart, int64_t istep) {
+  EMBER_DISPATCH_NO_BOOL(dt, "arange_cpu", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out);
+    if constexpr (std::is_integral_v<scalar_t>) {
+      // Wrapping (unsigned) arithmetic: the values of a narrow dtype wrap as PyTorch's do.
+      const uint64_t ia = static_cast<uint64_t>(istart), ic = static_cast<uint64_t>(istep);
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(ia + uint64_t(i) * ic));
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(start + i * step);
+    }
+  });
+}
+
+void linspace(ScalarType dt, void* out, int64_t steps, double start, double end, double base, bool log) {
+  const double s = start, e = end;
+  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  const int64_t half = steps / 2;
+  EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out);
+    // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
+    // aten computes both in the dtype's step type, and its pow in double.
+    auto put = [&](int64_t i, auto v) {
+      p[i] = static_cast<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
+    };
+    if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
+      const float sf = static_cast<float>(s), ef = static_cast<float>(e);
+      const float stf = (ef - sf) / static_cast<float>(steps - 1);
+      for (int64_t i = 0; i < steps; ++i)
+        put(i, i < half ? std::fma(stf, static_cast<float>(i), sf)
+                        : std::fma(-stf, static_cast<float>(steps - 1 - i), ef));
+      return;
+    }
+    if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
+      // the step type is the half type too: each c10 operator rounds to it
+      auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
+      const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
+      const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));
+      for (int64_t i = 0; i < steps; ++i) {
+        const float k = static_cast<float>(i < half ? i : steps - 1 - i);
+        put(i, h(i < half ? sh + h(st * h(k)) : eh - h(st * h(k))));
+      }
+      return;
+    }
+    for (int64_t i = 0; i < steps; ++i) {
+      // aten's vectorised linspace computes `start + step * i` and `end - step * (steps - 1 - i)` as
+      // one fused multiply-add (5 -> -3 in 7 int steps has 0.99999999999999978, so 0, at i = 3); its
+      // scalar logspace loop rounds the product first (10^1 there, not 10^0.99999999999999978).
+      const double k = static_cast<double>(i < half ? i : steps - 1 - i);
+      if (log) put(i, i < half ? s + step * k : e - step * k);
+      else put(i, i < half ? std::fma(step, k, s) : std::fma(-step, k, e));
+    }
+  });
+}
+
+void eye(ScalarType dt, void* out, int64_t n, int64_t m) {
+  EMBER_DISPATCH_ALL(dt, "eye", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out);
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
+  });
+}
+
+}  // namespace ember::fill

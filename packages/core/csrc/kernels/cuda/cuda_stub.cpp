@@ -34,7 +34,10 @@ Backend make_cuda_stub() {
   b.gemm = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
   b.conv = {unavailable, unavailable, unavailable};
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
-  b.index = {unavailable, unavailable};
+  b.index = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+             unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+             unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.shape = {unavailable, unavailable, unavailable, unavailable};
   b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
   b.scan = {unavailable, unavailable};

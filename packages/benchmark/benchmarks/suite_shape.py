@@ -10,7 +10,7 @@ import numpy as np
 from harness import Bench
 
 TITLES = {
-    "shape": "cat, sort and topk (ratio = torch/ember time, higher is better)",
+    "shape": "flip, tril, cat, sort and topk (ratio = torch/ember time, higher is better)",
 }
 
 
@@ -42,6 +42,10 @@ BENCHES: list[Bench] = [
     row
     for th in (1, 2)
     for row in (
+        # informative (no target): flip's strided gather and tril's row masks (kernels/cpu/shape)
+        Bench("shape", "flip 1000x1000 float32 along dim 1", "throughput", "torch.flip(x, [1])", mat_1000,
+              threads=th),
+        Bench("shape", "tril 1000x1000 float32", "throughput", "torch.tril(x)", mat_1000, threads=th),
         Bench("shape", "cat 8 x 1M float32, dim 0", "throughput", "torch.cat(xs, 0)", cat_flat, threads=th,
               target=0.9),
         Bench("shape", "cat 8 x 1000x1000 float32, dim 1", "throughput", "torch.cat(xs, 1)", cat_cols, threads=th,

@@ -24,6 +24,7 @@
 #include "kernels/avg_pool_geometry.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/grid_sample_geometry.h"
+#include "kernels/index_args.h"
 #include "kernels/lapack_kernels.h"
 #include "kernels/loss_args.h"
 #include "kernels/norm_args.h"
@@ -132,12 +133,75 @@ struct PoolKernels {
                              int64_t plane_size);
 };
 
+// Index ops along one dim, advanced and mask indexing, search and counting
+// (kernels/cpu/index/index_kernels.h, over kernels/index_args.h). Index tensors are contiguous
+// int64; an op body has checked them (or a kernel reports a bad one by returning false, having
+// never read outside the tensor); dst / out are allocated by the op, contiguous unless said.
 struct IndexKernels {
-  // out[j] = x[idx[j]] for elements of 4 or 8 bytes; false when an index is out of [-size, size).
-  using GatherFn = bool (*)(const void* x, const int64_t* idx, int64_t len, int64_t size, void* out);
-  GatherFn gather_contig4;
-  GatherFn gather_contig8;
-  GatherFn gather_contig(size_t elem) const { return elem == 8 ? gather_contig8 : gather_contig4; }
+  // The position of the first of idx's n values outside [0, size), n when none (in parallel).
+  int64_t (*first_out_of_range)(const int64_t* idx, int64_t n, int64_t size);
+  // gather: out (idx's shape) = input[..., idx, ...] along dim, input strided; false when an
+  // index is out of [0, size) (never read outside input; the op raises).
+  bool (*gather)(const Tensor& input, int64_t dim, const Tensor& idx, const Tensor& out);
+  // scatter: self[..., idx, ...] (red)= src (or the 0-d value) along dim, in place through
+  // self's strides; red is never Mean. `name` names the op in the dtype error.
+  void (*scatter)(const char* name, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src,
+                  const Tensor* value, indexing::Reduce red);
+  // index_select: dst = x's slices idx along dim; false when an index is out of [0, size) (that
+  // row skipped, never read).
+  bool (*select_rows)(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst);
+  // index_copy / index_add / index_fill on the contiguous dst, idx in range (wrapped):
+  // dst[o, idx[i], :] = src[o, i, :], += alpha * src[o, i, :], = value (0-d, dst's dtype).
+  void (*copy_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src);
+  void (*add_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha);
+  void (*fill_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value);
+  // take / put_ over flat contiguous tensors, idx in [-n, n): out[i] = x[idx[i]]; dst[idx[i]]
+  // = (or += with accumulate) src[i], in index order.
+  void (*take)(const Tensor& x, const Tensor& idx, const Tensor& out);
+  void (*put)(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
+  // Advanced indexing: off[i] += wrap(idx[i]) * stride for i < n (false when an index is out
+  // of [-size, size)); then the gather into out and the serial put (or accumulate) of values
+  // (contiguous, the result's shape) into self, by AdvancedRows.
+  bool (*add_offsets)(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off);
+  void (*advanced_gather)(const Tensor& self, const Tensor& out, const indexing::AdvancedRows& a);
+  void (*advanced_put)(const Tensor& self, const Tensor& values, const indexing::AdvancedRows& a, bool accumulate);
+  // Masks (contiguous bool, numel n): the chunked count of true flags, then nonzero's
+  // coordinates (out: count x sizes.size()) and masked_select's values (x contiguous).
+  void (*count_true)(const Tensor& mask, indexing::MaskChunks& c);
+  void (*nonzero)(const Tensor& mask, IntArrayRef sizes, const indexing::MaskChunks& c, const Tensor& out);
+  void (*masked_select)(const Tensor& x, const Tensor& mask, const indexing::MaskChunks& c, const Tensor& out);
+  // masked_fill_ with the 0-d value of dst's dtype: dst contiguous; _strided: through self's
+  // strides in order (an expanded self), mask of self's shape.
+  void (*masked_fill)(const Tensor& dst, const Tensor& mask, const Tensor& value);
+  void (*masked_fill_strided)(const Tensor& self, const Tensor& mask, const Tensor& value);
+  // masked_scatter_: dst's masked elements take src's values in order (src has enough).
+  void (*masked_scatter)(const Tensor& dst, const Tensor& mask, const Tensor& src);
+  // Binning: the values of a contiguous tensor as doubles; searchsorted into out (int32 or
+  // int64); bincount of idx (in [0, out.numel())) into out, int64 counts or, with weights
+  // (contiguous, out's dtype: float32 or float64), their sums; histc of n doubles into out's
+  // bins (floating) over [lo, hi].
+  void (*to_doubles)(const Tensor& x, double* out);
+  void (*searchsorted)(const indexing::SearchArgs& a, const Tensor& out);
+  void (*bincount)(const Tensor& idx, const Tensor& weights, const Tensor& out);
+  void (*histc)(const double* v, int64_t n, double lo, double hi, const Tensor& out);
+  // unique: the groups of equal rows among `rows` contiguous rows of width values (sorted
+  // first when sort; by_dim: aten's std::sort of slices), dtype named "unique" in its error.
+  void (*unique_groups)(const Tensor& data, int64_t rows, int64_t width, bool sort, bool by_dim,
+                        indexing::UniqueGroups& g);
+};
+
+// The copies of the shape ops (kernels/cpu/shape/shape_kernels.h).
+struct ShapeKernels {
+  // out (contiguous, `sizes`) = the elements at src + sum(i_k * byte_strides[k]) bytes; the
+  // strides may be negative (flip).
+  void (*strided_gather)(const Tensor& out, const char* src, IntArrayRef sizes, IntArrayRef byte_strides);
+  // tril / triu: zero each matrix (last two dims) of t outside the triangle on diagonal k (lower:
+  // keep j <= i + k, else j >= i + k); t contiguous, or _strided: through t's strides in order
+  // (an expanded t: the last write stays).
+  void (*triangle)(const Tensor& t, int64_t k, bool lower);
+  void (*triangle_strided)(const Tensor& t, int64_t k, bool lower);
+  // cat: src into dst's slab [offset, offset + src.size(dim)) along dim; both contiguous, one dtype.
+  void (*cat_block)(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset);
 };
 
 struct LinalgKernels {
@@ -367,6 +431,7 @@ struct Backend {
   ConvKernels conv;
   PoolKernels pool;
   IndexKernels index;
+  ShapeKernels shape;
   LinalgKernels linalg;
   SoftmaxKernels softmax;
   AttentionKernels attention;

@@ -15,7 +15,7 @@
 #include "kernels/cpu/gemm/blas_gemm.h"
 #include "kernels/cpu/gemm/int_gemm.h"
 #include "kernels/cpu/gemm/packed_gemm.h"
-#include "kernels/cpu/index/gather_contig.h"
+#include "kernels/cpu/index/index_kernels.h"
 #include "kernels/cpu/linalg/lapack.h"
 #include "kernels/cpu/linalg/lu_solve.h"
 #include "kernels/cpu/linalg/matrix_passes.h"
@@ -32,6 +32,7 @@
 #include "kernels/cpu/random/samplers.h"
 #include "kernels/cpu/rnn/gate_rows.h"
 #include "kernels/cpu/scan/scan_kernels.h"
+#include "kernels/cpu/shape/shape_kernels.h"
 #include "kernels/cpu/sort/sort_kernels.h"
 
 namespace ember {
@@ -77,8 +78,30 @@ Backend make_cpu_backend() {
   b.pool.avg_backward = pool::avg_backward;
   b.pool.unpool_scatter = pool::unpool_scatter;
   b.pool.unpool_scatter_add = pool::unpool_scatter_add;
-  b.index.gather_contig4 = gather_contig<4>;
-  b.index.gather_contig8 = gather_contig<8>;
+  b.index.first_out_of_range = indexing::first_out_of_range;
+  b.index.gather = indexing::gather;
+  b.index.scatter = indexing::scatter;
+  b.index.select_rows = indexing::select_rows;
+  b.index.copy_rows = indexing::copy_rows;
+  b.index.add_rows = indexing::add_rows;
+  b.index.fill_rows = indexing::fill_rows;
+  b.index.take = indexing::take;
+  b.index.put = indexing::put;
+  b.index.add_offsets = indexing::add_offsets;
+  b.index.advanced_gather = indexing::advanced_gather;
+  b.index.advanced_put = indexing::advanced_put;
+  b.index.count_true = indexing::count_true;
+  b.index.nonzero = indexing::nonzero;
+  b.index.masked_select = indexing::masked_select;
+  b.index.masked_fill = indexing::masked_fill;
+  b.index.masked_fill_strided = indexing::masked_fill_strided;
+  b.index.masked_scatter = indexing::masked_scatter;
+  b.index.to_doubles = indexing::to_doubles;
+  b.index.searchsorted = indexing::searchsorted;
+  b.index.bincount = indexing::bincount;
+  b.index.histc = indexing::histc;
+  b.index.unique_groups = indexing::unique_groups;
+  b.shape = {shapes::strided_gather, shapes::triangle, shapes::triangle_strided, shapes::cat_block};
   b.linalg.lapack_f = lapack::cpu_lapack_f();
   b.linalg.lapack_d = lapack::cpu_lapack_d();
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);

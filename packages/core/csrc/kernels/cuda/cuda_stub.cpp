@@ -40,7 +40,10 @@ Backend make_cuda_stub() {
   b.conv = {unavailable, unavailable, unavailable};
   b.pool = {unavailable, unavailable, unavailable, unavailable, unavailable,
             unavailable, unavailable, unavailable, unavailable};
-  b.index = {unavailable, unavailable};
+  b.index = {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+             unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+             unavailable, unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
+  b.shape = {unavailable, unavailable, unavailable, unavailable};
   b.linalg = {lapack_stub<float>(), lapack_stub<double>(), unavailable, unavailable};
   b.softmax = {unavailable, unavailable};
   b.attention = {unavailable, unavailable, unavailable, unavailable};

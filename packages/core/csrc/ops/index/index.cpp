@@ -1,16 +1,13 @@
 // Index ops along one dim: index_select, gather, scatter(_add), index_add /
-// index_copy / index_fill, take. Indices are bound-checked before anything is
-// written, so a bad index never leaves a half-updated tensor or touches memory
-// outside the buffer.
+// index_copy / index_fill, take: their checks and allocations, then the backend's index
+// kernels (kernels/cpu/index/). Indices are bound-checked before anything is written, so a
+// bad index never leaves a half-updated tensor or touches memory outside the buffer.
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <type_traits>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -85,75 +82,16 @@ void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t d
        " apart from dimension ", dim);
 }
 
-// Every index value in [0, size): gather/scatter do not wrap negatives. Checked in
-// parallel; the first bad value in index order is the one reported.
+// Every index value in [0, size): gather/scatter do not wrap negatives. The first bad value
+// in index order is the one reported.
 void check_range(const Tensor& idx, int64_t size, int64_t dim) {
   const int64_t* p = idx.data<int64_t>();
-  int64_t n = idx.numel();
-  std::atomic<int64_t> first{n};
-  {
-    GilRelease nogil;
-    parallel_for(0, n, kGrainSize * 4, [&](int64_t b, int64_t e) {
-      bool bad = false;
-      for (int64_t i = b; i < e; ++i) bad |= static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size);
-      if (!bad) return;
-      for (int64_t i = b; i < e; ++i)
-        if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size)) {
-          int64_t cur = first.load();
-          while (i < cur && !first.compare_exchange_weak(cur, i)) {
-          }
-          return;
-        }
-    });
-  }
-  int64_t i = first.load();
+  const int64_t n = idx.numel();
+  const int64_t i = backend(idx).index.first_out_of_range(p, n, size);
   if (i < n) fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
 }
 
-enum class Reduce { None, Add, Mul, Mean, Max, Min };
-
-template <Reduce R, typename scalar_t>
-inline void reduce_into(scalar_t& d, scalar_t s) {
-  using acc = opmath_t<scalar_t>;
-  if constexpr (R == Reduce::None) d = s;
-  else if constexpr (R == Reduce::Add) d = static_cast<scalar_t>(acc(d) + acc(s));
-  else if constexpr (R == Reduce::Mul) d = static_cast<scalar_t>(acc(d) * acc(s));
-  // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
-  else if constexpr (R == Reduce::Max) {
-    if (acc(s) != acc(s) || acc(s) > acc(d)) d = s;
-  } else if constexpr (R == Reduce::Min) {
-    if (acc(s) != acc(s) || acc(s) < acc(d)) d = s;
-  }
-}
-
-// Calls f with the reduction and "has a source tensor" as compile-time constants, so
-// the inner loops carry no per-element branch on either.
-template <typename F>
-void dispatch_reduce(Reduce red, bool has_src, const F& f) {
-  auto with_src = [&](auto r) {
-    if (has_src) f(r, std::true_type{});
-    else f(r, std::false_type{});
-  };
-  switch (red) {
-    case Reduce::None:
-      with_src(std::integral_constant<Reduce, Reduce::None>{});
-      break;
-    case Reduce::Add:
-      with_src(std::integral_constant<Reduce, Reduce::Add>{});
-      break;
-    case Reduce::Mul:
-      with_src(std::integral_constant<Reduce, Reduce::Mul>{});
-      break;
-    case Reduce::Max:
-      with_src(std::integral_constant<Reduce, Reduce::Max>{});
-      break;
-    case Reduce::Min:
-      with_src(std::integral_constant<Reduce, Reduce::Min>{});
-      break;
-    default:
-      break;
-  }
-}
+using indexing::Reduce;
 
 // self[..., idx, ...] (op)= src (or value) along `dim`, in place with self's strides.
 void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -162,59 +100,7 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
   Tensor idx = as_long_contiguous(index);
   int64_t size = sizes1(self)[dim];
   check_range(idx, size, dim);
-  DimVector isz = sizes1(idx);
-  std::array<DimVector, 3> st{strides1(self), contiguous_strides(isz), src ? strides1(*src) : DimVector(isz.size(), 0)};
-  if (st[1].size() == 0) st[1] = {1};
-  int64_t ss = st[0][dim], is = st[1][dim], rs = st[2][dim];
-  const int64_t* ip = idx.data<int64_t>();
-  EMBER_DISPATCH_ALL(self.dtype(), name, [&] {
-    scalar_t* sp = self.data<scalar_t>();
-    const scalar_t* rp = src ? src->data<scalar_t>() : value->data<scalar_t>();
-    dispatch_reduce(red, src != nullptr, [&](auto rc, auto has_src) {
-      constexpr Reduce R = decltype(rc)::value;
-      constexpr bool S = decltype(has_src)::value;
-      int64_t nd = static_cast<int64_t>(isz.size());
-      GilRelease nogil;
-      if (nd >= 2 && dim == nd - 2) {
-        // Row-major walk (dim, then the last dim) for cache locality; threads split the
-        // last dim, whose positions never collide in self.
-        int64_t n = isz[dim], K = isz[nd - 1], outer = 1;
-        for (int64_t d = 0; d < dim; ++d) outer *= isz[d];
-        int64_t chunks = std::min<int64_t>(K, std::max(1, get_num_threads()));
-        int64_t kstep = (K + chunks - 1) / chunks;
-        int64_t sk = st[0][nd - 1], ik = st[1][nd - 1], rk = st[2][nd - 1];
-        parallel_for(0, outer * chunks, 1, [&](int64_t b, int64_t e) {
-          for (int64_t p = b; p < e; ++p) {
-            int64_t o = p / chunks, k0 = (p % chunks) * kstep, k1 = std::min(K, k0 + kstep);
-            int64_t so = 0, io = 0, ro = 0, rem = o;
-            for (int64_t d = dim - 1; d >= 0; --d) {
-              int64_t c = rem % isz[d];
-              rem /= isz[d];
-              so += c * st[0][d];
-              io += c * st[1][d];
-              ro += c * st[2][d];
-            }
-            scalar_t* sb = sp + so + k0 * sk;
-            const int64_t* ib = ip + io + k0 * ik;
-            const scalar_t* rb = rp + (S ? ro + k0 * rk : 0);
-            int64_t len = k1 - k0;
-            if (sk == 1 && ik == 1 && (!S || rk == 1)) {  // unit inner strides: the common case
-              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
-                for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k] * ss + k], S ? rb[k] : rb[0]);
-            } else {
-              for (int64_t j = 0; j < n; ++j, ib += is, rb += S ? rs : 0)
-                for (int64_t k = 0; k < len; ++k) reduce_into<R>(sb[ib[k * ik] * ss + k * sk], S ? rb[k * rk] : rb[0]);
-            }
-          }
-        });
-        return;
-      }
-      for_each_line<3>(isz, dim, st, kGrainSize, [&](const std::array<int64_t, 3>& off, int64_t len) {
-        for (int64_t j = 0; j < len; ++j)
-          reduce_into<R>(sp[off[0] + ip[off[1] + j * is] * ss], S ? rp[off[2] + j * rs] : rp[0]);
-      });
-    });
-  });
+  backend(self).index.scatter(name, self, dim, idx, src, value, red);
   self.bump_version();
 }
 
@@ -226,55 +112,6 @@ void check_index_vector(const char* name, const Tensor& index) {
   EMBER_CHECK_INDEX(index.dim() <= 1, name, "(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, name,
               "(): Expected dtype int32 or int64 for index");
-}
-
-// [outer, n, inner] view sizes of a contiguous tensor around dim.
-std::array<int64_t, 3> split3(const Tensor& t, int64_t dim) {
-  DimVector s = sizes1(t);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; ++d) outer *= s[d];
-  for (int64_t d = dim + 1; d < static_cast<int64_t>(s.size()); ++d) inner *= s[d];
-  return {outer, s[dim], inner};
-}
-
-enum class Put { Add, Copy };
-
-// dst (contiguous) [o, idx[i], :] (+)= src (contiguous) [o, i, :]
-void index_put_dim(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, Put mode,
-                   const Scalar& alpha) {
-  auto [outer, n, inner] = split3(dst, dim);
-  int64_t m = idx.numel();
-  const int64_t* ip = idx.data<int64_t>();
-  if (mode == Put::Copy) {
-    size_t isz = dst.itemsize();
-    const char* sp = src.raw();
-    char* dp = dst.raw();
-    parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * inner, 1)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t o = b; o < e; ++o)
-                     for (int64_t i = 0; i < m; ++i)
-                       std::memcpy(dp + ((o * n + ip[i]) * inner) * isz, sp + ((o * m + i) * inner) * isz, inner * isz);
-                 });
-    return;
-  }
-  EMBER_DISPATCH_ALL(dst.dtype(), "index_add", [&] {
-    using acc = opmath_t<scalar_t>;
-    acc a = alpha.to<acc>();
-    scalar_t* dp = dst.data<scalar_t>();
-    const scalar_t* sp = src.data<scalar_t>();
-    // Parallel over outer and inner positions; the index loop stays serial per
-    // position so duplicate indices accumulate without races.
-    int64_t lines = outer * inner;
-    parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        int64_t o = p / inner, k = p % inner;
-        for (int64_t i = 0; i < m; ++i) {
-          scalar_t& d = dp[(o * n + ip[i]) * inner + k];
-          d = static_cast<scalar_t>(acc(d) + a * acc(sp[(o * m + i) * inner + k]));
-        }
-      }
-    });
-  });
 }
 
 // index values checked in [-size, size) and wrapped (index_add/copy/fill accept
@@ -394,58 +231,6 @@ void check_index_copy_source(const Tensor& self, int64_t dim, const Tensor& inde
 
 // ---- index_select ----------------------------------------------------------
 
-namespace {
-
-// Calls f(std::integral_constant<int64_t, B>) with B = row bytes for the common short
-// rows, B = 0 (size known only at run time) otherwise.
-template <typename F>
-bool by_row_bytes(int64_t row, const F& f) {
-  switch (row) {
-    case 4:
-      return f(std::integral_constant<int64_t, 4>{});
-    case 8:
-      return f(std::integral_constant<int64_t, 8>{});
-    case 16:
-      return f(std::integral_constant<int64_t, 16>{});
-    case 32:
-      return f(std::integral_constant<int64_t, 32>{});
-    case 64:
-      return f(std::integral_constant<int64_t, 64>{});
-    case 128:
-      return f(std::integral_constant<int64_t, 128>{});
-    default:
-      return f(std::integral_constant<int64_t, 0>{});
-  }
-}
-
-// Output rows [b, e): row r is source row index[r % m] of block r / m. Returns false when
-// an index is out of range (that row is skipped, never read; the caller raises).
-template <int64_t kBytes>
-bool select_rows(const char* src, const int64_t* ip, int64_t m, int64_t n, int64_t size, int64_t row, int64_t b,
-                 int64_t e, char* dst) {
-  const int64_t bytes = kBytes ? kBytes : row;
-  // Source rows are random reads: prefetch a few rows ahead to overlap their misses.
-  // The block/index pairs are stepped, not divided, per row.
-  constexpr int64_t kAhead = 8;
-  bool ok = true;
-  int64_t o = b / m, i = b % m, oa = (b + kAhead) / m, ia = (b + kAhead) % m;
-  for (int64_t r = b; r < e; ++r, dst += bytes) {
-    if (r + kAhead < e) {
-      // Address arithmetic on integers: an out-of-range index is never a pointer.
-      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(src) +
-                                                       static_cast<uintptr_t>((oa * n + ip[ia]) * bytes)));
-    }
-    const int64_t v = ip[i];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size)) std::memcpy(dst, src + (o * n + v) * bytes, bytes);
-    else ok = false;
-    if (++i == m) i = 0, ++o;
-    if (++ia == m) ia = 0, ++oa;
-  }
-  return ok;
-}
-
-}  // namespace
-
 Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& out) {
   // PyTorch's order: dim, index rank, 0-d self, index dtype, out dtype.
   int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
@@ -473,28 +258,13 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
     for (int64_t i = 0; i < m; ++i)
       EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i], " axis_dim=", size);
   }
-  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
-  std::atomic<bool> bad{false};
   resize_out(out, os);
   const bool dim1_kernel = input.dim() > 1 && d == 1 && out.is_contiguous();
   // A strided out= gets the rows through a dense buffer (the copy below writes rows in order).
   Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype(), out.device());
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
-  auto [outer, n, inner] = split3(x, d);
-  const int64_t row = inner * static_cast<int64_t>(x.itemsize());
-  const char* sp = x.raw();
-  char* dp = dst.raw();
-  int64_t rows = outer * m;
-  {
-    GilRelease nogil;
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-      // Short rows are copied with a fixed-size memcpy the compiler inlines: a libc call per
-      // 64-byte row costs as much as the copy itself.
-      bool ok = by_row_bytes(
-          row, [&](auto kb) { return select_rows<decltype(kb)::value>(sp, ip, m, n, size, row, b, e, dp + b * row); });
-      if (!ok) bad = true;
-    });
-  }
+  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
+  const bool bad = !backend(x).index.select_rows(x, d, idx, dst);
   if (bad) {
     if (dim1_kernel)
       fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
@@ -525,47 +295,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   int64_t size = sizes1(input)[d];
   // Bounds are checked inside the copy loop (never reading outside); a bad index
   // raises afterwards, with the serial scan naming the first offender.
-  std::atomic<bool> bad{false};
-  DimVector isz = sizes1(idx);
-  std::array<DimVector, 2> st{strides1(input), contiguous_strides(isz)};
-  int64_t xs = st[0][d], is = st[1][d];
-  const int64_t* ip = idx.data<int64_t>();
-  const char* xp = input.raw();
-  char* op = out.raw();
-  const IndexKernels::GatherFn gather = backend(input).index.gather_contig(input.itemsize());
-  by_itemsize(input.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    const U* x = reinterpret_cast<const U*>(xp);
-    U* o = reinterpret_cast<U*>(op);
-    // out is contiguous with index's shape, so its offsets equal the index's.
-    for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
-      if (is == 1 && xs == 1 && sizeof(U) >= 4 && sizeof(U) <= 8) {  // a contiguous last dim: unit strides
-        if (!gather(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
-        return;
-      }
-      if (is == 1 && xs == 1) {
-        const int64_t* ii = ip + off[1];
-        const U* xx = x + off[0];
-        U* oo = o + off[1];
-        bool b = false;
-        for (int64_t j = 0; j < len; ++j) {
-          uint64_t v = static_cast<uint64_t>(ii[j]);
-          bool ok = v < static_cast<uint64_t>(size);
-          b |= !ok;
-          oo[j] = xx[ok ? v : 0];  // a clamped load: no branch, never outside the row
-        }
-        if (b) bad = true;
-        return;
-      }
-      bool b = false;
-      for (int64_t j = 0; j < len; ++j) {
-        uint64_t v = static_cast<uint64_t>(ip[off[1] + j * is]);
-        b |= v >= static_cast<uint64_t>(size);
-        o[off[1] + j * is] = v < static_cast<uint64_t>(size) ? x[off[0] + static_cast<int64_t>(v) * xs] : U{};
-      }
-      if (b) bad = true;
-    });
-  });
+  const bool bad = !backend(input).index.gather(input, d, idx, out);
   if (bad) check_range(idx, size, d);
   return out;
 }
@@ -739,7 +469,7 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   }
   check_range(idx, sizes1(self)[d], d);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
-  return inplace_dense(self, [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Add, alpha); });
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.add_rows(dst, d, idx, src, alpha); });
 }
 Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   return index_add_(dense_clone(input), dim, index, source, alpha);
@@ -755,8 +485,7 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   // Unlike index_fill, index_copy takes no negative indices.
   Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
-  return inplace_dense(self,
-                       [&](const Tensor& dst) { index_put_dim(dst, d, idx, src, Put::Copy, Scalar(int64_t(1))); });
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.copy_rows(dst, d, idx, src); });
 }
 Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
   return index_copy_(dense_clone(input), dim, index, source);
@@ -780,19 +509,7 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
     for (int64_t i = 0, m = idx.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
     return self;
   }
-  return inplace_dense(self, [&](const Tensor& dst) {
-    auto [outer, n, inner] = split3(dst, d);
-    int64_t m = idx.numel();
-    const int64_t* ip = idx.data<int64_t>();
-    by_itemsize(dst.itemsize(), [&](auto tag) {
-      using U = decltype(tag);
-      U val;
-      std::memcpy(&val, v.raw(), sizeof(U));
-      U* dp = dst.data<U>();
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t i = 0; i < m; ++i) std::fill(dp + (o * n + ip[i]) * inner, dp + (o * n + ip[i] + 1) * inner, val);
-    });
-  });
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.fill_rows(dst, d, idx, v); });
 }
 Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
   return index_fill_(dense_clone(input), dim, index, value);
@@ -819,14 +536,7 @@ Tensor take(const Tensor& input, const Tensor& index) {
     EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
                       " elements.");
   Tensor out = empty(index.sizes(), input.dtype(), input.device());
-  by_itemsize(x.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    const U* xp = x.data<U>();
-    U* op = out.data<U>();
-    parallel_for(0, m, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) op[i] = xp[ip[i] < 0 ? ip[i] + n : ip[i]];
-    });
-  });
+  backend(x).index.take(x, idx, out);
   return out;
 }
 

@@ -1,11 +1,15 @@
 // Advanced indexing. Index tensors broadcast to one shape B; each position of B
 // picks one element offset over the indexed dims, and the other ("rest") dims
 // are copied whole. Result dims: B replaces the indexed dims in place when they
-// are adjacent, else B comes first (PyTorch's and NumPy's rule).
-#include <atomic>
+// are adjacent, else B comes first (PyTorch's and NumPy's rule). The plan is built
+// here; the element moves are the backend's index kernels (kernels/cpu/index/).
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -124,22 +128,13 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
   // Element offsets of every B position (negative indices wrap).
   for (int64_t d : p.adv) p.idx.push_back(as_long_contiguous(expand(indices[d], p.bshape, false)));
   p.offsets.assign(p.nb, 0);
-  std::atomic<bool> bad{false};
+  bool bad = false;
   for (size_t k = 0; k < p.adv.size(); ++k) {
     int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
     // aten's AdvancedIndex refuses any index into a dim of size 0 as it is built (before a value's checks)
     EMBER_CHECK_INDEX(size != 0 || indices[p.adv[k]].numel() == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
-    int64_t* off = p.offsets.data();
-    parallel_for(0, p.nb, kGrainSize, [&](int64_t b, int64_t e) {
-      bool local_bad = false;
-      for (int64_t i = b; i < e; ++i) {
-        int64_t v = ip[i];
-        local_bad |= v < -size || v >= size;
-        off[i] += (v < 0 ? v + size : v) * stride;
-      }
-      if (local_bad) bad = true;
-    });
+    bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, p.offsets.data());
     // Like PyTorch, an empty result reads nothing and so checks nothing, except
     // that a dim of size 0 can take no index at all.
     if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
@@ -194,29 +189,14 @@ Tensor index(const Tensor& self, const IndexList& indices) {
   Tensor out = empty(p.out_shape, self.dtype(), self.device());
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return out;
-  const char* sp = self.raw();
-  char* op = out.raw();
-  const int64_t* off = p.offsets.data();
   bool dense = is_dense_block(p.rest_sizes, p.rest_src_strides) && is_dense_block(p.rest_sizes, p.rest_out_strides);
   std::vector<int64_t> ro, rs;
   if (!dense && rn > 1) {
     rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
     ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
   }
-  int64_t bs = p.b_stride;
-  by_itemsize(self.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    const U* x = reinterpret_cast<const U*>(sp);
-    U* o = reinterpret_cast<U*>(op);
-    parallel_for(0, p.nb, std::max<int64_t>(1, kGrainSize / rn), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        if (rn == 1) o[i * bs] = x[off[i]];
-        else if (dense) std::memcpy(o + i * bs, x + off[i], rn * sizeof(U));
-        else
-          for (int64_t r = 0; r < rn; ++r) o[i * bs + ro[r]] = x[off[i] + rs[r]];
-      }
-    });
-  });
+  const indexing::AdvancedRows rows{p.offsets.data(), p.nb, rn, p.b_stride, dense, rs.data(), ro.data()};
+  backend(self).index.advanced_gather(self, out, rows);
   return out;
 }
 
@@ -268,23 +248,8 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
   if (rn == 0 || p.nb == 0) return self;
   std::vector<int64_t> rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
   std::vector<int64_t> ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
-  const int64_t* off = p.offsets.data();
-  int64_t bs = p.b_stride;
-  {
-    GilRelease nogil;
-    // Serial over B: duplicate indices write (or accumulate into) the same element.
-    EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_put_", [&] {
-      using acc = opmath_t<scalar_t>;
-      scalar_t* x = self.data<scalar_t>();
-      const scalar_t* vp = v.data<scalar_t>();
-      for (int64_t i = 0; i < p.nb; ++i)
-        for (int64_t r = 0; r < rn; ++r) {
-          scalar_t& d = x[off[i] + rs[r]];
-          scalar_t s = vp[i * bs + ro[r]];
-          d = accumulate ? static_cast<scalar_t>(acc(d) + acc(s)) : s;
-        }
-    });
-  }
+  const indexing::AdvancedRows rows{p.offsets.data(), p.nb, rn, p.b_stride, false, rs.data(), ro.data()};
+  backend(self).index.advanced_put(self, v, rows, accumulate);
   self.bump_version();
   return self;
 }

@@ -1,9 +1,7 @@
-// Boolean-mask ops: nonzero / argwhere, masked_fill, masked_select. Counting
-// passes run per chunk in parallel, then a prefix sum places each chunk's output.
-#include <cstring>
-#include <vector>
-
+// Boolean-mask ops: nonzero / argwhere, masked_fill, masked_select: checks and allocation;
+// the counting and writing passes are the backend's index kernels (kernels/cpu/index/).
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -24,28 +22,9 @@ Tensor truth(const Tensor& t) {
 }
 
 // Per-chunk counts of true flags and their exclusive prefix sums.
-struct Chunks {
-  int64_t n = 0, chunk = 1, count = 0;
-  std::vector<int64_t> start;
-};
-
-Chunks count_true(const bool* m, int64_t n) {
-  Chunks c;
-  c.n = n;
-  int nt = std::max(1, get_num_threads());
-  c.chunk = std::max<int64_t>(kGrainSize, (n + nt - 1) / nt);
-  int64_t k = (n + c.chunk - 1) / c.chunk;
-  std::vector<int64_t> cnt(k, 0);
-  parallel_for(0, k, 1, [&](int64_t b, int64_t e) {
-    for (int64_t j = b; j < e; ++j) {
-      int64_t s = 0, lo = j * c.chunk, hi = std::min(n, lo + c.chunk);
-      for (int64_t i = lo; i < hi; ++i) s += m[i];
-      cnt[j] = s;
-    }
-  });
-  c.start.resize(k + 1, 0);
-  for (int64_t j = 0; j < k; ++j) c.start[j + 1] = c.start[j] + cnt[j];
-  c.count = c.start[k];
+indexing::MaskChunks count_true(const Tensor& m) {
+  indexing::MaskChunks c;
+  backend(m).index.count_true(m, c);
   return c;
 }
 
@@ -60,36 +39,10 @@ Tensor nonzero_out(const Tensor& input, const Tensor& out) {
   EMBER_CHECK(out.dtype() == ScalarType::Int64,
               "nonzero: Expected out tensor to have scalar type Long but got scalar type", dtype_name(out.dtype()));
   Tensor m = truth(input);
-  const bool* mp = m.data<bool>();
-  Chunks c = count_true(mp, m.numel());
+  indexing::MaskChunks c = count_true(m);
   int64_t nd = input.dim();
   resize_out(out, {c.count, nd});
-  int64_t* op = out.data<int64_t>();
-  DimVector sz(input.sizes().begin(), input.sizes().end());
-  int64_t k = static_cast<int64_t>(c.start.size()) - 1;
-  parallel_for(0, k, 1, [&](int64_t b, int64_t e) {
-    for (int64_t j = b; j < e; ++j) {
-      int64_t lo = j * c.chunk, hi = std::min(c.n, lo + c.chunk);
-      int64_t* w = op + c.start[j] * nd;
-      // Coordinates of `lo`, then advanced like an odometer.
-      DimVector coord(nd, 0);
-      int64_t rem = lo;
-      for (int64_t d = nd - 1; d >= 0; --d) {
-        coord[d] = rem % sz[d];
-        rem /= sz[d];
-      }
-      for (int64_t i = lo; i < hi; ++i) {
-        if (mp[i]) {
-          for (int64_t d = 0; d < nd; ++d) w[d] = coord[d];
-          w += nd;
-        }
-        for (int64_t d = nd - 1; d >= 0; --d) {
-          if (++coord[d] < sz[d]) break;
-          coord[d] = 0;
-        }
-      }
-    }
-  });
+  backend(m).index.nonzero(m, input.sizes(), c, out);
   out.bump_version();
   return out;
 }
@@ -113,28 +66,14 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
                                  [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
   Tensor v = scalar_tensor(value, self.dtype());
   Tensor m = dense(expand(mask, self.sizes(), false));
-  const bool* mp = m.data<bool>();
   if (has_internal_overlap(self)) {
-    // PyTorch only warns for an expanded self (deprecated) and writes through its strides: a
-    // shared location takes the value when any element on it is masked.
-    const size_t isz = self.itemsize();
-    for_each_element(self, [&](int64_t e, const DimVector&, int64_t off) {
-      if (mp[e]) std::memcpy(static_cast<char*>(self.storage().data) + static_cast<size_t>(off) * isz, v.raw(), isz);
-    });
+    // PyTorch only warns for an expanded self (deprecated) and writes through its strides.
+    backend(self).index.masked_fill_strided(self, m, v);
     self.bump_version();
     return self;
   }
   Tensor dst = self.is_contiguous() ? self : clone(self, MemoryFormat::Contiguous);
-  by_itemsize(self.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    U val;
-    std::memcpy(&val, v.raw(), sizeof(U));
-    U* dp = dst.data<U>();
-    parallel_for(0, dst.numel(), kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        if (mp[i]) dp[i] = val;
-    });
-  });
+  backend(dst).index.masked_fill(dst, m, v);
   if (!dst.same(self)) copy_into(self, dst);
   self.bump_version();
   return self;
@@ -171,23 +110,9 @@ Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& 
   DimVector bs = broadcast_shapes(input.sizes(), mask.sizes());
   Tensor x = dense(expand(input, bs, false));
   Tensor m = dense(expand(mask, bs, false));
-  const bool* mp = m.data<bool>();
-  Chunks c = count_true(mp, m.numel());
+  indexing::MaskChunks c = count_true(m);
   resize_out(out, {c.count});
-  int64_t k = static_cast<int64_t>(c.start.size()) - 1;
-  by_itemsize(x.itemsize(), [&](auto tag) {
-    using U = decltype(tag);
-    const U* xp = x.data<U>();
-    U* op = out.data<U>();
-    parallel_for(0, k, 1, [&](int64_t b, int64_t e) {
-      for (int64_t j = b; j < e; ++j) {
-        int64_t lo = j * c.chunk, hi = std::min(c.n, lo + c.chunk);
-        U* w = op + c.start[j];
-        for (int64_t i = lo; i < hi; ++i)
-          if (mp[i]) *w++ = xp[i];
-      }
-    });
-  });
+  backend(x).index.masked_select(x, m, c, out);
   out.bump_version();
   return out;
 }

@@ -1,11 +1,12 @@
 // Binning ops: searchsorted / bucketize (binary search per value), bincount and
-// histc (counting). Values compare in double, which is exact for every dtype
-// the comparisons see (ints up to 2^53, all floats).
+// histc (counting): checks and allocation; the searches and counts are the backend's index
+// kernels (kernels/cpu/index/search_kernels.cpp). Values compare in double.
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -23,10 +24,7 @@ Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t, Mem
 std::vector<double> as_doubles(const Tensor& t) {
   Tensor c = dense(t);
   std::vector<double> r(c.numel());
-  EMBER_DISPATCH_ALL(c.dtype(), "searchsorted", [&] {
-    const scalar_t* p = c.data<scalar_t>();
-    for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<double>(p[i]);
-  });
+  backend(c).index.to_doubles(c, r.data());
   return r;
 }
 
@@ -86,28 +84,9 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
     for (int64_t o : order) EMBER_CHECK(o >= 0 && o < len, "torch.searchsorted(): sorter index out of range");
   }
   int64_t rows_in = seq.dim() > 1 ? std::max<int64_t>(1, compute_numel(seq.sizes()) / std::max<int64_t>(len, 1)) : 1;
-  int64_t per_row = rows_in > 1 ? static_cast<int64_t>(v.size()) / rows_in : static_cast<int64_t>(v.size());
-  EMBER_DISPATCH_INT(odt, "searchsorted", [&] {
-    scalar_t* op = result.data<scalar_t>();
-    parallel_for(0, static_cast<int64_t>(v.size()), 4096, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        int64_t row = rows_in > 1 ? i / std::max<int64_t>(per_row, 1) : 0;
-        const double* base = b.data() + row * len;
-        const int64_t* ord = order.empty() ? nullptr : order.data() + row * len;
-        auto at = [&](int64_t k) { return ord ? base[ord[k]] : base[k]; };
-        int64_t l = 0, h = len;
-        double x = v[i];
-        while (l < h) {
-          int64_t m = l + (h - l) / 2;
-          // PyTorch's comparisons: a NaN value goes past every boundary (index len).
-          bool go_right = right ? !(at(m) > x) : !(at(m) >= x);
-          if (go_right) l = m + 1;
-          else h = m;
-        }
-        op[i] = static_cast<scalar_t>(l);
-      }
-    });
-  });
+  const indexing::SearchArgs args{
+      b.data(), v.data(), static_cast<int64_t>(v.size()), len, rows_in, order.empty() ? nullptr : order.data(), right};
+  backend(result).index.searchsorted(args, result);
   result.bump_version();
   return result;
 }
@@ -170,22 +149,14 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   int64_t bins = std::max(mx + 1, minlength);
   if (!weights.defined()) {
     Tensor out = zeros({bins}, ScalarType::Int64, input.device());
-    int64_t* op = out.data<int64_t>();
-    for (int64_t i = 0; i < n; ++i) ++op[ip[i]];
+    backend(out).index.bincount(idx, Tensor(), out);
     return out;
   }
   // float32 weights keep their dtype; everything else counts in float64 (PyTorch's rule).
   ScalarType odt = weights.dtype() == ScalarType::Float32 ? ScalarType::Float32 : ScalarType::Float64;
   Tensor w = dense(_to_copy(weights, odt));
   Tensor out = zeros({bins}, odt, input.device());
-  auto add_all = [&](auto tag) {
-    using S = decltype(tag);
-    const S* wp = w.data<S>();
-    S* op = out.data<S>();
-    for (int64_t i = 0; i < n; ++i) op[ip[i]] += wp[i];
-  };
-  if (odt == ScalarType::Float32) add_all(float{});
-  else add_all(double{});
+  backend(out).index.bincount(idx, w, out);
   return out;
 }
 
@@ -220,26 +191,7 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
     });
   resize_out(out, {bins});  // aten sizes its output before the dtype dispatch (a huge bins: OOM first)
   if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
-  std::vector<double> counts(bins, 0.0);
-  EMBER_DISPATCH_FLOAT(dt, "histc", [&] {
-    // PyTorch's bin arithmetic: edges and every step rounded to the input's dtype, so a value
-    // near an edge lands in the same bin as there (double arithmetic moved ~1% of 0-d inputs).
-    using T = scalar_t;
-    using A = opmath_t<T>;
-    const T l = static_cast<T>(lo), h = static_cast<T>(hi), nb = static_cast<T>(A(bins));
-    const T width = static_cast<T>(A(h) - A(l));
-    for (double xd : v) {
-      const T x = static_cast<T>(xd);
-      if (!(A(x) >= A(l) && A(x) <= A(h))) continue;  // NaN is skipped too
-      const T d = static_cast<T>(A(x) - A(l));
-      const T pos = static_cast<T>(A(static_cast<T>(A(d) * A(nb))) / A(width));
-      int64_t b = static_cast<int64_t>(A(pos));
-      if (b >= bins) b = bins - 1;
-      counts[b] += 1;
-    }
-    scalar_t* op = out.data<scalar_t>();
-    for (int64_t i = 0; i < bins; ++i) op[i] = static_cast<scalar_t>(counts[i]);
-  });
+  backend(out).index.histc(v.data(), static_cast<int64_t>(v.size()), lo, hi, out);
   out.bump_version();
   return out;
 }

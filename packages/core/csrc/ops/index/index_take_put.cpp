@@ -1,6 +1,8 @@
 // masked_scatter, take_along_dim and put: index ops written over a flat,
-// row-major view of their input (or as a gather on broadcast operands).
+// row-major view of their input (or as a gather on broadcast operands); the writes are
+// the backend's index kernels (kernels/cpu/index/).
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -43,15 +45,7 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   for (int64_t i = 0; i < n; ++i) count += mp[i];
   EMBER_CHECK(source.numel() >= count, "Number of elements of source < number of ones in mask");
   Tensor src = dense(source);
-  return on_dense(self, [&](const Tensor& dst) {
-    by_itemsize(dst.itemsize(), [&](auto tag) {
-      using U = decltype(tag);
-      U* dp = dst.data<U>();
-      const U* sp = src.data<U>();
-      for (int64_t i = 0, k = 0; i < n; ++i)
-        if (mp[i]) dp[i] = sp[k++];
-    });
-  });
+  return on_dense(self, [&](const Tensor& dst) { backend(dst).index.masked_scatter(dst, m, src); });
 }
 
 Tensor masked_scatter(const Tensor& input, const Tensor& mask, const Tensor& source) {
@@ -125,17 +119,7 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
     EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
                       " elements.");
   Tensor src = dense(source);
-  return on_dense(self, [&](const Tensor& dst) {
-    EMBER_DISPATCH_ALL(dst.dtype(), "put_", [&] {
-      using acc = opmath_t<scalar_t>;
-      scalar_t* dp = dst.data<scalar_t>();
-      const scalar_t* sp = src.data<scalar_t>();
-      for (int64_t i = 0; i < m; ++i) {
-        scalar_t& d = dp[ip[i] < 0 ? ip[i] + n : ip[i]];
-        d = accumulate ? static_cast<scalar_t>(acc(d) + acc(sp[i])) : sp[i];
-      }
-    });
-  });
+  return on_dense(self, [&](const Tensor& dst) { backend(dst).index.put(dst, idx, src, accumulate); });
 }
 
 Tensor put(const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {

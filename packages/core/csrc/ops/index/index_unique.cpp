@@ -1,11 +1,10 @@
-// unique / unique_consecutive, over elements or over slices along a dim.
-// Sorting is a stable index sort (over a dim: aten's std::sort); NaNs sort last and never compare equal, so
-// each NaN is its own value (as in PyTorch).
+// unique / unique_consecutive, over elements or over slices along a dim: the rows view and
+// the outputs; the sort and grouping are the backend's index kernels (kernels/cpu/index/).
 #include <algorithm>
-#include <cmath>
-#include <numeric>
 #include <tuple>
+#include <vector>
 
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -17,25 +16,6 @@ namespace ember {
 using namespace index_detail;
 
 namespace {
-
-template <class T>
-bool is_nan_v(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return std::isnan(static_cast<float>(v));
-  else return false;
-}
-
-template <class T>
-bool less_v(T a, T b) {
-  bool na = is_nan_v(a), nb = is_nan_v(b);
-  if (na || nb) return !na && nb;
-  return static_cast<opmath_t<T>>(a) < static_cast<opmath_t<T>>(b);
-}
-
-template <class T>
-bool eq_v(T a, T b) {
-  return static_cast<opmath_t<T>>(a) == static_cast<opmath_t<T>>(b);
-}
 
 // rows x width matrix view of x with `dim` moved first (width 1 = elementwise).
 struct Rows {
@@ -57,54 +37,6 @@ Rows as_rows(const Tensor& x, std::optional<int64_t> dim) {
   r.rows = x.sizes()[*dim];
   r.width = r.rows ? x.numel() / r.rows : 0;
   return r;
-}
-
-// Groups rows (sorted or consecutive): returns (order of first members, inverse, counts).
-// by_dim: aten's unique over a dim, which sorts the slices with std::sort and plain < and >
-// (a NaN compares as neither, so where NaN rows land is that sort's doing): the same call here.
-std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>> group_rows(const Rows& r, bool sort,
-                                                                                        bool by_dim) {
-  std::vector<int64_t> order(r.rows), first, inverse(r.rows), counts;
-  std::iota(order.begin(), order.end(), 0);
-  EMBER_DISPATCH_ALL(r.data.dtype(), "unique", [&] {
-    const scalar_t* p = r.data.data<scalar_t>();
-    int64_t w = r.width;
-    auto row_less = [&](int64_t a, int64_t b) {
-      for (int64_t k = 0; k < w; ++k) {
-        scalar_t x = p[a * w + k], y = p[b * w + k];
-        if (less_v(x, y)) return true;
-        if (less_v(y, x)) return false;
-      }
-      return false;
-    };
-    auto row_eq = [&](int64_t a, int64_t b) {
-      for (int64_t k = 0; k < w; ++k)
-        if (!eq_v(p[a * w + k], p[b * w + k])) return false;
-      return true;
-    };
-    auto aten_less = [&](int64_t a, int64_t b) {
-      for (int64_t k = 0; k < w; ++k) {
-        const auto x = static_cast<opmath_t<scalar_t>>(p[a * w + k]), y = static_cast<opmath_t<scalar_t>>(p[b * w + k]);
-        if (x < y) return true;
-        if (x > y) return false;
-      }
-      return false;
-    };
-    if (sort) {
-      GilRelease nogil;
-      if (by_dim) std::sort(order.begin(), order.end(), aten_less);
-      else std::stable_sort(order.begin(), order.end(), row_less);
-    }
-    for (int64_t i = 0; i < r.rows; ++i) {
-      if (i == 0 || !row_eq(order[i - 1], order[i])) {
-        first.push_back(order[i]);
-        counts.push_back(0);
-      }
-      inverse[order[i]] = static_cast<int64_t>(first.size()) - 1;
-      ++counts.back();
-    }
-  });
-  return {first, inverse, counts};
 }
 
 Tensor long_tensor(const std::vector<int64_t>& v, IntArrayRef shape) {
@@ -129,14 +61,15 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
     }
   }
   Rows r = as_rows(input, d);
-  auto [first, inverse, counts] = group_rows(r, !consecutive, d.has_value());
-  int64_t g = static_cast<int64_t>(first.size());
-  Tensor firsts = long_tensor(first, {g});
+  indexing::UniqueGroups groups;
+  backend(r.data).index.unique_groups(r.data, r.rows, r.width, !consecutive, d.has_value(), groups);
+  int64_t g = static_cast<int64_t>(groups.first.size());
+  Tensor firsts = long_tensor(groups.first, {g});
   Tensor values;
   if (d) values = index_select(input, *d, firsts);
   else values = index_select(r.data, 0, firsts);
-  Tensor inv = d ? long_tensor(inverse, {r.rows}) : long_tensor(inverse, input.sizes());
-  return {values, inv, long_tensor(counts, {g})};
+  Tensor inv = d ? long_tensor(groups.inverse, {r.rows}) : long_tensor(groups.inverse, input.sizes());
+  return {values, inv, long_tensor(groups.counts, {g})};
 }
 
 // torch._VF's unique ops (ops/index.yaml; ember.unique picks their outputs as torch.unique does).

@@ -1,10 +1,9 @@
 // Joins (cat, stack, hstack/vstack/dstack) and splits (split, chunk, tensor_split, unbind,
 // atleast_*d); meshgrid and broadcast_tensors are in autograd/composite_shape.cpp).
 #include <algorithm>
-#include <cstring>
 #include <string>
 
-#include "core/parallel.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/internal.h"
 #include "ops/shape/shape_internal.h"
@@ -17,30 +16,12 @@ namespace {
 bool legacy_skip(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 
 // Copy `src` (any layout, any dtype) into slab [offset, offset+len) along dim of `dst`.
-// Contiguous same-dtype blocks are copied with memcpy, rows in parallel.
+// Contiguous same-dtype blocks are the backend's cat_block (memcpy, rows in parallel).
 void copy_block(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset) {
   int64_t len = src.size(dim);
   if (src.numel() == 0) return;
   if (dst.is_contiguous() && src.is_contiguous() && src.dtype() == dst.dtype()) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < dim; ++d) outer *= dst.size(d);
-    for (int64_t d = dim + 1; d < dst.dim(); ++d) inner *= dst.size(d);
-    size_t isz = dst.itemsize();
-    size_t row = static_cast<size_t>(len * inner) * isz;
-    size_t dst_row = static_cast<size_t>(dst.size(dim) * inner) * isz;
-    char* d0 = dst.raw() + static_cast<size_t>(offset * inner) * isz;
-    const char* s0 = src.raw();
-    GilRelease nogil;
-    if (outer == 1) {
-      // One big block: split it across threads.
-      int64_t n = static_cast<int64_t>(row);
-      parallel_for(0, n, 1 << 18, [&](int64_t b, int64_t e) { std::memcpy(d0 + b, s0 + b, e - b); });
-      return;
-    }
-    int64_t grain = std::max<int64_t>(1, (1 << 18) / static_cast<int64_t>(row + 1));
-    parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) std::memcpy(d0 + i * dst_row, s0 + i * row, row);
-    });
+    backend(dst).shape.cat_block(dst, src, dim, offset);
     return;
   }
   copy_(slice_view(dst, dim, offset, len), src, false);

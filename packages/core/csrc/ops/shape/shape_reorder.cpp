@@ -1,11 +1,11 @@
 // Copies that reorder or replicate elements: flip, fliplr/flipud, roll, rot90, repeat, tile,
-// repeat_interleave, tril/triu, diag, diag_embed.
+// repeat_interleave, tril/triu, diag, diag_embed. flip's and tril/triu's element copies are
+// the backend's shape kernels (kernels/cpu/shape/); the others are views and copies of ops.
 #include <algorithm>
-#include <cstring>
 
-#include "core/parallel.h"
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -14,36 +14,6 @@
 namespace ember {
 
 namespace {
-
-// out (contiguous) <- the elements at src + sum(i_k * strides_k) bytes, strides may be negative.
-void gather_strided(const Tensor& out, const char* src, IntArrayRef sizes, const DimVector& byte_strides) {
-  int64_t nd = static_cast<int64_t>(sizes.size());
-  size_t isz = out.itemsize();
-  int64_t n = out.numel();
-  if (n == 0) return;
-  char* dst = out.raw();
-  int64_t inner = nd == 0 ? 1 : sizes[nd - 1];
-  int64_t inner_st = nd == 0 ? 0 : byte_strides[nd - 1];
-  int64_t rows = n / inner;
-  GilRelease nogil;
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      // Offset of row r from its multi-index over the outer dims.
-      int64_t rem = r, off = 0;
-      for (int64_t k = nd - 2; k >= 0; --k) {
-        off += (rem % sizes[k]) * byte_strides[k];
-        rem /= sizes[k];
-      }
-      const char* s = src + off;
-      char* d = dst + r * inner * static_cast<int64_t>(isz);
-      if (inner_st == static_cast<int64_t>(isz)) {
-        std::memcpy(d, s, static_cast<size_t>(inner) * isz);
-      } else {
-        for (int64_t i = 0; i < inner; ++i) std::memcpy(d + i * isz, s + i * inner_st, isz);
-      }
-    }
-  });
-}
 
 DimVector wrap_dims(IntArrayRef dims, int64_t nd, const char* op) {
   DimVector r;
@@ -74,7 +44,7 @@ Tensor flip(const Tensor& input, IntArrayRef dims) {
     src += (input.size(d) - 1) * bst[d];
     bst[d] = -bst[d];
   }
-  gather_strided(out, src, input.sizes(), bst);
+  backend(out).shape.strided_gather(out, src, input.sizes(), bst);
   return out;
 }
 
@@ -233,43 +203,7 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
 
 namespace {
 
-// Zero the part of each matrix (last two dims) of contiguous `t` outside the triangle.
-void mask_triangle(const Tensor& t, int64_t k, bool lower) {
-  int64_t nd = t.dim(), R = t.size(nd - 2), C = t.size(nd - 1);
-  if (t.numel() == 0) return;
-  k = std::clamp<int64_t>(k, -R - 1, C + 1);  // same triangle, and i + k + 1 cannot overflow
-  int64_t mats = t.numel() / (R * C);
-  size_t isz = t.itemsize();
-  char* base = t.raw();
-  GilRelease nogil;
-  parallel_for(0, mats * R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      int64_t i = row % R;
-      char* p = base + static_cast<size_t>(row * C) * isz;
-      if (lower) {  // keep j <= i + k
-        int64_t from = std::clamp<int64_t>(i + k + 1, 0, C);
-        std::memset(p + from * isz, 0, static_cast<size_t>(C - from) * isz);
-      } else {  // keep j >= i + k
-        int64_t upto = std::clamp<int64_t>(i + k, 0, C);
-        std::memset(p, 0, static_cast<size_t>(upto) * isz);
-      }
-    }
-  });
-}
-
 Tensor tri(const Tensor& input, int64_t k, bool lower);
-
-// An expanded self (rows sharing memory) is masked in place, row after row in order, as
-// PyTorch does: the memory ends as the last write left it (copy_ would refuse the overlap).
-void mask_triangle_strided(const Tensor& t, int64_t k, bool lower) {
-  const int64_t nd = t.dim();
-  const size_t isz = t.itemsize();
-  for_each_element(t, [&](int64_t, const DimVector& idx, int64_t off) {
-    const int64_t i = idx[nd - 2], j = idx[nd - 1];
-    if (lower ? j > i + k : j < i + k)
-      std::memset(static_cast<char*>(t.storage().data) + static_cast<size_t>(off) * isz, 0, isz);
-  });
-}
 
 // aten's checkTrilTriuBatchContiguous(allow_zero_stride=true): self is masked in place when it
 // has at most 3 dims or its batch dims are packed (each stride the product of the sizes after it,
@@ -289,7 +223,9 @@ static bool tri_batches_packed(const Tensor& self) {
 Tensor tri_(const Tensor& self, int64_t k, bool lower) {
   if (self.dim() >= 2 && has_internal_overlap(self) && tri_batches_packed(self)) {
     check_inplace(self, lower ? "tril_" : "triu_");
-    mask_triangle_strided(self, std::clamp<int64_t>(k, -self.size(-2) - 1, self.size(-1) + 1), lower);
+    // Rows sharing memory are masked in place, row after row in order, as PyTorch does: the
+    // memory ends as the last write left it (copy_ would refuse the overlap).
+    backend(self).shape.triangle_strided(self, k, lower);
     self.bump_version();
     return self;
   }
@@ -300,7 +236,7 @@ Tensor tri_(const Tensor& self, int64_t k, bool lower) {
 Tensor tri(const Tensor& input, int64_t k, bool lower) {
   EMBER_CHECK(input.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
   Tensor r = clone(input, MemoryFormat::Contiguous);
-  mask_triangle(r, k, lower);
+  backend(r).shape.triangle(r, k, lower);
   return r;
 }
 

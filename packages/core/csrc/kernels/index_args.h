@@ -1,0 +1,90 @@
+// The index family's vocabulary (kernels/backend.h, IndexKernels): device-independent, so the
+// backend table can name it for every device and the op bodies (ops/index/) can build it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ember::indexing {
+
+// A 16-byte element (complex128) moved as two words.
+struct Bytes16 {
+  uint64_t lo = 0, hi = 0;
+  Bytes16() = default;
+  explicit constexpr Bytes16(uint64_t v) : lo(v) {}
+  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// Calls f(T{}) with an unsigned type of the element size: copies need no dtype.
+template <class F>
+void by_itemsize(size_t sz, const F& f) {
+  switch (sz) {
+    case 1:
+      f(uint8_t{});
+      break;
+    case 2:
+      f(uint16_t{});
+      break;
+    case 4:
+      f(uint32_t{});
+      break;
+    case 16:
+      f(Bytes16{});
+      break;
+    default:
+      f(uint64_t{});
+      break;
+  }
+}
+
+// Sizes/strides with a 0-d tensor seen as 1-d of one element.
+inline DimVector sizes1(const Tensor& t) {
+  return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes().begin(), t.sizes().end());
+}
+inline DimVector strides1(const Tensor& t) {
+  return t.dim() == 0 ? DimVector{1} : DimVector(t.strides().begin(), t.strides().end());
+}
+
+// scatter's reductions (None: plain assignment). Mean is the op's sum and count; the kernel
+// never sees it.
+enum class Reduce : uint8_t { None, Add, Mul, Mean, Max, Min };
+
+// A bool mask of n flags cut into chunks of `chunk` (one per thread): start[j] is where chunk
+// j's true flags begin in a compacted output, start[chunks] = count, their number.
+struct MaskChunks {
+  int64_t n = 0, chunk = 1, count = 0;
+  std::vector<int64_t> start;
+};
+
+// Advanced indexing's element moves: for each of nb positions of the broadcast index shape,
+// offsets[i] is the element offset in self over the indexed dims, and the rn positions of the
+// other ("rest") dims sit at rest_src[r] in self and rest_out[r] past i * b_stride in the
+// (contiguous) result. rest_src / rest_out may be null when rn == 1, or when dense (the rest
+// block is contiguous in both: one copy of rn elements).
+struct AdvancedRows {
+  const int64_t* offsets = nullptr;
+  int64_t nb = 0, rn = 0, b_stride = 0;
+  bool dense = false;
+  const int64_t* rest_src = nullptr;
+  const int64_t* rest_out = nullptr;
+};
+
+// searchsorted over rows_in rows of len boundaries (one row: every value searches it; more:
+// the values split evenly among them), values and boundaries as doubles; order: the sorter's
+// permutation per row, or null.
+struct SearchArgs {
+  const double* boundaries = nullptr;
+  const double* values = nullptr;
+  int64_t n_values = 0, len = 0, rows_in = 1;
+  const int64_t* order = nullptr;
+  bool right = false;
+};
+
+// unique's groups of equal rows: the first row of each group (in the order the groups come),
+// each row's group and each group's size.
+struct UniqueGroups {
+  std::vector<int64_t> first, inverse, counts;
+};
+
+}  // namespace ember::indexing

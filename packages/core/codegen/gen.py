@@ -480,7 +480,8 @@ def _doc_symbol(kind: str, pyname: str) -> str:
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
-           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/py_conj_fallback.h"', '#include "python/autocast.h"', "",
+           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"',
+           '#include "python/py_conj_fallback.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):

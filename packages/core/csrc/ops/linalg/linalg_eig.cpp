@@ -16,12 +16,12 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 
 namespace {
 
-// PyTorch's checks, in its order: a square matrix, then a dtype with a complex counterpart
-// (RuntimeError for integers and bool), then one its kernel has (no half types).
+// PyTorch's checks, in its order: a dtype with a complex counterpart (its result dtype: a
+// RuntimeError for integers and bool), a square matrix, then a dtype its kernel has (no halfs).
 ScalarType eig_checks(const Tensor& A, const char* op) {
-  check_matrix(A, op, true);
   const ScalarType t = A.dtype();
   EMBER_CHECK(is_floating(t) || is_complex(t), "Unknown Complex ScalarType for ", legacy_name(t));
+  check_matrix(A, op, true);
   if (t != ScalarType::Float32 && t != ScalarType::Float64 && !is_complex(t))
     dtype_not_implemented("linalg_eig_out_cpu", t);
   return is_complex(t) ? t : to_complex_type(t);

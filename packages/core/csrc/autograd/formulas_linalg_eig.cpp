@@ -44,8 +44,7 @@ Tensor eig_backward(const TensorList& grads, ScalarType A_type, const Tensor& L,
   Tensor E = ag::add(ag::sub(ag::unsqueeze(Lc, -2), ag::unsqueeze(Lc, -1), kOne), I, kOne);  // 1 on the diagonal
   Tensor ret = ag::div(VhgV, E, std::nullopt);
   if (gL.defined())  // the diagonal is gL (PyTorch copies it in)
-    ret = ag::add(ag::mul(ret, ag::rsub(I, wrap_scalar(Scalar(1.0)), kOne)), ag::mul(ag::unsqueeze(gL, -1), I),
-                  kOne);
+    ret = ag::add(ag::mul(ret, ag::rsub(I, wrap_scalar(Scalar(1.0)), kOne)), ag::mul(ag::unsqueeze(gL, -1), I), kOne);
   return handle_r_to_c(A_type, complex_solve(VH, ag::matmul(ret, VH)));
 }
 

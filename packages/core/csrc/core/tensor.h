@@ -33,7 +33,7 @@ struct TensorImpl : RefCounted {
   bool uint64_number = false;   // ... an int in [2^63, 2^64) held as its int64 bits (wrap_number)
   bool track_version = true;    // false for `.data` aliases (not seen by autograd)
   bool is_inference = false;
-  bool conj = false;  // a lazy conjugate view (PyTorch's conj bit): set only through set_conj
+  bool conj = false;                       // a lazy conjugate view (PyTorch's conj bit): set only through set_conj
   std::unique_ptr<AutogradMeta> autograd;  // null: requires_grad=False and no grad
   Ref<TensorImpl> base;                    // the root tensor this is a view of
   PyObject* pyobj = nullptr;               // borrowed: the Python wrapper, if any

@@ -39,10 +39,8 @@ PyObject* resolved(PyObject* o) {
   if (!r) throw python_error();
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* e = resolved(PySequence_Fast_GET_ITEM(o, i));
-    if (list)
-      PyList_SET_ITEM(r, i, e);
-    else
-      PyTuple_SET_ITEM(r, i, e);
+    if (list) PyList_SET_ITEM(r, i, e);
+    else PyTuple_SET_ITEM(r, i, e);
   }
   return r;
 }

@@ -122,10 +122,8 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
       return geev_real(la, int(n), buf.data<T>() + b * n * n, pl + b * n, vb);
     });
   };
-  if (ct == ScalarType::ComplexFloat)
-    run(float(0));
-  else
-    run(double(0));
+  if (ct == ScalarType::ComplexFloat) run(float(0));
+  else run(double(0));
   if (bad.second > 0)
     fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
          "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "

@@ -27,6 +27,10 @@ def same(e: ember.Tensor, t: torch.Tensor) -> None:
     torch.testing.assert_close(got, t.resolve_conj(), rtol=1.3e-6, atol=1e-5)
 
 
+def values(e: ember.Tensor) -> torch.Tensor:
+    return torch.tensor(e.tolist(), dtype=torch.complex128)
+
+
 def raises_like(fe, ft) -> None:
     with pytest.raises(Exception) as te:
         ft()
@@ -88,7 +92,7 @@ def test_which_results_keep_the_bit(f) -> None:
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 @pytest.mark.parametrize("f", [
     lambda L, y, x: y + x, lambda L, y, x: x * y, lambda L, y, x: y - 1, lambda L, y, x: 2 * y,
-    lambda L, y, x: y / (x + 1), lambda L, y, x: -y, lambda L, y, x: y.abs(), lambda L, y, x: abs(y),
+    lambda L, y, x: y / (x + 3), lambda L, y, x: -y, lambda L, y, x: y.abs(), lambda L, y, x: abs(y),
     lambda L, y, x: L.exp(y), lambda L, y, x: y.sum(), lambda L, y, x: y.sum(1), lambda L, y, x: y.mean(0),
     lambda L, y, x: y @ x.mT, lambda L, y, x: L.matmul(x, y.mT), lambda L, y, x: L.mm(y, x.mH),
     lambda L, y, x: L.bmm(y.unsqueeze(0), x.mT.unsqueeze(0)), lambda L, y, x: y == x.conj(),
@@ -164,7 +168,7 @@ def test_copy_between_views() -> None:
 def test_printing_tolist_item() -> None:
     e, t = pair()
     assert repr(e.conj()) == repr(t.conj())
-    assert e.conj().tolist() == pytest.approx(t.conj().tolist())
+    torch.testing.assert_close(values(e.conj()), t.conj().resolve_conj().to(torch.complex128))
     assert e.conj()[0, 0].item() == pytest.approx(t.conj()[0, 0].item())
     assert complex(e.conj()[1, 0]) == pytest.approx(complex(t.conj()[1, 0]))
 
@@ -186,14 +190,15 @@ def test_save_load_keeps_the_bit() -> None:
     buf.seek(0)
     r = ember.load(buf)
     assert r["c"].is_conj() and r["c"].data_ptr() == r["x"].data_ptr()
-    assert r["c"].tolist() == pytest.approx(e.conj().tolist())
+    torch.testing.assert_close(values(r["c"]), values(e.conj()))
     # a file PyTorch wrote
     t = torch.tensor(VALUES)
     buf = io.BytesIO()
     torch.save({"c": t.conj()}, buf)
     buf.seek(0)
     got = ember.load(buf)["c"]
-    assert got.is_conj() and got.tolist() == pytest.approx(t.conj().tolist())
+    assert got.is_conj()
+    torch.testing.assert_close(values(got), t.conj().resolve_conj().to(torch.complex128))
     # and PyTorch reads ember's
     buf = io.BytesIO()
     ember.save(e.conj(), buf)
@@ -202,7 +207,7 @@ def test_save_load_keeps_the_bit() -> None:
     assert back.is_conj()
     torch.testing.assert_close(back.resolve_conj(), torch.tensor(VALUES).conj().resolve_conj())
     p = pickle.loads(pickle.dumps(e.conj()))
-    assert p.tolist() == pytest.approx(e.conj().tolist())
+    torch.testing.assert_close(values(p), values(e.conj()))
 
 
 def test_real_and_imag_of_a_conj_view() -> None:
@@ -239,6 +244,6 @@ def test_autograd_through_conj() -> None:
 def test_fast_path_has_no_live_views_after_release() -> None:
     e, _ = pair()
     v = e.conj()
-    assert (v + 0).tolist() == pytest.approx(e.conj().tolist())
+    torch.testing.assert_close(values(v + 0), values(e).conj())
     del v  # no conj views alive: the bindings skip the fallback (one counter test)
-    assert (e + 0).tolist() == pytest.approx(e.tolist())
+    torch.testing.assert_close(values(e + 0), values(e))

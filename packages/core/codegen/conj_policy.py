@@ -14,7 +14,7 @@ CONJ_AWARE = {
     # view_as_real / view(dtype) raise PyTorch's error on a conjugate view
     "view_as_real",
     # copies: copy_into reads and writes conjugate views
-    "copy_", "clone", "contiguous",
+    "copy_", "clone", "contiguous", "_to_copy",
     # views: the result keeps the bit
     "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "transpose_", "swapaxes",
     "swapaxes_", "swapdims", "swapdims_", "t", "t_", "adjoint", "expand", "expand_as", "broadcast_to",

@@ -38,10 +38,12 @@ Tensor conj_view(const Tensor& self) {
   return v;
 }
 
-// The values in new memory without the bit (copy_into conjugates across); ag::clone keeps the graph.
+// The values in new memory without the bit: one conj_physical pass over the stored values, or
+// ag::clone (copy_into conjugates across) where a graph is recorded.
 Tensor resolve_conj(const Tensor& self) {
   if (!self.impl()->conj) return self;
-  return ag::clone(self, std::nullopt);
+  if (GradMode::is_enabled() && self.requires_grad()) return ag::clone(self, std::nullopt);
+  return conj_physical(physical_alias(self));
 }
 Tensor resolve_neg(const Tensor& self) { return self; }
 bool is_conj(const Tensor& self) { return self.impl()->conj; }

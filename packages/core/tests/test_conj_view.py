@@ -247,3 +247,17 @@ def test_fast_path_has_no_live_views_after_release() -> None:
     torch.testing.assert_close(values(v + 0), values(e).conj())
     del v  # no conj views alive: the bindings skip the fallback (one counter test)
     torch.testing.assert_close(values(e + 0), values(e))
+
+
+def test_small_names() -> None:
+    e, t = pair()
+    same(ember.view_as_real_copy(e.conj()), torch.view_as_real_copy(t.conj()))
+    r = ember.view_as_real_copy(e)
+    assert r._base is None and r.data_ptr() != e.data_ptr()
+    f = [[1.0, 2.0], [3.0, -4.0]]
+    same(ember.view_as_complex_copy(ember.tensor(f)), torch.view_as_complex_copy(torch.tensor(f)))
+    ce, ct = e.clone(), t.clone()
+    assert ember.conj_physical_(ce) is ce and torch.conj_physical_(ct) is ct
+    same(ce, ct)
+    x = ember.tensor([1.0, -2.0])
+    assert ember.conj_physical_(x) is x and x.tolist() == [1.0, -2.0]

@@ -261,3 +261,16 @@ def test_small_names() -> None:
     same(ce, ct)
     x = ember.tensor([1.0, -2.0])
     assert ember.conj_physical_(x) is x and x.tolist() == [1.0, -2.0]
+
+
+@pytest.mark.parametrize("write", [lambda v: v.mul_(2 + 1j), lambda v: v.__imul__(2 + 1j),
+                                   lambda v: v.__setitem__(0, 5 - 1j), lambda v: v.__setitem__([1], 3j)])
+def test_gradient_through_a_write_into_a_conj_view(write) -> None:
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(VALUES[0], dtype=lib.complex128, requires_grad=True)
+        y = x * 1
+        write(y.conj())
+        (y * lib.tensor([1j, 2, -1], dtype=lib.complex128)).abs().sum().backward()
+        grads.append(x.grad)
+    same(grads[0], grads[1])

@@ -57,13 +57,13 @@ struct Owned {
 bool write_back(PyObject* orig, PyObject* res) {
   if (orig == res) return false;
   if (is_tensor(orig)) {
-    entry::copy_(unpack(orig), unpack(res), false);
+    write_into(unpack(orig), unpack(res));
     return true;
   }
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(orig);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *a = PySequence_Fast_GET_ITEM(orig, i), *b = PySequence_Fast_GET_ITEM(res, i);
-    if (a != b && is_tensor(a)) entry::copy_(unpack(a), unpack(b), false);
+    if (a != b && is_tensor(a)) write_into(unpack(a), unpack(b));
   }
   return false;  // a list of outs: the op's own result (its values are the same) is returned
 }
@@ -107,5 +107,10 @@ bool conj_fallback(FastcallFn fn, PyObject* self, PyObject* const* args, Py_ssiz
 }
 
 Tensor resolved_operand(const Tensor& t) { return t.impl()->conj ? entry::resolve_conj(t) : t; }
+
+void write_into(const Tensor& dst, const Tensor& src) {
+  if (dst.impl()->conj) entry::copy_(entry::conj_view(dst), entry::conj_physical(src), false);
+  else entry::copy_(dst, src, false);
+}
 
 }  // namespace ember::python

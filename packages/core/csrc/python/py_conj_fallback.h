@@ -21,5 +21,9 @@ bool conj_fallback(FastcallFn fn, PyObject* self, PyObject* const* args, Py_ssiz
 
 // The hand-written Python operators' operands: a conjugate view resolved, others as they are.
 Tensor resolved_operand(const Tensor& t);
+// dst.copy_(src) for a result computed on dst's resolved stand-in. A conjugate dst is written
+// through its bitless view with conj(src): the same stored values, and autograd's view rules
+// (CopySlices) see a plain view of the base, so gradients keep the conjugation.
+void write_into(const Tensor& dst, const Tensor& src);
 
 }  // namespace ember::python

@@ -241,12 +241,12 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   // x[i] = v drops v's leading unit dims (PyTorch's slicePrefix1sSize); index_put_ itself does not
   while (src.dim() > 0 && src.sizes()[0] == 1) src = ag::select(src, 0, 0);
+  src = resolved_operand(src);
+  if (view.impl()->conj) {  // a conjugate view stores conjugates: write conj(src) through its bitless view
+    view = ag::conj_view(view);
+    src = ag::conj_physical(src);
+  }
   if (r.has_adv) {
-    src = resolved_operand(src);
-    if (view.impl()->conj) {  // index_put_ writes stored values: a conjugate view stores conjugates
-      view = physical_alias(view);
-      src = ag::conj_physical(src);
-    }
     // PyTorch casts the value only on its masked_fill_ path: the whole index is one bool
     // tensor of at least one dim and the value is 0-d. Otherwise the dtypes must match.
     // (None, slices, ints and Ellipsis around it do not count; lists are index tensors.)

@@ -539,7 +539,7 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
     expr;                                                \
-    if (!x.same(unpack(a))) entry::copy_(unpack(a), x);  \
+    if (!x.same(unpack(a))) write_into(unpack(a), x);    \
     Py_INCREF(a);                                        \
     return a;                                            \
     EMBER_PY_CATCH                                       \
@@ -584,7 +584,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow_", {&x, &y});
   entry::pow_(x, y);
-  if (!x.same(unpack(a))) entry::copy_(unpack(a), x);
+  if (!x.same(unpack(a))) write_into(unpack(a), x);
   Py_INCREF(a);
   return a;
   EMBER_PY_CATCH

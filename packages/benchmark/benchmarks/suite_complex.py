@@ -11,7 +11,8 @@ import numpy as np
 from harness import Bench
 
 TITLES = {
-    "complex": "complex64 mul, abs, casts, conj_physical and angle on 4M elements (ratio = torch/ember time)",
+    "complex": "complex64 mul, abs, casts, conj_physical, angle, conj views, 4M elements (ratio = torch/ember time)",
+    "complex-overhead": "per-op time beside a live conj view (ratio = ember/torch, lower is better)",
 }
 
 N = 4_000_000
@@ -38,5 +39,13 @@ BENCHES: list[Bench] = [
         Bench("complex", "angle complex64, 4M", "throughput", "torch.angle(z)", cvec, threads=th, target=0.9),
         Bench("complex", "complex(x, x) -> complex64, 4M", "throughput", "torch.complex(x, x)", cvec, threads=th),
         Bench("complex", "polar(x, x) -> complex64, 4M", "throughput", "torch.polar(x, x)", cvec, threads=th),
+        # a lazy conjugate view as an operand: both libraries resolve it first (the conjugate fallback)
+        Bench("complex", "mul by a conj view, 4M", "throughput", "z.conj() * w", cvec, threads=th, target=None),
     )
+]
+
+# Per-op cost of the fallback's check while a conjugate view is alive elsewhere (real operands)
+BENCHES += [
+    Bench("complex-overhead", "a + b (1 elem) beside a live conj view", "overhead", "a + b", lambda lib: {
+        "a": lib.ones(1), "b": lib.ones(1), "keep": lib.ones(1, dtype=lib.complex64).conj()}, threads=1),
 ]

@@ -50,6 +50,8 @@ OPS = [  # (name, stmt, target)
     ("cholesky", "lib.linalg.cholesky(A)", 0.5),
     ("svd", "lib.linalg.svd(M)", 0.3),
     ("eigh", "lib.linalg.eigh(A)", 0.3),
+    ("eig", "lib.linalg.eig(M)", None),  # geev: both call LAPACK, the ratio is the builds'
+    ("eigvals", "lib.linalg.eigvals(M)", None),
     ("det", "lib.linalg.det(A)", None),
     ("qr", "lib.linalg.qr(M)", None),
     ("svdvals", "lib.linalg.svdvals(M)", None),
@@ -71,6 +73,7 @@ BENCHES: list[Bench] = [
     for op, stmt in [("inv", "lib.linalg.inv(A).sum().backward()"),
                      ("cholesky", "lib.linalg.cholesky(A).sum().backward()"),
                      ("eigh", "lib.linalg.eigvalsh(A).sum().backward()"),
+                     ("eig", "lib.linalg.eigvals(M).abs().sum().backward()"),
                      ("svdvals", "lib.linalg.svdvals(M).sum().backward()"),
                      ("lu_factor", "lib.linalg.lu_factor(M).LU.sum().backward()"),
                      ("solve_triangular", "lib.linalg.solve_triangular(A, B, upper=False).sum().backward()"),

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 from autocast_lists import policy as autocast_policy
+from conj_policy import CONJ_AWARE, conj_writes
 from cpp_types import ACCESSOR, cpp_decl, default_from, norm, returns_cpp
 from gen_autograd import gen_autograd, has_wrapper
 from gen_docs import binding_docstring, c_string, docstring, load_binding_docs, load_docs, py_path
@@ -449,7 +450,15 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     aten = ops[0].schema.name + ("_" if kind == "inplace" else "")
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
-             "  EMBER_PY_TRY",
+             "  EMBER_PY_TRY"]
+    base = pyname[len("_" + ops[0].namespace + "_"):] if ops[0].namespace else pyname
+    if base not in CONJ_AWARE:  # PyTorch's conjugate fallback (codegen/conj_policy.py)
+        lines += ["  if (conj_views_alive()) [[unlikely]] {",
+                  "    PyObject* conj_r_;",
+                  f"    if (conj_fallback({fname}, self, args, nargs, kwnames, {conj_writes(pyname, kind)}, &conj_r_))",
+                  "      return conj_r_;",
+                  "  }"]
+    lines += [
              # The profiler hook: one branch when no profiler is active.
              f'  OpScope prof_("aten::{aten}", self, args, nargs);']
     if kind == "function" and any(op.tensor_varargs for op in ops):
@@ -471,7 +480,8 @@ def _doc_symbol(kind: str, pyname: str) -> str:
 def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
-           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"', "",
+           '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"',
+           '#include "python/py_conj_fallback.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):

@@ -101,6 +101,19 @@ def eigh_cases(op: dict) -> list:
     return cs + [C(c.id, *c.args, meta=True) for c in _errors()]
 
 
+def eig_cases(op: dict) -> list:
+    # eigenvectors are unique up to phase and LAPACK builds may order eigenvalues differently:
+    # meta cases here, values and gradients in test_linalg_eig.py
+    cs = [C(dt, T((3, 3), dt, values=GEN4[:9]), meta=True) for dt in ("float32", "float64")]
+    cs += [
+        C("general4", T((4, 4), "float64", values=GEN4), meta=True),
+        C("batched", T((2, 3, 3), "float64", values=SPD3), meta=True),
+        C("empty", T((0, 0), "float64"), meta=True),
+        C("empty-batch", T((0, 3, 3), "float32"), meta=True),
+    ]
+    return cs + [C(c.id, *c.args, meta=True) for c in _errors()]
+
+
 def svd_cases(op: dict) -> list:
     cs = []
     for shape in ((3, 4), (4, 3), (2, 3, 4), (3, 3)):
@@ -221,6 +234,8 @@ BUILDERS = {
     "solve": solve_cases,
     "cholesky": cholesky_cases,
     "eigh": eigh_cases,
+    "eig": eig_cases,
+    "eigvals": eig_cases,
     "svd": svd_cases,
     "svdvals": svdvals_cases,
     "qr": qr_cases,

@@ -45,6 +45,7 @@ CALLS: dict[str, Call] = {
     "binary_cross_entropy_with_logits": lambda L: ([_x(L, 3, 4), _x(L, 3, 4).sigmoid(), _x(L, 4).exp(),
                                                     _x(L, 4).exp(), 1], {}),
     "cdist": lambda L: ([_x(L, 3, 4), _x(L, 2, 4)], {}),
+    "conj_physical_": lambda L: ([L.complex(_x(L, 2, 3), _x(L, 2, 3).cos())], {}),
     "celu": lambda L: ([_x(L, 3, 4), 1.0], {}),
     "celu_": lambda L: ([_x(L, 3, 4), 1.0], {}),
     "chain_matmul": lambda L: ([_x(L, 2, 3), _x(L, 3, 4), _x(L, 4, 2)], {}),
@@ -263,6 +264,8 @@ CALLS.update({
     "kaiser_window": lambda L: ([5, True], {"requires_grad": False}),
     "vdot": lambda L: ([_x(L, 4), _x(L, 4).cos()], {}),
     "view_copy": lambda L: ([_x(L, 3, 4), (2, 6)], {}),
+    "view_as_real_copy": lambda L: ([L.complex(_x(L, 2, 3), _x(L, 2, 3).cos())], {}),
+    "view_as_complex_copy": lambda L: ([_x(L, 3, 2)], {}),
     "vsplit": lambda L: ([_x(L, 4, 2), [1]], {}),
 })
 

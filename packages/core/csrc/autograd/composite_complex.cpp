@@ -1,7 +1,9 @@
 // Complex ops that aten implements as composites of differentiable ops: real / imag are
-// selects of view_as_real (so their gradients flow through ViewAsRealBackward0), conj of a
-// complex tensor is conj_physical (ember has no lazy conjugate bit). ops/complex.yaml.
+// selects of view_as_real (so their gradients flow through ViewAsRealBackward0); conj_view (Python's
+// conj) is PyTorch's lazy conjugate view, while C++'s conj (the formulas') computes conj_physical.
+// ops/complex.yaml; python/py_conj_fallback.cpp resolves conjugate views for every other op.
 #include "autograd/formulas_complex.h"
+#include "autograd/grad_mode.h"
 #include "autograd_ops.h"
 #include "core/error.h"
 #include "ops.h"
@@ -10,6 +12,10 @@ namespace ember {
 
 Tensor real(const Tensor& self) {
   if (!is_complex(self.dtype())) return self;
+  if (self.impl()->conj) {  // conjugation keeps real parts: a real view of the stored values
+    if (GradMode::is_enabled() && self.requires_grad()) return real(ember::resolve_conj(self));
+    return ag::select(ag::view_as_real(physical_alias(self)), -1, 0);
+  }
   return ag::select(ag::view_as_real(self), -1, 0);
 }
 
@@ -23,9 +29,24 @@ Tensor conj(const Tensor& self) {
   return ag::conj_physical(self);
 }
 
-Tensor resolve_conj(const Tensor& self) { return self; }
+// PyTorch's conj: a view of the same memory with the conjugate bit flipped (conj of a conj view
+// is a plain view of its memory); a real tensor itself.
+Tensor conj_view(const Tensor& self) {
+  if (!is_complex(self.dtype())) return self;
+  Tensor v = make_view(self, self.sizes(), self.strides(), self.offset());
+  set_conj(v.impl(), !self.impl()->conj);
+  return v;
+}
+
+// The values in new memory without the bit: one conj_physical pass over the stored values, or
+// ag::clone (copy_into conjugates across) where a graph is recorded.
+Tensor resolve_conj(const Tensor& self) {
+  if (!self.impl()->conj) return self;
+  if (GradMode::is_enabled() && self.requires_grad()) return ag::clone(self, std::nullopt);
+  return conj_physical(physical_alias(self));
+}
 Tensor resolve_neg(const Tensor& self) { return self; }
-bool is_conj(const Tensor&) { return false; }
+bool is_conj(const Tensor& self) { return self.impl()->conj; }
 bool is_neg(const Tensor&) { return false; }
 
 Tensor handle_r_to_c(ScalarType input_type, const Tensor& grad) {

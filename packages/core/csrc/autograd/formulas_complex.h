@@ -5,6 +5,10 @@
 
 namespace ember {
 
+// The conjugate computed into new memory (conj_physical; a real tensor itself): what formulas
+// mean by conj(x). Python's conj is the lazy view conj_view (ops/complex.yaml).
+Tensor conj(const Tensor& self);
+
 // complex(real, imag)'s backward: the real and imaginary parts of the complex gradient.
 Tensor complex_grad_real(const Tensor& grad);
 Tensor complex_grad_imag(const Tensor& grad);

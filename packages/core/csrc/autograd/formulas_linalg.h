@@ -17,6 +17,8 @@ Tensor solve_triangular_backward_A(const Tensor& grad, const Tensor& A, const Te
 Tensor solve_triangular_backward_B(const Tensor& grad, const Tensor& A, bool upper, bool left, bool unitriangular);
 Tensor cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
 Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V);
+// PyTorch's linalg_eig_backward (formulas_linalg_eig.cpp); a real A gets the real part.
+Tensor eig_backward(const TensorList& grads, ScalarType A_type, const Tensor& L, const Tensor& V);
 Tensor svd_backward(const TensorList& grads, const Tensor& U, const Tensor& S, const Tensor& Vh);
 Tensor svd_backward_list(const TensorList& grads, const Tensor& A, bool full_matrices);
 Tensor svdvals_backward(const Tensor& grad, const Tensor& A);

@@ -13,6 +13,7 @@ namespace ember {
 // TensorImpl's destructor lives here (declared in core/tensor.h), beside the graph types it
 // needs: a non-leaf that retained its grad is registered (weakly) on its grad_fn.
 TensorImpl::~TensorImpl() {
+  if (conj) g_conj_views.fetch_sub(1, std::memory_order_relaxed);
   if (autograd && autograd->retains_grad && autograd->grad_fn) {
     auto& rg = autograd->grad_fn->retains_grad;
     for (auto it = rg.begin(); it != rg.end(); ++it) {

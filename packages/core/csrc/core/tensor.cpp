@@ -62,9 +62,11 @@ Scalar Tensor::item() const {
     case ScalarType::Float64:
       return Scalar(*reinterpret_cast<const double*>(p));
     case ScalarType::ComplexFloat:
-      return Scalar(*reinterpret_cast<const std::complex<float>*>(p));
+      return Scalar(impl_->conj ? std::conj(*reinterpret_cast<const std::complex<float>*>(p))
+                                : *reinterpret_cast<const std::complex<float>*>(p));
     case ScalarType::ComplexDouble:
-      return Scalar(*reinterpret_cast<const std::complex<double>*>(p));
+      return Scalar(impl_->conj ? std::conj(*reinterpret_cast<const std::complex<double>*>(p))
+                                : *reinterpret_cast<const std::complex<double>*>(p));
     default:
       fail(ErrorKind::Runtime, "item: unsupported dtype");
   }
@@ -165,7 +167,22 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   impl->is_inference = b->is_inference;
   impl->base = b->base ? b->base : base.ref();
   impl->refresh();
+  if (b->conj) set_conj(impl.get(), true);  // a view of a conjugate view reads conjugated values too
   return Tensor(std::move(impl));
+}
+
+std::atomic<int64_t> g_conj_views{0};
+
+void set_conj(TensorImpl* impl, bool on) {
+  if (impl->conj == on) return;
+  impl->conj = on;
+  g_conj_views.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+}
+
+Tensor physical_alias(const Tensor& t) {
+  Tensor v = make_view(t, t.sizes(), t.strides(), t.offset());
+  set_conj(v.impl(), false);
+  return v;
 }
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {

@@ -1,6 +1,7 @@
 // TensorImpl (the shared state) and Tensor (a cheap handle to it).
 // Sizes, strides and the offset are in elements; views share the storage.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -32,6 +33,7 @@ struct TensorImpl : RefCounted {
   bool uint64_number = false;   // ... an int in [2^63, 2^64) held as its int64 bits (wrap_number)
   bool track_version = true;    // false for `.data` aliases (not seen by autograd)
   bool is_inference = false;
+  bool conj = false;                       // a lazy conjugate view (PyTorch's conj bit): set only through set_conj
   std::unique_ptr<AutogradMeta> autograd;  // null: requires_grad=False and no grad
   Ref<TensorImpl> base;                    // the root tensor this is a view of
   PyObject* pyobj = nullptr;               // borrowed: the Python wrapper, if any
@@ -108,6 +110,15 @@ inline bool Tensor::requires_grad() const {
   const AutogradMeta* m = impl_->autograd.get();
   return m && (m->requires_grad || m->grad_fn);
 }
+
+// The conjugate bit. Every tensor holding it is counted, so the Python bindings' conjugate
+// fallback costs one load per op while no conjugate view is alive (python/py_conj_fallback.h).
+extern std::atomic<int64_t> g_conj_views;
+inline bool conj_views_alive() { return g_conj_views.load(std::memory_order_relaxed) != 0; }
+inline bool is_conj_view(const Tensor& t) { return t.impl()->conj; }
+void set_conj(TensorImpl* impl, bool on);
+// The same memory and layout without the conjugate bit (the stored, unconjugated values).
+Tensor physical_alias(const Tensor& t);
 
 // Wrap a possibly negative dim into [0, ndim), with PyTorch's IndexError.
 int64_t wrap_dim(int64_t d, int64_t ndim);

@@ -3,6 +3,7 @@
 // info follow LAPACK's (lw = -1: a workspace query into w[0]); the CPU's are
 // kernels/cpu/linalg/lapack.cpp.
 #pragma once
+#include <complex>
 #include <cstdint>
 
 namespace ember {
@@ -22,6 +23,12 @@ struct LapackKernels {
   // X (m x n, row-major) <- op(A)^-1 X (left: A m x m) or X op(A)^-1 (A n x n), A row-major with
   // leading dimension lda: only its upper (else lower) triangle read, not its diagonal when unit.
   void (*trsm)(bool left, bool upper, bool trans, bool unit, int64_t m, int64_t n, const T* a, int64_t lda, T* x);
+  // Eigenvalues (and right eigenvectors when jobvr is "V") of a general matrix, lda = ldvr = n:
+  // wr + i wi, a complex pair's vectors packed as vr's columns j (real part) and j + 1 (imaginary).
+  void (*geev)(const char* jobvr, int n, T* a, T* wr, T* wi, T* vr, T* w, int lw, int* info);
+  // The same for a complex<T> matrix (cgeev / zgeev); rwork holds 2n.
+  void (*geev_c)(const char* jobvr, int n, std::complex<T>* a, std::complex<T>* w, std::complex<T>* vr,
+                 std::complex<T>* work, int lw, T* rwork, int* info);
 };
 
 }  // namespace ember

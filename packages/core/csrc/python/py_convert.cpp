@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "arg_parser.h"
+#include "ops.h"
 #include "py_tensor.h"
 
 namespace ember::python {
@@ -159,6 +160,12 @@ PyObject* to_list(const char* p, const Tensor& t, int64_t d) {
 }
 }  // namespace
 
-PyObject* tensor_to_list(const Tensor& t) { return to_list(t.raw(), t, 0); }
+PyObject* tensor_to_list(const Tensor& t) {
+  if (t.impl()->conj) {  // a conjugate view: its values, not the stored conjugates
+    const Tensor v = conj_physical(physical_alias(t));
+    return to_list(v.raw(), v, 0);
+  }
+  return to_list(t.raw(), t, 0);
+}
 
 }  // namespace ember::python

@@ -10,6 +10,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/index/index_advanced.h"
+#include "py_conj_fallback.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
 
@@ -218,8 +219,8 @@ PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   const Tensor& t = unpack(self);
   OpScope prof_(index_op_name(index), {&t});
   Indexed r = apply_index(t, index);
-  if (!r.has_adv) return wrap(r.view);
-  return wrap(ag::index(r.view, r.adv));
+  if (!r.has_adv) return wrap(r.view);  // a view: a conjugate view's keeps the bit
+  return wrap(ag::index(resolved_operand(r.view), r.adv));
   EMBER_PY_CATCH
 }
 
@@ -240,6 +241,11 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   // x[i] = v drops v's leading unit dims (PyTorch's slicePrefix1sSize); index_put_ itself does not
   while (src.dim() > 0 && src.sizes()[0] == 1) src = ag::select(src, 0, 0);
+  src = resolved_operand(src);
+  if (view.impl()->conj) {  // a conjugate view stores conjugates: write conj(src) through its bitless view
+    view = ag::conj_view(view);
+    src = ag::conj_physical(src);
+  }
   if (r.has_adv) {
     // PyTorch casts the value only on its masked_fill_ path: the whole index is one bool
     // tensor of at least one dim and the value is 0-d. Otherwise the dtypes must match.

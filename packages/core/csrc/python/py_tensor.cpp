@@ -13,6 +13,7 @@
 #include "arg_parser.h"
 #include "entry_ops.h"
 #include "ops.h"
+#include "py_conj_fallback.h"
 #include "py_types.h"
 
 namespace ember::python {
@@ -515,6 +516,10 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   if (tb) y = unpack(b);
   if (!ta) x = tb ? wrap_number(to_scalar(a), y) : wrap_scalar(to_scalar(a));
   if (!tb) y = ta ? wrap_number(to_scalar(b), x) : wrap_scalar(to_scalar(b));
+  if (conj_views_alive()) [[unlikely]] {  // the conjugate fallback (INPLACE_OP writes x back)
+    x = resolved_operand(x);
+    y = resolved_operand(y);
+  }
   return true;
 }
 
@@ -534,6 +539,7 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
     expr;                                                \
+    if (!x.same(unpack(a))) write_into(unpack(a), x);    \
     Py_INCREF(a);                                        \
     return a;                                            \
     EMBER_PY_CATCH                                       \
@@ -578,6 +584,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow_", {&x, &y});
   entry::pow_(x, y);
+  if (!x.same(unpack(a))) write_into(unpack(a), x);
   Py_INCREF(a);
   return a;
   EMBER_PY_CATCH
@@ -588,11 +595,11 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
     OpScope prof_("aten::matmul", {&x, &y});
-    return wrap(entry::matmul(x, y));
+    return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
   }
   const Tensor &x = unpack(a), &y = unpack(b);
   OpScope prof_("aten::matmul", {&x, &y});
-  return wrap(entry::matmul(x, y));
+  return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
   EMBER_PY_CATCH
 }
 static PyObject* nb_neg(PyObject* a) {
@@ -602,7 +609,7 @@ static PyObject* nb_neg(PyObject* a) {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   OpScope prof_("aten::neg", {&t});
-  return wrap(entry::neg(t));
+  return wrap(entry::neg(resolved_operand(t)));
   EMBER_PY_CATCH
 }
 static PyObject* nb_pos(PyObject* a) {
@@ -613,7 +620,7 @@ static PyObject* nb_abs(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack(a);
   OpScope prof_("aten::abs", {&t});
-  return wrap(entry::abs(t));
+  return wrap(entry::abs(resolved_operand(t)));
   EMBER_PY_CATCH
 }
 static PyObject* nb_invert(PyObject* a) {
@@ -621,7 +628,7 @@ static PyObject* nb_invert(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
   OpScope prof_("aten::bitwise_not", {&t});
-  return wrap(entry::bitwise_not(t));
+  return wrap(entry::bitwise_not(resolved_operand(t)));
   EMBER_PY_CATCH
 }
 static int nb_bool(PyObject* a) {

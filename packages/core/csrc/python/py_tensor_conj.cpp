@@ -9,8 +9,7 @@ namespace ember::python {
 
 #define SELF (unpack(self))
 
-// The conjugate transposes (H: 2-D only, mH: batches too), conjugated for complex dtypes
-// (ember's conj computes a copy where PyTorch sets a lazy bit).
+// The conjugate transposes (H: 2-D only, mH: batches too): for complex dtypes, conjugate views.
 static PyObject* conj_transpose(PyObject* self, bool batches) {
   EMBER_PY_TRY
   const Tensor& t = SELF;
@@ -18,7 +17,7 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   if (t.dim() == 0) {
     std::string msg = std::string("Tensor.") + name + " is deprecated on 0-D tensors. Consider using x.conj().";
     if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) return nullptr;
-    return wrap(entry::conj(t));
+    return wrap(entry::conj_view(t));
   }
   if (batches)
     EMBER_CHECK(t.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", t.dim(),
@@ -26,7 +25,7 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   else
     EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", t.dim(), "-D tensor.",
                 t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-  return wrap(entry::conj(entry::transpose(t, -2, -1)));
+  return wrap(entry::conj_view(entry::transpose(t, -2, -1)));
   EMBER_PY_CATCH
 }
 PyObject* tensor_get_H(PyObject* self, void*) { return conj_transpose(self, false); }

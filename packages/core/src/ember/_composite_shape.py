@@ -11,6 +11,7 @@ from typing import Any
 
 import ember
 from ember._composite_pointwise import _pretty
+from ember._lib import _C
 from ember._tensor import Tensor
 
 __all__ = ["addbmm", "addmv", "addmv_", "addr", "as_strided_scatter", "block_diag", "cartesian_prod",
@@ -282,7 +283,9 @@ def _slice(input: Tensor, dim: int = 0, start: int | None = None, end: int | Non
     return input[(slice(None),) * (dim % max(input.dim(), 1)) + (slice(start, end, step),)]
 
 
-_VIEW_FN = {"alias": lambda t: t.view(t.shape), "slice": _slice}
+_VIEW_FN = {"alias": lambda t: t.view(t.shape), "slice": _slice,
+            # PyTorch's view_as_real_copy copies a conjugate view's values (view_as_real refuses one)
+            "view_as_real": lambda t: _C.view_as_real(t.resolve_conj()), "view_as_complex": _C.view_as_complex}
 
 
 def _copy_of(view_name: str) -> Any:
@@ -305,5 +308,6 @@ def _copy_of(view_name: str) -> Any:
 
 
 _VIEWS = ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
-          "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view")
+          "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view", "view_as_real",
+          "view_as_complex")
 COPIES = {f"{v}_copy": _copy_of(v) for v in _VIEWS}

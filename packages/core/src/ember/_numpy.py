@@ -79,6 +79,10 @@ def to_numpy(t: Any, force: bool = False) -> Any:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
+    if t.is_conj():
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead."
+        )
     if t.device.type != "cpu":
         raise TypeError(
             f"can't convert {t.device.type} device type tensor to numpy. Use Tensor.cpu() to copy "

@@ -484,7 +484,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
     # ---- pickling: values, dtype, shape and requires_grad (subclasses such as
     # Parameter come back as themselves); ember.save is the format for files.
     def __reduce_ex__(self, protocol: int) -> Any:
-        t = self.detach().contiguous()
+        t = self.detach().resolve_conj().contiguous()
         raw = t.view(-1).view(_C.uint8).numpy().tobytes() if t.numel() else b""
         return (_rebuild_pickled, (type(self), raw, str(t.dtype).rsplit(".", 1)[-1], tuple(t.shape),
                                    self.requires_grad))

@@ -42,6 +42,12 @@ class ComplexMethods:
 
     @imag.setter
     def imag(self, value: Any) -> None:
+        if self.is_conj():  # type: ignore[attr-defined]
+            # a conjugate view stores -imag: write the negated values into its memory (self.conj())
+            stored = _C.imag(self.conj())  # type: ignore[attr-defined]
+            stored.copy_(value)
+            stored.neg_()
+            return
         _C.imag(self).copy_(value)
 
     def __complex__(self) -> complex:

@@ -32,6 +32,8 @@ class DLPackMethods:
         t: Any = self
         if t.requires_grad:
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if t.is_conj():
+            raise BufferError("Can't export tensors with the conjugate bit set")
         if stream is not None and type(stream) is not int:
             raise TypeError("stream must be ``int`` or ``none``")
         if t.device.type == "cpu" and stream is not None and stream != -1:

@@ -13,9 +13,18 @@ from ember._autocast_policy import autocast_op
 from ember._lib import _C
 from ember._tensor import Tensor
 
-__all__ = ["cdist", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm", "trapezoid"]
+__all__ = ["cdist", "conj_physical_", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm",
+           "trapezoid"]
 
 _vector_norm = _C._linalg_vector_norm  # ember.linalg.vector_norm, without importing ember.linalg
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """conj_physical_(input) -> Tensor
+
+    Conjugates ``input``'s values in place and returns it (a real tensor is left as it is).
+    """
+    return input.conj_physical_()
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:

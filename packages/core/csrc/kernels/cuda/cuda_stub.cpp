@@ -21,8 +21,8 @@ R unavailable(Args...) {
 
 template <class T>
 LapackKernels<T> lapack_stub() {
-  return {unavailable, unavailable, unavailable, unavailable, unavailable,
-          unavailable, unavailable, unavailable, unavailable, unavailable};
+  return {unavailable, unavailable, unavailable, unavailable, unavailable, unavailable,
+          unavailable, unavailable, unavailable, unavailable, unavailable, unavailable};
 }
 
 template <class T>

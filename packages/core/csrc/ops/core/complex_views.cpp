@@ -52,6 +52,10 @@ Tensor into_out(const Tensor& r, const Tensor& out) {
 
 Tensor view_as_real(const Tensor& self) {
   EMBER_CHECK(is_complex(self.dtype()), "view_as_real is only supported for complex tensors");
+  EMBER_CHECK(!self.impl()->conj,
+              "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can "
+              "view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT alias "
+              "the original.");
   DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
   for (auto& s : strides) s *= 2;
   sizes.push_back(2);

@@ -34,6 +34,12 @@ static bool one_element_broadcast(const Tensor& src, const Tensor& dst) {
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.same(src)) return;
+  if (dst.impl()->conj != src.impl()->conj) [[unlikely]] {
+    // One side is a lazy conjugate view: its memory holds the conjugates of its values, so the
+    // stored values go across conjugated (a copy into a conj view writes conj(src), PyTorch's rule).
+    copy_into(physical_alias(dst), conj_physical(physical_alias(src)));
+    return;
+  }
   if (dst.numel() == 0) {
     // Nothing to write, but src must still broadcast to dst's shape (PyTorch checks it).
     if (!src.sizes().equals(dst.sizes())) {

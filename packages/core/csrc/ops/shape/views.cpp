@@ -91,6 +91,8 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 }
 
 Tensor view(const Tensor& self, ScalarType dtype) {
+  EMBER_CHECK(!self.impl()->conj,
+              "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.");
   if (dtype == self.dtype()) return restride(self, self.sizes(), self.strides());
   size_t a = self.itemsize(), b = element_size(dtype);
   DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());

@@ -19,6 +19,7 @@ from ember.linalg._decomp import (
     solve_ex,
     svd,
 )
+from ember.linalg._eig import eig, eigvals
 from ember.linalg._householder import householder_product
 from ember.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ember.linalg._lu import lu, lu_factor, lu_factor_ex, lu_solve
@@ -37,7 +38,7 @@ cholesky = _C._linalg_cholesky
 svdvals = _C._linalg_svdvals
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
     "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
     "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",

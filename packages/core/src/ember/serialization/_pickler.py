@@ -120,6 +120,8 @@ class _Reductions:
             return n.parameter, args
         entry = self._table.entry(t)
         args = (entry, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
+        if t.is_conj():  # the stored conjugates and PyTorch's metadata, which sets the bit again on load
+            args += ({"conj": True},)
         if cls is Tensor and not state:
             return n.rebuild_v2, args
         new_type = n.tensor if cls is Tensor else cls

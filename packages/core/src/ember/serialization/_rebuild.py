@@ -62,9 +62,11 @@ def _rebuild_tensor(storage: Any, storage_offset: Any, size: Any, stride: Any) -
 
 def _rebuild_tensor_v2(storage: Any, storage_offset: Any, size: Any, stride: Any, requires_grad: Any,
                        backward_hooks: Any, metadata: Any = None) -> Any:
-    # Backward hooks and metadata (conj/neg bits) cannot be represented; torch
-    # itself only writes empty ones for weights.
+    # Backward hooks and the neg bit cannot be represented; torch itself only writes empty
+    # ones for weights. The conj bit is set again (the storage holds the conjugates).
     t = _view(storage, getattr(storage, "dtype", None), storage_offset, size, stride)
+    if metadata and metadata.get("conj"):
+        t = t.conj()
     return _set_requires_grad(t, requires_grad)
 
 

@@ -6,6 +6,7 @@
 
 #include <cblas.h>
 
+#include <complex>
 #include <cstddef>
 
 extern "C" {
@@ -36,6 +37,16 @@ void scipy_ssytrs_(const char*, const int*, const int*, const float*, const int*
                    size_t);
 void scipy_dsytrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*,
                    int*, size_t);
+void scipy_sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*, float*, const int*, float*,
+                  const int*, float*, const int*, int*, size_t, size_t);
+void scipy_dgeev_(const char*, const char*, const int*, double*, const int*, double*, double*, double*, const int*,
+                  double*, const int*, double*, const int*, int*, size_t, size_t);
+void scipy_cgeev_(const char*, const char*, const int*, std::complex<float>*, const int*, std::complex<float>*,
+                  std::complex<float>*, const int*, std::complex<float>*, const int*, std::complex<float>*, const int*,
+                  float*, int*, size_t, size_t);
+void scipy_zgeev_(const char*, const char*, const int*, std::complex<double>*, const int*, std::complex<double>*,
+                  std::complex<double>*, const int*, std::complex<double>*, const int*, std::complex<double>*,
+                  const int*, double*, int*, size_t, size_t);
 }
 
 namespace ember::lapack {
@@ -95,6 +106,26 @@ void sytrs(int n, int nrhs, const double* a, const int* ip, double* b, int* info
   scipy_dsytrs_("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
 }
 
+// Right eigenvectors only (jobvl "N": vl is never read, its leading dimension 1).
+void geev(const char* jobvr, int n, float* a, float* wr, float* wi, float* vr, float* w, int lw, int* info) {
+  const int one = 1, ldvr = jobvr[0] == 'V' ? n : 1;
+  scipy_sgeev_("N", jobvr, &n, a, &n, wr, wi, nullptr, &one, vr, &ldvr, w, &lw, info, 1, 1);
+}
+void geev(const char* jobvr, int n, double* a, double* wr, double* wi, double* vr, double* w, int lw, int* info) {
+  const int one = 1, ldvr = jobvr[0] == 'V' ? n : 1;
+  scipy_dgeev_("N", jobvr, &n, a, &n, wr, wi, nullptr, &one, vr, &ldvr, w, &lw, info, 1, 1);
+}
+void geev_c(const char* jobvr, int n, std::complex<float>* a, std::complex<float>* w, std::complex<float>* vr,
+            std::complex<float>* work, int lw, float* rwork, int* info) {
+  const int one = 1, ldvr = jobvr[0] == 'V' ? n : 1;
+  scipy_cgeev_("N", jobvr, &n, a, &n, w, nullptr, &one, vr, &ldvr, work, &lw, rwork, info, 1, 1);
+}
+void geev_c(const char* jobvr, int n, std::complex<double>* a, std::complex<double>* w, std::complex<double>* vr,
+            std::complex<double>* work, int lw, double* rwork, int* info) {
+  const int one = 1, ldvr = jobvr[0] == 'V' ? n : 1;
+  scipy_zgeev_("N", jobvr, &n, a, &n, w, nullptr, &one, vr, &ldvr, work, &lw, rwork, info, 1, 1);
+}
+
 // X (m x n, row-major, contiguous) <- op(A)^-1 X (left, A m x m) or X op(A)^-1 (right, A n x n).
 void trsm(bool left, bool upper, bool trans, bool unit, int64_t m, int64_t n, const float* a, int64_t lda, float* x) {
   scipy_cblas_strsm(CblasRowMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
@@ -121,6 +152,8 @@ LapackKernels<T> make() {
   k.sytrf = static_cast<decltype(k.sytrf)>(sytrf);
   k.sytrs = static_cast<decltype(k.sytrs)>(sytrs);
   k.trsm = static_cast<decltype(k.trsm)>(trsm);
+  k.geev = static_cast<decltype(k.geev)>(geev);
+  k.geev_c = static_cast<decltype(k.geev_c)>(geev_c);
   return k;
 }
 

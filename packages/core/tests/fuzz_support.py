@@ -291,14 +291,21 @@ def assert_plain_same(e: Any, t: Any, name: str, meta: bool, what: str = "result
             assert e == t, f"{what}: torch {t!r} vs ember {e!r}"
 
 
+_NARROW_FLOATS = (torch.float16, torch.bfloat16, torch.float32)
+
+
 def upcast(obj: Any) -> Any:
-    """``obj`` with every float16/bfloat16/float32 torch tensor as a float64 copy (the referee's inputs)."""
-    if isinstance(obj, torch.Tensor) and obj.dtype in (torch.float16, torch.bfloat16, torch.float32):
+    """``obj`` with every float16/bfloat16/float32 torch tensor as a float64 copy (the referee's
+    inputs), and a ``dtype=`` keyword naming one of those as float64: prod(x, dtype=float16)
+    is then computed exactly and rounded once, not in PyTorch's own float16 steps."""
+    if isinstance(obj, torch.Tensor) and obj.dtype in _NARROW_FLOATS:
         return obj.detach().double()
     if isinstance(obj, (tuple, list)) and not hasattr(obj, "_fields"):
         return type(obj)(upcast(o) for o in obj)
     if isinstance(obj, dict):
-        return {k: upcast(v) for k, v in obj.items()}
+        return {k: torch.float64 if k == "dtype" and isinstance(v, torch.dtype) and v in _NARROW_FLOATS
+                else upcast(v)
+                for k, v in obj.items()}
     return obj
 
 

@@ -1,5 +1,6 @@
 // Factories: tensors made from sizes and values rather than from other tensors.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/deterministic.h"
@@ -124,6 +125,19 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
   }
   return size_from_double(std::ceil((e - s) / st), "arange");
 }
+
+// A double written to an integer dtype as aten's compiled code does it on x86 (cvttsd2si into
+// 32 bits, or 64 for int64, then the narrow store): out of range and NaN give the minimum
+// (0 in 8 and 16 bits), without a plain cast's undefined behaviour.
+template <class I>
+I x86_double_to_int(double v) {
+  if constexpr (sizeof(I) == 8) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<I>(v) : INT64_MIN;
+  } else {
+    const int32_t w = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v) : INT32_MIN;
+    return static_cast<I>(w);
+  }
+}
 }  // namespace
 
 // Where a range is written: out= itself when contiguous, else a temporary copied back after
@@ -192,16 +206,23 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   double s = start.to_double(), e = end.to_double();
   // aten's kernel reads both ends with its checked conversion to the dtype; integer dtypes
   // then compute from the converted ends (so -3 is 253 for uint8). Bool: the dispatch below raises.
+  // logspace's integer kernel takes the difference in the dtype's own (C-promoted) arithmetic,
+  // which wraps past int32/int64: logspace(-2**63, 3, 4, dtype=int64) steps downwards.
+  double diff = 0;
   if (dt != ScalarType::Bool) {
     EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
       const scalar_t a = start.checked<scalar_t>(), b = end.checked<scalar_t>();
-      if (is_integral(dt, false)) {
+      if constexpr (std::is_integral_v<scalar_t>) {
         s = static_cast<double>(a);
         e = static_cast<double>(b);
+        using P = decltype(a - b);
+        using U = std::make_unsigned_t<P>;
+        diff = log ? static_cast<double>(static_cast<P>(static_cast<U>(P(b)) - static_cast<U>(P(a)))) : e - s;
       }
     });
   }
-  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  if (!is_integral(dt, false)) diff = e - s;
+  double step = steps > 1 ? diff / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
   Tensor w = contiguous_target(t);
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
@@ -209,7 +230,9 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
     // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
     // aten computes both in the dtype's step type, and its pow in double.
     auto put = [&](int64_t i, auto v) {
-      p[i] = static_cast<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
+      const double r = log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v);
+      if constexpr (std::is_integral_v<scalar_t>) p[i] = x86_double_to_int<scalar_t>(r);
+      else p[i] = static_cast<scalar_t>(r);
     };
     if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
       const float sf = static_cast<float>(s), ef = static_cast<float>(e);

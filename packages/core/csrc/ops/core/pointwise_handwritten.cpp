@@ -309,10 +309,23 @@ Tensor lerp_out(const Tensor& input, const Tensor& end, const Tensor& weight, co
 Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(input.dtype() == other.dtype(), legacy_name(input.dtype()), " did not match ",
               legacy_name(other.dtype()));
+  EMBER_CHECK(!(is_complex(input.dtype()) && equal_nan),
+              "isclose with equal_nan=True is not supported for complex inputs.");
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  return run("isclose", backend(input).pointwise.isclose, DtypeRule::PromoteBoolOut, Tensor(), false, {input, other},
-             {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+  // aten's composite, op for op: |a - b| and atol + |rtol * b| are tensor ops in the input's dtype,
+  // integer and bool inputs in the default float dtype (float32's rtol = 1e300 is inf, so 0 * inf
+  // makes a NaN tolerance; 3e38 - -3e38 is inf), and a non-finite |a - b| is never close.
+  Tensor close = eq(input, other);
+  if (equal_nan && input.is_floating()) close = logical_or(close, logical_and(isnan(input), isnan(other)));
+  if (rtol == 0 && atol == 0) return close;
+  const bool as_float = !input.is_floating() && !is_complex(input.dtype());
+  const Tensor a = as_float ? to_dtype(input, default_dtype()) : input;
+  const Tensor b = as_float ? to_dtype(other, default_dtype()) : other;
+  const Scalar one(int64_t(1));
+  Tensor allowed = add(abs(mul(b, wrap_scalar(Scalar(rtol)))), wrap_scalar(Scalar(atol)), one);
+  Tensor actual = abs(sub(a, b, one));
+  return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
 }
 bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();

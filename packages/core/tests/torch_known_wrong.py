@@ -635,6 +635,16 @@ def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the kernel's first step, before it divides: a mask with elements is viewed as 4-d and
+    # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    mask = _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask")
+    if isinstance(mask, torch.Tensor) and mask.numel():
+        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
+        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
+        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:
         return a.to("meta") if isinstance(a, torch.Tensor) else a
@@ -1481,6 +1491,34 @@ def _sdpa_empty_value_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
 
 
+# --- index_put with a 0-d mask ---------------------------------------------------------------
+
+def _index_put_0d_mask_parts(args: tuple, kwargs: dict) -> tuple:
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "indices"), _arg(args, kwargs, 2, "values"),
+            _arg(args, kwargs, 3, "accumulate", False))
+
+
+def _index_put_0d_mask_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "index_put":
+        return False
+    x, idx, v, acc = _index_put_0d_mask_parts(args, kwargs)
+    if not (isinstance(x, torch.Tensor) and x.dim() > 0 and isinstance(v, torch.Tensor)
+            and isinstance(idx, (tuple, list)) and idx and isinstance(acc, bool)):
+        return False
+    first = idx[0]
+    if not (isinstance(first, torch.Tensor) and first.dim() == 0 and first.dtype in (torch.bool, torch.uint8)):
+        return False
+    # one mask among Nones and a one-element value is aten's masked_fill_ path, which is sound
+    masked_fill = not acc and v.numel() == 1 and all(t is None for t in idx[1:])
+    return not masked_fill
+
+
+def _index_put_0d_mask_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, idx, v, acc = _index_put_0d_mask_parts(args, kwargs)
+    # as x[mask] = v does it: the 0-d mask indexes a new leading dim of size 1
+    return torch.index_put(x.unsqueeze(0), (idx[0].reshape(1), *idx[1:]), v, acc)[0]
+
+
 
 KNOWN_WRONG = [
     KnownWrong(
@@ -1929,6 +1967,15 @@ KNOWN_WRONG = [
         why="a NaN in one batch's query cannot reach another batch's output; the weighted sum of "
             "no values is 0, PyTorch's own answer for finite inputs",
         applies=_sdpa_empty_value_applies, correct=_sdpa_empty_value_correct),
+    KnownWrong(
+        "index-put-0d-mask",
+        torch_says="torch.index_put(torch.zeros(2, 3), (torch.tensor(True),), torch.tensor([5., 6, 7])) "
+                   "raises 'ntensor >= 3 INTERNAL ASSERT FAILED' (a 0-d uint8 mask, and accumulate=True "
+                   "with any value, the same), while x[torch.tensor(True)] = torch.tensor([5., 6, 7]) "
+                   "sets both rows",
+        why="a 0-d mask indexes a new leading dim of size 1 (True) or 0 (False), as indexing and "
+            "setitem with it do; index_put is setitem's op, so its answer is setitem's",
+        applies=_index_put_0d_mask_applies, correct=_index_put_0d_mask_correct),
 ]
 
 

@@ -75,10 +75,7 @@ Dims check_forward(const Tensor& q, const Tensor& k, const Tensor& v, double dro
     EMBER_CHECK(mask.dtype() == ScalarType::Float32 || mask.dtype() == q.dtype(), kOp,
                 ": Attention mask is the same data type as query");
     EMBER_CHECK(mask.dim() == 2 || mask.dim() == 4, kOp, ": Attention mask dim in {2, 4}");
-    // no heads or no query rows: nothing is attended (aten's kernel divides by zero there; its
-    // meta function, torch_known_wrong's sdpa-flash-no-heads, never reshapes the mask)
-    if (mask.numel() > 0 && q.size(1) > 0 && q.size(2) > 0)
-      mask = mask_4d(mask, q.size(0), q.size(1), q.size(2), v.size(2));
+    if (mask.numel() > 0) mask = mask_4d(mask, q.size(0), q.size(1), q.size(2), v.size(2));
     else mask = Tensor();
   }
   check_read(k, q.dtype());

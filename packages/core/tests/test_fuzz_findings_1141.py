@@ -200,3 +200,39 @@ def test_sdpa_flash_empty_query_mask_first(mask: tuple | None) -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), kwargs(torch)))
     got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m), **kwargs(m)))
     assert want[:2] == got[:2] if want[0] == "raise" else same(want, got), f"{want} vs {got}"
+
+
+@pytest.mark.parametrize("grad", ["int64", "int32", "bool"])
+def test_gelu_backward_int_grad_half_self(grad: str) -> None:
+    """PyTorch's oneDNN path takes a float16 self only on CPUs with AVX512-FP16 (and then refuses
+    an integer gradient): ember computes the value everywhere (gelu-backward-int-grad-half-self)."""
+    kw = known_wrong()
+
+    def args(m: Any) -> tuple:
+        return (m.tensor([1, 0, 3]).to(getattr(m, grad)), m.tensor([0.5, -1.0, 2.0], dtype=m.float16))
+
+    entry = kw.lookup("gelu_backward", args(torch), {})
+    assert entry is not None and entry.id == "gelu-backward-int-grad-half-self"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, "gelu_backward", args(torch), {}))
+    got = outcome(ember, lambda m: m._nn.gelu_backward(*args(m)))
+    assert same(want, got), f"{want} vs {got}"
+
+
+@pytest.mark.parametrize("mask, value, accumulate", [
+    ("bool", (3,), False), ("uint8", (3,), False), ("uint8", (), True), ("bool", (1, 3), True),
+    ("false", (3,), False), ("false", (), True),
+])
+def test_index_put_0d_mask(mask: str, value: tuple, accumulate: bool) -> None:
+    """A 0-d mask indexes a new leading dim, as setitem with it does; PyTorch's index_put fails an
+    internal assert there (torch_known_wrong: index-put-0d-mask)."""
+    kw = known_wrong()
+
+    def args(m: Any) -> tuple:
+        idx = {"bool": m.tensor(True), "uint8": m.tensor(1, dtype=m.uint8), "false": m.tensor(False)}[mask]
+        return (m.arange(6.0).reshape(2, 3), (idx,), m.full(value, 5.0))
+
+    entry = kw.lookup("index_put", (*args(torch), accumulate), {})
+    assert entry is not None and entry.id == "index-put-0d-mask"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, "index_put", (*args(torch), accumulate), {}))
+    got = outcome(ember, lambda m: m.index_put(*args(m), accumulate))
+    assert same(want, got), f"{want} vs {got}"

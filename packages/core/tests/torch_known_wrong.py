@@ -1519,6 +1519,29 @@ def _index_put_0d_mask_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.index_put(x.unsqueeze(0), (idx[0].reshape(1), *idx[1:]), v, acc)[0]
 
 
+# --- gelu_backward of an integer gradient beside a float16 self --------------------------------
+
+def _gelu_bw_int_half_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    if name != "gelu_backward" or approximate != "none" or not (
+            isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)):
+        return False
+    if x.dtype != torch.float16 or g.dtype not in (torch.int16, torch.int32, torch.int64, torch.bool):
+        return False
+    try:
+        torch.broadcast_shapes(g.shape, x.shape)
+    except RuntimeError:
+        return False
+    return x.is_contiguous() and x.numel() > 1
+
+
+def _gelu_bw_int_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, _ = _gelu_bw_parts(args, kwargs)
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    rt = torch.result_type(g, x)
+    return torch.ops.aten.gelu_backward(g.expand(shape).double(), x.expand(shape).double()).to(rt)
+
+
 
 KNOWN_WRONG = [
     KnownWrong(
@@ -1976,6 +1999,16 @@ KNOWN_WRONG = [
         why="a 0-d mask indexes a new leading dim of size 1 (True) or 0 (False), as indexing and "
             "setitem with it do; index_put is setitem's op, so its answer is setitem's",
         applies=_index_put_0d_mask_applies, correct=_index_put_0d_mask_correct),
+    KnownWrong(
+        "gelu-backward-int-grad-half-self",
+        torch_says="torch.ops.aten.gelu_backward(torch.tensor([1, 2, 3]), torch.tensor([0.5, -1., 2.], "
+                   "dtype=torch.float16)) is [0.8677, -0.1666, 3.2559] on a CPU without AVX512-FP16 "
+                   "(AMD Zen 4/5, Cascade Lake) and raises 'itensor_view_from_dense expects "
+                   "float/bfloat16/half/int8/fp8 tensor input' on one with it (Sapphire/Emerald "
+                   "Rapids): its oneDNN path takes float16 only there and cannot view an integer gradient",
+        why="the answer must not depend on the CPU; gelu_backward is elementwise in the promoted dtype, "
+            "as PyTorch's own path without oneDNN computes it",
+        applies=_gelu_bw_int_half_applies, correct=_gelu_bw_int_half_correct),
 ]
 
 

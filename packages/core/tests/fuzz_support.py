@@ -230,6 +230,10 @@ def to_plain(obj: Any) -> Any:
     """A result of either library as picklable plain data (tensors as TR)."""
     if isinstance(obj, torch.Tensor):
         vals = obj.detach().clone() if obj.numel() <= MAX_VALUES else None
+        if vals is not None and vals.dtype == torch.complex32:
+            # a complex32 tensor pickles but does not unpickle (no storage class of its own; the
+            # client's pickle.loads raised AttributeError): its values travel as complex64
+            vals = vals.to(torch.complex64)
         return TR(H.dtype_name(obj.dtype), tuple(obj.shape), vals)
     if isinstance(obj, ember.Tensor):
         vals = H.ember_to_torch(obj.detach()) if obj.numel() <= MAX_VALUES else None

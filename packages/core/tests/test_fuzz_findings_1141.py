@@ -67,6 +67,8 @@ def _special(m: Any, n: int) -> Any:
     lambda m: m.ones(3, 4).count_nonzero(2**63),
     lambda m: m.ones(3, 4).count_nonzero(0, 1),
     lambda m: m.ones(3, 4).var(1),
+    lambda m: m.ones(3, 4).var(m.tensor(1)),
+    lambda m: m.ones(3, 4).count_nonzero(m.tensor(0)),
     lambda m: m.ones(3, 4).permute(2**63, 0),
     lambda m: m.ones(3, 4).flip(2**63),
     # batch_norm in evaluation on a strided input reads 1 / sqrt(running_var + eps), a tensor op:

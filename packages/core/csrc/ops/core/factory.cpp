@@ -126,16 +126,31 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
   return size_from_double(std::ceil((e - s) / st), "arange");
 }
 
-// A double written to an integer dtype as aten's compiled code does it on x86 (cvttsd2si into
-// 32 bits, or 64 for int64, then the narrow store): out of range and NaN give the minimum
-// (0 in 8 and 16 bits), without a plain cast's undefined behaviour.
-template <class I>
-I x86_double_to_int(double v) {
-  if constexpr (sizeof(I) == 8) {
-    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<I>(v) : INT64_MIN;
+// A double written to the dtype; to an integer one as aten's compiled code does it on x86
+// (cvttsd2si into 32 bits, or 64 for int64, then the narrow store): out of range and NaN give
+// the minimum (0 in 8 and 16 bits), without a plain cast's undefined behaviour.
+template <class T>
+T range_value(double v) {
+  if constexpr (!std::is_integral_v<T>) {
+    return static_cast<T>(v);
+  } else if constexpr (sizeof(T) == 8) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<T>(v) : INT64_MIN;
   } else {
     const int32_t w = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v) : INT32_MIN;
-    return static_cast<I>(w);
+    return static_cast<T>(w);
+  }
+}
+
+// b - a in an integer dtype's C arithmetic (int8/int16/uint8 promote to int; int32 and int64
+// wrap), as aten's logspace kernel takes it.
+template <class T>
+double wrapped_difference(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using P = decltype(a - b);
+    using U = std::make_unsigned_t<P>;
+    return static_cast<double>(static_cast<P>(static_cast<U>(P(b)) - static_cast<U>(P(a))));
+  } else {
+    return 0.0;  // float dtypes step from the doubles
   }
 }
 }  // namespace
@@ -215,9 +230,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
       if constexpr (std::is_integral_v<scalar_t>) {
         s = static_cast<double>(a);
         e = static_cast<double>(b);
-        using P = decltype(a - b);
-        using U = std::make_unsigned_t<P>;
-        diff = log ? static_cast<double>(static_cast<P>(static_cast<U>(P(b)) - static_cast<U>(P(a)))) : e - s;
+        diff = log ? wrapped_difference(a, b) : e - s;
       }
     });
   }
@@ -230,9 +243,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
     // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
     // aten computes both in the dtype's step type, and its pow in double.
     auto put = [&](int64_t i, auto v) {
-      const double r = log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v);
-      if constexpr (std::is_integral_v<scalar_t>) p[i] = x86_double_to_int<scalar_t>(r);
-      else p[i] = static_cast<scalar_t>(r);
+      p[i] = range_value<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
     };
     if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
       const float sf = static_cast<float>(s), ef = static_cast<float>(e);

@@ -1461,12 +1461,14 @@ def _margin_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
         return False
     want = (0,) if name == "multi_margin_loss" else (0, x.shape[-1] if x.dim() else 0)
-    return (x.dtype in (torch.float32, torch.float64) and x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0
+    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex()
             and t.dtype == torch.int64 and tuple(t.shape) == want)
 
 
 def _margin_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
     x = _arg(args, kwargs, 0, "input")
+    if x.dtype not in (torch.float32, torch.float64):  # no kernel: PyTorch's error for any other batch
+        raise NotImplementedError(f'"{name}_cpu_kernel" not implemented for \'{_LEGACY[x.dtype]}\'')
     return torch.tensor(math.nan if kwargs.get("reduction", "mean") == "mean" else 0.0, dtype=x.dtype)
 
 
@@ -1978,9 +1980,11 @@ KNOWN_WRONG = [
         "margin-loss-empty-batch",
         torch_says="F.multi_margin_loss(torch.zeros(0, 4), torch.zeros(0, dtype=torch.long)) returns "
                    "2.0922e-07, then -1.0581e+36 on the next call (reduction 'sum' too; "
-                   "multilabel_margin_loss likewise): the reduction reads a buffer it never wrote",
+                   "multilabel_margin_loss likewise; an int64 input returns garbage of its dtype): the "
+                   "reduction reads a buffer it never wrote",
         why="a sum over no samples is 0 and their mean 0 / 0 = NaN, as PyTorch's other losses and "
-            "torch.mean of an empty tensor give",
+            "torch.mean of an empty tensor give; a dtype without a kernel is PyTorch's own "
+            "NotImplementedError for any other batch",
         applies=_margin_empty_applies, correct=_margin_empty_correct),
     KnownWrong(
         "sdpa-empty-value-nonfinite",

@@ -109,6 +109,12 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   if (!mixed)
     for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
       if (!(t == &running_var && var_promoted)) check_affine(*t, input);
+  // that transform views each per-channel tensor it reads as (1, C, 1, ...): it must be 1-d
+  if (centered)
+    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+      EMBER_CHECK(!t->defined() || t->dim() == 1 || (training && (t == &running_mean || t == &running_var)),
+                  "t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED: batch_norm of a non-contiguous input "
+                  "reads 1-d weight, bias and statistics");
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;

@@ -596,8 +596,10 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
     names = ("grad_out", "query", "key", "value", "out", "logsumexp")
     g, q, k, v, o, lse = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
-    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or _arg(args, kwargs, 8, "attn_mask"):
-        return False
+    mask = _arg(args, kwargs, 8, "attn_mask")
+    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or (
+            mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
+        return False  # a mask of another dtype is the kernel's dtype error first
     if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype

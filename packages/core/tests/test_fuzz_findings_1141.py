@@ -84,6 +84,9 @@ def _special(m: Any, n: int) -> Any:
     lambda m: _f(m).batch_norm(_strided(m), m.zeros(3), m.ones(3), m.ones(1, 3), m.zeros(3)),
     lambda m: _f(m).batch_norm(_strided(m), m.zeros(1, 3), m.ones(3)),
     lambda m: _f(m).batch_norm(_strided(m).contiguous(), m.zeros(3), m.ones(3), m.ones(1, 3), m.zeros(3)),
+    # native_batch_norm in training: the kernel's dtype error before any statistic
+    lambda m: (m.ops.aten.native_batch_norm if m is torch else m.native_batch_norm)(
+        m.arange(6).reshape(2, 3), None, None, m.zeros(3), m.ones(3), True, 0.1, 1e-5),
     # angle of a complex input writes out= through a temporary: no overlap check
     lambda m: m.angle(m.ones(3, 4, dtype=m.complex64), out=m.empty(1).expand(2)),
     # index_put counts its indices first

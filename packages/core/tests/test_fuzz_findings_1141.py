@@ -150,15 +150,15 @@ def test_group_norm_group_of_one_is_the_bias() -> None:
 # ---- torch_known_wrong entries ----------------------------------------------------------------
 
 @pytest.mark.parametrize("n", [2**31 - 1, 2**31, 2**32 + 1])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
 def test_polygamma_order_past_int32(n: int, dtype: str) -> None:
     """PyTorch's kernel takes the order as a C int (NaN at 2**31 - 1, trigamma's values at
     2**32 + 1): ember gives the entry's value, n! zeta(n + 1, x) in logs."""
     kw = known_wrong()
     vals = [0.5, 1.0, 2.0, 3.5, 1e9, 1e10, 65504.0, -0.3, -0.7, -0.5, -1.0, 0.0, INF, -INF, NAN, 1e-45,
             -1.2076, -2.8034, -1.5]
-    if dtype == "int64":
-        vals = [1, 2, 7, 0, -1, -3]
+    if dtype in ("int64", "bool"):
+        vals = [1, 2, 7, 0, -1, -3] if dtype == "int64" else [True, False]
     x = torch.tensor(vals, dtype=getattr(torch, dtype))
     entry = kw.lookup("polygamma", (n, x), {})
     assert entry is not None and entry.id == "polygamma-order-past-int32"

@@ -1422,7 +1422,7 @@ def _polygamma_huge_order_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     n, x = _polygamma_parts(args, kwargs)
     out = kwargs.get("out")
-    return (2**31 - 1 <= n < 2**63 and x.dtype != torch.bool and not x.is_complex()
+    return (2**31 - 1 <= n < 2**63 and not x.is_complex()
             and (out is None or out.dtype.is_floating_point))
 
 

@@ -229,7 +229,7 @@ def _serve_calls(stdin: int, out: Any, libs: dict, S: Any) -> None:
                 args = S.materialize(call.args, lib)
                 kwargs = S.materialize(call.kwargs, lib)
                 if lib_name == REFEREE:  # PyTorch on float64 copies of the float tensors
-                    args, kwargs = S.upcast(args), S.upcast(kwargs)
+                    args, kwargs = S.referee_inputs(args, kwargs)
                 if known:  # the corrected value, computed here so a torch crash cannot kill the client
                     res = _known_wrong(lib_name[len(KNOWN_WRONG):], call, args, kwargs, S)
                     answer = ("ok", S.to_plain(res), None)

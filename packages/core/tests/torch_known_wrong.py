@@ -596,8 +596,10 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
     names = ("grad_out", "query", "key", "value", "out", "logsumexp")
     g, q, k, v, o, lse = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
-    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or _arg(args, kwargs, 8, "attn_mask"):
-        return False
+    mask = _arg(args, kwargs, 8, "attn_mask")
+    if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or (
+            mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
+        return False  # a mask of another dtype is the kernel's dtype error first
     if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
@@ -635,6 +637,16 @@ def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the kernel's first step, before it divides: a mask with elements is viewed as 4-d and
+    # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    mask = _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask")
+    if isinstance(mask, torch.Tensor) and mask.numel():
+        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
+        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
+        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:
         return a.to("meta") if isinstance(a, torch.Tensor) else a
@@ -1403,6 +1415,138 @@ def _fractional_kernel_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}(): kernel_size must be greater than zero and fit the input")
 
 
+# --- polygamma of an order past int32 ----------------------------------------------------------
+
+def _polygamma_huge_order_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "polygamma":
+        return False
+    n, x = _polygamma_parts(args, kwargs)
+    out = kwargs.get("out")
+    return (2**31 - 1 <= n < 2**63 and not x.is_complex()
+            and (out is None or out.dtype.is_floating_point))
+
+
+def _polygamma_huge_order_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    n, x = _polygamma_parts(args, kwargs)
+    dt = x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()
+    v = x.double()
+    s, sign = float(n) + 1.0, (1.0 if n % 2 else -1.0)
+    # x > 0: n! zeta(n + 1, x) in logs, the terms (x + k)^-s relative to the first and the tail
+    # past k = 64 as the integral of t^-s from x + 64.5 (exact enough where the terms vary slowly)
+    xp = torch.where(v > 0, v, 1.0)
+    lx = xp.log()
+    acc = torch.ones_like(v)
+    for k in range(1, 65):
+        acc += torch.exp(-s * (torch.log(xp + k) - lx))
+    acc += torch.exp(s * lx + (1.0 - s) * torch.log(xp + 64.5) - math.log(s - 1.0))
+    pos = sign * torch.exp(math.lgamma(s) - s * lx + acc.log())
+    # below 0: a pole (inf with the sign) at each integer, else inf with the sign of the nearest term
+    d = v - torch.where(v < 0, -torch.floor(-v + 0.5), torch.floor(v + 0.5))  # round half away from 0
+    neg = torch.full_like(v, math.inf) if n % 2 else torch.where(d < 0, math.inf, -math.inf)
+    neg = torch.where(v == torch.floor(v), sign * math.inf, neg)
+    r = torch.where(v > 0, pos, neg)
+    r = torch.where(torch.isposinf(v), -0.0 if sign < 0 else 0.0, r)
+    r = torch.where(torch.isnan(v) | torch.isneginf(v), math.nan, r)
+    return r.to(dt)
+
+
+# --- multi_margin_loss / multilabel_margin_loss of an empty batch ------------------------------
+
+def _margin_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("multi_margin_loss", "multilabel_margin_loss"):
+        return False
+    x, t = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
+    if len(args) > 2 or set(kwargs) - {"input", "target", "p", "margin", "reduction"}:
+        return False  # weights and the legacy size_average / reduce flags: not covered
+    if kwargs.get("reduction", "mean") not in ("mean", "sum") or kwargs.get("p", 1) not in (1, 2):
+        return False
+    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
+        return False
+    want = (0,) if name == "multi_margin_loss" else (0, x.shape[-1] if x.dim() else 0)
+    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex()
+            and t.dtype == torch.int64 and tuple(t.shape) == want)
+
+
+def _margin_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    if x.dtype not in (torch.float32, torch.float64):  # no kernel: PyTorch's error for any other batch
+        raise NotImplementedError(f'"{name}_cpu_kernel" not implemented for \'{_LEGACY[x.dtype]}\'')
+    return torch.tensor(math.nan if kwargs.get("reduction", "mean") == "mean" else 0.0, dtype=x.dtype)
+
+
+# --- scaled_dot_product_attention with an empty value ------------------------------------------
+
+def _sdpa_empty_value_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "scaled_dot_product_attention":
+        return False
+    q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+    if not all(isinstance(a, torch.Tensor) and a.dim() >= 2 and a.dtype.is_floating_point for a in (q, k, v)):
+        return False
+    return (v.numel() == 0 and q.numel() > 0 and v.shape[-1] > 0
+            and not (bool(torch.isfinite(q).all()) and bool(torch.isfinite(k).all())))
+
+
+def _sdpa_empty_value_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # PyTorch's own call with the non-finite query and key values replaced: its checks, and its
+    # zeros (the weighted sum of no values) for every finite input
+    args = tuple(torch.nan_to_num(a, 0.0, 0.0, 0.0) if i < 2 and isinstance(a, torch.Tensor) else a
+                 for i, a in enumerate(args))
+    kwargs = {k: torch.nan_to_num(a, 0.0, 0.0, 0.0) if k in ("query", "key") else a for k, a in kwargs.items()}
+    return torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
+
+
+# --- index_put with a 0-d mask ---------------------------------------------------------------
+
+def _index_put_0d_mask_parts(args: tuple, kwargs: dict) -> tuple:
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "indices"), _arg(args, kwargs, 2, "values"),
+            _arg(args, kwargs, 3, "accumulate", False))
+
+
+def _index_put_0d_mask_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "index_put":
+        return False
+    x, idx, v, acc = _index_put_0d_mask_parts(args, kwargs)
+    if not (isinstance(x, torch.Tensor) and x.dim() > 0 and isinstance(v, torch.Tensor)
+            and isinstance(idx, (tuple, list)) and idx and isinstance(acc, bool)):
+        return False
+    first = idx[0]
+    if not (isinstance(first, torch.Tensor) and first.dim() == 0 and first.dtype in (torch.bool, torch.uint8)):
+        return False
+    # one mask among Nones and a one-element value is aten's masked_fill_ path, which is sound
+    masked_fill = not acc and v.numel() == 1 and all(t is None for t in idx[1:])
+    return not masked_fill
+
+
+def _index_put_0d_mask_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, idx, v, acc = _index_put_0d_mask_parts(args, kwargs)
+    # as x[mask] = v does it: the 0-d mask indexes a new leading dim of size 1
+    return torch.index_put(x.unsqueeze(0), (idx[0].reshape(1), *idx[1:]), v, acc)[0]
+
+
+# --- gelu_backward of an integer gradient beside a float16 self --------------------------------
+
+def _gelu_bw_int_half_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    if name != "gelu_backward" or approximate != "none" or not (
+            isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)):
+        return False
+    if x.dtype != torch.float16 or g.dtype not in (torch.int16, torch.int32, torch.int64, torch.bool):
+        return False
+    try:
+        torch.broadcast_shapes(g.shape, x.shape)
+    except RuntimeError:
+        return False
+    return x.is_contiguous() and x.numel() > 1
+
+
+def _gelu_bw_int_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, _ = _gelu_bw_parts(args, kwargs)
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    rt = torch.result_type(g, x)
+    return torch.ops.aten.gelu_backward(g.expand(shape).double(), x.expand(shape).double()).to(rt)
+
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1486,6 +1630,16 @@ KNOWN_WRONG = [
         why="the median of a column of four equal values is that value: the result must not "
             "depend on the layout, so it is PyTorch's answer for the contiguous copy",
         applies=_median_applies, correct=_median_correct),
+    KnownWrong(
+        "polygamma-order-past-int32",
+        torch_says="torch.polygamma(2**31 - 1, torch.tensor([0.5, 2.0])) -> [nan, nan]; "
+                   "torch.polygamma(2**32 + 1, x) equals torch.polygamma(1, x): its kernel takes the "
+                   "order as a C int, so n wraps past int32 and n + 1 overflows at 2**31 - 1 (zeta of a "
+                   "negative order is NaN)",
+        why="psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x): for x > 0 that is inf where n! / x^(n+1) "
+            "overflows and +-0 where the sum underflows (computed here in logs), at a non-positive "
+            "integer the pole's inf, between the poles below 0 inf with the sign of the nearest term",
+        applies=_polygamma_huge_order_applies, correct=_polygamma_huge_order_correct, iterator=True),
     KnownWrong(
         "polygamma-inf",
         torch_says="torch.polygamma(2, torch.tensor([inf, -inf])) -> [nan, -inf] (n >= 2; "
@@ -1824,6 +1978,43 @@ KNOWN_WRONG = [
             "so ember raises a RuntimeError naming it (after aten's input checks); a kernel larger than "
             "the input is aten's own 'too large' error, whatever the wrap",
         applies=_fractional_kernel_applies, correct=_fractional_kernel_correct),
+    KnownWrong(
+        "margin-loss-empty-batch",
+        torch_says="F.multi_margin_loss(torch.zeros(0, 4), torch.zeros(0, dtype=torch.long)) returns "
+                   "2.0922e-07, then -1.0581e+36 on the next call (reduction 'sum' too; "
+                   "multilabel_margin_loss likewise; an int64 input returns garbage of its dtype): the "
+                   "reduction reads a buffer it never wrote",
+        why="a sum over no samples is 0 and their mean 0 / 0 = NaN, as PyTorch's other losses and "
+            "torch.mean of an empty tensor give; a dtype without a kernel is PyTorch's own "
+            "NotImplementedError for any other batch",
+        applies=_margin_empty_applies, correct=_margin_empty_correct),
+    KnownWrong(
+        "sdpa-empty-value-nonfinite",
+        torch_says="F.scaled_dot_product_attention(q, k, torch.randn(0, 3, 4, 8)) with q, k = "
+                   "torch.randn(2, 3, 4, 8) is zeros, but NaN everywhere (all 192 elements) once one "
+                   "element of q (or k) is NaN or inf; a value of shape (2, 3, 0, 8) the same",
+        why="a NaN in one batch's query cannot reach another batch's output; the weighted sum of "
+            "no values is 0, PyTorch's own answer for finite inputs",
+        applies=_sdpa_empty_value_applies, correct=_sdpa_empty_value_correct),
+    KnownWrong(
+        "index-put-0d-mask",
+        torch_says="torch.index_put(torch.zeros(2, 3), (torch.tensor(True),), torch.tensor([5., 6, 7])) "
+                   "raises 'ntensor >= 3 INTERNAL ASSERT FAILED' (a 0-d uint8 mask, and accumulate=True "
+                   "with any value, the same), while x[torch.tensor(True)] = torch.tensor([5., 6, 7]) "
+                   "sets both rows",
+        why="a 0-d mask indexes a new leading dim of size 1 (True) or 0 (False), as indexing and "
+            "setitem with it do; index_put is setitem's op, so its answer is setitem's",
+        applies=_index_put_0d_mask_applies, correct=_index_put_0d_mask_correct),
+    KnownWrong(
+        "gelu-backward-int-grad-half-self",
+        torch_says="torch.ops.aten.gelu_backward(torch.tensor([1, 2, 3]), torch.tensor([0.5, -1., 2.], "
+                   "dtype=torch.float16)) is [0.8677, -0.1666, 3.2559] on a CPU without AVX512-FP16 "
+                   "(AMD Zen 4/5, Cascade Lake) and raises 'itensor_view_from_dense expects "
+                   "float/bfloat16/half/int8/fp8 tensor input' on one with it (Sapphire/Emerald "
+                   "Rapids): its oneDNN path takes float16 only there and cannot view an integer gradient",
+        why="the answer must not depend on the CPU; gelu_backward is elementwise in the promoted dtype, "
+            "as PyTorch's own path without oneDNN computes it",
+        applies=_gelu_bw_int_half_applies, correct=_gelu_bw_int_half_correct),
 ]
 
 

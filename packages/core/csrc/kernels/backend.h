@@ -323,7 +323,8 @@ struct LossKernels {
 struct FillKernels {
   void (*fill)(void* out, int64_t n, size_t itemsize, const void* value);
   void (*arange)(ScalarType dt, void* out, int64_t n, double start, double step, int64_t istart, int64_t istep);
-  void (*linspace)(ScalarType dt, void* out, int64_t steps, double start, double end, double base, bool log);
+  void (*linspace)(ScalarType dt, void* out, int64_t steps, double start, double end, double diff, double base,
+                   bool log);
   void (*eye)(ScalarType dt, void* out, int64_t n, int64_t m);
 };
 

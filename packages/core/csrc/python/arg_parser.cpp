@@ -395,7 +395,10 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
       return false;
     }
     const Param& p = params_[k];
-    if (p.varargs && (nargs - i > 1 || is_int_like(args[i])) && !PyTuple_Check(args[i]) && !PyList_Check(args[i])) {
+    // One Python int for an int[N] is the bare-int form (PyTorch: an overflow is its ValueError,
+    // not the varargs list's TypeError): x.var(2**63).
+    const bool single_vararg = is_int_like(args[i]) && (!p.single_int || is_tensor(args[i]));
+    if (p.varargs && (nargs - i > 1 || single_vararg) && !PyTuple_Check(args[i]) && !PyList_Check(args[i])) {
       A.varargs = args + i;
       A.nvarargs = nargs - i;
       A.vararg_param = static_cast<int>(k);

@@ -407,7 +407,7 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float,
                       eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """(out, save_mean, save_invstd): the batch statistics when training, empty tensors otherwise."""
-    if training:
+    if training and input.dtype.is_floating_point:  # else aten's dtype error (the kernel's, below) first
         with ember.no_grad():  # before the kernel updates the running statistics
             mean, invstd = _stats(input, (0, *range(2, input.dim())), eps, False)
     else:

@@ -134,7 +134,15 @@ Tensor angle(const Tensor& self) {
   backend(r).complex.angle(rt, x.raw(), r.raw(), r.numel());
   return r;
 }
-Tensor angle_out(const Tensor& self, const Tensor& out) { return into_out(angle(self), out); }
+Tensor angle_out(const Tensor& self, const Tensor& out) {
+  // aten's TensorIterator checks the written tensor's overlaps before anything else; a complex
+  // input is computed into a temporary first and copied into out= (resized), unchecked
+  if (!is_complex(self.dtype())) {
+    check_no_internal_overlap(out);
+    check_no_overlap(out, self);
+  }
+  return into_out(angle(self), out);
+}
 
 Tensor complex_abs_op(const Tensor& out, bool inplace, const Tensor& input) {
   EMBER_CHECK(!inplace, "In-place abs is not supported for complex tensors.");

@@ -1,5 +1,6 @@
 // Factories: tensors made from sizes and values rather than from other tensors.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/deterministic.h"
@@ -125,6 +126,19 @@ int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step
   }
   return size_from_double(std::ceil((e - s) / st), "arange");
 }
+
+// b - a in an integer dtype's C arithmetic (int8/int16/uint8 promote to int; int32 and int64
+// wrap), as aten's logspace kernel takes it.
+template <class T>
+double wrapped_difference(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using P = decltype(a - b);
+    using U = std::make_unsigned_t<P>;
+    return static_cast<double>(static_cast<P>(static_cast<U>(P(b)) - static_cast<U>(P(a))));
+  } else {
+    return 0.0;  // float dtypes step from the doubles
+  }
+}
 }  // namespace
 
 // Where a range is written: out= itself when contiguous, else a temporary copied back after
@@ -187,19 +201,24 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   if (steps == 1) return fill_(t, log ? Scalar(std::pow(base, start.to_double())) : start);
   double s = start.to_double(), e = end.to_double();
   // aten's kernel reads both ends with its checked conversion to the dtype; integer dtypes
-  // then compute from the converted ends (so -3 is 253 for uint8). Bool raises below, as aten.
+  // then compute from the converted ends (so -3 is 253 for uint8). Bool: the dispatch below raises.
+  // logspace's integer kernel takes the difference in the dtype's own (C-promoted) arithmetic,
+  // which wraps past int32/int64: logspace(-2**63, 3, 4, dtype=int64) steps downwards.
+  double diff = 0;
   if (dt != ScalarType::Bool) {
     EMBER_DISPATCH_ALL(dt, "linspace_cpu", [&] {
       const scalar_t a = start.checked<scalar_t>(), b = end.checked<scalar_t>();
-      if (is_integral(dt, false)) {
+      if constexpr (std::is_integral_v<scalar_t>) {
         s = static_cast<double>(a);
         e = static_cast<double>(b);
+        diff = log ? wrapped_difference(a, b) : e - s;
       }
     });
   }
+  if (!is_integral(dt, false)) diff = e - s;
   Tensor w = contiguous_target(t);
   if (dt == ScalarType::Bool) dtype_not_implemented(log ? "logspace_cpu" : "linspace_cpu", dt);
-  backend(w).fill.linspace(dt, w.raw(), steps, s, e, base, log);
+  backend(w).fill.linspace(dt, w.raw(), steps, s, e, diff, base, log);
   if (!w.same(t)) copy_into(t, w);
   return t;
 }

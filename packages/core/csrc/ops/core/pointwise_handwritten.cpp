@@ -312,8 +312,20 @@ Tensor isclose(const Tensor& input, const Tensor& other, double rtol, double ato
               legacy_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  return run("isclose", EMBER_KERNEL(backend(input).pointwise, isclose), DtypeRule::PromoteBoolOut, Tensor(), false,
-             {input, other}, {Scalar(rtol), Scalar(atol), Scalar(equal_nan)});
+  // aten's composite, op for op: |a - b| and atol + |rtol * b| are tensor ops in the input's dtype,
+  // integer and bool inputs in the default float dtype (float32's rtol = 1e300 is inf, so 0 * inf
+  // makes a NaN tolerance; 3e38 - -3e38 is inf), and a non-finite |a - b| is never close.
+  Tensor close = eq(input, other);
+  if (equal_nan && (input.is_floating() || is_complex(input.dtype())))
+    close = logical_or(close, logical_and(isnan(input), isnan(other)));
+  if (rtol == 0 && atol == 0) return close;
+  const bool as_float = !input.is_floating() && !is_complex(input.dtype());
+  const Tensor a = as_float ? to_dtype(input, default_dtype()) : input;
+  const Tensor b = as_float ? to_dtype(other, default_dtype()) : other;
+  const Scalar one(int64_t(1));
+  Tensor allowed = add(abs(mul(b, wrap_scalar(Scalar(rtol)))), wrap_scalar(Scalar(atol)), one);
+  Tensor actual = abs(sub(a, b, one));
+  return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
 }
 bool allclose(const Tensor& input, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return all(isclose(input, other, rtol, atol, equal_nan)).item().to_bool();
@@ -364,12 +376,12 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(grad_output).pointwise;
-  // aten's erf form takes its oneDNN path for a contiguous float32 / half-type self of two or more
+  // aten's erf form takes its oneDNN path for a contiguous float32 / bfloat16 self of two or more
   // elements (after its iterator's broadcast), whose view of the gradient refuses int16 / int32 /
-  // int64 / bool (int8 and uint8 it takes)
+  // int64 / bool (int8 and uint8 it takes). A float16 self takes it only on CPUs with AVX512-FP16:
+  // ember computes it (torch_known_wrong: gelu-backward-int-grad-half-self).
   const ScalarType g = grad_output.dtype(), x = self.dtype();
-  if (!gelu_tanh_form(approximate) &&
-      (x == ScalarType::Float32 || x == ScalarType::Float16 || x == ScalarType::BFloat16)) {
+  if (!gelu_tanh_form(approximate) && (x == ScalarType::Float32 || x == ScalarType::BFloat16)) {
     (void)broadcast_shapes(grad_output.sizes(), self.sizes());
     EMBER_CHECK(
         !(self.is_contiguous() && self.numel() > 1 &&

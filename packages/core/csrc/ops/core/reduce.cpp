@@ -126,7 +126,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   if (kind == ReduceKind::NanSum) {
     // PyTorch's nansum kernel is float-only: a float input summed into an integer
     // out= fails, while integer inputs (or dtype=int) simply take sum.
-    // (an empty input is filled with 0 before that dispatch)
+    // (an empty input is filled with 0 before that dispatch); the dims are checked before both
+    (void)dim_mask(x0, dim);
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     if (!is_floating(dtype ? *dtype : x0.dtype())) {
@@ -165,9 +166,12 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
   check_mean_dtype(name, dtype ? *dtype : x0.dtype());
-  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  // A half-type dtype: aten sums the input in float32 (not cast to the dtype first), divides,
+  // then rounds to the dtype once.
+  const bool half_dtype = dtype && (*dtype == ScalarType::Float16 || *dtype == ScalarType::BFloat16);
+  Tensor x = !dtype ? x0 : to_dtype(x0, half_dtype && !nan ? ScalarType::Float32 : *dtype);
   DimMask m = dim_mask(x, dim);
-  if (!nan && !out && acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
+  if (!nan && !out && !half_dtype && acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
     // As aten: the sum, divided in place by the count (nested op events, as in PyTorch's trace).
     Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr},
                                    [&] { return sum(x, dim, keepdim, std::nullopt); });
@@ -180,7 +184,7 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   if (nan) s = to_dtype(s, x.dtype());
   Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
                  : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
-  return finish_out(to_dtype(div(s, n, std::nullopt), x.dtype()), out);
+  return finish_out(to_dtype(div(s, n, std::nullopt), half_dtype && !nan ? *dtype : x.dtype()), out);
 }
 
 void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {

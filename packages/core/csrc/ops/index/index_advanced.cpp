@@ -228,9 +228,22 @@ std::optional<Tensor> masked_fill_mask(const Tensor& self, const IndexList& indi
 
 Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& values, bool accumulate) {
   check_inplace(self, "index_put_");
+  EMBER_CHECK_INDEX(static_cast<int64_t>(indices.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", indices.size(), ")");
   if (!accumulate)
     if (std::optional<Tensor> mask = masked_fill_mask(self, indices, values))
       return masked_fill_(self, *mask, values.item());
+  // A leading 0-d mask indexes a new leading dim of size 1 (true) or 0, as setitem reads it (aten's
+  // index_put fails an internal assert there: torch_known_wrong's index-put-0d-mask).
+  const Tensor& first = indices.empty() ? Tensor() : indices[0];
+  if (first.defined() && first.dim() == 0 &&
+      (first.dtype() == ScalarType::Bool || first.dtype() == ScalarType::UInt8)) {
+    IndexList rest = indices;
+    rest[0] = reshape(first, DimVector{1});
+    index_put_(unsqueeze(self, 0), rest, values, accumulate);
+    self.bump_version();
+    return self;
+  }
   Plan p = make_plan(self, indices);
   Tensor v = values;  // its leading unit dims are setitem's to drop (py_index.cpp), not index_put_'s
   bool ok = v.dim() <= static_cast<int64_t>(p.out_shape.size());

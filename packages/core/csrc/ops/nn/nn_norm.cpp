@@ -98,11 +98,23 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   // float32 parameters and statistics beside a half-type input (aten's mixed type), or all of
   // the input's dtype; the kernel reads them as doubles either way.
   const bool mixed = mixed_params(input, {&weight, &bias, &running_mean, &running_var});
-  if (!mixed)
-    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_affine(*t, input);
   bool centered = !contiguous_or_channels_last(input);
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
     centered = centered || (t->defined() && !t->is_contiguous());
+  // aten's evaluation transform for such an input reads 1 / sqrt(running_var + eps), a tensor
+  // op: an integer or bool running_var becomes the default float type there, which a float32
+  // input's kernel then takes.
+  const bool var_promoted = !training && centered && running_var.defined() && is_integral(running_var.dtype(), true) &&
+                            input.dtype() == default_dtype();
+  if (!mixed)
+    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+      if (!(t == &running_var && var_promoted)) check_affine(*t, input);
+  // that transform views each per-channel tensor it reads as (1, C, 1, ...): it must be 1-d
+  if (centered)
+    for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+      EMBER_CHECK(!t->defined() || t->dim() == 1 || (training && (t == &running_mean || t == &running_var)),
+                  "t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED: batch_norm of a non-contiguous input "
+                  "reads 1-d weight, bias and statistics");
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;

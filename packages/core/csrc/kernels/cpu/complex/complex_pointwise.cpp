@@ -105,25 +105,6 @@ void ternary(ElementwiseIter& it, F f) {
   });
 }
 
-// |z| as PyTorch's vectorised abs computes it.
-template <class R>
-inline R magnitude(Cx<R> z) {
-  return std::sqrt(z.re * z.re + z.im * z.im);
-}
-
-// aten's isclose for complex: equal, or both NaN (a NaN part) when equal_nan, or a finite
-// |a - b| <= atol + |rtol * b|, each step in the element type.
-template <class R>
-bool close(Cx<R> a, Cx<R> b, R rtol, R atol, bool equal_nan, bool tolerant) {
-  if (a.re == b.re && a.im == b.im) return true;
-  const bool a_nan = std::isnan(a.re) || std::isnan(a.im), b_nan = std::isnan(b.re) || std::isnan(b.im);
-  if (equal_nan && a_nan && b_nan) return true;
-  if (!tolerant) return false;
-  const R allowed = atol + magnitude(Cx<R>{rtol * b.re, rtol * b.im});
-  const R actual = magnitude(Cx<R>{a.re - b.re, a.im - b.im});
-  return std::isfinite(actual) && actual <= allowed;
-}
-
 template <class R>
 bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   using C = Cx<R>;
@@ -168,12 +149,6 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     std_fn([](std::complex<R> z) { return std::tanh(z); });
   } else if (is("pow")) {
     binary<C, R>(it, [](C a, C b) { return from_std<R>(std::pow(to_std<R>(a), to_std<R>(b))); });
-  } else if (is("isclose")) {
-    const double rtol = p[0].to<double>(), atol = p[1].to<double>();
-    const bool equal_nan = p[2].to_bool(), tolerant = rtol != 0 || atol != 0;
-    binary<bool, R>(it, [rt = R(rtol), at = R(atol), equal_nan, tolerant](C a, C b) {
-      return close(a, b, rt, at, equal_nan, tolerant);
-    });
   } else if (is("addcdiv")) {
     const std::complex<R> v = p[0].to<std::complex<R>>();
     ternary<R>(it, [value = C{v.real(), v.imag()}](C a, C b, C c) {

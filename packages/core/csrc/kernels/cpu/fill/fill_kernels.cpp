@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -45,6 +46,21 @@ void by_itemsize(size_t sz, const F& f) {
   }
 }
 
+// A double written to the dtype; to an integer one as aten's compiled code does it on x86
+// (cvttsd2si into 32 bits, or 64 for int64, then the narrow store): out of range and NaN give
+// the minimum (0 in 8 and 16 bits), without a plain cast's undefined behaviour.
+template <class T>
+T range_value(double v) {
+  if constexpr (!std::is_integral_v<T>) {
+    return static_cast<T>(v);
+  } else if constexpr (sizeof(T) == 8) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<T>(v) : INT64_MIN;
+  } else {
+    const int32_t w = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v) : INT32_MIN;
+    return static_cast<T>(w);
+  }
+}
+
 }  // namespace
 
 // The generic iterator with a stride-0 source ran at half PyTorch's speed; zeros are a memset.
@@ -74,16 +90,16 @@ void arange(ScalarType dt, void* out, int64_t n, double start, double step, int6
   });
 }
 
-void linspace(ScalarType dt, void* out, int64_t steps, double start, double end, double base, bool log) {
+void linspace(ScalarType dt, void* out, int64_t steps, double start, double end, double diff, double base, bool log) {
   const double s = start, e = end;
-  const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  const double step = steps > 1 ? diff / static_cast<double>(steps - 1) : 0.0;
   const int64_t half = steps / 2;
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
     scalar_t* p = static_cast<scalar_t*>(out);
     // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
     // aten computes both in the dtype's step type, and its pow in double.
     auto put = [&](int64_t i, auto v) {
-      p[i] = static_cast<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
+      p[i] = range_value<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
     };
     if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
       const float sf = static_cast<float>(s), ef = static_cast<float>(e);

@@ -45,10 +45,12 @@ void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_g
         const int64_t c0 = (r % num_groups) * per;
         for (int64_t cc = 0; cc < per; ++cc) {
           const int64_t c = c0 + cc;
-          const A scale = static_cast<A>(w[c] * inv), shift = static_cast<A>(b[c] - mu * w[c] * inv);
+          // x * scale + shift in double, rounded once: in the input's precision the two terms
+          // cancel where x is near the mean (a group of one element: off by an ulp of x * scale)
+          const double scale = w[c] * inv, shift = b[c] - mu * w[c] * inv;
           const scalar_t* p = xp + r * len + cc * d.s;
           scalar_t* q = yp + r * len + cc * d.s;
-          for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(p[k]) * scale + shift);
+          for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(static_cast<double>(p[k]) * scale + shift));
         }
       }
     });

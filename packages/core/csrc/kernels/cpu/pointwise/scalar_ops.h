@@ -269,19 +269,6 @@ EMBER_VEC_INLINE T lerp_(T a, T b, T w) {
   return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
 }
 template <class T>
-EMBER_VEC_INLINE bool isclose_(T a, T b, double rtol, double atol, bool equal_nan) {
-  if constexpr (is_fp<T>) {
-    if (a == b) return true;
-    if (a != a || b != b) return equal_nan && a != a && b != b;
-    if (std::isinf(a) || std::isinf(b)) return false;
-    return std::abs(double(a) - double(b)) <= atol + rtol * std::abs(double(b));
-  } else {
-    if (a == b) return true;
-    return std::abs(double(a) - double(b)) <= atol + rtol * std::abs(double(b));
-  }
-}
-
-template <class T>
 inline T digamma(T x) {
   return static_cast<T>(special::digamma(static_cast<double>(x)));
 }

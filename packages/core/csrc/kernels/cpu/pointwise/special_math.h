@@ -101,8 +101,18 @@ inline double polygamma(int64_t n, double x) {
   double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
   const double s = static_cast<double>(n) + 1.0, lg = std::lgamma(s), z = zeta(s, x);
   // For a huge n, n! overflows while zeta(n + 1, x) underflows (x > 1): their product is
-  // exp(lgamma(n + 1) + log zeta(n + 1, x)), not inf * 0.
-  if (z == 0 && x > 0 && std::isinf(std::exp(lg))) return sign * std::exp(lg + log_zeta_large(s, x));
+  // exp(lgamma(n + 1) + log zeta(n + 1, x)), not inf * 0 (and +-0 at x = inf).
+  if (z == 0 && x > 0 && std::isinf(std::exp(lg)))
+    return std::isinf(x) ? sign * 0.0 : sign * std::exp(lg + log_zeta_large(s, x));
+  // Between the poles below 0 the term of the x + k nearest 0 dominates, and with n! overflowing
+  // the result is inf with that term's sign (the sum itself overflows to inf - inf or, for x < -1,
+  // starts from an underflowing term): d^-(n+1) is positive for an odd n, and for an even one has
+  // d's sign (d = +-1/2 cancel in pairs, leaving the positive terms past them).
+  if (x < 0 && std::isfinite(x) && x != std::floor(x) && std::isinf(std::exp(lg))) {
+    const double d = x - std::round(x);
+    const double inf = std::numeric_limits<double>::infinity();
+    return (n % 2) ? inf : (d < 0 ? inf : -inf);
+  }
   return sign * std::exp(lg) * z;
 }
 

@@ -67,7 +67,8 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
             return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
 
         key, value = expand(key), expand(value)
-    if unit_stride and _fused_applies(query, key, value, attn_mask, dropout_p):
+    # sdp's checks in its order: the mask's shape (an IndexError for a mask below 2 dims) before the strides
+    if _fused_applies(query, key, value, attn_mask, dropout_p) and unit_stride:
         # torch's CPU path for 4-d inputs without dropout: the fused kernel in core
         # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
         if attn_mask is not None and attn_mask.dtype == ember.bool:

@@ -46,6 +46,6 @@ BENCHES: list[Bench] = [
 
 # Per-op cost of the fallback's check while a conjugate view is alive elsewhere (real operands)
 BENCHES += [
-    Bench("complex-overhead", "a + b (1 elem) beside a live conj view", "overhead", "a + b", lambda lib: {
+    Bench("complex-overhead", "a + b beside a live conj view (1 elem)", "overhead", "a + b", lambda lib: {
         "a": lib.ones(1), "b": lib.ones(1), "keep": lib.ones(1, dtype=lib.complex64).conj()}, threads=1),
 ]

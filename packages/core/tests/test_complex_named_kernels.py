@@ -70,3 +70,12 @@ def test_refused_with_torch_message(call) -> None:
         call(ember, ex)
     assert type(ee.value).__name__ == type(te.value).__name__
     assert str(ee.value).splitlines()[0] == str(te.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite"])
+def test_classification(dtype: str, op: str) -> None:
+    inf, nan = math.inf, math.nan
+    values = [complex(nan, 1), complex(1, nan), complex(inf, 0), complex(0, -inf), complex(inf, nan), 1 + 1j, 0j]
+    e, t = pair(values, dtype)
+    same(getattr(ember, op)(e), getattr(torch, op)(t), exact=True)

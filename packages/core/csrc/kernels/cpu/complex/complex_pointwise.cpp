@@ -70,6 +70,17 @@ void unary(ElementwiseIter& it, F f) {
   });
 }
 
+// bool out = pred(a) (isnan, isinf, isfinite).
+template <class R, class F>
+void predicate(ElementwiseIter& it, F pred) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const bool r = pred(load<R>(d[1] + i * s[1]));
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+
 template <class Out, class R, class F>
 void binary(ElementwiseIter& it, F f) {
   it.for_each([&](char** d, const int64_t* s, int64_t n) {
@@ -147,6 +158,12 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     std_fn([](std::complex<R> z) { return std::cos(z); });
   } else if (is("tanh")) {
     std_fn([](std::complex<R> z) { return std::tanh(z); });
+  } else if (is("isnan")) {  // a NaN part makes the number NaN, an infinite part infinite
+    predicate<R>(it, [](C z) { return std::isnan(z.re) || std::isnan(z.im); });
+  } else if (is("isinf")) {
+    predicate<R>(it, [](C z) { return std::isinf(z.re) || std::isinf(z.im); });
+  } else if (is("isfinite")) {
+    predicate<R>(it, [](C z) { return std::isfinite(z.re) && std::isfinite(z.im); });
   } else if (is("pow")) {
     binary<C, R>(it, [](C a, C b) { return from_std<R>(std::pow(to_std<R>(a), to_std<R>(b))); });
   } else if (is("addcdiv")) {

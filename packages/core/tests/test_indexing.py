@@ -307,3 +307,19 @@ def test_scatter_reduce_prod_zeros_grad_matches_torch() -> None:
         ember.scatter_reduce(xe, 0, ember.tensor(idx.numpy()), se, "prod", include_self=include_self).sum().backward()
         np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy())
         np.testing.assert_allclose(se.grad.numpy(), st_.grad.numpy())
+
+
+def test_index_into_empty_dim_counts_broadcast_indices() -> None:
+    # aten checks an index into a dim of size 0 after broadcasting: an empty broadcast reads nothing
+    for shape, idx in [((0, 0), lambda m: (m.tensor([0]), m.tensor([], dtype=m.bool))),
+                       ((0, 3), lambda m: (m.tensor([0]), m.zeros(0, dtype=m.int64))),
+                       ((0, 3), lambda m: (m.tensor([0]),))]:
+        rt, et = outcome(lambda: torch.zeros(shape)[idx(torch)])
+        re, ee = outcome(lambda: ember.zeros(shape)[idx(ember)])
+        assert ee == et
+        if et is None:
+            assert tuple(re.shape) == tuple(rt.shape)
+        xt, xe = torch.zeros(shape), ember.zeros(shape)
+        _, et = outcome(lambda: xt.__setitem__(idx(torch), 1.0))
+        _, ee = outcome(lambda: xe.__setitem__(idx(ember), 1.0))
+        assert ee == et

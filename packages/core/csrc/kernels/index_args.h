@@ -5,38 +5,12 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/element_bytes.h"
 
 namespace ember::indexing {
 
-// A 16-byte element (complex128) moved as two words.
-struct Bytes16 {
-  uint64_t lo = 0, hi = 0;
-  Bytes16() = default;
-  explicit constexpr Bytes16(uint64_t v) : lo(v) {}
-  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
-};
-
-// Calls f(T{}) with an unsigned type of the element size: copies need no dtype.
-template <class F>
-void by_itemsize(size_t sz, const F& f) {
-  switch (sz) {
-    case 1:
-      f(uint8_t{});
-      break;
-    case 2:
-      f(uint16_t{});
-      break;
-    case 4:
-      f(uint32_t{});
-      break;
-    case 16:
-      f(Bytes16{});
-      break;
-    default:
-      f(uint64_t{});
-      break;
-  }
-}
+using ::ember::by_itemsize;
+using ::ember::Bytes16;
 
 // Sizes/strides with a 0-d tensor seen as 1-d of one element.
 inline DimVector sizes1(const Tensor& t) {

@@ -131,8 +131,9 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
   bool bad = false;
   for (size_t k = 0; k < p.adv.size(); ++k) {
     int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
-    // aten's AdvancedIndex refuses any index into a dim of size 0 as it is built (before a value's checks)
-    EMBER_CHECK_INDEX(size != 0 || indices[p.adv[k]].numel() == 0, "index is out of bounds for dimension with size 0");
+    // aten's AdvancedIndex refuses any index into a dim of size 0 as it is built (before a value's
+    // checks), counting the broadcast indices: x[tensor([0]), tensor([])] on (0, 0) is empty, no error
+    EMBER_CHECK_INDEX(size != 0 || p.nb == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
     bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, p.offsets.data());
     // Like PyTorch, an empty result reads nothing and so checks nothing, except

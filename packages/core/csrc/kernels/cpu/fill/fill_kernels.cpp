@@ -11,40 +11,11 @@
 
 #include "core/half.h"
 #include "core/parallel.h"
+#include "kernels/element_bytes.h"
 
 namespace ember::fill {
 
 namespace {
-
-// A 16-byte element (complex128) stored as two words.
-struct Bytes16 {
-  uint64_t lo = 0, hi = 0;
-  Bytes16() = default;
-  explicit constexpr Bytes16(uint64_t v) : lo(v) {}
-  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
-};
-
-// Calls f(T{}) with an unsigned type of the element size: a fill needs no dtype.
-template <class F>
-void by_itemsize(size_t sz, const F& f) {
-  switch (sz) {
-    case 1:
-      f(uint8_t{});
-      break;
-    case 2:
-      f(uint16_t{});
-      break;
-    case 4:
-      f(uint32_t{});
-      break;
-    case 16:
-      f(Bytes16{});
-      break;
-    default:
-      f(uint64_t{});
-      break;
-  }
-}
 
 // A double written to the dtype; to an integer one as aten's compiled code does it on x86
 // (cvttsd2si into 32 bits, or 64 for int64, then the narrow store): out of range and NaN give

@@ -58,7 +58,11 @@ template <class In, class Acc, class Op>
 Acc cascade_reduce(const In* x, int64_t n, const Op& op) {
   if (n <= kBlock) return lane_reduce<In, Acc>(x, n, op);
   int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
-  return op.combine(cascade_reduce<In, Acc>(x, half, op), cascade_reduce<In, Acc>(x + half, n - half, op));
+  // Left half first, as named statements: as combine's arguments GCC reads the right half first,
+  // so the blocks streamed from memory backwards, which halved a 64 MB sum's bandwidth.
+  Acc left = cascade_reduce<In, Acc>(x, half, op);
+  Acc right = cascade_reduce<In, Acc>(x + half, n - half, op);
+  return op.combine(left, right);
 }
 
 template <class Acc>

@@ -24,6 +24,8 @@ bool cuda_is_compiled();
 
 namespace ember::python {
 
+void init_caching_allocator(py::module_& m);  // py_caching_allocator.cpp
+
 PyObject* g_linalg_error = nullptr;
 PyObject* g_no_cuda_error = nullptr;
 PyObject* g_oom_error = nullptr;
@@ -251,6 +253,7 @@ PYBIND11_MODULE(_C, m) {
             reinterpret_cast<PyObject*>(ember::python::return_type(name, fields)));
       },
       "The structseq type torch.return_types.<name> with these fields.");
+  ember::python::init_caching_allocator(m);  // py_caching_allocator.cpp: the device allocator's test double
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);

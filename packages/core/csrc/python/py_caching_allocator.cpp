@@ -1,0 +1,117 @@
+// The device caching allocator (core/caching_allocator.h) over host memory, for the tests: the
+// allocator's logic (pools, splitting, merging, stream-aware reuse, retry on out-of-memory,
+// statistics) checked where no GPU exists. `capacity` plays the device's memory; a stream's
+// queued work completes when the test says so (complete_stream / synchronize).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "core/caching_allocator.h"
+#include "core/error.h"
+#include "py_common.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+class HostMemoryDevice : public DeviceMemory {
+ public:
+  explicit HostMemoryDevice(size_t capacity) : capacity_(capacity) {}
+  void* raw_alloc(size_t n) override {
+    if (n > capacity_ - used_) return nullptr;
+    void* p = std::malloc(n);
+    if (!p) return nullptr;
+    used_ += n;
+    sizes_[p] = n;
+    return p;
+  }
+  void raw_free(void* p) override {
+    used_ -= sizes_.at(p);
+    sizes_.erase(p);
+    std::free(p);
+  }
+  int64_t record_event(StreamId s) override {
+    events_[next_event_] = {s, ++queued_[s]};
+    return next_event_++;
+  }
+  bool event_done(int64_t e) override {
+    auto [s, seq] = events_.at(e);
+    const bool done = done_[s] >= seq;
+    if (done) events_.erase(e);
+    return done;
+  }
+  void synchronize() override {
+    for (auto& [s, q] : queued_) done_[s] = q;
+  }
+  void complete_stream(StreamId s) { done_[s] = queued_[s]; }
+  size_t total_memory() const override { return capacity_; }
+  size_t free_memory() const override { return capacity_ - used_; }
+  int device_index() const override { return 0; }
+  size_t used() const { return used_; }
+
+ private:
+  size_t capacity_, used_ = 0;
+  std::map<void*, size_t> sizes_;
+  std::map<StreamId, int64_t> queued_, done_;
+  std::map<int64_t, std::pair<StreamId, int64_t>> events_;
+  int64_t next_event_ = 0;
+};
+
+struct MockAllocator {
+  HostMemoryDevice* device;  // owned by alloc
+  CachingAllocator alloc;
+  explicit MockAllocator(size_t capacity) : MockAllocator(new HostMemoryDevice(capacity)) {}
+
+ private:
+  explicit MockAllocator(HostMemoryDevice* d) : device(d), alloc(std::unique_ptr<DeviceMemory>(d)) {}
+};
+
+// ember errors with their Python types (OutOfMemoryError), as the generated bindings raise them
+template <class F>
+auto translated(F f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    set_python_error(e);
+    throw py::error_already_set();
+  }
+}
+
+uintptr_t addr(void* p) { return reinterpret_cast<uintptr_t>(p); }
+void* ptr(uintptr_t a) { return reinterpret_cast<void*>(a); }
+
+}  // namespace
+
+void init_caching_allocator(py::module_& m) {
+  py::class_<MockAllocator>(m, "_HostCachingAllocator",
+                            "The device caching allocator over `capacity` bytes of host memory (for tests).")
+      .def(py::init<size_t>(), py::arg("capacity"))
+      .def(
+          "allocate",
+          [](MockAllocator& a, size_t n, StreamId s) {
+            return translated([&] { return addr(a.alloc.allocate(n, s)); });
+          },
+          py::arg("nbytes"), py::arg("stream") = 0)
+      .def("free", [](MockAllocator& a, uintptr_t p) { translated([&] { a.alloc.free(ptr(p)); }); })
+      .def("record_stream",
+           [](MockAllocator& a, uintptr_t p, StreamId s) { translated([&] { a.alloc.record_stream(ptr(p), s); }); })
+      .def("allocated_size",
+           [](MockAllocator& a, uintptr_t p) { return translated([&] { return a.alloc.allocated_size(ptr(p)); }); })
+      .def("complete_stream", [](MockAllocator& a, StreamId s) { a.device->complete_stream(s); })
+      .def("synchronize", [](MockAllocator& a) { a.device->synchronize(); })
+      .def("empty_cache", [](MockAllocator& a) { a.alloc.empty_cache(); })
+      .def("device_used", [](MockAllocator& a) { return a.device->used(); })
+      .def("memory_stats",
+           [](MockAllocator& a) {
+             py::dict d;
+             for (const auto& [k, v] : memory_stats_items(a.alloc.stats())) d[py::str(k)] = v;
+             return d;
+           })
+      .def("reset_peak_memory_stats", [](MockAllocator& a) { a.alloc.reset_peak_stats(); })
+      .def("reset_accumulated_memory_stats", [](MockAllocator& a) { a.alloc.reset_accumulated_stats(); });
+}
+
+}  // namespace ember::python

@@ -123,6 +123,30 @@ def asan(session: nox.Session) -> None:
 
 
 @nox.session
+def cuda_build(session: nox.Session) -> None:
+    """Build ember-core with the CUDA backend (EMBER_CUDA=ON; needs nvcc, not a GPU) and run the
+    checks that hold on any machine: it is a CUDA build, and without a driver or GPU it says so
+    with PyTorch's errors. The GPU tests run from the wheel of `nox -s cuda_wheel` on a GPU."""
+    if not shutil.which("nvcc"):
+        session.skip("nvcc not found: the CUDA backend cannot be built on this machine")
+    install_core(session, cmake_args="-DEMBER_CUDA=ON")
+    session.install(*TEST_DEPS)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "packages/core/tests/test_cuda_build.py",
+                env={"EMBER_EXPECT_CUDA_BUILD": "1"})
+
+
+@nox.session
+def cuda_wheel(session: nox.Session) -> None:
+    """The ember-core wheel with the CUDA backend, into dist/cuda/, to carry to a GPU machine."""
+    if not shutil.which("nvcc"):
+        session.skip("nvcc not found: the CUDA backend cannot be built on this machine")
+    session.install(*BUILD_DEPS)
+    shutil.rmtree(ROOT / "dist" / "cuda", ignore_errors=True)
+    session.run("pip", "wheel", "--no-deps", "--no-build-isolation", "packages/core", "-w", "dist/cuda",
+                "-Ccmake.define.EMBER_CUDA=ON", f"-Cbuild-dir=build/{session.name}")
+
+
+@nox.session
 def fuzz(session: nox.Session) -> None:
     """Fuzz every op and nn.functional against PyTorch for N minutes (`-- --minutes N`)."""
     install_core(session)

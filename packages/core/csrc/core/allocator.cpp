@@ -133,17 +133,19 @@ size_t cpu_cached_bytes() {
   return c.cached;
 }
 
-// The CUDA allocator lives with the CUDA backend (kernels/cuda); without it this raises.
-[[noreturn]] void cuda_backend_unavailable();
+// The device allocator lives with the CUDA backend (kernels/cuda: the caching allocator over
+// cudaMalloc); a build without EMBER_CUDA links its stub, which raises "not compiled with CUDA".
+void* cuda_allocate(size_t nbytes, int index);
+void cuda_deallocate(void* p, int index);
 
 void* allocate(size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU) return cpu_alloc(nbytes);
-  cuda_backend_unavailable();
+  return cuda_allocate(nbytes, device.index);
 }
 
 void deallocate(void* p, size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU) return cpu_free(p, nbytes);
-  cuda_backend_unavailable();
+  cuda_deallocate(p, device.index);
 }
 
 }  // namespace ember

@@ -102,20 +102,29 @@ std::string shape_str(IntArrayRef sizes) {
   return s + "]";
 }
 
+// kernels/cuda (or its stub): initialises CUDA on first use and raises PyTorch's errors (no
+// driver, no GPU, an index out of range); -1 means the current device
+int cuda_device_index(int index);
+
 void check_device_available(Device d) {
-  if (!d.is_cpu()) cuda_backend_unavailable();
+  if (!d.is_cpu()) (void)cuda_device_index(d.index);
 }
 
 static void cpu_deleter(void* data, void*, size_t nbytes) { cpu_free(data, nbytes); }
+// a device storage's ctx holds its device index
+static void cuda_deleter(void* data, void* ctx, size_t nbytes) {
+  deallocate(data, nbytes, Device{DeviceType::CUDA, static_cast<int8_t>(reinterpret_cast<intptr_t>(ctx))});
+}
 
-// A fresh storage on `device` from its allocator (allocator.h); only the CPU has one in this
-// build, so the deleter is the CPU's (the CUDA backend brings its own with its allocator).
+// A fresh storage on `device` from its allocator (allocator.h), with the matching deleter.
 static Ref<StorageImpl> new_storage(size_t nbytes, Device device) {
+  if (!device.is_cpu()) device.index = static_cast<int8_t>(cuda_device_index(device.index));  // "cuda" -> "cuda:0"
   auto s = make_ref<StorageImpl>();
   s->data = allocate(nbytes, device);
   s->nbytes = nbytes;
   s->device = device.is_cpu() ? cpu_device() : device;  // a CPU tensor's device has no index, as in PyTorch
-  s->deleter = cpu_deleter;
+  s->deleter = device.is_cpu() ? cpu_deleter : cuda_deleter;
+  if (!device.is_cpu()) s->ctx = reinterpret_cast<void*>(static_cast<intptr_t>(device.index));
   return s;
 }
 

@@ -19,7 +19,13 @@
 namespace py = pybind11;
 
 namespace ember {
+// kernels/cuda (or its stub in a build without EMBER_CUDA)
 bool cuda_is_compiled();
+int cuda_device_count();
+bool cuda_is_initialized();
+std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
+void cuda_empty_cache();
+void cuda_reset_peak_memory_stats(int index);
 }  // namespace ember
 
 namespace ember::python {
@@ -257,6 +263,15 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);
+  m.def("_cuda_device_count", &ember::cuda_device_count);
+  m.def("_cuda_is_initialized", &ember::cuda_is_initialized);
+  m.def("_cuda_empty_cache", &ember::cuda_empty_cache);
+  m.def("_cuda_memory_stats", [](int index) {
+    py::dict d;
+    for (const auto& [k, v] : ember::cuda_memory_stats(index)) d[py::str(k)] = v;
+    return d;
+  });
+  m.def("_cuda_reset_peak_memory_stats", &ember::cuda_reset_peak_memory_stats);
   m.def(
       "_get_cpu_capability",
       [] {

@@ -1,5 +1,7 @@
-"""ember.cuda on a build without CUDA: queries answer "no GPU", seeding is a no-op,
-and anything that needs a device raises PyTorch's "Torch not compiled with CUDA enabled"."""
+"""ember.cuda. On a build without CUDA (the default), or a machine without a GPU, queries answer
+"no GPU", seeding and empty_cache are no-ops, and anything that needs a device raises PyTorch's
+error ("Torch not compiled with CUDA enabled", or, in a CUDA build, the driver's). In a CUDA
+build (EMBER_CUDA=ON) the memory queries read the device's caching allocator."""
 
 from __future__ import annotations
 
@@ -12,16 +14,47 @@ def _no_cuda() -> NoReturn:
     raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
 
 
+def _lib() -> Any:
+    from ember._lib import _C
+
+    return _C
+
+
 def is_available() -> bool:
-    return False
+    return device_count() > 0
 
 
 def device_count() -> int:
-    return 0
+    return int(_lib()._cuda_device_count())
 
 
 def is_initialized() -> bool:
-    return False
+    return bool(_lib()._cuda_is_initialized())
+
+
+def _index(device: Any) -> int:
+    """The device index of `device` (None: the current device, -1)."""
+    if device is None:
+        return -1
+    if isinstance(device, int):
+        return device
+    import ember
+
+    d = ember.device(device)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return -1 if d.index is None else d.index
+
+
+def memory_stats(device: Any = None) -> dict[str, Any]:
+    """The caching allocator's statistics under torch.cuda's keys ({} before CUDA is initialised)."""
+    if not is_initialized():
+        return {}
+    return dict(sorted(_lib()._cuda_memory_stats(_index(device)).items()))
+
+
+def _stat(device: Any, key: str) -> int:
+    return int(memory_stats(device).get(key, 0))
 
 
 def manual_seed(seed: int) -> None:
@@ -33,19 +66,30 @@ def manual_seed_all(seed: int) -> None:
 
 
 def empty_cache() -> None:
-    """No-op without CUDA, as in PyTorch."""
+    """Give the cached blocks back to the device (a no-op before CUDA is initialised)."""
+    if is_initialized():
+        _lib()._cuda_empty_cache()
 
 
 def memory_allocated(device: Any = None) -> int:
-    return 0
+    return _stat(device, "allocated_bytes.all.current")
 
 
 def memory_reserved(device: Any = None) -> int:
-    return 0
+    return _stat(device, "reserved_bytes.all.current")
 
 
 def max_memory_allocated(device: Any = None) -> int:
-    return 0
+    return _stat(device, "allocated_bytes.all.peak")
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    return _stat(device, "reserved_bytes.all.peak")
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    if is_initialized():
+        _lib()._cuda_reset_peak_memory_stats(_index(device))
 
 
 def current_device() -> int:

@@ -1,0 +1,173 @@
+// CUDA devices in an EMBER_CUDA build: lazy initialisation with PyTorch's errors, the device
+// count, and one caching allocator (core/caching_allocator.h) per device over cudaMalloc. Nothing
+// touches the driver before the first CUDA tensor or query, so a process that forks before
+// (a DataLoader) is safe, and a machine without a driver imports ember and reports no GPU.
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/caching_allocator.h"
+#include "core/error.h"
+
+namespace ember {
+
+bool cuda_is_compiled() { return true; }
+
+namespace {
+
+[[noreturn]] void cuda_fail(cudaError_t e, const char* what) {
+  cudaGetLastError();  // clear the sticky error for the next call
+  fail(ErrorKind::Runtime, "CUDA error: ", cudaGetErrorString(e), " (", what, ")");
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) cuda_fail(e, what);
+}
+
+// The first query's answer, kept: the count, or why there is no device.
+struct Init {
+  cudaError_t status = cudaSuccess;
+  int count = 0;
+};
+
+std::atomic<bool> g_initialized{false};
+
+const Init& init() {
+  static const Init i = [] {
+    g_initialized = true;
+    Init r;
+    r.status = cudaGetDeviceCount(&r.count);
+    if (r.status != cudaSuccess) {
+      r.count = 0;
+      cudaGetLastError();
+    }
+    return r;
+  }();
+  return i;
+}
+
+// Sets the device for a scope and restores the caller's.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int index) {
+    check(cudaGetDevice(&prev_), "cudaGetDevice");
+    if (prev_ != index) check(cudaSetDevice(index), "cudaSetDevice");
+  }
+  ~DeviceGuard() { cudaSetDevice(prev_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = 0;
+};
+
+class CudaMemory : public DeviceMemory {
+ public:
+  explicit CudaMemory(int index) : index_(index) {}
+  void* raw_alloc(size_t n) override {
+    DeviceGuard g(index_);
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, n);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    check(e, "cudaMalloc");
+    return p;
+  }
+  void raw_free(void* p) override {
+    DeviceGuard g(index_);
+    check(cudaFree(p), "cudaFree");
+  }
+  int64_t record_event(StreamId stream) override {
+    DeviceGuard g(index_);
+    cudaEvent_t ev;
+    check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventRecord(ev, reinterpret_cast<cudaStream_t>(stream)), "cudaEventRecord");
+    return reinterpret_cast<int64_t>(ev);
+  }
+  bool event_done(int64_t event) override {
+    auto ev = reinterpret_cast<cudaEvent_t>(event);
+    const cudaError_t e = cudaEventQuery(ev);
+    if (e == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    check(e, "cudaEventQuery");
+    cudaEventDestroy(ev);
+    return true;
+  }
+  void synchronize() override {
+    DeviceGuard g(index_);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
+  size_t total_memory() const override { return mem_info().second; }
+  size_t free_memory() const override { return mem_info().first; }
+  int device_index() const override { return index_; }
+
+ private:
+  std::pair<size_t, size_t> mem_info() const {
+    DeviceGuard g(index_);
+    size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return {free, total};
+  }
+  int index_;
+};
+
+CachingAllocator& allocator(int index) {
+  static std::mutex mu;
+  static auto* allocators = new std::vector<std::unique_ptr<CachingAllocator>>();  // leaked: frees run at exit
+  std::lock_guard<std::mutex> g(mu);
+  if (allocators->empty()) allocators->resize(static_cast<size_t>(init().count));
+  auto& a = (*allocators)[static_cast<size_t>(index)];
+  if (!a) a = std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(index));
+  return *a;
+}
+
+}  // namespace
+
+int cuda_device_count() { return init().count; }
+
+int cuda_device_index(int index) {
+  const Init& i = init();
+  if (i.status == cudaErrorInsufficientDriver || i.status == cudaErrorNoDevice) {
+    int driver = 0;
+    if (i.status == cudaErrorNoDevice) fail(ErrorKind::Runtime, "No CUDA GPUs are available");
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+      fail(ErrorKind::Runtime,
+           "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+           "from http://www.nvidia.com/Download/index.aspx");
+    fail(ErrorKind::Runtime, "The NVIDIA driver on your system is too old (found version ", driver,
+         "). Please update your GPU driver by downloading and installing a new version from the URL: "
+         "http://www.nvidia.com/Download/index.aspx");
+  }
+  if (i.status != cudaSuccess) cuda_fail(i.status, "cudaGetDeviceCount");
+  if (index < 0) check(cudaGetDevice(&index), "cudaGetDevice");
+  EMBER_CHECK(index < i.count, "CUDA error: invalid device ordinal");
+  return index;
+}
+
+void* cuda_allocate(size_t nbytes, int index) {
+  return allocator(cuda_device_index(index)).allocate(nbytes, /*stream=*/0);
+}
+
+void cuda_deallocate(void* p, int index) { allocator(index).free(p); }
+
+bool cuda_is_initialized() { return g_initialized && init().count > 0; }
+
+std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index) {
+  return memory_stats_items(allocator(cuda_device_index(index)).stats());
+}
+
+void cuda_empty_cache() {
+  for (int i = 0; i < cuda_device_count(); ++i) allocator(i).empty_cache();
+}
+
+void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }
+
+}  // namespace ember

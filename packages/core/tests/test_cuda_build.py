@@ -1,0 +1,48 @@
+"""The CUDA backend's build, checked on any machine. In every build: each CUDA source compiles with
+nvcc for the architectures the build targets (skipped with the reason where nvcc is absent). In a
+CUDA build (`nox -s cuda_build`, EMBER_EXPECT_CUDA_BUILD=1) without a usable GPU: ember imports,
+reports no GPU, and a CUDA tensor raises PyTorch's driver error; in a build without CUDA the same
+calls raise "Torch not compiled with CUDA enabled". The GPU's own tests run on a GPU machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import ember
+import pytest
+from ember._lib import _C
+
+CSRC = Path(__file__).parents[1] / "csrc"
+CUDA_SOURCES = sorted((CSRC / "kernels" / "cuda").glob("*.cu"))
+# CMakeLists.txt's CMAKE_CUDA_ARCHITECTURES: sm_80 and sm_90 machine code, sm_90 PTX
+ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
+
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not found: CUDA sources cannot be compiled here")
+@pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
+def test_cuda_source_compiles(source: Path, tmp_path: Path) -> None:
+    # only the backend's own headers: a .cu file must not need the generated sources
+    r = subprocess.run(["nvcc", "-std=c++17", "-O3", "-c", str(source), "-I", str(CSRC), *ARCHS,
+                        "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_build_is_what_the_session_expects() -> None:
+    assert _C._cuda_is_compiled() is bool(os.environ.get("EMBER_EXPECT_CUDA_BUILD"))
+
+
+def test_no_gpu_answers_and_errors() -> None:
+    if ember.cuda.device_count() > 0:
+        pytest.skip("a GPU is present: the GPU script checks CUDA tensors")
+    assert ember.cuda.is_available() is False
+    assert ember.cuda.memory_allocated() == 0 and ember.cuda.memory_stats() == {}
+    ember.cuda.empty_cache()
+    if _C._cuda_is_compiled():
+        with pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available"):
+            ember.zeros(2, device="cuda")
+    else:
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            ember.zeros(2, device="cuda")

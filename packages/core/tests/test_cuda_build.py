@@ -40,9 +40,14 @@ def test_no_gpu_answers_and_errors() -> None:
     assert ember.cuda.is_available() is False
     assert ember.cuda.memory_allocated() == 0 and ember.cuda.memory_stats() == {}
     ember.cuda.empty_cache()
-    if _C._cuda_is_compiled():
-        with pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available"):
-            ember.zeros(2, device="cuda")
-    else:
-        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
-            ember.zeros(2, device="cuda")
+    x = ember.ones(2, requires_grad=True)
+    calls = [lambda: ember.zeros(2, device="cuda"), x.cuda, lambda: x.to("cuda:0", ember.float64),
+             lambda: ember.empty(0, device="cuda")]
+    for call in calls:
+        if _C._cuda_is_compiled():
+            with pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available"):
+                call()
+        else:
+            with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+                call()
+    assert x.cpu() is x and x.to("cpu") is x

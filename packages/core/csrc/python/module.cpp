@@ -9,6 +9,7 @@
 #include "../core/deterministic.h"
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
+#include "../ops/core/internal.h"
 #include "arg_parser.h"
 #include "autocast.h"
 #include "ops.h"
@@ -272,6 +273,19 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("_cuda_reset_peak_memory_stats", &ember::cuda_reset_peak_memory_stats);
+  m.def(
+      "_to_device",
+      [](py::handle t, py::handle device) {
+        using namespace ember::python;
+        if (!is_tensor(t.ptr())) throw py::type_error("_to_device: expected a Tensor");
+        try {
+          return py::reinterpret_steal<py::object>(wrap(ember::to_device(unpack(t.ptr()), parse_device(device.ptr()))));
+        } catch (const ember::Error& e) {
+          set_python_error(e);
+          throw py::error_already_set();
+        }
+      },
+      "A copy of the tensor on `device` (Tensor.to(device)'s move; autograd is in ember/_tensor.py).");
   m.def(
       "_get_cpu_capability",
       [] {

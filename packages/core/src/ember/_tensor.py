@@ -127,9 +127,19 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
                 continue  # non_blocking / copy given positionally
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got {type(a).__name__}")
-        if device is not None and _C.device(device).type != "cpu":
-            _no_cuda()
         r = self
+        if device is not None:
+            from ember._device_move import same_device, to_device
+
+            target = _C.device(device)
+            if not same_device(self, target):
+                # cast where the kernels are sure to exist: before going to a GPU, after leaving it
+                if target.type != "cpu" and dtype is not None and dtype != self.dtype:
+                    r = self._cast(dtype)
+                r = to_device(r, target)
+                if dtype is not None and dtype != r.dtype:
+                    r = r._cast(dtype)
+                return r if memory_format in (None, _C.preserve_format) else _in_memory_format(r, memory_format)
         if dtype is not None and dtype != self.dtype:
             r = self._cast(dtype)
         elif copy:
@@ -180,25 +190,28 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         return _as_op("aten::type_as", self, self.to, other.dtype)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
-        """Returns the tensor on the CPU: ember's tensors always live there, so this is the tensor
-        itself.
+        """Returns the tensor on the CPU: the tensor itself when it is there already, else a copy.
 
         Args:
             memory_format (ember.memory_format): accepted for compatibility.
 
         Returns:
-            Tensor: ``self``.
+            Tensor: ``self`` or its copy on the CPU.
         """
+        if self.device.type != "cpu":
+            return self.to("cpu")
         return self.to("cpu") if _C._profiler_active() else self  # torch records its aten::to
 
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
-        """Would copy the tensor to a CUDA device; ember is a CPU-only build, so it always raises, as a
-        CPU-only PyTorch does.
+        """Returns a copy on a CUDA device (the current one by default; the tensor itself when it
+        is there already). In a build without CUDA it raises, as a CPU-only PyTorch does.
 
         Raises:
             AssertionError: ember is not compiled with CUDA.
         """
-        _no_cuda()
+        if isinstance(device, int) and not isinstance(device, bool):
+            device = _C.device("cuda", device)
+        return self.to(_C.device("cuda") if device is None else device, non_blocking=non_blocking, **kwargs)
 
     def _cast_in(self, dtype: Any, memory_format: Any, name: str) -> Tensor:
         """self.to(dtype) laid out in memory_format (torch's x.float(memory_format=...) and friends)."""

@@ -12,6 +12,7 @@
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
+#include "kernels/device_transfer.h"
 
 namespace ember {
 
@@ -166,6 +167,23 @@ std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index) {
 
 void cuda_empty_cache() {
   for (int i = 0; i < cuda_device_count(); ++i) allocator(i).empty_cache();
+}
+
+// Synchronous copies on the default stream (non_blocking transfers come with streams).
+void device_from_host(void* dst, int device, const void* src, size_t nbytes) {
+  DeviceGuard g(device);
+  check(cudaMemcpy(dst, src, nbytes, cudaMemcpyHostToDevice), "copy to the device");
+}
+
+void device_to_host(void* dst, const void* src, int device, size_t nbytes) {
+  DeviceGuard g(device);
+  check(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToHost), "copy to the host");
+}
+
+void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {
+  DeviceGuard g(src_device);
+  if (dst_device == src_device) check(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "device copy");
+  else check(cudaMemcpyPeer(dst, dst_device, src, src_device, nbytes), "copy between devices");
 }
 
 void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }

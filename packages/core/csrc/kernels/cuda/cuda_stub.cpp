@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cuda/backend_fill.h"
+#include "kernels/device_transfer.h"
 
 namespace ember {
 
@@ -22,6 +23,10 @@ bool cuda_is_initialized() { return false; }
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }
+
+void device_from_host(void*, int, const void*, size_t) { cuda_backend_unavailable(); }
+void device_to_host(void*, const void*, int, size_t) { cuda_backend_unavailable(); }
+void device_to_device(void*, int, const void*, int, size_t) { cuda_backend_unavailable(); }
 
 const Backend& cuda_backend() {
   static const Backend table = backend_fill::raising_backend<cuda_backend_unavailable>(DeviceType::CUDA);

@@ -15,7 +15,7 @@
 namespace ember {
 
 // A contiguous fill is a store loop of one bit pattern (FillKernels::fill); the generic
-// iterator with a stride-0 source ran at half PyTorch's speed.
+// iterator with a stride-0 source ran at half PyTorch's speed. v is in host memory.
 static void fill_contiguous(const Tensor& self, const Tensor& v) {
   backend(self).fill.fill(self.raw(), self.numel(), self.itemsize(), v.raw());
 }
@@ -49,10 +49,14 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     }
     return;
   }
+  // One value from host memory into a dense destination on any device: the fill kernel takes the
+  // value's bytes (e.g. the expanded grad of sum(), or full() on a GPU): a store loop, not a copy.
+  const bool fill = dst.is_contiguous() && src.device().is_cpu() && src.dtype() == dst.dtype() && src.numel() > 0 &&
+                    one_element_broadcast(src, dst);
+  if (src.device() != dst.device() && !fill) return copy_across_devices(dst, src);
   check_device_available(dst.device());
-  if (dst.is_contiguous() && src.dtype() == dst.dtype() && src.numel() > 0 && one_element_broadcast(src, dst) &&
-      src.device() == dst.device()) {
-    fill_contiguous(dst, src);  // e.g. the expanded grad of sum(): a store loop, not a strided copy
+  if (fill) {
+    fill_contiguous(dst, src);
     return;
   }
   if (is_complex(src.dtype()) && !is_complex(dst.dtype()))
@@ -134,7 +138,9 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 }
 
 // One value (a 0-d tensor of self's dtype) stored into every element of self.
-static void fill_with(const Tensor& self, const Tensor& v) {
+static void fill_with(const Tensor& self, const Tensor& value) {
+  // the fill kernels read the value's bytes from host memory
+  const Tensor v = value.device().is_cpu() ? value : to_device(value, cpu_device());
   if (self.numel() > 0 && self.is_contiguous()) {
     fill_contiguous(self, v);
   } else if (self.numel() > 0) {

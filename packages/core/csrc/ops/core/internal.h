@@ -30,4 +30,9 @@ inline uint64_t dim_list_bits(IntArrayRef dims, int64_t nd, bool wrap_all_first 
   return bits;
 }
 
+// Copies between devices (ops/core/device_copy.cpp): copy_into's branch when src and dst live
+// on different devices, and Tensor.to(device) (a new tensor on `device`, same dtype).
+void copy_across_devices(const Tensor& dst, const Tensor& src);
+Tensor to_device(const Tensor& x, Device device);
+
 }  // namespace ember

@@ -1,0 +1,13 @@
+// Bytes between the host and a device, and between devices: what a copy across devices moves once
+// both sides are dense and of one dtype (ops/core/copy.cpp). Defined by the CUDA backend
+// (kernels/cuda/cuda_device.cpp) or its stub, which raises "not compiled with CUDA".
+#pragma once
+#include <cstddef>
+
+namespace ember {
+
+void device_from_host(void* dst, int device, const void* src, size_t nbytes);
+void device_to_host(void* dst, const void* src, int device, size_t nbytes);
+void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes);
+
+}  // namespace ember

@@ -1,0 +1,34 @@
+"""Tensor.to(device) / .cuda() / .cpu() across devices: the copy (ops/core/device_copy.cpp) as an
+autograd function whose backward moves the gradient back to the input's device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._lib import _C
+from ember.autograd.function import Function
+
+
+class _ToCopy(Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any, device: Any) -> Any:
+        ctx.source = x.device
+        return _C._to_device(x, device)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> Any:
+        return _C._to_device(grad, ctx.source), None
+
+
+def same_device(t: Any, device: Any) -> bool:
+    """t is on `device` ("cuda" without an index: on any CUDA device, as the current one is)."""
+    d = t.device
+    return d.type == device.type and (device.index is None or d.index == device.index)
+
+
+def to_device(t: Any, device: Any) -> Any:
+    if device.type != "cpu" and not _C._cuda_is_compiled():
+        raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+    if t.requires_grad and _C.is_grad_enabled():
+        return _ToCopy.apply(t, device)
+    return _C._to_device(t, device)

@@ -1,0 +1,83 @@
+"""CUDA tensors on a GPU (issue 24): run by the GPU script on a machine with a GPU and a CUDA build of
+ember (`nox -s cuda_wheel`); skipped elsewhere, where test_cuda_build.py checks the no-GPU behaviour.
+Values are compared with the same computation on the CPU."""
+
+from __future__ import annotations
+
+import ember
+import pytest
+
+pytestmark = pytest.mark.skipif(not ember.cuda.is_available(), reason="needs a GPU and a CUDA build of ember")
+
+DTYPES = [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64, ember.int32, ember.uint8,
+          ember.bool, ember.complex64]
+
+
+def test_factories_make_tensors_on_the_current_device() -> None:
+    z = ember.zeros(3, 4, device="cuda")
+    assert z.device == ember.device("cuda", 0) and str(z.device) == "cuda:0" and z.is_cuda
+    assert z.cpu().equal(ember.zeros(3, 4))
+    f = ember.full((5,), 2.5, device="cuda:0", dtype=ember.float64)
+    assert f.cpu().equal(ember.full((5,), 2.5, dtype=ember.float64))
+    assert ember.ones(0, device="cuda").cpu().shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_round_trip_through_the_device(dtype: ember.dtype) -> None:
+    x = (ember.arange(24) % 7).to(dtype).reshape(4, 6)
+    for src in (x, x.t(), x[:, ::2]):  # contiguous, transposed, strided sources
+        y = src.cuda()
+        assert y.device.type == "cuda" and y.dtype == dtype and y.shape == src.shape
+        assert y.cpu().equal(src)
+
+
+def test_to_with_a_dtype_casts_and_moves() -> None:
+    x = ember.arange(6).reshape(2, 3)
+    y = x.to("cuda", ember.float32)
+    assert y.dtype == ember.float32 and y.cpu().equal(x.float())
+    assert y.to("cpu", ember.int64).equal(x)
+    assert y.cuda() is y and y.to("cuda") is y
+
+
+def test_copy_into_a_device_tensor() -> None:
+    d = ember.empty(2, 3, device="cuda")
+    d.copy_(ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    assert d.cpu().tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    d.fill_(7)
+    assert d.cpu().equal(ember.full((2, 3), 7.0))
+
+
+def test_gradients_flow_back_across_devices() -> None:
+    x = ember.randn(4, requires_grad=True)
+    y = x.cuda()
+    assert y.requires_grad and y.grad_fn is not None
+    (y.cpu() * 3).sum().backward()
+    assert x.grad is not None and x.grad.device.type == "cpu" and x.grad.equal(ember.full((4,), 3.0))
+
+
+def test_allocator_statistics_and_empty_cache() -> None:
+    ember.cuda.empty_cache()
+    base = ember.cuda.memory_allocated()
+    t = ember.empty(1000, device="cuda")  # 4000 bytes, rounded to 4096
+    assert ember.cuda.memory_allocated() == base + 4096
+    assert ember.cuda.max_memory_allocated() >= base + 4096
+    assert ember.cuda.memory_reserved() >= 2 << 20
+    del t
+    assert ember.cuda.memory_allocated() == base
+    stats = ember.cuda.memory_stats()
+    assert stats["allocation.all.current"] == stats["allocation.all.allocated"] - stats["allocation.all.freed"]
+    ember.cuda.empty_cache()
+    assert ember.cuda.memory_reserved() == ember.cuda.memory_stats()["reserved_bytes.all.current"]
+
+
+def test_out_of_memory_raises_and_the_device_stays_usable() -> None:
+    with pytest.raises(ember.OutOfMemoryError, match="CUDA out of memory. Tried to allocate"):
+        ember.empty(1 << 50, dtype=ember.uint8, device="cuda")
+    assert ember.cuda.memory_stats()["num_ooms"] >= 1
+    assert ember.ones(3, device="cuda").cpu().equal(ember.ones(3))
+
+
+def test_an_op_without_a_cuda_kernel_says_so() -> None:
+    y = ember.ones(3, device="cuda")
+    with pytest.raises(NotImplementedError, match="no CUDA kernel"):
+        ember.exp(y)

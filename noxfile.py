@@ -135,15 +135,19 @@ def cuda_build(session: nox.Session) -> None:
                 env={"EMBER_EXPECT_CUDA_BUILD": "1"})
 
 
-@nox.session
+@nox.session(python="3.12")
 def cuda_wheel(session: nox.Session) -> None:
-    """The ember-core wheel with the CUDA backend, into dist/cuda/, to carry to a GPU machine."""
+    """The ember-core wheel with the CUDA backend for the GPU machine's Python (3.12), into
+    dist/cuda/ with the dependencies its image lacks (it cannot download): carry dist/cuda there
+    and run tools/gpu_check.sh."""
     if not shutil.which("nvcc"):
         session.skip("nvcc not found: the CUDA backend cannot be built on this machine")
     session.install(*BUILD_DEPS)
     shutil.rmtree(ROOT / "dist" / "cuda", ignore_errors=True)
     session.run("pip", "wheel", "--no-deps", "--no-build-isolation", "packages/core", "-w", "dist/cuda",
                 "-Ccmake.define.EMBER_CUDA=ON", f"-Cbuild-dir=build/{session.name}")
+    session.run("pip", "download", "--only-binary=:all:", "--no-deps", "-d", "dist/cuda", "ducc0",
+                "scipy-openblas32>=0.3.27")
 
 
 @nox.session

@@ -42,7 +42,8 @@ def test_no_gpu_answers_and_errors() -> None:
     ember.cuda.empty_cache()
     x = ember.ones(2, requires_grad=True)
     calls = [lambda: ember.zeros(2, device="cuda"), x.cuda, lambda: x.to("cuda:0", ember.float64),
-             lambda: ember.empty(0, device="cuda")]
+             lambda: ember.empty(0, device="cuda"), ember.cuda.current_device, ember.cuda.synchronize,
+             ember.cuda.get_device_name, lambda: ember.cuda.set_device(0)]
     for call in calls:
         if _C._cuda_is_compiled():
             with pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available"):

@@ -13,6 +13,16 @@ DTYPES = [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int
           ember.bool, ember.complex64]
 
 
+def test_device_queries() -> None:
+    assert ember.cuda.device_count() >= 1 and ember.cuda.is_initialized()
+    ember.cuda.set_device(0)
+    assert ember.cuda.current_device() == 0
+    p = ember.cuda.get_device_properties(0)
+    assert p.name == ember.cuda.get_device_name() and p.major >= 8 and p.total_memory > 0
+    assert ember.cuda.get_device_capability() == (p.major, p.minor)
+    ember.cuda.synchronize()
+
+
 def test_factories_make_tensors_on_the_current_device() -> None:
     z = ember.zeros(3, 4, device="cuda")
     assert z.device == ember.device("cuda", 0) and str(z.device) == "cuda:0" and z.is_cuda

@@ -9,7 +9,6 @@
 #include "../core/deterministic.h"
 #include "../core/parallel.h"
 #include "../iter/elementwise_iter.h"
-#include "../ops/core/internal.h"
 #include "arg_parser.h"
 #include "autocast.h"
 #include "ops.h"
@@ -20,18 +19,13 @@
 namespace py = pybind11;
 
 namespace ember {
-// kernels/cuda (or its stub in a build without EMBER_CUDA)
-bool cuda_is_compiled();
-int cuda_device_count();
-bool cuda_is_initialized();
-std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
-void cuda_empty_cache();
-void cuda_reset_peak_memory_stats(int index);
+bool cuda_is_compiled();  // kernels/cuda (or its stub)
 }  // namespace ember
 
 namespace ember::python {
 
 void init_caching_allocator(py::module_& m);  // py_caching_allocator.cpp
+void init_cuda(py::module_& m);               // py_cuda.cpp
 
 PyObject* g_linalg_error = nullptr;
 PyObject* g_no_cuda_error = nullptr;
@@ -264,28 +258,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);
-  m.def("_cuda_device_count", &ember::cuda_device_count);
-  m.def("_cuda_is_initialized", &ember::cuda_is_initialized);
-  m.def("_cuda_empty_cache", &ember::cuda_empty_cache);
-  m.def("_cuda_memory_stats", [](int index) {
-    py::dict d;
-    for (const auto& [k, v] : ember::cuda_memory_stats(index)) d[py::str(k)] = v;
-    return d;
-  });
-  m.def("_cuda_reset_peak_memory_stats", &ember::cuda_reset_peak_memory_stats);
-  m.def(
-      "_to_device",
-      [](py::handle t, py::handle device) {
-        using namespace ember::python;
-        if (!is_tensor(t.ptr())) throw py::type_error("_to_device: expected a Tensor");
-        try {
-          return py::reinterpret_steal<py::object>(wrap(ember::to_device(unpack(t.ptr()), parse_device(device.ptr()))));
-        } catch (const ember::Error& e) {
-          set_python_error(e);
-          throw py::error_already_set();
-        }
-      },
-      "A copy of the tensor on `device` (Tensor.to(device)'s move; autograd is in ember/_tensor.py).");
+  ember::python::init_cuda(m);  // py_cuda.cpp: ember.cuda's queries and Tensor.to(device)
   m.def(
       "_get_cpu_capability",
       [] {

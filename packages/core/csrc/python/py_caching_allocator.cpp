@@ -10,7 +10,7 @@
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
-#include "py_common.h"
+#include "pybind_errors.h"
 
 namespace py = pybind11;
 
@@ -69,17 +69,6 @@ struct MockAllocator {
   explicit MockAllocator(HostMemoryDevice* d) : device(d), alloc(std::unique_ptr<DeviceMemory>(d)) {}
 };
 
-// ember errors with their Python types (OutOfMemoryError), as the generated bindings raise them
-template <class F>
-auto translated(F f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    set_python_error(e);
-    throw py::error_already_set();
-  }
-}
-
 uintptr_t addr(void* p) { return reinterpret_cast<uintptr_t>(p); }
 void* ptr(uintptr_t a) { return reinterpret_cast<void*>(a); }
 
@@ -92,14 +81,16 @@ void init_caching_allocator(py::module_& m) {
       .def(
           "allocate",
           [](MockAllocator& a, size_t n, StreamId s) {
-            return translated([&] { return addr(a.alloc.allocate(n, s)); });
+            return with_ember_errors([&] { return addr(a.alloc.allocate(n, s)); });
           },
           py::arg("nbytes"), py::arg("stream") = 0)
-      .def("free", [](MockAllocator& a, uintptr_t p) { translated([&] { a.alloc.free(ptr(p)); }); })
-      .def("record_stream",
-           [](MockAllocator& a, uintptr_t p, StreamId s) { translated([&] { a.alloc.record_stream(ptr(p), s); }); })
+      .def("free", [](MockAllocator& a, uintptr_t p) { with_ember_errors([&] { a.alloc.free(ptr(p)); }); })
+      .def("record_stream", [](MockAllocator& a, uintptr_t p,
+                               StreamId s) { with_ember_errors([&] { a.alloc.record_stream(ptr(p), s); }); })
       .def("allocated_size",
-           [](MockAllocator& a, uintptr_t p) { return translated([&] { return a.alloc.allocated_size(ptr(p)); }); })
+           [](MockAllocator& a, uintptr_t p) {
+             return with_ember_errors([&] { return a.alloc.allocated_size(ptr(p)); });
+           })
       .def("complete_stream", [](MockAllocator& a, StreamId s) { a.device->complete_stream(s); })
       .def("synchronize", [](MockAllocator& a) { a.device->synchronize(); })
       .def("empty_cache", [](MockAllocator& a) { a.alloc.empty_cache(); })

@@ -12,6 +12,7 @@
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
+#include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/device_transfer.h"
 
 namespace ember {
@@ -158,6 +159,19 @@ void* cuda_allocate(size_t nbytes, int index) {
 }
 
 void cuda_deallocate(void* p, int index) { allocator(index).free(p); }
+
+void cuda_set_device(int index) { check(cudaSetDevice(cuda_device_index(index)), "cudaSetDevice"); }
+
+void cuda_synchronize(int index) {
+  DeviceGuard g(cuda_device_index(index));
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+CudaDeviceProperties cuda_device_properties(int index) {
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, cuda_device_index(index)), "cudaGetDeviceProperties");
+  return {p.name, p.major, p.minor, p.multiProcessorCount, static_cast<int64_t>(p.totalGlobalMem)};
+}
 
 bool cuda_is_initialized() { return g_initialized && init().count > 0; }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cuda/backend_fill.h"
+#include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/device_transfer.h"
 
 namespace ember {
@@ -20,6 +21,9 @@ int cuda_device_index(int) { cuda_backend_unavailable(); }
 void* cuda_allocate(size_t, int) { cuda_backend_unavailable(); }
 void cuda_deallocate(void*, int) { cuda_backend_unavailable(); }
 bool cuda_is_initialized() { return false; }
+void cuda_set_device(int) { cuda_backend_unavailable(); }
+void cuda_synchronize(int) { cuda_backend_unavailable(); }
+CudaDeviceProperties cuda_device_properties(int) { cuda_backend_unavailable(); }
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }

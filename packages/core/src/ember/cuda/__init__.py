@@ -92,17 +92,48 @@ def reset_peak_memory_stats(device: Any = None) -> None:
         _lib()._cuda_reset_peak_memory_stats(_index(device))
 
 
+def _compiled() -> Any:
+    """The compiled core, or PyTorch's error for a build without CUDA."""
+    c = _lib()
+    if not c._cuda_is_compiled():
+        _no_cuda()
+    return c
+
+
 def current_device() -> int:
-    _no_cuda()
-
-
-def synchronize(device: Any = None) -> None:
-    _no_cuda()
-
-
-def get_device_name(device: Any = None) -> str:
-    _no_cuda()
+    return int(_compiled()._cuda_current_device())
 
 
 def set_device(device: Any) -> None:
-    _no_cuda()
+    index = _index(device)
+    if index >= 0:  # torch: a negative index is a no-op
+        _compiled()._cuda_set_device(index)
+
+
+def synchronize(device: Any = None) -> None:
+    _compiled()._cuda_synchronize(_index(device))
+
+
+class _CudaDeviceProperties:
+    """torch.cuda.get_device_properties's fields that ember reads from the runtime."""
+
+    def __init__(self, name: str, major: int, minor: int, multi_processor_count: int, total_memory: int) -> None:
+        self.name, self.major, self.minor = name, major, minor
+        self.multi_processor_count, self.total_memory = multi_processor_count, total_memory
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory >> 20}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
+    return _CudaDeviceProperties(*_compiled()._cuda_device_properties(_index(device)))
+
+
+def get_device_name(device: Any = None) -> str:
+    return get_device_properties(device).name
+
+
+def get_device_capability(device: Any = None) -> tuple[int, int]:
+    p = get_device_properties(device)
+    return p.major, p.minor

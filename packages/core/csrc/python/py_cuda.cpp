@@ -1,0 +1,48 @@
+// ember.cuda's link to the CUDA backend (kernels/cuda/cuda_runtime_api.h) and Tensor.to(device)'s
+// copy; ember/cuda/__init__.py and ember/_device_move.py give them PyTorch's Python shape.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "kernels/cuda/cuda_runtime_api.h"
+#include "ops/core/internal.h"
+#include "py_tensor.h"
+#include "py_types.h"
+#include "pybind_errors.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+
+void init_cuda(py::module_& m) {
+  m.def("_cuda_device_count", &cuda_device_count);
+  m.def("_cuda_is_initialized", &cuda_is_initialized);
+  m.def("_cuda_empty_cache", &cuda_empty_cache);
+  m.def("_cuda_current_device", [] { return with_ember_errors([] { return cuda_device_index(-1); }); });
+  m.def("_cuda_set_device", [](int i) { with_ember_errors([&] { cuda_set_device(i); }); });
+  m.def("_cuda_synchronize", [](int i) { with_ember_errors([&] { cuda_synchronize(i); }); });
+  m.def("_cuda_device_properties", [](int i) {
+    return with_ember_errors([&] {
+      const CudaDeviceProperties p = cuda_device_properties(i);
+      return py::make_tuple(p.name, p.major, p.minor, p.multi_processor_count, p.total_memory);
+    });
+  });
+  m.def("_cuda_memory_stats", [](int i) {
+    return with_ember_errors([&] {
+      py::dict d;
+      for (const auto& [k, v] : cuda_memory_stats(i)) d[py::str(k)] = v;
+      return d;
+    });
+  });
+  m.def("_cuda_reset_peak_memory_stats", [](int i) { with_ember_errors([&] { cuda_reset_peak_memory_stats(i); }); });
+  m.def(
+      "_to_device",
+      [](py::handle t, py::handle device) {
+        if (!is_tensor(t.ptr())) throw py::type_error("_to_device: expected a Tensor");
+        const Device d = parse_device(device.ptr());
+        return with_ember_errors(
+            [&] { return py::reinterpret_steal<py::object>(wrap(to_device(unpack(t.ptr()), d))); });
+      },
+      "A copy of the tensor on `device` (Tensor.to(device)'s move; autograd is in ember/_device_move.py).");
+}
+
+}  // namespace ember::python

@@ -139,7 +139,8 @@ def cuda_build(session: nox.Session) -> None:
 def cuda_wheel(session: nox.Session) -> None:
     """The ember-core wheel with the CUDA backend for the GPU machine's Python (3.12), into
     dist/cuda/ with the dependencies its image lacks (it cannot download): carry dist/cuda there
-    and run tools/gpu_check.sh."""
+    and run tools/gpu_check.sh. Needs a python3.12 on PATH (with pyenv:
+    `PYENV_VERSION=3.11.7:3.12.1 nox -s cuda_wheel`)."""
     if not shutil.which("nvcc"):
         session.skip("nvcc not found: the CUDA backend cannot be built on this machine")
     session.install(*BUILD_DEPS)

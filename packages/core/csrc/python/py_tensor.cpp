@@ -219,11 +219,38 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
               "' to a tensor of size '", shape_str(SELF.sizes()),
               "'. Please ensure that the gradient and the "
               "tensor are the same size");
-  EMBER_CHECK(g.dtype() == SELF.dtype(), "attempting to assign a gradient with dtype '", c_type_name(g.dtype()),
-              "' to a tensor with grad_dtype '", legacy_name(SELF.dtype()),
-              "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).");
+  const int8_t want = impl->autograd ? impl->autograd->grad_dtype : AutogradMeta::kGradDtypeOwn;
+  const ScalarType allowed = want >= 0 ? static_cast<ScalarType>(want) : SELF.dtype();
+  EMBER_CHECK(want == AutogradMeta::kGradDtypeAny || g.dtype() == allowed, "attempting to assign a gradient with dtype '",
+              c_type_name(g.dtype()), "' to a tensor with grad_dtype '", legacy_name(allowed),
+              "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+              "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+              "caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+              "they match.");
   if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   impl->autograd->grad = g;
+  return 0;
+  EMBER_PY_CATCH_INT
+}
+// grad_dtype: leaves only; None allows a gradient of any dtype (the engine then casts nothing).
+static PyObject* get_grad_dtype(PyObject* self, void*) {
+  EMBER_PY_TRY
+  const AutogradMeta* m = SELF.impl()->autograd.get();
+  EMBER_CHECK(!m || !m->grad_fn, "grad_dtype can only be accessed on leaf tensors.");
+  const int8_t g = m ? m->grad_dtype : AutogradMeta::kGradDtypeOwn;
+  if (g == AutogradMeta::kGradDtypeAny) Py_RETURN_NONE;
+  return Py_NewRef(dtype_object(g >= 0 ? static_cast<ScalarType>(g) : SELF.dtype()));
+  EMBER_PY_CATCH
+}
+static int set_grad_dtype(PyObject* self, PyObject* v, void*) {
+  EMBER_PY_TRY
+  TensorImpl* impl = SELF.impl();
+  EMBER_CHECK(!impl->autograd || !impl->autograd->grad_fn, "grad_dtype can only be set on leaf tensors.");
+  EMBER_CHECK_TYPE(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",
+                   v ? Py_TYPE(v)->tp_name : "nothing");
+  const int8_t g = v == Py_None ? AutogradMeta::kGradDtypeAny : static_cast<int8_t>(parse_dtype(v));
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  impl->autograd->grad_dtype = g;
   return 0;
   EMBER_PY_CATCH_INT
 }
@@ -304,6 +331,7 @@ static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nul
                                       {"ndim", get_ndim, nullptr, nullptr, nullptr},
                                       {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
                                       {"grad", get_grad, set_grad, nullptr, nullptr},
+                                      {"grad_dtype", get_grad_dtype, set_grad_dtype, nullptr, nullptr},
                                       {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
                                       {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
                                       {"output_nr", get_output_nr, nullptr, nullptr, nullptr},

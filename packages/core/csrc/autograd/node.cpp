@@ -103,9 +103,9 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
   if (!g.defined()) return {};
   AutogradMeta& m = *variable.impl()->autograd;  // (its grad hooks ran in the engine)
   // grad_dtype: the tensor's own dtype by default, a set dtype, or (None) whatever arrives
-  const ScalarType want = m.grad_dtype >= 0                                ? static_cast<ScalarType>(m.grad_dtype)
+  const ScalarType want = m.grad_dtype >= 0                             ? static_cast<ScalarType>(m.grad_dtype)
                           : m.grad_dtype == AutogradMeta::kGradDtypeAny ? g.dtype()
-                                                                         : variable.dtype();
+                                                                        : variable.dtype();
   if (!m.grad.defined()) {
     // Steal the buffer when nobody else sees it and its layout matches the
     // variable's (the "grad layout contract"); otherwise copy into that layout.

@@ -221,8 +221,9 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
               "tensor are the same size");
   const int8_t want = impl->autograd ? impl->autograd->grad_dtype : AutogradMeta::kGradDtypeOwn;
   const ScalarType allowed = want >= 0 ? static_cast<ScalarType>(want) : SELF.dtype();
-  EMBER_CHECK(want == AutogradMeta::kGradDtypeAny || g.dtype() == allowed, "attempting to assign a gradient with dtype '",
-              c_type_name(g.dtype()), "' to a tensor with grad_dtype '", legacy_name(allowed),
+  EMBER_CHECK(want == AutogradMeta::kGradDtypeAny || g.dtype() == allowed,
+              "attempting to assign a gradient with dtype '", c_type_name(g.dtype()), "' to a tensor with grad_dtype '",
+              legacy_name(allowed),
               "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
               "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
               "caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "

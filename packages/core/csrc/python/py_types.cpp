@@ -240,8 +240,9 @@ ScalarType parse_dtype(PyObject* o) {
   if (Py_TYPE(o) == DtypeType) {
     const int k = sub_byte_index(st_of(o));
     // PyTorch makes (uninitialised) tensors of them but no kernel takes them: "... not implemented for 'UInt1'"
-    if (k >= 0) fail(ErrorKind::NotImplemented, "ember has no kernels for '", kSubByteLegacy[k], "' (torch.", kSubByteNames[k],
-              "): sub-byte dtypes are dtype objects only");
+    if (k >= 0)
+      fail(ErrorKind::NotImplemented, "ember has no kernels for '", kSubByteLegacy[k], "' (torch.", kSubByteNames[k],
+           "): sub-byte dtypes are dtype objects only");
     return st_of(o);
   }
   if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
@@ -286,7 +287,7 @@ void init_types(PyObject* m) {
     reinterpret_cast<PyDtype*>(o)->st = static_cast<ScalarType>(kSubByteBase + k);
     add(m, kSubByteNames[k], o);
     if (k == 0) add(m, "bit", o);  // torch.bit is torch.uint1
-    Py_DECREF(o);  // the module holds it
+    Py_DECREF(o);                  // the module holds it
   }
   struct Alias {
     const char* name;

@@ -77,8 +77,8 @@ void strided_gather(const Tensor& out, const char* src, IntArrayRef sizes, IntAr
   GilRelease nogil;
   by_itemsize(out.itemsize(), [&](auto tag) {
     using T = decltype(tag);
-    GatherRows<T> p{reinterpret_cast<T*>(out.raw()), src, sizes.begin(), byte_strides.begin(), std::max<int64_t>(nd, 1),
-                    inner, inner_st};
+    GatherRows<T> p{reinterpret_cast<T*>(out.raw()), src,   sizes.begin(), byte_strides.begin(),
+                    std::max<int64_t>(nd, 1),        inner, inner_st};
     auto kernel = gather_rows_best<T>();
     parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) { kernel(p, b, e); });
   });

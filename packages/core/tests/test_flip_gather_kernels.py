@@ -15,9 +15,9 @@ DTYPES = ["bool", "uint8", "int16", "float16", "bfloat16", "float32", "int64", "
 
 def pair(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape) * 50
+    a = np.asarray(rng.standard_normal(shape) * 50)
     if dtype == "complex128":
-        a = a + 1j * rng.standard_normal(shape)
+        a = np.asarray(a + 1j * rng.standard_normal(shape))
     t = torch.from_numpy(a).to(getattr(torch, dtype))
     return ember.from_numpy(t.numpy() if dtype != "bfloat16" else t.float().numpy()).to(getattr(ember, dtype)), t
 

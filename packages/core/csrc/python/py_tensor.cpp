@@ -247,8 +247,8 @@ static int set_grad_dtype(PyObject* self, PyObject* v, void*) {
   EMBER_PY_TRY
   TensorImpl* impl = SELF.impl();
   EMBER_CHECK(!impl->autograd || !impl->autograd->grad_fn, "grad_dtype can only be set on leaf tensors.");
-  EMBER_CHECK_TYPE(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",
-                   v ? Py_TYPE(v)->tp_name : "nothing");
+  EMBER_CHECK(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",
+              v ? Py_TYPE(v)->tp_name : "nothing");
   const int8_t g = v == Py_None ? AutogradMeta::kGradDtypeAny : static_cast<int8_t>(parse_dtype(v));
   if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   impl->autograd->grad_dtype = g;

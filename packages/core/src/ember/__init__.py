@@ -271,7 +271,7 @@ def is_storage(obj: _Any) -> bool:
     kinds = tuple(getattr(m, n) for m, names in zip(mods, (("UntypedStorage", "TypedStorage"),
                                                            ("LoadedStorage", "TypedStorage")))
                   if m is not None for n in names)
-    return bool(kinds) and isinstance(obj, kinds)
+    return len(kinds) > 0 and isinstance(obj, kinds)
 
 
 # Names whose modules load on first use (`import ember` stays fast): name -> module defining it.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import ember
 from ember._lib import _C
 
 __all__ = ["TypedStorage", "UntypedStorage"]
@@ -48,9 +49,11 @@ def _wrap_index(idx: Any, size: int, kind: str) -> int:
             idx = idx.__index__()
         else:
             raise TypeError(f"can't index a {kind} with {type(idx).__name__}")
-    if not -size <= idx < size:
+    if idx < 0:
+        idx += size
+    if not 0 <= idx < size:  # the message names the index after wrapping, as PyTorch's
         raise IndexError(f"index {idx} out of range for storage of size {size}")
-    return idx + size if idx < 0 else idx
+    return idx
 
 
 class _StorageBase:
@@ -82,7 +85,7 @@ class UntypedStorage(_StorageBase):
                 raise RuntimeError(f"Storage size must be non-negative, got {arg}")
             self._t = _C.empty(arg, dtype=_C.uint8)
         elif isinstance(arg, (list, tuple)):
-            self._t = _C.tensor([int(v) & 0xFF for v in arg], dtype=_C.uint8)
+            self._t = ember.tensor([int(v) & 0xFF for v in arg], dtype=_C.uint8)
         else:
             raise TypeError(f"UntypedStorage(): got an invalid argument of type {type(arg).__name__}")
 
@@ -120,8 +123,8 @@ class UntypedStorage(_StorageBase):
     def data_ptr(self) -> int:
         return _C._storage_info(self._t)[1]
 
-    def get_device(self) -> int:
-        return -1
+    def get_device(self) -> Any:
+        return self.device.index
 
     def is_shared(self) -> bool:
         return _C._storage_info(self._t)[3]
@@ -261,7 +264,7 @@ class TypedStorage:
                 raise RuntimeError(f"Storage size must be non-negative, got {arg}")
             t = _C.empty(arg, dtype=self.dtype)
         elif isinstance(arg, (list, tuple)):
-            t = _C.tensor(list(arg), dtype=self.dtype)
+            t = ember.tensor(list(arg), dtype=self.dtype)
         else:
             raise TypeError(f"TypedStorage(): got an invalid argument of type {type(arg).__name__}")
         self._untyped_storage = UntypedStorage._wrap(t)
@@ -302,8 +305,8 @@ class TypedStorage:
         _warn_typed_storage_removal()
         return self._untyped_storage.data_ptr()
 
-    def get_device(self) -> int:
-        return -1
+    def get_device(self) -> Any:
+        return self.device.index
 
     def is_shared(self) -> bool:
         _warn_typed_storage_removal()
@@ -396,7 +399,7 @@ class TypedStorage:
 
     def cpu(self) -> TypedStorage:
         _warn_typed_storage_removal()
-        return self
+        return TypedStorage(wrap_storage=self._untyped_storage, dtype=self.dtype, _internal=True)
 
     def to(self, *, device: Any = None, non_blocking: bool = False) -> TypedStorage:
         _warn_typed_storage_removal()
@@ -408,7 +411,7 @@ class TypedStorage:
 
     def _to_dtype(self, dtype: Any) -> TypedStorage:
         _warn_typed_storage_removal()
-        return self if dtype == self.dtype else TypedStorage._wrap(self._flat().to(dtype), dtype)
+        return TypedStorage._wrap(self._flat().to(dtype) if dtype != self.dtype else self._flat().clone(), dtype)
 
     def __repr__(self) -> str:
         _warn_typed_storage_removal()

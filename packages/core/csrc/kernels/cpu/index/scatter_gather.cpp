@@ -33,14 +33,42 @@ int64_t first_out_of_range(const int64_t* p, int64_t n, int64_t size) {
 
 namespace {
 
+// One line of len picks from the row at xx: inline when short, else gather_contig (float/double).
+template <class U>
+inline bool gather_line(const U* xx, const int64_t* ii, U* oo, int64_t len, int64_t size) {
+  if ((sizeof(U) == 4 || sizeof(U) == 8) && len >= 16)
+    return (sizeof(U) == 8 ? gather_contig<8> : gather_contig<4>)(xx, ii, len, size, oo);
+  bool bad = false;
+  for (int64_t j = 0; j < len; ++j) {
+    const uint64_t v = static_cast<uint64_t>(ii[j]);
+    bad |= v >= static_cast<uint64_t>(size);
+    oo[j] = xx[v < static_cast<uint64_t>(size) ? v : 0];  // a clamped load: never outside the row
+  }
+  return !bad;
+}
+
 // gather's lines along a contiguous last dim (unit strides in input and index): [b, e) of them,
-// the input's offset counted up line by line over the outer dims (no division per line). Short
-// lines (gather(x, 1, idx) with one pick per row, as a loss picks its targets) stay inline;
-// longer float/double lines go to gather_contig. Returns false when an index was out of range.
+// the input's offset counted up line by line over the outer dims (no division per line); one
+// pick per row (as a loss picks its targets) is a loop of its own. False: an index was out of range.
 template <class U>
 bool gather_last_dim_lines(const U* x, const int64_t* ip, U* o, const DimVector& isz, const DimVector& xst,
                            int64_t size, int64_t b, int64_t e) {
   const int64_t nd = static_cast<int64_t>(isz.size()), len = isz[nd - 1];
+  bool ok = true;
+  if (nd <= 2) {  // one row stride: the common 2-d gather(x, 1, idx)
+    const int64_t xrow = nd == 2 ? xst[0] : 0;
+    if (len == 1) {  // one pick per row
+      bool bad = false;
+      for (int64_t r = b; r < e; ++r) {
+        const uint64_t v = static_cast<uint64_t>(ip[r]);
+        bad |= v >= static_cast<uint64_t>(size);
+        o[r] = x[r * xrow + static_cast<int64_t>(v < static_cast<uint64_t>(size) ? v : 0)];
+      }
+      return !bad;
+    }
+    for (int64_t r = b; r < e; ++r) ok &= gather_line<U>(x + r * xrow, ip + r * len, o + r * len, len, size);
+    return ok;
+  }
   DimVector c(static_cast<size_t>(nd - 1), 0);
   int64_t rem = b, xo = 0;
   for (int64_t k = nd - 2; k >= 0; --k) {
@@ -48,24 +76,8 @@ bool gather_last_dim_lines(const U* x, const int64_t* ip, U* o, const DimVector&
     rem /= isz[k];
     xo += c[k] * xst[k];
   }
-  constexpr bool kWide = sizeof(U) == 4 || sizeof(U) == 8;
-  const auto contig = sizeof(U) == 8 ? gather_contig<8> : gather_contig<4>;
-  bool ok = true;
   for (int64_t r = b; r < e; ++r) {
-    const int64_t* ii = ip + r * len;
-    U* oo = o + r * len;
-    const U* xx = x + xo;
-    if (kWide && len >= 16) {
-      ok &= contig(xx, ii, len, size, oo);
-    } else {
-      bool bad = false;
-      for (int64_t j = 0; j < len; ++j) {
-        const uint64_t v = static_cast<uint64_t>(ii[j]);
-        bad |= v >= static_cast<uint64_t>(size);
-        oo[j] = xx[v < static_cast<uint64_t>(size) ? v : 0];  // a clamped load: never outside the row
-      }
-      ok &= !bad;
-    }
+    ok &= gather_line<U>(x + xo, ip + r * len, o + r * len, len, size);
     for (int64_t k = nd - 2; k >= 0; --k) {  // the next line's input offset
       xo += xst[k];
       if (++c[k] < isz[k]) break;

@@ -36,7 +36,7 @@ namespace {
 // One line of len picks from the row at xx: inline when short, else gather_contig (float/double).
 template <class U>
 inline bool gather_line(const U* xx, const int64_t* ii, U* oo, int64_t len, int64_t size) {
-  if ((sizeof(U) == 4 || sizeof(U) == 8) && len >= 16)
+  if ((sizeof(U) == 4 || sizeof(U) == 8) && len >= 64)
     return (sizeof(U) == 8 ? gather_contig<8> : gather_contig<4>)(xx, ii, len, size, oo);
   bool bad = false;
   for (int64_t j = 0; j < len; ++j) {

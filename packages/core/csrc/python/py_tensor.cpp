@@ -233,28 +233,6 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
   return 0;
   EMBER_PY_CATCH_INT
 }
-// grad_dtype: leaves only; None allows a gradient of any dtype (the engine then casts nothing).
-static PyObject* get_grad_dtype(PyObject* self, void*) {
-  EMBER_PY_TRY
-  const AutogradMeta* m = SELF.impl()->autograd.get();
-  EMBER_CHECK(!m || !m->grad_fn, "grad_dtype can only be accessed on leaf tensors.");
-  const int8_t g = m ? m->grad_dtype : AutogradMeta::kGradDtypeOwn;
-  if (g == AutogradMeta::kGradDtypeAny) Py_RETURN_NONE;
-  return Py_NewRef(dtype_object(g >= 0 ? static_cast<ScalarType>(g) : SELF.dtype()));
-  EMBER_PY_CATCH
-}
-static int set_grad_dtype(PyObject* self, PyObject* v, void*) {
-  EMBER_PY_TRY
-  TensorImpl* impl = SELF.impl();
-  EMBER_CHECK(!impl->autograd || !impl->autograd->grad_fn, "grad_dtype can only be set on leaf tensors.");
-  EMBER_CHECK(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",
-              v ? Py_TYPE(v)->tp_name : "nothing");
-  const int8_t g = v == Py_None ? AutogradMeta::kGradDtypeAny : static_cast<int8_t>(parse_dtype(v));
-  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
-  impl->autograd->grad_dtype = g;
-  return 0;
-  EMBER_PY_CATCH_INT
-}
 static PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
 static PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_TRY
@@ -332,7 +310,7 @@ static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nul
                                       {"ndim", get_ndim, nullptr, nullptr, nullptr},
                                       {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
                                       {"grad", get_grad, set_grad, nullptr, nullptr},
-                                      {"grad_dtype", get_grad_dtype, set_grad_dtype, nullptr, nullptr},
+                                      {"grad_dtype", tensor_get_grad_dtype, tensor_set_grad_dtype, nullptr, nullptr},
                                       {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
                                       {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
                                       {"output_nr", get_output_nr, nullptr, nullptr, nullptr},

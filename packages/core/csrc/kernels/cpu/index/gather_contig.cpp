@@ -73,10 +73,10 @@ inline bool prefetch_row(const void* x, int64_t len, int64_t size) {
 
 }  // namespace
 
-// Measured on the 2-core AMD EPYC (AVX-512) benchmark box, one thread, float32: a prefetched
-// row is gathered 3-6x faster by the scalar loop than by hardware gathers (4096 x 1024, 256
-// picks a row: 0.75 vs 2.2 ms; 100k rows of 16: 1.3 vs 8 ms), while rows too long to prefetch
-// (512 x 8192, 512 picks) favour the gathers' eight loads in flight (0.42 vs 1.2 ms).
+// Measured on the 2-core AMD EPYC (AVX-512) benchmark box, one thread, float32, best of 15: a
+// prefetched row is gathered ~3x faster by the scalar loop than by hardware gathers (4096 rows
+// of 1024, 256 picks each: 0.75 vs 2.2 ms). Rows too long to prefetch keep the gathers (their
+// eight loads in flight), as before.
 template <int Elem>
 bool gather_contig(const void* x, const int64_t* idx, int64_t len, int64_t size, void* out) {
   const bool prefetched = prefetch_row<Elem>(x, len, size);

@@ -30,6 +30,14 @@ def gather_cols(lib: ModuleType) -> dict[str, Any]:
     return {"x": x, "idx": idx, "torch": lib}
 
 
+def gather_one_per_row(lib: ModuleType) -> dict[str, Any]:
+    """gather along dim 1 with one pick per row (a loss picking its targets): 100k rows of 1000."""
+    rng = np.random.default_rng(0)
+    x = lib.from_numpy(rng.standard_normal((100_000, 1000), dtype=np.float32))
+    idx = lib.from_numpy(rng.integers(0, 1000, (100_000, 1)))
+    return {"x": x, "idx": idx, "torch": lib}
+
+
 def scatter_rows(lib: ModuleType) -> dict[str, Any]:
     """scatter_add along dim 0: 100k x 16 sources into 10k rows (many duplicates)."""
     rng = np.random.default_rng(0)
@@ -111,6 +119,8 @@ BENCHES: list[Bench] = INFO + [
               threads=th, target=0.9),
         Bench("index", "gather 4096 x 1024, dim 1, 256 per row", "throughput", "torch.gather(x, 1, idx)",
               gather_cols, threads=th, target=0.9),
+        Bench("index", "gather 100k x 1000, dim 1, 1 per row", "throughput", "torch.gather(x, 1, idx)",
+              gather_one_per_row, threads=th, target=0.9),
         Bench("index", "scatter_add 100k x 16 into 10k rows", "throughput", "base.scatter_add(0, idx, src)",
               scatter_rows, threads=th, target=0.9),
         Bench("index", "x[mask] on 16M float32", "throughput", "x[mask]", mask_16m, threads=th, target=0.9),

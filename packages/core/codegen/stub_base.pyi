@@ -57,6 +57,22 @@ int: dtype
 int64: dtype
 long: dtype
 bool: dtype
+# the sub-byte dtypes: dtype objects only, no kernel takes them
+uint1: dtype
+uint2: dtype
+uint3: dtype
+uint4: dtype
+uint5: dtype
+uint6: dtype
+uint7: dtype
+int1: dtype
+int2: dtype
+int3: dtype
+int4: dtype
+int5: dtype
+int6: dtype
+int7: dtype
+bit: dtype
 strided: layout
 contiguous_format: memory_format
 preserve_format: memory_format

@@ -185,6 +185,7 @@ CALLS.update({
     "sinc": lambda L: ([_x(L, 3)], {}),
     "sinc_": lambda L: ([_x(L, 3)], {}),
     "slice_copy": lambda L: ([_x(L, 3, 4), 1, 1, 4, 2], {}),
+    "slice_inverse": lambda L: ([_x(L, 2, 4), _x(L, 3, 4), 0, 1, None, 1], {}),
     "slice_scatter": lambda L: ([_x(L, 3, 4), _x(L, 3, 2), 1, 0, 4, 2], {}),
     "split_copy": lambda L: ([_x(L, 5, 2), 2], {}),
     "split_with_sizes_copy": lambda L: ([_x(L, 5, 2), [1, 4]], {}),

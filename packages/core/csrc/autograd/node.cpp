@@ -102,6 +102,10 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   AutogradMeta& m = *variable.impl()->autograd;  // (its grad hooks ran in the engine)
+  // grad_dtype: the tensor's own dtype by default, a set dtype, or (None) whatever arrives
+  const ScalarType want = m.grad_dtype >= 0                             ? static_cast<ScalarType>(m.grad_dtype)
+                          : m.grad_dtype == AutogradMeta::kGradDtypeAny ? g.dtype()
+                                                                        : variable.dtype();
   if (!m.grad.defined()) {
     // Steal the buffer when nobody else sees it and its layout matches the
     // variable's (the "grad layout contract"); otherwise copy into that layout.
@@ -112,12 +116,12 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
         gi->storage.use_count() == 2)
       gi->base = Ref<TensorImpl>();
     bool layout_ok = g.strides().equals(variable.strides()) && !gi->base && !gi->autograd;
-    if (GradMode::is_enabled()) {
+    if (GradMode::is_enabled() && (g.dtype() == want || m.grad_dtype == AutogradMeta::kGradDtypeOwn)) {
       m.grad = g;
-    } else if (g.ref().use_count() == 1 && layout_ok && g.dtype() == variable.dtype()) {
+    } else if (!GradMode::is_enabled() && g.ref().use_count() == 1 && layout_ok && g.dtype() == want) {
       m.grad = std::move(g);
     } else {
-      Tensor c = empty_with_layout_of(variable, variable.dtype(), std::nullopt);
+      Tensor c = empty_with_layout_of(variable, want, std::nullopt);
       copy_(c, g, false);
       m.grad = std::move(c);
     }

@@ -30,5 +30,8 @@ struct StorageImpl : RefCounted {
 Ref<StorageImpl> new_cpu_storage(size_t nbytes);
 // Grow a CPU storage in place (for resize_ / out= resizing).
 void resize_storage(StorageImpl& s, size_t nbytes);
+// Resize a CPU storage to exactly nbytes, growing or shrinking (UntypedStorage.resize_): the
+// first min(old, new) bytes are kept, the rest of a larger block is uninitialised.
+void set_storage_nbytes(StorageImpl& s, size_t nbytes);
 
 }  // namespace ember

@@ -1,5 +1,8 @@
 #include "tensor.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "allocator.h"
 #include "grad_mode.h"
 #include "size_math.h"
@@ -135,6 +138,16 @@ void resize_storage(StorageImpl& s, size_t nbytes) {
   EMBER_CHECK(s.resizable && s.deleter == cpu_deleter, "Trying to resize storage that is not resizable");
   void* p = cpu_alloc(nbytes);
   if (s.nbytes) std::memcpy(p, s.data, s.nbytes);
+  cpu_free(s.data, s.nbytes);
+  s.data = p;
+  s.nbytes = nbytes;
+}
+
+void set_storage_nbytes(StorageImpl& s, size_t nbytes) {
+  if (nbytes == s.nbytes) return;
+  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter, "Trying to resize storage that is not resizable");
+  void* p = cpu_alloc(nbytes);
+  if (std::min(nbytes, s.nbytes)) std::memcpy(p, s.data, std::min(nbytes, s.nbytes));
   cpu_free(s.data, s.nbytes);
   s.data = p;
   s.nbytes = nbytes;

@@ -97,6 +97,10 @@ struct AutogradMeta {
   bool requires_grad = false;  // set by the user on leaves
   bool retains_grad = false;
   uint32_t output_nr = 0;  // which output of grad_fn this tensor is
+  // Tensor.grad_dtype of a leaf: kGradDtypeOwn (the tensor's dtype), kGradDtypeAny (None: any
+  // dtype) or a ScalarType the accumulated gradient is cast to.
+  static constexpr int8_t kGradDtypeOwn = -1, kGradDtypeAny = -2;
+  int8_t grad_dtype = kGradDtypeOwn;
   Tensor grad;
   Ref<Node> grad_fn;                                                // null for leaves
   Node* grad_accumulator = nullptr;                                 // weak: the AccumulateGrad clears it when it dies

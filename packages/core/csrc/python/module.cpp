@@ -135,7 +135,7 @@ PyObject* get_default_dtype(PyObject*, PyObject*) {
 }
 PyObject* set_default_dtype_py(PyObject*, PyObject* d) {
   EMBER_PY_TRY
-  EMBER_CHECK_TYPE(Py_TYPE(d) == DtypeType && is_floating(parse_dtype(d)),
+  EMBER_CHECK_TYPE(Py_TYPE(d) == DtypeType && !is_sub_byte_dtype(d) && is_floating(parse_dtype(d)),
                    "only floating-point types are supported as the default type");
   set_default_dtype(parse_dtype(d));
   Py_RETURN_NONE;

@@ -545,4 +545,27 @@ void init_autograd(PyObject* module) {
   init_profiler(module);  // the profiler records backward nodes; it starts with autograd
 }
 
+// grad_dtype: leaves only; None allows a gradient of any dtype (the engine then casts nothing).
+PyObject* tensor_get_grad_dtype(PyObject* self, void*) {
+  EMBER_PY_TRY
+  const AutogradMeta* m = unpack(self).impl()->autograd.get();
+  EMBER_CHECK(!m || !m->grad_fn, "grad_dtype can only be accessed on leaf tensors.");
+  const int8_t g = m ? m->grad_dtype : AutogradMeta::kGradDtypeOwn;
+  if (g == AutogradMeta::kGradDtypeAny) Py_RETURN_NONE;
+  return Py_NewRef(dtype_object(g >= 0 ? static_cast<ScalarType>(g) : unpack(self).dtype()));
+  EMBER_PY_CATCH
+}
+int tensor_set_grad_dtype(PyObject* self, PyObject* v, void*) {
+  EMBER_PY_TRY
+  TensorImpl* impl = unpack(self).impl();
+  EMBER_CHECK(!impl->autograd || !impl->autograd->grad_fn, "grad_dtype can only be set on leaf tensors.");
+  EMBER_CHECK(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",
+              v ? Py_TYPE(v)->tp_name : "nothing");
+  const int8_t g = v == Py_None ? AutogradMeta::kGradDtypeAny : static_cast<int8_t>(parse_dtype(v));
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  impl->autograd->grad_dtype = g;
+  return 0;
+  EMBER_PY_CATCH_INT
+}
+
 }  // namespace ember::python

@@ -15,5 +15,8 @@ void init_function(PyObject* module);  // py_function.cpp
 // GC support: visit / drop the Python hooks reachable only through this tensor.
 int traverse_autograd(const Tensor& t, visitproc visit, void* arg);
 void clear_autograd(const Tensor& t);
+// Tensor.grad_dtype (a getset of the tensor type).
+PyObject* tensor_get_grad_dtype(PyObject* self, void*);
+int tensor_set_grad_dtype(PyObject* self, PyObject* v, void*);
 
 }  // namespace ember::python

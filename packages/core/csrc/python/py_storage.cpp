@@ -88,6 +88,75 @@ PyObject* set_from(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_CATCH
 }
 
+// _storage_as(t, dtype): the whole of t's storage as a flat tensor of dtype (nbytes / itemsize
+// elements from byte 0; the bytes of a partial last element left out): what UntypedStorage
+// indexes, copies and views tensors through.
+PyObject* storage_as(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(nargs == 2, "_storage_as expects 2 arguments");
+  const Tensor& t = tensor_arg(args[0], "_storage_as");
+  const ScalarType dt = parse_dtype(args[1]);
+  auto impl = make_ref<TensorImpl>();
+  impl->storage = t.impl()->storage;
+  impl->dtype = dt;
+  impl->sizes = {static_cast<int64_t>(t.storage().nbytes / element_size(dt))};
+  impl->strides = {1};
+  impl->is_inference = t.impl()->is_inference;
+  impl->refresh();
+  return wrap(Tensor(std::move(impl)));
+  EMBER_PY_CATCH
+}
+
+// _storage_resize_(t, nbytes): t's storage resized in place to exactly nbytes.
+PyObject* storage_resize(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(nargs == 2, "_storage_resize_ expects 2 arguments");
+  const Tensor& t = tensor_arg(args[0], "_storage_resize_");
+  const int64_t n = to_i64(args[1]);
+  EMBER_CHECK(n >= 0, "Storage size must be non-negative, got ", n);
+  set_storage_nbytes(t.storage(), static_cast<size_t>(n));
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+// _storage_slice(t, start, stop): a uint8 tensor over a new storage aliasing bytes [start, stop)
+// of t's (UntypedStorage's s[a:b]); it keeps the parent alive, and the parent stops being
+// resizable, since moving its memory would leave the slice dangling.
+PyObject* storage_slice(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(nargs == 3, "_storage_slice expects 3 arguments");
+  const Tensor& t = tensor_arg(args[0], "_storage_slice");
+  const int64_t start = to_i64(args[1]), stop = to_i64(args[2]);
+  StorageImpl& parent = t.storage();
+  EMBER_CHECK(0 <= start && start <= stop && static_cast<size_t>(stop) <= parent.nbytes, "_storage_slice: [", start,
+              ", ", stop, ") is outside a storage of ", parent.nbytes, " bytes");
+  parent.resizable = false;
+  auto s = make_ref<StorageImpl>();
+  s->data = static_cast<char*>(parent.data) + start;
+  s->nbytes = static_cast<size_t>(stop - start);
+  s->device = parent.device;
+  s->ctx = new Ref<StorageImpl>(t.impl()->storage);
+  s->deleter = [](void*, void* ctx, size_t) { delete static_cast<Ref<StorageImpl>*>(ctx); };
+  s->resizable = false;
+  s->shared = parent.shared;
+  auto impl = make_ref<TensorImpl>();
+  impl->storage = s;
+  impl->dtype = ScalarType::UInt8;
+  impl->sizes = {stop - start};
+  impl->strides = {1};
+  impl->refresh();
+  return wrap(Tensor(std::move(impl)));
+  EMBER_PY_CATCH
+}
+
+// _storage_resizable(t): whether resize_ may move t's storage (False for memory ember does not own).
+PyObject* storage_resizable(PyObject*, PyObject* o) {
+  EMBER_PY_TRY
+  const StorageImpl& s = tensor_arg(o, "_storage_resizable").storage();
+  return PyBool_FromLong(s.resizable);
+  EMBER_PY_CATCH
+}
+
 // _mark_shared(t, flag): record that t's storage lives in shared memory.
 PyObject* mark_shared(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_TRY
@@ -101,6 +170,10 @@ PyMethodDef storage_functions[] = {
     {"_storage_info", storage_info, METH_O, nullptr},
     {"_as_strided_storage", (PyCFunction)(void (*)())as_strided_storage, METH_FASTCALL, nullptr},
     {"_set_", (PyCFunction)(void (*)())set_from, METH_FASTCALL, nullptr},
+    {"_storage_as", (PyCFunction)(void (*)())storage_as, METH_FASTCALL, nullptr},
+    {"_storage_resize_", (PyCFunction)(void (*)())storage_resize, METH_FASTCALL, nullptr},
+    {"_storage_slice", (PyCFunction)(void (*)())storage_slice, METH_FASTCALL, nullptr},
+    {"_storage_resizable", storage_resizable, METH_O, nullptr},
     {"_mark_shared", (PyCFunction)(void (*)())mark_shared, METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -219,9 +219,15 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
               "' to a tensor of size '", shape_str(SELF.sizes()),
               "'. Please ensure that the gradient and the "
               "tensor are the same size");
-  EMBER_CHECK(g.dtype() == SELF.dtype(), "attempting to assign a gradient with dtype '", c_type_name(g.dtype()),
-              "' to a tensor with grad_dtype '", legacy_name(SELF.dtype()),
-              "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).");
+  const int8_t want = impl->autograd ? impl->autograd->grad_dtype : AutogradMeta::kGradDtypeOwn;
+  const ScalarType allowed = want >= 0 ? static_cast<ScalarType>(want) : SELF.dtype();
+  EMBER_CHECK(want == AutogradMeta::kGradDtypeAny || g.dtype() == allowed,
+              "attempting to assign a gradient with dtype '", c_type_name(g.dtype()), "' to a tensor with grad_dtype '",
+              legacy_name(allowed),
+              "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+              "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+              "caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+              "they match.");
   if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
   impl->autograd->grad = g;
   return 0;
@@ -304,6 +310,7 @@ static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nul
                                       {"ndim", get_ndim, nullptr, nullptr, nullptr},
                                       {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
                                       {"grad", get_grad, set_grad, nullptr, nullptr},
+                                      {"grad_dtype", tensor_get_grad_dtype, tensor_set_grad_dtype, nullptr, nullptr},
                                       {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
                                       {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
                                       {"output_nr", get_output_nr, nullptr, nullptr, nullptr},

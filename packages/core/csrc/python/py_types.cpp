@@ -18,24 +18,49 @@ namespace {
 PyObject* g_dtypes[kNumScalarTypes] = {};
 PyObject* g_formats[4] = {};
 
-// ---- dtype ----
-PyObject* dtype_repr(PyObject* self) {
-  return PyUnicode_FromFormat("torch.%s", dtype_name(reinterpret_cast<PyDtype*>(self)->st));
+// The sub-byte dtypes uint1..uint7, int1..int7 (torch.bit is uint1): dtype objects only, as
+// in PyTorch, whose kernels do not take them either. Their codes lie past the enum's values
+// (ScalarType's underlying int8_t holds them), so no kernel table is indexed by them: parse_dtype
+// refuses them before any op sees one.
+constexpr int kSubByteBase = 64;  // codes 64..70: uint1..uint7; 71..77: int1..int7
+const char* const kSubByteNames[] = {"uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
+                                     "int1",  "int2",  "int3",  "int4",  "int5",  "int6",  "int7"};
+const char* const kSubByteLegacy[] = {"UInt1", "UInt2", "UInt3", "UInt4", "UInt5", "UInt6", "UInt7",
+                                      "Int1",  "Int2",  "Int3",  "Int4",  "Int5",  "Int6",  "Int7"};
+constexpr int kNumSubByte = 14;
+int sub_byte_index(ScalarType st) {
+  const int c = static_cast<int>(st) - kSubByteBase;
+  return c >= 0 && c < kNumSubByte ? c : -1;
 }
+
+// ---- dtype ----
 ScalarType st_of(PyObject* self) { return reinterpret_cast<PyDtype*>(self)->st; }
+const char* name_of(ScalarType st) {
+  const int k = sub_byte_index(st);
+  return k >= 0 ? kSubByteNames[k] : dtype_name(st);
+}
+PyObject* dtype_repr(PyObject* self) { return PyUnicode_FromFormat("torch.%s", name_of(st_of(self))); }
 PyObject* dtype_is_floating(PyObject* self, void*) { return PyBool_FromLong(is_floating(st_of(self))); }
 PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex(st_of(self))); }
-PyObject* dtype_is_signed(PyObject* self, void*) { return PyBool_FromLong(is_signed(st_of(self))); }
-PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(element_size(st_of(self))); }
+PyObject* dtype_is_signed(PyObject* self, void*) {
+  const int k = sub_byte_index(st_of(self));
+  return PyBool_FromLong(k >= 0 ? k >= 7 : is_signed(st_of(self)));
+}
+PyObject* dtype_itemsize(PyObject* self, void*) {
+  return PyLong_FromSize_t(sub_byte_index(st_of(self)) >= 0 ? 1 : element_size(st_of(self)));
+}
 PyObject* dtype_to_real(PyObject* self, PyObject*) {
   EMBER_PY_TRY
+  if (sub_byte_index(st_of(self)) >= 0) return Py_NewRef(self);
   return dtype_object(to_real_type(st_of(self)));
   EMBER_PY_CATCH
 }
 PyObject* dtype_to_complex(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  // PyTorch maps bfloat16 to complex64 too (its toComplexType has no complex bfloat16)
   const ScalarType t = st_of(self);
+  const int k = sub_byte_index(t);
+  EMBER_CHECK(k < 0, "Unknown Complex ScalarType for ", k >= 0 ? kSubByteLegacy[k] : "");
+  // PyTorch maps bfloat16 to complex64 too (its toComplexType has no complex bfloat16)
   return dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t));
   EMBER_PY_CATCH
 }
@@ -44,7 +69,7 @@ PyObject* dtype_to_complex(PyObject* self, PyObject*) {
 PyObject* g_unpickle_constant = nullptr;
 PyObject* g_unpickle_device = nullptr;
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
-  return Py_BuildValue("(O(s))", g_unpickle_constant, dtype_name(st_of(self)));
+  return Py_BuildValue("(O(s))", g_unpickle_constant, name_of(st_of(self)));
 }
 PyGetSetDef dtype_getset[] = {{"is_floating_point", dtype_is_floating, nullptr, nullptr, nullptr},
                               {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
@@ -210,8 +235,16 @@ bool is_dtype_like(PyObject* o) {
   return Py_TYPE(o) == DtypeType || o == reinterpret_cast<PyObject*>(&PyFloat_Type) ||
          o == reinterpret_cast<PyObject*>(&PyLong_Type) || o == reinterpret_cast<PyObject*>(&PyBool_Type);
 }
+bool is_sub_byte_dtype(PyObject* o) { return Py_TYPE(o) == DtypeType && sub_byte_index(st_of(o)) >= 0; }
 ScalarType parse_dtype(PyObject* o) {
-  if (Py_TYPE(o) == DtypeType) return st_of(o);
+  if (Py_TYPE(o) == DtypeType) {
+    const int k = sub_byte_index(st_of(o));
+    // PyTorch makes (uninitialised) tensors of them but no kernel takes them: "... not implemented for 'UInt1'"
+    if (k >= 0)
+      fail(ErrorKind::NotImplemented, "ember has no kernels for '", kSubByteLegacy[k], "' (torch.", kSubByteNames[k],
+           "): sub-byte dtypes are dtype objects only");
+    return st_of(o);
+  }
   if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
   if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
   return ScalarType::Int64;
@@ -248,6 +281,13 @@ void init_types(PyObject* m) {
     reinterpret_cast<PyDtype*>(o)->st = static_cast<ScalarType>(i);
     g_dtypes[i] = o;
     add(m, dtype_name(static_cast<ScalarType>(i)), o);
+  }
+  for (int k = 0; k < kNumSubByte; ++k) {
+    PyObject* o = PyObject_New(PyObject, DtypeType);
+    reinterpret_cast<PyDtype*>(o)->st = static_cast<ScalarType>(kSubByteBase + k);
+    add(m, kSubByteNames[k], o);
+    if (k == 0) add(m, "bit", o);  // torch.bit is torch.uint1
+    Py_DECREF(o);                  // the module holds it
   }
   struct Alias {
     const char* name;

@@ -34,7 +34,9 @@ Device parse_device(PyObject* o);
 bool is_device_like(PyObject* o);
 // Python int/float/bool type objects given as dtype= (torch accepts dtype=float).
 bool is_dtype_like(PyObject* o);
+// Raises NotImplementedError for the sub-byte dtypes (torch.uint1 ... torch.int7): no kernel takes them.
 ScalarType parse_dtype(PyObject* o);
+bool is_sub_byte_dtype(PyObject* o);
 
 void init_types(PyObject* module);
 

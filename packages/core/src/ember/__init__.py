@@ -222,6 +222,10 @@ from ember._tensor_linalg_index import nonzero as nonzero  # noqa: E402  (adds a
 from ember import _tensor_composite  # noqa: E402  (Tensor.cummax, .gcd_, .sum_to_size, ...)
 
 _tensor_composite.install()
+from ember import _tensor_storage  # noqa: E402  (Tensor.untyped_storage, .storage, .set_(storage), ...)
+
+_tensor_storage.install(Tensor)
+from ember._tensor_storage import slice_inverse as slice_inverse  # noqa: E402
 from ember import _tensor_legacy_methods  # noqa: E402  (Tensor.new, .apply_, .dim_order, .__reversed__, ...)
 
 _tensor_legacy_methods.install()
@@ -259,11 +263,15 @@ def where(condition: Tensor, input: _Any = None, other: _Any = None, *, out: _An
 
 
 def is_storage(obj: _Any) -> bool:
-    """True if ``obj`` is a storage (ember's storages come from loading checkpoints)."""
+    """True if ``obj`` is a storage (an ``UntypedStorage``, a ``TypedStorage``, or one a checkpoint loaded)."""
     import sys
 
-    mod = sys.modules.get("ember.serialization._storage")  # no storage exists before it is imported
-    return mod is not None and isinstance(obj, (mod.LoadedStorage, mod.TypedStorage))
+    # no storage exists before its module is imported
+    mods = [sys.modules.get("ember.storage"), sys.modules.get("ember.serialization._storage")]
+    kinds = tuple(getattr(m, n) for m, names in zip(mods, (("UntypedStorage", "TypedStorage"),
+                                                           ("LoadedStorage", "TypedStorage")))
+                  if m is not None for n in names)
+    return len(kinds) > 0 and isinstance(obj, kinds)
 
 
 # Names whose modules load on first use (`import ember` stays fast): name -> module defining it.
@@ -300,6 +308,12 @@ _LAZY_NAMES = {
     **{n: "ember._linalg_old" for n in (
         "cholesky", "eig", "geqrf", "lstsq", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_rank", "orgqr",
         "ormqr", "pinverse", "solve", "symeig", "triangular_solve")},
+    # storages (ember/storage.py): torch.UntypedStorage, TypedStorage and the legacy FloatStorage ...
+    **{n: "ember.storage" for n in (
+        "UntypedStorage", "TypedStorage", "BFloat16Storage", "BoolStorage", "ByteStorage", "CharStorage",
+        "ComplexDoubleStorage", "ComplexFloatStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage",
+        "LongStorage", "ShortStorage")},
+    "Storage": "ember.storage", "StorageBase": "ember.storage",
     "Event": "ember._streams", "Stream": "ember._streams", "Future": "ember.futures",
     "get_device_module": "ember._runtime", "to_dlpack": "ember.utils.dlpack",
     "stft": "ember._stft", "istft": "ember._stft",
@@ -307,7 +321,8 @@ _LAZY_NAMES = {
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
-                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal")
+                 "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal",
+                 "storage")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

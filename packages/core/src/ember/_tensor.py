@@ -89,6 +89,17 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array: Any) -> Tensor:
+        """A NumPy ufunc's result as a tensor (``np.sin(t)`` is a tensor); bool arrays come back as
+        uint8, as PyTorch's do."""
+        import numpy as np
+
+        from ember._numpy import from_numpy
+
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"expected np.ndarray (got {type(array).__module__}.{type(array).__name__})")
+        return from_numpy(array.astype("uint8") if array.dtype == bool else array)
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         r = self.clone()
         r.requires_grad_(self.requires_grad)
@@ -520,10 +531,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
 
     # Storage sharing. The policy (how shared memory is made and passed between
     # processes) lives in ember.multiprocessing; the core only swaps storages.
-    def set_(self, source: Tensor) -> Tensor:
-        """Make this tensor an alias of ``source``'s storage, sizes and strides."""
-        return _C._set_(self, source)
-
+    # (set_, untyped_storage and storage are ember/_tensor_storage.py's)
     def is_shared(self) -> bool:
         """Whether the storage lives in shared memory (see ``share_memory_``)."""
         return _C._storage_info(self)[3]

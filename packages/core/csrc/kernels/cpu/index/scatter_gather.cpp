@@ -31,9 +31,69 @@ int64_t first_out_of_range(const int64_t* p, int64_t n, int64_t size) {
   return first.load();
 }
 
+namespace {
+
+// One line of len picks from the row at xx: inline when short, else gather_contig (float/double).
+template <class U>
+inline bool gather_line(const U* xx, const int64_t* ii, U* oo, int64_t len, int64_t size) {
+  if ((sizeof(U) == 4 || sizeof(U) == 8) && len >= 64)
+    return (sizeof(U) == 8 ? gather_contig<8> : gather_contig<4>)(xx, ii, len, size, oo);
+  bool bad = false;
+  for (int64_t j = 0; j < len; ++j) {
+    const uint64_t v = static_cast<uint64_t>(ii[j]);
+    bad |= v >= static_cast<uint64_t>(size);
+    oo[j] = xx[v < static_cast<uint64_t>(size) ? v : 0];  // a clamped load: never outside the row
+  }
+  return !bad;
+}
+
+// gather's lines along a contiguous last dim (unit strides in input and index): [b, e) of them,
+// the input's offset counted up line by line over the outer dims (no division per line); one
+// pick per row (as a loss picks its targets) is a loop of its own. False: an index was out of range.
+template <class U>
+bool gather_last_dim_lines(const U* x, const int64_t* ip, U* o, const DimVector& isz, const DimVector& xst,
+                           int64_t size, int64_t b, int64_t e) {
+  const int64_t nd = static_cast<int64_t>(isz.size()), len = isz[nd - 1];
+  bool ok = true;
+  if (nd <= 2) {  // one row stride: the common 2-d gather(x, 1, idx)
+    const int64_t xrow = nd == 2 ? xst[0] : 0;
+    if (len == 1) {  // one pick per row
+      bool bad = false;
+      for (int64_t r = b; r < e; ++r) {
+        const uint64_t v = static_cast<uint64_t>(ip[r]);
+        bad |= v >= static_cast<uint64_t>(size);
+        o[r] = x[r * xrow + static_cast<int64_t>(v < static_cast<uint64_t>(size) ? v : 0)];
+      }
+      return !bad;
+    }
+    for (int64_t r = b; r < e; ++r) ok &= gather_line<U>(x + r * xrow, ip + r * len, o + r * len, len, size);
+    return ok;
+  }
+  DimVector c(static_cast<size_t>(nd - 1), 0);
+  int64_t rem = b, xo = 0;
+  for (int64_t k = nd - 2; k >= 0; --k) {
+    c[k] = rem % isz[k];
+    rem /= isz[k];
+    xo += c[k] * xst[k];
+  }
+  for (int64_t r = b; r < e; ++r) {
+    ok &= gather_line<U>(x + xo, ip + r * len, o + r * len, len, size);
+    for (int64_t k = nd - 2; k >= 0; --k) {  // the next line's input offset
+      xo += xst[k];
+      if (++c[k] < isz[k]) break;
+      xo -= isz[k] * xst[k];
+      c[k] = 0;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
 // Bounds are checked inside the copy loop (never reading outside); the op raises afterwards.
 bool gather(const Tensor& input, int64_t d, const Tensor& idx, const Tensor& out) {
   int64_t size = sizes1(input)[d];
+  if (size == 0) return false;  // (the op has returned for an empty index) every index is out of range
   std::atomic<bool> bad{false};
   DimVector isz = sizes1(idx);
   std::array<DimVector, 2> st{strides1(input), contiguous_strides(isz)};
@@ -41,31 +101,20 @@ bool gather(const Tensor& input, int64_t d, const Tensor& idx, const Tensor& out
   const int64_t* ip = idx.data<int64_t>();
   const char* xp = input.raw();
   char* op = out.raw();
-  const auto contig = input.itemsize() == 8 ? gather_contig<8> : gather_contig<4>;
   by_itemsize(input.itemsize(), [&](auto tag) {
     using U = decltype(tag);
     const U* x = reinterpret_cast<const U*>(xp);
     U* o = reinterpret_cast<U*>(op);
+    if (is == 1 && xs == 1) {  // d is the last dim, unit stride in the input too
+      const int64_t len = isz[d], lines = idx.numel() / len;
+      GilRelease nogil;
+      parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
+        if (!gather_last_dim_lines<U>(x, ip, o, isz, st[0], size, b, e)) bad = true;
+      });
+      return;
+    }
     // out is contiguous with index's shape, so its offsets equal the index's.
     for_each_line<2>(isz, d, st, kGrainSize, [&](const std::array<int64_t, 2>& off, int64_t len) {
-      if (is == 1 && xs == 1 && sizeof(U) >= 4 && sizeof(U) <= 8) {  // a contiguous last dim: unit strides
-        if (!contig(x + off[0], ip + off[1], len, size, o + off[1])) bad = true;
-        return;
-      }
-      if (is == 1 && xs == 1) {
-        const int64_t* ii = ip + off[1];
-        const U* xx = x + off[0];
-        U* oo = o + off[1];
-        bool b = false;
-        for (int64_t j = 0; j < len; ++j) {
-          uint64_t v = static_cast<uint64_t>(ii[j]);
-          bool ok = v < static_cast<uint64_t>(size);
-          b |= !ok;
-          oo[j] = xx[ok ? v : 0];  // a clamped load: no branch, never outside the row
-        }
-        if (b) bad = true;
-        return;
-      }
       bool b = false;
       for (int64_t j = 0; j < len; ++j) {
         uint64_t v = static_cast<uint64_t>(ip[off[1] + j * is]);

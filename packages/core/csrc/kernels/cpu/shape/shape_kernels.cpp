@@ -7,39 +7,82 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/element_walk.h"
+#include "kernels/cpu/isa_variants.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/element_bytes.h"
 
 namespace ember::shapes {
+
+namespace {
+
+// Rows of strided_gather: the last dim of out, read from src through byte strides.
+template <class T>
+struct GatherRows {
+  T* dst;
+  const char* src;
+  const int64_t* sizes;  // nd sizes
+  const int64_t* bst;    // nd byte strides (may be negative)
+  int64_t nd, inner, inner_st;
+};
+
+// One row: a plain copy, a reversal (flip of the last dim; typed, so the vectoriser turns it
+// into loads and lane shuffles) or a strided walk.
+template <class T>
+EMBER_VEC_INLINE void copy_row(T* __restrict d, const char* s, int64_t n, int64_t st) {
+  constexpr int64_t w = static_cast<int64_t>(sizeof(T));
+  if (st == w) {
+    std::memcpy(d, s, static_cast<size_t>(n) * sizeof(T));
+  } else if (st == -w) {
+    const T* __restrict r = reinterpret_cast<const T*>(s);
+    for (int64_t i = 0; i < n; ++i) d[i] = r[-i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = *reinterpret_cast<const T*>(s + i * st);
+  }
+}
+
+// Rows [b, e): the outer multi-index is counted up row by row (one division per range).
+template <class T>
+EMBER_VEC_INLINE void gather_rows(const GatherRows<T>& p, int64_t b, int64_t e) {
+  const int64_t outer = p.nd - 1;
+  DimVector idx(static_cast<size_t>(std::max<int64_t>(outer, 0)), 0);
+  int64_t rem = b, off = 0;
+  for (int64_t k = outer - 1; k >= 0; --k) {
+    idx[k] = rem % p.sizes[k];
+    rem /= p.sizes[k];
+    off += idx[k] * p.bst[k];
+  }
+  for (int64_t r = b; r < e; ++r) {
+    copy_row<T>(p.dst + r * p.inner, p.src + off, p.inner, p.inner_st);
+    for (int64_t k = outer - 1; k >= 0; --k) {  // next row: carry through the outer dims
+      off += p.bst[k];
+      if (++idx[k] < p.sizes[k]) break;
+      off -= p.sizes[k] * p.bst[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+EMBER_ISA_VARIANTS(gather_rows, GatherRows)
+
+}  // namespace
 
 // out (contiguous) <- the elements at src + sum(i_k * strides_k) bytes, strides may be negative.
 void strided_gather(const Tensor& out, const char* src, IntArrayRef sizes, IntArrayRef byte_strides) {
   int64_t nd = static_cast<int64_t>(sizes.size());
-  size_t isz = out.itemsize();
   int64_t n = out.numel();
   if (n == 0) return;
-  char* dst = out.raw();
   int64_t inner = nd == 0 ? 1 : sizes[nd - 1];
   int64_t inner_st = nd == 0 ? 0 : byte_strides[nd - 1];
   int64_t rows = n / inner;
   GilRelease nogil;
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      // Offset of row r from its multi-index over the outer dims.
-      int64_t rem = r, off = 0;
-      for (int64_t k = nd - 2; k >= 0; --k) {
-        off += (rem % sizes[k]) * byte_strides[k];
-        rem /= sizes[k];
-      }
-      const char* s = src + off;
-      char* d = dst + r * inner * static_cast<int64_t>(isz);
-      if (inner_st == static_cast<int64_t>(isz)) {
-        std::memcpy(d, s, static_cast<size_t>(inner) * isz);
-      } else {
-        for (int64_t i = 0; i < inner; ++i) std::memcpy(d + i * isz, s + i * inner_st, isz);
-      }
-    }
+  by_itemsize(out.itemsize(), [&](auto tag) {
+    using T = decltype(tag);
+    GatherRows<T> p{reinterpret_cast<T*>(out.raw()), src,   sizes.begin(), byte_strides.begin(),
+                    std::max<int64_t>(nd, 1),        inner, inner_st};
+    auto kernel = gather_rows_best<T>();
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) { kernel(p, b, e); });
   });
 }
-
 // Zero the part of each matrix (last two dims) of contiguous `t` outside the triangle.
 void triangle(const Tensor& t, int64_t k, bool lower) {
   int64_t nd = t.dim(), R = t.size(nd - 2), C = t.size(nd - 1);

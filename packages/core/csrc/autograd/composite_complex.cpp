@@ -57,12 +57,25 @@ Scalar conj_scalar(const Scalar& s) {
   return s.is_complex() ? Scalar(std::complex<double>(s.to_double(), -s.imag())) : s;
 }
 
+// x / |x| of a complex x, 0 where x is 0 (torch.sgn), through ag:: ops.
+static Tensor complex_sgn(const Tensor& x) {
+  Tensor mag = ag::abs(x);
+  Tensor zero = ember::zeros({}, x.dtype(), std::nullopt);
+  return ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(x, mag));
+}
+
 Tensor abs_backward(const Tensor& grad, const Tensor& input) {
   if (!is_complex(input.dtype())) return ag::mul(grad, ag::sign(input));
-  Tensor mag = ag::abs(input);
-  Tensor zero = ember::zeros({}, input.dtype(), std::nullopt);
-  Tensor sgn = ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(input, mag));
-  return ag::mul(grad, sgn);
+  return ag::mul(grad, complex_sgn(input));
+}
+
+// aten's polar_backward: the real parts of conj(grad) sgn(result) and conj(grad) result 1j.
+Tensor polar_grad_abs(const Tensor& grad, const Tensor& result) {
+  return ember::real(ag::mul(conj(grad), complex_sgn(result)));
+}
+Tensor polar_grad_angle(const Tensor& grad, const Tensor& result) {
+  Tensor r_1j = ag::mul(result, wrap_scalar(Scalar(std::complex<double>(0, 1))));
+  return ember::real(ag::mul(conj(grad), r_1j));
 }
 
 Tensor angle_backward(const Tensor& grad, const Tensor& self) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/formulas_complex.h"
 #include "autograd_ops.h"
 #include "ops.h"
 
@@ -10,6 +11,19 @@ namespace ember {
 
 namespace {
 Tensor num(double v) { return wrap_scalar(Scalar(v)); }
+
+// f(scalar_t{}) for a floating or complex dtype (the direct loops of prod / cumprod backward).
+template <class F>
+void dispatch_float_complex(ScalarType t, const char* name, const F& f) {
+  if (t == ScalarType::ComplexFloat) return f(std::complex<float>{});
+  if (t == ScalarType::ComplexDouble) return f(std::complex<double>{});
+  EMBER_DISPATCH_FLOAT(t, name, [&] { f(scalar_t{}); });
+}
+template <class T>
+T conj_value(T v) {
+  if constexpr (is_complex_v<T>) return std::conj(v);
+  else return v;
+}
 const Scalar kOne(int64_t(1));
 
 // `t` with dim d moved last (a raw view, for the loops below).
@@ -185,6 +199,8 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   Tensor g = unsqueeze_to(grad, input.sizes(), dims, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dims, keepdim);
   bool has_zero = any(eq(input, num(0.0))).item().to_bool();
+  // complex: grad * conj(result / input), aten's Wirtinger form (conj is the identity for reals)
+  if (!has_zero && is_complex(input.dtype())) return ag::mul(g, conj(ag::div(r, input, std::nullopt)));
   if (!has_zero) return ag::div(ag::mul(g, r), input, std::nullopt);
   // With zeros: the product of the other elements, computed directly.
   Tensor x = input;
@@ -195,7 +211,8 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   Tensor xc = contiguous(xm, MemoryFormat::Contiguous);
   Tensor oc = empty_like(xc, std::nullopt, std::nullopt, std::nullopt);
   int64_t n = xc.size(-1), rows = xc.numel() / std::max<int64_t>(n, 1);
-  EMBER_DISPATCH_FLOAT(xc.dtype(), "prod_backward", [&] {
+  dispatch_float_complex(xc.dtype(), "prod_backward", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = opmath_t<scalar_t>;
     const scalar_t* px = xc.data<scalar_t>();
     scalar_t* po = oc.data<scalar_t>();
@@ -218,10 +235,9 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   });
   copy_(om, oc, false);
   Tensor others = dim ? out : reshape(out, input.sizes());
-  return ag::mul(g, others);
+  return ag::mul(g, conj(others));
 }
 
-// grad * mask / count, as PyTorch computes it (0 * inf gives NaN where count is 0).
 Tensor scale_by_count(const Tensor& g, const Tensor& mask, const Tensor& count) {
   return ag::mul(ag::div(g, count, std::nullopt), mask);
 }
@@ -343,14 +359,16 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
 Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& result) {
   if (input.dim() == 0 || input.numel() == 0) return grad;
   bool has_zero = any(eq(input, num(0.0))).item().to_bool();
-  if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, result), dim), input, std::nullopt);
+  // complex: reversed cumsum of conj(result) * grad over conj(input), as aten
+  if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, conj(result)), dim), conj(input), std::nullopt);
   // With zeros: grad_i = sum_{k>=i} grad_k * prod_{j<=k, j!=i} x_j, directly.
   int64_t d = wrap_dim(dim, input.dim());
   Tensor xc = contiguous(move_last(input, d), MemoryFormat::Contiguous);
   Tensor gc = contiguous(move_last(grad, d), MemoryFormat::Contiguous);
   Tensor oc = empty_like(xc, std::nullopt, std::nullopt, std::nullopt);
   int64_t n = xc.size(-1), rows = xc.numel() / n;
-  EMBER_DISPATCH_FLOAT(xc.dtype(), "cumprod_backward", [&] {
+  dispatch_float_complex(xc.dtype(), "cumprod_backward", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = opmath_t<scalar_t>;
     const scalar_t* px = xc.data<scalar_t>();
     const scalar_t* pg = gc.data<scalar_t>();
@@ -370,7 +388,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
           int64_t last = i < z ? z : n;
           for (int64_t k = i; k < last; ++k) {
             if (k > i) run *= static_cast<T>(x[k]);
-            acc += static_cast<T>(g[k]) * run;
+            acc += static_cast<T>(g[k]) * conj_value(run);
           }
         }
         po[row * n + i] = static_cast<scalar_t>(acc);

@@ -143,7 +143,10 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
     if input.is_complex():
         mag = ember.abs(input)
-        return _finish(ember.where(mag == 0, ember.zeros_like(input), input / mag), out)
+        zero = mag == 0
+        # divided by 1 where |x| is 0, so the gradient there is 0 (aten's sgn_backward), not 0/0's NaN
+        safe = ember.where(zero, ember.ones_like(mag), mag)
+        return _finish(ember.where(zero, ember.zeros_like(input), input / safe), out)
     return _finish(ember.sign(input), out)
 
 

@@ -278,7 +278,7 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch; a
   // number weight is no operand there (it takes no part in the dtype an int input fails on).
   auto dispatch = [&](ScalarType dt) {
-    EMBER_CHECK_NOTIMPL(is_floating(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+    EMBER_CHECK_NOTIMPL(is_floating_or_complex(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
                         "\" not implemented for '", legacy_name(dt), "'");
   };
   if (scalar_w && !a.is_floating()) {
@@ -287,7 +287,8 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   }
   ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
   dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
-  backend(a).pointwise.lerp(it, nullptr);
+  if (is_complex(it.compute_dtype())) backend(a).complex.pointwise("lerp", it, nullptr);
+  else backend(a).pointwise.lerp(it, nullptr);
   it.finish();
   if (out.defined()) {
     out.bump_version();

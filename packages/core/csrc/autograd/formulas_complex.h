@@ -22,6 +22,8 @@ Tensor angle_backward(const Tensor& grad, const Tensor& self);
 // abs's backward: grad * sign(x) for real x, grad * sgn(x) (x / |x|, 0 at 0) for complex x.
 Tensor abs_backward(const Tensor& grad, const Tensor& input);
 
+// acosh's backward (aten's, with its complex form).
+Tensor acosh_backward(const Tensor& grad, const Tensor& self);
 // polar(abs, angle)'s backward (aten's polar_backward), one input each.
 Tensor polar_grad_abs(const Tensor& grad, const Tensor& result);
 Tensor polar_grad_angle(const Tensor& grad, const Tensor& result);

@@ -160,6 +160,9 @@ def positive(input: Tensor) -> Tensor:
 def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by nan, posinf and neginf (default: the dtype's largest finite values)."""
+    if input.is_complex():  # the real and imaginary parts each, as aten
+        parts = [nan_to_num(p, nan, posinf, neginf) for p in (input.real, input.imag)]
+        return _finish(ember.complex(*parts), out)
     if not input.is_floating_point():
         return _finish(input.clone(), out)
     info = ember.finfo(input.dtype)

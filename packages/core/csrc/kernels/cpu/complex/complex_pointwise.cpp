@@ -107,7 +107,7 @@ void binary(ElementwiseIter& it, F f) {
   });
 }
 
-// out = f(a, b, c), element by element (addcdiv: not a hot path for complex).
+// out = f(a, b, c), element by element (addcdiv, addcmul, lerp: not hot paths for complex).
 template <class R, class F>
 void ternary(ElementwiseIter& it, F f) {
   it.for_each([&](char** d, const int64_t* s, int64_t n) {

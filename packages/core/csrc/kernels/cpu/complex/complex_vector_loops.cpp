@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "core/cpu_capability.h"
 #ifdef EMBER_HAVE_TARGETS
@@ -29,9 +30,27 @@ __attribute__((noinline)) void mul_scalar(const R* a, const R* b, R* o, int64_t 
   }
 }
 
+// |z| where re^2 + im^2 leaves R's safe range (overflow, deep underflow, inf / NaN): as hypot
+// (PyTorch's abs is Sleef's hypot), complex64 through double, where its squares are exact.
+template <class R>
+__attribute__((noinline)) R abs_careful(R re, R im) {
+  if constexpr (sizeof(R) == 4) {
+    if (std::isinf(re) || std::isinf(im)) return std::numeric_limits<R>::infinity();
+    return static_cast<R>(std::sqrt(double(re) * re + double(im) * im));
+  } else {
+    return std::hypot(re, im);
+  }
+}
+// re^2 + im^2 at or above this (and finite) gives sqrt's answer to an ulp: no square was lost.
+template <class R>
+constexpr R kSafeSquare = sizeof(R) == 4 ? R(0x1p-100) : R(0x1p-900);
+
 template <class R>
 __attribute__((noinline)) void abs_scalar(const R* a, R* o, int64_t n) {
-  for (int64_t k = 0; k < n; ++k) o[k] = std::sqrt(a[2 * k] * a[2 * k] + a[2 * k + 1] * a[2 * k + 1]);
+  for (int64_t k = 0; k < n; ++k) {
+    const R re = a[2 * k], im = a[2 * k + 1], s = re * re + im * im;
+    o[k] = s >= kSafeSquare<R> && s < std::numeric_limits<R>::infinity() ? std::sqrt(s) : abs_careful(re, im);
+  }
 }
 
 // Complex values before o reaches `align` bytes (streaming stores need aligned addresses);
@@ -95,18 +114,33 @@ EMBER_TARGET_AVX2 void abs_avx2(const R* a, R* o, int64_t n, bool stream) {
   int64_t k = stream ? head_for(o, sizeof(R), 32, n) : 0;
   abs_scalar(a, o, k);
   const int64_t end = k + (n - k) / kStep * kStep;
+  alignas(32) R slow[kStep];
   for (; k < end; k += kStep) {
     if constexpr (sizeof(R) == 4) {
       const __m256 v0 = _mm256_loadu_ps(a + 2 * k), v1 = _mm256_loadu_ps(a + 2 * k + 8);
       // hadd pairs within 128-bit lanes: values 0 1 4 5 | 2 3 6 7, put back in order
       const __m256 h = _mm256_hadd_ps(_mm256_mul_ps(v0, v0), _mm256_mul_ps(v1, v1));
-      const __m256 r = _mm256_sqrt_ps(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(h), 0xD8)));
+      const __m256 sq = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(h), 0xD8));
+      const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(sq, _mm256_set1_ps(kSafeSquare<R>), _CMP_GE_OQ),
+                                      _mm256_cmp_ps(sq, _mm256_set1_ps(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
+      __m256 r = _mm256_sqrt_ps(sq);
+      if (_mm256_movemask_ps(ok) != 0xFF) {  // rare: some |z| needs the careful form
+        abs_scalar(a + 2 * k, slow, kStep);
+        r = _mm256_load_ps(slow);
+      }
       if (stream) _mm256_stream_ps(o + k, r);
       else _mm256_storeu_ps(o + k, r);
     } else {
       const __m256d v0 = _mm256_loadu_pd(a + 2 * k), v1 = _mm256_loadu_pd(a + 2 * k + 4);
       const __m256d h = _mm256_hadd_pd(_mm256_mul_pd(v0, v0), _mm256_mul_pd(v1, v1));  // 0 2 1 3
-      const __m256d r = _mm256_sqrt_pd(_mm256_permute4x64_pd(h, 0xD8));
+      const __m256d sq = _mm256_permute4x64_pd(h, 0xD8);
+      const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(sq, _mm256_set1_pd(kSafeSquare<R>), _CMP_GE_OQ),
+                                       _mm256_cmp_pd(sq, _mm256_set1_pd(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
+      __m256d r = _mm256_sqrt_pd(sq);
+      if (_mm256_movemask_pd(ok) != 0xF) {
+        abs_scalar(a + 2 * k, slow, kStep);
+        r = _mm256_load_pd(slow);
+      }
       if (stream) _mm256_stream_pd(o + k, r);
       else _mm256_storeu_pd(o + k, r);
     }
@@ -165,13 +199,21 @@ EMBER_TARGET_AVX512 void abs_avx512(const R* a, R* o, int64_t n, bool stream) {
   int64_t k = stream ? head_for(o, sizeof(R), 64, n) : 0;
   abs_scalar(a, o, k);
   const int64_t end = k + (n - k) / kStep * kStep;
+  alignas(64) R slow[kStep];
   for (; k < end; k += kStep) {
     if constexpr (sizeof(R) == 4) {
       const __m512 v0 = _mm512_loadu_ps(a + 2 * k), v1 = _mm512_loadu_ps(a + 2 * k + 16);
       const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
       const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
       const __m512 re = _mm512_permutex2var_ps(v0, even, v1), im = _mm512_permutex2var_ps(v0, odd, v1);
-      const __m512 r = _mm512_sqrt_ps(_mm512_add_round_ps(_mm512_mul_ps(re, re), _mm512_mul_ps(im, im), kRound));
+      const __m512 sq = _mm512_add_round_ps(_mm512_mul_ps(re, re), _mm512_mul_ps(im, im), kRound);
+      const __mmask16 ok = _mm512_cmp_ps_mask(sq, _mm512_set1_ps(kSafeSquare<R>), _CMP_GE_OQ) &
+                           _mm512_cmp_ps_mask(sq, _mm512_set1_ps(std::numeric_limits<R>::infinity()), _CMP_LT_OQ);
+      __m512 r = _mm512_sqrt_ps(sq);
+      if (ok != 0xFFFF) {  // rare: some |z| needs the careful form
+        abs_scalar(a + 2 * k, slow, kStep);
+        r = _mm512_load_ps(slow);
+      }
       if (stream) _mm512_stream_ps(o + k, r);
       else _mm512_storeu_ps(o + k, r);
     } else {
@@ -179,7 +221,14 @@ EMBER_TARGET_AVX512 void abs_avx512(const R* a, R* o, int64_t n, bool stream) {
       const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
       const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
       const __m512d re = _mm512_permutex2var_pd(v0, even, v1), im = _mm512_permutex2var_pd(v0, odd, v1);
-      const __m512d r = _mm512_sqrt_pd(_mm512_add_round_pd(_mm512_mul_pd(re, re), _mm512_mul_pd(im, im), kRound));
+      const __m512d sq = _mm512_add_round_pd(_mm512_mul_pd(re, re), _mm512_mul_pd(im, im), kRound);
+      const __mmask8 ok = _mm512_cmp_pd_mask(sq, _mm512_set1_pd(kSafeSquare<R>), _CMP_GE_OQ) &
+                          _mm512_cmp_pd_mask(sq, _mm512_set1_pd(std::numeric_limits<R>::infinity()), _CMP_LT_OQ);
+      __m512d r = _mm512_sqrt_pd(sq);
+      if (ok != 0xFF) {
+        abs_scalar(a + 2 * k, slow, kStep);
+        r = _mm512_load_pd(slow);
+      }
       if (stream) _mm512_stream_pd(o + k, r);
       else _mm512_storeu_pd(o + k, r);
     }

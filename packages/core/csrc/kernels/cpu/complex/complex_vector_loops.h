@@ -15,7 +15,8 @@ constexpr int64_t kComplexStreamBytes = int64_t(16) << 20;
 template <class R>
 void complex_mul_run(const R* a, const R* b, R* o, int64_t n, bool b_scalar, bool stream);
 
-// o[k] = sqrt(re^2 + im^2) of the n complex values at a.
+// o[k] = |a[k]| for the n complex values at a: sqrt(re^2 + im^2), as hypot (no overflow or
+// underflow of the squares, inf for an infinite part) where those squares leave R's safe range.
 template <class R>
 void complex_abs_run(const R* a, R* o, int64_t n, bool stream);
 

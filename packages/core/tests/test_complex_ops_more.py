@@ -146,6 +146,28 @@ def test_cumulative_gradients(case: str) -> None:
     check_grads(lambda lib, x: lib.cumprod(x, 0), v)
 
 
+# ---- var / std: real results -----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_var_std_values(dtype: str) -> None:
+    e, t = pair(Z, dtype)
+    for name in ("var", "std"):
+        same(getattr(e, name)(), getattr(t, name)())
+        same(getattr(ember, name)(e, 1), getattr(torch, name)(t, 1))
+        same(getattr(ember, name)(e, (0, 1), correction=0, keepdim=True),
+             getattr(torch, name)(t, (0, 1), correction=0, keepdim=True))
+        for a, b in zip(getattr(ember, name + "_mean")(e, 0), getattr(torch, name + "_mean")(t, 0), strict=True):
+            same(a, b)
+    same(ember.tensor(1 + 1j, dtype=e.dtype).var(correction=0), torch.tensor(1 + 1j, dtype=t.dtype).var(correction=0))
+
+
+def test_var_std_gradients() -> None:
+    z = np.array(Z, dtype=np.complex128)
+    check_grads(lambda lib, x: x.var(1), z)
+    check_grads(lambda lib, x: lib.std(x, 0, keepdim=True), z)
+    check_grads(lambda lib, x: lib.var_mean(x, 1)[1], z)
+
+
 # ---- unary functions ----------------------------------------------------------------------
 
 UNARY = ["asin", "acos", "atan", "asinh", "acosh", "atanh", "tan", "sinh", "cosh", "exp2", "expm1", "log2",

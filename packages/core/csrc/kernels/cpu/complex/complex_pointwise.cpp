@@ -165,7 +165,8 @@ std::complex<R> logaddexp_c(std::complex<R> x, std::complex<R> y) {
   const R nan = std::numeric_limits<R>::quiet_NaN();
   if (std::isnan(lo.real()) || std::isnan(lo.imag()) || std::isnan(hi.real()) || std::isnan(hi.imag()))
     return {nan, nan};
-  if (!std::isfinite(lo.real()) && lo.real() == hi.real()) return lo.real() < 0 ? lo : std::log(std::exp(lo) + std::exp(hi));
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real())
+    return lo.real() < 0 ? lo : std::log(std::exp(lo) + std::exp(hi));
   return log1p_c(std::exp(lo - hi)) + hi;
 }
 

@@ -121,8 +121,9 @@ EMBER_TARGET_AVX2 void abs_avx2(const R* a, R* o, int64_t n, bool stream) {
       // hadd pairs within 128-bit lanes: values 0 1 4 5 | 2 3 6 7, put back in order
       const __m256 h = _mm256_hadd_ps(_mm256_mul_ps(v0, v0), _mm256_mul_ps(v1, v1));
       const __m256 sq = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(h), 0xD8));
-      const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(sq, _mm256_set1_ps(kSafeSquare<R>), _CMP_GE_OQ),
-                                      _mm256_cmp_ps(sq, _mm256_set1_ps(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
+      const __m256 ok =
+          _mm256_and_ps(_mm256_cmp_ps(sq, _mm256_set1_ps(kSafeSquare<R>), _CMP_GE_OQ),
+                        _mm256_cmp_ps(sq, _mm256_set1_ps(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
       __m256 r = _mm256_sqrt_ps(sq);
       if (_mm256_movemask_ps(ok) != 0xFF) {  // rare: some |z| needs the careful form
         abs_scalar(a + 2 * k, slow, kStep);
@@ -134,8 +135,9 @@ EMBER_TARGET_AVX2 void abs_avx2(const R* a, R* o, int64_t n, bool stream) {
       const __m256d v0 = _mm256_loadu_pd(a + 2 * k), v1 = _mm256_loadu_pd(a + 2 * k + 4);
       const __m256d h = _mm256_hadd_pd(_mm256_mul_pd(v0, v0), _mm256_mul_pd(v1, v1));  // 0 2 1 3
       const __m256d sq = _mm256_permute4x64_pd(h, 0xD8);
-      const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(sq, _mm256_set1_pd(kSafeSquare<R>), _CMP_GE_OQ),
-                                       _mm256_cmp_pd(sq, _mm256_set1_pd(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
+      const __m256d ok =
+          _mm256_and_pd(_mm256_cmp_pd(sq, _mm256_set1_pd(kSafeSquare<R>), _CMP_GE_OQ),
+                        _mm256_cmp_pd(sq, _mm256_set1_pd(std::numeric_limits<R>::infinity()), _CMP_LT_OQ));
       __m256d r = _mm256_sqrt_pd(sq);
       if (_mm256_movemask_pd(ok) != 0xF) {
         abs_scalar(a + 2 * k, slow, kStep);
@@ -163,7 +165,8 @@ EMBER_TARGET_AVX512 inline __m512 mul16f(__m512 a, __m512 b) {
 EMBER_TARGET_AVX512 inline __m512d mul8d(__m512d a, __m512d b) {
   const __m512d br = _mm512_movedup_pd(b), bi = _mm512_permute_pd(b, 0xFF);
   const __m512d asw = _mm512_permute_pd(a, 0x55);
-  const __m512d neg_even = _mm512_castsi512_pd(_mm512_set_epi64(0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN));
+  const __m512d neg_even =
+      _mm512_castsi512_pd(_mm512_set_epi64(0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN));
   const __m512d t = _mm512_xor_pd(_mm512_mul_pd(asw, bi), neg_even);
   return _mm512_add_round_pd(_mm512_mul_pd(a, br), t, kRound);
 }

@@ -231,30 +231,42 @@ def test_abs_and_mul_across_ranges(dtype: str, n: int) -> None:
     v = rng.standard_normal(2 * n) * np.exp2(rng.integers(-60, 60, 2 * n)).astype(np.float64)
     special = [big, -big, 1 / big, 2e-40, 0.0, np.inf, -np.inf, np.nan]
     v[::5] = np.resize(special, v[::5].size)
-    z = (v[0::2] + 1j * v[1::2]).astype(dtype)
+    z = (v[0::2] + 1j * v[1::2].astype(np.complex128)).astype(dtype)
     w = z[::-1].copy()
-    with np.errstate(all="ignore"):
-        e, t, e2, t2 = ember.from_numpy(z), torch.from_numpy(z), ember.from_numpy(w), torch.from_numpy(w)
+    e, t, e2, t2 = ember.from_numpy(z), torch.from_numpy(z), ember.from_numpy(w), torch.from_numpy(w)
     tol = 2e-7 if dtype == "complex64" else 1e-15
     same(e.abs(), t.abs(), rtol=tol, atol=0)
-    same(e * e2, t * t2, rtol=0, atol=0)
-    same(e * (0.5 - 2j), t * (0.5 - 2j), rtol=0, atol=0)
-    same((1.5 + 1j) * e, (1.5 + 1j) * t, rtol=0, atol=0)
+    products_close(e * e2, t * t2, z, w)
+    products_close(e * (0.5 - 2j), t * (0.5 - 2j), z, 0.5 - 2j)
+    products_close((1.5 + 1j) * e, (1.5 + 1j) * t, z, 1.5 + 1j)
+
+
+def products_close(e, t, a, b) -> None:
+    """ember's products are the textbook ones (no FMA); torch's vector bodies are too, but its scalar
+    tails may fuse a product into the sum: within 2 ulps of |a| |b| (NaN and inf as torch)."""
+    got, want = e.numpy(), t.numpy()
+    ulp = np.finfo(got.real.dtype).eps
+    with np.errstate(all="ignore"):
+        scale = np.abs(np.asarray(a, dtype=np.complex128)) * np.abs(np.asarray(b, dtype=np.complex128))
+        for part in (np.real, np.imag):
+            g, w = part(got), part(want)
+            ok = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= 2 * ulp * scale)
+            assert ok.all(), (g[~ok], w[~ok])
 
 
 def test_abs_and_mul_of_views_and_large_tensors() -> None:
     rng = np.random.default_rng(5)
     z = (rng.standard_normal((2, 1 << 20)) + 1j * rng.standard_normal((2, 1 << 20))).astype(np.complex64)
     e, t = ember.from_numpy(z), torch.from_numpy(z)
-    same(e[0] * e[1], t[0] * t[1], rtol=0, atol=0)  # 8 MB outputs: cached stores
-    same(e * e, t * t, rtol=0, atol=0)  # 16 MB: streaming stores
+    products_close(e[0] * e[1], t[0] * t[1], z[0], z[1])  # 8 MB outputs: cached stores
+    products_close(e * e, t * t, z, z)  # 16 MB: streaming stores
     same(e.abs(), t.abs(), rtol=2e-7, atol=0)
-    same(e[:, 1:] * e[:, :-1], t[:, 1:] * t[:, :-1], rtol=0, atol=0)  # unaligned starts
-    same(e.t() * e.t(), t.t() * t.t(), rtol=0, atol=0)  # strided
+    products_close(e[:, 1:] * e[:, :-1], t[:, 1:] * t[:, :-1], z[:, 1:], z[:, :-1])  # unaligned starts
+    products_close(e.t() * e.t(), t.t() * t.t(), z.T, z.T)  # strided
     ec, tc = e.clone(), t.clone()
     ec *= e
     tc *= t
-    same(ec, tc, rtol=0, atol=0)
+    products_close(ec, tc, z, z)
 
 
 # ---- addcmul, lerp, logaddexp ---------------------------------------------------------------
@@ -366,7 +378,7 @@ def test_index_add(dtype: str) -> None:
     ie, it = ember.tensor([1, 0, 1]), torch.tensor([1, 0, 1])
     same(e.index_add(0, ie, se), t.index_add(0, it, st))
     same(ember.index_add(e, 0, ie, se, alpha=2 - 1j), torch.index_add(t, 0, it, st, alpha=2 - 1j))
-    same(e.index_add(1, ie, se.t()), t.index_add(1, it, st.t()))
+    same(e.index_add(1, ie, se[:2]), t.index_add(1, it, st[:2]))
     ec, tc = e.clone(), t.clone()
     ec.index_add_(0, ie, se, alpha=0.5j)
     tc.index_add_(0, it, st, alpha=0.5j)
@@ -377,7 +389,14 @@ def test_index_add(dtype: str) -> None:
 def test_index_add_gradients() -> None:
     z, s = np.array(Z, dtype=np.complex128), np.array([[1j, 2.0, -1 + 1j], [0.5, -0.5j, 3.0]], dtype=np.complex128)
     check_grads(lambda lib, x, y: lib.index_add(x, 0, lib.tensor([1, 1]), y), z, s)
-    check_grads(lambda lib, x, y: lib.index_add(x, 0, lib.tensor([0, 1]), y, alpha=2 - 1j), z, s)
+    check_grads(lambda lib, x, y: lib.index_add(x, 0, lib.tensor([0, 1]), y, alpha=-2.5), z, s)
+    # A complex alpha: the source's gradient is grad * conj(alpha). torch 2.13 multiplies by alpha
+    # itself (its own gradcheck fails on it), so ember is held to gradcheck, not to torch.
+    xs = [ember.from_numpy(a.copy()).requires_grad_() for a in (z, s)]
+    assert ember.autograd.gradcheck(lambda x, y: ember.index_add(x, 0, ember.tensor([0, 1]), y, alpha=2 - 1j), xs)
+    ge = grads(ember, lambda lib, x, y: lib.index_add(x, 0, lib.tensor([0, 1]), y, alpha=2 - 1j), z, s)[1]
+    gt = grads(torch, lambda lib, x, y: lib.index_add(x, 0, lib.tensor([0, 1]), y, alpha=2 - 1j), z, s)[1]
+    same(ge, gt / (2 - 1j) * (2 + 1j))
 
 
 # ---- imag of a conjugate view: a known difference -----------------------------------------

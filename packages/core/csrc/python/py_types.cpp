@@ -27,16 +27,17 @@ PyObject* dtype_is_floating(PyObject* self, void*) { return PyBool_FromLong(is_f
 PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex(st_of(self))); }
 PyObject* dtype_is_signed(PyObject* self, void*) { return PyBool_FromLong(is_signed(st_of(self))); }
 PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(element_size(st_of(self))); }
+// dtype_object() is a borrowed reference: a method returns a new one.
 PyObject* dtype_to_real(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  return dtype_object(to_real_type(st_of(self)));
+  return Py_NewRef(dtype_object(to_real_type(st_of(self))));
   EMBER_PY_CATCH
 }
 PyObject* dtype_to_complex(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   // PyTorch maps bfloat16 to complex64 too (its toComplexType has no complex bfloat16)
   const ScalarType t = st_of(self);
-  return dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t));
+  return Py_NewRef(dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t)));
   EMBER_PY_CATCH
 }
 // Pickles name ember._C._unpickle_constant directly: a bare name would make pickle

@@ -235,7 +235,10 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   } else if (is("expm1")) {
     std_fn([](std::complex<R> z) { return expm1_c(z); });
   } else if (is("log2")) {
-    unary<R>(it, [](C z) { return div(from_std<R>(std::log(to_std<R>(z))), C{std::log(R(2)), R(0)}); });
+    unary<R>(it, [](C z) {  // aten's vector form: both parts of log(z) divided by ln 2 (log(0) keeps its angle)
+      const std::complex<R> l = std::log(to_std<R>(z));
+      return C{l.real() / std::log(R(2)), l.imag() / std::log(R(2))};
+    });
   } else if (is("log10")) {
     std_fn([](std::complex<R> z) { return std::log10(z); });
   } else if (is("log1p")) {

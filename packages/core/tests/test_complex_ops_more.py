@@ -329,6 +329,47 @@ def test_gradcheck_takes_complex() -> None:
     assert not ember.autograd.gradcheck(Holomorphic.apply, [x], raise_exception=False)
 
 
+# ---- found by the sweep: pow by a number, isreal, logical ops, norms ------------------------
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_sweep_finds(dtype: str) -> None:
+    e, t = pair(Z, dtype)
+    e2, t2 = pair([[0j, 1, 2j], [3 + 0j, 0.5, -1e-3j]], dtype)
+    for p in (2, 3, 2.5, -1, 0.5, 1 + 1j, 0, 1):
+        same(e ** p, t ** p)
+        same(ember.pow(e, p), torch.pow(t, p))
+        ec, tc = e.clone(), t.clone()
+        ec.pow_(p)
+        tc.pow_(p)
+        same(ec, tc)
+    same(2 ** e, 2 ** t)
+    same(ember.isreal(e2), torch.isreal(t2))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        same(getattr(ember, name)(e2, e), getattr(torch, name)(t2, t))
+    same(ember.logical_not(e2), torch.logical_not(t2))
+    for p in (2, 1, 3, float("inf"), 0):
+        same(ember.linalg.vector_norm(e, p), torch.linalg.vector_norm(t, p))
+        same(ember.norm(e, p, dim=1), torch.norm(t, p, dim=1))
+    same(ember.linalg.matrix_norm(e), torch.linalg.matrix_norm(t))
+    same(ember.dist(e, e2), torch.dist(t, t2))
+    same(ember.nn.functional.normalize(e), torch.nn.functional.normalize(t))
+    same(ember.linalg.vector_norm(e, dtype=ember.complex128), torch.linalg.vector_norm(t, dtype=torch.complex128))
+    raises_like(lambda: ember.linalg.vector_norm(e, dtype=ember.float64),
+                lambda: torch.linalg.vector_norm(t, dtype=torch.float64))
+    nan = complex(float("nan"), float("inf"))
+    en, tn = pair([[nan, -1e300 + 1j, 1 + 2j]], dtype)
+    same(ember.nan_to_num(en), torch.nan_to_num(tn))
+    same(ember.nan_to_num(en, nan=1.0, posinf=2.0, neginf=-3.0), torch.nan_to_num(tn, nan=1.0, posinf=2.0, neginf=-3.0))
+
+
+def test_sweep_finds_gradients() -> None:
+    z = np.array(Z, dtype=np.complex128)
+    check_grads(lambda lib, x: x ** 3, z)
+    check_grads(lambda lib, x: x ** 2.5, z)
+    for p in (2, 1, 3, float("inf")):
+        check_grads(lambda lib, x: lib.linalg.vector_norm(x, p, dim=1), z)
+
+
 # ---- polar, sgn and the real -> complex cast ------------------------------------------------
 
 def test_polar_gradients() -> None:

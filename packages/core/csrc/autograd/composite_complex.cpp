@@ -65,6 +65,8 @@ static Tensor complex_sgn(const Tensor& x) {
   return ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(x, mag));
 }
 
+Tensor sign_or_sgn(const Tensor& x) { return is_complex(x.dtype()) ? complex_sgn(x) : ag::sign(x); }
+
 Tensor abs_backward(const Tensor& grad, const Tensor& input) {
   if (!is_complex(input.dtype())) return ag::mul(grad, ag::sign(input));
   return ag::mul(grad, complex_sgn(input));

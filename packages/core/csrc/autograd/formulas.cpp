@@ -131,15 +131,24 @@ Tensor div_backward_other(const Tensor& grad, const Tensor& input, const Tensor&
 Tensor pow_backward_self(const Tensor& grad, const Tensor& input, const Tensor& exponent_) {
   // d/dx x^e = e * x^(e-1); zero where e == 0 (so 0^0 gives no inf * 0).
   Tensor exponent = exponent_.dtype() == ScalarType::Bool ? _to_copy(exponent_, grad.dtype()) : exponent_;
-  Tensor r = ag::mul(grad, ag::mul(exponent, ag::pow(input, ag::sub(exponent, num(1.0), kOne))));
-  return mask_mul(r, ne(exponent, num(0.0)));
+  // complex: the conjugate of the derivative (Wirtinger), the real part for a real input
+  Tensor d = ag::mul(exponent, ag::pow(input, ag::sub(exponent, num(1.0), kOne)));
+  Tensor r = ag::mul(grad, conj(d));
+  return handle_r_to_c(input.dtype(), mask_mul(r, ne(exponent, num(0.0))));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& input, const Tensor& exponent, const Tensor& result) {
-  Tensor r = ag::mul(grad, ag::mul(result, ag::log(input)));
-  // 0^e for e >= 0: PyTorch defines the derivative as 0 there.
-  Tensor zero_base = logical_and(eq(input, num(0.0)), ge(exponent, num(0.0)));
-  return mask_mul(r, logical_not(zero_base));
+  // complex: conj(result log(x)), the base taken in the result's dtype (a real base of a complex
+  // power has a complex log), the real part for a real exponent
+  const bool promote = is_complex(result.dtype()) && !is_complex(input.dtype());
+  Tensor base = promote ? _to_copy(input, result.dtype()) : input;
+  Tensor r = ag::mul(grad, conj(ag::mul(result, ag::log(base))));
+  // 0^e for e >= 0 (a complex e: real and >= 0): PyTorch defines the derivative as 0 there.
+  Tensor e_nonneg = is_complex(exponent.dtype())
+                        ? logical_and(eq(ember::imag(exponent), num(0.0)), ge(ember::real(exponent), num(0.0)))
+                        : ge(exponent, num(0.0));
+  Tensor zero_base = logical_and(eq(input, num(0.0)), e_nonneg);
+  return handle_r_to_c(exponent.dtype(), mask_mul(r, logical_not(zero_base)));
 }
 
 Tensor max_min_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool is_max, bool self) {
@@ -331,13 +340,13 @@ Tensor norm_backward(const Tensor& grad, const Tensor& input, const std::optiona
   Tensor g = unsqueeze_to(grad, input.sizes(), dim, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dim, keepdim);
   if (pv == 0.0) return zeros_like_grad(input);
-  if (pv == 1.0) return ag::mul(g, ag::sign(input));
+  if (pv == 1.0) return ag::mul(g, sign_or_sgn(input));
   if (pv == 2.0) return mask_mul(ag::mul(g, ag::div(input, r, std::nullopt)), ne(r, num(0.0)));
   if (std::isinf(pv)) {
     Tensor mask = eq(abs(input), r);
     DimVector dims = reduced_dims(input.sizes(), dim);
     Tensor count = sum(mask, std::optional<IntArrayRef>(dims), true, grad.dtype());
-    Tensor s = ag::mul(ag::sign(input), ag::div(g, count, std::nullopt));
+    Tensor s = ag::mul(sign_or_sgn(input), ag::div(g, count, std::nullopt));
     return mask_mul(s, mask);
   }
   // d|x|_p = x |x|^(p-2) / |x|_p^(p-1)

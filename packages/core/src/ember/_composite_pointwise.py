@@ -207,7 +207,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of input - other."""
-    if not input.is_floating_point() or not other.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()) or not (other.is_floating_point() or other.is_complex()):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_pretty(ember.result_type(input, other))}")
     return ember.linalg.vector_norm(input - other, p)

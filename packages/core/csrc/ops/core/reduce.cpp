@@ -531,13 +531,18 @@ Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const T
 
 Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
-  EMBER_CHECK(x0.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+  EMBER_CHECK(is_floating_or_complex(x0.dtype()),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               legacy_name(x0.dtype()));
+  if (dtype && is_complex(x0.dtype()))
+    EMBER_CHECK(is_complex(*dtype), "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
+                legacy_name(*dtype));
   if (dtype)
     EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
                 legacy_name(x0.dtype()), ") should be convertible without narrowing to the specified dtype (",
                 legacy_name(*dtype), ")");
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  if (is_complex(x.dtype())) return vector_norm(abs(x), ord, dim, keepdim, std::nullopt);  // the norm of |x|
   double p = ord.to_double();
   if (x.numel() == 0 && (p < 0 || p == INFINITY)) {
     // max / min / negative powers have no identity: an empty reduced dim has no answer

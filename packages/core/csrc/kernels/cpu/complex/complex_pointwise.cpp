@@ -277,6 +277,14 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     });
   } else if (is("logaddexp")) {
     binary<C, R>(it, [](C a, C b) { return from_std<R>(logaddexp_c(to_std<R>(a), to_std<R>(b))); });
+  } else if (is("logical_not")) {  // a complex number is true unless both parts are 0
+    predicate<R>(it, [](C z) { return z.re == 0 && z.im == 0; });
+  } else if (is("logical_and")) {
+    binary<bool, R>(it, [](C a, C b) { return (a.re != 0 || a.im != 0) && (b.re != 0 || b.im != 0); });
+  } else if (is("logical_or")) {
+    binary<bool, R>(it, [](C a, C b) { return a.re != 0 || a.im != 0 || b.re != 0 || b.im != 0; });
+  } else if (is("logical_xor")) {
+    binary<bool, R>(it, [](C a, C b) { return (a.re != 0 || a.im != 0) != (b.re != 0 || b.im != 0); });
   } else if (is("sigmoid")) {
     unary<R>(it, [](C z) {
       const std::complex<R> e = std::exp(-to_std<R>(z));

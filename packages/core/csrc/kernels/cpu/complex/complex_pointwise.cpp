@@ -126,11 +126,13 @@ void mul_runs(ElementwiseIter& it) {
   const bool stream = it.numel() * c >= kComplexStreamBytes;
   it.for_each([&](char** d, const int64_t* s, int64_t n) {
     auto* o = reinterpret_cast<R*>(d[0]);
+    // in place (z *= w) the output's lines were just read into the cache: plain stores, no streaming
+    const bool st = stream && d[0] != d[1] && d[0] != d[2];
     if (s[0] == c && s[1] == c && (s[2] == c || s[2] == 0))
       return complex_mul_run<R>(reinterpret_cast<const R*>(d[1]), reinterpret_cast<const R*>(d[2]), o, n, s[2] == 0,
-                                stream);
+                                st);
     if (s[0] == c && s[1] == 0 && s[2] == c)
-      return complex_mul_run<R>(reinterpret_cast<const R*>(d[2]), reinterpret_cast<const R*>(d[1]), o, n, true, stream);
+      return complex_mul_run<R>(reinterpret_cast<const R*>(d[2]), reinterpret_cast<const R*>(d[1]), o, n, true, st);
     for (int64_t i = 0; i < n; ++i) {
       const Cx<R> r = mul(load<R>(d[1] + i * s[1]), load<R>(d[2] + i * s[2]));
       std::memcpy(d[0] + i * s[0], &r, sizeof r);

@@ -244,10 +244,15 @@ EMBER_TARGET_AVX512 void abs_avx512(const R* a, R* o, int64_t n, bool stream) {
 
 }  // namespace
 
+// AVX-512 only over inputs on 64-byte boundaries: otherwise every 64-byte load spans two cache
+// lines, and the AVX2 loop (half of its loads split) was faster (4M complex64 from 16-byte
+// aligned NumPy buffers: 2.0 ms with AVX-512, 1.5 ms with AVX2, 1.45 ms AVX-512 when aligned).
+inline bool aligned64(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 63) == 0; }
+
 template <class R>
 void complex_mul_run(const R* a, const R* b, R* o, int64_t n, bool b_scalar, bool stream) {
 #ifdef EMBER_HAVE_TARGETS
-  if (cpu_has_avx512()) return mul_avx512(a, b, o, n, b_scalar, stream);
+  if (cpu_has_avx512() && aligned64(a) && (b_scalar || aligned64(b))) return mul_avx512(a, b, o, n, b_scalar, stream);
   if (cpu_has_avx2()) return mul_avx2(a, b, o, n, b_scalar, stream);
 #endif
   (void)stream;
@@ -257,7 +262,7 @@ void complex_mul_run(const R* a, const R* b, R* o, int64_t n, bool b_scalar, boo
 template <class R>
 void complex_abs_run(const R* a, R* o, int64_t n, bool stream) {
 #ifdef EMBER_HAVE_TARGETS
-  if (cpu_has_avx512()) return abs_avx512(a, o, n, stream);
+  if (cpu_has_avx512() && aligned64(a)) return abs_avx512(a, o, n, stream);
   if (cpu_has_avx2()) return abs_avx2(a, o, n, stream);
 #endif
   (void)stream;

@@ -13,6 +13,7 @@ from harness import Bench
 TITLES = {
     "complex": "complex64 mul, abs, casts, conj_physical, angle, conj views, 4M elements (ratio = torch/ember time)",
     "complex-overhead": "per-op time beside a live conj view (ratio = ember/torch, lower is better)",
+    "complex-more": "complex64 prod, scans, inverse trigonometric functions, index_add (ratio = torch/ember time)",
 }
 
 N = 4_000_000
@@ -42,6 +43,27 @@ BENCHES: list[Bench] = [
         # a lazy conjugate view as an operand: both libraries resolve it first (the conjugate fallback)
         Bench("complex", "mul by a conj view, 4M", "throughput", "z.conj() * w", cvec, threads=th, target=None),
     )
+]
+
+
+def cmat(lib: ModuleType) -> dict[str, Any]:
+    """1M unit-modulus complex64 values as 1000 x 1000 (products stay finite), index_add operands."""
+    rng = np.random.default_rng(0)
+    z = np.exp(1j * rng.uniform(-np.pi, np.pi, (1000, 1000))).astype(np.complex64)
+    src = (rng.standard_normal((100_000, 16)) + 1j * rng.standard_normal((100_000, 16))).astype(np.complex64)
+    return {"z": lib.from_numpy(z), "base": lib.zeros(10_000, 16, dtype=lib.complex64), "src": lib.from_numpy(src),
+            "idx": lib.from_numpy(rng.integers(0, 10_000, 100_000)), "torch": lib}
+
+
+# the kernels added after the first complex rows: informative (no target)
+BENCHES += [
+    Bench("complex-more", "prod complex64 1000x1000 (dim 1)", "throughput", "z.prod(1)", cmat),
+    Bench("complex-more", "cumsum complex64 1000x1000 (dim 1)", "throughput", "z.cumsum(1)", cmat),
+    Bench("complex-more", "cumprod complex64 1000x1000 (dim 1)", "throughput", "z.cumprod(1)", cmat),
+    Bench("complex-more", "asin complex64 1M", "throughput", "torch.asin(z)", cmat),
+    Bench("complex-more", "atanh complex64 1M", "throughput", "torch.atanh(z)", cmat),
+    Bench("complex-more", "index_add complex64 100k x 16 into 10k rows", "throughput",
+          "base.index_add(0, idx, src)", cmat),
 ]
 
 # Per-op cost of the fallback's check while a conjugate view is alive elsewhere (real operands)

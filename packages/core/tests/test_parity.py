@@ -78,6 +78,7 @@ BINARY_DOMAIN = {
     "bitwise_left_shift": ("small", "shift"), "bitwise_right_shift": ("small", "shift"),
     "pow": ("small", "small_nonneg"), "xlog1py": ("default", "positive"), "zeta": ("ge1", "positive"),
     "igamma": ("positive", "positive"), "igammac": ("positive", "positive"),
+    "polar": ("positive", "default"),  # aten's polar_backward assumes abs >= 0 (sgn(result))
 }
 DIVISION_OPS = {"div", "true_divide", "floor_divide", "remainder", "fmod"}
 

@@ -2,6 +2,7 @@
 // selects of view_as_real (so their gradients flow through ViewAsRealBackward0); conj_view (Python's
 // conj) is PyTorch's lazy conjugate view, while C++'s conj (the formulas') computes conj_physical.
 // ops/complex.yaml; python/py_conj_fallback.cpp resolves conjugate views for every other op.
+#include "autograd/formulas.h"
 #include "autograd/formulas_complex.h"
 #include "autograd/grad_mode.h"
 #include "autograd_ops.h"
@@ -57,12 +58,35 @@ Scalar conj_scalar(const Scalar& s) {
   return s.is_complex() ? Scalar(std::complex<double>(s.to_double(), -s.imag())) : s;
 }
 
+// x / |x| of a complex x, 0 where x is 0 (torch.sgn), through ag:: ops.
+static Tensor complex_sgn(const Tensor& x) {
+  Tensor mag = ag::abs(x);
+  Tensor zero = ember::zeros({}, x.dtype(), std::nullopt);
+  return ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(x, mag));
+}
+
+Tensor sign_or_sgn(const Tensor& x) { return is_complex(x.dtype()) ? complex_sgn(x) : ag::sign(x); }
+
 Tensor abs_backward(const Tensor& grad, const Tensor& input) {
   if (!is_complex(input.dtype())) return ag::mul(grad, ag::sign(input));
-  Tensor mag = ag::abs(input);
-  Tensor zero = ember::zeros({}, input.dtype(), std::nullopt);
-  Tensor sgn = ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(input, mag));
-  return ag::mul(grad, sgn);
+  return ag::mul(grad, complex_sgn(input));
+}
+
+// acosh's backward: aten's 1 / sqrt(x^2 - 1) for reals; for complex x 1 / (sqrt(x + 1) sqrt(x - 1)),
+// conjugated (one square root of x^2 - 1 has the wrong sign wherever Re x < 0).
+Tensor acosh_backward(const Tensor& grad, const Tensor& self) {
+  if (!is_complex(self.dtype())) return ag::div(grad, ag::sqrt(add_s(ag::square(self), -1.0)), std::nullopt);
+  Tensor d = ag::mul(ag::sqrt(add_s(self, 1.0)), ag::sqrt(add_s(self, -1.0)));
+  return ag::div(grad, conj(d), std::nullopt);
+}
+
+// aten's polar_backward: the real parts of conj(grad) sgn(result) and conj(grad) result 1j.
+Tensor polar_grad_abs(const Tensor& grad, const Tensor& result) {
+  return ember::real(ag::mul(conj(grad), complex_sgn(result)));
+}
+Tensor polar_grad_angle(const Tensor& grad, const Tensor& result) {
+  Tensor r_1j = ag::mul(result, wrap_scalar(Scalar(std::complex<double>(0, 1))));
+  return ember::real(ag::mul(conj(grad), r_1j));
 }
 
 Tensor angle_backward(const Tensor& grad, const Tensor& self) {

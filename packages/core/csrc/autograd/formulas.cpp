@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/formulas_complex.h"
 #include "autograd_ops.h"
 #include "ops.h"
 
@@ -10,6 +11,19 @@ namespace ember {
 
 namespace {
 Tensor num(double v) { return wrap_scalar(Scalar(v)); }
+
+// f(scalar_t{}) for a floating or complex dtype (the direct loops of prod / cumprod backward).
+template <class F>
+void dispatch_float_complex(ScalarType t, const char* name, const F& f) {
+  if (t == ScalarType::ComplexFloat) return f(std::complex<float>{});
+  if (t == ScalarType::ComplexDouble) return f(std::complex<double>{});
+  EMBER_DISPATCH_FLOAT(t, name, [&] { f(scalar_t{}); });
+}
+template <class T>
+T conj_value(T v) {
+  if constexpr (is_complex_v<T>) return std::conj(v);
+  else return v;
+}
 const Scalar kOne(int64_t(1));
 
 // `t` with dim d moved last (a raw view, for the loops below).
@@ -117,15 +131,24 @@ Tensor div_backward_other(const Tensor& grad, const Tensor& input, const Tensor&
 Tensor pow_backward_self(const Tensor& grad, const Tensor& input, const Tensor& exponent_) {
   // d/dx x^e = e * x^(e-1); zero where e == 0 (so 0^0 gives no inf * 0).
   Tensor exponent = exponent_.dtype() == ScalarType::Bool ? _to_copy(exponent_, grad.dtype()) : exponent_;
-  Tensor r = ag::mul(grad, ag::mul(exponent, ag::pow(input, ag::sub(exponent, num(1.0), kOne))));
-  return mask_mul(r, ne(exponent, num(0.0)));
+  // complex: the conjugate of the derivative (Wirtinger), the real part for a real input
+  Tensor d = ag::mul(exponent, ag::pow(input, ag::sub(exponent, num(1.0), kOne)));
+  Tensor r = ag::mul(grad, conj(d));
+  return handle_r_to_c(input.dtype(), mask_mul(r, ne(exponent, num(0.0))));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& input, const Tensor& exponent, const Tensor& result) {
-  Tensor r = ag::mul(grad, ag::mul(result, ag::log(input)));
-  // 0^e for e >= 0: PyTorch defines the derivative as 0 there.
-  Tensor zero_base = logical_and(eq(input, num(0.0)), ge(exponent, num(0.0)));
-  return mask_mul(r, logical_not(zero_base));
+  // complex: conj(result log(x)), the base taken in the result's dtype (a real base of a complex
+  // power has a complex log), the real part for a real exponent
+  const bool promote = is_complex(result.dtype()) && !is_complex(input.dtype());
+  Tensor base = promote ? _to_copy(input, result.dtype()) : input;
+  Tensor r = ag::mul(grad, conj(ag::mul(result, ag::log(base))));
+  // 0^e for e >= 0 (a complex e: real and >= 0): PyTorch defines the derivative as 0 there.
+  Tensor e_nonneg = is_complex(exponent.dtype())
+                        ? logical_and(eq(ember::imag(exponent), num(0.0)), ge(ember::real(exponent), num(0.0)))
+                        : ge(exponent, num(0.0));
+  Tensor zero_base = logical_and(eq(input, num(0.0)), e_nonneg);
+  return handle_r_to_c(exponent.dtype(), mask_mul(r, logical_not(zero_base)));
 }
 
 Tensor max_min_backward(const Tensor& grad, const Tensor& input, const Tensor& other, bool is_max, bool self) {
@@ -185,6 +208,8 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   Tensor g = unsqueeze_to(grad, input.sizes(), dims, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dims, keepdim);
   bool has_zero = any(eq(input, num(0.0))).item().to_bool();
+  // complex: grad * conj(result / input), aten's Wirtinger form (conj is the identity for reals)
+  if (!has_zero && is_complex(input.dtype())) return ag::mul(g, conj(ag::div(r, input, std::nullopt)));
   if (!has_zero) return ag::div(ag::mul(g, r), input, std::nullopt);
   // With zeros: the product of the other elements, computed directly.
   Tensor x = input;
@@ -195,7 +220,8 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   Tensor xc = contiguous(xm, MemoryFormat::Contiguous);
   Tensor oc = empty_like(xc, std::nullopt, std::nullopt, std::nullopt);
   int64_t n = xc.size(-1), rows = xc.numel() / std::max<int64_t>(n, 1);
-  EMBER_DISPATCH_FLOAT(xc.dtype(), "prod_backward", [&] {
+  dispatch_float_complex(xc.dtype(), "prod_backward", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = opmath_t<scalar_t>;
     const scalar_t* px = xc.data<scalar_t>();
     scalar_t* po = oc.data<scalar_t>();
@@ -218,10 +244,9 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   });
   copy_(om, oc, false);
   Tensor others = dim ? out : reshape(out, input.sizes());
-  return ag::mul(g, others);
+  return ag::mul(g, conj(others));
 }
 
-// grad * mask / count, as PyTorch computes it (0 * inf gives NaN where count is 0).
 Tensor scale_by_count(const Tensor& g, const Tensor& mask, const Tensor& count) {
   return ag::mul(ag::div(g, count, std::nullopt), mask);
 }
@@ -315,13 +340,13 @@ Tensor norm_backward(const Tensor& grad, const Tensor& input, const std::optiona
   Tensor g = unsqueeze_to(grad, input.sizes(), dim, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dim, keepdim);
   if (pv == 0.0) return zeros_like_grad(input);
-  if (pv == 1.0) return ag::mul(g, ag::sign(input));
+  if (pv == 1.0) return ag::mul(g, sign_or_sgn(input));
   if (pv == 2.0) return mask_mul(ag::mul(g, ag::div(input, r, std::nullopt)), ne(r, num(0.0)));
   if (std::isinf(pv)) {
     Tensor mask = eq(abs(input), r);
     DimVector dims = reduced_dims(input.sizes(), dim);
     Tensor count = sum(mask, std::optional<IntArrayRef>(dims), true, grad.dtype());
-    Tensor s = ag::mul(ag::sign(input), ag::div(g, count, std::nullopt));
+    Tensor s = ag::mul(sign_or_sgn(input), ag::div(g, count, std::nullopt));
     return mask_mul(s, mask);
   }
   // d|x|_p = x |x|^(p-2) / |x|_p^(p-1)
@@ -343,14 +368,16 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
 Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& result) {
   if (input.dim() == 0 || input.numel() == 0) return grad;
   bool has_zero = any(eq(input, num(0.0))).item().to_bool();
-  if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, result), dim), input, std::nullopt);
+  // complex: reversed cumsum of conj(result) * grad over conj(input), as aten
+  if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, conj(result)), dim), conj(input), std::nullopt);
   // With zeros: grad_i = sum_{k>=i} grad_k * prod_{j<=k, j!=i} x_j, directly.
   int64_t d = wrap_dim(dim, input.dim());
   Tensor xc = contiguous(move_last(input, d), MemoryFormat::Contiguous);
   Tensor gc = contiguous(move_last(grad, d), MemoryFormat::Contiguous);
   Tensor oc = empty_like(xc, std::nullopt, std::nullopt, std::nullopt);
   int64_t n = xc.size(-1), rows = xc.numel() / n;
-  EMBER_DISPATCH_FLOAT(xc.dtype(), "cumprod_backward", [&] {
+  dispatch_float_complex(xc.dtype(), "cumprod_backward", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = opmath_t<scalar_t>;
     const scalar_t* px = xc.data<scalar_t>();
     const scalar_t* pg = gc.data<scalar_t>();
@@ -370,7 +397,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
           int64_t last = i < z ? z : n;
           for (int64_t k = i; k < last; ++k) {
             if (k > i) run *= static_cast<T>(x[k]);
-            acc += static_cast<T>(g[k]) * run;
+            acc += static_cast<T>(g[k]) * conj_value(run);
           }
         }
         po[row * n + i] = static_cast<scalar_t>(acc);

@@ -1,6 +1,7 @@
 // Derivatives of the index ops, and the nodes of advanced indexing.
 #include "formulas.h"
 
+#include "autograd/formulas_complex.h"
 #include "autograd_ops.h"
 #include "node.h"
 #include "ops/index/index_advanced.h"
@@ -75,7 +76,7 @@ Tensor gather_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source,
                                  const Scalar& alpha) {
   Tensor g = grad.dim() == 0 ? grad : ag::index_select(grad, dim, index);
-  g = maybe_scale(g, alpha);
+  g = maybe_scale(g, conj_scalar(alpha));  // aten: alpha.conj() (a complex alpha scales the conjugate)
   return source.dim() == 0 ? ag::reshape(g, source.sizes()) : g;
 }
 

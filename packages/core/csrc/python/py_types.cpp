@@ -49,10 +49,11 @@ PyObject* dtype_is_signed(PyObject* self, void*) {
 PyObject* dtype_itemsize(PyObject* self, void*) {
   return PyLong_FromSize_t(sub_byte_index(st_of(self)) >= 0 ? 1 : element_size(st_of(self)));
 }
+// dtype_object() is a borrowed reference: a method returns a new one.
 PyObject* dtype_to_real(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   if (sub_byte_index(st_of(self)) >= 0) return Py_NewRef(self);
-  return dtype_object(to_real_type(st_of(self)));
+  return Py_NewRef(dtype_object(to_real_type(st_of(self))));
   EMBER_PY_CATCH
 }
 PyObject* dtype_to_complex(PyObject* self, PyObject*) {
@@ -61,7 +62,7 @@ PyObject* dtype_to_complex(PyObject* self, PyObject*) {
   const int k = sub_byte_index(t);
   EMBER_CHECK(k < 0, "Unknown Complex ScalarType for ", k >= 0 ? kSubByteLegacy[k] : "");
   // PyTorch maps bfloat16 to complex64 too (its toComplexType has no complex bfloat16)
-  return dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t));
+  return Py_NewRef(dtype_object(t == ScalarType::BFloat16 ? ScalarType::ComplexFloat : to_complex_type(t)));
   EMBER_PY_CATCH
 }
 // Pickles name ember._C._unpickle_constant directly: a bare name would make pickle

@@ -143,7 +143,10 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
     if input.is_complex():
         mag = ember.abs(input)
-        return _finish(ember.where(mag == 0, ember.zeros_like(input), input / mag), out)
+        zero = mag == 0
+        # divided by 1 where |x| is 0, so the gradient there is 0 (aten's sgn_backward), not 0/0's NaN
+        safe = ember.where(zero, ember.ones_like(mag), mag)
+        return _finish(ember.where(zero, ember.zeros_like(input), input / safe), out)
     return _finish(ember.sign(input), out)
 
 
@@ -157,6 +160,9 @@ def positive(input: Tensor) -> Tensor:
 def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by nan, posinf and neginf (default: the dtype's largest finite values)."""
+    if input.is_complex():  # the real and imaginary parts each, as aten
+        parts = [nan_to_num(p, nan, posinf, neginf) for p in (input.real, input.imag)]
+        return _finish(ember.complex(*parts), out)
     if not input.is_floating_point():
         return _finish(input.clone(), out)
     info = ember.finfo(input.dtype)
@@ -201,7 +207,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of input - other."""
-    if not input.is_floating_point() or not other.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()) or not (other.is_floating_point() or other.is_complex()):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_pretty(ember.result_type(input, other))}")
     return ember.linalg.vector_norm(input - other, p)

@@ -149,8 +149,10 @@ def is_signed(input: Tensor) -> bool:
 
 
 def isreal(input: Tensor) -> Tensor:
-    """Elementwise "has zero imaginary part": all True for ember's real dtypes."""
+    """Elementwise "has zero imaginary part": all True for a real dtype."""
     _check_tensor("isreal", input)
+    if input.is_complex():
+        return input.imag == 0
     return ember.ones_like(input, dtype=ember.bool)
 
 

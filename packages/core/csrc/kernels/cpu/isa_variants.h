@@ -11,7 +11,7 @@
 //     target attributes, the widest allowed variant picked at run time (norms, softmax,
 //     upsample, attention, rnn gates).
 //  2. Hand-written intrinsics for one ISA (the AVX-512 tiles of kernels/cpu/gemm, conv, pool,
-//     rnn/gate_math512.h, index/gather_contig): functions marked EMBER_TARGET_AVX512 (or
+//     rnn/gate_math512.h, index/gather_contig, complex/complex_vector_loops): functions marked EMBER_TARGET_AVX512 (or
 //     _AVX2), called only after the matching cpu_has_* check, with a portable fallback.
 //  3. The table families (kernels/cpu/pointwise, kernels/cpu/reduce and the generated
 //     pointwise kernels): whole files compiled once per capability by CMake (ember_kernels()

@@ -209,14 +209,15 @@ static void check_pow(const Tensor& base, const Tensor& exp) {
   // half types (float32 / float64 take it as a double): checked, like every such Scalar
   const Tensor* ts[] = {&base, &exp};
   const ScalarType rt = result_type(ts, 2);
-  if (rt != ScalarType::Float32 && rt != ScalarType::Float64 && rt != ScalarType::Bool)
+  if (rt != ScalarType::Float32 && rt != ScalarType::Float64 && rt != ScalarType::Bool && !is_complex(rt))
     EMBER_DISPATCH_ALL(rt, "pow", [&] { (void)exp.item().checked<scalar_t>(); });
 }
 Tensor pow(const Tensor& input, const Tensor& exponent) {
   check_pow(input, exponent);
   // A Python-number exponent of 2 or 0.5 takes the square / sqrt kernels, as in
   // PyTorch (so pow(-inf, 0.5) is nan here but inf with a tensor exponent).
-  if (exponent.impl()->wrapped_number && !input.impl()->wrapped_number) {
+  // (a complex exponent computes as it is: its real part alone would pick a wrong shortcut)
+  if (exponent.impl()->wrapped_number && !input.impl()->wrapped_number && !is_complex(exponent.dtype())) {
     double e = exponent.item().to_double();
     const Tensor* ts[] = {&input, &exponent};
     ScalarType rt = result_type(ts, 2);
@@ -231,7 +232,7 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
   check_inplace(self, "pow_");
-  if (exponent.impl()->wrapped_number) {
+  if (exponent.impl()->wrapped_number && !is_complex(exponent.dtype())) {
     check_no_internal_overlap(self);  // aten's iterator refuses it before the shortcuts below
     double e = exponent.item().to_double();
     if (e == 1.0 && can_cast(exponent.dtype(), self.dtype())) {
@@ -278,7 +279,7 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   // aten builds the iterator (shapes, the out= tensor) before its kernel's dtype dispatch; a
   // number weight is no operand there (it takes no part in the dtype an int input fails on).
   auto dispatch = [&](ScalarType dt) {
-    EMBER_CHECK_NOTIMPL(is_floating(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+    EMBER_CHECK_NOTIMPL(is_floating_or_complex(dt), "\"", scalar_w ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
                         "\" not implemented for '", legacy_name(dt), "'");
   };
   if (scalar_w && !a.is_floating()) {
@@ -287,7 +288,8 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   }
   ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
   dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
-  backend(a).pointwise.lerp(it, nullptr);
+  if (is_complex(it.compute_dtype())) backend(a).complex.pointwise("lerp", it, nullptr);
+  else backend(a).pointwise.lerp(it, nullptr);
   it.finish();
   if (out.defined()) {
     out.bump_version();

@@ -241,6 +241,23 @@ double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double()
 
 Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction, bool keepdim,
                 bool take_sqrt, Tensor* mean_out = nullptr) {
+  if (is_complex(x.dtype())) {
+    // aten: var(re) + var(im), a real result, here one pass over view_as_real's pairs
+    DimMask m = dim_mask(x, dim, true);
+    DimVector dims;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (m[d]) dims.push_back(d);
+    if (x.dim() == 0) dims.push_back(0);
+    Tensor mu2;
+    Tensor pairs = view_as_real(x.dim() == 0 ? reshape(x, {1}) : x);
+    Tensor v2 = var_impl(name, pairs, IntArrayRef(dims), correction, keepdim, false, mean_out ? &mu2 : nullptr);
+    const int64_t last[] = {-1};
+    Tensor v = sum(v2, IntArrayRef(last, 1), false, std::nullopt);
+    if (x.dim() == 0) v = reshape(v, {});
+    if (mean_out)
+      *mean_out = x.dim() == 0 ? clone(x, std::nullopt) : view_as_complex(contiguous(mu2, MemoryFormat::Contiguous));
+    return take_sqrt ? sqrt(v) : v;
+  }
   EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
   if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
     // Accumulate in float32 and round once, as PyTorch does.
@@ -514,13 +531,18 @@ Tensor logsumexp_out(const Tensor& input, IntArrayRef dim, bool keepdim, const T
 
 Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
-  EMBER_CHECK(x0.is_floating(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+  EMBER_CHECK(is_floating_or_complex(x0.dtype()),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               legacy_name(x0.dtype()));
+  if (dtype && is_complex(x0.dtype()))
+    EMBER_CHECK(is_complex(*dtype), "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
+                legacy_name(*dtype));
   if (dtype)
     EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
                 legacy_name(x0.dtype()), ") should be convertible without narrowing to the specified dtype (",
                 legacy_name(*dtype), ")");
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  if (is_complex(x.dtype())) return vector_norm(abs(x), ord, dim, keepdim, std::nullopt);  // the norm of |x|
   double p = ord.to_double();
   if (x.numel() == 0 && (p < 0 || p == INFINITY)) {
     // max / min / negative powers have no identity: an empty reduced dim has no answer

@@ -27,30 +27,55 @@ def _diff_inputs(inputs: tuple[Any, ...]) -> list[Any]:
 
 
 def _outputs(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, _TENSOR) and o.is_floating_point())
+    return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, _TENSOR) and (o.is_floating_point()
+                                                                                  or o.is_complex()))
+
+
+# Complex tensors count as their real and imaginary parts (PyTorch's convention): a complex input's
+# coordinates are (re, im) of each element, a complex output's its view_as_real values, and the
+# gradient of a real output coordinate with respect to z is d/d(re z) + i d/d(im z).
+
+def _real_flat(o: Any) -> Any:
+    import ember
+
+    o = o.detach()
+    if o.is_complex():
+        return ember.view_as_real(o.resolve_conj()).reshape(-1).clone()
+    return o.reshape(-1).clone()
+
+
+def _width(t: Any) -> int:
+    return 2 if t.is_complex() else 1
+
+
+def _real_dtype(t: Any) -> Any:
+    return t.dtype.to_real() if t.is_complex() else t.dtype
 
 
 def _numerical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], eps: float) -> list[list[Any]]:
-    """jac[i][j]: d output j / d input i, shaped (input numel, output numel)."""
+    """jac[i][j]: d output j / d input i, shaped (input coordinates, output coordinates)."""
     import ember
 
     diff = _diff_inputs(inputs)
     # fn runs with grad mode as the caller has it (gradgradcheck's fn calls autograd.grad);
     # the perturbations write through detached aliases, which autograd does not see.
     outs = _outputs(fn, inputs)
-    jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
+    jac = [[ember.zeros(x.numel() * _width(x), o.numel() * _width(o), dtype=_real_dtype(o)) for o in outs]
+           for x in diff]
     for i, x in enumerate(diff):
         alias = x.detach()
+        steps = [eps, eps * 1j] if x.is_complex() else [eps]
         for k in range(x.numel()):
             idx = _unravel(k, tuple(x.shape))
             orig = alias[idx].item()
-            alias[idx] = orig - eps
-            lo = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
-            alias[idx] = orig + eps
-            hi = [o.detach().reshape(-1).clone() for o in _outputs(fn, inputs)]
-            alias[idx] = orig
-            for j in range(len(outs)):
-                jac[i][j][k] = (hi[j] - lo[j]) / (2 * eps)
+            for p, step in enumerate(steps):
+                alias[idx] = orig - step
+                lo = [_real_flat(o) for o in _outputs(fn, inputs)]
+                alias[idx] = orig + step
+                hi = [_real_flat(o) for o in _outputs(fn, inputs)]
+                alias[idx] = orig
+                for j in range(len(outs)):
+                    jac[i][j][k * len(steps) + p] = (hi[j] - lo[j]) / (2 * eps)
     return jac
 
 
@@ -68,14 +93,15 @@ def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet
 
     diff = _diff_inputs(inputs)
     outs = _outputs(fn, inputs)
-    jac = [[ember.zeros(x.numel(), o.numel(), dtype=o.dtype) for o in outs] for x in diff]
+    jac = [[ember.zeros(x.numel() * _width(x), o.numel() * _width(o), dtype=_real_dtype(o)) for o in outs]
+           for x in diff]
     reentrant = True
     for j, o in enumerate(outs):
         if not o.requires_grad:
             continue
-        for m in range(o.numel()):
+        for m in range(o.numel() * _width(o)):
             go = ember.zeros_like(o).reshape(-1)
-            go[m] = 1.0
+            go[m // _width(o)] = 1j if o.is_complex() and m % 2 else 1.0
             go = go.view(o.shape)
             gs = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
             gs2 = ember.autograd.grad(o, diff, go, retain_graph=True, allow_unused=True)
@@ -84,7 +110,7 @@ def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet
                     continue
                 if g2 is None or (g - g2).abs().max().item() > nondet_tol:
                     reentrant = False
-                jac[i][j][:, m] = g.reshape(-1)
+                jac[i][j][:, m] = _real_flat(g).to(jac[i][j].dtype)
     return jac, reentrant
 
 
@@ -101,7 +127,7 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the "
                          "them have requires_grad=True.")
     for t in diff:
-        if t.dtype not in (_C.float64,):
+        if t.dtype not in (_C.float64, _C.complex128):
             import warnings
 
             warnings.warn(f"Input #{inputs.index(t)} requires gradient and is not a double precision floating "

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/cpu/complex/complex_vector_loops.h"
 
 namespace ember {
 
@@ -105,7 +107,7 @@ void binary(ElementwiseIter& it, F f) {
   });
 }
 
-// out = f(a, b, c), element by element (addcdiv: not a hot path for complex).
+// out = f(a, b, c), element by element (addcdiv, addcmul, lerp: not hot paths for complex).
 template <class R, class F>
 void ternary(ElementwiseIter& it, F f) {
   it.for_each([&](char** d, const int64_t* s, int64_t n) {
@@ -114,6 +116,60 @@ void ternary(ElementwiseIter& it, F f) {
       std::memcpy(d[0] + i * s[0], &r, sizeof r);
     }
   });
+}
+
+// a * b: contiguous runs (one operand may be a broadcast scalar: the product commutes bit for bit)
+// through the vector loops, the rest element by element.
+template <class R>
+void mul_runs(ElementwiseIter& it) {
+  constexpr int64_t c = sizeof(Cx<R>);
+  const bool stream = it.numel() * c >= kComplexStreamBytes;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    auto* o = reinterpret_cast<R*>(d[0]);
+    // in place (z *= w) the output's lines were just read into the cache: plain stores, no streaming
+    const bool st = stream && d[0] != d[1] && d[0] != d[2];
+    if (s[0] == c && s[1] == c && (s[2] == c || s[2] == 0))
+      return complex_mul_run<R>(reinterpret_cast<const R*>(d[1]), reinterpret_cast<const R*>(d[2]), o, n, s[2] == 0,
+                                st);
+    if (s[0] == c && s[1] == 0 && s[2] == c)
+      return complex_mul_run<R>(reinterpret_cast<const R*>(d[2]), reinterpret_cast<const R*>(d[1]), o, n, true, st);
+    for (int64_t i = 0; i < n; ++i) {
+      const Cx<R> r = mul(load<R>(d[1] + i * s[1]), load<R>(d[2] + i * s[2]));
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+
+// c10::complex's log1p and expm1: accurate near 0, where log(1 + z) and exp(z) - 1 cancel.
+template <class R>
+std::complex<R> log1p_c(std::complex<R> z) {
+  const R x = z.real(), y = z.imag();
+  const R theta = std::atan2(y, x + R(1));
+  if (std::abs(z) < R(0.5)) {
+    const R r = x * (R(2) + x) + y * y;
+    if (r == 0) return {x, theta};  // underflow
+    return {R(0.5) * std::log1p(r), theta};
+  }
+  return {std::log(std::hypot(x + R(1), y)), theta};
+}
+template <class R>
+std::complex<R> expm1_c(std::complex<R> z) {
+  const R x = z.real(), y = z.imag(), a = std::sin(y / 2);
+  return {std::expm1(x) * std::cos(y) - R(2) * a * a, std::exp(x) * std::sin(y)};
+}
+
+// aten's complex _log_add_exp_helper: ordered by real part, NaN infectious, equal infinite real
+// parts without log1p (-inf: the smaller; +inf: log(exp(x) + exp(y))).
+template <class R>
+std::complex<R> logaddexp_c(std::complex<R> x, std::complex<R> y) {
+  const bool x_smaller = std::isnan(x.real()) || std::isnan(x.imag()) || x.real() < y.real();
+  const std::complex<R> lo = x_smaller ? x : y, hi = x_smaller ? y : x;
+  const R nan = std::numeric_limits<R>::quiet_NaN();
+  if (std::isnan(lo.real()) || std::isnan(lo.imag()) || std::isnan(hi.real()) || std::isnan(hi.imag()))
+    return {nan, nan};
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real())
+    return lo.real() < 0 ? lo : std::log(std::exp(lo) + std::exp(hi));
+  return log1p_c(std::exp(lo - hi)) + hi;
 }
 
 template <class R>
@@ -133,7 +189,7 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
         return C{a.re + t.re, a.im + t.im};
       });
   } else if (is("mul")) {
-    binary<C, R>(it, [](C a, C b) { return mul(a, b); });
+    mul_runs<R>(it);
   } else if (is("div_true")) {
     binary<C, R>(it, [](C a, C b) { return div(a, b); });
   } else if (is("eq")) {
@@ -158,6 +214,39 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     std_fn([](std::complex<R> z) { return std::cos(z); });
   } else if (is("tanh")) {
     std_fn([](std::complex<R> z) { return std::tanh(z); });
+  } else if (is("tan")) {
+    std_fn([](std::complex<R> z) { return std::tan(z); });
+  } else if (is("sinh")) {
+    std_fn([](std::complex<R> z) { return std::sinh(z); });
+  } else if (is("cosh")) {
+    std_fn([](std::complex<R> z) { return std::cosh(z); });
+  } else if (is("asin")) {  // the inverse functions: <complex>'s branch cuts, as c10 (std) has them
+    std_fn([](std::complex<R> z) { return std::asin(z); });
+  } else if (is("acos")) {
+    std_fn([](std::complex<R> z) { return std::acos(z); });
+  } else if (is("atan")) {
+    std_fn([](std::complex<R> z) { return std::atan(z); });
+  } else if (is("asinh")) {
+    std_fn([](std::complex<R> z) { return std::asinh(z); });
+  } else if (is("acosh")) {
+    std_fn([](std::complex<R> z) { return std::acosh(z); });
+  } else if (is("atanh")) {
+    std_fn([](std::complex<R> z) { return std::atanh(z); });
+  } else if (is("exp2")) {  // aten's 2^z = exp(ln 2 * z) (std has no complex exp2)
+    std_fn([](std::complex<R> z) { return std::exp(R(0.693147180559945309417232121458176) * z); });
+  } else if (is("expm1")) {
+    std_fn([](std::complex<R> z) { return expm1_c(z); });
+  } else if (is("log2")) {
+    unary<R>(it, [](C z) {  // aten's vector form: both parts of log(z) divided by ln 2 (log(0) keeps its angle)
+      const std::complex<R> l = std::log(to_std<R>(z));
+      return C{l.real() / std::log(R(2)), l.imag() / std::log(R(2))};
+    });
+  } else if (is("log10")) {
+    std_fn([](std::complex<R> z) { return std::log10(z); });
+  } else if (is("log1p")) {
+    std_fn([](std::complex<R> z) { return log1p_c(z); });
+  } else if (is("rsqrt")) {
+    unary<R>(it, [](C z) { return div(C{R(1), R(0)}, from_std<R>(std::sqrt(to_std<R>(z)))); });
   } else if (is("isnan")) {  // a NaN part makes the number NaN, an infinite part infinite
     predicate<R>(it, [](C z) { return std::isnan(z.re) || std::isnan(z.im); });
   } else if (is("isinf")) {
@@ -172,6 +261,32 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
       const C t = mul(value, div(b, c));
       return C{a.re + t.re, a.im + t.im};
     });
+  } else if (is("addcmul")) {  // aten's self + value * t1 * t2, left to right
+    const std::complex<R> v = p[0].to<std::complex<R>>();
+    ternary<R>(it, [value = C{v.real(), v.imag()}](C a, C b, C c) {
+      const C t = mul(mul(value, b), c);
+      return C{a.re + t.re, a.im + t.im};
+    });
+  } else if (is("lerp")) {  // aten's two-sided form, the side chosen by |weight| < 0.5
+    ternary<R>(it, [](C a, C b, C w) {
+      const C d{b.re - a.re, b.im - a.im};
+      if (std::hypot(w.re, w.im) < R(0.5)) {
+        const C t = mul(w, d);
+        return C{a.re + t.re, a.im + t.im};
+      }
+      const C t = mul(d, C{R(1) - w.re, -w.im});
+      return C{b.re - t.re, b.im - t.im};
+    });
+  } else if (is("logaddexp")) {
+    binary<C, R>(it, [](C a, C b) { return from_std<R>(logaddexp_c(to_std<R>(a), to_std<R>(b))); });
+  } else if (is("logical_not")) {  // a complex number is true unless both parts are 0
+    predicate<R>(it, [](C z) { return z.re == 0 && z.im == 0; });
+  } else if (is("logical_and")) {
+    binary<bool, R>(it, [](C a, C b) { return (a.re != 0 || a.im != 0) && (b.re != 0 || b.im != 0); });
+  } else if (is("logical_or")) {
+    binary<bool, R>(it, [](C a, C b) { return a.re != 0 || a.im != 0 || b.re != 0 || b.im != 0; });
+  } else if (is("logical_xor")) {
+    binary<bool, R>(it, [](C a, C b) { return (a.re != 0 || a.im != 0) != (b.re != 0 || b.im != 0); });
   } else if (is("sigmoid")) {
     unary<R>(it, [](C z) {
       const std::complex<R> e = std::exp(-to_std<R>(z));
@@ -217,10 +332,9 @@ void complex_abs(const Tensor& in, const Tensor& out) {
     using R = decltype(tag);
     const R* a = reinterpret_cast<const R*>(in.raw());
     R* o = reinterpret_cast<R*>(out.raw());
+    const bool stream = n * int64_t(sizeof(R)) >= kComplexStreamBytes / 2;  // half of mul's output
     GilRelease nogil;
-    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = std::sqrt(a[2 * i] * a[2 * i] + a[2 * i + 1] * a[2 * i + 1]);
-    });
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) { complex_abs_run<R>(a + 2 * b, o + b, e - b, stream); });
   };
   if (in.dtype() == ScalarType::ComplexFloat) run_abs(float{});
   else run_abs(double{});

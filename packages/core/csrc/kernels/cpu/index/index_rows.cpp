@@ -116,7 +116,7 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& s
   auto [outer, n, inner] = split3(dst, dim);
   int64_t m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
-  EMBER_DISPATCH_ALL(dst.dtype(), "index_add", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), "index_add", [&] {
     using acc = opmath_t<scalar_t>;
     acc a = alpha.to<acc>();
     scalar_t* dp = dst.data<scalar_t>();

@@ -2,6 +2,7 @@
 // 16-lane partial sums over blocks, blocks combined pairwise, which keeps a
 // 16M-element float32 sum accurate without a double accumulator per element.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -88,6 +89,17 @@ struct ProdOp {
   Acc identity() const { return Acc(1); }
   Acc map(Acc x) const { return x; }
   Acc combine(Acc a, Acc b) const { return a * b; }
+};
+// complex products by the textbook formula, as c10::complex multiplies (std::complex's operator*
+// adds C99's inf / NaN recovery, a library call per product)
+template <class R>
+struct ComplexProdOp {
+  using C = std::complex<R>;
+  C identity() const { return C(1); }
+  C map(C x) const { return x; }
+  C combine(C a, C b) const {
+    return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  }
 };
 template <class Acc>
 struct MaxOp {
@@ -206,6 +218,11 @@ void reduce_typed(ReduceIter& it, ReduceKind kind) {
 }  // namespace
 
 void reduce_kernel(ReduceIter& it, ReduceKind kind) {
+  // complex: prod only (sum and mean reduce the real pairs, ops/core/reduce.cpp)
+  if (kind == ReduceKind::Prod && it.in.dtype() == ScalarType::ComplexFloat)
+    return run_reduce<std::complex<float>, std::complex<float>>(it, ComplexProdOp<float>{});
+  if (kind == ReduceKind::Prod && it.in.dtype() == ScalarType::ComplexDouble)
+    return run_reduce<std::complex<double>, std::complex<double>>(it, ComplexProdOp<double>{});
   EMBER_DISPATCH_ALL(it.in.dtype(), "reduce_cpu", [&] { reduce_typed<scalar_t>(it, kind); });
 }
 

@@ -600,7 +600,9 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
     if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or (
             mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
         return False  # a mask of another dtype is the kernel's dtype error first
-    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
+    # a gradient of 3 or 5+ dims PyTorch reads with 4-d indexing too (below 3 its size(2) is the IndexError)
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v, o))
+            and g.dim() >= 3 and g.dtype == q.dtype):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
     if lse.dim() != 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
@@ -1003,6 +1005,10 @@ def _nn_op(name: str) -> Any:
     return getattr(torch._C._nn, name, None) or getattr(torch.ops.aten, name)
 
 
+# the deprecated functionals: F.interpolate with a fixed mode and align_corners
+_UPSAMPLE_FUNCTIONALS = {"upsample_nearest": ("nearest", None), "upsample_bilinear": ("bilinear", True)}
+
+
 def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     """(input, output shape) of F.interpolate or an aten upsample op (forward) called with sizes
     or scale factors; None when the call is not one of them or its sizes are odd."""
@@ -1011,7 +1017,13 @@ def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     if not isinstance(x, torch.Tensor) or x.dim() < 3 or min(x.shape[1:]) == 0:
         return None
     n = x.dim() - 2
-    if name == "interpolate":
+    if name in _UPSAMPLE_FUNCTIONALS:  # F.upsample_nearest / upsample_bilinear: interpolate's arguments
+        if len(args) > 3 or set(kwargs) - {"input", "size", "scale_factor"}:
+            return None
+        mode, align = _UPSAMPLE_FUNCTIONALS[name]
+        args, kwargs = tuple(args[:3]), {**kwargs, "mode": mode, "align_corners": align}
+        name = "interpolate"
+    if name in ("interpolate", "upsample"):
         mode, align = _arg(args, kwargs, 3, "mode", "nearest"), _arg(args, kwargs, 4, "align_corners")
         rank = {"nearest": x.dim(), "nearest-exact": x.dim(), "linear": 3, "bilinear": 4, "bicubic": 4,
                 "trilinear": 5}.get(mode)
@@ -1547,6 +1559,41 @@ def _gelu_bw_int_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 
+
+# --- tensor_split / chunk into more pieces than memory holds -----------------------------------
+
+_PIECE_BYTES = 256  # a view and its Python object, at the least (ember's check_piece_count)
+
+
+def _piece_count(name: str, args: tuple, kwargs: dict) -> int | None:
+    """The number of pieces of tensor_split(x, sections) or of chunk(x, chunks) along an empty dim."""
+    x, n, dim = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "sections" if name == "tensor_split" else
+                                                       "chunks"), _arg(args, kwargs, 2, "dim", 0)
+    if name not in ("tensor_split", "chunk") or not isinstance(x, torch.Tensor) or x.dim() == 0:
+        return None
+    if not (isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(dim, int)):
+        return None
+    if not -x.dim() <= dim < x.dim() or (name == "chunk" and x.shape[dim] != 0):
+        return None
+    return n
+
+
+def _many_pieces_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    import os
+    import resource
+
+    n = _piece_count(name, args, kwargs)
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY:  # the fuzz worker's address-space limit
+        memory = min(memory, limit)
+    return n is not None and n * _PIECE_BYTES > memory
+
+
+def _many_pieces_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: {_piece_count(name, args, kwargs)} pieces need more memory than this machine has")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1754,7 +1801,7 @@ KNOWN_WRONG = [
                    " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
                    " sizes of query, key and value are checked; the backward reads grad_out, out and"
                    " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
-                   " kills it)",
+                   " kills it; a 3-d grad_out of the query's last three sizes is read past its end)",
         why="attention of queries over keys and values of other batches, heads or lengths is "
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
@@ -2015,6 +2062,17 @@ KNOWN_WRONG = [
         why="the answer must not depend on the CPU; gelu_backward is elementwise in the promoted dtype, "
             "as PyTorch's own path without oneDNN computes it",
         applies=_gelu_bw_int_half_applies, correct=_gelu_bw_int_half_correct),
+    KnownWrong(
+        "split-more-pieces-than-memory",
+        torch_says="torch.tensor_split(torch.ones(3), 2**31) (and torch.chunk(torch.zeros(0), 2**31)) first "
+                   "allocates a vector of 2**31 tensors: 'std::bad_alloc' at once, or after it has paged for "
+                   "seconds to minutes, or the process is killed, as the machine's free memory decides "
+                   "(2**24 pieces: 13 s, then bad_alloc under an 8 GB limit); past 2**60, 'cannot create "
+                   "std::vector larger than max_size()'",
+        why="a result of more pieces than the process's memory can hold is an out-of-memory RuntimeError "
+            "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
+            "is a hang to the fuzz worker's timeout, which made the property flaky)",
+        applies=_many_pieces_applies, correct=_many_pieces_correct),
 ]
 
 

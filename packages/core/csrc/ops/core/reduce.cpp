@@ -126,8 +126,10 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   if (kind == ReduceKind::NanSum) {
     // PyTorch's nansum kernel is float-only: a float input summed into an integer
     // out= fails, while integer inputs (or dtype=int) simply take sum.
-    // (an empty input is filled with 0 before that dispatch); the dims are checked before both
-    (void)dim_mask(x0, dim);
+    // (an empty input is filled with 0 before that dispatch); the dims are checked before both,
+    // one by one (a repeat before a later out-of-range dim is the RuntimeError) -- except for an
+    // integer input with out=, which aten hands to sum_out whole (every dim wrapped first)
+    (void)dim_mask(x0, dim, !(out && is_integral(x0.dtype(), true)));
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     if (!is_floating(dtype ? *dtype : x0.dtype())) {

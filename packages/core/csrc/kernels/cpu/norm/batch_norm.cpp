@@ -31,23 +31,25 @@ struct BnArgs {
   bool half_steps = false;   // BatchForward::half_steps
 };
 
+// Two passes in double, as aten's double sums: equal values have their own value as the mean
+// exactly (a float-lane sum of them need not), so a variance of exactly 0, and a large mean
+// cancels nothing.
 template <class T>
 EMBER_VEC_INLINE void bn_channel_stats(const BnArgs<T>& p, int64_t c, double& mean, double& var) {
-  using A = opmath_t<T>;
   const NCS& d = p.d;
   const double cnt = static_cast<double>(d.n * d.s);
   double s = 0;
   for (int64_t i = 0; i < d.n; ++i) {
     const T* x = p.x + (i * d.c + c) * d.s;
-    s += blocked_sum<A>(d.s, [&](int64_t k) { return static_cast<A>(x[k]); });
+    s += blocked_sum<double>(d.s, [&](int64_t k) { return static_cast<double>(x[k]); });
   }
   mean = cnt ? s / cnt : 0.0;
-  const A mu = static_cast<A>(mean);
+  const double mu = mean;
   double q = 0;
   for (int64_t i = 0; i < d.n; ++i) {
     const T* x = p.x + (i * d.c + c) * d.s;
-    q += blocked_sum<A>(d.s, [&](int64_t k) {
-      const A v = static_cast<A>(x[k]) - mu;
+    q += blocked_sum<double>(d.s, [&](int64_t k) {
+      const double v = static_cast<double>(x[k]) - mu;
       return v * v;
     });
   }
@@ -83,9 +85,11 @@ EMBER_VEC_INLINE void bn_normalize(const BnArgs<T>& p, int64_t r0, int64_t r1) {
       for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>((static_cast<A>(x[k]) - mu) * rs * w + b);
       continue;
     }
-    const A scale = static_cast<A>(p.w[c] * p.rs[c]), shift = static_cast<A>(p.b[c] - p.mean[c] * p.w[c] * p.rs[c]);
+    // x * scale + shift in double, rounded once: in float the two terms cancel where x is near the
+    // mean (x equal to it: off by an ulp of x * scale, not the bias)
+    const double scale = p.w[c] * p.rs[c], shift = p.b[c] - p.mean[c] * scale;
 #pragma omp simd
-    for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) * scale + shift);
+    for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(static_cast<double>(x[k]) * scale + shift));
   }
 }
 

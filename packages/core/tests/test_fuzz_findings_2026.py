@@ -43,6 +43,14 @@ def _strided(m: Any, dtype: str = "float32") -> Any:
     return m.arange(240).reshape(4, 6, 10)[:, ::2, ::2].to(getattr(m, dtype))
 
 
+def _close(want: tuple, got: tuple) -> None:
+    """outcome()s that agree on dtypes and shapes, and on values to float32 attention's rounding."""
+    assert want[0] == got[0] == "ok", f"{want} vs {got}"
+    assert [r[:2] for r in want[1]] == [r[:2] for r in got[1]], f"{want} vs {got}"
+    for (_, _, w), (_, _, g) in zip(want[1], got[1], strict=True):
+        torch.testing.assert_close(torch.tensor(g), torch.tensor(w), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
 def _p(m: Any, kind: str | None) -> Any:
     """A per-channel parameter of 3 channels: None, float32 or int64."""
     return None if kind is None else m.ones(3, dtype=m.float32 if kind == "f32" else m.int64)
@@ -228,3 +236,45 @@ def test_norm_large_mean_no_cancellation(base: float, op: str) -> None:
     got = _f64(run(ember, ember.tensor(vals)))
     ref = run(torch, torch.tensor(vals).double())
     torch.testing.assert_close(got, ref, rtol=0, atol=2e-5)
+
+
+@pytest.mark.parametrize("keys", [5, 8, 19])
+@pytest.mark.parametrize("where", ["q", "k", "mask"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sdpa_flash_nan_row(keys: int, where: str, dtype: str) -> None:
+    """A row of the fused kernel that reads only NaN and -inf scores is NaN (its logsumexp too), not
+    'fully masked' zeros as PyTorch's scalar tail makes it below 8 float keys
+    (torch_known_wrong: sdpa-flash-nan-row); rows with a finite score agree with PyTorch."""
+    kw = known_wrong()
+
+    def args(m: Any) -> tuple:
+        dt = getattr(m, dtype)
+        q = m.linspace(-1.0, 1.0, 2 * 3 * 4 * 8, dtype=dt).reshape(2, 3, 4, 8)
+        k = m.linspace(1.5, -0.5, 2 * 3 * keys * 8, dtype=dt).reshape(2, 3, keys, 8)
+        v = m.linspace(-2.0, 3.0, 2 * 3 * keys * 8, dtype=dt).reshape(2, 3, keys, 8)
+        if where == "q":
+            q[1, 2, 3, 5] = NAN
+        elif where == "k":
+            k[0, 1, 0, 0] = NAN  # the one key the causal first row reads
+        return q, k, v
+
+    def kwargs(m: Any) -> dict:
+        if where != "mask":
+            return {"is_causal": True}
+        mask = m.zeros(4, keys, dtype=getattr(m, dtype))
+        mask[2] = -INF
+        mask[2, keys - 1] = NAN
+        return {"attn_mask": mask}
+
+    name = "scaled_dot_product_attention"
+    entry = kw.lookup(name, args(torch), kwargs(torch))
+    assert entry is not None and entry.id == "sdpa-flash-nan-row"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), kwargs(torch)))
+    got = outcome(ember, lambda m: _f(m).scaled_dot_product_attention(*args(m), **kwargs(m)))
+    _close(want, got)
+    op = "_scaled_dot_product_flash_attention_for_cpu"
+    entry = kw.lookup(op, args(torch), kwargs(torch))
+    assert entry is not None and entry.id == "sdpa-flash-nan-row"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, op, args(torch), kwargs(torch)))
+    got = outcome(ember, lambda m: getattr(m._nn, op)(*args(m), **kwargs(m))[:2])
+    _close(want, got)

@@ -1560,6 +1560,56 @@ def _gelu_bw_int_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 
+# --- the fused CPU attention's rows of NaN scores ----------------------------------------------
+
+def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(q, k, mask, is_causal, scale) of a call that runs PyTorch's fused CPU kernel, else None."""
+    if name == "_scaled_dot_product_flash_attention_for_cpu":
+        q, k, v = args[:3]
+        causal, mask, scale = _arg(args, kwargs, 4, "is_causal", False), kwargs.get("attn_mask"), kwargs.get("scale")
+    elif name == "scaled_dot_product_attention":
+        q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+        mask, dropout = _arg(args, kwargs, 3, "attn_mask"), _arg(args, kwargs, 4, "dropout_p", 0.0)
+        causal, scale = _arg(args, kwargs, 5, "is_causal", False), _arg(args, kwargs, 6, "scale")
+        gqa = _arg(args, kwargs, 7, "enable_gqa", False)
+        if torch._fused_sdp_choice(q, k, v, mask, dropout, causal, scale=scale, enable_gqa=gqa) != 1:
+            return None  # the math path, whose NaNs propagate
+    else:
+        return None
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+        return None
+    if q.numel() == 0 or k.numel() == 0 or v.numel() == 0 or not isinstance(causal, bool):
+        return None
+    return q, k, mask, causal, scale
+
+
+def _sdpa_nan_rows(parts: tuple) -> Any:
+    """The rows whose every score is NaN or -inf, one at least NaN: the scores the kernel reads (Q K^T
+    * scale, plus the mask, a bool one as 0 / -inf; -inf past the causal diagonal), in float64."""
+    q, k, mask, causal, scale = parts
+    s = torch.matmul(q.double(), k.double().transpose(-2, -1)) * (1 / math.sqrt(q.shape[-1]) if scale is None
+                                                                  else scale)
+    if isinstance(mask, torch.Tensor):
+        s = s + (torch.zeros(mask.shape, dtype=torch.float64).masked_fill(~mask, -math.inf)
+                 if mask.dtype == torch.bool else mask.double())
+    if causal:
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), -math.inf)
+    return (s.isnan() | (s == -math.inf)).all(-1) & s.isnan().any(-1)
+
+
+def _sdpa_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _sdpa_nan_parts(name, args, kwargs)
+    return parts is not None and bool(_sdpa_nan_rows(parts).any())
+
+
+def _sdpa_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    bad = _sdpa_nan_rows(_sdpa_nan_parts(name, args, kwargs))
+    if name == "scaled_dot_product_attention":
+        out = torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
+        return out.masked_fill(bad.unsqueeze(-1), math.nan)
+    out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(*args, **kwargs)[:2]
+    return out.masked_fill(bad.unsqueeze(-1), math.nan), lse.masked_fill(bad, math.nan)
+
 # --- tensor_split / chunk into more pieces than memory holds -----------------------------------
 
 _PIECE_BYTES = 256  # a view and its Python object, at the least (ember's check_piece_count)
@@ -2062,6 +2112,16 @@ KNOWN_WRONG = [
         why="the answer must not depend on the CPU; gelu_backward is elementwise in the promoted dtype, "
             "as PyTorch's own path without oneDNN computes it",
         applies=_gelu_bw_int_half_applies, correct=_gelu_bw_int_half_correct),
+    KnownWrong(
+        "sdpa-flash-nan-row",
+        torch_says="q = torch.randn(1, 1, 3, 4); q[0, 0, 1, 2] = nan; F.scaled_dot_product_attention(q, k, v) with "
+                   "k, v of 5 keys gives row 1 as zeros (and logsumexp 0), the math path NaN: the fused kernel's "
+                   "row max skips NaN in its scalar tail (std::max) and propagates it in its vector part, so a "
+                   "row of only NaN and -inf scores is 'fully masked' (zeros) below 8 float keys, NaN from there",
+        why="a NaN operand propagates: a row that reads a NaN score is NaN (its logsumexp too), as PyTorch's "
+            "math path, its vector path and every row with a finite score besides give; the key length must "
+            "not decide it",
+        applies=_sdpa_nan_applies, correct=_sdpa_nan_correct),
     KnownWrong(
         "split-more-pieces-than-memory",
         torch_says="torch.tensor_split(torch.ones(3), 2**31) (and torch.chunk(torch.zeros(0), 2**31)) first "

@@ -612,7 +612,19 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
             or g.shape != want or o.shape != want or lse.shape != q.shape[:3])
 
 
+def _sdpa_mask_view(q: Any, v: Any, mask: Any) -> None:
+    """The kernel's first step, before any read: a mask with elements viewed as 4-d and expanded
+    over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's."""
+    if isinstance(mask, torch.Tensor) and mask.numel():
+        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
+        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
+        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+
+
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
 
 
@@ -643,11 +655,7 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
     q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
-    mask = _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask")
-    if isinstance(mask, torch.Tensor) and mask.numel():
-        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
-        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
-        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+    _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
 
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:
@@ -1470,19 +1478,22 @@ def _margin_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
     x, t = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
     if len(args) > 2 or set(kwargs) - {"input", "target", "p", "margin", "reduction"}:
         return False  # weights and the legacy size_average / reduce flags: not covered
-    if kwargs.get("reduction", "mean") not in ("mean", "sum") or kwargs.get("p", 1) not in (1, 2):
+    if kwargs.get("p", 1) not in (1, 2) or not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
         return False
-    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
+    # reduction='none' is an empty result, right but for a target that is not int64 (its error below)
+    if kwargs.get("reduction", "mean") not in ("mean", "sum") and t.dtype == torch.int64:
         return False
     want = (0,) if name == "multi_margin_loss" else (0, x.shape[-1] if x.dim() else 0)
-    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex()
-            and t.dtype == torch.int64 and tuple(t.shape) == want)
+    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex() and not t.is_complex()
+            and tuple(t.shape) == want)
 
 
 def _margin_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x = _arg(args, kwargs, 0, "input")
+    x, t = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
     if x.dtype not in (torch.float32, torch.float64):  # no kernel: PyTorch's error for any other batch
         raise NotImplementedError(f'"{name}_cpu_kernel" not implemented for \'{_LEGACY[x.dtype]}\'')
+    if t.dtype != torch.int64:  # the kernel reads int64 targets: its error for any other batch
+        raise RuntimeError(f"expected scalar type Long but found {_LEGACY[t.dtype]}")
     return torch.tensor(math.nan if kwargs.get("reduction", "mean") == "mean" else 0.0, dtype=x.dtype)
 
 
@@ -1621,7 +1632,8 @@ def _piece_count(name: str, args: tuple, kwargs: dict) -> int | None:
                                                        "chunks"), _arg(args, kwargs, 2, "dim", 0)
     if name not in ("tensor_split", "chunk") or not isinstance(x, torch.Tensor) or x.dim() == 0:
         return None
-    if not (isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(dim, int)):
+    # (past int64 the argument parser's own ValueError comes first)
+    if not (isinstance(n, int) and not isinstance(n, bool) and 0 < n < 2**63 and isinstance(dim, int)):
         return None
     if not -x.dim() <= dim < x.dim() or (name == "chunk" and x.shape[dim] != 0):
         return None
@@ -2083,7 +2095,8 @@ KNOWN_WRONG = [
                    "reduction reads a buffer it never wrote",
         why="a sum over no samples is 0 and their mean 0 / 0 = NaN, as PyTorch's other losses and "
             "torch.mean of an empty tensor give; a dtype without a kernel is PyTorch's own "
-            "NotImplementedError for any other batch",
+            "NotImplementedError for any other batch, a target that is not int64 its 'expected scalar "
+            "type Long' RuntimeError (PyTorch skips both checks for an empty batch, any reduction)",
         applies=_margin_empty_applies, correct=_margin_empty_correct),
     KnownWrong(
         "sdpa-empty-value-nonfinite",

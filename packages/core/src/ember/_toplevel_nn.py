@@ -410,6 +410,8 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if training and input.dtype.is_floating_point:  # else aten's dtype error (the kernel's, below) first
         with ember.no_grad():  # before the kernel updates the running statistics
             mean, invstd = _stats(input, (0, *range(2, input.dim())), eps, False)
+            if eps == 0:  # aten's InvStd: 0 (not inf) for a variance of 0
+                invstd = invstd.masked_fill(invstd.isinf(), 0.0)
     else:
         mean = invstd = ember.empty(0, dtype=input.dtype)
     out = ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)

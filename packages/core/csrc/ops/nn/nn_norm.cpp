@@ -120,6 +120,9 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
       EMBER_CHECK(!t->defined() || t->dim() == 1 || (training && (t == &running_mean || t == &running_var)),
                   "t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED: batch_norm of a non-contiguous input "
                   "reads 1-d weight, bias and statistics");
+  // its kernels read the running statistics through 1-d accessors, in either mode
+  for (const Tensor* t : {&running_mean, &running_var})
+    EMBER_CHECK(!t->defined() || t->dim() == 1, "TensorAccessor expected 1 dims but tensor has ", t->dim());
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;

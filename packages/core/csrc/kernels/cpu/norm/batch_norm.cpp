@@ -16,6 +16,12 @@ namespace ember::norms {
 
 namespace {
 
+// 1 / sqrt(var + eps); aten's InvStd for batch statistics: 0 for a variance and eps both 0 (the
+// output is then the bias, the gradient 0), where the running statistics give inf.
+inline double inv_std(double var, double eps, bool batch_stats) {
+  return batch_stats && var == 0 && eps == 0 ? 0.0 : 1.0 / std::sqrt(var + eps);
+}
+
 // Per-channel passes over planes (n, c) of s contiguous elements each. Sums: blocked_sum.
 template <class T>
 struct BnArgs {
@@ -102,7 +108,7 @@ EMBER_VEC_INLINE void bn_backward(const BnArgs<T>& p, int64_t c0, int64_t c1) {
   for (int64_t c = c0; c < c1; ++c) {
     double mean = p.mean ? p.mean[c] : 0.0, var = p.var ? p.var[c] : 1.0;
     if (p.batch_stats) bn_channel_stats(p, c, mean, var);
-    const double inv = 1.0 / std::sqrt(var + p.eps);
+    const double inv = inv_std(var, p.eps, p.batch_stats);
     const A mu = static_cast<A>(mean);
     double sg = 0, sgx = 0;
     for (int64_t i = 0; i < d.n; ++i) {
@@ -158,7 +164,7 @@ void batch_forward(const Tensor& x, const Tensor& y, const BatchForward& a) {
       parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
                    [&](int64_t c0, int64_t c1) { stats(p, c0, c1); });
     }
-    for (int64_t c = 0; c < d.c; ++c) rs[c] = 1.0 / std::sqrt(a.var[c] + a.eps);
+    for (int64_t c = 0; c < d.c; ++c) rs[c] = inv_std(a.var[c], a.eps, a.batch_stats);
     auto norm = bn_normalize_best<scalar_t>();
     parallel_for(0, d.n * d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.s, 1)),
                  [&](int64_t r0, int64_t r1) { norm(p, r0, r1); });

@@ -278,3 +278,66 @@ def test_sdpa_flash_nan_row(keys: int, where: str, dtype: str) -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, None, op, args(torch), kwargs(torch)))
     got = outcome(ember, lambda m: getattr(m._nn, op)(*args(m), **kwargs(m))[:2])
     _close(want, got)
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (0, 0, 5), (5, 0, 0), (1,), (0, -2)])
+@pytest.mark.parametrize("form", ["plain", "out_long", "dtype_long", "int_input"])
+def test_nanmean_check_order(dims: tuple, form: str) -> None:
+    """nanmean: the input's and the dtype's checks, then its count of non-NaNs (a sum over dim: every
+    dim wrapped before repeats are looked for), then nansum into out=."""
+    def f(m: Any) -> Any:
+        x = m.ones(2, 3, dtype=m.int64 if form == "int_input" else m.float32)
+        if form == "out_long":
+            return m.nanmean(x, dims, out=m.empty(0, dtype=m.int64))
+        return m.nanmean(x, dims, dtype=m.int64) if form == "dtype_long" else m.nanmean(x, dims)
+    check(f)
+
+
+@pytest.mark.parametrize("f", call(
+    # batch norm's InvStd: 0 for a batch variance and eps both 0 (the output is the bias), inf
+    # from running statistics
+    lambda m: _f(m).instance_norm(m.linspace(-2.0, 3.0, 60).reshape(2, 6, 5)[:, ::2, :1].expand(2, 3, 5),
+                                  weight=m.tensor([1.0, 2, 3]), bias=m.tensor([0.5, 0.25, -1]), eps=0.0),
+    lambda m: _f(m).batch_norm(m.ones(4, 3, 5), None, None, m.ones(3), m.zeros(3), training=True, eps=0.0),
+    lambda m: m.native_batch_norm(m.ones(4, 3, 5), None, None, None, None, True, 0.1, 0.0),
+    lambda m: _f(m).batch_norm(m.ones(4, 3, 5), m.zeros(3), m.zeros(3), training=False, eps=0.0),
+    lambda m: _f(m).batch_norm(m.ones(4, 3, 5)[:, :, ::2], m.zeros(3), m.zeros(3), training=False, eps=0.0),
+    # the running statistics are read as 1-d, in either mode
+    lambda m: _f(m).batch_norm(m.ones(4, 1), m.ones(1), m.ones(()), training=True),
+    lambda m: _f(m).batch_norm(m.ones(4, 1), m.ones(()), m.ones(1), training=False),
+    lambda m: _f(m).batch_norm(m.ones(4, 1), m.ones(1, 1), m.ones(1), training=True),
+    lambda m: _f(m).batch_norm(m.ones(4, 1), m.ones(1), m.ones(1), m.ones(()), training=True),
+    # sdpa: a dropout_p the path choice lets through (negative, NaN) is the fused kernel's error
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 5, 8), m.ones(2, 3, 5, 8),
+                                                 dropout_p=-INF),
+    lambda m: _f(m).scaled_dot_product_attention(m.ones(2, 3, 4, 8), m.ones(2, 3, 5, 8), m.ones(2, 3, 5, 8),
+                                                 dropout_p=NAN),
+    # prod (and any cast) of a sliced transpose: the cast keeps the transposed order (aten's
+    # infer_dense_strides), so the product runs in that memory order: 0 before inf, not after
+    lambda m: m.prod(m.tensor([[0.0, 3e38, 5.0], [3e38, 1.0, 2.0], [7.0, 3e38, 1.0], [1.0, 1.0, 3e38]],
+                              dtype=m.float64).t()[:, ::2], dtype=m.float32),
+    lambda m: m.tensor(m.arange(24).reshape(4, 6)[:, ::2].t().to(m.float32).stride()),
+    lambda m: m.tensor(m.arange(24).reshape(6, 4).t()[:, ::2].clone().stride()),
+    lambda m: m.tensor(m.empty_like(m.arange(24).reshape(2, 3, 4).permute(2, 0, 1)[::2]).stride()),
+))
+def test_seed_2027_findings(f: Callable[[Any], Any]) -> None:
+    check(f)
+
+
+@pytest.mark.parametrize("grad, lse", [((0, 0, 0), (0, 0, 0, 0)), ((3, 5, 4), (2, 3, 5)), ((2, 3, 5, 4), (2, 3, 5, 1))])
+def test_flash_backward_odd_ranks_raise(grad: tuple, lse: tuple) -> None:
+    """PyTorch reads grad_out and logsumexp with the query's 4-d / 3-d indexing whatever their rank
+    (reading past them, or crashing): ember raises the shape RuntimeError (sdpa-flash-inconsistent-shapes)."""
+    kw = known_wrong()
+    name = "_scaled_dot_product_flash_attention_for_cpu_backward"
+
+    def args(m: Any) -> tuple:
+        q, kv = m.ones(2, 3, 5, 4, dtype=m.float64), m.ones(2, 3, 6, 4, dtype=m.float64)
+        return (m.ones(grad, dtype=m.float64), q, kv, kv, m.ones(2, 3, 5, 4, dtype=m.float64),
+                m.ones(lse, dtype=m.float64), 0.0, False)
+
+    entry = kw.lookup(name, args(torch), {})
+    assert entry is not None and entry.id == "sdpa-flash-inconsistent-shapes"
+    want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), {}))
+    got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m)))
+    assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"

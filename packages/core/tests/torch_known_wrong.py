@@ -605,7 +605,8 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
             and g.dim() >= 3 and g.dtype == q.dtype):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
-    if lse.dim() != 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
+    # a logsumexp of 4+ dims is read as 3-d too (below 3 its transpose is the IndexError)
+    if lse.dim() < 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
         return False
     want = (*q.shape[:3], v.shape[3])
     return (k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2]

@@ -163,7 +163,10 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   if (nan) {
     EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
                 legacy_name(x0.dtype()));
-    // PyTorch sums into out= first, so a non-float out fails in nansum.
+    // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
+    // all wrapped first), then sums into out= (so a non-float out fails in nansum).
+    if (dtype) check_mean_dtype(name, *dtype);
+    (void)dim_mask(x0, dim);
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }

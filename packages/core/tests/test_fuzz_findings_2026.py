@@ -319,6 +319,9 @@ def test_nanmean_check_order(dims: tuple, form: str) -> None:
     lambda m: m.tensor(m.arange(24).reshape(4, 6)[:, ::2].t().to(m.float32).stride()),
     lambda m: m.tensor(m.arange(24).reshape(6, 4).t()[:, ::2].clone().stride()),
     lambda m: m.tensor(m.empty_like(m.arange(24).reshape(2, 3, 4).permute(2, 0, 1)[::2]).stride()),
+    # pdist over no coordinates: every distance 0, for any p (inf too: no max over an empty dim)
+    lambda m: _f(m).pdist(m.ones(4, 0), p=INF),
+    lambda m: _f(m).pdist(m.ones(4, 0, dtype=m.float64), p=2.5),
 ))
 def test_seed_2027_findings(f: Callable[[Any], Any]) -> None:
     check(f)

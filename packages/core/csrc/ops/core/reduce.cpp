@@ -185,11 +185,13 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   }
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
   // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
-  // float16 65504s) before the division; mean divides the float32 accumulator.
-  if (nan) s = to_dtype(s, x.dtype());
+  // float16 65504s) -- or out='s, which it sums into -- before the division; mean divides the
+  // float32 accumulator.
+  const ScalarType nan_dt = out && !dtype ? out->dtype() : x.dtype();
+  if (nan) s = to_dtype(s, nan_dt);
   Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
                  : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
-  return finish_out(to_dtype(div(s, n, std::nullopt), half_dtype && !nan ? *dtype : x.dtype()), out);
+  return finish_out(to_dtype(div(s, n, std::nullopt), nan ? nan_dt : half_dtype ? *dtype : x.dtype()), out);
 }
 
 void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {

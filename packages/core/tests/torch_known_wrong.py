@@ -1065,9 +1065,7 @@ def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
 
 def _upsample_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
     parts = _upsample_parts(name, args, kwargs)
-    # an empty batch, or a dtype without a kernel (whose error PyTorch reaches once its tables fit)
-    if parts is None or parts[0].dtype == torch.uint8 or parts[0].is_complex() or (
-            parts[0].numel() != 0 and parts[0].is_floating_point()):
+    if parts is None or parts[0].numel() != 0 or parts[0].dtype == torch.uint8 or parts[0].is_complex():
         return False
     # torch precomputes per-output-position index tables (8 bytes each) even for no elements
     return math.prod(parts[1][2:]) >= 2**26
@@ -2003,9 +2001,8 @@ KNOWN_WRONG = [
                    "bytes': it builds a table of source indices for every output position before "
                    "looking at the batch, which holds no element",
         why="the result has no elements: an empty tensor of the output shape (for an integer input "
-            "the dtype error, whatever the batch: F.upsample_bilinear of an int8 input to (2**31 - 1, 1) "
-            "allocates its tables first too), what PyTorch gives itself wherever that table fits in "
-            "memory (its error depends on the machine's memory)",
+            "the dtype error), what PyTorch gives itself wherever that table fits in memory (its "
+            "error depends on the machine's memory)",
         applies=_upsample_empty_applies, correct=_upsample_empty_correct),
     KnownWrong(
         "ctc-loss-label-out-of-range",

@@ -600,17 +600,32 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
     if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or (
             mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
         return False  # a mask of another dtype is the kernel's dtype error first
-    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (g, q, k, v, o))):
+    # a gradient of 3 or 5+ dims PyTorch reads with 4-d indexing too (below 3 its size(2) is the IndexError)
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v, o))
+            and g.dim() >= 3 and g.dtype == q.dtype):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
-    if lse.dim() != 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
+    # a logsumexp of 4+ dims is read as 3-d too (below 3 its transpose is the IndexError)
+    if lse.dim() < 3 or lse.dtype != opmath or not q.shape[3] == v.shape[3] == k.shape[3]:
         return False
     want = (*q.shape[:3], v.shape[3])
     return (k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2]
             or g.shape != want or o.shape != want or lse.shape != q.shape[:3])
 
 
+def _sdpa_mask_view(q: Any, v: Any, mask: Any) -> None:
+    """The kernel's first step, before any read: a mask with elements viewed as 4-d and expanded
+    over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's."""
+    if isinstance(mask, torch.Tensor) and mask.numel():
+        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
+        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
+        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+
+
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    first = 0 if name == SDPA_FLASH[0] else 1
+    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
 
 
@@ -641,11 +656,7 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
     q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
-    mask = _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask")
-    if isinstance(mask, torch.Tensor) and mask.numel():
-        s0 = q.shape[0] if mask.dim() == 4 and mask.shape[0] == q.shape[0] else 1
-        s1 = q.shape[1] if mask.dim() == 4 and mask.shape[1] == q.shape[1] else 1
-        mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
+    _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
 
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:
@@ -1003,6 +1014,10 @@ def _nn_op(name: str) -> Any:
     return getattr(torch._C._nn, name, None) or getattr(torch.ops.aten, name)
 
 
+# the deprecated functionals: F.interpolate with a fixed mode and align_corners
+_UPSAMPLE_FUNCTIONALS = {"upsample_nearest": ("nearest", None), "upsample_bilinear": ("bilinear", True)}
+
+
 def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     """(input, output shape) of F.interpolate or an aten upsample op (forward) called with sizes
     or scale factors; None when the call is not one of them or its sizes are odd."""
@@ -1011,7 +1026,13 @@ def _upsample_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     if not isinstance(x, torch.Tensor) or x.dim() < 3 or min(x.shape[1:]) == 0:
         return None
     n = x.dim() - 2
-    if name == "interpolate":
+    if name in _UPSAMPLE_FUNCTIONALS:  # F.upsample_nearest / upsample_bilinear: interpolate's arguments
+        if len(args) > 3 or set(kwargs) - {"input", "size", "scale_factor"}:
+            return None
+        mode, align = _UPSAMPLE_FUNCTIONALS[name]
+        args, kwargs = tuple(args[:3]), {**kwargs, "mode": mode, "align_corners": align}
+        name = "interpolate"
+    if name in ("interpolate", "upsample"):
         mode, align = _arg(args, kwargs, 3, "mode", "nearest"), _arg(args, kwargs, 4, "align_corners")
         rank = {"nearest": x.dim(), "nearest-exact": x.dim(), "linear": 3, "bilinear": 4, "bicubic": 4,
                 "trilinear": 5}.get(mode)
@@ -1458,19 +1479,22 @@ def _margin_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
     x, t = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
     if len(args) > 2 or set(kwargs) - {"input", "target", "p", "margin", "reduction"}:
         return False  # weights and the legacy size_average / reduce flags: not covered
-    if kwargs.get("reduction", "mean") not in ("mean", "sum") or kwargs.get("p", 1) not in (1, 2):
+    if kwargs.get("p", 1) not in (1, 2) or not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
         return False
-    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor)):
+    # reduction='none' is an empty result, right but for a target that is not int64 (its error below)
+    if kwargs.get("reduction", "mean") not in ("mean", "sum") and t.dtype == torch.int64:
         return False
     want = (0,) if name == "multi_margin_loss" else (0, x.shape[-1] if x.dim() else 0)
-    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex()
-            and t.dtype == torch.int64 and tuple(t.shape) == want)
+    return (x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0 and not x.is_complex() and not t.is_complex()
+            and tuple(t.shape) == want)
 
 
 def _margin_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x = _arg(args, kwargs, 0, "input")
+    x, t = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
     if x.dtype not in (torch.float32, torch.float64):  # no kernel: PyTorch's error for any other batch
         raise NotImplementedError(f'"{name}_cpu_kernel" not implemented for \'{_LEGACY[x.dtype]}\'')
+    if t.dtype != torch.int64:  # the kernel reads int64 targets: its error for any other batch
+        raise RuntimeError(f"expected scalar type Long but found {_LEGACY[t.dtype]}")
     return torch.tensor(math.nan if kwargs.get("reduction", "mean") == "mean" else 0.0, dtype=x.dtype)
 
 
@@ -1545,6 +1569,92 @@ def _gelu_bw_int_half_correct(name: str, args: tuple, kwargs: dict) -> Any:
     rt = torch.result_type(g, x)
     return torch.ops.aten.gelu_backward(g.expand(shape).double(), x.expand(shape).double()).to(rt)
 
+
+
+
+# --- the fused CPU attention's rows of NaN scores ----------------------------------------------
+
+def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(q, k, mask, is_causal, scale) of a call that runs PyTorch's fused CPU kernel, else None."""
+    if name == "_scaled_dot_product_flash_attention_for_cpu":
+        q, k, v = args[:3]
+        causal, mask, scale = _arg(args, kwargs, 4, "is_causal", False), kwargs.get("attn_mask"), kwargs.get("scale")
+    elif name == "scaled_dot_product_attention":
+        q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+        mask, dropout = _arg(args, kwargs, 3, "attn_mask"), _arg(args, kwargs, 4, "dropout_p", 0.0)
+        causal, scale = _arg(args, kwargs, 5, "is_causal", False), _arg(args, kwargs, 6, "scale")
+        gqa = _arg(args, kwargs, 7, "enable_gqa", False)
+        if torch._fused_sdp_choice(q, k, v, mask, dropout, causal, scale=scale, enable_gqa=gqa) != 1:
+            return None  # the math path, whose NaNs propagate
+    else:
+        return None
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+        return None
+    if q.numel() == 0 or k.numel() == 0 or v.numel() == 0 or not isinstance(causal, bool):
+        return None
+    return q, k, mask, causal, scale
+
+
+def _sdpa_nan_rows(parts: tuple) -> Any:
+    """The rows whose every score is NaN or -inf, one at least NaN: the scores the kernel reads (Q K^T
+    * scale, plus the mask, a bool one as 0 / -inf; -inf past the causal diagonal), in float64."""
+    q, k, mask, causal, scale = parts
+    s = torch.matmul(q.double(), k.double().transpose(-2, -1)) * (1 / math.sqrt(q.shape[-1]) if scale is None
+                                                                  else scale)
+    if isinstance(mask, torch.Tensor):
+        s = s + (torch.zeros(mask.shape, dtype=torch.float64).masked_fill(~mask, -math.inf)
+                 if mask.dtype == torch.bool else mask.double())
+    if causal:
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), -math.inf)
+    return (s.isnan() | (s == -math.inf)).all(-1) & s.isnan().any(-1)
+
+
+def _sdpa_nan_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _sdpa_nan_parts(name, args, kwargs)
+    return parts is not None and bool(_sdpa_nan_rows(parts).any())
+
+
+def _sdpa_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    bad = _sdpa_nan_rows(_sdpa_nan_parts(name, args, kwargs))
+    if name == "scaled_dot_product_attention":
+        out = torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
+        return out.masked_fill(bad.unsqueeze(-1), math.nan)
+    out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(*args, **kwargs)[:2]
+    return out.masked_fill(bad.unsqueeze(-1), math.nan), lse.masked_fill(bad, math.nan)
+
+# --- tensor_split / chunk into more pieces than memory holds -----------------------------------
+
+_PIECE_BYTES = 256  # a view and its Python object, at the least (ember's check_piece_count)
+
+
+def _piece_count(name: str, args: tuple, kwargs: dict) -> int | None:
+    """The number of pieces of tensor_split(x, sections) or of chunk(x, chunks) along an empty dim."""
+    x, n, dim = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "sections" if name == "tensor_split" else
+                                                       "chunks"), _arg(args, kwargs, 2, "dim", 0)
+    if name not in ("tensor_split", "chunk") or not isinstance(x, torch.Tensor) or x.dim() == 0:
+        return None
+    # (past int64 the argument parser's own ValueError comes first)
+    if not (isinstance(n, int) and not isinstance(n, bool) and 0 < n < 2**63 and isinstance(dim, int)):
+        return None
+    if not -x.dim() <= dim < x.dim() or (name == "chunk" and x.shape[dim] != 0):
+        return None
+    return n
+
+
+def _many_pieces_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    import os
+    import resource
+
+    n = _piece_count(name, args, kwargs)
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY:  # the fuzz worker's address-space limit
+        memory = min(memory, limit)
+    return n is not None and n * _PIECE_BYTES > memory
+
+
+def _many_pieces_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: {_piece_count(name, args, kwargs)} pieces need more memory than this machine has")
 
 
 KNOWN_WRONG = [
@@ -1754,7 +1864,7 @@ KNOWN_WRONG = [
                    " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
                    " sizes of query, key and value are checked; the backward reads grad_out, out and"
                    " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
-                   " kills it)",
+                   " kills it; a 3-d grad_out of the query's last three sizes is read past its end)",
         why="attention of queries over keys and values of other batches, heads or lengths is "
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
@@ -1986,7 +2096,8 @@ KNOWN_WRONG = [
                    "reduction reads a buffer it never wrote",
         why="a sum over no samples is 0 and their mean 0 / 0 = NaN, as PyTorch's other losses and "
             "torch.mean of an empty tensor give; a dtype without a kernel is PyTorch's own "
-            "NotImplementedError for any other batch",
+            "NotImplementedError for any other batch, a target that is not int64 its 'expected scalar "
+            "type Long' RuntimeError (PyTorch skips both checks for an empty batch, any reduction)",
         applies=_margin_empty_applies, correct=_margin_empty_correct),
     KnownWrong(
         "sdpa-empty-value-nonfinite",
@@ -2015,6 +2126,27 @@ KNOWN_WRONG = [
         why="the answer must not depend on the CPU; gelu_backward is elementwise in the promoted dtype, "
             "as PyTorch's own path without oneDNN computes it",
         applies=_gelu_bw_int_half_applies, correct=_gelu_bw_int_half_correct),
+    KnownWrong(
+        "sdpa-flash-nan-row",
+        torch_says="q = torch.randn(1, 1, 3, 4); q[0, 0, 1, 2] = nan; F.scaled_dot_product_attention(q, k, v) with "
+                   "k, v of 5 keys gives row 1 as zeros (and logsumexp 0), the math path NaN: the fused kernel's "
+                   "row max skips NaN in its scalar tail (std::max) and propagates it in its vector part, so a "
+                   "row of only NaN and -inf scores is 'fully masked' (zeros) below 8 float keys, NaN from there",
+        why="a NaN operand propagates: a row that reads a NaN score is NaN (its logsumexp too), as PyTorch's "
+            "math path, its vector path and every row with a finite score besides give; the key length must "
+            "not decide it",
+        applies=_sdpa_nan_applies, correct=_sdpa_nan_correct),
+    KnownWrong(
+        "split-more-pieces-than-memory",
+        torch_says="torch.tensor_split(torch.ones(3), 2**31) (and torch.chunk(torch.zeros(0), 2**31)) first "
+                   "allocates a vector of 2**31 tensors: 'std::bad_alloc' at once, or after it has paged for "
+                   "seconds to minutes, or the process is killed, as the machine's free memory decides "
+                   "(2**24 pieces: 13 s, then bad_alloc under an 8 GB limit); past 2**60, 'cannot create "
+                   "std::vector larger than max_size()'",
+        why="a result of more pieces than the process's memory can hold is an out-of-memory RuntimeError "
+            "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
+            "is a hang to the fuzz worker's timeout, which made the property flaky)",
+        applies=_many_pieces_applies, correct=_many_pieces_correct),
 ]
 
 

@@ -25,6 +25,9 @@ ReduceIter::ReduceIter(const Tensor& out_keepdim, const Tensor& input) : out(out
   auto should_swap = [&](int inner, int outer) {
     int64_t a = is(inner), b = is(outer);
     if (a != 0 && b != 0 && a != b) return a > b;
+    // beside an expanded input dim, TensorIterator's rule: reduced dims go innermost (so an
+    // expanded vector's reduction runs along its memory, in aten's order)
+    if ((a == 0) != (b == 0) && (os(inner) == 0) != (os(outer) == 0)) return os(outer) == 0;
     a = os(inner), b = os(outer);
     if (a != 0 && b != 0 && a != b) return a > b;
     return false;

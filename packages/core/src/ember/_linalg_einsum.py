@@ -170,6 +170,8 @@ def tensordot(a: ember.Tensor, b: ember.Tensor, dims: Any = 2, out: Any = None) 
         da, db = ([da], [db]) if isinstance(da, int) else (list(da), list(db))
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:  # aten's check, before the dims are wrapped
+        raise RuntimeError("both inputs should have same dtype")
     da = [d % a.dim() for d in da] if a.dim() else da
     db = [d % b.dim() for d in db] if b.dim() else db
     for x, y in zip(da, db, strict=True):
@@ -183,7 +185,9 @@ def tensordot(a: ember.Tensor, b: ember.Tensor, dims: Any = 2, out: Any = None) 
     m, k, n = _numel(a.shape[d] for d in fa), _numel(a.shape[d] for d in da), _numel(b.shape[d] for d in fb)
     A = a.permute(fa + da).reshape(m, k)
     B = b.permute(db + fb).reshape(k, n)
-    r = A.matmul(B).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    # aten: a one-element result is dot's (its dtypes: no bool), any other mm's
+    r = ember.dot(A.reshape(k), B.reshape(k)) if m == 1 and n == 1 else A.matmul(B)
+    r = r.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     if out is not None:
         out.resize_(tuple(r.shape)).copy_(r) if hasattr(out, "resize_") else out.copy_(r)
         return out

@@ -404,12 +404,12 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
 
 
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
-                      running_var: Tensor | None, training: bool, momentum: float,
-                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+                      running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple[Tensor, ...]:
     """(out, save_mean, save_invstd): the batch statistics when training, empty tensors otherwise."""
     if training and input.dtype.is_floating_point:  # else aten's dtype error (the kernel's, below) first
-        with ember.no_grad():  # before the kernel updates the running statistics
+        with ember.no_grad():  # before the kernel updates the running statistics; aten's InvStd: 0 for var = eps = 0
             mean, invstd = _stats(input, (0, *range(2, input.dim())), eps, False)
+            invstd = invstd.masked_fill(invstd.isinf(), 0.0) if eps == 0 else invstd
     else:
         mean = invstd = ember.empty(0, dtype=input.dtype)
     out = ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)

@@ -83,6 +83,40 @@ static bool non_overlapping_and_dense(const Tensor& t) {
   return true;
 }
 
+// aten's infer_dense_strides: dense strides in the order of t's own (ascending; a tie goes to the
+// smaller size first, a stride of 0 keeps its place), for a layout that is neither dense nor
+// contiguous -- a sliced transpose keeps its transposed order.
+static DimVector inferred_dense_strides(const Tensor& t) {
+  const int64_t nd = t.dim();
+  DimVector perm(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    const int64_t s0 = t.strides()[d0], s1 = t.strides()[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 != s1) return s0 < s1 ? -1 : 1;
+    return t.sizes()[d0] > t.sizes()[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector strides(static_cast<size_t>(nd));
+  int64_t at = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    strides[perm[i]] = at;
+    if (t.sizes()[perm[i]] > 1) at *= t.sizes()[perm[i]];
+  }
+  return strides;
+}
+
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
   if (mf == MemoryFormat::ChannelsLast || mf == MemoryFormat::ChannelsLast3d) {
     check_memory_format_rank(t.dim(), *mf);
@@ -94,6 +128,7 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
   if (preserve && (t.is_contiguous() ? !t.strides().equals(memory_format_strides(t.sizes(), MemoryFormat::Contiguous))
                                      : non_overlapping_and_dense(t)))
     return empty_strided(t.sizes(), t.strides(), dtype);
+  if (preserve && !t.is_contiguous()) return empty_strided(t.sizes(), inferred_dense_strides(t), dtype);
   return empty(t.sizes(), dtype, t.device());
 }
 

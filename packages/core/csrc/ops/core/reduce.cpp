@@ -126,8 +126,10 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   if (kind == ReduceKind::NanSum) {
     // PyTorch's nansum kernel is float-only: a float input summed into an integer
     // out= fails, while integer inputs (or dtype=int) simply take sum.
-    // (an empty input is filled with 0 before that dispatch); the dims are checked before both
-    (void)dim_mask(x0, dim);
+    // (an empty input is filled with 0 before that dispatch); the dims are checked before both,
+    // one by one (a repeat before a later out-of-range dim is the RuntimeError) -- except for an
+    // integer input with out=, which aten hands to sum_out whole (every dim wrapped first)
+    (void)dim_mask(x0, dim, !(out && is_integral(x0.dtype(), true)));
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     if (!is_floating(dtype ? *dtype : x0.dtype())) {
@@ -161,7 +163,10 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   if (nan) {
     EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
                 legacy_name(x0.dtype()));
-    // PyTorch sums into out= first, so a non-float out fails in nansum.
+    // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
+    // all wrapped first), then sums into out= (so a non-float out fails in nansum).
+    if (dtype) check_mean_dtype(name, *dtype);
+    (void)dim_mask(x0, dim);
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
@@ -180,11 +185,13 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   }
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
   // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
-  // float16 65504s) before the division; mean divides the float32 accumulator.
-  if (nan) s = to_dtype(s, x.dtype());
+  // float16 65504s) -- or out='s, which it sums into -- before the division; mean divides the
+  // float32 accumulator.
+  const ScalarType nan_dt = out && !dtype ? out->dtype() : x.dtype();
+  if (nan) s = to_dtype(s, nan_dt);
   Tensor n = nan ? sum(logical_not(isnan(x)), dim, keepdim, std::nullopt)
                  : scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
-  return finish_out(to_dtype(div(s, n, std::nullopt), half_dtype && !nan ? *dtype : x.dtype()), out);
+  return finish_out(to_dtype(div(s, n, std::nullopt), nan ? nan_dt : half_dtype ? *dtype : x.dtype()), out);
 }
 
 void check_nonempty(const char* name, const Tensor& x, const DimMask& m) {

@@ -93,8 +93,11 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& input, int64_t dim, 
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& input, bool return_inverse, bool return_counts,
                                                       std::optional<int64_t> dim) {
-  std::tuple<Tensor, Tensor, Tensor> r = unique_impl(input, dim, true);
-  return dim ? r : asked(std::move(r), return_inverse, return_counts);
+  // aten takes the element-wise path for dim=0 of a 1-d input (written 0, not -1): an output not
+  // asked for is empty there too
+  const bool by_element = !dim || (*dim == 0 && input.dim() == 1);
+  if (by_element) return asked(unique_impl(input, std::nullopt, true), return_inverse, return_counts);
+  return unique_impl(input, dim, true);
 }
 
 }  // namespace ember

@@ -327,9 +327,15 @@ Tensor dot(const Tensor& input, const Tensor& tensor) {
   EMBER_CHECK(input.numel() == tensor.numel(), "inconsistent tensor size, expected tensor [", input.numel(),
               "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(), " and ",
               tensor.numel(), " elements respectively");
+  // aten's dot kernel dispatches every type but bool (mm, which takes bool, is only ember's route)
+  if (input.dtype() == ScalarType::Bool) dtype_not_implemented("dot", input.dtype());
   return reshape(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
 }
 Tensor dot_out(const Tensor& input, const Tensor& tensor, const Tensor& out) {
+  // aten: out= resized to 0-d and its dtype checked against the input's, before the product
+  resize_out(out, {});
+  EMBER_CHECK(out.dtype() == input.dtype(), "result dtype ", legacy_name(out.dtype()), " does not match input dtype ",
+              legacy_name(input.dtype()));
   return to_out(dot(input, tensor), &out);
 }
 

@@ -81,10 +81,15 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   }
   EMBER_CHECK_VALUE(running_mean.defined() == running_var.defined(),
                     "running_mean and running_var must either both be None or neither be None");
-  // aten's training path without running statistics first averages an input that is neither
-  // contiguous nor channels-last (at::mean): an integer or bool one fails there. With running
-  // statistics its dtype dispatch comes first (the NotImplementedError below).
-  if (training && !running_mean.defined() && !is_floating(input.dtype()) && !contiguous_or_channels_last(input))
+  // aten's training path first averages an input that is neither contiguous nor channels-last
+  // (at::mean): an integer or bool one fails there -- unless the first parameter given (weight,
+  // bias, running_mean, running_var) has another dtype (aten's mixed type), whose path reaches
+  // the dtype dispatch first (the NotImplementedError below).
+  const Tensor* first_param = nullptr;
+  for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+    if (!first_param && t->defined()) first_param = t;
+  const bool mixed_type = first_param && first_param->dtype() != input.dtype();
+  if (training && !mixed_type && !is_floating(input.dtype()) && !contiguous_or_channels_last(input))
     fail(ErrorKind::Runtime,
          "mean(): could not infer output dtype. Input dtype must be either a floating point or "
          "complex dtype. Got: ",
@@ -115,6 +120,9 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
       EMBER_CHECK(!t->defined() || t->dim() == 1 || (training && (t == &running_mean || t == &running_var)),
                   "t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED: batch_norm of a non-contiguous input "
                   "reads 1-d weight, bias and statistics");
+  // its kernels read the running statistics through 1-d accessors, in either mode
+  for (const Tensor* t : {&running_mean, &running_var})
+    EMBER_CHECK(!t->defined() || t->dim() == 1, "TensorAccessor expected 1 dims but tensor has ", t->dim());
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;

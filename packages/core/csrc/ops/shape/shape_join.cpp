@@ -1,5 +1,8 @@
 // Joins (cat, stack, hstack/vstack/dstack) and splits (split, chunk, tensor_split, unbind,
 // atleast_*d); meshgrid and broadcast_tensors are in autograd/composite_shape.cpp).
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <string>
 
@@ -193,11 +196,33 @@ std::vector<int64_t> split_pieces(int64_t dim_size, int64_t split_size) {
   return r;
 }
 
+namespace {
+
+// A split into n pieces returns n tensors, each a view (and a Python object) of a few hundred
+// bytes: past the memory this process may have (the machine's, or its address-space limit) aten's
+// vector of n tensors fails to allocate, or pages for minutes first. The error comes at once,
+// before any piece is made.
+void check_piece_count(int64_t n, const char* name) {
+  constexpr double kBytesPerPiece = 256;
+  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    memory = std::min(memory, static_cast<double>(lim.rlim_cur));
+  if (static_cast<double>(n) * kBytesPerPiece > memory)
+    fail(ErrorKind::OutOfMemory, name, ": ", n, " pieces need more memory than this process can have (",
+         static_cast<int64_t>(memory), " bytes)");
+}
+
+}  // namespace
+
 std::vector<int64_t> chunk_pieces(int64_t dim_size, int64_t chunks) {
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   int64_t split_size = (dim_size + chunks - 1) / chunks;
   // An empty dim still gives `chunks` empty pieces.
-  if (split_size == 0 && dim_size == 0) return std::vector<int64_t>(static_cast<size_t>(chunks), 0);
+  if (split_size == 0 && dim_size == 0) {
+    check_piece_count(chunks, "chunk");
+    return std::vector<int64_t>(static_cast<size_t>(chunks), 0);
+  }
   return split_pieces(dim_size, split_size);
 }
 
@@ -206,6 +231,7 @@ std::vector<int64_t> tensor_split_pieces(int64_t dim_size, std::optional<int64_t
   if (sections) {
     int64_t n = *sections;
     EMBER_CHECK(n > 0, "number of sections must be larger than 0, got ", n);
+    check_piece_count(n, "tensor_split");
     int64_t base = dim_size / n, extra = dim_size % n, at = 0;
     for (int64_t i = 0; i < n; ++i) {
       at += base + (i < extra ? 1 : 0);

@@ -28,7 +28,8 @@ struct Rows {
   T* lse;  // one log-sum-exp per row (forward: written; backward: read)
   int64_t n, ld;
   bool forward;
-  bool nan_max;         // a NaN score makes the row's max NaN (aten's masked path), else it is skipped
+  bool nan_max;         // a NaN score makes the row's max NaN, so the row NaN (forward: always; torch_known_wrong
+                        // sdpa-flash-nan-row: aten's scalar tail skips it, a row of NaN and -inf reads as masked)
   T* inv;               // forward: 1 / sum per row, applied to the output rows after P V (aten's order)
   ScalarType round_to;  // forward: the exps P V reads are rounded to this half type (aten's
                         // buffer of the input's dtype), Float32 / Float64 for none
@@ -132,7 +133,7 @@ void forward_impl(const FlashForward<T>& a) {
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
         block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
-        rows(Rows<T>{buf.data(), lb + i0, n, d.S, true, mv.p != nullptr, inv.data(), round_to}, 0, m);
+        rows(Rows<T>{buf.data(), lb + i0, n, d.S, true, true, inv.data(), round_to}, 0, m);
         gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t e = 0; e < d.Ev; ++e) ob[(i0 + r) * d.Ev + e] *= inv[r];

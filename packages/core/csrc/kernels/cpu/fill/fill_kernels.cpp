@@ -67,12 +67,23 @@ void linspace(ScalarType dt, void* out, int64_t steps, double start, double end,
   const int64_t half = steps / 2;
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cpu" : "linspace_cpu", [&] {
     scalar_t* p = static_cast<scalar_t*>(out);
-    // logspace raises `base` to what linspace would write, before that is rounded to the dtype:
-    // aten computes both in the dtype's step type, and its pow in double.
+    // logspace raises `base` (in double) to its position before rounding to the dtype.
     auto put = [&](int64_t i, auto v) {
       p[i] = range_value<scalar_t>(log ? std::pow(base, static_cast<double>(v)) : static_cast<double>(v));
     };
-    if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 kernel steps in float
+    if constexpr (!std::is_integral_v<scalar_t>) {
+      if (log) {
+        // aten's logspace kernel: the ends rounded to the dtype and their difference taken in it
+        // (a half type rounds it), then a double step and double positions
+        const scalar_t a = static_cast<scalar_t>(s), b = static_cast<scalar_t>(e);
+        const double sd = static_cast<double>(a), ed = static_cast<double>(b);
+        const double st = static_cast<double>(static_cast<scalar_t>(b - a)) / static_cast<double>(steps - 1);
+        for (int64_t i = 0; i < steps; ++i)
+          put(i, i < half ? sd + st * static_cast<double>(i) : ed - st * static_cast<double>(steps - 1 - i));
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<scalar_t, float>) {  // aten's float32 linspace kernel steps in float
       const float sf = static_cast<float>(s), ef = static_cast<float>(e);
       const float stf = (ef - sf) / static_cast<float>(steps - 1);
       for (int64_t i = 0; i < steps; ++i)
@@ -81,7 +92,7 @@ void linspace(ScalarType dt, void* out, int64_t steps, double start, double end,
       return;
     }
     if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
-      // the step type is the half type too: each c10 operator rounds to it
+      // linspace's step type is the half type too: each c10 operator rounds to it
       auto h = [](float v) { return static_cast<float>(static_cast<scalar_t>(v)); };
       const float sh = h(static_cast<float>(s)), eh = h(static_cast<float>(e));
       const float st = h(h(eh - sh) / h(static_cast<float>(steps - 1)));

@@ -16,6 +16,12 @@ namespace ember::norms {
 
 namespace {
 
+// 1 / sqrt(var + eps); aten's InvStd for batch statistics: 0 for a variance and eps both 0 (the
+// output is then the bias, the gradient 0), where the running statistics give inf.
+inline double inv_std(double var, double eps, bool batch_stats) {
+  return batch_stats && var == 0 && eps == 0 ? 0.0 : 1.0 / std::sqrt(var + eps);
+}
+
 // Per-channel passes over planes (n, c) of s contiguous elements each. Sums: blocked_sum.
 template <class T>
 struct BnArgs {
@@ -31,23 +37,25 @@ struct BnArgs {
   bool half_steps = false;   // BatchForward::half_steps
 };
 
+// Two passes in double, as aten's double sums: equal values have their own value as the mean
+// exactly (a float-lane sum of them need not), so a variance of exactly 0, and a large mean
+// cancels nothing.
 template <class T>
 EMBER_VEC_INLINE void bn_channel_stats(const BnArgs<T>& p, int64_t c, double& mean, double& var) {
-  using A = opmath_t<T>;
   const NCS& d = p.d;
   const double cnt = static_cast<double>(d.n * d.s);
   double s = 0;
   for (int64_t i = 0; i < d.n; ++i) {
     const T* x = p.x + (i * d.c + c) * d.s;
-    s += blocked_sum<A>(d.s, [&](int64_t k) { return static_cast<A>(x[k]); });
+    s += blocked_sum<double>(d.s, [&](int64_t k) { return static_cast<double>(x[k]); });
   }
   mean = cnt ? s / cnt : 0.0;
-  const A mu = static_cast<A>(mean);
+  const double mu = mean;
   double q = 0;
   for (int64_t i = 0; i < d.n; ++i) {
     const T* x = p.x + (i * d.c + c) * d.s;
-    q += blocked_sum<A>(d.s, [&](int64_t k) {
-      const A v = static_cast<A>(x[k]) - mu;
+    q += blocked_sum<double>(d.s, [&](int64_t k) {
+      const double v = static_cast<double>(x[k]) - mu;
       return v * v;
     });
   }
@@ -83,9 +91,11 @@ EMBER_VEC_INLINE void bn_normalize(const BnArgs<T>& p, int64_t r0, int64_t r1) {
       for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>((static_cast<A>(x[k]) - mu) * rs * w + b);
       continue;
     }
-    const A scale = static_cast<A>(p.w[c] * p.rs[c]), shift = static_cast<A>(p.b[c] - p.mean[c] * p.w[c] * p.rs[c]);
+    // x * scale + shift in double, rounded once: in float the two terms cancel where x is near the
+    // mean (x equal to it: off by an ulp of x * scale, not the bias)
+    const double scale = p.w[c] * p.rs[c], shift = p.b[c] - p.mean[c] * scale;
 #pragma omp simd
-    for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) * scale + shift);
+    for (int64_t k = 0; k < d.s; ++k) y[k] = static_cast<T>(static_cast<A>(static_cast<double>(x[k]) * scale + shift));
   }
 }
 
@@ -98,7 +108,7 @@ EMBER_VEC_INLINE void bn_backward(const BnArgs<T>& p, int64_t c0, int64_t c1) {
   for (int64_t c = c0; c < c1; ++c) {
     double mean = p.mean ? p.mean[c] : 0.0, var = p.var ? p.var[c] : 1.0;
     if (p.batch_stats) bn_channel_stats(p, c, mean, var);
-    const double inv = 1.0 / std::sqrt(var + p.eps);
+    const double inv = inv_std(var, p.eps, p.batch_stats);
     const A mu = static_cast<A>(mean);
     double sg = 0, sgx = 0;
     for (int64_t i = 0; i < d.n; ++i) {
@@ -154,7 +164,7 @@ void batch_forward(const Tensor& x, const Tensor& y, const BatchForward& a) {
       parallel_for(0, d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cnt, 1)),
                    [&](int64_t c0, int64_t c1) { stats(p, c0, c1); });
     }
-    for (int64_t c = 0; c < d.c; ++c) rs[c] = 1.0 / std::sqrt(a.var[c] + a.eps);
+    for (int64_t c = 0; c < d.c; ++c) rs[c] = inv_std(a.var[c], a.eps, a.batch_stats);
     auto norm = bn_normalize_best<scalar_t>();
     parallel_for(0, d.n * d.c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.s, 1)),
                  [&](int64_t r0, int64_t r1) { norm(p, r0, r1); });

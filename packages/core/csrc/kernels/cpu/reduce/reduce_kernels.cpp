@@ -101,6 +101,45 @@ struct ComplexProdOp {
     return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   }
 };
+
+// aten multiplies a half type in its own precision: every product rounds to T (in float lanes)
+template <class T>
+struct HalfProdOp {
+  float identity() const { return 1.0f; }
+  float map(float x) const { return x; }
+  float combine(float a, float b) const { return static_cast<float>(static_cast<T>(a * b)); }
+};
+template <class Op>
+constexpr bool kProd = false;
+template <class Acc>
+constexpr bool kProd<ProdOp<Acc>> = true;
+template <class T>
+constexpr bool kProd<HalfProdOp<T>> = true;
+
+// aten's order for a floating product of a contiguous run (binary_kernel_reduce_vec with its
+// 32-byte vectors, whatever the CPU): 4 * V lane products seeded by the first 4 * V values,
+// folded as (a0 * a1) * (a2 * a3) and then lane by lane into dst; the rest one by one into dst.
+// Where a product overflows or rounds (a half type) is then aten's.
+template <class In, class Acc, class Op>
+Acc aten_prod_run(const In* x, int64_t n, Acc dst, const Op& op) {
+  constexpr int64_t V = 32 / static_cast<int64_t>(sizeof(In)), W = 4 * V;
+  const int64_t count = n / W;
+  if (count > 0) {
+    Acc acc[W];
+    for (int64_t l = 0; l < W; ++l) acc[l] = static_cast<Acc>(x[l]);
+    for (int64_t i = 1; i < count; ++i)
+#pragma omp simd
+      for (int64_t l = 0; l < W; ++l) acc[l] = op.combine(acc[l], static_cast<Acc>(x[i * W + l]));
+    Acc r = op.identity();
+    for (int64_t l = 0; l < V; ++l) {
+      const Acc lane = op.combine(op.combine(acc[l], acc[V + l]), op.combine(acc[2 * V + l], acc[3 * V + l]));
+      r = l ? op.combine(r, lane) : lane;
+    }
+    dst = op.combine(dst, r);
+  }
+  for (int64_t i = count * W; i < n; ++i) dst = op.combine(dst, static_cast<Acc>(x[i]));
+  return dst;
+}
 template <class Acc>
 struct MaxOp {
   Acc identity() const {
@@ -137,6 +176,15 @@ void run_reduce(ReduceIter& it, const Op& op) {
   auto body = [&](char* out, const char* in, int64_t os, int64_t is, int64_t n) {
     if (os == 0) {
       Acc* o = reinterpret_cast<Acc*>(out);
+      if constexpr (kProd<Op> && std::is_floating_point_v<Acc>) {  // into dst, in aten's order
+        if (is == sizeof(In)) {
+          *o = aten_prod_run<In, Acc>(reinterpret_cast<const In*>(in), n, *o, op);
+        } else {
+          for (int64_t k = 0; k < n; ++k)
+            *o = op.combine(*o, static_cast<Acc>(*reinterpret_cast<const In*>(in + k * is)));
+        }
+        return;
+      }
       Acc r;
       if (is == sizeof(In)) {
         r = cascade_reduce<In, Acc>(reinterpret_cast<const In*>(in), n, op);
@@ -201,7 +249,9 @@ void reduce_typed(ReduceIter& it, ReduceKind kind) {
     case ReduceKind::NanSum:
       return run_reduce<In, SumAcc>(it, NanSumOp<SumAcc>{});
     case ReduceKind::Prod:
-      return run_reduce<In, SumAcc>(it, ProdOp<SumAcc>{});
+      if constexpr (std::is_same_v<In, Half> || std::is_same_v<In, BFloat16>)
+        return run_reduce<In, float>(it, HalfProdOp<In>{});
+      else return run_reduce<In, SumAcc>(it, ProdOp<SumAcc>{});
     case ReduceKind::SumSq:
       return run_reduce<In, M>(it, SumSqOp<M>{});
     case ReduceKind::Max:

@@ -73,7 +73,8 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
         # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
         if attn_mask is not None and attn_mask.dtype == ember.bool:
             attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
-        return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
+        # dropout_p as given: the kernel refuses any but 0 (a NaN or negative one passes the choice above)
+        return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal,
                                                                      attn_mask=attn_mask, scale=scale)[0]
     # aten's math path scales query and key by sqrt(|scale|) each before the product (the sign on query)
     root = math.sqrt(abs(scale_factor))

@@ -52,6 +52,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:  # NaN fails too
         raise RuntimeError("pdist only supports non-negative p values")
+    if input.shape[0] <= 1:  # _pdist_forward: no pair, an empty result before its dtype dispatch
+        return ember.empty(0, dtype=input.dtype)
     if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
         raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
     # _pdist_forward reads p as the tensor's scalar type before it branches on 0 / 1 / 2 / inf:
@@ -62,8 +64,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
     diff = input[ember.tensor(rows, dtype=ember.int64)] - input[ember.tensor(cols, dtype=ember.int64)]
-    if p == 0:  # the kernel's count is min(ceil(|d|), 1) summed: a NaN difference stays NaN
-        return diff.abs().ceil().clamp(max=1).sum(-1)
+    if p == 0 or input.shape[1] == 0:  # the count of differing coordinates, min(ceil(|d|), 1) summed (a NaN
+        return diff.abs().ceil().clamp(max=1).sum(-1)  # stays NaN); no coordinates: 0 for any p, inf too
     if input.shape[1] == 1 and not (p == 1 or math.isinf(p)):
         # one coordinate: the kernel still takes the powers (vector_norm answers |d| there)
         return diff.abs().pow(p).sum(-1).pow(1.0 / p)

@@ -85,9 +85,11 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                            "'weight'. This input cannot have requires_grad True.")
     x, _ = _class_target(input, target, "multi_margin_loss")
     n, c = x.shape
+    if target.dim() > 1 or target.numel() != n:  # aten: at most 1-d, one class per sample (an empty batch too)
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
     y = target.reshape(-1)
-    if y.numel() != n:
-        raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
     _float_kernel(input, "multi_margin_loss")
     _long_target(y)
     if n and (bool((y < 0).any()) or bool((y >= c).any())):

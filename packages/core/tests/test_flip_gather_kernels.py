@@ -68,3 +68,14 @@ def test_gather_out_of_range_still_raises():
     with pytest.raises(RuntimeError) as te:
         torch.gather(t, 1, torch.from_numpy(idx))
     assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("shape,dim", [((3, 1), 0), ((2, 3, 1), 1), ((2, 3, 1), 0), ((4, 1, 1), 0)])
+def test_gather_along_another_dim_when_the_last_has_size_one(shape, dim):
+    # a size-1 last dim has unit strides too: the last-dim fast path must check the dim itself
+    e, t = pair(shape, "float64", seed=5)
+    idx = np.random.default_rng(6).integers(0, shape[dim], shape)
+    same(ember.gather(e, dim, ember.from_numpy(idx)), torch.gather(t, dim, torch.from_numpy(idx)))
+    expanded = np.broadcast_to(idx[..., :1], shape)  # lu_solve's expanded permutation index
+    same(ember.gather(e, dim, ember.from_numpy(expanded.copy()).expand(*shape)),
+         torch.gather(t, dim, torch.from_numpy(expanded.copy()).expand(*shape)))

@@ -105,7 +105,9 @@ bool gather(const Tensor& input, int64_t d, const Tensor& idx, const Tensor& out
     using U = decltype(tag);
     const U* x = reinterpret_cast<const U*>(xp);
     U* o = reinterpret_cast<U*>(op);
-    if (is == 1 && xs == 1) {  // d is the last dim, unit stride in the input too
+    // d is the last dim, unit stride in the input too (a size-1 last dim also has unit strides
+    // where d is another dim: the dim itself is checked)
+    if (d == static_cast<int64_t>(isz.size()) - 1 && is == 1 && xs == 1) {
       const int64_t len = isz[d], lines = idx.numel() / len;
       GilRelease nogil;
       parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {

@@ -1,7 +1,8 @@
-"""Make the shared test helpers importable as `parity_inputs`.
+"""Make the shared test helpers importable: `sibling` (load a module of this folder by name) and
+`parity_inputs`.
 
 The repo runs pytest with --import-mode=importlib, so tests/ is not on sys.path;
-conftest.py is loaded before the test modules and registers the helper once.
+conftest.py is loaded before the test modules and registers the helpers once.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import importlib.util
 import sys
 from pathlib import Path
 
-if "parity_inputs" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("parity_inputs", Path(__file__).with_name("parity_inputs.py"))
+if "sibling" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location("sibling", Path(__file__).with_name("sibling.py"))
     assert _spec is not None and _spec.loader is not None
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["parity_inputs"] = _mod
-    try:
-        _spec.loader.exec_module(_mod)
-    except ImportError:  # torch missing: the tests that need it skip themselves
-        del sys.modules["parity_inputs"]
+    sys.modules["sibling"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["sibling"])
+
+try:
+    sys.modules["sibling"].load("parity_inputs")
+except ImportError:  # torch missing: the tests that need it skip themselves
+    pass

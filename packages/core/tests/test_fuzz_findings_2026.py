@@ -5,10 +5,7 @@ are test_fuzz_findings_ops.py's."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,20 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import ember  # noqa: E402
+from sibling import load  # noqa: E402  (conftest.py registers it)
 
-
-def _findings() -> Any:
-    """test_fuzz_findings_ops (the tests folder is not on sys.path under --import-mode=importlib)."""
-    name = "test_fuzz_findings_ops"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-_FO = _findings()
+_FO = load("test_fuzz_findings_ops")
 outcome, same, check, call, known_wrong = _FO.outcome, _FO.same, _FO.check, _FO.call, _FO.known_wrong
 NAN, INF = _FO.NAN, _FO.INF
 

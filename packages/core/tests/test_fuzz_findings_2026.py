@@ -343,3 +343,20 @@ def test_flash_backward_odd_ranks_raise(grad: tuple, lse: tuple) -> None:
     want = outcome(torch, lambda _m: kw.corrected(entry, None, name, args(torch), {}))
     got = outcome(ember, lambda m: getattr(m._nn, name)(*args(m)))
     assert want[:2] == got[:2] == ("raise", "RuntimeError"), f"{want} vs {got}"
+
+
+def test_svd_of_a_matrix_holding_an_infinity_returns_nan_factors() -> None:
+    # seed 3003: OpenBLAS's gesdd looped forever on this matrix (an infinity among +-1e308); the
+    # decomposition is undefined: NaN singular values, as PyTorch's MKL gives, and NaN factors
+    data = [-1e308, 2.0**53, -1e308, -0.0, -0.0, -1e308, -0.0, -0.0, -1e308, INF, 0.0, 5e-324]
+    x = ember.tensor(data, dtype=ember.float64).reshape(4, 3)
+    t = torch.tensor(data, dtype=torch.float64).reshape(4, 3)
+    for e_in, t_in in ((x, t), (x.t(), t.t()), (x.t().contiguous(), t.t().contiguous())):
+        assert torch.isnan(torch.linalg.svdvals(t_in)).all()
+        assert ember.linalg.svdvals(e_in).isnan().all()
+        U, S, Vh = ember.linalg.svd(e_in)
+        assert U.shape == (e_in.shape[0],) * 2 and Vh.shape == (e_in.shape[1],) * 2
+        assert S.isnan().all() and U.isnan().all() and Vh.isnan().all()
+    # NaN (without an infinity) is still LAPACK's refusal, as PyTorch's
+    with pytest.raises(ember.linalg.LinAlgError, match="non-finite"):
+        ember.linalg.svdvals(ember.tensor([[1.0, NAN], [0.0, 1.0]], dtype=ember.float64))

@@ -1,8 +1,10 @@
 // torch.linalg decompositions and solvers through the backend's LAPACK routines
 // (kernels/backend.h, LinalgKernels::lapack<T>(): column-major). A row-major matrix
 // is copied to column-major as contiguous(A.mT); batches loop in parallel.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/parallel.h"
@@ -285,6 +287,21 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
         T* u = pu ? pu + b * ucols * m : &dummy;
         T* vt = pv ? pv + b * n * vrows : &dummy;
         int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
+        // An infinity (and no NaN, which LAPACK refuses with info = -4) can send OpenBLAS's gesdd into
+        // an endless loop; the decomposition of such a matrix is undefined: NaN factors, as MKL's S.
+        const T* a = p + b * m * n;
+        bool inf = false, nan = false;
+        for (int64_t i = 0; i < m * n; ++i) {
+          inf |= std::isinf(a[i]);
+          nan |= std::isnan(a[i]);
+        }
+        if (inf && !nan) {
+          const T q = std::numeric_limits<T>::quiet_NaN();
+          std::fill(ps + b * k, ps + (b + 1) * k, q);
+          if (pu) std::fill(u, u + ucols * m, q);
+          if (pv) std::fill(vt, vt + n * vrows, q);
+          return 0;
+        }
         std::vector<int> iw(static_cast<size_t>(8 * k));
         T wq;
         la.gesdd(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, iw.data(), &info);

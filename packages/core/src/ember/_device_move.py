@@ -27,8 +27,7 @@ def same_device(t: Any, device: Any) -> bool:
 
 
 def to_device(t: Any, device: Any) -> Any:
-    if device.type != "cpu" and not _C._cuda_is_compiled():
-        raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+    # (a build without CUDA raises its error from the device allocator, as for any CUDA tensor)
     if t.requires_grad and _C.is_grad_enabled():
         return _ToCopy.apply(t, device)
     return _C._to_device(t, device)

@@ -122,7 +122,7 @@ def _no_name_setter(self: Any, value: Any) -> None:
 
 
 # Named tensors' per-tensor name: PyTorch's getter gives None for every tensor it makes.
-name = property(lambda self: None, _no_name_setter, doc="The tensor's name: None for every tensor (no named tensors).")
+name = property(lambda self: None, _no_name_setter, doc="None for every tensor, since ember has no named tensors.")
 
 
 def install(tensor_cls: type) -> None:

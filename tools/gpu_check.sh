@@ -2,7 +2,8 @@
 # The CUDA backend's GPU checks (issue 24), for the device machine. Here: `nox -s cuda_wheel`, then
 # run this there with dist/cuda carried (device tool: carry ["dist/cuda"], command
 # "bash tools/gpu_check.sh"). It builds nothing: it installs the carried wheels beside the image's
-# numpy / pytest / torch, runs the CUDA tests and leaves their log and the GPU's name in $OUT.
+# numpy / pytest / torch, runs the CUDA tests and the "cuda" benchmark suite and leaves their logs
+# and the GPU's name in $OUT.
 set -o pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gpu_check}
@@ -12,6 +13,10 @@ python3 -m venv --system-site-packages /tmp/ember_env
 /tmp/ember_env/bin/pip install -q --no-index --find-links "$REPO/dist/cuda" ember-core 2>&1 | tee "$OUT/install.txt"
 cd /tmp || exit 1
 # -c /dev/null: the repository's pytest settings are for its own venvs
-PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 timeout 420 /tmp/ember_env/bin/python -m pytest -q -p no:cacheprovider \
-  -c /dev/null -rs "$REPO/packages/core/tests/test_cuda_device.py" "$REPO/packages/core/tests/test_cuda_build.py" \
+PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 timeout 300 /tmp/ember_env/bin/python -m pytest -q -p no:cacheprovider \
+  -c /dev/null -rs "$REPO/packages/core/tests/test_cuda_device.py" "$REPO/packages/core/tests/test_cuda_pointwise.py" \
+  "$REPO/packages/core/tests/test_cuda_reduce.py" "$REPO/packages/core/tests/test_cuda_build.py" \
   "$REPO/packages/core/tests/test_caching_allocator.py" 2>&1 | tee "$OUT/gpu_tests.txt"
+# The "cuda" benchmark suite beside torch's CUDA kernels (ember-benchmark from the repository, by path)
+PYTHONPATH="$REPO/packages/benchmark/src" timeout 150 /tmp/ember_env/bin/python \
+  "$REPO/packages/benchmark/benchmarks/run.py" --filter cuda --json-dir "$OUT/bench" 2>&1 | tee "$OUT/gpu_bench.txt"

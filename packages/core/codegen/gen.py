@@ -5,6 +5,7 @@ Outputs (into the build tree, never committed):
   ops_pointwise.cpp     op bodies for the `pointwise` family
   kernel_table.h        the table of pointwise kernel function pointers
   kernels_pointwise.cpp scalar functors + loops (compiled once per CPU capability)
+  cuda_pointwise_*.cu   the same functors launched on the GPU, in CUDA_PARTS units (EMBER_CUDA only)
   bindings.cpp          Python bindings: module functions and Tensor methods
   docstrings.cpp        their docstrings (text signature + docs_ops/*.yaml prose), apart so a
                         docs edit recompiles one small file; and the hand-written bindings'
@@ -198,12 +199,13 @@ def gen_kernel_table(kernels: dict) -> str:
     return "\n".join(lines)
 
 
-def gen_kernels(kernels: dict) -> str:
-    out = [HEADER, '#include "kernel_table.h"', '#include "iter/elementwise_iter.h"',
-           '#include "kernels/cpu/loops.h"', '#include "kernels/cpu/pointwise/scalar_ops.h"', "",
-           "namespace ember::cpu::EMBER_CAP {", "namespace {"]
-    loops = {1: "unary_loop", 2: "binary_loop", 3: "ternary_loop"}
+LOOPS = {1: "unary_loop", 2: "binary_loop", 3: "ternary_loop"}
+
+
+def functor_defs(kernels: dict) -> list[str]:
+    """The scalar functor of every kernel: one definition for the CPU loops and the CUDA ones."""
     args = {1: "T x", 2: "T a, T b", 3: "T a, T b, T c"}
+    out = []
     for name, k in kernels.items():
         params = [pp.split(":") for pp in k.get("params", [])]
         fields = " ".join(f"{pt[1] if len(pt) > 1 else 'T'} {pt[0]};" for pt in params)
@@ -214,51 +216,96 @@ def gen_kernels(kernels: dict) -> str:
         # element, and the simd loop around it cannot vectorise.
         out.append(f"  EMBER_VEC_INLINE auto operator()({args[k['arity']]}) const {{ return {k['body']}; }}")
         out.append("};")
-    out.append("}  // namespace")
-    out.append("")
+    return out
+
+
+def kernel_body(name: str, k: dict, device: str) -> list[str]:
+    """The dtype dispatch around one kernel's loop; `device` "cpu" runs the iterator's 1-D runs
+    through loops.h, "cuda" launches kernels/cuda/pointwise_launch.cuh over the whole iteration."""
+    params = [pp.split(":") for pp in k.get("params", [])]
+    # PyTorch's kernels read each Scalar with a checked conversion (overflow error), to the
+    # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype;
+    # "name:T:scalar_t:opmath" checks against the dtype but keeps the op-math value.
+    init = ", ".join(
+        f"p[{i}].checked<{pt[1] if len(pt) > 1 else 'T'}>()" if len(pt) < 3
+        else f"(p[{i}].checked<{pt[2]}>(), p[{i}].checked<{pt[1]}>())" if pt[3:] == ["opmath"]
+        else f"static_cast<{pt[1]}>(p[{i}].checked<{pt[2]}>())" for i, pt in enumerate(params))
+    out_t = "bool" if k.get("out") == "bool" else "scalar_t"
+
+    def run(arity: int, fn: str, indent: str) -> list[str]:
+        if device == "cuda":
+            return [f"{indent}launch_pointwise<{arity}, {out_t}, scalar_t>(it, {fn});"]
+        return [f"{indent}it.for_each([&](char** d, const int64_t* s, int64_t n) {{",
+                f"{indent}  {LOOPS[arity]}<{out_t}, scalar_t>(d, s, n, {fn});",
+                f"{indent}}});"]
+
+    out = [f"static void {name}_kernel(ElementwiseIter& it, const Scalar* p) {{", "  (void)p;",
+           f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{name}_{device}", [&] {{',
+           "    using T = opmath_t<scalar_t>;",
+           f"    const {name}_fn<T> f{{{init}}};"]
+    if k.get("opmath_scalar"):
+        # PyTorch runs these with a scalar last operand kept in op-math for half types
+        # (mul, div, lerp's weight): the loop of one arity less, the value bound in.
+        last = k["arity"] - 1
+        a = ", ".join(f"T {v}" for v in "ab"[:last])
+        call = ", ".join([*"ab"[:last], "v"])
+        bound = ([f"        const auto g = [f, v]({a}) EMBER_VEC_LAMBDA {{ return f({call}); }};",
+                  *run(last, "g", "        ")] if device == "cpu" else
+                 [f"        launch_pointwise_bound<{last}, {out_t}, scalar_t>(it, f, v);"])
+        out += ["    if constexpr (!std::is_same_v<T, scalar_t>) {",
+                f"      if (const double* sv = it.stack_scalar({last})) {{",
+                "        const T v = static_cast<T>(*sv);", *bound,
+                "        return;", "      }", "    }"]
+    out += run(k["arity"], "f", "    ")
+    out += ["  });", "}"]
+    return out
+
+
+def gen_kernels(kernels: dict) -> str:
+    out = [HEADER, '#include "kernel_table.h"', '#include "iter/elementwise_iter.h"',
+           '#include "kernels/cpu/loops.h"', '#include "kernels/cpu/pointwise/scalar_ops.h"', "",
+           "namespace ember::cpu::EMBER_CAP {", "namespace {", *functor_defs(kernels), "}  // namespace", ""]
     for name, k in kernels.items():
-        params = [pp.split(":") for pp in k.get("params", [])]
-        # PyTorch's kernels read each Scalar with a checked conversion (overflow error), to the
-        # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype;
-        # "name:T:scalar_t:opmath" checks against the dtype but keeps the op-math value.
-        init = ", ".join(
-            f"p[{i}].checked<{pt[1] if len(pt) > 1 else 'T'}>()" if len(pt) < 3
-            else f"(p[{i}].checked<{pt[2]}>(), p[{i}].checked<{pt[1]}>())" if pt[3:] == ["opmath"]
-            else f"static_cast<{pt[1]}>(p[{i}].checked<{pt[2]}>())" for i, pt in enumerate(params))
-        out_t = "bool" if k.get("out") == "bool" else "scalar_t"
-        loop = loops[k["arity"]]
-        out.append(f"static void {name}_kernel(ElementwiseIter& it, const Scalar* p) {{")
-        out.append("  (void)p;")
-        out.append(f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{name}_cpu", [&] {{')
-        out.append("    using T = opmath_t<scalar_t>;")
-        out.append(f"    const {name}_fn<T> f{{{init}}};")
-        if k.get("opmath_scalar"):
-            # PyTorch runs these with a scalar last operand kept in op-math for half types
-            # (mul, div, lerp's weight): the loop of one arity less, the value bound in.
-            last = k["arity"] - 1
-            a = ", ".join(f"T {v}" for v in "ab"[:last])
-            call = ", ".join([*"ab"[:last], "v"])
-            out.append("    if constexpr (!std::is_same_v<T, scalar_t>) {")
-            out.append(f"      if (const double* sv = it.stack_scalar({last})) {{")
-            out.append("        const T v = static_cast<T>(*sv);")
-            out.append(f"        const auto g = [f, v]({a}) EMBER_VEC_LAMBDA {{ return f({call}); }};")
-            out.append("        it.for_each([&](char** d, const int64_t* s, int64_t n) {")
-            out.append(f"          {loops[last]}<{out_t}, scalar_t>(d, s, n, g);")
-            out.append("        });")
-            out.append("        return;")
-            out.append("      }")
-            out.append("    }")
-        out.append("    it.for_each([&](char** d, const int64_t* s, int64_t n) {")
-        out.append(f"      {loop}<{out_t}, scalar_t>(d, s, n, f);")
-        out.append("    });")
-        out.append("  });")
-        out.append("}")
+        out += kernel_body(name, k, "cpu")
     out.append("")
     out.append("void fill_pointwise(PointwiseKernels& t) {")
     out += [f"  t.{name} = {name}_kernel;" for name in kernels]
     out.append("}")
     out += ["", "}  // namespace ember::cpu::EMBER_CAP", ""]
     return "\n".join(out)
+
+
+# The CUDA kernels come in this many translation units: nvcc compiles them in parallel, and
+# one unit of every functor took 173 s.
+CUDA_PARTS = 8
+
+
+def cuda_parts(kernels: dict) -> list[list[str]]:
+    names = list(kernels)
+    return [names[i::CUDA_PARTS] for i in range(CUDA_PARTS)]
+
+
+def gen_cuda_kernels(kernels: dict, part: int) -> str:
+    mine = {n: kernels[n] for n in cuda_parts(kernels)[part]}
+    out = [HEADER, '#include "cuda_pointwise.h"', '#include "kernels/cuda/pointwise_launch.cuh"',
+           '#include "kernels/cpu/pointwise/scalar_ops.h"', "",
+           "namespace ember::cuda {", "namespace {", *functor_defs(mine), ""]
+    for name, k in mine.items():
+        out += kernel_body(name, k, "cuda")
+    out += ["}  // namespace", "", f"void fill_pointwise_{part}(PointwiseKernels& t) {{"]
+    out += [f"  t.{name} = {name}_kernel;" for name in mine]
+    out += ["}", "", "}  // namespace ember::cuda", ""]
+    return "\n".join(out)
+
+
+def gen_cuda_header() -> str:
+    lines = [HEADER, "#pragma once", '#include "kernel_table.h"', "", "namespace ember::cuda {", ""]
+    lines += [f"void fill_pointwise_{i}(PointwiseKernels& t);" for i in range(CUDA_PARTS)]
+    lines += ["", "// The CUDA entries of every pointwise kernel (the generated cuda_pointwise_*.cu).",
+              "inline void fill_pointwise(PointwiseKernels& t) {"]
+    lines += [f"  fill_pointwise_{i}(t);" for i in range(CUDA_PARTS)]
+    lines += ["}", "", "}  // namespace ember::cuda", ""]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- bindings
@@ -322,10 +369,29 @@ def autocast_prologue(op: Op, kind: str) -> list[str]:
             f"      if (autocast_active()) [[unlikely]] ac_.emplace().apply(AutocastPolicy::{pol}, A, {mask}u);"]
 
 
+# Ops whose tensor arguments may live on different devices (a copy's source, indices, a shape
+# donor, the foreach/fused lists that PyTorch groups by device).
+ANY_DEVICE = {"copy_", "index_put", "view_as", "reshape_as", "expand_as"}
+
+
+def device_check(op: Op, kind: str) -> list[str]:
+    """PyTorch's one-device check for an op with several tensor arguments whose body does not
+    run the elementwise iterator (which checks its own operands)."""
+    s = op.schema
+    if op.family == "pointwise" or s.name in ANY_DEVICE or s.name.startswith(("_foreach_", "_fused_")):
+        return []
+    pos = [i for i, p in enumerate(s.params) if p.base in ("Tensor", "Tensor[]")]
+    if kind == "function" and "out" in op.variants:
+        pos.append(len(s.params))
+    if len(pos) < 2 and not any(s.params[i].base == "Tensor[]" for i in pos if i < len(s.params)):
+        return []
+    return [f"      check_same_device(A, {{{', '.join(map(str, pos))}}});"]
+
+
 def case_body(op: Op, kind: str, idx: int) -> list[str]:
     s = op.schema
     n = cpp_name(op)
-    lines = [f"    case {idx}: {{", f"      const Signature& S = sigs[{idx}];"]
+    lines = [f"    case {idx}: {{", f"      const Signature& S = sigs[{idx}];", *device_check(op, kind)]
     args = call_args(s)
     pidx = {p.name: i for i, p in enumerate(s.params)}
     # The tensor options of a factory are checked first, out= or not (PyTorch's order).
@@ -481,7 +547,7 @@ def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"',
-           '#include "python/py_conj_fallback.h"', "",
+           '#include "python/py_conj_fallback.h"', '#include "python/device_check.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):
@@ -587,6 +653,8 @@ def main() -> None:
         cpp_dir / "ops_pointwise.cpp": gen_ops_pointwise(ops, kernels),
         cpp_dir / "kernel_table.h": gen_kernel_table(kernels),
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
+        cpp_dir / "cuda_pointwise.h": gen_cuda_header(),
+        **{cpp_dir / f"cuda_pointwise_{i}.cu": gen_cuda_kernels(kernels, i) for i in range(CUDA_PARTS)},
         cpp_dir / "bindings.cpp": gen_bindings(ops),
         cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs, binding_docs),
         cpp_dir / "autograd_ops.h": ag_h,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import ember
@@ -19,17 +20,43 @@ CSRC = Path(__file__).parents[1] / "csrc"
 CUDA_SOURCES = sorted((CSRC / "kernels" / "cuda").glob("*.cu"))
 # CMakeLists.txt's CMAKE_CUDA_ARCHITECTURES: sm_80 and sm_90 machine code, sm_90 PTX
 ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
+# CMakeLists.txt's CUDA flags: a host-only call from host/device code is an error
+NVCC_FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "--diag-error=20011,20014"]
+NO_NVCC = pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not found: CUDA sources cannot be compiled here")
 
 
-@pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not found: CUDA sources cannot be compiled here")
+def nvcc_env() -> dict[str, str]:
+    # without the sanitizer session's LD_PRELOAD (libasan): nvcc's own tools crash under it
+    return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
+@NO_NVCC
 @pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
 def test_cuda_source_compiles(source: Path, tmp_path: Path) -> None:
     # only the backend's own headers: a .cu file must not need the generated sources
-    # without the sanitizer session's LD_PRELOAD (libasan): nvcc's own tools crash under it
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    r = subprocess.run(["nvcc", "-std=c++17", "-O3", "-c", str(source), "-I", str(CSRC), *ARCHS,
-                        "-o", str(tmp_path / "k.o")], capture_output=True, text=True, env=env)
+    r = subprocess.run(["nvcc", *NVCC_FLAGS, "-O3", "-c", str(source), "-I", str(CSRC), *ARCHS,
+                        "-o", str(tmp_path / "k.o")], capture_output=True, text=True, env=nvcc_env())
     assert r.returncode == 0, r.stderr
+
+
+@NO_NVCC
+def test_every_yaml_kernel_compiles_as_device_code(tmp_path: Path) -> None:
+    # ops.yaml's functors as the CUDA build compiles them (gen.py's cuda_pointwise_*.cu): through
+    # nvcc's front end only, which is where a host-only helper called from device code is caught
+    # (the machine code is the CUDA build's job: nox -s cuda_build). The parts run side by side.
+    core = CSRC.parent
+    gen = tmp_path / "generated"
+    subprocess.run([sys.executable, str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(gen),
+                    str(tmp_path / "py")], check=True)
+    parts = sorted(gen.glob("cuda_pointwise_*.cu"))
+    assert len(parts) > 1
+    runs = [subprocess.Popen(["nvcc", *NVCC_FLAGS, "-cuda", str(p), "-I", str(CSRC), "-I", str(gen),
+                              "-arch=compute_90", "-o", str(tmp_path / f"{p.stem}.ii")],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=nvcc_env())
+            for p in parts]
+    outputs = [r.communicate()[0] for r in runs]
+    failed = {p.name: out for p, r, out in zip(parts, runs, outputs) if r.returncode != 0}
+    assert not failed, failed
 
 
 def test_the_build_is_what_the_session_expects() -> None:

@@ -3,25 +3,27 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
-#if defined(__F16C__)
+#if defined(__F16C__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #endif
 
+#include "core/host_device.h"
+
 namespace ember {
 
-inline float bits_to_float(uint32_t u) {
+EMBER_HOST_DEVICE inline float bits_to_float(uint32_t u) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
 }
-inline uint32_t float_to_bits(float f) {
+EMBER_HOST_DEVICE inline uint32_t float_to_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
 }
 
-inline float half_to_float(uint16_t h) {
-#if defined(__F16C__)
+EMBER_HOST_DEVICE inline float half_to_float(uint16_t h) {
+#if defined(__F16C__) && !defined(__CUDACC__)
   // The kernels built for AVX2 have F16C: one instruction, and loops of it vectorise. Same
   // results as below (exact widening; NaN payloads kept).
   return _cvtsh_ss(h);
@@ -39,8 +41,8 @@ inline float half_to_float(uint16_t h) {
   return bits_to_float(r | sign);
 }
 
-inline uint16_t float_to_half(float f) {
-#if defined(__F16C__)
+EMBER_HOST_DEVICE inline uint16_t float_to_half(float f) {
+#if defined(__F16C__) && !defined(__CUDACC__)
   // Round to nearest even, NaN quieted with its sign and top payload bits: as below.
   return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
 #endif
@@ -62,8 +64,8 @@ inline uint16_t float_to_half(float f) {
   return static_cast<uint16_t>(sign | (ax >> 13));
 }
 
-inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
+EMBER_HOST_DEVICE inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
+EMBER_HOST_DEVICE inline uint16_t float_to_bf16(float f) {
   uint32_t x = float_to_bits(f);
   // NaN keeps its sign and top payload bits, quieted, as AVX-512 BF16's conversion (PyTorch's vector path) does.
   // A select, not an early return: loops of it then vectorise (a branch made bfloat16 relu 100x float's time).
@@ -75,9 +77,9 @@ inline uint16_t float_to_bf16(float f) {
 struct Half {
   uint16_t x = 0;
   Half() = default;
-  Half(float f) : x(float_to_half(f)) {}
-  operator float() const { return half_to_float(x); }
-  static Half from_bits(uint16_t b) {
+  EMBER_HOST_DEVICE Half(float f) : x(float_to_half(f)) {}
+  EMBER_HOST_DEVICE operator float() const { return half_to_float(x); }
+  EMBER_HOST_DEVICE static Half from_bits(uint16_t b) {
     Half h;
     h.x = b;
     return h;
@@ -87,9 +89,9 @@ struct Half {
 struct BFloat16 {
   uint16_t x = 0;
   BFloat16() = default;
-  BFloat16(float f) : x(float_to_bf16(f)) {}
-  operator float() const { return bf16_to_float(x); }
-  static BFloat16 from_bits(uint16_t b) {
+  EMBER_HOST_DEVICE BFloat16(float f) : x(float_to_bf16(f)) {}
+  EMBER_HOST_DEVICE operator float() const { return bf16_to_float(x); }
+  EMBER_HOST_DEVICE static BFloat16 from_bits(uint16_t b) {
     BFloat16 h;
     h.x = b;
     return h;

@@ -139,7 +139,7 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
     if (out.dtype() == want) {
       ops_[0] = out;
     } else {
-      ops_[0] = empty_strided(out.sizes(), out.strides(), want);
+      ops_[0] = empty_strided(out.sizes(), out.strides(), want, device_);
       copy_back_ = true;
     }
     return;
@@ -150,7 +150,7 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
   for (int i = 0; i < n; ++i)
     if (inputs[i].dim() != 0 && !inputs[i].is_contiguous()) dense = false;
   if (dense || shape.size() < 2) {
-    ops_[0] = empty(shape, want);
+    ops_[0] = empty(shape, want, device_);
   } else {
     int nd = static_cast<int>(shape.size());
     int perm[kMaxIterDims];
@@ -177,7 +177,7 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
       st[perm[k]] = s;
       s *= std::max<int64_t>(shape[perm[k]], 1);
     }
-    ops_[0] = empty_strided(shape, st, want);
+    ops_[0] = empty_strided(shape, st, want, device_);
   }
   result_ = ops_[0];
 }
@@ -189,6 +189,7 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
   // broadcast, the dtypes are checked and an out= tensor is resized (which would hide it).
   if (spec.out.defined() && spec.check_overlap) check_no_internal_overlap(spec.out);
   compute_dtypes(spec, inputs, n);
+  compute_device(spec, inputs, n);
   // In-place ops broadcast into the target, so its shape joins the broadcast.
   bool into_out = spec.inplace && spec.out.defined();
   DimVector shape = to_vec(into_out ? spec.out.sizes() : inputs[0].sizes());
@@ -201,7 +202,9 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
     const Tensor& t = inputs[i];
     ScalarType want = spec.cast_inputs ? compute_ : t.dtype();
     dtypes_[i + 1] = want;
-    if (t.dtype() != want && t.dim() == 0) {
+    // (A CPU 0-d operand of a device iteration goes there too: a device kernel cannot read host
+    // memory. A device 0-d operand of another dtype is converted on its device instead.)
+    if (t.dim() == 0 && t.device().is_cpu() && (t.dtype() != want || !device_.is_cpu())) {
       // A 0-d operand (usually a Python number) converts on the stack, not in a new tensor.
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
@@ -219,6 +222,24 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
   }
   setup_strides(ops_, shape);
   reorder_and_coalesce();
+}
+
+// PyTorch's TensorIterator: the common device is the first one that is not the CPU (the output's
+// first), and every operand must be on it, except input 0-d CPU tensors (numbers, in effect).
+void ElementwiseIter::compute_device(const IterSpec& spec, const Tensor* inputs, int n) {
+  Device common = spec.out.defined() ? spec.out.device() : cpu_device();
+  for (int i = 0; i < n && common.is_cpu(); ++i) common = inputs[i].device();
+  device_ = common;
+  if (common.is_cpu()) return;  // all on the CPU: nothing more to check
+  auto mismatch = [&](Device d) {
+    fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
+         common.str(), " and ", d.str(), "!");
+  };
+  if (spec.out.defined() && spec.out.device() != common) mismatch(spec.out.device());
+  for (int i = 0; i < n; ++i) {
+    const Tensor& t = inputs[i];
+    if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu())) mismatch(t.device());
+  }
 }
 
 void ElementwiseIter::setup_strides(const Tensor* ops, IntArrayRef shape) {

@@ -62,6 +62,8 @@ class ElementwiseIter {
   // The result: the given output, or the newly allocated one.
   const Tensor& output() const { return result_; }
   ScalarType compute_dtype() const { return compute_; }
+  // The operands' device (a CPU 0-d operand aside: it travels by value, as a number does).
+  Device device() const { return device_; }
   ScalarType input_dtype(int i) const { return dtypes_[i + 1]; }
   int64_t numel() const { return numel_; }
   int ntensors() const { return ntensors_; }
@@ -72,6 +74,9 @@ class ElementwiseIter {
     const int o = i + 1;
     return data_[o] == scalar_buf_[o] ? reinterpret_cast<const double*>(scalar_buf_[o] + kScalarSlot) : nullptr;
   }
+  // Whether operand `op` (0: the output) lives in the iterator itself, converted on the stack:
+  // a device kernel then takes its value (compute dtype, at data(op)) as an argument.
+  bool on_stack(int op) const { return data_[op] == scalar_buf_[op]; }
   // Copy a temporary output back into the user's out= tensor, if one was used.
   void finish();
 
@@ -96,6 +101,7 @@ class ElementwiseIter {
  private:
   void build(const IterSpec& spec, const Tensor* inputs, int n);
   void compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n);
+  void compute_device(const IterSpec& spec, const Tensor* inputs, int n);
   void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs, int n);
   void setup_strides(const Tensor* ops, IntArrayRef shape);
   void reorder_and_coalesce();
@@ -143,6 +149,7 @@ class ElementwiseIter {
   int ndim_ = 0;
   int64_t numel_ = 0;
   ScalarType compute_ = ScalarType::Undefined;
+  Device device_;
   ScalarType dtypes_[kMaxOperands];
   int64_t shape_[kMaxIterDims];
   int64_t strides_[kMaxOperands][kMaxIterDims];

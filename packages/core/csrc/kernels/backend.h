@@ -31,6 +31,7 @@
 #include "kernels/optim_args.h"
 #include "kernels/packed_weight.h"
 #include "kernels/pool_window.h"
+#include "kernels/reduce_kind.h"
 #include "kernels/rnn_rows.h"
 #include "kernels/sampling_args.h"
 #include "kernels/sort_kind.h"
@@ -46,8 +47,6 @@ struct CopyKernels {
   void (*copy)(ElementwiseIter& it);   // operand 1 (any dtype) into operand 0
   void (*where)(ElementwiseIter& it);  // out, bool cond, a, b
 };
-
-enum class ReduceKind : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, SumSq };
 
 struct ReduceKernels {
   void (*reduce)(ReduceIter& it, ReduceKind kind);

@@ -4,6 +4,7 @@
 
 #include "arg_parser.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "py_tensor.h"
 
 namespace ember::python {
@@ -161,6 +162,7 @@ PyObject* to_list(const char* p, const Tensor& t, int64_t d) {
 }  // namespace
 
 PyObject* tensor_to_list(const Tensor& t) {
+  if (!t.device().is_cpu()) return tensor_to_list(to_device(t, cpu_device()));  // PyTorch copies to the host
   if (t.impl()->conj) {  // a conjugate view: its values, not the stored conjugates
     const Tensor v = conj_physical(physical_alias(t));
     return to_list(v.raw(), v, 0);

@@ -262,7 +262,9 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
             suffixes.append(f"size={shape}")
         if not _is_implicit_dtype(t.dtype, lib):
             suffixes.append(f"dtype={t.dtype}")
-        body = _format_contents(t) if tensor_contents is None else ""
+        # a device tensor's values are formatted from a host copy (the formatting runs ops on them)
+        host = t if t.device.type == "cpu" else t.detach().cpu()
+        body = _format_contents(host) if tensor_contents is None else ""
     if tensor_contents is not None:
         body = tensor_contents
     grad = _grad_suffix(t)

@@ -5,11 +5,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../core/host_device.h"
 #include "../../core/scalar_type.h"
 
-#ifndef EMBER_VEC_INLINE
-#define EMBER_VEC_INLINE inline __attribute__((always_inline))
-#endif
 // A lambda's call operator inlined into the simd loop that calls it.
 #define EMBER_VEC_LAMBDA __attribute__((always_inline))
 // `for (i < n) stmt` under omp simd when every element type is a plain number. With a Half /

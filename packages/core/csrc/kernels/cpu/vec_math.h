@@ -25,11 +25,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define EMBER_VEC_INLINE inline __attribute__((always_inline))
-#else
-#define EMBER_VEC_INLINE inline
-#endif
+#include "core/host_device.h"
 
 namespace ember::vec {
 namespace detail {

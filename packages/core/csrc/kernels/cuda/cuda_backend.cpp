@@ -1,7 +1,10 @@
 // The CUDA backend table: every family starts raising "no CUDA kernel" (kernels/cuda/
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
+#include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
 #include "kernels/cuda/backend_fill.h"
+#include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/fill_kernels.h"
+#include "kernels/cuda/reduce_kernels.h"
 
 namespace ember {
 
@@ -15,6 +18,9 @@ const Backend& cuda_backend() {
   static const Backend table = [] {
     Backend b = backend_fill::raising_backend<no_cuda_kernel>(DeviceType::CUDA);
     b.fill.fill = cuda::fill;
+    b.copy = {cuda::copy, cuda::where};
+    cuda::fill_pointwise(b.pointwise);
+    b.reduce.reduce = cuda::reduce;
     return b;
   }();
   return table;

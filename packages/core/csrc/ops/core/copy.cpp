@@ -123,12 +123,13 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
     return empty_strided(t.sizes(), memory_format_strides(t.sizes(), *mf), dtype, t.device());
   }
   bool preserve = !mf || *mf == MemoryFormat::Preserve;
-  if (preserve && t.numel() == 0) return empty_strided(t.sizes(), t.strides(), dtype);  // kept as is, like PyTorch
+  if (preserve && t.numel() == 0)
+    return empty_strided(t.sizes(), t.strides(), dtype, t.device());  // kept as is, like PyTorch
   // aten keeps any dense layout's strides, a contiguous one's odd strides of size-1 dims included
   if (preserve && (t.is_contiguous() ? !t.strides().equals(memory_format_strides(t.sizes(), MemoryFormat::Contiguous))
                                      : non_overlapping_and_dense(t)))
-    return empty_strided(t.sizes(), t.strides(), dtype);
-  if (preserve && !t.is_contiguous()) return empty_strided(t.sizes(), inferred_dense_strides(t), dtype);
+    return empty_strided(t.sizes(), t.strides(), dtype, t.device());
+  if (preserve && !t.is_contiguous()) return empty_strided(t.sizes(), inferred_dense_strides(t), dtype, t.device());
   return empty(t.sizes(), dtype, t.device());
 }
 

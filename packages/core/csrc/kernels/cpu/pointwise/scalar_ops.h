@@ -7,11 +7,8 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/host_device.h"
 #include "kernels/cpu/vec_math.h"
-
-#ifndef EMBER_VEC_INLINE
-#define EMBER_VEC_INLINE inline __attribute__((always_inline))
-#endif
 
 #include "kernels/cpu/pointwise/activation_ops.h"
 #include "kernels/cpu/pointwise/special_math.h"
@@ -269,15 +266,15 @@ EMBER_VEC_INLINE T lerp_(T a, T b, T w) {
   return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
 }
 template <class T>
-inline T digamma(T x) {
+EMBER_HOST_DEVICE inline T digamma(T x) {
   return static_cast<T>(special::digamma(static_cast<double>(x)));
 }
 template <class T>
-inline T erfinv(T x) {  // in double, rounded once to T
+EMBER_HOST_DEVICE inline T erfinv(T x) {  // in double, rounded once to T
   return static_cast<T>(special::erfinv(static_cast<double>(x)));
 }
 template <class T>
-inline T polygamma(T x, int64_t n) {
+EMBER_HOST_DEVICE inline T polygamma(T x, int64_t n) {
   return static_cast<T>(special::polygamma(n, static_cast<double>(x)));
 }
 

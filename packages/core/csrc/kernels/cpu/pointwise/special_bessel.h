@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/host_device.h"
+
 namespace ember::special {
 namespace {
 
@@ -17,7 +19,7 @@ constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kEuler = 0.57721566490153286061;
 
 // sum_k (x^2/4)^k / (k! (k+n)!) for n = 0, 1 (positive terms: no cancellation), |x| <= 30.
-inline double bessel_i_series(double x, int n) {
+EMBER_HOST_DEVICE inline double bessel_i_series(double x, int n) {
   const double q = 0.25 * x * x;
   double term = 1.0, sum = 1.0;
   for (int k = 1; k < 500; ++k) {
@@ -30,7 +32,7 @@ inline double bessel_i_series(double x, int n) {
 
 // e^-x sqrt(2 pi x) I_n(x) for large x > 0: sum_k (-1)^k a_k(n) / x^k,
 // a_k = prod_{j<=k} (4n^2 - (2j-1)^2) / (k! 8^k).
-inline double bessel_i_asym_scaled(double x, int n) {
+EMBER_HOST_DEVICE inline double bessel_i_asym_scaled(double x, int n) {
   const double mu = 4.0 * n * n;
   double term = 1.0, sum = 1.0;
   for (int k = 1; k < 60; ++k) {
@@ -45,7 +47,7 @@ inline double bessel_i_asym_scaled(double x, int n) {
 }
 
 // I_n(x) (scaled: e^-|x| I_n(x)), n = 0 or 1; I_1 is odd.
-inline double bessel_i(double x, int n, bool scaled) {
+EMBER_HOST_DEVICE inline double bessel_i(double x, int n, bool scaled) {
   if (std::isnan(x)) return x;
   const double a = std::fabs(x);
   if (std::isinf(a)) return scaled ? (n == 1 ? std::copysign(0.0, x) : 0.0) : kNaN;
@@ -68,7 +70,7 @@ inline double bessel_i(double x, int n, bool scaled) {
 // where z (cosh t - 1) = 42. Below z = 1e-9 the leading terms of the series are exact to
 // double precision for nu = 0, 1 (the next are z^2 ln z smaller): K_0 = -ln(z/2) - gamma,
 // K_1 = 1/z (the integral's range would grow like ln(1/z), past any bound at a subnormal z).
-inline double bessel_k_scaled(double z, double nu) {
+EMBER_HOST_DEVICE inline double bessel_k_scaled(double z, double nu) {
   if (z < 1e-9 && (nu == 0.0 || nu == 1.0))
     return (nu == 0.0 ? -(std::log(z) - M_LN2 + kEuler) : 1.0 / z) * std::exp(z);
   const double d = z > 10.0 ? std::sqrt(10.0 / z) : 1.0;
@@ -83,7 +85,7 @@ inline double bessel_k_scaled(double z, double nu) {
 }
 
 // K_n(x) (scaled: e^x K_n(x)), n = 0, 1: NaN below 0, inf at 0.
-inline double bessel_k(double x, int n, bool scaled) {
+EMBER_HOST_DEVICE inline double bessel_k(double x, int n, bool scaled) {
   if (std::isnan(x) || x < 0) return kNaN;
   if (x == 0) return kInfD;
   if (std::isinf(x)) return 0.0;
@@ -93,7 +95,7 @@ inline double bessel_k(double x, int n, bool scaled) {
 
 // Hankel's expansion: J_n, Y_n = sqrt(2 / (pi x)) (P cos/sin chi -/+ Q sin/cos chi),
 // chi = x - (n/2 + 1/4) pi, for x >= 12 (the smallest term is below ~e^-2x).
-inline void bessel_jy_asym(double x, int n, double* j, double* y) {
+EMBER_HOST_DEVICE inline void bessel_jy_asym(double x, int n, double* j, double* y) {
   const double mu = 4.0 * n * n;
   double p = 1.0, q = 0.0, term = 1.0;
   for (int k = 1; k < 80; ++k) {
@@ -113,7 +115,7 @@ inline void bessel_jy_asym(double x, int n, double* j, double* y) {
 }
 
 // J_n(x) for |x| < 12 from its power series sum_k (-x^2/4)^k / (k! (k+n)!) (x/2)^n.
-inline double bessel_j_series(double x, int n) {
+EMBER_HOST_DEVICE inline double bessel_j_series(double x, int n) {
   const double q = -0.25 * x * x;
   double term = 1.0, sum = 1.0;
   for (int k = 1; k < 200; ++k) {
@@ -124,7 +126,7 @@ inline double bessel_j_series(double x, int n) {
   return n == 0 ? sum : sum * 0.5 * x;
 }
 
-inline double bessel_j(double x, int n) {
+EMBER_HOST_DEVICE inline double bessel_j(double x, int n) {
   if (std::isnan(x) || std::isinf(x)) return kNaN;
   const double a = std::fabs(x);
   double r;
@@ -139,7 +141,7 @@ inline double bessel_j(double x, int n) {
 
 // Y_n(x), x > 0. Small x: Y_n = (2/pi) ln(x/2) J_n(x) - (x/2)^-n ... - (1/pi) (x/2)^n
 // sum_k (psi(k+1) + psi(n+k+1)) (-x^2/4)^k / (k! (n+k)!), psi(k+1) = H_k - gamma.
-inline double bessel_y(double x, int n) {
+EMBER_HOST_DEVICE inline double bessel_y(double x, int n) {
   if (std::isnan(x) || x < 0 || std::isinf(x)) return kNaN;
   if (x == 0) return -kInfD;
   if (x >= 12.0) {
@@ -164,7 +166,7 @@ inline double bessel_y(double x, int n) {
 
 // Ai(x): Maclaurin series for -8 < x < 1 (Ai = c1 f - c2 g), (1/pi) sqrt(x/3) K_1/3(zeta) for
 // x >= 1 and the oscillating asymptotic expansion for x <= -8 (zeta = 2/3 |x|^3/2).
-inline double airy_ai(double x) {
+EMBER_HOST_DEVICE inline double airy_ai(double x) {
   if (std::isnan(x) || std::isinf(x)) return kNaN;
   if (x >= 1.0) {
     const double zeta = 2.0 / 3.0 * x * std::sqrt(x);
@@ -203,7 +205,7 @@ inline double airy_ai(double x) {
 }
 
 // j0(x) = sin(x) / x, its Taylor series near 0 (1 - x^2/6 + x^4/120 ...).
-inline double spherical_bessel_j0(double x) {
+EMBER_HOST_DEVICE inline double spherical_bessel_j0(double x) {
   if (std::isinf(x)) return 0.0;
   if (std::fabs(x) < 0.5) {
     const double x2 = x * x;

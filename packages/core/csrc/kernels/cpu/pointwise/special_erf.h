@@ -6,11 +6,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/host_device.h"
 #include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/vec_math.h"
 
 #ifndef EMBER_SPECIAL_VEC
-#define EMBER_SPECIAL_VEC inline __attribute__((always_inline))
+#define EMBER_SPECIAL_VEC EMBER_VEC_INLINE
 #endif
 
 namespace ember::special {
@@ -21,7 +22,7 @@ constexpr double kInvSqrtPi = 0.56418958354775628695;  // 1 / sqrt(pi)
 // erfcx(x) = exp(x^2) erfc(x). Below 5 directly (exp(x^2) with the rounding of x*x carried as a
 // first-order correction); above, the continued fraction erfc(x) = exp(-x^2)/sqrt(pi) *
 // 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))), evaluated from the tail.
-inline double erfcx(double x) {
+EMBER_HOST_DEVICE inline double erfcx(double x) {
   if (std::isnan(x)) return x;
   if (x < 5.0) {
     if (x < -26.7) return std::numeric_limits<double>::infinity();
@@ -35,10 +36,10 @@ inline double erfcx(double x) {
 }
 
 // Standard normal CDF: erfc(-x / sqrt 2) / 2.
-inline double ndtr(double x) { return 0.5 * std::erfc(-x * M_SQRT1_2); }
+EMBER_HOST_DEVICE inline double ndtr(double x) { return 0.5 * std::erfc(-x * M_SQRT1_2); }
 
 // log of the standard normal CDF: through erfcx in the lower tail (no underflow), log1p above.
-inline double log_ndtr(double x) {
+EMBER_HOST_DEVICE inline double log_ndtr(double x) {
   if (std::isnan(x)) return x;
   if (x < -1.0) {
     const double t = -x * M_SQRT1_2;
@@ -49,7 +50,7 @@ inline double log_ndtr(double x) {
 
 // erfc^-1(q) for 0 < q <= 0.5 by Newton on log(erfc(x)) - log(q), log erfc = log erfcx - x^2
 // (nearly linear in x, so it converges from the asymptotic start x^2 ~ -log(q sqrt(pi x^2))).
-inline double erfcinv_small(double q) {
+EMBER_HOST_DEVICE inline double erfcinv_small(double q) {
   const double lq = std::log(q);
   double x = std::sqrt(std::fmax(-lq - 0.5 * std::log(M_PI * std::fmax(-lq, 1.0)), 0.25));
   for (int i = 0; i < 30; ++i) {
@@ -64,7 +65,7 @@ inline double erfcinv_small(double q) {
 
 // Standard normal quantile: sqrt(2) erfinv(2p - 1) in the middle (2p - 1 exact there),
 // -sqrt(2) erfcinv(2p) in the tails.
-inline double ndtri(double p) {
+EMBER_HOST_DEVICE inline double ndtri(double p) {
   if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
   if (p == 0.0) return -std::numeric_limits<double>::infinity();
   if (p == 1.0) return std::numeric_limits<double>::infinity();
@@ -124,7 +125,7 @@ namespace {
 // Kernel-body entry points: double math, rounded once to the op-math type T.
 #define EMBER_SPECIAL_UNARY(name, fn)                  \
   template <class T>                                   \
-  inline T name(T x) {                                 \
+  EMBER_HOST_DEVICE inline T name(T x) {               \
     return static_cast<T>(fn(static_cast<double>(x))); \
   }
 EMBER_SPECIAL_UNARY(special_erfcx, special::erfcx)
@@ -143,7 +144,7 @@ EMBER_SPECIAL_VEC T erfinv_fast(T x) {  // float types in single precision; doub
 
 // -x log x for x > 0, 0 at 0, -inf below 0, NaN kept.
 template <class T>
-inline T entr(T x) {
+EMBER_HOST_DEVICE inline T entr(T x) {
   if (x != x) return x;
   if (x > T(0)) return -x * std::log(x);
   if (x == T(0)) return T(0);
@@ -152,7 +153,7 @@ inline T entr(T x) {
 
 // x log1p(y), 0 where x == 0 and y is not NaN.
 template <class T>
-inline T xlog1py(T x, T y) {
+EMBER_HOST_DEVICE inline T xlog1py(T x, T y) {
   if (y != y) return y;
   if (x == T(0)) return T(0);
   return x * std::log1p(y);

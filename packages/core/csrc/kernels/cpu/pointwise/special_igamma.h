@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 
+#include "core/host_device.h"
 #include "kernels/cpu/pointwise/special_igamma_coeffs.h"
 
 namespace ember::special {
@@ -20,7 +21,7 @@ constexpr int kIgammaMaxIter = 2000;
 
 // log(1 + s) - s without cancellation for |s| <= 0.4: with t = s / (2 + s), log(1 + s) = 2 atanh(t),
 // so the result is -s^2 / (2 + s) + 2 (t^3/3 + t^5/5 + ...), |t| <= 1/4.
-inline double log1pmx(double s) {
+EMBER_HOST_DEVICE inline double log1pmx(double s) {
   if (std::fabs(s) > 0.4) return std::log1p(s) - s;
   const double t = s / (2.0 + s), t2 = t * t;
   double pw = t * t2, sum = 0.0;
@@ -34,7 +35,7 @@ inline double log1pmx(double s) {
 }
 
 // lgamma(1 + a), accurate where 1 + a rounds (|a| < 0.5 through the Taylor series of 1 / Gamma).
-inline double lgamma1p(double a) {
+EMBER_HOST_DEVICE inline double lgamma1p(double a) {
   if (std::fabs(a) >= 0.5) return std::lgamma(1.0 + a);
   double poly = 0.0;
   for (int k = static_cast<int>(std::size(kRgamma1p)) - 1; k >= 0; --k) poly = poly * a + kRgamma1p[k];
@@ -45,7 +46,7 @@ inline double lgamma1p(double a) {
 // eps * x, becomes the result's relative error). For a >= 10 as sqrt(a / 2 pi) exp(a log1pmx((x - a) / a))
 // / Gamma*(a), Gamma*(a) = Gamma(a) e^a a^(1/2 - a) / sqrt(2 pi) by Stirling's series; for a < 10 and
 // x < 700 as a product of correctly rounded factors.
-inline double igamma_prefactor(double a, double x) {
+EMBER_HOST_DEVICE inline double igamma_prefactor(double a, double x) {
   if (a < 10.0) {
     if (x < 700.0) return std::exp(-x) * std::pow(x, a) / std::tgamma(a);
     const double e = a * std::log(x) - x - std::lgamma(a);
@@ -70,7 +71,7 @@ inline double igamma_prefactor(double a, double x) {
 
 // P (lower = true) or Q by Temme's expansion:
 // erfc(-+eta sqrt(a/2)) / 2 -+ e^(-a eta^2/2) / sqrt(2 pi a) sum_k c_k(eta) a^-k.
-inline double igamma_temme(double a, double x, bool lower, double eps) {
+EMBER_HOST_DEVICE inline double igamma_temme(double a, double x, bool lower, double eps) {
   const double s = (x - a) / a;
   const double eta = std::copysign(std::sqrt(-2.0 * log1pmx(s)), s);
   constexpr int K = static_cast<int>(std::size(kTemme[0])), N = static_cast<int>(std::size(kTemme));
@@ -98,7 +99,7 @@ inline double igamma_temme(double a, double x, bool lower, double eps) {
 }
 
 // P(a, x) = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n)).
-inline double igamma_series(double a, double x, double eps) {
+EMBER_HOST_DEVICE inline double igamma_series(double a, double x, double eps) {
   const double fac = igamma_prefactor(a, x);
   if (fac == 0.0) return 0.0;
   double term = 1.0, sum = 1.0, d = a;
@@ -112,7 +113,7 @@ inline double igamma_series(double a, double x, double eps) {
 }
 
 // Q(a, x) = 1 - x^a / Gamma(a + 1) - x^a / Gamma(a) * sum_{n >= 1} (-x)^n / (n! (a + n)), for small x.
-inline double igammac_series(double a, double x, double eps) {
+EMBER_HOST_DEVICE inline double igammac_series(double a, double x, double eps) {
   double fac = 1.0, sum = 0.0;
   for (int n = 1; n < kIgammaMaxIter; ++n) {
     fac *= -x / n;
@@ -129,7 +130,7 @@ inline double igammac_series(double a, double x, double eps) {
 // Q(a, x) = x^a e^-x / Gamma(a) / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...))),
 // by the convergents' three-term recurrences (rescaled before they overflow): the division that
 // tests convergence is off the recurrence's dependency chain, so iterations overlap.
-inline double igammac_fraction(double a, double x, double eps) {
+EMBER_HOST_DEVICE inline double igammac_fraction(double a, double x, double eps) {
   const double fac = igamma_prefactor(a, x);
   if (fac == 0.0) return 0.0;
   const double b0 = x + 1.0 - a;
@@ -153,7 +154,7 @@ inline double igammac_fraction(double a, double x, double eps) {
 
 // PyTorch's boundary values (SciPy's), shared by P and Q: a negative argument, a == 0, x == 0
 // and the infinities. Returns false where the value has to be computed.
-inline bool igamma_edge(double a, double x, bool lower, double& out) {
+EMBER_HOST_DEVICE inline bool igamma_edge(double a, double x, bool lower, double& out) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double p0 = lower ? 0.0 : 1.0, p1 = 1.0 - p0;  // the value of P at x -> 0 and at x -> inf
   if (x < 0 || a < 0) out = nan;
@@ -166,12 +167,12 @@ inline bool igamma_edge(double a, double x, bool lower, double& out) {
 }
 
 // Temme's region: a in (20, 200) with |x - a| / a < 0.3, or a > 200 with |x - a| / a < 4.5 / sqrt(a).
-inline bool igamma_use_temme(double a, double x) {
+EMBER_HOST_DEVICE inline bool igamma_use_temme(double a, double x) {
   const double r = std::fabs(x - a) / a;
   return (a > 20 && a < 200 && r < 0.3) || (a > 200 && r < 4.5 / std::sqrt(a));
 }
 
-inline double igammac(double a, double x, double eps = kIgammaEpsDouble) {
+EMBER_HOST_DEVICE inline double igammac(double a, double x, double eps = kIgammaEpsDouble) {
   double edge;
   if (igamma_edge(a, x, false, edge)) return edge;
   if (igamma_use_temme(a, x)) return igamma_temme(a, x, false, eps);
@@ -181,7 +182,7 @@ inline double igammac(double a, double x, double eps = kIgammaEpsDouble) {
   return x > 1.1 ? igammac_fraction(a, x, eps) : igammac_series(a, x, eps);
 }
 
-inline double igamma(double a, double x, double eps = kIgammaEpsDouble) {
+EMBER_HOST_DEVICE inline double igamma(double a, double x, double eps = kIgammaEpsDouble) {
   double edge;
   if (igamma_edge(a, x, true, edge)) return edge;
   if (igamma_use_temme(a, x)) return igamma_temme(a, x, true, eps);
@@ -198,12 +199,12 @@ namespace {
 // Every dtype computes in double and rounds once (PyTorch computes float32 in float, up to ~5e-4
 // off: tests/torch_known_wrong.py), with the sums cut at the result type's precision.
 template <class T>
-inline T igamma(T a, T x) {
+EMBER_HOST_DEVICE inline T igamma(T a, T x) {
   constexpr double eps = sizeof(T) >= sizeof(double) ? special::kIgammaEpsDouble : special::kIgammaEpsFloat;
   return static_cast<T>(special::igamma(static_cast<double>(a), static_cast<double>(x), eps));
 }
 template <class T>
-inline T igammac(T a, T x) {
+EMBER_HOST_DEVICE inline T igammac(T a, T x) {
   constexpr double eps = sizeof(T) >= sizeof(double) ? special::kIgammaEpsDouble : special::kIgammaEpsFloat;
   return static_cast<T>(special::igammac(static_cast<double>(a), static_cast<double>(x), eps));
 }

@@ -4,25 +4,27 @@
 #include <cmath>
 #include <limits>
 
+#include "core/host_device.h"
+
 namespace ember::special {
 namespace {
 
 // Coefficients (2k)! / B_2k of the Euler-Maclaurin correction terms of the Hurwitz zeta sum
 // (zeta below and special_ops.h's hurwitz_zeta).
-constexpr double kZetaCorrection[] = {12.0,
-                                      -720.0,
-                                      30240.0,
-                                      -1209600.0,
-                                      47900160.0,
-                                      -1.8924375803183791606e9,
-                                      7.47242496e10,
-                                      -2.950130727918164224e12,
-                                      1.1646782814350067249e14,
-                                      -4.5979787224074726105e15,
-                                      1.8152105401943546773e17,
-                                      -7.1661652561756670113e18};
+EMBER_DEVICE_TABLE constexpr double kZetaCorrection[] = {12.0,
+                                                         -720.0,
+                                                         30240.0,
+                                                         -1209600.0,
+                                                         47900160.0,
+                                                         -1.8924375803183791606e9,
+                                                         7.47242496e10,
+                                                         -2.950130727918164224e12,
+                                                         1.1646782814350067249e14,
+                                                         -4.5979787224074726105e15,
+                                                         1.8152105401943546773e17,
+                                                         -7.1661652561756670113e18};
 
-inline double digamma(double x) {
+EMBER_HOST_DEVICE inline double digamma(double x) {
   const double kInf = std::numeric_limits<double>::infinity();
   if (x == 0) return std::signbit(x) ? kInf : -kInf;
   if (x < 0) {
@@ -42,7 +44,7 @@ inline double digamma(double x) {
 }
 
 // Hurwitz zeta(s, q) = sum_k (k + q)^-s, by Euler-Maclaurin summation.
-inline double zeta(double s, double q) {
+EMBER_HOST_DEVICE inline double zeta(double s, double q) {
   const double kInf = std::numeric_limits<double>::infinity();
   if (s == 1) return kInf;
   if (s < 1 || std::isnan(q) || q == -kInf) return std::numeric_limits<double>::quiet_NaN();
@@ -82,7 +84,7 @@ inline double zeta(double s, double q) {
 
 // log zeta(s, x) for x > 0 where zeta itself underflows (s large): the terms (x + k)^-s relative
 // to the first, summed until negligible, then the tail as the integral of t^-s from x + K + 1/2.
-inline double log_zeta_large(double s, double x) {
+EMBER_HOST_DEVICE inline double log_zeta_large(double s, double x) {
   const double lx = std::log(x);
   double acc = 1.0;
   int64_t k = 1;
@@ -96,7 +98,7 @@ inline double log_zeta_large(double s, double x) {
   return -s * lx + std::log(acc);
 }
 
-inline double polygamma(int64_t n, double x) {
+EMBER_HOST_DEVICE inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
   double sign = (n % 2) ? 1.0 : -1.0;  // (-1)^(n+1)
   const double s = static_cast<double>(n) + 1.0, lg = std::lgamma(s), z = zeta(s, x);
@@ -119,7 +121,7 @@ inline double polygamma(int64_t n, double x) {
 // Inverse error function: Giles' single-precision approximation ("Approximating the erfinv
 // function", 2010) as the start, then Halley steps on erf near 0 and Newton steps on log(erfc) in
 // the tails, where 1 - |y| is exact and the log keeps the iteration nearly linear.
-inline double erfinv(double y) {
+EMBER_HOST_DEVICE inline double erfinv(double y) {
   const double a = std::fabs(y);
   if (!(a <= 1.0)) return std::numeric_limits<double>::quiet_NaN();  // NaN or |y| > 1
   if (a == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), y);

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "core/host_device.h"
 #include "kernels/cpu/pointwise/special_bessel.h"
 #include "kernels/cpu/pointwise/special_erf.h"
 #include "kernels/cpu/pointwise/special_igamma.h"
@@ -20,7 +21,7 @@ namespace {
 // x < 1 -> NaN, a non-positive integer q -> inf, a non-integer x there -> NaN), then Euler-Maclaurin
 // summation with no shortcuts, so infinite / NaN / underflowing terms give PyTorch's NaN or inf.
 // (special_math.h's zeta, which polygamma uses, returns 0 for q = inf and for an underflowing sum.)
-inline double hurwitz_zeta(double x, double q) {
+EMBER_HOST_DEVICE inline double hurwitz_zeta(double x, double q) {
   if (x == 1) return std::numeric_limits<double>::infinity();
   if (x < 1) return std::numeric_limits<double>::quiet_NaN();
   if (q <= 0) {
@@ -62,60 +63,60 @@ namespace ember::ops {
 namespace {
 
 template <class T, class F>
-inline T via_double(F f, T x) {
+EMBER_HOST_DEVICE inline T via_double(F f, T x) {
   return static_cast<T>(f(static_cast<double>(x)));
 }
 
 template <class T>
-inline T i0(T x) {
+EMBER_HOST_DEVICE inline T i0(T x) {
   return via_double([](double v) { return special::bessel_i(v, 0, false); }, x);
 }
 template <class T>
-inline T i0e(T x) {
+EMBER_HOST_DEVICE inline T i0e(T x) {
   return via_double([](double v) { return special::bessel_i(v, 0, true); }, x);
 }
 template <class T>
-inline T i1(T x) {
+EMBER_HOST_DEVICE inline T i1(T x) {
   return via_double([](double v) { return special::bessel_i(v, 1, false); }, x);
 }
 template <class T>
-inline T i1e(T x) {
+EMBER_HOST_DEVICE inline T i1e(T x) {
   return via_double([](double v) { return special::bessel_i(v, 1, true); }, x);
 }
 template <class T>
-inline T bessel_k0(T x, bool scaled) {
+EMBER_HOST_DEVICE inline T bessel_k0(T x, bool scaled) {
   return via_double([scaled](double v) { return special::bessel_k(v, 0, scaled); }, x);
 }
 template <class T>
-inline T bessel_k1(T x, bool scaled) {
+EMBER_HOST_DEVICE inline T bessel_k1(T x, bool scaled) {
   return via_double([scaled](double v) { return special::bessel_k(v, 1, scaled); }, x);
 }
 template <class T>
-inline T bessel_j0(T x) {
+EMBER_HOST_DEVICE inline T bessel_j0(T x) {
   return via_double([](double v) { return special::bessel_j(v, 0); }, x);
 }
 template <class T>
-inline T bessel_j1(T x) {
+EMBER_HOST_DEVICE inline T bessel_j1(T x) {
   return via_double([](double v) { return special::bessel_j(v, 1); }, x);
 }
 template <class T>
-inline T bessel_y0(T x) {
+EMBER_HOST_DEVICE inline T bessel_y0(T x) {
   return via_double([](double v) { return special::bessel_y(v, 0); }, x);
 }
 template <class T>
-inline T bessel_y1(T x) {
+EMBER_HOST_DEVICE inline T bessel_y1(T x) {
   return via_double([](double v) { return special::bessel_y(v, 1); }, x);
 }
 template <class T>
-inline T airy_ai(T x) {
+EMBER_HOST_DEVICE inline T airy_ai(T x) {
   return via_double([](double v) { return special::airy_ai(v); }, x);
 }
 template <class T>
-inline T spherical_bessel_j0(T x) {
+EMBER_HOST_DEVICE inline T spherical_bessel_j0(T x) {
   return via_double([](double v) { return special::spherical_bessel_j0(v); }, x);
 }
 template <class T>
-inline T zeta(T x, T q) {
+EMBER_HOST_DEVICE inline T zeta(T x, T q) {
   return static_cast<T>(special::hurwitz_zeta(static_cast<double>(x), static_cast<double>(q)));
 }
 

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/host_device.h"
+
 namespace ember::special {
 namespace {
 
 // The degree as an int64, or -1 where it is negative / NaN / beyond int64 (result 0).
 template <class T>
-inline int64_t poly_degree(T n) {
+EMBER_HOST_DEVICE inline int64_t poly_degree(T n) {
   const double d = static_cast<double>(n);
   if (!(d > -1.0 && d < 9.2233720368547758e18)) return -1;
   return static_cast<int64_t>(d);
@@ -22,7 +24,7 @@ inline int64_t poly_degree(T n) {
 // p_{k+1} = step(k, p_k, p_{k-1}) from p0, p1; stops at a NaN, which every later step keeps (as
 // PyTorch's loops do: a huge degree past the overflow ends there instead of running on).
 template <class T, class F>
-inline T poly_recurrence(int64_t n, T p0, T p1, F step) {
+EMBER_HOST_DEVICE inline T poly_recurrence(int64_t n, T p0, T p1, F step) {
   if (n == 0) return p0;
   if (n == 1) return p1;
   T p = p0, q = p1, r = p1;
@@ -35,7 +37,7 @@ inline T poly_recurrence(int64_t n, T p0, T p1, F step) {
 }
 
 template <class T>
-inline T chebyshev_t(T x, T nf) {
+EMBER_HOST_DEVICE inline T chebyshev_t(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
@@ -44,7 +46,7 @@ inline T chebyshev_t(T x, T nf) {
 }
 
 template <class T>
-inline T chebyshev_u(T x, T nf) {
+EMBER_HOST_DEVICE inline T chebyshev_u(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   const T np1 = static_cast<T>(n + 1);
@@ -58,7 +60,7 @@ inline T chebyshev_u(T x, T nf) {
 }
 
 template <class T>
-inline T chebyshev_v(T x, T nf) {
+EMBER_HOST_DEVICE inline T chebyshev_v(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) {
@@ -75,7 +77,7 @@ inline T chebyshev_v(T x, T nf) {
 }
 
 template <class T>
-inline T chebyshev_w(T x, T nf) {
+EMBER_HOST_DEVICE inline T chebyshev_w(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) {
@@ -92,32 +94,32 @@ inline T chebyshev_w(T x, T nf) {
 
 // The shifted forms are the plain ones at 2x - 1 (on [0, 1]).
 template <class T>
-inline T shifted_chebyshev_t(T x, T n) {
+EMBER_HOST_DEVICE inline T shifted_chebyshev_t(T x, T n) {
   return chebyshev_t(x + x - T(1), n);
 }
 template <class T>
-inline T shifted_chebyshev_u(T x, T n) {
+EMBER_HOST_DEVICE inline T shifted_chebyshev_u(T x, T n) {
   return chebyshev_u(x + x - T(1), n);
 }
 template <class T>
-inline T shifted_chebyshev_v(T x, T n) {
+EMBER_HOST_DEVICE inline T shifted_chebyshev_v(T x, T n) {
   return chebyshev_v(x + x - T(1), n);
 }
 template <class T>
-inline T shifted_chebyshev_w(T x, T n) {
+EMBER_HOST_DEVICE inline T shifted_chebyshev_w(T x, T n) {
   return chebyshev_w(x + x - T(1), n);
 }
 
 // PyTorch's Hermite kernels answer NaN past a degree (128 in float, 512 in double) instead of
 // running the recurrence: a huge degree must not loop for ever.
 template <class T>
-inline bool hermite_past_limit(int64_t n) {
+EMBER_HOST_DEVICE inline bool hermite_past_limit(int64_t n) {
   return n > (sizeof(T) == sizeof(float) ? 128 : 512);
 }
 
 // Physicists' Hermite: H_{k+1} = 2x H_k - 2k H_{k-1}.
 template <class T>
-inline T hermite_h(T x, T nf) {
+EMBER_HOST_DEVICE inline T hermite_h(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (n > 1 && hermite_past_limit<T>(n)) return std::numeric_limits<T>::quiet_NaN();
@@ -127,7 +129,7 @@ inline T hermite_h(T x, T nf) {
 
 // Probabilists' Hermite: He_{k+1} = x He_k - k He_{k-1}.
 template <class T>
-inline T hermite_he(T x, T nf) {
+EMBER_HOST_DEVICE inline T hermite_he(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (n > 1 && hermite_past_limit<T>(n)) return std::numeric_limits<T>::quiet_NaN();
@@ -136,7 +138,7 @@ inline T hermite_he(T x, T nf) {
 
 // Laguerre: (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}; L_n(0) = 1.
 template <class T>
-inline T laguerre_l(T x, T nf) {
+EMBER_HOST_DEVICE inline T laguerre_l(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (x == T(0)) return T(1);
@@ -148,7 +150,7 @@ inline T laguerre_l(T x, T nf) {
 
 // Legendre: (k+1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}; P_n(1) = 1, P_n(-1) = (-1)^n.
 template <class T>
-inline T legendre_p(T x, T nf) {
+EMBER_HOST_DEVICE inline T legendre_p(T x, T nf) {
   const int64_t n = poly_degree(nf);
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);

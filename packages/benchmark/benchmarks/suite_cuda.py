@@ -1,0 +1,53 @@
+"""The "cuda" suite: ember's CUDA kernels against torch's on the same GPU (issue 24). Ratios are
+torch time / ember time (higher is better); each statement synchronizes the device, so a row times
+the kernels, not their launch. Rows exist only where both libraries see a GPU (the GPU machine,
+tools/gpu_check.sh); elsewhere the suite is empty."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+TITLES = {"cuda": "CUDA pointwise, cast and reduction kernels, 16M float32 (ratio = torch/ember time)"}
+
+N = 1 << 24
+
+
+def _gpu() -> bool:
+    try:
+        import ember
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available() and ember.cuda.is_available())
+
+
+def gvec(lib: ModuleType) -> dict[str, Any]:
+    """16M float32 values on the GPU (made on the CPU from one seed: the same data for both)."""
+    g = lib.Generator().manual_seed(0)
+    x = lib.randn(N, generator=g).cuda()
+    y = lib.randn(N, generator=g).cuda()
+    return {"x": x, "y": y, "m": x.reshape(4096, 4096), "torch": lib, "sync": lib.cuda.synchronize}
+
+
+ROWS = [
+    ("add float32, 16M", "x + y"),
+    ("mul by a number float32, 16M", "x * 0.5"),
+    ("exp float32, 16M", "torch.exp(x)"),
+    ("sigmoid float32, 16M", "torch.sigmoid(x)"),
+    ("gelu float32, 16M", "torch.nn.functional.gelu(x)"),
+    ("float32 -> float16 cast, 16M", "x.half()"),
+    ("transposed copy 4096x4096", "m.t().contiguous()"),
+    ("where float32, 16M", "torch.where(x > 0, x, y)"),
+    ("sum float32, 16M", "x.sum()"),
+    ("sum float32 4096x4096 (dim 1)", "m.sum(1)"),
+    ("amax float32 4096x4096 (dim 0)", "m.amax(0)"),
+]
+
+BENCHES: list[Bench] = (
+    [Bench("cuda", name, "throughput", f"{stmt}; sync()", gvec, threads=None, target=0.9) for name, stmt in ROWS]
+    if _gpu()
+    else []
+)

@@ -1,0 +1,41 @@
+// PyTorch's check that an op's tensor arguments share one device, for the ops whose bodies do not
+// run the elementwise iterator (which checks its operands itself): the common device is the first
+// one that is not the CPU, and a CPU 0-d tensor (a number, in effect) may join any device. The
+// generated bindings call it with the positions of their Tensor and Tensor[] arguments (out= too).
+#pragma once
+#include <initializer_list>
+
+#include "arg_parser.h"
+#include "py_tensor.h"
+
+namespace ember::python {
+
+template <class F>
+void for_each_tensor_arg(const ParsedArgs& A, std::initializer_list<int> idx, const F& f) {
+  for (int i : idx) {
+    PyObject* o = A.obj[i];
+    if (!o) continue;
+    if (is_tensor(o)) {
+      f(unpack(o));
+    } else if (PyList_Check(o) || PyTuple_Check(o)) {
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t k = 0, n = PySequence_Fast_GET_SIZE(o); k < n; ++k)
+        if (is_tensor(items[k])) f(unpack(items[k]));
+    }
+  }
+}
+
+inline void check_same_device(const ParsedArgs& A, std::initializer_list<int> idx) {
+  Device common = cpu_device();
+  for_each_tensor_arg(A, idx, [&](const Tensor& t) {
+    if (common.is_cpu()) common = t.device();
+  });
+  if (common.is_cpu()) return;  // all on the CPU: the usual case, one pass
+  for_each_tensor_arg(A, idx, [&](const Tensor& t) {
+    if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu()))
+      fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
+           common.str(), " and ", t.device().str(), "!");
+  });
+}
+
+}  // namespace ember::python

@@ -346,9 +346,9 @@ def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- floating remainder where a / b overflows ---------------------------------------------
 
-def _remainder_parts(args: tuple, kwargs: dict) -> tuple | None:
+def _remainder_parts(args: tuple, kwargs: dict, with_out: bool = False) -> tuple | None:
     a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
-    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or kwargs.get("out") is not None:
+    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or (kwargs.get("out") is not None and not with_out):
         return None
     rt = torch.result_type(a, b)
     if not rt.is_floating_point:
@@ -367,8 +367,17 @@ def _remainder_applies(name: str, args: tuple, kwargs: dict) -> bool:
     return bool((torch.isinf(ta / tb) & finite).any())
 
 
+def _fmod_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _remainder_parts(args, kwargs, with_out=True) if name == "fmod" else None
+    if parts is None:
+        return False
+    ta, tb, _ = parts
+    finite = torch.isfinite(ta) & torch.isfinite(tb) & (tb != 0)
+    return bool((torch.isinf(ta / tb) & finite).any())
+
+
 def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    ta, tb, rt = _remainder_parts(args, kwargs)
+    ta, tb, rt = _remainder_parts(args, kwargs, with_out=True)
     ta, tb = torch.broadcast_tensors(ta, tb)
 
     def fmod(x: float, y: float) -> float:  # torch.fmod has the same vector formula: Python's
@@ -379,6 +388,8 @@ def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
     m = torch.tensor([fmod(x, y) for x, y in zip(ta.double().flatten().tolist(),
                                                   tb.double().flatten().tolist(), strict=True)],
                      dtype=torch.float64).reshape(ta.shape).to(ta.dtype)  # exact: fmod is
+    if name == "fmod":
+        return m.to(rt)
     return torch.where((m != 0) & ((tb < 0) != (m < 0)), m + tb, m).to(rt)
 
 
@@ -683,7 +694,9 @@ def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _sdpa_stride_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    dense = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+    dense = tuple(a.contiguous() if isinstance(a, torch.Tensor) else a for a in args)
+    if _sdpa_nan_applies(name, dense, kwargs):  # the contiguous call meets sdpa-flash-nan-row
+        return _sdpa_nan_correct(name, dense, kwargs)
     return getattr(torch.ops.aten, name)(*dense, **kwargs)
 
 
@@ -1143,6 +1156,28 @@ def _upsample_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return _nn_op(name)(*a, **kw)
 
 
+def _u8_rgb_point_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("upsample_bilinear2d", "upsample_bicubic2d"):
+        return False
+    x, out = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "output_size")
+    ac = _arg(args, kwargs, 2, "align_corners")
+    return (isinstance(x, torch.Tensor) and x.dtype == torch.uint8 and x.dim() == 4 and x.shape[0] > 0
+            and x.shape[1] == 3 and min(x.shape[2:]) > 0 and tuple(x.shape[2:]) != (1, 1)
+            and isinstance(out, (tuple, list)) and list(out) == [1, 1] and isinstance(ac, bool))
+
+
+def _u8_rgb_point_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # channels are interpolated independently: PyTorch's own answer with a fourth (zero) channel
+    x = _arg(args, kwargs, 0, "input")
+    x4 = torch.cat([x, torch.zeros_like(x[:, :1])], 1)
+    a, kw = list(args), dict(kwargs)
+    if a:
+        a[0] = x4
+    else:
+        kw["input"] = x4
+    return _nn_op(name)(*a, **kw)[:, :3].contiguous()
+
+
 def _nearest_shortcut_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in ("upsample_nearest1d_backward", "upsample_nearest3d_backward"):
         return False
@@ -1159,13 +1194,19 @@ def _nearest_shortcut_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _nearest_shortcut_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    # the adjoint of PyTorch's own forward (which applies the scale): autograd through it
+    # the adjoint of PyTorch's own forward (which applies the scale): the forward run on each
+    # input's flat index (exact in float64) says which input every output reads, and the
+    # gradient sums into that input. (autograd through the forward would call the faulty backward.)
     parts = _upsample_scales(name, args, kwargs)
     g = _arg(args, kwargs, 0, "grad_output")
-    x = torch.zeros(list(_arg(args, kwargs, 2, "input_size")), dtype=g.dtype, requires_grad=True)
+    full_in = list(_arg(args, kwargs, 2, "input_size"))
+    plane = math.prod(full_in[2:])
+    x = torch.arange(float(plane), dtype=torch.float64).reshape([1, 1] + full_in[2:])
     fwd = _nn_op(name[:-len("_backward")])
-    y = fwd(x, list(_arg(args, kwargs, 1, "output_size")), *_scale_list(parts, args, kwargs))
-    return torch.autograd.grad(y, x, g)[0]
+    src = fwd(x, list(_arg(args, kwargs, 1, "output_size")), *_scale_list(parts, args, kwargs)).long().flatten()
+    flat = g.detach().double().reshape(full_in[0] * full_in[1], -1)
+    gx = torch.zeros(flat.shape[0], plane, dtype=torch.float64).index_add_(1, src, flat)
+    return gx.reshape(full_in).to(g.dtype)
 
 
 # --- ctc_loss with a target label outside log_probs' classes ---------------------------------
@@ -1786,6 +1827,14 @@ KNOWN_WRONG = [
             "b's sign -- PyTorch's own scalar path, and Python's math.fmod",
         applies=_remainder_applies, correct=_remainder_correct),
     KnownWrong(
+        "fmod-quotient-overflow",
+        torch_says="torch.fmod(torch.tensor(5), torch.full((16,), 1e-45)) -> NaN in its (Sleef) vector "
+                   "loop where a / b overflows to inf, 0 in its scalar tail: the answer depends on the "
+                   "element's position",
+        why="fmod(a, b) is exact and finite for finite a and nonzero b -- PyTorch's own scalar path, "
+            "C's fmod and Python's math.fmod",
+        applies=_fmod_applies, correct=_remainder_correct, iterator=True),
+    KnownWrong(
         "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) and "
@@ -2023,13 +2072,22 @@ KNOWN_WRONG = [
             "out-of-range float",
         applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
     KnownWrong(
+        "upsample-uint8-rgb-to-one-pixel",
+        torch_says="torch._C._nn.upsample_bilinear2d(torch.zeros(1, 3, 4, 5, dtype=torch.uint8), (1, 1), True) "
+                   "raises 'num_channels == unpacked_output.size(0) INTERNAL ASSERT FAILED ... please report "
+                   "a bug to PyTorch' (its AVX uint8 kernel: 3 channels into a 1x1 output); bicubic too",
+        why="an internal assert is PyTorch's bug, not an argument error; each channel is interpolated "
+            "on its own, so PyTorch's answer with a fourth channel added, less that channel, is the value",
+        applies=_u8_rgb_point_applies, correct=_u8_rgb_point_correct),
+    KnownWrong(
         "upsample-nearest-backward-shortcut",
         torch_says="torch.ops.aten.upsample_nearest1d_backward(torch.arange(4.).reshape(1, 1, 4), [4], "
                    "[1, 1, 4], 2.0) -> [0, 1, 2, 3], while its forward upsample_nearest1d(x, [4], 2.0) "
                    "picks inputs [0, 0, 1, 1]: the backward copies (out == in) or halves (out == 2 * in) "
                    "whatever the scale, the 1-d and 3-d forwards apply the scale",
-        why="a gradient is the adjoint of its forward: the gradient of PyTorch's own forward "
-            "(autograd through it), which ember's backward gives",
+        why="a gradient is the adjoint of its forward: each output's gradient goes to the input "
+            "PyTorch's own forward read it from (autograd through that forward would call this "
+            "same backward), which ember's backward gives",
         applies=_nearest_shortcut_applies, correct=_nearest_shortcut_correct),
     KnownWrong(
         "grid-sampler-unknown-mode",

@@ -331,9 +331,10 @@ def _hardtanh_nan_bound(args: tuple, kwargs: dict) -> bool:
 
 def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    # an integer input meets the NaN bound in float too (the result is the gradient's float type)
     return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
-            and x.dtype.is_floating_point
-            and (bool(torch.isnan(x).any()) or _hardtanh_nan_bound(args, kwargs)))
+            and g.dtype.is_floating_point and not x.dtype.is_complex and x.dtype != torch.bool
+            and (_hardtanh_nan_bound(args, kwargs) or (x.dtype.is_floating_point and bool(torch.isnan(x).any()))))
 
 
 def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -598,7 +599,9 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+        return False
+    if first == 1 and not q.dtype == k.dtype == v.dtype:
         return False
     return q.dtype.is_floating_point and q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
@@ -635,8 +638,11 @@ def _sdpa_mask_view(q: Any, v: Any, mask: Any) -> None:
 
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
     first = 0 if name == SDPA_FLASH[0] else 1
-    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
+    other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
+    if other is not None:  # the kernel's dtype check, as it raises for a query with rows
+        raise RuntimeError(f"expected scalar type {_LEGACY[q.dtype]} but found {_LEGACY[other]}")
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
 
 
@@ -647,7 +653,9 @@ def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     first = 0 if name == SDPA_FLASH[0] else 1
     q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+        return False
+    if first == 1 and not q.dtype == k.dtype == v.dtype:
         return False
     # shapes the kernel would accept but for the head count (an inconsistent call is its own entry or error)
     if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and k.shape[2] == v.shape[2]
@@ -666,8 +674,11 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # the kernel's first step, before it divides: a mask with elements is viewed as 4-d and
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
-    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
+    other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
+    if other is not None:  # the kernel's dtype check, as it raises for a query with rows
+        raise RuntimeError(f"expected scalar type {_LEGACY[q.dtype]} but found {_LEGACY[other]}")
 
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:

@@ -379,7 +379,43 @@ def check(worker: Any, call: Call) -> None:
     except AssertionError as err:
         if entry is None and "values differ" in str(err) and _as_close_as_torch(worker, call, want, got, name):
             return
+        if entry is None and "result values differ" in str(err) and _within_sum_order(call, got[1], want[1], name):
+            return
         raise AssertionError(f"{err}{where}") from None
+
+
+# Sums whose order of accumulation is the kernel's choice: aten's (4 ILP partial sums for short
+# rows, vector lanes of the CPU's width for long ones -- AVX2 and AVX-512 differ) is not a
+# contract. Where ember and PyTorch differ, both must lie within the error bound of recursive
+# summation, 2 * n * eps * sum |x|: 1e300 + 0.1 - 1e300 is 0 or 0.1 as the order falls.
+SUM_ORDER_OPS = {"sum", "nansum", "mean", "nanmean"}
+
+
+def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
+    """ember's and PyTorch's results of a sum-like call differ by no more than two summation
+    orders can (the bound above, the same op over |x| giving sum |x|)."""
+    if name not in SUM_ORDER_OPS or not (isinstance(got, S.TR) and isinstance(want, S.TR)):
+        return False
+    if got.values is None or want.values is None or not want.values.is_floating_point():
+        return False
+    try:
+        targs, tkw = S.materialize(call.args, S.torch), S.materialize(call.kwargs, S.torch)
+        i = next(j for j, a in enumerate(targs) if isinstance(a, S.torch.Tensor))
+        x = targs[i]
+        targs = tuple(a.abs() if j == i else a for j, a in enumerate(targs))
+        tkw = {k: v for k, v in tkw.items() if k != "out"}
+        absum = S.invoke(S.torch, call, targs, tkw).double()
+    except Exception:  # noqa: BLE001 - no bound to compute: the values decide
+        return False
+    if absum.shape != want.values.shape or want.values.numel() == 0:
+        return False
+    n = x.numel() // want.values.numel()
+    eps = S.torch.finfo(want.values.dtype).eps
+    e, t = got.values.double(), want.values.double()
+    same = (e == t) | (e.isnan() & t.isnan())
+    bound = 2 * n * eps * absum
+    ok = same | ((e - t).abs() <= 2 * bound) | S.torch.isinf(absum)
+    return bool(ok.all())
 
 
 def _as_close_as_torch(worker: Any, call: Call, want: tuple, got: tuple, name: str) -> bool:

@@ -1220,6 +1220,25 @@ def _nearest_shortcut_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return gx.reshape(full_in).to(g.dtype)
 
 
+# --- group_norm of an input without channels into very many groups -------------------------
+
+def _group_norm_many_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "num_groups")
+    return (name == "group_norm" and isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[0] > 0
+            and x.shape[1] == 0 and x.dtype.is_floating_point and isinstance(g, int) and not isinstance(g, bool)
+            and 2**20 <= g < 2**63)
+
+
+def _group_norm_many_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # no channels: every group is empty, so the group count changes nothing but the work
+    a, kw = list(args), dict(kwargs)
+    if len(a) > 1:
+        a[1] = 1
+    else:
+        kw["num_groups"] = 1
+    return torch.group_norm(*a, **kw)
+
+
 # --- ctc_loss with a target label outside log_probs' classes ---------------------------------
 
 def _ctc_label_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -2082,6 +2101,13 @@ KNOWN_WRONG = [
             "index), as a finite scale that large gives in PyTorch itself; ember casts no "
             "out-of-range float",
         applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
+    KnownWrong(
+        "group-norm-many-empty-groups",
+        torch_says="torch.nn.functional.group_norm(torch.ones(1, 0), 2**31 - 1) runs for minutes (about 90 "
+                   "ns per group, and 16 GB of per-group statistics) before it returns an empty tensor",
+        why="an input without channels has only empty groups: the result is the empty tensor PyTorch "
+            "returns for one group (its checks included), which ember returns at once",
+        applies=_group_norm_many_applies, correct=_group_norm_many_correct),
     KnownWrong(
         "upsample-uint8-rgb-to-one-pixel",
         torch_says="torch._C._nn.upsample_bilinear2d(torch.zeros(1, 3, 4, 5, dtype=torch.uint8), (1, 1), True) "

@@ -56,12 +56,20 @@ def _corrected(entry_id: str, name: str, args: tuple, kwargs: dict | None = None
                        [1, 2**62, 1]),
     lambda m: m.conv2d(m.arange(40.0).reshape(2, 4, 5), m.ones(3, 2, 3, 2), m.ones(3), 1, "same", [2**61, 99]),
     lambda m: m.conv1d(m.arange(10.0).reshape(1, 2, 5), m.ones(1, 2, 4), None, 1, "same", 13),
-    # a dilated kernel of 2**63 is larger than any input (the span is not wrapped)
-    lambda m: m.conv3d(m.ones(1, 2, 3, 4, 5), m.ones(4, 2, 1, 2, 1), None, 1, 0, [1, 2**63 - 1, 1]),
-    lambda m: m.conv1d(m.ones(1, 2, 5), m.ones(1, 2, 3), None, 1, 0, 2**62),
+    lambda m: m.conv1d(m.arange(10.0).reshape(1, 2, 5), m.ones(1, 2, 4), None, 1, "same", 2**62 + 1),
 ))
 def test_fuzz_3001_checks(f: Callable[[Any], Any]) -> None:
     check(f)
+
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.conv3d(m.ones(1, 2, 3, 4, 5), m.ones(4, 2, 1, 2, 1), None, 1, 0, [1, 2**63 - 1, 1]),
+    lambda m: m.conv1d(m.ones(1, 2, 5), m.ones(1, 2, 3), None, 1, 0, 2**62),
+))
+def test_conv_dilated_span_past_int64(f: Callable[[Any], Any]) -> None:
+    """A dilated kernel of 2**63 or more is larger than any input: PyTorch wraps the span (and
+    returns a shape cut to 32 bits), torch_known_wrong's conv-stride-dilation-past-int32 raises."""
+    assert outcome(ember, f)[:2] == ("raise", "RuntimeError")
 
 
 @pytest.mark.parametrize("src", ["float64", "float32", "float16", "bfloat16"])
@@ -183,3 +191,38 @@ def test_svd_of_nonfinite_is_dtype_and_shape_only() -> None:
     assert fp._nonfinite((S.TS((3, 3), "float64", values=(1.0, math.nan, 2.0)),))
     assert not fp._nonfinite((S.TS((3, 3), "float64"),))
     assert {"svd", "svdvals"} <= fp.NONFINITE_NOISE_OPS
+
+
+def test_unfold_block_count_past_int64() -> None:
+    """(2**32 + 2) ** 2 blocks: PyTorch wraps the count for an empty batch; ember raises."""
+    args = (torch.zeros(0, 3, 5, 5), (2, 2))
+    kw = {"dilation": 1, "padding": 2**31 - 1, "stride": 1}
+    with pytest.raises(RuntimeError):
+        _corrected("unfold-block-count-wraps", "unfold", args, kw)
+    got = outcome(ember, lambda m: m.nn.functional.unfold(m.zeros(0, 3, 5, 5), (2, 2), **kw))
+    assert got[:2] == ("raise", "RuntimeError"), got
+    assert known_wrong().lookup("unfold", args, {**kw, "padding": 2**20}) is None
+
+
+@pytest.mark.parametrize("p", [INF, -INF])
+def test_lp_pool1d_infinite_norm_huge_kernel(p: float) -> None:
+    """norm_type +-inf is max_pool1d of |x|: a 2**53 window is PyTorch's crash, the size error here."""
+    args = (torch.ones(2, 3, 8), p, 2**53)
+    with pytest.raises(RuntimeError):
+        _corrected("max-pool1d-kernel-past-int32", "lp_pool1d", args, {"stride": 2})
+    got = outcome(ember, lambda m: m.nn.functional.lp_pool1d(m.ones(2, 3, 8), p, 2**53, stride=2))
+    assert got[:2] == ("raise", "RuntimeError"), got
+
+
+def test_loss_sum_order_rule() -> None:
+    """poisson_nll_loss's mean over terms of +-5.4e18 that cancel: PyTorch's 0.2125 and ember's 0.1062
+    are both within the summation bound of the exact 0.425."""
+    fp = _props()
+    S = fp.S
+    c = S.Call(("F", "poisson_nll_loss"), (S.TS((), "float32"), S.TS((4, 4), "int64", "special", expands=(0,))),
+               {"log_input": True, "full": False, "eps": 1e-8})
+    t, e = (S.to_plain(torch.tensor(v)) for v in (0.21245941519737244, 0.10622970759868622))
+    assert fp._within_sum_order(c, e, t, "poisson_nll_loss")
+    c = S.Call(("F", "poisson_nll_loss"), (S.TS((), "float32"), S.TS((4, 4), "float32")), {"log_input": True})
+    assert not fp._within_sum_order(c, S.to_plain(torch.tensor(0.5)), S.to_plain(torch.tensor(0.6)),
+                                    "poisson_nll_loss")

@@ -1002,9 +1002,9 @@ def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- max_pool1d with a kernel beyond int32 ----------------------------------------------------
 
 def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name == "lp_pool1d":  # norm_type inf: max_pool1d of |x| (no padding or dilation)
+    if name == "lp_pool1d":  # norm_type +-inf: max_pool1d of |x| (no padding or dilation)
         p = _arg(args, kwargs, 1, "norm_type")
-        if not (isinstance(p, float) and p == math.inf):
+        if not (isinstance(p, float) and abs(p) == math.inf):
             return False
         stride = _arg(args, kwargs, 3, "stride")
         return _pool1d_huge_applies("max_pool1d", (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 2, "kernel_size"),
@@ -1218,6 +1218,31 @@ def _nearest_shortcut_correct(name: str, args: tuple, kwargs: dict) -> Any:
     flat = g.detach().double().reshape(full_in[0] * full_in[1], -1)
     gx = torch.zeros(flat.shape[0], plane, dtype=torch.float64).index_add_(1, src, flat)
     return gx.reshape(full_in).to(g.dtype)
+
+
+# --- F.unfold whose block count passes int64 -----------------------------------------------
+
+def _pair(v: Any) -> list | None:
+    v = [v, v] if isinstance(v, int) and not isinstance(v, bool) else list(v) if isinstance(v, (tuple, list)) else None
+    return v if v is not None and len(v) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in v) else None
+
+
+def _unfold_blocks_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "unfold":
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    k, d, p, st = (_pair(_arg(args, kwargs, i, n, dflt)) for i, n, dflt in
+                   ((1, "kernel_size", None), (2, "dilation", 1), (3, "padding", 0), (4, "stride", 1)))
+    if not (isinstance(x, torch.Tensor) and x.dim() in (3, 4) and None not in (k, d, p, st)):
+        return False
+    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**63 for v in k + d + p + st)):
+        return False  # aten's own argument errors
+    outs = [(x.shape[-2 + i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // st[i] + 1 for i in range(2)]
+    return min(outs) > 0 and outs[0] * outs[1] >= 2**63
+
+
+def _unfold_blocks_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("Stride calculation overflowed")
 
 
 # --- group_norm of an input without channels into very many groups -------------------------
@@ -2101,6 +2126,13 @@ KNOWN_WRONG = [
             "index), as a finite scale that large gives in PyTorch itself; ember casts no "
             "out-of-range float",
         applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
+    KnownWrong(
+        "unfold-block-count-wraps",
+        torch_says="F.unfold(torch.zeros(0, 3, 5, 5), (2, 2), padding=2**31 - 1) returns a tensor of shape "
+                   "(0, 12, 17179869188): 4294967298 ** 2 blocks, wrapped modulo 2**64",
+        why="the block count is past int64, so no tensor has that shape: the size error (a batch "
+            "with elements gets PyTorch's own allocation error)",
+        applies=_unfold_blocks_applies, correct=_unfold_blocks_correct),
     KnownWrong(
         "group-norm-many-empty-groups",
         torch_says="torch.nn.functional.group_norm(torch.ones(1, 0), 2**31 - 1) runs for minutes (about 90 "

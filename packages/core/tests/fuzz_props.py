@@ -392,12 +392,16 @@ SUM_ORDER_OPS = {"sum", "nansum", "mean", "nanmean"}
 # Elementwise losses whose 'mean' / 'sum' reduction is such a sum, bounded by the same reduction
 # of |loss| (the loss computed with reduction='none').
 SUM_ORDER_LOSSES = {"poisson_nll_loss", "l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"}
+# Products summed by a GEMM (MKL's or oneDNN's blocking vs ember's): bounded by the same op over
+# |every tensor argument|, n the weight's (second tensor's) element count.
+GEMM_ORDER_OPS = {"conv_tbc", "conv1d", "conv2d", "conv3d", "linear", "mm", "bmm", "matmul"}
 
 
 def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
     """ember's and PyTorch's results of a sum-like call differ by no more than two summation
     orders can (the bound above, the same op over |x| giving sum |x|)."""
-    if name not in SUM_ORDER_OPS | SUM_ORDER_LOSSES or not (isinstance(got, S.TR) and isinstance(want, S.TR)):
+    if name not in SUM_ORDER_OPS | SUM_ORDER_LOSSES | GEMM_ORDER_OPS or not (isinstance(got, S.TR)
+                                                                          and isinstance(want, S.TR)):
         return False
     if got.values is None or want.values is None or not want.values.is_floating_point():
         return False
@@ -409,6 +413,12 @@ def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
                 return False
             terms = S.invoke(S.torch, call, targs, {**tkw, "reduction": "none"}).double().abs()
             absum, count = (terms.mean() if reduction == "mean" else terms.sum()), terms.numel()
+        elif name in GEMM_ORDER_OPS:
+            tensors = [a for a in targs if isinstance(a, S.torch.Tensor)]
+            count = tensors[1].numel() * want.values.numel()
+            targs = tuple(a.abs() if isinstance(a, S.torch.Tensor) else a for a in targs)
+            tkw = {k: v.abs() if isinstance(v, S.torch.Tensor) else v for k, v in tkw.items() if k != "out"}
+            absum = S.invoke(S.torch, call, targs, tkw).double()
         else:
             i = next(j for j, a in enumerate(targs) if isinstance(a, S.torch.Tensor))
             count = targs[i].numel()

@@ -226,3 +226,15 @@ def test_loss_sum_order_rule() -> None:
     c = S.Call(("F", "poisson_nll_loss"), (S.TS((), "float32"), S.TS((4, 4), "float32")), {"log_input": True})
     assert not fp._within_sum_order(c, S.to_plain(torch.tensor(0.5)), S.to_plain(torch.tensor(0.6)),
                                     "poisson_nll_loss")
+
+
+def test_flash_backward_out_of_three_dims() -> None:
+    """PyTorch's flash backward reads a 3-d out with 4-d indexing (out (0, 0, 0): a crash)."""
+    f64 = {"dtype": torch.float64}
+    args = (torch.ones(2, 3, 5, 4, **f64), torch.ones(2, 3, 5, 4, **f64), torch.ones(2, 3, 6, 4, **f64),
+            torch.ones(2, 3, 6, 4, **f64), torch.ones(0, 0, 0, **f64), torch.ones(2, 3, 5, **f64), 0.0, False)
+    with pytest.raises(RuntimeError):
+        _corrected("sdpa-flash-inconsistent-shapes", "_scaled_dot_product_flash_attention_for_cpu_backward", args)
+    e = [ember.ones(*t.shape, dtype=ember.float64) for t in args[:6]]
+    got = outcome(ember, lambda m: m._nn._scaled_dot_product_flash_attention_for_cpu_backward(*e, 0.0, False))
+    assert got[:2] == ("raise", "RuntimeError"), got

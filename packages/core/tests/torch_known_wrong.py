@@ -613,8 +613,9 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
             mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
         return False  # a mask of another dtype is the kernel's dtype error first
     # a gradient of 3 or 5+ dims PyTorch reads with 4-d indexing too (below 3 its size(2) is the IndexError)
-    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v, o))
-            and g.dim() >= 3 and g.dtype == q.dtype):
+    # so is an out of 3 dims (torch: a crash for out (0, 0, 0) beside a 4-d query)
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v))
+            and g.dim() >= 3 and g.dtype == q.dtype and o.dim() >= 3 and o.dtype == q.dtype):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
     # a logsumexp of 4+ dims is read as 3-d too (below 3 its transpose is the IndexError)

@@ -202,6 +202,9 @@ def test_unfold_block_count_past_int64() -> None:
     got = outcome(ember, lambda m: m.nn.functional.unfold(m.zeros(0, 3, 5, 5), (2, 2), **kw))
     assert got[:2] == ("raise", "RuntimeError"), got
     assert known_wrong().lookup("unfold", args, {**kw, "padding": 2**20}) is None
+    # Tensor.unfold(dim, size, step) is a view: PyTorch's own answer
+    assert known_wrong().lookup("unfold", (torch.zeros(0, 0, 2), 2, 2, 2**31 - 1), {}) is None
+    check(lambda m: m.zeros(0, 0, 2).unfold(2, 2, 2**31 - 1))
 
 
 @pytest.mark.parametrize("p", [INF, -INF])

@@ -1224,7 +1224,7 @@ def _pair(v: Any) -> list | None:
 
 
 def _unfold_blocks_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name != "unfold":
+    if name != "unfold" or (len(args) == 4 and not kwargs):  # Tensor.unfold(dim, size, step): a view
         return False
     x = _arg(args, kwargs, 0, "input")
     k, d, p, st = (_pair(_arg(args, kwargs, i, n, dflt)) for i, n, dflt in

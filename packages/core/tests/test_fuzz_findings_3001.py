@@ -241,3 +241,11 @@ def test_flash_backward_out_of_three_dims() -> None:
     e = [ember.ones(*t.shape, dtype=ember.float64) for t in args[:6]]
     got = outcome(ember, lambda m: m._nn._scaled_dot_product_flash_attention_for_cpu_backward(*e, 0.0, False))
     assert got[:2] == ("raise", "RuntimeError"), got
+
+
+def test_hardtanh_backward_nan_bound_integer_gradient() -> None:
+    """An int64 gradient with a float input: the float result meets the NaN bound as well."""
+    g, x = torch.arange(12).reshape(3, 4), torch.linspace(-3, 3, 12).reshape(3, 4)
+    want = _corrected("hardtanh-backward-nan", "hardtanh_backward", (g, x, -1.0, NAN))
+    got = ember._nn.hardtanh_backward(ember.arange(12).reshape(3, 4), ember.tensor(x.tolist()), -1.0, NAN)
+    assert torch.equal(_as_torch(got), want)

@@ -333,7 +333,8 @@ def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
     # an integer input meets the NaN bound in float too (the result is the gradient's float type)
     return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
-            and g.dtype.is_floating_point and not x.dtype.is_complex and x.dtype != torch.bool
+            and (g.dtype.is_floating_point or x.dtype.is_floating_point)
+            and not (x.dtype.is_complex or g.dtype.is_complex) and torch.bool not in (x.dtype, g.dtype)
             and (_hardtanh_nan_bound(args, kwargs) or (x.dtype.is_floating_point and bool(torch.isnan(x).any()))))
 
 

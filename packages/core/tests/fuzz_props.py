@@ -265,6 +265,24 @@ def _singular(args: tuple) -> bool:
     return bool(_bad_matrices(a).any())
 
 
+# The SVD of a matrix holding inf or NaN: LAPACK's gesdd iterates on NaN, so which U, S and Vh it
+# returns (or whether it reports no convergence) is the build's choice -- PyTorch's MKL and ember's
+# OpenBLAS differ. dtype and shape only (a finite matrix, singular or not, is compared on values).
+NONFINITE_NOISE_OPS = {"svd", "svdvals"}
+
+
+def _nonfinite(args: tuple) -> bool:
+    """The call's first tensor argument is a float or complex tensor holding inf or NaN."""
+    try:
+        args = S.materialize(args, S.torch)
+    except Exception:  # noqa: BLE001 - inputs PyTorch cannot build
+        return False
+    a = next((x for x in args if isinstance(x, S.torch.Tensor)), None)
+    if a is None or not (a.is_floating_point() or a.is_complex()):
+        return False
+    return not bool(S.torch.isfinite(a).all())
+
+
 # The factorisations of a matrix holding inf or NaN, or singular to its dtype's precision: which
 # pivot the max-abs search takes among NaNs (or among rounding residues such as 5.6e-17 where
 # OpenBLAS has an exact 0) and what the updates leave in the factor after it is the LAPACK
@@ -336,7 +354,8 @@ def check(worker: Any, call: Call) -> None:
     got = _outcome(worker, "ember", call)
     where = f"\n  call: {call!r}" + (f"\n  (expected value from torch_known_wrong: {entry.id})"
                                     if entry else "")
-    noise = S.name_of(call) in ROUNDING_NOISE_OPS and _singular(call.args)
+    noise = ((S.name_of(call) in ROUNDING_NOISE_OPS and _singular(call.args))
+             or (S.name_of(call) in NONFINITE_NOISE_OPS and _nonfinite(call.args)))
     if want[0] == "raise" or got[0] == "raise":
         if want[0] != got[0]:
             if noise:  # a zero pivot or a tiny one: the rounding decides between error and value
@@ -360,7 +379,63 @@ def check(worker: Any, call: Call) -> None:
     except AssertionError as err:
         if entry is None and "values differ" in str(err) and _as_close_as_torch(worker, call, want, got, name):
             return
+        if entry is None and "result values differ" in str(err) and _within_sum_order(call, got[1], want[1], name):
+            return
         raise AssertionError(f"{err}{where}") from None
+
+
+# Sums whose order of accumulation is the kernel's choice: aten's (4 ILP partial sums for short
+# rows, vector lanes of the CPU's width for long ones -- AVX2 and AVX-512 differ) is not a
+# contract. Where ember and PyTorch differ, both must lie within the error bound of recursive
+# summation, 2 * n * eps * sum |x|: 1e300 + 0.1 - 1e300 is 0 or 0.1 as the order falls.
+SUM_ORDER_OPS = {"sum", "nansum", "mean", "nanmean"}
+# Elementwise losses whose 'mean' / 'sum' reduction is such a sum, bounded by the same reduction
+# of |loss| (the loss computed with reduction='none').
+SUM_ORDER_LOSSES = {"poisson_nll_loss", "l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"}
+# Products summed by a GEMM (MKL's or oneDNN's blocking vs ember's): bounded by the same op over
+# |every tensor argument|, n the weight's (second tensor's) element count.
+GEMM_ORDER_OPS = {"conv_tbc", "conv1d", "conv2d", "conv3d", "linear", "mm", "bmm", "matmul"}
+
+
+def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
+    """ember's and PyTorch's results of a sum-like call differ by no more than two summation
+    orders can (the bound above, the same op over |x| giving sum |x|)."""
+    if name not in SUM_ORDER_OPS | SUM_ORDER_LOSSES | GEMM_ORDER_OPS or not (isinstance(got, S.TR)
+                                                                          and isinstance(want, S.TR)):
+        return False
+    if got.values is None or want.values is None or not want.values.is_floating_point():
+        return False
+    try:
+        targs, tkw = S.materialize(call.args, S.torch), S.materialize(call.kwargs, S.torch)
+        if name in SUM_ORDER_LOSSES:
+            reduction = tkw.get("reduction", "mean")
+            if reduction not in ("mean", "sum"):
+                return False
+            terms = S.invoke(S.torch, call, targs, {**tkw, "reduction": "none"}).double().abs()
+            absum, count = (terms.mean() if reduction == "mean" else terms.sum()), terms.numel()
+        elif name in GEMM_ORDER_OPS:
+            tensors = [a for a in targs if isinstance(a, S.torch.Tensor)]
+            count = tensors[1].numel() * want.values.numel()
+            targs = tuple(a.abs() if isinstance(a, S.torch.Tensor) else a for a in targs)
+            tkw = {k: v.abs() if isinstance(v, S.torch.Tensor) else v for k, v in tkw.items() if k != "out"}
+            absum = S.invoke(S.torch, call, targs, tkw).double()
+        else:
+            i = next(j for j, a in enumerate(targs) if isinstance(a, S.torch.Tensor))
+            count = targs[i].numel()
+            targs = tuple(a.abs() if j == i else a for j, a in enumerate(targs))
+            tkw = {k: v for k, v in tkw.items() if k != "out"}
+            absum = S.invoke(S.torch, call, targs, tkw).double()
+    except Exception:  # noqa: BLE001 - no bound to compute: the values decide
+        return False
+    if absum.shape != want.values.shape or want.values.numel() == 0:
+        return False
+    n = count // want.values.numel()
+    eps = S.torch.finfo(want.values.dtype).eps
+    e, t = got.values.double(), want.values.double()
+    same = (e == t) | (e.isnan() & t.isnan())
+    bound = 2 * n * eps * absum
+    ok = same | ((e - t).abs() <= 2 * bound) | S.torch.isinf(absum)
+    return bool(ok.all())
 
 
 def _as_close_as_torch(worker: Any, call: Call, want: tuple, got: tuple, name: str) -> bool:

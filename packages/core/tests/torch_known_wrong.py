@@ -331,9 +331,11 @@ def _hardtanh_nan_bound(args: tuple, kwargs: dict) -> bool:
 
 def _hardtanh_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    # an integer input meets the NaN bound in float too (the result is the gradient's float type)
     return (name == "hardtanh_backward" and isinstance(g, torch.Tensor) and isinstance(x, torch.Tensor)
-            and x.dtype.is_floating_point
-            and (bool(torch.isnan(x).any()) or _hardtanh_nan_bound(args, kwargs)))
+            and (g.dtype.is_floating_point or x.dtype.is_floating_point)
+            and not (x.dtype.is_complex or g.dtype.is_complex) and torch.bool not in (x.dtype, g.dtype)
+            and (_hardtanh_nan_bound(args, kwargs) or (x.dtype.is_floating_point and bool(torch.isnan(x).any()))))
 
 
 def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -346,9 +348,9 @@ def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- floating remainder where a / b overflows ---------------------------------------------
 
-def _remainder_parts(args: tuple, kwargs: dict) -> tuple | None:
+def _remainder_parts(args: tuple, kwargs: dict, with_out: bool = False) -> tuple | None:
     a, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other")
-    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or kwargs.get("out") is not None:
+    if not any(isinstance(x, torch.Tensor) for x in (a, b)) or (kwargs.get("out") is not None and not with_out):
         return None
     rt = torch.result_type(a, b)
     if not rt.is_floating_point:
@@ -367,8 +369,17 @@ def _remainder_applies(name: str, args: tuple, kwargs: dict) -> bool:
     return bool((torch.isinf(ta / tb) & finite).any())
 
 
+def _fmod_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _remainder_parts(args, kwargs, with_out=True) if name == "fmod" else None
+    if parts is None:
+        return False
+    ta, tb, _ = parts
+    finite = torch.isfinite(ta) & torch.isfinite(tb) & (tb != 0)
+    return bool((torch.isinf(ta / tb) & finite).any())
+
+
 def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    ta, tb, rt = _remainder_parts(args, kwargs)
+    ta, tb, rt = _remainder_parts(args, kwargs, with_out=True)
     ta, tb = torch.broadcast_tensors(ta, tb)
 
     def fmod(x: float, y: float) -> float:  # torch.fmod has the same vector formula: Python's
@@ -379,6 +390,8 @@ def _remainder_correct(name: str, args: tuple, kwargs: dict) -> Any:
     m = torch.tensor([fmod(x, y) for x, y in zip(ta.double().flatten().tolist(),
                                                   tb.double().flatten().tolist(), strict=True)],
                      dtype=torch.float64).reshape(ta.shape).to(ta.dtype)  # exact: fmod is
+    if name == "fmod":
+        return m.to(rt)
     return torch.where((m != 0) & ((tb < 0) != (m < 0)), m + tb, m).to(rt)
 
 
@@ -601,8 +614,9 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
             mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
         return False  # a mask of another dtype is the kernel's dtype error first
     # a gradient of 3 or 5+ dims PyTorch reads with 4-d indexing too (below 3 its size(2) is the IndexError)
-    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v, o))
-            and g.dim() >= 3 and g.dtype == q.dtype):
+    # so is an out of 3 dims (torch: a crash for out (0, 0, 0) beside a 4-d query)
+    if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v))
+            and g.dim() >= 3 and g.dtype == q.dtype and o.dim() >= 3 and o.dtype == q.dtype):
         return False
     opmath = torch.float32 if q.dtype in (torch.float16, torch.bfloat16) else q.dtype
     # a logsumexp of 4+ dims is read as 3-d too (below 3 its transpose is the IndexError)
@@ -636,7 +650,9 @@ def _sdpa_no_heads_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     first = 0 if name == SDPA_FLASH[0] else 1
     q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+        return False
+    if first == 1 and not q.dtype == k.dtype == v.dtype:
         return False
     # shapes the kernel would accept but for the head count (an inconsistent call is its own entry or error)
     if not (q.shape[:2] == k.shape[:2] == v.shape[:2] and k.shape[2] == v.shape[2]
@@ -655,8 +671,11 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # the kernel's first step, before it divides: a mask with elements is viewed as 4-d and
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
-    q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
+    other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
+    if other is not None:  # the kernel's dtype check, as it raises for a query with rows
+        raise RuntimeError(f"expected scalar type {_LEGACY[q.dtype]} but found {_LEGACY[other]}")
 
     # PyTorch's meta function: its checks and its outputs' shapes and dtypes, without the kernel
     def meta(a: Any) -> Any:
@@ -683,7 +702,9 @@ def _sdpa_stride_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _sdpa_stride_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    dense = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+    dense = tuple(a.contiguous() if isinstance(a, torch.Tensor) else a for a in args)
+    if _sdpa_nan_applies(name, dense, kwargs):  # the contiguous call meets sdpa-flash-nan-row
+        return _sdpa_nan_correct(name, dense, kwargs)
     return getattr(torch.ops.aten, name)(*dense, **kwargs)
 
 
@@ -978,9 +999,9 @@ def _bn_shared_stats_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- max_pool1d with a kernel beyond int32 ----------------------------------------------------
 
 def _pool1d_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    if name == "lp_pool1d":  # norm_type inf: max_pool1d of |x| (no padding or dilation)
+    if name == "lp_pool1d":  # norm_type +-inf: max_pool1d of |x| (no padding or dilation)
         p = _arg(args, kwargs, 1, "norm_type")
-        if not (isinstance(p, float) and p == math.inf):
+        if not (isinstance(p, float) and abs(p) == math.inf):
             return False
         stride = _arg(args, kwargs, 3, "stride")
         return _pool1d_huge_applies("max_pool1d", (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 2, "kernel_size"),
@@ -1143,6 +1164,28 @@ def _upsample_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return _nn_op(name)(*a, **kw)
 
 
+def _u8_rgb_point_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("upsample_bilinear2d", "upsample_bicubic2d"):
+        return False
+    x, out = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "output_size")
+    ac = _arg(args, kwargs, 2, "align_corners")
+    return (isinstance(x, torch.Tensor) and x.dtype == torch.uint8 and x.dim() == 4 and x.shape[0] > 0
+            and x.shape[1] == 3 and min(x.shape[2:]) > 0 and tuple(x.shape[2:]) != (1, 1)
+            and isinstance(out, (tuple, list)) and list(out) == [1, 1] and isinstance(ac, bool))
+
+
+def _u8_rgb_point_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # channels are interpolated independently: PyTorch's own answer with a fourth (zero) channel
+    x = _arg(args, kwargs, 0, "input")
+    x4 = torch.cat([x, torch.zeros_like(x[:, :1])], 1)
+    a, kw = list(args), dict(kwargs)
+    if a:
+        a[0] = x4
+    else:
+        kw["input"] = x4
+    return _nn_op(name)(*a, **kw)[:, :3].contiguous()
+
+
 def _nearest_shortcut_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in ("upsample_nearest1d_backward", "upsample_nearest3d_backward"):
         return False
@@ -1159,13 +1202,63 @@ def _nearest_shortcut_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _nearest_shortcut_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    # the adjoint of PyTorch's own forward (which applies the scale): autograd through it
+    # the adjoint of PyTorch's own forward (which applies the scale): the forward run on each
+    # input's flat index (exact in float64) says which input every output reads, and the
+    # gradient sums into that input. (autograd through the forward would call the faulty backward.)
     parts = _upsample_scales(name, args, kwargs)
     g = _arg(args, kwargs, 0, "grad_output")
-    x = torch.zeros(list(_arg(args, kwargs, 2, "input_size")), dtype=g.dtype, requires_grad=True)
+    full_in = list(_arg(args, kwargs, 2, "input_size"))
+    plane = math.prod(full_in[2:])
+    x = torch.arange(float(plane), dtype=torch.float64).reshape([1, 1] + full_in[2:])
     fwd = _nn_op(name[:-len("_backward")])
-    y = fwd(x, list(_arg(args, kwargs, 1, "output_size")), *_scale_list(parts, args, kwargs))
-    return torch.autograd.grad(y, x, g)[0]
+    src = fwd(x, list(_arg(args, kwargs, 1, "output_size")), *_scale_list(parts, args, kwargs)).long().flatten()
+    flat = g.detach().double().reshape(full_in[0] * full_in[1], -1)
+    gx = torch.zeros(flat.shape[0], plane, dtype=torch.float64).index_add_(1, src, flat)
+    return gx.reshape(full_in).to(g.dtype)
+
+
+# --- F.unfold whose block count passes int64 -----------------------------------------------
+
+def _pair(v: Any) -> list | None:
+    v = [v, v] if isinstance(v, int) and not isinstance(v, bool) else list(v) if isinstance(v, (tuple, list)) else None
+    return v if v is not None and len(v) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in v) else None
+
+
+def _unfold_blocks_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "unfold" or (len(args) == 4 and not kwargs):  # Tensor.unfold(dim, size, step): a view
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    k, d, p, st = (_pair(_arg(args, kwargs, i, n, dflt)) for i, n, dflt in
+                   ((1, "kernel_size", None), (2, "dilation", 1), (3, "padding", 0), (4, "stride", 1)))
+    if not (isinstance(x, torch.Tensor) and x.dim() in (3, 4) and None not in (k, d, p, st)):
+        return False
+    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**63 for v in k + d + p + st)):
+        return False  # aten's own argument errors
+    outs = [(x.shape[-2 + i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // st[i] + 1 for i in range(2)]
+    return min(outs) > 0 and outs[0] * outs[1] >= 2**63
+
+
+def _unfold_blocks_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("Stride calculation overflowed")
+
+
+# --- group_norm of an input without channels into very many groups -------------------------
+
+def _group_norm_many_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, g = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "num_groups")
+    return (name == "group_norm" and isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[0] > 0
+            and x.shape[1] == 0 and x.dtype.is_floating_point and isinstance(g, int) and not isinstance(g, bool)
+            and 2**20 <= g < 2**63)
+
+
+def _group_norm_many_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # no channels: every group is empty, so the group count changes nothing but the work
+    a, kw = list(args), dict(kwargs)
+    if len(a) > 1:
+        a[1] = 1
+    else:
+        kw["num_groups"] = 1
+    return torch.group_norm(*a, **kw)
 
 
 # --- ctc_loss with a target label outside log_probs' classes ---------------------------------
@@ -1786,6 +1879,14 @@ KNOWN_WRONG = [
             "b's sign -- PyTorch's own scalar path, and Python's math.fmod",
         applies=_remainder_applies, correct=_remainder_correct),
     KnownWrong(
+        "fmod-quotient-overflow",
+        torch_says="torch.fmod(torch.tensor(5), torch.full((16,), 1e-45)) -> NaN in its (Sleef) vector "
+                   "loop where a / b overflows to inf, 0 in its scalar tail: the answer depends on the "
+                   "element's position",
+        why="fmod(a, b) is exact and finite for finite a and nonzero b -- PyTorch's own scalar path, "
+            "C's fmod and Python's math.fmod",
+        applies=_fmod_applies, correct=_remainder_correct, iterator=True),
+    KnownWrong(
         "pool-backward-batch-mismatch",
         torch_says="torch.ops.aten.avg_pool3d_backward(torch.ones(0, 2, 3, 3, 4), "
                    "torch.ones(1, 2, 5, 6, 7), [3], [2], [1], False, True, None) and "
@@ -2023,13 +2124,36 @@ KNOWN_WRONG = [
             "out-of-range float",
         applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
     KnownWrong(
+        "unfold-block-count-wraps",
+        torch_says="F.unfold(torch.zeros(0, 3, 5, 5), (2, 2), padding=2**31 - 1) returns a tensor of shape "
+                   "(0, 12, 17179869188): 4294967298 ** 2 blocks, wrapped modulo 2**64",
+        why="the block count is past int64, so no tensor has that shape: the size error (a batch "
+            "with elements gets PyTorch's own allocation error)",
+        applies=_unfold_blocks_applies, correct=_unfold_blocks_correct),
+    KnownWrong(
+        "group-norm-many-empty-groups",
+        torch_says="torch.nn.functional.group_norm(torch.ones(1, 0), 2**31 - 1) runs for minutes (about 90 "
+                   "ns per group, and 16 GB of per-group statistics) before it returns an empty tensor",
+        why="an input without channels has only empty groups: the result is the empty tensor PyTorch "
+            "returns for one group (its checks included), which ember returns at once",
+        applies=_group_norm_many_applies, correct=_group_norm_many_correct),
+    KnownWrong(
+        "upsample-uint8-rgb-to-one-pixel",
+        torch_says="torch._C._nn.upsample_bilinear2d(torch.zeros(1, 3, 4, 5, dtype=torch.uint8), (1, 1), True) "
+                   "raises 'num_channels == unpacked_output.size(0) INTERNAL ASSERT FAILED ... please report "
+                   "a bug to PyTorch' (its AVX uint8 kernel: 3 channels into a 1x1 output); bicubic too",
+        why="an internal assert is PyTorch's bug, not an argument error; each channel is interpolated "
+            "on its own, so PyTorch's answer with a fourth channel added, less that channel, is the value",
+        applies=_u8_rgb_point_applies, correct=_u8_rgb_point_correct),
+    KnownWrong(
         "upsample-nearest-backward-shortcut",
         torch_says="torch.ops.aten.upsample_nearest1d_backward(torch.arange(4.).reshape(1, 1, 4), [4], "
                    "[1, 1, 4], 2.0) -> [0, 1, 2, 3], while its forward upsample_nearest1d(x, [4], 2.0) "
                    "picks inputs [0, 0, 1, 1]: the backward copies (out == in) or halves (out == 2 * in) "
                    "whatever the scale, the 1-d and 3-d forwards apply the scale",
-        why="a gradient is the adjoint of its forward: the gradient of PyTorch's own forward "
-            "(autograd through it), which ember's backward gives",
+        why="a gradient is the adjoint of its forward: each output's gradient goes to the input "
+            "PyTorch's own forward read it from (autograd through that forward would call this "
+            "same backward), which ember's backward gives",
         applies=_nearest_shortcut_applies, correct=_nearest_shortcut_correct),
     KnownWrong(
         "grid-sampler-unknown-mode",

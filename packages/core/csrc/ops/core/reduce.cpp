@@ -466,12 +466,25 @@ Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
 }
 
 // ---- var / std ----
+namespace {
+// aten's std/var out= of a float16/bfloat16 input into a float32/float64 out that reduces to one
+// element takes its CPU two-pass path (std_var_all_cpu), which takes float and double only.
+Tensor std_var_out(const Tensor& r, const Tensor& input, const Tensor& out) {
+  const bool half = input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16;
+  const bool wide_out = out.dtype() == ScalarType::Float32 || out.dtype() == ScalarType::Float64;
+  if (half && wide_out && input.numel() > 0 && r.numel() <= 1) {
+    fail(ErrorKind::Runtime, "std_var_all: Unsupported dtype ", legacy_name(input.dtype()));
+  }
+  return finish_out(r, &out);
+}
+}  // namespace
+
 Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim) {
   return var_impl("var", input, dim, correction_of(correction), keepdim, false);
 }
 Tensor var_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                bool keepdim, const Tensor& out) {
-  return finish_out(var(input, dim, correction, keepdim), &out);
+  return std_var_out(var(input, dim, correction, keepdim), input, out);
 }
 Tensor var(const Tensor& input, bool unbiased) {
   return var_impl("var", input, std::nullopt, unbiased ? 1 : 0, false, false);
@@ -485,7 +498,7 @@ Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, const std::o
 }
 Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                    bool keepdim, const Tensor& out) {
-  return finish_out(std_dev(input, dim, correction, keepdim), &out);
+  return std_var_out(std_dev(input, dim, correction, keepdim), input, out);
 }
 Tensor std_dev(const Tensor& input, bool unbiased) {
   return var_impl("std", input, std::nullopt, unbiased ? 1 : 0, false, true);

@@ -55,11 +55,15 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
     DimVector padded, kernel;
     for (int64_t i = 0; i < nsp; ++i) {
       padded.push_back(add_or_fail(input.size(2 + i), mul_or_fail(2, padding[i], "conv: padding"), "conv: padding"));
-      kernel.push_back(mul_or_fail(dilation[i], weight.size(2 + i) - 1, "conv: dilation") + 1);
-      fits = fits && padded.back() >= kernel.back();
+      // the span d * (k - 1) + 1 may be 2**63 (d = 2**63 - 1): held as uint64
+      kernel.push_back(mul_or_fail(dilation[i], weight.size(2 + i) - 1, "conv: dilation"));
+      fits = fits && padded.back() > kernel.back();
     }
+    std::string spans;
+    for (size_t i = 0; i < kernel.size(); ++i)
+      spans += (i ? " x " : "") + std::to_string(static_cast<uint64_t>(kernel[i]) + 1);
     EMBER_CHECK(fits, "Calculated padded input size per channel: (", list_str(padded, " x "), "). Kernel size: (",
-                list_str(kernel, " x "), "). Kernel size can't be greater than actual input size");
+                spans, "). Kernel size can't be greater than actual input size");
   } else {
     EMBER_CHECK(input.size(1) == weight.size(0), "Given transposed=1, weight of size ", shape_str(weight.sizes()),
                 ", expected input", shape_str(input.sizes()), " to have ", weight.size(0), " channels, but got ",
@@ -107,10 +111,10 @@ Geometry geometry(const Tensor& input, IntArrayRef wsizes, IntArrayRef stride, I
     g.s[j] = stride[i];
     g.p[j] = padding[i];
     g.d[j] = dilation[i];
-    const int64_t span = mul_or_fail(dilation[i], wsizes[2 + i] - 1, "conv: dilation") + 1;
+    const __int128 span = static_cast<__int128>(mul_or_fail(dilation[i], wsizes[2 + i] - 1, "conv: dilation")) + 1;
     if (!transposed) {
       g.img[j] = in;
-      g.col[j] = (in + 2 * padding[i] - span) / stride[i] + 1;  // check_shapes bounded these
+      g.col[j] = static_cast<int64_t>((in + 2 * padding[i] - span) / stride[i] + 1);  // check_shapes bounded these
     } else {
       // (in - 1) * stride - 2 * padding + span + output_padding, in 128 bits: user sizes
       __int128 o =
@@ -312,7 +316,15 @@ void same_padding(std::string_view padding, const Tensor& weight, IntArrayRef st
   EMBER_CHECK(padding == "same", "Invalid padding string: '", std::string(padding), "'");
   for (int64_t v : stride) EMBER_CHECK(v == 1, "padding='same' is not supported for strided convolutions");
   for (int64_t i = 0; i < nsp; ++i) {
-    const int64_t total = dilation[i] * (weight.size(2 + i) - 1);
+    // aten's d * (k - 1) wraps past int64; negative, it is its padding error (positive again, a
+    // kernel no input holds)
+    __int128 exact = static_cast<__int128>(dilation[i]) * (weight.size(2 + i) - 1);
+    if (exact > INT64_MAX) {
+      const auto wrapped = static_cast<int64_t>(static_cast<uint64_t>(exact));
+      EMBER_CHECK(wrapped >= 0, "negative padding is not supported");
+      fail(ErrorKind::Runtime, "Kernel size can't be greater than actual input size");
+    }
+    const auto total = static_cast<int64_t>(exact);
     sym[i] = total / 2;
     extra[i] = total - 2 * sym[i];
   }
@@ -374,6 +386,14 @@ Tensor conv_nd_str(const char* name, int64_t nsp, const Tensor& input, const Ten
   EMBER_CHECK(weight.dim() == nsp + 2, "Expected ", nsp + 2, "-dimensional weight for ", name, ", but got ",
               weight.dim(), "-dimensional weight of size ", shape_str(weight.sizes()));
   DimVector st = conv::expand_arg(stride, nsp, "stride"), dil = conv::expand_arg(dilation, nsp, "dilation");
+  for (int64_t i = 0; i < nsp; ++i) {
+    // Past 2 * size + 4 a 'same' dilation leaves the centre tap (odd kernels) alone on the input,
+    // every other tap on padding: a smaller one of the same parity gives the same output, and
+    // keeps the padding arithmetic in range (aten's wraps, and happens to give those zeros).
+    // (a d * (k - 1) past int64 is same_padding's error, as aten's wrapped arithmetic gives)
+    const int64_t in = input.size(input.dim() - nsp + i), cap = 2 * in + 4, k = weight.size(2 + i);
+    if (k > 1 && dil[i] > cap + 1 && static_cast<__int128>(dil[i]) * (k - 1) <= INT64_MAX) dil[i] = cap + (dil[i] & 1);
+  }
   DimVector sym, extra;
   conv::same_padding(padding, weight, st, dil, sym, extra);
   Tensor x = input;

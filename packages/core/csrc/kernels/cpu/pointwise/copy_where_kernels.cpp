@@ -2,6 +2,7 @@
 // reduce/ kernels (reduce_kernels.cpp, arg_reduce_scan_kernels.cpp) into the CPU backend table.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "iter/elementwise_iter.h"
@@ -70,6 +71,11 @@ inline D complex_cast(S x) {
   }
 }
 
+// x86's float -> int64 conversion, defined: out of range or NaN gives INT64_MIN.
+inline int64_t x86_int64(double x) {
+  return x >= -0x1p63 && x < 0x1p63 ? static_cast<int64_t>(x) : std::numeric_limits<int64_t>::min();
+}
+
 // One (dst, src) pair of the copy; a template so that `if constexpr` drops the other branches.
 template <class dst_t, class src_t>
 void copy_typed(ElementwiseIter& it) {
@@ -94,7 +100,10 @@ void copy_typed(ElementwiseIter& it) {
           return;
         }
       }
-      if constexpr (is_complex_v<dst_t>) {  // the same complex type, strided
+      if constexpr (std::is_same_v<dst_t, uint8_t> && std::is_floating_point_v<opmath_t<src_t>>) {
+        // c10 casts a float to uint8 through int64 (its value modulo 256), not directly
+        unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return x86_int64(static_cast<double>(x)); });
+      } else if constexpr (is_complex_v<dst_t>) {  // the same complex type, strided
         for (int64_t i = 0; i < n; ++i)
           *reinterpret_cast<dst_t*>(d[0] + i * s[0]) = *reinterpret_cast<const src_t*>(d[1] + i * s[1]);
       } else {

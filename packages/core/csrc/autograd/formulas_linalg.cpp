@@ -87,11 +87,11 @@ Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
 
 Tensor slogdet_backward(const TensorList& grads, const Tensor& A) {
   // A real sign is piecewise constant: only logabsdet contributes. A complex sign's gradient adds
-  // -i Im(gsign conj(sign)) = (conj(z) - z) / 2, z = gsign conj(sign) (PyTorch's slogdet_backward).
+  // i Im(gsign conj(sign)) = (z - conj(z)) / 2, z = gsign conj(sign) (PyTorch's slogdet_backward).
   Tensor g = grads.size() > 1 ? grads[1] : Tensor();
   if (is_complex(A.dtype()) && grads[0].defined()) {
     Tensor z = tmul(grads[0], conj(std::get<0>(ag::linalg_slogdet(A))));
-    Tensor t = tmul(tsub(conj(z), z), num(0.5));
+    Tensor t = tmul(tsub(z, conj(z)), num(0.5));
     g = g.defined() ? tadd(t, g) : t;
   }
   if (!g.defined()) return zeros_like_grad(A);

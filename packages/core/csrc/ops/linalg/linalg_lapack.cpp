@@ -354,7 +354,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   // aten's order: a floating input, the mode, then its geqrf kernel (which has no half types,
   // and runs on empty inputs too).
   const bool half = is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64;
-  if (!half) check_floating(A, "linalg.qr", false);
+  if (!half && !is_complex(A.dtype())) check_floating(A, "linalg.qr", false);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   if (half) dtype_not_implemented("geqrf_cpu", A.dtype());

@@ -391,9 +391,9 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
   Reduce red = parse_scatter_reduce(reduce);
   check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
   if (is_complex(self.dtype()) && (red == Reduce::Max || red == Reduce::Min))
-    dtype_not_implemented(red == Reduce::Max ? "scatter_gather_tensor_cpu_reduce_amax"
-                                             : "scatter_gather_tensor_cpu_reduce_amin",
-                          self.dtype());
+    dtype_not_implemented(
+        red == Reduce::Max ? "scatter_gather_tensor_cpu_reduce_amax" : "scatter_gather_tensor_cpu_reduce_amin",
+        self.dtype());
   if (index.numel() == 0) return self;
   if (!include_self) {
     Tensor id = reduce_identity(red, self.dtype());

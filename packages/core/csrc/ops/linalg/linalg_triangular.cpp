@@ -15,8 +15,8 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // A (..., k, k) and B (..., m, n) of one batch shape and dtype (float32 / float64); k is m when
 // left (A X = B), n otherwise (X A = B).
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
-  EMBER_CHECK(A.dtype() == B.dtype() && (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64 ||
-                                          is_complex(A.dtype())),
+  EMBER_CHECK(A.dtype() == B.dtype() &&
+                  (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64 || is_complex(A.dtype())),
               "linalg.solve_triangular: expected float32, float64 or complex A and B of one dtype");
   int64_t k = A.sizes()[A.dim() - 1], m = B.sizes()[B.dim() - 2], n = B.sizes()[B.dim() - 1];
   int64_t nb = batch_count(B);

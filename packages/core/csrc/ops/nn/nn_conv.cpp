@@ -348,7 +348,8 @@ Tensor complex_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
                  IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
                  int64_t groups) {
-  if (is_complex(input.dtype()) && input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == input.dtype()))
+  if (is_complex(input.dtype()) && input.dtype() == weight.dtype() &&
+      (!bias.defined() || bias.dtype() == input.dtype()))
     return complex_conv(input, weight, bias, stride0, padding0, dilation0, transposed, output_padding0, groups);
   EMBER_CHECK(weight.dim() >= 3 && weight.dim() <= 5, "Expected 3D, 4D or 5D weight for convolution, but got ",
               weight.dim(), "D weight of size ", shape_str(weight.sizes()));

@@ -32,7 +32,7 @@ EMBER_TARGET_AVX2 inline __m256d atan2_4d(__m256d y, __m256d x) {
   const __m256d ax = _mm256_andnot_pd(sign, x), ay = _mm256_andnot_pd(sign, y);
   const __m256d mx = _mm256_max_pd(ax, ay), mn = _mm256_min_pd(ax, ay);
   __m256d a = _mm256_div_pd(mn, mx);
-  a = _mm256_blendv_pd(a, zero, _mm256_cmp_pd(mx, zero, _CMP_EQ_OQ));                        // both zero
+  a = _mm256_blendv_pd(a, zero, _mm256_cmp_pd(mx, zero, _CMP_EQ_OQ));                     // both zero
   a = _mm256_blendv_pd(a, one, _mm256_cmp_pd(mn, _mm256_set1_pd(INFINITY), _CMP_EQ_OQ));  // both infinite
   const __m256d big = _mm256_cmp_pd(a, _mm256_set1_pd(kTanPi8), _CMP_GT_OQ);
   const __m256d t = _mm256_blendv_pd(a, _mm256_div_pd(_mm256_sub_pd(a, one), _mm256_add_pd(a, one)), big);
@@ -42,8 +42,8 @@ EMBER_TARGET_AVX2 inline __m256d atan2_4d(__m256d y, __m256d x) {
   for (int k = terms - 2; k >= 0; --k) p = _mm256_fmadd_pd(p, z, _mm256_set1_pd((k % 2 ? -1.0 : 1.0) / (2 * k + 1)));
   __m256d r = _mm256_fmadd_pd(t, p, _mm256_and_pd(big, _mm256_set1_pd(kPi / 4)));
   r = _mm256_blendv_pd(r, _mm256_sub_pd(_mm256_set1_pd(kPi / 2), r), _mm256_cmp_pd(ay, ax, _CMP_GT_OQ));
-  r = _mm256_blendv_pd(r, _mm256_sub_pd(_mm256_set1_pd(kPi), r), x);  // x's sign bit (-0 included)
-  r = _mm256_or_pd(r, _mm256_and_pd(sign, y));                          // r >= 0 here: y's sign
+  r = _mm256_blendv_pd(r, _mm256_sub_pd(_mm256_set1_pd(kPi), r), x);                   // x's sign bit (-0 included)
+  r = _mm256_or_pd(r, _mm256_and_pd(sign, y));                                         // r >= 0 here: y's sign
   return _mm256_blendv_pd(r, _mm256_add_pd(x, y), _mm256_cmp_pd(x, y, _CMP_UNORD_Q));  // NaN in
 }
 

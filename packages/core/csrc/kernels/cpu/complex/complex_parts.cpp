@@ -58,9 +58,8 @@ void complex_angle(ScalarType dt, const void* in, void* out, int64_t n) {
       const scalar_t* px = static_cast<const scalar_t*>(in);
       R* pr = static_cast<R*>(out);
       GilRelease nogil;
-      parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-        complex_angle_run(reinterpret_cast<const R*>(px + s), pr + s, e - s);
-      });
+      parallel_for(0, n, kGrainSize,
+                   [&](int64_t s, int64_t e) { complex_angle_run(reinterpret_cast<const R*>(px + s), pr + s, e - s); });
     });
     return;
   }

@@ -103,6 +103,14 @@ VALUE_CASES = {
     "inverse": (lambda L, a: L.inverse(a), [A3]),
     "torch_det": (lambda L, a: L.det(a), [A3]),
     "cholesky_solve": (lambda L, a, b: L.cholesky_solve(b, L.linalg.cholesky(a)), [P3, B3]),
+    "cholesky_solve_upper": (lambda L, a, b: L.cholesky_solve(b, L.linalg.cholesky(a, upper=True), upper=True),
+                             [P3, B3]),
+    "cholesky_inverse": (lambda L, a: L.cholesky_inverse(L.linalg.cholesky(a)), [P3]),
+    "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b[:3].repeat(2, 1)[:5]).solution, [TALL, B3]),
+    "torch_svd": (lambda L, a: (lambda u, s, v: (s, (u * s.to(u.dtype)) @ v.mH))(*L.svd(a)), [TALL]),
+    "lu_unpack": (lambda L, a: tuple(L.lu_unpack(*L.linalg.lu_factor(a))), [WIDE]),
+    "tensorinv": (lambda L, a: L.linalg.tensorinv(a.reshape(4, 2, 2), ind=1), [cmat(4, 4)]),
+    "multi_dot": (lambda L, a, b: L.linalg.multi_dot([a, a.mH, b]), [A3, B3]),
 }
 
 
@@ -232,3 +240,14 @@ def test_empty() -> None:
         same(ember.linalg.svdvals(e), torch.linalg.svdvals(t))
         for a, b in zip(ember.linalg.qr(e), torch.linalg.qr(t), strict=True):
             same(a, b)
+
+
+def test_phase_dependent_losses_refused() -> None:
+    """A loss that reads an eigenvector's or singular vector's phase is ill-defined (PyTorch's check)."""
+    for lib in (ember, torch):
+        a = lib.from_numpy(H3.copy()).requires_grad_()
+        with pytest.raises(RuntimeError, match="specified up to multiplication by e\\^{i phi}"):
+            lib.linalg.eigh(a)[1].real.sum().backward()
+        b = lib.from_numpy(A3.copy()).requires_grad_()
+        with pytest.raises(RuntimeError, match="specified up to multiplication by e\\^{i phi}"):
+            lib.linalg.svd(b)[0].imag.sum().backward()

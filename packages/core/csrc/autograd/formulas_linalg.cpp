@@ -155,6 +155,12 @@ Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V) 
     return tmm(tmul(V, ag::unsqueeze(gL, -2)), mH(V));
   }
   int64_t n = L.sizes()[L.dim() - 1];
+  if (is_complex(V.dtype())) {  // the loss must not depend on each eigenvector's phase (PyTorch's check)
+    Tensor im = ember::imag(diagonal(matmul(mH(V), gV), 0, -2, -1));
+    EMBER_CHECK(allclose(im, zeros_like_grad(im), 1e-2, 1e-2, false),
+                "linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
+  }
   Tensor I = eye_of(n, n, L.dtype());
   Tensor E = tadd(tsub(ag::unsqueeze(L, -2), ag::unsqueeze(L, -1)), I);  // 1 on the diagonal
   // A is symmetric: only the symmetric part of the perturbation counts (PyTorch's convention).
@@ -184,6 +190,14 @@ Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, 
     return tmm(tmul(U, ag::unsqueeze(gS, -2)), Vh);
   }
   Tensor V = mH(Vh);
+  if (is_complex(U.dtype())) {  // the loss must not depend on the singular vectors' phases (PyTorch's check)
+    auto imdiag = [&](const Tensor& x) { return ember::imag(diagonal(skew(x), 0, -2, -1)); };
+    Tensor iu = gU.defined() ? imdiag(matmul(mH(U), gU)) : zeros_like_grad(S);
+    Tensor iv = gVh.defined() ? imdiag(matmul(Vh, mH(gVh))) : zeros_like_grad(S);
+    EMBER_CHECK(allclose(iu, neg(iv), 1e-2, 1e-2, false),
+                "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i "
+                "phi}. The specified loss function depends on this phase term, making it ill-defined.");
+  }
   Tensor I = eye_of(k, k, dt);
   Tensor S2 = tmul(S, S);
   Tensor E = tadd(tsub(ag::unsqueeze(S2, -2), ag::unsqueeze(S2, -1)), I);  // E_jk = S_k^2 - S_j^2

@@ -64,6 +64,11 @@ BENCHES += [
     Bench("complex-more", "atanh complex64 1M", "throughput", "torch.atanh(z)", cmat),
     Bench("complex-more", "index_add complex64 100k x 16 into 10k rows", "throughput",
           "base.index_add(0, idx, src)", cmat),
+    Bench("complex-more", "conv1d complex64 8x16x4096, 32 filters of 9", "throughput",
+          "torch.conv1d(x, w)", lambda lib: {
+              "x": lib.randn(8, 16, 4096, dtype=lib.complex64), "w": lib.randn(32, 16, 9, dtype=lib.complex64),
+              "torch": lib}),
+    Bench("complex-more", "logsumexp complex64 1000x1000, dim 1", "throughput", "torch.logsumexp(z, 1)", cmat),
 ]
 
 # Per-op cost of the fallback's check while a conjugate view is alive elsewhere (real operands)

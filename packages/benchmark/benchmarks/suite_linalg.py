@@ -16,6 +16,7 @@ from harness import Bench
 TITLES = {
     "linalg": "linalg float32, 256x256 and batched 64x32x32 (ratio = torch/ember time, higher is better)",
     "linalg-grad": "linalg forward + backward, float32 (ratio = torch/ember time, higher is better)",
+    "linalg-complex": "linalg complex64 (LAPACK's c routines), 128x128 and batched 64x16x16 (ratio = torch/ember time)",
 }
 
 SHAPES = {"256x256": (256,), "64x32x32": (64, 32)}  # leading batch dims + n
@@ -79,4 +80,27 @@ BENCHES: list[Bench] = [
                      ("solve_triangular", "lib.linalg.solve_triangular(A, B, upper=False).sum().backward()"),
                      ("matrix_exp", "lib.linalg.matrix_exp(E).sum().backward()")]
     for shape in SHAPES
+]
+
+
+def hpd(shape: tuple) -> Callable[[ModuleType], dict[str, Any]]:
+    """complex64: A = X X^H / n + I (Hermitian positive definite), B and a plain matrix M."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        n = shape[-1]
+        dims = shape[:-1] + (n, n)
+        x = lib.randn(*dims, dtype=lib.complex64)
+        return {"A": x @ x.mH / n + lib.eye(n, dtype=lib.complex64), "M": lib.randn(*dims, dtype=lib.complex64),
+                "B": lib.randn(*(shape[:-1] + (n, 4)), dtype=lib.complex64)}
+
+    return setup
+
+
+# complex forms of the kernels (issue 22 point 4): informative, no target
+BENCHES += [
+    Bench("linalg-complex", f"{op} complex64 {shape}", "throughput", stmt, hpd(dims), threads=1, target=None)
+    for op, stmt in [("inv", "lib.linalg.inv(A)"), ("solve", "lib.linalg.solve(A, B)"),
+                     ("cholesky", "lib.linalg.cholesky(A)"), ("eigh", "lib.linalg.eigh(A)"),
+                     ("svd", "lib.linalg.svd(M)"), ("qr", "lib.linalg.qr(M)"), ("det", "lib.linalg.det(M)")]
+    for shape, dims in (("128x128", (128,)), ("64x16x16", (64, 16)))
 ]

@@ -331,7 +331,8 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& input, const Tensor&
   std::optional<IntArrayRef> dims = dim;
   Tensor g = unsqueeze_to(grad, input.sizes(), dims, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dims, keepdim);
-  return ag::mul(g, ag::exp(ag::sub(input, r, kOne)));
+  Tensor e = ag::exp(ag::sub(input, r, kOne));
+  return ag::mul(g, is_complex(e.dtype()) ? conj(e) : e);  // complex: the conjugate (Wirtinger)
 }
 
 Tensor norm_backward(const Tensor& grad, const Tensor& input, const std::optional<Scalar>& p, const Tensor& result,

@@ -5,6 +5,7 @@
 //   d bias   = grad summed over every dim but the channel one.
 #include "formulas_nn_conv.h"
 
+#include "autograd/formulas_complex.h"
 #include "autograd_ops.h"
 #include "grad_mode.h"
 #include "ops.h"
@@ -77,24 +78,28 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
   Tensor g = unbatched ? ag::unsqueeze(grad, 0) : grad;
   Tensor x = unbatched ? ag::unsqueeze(input, 0) : input;
   Tensor r;
+  // Complex (Wirtinger): each gradient reads the other operand's conjugate.
+  const bool cx = is_complex(input.dtype());
   if (which == 0) {
+    const Tensor w = cx ? conj(weight) : weight;
     if (!transposed) {
       DimVector op;
       for (int64_t i = 0; i < nsp; ++i) {
         const int64_t span = a.dilation[i] * (weight.size(2 + i) - 1) + 1;
         op.push_back(x.size(2 + i) - ((g.size(2 + i) - 1) * a.stride[i] - 2 * a.padding[i] + span));
       }
-      r = ag::convolution(g, weight, Tensor(), a.stride, a.padding, a.dilation, true, op, groups);
+      r = ag::convolution(g, w, Tensor(), a.stride, a.padding, a.dilation, true, op, groups);
     } else {
       DimVector zeros(static_cast<size_t>(nsp), 0);
-      r = ag::convolution(g, weight, Tensor(), a.stride, a.padding, a.dilation, false, zeros, groups);
+      r = ag::convolution(g, w, Tensor(), a.stride, a.padding, a.dilation, false, zeros, groups);
       // output_padding >= stride (allowed when below dilation) leaves extra positions
       for (int64_t i = 0; i < nsp; ++i)
         if (r.size(2 + i) != x.size(2 + i)) r = ag::narrow(r, 2 + i, 0, x.size(2 + i));
     }
     return unbatched ? ag::squeeze(r, 0) : r;
   }
-  if (GradMode::is_enabled())
+  if (cx) x = conj(x);
+  if (GradMode::is_enabled() || cx)  // complex: through the (three real) convolutions
     return transposed ? weight_by_convolution(g, x, weight.sizes(), a, groups)
                       : weight_by_convolution(x, g, weight.sizes(), a, groups);
   return conv::weight_backward(g, x, weight.sizes(), a.stride, a.padding, a.dilation, transposed, groups);

@@ -29,6 +29,24 @@ struct LapackKernels {
   // The same for a complex<T> matrix (cgeev / zgeev); rwork holds 2n.
   void (*geev_c)(const char* jobvr, int n, std::complex<T>* a, std::complex<T>* w, std::complex<T>* vr,
                  std::complex<T>* work, int lw, T* rwork, int* info);
+  // The complex<T> routines (c / z prefix) behind the complex linalg ops (ops/linalg/linalg_complex.cpp);
+  // arguments as their real twins'. getrs_c's trans is "N", "T" or "C"; heevd_c's and gesdd_c's
+  // rwork / iwork sizes come from the query (lw = -1) as LAPACK documents them.
+  void (*getrf_c)(int m, int n, std::complex<T>* a, int lda, int* ip, int* info);
+  void (*getrs_c)(const char* trans, int n, int nrhs, const std::complex<T>* a, const int* ip, std::complex<T>* b,
+                  int* info);
+  void (*potrf_c)(int n, std::complex<T>* a, int* info);  // lower, lda = n
+  void (*heevd_c)(const char* jobz, const char* uplo, int n, std::complex<T>* a, T* w, std::complex<T>* work, int lw,
+                  T* rwork, int lrw, int* iw, int liw, int* info);
+  void (*gesdd_c)(const char* jobz, int m, int n, std::complex<T>* a, T* s, std::complex<T>* u, int ldu,
+                  std::complex<T>* vt, int ldvt, std::complex<T>* w, int lw, T* rwork, int* iw, int* info);
+  void (*geqrf_c)(int m, int n, std::complex<T>* a, int lda, std::complex<T>* tau, std::complex<T>* w, int lw,
+                  int* info);
+  void (*ungqr_c)(int m, int n, int k, std::complex<T>* a, int lda, const std::complex<T>* tau, std::complex<T>* w,
+                  int lw, int* info);
+  // trsm over complex<T>; conj: op(A) = A^H where trans is set.
+  void (*trsm_c)(bool left, bool upper, bool trans, bool conj, bool unit, int64_t m, int64_t n,
+                 const std::complex<T>* a, int64_t lda, std::complex<T>* x);
 };
 
 }  // namespace ember

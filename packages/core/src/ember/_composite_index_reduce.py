@@ -78,6 +78,12 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     idx = index.reshape(-1).long()
     if idx.numel() and bool(((idx < 0) | (idx >= size)).any()):  # no wrapping of negative indices
         raise IndexError("index out of range in self")
+    if input.is_complex():  # aten's CPU kernels: the exclusion's initial fill and max / min take no complex
+        name = "ComplexFloat" if input.dtype == ember.complex64 else "ComplexDouble"
+        kernel = ("index_reduce_func_exclude_input_init" if not include_self else
+                  {"amax": "maximum_cpu", "amin": "minimum_cpu"}.get(reduce))
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
     if input.dim() == 0:
         return ember.scatter_reduce(input, 0, idx.reshape(()), source, reduce, include_self=include_self)
     shape = [1] * input.dim()

@@ -215,7 +215,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor:
     """Each slice along dim scaled down to p-norm maxnorm where its norm is larger."""
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("renorm: expected a floating point or complex input")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
@@ -266,8 +266,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
             raise RuntimeError(f"cov(): aweights cannot be negative but got {aweights.min().item()}")
         w = aweights if w is None else w * aweights
     xf = _floating(x)
-    if w is None:
-        w_sum = ember.tensor(float(n), dtype=xf.dtype)
+    if w is None:  # a complex input's weights and normaliser stay real (aten's)
+        w_sum = ember.tensor(float(n), dtype=xf.real.dtype if xf.is_complex() else xf.dtype)
         avg = xf.mean(1, keepdim=True)
     else:
         w_sum = w.sum()
@@ -284,7 +284,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         if isinstance(norm_factor, Tensor) else norm_factor
     centered = xf - avg
     weighted = centered if w is None else centered * w
-    c = weighted @ centered.T / norm_factor
+    c = weighted @ (centered.mH if centered.is_complex() else centered.T) / norm_factor
     return c.squeeze() if input.dim() < 2 or x.shape[0] == 1 else c
 
 
@@ -297,9 +297,11 @@ def corrcoef(input: Tensor) -> Tensor:
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
-    stddev = d.sqrt()
+    stddev = (d.real if d.is_complex() else d).sqrt()
     c = c / stddev.unsqueeze(1)
     c = c / stddev.unsqueeze(0)
+    if c.is_complex():  # each part clipped (aten's)
+        return ember.complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 

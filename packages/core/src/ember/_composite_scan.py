@@ -62,7 +62,8 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
     if x.dim() == 0:
         result = x.clone()
-    elif x.requires_grad and ember.is_grad_enabled():  # the composite records the graph
+    elif x.is_complex() or (x.requires_grad and ember.is_grad_enabled()):  # the composite records the graph
+        # (complex: the C++ scan is real-only; logaddexp takes complex numbers)
         result = _shifted_scan(x, dim, ember.logaddexp)
     else:  # one C++ pass
         result = _C._logcumsumexp(x, dim)

@@ -99,6 +99,8 @@ def slogdet(input: ember.Tensor) -> Any:
 def logdet(input: ember.Tensor) -> ember.Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
     sign, lad = ember.linalg.slogdet(input)
+    if sign.is_complex():  # log(sign) + log|det| (aten's complex form)
+        return ember.log(sign) + lad
     return ember.where(sign < 0, math.nan, lad)
 
 
@@ -117,9 +119,9 @@ def cross(input: ember.Tensor, other: ember.Tensor, dim: int | None = None, *, o
 
 @autocast_op("fp32")
 def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
-    """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^T U)."""
-    lower = L.mT if upper else L
-    return ember.linalg.solve(lower.mT, ember.linalg.solve(lower, B))
+    """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^H U)."""
+    lower = L.mH if upper else L
+    return ember.linalg.solve(lower.mH, ember.linalg.solve(lower, B))
 
 
 @autocast_op("fp32")

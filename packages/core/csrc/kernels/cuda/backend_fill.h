@@ -25,7 +25,7 @@ struct Raising {
 template <class T, void (*Raise)()>
 LapackKernels<T> lapack() {
   const Raising<Raise> f;
-  return {f, f, f, f, f, f, f, f, f, f, f, f};
+  return {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};  // 12 real-or-geev entries, 8 complex
 }
 
 template <class T, void (*Raise)()>

@@ -191,12 +191,28 @@ Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, st
   return arange_impl(start, end, step, dtype, &out);
 }
 
+// linspace / logspace's dtype: the default float dtype, its complex twin for a complex end.
+static ScalarType range_dtype(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return start.is_complex() || end.is_complex() ? to_complex_type(default_dtype()) : default_dtype();
+}
+
 static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt, const Tensor* out,
                             double base, bool log) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
   Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
   dt = t.dtype();
   if (steps == 0) return t;
+  if (is_complex(dt)) {
+    // The real and imaginary parts are independent real linspaces (aten's complex step); logspace
+    // raises base to each as exp(z log(base)).
+    const ScalarType rt = to_real_type(dt);
+    Tensor z = complex(linspace_impl(Scalar(start.to_double()), Scalar(end.to_double()), steps, rt, nullptr, 0, false),
+                       linspace_impl(Scalar(start.imag()), Scalar(end.imag()), steps, rt, nullptr, 0, false));
+    if (log) z = exp(mul(z, wrap_scalar(Scalar(std::log(base)))));
+    copy_into(t, z);
+    return t;
+  }
   // One step is aten's fill_ of the start (raised to `base` for logspace).
   if (steps == 1) return fill_(t, log ? Scalar(std::pow(base, start.to_double())) : start);
   double s = start.to_double(), e = end.to_double();
@@ -226,7 +242,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start, end, steps, or_default(dtype), nullptr, 0, false);
+  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, 0, false);
 }
 Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType>,
                     std::optional<Device>, const Tensor& out) {
@@ -235,7 +251,7 @@ Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start, end, steps, or_default(dtype), nullptr, base, true);
+  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, base, true);
 }
 Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType>,
                     std::optional<Device>, const Tensor& out) {

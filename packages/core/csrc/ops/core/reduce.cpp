@@ -534,7 +534,8 @@ static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim,
   // which skips the max).
   EMBER_CHECK(!dim.empty() || keepdim || input.dim() == 0, "output with shape [] doesn't match the broadcast shape ",
               shape_str(DimVector(static_cast<size_t>(input.dim()), 1)));
-  Tensor m = amax(x, dim, true);
+  // A complex input shifts by its real parts' max (aten's; exp's modulus is exp(real)).
+  Tensor m = amax(is_complex(x.dtype()) ? real(x) : x, dim, true);
   // Shift by the max, except where it is infinite (all -inf rows stay -inf).
   Tensor shift = where(isinf(m), wrap_scalar(Scalar(0.0)), m);
   Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, acc));

@@ -324,7 +324,7 @@ void check_scatter_value(const Tensor& self, int64_t d, const Tensor& index, con
                                                            : *reinterpret_cast<const int64_t*>(index.raw());
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   if (first < 0 || first >= size) return;  // the bounds check raises first
-  EMBER_DISPATCH_ALL(self.dtype(), "scatter", [&] { (void)value.checked<scalar_t>(); });
+  EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "scatter", [&] { (void)value.checked<scalar_t>(); });
 }
 }  // namespace
 
@@ -368,9 +368,13 @@ Reduce parse_scatter_reduce(std::string_view r) {
 Tensor reduce_identity(Reduce red, ScalarType dt) {
   Tensor t = empty({}, dt);
   bool fl = is_floating(dt);
-  EMBER_DISPATCH_ALL(dt, "scatter_reduce", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dt, "scatter_reduce", [&] {
     scalar_t v = static_cast<scalar_t>(0);
     if (red == Reduce::Mul) v = static_cast<scalar_t>(1);
+    if constexpr (is_complex_v<scalar_t>) {
+      *t.data<scalar_t>() = v;  // sum / prod / mean only (amax / amin are refused before)
+      return;
+    }
     if (red == Reduce::Max) v = fl ? static_cast<scalar_t>(-INFINITY) : std::numeric_limits<scalar_t>::lowest();
     if (red == Reduce::Min) v = fl ? static_cast<scalar_t>(INFINITY) : std::numeric_limits<scalar_t>::max();
     *t.data<scalar_t>() = v;
@@ -386,6 +390,10 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   Reduce red = parse_scatter_reduce(reduce);
   check_gather_scatter("scatter", self, d, index, &src, false);  // PyTorch names scatter here
+  if (is_complex(self.dtype()) && (red == Reduce::Max || red == Reduce::Min))
+    dtype_not_implemented(
+        red == Reduce::Max ? "scatter_gather_tensor_cpu_reduce_amax" : "scatter_gather_tensor_cpu_reduce_amin",
+        self.dtype());
   if (index.numel() == 0) return self;
   if (!include_self) {
     Tensor id = reduce_identity(red, self.dtype());
@@ -396,12 +404,14 @@ Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, con
     return self;
   }
   // mean: a sum, then a division by how many values met at each position (itself included).
-  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), self.dtype(), self.device());
-  Tensor one = scalar_tensor(Scalar(int64_t(1)), self.dtype());
+  // (a complex self counts in its real type)
+  const ScalarType ct = is_complex(self.dtype()) ? to_real_type(self.dtype()) : self.dtype();
+  Tensor count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), ct, self.device());
+  Tensor one = scalar_tensor(Scalar(int64_t(1)), ct);
   scatter_into("scatter_reduce", count, d, index, nullptr, &one, Reduce::Add);
   scatter_into("scatter_reduce", self, d, index, &src, nullptr, Reduce::Add);
   clamp_min_(count, Scalar(int64_t(1)));
-  if (is_floating(self.dtype())) div_(self, count, std::nullopt);
+  if (is_floating_or_complex(self.dtype())) div_(self, count, std::nullopt);
   else div_(self, count, std::string_view("floor"));
   return self;
 }

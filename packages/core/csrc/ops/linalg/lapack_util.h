@@ -1,11 +1,13 @@
 // Shared helpers of the LAPACK-backed linalg ops (linalg_lapack.cpp, linalg_factor.cpp): PyTorch's
 // input checks, column-major copies and the parallel batch loop.
 #pragma once
+#include <complex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -17,6 +19,29 @@ inline void dispatch_fd(ScalarType dt, const F& f) {
   if (dt == ScalarType::Float32) f(float(0));
   else f(double(0));
 }
+
+// float, double, complex<float> or complex<double> by dt.
+template <class F>
+inline void dispatch_fdc(ScalarType dt, const F& f) {
+  if (dt == ScalarType::ComplexFloat) f(std::complex<float>());
+  else if (dt == ScalarType::ComplexDouble) f(std::complex<double>());
+  else dispatch_fd(dt, f);
+}
+
+// LAPACK's getrf / getrs ("N") of a real or complex T through the backend's table.
+template <class T>
+inline void getrf_any(const LinalgKernels& k, int m, int n, T* a, int lda, int* ip, int* info) {
+  if constexpr (is_complex_v<T>) k.lapack<typename T::value_type>().getrf_c(m, n, a, lda, ip, info);
+  else k.lapack<T>().getrf(m, n, a, lda, ip, info);
+}
+template <class T>
+inline void getrs_any(const LinalgKernels& k, int n, int nrhs, const T* a, const int* ip, T* b, int* info) {
+  if constexpr (is_complex_v<T>) k.lapack<typename T::value_type>().getrs_c("N", n, nrhs, a, ip, b, info);
+  else k.lapack<T>().getrs(n, nrhs, a, ip, b, info);
+}
+
+// Conjugate views hold their values unconjugated: LAPACK reads memory.
+inline Tensor resolve_if_conj(const Tensor& t) { return is_conj_view(t) ? resolve_conj(t) : t; }
 
 // PyTorch's checks in its order: the matrix shape (at least 2-d, square where asked), then the
 // dtype (floating; `low_ok`: half types pass here, as they do in PyTorch's checkFloatingOrComplex).

@@ -18,8 +18,9 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 
 // Partial-pivoting LU of every (m x n) matrix: L (unit, below the diagonal) and U packed in one
 // matrix, LAPACK's 1-based row interchanges and getrf's info (> 0: U[info-1, info-1] is zero).
-std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A) {
-  check_kernel(A, "lu_cpu");
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A0) {
+  const Tensor A = resolve_if_conj(A0);
+  if (!is_complex(A.dtype())) check_kernel(A, "lu_cpu");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
@@ -28,12 +29,12 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A) {
   if (k > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();
-    dispatch_fd(A.dtype(), [&](auto z) {
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const LinalgKernels& la = backend(A).linalg;
       T* p = buf.data<T>();
       for_batch(nb, [&](int64_t b) {
-        la.getrf(int(m), int(n), p + b * m * n, int(m), pp + b * k, pi + b);
+        getrf_any(la, int(m), int(n), p + b * m * n, int(m), pp + b * k, pi + b);
         return 0;
       });
     });
@@ -63,16 +64,54 @@ Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
   return perm;
 }
 
+namespace {
+// linalg_lu_solve_kernel's complex form: the same row interchanges and trsm_c solves, the adjoint
+// through A^H = U^H L^H P^T.
+void lu_solve_complex(const Tensor& lu, const Tensor& piv, const Tensor& X, bool adjoint) {
+  int64_t n = lu.sizes()[lu.dim() - 1], r = X.sizes()[X.dim() - 1], nb = batch_count(lu);
+  const int* pp = piv.data<int>();
+  dispatch_fdc(lu.dtype(), [&](auto z) {
+    using C = decltype(z);
+    if constexpr (is_complex_v<C>) {
+      const auto& la = backend(lu).linalg.lapack<typename C::value_type>();
+      const C* pa = lu.data<C>();
+      C* px = X.data<C>();
+      for_batch(nb, [&](int64_t b) {
+        const C* a = pa + b * n * n;
+        C* x = px + b * n * r;
+        const int* ip = pp + b * n;
+        auto swap_rows = [&](int64_t i) {
+          int64_t j = int64_t(ip[i]) - 1;
+          if (j != i && j >= 0 && j < n) std::swap_ranges(x + i * r, x + (i + 1) * r, x + j * r);
+        };
+        if (!adjoint) {
+          for (int64_t i = 0; i < n; ++i) swap_rows(i);
+          la.trsm_c(true, false, false, false, true, n, r, a, n, x);  // L^-1 (unit)
+          la.trsm_c(true, true, false, false, false, n, r, a, n, x);  // U^-1
+        } else {
+          la.trsm_c(true, true, true, true, false, n, r, a, n, x);  // U^-H
+          la.trsm_c(true, false, true, true, true, n, r, a, n, x);  // L^-H (unit)
+          for (int64_t i = n - 1; i >= 0; --i) swap_rows(i);
+        }
+        return 0;
+      });
+    }
+  });
+}
+}  // namespace
+
 // X = A^{-1} B (A^{-T} B when adjoint) from getrf's factors, LU (..., n, n), pivots (..., n) and
 // B (..., n, k) of one batch shape: row interchanges on a row-major copy of B and two row-major
 // triangular solves (trsm), so LU is read in place (getrs would need it column-major).
 Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
   int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
-  Tensor lu = contiguous(LU, MemoryFormat::Contiguous);
+  Tensor lu = contiguous(resolve_if_conj(LU), MemoryFormat::Contiguous);
   Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
-  Tensor X = clone(B, MemoryFormat::Contiguous);
-  if (n > 0 && r > 0 && nb > 0) {
+  Tensor X = clone(resolve_if_conj(B), MemoryFormat::Contiguous);
+  if (n > 0 && r > 0 && nb > 0 && is_complex(LU.dtype())) {
+    lu_solve_complex(lu, piv, X, adjoint);
+  } else if (n > 0 && r > 0 && nb > 0) {
     const int* pp = piv.data<int>();
     dispatch_fd(LU.dtype(), [&](auto z) {
       using T = decltype(z);

@@ -14,6 +14,7 @@
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
 #include "ops/linalg/lapack_util.h"
+#include "ops/linalg/linalg_complex.h"
 
 namespace ember {
 
@@ -22,6 +23,8 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
 // beat its getri, and the blocked solve beats both).
 Tensor linalg_inv(const Tensor& A) {
+  check_matrix(A, "linalg.inv", true);
+  if (is_complex(A.dtype())) return complex_linalg::inv(A);
   check_square(A, "linalg.inv", false);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
@@ -53,6 +56,8 @@ Tensor linalg_inv(const Tensor& A) {
 namespace {
 // LU of every matrix; fills det sign and log|det| (or det itself).
 void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* logabs) {
+  check_matrix(A, op, true);
+  if (is_complex(A.dtype())) return complex_linalg::lu_det(A, det, sign, logabs);
   check_square(A, op, det != nullptr);  // det takes half types to its LU kernel, slogdet rejects them
   if (det) check_kernel(A, "lu_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
@@ -109,7 +114,7 @@ bool solve_is_vector(const Tensor& A, const Tensor& B) {
 }
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  check_floating(A, "linalg.solve", true);
+  if (!is_complex(A.dtype())) check_floating(A, "linalg.solve", true);
   EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               legacy_name(A.dtype()), " and B of type ", legacy_name(B.dtype()), " instead");
   bool vec = solve_is_vector(A, B);
@@ -134,38 +139,38 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
     bs[i] = x == 1 ? y : x;
   }
   Tensor Ab = expand(Aw, with_tail(bs, {n, n}), false), Bb = expand(Bm, with_tail(bs, {n, bc}), false);
-  check_kernel(A, "lu_cpu");
-  Tensor abuf = to_colmajor(Ab), bbuf = to_colmajor(Bb);
+  if (!is_complex(A.dtype())) check_kernel(A, "lu_cpu");
+  Tensor abuf = to_colmajor(resolve_if_conj(Ab)), bbuf = to_colmajor(resolve_if_conj(Bb));
   int64_t nb = batch_count(abuf);
   std::pair<int64_t, int> bad{-1, 0};
   // aten factors A even for an empty B: a singular A is the error then too.
   if (n > 0 && nb > 0) {
-    dispatch_fd(A.dtype(), [&](auto z) {
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const LinalgKernels& la = backend(A).linalg;
       T* pa = abuf.data<T>();
       T* pb = bbuf.data<T>();
       bad = for_batch(nb, [&](int64_t b) {
         std::vector<int> ip(static_cast<size_t>(n));
         int info = 0;
-        la.getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        getrf_any(la, int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
         if (info != 0 || bc == 0) return info;
-        la.getrs(int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
+        getrs_any(la, int(n), int(bc), pa + b * n * n, ip.data(), pb + b * n * bc, &info);
         return info;
       });
     });
   } else if (n > 0 && batch_count(A) > 0) {
     // aten factors A itself, before broadcasting it against B: its singular matrices are the
     // error even where B's batch is empty
-    Tensor own = to_colmajor(Aw);
-    dispatch_fd(A.dtype(), [&](auto z) {
+    Tensor own = to_colmajor(resolve_if_conj(Aw));
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const LinalgKernels& la = backend(A).linalg;
       T* pa = own.data<T>();
       bad = for_batch(batch_count(own), [&](int64_t b) {
         std::vector<int> ip(static_cast<size_t>(n));
         int info = 0;
-        la.getrf(int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
+        getrf_any(la, int(n), int(n), pa + b * n * n, int(n), ip.data(), &info);
         return info;
       });
     });
@@ -178,6 +183,8 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
 }
 
 Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  check_matrix(A, "linalg.cholesky", true);
+  if (is_complex(A.dtype())) return complex_linalg::cholesky(A, upper);
   check_square(A, "linalg.cholesky", true);
   check_kernel(A, "cholesky_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
@@ -217,8 +224,9 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
   check_matrix(A, "linalg.eigh", true);
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
               "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
-  check_kernel(A, "linalg_eigh_cpu");
   char uplo[2] = {char(std::toupper(UPLO[0])), 0};
+  if (is_complex(A.dtype())) return complex_linalg::eigh(A, uplo);
+  check_kernel(A, "linalg_eigh_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   Tensor w = empty(with_tail(batch_shape(A), {n}), A.dtype(), A.device(), std::nullopt);
@@ -253,6 +261,7 @@ namespace {
 // SVD of every matrix; U / Vh only when want_uv (full or reduced).
 void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {
   check_matrix(A, op, false);
+  if (is_complex(A.dtype())) return complex_linalg::svd(A, op, want_uv, full, U, S, Vh);
   check_floating(A, op, true);
   check_kernel(A, "linalg_svd_cpu");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
@@ -345,10 +354,11 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   // aten's order: a floating input, the mode, then its geqrf kernel (which has no half types,
   // and runs on empty inputs too).
   const bool half = is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64;
-  if (!half) check_floating(A, "linalg.qr", false);
+  if (!half && !is_complex(A.dtype())) check_floating(A, "linalg.qr", false);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   if (half) dtype_not_implemented("geqrf_cpu", A.dtype());
+  if (is_complex(A.dtype())) return complex_linalg::qr(A, mode == "complete", mode != "r");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   bool complete = mode == "complete", want_q = mode != "r";
   int64_t qcols = complete ? m : k;

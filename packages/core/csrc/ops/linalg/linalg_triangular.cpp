@@ -15,21 +15,26 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // A (..., k, k) and B (..., m, n) of one batch shape and dtype (float32 / float64); k is m when
 // left (A X = B), n otherwise (X A = B).
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
-  EMBER_CHECK(A.dtype() == B.dtype() && (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64),
-              "linalg.solve_triangular: expected float32 or float64 A and B of one dtype");
+  EMBER_CHECK(A.dtype() == B.dtype() &&
+                  (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64 || is_complex(A.dtype())),
+              "linalg.solve_triangular: expected float32, float64 or complex A and B of one dtype");
   int64_t k = A.sizes()[A.dim() - 1], m = B.sizes()[B.dim() - 2], n = B.sizes()[B.dim() - 1];
   int64_t nb = batch_count(B);
   EMBER_CHECK(batch_count(A) == nb && k == (left ? m : n), "linalg.solve_triangular: A and B do not match");
-  Tensor a = contiguous(A, MemoryFormat::Contiguous);
-  Tensor X = clone(B, MemoryFormat::Contiguous);
+  Tensor a = contiguous(resolve_if_conj(A), MemoryFormat::Contiguous);
+  Tensor X = clone(resolve_if_conj(B), MemoryFormat::Contiguous);
   if (m > 0 && n > 0 && nb > 0) {
-    dispatch_fd(A.dtype(), [&](auto z) {
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
       const T* pa = a.data<T>();
       T* px = X.data<T>();
       for_batch(nb, [&](int64_t b) {
-        la.trsm(left, upper, false, unitriangular, m, n, pa + b * k * k, k, px + b * m * n);
+        if constexpr (is_complex_v<T>)
+          backend(A).linalg.lapack<typename T::value_type>().trsm_c(left, upper, false, false, unitriangular, m, n,
+                                                                    pa + b * k * k, k, px + b * m * n);
+        else
+          backend(A).linalg.lapack<T>().trsm(left, upper, false, unitriangular, m, n, pa + b * k * k, k,
+                                             px + b * m * n);
         return 0;
       });
     });

@@ -334,10 +334,35 @@ void same_padding(std::string_view padding, const Tensor& weight, IntArrayRef st
 
 namespace {
 
+Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
+                 IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
+                 int64_t groups);
+
+// A complex convolution as three real ones (Gauss's trick, as aten's complex_convolution):
+// (a + ib) * (c + id) = (t1 - t2) + i (t3 - t1 - t2), t1 = a*c, t2 = b*d, t3 = (a + b) * (c + d).
+Tensor complex_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                    int64_t groups) {
+  const Scalar one(int64_t(1));
+  Tensor a = real(input), b = imag(input), c = real(weight), d = imag(weight);
+  auto run = [&](const Tensor& x, const Tensor& w) {
+    return conv_core(x, w, Tensor(), stride, padding, dilation, transposed, output_padding, groups);
+  };
+  Tensor t1 = run(a, c), t2 = run(b, d), t3 = run(add(a, b, one), add(c, d, one));
+  Tensor r = complex(sub(t1, t2, one), sub(sub(t3, t1, one), t2, one));
+  if (!bias.defined()) return r;
+  DimVector bs{bias.numel()};
+  for (int64_t i = 2; i < r.dim(); ++i) bs.push_back(1);
+  return add(r, reshape(bias, bs), one);
+}
+
 // aten's _convolution on CPU: the shape checks, the empty backend or the kernel's checks, the kernel.
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
                  IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
                  int64_t groups) {
+  if (is_complex(input.dtype()) && input.dtype() == weight.dtype() &&
+      (!bias.defined() || bias.dtype() == input.dtype()))
+    return complex_conv(input, weight, bias, stride0, padding0, dilation0, transposed, output_padding0, groups);
   EMBER_CHECK(weight.dim() >= 3 && weight.dim() <= 5, "Expected 3D, 4D or 5D weight for convolution, but got ",
               weight.dim(), "D weight of size ", shape_str(weight.sizes()));
   const int64_t nsp = weight.dim() - 2;

@@ -7,11 +7,13 @@ from typing import Any
 import ember
 from ember._lib import _C
 
-_EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
+_EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16,
+        "complex64": 1.1920928955078125e-07, "complex128": 2.220446049250313e-16}
 
 
 def eps(dtype: Any) -> float:
-    """Machine epsilon of a floating dtype (float32 for anything else)."""
+    """Machine epsilon of a floating dtype, of its real type for a complex one (float32's for
+    anything else)."""
     return _EPS.get(str(dtype).replace("torch.", "").replace("ember.", ""), _EPS["float32"])
 
 
@@ -27,7 +29,7 @@ def check_float(A: Any, op: str) -> None:
         raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    if not A.is_floating_point():
+    if not (A.is_floating_point() or A.is_complex()):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(A.dtype)}")
 
@@ -41,7 +43,8 @@ def check_square(A: Any, op: str) -> None:
 
 def _legacy(dtype: Any) -> str:
     names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-             "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+             "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
     return names.get(str(dtype).split(".")[-1], str(dtype))
 
 

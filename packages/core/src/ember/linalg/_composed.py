@@ -37,7 +37,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
         shapes = (f"{A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]}")
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({shapes})")
-    if dtype not in (ember.float32, ember.float64):
+    if dtype not in (ember.float32, ember.float64, ember.complex64, ember.complex128):
         raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{_pretty(dtype)}\'')
     batch = ember.broadcast_shapes(A.shape[:-2], B.shape[:-2])
     A = A.to(dtype).expand(*batch, k, k)

@@ -131,12 +131,12 @@ def pinv(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool
         tol = _tolerance(absL.amax(-1, keepdim=True), A, atol, rtol)
         keep = absL > tol
         inv = ember.where(keep, 1.0 / ember.where(keep, L, 1.0), 0.0)
-        return (V * inv.unsqueeze(-2)).matmul(V.mT)
+        return (V * inv.unsqueeze(-2)).matmul(V.mH)
     U, S, Vh = _C._linalg_svd(A, False)
     tol = _tolerance(S.amax(-1, keepdim=True), A, atol, rtol)
     keep = S > tol
     inv = ember.where(keep, 1.0 / ember.where(keep, S, 1.0), 0.0)
-    return (Vh.mT * inv.unsqueeze(-2)).matmul(U.mT)
+    return (Vh.mH * inv.unsqueeze(-2)).matmul(U.mH)
 
 
 def matrix_rank(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
@@ -172,7 +172,8 @@ def lstsq(A: ember.Tensor, B: ember.Tensor, rcond: float | None = None, *, drive
     empty = ember.zeros((0,), dtype=A.dtype)
     rank = matrix_rank(A, rtol=rtol) if driver != "gels" else ember.zeros((0,), dtype=ember.int64)
     full = driver != "gels" and bool((rank == n).all().item()) if m > n else False
-    residuals = ((A.matmul(X) - Bm) ** 2).sum(-2) if (m > n and driver != "gelsy" and (
+    R = A.matmul(X) - Bm
+    residuals = ((R.abs() if R.is_complex() else R) ** 2).sum(-2) if (m > n and driver != "gelsy" and (
         driver == "gels" or full)) else empty
     sv = _C._linalg_svdvals(A).detach() if driver in ("gelsd", "gelss") else empty
     if vec:

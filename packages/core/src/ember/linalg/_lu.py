@@ -28,7 +28,7 @@ def _lu_backward(LU: ember.Tensor, perm: ember.Tensor, g: ember.Tensor) -> ember
     """Gradient of A = P L U through the packed factor (m x n, k = min(m, n)).
 
     With X = L^-1 P^T dA U^-1 on the square part, dL = L X.tril(-1) and dU = X.triu() U, so
-    grad A = P L^-T phi U^-T for phi = (L^T gL).tril(-1) + (gU U^T).triu(). A wide A's extra
+    grad A = P L^-H phi U^-H for phi = (L^H gL).tril(-1) + (gU U^H).triu() (H: T when real). A wide A's extra
     columns U2 = L^-1 P^T A2 move gL by -L^-T gU2 U2^T; a tall A's extra rows L2 = A2 U^-1
     move gU by -L2^T gL2 U^-T (the same rule transposed)."""
     m, n = LU.shape[-2], LU.shape[-1]
@@ -36,20 +36,20 @@ def _lu_backward(LU: ember.Tensor, perm: ember.Tensor, g: ember.Tensor) -> ember
     gL, gU = g[..., :, :k].tril(-1), g[..., :k, :].triu()
     L1 = LU[..., :k, :k].tril(-1) + ember.eye(k, dtype=LU.dtype)
     U1 = LU[..., :k, :k].triu()
-    phi_l = L1.mT.matmul(gL[..., :k, :])
-    phi_u = gU[..., :, :k].matmul(U1.mT)
+    phi_l = L1.mH.matmul(gL[..., :k, :])
+    phi_u = gU[..., :, :k].matmul(U1.mH)
     if n > k:  # wide: U = [U1 U2]
         U2 = LU[..., :k, k:]
-        phi_l = phi_l - gU[..., :, k:].matmul(U2.mT)
+        phi_l = phi_l - gU[..., :, k:].matmul(U2.mH)
     if m > k:  # tall: L = [L1; L2]
         L2 = LU[..., k:, :k]
-        phi_u = phi_u - L2.mT.matmul(gL[..., k:, :])
+        phi_u = phi_u - L2.mH.matmul(gL[..., k:, :])
     phi = phi_l.tril(-1) + phi_u.triu()
-    top = _tri_solve(U1.mT, _tri_solve(L1.mT, phi, upper=True, unit=True), upper=False, left=False)
+    top = _tri_solve(U1.mH, _tri_solve(L1.mH, phi, upper=True, unit=True), upper=False, left=False)
     if n > k:
-        top = ember.cat([top, _tri_solve(L1.mT, gU[..., :, k:], upper=True, unit=True)], -1)
+        top = ember.cat([top, _tri_solve(L1.mH, gU[..., :, k:], upper=True, unit=True)], -1)
     if m > k:
-        top = ember.cat([top, _tri_solve(U1.mT, gL[..., k:, :], upper=False, left=False)], -2)
+        top = ember.cat([top, _tri_solve(U1.mH, gL[..., k:, :], upper=False, left=False)], -2)
     # rows of P^T A are A[perm]: scatter them back
     inv = perm.argsort(-1)
     return top.gather(-2, inv.unsqueeze(-1).expand(*inv.shape, top.shape[-1]))
@@ -236,7 +236,7 @@ def lu(A: ember.Tensor, *, pivot: bool = True, out: Any = None) -> Any:
 def _solve_checks(LU: Any, pivots: Any, B: Any, left: bool) -> None:
     if LU.dim() < 2:
         raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
-    if not LU.is_floating_point():
+    if not (LU.is_floating_point() or LU.is_complex()):
         raise RuntimeError("torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(LU)}")
     if LU.shape[-1] != LU.shape[-2]:
@@ -305,8 +305,8 @@ def lu_solve(LU: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, left: b
                 [3.]])
     """
     _solve_checks(LU, pivots, B, left)
-    if not left:  # X A = B  <=>  A^T X^T = B^T
-        return copy_out(lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT, out)
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        return copy_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
     n = LU.shape[-1]
     batch = ember.broadcast_shapes(tuple(LU.shape[:-2]), tuple(B.shape[:-2]))
     if math.prod(batch) * B.shape[-2] * B.shape[-1]:
@@ -321,9 +321,9 @@ def lu_solve(LU: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, left: b
     if not adjoint:  # X = U^-1 L^-1 P^T B, (P^T B)[i] = B[perm[i]]
         Y = _tri_solve(LU, B.gather(-2, idx), upper=False, unit=True)
         X = _tri_solve(LU, Y, upper=True)
-    else:  # A^T X = B: X = P L^-T U^-T B
-        Y = _tri_solve(LU.mT, B, upper=False)
-        Y = _tri_solve(LU.mT, Y, upper=True, unit=True)
+    else:  # A^H X = B: X = P L^-H U^-H B
+        Y = _tri_solve(LU.mH, B, upper=False)
+        Y = _tri_solve(LU.mH, Y, upper=True, unit=True)
         inv = perm.argsort(-1).unsqueeze(-1).expand(*batch, n, B.shape[-1])
         X = Y.gather(-2, inv)  # (P Y)[perm[i]] = Y[i]
     return copy_out(X, out)

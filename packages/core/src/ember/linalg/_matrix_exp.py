@@ -32,6 +32,10 @@ _THETA = {
 }
 
 
+# A complex matrix takes the bounds of its real type.
+_REAL = {ember.complex64: ember.float32, ember.complex128: ember.float64}
+
+
 def _pade(A: ember.Tensor, m: int) -> ember.Tensor:
     """r_m(A) = (V - U)^-1 (V + U), U the odd and V the even part of the numerator."""
     b = _PADE[m]
@@ -53,7 +57,7 @@ def _pade(A: ember.Tensor, m: int) -> ember.Tensor:
 
 def _expm(A: ember.Tensor) -> ember.Tensor:
     """exp of every matrix in A (float32 or float64, not differentiated here)."""
-    thetas = _THETA[A.dtype]
+    thetas = _THETA[_REAL.get(A.dtype, A.dtype)]
     norm = A.abs().sum(-2).amax(-1)  # 1-norm per matrix
     finite = ember.isfinite(norm)
     biggest = float(ember.where(finite, norm, 0.0).max())
@@ -80,7 +84,7 @@ class _MatrixExp(Function):
     def backward(ctx: Any, g: ember.Tensor) -> ember.Tensor:
         (A,) = ctx.saved_tensors
         n = A.shape[-1]
-        At = A.mT
+        At = A.mH  # the Frechet derivative's adjoint: A^H for a complex A
         big = ember.cat([ember.cat([At, g], -1), ember.cat([ember.zeros_like(g), At], -1)], -2)
         return matrix_exp(big)[..., :n, n:]
 
@@ -112,7 +116,7 @@ def matrix_exp(A: ember.Tensor) -> ember.Tensor:
         return A.clone()
     if A.shape[-1] == 1:
         return ember.exp(A)
-    if A.dtype not in (ember.float32, ember.float64):
+    if A.dtype not in (ember.float32, ember.float64, ember.complex64, ember.complex128):
         return matrix_exp(A.to(ember.float32)).to(A.dtype)
     if A.requires_grad and ember.is_grad_enabled():
         return _MatrixExp.apply(A)

@@ -7,6 +7,7 @@
 
 #include "core/half.h"
 #include "core/parallel.h"
+#include "kernels/cpu/complex/complex_angle.h"
 
 namespace ember {
 
@@ -56,9 +57,9 @@ void complex_angle(ScalarType dt, const void* in, void* out, int64_t n) {
       using R = typename scalar_t::value_type;
       const scalar_t* px = static_cast<const scalar_t*>(in);
       R* pr = static_cast<R*>(out);
-      parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
-        for (int64_t i = s; i < e; ++i) pr[i] = std::arg(px[i]);
-      });
+      GilRelease nogil;
+      parallel_for(0, n, kGrainSize,
+                   [&](int64_t s, int64_t e) { complex_angle_run(reinterpret_cast<const R*>(px + s), pr + s, e - s); });
     });
     return;
   }

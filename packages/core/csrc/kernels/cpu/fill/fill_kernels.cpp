@@ -114,7 +114,7 @@ void linspace(ScalarType dt, void* out, int64_t steps, double start, double end,
 }
 
 void eye(ScalarType dt, void* out, int64_t n, int64_t m) {
-  EMBER_DISPATCH_ALL(dt, "eye", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dt, "eye", [&] {
     scalar_t* p = static_cast<scalar_t*>(out);
     for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
   });

@@ -121,15 +121,22 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& s
     acc a = alpha.to<acc>();
     scalar_t* dp = dst.data<scalar_t>();
     const scalar_t* sp = src.data<scalar_t>();
-    // Parallel over outer and inner positions; the index loop stays serial per
-    // position so duplicate indices accumulate without races.
-    int64_t lines = outer * inner;
-    parallel_for(0, lines, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t b, int64_t e) {
+    // Parallel over outer positions and bands of up to kBand inner ones; each band walks the index
+    // in order (duplicate indices accumulate without races) over contiguous runs of its rows.
+    constexpr int64_t kBand = 256;
+    const bool unit = a == acc(1);
+    const int64_t bands = (inner + kBand - 1) / kBand, lines = outer * bands;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * std::min(inner, kBand), 1));
+    parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
-        int64_t o = p / inner, k = p % inner;
+        const int64_t o = p / bands, k0 = (p % bands) * kBand, k1 = std::min(inner, k0 + kBand);
         for (int64_t i = 0; i < m; ++i) {
-          scalar_t& d = dp[(o * n + ip[i]) * inner + k];
-          d = static_cast<scalar_t>(acc(d) + a * acc(sp[(o * m + i) * inner + k]));
+          scalar_t* d = dp + (o * n + ip[i]) * inner;
+          const scalar_t* x = sp + (o * m + i) * inner;
+          if (unit)  // alpha 1 (aten's accumulating index_put path): no product
+            for (int64_t k = k0; k < k1; ++k) d[k] = static_cast<scalar_t>(acc(d[k]) + acc(x[k]));
+          else
+            for (int64_t k = k0; k < k1; ++k) d[k] = static_cast<scalar_t>(acc(d[k]) + a * acc(x[k]));
         }
       }
     });

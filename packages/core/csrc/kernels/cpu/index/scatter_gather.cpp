@@ -137,6 +137,7 @@ inline void reduce_into(scalar_t& d, scalar_t s) {
   if constexpr (R == Reduce::None) d = s;
   else if constexpr (R == Reduce::Add) d = static_cast<scalar_t>(acc(d) + acc(s));
   else if constexpr (R == Reduce::Mul) d = static_cast<scalar_t>(acc(d) * acc(s));
+  else if constexpr (is_complex_v<scalar_t>) return;  // no order: the ops refuse amax / amin first
   // NaN wins (as PyTorch): a NaN source replaces, a NaN destination stays.
   else if constexpr (R == Reduce::Max) {
     if (acc(s) != acc(s) || acc(s) > acc(d)) d = s;
@@ -184,7 +185,7 @@ void scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& id
   if (st[1].size() == 0) st[1] = {1};
   int64_t ss = st[0][dim], is = st[1][dim], rs = st[2][dim];
   const int64_t* ip = idx.data<int64_t>();
-  EMBER_DISPATCH_ALL(self.dtype(), name, [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), name, [&] {
     scalar_t* sp = self.data<scalar_t>();
     const scalar_t* rp = src ? src->data<scalar_t>() : value->data<scalar_t>();
     dispatch_reduce(red, src != nullptr, [&](auto rc, auto has_src) {

@@ -47,6 +47,32 @@ void scipy_cgeev_(const char*, const char*, const int*, std::complex<float>*, co
 void scipy_zgeev_(const char*, const char*, const int*, std::complex<double>*, const int*, std::complex<double>*,
                   std::complex<double>*, const int*, std::complex<double>*, const int*, std::complex<double>*,
                   const int*, double*, int*, size_t, size_t);
+void scipy_cgetrf_(const int*, const int*, std::complex<float>*, const int*, int*, int*);
+void scipy_cgetrs_(const char*, const int*, const int*, const std::complex<float>*, const int*, const int*,
+                   std::complex<float>*, const int*, int*, size_t);
+void scipy_cpotrf_(const char*, const int*, std::complex<float>*, const int*, int*, size_t);
+void scipy_cheevd_(const char*, const char*, const int*, std::complex<float>*, const int*, float*, std::complex<float>*,
+                   const int*, float*, const int*, int*, const int*, int*, size_t, size_t);
+void scipy_cgesdd_(const char*, const int*, const int*, std::complex<float>*, const int*, float*, std::complex<float>*,
+                   const int*, std::complex<float>*, const int*, std::complex<float>*, const int*, float*, int*, int*,
+                   size_t);
+void scipy_cgeqrf_(const int*, const int*, std::complex<float>*, const int*, std::complex<float>*, std::complex<float>*,
+                   const int*, int*);
+void scipy_cungqr_(const int*, const int*, const int*, std::complex<float>*, const int*, const std::complex<float>*,
+                   std::complex<float>*, const int*, int*);
+void scipy_zgetrf_(const int*, const int*, std::complex<double>*, const int*, int*, int*);
+void scipy_zgetrs_(const char*, const int*, const int*, const std::complex<double>*, const int*, const int*,
+                   std::complex<double>*, const int*, int*, size_t);
+void scipy_zpotrf_(const char*, const int*, std::complex<double>*, const int*, int*, size_t);
+void scipy_zheevd_(const char*, const char*, const int*, std::complex<double>*, const int*, double*,
+                   std::complex<double>*, const int*, double*, const int*, int*, const int*, int*, size_t, size_t);
+void scipy_zgesdd_(const char*, const int*, const int*, std::complex<double>*, const int*, double*,
+                   std::complex<double>*, const int*, std::complex<double>*, const int*, std::complex<double>*,
+                   const int*, double*, int*, int*, size_t);
+void scipy_zgeqrf_(const int*, const int*, std::complex<double>*, const int*, std::complex<double>*,
+                   std::complex<double>*, const int*, int*);
+void scipy_zungqr_(const int*, const int*, const int*, std::complex<double>*, const int*, const std::complex<double>*,
+                   std::complex<double>*, const int*, int*);
 }
 
 namespace ember::lapack {
@@ -138,6 +164,74 @@ void trsm(bool left, bool upper, bool trans, bool unit, int64_t m, int64_t n, co
                     blasint(lda), x, blasint(n));
 }
 
+void getrf_c(int m, int n, std::complex<float>* a, int lda, int* ip, int* info) {
+  scipy_cgetrf_(&m, &n, a, &lda, ip, info);
+}
+void getrs_c(const char* trans, int n, int nrhs, const std::complex<float>* a, const int* ip, std::complex<float>* b,
+             int* info) {
+  scipy_cgetrs_(trans, &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void potrf_c(int n, std::complex<float>* a, int* info) { scipy_cpotrf_("L", &n, a, &n, info, 1); }
+void heevd_c(const char* jobz, const char* uplo, int n, std::complex<float>* a, float* w, std::complex<float>* work,
+             int lw, float* rwork, int lrw, int* iw, int liw, int* info) {
+  scipy_cheevd_(jobz, uplo, &n, a, &n, w, work, &lw, rwork, &lrw, iw, &liw, info, 1, 1);
+}
+void gesdd_c(const char* jobz, int m, int n, std::complex<float>* a, float* s, std::complex<float>* u, int ldu,
+             std::complex<float>* vt, int ldvt, std::complex<float>* w, int lw, float* rwork, int* iw, int* info) {
+  scipy_cgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, rwork, iw, info, 1);
+}
+void geqrf_c(int m, int n, std::complex<float>* a, int lda, std::complex<float>* tau, std::complex<float>* w, int lw,
+             int* info) {
+  scipy_cgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+}
+void ungqr_c(int m, int n, int k, std::complex<float>* a, int lda, const std::complex<float>* tau,
+             std::complex<float>* w, int lw, int* info) {
+  scipy_cungqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+}
+void trsm_c(bool left, bool upper, bool trans, bool conj, bool unit, int64_t m, int64_t n, const std::complex<float>* a,
+            int64_t lda, std::complex<float>* x) {
+  const std::complex<float> one(1);
+  scipy_cblas_ctrsm(CblasRowMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+                    !trans ? CblasNoTrans
+                    : conj ? CblasConjTrans
+                           : CblasTrans,
+                    unit ? CblasUnit : CblasNonUnit, blasint(m), blasint(n), &one, a, blasint(lda), x, blasint(n));
+}
+
+void getrf_c(int m, int n, std::complex<double>* a, int lda, int* ip, int* info) {
+  scipy_zgetrf_(&m, &n, a, &lda, ip, info);
+}
+void getrs_c(const char* trans, int n, int nrhs, const std::complex<double>* a, const int* ip, std::complex<double>* b,
+             int* info) {
+  scipy_zgetrs_(trans, &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void potrf_c(int n, std::complex<double>* a, int* info) { scipy_zpotrf_("L", &n, a, &n, info, 1); }
+void heevd_c(const char* jobz, const char* uplo, int n, std::complex<double>* a, double* w, std::complex<double>* work,
+             int lw, double* rwork, int lrw, int* iw, int liw, int* info) {
+  scipy_zheevd_(jobz, uplo, &n, a, &n, w, work, &lw, rwork, &lrw, iw, &liw, info, 1, 1);
+}
+void gesdd_c(const char* jobz, int m, int n, std::complex<double>* a, double* s, std::complex<double>* u, int ldu,
+             std::complex<double>* vt, int ldvt, std::complex<double>* w, int lw, double* rwork, int* iw, int* info) {
+  scipy_zgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lw, rwork, iw, info, 1);
+}
+void geqrf_c(int m, int n, std::complex<double>* a, int lda, std::complex<double>* tau, std::complex<double>* w, int lw,
+             int* info) {
+  scipy_zgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+}
+void ungqr_c(int m, int n, int k, std::complex<double>* a, int lda, const std::complex<double>* tau,
+             std::complex<double>* w, int lw, int* info) {
+  scipy_zungqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+}
+void trsm_c(bool left, bool upper, bool trans, bool conj, bool unit, int64_t m, int64_t n,
+            const std::complex<double>* a, int64_t lda, std::complex<double>* x) {
+  const std::complex<double> one(1);
+  scipy_cblas_ztrsm(CblasRowMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+                    !trans ? CblasNoTrans
+                    : conj ? CblasConjTrans
+                           : CblasTrans,
+                    unit ? CblasUnit : CblasNonUnit, blasint(m), blasint(n), &one, a, blasint(lda), x, blasint(n));
+}
+
 template <class T>
 LapackKernels<T> make() {
   // static_cast picks the T overload of each routine
@@ -154,6 +248,14 @@ LapackKernels<T> make() {
   k.trsm = static_cast<decltype(k.trsm)>(trsm);
   k.geev = static_cast<decltype(k.geev)>(geev);
   k.geev_c = static_cast<decltype(k.geev_c)>(geev_c);
+  k.getrf_c = static_cast<decltype(k.getrf_c)>(getrf_c);
+  k.getrs_c = static_cast<decltype(k.getrs_c)>(getrs_c);
+  k.potrf_c = static_cast<decltype(k.potrf_c)>(potrf_c);
+  k.heevd_c = static_cast<decltype(k.heevd_c)>(heevd_c);
+  k.gesdd_c = static_cast<decltype(k.gesdd_c)>(gesdd_c);
+  k.geqrf_c = static_cast<decltype(k.geqrf_c)>(geqrf_c);
+  k.ungqr_c = static_cast<decltype(k.ungqr_c)>(ungqr_c);
+  k.trsm_c = static_cast<decltype(k.trsm_c)>(trsm_c);
   return k;
 }
 

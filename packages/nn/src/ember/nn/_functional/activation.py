@@ -314,7 +314,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
         >>> F.silu(ember.tensor([0.0, 1.0]))
         tensor([0.0000, 0.7311])
     """
-    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace, _float_only("silu_cpu"))
+    # aten's silu kernel also takes complex inputs
+    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace,
+                    lambda x: None if x.is_complex() else float_kernel(x, "silu_cpu"))
 
 
 def _softplus_neg(x: Tensor) -> Tensor:

@@ -1,0 +1,309 @@
+// Complex linalg op bodies (linalg_complex.h): the same column-major buffers and batch loops as
+// the real ones in linalg_lapack.cpp, LAPACK's complex routines (LapackKernels<R>::*_c), and
+// real-valued results (eigenvalues, singular values, log|det|) in the matching real dtype.
+#include "ops/linalg/linalg_complex.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <vector>
+
+#include "iter/elementwise_iter.h"  // copy_into
+#include "kernels/backend.h"
+#include "ops.h"
+#include "ops/core/checks.h"
+#include "ops/core/internal.h"
+#include "ops/linalg/lapack_util.h"
+
+namespace ember::complex_linalg {
+
+using namespace lapack_util;  // NOLINT(build/namespaces)
+
+namespace {
+
+template <class F>
+void dispatch_c(ScalarType dt, const F& f) {
+  if (dt == ScalarType::ComplexFloat) f(std::complex<float>());
+  else f(std::complex<double>());
+}
+
+// The identity, column-major, in every n x n matrix of the contiguous t.
+template <class C>
+void fill_eye(C* p, int64_t nb, int64_t rows, int64_t cols) {
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t i = 0; i < std::min(rows, cols); ++i) p[b * rows * cols + i * rows + i] = C(1);
+}
+
+template <class C>
+bool has_nan(C z) {
+  return std::isnan(z.real()) || std::isnan(z.imag());
+}
+
+}  // namespace
+
+Tensor inv(const Tensor& A0) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  if (n == 0 || nb == 0) return from_colmajor(to_colmajor(A));
+  Tensor buf = to_colmajor(A);
+  Tensor out = zeros(A.sizes(), A.dtype(), A.device());  // I, column-major, then A^-1
+  std::pair<int64_t, int> bad;
+  dispatch_c(A.dtype(), [&](auto z) {
+    using C = decltype(z);
+    const auto& la = backend(A).linalg.lapack<typename C::value_type>();
+    C* p = buf.data<C>();
+    C* po = out.data<C>();
+    fill_eye(po, nb, n, n);
+    bad = for_batch(nb, [&](int64_t b) {
+      std::vector<int> ip(static_cast<size_t>(n));
+      int info = 0;
+      la.getrf_c(int(n), int(n), p + b * n * n, int(n), ip.data(), &info);
+      if (info != 0) return info;
+      la.getrs_c("N", int(n), int(n), p + b * n * n, ip.data(), po + b * n * n, &info);
+      return info;
+    });
+  });
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.inv: ", batch_prefix(nb, bad.first, A.dim() > 2), "The diagonal element ",
+         bad.second, " is zero, the inversion could not be completed because the input matrix is singular.");
+  return from_colmajor(out);
+}
+
+void lu_det(const Tensor& A0, Tensor* det, Tensor* sign, Tensor* logabs) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  DimVector bs = batch_shape(A);
+  Tensor buf = to_colmajor(A);
+  if (det) *det = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (sign) *sign = empty(bs, A.dtype(), A.device(), std::nullopt);
+  if (logabs) *logabs = empty(bs, to_real_type(A.dtype()), A.device(), std::nullopt);
+  dispatch_c(A.dtype(), [&](auto z) {
+    using C = decltype(z);
+    using R = typename C::value_type;
+    const auto& la = backend(A).linalg.lapack<R>();
+    C* p = buf.data<C>();
+    C* pd = det ? det->data<C>() : nullptr;
+    C* ps = sign ? sign->data<C>() : nullptr;
+    R* pl = logabs ? logabs->data<R>() : nullptr;
+    for_batch(nb, [&](int64_t b) {
+      std::vector<int> ip(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      int info = 0;
+      C* a = p + b * n * n;
+      if (n > 0) la.getrf_c(int(n), int(n), a, int(n), ip.data(), &info);
+      // det = prod(u_ii) (-1)^swaps; sign = prod(sgn(u_ii)) (-1)^swaps, sgn(0) = 0; log|det| = sum log|u_ii|
+      C d(1), s(1);
+      R l = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const C u = a[i * n + i];
+        const R au = std::abs(u);
+        if (ip[size_t(i)] != i + 1) {
+          d = -d;
+          s = -s;
+        }
+        d *= u;
+        s *= au == R(0) ? C(0) : u / au;
+        l += std::log(au);
+      }
+      if (pd) pd[b] = d;
+      if (ps) ps[b] = s;
+      if (pl) pl[b] = l;
+      return 0;
+    });
+  });
+}
+
+Tensor cholesky(const Tensor& A0, bool upper) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  // As the real op: upper reads A's upper triangle through A^T's lower one, and A^T's lower factor
+  // read row-major is A's upper factor (A^T = conj(A) for a Hermitian A).
+  Tensor buf = to_colmajor(upper ? transpose(A, -2, -1) : A);
+  std::pair<int64_t, int> bad{-1, 0};
+  if (n > 0 && nb > 0) {
+    dispatch_c(A.dtype(), [&](auto z) {
+      using C = decltype(z);
+      const auto& la = backend(A).linalg.lapack<typename C::value_type>();
+      C* p = buf.data<C>();
+      bad = for_batch(nb, [&](int64_t b) {
+        int info = 0;
+        C* a = p + b * n * n;
+        la.potrf_c(int(n), a, &info);
+        for (int64_t i = 0; info == 0 && i < n; ++i)  // reference LAPACK stops at a NaN pivot
+          if (has_nan(a[i * n + i])) info = int(i + 1);
+        for (int64_t j = 1; j < n; ++j) std::fill(a + j * n, a + j * n + j, C(0));
+        return info;
+      });
+    });
+  }
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.cholesky: ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The factorization could not be completed because the input is not positive-definite (the leading "
+         "minor of order ",
+         bad.second, " is not positive-definite).");
+  return upper ? buf : from_colmajor(buf);
+}
+
+std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
+  Tensor buf = to_colmajor(A);
+  Tensor w = empty(with_tail(batch_shape(A), {n}), to_real_type(A.dtype()), A.device(), std::nullopt);
+  std::pair<int64_t, int> bad{-1, 0};
+  if (n > 0 && nb > 0) {
+    dispatch_c(A.dtype(), [&](auto z) {
+      using C = decltype(z);
+      using R = typename C::value_type;
+      const auto& la = backend(A).linalg.lapack<R>();
+      C* p = buf.data<C>();
+      R* pw = w.data<R>();
+      bad = for_batch(nb, [&](int64_t b) {
+        int info = 0, iwq = 0;
+        C wq;
+        R rwq = 0;
+        la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &rwq, -1, &iwq, -1, &info);
+        std::vector<C> work(static_cast<size_t>(wq.real()) + 1);
+        std::vector<R> rwork(static_cast<size_t>(rwq) + 1);
+        std::vector<int> iw(static_cast<size_t>(iwq) + 1);
+        la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), rwork.data(),
+                   int(rwork.size()), iw.data(), int(iw.size()), &info);
+        return info;
+      });
+    });
+  }
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, "linalg.eigh: ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+         "eigenvalues (error code: ",
+         bad.second, ").");
+  return {w, from_colmajor(buf)};
+}
+
+void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  int64_t ucols = full ? m : k, vrows = full ? n : k;
+  DimVector bs = batch_shape(A);
+  *S = empty(with_tail(bs, {k}), to_real_type(A.dtype()), A.device(), std::nullopt);
+  Tensor ub, vb;  // column-major: U as (..., ucols, m), Vh as (..., n, vrows)
+  if (want_uv) {
+    ub = zeros(with_tail(bs, {ucols, m}), A.dtype(), A.device());
+    vb = zeros(with_tail(bs, {n, vrows}), A.dtype(), A.device());
+  }
+  std::pair<int64_t, int> bad{-1, 0};
+  dispatch_c(A.dtype(), [&](auto z) {
+    using C = decltype(z);
+    using R = typename C::value_type;
+    if (k == 0) {  // empty: identity blocks for the full factors
+      if (want_uv) {
+        fill_eye(ub.data<C>(), nb, ucols, m);
+        fill_eye(vb.data<C>(), nb, n, vrows);
+      }
+      return;
+    }
+    if (nb == 0) return;
+    Tensor buf = to_colmajor(A);
+    const auto& la = backend(A).linalg.lapack<R>();
+    C* p = buf.data<C>();
+    R* ps = S->data<R>();
+    C* pu = want_uv ? ub.data<C>() : nullptr;
+    C* pv = want_uv ? vb.data<C>() : nullptr;
+    const char* jobz = !want_uv ? "N" : full ? "A" : "S";
+    const int64_t mx = std::max(m, n);
+    const int64_t lrw = std::max({7 * k, 5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k}) + 1;
+    bad = for_batch(nb, [&](int64_t b) {
+      int info = 0;
+      C dummy(0);
+      C* u = pu ? pu + b * ucols * m : &dummy;
+      C* vt = pv ? pv + b * n * vrows : &dummy;
+      int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
+      // As the real op: an infinity without a NaN gives NaN factors (OpenBLAS's gesdd can loop).
+      const C* a = p + b * m * n;
+      bool inf = false, nan = false;
+      for (int64_t i = 0; i < m * n; ++i) {
+        inf |= std::isinf(a[i].real()) || std::isinf(a[i].imag());
+        nan |= has_nan(a[i]);
+      }
+      if (inf && !nan) {
+        const R q = std::numeric_limits<R>::quiet_NaN();
+        std::fill(ps + b * k, ps + (b + 1) * k, q);
+        if (pu) std::fill(u, u + ucols * m, C(q, q));
+        if (pv) std::fill(vt, vt + n * vrows, C(q, q));
+        return 0;
+      }
+      std::vector<int> iw(static_cast<size_t>(8 * k));
+      std::vector<R> rwork(static_cast<size_t>(lrw));
+      C wq;
+      la.gesdd_c(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, rwork.data(), iw.data(),
+                 &info);
+      std::vector<C> work(static_cast<size_t>(wq.real()) + 1);
+      la.gesdd_c(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, work.data(), int(work.size()),
+                 rwork.data(), iw.data(), &info);
+      return info;
+    });
+  });
+  if (bad.second < 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The algorithm failed to converge because the input matrix contained non-finite values.");
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
+         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+         "singular values (error code: ",
+         bad.second - 1, ").");
+  if (want_uv) {
+    *U = from_colmajor(ub);
+    *Vh = from_colmajor(vb);
+  }
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& A0, bool complete, bool want_q) {
+  const Tensor A = resolve_if_conj(A0);
+  int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
+  int64_t qcols = complete ? m : k, rrows = complete ? m : k;
+  int64_t wc = std::max(n, qcols);  // work buffer: m x wc column-major, A in its first n columns
+  DimVector bs = batch_shape(A);
+  Tensor buf = zeros(with_tail(bs, {wc, m}), A.dtype(), A.device());
+  if (nb > 0 && m > 0 && n > 0) copy_into(narrow(buf, buf.dim() - 2, 0, n), to_colmajor(A));
+  Tensor rb = zeros(with_tail(bs, {n, rrows}), A.dtype(), A.device());  // R column-major
+  Tensor qb = zeros(with_tail(bs, {want_q ? qcols : 0, want_q ? m : 0}), A.dtype(), A.device());
+  if (nb > 0 && m > 0) {
+    dispatch_c(A.dtype(), [&](auto z) {
+      using C = decltype(z);
+      const auto& la = backend(A).linalg.lapack<typename C::value_type>();
+      C* p = buf.data<C>();
+      C* pr = rb.data<C>();
+      for_batch(nb, [&](int64_t b) {
+        C* a = p + b * wc * m;
+        std::vector<C> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
+        int info = 0;
+        C wq;
+        if (k > 0) {
+          la.geqrf_c(int(m), int(n), a, int(m), tau.data(), &wq, -1, &info);
+          std::vector<C> w(static_cast<size_t>(wq.real()) + 1);
+          la.geqrf_c(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+        }
+        C* r = pr + b * n * rrows;  // the upper triangle of the first rrows rows
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i <= j && i < rrows; ++i) r[j * rrows + i] = a[j * m + i];
+        if (want_q && qcols > 0) {
+          if (k == 0) {
+            std::fill(a, a + qcols * m, C(0));
+            fill_eye(a, 1, m, qcols);  // Q = I
+          } else {
+            la.ungqr_c(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
+            std::vector<C> w(static_cast<size_t>(wq.real()) + 1);
+            la.ungqr_c(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+          }
+        }
+        return 0;
+      });
+    });
+    // Q: the first qcols columns ungqr left in each matrix's work buffer
+    if (want_q && qcols > 0) copy_into(qb, narrow(buf, buf.dim() - 2, 0, qcols));
+  } else if (want_q && nb > 0 && qcols > 0) {
+    dispatch_c(A.dtype(), [&](auto z) { fill_eye(qb.data<decltype(z)>(), nb, m, m); });
+  }
+  return {want_q ? from_colmajor(qb) : empty({0}, A.dtype(), A.device(), std::nullopt), from_colmajor(rb)};
+}
+
+}  // namespace ember::complex_linalg

@@ -4,6 +4,7 @@
 #include "autocast.h"
 #include "py_autograd.h"
 #include "py_profiler.h"
+#include "py_torch_function.h"
 
 #include <structmember.h>
 
@@ -236,6 +237,10 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
 static PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
 static PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_TRY
+  if (g_torch_function_state) [[unlikely]] {  // __torch_function__ sees Tensor.data.__get__
+    PyObject* tf_r_;
+    if (torch_function_operator("data.__get__", nullptr, self, nullptr, nullptr, &tf_r_)) return tf_r_;
+  }
   Tensor d = make_view(SELF, SELF.sizes(), SELF.strides(), SELF.offset());
   d.impl()->base.reset();
   d.impl()->track_version = false;  // in-place through .data is invisible to autograd
@@ -258,6 +263,10 @@ static int set_data(PyObject* self, PyObject* v, void*) {
 }
 static PyObject* get_T(PyObject* self, void*) {
   EMBER_PY_TRY
+  if (g_torch_function_state) [[unlikely]] {  // __torch_function__ sees Tensor.T.__get__
+    PyObject* tf_r_;
+    if (torch_function_operator("T.__get__", nullptr, self, nullptr, nullptr, &tf_r_)) return tf_r_;
+  }
   const Tensor& t = SELF;
   OpScope prof_("aten::numpy_T", {&t});  // as torch: numpy_T, then the permute it calls
   OpScope prof_permute("aten::permute", {&t});
@@ -276,6 +285,10 @@ static PyObject* get_T(PyObject* self, void*) {
 }
 static PyObject* get_mT(PyObject* self, void*) {
   EMBER_PY_TRY
+  if (g_torch_function_state) [[unlikely]] {  // __torch_function__ sees Tensor.mT.__get__
+    PyObject* tf_r_;
+    if (torch_function_operator("mT.__get__", nullptr, self, nullptr, nullptr, &tf_r_)) return tf_r_;
+  }
   EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", SELF.dim(),
               "-D tensor.");
   return wrap(entry::transpose(SELF, -2, -1));
@@ -530,18 +543,27 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   return true;
 }
 
-#define BINARY_OP(fname, opname, expr)                   \
+// __torch_function__ sees an operator as Tensor.<dunder> (1 + t: Tensor.__radd__(t, 1)).
+#define TORCH_FUNCTION_OP(name, rname, a, b, c)                                      \
+  if (g_torch_function_state) [[unlikely]] {                                        \
+    PyObject* tf_r_;                                                                \
+    if (torch_function_operator(name, rname, a, b, c, &tf_r_)) return tf_r_;        \
+  }
+
+#define BINARY_OP(fname, dunder, opname, expr)           \
   static PyObject* fname(PyObject* a, PyObject* b) {     \
     EMBER_PY_TRY                                         \
+    TORCH_FUNCTION_OP("__" dunder "__", "__r" dunder "__", a, b, nullptr) \
     Tensor x, y;                                         \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
     return wrap(expr);                                   \
     EMBER_PY_CATCH                                       \
   }
-#define INPLACE_OP(fname, opname, expr)                  \
+#define INPLACE_OP(fname, dunder, opname, expr)          \
   static PyObject* fname(PyObject* a, PyObject* b) {     \
     EMBER_PY_TRY                                         \
+    TORCH_FUNCTION_OP("__i" dunder "__", nullptr, a, b, nullptr) \
     Tensor x, y;                                         \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
@@ -552,33 +574,34 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
     EMBER_PY_CATCH                                       \
   }
 
-BINARY_OP(nb_add, "aten::add", entry::add(x, y))
-BINARY_OP(nb_sub, "aten::sub", entry::sub(x, y))
+BINARY_OP(nb_add, "add", "aten::add", entry::add(x, y))
+BINARY_OP(nb_sub, "sub", "aten::sub", entry::sub(x, y))
 // A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
 // reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
-BINARY_OP(nb_mul, "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
-BINARY_OP(nb_truediv, "aten::div", is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
-BINARY_OP(nb_floordiv, "aten::floor_divide", entry::floor_divide(x, y))
-BINARY_OP(nb_mod, "aten::remainder", entry::remainder(x, y))
-BINARY_OP(nb_and, "aten::bitwise_and", entry::bitwise_and(x, y))
-BINARY_OP(nb_or, "aten::bitwise_or", entry::bitwise_or(x, y))
-BINARY_OP(nb_xor, "aten::bitwise_xor", entry::bitwise_xor(x, y))
-BINARY_OP(nb_lshift, "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
-BINARY_OP(nb_rshift, "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
-INPLACE_OP(nb_iadd, "aten::add_", entry::add_(x, y))
-INPLACE_OP(nb_isub, "aten::sub_", entry::sub_(x, y))
-INPLACE_OP(nb_imul, "aten::mul_", entry::mul_(x, y))
-INPLACE_OP(nb_itruediv, "aten::div_", entry::div_(x, y))
-INPLACE_OP(nb_ifloordiv, "aten::floor_divide_", entry::floor_divide_(x, y))
-INPLACE_OP(nb_imod, "aten::remainder_", entry::remainder_(x, y))
-INPLACE_OP(nb_iand, "aten::bitwise_and_", entry::bitwise_and_(x, y))
-INPLACE_OP(nb_ior, "aten::bitwise_or_", entry::bitwise_or_(x, y))
-INPLACE_OP(nb_ixor, "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
-INPLACE_OP(nb_ilshift, "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
-INPLACE_OP(nb_irshift, "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
+BINARY_OP(nb_mul, "mul", "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
+BINARY_OP(nb_truediv, "truediv", "aten::div", is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
+BINARY_OP(nb_floordiv, "floordiv", "aten::floor_divide", entry::floor_divide(x, y))
+BINARY_OP(nb_mod, "mod", "aten::remainder", entry::remainder(x, y))
+BINARY_OP(nb_and, "and", "aten::bitwise_and", entry::bitwise_and(x, y))
+BINARY_OP(nb_or, "or", "aten::bitwise_or", entry::bitwise_or(x, y))
+BINARY_OP(nb_xor, "xor", "aten::bitwise_xor", entry::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, "lshift", "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, "rshift", "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, "add", "aten::add_", entry::add_(x, y))
+INPLACE_OP(nb_isub, "sub", "aten::sub_", entry::sub_(x, y))
+INPLACE_OP(nb_imul, "mul", "aten::mul_", entry::mul_(x, y))
+INPLACE_OP(nb_itruediv, "truediv", "aten::div_", entry::div_(x, y))
+INPLACE_OP(nb_ifloordiv, "floordiv", "aten::floor_divide_", entry::floor_divide_(x, y))
+INPLACE_OP(nb_imod, "mod", "aten::remainder_", entry::remainder_(x, y))
+INPLACE_OP(nb_iand, "and", "aten::bitwise_and_", entry::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, "or", "aten::bitwise_or_", entry::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, "xor", "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, "lshift", "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, "rshift", "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
 
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__pow__", "__rpow__", a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow", {&x, &y});
@@ -587,6 +610,7 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__ipow__", nullptr, a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow_", {&x, &y});
@@ -598,6 +622,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
 }
 static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__matmul__", "__rmatmul__", a, b, nullptr)
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
   if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
@@ -611,6 +636,7 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
 }
 static PyObject* nb_neg(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__neg__", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   EMBER_CHECK(t.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -625,6 +651,7 @@ static PyObject* nb_pos(PyObject* a) {
 }
 static PyObject* nb_abs(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__abs__", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   OpScope prof_("aten::abs", {&t});
   return wrap(entry::abs(resolved_operand(t)));
@@ -632,6 +659,7 @@ static PyObject* nb_abs(PyObject* a) {
 }
 static PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__invert__", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
   OpScope prof_("aten::bitwise_not", {&t});
@@ -719,6 +747,8 @@ static PyNumberMethods tensor_as_number = [] {
 
 static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   EMBER_PY_TRY
+  static const char* const dunders[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+  TORCH_FUNCTION_OP(dunders[op], nullptr, a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) {
     if (op == Py_EQ) Py_RETURN_FALSE;

@@ -4,6 +4,7 @@
 
 #include "entry_ops.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 
 namespace ember::python {
 
@@ -28,7 +29,17 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   return wrap(entry::conj_view(entry::transpose(t, -2, -1)));
   EMBER_PY_CATCH
 }
-PyObject* tensor_get_H(PyObject* self, void*) { return conj_transpose(self, false); }
-PyObject* tensor_get_mH(PyObject* self, void*) { return conj_transpose(self, true); }
+PyObject* tensor_get_H(PyObject* self, void*) {
+  PyObject* tf_r_;  // __torch_function__ sees Tensor.H.__get__
+  if (g_torch_function_state && torch_function_operator("H.__get__", nullptr, self, nullptr, nullptr, &tf_r_))
+    return tf_r_;
+  return conj_transpose(self, false);
+}
+PyObject* tensor_get_mH(PyObject* self, void*) {
+  PyObject* tf_r_;
+  if (g_torch_function_state && torch_function_operator("mH.__get__", nullptr, self, nullptr, nullptr, &tf_r_))
+    return tf_r_;
+  return conj_transpose(self, true);
+}
 
 }  // namespace ember::python

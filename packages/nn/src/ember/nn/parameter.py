@@ -11,6 +11,10 @@ from ember import Tensor
 class Parameter(Tensor):
     """A Tensor that is a module parameter: assigning one to a Module attribute registers it."""
 
+    # As PyTorch: ops on a parameter give plain tensors (type(p * 2) is Tensor), and parameters
+    # keep the bindings on their fast path.
+    __torch_function__ = ember._C._disabled_torch_function_impl
+
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = ember.empty(0)
@@ -35,6 +39,8 @@ class Parameter(Tensor):
 
 class Buffer(Tensor):
     """Marker: assigning ``Buffer(t)`` to a Module attribute registers ``t`` as a buffer."""
+
+    __torch_function__ = ember._C._disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:

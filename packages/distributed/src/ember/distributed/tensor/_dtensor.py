@@ -68,6 +68,8 @@ class DTensor(Tensor):
     """A distributed tensor: ``placements`` on ``device_mesh``, global ``shape``."""
 
     _spec: DTensorSpec
+    # Ops see the local shard (the design above), not __torch_function__: the core's fast path.
+    __torch_function__ = ember._C._disabled_torch_function_impl
 
     # -- construction ----------------------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> DTensor:

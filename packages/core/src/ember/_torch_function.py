@@ -1,0 +1,237 @@
+"""``__torch_function__``'s machinery (the public names live in ``ember.overrides``).
+
+The compiled bindings look at their arguments only while ``_C._torch_function_state()`` is
+nonzero: a Tensor subclass whose ``__torch_function__`` is not disabled exists (counted here, in
+``Tensor.__init_subclass__``), or a ``TorchFunctionMode`` is active (the stack below). A
+non-Tensor that defines ``__torch_function__`` is found where the argument conversion fails.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ember._lib import _C
+
+_disabled_torch_function_impl = _C._disabled_torch_function_impl
+_mode_stack: list[Any] = []
+
+
+class _DisableState:
+    """Runs its block with __torch_function__ turned off to ``level`` (1: subclasses, 2: all)."""
+
+    _level = 2
+
+    def __init__(self) -> None:
+        self._saved: list[int] = []
+
+    def __enter__(self) -> None:
+        prev = _C._get_torch_function_disabled()
+        self._saved.append(prev)
+        _C._set_torch_function_disabled(max(prev, self._level))
+
+    def __exit__(self, *exc: object) -> None:
+        _C._set_torch_function_disabled(self._saved.pop())
+
+
+class DisableTorchFunctionSubclass(_DisableState):
+    """``torch._C.DisableTorchFunctionSubclass``: subclasses' ``__torch_function__`` is skipped
+    in the block (modes still run)."""
+
+    _level = 1
+
+
+class DisableTorchFunction(_DisableState):
+    """``torch._C.DisableTorchFunction``: no ``__torch_function__`` and no mode runs in the block."""
+
+    _level = 2
+
+
+def _is_torch_function_enabled() -> bool:
+    return _C._get_torch_function_disabled() == 0
+
+
+def _is_torch_function_mode_enabled() -> bool:
+    return bool(_mode_stack) and _C._get_torch_function_disabled() < 2
+
+
+def _push_mode(mode: Any) -> None:
+    _mode_stack.append(mode)
+    _C._set_torch_function_modes(len(_mode_stack))
+
+
+def _pop_mode() -> Any:
+    if not _mode_stack:
+        raise RuntimeError("Trying to pop from an empty mode stack")
+    mode = _mode_stack.pop()
+    _C._set_torch_function_modes(len(_mode_stack))
+    return mode
+
+
+def _len_torch_function_stack() -> int:
+    return len(_mode_stack)
+
+
+def _get_function_stack_at(i: int) -> Any:
+    return _mode_stack[i]
+
+
+@contextmanager
+def _pop_mode_temporarily() -> Iterator[Any]:
+    mode = _pop_mode()
+    try:
+        yield mode
+    finally:
+        _push_mode(mode)
+
+
+def _get_current_function_mode() -> Any:
+    return _mode_stack[-1] if _mode_stack else None
+
+
+def _convert(ret: Any, cls: type) -> Any:
+    """PyTorch's ``torch._tensor._convert``: tensor results (in tuples and lists too) as ``cls``."""
+    from ember._tensor import Tensor
+
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        # also a return type (torch.return_types.max), which takes one iterable
+        ret = type(ret)(_convert(r, cls) for r in ret)
+    return ret
+
+
+_nowrap: set[Any] = set()
+
+
+def _default_nowrap_functions() -> set[Any]:
+    """What ``Tensor.__torch_function__`` returns as is (PyTorch's get_default_nowrap_functions)."""
+    if not _nowrap:
+        from ember._tensor import Tensor
+
+        _nowrap.update((Tensor._base.__get__, Tensor.grad.__get__))  # type: ignore[attr-defined]
+    return _nowrap
+
+
+def default_torch_function(cls: type, func: Callable[..., Any], types: Iterable[type], args: Any = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+    """``Tensor.__torch_function__``: runs ``func`` with subclass dispatch off and returns its
+    tensors as ``cls``."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        ret = func(*args, **kwargs)
+        if func in _default_nowrap_functions():
+            return ret
+        return _convert(ret, cls)
+
+
+def count_subclass(cls: type) -> None:
+    """A new Tensor subclass: the bindings start looking at their arguments while one that takes
+    part in ``__torch_function__`` lives (a class with the disabled impl, nn.Parameter, does not)."""
+    import weakref
+
+    if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
+        return
+    _C._add_torch_function_subclasses(1)
+    weakref.finalize(cls, _C._add_torch_function_subclasses, -1)
+
+
+def _get_overloaded_args(relevant_args: Iterable[Any],
+                         get_type_fn: Callable[[Any], type] | None = None) -> list[Any]:
+    """PyTorch's order: subclasses before their bases, otherwise left to right; one per type."""
+    get_type = type if get_type_fn is None else get_type_fn
+    overloaded_types: set[type] = set()
+    overloaded_args: list[Any] = []
+    for arg in relevant_args:
+        arg_type = get_type(arg)
+        if (arg_type not in overloaded_types and hasattr(arg_type, "__torch_function__")
+                and arg_type.__torch_function__ != _disabled_torch_function_impl):
+            overloaded_types.add(arg_type)
+            index = len(overloaded_args)
+            for i, old in enumerate(overloaded_args):
+                if issubclass(arg_type, get_type(old)):
+                    index = i
+                    break
+            overloaded_args.insert(index, arg)
+    return overloaded_args
+
+
+def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any,
+                          **kwargs: Any) -> Any:
+    """``torch.overrides.handle_torch_function``: the active mode, then each overloaded
+    argument's ``__torch_function__``, until one does not return ``NotImplemented``."""
+    overloaded_args = _get_overloaded_args(relevant_args)
+    types = tuple(map(type, overloaded_args))
+    if _is_torch_function_mode_enabled():
+        with _pop_mode_temporarily() as mode:
+            result = mode.__torch_function__(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    for overloaded_arg in overloaded_args:
+        method = overloaded_arg.__torch_function__
+        if (getattr(method, "__self__", None) is overloaded_arg
+                and method is not _disabled_torch_function_impl):
+            warnings.warn("Defining your `__torch_function__ as a plain method is deprecated and will be an "
+                          "error in future, please define it as a classmethod.", DeprecationWarning, stacklevel=2)
+        result = method(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    func_name = f"{public_api.__module__}.{public_api.__name__}"
+    msg = (f"no implementation found for '{func_name}' on types that implement __torch_function__: "
+           f"{[type(arg) for arg in overloaded_args]}")
+    if _is_torch_function_mode_enabled():
+        msg += f" nor in mode {_get_current_function_mode()}"
+    raise TypeError(msg)
+
+
+# ---------------------------------------------------------------- from the compiled bindings
+
+_resolved: dict[tuple[bool, str], Any] = {}
+_NAMESPACES = ("linalg", "special", "fft", "_nn", "nested", "sparse")
+
+
+def _resolve(is_method: bool, name: str) -> Any:
+    """The public object a binding stands for: Tensor.<name>, or ember[.<namespace>].<name>."""
+    import importlib
+
+    import ember
+
+    key = (is_method, name)
+    func = _resolved.get(key)
+    if func is not None:
+        return func
+    if is_method and name.endswith(".__get__"):  # a property: PyTorch passes Tensor.<name>.__get__
+        func = getattr(ember.Tensor, name[:-len(".__get__")]).__get__
+    elif is_method:
+        func = getattr(ember.Tensor, name)
+    else:
+        for ns in _NAMESPACES:
+            if name.startswith(f"_{ns}_"):
+                try:
+                    func = getattr(importlib.import_module(f"ember.{ns}"), name[len(ns) + 2:], None)
+                except ImportError:
+                    func = None
+                break
+        if func is None:
+            func = getattr(ember, name, None)
+        if func is None:
+            func = getattr(_C, name)
+    _resolved[key] = func
+    return func
+
+
+_C.DisableTorchFunctionSubclass = DisableTorchFunctionSubclass
+_C.DisableTorchFunction = DisableTorchFunction
+_C._is_torch_function_enabled = _is_torch_function_enabled
+_C._is_torch_function_mode_enabled = _is_torch_function_mode_enabled
+_C._len_torch_function_stack = _len_torch_function_stack
+_C._get_function_stack_at = _get_function_stack_at
+_C._push_on_torch_function_stack = _push_mode
+_C._pop_torch_function_stack = _pop_mode

@@ -543,27 +543,28 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
   return true;
 }
 
-// __torch_function__ sees an operator as Tensor.<dunder> (1 + t: Tensor.__radd__(t, 1)).
+// __torch_function__ sees an operator as the Tensor method PyTorch names (t + 1: Tensor.add,
+// 1 - t: Tensor.__rsub__(t, 1), t &= 1: Tensor.__iand__), the tensor first.
 #define TORCH_FUNCTION_OP(name, rname, a, b, c)                                      \
   if (g_torch_function_state) [[unlikely]] {                                        \
     PyObject* tf_r_;                                                                \
     if (torch_function_operator(name, rname, a, b, c, &tf_r_)) return tf_r_;        \
   }
 
-#define BINARY_OP(fname, dunder, opname, expr)           \
+#define BINARY_OP(fname, name, rname, opname, expr)      \
   static PyObject* fname(PyObject* a, PyObject* b) {     \
     EMBER_PY_TRY                                         \
-    TORCH_FUNCTION_OP("__" dunder "__", "__r" dunder "__", a, b, nullptr) \
+    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)        \
     Tensor x, y;                                         \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
     return wrap(expr);                                   \
     EMBER_PY_CATCH                                       \
   }
-#define INPLACE_OP(fname, dunder, opname, expr)          \
+#define INPLACE_OP(fname, name, opname, expr)            \
   static PyObject* fname(PyObject* a, PyObject* b) {     \
     EMBER_PY_TRY                                         \
-    TORCH_FUNCTION_OP("__i" dunder "__", nullptr, a, b, nullptr) \
+    TORCH_FUNCTION_OP(name, nullptr, a, b, nullptr)      \
     Tensor x, y;                                         \
     if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
     OpScope prof_(opname, {&x, &y});                     \
@@ -574,34 +575,34 @@ static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
     EMBER_PY_CATCH                                       \
   }
 
-BINARY_OP(nb_add, "add", "aten::add", entry::add(x, y))
-BINARY_OP(nb_sub, "sub", "aten::sub", entry::sub(x, y))
+BINARY_OP(nb_add, "add", "add", "aten::add", entry::add(x, y))
+BINARY_OP(nb_sub, "sub", "__rsub__", "aten::sub", entry::sub(x, y))
 // A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
 // reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
-BINARY_OP(nb_mul, "mul", "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
-BINARY_OP(nb_truediv, "truediv", "aten::div", is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
-BINARY_OP(nb_floordiv, "floordiv", "aten::floor_divide", entry::floor_divide(x, y))
-BINARY_OP(nb_mod, "mod", "aten::remainder", entry::remainder(x, y))
-BINARY_OP(nb_and, "and", "aten::bitwise_and", entry::bitwise_and(x, y))
-BINARY_OP(nb_or, "or", "aten::bitwise_or", entry::bitwise_or(x, y))
-BINARY_OP(nb_xor, "xor", "aten::bitwise_xor", entry::bitwise_xor(x, y))
-BINARY_OP(nb_lshift, "lshift", "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
-BINARY_OP(nb_rshift, "rshift", "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
-INPLACE_OP(nb_iadd, "add", "aten::add_", entry::add_(x, y))
-INPLACE_OP(nb_isub, "sub", "aten::sub_", entry::sub_(x, y))
-INPLACE_OP(nb_imul, "mul", "aten::mul_", entry::mul_(x, y))
-INPLACE_OP(nb_itruediv, "truediv", "aten::div_", entry::div_(x, y))
-INPLACE_OP(nb_ifloordiv, "floordiv", "aten::floor_divide_", entry::floor_divide_(x, y))
-INPLACE_OP(nb_imod, "mod", "aten::remainder_", entry::remainder_(x, y))
-INPLACE_OP(nb_iand, "and", "aten::bitwise_and_", entry::bitwise_and_(x, y))
-INPLACE_OP(nb_ior, "or", "aten::bitwise_or_", entry::bitwise_or_(x, y))
-INPLACE_OP(nb_ixor, "xor", "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
-INPLACE_OP(nb_ilshift, "lshift", "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
-INPLACE_OP(nb_irshift, "rshift", "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
+BINARY_OP(nb_mul, "mul", "mul", "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
+BINARY_OP(nb_truediv, "div", "__rtruediv__", "aten::div", is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
+BINARY_OP(nb_floordiv, "__floordiv__", "__rfloordiv__", "aten::floor_divide", entry::floor_divide(x, y))
+BINARY_OP(nb_mod, "remainder", "__rmod__", "aten::remainder", entry::remainder(x, y))
+BINARY_OP(nb_and, "__and__", "bitwise_and", "aten::bitwise_and", entry::bitwise_and(x, y))
+BINARY_OP(nb_or, "__or__", "bitwise_or", "aten::bitwise_or", entry::bitwise_or(x, y))
+BINARY_OP(nb_xor, "__xor__", "bitwise_xor", "aten::bitwise_xor", entry::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, "__lshift__", "__rlshift__", "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, "__rshift__", "__rrshift__", "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, "add_", "aten::add_", entry::add_(x, y))
+INPLACE_OP(nb_isub, "sub_", "aten::sub_", entry::sub_(x, y))
+INPLACE_OP(nb_imul, "mul_", "aten::mul_", entry::mul_(x, y))
+INPLACE_OP(nb_itruediv, "div_", "aten::div_", entry::div_(x, y))
+INPLACE_OP(nb_ifloordiv, "floor_divide_", "aten::floor_divide_", entry::floor_divide_(x, y))
+INPLACE_OP(nb_imod, "remainder_", "aten::remainder_", entry::remainder_(x, y))
+INPLACE_OP(nb_iand, "__iand__", "aten::bitwise_and_", entry::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, "__ior__", "aten::bitwise_or_", entry::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, "__ixor__", "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, "__ilshift__", "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, "__irshift__", "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
 
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("__pow__", "__rpow__", a, b, nullptr)
+  TORCH_FUNCTION_OP("pow", "__rpow__", a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow", {&x, &y});
@@ -610,7 +611,7 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("__ipow__", nullptr, a, b, nullptr)
+  TORCH_FUNCTION_OP("pow_", nullptr, a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
   OpScope prof_("aten::pow_", {&x, &y});
@@ -622,7 +623,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
 }
 static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("__matmul__", "__rmatmul__", a, b, nullptr)
+  TORCH_FUNCTION_OP("matmul", "__rmatmul__", a, b, nullptr)
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
   if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
@@ -636,7 +637,7 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
 }
 static PyObject* nb_neg(PyObject* a) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("__neg__", nullptr, a, nullptr, nullptr)
+  TORCH_FUNCTION_OP("neg", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   EMBER_CHECK(t.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -651,7 +652,7 @@ static PyObject* nb_pos(PyObject* a) {
 }
 static PyObject* nb_abs(PyObject* a) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("__abs__", nullptr, a, nullptr, nullptr)
+  TORCH_FUNCTION_OP("abs", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   OpScope prof_("aten::abs", {&t});
   return wrap(entry::abs(resolved_operand(t)));
@@ -747,8 +748,8 @@ static PyNumberMethods tensor_as_number = [] {
 
 static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   EMBER_PY_TRY
-  static const char* const dunders[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
-  TORCH_FUNCTION_OP(dunders[op], nullptr, a, b, nullptr)
+  static const char* const methods[] = {"lt", "le", "__eq__", "ne", "gt", "ge"};
+  TORCH_FUNCTION_OP(methods[op], nullptr, a, b, nullptr)
   Tensor x, y;
   if (!operands(a, b, x, y)) {
     if (op == Py_EQ) Py_RETURN_FALSE;

@@ -54,12 +54,13 @@ PyObject* handler() {
   return g_handler;
 }
 
-// Hands the call to ember.overrides._dispatch(is_method, name, overloaded, args, kwargs).
-PyObject* hand_over(bool is_method, const char* name, const std::vector<PyObject*>& over, PyObject* self,
-                    PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Hands the call to ember.overrides._dispatch(kind, name or func, overloaded, args, kwargs);
+// kind 0: a function, 1: a Tensor method, 2: an operator (NotImplemented goes back to Python).
+PyObject* hand_over(int kind, const char* name, const std::vector<PyObject*>& over, PyObject* self,
+                    PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject* func = nullptr) {
   PyObject* h = handler();
   if (!h) return nullptr;
-  const Py_ssize_t lead = is_method && self ? 1 : 0;
+  const Py_ssize_t lead = kind && self ? 1 : 0;
   PyObject* tup = PyTuple_New(nargs + lead);
   PyObject* ov = PyTuple_New(static_cast<Py_ssize_t>(over.size()));
   PyObject* kw = kwnames && PyTuple_GET_SIZE(kwnames) ? PyDict_New() : nullptr;
@@ -80,8 +81,10 @@ PyObject* hand_over(bool is_method, const char* name, const std::vector<PyObject
     bool ok = true;
     for (Py_ssize_t j = 0; kw && j < PyTuple_GET_SIZE(kwnames); ++j)
       ok = ok && PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, j), args[nargs + j]) == 0;
-    if (ok)
-      res = PyObject_CallFunction(h, "OsOOO", is_method ? Py_True : Py_False, name, ov, tup, kw ? kw : Py_None);
+    if (ok && func)
+      res = PyObject_CallFunction(h, "iOOOO", 0, func, ov, tup, kw ? kw : Py_None);
+    else if (ok)
+      res = PyObject_CallFunction(h, "isOOO", kind, name, ov, tup, kw ? kw : Py_None);
   }
   Py_XDECREF(tup);
   Py_XDECREF(ov);
@@ -179,7 +182,7 @@ bool torch_function_dispatch(bool is_method, const char* name, PyObject* self, P
     for (Py_ssize_t i = 0; i < n; ++i) collect(args[i], over);
   }
   if (over.empty() && !modes_on()) return false;
-  *result = hand_over(is_method, name, over, self, args, nargs, kwnames);
+  *result = hand_over(is_method ? 1 : 0, name, over, self, args, nargs, kwnames);
   return true;
 }
 
@@ -192,7 +195,7 @@ bool torch_function_duck(bool is_method, const char* name, PyObject* self, PyObj
   for (Py_ssize_t i = 0; i < n; ++i) collect(args[i], over);
   if (over.empty()) return false;
   PyErr_Clear();  // the conversion's TypeError, when one was set
-  *result = hand_over(is_method, name, over, self, args, nargs, kwnames);
+  *result = hand_over(is_method ? 1 : 0, name, over, self, args, nargs, kwnames);
   return true;
 }
 
@@ -210,7 +213,21 @@ bool torch_function_operator(const char* name, const char* rname, PyObject* a, P
   PyObject* args[3] = {reflected ? b : a, reflected ? a : b, c};
   Py_ssize_t n = c ? 3 : b ? 2 : 1;
   // The tensor is self: it leads the argument tuple as Tensor.<name>'s first argument.
-  *result = hand_over(true, reflected ? rname : name, over, args[0], args + 1, n - 1, nullptr);
+  *result = hand_over(2, reflected ? rname : name, over, args[0], args + 1, n - 1, nullptr);
+  return true;
+}
+
+bool torch_function_call(PyObject* func, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool duck,
+                         PyObject** result) {
+  if (t_disabled >= (duck ? 1 : 2) || !g_attr) return false;
+  std::vector<PyObject*> over;
+  if (!t_disabled) {
+    Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    for (Py_ssize_t i = 0; i < n; ++i) collect(args[i], over);
+  }
+  if (over.empty() && (duck || !modes_on())) return false;
+  if (duck) PyErr_Clear();  // the argument check's TypeError
+  *result = hand_over(0, nullptr, over, nullptr, args, nargs, kwnames, func);
   return true;
 }
 

@@ -27,6 +27,12 @@ bool torch_function_duck(bool is_method, const char* name, PyObject* self, PyObj
 bool torch_function_operator(const char* name, const char* rname, PyObject* a, PyObject* b, PyObject* c,
                              PyObject** result);
 
+// A Python-level public function (ember._C._CheckedFunction wrapping nn.functional.relu,
+// ember.einsum, ...): `func` itself is what __torch_function__ receives. duck: only after its
+// argument check failed (a non-Tensor that defines __torch_function__).
+bool torch_function_call(PyObject* func, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool duck,
+                         PyObject** result);
+
 void init_torch_function(PyObject* module);
 
 }  // namespace ember::python

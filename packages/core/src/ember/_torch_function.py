@@ -58,6 +58,7 @@ def _is_torch_function_mode_enabled() -> bool:
 
 
 def _push_mode(mode: Any) -> None:
+    _install_tensor_methods()
     _mode_stack.append(mode)
     _C._set_torch_function_modes(len(_mode_stack))
 
@@ -132,6 +133,53 @@ def default_torch_function(cls: type, func: Callable[..., Any], types: Iterable[
         return _convert(ret, cls)
 
 
+def make_dispatchable(namespace: dict[str, Any]) -> None:
+    """The namespace's public plain Python functions (``ember.fft.fft``, ...) take part in
+    ``__torch_function__``: each becomes a ``_C._checked`` wrapper checking nothing, which hands
+    the call over while a subclass or mode is about (and costs ~20 ns otherwise)."""
+    import types
+
+    module = namespace.get("__name__", "")
+    for name, fn in list(namespace.items()):
+        if (not name.startswith("_") and isinstance(fn, types.FunctionType)
+                and fn.__module__.startswith(module)):
+            wrapped = _C._checked(fn, name, (), False)
+            wrapped.__module__, wrapped.__qualname__ = module, name
+            namespace[name] = wrapped
+
+
+# Tensor's Python methods that stay as they are (the machinery, construction, private helpers).
+_KEEP = frozenset({"__init_subclass__", "__new__", "__init__", "__torch_function__", "as_subclass",
+                   "__class_getitem__", "__setstate__"})
+_methods_installed = False
+
+
+def _install_tensor_methods() -> None:
+    """Tensor's Python-level methods consult ``__torch_function__`` too, from the first subclass
+    or mode on (wrapped then, so nobody pays for it before)."""
+    global _methods_installed
+    if _methods_installed:
+        return
+    _methods_installed = True
+    import types
+
+    from ember._tensor import Tensor
+
+    seen: set[str] = set()
+    for klass in Tensor.__mro__:
+        if klass in (object, _C.TensorBase):
+            continue
+        for name, fn in list(vars(klass).items()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if (isinstance(fn, types.FunctionType) and name not in _KEEP
+                    and (not name.startswith("_") or (name.startswith("__") and name.endswith("__")))):
+                wrapped = _C._checked(fn, name, (), False)
+                wrapped.__qualname__ = f"Tensor.{name}"
+                setattr(Tensor, name, wrapped)
+
+
 def count_subclass(cls: type) -> None:
     """A new Tensor subclass: the bindings start looking at their arguments while one that takes
     part in ``__torch_function__`` lives (a class with the disabled impl, nn.Parameter, does not)."""
@@ -139,6 +187,7 @@ def count_subclass(cls: type) -> None:
 
     if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
         return
+    _install_tensor_methods()
     _C._add_torch_function_subclasses(1)
     weakref.finalize(cls, _C._add_torch_function_subclasses, -1)
 
@@ -163,11 +212,10 @@ def _get_overloaded_args(relevant_args: Iterable[Any],
     return overloaded_args
 
 
-def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any,
-                          **kwargs: Any) -> Any:
-    """``torch.overrides.handle_torch_function``: the active mode, then each overloaded
-    argument's ``__torch_function__``, until one does not return ``NotImplemented``."""
-    overloaded_args = _get_overloaded_args(relevant_args)
+def _run_handlers(public_api: Callable[..., Any], overloaded_args: list[Any], args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> Any:
+    """The active mode, then each overloaded argument's ``__torch_function__``; NotImplemented
+    when every one declined."""
     types = tuple(map(type, overloaded_args))
     if _is_torch_function_mode_enabled():
         with _pop_mode_temporarily() as mode:
@@ -179,10 +227,21 @@ def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterabl
         if (getattr(method, "__self__", None) is overloaded_arg
                 and method is not _disabled_torch_function_impl):
             warnings.warn("Defining your `__torch_function__ as a plain method is deprecated and will be an "
-                          "error in future, please define it as a classmethod.", DeprecationWarning, stacklevel=2)
+                          "error in future, please define it as a classmethod.", DeprecationWarning, stacklevel=3)
         result = method(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
+    return NotImplemented
+
+
+def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any,
+                          **kwargs: Any) -> Any:
+    """``torch.overrides.handle_torch_function``: the active mode, then each overloaded
+    argument's ``__torch_function__``, until one does not return ``NotImplemented``."""
+    overloaded_args = _get_overloaded_args(relevant_args)
+    result = _run_handlers(public_api, overloaded_args, args, kwargs)
+    if result is not NotImplemented:
+        return result
     func_name = f"{public_api.__module__}.{public_api.__name__}"
     msg = (f"no implementation found for '{func_name}' on types that implement __torch_function__: "
            f"{[type(arg) for arg in overloaded_args]}")
@@ -197,12 +256,45 @@ _resolved: dict[tuple[bool, str], Any] = {}
 _NAMESPACES = ("linalg", "special", "fft", "_nn", "nested", "sparse")
 
 
-def _resolve(is_method: bool, name: str) -> Any:
-    """The public object a binding stands for: Tensor.<name>, or ember[.<namespace>].<name>."""
+def _qualified(kind: int, name: str) -> str:
+    """PyTorch's name of a compiled binding in its dispatch error (torch.add, torch.Tensor.add)."""
+    if kind:
+        return f"torch.Tensor.{name}"
+    for ns in _NAMESPACES:
+        if name.startswith(f"_{ns}_"):
+            return f"torch.{ns}.{ns.lstrip('_')}_{name[len(ns) + 2:]}"
+    return f"torch.{name}"
+
+
+def dispatch(kind: int, name: Any, overloaded: tuple[Any, ...], args: tuple[Any, ...],
+             kwargs: dict[str, Any] | None) -> Any:
+    """Called by a compiled binding whose arguments (or the active mode) override it. kind 0: an
+    ember function (``name`` a binding's name, or the Python-level function itself), 1: a Tensor
+    method, 2: an operator, which returns NotImplemented to Python when every handler declines."""
+    func = _resolve(kind != 0, name)
+    if not isinstance(name, str):
+        return handle_torch_function(func, overloaded, *args, **(kwargs or {}))
+    overloaded_args = _get_overloaded_args(overloaded)
+    result = _run_handlers(func, overloaded_args, args, kwargs or {})
+    if result is not NotImplemented or kind == 2:
+        return result
+    lines = "".join(f"  - tensor subclass {type(a)}\n" for a in overloaded_args)
+    if _is_torch_function_mode_enabled():
+        lines += f"  - mode object {_get_current_function_mode()}\n"
+    raise TypeError(f"Multiple dispatch failed for '{_qualified(kind, name)}'; all __torch_function__ handlers "
+                    f"returned NotImplemented:\n\n{lines}\nFor more information, try re-running with "
+                    "TORCH_LOGS=not_implemented")
+
+
+def _resolve(is_method: bool, name: Any) -> Any:
+    """The public object a binding stands for: Tensor.<name>, or ember[.<namespace>].<name>
+    (a Python-level function comes as itself)."""
     import importlib
 
     import ember
 
+    if not isinstance(name, str):
+        return name
     key = (is_method, name)
     func = _resolved.get(key)
     if func is not None:

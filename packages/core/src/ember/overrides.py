@@ -22,7 +22,7 @@ from ember._torch_function import (  # noqa: F401  (PyTorch's private names too)
     _pop_mode,
     _pop_mode_temporarily,
     _push_mode,
-    _resolve,
+    dispatch,
     handle_torch_function,
 )
 
@@ -39,10 +39,7 @@ has_torch_function_unary: Callable[[Any], bool] = _C._has_torch_function_unary
 has_torch_function_variadic: Callable[..., bool] = _C._has_torch_function_variadic
 
 
-def _dispatch(is_method: bool, name: str, overloaded: tuple[Any, ...], args: tuple[Any, ...],
-              kwargs: dict[str, Any] | None) -> Any:
-    """Called by a compiled binding whose arguments (or the active mode) override it."""
-    return handle_torch_function(_resolve(is_method, name), overloaded, *args, **(kwargs or {}))
+_dispatch = dispatch  # what the compiled bindings call (ember/_torch_function.py)
 
 
 class TorchFunctionMode:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 import ember
+import pytest
+from ember._lib import _C
 
 torch = pytest.importorskip("torch")
 
@@ -297,11 +297,11 @@ def test_overridable_and_ignored_functions() -> None:
 
 def test_nobody_overriding_leaves_the_fast_path_on() -> None:
     ember.nn.Parameter(ember.ones(1))  # a parameter does not count
-    before = ember._C._torch_function_state()
+    before = _C._torch_function_state()
 
     class Off(ember.Tensor):
-        __torch_function__ = ember._C._disabled_torch_function_impl
+        __torch_function__ = _C._disabled_torch_function_impl
 
-    assert ember._C._torch_function_state() == before
+    assert _C._torch_function_state() == before
     y = ember.ones(2).as_subclass(Off)
     assert type(y + 1) is ember.Tensor

@@ -217,10 +217,7 @@ static const char* index_op_name(PyObject* index) {
 
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
-  if (g_torch_function_state) [[unlikely]] {
-    PyObject* tf_r_;
-    if (torch_function_operator("__getitem__", nullptr, self, index, nullptr, &tf_r_)) return tf_r_;
-  }
+  TORCH_FUNCTION_OP("__getitem__", nullptr, self, index, nullptr)
   const Tensor& t = unpack(self);
   OpScope prof_(index_op_name(index), {&t});
   Indexed r = apply_index(t, index);

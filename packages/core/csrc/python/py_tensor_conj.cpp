@@ -30,15 +30,11 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   EMBER_PY_CATCH
 }
 PyObject* tensor_get_H(PyObject* self, void*) {
-  PyObject* tf_r_;  // __torch_function__ sees Tensor.H.__get__
-  if (g_torch_function_state && torch_function_operator("H.__get__", nullptr, self, nullptr, nullptr, &tf_r_))
-    return tf_r_;
+  TORCH_FUNCTION_OP("H.__get__", nullptr, self, nullptr, nullptr)
   return conj_transpose(self, false);
 }
 PyObject* tensor_get_mH(PyObject* self, void*) {
-  PyObject* tf_r_;
-  if (g_torch_function_state && torch_function_operator("mH.__get__", nullptr, self, nullptr, nullptr, &tf_r_))
-    return tf_r_;
+  TORCH_FUNCTION_OP("mH.__get__", nullptr, self, nullptr, nullptr)
   return conj_transpose(self, true);
 }
 

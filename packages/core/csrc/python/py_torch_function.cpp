@@ -12,8 +12,8 @@ namespace {
 
 // PyTorch's DisableTorchFunction state, per thread: 1 leaves subclasses out (modes stay), 2 everything.
 thread_local int t_disabled = 0;
-int g_modes = 0;       // active TorchFunctionModes (ember.overrides keeps the stack)
-int g_subclasses = 0;  // live Tensor subclasses whose __torch_function__ is not disabled
+int g_modes = 0;                      // active TorchFunctionModes (ember.overrides keeps the stack)
+int g_subclasses = 0;                 // live Tensor subclasses whose __torch_function__ is not disabled
 PyObject* g_attr = nullptr;           // "__torch_function__"
 PyObject* g_disabled_impl = nullptr;  // _C._disabled_torch_function_impl
 PyObject* g_handler = nullptr;        // ember.overrides._dispatch, imported on first use
@@ -81,10 +81,8 @@ PyObject* hand_over(int kind, const char* name, const std::vector<PyObject*>& ov
     bool ok = true;
     for (Py_ssize_t j = 0; kw && j < PyTuple_GET_SIZE(kwnames); ++j)
       ok = ok && PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, j), args[nargs + j]) == 0;
-    if (ok && func)
-      res = PyObject_CallFunction(h, "iOOOO", 0, func, ov, tup, kw ? kw : Py_None);
-    else if (ok)
-      res = PyObject_CallFunction(h, "isOOO", kind, name, ov, tup, kw ? kw : Py_None);
+    if (ok && func) res = PyObject_CallFunction(h, "iOOOO", 0, func, ov, tup, kw ? kw : Py_None);
+    else if (ok) res = PyObject_CallFunction(h, "isOOO", kind, name, ov, tup, kw ? kw : Py_None);
   }
   Py_XDECREF(tup);
   Py_XDECREF(ov);
@@ -172,8 +170,8 @@ PyMethodDef functions[] = {
 
 }  // namespace
 
-bool torch_function_dispatch(bool is_method, const char* name, PyObject* self, PyObject* const* args,
-                             Py_ssize_t nargs, PyObject* kwnames, PyObject** result) {
+bool torch_function_dispatch(bool is_method, const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                             PyObject* kwnames, PyObject** result) {
   if (t_disabled >= 2) return false;
   std::vector<PyObject*> over;
   if (!t_disabled) {
@@ -186,15 +184,22 @@ bool torch_function_dispatch(bool is_method, const char* name, PyObject* self, P
   return true;
 }
 
-bool torch_function_duck(bool is_method, const char* name, PyObject* self, PyObject* const* args,
-                         Py_ssize_t nargs, PyObject* kwnames, PyObject** result) {
+bool torch_function_duck(bool is_method, const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames, PyObject** result) {
   if (t_disabled || !g_attr) return false;
+  PyObject *et = nullptr, *ev = nullptr, *etb = nullptr;
+  PyErr_Fetch(&et, &ev, &etb);  // the conversion's error, when one was set, waits aside
   std::vector<PyObject*> over;
   if (is_method) collect(self, over);
   Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   for (Py_ssize_t i = 0; i < n; ++i) collect(args[i], over);
-  if (over.empty()) return false;
-  PyErr_Clear();  // the conversion's TypeError, when one was set
+  if (over.empty()) {
+    PyErr_Restore(et, ev, etb);
+    return false;
+  }
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(etb);
   *result = hand_over(is_method ? 1 : 0, name, over, self, args, nargs, kwnames);
   return true;
 }
@@ -220,13 +225,21 @@ bool torch_function_operator(const char* name, const char* rname, PyObject* a, P
 bool torch_function_call(PyObject* func, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool duck,
                          PyObject** result) {
   if (t_disabled >= (duck ? 1 : 2) || !g_attr) return false;
+  // The argument check's (or fn's) error waits aside: a type lookup must not run with it set.
+  PyObject *et = nullptr, *ev = nullptr, *etb = nullptr;
+  if (duck) PyErr_Fetch(&et, &ev, &etb);
   std::vector<PyObject*> over;
   if (!t_disabled) {
     Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
     for (Py_ssize_t i = 0; i < n; ++i) collect(args[i], over);
   }
-  if (over.empty() && (duck || !modes_on())) return false;
-  if (duck) PyErr_Clear();  // the argument check's TypeError
+  if (over.empty() && (duck || !modes_on())) {
+    if (duck) PyErr_Restore(et, ev, etb);
+    return false;
+  }
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(etb);
   *result = hand_over(0, nullptr, over, nullptr, args, nargs, kwnames, func);
   return true;
 }

@@ -6,6 +6,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._lib import _C
 
 
 class Parameter(Tensor):
@@ -13,7 +14,7 @@ class Parameter(Tensor):
 
     # As PyTorch: ops on a parameter give plain tensors (type(p * 2) is Tensor), and parameters
     # keep the bindings on their fast path.
-    __torch_function__ = ember._C._disabled_torch_function_impl
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
@@ -40,7 +41,7 @@ class Parameter(Tensor):
 class Buffer(Tensor):
     """Marker: assigning ``Buffer(t)`` to a Module attribute registers ``t`` as a buffer."""
 
-    __torch_function__ = ember._C._disabled_torch_function_impl
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:

@@ -128,8 +128,8 @@ def _overhead() -> list[Bench]:
     ]
     # Overhead is single-threaded work; one thread row is enough.
     subclass_rows = [  # __torch_function__ (issue 22): last, so the rows above run with no subclass alive
-        ("a + b, a a Tensor subclass", "a + b", False),
-        ("lib.add(a, b), a a Tensor subclass", "lib.add(a, b)", False),
+        ("a + b, a: a Tensor subclass instance", "a + b", False),
+        ("lib.add(a, b), a: a Tensor subclass instance", "lib.add(a, b)", False),
         ("a + b beside a live Tensor subclass", "a + b", True),
     ]
     return ([Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]

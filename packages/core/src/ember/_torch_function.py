@@ -92,29 +92,34 @@ def _get_current_function_mode() -> Any:
     return _mode_stack[-1] if _mode_stack else None
 
 
+_Tensor: Any = None  # ember.Tensor, set when the first subclass is made (before any dispatch)
+_nowrap: set[Any] = set()  # what Tensor.__torch_function__ returns as is (get_default_nowrap_functions)
+
+
 def _convert(ret: Any, cls: type) -> Any:
     """PyTorch's ``torch._tensor._convert``: tensor results (in tuples and lists too) as ``cls``."""
-    from ember._tensor import Tensor
-
-    if cls is Tensor:
+    if cls is _Tensor:
         return ret
-    if isinstance(ret, Tensor) and not isinstance(ret, cls):
-        ret = ret.as_subclass(cls)
+    if isinstance(ret, _Tensor) and not isinstance(ret, cls):
+        ret = _C.alias(ret)  # Tensor.as_subclass(cls): an alias of another class
+        ret.__class__ = cls
     if isinstance(ret, (tuple, list)):
         # also a return type (torch.return_types.max), which takes one iterable
         ret = type(ret)(_convert(r, cls) for r in ret)
     return ret
 
 
-_nowrap: set[Any] = set()
+def _know_tensor() -> None:
+    global _Tensor
+    if _Tensor is None:
+        from ember._tensor import Tensor
+
+        _Tensor = Tensor
+        _nowrap.update((Tensor._base.__get__, Tensor.grad.__get__))  # type: ignore[attr-defined]
 
 
 def _default_nowrap_functions() -> set[Any]:
-    """What ``Tensor.__torch_function__`` returns as is (PyTorch's get_default_nowrap_functions)."""
-    if not _nowrap:
-        from ember._tensor import Tensor
-
-        _nowrap.update((Tensor._base.__get__, Tensor.grad.__get__))  # type: ignore[attr-defined]
+    _know_tensor()
     return _nowrap
 
 
@@ -124,13 +129,21 @@ def default_torch_function(cls: type, func: Callable[..., Any], types: Iterable[
     tensors as ``cls``."""
     if kwargs is None:
         kwargs = {}
-    if not all(issubclass(cls, t) for t in types):
-        return NotImplemented
-    with DisableTorchFunctionSubclass():
+    if _Tensor is None:  # called directly, before any subclass
+        _know_tensor()
+    for t in types:
+        if not issubclass(cls, t):
+            return NotImplemented
+    prev = _C._set_torch_function_disabled(1)  # DisableTorchFunctionSubclass, inlined (the hot path)
+    if prev > 1:
+        _C._set_torch_function_disabled(prev)
+    try:
         ret = func(*args, **kwargs)
-        if func in _default_nowrap_functions():
+        if func in _nowrap:
             return ret
         return _convert(ret, cls)
+    finally:
+        _C._set_torch_function_disabled(prev)
 
 
 def make_dispatchable(namespace: dict[str, Any]) -> None:
@@ -187,6 +200,7 @@ def count_subclass(cls: type) -> None:
 
     if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
         return
+    _know_tensor()
     _install_tensor_methods()
     _C._add_torch_function_subclasses(1)
     weakref.finalize(cls, _C._add_torch_function_subclasses, -1)
@@ -195,6 +209,10 @@ def count_subclass(cls: type) -> None:
 def _get_overloaded_args(relevant_args: Iterable[Any],
                          get_type_fn: Callable[[Any], type] | None = None) -> list[Any]:
     """PyTorch's order: subclasses before their bases, otherwise left to right; one per type."""
+    if get_type_fn is None and type(relevant_args) is tuple and len(relevant_args) == 1:
+        arg = relevant_args[0]  # the usual case: one overloaded argument (from a binding)
+        f = getattr(type(arg), "__torch_function__", None)
+        return [arg] if f is not None and f != _disabled_torch_function_impl else []
     get_type = type if get_type_fn is None else get_type_fn
     overloaded_types: set[type] = set()
     overloaded_args: list[Any] = []
@@ -289,16 +307,16 @@ def dispatch(kind: int, name: Any, overloaded: tuple[Any, ...], args: tuple[Any,
 def _resolve(is_method: bool, name: Any) -> Any:
     """The public object a binding stands for: Tensor.<name>, or ember[.<namespace>].<name>
     (a Python-level function comes as itself)."""
+    if not isinstance(name, str):
+        return name
+    func = _resolved.get((is_method, name))
+    if func is not None:
+        return func
     import importlib
 
     import ember
 
-    if not isinstance(name, str):
-        return name
     key = (is_method, name)
-    func = _resolved.get(key)
-    if func is not None:
-        return func
     if is_method and name.endswith(".__get__"):  # a property: PyTorch passes Tensor.<name>.__get__
         func = getattr(ember.Tensor, name[:-len(".__get__")]).__get__
     elif is_method:

@@ -239,7 +239,13 @@ def _parameter(lib: Any) -> tuple[str, ...]:
     x = lib.ones(1, 2).as_subclass(M)
     with lib.no_grad():
         q = (p * 2, p[0], p.detach(), lib.sin(p))
+    w = nn.Parameter(lib.ones(2, 2).as_subclass(M))  # a subclass parameter stays of its class
+    m2 = Lin()
+    m2.w = w
+    names = sorted(n for n, _ in m2.named_parameters())
     return (type(p * 2).__name__, *(type(v).__name__ for v in q), type(m(x)).__name__,
+            type(w).__name__, str(isinstance(w, nn.Parameter)), str(w.requires_grad), ",".join(names),
+            type(m2(lib.ones(1, 2))).__name__, type(w * 2).__name__,
             type(m(lib.ones(1, 2))).__name__, str(lib.overrides.has_torch_function_unary(p)),
             type(nn.functional.relu(x)).__name__, type(nn.functional.softmax(x, -1)).__name__)
 

@@ -9,7 +9,17 @@ from ember import Tensor
 from ember._lib import _C
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """As PyTorch's: a custom Tensor subclass made a parameter stays of its class, marked
+    ``_is_param``, and counts as a Parameter."""
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        if self is Parameter and getattr(instance, "_is_param", False) and isinstance(instance, Tensor):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A Tensor that is a module parameter: assigning one to a Module attribute registers it."""
 
     # As PyTorch: ops on a parameter give plain tensors (type(p * 2) is Tensor), and parameters
@@ -21,6 +31,19 @@ class Parameter(Tensor):
             data = ember.empty(0)
         if requires_grad and not (data.is_floating_point() or data.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if (type(data) is not Tensor and type(data) is not Parameter
+                and type(data).__torch_function__ is not _C._disabled_torch_function_impl):
+            # a Tensor subclass taking part in __torch_function__ (detach keeps its class); one
+            # with it disabled (DTensor, Buffer) is made a Parameter below
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} "
+                                   "requires that detach() returns an instance of the same type, but return "
+                                   f"type {type(t).__name__} was found instead. To use the type as a Parameter, "
+                                   "please correct the detach() semantics defined by its __torch_dispatch__() "
+                                   "implementation.")
+            t._is_param = True
+            return t  # type: ignore[return-value]
         # _make_subclass aliases data's storage (detached) and sets requires_grad on the result.
         return Tensor._make_subclass(cls, data.detach(), requires_grad)
 

@@ -8,6 +8,8 @@
 
 namespace ember::python {
 
+int g_torch_function_state = 0;
+
 namespace {
 
 // PyTorch's DisableTorchFunction state, per thread: 1 leaves subclasses out (modes stay), 2 everything.

@@ -8,7 +8,8 @@
 namespace ember::python {
 
 // Live Tensor subclasses whose __torch_function__ is not disabled, plus active modes.
-inline int g_torch_function_state = 0;
+// (extern, not inline: a plain hidden global is one PC-relative load in the bindings)
+extern int g_torch_function_state;
 
 // The call (a binding's vectorcall arguments) when an argument or a mode overrides it:
 // true with *result set (a new reference, or null with the error set); false to run the op.

@@ -37,6 +37,21 @@ def tiny(lib: ModuleType) -> dict[str, Any]:
     return {"a": lib.randn(1), "b": lib.randn(1)}
 
 
+def tiny_subclass(plain: bool) -> Setup:
+    """1-element tensors beside a live Tensor subclass (no __torch_function__ of its own: the
+    default one converts results). plain: the operands are plain tensors (what a subclass's
+    existence costs other ops); else ``a`` is a subclass instance (the dispatch itself)."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        class Sub(lib.Tensor):  # collected after the row: ember's bindings go back to the fast path
+            pass
+
+        a = lib.randn(1)
+        return {"a": a if plain else a.as_subclass(Sub), "b": lib.randn(1), "Sub": Sub}
+
+    return setup
+
+
 def square(n: int, transposed: bool = False) -> Setup:
     """Two n x n float32 operands; ``transposed`` hands out ``x.t()`` views
     (non-contiguous, column-major strides) so the strided kernel path is timed."""
@@ -112,7 +127,13 @@ def _overhead() -> list[Bench]:
         ("a @ b (1 elem)", "a @ b", None),  # the operator path of the same op
     ]
     # Overhead is single-threaded work; one thread row is enough.
-    return [Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]
+    subclass_rows = [  # __torch_function__ (issue 22): last, so the rows above run with no subclass alive
+        ("a + b, a: a Tensor subclass instance", "a + b", False),
+        ("lib.add(a, b), a: a Tensor subclass instance", "lib.add(a, b)", False),
+        ("a + b beside a live Tensor subclass", "a + b", True),
+    ]
+    return ([Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]
+            + [Bench("overhead", n, "overhead", s, tiny_subclass(p), threads=1) for n, s, p in subclass_rows])
 
 
 def _elementwise() -> list[Bench]:

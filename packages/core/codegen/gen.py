@@ -516,7 +516,14 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     aten = ops[0].schema.name + ("_" if kind == "inplace" else "")
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
-             "  EMBER_PY_TRY"]
+             "  EMBER_PY_TRY",
+             # __torch_function__ (py_torch_function.h): one branch while nobody overrides.
+             "  if (g_torch_function_state) [[unlikely]] {",
+             "    PyObject* tf_r_;",
+             f'    if (torch_function_dispatch({str(is_method).lower()}, "{pyname}", self, args, nargs, kwnames, '
+             "&tf_r_))",
+             "      return tf_r_;",
+             "  }"]
     base = pyname[len("_" + ops[0].namespace + "_"):] if ops[0].namespace else pyname
     if base not in CONJ_AWARE:  # PyTorch's conjugate fallback (codegen/conj_policy.py)
         lines += ["  if (conj_views_alive()) [[unlikely]] {",
@@ -533,6 +540,7 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
               "  ParsedArgs A;",
               f"  switch (parse_overloads(\"{pyname}\", sigs, {len(sigs)}, self, args, nargs, "
               "kwnames, A)) {"]
+    lines.append("    case -1: return A.tf_result;  // a duck type's __torch_function__")
     for i, op in enumerate(ops):
         lines += case_body(op, kind, i)
     lines += ["  }", "  Py_RETURN_NONE;", "  EMBER_PY_CATCH", "}", ""]
@@ -547,7 +555,8 @@ def gen_bindings(ops: list[Op]) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"',
-           '#include "python/py_conj_fallback.h"', '#include "python/device_check.h"', "",
+           '#include "python/py_conj_fallback.h"', '#include "python/device_check.h"',
+           '#include "python/py_torch_function.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
     for kind in ("function", "method", "inplace"):

@@ -7,6 +7,7 @@
 
 #include "py_generator.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 #include "py_types.h"
 
 namespace ember::python {
@@ -488,6 +489,7 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
     for (int i = 0; i < n; ++i)
       if (sigs[i].match(self, args, nargs, kwnames, A, &ignored)) return i;
   }
+  if (torch_function_duck(sigs[0].is_method(), name, self, args, nargs, kwnames, &A.tf_result)) return -1;
   // As PyTorch: when one overload alone takes this many arguments, its own complaint is the message.
   Py_ssize_t given = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   int plausible = -1, nplausible = 0;

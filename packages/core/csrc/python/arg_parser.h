@@ -60,6 +60,7 @@ struct ParsedArgs {
   PyObject* const* varargs = nullptr;  // int[] given as separate ints
   Py_ssize_t nvarargs = 0;
   int vararg_param = -1;
+  PyObject* tf_result = nullptr;  // the __torch_function__ result when parse_overloads returns -1
 
   ParsedArgs() = default;
   ParsedArgs(const ParsedArgs&) = delete;
@@ -94,6 +95,7 @@ class Signature {
   // and raises RuntimeError when they don't match.
   Signature(const char* schema, bool is_method, uint32_t number_mask, bool all_numbers = false, bool aten = false);
   bool aten() const { return aten_; }
+  bool is_method() const { return is_method_; }
 
   // Fill A from the call; returns false (with a reason) when this overload doesn't match.
   bool match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& A,
@@ -142,7 +144,8 @@ class Signature {
   bool aten_ = false;
 };
 
-// Try each overload in order; raise TypeError listing them if none matches.
+// Try each overload in order; raise TypeError listing them if none matches, unless an argument
+// is a duck type defining __torch_function__: then -1, its result in A.tf_result.
 int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                     PyObject* kwnames, ParsedArgs& A);
 

@@ -14,6 +14,7 @@
 #include "ops.h"
 #include "py_generator.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 #include "py_types.h"
 
 namespace py = pybind11;
@@ -207,6 +208,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(mod);
   init_argcheck(mod);
   init_autocast(mod);
+  init_torch_function(mod);
   {
     extern void ember_init_scan(PyObject*);
     ember_init_scan(mod);

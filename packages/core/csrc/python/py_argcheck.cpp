@@ -16,6 +16,7 @@
 
 #include "arg_parser.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 
 #include <structmember.h>  // after Python.h
 
@@ -115,15 +116,21 @@ bool check_args(PyChecked* c, PyObject* const* args, Py_ssize_t nargs, PyObject*
 PyObject* checked_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* c = reinterpret_cast<PyChecked*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (!c->after)
-    return check_args(c, args, nargs, kwnames) ? PyObject_Vectorcall(c->fn, args, nargsf, kwnames) : nullptr;
+  PyObject* tf_r;  // __torch_function__: the wrapper is the public function it receives
+  if (g_torch_function_state && torch_function_call(self, args, nargs, kwnames, false, &tf_r)) [[unlikely]]
+    return tf_r;
+  if (!c->after) {
+    if (check_args(c, args, nargs, kwnames)) return PyObject_Vectorcall(c->fn, args, nargsf, kwnames);
+    return torch_function_call(self, args, nargs, kwnames, true, &tf_r) ? tf_r : nullptr;
+  }
   PyObject* r = PyObject_Vectorcall(c->fn, args, nargsf, kwnames);
   if (r) {
     if (check_args(c, args, nargs, kwnames)) return r;
     Py_DECREF(r);
-    return nullptr;
+    return torch_function_call(self, args, nargs, kwnames, true, &tf_r) ? tf_r : nullptr;
   }
   if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+  if (torch_function_call(self, args, nargs, kwnames, true, &tf_r)) return tf_r;  // a duck type broke fn
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);  // may run Python code: no error may be set meanwhile

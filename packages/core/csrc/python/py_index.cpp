@@ -13,6 +13,7 @@
 #include "py_conj_fallback.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 
 namespace ember::python {
 
@@ -216,6 +217,7 @@ static const char* index_op_name(PyObject* index) {
 
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__getitem__", nullptr, self, index, nullptr)
   const Tensor& t = unpack(self);
   OpScope prof_(index_op_name(index), {&t});
   Indexed r = apply_index(t, index);
@@ -227,6 +229,13 @@ PyObject* tensor_getitem(PyObject* self, PyObject* index) {
 int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   EMBER_PY_TRY
   EMBER_CHECK_TYPE(value, "Tensor does not support item deletion");
+  if (g_torch_function_state) [[unlikely]] {
+    PyObject* tf_r_;
+    if (torch_function_operator("__setitem__", nullptr, self, index, value, &tf_r_)) {
+      Py_XDECREF(tf_r_);
+      return tf_r_ ? 0 : -1;
+    }
+  }
   const Tensor& t = unpack(self);
   check_inplace(t, "index_put_");
   Indexed r;

@@ -47,6 +47,10 @@ PyMethodDef* generated_methods();
 Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype);
 PyObject* tensor_to_list(const Tensor& t);
 
+// The number protocol and rich comparison (py_tensor_operators.cpp).
+extern PyNumberMethods tensor_as_number;
+PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op);
+
 // Indexing (py_index.cpp).
 PyObject* tensor_getitem(PyObject* self, PyObject* index);
 int tensor_setitem(PyObject* self, PyObject* index, PyObject* value);

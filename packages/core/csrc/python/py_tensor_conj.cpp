@@ -4,6 +4,7 @@
 
 #include "entry_ops.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 
 namespace ember::python {
 
@@ -28,7 +29,13 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   return wrap(entry::conj_view(entry::transpose(t, -2, -1)));
   EMBER_PY_CATCH
 }
-PyObject* tensor_get_H(PyObject* self, void*) { return conj_transpose(self, false); }
-PyObject* tensor_get_mH(PyObject* self, void*) { return conj_transpose(self, true); }
+PyObject* tensor_get_H(PyObject* self, void*) {
+  TORCH_FUNCTION_OP("H.__get__", nullptr, self, nullptr, nullptr)
+  return conj_transpose(self, false);
+}
+PyObject* tensor_get_mH(PyObject* self, void*) {
+  TORCH_FUNCTION_OP("mH.__get__", nullptr, self, nullptr, nullptr)
+  return conj_transpose(self, true);
+}
 
 }  // namespace ember::python

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember import _torch_function
 from ember._lib import _C
 from ember._tensor_complex import ComplexMethods
 from ember._tensor_dlpack import DLPackMethods
@@ -63,6 +64,16 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
     __array_priority__ = 1000  # so ``ndarray + tensor`` defers to the tensor
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        """Runs ``func`` with subclass dispatch off and returns its tensors as ``cls`` (so an op on
+        a subclass instance gives a subclass instance)."""
+        return _torch_function.default_torch_function(cls, func, types, args, kwargs)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _torch_function.count_subclass(cls)  # the bindings consult __torch_function__ from now on
     nonzero = ExtraMethods.nonzero  # before TensorBase's generated one: adds as_tuple=
 
     def __repr__(self, *, tensor_contents: str | None = None) -> str:

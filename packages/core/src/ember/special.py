@@ -59,3 +59,8 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 __all__ = sorted([*_KERNELS, *_ALIASES, "log_softmax", "multigammaln", "ndtr", "softmax"])
+
+# __torch_function__ for the Python-level functions above (ember/_torch_function.py)
+from ember._torch_function import make_dispatchable as _make_dispatchable  # noqa: E402
+
+_make_dispatchable(globals())

@@ -187,3 +187,8 @@ def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         tensor([ 0.0000,  0.2000,  0.4000, -0.4000, -0.2000])
     """
     return _shift("fft_ifftshift", input, dim, inverse=True)
+
+# __torch_function__ for the Python-level functions above (ember/_torch_function.py)
+from ember._torch_function import make_dispatchable as _make_dispatchable  # noqa: E402
+
+_make_dispatchable(globals())

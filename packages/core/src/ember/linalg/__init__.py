@@ -49,3 +49,8 @@ __all__ = [
 _NEW = ("householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex",
         "lu_solve", "matrix_exp", "solve_triangular", "tensorinv", "tensorsolve")
 check_names(globals(), _NEW, {n: f"linalg_{n}" for n in _NEW})
+
+# __torch_function__ for the Python-level functions above (ember/_torch_function.py)
+from ember._torch_function import make_dispatchable as _make_dispatchable  # noqa: E402
+
+_make_dispatchable(globals())

@@ -6,16 +6,44 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._lib import _C
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """As PyTorch's: a custom Tensor subclass made a parameter stays of its class, marked
+    ``_is_param``, and counts as a Parameter."""
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        if self is Parameter and getattr(instance, "_is_param", False) and isinstance(instance, Tensor):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A Tensor that is a module parameter: assigning one to a Module attribute registers it."""
+
+    # As PyTorch: ops on a parameter give plain tensors (type(p * 2) is Tensor), and parameters
+    # keep the bindings on their fast path.
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = ember.empty(0)
         if requires_grad and not (data.is_floating_point() or data.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if (type(data) is not Tensor and type(data) is not Parameter
+                and type(data).__torch_function__ is not _C._disabled_torch_function_impl):
+            # a Tensor subclass taking part in __torch_function__ (detach keeps its class); one
+            # with it disabled (DTensor, Buffer) is made a Parameter below
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} "
+                                   "requires that detach() returns an instance of the same type, but return "
+                                   f"type {type(t).__name__} was found instead. To use the type as a Parameter, "
+                                   "please correct the detach() semantics defined by its __torch_dispatch__() "
+                                   "implementation.")
+            t._is_param = True
+            return t  # type: ignore[return-value]
         # _make_subclass aliases data's storage (detached) and sets requires_grad on the result.
         return Tensor._make_subclass(cls, data.detach(), requires_grad)
 
@@ -35,6 +63,8 @@ class Parameter(Tensor):
 
 class Buffer(Tensor):
     """Marker: assigning ``Buffer(t)`` to a Module attribute registers ``t`` as a buffer."""
+
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
+from ember._lib import _C
 
 from ..device_mesh import DeviceMesh, _mesh_or_default
 from ._redistribute import Redistribute, redistribute_local
@@ -68,6 +69,8 @@ class DTensor(Tensor):
     """A distributed tensor: ``placements`` on ``device_mesh``, global ``shape``."""
 
     _spec: DTensorSpec
+    # Ops see the local shard (the design above), not __torch_function__: the core's fast path.
+    __torch_function__ = _C._disabled_torch_function_impl
 
     # -- construction ----------------------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> DTensor:

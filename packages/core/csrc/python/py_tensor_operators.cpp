@@ -1,0 +1,257 @@
+// Tensor's Python operators (a + b, a += b, a @ b, -a, a == b, ...): the number protocol and
+// rich comparison of _C.TensorBase (py_tensor.cpp puts them in the type).
+#include "arg_parser.h"
+#include "autocast.h"
+#include "entry_ops.h"
+#include "ops.h"
+#include "py_conj_fallback.h"
+#include "py_profiler.h"
+#include "py_tensor.h"
+#include "py_torch_function.h"
+#include "py_types.h"
+
+namespace ember::python {
+
+// Operands of a Python operator: tensors, or a number wrapped as a 0-d tensor beside the other.
+static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
+  auto number = [](PyObject* o) { return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o); };
+  const bool ta = is_tensor(a), tb = is_tensor(b);
+  if (!(ta || number(a)) || !(tb || number(b))) return false;
+  if (ta) x = unpack(a);
+  if (tb) y = unpack(b);
+  if (!ta) x = tb ? wrap_number(to_scalar(a), y) : wrap_scalar(to_scalar(a));
+  if (!tb) y = ta ? wrap_number(to_scalar(b), x) : wrap_scalar(to_scalar(b));
+  if (conj_views_alive()) [[unlikely]] {  // the conjugate fallback (INPLACE_OP writes x back)
+    x = resolved_operand(x);
+    y = resolved_operand(y);
+  }
+  return true;
+}
+
+#define BINARY_OP(fname, name, rname, opname, expr)      \
+  static PyObject* fname(PyObject* a, PyObject* b) {     \
+    EMBER_PY_TRY                                         \
+    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)        \
+    Tensor x, y;                                         \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
+    OpScope prof_(opname, {&x, &y});                     \
+    return wrap(expr);                                   \
+    EMBER_PY_CATCH                                       \
+  }
+#define INPLACE_OP(fname, name, opname, expr)            \
+  static PyObject* fname(PyObject* a, PyObject* b) {     \
+    EMBER_PY_TRY                                         \
+    TORCH_FUNCTION_OP(name, nullptr, a, b, nullptr)      \
+    Tensor x, y;                                         \
+    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
+    OpScope prof_(opname, {&x, &y});                     \
+    expr;                                                \
+    if (!x.same(unpack(a))) write_into(unpack(a), x);    \
+    Py_INCREF(a);                                        \
+    return a;                                            \
+    EMBER_PY_CATCH                                       \
+  }
+
+BINARY_OP(nb_add, "add", "add", "aten::add", entry::add(x, y))
+BINARY_OP(nb_sub, "sub", "__rsub__", "aten::sub", entry::sub(x, y))
+// A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
+// reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
+BINARY_OP(nb_mul, "mul", "mul", "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
+BINARY_OP(nb_truediv, "div", "__rtruediv__", "aten::div",
+          is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))
+BINARY_OP(nb_floordiv, "__floordiv__", "__rfloordiv__", "aten::floor_divide", entry::floor_divide(x, y))
+BINARY_OP(nb_mod, "remainder", "__rmod__", "aten::remainder", entry::remainder(x, y))
+BINARY_OP(nb_and, "__and__", "bitwise_and", "aten::bitwise_and", entry::bitwise_and(x, y))
+BINARY_OP(nb_or, "__or__", "bitwise_or", "aten::bitwise_or", entry::bitwise_or(x, y))
+BINARY_OP(nb_xor, "__xor__", "bitwise_xor", "aten::bitwise_xor", entry::bitwise_xor(x, y))
+BINARY_OP(nb_lshift, "__lshift__", "__rlshift__", "aten::bitwise_left_shift", entry::bitwise_left_shift(x, y))
+BINARY_OP(nb_rshift, "__rshift__", "__rrshift__", "aten::bitwise_right_shift", entry::bitwise_right_shift(x, y))
+INPLACE_OP(nb_iadd, "add_", "aten::add_", entry::add_(x, y))
+INPLACE_OP(nb_isub, "sub_", "aten::sub_", entry::sub_(x, y))
+INPLACE_OP(nb_imul, "mul_", "aten::mul_", entry::mul_(x, y))
+INPLACE_OP(nb_itruediv, "div_", "aten::div_", entry::div_(x, y))
+INPLACE_OP(nb_ifloordiv, "floor_divide_", "aten::floor_divide_", entry::floor_divide_(x, y))
+INPLACE_OP(nb_imod, "remainder_", "aten::remainder_", entry::remainder_(x, y))
+INPLACE_OP(nb_iand, "__iand__", "aten::bitwise_and_", entry::bitwise_and_(x, y))
+INPLACE_OP(nb_ior, "__ior__", "aten::bitwise_or_", entry::bitwise_or_(x, y))
+INPLACE_OP(nb_ixor, "__ixor__", "aten::bitwise_xor_", entry::bitwise_xor_(x, y))
+INPLACE_OP(nb_ilshift, "__ilshift__", "aten::bitwise_left_shift_", entry::bitwise_left_shift_(x, y))
+INPLACE_OP(nb_irshift, "__irshift__", "aten::bitwise_right_shift_", entry::bitwise_right_shift_(x, y))
+
+static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("pow", "__rpow__", a, b, nullptr)
+  Tensor x, y;
+  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  OpScope prof_("aten::pow", {&x, &y});
+  return wrap(entry::pow(x, y));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("pow_", nullptr, a, b, nullptr)
+  Tensor x, y;
+  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  OpScope prof_("aten::pow_", {&x, &y});
+  entry::pow_(x, y);
+  if (!x.same(unpack(a))) write_into(unpack(a), x);
+  Py_INCREF(a);
+  return a;
+  EMBER_PY_CATCH
+}
+static PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("matmul", "__rmatmul__", a, b, nullptr)
+  if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
+    Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
+    OpScope prof_("aten::matmul", {&x, &y});
+    return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
+  }
+  const Tensor &x = unpack(a), &y = unpack(b);
+  OpScope prof_("aten::matmul", {&x, &y});
+  return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_neg(PyObject* a) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("neg", nullptr, a, nullptr, nullptr)
+  const Tensor& t = unpack(a);
+  EMBER_CHECK(t.dtype() != ScalarType::Bool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+              "invert a mask, use the `~` or `logical_not()` operator instead.");
+  OpScope prof_("aten::neg", {&t});
+  return wrap(entry::neg(resolved_operand(t)));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_pos(PyObject* a) {
+  Py_INCREF(a);
+  return a;
+}
+static PyObject* nb_abs(PyObject* a) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("abs", nullptr, a, nullptr, nullptr)
+  const Tensor& t = unpack(a);
+  OpScope prof_("aten::abs", {&t});
+  return wrap(entry::abs(resolved_operand(t)));
+  EMBER_PY_CATCH
+}
+static PyObject* nb_invert(PyObject* a) {
+  EMBER_PY_TRY
+  TORCH_FUNCTION_OP("__invert__", nullptr, a, nullptr, nullptr)
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
+  OpScope prof_("aten::bitwise_not", {&t});
+  return wrap(entry::bitwise_not(resolved_operand(t)));
+  EMBER_PY_CATCH
+}
+static int nb_bool(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return t.item().to_bool() ? 1 : 0;
+  EMBER_PY_CATCH_INT
+}
+static PyObject* nb_int(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  Scalar s = t.item();
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type int64_t without overflow");
+  if (s.is_float() || s.is_complex()) {
+    PyObject* f = PyFloat_FromDouble(s.to_double());
+    PyObject* r = PyNumber_Long(f);
+    Py_DECREF(f);
+    return r;
+  }
+  return PyLong_FromLongLong(s.to_int());
+  EMBER_PY_CATCH
+}
+static PyObject* nb_float(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  Scalar s = t.item();
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type double without overflow");
+  return PyFloat_FromDouble(s.to_double());
+  EMBER_PY_CATCH
+}
+static PyObject* nb_index(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack(a);
+  EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
+                   "only integer tensors of a single element can be converted to an index");
+  return PyLong_FromLongLong(t.item().to_int());
+  EMBER_PY_CATCH
+}
+
+PyNumberMethods tensor_as_number = [] {
+  PyNumberMethods m{};
+  m.nb_add = nb_add;
+  m.nb_subtract = nb_sub;
+  m.nb_multiply = nb_mul;
+  m.nb_true_divide = nb_truediv;
+  m.nb_floor_divide = nb_floordiv;
+  m.nb_remainder = nb_mod;
+  m.nb_power = nb_pow;
+  m.nb_matrix_multiply = nb_matmul;
+  m.nb_and = nb_and;
+  m.nb_or = nb_or;
+  m.nb_xor = nb_xor;
+  m.nb_lshift = nb_lshift;
+  m.nb_rshift = nb_rshift;
+  m.nb_inplace_add = nb_iadd;
+  m.nb_inplace_subtract = nb_isub;
+  m.nb_inplace_multiply = nb_imul;
+  m.nb_inplace_true_divide = nb_itruediv;
+  m.nb_inplace_floor_divide = nb_ifloordiv;
+  m.nb_inplace_remainder = nb_imod;
+  m.nb_inplace_power = nb_ipow;
+  m.nb_inplace_and = nb_iand;
+  m.nb_inplace_or = nb_ior;
+  m.nb_inplace_xor = nb_ixor;
+  m.nb_inplace_lshift = nb_ilshift;
+  m.nb_inplace_rshift = nb_irshift;
+  m.nb_negative = nb_neg;
+  m.nb_positive = nb_pos;
+  m.nb_absolute = nb_abs;
+  m.nb_invert = nb_invert;
+  m.nb_bool = nb_bool;
+  m.nb_int = nb_int;
+  m.nb_float = nb_float;
+  m.nb_index = nb_index;
+  return m;
+}();
+
+PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
+  EMBER_PY_TRY
+  static const char* const methods[] = {"lt", "le", "__eq__", "ne", "gt", "ge"};
+  TORCH_FUNCTION_OP(methods[op], nullptr, a, b, nullptr)
+  Tensor x, y;
+  if (!operands(a, b, x, y)) {
+    if (op == Py_EQ) Py_RETURN_FALSE;
+    if (op == Py_NE) Py_RETURN_TRUE;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  static const char* const names[] = {"aten::lt", "aten::le", "aten::eq", "aten::ne", "aten::gt", "aten::ge"};
+  OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
+  switch (op) {
+    case Py_EQ:
+      return wrap(entry::eq(x, y));
+    case Py_NE:
+      return wrap(entry::ne(x, y));
+    case Py_LT:
+      return wrap(entry::lt(x, y));
+    case Py_LE:
+      return wrap(entry::le(x, y));
+    case Py_GT:
+      return wrap(entry::gt(x, y));
+    case Py_GE:
+      return wrap(entry::ge(x, y));
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+  EMBER_PY_CATCH
+}
+
+}  // namespace ember::python

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
+from sibling import load
 
 torch = pytest.importorskip("torch")
 
@@ -42,14 +43,7 @@ def both(a: np.ndarray, dtype: str = "complex128") -> tuple:
     return (ember.from_numpy(a.copy()).to(getattr(ember, dtype)), torch.from_numpy(a.copy()).to(getattr(torch, dtype)))
 
 
-def same(e, t, rtol: float | None = None, atol: float | None = None) -> None:
-    assert str(e.dtype) == str(t.dtype), (e.dtype, t.dtype)
-    assert tuple(e.shape) == tuple(t.shape), (tuple(e.shape), tuple(t.shape))
-    got = torch.from_numpy(e.detach().resolve_conj().numpy().copy())
-    tol = {} if rtol is None else {"rtol": rtol, "atol": atol}
-    if t.dtype in (torch.complex64, torch.float32) and rtol is None:
-        tol = {"rtol": 1e-4, "atol": 1e-4}
-    torch.testing.assert_close(got, t.detach().resolve_conj(), equal_nan=True, **tol)
+same = load("torch_compare").same
 
 
 def run(lib, fn, *arrays, dtype="complex128"):

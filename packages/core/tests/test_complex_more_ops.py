@@ -6,12 +6,14 @@ gradients (PyTorch's convention, z.grad = dL/dx + i dL/dy), with gradcheck in co
 
 from __future__ import annotations
 
+import functools
 import math
 
 import ember
 import ember.nn.functional as EF
 import numpy as np
 import pytest
+from sibling import load
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -33,14 +35,7 @@ def lib_of(L):
     return (EF if L is ember else TF)
 
 
-def same(e, t, rtol: float | None = None, atol: float | None = None) -> None:
-    assert str(e.dtype) == str(t.dtype), (e.dtype, t.dtype)
-    assert tuple(e.shape) == tuple(t.shape), (tuple(e.shape), tuple(t.shape))
-    got = torch.from_numpy(e.detach().resolve_conj().numpy().copy())
-    tol = {} if rtol is None else {"rtol": rtol, "atol": atol}
-    if t.dtype in (torch.complex64, torch.float32) and rtol is None:
-        tol = {"rtol": 2e-5, "atol": 2e-5}
-    torch.testing.assert_close(got, t.detach().resolve_conj(), equal_nan=True, **tol)
+same = functools.partial(load("torch_compare").same, single_tol=2e-5)
 
 
 def conv(L, x, w, b):

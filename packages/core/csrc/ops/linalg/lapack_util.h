@@ -97,6 +97,28 @@ inline std::string batch_prefix(int64_t nb, int64_t b, bool batched) {
   return batched && nb >= 1 ? str("(Batch element ", b, "): ") : std::string();
 }
 
+// LAPACK's eigenvalue drivers' (syevd / heevd / geev) "failed to converge" (info > 0 at bad.first), as
+// PyTorch words it.
+inline void check_eig_converged(const char* op, int64_t nb, std::pair<int64_t, int> bad, bool batched) {
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, batched),
+         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+         "eigenvalues (error code: ",
+         bad.second, ").");
+}
+
+// gesdd's: info < 0 is LAPACK >= 3.10's answer to a NaN anywhere in A (S left unwritten).
+inline void check_svd_converged(const char* op, int64_t nb, std::pair<int64_t, int> bad, bool batched) {
+  if (bad.second < 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, batched),
+         "The algorithm failed to converge because the input matrix contained non-finite values.");
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, batched),
+         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+         "singular values (error code: ",
+         bad.second - 1, ").");
+}
+
 // Runs fn(batch index) over every matrix of the batch; returns the first (batch, info != 0).
 template <class F>
 inline std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {

@@ -171,11 +171,7 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
       });
     });
   }
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.eigh: ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-         "eigenvalues (error code: ",
-         bad.second, ").");
+  check_eig_converged("linalg.eigh", nb, bad, A.dim() > 2);
   return {w, from_colmajor(buf)};
 }
 
@@ -242,14 +238,7 @@ void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, T
       return info;
     });
   });
-  if (bad.second < 0)
-    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The algorithm failed to converge because the input matrix contained non-finite values.");
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-         "singular values (error code: ",
-         bad.second - 1, ").");
+  check_svd_converged(op, nb, bad, A.dim() > 2);
   if (want_uv) {
     *U = from_colmajor(ub);
     *Vh = from_colmajor(vb);

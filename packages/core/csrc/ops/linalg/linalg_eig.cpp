@@ -124,11 +124,7 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   };
   if (ct == ScalarType::ComplexFloat) run(float(0));
   else run(double(0));
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-         "eigenvalues (error code: ",
-         bad.second, ").");
+  check_eig_converged(op, nb, bad, A.dim() > 2);
   return {L, V};
 }
 

@@ -249,11 +249,7 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
       });
     });
   }
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.eigh: ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-         "eigenvalues (error code: ",
-         bad.second, ").");
+  check_eig_converged("linalg.eigh", nb, bad, A.dim() > 2);
   return {w, from_colmajor(buf)};
 }
 
@@ -320,15 +316,7 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
         return info;
       });
     });
-    // LAPACK >= 3.10 (this OpenBLAS) answers a NaN anywhere in A with info = -4 and leaves S unwritten.
-    if (bad.second < 0)
-      fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
-           "The algorithm failed to converge because the input matrix contained non-finite values.");
-    if (bad.second > 0)
-      fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, A.dim() > 2),
-           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
-           "singular values (error code: ",
-           bad.second - 1, ").");
+    check_svd_converged(op, nb, bad, A.dim() > 2);
   }
   if (want_uv) {
     *U = from_colmajor(ub);

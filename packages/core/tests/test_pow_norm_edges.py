@@ -42,3 +42,26 @@ def test_vector_norm_one_element_per_slice(ord, dtype):
         x = m.tensor([[0.581], [0.0], [-3.0], [3e30]]).to(getattr(m, dtype))
         return m.linalg.vector_norm(x, ord=ord, dim=1)
     assert _outcome(ember, f) == _outcome(torch, f)
+
+
+# A string ord names a matrix norm whatever dim says: linalg.norm goes to matrix_norm and its
+# checks (a 1-element dim, a 1-d input) raise its RuntimeErrors.
+NORM_STR = [
+    lambda m: m.linalg.norm(m.ones(3, 3), "fro", 1),
+    lambda m: m.linalg.norm(m.ones(3, 3), "nuc", dim=0),
+    lambda m: m.linalg.norm(m.ones(3), "fro"),
+    lambda m: m.linalg.norm(m.ones(3, 4), "fro", (0, 1)),
+    lambda m: m.linalg.norm(m.ones(2, 3, 4), "nuc", (1, 2), keepdim=True),
+    lambda m: m.linalg.norm(m.ones(3, 3), "abc"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NORM_STR)))
+def test_norm_string_ord_is_a_matrix_norm(i):
+    def msg(lib):
+        try:
+            r = NORM_STR[i](lib)
+        except Exception as exc:  # noqa: BLE001 - the exception is the result
+            return type(exc).__name__, str(exc)
+        return str(r.dtype), tuple(r.shape), [round(float(v), 4) for v in r.flatten().tolist()]
+    assert msg(ember) == msg(torch)

@@ -53,6 +53,8 @@ def norm(A: ember.Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fals
     """Vector norm or matrix norm depending on ``ord`` / ``dim`` (PyTorch's dispatch rules)."""
     if isinstance(dim, int):
         dim = (dim,)
+    if isinstance(ord, str):  # "fro" / "nuc" name matrix norms, whatever dim says (PyTorch's dispatch)
+        return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim), keepdim, dtype=dtype)
     if dim is not None:
         dim = tuple(dim)
         if len(dim) == 2:
@@ -65,6 +67,4 @@ def norm(A: ember.Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fals
                            f"Got {A.dim()}D.")
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: Order {ord} not supported.")
     return _C._linalg_vector_norm(A, ord, None, keepdim, dtype=dtype)

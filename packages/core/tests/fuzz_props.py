@@ -19,27 +19,13 @@ wrong, ember is checked against the value listed there and PyTorch is not run.
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import math
 import os
-import sys
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-
-
-def _load_support() -> Any:
-    """fuzz_support under its own module name: the worker unpickles its classes by it."""
-    if "fuzz_support" not in sys.modules:
-        path = Path(__file__).with_name("fuzz_support.py")
-        spec = importlib.util.spec_from_file_location("fuzz_support", path)
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["fuzz_support"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["fuzz_support"]
+from sibling import load  # pytest: conftest registers it; fuzz_run: tests/ on sys.path
 
 
 def _no_local_constants() -> None:
@@ -56,7 +42,8 @@ def _no_local_constants() -> None:
 
 
 _no_local_constants()
-S = _load_support()
+# fuzz_support under its own module name: the worker unpickles its classes by it
+S = load("fuzz_support")
 W = S.load("fuzz_worker")
 KW = S.load("torch_known_wrong")
 H, P = S.H, S.P

@@ -13,34 +13,12 @@ expand), plus a storage offset.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
-
-TESTS = Path(__file__).resolve().parent
-
-
-def load(name: str) -> Any:
-    """Import ``tests/<name>.py`` once (pytest runs with --import-mode=importlib, so the tests
-    folder is not on sys.path; the worker imports the same files the same way)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    try:
-        spec.loader.exec_module(mod)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return mod
-
+from sibling import load  # pytest: conftest registers it; the worker and fuzz_run: tests/ on sys.path
 
 H = load("parity_inputs")
 HY = load("test_hypothesis")  # Layout: permute -> [::2] -> expand

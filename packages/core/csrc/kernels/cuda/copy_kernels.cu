@@ -6,6 +6,7 @@
 // std::complex has no device code, so complex elements are read and written as two parts.
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/pointwise_launch.cuh"
+#include "kernels/element_bytes.h"
 
 namespace ember::cuda {
 
@@ -62,15 +63,9 @@ __global__ void copy_kernel(const Geometry<2> g, int64_t n) {
 }
 
 // where: the element is moved, not converted (every operand has the output's dtype), so one
-// kernel per element size.
-template <int Bytes>
-struct alignas(Bytes <= 8 ? Bytes : 16) Element {
-  unsigned char b[Bytes];
-};
-
-template <int Bytes>
+// kernel per element size (W: the unsigned word of that size, kernels/element_bytes.h).
+template <class W>
 __global__ void where_kernel(const Geometry<4> g, int64_t n) {
-  using E = Element<Bytes>;
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     int64_t off[4];
@@ -78,15 +73,8 @@ __global__ void where_kernel(const Geometry<4> g, int64_t n) {
     const char* c = g.by_value[1] ? g.value[1] : g.data[1] + off[1];
     const int pick = *reinterpret_cast<const bool*>(c) ? 2 : 3;
     const char* v = g.by_value[pick] ? g.value[pick] : g.data[pick] + off[pick];
-    *reinterpret_cast<E*>(g.data[0] + off[0]) = *reinterpret_cast<const E*>(v);
+    *reinterpret_cast<W*>(g.data[0] + off[0]) = *reinterpret_cast<const W*>(v);
   }
-}
-
-template <int Bytes>
-void launch_where(const ElementwiseIter& it) {
-  const LaunchDevice on(it.device().index);
-  where_kernel<Bytes><<<grid_for(it.numel()), 256>>>(geometry_of<4>(it), it.numel());
-  check_launch("where");
 }
 
 }  // namespace
@@ -106,20 +94,11 @@ void copy(ElementwiseIter& it) {
 
 void where(ElementwiseIter& it) {
   if (it.numel() == 0) return;
-  switch (element_size(it.compute_dtype())) {
-    case 1:
-      return launch_where<1>(it);
-    case 2:
-      return launch_where<2>(it);
-    case 4:
-      return launch_where<4>(it);
-    case 8:
-      return launch_where<8>(it);
-    case 16:
-      return launch_where<16>(it);
-    default:
-      dtype_not_implemented("where_cuda", it.compute_dtype());
-  }
+  const LaunchDevice on(it.device().index);
+  by_itemsize(element_size(it.compute_dtype()), [&](auto w) {
+    where_kernel<decltype(w)><<<grid_for(it.numel()), 256>>>(geometry_of<4>(it), it.numel());
+  });
+  check_launch("where");
 }
 
 }  // namespace ember::cuda

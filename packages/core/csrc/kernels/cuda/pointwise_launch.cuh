@@ -88,13 +88,13 @@ class LaunchDevice {
   int prev_ = 0;
 };
 
-// The launch configuration every pointwise and copy kernel shares: 256 threads, a grid-stride
-// loop over at most 8 blocks per 65535 (each thread then takes several elements).
-inline unsigned grid_for(int64_t n) {
+// The launch configuration every kernel here shares: 256 threads and grid-stride loops over at most
+// 8 x 65535 blocks (each thread, or block, then takes several items).
+inline unsigned capped_blocks(int64_t blocks) {
   constexpr int64_t kMaxBlocks = 65535 * 8;
-  const int64_t blocks = (n + 255) / 256;
   return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
 }
+inline unsigned grid_for(int64_t n) { return capped_blocks((n + 255) / 256); }
 
 inline void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();

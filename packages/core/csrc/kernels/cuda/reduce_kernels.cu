@@ -163,8 +163,7 @@ void run(const ReduceIter& it, const Op& op) {
   if (g.nout == 0) return;
   const LaunchDevice on(it.in.device().index);
   if (g.nreduced >= 64) {
-    const int64_t blocks = g.nout < 65535 * 8 ? g.nout : 65535 * 8;
-    block_per_output<In, Acc, Op><<<static_cast<unsigned>(blocks), kBlock>>>(g, op);
+    block_per_output<In, Acc, Op><<<capped_blocks(g.nout), kBlock>>>(g, op);
   } else {
     thread_per_output<In, Acc, Op><<<grid_for(g.nout), 256>>>(g, op);
   }

@@ -97,6 +97,21 @@ inline std::string batch_prefix(int64_t nb, int64_t b, bool batched) {
   return batched && nb >= 1 ? str("(Batch element ", b, "): ") : std::string();
 }
 
+// getrf's singular pivot (info > 0 at bad.first) under inv, and potrf's failing minor under
+// cholesky, as PyTorch words them.
+inline void check_invertible(const char* op, int64_t nb, std::pair<int64_t, int> bad, bool batched) {
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, batched), "The diagonal element ", bad.second,
+         " is zero, the inversion could not be completed because the input matrix is singular.");
+}
+inline void check_positive_definite(const char* op, int64_t nb, std::pair<int64_t, int> bad, bool batched) {
+  if (bad.second > 0)
+    fail(ErrorKind::LinAlg, op, ": ", batch_prefix(nb, bad.first, batched),
+         "The factorization could not be completed because the input is not positive-definite (the leading "
+         "minor of order ",
+         bad.second, " is not positive-definite).");
+}
+
 // LAPACK's eigenvalue drivers' (syevd / heevd / geev) "failed to converge" (info > 0 at bad.first), as
 // PyTorch words it.
 inline void check_eig_converged(const char* op, int64_t nb, std::pair<int64_t, int> bad, bool batched) {

@@ -64,9 +64,7 @@ Tensor inv(const Tensor& A0) {
       return info;
     });
   });
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.inv: ", batch_prefix(nb, bad.first, A.dim() > 2), "The diagonal element ",
-         bad.second, " is zero, the inversion could not be completed because the input matrix is singular.");
+  check_invertible("linalg.inv", nb, bad, A.dim() > 2);
   return from_colmajor(out);
 }
 
@@ -136,11 +134,7 @@ Tensor cholesky(const Tensor& A0, bool upper) {
       });
     });
   }
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.cholesky: ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The factorization could not be completed because the input is not positive-definite (the leading "
-         "minor of order ",
-         bad.second, " is not positive-definite).");
+  check_positive_definite("linalg.cholesky", nb, bad, A.dim() > 2);
   return upper ? buf : from_colmajor(buf);
 }
 

@@ -47,9 +47,7 @@ Tensor linalg_inv(const Tensor& A) {
       return info;
     });
   });
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.inv: ", batch_prefix(nb, bad.first, A.dim() > 2), "The diagonal element ",
-         bad.second, " is zero, the inversion could not be completed because the input matrix is singular.");
+  check_invertible("linalg.inv", nb, bad, A.dim() > 2);
   return out;  // solved row-major: already the result
 }
 
@@ -210,11 +208,7 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
       });
     });
   }
-  if (bad.second > 0)
-    fail(ErrorKind::LinAlg, "linalg.cholesky: ", batch_prefix(nb, bad.first, A.dim() > 2),
-         "The factorization could not be completed because the input is not positive-definite (the leading "
-         "minor of order ",
-         bad.second, " is not positive-definite).");
+  check_positive_definite("linalg.cholesky", nb, bad, A.dim() > 2);
   // buf read row-major is L^T: the upper factor.
   return upper ? buf : from_colmajor(buf);
 }

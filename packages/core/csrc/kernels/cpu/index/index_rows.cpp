@@ -121,10 +121,25 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& s
     acc a = alpha.to<acc>();
     scalar_t* dp = dst.data<scalar_t>();
     const scalar_t* sp = src.data<scalar_t>();
+    const bool unit = a == acc(1);
+    if (inner == 1) {
+      // one element per index (the last dim, pad's backward): no inner loop to set up per index,
+      // which made this case 2.5x slower than the plain loop
+      parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          scalar_t* d = dp + o * n;
+          const scalar_t* x = sp + o * m;
+          if (unit)
+            for (int64_t i = 0; i < m; ++i) d[ip[i]] = static_cast<scalar_t>(acc(d[ip[i]]) + acc(x[i]));
+          else
+            for (int64_t i = 0; i < m; ++i) d[ip[i]] = static_cast<scalar_t>(acc(d[ip[i]]) + a * acc(x[i]));
+        }
+      });
+      return;
+    }
     // Parallel over outer positions and bands of up to kBand inner ones; each band walks the index
     // in order (duplicate indices accumulate without races) over contiguous runs of its rows.
     constexpr int64_t kBand = 256;
-    const bool unit = a == acc(1);
     const int64_t bands = (inner + kBand - 1) / kBand, lines = outer * bands;
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * std::min(inner, kBand), 1));
     parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {

@@ -5,6 +5,7 @@ event names, and the lazy import of the FFT library."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -303,26 +304,97 @@ def test_missing_library_is_a_clear_import_error(monkeypatch: pytest.MonkeyPatch
 
 
 def test_threads_follow_ember(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ducc0 runs single-threaded on as many slices as ember has threads (small transforms whole)."""
     from ember.fft import _backend
 
-    seen = []
+    seen: list[tuple[str, int]] = []
     lib = _backend.library()
 
     class Spy:
         def __getattr__(self, name: str) -> Any:
             def call(*args: Any, **kwargs: Any) -> Any:
-                seen.append(kwargs["nthreads"])
+                seen.append((name, kwargs["nthreads"]))
                 return getattr(lib, name)(*args, **kwargs)
             return call
 
     monkeypatch.setattr(_backend, "_lib", Spy())
     old = ember.get_num_threads()
     try:
+        big = ember.ones(6, 8192, dtype=ember.complex64)
         ember.set_num_threads(1)
-        ember.fft.fft(ember.ones(8))
+        ember.fft.fft(big)
+        assert seen == [("c2c", 1)]
+        seen.clear()
+        ember.set_num_threads(3)
+        ember.fft.fft(ember.ones(8, dtype=ember.complex64))
+        assert seen == [("c2c", 1)]
+        seen.clear()
+        ember.fft.fft(big)
+        assert seen == [("c2c", 1)] * 3
+        seen.clear()
+        ember.fft.rfft2(ember.ones(512, 512))  # every dim transformed: two passes of three slices
+        assert seen == [("r2c", 1)] * 3 + [("c2c", 1)] * 3
     finally:
         ember.set_num_threads(old)
-    assert seen == [1]
+
+
+# (call, input shape, dtype): each large enough to be split into slices on ember's threads
+THREADED: dict[str, tuple[Callable[[Any, Any], Any], tuple[int, ...], str]] = {
+    "fft along a batch": (lambda L, x: L.fft.fft(x, dim=1), (6, 8192), "complex64"),
+    "fft along dim 0": (lambda L, x: L.fft.fft(x, dim=0, norm="ortho"), (4096, 12), "complex128"),
+    "fft2 of every dim": (lambda L, x: L.fft.fft2(x, norm="ortho"), (256, 384), "complex64"),
+    "ifftn of every dim": (lambda L, x: L.fft.ifftn(x, norm="forward"), (16, 48, 64), "complex128"),
+    "fft2 of a transpose": (lambda L, x: L.fft.fft2(x.transpose(0, 1)), (384, 256), "complex64"),
+    "rfft2 of every dim": (lambda L, x: L.fft.rfft2(x), (300, 256), "float32"),
+    "rfftn along a batch": (lambda L, x: L.fft.rfftn(x, dim=(1, 2), norm="ortho"), (5, 96, 100), "float64"),
+    "fft of a real signal": (lambda L, x: L.fft.fft2(x, norm="forward"), (200, 300), "float64"),
+    "irfft2 of every dim": (lambda L, x: L.fft.irfft2(x, s=(256, 510)), (256, 256), "complex64"),
+    "irfftn of every dim": (lambda L, x: L.fft.irfftn(x, norm="ortho"), (20, 30, 65), "complex128"),
+    "irfft along a batch": (lambda L, x: L.fft.irfft(x, norm="forward"), (64, 1025), "complex128"),
+    "hfft2 of every dim": (lambda L, x: L.fft.hfft2(x), (128, 257), "complex64"),
+}
+
+
+@pytest.mark.parametrize("case", list(THREADED))
+@pytest.mark.parametrize("threads", [2, 3])
+def test_slices_on_threads_match_torch(case: str, threads: int) -> None:
+    call, shape, dtype = THREADED[case]
+    a = _array(shape, dtype, seed=7)
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(threads)
+        _compare(lambda L: call(L, _tensor(L, a)))
+        x = ember.from_numpy(a.copy())
+        call(ember, x)
+        np.testing.assert_array_equal(x.numpy(), a)  # the input is left as it was
+    finally:
+        ember.set_num_threads(old)
+
+
+FORK_AFTER_TRANSFORMS = """
+import os, sys, ember, ducc0.misc
+ember.set_num_threads(2)
+x = ember.randn(8, 8192, dtype=ember.complex64)
+for _ in range(100):
+    ember.fft.fft(x)
+    pid = os.fork()
+    if pid == 0:
+        ember.fft.fft(x)  # the child's transforms run on slice threads of its own
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+assert ducc0.misc.thread_pool_size() == 1, ducc0.misc.thread_pool_size()
+assert os.environ.get("DUCC0_NUM_THREADS", "") == sys.argv[1], os.environ.get("DUCC0_NUM_THREADS")
+"""
+
+
+@pytest.mark.parametrize("variable", [None, "4"])
+def test_fork_after_transforms_has_no_ducc0_workers_to_join(variable: str | None) -> None:
+    """ducc0's pre-fork handler joins its pool's workers and can miss waking one (a hung fork() after
+    an FFT): the pool stays empty whatever DUCC0_NUM_THREADS says, and the variable is left as it was."""
+    env = {k: v for k, v in os.environ.items() if k != "DUCC0_NUM_THREADS"}
+    if variable is not None:
+        env["DUCC0_NUM_THREADS"] = variable
+    subprocess.run([sys.executable, "-c", FORK_AFTER_TRANSFORMS, variable or ""], check=True, env=env, timeout=300)
 
 
 def test_output_is_written_in_place_by_the_library() -> None:

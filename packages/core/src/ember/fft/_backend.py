@@ -2,13 +2,13 @@
 
 ducc0 is pocketfft's successor by the same author (NumPy 2 and PyTorch ship pocketfft): native
 float32 and float64 transforms over any strides and axes, written straight into the output
-(``out=``), threads of its own, the GIL released while it runs. Chosen by measured speed and size
-(one thread, ms; torch 2.13's MKL in the same run): rfft 2^20 float32 ducc0 3.0, scipy.fft 4.4,
-numpy.fft 6.1, torch 10.5; irfft 2.9 / 3.8 / 3.4 / 10.8; fft2 1024^2 complex64 4.6 / 4.8 / 21.4 /
-5.2. The ducc0 wheel is 15 MB (44 MB installed), scipy's 35 MB (143 MB); both need numpy, which
-numpy.fft would need alone but it has no threads and computes fft2 axis by axis through copies.
-ember hands its buffers over without a copy, as NumPy views of the tensors' memory, and imports
-ducc0 on the first transform, so ``import ember`` stays fast.
+(``out=``), the GIL released while it runs (run on ember's threads: _threaded.py). Chosen by
+measured speed and size (one thread, ms; torch 2.13's MKL in the same run): rfft 2^20 float32 ducc0
+3.0, scipy.fft 4.4, numpy.fft 6.1, torch 10.5; irfft 2.9 / 3.8 / 3.4 / 10.8; fft2 1024^2 complex64
+4.6 / 4.8 / 21.4 / 5.2. The ducc0 wheel is 15 MB (44 MB installed), scipy's 35 MB (143 MB); both
+need numpy, which numpy.fft would need alone but it has no threads and computes fft2 axis by axis
+through copies. ember hands its buffers over without a copy, as NumPy views of the tensors' memory,
+and imports ducc0 on the first transform, so ``import ember`` stays fast.
 
 ``normalization`` is aten's fft_norm_mode, which is also ducc0's ``inorm``: 0 none, 1 divide
 by sqrt(n), 2 divide by n, n the number of points of the transformed (real-side) signal.
@@ -22,6 +22,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember.fft import _threaded
 
 _lib: Any = None
 
@@ -31,11 +32,10 @@ def library() -> Any:
     global _lib
     if _lib is None:
         try:
-            import ducc0.fft as fft  # noqa: PLC0415  (heavy: on first transform only)
+            _lib = _threaded.import_single_threaded()
         except ImportError as e:
             raise ImportError("ember.fft's transforms need the 'ducc0' package (a dependency of ember-core), "
                               "which is not installed: pip install ducc0") from e
-        _lib = fft
     return _lib
 
 
@@ -98,9 +98,7 @@ def r2c(x: ember.Tensor, dims: Sequence[int], normalization: int, onesided: bool
     if out.numel() == 0:
         return out
     half = out if onesided else out.narrow(last, 0, n // 2 + 1)
-    nthreads = ember.get_num_threads()
-    lib = library()
-    lib.r2c(_view(x), axes=list(dims), forward=True, inorm=normalization, out=_view(half), nthreads=nthreads)
+    _threaded.r2c(library(), _view(x), _view(half), dims, normalization, ember.get_num_threads())
     if not onesided and n > 2:
         # X[n - k] = conj(X[k]) for a real signal (a single transformed dim here, as aten's callers)
         rest = n - (n // 2 + 1)
@@ -115,9 +113,7 @@ def c2c(x: ember.Tensor, dims: Sequence[int], normalization: int, forward: bool)
     out = _empty(x, list(x.shape), x.dtype, dims, last_fixed=False)
     if out.numel() == 0 or not dims:
         return out.copy_(x) if not dims else out
-    nthreads = ember.get_num_threads()
-    lib = library()
-    lib.c2c(_view(x), axes=list(dims), forward=forward, inorm=normalization, out=_view(out), nthreads=nthreads)
+    _threaded.c2c(library(), _view(x), _view(out), dims, forward, normalization, ember.get_num_threads())
     return out
 
 
@@ -131,8 +127,5 @@ def c2r(x: ember.Tensor, dims: Sequence[int], normalization: int, last_dim_size:
     out = _empty(x, shape, _REAL[x.dtype], dims, last_fixed=True)
     if out.numel() == 0:
         return out
-    nthreads = ember.get_num_threads()
-    lib = library()
-    lib.c2r(_view(x), axes=list(dims), lastsize=last_dim_size, forward=False, inorm=normalization, out=_view(out),
-            nthreads=nthreads)
+    _threaded.c2r(library(), _view(x), _view(out), dims, last_dim_size, normalization, ember.get_num_threads())
     return out

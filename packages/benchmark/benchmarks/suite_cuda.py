@@ -10,7 +10,7 @@ from typing import Any
 
 from harness import Bench
 
-TITLES = {"cuda": "CUDA pointwise, cast and reduction kernels, 16M float32 (ratio = torch/ember time)"}
+TITLES = {"cuda": "CUDA pointwise, cast, reduction and cuBLAS GEMM kernels, float32 (ratio = torch/ember time)"}
 
 N = 1 << 24
 
@@ -29,7 +29,8 @@ def gvec(lib: ModuleType) -> dict[str, Any]:
     g = lib.Generator().manual_seed(0)
     x = lib.randn(N, generator=g).cuda()
     y = lib.randn(N, generator=g).cuda()
-    return {"x": x, "y": y, "m": x.reshape(4096, 4096), "torch": lib, "sync": lib.cuda.synchronize}
+    return {"x": x, "y": y, "m": x.reshape(4096, 4096), "b": y.reshape(64, 512, 512), "torch": lib,
+            "sync": lib.cuda.synchronize}
 
 
 ROWS = [
@@ -44,6 +45,9 @@ ROWS = [
     ("sum float32, 16M", "x.sum()"),
     ("sum float32 4096x4096 (dim 1)", "m.sum(1)"),
     ("amax float32 4096x4096 (dim 0)", "m.amax(0)"),
+    ("mm float32 4096x4096", "m @ m"),
+    ("mm float32 4096x4096, transposed operand", "m.t() @ m"),
+    ("bmm float32 64 x 512x512", "torch.bmm(b, b)"),
 ]
 
 BENCHES: list[Bench] = (

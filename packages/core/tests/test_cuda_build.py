@@ -59,6 +59,37 @@ def test_every_yaml_kernel_compiles_as_device_code(tmp_path: Path) -> None:
     assert not failed, failed
 
 
+@NO_NVCC
+def test_host_sources_compile_against_cuda_headers(tmp_path: Path) -> None:
+    # the backend's host code (runtime, allocator, cuBLAS loader, table) as the CUDA build compiles it:
+    # nvcc hands a .cpp to the host compiler with CUDA's include path
+    core = CSRC.parent
+    gen = tmp_path / "generated"
+    subprocess.run([sys.executable, str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(gen),
+                    str(tmp_path / "py")], check=True)
+    sources = [p for p in sorted((CSRC / "kernels" / "cuda").glob("*.cpp")) if p.name != "cuda_stub.cpp"]
+    assert any(p.name == "cublas_gemm.cpp" for p in sources)
+    failed = {}
+    for p in sources:
+        r = subprocess.run(["nvcc", "-std=c++17", "-c", str(p), "-I", str(CSRC), "-I", str(gen),
+                            "-o", str(tmp_path / f"{p.stem}.o")], capture_output=True, text=True, env=nvcc_env())
+        if r.returncode != 0:
+            failed[p.name] = r.stderr
+    assert not failed, failed
+
+
+def test_cuda_libraries_are_found_in_nvidia_pip_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # where the CUDA backend looks for cuBLAS when dlopen cannot find it by name (no GPU needed)
+    from ember.cuda import _libraries
+
+    lib = tmp_path / "site" / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libcublas.so.13").write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "elsewhere"), str(tmp_path / "site")])
+    assert _libraries.locate("libcublas.so.13") == str(lib / "libcublas.so.13")
+    assert _libraries.locate("libcublas.so.12") == ""
+
+
 def test_the_build_is_what_the_session_expects() -> None:
     assert _C._cuda_is_compiled() is bool(os.environ.get("EMBER_EXPECT_CUDA_BUILD"))
 

@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
+
 #include "kernels/cuda/cuda_runtime_api.h"
 #include "ops/core/internal.h"
 #include "py_tensor.h"
@@ -13,7 +15,21 @@ namespace py = pybind11;
 
 namespace ember::python {
 
+namespace {
+// dlopen's fallback for the CUDA libraries ember opens at run time (cuBLAS): NVIDIA's pip packages
+// on sys.path, through ember.cuda._libraries.locate ("" when not there or on any Python error).
+std::string locate_in_python_packages(const std::string& soname) {
+  const py::gil_scoped_acquire gil;
+  try {
+    return py::module_::import("ember.cuda._libraries").attr("locate")(soname).cast<std::string>();
+  } catch (py::error_already_set&) {
+    return "";
+  }
+}
+}  // namespace
+
 void init_cuda(py::module_& m) {
+  cuda::set_library_locator(&locate_in_python_packages);
   m.def("_cuda_device_count", &cuda_device_count);
   m.def("_cuda_is_initialized", &cuda_is_initialized);
   m.def("_cuda_empty_cache", &cuda_empty_cache);

@@ -3,6 +3,7 @@
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
 #include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/copy_kernels.h"
+#include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
 
@@ -21,6 +22,13 @@ const Backend& cuda_backend() {
     b.copy = {cuda::copy, cuda::where};
     cuda::fill_pointwise(b.pointwise);
     b.reduce.reduce = cuda::reduce;
+    b.gemm.sgemm = cuda::sgemm;
+    b.gemm.dgemm = cuda::dgemm;
+    b.gemm.bf16_available = [] { return false; };  // half types widen to float32 (linalg.cpp's gemm)
+    b.gemm.packed_available = [] { return false; };
+    b.gemm.igemm = cuda::igemm;
+    b.complex.cgemm = cuda::cgemm;
+    b.complex.zgemm = cuda::zgemm;
     return b;
   }();
   return table;

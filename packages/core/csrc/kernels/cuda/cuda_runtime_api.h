@@ -27,4 +27,11 @@ std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
 void cuda_empty_cache();
 void cuda_reset_peak_memory_stats(int index);
 
+// Where a CUDA library (by soname) lives when dlopen cannot find it by name: ember.cuda registers
+// one that looks through NVIDIA's pip packages on sys.path; "" when it is not there either.
+using LibraryLocator = std::string (*)(const std::string& soname);
+namespace cuda {
+void set_library_locator(LibraryLocator locator);
+}
+
 }  // namespace ember

@@ -1,0 +1,171 @@
+// The CUDA backend's GEMM entries on cuBLAS, which is opened with dlopen at the first product: the
+// wheel links no cuBLAS (a CPU-only user never needs one), and a machine with PyTorch's CUDA wheels
+// has it as NVIDIA's pip package (found through the locator ember.cuda registers). The few entry
+// points are declared here from cuBLAS's stable C ABI (cublas_api.h), so building needs no cuBLAS.
+// Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap places.
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <array>
+#include <climits>
+#include <complex>
+#include <mutex>
+#include <string>
+
+#include "core/error.h"
+#include "core/scalar_type.h"
+#include "kernels/cuda/cublas_gemm.h"
+#include "kernels/cuda/cuda_runtime_api.h"
+
+namespace ember::cuda {
+
+namespace {
+
+using Handle = void*;              // cublasHandle_t
+using Status = int;                // cublasStatus_t; 0 is CUBLAS_STATUS_SUCCESS
+constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
+constexpr int kMaxDevices = 64;
+
+template <class T>
+using GemmFn = Status (*)(Handle, int, int, int, int, int, const T*, const T*, int, const T*, int, const T*, T*, int);
+
+struct Cublas {
+  Status (*create)(Handle*) = nullptr;
+  Status (*set_stream)(Handle, cudaStream_t) = nullptr;
+  const char* (*status_string)(Status) = nullptr;
+  GemmFn<float> sgemm = nullptr;
+  GemmFn<double> dgemm = nullptr;
+  // cuComplex / cuDoubleComplex have std::complex's layout (two parts, real first)
+  GemmFn<std::complex<float>> cgemm = nullptr;
+  GemmFn<std::complex<double>> zgemm = nullptr;
+  std::array<Handle, kMaxDevices> handles{};
+};
+
+LibraryLocator g_locator = nullptr;
+
+void* open_cublas() {
+  static const char* const kNames[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+  std::string errors;
+  for (const char* name : kNames) {
+    if (void* h = dlopen(name, RTLD_NOW | RTLD_GLOBAL)) return h;
+    errors += std::string("\n  ") + dlerror();
+    if (!g_locator) continue;
+    const std::string path = g_locator(name);
+    if (path.empty()) continue;
+    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
+    errors += std::string("\n  ") + dlerror();
+  }
+  fail(ErrorKind::Runtime,
+       "CUDA matrix products need cuBLAS, which could not be loaded (install NVIDIA's nvidia-cublas package, or "
+       "put libcublas on LD_LIBRARY_PATH):",
+       errors);
+}
+
+template <class F>
+void bind(void* lib, F& fn, const char* name) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  EMBER_CHECK(fn != nullptr, "cuBLAS has no ", name, " (", dlerror(), ")");
+}
+
+const Cublas& cublas() {
+  static const Cublas lib = [] {
+    Cublas c;
+    void* h = open_cublas();
+    bind(h, c.create, "cublasCreate_v2");
+    bind(h, c.set_stream, "cublasSetStream_v2");
+    bind(h, c.status_string, "cublasGetStatusString");
+    bind(h, c.sgemm, "cublasSgemm_v2");
+    bind(h, c.dgemm, "cublasDgemm_v2");
+    bind(h, c.cgemm, "cublasCgemm_v2");
+    bind(h, c.zgemm, "cublasZgemm_v2");
+    return c;
+  }();
+  return lib;
+}
+
+void check(Status s, const char* what) {
+  EMBER_CHECK(s == 0, "CUDA error: ", what, " failed: ", cublas().status_string(s));
+}
+
+// The device C lives on, made current for the call (cuBLAS handles belong to one device each).
+class OnDeviceOf {
+ public:
+  explicit OnDeviceOf(const void* p) {
+    EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
+    cudaPointerAttributes attr{};
+    EMBER_CHECK(cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.device >= 0,
+                "CUDA error: a matrix product's operand is not device memory");
+    device_ = attr.device;
+    if (device_ != prev_) EMBER_CHECK(cudaSetDevice(device_) == cudaSuccess, "CUDA error: cudaSetDevice");
+  }
+  ~OnDeviceOf() {
+    if (device_ != prev_) cudaSetDevice(prev_);
+  }
+  OnDeviceOf(const OnDeviceOf&) = delete;
+  OnDeviceOf& operator=(const OnDeviceOf&) = delete;
+  int device() const { return device_; }
+
+ private:
+  int prev_ = 0, device_ = 0;
+};
+
+Handle handle_for(int device) {
+  static std::mutex mu;
+  EMBER_CHECK(device < kMaxDevices, "CUDA error: device index ", device, " is past ember's ", kMaxDevices);
+  Cublas& c = const_cast<Cublas&>(cublas());
+  const std::lock_guard<std::mutex> lock(mu);
+  Handle& h = c.handles[static_cast<size_t>(device)];
+  if (!h) {
+    check(c.create(&h), "cublasCreate");
+    check(c.set_stream(h, nullptr), "cublasSetStream");  // the legacy default stream, as every ember kernel
+  }
+  return h;
+}
+
+int as_int(int64_t v, const char* what) {
+  EMBER_CHECK(v <= INT_MAX, "CUDA matrix product: ", what, " = ", v, " is past cuBLAS's 32-bit sizes");
+  return static_cast<int>(v);
+}
+
+template <class T>
+void gemm(GemmFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+          int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  const OnDeviceOf on(C);
+  check(fn(handle_for(on.device()), tb ? kOpT : kOpN, ta ? kOpT : kOpN, as_int(N, "N"), as_int(M, "M"), as_int(K, "K"),
+           &alpha, B, as_int(ldb, "ldb"), A, as_int(lda, "lda"), &beta, C, as_int(ldc, "ldc")),
+        "cublas gemm");
+}
+
+}  // namespace
+
+void set_library_locator(LibraryLocator locator) { g_locator = locator; }
+
+void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+           int64_t ldb, float beta, float* C, int64_t ldc) {
+  gemm(cublas().sgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+           const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  gemm(cublas().dgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void cgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<float> alpha, const std::complex<float>* A,
+           int64_t lda, const std::complex<float>* B, int64_t ldb, std::complex<float> beta, std::complex<float>* C,
+           int64_t ldc) {
+  gemm(cublas().cgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void zgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<double> alpha, const std::complex<double>* A,
+           int64_t lda, const std::complex<double>* B, int64_t ldb, std::complex<double> beta, std::complex<double>* C,
+           int64_t ldc) {
+  gemm(cublas().zgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void igemm(ScalarType dt, int64_t, int64_t, int64_t, double, double, const void*, const void*, void*) {
+  // aten has no integer GEMM on CUDA
+  fail(ErrorKind::NotImplemented, "\"addmm_cuda\" not implemented for '", legacy_name(dt), "'");
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,24 @@
+// GemmKernels' CUDA entries (kernels/cuda/cublas_gemm.cpp): cuBLAS with GemmKernels' row-major
+// convention; integer products raise aten's "addmm_cuda" error.
+#pragma once
+#include <complex>
+#include <cstdint>
+
+#include "core/scalar_type.h"
+
+namespace ember::cuda {
+
+void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+           int64_t ldb, float beta, float* C, int64_t ldc);
+void dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+           const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+void cgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<float> alpha, const std::complex<float>* A,
+           int64_t lda, const std::complex<float>* B, int64_t ldb, std::complex<float> beta, std::complex<float>* C,
+           int64_t ldc);
+void zgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<double> alpha, const std::complex<double>* A,
+           int64_t lda, const std::complex<double>* B, int64_t ldb, std::complex<double> beta, std::complex<double>* C,
+           int64_t ldc);
+void igemm(ScalarType dt, int64_t M, int64_t N, int64_t K, double alpha, double beta, const void* A, const void* B,
+           void* C);
+
+}  // namespace ember::cuda

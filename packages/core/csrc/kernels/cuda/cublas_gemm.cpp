@@ -16,6 +16,7 @@
 #include "core/scalar_type.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/device_of.h"
 
 namespace ember::cuda {
 
@@ -90,12 +91,8 @@ void check(Status s, const char* what) {
 // The device C lives on, made current for the call (cuBLAS handles belong to one device each).
 class OnDeviceOf {
  public:
-  explicit OnDeviceOf(const void* p) {
+  explicit OnDeviceOf(const void* p) : device_(device_of(p, "a matrix product")) {
     EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
-    cudaPointerAttributes attr{};
-    EMBER_CHECK(cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.device >= 0,
-                "CUDA error: a matrix product's operand is not device memory");
-    device_ = attr.device;
     if (device_ != prev_) EMBER_CHECK(cudaSetDevice(device_) == cudaSuccess, "CUDA error: cudaSetDevice");
   }
   ~OnDeviceOf() {
@@ -106,7 +103,7 @@ class OnDeviceOf {
   int device() const { return device_; }
 
  private:
-  int prev_ = 0, device_ = 0;
+  int device_ = 0, prev_ = 0;
 };
 
 Handle handle_for(int device) {

@@ -5,7 +5,9 @@
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
+#include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/softmax_kernels.h"
 
 namespace ember {
 
@@ -29,6 +31,8 @@ const Backend& cuda_backend() {
     b.gemm.igemm = cuda::igemm;
     b.complex.cgemm = cuda::cgemm;
     b.complex.zgemm = cuda::zgemm;
+    b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
+    b.loss = {cuda::nll_forward, cuda::nll_backward};
     return b;
   }();
   return table;

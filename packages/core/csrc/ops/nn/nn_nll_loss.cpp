@@ -10,6 +10,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -55,13 +56,17 @@ void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_in
     if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
 }
 
+// The targets and weights are read on the host (their checks, the weights' vector): a device
+// tensor's values come over first, never a host read of device memory.
+Tensor on_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, cpu_device()); }
+
 // Class weights as doubles (all ones when absent).
 std::vector<double> class_weights(const Tensor& weight, int64_t c) {
   std::vector<double> w(static_cast<size_t>(c), 1.0);
   if (!weight.defined()) return w;
   EMBER_CHECK(weight.numel() == c, "weight tensor should be defined either for all ", c,
               " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
-  Tensor d = contiguous(to_dtype(weight, ScalarType::Float64), MemoryFormat::Contiguous);
+  Tensor d = contiguous(to_dtype(on_host(weight), ScalarType::Float64), MemoryFormat::Contiguous);
   std::copy(d.data<double>(), d.data<double>() + c, w.begin());
   return w;
 }
@@ -88,7 +93,7 @@ Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, c
   // The kernel reads the weights as the input's type before the targets.
   EMBER_CHECK(!weight.defined() || weight.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
               " but found ", legacy_name(weight.dtype()));
-  Prepared p{l, contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
+  Prepared p{l, contiguous(to_dtype(on_host(target), ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
   check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
   return p;
 }
@@ -143,12 +148,12 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
     const ScalarType want = t == &target ? td : self.dtype();
     EMBER_CHECK(t->dtype() == want, "expected scalar type ", legacy_name(want), " but found ", legacy_name(t->dtype()));
   }
-  const Tensor tc = contiguous(to_dtype(target, ScalarType::Int64), MemoryFormat::Contiguous);
+  const Tensor tc = contiguous(to_dtype(on_host(target), ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* tp = tc.data<int64_t>();
   check_targets(tp, l.n, l.c, ignore_index);
   const std::vector<double> w = class_weights(weight, l.c);
   Tensor dx = zeros(self.sizes(), self.dtype(), self.device());
-  Tensor g = contiguous(to_dtype(grad_output, ScalarType::Float64), MemoryFormat::Contiguous);
+  Tensor g = contiguous(to_dtype(on_host(grad_output), ScalarType::Float64), MemoryFormat::Contiguous);
   const double* gp = g.data<double>();
   const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
   const loss::Nll a{l.n, l.c, tp, w.data(), ignore_index, per_sample, reduction};

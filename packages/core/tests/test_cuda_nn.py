@@ -63,3 +63,52 @@ def test_an_out_of_range_target_is_an_index_error() -> None:
     F = pytest.importorskip("ember.nn.functional")
     with pytest.raises(IndexError, match="Target 10 is out of bounds"):
         F.nll_loss(ember.zeros(2, 10).cuda(), ember.tensor([1, 10]).cuda())
+
+
+OPTIMIZERS = {
+    "sgd": ("SGD", {"lr": 0.1}),
+    "sgd-nesterov-wd": ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-2}),
+    "adam-amsgrad": ("Adam", {"lr": 1e-2, "amsgrad": True}),
+    "adamw": ("AdamW", {"lr": 1e-2, "weight_decay": 0.1}),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTIMIZERS))
+def test_optimizer_steps_on_the_device(case: str) -> None:
+    optim = pytest.importorskip("ember.optim")
+    name, kw = OPTIMIZERS[case]
+    g = ember.Generator().manual_seed(5)
+    w = ember.randn(33, 17, generator=g)
+    grads = [ember.randn(33, 17, generator=g) for _ in range(3)]
+    pc, pd = w.clone().requires_grad_(), w.cuda().requires_grad_()
+    oc, od = getattr(optim, name)([pc], **kw), getattr(optim, name)([pd], **kw)
+    for gr in grads:
+        pc.grad, pd.grad = gr.clone(), gr.cuda()
+        oc.step()
+        od.step()
+    check(pd.detach(), pc.detach())
+
+
+def test_an_mlp_trains_the_same_on_the_device() -> None:
+    nn = pytest.importorskip("ember.nn")
+    F = pytest.importorskip("ember.nn.functional")
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5))
+    twin = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5))
+    twin.load_state_dict(model.state_dict())
+    twin = twin.to("cuda")
+    g = ember.Generator().manual_seed(6)
+    x, y = ember.randn(128, 20, generator=g), ember.randint(0, 5, (128,), generator=g)
+    losses = []
+    for m, dev in ((model, "cpu"), (twin, "cuda")):
+        opt = ember.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        run = []
+        for _ in range(30):
+            opt.zero_grad()
+            loss = F.cross_entropy(m(x.to(dev)), y.to(dev))
+            loss.backward()
+            opt.step()
+            run.append(float(loss))
+        losses.append(run)
+    assert losses[1][-1] < losses[1][0]
+    assert all(abs(a - b) <= 1e-4 * (1 + abs(a)) for a, b in zip(*losses)), losses

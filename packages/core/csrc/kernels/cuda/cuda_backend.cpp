@@ -6,6 +6,7 @@
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
+#include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
 
@@ -33,6 +34,7 @@ const Backend& cuda_backend() {
     b.complex.zgemm = cuda::zgemm;
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
+    b.optim = {cuda::adam_step, cuda::sgd_step};
     return b;
   }();
   return table;

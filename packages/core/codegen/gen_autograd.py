@@ -329,6 +329,9 @@ class NodeGen:
                  f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(False)}) return ember::{n}({names});"]
         lines += self.record(False)
         lines.append(f"  auto r_ = ember::{n}({names});")
+        if self.op.complex_autograd:
+            when = f"if ({self.op.complex_autograd_when}) " if self.op.complex_autograd_when else ""
+            lines.append(f'  {when}refuse_complex_autograd(r_, "{self.op.complex_autograd}");')
         if returns_list(s):
             lines.append("  for (const Tensor& o_ : r_) {")
             lines.append("    if (is_differentiable(o_)) set_history(o_, node_);")
@@ -378,6 +381,8 @@ class NodeGen:
                  "  check_inplace(self);"]
         lines += self.record(True)
         lines.append(f"  ember::{n}({names});")
+        if self.op.complex_autograd:
+            lines.append(f'  refuse_complex_autograd(self, "{self.op.complex_autograd}");')
         lines.append("  rebase_history(self, node_);")
         lines += self.save_results(["self"])
         lines += ["  return self;", "}"]
@@ -413,6 +418,19 @@ def gen_autograd(ops: list[Op], cpp_name, area_headers: list[str] = (),
          "  for (const Tensor& t : ts)",
          "    if (t.defined() && t.requires_grad()) return true;",
          "  return false;",
+         "}",
+         "// A result PyTorch's autograd refuses: a complex output of an op whose derivative it has not",
+         "// enabled for complex (its throw_error_for_complex_autograd), raised once the forward ran.",
+         "[[maybe_unused]] void refuse_complex_autograd(const Tensor& r, const char* name) {",
+         "  EMBER_CHECK(!r.defined() || !is_complex(r.dtype()), name,",
+         "              \" does not support automatic differentiation for outputs with complex dtype.\");",
+         "}",
+         "[[maybe_unused]] void refuse_complex_autograd(const TensorList& rs, const char* name) {",
+         "  for (const Tensor& r : rs) refuse_complex_autograd(r, name);",
+         "}",
+         "template <class... Ts>",
+         "[[maybe_unused]] void refuse_complex_autograd(const std::tuple<Ts...>& rs, const char* name) {",
+         "  std::apply([&](const auto&... r) { (refuse_complex_autograd(r, name), ...); }, rs);",
          "}",
          "[[maybe_unused]] bool any_should_compute(const Node& n, size_t start, size_t count) {",
          "  for (size_t i = 0; i < count; ++i)",

@@ -80,6 +80,10 @@ class Op:
     binding: str | None = None
     # per output of a multi-output op, as derivatives.yaml's: False ones never get a grad_fn
     output_differentiability: list[bool] | None = None
+    # aten's name in "<name> does not support automatic differentiation for outputs with complex dtype."
+    # (an op whose derivative PyTorch has not enabled for complex results)
+    complex_autograd: str | None = None
+    complex_autograd_when: str | None = None  # C++ condition on the arguments: refuse only then
 
 
 def _split_args(s: str) -> list[str]:
@@ -131,7 +135,8 @@ DEFAULT_VARIANTS = ["function", "method", "inplace", "out"]
 # Every key an ops.yaml entry may have (the fields of Op, named as in the yaml).
 KNOWN_KEYS = {"func", "family", "kernel", "rule", "variants", "wrap", "aliases", "grad",
               "namespace", "numbers", "cpp", "out_dtype", "int_divisor", "bool_error", "checks",
-              "kernel_checks", "grad_name", "tensor_varargs", "binding", "output_differentiability"}
+              "kernel_checks", "grad_name", "tensor_varargs", "binding", "output_differentiability",
+              "complex_autograd", "complex_autograd_when"}
 
 
 def load_ops(doc: dict) -> list[Op]:
@@ -165,6 +170,8 @@ def load_ops(doc: dict) -> list[Op]:
                 tensor_varargs=e.get("tensor_varargs", False),
                 binding=e.get("binding"),
                 output_differentiability=e.get("output_differentiability"),
+                complex_autograd=e.get("complex_autograd"),
+                complex_autograd_when=e.get("complex_autograd_when"),
             )
         )
     return ops

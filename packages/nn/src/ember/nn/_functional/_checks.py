@@ -80,3 +80,11 @@ def meta_name(t: Tensor) -> str:
     """A tensor's dtype as aten prints a caffe2::TypeMeta ('float', 'long int') in its messages."""
     name = scalar_name(t)
     return _META_NAMES.get(name, name)
+
+
+def refuse_complex_autograd(name: str, *tensors: Tensor | None) -> None:
+    """PyTorch's refusal for an aten op whose derivative is not enabled for complex results:
+    "<name> does not support automatic differentiation for outputs with complex dtype."."""
+    if ember.is_grad_enabled() and any(t is not None and t.is_complex() for t in tensors) \
+            and any(t is not None and t.requires_grad for t in tensors):
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")

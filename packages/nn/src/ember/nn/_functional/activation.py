@@ -13,13 +13,14 @@ from ember._argcheck import no_internal_overlap
 from ember._autocast_policy import ACTIVE as _autocast_active
 from ember._autocast_policy import autocast_op, cast_args
 from ember._lib import _C
-from ember.nn._functional._checks import fits, float_kernel, meta_name, scalar_name
+from ember.nn._functional._checks import fits, float_kernel, meta_name, refuse_complex_autograd, scalar_name
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 _HALF_TYPES = (ember.float16, ember.bfloat16)
+
 
 
 def _in_float(fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
@@ -314,7 +315,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
         >>> F.silu(ember.tensor([0.0, 1.0]))
         tensor([0.0000, 0.7311])
     """
-    # aten's silu kernel also takes complex inputs
+    # aten's silu kernel also takes complex inputs, but its derivative refuses them
+    refuse_complex_autograd("silu", input)
     return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace,
                     lambda x: None if x.is_complex() else float_kernel(x, "silu_cpu"))
 
@@ -755,6 +757,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     """
     # y_k = x1ᵀ W_k x2 (+ b_k): contract x1 with W (out, in1, in2), then with x2.
     _bilinear_checks(input1, input2, weight, bias)
+    refuse_complex_autograd("_trilinear", input1, input2, weight, bias)  # aten's bilinear is _trilinear
     lead, dtype = input1.shape[:-1], input1.dtype
     half = dtype in _HALF_TYPES  # computed in float32 and rounded once (the contraction has two steps)
     x1 = input1.reshape(-1, input1.shape[-1])

@@ -23,6 +23,7 @@ CASES: dict[str, Callable[[Any, Any], Any]] = {
     "adaptive_avg_pool2d to 1x1 (a mean)": lambda L, x: L.nn.functional.adaptive_avg_pool2d(x.reshape(1, 2, 2), 1),
     "silu": lambda L, x: L.nn.functional.silu(x),
     "bilinear": lambda L, x: L.nn.functional.bilinear(x.reshape(2, 2), x.reshape(2, 2), x.reshape(1, 2, 2)),
+    "native_dropout p=1": lambda L, x: L.native_dropout(x, 1.0, True),
 }
 
 
@@ -48,3 +49,14 @@ def test_a_real_result_of_the_same_op_differentiates() -> None:
     x = ember.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     ember.zeros(2).scatter_reduce(0, ember.tensor([0, 1, 0, 1]), x, "sum").sum().backward()
     assert x.grad is not None and x.grad.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_complex_dropout_as_torch() -> None:
+    # the fused native_dropout takes complex (one draw per element); F.dropout's bernoulli_ noise does not
+    x = ember.tensor([1 + 2j, -0.5j, 3.0, 0.25 + 0.25j], dtype=ember.complex64)
+    out, mask = ember.native_dropout(x, 0.5, True)
+    assert out.dtype == ember.complex64 and mask.dtype == ember.bool
+    assert ((out == 0) == ~mask).all() and (out[mask] == 2 * x[mask]).all()
+    for L in (ember, torch):
+        with pytest.raises(NotImplementedError, match="\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'"):
+            L.nn.functional.dropout(L.ones(3, dtype=L.complex64), 0.5)

@@ -1,8 +1,8 @@
-"""The nn ops PyTorch also exposes at top level (torch.max_pool2d, torch.dropout, torch.native_layer_norm,
-...), with aten's signatures rather than torch.nn.functional's:
-``train`` is positional with no default, strides default to ``()``, losses take an int reduction.
+"""The nn ops PyTorch also exposes at top level (torch.max_pool2d, torch.native_layer_norm, ...), with
+aten's signatures rather than torch.nn.functional's: strides default to ``()``, losses take an int
+reduction (the dropout family: _toplevel_dropout.py).
 
-Ops whose kernels are core ops (pooling, dropout, the norms, channel shuffle, rrelu) are built here from
+Ops whose kernels are core ops (pooling, the norms, channel shuffle, rrelu) are built here from
 ``ember._C``. Ops that ember composes in Python in ember-nn forward to it at call time, so ``import ember``
 stays light and a core-only install names the distribution to install.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -21,12 +21,10 @@ from ember._lib import _C
 from ember._siblings import import_sibling
 from ember._tensor import Tensor
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "celu",
-           "celu_", "channel_shuffle", "conv_tbc", "dropout", "dropout_", "embedding_bag", "feature_alpha_dropout",
-           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hardshrink", "instance_norm",
-           "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "native_batch_norm",
-           "native_channel_shuffle", "native_group_norm", "native_layer_norm", "prelu", "relu_", "rms_norm", "rrelu",
-           "rrelu_", "selu", "selu_", "threshold", "threshold_"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "celu", "celu_", "channel_shuffle", "conv_tbc",
+           "embedding_bag", "hardshrink", "instance_norm", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+           "max_pool3d", "native_batch_norm", "native_channel_shuffle", "native_group_norm", "native_layer_norm",
+           "prelu", "relu_", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_"]
 
 IntOrSeq = int | Sequence[int]
 
@@ -287,63 +285,6 @@ def adaptive_max_pool1d(input: Tensor, output_size: IntOrSeq) -> tuple[Tensor, T
     size = _one(output_size, "adaptive_max_pool1d", "output_size")
     out, idx = _kernel("adaptive_max_pool2d")(input.unsqueeze(-2), [1, size])
     return out.squeeze(-2), idx.squeeze(-2)
-
-
-# ------------------------------------------------------------------------------------------
-# dropout family (aten's _dropout_impl: the same checks and early returns, in this order)
-# ------------------------------------------------------------------------------------------
-
-_SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: alpha dropout's saturation value is its negative
-
-
-def _dropout(input: Tensor, p: float, train: bool, *, feature: bool, alpha: bool, inplace: bool) -> Tensor:
-    if not 0 <= p <= 1:  # NaN fails too
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        return input.mul_(0) if inplace else input * ember.zeros((), dtype=input.dtype)
-    if not input.is_floating_point():  # aten scales its noise (of input's dtype) in place by a float
-        name = input.type().split(".")[-1].replace("Tensor", "")
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
-    if not feature and not alpha:
-        out, _ = ember.native_dropout(input, p, True)  # the fused core kernel
-        return input.copy_(out) if inplace else out
-    if feature and input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    # feature dropout drops whole channels: one draw per (sample, channel)
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    noise = ember.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
-    if not alpha:
-        noise = noise / (1 - p)
-        return input.mul_(noise) if inplace else input * noise
-    # With alpha' = selu's alpha*scale, kept units become a*x + alpha'*a*p and dropped ones -alpha'*a*(1-p):
-    # for zero-mean, unit-variance input, the output keeps both (a scales, the shift recentres).
-    a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
-    b = (noise - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
-    noise = noise * a
-    return input.mul_(noise).add_(b) if inplace else input * noise + b
-
-
-def _variant(name: str, feature: bool, alpha: bool, inplace: bool) -> Callable[[Tensor, float, bool], Tensor]:
-    def op(input: Tensor, p: float, train: bool) -> Tensor:
-        return _dropout(input, p, train, feature=feature, alpha=alpha, inplace=inplace)
-
-    op.__name__ = op.__qualname__ = name
-    kind = ("feature " if feature else "") + ("alpha " if alpha else "") + "dropout"
-    op.__doc__ = f"{kind} with probability p when train is true{' (in place)' if inplace else ''}, as torch.{name}."
-    return op
-
-
-# torch.dropout(input, p, train) and its feature / alpha / in-place variants: train is required, as in aten
-dropout = _variant("dropout", False, False, False)
-dropout_ = _variant("dropout_", False, False, True)
-feature_dropout = _variant("feature_dropout", True, False, False)
-feature_dropout_ = _variant("feature_dropout_", True, False, True)
-alpha_dropout = _variant("alpha_dropout", False, True, False)
-alpha_dropout_ = _variant("alpha_dropout_", False, True, True)
-feature_alpha_dropout = _variant("feature_alpha_dropout", True, True, False)
-feature_alpha_dropout_ = _variant("feature_alpha_dropout_", True, True, True)
 
 
 # ------------------------------------------------------------------------------------------

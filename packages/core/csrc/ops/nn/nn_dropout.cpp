@@ -14,6 +14,13 @@ std::tuple<Tensor, Tensor> nn_native_dropout(const Tensor& input, double p, std:
     return {clone(input, std::nullopt), ones(input.sizes(), ScalarType::Bool, input.device())};
   }
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
+  if (is_complex(input.dtype())) {
+    // aten's fused kernel scales each complex element as a whole: one draw per element, its scale
+    // (0 or 1/(1-p)) made in the real part type
+    const ScalarType part = input.dtype() == ScalarType::ComplexFloat ? ScalarType::Float32 : ScalarType::Float64;
+    auto [scale, mask] = nn_native_dropout(ones(input.sizes(), part, input.device()), p, true);
+    return {mul(input, scale), mask};
+  }
   EMBER_CHECK(is_floating(input.dtype()), "result type Float can't be cast to the desired output type ",
               legacy_name(input.dtype()));
   Tensor x = contiguous(input, MemoryFormat::Contiguous);

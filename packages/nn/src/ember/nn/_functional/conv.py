@@ -24,7 +24,7 @@ pixel_shuffle = ember.pixel_shuffle
 pixel_unshuffle = ember.pixel_unshuffle
 
 _Size = int | Sequence[int]
-_IM2COL_ALSO = (ember.bool,)  # im2col/col2im dispatch: float (and complex, which ember lacks), bool
+_IM2COL_ALSO = (ember.bool, ember.complex64, ember.complex128)  # im2col/col2im dispatch: float, complex, bool
 
 
 def _pairs(op: str, **args: _Size) -> list[tuple[int, int]]:

@@ -146,10 +146,10 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     if list(input.shape[input.dim() - k:]) != shape:
         raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*"
                            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
-    float_kernel(input, "rms_norm")
+    float_kernel(input, "rms_norm", (ember.complex64, ember.complex128))  # complex: x * x, as aten's pow(2)
     x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
-    if eps is None:
-        eps = 2.220446049250313e-16 if x.dtype == ember.float64 else 1.1920928955078125e-07  # finfo(x.dtype).eps
+    if eps is None:  # finfo(x.dtype).eps
+        eps = 2.220446049250313e-16 if x.dtype in (ember.float64, ember.complex128) else 1.1920928955078125e-07
     dims = tuple(range(input.dim() - k, input.dim()))
     out = x * ember.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if weight is not None:

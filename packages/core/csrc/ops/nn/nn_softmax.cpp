@@ -30,9 +30,11 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
   int64_t dim = wrap_dim(dim0, std::max<int64_t>(input.dim(), 1));
   Tensor x = dtype && *dtype != input.dtype() ? to_dtype(input, *dtype) : input;
   if (x.numel() == 0) return empty(x.sizes(), x.dtype(), x.device());  // aten returns before its dtype dispatch
-  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"",
-                      log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
-                      "\" not implemented for '", legacy_name(x.dtype()), "'");
+  // aten's kernel names: the last dim's kernel, or the general one along another dim
+  const bool last = x.dim() == 0 || dim == x.dim() - 1;
+  EMBER_CHECK_NOTIMPL(is_floating(x.dtype()), "\"", log ? "log_" : "",
+                      last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl", "\" not implemented for '",
+                      legacy_name(x.dtype()), "'");
   x = contiguous(x, MemoryFormat::Contiguous);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;

@@ -29,7 +29,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     dtype = ember.result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                           f"{_INT_NAMES.get(str(dtype), str(dtype))}")
+                           f"{_INT_NAMES.get(str(dtype), scalar_name(dtype))}")
     # aten converts integral inputs only: a float one keeps its dtype (a 0-d float64 x2 then
     # promotes the float32 x1 once broadcast)
     a, b = ember.broadcast_tensors(*(x if x.is_floating_point() else x.to(dtype) for x in (x1, x2)))

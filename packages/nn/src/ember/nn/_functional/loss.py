@@ -520,8 +520,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
-    if not (input.is_floating_point() or input.is_complex()) or not (target.is_floating_point()
-                                                                      or target.is_complex()):
+    if input.is_complex() or target.is_complex():  # aten's first check
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ember.exp(target) * (target - input)

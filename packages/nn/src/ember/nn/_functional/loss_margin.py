@@ -23,7 +23,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     shape = ember.broadcast_shapes(input.shape, target.shape)
     if tuple(shape) != tuple(input.shape):  # aten writes into an input-shaped result
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
-    if not input.is_floating_point():  # aten's result has input's dtype; log1p(exp) is Float
+    if not input.is_floating_point() and not input.is_complex():  # aten's result has input's dtype; log1p(exp) is Float
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_NAMES[input.dtype]}")
     # aten's steps, each stored in input's dtype: (-input) * target (in the promoted type, rounded
     # once), then exp_ and log1p_ (no softplus threshold: a huge margin overflows to inf there too)

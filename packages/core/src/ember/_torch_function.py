@@ -182,9 +182,19 @@ _ON_SELF = frozenset({
     "__deepcopy__", "__reduce_ex__", "storage", "backward", "register_hook", "register_post_accumulate_grad_hook",
     "is_shared", "share_memory_", "module_load", "__reversed__", "norm", "lu", "stft", "istft", "resize",
     "resize_as", "split", "unique", "unique_consecutive", "__dir__", "__array_wrap__", "__contains__",
-    "storage_type", "unflatten", "dim_order", "__dlpack__", "__dlpack_device__", "__complex__"})
+    "storage_type", "unflatten", "dim_order", "__dlpack__", "__dlpack_device__", "__complex__", "new_tensor",
+    "untyped_storage"})
+# Generated bindings that PyTorch also hands over on self alone (its own hand-written C methods).
+_ON_SELF_BINDINGS = frozenset({"detach", "detach_"})
 _on_self: set[Any] = set()  # the wrappers of those
 _methods_installed = False
+
+
+class _TensorProperty(property):
+    """A property that knows its name, as PyTorch's getset descriptors do (a handler may read
+    ``func.__self__.__name__`` of ``Tensor.real.__get__``)."""
+
+    __name__: str
 
 
 def _dispatching_property(cls: type, name: str, prop: property) -> property:
@@ -205,7 +215,9 @@ def _dispatching_property(cls: type, name: str, prop: property) -> property:
         finally:
             _C._set_torch_function_disabled(prev)
 
-    return property(get, put if fset is not None else None, prop.fdel, prop.__doc__)
+    wrapped = _TensorProperty(get, put if fset is not None else None, prop.fdel, prop.__doc__)
+    wrapped.__name__ = name
+    return wrapped
 
 
 def _install_tensor_methods() -> None:
@@ -339,6 +351,8 @@ def dispatch(kind: int, name: Any, overloaded: tuple[Any, ...], args: tuple[Any,
         if func in _on_self and args and all(a is not args[0] for a in overloaded):
             overloaded = (args[0], *overloaded)
         return handle_torch_function(func, overloaded, *args, **(kwargs or {}))
+    if kind == 1 and name in _ON_SELF_BINDINGS and not overloaded:
+        overloaded = (args[0],)
     overloaded_args = _get_overloaded_args(overloaded)
     result = _run_handlers(func, overloaded_args, args, kwargs or {})
     if result is not NotImplemented or kind == 2:

@@ -8,8 +8,8 @@ non-Tensor that defines ``__torch_function__`` is found where the argument conve
 
 from __future__ import annotations
 
-import threading
 import warnings
+from _thread import _local  # threading.local without importing threading (import time)
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +19,7 @@ from ember._lib import _C
 _disabled_torch_function_impl = _C._disabled_torch_function_impl
 
 
-class _ModeStack(threading.local):
+class _ModeStack(_local):
     """The active TorchFunctionModes of one thread (PyTorch's stack is thread-local too)."""
 
     def __init__(self) -> None:

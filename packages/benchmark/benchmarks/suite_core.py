@@ -120,6 +120,9 @@ def _overhead() -> list[Bench]:
         ("a + 1", "a + 1", None),  # informative: scalar wrapping
         ("lib.add(a, b)", "lib.add(a, b)", None),  # function vs operator path
         ("a.shape", "a.shape", None),  # attribute access, no dispatch
+        ("a.dtype", "a.dtype", None),  # a property getter's __torch_function__ check
+        ("a.dim()", "a.dim()", None),  # a hand-written method's __torch_function__ check
+        ("len(a)", "len(a)", None),  # a slot's __torch_function__ check
         ("lib.empty(1)", "lib.empty(1)", None),  # factory + allocator
         ("a.view(-1)", "a.view(-1)", None),  # view creation
         ("a[0]", "a[0]", None),  # indexing to a 0-d view
@@ -131,6 +134,7 @@ def _overhead() -> list[Bench]:
         ("a + b, a: a Tensor subclass instance", "a + b", False),
         ("lib.add(a, b), a: a Tensor subclass instance", "lib.add(a, b)", False),
         ("a + b beside a live Tensor subclass", "a + b", True),
+        ("a.shape, a: a Tensor subclass instance", "a.shape", False),  # Tensor.shape.__get__ dispatched
     ]
     return ([Bench("overhead", n, "overhead", s, tiny, threads=1, target=t) for n, s, t in rows]
             + [Bench("overhead", n, "overhead", s, tiny_subclass(p), threads=1) for n, s, p in subclass_rows])

@@ -90,8 +90,12 @@ def hpd(shape: tuple) -> Callable[[ModuleType], dict[str, Any]]:
         n = shape[-1]
         dims = shape[:-1] + (n, n)
         x = lib.randn(*dims, dtype=lib.complex64)
-        return {"A": x @ x.mH / n + lib.eye(n, dtype=lib.complex64), "M": lib.randn(*dims, dtype=lib.complex64),
-                "B": lib.randn(*(shape[:-1] + (n, 4)), dtype=lib.complex64)}
+        a = x @ x.mH / n + lib.eye(n, dtype=lib.complex64)
+        s = lib.randn(*dims, dtype=lib.complex64)
+        m = lib.randn(*dims, dtype=lib.complex64)
+        ld, piv = lib.linalg.ldl_factor(s + s.mT)
+        return {"A": a, "M": m, "B": lib.randn(*(shape[:-1] + (n, 4)), dtype=lib.complex64), "S": s + s.mT,
+                "T": lib.randn(*(shape[:-1] + (n,)), dtype=lib.complex64) / 2, "LD": ld, "P": piv}
 
     return setup
 
@@ -101,6 +105,10 @@ BENCHES += [
     Bench("linalg-complex", f"{op} complex64 {shape}", "throughput", stmt, hpd(dims), threads=1, target=None)
     for op, stmt in [("inv", "lib.linalg.inv(A)"), ("solve", "lib.linalg.solve(A, B)"),
                      ("cholesky", "lib.linalg.cholesky(A)"), ("eigh", "lib.linalg.eigh(A)"),
-                     ("svd", "lib.linalg.svd(M)"), ("qr", "lib.linalg.qr(M)"), ("det", "lib.linalg.det(M)")]
+                     ("svd", "lib.linalg.svd(M)"), ("qr", "lib.linalg.qr(M)"), ("det", "lib.linalg.det(M)"),
+                     ("geqrf", "lib.geqrf(M)"), ("householder_product", "lib.linalg.householder_product(M, T)"),
+                     ("ldl_factor", "lib.linalg.ldl_factor(S)"), ("ldl_factor hermitian",
+                                                                 "lib.linalg.ldl_factor(A, hermitian=True)"),
+                     ("ldl_solve", "lib.linalg.ldl_solve(LD, P, B)")]
     for shape, dims in (("128x128", (128,)), ("64x16x16", (64, 16)))
 ]

@@ -1,6 +1,7 @@
 """Complex64 / complex128 through torch.linalg against PyTorch 2.13 (issue 22 point 4): inv, det,
 slogdet, solve, cholesky, eigh / eigvalsh, svd / svdvals, qr, lu_factor / lu / lu_solve,
-solve_triangular and the functions built on them (pinv, matrix_exp, matrix_rank, matrix_power,
+solve_triangular, geqrf / householder_product / orgqr / ormqr, ldl_factor(_ex) / ldl_solve (complex
+symmetric and Hermitian) and the functions built on them (pinv, matrix_exp, matrix_rank, matrix_power,
 cond); values, result dtypes, errors, and gradients in PyTorch's convention (z.grad = dL/dx +
 i dL/dy for a real loss L), each compared with torch's and checked by ember.autograd.gradcheck in
 complex128. Eigenvectors and singular vectors are defined up to a phase per column: they are
@@ -105,6 +106,26 @@ VALUE_CASES = {
     "lu_unpack": (lambda L, a: tuple(L.lu_unpack(*L.linalg.lu_factor(a))), [WIDE]),
     "tensorinv": (lambda L, a: L.linalg.tensorinv(a.reshape(4, 2, 2), ind=1), [cmat(4, 4)]),
     "multi_dot": (lambda L, a, b: L.linalg.multi_dot([a, a.mH, b]), [A3, B3]),
+    "geqrf": (lambda L, a: tuple(L.geqrf(a)), [TALL]),
+    "geqrf_batch_wide": (lambda L, a: tuple(L.geqrf(a)), [cmat(2, 3, 4)]),
+    "householder_product_geqrf": (lambda L, a: L.linalg.householder_product(*L.geqrf(a)), [TALL]),
+    "householder_product": (lambda L, a, t: L.linalg.householder_product(a, t), [TALL, cmat(2)]),
+    "householder_product_batch": (lambda L, a, t: L.linalg.householder_product(a, t), [cmat(2, 4, 3), cmat(2, 3)]),
+    "orgqr": (lambda L, a: L.orgqr(*L.geqrf(a)), [A3]),
+    "ormqr": (lambda L, a, b: L.ormqr(*L.geqrf(a), b), [A3, B3]),
+    "ormqr_transpose": (lambda L, a, b: L.ormqr(*L.geqrf(a), b, transpose=True), [A3, B3]),
+    "ormqr_right": (lambda L, a, b: L.ormqr(*L.geqrf(a), b.mT, left=False), [A3, B3]),
+    "ormqr_right_transpose": (lambda L, a, b: L.ormqr(*L.geqrf(a), b.mT, left=False, transpose=True), [A3, B3]),
+    "ldl_factor_symmetric": (lambda L, a: tuple(L.linalg.ldl_factor(a + a.mT)), [cmat(5, 5)]),
+    "ldl_factor_hermitian": (lambda L, a: tuple(L.linalg.ldl_factor(a + a.mH, hermitian=True)), [cmat(5, 5)]),
+    "ldl_factor_ex_batch": (lambda L, a: tuple(L.linalg.ldl_factor_ex(a + a.mT)), [cmat(3, 4, 4)]),
+    "ldl_factor_ex_hermitian_batch": (lambda L, a: tuple(L.linalg.ldl_factor_ex(a + a.mH, hermitian=True)),
+                                      [cmat(3, 4, 4)]),
+    "ldl_solve": (lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a + a.mT), b), [A3, B3]),
+    "ldl_solve_hermitian": (lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a + a.mH, hermitian=True), b,
+                                                               hermitian=True), [A3, B3]),
+    "ldl_solve_bcast": (lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a + a.mT), b), [AB, cmat(4, 2)]),
+    "ldl_conj_view": (lambda L, a: tuple(L.linalg.ldl_factor((a + a.mT).conj(), hermitian=False)), [A3]),
 }
 
 
@@ -164,6 +185,9 @@ GRAD_CASES = {
     "pinv_hermitian": (lambda L, a: L.linalg.pinv(a + a.mH, hermitian=True), [A3]),
     "matrix_exp": (lambda L, a: L.linalg.matrix_exp(a), [A3]),
     "matrix_power_neg": (lambda L, a: L.linalg.matrix_power(a, -2), [A3]),
+    "householder_product": (lambda L, a, t: L.linalg.householder_product(a, t), [TALL, cmat(2)]),
+    "householder_product_square": (lambda L, a, t: L.linalg.householder_product(a, t), [A3, cmat(3)]),
+    "ormqr": (lambda L, a, t, b: L.ormqr(a, t, b, transpose=True), [A3, cmat(3), B3]),
 }
 
 
@@ -245,3 +269,15 @@ def test_phase_dependent_losses_refused() -> None:
         b = lib.from_numpy(A3.copy()).requires_grad_()
         with pytest.raises(RuntimeError, match="specified up to multiplication by e\\^{i phi}"):
             lib.linalg.svd(b)[0].imag.sum().backward()
+
+
+def test_ldl_and_householder_dtype_checks_like_torch() -> None:
+    """Complex inputs pass the checks that refused them; mismatched and integer dtypes still raise."""
+    for lib in (ember, torch):
+        a = lib.from_numpy(A3.copy())
+        with pytest.raises(RuntimeError, match="same dtype"):
+            lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), a.real)
+        with pytest.raises(RuntimeError, match="tau dtype"):
+            lib.linalg.householder_product(a, a[:, 0].real)
+        with pytest.raises(RuntimeError, match="floating point or complex"):
+            lib.linalg.ldl_factor(lib.ones(2, 2, dtype=lib.int64))

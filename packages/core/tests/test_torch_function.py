@@ -311,3 +311,193 @@ def test_nobody_overriding_leaves_the_fast_path_on() -> None:
     assert _C._torch_function_state() == before
     y = ember.ones(2).as_subclass(Off)
     assert type(y + 1) is ember.Tensor
+
+
+# ---------------------------------------------------------------- hand-written methods, properties, conversions
+
+def _func_name(func: Any) -> str:
+    """Tensor.size -> "size"; Tensor.shape.__get__ -> "shape.__get__"."""
+    name = getattr(func, "__name__", repr(func))
+    if name in ("__get__", "__set__", "__delete__"):
+        return f"{func.__self__.__name__}.{name}"
+    return str(name)
+
+
+def _methods_script(lib: Any, x: Any, s: Any, i: Any, c: Any) -> dict[str, Any]:
+    """Each call: a tensor 2x2 float x, one-element float s, one-element int i, complex c."""
+    import copy
+
+    return {
+        "size()": lambda: x.size(), "size(0)": lambda: x.size(0), "size(dim=1)": lambda: x.size(dim=1),
+        "stride()": lambda: x.stride(), "stride(0)": lambda: x.stride(0), "dim": lambda: x.dim(),
+        "ndimension": lambda: x.ndimension(), "numel": lambda: x.numel(), "nelement": lambda: x.nelement(),
+        "item": lambda: s.item(), "tolist": lambda: x.tolist(), "element_size": lambda: x.element_size(),
+        "is_contiguous": lambda: x.is_contiguous(), "data_ptr": lambda: type(x.data_ptr()),
+        "storage_offset": lambda: x.storage_offset(), "len": lambda: len(x), "bool": lambda: bool(s),
+        "float": lambda: float(s), "int": lambda: int(s), "index": lambda: [0, 1, 2, 3][i],
+        "complex": lambda: complex(s), "repr": lambda: repr(x), "str": lambda: str(x), "format": lambda: format(s),
+        "iter": lambda: [type(r).__name__ for r in x], "contains": lambda: 2.0 in x,
+        "array": lambda: x.__array__().shape, "is_floating_point": lambda: x.is_floating_point(),
+        "is_complex": lambda: x.is_complex(), "is_signed": lambda: x.is_signed(), "get_device": lambda: x.get_device(),
+        "is_inference": lambda: x.is_inference(), "_is_view": lambda: x._is_view(),
+        "requires_grad_": lambda: type(x.detach().requires_grad_()).__name__, "is_shared": lambda: x.is_shared(),
+        "shape": lambda: x.shape, "dtype": lambda: x.dtype, "device": lambda: x.device, "ndim": lambda: x.ndim,
+        "requires_grad": lambda: x.requires_grad, "grad": lambda: x.grad, "is_leaf": lambda: x.is_leaf,
+        "grad_fn": lambda: x.grad_fn, "real": lambda: type(c.real).__name__, "imag": lambda: type(c.imag).__name__,
+        "name": lambda: x.name, "layout": lambda: x.layout, "is_sparse": lambda: x.is_sparse,
+        "is_cuda": lambda: x.is_cuda, "is_cpu": lambda: x.is_cpu, "is_quantized": lambda: x.is_quantized,
+        "is_meta": lambda: x.is_meta, "is_nested": lambda: x.is_nested, "itemsize": lambda: x.itemsize,
+        "nbytes": lambda: x.nbytes, "output_nr": lambda: x.output_nr, "retains_grad": lambda: x.retains_grad,
+        "_version": lambda: x._version, "data": lambda: type(x.data).__name__, "T": lambda: type(x.T).__name__,
+        "mT": lambda: type(x.mT).__name__, "H": lambda: type(x.H).__name__, "mH": lambda: type(x.mH).__name__,
+        "grad_dtype": lambda: x.grad_dtype, "set requires_grad": lambda: setattr(x, "requires_grad", False),
+        "set grad": lambda: setattr(x, "grad", None), "del grad": lambda: delattr(x, "grad"),
+        "set data": lambda: setattr(x, "data", x.data), "set grad_dtype": lambda: setattr(x, "grad_dtype", x.dtype),
+        "set real": lambda: setattr(c, "real", c.real), "hash": lambda: type(hash(x)),
+        "1 - x": lambda: type(1 - x).__name__, "deepcopy plain": lambda: type(copy.deepcopy(lib.ones(1))).__name__,
+    }
+
+
+def _methods_seen(lib: Any, mode: bool) -> dict[str, Any]:
+    """For each call: what a logging subclass (or, with `mode`, a logging TorchFunctionMode on plain
+    tensors) sees — function name, types, argument types, keyword names — and the call's result."""
+    log: list[tuple[Any, ...]] = []
+
+    def record(func: Any, types: Any, args: Any, kwargs: Any) -> None:
+        log.append((_func_name(func), tuple(t.__name__ for t in types), tuple(type(a).__name__ for a in args),
+                    tuple(sorted(kwargs or {}))))
+
+    class L(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            record(func, types, args, kwargs)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Mode(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            record(func, types, args, kwargs)
+            return func(*args, **(kwargs or {}))
+
+    def make(t: Any) -> Any:
+        return t if mode else t.as_subclass(L)
+
+    calls = _methods_script(lib, make(lib.tensor([[1.0, 2.0], [3.0, 4.0]])), make(lib.tensor([3.0])),
+                            make(lib.tensor([2])), make(lib.tensor([1 + 2j])))
+    out: dict[str, Any] = {}
+    for key, call in calls.items():
+        del log[:]
+        try:
+            if mode:
+                with Mode():
+                    r = call()
+            else:
+                r = call()
+        except Exception as e:  # noqa: BLE001 - the error is part of what is compared
+            r = f"{type(e).__name__}: {e}"
+        seen = list(log)
+        with lib._C.DisableTorchFunction():
+            text = str(r).replace("torch.", "").replace("ember.", "").replace("<class '", "").replace("'>", "")
+        out[key] = (seen, text)
+    return out
+
+
+@pytest.mark.parametrize("mode", [False, True], ids=["subclass", "mode"])
+def test_methods_and_properties_reach_torch_function_like_torch(mode: bool) -> None:
+    got, want = _methods_seen(ember, mode), _methods_seen(torch, mode)
+    assert got.keys() == want.keys()
+    assert {k: got[k] for k in want if got[k] != want[k]} == {k: want[k] for k in want if got[k] != want[k]}
+
+
+def _declining(lib: Any) -> list[str]:
+    """Every handler returns NotImplemented (a TypeError) or a wrong type for a conversion."""
+
+    class N(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return NotImplemented
+
+    class Seven(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return 7
+
+    n, v = lib.ones(1).as_subclass(N), lib.ones(1).as_subclass(Seven)
+    out = []
+    for call in (lambda: n.shape, lambda: n.dim(), lambda: len(n), lambda: bool(n), lambda: n.size(),
+                 lambda: setattr(n, "requires_grad", True), lambda: bool(v), lambda: len(v), lambda: float(v),
+                 lambda: int(v), lambda: v.shape, lambda: v.item()):
+        try:
+            out.append(repr(call()))
+        except TypeError as e:
+            out.append(str(e).replace("<locals>.", "").replace("_declining.", ""))
+    return out
+
+
+def test_declining_and_wrong_typed_handlers_like_torch() -> None:
+    assert _declining(ember) == _declining(torch)
+
+
+def _repr_script(lib: Any) -> list[str]:
+    class MyTensor(lib.Tensor):
+        pass
+
+    def sub(t: Any) -> Any:
+        return t.as_subclass(MyTensor)
+
+    p = lib.nn.Parameter(sub(lib.ones(2)))
+    out = [repr(sub(lib.tensor([1.0, 2.0]))), str(sub(lib.arange(6.0).reshape(2, 3))), repr(sub(lib.tensor(2.5))),
+           repr(sub(lib.arange(3))), repr(sub(lib.zeros(0, 2))), repr(sub(lib.ones(2, requires_grad=True))),
+           repr(sub(lib.ones(2, requires_grad=True)) * 2), repr(sub(lib.linspace(0, 1, 30).reshape(3, 10))),
+           repr(p), str(lib.nn.Parameter(lib.ones(1))), f"{lib.tensor(1.5)}", f"{lib.tensor(1.5):.2f}",
+           f"{lib.tensor([1.5])}", f"{sub(lib.tensor([1.5]))}", repr(lib.nn.Buffer(lib.ones(1)))]
+    try:
+        out.append(f"{sub(lib.tensor(1.5)):.2f}")
+    except TypeError as e:
+        out.append(f"TypeError: {e}")
+    return out
+
+
+def test_subclass_repr_and_format_like_torch() -> None:
+    assert _repr_script(ember) == _repr_script(torch)
+
+
+def _threads(lib: Any) -> tuple[list[tuple[str, str]], list[bool]]:
+    """A TorchFunctionMode belongs to the thread that entered it."""
+    import threading
+
+    seen: list[tuple[str, str]] = []
+    enabled: list[bool] = []
+
+    class Log(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            seen.append((func.__name__, threading.current_thread().name))
+            return func(*args, **(kwargs or {}))
+
+    x = lib.ones(2)
+    entered, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        lib.neg(x)  # the main thread's mode is not this thread's
+        enabled.append(lib.overrides._is_torch_function_mode_enabled())
+        with Log():
+            lib.abs(x)
+            entered.set()
+            release.wait(10)  # the main thread runs with this thread's mode still entered
+            lib.cos(x)
+
+    with Log():
+        t = threading.Thread(target=worker, name="worker")
+        t.start()
+        entered.wait(10)
+        lib.sin(x)
+        enabled.append(lib.overrides._is_torch_function_mode_enabled())
+        release.set()
+        t.join()
+    lib.tan(x)  # no mode left in this thread, though the worker's ran meanwhile
+    enabled.append(lib.overrides._is_torch_function_mode_enabled())
+    return seen, enabled
+
+
+def test_mode_stack_is_per_thread_like_torch() -> None:
+    got, want = _threads(ember), _threads(torch)
+    assert got == want

@@ -44,6 +44,11 @@ struct LapackKernels {
                   int* info);
   void (*ungqr_c)(int m, int n, int k, std::complex<T>* a, int lda, const std::complex<T>* tau, std::complex<T>* w,
                   int lw, int* info);
+  // Bunch-Kaufman over complex<T> (lower, lda = ldb = n): complex symmetric A = L D L^T (csytrf /
+  // csytrs), or Hermitian A = L D L^H (chetrf / chetrs) when hermitian.
+  void (*sytrf_c)(bool hermitian, int n, std::complex<T>* a, int* ip, std::complex<T>* w, int lw, int* info);
+  void (*sytrs_c)(bool hermitian, int n, int nrhs, const std::complex<T>* a, const int* ip, std::complex<T>* b,
+                  int* info);
   // trsm over complex<T>; conj: op(A) = A^H where trans is set.
   void (*trsm_c)(bool left, bool upper, bool trans, bool conj, bool unit, int64_t m, int64_t n,
                  const std::complex<T>* a, int64_t lda, std::complex<T>* x);

@@ -7,6 +7,7 @@
 #include "arg_parser.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
+#include "py_torch_function.h"
 #include "py_types.h"
 
 #include <unordered_map>
@@ -546,8 +547,9 @@ void init_autograd(PyObject* module) {
 }
 
 // grad_dtype: leaves only; None allows a gradient of any dtype (the engine then casts nothing).
-PyObject* tensor_get_grad_dtype(PyObject* self, void*) {
+PyObject* tensor_get_grad_dtype(PyObject* self, void* prop) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_GETTER(self, prop)
   const AutogradMeta* m = unpack(self).impl()->autograd.get();
   EMBER_CHECK(!m || !m->grad_fn, "grad_dtype can only be accessed on leaf tensors.");
   const int8_t g = m ? m->grad_dtype : AutogradMeta::kGradDtypeOwn;
@@ -555,8 +557,9 @@ PyObject* tensor_get_grad_dtype(PyObject* self, void*) {
   return Py_NewRef(dtype_object(g >= 0 ? static_cast<ScalarType>(g) : unpack(self).dtype()));
   EMBER_PY_CATCH
 }
-int tensor_set_grad_dtype(PyObject* self, PyObject* v, void*) {
+int tensor_set_grad_dtype(PyObject* self, PyObject* v, void* prop) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SETTER(self, prop, v)
   TensorImpl* impl = unpack(self).impl();
   EMBER_CHECK(!impl->autograd || !impl->autograd->grad_fn, "grad_dtype can only be set on leaf tensors.");
   EMBER_CHECK(v && (v == Py_None || Py_TYPE(v) == DtypeType), "grad_dtype must be a torch.dtype or None, but got ",

@@ -144,20 +144,34 @@ static PyObject* make_size(IntArrayRef s) {
   return r;
 }
 
-static PyObject* get_shape(PyObject* self, void*) {
+static PyObject* get_shape(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   EMBER_PY_TRY return make_size(SELF.sizes());
   EMBER_PY_CATCH
 }
-static PyObject* get_dtype(PyObject* self, void*) {
+static PyObject* get_dtype(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   PyObject* d = dtype_object(SELF.dtype());
   Py_INCREF(d);
   return d;
 }
-static PyObject* get_device(PyObject* self, void*) { return new_device(SELF.device()); }
-static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(SELF.dim()); }
-static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(SELF.requires_grad()); }
-static int set_requires_grad(PyObject* self, PyObject* v, void*) {
+static PyObject* get_device(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return new_device(SELF.device());
+}
+static PyObject* get_ndim(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyLong_FromLongLong(SELF.dim());
+}
+static PyObject* get_requires_grad(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyBool_FromLong(SELF.requires_grad());
+}
+static int set_requires_grad(PyObject* self, PyObject* v, void* prop) {
   EMBER_PY_TRY
+  if (prop) {  // requires_grad_() comes without: the method was dispatched already
+    TORCH_FUNCTION_SETTER(self, prop, v)
+  }
   EMBER_CHECK_TYPE(v && PyBool_Check(v), "requires_grad must be a bool");
   bool want = v == Py_True;
   TensorImpl* impl = SELF.impl();
@@ -177,7 +191,8 @@ static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   return 0;
   EMBER_PY_CATCH_INT
 }
-static PyObject* get_grad(PyObject* self, void*) {
+static PyObject* get_grad(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   auto* m = SELF.impl()->autograd.get();
   if (m && m->grad_fn && !m->retains_grad && !m->grad.defined()) {
     if (PyErr_WarnEx(PyExc_UserWarning,
@@ -191,23 +206,27 @@ static PyObject* get_grad(PyObject* self, void*) {
   }
   return wrap(m ? m->grad : Tensor());
 }
-static PyObject* get_grad_fn(PyObject* self, void*) {
+static PyObject* get_grad_fn(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   EMBER_PY_TRY
   auto* m = SELF.impl()->autograd.get();
   if (!m || !m->grad_fn) Py_RETURN_NONE;
   return wrap_node(m->grad_fn);
   EMBER_PY_CATCH
 }
-static PyObject* get_is_leaf(PyObject* self, void*) {
+static PyObject* get_is_leaf(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   auto* m = SELF.impl()->autograd.get();
   return PyBool_FromLong(!m || !m->grad_fn);
 }
-static PyObject* get_output_nr(PyObject* self, void*) {
+static PyObject* get_output_nr(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   auto* m = SELF.impl()->autograd.get();
   return PyLong_FromLong(m ? m->output_nr : 0);
 }
-static int set_grad(PyObject* self, PyObject* v, void*) {
+static int set_grad(PyObject* self, PyObject* v, void* prop) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SETTER(self, prop, v)
   TensorImpl* impl = SELF.impl();
   if (!v || v == Py_None) {
     if (impl->autograd) impl->autograd->grad = Tensor();
@@ -234,18 +253,22 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
   return 0;
   EMBER_PY_CATCH_INT
 }
-static PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
-static PyObject* get_data(PyObject* self, void*) {
+static PyObject* get_false(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  Py_RETURN_FALSE;
+}
+static PyObject* get_data(PyObject* self, void* prop) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("data.__get__", nullptr, self, nullptr, nullptr)  // Tensor.data.__get__
+  TORCH_FUNCTION_GETTER(self, prop)
   Tensor d = make_view(SELF, SELF.sizes(), SELF.strides(), SELF.offset());
   d.impl()->base.reset();
   d.impl()->track_version = false;  // in-place through .data is invisible to autograd
   return wrap(std::move(d));
   EMBER_PY_CATCH
 }
-static int set_data(PyObject* self, PyObject* v, void*) {
+static int set_data(PyObject* self, PyObject* v, void* prop) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SETTER(self, prop, v)
   EMBER_CHECK_TYPE(v && is_tensor(v), "Variable data has to be a tensor, but got ", v ? Py_TYPE(v)->tp_name : "None");
   TensorImpl* dst = SELF.impl();
   TensorImpl* src = unpack(v).impl();
@@ -258,9 +281,9 @@ static int set_data(PyObject* self, PyObject* v, void*) {
   return 0;
   EMBER_PY_CATCH_INT
 }
-static PyObject* get_T(PyObject* self, void*) {
+static PyObject* get_T(PyObject* self, void* prop) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("T.__get__", nullptr, self, nullptr, nullptr)  // Tensor.T.__get__
+  TORCH_FUNCTION_GETTER(self, prop)
   const Tensor& t = SELF;
   OpScope prof_("aten::numpy_T", {&t});  // as torch: numpy_T, then the permute it calls
   OpScope prof_permute("aten::permute", {&t});
@@ -277,65 +300,86 @@ static PyObject* get_T(PyObject* self, void*) {
   return wrap(entry::permute(t, perm));
   EMBER_PY_CATCH
 }
-static PyObject* get_mT(PyObject* self, void*) {
+static PyObject* get_mT(PyObject* self, void* prop) {
   EMBER_PY_TRY
-  TORCH_FUNCTION_OP("mT.__get__", nullptr, self, nullptr, nullptr)  // Tensor.mT.__get__
+  TORCH_FUNCTION_GETTER(self, prop)
   EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", SELF.dim(),
               "-D tensor.");
   return wrap(entry::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }
-static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize()); }
-static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(SELF.itemsize() * SELF.numel()); }
+static PyObject* get_itemsize(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyLong_FromSize_t(SELF.itemsize());
+}
+static PyObject* get_nbytes(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyLong_FromSize_t(SELF.itemsize() * SELF.numel());
+}
 static PyObject* get_layout(PyObject*, void*);
-static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(!SELF.device().is_cpu()); }
-static PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(SELF.device().is_cpu()); }
-static PyObject* get_version(PyObject* self, void*) {
+static PyObject* get_is_cuda(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyBool_FromLong(!SELF.device().is_cpu());
+}
+static PyObject* get_is_cpu(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyBool_FromLong(SELF.device().is_cpu());
+}
+static PyObject* get_version(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   EMBER_PY_TRY
   EMBER_CHECK(!SELF.impl()->is_inference, "Inference tensors do not track version counter.");
   return PyLong_FromUnsignedLong(SELF.version());
   EMBER_PY_CATCH
 }
-static PyObject* get_base(PyObject* self, void*) { return wrap(Tensor(SELF.impl()->base)); }
-static PyObject* get_retains_grad(PyObject* self, void*) {
+static PyObject* get_base(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return wrap(Tensor(SELF.impl()->base));
+}
+static PyObject* get_retains_grad(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   auto* m = SELF.impl()->autograd.get();
   return PyBool_FromLong(m && m->retains_grad);
 }
 
 static PyObject* g_strided = nullptr;
-static PyObject* get_layout(PyObject*, void*) {
+static PyObject* get_layout(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   Py_INCREF(g_strided);
   return g_strided;
 }
 
-static PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
-                                      {"dtype", get_dtype, nullptr, nullptr, nullptr},
-                                      {"device", get_device, nullptr, nullptr, nullptr},
-                                      {"ndim", get_ndim, nullptr, nullptr, nullptr},
-                                      {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
-                                      {"grad", get_grad, set_grad, nullptr, nullptr},
-                                      {"grad_dtype", tensor_get_grad_dtype, tensor_set_grad_dtype, nullptr, nullptr},
-                                      {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
-                                      {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
-                                      {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
-                                      {"data", get_data, set_data, nullptr, nullptr},
-                                      {"T", get_T, nullptr, nullptr, nullptr},
-                                      {"mT", get_mT, nullptr, nullptr, nullptr},
-                                      {"H", tensor_get_H, nullptr, nullptr, nullptr},
-                                      {"mH", tensor_get_mH, nullptr, nullptr, nullptr},
-                                      {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
-                                      {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
-                                      {"layout", get_layout, nullptr, nullptr, nullptr},
-                                      {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
-                                      {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
-                                      {"is_sparse", get_false, nullptr, nullptr, nullptr},
-                                      {"is_quantized", get_false, nullptr, nullptr, nullptr},
-                                      {"is_meta", get_false, nullptr, nullptr, nullptr},
-                                      {"is_nested", get_false, nullptr, nullptr, nullptr},
-                                      {"_version", get_version, nullptr, nullptr, nullptr},
-                                      {"_base", get_base, nullptr, nullptr, nullptr},
-                                      {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+// The closure is the property's name: __torch_function__ receives Tensor.<name>.__get__ / __set__.
+#define PROPERTY(name, get, set) {name, get, set, nullptr, const_cast<char*>(name)}
+static PyGetSetDef tensor_getset[] = {PROPERTY("shape", get_shape, nullptr),
+                                      PROPERTY("dtype", get_dtype, nullptr),
+                                      PROPERTY("device", get_device, nullptr),
+                                      PROPERTY("ndim", get_ndim, nullptr),
+                                      PROPERTY("requires_grad", get_requires_grad, set_requires_grad),
+                                      PROPERTY("grad", get_grad, set_grad),
+                                      PROPERTY("grad_dtype", tensor_get_grad_dtype, tensor_set_grad_dtype),
+                                      PROPERTY("grad_fn", get_grad_fn, nullptr),
+                                      PROPERTY("is_leaf", get_is_leaf, nullptr),
+                                      PROPERTY("output_nr", get_output_nr, nullptr),
+                                      PROPERTY("data", get_data, set_data),
+                                      PROPERTY("T", get_T, nullptr),
+                                      PROPERTY("mT", get_mT, nullptr),
+                                      PROPERTY("H", tensor_get_H, nullptr),
+                                      PROPERTY("mH", tensor_get_mH, nullptr),
+                                      PROPERTY("itemsize", get_itemsize, nullptr),
+                                      PROPERTY("nbytes", get_nbytes, nullptr),
+                                      PROPERTY("layout", get_layout, nullptr),
+                                      PROPERTY("is_cuda", get_is_cuda, nullptr),
+                                      PROPERTY("is_cpu", get_is_cpu, nullptr),
+                                      PROPERTY("is_sparse", get_false, nullptr),
+                                      PROPERTY("is_quantized", get_false, nullptr),
+                                      PROPERTY("is_meta", get_false, nullptr),
+                                      PROPERTY("is_nested", get_false, nullptr),
+                                      PROPERTY("_version", get_version, nullptr),
+                                      PROPERTY("_base", get_base, nullptr),
+                                      PROPERTY("retains_grad", get_retains_grad, nullptr),
                                       {nullptr, nullptr, nullptr, nullptr, nullptr}};
+#undef PROPERTY
 
 // ---------------------------------------------------------------- methods
 
@@ -348,6 +392,7 @@ static int64_t scalar_checked_dim(const Tensor& t, int64_t d) {
 }
 static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_METHOD("size", self, args, nargs, kw)
   PyObject* d = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : nullptr);
   if (!d || d == Py_None) return make_size(SELF.sizes());
   return PyLong_FromLongLong(SELF.size(scalar_checked_dim(SELF, dim_arg(d))));
@@ -355,6 +400,7 @@ static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
 }
 static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_METHOD("stride", self, args, nargs, kw)
   PyObject* d = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : nullptr);
   if (!d || d == Py_None) {
     PyObject* tup = PyTuple_New(SELF.dim());
@@ -364,15 +410,32 @@ static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t narg
   return PyLong_FromLongLong(SELF.stride(scalar_checked_dim(SELF, dim_arg(d))));
   EMBER_PY_CATCH
 }
-static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.dim()); }
-static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.numel()); }
-static PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(SELF.offset()); }
-static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(SELF.itemsize()); }
-static PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(SELF.raw()); }
+// ndimension too: PyTorch hands both over as Tensor.dim (nelement as numel).
+static PyObject* m_dim(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("dim", self, nullptr, 0)
+  return PyLong_FromLongLong(SELF.dim());
+}
+static PyObject* m_numel(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("numel", self, nullptr, 0)
+  return PyLong_FromLongLong(SELF.numel());
+}
+static PyObject* m_storage_offset(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("storage_offset", self, nullptr, 0)
+  return PyLong_FromLongLong(SELF.offset());
+}
+static PyObject* m_element_size(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("element_size", self, nullptr, 0)
+  return PyLong_FromSize_t(SELF.itemsize());
+}
+static PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("data_ptr", self, nullptr, 0)
+  return PyLong_FromVoidPtr(SELF.raw());
+}
 // is_contiguous(memory_format=torch.contiguous_format): preserve_format asks the plain question, a
 // channels-last format whether the tensor is dense in it (aten's rule, size-1 dims skipped).
 static PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_METHOD("is_contiguous", self, args, nargs, kwnames)
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   EMBER_CHECK_TYPE(nargs + nkw <= 1 && (nkw == 0 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
                                                                                      "memory_format") == 0),
@@ -390,22 +453,38 @@ static PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize
   EMBER_PY_CATCH
 }
 static PyObject* m_item(PyObject* self, PyObject*) {
-  EMBER_PY_TRY return wrap(SELF.item());
+  EMBER_PY_TRY
+  TORCH_FUNCTION_SELF("item", self, nullptr, 0) return wrap(SELF.item());
   EMBER_PY_CATCH
 }
 static PyObject* m_tolist(PyObject* self, PyObject*) {
-  EMBER_PY_TRY return tensor_to_list(SELF);
+  EMBER_PY_TRY
+  TORCH_FUNCTION_SELF("tolist", self, nullptr, 0) return tensor_to_list(SELF);
   EMBER_PY_CATCH
 }
-static PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.is_floating()); }
-static PyObject* m_is_complex(PyObject* self, PyObject*) { return PyBool_FromLong(is_complex(SELF.dtype())); }
-static PyObject* m_is_signed(PyObject* self, PyObject*) { return PyBool_FromLong(is_signed(SELF.dtype())); }
+static PyObject* m_is_floating_point(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("is_floating_point", self, nullptr, 0)
+  return PyBool_FromLong(SELF.is_floating());
+}
+static PyObject* m_is_complex(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("is_complex", self, nullptr, 0)
+  return PyBool_FromLong(is_complex(SELF.dtype()));
+}
+static PyObject* m_is_signed(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("is_signed", self, nullptr, 0)
+  return PyBool_FromLong(is_signed(SELF.dtype()));
+}
 static PyObject* m_get_device(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("get_device", self, nullptr, 0)
   Device d = SELF.device();
   return PyLong_FromLong(d.is_cpu() ? -1 : d.index);
 }
-static PyObject* m_is_inference(PyObject* self, PyObject*) { return PyBool_FromLong(SELF.impl()->is_inference); }
+static PyObject* m_is_inference(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("is_inference", self, nullptr, 0)
+  return PyBool_FromLong(SELF.impl()->is_inference);
+}
 static PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  TORCH_FUNCTION_METHOD("requires_grad_", self, args, nargs, kw)
   PyObject* v = nargs ? args[0] : (kw && PyTuple_GET_SIZE(kw) ? args[0] : Py_True);
   if (set_requires_grad(self, v, nullptr) < 0) return nullptr;
   Py_INCREF(self);
@@ -413,11 +492,15 @@ static PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssiz
 }
 static PyObject* m_retain_grad(PyObject* self, PyObject*) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_METHOD("retain_grad", self, nullptr, 0, nullptr)
   retain_grad(SELF);
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }
-static PyObject* m_is_view(PyObject* self, PyObject*) { return PyBool_FromLong(static_cast<bool>(SELF.impl()->base)); }
+static PyObject* m_is_view(PyObject* self, PyObject*) {
+  TORCH_FUNCTION_SELF("_is_view", self, nullptr, 0)
+  return PyBool_FromLong(static_cast<bool>(SELF.impl()->base));
+}
 static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*) {
   EMBER_PY_TRY
   EMBER_CHECK_TYPE(nargs >= 2 && PyType_Check(args[0]) && is_tensor(args[1]),
@@ -518,7 +601,23 @@ static PyMethodDef handwritten_methods[] = {
 
 static Py_hash_t tensor_hash(PyObject* self) { return _Py_HashPointer(self); }
 
+// len(t): Tensor.__len__ to __torch_function__, whose answer is checked as Python checks a __len__'s.
+static Py_ssize_t len_from_handler(PyObject* r) {
+  if (!r) return -1;
+  PyObject* i = PyNumber_Index(r);
+  Py_DECREF(r);
+  if (!i) return -1;
+  const Py_ssize_t n = PyLong_AsSsize_t(i);
+  Py_DECREF(i);
+  if (n < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "__len__() should return >= 0");
+  return n;
+}
+
 static Py_ssize_t mp_length(PyObject* self) {
+  if (g_torch_function_state) [[unlikely]] {
+    PyObject* r;
+    if (torch_function_self("__len__", self, nullptr, 0, &r)) return len_from_handler(r);
+  }
   const Tensor& t = SELF;
   if (t.dim() == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");

@@ -29,12 +29,12 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   return wrap(entry::conj_view(entry::transpose(t, -2, -1)));
   EMBER_PY_CATCH
 }
-PyObject* tensor_get_H(PyObject* self, void*) {
-  TORCH_FUNCTION_OP("H.__get__", nullptr, self, nullptr, nullptr)
+PyObject* tensor_get_H(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   return conj_transpose(self, false);
 }
-PyObject* tensor_get_mH(PyObject* self, void*) {
-  TORCH_FUNCTION_OP("mH.__get__", nullptr, self, nullptr, nullptr)
+PyObject* tensor_get_mH(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
   return conj_transpose(self, true);
 }
 

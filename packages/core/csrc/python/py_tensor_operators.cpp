@@ -145,8 +145,20 @@ static PyObject* nb_invert(PyObject* a) {
   return wrap(entry::bitwise_not(resolved_operand(t)));
   EMBER_PY_CATCH
 }
+// Python's own check of a __bool__'s answer, on what __torch_function__ gave for Tensor.__bool__.
+static int bool_from_handler(PyObject* r) {
+  if (!r) return -1;
+  const int v = r == Py_True ? 1 : r == Py_False ? 0 : -1;
+  if (v < 0) PyErr_Format(PyExc_TypeError, "__bool__ should return bool, returned %.200s", Py_TYPE(r)->tp_name);
+  Py_DECREF(r);
+  return v;
+}
 static int nb_bool(PyObject* a) {
   EMBER_PY_TRY
+  if (g_torch_function_state) [[unlikely]] {
+    PyObject* r;
+    if (torch_function_self("__bool__", a, nullptr, 0, &r)) return bool_from_handler(r);
+  }
   const Tensor& t = unpack(a);
   EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
@@ -155,6 +167,7 @@ static int nb_bool(PyObject* a) {
 }
 static PyObject* nb_int(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SELF("__int__", a, nullptr, 0)
   const Tensor& t = unpack(a);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   Scalar s = t.item();
@@ -170,6 +183,7 @@ static PyObject* nb_int(PyObject* a) {
 }
 static PyObject* nb_float(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SELF("__float__", a, nullptr, 0)
   const Tensor& t = unpack(a);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   Scalar s = t.item();
@@ -179,6 +193,7 @@ static PyObject* nb_float(PyObject* a) {
 }
 static PyObject* nb_index(PyObject* a) {
   EMBER_PY_TRY
+  TORCH_FUNCTION_SELF("__index__", a, nullptr, 0)
   const Tensor& t = unpack(a);
   EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
                    "only integer tensors of a single element can be converted to an index");

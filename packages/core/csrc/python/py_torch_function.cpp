@@ -2,6 +2,7 @@
 // ember.overrides._dispatch, which picks the mode or the argument's __torch_function__.
 #include "py_torch_function.h"
 
+#include <string>
 #include <vector>
 
 #include "py_tensor.h"
@@ -14,14 +15,17 @@ namespace {
 
 // PyTorch's DisableTorchFunction state, per thread: 1 leaves subclasses out (modes stay), 2 everything.
 thread_local int t_disabled = 0;
-int g_modes = 0;                      // active TorchFunctionModes (ember.overrides keeps the stack)
+// Active TorchFunctionModes: PyTorch's mode stack is per thread (ember._torch_function keeps a
+// thread-local one); the global total keeps every thread off the fast path while any has one.
+int g_modes = 0;
+thread_local int t_modes = 0;
 int g_subclasses = 0;                 // live Tensor subclasses whose __torch_function__ is not disabled
 PyObject* g_attr = nullptr;           // "__torch_function__"
 PyObject* g_disabled_impl = nullptr;  // _C._disabled_torch_function_impl
 PyObject* g_handler = nullptr;        // ember.overrides._dispatch, imported on first use
 
 void update_state() { g_torch_function_state = g_subclasses + g_modes; }
-bool modes_on() { return g_modes > 0 && t_disabled < 2; }
+bool modes_on() { return t_modes > 0 && t_disabled < 2; }
 
 // PyTorch's check_has_torch_function without the mode: a subclass instance or a duck type.
 bool overrides(PyObject* o) {
@@ -121,8 +125,10 @@ PyObject* set_disabled(PyObject*, PyObject* level) {
 PyObject* get_disabled(PyObject*, PyObject*) { return PyLong_FromLong(t_disabled); }
 
 PyObject* set_modes(PyObject*, PyObject* n) {
-  g_modes = static_cast<int>(PyLong_AsLong(n));
+  const int now = static_cast<int>(PyLong_AsLong(n));
   if (PyErr_Occurred()) return nullptr;
+  g_modes += now - t_modes;
+  t_modes = now;
   update_state();
   Py_RETURN_NONE;
 }
@@ -139,7 +145,7 @@ PyObject* state(PyObject*, PyObject*) { return PyLong_FromLong(g_torch_function_
 // PyTorch's has_torch_function family (ember.overrides re-exports them).
 bool has_any(PyObject* const* items, Py_ssize_t n) {
   if (t_disabled >= 2) return false;
-  if (g_modes) return true;
+  if (t_modes) return true;
   if (t_disabled) return false;
   for (Py_ssize_t i = 0; i < n; ++i)
     if (overrides(items[i])) return true;
@@ -219,8 +225,23 @@ bool torch_function_operator(const char* name, const char* rname, PyObject* a, P
   const bool reflected = rname && !is_tensor(a);
   PyObject* args[3] = {reflected ? b : a, reflected ? a : b, c};
   Py_ssize_t n = c ? 3 : b ? 2 : 1;
+  // PyTorch's reflected methods (__rsub__, ...) are Python functions that count a plain tensor too
+  if (reflected && rname[0] == '_' && over.empty()) over.push_back(args[0]);
   // The tensor is self: it leads the argument tuple as Tensor.<name>'s first argument.
   *result = hand_over(2, reflected ? rname : name, over, args[0], args + 1, n - 1, nullptr);
+  return true;
+}
+
+bool torch_function_self(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject** result) {
+  if (t_disabled >= 2 || !((!t_disabled && overrides(self)) || modes_on())) return false;
+  *result = hand_over(1, name, {self}, self, args, nargs, nullptr);
+  return true;
+}
+
+bool torch_function_property(const char* prop, bool set, PyObject* self, PyObject* value, PyObject** result) {
+  if (t_disabled >= 2 || !((!t_disabled && overrides(self)) || modes_on())) return false;
+  const std::string name = std::string(prop) + (!set ? ".__get__" : value ? ".__set__" : ".__delete__");
+  *result = hand_over(1, name.c_str(), {self}, self, &value, value ? 1 : 0, nullptr);
   return true;
 }
 

@@ -7,7 +7,8 @@
 
 namespace ember::python {
 
-// Live Tensor subclasses whose __torch_function__ is not disabled, plus active modes.
+// Live Tensor subclasses whose __torch_function__ is not disabled, plus active modes (of all
+// threads: a thread's own count decides whether its modes run).
 // (extern, not inline: a plain hidden global is one PC-relative load in the bindings)
 extern int g_torch_function_state;
 
@@ -34,15 +35,56 @@ bool torch_function_operator(const char* name, const char* rname, PyObject* a, P
 bool torch_function_call(PyObject* func, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool duck,
                          PyObject** result);
 
+// A hand-written Tensor method PyTorch hands over on self alone (handle_torch_function(self, "dim")):
+// self is an overloaded argument even as a plain Tensor, so a mode sees types (Tensor,). args: the
+// method's arguments after self.
+bool torch_function_self(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject** result);
+
+// A property: Tensor.<prop>.__get__(self), .__set__(self, value), or .__delete__(self) where value is null.
+bool torch_function_property(const char* prop, bool set, PyObject* self, PyObject* value, PyObject** result);
+
 void init_torch_function(PyObject* module);
 
-// At the top of an operator slot or property getter: __torch_function__ sees it as the Tensor
-// method PyTorch names (t + 1: Tensor.add, 1 - t: Tensor.__rsub__(t, 1), t &= 1: Tensor.__iand__,
-// t.T: Tensor.T.__get__), the tensor first.
+// At the top of an operator slot: __torch_function__ sees it as the Tensor method PyTorch names
+// (t + 1: Tensor.add, 1 - t: Tensor.__rsub__(t, 1), t &= 1: Tensor.__iand__), the tensor first.
 #define TORCH_FUNCTION_OP(name, rname, a, b, c)                                               \
   if (::ember::python::g_torch_function_state) [[unlikely]] {                                 \
     PyObject* tf_r_;                                                                          \
     if (::ember::python::torch_function_operator(name, rname, a, b, c, &tf_r_)) return tf_r_; \
+  }
+
+// At the top of a hand-written method that PyTorch parses with its argument parser (size, stride):
+// self and the arguments override it only as subclasses or duck types.
+#define TORCH_FUNCTION_METHOD(name, self, args, nargs, kwnames)                                                 \
+  if (::ember::python::g_torch_function_state) [[unlikely]] {                                                   \
+    PyObject* tf_r_;                                                                                            \
+    if (::ember::python::torch_function_dispatch(true, name, self, args, nargs, kwnames, &tf_r_)) return tf_r_; \
+  }
+
+// At the top of a hand-written method dispatched on self (dim, item, __float__, ...).
+#define TORCH_FUNCTION_SELF(name, self, args, nargs)                                         \
+  if (::ember::python::g_torch_function_state) [[unlikely]] {                                \
+    PyObject* tf_r_;                                                                         \
+    if (::ember::python::torch_function_self(name, self, args, nargs, &tf_r_)) return tf_r_; \
+  }
+
+// At the top of a property getter whose PyGetSetDef closure is the property's name.
+#define TORCH_FUNCTION_GETTER(self, closure)                                                                       \
+  if (::ember::python::g_torch_function_state) [[unlikely]] {                                                      \
+    PyObject* tf_r_;                                                                                               \
+    if (::ember::python::torch_function_property(static_cast<const char*>(closure), false, self, nullptr, &tf_r_)) \
+      return tf_r_;                                                                                                \
+  }
+
+// At the top of a property setter (returns int): the handler's result is dropped.
+#define TORCH_FUNCTION_SETTER(self, closure, value)                                                               \
+  if (::ember::python::g_torch_function_state) [[unlikely]] {                                                     \
+    PyObject* tf_r_;                                                                                              \
+    if (::ember::python::torch_function_property(static_cast<const char*>(closure), true, self, value, &tf_r_)) { \
+      const int tf_rc_ = tf_r_ ? 0 : -1;                                                                          \
+      Py_XDECREF(tf_r_);                                                                                          \
+      return tf_rc_;                                                                                              \
+    }                                                                                                             \
   }
 
 }  // namespace ember::python

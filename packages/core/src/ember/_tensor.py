@@ -76,27 +76,35 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         _torch_function.count_subclass(cls)  # the bindings consult __torch_function__ from now on
     nonzero = ExtraMethods.nonzero  # before TensorBase's generated one: adds as_tuple=
 
+    # __repr__, __format__ and __array__ consult __torch_function__ as PyTorch's do (with its
+    # keyword arguments); __iter__ does not, its dim() and unbind() do.
     def __repr__(self, *, tensor_contents: str | None = None) -> str:
+        if _C._has_torch_function_unary(self):
+            return _torch_function.handle_torch_function(  # type: ignore[no-any-return]
+                Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         from ember._tensor_str import tensor_repr
 
         return tensor_repr(self, tensor_contents=tensor_contents)
 
-    __str__ = __repr__
-
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
-            return self.item().__format__(spec)
+        if _C._has_torch_function_unary(self):
+            return _torch_function.handle_torch_function(Tensor.__format__, (self,), self, spec)  # type: ignore
+        if self.dim() == 0 and type(self) is Tensor:  # f"{t}" of a plain 0-d tensor: its number
+            return self.detach().item().__format__(spec)
         return object.__format__(self, spec)
 
     def __iter__(self) -> Any:
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
+        return iter(self.unbind(0))
 
     def __contains__(self, element: Any) -> bool:
         return bool((self == element).any().item())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if _C._has_torch_function_unary(self):
+            kwargs = {"dtype": dtype} if copy is None else {"dtype": dtype, "copy": copy}
+            return _torch_function.handle_torch_function(Tensor.__array__, (self,), self, **kwargs)
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
 

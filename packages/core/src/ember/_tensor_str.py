@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -198,7 +199,7 @@ def _layout(data: list[Any], dim: int, indent: int, fmt: Callable[[Any], str], w
     return "[" + sep.join(parts) + "]"
 
 
-def _format_contents(t: Any) -> str:
+def _format_contents(t: Any, indent: int) -> str:
     dim = t.dim()
     summarize = t.numel() > _OPTS["threshold"]
     data = t.tolist() if dim == 0 else _gather(t, _OPTS["edgeitems"], summarize)
@@ -213,7 +214,7 @@ def _format_contents(t: Any) -> str:
         fmt, width = _plain_formatter(values)
     if dim == 0:
         return fmt(data)
-    return _layout(data, dim, len(_PREFIX), fmt, width)
+    return _layout(data, dim, indent, fmt, width)
 
 
 def _is_implicit_dtype(dtype: Any, lib: Any) -> bool:
@@ -244,6 +245,11 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     """
     import ember as lib  # lazy: this module is imported while ember initialises
 
+    # A subclass prints under its own name, as PyTorch's do (MyTensor([1., 2.])); a Parameter or
+    # Buffer is a plain tensor here (PyTorch's Buffer is one).
+    param_mod = sys.modules.get("ember.nn.parameter")
+    plain = type(t) is lib.Tensor or (param_mod is not None and type(t) in (param_mod.Parameter, param_mod.Buffer))
+    prefix = _PREFIX if plain else f"{type(t).__name__}("
     suffixes: list[str] = []
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
@@ -264,16 +270,19 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
             suffixes.append(f"dtype={t.dtype}")
         # a device tensor's values are formatted from a host copy (the formatting runs ops on them)
         host = t if t.device.type == "cpu" else t.detach().cpu()
-        body = _format_contents(host) if tensor_contents is None else ""
+        body = _format_contents(host, len(prefix)) if tensor_contents is None else ""
     if tensor_contents is not None:
         body = tensor_contents
     grad = _grad_suffix(t)
     if grad is not None:
         suffixes.append(grad)
-    return _add_suffixes(_PREFIX + body, suffixes)
+    text = _add_suffixes(prefix + body, suffixes, len(prefix))
+    if not plain and param_mod is not None and isinstance(t, param_mod.Parameter):
+        text = f"Parameter({text})"  # a subclass made a parameter (PyTorch's words)
+    return text
 
 
-def _add_suffixes(text: str, suffixes: list[str]) -> str:
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     # Each suffix stays on the current line if ", " + suffix fits in linewidth,
     # else starts a new line under the data.  PyTorch counts the data's last
     # line as 2 characters longer than it is (lines started by a wrapped
@@ -282,8 +291,8 @@ def _add_suffixes(text: str, suffixes: list[str]) -> str:
     line_len = len(text) - text.rfind("\n") - 1 + 2
     for suffix in suffixes:
         if line_len + 2 + len(suffix) > linewidth:
-            text += ",\n" + " " * len(_PREFIX) + suffix
-            line_len = len(_PREFIX) + len(suffix)
+            text += ",\n" + " " * indent + suffix
+            line_len = indent + len(suffix)
         else:
             text += ", " + suffix
             line_len += 2 + len(suffix)

@@ -9,6 +9,7 @@ non-Tensor that defines ``__torch_function__`` is found where the argument conve
 from __future__ import annotations
 
 import warnings
+from _thread import _local  # threading.local without importing threading (import time)
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,7 +17,16 @@ from typing import Any
 from ember._lib import _C
 
 _disabled_torch_function_impl = _C._disabled_torch_function_impl
-_mode_stack: list[Any] = []
+
+
+class _ModeStack(_local):
+    """The active TorchFunctionModes of one thread (PyTorch's stack is thread-local too)."""
+
+    def __init__(self) -> None:
+        self.modes: list[Any] = []
+
+
+_tls = _ModeStack()
 
 
 class _DisableState:
@@ -54,29 +64,29 @@ def _is_torch_function_enabled() -> bool:
 
 
 def _is_torch_function_mode_enabled() -> bool:
-    return bool(_mode_stack) and _C._get_torch_function_disabled() < 2
+    return bool(_tls.modes) and _C._get_torch_function_disabled() < 2
 
 
 def _push_mode(mode: Any) -> None:
     _install_tensor_methods()
-    _mode_stack.append(mode)
-    _C._set_torch_function_modes(len(_mode_stack))
+    _tls.modes.append(mode)
+    _C._set_torch_function_modes(len(_tls.modes))
 
 
 def _pop_mode() -> Any:
-    if not _mode_stack:
+    if not _tls.modes:
         raise RuntimeError("Trying to pop from an empty mode stack")
-    mode = _mode_stack.pop()
-    _C._set_torch_function_modes(len(_mode_stack))
+    mode = _tls.modes.pop()
+    _C._set_torch_function_modes(len(_tls.modes))
     return mode
 
 
 def _len_torch_function_stack() -> int:
-    return len(_mode_stack)
+    return len(_tls.modes)
 
 
 def _get_function_stack_at(i: int) -> Any:
-    return _mode_stack[i]
+    return _tls.modes[i]
 
 
 @contextmanager
@@ -89,7 +99,7 @@ def _pop_mode_temporarily() -> Iterator[Any]:
 
 
 def _get_current_function_mode() -> Any:
-    return _mode_stack[-1] if _mode_stack else None
+    return _tls.modes[-1] if _tls.modes else None
 
 
 _Tensor: Any = None  # ember.Tensor, set when the first subclass is made (before any dispatch)
@@ -161,10 +171,53 @@ def make_dispatchable(namespace: dict[str, Any]) -> None:
             namespace[name] = wrapped
 
 
-# Tensor's Python methods that stay as they are (the machinery, construction, private helpers).
+# Tensor's Python methods that stay as they are (the machinery, construction, private helpers;
+# __repr__, __format__, __array__ hand themselves over, __iter__ is not handed over in PyTorch).
 _KEEP = frozenset({"__init_subclass__", "__new__", "__init__", "__torch_function__", "as_subclass",
-                   "__class_getitem__", "__setstate__"})
+                   "__class_getitem__", "__setstate__", "__repr__", "__format__", "__array__", "__iter__"})
+# Those that PyTorch hands over on self alone (handle_torch_function(Tensor.f, (self,), ...)), a
+# plain tensor included, so a mode sees types (Tensor,); the rest are C methods there, where a
+# plain tensor is no overloaded argument.
+_ON_SELF = frozenset({
+    "__deepcopy__", "__reduce_ex__", "storage", "backward", "register_hook", "register_post_accumulate_grad_hook",
+    "is_shared", "share_memory_", "module_load", "__reversed__", "norm", "lu", "stft", "istft", "resize",
+    "resize_as", "split", "unique", "unique_consecutive", "__dir__", "__array_wrap__", "__contains__",
+    "storage_type", "unflatten", "dim_order", "__dlpack__", "__dlpack_device__", "__complex__", "new_tensor",
+    "untyped_storage"})
+# Generated bindings that PyTorch also hands over on self alone (its own hand-written C methods).
+_ON_SELF_BINDINGS = frozenset({"detach", "detach_"})
+_on_self: set[Any] = set()  # the wrappers of those
 _methods_installed = False
+
+
+class _TensorProperty(property):
+    """A property that knows its name, as PyTorch's getset descriptors do (a handler may read
+    ``func.__self__.__name__`` of ``Tensor.real.__get__``)."""
+
+    __name__: str
+
+
+def _dispatching_property(cls: type, name: str, prop: property) -> property:
+    """A Python-level property whose getter PyTorch hands over as Tensor.<name>.__get__ (real,
+    imag, name); its setter is not handed over, nor are the ops it runs (PyTorch's is C++)."""
+    fget, fset = prop.fget, prop.fset
+    has_tf = _C._has_torch_function_unary
+
+    def get(self: Any) -> Any:
+        if has_tf(self):
+            return handle_torch_function(getattr(cls, name).__get__, (self,), self)
+        return fget(self)  # type: ignore[misc]
+
+    def put(self: Any, value: Any) -> None:
+        prev = _C._set_torch_function_disabled(2)
+        try:
+            fset(self, value)  # type: ignore[misc]
+        finally:
+            _C._set_torch_function_disabled(prev)
+
+    wrapped = _TensorProperty(get, put if fset is not None else None, prop.fdel, prop.__doc__)
+    wrapped.__name__ = name
+    return wrapped
 
 
 def _install_tensor_methods() -> None:
@@ -186,11 +239,15 @@ def _install_tensor_methods() -> None:
             if name in seen:
                 continue
             seen.add(name)
-            if (isinstance(fn, types.FunctionType) and name not in _KEEP
+            if isinstance(fn, property) and fn.fget is not None and not name.startswith("_"):
+                setattr(Tensor, name, _dispatching_property(Tensor, name, fn))
+            elif (isinstance(fn, types.FunctionType) and name not in _KEEP
                     and (not name.startswith("_") or (name.startswith("__") and name.endswith("__")))):
                 wrapped = _C._checked(fn, name, (), False)
                 wrapped.__qualname__ = f"Tensor.{name}"
                 setattr(Tensor, name, wrapped)
+                if name in _ON_SELF:
+                    _on_self.add(wrapped)
 
 
 def count_subclass(cls: type) -> None:
@@ -291,11 +348,18 @@ def dispatch(kind: int, name: Any, overloaded: tuple[Any, ...], args: tuple[Any,
     method, 2: an operator, which returns NotImplemented to Python when every handler declines."""
     func = _resolve(kind != 0, name)
     if not isinstance(name, str):
+        if func in _on_self and args and all(a is not args[0] for a in overloaded):
+            overloaded = (args[0], *overloaded)
         return handle_torch_function(func, overloaded, *args, **(kwargs or {}))
+    if kind == 1 and name in _ON_SELF_BINDINGS and not overloaded:
+        overloaded = (args[0],)
     overloaded_args = _get_overloaded_args(overloaded)
     result = _run_handlers(func, overloaded_args, args, kwargs or {})
     if result is not NotImplemented or kind == 2:
         return result
+    if name == "__len__":  # a Python function in PyTorch: handle_torch_function's words
+        raise TypeError("no implementation found for 'torch._tensor.__len__' on types that implement "
+                        f"__torch_function__: {[type(a) for a in overloaded_args]}")
     lines = "".join(f"  - tensor subclass {type(a)}\n" for a in overloaded_args)
     if _is_torch_function_mode_enabled():
         lines += f"  - mode object {_get_current_function_mode()}\n"
@@ -317,8 +381,9 @@ def _resolve(is_method: bool, name: Any) -> Any:
     import ember
 
     key = (is_method, name)
-    if is_method and name.endswith(".__get__"):  # a property: PyTorch passes Tensor.<name>.__get__
-        func = getattr(ember.Tensor, name[:-len(".__get__")]).__get__
+    if is_method and "." in name:  # a property: PyTorch passes Tensor.<name>.__get__ (__set__, __delete__)
+        prop, _, slot = name.partition(".")
+        func = getattr(getattr(ember.Tensor, prop), slot)
     elif is_method:
         func = getattr(ember.Tensor, name)
     else:

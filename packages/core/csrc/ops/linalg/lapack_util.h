@@ -147,4 +147,25 @@ inline std::pair<int64_t, int> for_batch(int64_t nb, const F& fn) {
   return {-1, 0};
 }
 
+// for_batch for routines with a workspace: make() once per thread's share of the batch (LAPACK's
+// workspace query done once by the caller, not per matrix), fn(b, workspace) per matrix.
+template <class Make, class F>
+inline std::pair<int64_t, int> for_batch_ws(int64_t nb, const Make& make, const F& fn) {
+  std::vector<int> infos(static_cast<size_t>(nb), 0);
+  GilRelease nogil;
+  parallel_for(0, nb, 1, [&](int64_t b0, int64_t e0) {
+    auto ws = make();
+    for (int64_t b = b0; b < e0; ++b) infos[b] = fn(b, ws);
+  });
+  for (int64_t b = 0; b < nb; ++b)
+    if (infos[b] != 0) return {b, infos[b]};
+  return {-1, 0};
+}
+
+// The size a workspace query (lw = -1) answered in w[0], real or complex, plus one.
+template <class T>
+inline size_t queried_size(T w0) {
+  return static_cast<size_t>(std::real(w0)) + 1;
+}
+
 }  // namespace ember::lapack_util

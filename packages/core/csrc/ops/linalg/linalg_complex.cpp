@@ -151,18 +151,28 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
       const auto& la = backend(A).linalg.lapack<R>();
       C* p = buf.data<C>();
       R* pw = w.data<R>();
-      bad = for_batch(nb, [&](int64_t b) {
-        int info = 0, iwq = 0;
-        C wq;
-        R rwq = 0;
-        la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &rwq, -1, &iwq, -1, &info);
-        std::vector<C> work(static_cast<size_t>(wq.real()) + 1);
-        std::vector<R> rwork(static_cast<size_t>(rwq) + 1);
-        std::vector<int> iw(static_cast<size_t>(iwq) + 1);
-        la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), rwork.data(),
-                   int(rwork.size()), iw.data(), int(iw.size()), &info);
-        return info;
-      });
+      // The workspace sizes depend on n only: one query for the batch, one buffer per thread.
+      int qinfo = 0, iwq = 0;
+      C wq;
+      R rwq = 0;
+      la.heevd_c("V", uplo, int(n), p, pw, &wq, -1, &rwq, -1, &iwq, -1, &qinfo);
+      struct Work {
+        std::vector<C> work;
+        std::vector<R> rwork;
+        std::vector<int> iw;
+      };
+      bad = for_batch_ws(
+          nb,
+          [&] {
+            return Work{std::vector<C>(queried_size(wq)), std::vector<R>(queried_size(rwq)),
+                        std::vector<int>(queried_size(iwq))};
+          },
+          [&](int64_t b, Work& w) {
+            int info = 0;
+            la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, w.work.data(), int(w.work.size()), w.rwork.data(),
+                       int(w.rwork.size()), w.iw.data(), int(w.iw.size()), &info);
+            return info;
+          });
     });
   }
   check_eig_converged("linalg.eigh", nb, bad, A.dim() > 2);
@@ -201,12 +211,31 @@ void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, T
     const char* jobz = !want_uv ? "N" : full ? "A" : "S";
     const int64_t mx = std::max(m, n);
     const int64_t lrw = std::max({7 * k, 5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k}) + 1;
-    bad = for_batch(nb, [&](int64_t b) {
+    const int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
+    // The workspace sizes depend on the shape only: one query for the batch, one buffer per thread.
+    size_t lw = 0;
+    {
+      int qinfo = 0;
+      C wq, dummy(0);
+      std::vector<int> iw(static_cast<size_t>(8 * k));
+      std::vector<R> rwork(static_cast<size_t>(lrw));
+      la.gesdd_c(jobz, int(m), int(n), p, ps, pu ? pu : &dummy, ldu, pv ? pv : &dummy, ldvt, &wq, -1, rwork.data(),
+                 iw.data(), &qinfo);
+      lw = queried_size(wq);
+    }
+    struct Work {
+      std::vector<C> work;
+      std::vector<R> rwork;
+      std::vector<int> iw;
+    };
+    auto make = [&] {
+      return Work{std::vector<C>(lw), std::vector<R>(static_cast<size_t>(lrw)), std::vector<int>(size_t(8 * k))};
+    };
+    bad = for_batch_ws(nb, make, [&](int64_t b, Work& ws) {
       int info = 0;
       C dummy(0);
       C* u = pu ? pu + b * ucols * m : &dummy;
       C* vt = pv ? pv + b * n * vrows : &dummy;
-      int ldu = want_uv ? int(m) : 1, ldvt = want_uv ? int(vrows) : 1;
       // As the real op: an infinity without a NaN gives NaN factors (OpenBLAS's gesdd can loop).
       const C* a = p + b * m * n;
       bool inf = false, nan = false;
@@ -221,14 +250,8 @@ void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, T
         if (pv) std::fill(vt, vt + n * vrows, C(q, q));
         return 0;
       }
-      std::vector<int> iw(static_cast<size_t>(8 * k));
-      std::vector<R> rwork(static_cast<size_t>(lrw));
-      C wq;
-      la.gesdd_c(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, &wq, -1, rwork.data(), iw.data(),
-                 &info);
-      std::vector<C> work(static_cast<size_t>(wq.real()) + 1);
-      la.gesdd_c(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, work.data(), int(work.size()),
-                 rwork.data(), iw.data(), &info);
+      la.gesdd_c(jobz, int(m), int(n), p + b * m * n, ps + b * k, u, ldu, vt, ldvt, ws.work.data(), int(ws.work.size()),
+                 ws.rwork.data(), ws.iw.data(), &info);
       return info;
     });
   });
@@ -255,16 +278,29 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A0, bool complete, bool want_q) {
       const auto& la = backend(A).linalg.lapack<typename C::value_type>();
       C* p = buf.data<C>();
       C* pr = rb.data<C>();
-      for_batch(nb, [&](int64_t b) {
-        C* a = p + b * wc * m;
-        std::vector<C> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
-        int info = 0;
-        C wq;
-        if (k > 0) {
-          la.geqrf_c(int(m), int(n), a, int(m), tau.data(), &wq, -1, &info);
-          std::vector<C> w(static_cast<size_t>(wq.real()) + 1);
-          la.geqrf_c(int(m), int(n), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+      // geqrf's and ungqr's workspace sizes depend on the shape only: one query each for the batch.
+      size_t lw = 1;
+      if (k > 0) {
+        int qinfo = 0;
+        C wq, tq;
+        la.geqrf_c(int(m), int(n), p, int(m), &tq, &wq, -1, &qinfo);
+        lw = std::max(lw, queried_size(wq));
+        if (want_q && qcols > 0) {
+          la.ungqr_c(int(m), int(qcols), int(k), p, int(m), &tq, &wq, -1, &qinfo);
+          lw = std::max(lw, queried_size(wq));
         }
+      }
+      struct Work {
+        std::vector<C> tau, w;
+      };
+      auto make = [&] {
+        return Work{std::vector<C>(static_cast<size_t>(std::max<int64_t>(k, 1))), std::vector<C>(lw)};
+      };
+      for_batch_ws(nb, make, [&](int64_t b, Work& ws) {
+        C* a = p + b * wc * m;
+        C* tau = ws.tau.data();
+        int info = 0;
+        if (k > 0) la.geqrf_c(int(m), int(n), a, int(m), tau, ws.w.data(), int(ws.w.size()), &info);
         C* r = pr + b * n * rrows;  // the upper triangle of the first rrows rows
         for (int64_t j = 0; j < n; ++j)
           for (int64_t i = 0; i <= j && i < rrows; ++i) r[j * rrows + i] = a[j * m + i];
@@ -273,9 +309,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A0, bool complete, bool want_q) {
             std::fill(a, a + qcols * m, C(0));
             fill_eye(a, 1, m, qcols);  // Q = I
           } else {
-            la.ungqr_c(int(m), int(qcols), int(k), a, int(m), tau.data(), &wq, -1, &info);
-            std::vector<C> w(static_cast<size_t>(wq.real()) + 1);
-            la.ungqr_c(int(m), int(qcols), int(k), a, int(m), tau.data(), w.data(), int(w.size()), &info);
+            la.ungqr_c(int(m), int(qcols), int(k), a, int(m), tau, ws.w.data(), int(ws.w.size()), &info);
           }
         }
         return 0;

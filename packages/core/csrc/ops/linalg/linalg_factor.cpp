@@ -1,8 +1,8 @@
 // The factorisations PyTorch exposes in LAPACK's packed form: LU (getrf), QR's Householder
-// reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs). Python (ember/linalg/_lu.py,
-// _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients;
-// these op bodies take already checked, batch-broadcast inputs and call the backend's LAPACK
-// routines (kernels/backend.h, LinalgKernels::lapack<T>()).
+// reflectors (geqrf) and Bunch-Kaufman LDL^T (sytrf / sytrs; hetrf / hetrs), real or complex. Python
+// (ember/linalg/_lu.py, _ldl.py, _householder.py) checks the arguments in PyTorch's order and adds the gradients; these
+// op bodies take already checked, batch-broadcast inputs and call the backend's LAPACK routines (kernels/backend.h,
+// LinalgKernels::lapack<T>()).
 #include <algorithm>
 #include <vector>
 
@@ -139,38 +139,63 @@ Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tens
   return X;
 }
 
+namespace {
+// geqrf / sytrf / sytrs of a real or complex T through the backend's table (hermitian: the
+// complex Bunch-Kaufman's hetrf / hetrs; a real matrix is symmetric either way).
+template <class T>
+void geqrf_any(const LinalgKernels& k, int m, int n, T* a, T* tau, T* w, int lw, int* info) {
+  if constexpr (is_complex_v<T>) k.lapack<typename T::value_type>().geqrf_c(m, n, a, m, tau, w, lw, info);
+  else k.lapack<T>().geqrf(m, n, a, m, tau, w, lw, info);
+}
+template <class T>
+void sytrf_any(const LinalgKernels& k, bool hermitian, int n, T* a, int* ip, T* w, int lw, int* info) {
+  if constexpr (is_complex_v<T>) k.lapack<typename T::value_type>().sytrf_c(hermitian, n, a, ip, w, lw, info);
+  else k.lapack<T>().sytrf(n, a, ip, w, lw, info);
+}
+template <class T>
+void sytrs_any(const LinalgKernels& k, bool hermitian, int n, int nrhs, const T* a, const int* ip, T* b, int* info) {
+  if constexpr (is_complex_v<T>) k.lapack<typename T::value_type>().sytrs_c(hermitian, n, nrhs, a, ip, b, info);
+  else k.lapack<T>().sytrs(n, nrhs, a, ip, b, info);
+}
+}  // namespace
+
 // Householder QR in LAPACK's compact form: R on and above the diagonal, the reflectors' vectors
-// below it, and their scales tau (torch.geqrf).
-std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A) {
-  EMBER_CHECK(A.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
-  if (is_floating(A.dtype()) && A.dtype() != ScalarType::Float32 && A.dtype() != ScalarType::Float64)
-    dtype_not_implemented("geqrf_cpu", A.dtype());
-  check_floating(A, "torch.geqrf", false);
+// below it, and their scales tau (torch.geqrf); complex inputs through cgeqrf / zgeqrf.
+std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A0) {
+  EMBER_CHECK(A0.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+  if (is_floating(A0.dtype()) && A0.dtype() != ScalarType::Float32 && A0.dtype() != ScalarType::Float64)
+    dtype_not_implemented("geqrf_cpu", A0.dtype());
+  if (!is_complex(A0.dtype())) check_floating(A0, "torch.geqrf", false);
+  const Tensor A = resolve_if_conj(A0);
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   Tensor buf = to_colmajor(A);
   Tensor tau = zeros(with_tail(batch_shape(A), {k}), A.dtype(), A.device());
   if (k > 0 && nb > 0) {
-    dispatch_fd(A.dtype(), [&](auto z) {
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
+      const LinalgKernels& lk = backend(A).linalg;
       T* p = buf.data<T>();
       T* pt = tau.data<T>();
-      for_batch(nb, [&](int64_t b) {
-        int info = 0;
-        T wq;
-        la.geqrf(int(m), int(n), p + b * m * n, int(m), pt + b * k, &wq, -1, &info);
-        std::vector<T> w(static_cast<size_t>(wq) + 1);
-        la.geqrf(int(m), int(n), p + b * m * n, int(m), pt + b * k, w.data(), int(w.size()), &info);
-        return 0;
-      });
+      int info = 0;
+      T wq;
+      geqrf_any(lk, int(m), int(n), p, pt, &wq, -1, &info);  // the workspace, once for the batch
+      const size_t lw = queried_size(wq);
+      for_batch_ws(
+          nb, [&] { return std::vector<T>(lw); },
+          [&](int64_t b, std::vector<T>& w) {
+            int binfo = 0;
+            geqrf_any(lk, int(m), int(n), p + b * m * n, pt + b * k, w.data(), int(w.size()), &binfo);
+            return 0;
+          });
     });
   }
   return {from_colmajor(buf), tau};
 }
 
-// Bunch-Kaufman A = L D L^T from A's lower triangle (sytrf 'L'); the strict upper triangle of the
-// packed result is zeroed as PyTorch does. Real matrices: hermitian changes nothing.
-std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
+// Bunch-Kaufman A = L D L^T from A's lower triangle (sytrf 'L'; complex Hermitian: hetrf, L D L^H);
+// the strict upper triangle of the packed result is zeroed as PyTorch does.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A0, bool hermitian) {
+  const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
   Tensor buf = to_colmajor(A);
@@ -179,30 +204,32 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A) {
   if (n > 0 && nb > 0) {
     int* pp = piv.data<int>();
     int* pi = info.data<int>();
-    dispatch_fd(A.dtype(), [&](auto z) {
+    dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
-      const MatrixPasses<T>& mp = backend(A).matrix.passes<T>();
+      const LinalgKernels& lk = backend(A).linalg;
       T* p = buf.data<T>();
-      for_batch(nb, [&](int64_t b) {
-        T* a = p + b * n * n;
-        T wq;
-        la.sytrf(int(n), a, pp + b * n, &wq, -1, pi + b);
-        std::vector<T> w(static_cast<size_t>(wq) + 1);
-        la.sytrf(int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
-        mp.zero_strict_upper(n, a);
-        return 0;
-      });
+      int qinfo = 0;
+      T wq;
+      sytrf_any(lk, hermitian, int(n), p, pp, &wq, -1, &qinfo);  // the workspace, once for the batch
+      const size_t lw = queried_size(wq);
+      for_batch_ws(
+          nb, [&] { return std::vector<T>(lw); },
+          [&](int64_t b, std::vector<T>& w) {
+            T* a = p + b * n * n;
+            sytrf_any(lk, hermitian, int(n), a, pp + b * n, w.data(), int(w.size()), pi + b);
+            for (int64_t j = 1; j < n; ++j) std::fill(a + j * n, a + j * n + j, T(0));  // column j above the diagonal
+            return 0;
+          });
     });
   }
   return {from_colmajor(buf), piv, info};
 }
 
-// X = A^{-1} B from sytrf's factors; LD (..., n, n), pivots (..., n) and B (..., n, k) share one
-// batch shape.
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B) {
+// X = A^{-1} B from sytrf's (hetrf's) factors; LD (..., n, n), pivots (..., n) and B (..., n, k)
+// share one batch shape.
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
   int64_t n = LD.sizes()[LD.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LD);
-  Tensor abuf = to_colmajor(LD), bbuf = to_colmajor(B);
+  Tensor abuf = to_colmajor(resolve_if_conj(LD)), bbuf = to_colmajor(resolve_if_conj(B));
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
   Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
   if (n > 0 && r > 0 && nb > 0) {
@@ -230,14 +257,14 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B)
         ++k;
       }
     }
-    dispatch_fd(LD.dtype(), [&](auto z) {
+    dispatch_fdc(LD.dtype(), [&](auto z) {
       using T = decltype(z);
-      const LapackKernels<T>& la = backend(LD).linalg.lapack<T>();
+      const LinalgKernels& lk = backend(LD).linalg;
       const T* pa = abuf.data<T>();
       T* pb = bbuf.data<T>();
       for_batch(nb, [&](int64_t b) {
         int info = 0;
-        la.sytrs(int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
+        sytrs_any(lk, hermitian, int(n), int(r), pa + b * n * n, pp + b * n, pb + b * n * r, &info);
         return 0;
       });
     });

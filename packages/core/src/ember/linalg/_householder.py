@@ -1,7 +1,8 @@
 """Householder reflectors in LAPACK's compact form: torch.geqrf (the C++ kernel), and
 householder_product / orgqr / ormqr composed from differentiable ops through the compact WY form
-H_1 ... H_k = I - V T V^T (V the unit lower-trapezoidal vectors, T upper triangular with
-T = (I + diag(tau) triu(V^T V, 1))^-1 diag(tau), which also holds where some tau is zero)."""
+H_1 ... H_k = I - V T V^H (V the unit lower-trapezoidal vectors, T upper triangular with
+T = (I + diag(tau) triu(V^H V, 1))^-1 diag(tau), which also holds where some tau is zero; V^H is
+V^T for real dtypes)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def _wy(A: ember.Tensor, tau: ember.Tensor, rows: int) -> tuple[ember.Tensor, em
     """(V, T) of the reflectors in A's first k = tau.shape[-1] columns, V of ``rows`` rows."""
     k = tau.shape[-1]
     V = A[..., :rows, :k].tril(-1) + ember.eye(rows, k, dtype=A.dtype)
-    S = V.mT.matmul(V).triu(1)
+    S = V.mH.matmul(V).triu(1)
     M = ember.eye(k, dtype=A.dtype) + tau.unsqueeze(-1) * S
     D = ember.diag_embed(tau)
     if ember.is_grad_enabled() and (A.requires_grad or tau.requires_grad):
@@ -29,7 +30,7 @@ def _wy(A: ember.Tensor, tau: ember.Tensor, rows: int) -> tuple[ember.Tensor, em
 
 
 def _check_kernel(A: ember.Tensor, name: str) -> None:
-    if not A.is_floating_point() or A.dtype not in (ember.float32, ember.float64):
+    if A.dtype not in (ember.float32, ember.float64, ember.complex64, ember.complex128):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_legacy(A.dtype)}'")
 
 
@@ -75,7 +76,7 @@ def householder_product(A: ember.Tensor, tau: ember.Tensor, *, out: Any = None) 
         Q = ember.eye(m, n, dtype=A.dtype).expand(*A.shape).clone()
         return copy_out(Q, out)
     V, T = _wy(A, tau, m)
-    Q = ember.eye(m, n, dtype=A.dtype) - V.matmul(T.matmul(V[..., :n, :].mT))
+    Q = ember.eye(m, n, dtype=A.dtype) - V.matmul(T.matmul(V[..., :n, :].mH))
     return copy_out(Q, out)
 
 
@@ -111,7 +112,7 @@ def geqrf(input: ember.Tensor, *, out: Any = None) -> Any:
     and ``ember.ormqr``). Not differentiable, as in PyTorch.
 
     Args:
-        input (Tensor): ``(*, m, n)`` float32 or float64 matrices.
+        input (Tensor): ``(*, m, n)`` float32, float64, complex64 or complex128 matrices.
         out (tuple, optional): two tensors for the results.
 
     Returns:
@@ -141,7 +142,7 @@ def ormqr(input: ember.Tensor, tau: ember.Tensor, other: ember.Tensor, left: boo
         tau (Tensor): ``(*, min(mn, k))`` scales.
         other (Tensor): ``(*, m, n)`` matrices, ``mn`` = ``m`` when ``left`` else ``n``.
         left (bool): multiply from the left.
-        transpose (bool): use ``Q^T``.
+        transpose (bool): use ``Q^H`` (``Q^T`` for real dtypes).
         out (Tensor, optional): the output tensor.
 
     Returns:
@@ -181,10 +182,10 @@ def ormqr(input: ember.Tensor, tau: ember.Tensor, other: ember.Tensor, left: boo
     if tau.shape[-1] == 0:
         return copy_out(other.clone(), out)
     V, T = _wy(input, tau, mn)
-    if transpose:
-        T = T.mT
-    if left:  # Q C = C - V (T (V^T C))
-        R = other - V.matmul(T.matmul(V.mT.matmul(other)))
-    else:  # C Q = C - ((C V) T) V^T
-        R = other - other.matmul(V).matmul(T).matmul(V.mT)
+    if transpose:  # Q^H = I - V T^H V^H
+        T = T.mH
+    if left:  # Q C = C - V (T (V^H C))
+        R = other - V.matmul(T.matmul(V.mH.matmul(other)))
+    else:  # C Q = C - ((C V) T) V^H
+        R = other - other.matmul(V).matmul(T).matmul(V.mH)
     return copy_out(R, out)

@@ -1,5 +1,6 @@
-"""Bunch-Kaufman LDL^T of symmetric matrices: torch.linalg.ldl_factor / ldl_factor_ex / ldl_solve
-(LAPACK sytrf / sytrs in linalg_factor.cpp; no gradient, as in PyTorch)."""
+"""Bunch-Kaufman LDL^T of symmetric (complex: also Hermitian, L D L^H) matrices:
+torch.linalg.ldl_factor / ldl_factor_ex / ldl_solve (LAPACK sytrf / sytrs, hetrf / hetrs in
+linalg_factor.cpp; no gradient, as in PyTorch)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,22 @@ _ldl_t = return_type("linalg_ldl_factor", ["LD", "pivots"])
 _ldl_ex_t = return_type("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 
-def _factor(A: ember.Tensor, name: str) -> tuple[ember.Tensor, ember.Tensor, ember.Tensor]:
+_KERNEL_DTYPES = (ember.float32, ember.float64, ember.complex64, ember.complex128)
+
+
+def _factor(A: ember.Tensor, hermitian: bool, name: str) -> tuple[ember.Tensor, ember.Tensor, ember.Tensor]:
     if A.dim() < 2:
         raise RuntimeError(f"torch.linalg.{name}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"torch.linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if not A.is_floating_point():
+    if not (A.is_floating_point() or A.is_complex()):
         raise RuntimeError(f"torch.linalg.{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(A.dtype)}")
-    if A.dtype not in (ember.float32, ember.float64):
+    if A.dtype not in _KERNEL_DTYPES:
         raise NotImplementedError(f"\"ldl_factor_kernel_cpu\" not implemented for '{_legacy(A.dtype)}'")
     with ember.no_grad():
-        return _C._linalg_ldl_factor_ex(A)
+        return _C._linalg_ldl_factor_ex(A, bool(hermitian))
 
 
 def _check(info: ember.Tensor, name: str) -> None:
@@ -40,11 +44,12 @@ def ldl_factor_ex(A: ember.Tensor, *, hermitian: bool = False, check_errors: boo
     """ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None) -> (Tensor, Tensor, Tensor)
 
     The Bunch-Kaufman factorisation ``A = L D L^T`` of symmetric matrices (read from the lower
-    triangle) in LAPACK's compact form, with LAPACK's ``info`` instead of an error.
+    triangle; ``A = L D L^H`` of Hermitian ones) in LAPACK's compact form, with LAPACK's ``info``
+    instead of an error.
 
     Args:
-        A (Tensor): ``(*, n, n)`` float32 or float64 symmetric matrices.
-        hermitian (bool): factor as Hermitian (the same for real matrices).
+        A (Tensor): ``(*, n, n)`` float32, float64, complex64 or complex128 symmetric matrices.
+        hermitian (bool): factor complex matrices as Hermitian (the same for real matrices).
         check_errors (bool): raise when some ``info`` is non-zero.
         out (tuple, optional): three tensors for the results.
 
@@ -59,7 +64,7 @@ def ldl_factor_ex(A: ember.Tensor, *, hermitian: bool = False, check_errors: boo
         tensor([[4.0000, 0.0000],
                 [0.5000, 2.0000]])
     """
-    LD, piv, info = _factor(A, "ldl_factor_ex")
+    LD, piv, info = _factor(A, hermitian, "ldl_factor_ex")
     if check_errors:
         _check(info, "ldl_factor_ex")
     return copy_out(_ldl_ex_t(LD, piv, info), out)
@@ -68,12 +73,13 @@ def ldl_factor_ex(A: ember.Tensor, *, hermitian: bool = False, check_errors: boo
 def ldl_factor(A: ember.Tensor, *, hermitian: bool = False, out: Any = None) -> Any:
     """ldl_factor(A, *, hermitian=False, out=None) -> (Tensor, Tensor)
 
-    The Bunch-Kaufman factorisation ``A = L D L^T`` of symmetric matrices in LAPACK's compact
-    form, for ``ember.linalg.ldl_solve``; an exactly singular ``D`` raises.
+    The Bunch-Kaufman factorisation ``A = L D L^T`` (Hermitian: ``L D L^H``) of symmetric
+    matrices in LAPACK's compact form, for ``ember.linalg.ldl_solve``; an exactly singular ``D``
+    raises.
 
     Args:
-        A (Tensor): ``(*, n, n)`` float32 or float64 symmetric matrices.
-        hermitian (bool): factor as Hermitian (the same for real matrices).
+        A (Tensor): ``(*, n, n)`` float32, float64, complex64 or complex128 symmetric matrices.
+        hermitian (bool): factor complex matrices as Hermitian (the same for real matrices).
         out (tuple, optional): two tensors for the results.
 
     Returns:
@@ -84,7 +90,7 @@ def ldl_factor(A: ember.Tensor, *, hermitian: bool = False, out: Any = None) -> 
         >>> ember.linalg.ldl_factor(ember.tensor([[4., 2.], [2., 3.]])).pivots
         tensor([1, 2], dtype=torch.int32)
     """
-    LD, piv, info = _factor(A, "ldl_factor_ex")
+    LD, piv, info = _factor(A, hermitian, "ldl_factor_ex")
     _check(info, "ldl_factor")
     return copy_out(_ldl_t(LD, piv), out)
 
@@ -100,7 +106,7 @@ def ldl_solve(LD: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, hermit
         LD (Tensor): ``(*, n, n)`` compact factors.
         pivots (Tensor): ``(*, n)`` integer pivots.
         B (Tensor): ``(*, n, k)`` right-hand sides.
-        hermitian (bool): the factors are of a Hermitian matrix (the same for real ones).
+        hermitian (bool): the factors are ``ldl_factor(..., hermitian=True)``'s (the same for real ones).
         out (Tensor, optional): the output tensor.
 
     Returns:
@@ -119,7 +125,7 @@ def ldl_solve(LD: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, hermit
     if LD.shape[-1] != LD.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {LD.shape[-2]} by "
                            f"{LD.shape[-1]} matrices")
-    if not LD.is_floating_point():
+    if not (LD.is_floating_point() or LD.is_complex()):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_legacy(LD.dtype)}")
     # PyTorch's order: B's dtype, then B's size(-2), then the pivots
     if LD.dtype != B.dtype:
@@ -141,5 +147,5 @@ def ldl_solve(LD: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, hermit
     batch = ember.broadcast_shapes(tuple(LD.shape[:-2]), tuple(B.shape[:-2]))
     with ember.no_grad():
         piv = pivots.to(ember.int32).expand(*batch, n)
-        X = _C._linalg_ldl_solve(LD.expand(*batch, n, n), piv, B.expand(*batch, *B.shape[-2:]))
+        X = _C._linalg_ldl_solve(LD.expand(*batch, n, n), piv, B.expand(*batch, *B.shape[-2:]), bool(hermitian))
     return copy_out(X, out)

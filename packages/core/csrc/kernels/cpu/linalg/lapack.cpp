@@ -73,6 +73,18 @@ void scipy_zgeqrf_(const int*, const int*, std::complex<double>*, const int*, st
                    std::complex<double>*, const int*, int*);
 void scipy_zungqr_(const int*, const int*, const int*, std::complex<double>*, const int*, const std::complex<double>*,
                    std::complex<double>*, const int*, int*);
+// csytrf / chetrf (uplo, n, a, lda, ipiv, work, lwork, info) and csytrs / chetrs (uplo, n, nrhs, a,
+// lda, ipiv, b, ldb, info); z* the same over complex<double>.
+#define EMBER_LAPACK_BK(prefix, C)                                                                                   \
+  void scipy_##prefix##sytrf_(const char*, const int*, C*, const int*, int*, C*, const int*, int*, size_t);          \
+  void scipy_##prefix##hetrf_(const char*, const int*, C*, const int*, int*, C*, const int*, int*, size_t);          \
+  void scipy_##prefix##sytrs_(const char*, const int*, const int*, const C*, const int*, const int*, C*, const int*, \
+                              int*, size_t);                                                                         \
+  void scipy_##prefix##hetrs_(const char*, const int*, const int*, const C*, const int*, const int*, C*, const int*, \
+                              int*, size_t);
+EMBER_LAPACK_BK(c, std::complex<float>)
+EMBER_LAPACK_BK(z, std::complex<double>)
+#undef EMBER_LAPACK_BK
 }
 
 namespace ember::lapack {
@@ -232,6 +244,21 @@ void trsm_c(bool left, bool upper, bool trans, bool conj, bool unit, int64_t m, 
                     unit ? CblasUnit : CblasNonUnit, blasint(m), blasint(n), &one, a, blasint(lda), x, blasint(n));
 }
 
+void sytrf_c(bool hermitian, int n, std::complex<float>* a, int* ip, std::complex<float>* w, int lw, int* info) {
+  (hermitian ? scipy_chetrf_ : scipy_csytrf_)("L", &n, a, &n, ip, w, &lw, info, 1);
+}
+void sytrf_c(bool hermitian, int n, std::complex<double>* a, int* ip, std::complex<double>* w, int lw, int* info) {
+  (hermitian ? scipy_zhetrf_ : scipy_zsytrf_)("L", &n, a, &n, ip, w, &lw, info, 1);
+}
+void sytrs_c(bool hermitian, int n, int nrhs, const std::complex<float>* a, const int* ip, std::complex<float>* b,
+             int* info) {
+  (hermitian ? scipy_chetrs_ : scipy_csytrs_)("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+void sytrs_c(bool hermitian, int n, int nrhs, const std::complex<double>* a, const int* ip, std::complex<double>* b,
+             int* info) {
+  (hermitian ? scipy_zhetrs_ : scipy_zsytrs_)("L", &n, &nrhs, a, &n, ip, b, &n, info, 1);
+}
+
 template <class T>
 LapackKernels<T> make() {
   // static_cast picks the T overload of each routine
@@ -255,6 +282,8 @@ LapackKernels<T> make() {
   k.gesdd_c = static_cast<decltype(k.gesdd_c)>(gesdd_c);
   k.geqrf_c = static_cast<decltype(k.geqrf_c)>(geqrf_c);
   k.ungqr_c = static_cast<decltype(k.ungqr_c)>(ungqr_c);
+  k.sytrf_c = static_cast<decltype(k.sytrf_c)>(sytrf_c);
+  k.sytrs_c = static_cast<decltype(k.sytrs_c)>(sytrs_c);
   k.trsm_c = static_cast<decltype(k.trsm_c)>(trsm_c);
   return k;
 }

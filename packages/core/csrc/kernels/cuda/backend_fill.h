@@ -25,8 +25,11 @@ struct Raising {
 template <class T, void (*Raise)()>
 LapackKernels<T> lapack() {
   const Raising<Raise> f;
-  return {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};  // 12 real-or-geev entries, 8 complex
+  // one per LapackKernels entry (12 real-or-geev, 10 complex): one left out would be a null pointer
+  return {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
 }
+static_assert(sizeof(LapackKernels<float>) == 22 * sizeof(void (*)()),
+              "a LapackKernels entry was added: add an f above");
 
 template <class T, void (*Raise)()>
 MatrixPasses<T> matrix() {

@@ -2,6 +2,7 @@
 // kernel per kind; var/std/logsumexp/norm composed from those.
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
@@ -130,6 +131,7 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     // one by one (a repeat before a later out-of-range dim is the RuntimeError) -- except for an
     // integer input with out=, which aten hands to sum_out whole (every dim wrapped first)
     (void)dim_mask(x0, dim, !(out && is_integral(x0.dtype(), true)));
+    EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     if (!is_floating(dtype ? *dtype : x0.dtype())) {
@@ -214,6 +216,9 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
   if (nd > 0) m[d] = true;
   check_nonempty(name, x, m);
   EMBER_CHECK_INDEX(x.numel() > 0 || nd > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  // max / min along a dim refuse complex after the dim checks (argmax / argmin: their kernel's dtype error)
+  const std::string_view op(name);
+  EMBER_CHECK(!is_complex(x.dtype()) || (op != "max" && op != "min"), name, "(): does not support complex input");
   Tensor moved = nd > 0 ? contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous) : x;
   // After the transpose the kept dims are in a different order; reduce into
   // that order, then permute back to keepdim layout.

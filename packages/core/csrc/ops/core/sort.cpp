@@ -60,7 +60,8 @@ DimVector with_last(const Tensor& x, int64_t d, int64_t k) {
 }
 
 std::tuple<Tensor, Tensor> sort_impl(const Tensor& input, int64_t dim, bool descending) {
-  Rows R = make_rows(input, dim);
+  Rows R = make_rows(input, dim);  // the dim first: aten's meta wraps it
+  EMBER_CHECK(!is_complex(input.dtype()), " Sort does not support complex dtypes on CPU");  // aten's text
   DimVector shape = input.dim() == 0 ? DimVector{1} : with_last(input, R.d, R.n);
   Tensor v = empty(shape, input.dtype(), input.device()), i = empty(shape, ScalarType::Int64, input.device());
   backend(input).sort.sort(R.data, R.rows, R.n, descending, v, i);
@@ -132,6 +133,7 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& input, int64_t k, int64_t dim
   Rows R = make_rows(input, dim);
   EMBER_CHECK(k >= 0 && k <= R.n, "selected index k out of range");
   EMBER_CHECK(input.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  EMBER_CHECK(!is_complex(input.dtype()), " topk does not support complex dtypes on CPU");  // aten's text
   // PyTorch copies a 0-d input whatever k (0 or 1) is.
   if (input.dim() == 0) return {clone(input, std::nullopt), zeros({}, ScalarType::Int64, input.device())};
   DimVector shape = input.dim() == 0 ? DimVector{k} : with_last(input, R.d, k);

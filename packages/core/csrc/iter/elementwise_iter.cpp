@@ -209,8 +209,8 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
       Scalar v = is_floating(want) ? number_value(t) : t.item();
-      EMBER_DISPATCH_ALL_AND_COMPLEX(want, spec.name,
-                                     [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(want, spec.name,
+                                          [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + kScalarSlot) = v.to_double();
       ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];

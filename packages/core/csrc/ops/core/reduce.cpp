@@ -108,6 +108,13 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
 // The shared reduction: returns `x` reduced over `m` in `out_dtype`.
 Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
               const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
+  if (is_shell_unsigned(x.dtype())) {
+    // uint16/32/64: aten sums them (into int64) but has no max/min kernel for them
+    if (kind == ReduceKind::Max || kind == ReduceKind::Min)
+      dtype_not_implemented(kind == ReduceKind::Max ? "max_all" : "min_all", x.dtype());
+    if (kind != ReduceKind::All && kind != ReduceKind::Any)
+      return reduce(to_dtype(x, ScalarType::Int64), m, keepdim, kind, out_dtype, out, rule);
+  }
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   ReduceIter it(acc, x);
   backend(x).reduce.reduce(it, kind);
@@ -615,10 +622,10 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
 
 // ---- scans ----
 // aten's cumulative ops fill a 0-d result and zero an empty one; only a real scan reaches the
-// kernel's dtype dispatch, which has no Bool.
+// kernel's dtype dispatch, which has no Bool (nor uint16/32/64).
 static void check_scan_kernel(const char* name, const Tensor& x, ScalarType result) {
-  EMBER_CHECK_NOTIMPL(result != ScalarType::Bool || x.dim() == 0 || x.numel() == 0, "\"", name,
-                      "_out_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOTIMPL((result != ScalarType::Bool && !is_shell_unsigned(result)) || x.dim() == 0 || x.numel() == 0,
+                      "\"", name, "_out_cpu\" not implemented for '", legacy_name(result), "'");
 }
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype, bool is_prod,
                    const Tensor* out) {

@@ -217,6 +217,16 @@ EMBER_TYPE_OF(uint64_t, UInt64)
         ::ember::dtype_not_implemented(NAME, TYPE);  \
     }                                                \
   }()
+#define EMBER_DISPATCH_NO_BOOL_AND_UINT(TYPE, NAME, ...) \
+  [&] {                                                  \
+    switch (TYPE) {                                      \
+      EMBER_CASES_INT(__VA_ARGS__)                       \
+      EMBER_CASES_UINT(__VA_ARGS__)                      \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                     \
+      default:                                           \
+        ::ember::dtype_not_implemented(NAME, TYPE);      \
+    }                                                    \
+  }()
 #define EMBER_DISPATCH_INT_BOOL_AND_UINT(TYPE, NAME, ...) \
   [&] {                                                   \
     switch (TYPE) {                                       \

@@ -145,6 +145,9 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
       if (x0.is_floating()) return sum_impl(masked_fill(x0, isnan(x0), Scalar(0.0)), dim, keepdim, dtype, kind, out);
     }
   }
+  // aten sums uint16/32/64 inputs into int64, but has no kernel that accumulates in them
+  if (dtype && is_shell_unsigned(*dtype))
+    dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", *dtype);
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
     // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
@@ -469,6 +472,7 @@ Tensor any_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim
   return logical_reduce(input, dim, keepdim, ReduceKind::Any, &out);
 }
 Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
+  if (!dim) no_shell_unsigned("nonzero_count_cpu", input.dtype());  // aten counts a whole tensor in a kernel
   return sum(ne(input, wrap_scalar(Scalar(int64_t(0)))), dim, false, std::nullopt);
 }
 

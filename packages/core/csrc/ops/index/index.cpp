@@ -97,6 +97,7 @@ using indexing::Reduce;
 void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                   const Tensor* value, Reduce red) {
   if (index.numel() == 0) return;
+  no_shell_unsigned(src ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu", self.dtype());
   Tensor idx = as_long_contiguous(index);
   int64_t size = sizes1(self)[dim];
   check_range(idx, size, dim);
@@ -291,6 +292,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   check_no_internal_overlap(out);
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
+  no_shell_unsigned("scatter_gather_tensor_cpu", input.dtype());
   Tensor idx = as_long_contiguous(index);
   int64_t size = sizes1(input)[d];
   // Bounds are checked inside the copy loop (never reading outside); a bad index
@@ -492,6 +494,7 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   check_no_internal_overlap(self);
   check_index_copy_source(self, d, index, source);
   if (!restrided_view_runs(self, d, index.numel())) return self;
+  no_shell_unsigned("index_copy_cpu", self.dtype());
   // Unlike index_fill, index_copy takes no negative indices.
   Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
@@ -538,6 +541,7 @@ Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const T
 Tensor take(const Tensor& input, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               legacy_name(index.dtype()));
+  no_shell_unsigned("take_cpu", input.dtype());
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
   Tensor idx = as_long_contiguous(index);
   int64_t n = x.numel(), m = idx.numel();

@@ -42,6 +42,8 @@ def _dims(fn: str, dim: Any, ndim: int) -> tuple[int, ...]:
 def _xor_last(t: Tensor) -> Tensor:
     """xor over the last dim (size >= 1) by halving: pairs first, an odd last column into column 0."""
     n = t.shape[-1]
+    if n == 1:
+        return t[..., 0].clone()  # t may view the input: the hash is a new tensor
     while n > 1:
         h = n // 2
         head = ember.bitwise_xor(t[..., :h], t[..., h:2 * h])

@@ -125,8 +125,12 @@ FLOATS = [-5.5, -1.0, -0.5, 0.5, 1.9, 255.0, 65535.0, 65536.0, 70000.7, 42949672
 @pytest.mark.parametrize("u", UNSIGNED)
 @pytest.mark.parametrize("src", ["float64", "float32", "float16", "bfloat16", "complex64"])
 def test_cast_float_to_unsigned(u: str, src: str) -> None:
-    # PyTorch's own vectorised path differs from its scalar one for uint32 out of range: short rows only
-    same(lambda lib: lib.tensor(FLOATS, dtype=lib.float64).to(getattr(lib, src)).to(getattr(lib, u)))
+    # A float outside uint32's range (or NaN) lands where x86's conversion puts it, which differs
+    # between PyTorch's own paths (vectorised or not, float or half source): ember follows its
+    # scalar float path, so half sources are compared in range only.
+    values = FLOATS if u != "uint32" or src in ("float32", "float64", "complex64") else [
+        v for v in FLOATS if -(2.0**31) <= v < 2.0**32]
+    same(lambda lib: lib.tensor(values, dtype=lib.float64).to(getattr(lib, src)).to(getattr(lib, u)))
 
 
 @pytest.mark.parametrize("u", UNSIGNED)

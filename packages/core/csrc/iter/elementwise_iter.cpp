@@ -115,7 +115,11 @@ ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int
 void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n) {
   const Tensor* ptrs[kMaxOperands];
   for (int i = 0; i < n; ++i) ptrs[i] = &inputs[i];
-  ScalarType common = spec.rule == DtypeRule::FirstInput ? inputs[0].dtype() : result_type(ptrs, n);
+  // A forced compute dtype skips the promotion (where's bool condition beside uint16 operands
+  // would not promote)
+  ScalarType common = spec.rule == DtypeRule::FirstInput || spec.force_compute != ScalarType::Undefined
+                          ? inputs[0].dtype()
+                          : result_type(ptrs, n);
   ScalarType compute = common;
   if (spec.rule == DtypeRule::IntToFloat && !is_floating_or_complex(common)) compute = default_dtype();
   if (spec.force_compute != ScalarType::Undefined) compute = spec.force_compute;

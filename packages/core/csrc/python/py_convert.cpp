@@ -77,8 +77,12 @@ uint64_t uint64_element(PyObject* o) {
 // in [0, max]; an int past int64 is the "long long" unpacking error.
 template <class T>
 T checked_unsigned_element(PyObject* o) {
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    (void)PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) fail(ErrorKind::Value, "Overflow when unpacking long long");
+  }
   const Scalar s = to_scalar(o);
-  if (s.is_uint64()) fail(ErrorKind::Value, "Overflow when unpacking long long");
   constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
   const char* name = std::is_same_v<T, uint16_t> ? "uint16" : "uint32";
   if (s.is_float()) {

@@ -165,6 +165,7 @@ static PyObject* nb_int(PyObject* a) {
     Py_DECREF(f);
     return r;
   }
+  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.int_bits()));  // uint64 past 2^63
   return PyLong_FromLongLong(s.to_int());
   EMBER_PY_CATCH
 }
@@ -182,7 +183,9 @@ static PyObject* nb_index(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
                    "only integer tensors of a single element can be converted to an index");
-  return PyLong_FromLongLong(t.item().to_int());
+  const Scalar s = t.item();
+  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.int_bits()));
+  return PyLong_FromLongLong(s.to_int());
   EMBER_PY_CATCH
 }
 

@@ -56,23 +56,6 @@ bool tiled_transpose_copy(ElementwiseIter& it) {
   return true;
 }
 
-// A cast where either side is complex: real -> complex has a zero imaginary part, complex ->
-// real keeps the real part, complex -> bool tests both parts (as c10's casts do).
-template <class D, class S>
-inline D complex_cast(S x) {
-  if constexpr (is_complex_v<D> && is_complex_v<S>) {
-    return D(static_cast<typename D::value_type>(x.real()), static_cast<typename D::value_type>(x.imag()));
-  } else if constexpr (is_complex_v<D>) {
-    return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(x)), 0);
-  } else if constexpr (std::is_same_v<D, bool>) {
-    return x.real() != 0 || x.imag() != 0;
-  } else if constexpr (is_shell_unsigned_v<D>) {
-    return float_to_unsigned<D>(static_cast<double>(x.real()));
-  } else {
-    return static_cast<D>(static_cast<opmath_t<D>>(x.real()));
-  }
-}
-
 // x86's float -> int64 conversion, defined: out of range or NaN gives INT64_MIN.
 inline int64_t x86_int64(double x) {
   return x >= -0x1p63 && x < 0x1p63 ? static_cast<int64_t>(x) : std::numeric_limits<int64_t>::min();
@@ -102,6 +85,23 @@ inline D float_to_unsigned(double x) {
 template <class T>
 inline constexpr bool is_shell_unsigned_v =
     std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>;
+
+// A cast where either side is complex: real -> complex has a zero imaginary part, complex ->
+// real keeps the real part, complex -> bool tests both parts (as c10's casts do).
+template <class D, class S>
+inline D complex_cast(S x) {
+  if constexpr (is_complex_v<D> && is_complex_v<S>) {
+    return D(static_cast<typename D::value_type>(x.real()), static_cast<typename D::value_type>(x.imag()));
+  } else if constexpr (is_complex_v<D>) {
+    return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(x)), 0);
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return x.real() != 0 || x.imag() != 0;
+  } else if constexpr (is_shell_unsigned_v<D>) {
+    return float_to_unsigned<D>(static_cast<double>(x.real()));
+  } else {
+    return static_cast<D>(static_cast<opmath_t<D>>(x.real()));
+  }
+}
 
 // One (dst, src) pair of the copy; a template so that `if constexpr` drops the other branches.
 template <class dst_t, class src_t>

@@ -175,10 +175,14 @@ def test_supported_ops(u: str) -> None:
                lambda lib: a(lib).index_select(1, lib.tensor([2, 0])), lambda lib: a(lib).isnan(),
                lambda lib: a(lib).signbit(), lambda lib: a(lib).float(), lambda lib: a(lib).double().to(getattr(lib, u))):
         same(fn)
-    x = ember.tensor([1, 2, 3], dtype=getattr(ember, u))
-    x[1] = 7
-    x[[0, 2]] = ember.tensor([5, 6], dtype=getattr(ember, u))
-    assert x.tolist() == [5, 7, 6]
+    def setitem(lib: Any, key: Any) -> Any:
+        x = lib.tensor([1, 2, 3], dtype=getattr(lib, u))
+        x[key] = 7
+        return x
+
+    for key in (1, slice(0, 2), "mask", "list"):
+        same(lambda lib: setitem(lib, lib.tensor([True, False, True]) if key == "mask"
+                                 else [0, 2] if key == "list" else key))
 
 
 @pytest.mark.parametrize("u", UNSIGNED)
@@ -223,8 +227,8 @@ def test_repr_and_values(u: str) -> None:
         assert str(e) == str(t)
         assert e.tolist() == t.tolist()
         if t.numel() == 1:
-            for conv in (lambda x: x.item(), int, float, bool):
-                assert conv(e) == conv(t) and type(conv(e)) is type(conv(t))
+            for conv in (lambda x: x.item(), int, float, bool, lambda x: x.__index__()):
+                same(lambda lib: conv(e if lib is ember else t))
     same(lambda lib: lib.tensor([1], dtype=getattr(lib, u)).type())
     same(lambda lib: lib.tensor([1], dtype=getattr(lib, u)).is_signed())
     same(lambda lib: lib.tensor([1], dtype=getattr(lib, u)).element_size())

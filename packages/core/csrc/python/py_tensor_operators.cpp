@@ -150,7 +150,9 @@ static int nb_bool(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-  return t.item().to_bool() ? 1 : 0;
+  const Scalar s = t.item();
+  if (s.is_uint64()) (void)s.to_int();  // PyTorch reads a uint64 through int64 here: past 2^63 overflows
+  return s.to_bool() ? 1 : 0;
   EMBER_PY_CATCH_INT
 }
 static PyObject* nb_int(PyObject* a) {
@@ -165,8 +167,7 @@ static PyObject* nb_int(PyObject* a) {
     Py_DECREF(f);
     return r;
   }
-  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.int_bits()));  // uint64 past 2^63
-  return PyLong_FromLongLong(s.to_int());
+  return PyLong_FromLongLong(s.to_int());  // a uint64 past 2^63 is PyTorch's overflow error
   EMBER_PY_CATCH
 }
 static PyObject* nb_float(PyObject* a) {
@@ -183,9 +184,7 @@ static PyObject* nb_index(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
                    "only integer tensors of a single element can be converted to an index");
-  const Scalar s = t.item();
-  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.int_bits()));
-  return PyLong_FromLongLong(s.to_int());
+  return PyLong_FromLongLong(t.item().to_int());
   EMBER_PY_CATCH
 }
 

@@ -241,6 +241,7 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   check_index_vector("index_select", index);
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
   check_no_internal_overlap(out);
+  if (input.dim() <= 1) no_shell_unsigned("index_select", input.dtype());  // aten's 1-d path has no case for them
   Tensor idx = as_long_contiguous(index);
   DimVector s = sizes1(input);
   int64_t size = s[d];
@@ -473,6 +474,8 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   // 1 and not True) names it, the others do not.
   Tensor idx = as_long_contiguous(index);
   const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
+  // uint16/32/64: each of aten's paths raises in its own dispatch, before the indices are read
+  no_shell_unsigned(self.dim() <= 1 ? "index_add_" : put_path ? "scatter_gather_tensor_cpu" : "add_stub", self.dtype());
   if (!put_path) {
     const int64_t* ip = idx.data<int64_t>();
     const int64_t size = sizes1(self)[d];

@@ -198,6 +198,8 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
   // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
   if (!(reps.size() == 1 && n == 0))
     for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
+  // aten gathers the repeated rows with index_select, whose 1-d path has no uint16/32/64
+  if (x.dim() <= 1 && repeats.dim() == 1) no_shell_unsigned("index_select", input.dtype());
   return repeat_interleave_impl(input, reps, dim, output_size);
 }
 

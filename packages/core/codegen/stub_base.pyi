@@ -57,6 +57,10 @@ int: dtype
 int64: dtype
 long: dtype
 bool: dtype
+# PyTorch's shell unsigned dtypes: creation, casts, mul, bitwise ops, eq/ne, sum, cat, indexing, sort
+uint16: dtype
+uint32: dtype
+uint64: dtype
 # the sub-byte dtypes: dtype objects only, no kernel takes them
 uint1: dtype
 uint2: dtype

@@ -202,8 +202,7 @@ def test_copy_requests() -> None:
 
 
 def test_unsupported_imports_are_clear_errors() -> None:
-    with pytest.raises(RuntimeError, match="Unsupported dtype in DLTensor: kDLUInt with 16 bits"):
-        ember.from_dlpack(np.zeros(2, np.uint16))
+    assert ember.from_dlpack(np.zeros(2, np.uint16)).dtype == ember.uint16  # so are the wide unsigned dtypes
     assert ember.from_dlpack(np.zeros(2, np.complex64)).dtype == ember.complex64  # complex is supported
     with pytest.raises(RuntimeError, match="negative strides"):
         ember.from_dlpack(np.arange(4.0)[::-1])

@@ -286,6 +286,7 @@ CALLS.update({  # _toplevel_nn.conv_tbc, _composite_histogramdd, _composite_inde
     "conv_tbc": lambda L: ([_x(L, 5, 2, 3), _x(L, 2, 3, 4), _x(L, 4)], {"pad": 1}),
     "histogramdd": lambda L: ([_x(L, 6, 2)], {"bins": 3, "density": False}),
     "index_reduce": lambda L: ([_x(L, 4, 3), 0, L.tensor([0, 2, 0]), _x(L, 3, 3), "amax"], {"include_self": True}),
+    "hash_tensor": lambda L: ([_x(L, 3, 4), 1], {"keepdim": True, "mode": 0}),  # _composite_hash
 })
 
 CALLS.update({  # _composite_aten, _composite_create, _sample_binomial, _runtime (issue 22's long tail)

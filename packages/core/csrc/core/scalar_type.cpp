@@ -24,6 +24,9 @@ constexpr Info kInfo[kNumScalarTypes] = {
     {"float64", "Double", "double", 8},
     {"complex64", "ComplexFloat", "c10::complex<float>", 8},
     {"complex128", "ComplexDouble", "c10::complex<double>", 16},
+    {"uint16", "UInt16", "unsigned short", 2},
+    {"uint32", "UInt32", "unsigned int", 4},
+    {"uint64", "UInt64", "unsigned long", 8},
 };
 std::atomic<ScalarType> g_default{ScalarType::Float32};
 }  // namespace
@@ -63,6 +66,12 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == S::Undefined) return b;
   if (b == S::Undefined) return a;
+  if (is_shell_unsigned(a) || is_shell_unsigned(b)) {  // c10: only a float joins them
+    if (is_floating(a)) return a;
+    if (is_floating(b)) return b;
+    fail(ErrorKind::Runtime, "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
+         legacy_name(a), " and ", legacy_name(b));
+  }
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
   if (is_complex(a) || is_complex(b)) {

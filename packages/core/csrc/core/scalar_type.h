@@ -23,6 +23,11 @@ enum class ScalarType : int8_t {
   Float64,
   ComplexFloat,   // std::complex<float>, torch.complex64
   ComplexDouble,  // std::complex<double>, torch.complex128
+  // PyTorch's "shell" unsigned dtypes: a few kernels only (copy/cast, fill, mul, bitwise,
+  // eq/ne, cat, indexing, sort); every other dispatch raises "<kernel>" not implemented
+  UInt16,
+  UInt32,
+  UInt64,
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -41,10 +46,13 @@ inline bool is_floating_or_complex(ScalarType t) { return is_floating(t) || is_c
 // complex64 <-> float32, complex128 <-> float64 (torch.dtype.to_real / to_complex)
 ScalarType to_real_type(ScalarType t);
 ScalarType to_complex_type(ScalarType t);
+// uint16 / uint32 / uint64 (c10's isBarebonesUnsignedType): they promote with nothing but floats
+inline bool is_shell_unsigned(ScalarType t) { return t >= ScalarType::UInt16 && t <= ScalarType::UInt64; }
 inline bool is_integral(ScalarType t, bool include_bool) {
-  return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::UInt8 && t <= ScalarType::Int64);
+  return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::UInt8 && t <= ScalarType::Int64) ||
+         is_shell_unsigned(t);
 }
-inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8 && !is_shell_unsigned(t); }
 
 ScalarType promote_types(ScalarType a, ScalarType b);
 // Can a value of `from` be written into storage of `to` by an in-place op?
@@ -97,6 +105,9 @@ EMBER_TYPE_OF(float, Float32)
 EMBER_TYPE_OF(double, Float64)
 EMBER_TYPE_OF(std::complex<float>, ComplexFloat)
 EMBER_TYPE_OF(std::complex<double>, ComplexDouble)
+EMBER_TYPE_OF(uint16_t, UInt16)
+EMBER_TYPE_OF(uint32_t, UInt32)
+EMBER_TYPE_OF(uint64_t, UInt64)
 #undef EMBER_TYPE_OF
 
 [[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
@@ -119,6 +130,11 @@ EMBER_TYPE_OF(std::complex<double>, ComplexDouble)
   EMBER_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__) \
   EMBER_CASE(Float32, float, __VA_ARGS__)              \
   EMBER_CASE(Float64, double, __VA_ARGS__)
+// The shell unsigned dtypes: only the kernels PyTorch has for them list these.
+#define EMBER_CASES_UINT(...)               \
+  EMBER_CASE(UInt16, uint16_t, __VA_ARGS__) \
+  EMBER_CASE(UInt32, uint32_t, __VA_ARGS__) \
+  EMBER_CASE(UInt64, uint64_t, __VA_ARGS__)
 #define EMBER_CASES_COMPLEX(...)                             \
   EMBER_CASE(ComplexFloat, std::complex<float>, __VA_ARGS__) \
   EMBER_CASE(ComplexDouble, std::complex<double>, __VA_ARGS__)
@@ -188,4 +204,48 @@ EMBER_TYPE_OF(std::complex<double>, ComplexDouble)
       default:                                      \
         ::ember::dtype_not_implemented(NAME, TYPE); \
     }                                               \
+  }()
+// The sets above plus uint16 / uint32 / uint64, for the few kernels PyTorch runs on them.
+#define EMBER_DISPATCH_ALL_AND_UINT(TYPE, NAME, ...) \
+  [&] {                                              \
+    switch (TYPE) {                                  \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)            \
+      EMBER_CASES_INT(__VA_ARGS__)                   \
+      EMBER_CASES_UINT(__VA_ARGS__)                  \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                 \
+      default:                                       \
+        ::ember::dtype_not_implemented(NAME, TYPE);  \
+    }                                                \
+  }()
+#define EMBER_DISPATCH_NO_BOOL_AND_UINT(TYPE, NAME, ...) \
+  [&] {                                                  \
+    switch (TYPE) {                                      \
+      EMBER_CASES_INT(__VA_ARGS__)                       \
+      EMBER_CASES_UINT(__VA_ARGS__)                      \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                     \
+      default:                                           \
+        ::ember::dtype_not_implemented(NAME, TYPE);      \
+    }                                                    \
+  }()
+#define EMBER_DISPATCH_INT_BOOL_AND_UINT(TYPE, NAME, ...) \
+  [&] {                                                   \
+    switch (TYPE) {                                       \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                 \
+      EMBER_CASES_INT(__VA_ARGS__)                        \
+      EMBER_CASES_UINT(__VA_ARGS__)                       \
+      default:                                            \
+        ::ember::dtype_not_implemented(NAME, TYPE);       \
+    }                                                     \
+  }()
+#define EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(TYPE, NAME, ...) \
+  [&] {                                                      \
+    switch (TYPE) {                                          \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                    \
+      EMBER_CASES_INT(__VA_ARGS__)                           \
+      EMBER_CASES_UINT(__VA_ARGS__)                          \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                         \
+      EMBER_CASES_COMPLEX(__VA_ARGS__)                       \
+      default:                                               \
+        ::ember::dtype_not_implemented(NAME, TYPE);          \
+    }                                                        \
   }()

@@ -78,6 +78,12 @@ Scalar Tensor::item() const {
     case ScalarType::ComplexDouble:
       return Scalar(impl_->conj ? std::conj(*reinterpret_cast<const std::complex<double>*>(p))
                                 : *reinterpret_cast<const std::complex<double>*>(p));
+    case ScalarType::UInt16:
+      return Scalar(int64_t(*reinterpret_cast<const uint16_t*>(p)));
+    case ScalarType::UInt32:
+      return Scalar(int64_t(*reinterpret_cast<const uint32_t*>(p)));
+    case ScalarType::UInt64:
+      return Scalar::from_uint64(*reinterpret_cast<const uint64_t*>(p));
     default:
       fail(ErrorKind::Runtime, "item: unsupported dtype");
   }
@@ -217,7 +223,7 @@ Tensor physical_alias(const Tensor& t) {
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   Tensor t = empty({}, dtype);
-  EMBER_DISPATCH_ALL_AND_COMPLEX(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
+  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
   return t;
 }
 

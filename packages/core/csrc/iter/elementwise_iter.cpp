@@ -115,7 +115,11 @@ ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int
 void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n) {
   const Tensor* ptrs[kMaxOperands];
   for (int i = 0; i < n; ++i) ptrs[i] = &inputs[i];
-  ScalarType common = spec.rule == DtypeRule::FirstInput ? inputs[0].dtype() : result_type(ptrs, n);
+  // A forced compute dtype skips the promotion (where's bool condition beside uint16 operands
+  // would not promote)
+  ScalarType common = spec.rule == DtypeRule::FirstInput || spec.force_compute != ScalarType::Undefined
+                          ? inputs[0].dtype()
+                          : result_type(ptrs, n);
   ScalarType compute = common;
   if (spec.rule == DtypeRule::IntToFloat && !is_floating_or_complex(common)) compute = default_dtype();
   if (spec.force_compute != ScalarType::Undefined) compute = spec.force_compute;
@@ -209,8 +213,8 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
       Scalar v = is_floating(want) ? number_value(t) : t.item();
-      EMBER_DISPATCH_ALL_AND_COMPLEX(want, spec.name,
-                                     [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(want, spec.name,
+                                          [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + kScalarSlot) = v.to_double();
       ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];

@@ -87,7 +87,7 @@ int32_t to_ext(ScalarType t) {
   static_assert(sizeof(map) / sizeof(map[0]) == static_cast<int>(ScalarType::ComplexFloat));
   int i = static_cast<int>(t);
   if (is_complex(t)) fail(ErrorKind::Type, "ember C++ API: complex dtypes are not supported");
-  return i >= 0 && i < kNumScalarTypes ? map[i] : EMBER_EXT_UNDEFINED;
+  return i >= 0 && i < static_cast<int>(ScalarType::ComplexFloat) ? map[i] : EMBER_EXT_UNDEFINED;
 }
 Scalar to_core(const EmberExtScalar& s) {
   if (s.kind == 2) return Scalar(s.i != 0);

@@ -1,6 +1,7 @@
 // Python data <-> tensors: nested sequences into a new tensor (ember.tensor),
 // tensors into nested lists (tolist).
 #include <cmath>
+#include <limits>
 
 #include "arg_parser.h"
 #include "ops.h"
@@ -59,6 +60,42 @@ void infer(PyObject* o, size_t depth, Inferred& inf) {
   inf.category = std::max(inf.category, category_of(o, inf));
 }
 
+// PyTorch reads an element for uint64 as Python's unsigned conversion (OverflowError for a
+// negative or too big int, TypeError for a float) ...
+uint64_t uint64_element(PyObject* o) {
+  if (PyBool_Check(o)) return o == Py_True;
+  if (is_tensor(o)) return static_cast<uint64_t>(unpack(o).item().int_bits());
+  if (PyFloat_Check(o)) fail(ErrorKind::Type, "an integer is required");
+  PyObject* i = PyNumber_Index(o);
+  if (!i) throw python_error();
+  const unsigned long long v = PyLong_AsUnsignedLongLong(i);
+  Py_DECREF(i);
+  if (PyErr_Occurred()) throw python_error();
+  return v;
+}
+// ... and for uint16 / uint32 as a checked conversion: an int in [-max, max] (wrapping), a float
+// in [0, max]; an int past int64 is the "long long" unpacking error.
+template <class T>
+T checked_unsigned_element(PyObject* o) {
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    (void)PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) fail(ErrorKind::Value, "Overflow when unpacking long long");
+  }
+  const Scalar s = to_scalar(o);
+  constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+  const char* name = std::is_same_v<T, uint16_t> ? "uint16" : "uint32";
+  if (s.is_float()) {
+    const double d = s.to_double();
+    EMBER_CHECK(d >= 0 && d <= hi, "value cannot be converted to type ", name, " without overflow");
+    return static_cast<T>(d);
+  }
+  const int64_t v = s.int_bits();
+  EMBER_CHECK(v >= -static_cast<int64_t>(hi) && v <= static_cast<int64_t>(hi), "value cannot be converted to type ",
+              name, " without overflow");
+  return static_cast<T>(v);
+}
+
 template <class T>
 void fill(PyObject* o, T*& out) {
   if (is_seq(o)) {
@@ -77,7 +114,13 @@ void fill(PyObject* o, T*& out) {
       fail(ErrorKind::Type, "must be real number, not complex");
     }
   }
-  *out++ = to_scalar(o).template to<T>();
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    *out++ = uint64_element(o);
+  } else if constexpr (std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t>) {
+    *out++ = checked_unsigned_element<T>(o);
+  } else {
+    *out++ = to_scalar(o).template to<T>();
+  }
 }
 
 }  // namespace
@@ -101,7 +144,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
                              : default_dtype();
   }
   Tensor t = empty(inf.shape, dt);
-  EMBER_DISPATCH_ALL_AND_COMPLEX(dt, "tensor", [&] {
+  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(dt, "tensor", [&] {
     scalar_t* p = t.data<scalar_t>();
     fill(data, p);
   });
@@ -139,6 +182,12 @@ PyObject* element(const char* p, ScalarType dt) {
       auto c = *reinterpret_cast<const std::complex<double>*>(p);
       return PyComplex_FromDoubles(c.real(), c.imag());
     }
+    case ScalarType::UInt16:
+      return PyLong_FromLong(*reinterpret_cast<const uint16_t*>(p));
+    case ScalarType::UInt32:
+      return PyLong_FromUnsignedLong(*reinterpret_cast<const uint32_t*>(p));
+    case ScalarType::UInt64:
+      return PyLong_FromUnsignedLongLong(*reinterpret_cast<const uint64_t*>(p));
     default:
       return nullptr;
   }

@@ -22,7 +22,10 @@ DLDataType to_dl_dtype(ScalarType t) {
     case ScalarType::Bool:
       return {kDLBool, 8, 1};
     case ScalarType::UInt8:
-      return {kDLUInt, 8, 1};
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+      return {kDLUInt, bits, 1};
     case ScalarType::Int8:
     case ScalarType::Int16:
     case ScalarType::Int32:
@@ -49,7 +52,16 @@ ScalarType from_dl_dtype(DLDataType d) {
       if (d.bits == 8) return ScalarType::Bool;
       break;
     case kDLUInt:
-      if (d.bits == 8) return ScalarType::UInt8;
+      switch (d.bits) {
+        case 8:
+          return ScalarType::UInt8;
+        case 16:
+          return ScalarType::UInt16;
+        case 32:
+          return ScalarType::UInt32;
+        case 64:
+          return ScalarType::UInt64;
+      }
       break;
     case kDLInt:
       switch (d.bits) {
@@ -85,7 +97,8 @@ ScalarType from_dl_dtype(DLDataType d) {
                                       "kDLBfloat", "kDLComplex", "kDLBool"};
   fail(ErrorKind::Runtime,
        "Unsupported dtype in DLTensor: ", d.code < 7 ? names[d.code] : "type code " + std::to_string(d.code), " with ",
-       int(d.bits), " bits (ember supports bool, uint8, int8/16/32/64, float16/32/64, bfloat16 and complex64/128)");
+       int(d.bits),
+       " bits (ember supports bool, uint8/16/32/64, int8/16/32/64, float16/32/64, bfloat16 and complex64/128)");
 }
 
 // Everything an exported DLTensor points at: the storage (kept alive until the

@@ -46,6 +46,7 @@ PyObject* wrap(Tensor t) {
 PyObject* wrap(bool b) { return PyBool_FromLong(b); }
 PyObject* wrap(const Scalar& s) {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
+  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.int_bits()));  // a uint64 past 2^63
   if (s.is_int()) return PyLong_FromLongLong(s.to_int());
   if (s.is_complex()) return PyComplex_FromDoubles(s.to_double(), s.imag());
   return PyFloat_FromDouble(s.to_double());

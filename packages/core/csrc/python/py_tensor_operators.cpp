@@ -162,7 +162,9 @@ static int nb_bool(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-  return t.item().to_bool() ? 1 : 0;
+  const Scalar s = t.item();
+  if (s.is_uint64()) (void)s.to_int();  // PyTorch reads a uint64 through int64 here: past 2^63 overflows
+  return s.to_bool() ? 1 : 0;
   EMBER_PY_CATCH_INT
 }
 static PyObject* nb_int(PyObject* a) {
@@ -178,7 +180,7 @@ static PyObject* nb_int(PyObject* a) {
     Py_DECREF(f);
     return r;
   }
-  return PyLong_FromLongLong(s.to_int());
+  return PyLong_FromLongLong(s.to_int());  // a uint64 past 2^63 is PyTorch's overflow error
   EMBER_PY_CATCH
 }
 static PyObject* nb_float(PyObject* a) {

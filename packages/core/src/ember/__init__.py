@@ -67,12 +67,12 @@ globals().update(_FOREACH_OPS)
 
 from ember import _toplevel_dropout, _toplevel_math, _toplevel_nn, _toplevel_nn_losses  # noqa: E402  (torch.dropout, ...)
 from ember import _composite_pointwise, _composite_scan, _composite_shape  # noqa: E402  (cummax, isin, ...)
-from ember import _composite_histogramdd, _composite_index_reduce, _unique  # noqa: E402
+from ember import _composite_hash, _composite_histogramdd, _composite_index_reduce, _unique  # noqa: E402
 from ember import _composite_aten  # noqa: E402  (nonzero_static, unsafe_split, norm_except_dim, cond, ...)
 
 for _module in (_toplevel_dropout, _toplevel_math, _toplevel_nn, _toplevel_nn_losses, _composite_pointwise,
-                _composite_scan, _composite_shape, _composite_histogramdd, _composite_index_reduce, _unique,
-                _composite_aten):
+                _composite_scan, _composite_shape, _composite_hash, _composite_histogramdd, _composite_index_reduce,
+                _unique, _composite_aten):
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 globals().update(_composite_shape.COPIES)  # torch.*_copy
 

@@ -128,7 +128,8 @@ def _pretty(dtype: Any) -> str:
     return {ember.float32: "Float", ember.float64: "Double", ember.float16: "Half", ember.bfloat16: "BFloat16",
             ember.int64: "Long", ember.int32: "Int", ember.int16: "Short", ember.int8: "Char",
             ember.uint8: "Byte", ember.bool: "Bool", ember.complex64: "ComplexFloat",
-            ember.complex128: "ComplexDouble"}.get(dtype, str(dtype))
+            ember.complex128: "ComplexDouble", ember.uint16: "UInt16", ember.uint32: "UInt32",
+            ember.uint64: "UInt64"}.get(dtype, str(dtype))
 
 
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:

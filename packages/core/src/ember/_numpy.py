@@ -9,12 +9,13 @@ from ember._lib import _C
 
 _FROM_NP = {
     "b1": _C.bool, "u1": _C.uint8, "i1": _C.int8, "i2": _C.int16, "i4": _C.int32, "i8": _C.int64,
+    "u2": _C.uint16, "u4": _C.uint32, "u8": _C.uint64,
     "f2": _C.float16, "f4": _C.float32, "f8": _C.float64, "c8": _C.complex64, "c16": _C.complex128,
 }
 _TO_NP = {
     _C.bool: "|b1", _C.uint8: "|u1", _C.int8: "|i1", _C.int16: "<i2", _C.int32: "<i4",
     _C.int64: "<i8", _C.float16: "<f2", _C.float32: "<f4", _C.float64: "<f8",
-    _C.complex64: "<c8", _C.complex128: "<c16",
+    _C.complex64: "<c8", _C.complex128: "<c16", _C.uint16: "<u2", _C.uint32: "<u4", _C.uint64: "<u8",
 }
 
 

@@ -12,7 +12,7 @@ from ember._lib import _C
 from ember._tensor import Tensor
 
 _METHODS = ("addbmm", "addmv", "addr", "as_strided_scatter", "corrcoef", "cov", "cummax", "cummin", "diagflat",
-            "diagonal_scatter", "diff", "dist", "dsplit", "float_power", "frexp", "gcd", "histogram",
+            "diagonal_scatter", "diff", "dist", "dsplit", "float_power", "frexp", "gcd", "hash_tensor", "histogram",
             "hsplit", "index_reduce", "inner", "lcm", "ldexp", "logcumsumexp", "logit", "nan_to_num", "nanquantile",
             "nextafter", "positive", "prelu", "quantile", "renorm", "select_scatter", "sgn", "sinc", "slice_scatter",
             "stft", "istft", "vdot", "vsplit")

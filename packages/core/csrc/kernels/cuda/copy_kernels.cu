@@ -84,10 +84,10 @@ void copy(ElementwiseIter& it) {
   if (n == 0) return;
   const LaunchDevice on(it.device().index);
   const Geometry<2> g = geometry_of<2>(it);
-  EMBER_DISPATCH_ALL_AND_COMPLEX(it.compute_dtype(), "copy_", [&] {
+  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
     using D = device_t<scalar_t>;
-    EMBER_DISPATCH_ALL_AND_COMPLEX(it.input_dtype(0), "copy_",
-                                   [&] { copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256>>>(g, n); });
+    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_",
+                                        [&] { copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256>>>(g, n); });
   });
   check_launch("copy_");
 }

@@ -37,6 +37,12 @@ inline void check_dim_size(const Tensor& t, int64_t dim, int64_t dim_size, int64
               "] == ", size, " but got: dimension ", t.dim(), " and tensor.size[", dim_size, "] = ", got);
 }
 
+// uint16/32/64 reach few of aten's kernels: an op whose kernel has no case for them raises
+// its NotImplementedError here, where aten dispatches (ember's byte-moving kernels would not).
+inline void no_shell_unsigned(const char* kernel, ScalarType t) {
+  if (is_shell_unsigned(t)) dtype_not_implemented(kernel, t);
+}
+
 // Factories with requires_grad=True.
 void apply_requires_grad(const Tensor& t, bool requires_grad);
 

@@ -36,6 +36,8 @@ const Tensor& fill_uninitialized(const Tensor& t) {
     fill_(t, Scalar(std::nan("")));
   } else if (dt == ScalarType::Bool) {
     fill_(t, Scalar(true));
+  } else if (is_shell_unsigned(dt)) {
+    fill_(t, Scalar(int64_t{-1}));  // all ones: the type's max
   } else {
     fill_(t, Scalar(kIntMax[static_cast<int>(dt)]));
   }

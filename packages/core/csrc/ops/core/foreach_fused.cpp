@@ -45,6 +45,9 @@ struct Dense {
 void check_params(const char* op, const TensorList& params) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
+    if (is_shell_unsigned(p.dtype()))  // aten's kernel dispatch names them
+      dtype_not_implemented(std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel",
+                            p.dtype());
     EMBER_CHECK(p.dtype() == ScalarType::Float32 || p.dtype() == ScalarType::Float64, op,
                 ": params must be float32 or float64, got ", legacy_name(p.dtype()), " at index ", i);
     check_inplace(p, op);

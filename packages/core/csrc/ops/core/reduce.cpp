@@ -109,6 +109,13 @@ Tensor finish_out(Tensor r, const Tensor* out, OutDtype rule = OutDtype::Castabl
 // The shared reduction: returns `x` reduced over `m` in `out_dtype`.
 Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, ScalarType out_dtype,
               const Tensor* out = nullptr, OutDtype rule = OutDtype::Castable) {
+  if (is_shell_unsigned(x.dtype())) {
+    // uint16/32/64: aten sums them (into int64) but has no max/min kernel for them
+    if (kind == ReduceKind::Max || kind == ReduceKind::Min)
+      dtype_not_implemented(kind == ReduceKind::Max ? "max_all" : "min_all", x.dtype());
+    if (kind != ReduceKind::All && kind != ReduceKind::Any)
+      return reduce(to_dtype(x, ScalarType::Int64), m, keepdim, kind, out_dtype, out, rule);
+  }
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   ReduceIter it(acc, x);
   backend(x).reduce.reduce(it, kind);
@@ -140,6 +147,9 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
       if (x0.is_floating()) return sum_impl(masked_fill(x0, isnan(x0), Scalar(0.0)), dim, keepdim, dtype, kind, out);
     }
   }
+  // aten sums uint16/32/64 inputs into int64, but has no kernel that accumulates in them
+  if (dtype && is_shell_unsigned(*dtype))
+    dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", *dtype);
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
     // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
@@ -467,6 +477,7 @@ Tensor any_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim
   return logical_reduce(input, dim, keepdim, ReduceKind::Any, &out);
 }
 Tensor count_nonzero(const Tensor& input, std::optional<IntArrayRef> dim) {
+  if (!dim) no_shell_unsigned("nonzero_count_cpu", input.dtype());  // aten counts a whole tensor in a kernel
   return sum(ne(input, wrap_scalar(Scalar(int64_t(0)))), dim, false, std::nullopt);
 }
 
@@ -620,10 +631,10 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
 
 // ---- scans ----
 // aten's cumulative ops fill a 0-d result and zero an empty one; only a real scan reaches the
-// kernel's dtype dispatch, which has no Bool.
+// kernel's dtype dispatch, which has no Bool (nor uint16/32/64).
 static void check_scan_kernel(const char* name, const Tensor& x, ScalarType result) {
-  EMBER_CHECK_NOTIMPL(result != ScalarType::Bool || x.dim() == 0 || x.numel() == 0, "\"", name,
-                      "_out_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOTIMPL((result != ScalarType::Bool && !is_shell_unsigned(result)) || x.dim() == 0 || x.numel() == 0,
+                      "\"", name, "_out_cpu\" not implemented for '", legacy_name(result), "'");
 }
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype, bool is_prod,
                    const Tensor* out) {

@@ -97,6 +97,7 @@ using indexing::Reduce;
 void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                   const Tensor* value, Reduce red) {
   if (index.numel() == 0) return;
+  no_shell_unsigned(src ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu", self.dtype());
   Tensor idx = as_long_contiguous(index);
   int64_t size = sizes1(self)[dim];
   check_range(idx, size, dim);
@@ -240,6 +241,7 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   check_index_vector("index_select", index);
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
   check_no_internal_overlap(out);
+  if (input.dim() <= 1) no_shell_unsigned("index_select", input.dtype());  // aten's 1-d path has no case for them
   Tensor idx = as_long_contiguous(index);
   DimVector s = sizes1(input);
   int64_t size = s[d];
@@ -291,6 +293,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   check_no_internal_overlap(out);
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
+  no_shell_unsigned("scatter_gather_tensor_cpu", input.dtype());
   Tensor idx = as_long_contiguous(index);
   int64_t size = sizes1(input)[d];
   // Bounds are checked inside the copy loop (never reading outside); a bad index
@@ -471,6 +474,8 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   // 1 and not True) names it, the others do not.
   Tensor idx = as_long_contiguous(index);
   const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
+  // uint16/32/64: each of aten's paths raises in its own dispatch, before the indices are read
+  no_shell_unsigned(self.dim() <= 1 ? "index_add_" : put_path ? "scatter_gather_tensor_cpu" : "add_stub", self.dtype());
   if (!put_path) {
     const int64_t* ip = idx.data<int64_t>();
     const int64_t size = sizes1(self)[d];
@@ -492,6 +497,7 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   check_no_internal_overlap(self);
   check_index_copy_source(self, d, index, source);
   if (!restrided_view_runs(self, d, index.numel())) return self;
+  no_shell_unsigned("index_copy_cpu", self.dtype());
   // Unlike index_fill, index_copy takes no negative indices.
   Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
   Tensor src = source.is_contiguous() ? source : dense_clone(source);
@@ -538,6 +544,7 @@ Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const T
 Tensor take(const Tensor& input, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               legacy_name(index.dtype()));
+  no_shell_unsigned("take_cpu", input.dtype());
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
   Tensor idx = as_long_contiguous(index);
   int64_t n = x.numel(), m = idx.numel();

@@ -183,7 +183,8 @@ bool is_dense_block(const DimVector& sizes, const DimVector& strides) {
 Tensor index(const Tensor& self, const IndexList& indices) {
   // A lone mask over every dim is masked_select: one pass, no coordinate list.
   if (indices.size() == 1 && indices[0].defined() && indices[0].dtype() == ScalarType::Bool &&
-      indices[0].dim() == self.dim() && self.dim() > 0 && same_shape(indices[0].sizes(), self.sizes()))
+      indices[0].dim() == self.dim() && self.dim() > 0 && same_shape(indices[0].sizes(), self.sizes()) &&
+      !is_shell_unsigned(self.dtype()))  // (aten indexes those, but has no masked_select for them)
     return masked_select(self, indices[0]);
   Plan p = make_plan(self, indices);
   check_bounds(p);

@@ -38,6 +38,7 @@ void check_bool_mask(const char* name, const Tensor& mask) {
 Tensor nonzero_out(const Tensor& input, const Tensor& out) {
   EMBER_CHECK(out.dtype() == ScalarType::Int64,
               "nonzero: Expected out tensor to have scalar type Long but got scalar type", dtype_name(out.dtype()));
+  no_shell_unsigned("nonzero_count_cpu", input.dtype());
   Tensor m = truth(input);
   indexing::MaskChunks c = count_true(m);
   int64_t nd = input.dim();
@@ -111,6 +112,7 @@ Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& 
   Tensor x = dense(expand(input, bs, false));
   Tensor m = dense(expand(mask, bs, false));
   indexing::MaskChunks c = count_true(m);
+  if (c.count > 0) no_shell_unsigned("masked_select", input.dtype());  // nothing selected: aten never dispatches
   resize_out(out, {c.count});
   backend(x).index.masked_select(x, m, c, out);
   out.bump_version();

@@ -132,7 +132,8 @@ Tensor bucketize_out(const Tensor& input, const Tensor& boundaries, bool out_int
 Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   // PyTorch's order: the integer-dtype dispatch (bool excluded), minlength, then an empty 1-d
   // input returns int64 zeros whatever the weights are.
-  if (!is_integral(input.dtype(), false)) dtype_not_implemented("bincount_cpu", input.dtype());
+  if (!is_integral(input.dtype(), false) || is_shell_unsigned(input.dtype()))
+    dtype_not_implemented("bincount_cpu", input.dtype());
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
   if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, input.device());
   EMBER_CHECK(input.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");

@@ -44,6 +44,7 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   int64_t n = m.numel(), count = 0;
   for (int64_t i = 0; i < n; ++i) count += mp[i];
   EMBER_CHECK(source.numel() >= count, "Number of elements of source < number of ones in mask");
+  no_shell_unsigned("masked_scatter", self.dtype());
   Tensor src = dense(source);
   return on_dense(self, [&](const Tensor& dst) { backend(dst).index.masked_scatter(dst, m, src); });
 }

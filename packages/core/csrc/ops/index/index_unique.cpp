@@ -66,8 +66,19 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   int64_t g = static_cast<int64_t>(groups.first.size());
   Tensor firsts = long_tensor(groups.first, {g});
   Tensor values;
-  if (d) values = index_select(input, *d, firsts);
-  else values = index_select(r.data, 0, firsts);
+  if (d) {
+    values = index_select(input, *d, firsts);
+  } else {
+    // uint16/32/64 rows gathered as the same-size signed ints (aten's unique gathers them; its
+    // 1-d index_select would not)
+    const ScalarType dt = r.data.dtype();
+    const ScalarType bits = dt == ScalarType::UInt16   ? ScalarType::Int16
+                            : dt == ScalarType::UInt32 ? ScalarType::Int32
+                            : dt == ScalarType::UInt64 ? ScalarType::Int64
+                                                       : dt;
+    values = index_select(bits == dt ? r.data : view(r.data, bits), 0, firsts);
+    if (bits != dt) values = view(values, dt);
+  }
   Tensor inv = d ? long_tensor(groups.inverse, {r.rows}) : long_tensor(groups.inverse, input.sizes());
   return {values, inv, long_tensor(groups.counts, {g})};
 }

@@ -207,6 +207,9 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
   const IntArrayRef size(sz, 2);
+  // aten's in-place form checks self's shape before its dtype dispatch
+  EMBER_CHECK(!inplace || input.sizes().equals(size), "Bad in-place call: input tensor size ", shape_str(input.sizes()),
+              " and output tensor size ", shape_str(size), " should match");
   // As aten: input expanded to the result's shape (when it differs) and copied into a fresh result
   // that the GEMM accumulates onto; expand and copy_ are nested op events, as in PyTorch's trace.
   Tensor e = input.sizes().equals(size) ? input : profiler::nested_op("aten::expand", {&input, nullptr, nullptr}, [&] {
@@ -328,7 +331,8 @@ Tensor dot(const Tensor& input, const Tensor& tensor) {
               "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(), " and ",
               tensor.numel(), " elements respectively");
   // aten's dot kernel dispatches every type but bool (mm, which takes bool, is only ember's route)
-  if (input.dtype() == ScalarType::Bool) dtype_not_implemented("dot", input.dtype());
+  if (input.dtype() == ScalarType::Bool || is_shell_unsigned(input.dtype()))
+    dtype_not_implemented("dot", input.dtype());
   return reshape(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
 }
 Tensor dot_out(const Tensor& input, const Tensor& tensor, const Tensor& out) {

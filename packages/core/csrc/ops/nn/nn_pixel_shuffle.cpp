@@ -1,6 +1,7 @@
 // pixel_shuffle / pixel_unshuffle: a reshape, a permute and a contiguous copy.
 #include "core/size_math.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
@@ -33,6 +34,7 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
   EMBER_CHECK(c % r2 == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the ",
               "square of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
   const int64_t oc = c / r2;
+  no_shell_unsigned("pixel_shuffle", input.dtype());
   return permuted_copy(input, {oc, r, r, h, w}, {0, 3, 1, 4, 2},
                        {oc, mul_or_fail(h, r, "pixel_shuffle"), mul_or_fail(w, r, "pixel_shuffle")});
 }
@@ -47,6 +49,7 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   EMBER_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=", w,
               " is not divisible by ", r);
   const int64_t oc = mul_or_fail(mul_or_fail(c, r, "pixel_unshuffle"), r, "pixel_unshuffle");
+  no_shell_unsigned("pixel_unshuffle", input.dtype());
   return permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r});
 }
 

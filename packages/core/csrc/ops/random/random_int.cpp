@@ -1,5 +1,6 @@
 // Integer samplers: random_ in its three forms (PyTorch's per-dtype ranges,
 // bounds checks and warnings) and randperm. Streams follow Note [RNG streams].
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -79,9 +80,9 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType dt) {
   }
   int64_t lo = 0, hi = 1;
   if (dt != ScalarType::Bool) {
-    EMBER_DISPATCH_INT(dt, "check_random_integral_bounds", [&] {
-      lo = std::numeric_limits<scalar_t>::lowest();
-      hi = std::numeric_limits<scalar_t>::max();
+    EMBER_DISPATCH_INT_BOOL_AND_UINT(dt, "check_random_integral_bounds", [&] {
+      lo = static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest());
+      hi = static_cast<int64_t>(std::min<uint64_t>(std::numeric_limits<scalar_t>::max(), INT64_MAX));
     });
   }
   EMBER_CHECK(from >= lo && from <= hi, "from is out of bounds for ", name);
@@ -132,7 +133,9 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
                   "'to_inc' casted to dtype, but got from=",
                   from, " > to_inc=", to_inc);
     } else if (dt != ScalarType::Bool) {
-      EMBER_DISPATCH_INT(dt, "random_from_to_range_calc", [&] { to_inc = std::numeric_limits<scalar_t>::max(); });
+      EMBER_DISPATCH_INT_BOOL_AND_UINT(dt, "random_from_to_range_calc", [&] {
+        to_inc = static_cast<int64_t>(std::min<uint64_t>(std::numeric_limits<scalar_t>::max(), INT64_MAX));
+      });
     }
     check_from_to_in_range(from, to_inc, dt);
     range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
@@ -149,7 +152,7 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
         dt == ScalarType::Int64 || dt == ScalarType::Float64 || dt == ScalarType::Float32 || dt == ScalarType::BFloat16,
         "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
   }
-  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu", [] {});
+  EMBER_DISPATCH_ALL_AND_UINT(dt, "random_from_to_kernel_cpu", [] {});
   const RandomKernels& rk = backend(self).random;
   fill_in_order(self, [&](char* p, int64_t n) {
     if (full) rk.random_full64(dt, p, n, gen);

@@ -39,6 +39,8 @@ Tensor flip(const Tensor& input, IntArrayRef dims) {
   const char* src = input.raw();
   for (int64_t k = 0; k < input.dim(); ++k) bst.push_back(input.stride(k) * isz);
   if (input.numel() == 0) return out;
+  // aten flips outer dims with a strided copy (any dtype) but the last one in flip_cpu (not uint16/32/64)
+  if (std::find(ds.begin(), ds.end(), input.dim() - 1) != ds.end()) no_shell_unsigned("flip_cpu", input.dtype());
   for (int64_t d : ds) {
     if (input.dim() == 0) break;
     src += (input.size(d) - 1) * bst[d];
@@ -196,6 +198,8 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
   // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
   if (!(reps.size() == 1 && n == 0))
     for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
+  // aten gathers the repeated rows with index_select, whose 1-d path has no uint16/32/64
+  if (x.dim() <= 1 && repeats.dim() == 1) no_shell_unsigned("index_select", input.dtype());
   return repeat_interleave_impl(input, reps, dim, output_size);
 }
 
@@ -223,6 +227,7 @@ static bool tri_batches_packed(const Tensor& self) {
 Tensor tri_(const Tensor& self, int64_t k, bool lower) {
   if (self.dim() >= 2 && has_internal_overlap(self) && tri_batches_packed(self)) {
     check_inplace(self, lower ? "tril_" : "triu_");
+    no_shell_unsigned(lower ? "tril" : "triu", self.dtype());
     // Rows sharing memory are masked in place, row after row in order, as PyTorch does: the
     // memory ends as the last write left it (copy_ would refuse the overlap).
     backend(self).shape.triangle_strided(self, k, lower);
@@ -235,6 +240,7 @@ Tensor tri_(const Tensor& self, int64_t k, bool lower) {
 
 Tensor tri(const Tensor& input, int64_t k, bool lower) {
   EMBER_CHECK(input.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
+  no_shell_unsigned(lower ? "tril" : "triu", input.dtype());
   Tensor r = clone(input, MemoryFormat::Contiguous);
   backend(r).shape.triangle(r, k, lower);
   return r;

@@ -44,7 +44,8 @@ def check_square(A: Any, op: str) -> None:
 def _legacy(dtype: Any) -> str:
     names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
              "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+             "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
+             "uint64": "UInt64"}
     return names.get(str(dtype).split(".")[-1], str(dtype))
 
 

@@ -140,6 +140,8 @@ def ldl_solve(LD: ember.Tensor, pivots: ember.Tensor, B: ember.Tensor, *, hermit
                            f"shape {list(pivots.shape)} instead")
     if pivots.is_floating_point() or pivots.dtype == ember.bool:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {_legacy(pivots.dtype)}")
+    if pivots.dtype in (ember.uint16, ember.uint32, ember.uint64):  # aten takes |pivots| first
+        raise NotImplementedError(f"\"abs_cpu\" not implemented for '{_legacy(pivots.dtype)}'")
     n = LD.shape[-1]
     if B.shape[-2] != n:
         raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix "

@@ -54,6 +54,8 @@ class StorageEntry:
         self.holder = t  # keeps the memory alive until the bytes are written
         self.ptr = ptr
         self.nbytes = numel * itemsize
+        if t.dtype in N.UNTYPED_DTYPES:  # an untyped storage counts bytes
+            numel = self.nbytes
         self.pid = ("storage", N.STORAGE_CLASSES[t.dtype], key, location, numel)
         self.stub_pid = ("storage", _stubs.STUBS[N.STORAGE_CLASSES[t.dtype].name], key, location, numel)
 
@@ -91,7 +93,8 @@ class _Names:
     """The objects a reduction refers to: TorchGlobal markers or their importable stand-ins."""
 
     def __init__(self, lookup: Any) -> None:
-        for attr, g in (("rebuild_v2", N.REBUILD_TENSOR_V2), ("parameter", N.REBUILD_PARAMETER),
+        for attr, g in (("rebuild_v2", N.REBUILD_TENSOR_V2), ("rebuild_v3", N.REBUILD_TENSOR_V3),
+                        ("parameter", N.REBUILD_PARAMETER),
                         ("parameter_state", N.REBUILD_PARAMETER_WITH_STATE),
                         ("from_type", N.REBUILD_FROM_TYPE_V2), ("tensor", N.TENSOR), ("size", N.SIZE),
                         ("device", N.DEVICE), ("layout", N.GET_LAYOUT)):
@@ -122,10 +125,13 @@ class _Reductions:
         args = (entry, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
         if t.is_conj():  # the stored conjugates and PyTorch's metadata, which sets the bit again on load
             args += ({"conj": True},)
+        rebuild = n.rebuild_v2
+        if t.dtype in N.UNTYPED_DTYPES:  # PyTorch's v3: the dtype after the hooks
+            rebuild, args = n.rebuild_v3, args[:6] + (t.dtype,) + args[6:]
         if cls is Tensor and not state:
-            return n.rebuild_v2, args
+            return rebuild, args
         new_type = n.tensor if cls is Tensor else cls
-        return n.from_type, (n.rebuild_v2, new_type, args, dict(state or {}))
+        return n.from_type, (rebuild, new_type, args, dict(state or {}))
 
     def _pid(self, obj: Any) -> Any:
         t = type(obj)

@@ -17,6 +17,7 @@ from ember.serialization._names import DTYPES, STORAGE_CLASSES
 # stand-in name -> (torch module, torch name)
 TORCH_NAMES: dict[str, tuple[str, str]] = {
     "_rebuild_tensor_v2": ("torch._utils", "_rebuild_tensor_v2"),
+    "_rebuild_tensor_v3": ("torch._utils", "_rebuild_tensor_v3"),
     "_rebuild_parameter": ("torch._utils", "_rebuild_parameter"),
     "_rebuild_parameter_with_state": ("torch._utils", "_rebuild_parameter_with_state"),
     "_rebuild_from_type_v2": ("torch._tensor", "_rebuild_from_type_v2"),

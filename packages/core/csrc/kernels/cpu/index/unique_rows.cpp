@@ -43,7 +43,7 @@ bool eq_v(T a, T b) {
 void unique_groups(const Tensor& data, int64_t rows, int64_t width, bool sort, bool by_dim, UniqueGroups& g) {
   std::vector<int64_t> order(rows), first, inverse(rows), counts;
   std::iota(order.begin(), order.end(), 0);
-  EMBER_DISPATCH_ALL(data.dtype(), "unique", [&] {
+  EMBER_DISPATCH_ALL_AND_UINT(data.dtype(), "unique", [&] {
     const scalar_t* p = data.data<scalar_t>();
     int64_t w = width;
     auto row_less = [&](int64_t a, int64_t b) {

@@ -56,6 +56,36 @@ bool tiled_transpose_copy(ElementwiseIter& it) {
   return true;
 }
 
+// x86's float -> int64 conversion, defined: out of range or NaN gives INT64_MIN.
+inline int64_t x86_int64(double x) {
+  return x >= -0x1p63 && x < 0x1p63 ? static_cast<int64_t>(x) : std::numeric_limits<int64_t>::min();
+}
+
+// x86's float -> int32 conversion, defined: out of range or NaN gives INT32_MIN.
+inline int32_t x86_int32(double x) {
+  return x > -0x1p31 - 1 && x < 0x1p31 ? static_cast<int32_t>(x) : std::numeric_limits<int32_t>::min();
+}
+
+// A float into uint16 / uint32 / uint64 as PyTorch's (scalar) copy does it on x86: through int32
+// for uint16, modulo 2^32 for uint32 with its out-of-range values, and the compiler's
+// two-step conversion for uint64 (x >= 2^63 converted less 2^63); never UB here.
+template <class D>
+inline D float_to_unsigned(double x) {
+  if constexpr (std::is_same_v<D, uint16_t>) {
+    return static_cast<D>(static_cast<uint32_t>(x86_int32(x)));
+  } else if constexpr (std::is_same_v<D, uint32_t>) {
+    if (x != x || (x < -0x1p31 && x != -std::numeric_limits<double>::infinity())) return 0x80000000u;
+    if (x >= 0x1p32 || x == -std::numeric_limits<double>::infinity()) return 0;
+    return static_cast<D>(static_cast<uint64_t>(x86_int64(x)));
+  } else {
+    if (x >= 0x1p63) return static_cast<uint64_t>(x86_int64(x - 0x1p63)) ^ (uint64_t{1} << 63);
+    return static_cast<uint64_t>(x86_int64(x));
+  }
+}
+template <class T>
+inline constexpr bool is_shell_unsigned_v =
+    std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>;
+
 // A cast where either side is complex: real -> complex has a zero imaginary part, complex ->
 // real keeps the real part, complex -> bool tests both parts (as c10's casts do).
 template <class D, class S>
@@ -66,14 +96,11 @@ inline D complex_cast(S x) {
     return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(x)), 0);
   } else if constexpr (std::is_same_v<D, bool>) {
     return x.real() != 0 || x.imag() != 0;
+  } else if constexpr (is_shell_unsigned_v<D>) {
+    return float_to_unsigned<D>(static_cast<double>(x.real()));
   } else {
     return static_cast<D>(static_cast<opmath_t<D>>(x.real()));
   }
-}
-
-// x86's float -> int64 conversion, defined: out of range or NaN gives INT64_MIN.
-inline int64_t x86_int64(double x) {
-  return x >= -0x1p63 && x < 0x1p63 ? static_cast<int64_t>(x) : std::numeric_limits<int64_t>::min();
 }
 
 // One (dst, src) pair of the copy; a template so that `if constexpr` drops the other branches.
@@ -103,6 +130,8 @@ void copy_typed(ElementwiseIter& it) {
       if constexpr (std::is_same_v<dst_t, uint8_t> && std::is_floating_point_v<opmath_t<src_t>>) {
         // c10 casts a float to uint8 through int64 (its value modulo 256), not directly
         unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return x86_int64(static_cast<double>(x)); });
+      } else if constexpr (is_shell_unsigned_v<dst_t> && std::is_floating_point_v<opmath_t<src_t>>) {
+        unary_loop<dst_t, src_t>(d, s, n, [](auto x) { return float_to_unsigned<dst_t>(static_cast<double>(x)); });
       } else if constexpr (is_complex_v<dst_t>) {  // the same complex type, strided
         for (int64_t i = 0; i < n; ++i)
           *reinterpret_cast<dst_t*>(d[0] + i * s[0]) = *reinterpret_cast<const src_t*>(d[1] + i * s[1]);
@@ -114,14 +143,14 @@ void copy_typed(ElementwiseIter& it) {
 }
 
 void copy_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL_AND_COMPLEX(it.compute_dtype(), "copy_", [&] {
+  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
     using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL_AND_COMPLEX(it.input_dtype(0), "copy_", [&] { copy_typed<dst_t, scalar_t>(it); });
+    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_", [&] { copy_typed<dst_t, scalar_t>(it); });
   });
 }
 
 void where_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL_AND_COMPLEX(it.compute_dtype(), "where_cpu", [&] {
+  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "where_cpu", [&] {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(d[1] + i * s[1]);

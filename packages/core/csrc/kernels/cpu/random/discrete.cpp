@@ -184,8 +184,8 @@ void random_bits(ScalarType dt, void* out, int64_t n, Generator* gen) {
 }
 
 void random_range(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t base, Generator* gen) {
-  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cpu",
-                     [&] { from_to_fill(static_cast<scalar_t*>(out), n, range, base, gen); });
+  EMBER_DISPATCH_ALL_AND_UINT(dt, "random_from_to_kernel_cpu",
+                              [&] { from_to_fill(static_cast<scalar_t*>(out), n, range, base, gen); });
 }
 
 void random_full64(ScalarType dt, void* out, int64_t n, Generator* gen) {

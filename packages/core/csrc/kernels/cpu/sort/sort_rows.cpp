@@ -52,6 +52,17 @@ struct RadixKey<int64_t> {
   static K get(int64_t v) { return static_cast<K>(v) ^ (K(1) << 63); }
 };
 
+template <>
+struct RadixKey<uint32_t> {
+  using K = uint32_t;
+  static K get(uint32_t v) { return v; }
+};
+template <>
+struct RadixKey<uint64_t> {
+  using K = uint64_t;
+  static K get(uint64_t v) { return v; }
+};
+
 // Stable LSD radix sort of one row, 8 bits a pass (passes where every key shares the byte
 // are skipped). `idx` receives the sorted order; the buffers are reused across rows.
 template <class scalar_t>
@@ -93,8 +104,9 @@ void radix_row(const scalar_t* s, int64_t n, bool descending, int64_t* idx,
 }
 
 template <class scalar_t>
-constexpr bool kRadix = std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double> ||
-                        std::is_same_v<scalar_t, int32_t> || std::is_same_v<scalar_t, int64_t>;
+constexpr bool kRadix =
+    std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double> || std::is_same_v<scalar_t, int32_t> ||
+    std::is_same_v<scalar_t, int64_t> || std::is_same_v<scalar_t, uint32_t> || std::is_same_v<scalar_t, uint64_t>;
 
 template <class scalar_t>
 void sort_rows_of(const Tensor& x, int64_t rows, int64_t n, const Tensor& values, const Tensor& indices,
@@ -143,7 +155,8 @@ void sort_rows_of(const Tensor& x, int64_t rows, int64_t n, const Tensor& values
 }  // namespace
 
 void sort_rows(const Tensor& x, int64_t rows, int64_t n, bool descending, const Tensor& values, const Tensor& indices) {
-  EMBER_DISPATCH_ALL(x.dtype(), "sort", [&] { sort_rows_of<scalar_t>(x, rows, n, values, indices, descending); });
+  EMBER_DISPATCH_ALL_AND_UINT(x.dtype(), "sort",
+                              [&] { sort_rows_of<scalar_t>(x, rows, n, values, indices, descending); });
 }
 
 }  // namespace ember::sorting

@@ -1750,6 +1750,28 @@ def _many_pieces_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: {_piece_count(name, args, kwargs)} pieces need more memory than this machine has")
 
 
+# --- linalg.eigvals of a matrix holding inf or NaN --------------------------------------------
+
+_EIG_DTYPES = (torch.float32, torch.float64, torch.complex64, torch.complex128)
+
+
+def _eigvals_nonfinite_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    a = _arg(args, kwargs, 0, "A")
+    # past PyTorch's own checks (a square matrix of a dtype its kernel has), LAPACK's turn
+    return (name == "eigvals" and isinstance(a, torch.Tensor) and a.dtype in _EIG_DTYPES and a.dim() >= 2
+            and a.shape[-1] == a.shape[-2] and a.numel() > 0 and not bool(torch.isfinite(a).all()))
+
+
+def _eigvals_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    a = _arg(args, kwargs, 0, "A")
+    good = torch.isfinite(a).flatten(-2).all(-1)
+    ct = a.dtype if a.is_complex() else (torch.complex64 if a.dtype == torch.float32 else torch.complex128)
+    out = torch.full(a.shape[:-1], complex(math.nan, math.nan), dtype=ct)
+    if bool(good.any()):  # only the finite matrices reach PyTorch's LAPACK
+        out[good] = torch.linalg.eigvals(a[good])
+    return out
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -2271,6 +2293,16 @@ KNOWN_WRONG = [
             "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
             "is a hang to the fuzz worker's timeout, which made the property flaky)",
         applies=_many_pieces_applies, correct=_many_pieces_correct),
+    KnownWrong(
+        "eigvals-nonfinite",
+        torch_says="torch.linalg.eigvals(torch.full((2, 2), nan)) (float32) kills the process with SIGSEGV after "
+                   "MKL's 'Parameter 3 was incorrect on entry to SGEBAL'; HANG_TBD; other matrices holding inf "
+                   "or NaN give NaN eigenvalues, nan+0j or nan+nanj as MKL's scaling and QR iteration fall",
+        why="a matrix with an inf or NaN entry has no eigenvalues to compute: PyTorch's own linalg.eig refuses it "
+            "('input tensor should not contain infs or NaNs'), and eigvals' answer is NaN (nan+nanj, as MKL "
+            "gives where it returns); ember gives that per matrix without calling LAPACK, and computes the "
+            "batch's finite matrices as usual",
+        applies=_eigvals_nonfinite_applies, correct=_eigvals_nonfinite_correct),
 ]
 
 

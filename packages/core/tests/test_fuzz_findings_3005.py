@@ -1,0 +1,82 @@
+"""Fuzz findings of issue 16 on seed 3004's leftovers and seeds 3005 on: PyTorch's values, dtypes and
+exception types where ember differed, and the torch_known_wrong entries for calls where PyTorch
+crashes or hangs. Helpers are test_fuzz_findings_ops.py's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ember  # noqa: E402
+from sibling import load  # noqa: E402  (conftest.py registers it)
+
+_FO = load("test_fuzz_findings_ops")
+outcome, same, check, call, known_wrong = _FO.outcome, _FO.same, _FO.check, _FO.call, _FO.known_wrong
+NAN, INF = _FO.NAN, _FO.INF
+
+
+def _to_torch(t: Any) -> Any:
+    """ember's real tensor as torch's (through float64, exact for every float dtype)."""
+    return torch.tensor(t.double().tolist(), dtype=torch.float64).to(getattr(torch, str(t.dtype).split(".")[-1]))
+
+
+# ---- polygamma of a half type: aten's two roundings ----------------------------------------------
+
+def _polygamma_inputs(m: Any, dtype: str) -> Any:
+    g = torch.Generator().manual_seed(0)
+    vals = (torch.randn(3000, generator=g) * 6).tolist() + [0.5, 1.0, 2.0, 65504.0, -2.5, -0.25, 6e-8, -0.0,
+                                                            0.0, -3.0, 1e4, NAN, INF, -INF]
+    return m.tensor(vals, dtype=getattr(m, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 7, 32, 33])
+def test_polygamma_half_type_rounds_as_aten(n: int, dtype: str) -> None:
+    """aten computes a half type's polygamma (n >= 2) as half(n! * half(zeta(n + 1, x))), the zeta in
+    float: two roundings, one half step off the exact value for ~28% of float16 inputs. ember gives
+    PyTorch's values bit for bit, also into an out= of another dtype (seed 3004: float32)."""
+    want = torch.polygamma(n, _polygamma_inputs(torch, dtype))
+    got = ember.polygamma(n, _polygamma_inputs(ember, dtype))
+    torch.testing.assert_close(_to_torch(got), want, rtol=0, atol=0, equal_nan=True)
+    tout, eout = torch.empty(0), ember.empty(0)
+    torch.polygamma(n, _polygamma_inputs(torch, dtype), out=tout)
+    ember.polygamma(n, _polygamma_inputs(ember, dtype), out=eout)
+    torch.testing.assert_close(_to_torch(eout), tout, rtol=0, atol=0, equal_nan=True)
+
+
+# ---- linalg.eigvals of a matrix holding inf or NaN ---------------------------------------------
+
+def _eig_entry(a: Any) -> Any:
+    kw = known_wrong()
+    entry = kw.lookup("eigvals", (a,), {})
+    assert entry is not None and entry.id == "eigvals-nonfinite"
+    return kw.corrected(entry, None, "eigvals", (a,), {})
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("rows", [
+    [[[NAN, NAN], [NAN, NAN]]],  # float32: MKL's sgebal fails and the process segfaults
+    [[[1.0, 2.0], [3.0, 4.0]], [[NAN, 1.0], [2.0, 3.0]], [[INF, 1.0], [2.0, -INF]]],
+    [[[1.0, INF, 0.0], [0.0, 1.0, 0.0], [2.0, 0.0, -1.0]]],
+])
+def test_eigvals_nonfinite_is_nan_per_matrix(rows: list, dtype: str) -> None:
+    """PyTorch hands a matrix holding inf or NaN to LAPACK, whose geev may loop forever or crash: the
+    known-wrong entry's answer is NaN for each such matrix and LAPACK's eigenvalues for the batch's
+    finite ones, which ember gives (without calling LAPACK on the non-finite ones)."""
+    want = _eig_entry(torch.tensor(rows, dtype=getattr(torch, dtype)).squeeze(0))
+    got = ember.linalg.eigvals(ember.tensor(rows, dtype=getattr(ember, dtype)).squeeze(0))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    g = torch.tensor(got.tolist(), dtype=want.dtype)
+    for a, b in zip(g.reshape(-1, g.shape[-1]), want.reshape(-1, want.shape[-1]), strict=True):
+        if bool(b.isnan().all()):
+            assert bool(a.isnan().all()), a
+        else:  # the order is LAPACK's: compared sorted
+            torch.testing.assert_close(sorted(a.tolist(), key=lambda v: (v.real, v.imag)),
+                                       sorted(b.tolist(), key=lambda v: (v.real, v.imag)), rtol=1e-5, atol=1e-5)
+
+
+def test_eig_nonfinite_still_raises() -> None:
+    check(lambda m: m.linalg.eig(m.tensor([[NAN, 1.0], [0.0, 1.0]])))

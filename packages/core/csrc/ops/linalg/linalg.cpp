@@ -207,6 +207,9 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
   const IntArrayRef size(sz, 2);
+  // the structured in-place call's output check, before the expand and the kernel's dtype dispatch
+  EMBER_CHECK(!inplace || input.sizes().equals(size), "Bad in-place call: input tensor size ", shape_str(input.sizes()),
+              " and output tensor size ", shape_str(size), " should match");
   // As aten: input expanded to the result's shape (when it differs) and copied into a fresh result
   // that the GEMM accumulates onto; expand and copy_ are nested op events, as in PyTorch's trace.
   Tensor e = input.sizes().equals(size) ? input : profiler::nested_op("aten::expand", {&input, nullptr, nullptr}, [&] {

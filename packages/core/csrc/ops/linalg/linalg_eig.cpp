@@ -83,6 +83,9 @@ int geev_complex(const LapackKernels<T>& la, int n, std::complex<T>* a, std::com
 
 std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   const char* op = vectors ? "linalg.eig" : "linalg.eigvals";
+  // PyTorch's eig refuses inf / NaN before any other check (a float16 or 1-d input too)
+  if (vectors && (is_floating(A.dtype()) || is_complex(A.dtype())))
+    EMBER_CHECK(all(isfinite(A)).data<bool>()[0], "torch.linalg.eig: input tensor should not contain infs or NaNs.");
   const ScalarType ct = eig_checks(A, op);
   const int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
@@ -90,24 +93,10 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   Tensor V = vectors ? empty(with_tail(bs, {n, n}), ct, A.device(), std::nullopt) : Tensor();
   if (n == 0 || nb == 0) return {L, V};
   Tensor buf = to_colmajor(A);
-  bool finite = true;
-  switch (buf.dtype()) {
-    case ScalarType::Float32:
-      finite = all_finite(buf.data<float>(), buf.numel());
-      break;
-    case ScalarType::Float64:
-      finite = all_finite(buf.data<double>(), buf.numel());
-      break;
-    case ScalarType::ComplexFloat:
-      finite = all_finite(buf.data<std::complex<float>>(), buf.numel());
-      break;
-    default:
-      finite = all_finite(buf.data<std::complex<double>>(), buf.numel());
-  }
-  // PyTorch raises for eig. Its eigvals hands the matrix to LAPACK, whose geev loops forever or
+  const bool finite = vectors || all(isfinite(A)).data<bool>()[0];  // eig checked it above
+  // PyTorch's eigvals hands a matrix holding inf or NaN to LAPACK, whose geev loops forever or
   // crashes on some (MKL: [[nan, nan], [nan, nan]] float32 segfaults): each such matrix's
   // eigenvalues are NaN here, the batch's finite matrices computed as usual.
-  EMBER_CHECK(finite || !vectors, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
   std::pair<int64_t, int> bad{-1, 0};
   auto run = [&](auto z) {
     using T = decltype(z);

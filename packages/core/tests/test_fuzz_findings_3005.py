@@ -140,3 +140,18 @@ def test_sdpa_flash_mixed_dtypes_inconsistent_shapes() -> None:
     assert outcome(ember, lambda m: m._nn._scaled_dot_product_flash_attention_for_cpu(
         m.ones(2, 3, 5, 4), m.ones(2, 3, 6, 4, dtype=m.float64), m.ones(2, 3, 0, 4, dtype=m.float64), 0.0, True)
     )[:2] == ("raise", "RuntimeError")
+
+
+@pytest.mark.parametrize("f", call(
+    # aten reads the target's min and max as int64 (a float truncated toward 0) before its float-only
+    # dispatch: -1.7 passes as -1, so an int64 input is the NotImplementedError (seed 3006)
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4, dtype=m.int64), m.full((3, 4), -1.7),
+                                                     reduction="none"),
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4), m.full((3, 4), 3.9)),
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4), m.full((3, 4), 4.0)),
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4), m.full((3, 4), -2.0)),
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4), m.full((3, 4), INF)),
+    lambda m: m.nn.functional.multilabel_margin_loss(m.ones(3, 4), m.tensor([[0, 1, -1, 2]] * 3)),
+))
+def test_multilabel_margin_target_read_as_int64(f: Any) -> None:
+    check(f)

@@ -155,3 +155,21 @@ def test_sdpa_flash_mixed_dtypes_inconsistent_shapes() -> None:
 ))
 def test_multilabel_margin_target_read_as_int64(f: Any) -> None:
     check(f)
+
+
+@pytest.mark.parametrize("f", call(
+    # aten reads an integral ord as int64_t: past INT64_MAX its overflow error (seed 3006)
+    lambda m: m._foreach_norm([m.ones(3, 4), m.ones(5)], 2**63),
+    lambda m: m._foreach_norm([m.ones(3, 4), m.ones(5)], 2**63 - 1),
+    # baddbmm's float kernel reads beta and alpha as float: 1e300 overflows (seed 3007)
+    lambda m: m.baddbmm(m.ones(5, 2, 4), m.ones(5, 2, 3), m.ones(5, 3, 4), beta=1e300, alpha=-1),
+    lambda m: m.baddbmm(m.ones(5, 2, 4), m.ones(5, 2, 3), m.ones(5, 3, 4), alpha=1e300),
+    lambda m: m.baddbmm(m.ones(5, 2, 4, dtype=m.float16), m.ones(5, 2, 3, dtype=m.float16),
+                        m.ones(5, 3, 4, dtype=m.float16), beta=1e300),
+    lambda m: m.baddbmm(m.ones(5, 2, 4, dtype=m.float16), m.ones(5, 2, 3, dtype=m.float16),
+                        m.ones(5, 3, 4, dtype=m.float16), beta=1e6),
+    lambda m: m.baddbmm(m.ones(5, 2, 4, dtype=m.float64), m.ones(5, 2, 3, dtype=m.float64),
+                        m.ones(5, 3, 4, dtype=m.float64), beta=1e300),
+))
+def test_scalar_read_checked(f: Any) -> None:
+    check(f)

@@ -256,6 +256,10 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
   ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
+  if (ct == ScalarType::Float32) {  // the kernel reads beta and alpha as its float op-math: overflow errors
+    (void)beta.checked_real<float>();
+    (void)alpha.checked_real<float>();
+  }
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.

@@ -213,7 +213,9 @@ def functor_defs(kernels: dict) -> list[str]:
     for name, k in kernels.items():
         params = [pp.split(":") for pp in k.get("params", [])]
         fields = " ".join(f"{pt[1] if len(pt) > 1 else 'T'} {pt[0]};" for pt in params)
-        out.append(f"template <class T> struct {name}_fn {{")
+        # storage_type: the body also sees the tensor's dtype as S (a kernel rounding in it as aten's does)
+        storage = ", class S" if k.get("storage_type") else ""
+        out.append(f"template <class T{storage}> struct {name}_fn {{")
         if fields:
             out.append(f"  {fields}")
         # always_inline: in a file this large GCC otherwise calls the functor per
@@ -246,7 +248,7 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
     out = [f"static void {name}_kernel(ElementwiseIter& it, const Scalar* p) {{", "  (void)p;",
            f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{name}_{device}", [&] {{',
            "    using T = opmath_t<scalar_t>;",
-           f"    const {name}_fn<T> f{{{init}}};"]
+           f"    const {name}_fn<T{', scalar_t' if k.get('storage_type') else ''}> f{{{init}}};"]
     if k.get("opmath_scalar"):
         # PyTorch runs these with a scalar last operand kept in op-math for half types
         # (mul, div, lerp's weight): the loop of one arity less, the value bound in.

@@ -600,9 +600,10 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
+    # of mixed float dtypes too: torch's crash (SIGFPE for a value of no keys) comes before its dtype error
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
         return False
-    return q.dtype.is_floating_point and q.shape[3] == v.shape[3] == k.shape[3] and (
+    return q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
 
 
@@ -1750,6 +1751,28 @@ def _many_pieces_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError(f"{name}: {_piece_count(name, args, kwargs)} pieces need more memory than this machine has")
 
 
+# --- linalg.eigvals of a matrix holding inf or NaN --------------------------------------------
+
+_EIG_DTYPES = (torch.float32, torch.float64, torch.complex64, torch.complex128)
+
+
+def _eigvals_nonfinite_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    a = _arg(args, kwargs, 0, "A")
+    # past PyTorch's own checks (a square matrix of a dtype its kernel has), LAPACK's turn
+    return (name == "eigvals" and isinstance(a, torch.Tensor) and a.dtype in _EIG_DTYPES and a.dim() >= 2
+            and a.shape[-1] == a.shape[-2] and a.numel() > 0 and not bool(torch.isfinite(a).all()))
+
+
+def _eigvals_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    a = _arg(args, kwargs, 0, "A")
+    good = torch.isfinite(a).flatten(-2).all(-1)
+    ct = a.dtype if a.is_complex() else (torch.complex64 if a.dtype == torch.float32 else torch.complex128)
+    out = torch.full(a.shape[:-1], complex(math.nan, math.nan), dtype=ct)
+    if bool(good.any()):  # only the finite matrices reach PyTorch's LAPACK
+        out[good] = torch.linalg.eigvals(a[good])
+    return out
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -1965,7 +1988,9 @@ KNOWN_WRONG = [
                    " 0, 4, dtype=torch.float64), 0.0, True) kills the process (SIGSEGV): only the head"
                    " sizes of query, key and value are checked; the backward reads grad_out, out and"
                    " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
-                   " kills it; a 3-d grad_out of the query's last three sizes is read past its end)",
+                   " kills it; a 3-d grad_out of the query's last three sizes is read past its end);"
+                   " a float32 query with float64 key (2, 3, 6, 4) and value (2, 3, 0, 4): SIGFPE, where"
+                   " consistent shapes of mixed dtypes raise 'expected scalar type Float but found Double'",
         why="attention of queries over keys and values of other batches, heads or lengths is "
             "undefined; PyTorch raises RuntimeError for its other shape errors (the head sizes), "
             "so that is the answer",
@@ -2271,6 +2296,17 @@ KNOWN_WRONG = [
             "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
             "is a hang to the fuzz worker's timeout, which made the property flaky)",
         applies=_many_pieces_applies, correct=_many_pieces_correct),
+    KnownWrong(
+        "eigvals-nonfinite",
+        torch_says="torch.linalg.eigvals(torch.tensor([[nan, nan], [1.0, 0.0]])) (float32; [[nan, nan], [nan, nan]] "
+                   "and most matrices with a NaN row too) kills the process with SIGSEGV after MKL's 'Parameter 3 "
+                   "was incorrect on entry to SGEBAL'; a float32 2x2 matrix of edge values never returned (fuzz "
+                   "seed 3004); others give NaN eigenvalues, nan+0j or nan+nanj as MKL's scaling and QR fall",
+        why="a matrix with an inf or NaN entry has no eigenvalues to compute: PyTorch's own linalg.eig refuses it "
+            "('input tensor should not contain infs or NaNs'), and eigvals' answer is NaN (nan+nanj, as MKL "
+            "gives where it returns); ember gives that per matrix without calling LAPACK, and computes the "
+            "batch's finite matrices as usual",
+        applies=_eigvals_nonfinite_applies, correct=_eigvals_nonfinite_correct),
 ]
 
 

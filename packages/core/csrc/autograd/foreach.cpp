@@ -193,6 +193,7 @@ TensorList _foreach_copy_(const TensorList& self, const TensorList& src, bool no
 
 // ---- norm: one 0-d result per tensor (clip_grad_norm_'s building block) ----
 TensorList _foreach_norm(const TensorList& self, const Scalar& ord, std::optional<ScalarType> dtype) {
+  if (ord.is_uint64()) (void)ord.checked_real<int64_t>();  // aten reads an integral ord as int64_t: its overflow error
   const bool inf = ord.to_double() == std::numeric_limits<double>::infinity();
   return map_each(self, [&](size_t i) {
     // PyTorch's own check (its -inf goes on to vector_norm's message).

@@ -207,7 +207,7 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
   const IntArrayRef size(sz, 2);
-  // aten's in-place form checks self's shape before its dtype dispatch
+  // the structured in-place call's output check, before the expand and the kernel's dtype dispatch
   EMBER_CHECK(!inplace || input.sizes().equals(size), "Bad in-place call: input tensor size ", shape_str(input.sizes()),
               " and output tensor size ", shape_str(size), " should match");
   // As aten: input expanded to the result's shape (when it differs) and copied into a fresh result
@@ -256,6 +256,10 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
   ScalarType ct = half ? ScalarType::Float32 : dt;  // half types accumulate in float32, round once
+  if (ct == ScalarType::Float32) {  // the kernel reads beta and alpha as its float op-math: overflow errors
+    (void)beta.checked_real<float>();
+    (void)alpha.checked_real<float>();
+  }
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.

@@ -1,6 +1,7 @@
 // torch.linalg.eig / eigvals through LAPACK's geev (the backend's LapackKernels::geev / geev_c):
 // a general square matrix's complex eigenvalues and unit right eigenvectors, as PyTorch's CPU
 // kernel (real input: LAPACK's packed conjugate pairs unpacked into complex columns).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <vector>
@@ -82,6 +83,9 @@ int geev_complex(const LapackKernels<T>& la, int n, std::complex<T>* a, std::com
 
 std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   const char* op = vectors ? "linalg.eig" : "linalg.eigvals";
+  // PyTorch's eig refuses inf / NaN before any other check (a float16 or 1-d input too)
+  if (vectors && (is_floating(A.dtype()) || is_complex(A.dtype())))
+    EMBER_CHECK(all(isfinite(A)).data<bool>()[0], "torch.linalg.eig: input tensor should not contain infs or NaNs.");
   const ScalarType ct = eig_checks(A, op);
   const int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
@@ -89,36 +93,25 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   Tensor V = vectors ? empty(with_tail(bs, {n, n}), ct, A.device(), std::nullopt) : Tensor();
   if (n == 0 || nb == 0) return {L, V};
   Tensor buf = to_colmajor(A);
-  bool finite = true;
-  switch (buf.dtype()) {
-    case ScalarType::Float32:
-      finite = all_finite(buf.data<float>(), buf.numel());
-      break;
-    case ScalarType::Float64:
-      finite = all_finite(buf.data<double>(), buf.numel());
-      break;
-    case ScalarType::ComplexFloat:
-      finite = all_finite(buf.data<std::complex<float>>(), buf.numel());
-      break;
-    default:
-      finite = all_finite(buf.data<std::complex<double>>(), buf.numel());
-  }
-  if (!finite) {
-    // PyTorch raises for eig; its eigvals returns what LAPACK makes of it (NaN here, never a crash)
-    EMBER_CHECK(!vectors, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
-    fill_(L, Scalar(std::complex<double>(NAN, NAN)));
-    return {L, V};
-  }
+  const bool finite = vectors || all(isfinite(A)).data<bool>()[0];  // eig checked it above
+  // PyTorch's eigvals hands a matrix holding inf or NaN to LAPACK, whose geev loops forever or
+  // crashes on some (MKL: [[nan, nan], [nan, nan]] float32 segfaults): each such matrix's
+  // eigenvalues are NaN here, the batch's finite matrices computed as usual.
   std::pair<int64_t, int> bad{-1, 0};
   auto run = [&](auto z) {
     using T = decltype(z);
     const LapackKernels<T>& la = backend(A).linalg.lapack<T>();
     auto* pl = L.data<std::complex<T>>();
     auto* pv = vectors ? V.data<std::complex<T>>() : nullptr;
+    const bool cplx = is_complex(buf.dtype());
     bad = for_batch(nb, [&](int64_t b) {
       std::complex<T>* vb = pv ? pv + b * n * n : nullptr;
-      if (is_complex(buf.dtype()))
-        return geev_complex(la, int(n), buf.data<std::complex<T>>() + b * n * n, pl + b * n, vb);
+      if (!finite && !(cplx ? all_finite(buf.data<std::complex<T>>() + b * n * n, n * n)
+                            : all_finite(buf.data<T>() + b * n * n, n * n))) {
+        std::fill(pl + b * n, pl + (b + 1) * n, std::complex<T>(NAN, NAN));
+        return 0;
+      }
+      if (cplx) return geev_complex(la, int(n), buf.data<std::complex<T>>() + b * n * n, pl + b * n, vb);
       return geev_real(la, int(n), buf.data<T>() + b * n * n, pl + b * n, vb);
     });
   };

@@ -273,8 +273,13 @@ template <class T>
 EMBER_HOST_DEVICE inline T erfinv(T x) {  // in double, rounded once to T
   return static_cast<T>(special::erfinv(static_cast<double>(x)));
 }
-template <class T>
+// S: the tensor's dtype (T its op-math type); a half type rounds as aten's kernel does in it.
+template <class T, class S = T>
 EMBER_HOST_DEVICE inline T polygamma(T x, int64_t n) {
+  if constexpr (!std::is_same_v<T, S>) {
+    T r;
+    if (n >= 2 && n <= 34 && std::isfinite(x) && special::polygamma_half_type<S>(n, x, &r)) return r;
+  }
   return static_cast<T>(special::polygamma(n, static_cast<double>(x)));
 }
 

@@ -713,6 +713,9 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
         return out.reshape(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())
+    if input.dim() == 1 and bias is not None and bias.dim() == 1 and input.is_contiguous():
+        # aten's _flatten_nd_linear: one row through addmm (bias expanded to it: a bias of another size raises)
+        return ember.addmm(bias, input.reshape(1, input.shape[0]), weight.t()).reshape(-1)
     if input.dim() > 2 and weight.dim() == 1:  # aten's matmul folds the batch dims into one mv
         out = ember.mv(input.flatten(0, -2), weight).reshape(input.shape[:-1])
         return out if bias is None else out + bias

@@ -108,6 +108,16 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss, reduction)
 
 
+def _as_int64(v: Any) -> int:
+    """c10's checked Scalar -> int64_t conversion of a tensor's item()."""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return -2**63
+        if not -2.0**63 <= v < 2.0**63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(v)
+
+
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                            reduction: str = "mean") -> Tensor:
     """Multi-label hinge loss: target lists each sample's classes, ended by the first -1."""
@@ -118,8 +128,9 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     if tuple(t.shape) != (n, c):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
-    # aten checks the whole target's min and max (past a -1 too) before its float-only dispatch
-    if t.numel() and (bool((t < -1).any()) or bool((t >= c).any())):
+    # aten checks the whole target's min and max (past a -1 too) before its float-only dispatch, each read
+    # as an int64 (a float target truncated toward 0; inf overflows, NaN reads as int64's minimum)
+    if t.numel() and (_as_int64(t.min().item()) < -1 or _as_int64(t.max().item()) >= c):
         raise RuntimeError("argument #2 'target' is out of range")
     _float_kernel(input, "multilabel_margin_loss")
     _long_target(t)

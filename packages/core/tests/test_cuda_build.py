@@ -30,6 +30,15 @@ def nvcc_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 
+def generate(tmp_path: Path) -> Path:
+    """The sources gen.py writes from ops.yaml (the CUDA units and the headers they include)."""
+    core = CSRC.parent
+    gen = tmp_path / "generated"
+    subprocess.run([sys.executable, str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(gen),
+                    str(tmp_path / "py")], check=True)
+    return gen
+
+
 @NO_NVCC
 @pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
 def test_cuda_source_compiles(source: Path, tmp_path: Path) -> None:
@@ -44,10 +53,7 @@ def test_every_yaml_kernel_compiles_as_device_code(tmp_path: Path) -> None:
     # ops.yaml's functors as the CUDA build compiles them (gen.py's cuda_pointwise_*.cu): through
     # nvcc's front end only, which is where a host-only helper called from device code is caught
     # (the machine code is the CUDA build's job: nox -s cuda_build). The parts run side by side.
-    core = CSRC.parent
-    gen = tmp_path / "generated"
-    subprocess.run([sys.executable, str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(gen),
-                    str(tmp_path / "py")], check=True)
+    gen = generate(tmp_path)
     parts = sorted(gen.glob("cuda_pointwise_*.cu"))
     assert len(parts) > 1
     runs = [subprocess.Popen(["nvcc", *NVCC_FLAGS, "-cuda", str(p), "-I", str(CSRC), "-I", str(gen),
@@ -63,10 +69,7 @@ def test_every_yaml_kernel_compiles_as_device_code(tmp_path: Path) -> None:
 def test_host_sources_compile_against_cuda_headers(tmp_path: Path) -> None:
     # the backend's host code (runtime, allocator, cuBLAS loader, table) as the CUDA build compiles it:
     # nvcc hands a .cpp to the host compiler with CUDA's include path
-    core = CSRC.parent
-    gen = tmp_path / "generated"
-    subprocess.run([sys.executable, str(core / "codegen" / "gen.py"), str(core / "ops.yaml"), str(gen),
-                    str(tmp_path / "py")], check=True)
+    gen = generate(tmp_path)
     sources = [p for p in sorted((CSRC / "kernels" / "cuda").glob("*.cpp")) if p.name != "cuda_stub.cpp"]
     assert any(p.name == "cublas_gemm.cpp" for p in sources)
     failed = {}

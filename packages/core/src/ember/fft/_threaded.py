@@ -99,28 +99,29 @@ def threads_for(points: int, nthreads: int) -> int:
     return 1 if points < _MIN_POINTS else nthreads
 
 
-def c2c(lib: Any, x: Any, out: Any, axes: Sequence[int], forward: bool, inorm: int, nthreads: int) -> None:
-    """ducc0's c2c over ``axes``; ``out`` may be ``x``."""
+def _forward_passes(lib: Any, first: Callable[..., Any], x: Any, out: Any, axes: Sequence[int], nthreads: int,
+                    **kwargs: Any) -> None:
+    """``first`` (c2c or r2c) over ``axes`` on ember's threads: one sliced call along an axis it leaves
+    alone, or, when it transforms every axis, the last axis split along the first and then c2c in
+    place over the others split along the last (a per-pass inorm multiplies out to the whole
+    transform's: sqrt(n1) sqrt(n2) = sqrt(n1 n2))."""
     nthreads = threads_for(out.size, nthreads)
     split = _split_axis(x.shape, axes)
     if nthreads > 1 and split < 0 and len(axes) > 1:
-        # every axis transformed: the last one split along the first, then the others along the last
-        # (a per-pass inorm multiplies out to the whole transform's: sqrt(n1) sqrt(n2) = sqrt(n1 n2))
-        run_sliced(lib.c2c, x, out, axes[-1:], nthreads, axes[0], forward=forward, inorm=inorm)
-        run_sliced(lib.c2c, out, out, axes[:-1], nthreads, axes[-1], forward=forward, inorm=inorm)
+        run_sliced(first, x, out, axes[-1:], nthreads, axes[0], **kwargs)
+        run_sliced(lib.c2c, out, out, axes[:-1], nthreads, axes[-1], **kwargs)
         return
-    run_sliced(lib.c2c, x, out, axes, nthreads, split, forward=forward, inorm=inorm)
+    run_sliced(first, x, out, axes, nthreads, split, **kwargs)
+
+
+def c2c(lib: Any, x: Any, out: Any, axes: Sequence[int], forward: bool, inorm: int, nthreads: int) -> None:
+    """ducc0's c2c over ``axes``; ``out`` may be ``x``."""
+    _forward_passes(lib, lib.c2c, x, out, axes, nthreads, forward=forward, inorm=inorm)
 
 
 def r2c(lib: Any, x: Any, out: Any, axes: Sequence[int], inorm: int, nthreads: int) -> None:
     """ducc0's forward r2c over ``axes`` (``out`` holds the last one's ``n // 2 + 1`` points)."""
-    nthreads = threads_for(out.size, nthreads)
-    split = _split_axis(x.shape, axes)
-    if nthreads > 1 and split < 0 and len(axes) > 1:
-        run_sliced(lib.r2c, x, out, axes[-1:], nthreads, axes[0], forward=True, inorm=inorm)
-        run_sliced(lib.c2c, out, out, axes[:-1], nthreads, axes[-1], forward=True, inorm=inorm)
-        return
-    run_sliced(lib.r2c, x, out, axes, nthreads, split, forward=True, inorm=inorm)
+    _forward_passes(lib, lib.r2c, x, out, axes, nthreads, forward=True, inorm=inorm)
 
 
 def c2r(lib: Any, x: Any, out: Any, axes: Sequence[int], lastsize: int, inorm: int, nthreads: int) -> None:

@@ -30,11 +30,6 @@ inline T lerp_like(T a, T b, T w) {  // ember's lerp kernel (exact at w = 0 and 
 // The options are template parameters so that the loops have no branches, and sqrt (which
 // GCC will not vectorise while it may set errno) runs in its own small loop over a block
 // that stays in L1: the other two loops vectorise.
-template <class T>
-struct AdamConsts {
-  T wd, decay, w1, b2, c2, b2s, eps, step_size, scale, sign;
-};
-
 constexpr int64_t kBlock = 512;
 
 // sqrt over a block, with explicit SIMD (GCC will not vectorise std::sqrt while it may set
@@ -152,30 +147,14 @@ void adam_one(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, co
   T* m = exp_avg.data<T>();
   T* v = exp_avg_sq.data<T>();
   T* mx = a.amsgrad ? max_sq.data<T>() : nullptr;
-  const double bias1 = 1 - std::pow(a.beta1, step);
-  const double bias2_sqrt = std::sqrt(1 - std::pow(a.beta2, step));
-  const AdamConsts<T> c{T(a.weight_decay),
-                        T(1 - a.lr * a.weight_decay),
-                        T(1 - a.beta1),
-                        T(a.beta2),
-                        T(1 - a.beta2),
-                        T(bias2_sqrt),
-                        T(a.eps),
-                        T(-(a.lr / bias1)),
-                        T(grad_scale ? *grad_scale : 1.0),
-                        T(a.maximize ? -1 : 1)};
-  const int wd = a.weight_decay == 0 ? 0 : a.decoupled ? 2 : 1;
+  const AdamConsts<T> c = adam_consts<T>(a, step, grad_scale);
+  const int wd = adam_wd_kind(a);
   const bool low = std::abs(T(1 - a.beta1)) < T(0.5);
   const auto fn = grad_scale ? pick_wd<T, true>(wd, a.amsgrad, low) : pick_wd<T, false>(wd, a.amsgrad, low);
   parallel_for(0, param.numel(), kGrainSize, [&](int64_t begin, int64_t end) { fn(p, g, m, v, mx, c, begin, end); });
 }
 
-// SGD's element loop, branch-free per option set (as for Adam). Mom: 0 none, 1 first step
-// (the buffer starts as the gradient), 2 later steps.
-template <class T>
-struct SgdConsts {
-  T wd, mu, keep, step, scale, sign;
-};
+// SGD's element loop, branch-free per option set (as for Adam). Mom: sgd_momentum_phase.
 
 #define EMBER_SGD_LOOP(NAME, ATTRS)                                                                               \
   template <class T, bool Scaled, bool Wd, int Mom, bool Nesterov>                                                \
@@ -227,10 +206,8 @@ void sgd_one(const Tensor& param, const Tensor& grad, const Tensor& buf_t, const
   T* p = param.data<T>();
   T* g = grad.data<T>();
   T* buf = a.momentum != 0 ? buf_t.data<T>() : nullptr;
-  const SgdConsts<T> c{
-      T(a.weight_decay),     T(a.momentum), T(1 - a.dampening), T(-a.lr), T(grad_scale ? *grad_scale : 1.0),
-      T(a.maximize ? -1 : 1)};
-  const int mom = a.momentum == 0 ? 0 : first ? 1 : 2;
+  const SgdConsts<T> c = sgd_consts<T>(a, grad_scale);
+  const int mom = sgd_momentum_phase(a, first);
   const bool wd = a.weight_decay != 0;
   const bool nesterov = a.nesterov;
   const auto fn = grad_scale

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/pointwise_launch.cuh"
+#include "kernels/optim_consts.h"
 
 namespace ember::cuda {
 
@@ -14,7 +15,7 @@ namespace {
 using optim::AdamConsts;
 using optim::SgdConsts;
 
-// The options the CPU loops take as template parameters (optim_args.h's kinds).
+// The options the CPU loops take as template parameters (optim_consts.h's kinds).
 struct AdamFlags {
   int wd_kind;
   bool scaled, ams, low_w;

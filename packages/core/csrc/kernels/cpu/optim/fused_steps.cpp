@@ -15,6 +15,7 @@
 
 #include "core/cpu_capability.h"
 #include "core/parallel.h"
+#include "kernels/optim_consts.h"
 
 namespace ember::optim {
 

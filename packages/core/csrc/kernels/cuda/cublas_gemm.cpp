@@ -88,24 +88,6 @@ void check(Status s, const char* what) {
   EMBER_CHECK(s == 0, "CUDA error: ", what, " failed: ", cublas().status_string(s));
 }
 
-// The device C lives on, made current for the call (cuBLAS handles belong to one device each).
-class OnDeviceOf {
- public:
-  explicit OnDeviceOf(const void* p) : device_(device_of(p, "a matrix product")) {
-    EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
-    if (device_ != prev_) EMBER_CHECK(cudaSetDevice(device_) == cudaSuccess, "CUDA error: cudaSetDevice");
-  }
-  ~OnDeviceOf() {
-    if (device_ != prev_) cudaSetDevice(prev_);
-  }
-  OnDeviceOf(const OnDeviceOf&) = delete;
-  OnDeviceOf& operator=(const OnDeviceOf&) = delete;
-  int device() const { return device_; }
-
- private:
-  int device_ = 0, prev_ = 0;
-};
-
 Handle handle_for(int device) {
   static std::mutex mu;
   EMBER_CHECK(device < kMaxDevices, "CUDA error: device index ", device, " is past ember's ", kMaxDevices);
@@ -128,8 +110,10 @@ template <class T>
 void gemm(GemmFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
           int64_t ldb, T beta, T* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
-  const OnDeviceOf on(C);
-  check(fn(handle_for(on.device()), tb ? kOpT : kOpN, ta ? kOpT : kOpN, as_int(N, "N"), as_int(M, "M"), as_int(K, "K"),
+  // the device C lives on, made current for the call (cuBLAS handles belong to one device each)
+  const int device = device_of(C, "a matrix product");
+  const LaunchDevice on(device);
+  check(fn(handle_for(device), tb ? kOpT : kOpN, ta ? kOpT : kOpN, as_int(N, "N"), as_int(M, "M"), as_int(K, "K"),
            &alpha, B, as_int(ldb, "ldb"), A, as_int(lda, "lda"), &beta, C, as_int(ldc, "ldc")),
         "cublas gemm");
 }

@@ -1,5 +1,5 @@
-// The device a pointer's memory lives on, for the backend entries that receive raw pointers
-// (GemmKernels, LossKernels): cudaPointerGetAttributes, with ember's error for host memory.
+// Which device a backend entry runs on: the device a pointer's memory lives on, for the entries
+// that receive raw pointers (GemmKernels, LossKernels), and the guard that makes a device current.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,5 +13,20 @@ inline int device_of(const void* p, const char* what) {
   EMBER_CHECK(ok, "CUDA error: ", what, "'s operand is not device memory");
   return attr.device;
 }
+
+// Makes a device current for a launch (or a cuBLAS call) and restores the caller's after it.
+class LaunchDevice {
+ public:
+  explicit LaunchDevice(int index) {
+    EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
+    if (index >= 0 && index != prev_) EMBER_CHECK(cudaSetDevice(index) == cudaSuccess, "CUDA error: cudaSetDevice");
+  }
+  ~LaunchDevice() { cudaSetDevice(prev_); }
+  LaunchDevice(const LaunchDevice&) = delete;
+  LaunchDevice& operator=(const LaunchDevice&) = delete;
+
+ private:
+  int prev_ = 0;
+};
 
 }  // namespace ember::cuda

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/scalar_type.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/cuda/device_of.h"
 
 namespace ember::cuda {
 
@@ -71,21 +72,6 @@ struct BindLast2 {
   F f;
   T v;
   __host__ __device__ auto operator()(T a, T b) const { return f(a, b, v); }
-};
-
-// Makes the tensors' device current for the launch and restores the caller's after it.
-class LaunchDevice {
- public:
-  explicit LaunchDevice(int index) {
-    EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
-    if (index >= 0 && index != prev_) EMBER_CHECK(cudaSetDevice(index) == cudaSuccess, "CUDA error: cudaSetDevice");
-  }
-  ~LaunchDevice() { cudaSetDevice(prev_); }
-  LaunchDevice(const LaunchDevice&) = delete;
-  LaunchDevice& operator=(const LaunchDevice&) = delete;
-
- private:
-  int prev_ = 0;
 };
 
 // The launch configuration every kernel here shares: 256 threads and grid-stride loops over at most

@@ -127,7 +127,8 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         out.append(f'  IterSpec spec{{"{n}", out_, inplace_, DtypeRule::{rule}}};')
         if op.out_dtype == "exact":
             out.append("  spec.out_rule = OutRule::Exact;")
-        out.append(f"  ElementwiseIter it(spec, {{{', '.join(tensors)}}});")
+        # borrowed operands: the op's own arguments outlive the iterator
+        out.append(f"  ElementwiseIter it(spec, {{{', '.join('&' + t for t in tensors)}}});")
         for cond, msg in op.kernel_checks:
             out.append(f'  EMBER_CHECK({cond}, "{msg}");')
         if any(p.name == "alpha" for p in s.cpp_params):
@@ -142,7 +143,7 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
         out.append(f'  if (is_complex(it.compute_dtype())) {table}.complex.pointwise("{op.kernel}", it, params_);')
         out.append(f"  else {table}.pointwise.{op.kernel}(it, params_);")
         out.append("  it.finish();")
-        out.append("  return it.output();")
+        out.append("  return it.take_output();")
         out.append("}")
         if {"function", "method"} & set(op.variants):
             out.append(cpp_decl(n, s) + f" {{ return {n}_impl(Tensor(), false, {names}); }}")

@@ -24,6 +24,14 @@ constexpr size_t kCacheMin = size_t(64) << 10;
 constexpr size_t kHugeMin = size_t(1) << 20;  // from here on: huge-page aligned and rounded
 constexpr size_t kRound = size_t(2) << 20;    // huge-page granularity
 constexpr size_t kSmallRound = size_t(64) << 10;
+// Blocks up to this size come from malloc's per-thread cache (no lock, no search), one alignment
+// larger and aligned by hand; posix_memalign splits and frees the slack of each small block,
+// ~10% of a small op's time. (The sanitizer build keeps exact blocks, so overruns are caught.)
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSmallMax = 0;
+#else
+constexpr size_t kSmallMax = 896;  // malloc(896 + 64) stays within glibc's tcache sizes
+#endif
 // The cache never holds more than this much unused memory.
 size_t cache_limit() {
   static size_t limit = [] {
@@ -62,6 +70,17 @@ void* try_raw_alloc(size_t n) {
   return p;
 }
 
+void* small_alloc(size_t n) {
+  void* raw = std::malloc(n + kAlignment);
+  if (!raw) out_of_memory(n);
+  // malloc's 16-byte alignment leaves at most 56 bytes before the aligned address, and room
+  // below it for the pointer free needs
+  const uintptr_t at = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + kAlignment - 1) & ~uintptr_t(kAlignment - 1);
+  reinterpret_cast<void**>(at)[-1] = raw;
+  return reinterpret_cast<void*>(at);
+}
+void small_free(void* p) { std::free(static_cast<void**>(p)[-1]); }
+
 }  // namespace
 
 // The cached blocks are the first memory to give back: an allocation that fails while they
@@ -78,6 +97,7 @@ static void* raw_alloc(size_t n) {
 
 namespace {
 void* cpu_alloc_impl(size_t nbytes) {
+  if (nbytes <= kSmallMax) return small_alloc(nbytes);
   if (nbytes < kCacheMin) return raw_alloc(nbytes);
   size_t n = rounded(nbytes);
   {
@@ -105,6 +125,7 @@ void* cpu_alloc(size_t nbytes) {
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
   if (profiler::active()) profiler::record_memory(-static_cast<int64_t>(nbytes), p);
+  if (nbytes <= kSmallMax) return small_free(p);
   if (nbytes >= kCacheMin) {
     size_t n = rounded(nbytes);
     Cache& c = cache();

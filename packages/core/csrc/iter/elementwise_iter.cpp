@@ -107,19 +107,24 @@ void check_out_exact(ScalarType out, ScalarType result) {
   EMBER_CHECK(out == result, "Found dtype ", legacy_name(out), " but expected ", legacy_name(result));
 }
 
-ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs) {
-  build(spec, inputs.begin(), static_cast<int>(inputs.size()));
-}
-ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n) { build(spec, inputs, n); }
-
-void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n) {
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs)
+    : ElementwiseIter(spec, inputs.begin(), static_cast<int>(inputs.size())) {}
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n) {
+  EMBER_CHECK(n + 1 <= kMaxOperands, spec.name, ": too many operands");
   const Tensor* ptrs[kMaxOperands];
   for (int i = 0; i < n; ++i) ptrs[i] = &inputs[i];
+  build(spec, ptrs, n, /*keep_inputs=*/true);
+}
+ElementwiseIter::ElementwiseIter(const IterSpec& spec, std::initializer_list<const Tensor*> inputs) {
+  build(spec, inputs.begin(), static_cast<int>(inputs.size()), /*keep_inputs=*/false);
+}
+
+void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* const* inputs, int n) {
   // A forced compute dtype skips the promotion (where's bool condition beside uint16 operands
   // would not promote)
   ScalarType common = spec.rule == DtypeRule::FirstInput || spec.force_compute != ScalarType::Undefined
-                          ? inputs[0].dtype()
-                          : result_type(ptrs, n);
+                          ? inputs[0]->dtype()
+                          : result_type(inputs, n);
   ScalarType compute = common;
   if (spec.rule == DtypeRule::IntToFloat && !is_floating_or_complex(common)) compute = default_dtype();
   if (spec.force_compute != ScalarType::Undefined) compute = spec.force_compute;
@@ -127,7 +132,8 @@ void ElementwiseIter::compute_dtypes(const IterSpec& spec, const Tensor* inputs,
   dtypes_[0] = spec.rule == DtypeRule::PromoteBoolOut ? ScalarType::Bool : compute;
 }
 
-void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs, int n) {
+void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* const* inputs,
+                                               int n) {
   ScalarType want = dtypes_[0];
   if (spec.out.defined()) {
     const Tensor& out = spec.out;
@@ -140,10 +146,8 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
       resize_out(out, shape);
     }
     result_ = out;
-    if (out.dtype() == want) {
-      ops_[0] = out;
-    } else {
-      ops_[0] = empty_strided(out.sizes(), out.strides(), want, device_);
+    if (out.dtype() != want) {
+      out_temp_ = empty_strided(out.sizes(), out.strides(), want, device_);
       copy_back_ = true;
     }
     return;
@@ -152,15 +156,15 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
   // transposed (dense) output and the loop stays contiguous.
   bool dense = true;
   for (int i = 0; i < n; ++i)
-    if (inputs[i].dim() != 0 && !inputs[i].is_contiguous()) dense = false;
+    if (inputs[i]->dim() != 0 && !inputs[i]->is_contiguous()) dense = false;
   if (dense || shape.size() < 2) {
-    ops_[0] = empty(shape, want, device_);
+    result_ = empty(shape, want, device_);
   } else {
     int nd = static_cast<int>(shape.size());
     int perm[kMaxIterDims];
     for (int d = 0; d < nd; ++d) perm[d] = nd - 1 - d;
     auto stride_of = [&](int i, int d) -> int64_t {
-      const Tensor& t = inputs[i];
+      const Tensor& t = *inputs[i];
       int64_t off = nd - t.dim();
       if (d < off || t.sizes()[d - off] == 1) return 0;
       return t.strides()[d - off];
@@ -181,12 +185,11 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
       st[perm[k]] = s;
       s *= std::max<int64_t>(shape[perm[k]], 1);
     }
-    ops_[0] = empty_strided(shape, st, want, device_);
+    result_ = empty_strided(shape, st, want, device_);
   }
-  result_ = ops_[0];
 }
 
-void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
+void ElementwiseIter::build(const IterSpec& spec, const Tensor* const* inputs, int n, bool keep_inputs) {
   EMBER_CHECK(n + 1 <= kMaxOperands, spec.name, ": too many operands");
   ntensors_ = n + 1;
   // TensorIterator checks the written-to tensor for internal overlap first: before the shapes
@@ -196,14 +199,19 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
   compute_device(spec, inputs, n);
   // In-place ops broadcast into the target, so its shape joins the broadcast.
   bool into_out = spec.inplace && spec.out.defined();
-  DimVector shape = to_vec(into_out ? spec.out.sizes() : inputs[0].sizes());
+  DimVector shape = to_vec(into_out ? spec.out.sizes() : inputs[0]->sizes());
   for (int i = into_out ? 0 : 1; i < n; ++i)
-    if (!inputs[i].sizes().equals(shape)) shape = broadcast_shapes(shape, inputs[i].sizes());
+    if (!inputs[i]->sizes().equals(shape)) shape = broadcast_shapes(shape, inputs[i]->sizes());
   EMBER_CHECK(static_cast<int>(shape.size()) <= kMaxIterDims, spec.name, ": tensors with more than ", kMaxIterDims,
               " dimensions are not supported");
   allocate_or_check_output(spec, shape, inputs, n);
+  // The operands as the strides read them: the output (or its temporary), then each input as
+  // given, or converted (or a copy the iterator keeps, for callers whose inputs are temporaries).
+  const Tensor* ops[kMaxOperands];
+  ops[0] = copy_back_ ? &out_temp_ : &result_;
   for (int i = 0; i < n; ++i) {
-    const Tensor& t = inputs[i];
+    const Tensor& t = *inputs[i];
+    ops[i + 1] = &t;
     ScalarType want = spec.cast_inputs ? compute_ : t.dtype();
     dtypes_[i + 1] = want;
     // (A CPU 0-d operand of a device iteration goes there too: a device kernel cannot read host
@@ -216,23 +224,28 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* inputs, int n) {
       EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(want, spec.name,
                                           [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + kScalarSlot) = v.to_double();
-      ops_[i + 1] = t;
       data_[i + 1] = scalar_buf_[i + 1];
       for (size_t d = 0; d < shape.size(); ++d) strides_[i + 1][d] = 0;
       continue;
     }
-    ops_[i + 1] = t.dtype() == want ? t : to_dtype(t, want);
+    if (t.dtype() != want) {
+      kept_[i + 1] = to_dtype(t, want);
+      ops[i + 1] = &kept_[i + 1];
+    } else if (keep_inputs) {
+      kept_[i + 1] = t;
+      ops[i + 1] = &kept_[i + 1];
+    }
     data_[i + 1] = nullptr;
   }
-  setup_strides(ops_, shape);
+  setup_strides(ops, shape);
   reorder_and_coalesce();
 }
 
 // PyTorch's TensorIterator: the common device is the first one that is not the CPU (the output's
 // first), and every operand must be on it, except input 0-d CPU tensors (numbers, in effect).
-void ElementwiseIter::compute_device(const IterSpec& spec, const Tensor* inputs, int n) {
+void ElementwiseIter::compute_device(const IterSpec& spec, const Tensor* const* inputs, int n) {
   Device common = spec.out.defined() ? spec.out.device() : cpu_device();
-  for (int i = 0; i < n && common.is_cpu(); ++i) common = inputs[i].device();
+  for (int i = 0; i < n && common.is_cpu(); ++i) common = inputs[i]->device();
   device_ = common;
   if (common.is_cpu()) return;  // all on the CPU: nothing more to check
   auto mismatch = [&](Device d) {
@@ -241,12 +254,12 @@ void ElementwiseIter::compute_device(const IterSpec& spec, const Tensor* inputs,
   };
   if (spec.out.defined() && spec.out.device() != common) mismatch(spec.out.device());
   for (int i = 0; i < n; ++i) {
-    const Tensor& t = inputs[i];
+    const Tensor& t = *inputs[i];
     if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu())) mismatch(t.device());
   }
 }
 
-void ElementwiseIter::setup_strides(const Tensor* ops, IntArrayRef shape) {
+void ElementwiseIter::setup_strides(const Tensor* const* ops, IntArrayRef shape) {
   int nd = static_cast<int>(shape.size());
   ndim_ = nd;
   numel_ = compute_numel(shape);
@@ -254,7 +267,7 @@ void ElementwiseIter::setup_strides(const Tensor* ops, IntArrayRef shape) {
   for (int d = 0; d < nd; ++d) shape_[d] = shape[nd - 1 - d];
   for (int o = 0; o < ntensors_; ++o) {
     if (o > 0 && data_[o] == scalar_buf_[o]) continue;
-    const Tensor& t = ops[o];
+    const Tensor& t = *ops[o];
     data_[o] = t.raw();
     int64_t item = static_cast<int64_t>(t.itemsize());
     int64_t off = nd - t.dim();
@@ -324,7 +337,7 @@ void ElementwiseIter::reorder_and_coalesce() {
 
 void ElementwiseIter::finish() {
   if (copy_back_) {
-    copy_into(result_, ops_[0]);
+    copy_into(result_, out_temp_);
     copy_back_ = false;
   }
 }

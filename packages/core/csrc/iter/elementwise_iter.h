@@ -56,11 +56,17 @@ void check_out_exact(ScalarType out, ScalarType result);
 
 class ElementwiseIter {
  public:
+  // These two keep a reference to each input, so the caller may pass temporaries.
   ElementwiseIter(const IterSpec& spec, std::initializer_list<Tensor> inputs);
   ElementwiseIter(const IterSpec& spec, const Tensor* inputs, int n);
+  // Borrowed inputs, which must outlive the iterator (an op's own arguments): no reference
+  // counting on the per-op path.
+  ElementwiseIter(const IterSpec& spec, std::initializer_list<const Tensor*> inputs);
 
   // The result: the given output, or the newly allocated one.
   const Tensor& output() const { return result_; }
+  // The result handed over (after finish()): the iterator is done with it.
+  Tensor take_output() { return std::move(result_); }
   ScalarType compute_dtype() const { return compute_; }
   // The operands' device (a CPU 0-d operand aside: it travels by value, as a number does).
   Device device() const { return device_; }
@@ -99,11 +105,11 @@ class ElementwiseIter {
   char* data(int op) const { return data_[op]; }
 
  private:
-  void build(const IterSpec& spec, const Tensor* inputs, int n);
-  void compute_dtypes(const IterSpec& spec, const Tensor* inputs, int n);
-  void compute_device(const IterSpec& spec, const Tensor* inputs, int n);
-  void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* inputs, int n);
-  void setup_strides(const Tensor* ops, IntArrayRef shape);
+  void build(const IterSpec& spec, const Tensor* const* inputs, int n, bool keep_inputs);
+  void compute_dtypes(const IterSpec& spec, const Tensor* const* inputs, int n);
+  void compute_device(const IterSpec& spec, const Tensor* const* inputs, int n);
+  void allocate_or_check_output(const IterSpec& spec, IntArrayRef shape, const Tensor* const* inputs, int n);
+  void setup_strides(const Tensor* const* ops, IntArrayRef shape);
   void reorder_and_coalesce();
 
   template <class Loop>
@@ -154,8 +160,9 @@ class ElementwiseIter {
   int64_t shape_[kMaxIterDims];
   int64_t strides_[kMaxOperands][kMaxIterDims];
   char* data_[kMaxOperands];
-  Tensor ops_[kMaxOperands];  // operands kept alive: output (maybe temporary) + inputs
-  Tensor result_;             // what the op returns
+  Tensor result_;              // what the op returns
+  Tensor out_temp_;            // written instead of result_ when its dtype differs (copy_back_)
+  Tensor kept_[kMaxOperands];  // inputs converted to the compute dtype, or kept for the caller
   bool copy_back_ = false;
   // An on-stack operand: its value in the compute dtype (complex128 takes 16 bytes), then
   // (at byte kScalarSlot) as a double.

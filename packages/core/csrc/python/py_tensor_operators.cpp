@@ -12,44 +12,52 @@
 
 namespace ember::python {
 
-// Operands of a Python operator: tensors, or a number wrapped as a 0-d tensor beside the other.
-static bool operands(PyObject* a, PyObject* b, Tensor& x, Tensor& y) {
-  auto number = [](PyObject* o) { return PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o) || is_number(o); };
+// Operands of a Python operator: tensors (borrowed from their Python objects, which outlive the
+// call), or a number wrapped as a 0-d tensor beside the other (held in hx / hy).
+struct Operands {
+  Tensor hx, hy;
+  const Tensor* x = nullptr;
+  const Tensor* y = nullptr;
+};
+static bool operands(PyObject* a, PyObject* b, Operands& o) {
+  auto number = [](PyObject* v) { return PyLong_Check(v) || PyFloat_Check(v) || PyBool_Check(v) || is_number(v); };
   const bool ta = is_tensor(a), tb = is_tensor(b);
   if (!(ta || number(a)) || !(tb || number(b))) return false;
-  if (ta) x = unpack(a);
-  if (tb) y = unpack(b);
-  if (!ta) x = tb ? wrap_number(to_scalar(a), y) : wrap_scalar(to_scalar(a));
-  if (!tb) y = ta ? wrap_number(to_scalar(b), x) : wrap_scalar(to_scalar(b));
+  if (ta) o.x = &unpack(a);
+  if (tb) o.y = &unpack(b);
+  if (!ta) o.x = &(o.hx = tb ? wrap_number(to_scalar(a), *o.y) : wrap_scalar(to_scalar(a)));
+  if (!tb) o.y = &(o.hy = ta ? wrap_number(to_scalar(b), *o.x) : wrap_scalar(to_scalar(b)));
   if (conj_views_alive()) [[unlikely]] {  // the conjugate fallback (INPLACE_OP writes x back)
-    x = resolved_operand(x);
-    y = resolved_operand(y);
+    o.x = &(o.hx = resolved_operand(*o.x));
+    o.y = &(o.hy = resolved_operand(*o.y));
   }
   return true;
 }
 
-#define BINARY_OP(fname, name, rname, opname, expr)      \
-  static PyObject* fname(PyObject* a, PyObject* b) {     \
-    EMBER_PY_TRY                                         \
-    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)        \
-    Tensor x, y;                                         \
-    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
-    OpScope prof_(opname, {&x, &y});                     \
-    return wrap(expr);                                   \
-    EMBER_PY_CATCH                                       \
+#define BINARY_OP(fname, name, rname, opname, expr)    \
+  static PyObject* fname(PyObject* a, PyObject* b) {   \
+    EMBER_PY_TRY                                       \
+    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)      \
+    Operands o_;                                       \
+    if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED; \
+    const Tensor &x = *o_.x, &y = *o_.y;               \
+    OpScope prof_(opname, {&x, &y});                   \
+    return wrap(expr);                                 \
+    EMBER_PY_CATCH                                     \
   }
-#define INPLACE_OP(fname, name, opname, expr)            \
-  static PyObject* fname(PyObject* a, PyObject* b) {     \
-    EMBER_PY_TRY                                         \
-    TORCH_FUNCTION_OP(name, nullptr, a, b, nullptr)      \
-    Tensor x, y;                                         \
-    if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED; \
-    OpScope prof_(opname, {&x, &y});                     \
-    expr;                                                \
-    if (!x.same(unpack(a))) write_into(unpack(a), x);    \
-    Py_INCREF(a);                                        \
-    return a;                                            \
-    EMBER_PY_CATCH                                       \
+#define INPLACE_OP(fname, name, opname, expr)          \
+  static PyObject* fname(PyObject* a, PyObject* b) {   \
+    EMBER_PY_TRY                                       \
+    TORCH_FUNCTION_OP(name, nullptr, a, b, nullptr)    \
+    Operands o_;                                       \
+    if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED; \
+    const Tensor &x = *o_.x, &y = *o_.y;               \
+    OpScope prof_(opname, {&x, &y});                   \
+    expr;                                              \
+    if (!x.same(unpack(a))) write_into(unpack(a), x);  \
+    Py_INCREF(a);                                      \
+    return a;                                          \
+    EMBER_PY_CATCH                                     \
   }
 
 BINARY_OP(nb_add, "add", "add", "aten::add", entry::add(x, y))
@@ -81,8 +89,9 @@ INPLACE_OP(nb_irshift, "__irshift__", "aten::bitwise_right_shift_", entry::bitwi
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   TORCH_FUNCTION_OP("pow", "__rpow__", a, b, nullptr)
-  Tensor x, y;
-  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  Operands o_;
+  if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED;
+  const Tensor &x = *o_.x, &y = *o_.y;
   OpScope prof_("aten::pow", {&x, &y});
   return wrap(entry::pow(x, y));
   EMBER_PY_CATCH
@@ -90,8 +99,9 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   EMBER_PY_TRY
   TORCH_FUNCTION_OP("pow_", nullptr, a, b, nullptr)
-  Tensor x, y;
-  if (!operands(a, b, x, y)) Py_RETURN_NOTIMPLEMENTED;
+  Operands o_;
+  if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED;
+  const Tensor &x = *o_.x, &y = *o_.y;
   OpScope prof_("aten::pow_", {&x, &y});
   entry::pow_(x, y);
   if (!x.same(unpack(a))) write_into(unpack(a), x);
@@ -245,12 +255,13 @@ PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   EMBER_PY_TRY
   static const char* const methods[] = {"lt", "le", "__eq__", "ne", "gt", "ge"};
   TORCH_FUNCTION_OP(methods[op], nullptr, a, b, nullptr)
-  Tensor x, y;
-  if (!operands(a, b, x, y)) {
+  Operands o_;
+  if (!operands(a, b, o_)) {
     if (op == Py_EQ) Py_RETURN_FALSE;
     if (op == Py_NE) Py_RETURN_TRUE;
     Py_RETURN_NOTIMPLEMENTED;
   }
+  const Tensor &x = *o_.x, &y = *o_.y;
   static const char* const names[] = {"aten::lt", "aten::le", "aten::eq", "aten::ne", "aten::gt", "aten::ge"};
   OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
   switch (op) {

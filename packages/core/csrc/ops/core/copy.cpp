@@ -62,7 +62,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (is_complex(src.dtype()) && !is_complex(dst.dtype()))
     warn("Casting complex values to real discards the imaginary part");  // PyTorch's UserWarning
   IterSpec spec{"copy_", dst, true, DtypeRule::Promote, dst.dtype(), false};
-  ElementwiseIter it(spec, {src});
+  ElementwiseIter it(spec, {&src});
   backend(dst).copy.copy(it);
 }
 
@@ -183,7 +183,7 @@ static void fill_with(const Tensor& self, const Tensor& value) {
     // Writing one value through an expanded (overlapping) view is fine for a fill.
     IterSpec spec{"fill_", self, true, DtypeRule::Promote, self.dtype(), false};
     spec.check_overlap = false;
-    ElementwiseIter it(spec, {v});
+    ElementwiseIter it(spec, {&v});
     backend(self).copy.copy(it);
   }
   self.bump_version();

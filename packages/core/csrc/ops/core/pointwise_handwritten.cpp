@@ -21,17 +21,18 @@ struct NamedKernel {
 };
 #define EMBER_KERNEL(table, field) (NamedKernel{#field, (table).field})
 
+// The inputs are borrowed: each is an argument of the calling op.
 Tensor run(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
-           std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> params = {}) {
+           std::initializer_list<const Tensor*> inputs, std::initializer_list<Scalar> params = {}) {
   ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
-  if (is_complex(it.compute_dtype())) backend(*inputs.begin()).complex.pointwise(k.name, it, params.begin());
+  if (is_complex(it.compute_dtype())) backend(**inputs.begin()).complex.pointwise(k.name, it, params.begin());
   else k.fn(it, params.begin());
   it.finish();
   if (out.defined()) {
     out.bump_version();
     return out;
   }
-  return it.output();
+  return it.take_output();
 }
 
 }  // namespace
@@ -47,8 +48,8 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
     dtype_not_implemented("round_cpu", x.dtype());
   }
   if (!decimals || *decimals == 0)
-    return run("round", EMBER_KERNEL(backend(x).pointwise, round), DtypeRule::Promote, out, inplace, {x});
-  return run("round", EMBER_KERNEL(backend(x).pointwise, round_decimals), DtypeRule::Promote, out, inplace, {x},
+    return run("round", EMBER_KERNEL(backend(x).pointwise, round), DtypeRule::Promote, out, inplace, {&x});
+  return run("round", EMBER_KERNEL(backend(x).pointwise, round_decimals), DtypeRule::Promote, out, inplace, {&x},
              {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
@@ -88,9 +89,10 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
     return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
   }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
-  if (lo && hi) return run("clamp", EMBER_KERNEL(k, clamp_scalar), DtypeRule::Promote, out, inplace, {xin}, {*lo, *hi});
-  if (lo) return run("clamp", EMBER_KERNEL(k, clamp_min_scalar), DtypeRule::Promote, out, inplace, {xin}, {*lo});
-  return run("clamp", EMBER_KERNEL(k, clamp_max_scalar), DtypeRule::Promote, out, inplace, {xin}, {*hi});
+  if (lo && hi)
+    return run("clamp", EMBER_KERNEL(k, clamp_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo, *hi});
+  if (lo) return run("clamp", EMBER_KERNEL(k, clamp_min_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo});
+  return run("clamp", EMBER_KERNEL(k, clamp_max_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*hi});
 }
 Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return clamp_impl(Tensor(), false, input, min, max);
@@ -108,9 +110,9 @@ static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, con
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
   const PointwiseKernels& k = backend(x).pointwise;
   if (lo.defined() && hi.defined())
-    return run("clamp", EMBER_KERNEL(k, clamp), DtypeRule::Promote, out, inplace, {x, lo, hi});
-  if (lo.defined()) return run("clamp", EMBER_KERNEL(k, clamp_min_tensor), DtypeRule::Promote, out, inplace, {x, lo});
-  return run("clamp", EMBER_KERNEL(k, clamp_max_tensor), DtypeRule::Promote, out, inplace, {x, hi});
+    return run("clamp", EMBER_KERNEL(k, clamp), DtypeRule::Promote, out, inplace, {&x, &lo, &hi});
+  if (lo.defined()) return run("clamp", EMBER_KERNEL(k, clamp_min_tensor), DtypeRule::Promote, out, inplace, {&x, &lo});
+  return run("clamp", EMBER_KERNEL(k, clamp_max_tensor), DtypeRule::Promote, out, inplace, {&x, &hi});
 }
 Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
   return clamp_t_impl(Tensor(), false, input, min, max);
@@ -158,18 +160,18 @@ static std::pair<NamedKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& 
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
   auto [k, a] = sub_kernel(input, alpha);
-  return run("sub", k, DtypeRule::Promote, Tensor(), false, {input, other}, {a});
+  return run("sub", k, DtypeRule::Promote, Tensor(), false, {&input, &other}, {a});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other, alpha);
   check_inplace(self, "sub_");
   auto [k, a] = sub_kernel(self, alpha);
-  return run("sub_", k, DtypeRule::Promote, self, true, {self, other}, {a});
+  return run("sub_", k, DtypeRule::Promote, self, true, {&self, &other}, {a});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   check_sub(input, other, alpha);
   auto [k, a] = sub_kernel(input, alpha);
-  return run("sub", k, DtypeRule::Promote, out, false, {input, other}, {a});
+  return run("sub", k, DtypeRule::Promote, out, false, {&input, &other}, {a});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
 
@@ -177,13 +179,13 @@ Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { ret
 static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
                        std::optional<std::string_view> mode) {
   const PointwiseKernels& k = backend(a).pointwise;
-  if (!mode) return run("div", EMBER_KERNEL(k, div_true), DtypeRule::IntToFloat, out, inplace, {a, b});
+  if (!mode) return run("div", EMBER_KERNEL(k, div_true), DtypeRule::IntToFloat, out, inplace, {&a, &b});
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
     const Tensor* ts[] = {&a, &b};
     check_int_divisor(result_type(ts, 2), b);
     return run("div", trunc ? EMBER_KERNEL(k, div_trunc) : EMBER_KERNEL(k, div_floor), DtypeRule::Promote, out, inplace,
-               {a, b});
+               {&a, &b});
   }
   fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
        std::string(*mode), "'");
@@ -227,7 +229,7 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
   }
   return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, Tensor(), false,
-             {input, exponent});
+             {&input, &exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
@@ -243,17 +245,17 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
     if (self.is_floating() && e == 2.0) return square_(self);
     if (self.is_floating() && e == 0.5) return sqrt_(self);
   }
-  return run("pow_", EMBER_KERNEL(backend(self).pointwise, pow), DtypeRule::Promote, self, true, {self, exponent});
+  return run("pow_", EMBER_KERNEL(backend(self).pointwise, pow), DtypeRule::Promote, self, true, {&self, &exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
-  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, out, false, {input, exponent});
+  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, out, false, {&input, &exponent});
 }
 
 // ---- square (bool squares as int64, like pow(x, 2)) ----
 static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
   const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
-  return run("square", EMBER_KERNEL(backend(in).pointwise, square), DtypeRule::Promote, out, inplace, {in});
+  return run("square", EMBER_KERNEL(backend(in).pointwise, square), DtypeRule::Promote, out, inplace, {&in});
 }
 Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
 Tensor square_(const Tensor& self) {
@@ -295,7 +297,7 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
     out.bump_version();
     return out;
   }
-  return it.output();
+  return it.take_output();
 }
 Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight) {
   return lerp_impl(Tensor(), false, input, end, weight);
@@ -350,19 +352,19 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, Tensor(), false,
-             {input, tensor1, tensor2}, {value});
+             {&input, &tensor1, &tensor2}, {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
   return run("addcdiv_", EMBER_KERNEL(backend(self).pointwise, addcdiv), DtypeRule::Promote, self, true,
-             {self, tensor1, tensor2}, {value});
+             {&self, &tensor1, &tensor2}, {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
   return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, out, false,
-             {input, tensor1, tensor2}, {value});
+             {&input, &tensor1, &tensor2}, {value});
 }
 
 // ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
@@ -374,7 +376,7 @@ static bool gelu_tanh_form(std::string_view approximate) {
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(self).pointwise;
   return run("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh) : EMBER_KERNEL(k, gelu),
-             DtypeRule::Promote, Tensor(), false, {self});
+             DtypeRule::Promote, Tensor(), false, {&self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const PointwiseKernels& k = backend(grad_output).pointwise;
@@ -392,7 +394,7 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
   }
   return run("gelu_backward",
              gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh_backward) : EMBER_KERNEL(k, gelu_backward),
-             DtypeRule::Promote, Tensor(), false, {grad_output, self});
+             DtypeRule::Promote, Tensor(), false, {&grad_output, &self});
 }
 
 // A bound of exactly 2.0**63 for an int64 tensor: c10's range check compares with INT64_MAX as a
@@ -406,12 +408,12 @@ static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_int64_bound(self.dtype(), threshold);
   check_int64_bound(self.dtype(), value);
-  return run("threshold", EMBER_KERNEL(backend(self).pointwise, threshold), DtypeRule::Promote, Tensor(), false, {self},
-             {threshold, value});
+  return run("threshold", EMBER_KERNEL(backend(self).pointwise, threshold), DtypeRule::Promote, Tensor(), false,
+             {&self}, {threshold, value});
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", EMBER_KERNEL(backend(self).pointwise, softplus), DtypeRule::Promote, Tensor(), false, {self},
+  return run("softplus", EMBER_KERNEL(backend(self).pointwise, softplus), DtypeRule::Promote, Tensor(), false, {&self},
              {beta, threshold});
 }
 
@@ -459,7 +461,7 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
     out.bump_version();
     return out;
   }
-  return it.output();
+  return it.take_output();
 }
 Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other) {
   return where_impl(Tensor(), condition, input, other);

@@ -523,16 +523,16 @@ int parse_overloads(const char* name, Signature* sigs, int n, PyObject* self, Py
 
 // ---- accessors ----
 
-Tensor Signature::tensor(ParsedArgs& A, int i) const {
+const Tensor& Signature::tensor(ParsedArgs& A, int i) const {
   PyObject* o = A.obj[i];
   if (is_tensor(o)) return unpack(o);
   Scalar s = to_scalar(o);
-  if (!s.is_uint64()) return wrap_scalar(s);
+  if (!s.is_uint64()) return A.held(i) = wrap_scalar(s);
   const Tensor* beside[kMaxParams];
   int n = 0;
   for (size_t j = 0; j < params_.size(); ++j)
     if (A.obj[j] && A.obj[j] != Py_Ellipsis && is_tensor(A.obj[j])) beside[n++] = &unpack(A.obj[j]);
-  return wrap_number(s, beside, n);
+  return A.held(i) = wrap_number(s, beside, n);
 }
 
 TensorList Signature::tensor_list(ParsedArgs& A, int i) const {

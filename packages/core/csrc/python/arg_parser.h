@@ -67,6 +67,7 @@ struct ParsedArgs {
   ParsedArgs& operator=(const ParsedArgs&) = delete;
   ~ParsedArgs() {
     for (uint32_t m = made_; m; m &= m - 1) slot(__builtin_ctz(m))->~DimVector();
+    for (uint32_t m = held_made_; m; m &= m - 1) held_slot(__builtin_ctz(m))->~Tensor();
   }
   // The buffer holding int[] argument i's values, made on first use: building and destroying
   // a vector for every parameter slot on every call cost ~200 instructions per op.
@@ -77,9 +78,21 @@ struct ParsedArgs {
     }
     return *slot(i);
   }
+  // Tensor argument i when the call gave a Python number: the wrapped 0-d tensor lives here, so
+  // Signature::tensor can hand out references (a real tensor argument is borrowed from its object).
+  Tensor& held(int i) {
+    if (!(held_made_ >> i & 1u)) {
+      new (held_[i]) Tensor();
+      held_made_ |= 1u << i;
+    }
+    return *held_slot(i);
+  }
 
  private:
   DimVector* slot(int i) { return std::launder(reinterpret_cast<DimVector*>(lists_[i])); }
+  Tensor* held_slot(int i) { return std::launder(reinterpret_cast<Tensor*>(held_[i])); }
+  uint32_t held_made_ = 0;
+  alignas(Tensor) unsigned char held_[kMaxParams][sizeof(Tensor)];
   uint32_t made_ = 0;
   static_assert(kMaxParams <= 32, "made_ holds one bit per parameter");
   alignas(DimVector) unsigned char lists_[kMaxParams][sizeof(DimVector)];
@@ -105,7 +118,8 @@ class Signature {
   bool takes(Py_ssize_t nargs) const { return nargs >= min_args_ && nargs <= max_args_; }
 
   bool is_none(ParsedArgs& A, int i) const { return !A.obj[i] || A.obj[i] == Py_None; }
-  Tensor tensor(ParsedArgs& A, int i) const;
+  // Borrowed from the argument's Python object (or A's holder for a number): valid while A lives.
+  const Tensor& tensor(ParsedArgs& A, int i) const;
   Tensor opt_tensor(ParsedArgs& A, int i) const { return is_none(A, i) ? Tensor() : tensor(A, i); }
   TensorList tensor_list(ParsedArgs& A, int i) const;
   Scalar scalar(ParsedArgs& A, int i) const;

@@ -3,11 +3,11 @@ memory shared with the input. (ember's reductions once returned a view of their 
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-import pytest
+from collections.abc import Callable
+from typing import Any
 
 import ember
+import pytest
 
 torch = pytest.importorskip("torch")
 
@@ -54,3 +54,24 @@ def test_reduction_result_owns_its_memory() -> None:
     assert r.tolist() == [4.0] * 4 and x.sum().item() == 12.0
     v, i = x.max(1)
     assert v.stride() == (1,) and i.stride() == (1,)
+
+
+PRODUCTS: dict[str, Callable[[Any], Any]] = {
+    "dot": lambda lib: lib.dot(lib.ones(4), lib.ones(4)),
+    "vector @ vector": lambda lib: lib.ones(4) @ lib.ones(4),
+    "matrix @ vector (mv)": lambda lib: lib.ones(3, 4) @ lib.ones(4),
+    "vector @ matrix": lambda lib: lib.ones(4) @ lib.ones(4, 5),
+    "batch @ matrix": lambda lib: lib.ones(2, 3, 4) @ lib.ones(4, 5),
+    "batch @ vector": lambda lib: lib.ones(2, 3, 4) @ lib.ones(4),
+    "batch @ batch": lambda lib: lib.ones(2, 3, 4) @ lib.ones(2, 4, 3),
+    "vdot": lambda lib: lib.vdot(lib.ones(4), lib.ones(4)),
+}
+
+
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_product_result_is_not_a_view(name: str) -> None:
+    got = []
+    for lib in (torch, ember):
+        r = PRODUCTS[name](lib)
+        got.append((r._is_view(), r._base is None, tuple(r.shape), r.tolist()))
+    assert got[1] == got[0]

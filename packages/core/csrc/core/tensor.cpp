@@ -207,6 +207,16 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   return Tensor(std::move(impl));
 }
 
+Tensor restride_result(Tensor t, IntArrayRef sizes, IntArrayRef strides) {
+  TensorImpl* impl = t.impl();
+  if (t.ref().use_count() != 1 || impl->base || impl->autograd || impl->pyobj)
+    return make_view(t, sizes, strides, t.offset());
+  impl->sizes = to_vec(sizes);
+  impl->strides = to_vec(strides);
+  impl->refresh();
+  return t;
+}
+
 std::atomic<int64_t> g_conj_views{0};
 
 void set_conj(TensorImpl* impl, bool on) {

@@ -140,6 +140,9 @@ Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device = cpu_device());
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device = cpu_device());
 // A new tensor header over an existing storage (views).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+// An op's own fresh result given other sizes and strides over the same elements: in place when
+// nothing else holds it (aten's _unsafe_view: still a result, with no _base), else a view.
+Tensor restride_result(Tensor t, IntArrayRef sizes, IntArrayRef strides);
 // A 0-d tensor holding a Python number, marked as wrapped for type promotion.
 Tensor wrap_scalar(const Scalar& s);
 // A number (Python's, or a kernel's Scalar argument) as an operand beside the tensors `beside`, as

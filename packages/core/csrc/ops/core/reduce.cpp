@@ -39,7 +39,8 @@ DimVector keep_shape(const Tensor& x, const DimMask& m) {
   return s;
 }
 
-Tensor drop_dims(const Tensor& t, const DimMask& m, bool keepdim) {
+// (restride_result: a reduction's result is no view of its accumulator, as in PyTorch)
+Tensor drop_dims(Tensor t, const DimMask& m, bool keepdim) {
   if (keepdim) return t;
   DimVector sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d) {
@@ -47,7 +48,7 @@ Tensor drop_dims(const Tensor& t, const DimMask& m, bool keepdim) {
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
-  return make_view(t, sizes, strides, t.offset());
+  return restride_result(std::move(t), sizes, strides);
 }
 
 int64_t reduced_count(const Tensor& x, const DimMask& m) {
@@ -117,9 +118,12 @@ Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, 
       return reduce(to_dtype(x, ScalarType::Int64), m, keepdim, kind, out_dtype, out, rule);
   }
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
-  ReduceIter it(acc, x);
-  backend(x).reduce.reduce(it, kind);
-  return finish_out(drop_dims(to_dtype(acc, out_dtype), m, keepdim), out, rule);
+  {
+    ReduceIter it(acc, x);  // (it holds acc: gone before acc is restrided in place)
+    backend(x).reduce.reduce(it, kind);
+  }
+  Tensor r = acc.dtype() == out_dtype ? std::move(acc) : to_dtype(acc, out_dtype);
+  return finish_out(drop_dims(std::move(r), m, keepdim), out, rule);
 }
 
 ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
@@ -237,10 +241,16 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
   Tensor values = empty(kshape, x.dtype(), x.device()), indices = empty(kshape, ScalarType::Int64, x.device());
   if (moved.numel() > 0) backend(x).reduce.arg_reduce(moved, values, indices, is_max);
   if (nd > 0) {
-    values = transpose(values, d, nd - 1);
-    indices = transpose(indices, d, nd - 1);
+    auto back = [&](Tensor& t) {  // the reduced dim back in place of d (a transpose, not a view)
+      DimVector sizes = to_vec(t.sizes()), strides = to_vec(t.strides());
+      std::swap(sizes[d], sizes[nd - 1]);
+      std::swap(strides[d], strides[nd - 1]);
+      t = restride_result(std::move(t), sizes, strides);
+    };
+    back(values);
+    back(indices);
   }
-  return {drop_dims(values, m, keepdim), drop_dims(indices, m, keepdim)};
+  return {drop_dims(std::move(values), m, keepdim), drop_dims(std::move(indices), m, keepdim)};
 }
 
 Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
@@ -306,7 +316,7 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
              "reduction factor (input numel divided by output numel)."));
   // no values: NaN whatever the correction (0 / 0), as PyTorch
   Tensor v = div(ss, wrap_scalar(Scalar(n == 0 ? 0.0 : dof)), std::nullopt);
-  if (mean_out) *mean_out = drop_dims(mu, m, keepdim);
+  if (mean_out) *mean_out = drop_dims(std::move(mu), m, keepdim);
   return take_sqrt ? sqrt(v) : v;
 }
 
@@ -557,7 +567,7 @@ static Tensor logsumexp_impl(const Tensor& input, IntArrayRef dim, bool keepdim,
   Tensor r = log(sum(exp(sub(x, shift, Scalar(int64_t(1)))), dim, true, acc));
   r = add(r, shift, Scalar(int64_t(1)));
   DimMask mask = dim_mask(x, dim);
-  return finish_out(drop_dims(r, mask, keepdim), out);
+  return finish_out(drop_dims(std::move(r), mask, keepdim), out);
 }
 Tensor logsumexp(const Tensor& input, IntArrayRef dim, bool keepdim) {
   return logsumexp_impl(input, dim, keepdim, nullptr);

@@ -162,13 +162,22 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   return to_out(c, out);
 }
 
+// A product's fresh result in another shape: no view of it (aten's _unsafe_view), as in PyTorch.
+static Tensor reshape_result(Tensor t, IntArrayRef shape) {
+  if (!t.is_contiguous()) return reshape(t, shape);
+  return restride_result(std::move(t), shape, contiguous_strides(shape));
+}
+
 Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
               "D");
   if (da == 1 && db == 1) return to_out(dot(a, b), out);
   if (da == 2 && db == 1) return to_out(mv(a, b), out);
-  if (da == 1 && db == 2) return to_out(squeeze(mm_impl(unsqueeze(a, 0), b, nullptr), 0), out);
+  if (da == 1 && db == 2) {
+    const int64_t p[] = {b.size(1)};
+    return to_out(reshape_result(mm_impl(unsqueeze(a, 0), b, nullptr), IntArrayRef(p, 1)), out);
+  }
   if (da == 2 && db == 2) return mm_impl(a, b, out);
   // aten folds a batched input times a matrix or vector into one mm (its dtype check); the other
   // batched forms go through bmm's order (an empty product needs no common dtype there)
@@ -194,7 +203,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   DimVector rs = batch;
   if (da > 1) rs.push_back(n);
   if (db > 1) rs.push_back(p);
-  return to_out(reshape(r, rs), out);
+  return to_out(reshape_result(std::move(r), rs), out);
 }
 
 Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha,
@@ -321,7 +330,8 @@ static Tensor mv_impl(const Tensor& input, const Tensor& vec, const Tensor* out)
   EMBER_CHECK(self_dtype == input.dtype() && self_dtype == vec.dtype(),
               "addmv input tensors must have the same dtype, but got ", legacy_name(self_dtype), ", ",
               legacy_name(input.dtype()), ", and ", legacy_name(vec.dtype()));
-  return to_out(squeeze(mm_impl(input, unsqueeze(vec, 1), nullptr), 1), out);
+  const int64_t n[] = {rows};
+  return to_out(reshape_result(mm_impl(input, unsqueeze(vec, 1), nullptr), IntArrayRef(n, 1)), out);
 }
 Tensor mv(const Tensor& input, const Tensor& vec) { return mv_impl(input, vec, nullptr); }
 Tensor mv_out(const Tensor& input, const Tensor& vec, const Tensor& out) { return mv_impl(input, vec, &out); }
@@ -337,7 +347,7 @@ Tensor dot(const Tensor& input, const Tensor& tensor) {
   // aten's dot kernel dispatches every type but bool (mm, which takes bool, is only ember's route)
   if (input.dtype() == ScalarType::Bool || is_shell_unsigned(input.dtype()))
     dtype_not_implemented("dot", input.dtype());
-  return reshape(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
+  return reshape_result(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
 }
 Tensor dot_out(const Tensor& input, const Tensor& tensor, const Tensor& out) {
   // aten: out= resized to 0-d and its dtype checked against the input's, before the product

@@ -153,8 +153,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
     // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
+    DimMask m = dim_mask(x, dim);  // the dims checked first: a 0-d input takes only 0 / -1
     if (x.dim() == 0) return clone(x, std::nullopt);
-    DimMask m = dim_mask(x, dim);
     DimVector dims;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (m[d]) dims.push_back(d);
@@ -173,12 +173,13 @@ void check_mean_dtype(const char* name, ScalarType dt) {
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
   if (nan) {
-    EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
-                legacy_name(x0.dtype()));
+    EMBER_CHECK(is_floating_or_complex(x0.dtype()),
+                "nanmean(): expected input to have floating point or complex dtype but got ", legacy_name(x0.dtype()));
     // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
-    // all wrapped first), then sums into out= (so a non-float out fails in nansum).
+    // all wrapped first), then sums into out= (so a non-float out fails in nansum, as a complex input does).
     if (dtype) check_mean_dtype(name, *dtype);
     (void)dim_mask(x0, dim);
+    EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
@@ -402,6 +403,13 @@ static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool k
       EMBER_CHECK_INDEX(x.sizes()[w] != 0, name, "(): Expected reduction dim ", w, " to have non-zero size.");
     }
   DimMask m = dim_mask(x, dim);
+  if (is_complex(x.dtype())) {
+    // aten's max_values / min_values kernels have no complex case, but an empty result skips them
+    int64_t kept = 1;
+    for (int64_t d = 0; d < x.dim(); ++d) kept *= m[d] ? 1 : x.sizes()[d];
+    if (kept != 0) dtype_not_implemented(k == ReduceKind::Max ? "max_values_cpu" : "min_values_cpu", x.dtype());
+    return sum_impl(x, dim, keepdim, std::nullopt, ReduceKind::Sum, out);
+  }
   return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);
 }
 Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {
@@ -417,10 +425,21 @@ Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor
   return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, &out);
 }
 std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
-  if (!dim) {
+  // aten's order: the dim, a 0-d complex input (its own message), an empty reduced dim, then
+  // the kernel's dtype dispatch (aminmax_cpu)
+  if (dim) {
+    const int64_t w = wrap_dim(*dim, input.dim());
+    EMBER_CHECK(!(input.dim() == 0 && is_complex(input.dtype())), "aminmax not implemented for ",
+                legacy_name(input.dtype()));
+    EMBER_CHECK_INDEX(input.numel() > 0 || input.sizes()[w] != 0, "aminmax: Expected reduction dim ", w,
+                      " to have non-zero size.");
+  } else {
     EMBER_CHECK(input.numel() > 0,
                 "aminmax(): cannot compute aminmax over an empty dimension as the "
                 "operation has no identity.");
+  }
+  if (is_complex(input.dtype())) dtype_not_implemented("aminmax_cpu", input.dtype());
+  if (!dim) {
     Tensor lo = amin(input, {}, keepdim), hi = amax(input, {}, keepdim);
     return {lo, hi};
   }

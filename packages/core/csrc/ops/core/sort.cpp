@@ -222,7 +222,8 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
 Tensor global_median(const char* op, const Tensor& input, Select what) {
   if (input.numel() == 0)
     return to_dtype(full({}, Scalar(double(NAN)), ScalarType::Float32, input.device()), input.dtype());
-  if (input.dtype() == ScalarType::Bool || is_complex(input.dtype())) dtype_not_implemented("median_cpu", input.dtype());
+  if (input.dtype() == ScalarType::Bool || is_complex(input.dtype()))
+    dtype_not_implemented("median_cpu", input.dtype());
   return std::get<0>(select_impl(op, reshape(input, {-1}), what, 0, 0, false));
 }
 

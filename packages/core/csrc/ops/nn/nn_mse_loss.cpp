@@ -51,8 +51,8 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
     // no kernel: the operands' shapes are checked first (the iterator), then the cast to self's
     // dtype, then the dispatch
     (void)mul(difference(self, target), grad_output);
-    EMBER_CHECK(can_cast(dt, self.dtype()), "result type ", legacy_name(dt), " can't be cast to the desired output type ",
-                legacy_name(self.dtype()));
+    EMBER_CHECK(can_cast(dt, self.dtype()), "result type ", legacy_name(dt),
+                " can't be cast to the desired output type ", legacy_name(self.dtype()));
     dtype_not_implemented("mse_backward_cpu_out", dt);
   }
   // The iterator computes in the three operands' result type (a 0-d self and target give way to a

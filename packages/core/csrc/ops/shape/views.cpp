@@ -218,8 +218,8 @@ static std::string cpu_type_string(ScalarType t) {
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t nd = self.dim(), n = static_cast<int64_t>(size.size());
-  EMBER_CHECK(n >= nd, "expand(", cpu_type_string(self.dtype()), "{", shape_str(self.sizes()), "}, size=", shape_str(size),
-              "): the number of sizes provided (", n,
+  EMBER_CHECK(n >= nd, "expand(", cpu_type_string(self.dtype()), "{", shape_str(self.sizes()),
+              "}, size=", shape_str(size), "): the number of sizes provided (", n,
               ") must be greater or equal to the number of dimensions in the tensor (", nd, ")");
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {

@@ -1,8 +1,10 @@
-"""Every differentiable op of ops.yaml on complex128 inputs against PyTorch 2.13.
+"""Every op of ops.yaml on complex128 inputs against PyTorch 2.13.
 
-The gradient-parity cases (test_grad_parity.py: the ops whose float inputs carry a gradient)
-are run forward with their float32 / float64 tensor arguments rewritten to complex128 (same
-shape, layout and value domain, for the real and imaginary parts each). PyTorch computes many
+Two walks: the gradient-parity cases (test_grad_parity.py: the ops whose float inputs carry a
+gradient) with their top-level float32 / float64 tensor arguments rewritten to complex128, and
+the forward parity cases of every op (test_parity.py's builders) with every float32 / float64
+tensor and dtype argument rewritten so (same shape, layout and value domain, for the real and
+imaginary parts each), each run forward. PyTorch computes many
 of them, refuses others (a NotImplementedError naming its kernel, a RuntimeError of its own),
 and checks the arguments in an order of its own: ember must give the same outcome -- the same
 values and dtype where PyTorch computes, the same exception type where it raises, and where
@@ -13,6 +15,7 @@ message naming it too.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import pytest
@@ -24,7 +27,7 @@ from sibling import load  # noqa: E402
 
 G = load("test_grad_parity")
 P, H = G.P, G.H
-T = H.T
+T, DT = H.T, H.DT
 
 SOURCE = ("float32", "float64")
 
@@ -44,6 +47,36 @@ def remap(case: Any) -> Any:
     return dataclasses.replace(case, id=f"{case.id}>complex128", args=args)
 
 
+def remap_all(obj: Any) -> Any:
+    """Every float tensor / dtype argument, nested or keyword, made complex128."""
+    if isinstance(obj, T):
+        return dataclasses.replace(obj, dtype="complex128") if obj.dtype in SOURCE else obj
+    if isinstance(obj, DT):
+        return DT("complex128") if obj.name in SOURCE else obj
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(remap_all(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: remap_all(v) for k, v in obj.items()}
+    return obj
+
+
+def collect_forward() -> list:
+    params = []
+    for op in P.OPS:
+        if op["name"] in P.TORCH_REFERENCES:
+            continue
+        variants = [v for v in op["variants"] if v in ("function", "method")]
+        if not variants:
+            continue
+        builder = P.builder_for(op)
+        for c in builder(op) if builder else []:
+            if not any(n in repr(c.args) + repr(c.kwargs) for n in SOURCE):
+                continue
+            c2 = dataclasses.replace(c, id=f"{c.id}>complex128", args=remap_all(c.args), kwargs=remap_all(c.kwargs))
+            params.append((P.op_key(op), variants[0], c2))
+    return params
+
+
 def collect() -> list:
     params = []
     for key, variant, case in G.PARAMS:
@@ -55,6 +88,7 @@ def collect() -> list:
 
 
 PARAMS = collect()
+FORWARD_PARAMS = collect_forward()
 
 
 def param_id(p: tuple) -> str:
@@ -70,8 +104,8 @@ def in_complex_half(t_res: Any, t_exc: BaseException | None) -> bool:
 
 
 def dtype_names(exc: BaseException) -> list[str]:
-    text = str(exc)
-    return [n for n in ("ComplexFloat", "ComplexDouble", "ComplexHalf") if n in text]
+    """The complex dtypes a message names (not inside a printed tensor's CPU...Type footer)."""
+    return re.findall(r"(?<!CPU)Complex(?:Float|Double|Half)\b", str(exc))
 
 
 def check(key: str, variant: str, case: Any) -> None:
@@ -106,6 +140,14 @@ def test_complex_op(key: str, variant: str, case: Any) -> None:
         check(key, variant, case)
 
 
-def test_sweep_reaches_every_differentiable_op() -> None:
-    swept = {p[0] for p in PARAMS}
-    assert len(swept) > 300, len(swept)
+@pytest.mark.parametrize("key, variant, case", [_marks(p) for p in FORWARD_PARAMS])
+def test_complex_op_forward(key: str, variant: str, case: Any) -> None:
+    if case.isolate:
+        H.run_forked(lambda: check(key, variant, case))
+    else:
+        check(key, variant, case)
+
+
+def test_sweep_reaches_every_op() -> None:
+    assert len({p[0] for p in PARAMS}) > 300, len({p[0] for p in PARAMS})
+    assert len({p[0] for p in FORWARD_PARAMS}) > 450, len({p[0] for p in FORWARD_PARAMS})

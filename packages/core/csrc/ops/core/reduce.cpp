@@ -141,6 +141,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
+    // a float input summed into a complex dtype reaches the float-only kernel too
+    if (x0.is_floating() && x0.numel() > 0 && dtype && is_complex(*dtype)) dtype_not_implemented("nansum_cpu", *dtype);
     if (!is_floating(dtype ? *dtype : x0.dtype())) {
       kind = ReduceKind::Sum;
       // a float input summed as integers: PyTorch's NaNs count as 0, the rest convert as the cast does
@@ -247,6 +249,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
 Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
                 const Tensor* out) {
   EMBER_CHECK(x.dtype() != ScalarType::Bool, name, "(): does not support bool input");
+  EMBER_CHECK(!is_complex(x.dtype()), name, "(): does not support complex input");  // aten's meta, before the dims
   Tensor r;
   if (!dim) {
     EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
@@ -592,6 +595,9 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
               legacy_name(x0.dtype()));
   if (dtype && is_complex(x0.dtype()))
     EMBER_CHECK(is_complex(*dtype), "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
+                legacy_name(*dtype));
+  if (dtype && !is_complex(x0.dtype()))
+    EMBER_CHECK(!is_complex(*dtype), "linalg.vector_norm: dtype should be real for real inputs, but got ",
                 legacy_name(*dtype));
   if (dtype)
     EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",

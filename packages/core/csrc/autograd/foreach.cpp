@@ -123,14 +123,26 @@ TensorList _foreach_div_(const TensorList& self, const TensorList& other) {
 TensorList _foreach_maximum(const TensorList& self, const Scalar& scalar) {
   return map_each(self, [&](size_t i) { return ag::clamp_min(self[i], scalar); });
 }
+// aten's list form runs clamp_min.Tensor's kernel per pair, whose dispatch refuses complex by name
+static void refuse_complex_max(const Tensor& a, const Tensor& b) {
+  (void)broadcast_shapes(a.sizes(), b.sizes());  // its iterator's shape check comes first
+  const ScalarType t = promote_types(a.dtype(), b.dtype());
+  if (is_complex(t)) dtype_not_implemented("maximum_cpu", t);
+}
 TensorList _foreach_maximum(const TensorList& self, const TensorList& other) {
-  return map_each(self, other, [&](size_t i) { return ag::maximum(self[i], other[i]); });
+  return map_each(self, other, [&](size_t i) {
+    refuse_complex_max(self[i], other[i]);
+    return ag::maximum(self[i], other[i]);
+  });
 }
 TensorList _foreach_maximum_(const TensorList& self, const Scalar& scalar) {
   return map_each(self, [&](size_t i) { return ag::clamp_min_(self[i], scalar); });
 }
 TensorList _foreach_maximum_(const TensorList& self, const TensorList& other) {
-  return map_each(self, other, [&](size_t i) { return maximum_inplace(self[i], other[i]); });
+  return map_each(self, other, [&](size_t i) {
+    refuse_complex_max(self[i], other[i]);
+    return maximum_inplace(self[i], other[i]);
+  });
 }
 
 // ---- addcmul / addcdiv ----

@@ -30,6 +30,20 @@ Args expand(int64_t nsp, IntArrayRef stride, IntArrayRef padding, IntArrayRef di
   return a;
 }
 
+// A differentiable convolution of any dtype: aten's convolution has no complex kernel, so a complex
+// one is three real ones (Gauss's trick, as conv2d's complex_convolution), each recorded.
+Tensor conv_any(const Tensor& x, const Tensor& w, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                bool transposed, IntArrayRef output_padding, int64_t groups) {
+  auto run = [&](const Tensor& a, const Tensor& b) {
+    return ag::convolution(a, b, Tensor(), stride, padding, dilation, transposed, output_padding, groups);
+  };
+  if (!is_complex(x.dtype())) return run(x, w);
+  const Scalar one(int64_t(1));
+  Tensor a = real(x), b = imag(x), c = real(w), d = imag(w);  // composites: recorded
+  Tensor t1 = run(a, c), t2 = run(b, d), t3 = run(ag::add(a, b, one), ag::add(c, d, one));
+  return ag::complex(ag::sub(t1, t2, one), ag::sub(ag::sub(t3, t1, one), t2, one));
+}
+
 // Weight gradient as a differentiable convolution. img (N, G*Cg, S...) is the side the kernel
 // slides over, cols (N, G*Og, L...) the other; the result is (G*Og, Cg, k...).
 Tensor weight_by_convolution(const Tensor& img, const Tensor& cols, IntArrayRef wsizes, const Args& a, int64_t groups) {
@@ -47,7 +61,7 @@ Tensor weight_by_convolution(const Tensor& img, const Tensor& cols, IntArrayRef 
   Tensor x = ag::reshape(ag::permute(ag::reshape(img, xs), xperm), xflat);
   Tensor w = ag::reshape(ag::permute(ag::reshape(cols, ws), wperm), wflat);
   DimVector zeros(static_cast<size_t>(nsp), 0);
-  Tensor r = ag::convolution(x, w, Tensor(), a.dilation, a.padding, a.stride, false, zeros, G);  // (Cg, G*Og, K'...)
+  Tensor r = conv_any(x, w, a.dilation, a.padding, a.stride, false, zeros, G);  // (Cg, G*Og, K'...)
   DimVector back{1, 0};
   for (int64_t i = 0; i < nsp; ++i) back.push_back(2 + i);
   r = ag::permute(r, back);
@@ -88,10 +102,10 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
         const int64_t span = a.dilation[i] * (weight.size(2 + i) - 1) + 1;
         op.push_back(x.size(2 + i) - ((g.size(2 + i) - 1) * a.stride[i] - 2 * a.padding[i] + span));
       }
-      r = ag::convolution(g, w, Tensor(), a.stride, a.padding, a.dilation, true, op, groups);
+      r = conv_any(g, w, a.stride, a.padding, a.dilation, true, op, groups);
     } else {
       DimVector zeros(static_cast<size_t>(nsp), 0);
-      r = ag::convolution(g, w, Tensor(), a.stride, a.padding, a.dilation, false, zeros, groups);
+      r = conv_any(g, w, a.stride, a.padding, a.dilation, false, zeros, groups);
       // output_padding >= stride (allowed when below dilation) leaves extra positions
       for (int64_t i = 0; i < nsp; ++i)
         if (r.size(2 + i) != x.size(2 + i)) r = ag::narrow(r, 2 + i, 0, x.size(2 + i));

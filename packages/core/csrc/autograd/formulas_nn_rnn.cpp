@@ -143,19 +143,33 @@ Tensor arg_grad(const rnn::GateGrads& g, int which, const Tensor& input, const T
       return sum_to(g.d_hh, b_hh.sizes());
   }
 }
+
+// The cells are holomorphic: PyTorch's gradient of a complex one is conj(J^T conj(grad)), the real
+// formulas above run on the conjugated output gradients and conjugated back.
+Tensor conj_of(const Tensor& t) { return t.defined() ? ag::conj_physical(t) : t; }
+TensorList conj_all(const TensorList& ts) {
+  TensorList r;
+  for (const Tensor& t : ts) r.push_back(conj_of(t));
+  return r;
+}
 }  // namespace
 
 Tensor rnn_cell_grad(int kind, int which, const TensorList& grads, const Tensor& input, const Tensor& hx,
                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  rnn::GateGrads g = gate_grads(kind, which, grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
-  return arg_grad(g, which, input, hx, w_ih, w_hh, b_ih, b_hh);
+  const bool cx = is_complex(input.dtype());
+  rnn::GateGrads g = gate_grads(kind, which, cx ? conj_all(grads) : grads, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
+  Tensor r = arg_grad(g, which, input, hx, w_ih, w_hh, b_ih, b_hh);
+  return cx ? conj_of(r) : r;
 }
 
 TensorList lstm_cell_grad(int which, const TensorList& grads, const Tensor& input, const TensorList& hx,
                           const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  rnn::GateGrads g = gate_grads(rnn::kLstm, which, grads, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh);
-  if (which == 1) return {arg_grad(g, 1, input, hx[0], w_ih, w_hh, b_ih, b_hh), g.d_cx};
-  return {arg_grad(g, which, input, hx[0], w_ih, w_hh, b_ih, b_hh)};
+  const bool cx = is_complex(input.dtype());
+  rnn::GateGrads g =
+      gate_grads(rnn::kLstm, which, cx ? conj_all(grads) : grads, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh);
+  TensorList r{arg_grad(g, which, input, hx[0], w_ih, w_hh, b_ih, b_hh)};
+  if (which == 1) r.push_back(g.d_cx);
+  return cx ? conj_all(r) : r;
 }
 
 }  // namespace ember

@@ -211,7 +211,8 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
     const ScalarType rt = to_real_type(dt);
     Tensor z = complex(linspace_impl(Scalar(start.to_double()), Scalar(end.to_double()), steps, rt, nullptr, 0, false),
                        linspace_impl(Scalar(start.imag()), Scalar(end.imag()), steps, rt, nullptr, 0, false));
-    if (log) z = exp(mul(z, wrap_scalar(Scalar(std::log(base)))));
+    // (a negative base has the principal log: log|b| + i pi)
+    if (log) z = exp(mul(z, wrap_scalar(Scalar(std::log(std::complex<double>(base))))));
     copy_into(t, z);
     return t;
   }

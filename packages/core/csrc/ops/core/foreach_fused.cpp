@@ -45,7 +45,8 @@ struct Dense {
 void check_params(const char* op, const TensorList& params) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
-    if (is_shell_unsigned(p.dtype()))  // aten's kernel dispatch names them
+    if (is_complex(p.dtype())) continue;  // refused by the dispatch, after the lists' lengths (refuse_complex)
+    if (is_shell_unsigned(p.dtype()))     // aten's kernel dispatch names them
       dtype_not_implemented(std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel",
                             p.dtype());
     EMBER_CHECK(p.dtype() == ScalarType::Float32 || p.dtype() == ScalarType::Float64, op,
@@ -55,7 +56,20 @@ void check_params(const char* op, const TensorList& params) {
   }
 }
 
-// grad_scale / found_inf, as torch's fused optimizers take them (AMP's GradScaler).
+// aten's per-parameter dtype dispatch, which has no complex case
+void refuse_complex(const char* op, const TensorList& params) {
+  const char* kernel = std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel";
+  for (const Tensor& p : params)
+    if (is_complex(p.dtype())) dtype_not_implemented(kernel, p.dtype());
+}
+
+// grad_scale / found_inf, as torch's fused optimizers take them (AMP's GradScaler): its kernels
+// read both as float pointers before any other check.
+void check_scale_args(const Tensor& grad_scale, const Tensor& found_inf) {
+  for (const Tensor* t : {&grad_scale, &found_inf})
+    EMBER_CHECK(!t->defined() || t->dtype() == ScalarType::Float32, "expected scalar type Float but found ",
+                legacy_name(t->dtype()));
+}
 bool skip_step(const Tensor& found_inf) { return found_inf.defined() && found_inf.item().to_double() == 1.0; }
 
 using optim::AdamArgs;
@@ -63,6 +77,7 @@ using optim::AdamArgs;
 TensorList fused_adam(const char* op, const TensorList& self, const TensorList& grads, const TensorList& exp_avgs,
                       const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs, const TensorList& state_steps,
                       const AdamArgs& a, const Tensor& grad_scale, const Tensor& found_inf) {
+  check_scale_args(grad_scale, found_inf);
   check_params(op, self);
   check_list(op, "grads", self, grads, grad_scale.defined());
   check_list(op, "exp_avgs", self, exp_avgs);
@@ -71,6 +86,7 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
   EMBER_CHECK(state_steps.size() == self.size(), op, ": expected state_steps to have ", self.size(), " tensors, got ",
               state_steps.size());
   if (skip_step(found_inf)) return self;
+  refuse_complex(op, self);
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
   for (size_t i = 0; i < self.size(); ++i) {
@@ -110,6 +126,7 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
                        double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize,
                        bool is_first_step, const Tensor& grad_scale, const Tensor& found_inf) {
   const char* op = "_fused_sgd_";
+  check_scale_args(grad_scale, found_inf);
   check_params(op, self);
   check_list(op, "grads", self, grads, grad_scale.defined());
   if (momentum != 0) check_list(op, "momentum_buffer_list", self, momentum_buffer_list);
@@ -118,6 +135,7 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
               "Expected momentum_buffer_list.empty() to be true, but got false. (", op, ": momentum is 0, got ",
               momentum_buffer_list.size(), " momentum buffers)");
   if (skip_step(found_inf)) return self;
+  refuse_complex(op, self);
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
   const double* sp = grad_scale.defined() ? &scale : nullptr;

@@ -124,10 +124,30 @@ Tensor clamp_(const Tensor& self, const Tensor& min, const Tensor& max) {
 Tensor clamp_out(const Tensor& input, const Tensor& min, const Tensor& max, const Tensor& out) {
   return clamp_t_impl(out, false, input, min, max);
 }
-Tensor clamp_min(const Tensor& input, const Tensor& min) { return clamp(input, min, Tensor()); }
-Tensor clamp_min_(const Tensor& self, const Tensor& min) { return clamp_(self, min, Tensor()); }
-Tensor clamp_max(const Tensor& input, const Tensor& max) { return clamp(input, Tensor(), max); }
-Tensor clamp_max_(const Tensor& self, const Tensor& max) { return clamp_(self, Tensor(), max); }
+// aten's clamp_min.Tensor / clamp_max.Tensor are binary ops of their own: the iterator (shapes, promotion)
+// comes first, then the kernel's dispatch refuses complex by its kernel name (maximum_cpu / minimum_cpu).
+static Tensor clamp_bound_t(const Tensor& out, bool inplace, const Tensor& x, const Tensor& bound, bool is_min) {
+  const PointwiseKernels& k = backend(x).pointwise;
+  ElementwiseIter it(IterSpec{"clamp", out, inplace, DtypeRule::Promote}, {x, bound});
+  if (is_complex(it.compute_dtype())) dtype_not_implemented(is_min ? "maximum_cpu" : "minimum_cpu", it.compute_dtype());
+  (is_min ? k.clamp_min_tensor : k.clamp_max_tensor)(it, nullptr);
+  it.finish();
+  if (out.defined()) {
+    out.bump_version();
+    return out;
+  }
+  return it.output();
+}
+Tensor clamp_min(const Tensor& input, const Tensor& min) { return clamp_bound_t(Tensor(), false, input, min, true); }
+Tensor clamp_min_(const Tensor& self, const Tensor& min) {
+  check_inplace(self, "clamp_min_");
+  return clamp_bound_t(self, true, self, min, true);
+}
+Tensor clamp_max(const Tensor& input, const Tensor& max) { return clamp_bound_t(Tensor(), false, input, max, false); }
+Tensor clamp_max_(const Tensor& self, const Tensor& max) {
+  check_inplace(self, "clamp_max_");
+  return clamp_bound_t(self, true, self, max, false);
+}
 Tensor clamp_min(const Tensor& input, const Scalar& min) { return clamp(input, min, std::nullopt); }
 Tensor clamp_min_(const Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
 Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
@@ -438,7 +458,7 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 static Tensor where_operand(const Tensor& t, ScalarType rt) {
   if (t.impl()->wrapped_number && rt != ScalarType::Float16 && rt != ScalarType::BFloat16) {
     const Scalar s = number_value(t);
-    EMBER_DISPATCH_ALL_AND_UINT(rt, "where", [&] { (void)s.checked<scalar_t>(); });
+    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(rt, "where", [&] { (void)s.checked<scalar_t>(); });
   }
   return to_dtype(t, rt);
 }

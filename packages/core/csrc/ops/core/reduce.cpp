@@ -145,6 +145,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
+    // a float input summed into a complex dtype reaches the float-only kernel too
+    if (x0.is_floating() && x0.numel() > 0 && dtype && is_complex(*dtype)) dtype_not_implemented("nansum_cpu", *dtype);
     if (!is_floating(dtype ? *dtype : x0.dtype())) {
       kind = ReduceKind::Sum;
       // a float input summed as integers: PyTorch's NaNs count as 0, the rest convert as the cast does
@@ -157,8 +159,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
     // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
+    DimMask m = dim_mask(x, dim);  // the dims checked first: a 0-d input takes only 0 / -1
     if (x.dim() == 0) return clone(x, std::nullopt);
-    DimMask m = dim_mask(x, dim);
     DimVector dims;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (m[d]) dims.push_back(d);
@@ -177,12 +179,13 @@ void check_mean_dtype(const char* name, ScalarType dt) {
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
   if (nan) {
-    EMBER_CHECK(x0.is_floating(), "nanmean(): expected input to have floating point or complex dtype but got ",
-                legacy_name(x0.dtype()));
+    EMBER_CHECK(is_floating_or_complex(x0.dtype()),
+                "nanmean(): expected input to have floating point or complex dtype but got ", legacy_name(x0.dtype()));
     // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
-    // all wrapped first), then sums into out= (so a non-float out fails in nansum).
+    // all wrapped first), then sums into out= (so a non-float out fails in nansum, as a complex input does).
     if (dtype) check_mean_dtype(name, *dtype);
     (void)dim_mask(x0, dim);
+    EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
@@ -256,6 +259,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& x, int64_t
 Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max,
                 const Tensor* out) {
   EMBER_CHECK(x.dtype() != ScalarType::Bool, name, "(): does not support bool input");
+  EMBER_CHECK(!is_complex(x.dtype()), name, "(): does not support complex input");  // aten's meta, before the dims
   Tensor r;
   if (!dim) {
     EMBER_CHECK_INDEX(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
@@ -412,6 +416,13 @@ static Tensor amaxmin(const char* name, const Tensor& x, IntArrayRef dim, bool k
       EMBER_CHECK_INDEX(x.sizes()[w] != 0, name, "(): Expected reduction dim ", w, " to have non-zero size.");
     }
   DimMask m = dim_mask(x, dim);
+  if (is_complex(x.dtype())) {
+    // aten's max_values / min_values kernels have no complex case, but an empty result skips them
+    int64_t kept = 1;
+    for (int64_t d = 0; d < x.dim(); ++d) kept *= m[d] ? 1 : x.sizes()[d];
+    if (kept != 0) dtype_not_implemented(k == ReduceKind::Max ? "max_values_cpu" : "min_values_cpu", x.dtype());
+    return sum_impl(x, dim, keepdim, std::nullopt, ReduceKind::Sum, out);
+  }
   return reduce(x, m, keepdim, k, x.dtype(), out, OutDtype::Exact);
 }
 Tensor amax(const Tensor& input, IntArrayRef dim, bool keepdim) {
@@ -427,10 +438,21 @@ Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor
   return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, &out);
 }
 std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
-  if (!dim) {
+  // aten's order: the dim, a 0-d complex input (its own message), an empty reduced dim, then
+  // the kernel's dtype dispatch (aminmax_cpu)
+  if (dim) {
+    const int64_t w = wrap_dim(*dim, input.dim());
+    EMBER_CHECK(!(input.dim() == 0 && is_complex(input.dtype())), "aminmax not implemented for ",
+                legacy_name(input.dtype()));
+    EMBER_CHECK_INDEX(input.numel() > 0 || input.sizes()[w] != 0, "aminmax: Expected reduction dim ", w,
+                      " to have non-zero size.");
+  } else {
     EMBER_CHECK(input.numel() > 0,
                 "aminmax(): cannot compute aminmax over an empty dimension as the "
                 "operation has no identity.");
+  }
+  if (is_complex(input.dtype())) dtype_not_implemented("aminmax_cpu", input.dtype());
+  if (!dim) {
     Tensor lo = amin(input, {}, keepdim), hi = amax(input, {}, keepdim);
     return {lo, hi};
   }
@@ -583,6 +605,9 @@ Tensor vector_norm(const Tensor& x0, const Scalar& ord, std::optional<IntArrayRe
               legacy_name(x0.dtype()));
   if (dtype && is_complex(x0.dtype()))
     EMBER_CHECK(is_complex(*dtype), "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
+                legacy_name(*dtype));
+  if (dtype && !is_complex(x0.dtype()))
+    EMBER_CHECK(!is_complex(*dtype), "linalg.vector_norm: dtype should be real for real inputs, but got ",
                 legacy_name(*dtype));
   if (dtype)
     EMBER_CHECK(promote_types(x0.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",

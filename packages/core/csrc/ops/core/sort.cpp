@@ -199,6 +199,13 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
   const bool bool_ok = what == Select::Mode || (input.dim() == 0 && what == Select::Kth);
   if (input.dtype() == ScalarType::Bool && !bool_ok)
     dtype_not_implemented(what == Select::Kth ? "kthvalue_cpu" : "median_out", input.dtype());
+  // no kernel sorts complex: aten's dispatch refuses it where it runs (a 0-d kthvalue / mode, an
+  // empty mode skip theirs)
+  if (is_complex(input.dtype())) {
+    if (what == Select::Median || what == Select::NanMedian) dtype_not_implemented("median_out", input.dtype());
+    if (what == Select::Kth && input.dim() > 0) dtype_not_implemented("kthvalue_cpu", input.dtype());
+    if (what == Select::Mode && input.numel() > 0 && input.dim() > 0) dtype_not_implemented("mode_cpu", input.dtype());
+  }
   DimVector shape = input.dim() == 0 ? DimVector{} : with_last(input, R.d, -1);
   Tensor v = empty(shape, input.dtype(), input.device()), i = empty(shape, ScalarType::Int64, input.device());
   if (input.dim() == 0) {
@@ -215,7 +222,8 @@ std::tuple<Tensor, Tensor> select_impl(const char* op, const Tensor& input, Sele
 Tensor global_median(const char* op, const Tensor& input, Select what) {
   if (input.numel() == 0)
     return to_dtype(full({}, Scalar(double(NAN)), ScalarType::Float32, input.device()), input.dtype());
-  if (input.dtype() == ScalarType::Bool) dtype_not_implemented("median_cpu", input.dtype());
+  if (input.dtype() == ScalarType::Bool || is_complex(input.dtype()))
+    dtype_not_implemented("median_cpu", input.dtype());
   return std::get<0>(select_impl(op, reshape(input, {-1}), what, 0, 0, false));
 }
 

@@ -514,7 +514,7 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   const bool runs = restrided_view_runs(self, d, index.numel());
   // aten's kernel reads the value with the checked conversion before any index.
-  EMBER_DISPATCH_ALL(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
+  EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
   if (!runs) return self;
   Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
   Tensor v = scalar_tensor(value, self.dtype());

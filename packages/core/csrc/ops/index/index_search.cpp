@@ -67,10 +67,12 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
                 "or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype ",
                 dtype_name(out->dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
   // The kernel (run only for a non-empty input) dispatches on the common dtype: bool only when both are.
-  if (input.numel() > 0 && promote_types(seq.dtype(), input.dtype()) == ScalarType::Bool)
-    dtype_not_implemented("searchsorted_out_cpu", ScalarType::Bool);
+  const ScalarType common = promote_types(seq.dtype(), input.dtype());
+  if (input.numel() > 0 && (common == ScalarType::Bool || is_complex(common)))
+    dtype_not_implemented("searchsorted_out_cpu", common);
   Tensor result = out ? *out : empty(input.sizes(), odt, input.device());
   if (out) resize_out(*out, input.sizes());
+  if (is_complex(common)) return result;  // nothing to search (and no order on complex values)
   // aten compares in the two's common dtype, where a Python number is a wrapped number: -1
   // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
   const Tensor* both[] = {&seq, &input};

@@ -99,6 +99,8 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& input, bool, bool retu
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& input, int64_t dim, bool, bool, bool) {
+  // aten's dtype dispatch (no complex case) comes before the dim is read
+  if (is_complex(input.dtype())) dtype_not_implemented("unique_dim", input.dtype());
   return unique_impl(input, dim, false);
 }
 

@@ -208,12 +208,15 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
 
 Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha,
                   const Tensor* out, bool inplace) {
+  // aten's addmm meta: the dtypes (self against mat2, then mat1 against mat2) before the shapes
+  EMBER_CHECK(input.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
+              legacy_name(input.dtype()), " and ", legacy_name(m2.dtype()));
+  EMBER_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ", legacy_name(m1.dtype()),
+              " and ", legacy_name(m2.dtype()));
   EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
   EMBER_CHECK(m1.sizes()[1] == m2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", m1.sizes()[0], "x",
               m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
-  check_same_dtype(m1, m2);
-  check_same_dtype(input, m1);
   int64_t sz[] = {m1.sizes()[0], m2.sizes()[1]};
   const IntArrayRef size(sz, 2);
   // the structured in-place call's output check, before the expand and the kernel's dtype dispatch

@@ -230,8 +230,9 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
   } else {  // slow_conv2d / slow_conv3d
     EMBER_CHECK(k_ok, "kernel size should be greater than zero, but got",
                 nsp == 3 ? str(": ", list_str(kernel, " x "), " (TxHxW)") : " " + named("kernel", kernel, " "));
-    EMBER_CHECK_NOTIMPL(t != ScalarType::Bool, nsp == 3 ? "\"compute_columns3d\"" : "\"slow_conv2d_cpu\"",
-                        " not implemented for 'Bool'");
+    EMBER_CHECK_NOTIMPL(t != ScalarType::Bool && !is_complex(t),
+                        nsp == 3 ? "\"compute_columns3d\"" : "\"slow_conv2d_cpu\"", " not implemented for '",
+                        legacy_name(t), "'");
   }
   if (mkldnn_picks(input, weight, stride, dilation, transposed, output_padding, groups)) {
     for (const Tensor* p : {&weight, &bias})
@@ -336,7 +337,7 @@ namespace {
 
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
                  IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
-                 int64_t groups);
+                 int64_t groups, bool split_complex = true);
 
 // A complex convolution as three real ones (Gauss's trick, as aten's complex_convolution):
 // (a + ib) * (c + id) = (t1 - t2) + i (t3 - t1 - t2), t1 = a*c, t2 = b*d, t3 = (a + b) * (c + d).
@@ -359,8 +360,9 @@ Tensor complex_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
 // aten's _convolution on CPU: the shape checks, the empty backend or the kernel's checks, the kernel.
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride0,
                  IntArrayRef padding0, IntArrayRef dilation0, bool transposed, IntArrayRef output_padding0,
-                 int64_t groups) {
-  if (is_complex(input.dtype()) && input.dtype() == weight.dtype() &&
+                 int64_t groups, bool split_complex) {
+  // conv1d / conv2d / ... split a complex convolution; aten's convolution itself has no complex kernel
+  if (split_complex && is_complex(input.dtype()) && input.dtype() == weight.dtype() &&
       (!bias.defined() || bias.dtype() == input.dtype()))
     return complex_conv(input, weight, bias, stride0, padding0, dilation0, transposed, output_padding0, groups);
   EMBER_CHECK(weight.dim() >= 3 && weight.dim() <= 5, "Expected 3D, 4D or 5D weight for convolution, but got ",
@@ -441,7 +443,7 @@ Tensor conv_nd_str(const char* name, int64_t nsp, const Tensor& input, const Ten
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                    int64_t groups) {
-  return conv_core(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  return conv_core(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, false);
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,

@@ -47,9 +47,13 @@ Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) 
 Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
   // out of place: the three operands broadcast together (aten's iterator resizes its output)
   const ScalarType dt = result_type({&grad_output, &self, &target});
-  if (dt == ScalarType::Bool) {  // the operands' shapes are checked first (the iterator), then the dispatch
+  if (dt == ScalarType::Bool || is_complex(dt)) {
+    // no kernel: the operands' shapes are checked first (the iterator), then the cast to self's
+    // dtype, then the dispatch
     (void)mul(difference(self, target), grad_output);
-    EMBER_CHECK_NOTIMPL(false, "\"mse_backward_cpu_out\" not implemented for 'Bool'");
+    EMBER_CHECK(can_cast(dt, self.dtype()), "result type ", legacy_name(dt),
+                " can't be cast to the desired output type ", legacy_name(self.dtype()));
+    dtype_not_implemented("mse_backward_cpu_out", dt);
   }
   // The iterator computes in the three operands' result type (a 0-d self and target give way to a
   // dimensioned float16 grad; integers stay integers), rounding after each step; the scale is a

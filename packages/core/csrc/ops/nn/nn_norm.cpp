@@ -82,14 +82,14 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   EMBER_CHECK_VALUE(running_mean.defined() == running_var.defined(),
                     "running_mean and running_var must either both be None or neither be None");
   // aten's training path first averages an input that is neither contiguous nor channels-last
-  // (at::mean): an integer or bool one fails there -- unless the first parameter given (weight,
+  // (at::mean): an integer or bool one fails there (a complex one passes) -- unless the first parameter given (weight,
   // bias, running_mean, running_var) has another dtype (aten's mixed type), whose path reaches
   // the dtype dispatch first (the NotImplementedError below).
   const Tensor* first_param = nullptr;
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
     if (!first_param && t->defined()) first_param = t;
   const bool mixed_type = first_param && first_param->dtype() != input.dtype();
-  if (training && !mixed_type && !is_floating(input.dtype()) && !contiguous_or_channels_last(input))
+  if (training && !mixed_type && !is_floating_or_complex(input.dtype()) && !contiguous_or_channels_last(input))
     fail(ErrorKind::Runtime,
          "mean(): could not infer output dtype. Input dtype must be either a floating point or "
          "complex dtype. Got: ",

@@ -110,10 +110,10 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
 
 Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
   // aten's avg_pool kernels dispatch over the float types and Long only (3-d: float32, float64
-  // and Long), empty output or not
+  // and Long; no complex), empty output or not
   const ScalarType dt = self.dtype();
   const bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
-  if (!g.adaptive && ((is_integral(dt, true) && dt != ScalarType::Int64) || (n == 3 && half)))
+  if (!g.adaptive && ((is_integral(dt, true) && dt != ScalarType::Int64) || (n == 3 && half) || is_complex(dt)))
     dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", dt);
   Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype(), self.device());
   if (y.numel() == 0) return y;

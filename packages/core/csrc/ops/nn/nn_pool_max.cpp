@@ -25,8 +25,8 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
   Tensor y = empty(shape, self.dtype(), self.device());
   Tensor ind = empty(shape, ScalarType::Int64, self.device());
   if (y.numel() == 0) {
-    // aten's kernels dispatch on the dtype even with nothing to compute: no bool instance
-    if (self.dtype() == ScalarType::Bool) dtype_not_implemented(name, self.dtype());
+    // aten's kernels dispatch on the dtype even with nothing to compute: no bool or complex instance
+    if (self.dtype() == ScalarType::Bool || is_complex(self.dtype())) dtype_not_implemented(name, self.dtype());
     return {y, ind};
   }
   // Precompute every window's span per dim (cheap) so the kernel does no division.

@@ -55,6 +55,7 @@ int64_t update_to(int64_t to) {
 }
 
 void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType dt) {
+  EMBER_CHECK(!is_complex(dt), "check_random_bounds handles only integral, floating-point and boolean types");
   const char* name = c_type_name(dt);
   if (is_floating(dt)) {
     EMBER_DISPATCH_FLOAT(dt, "check_random_fp_bounds", [&] {

@@ -20,6 +20,7 @@ using namespace rng;
 
 namespace {
 void check_std_tensor(const Tensor& std) {
+  EMBER_CHECK(!is_complex(std.dtype()), "normal expects standard deviation to be non-complex");
   if (std.numel() == 0) return;
   // min(std) >= 0, so NaN fails too.
   bool ok = true;

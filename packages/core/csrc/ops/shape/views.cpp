@@ -198,7 +198,7 @@ Tensor t_(const Tensor& self) {
 Tensor adjoint(const Tensor& input) {
   if (input.dim() == 0) {
     warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
-    return input;  // PyTorch returns the tensor itself
+    return is_complex(input.dtype()) ? conj_physical(input) : input;  // PyTorch's x.conj() (itself if real)
   }
   EMBER_CHECK(input.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
               input.dim(), "-D tensor.");
@@ -206,11 +206,20 @@ Tensor adjoint(const Tensor& input) {
   return is_complex(input.dtype()) ? conj_physical(transpose(input, -2, -1)) : transpose(input, -2, -1);
 }
 
+// aten's toString of a CPU tensor type: the THTensor names where one existed (torch.FloatTensor),
+// else CPU<Name>Type (CPUComplexDoubleType, CPUBoolType, CPUBFloat16Type)
+static std::string cpu_type_string(ScalarType t) {
+  const bool old = t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
+                   t == ScalarType::Int64 || t == ScalarType::Int32 || t == ScalarType::Int16 ||
+                   t == ScalarType::Int8 || t == ScalarType::UInt8;
+  return old ? str("torch.", legacy_name(t), "Tensor") : str("CPU", legacy_name(t), "Type");
+}
+
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t nd = self.dim(), n = static_cast<int64_t>(size.size());
-  EMBER_CHECK(n >= nd, "expand(", "torch.", "FloatTensor{", shape_str(self.sizes()), "}, size=", shape_str(size),
-              "): the number of sizes provided (", n,
+  EMBER_CHECK(n >= nd, "expand(", cpu_type_string(self.dtype()), "{", shape_str(self.sizes()),
+              "}, size=", shape_str(size), "): the number of sizes provided (", n,
               ") must be greater or equal to the number of dimensions in the tensor (", nd, ")");
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {

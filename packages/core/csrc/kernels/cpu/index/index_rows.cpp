@@ -188,7 +188,7 @@ void take(const Tensor& x, const Tensor& idx, const Tensor& out) {
 void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate) {
   int64_t n = dst.numel(), m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
-  EMBER_DISPATCH_ALL(dst.dtype(), "put_", [&] {
+  EMBER_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), "put_", [&] {
     using acc = opmath_t<scalar_t>;
     scalar_t* dp = dst.data<scalar_t>();
     const scalar_t* sp = src.data<scalar_t>();

@@ -95,15 +95,21 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
 // are resolved before an op runs (python/py_conj_fallback.cpp), so each call returns its operand.
 void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
   const int64_t M = c.sizes()[0], N = c.sizes()[1], K = a.sizes()[1];
-  if (M == 0 || N == 0 || K == 0) return gemm(a, b, c, alpha, beta);  // aten returns before resolving
+  if (M == 0 || N == 0) return;  // aten returns before resolving
+  // an empty sum: aten zeroes (or scales) its result, its zero_ an op event
+  if (K == 0) {
+    if (beta == 0) profiler::nested_op("aten::zero_", {&c}, [&] { return zero_(c); });
+    else gemm(a, b, c, alpha, beta);
+    return;
+  }
   auto resolve = [](const Tensor& t) {
     return profiler::nested_op("aten::resolve_conj", {&t}, [&] { return resolve_conj(t); });
   };
   (void)resolve(c);  // written in place: never a conjugate view here
   const int64_t c0 = c.strides()[0], c1 = c.strides()[1];
   // aten transposes the problem (C^T = B^T A^T) when the result is row-major
-  const bool tc = !(c0 == 1 && (N == 1 || c1 >= std::max<int64_t>(1, M))) &&
-                  c1 == 1 && (M == 1 || c0 >= std::max<int64_t>(1, N));
+  const bool tc =
+      !(c0 == 1 && (N == 1 || c1 >= std::max<int64_t>(1, M))) && c1 == 1 && (M == 1 || c0 >= std::max<int64_t>(1, N));
   const int i0 = tc ? 1 : 0, i1 = tc ? 0 : 1;
   auto as_stored = [&](const Tensor& t, int64_t ld_min) {
     return t.strides()[i0] == 1 && t.strides()[i1] >= std::max<int64_t>(1, ld_min);

@@ -102,10 +102,15 @@ void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, doub
     else gemm(a, b, c, alpha, beta);
     return;
   }
-  auto resolve = [](const Tensor& t) {
-    return profiler::nested_op("aten::resolve_conj", {&t}, [&] { return resolve_conj(t); });
+  // resolve_conj(t) is t itself unless t is a conjugate view: that case inline, without a copy
+  Tensor rc, r1, r2;
+  auto resolve = [](const Tensor& t, Tensor& keep) -> const Tensor& {
+    profiler::NestedOpScope scope("aten::resolve_conj", {&t});
+    if (!is_conj_view(t)) return t;
+    keep = resolve_conj(t);
+    return keep;
   };
-  (void)resolve(c);  // written in place: never a conjugate view here
+  (void)resolve(c, rc);  // written in place: never a conjugate view here
   const int64_t c0 = c.strides()[0], c1 = c.strides()[1];
   // aten transposes the problem (C^T = B^T A^T) when the result is row-major
   const bool tc =
@@ -116,9 +121,9 @@ void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, doub
   };
   const Tensor& m1 = tc ? b : a;
   const Tensor& m2 = tc ? a : b;
-  Tensor r1 = as_stored(m1, tc ? N : M) ? resolve(m1) : m1;
-  Tensor r2 = as_stored(m2, K) ? resolve(m2) : m2;
-  gemm(tc ? r2 : r1, tc ? r1 : r2, c, alpha, beta);
+  const Tensor& s1 = as_stored(m1, tc ? N : M) ? resolve(m1, r1) : m1;
+  const Tensor& s2 = as_stored(m2, K) ? resolve(m2, r2) : m2;
+  gemm(tc ? s2 : s1, tc ? s1 : s2, c, alpha, beta);
 }
 
 // matmul-family out= tensors must have exactly the result dtype.

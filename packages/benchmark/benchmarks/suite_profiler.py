@@ -66,8 +66,9 @@ TITLES = {
     ),
     "profiler-nested": (
         f"{N_STEPS} training steps of Linear(64,128)-ReLU-Linear(128,10) + mse_loss + SGD on 32 rows, in one "
-        "session (incl. start/stop and building the events). Events per step: torch 117, ember 81 (aten's "
-        "kernels call more ops inside themselves: resolve_conj, allocations, fills; test_hta.py lists them). The "
+        "session (incl. start/stop and building the events). Events per step: torch 117, ember 110 (aten "
+        "makes a few calls for work ember does not do: relu's clamp_min, a scalar's conversion, allocations; "
+        "test_hta.py lists them). The "
         "profiler's cost per recorded event = (profiled row - plain row) / (events per step x steps); "
         "ratio = ember/torch"
     ),

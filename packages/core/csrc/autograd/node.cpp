@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "autograd_ops.h"
+#include "core/profiler_op.h"
 #include "ops.h"
 #include "ops/core/internal.h"
 #include "view_grad.h"
@@ -119,7 +120,8 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
     if (GradMode::is_enabled() && (g.dtype() == want || m.grad_dtype == AutogradMeta::kGradDtypeOwn)) {
       m.grad = g;
     } else if (!GradMode::is_enabled() && g.ref().use_count() == 1 && layout_ok && g.dtype() == want) {
-      m.grad = std::move(g);
+      // as aten: the buffer kept through a detached tensor object (its detach is an op event)
+      m.grad = profiler::nested_op("aten::detach", {&g}, [&] { return ember::detach(g); });
     } else {
       Tensor c = empty_with_layout_of(variable, want, std::nullopt);
       copy_(c, g, false);

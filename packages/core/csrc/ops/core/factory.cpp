@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "core/deterministic.h"
+#include "core/profiler_op.h"
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -87,23 +88,38 @@ Tensor ones_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Devic
   return fill_(resize_out(out, size), Scalar(int64_t(1)));
 }
 
+// aten's *_like factories: empty_like, then fill_ (zero_ for zeros) -- nested op events, as in
+// PyTorch's trace. empty_like keeps the input's layout through empty_strided; a memory format
+// asked for allocates through empty.
 Tensor empty_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> memory_format) {
   ScalarType dt = dtype ? *dtype : input.dtype();
   check_device_available(or_cpu(device));
-  return fill_uninitialized(empty_with_layout_of(input, dt, memory_format));
+  const bool preserve = !memory_format || *memory_format == MemoryFormat::Preserve;
+  return profiler::nested_op(preserve ? "aten::empty_strided" : "aten::empty", {nullptr, nullptr},
+                             [&] { return fill_uninitialized(empty_with_layout_of(input, dt, memory_format)); });
 }
+namespace {
+Tensor like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
+            std::optional<MemoryFormat> mf) {
+  return profiler::nested_op("aten::empty_like", {&input}, [&] { return empty_like(input, dtype, device, mf); });
+}
+Tensor filled(const Tensor& r, const Scalar& value) {
+  return profiler::nested_op("aten::fill_", {&r, nullptr}, [&] { return fill_(r, value); });
+}
+}  // namespace
 Tensor zeros_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> mf) {
-  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(0)));
+  Tensor r = like(input, dtype, device, mf);
+  return profiler::nested_op("aten::zero_", {&r}, [&] { return zero_(r); });
 }
 Tensor ones_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
                  std::optional<MemoryFormat> mf) {
-  return fill_(empty_like(input, dtype, device, mf), Scalar(int64_t(1)));
+  return filled(like(input, dtype, device, mf), Scalar(int64_t(1)));
 }
 Tensor full_like(const Tensor& input, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Device> device, std::optional<MemoryFormat> mf) {
-  return fill_(empty_like(input, dtype, device, mf), fill_value);
+  return filled(like(input, dtype, device, mf), fill_value);
 }
 
 // ---- ranges ----

@@ -3,7 +3,6 @@
 // step (kernels/cpu/optim/fused_steps.cpp: the whole update in a single pass over its elements).
 #include <string>
 
-#include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
@@ -139,16 +138,8 @@ TensorList _fused_sgd_(const TensorList& self, const TensorList& grads, const Te
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
   const double* sp = grad_scale.defined() ? &scale : nullptr;
-  // The plain step is param.add_(grad, alpha=-lr) per parameter, as torch's default for-loop SGD
-  // (the same float operations as sgd_range's): run as add_, its events show as torch's do.
-  const bool plain = momentum == 0 && weight_decay == 0 && !sp && !maximize;
   const optim::SgdArgs args{weight_decay, momentum, lr, dampening, nesterov, maximize};
   for (size_t i = 0; i < self.size(); ++i) {
-    if (plain) {
-      const Tensor &p = self[i], &g = grads[i];
-      profiler::nested_op("aten::add_", {&p, &g, nullptr}, [&] { return add_(p, g, Scalar(-lr)); });
-      continue;
-    }
     const Tensor& buf = momentum != 0 ? momentum_buffer_list[i] : Tensor();
     const Dense p(self[i]), g(grads[i]), b(buf);
     backend(self[i]).optim.sgd_step(p.work, g.work, b.work, args, is_first_step, sp);

@@ -120,10 +120,15 @@ Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, 
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   {
     ReduceIter it(acc, x);  // (it holds acc: gone before acc is restrided in place)
-    backend(x).reduce.reduce(it, kind);
+    backend(x).reduce.reduce(it, kind);  // fills acc with the identity (its fill_ event), then accumulates
   }
   Tensor r = acc.dtype() == out_dtype ? std::move(acc) : to_dtype(acc, out_dtype);
-  return finish_out(drop_dims(std::move(r), m, keepdim), out, rule);
+  if (keepdim) return finish_out(std::move(r), out, rule);
+  // the kept-dims result without them: aten's reductions view theirs through as_strided (the
+  // other way round), an op event in PyTorch's trace; the result itself is no view
+  return finish_out(profiler::nested_op("aten::as_strided", {&r, nullptr, nullptr, nullptr},
+                                        [&] { return drop_dims(std::move(r), m, false); }),
+                    out, rule);
 }
 
 ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
@@ -199,8 +204,12 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
     // As aten: the sum, divided in place by the count (nested op events, as in PyTorch's trace).
     Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr},
                                    [&] { return sum(x, dim, keepdim, std::nullopt); });
-    Tensor n = scalar_tensor(Scalar(double(reduced_count(x, m))), s.dtype());
-    return profiler::nested_op("aten::div_", {&s, nullptr}, [&] { return div_(s, n, std::nullopt); });
+    // div_ by the count as a number: aten's Scalar overload wraps it and calls the Tensor one
+    // (ember's iteration converts the wrapped number on the stack, where aten calls `to`)
+    return profiler::nested_op("aten::div_", {&s, nullptr}, [&] {
+      Tensor n = wrap_scalar(Scalar(double(reduced_count(x, m))));
+      return profiler::nested_op("aten::div_", {&s, &n}, [&] { return div_(s, n, std::nullopt); });
+    });
   }
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
   // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two

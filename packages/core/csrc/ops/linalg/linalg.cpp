@@ -89,6 +89,43 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   kern.igemm(dt, M, N, K, alpha, beta, ac.raw(), bc.raw(), c.raw());
 }
 
+// mm's and addmm's GEMM as aten's addmm_impl_cpu_ runs it: resolve_conj on the result and on each
+// operand BLAS reads as stored rather than as a (conjugate) transpose -- aten's rule on its
+// column-major view of the result, its calls being op events in PyTorch's trace. Conjugate views
+// are resolved before an op runs (python/py_conj_fallback.cpp), so each call returns its operand.
+void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
+  const int64_t M = c.sizes()[0], N = c.sizes()[1], K = a.sizes()[1];
+  if (M == 0 || N == 0) return;  // aten returns before resolving
+  // an empty sum: aten zeroes (or scales) its result, its zero_ an op event
+  if (K == 0) {
+    if (beta == 0) profiler::nested_op("aten::zero_", {&c}, [&] { return zero_(c); });
+    else gemm(a, b, c, alpha, beta);
+    return;
+  }
+  // resolve_conj(t) is t itself unless t is a conjugate view: that case inline, without a copy
+  Tensor rc, r1, r2;
+  auto resolve = [](const Tensor& t, Tensor& keep) -> const Tensor& {
+    profiler::NestedOpScope scope("aten::resolve_conj", {&t});
+    if (!is_conj_view(t)) return t;
+    keep = resolve_conj(t);
+    return keep;
+  };
+  (void)resolve(c, rc);  // written in place: never a conjugate view here
+  const int64_t c0 = c.strides()[0], c1 = c.strides()[1];
+  // aten transposes the problem (C^T = B^T A^T) when the result is row-major
+  const bool tc =
+      !(c0 == 1 && (N == 1 || c1 >= std::max<int64_t>(1, M))) && c1 == 1 && (M == 1 || c0 >= std::max<int64_t>(1, N));
+  const int i0 = tc ? 1 : 0, i1 = tc ? 0 : 1;
+  auto as_stored = [&](const Tensor& t, int64_t ld_min) {
+    return t.strides()[i0] == 1 && t.strides()[i1] >= std::max<int64_t>(1, ld_min);
+  };
+  const Tensor& m1 = tc ? b : a;
+  const Tensor& m2 = tc ? a : b;
+  const Tensor& s1 = as_stored(m1, tc ? N : M) ? resolve(m1, r1) : m1;
+  const Tensor& s2 = as_stored(m2, K) ? resolve(m2, r2) : m2;
+  gemm(tc ? s2 : s1, tc ? s1 : s2, c, alpha, beta);
+}
+
 // matmul-family out= tensors must have exactly the result dtype.
 void check_out_dtype(const Tensor& out, ScalarType want) {
   EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
@@ -129,12 +166,12 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
               a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_dtype(a, b);
   if (out && gemm_into_out(*out, a, b, a.sizes()[0], b.sizes()[1])) {
-    gemm(a, b, *out, 1.0, 0.0);
+    gemm_resolving_conj(a, b, *out, 1.0, 0.0);
     out->bump_version();
     return *out;
   }
   Tensor c = empty({a.sizes()[0], b.sizes()[1]}, a.dtype(), a.device());
-  gemm(a, b, c, 1.0, 0.0);
+  gemm_resolving_conj(a, b, c, 1.0, 0.0);
   return to_out(c, out);
 }
 
@@ -229,7 +266,7 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   });
   Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
-  gemm(m1, m2, c, alpha.to_double(), beta.to_double());
+  gemm_resolving_conj(m1, m2, c, alpha.to_double(), beta.to_double());
   if (inplace) {
     check_inplace(input, "addmm_");
     copy_into(input, c);

@@ -60,6 +60,22 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
   // value of that type too (2 / numel truncates to 0 for an integer mean).
   auto as_dt = [&](const Tensor& t) { return t.dtype() == dt ? t : _to_copy(t, dt); };
   Tensor norm = _to_copy(wrap_scalar(Scalar(mse_norm(self, reduction))), dt);
+  const Tensor* ops[] = {&grad_output, &self, &target};
+  DimVector shape = to_vec(self.sizes());
+  for (const Tensor* t : ops)
+    if (!t->sizes().equals(shape)) shape = broadcast_shapes(shape, t->sizes());
+  if (dt == self.dtype() && self.sizes().equals(shape)) {
+    // As aten: a zeros_like(self) result that mse_loss_backward's out= overload writes (nested op
+    // events, as in PyTorch's trace), here in three passes over it: one allocation, not three.
+    Tensor r = profiler::nested_op("aten::zeros_like", {&self, nullptr}, [&] {
+      return zeros_like(self, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
+    });
+    return profiler::nested_op("aten::mse_loss_backward", {&grad_output, &self, &target, nullptr, &r}, [&] {
+      sub_out(self, as_dt(target), kOne, r);
+      mul_(r, norm);
+      return mul_(r, as_dt(grad_output));
+    });
+  }
   Tensor g = mul(mul(sub(as_dt(self), as_dt(target), kOne), norm), as_dt(grad_output));
   // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
   // if the promoted result may be cast to it

@@ -244,7 +244,10 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     sizes[i] = want;
     strides[i] = have == want ? self.strides()[off] : 0;
   }
-  return restride(self, sizes, strides);
+  // aten's expand is an as_strided view: its event nests in expand's, as in PyTorch's trace (the
+  // view as_strided makes; its bounds checks hold by construction here)
+  return profiler::nested_op("aten::as_strided", {&self, nullptr, nullptr, nullptr},
+                             [&] { return restride(self, sizes, strides); });
 }
 
 Tensor expand_as(const Tensor& self, const Tensor& other) { return expand(self, other.sizes(), false); }
@@ -310,9 +313,12 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
 Tensor ravel(const Tensor& input) { return reshape(input, {-1}); }
 
 Tensor detach(const Tensor& input) {
-  Tensor r = restride(input, input.sizes(), input.strides());
-  r.impl()->base.reset();  // not a differentiable view: in-place on it is allowed
-  return r;
+  // the new tensor object is made in aten's autograd-level detach, its own event ("detach")
+  return profiler::nested_op("detach", {&input}, [&] {
+    Tensor r = restride(input, input.sizes(), input.strides());
+    r.impl()->base.reset();  // not a differentiable view: in-place on it is allowed
+    return r;
+  });
 }
 // detach_ edits the autograd meta: it lives in autograd/view_grad.cpp.
 Tensor alias(const Tensor& input) { return restride(input, input.sizes(), input.strides()); }

@@ -25,8 +25,9 @@ class SGD(Optimizer):
         weight_decay (float): L2 penalty added to the gradient.
         nesterov (bool): use Nesterov momentum.
         maximize (bool): maximize the objective instead of minimizing it.
-        foreach, capturable, differentiable, fused: accepted for compatibility; ember's update is
-            one fused loop per parameter group whatever they say.
+        foreach, differentiable, fused: fused=True runs one fused kernel per parameter group
+            (also the default with momentum, weight decay or maximize); the default plain step
+            is torch's per-parameter loop (one add_ each).
 
     Example::
 
@@ -59,10 +60,15 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
                 params = list(_params_with_grad(group))
-                if params and use_fused(group, params + [p.grad for p in params]):
+                # torch's default on CPU is its per-parameter loop: ember runs it too for the plain
+                # step (one add_ per parameter either way); with momentum, weight decay or maximize
+                # its fused kernel does the loop's passes in one
+                plain = mu == 0 and wd == 0 and not group["maximize"]
+                default = group.get("fused") is None and group.get("foreach") is None
+                if params and not (plain and default) and use_fused(group, params + [p.grad for p in params]):
                     fused_sgd_step(params, self.state, group)
                     continue
-                if params and use_foreach(group):
+                if params and not (plain and default) and use_foreach(group):
                     sgd_step(params, self.state, group)
                     continue
                 for p in params:

@@ -379,6 +379,7 @@ class EventList(list):
         self._profile_memory = profile_memory
         self._with_flops = with_flops
         self._tree_built = False
+        self.trace_events: list[Any] = []  # build_events: every range, the twins merged above included
 
     def _like(self, events: Iterable[Any]) -> EventList:
         return EventList(
@@ -656,4 +657,23 @@ def build_events(
         if not keep_shapes:
             for evt in events:
                 evt.input_shapes = []
-    return EventList(events, profile_memory=profile_memory, with_flops=with_flops)
+    result = EventList(events, profile_memory=profile_memory, with_flops=with_flops)
+    result.trace_events = list(events)  # every recorded range, for the trace (kineto's keeps them all)
+    _drop_nested_twins(result)
+    return result
+
+
+def _drop_nested_twins(events: EventList) -> None:
+    """As PyTorch's EventList: an op whose only child has its name (div_(Scalar) calling
+    div_(Tensor)) shows as one event; the child's children become its own."""
+    while True:
+        twins = {id(e) for e in events
+                 if e.cpu_parent is not None and e.cpu_parent.name == e.name and len(e.cpu_parent.cpu_children) == 1}
+        if not twins:
+            return
+        for e in events:
+            if id(e) in twins:
+                e.cpu_parent.cpu_children = e.cpu_children
+                for c in e.cpu_children:
+                    c.cpu_parent = e.cpu_parent
+        events[:] = [e for e in events if id(e) not in twins]

@@ -12,7 +12,7 @@ from warnings import warn
 
 from ember._lib import _C
 
-from ._events import EventList, build_events
+from ._events import EventList, FunctionEvent, build_events
 from ._modules import ModuleRanges
 from ._record import record_function
 
@@ -146,6 +146,7 @@ class _KinetoProfile:
         self.post_processing_timeout_s = post_processing_timeout_s
         self.preset_metadata: dict[str, str] = {}
         self._events: EventList | None = None
+        self._trace_events: list[FunctionEvent] = []  # every range, twins events() merges included
         self._recording = False
         self._module_ranges: ModuleRanges | None = None
         self._mem_start: Any = None
@@ -207,11 +208,14 @@ class _KinetoProfile:
         events = build_events(
             raw, profile_memory=self.profile_memory, with_flops=self.with_flops, keep_shapes=self.record_shapes
         )
+        trace = events.trace_events
         if self.acc_events and self._events is not None:
+            trace = self._trace_events + trace
             events = EventList(
                 list(self._events) + list(events), profile_memory=self.profile_memory, with_flops=self.with_flops
             )
         self._events = events
+        self._trace_events = trace
 
     def events(self) -> EventList | None:
         """Raw events of the last delivered trace (None before any)."""
@@ -233,7 +237,7 @@ class _KinetoProfile:
 
         meta = {k: json.loads(v) if _is_json(v) else v for k, v in self.preset_metadata.items()}
         export_chrome_trace(
-            self._events, path, metadata=meta, record_shapes=self.record_shapes, with_stack=self.with_stack,
+            self._trace_events, path, metadata=meta, record_shapes=self.record_shapes, with_stack=self.with_stack,
             window_us=self._window_us, python_spans=self._python_spans,
         )
 

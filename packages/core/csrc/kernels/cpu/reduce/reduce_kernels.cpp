@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/profiler.h"
 #include "iter/reduce_iter.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/loops.h"
@@ -172,7 +173,10 @@ struct AnyOp {
 template <class In, class Acc, class Op>
 void run_reduce(ReduceIter& it, const Op& op) {
   Acc* obase = it.out.data<Acc>();
-  for (int64_t k = 0; k < it.out.numel(); ++k) obase[k] = op.identity();
+  {  // the result starts as the identity, as aten fills its reductions' results (its fill_ event)
+    profiler::Scope fill_prof("aten::fill_", profiler::EventKind::Op);
+    for (int64_t k = 0; k < it.out.numel(); ++k) obase[k] = op.identity();
+  }
   auto body = [&](char* out, const char* in, int64_t os, int64_t is, int64_t n) {
     if (os == 0) {
       Acc* o = reinterpret_cast<Acc*>(out);

@@ -1773,6 +1773,50 @@ def _eigvals_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return out
 
 
+
+# --- addmm / baddbmm with an alpha that overflows an operand ----------------------------------
+
+def _scaled_gemm_operands(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, first, second, beta, alpha) of an addmm / baddbmm call, or None for another op."""
+    if name not in ("addmm", "baddbmm"):
+        return None
+    second = ("mat1", "mat2") if name == "addmm" else ("batch1", "batch2")
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, second[0]), _arg(args, kwargs, 2, second[1]),
+            kwargs.get("beta", 1), kwargs.get("alpha", 1))
+
+
+def _gemm_alpha_folded_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    ops = _scaled_gemm_operands(name, args, kwargs)
+    if ops is None:
+        return False
+    inp, a, b, _beta, alpha = ops
+    if not (isinstance(inp, torch.Tensor) and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
+    if not (inp.dtype == a.dtype == b.dtype and a.dtype in (torch.float32, torch.float64)):
+        return False
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or math.isnan(alpha):
+        return False
+    if a.dim() != (2 if name == "addmm" else 3) or b.dim() != a.dim() or a.shape[-1] == 0 or a.numel() == 0:
+        return False
+    if name == "baddbmm" and a.shape[1] * a.shape[2] * b.shape[2] < 400:
+        return False  # aten's small-problem kernel scales the product (alpha * sum), as the formula
+    # alpha times an operand's entry overflows the dtype: where MKL folds alpha into an operand
+    # the product reads inf there
+    big = max(float(torch.nan_to_num(t.abs(), nan=0.0, posinf=0.0).max()) if t.numel() else 0.0 for t in (a, b))
+    return math.isinf(alpha) or abs(alpha) * big > torch.finfo(a.dtype).max
+
+
+def _gemm_alpha_folded_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    inp, a, b, beta, alpha = _scaled_gemm_operands(name, args, kwargs)
+    op = torch.addmm if name == "addmm" else torch.baddbmm
+    prod = op(inp, a, b, beta=0, alpha=1)  # PyTorch's own checks, and the product alone
+    out = kwargs.get("out")
+    if isinstance(out, torch.Tensor) and out.dtype != prod.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {prod.dtype}, but got {out.dtype} instead")
+    scaled = prod * alpha
+    return scaled if beta == 0 else inp.expand(prod.shape) * beta + scaled
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -2296,6 +2340,17 @@ KNOWN_WRONG = [
             "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
             "is a hang to the fuzz worker's timeout, which made the property flaky)",
         applies=_many_pieces_applies, correct=_many_pieces_correct),
+    KnownWrong(
+        "gemm-alpha-folded",
+        torch_says="torch.addmm(torch.zeros(3, 3), torch.eye(3), torch.eye(3), alpha=inf) is all NaN (float32 / "
+                   "float64, MKL): MKL folds alpha into an operand before the products, so the diagonal sums "
+                   "inf * 1 + (inf * 0) * 0 = NaN; the same call in float16 / bfloat16, baddbmm's small-problem "
+                   "kernel, and a 3x3 mat2 stored transposed give inf on the diagonal. A huge finite alpha "
+                   "likewise: addmm(zeros(1, 1), [[1e10, 0]], [[1e-10], [0]], alpha=1e30) is inf, not 1e30",
+        why="addmm is beta * input + alpha * (mat1 @ mat2) (PyTorch's documentation): alpha scales the "
+            "product, whose diagonal here is 1, so inf, as PyTorch's own half-type and small-baddbmm paths "
+            "compute it; which operand MKL scales and when is its blocking's choice (layout and size decide)",
+        applies=_gemm_alpha_folded_applies, correct=_gemm_alpha_folded_correct, iterator=True),
     KnownWrong(
         "eigvals-nonfinite",
         torch_says="torch.linalg.eigvals(torch.tensor([[nan, nan], [1.0, 0.0]])) (float32; [[nan, nan], [nan, nan]] "

@@ -76,8 +76,10 @@ Tensor view_as_complex(const Tensor& self) {
   DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
   sizes.resize(sizes.size() - 1);
   strides.resize(strides.size() - 1);
-  for (auto& s : strides) {
-    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+  for (size_t i = 0; i < strides.size(); ++i) {
+    auto& s = strides[i];
+    // a dim of size 1 never steps: aten halves its stride (rounding down) without the check
+    EMBER_CHECK(sizes[i] == 1 || s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
     s /= 2;
   }
   EMBER_CHECK(self.offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");

@@ -89,6 +89,14 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   kern.igemm(dt, M, N, K, alpha, beta, ac.raw(), bc.raw(), c.raw());
 }
 
+// A Scalar the GEMM's double arguments carry exactly (an integer one up to 2**53).
+bool exact_in_double(const Scalar& v) {
+  if (!v.is_int()) return true;
+  if (v.is_uint64()) return false;
+  const int64_t i = v.to_int(), lim = int64_t(1) << 53;
+  return i >= -lim && i <= lim;
+}
+
 // matmul-family out= tensors must have exactly the result dtype.
 void check_out_dtype(const Tensor& out, ScalarType want) {
   EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
@@ -217,7 +225,22 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   });
   Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
-  gemm(m1, m2, c, alpha.to_double(), beta.to_double());
+  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0)  // aten's kernel reads them checked
+    EMBER_DISPATCH_INT(c.dtype(), "addmm_impl_cpu_", [&] {
+      (void)beta.checked<scalar_t>();
+      (void)alpha.checked<scalar_t>();
+    });
+  if (is_integral(c.dtype(), false) && !alpha.is_float() && !beta.is_float() &&
+      (!exact_in_double(alpha) || !exact_in_double(beta))) {
+    // an integer alpha or beta past 2**53: aten casts it to the dtype exactly, so the scaling
+    // runs in the dtype's wrapping arithmetic, not through the GEMM's double arguments
+    Tensor prod = empty(size, c.dtype(), c.device());
+    gemm(m1, m2, prod, 1.0, 0.0);
+    Tensor r = mul(prod, wrap_scalar(alpha));
+    copy_into(c, beta.to_double() == 0 && exact_in_double(beta) ? r : add(mul(c, wrap_scalar(beta)), r, Scalar(int64_t(1))));
+  } else {
+    gemm(m1, m2, c, alpha.to_double(), beta.to_double());
+  }
   if (inplace) {
     check_inplace(input, "addmm_");
     copy_into(input, c);
@@ -246,12 +269,30 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
               "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", b1.sizes()[2],
               "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
   (void)expand(input, {nb, m, p}, false);
-  EMBER_CHECK(input.dtype() == b1.dtype() && b1.dtype() == b2.dtype(), "Input dtypes must be the same, got: input ",
-              c_type_name(input.dtype()), ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
+  // aten's meta compares input with batch1 only; its kernel reads batch2 as that type after the
+  // dtype dispatch (Bool's not-implemented error first)
+  EMBER_CHECK(input.dtype() == b1.dtype(), "Input dtypes must be the same, got: input ", c_type_name(input.dtype()),
+              ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
   // the structured in-place call's output check, before the kernel's dtype dispatch
   const int64_t shape[] = {nb, m, p};
   EMBER_CHECK(!inplace || input.sizes().equals(IntArrayRef(shape, 3)), "Bad in-place call: input tensor size ",
               shape_str(input.sizes()), " and output tensor size ", shape_str(IntArrayRef(shape, 3)), " should match");
+  const int64_t k = b1.sizes()[2];
+  if (b2.dtype() != b1.dtype()) {
+    // aten's result has batch2's dtype; an empty product or K = 0 never reaches the kernel, whose
+    // dispatch (on batch1's dtype) reads batch2 as that type
+    EMBER_CHECK(!inplace, "Bad in-place call: input tensor dtype ", c_type_name(input.dtype()),
+                " and output tensor dtype ", c_type_name(b2.dtype()), " should match");
+    if (nb * m * p != 0 && k != 0) {
+      EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
+      fail(ErrorKind::Runtime, "expected scalar type ", legacy_name(b1.dtype()), " but found ",
+           legacy_name(b2.dtype()));
+    }
+    Tensor e = to_dtype(expand(input, {nb, m, p}, false), b2.dtype());
+    Tensor r = nb * m * p == 0 || beta.to_double() == 0 ? zeros({nb, m, p}, b2.dtype(), b2.device())
+                                                         : mul(e, wrap_scalar(beta));
+    return to_out(r, out);
+  }
   EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
@@ -263,7 +304,6 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.
-  const int64_t k = b1.sizes()[2];
   const Tensor* w = inplace ? &input : out;
   if (w && w->sizes().equals(IntArrayRef(shape, 3)) && w->dtype() == dt && has_internal_overlap(*w)) {
     if (inplace) check_inplace(input, "baddbmm_");

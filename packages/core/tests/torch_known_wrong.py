@@ -1673,6 +1673,8 @@ def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     if name == "_scaled_dot_product_flash_attention_for_cpu":
         q, k, v = args[:3]
         causal, mask, scale = _arg(args, kwargs, 4, "is_causal", False), kwargs.get("attn_mask"), kwargs.get("scale")
+        if isinstance(mask, torch.Tensor) and mask.numel() == 0:
+            mask = None  # the fused kernel ignores a mask without elements, whatever its shape
     elif name == "scaled_dot_product_attention":
         q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
         mask, dropout = _arg(args, kwargs, 3, "attn_mask"), _arg(args, kwargs, 4, "dropout_p", 0.0)

@@ -225,19 +225,20 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   });
   Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
-  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0)  // aten's kernel reads them checked
+  int64_t ai = 0, bi = 0;  // an integer dtype's alpha and beta as aten's kernel reads them: checked, truncated
+  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0)
     EMBER_DISPATCH_INT(c.dtype(), "addmm_impl_cpu_", [&] {
-      (void)beta.checked<scalar_t>();
-      (void)alpha.checked<scalar_t>();
+      bi = static_cast<int64_t>(beta.checked<scalar_t>());
+      ai = static_cast<int64_t>(alpha.checked<scalar_t>());
     });
-  if (is_integral(c.dtype(), false) && !alpha.is_float() && !beta.is_float() &&
-      (!exact_in_double(alpha) || !exact_in_double(beta))) {
-    // an integer alpha or beta past 2**53: aten casts it to the dtype exactly, so the scaling
-    // runs in the dtype's wrapping arithmetic, not through the GEMM's double arguments
+  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0 &&
+      (!exact_in_double(Scalar(ai)) || !exact_in_double(Scalar(bi)))) {
+    // past 2**53 the GEMM's double arguments would round them: the scaling runs in the dtype's
+    // wrapping arithmetic instead (aten's)
     Tensor prod = empty(size, c.dtype(), c.device());
     gemm(m1, m2, prod, 1.0, 0.0);
-    Tensor r = mul(prod, wrap_scalar(alpha));
-    copy_into(c, beta.to_double() == 0 && exact_in_double(beta) ? r : add(mul(c, wrap_scalar(beta)), r, Scalar(int64_t(1))));
+    Tensor r = mul(prod, wrap_scalar(Scalar(ai)));
+    copy_into(c, bi == 0 ? r : add(mul(c, wrap_scalar(Scalar(bi))), r, Scalar(int64_t(1))));
   } else {
     gemm(m1, m2, c, alpha.to_double(), beta.to_double());
   }

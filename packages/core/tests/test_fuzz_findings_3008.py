@@ -127,6 +127,10 @@ def test_layer_norm_constant_rows_are_zero(dtype: str) -> None:
     lambda m: m.addmm(m.ones(2, 2, dtype=m.int8), m.ones(2, 0, dtype=m.int8), m.ones(0, 2, dtype=m.int8), alpha=300),
     lambda m: m.addmm(m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64),
                       alpha=2**63),
+    lambda m: m.addmm(m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64),
+                      beta=2**53 + 1, alpha=0.5),
+    lambda m: m.addmm(m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64), m.ones(2, 2, dtype=m.int64),
+                      beta=0.5, alpha=2**53 + 1),
     # arange reads an integer dtype's start and step as int64, checked, after the length (seed 3006)
     lambda m: m.arange(0, 2.5, INF, dtype=m.uint8),
     lambda m: m.arange(0, 2.5, INF, dtype=m.int32),

@@ -153,3 +153,22 @@ def test_view_as_complex_size_one_stride() -> None:
     for m in (torch, ember):
         v = m.view_as_complex(m.as_strided(m.arange(20.0), (3, 1, 2), (4, 3, 1)))
         assert tuple(v.stride()) == (2, 1)
+
+
+@pytest.mark.parametrize("f", call(
+    # F.lp_pool* raise x.pow(norm_type)'s errors before their pool's argument TypeError (seed 3008)
+    lambda m: m.nn.functional.lp_pool2d(m.ones(2, 3, 6, 6, dtype=m.float16), 65536.0, 2, stride=2, ceil_mode=None),
+    lambda m: m.nn.functional.lp_pool1d(m.ones(2, 3, 6, dtype=m.float16), 65536.0, 2, ceil_mode=None),
+    lambda m: m.nn.functional.lp_pool2d(m.ones(2, 3, 6, 6), 2.0, 2, stride=2, ceil_mode=None),
+))
+def test_fuzz_3008_checks(f: Any) -> None:
+    check(f)
+
+
+def test_conv_huge_entry_defers_to_the_parser() -> None:
+    """The known-wrong conv-stride-dilation-past-int32 entry leaves a call with an int past int64 in
+    any list argument (output_padding included: seed 3008) to PyTorch, whose parser refuses it."""
+    x, w = torch.ones(2, 2, 5, 4), torch.ones(3, 2, 3, 2)
+    args = (x, w, torch.ones(3), [1, 2], [1, 0], [1, 2**31], False, [0, 2**63], 1)
+    assert known_wrong().lookup("convolution", args, {}) is None
+    assert known_wrong().lookup("convolution", args[:7] + ([0, 0], 1), {}) is not None

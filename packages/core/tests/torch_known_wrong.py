@@ -486,7 +486,9 @@ def _conv_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
                                                       and x.dim() in (w.dim() - 1, w.dim())):
         return False
     lists = [a if isinstance(a, (tuple, list)) else [a] for a in (stride, padding, dilation)]
-    ints = [v for v in list(args) + list(kwargs.values()) if isinstance(v, int)] + [v for a in lists for v in a]
+    # every int argument, in lists too (convolution's output_padding): past int64 PyTorch's parser refuses first
+    flat = [u for v in list(args) + list(kwargs.values()) for u in (v if isinstance(v, (tuple, list)) else [v])]
+    ints = [v for v in flat if isinstance(v, int)] + [v for a in lists for v in a]
     return (all(len(a) in (1, w.dim() - 2) for a in lists) and all(-2**63 <= v < 2**63 for v in ints)
             and any(v >= 2**31 for a in (lists[0], lists[2]) for v in a))
 

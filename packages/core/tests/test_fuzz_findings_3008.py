@@ -172,3 +172,45 @@ def test_conv_huge_entry_defers_to_the_parser() -> None:
     args = (x, w, torch.ones(3), [1, 2], [1, 0], [1, 2**31], False, [0, 2**63], 1)
     assert known_wrong().lookup("convolution", args, {}) is None
     assert known_wrong().lookup("convolution", args[:7] + ([0, 0], 1), {}) is not None
+
+
+@pytest.mark.parametrize("f", call(
+    # complex() / polar()'s out= must be exactly the inputs' complex type, checked first (seed 3009)
+    lambda m: m.complex(m.ones(3, 4, dtype=m.float16), m.ones(3, 4, dtype=m.float16), out=m.ones(0)),
+    lambda m: m.polar(m.ones(3, dtype=m.float16), m.ones(3, dtype=m.float16), out=m.ones(0)),
+    lambda m: m.complex(m.ones(2), m.ones(2), out=m.ones(0, dtype=m.complex128)),
+    lambda m: m.complex(m.ones(2, dtype=m.float64), m.ones(2, dtype=m.float64), out=m.ones(0, dtype=m.complex64)),
+    lambda m: m.complex(m.ones(2), m.ones(3), out=m.ones(0)),
+    lambda m: m.complex(m.ones(2), m.ones(2, dtype=m.float64), out=m.ones(0)),
+    lambda m: m.complex(m.ones(2), m.ones(2), out=m.ones(0, dtype=m.complex64)),
+))
+def test_fuzz_3009_checks(f: Any) -> None:
+    check(f)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "n"), [
+    ((1, -2**63, -2**53), {}, 1025),
+    ((-10, 2**63 - 1, 2**62), {}, 3),
+    ((2**63 - 1, -10, -2**62), {}, 3),
+    ((4, 2.5, -2.0**63), {"dtype": "int64"}, 1),  # seed 3009: -2.0**63 is INT64_MIN
+])
+def test_arange_int64_span_past_int64(args: tuple, kwargs: dict, n: int) -> None:
+    """aten's int64 length (end - start + step - sign) / step wraps when the span passes int64: the
+    known-wrong entry's range holds every start + i * step before end, as ember's 128-bit length."""
+    tkw = {k: getattr(torch, v) for k, v in kwargs.items()}
+    want = known_wrong().corrected(known_wrong().lookup("arange", args, tkw), None, "arange", args, tkw)
+    got = ember.arange(*args, **{k: getattr(ember, v) for k, v in kwargs.items()})
+    assert want.numel() == n and got.tolist() == want.tolist()
+    assert known_wrong().lookup("arange", (0, 10, 3), {}) is None
+    assert known_wrong().lookup("arange", (0, 5, 2.0**63), {"dtype": torch.int64}) is None  # PyTorch's [] stands
+
+
+def test_complex32_gap_is_narrow() -> None:
+    """ember has no complex32: where PyTorch returns one, ember's NotImplementedError naming it is
+    the known gap (fuzz_props._complex32_gap); any other error or a result is still a finding."""
+    fp = load("fuzz_props")
+    tr = fp.S.TR("complex32", (3,), None)
+    assert fp._complex32_gap(tr, ("raise", "NotImplementedError", "ember has no complex32 (ComplexHalf) dtype"))
+    assert not fp._complex32_gap(tr, ("raise", "RuntimeError", "complex32"))
+    assert not fp._complex32_gap(fp.S.TR("complex64", (3,), None),
+                                 ("raise", "NotImplementedError", "ember has no complex32 (ComplexHalf) dtype"))

@@ -1821,6 +1821,55 @@ def _gemm_alpha_folded_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return scaled if beta == 0 else inp.expand(prod.shape) * beta + scaled
 
 
+
+# --- int64 arange whose span overflows int64 ---------------------------------------------------
+
+def _arange_int_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(start, end, step) of an int64 arange of Python ints, else None."""
+    if name != "arange" or "out" in kwargs or kwargs.get("dtype", torch.int64) != torch.int64:
+        return None
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end, step)):
+        return None
+    if step == 0 or (step > 0) != (end >= start) or end == start:  # aten's checks, on the given values
+        return None
+    if any(isinstance(v, float) for v in (start, end, step)):
+        if kwargs.get("dtype") != torch.int64 or not all(math.isfinite(v) for v in (start, end, step)):
+            return None
+        # c10's checked conversion truncates; 2.0**63 passes (its max compared as a double) as INT64_MIN
+        start, end, step = (-2**63 if int(v) == 2**63 else int(v) for v in (start, end, step))
+    if not all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63 for v in (start, end, step)):
+        return None
+    if step == 0:
+        return None
+    return start, end, step
+
+
+def _wrap64(v: int) -> int:
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _arange_span_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _arange_int_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    start, end, step = parts
+    sgn = 1 if step > 0 else -1
+    exact = end - start + step - sgn
+    return _wrap64(exact) != exact  # aten's int64 length arithmetic wraps
+
+
+def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    start, end, step = _arange_int_parts(name, args, kwargs)
+    n = -((start - end) // step)  # ceil((end - start) / step), exactly
+    if n > 2**63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    if n * 8 > 2**31:  # past the fuzz worker's address space (3 GiB) with the other library's share
+        raise RuntimeError(f"arange of {n} elements: more memory than the fuzz worker has")
+    # start + i * step in int64's wrapping arithmetic: every element is in range, so exact
+    return torch.arange(n, dtype=torch.int64) * step + start
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "igammac-tiny-a",
@@ -2355,6 +2404,15 @@ KNOWN_WRONG = [
             "product, whose diagonal here is 1, so inf, as PyTorch's own half-type and small-baddbmm paths "
             "compute it; which operand MKL scales and when is its blocking's choice (layout and size decide)",
         applies=_gemm_alpha_folded_applies, correct=_gemm_alpha_folded_correct, iterator=True),
+    KnownWrong(
+        "arange-int64-span-wraps",
+        torch_says="torch.arange(-10, 2**63 - 1, 2**62) is empty and torch.arange(1, -2**63, -2**53) raises "
+                   "'invalid size, possible overflow?': aten computes the int64 length as (end - start + step - "
+                   "sign) / step in int64, whose span wraps",
+        why="the ranges hold 3 and 1025 int64 values (-10, 2**62 - 10, 2**63 - 10; 1, 1 - 2**53, ...), each "
+            "representable: the length is ceil((end - start) / step) of the exact span, which ember computes "
+            "in 128 bits",
+        applies=_arange_span_applies, correct=_arange_span_correct),
     KnownWrong(
         "eigvals-nonfinite",
         torch_says="torch.linalg.eigvals(torch.tensor([[nan, nan], [1.0, 0.0]])) (float32; [[nan, nan], [nan, nan]] "

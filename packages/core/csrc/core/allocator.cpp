@@ -26,7 +26,7 @@ constexpr size_t kHugeMin = size_t(1) << 20;  // from here on: huge-page aligned
 // first touch waits for compaction (here 3.7 s for 2 GiB, against 1.4 s in 4 KiB pages), which a
 // block that large, seldom reused, never earns back.
 constexpr size_t kHugeMax = size_t(256) << 20;
-constexpr size_t kRound = size_t(2) << 20;    // huge-page granularity
+constexpr size_t kRound = size_t(2) << 20;  // huge-page granularity
 constexpr size_t kSmallRound = size_t(64) << 10;
 // The cache never holds more than this much unused memory.
 size_t cache_limit() {

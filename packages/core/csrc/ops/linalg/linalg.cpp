@@ -291,7 +291,7 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
     }
     Tensor e = to_dtype(expand(input, {nb, m, p}, false), b2.dtype());
     Tensor r = nb * m * p == 0 || beta.to_double() == 0 ? zeros({nb, m, p}, b2.dtype(), b2.device())
-                                                         : mul(e, wrap_scalar(beta));
+                                                        : mul(e, wrap_scalar(beta));
     return to_out(r, out);
   }
   EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");

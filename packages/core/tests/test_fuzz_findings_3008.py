@@ -214,3 +214,11 @@ def test_complex32_gap_is_narrow() -> None:
     assert not fp._complex32_gap(tr, ("raise", "RuntimeError", "complex32"))
     assert not fp._complex32_gap(fp.S.TR("complex64", (3,), None),
                                  ("raise", "NotImplementedError", "ember has no complex32 (ComplexHalf) dtype"))
+
+
+def test_lp_pool_flag_before_int_overflow() -> None:
+    """After the pow, the pool's parser: a wrong-typed ceil_mode is the TypeError before a kernel size
+    past int64 (test_fuzz_functional[lp_pool1d])."""
+    for m in (torch, ember):
+        with pytest.raises(TypeError):
+            m.nn.functional.lp_pool1d(m.ones(2, 2, 8), 2.0, -2**64, stride=2, ceil_mode=0)

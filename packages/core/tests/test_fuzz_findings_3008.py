@@ -222,3 +222,17 @@ def test_lp_pool_flag_before_int_overflow() -> None:
     for m in (torch, ember):
         with pytest.raises(TypeError):
             m.nn.functional.lp_pool1d(m.ones(2, 2, 8), 2.0, -2**64, stride=2, ceil_mode=0)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PyTorch's resized-output deprecation warning
+@pytest.mark.parametrize("f", call(
+    # special.ndtr(out=) is aten's: result first, cast check, out resized, copied (seed 3011: an expanded
+    # out= of another shape is resized, not refused for its overlap)
+    lambda m: m.special.ndtr(m.ones(3, 4, dtype=m.int64), out=m.zeros(1).expand(2)),
+    lambda m: m.special.ndtr(m.ones(3, 4, dtype=m.int64), out=m.zeros(1).expand(12)),
+    lambda m: m.special.ndtr(m.ones(3, 4), out=m.zeros(0, dtype=m.int64)),
+    lambda m: m.special.ndtr(m.ones(3, 4), out=m.zeros(3, 4, dtype=m.float64)),
+    lambda m: m.special.ndtr(m.ones(3, 4), out=m.zeros(1).expand(3, 4)),
+))
+def test_fuzz_3011_checks(f: Any) -> None:
+    check(f)

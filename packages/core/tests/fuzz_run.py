@@ -64,7 +64,10 @@ def run_one(fp: Any, factory: Any, name: str, examples: int, seed: int) -> str |
     try:
         prop()
     except Exception as exc:  # noqa: BLE001 - any failure is a finding to print
-        return f"{type(exc).__name__}: {exc}"
+        # a flaky failure's own text names no call: its first sub-exception holds it
+        subs = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, Exception)]
+        detail = "".join(f"\n  first run: {type(e).__name__}: {e}" for e in subs[:1])
+        return f"{type(exc).__name__}: {exc}{detail}"
     return None
 
 

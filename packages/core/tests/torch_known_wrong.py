@@ -486,7 +486,9 @@ def _conv_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
                                                       and x.dim() in (w.dim() - 1, w.dim())):
         return False
     lists = [a if isinstance(a, (tuple, list)) else [a] for a in (stride, padding, dilation)]
-    ints = [v for v in list(args) + list(kwargs.values()) if isinstance(v, int)] + [v for a in lists for v in a]
+    # every int argument, in lists too (convolution's output_padding): past int64 PyTorch's parser refuses first
+    flat = [u for v in list(args) + list(kwargs.values()) for u in (v if isinstance(v, (tuple, list)) else [v])]
+    ints = [v for v in flat if isinstance(v, int)] + [v for a in lists for v in a]
     return (all(len(a) in (1, w.dim() - 2) for a in lists) and all(-2**63 <= v < 2**63 for v in ints)
             and any(v >= 2**31 for a in (lists[0], lists[2]) for v in a))
 
@@ -1673,6 +1675,8 @@ def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     if name == "_scaled_dot_product_flash_attention_for_cpu":
         q, k, v = args[:3]
         causal, mask, scale = _arg(args, kwargs, 4, "is_causal", False), kwargs.get("attn_mask"), kwargs.get("scale")
+        if isinstance(mask, torch.Tensor) and mask.numel() == 0:
+            mask = None  # the fused kernel ignores a mask without elements, whatever its shape
     elif name == "scaled_dot_product_attention":
         q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
         mask, dropout = _arg(args, kwargs, 3, "attn_mask"), _arg(args, kwargs, 4, "dropout_p", 0.0)
@@ -1771,6 +1775,99 @@ def _eigvals_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
     if bool(good.any()):  # only the finite matrices reach PyTorch's LAPACK
         out[good] = torch.linalg.eigvals(a[good])
     return out
+
+
+
+# --- addmm / baddbmm with an alpha that overflows an operand ----------------------------------
+
+def _scaled_gemm_operands(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, first, second, beta, alpha) of an addmm / baddbmm call, or None for another op."""
+    if name not in ("addmm", "baddbmm"):
+        return None
+    second = ("mat1", "mat2") if name == "addmm" else ("batch1", "batch2")
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, second[0]), _arg(args, kwargs, 2, second[1]),
+            kwargs.get("beta", 1), kwargs.get("alpha", 1))
+
+
+def _gemm_alpha_folded_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    ops = _scaled_gemm_operands(name, args, kwargs)
+    if ops is None:
+        return False
+    inp, a, b, _beta, alpha = ops
+    if not (isinstance(inp, torch.Tensor) and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
+    if not (inp.dtype == a.dtype == b.dtype and a.dtype in (torch.float32, torch.float64)):
+        return False
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or math.isnan(alpha):
+        return False
+    if a.dim() != (2 if name == "addmm" else 3) or b.dim() != a.dim() or a.shape[-1] == 0 or a.numel() == 0:
+        return False
+    if name == "baddbmm" and a.shape[1] * a.shape[2] * b.shape[2] < 400:
+        return False  # aten's small-problem kernel scales the product (alpha * sum), as the formula
+    # alpha times an operand's entry overflows the dtype: where MKL folds alpha into an operand
+    # the product reads inf there
+    big = max(float(torch.nan_to_num(t.abs(), nan=0.0, posinf=0.0).max()) if t.numel() else 0.0 for t in (a, b))
+    return math.isinf(alpha) or abs(alpha) * big > torch.finfo(a.dtype).max
+
+
+def _gemm_alpha_folded_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    inp, a, b, beta, alpha = _scaled_gemm_operands(name, args, kwargs)
+    op = torch.addmm if name == "addmm" else torch.baddbmm
+    prod = op(inp, a, b, beta=0, alpha=1)  # PyTorch's own checks, and the product alone
+    out = kwargs.get("out")
+    if isinstance(out, torch.Tensor) and out.dtype != prod.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {prod.dtype}, but got {out.dtype} instead")
+    scaled = prod * alpha
+    return scaled if beta == 0 else inp.expand(prod.shape) * beta + scaled
+
+
+
+# --- int64 arange whose span overflows int64 ---------------------------------------------------
+
+def _arange_int_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(start, end, step) of an int64 arange of Python ints, else None."""
+    if name != "arange" or "out" in kwargs or kwargs.get("dtype", torch.int64) != torch.int64:
+        return None
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end, step)):
+        return None
+    if step == 0 or (step > 0) != (end >= start) or end == start:  # aten's checks, on the given values
+        return None
+    if any(isinstance(v, float) for v in (start, end, step)):
+        if kwargs.get("dtype") != torch.int64 or not all(math.isfinite(v) for v in (start, end, step)):
+            return None
+        # c10's checked conversion truncates; 2.0**63 passes (its max compared as a double) as INT64_MIN
+        start, end, step = (-2**63 if int(v) == 2**63 else int(v) for v in (start, end, step))
+    if not all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63 for v in (start, end, step)):
+        return None
+    if step == 0:
+        return None
+    return start, end, step
+
+
+def _wrap64(v: int) -> int:
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _arange_span_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _arange_int_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    start, end, step = parts
+    sgn = 1 if step > 0 else -1
+    exact = end - start + step - sgn
+    return _wrap64(exact) != exact  # aten's int64 length arithmetic wraps
+
+
+def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    start, end, step = _arange_int_parts(name, args, kwargs)
+    n = -((start - end) // step)  # ceil((end - start) / step), exactly
+    if n > 2**63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    if n * 8 > 2**31:  # past the fuzz worker's address space (3 GiB) with the other library's share
+        raise RuntimeError(f"arange of {n} elements: more memory than the fuzz worker has")
+    # start + i * step in int64's wrapping arithmetic: every element is in range, so exact
+    return torch.arange(n, dtype=torch.int64) * step + start
 
 
 KNOWN_WRONG = [
@@ -2296,6 +2393,26 @@ KNOWN_WRONG = [
             "whatever the free memory; ember raises it at once, before any piece is made (a slow failure "
             "is a hang to the fuzz worker's timeout, which made the property flaky)",
         applies=_many_pieces_applies, correct=_many_pieces_correct),
+    KnownWrong(
+        "gemm-alpha-folded",
+        torch_says="torch.addmm(torch.zeros(3, 3), torch.eye(3), torch.eye(3), alpha=inf) is all NaN (float32 / "
+                   "float64, MKL): MKL folds alpha into an operand before the products, so the diagonal sums "
+                   "inf * 1 + (inf * 0) * 0 = NaN; the same call in float16 / bfloat16, baddbmm's small-problem "
+                   "kernel, and a 3x3 mat2 stored transposed give inf on the diagonal. A huge finite alpha "
+                   "likewise: addmm(zeros(1, 1), [[1e10, 0]], [[1e-10], [0]], alpha=1e30) is inf, not 1e30",
+        why="addmm is beta * input + alpha * (mat1 @ mat2) (PyTorch's documentation): alpha scales the "
+            "product, whose diagonal here is 1, so inf, as PyTorch's own half-type and small-baddbmm paths "
+            "compute it; which operand MKL scales and when is its blocking's choice (layout and size decide)",
+        applies=_gemm_alpha_folded_applies, correct=_gemm_alpha_folded_correct, iterator=True),
+    KnownWrong(
+        "arange-int64-span-wraps",
+        torch_says="torch.arange(-10, 2**63 - 1, 2**62) is empty and torch.arange(1, -2**63, -2**53) raises "
+                   "'invalid size, possible overflow?': aten computes the int64 length as (end - start + step - "
+                   "sign) / step in int64, whose span wraps",
+        why="the ranges hold 3 and 1025 int64 values (-10, 2**62 - 10, 2**63 - 10; 1, 1 - 2**53, ...), each "
+            "representable: the length is ceil((end - start) / step) of the exact span, which ember computes "
+            "in 128 bits",
+        applies=_arange_span_applies, correct=_arange_span_correct),
     KnownWrong(
         "eigvals-nonfinite",
         torch_says="torch.linalg.eigvals(torch.tensor([[nan, nan], [1.0, 0.0]])) (float32; [[nan, nan], [nan, nan]] "

@@ -39,8 +39,19 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal CDF, as PyTorch composes it: (1 + erf(x / sqrt 2)) / 2 in the input's
     dtype (so 0 below about -8.3 in float64 and coarse in float16, exactly as PyTorch)."""
     x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
-    half_sum = 1 + ember.erf(x * math.sqrt(0.5))
-    return half_sum * 0.5 if out is None else ember.mul(half_sum, 0.5, out=out)
+    result = (1 + ember.erf(x * math.sqrt(0.5))) * 0.5
+    if out is None:
+        return result
+    # aten's special_ndtr_out: the result made first, then cast-checked, resized and copied into out
+    # (an expanded out= of another shape is resized, not refused for its overlap)
+    if not ember.can_cast(result.dtype, out.dtype):
+        from ember._composite_pointwise import _pretty  # noqa: PLC0415 - a rare error path
+
+        raise RuntimeError(f"result type {_pretty(result.dtype)} can't be cast to the desired output type "
+                           f"{_pretty(out.dtype)}")
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    return out.copy_(result)
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:

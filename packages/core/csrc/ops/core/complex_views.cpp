@@ -41,6 +41,17 @@ Tensor from_parts(const Tensor& a, const Tensor& b, bool polar) {
   return r;
 }
 
+// complex() / polar()'s out= check (aten's complex_check_dtype): exactly the inputs' complex type,
+// before the result is made (a float16 pair names ComplexHalf, which ember has no tensor of).
+void check_parts_out(const Tensor& a, const Tensor& b, const Tensor& out) {
+  check_parts(a, b);
+  const ScalarType t = a.dtype();
+  const ScalarType want = t == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+  EMBER_CHECK(t != ScalarType::Float16 && out.dtype() == want, "Expected object of scalar type ",
+              t == ScalarType::Float16 ? "ComplexHalf" : legacy_name(want), " but got scalar type ",
+              legacy_name(out.dtype()), " for argument 'out'");
+}
+
 Tensor into_out(const Tensor& r, const Tensor& out) {
   check_cast(r.dtype(), out.dtype());
   resize_out(out, r.sizes());
@@ -76,8 +87,10 @@ Tensor view_as_complex(const Tensor& self) {
   DimVector sizes = to_vec(self.sizes()), strides = to_vec(self.strides());
   sizes.resize(sizes.size() - 1);
   strides.resize(strides.size() - 1);
-  for (auto& s : strides) {
-    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+  for (size_t i = 0; i < strides.size(); ++i) {
+    auto& s = strides[i];
+    // a dim of size 1 never steps: aten halves its stride (rounding down) without the check
+    EMBER_CHECK(sizes[i] == 1 || s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
     s /= 2;
   }
   EMBER_CHECK(self.offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
@@ -89,11 +102,15 @@ Tensor view_as_complex(const Tensor& self) {
 
 Tensor complex(const Tensor& real, const Tensor& imag) { return from_parts(real, imag, false); }
 Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  check_parts_out(real, imag, out);
   return into_out(complex(real, imag), out);
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) { return from_parts(abs, angle, true); }
-Tensor polar_out(const Tensor& abs, const Tensor& angle, const Tensor& out) { return into_out(polar(abs, angle), out); }
+Tensor polar_out(const Tensor& abs, const Tensor& angle, const Tensor& out) {
+  check_parts_out(abs, angle, out);
+  return into_out(polar(abs, angle), out);
+}
 
 Tensor conj_physical(const Tensor& self) {
   if (!is_complex(self.dtype())) return self;  // as PyTorch: the tensor itself

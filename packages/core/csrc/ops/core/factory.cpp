@@ -176,17 +176,18 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
   if (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)  // aten reads them in float, checked
     for (const Scalar* v : {&start, &end, &step}) (void)v->checked<float>();
   int64_t n = arange_length(start, end, step, dt);
-  double s = start.to_double(), st = step.to_double();
-  Tensor t = out ? range_out(*out, n) : empty({n}, dt);
-  if (n == 0) return t;
-  Tensor w = contiguous_target(t);
   // An integer dtype truncates start and step before stepping (the length still comes from the
-  // exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros.
+  // exact values): arange(0, 2.5, 0.5, dtype=int32) is five zeros. aten reads them checked after
+  // the length, empty or not: arange(0, 2.5, inf, dtype=uint8) is the overflow error.
   int64_t ia = 0, ic = 0;
   if (is_integral(dt, false)) {
     ia = start.checked<int64_t>();
     ic = step.checked<int64_t>();
   }
+  double s = start.to_double(), st = step.to_double();
+  Tensor t = out ? range_out(*out, n) : empty({n}, dt);
+  if (n == 0) return t;
+  Tensor w = contiguous_target(t);
   backend(w).fill.arange(dt, w.raw(), n, s, st, ia, ic);
   if (!w.same(t)) copy_into(t, w);
   return t;

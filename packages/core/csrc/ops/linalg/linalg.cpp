@@ -126,6 +126,14 @@ void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, doub
   gemm(tc ? s2 : s1, tc ? s1 : s2, c, alpha, beta);
 }
 
+// A Scalar the GEMM's double arguments carry exactly (an integer one up to 2**53).
+bool exact_in_double(const Scalar& v) {
+  if (!v.is_int()) return true;
+  if (v.is_uint64()) return false;
+  const int64_t i = v.to_int(), lim = int64_t(1) << 53;
+  return i >= -lim && i <= lim;
+}
+
 // matmul-family out= tensors must have exactly the result dtype.
 void check_out_dtype(const Tensor& out, ScalarType want) {
   EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
@@ -266,7 +274,23 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   });
   Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
-  gemm_resolving_conj(m1, m2, c, alpha.to_double(), beta.to_double());
+  int64_t ai = 0, bi = 0;  // an integer dtype's alpha and beta as aten's kernel reads them: checked, truncated
+  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0)
+    EMBER_DISPATCH_INT(c.dtype(), "addmm_impl_cpu_", [&] {
+      bi = static_cast<int64_t>(beta.checked<scalar_t>());
+      ai = static_cast<int64_t>(alpha.checked<scalar_t>());
+    });
+  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0 &&
+      (!exact_in_double(Scalar(ai)) || !exact_in_double(Scalar(bi)))) {
+    // past 2**53 the GEMM's double arguments would round them: the scaling runs in the dtype's
+    // wrapping arithmetic instead (aten's)
+    Tensor prod = empty(size, c.dtype(), c.device());
+    gemm(m1, m2, prod, 1.0, 0.0);
+    Tensor r = mul(prod, wrap_scalar(Scalar(ai)));
+    copy_into(c, bi == 0 ? r : add(mul(c, wrap_scalar(Scalar(bi))), r, Scalar(int64_t(1))));
+  } else {
+    gemm_resolving_conj(m1, m2, c, alpha.to_double(), beta.to_double());
+  }
   if (inplace) {
     check_inplace(input, "addmm_");
     copy_into(input, c);
@@ -295,12 +319,30 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
               "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", b1.sizes()[2],
               "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
   (void)expand(input, {nb, m, p}, false);
-  EMBER_CHECK(input.dtype() == b1.dtype() && b1.dtype() == b2.dtype(), "Input dtypes must be the same, got: input ",
-              c_type_name(input.dtype()), ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
+  // aten's meta compares input with batch1 only; its kernel reads batch2 as that type after the
+  // dtype dispatch (Bool's not-implemented error first)
+  EMBER_CHECK(input.dtype() == b1.dtype(), "Input dtypes must be the same, got: input ", c_type_name(input.dtype()),
+              ", batch1: ", c_type_name(b1.dtype()), ", batch2: ", c_type_name(b2.dtype()));
   // the structured in-place call's output check, before the kernel's dtype dispatch
   const int64_t shape[] = {nb, m, p};
   EMBER_CHECK(!inplace || input.sizes().equals(IntArrayRef(shape, 3)), "Bad in-place call: input tensor size ",
               shape_str(input.sizes()), " and output tensor size ", shape_str(IntArrayRef(shape, 3)), " should match");
+  const int64_t k = b1.sizes()[2];
+  if (b2.dtype() != b1.dtype()) {
+    // aten's result has batch2's dtype; an empty product or K = 0 never reaches the kernel, whose
+    // dispatch (on batch1's dtype) reads batch2 as that type
+    EMBER_CHECK(!inplace, "Bad in-place call: input tensor dtype ", c_type_name(input.dtype()),
+                " and output tensor dtype ", c_type_name(b2.dtype()), " should match");
+    if (nb * m * p != 0 && k != 0) {
+      EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
+      fail(ErrorKind::Runtime, "expected scalar type ", legacy_name(b1.dtype()), " but found ",
+           legacy_name(b2.dtype()));
+    }
+    Tensor e = to_dtype(expand(input, {nb, m, p}, false), b2.dtype());
+    Tensor r = nb * m * p == 0 || beta.to_double() == 0 ? zeros({nb, m, p}, b2.dtype(), b2.device())
+                                                        : mul(e, wrap_scalar(beta));
+    return to_out(r, out);
+  }
   EMBER_CHECK_NOTIMPL(input.dtype() != ScalarType::Bool, "\"baddbmm\" not implemented for 'Bool'");
   ScalarType dt = input.dtype();
   bool half = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
@@ -312,7 +354,6 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.
-  const int64_t k = b1.sizes()[2];
   const Tensor* w = inplace ? &input : out;
   if (w && w->sizes().equals(IntArrayRef(shape, 3)) && w->dtype() == dt && has_internal_overlap(*w)) {
     if (inplace) check_inplace(input, "baddbmm_");

@@ -214,7 +214,8 @@ from ember._argcheck import check_names as _check_names  # noqa: E402
 _VALUES_FIRST = ["affine_grid", "alpha_dropout", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
                  "feature_alpha_dropout", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
                  "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "grid_sample", "hardtanh",
-                 "instance_norm", "interpolate", "poisson_nll_loss", "triplet_margin_loss",
+                 "instance_norm", "interpolate", "lp_pool1d", "lp_pool2d", "lp_pool3d", "poisson_nll_loss",
+                 "triplet_margin_loss",
                  "upsample", "upsample_bilinear", "upsample_nearest"]
 _OP_NAMES = {
     "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d", "affine_grid": "affine_grid_generator",

@@ -93,6 +93,16 @@ inline int64_t block_keys(const Dims& d, int64_t i0, int64_t m, bool is_causal) 
   return is_causal ? std::min(d.S, i0 + m) : d.S;
 }
 
+// For each column e of V (S x Ev): the last key whose value there is inf or NaN, -1 for none.
+// A skipped key's probability is 0, and 0 * inf is NaN in P V, as aten (and its math path) give.
+template <class T>
+void last_nonfinite_keys(const T* v, const Dims& d, std::vector<int64_t>& last) {
+  last.assign(static_cast<size_t>(d.Ev), -1);
+  for (int64_t j = 0; j < d.S; ++j)
+    for (int64_t e = 0; e < d.Ev; ++e)
+      if (!std::isfinite(v[j * d.Ev + e])) last[static_cast<size_t>(e)] = j;
+}
+
 // scores[m x n] (rows S apart) of query rows [i0, i0 + m) against the first n keys of one
 // (batch, head): Q K^T * scale, plus the mask, -inf above the diagonal when causal.
 template <class T>
@@ -124,12 +134,14 @@ void forward_impl(const FlashForward<T>& a) {
   GilRelease nogil;
   parallel_for(0, d.B * d.H, 1, [&](int64_t bh0, int64_t bh1) {
     std::vector<T> buf(static_cast<size_t>(std::min(kBlock, d.L) * d.S)), inv(static_cast<size_t>(kBlock));
+    std::vector<int64_t> last_bad;
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const T* qb = a.q + bh * d.L * d.E;
       const T* kb = a.k + bh * d.S * d.E;
       const T* vb = a.v + bh * d.S * d.Ev;
       T* ob = a.out + bh * d.L * d.Ev;
       T* lb = a.lse + bh * d.L;
+      if (is_causal) last_nonfinite_keys(vb, d, last_bad);
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
         block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
@@ -137,6 +149,10 @@ void forward_impl(const FlashForward<T>& a) {
         gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t e = 0; e < d.Ev; ++e) ob[(i0 + r) * d.Ev + e] *= inv[r];
+        if (n < d.S)  // the skipped keys' 0 * inf / 0 * NaN
+          for (int64_t e = 0; e < d.Ev; ++e)
+            if (last_bad[static_cast<size_t>(e)] >= n)
+              for (int64_t r = 0; r < m; ++r) ob[(i0 + r) * d.Ev + e] = std::numeric_limits<T>::quiet_NaN();
       }
     }
   });

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
@@ -32,7 +33,11 @@ struct Rows {
 template <class T>
 EMBER_VEC_INLINE void row_stats(const T* x, int64_t n, double eps, opmath_t<T>& mu, opmath_t<T>& rs) {
   using A = opmath_t<T>;
-  const double mean = blocked_sum<A>(n, [&](int64_t j) { return static_cast<A>(x[j]); }) / static_cast<double>(n);
+  // float rows summed in double: a constant row's mean is then exactly its value (aten's Welford
+  // moments keep it so), not 5 * c / 5 rounded, which made (x - mean) * rstd 1e-5 instead of 0
+  using MeanAcc = std::conditional_t<std::is_same_v<T, float>, double, A>;
+  const double mean =
+      blocked_sum<MeanAcc>(n, [&](int64_t j) { return static_cast<MeanAcc>(x[j]); }) / static_cast<double>(n);
   const A m = static_cast<A>(mean);
   const double var = blocked_sum<A>(n,
                                     [&](int64_t j) {

@@ -285,11 +285,20 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
              window: int) -> Tensor:
     """torch.nn.functional's lp_pool: ±inf norms are max pools of |x|, others the avg pool of x^p scaled back."""
     avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
+
+    def flag_checked() -> None:  # the pool's parser: a wrong-typed flag before its int arguments' overflow
+        if not isinstance(ceil_mode, bool):
+            raise TypeError(f"avg_pool{n}d(): argument 'ceil_mode' (position 5) must be bool, not "
+                            f"{type(ceil_mode).__name__}")
+
     if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        flag_checked()
         if norm_type > 0:
             return mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
         return -mx(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    powered = input.pow(norm_type)
+    flag_checked()
+    out = avg(powered, kernel_size, stride, 0, ceil_mode)
     # sign * relu(|x|) keeps the gradient of a zero window finite, as PyTorch does.
     return (ember.sign(out) * ember.relu(ember.abs(out))).mul(window).pow(1.0 / norm_type)
 

@@ -119,7 +119,7 @@ Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, 
   }
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   {
-    ReduceIter it(acc, x);  // (it holds acc: gone before acc is restrided in place)
+    ReduceIter it(acc, x);               // (it holds acc: gone before acc is restrided in place)
     backend(x).reduce.reduce(it, kind);  // fills acc with the identity (its fill_ event), then accumulates
   }
   Tensor r = acc.dtype() == out_dtype ? std::move(acc) : to_dtype(acc, out_dtype);

@@ -236,3 +236,28 @@ def test_lp_pool_flag_before_int_overflow() -> None:
 ))
 def test_fuzz_3011_checks(f: Any) -> None:
     check(f)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PyTorch's ComplexHalf-is-experimental warning
+@pytest.mark.parametrize("f", call(
+    # the integer baddbmm kernel reads alpha / beta in its dtype: torch's overflow error (a longer 3011 rerun)
+    lambda m: m.ones(2, 2, 2, dtype=m.int64).baddbmm_(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.int64),
+                                                      alpha=INF),
+    lambda m: m.baddbmm(m.ones(2, 2, 2, dtype=m.int32), m.ones(2, 2, 2, dtype=m.int32), m.ones(2, 2, 2, dtype=m.int32),
+                        beta=2**40),
+    lambda m: m.baddbmm(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.int64),
+                        alpha=1.5),
+    lambda m: m.baddbmm(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 0, dtype=m.int64), m.ones(2, 0, 2, dtype=m.int64),
+                        alpha=INF),
+    # complex(): the broadcast error before the (missing) complex32 dtype
+    lambda m: m.complex(m.zeros(0, 0, 0, 0, dtype=m.float16), m.zeros(3, 4, dtype=m.float16)),
+    # a transposed integer convolution adds its bias in place: a float bias cannot be cast to it
+    lambda m: m.convolution(m.ones(1, 1, 3, dtype=m.int64), m.ones(1, 1, 2, dtype=m.int64), m.ones(1), [1], [0], [1],
+                            True, [0], 1),
+    lambda m: m.convolution(m.ones(1, 1, 3, dtype=m.int64), m.ones(1, 1, 2, dtype=m.int64), m.ones(1), [1], [0], [1],
+                            False, [0], 1),
+    lambda m: m.convolution(m.ones(1, 1, 3, dtype=m.int64), m.ones(1, 1, 2, dtype=m.int64),
+                            m.ones(1, dtype=m.int64), [1], [0], [1], True, [0], 1),
+))
+def test_fuzz_3011_rerun_checks(f: Any) -> None:
+    check(f)

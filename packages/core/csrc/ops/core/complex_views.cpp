@@ -32,8 +32,8 @@ void check_parts(const Tensor& a, const Tensor& b) {
 // complex(a, b) (polar(a, b)) over the broadcast shape: a complex result from two real parts.
 Tensor from_parts(const Tensor& a, const Tensor& b, bool polar) {
   check_parts(a, b);
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());  // aten's iterator: shapes before its dtype
   const ScalarType ct = complex_counterpart(a.dtype());
-  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor ac = contiguous(expand(a, shape), MemoryFormat::Contiguous);
   Tensor bc = contiguous(expand(b, shape), MemoryFormat::Contiguous);
   Tensor r = empty(shape, ct, a.device());

@@ -351,6 +351,12 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
     (void)beta.checked_real<float>();
     (void)alpha.checked_real<float>();
   }
+  // the integer kernel reads them in its dtype: torch's overflow error for inf or a value past it
+  if (is_integral(ct, false) && nb * m * p != 0 && k != 0)
+    EMBER_DISPATCH_INT(ct, "baddbmm", [&] {
+      (void)beta.checked<scalar_t>();
+      (void)alpha.checked<scalar_t>();
+    });
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.

@@ -382,6 +382,9 @@ Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, 
   EMBER_CHECK(input.numel() != 0, "Only zero batch or zero channel inputs are supported, but got input shape: ",
               shape_str(conv::as_2d(input.sizes())));
   conv::kernel_checks(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  // aten's transposed integer kernel adds the bias in place (add_): a float bias cannot be cast to it
+  if (transposed && bias.defined() && !is_floating_or_complex(input.dtype()))
+    check_cast(promote_types(input.dtype(), bias.dtype()), input.dtype());
   return conv::forward(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
 }
 

@@ -10,8 +10,10 @@
 namespace ember {
 
 struct ReduceIter {
-  Tensor out;  // keepdim shape, contiguous, accumulator dtype
-  Tensor in;
+  // Borrowed: the reduction's own tensors outlive its iteration (no reference counting per
+  // reduction or per parallel slice).
+  const Tensor& out;  // keepdim shape, contiguous, accumulator dtype
+  const Tensor& in;
   int ndim = 0;
   int64_t numel = 0;
   int64_t shape[kMaxIterDims];

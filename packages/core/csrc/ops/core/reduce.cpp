@@ -119,7 +119,7 @@ Tensor reduce(const Tensor& x, const DimMask& m, bool keepdim, ReduceKind kind, 
   }
   Tensor acc = empty(keep_shape(x, m), acc_dtype(kind, x.dtype()), x.device());
   {
-    ReduceIter it(acc, x);               // (it holds acc: gone before acc is restrided in place)
+    ReduceIter it(acc, x);               // (borrows acc: done before acc is restrided in place)
     backend(x).reduce.reduce(it, kind);  // fills acc with the identity (its fill_ event), then accumulates
   }
   Tensor r = acc.dtype() == out_dtype ? std::move(acc) : to_dtype(acc, out_dtype);
@@ -161,7 +161,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   // aten sums uint16/32/64 inputs into int64, but has no kernel that accumulates in them
   if (dtype && is_shell_unsigned(*dtype))
     dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", *dtype);
-  Tensor x = dtype ? to_dtype(x0, *dtype) : x0;
+  Tensor converted;  // the input in dtype=, when one is given
+  const Tensor& x = dtype ? (converted = to_dtype(x0, *dtype)) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
     // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
     DimMask m = dim_mask(x, dim);  // the dims checked first: a 0-d input takes only 0 / -1

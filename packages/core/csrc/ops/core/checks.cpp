@@ -72,4 +72,11 @@ bool poly_degree_bounded(const char* op, const Tensor& n) {
   return true;
 }
 
+std::string cpu_type_string(ScalarType t) {
+  const bool old = t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
+                   t == ScalarType::Int64 || t == ScalarType::Int32 || t == ScalarType::Int16 ||
+                   t == ScalarType::Int8 || t == ScalarType::UInt8;
+  return old ? str("torch.", legacy_name(t), "Tensor") : str("CPU", legacy_name(t), "Type");
+}
+
 }  // namespace ember

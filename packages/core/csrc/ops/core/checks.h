@@ -1,6 +1,8 @@
 // Argument checks shared by op bodies: in-place targets (inference tensors, leaves that require
 // grad), alpha, integer divisors, the polynomial degree bound.
 #pragma once
+#include <string>
+
 #include "core/grad_mode.h"
 #include "core/tensor.h"
 
@@ -45,5 +47,9 @@ inline void no_shell_unsigned(const char* kernel, ScalarType t) {
 
 // Factories with requires_grad=True.
 void apply_requires_grad(const Tensor& t, bool requires_grad);
+
+// aten's toString of a CPU tensor type in argument errors: the THTensor name where one existed
+// (torch.FloatTensor), else CPU<Name>Type (CPUComplexDoubleType, CPUBoolType, CPUBFloat16Type).
+std::string cpu_type_string(ScalarType t);
 
 }  // namespace ember

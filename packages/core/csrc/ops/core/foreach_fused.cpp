@@ -41,13 +41,17 @@ struct Dense {
   }
 };
 
+// The aten kernel whose dtype dispatch names a refused parameter dtype.
+const char* fused_kernel(const char* op) {
+  return std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel";
+}
+
 void check_params(const char* op, const TensorList& params) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     if (is_complex(p.dtype())) continue;  // refused by the dispatch, after the lists' lengths (refuse_complex)
     if (is_shell_unsigned(p.dtype()))     // aten's kernel dispatch names them
-      dtype_not_implemented(std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel",
-                            p.dtype());
+      dtype_not_implemented(fused_kernel(op), p.dtype());
     EMBER_CHECK(p.dtype() == ScalarType::Float32 || p.dtype() == ScalarType::Float64, op,
                 ": params must be float32 or float64, got ", legacy_name(p.dtype()), " at index ", i);
     check_inplace(p, op);
@@ -57,9 +61,8 @@ void check_params(const char* op, const TensorList& params) {
 
 // aten's per-parameter dtype dispatch, which has no complex case
 void refuse_complex(const char* op, const TensorList& params) {
-  const char* kernel = std::string(op).find("sgd") != std::string::npos ? "fused_sgd_kernel" : "fused_adam_kernel";
   for (const Tensor& p : params)
-    if (is_complex(p.dtype())) dtype_not_implemented(kernel, p.dtype());
+    if (is_complex(p.dtype())) dtype_not_implemented(fused_kernel(op), p.dtype());
 }
 
 // grad_scale / found_inf, as torch's fused optimizers take them (AMP's GradScaler): its kernels

@@ -126,6 +126,17 @@ void gemm_resolving_conj(const Tensor& a, const Tensor& b, const Tensor& c, doub
   gemm(tc ? s2 : s1, tc ? s1 : s2, c, alpha, beta);
 }
 
+// An integer GEMM kernel's beta and alpha as aten's reads them: in its dtype, checked (the
+// overflow error for inf or a value past it), truncated.
+using IntPair = std::pair<int64_t, int64_t>;
+IntPair int_gemm_scalars(ScalarType dt, const char* kernel, const Scalar& beta, const Scalar& alpha) {
+  IntPair r{0, 0};
+  EMBER_DISPATCH_INT(dt, kernel, [&] {
+    r = {static_cast<int64_t>(beta.checked<scalar_t>()), static_cast<int64_t>(alpha.checked<scalar_t>())};
+  });
+  return r;
+}
+
 // A Scalar the GEMM's double arguments carry exactly (an integer one up to 2**53).
 bool exact_in_double(const Scalar& v) {
   if (!v.is_int()) return true;
@@ -274,14 +285,9 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
   });
   Tensor c = empty(size, input.dtype(), input.device());
   profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
-  int64_t ai = 0, bi = 0;  // an integer dtype's alpha and beta as aten's kernel reads them: checked, truncated
-  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0)
-    EMBER_DISPATCH_INT(c.dtype(), "addmm_impl_cpu_", [&] {
-      bi = static_cast<int64_t>(beta.checked<scalar_t>());
-      ai = static_cast<int64_t>(alpha.checked<scalar_t>());
-    });
-  if (is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0 &&
-      (!exact_in_double(Scalar(ai)) || !exact_in_double(Scalar(bi)))) {
+  const bool int_kernel = is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0;
+  const auto [bi, ai] = int_kernel ? int_gemm_scalars(c.dtype(), "addmm_impl_cpu_", beta, alpha) : IntPair{0, 0};
+  if (int_kernel && (!exact_in_double(Scalar(ai)) || !exact_in_double(Scalar(bi)))) {
     // past 2**53 the GEMM's double arguments would round them: the scaling runs in the dtype's
     // wrapping arithmetic instead (aten's)
     Tensor prod = empty(size, c.dtype(), c.device());
@@ -351,12 +357,7 @@ Tensor baddbmm_impl(const Tensor& input, const Tensor& b1, const Tensor& b2, con
     (void)beta.checked_real<float>();
     (void)alpha.checked_real<float>();
   }
-  // the integer kernel reads them in its dtype: torch's overflow error for inf or a value past it
-  if (is_integral(ct, false) && nb * m * p != 0 && k != 0)
-    EMBER_DISPATCH_INT(ct, "baddbmm", [&] {
-      (void)beta.checked<scalar_t>();
-      (void)alpha.checked<scalar_t>();
-    });
+  if (is_integral(ct, false) && nb * m * p != 0 && k != 0) (void)int_gemm_scalars(ct, "baddbmm", beta, alpha);
   // A written tensor with internal overlap: aten's element-by-element kernel for small problems
   // takes it (in place, or an out= of the result's shape when beta = 0: otherwise out= first
   // copies input into it, which refuses it); its K = 0 path refuses it too.

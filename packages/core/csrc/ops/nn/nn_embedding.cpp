@@ -14,19 +14,13 @@ namespace ember {
 
 namespace {
 
-// PyTorch's name of a tensor type in argument checks: torch.<Legacy>Tensor where one exists.
-std::string type_string(ScalarType t) {
-  if (t == ScalarType::Bool || t == ScalarType::BFloat16) return str("CPU", legacy_name(t), "Type");
-  return str("torch.", legacy_name(t), "Tensor");
-}
-
 // Indices as a dense int64 vector, each checked against [0, n) with the errors of PyTorch's
 // index_select(weight, 0, indices) (an empty table raises RuntimeError, as there).
 std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t dim) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
               "but got ",
-              type_string(indices.dtype()), " instead (while checking arguments for embedding)");
+              cpu_type_string(indices.dtype()), " instead (while checking arguments for embedding)");
   Tensor idx = contiguous(to_dtype(indices, ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* p = idx.data<int64_t>();
   std::vector<int64_t> v(p, p + idx.numel());

@@ -51,8 +51,7 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
     // no kernel: the operands' shapes are checked first (the iterator), then the cast to self's
     // dtype, then the dispatch
     (void)mul(difference(self, target), grad_output);
-    EMBER_CHECK(can_cast(dt, self.dtype()), "result type ", legacy_name(dt),
-                " can't be cast to the desired output type ", legacy_name(self.dtype()));
+    check_cast(dt, self.dtype());
     dtype_not_implemented("mse_backward_cpu_out", dt);
   }
   // The iterator computes in the three operands' result type (a 0-d self and target give way to a
@@ -79,8 +78,7 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
   Tensor g = mul(mul(sub(as_dt(self), as_dt(target), kOne), norm), as_dt(grad_output));
   // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
   // if the promoted result may be cast to it
-  EMBER_CHECK(can_cast(g.dtype(), self.dtype()), "result type ", legacy_name(g.dtype()),
-              " can't be cast to the desired output type ", legacy_name(self.dtype()));
+  check_cast(g.dtype(), self.dtype());
   return g.dtype() == self.dtype() ? g : _to_copy(g, self.dtype());
 }
 

@@ -206,15 +206,6 @@ Tensor adjoint(const Tensor& input) {
   return is_complex(input.dtype()) ? conj_physical(transpose(input, -2, -1)) : transpose(input, -2, -1);
 }
 
-// aten's toString of a CPU tensor type: the THTensor names where one existed (torch.FloatTensor),
-// else CPU<Name>Type (CPUComplexDoubleType, CPUBoolType, CPUBFloat16Type)
-static std::string cpu_type_string(ScalarType t) {
-  const bool old = t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
-                   t == ScalarType::Int64 || t == ScalarType::Int32 || t == ScalarType::Int16 ||
-                   t == ScalarType::Int8 || t == ScalarType::UInt8;
-  return old ? str("torch.", legacy_name(t), "Tensor") : str("CPU", legacy_name(t), "Type");
-}
-
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t nd = self.dim(), n = static_cast<int64_t>(size.size());

@@ -10,6 +10,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._out import write
 from ember._tensor import Tensor
 
 _c_norm = _C.norm
@@ -36,13 +37,11 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             result = ember.linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim)
         else:
             raise RuntimeError(f"linalg.vector_norm: p must be a number or one of 'fro', 'nuc', but got {p!r}")
-        return result if out is None else out.copy_(result)
+        return write(result, out, grad="linalg_vector_norm" if p == "fro" else None, inputs=(input,))
     kwargs: dict[str, Any] = {}
     if dtype is not None:
         kwargs["dtype"] = dtype
-    if out is not None:
-        return out.copy_(_c_norm(input, p, dim, keepdim, **kwargs))
-    return _c_norm(input, p, dim, keepdim, **kwargs)
+    return write(_c_norm(input, p, dim, keepdim, **kwargs), out, grad="linalg_vector_norm", inputs=(input,))
 
 
 def _unbiased_form(c_fn: Any, name: str) -> Any:

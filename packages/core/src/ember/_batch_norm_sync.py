@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
+from ember._out import write
 from ember._tensor import Tensor
 
 __all__ = ["batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt", "batch_norm_gather_stats",
@@ -102,7 +103,7 @@ def batch_norm_elemt(input: Tensor, weight: Tensor | None, bias: Tensor | None, 
     scale = invstd.to(acc) if weight is None else invstd.to(acc) * weight.to(acc)
     shift = -mean.to(acc) * scale if bias is None else bias.to(acc) - mean.to(acc) * scale
     y = ember.addcmul(_per_channel(shift, input), input.to(acc), _per_channel(scale, input)).to(input.dtype)
-    return y if out is None else out.copy_(y)
+    return write(y, out)
 
 
 def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor, invstd: Tensor, running_mean: Tensor | None,

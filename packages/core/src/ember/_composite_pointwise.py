@@ -9,6 +9,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._out import cast, exact_with, legacy_name, meta_name, refuse_grad, takes_out, write
 from ember._tensor import Tensor
 
 __all__ = ["corrcoef", "cov", "dist", "float_power", "frexp", "gcd", "histogram", "isin", "lcm",
@@ -19,10 +20,6 @@ _FLOAT_OF = {ember.float16: ember.float32, ember.bfloat16: ember.float32}
 
 def _floating(x: Tensor) -> Tensor:
     return x if x.is_floating_point() or x.is_complex() else x.to(ember.get_default_dtype())
-
-
-def _finish(result: Tensor, out: Tensor | None) -> Tensor:
-    return result if out is None else out.copy_(result)
 
 
 # ------------------------------------------------------------------------------------------
@@ -39,6 +36,7 @@ def _integral_pair(name: str, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return a, b
 
 
+@takes_out(cast)
 def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The elementwise greatest common divisor (non-negative; gcd(0, 0) == 0), by vectorised Euclid."""
     a, b = _integral_pair("gcd", input, other)
@@ -47,20 +45,36 @@ def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         nz = b != 0
         a, b = ember.where(nz, b, a), ember.where(nz, ember.remainder(a, ember.where(nz, b, ember.ones_like(b))),
                                                   b)
-    return _finish(a, out)
+    return a
 
 
+@takes_out(cast)
 def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The elementwise least common multiple (non-negative; 0 when either is 0)."""
     a, b = _integral_pair("lcm", input, other)
     g = gcd(a, b)
     safe = ember.where(g == 0, ember.ones_like(g), g)
-    return _finish(ember.where(g == 0, ember.zeros_like(g), (a // safe * b).abs()), out)
+    return ember.where(g == 0, ember.zeros_like(g), (a // safe * b).abs())
 
 
+def _ldexp_dtype(r: Any, o: Any) -> None:
+    if not _C.can_cast(r, o):  # (a wider float out trips an internal assert in aten; ember writes it)
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {legacy_name(o)}")
+
+
+@takes_out(_ldexp_dtype, grad="ldexp")
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input * 2**other."""
-    return _finish(ember.mul(input, ember.pow(2.0, other)), out)
+    return ember.mul(input, ember.pow(2.0, other))
+
+
+_FREXP = _C._return_type("frexp", ["mantissa", "exponent"])
+_HISTOGRAM = _C._return_type("histogram", ["hist", "bin_edges"])
+
+
+def _out_pair(out: Any) -> None:
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"expected tuple of 2 elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
 
 
 def frexp(input: Tensor, *, out: Any = None) -> Any:
@@ -68,6 +82,14 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
     (int32 exponent)."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:
+        refuse_grad("frexp", input)
+        _out_pair(out)
+        if out[0].dtype != input.dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {meta_name(input.dtype)} but got "
+                               f"{meta_name(out[0].dtype)}")
+        if out[1].dtype != ember.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {meta_name(out[1].dtype)}")
     with ember.no_grad():
         x = input.detach().to(ember.float64)
         finite = ember.isfinite(x) & (x != 0)
@@ -82,18 +104,14 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
         exponent = e.to(ember.int32)
     # the mantissa is input scaled by an exact power of two, so its gradient is grad * 2**-exponent
     mantissa = input * scale_a * scale_b
-    result = _C._return_type("frexp", ["mantissa", "exponent"])((mantissa, exponent))
-    if out is not None:
-        out[0].copy_(mantissa)
-        out[1].copy_(exponent)
-        return _C._return_type("frexp", ["mantissa", "exponent"])((out[0], out[1]))
-    return result
+    return write(_FREXP((mantissa, exponent)), out)
 
 
 _BITS = {ember.float64: ember.int64, ember.float32: ember.int32, ember.float16: ember.int16,
          ember.bfloat16: ember.int16}
 
 
+@takes_out(cast, grad="nextafter")
 def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The next representable value after input towards other (in input's floating dtype)."""
     dtype = ember.result_type(input, other)
@@ -108,20 +126,19 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
     result = ember.where(x == 0, ember.copysign(tiny, y), stepped)
     result = ember.where(x == y, y, result)
     result = ember.where(x.isnan() | y.isnan(), ember.full_like(x, math.nan), result)
-    return _finish(result, out)
+    return result
 
 
+@takes_out(exact_with("the output given to float_power has dtype {got} but the operation's result requires "
+                      "dtype {want}"), grad="pow")
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """input ** exponent computed in float64 (complex128 when either is complex)."""
     cplx = any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in (input, exponent))
-    wide, name = (ember.complex128, "ComplexDouble") if cplx else (ember.float64, "Double")
-    if out is not None and out.dtype != wide:
-        raise RuntimeError(f"the output given to float_power has dtype {_pretty(out.dtype)} but the operation's "
-                           f"result requires dtype {name}")
+    wide = ember.complex128 if cplx else ember.float64
     cast = complex if cplx else float
     base = input.to(wide) if isinstance(input, Tensor) else cast(input)
     exp = exponent.to(wide) if isinstance(exponent, Tensor) else cast(exponent)
-    return _finish(ember.pow(base, exp), out)
+    return ember.pow(base, exp)
 
 
 def _pretty(dtype: Any) -> str:
@@ -132,14 +149,16 @@ def _pretty(dtype: Any) -> str:
             ember.uint64: "UInt64"}.get(dtype, str(dtype))
 
 
+@takes_out(cast, grad="sinc")
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0 (its gradient there is 0)."""
     x = _floating(input)
     zero = x == 0
     px = ember.where(zero, ember.ones_like(x), x) * math.pi
-    return _finish(ember.where(zero, ember.ones_like(x), ember.sin(px) / px), out)
+    return ember.where(zero, ember.ones_like(x), ember.sin(px) / px)
 
 
+@takes_out(exact_with("Found dtype {got} but expected {want}"), grad="sgn")
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
     if input.is_complex():
@@ -147,8 +166,8 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         zero = mag == 0
         # divided by 1 where |x| is 0, so the gradient there is 0 (aten's sgn_backward), not 0/0's NaN
         safe = ember.where(zero, ember.ones_like(mag), mag)
-        return _finish(ember.where(zero, ember.zeros_like(input), input / safe), out)
-    return _finish(ember.sign(input), out)
+        return ember.where(zero, ember.zeros_like(input), input / safe)
+    return ember.sign(input)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -158,14 +177,15 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
+@takes_out(exact_with("nan_to_num: dtype of out: {got} should be same as input: {want}"), grad="nan_to_num")
 def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by nan, posinf and neginf (default: the dtype's largest finite values)."""
     if input.is_complex():  # the real and imaginary parts each, as aten
         parts = [nan_to_num(p, nan, posinf, neginf) for p in (input.real, input.imag)]
-        return _finish(ember.complex(*parts), out)
+        return ember.complex(*parts)
     if not input.is_floating_point():
-        return _finish(input.clone(), out)
+        return input.clone()
     info = ember.finfo(input.dtype)
     nan = 0.0 if nan is None else nan
     posinf = info.max if posinf is None else posinf
@@ -174,7 +194,7 @@ def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = No
     result = ember.where(x.isnan(), ember.full_like(x, nan),
                          ember.where(x == math.inf, ember.full_like(x, posinf),
                                      ember.where(x == -math.inf, ember.full_like(x, neginf), x)))
-    return _finish(result, out)
+    return result
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
@@ -214,6 +234,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return ember.linalg.vector_norm(input - other, p)
 
 
+@takes_out(grad="renorm")
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor:
     """Each slice along dim scaled down to p-norm maxnorm where its norm is larger."""
     if not (input.is_floating_point() or input.is_complex()):
@@ -228,7 +249,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
     others = [d for d in range(input.dim()) if d != dim]
     norms = ember.linalg.vector_norm(input, p, dim=others, keepdim=True)
     factor = ember.where(norms > maxnorm, maxnorm / (norms + 1e-7), ember.ones_like(norms))
-    return _finish(input * factor, out)
+    return input * factor
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
@@ -346,9 +367,11 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
                                                                 w[inside])
     if density:
         hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
-    result = _C._return_type("histogram", ["hist", "bin_edges"])((hist, edges))
     if out is not None:
-        out[0].copy_(hist)
-        out[1].copy_(edges)
-        return _C._return_type("histogram", ["hist", "bin_edges"])((out[0], out[1]))
-    return result
+        _out_pair(out)
+        for what, o in (("hist", out[0]), ("bin_edges", out[1])):
+            if o.dtype != input.dtype:
+                raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have the same dtype, but "
+                                   f"got input {meta_name(input.dtype)} and {what} {meta_name(o.dtype)}"
+                                   + (" for dimension 0" if what == "bin_edges" else ""))
+    return write(_HISTOGRAM((hist, edges)), out)

@@ -12,7 +12,10 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._out import exact_with, takes_out, write
 from ember._tensor import Tensor
+
+SCAN_DTYPE = exact_with("expected scalar_type {want} but found {got}")  # aten's scan kernels' out check
 
 _RESULT = {n: _C._return_type(n, ["values", "indices"]) for n in ("cummax", "cummin")}
 
@@ -46,12 +49,14 @@ def _cum_extreme(input: Tensor, dim: int, name: str, greater: bool) -> Any:
     return _RESULT[name]((input.gather(dim, indices), indices))
 
 
-def cummax(input: Tensor, dim: int) -> Any:
+@takes_out(SCAN_DTYPE, grad="cummax")
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """(values, indices): the running maximum along dim and where it was found (the last of ties)."""
     return _cum_extreme(input, dim, "cummax", True)
 
 
-def cummin(input: Tensor, dim: int) -> Any:
+@takes_out(SCAN_DTYPE, grad="cummin")
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """(values, indices): the running minimum along dim and where it was found (the last of ties)."""
     return _cum_extreme(input, dim, "cummin", False)
 
@@ -67,9 +72,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
         result = _shifted_scan(x, dim, ember.logaddexp)
     else:  # one C++ pass
         result = _C._logcumsumexp(x, dim)
-    if out is not None:
-        return out.copy_(result)
-    return result
+    return write(result, out, SCAN_DTYPE, grad="logcumsumexp", inputs=(input,))
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
@@ -231,9 +234,7 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
         result = result.unsqueeze(d + 1)
     if scalar_q or q.dim() == 0:
         result = result.squeeze(0)
-    if out is not None:
-        return out.copy_(result)
-    return result
+    return write(result, out, exact_with("quantile() out tensor must be same dtype as the input tensor"))
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

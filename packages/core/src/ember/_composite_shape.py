@@ -12,16 +12,13 @@ from typing import Any
 import ember
 from ember._composite_pointwise import _pretty
 from ember._lib import _C
+from ember._out import TENSORDOT_DTYPE, cast, exact_with, takes_out, write
 from ember._tensor import Tensor
 
 __all__ = ["addbmm", "addmv", "addmv_", "addr", "as_strided_scatter", "block_diag", "cartesian_prod",
            "column_stack", "combinations", "diagflat", "diagonal_scatter", "dsplit", "hsplit", "inner",
            "scalar_tensor", "select_scatter", "slice_scatter", "tril_indices", "triu_indices", "unravel_index",
            "vander", "vdot", "vsplit"]
-
-
-def _finish(result: Tensor, out: Tensor | None) -> Tensor:
-    return result if out is None else out.copy_(result)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -77,16 +74,18 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return ember.diag(input.reshape(-1), offset)
 
 
+@takes_out(exact_with(TENSORDOT_DTYPE))
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The sum product over the last dims (a product when one is a scalar)."""
     if input.dim() == 0 or other.dim() == 0:
-        return _finish(ember.mul(input, other), out)
+        return ember.mul(input, other)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
-    return _finish(ember.tensordot(input, other, dims=([-1], [-1])), out)
+    return ember.tensordot(input, other, dims=([-1], [-1]))
 
 
+@takes_out(exact_with("result dtype {got} does not match input dtype {want}"), grad="vdot")
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The dot product of two 1-d tensors (the first conjugated, which is nothing for real tensors)."""
     if input.dim() != 1 or other.dim() != 1:
@@ -94,7 +93,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     if input.dtype != other.dtype:
         raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {_pretty(input.dtype)} "
                            f"and {_pretty(other.dtype)}")
-    return _finish(ember.dot(ember.conj(input), other), out)
+    return ember.dot(ember.conj(input), other)
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
@@ -105,21 +104,24 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor
     return (input if beta == 1 else input * beta) + product
 
 
+@takes_out(exact_with("self and mat2 must have the same dtype, but got {got} and {want}"), grad="addbmm",
+           warn=False)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
            out: Tensor | None = None) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
     product = ember.bmm(batch1, batch2).sum(0)
-    return _finish(_scaled_sum(input, product, beta, alpha), out)
+    return _scaled_sum(input, product, beta, alpha)
 
 
+@takes_out(grad="addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,
           out: Tensor | None = None) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
     if mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
-    return _finish(_scaled_sum(input, ember.mv(mat, vec), beta, alpha), out)
+    return _scaled_sum(input, ember.mv(mat, vec), beta, alpha)
 
 
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -127,6 +129,7 @@ def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any
     return input.copy_(addmv(input, mat, vec, beta=beta, alpha=alpha))
 
 
+@takes_out(cast, grad="addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,
          out: Tensor | None = None) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2)."""
@@ -136,8 +139,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     if input.dtype == ember.bool:
         product = ember.outer(vec1, vec2)
         product = product & alpha if alpha is not True else product
-        return _finish(product if not beta else product | input, out)
-    return _finish(_scaled_sum(input, ember.outer(vec1, vec2), beta, alpha), out)
+        return product if not beta else product | input
+    return _scaled_sum(input, ember.outer(vec1, vec2), beta, alpha)
 
 
 def _tri_indices(row: int, col: int, offset: int, dtype: Any, upper: bool) -> Tensor:
@@ -295,12 +298,11 @@ def _copy_of(view_name: str) -> Any:
         if isinstance(view, (tuple, list)):
             result = tuple(v.clone(memory_format=ember.contiguous_format) for v in view)
             if out is not None:
-                for o, r in zip(out, result):
-                    o.copy_(r)
+                for o, r in zip(out, result, strict=True):
+                    write(r, o)
                 return None
             return result
-        result = view.clone(memory_format=ember.contiguous_format)
-        return _finish(result, out)
+        return write(view.clone(memory_format=ember.contiguous_format), out)
 
     fn.__name__ = fn.__qualname__ = f"{view_name}_copy"
     fn.__doc__ = f"A contiguous copy of input.{view_name}(...)."

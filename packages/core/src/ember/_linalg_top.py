@@ -10,6 +10,7 @@ from typing import Any
 import ember
 from ember._autocast_policy import autocast_op
 from ember._lib import _C
+from ember._out import cast, castable, refuse_grad, takes_out, write
 
 # ember.linalg is imported on first call, keeping `import ember` light.
 _slogdet_t = _C._return_type("slogdet", ["sign", "logabsdet"])  # structseqs: built from one tuple
@@ -17,6 +18,7 @@ _svd_t = _C._return_type("svd", ["U", "S", "V"])
 _qr_t = _C._return_type("qr", ["Q", "R"])
 
 
+@takes_out(cast, grad="mul")
 def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """Kronecker product: blocks input[i, j] * other (shapes padded to the same rank)."""
     nd = max(input.dim(), other.dim())
@@ -24,7 +26,8 @@ def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.
     sb = [1] * (nd - other.dim()) + list(other.shape)
     a = input.reshape([x for s in sa for x in (s, 1)])
     b = other.reshape([x for s in sb for x in (1, s)])
-    return (a * b).reshape([x * y for x, y in zip(sa, sb, strict=True)])
+    # a tensor of its own, as aten's (its _unsafe_view of the fresh product)
+    return _C._unsafe_view(a * b, [x * y for x, y in zip(sa, sb, strict=True)])
 
 
 @autocast_op("fp32")
@@ -39,6 +42,7 @@ def trace(input: ember.Tensor) -> ember.Tensor:
 
 
 @autocast_op("fp32")
+@takes_out(grad="linalg_inv_ex")
 def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """The inverse of a square matrix, or of each matrix in a batch (``ember.linalg.inv`` under its
     older name).
@@ -114,10 +118,11 @@ def cross(input: ember.Tensor, other: ember.Tensor, dim: int | None = None, *, o
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return ember.linalg.cross(input, other, dim=dim)
+    return ember.linalg.cross(input, other, dim=dim, out=out)
 
 
 @autocast_op("fp32")
+@takes_out(castable("cholesky_solve"), grad="cholesky_solve")
 def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^H U)."""
     lower = L.mH if upper else L
@@ -125,6 +130,7 @@ def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out
 
 
 @autocast_op("fp32")
+@takes_out(castable("cholesky_inverse"), grad="cholesky_inverse")
 def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """A^{-1} from A's Cholesky factor."""
     n = L.shape[-1]
@@ -132,7 +138,7 @@ def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -
     return cholesky_solve(eye, L, upper)
 
 
-def matrix_power(input: ember.Tensor, n: int) -> ember.Tensor:
+def matrix_power(input: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
     """The ``n``-th power of a square matrix by repeated multiplication; ``n = 0`` gives the identity
     and a negative ``n`` a power of the inverse (as ``ember.linalg.matrix_power``).
 
@@ -149,7 +155,7 @@ def matrix_power(input: ember.Tensor, n: int) -> ember.Tensor:
         tensor([[1, 3],
                 [0, 1]])
     """
-    return ember.linalg.matrix_power(input, n)
+    return ember.linalg.matrix_power(input, n, out=out)
 
 
 def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
@@ -158,7 +164,7 @@ def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
 
     Args:
         *matrices (Tensor): 2-D tensors whose inner sizes match.
-        out (Tensor, optional): not supported.
+        out (Tensor, optional): the tensor the product is written into.
 
     Returns:
         Tensor: the product.
@@ -170,11 +176,17 @@ def chain_matmul(*matrices: ember.Tensor, out: Any = None) -> ember.Tensor:
         tensor([[6., 6., 6.],
                 [6., 6., 6.]])
     """
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=2)
+    if out is not None:
+        refuse_grad("mm", *matrices)  # aten's chain of mm_out calls
     if len(matrices) == 1:
-        return matrices[0].clone()
-    return ember.linalg.multi_dot(matrices)
+        return write(matrices[0].clone(), out)
+    return ember.linalg.multi_dot(matrices, out=out)
 
 
+@takes_out(grad="_linalg_svd")
 def svd(input: ember.Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """The older SVD: (U, S, V) with V = Vh^H; without compute_uv, U and V are zero-filled and full."""
     if not compute_uv:
@@ -187,11 +199,12 @@ def svd(input: ember.Tensor, some: bool = True, compute_uv: bool = True, *, out:
     return _svd_t((U, S, Vh.mH))
 
 
+@takes_out(grad="linalg_qr")
 def qr(input: ember.Tensor, some: bool = True, *, out: Any = None) -> Any:
     """The older QR: linalg.qr with mode 'reduced' (some=True) or 'complete'."""
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
                   "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
                   "Q, R = torch.qr(A, some)\nshould be replaced with\n"
-                  "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
+                  "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=3)
     Q, R = ember.linalg.qr(input, "reduced" if some else "complete")
     return _qr_t((Q, R))

@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import ember
+from ember._out import cast, write
 from ember._tensor import Tensor
 
 e = math.e
@@ -116,9 +117,10 @@ def range(start: Any, end: Any, step: Any = 1, *, out: Tensor | None = None, dty
     if (end - start) * step < 0 and end != start:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
-    result = (ember.arange(n, dtype=ember.float64) * step + start).to(dtype or ember.get_default_dtype())
-    if out is not None:
-        return out.copy_(result)
+    dtype = dtype or (out.dtype if out is not None else ember.get_default_dtype())  # aten: out's dtype by default
+    result = (ember.arange(n, dtype=ember.float64) * step + start).to(dtype)
+    if out is not None:  # a factory: resized silently, as aten's resize_
+        return write(result, out, cast, warn=False)
     return result.requires_grad_(requires_grad) if requires_grad else result
 
 

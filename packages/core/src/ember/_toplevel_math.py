@@ -11,6 +11,7 @@ from typing import Any
 import ember
 from ember._autocast_policy import autocast_op
 from ember._lib import _C
+from ember._out import write
 from ember._tensor import Tensor
 
 __all__ = ["cdist", "conj_physical_", "cumulative_trapezoid", "frobenius_norm", "logit", "native_norm", "nuclear_norm",
@@ -157,8 +158,7 @@ def frobenius_norm(input: Tensor, dim: int | Sequence[int], keepdim: bool = Fals
     dims = [dim] if isinstance(dim, int) else list(dim)
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
-    result = _vector_norm(input, 2, dims, keepdim)
-    return result if out is None else out.copy_(result)
+    return write(_vector_norm(input, 2, dims, keepdim), out, grad="norm", inputs=(input,))
 
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -169,8 +169,7 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: 
         dim, keepdim = None, dim
     from ember.linalg import matrix_norm
 
-    result = matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
-    return result if out is None else out.copy_(result)
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, out=out)
 
 
 def native_norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:

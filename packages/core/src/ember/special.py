@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import ember
+from ember import _out
 from ember._lib import _C
 from ember._special_toplevel import mvlgamma as _mvlgamma
 
@@ -44,14 +45,7 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         return result
     # aten's special_ndtr_out: the result made first, then cast-checked, resized and copied into out
     # (an expanded out= of another shape is resized, not refused for its overlap)
-    if not ember.can_cast(result.dtype, out.dtype):
-        from ember._composite_pointwise import _pretty  # noqa: PLC0415 - a rare error path
-
-        raise RuntimeError(f"result type {_pretty(result.dtype)} can't be cast to the desired output type "
-                           f"{_pretty(out.dtype)}")
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    return out.copy_(result)
+    return _out.write(result, out, _out.cast)
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:

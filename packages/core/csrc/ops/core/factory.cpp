@@ -59,7 +59,7 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
 }
 Tensor empty_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, std::optional<MemoryFormat>,
                  const Tensor& out) {
-  return resize_out(out, size);
+  return resize_out(out, size, false);
 }
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                      std::optional<Device> device) {
@@ -73,19 +73,19 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 }
 Tensor full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType>, std::optional<Device>,
                 const Tensor& out) {
-  return fill_(resize_out(out, size), fill_value);
+  return fill_(resize_out(out, size, false), fill_value);
 }
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(0)));
 }
 Tensor zeros_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
-  return fill_(resize_out(out, size), Scalar(int64_t(0)));
+  return fill_(resize_out(out, size, false), Scalar(int64_t(0)));
 }
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return fill_(alloc(size, or_default(dtype), or_cpu(device)), Scalar(int64_t(1)));
 }
 Tensor ones_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
-  return fill_(resize_out(out, size), Scalar(int64_t(1)));
+  return fill_(resize_out(out, size, false), Scalar(int64_t(1)));
 }
 
 // aten's *_like factories: empty_like, then fill_ (zero_ for zeros) -- nested op events, as in
@@ -165,7 +165,7 @@ static Tensor contiguous_target(const Tensor& t) { return t.is_contiguous() ? t 
 
 // aten resizes a range's out= tensor only when its element count differs (a 0-d out of one
 // element stays 0-d).
-static Tensor range_out(const Tensor& out, int64_t n) { return out.numel() == n ? out : resize_out(out, {n}); }
+static Tensor range_out(const Tensor& out, int64_t n) { return out.numel() == n ? out : resize_out(out, {n}, false); }
 
 static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
                           const Tensor* out) {
@@ -185,6 +185,12 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
     ic = step.checked<int64_t>();
   }
   double s = start.to_double(), st = step.to_double();
+  if (out && out->numel() != n)
+    warn("The number of elements in the out tensor of shape " + shape_str(out->sizes()) + " is " +
+         std::to_string(out->numel()) + " which does not match the computed number of elements " + std::to_string(n) +
+         ". Note that this may occur as a result of rounding error. The out tensor will be resized to a tensor of "
+         "shape (" +
+         std::to_string(n) + ",).");
   Tensor t = out ? range_out(*out, n) : empty({n}, dt);
   if (n == 0) return t;
   Tensor w = contiguous_target(t);
@@ -294,7 +300,7 @@ Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> dev
 Tensor eye_out(int64_t n, int64_t m, std::optional<ScalarType>, std::optional<Device>, const Tensor& out) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
-  return eye_fill(resize_out(out, {n, m}), n, m);
+  return eye_fill(resize_out(out, {n, m}, false), n, m);
 }
 Tensor eye_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
   return eye_out(n, n, dtype, device, out);

@@ -557,4 +557,14 @@ Tensor take(const Tensor& input, const Tensor& index) {
   return out;
 }
 
+Tensor take_out(const Tensor& input, const Tensor& index, const Tensor& out) {
+  EMBER_CHECK(out.dtype() == input.dtype(),
+              "take(): self and out expected to have the same dtype, but got self.dtype = ", legacy_name(input.dtype()),
+              " and out.dtype = ", legacy_name(out.dtype()));
+  Tensor r = take(input, index);
+  resize_out(out, r.sizes());
+  copy_into(out, r);
+  return out;
+}
+
 }  // namespace ember

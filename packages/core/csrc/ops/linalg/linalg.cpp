@@ -284,7 +284,11 @@ Tensor addmm_impl(const Tensor& input, const Tensor& m1, const Tensor& m2, const
     return expand(input, size, false);
   });
   Tensor c = empty(size, input.dtype(), input.device());
-  profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] { return copy_(c, e, false); });
+  // (aten's kernel-level copy_ is below autograd: the fresh result's version stays 0)
+  profiler::nested_op("aten::copy_", {&c, &e, nullptr}, [&] {
+    copy_into(c, e);
+    return c;
+  });
   const bool int_kernel = is_integral(c.dtype(), false) && c.numel() > 0 && m1.sizes()[1] > 0;
   const auto [bi, ai] = int_kernel ? int_gemm_scalars(c.dtype(), "addmm_impl_cpu_", beta, alpha) : IntPair{0, 0};
   if (int_kernel && (!exact_in_double(Scalar(ai)) || !exact_in_double(Scalar(bi)))) {

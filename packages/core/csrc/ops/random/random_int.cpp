@@ -213,7 +213,7 @@ Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out) 
   }
   const ScalarType dt = result.dtype();
   check_randperm_n(n, dt);
-  resize_out(result, {n});
+  resize_out(result, {n}, false);
   EMBER_DISPATCH_NO_BOOL(dt, "randperm", [] {});
   fill_in_order(result, [&](char* p, int64_t cnt) { backend(result).random.randperm(dt, p, cnt, gen); });
   if (out) result.bump_version();

@@ -97,7 +97,7 @@ Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator*
   EMBER_CHECK(cats <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   const int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
   DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{rows, ns};
-  Tensor result = out ? resize_out(*out, shape) : empty(shape, ScalarType::Int64, probs.device());
+  Tensor result = out ? resize_out(*out, shape, false) : empty(shape, ScalarType::Int64, probs.device());
   if (result.numel() == 0) return result;
   Tensor res = result.is_contiguous() ? result : empty(shape, ScalarType::Int64, result.device());
   int64_t* o = res.data<int64_t>();

@@ -15,7 +15,7 @@ namespace {
 Tensor factory_result(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
                       ScalarType default_dt, const Tensor* out) {
   check_device_available(device ? *device : cpu_device());
-  if (out) return resize_out(*out, size);
+  if (out) return resize_out(*out, size, false);  // a factory: aten's silent resize_
   return empty(size, dtype ? *dtype : default_dt, device ? *device : cpu_device());
 }
 

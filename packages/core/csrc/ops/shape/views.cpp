@@ -137,6 +137,17 @@ Tensor reshape(const Tensor& input, IntArrayRef shape) {
   return make_view(c, s, contiguous_strides(s), 0);
 }
 
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  DimVector s = infer_size(size, self.numel());
+  DimVector st;
+  EMBER_CHECK(view_strides(self.sizes(), self.strides(), s, &st),
+              "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+              "across two contiguous subspaces). Use .reshape(...) instead.");
+  Tensor v = make_view(self, s, st, self.offset());
+  v.impl()->base.reset();  // aliases a fresh intermediate nobody else sees: no view for autograd
+  return v;
+}
+
 Tensor view_as(const Tensor& self, const Tensor& other) { return view(self, other.sizes()); }
 Tensor reshape_as(const Tensor& self, const Tensor& other) { return reshape(self, other.sizes()); }
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
-from ember import Tensor
+from ember import Tensor, _out
 from ember._lib import _C
 
 # aten's c10 names of the dtypes, as its messages print them
@@ -181,9 +181,6 @@ def check_out_grad(primitive: str, x: Tensor, out: Tensor | None) -> None:
 
 
 def write_out(result: Tensor, out: Tensor | None) -> Tensor:
-    """``out=``: resized to the result's shape and written (cast to its dtype, as aten's copy_)."""
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(tuple(result.shape))
-    return out.copy_(result)
+    """``out=``: resized to the result's shape (aten's resize_output) and written (cast to its dtype, as
+    aten's copy_; the transforms checked out's dtype before)."""
+    return _out.write(result, out, _out.cast)

@@ -9,6 +9,7 @@ from typing import Any
 import ember
 from ember._composite_pointwise import _pretty
 from ember._lib import _C
+from ember._out import castable, exact_with, write
 from ember._tensor import Tensor
 
 __all__ = ["cond", "diagonal", "matmul", "solve_triangular", "vander"]
@@ -43,7 +44,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     A = A.to(dtype).expand(*batch, k, k)
     B = B.to(dtype).expand(*batch, *B.shape[-2:])
     result = _C._linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-    return result if out is None else out.copy_(result)
+    return write(result, out, exact_with("expected scalar type {want} but found {got}"),
+                 grad="linalg_solve_triangular", inputs=(A, B))
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
@@ -76,11 +78,11 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     if p in _SVD_ORDS:
         s = ember.linalg.svdvals(A)
         result = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        return result if out is None else out.copy_(result)
+        return write(result, out, castable("linalg.cond"))
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     inverse, info = ember.linalg.inv_ex(A)
     result = ember.linalg.matrix_norm(A, p) * ember.linalg.matrix_norm(inverse, p)
     result = ember.where(info > 0, ember.full_like(result, math.inf), result)  # singular: infinitely ill-posed
-    return result if out is None else out.copy_(result)
+    return write(result, out, castable("linalg.cond"))

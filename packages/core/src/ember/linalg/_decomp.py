@@ -8,6 +8,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._out import cast, castable, write
 from ember.linalg._common import check_float, eps, return_type
 
 _svd_t = return_type("linalg_svd", ["U", "S", "Vh"])
@@ -23,29 +24,29 @@ _slogdet_t = return_type("linalg_slogdet", ["sign", "logabsdet"])
 
 def eigh(A: ember.Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
     """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix (UPLO triangle)."""
-    return _eigh_t(*_C._linalg_eigh(A, UPLO))
+    return write(_eigh_t(*_C._linalg_eigh(A, UPLO)), out, grad="_linalg_eigh", inputs=(A,))
 
 
 def qr(A: ember.Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     """A = QR through Householder reflections (LAPACK geqrf / orgqr)."""
-    return _qr_t(*_C._linalg_qr(A, mode))
+    return write(_qr_t(*_C._linalg_qr(A, mode)), out, grad="linalg_qr", inputs=(A,))
 
 
 def slogdet(A: ember.Tensor, *, out: Any = None) -> Any:
     """(sign, log|det|) from the LU factorisation."""
-    return _slogdet_t(*_C._linalg_slogdet(A))
+    return write(_slogdet_t(*_C._linalg_slogdet(A)), out, grad="_linalg_slogdet", inputs=(A,))
 
 
 def svd(A: ember.Tensor, full_matrices: bool = True, *, driver: str | None = None,
         out: Any = None) -> Any:
     """A = U diag(S) Vh; singular values descending (PyTorch's gesdd conventions)."""
     U, S, Vh = _C._linalg_svd(A, full_matrices)
-    return _svd_t(U, S, Vh)
+    return write(_svd_t(U, S, Vh), out, grad="_linalg_svd", inputs=(A,))
 
 
-def eigvalsh(A: ember.Tensor, UPLO: str = "L") -> ember.Tensor:
+def eigvalsh(A: ember.Tensor, UPLO: str = "L", *, out: Any = None) -> ember.Tensor:
     """Eigenvalues (ascending) of a symmetric matrix; differentiable like eigh's."""
-    return _C._linalg_eigh(A, UPLO)[0]
+    return write(_C._linalg_eigh(A, UPLO)[0], out, grad="_linalg_eigh", inputs=(A,))
 
 
 def _infos(fn: Any, A: ember.Tensor, pattern: str) -> ember.Tensor:
@@ -69,6 +70,10 @@ def _nan_like(A: ember.Tensor) -> ember.Tensor:
 
 def inv_ex(A: ember.Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     """(inverse, info): info > 0 marks a singular matrix instead of raising (unless check_errors)."""
+    return write(_inv_ex(A, check_errors), out, grad="linalg_inv_ex", inputs=(A,))
+
+
+def _inv_ex(A: ember.Tensor, check_errors: bool) -> Any:
     try:
         return _inv_ex_t(_C._linalg_inv(A), ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
     except _C._LinAlgError:
@@ -79,6 +84,10 @@ def inv_ex(A: ember.Tensor, *, check_errors: bool = False, out: Any = None) -> A
 
 def cholesky_ex(A: ember.Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     """(L, info): info > 0 is the order of the first non positive-definite leading minor."""
+    return write(_cholesky_ex(A, upper, check_errors), out, grad="linalg_cholesky_ex", inputs=(A,))
+
+
+def _cholesky_ex(A: ember.Tensor, upper: bool, check_errors: bool) -> Any:
     try:
         return _chol_ex_t(_C._linalg_cholesky(A, upper=upper),
                           ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
@@ -91,6 +100,10 @@ def cholesky_ex(A: ember.Tensor, *, upper: bool = False, check_errors: bool = Fa
 def solve_ex(A: ember.Tensor, B: ember.Tensor, *, left: bool = True, check_errors: bool = False,
              out: Any = None) -> Any:
     """(result, info) of linalg.solve; info > 0 for a singular A."""
+    return write(_solve_ex(A, B, left, check_errors), out, grad="_linalg_solve_ex", inputs=(A, B))
+
+
+def _solve_ex(A: ember.Tensor, B: ember.Tensor, left: bool, check_errors: bool) -> Any:
     try:
         X = _C._linalg_solve(A, B, left=left)
         return _solve_ex_t(X, ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
@@ -121,6 +134,10 @@ def _tolerance(S_max: ember.Tensor, A: ember.Tensor, atol: Any, rtol: Any) -> em
 def pinv(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
          out: Any = None) -> ember.Tensor:
     """Moore-Penrose pseudo-inverse through the SVD (eigh when hermitian); values <= tol drop out."""
+    return write(_pinv(A, atol, rtol, hermitian), out, castable("linalg.pinv"), grad="linalg_pinv", inputs=(A,))
+
+
+def _pinv(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool) -> ember.Tensor:
     check_float(A, "linalg.pinv")
     m, n = A.shape[-2], A.shape[-1]
     if m == 0 or n == 0:
@@ -142,6 +159,10 @@ def pinv(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool
 def matrix_rank(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 tol: Any = None, out: Any = None) -> ember.Tensor:
     """Number of singular values (``|eigenvalues|`` when hermitian) above the tolerance."""
+    return write(_matrix_rank(A, atol, rtol, hermitian, tol), out, cast)
+
+
+def _matrix_rank(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool, tol: Any) -> ember.Tensor:
     check_float(A, "linalg.matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0

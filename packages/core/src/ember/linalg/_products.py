@@ -6,7 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
+from ember._out import castable, exact, exact_with, takes_out
 from ember.linalg._common import check_square
+
+MULTI_DOT_DTYPE = "multi_dot(): expected out tensor to have dtype {want_meta} but got {got_meta}"
 
 
 def _cycle(k: int, dtype: Any) -> ember.Tensor:
@@ -15,6 +18,7 @@ def _cycle(k: int, dtype: Any) -> ember.Tensor:
     return ember.tensor(rows, dtype=dtype)
 
 
+@takes_out(grad="linalg_cross")
 def cross(input: ember.Tensor, other: ember.Tensor, *, dim: int = -1, out: Any = None) -> ember.Tensor:
     """Cross product of 3-vectors along ``dim`` (inputs broadcast)."""
     if input.dim() != other.dim():
@@ -29,6 +33,12 @@ def cross(input: ember.Tensor, other: ember.Tensor, *, dim: int = -1, out: Any =
     return c.transpose(dim, -1)
 
 
+def _matrix_power_dtype(r: Any, o: Any) -> None:
+    castable("matrix_power")(r, o)  # aten checks castability first, then matmul's exact dtype
+    exact(r, o)
+
+
+@takes_out(_matrix_power_dtype, grad="matmul")
 def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
     """A^n by repeated squaring; negative n inverts first, n = 0 gives identities."""
     if A.dim() < 2:
@@ -53,6 +63,7 @@ def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
     return result if result is not A else A.clone()
 
 
+@takes_out(exact_with(MULTI_DOT_DTYPE))
 def multi_dot(tensors: Sequence[ember.Tensor], *, out: Any = None) -> ember.Tensor:
     """Chained matrix product; the first / last argument may be a vector."""
     ts = list(tensors)
@@ -84,6 +95,7 @@ def multi_dot(tensors: Sequence[ember.Tensor], *, out: Any = None) -> ember.Tens
     return r
 
 
+@takes_out(exact_with("linalg.vecdot: Expected out of dtype{want} but found {got}"), grad="sum")
 def vecdot(x: ember.Tensor, y: ember.Tensor, *, dim: int = -1, out: Any = None) -> ember.Tensor:
-    """Dot product of vectors along ``dim`` (broadcasting)."""
-    return (x * y).sum(dim)
+    """Dot product of vectors along ``dim`` (broadcasting), the first conjugated: sum(x.conj() * y)."""
+    return (x.conj() * y).sum(dim)

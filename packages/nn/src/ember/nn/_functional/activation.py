@@ -706,21 +706,17 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
-    if input.dim() > 2 and (weight.dim() != 1 or (bias is not None and input.dim() == 3 and input.is_contiguous())):
-        # fold the batch dims into rows, as PyTorch does (same errors, one matmul); a 1-D weight takes aten's
-        # matmul path (a dot per row) unless aten's fused 3-D path with a bias applies
-        out = _linear(input.flatten(0, -2), weight, bias)  # flatten: reshape(-1, 0) is ambiguous
-        return out.reshape(*input.shape[:-1], out.shape[-1])
+    if input.dim() != 2 and bias is not None and bias.dim() > 0 and input.is_contiguous():
+        # aten's _flatten_nd_linear: the rows through one addmm, viewed back (a view, as aten's is; a 1-D
+        # weight fails in addmm there too). flatten, as reshape(-1, 0) is ambiguous
+        rows = input.reshape(1, input.shape[0]) if input.dim() == 1 else input.flatten(0, -2)
+        out = ember.addmm(bias, rows, weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
     if input.dim() == 2 and bias is not None:
         return ember.addmm(bias, input, weight.t())
-    if input.dim() == 1 and bias is not None and bias.dim() == 1 and input.is_contiguous():
-        # aten's _flatten_nd_linear: one row through addmm (bias expanded to it: a bias of another size raises)
-        return ember.addmm(bias, input.reshape(1, input.shape[0]), weight.t()).reshape(-1)
-    if input.dim() > 2 and weight.dim() == 1:  # aten's matmul folds the batch dims into one mv
-        out = ember.mv(input.flatten(0, -2), weight).reshape(input.shape[:-1])
-        return out if bias is None else out + bias
+    # aten's matmul path: batch dims folded into one GEMM, a tensor of its own (no view), the bias added in place
     out = ember.matmul(input, weight.t())
-    return out if bias is None else out + bias
+    return out if bias is None else out.add_(bias)
 
 
 def _bilinear_checks(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) -> None:
@@ -795,5 +791,5 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     # int64 is the parser's TypeError for a list element; ember's norm binding takes the list too
     dims = [dim] if isinstance(dim, int) and not isinstance(dim, bool) else dim
     denom = input.norm(p, dims, keepdim=True).clamp(min=eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else ember.div(input, denom, out=out)
 

@@ -1,0 +1,143 @@
+"""``out=`` for the functions ember composes in Python, as aten's out= overloads behave.
+
+The result is written into the given tensor(s), resized to fit (with aten's deprecation warning when
+a tensor that has elements changes shape), after that op's dtype rule, and refused under autograd
+where aten refuses it. The dtype rules differ by op in aten, so each function names its own:
+``exact`` (most linalg kernels), ``cast`` (TensorIterator ops), ``castable(op)`` (linalg's "safely
+castable" check) or ``exact_with(text)`` (a composite's own message).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ember
+from ember._lib import _C
+
+# aten's ScalarType names (its dispatch and casting messages) and caffe2's TypeMeta names (its
+# "Expected out tensor to have dtype float" checks)
+_LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+           "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+           "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
+           "uint64": "UInt64"}
+_META = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16", "Long": "long int",
+         "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
+         "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+Check = Callable[[Any, Any], None]  # (result dtype, out dtype): raises when out may not take the result
+# aten's tensordot_out check (inner and tensordot share it)
+TENSORDOT_DTYPE = (
+    "tensordot: Expected the output tensor to have dtype {want}, but got an output tensor with dtype {got}")
+
+
+def legacy_name(dtype: Any) -> str:
+    """aten's ScalarType name of a dtype ('Float', 'Long')."""
+    name = str(dtype).split(".")[-1]
+    return _LEGACY.get(name, name)
+
+
+def meta_name(dtype: Any) -> str:
+    """A dtype as aten prints a caffe2::TypeMeta ('float', 'long int')."""
+    name = legacy_name(dtype)
+    return _META.get(name, name)
+
+
+def exact(r: Any, o: Any) -> None:
+    """aten's linalg kernels: the out tensor must have the result's dtype."""
+    raise RuntimeError(f"Expected out tensor to have dtype {meta_name(r)}, but got {meta_name(o)} instead")
+
+
+def cast(r: Any, o: Any) -> None:
+    """TensorIterator's rule: any dtype the result casts to under the type-promotion lattice."""
+    if not _C.can_cast(r, o):
+        raise RuntimeError(f"result type {legacy_name(r)} can't be cast to the desired output type {legacy_name(o)}")
+
+
+def castable(op: str) -> Check:
+    """linalg's checkLinalgCompatibleDtype: castable, with the op's name in the message."""
+    def check(r: Any, o: Any) -> None:
+        if not _C.can_cast(r, o):
+            raise RuntimeError(f"{op}: Expected result to be safely castable from {legacy_name(r)} dtype, but got "
+                               f"result with dtype {legacy_name(o)}")
+    return check
+
+
+def exact_with(text: str) -> Check:
+    """An exact-dtype rule with a composite's own message: ``text`` formats ``{want}``/``{got}``
+    (ScalarType names) or ``{want_meta}``/``{got_meta}`` (TypeMeta names)."""
+    def check(r: Any, o: Any) -> None:
+        raise RuntimeError(text.format(want=legacy_name(r), got=legacy_name(o), want_meta=meta_name(r),
+                                       got_meta=meta_name(o)))
+    return check
+
+
+def refuse_grad(op: str, *tensors: Any) -> None:
+    """aten's refusal of an out= call whose inputs need a graph."""
+    if ember.is_grad_enabled() and any(isinstance(t, ember.Tensor) and t.requires_grad for t in tensors):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+
+
+def write(result: Any, out: Any, check: Check = exact, grad: str | None = None, inputs: Sequence[Any] = (),
+          warn: bool = True) -> Any:
+    """``result`` (a tensor or a structseq of tensors) written into ``out`` and returned in
+    ``result``'s form (a structseq named ``<op>_out``, as aten's); ``result`` itself when out is None.
+    ``grad`` names the aten op whose out= refuses autograd on ``inputs``; ``warn=False`` resizes silently
+    (the few aten ops that resize with resize_, not resize_output)."""
+    if out is None:
+        return result
+    if grad is not None:
+        refuse_grad(grad, *inputs)
+    if isinstance(result, ember.Tensor):
+        _fill(out, result, check, warn)
+        return out
+    n = len(result)
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
+    for o, r in zip(out, result, strict=True):
+        _fill(o, r, check, warn)
+    return _out_type(type(result))(tuple(out))
+
+
+def takes_out(check: Check = exact, grad: str | None = None,
+              warn: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the function's ``out=`` keyword handled by ``write`` (the function computes the
+    result as if no out were given); ``grad`` names the aten op refusing autograd on any argument."""
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            if out is None:
+                return result
+            inputs = [t for a in (*args, *kwargs.values()) for t in (a if isinstance(a, (tuple, list)) else (a,))]
+            return write(result, out, check, grad, inputs, warn)
+        return with_out
+    return wrap
+
+
+_OUT_TYPES: dict[type, Any] = {}
+
+
+def _out_type(t: type) -> Any:
+    if t not in _OUT_TYPES:
+        _OUT_TYPES[t] = _C._return_type(f"{t.__name__}_out", list(t.__match_args__))
+    return _OUT_TYPES[t]
+
+
+def _fill(o: Any, r: ember.Tensor, check: Check, warn: bool) -> None:
+    if not isinstance(o, ember.Tensor):
+        raise TypeError(f"out= expects a Tensor, but got {type(o).__name__}")
+    if o.dtype != r.dtype:
+        check(r.dtype, o.dtype)
+    if tuple(o.shape) != tuple(r.shape):
+        if o.numel() and warn:
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(o.shape)}, which "
+                          f"does not match the required output shape {list(r.shape)}. This behavior is deprecated, and "
+                          "in a future PyTorch release outputs will not be resized unless they have zero elements. You "
+                          "can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                          "t.resize_(0).", UserWarning, stacklevel=4)
+        o.resize_(tuple(r.shape))
+    o.copy_(r.detach() if not ember.is_grad_enabled() else r)

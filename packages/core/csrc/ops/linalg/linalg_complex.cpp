@@ -138,7 +138,8 @@ Tensor cholesky(const Tensor& A0, bool upper) {
   return upper ? buf : from_colmajor(buf);
 }
 
-std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
+std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo, bool vectors) {
+  const char* jobz = vectors ? "V" : "N";
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
@@ -155,7 +156,7 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
       int qinfo = 0, iwq = 0;
       C wq;
       R rwq = 0;
-      la.heevd_c("V", uplo, int(n), p, pw, &wq, -1, &rwq, -1, &iwq, -1, &qinfo);
+      la.heevd_c(jobz, uplo, int(n), p, pw, &wq, -1, &rwq, -1, &iwq, -1, &qinfo);
       struct Work {
         std::vector<C> work;
         std::vector<R> rwork;
@@ -169,14 +170,14 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo) {
           },
           [&](int64_t b, Work& w) {
             int info = 0;
-            la.heevd_c("V", uplo, int(n), p + b * n * n, pw + b * n, w.work.data(), int(w.work.size()), w.rwork.data(),
+            la.heevd_c(jobz, uplo, int(n), p + b * n * n, pw + b * n, w.work.data(), int(w.work.size()), w.rwork.data(),
                        int(w.rwork.size()), w.iw.data(), int(w.iw.size()), &info);
             return info;
           });
     });
   }
   check_eig_converged("linalg.eigh", nb, bad, A.dim() > 2);
-  return {w, from_colmajor(buf)};
+  return {w, vectors ? from_colmajor(buf) : Tensor()};
 }
 
 void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {

@@ -213,13 +213,16 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   return upper ? buf : from_colmajor(buf);
 }
 
-std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+namespace {
+// Eigenvalues, and eigenvectors when `vectors` (else the second result is undefined): syevd's jobz.
+std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view UPLO, bool vectors) {
   // No floating check in PyTorch: an empty integer input returns empty results of its dtype.
-  check_matrix(A, "linalg.eigh", true);
+  check_matrix(A, "linalg.eigh", true);  // eigvalsh too: aten runs both as _linalg_eigh
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
               "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
   char uplo[2] = {char(std::toupper(UPLO[0])), 0};
-  if (is_complex(A.dtype())) return complex_linalg::eigh(A, uplo);
+  const char* jobz = vectors ? "V" : "N";
+  if (is_complex(A.dtype())) return complex_linalg::eigh(A, uplo, vectors);
   check_kernel(A, "linalg_eigh_cpu");
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   Tensor buf = to_colmajor(A);
@@ -234,18 +237,22 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
       bad = for_batch(nb, [&](int64_t b) {
         int info = 0, iwq = 0;
         T wq;
-        la.syevd("V", uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
+        la.syevd(jobz, uplo, int(n), p + b * n * n, pw + b * n, &wq, -1, &iwq, -1, &info);
         std::vector<T> work(static_cast<size_t>(wq) + 1);
         std::vector<int> iw(static_cast<size_t>(iwq) + 1);
-        la.syevd("V", uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(), int(iw.size()),
-                 &info);
+        la.syevd(jobz, uplo, int(n), p + b * n * n, pw + b * n, work.data(), int(work.size()), iw.data(),
+                 int(iw.size()), &info);
         return info;
       });
     });
   }
   check_eig_converged("linalg.eigh", nb, bad, A.dim() > 2);
-  return {w, from_colmajor(buf)};
+  return {w, vectors ? from_colmajor(buf) : Tensor()};
 }
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) { return eigh_impl(A, UPLO, true); }
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) { return std::get<0>(eigh_impl(A, UPLO, false)); }
 
 namespace {
 // SVD of every matrix; U / Vh only when want_uv (full or reduced).

@@ -46,7 +46,9 @@ def svd(A: ember.Tensor, full_matrices: bool = True, *, driver: str | None = Non
 
 def eigvalsh(A: ember.Tensor, UPLO: str = "L", *, out: Any = None) -> ember.Tensor:
     """Eigenvalues (ascending) of a symmetric matrix; differentiable like eigh's."""
-    return write(_C._linalg_eigh(A, UPLO)[0], out, grad="_linalg_eigh", inputs=(A,))
+    if ember.is_grad_enabled() and isinstance(A, ember.Tensor) and A.requires_grad:  # the gradient needs vectors
+        return write(_C._linalg_eigh(A, UPLO)[0], out, grad="_linalg_eigh", inputs=(A,))
+    return write(_C._linalg_eigvalsh(A, UPLO), out)
 
 
 def _infos(fn: Any, A: ember.Tensor, pattern: str) -> ember.Tensor:
@@ -169,7 +171,7 @@ def _matrix_rank(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool, tol: An
     with ember.no_grad():
         if A.shape[-2] == 0 or A.shape[-1] == 0:
             return ember.zeros(tuple(A.shape[:-2]), dtype=ember.int64)
-        S = eigvalsh(A).abs() if hermitian else _C._linalg_svdvals(A)
+        S = _C._linalg_eigvalsh(A, "L").abs() if hermitian else _C._linalg_svdvals(A)
         t = _tolerance(S.amax(-1, keepdim=True), A, atol, rtol)
         return (S > t).sum(-1)
 

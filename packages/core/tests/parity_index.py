@@ -167,10 +167,10 @@ def masked_select_builder(op: dict) -> list:
 
 def take_builder(op: dict) -> list:
     return [
-        C("2d", T((3, 4)), I(0, 11, 5, 5)),
+        C("2d", T((3, 4)), I(0, 11, 5, 5), out=True),
         C("neg", T((3, 4)), I(-1, -12, shape=(2, 1))),
         C("transposed", T((3, 4), view="t"), I(1, 2, 3)),
-        C("int", T((3, 4), "int32"), I(7)),
+        C("int", T((3, 4), "int32"), I(7), out=True),
         C("0d-index", T((3, 4)), T((), "int64", values=(3,))),
         C("out-of-range", T((3, 4)), I(12)),
         C("int32-index", T((3, 4)), I(1, dtype="int32")),

@@ -101,6 +101,11 @@ def eigh_cases(op: dict) -> list:
     return cs + [C(c.id, *c.args, meta=True) for c in _errors()]
 
 
+def eigvalsh_cases(op: dict) -> list:
+    # eigenvalues alone are unique (ascending): compared by value
+    return [C(c.id, *c.args) for c in eigh_cases(op)]
+
+
 def eig_cases(op: dict) -> list:
     # eigenvectors are unique up to phase and LAPACK builds may order eigenvalues differently:
     # meta cases here, values and gradients in test_linalg_eig.py
@@ -234,6 +239,7 @@ BUILDERS = {
     "solve": solve_cases,
     "cholesky": cholesky_cases,
     "eigh": eigh_cases,
+    "eigvalsh": eigvalsh_cases,
     "eig": eig_cases,
     "eigvals": eig_cases,
     "svd": svd_cases,

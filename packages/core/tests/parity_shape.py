@@ -344,8 +344,21 @@ def mode_builder(op: dict) -> list:
             C("bool", T((3, 4), "bool"), 1)]
 
 
+def unsafe_view_builder(op: dict) -> list:
+    # aten's _unsafe_view: view()'s size rules (an inferred -1, a non-viewable layout refused)
+    return [C("contiguous", T((3, 4)), [4, 3]), C("infer", T((2, 3, 4)), [-1, 4]), C("0d", T(()), [1]),
+            C("empty", T((0, 3)), [3, 0]), C("t", T((3, 4), view="t"), [12]), C("expand", T((3, 4), view="expand"), [4, 3]),
+            C("bad-numel", T((3, 4)), [5])]
+
+
+def _unsafe_view_ref(self: Any, size: Any) -> Any:
+    return H.torch.ops.aten._unsafe_view(self, size)
+
+
+TORCH_REFERENCES = {"_unsafe_view": _unsafe_view_ref}  # aten's op, private in both libraries
+
 BUILDERS = {
-    "cat": cat_builder, "stack": stack_builder, "hstack": hvdstack_builder, "vstack": hvdstack_builder,
+    "_unsafe_view": unsafe_view_builder, "cat": cat_builder, "stack": stack_builder, "hstack": hvdstack_builder, "vstack": hvdstack_builder,
     "dstack": hvdstack_builder, "split.Tensor": split_int_builder, "split.sizes": split_sizes_builder,
     "split_with_sizes": split_sizes_builder, "chunk": chunk_builder,
     "tensor_split.sections": tensor_split_sections_builder, "tensor_split.indices": tensor_split_indices_builder,

@@ -264,16 +264,16 @@ EMBER_TYPE_OF(ComplexHalf, ComplexHalf)
   }()
 // Every dtype ember has, complex32 included: the kernels PyTorch runs on complex32 too (copy and
 // cast, fill, where, a number's conversion); the sets above leave complex32 out.
-#define EMBER_DISPATCH_EVERY_TYPE(TYPE, NAME, ...)            \
-  [&] {                                                       \
-    switch (TYPE) {                                           \
-      EMBER_CASE(Bool, bool, __VA_ARGS__)                     \
-      EMBER_CASES_INT(__VA_ARGS__)                            \
-      EMBER_CASES_UINT(__VA_ARGS__)                           \
-      EMBER_CASES_FLOAT(__VA_ARGS__)                          \
-      EMBER_CASES_COMPLEX(__VA_ARGS__)                        \
+#define EMBER_DISPATCH_EVERY_TYPE(TYPE, NAME, ...)               \
+  [&] {                                                          \
+    switch (TYPE) {                                              \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                        \
+      EMBER_CASES_INT(__VA_ARGS__)                               \
+      EMBER_CASES_UINT(__VA_ARGS__)                              \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                             \
+      EMBER_CASES_COMPLEX(__VA_ARGS__)                           \
       EMBER_CASE(ComplexHalf, ::ember::ComplexHalf, __VA_ARGS__) \
-      default:                                                \
-        ::ember::dtype_not_implemented(NAME, TYPE);           \
-    }                                                         \
+      default:                                                   \
+        ::ember::dtype_not_implemented(NAME, TYPE);              \
+    }                                                            \
   }()

@@ -13,7 +13,6 @@ namespace ember {
 
 namespace {
 
-
 // complex()/polar()'s argument rule (aten's complex_check_dtype): both float, the same dtype.
 void check_parts(const Tensor& a, const Tensor& b) {
   auto ok = [](ScalarType t) {

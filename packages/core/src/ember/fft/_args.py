@@ -15,7 +15,8 @@ from ember._lib import _C
 # aten's c10 names of the dtypes, as its messages print them
 _ATEN_NAMES = {
     _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
-    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.complex32: "ComplexHalf", _C.bool: "Bool", _C.uint8: "Byte",
+    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.complex32: "ComplexHalf", _C.bool: "Bool",
+    _C.uint8: "Byte",
     _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
 }
 

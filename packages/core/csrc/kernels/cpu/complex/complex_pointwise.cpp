@@ -364,8 +364,9 @@ bool run_half(const char* k, ElementwiseIter& it, const Scalar* p) {
 // The kernel names aten's complex32 refusals give where they are not "<kernel>_cpu": its
 // vectorised (VML) unary kernels, and a few dispatches of their own.
 const char* half_refusal_name(const std::string& k, std::string& buf) {
-  static const char* const kVml[] = {"exp",  "expm1", "log",  "log2", "log10", "log1p", "sqrt",   "sin",   "cos", "tan",
-                                     "tanh", "asin",  "acos", "atan", "round", "lgamma", "erf", "erfc", "erfinv", "i0"};
+  static const char* const kVml[] = {"exp",   "expm1",  "log", "log2", "log10",  "log1p", "sqrt",
+                                     "sin",   "cos",    "tan", "tanh", "asin",   "acos",  "atan",
+                                     "round", "lgamma", "erf", "erfc", "erfinv", "i0"};
   for (const char* v : kVml)
     if (k == v) return (buf = k + "_vml_cpu").c_str();
   if (k == "square" || k == "pow" || k == "pow_scalar") return "pow";

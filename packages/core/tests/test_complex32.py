@@ -143,6 +143,8 @@ COMPUTED: dict[str, Callable[[Any], Any]] = {
     "conj_physical_": lambda L: c32(L).conj_physical_(),
     "abs": lambda L: c32(L).abs(),
     "abs_fn": lambda L: L.abs(c32(L, OTHER)),
+    "sgn": lambda L: c32(L).sgn(),
+    "sgn_other": lambda L: L.sgn(c32(L, OTHER)),
     "neg": lambda L: -c32(L),
     "neg_": lambda L: c32(L).neg_(),
     "add": lambda L: c32(L) + c32(L, OTHER),
@@ -387,6 +389,8 @@ GRAD_CASES: dict[str, Callable[[Any, Any], Any]] = {
     "clone": lambda L, x: x.clone(),
     "index": lambda L, x: x[1:],
     "cat": lambda L, x: L.cat([x, x]),
+    "abs": lambda L, x: x.abs(),
+    "sgn": lambda L, x: x.sgn(),
 }
 
 

@@ -62,7 +62,7 @@ Scalar conj_scalar(const Scalar& s) {
 static Tensor complex_sgn(const Tensor& x) {
   // complex32 (aten's z / |z| in complex<float>, rounded): through complex64, which rounds the same
   if (x.dtype() == ScalarType::ComplexHalf)
-    return to_dtype(complex_sgn(to_dtype(x, ScalarType::ComplexFloat)), ScalarType::ComplexHalf);
+    return _to_copy(complex_sgn(_to_copy(x, ScalarType::ComplexFloat)), ScalarType::ComplexHalf);
   Tensor mag = ag::abs(x);
   Tensor zero = ember::zeros({}, x.dtype(), std::nullopt);
   return ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(x, mag));

@@ -365,7 +365,10 @@ def test_save_load_roundtrip(tmp_path: Any) -> None:
     buf.seek(0)
     assert_same(y["v"], torch.load(buf)["v"])
     tbuf = io.BytesIO()
+    had_slotnames = "__slotnames__" in vars(torch.Tensor)
     torch.save(c32(torch), tbuf)
+    if not had_slotnames and "__slotnames__" in vars(torch.Tensor):
+        delattr(torch.Tensor, "__slotnames__")  # pickle's cache: test_api_coverage's walk would see it
     tbuf.seek(0)
     assert_same(ember.load(tbuf), c32(torch))
 

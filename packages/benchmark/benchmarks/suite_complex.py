@@ -14,6 +14,7 @@ TITLES = {
     "complex": "complex64 mul, abs, casts, conj_physical, angle, conj views, 4M elements (ratio = torch/ember time)",
     "complex-overhead": "per-op time beside a live conj view (ratio = ember/torch, lower is better)",
     "complex-more": "complex64 prod, scans, inverse trigonometric functions, index_add (ratio = torch/ember time)",
+    "complex32": "complex32 (ComplexHalf) add, mul, abs, casts, 1M elements (ratio = torch/ember time)",
 }
 
 N = 4_000_000
@@ -75,4 +76,24 @@ BENCHES += [
 BENCHES += [
     Bench("complex-overhead", "a + b beside a live conj view (1 elem)", "overhead", "a + b", lambda lib: {
         "a": lib.ones(1), "b": lib.ones(1), "keep": lib.ones(1, dtype=lib.complex64).conj()}, threads=1),
+]
+
+
+def hvec(lib: ModuleType) -> dict[str, Any]:
+    """1M complex32 values (normal parts) and their complex64 / float16 forms."""
+    rng = np.random.default_rng(0)
+    z = (rng.standard_normal(1_000_000) + 1j * rng.standard_normal(1_000_000)).astype(np.complex64)
+    w = (rng.standard_normal(1_000_000) + 1j * rng.standard_normal(1_000_000)).astype(np.complex64)
+    c, d = lib.from_numpy(z), lib.from_numpy(w)
+    return {"z": c.to(lib.complex32), "w": d.to(lib.complex32), "c": c, "h": c.real.half(), "torch": lib}
+
+
+# complex32: aten's scalar kernels (no vector form), each part computed in float and rounded once
+BENCHES += [
+    Bench("complex32", "add complex32, 1M", "throughput", "z + w", hvec),
+    Bench("complex32", "mul complex32, 1M", "throughput", "z * w", hvec),
+    Bench("complex32", "abs complex32, 1M", "throughput", "torch.abs(z)", hvec),
+    Bench("complex32", "complex64 -> complex32 cast, 1M", "throughput", "c.to(torch.complex32)", hvec),
+    Bench("complex32", "complex32 -> complex64 cast, 1M", "throughput", "z.to(torch.complex64)", hvec),
+    Bench("complex32", "float16 + complex number -> complex32, 1M", "throughput", "h + 1j", hvec),
 ]

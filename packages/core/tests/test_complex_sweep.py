@@ -34,10 +34,6 @@ SOURCE = ("float32", "float64")
 # Where ember still differs from PyTorch on complex inputs (param id -> why); each is a strict
 # xfail that fails once fixed, so the list only shrinks.
 KNOWN_GAPS: dict[str, str] = {}
-# ember has no complex32 (ComplexHalf) dtype: a float16 tensor beside a complex128 number
-# promotes to complex64 there, where PyTorch computes (add, mul, where, ...) or refuses (div,
-# pow, ...) in ComplexHalf. Those calls are skipped, as the outcome of PyTorch's says.
-COMPLEX32_GAP = "ember has no complex32 dtype: float16 + complex128 number promotes to complex64, not ComplexHalf"
 
 
 def remap(case: Any) -> Any:
@@ -96,13 +92,6 @@ def param_id(p: tuple) -> str:
     return f"{key}-{variant}-{case.id}".replace(" ", "")
 
 
-def in_complex_half(t_res: Any, t_exc: BaseException | None) -> bool:
-    if t_exc is not None:
-        return "ComplexHalf" in str(t_exc)
-    outs = t_res if isinstance(t_res, (tuple, list)) else [t_res]
-    return any(isinstance(o, torch.Tensor) and o.dtype == torch.complex32 for o in outs)
-
-
 def dtype_names(exc: BaseException) -> list[str]:
     """The complex dtypes a message names (not inside a printed tensor's CPU...Type footer)."""
     return re.findall(r"(?<!CPU)Complex(?:Float|Double|Half)\b", str(exc))
@@ -115,8 +104,6 @@ def check(key: str, variant: str, case: Any) -> None:
     tkw, ekw = m.pair(case.kwargs)
     t_res, t_exc = H.run(lambda: P.invoke(torch, op, op["name"], variant, targs, tkw))
     e_res, e_exc = H.run(lambda: P.invoke(ember, op, op["name"], variant, eargs, ekw))
-    if in_complex_half(t_res, t_exc):
-        pytest.skip(COMPLEX32_GAP)
     if H.check_exceptions(t_exc, e_exc):
         want = dtype_names(t_exc)
         assert not want or dtype_names(e_exc) == want, f"torch: {t_exc}\nember: {e_exc}"

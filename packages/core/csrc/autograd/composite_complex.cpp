@@ -60,6 +60,9 @@ Scalar conj_scalar(const Scalar& s) {
 
 // x / |x| of a complex x, 0 where x is 0 (torch.sgn), through ag:: ops.
 static Tensor complex_sgn(const Tensor& x) {
+  // complex32 (aten's z / |z| in complex<float>, rounded): through complex64, which rounds the same
+  if (x.dtype() == ScalarType::ComplexHalf)
+    return _to_copy(complex_sgn(_to_copy(x, ScalarType::ComplexFloat)), ScalarType::ComplexHalf);
   Tensor mag = ag::abs(x);
   Tensor zero = ember::zeros({}, x.dtype(), std::nullopt);
   return ag::where(ember::eq(mag, ember::zeros({}, mag.dtype(), std::nullopt)), zero, ag::div(x, mag));

@@ -28,6 +28,7 @@ class Scalar {
   template <class T>
   Scalar(std::complex<T> v)
       : kind_(Kind::Complex), d_(static_cast<double>(v.real())), im_(static_cast<double>(v.imag())) {}
+  Scalar(ComplexHalf v) : Scalar(std::complex<float>(v)) {}
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_int() const { return kind_ == Kind::Int; }

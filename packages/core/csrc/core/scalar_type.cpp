@@ -27,6 +27,7 @@ constexpr Info kInfo[kNumScalarTypes] = {
     {"uint16", "UInt16", "unsigned short", 2},
     {"uint32", "UInt32", "unsigned int", 4},
     {"uint64", "UInt64", "unsigned long", 8},
+    {"complex32", "ComplexHalf", "c10::complex<c10::Half>", 4},
 };
 std::atomic<ScalarType> g_default{ScalarType::Float32};
 }  // namespace
@@ -43,16 +44,26 @@ const char* legacy_name(ScalarType t) {
 const char* c_type_name(ScalarType t) { return kInfo[static_cast<int>(t)].ctype; }
 
 ScalarType to_real_type(ScalarType t) {
-  return t == ScalarType::ComplexFloat ? ScalarType::Float32 : t == ScalarType::ComplexDouble ? ScalarType::Float64 : t;
+  switch (t) {
+    case ScalarType::ComplexHalf:
+      return ScalarType::Float16;
+    case ScalarType::ComplexFloat:
+      return ScalarType::Float32;
+    case ScalarType::ComplexDouble:
+      return ScalarType::Float64;
+    default:
+      return t;
+  }
 }
 ScalarType to_complex_type(ScalarType t) {
   switch (t) {
     case ScalarType::Float16:
-      fail(ErrorKind::NotImplemented, "Unsupported type: ComplexHalf");  // ember has no complex32
+      return ScalarType::ComplexHalf;
     case ScalarType::Float32:
       return ScalarType::ComplexFloat;
     case ScalarType::Float64:
       return ScalarType::ComplexDouble;
+    case ScalarType::ComplexHalf:
     case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble:
       return t;
@@ -75,8 +86,11 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
   if (is_complex(a) || is_complex(b)) {
-    // complex wins; its precision is the wider of the two (float64 + complex64 -> complex128)
+    // complex wins; its precision is the wider of the two (float64 + complex64 -> complex128);
+    // complex32 stays only beside float16, integers and itself (bfloat16 takes complex64)
     if (a == S::ComplexDouble || b == S::ComplexDouble || a == S::Float64 || b == S::Float64) return S::ComplexDouble;
+    auto half_or_int = [](S t) { return t == S::ComplexHalf || t == S::Float16 || is_integral(t, false); };
+    if (half_or_int(a) && half_or_int(b)) return S::ComplexHalf;
     return S::ComplexFloat;
   }
   bool fa = is_floating(a), fb = is_floating(b);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "complex_half.h"
 #include "error.h"
 #include "half.h"
 
@@ -28,6 +29,9 @@ enum class ScalarType : int8_t {
   UInt16,
   UInt32,
   UInt64,
+  // complex32 (c10's ComplexHalf): creation, casts, views, printing and the few kernels PyTorch
+  // has for it on the CPU (add, sub, mul, neg, eq, ne, where, ...); every other dispatch raises
+  ComplexHalf,
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -40,10 +44,12 @@ const char* c_type_name(ScalarType t);  // "float" ("long int" etc. for matmul m
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 || t == ScalarType::Float64;
 }
-inline bool is_complex(ScalarType t) { return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble; }
+inline bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble || t == ScalarType::ComplexHalf;
+}
 // float or complex: the dtypes PyTorch calls "floating or complex" (a float result stays)
 inline bool is_floating_or_complex(ScalarType t) { return is_floating(t) || is_complex(t); }
-// complex64 <-> float32, complex128 <-> float64 (torch.dtype.to_real / to_complex)
+// complex32 <-> float16, complex64 <-> float32, complex128 <-> float64 (torch.dtype.to_real / to_complex)
 ScalarType to_real_type(ScalarType t);
 ScalarType to_complex_type(ScalarType t);
 // uint16 / uint32 / uint64 (c10's isBarebonesUnsignedType): they promote with nothing but floats
@@ -66,6 +72,8 @@ template <class T>
 inline constexpr bool is_complex_v = false;
 template <class T>
 inline constexpr bool is_complex_v<std::complex<T>> = true;
+template <>
+inline constexpr bool is_complex_v<ComplexHalf> = true;
 
 template <class T>
 struct OpMath {
@@ -78,6 +86,10 @@ struct OpMath<Half> {
 template <>
 struct OpMath<BFloat16> {
   using type = float;
+};
+template <>
+struct OpMath<ComplexHalf> {
+  using type = std::complex<float>;
 };
 template <class T>
 struct OpMath<std::complex<T>> {
@@ -108,6 +120,7 @@ EMBER_TYPE_OF(std::complex<double>, ComplexDouble)
 EMBER_TYPE_OF(uint16_t, UInt16)
 EMBER_TYPE_OF(uint32_t, UInt32)
 EMBER_TYPE_OF(uint64_t, UInt64)
+EMBER_TYPE_OF(ComplexHalf, ComplexHalf)
 #undef EMBER_TYPE_OF
 
 [[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
@@ -248,4 +261,19 @@ EMBER_TYPE_OF(uint64_t, UInt64)
       default:                                               \
         ::ember::dtype_not_implemented(NAME, TYPE);          \
     }                                                        \
+  }()
+// Every dtype ember has, complex32 included: the kernels PyTorch runs on complex32 too (copy and
+// cast, fill, where, a number's conversion); the sets above leave complex32 out.
+#define EMBER_DISPATCH_EVERY_TYPE(TYPE, NAME, ...)               \
+  [&] {                                                          \
+    switch (TYPE) {                                              \
+      EMBER_CASE(Bool, bool, __VA_ARGS__)                        \
+      EMBER_CASES_INT(__VA_ARGS__)                               \
+      EMBER_CASES_UINT(__VA_ARGS__)                              \
+      EMBER_CASES_FLOAT(__VA_ARGS__)                             \
+      EMBER_CASES_COMPLEX(__VA_ARGS__)                           \
+      EMBER_CASE(ComplexHalf, ::ember::ComplexHalf, __VA_ARGS__) \
+      default:                                                   \
+        ::ember::dtype_not_implemented(NAME, TYPE);              \
+    }                                                            \
   }()

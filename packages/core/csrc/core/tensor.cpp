@@ -78,6 +78,10 @@ Scalar Tensor::item() const {
     case ScalarType::ComplexDouble:
       return Scalar(impl_->conj ? std::conj(*reinterpret_cast<const std::complex<double>*>(p))
                                 : *reinterpret_cast<const std::complex<double>*>(p));
+    case ScalarType::ComplexHalf: {
+      const std::complex<float> z = *reinterpret_cast<const ComplexHalf*>(p);
+      return Scalar(impl_->conj ? std::conj(z) : z);
+    }
     case ScalarType::UInt16:
       return Scalar(int64_t(*reinterpret_cast<const uint16_t*>(p)));
     case ScalarType::UInt32:
@@ -233,7 +237,7 @@ Tensor physical_alias(const Tensor& t) {
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   Tensor t = empty({}, dtype);
-  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
+  EMBER_DISPATCH_EVERY_TYPE(dtype, "scalar_tensor", [&] { *t.data<scalar_t>() = s.to<scalar_t>(); });
   return t;
 }
 

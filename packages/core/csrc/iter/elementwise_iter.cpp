@@ -16,10 +16,12 @@ ScalarType combine(ScalarType higher, ScalarType lower) {
   if (lower == ScalarType::Undefined) return higher;
   if (is_complex(higher)) return higher;
   if (is_complex(lower)) {
-    // a float tensor keeps its precision (PyTorch's toComplexType; ember has no complex32,
-    // so float16 takes complex64 where PyTorch gives complex32)
+    // a float tensor keeps its precision (PyTorch's toComplexType: float16 -> complex32; bfloat16,
+    // which has no complex type of its own, -> complex64)
     if (is_floating(higher))
-      return higher == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+      return higher == ScalarType::Float64   ? ScalarType::ComplexDouble
+             : higher == ScalarType::Float16 ? ScalarType::ComplexHalf
+                                             : ScalarType::ComplexFloat;
     return lower;
   }
   if (is_floating(higher)) return higher;
@@ -221,8 +223,8 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* const* inputs, i
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).
       Scalar v = is_floating(want) ? number_value(t) : t.item();
-      EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(want, spec.name,
-                                          [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
+      EMBER_DISPATCH_EVERY_TYPE(want, spec.name,
+                                [&] { *reinterpret_cast<scalar_t*>(scalar_buf_[i + 1]) = v.to<scalar_t>(); });
       *reinterpret_cast<double*>(scalar_buf_[i + 1] + kScalarSlot) = v.to_double();
       data_[i + 1] = scalar_buf_[i + 1];
       for (size_t d = 0; d < shape.size(); ++d) strides_[i + 1][d] = 0;

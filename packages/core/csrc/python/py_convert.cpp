@@ -144,7 +144,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
                              : default_dtype();
   }
   Tensor t = empty(inf.shape, dt);
-  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(dt, "tensor", [&] {
+  EMBER_DISPATCH_EVERY_TYPE(dt, "tensor", [&] {
     scalar_t* p = t.data<scalar_t>();
     fill(data, p);
   });
@@ -181,6 +181,10 @@ PyObject* element(const char* p, ScalarType dt) {
     case ScalarType::ComplexDouble: {
       auto c = *reinterpret_cast<const std::complex<double>*>(p);
       return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+    case ScalarType::ComplexHalf: {
+      const auto* c = reinterpret_cast<const ComplexHalf*>(p);
+      return PyComplex_FromDoubles(c->real(), c->imag());
     }
     case ScalarType::UInt16:
       return PyLong_FromLong(*reinterpret_cast<const uint16_t*>(p));

@@ -37,6 +37,7 @@ DLDataType to_dl_dtype(ScalarType t) {
       return {kDLFloat, bits, 1};
     case ScalarType::BFloat16:
       return {kDLBfloat, 16, 1};
+    case ScalarType::ComplexHalf:
     case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble:
       return {kDLComplex, bits, 1};
@@ -89,6 +90,7 @@ ScalarType from_dl_dtype(DLDataType d) {
       if (d.bits == 16) return ScalarType::BFloat16;
       break;
     case kDLComplex:
+      if (d.bits == 32) return ScalarType::ComplexHalf;
       if (d.bits == 64) return ScalarType::ComplexFloat;
       if (d.bits == 128) return ScalarType::ComplexDouble;
       break;

@@ -60,10 +60,11 @@ static bool operands(PyObject* a, PyObject* b, Operands& o) {
     EMBER_PY_CATCH                                     \
   }
 
-BINARY_OP(nb_add, "add", "add", "aten::add", entry::add(x, y))
+// A number on the left is PyTorch's __radd__ / __rmul__ / __rtruediv__: add(tensor, number),
+// mul(tensor, number) and reciprocal(tensor) * number, so the number is the last operand (kept in
+// op-math for half; complex32's a + 1 * b is not symmetric where b has an infinite part).
+BINARY_OP(nb_add, "add", "add", "aten::add", is_tensor(a) ? entry::add(x, y) : entry::add(y, x))
 BINARY_OP(nb_sub, "sub", "__rsub__", "aten::sub", entry::sub(x, y))
-// A number on the left is PyTorch's __rmul__ / __rtruediv__: mul(tensor, number) and
-// reciprocal(tensor) * number, so the number is the last operand (kept in op-math for half).
 BINARY_OP(nb_mul, "mul", "mul", "aten::mul", is_tensor(a) ? entry::mul(x, y) : entry::mul(y, x))
 BINARY_OP(nb_truediv, "div", "__rtruediv__", "aten::div",
           is_tensor(a) ? entry::div(x, y) : entry::mul(entry::reciprocal(y), x))

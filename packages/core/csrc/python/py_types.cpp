@@ -301,7 +301,8 @@ void init_types(PyObject* m) {
                   {"int", ScalarType::Int32},
                   {"long", ScalarType::Int64},
                   {"cfloat", ScalarType::ComplexFloat},
-                  {"cdouble", ScalarType::ComplexDouble}})
+                  {"cdouble", ScalarType::ComplexDouble},
+                  {"chalf", ScalarType::ComplexHalf}})
     add(m, a.name, dtype_object(a.st));
   add(m, "strided", new_enum(LayoutType, 0, "strided"));
   const char* formats[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};

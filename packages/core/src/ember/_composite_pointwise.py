@@ -161,6 +161,10 @@ def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 @takes_out(exact_with("Found dtype {got} but expected {want}"), grad="sgn")
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
+    if input.dtype == ember.complex32:  # aten divides in complex<float> and rounds: complex64's result, rounded
+        if input.requires_grad and ember.is_grad_enabled():
+            return _finish(_complex_half_sgn().apply(input), out)
+        return _finish(sgn(input.to(ember.complex64)).to(ember.complex32), out)
     if input.is_complex():
         mag = ember.abs(input)
         zero = mag == 0
@@ -168,6 +172,28 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         safe = ember.where(zero, ember.ones_like(mag), mag)
         return ember.where(zero, ember.zeros_like(input), input / safe)
     return ember.sign(input)
+
+
+_SGN32: Any = None
+
+
+def _complex_half_sgn() -> Any:
+    """complex32's sgn as an autograd Function (made on first use: ember.autograd imports after this
+    module): aten's backward divides in complex32, which has no division kernel."""
+    global _SGN32
+    if _SGN32 is None:
+
+        class ComplexHalfSgn(ember.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:
+                return sgn(x.to(ember.complex64)).to(ember.complex32)
+
+            @staticmethod
+            def backward(ctx: Any, grad: Tensor) -> Tensor:
+                raise NotImplementedError("\"div_cpu\" not implemented for 'ComplexHalf'")
+
+        _SGN32 = ComplexHalfSgn
+    return _SGN32
 
 
 def positive(input: Tensor) -> Tensor:

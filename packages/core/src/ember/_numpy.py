@@ -90,7 +90,7 @@ def to_numpy(t: Any, force: bool = False) -> Any:
             "the tensor to host memory first."
         )
     if t.dtype not in _TO_NP:
-        name = {_C.bfloat16: "BFloat16"}.get(t.dtype, str(t.dtype))
+        name = {_C.bfloat16: "BFloat16", _C.complex32: "ComplexHalf"}.get(t.dtype, str(t.dtype))
         raise TypeError(f"Got unsupported ScalarType {name}")
     if force and t.requires_grad:
         t = t.detach()

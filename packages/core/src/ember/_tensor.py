@@ -18,7 +18,7 @@ _LEGACY_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor",
     _C.bfloat16: "BFloat16Tensor", _C.uint8: "ByteTensor", _C.int8: "CharTensor",
     _C.int16: "ShortTensor", _C.int32: "IntTensor", _C.int64: "LongTensor", _C.bool: "BoolTensor",
-    _C.complex64: "ComplexFloatTensor", _C.complex128: "ComplexDoubleTensor",
+    _C.complex64: "ComplexFloatTensor", _C.complex128: "ComplexDoubleTensor", _C.complex32: "ComplexHalfTensor",
     _C.uint16: "UInt16Tensor", _C.uint32: "UInt32Tensor", _C.uint64: "UInt64Tensor",
 }
 

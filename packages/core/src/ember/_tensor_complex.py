@@ -68,6 +68,18 @@ class ComplexMethods:
         """
         return self._cast_in(_C.complex64, memory_format, "cfloat")  # type: ignore[attr-defined]
 
+    def chalf(self, memory_format: Any = _C.preserve_format) -> Any:
+        """Returns this tensor converted to complex32 (``self.to(ember.complex32)``); the tensor
+        itself when it already has that dtype.
+
+        Args:
+            memory_format (ember.memory_format): the memory layout of a converted result.
+
+        Returns:
+            Tensor: the converted tensor.
+        """
+        return self._cast_in(_C.complex32, memory_format, "chalf")  # type: ignore[attr-defined]
+
     def cdouble(self, memory_format: Any = _C.preserve_format) -> Any:
         """Returns this tensor converted to complex128 (``self.to(ember.complex128)``); the tensor
         itself when it already has that dtype.

@@ -13,11 +13,6 @@ namespace ember {
 
 namespace {
 
-ScalarType complex_counterpart(ScalarType t) {
-  EMBER_CHECK_NOTIMPL(t != ScalarType::Float16, "ember has no complex32 (ComplexHalf) dtype");
-  return t == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-}
-
 // complex()/polar()'s argument rule (aten's complex_check_dtype): both float, the same dtype.
 void check_parts(const Tensor& a, const Tensor& b) {
   auto ok = [](ScalarType t) {
@@ -33,7 +28,9 @@ void check_parts(const Tensor& a, const Tensor& b) {
 Tensor from_parts(const Tensor& a, const Tensor& b, bool polar) {
   check_parts(a, b);
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes());  // aten's iterator: shapes before its dtype
-  const ScalarType ct = complex_counterpart(a.dtype());
+  // aten's polar kernel has no float16 form; complex() of two float16 parts is complex32
+  if (polar && a.dtype() == ScalarType::Float16) dtype_not_implemented("polar_cpu", a.dtype());
+  const ScalarType ct = to_complex_type(a.dtype());
   Tensor ac = contiguous(expand(a, shape), MemoryFormat::Contiguous);
   Tensor bc = contiguous(expand(b, shape), MemoryFormat::Contiguous);
   Tensor r = empty(shape, ct, a.device());
@@ -42,13 +39,11 @@ Tensor from_parts(const Tensor& a, const Tensor& b, bool polar) {
 }
 
 // complex() / polar()'s out= check (aten's complex_check_dtype): exactly the inputs' complex type,
-// before the result is made (a float16 pair names ComplexHalf, which ember has no tensor of).
+// before the result is made.
 void check_parts_out(const Tensor& a, const Tensor& b, const Tensor& out) {
   check_parts(a, b);
-  const ScalarType t = a.dtype();
-  const ScalarType want = t == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-  EMBER_CHECK(t != ScalarType::Float16 && out.dtype() == want, "Expected object of scalar type ",
-              t == ScalarType::Float16 ? "ComplexHalf" : legacy_name(want), " but got scalar type ",
+  const ScalarType want = to_complex_type(a.dtype());
+  EMBER_CHECK(out.dtype() == want, "Expected object of scalar type ", legacy_name(want), " but got scalar type ",
               legacy_name(out.dtype()), " for argument 'out'");
 }
 
@@ -94,7 +89,7 @@ Tensor view_as_complex(const Tensor& self) {
     s /= 2;
   }
   EMBER_CHECK(self.offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
-  const ScalarType ct = complex_counterpart(t);
+  const ScalarType ct = to_complex_type(t);
   Tensor v = make_view(self, sizes, strides, self.offset() / 2);
   v.impl()->dtype = ct;
   return v;
@@ -139,6 +134,7 @@ Tensor conj_physical_out(const Tensor& self, const Tensor& out) {
 // (integers compute in the default float dtype).
 Tensor angle(const Tensor& self) {
   const ScalarType t = self.dtype();
+  if (t == ScalarType::ComplexHalf) dtype_not_implemented("angle_cpu", t);  // aten has no complex32 angle
   if (is_complex(t)) {
     Tensor x = contiguous(self, MemoryFormat::Contiguous);
     Tensor r = empty(self.sizes(), to_real_type(t), self.device());

@@ -195,7 +195,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   // except in aten's one-element fill of a half or bfloat16 tensor, which converts unchecked.
   const bool reduced = self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16;
   if (!(reduced && self.numel() == 1))
-    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
+    EMBER_DISPATCH_EVERY_TYPE(self.dtype(), "fill_", [&] { (void)value.checked<scalar_t>(); });
   fill_with(self, scalar_tensor(value, self.dtype()));
   return self;
 }

@@ -228,6 +228,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
   Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
   dt = t.dtype();
   if (steps == 0) return t;
+  if (dt == ScalarType::ComplexHalf) dtype_not_implemented(log ? "logspace_cpu" : "linspace_cpu", dt);
   if (is_complex(dt)) {
     // The real and imaginary parts are independent real linspaces (aten's complex step); logspace
     // raises base to each as exp(z log(base)).

@@ -458,7 +458,7 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 static Tensor where_operand(const Tensor& t, ScalarType rt) {
   if (t.impl()->wrapped_number && rt != ScalarType::Float16 && rt != ScalarType::BFloat16) {
     const Scalar s = number_value(t);
-    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(rt, "where", [&] { (void)s.checked<scalar_t>(); });
+    EMBER_DISPATCH_EVERY_TYPE(rt, "where", [&] { (void)s.checked<scalar_t>(); });
   }
   return to_dtype(t, rt);
 }

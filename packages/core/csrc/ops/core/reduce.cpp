@@ -161,6 +161,8 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   // aten sums uint16/32/64 inputs into int64, but has no kernel that accumulates in them
   if (dtype && is_shell_unsigned(*dtype))
     dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", *dtype);
+  if ((dtype ? *dtype : x0.dtype()) == ScalarType::ComplexHalf)  // nor one for complex32
+    dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", ScalarType::ComplexHalf);
   Tensor converted;  // the input in dtype=, when one is given
   const Tensor& x = dtype ? (converted = to_dtype(x0, *dtype)) : x0;
   if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {

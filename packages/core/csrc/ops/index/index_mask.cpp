@@ -63,8 +63,9 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
   DimVector bs = broadcast_shapes(self.sizes(), mask.sizes());
   EMBER_CHECK(same_shape(bs, self.sizes()), "masked_fill_: the size of the mask ", shape_str(mask.sizes()),
               " must be broadcastable to the size of self ", shape_str(self.sizes()));
-  EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill_",
-                                 [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
+  if (self.dtype() != ScalarType::ComplexHalf)  // (any number fits complex32, as complex64)
+    EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill_",
+                                   [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
   Tensor v = scalar_tensor(value, self.dtype());
   Tensor m = dense(expand(mask, self.sizes(), false));
   if (has_internal_overlap(self)) {

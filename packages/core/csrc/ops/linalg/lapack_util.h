@@ -23,6 +23,7 @@ inline void dispatch_fd(ScalarType dt, const F& f) {
 // float, double, complex<float> or complex<double> by dt.
 template <class F>
 inline void dispatch_fdc(ScalarType dt, const F& f) {
+  if (dt == ScalarType::ComplexHalf) dtype_not_implemented("linalg", dt);  // no complex32 LAPACK
   if (dt == ScalarType::ComplexFloat) f(std::complex<float>());
   else if (dt == ScalarType::ComplexDouble) f(std::complex<double>());
   else dispatch_fd(dt, f);

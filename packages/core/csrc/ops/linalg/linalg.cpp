@@ -436,8 +436,9 @@ Tensor dot(const Tensor& input, const Tensor& tensor) {
   EMBER_CHECK(input.numel() == tensor.numel(), "inconsistent tensor size, expected tensor [", input.numel(),
               "] and src [", tensor.numel(), "] to have the same number of elements, but got ", input.numel(), " and ",
               tensor.numel(), " elements respectively");
-  // aten's dot kernel dispatches every type but bool (mm, which takes bool, is only ember's route)
-  if (input.dtype() == ScalarType::Bool || is_shell_unsigned(input.dtype()))
+  // aten's dot kernel dispatches every type but bool, uint16..64 and complex32 (mm, which takes bool,
+  // is only ember's route)
+  if (input.dtype() == ScalarType::Bool || is_shell_unsigned(input.dtype()) || input.dtype() == ScalarType::ComplexHalf)
     dtype_not_implemented("dot", input.dtype());
   return reshape_result(mm_impl(unsqueeze(input, 0), unsqueeze(tensor, 1), nullptr), {});
 }

@@ -22,8 +22,14 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 
 namespace {
 
+// aten's LAPACK kernels have no complex32 form: its dispatch's refusal, before any buffer is read.
+void refuse_half(const Tensor& A, const char* kernel) {
+  if (A.dtype() == ScalarType::ComplexHalf) dtype_not_implemented(kernel, A.dtype());
+}
+
 template <class F>
 void dispatch_c(ScalarType dt, const F& f) {
+  if (dt == ScalarType::ComplexHalf) dtype_not_implemented("linalg", dt);  // refused by the entries first
   if (dt == ScalarType::ComplexFloat) f(std::complex<float>());
   else f(std::complex<double>());
 }
@@ -43,6 +49,7 @@ bool has_nan(C z) {
 }  // namespace
 
 Tensor inv(const Tensor& A0) {
+  EMBER_CHECK(A0.dtype() != ScalarType::ComplexHalf, "linalg.inv: Low precision dtypes not supported. Got ComplexHalf");
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   if (n == 0 || nb == 0) return from_colmajor(to_colmajor(A));
@@ -69,6 +76,9 @@ Tensor inv(const Tensor& A0) {
 }
 
 void lu_det(const Tensor& A0, Tensor* det, Tensor* sign, Tensor* logabs) {
+  EMBER_CHECK(!logabs || A0.dtype() != ScalarType::ComplexHalf,
+              "linalg.slogdet: Low precision dtypes not supported. Got ComplexHalf");
+  refuse_half(A0, "lu_cpu");
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
@@ -112,6 +122,7 @@ void lu_det(const Tensor& A0, Tensor* det, Tensor* sign, Tensor* logabs) {
 }
 
 Tensor cholesky(const Tensor& A0, bool upper) {
+  refuse_half(A0, "cholesky_cpu");
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   // As the real op: upper reads A's upper triangle through A^T's lower one, and A^T's lower factor
@@ -139,6 +150,7 @@ Tensor cholesky(const Tensor& A0, bool upper) {
 }
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo, bool vectors) {
+  refuse_half(A0, "linalg_eigh_cpu");
   const char* jobz = vectors ? "V" : "N";
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
@@ -181,6 +193,7 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A0, const char* uplo, bool vectors
 }
 
 void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, Tensor* S, Tensor* Vh) {
+  refuse_half(A0, "linalg_svd_cpu");
   const Tensor A = resolve_if_conj(A0);
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   int64_t ucols = full ? m : k, vrows = full ? n : k;
@@ -264,6 +277,7 @@ void svd(const Tensor& A0, const char* op, bool want_uv, bool full, Tensor* U, T
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A0, bool complete, bool want_q) {
+  refuse_half(A0, "geqrf_cpu");
   const Tensor A = resolve_if_conj(A0);
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
   int64_t qcols = complete ? m : k, rrows = complete ? m : k;

@@ -23,7 +23,7 @@ ScalarType eig_checks(const Tensor& A, const char* op) {
   const ScalarType t = A.dtype();
   EMBER_CHECK(is_floating(t) || is_complex(t), "Unknown Complex ScalarType for ", legacy_name(t));
   check_matrix(A, op, true);
-  if (t != ScalarType::Float32 && t != ScalarType::Float64 && !is_complex(t))
+  if (t != ScalarType::Float32 && t != ScalarType::Float64 && (!is_complex(t) || t == ScalarType::ComplexHalf))
     dtype_not_implemented("linalg_eig_out_cpu", t);
   return is_complex(t) ? t : to_complex_type(t);
 }
@@ -116,7 +116,8 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
     });
   };
   if (ct == ScalarType::ComplexFloat) run(float(0));
-  else run(double(0));
+  else if (ct == ScalarType::ComplexDouble) run(double(0));
+  else dtype_not_implemented("linalg_eig_out_cpu", A.dtype());
   check_eig_converged(op, nb, bad, A.dim() > 2);
   return {L, V};
 }

@@ -14,6 +14,7 @@ std::tuple<Tensor, Tensor> nn_native_dropout(const Tensor& input, double p, std:
     return {clone(input, std::nullopt), ones(input.sizes(), ScalarType::Bool, input.device())};
   }
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
+  if (input.dtype() == ScalarType::ComplexHalf) dtype_not_implemented("bernoulli_scalar_cpu_", input.dtype());
   if (is_complex(input.dtype())) {
     // aten's fused kernel scales each complex element as a whole: one draw per element, its scale
     // (0 or 1/(1-p)) made in the real part type

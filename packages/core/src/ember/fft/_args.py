@@ -15,7 +15,8 @@ from ember._lib import _C
 # aten's c10 names of the dtypes, as its messages print them
 _ATEN_NAMES = {
     _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
-    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.bool: "Bool", _C.uint8: "Byte",
+    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.complex32: "ComplexHalf", _C.bool: "Bool",
+    _C.uint8: "Byte",
     _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
 }
 
@@ -104,6 +105,8 @@ def promote(x: Tensor, require_complex: bool) -> Tensor:
     """promote_tensor_fft: integers and bool to the default float dtype; float32/float64 only on
     the CPU (float16 and bfloat16 are CUDA's); complex when required."""
     dt = x.dtype
+    if dt == _C.complex32:  # pocketfft / MKL have no half-precision transforms on the CPU
+        raise RuntimeError("MKL FFT doesn't support tensors of type: Half")
     if dt.is_complex:
         return x
     if not dt.is_floating_point:

@@ -35,6 +35,7 @@ def _c2c(fn: str, x: Tensor, n: int | None, dim: int, norm: str | None, forward:
         x = a.resize(x, [d], [n])
     mode = a.norm_mode(norm, forward)
     a.check_out(fn, out, complex_out=True)
+    a.promote(x, require_complex=True)  # complex32: no half-precision transform on the CPU
     return _maybe_out("_fft_c2c", x, out, lambda: fft_c2c(x, [d], mode, forward))
 
 

@@ -40,10 +40,11 @@ DTYPE_NAMES: dict[str, Any] = {
     "int16": _C.int16, "short": _C.int16, "int8": _C.int8, "uint8": _C.uint8, "bool": _C.bool,
     "complex64": _C.complex64, "cfloat": _C.complex64, "complex128": _C.complex128, "cdouble": _C.complex128,
     "uint16": _C.uint16, "uint32": _C.uint32, "uint64": _C.uint64,
+    "complex32": _C.complex32, "chalf": _C.complex32,
 }
 # torch dtypes ember cannot hold (named so the error can say which one).
 UNSUPPORTED_DTYPES = (
-    "complex32", "chalf", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
     "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "bits8", "bits16",
     "bits1x8", "bits2x4", "bits4x2", "int1", "int2", "int3", "int4", "int5", "int6", "int7",
     "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
@@ -85,6 +86,6 @@ DTYPES = {dt: TorchGlobal("torch", dtype_name(dt)) for dt in _DTYPE_TO_STORAGE}
 # and the tensor through _rebuild_tensor_v3, which names the dtype.
 REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3")
 UNTYPED_STORAGE = TorchGlobal("torch.storage", "UntypedStorage")
-UNTYPED_DTYPES = (_C.uint16, _C.uint32, _C.uint64)
+UNTYPED_DTYPES = (_C.uint16, _C.uint32, _C.uint64, _C.complex32)  # PyTorch has no typed storage of them
 STORAGE_CLASSES.update((dt, UNTYPED_STORAGE) for dt in UNTYPED_DTYPES)
 DTYPES.update((dt, TorchGlobal("torch", dtype_name(dt))) for dt in UNTYPED_DTYPES)

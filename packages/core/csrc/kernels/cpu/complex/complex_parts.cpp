@@ -16,6 +16,15 @@ namespace {
 // out[i] = f(a[i], b[i]): a complex result from two real parts.
 template <class F>
 void from_parts(ScalarType ct, const void* a, const void* b, void* out, int64_t n, F f) {
+  if (ct == ScalarType::ComplexHalf) {  // complex() of two float16 parts: the parts as they are
+    const auto* pa = static_cast<const Half*>(a);
+    const auto* pb = static_cast<const Half*>(b);
+    auto* pr = static_cast<ComplexHalf*>(out);
+    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) pr[i] = ComplexHalf(pa[i], pb[i]);
+    });
+    return;
+  }
   EMBER_DISPATCH_COMPLEX(ct, "complex", [&] {
     using R = typename scalar_t::value_type;
     const R* pa = static_cast<const R*>(a);
@@ -37,6 +46,18 @@ void complex_from_parts(ScalarType ct, const void* a, const void* b, void* out, 
 }
 
 void complex_conj(ScalarType ct, const void* in, void* out, int64_t n) {
+  if (ct == ScalarType::ComplexHalf) {  // a float16 part's sign is its top bit
+    const auto* p = static_cast<const uint16_t*>(in);
+    auto* q = static_cast<uint16_t*>(out);
+    GilRelease nogil;
+    parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+      for (int64_t i = 2 * s; i < 2 * e; i += 2) {
+        q[i] = p[i];
+        q[i + 1] = static_cast<uint16_t>(p[i + 1] ^ 0x8000u);
+      }
+    });
+    return;
+  }
   EMBER_DISPATCH_COMPLEX(ct, "conj_physical", [&] {
     using R = typename scalar_t::value_type;  // as interleaved reals: every odd one changes sign
     const R* p = static_cast<const R*>(in);

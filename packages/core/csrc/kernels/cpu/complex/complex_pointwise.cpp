@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/cpu/complex/complex_vector_loops.h"
@@ -298,6 +299,86 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   return true;
 }
 
+// complex32: the kernels aten has for it (its c10::complex<c10::Half> arithmetic: each operation
+// in complex<float>, each result rounded to float16 parts, so add's alpha * b rounds before the sum).
+using CH = ComplexHalf;
+inline CH mul_h(CH a, CH b) {
+  const Cx<float> r = mul(Cx<float>{a.real(), a.imag()}, Cx<float>{b.real(), b.imag()});
+  return CH(r.re, r.im);
+}
+inline CH add_h(CH a, CH b) { return CH(a.real() + b.real(), a.imag() + b.imag()); }
+
+template <class Out, class F>
+void binary_h(ElementwiseIter& it, F f) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Out r = f(*reinterpret_cast<const CH*>(d[1] + i * s[1]), *reinterpret_cast<const CH*>(d[2] + i * s[2]));
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+template <class Out, class F>
+void unary_h(ElementwiseIter& it, F f) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Out r = f(*reinterpret_cast<const CH*>(d[1] + i * s[1]));
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+
+bool run_half(const char* k, ElementwiseIter& it, const Scalar* p) {
+  auto is = [k](const char* name) { return std::strcmp(k, name) == 0; };
+  if (is("add") || is("sub")) {  // aten: a + alpha * b, alpha read as complex32 (sub: -alpha)
+    const CH alpha = is("sub") ? CH(-p[0].to<CH>().real(), -p[0].to<CH>().imag()) : p[0].to<CH>();
+    binary_h<CH>(it, [alpha](CH a, CH b) { return add_h(a, mul_h(alpha, b)); });
+  } else if (is("mul")) {
+    binary_h<CH>(it, mul_h);
+  } else if (is("eq")) {
+    binary_h<bool>(it, [](CH a, CH b) { return a.real() == b.real() && a.imag() == b.imag(); });
+  } else if (is("ne")) {
+    binary_h<bool>(it, [](CH a, CH b) { return !(a.real() == b.real() && a.imag() == b.imag()); });
+  } else if (is("neg")) {
+    unary_h<CH>(it, [](CH z) { return CH(-z.real(), -z.imag()); });
+  } else if (is("isnan")) {
+    unary_h<bool>(it, [](CH z) { return std::isnan(z.real()) || std::isnan(z.imag()); });
+  } else if (is("isinf")) {
+    unary_h<bool>(it, [](CH z) { return std::isinf(z.real()) || std::isinf(z.imag()); });
+  } else if (is("isfinite")) {
+    unary_h<bool>(it, [](CH z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); });
+  } else if (is("addcmul")) {  // aten's self + value * t1 * t2, left to right, in complex32
+    const CH value = p[0].to<CH>();
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const auto at = [&](int o) { return *reinterpret_cast<const CH*>(d[o] + i * s[o]); };
+        const CH r = add_h(at(1), mul_h(mul_h(value, at(2)), at(3)));
+        std::memcpy(d[0] + i * s[0], &r, sizeof r);
+      }
+    });
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The kernel names aten's complex32 refusals give where they are not "<kernel>_cpu": its
+// vectorised (VML) unary kernels, and a few dispatches of their own.
+const char* half_refusal_name(const std::string& k, std::string& buf) {
+  static const char* const kVml[] = {"exp",   "expm1",  "log", "log2", "log10",  "log1p", "sqrt",
+                                     "sin",   "cos",    "tan", "tanh", "asin",   "acos",  "atan",
+                                     "round", "lgamma", "erf", "erfc", "erfinv", "i0"};
+  for (const char* v : kVml)
+    if (k == v) return (buf = k + "_vml_cpu").c_str();
+  if (k == "square" || k == "pow" || k == "pow_scalar") return "pow";
+  if (k == "exp2" || k == "digamma" || k == "nan_to_num") return k.c_str();
+  if (k == "div_true") return "div_cpu";
+  if (k == "lerp") return "lerp_kernel_scalar";
+  if (k == "addcdiv") return "addcdiv_cpu_out";
+  if (k == "bitwise_left_shift") return "lshift_cpu";
+  if (k == "bitwise_right_shift") return "rshift_cpu";
+  return nullptr;
+}
+
 }  // namespace
 
 // PyTorch's own refusals of complex operands, where it has one (else its dispatch message).
@@ -311,6 +392,9 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   if (k == "isposinf" || k == "isneginf") fail(ErrorKind::Runtime, k, " does not support complex inputs.");
   if (k == "signbit") fail(ErrorKind::NotImplemented, "signbit is not implemented for complex tensors.");
   if (k == "relu") fail(ErrorKind::NotImplemented, "clamp is not supported for complex types");
+  std::string buf;
+  if (t == ScalarType::ComplexHalf)
+    if (const char* name = half_refusal_name(k, buf)) dtype_not_implemented(name, t);
   if (k == "digamma") dtype_not_implemented("digamma", t);
   if (k == "round_decimals") dtype_not_implemented("round_cpu", t);
   if (k == "gelu" || k == "gelu_tanh") dtype_not_implemented("GeluKernelImpl", t);
@@ -322,12 +406,23 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
 
 void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* params) {
   const ScalarType t = it.compute_dtype();
-  const bool done = t == ScalarType::ComplexFloat ? run<float>(kernel, it, params) : run<double>(kernel, it, params);
+  const bool done = t == ScalarType::ComplexHalf    ? run_half(kernel, it, params)
+                    : t == ScalarType::ComplexFloat ? run<float>(kernel, it, params)
+                                                    : run<double>(kernel, it, params);
   if (!done) refuse(kernel, t);
 }
 
 void complex_abs(const Tensor& in, const Tensor& out) {
   const int64_t n = in.numel();
+  if (in.dtype() == ScalarType::ComplexHalf) {  // aten: std::abs of the complex<float> value, rounded
+    const auto* a = reinterpret_cast<const ComplexHalf*>(in.raw());
+    Half* o = reinterpret_cast<Half*>(out.raw());
+    GilRelease nogil;
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = Half(std::hypot(a[i].real(), a[i].imag()));
+    });
+    return;
+  }
   auto run_abs = [&](auto tag) {
     using R = decltype(tag);
     const R* a = reinterpret_cast<const R*>(in.raw());

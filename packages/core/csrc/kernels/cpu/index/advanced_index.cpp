@@ -52,7 +52,8 @@ void advanced_put(const Tensor& self, const Tensor& values, const AdvancedRows& 
   const int64_t rn = a.rn, bs = a.b_stride, nb = a.nb;
   GilRelease nogil;
   // Serial over B: duplicate indices write (or accumulate into) the same element.
-  EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_put_", [&] {
+  auto put = [&](auto tag) {
+    using scalar_t = decltype(tag);
     using acc = opmath_t<scalar_t>;
     scalar_t* x = self.data<scalar_t>();
     const scalar_t* vp = values.data<scalar_t>();
@@ -62,7 +63,10 @@ void advanced_put(const Tensor& self, const Tensor& values, const AdvancedRows& 
         scalar_t s = vp[i * bs + ro[r]];
         d = accumulate ? static_cast<scalar_t>(acc(d) + acc(s)) : s;
       }
-  });
+  };
+  // complex32 too (aten's index_put has it: a sum in complex<float>, rounded once)
+  if (self.dtype() == ScalarType::ComplexHalf) put(ComplexHalf{});
+  else EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_put_", [&] { put(scalar_t{}); });
 }
 
 }  // namespace ember::indexing

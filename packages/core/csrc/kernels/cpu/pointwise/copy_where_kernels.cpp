@@ -93,7 +93,8 @@ inline D complex_cast(S x) {
   if constexpr (is_complex_v<D> && is_complex_v<S>) {
     return D(static_cast<typename D::value_type>(x.real()), static_cast<typename D::value_type>(x.imag()));
   } else if constexpr (is_complex_v<D>) {
-    return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(x)), 0);
+    using R = typename D::value_type;  // complex32's parts round from float, as c10's cast does
+    return D(static_cast<R>(static_cast<opmath_t<S>>(x)), R(0));
   } else if constexpr (std::is_same_v<D, bool>) {
     return x.real() != 0 || x.imag() != 0;
   } else if constexpr (is_shell_unsigned_v<D>) {
@@ -143,14 +144,14 @@ void copy_typed(ElementwiseIter& it) {
 }
 
 void copy_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
+  EMBER_DISPATCH_EVERY_TYPE(it.compute_dtype(), "copy_", [&] {
     using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_", [&] { copy_typed<dst_t, scalar_t>(it); });
+    EMBER_DISPATCH_EVERY_TYPE(it.input_dtype(0), "copy_", [&] { copy_typed<dst_t, scalar_t>(it); });
   });
 }
 
 void where_kernel(ElementwiseIter& it) {
-  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "where_cpu", [&] {
+  EMBER_DISPATCH_EVERY_TYPE(it.compute_dtype(), "where_cpu", [&] {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(d[1] + i * s[1]);

@@ -472,8 +472,19 @@ def _conv_nonfinite_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _conv_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    with torch.backends.mkldnn.flags(enabled=False):  # aten's own kernels
+    x = _arg(args, kwargs, 0, "input")
+    half = x.dtype in (torch.float16, torch.bfloat16)
+
+    def up(a: Any) -> Any:  # aten's half-type kernels add in the half type: inf + ... + -inf by partial sums
+        return a.float() if half and isinstance(a, torch.Tensor) and a.dtype == x.dtype else a
+    try:
+        with torch.backends.mkldnn.flags(enabled=False):  # aten's own kernels
+            res = getattr(torch, name)(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+    except RuntimeError:
+        # aten's native paths check sizes their own way (an empty transposed output, a stride past int32
+        # read as int32): PyTorch's own answer to the call, an error or a result without the weights' say
         return getattr(torch, name)(*args, **kwargs)
+    return res.to(x.dtype) if half else res
 
 
 # --- convolution with a stride or dilation past int32 -------------------------------------------
@@ -863,16 +874,107 @@ def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     return broadcast or one_dnn or g.dtype != x.dtype
 
 
+def _gelu_bw_exact(g: Any, x: Any, rt: Any, approximate: str) -> Any:
+    """gelu_backward in ``rt`` (both broadcast and cast to it): the erf form's derivative in float64,
+    rounded once to the op-math type (float32 below float64), times the gradient there -- so an
+    infinite gradient meets the float derivative: +-inf where it is nonzero, NaN where it underflows
+    to 0, as aten's formula does in every dtype but where oneDNN flushes it (gelu-backward-onednn-flush).
+    The tanh form: aten's own kernel (no oneDNN path)."""
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    g, x = g.expand(shape).to(rt), x.expand(shape).to(rt)
+    if approximate != "none" or rt == torch.float64:
+        with torch.backends.mkldnn.flags(enabled=False):
+            return torch.ops.aten.gelu_backward(g.contiguous(), x.contiguous(), approximate=approximate)
+    deriv = torch.ops.aten.gelu_backward(torch.ones(shape, dtype=torch.float64), x.double()).float()
+    return (g.float() * deriv).to(rt)
+
+
 def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
     shape = torch.broadcast_shapes(g.shape, x.shape)
     rt = torch.result_type(g, x)  # a 0-d gradient does not promote self's dtype
     if math.prod(shape) == 0:
         return torch.empty(shape, dtype=rt)
-    if tuple(shape) != tuple(x.shape):  # computed in float64 (no oneDNN path there), rounded once
-        return torch.ops.aten.gelu_backward(g.expand(shape).to(rt).double(), x.expand(shape).to(rt).double(),
-                                            approximate=approximate).to(rt)
-    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt), approximate=approximate)
+    return _gelu_bw_exact(g, x, rt, approximate)
+
+
+def _gelu_bw_flush_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    # float32 / bfloat16 only: oneDNN's path (float16 and float64 take aten's formula)
+    return (name == "gelu_backward" and approximate == "none" and isinstance(g, torch.Tensor)
+            and isinstance(x, torch.Tensor) and x.dtype in (torch.float32, torch.bfloat16) and g.dtype == x.dtype
+            and tuple(torch.broadcast_shapes(g.shape, x.shape)) == tuple(x.shape)
+            and not bool(torch.isfinite(g).all()))
+
+
+def _gelu_bw_flush_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    return _gelu_bw_exact(g, x, x.dtype, approximate)
+
+
+# --- layer_norm of rows whose squares overflow --------------------------------------------------
+
+def _ln_parts(args: tuple, kwargs: dict) -> tuple:
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "normalized_shape"), _arg(args, kwargs, 2, "weight"),
+            _arg(args, kwargs, 3, "bias"), _arg(args, kwargs, 4, "eps", 1e-5))
+
+
+def _ln_rows(x: Any, shape: Any) -> Any:
+    """x as float64 rows of the normalized size, with the mask of rows whose sum of squares overflows x's
+    op-math type (float32 below float64): PyTorch's moments of those are inf or NaN."""
+    rows = x.detach().double().reshape(-1, math.prod(shape))
+    big = torch.where(torch.isfinite(rows), rows, 0.0).abs().amax(1) if rows.numel() else rows.sum(1)
+    scale = torch.ldexp(torch.ones_like(big), torch.frexp(big).exponent)  # a power of two past every |x|
+    top = torch.finfo(torch.float64 if x.dtype == torch.float64 else torch.float32).max
+    # sum(x^2) > top, as (sum((x / scale)^2) * scale) * scale without overflow
+    over = ((rows / scale[:, None]) ** 2).sum(1) * scale > top / scale
+    return rows, over & torch.isfinite(rows).all(1), scale
+
+
+def _ln_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, shape, w, b, eps = _ln_parts(args, kwargs)
+    if name != "layer_norm" or not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64,
+                                                                                  torch.bfloat16):
+        return False
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if not shape or x.dim() < len(shape) or list(x.shape[x.dim() - len(shape):]) != shape or x.numel() == 0:
+        return False
+    if not all(t is None or (isinstance(t, torch.Tensor) and list(t.shape) == shape and t.dtype == x.dtype)
+               for t in (w, b)) or not isinstance(eps, float):
+        return False
+    return bool(_ln_rows(x, shape)[1].any())
+
+
+def _ln_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape, w, b, eps = _ln_parts(args, kwargs)
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    rows, over, scale = _ln_rows(x, shape)
+    s = torch.where(over, scale, 1.0)[:, None]  # the other rows exactly as computed unscaled
+    xs = rows / s
+    mean = xs.mean(1, keepdim=True)
+    var = ((xs - mean) ** 2).mean(1, keepdim=True)
+    dev = xs - mean  # a constant row: all 0 (var + eps / s^2 may underflow to 0 there)
+    y = torch.where(dev == 0, 0.0, dev / torch.sqrt(var + eps / s / s)).reshape(x.shape)
+    if w is not None:
+        y = y * w.double()
+    if b is not None:
+        y = y + b.double()
+    return y.to(x.dtype)
+
+
+# --- attention whose keys and values differ in length ------------------------------------------
+
+def _sdpa_kv_len_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    k, v = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
+    return (name == "scaled_dot_product_attention" and isinstance(k, torch.Tensor) and isinstance(v, torch.Tensor)
+            and k.dim() >= 2 and v.dim() >= 2 and k.shape[-2] != v.shape[-2])
+
+
+def _sdpa_kv_len_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: PLC0415 - only this entry needs it
+
+    with sdpa_kernel(SDPBackend.MATH):  # softmax(q k^T) @ v: its matmul refuses the key length
+        return torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
 
 
 # --- embedding_bag without bags -------------------------------------------------------------
@@ -1872,6 +1974,17 @@ def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 KNOWN_WRONG = [
     KnownWrong(
+        "sdpa-key-value-lengths",
+        torch_says="F.scaled_dot_product_attention(q, k, v) with q, k of shape (2, 3, 4, 8) and v (2, 3, 5, 8) "
+                   "returns a (2, 3, 4, 8) result (fused CPU kernel: it takes the key count from value and reads "
+                   "past key's end, so two calls differ); with k (2, 3, 5, 8), v (2, 3, 4, 8) it drops the last key; "
+                   "is_causal=True likewise. Its math backend raises 'Expected size for first two dimensions of "
+                   "batch2 tensor to be: [6, 4] but got: [6, 5]'",
+        why="attention is softmax(q k^T / sqrt(E)) v: each key weighs the value of its position, so key "
+            "(..., S, E) and value (..., S, Ev) must agree in S (PyTorch's documentation); there is no result "
+            "for other lengths, and the fused kernel's is read from memory past the tensor",
+        applies=_sdpa_kv_len_applies, correct=_sdpa_kv_len_correct),
+    KnownWrong(
         "igammac-tiny-a",
         torch_says="torch.igammac(torch.tensor([1e-30, 1e-10]).double(), torch.tensor([1.1, 0.5]).double()) -> "
                    "[7.63e-31, 5.5977354705e-11] (for a < 1e-6 and x <= 1.1: its small-x series rounds "
@@ -2038,7 +2151,11 @@ KNOWN_WRONG = [
                    "zeros in), while batch 1 (the native GEMM + col2im) gives 0 there",
         why="zero padding is input 0 at the padded taps, so 0 * inf and 0 * NaN are NaN (IEEE); a "
             "transposed convolution sums the products of actual inputs, and an output no input "
-            "reaches has none: aten's native kernels (oneDNN disabled) compute exactly that",
+            "reaches has none: aten's native kernels (oneDNN disabled) compute exactly that -- for half "
+            "types in float32, rounded once (aten's float16 col2vol adds partial sums in float16: one that "
+            "overflows to +inf before a -inf product makes NaN where the sum is -inf, seed 3011). Where the "
+            "native path's own size checks refuse the call (an empty transposed output, a stride past int32 "
+            "read as int32) PyTorch's own outcome stands",
         applies=_conv_nonfinite_applies, correct=_conv_nonfinite_correct),
     KnownWrong(
         "conv-stride-dilation-past-int32",
@@ -2362,6 +2479,27 @@ KNOWN_WRONG = [
         why="a 0-d mask indexes a new leading dim of size 1 (True) or 0 (False), as indexing and "
             "setitem with it do; index_put is setitem's op, so its answer is setitem's",
         applies=_index_put_0d_mask_applies, correct=_index_put_0d_mask_correct),
+    KnownWrong(
+        "gelu-backward-onednn-flush",
+        torch_says="torch.ops.aten.gelu_backward(torch.full((2,), inf), torch.tensor([-9.9, -12.0])) is [nan, nan] "
+                   "(float32 and bfloat16, contiguous: oneDNN's eltwise_gelu_erf backward returns a derivative of "
+                   "exactly 0 from x = -6.152 down, where float32's is -2.06e-21 at -9.9 and -2.58e-31 at -12); "
+                   "with oneDNN disabled, or in float16 (aten's formula), the same call is [-inf, -inf]",
+        why="d gelu / dx = Phi(x) + x phi(x) is nonzero and representable in float32 down to x = -14.1 "
+            "(float64 reference: -2.0604e-21 at -9.9), and inf times a nonzero finite number is +-inf (IEEE); "
+            "below -14.1 the float32 derivative underflows to 0 and inf * 0 is NaN, as PyTorch gives there too. "
+            "The value here: the float64 derivative rounded once to float32, times the gradient",
+        applies=_gelu_bw_flush_applies, correct=_gelu_bw_flush_correct),
+    KnownWrong(
+        "layer-norm-overflow",
+        torch_says="F.layer_norm(torch.tensor([[1e300, -1e300, 1e300]], dtype=torch.float64), (3,)) is all NaN "
+                   "(its rstd NaN), so is a constant row of 1e300 or [1e160, -1e160, 1, 1]; [1e154, -1e154, 1, 1] "
+                   "gives 0 (rstd 0). float32 likewise from |x| ~ 1e19 ([1e20] * 4: NaN; [1e20, -1e20, 1e20, -3e19]: "
+                   "0): the row's moments square x in the op-math type and overflow",
+        why="(x - mean) / sqrt(var + eps) is scale-free: the first row is [0.7071, -1.4142, 0.7071] (var "
+            "8.9e599 is past float64, 1 / sqrt(var) = 1.06e-300 is not), a constant row 0; computed here on the "
+            "row scaled by a power of two (exact), ember's kernel recomputes such a row the same way",
+        applies=_ln_overflow_applies, correct=_ln_overflow_correct),
     KnownWrong(
         "gelu-backward-int-grad-half-self",
         torch_says="torch.ops.aten.gelu_backward(torch.tensor([1, 2, 3]), torch.tensor([0.5, -1., 2.], "

@@ -1,0 +1,183 @@
+"""Fuzz findings of issue 16 on the reds left by seed 3011 and seeds 3012 on: PyTorch's values, dtypes
+and exception types where ember differed, and the torch_known_wrong entries of this round (each
+checked against ember and, where it can be, against PyTorch's own right path). Helpers are
+test_fuzz_findings_ops.py's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ember  # noqa: E402
+from sibling import load  # noqa: E402  (conftest.py registers it)
+
+_FO = load("test_fuzz_findings_ops")
+check, call, known_wrong = _FO.check, _FO.call, _FO.known_wrong
+NAN, INF = _FO.NAN, _FO.INF
+
+
+def _entry(entry_id: str, name: str, args: tuple, kwargs: dict | None = None) -> Any:
+    """The known-wrong entry's value for the call (asserting that entry is the one that applies)."""
+    kw = known_wrong()
+    entry = kw.lookup(name, args, kwargs or {})
+    assert entry is not None and entry.id == entry_id, entry
+    return kw.corrected(entry, None, name, args, kwargs or {})
+
+
+def _e(t: torch.Tensor) -> Any:
+    return ember.tensor(t.tolist(), dtype=getattr(ember, str(t.dtype).split(".")[-1]))
+
+
+def _t(t: Any) -> torch.Tensor:
+    return torch.tensor(t.float().tolist() if t.dtype == ember.bfloat16 else t.tolist(),
+                        dtype=getattr(torch, str(t.dtype).split(".")[-1]))
+
+
+# ---- gelu_backward: an infinite gradient times the float derivative ----------------------------
+
+GELU_X = [-5.0, -6.0, -6.5, -9.9, -10.0, -12.0, -14.0, -14.2, -15.0, -20.0, -40.0, 0.5, 3.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_gelu_backward_infinite_grad(dtype: str) -> None:
+    """oneDNN's float32 / bfloat16 gelu backward flushes the derivative to 0 below x = -6.152, so an
+    infinite gradient gives NaN there; the float32 derivative is nonzero down to -14.1 (inf * it =
+    -inf), as aten's formula (oneDNN disabled) and PyTorch's float16 path give (seed 3011's red)."""
+    dt = getattr(torch, dtype)
+    x = torch.tensor(GELU_X, dtype=dt)
+    g = torch.full_like(x, INF)
+    want = _entry("gelu-backward-onednn-flush", "gelu_backward", (g, x))
+    with torch.backends.mkldnn.flags(enabled=False):  # aten's own formula agrees on every sign
+        aten = torch.ops.aten.gelu_backward(g, x)
+    assert torch.equal(want.isnan(), aten.isnan()) and torch.equal(want[~want.isnan()], aten[~aten.isnan()])
+    got = _t(ember._nn.gelu_backward(_e(g), _e(x)))
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+    assert not bool(want[3:7].isnan().any()) and bool(want[8:11].isnan().all())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_gelu_backward_infinite_grad_aten_paths(dtype: str) -> None:
+    """float16 and float64 take aten's formula in PyTorch too: ember equals PyTorch there."""
+    x = torch.tensor(GELU_X, dtype=getattr(torch, dtype))
+    g = torch.full_like(x, -INF)
+    want = torch.ops.aten.gelu_backward(g, x)
+    torch.testing.assert_close(_t(ember._nn.gelu_backward(_e(g), _e(x))), want, equal_nan=True, rtol=0, atol=0)
+
+
+def test_gelu_backward_float32_tail_accuracy() -> None:
+    """Phi(x) + x phi(x) cancels below x = -3: the float32 derivative is taken in float64 and rounded
+    once, so a huge gradient keeps float32 accuracy (seed 3011: 9e15 * d at x ~ -3.8 was off by 2e-5
+    relative; PyTorch's oneDNN value is as far off, its float64 one the reference)."""
+    x = torch.linspace(-8.0, 0.0, 4001)
+    g = torch.full_like(x, 9.007199254740994e15)
+    ref = torch.ops.aten.gelu_backward(g.double(), x.double())
+    got = _t(ember._nn.gelu_backward(_e(g), _e(x))).double()
+    assert float(((got - ref).abs() / ref.abs().clamp_min(1e-30)).max()) < 2e-6
+
+
+def test_gelu_backward_mixed_entry_uses_the_float_derivative() -> None:
+    """The broadcast / mixed-dtype entry computes the same value (no oneDNN flush, no float64 product)."""
+    x = torch.tensor([-9.9, -12.0, -20.0, 1.0])
+    g = torch.tensor(INF, dtype=torch.float16)  # 0-d: broadcast, self's dtype
+    want = _entry("gelu-backward-broadcast-or-mixed", "gelu_backward", (g.expand(4), x))
+    got = _t(ember._nn.gelu_backward(_e(g).expand(4), _e(x)))
+    torch.testing.assert_close(got, want, equal_nan=True)
+    assert want[:2].isneginf().all() and want[2].isnan()
+
+
+# ---- layer_norm: rows whose squares overflow ---------------------------------------------------
+
+LN_ROWS = [[1e300, -1e300, 1e300, -1e300], [1e300] * 4, [1e300, 1.0, 2.0, 3.0], [1e200, -1e200, 5.0, 6.0],
+           [1e160, -1e160, 1.0, 1.0], [1e154, -1e154, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], [-2.0**63, 0.1, 65504.0, 0.0]]
+
+
+def test_layer_norm_float64_overflowing_rows() -> None:
+    """PyTorch's moments overflow (NaN or 0 rows); the row normalised is scale-free and finite: the
+    entry's value (the row scaled by a power of two), which ember's kernel now computes too."""
+    x = torch.tensor(LN_ROWS, dtype=torch.float64)
+    w, b = torch.linspace(0.5, 2.0, 4, dtype=torch.float64), torch.linspace(-1, 1, 4, dtype=torch.float64)
+    want = _entry("layer-norm-overflow", "layer_norm", (x, [4], w, b))
+    assert bool(torch.isfinite(want).all())
+    # the scale-free answer: the same rows divided by 1e290 (no overflow) normalise alike
+    small = torch.nn.functional.layer_norm(x / 1e290, [4], w, b, eps=0.0)
+    rows = [0, 2, 3]  # the constant row 1 is 0 / 0 with eps 0: it normalises to 0, so to the bias
+    torch.testing.assert_close(want[rows], small[rows], rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(want[1], b, rtol=0, atol=0)
+    got = _t(ember.layer_norm(_e(x), [4], _e(w), _e(b)))
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+    # a row that does not overflow: PyTorch's own value
+    torch.testing.assert_close(got[6:], torch.layer_norm(x[6:], [4], w, b), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_layer_norm_float_overflowing_rows(dtype: str) -> None:
+    dt = getattr(torch, dtype)
+    x = torch.tensor([[1e20, -1e20, 1e20, -3e19], [1e20] * 4, [3e38, -3e38, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0]],
+                     dtype=dt)
+    # a half-type batch with an equal row is layer-norm-half-equal-row's (float64 too: the same value)
+    want = _entry("layer-norm-overflow" if dtype == "float32" else "layer-norm-half-equal-row", "layer_norm", (x, [4]))
+    assert bool(torch.isfinite(want).all())
+    got = _t(ember.layer_norm(_e(x), [4]))
+    torch.testing.assert_close(got, want, rtol=1e-2 if dtype == "bfloat16" else 1e-5, atol=1e-5)
+
+
+def test_layer_norm_overflow_entry_scope() -> None:
+    kw = known_wrong()
+    assert kw.lookup("layer_norm", (torch.randn(3, 4, dtype=torch.float64), [4]), {}) is None
+    assert kw.lookup("layer_norm", (torch.tensor([[60000.0, -60000.0]], dtype=torch.float16), [2]), {}) is None
+    assert kw.lookup("layer_norm", (torch.tensor([[1e300, 1.0]], dtype=torch.float64), [3]), {}) is None
+
+
+def test_layer_norm_overflowing_row_backward_is_finite() -> None:
+    """The backward recomputes the row's rstd the same way: finite gradients (PyTorch: NaN)."""
+    x = ember.tensor([[1e300, -1e300, 1e300, -1e300], [1.0, 2.0, 3.0, 5.0]], dtype=ember.float64,
+                     requires_grad=True)
+    y = ember.layer_norm(x, [4])
+    (y * ember.tensor([1.0, 2.0, 3.0, 4.0], dtype=ember.float64)).sum().backward()
+    assert bool(ember.isfinite(x.grad).all())
+    xs = torch.tensor([[1.0, -1.0, 1.0, -1.0], [1.0, 2.0, 3.0, 5.0]], dtype=torch.float64, requires_grad=True)
+    (torch.layer_norm(xs, [4], eps=0.0) * torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)).sum().backward()
+    torch.testing.assert_close(_t(x.grad)[0] * 1e300, xs.grad[0], rtol=1e-9, atol=1e-9)
+
+
+# ---- attention whose keys and values differ in length ------------------------------------------
+
+@pytest.mark.parametrize(("S_k", "S_v"), [(1, 4), (4, 5), (5, 4)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_key_value_lengths_refused(S_k: int, S_v: int, causal: bool) -> None:
+    """PyTorch's fused CPU kernel takes the key count from value (reading past key's end, or dropping
+    keys); its math backend and ember refuse the call (seed 3011's red: causal, keys of length 1)."""
+    g = torch.Generator().manual_seed(S_k * 10 + S_v)
+    q, k, v = (torch.randn(2, 3, n, 8, generator=g) for n in (4, S_k, S_v))
+    with pytest.raises(RuntimeError, match="batch2"):
+        _entry("sdpa-key-value-lengths", "scaled_dot_product_attention", (q, k, v), {"is_causal": causal})
+    with pytest.raises(RuntimeError, match="key length"):
+        ember.nn.functional.scaled_dot_product_attention(_e(q), _e(k), _e(v), is_causal=causal)
+
+
+# ---- convolutions with non-finite weights: the entry's own checks ------------------------------
+
+@pytest.mark.parametrize("f", call(
+    # an empty transposed output: aten's native path refuses it, PyTorch's oneDNN path returns it
+    lambda m: m.nn.functional.conv_transpose1d(m.ones(2, 3, 3), m.full((3, 4, 3), NAN), m.ones(4), stride=2,
+                                               padding=4, output_padding=1),
+    # a stride past int32: the native path reads it as int32 ("stride should be greater than zero")
+    lambda m: m.convolution(m.ones(1, 4, 3), m.full((4, 1, 2), INF), None, [2147483648], [2147483647], [1], True,
+                            [1], 2),
+))
+def test_conv_nonfinite_entry_keeps_pytorchs_checks(f: Any) -> None:
+    check(f)
+
+
+def test_conv_nonfinite_half_sums_in_float() -> None:
+    """aten's float16 transposed convolution adds partial sums in float16 (an overflow to +inf, then a
+    -inf term: NaN); the entry adds in float32 and rounds once, as ember does."""
+    g = torch.Generator().manual_seed(7)
+    x = (torch.rand(1, 2, 3, 3, 3, generator=g) * 60000).half()
+    w = torch.tensor([65504.0, -65520.0, 1.0, -INF, 0.5, 6e-8, INF, 2.0] * 4).reshape(2, 2, 2, 2, 2).half()
+    want = _entry("conv-nonfinite-weight-onednn", "conv_transpose3d", (x, w), {"stride": 1})
+    got = _t(ember.nn.functional.conv_transpose3d(_e(x), _e(w), stride=1))
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=2e-3, atol=1e-3)

@@ -181,3 +181,22 @@ def test_conv_nonfinite_half_sums_in_float() -> None:
     want = _entry("conv-nonfinite-weight-onednn", "conv_transpose3d", (x, w), {"stride": 1})
     got = _t(ember.nn.functional.conv_transpose3d(_e(x), _e(w), stride=1))
     torch.testing.assert_close(got, want, equal_nan=True, rtol=2e-3, atol=1e-3)
+
+
+# ---- attention whose sums overflow as the GEMM's order falls (harness) ---------------------------
+
+def test_attention_overflow_rows_compared_on_shape_only() -> None:
+    """Keys and values of +-3.4e38 (float32): a score's partial sums overflow to inf - inf = NaN or not
+    as the accumulation order falls (PyTorch 0, ember NaN in seed 3011's red); those query rows (here
+    all: three values of 3.4e38 sum past float32) are compared on dtype and shape only; a call of
+    ordinary values has no such row."""
+    fp = load("fuzz_props")
+    TS, Call = fp.TS, fp.Call
+    kv = TS((1, 2, 3, 4), "float32", values=(3.4e38, -3.4e38))
+    q = TS((1, 2, 3, 4), "float32", values=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    rows = fp._attention_overflow_rows("scaled_dot_product_attention", (q, kv, kv), {})
+    assert rows is not None and rows.shape == (1, 2, 3)
+    plain = fp._attention_overflow_rows("scaled_dot_product_attention",
+                                        (q, TS((1, 2, 3, 4), "float32"), TS((1, 2, 3, 4), "float32")), {})
+    assert plain is None
+    fp.check(fp.worker(), Call(("F", "scaled_dot_product_attention"), (q, kv, kv), {}))

@@ -200,3 +200,90 @@ def test_attention_overflow_rows_compared_on_shape_only() -> None:
                                         (q, TS((1, 2, 3, 4), "float32"), TS((1, 2, 3, 4), "float32")), {})
     assert plain is None
     fp.check(fp.worker(), Call(("F", "scaled_dot_product_attention"), (q, kv, kv), {}))
+
+
+# ---- transposed convolution: slow_conv_transpose's int32 geometry --------------------------------
+
+def test_conv_transpose_huge_dilation_is_a_result() -> None:
+    """PyTorch's slow_conv_transpose2d shape check reads dilation 2**31 as int32 -2**31 and refuses the
+    call; the output size is (4 - 1) 2 - 2 (2**31 - 1) + 2**31 2 + 1 + 1 = 10 (seed 3011's red)."""
+    g = torch.Generator().manual_seed(3)
+    x, w = torch.randn(1, 3, 4, 4, generator=g), torch.randn(3, 2, 3, 3, generator=g)
+    kw = {"stride": 2, "padding": 2**31 - 1, "output_padding": 1, "groups": 1, "dilation": 2**31}
+    with pytest.raises(RuntimeError, match="dilation should be greater than zero"):
+        torch.nn.functional.conv_transpose2d(x, w, **kw)
+    want = _entry("conv-transpose-int32-geometry", "conv_transpose2d", (x, w), kw)
+    assert want.shape == (1, 2, 10, 10)
+    got = _t(ember.nn.functional.conv_transpose2d(_e(x), _e(w), **kw))
+    torch.testing.assert_close(got, want, rtol=1.3e-6, atol=1e-5)
+
+
+def test_conv_transpose_int32_entry_matches_pytorch_on_ordinary_sizes() -> None:
+    """The entry's tap-by-tap value against PyTorch's own kernel where PyTorch's geometry is exact."""
+    kw_ = known_wrong()
+    g = torch.Generator().manual_seed(5)
+    for stride, padding, op, dilation, groups in [(2, 1, 1, 1, 1), (3, 2, 1, 2, 3), (2, 0, 1, 3, 3)]:
+        x = torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64)
+        w = torch.randn(3, 2, 3, 2, generator=g, dtype=torch.float64)
+        b = torch.randn(2 * groups, generator=g, dtype=torch.float64)
+        kw = {"stride": stride, "padding": padding, "output_padding": op, "groups": groups, "dilation": dilation}
+        want = torch.nn.functional.conv_transpose2d(x, w, b, **kw)
+        parts = kw_._conv_t_parts("conv_transpose2d", (x, w, b), kw)
+        assert parts is not None and not kw_._conv_t_int32_applies("conv_transpose2d", (x, w, b), kw)
+        torch.testing.assert_close(_tap_by_tap(kw_, x, w, b, kw), want)
+
+
+def _tap_by_tap(kw_: Any, x: Any, w: Any, b: Any, kw: dict) -> Any:
+    """The entry's own computation, PyTorch's kernel bypassed (it would answer first)."""
+    real = torch.conv_transpose2d
+
+    def refuse(*a: Any, **k: Any) -> Any:
+        raise RuntimeError("bypassed")
+    torch.conv_transpose2d = refuse
+    try:
+        return kw_._conv_t_int32_correct("conv_transpose2d", (x, w, b), kw)
+    finally:
+        torch.conv_transpose2d = real
+
+
+@pytest.mark.parametrize("f", call(
+    # int32 input: the output size 2147483650 is past int32 (PyTorch: "-2147483646 ... too small"); the slow
+    # kernel has no int32 form
+    lambda m: m.convolution(m.ones(2, 3, 4, 3, dtype=m.int32), m.ones(3, 2, 3, 2), m.ones(2), [2, 1], [1, 0],
+                            [1, 2**31 - 1], True, [1, 0], 1),
+))
+def test_conv_transpose_int32_entry_errors(f: Any) -> None:
+    kw_ = known_wrong()
+    args = (torch.ones(2, 3, 4, 3, dtype=torch.int32), torch.ones(3, 2, 3, 2), torch.ones(2), [2, 1], [1, 0],
+            [1, 2**31 - 1], True, [1, 0], 1)
+    entry = kw_.lookup("convolution", args, {})
+    assert entry is not None and entry.id == "conv-transpose-int32-geometry"
+    with pytest.raises(NotImplementedError):
+        kw_.corrected(entry, None, "convolution", args, {})
+    with pytest.raises(NotImplementedError):
+        f(ember)
+
+
+# ---- transposed convolution: oneDNN's bfloat16 path refuses a bias of another dtype -------------
+
+@pytest.mark.parametrize("bias", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("batch", [1, 2])
+def test_conv_transpose_bfloat16_bias_dtype(bias: str, batch: int) -> None:
+    """aten picks mkldnn for bfloat16 wherever the CPU has AVX-512 BW/VL/DQ, whose check refuses a bias
+    of another dtype (seed 3011: a float32 bias beside bfloat16 input and weight); float32's message
+    names the bias (or weight) that differs."""
+    check(lambda m: m.conv_transpose1d(m.ones(batch, 2, 3, dtype=m.bfloat16), m.ones(2, 3, 3, dtype=m.bfloat16),
+                                       m.ones(3, dtype=getattr(m, bias))))
+    check(lambda m: m.conv_transpose1d(m.ones(batch, 2, 3), m.ones(2, 3, 3), m.ones(3, dtype=m.float64)))
+
+
+# ---- the fused attention's dropout check comes before it divides by an empty query --------------
+
+def test_flash_attention_dropout_checked_before_empty_query() -> None:
+    q, k = torch.ones(2, 3, 0, 4, dtype=torch.float64), torch.ones(2, 3, 6, 4, dtype=torch.float64)
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+    with pytest.raises(RuntimeError, match="dropout > 0"):
+        _entry("sdpa-flash-no-heads", name, (q, k, k, 0.1))
+    with pytest.raises(RuntimeError, match="dropout > 0"):
+        qe, ke = ember.ones(2, 3, 0, 4, dtype=ember.float64), ember.ones(2, 3, 6, 4, dtype=ember.float64)
+        ember._nn._scaled_dot_product_flash_attention_for_cpu(qe, ke, ke, 0.1)

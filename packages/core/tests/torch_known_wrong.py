@@ -15,6 +15,7 @@ matrix: the cofactor matrix on Intel, zeros on AMD Zen 4) is test_grad_parity.EX
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -524,6 +525,106 @@ def _conv_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return getattr(torch, name)(*args, **kwargs)
 
 
+# --- transposed convolution whose arguments or output size pass int32 -----------------------------
+
+_INT32 = 2**31
+
+
+def _conv_t_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(x, w, bias, stride, padding, output_padding, groups, dilation) per spatial dim, or None."""
+    x, w, _, _, _, transposed = _conv_parts(name, args, kwargs)
+    if name not in CONV_DIMS or not transposed or not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)):
+        return None
+    if name == "convolution":
+        op, groups = _arg(args, kwargs, 7, "output_padding"), _arg(args, kwargs, 8, "groups")
+    else:
+        op, groups = _arg(args, kwargs, 5, "output_padding", 0), _arg(args, kwargs, 6, "groups", 1)
+    n = w.dim() - 2
+    stride, padding, dilation = (_conv_parts(name, args, kwargs)[i] for i in (2, 3, 4))
+
+    def per_dim(v: Any) -> list | None:
+        v = list(v) if isinstance(v, (tuple, list)) else [v]
+        if not all(isinstance(u, int) and not isinstance(u, bool) and -2**63 <= u < 2**63 for u in v):
+            return None
+        return v * n if len(v) == 1 else v if len(v) == n else None
+    lists = [per_dim(v) for v in (stride, padding, op, dilation)]
+    if n < 1 or any(v is None for v in lists) or not isinstance(groups, int) or x.dim() not in (n + 1, n + 2):
+        return None
+    return (x, w, _arg(args, kwargs, 2, "bias"), *lists, groups)
+
+
+def _wrap32(v: int) -> int:
+    return (v + _INT32) % (2 * _INT32) - _INT32
+
+
+def _conv_t_sizes(x: Any, w: Any, stride: list, padding: list, op: list, dilation: list, wrap: bool) -> list:
+    f = _wrap32 if wrap else (lambda v: v)
+    n = w.dim() - 2
+    return [f(f(f(f(x.shape[x.dim() - n + i] - 1) * f(stride[i])) - 2 * f(padding[i]))
+              + f(f(dilation[i]) * (w.shape[2 + i] - 1) + 1) + f(op[i])) for i in range(n)]
+
+
+def _conv_t_int32_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _conv_t_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    x, w, _, stride, padding, op, dilation, _ = parts
+    big = any(not -_INT32 <= v < _INT32 for v in stride + padding + op + dilation)
+    return big or _conv_t_sizes(x, w, stride, padding, op, dilation, True) != _conv_t_sizes(
+        x, w, stride, padding, op, dilation, False)
+
+
+def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    try:  # oneDNN's path (float32, bfloat16) computes in int64: its answer is right
+        return getattr(torch, name)(*args, **kwargs)
+    except RuntimeError:
+        pass
+    x, w, bias, stride, padding, op, dilation, groups = _conv_t_parts(name, args, kwargs)
+    n = w.dim() - 2
+    if any(v <= 0 for v in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(v < 0 for v in op):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if any(o >= s and o >= d for o, s, d in zip(op, stride, dilation, strict=True)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation")
+    out = _conv_t_sizes(x, w, stride, padding, op, dilation, False)
+    if any(o < 1 for o in out):
+        raise RuntimeError("Output size is too small")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"slow_conv_transpose{max(n, 2)}d_out_cpu" not implemented for the dtype')
+    batched = x.dim() == n + 2
+    xb = (x if batched else x.unsqueeze(0)).double()
+    N, cin = xb.shape[:2]
+    cout = w.shape[1] * groups
+    if math.prod(out) * N * cout > 2**27:
+        raise RuntimeError(f"can't allocate memory for an output of {N} x {cout} x {out} elements")
+    res = torch.zeros(N, groups, cout // groups, *out, dtype=torch.float64)
+    xg = xb.reshape(N, groups, cin // groups, *xb.shape[2:])
+    wg = w.double().reshape(groups, cin // groups, w.shape[1], *w.shape[2:])
+    for taps in itertools.product(*(range(k) for k in w.shape[2:])):
+        # input position i lands at i * stride - padding + tap * dilation, where that is inside the output
+        sel_in, sel_out = [], []
+        for d in range(n):
+            pos = [(i, i * stride[d] - padding[d] + taps[d] * dilation[d]) for i in range(xb.shape[2 + d])]
+            pos = [(i, o) for i, o in pos if 0 <= o < out[d]]
+            sel_in.append(torch.tensor([i for i, _ in pos], dtype=torch.long))
+            sel_out.append(torch.tensor([o for _, o in pos], dtype=torch.long))
+        if any(t.numel() == 0 for t in sel_in):
+            continue
+        xs = xg[(..., *torch.meshgrid(*sel_in, indexing="ij"))]  # (N, groups, cin/g, *sel)
+        contrib = torch.einsum("ngc...,gco->ngo...", xs, wg[(..., *taps)])
+        res[(..., *torch.meshgrid(*sel_out, indexing="ij"))] += contrib
+    res = res.reshape(N, cout, *out)
+    if bias is not None:
+        res = res + bias.double().reshape(-1, *[1] * n)
+    res = res.to(x.dtype)
+    return res if batched else res.squeeze(0)
+
+
 # --- convolution without input channels ---------------------------------------------------------
 
 def _conv_no_channels_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -686,6 +787,8 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
     q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
+    if not first and _arg(args, kwargs, 3, "dropout_p", 0.0) != 0:  # the forward's first check, before it divides
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
     if other is not None:  # the kernel's dtype check, as it raises for a query with rows
@@ -1984,6 +2087,18 @@ KNOWN_WRONG = [
             "(..., S, E) and value (..., S, Ev) must agree in S (PyTorch's documentation); there is no result "
             "for other lengths, and the fused kernel's is read from memory past the tensor",
         applies=_sdpa_kv_len_applies, correct=_sdpa_kv_len_correct),
+    KnownWrong(
+        "conv-transpose-int32-geometry",
+        torch_says="F.conv_transpose2d(torch.ones(1, 3, 4, 4), torch.ones(3, 2, 3, 3), stride=2, padding=2**31 - 1, "
+                   "output_padding=1, dilation=2**31) raises 'dilation should be greater than zero, but got "
+                   "dilation_height: -2147483648'; torch.convolution(int32 x (2, 3, 4, 3), ..., dilation=[1, 2**31 - 1], "
+                   "transposed=True) 'Calculated output size per channel: (8 x -2147483646). Output size is too "
+                   "small': slow_conv_transpose2d/3d's shape check takes its sizes as int, truncating and wrapping",
+        why="the arguments are valid int64 sizes (PyTorch's signature) and the output size (i - 1) s - 2 p + d (k - 1) "
+            "+ op + 1 is 10 and 2147483650 there: the first is a result, computed here tap by tap; the second "
+            "is an int32 convolution, which the slow kernel does not implement (NotImplementedError), and "
+            "too large to allocate in float. oneDNN's path (int64 geometry) gives PyTorch's own answer",
+        applies=_conv_t_int32_applies, correct=_conv_t_int32_correct),
     KnownWrong(
         "igammac-tiny-a",
         torch_says="torch.igammac(torch.tensor([1e-30, 1e-10]).double(), torch.tensor([1.1, 0.5]).double()) -> "

@@ -494,6 +494,8 @@ def _conv_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in CONV_DIMS:
         return False
     x, w, stride, padding, dilation, transposed = _conv_parts(name, args, kwargs)
+    if name == "convolution" and not isinstance(_arg(args, kwargs, 6, "transposed"), bool):
+        return False  # the parser's TypeError comes first
     if transposed or isinstance(padding, str) or not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)
                                                       and x.dim() in (w.dim() - 1, w.dim())):
         return False
@@ -550,7 +552,22 @@ def _conv_t_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     lists = [per_dim(v) for v in (stride, padding, op, dilation)]
     if n < 1 or any(v is None for v in lists) or not isinstance(groups, int) or x.dim() not in (n + 1, n + 2):
         return None
-    return (x, w, _arg(args, kwargs, 2, "bias"), *lists, groups)
+    bias = _arg(args, kwargs, 2, "bias")
+    # floating calls of one dtype: other dtypes meet the dtype checks, whose order is the kernel's
+    if not (x.dtype.is_floating_point and w.dtype == x.dtype and (bias is None or (isinstance(bias, torch.Tensor)
+                                                                                   and bias.dtype == x.dtype))):
+        return None
+    if name == "convolution" and not isinstance(_arg(args, kwargs, 6, "transposed"), bool):
+        return None
+    return (x, w, bias, *lists, groups)
+
+
+def _unstridable(shape: list) -> bool:
+    """No int64 contiguous strides for this shape (torch.empty's 'Stride calculation overflowed')."""
+    stride = 1
+    for size in reversed(shape[1:]):
+        stride *= max(size, 1)
+    return stride >= 2**63
 
 
 def _wrap32(v: int) -> int:
@@ -575,12 +592,16 @@ def _conv_t_int32_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w, bias, stride, padding, op, dilation, groups = _conv_t_parts(name, args, kwargs)
+    n = w.dim() - 2
+    out = _conv_t_sizes(x, w, stride, padding, op, dilation, False)
+    full = [x.shape[0] if x.dim() == n + 2 else 1, w.shape[1] * groups, *out]
+    if all(o >= 1 for o in out) and _unstridable(full):  # PyTorch's empty batch gives wrapped strides
+        raise RuntimeError("Stride calculation overflowed")
     try:  # oneDNN's path (float32, bfloat16) computes in int64: its answer is right
         return getattr(torch, name)(*args, **kwargs)
     except RuntimeError:
         pass
-    x, w, bias, stride, padding, op, dilation, groups = _conv_t_parts(name, args, kwargs)
-    n = w.dim() - 2
     if any(v <= 0 for v in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(v < 0 for v in padding):
@@ -591,11 +612,8 @@ def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
         raise RuntimeError("dilation should be greater than zero")
     if any(o >= s and o >= d for o, s, d in zip(op, stride, dilation, strict=True)):
         raise RuntimeError("output padding must be smaller than either stride or dilation")
-    out = _conv_t_sizes(x, w, stride, padding, op, dilation, False)
     if any(o < 1 for o in out):
         raise RuntimeError("Output size is too small")
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"slow_conv_transpose{max(n, 2)}d_out_cpu" not implemented for the dtype')
     batched = x.dim() == n + 2
     xb = (x if batched else x.unsqueeze(0)).double()
     N, cin = xb.shape[:2]
@@ -1068,9 +1086,12 @@ def _ln_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- attention whose keys and values differ in length ------------------------------------------
 
 def _sdpa_kv_len_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    k, v = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
-    return (name == "scaled_dot_product_attention" and isinstance(k, torch.Tensor) and isinstance(v, torch.Tensor)
-            and k.dim() >= 2 and v.dim() >= 2 and k.shape[-2] != v.shape[-2])
+    q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+    # the fused kernel's shapes (4-d, one batch and head count, one head size) but for the key lengths
+    return (name == "scaled_dot_product_attention" and all(isinstance(t, torch.Tensor) and t.dim() == 4
+                                                          for t in (q, k, v))
+            and q.shape[:2] == k.shape[:2] == v.shape[:2] and q.shape[3] == k.shape[3] == v.shape[3]
+            and k.shape[2] != v.shape[2])
 
 
 def _sdpa_kv_len_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -1893,6 +1914,7 @@ def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
         return None
     if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
         return None
+    causal = False if causal is None else causal  # the parser reads None as the default
     if q.numel() == 0 or k.numel() == 0 or v.numel() == 0 or not isinstance(causal, bool):
         return None
     return q, k, mask, causal, scale

@@ -306,3 +306,18 @@ def test_flash_nan_row_entry_reads_none_causal_as_false() -> None:
     kw_ = known_wrong()
     entry = kw_.lookup("_scaled_dot_product_flash_attention_for_cpu", (q, k, k, 0.0, None), {})
     assert entry is not None and entry.id == "sdpa-flash-nan-row"
+
+
+# ---- unfold: the block count's size error before the dtype's ------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+def test_unfold_block_count_past_int64_before_dtype(dtype: str) -> None:
+    """aten's im2col sizes its output before the dtype dispatch: an int64 input whose block count is
+    past int64 gets the size error (known-wrong unfold-block-count-wraps), not NotImplementedError
+    (seed 3012)."""
+    x = torch.ones(2, 3, 5, 5, dtype=getattr(torch, dtype))
+    kw = {"kernel_size": (2, 2), "dilation": 1, "padding": 2**31 - 1, "stride": 1}
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        _entry("unfold-block-count-wraps", "unfold", (x,), kw)
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        ember.nn.functional.unfold(ember.ones(2, 3, 5, 5, dtype=getattr(ember, dtype)), **kw)

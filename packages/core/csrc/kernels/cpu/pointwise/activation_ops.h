@@ -28,10 +28,11 @@ EMBER_VEC_INLINE T gelu_erf_derivative(T x) {
 }
 template <class T>
 EMBER_VEC_INLINE T gelu_erf_backward(T dy, T x) {
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
     return dy * static_cast<float>(gelu_erf_derivative(static_cast<double>(x)));
-  else
+  } else {
     return dy * gelu_erf_derivative(x);
+  }
 }
 
 // The tanh form: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).

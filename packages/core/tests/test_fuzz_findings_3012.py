@@ -58,6 +58,15 @@ def test_gelu_backward_infinite_grad(dtype: str) -> None:
     assert not bool(want[3:7].isnan().any()) and bool(want[8:11].isnan().all())
 
 
+def test_gelu_autograd_infinite_grad() -> None:
+    """F.gelu's autograd runs gelu_backward: the same value as the entry's (PyTorch's oneDNN: NaN)."""
+    x = torch.tensor(GELU_X)
+    want = _entry("gelu-backward-onednn-flush", "gelu_backward", (torch.full_like(x, INF), x))
+    xe = _e(x).requires_grad_()
+    ember.nn.functional.gelu(xe).backward(ember.full_like(xe, INF))
+    torch.testing.assert_close(_t(xe.grad), want, equal_nan=True, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float64"])
 def test_gelu_backward_infinite_grad_aten_paths(dtype: str) -> None:
     """float16 and float64 take aten's formula in PyTorch too: ember equals PyTorch there."""

@@ -330,3 +330,21 @@ def test_unfold_block_count_past_int64_before_dtype(dtype: str) -> None:
         _entry("unfold-block-count-wraps", "unfold", (x,), kw)
     with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
         ember.nn.functional.unfold(ember.ones(2, 3, 5, 5, dtype=getattr(ember, dtype)), **kw)
+
+
+@pytest.mark.parametrize("mask", ["0-d", "3-d", "int64"])
+def test_flash_attention_mask_checks_before_shapes(mask: str) -> None:
+    """The fused forward checks the mask's dtype and rank before its kernel reads (and before the
+    inconsistent-shapes entry's view): a 0-d mask is its 'Attention mask dim in {2, 4}' (seed 3014:
+    the entry's view raised IndexError)."""
+    q, k, v = torch.ones(2, 3, 5, 4, dtype=torch.float64), torch.ones(2, 3, 6, 4, dtype=torch.float64), \
+        torch.ones(0, 3, 6, 4, dtype=torch.float64)
+    m = {"0-d": torch.ones((), dtype=torch.float64), "3-d": torch.ones(2, 5, 6, dtype=torch.bool),
+         "int64": torch.ones(5, 6, dtype=torch.int64)}[mask]
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+    with pytest.raises(RuntimeError, match="Attention mask"):
+        _entry("sdpa-flash-inconsistent-shapes", name, (q, k, v), {"attn_mask": m})
+    with pytest.raises(RuntimeError, match="Attention mask"):
+        getattr(ember._nn, name)(ember.ones(2, 3, 5, 4, dtype=ember.float64), ember.ones(2, 3, 6, 4, dtype=ember.float64),
+                                 ember.ones(0, 3, 6, 4, dtype=ember.float64), attn_mask=_e(m) if m.dim() else
+                                 ember.ones((), dtype=ember.float64))

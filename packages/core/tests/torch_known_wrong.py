@@ -769,9 +769,21 @@ def _sdpa_mask_view(q: Any, v: Any, mask: Any) -> None:
         mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
 
 
+def _sdpa_forward_mask_checks(q: Any, mask: Any) -> None:
+    """The fused forward's own mask checks, before its kernel reads anything: dtype, then rank."""
+    if isinstance(mask, torch.Tensor):
+        if mask.dtype not in (torch.bool, q.dtype):
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Attention mask is the same data type "
+                               "as query")
+        if mask.dim() not in (2, 4):
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Attention mask dim in {2, 4}")
+
+
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
     first = 0 if name == SDPA_FLASH[0] else 1
     q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    if not first:
+        _sdpa_forward_mask_checks(q, kwargs.get("attn_mask"))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
 
@@ -807,6 +819,8 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
     if not first and _arg(args, kwargs, 3, "dropout_p", 0.0) != 0:  # the forward's first check, before it divides
         raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
+    if not first:
+        _sdpa_forward_mask_checks(q, kwargs.get("attn_mask"))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
     if other is not None:  # the kernel's dtype check, as it raises for a query with rows

@@ -422,6 +422,8 @@ def check(worker: Any, call: Call) -> None:
             return
         if entry is None and "result values differ" in str(err) and _within_sum_order(call, got[1], want[1], name):
             return
+        if entry is None and "result values differ" in str(err) and _within_gelu_bound(call, got[1], want[1], name):
+            return
         raise AssertionError(f"{err}{where}") from None
 
 
@@ -505,6 +507,28 @@ def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
     bound = 2 * n * eps * absum
     ok = same | ((e - t).abs() <= 2 * bound) | S.torch.isinf(absum)
     return bool(ok.all())
+
+
+def _within_gelu_bound(call: Call, got: Any, want: Any, name: str) -> bool:
+    """gelu_backward's erf form: dy * (Phi(x) + x phi(x)) with Phi = (1 + erf) / 2, whose erf both
+    libraries (and oneDNN) compute to an absolute error of a few ulps of 1, so below x = -3, where the
+    two terms cancel, a huge gradient carries |dy| * eps into the result whichever erf rounds better
+    (seed 3011: 9e15 * d off by 2e-5 relative). Each element within 4 |dy| eps of PyTorch's passes."""
+    if name != "gelu_backward" or not (isinstance(got, S.TR) and isinstance(want, S.TR)):
+        return False
+    if got.values is None or want.values is None or not want.values.is_floating_point():
+        return False
+    try:
+        g = S.materialize(call.args, S.torch)[0]
+        g = g.double().expand(want.shape) if isinstance(g, S.torch.Tensor) else None
+    except Exception:  # noqa: BLE001 - no gradient to bound by
+        return False
+    if g is None:
+        return False
+    e, t = got.values.double(), want.values.double()
+    eps = S.torch.finfo(want.values.dtype).eps
+    same = (e == t) | (e.isnan() & t.isnan())
+    return bool((same | ((e - t).abs() <= 4 * eps * g.abs())).all())
 
 
 def _as_close_as_torch(worker: Any, call: Call, want: tuple, got: tuple, name: str) -> bool:

@@ -1010,18 +1010,14 @@ def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _gelu_bw_exact(g: Any, x: Any, rt: Any, approximate: str) -> Any:
-    """gelu_backward in ``rt`` (both broadcast and cast to it): the erf form's derivative in float64,
-    rounded once to the op-math type (float32 below float64), times the gradient there -- so an
-    infinite gradient meets the float derivative: +-inf where it is nonzero, NaN where it underflows
-    to 0, as aten's formula does in every dtype but where oneDNN flushes it (gelu-backward-onednn-flush).
-    The tanh form: aten's own kernel (no oneDNN path)."""
+    """gelu_backward in ``rt`` (both broadcast and cast to it) by aten's own formula, oneDNN disabled:
+    dy * (Phi(x) + x phi(x)) in the op-math type, so an infinite gradient meets the float derivative:
+    +-inf where it is nonzero, NaN where it underflows to 0 (below x = -14.1 in float32), as aten's
+    kernel gives in every dtype but where oneDNN flushes it (gelu-backward-onednn-flush)."""
     shape = torch.broadcast_shapes(g.shape, x.shape)
     g, x = g.expand(shape).to(rt), x.expand(shape).to(rt)
-    if approximate != "none" or rt == torch.float64:
-        with torch.backends.mkldnn.flags(enabled=False):
-            return torch.ops.aten.gelu_backward(g.contiguous(), x.contiguous(), approximate=approximate)
-    deriv = torch.ops.aten.gelu_backward(torch.ones(shape, dtype=torch.float64), x.double()).float()
-    return (g.float() * deriv).to(rt)
+    with torch.backends.mkldnn.flags(enabled=False):
+        return torch.ops.aten.gelu_backward(g.contiguous(), x.contiguous(), approximate=approximate)
 
 
 def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
@@ -2639,7 +2635,7 @@ KNOWN_WRONG = [
         why="d gelu / dx = Phi(x) + x phi(x) is nonzero and representable in float32 down to x = -14.1 "
             "(float64 reference: -2.0604e-21 at -9.9), and inf times a nonzero finite number is +-inf (IEEE); "
             "below -14.1 the float32 derivative underflows to 0 and inf * 0 is NaN, as PyTorch gives there too. "
-            "The value here: the float64 derivative rounded once to float32, times the gradient",
+            "The value here: aten's own formula (oneDNN disabled), which ember's kernel follows term by term",
         applies=_gelu_bw_flush_applies, correct=_gelu_bw_flush_correct),
     KnownWrong(
         "layer-norm-overflow",

@@ -352,3 +352,27 @@ def test_gelu_backward_cancellation_bound() -> None:
     want = fp.S.TR("float32", (12,), torch.full((12,), 1e9))
     got = fp.S.TR("float32", (12,), torch.full((12,), 1e11))
     assert not fp._within_gelu_bound(call, got, want, "gelu_backward")
+
+
+@pytest.mark.parametrize("call_", [
+    # an int64 key beside an empty value: PyTorch's fused kernel dies of SIGFPE before its dtype check
+    ("op", "_scaled_dot_product_flash_attention_for_cpu", ((2, 3, 5, 4), "float64"), ((2, 3, 6, 4), "int64"),
+     ((2, 3, 0, 4), "float64"), {}),
+    # values of no keys: not the key-value-lengths entry's (PyTorch's own paths answer)
+    ("F", "scaled_dot_product_attention", ((2, 3, 4, 8), "float32"), ((2, 3, 5, 8), "float32"),
+     ((2, 3, 0, 8), "float32"), {}),
+])
+def test_fuzz_3011_rerun_attention_scopes(call_: tuple) -> None:
+    fp = load("fuzz_props")
+    kind, name, *specs, kwargs = call_
+    target = ("op", name, name, "function") if kind == "op" else ("F", name)
+    fp.check(fp.worker(), fp.Call(target, tuple(fp.TS(shape, dt) for shape, dt in specs), kwargs))
+
+
+def test_conv_transpose_int32_entry_defers_to_the_parser() -> None:
+    """groups past int64: the parser's ValueError, not the entry's geometry."""
+    kw_ = known_wrong()
+    args = (torch.ones(1, 3, 4, 4), torch.ones(3, 2, 3, 3))
+    kw = {"stride": 2, "padding": 1, "output_padding": 2**31 - 1, "groups": 2**63, "dilation": 1}
+    entry = kw_.lookup("conv_transpose2d", args, kw)
+    assert entry is None or entry.id != "conv-transpose-int32-geometry"

@@ -552,6 +552,8 @@ def _conv_t_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     lists = [per_dim(v) for v in (stride, padding, op, dilation)]
     if n < 1 or any(v is None for v in lists) or not isinstance(groups, int) or x.dim() not in (n + 1, n + 2):
         return None
+    if not -2**63 <= groups < 2**63:  # the parser's overflow error comes first
+        return None
     bias = _arg(args, kwargs, 2, "bias")
     # floating calls of one dtype: other dtypes meet the dtype checks, whose order is the kernel's
     if not (x.dtype.is_floating_point and w.dtype == x.dtype and (bias is None or (isinstance(bias, torch.Tensor)
@@ -732,8 +734,9 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
-    # of mixed float dtypes too: torch's crash (SIGFPE for a value of no keys) comes before its dtype error
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+    # of mixed dtypes too (an integer key or value): torch's crash (SIGFPE for a value of no keys) comes
+    # before its dtype error
+    if not (all(isinstance(t, torch.Tensor) and t.dim() == 4 for t in (q, k, v)) and q.dtype.is_floating_point):
         return False
     return q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
@@ -1101,7 +1104,7 @@ def _sdpa_kv_len_applies(name: str, args: tuple, kwargs: dict) -> bool:
     return (name == "scaled_dot_product_attention" and all(isinstance(t, torch.Tensor) and t.dim() == 4
                                                           for t in (q, k, v))
             and q.shape[:2] == k.shape[:2] == v.shape[:2] and q.shape[3] == k.shape[3] == v.shape[3]
-            and k.shape[2] != v.shape[2])
+            and k.shape[2] != v.shape[2] and k.shape[2] > 0 and v.shape[2] > 0)
 
 
 def _sdpa_kv_len_correct(name: str, args: tuple, kwargs: dict) -> Any:

@@ -307,6 +307,55 @@ def _mask_batch(res: Any, bad: Any) -> Any:
     return res
 
 
+# Attention of the fused CPU kernel and the functional: a query row whose scores' products (|q| |k|
+# summed, times the scale) or whose values summed over the keys (|v|) pass the dtype's largest
+# value is computed through partial sums that overflow or not as the GEMM's order of accumulation
+# falls (keys and values of +-3.4e38 in float32: inf - inf = NaN in one order, a finite score or
+# 3.4e38 * 3 / 3 in another), which is the kernel's choice, not a contract. Such rows are compared
+# on dtype and shape only; every other row on its values.
+OVERFLOW_ORDER_ATTENTION = {"scaled_dot_product_attention", "_scaled_dot_product_flash_attention_for_cpu"}
+
+
+def _attention_overflow_rows(name: str, args: tuple, kwargs: dict) -> Any:
+    """The mask (..., L) of an attention call's query rows whose sums can overflow (None if none)."""
+    if name not in OVERFLOW_ORDER_ATTENTION:
+        return None
+    try:
+        q, k, v = S.materialize(args[:3], S.torch)
+        if not all(isinstance(t, S.torch.Tensor) and t.is_floating_point() and t.dim() >= 2 for t in (q, k, v)):
+            return None
+        scale = kwargs.get("scale", args[6] if name == "scaled_dot_product_attention" and len(args) > 6 else None)
+        scale = 1 / math.sqrt(q.shape[-1]) if scale is None else abs(float(scale))
+        top = S.torch.finfo(q.dtype).max
+        scores = S.torch.matmul(q.double().abs(), k.double().abs().transpose(-2, -1)) * scale
+        vsum = v.double().abs().sum(-2).amax(-1, keepdim=True)  # (..., 1): every row reads all values
+        bad = (scores.nan_to_num(0.0) > top).any(-1) | (vsum.nan_to_num(0.0) > top)
+    except Exception:  # noqa: BLE001 - inputs the attention refuses: no rows to spare
+        return None
+    return bad if bool(bad.any()) else None
+
+
+def _mask_rows(res: Any, bad: Any) -> Any:
+    """``res`` (plain data) with the ``bad`` rows of its tensors (shape (..., L, E) or (..., L)) set to 0."""
+    if isinstance(res, S.TR):
+        if res.values is None:
+            return res
+        v = res.values.clone()
+        try:
+            if tuple(v.shape[:-1]) == tuple(bad.shape):
+                v[bad] = 0
+            elif tuple(v.shape) == tuple(bad.shape):
+                v[bad] = 0
+            else:
+                return res
+        except Exception:  # noqa: BLE001 - an odd shape: compared whole
+            return res
+        return S.TR(res.dtype, res.shape, v)
+    if isinstance(res, tuple):
+        return tuple(_mask_rows(r, bad) for r in res)
+    return res
+
+
 # --------------------------------------------------------------------------------------------
 # The check
 # --------------------------------------------------------------------------------------------
@@ -361,6 +410,9 @@ def check(worker: Any, call: Call) -> None:
     bad = _noise_matrices(name, call.args)
     if bad is not None:
         want, got = (want[0], _mask_batch(want[1], bad), want[2]), (got[0], _mask_batch(got[1], bad), got[2])
+    rows = _attention_overflow_rows(name, call.args, call.kwargs)
+    if rows is not None:
+        want, got = (want[0], _mask_rows(want[1], rows), want[2]), (got[0], _mask_rows(got[1], rows), got[2])
     try:
         S.assert_plain_same(got[1], want[1], name, meta)
         if want[2] is not None and not call.meta:
@@ -369,6 +421,8 @@ def check(worker: Any, call: Call) -> None:
         if entry is None and "values differ" in str(err) and _as_close_as_torch(worker, call, want, got, name):
             return
         if entry is None and "result values differ" in str(err) and _within_sum_order(call, got[1], want[1], name):
+            return
+        if entry is None and "result values differ" in str(err) and _within_gelu_bound(call, got[1], want[1], name):
             return
         raise AssertionError(f"{err}{where}") from None
 
@@ -453,6 +507,28 @@ def _within_sum_order(call: Call, got: Any, want: Any, name: str) -> bool:
     bound = 2 * n * eps * absum
     ok = same | ((e - t).abs() <= 2 * bound) | S.torch.isinf(absum)
     return bool(ok.all())
+
+
+def _within_gelu_bound(call: Call, got: Any, want: Any, name: str) -> bool:
+    """gelu_backward's erf form: dy * (Phi(x) + x phi(x)) with Phi = (1 + erf) / 2, whose erf both
+    libraries (and oneDNN) compute to an absolute error of a few ulps of 1, so below x = -3, where the
+    two terms cancel, a huge gradient carries |dy| * eps into the result whichever erf rounds better
+    (seed 3011: 9e15 * d off by 2e-5 relative). Each element within 4 |dy| eps of PyTorch's passes."""
+    if name != "gelu_backward" or not (isinstance(got, S.TR) and isinstance(want, S.TR)):
+        return False
+    if got.values is None or want.values is None or not want.values.is_floating_point():
+        return False
+    try:
+        g = S.materialize(call.args, S.torch)[0]
+        g = g.double().expand(want.shape) if isinstance(g, S.torch.Tensor) else None
+    except Exception:  # noqa: BLE001 - no gradient to bound by
+        return False
+    if g is None:
+        return False
+    e, t = got.values.double(), want.values.double()
+    eps = S.torch.finfo(want.values.dtype).eps
+    same = (e == t) | (e.isnan() & t.isnan())
+    return bool((same | ((e - t).abs() <= 4 * eps * g.abs())).all())
 
 
 def _as_close_as_torch(worker: Any, call: Call, want: tuple, got: tuple, name: str) -> bool:

@@ -247,12 +247,17 @@ def tol_for(dtype: str, name: str) -> tuple[float, float]:
 # given a logsumexp that is not its forward's weighs scores by exp(s - lse) up to ~1e10, so a
 # gradient element that cancels to ~10 carries the BLAS's summation-order rounding (~1e-6 in
 # float64) on either side. Compared element-wise against rtol times the tensor's largest value.
-NORMWISE_OPS = {"_scaled_dot_product_flash_attention_for_cpu_backward"}
+# multi_head_attention_forward likewise: its softmax turns the GEMMs' last-bit rounding of scores
+# of size s into weights off by s * eps (scores ~157 in float32: 1e-5, seed 3011), which the
+# values and the out-projection carry to outputs of size |out|; ember's and MKL's bmm round
+# different elements, so which output is off is luck: up to s * eps of max |out| (factor 16: scores
+# to ~250), while a wrong layout or formula is off by O(1) of it.
+NORMWISE_OPS = {"_scaled_dot_product_flash_attention_for_cpu_backward": 1.0, "multi_head_attention_forward": 16.0}
 
 
-def normwise_atol(t: torch.Tensor, rtol: float, atol: float) -> float:
+def normwise_atol(t: torch.Tensor, rtol: float, atol: float, factor: float = 1.0) -> float:
     finite = t.double().abs()[torch.isfinite(t)] if t.numel() else t.double()
-    return max(atol, rtol * float(finite.max())) if finite.numel() else atol
+    return max(atol, factor * rtol * float(finite.max())) if finite.numel() else atol
 
 
 def assert_plain_same(e: Any, t: Any, name: str, meta: bool, what: str = "result") -> None:
@@ -266,7 +271,7 @@ def assert_plain_same(e: Any, t: Any, name: str, meta: bool, what: str = "result
             return
         rtol, atol = tol_for(t.dtype, name)
         if name in NORMWISE_OPS and t.values.is_floating_point():
-            atol = normwise_atol(t.values, rtol, atol)
+            atol = normwise_atol(t.values, rtol, atol, NORMWISE_OPS[name])
         try:
             torch.testing.assert_close(e.values, t.values, rtol=rtol, atol=atol, equal_nan=True,
                                        check_stride=False)
@@ -333,8 +338,8 @@ def at_least_as_close(e: Any, t: Any, r: Any, name: str) -> bool:
     if t.values is None or e.values is None or r.values is None or r.shape != t.shape:
         return False
     dt = getattr(torch, t.dtype)
-    if not dt.is_floating_point:
-        return False
+    if not dt.is_floating_point:  # an integer argument after the call: left as PyTorch left it
+        return e.dtype == t.dtype and torch.equal(e.values, t.values)
     ev, tv = e.values.double(), t.values.double()
     rv = r.values.to(dt).double()  # the float64 answer rounded once to the result's dtype
     rtol, atol = tol_for(t.dtype, name)

@@ -15,6 +15,7 @@ matrix: the cofactor matrix on Intel, zeros on AMD Zen 4) is test_grad_parity.EX
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -472,8 +473,19 @@ def _conv_nonfinite_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _conv_nonfinite_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    with torch.backends.mkldnn.flags(enabled=False):  # aten's own kernels
+    x = _arg(args, kwargs, 0, "input")
+    half = x.dtype in (torch.float16, torch.bfloat16)
+
+    def up(a: Any) -> Any:  # aten's half-type kernels add in the half type: inf + ... + -inf by partial sums
+        return a.float() if half and isinstance(a, torch.Tensor) and a.dtype == x.dtype else a
+    try:
+        with torch.backends.mkldnn.flags(enabled=False):  # aten's own kernels
+            res = getattr(torch, name)(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+    except RuntimeError:
+        # aten's native paths check sizes their own way (an empty transposed output, a stride past int32
+        # read as int32): PyTorch's own answer to the call, an error or a result without the weights' say
         return getattr(torch, name)(*args, **kwargs)
+    return res.to(x.dtype) if half else res
 
 
 # --- convolution with a stride or dilation past int32 -------------------------------------------
@@ -482,6 +494,8 @@ def _conv_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name not in CONV_DIMS:
         return False
     x, w, stride, padding, dilation, transposed = _conv_parts(name, args, kwargs)
+    if name == "convolution" and not isinstance(_arg(args, kwargs, 6, "transposed"), bool):
+        return False  # the parser's TypeError comes first
     if transposed or isinstance(padding, str) or not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)
                                                       and x.dim() in (w.dim() - 1, w.dim())):
         return False
@@ -511,6 +525,124 @@ def _conv_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
     else:
         kwargs["stride"] = clamped
     return getattr(torch, name)(*args, **kwargs)
+
+
+# --- transposed convolution whose arguments or output size pass int32 -----------------------------
+
+_INT32 = 2**31
+
+
+def _conv_t_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(x, w, bias, stride, padding, output_padding, groups, dilation) per spatial dim, or None."""
+    x, w, _, _, _, transposed = _conv_parts(name, args, kwargs)
+    if name not in CONV_DIMS or not transposed or not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)):
+        return None
+    if name == "convolution":
+        op, groups = _arg(args, kwargs, 7, "output_padding"), _arg(args, kwargs, 8, "groups")
+    else:
+        op, groups = _arg(args, kwargs, 5, "output_padding", 0), _arg(args, kwargs, 6, "groups", 1)
+    n = w.dim() - 2
+    stride, padding, dilation = (_conv_parts(name, args, kwargs)[i] for i in (2, 3, 4))
+
+    def per_dim(v: Any) -> list | None:
+        v = list(v) if isinstance(v, (tuple, list)) else [v]
+        if not all(isinstance(u, int) and not isinstance(u, bool) and -2**63 <= u < 2**63 for u in v):
+            return None
+        return v * n if len(v) == 1 else v if len(v) == n else None
+    lists = [per_dim(v) for v in (stride, padding, op, dilation)]
+    if n < 1 or any(v is None for v in lists) or not isinstance(groups, int) or x.dim() not in (n + 1, n + 2):
+        return None
+    if not -2**63 <= groups < 2**63:  # the parser's overflow error comes first
+        return None
+    bias = _arg(args, kwargs, 2, "bias")
+    # floating calls of one dtype: other dtypes meet the dtype checks, whose order is the kernel's
+    if not (x.dtype.is_floating_point and w.dtype == x.dtype and (bias is None or (isinstance(bias, torch.Tensor)
+                                                                                   and bias.dtype == x.dtype))):
+        return None
+    if name == "convolution" and not isinstance(_arg(args, kwargs, 6, "transposed"), bool):
+        return None
+    return (x, w, bias, *lists, groups)
+
+
+def _unstridable(shape: list) -> bool:
+    """No int64 contiguous strides for this shape (torch.empty's 'Stride calculation overflowed')."""
+    stride = 1
+    for size in reversed(shape[1:]):
+        stride *= max(size, 1)
+    return stride >= 2**63
+
+
+def _wrap32(v: int) -> int:
+    return (v + _INT32) % (2 * _INT32) - _INT32
+
+
+def _conv_t_sizes(x: Any, w: Any, stride: list, padding: list, op: list, dilation: list, wrap: bool) -> list:
+    f = _wrap32 if wrap else (lambda v: v)
+    n = w.dim() - 2
+    return [f(f(f(f(x.shape[x.dim() - n + i] - 1) * f(stride[i])) - 2 * f(padding[i]))
+              + f(f(dilation[i]) * (w.shape[2 + i] - 1) + 1) + f(op[i])) for i in range(n)]
+
+
+def _conv_t_int32_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _conv_t_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    x, w, _, stride, padding, op, dilation, _ = parts
+    big = any(not -_INT32 <= v < _INT32 for v in stride + padding + op + dilation)
+    return big or _conv_t_sizes(x, w, stride, padding, op, dilation, True) != _conv_t_sizes(
+        x, w, stride, padding, op, dilation, False)
+
+
+def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, w, bias, stride, padding, op, dilation, groups = _conv_t_parts(name, args, kwargs)
+    n = w.dim() - 2
+    out = _conv_t_sizes(x, w, stride, padding, op, dilation, False)
+    full = [x.shape[0] if x.dim() == n + 2 else 1, w.shape[1] * groups, *out]
+    if all(o >= 1 for o in out) and _unstridable(full):  # PyTorch's empty batch gives wrapped strides
+        raise RuntimeError("Stride calculation overflowed")
+    try:  # oneDNN's path (float32, bfloat16) computes in int64: its answer is right
+        return getattr(torch, name)(*args, **kwargs)
+    except RuntimeError:
+        pass
+    if any(v <= 0 for v in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(v < 0 for v in op):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if any(o >= s and o >= d for o, s, d in zip(op, stride, dilation, strict=True)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation")
+    if any(o < 1 for o in out):
+        raise RuntimeError("Output size is too small")
+    batched = x.dim() == n + 2
+    xb = (x if batched else x.unsqueeze(0)).double()
+    N, cin = xb.shape[:2]
+    cout = w.shape[1] * groups
+    if math.prod(out) * N * cout > 2**27:
+        raise RuntimeError(f"can't allocate memory for an output of {N} x {cout} x {out} elements")
+    res = torch.zeros(N, groups, cout // groups, *out, dtype=torch.float64)
+    xg = xb.reshape(N, groups, cin // groups, *xb.shape[2:])
+    wg = w.double().reshape(groups, cin // groups, w.shape[1], *w.shape[2:])
+    for taps in itertools.product(*(range(k) for k in w.shape[2:])):
+        # input position i lands at i * stride - padding + tap * dilation, where that is inside the output
+        sel_in, sel_out = [], []
+        for d in range(n):
+            pos = [(i, i * stride[d] - padding[d] + taps[d] * dilation[d]) for i in range(xb.shape[2 + d])]
+            pos = [(i, o) for i, o in pos if 0 <= o < out[d]]
+            sel_in.append(torch.tensor([i for i, _ in pos], dtype=torch.long))
+            sel_out.append(torch.tensor([o for _, o in pos], dtype=torch.long))
+        if any(t.numel() == 0 for t in sel_in):
+            continue
+        xs = xg[(..., *torch.meshgrid(*sel_in, indexing="ij"))]  # (N, groups, cin/g, *sel)
+        contrib = torch.einsum("ngc...,gco->ngo...", xs, wg[(..., *taps)])
+        res[(..., *torch.meshgrid(*sel_out, indexing="ij"))] += contrib
+    res = res.reshape(N, cout, *out)
+    if bias is not None:
+        res = res + bias.double().reshape(-1, *[1] * n)
+    res = res.to(x.dtype)
+    return res if batched else res.squeeze(0)
 
 
 # --- convolution without input channels ---------------------------------------------------------
@@ -602,8 +734,9 @@ def _sdpa_shapes_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name != "_scaled_dot_product_flash_attention_for_cpu":
         return False
     q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
-    # of mixed float dtypes too: torch's crash (SIGFPE for a value of no keys) comes before its dtype error
-    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
+    # of mixed dtypes too (an integer key or value): torch's crash (SIGFPE for a value of no keys) comes
+    # before its dtype error
+    if not (all(isinstance(t, torch.Tensor) and t.dim() == 4 for t in (q, k, v)) and q.dtype.is_floating_point):
         return False
     return q.shape[3] == v.shape[3] == k.shape[3] and (
         k.shape[:2] != q.shape[:2] or v.shape[:2] != q.shape[:2] or k.shape[2] != v.shape[2])
@@ -639,9 +772,21 @@ def _sdpa_mask_view(q: Any, v: Any, mask: Any) -> None:
         mask.view(s0, s1, mask.shape[-2], mask.shape[-1]).expand(s0, s1, q.shape[2], v.shape[2])
 
 
+def _sdpa_forward_mask_checks(q: Any, mask: Any) -> None:
+    """The fused forward's own mask checks, before its kernel reads anything: dtype, then rank."""
+    if isinstance(mask, torch.Tensor):
+        if mask.dtype not in (torch.bool, q.dtype):
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Attention mask is the same data type "
+                               "as query")
+        if mask.dim() not in (2, 4):
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Attention mask dim in {2, 4}")
+
+
 def _sdpa_shapes_correct(name: str, args: tuple, kwargs: dict) -> Any:
     first = 0 if name == SDPA_FLASH[0] else 1
     q, v = _arg(args, kwargs, first, "query"), _arg(args, kwargs, first + 2, "value")
+    if not first:
+        _sdpa_forward_mask_checks(q, kwargs.get("attn_mask"))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     raise RuntimeError(f"{name}: query, key and value must agree in batch size, heads and key length")
 
@@ -675,6 +820,10 @@ def _sdpa_no_heads_correct(name: str, args: tuple, kwargs: dict) -> Any:
     # expanded over the query rows and keys (reshape_attn_mask_to_4d), whose errors are PyTorch's
     first = 0 if name == SDPA_FLASH[0] else 1
     q, k, v = (_arg(args, kwargs, first + i, n) for i, n in enumerate(("query", "key", "value")))
+    if not first and _arg(args, kwargs, 3, "dropout_p", 0.0) != 0:  # the forward's first check, before it divides
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
+    if not first:
+        _sdpa_forward_mask_checks(q, kwargs.get("attn_mask"))
     _sdpa_mask_view(q, v, _arg(args, kwargs, 8, "attn_mask") if first else kwargs.get("attn_mask"))
     other = next((t.dtype for t in (k, v) if t.dtype != q.dtype), None)
     if other is not None:  # the kernel's dtype check, as it raises for a query with rows
@@ -863,16 +1012,106 @@ def _gelu_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
     return broadcast or one_dnn or g.dtype != x.dtype
 
 
+def _gelu_bw_exact(g: Any, x: Any, rt: Any, approximate: str) -> Any:
+    """gelu_backward in ``rt`` (both broadcast and cast to it) by aten's own formula, oneDNN disabled:
+    dy * (Phi(x) + x phi(x)) in the op-math type, so an infinite gradient meets the float derivative:
+    +-inf where it is nonzero, NaN where it underflows to 0 (below x = -14.1 in float32), as aten's
+    kernel gives in every dtype but where oneDNN flushes it (gelu-backward-onednn-flush)."""
+    shape = torch.broadcast_shapes(g.shape, x.shape)
+    g, x = g.expand(shape).to(rt), x.expand(shape).to(rt)
+    with torch.backends.mkldnn.flags(enabled=False):
+        return torch.ops.aten.gelu_backward(g.contiguous(), x.contiguous(), approximate=approximate)
+
+
 def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
     shape = torch.broadcast_shapes(g.shape, x.shape)
     rt = torch.result_type(g, x)  # a 0-d gradient does not promote self's dtype
     if math.prod(shape) == 0:
         return torch.empty(shape, dtype=rt)
-    if tuple(shape) != tuple(x.shape):  # computed in float64 (no oneDNN path there), rounded once
-        return torch.ops.aten.gelu_backward(g.expand(shape).to(rt).double(), x.expand(shape).to(rt).double(),
-                                            approximate=approximate).to(rt)
-    return torch.ops.aten.gelu_backward(g.expand(shape).contiguous().to(rt), x.to(rt), approximate=approximate)
+    return _gelu_bw_exact(g, x, rt, approximate)
+
+
+def _gelu_bw_flush_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    # float32 / bfloat16 only: oneDNN's path (float16 and float64 take aten's formula)
+    return (name == "gelu_backward" and approximate == "none" and isinstance(g, torch.Tensor)
+            and isinstance(x, torch.Tensor) and x.dtype in (torch.float32, torch.bfloat16) and g.dtype == x.dtype
+            and tuple(torch.broadcast_shapes(g.shape, x.shape)) == tuple(x.shape)
+            and not bool(torch.isfinite(g).all()))
+
+
+def _gelu_bw_flush_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, approximate = _gelu_bw_parts(args, kwargs)
+    return _gelu_bw_exact(g, x, x.dtype, approximate)
+
+
+# --- layer_norm of rows whose squares overflow --------------------------------------------------
+
+def _ln_parts(args: tuple, kwargs: dict) -> tuple:
+    return (_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "normalized_shape"), _arg(args, kwargs, 2, "weight"),
+            _arg(args, kwargs, 3, "bias"), _arg(args, kwargs, 4, "eps", 1e-5))
+
+
+def _ln_rows(x: Any, shape: Any) -> Any:
+    """x as float64 rows of the normalized size, with the mask of rows whose sum of squares overflows x's
+    op-math type (float32 below float64): PyTorch's moments of those are inf or NaN."""
+    rows = x.detach().double().reshape(-1, math.prod(shape))
+    big = torch.where(torch.isfinite(rows), rows, 0.0).abs().amax(1) if rows.numel() else rows.sum(1)
+    scale = torch.ldexp(torch.ones_like(big), torch.frexp(big).exponent)  # a power of two past every |x|
+    top = torch.finfo(torch.float64 if x.dtype == torch.float64 else torch.float32).max
+    # sum(x^2) > top, as (sum((x / scale)^2) * scale) * scale without overflow
+    over = ((rows / scale[:, None]) ** 2).sum(1) * scale > top / scale
+    return rows, over & torch.isfinite(rows).all(1), scale
+
+
+def _ln_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, shape, w, b, eps = _ln_parts(args, kwargs)
+    if name != "layer_norm" or not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64,
+                                                                                  torch.bfloat16):
+        return False
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if not shape or x.dim() < len(shape) or list(x.shape[x.dim() - len(shape):]) != shape or x.numel() == 0:
+        return False
+    if not all(t is None or (isinstance(t, torch.Tensor) and list(t.shape) == shape and t.dtype == x.dtype)
+               for t in (w, b)) or not isinstance(eps, float):
+        return False
+    return bool(_ln_rows(x, shape)[1].any())
+
+
+def _ln_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape, w, b, eps = _ln_parts(args, kwargs)
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    rows, over, scale = _ln_rows(x, shape)
+    s = torch.where(over, scale, 1.0)[:, None]  # the other rows exactly as computed unscaled
+    xs = rows / s
+    mean = xs.mean(1, keepdim=True)
+    var = ((xs - mean) ** 2).mean(1, keepdim=True)
+    dev = xs - mean  # a constant row: all 0 (var + eps / s^2 may underflow to 0 there)
+    y = torch.where(dev == 0, 0.0, dev / torch.sqrt(var + eps / s / s)).reshape(x.shape)
+    if w is not None:
+        y = y * w.double()
+    if b is not None:
+        y = y + b.double()
+    return y.to(x.dtype)
+
+
+# --- attention whose keys and values differ in length ------------------------------------------
+
+def _sdpa_kv_len_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    q, k, v = (_arg(args, kwargs, i, n) for i, n in enumerate(("query", "key", "value")))
+    # the fused kernel's shapes (4-d, one batch and head count, one head size) but for the key lengths
+    return (name == "scaled_dot_product_attention" and all(isinstance(t, torch.Tensor) and t.dim() == 4
+                                                          for t in (q, k, v))
+            and q.shape[:2] == k.shape[:2] == v.shape[:2] and q.shape[3] == k.shape[3] == v.shape[3]
+            and k.shape[2] != v.shape[2] and k.shape[2] > 0 and v.shape[2] > 0)
+
+
+def _sdpa_kv_len_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: PLC0415 - only this entry needs it
+
+    with sdpa_kernel(SDPBackend.MATH):  # softmax(q k^T) @ v: its matmul refuses the key length
+        return torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
 
 
 # --- embedding_bag without bags -------------------------------------------------------------
@@ -1688,6 +1927,7 @@ def _sdpa_nan_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
         return None
     if not all(isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point for t in (q, k, v)):
         return None
+    causal = False if causal is None else causal  # the parser reads None as the default
     if q.numel() == 0 or k.numel() == 0 or v.numel() == 0 or not isinstance(causal, bool):
         return None
     return q, k, mask, causal, scale
@@ -1872,6 +2112,29 @@ def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 KNOWN_WRONG = [
     KnownWrong(
+        "sdpa-key-value-lengths",
+        torch_says="F.scaled_dot_product_attention(q, k, v) with q, k of shape (2, 3, 4, 8) and v (2, 3, 5, 8) "
+                   "returns a (2, 3, 4, 8) result (fused CPU kernel: it takes the key count from value and reads "
+                   "past key's end, so two calls differ); with k (2, 3, 5, 8), v (2, 3, 4, 8) it drops the last key; "
+                   "is_causal=True likewise. Its math backend raises 'Expected size for first two dimensions of "
+                   "batch2 tensor to be: [6, 4] but got: [6, 5]'",
+        why="attention is softmax(q k^T / sqrt(E)) v: each key weighs the value of its position, so key "
+            "(..., S, E) and value (..., S, Ev) must agree in S (PyTorch's documentation); there is no result "
+            "for other lengths, and the fused kernel's is read from memory past the tensor",
+        applies=_sdpa_kv_len_applies, correct=_sdpa_kv_len_correct),
+    KnownWrong(
+        "conv-transpose-int32-geometry",
+        torch_says="F.conv_transpose2d(torch.ones(1, 3, 4, 4), torch.ones(3, 2, 3, 3), stride=2, padding=2**31 - 1, "
+                   "output_padding=1, dilation=2**31) raises 'dilation should be greater than zero, but got "
+                   "dilation_height: -2147483648'; torch.convolution(int32 x (2, 3, 4, 3), ..., dilation=[1, 2**31 - 1], "
+                   "transposed=True) 'Calculated output size per channel: (8 x -2147483646). Output size is too "
+                   "small': slow_conv_transpose2d/3d's shape check takes its sizes as int, truncating and wrapping",
+        why="the arguments are valid int64 sizes (PyTorch's signature) and the output size (i - 1) s - 2 p + d (k - 1) "
+            "+ op + 1 is 10 and 2147483650 there: the first is a result, computed here tap by tap; the second "
+            "is an int32 convolution, which the slow kernel does not implement (NotImplementedError), and "
+            "too large to allocate in float. oneDNN's path (int64 geometry) gives PyTorch's own answer",
+        applies=_conv_t_int32_applies, correct=_conv_t_int32_correct),
+    KnownWrong(
         "igammac-tiny-a",
         torch_says="torch.igammac(torch.tensor([1e-30, 1e-10]).double(), torch.tensor([1.1, 0.5]).double()) -> "
                    "[7.63e-31, 5.5977354705e-11] (for a < 1e-6 and x <= 1.1: its small-x series rounds "
@@ -2038,7 +2301,11 @@ KNOWN_WRONG = [
                    "zeros in), while batch 1 (the native GEMM + col2im) gives 0 there",
         why="zero padding is input 0 at the padded taps, so 0 * inf and 0 * NaN are NaN (IEEE); a "
             "transposed convolution sums the products of actual inputs, and an output no input "
-            "reaches has none: aten's native kernels (oneDNN disabled) compute exactly that",
+            "reaches has none: aten's native kernels (oneDNN disabled) compute exactly that -- for half "
+            "types in float32, rounded once (aten's float16 col2vol adds partial sums in float16: one that "
+            "overflows to +inf before a -inf product makes NaN where the sum is -inf, seed 3011). Where the "
+            "native path's own size checks refuse the call (an empty transposed output, a stride past int32 "
+            "read as int32) PyTorch's own outcome stands",
         applies=_conv_nonfinite_applies, correct=_conv_nonfinite_correct),
     KnownWrong(
         "conv-stride-dilation-past-int32",
@@ -2362,6 +2629,27 @@ KNOWN_WRONG = [
         why="a 0-d mask indexes a new leading dim of size 1 (True) or 0 (False), as indexing and "
             "setitem with it do; index_put is setitem's op, so its answer is setitem's",
         applies=_index_put_0d_mask_applies, correct=_index_put_0d_mask_correct),
+    KnownWrong(
+        "gelu-backward-onednn-flush",
+        torch_says="torch.ops.aten.gelu_backward(torch.full((2,), inf), torch.tensor([-9.9, -12.0])) is [nan, nan] "
+                   "(float32 and bfloat16, contiguous: oneDNN's eltwise_gelu_erf backward returns a derivative of "
+                   "exactly 0 from x = -6.152 down, where float32's is -2.06e-21 at -9.9 and -2.58e-31 at -12); "
+                   "with oneDNN disabled, or in float16 (aten's formula), the same call is [-inf, -inf]",
+        why="d gelu / dx = Phi(x) + x phi(x) is nonzero and representable in float32 down to x = -14.1 "
+            "(float64 reference: -2.0604e-21 at -9.9), and inf times a nonzero finite number is +-inf (IEEE); "
+            "below -14.1 the float32 derivative underflows to 0 and inf * 0 is NaN, as PyTorch gives there too. "
+            "The value here: aten's own formula (oneDNN disabled), which ember's kernel follows term by term",
+        applies=_gelu_bw_flush_applies, correct=_gelu_bw_flush_correct),
+    KnownWrong(
+        "layer-norm-overflow",
+        torch_says="F.layer_norm(torch.tensor([[1e300, -1e300, 1e300]], dtype=torch.float64), (3,)) is all NaN "
+                   "(its rstd NaN), so is a constant row of 1e300 or [1e160, -1e160, 1, 1]; [1e154, -1e154, 1, 1] "
+                   "gives 0 (rstd 0). float32 likewise from |x| ~ 1e19 ([1e20] * 4: NaN; [1e20, -1e20, 1e20, -3e19]: "
+                   "0): the row's moments square x in the op-math type and overflow",
+        why="(x - mean) / sqrt(var + eps) is scale-free: the first row is [0.7071, -1.4142, 0.7071] (var "
+            "8.9e599 is past float64, 1 / sqrt(var) = 1.06e-300 is not), a constant row 0; computed here on the "
+            "row scaled by a power of two (exact), ember's kernel recomputes such a row the same way",
+        applies=_ln_overflow_applies, correct=_ln_overflow_correct),
     KnownWrong(
         "gelu-backward-int-grad-half-self",
         torch_says="torch.ops.aten.gelu_backward(torch.tensor([1, 2, 3]), torch.tensor([0.5, -1., 2.], "

@@ -10,6 +10,7 @@
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
@@ -145,7 +146,6 @@ DimVector as_2d(IntArrayRef sizes) {
 // only its stricter dtype check (the bias too) is visible.
 bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef dilation, bool transposed,
                   IntArrayRef output_padding, int64_t groups) {
-  if (input.dtype() != ScalarType::Float32) return false;
   bool strided = false, dilated = false, big_op = false;
   for (size_t i = 0; i < stride.size(); ++i) {
     strided = strided || stride[i] != 1;
@@ -153,6 +153,11 @@ bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride,
     big_op = big_op || output_padding[i] >= stride[i];
   }
   if (transposed && big_op) return false;
+  // bfloat16 takes mkldnn wherever the CPU has AVX-512 BW/VL/DQ (aten's mkldnn_bf16_device_check)
+  if (input.dtype() == ScalarType::BFloat16)
+    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq");
+  if (input.dtype() != ScalarType::Float32) return false;
   const DimVector x = as_2d(input.sizes()), w = as_2d(weight.sizes());
   const int64_t kw = w[w.size() - 1], kh = w[w.size() - 2];
   return (strided || dilated || x[0] >= 16 || kw != 1 || kh != 1 || get_num_threads() > 1) &&
@@ -236,9 +241,10 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
   }
   if (mkldnn_picks(input, weight, stride, dilation, transposed, output_padding, groups)) {
     for (const Tensor* p : {&weight, &bias})
-      EMBER_CHECK(!p->defined() || p->dtype() == t, "Input type (torch.", legacy_name(t), "Tensor) and ",
-                  p == &weight ? "weight" : "bias", " type (torch.", legacy_name(p->dtype()),
-                  "Tensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
+      EMBER_CHECK(!p->defined() || p->dtype() == t, "Input type (", cpu_type_string(t), ") and ",
+                  p == &weight ? "weight" : "bias", " type (", cpu_type_string(p->dtype()),
+                  ") should be the same or input should be a MKLDNN tensor and ", p == &weight ? "weight" : "bias",
+                  " is a dense tensor");
   }
   EMBER_CHECK(weight.dtype() == t, "expected scalar type ", legacy_name(t), " but found ", legacy_name(weight.dtype()));
   EMBER_CHECK(!(transposed && nsp == 3) || !bias.defined() || bias.dtype() == t, "expected scalar type ",

@@ -30,6 +30,24 @@ struct Rows {
   opmath_t<T>*dw, *db;  // this chunk's column sums (backward), nullptr when not wanted
 };
 
+// 1 / sqrt(var + eps) of a row whose squared deviations overflow (|x| past 1e154 in double, 1e19
+// in float): the deviations scaled by 2^-e, e the exponent of the row's largest |x|, so rstd is
+// the finite 1 / sqrt(var) it stands for, not 0 (aten: 0 or NaN, known-wrong layer-norm-overflow).
+template <class T>
+[[gnu::noinline]] double overflowed_rstd(const T* x, int64_t n, double mean, double eps) {
+  double big = std::abs(mean);
+  for (int64_t j = 0; j < n; ++j) big = std::max(big, std::abs(static_cast<double>(static_cast<opmath_t<T>>(x[j]))));
+  int e = 0;
+  std::frexp(big, &e);
+  const double m = std::ldexp(mean, -e);
+  double s = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const double d = std::ldexp(static_cast<double>(static_cast<opmath_t<T>>(x[j])), -e) - m;
+    s += d * d;
+  }
+  return std::ldexp(1.0 / std::sqrt(s / static_cast<double>(n) + std::ldexp(eps, -2 * e)), -e);
+}
+
 template <class T>
 EMBER_VEC_INLINE void row_stats(const T* x, int64_t n, double eps, opmath_t<T>& mu, opmath_t<T>& rs) {
   using A = opmath_t<T>;
@@ -46,7 +64,8 @@ EMBER_VEC_INLINE void row_stats(const T* x, int64_t n, double eps, opmath_t<T>& 
                                     }) /
                      static_cast<double>(n);
   mu = m;
-  rs = static_cast<A>(1.0 / std::sqrt(var + eps));
+  rs = static_cast<A>(std::isinf(var) && std::isfinite(static_cast<double>(m)) ? overflowed_rstd(x, n, m, eps)
+                                                                               : 1.0 / std::sqrt(var + eps));
 }
 
 template <class T>

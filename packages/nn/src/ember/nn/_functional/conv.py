@@ -98,6 +98,8 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
                            f"calculated shape of the array of sliding blocks as {blocks}, but its components must "
                            f"be at least one.")
+    if blocks[0] * blocks[1] >= 2**63:  # aten sizes its output before the dtype dispatch (known-wrong
+        raise RuntimeError("Stride calculation overflowed")  # unfold-block-count-wraps: no such shape)
     float_kernel(input, "im2col_out_cpu", _IM2COL_ALSO)
     xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
     hp, wp = h + 2 * p[0], w + 2 * p[1]

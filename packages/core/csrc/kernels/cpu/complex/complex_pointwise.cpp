@@ -310,7 +310,6 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   if (k == "deg2rad" || k == "rad2deg") fail(ErrorKind::Runtime, k, " is not supported for complex tensors.");
   if (k == "isposinf" || k == "isneginf") fail(ErrorKind::Runtime, k, " does not support complex inputs.");
   if (k == "signbit") fail(ErrorKind::NotImplemented, "signbit is not implemented for complex tensors.");
-  if (k == "relu") fail(ErrorKind::NotImplemented, "clamp is not supported for complex types");
   if (k == "digamma") dtype_not_implemented("digamma", t);
   if (k == "round_decimals") dtype_not_implemented("round_cpu", t);
   if (k == "gelu" || k == "gelu_tanh") dtype_not_implemented("GeluKernelImpl", t);

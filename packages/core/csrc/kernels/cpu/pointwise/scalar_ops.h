@@ -55,11 +55,6 @@ EMBER_VEC_INLINE T neg_(T x) {
   else return static_cast<T>(-x);
 }
 template <class T>
-EMBER_VEC_INLINE T relu_(T x) {
-  if constexpr (is_fp<T>) return (x > T(0) || x != x) ? x : T(0);  // relu(nan) = nan
-  else return x > T(0) ? x : T(0);
-}
-template <class T>
 EMBER_VEC_INLINE T floor_(T x) {
   if constexpr (is_fp<T>) return std::floor(x);
   else return x;

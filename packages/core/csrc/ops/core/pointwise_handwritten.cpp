@@ -149,20 +149,27 @@ Tensor clamp_max_(const Tensor& self, const Tensor& max) {
   check_inplace(self, "clamp_max_");
   return clamp_bound_t(self, true, self, max, false);
 }
-// A floating input keeps its dtype beside a real bound (a wrapped number never promotes it): the
-// kernel runs with no wrapped bound built for the type promotion (relu's path).
+// clamp_min of a floating tensor by a real number: the result keeps the input's dtype (a wrapped
+// number never promotes it), so the kernel runs with no wrapped bound built for the type promotion
+// (relu's path). `out` is the input itself in place.
 static bool keeps_dtype(const Tensor& x, const Scalar& bound) { return x.is_floating() && !bound.is_complex(); }
+static Tensor clamp_min_floating(const Tensor& out, const Tensor& x, const Scalar& min) {
+  const bool inplace = out.defined();
+  ElementwiseIter it(IterSpec{"clamp", out, inplace, DtypeRule::Promote}, {&x});
+  const Scalar params[] = {min};
+  backend(x).pointwise.clamp_min_scalar(it, params);
+  it.finish();
+  if (!inplace) return it.take_output();
+  out.bump_version();
+  return out;
+}
 Tensor clamp_min(const Tensor& input, const Scalar& min) {
-  if (keeps_dtype(input, min))
-    return run("clamp", EMBER_KERNEL(backend(input).pointwise, clamp_min_scalar), DtypeRule::Promote, Tensor(), false,
-               {&input}, {min});
-  return clamp(input, min, std::nullopt);
+  return keeps_dtype(input, min) ? clamp_min_floating(Tensor(), input, min) : clamp(input, min, std::nullopt);
 }
 Tensor clamp_min_(const Tensor& self, const Scalar& min) {
   if (!keeps_dtype(self, min)) return clamp_(self, min, std::nullopt);
   check_inplace(self, "clamp_");
-  return run("clamp", EMBER_KERNEL(backend(self).pointwise, clamp_min_scalar), DtypeRule::Promote, self, true, {&self},
-             {min});
+  return clamp_min_floating(self, self, min);
 }
 
 // ---- relu ----
@@ -175,7 +182,10 @@ Tensor relu(const Tensor& input) {
 Tensor relu_(const Tensor& self) {
   check_inplace(self, "relu_");
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
-  return profiler::nested_op("aten::clamp_min_", {&self, nullptr}, [&] { return clamp_min_(self, kZero); });
+  // aten's clamp_min_ runs below relu_'s autograd layer: relu_'s in-place checks are its own
+  return profiler::nested_op("aten::clamp_min_", {&self, nullptr}, [&] {
+    return self.is_floating() ? clamp_min_floating(self, self, kZero) : clamp_min_(self, kZero);
+  });
 }
 Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
 Tensor clamp_max_(const Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }

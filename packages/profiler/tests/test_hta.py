@@ -111,7 +111,7 @@ KNOWN_DIFFERENCES = {
     # name: (ember's count, torch's count) -- why
     # the mean's div_ by the count: aten's iterator converts the wrapped number into a new 0-d tensor
     # (to -> _to_copy -> empty_strided, copy_); ember's converts it on the stack. Doing aten's
-    # allocation and copy costs mean() of 4 elements 345 -> 430 ns (+24%; +28% instructions)
+    # allocation and copy costs mean() of 4 elements 345 -> 430 ns (+24%; +28% instructions/call)
     "aten::to": (0, 2), "aten::_to_copy": (0, 2), "aten::copy_": (4, 6), "aten::empty_strided": (2, 4),
     # aten's reduced mse_loss allocates its result in the loss's shape (its meta function, no event)
     # and resize_s it to 0-d before mean's out= writes it; ember's result is the mean's own 0-d

@@ -118,6 +118,8 @@ def _overhead() -> list[Bench]:
         ("a + b (1 elem)", "a + b", 0.7),
         ("a.sum() (1 elem)", "a.sum()", 0.7),
         ("a + 1", "a + 1", None),  # informative: scalar wrapping
+        ("lib.relu(a)", "lib.relu(a)", None),  # aten's relu: a nested clamp_min(a, 0)
+        ("a.mean()", "a.mean()", None),  # a nested sum, then div_ by the count
         ("lib.add(a, b)", "lib.add(a, b)", None),  # function vs operator path
         ("a.shape", "a.shape", None),  # attribute access, no dispatch
         ("a.dtype", "a.dtype", None),  # a property getter's __torch_function__ check
@@ -157,7 +159,8 @@ def _elementwise() -> list[Bench]:
         Bench("elementwise", name, "throughput", stmt, square_of(BIG, dt), threads=th, target=0.9)
         for name, stmt, dt in (("float32 -> bfloat16", "a.to(lib.bfloat16)", "float32"),
                                ("bfloat16 -> float32", "a.to(lib.float32)", "bfloat16"),
-                               ("bfloat16 relu", "lib.relu(a)", "bfloat16"))
+                               ("bfloat16 relu", "lib.relu(a)", "bfloat16"),
+                               ("float32 relu", "lib.relu(a)", "float32"))
         for th in THREADS
     ] + [  # erfinv: float32 through a branch-free polynomial (vectorised), like PyTorch's
         Bench("elementwise", "erfinv 1024x1024", "throughput", "lib.erfinv(a)", unit_square(1024), threads=th,

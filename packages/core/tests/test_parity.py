@@ -1112,7 +1112,7 @@ BUILDERS = {
     "matmul": linalg_binary_builder, "mm": linalg_binary_builder, "bmm": linalg_binary_builder,
     "mv": linalg_binary_builder, "dot": linalg_binary_builder, "outer": linalg_binary_builder,
     "addmm": addmm_builder, "baddbmm": addmm_builder,
-    "square": pointwise_builder, "lerp": pointwise_builder, "where.method": where_builder,
+    "square": pointwise_builder, "relu": pointwise_builder, "lerp": pointwise_builder, "where.method": where_builder,
     "clamp_min.Tensor": lambda op: binary_cases(op["name"], False),
     "clamp_max.Tensor": lambda op: binary_cases(op["name"], False),
     "eye.m": eye_builder,

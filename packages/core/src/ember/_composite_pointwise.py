@@ -163,8 +163,8 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sign`` for real tensors; ``x / |x|`` for complex ones (0 where ``x`` is 0)."""
     if input.dtype == ember.complex32:  # aten divides in complex<float> and rounds: complex64's result, rounded
         if input.requires_grad and ember.is_grad_enabled():
-            return _finish(_complex_half_sgn().apply(input), out)
-        return _finish(sgn(input.to(ember.complex64)).to(ember.complex32), out)
+            return _complex_half_sgn().apply(input)
+        return sgn(input.to(ember.complex64)).to(ember.complex32)
     if input.is_complex():
         mag = ember.abs(input)
         zero = mag == 0

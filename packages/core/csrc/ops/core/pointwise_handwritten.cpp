@@ -1,9 +1,10 @@
 // Pointwise ops whose body is more than "iterate + kernel": argument-driven
-// kernel choice (div rounding modes, clamp bounds), special errors, where.
+// kernel choice (div rounding modes, clamp bounds; relu, which is clamp_min), special errors, where.
 #include <cmath>
 #include <limits>
 #include <utility>
 
+#include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
@@ -148,8 +149,44 @@ Tensor clamp_max_(const Tensor& self, const Tensor& max) {
   check_inplace(self, "clamp_max_");
   return clamp_bound_t(self, true, self, max, false);
 }
-Tensor clamp_min(const Tensor& input, const Scalar& min) { return clamp(input, min, std::nullopt); }
-Tensor clamp_min_(const Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
+// clamp_min of a floating tensor by a real number: the result keeps the input's dtype (a wrapped
+// number never promotes it), so the kernel runs with no wrapped bound built for the type promotion
+// (relu's path). `out` is the input itself in place.
+static bool keeps_dtype(const Tensor& x, const Scalar& bound) { return x.is_floating() && !bound.is_complex(); }
+static Tensor clamp_min_floating(const Tensor& out, const Tensor& x, const Scalar& min) {
+  const bool inplace = out.defined();
+  ElementwiseIter it(IterSpec{"clamp", out, inplace, DtypeRule::Promote}, {&x});
+  const Scalar params[] = {min};
+  backend(x).pointwise.clamp_min_scalar(it, params);
+  it.finish();
+  if (!inplace) return it.take_output();
+  out.bump_version();
+  return out;
+}
+Tensor clamp_min(const Tensor& input, const Scalar& min) {
+  return keeps_dtype(input, min) ? clamp_min_floating(Tensor(), input, min) : clamp(input, min, std::nullopt);
+}
+Tensor clamp_min_(const Tensor& self, const Scalar& min) {
+  if (!keeps_dtype(self, min)) return clamp_(self, min, std::nullopt);
+  check_inplace(self, "clamp_");
+  return clamp_min_floating(self, self, min);
+}
+
+// ---- relu ----
+// aten's relu is clamp_min(input, 0) and relu_ is clamp_min_(self, 0): their events nest in relu's.
+static const Scalar kZero(int64_t(0));
+Tensor relu(const Tensor& input) {
+  EMBER_CHECK(input.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  return profiler::nested_op("aten::clamp_min", {&input, nullptr}, [&] { return clamp_min(input, kZero); });
+}
+Tensor relu_(const Tensor& self) {
+  check_inplace(self, "relu_");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  // aten's clamp_min_ runs below relu_'s autograd layer: relu_'s in-place checks are its own
+  return profiler::nested_op("aten::clamp_min_", {&self, nullptr}, [&] {
+    return self.is_floating() ? clamp_min_floating(self, self, kZero) : clamp_min_(self, kZero);
+  });
+}
 Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
 Tensor clamp_max_(const Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }
 

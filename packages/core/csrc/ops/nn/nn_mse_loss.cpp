@@ -22,6 +22,19 @@ Tensor difference(const Tensor& self, const Tensor& target) {
              kOne);
 }
 
+// A reduced loss's squared differences: aten's iterator allocates their buffer with at::empty (an op
+// event in PyTorch's trace) where its operands are contiguous and of one shape; ember's sub writes
+// into it. Elsewhere (a broadcast, another layout, a bool operand) sub allocates it.
+Tensor unreduced(const Tensor& self, const Tensor& target) {
+  if (!self.sizes().equals(target.sizes()) || !self.is_contiguous() || !target.is_contiguous() ||
+      self.dtype() == ScalarType::Bool || target.dtype() == ScalarType::Bool)
+    return difference(self, target);
+  const ScalarType dt = promote_types(self.dtype(), target.dtype());
+  Tensor loss =
+      profiler::nested_op("aten::empty", {nullptr, nullptr}, [&] { return empty(self.sizes(), dt, self.device()); });
+  return sub_out(self, target, kOne, loss);
+}
+
 // aten's gradient scale: 2 / numel for the mean, 2 otherwise.
 double mse_norm(const Tensor& self, int64_t reduction) {
   return reduction == 1 ? 2.0 / static_cast<double>(self.numel()) : 2.0;
@@ -29,7 +42,8 @@ double mse_norm(const Tensor& self, int64_t reduction) {
 }  // namespace
 
 Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  Tensor loss = difference(self, target);  // the broadcast's shape check first, then aten's dtype dispatch
+  // the broadcast's shape check first, then aten's dtype dispatch
+  Tensor loss = reduction == 0 ? difference(self, target) : unreduced(self, target);
   const ScalarType dt = promote_types(self.dtype(), target.dtype());
   EMBER_CHECK(reduction >= 0 && reduction <= 2, "mse_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
               reduction);

@@ -391,7 +391,6 @@ const char* half_refusal_name(const std::string& k, std::string& buf) {
   if (k == "deg2rad" || k == "rad2deg") fail(ErrorKind::Runtime, k, " is not supported for complex tensors.");
   if (k == "isposinf" || k == "isneginf") fail(ErrorKind::Runtime, k, " does not support complex inputs.");
   if (k == "signbit") fail(ErrorKind::NotImplemented, "signbit is not implemented for complex tensors.");
-  if (k == "relu") fail(ErrorKind::NotImplemented, "clamp is not supported for complex types");
   std::string buf;
   if (t == ScalarType::ComplexHalf)
     if (const char* name = half_refusal_name(k, buf)) dtype_not_implemented(name, t);

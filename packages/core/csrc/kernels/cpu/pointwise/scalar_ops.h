@@ -55,11 +55,6 @@ EMBER_VEC_INLINE T neg_(T x) {
   else return static_cast<T>(-x);
 }
 template <class T>
-EMBER_VEC_INLINE T relu_(T x) {
-  if constexpr (is_fp<T>) return (x > T(0) || x != x) ? x : T(0);  // relu(nan) = nan
-  else return x > T(0) ? x : T(0);
-}
-template <class T>
 EMBER_VEC_INLINE T floor_(T x) {
   if constexpr (is_fp<T>) return std::floor(x);
   else return x;
@@ -121,7 +116,8 @@ EMBER_VEC_INLINE T fmin_(T a, T b) {
 }
 template <class T>
 EMBER_VEC_INLINE T clamp_min_(T x, T lo) {
-  if constexpr (is_fp<T>) return (x != x) ? x : (lo != lo) ? lo : (x < lo ? lo : x);
+  // a NaN x fails x < lo and stays (one compare and blend a lane, as relu's kernel was); a NaN bound wins
+  if constexpr (is_fp<T>) return (lo != lo) ? lo : (x < lo ? lo : x);
   else return x < lo ? lo : x;
 }
 template <class T>

@@ -13,6 +13,15 @@ namespace {
          " and strides=", shape_str(*strides));
   fail(ErrorKind::Runtime, "Storage size calculation overflowed with sizes=", shape_str(sizes));
 }
+// c10's computeStorageNbytesContiguous for a tensor with a zero dim: the sizes multiplied in order in
+// uint64 with a sticky overflow flag, so a prefix product past 2**64 fails even though the zero that
+// follows makes the count 0 (empty(4, 2**31 - 4, 2**31 + 6, 0) raises; empty(2**62, 3, 0) does not).
+void check_zero_size_storage(IntArrayRef sizes) {
+  uint64_t prod = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(prod, static_cast<uint64_t>(s), &prod);
+  if (overflow) overflowed(sizes, nullptr);
+}
 void check_nonnegative(IntArrayRef sizes) {
   for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
@@ -36,7 +45,10 @@ size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize) {
   int64_t n = 1, bytes = 0;
   bool overflow = false;
   for (int64_t s : sizes) {
-    if (s == 0) return 0;
+    if (s == 0) {
+      check_zero_size_storage(sizes);
+      return 0;
+    }
     overflow |= __builtin_mul_overflow(n, s, &n);
   }
   if (overflow || __builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes)) overflowed(sizes, nullptr);
@@ -60,6 +72,7 @@ size_t contiguous_layout(IntArrayRef sizes, size_t itemsize, DimVector& strides,
   int64_t bytes = 0;
   if (__builtin_expect(!bad, 1)) {
     if (zero) {
+      check_zero_size_storage(sizes);  // (a rare path: only tensors with a zero dim)
       numel = 0;
       return 0;
     }

@@ -138,13 +138,8 @@ Tensor reshape(const Tensor& input, IntArrayRef shape) {
 }
 
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
-  DimVector s = infer_size(size, self.numel());
-  DimVector st;
-  EMBER_CHECK(view_strides(self.sizes(), self.strides(), s, &st),
-              "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-              "across two contiguous subspaces). Use .reshape(...) instead.");
-  Tensor v = make_view(self, s, st, self.offset());
-  v.impl()->base.reset();  // aliases a fresh intermediate nobody else sees: no view for autograd
+  Tensor v = view(self, size);  // view()'s size rules and errors; always a new TensorImpl
+  v.impl()->base.reset();       // aliases a fresh intermediate nobody else sees: no view for autograd
   return v;
 }
 

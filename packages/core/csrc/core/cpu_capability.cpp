@@ -70,6 +70,11 @@ CpuCapability cpu_capability() {
   return cap;
 }
 
+bool cpu_hardware_has_avx512() {
+  static const bool has = detect() == CpuCapability::Avx512;
+  return has;
+}
+
 bool cpu_has_avx512_bf16() {
 #ifdef EMBER_CPUID_EXTENSIONS
   static const bool has = cpu_has_avx512() && extension_cap() >= 1 && cpuid_bit(7, 1, 0, 5);

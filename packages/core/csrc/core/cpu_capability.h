@@ -23,5 +23,8 @@ CpuCapability cpu_capability();
 
 inline bool cpu_has_avx2() { return cpu_capability() >= CpuCapability::Avx2; }
 inline bool cpu_has_avx512() { return cpu_capability() >= CpuCapability::Avx512; }
+// The CPU's own AVX-512 (F, DQ, VL, BW), whatever EMBER_CPU_CAPABILITY caps: for a choice PyTorch
+// makes from the hardware (its oneDNN bfloat16 convolution path).
+bool cpu_hardware_has_avx512();
 
 }  // namespace ember

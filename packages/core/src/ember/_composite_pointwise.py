@@ -8,8 +8,9 @@ import math
 from typing import Any
 
 import ember
+from ember._dtype_names import legacy_name
 from ember._lib import _C
-from ember._out import cast, exact_with, legacy_name, meta_name, refuse_grad, takes_out, write
+from ember._out import cast, exact_with, takes_out
 from ember._tensor import Tensor
 
 __all__ = ["corrcoef", "cov", "dist", "float_power", "frexp", "gcd", "histogram", "isin", "lcm",
@@ -29,9 +30,7 @@ def _floating(x: Tensor) -> Tensor:
 def _integral_pair(name: str, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     dtype = ember.result_type(a, b)
     if dtype.is_floating_point or dtype.is_complex or dtype == ember.bool:
-        pretty = {ember.bool: "Bool", ember.float32: "Float", ember.float64: "Double", ember.float16: "Half",
-                  ember.bfloat16: "BFloat16", ember.complex64: "ComplexFloat", ember.complex128: "ComplexDouble"}[dtype]
-        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{pretty}\'')
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{legacy_name(dtype)}\'')
     a, b = ember.broadcast_tensors(a.to(dtype), b.to(dtype))
     return a, b
 
@@ -72,24 +71,13 @@ _FREXP = _C._return_type("frexp", ["mantissa", "exponent"])
 _HISTOGRAM = _C._return_type("histogram", ["hist", "bin_edges"])
 
 
-def _out_pair(out: Any) -> None:
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise TypeError(f"expected tuple of 2 elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
-
-
+@takes_out([exact_with("torch.frexp() expects mantissa to have dtype {want_meta} but got {got_meta}"),
+            exact_with("torch.frexp() expects exponent to have int dtype but got {got_meta}")], grad="frexp")
 def frexp(input: Tensor, *, out: Any = None) -> Any:
     """``(mantissa, exponent)`` with ``input == mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1``
     (int32 exponent)."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    if out is not None:
-        refuse_grad("frexp", input)
-        _out_pair(out)
-        if out[0].dtype != input.dtype:
-            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {meta_name(input.dtype)} but got "
-                               f"{meta_name(out[0].dtype)}")
-        if out[1].dtype != ember.int32:
-            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {meta_name(out[1].dtype)}")
     with ember.no_grad():
         x = input.detach().to(ember.float64)
         finite = ember.isfinite(x) & (x != 0)
@@ -104,7 +92,7 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
         exponent = e.to(ember.int32)
     # the mantissa is input scaled by an exact power of two, so its gradient is grad * 2**-exponent
     mantissa = input * scale_a * scale_b
-    return write(_FREXP((mantissa, exponent)), out)
+    return _FREXP((mantissa, exponent))
 
 
 _BITS = {ember.float64: ember.int64, ember.float32: ember.int32, ember.float16: ember.int16,
@@ -141,12 +129,7 @@ def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tens
     return ember.pow(base, exp)
 
 
-def _pretty(dtype: Any) -> str:
-    return {ember.float32: "Float", ember.float64: "Double", ember.float16: "Half", ember.bfloat16: "BFloat16",
-            ember.int64: "Long", ember.int32: "Int", ember.int16: "Short", ember.int8: "Char",
-            ember.uint8: "Byte", ember.bool: "Bool", ember.complex64: "ComplexFloat",
-            ember.complex128: "ComplexDouble", ember.uint16: "UInt16", ember.uint32: "UInt32",
-            ember.uint64: "UInt64"}.get(dtype, str(dtype))
+_pretty = legacy_name  # the name the composite modules import
 
 
 @takes_out(cast, grad="sinc")
@@ -353,6 +336,14 @@ def corrcoef(input: Tensor) -> Tensor:
     return c.clamp(-1, 1)
 
 
+# aten's histogram out= checks, one per output
+_HIST_DTYPE = ("torch.histogram: input tensor and hist tensor should have the same dtype, but got input {want_meta} "
+               "and hist {got_meta}")
+_EDGES_DTYPE = ("torch.histogram: input tensor and bin_edges tensor should have the same dtype, but got input "
+                "{want_meta} and bin_edges {got_meta} for dimension 0")
+
+
+@takes_out([exact_with(_HIST_DTYPE), exact_with(_EDGES_DTYPE)])
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
               density: bool = False, out: Any = None) -> Any:
     """(hist, bin_edges): counts (or weights' sums) of input in bins equal-width bins or between given edges."""
@@ -393,11 +384,4 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
                                                                 w[inside])
     if density:
         hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
-    if out is not None:
-        _out_pair(out)
-        for what, o in (("hist", out[0]), ("bin_edges", out[1])):
-            if o.dtype != input.dtype:
-                raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have the same dtype, but "
-                                   f"got input {meta_name(input.dtype)} and {what} {meta_name(o.dtype)}"
-                                   + (" for dimension 0" if what == "bin_edges" else ""))
-    return write(_HISTOGRAM((hist, edges)), out)
+    return _HISTOGRAM((hist, edges))

@@ -15,34 +15,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import ember
+from ember._dtype_names import legacy_name, meta_name
 from ember._lib import _C
-
-# aten's ScalarType names (its dispatch and casting messages) and caffe2's TypeMeta names (its
-# "Expected out tensor to have dtype float" checks)
-_LEGACY = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-           "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-           "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
-           "uint64": "UInt64"}
-_META = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16", "Long": "long int",
-         "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
-         "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
 
 Check = Callable[[Any, Any], None]  # (result dtype, out dtype): raises when out may not take the result
 # aten's tensordot_out check (inner and tensordot share it)
 TENSORDOT_DTYPE = (
     "tensordot: Expected the output tensor to have dtype {want}, but got an output tensor with dtype {got}")
-
-
-def legacy_name(dtype: Any) -> str:
-    """aten's ScalarType name of a dtype ('Float', 'Long')."""
-    name = str(dtype).split(".")[-1]
-    return _LEGACY.get(name, name)
-
-
-def meta_name(dtype: Any) -> str:
-    """A dtype as aten prints a caffe2::TypeMeta ('float', 'long int')."""
-    name = legacy_name(dtype)
-    return _META.get(name, name)
 
 
 def exact(r: Any, o: Any) -> None:
@@ -56,12 +35,12 @@ def cast(r: Any, o: Any) -> None:
         raise RuntimeError(f"result type {legacy_name(r)} can't be cast to the desired output type {legacy_name(o)}")
 
 
-def castable(op: str) -> Check:
-    """linalg's checkLinalgCompatibleDtype: castable, with the op's name in the message."""
+def castable(op: str, what: str = "result") -> Check:
+    """linalg's checkLinalgCompatibleDtype: castable, with the op's name (and the output's) in the message."""
     def check(r: Any, o: Any) -> None:
         if not _C.can_cast(r, o):
-            raise RuntimeError(f"{op}: Expected result to be safely castable from {legacy_name(r)} dtype, but got "
-                               f"result with dtype {legacy_name(o)}")
+            raise RuntimeError(f"{op}: Expected {what} to be safely castable from {legacy_name(r)} dtype, but got "
+                               f"{what} with dtype {legacy_name(o)}")
     return check
 
 
@@ -81,10 +60,17 @@ def refuse_grad(op: str, *tensors: Any) -> None:
                            "one of the arguments requires grad.")
 
 
-def write(result: Any, out: Any, check: Check = exact, grad: str | None = None, inputs: Sequence[Any] = (),
-          warn: bool = True) -> Any:
+def check_tuple(out: Any, n: int) -> None:
+    """The parser's TypeError for an out= that is not a tuple of ``n`` tensors."""
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
+
+
+def write(result: Any, out: Any, check: Check | Sequence[Check] = exact, grad: str | None = None,
+          inputs: Sequence[Any] = (), warn: bool = True) -> Any:
     """``result`` (a tensor or a structseq of tensors) written into ``out`` and returned in
     ``result``'s form (a structseq named ``<op>_out``, as aten's); ``result`` itself when out is None.
+    ``check`` is the dtype rule, or one per part of a structseq.
     ``grad`` names the aten op whose out= refuses autograd on ``inputs``; ``warn=False`` resizes silently
     (the few aten ops that resize with resize_, not resize_output)."""
     if out is None:
@@ -92,17 +78,16 @@ def write(result: Any, out: Any, check: Check = exact, grad: str | None = None, 
     if grad is not None:
         refuse_grad(grad, *inputs)
     if isinstance(result, ember.Tensor):
-        _fill(out, result, check, warn)
+        _fill(out, result, check, warn)  # type: ignore[arg-type]
         return out
-    n = len(result)
-    if not isinstance(out, (tuple, list)) or len(out) != n:
-        raise TypeError(f"expected tuple of {n} elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
-    for o, r in zip(out, result, strict=True):
-        _fill(o, r, check, warn)
+    check_tuple(out, len(result))
+    checks = check if isinstance(check, (tuple, list)) else [check] * len(result)
+    for o, r, c in zip(out, result, checks, strict=True):
+        _fill(o, r, c, warn)
     return _out_type(type(result))(tuple(out))
 
 
-def takes_out(check: Check = exact, grad: str | None = None,
+def takes_out(check: Check | Sequence[Check] = exact, grad: str | None = None,
               warn: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: the function's ``out=`` keyword handled by ``write`` (the function computes the
     result as if no out were given); ``grad`` names the aten op refusing autograd on any argument."""
@@ -140,4 +125,4 @@ def _fill(o: Any, r: ember.Tensor, check: Check, warn: bool) -> None:
                           "can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
                           "t.resize_(0).", UserWarning, stacklevel=4)
         o.resize_(tuple(r.shape))
-    o.copy_(r.detach() if not ember.is_grad_enabled() else r)
+    o.copy_(r)

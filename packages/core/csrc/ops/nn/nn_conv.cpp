@@ -2,6 +2,7 @@
 // conv_transpose1d/2d/3d: argument checks with PyTorch's messages, then the
 // im2col + GEMM kernels of kernels/cpu/conv/.
 #include "ops/nn/nn_conv.h"
+#include "core/cpu_capability.h"
 #include "core/parallel.h"
 #include "core/size_math.h"
 
@@ -154,9 +155,7 @@ bool mkldnn_picks(const Tensor& input, const Tensor& weight, IntArrayRef stride,
   }
   if (transposed && big_op) return false;
   // bfloat16 takes mkldnn wherever the CPU has AVX-512 BW/VL/DQ (aten's mkldnn_bf16_device_check)
-  if (input.dtype() == ScalarType::BFloat16)
-    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512dq");
+  if (input.dtype() == ScalarType::BFloat16) return cpu_hardware_has_avx512();
   if (input.dtype() != ScalarType::Float32) return false;
   const DimVector x = as_2d(input.sizes()), w = as_2d(weight.sizes());
   const int64_t kw = w[w.size() - 1], kh = w[w.size() - 2];

@@ -10,19 +10,10 @@ from typing import Any
 
 import ember
 from ember import Tensor, _out
+from ember._dtype_names import legacy_name
 from ember._lib import _C
 
-# aten's c10 names of the dtypes, as its messages print them
-_ATEN_NAMES = {
-    _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
-    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.complex32: "ComplexHalf", _C.bool: "Bool",
-    _C.uint8: "Byte",
-    _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
-}
-
-
-def aten_name(dtype: Any) -> str:
-    return _ATEN_NAMES.get(dtype, str(dtype))
+aten_name = legacy_name  # aten's c10 names of the dtypes, as its messages print them
 
 
 def tensor(fn: str, v: Any) -> Tensor:

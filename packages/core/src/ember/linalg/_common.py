@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import ember
+from ember._dtype_names import legacy_name
 from ember._lib import _C
-from ember._out import legacy_name, write
+from ember._out import write
 
 _EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16,
         "complex64": 1.1920928955078125e-07, "complex128": 2.220446049250313e-16}

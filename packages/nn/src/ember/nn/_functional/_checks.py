@@ -15,6 +15,7 @@ from typing import Any
 import ember
 from ember import Tensor
 from ember._argcheck import parse_int64  # noqa: F401 - the parser's rule lives in core, shared
+from ember._dtype_names import meta_name as _meta_name
 
 _FLOAT_MAX = 3.4028234663852886e38
 _HALF_MAX = 65504.0
@@ -71,15 +72,9 @@ def fits(value: Any, dtype: Any, opmath: bool = True) -> None:
         raise _overflow(name)
 
 
-_META_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
-               "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
-               "Bool": "bool", "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
-
-
 def meta_name(t: Tensor) -> str:
     """A tensor's dtype as aten prints a caffe2::TypeMeta ('float', 'long int') in its messages."""
-    name = scalar_name(t)
-    return _META_NAMES.get(name, name)
+    return _meta_name(t.dtype)
 
 
 def refuse_complex_autograd(name: str, *tensors: Tensor | None) -> None:

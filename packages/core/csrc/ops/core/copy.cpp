@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "core/profiler_op.h"
 #include "core/size_math.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -150,11 +151,24 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
-// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd.
+// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd. As aten: a
+// dense input's layout allocated through empty_strided (else empty_like), then copy_ (nested events).
 Tensor _to_copy(const Tensor& input, std::optional<ScalarType> dtype) {
-  Tensor r = empty_with_layout_of(input, dtype.value_or(input.dtype()), std::nullopt);
-  copy_into(r, input);
+  const ScalarType dt = dtype.value_or(input.dtype());
+  Tensor r = profiler::nested_op(non_overlapping_and_dense(input) ? "aten::empty_strided" : "aten::empty_like",
+                                 {nullptr, nullptr}, [&] { return empty_with_layout_of(input, dt, std::nullopt); });
+  profiler::nested_op("aten::copy_", {&r, &input, nullptr}, [&] {
+    copy_into(r, input);
+    return 0;
+  });
   return r;
+}
+
+Tensor to_recorded(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  return profiler::nested_op("aten::to", {&t, nullptr}, [&] {
+    return profiler::nested_op("aten::_to_copy", {&t, nullptr}, [&] { return _to_copy(t, dtype); });
+  });
 }
 
 Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {

@@ -30,6 +30,10 @@ inline uint64_t dim_list_bits(IntArrayRef dims, int64_t nd, bool wrap_all_first 
   return bits;
 }
 
+// Tensor.to(dtype) as aten calls it inside other ops: self when of that dtype, else _to_copy (with
+// their nested op events while a profiler records).
+Tensor to_recorded(const Tensor& t, ScalarType dtype);
+
 // Copies between devices (ops/core/device_copy.cpp): copy_into's branch when src and dst live
 // on different devices, and Tensor.to(device) (a new tensor on `device`, same dtype).
 void copy_across_devices(const Tensor& dst, const Tensor& src);

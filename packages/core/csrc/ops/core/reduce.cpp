@@ -203,15 +203,22 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   const bool half_dtype = dtype && (*dtype == ScalarType::Float16 || *dtype == ScalarType::BFloat16);
   Tensor x = !dtype ? x0 : to_dtype(x0, half_dtype && !nan ? ScalarType::Float32 : *dtype);
   DimMask m = dim_mask(x, dim);
-  if (!nan && !out && !half_dtype && acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
-    // As aten: the sum, divided in place by the count (nested op events, as in PyTorch's trace).
-    Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr},
-                                   [&] { return sum(x, dim, keepdim, std::nullopt); });
-    // div_ by the count as a number: aten's Scalar overload wraps it and calls the Tensor one
-    // (ember's iteration converts the wrapped number on the stack, where aten calls `to`)
+  if (!nan && (!out || out->dtype() == x.dtype()) && !half_dtype &&
+      acc_dtype(ReduceKind::Sum, x.dtype()) == x.dtype()) {
+    // As aten: the sum (into out=), divided in place by the count (nested op events, as in
+    // PyTorch's trace).
+    Tensor s = profiler::nested_op("aten::sum", {&x, nullptr, nullptr, nullptr}, [&] {
+      return out ? sum_out(x, dim, keepdim, std::nullopt, *out) : sum(x, dim, keepdim, std::nullopt);
+    });
+    // div_ by the count as a number: aten's Scalar overload wraps it and calls the Tensor one,
+    // whose iterator converts the wrapped int64 with `to`. ember's converts it on the stack, but
+    // takes aten's path while a profiler records, so the trace shows the same calls.
     return profiler::nested_op("aten::div_", {&s, nullptr}, [&] {
-      Tensor n = wrap_scalar(Scalar(double(reduced_count(x, m))));
-      return profiler::nested_op("aten::div_", {&s, &n}, [&] { return div_(s, n, std::nullopt); });
+      const int64_t count = reduced_count(x, m);
+      if (!profiler::active()) return div_(s, wrap_scalar(Scalar(double(count))), std::nullopt);
+      Tensor n = wrap_scalar(Scalar(count));
+      return profiler::nested_op("aten::div_", {&s, &n},
+                                 [&] { return div_(s, to_recorded(n, s.dtype()), std::nullopt); });
     });
   }
   Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
@@ -357,7 +364,9 @@ Tensor nansum_out(const Tensor& input, std::optional<IntArrayRef> dim, bool keep
   return sum_impl(input, dim, keepdim, dtype, ReduceKind::NanSum, &out);
 }
 Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
-  return mean_impl("mean", input, std::nullopt, false, dtype, false, nullptr);
+  // aten's overload without dims calls the one with dims (a nested event in PyTorch's trace)
+  return profiler::nested_op("aten::mean", {&input, nullptr, nullptr, nullptr},
+                             [&] { return mean_impl("mean", input, std::nullopt, false, dtype, false, nullptr); });
 }
 Tensor mean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return mean_impl("mean", input, dim, keepdim, dtype, false, nullptr);

@@ -23,7 +23,7 @@ using namespace index_detail;
 namespace index_detail {
 
 Tensor as_long_contiguous(const Tensor& index) {
-  Tensor l = index.dtype() == ScalarType::Int64 ? index : _to_copy(index, ScalarType::Int64);
+  Tensor l = index.dtype() == ScalarType::Int64 ? index : to_recorded(index, ScalarType::Int64);
   return l.is_contiguous() ? l : contiguous(l, MemoryFormat::Contiguous);
 }
 

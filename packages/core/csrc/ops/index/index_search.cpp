@@ -157,7 +157,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   }
   // float32 weights keep their dtype; everything else counts in float64 (PyTorch's rule).
   ScalarType odt = weights.dtype() == ScalarType::Float32 ? ScalarType::Float32 : ScalarType::Float64;
-  Tensor w = dense(_to_copy(weights, odt));
+  Tensor w = dense(to_recorded(weights, odt));
   Tensor out = zeros({bins}, odt, input.device());
   backend(out).index.bincount(idx, w, out);
   return out;

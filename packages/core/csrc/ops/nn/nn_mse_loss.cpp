@@ -2,10 +2,14 @@
 // aten's loss reduction (0 none, 1 mean, 2 sum) through the mean/sum ops (their events nest in
 // mse_loss's, as in PyTorch's trace). ember.nn.functional.mse_loss checks dtypes and broadcasts
 // self and target first, as F.mse_loss does.
+#include <limits>
+
 #include "core/error.h"
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
+#include "iter/resize_out.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -18,20 +22,29 @@ Tensor difference(const Tensor& self, const Tensor& target) {
   if (self.dtype() != ScalarType::Bool && target.dtype() != ScalarType::Bool) return sub(self, target, kOne);
   ScalarType dt = promote_types(self.dtype(), target.dtype());
   if (dt == ScalarType::Bool) dt = ScalarType::Int64;
-  return sub(self.dtype() == dt ? self : _to_copy(self, dt), target.dtype() == dt ? target : _to_copy(target, dt),
+  return sub(self.dtype() == dt ? self : to_dtype(self, dt), target.dtype() == dt ? target : to_dtype(target, dt),
              kOne);
 }
 
-// A reduced loss's squared differences: aten's iterator allocates their buffer with at::empty (an op
-// event in PyTorch's trace) where its operands are contiguous and of one shape; ember's sub writes
-// into it. Elsewhere (a broadcast, another layout, a bool operand) sub allocates it.
+// A reduced loss's squared differences: aten's iterator allocates their buffer (an op event in
+// PyTorch's trace) where its operands are of one shape and layout: at::empty where that layout's
+// dim order is the contiguous one, else empty_strided in its order (a transpose). ember's sub writes
+// into it. Elsewhere (a broadcast, two layouts, a bool operand) sub allocates it.
 Tensor unreduced(const Tensor& self, const Tensor& target) {
-  if (!self.sizes().equals(target.sizes()) || !self.is_contiguous() || !target.is_contiguous() ||
+  if (!self.sizes().equals(target.sizes()) || !self.strides().equals(target.strides()) ||
       self.dtype() == ScalarType::Bool || target.dtype() == ScalarType::Bool)
     return difference(self, target);
   const ScalarType dt = promote_types(self.dtype(), target.dtype());
-  Tensor loss =
-      profiler::nested_op("aten::empty", {nullptr, nullptr}, [&] { return empty(self.sizes(), dt, self.device()); });
+  bool in_order = true;  // the strides of the dims with more than one element never grow
+  int64_t last = std::numeric_limits<int64_t>::max();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.size(d) == 1) continue;
+    in_order = in_order && self.stride(d) <= last;
+    last = self.stride(d);
+  }
+  Tensor loss = profiler::nested_op(in_order ? "aten::empty" : "aten::empty_strided", {nullptr, nullptr}, [&] {
+    return in_order ? empty(self.sizes(), dt, self.device()) : empty_with_layout_of(self, dt, std::nullopt);
+  });
   return sub_out(self, target, kOne, loss);
 }
 
@@ -42,17 +55,31 @@ double mse_norm(const Tensor& self, int64_t reduction) {
 }  // namespace
 
 Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const ScalarType dt = promote_types(self.dtype(), target.dtype());
+  // aten's reduced loss is allocated in self's shape (its meta function: no event) and resize_d to
+  // 0-d before the squared differences; the mean's / sum's out= overload writes it. ember returns
+  // the reduction's own 0-d result, but takes aten's path while a profiler records, so the trace
+  // shows the same calls.
+  Tensor result;
+  if ((reduction == 1 || reduction == 2) && profiler::active()) {
+    result = empty(self.sizes(), dt, self.device());
+    profiler::nested_op("aten::resize_", {&result, nullptr, nullptr}, [&] { return resize_out(result, {}, false); });
+  }
   // the broadcast's shape check first, then aten's dtype dispatch
   Tensor loss = reduction == 0 ? difference(self, target) : unreduced(self, target);
-  const ScalarType dt = promote_types(self.dtype(), target.dtype());
   EMBER_CHECK(reduction >= 0 && reduction <= 2, "mse_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
               reduction);
   EMBER_CHECK_NOTIMPL(is_floating(dt), "\"mse_cpu\" not implemented for '", legacy_name(dt), "'");
   mul_(loss, loss);
+  const std::nullopt_t all = std::nullopt;
   if (reduction == 1)
-    return profiler::nested_op("aten::mean", {&loss, nullptr}, [&] { return mean(loss, std::nullopt); });
+    return profiler::nested_op("aten::mean", {&loss, nullptr}, [&] {
+      return result.defined() ? mean_out(loss, all, false, all, result) : mean(loss, all, false, all);
+    });
   if (reduction == 2)
-    return profiler::nested_op("aten::sum", {&loss, nullptr}, [&] { return sum(loss, std::nullopt); });
+    return profiler::nested_op("aten::sum", {&loss, nullptr}, [&] {
+      return result.defined() ? sum_out(loss, all, false, all, result) : sum(loss, all, false, all);
+    });
   return loss;
 }
 
@@ -71,8 +98,8 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
   // The iterator computes in the three operands' result type (a 0-d self and target give way to a
   // dimensioned float16 grad; integers stay integers), rounding after each step; the scale is a
   // value of that type too (2 / numel truncates to 0 for an integer mean).
-  auto as_dt = [&](const Tensor& t) { return t.dtype() == dt ? t : _to_copy(t, dt); };
-  Tensor norm = _to_copy(wrap_scalar(Scalar(mse_norm(self, reduction))), dt);
+  auto as_dt = [&](const Tensor& t) { return t.dtype() == dt ? t : to_dtype(t, dt); };
+  Tensor norm = to_dtype(wrap_scalar(Scalar(mse_norm(self, reduction))), dt);
   const Tensor* ops[] = {&grad_output, &self, &target};
   DimVector shape = to_vec(self.sizes());
   for (const Tensor* t : ops)
@@ -93,7 +120,7 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
   // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
   // if the promoted result may be cast to it
   check_cast(g.dtype(), self.dtype());
-  return g.dtype() == self.dtype() ? g : _to_copy(g, self.dtype());
+  return g.dtype() == self.dtype() ? g : to_dtype(g, self.dtype());
 }
 
 }  // namespace ember

@@ -193,7 +193,7 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
                 " and input.size(", dim ? *dim : 0, ") = ", n);
   EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
                       "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
-  Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
+  Tensor r64 = contiguous(to_recorded(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
   std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
   // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
   if (!(reps.size() == 1 && n == 0))

@@ -1,6 +1,7 @@
-"""The "nn-activation" suite: activation kernels on 16M float32 elements, forward and forward +
-backward, ember vs torch (issue 16: F.gelu at least PyTorch's throughput; ratio = torch time /
-ember time, higher is better, target 1.0)."""
+"""The "nn-activation" suite: activation kernels on 16M float32 elements (and gelu on 1M, which
+fits the last-level cache: compute-bound), forward and forward + backward, ember vs torch
+(issue 16: F.gelu at least PyTorch's throughput; ratio = torch time / ember time, higher is
+better, target 1.0)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from harness import Bench
 
 BIG = 4096  # 4096 x 4096 float32 = 16M elements, as the core suite's elementwise rows
+MID = 1024  # 1M elements: 4 MB, where the erf's arithmetic, not memory, sets the time
 
 TITLES = {
     "nn-activation": f"activations on {BIG}x{BIG} float32, forward / forward + backward "
@@ -17,11 +19,19 @@ TITLES = {
 }
 
 
-def big(lib: ModuleType) -> dict[str, Any]:
+def inputs(side: int, lib: ModuleType) -> dict[str, Any]:
     """x (requires grad), a gradient g for it, and nn.functional of the library."""
     lib.manual_seed(0)
-    x = lib.randn(BIG, BIG).requires_grad_(True)
-    return {"x": x, "g": lib.randn(BIG, BIG), "F": lib.nn.functional, "lib": lib}
+    x = lib.randn(side, side).requires_grad_(True)
+    return {"x": x, "g": lib.randn(side, side), "F": lib.nn.functional, "lib": lib}
+
+
+def big(lib: ModuleType) -> dict[str, Any]:
+    return inputs(BIG, lib)
+
+
+def mid(lib: ModuleType) -> dict[str, Any]:
+    return inputs(MID, lib)
 
 
 CALLS = [
@@ -36,4 +46,8 @@ BENCHES: list[Bench] = [
     Bench("nn-activation", name, "throughput", stmt, big, threads=th, target=1.0)
     for th in (1, 2)
     for name, stmt in CALLS
+] + [
+    Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=th, target=1.0)
+    for th in (1, 2)
+    for name, stmt in CALLS[::2]
 ]

@@ -216,6 +216,41 @@ def test_conv_transpose_huge_dilation_is_a_result() -> None:
     torch.testing.assert_close(got, want, rtol=1.3e-6, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_conv_transpose_huge_dilation_of_integers(dtype: str) -> None:
+    """The same geometry on integer tensors: int64's result exactly (10 x 10); the other integer dtypes
+    have no kernel (NotImplementedError, after the output's allocation). PyTorch refuses all of them
+    through its int32 dilation."""
+    dt = getattr(torch, dtype)
+    x = torch.arange(48).reshape(1, 3, 4, 4).remainder(5).to(dt)
+    w = torch.arange(54).reshape(3, 2, 3, 3).remainder(3).to(dt)
+    kw = {"stride": 2, "padding": 2**31 - 1, "output_padding": 1, "groups": 1, "dilation": 2**31}
+    with pytest.raises(RuntimeError, match="dilation should be greater than zero"):
+        torch.nn.functional.conv_transpose2d(x, w, **kw)
+    if dtype != "int64":
+        with pytest.raises(NotImplementedError, match="slow_conv_transpose2d_out_cpu"):
+            _entry("conv-transpose-int32-geometry", "conv_transpose2d", (x, w), kw)
+        with pytest.raises(NotImplementedError, match="slow_conv_transpose2d_out_cpu"):
+            ember.nn.functional.conv_transpose2d(_e(x), _e(w), **kw)
+        return
+    want = _entry("conv-transpose-int32-geometry", "conv_transpose2d", (x, w), kw)
+    assert want.shape == (1, 2, 10, 10) and want.dtype == torch.int64
+    assert torch.equal(_t(ember.nn.functional.conv_transpose2d(_e(x), _e(w), **kw)), want)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8"])
+@pytest.mark.parametrize("arg", ["stride", "dilation"])
+def test_conv_transpose_integer_output_too_large_to_allocate(dtype: str, arg: str) -> None:
+    """A stride or dilation of 2**40 (PyTorch truncates it to int32: 0) on an integer dtype without a kernel: aten allocates the output
+    (structured kernel) before its dispatch, so the allocation's error, as for float32."""
+    dt = getattr(torch, dtype)
+    x, w = torch.ones(1, 2, 5, dtype=dt), torch.ones(2, 3, 3, dtype=dt)
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        _entry("conv-transpose-int32-geometry", "conv_transpose1d", (x, w), {arg: 2**40})
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        ember.nn.functional.conv_transpose1d(_e(x), _e(w), **{arg: 2**40})
+
+
 def test_conv_transpose_int32_entry_matches_pytorch_on_ordinary_sizes() -> None:
     """The entry's tap-by-tap value against PyTorch's own kernel where PyTorch's geometry is exact."""
     kw_ = known_wrong()

@@ -555,13 +555,18 @@ def _conv_t_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     if not -2**63 <= groups < 2**63:  # the parser's overflow error comes first
         return None
     bias = _arg(args, kwargs, 2, "bias")
-    # floating calls of one dtype: other dtypes meet the dtype checks, whose order is the kernel's
-    if not (x.dtype.is_floating_point and w.dtype == x.dtype and (bias is None or (isinstance(bias, torch.Tensor)
-                                                                                   and bias.dtype == x.dtype))):
+    # floating or integer calls of one dtype: mixed dtypes meet the dtype checks, whose order is the
+    # kernel's
+    if not ((x.dtype.is_floating_point or x.dtype in _CONV_T_INTS) and w.dtype == x.dtype
+            and (bias is None or (isinstance(bias, torch.Tensor) and bias.dtype == x.dtype))):
         return None
     if name == "convolution" and not isinstance(_arg(args, kwargs, 6, "transposed"), bool):
         return None
     return (x, w, bias, *lists, groups)
+
+
+_CONV_T_INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+_LEGACY_INT_NAMES = {torch.int32: "Int", torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte"}
 
 
 def _unstridable(shape: list) -> bool:
@@ -617,14 +622,23 @@ def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
     if any(o < 1 for o in out):
         raise RuntimeError("Output size is too small")
     batched = x.dim() == n + 2
-    xb = (x if batched else x.unsqueeze(0)).double()
+    # the sums in float64, or exactly in int64 for an integer convolution
+    acc = torch.int64 if x.dtype in _CONV_T_INTS else torch.float64
+    xb = (x if batched else x.unsqueeze(0)).to(acc)
     N, cin = xb.shape[:2]
     cout = w.shape[1] * groups
+    if x.dtype in _LEGACY_INT_NAMES:
+        # no kernel for this dtype, but its output is allocated before the dispatch (a structured
+        # kernel's): past the fuzz worker's address space that allocation is the error
+        if math.prod(out) * N * cout * x.element_size() > 2**31:
+            raise RuntimeError(f"can't allocate memory for an output of {N} x {cout} x {out} elements")
+        raise NotImplementedError(f'"slow_conv_transpose{3 if n == 3 else 2}d_out_cpu" not implemented for '
+                                  f"'{_LEGACY_INT_NAMES[x.dtype]}'")
     if math.prod(out) * N * cout > 2**27:
         raise RuntimeError(f"can't allocate memory for an output of {N} x {cout} x {out} elements")
-    res = torch.zeros(N, groups, cout // groups, *out, dtype=torch.float64)
+    res = torch.zeros(N, groups, cout // groups, *out, dtype=acc)
     xg = xb.reshape(N, groups, cin // groups, *xb.shape[2:])
-    wg = w.double().reshape(groups, cin // groups, w.shape[1], *w.shape[2:])
+    wg = w.to(acc).reshape(groups, cin // groups, w.shape[1], *w.shape[2:])
     for taps in itertools.product(*(range(k) for k in w.shape[2:])):
         # input position i lands at i * stride - padding + tap * dilation, where that is inside the output
         sel_in, sel_out = [], []
@@ -640,7 +654,7 @@ def _conv_t_int32_correct(name: str, args: tuple, kwargs: dict) -> Any:
         res[(..., *torch.meshgrid(*sel_out, indexing="ij"))] += contrib
     res = res.reshape(N, cout, *out)
     if bias is not None:
-        res = res + bias.double().reshape(-1, *[1] * n)
+        res = res + bias.to(acc).reshape(-1, *[1] * n)
     res = res.to(x.dtype)
     return res if batched else res.squeeze(0)
 
@@ -2132,7 +2146,10 @@ KNOWN_WRONG = [
         why="the arguments are valid int64 sizes (PyTorch's signature) and the output size (i - 1) s - 2 p + d (k - 1) "
             "+ op + 1 is 10 and 2147483650 there: the first is a result, computed here tap by tap; the second "
             "is an int32 convolution, which the slow kernel does not implement (NotImplementedError), and "
-            "too large to allocate in float. oneDNN's path (int64 geometry) gives PyTorch's own answer",
+            "too large to allocate in float. oneDNN's path (int64 geometry) gives PyTorch's own answer. An "
+            "integer convolution is sized the same way: int64's result is computed exactly; int32/16/8 and "
+            "uint8 have no kernel, but their output is allocated before the dispatch, so one too large "
+            "to allocate is that error",
         applies=_conv_t_int32_applies, correct=_conv_t_int32_correct),
     KnownWrong(
         "igammac-tiny-a",

@@ -225,6 +225,9 @@ void kernel_checks(const Tensor& input, const Tensor& weight, const Tensor& bias
     for (int64_t v : out_sp) out_shape.push_back(v);
     if (nsp == 3) (void)checked_numel(out_shape);
     (void)contiguous_nbytes(out_shape, element_size(t));
+    // a dtype without a kernel still gets its output allocated first: one too large is aten's
+    // out-of-memory error, not the dispatch's
+    if (!floating_or_long) (void)empty(out_shape, t, input.device());
     EMBER_CHECK_NOTIMPL(floating_or_long, "\"slow_conv_transpose", nsp == 3 ? 3 : 2,
                         "d_out_cpu\" not implemented for '", legacy_name(t), "'");
   } else if (dilated) {  // slow_conv_dilated_shape_check

@@ -66,9 +66,8 @@ TITLES = {
     ),
     "profiler-nested": (
         f"{N_STEPS} training steps of Linear(64,128)-ReLU-Linear(128,10) + mse_loss + SGD on 32 rows, in one "
-        "session (incl. start/stop and building the events). Events per step: torch 117, ember 112 (aten "
-        "makes a few calls for work ember does not do: the mean's conversion of its count, mse_loss's resize_; "
-        "test_hta.py lists them). The "
+        "session (incl. start/stop and building the events). Events per step: torch 117, ember 117 (the same "
+        "names and counts: test_hta.py). The "
         "profiler's cost per recorded event = (profiled row - plain row) / (events per step x steps); "
         "ratio = ember/torch"
     ),

@@ -573,17 +573,22 @@ EMBER_VEC_INLINE double sigmoid(double x) {
 // ================================================================ erf
 // erf, float: |x| < 1: x + x G(x^2), G degree 6 (err 2^-29.4); else
 // 1 - exp(M(|x|)) with M(x) ~ log(erfc(x)) of degree 9 on [1, 4] (absolute err
-// 2^-27.5; erfc < 2^-25 beyond 4, so |x| is clamped there).
+// 2^-27.5; erfc < 2^-25 beyond 4, so |x| is clamped there). Both polynomials by Estrin's scheme:
+// the vector loop is bound by the latency of Horner's chains (gelu 18% faster), at 1.32 ulp
+// worst case instead of 1.0.
 EMBER_VEC_INLINE float erf(float x) {
   using namespace detail;
   float a = std::fabs(x), z = a * a;
-  float small = fma(a,
-                    poly(z, 0x1.06eba8p-3f, -0x1.81273ep-2f, 0x1.ce2ce6p-4f, -0x1.b7f71ap-6f, 0x1.53f224p-8f,
-                         -0x1.a3515ep-11f, 0x1.4771fep-14f),
-                    a);
+  float z2 = z * z, z4 = z2 * z2;
+  float g01 = fma(z, -0x1.81273ep-2f, 0x1.06eba8p-3f), g23 = fma(z, -0x1.b7f71ap-6f, 0x1.ce2ce6p-4f),
+        g45 = fma(z, -0x1.a3515ep-11f, 0x1.53f224p-8f);
+  float small = fma(a, fma(z4, fma(z2, 0x1.4771fep-14f, g45), fma(z2, g23, g01)), a);
   float ac = clamp_abs(a, 4.0f, 4.0f);
-  float m = poly(ac, 0x1.94a2fep-12f, -0x1.216af8p+0f, -0x1.432eeap-1f, -0x1.c5b2aep-4f, 0x1.b8c55ep-6f,
-                 -0x1.463c32p-8f, 0x1.5a8336p-11f, -0x1.e51852p-15f, 0x1.8088a4p-19f, -0x1.dd39dap-25f);
+  float c2 = ac * ac, c4 = c2 * c2, c8 = c4 * c4;
+  float m01 = fma(ac, -0x1.216af8p+0f, 0x1.94a2fep-12f), m23 = fma(ac, -0x1.c5b2aep-4f, -0x1.432eeap-1f),
+        m45 = fma(ac, -0x1.463c32p-8f, 0x1.b8c55ep-6f), m67 = fma(ac, -0x1.e51852p-15f, 0x1.5a8336p-11f),
+        m89 = fma(ac, -0x1.dd39dap-25f, 0x1.8088a4p-19f);
+  float m = fma(c8, m89, fma(c4, fma(c2, m67, m45), fma(c2, m23, m01)));
   float big = 1.0f - exp_core(m);
   return copysign(sel(!(a >= 1.0f), small, big), x);  // NaN: small is NaN
 }

@@ -175,6 +175,13 @@ VIEW_CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {
     "x[mask] = 0": _on(lambda lib, x, i: x.__setitem__(i, 0.0), aux=lambda lib: _x(lib) > 0),
     "x[i] = 1.0": _on(lambda lib, x, i: x.__setitem__(i, 1.0)),
     "x[:, i] = 0": _on(lambda lib, x, i: x.__setitem__((slice(None), i), 0.0)),
+    # an alias is its own op calling the one it names
+    "swapaxes_": _on(lambda lib, x, i: x.swapaxes_(0, 1)), "arcsin": _on(lambda lib, x, i: lib.arcsin(x)),
+    "less": _on(lambda lib, x, i: lib.less(x, x)), "clip": _on(lambda lib, x, i: x.clip(x, x)),
+    "concat": _on(lambda lib, x, i: lib.concat([x, x])), "divide_": _on(lambda lib, x, i: x.divide_(x)),
+    "squeeze_": _on(lambda lib, x, i: x.squeeze_(1), _x4), "squeeze_ all": _on(lambda lib, x, i: x.squeeze_(), _x4),
+    "unsqueeze_": _on(lambda lib, x, i: x.unsqueeze_(0)), "transpose_": _on(lambda lib, x, i: x.transpose_(0, 1)),
+    "t_": _on(lambda lib, x, i: x.t_()), "t_ 1-d": _on(lambda lib, x, i: x.t_(), _vec),
 }
 
 CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {

@@ -80,6 +80,11 @@ Tensor restride_(const Tensor& self, const Tensor& v) {
   return self;
 }
 
+// aten's in-place views restride self through as_strided_ (its event nests in the op's).
+Tensor restride_op_(const Tensor& self, const Tensor& v) {
+  return profiler::nested_op("aten::as_strided_", {&self, nullptr, nullptr, nullptr}, [&] { return restride_(self, v); });
+}
+
 }  // namespace
 
 Tensor view(const Tensor& self, IntArrayRef size) {
@@ -199,7 +204,7 @@ Tensor transpose(const Tensor& input, int64_t dim0, int64_t dim1) {
 Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   int64_t nd = self.dim();
   int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
-  return nd == 0 ? self : restride_(self, swapped(self, a, b));
+  return nd == 0 || a == b ? self : restride_op_(self, swapped(self, a, b));
 }
 
 Tensor t(const Tensor& input) {
@@ -210,7 +215,9 @@ Tensor t(const Tensor& input) {
 }
 Tensor t_(const Tensor& self) {
   EMBER_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
-  return self.dim() < 2 ? self : restride_(self, swapped(self, 0, 1));
+  // aten's t_ is transpose_(0, 0) of a 0- or 1-d tensor (self), else transpose_(0, 1)
+  int64_t b = self.dim() < 2 ? 0 : 1;
+  return profiler::nested_op("aten::transpose_", {&self, nullptr, nullptr}, [&] { return transpose_(self, 0, b); });
 }
 
 Tensor adjoint(const Tensor& input) {
@@ -307,10 +314,12 @@ Tensor squeeze(const Tensor& input, IntArrayRef dims) {
   SmallVec<bool, 8> drop = squeeze_dims(input, dims);
   return via_as_strided(input, [&] { return squeeze_mask(input, drop); });
 }
-Tensor squeeze_(const Tensor& self) { return restride_(self, squeeze_mask(self, squeeze_all(self))); }
-Tensor squeeze_(const Tensor& self, int64_t dim) { return restride_(self, squeeze_mask(self, squeeze_dim(self, dim))); }
+Tensor squeeze_(const Tensor& self) { return restride_op_(self, squeeze_mask(self, squeeze_all(self))); }
+Tensor squeeze_(const Tensor& self, int64_t dim) {
+  return restride_op_(self, squeeze_mask(self, squeeze_dim(self, dim)));
+}
 Tensor squeeze_(const Tensor& self, IntArrayRef dims) {
-  return restride_(self, squeeze_mask(self, squeeze_dims(self, dims)));
+  return restride_op_(self, squeeze_mask(self, squeeze_dims(self, dims)));
 }
 
 static Tensor unsqueeze_view(const Tensor& input, int64_t dim) {
@@ -327,7 +336,7 @@ static Tensor unsqueeze_view(const Tensor& input, int64_t dim) {
 Tensor unsqueeze(const Tensor& input, int64_t dim) {
   return via_as_strided(input, [&] { return unsqueeze_view(input, dim); });  // aten's is an as_strided view
 }
-Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restride_(self, unsqueeze_view(self, dim)); }
+Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restride_op_(self, unsqueeze_view(self, dim)); }
 
 Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   // aten wraps both dims first (a 0-d tensor takes 0 and -1), then reshapes a 0-d tensor to [1].

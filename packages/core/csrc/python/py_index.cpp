@@ -273,8 +273,8 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   int64_t lead = 0;
   while (lead < src.dim() && src.sizes()[lead] == 1) ++lead;
   if (r.has_adv ? lead > 0 : (!same_shape && src.dim() > 0)) src = ag::view(src, IntArrayRef(src.sizes().begin() + lead, static_cast<size_t>(src.dim() - lead)));
-  // aten broadcasts the value with expand before its copy_ (copy_ broadcasts here the same)
-  if (!r.has_adv && !same_shape && src.dim() > 0 && !src.sizes().equals(view.sizes()) && profiler::active())
+  // aten broadcasts the value with expand before its copy_ (expand's errors for a value that does not fit)
+  if (!r.has_adv && !same_shape && src.dim() > 0 && !src.sizes().equals(view.sizes()))
     src = ag::expand(src, view.sizes());
   src = resolved_operand(src);
   if (view.impl()->conj) {  // a conjugate view stores conjugates: write conj(src) through its bitless view

@@ -65,8 +65,8 @@ int64_t unit_stride(const Tensor& t, int64_t d) { return d < t.dim() ? t.strides
 // The view made step by step while a profiler records: each basic index is aten's op on the
 // view so far (its event top-level, as aten's applySlicing calls it), at dim `pos` of that view.
 struct Steps {
-  bool on;
-  Tensor cur;
+  bool on = false;
+  Tensor cur;  // (held only while on: no reference count traffic otherwise)
   bool stepped = false;
   void unsqueeze(int64_t pos) {
     cur = profiler::nested_op("aten::unsqueeze", {&cur, nullptr}, [&] { return ember::unsqueeze(cur, pos); });
@@ -134,7 +134,9 @@ Indexed apply_index(const Tensor& t, PyObject* index, bool for_set) {
   bool changed = false;
   int64_t offset = t.offset();
   int64_t d = 0;  // next source dim
-  Steps steps{profiler::active(), t};
+  Steps steps;
+  steps.on = profiler::active();
+  if (steps.on) steps.cur = t;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = items[i];
     const int64_t pos = static_cast<int64_t>(sizes.size());  // the dim this index acts on in the view so far

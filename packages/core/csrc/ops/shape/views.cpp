@@ -135,16 +135,20 @@ Tensor view(const Tensor& self, ScalarType dtype) {
   return v;
 }
 
-Tensor reshape(const Tensor& input, IntArrayRef shape) {
-  // aten's reshape is a view, or a clone and an _unsafe_view of it: each its own nested event
-  DimVector s = infer_size(shape, input.numel());
-  DimVector st;
-  if (view_strides(input.sizes(), input.strides(), s, &st))
-    return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return restride(input, s, st); });
+// reshape's copy (out of line: the view path stays small)
+[[gnu::noinline]] static Tensor reshape_copy(const Tensor& input, const DimVector& s) {
   Tensor c = profiler::nested_op("aten::clone", {&input, nullptr},
                                  [&] { return clone(input, MemoryFormat::Contiguous); });
   return profiler::nested_op("aten::_unsafe_view", {&c, nullptr},
                              [&] { return make_view(c, s, contiguous_strides(s), 0); });
+}
+
+Tensor reshape(const Tensor& input, IntArrayRef shape) {
+  // aten's reshape is a view, or a clone and an _unsafe_view of it: each its own nested event
+  DimVector s = infer_size(shape, input.numel());
+  DimVector st;
+  if (!view_strides(input.sizes(), input.strides(), s, &st)) return reshape_copy(input, s);
+  return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return restride(input, s, st); });
 }
 
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {

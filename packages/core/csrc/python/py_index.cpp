@@ -248,7 +248,7 @@ PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   TORCH_FUNCTION_OP("__getitem__", nullptr, self, index, nullptr)
   const Tensor& t = unpack(self);
   Indexed r = apply_index(t, index, false);
-  if (!r.has_adv) return wrap(r.view);  // a view: a conjugate view's keeps the bit
+  if (!r.has_adv) return wrap(r.view);      // a view: a conjugate view's keeps the bit
   OpScope prof_("aten::index", {&r.view});  // after the basic indices' ops, as aten's dispatch_index
   return wrap(ag::index(resolved_operand(r.view), r.adv));
   EMBER_PY_CATCH
@@ -274,7 +274,8 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   const bool same_shape = view.sizes().equals(src.sizes());
   int64_t lead = 0;
   while (lead < src.dim() && src.sizes()[lead] == 1) ++lead;
-  if (r.has_adv ? lead > 0 : (!same_shape && src.dim() > 0)) src = ag::view(src, IntArrayRef(src.sizes().begin() + lead, static_cast<size_t>(src.dim() - lead)));
+  if (r.has_adv ? lead > 0 : (!same_shape && src.dim() > 0))
+    src = ag::view(src, IntArrayRef(src.sizes().begin() + lead, static_cast<size_t>(src.dim() - lead)));
   // aten broadcasts the value with expand before its copy_ (expand's errors for a value that does not fit)
   if (!r.has_adv && !same_shape && src.dim() > 0 && !src.sizes().equals(view.sizes()))
     src = ag::expand(src, view.sizes());

@@ -29,7 +29,8 @@ Tensor select(const Tensor& input, int64_t dim, int64_t index) {
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
   sizes.erase(static_cast<size_t>(d));
   strides.erase(static_cast<size_t>(d));
-  return via_as_strided(input, [&] { return make_view(input, sizes, strides, input.offset() + index * input.stride(d)); });
+  return via_as_strided(input,
+                        [&] { return make_view(input, sizes, strides, input.offset() + index * input.stride(d)); });
 }
 
 // as_strided's refusal of a negative stride (aten's unfold and as_strided both end there).

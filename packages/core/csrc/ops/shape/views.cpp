@@ -82,7 +82,8 @@ Tensor restride_(const Tensor& self, const Tensor& v) {
 
 // aten's in-place views restride self through as_strided_ (its event nests in the op's).
 Tensor restride_op_(const Tensor& self, const Tensor& v) {
-  return profiler::nested_op("aten::as_strided_", {&self, nullptr, nullptr, nullptr}, [&] { return restride_(self, v); });
+  return profiler::nested_op("aten::as_strided_", {&self, nullptr, nullptr, nullptr},
+                             [&] { return restride_(self, v); });
 }
 
 }  // namespace
@@ -137,8 +138,8 @@ Tensor view(const Tensor& self, ScalarType dtype) {
 
 // reshape's copy (out of line: the view path stays small)
 [[gnu::noinline]] static Tensor reshape_copy(const Tensor& input, const DimVector& s) {
-  Tensor c = profiler::nested_op("aten::clone", {&input, nullptr},
-                                 [&] { return clone(input, MemoryFormat::Contiguous); });
+  Tensor c =
+      profiler::nested_op("aten::clone", {&input, nullptr}, [&] { return clone(input, MemoryFormat::Contiguous); });
   return profiler::nested_op("aten::_unsafe_view", {&c, nullptr},
                              [&] { return make_view(c, s, contiguous_strides(s), 0); });
 }
@@ -198,7 +199,8 @@ Tensor transpose(const Tensor& input, int64_t dim0, int64_t dim1) {
   // aten's transpose is an alias of a 0-d tensor or for one dim twice, else an as_strided view:
   // that op's event nests in transpose's, as in PyTorch's trace
   if (nd == 0 || a == b)
-    return profiler::nested_op("aten::alias", {&input}, [&] { return restride(input, input.sizes(), input.strides()); });
+    return profiler::nested_op("aten::alias", {&input},
+                               [&] { return restride(input, input.sizes(), input.strides()); });
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
@@ -232,7 +234,8 @@ Tensor adjoint(const Tensor& input) {
   EMBER_CHECK(input.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
               input.dim(), "-D tensor.");
   // a complex adjoint conjugates too (a copy: ember has no lazy conjugate bit)
-  Tensor tr = profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, -2, -1); });
+  Tensor tr =
+      profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, -2, -1); });
   return is_complex(input.dtype()) ? conj_physical(tr) : tr;
 }
 
@@ -347,7 +350,8 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   int64_t s = wrap_dim(start_dim, input.dim()), e = wrap_dim(end_dim, input.dim());
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   // (aten's flatten reshapes natively: the view / clone events nest in flatten's, except for 0-d)
-  if (input.dim() == 0) return profiler::nested_op("aten::reshape", {&input, nullptr}, [&] { return reshape(input, {1}); });
+  if (input.dim() == 0)
+    return profiler::nested_op("aten::reshape", {&input, nullptr}, [&] { return reshape(input, {1}); });
   if (s == e) return input;
   DimVector shape;
   for (int64_t d = 0; d < s; ++d) shape.push_back(input.sizes()[d]);
@@ -360,9 +364,11 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
 
 Tensor ravel(const Tensor& input) {
   // aten: contiguous(), then view(-1): the copy (when one is needed) and the view nest in ravel's
-  if (input.is_contiguous()) return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return view(input, {-1}); });
+  if (input.is_contiguous())
+    return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return view(input, {-1}); });
   Tensor c = profiler::nested_op("aten::contiguous", {&input, nullptr}, [&] {
-    return profiler::nested_op("aten::clone", {&input, nullptr}, [&] { return clone(input, MemoryFormat::Contiguous); });
+    return profiler::nested_op("aten::clone", {&input, nullptr},
+                               [&] { return clone(input, MemoryFormat::Contiguous); });
   });
   return profiler::nested_op("aten::view", {&c, nullptr}, [&] { return view(c, {-1}); });
 }

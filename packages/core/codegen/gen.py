@@ -538,6 +538,10 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
                   f"    if (conj_fallback({fname}, self, args, nargs, kwnames, {conj_writes(pyname, kind)}, &conj_r_))",
                   "      return conj_r_;",
                   "  }"]
+    # An alias (swapaxes, arcsin) is its own aten op calling the op it names: both events, nested.
+    called_as = pyname[:-1] if kind == "inplace" else pyname
+    if called_as != ops[0].schema.name and called_as in ops[0].aliases:
+        lines.append(f'  OpScope prof_alias_("aten::{pyname}", self, args, nargs);')
     lines += [
              # The profiler hook: one branch when no profiler is active.
              f'  OpScope prof_("aten::{aten}", self, args, nargs);']

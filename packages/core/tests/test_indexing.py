@@ -323,3 +323,25 @@ def test_index_into_empty_dim_counts_broadcast_indices() -> None:
         _, et = outcome(lambda: xt.__setitem__(idx(torch), 1.0))
         _, ee = outcome(lambda: xe.__setitem__(idx(ember), 1.0))
         assert ee == et
+
+
+@pytest.mark.parametrize("expr", ["x[None]", "x[:, None]", "x[..., None]", "x[None, 0]", "x[1:3, None, ::2]",
+                                  "x[True]", "x[None, None]"])
+def test_new_unit_dims_take_unsqueeze_strides(expr: str) -> None:
+    # a None (or True) dim gets unsqueeze's stride, as aten's applySlicing makes it
+    r_t, r_e = eval(expr, {"x": torch.randn(4, 5)}), eval(expr, {"x": ember.randn(4, 5)})
+    assert tuple(r_e.shape) == tuple(r_t.shape) and r_e.stride() == r_t.stride()
+
+
+@pytest.mark.parametrize("index, value_shape", [(slice(0, 2), (3,)), (0, (2, 5)), ((0, slice(1, 3)), (1, 1, 2))])
+def test_setitem_broadcast_matches_torch(index: Any, value_shape: tuple[int, ...]) -> None:
+    # the value is expanded to the indexed view before the copy (expand's errors), profiler or not
+    outs = []
+    for lib in (torch, ember):
+        x, v = lib.zeros(4, 5), lib.arange(float(np.prod(value_shape))).reshape(value_shape)
+        try:
+            x[index] = v
+            outs.append(x.tolist())
+        except RuntimeError as e:
+            outs.append(str(e))
+    assert outs[0] == outs[1]

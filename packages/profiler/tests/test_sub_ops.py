@@ -1,7 +1,8 @@
 """The sub-ops ember's ops call as aten's do (issue 18): each case's op events, with the op each
 one nests in, against PyTorch 2.13's -- mm/addmm's resolve_conj by operand layout, the reductions'
 as_strided and fill_, expand's as_strided, the *_like factories, detach, the mean's div_, mse_loss's
-buffer and backward, relu's clamp_min and SGD's step."""
+buffer and backward, relu's clamp_min, SGD's step, the view ops (each view through as_strided, the
+composite views through the ops aten calls) and indexing (each basic index its own top-level op)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,18 @@ torch = pytest.importorskip("torch")
 
 import ember  # noqa: E402
 
-# (call, caller) pairs aten makes for work ember does not do: nansum's result comes through the
-# dispatcher's empty in aten; an integer clamp_min's `to` of its bound returns the bound itself
-ATEN_ONLY_UNDER = {("aten::empty", "aten::nansum"), ("aten::to", "aten::clamp_min")}
+# (call, caller) pairs aten makes for work ember does not do (left out with the calls inside them):
+# nansum's result comes through the dispatcher's empty in aten; an integer clamp_min's `to` of its
+# bound returns the bound itself; setitem's lift_fresh of the Python value returns it unchanged;
+# aten's index restrides the source (as_strided) and reshapes the indices (reshape, view; a mask
+# first through nonzero and one select per dim) where ember's gathers through the index values
+# directly (a mask through one masked_select pass), and index_put_ goes through _index_put_impl_.
+# (ember's index / index_put_ broadcast the indices with expand: its as_strided under them is not
+# compared either.)
+ATEN_ONLY_UNDER = {("aten::empty", "aten::nansum"), ("aten::to", "aten::clamp_min"), ("aten::lift_fresh", None),
+                   ("aten::as_strided", "aten::index"), ("aten::reshape", "aten::index"),
+                   ("aten::nonzero", "aten::index"), ("aten::select", "aten::index"),
+                   ("aten::_index_put_impl_", "aten::index_put_"), ("aten::as_strided", "aten::index_put_")}
 
 
 def _tree(lib: Any, case: Callable[[Any], Callable[[], Any]]) -> Counter[tuple[str, str | None]]:
@@ -29,7 +39,8 @@ def _tree(lib: Any, case: Callable[[Any], Callable[[], Any]]) -> Counter[tuple[s
         chain = [e]
         while chain[-1].cpu_parent is not None:
             chain.append(chain[-1].cpu_parent)
-        if (e.name, chain[1].name if len(chain) > 1 else None) in ATEN_ONLY_UNDER:
+        pairs = [(c.name, chain[k + 1].name if k + 1 < len(chain) else None) for k, c in enumerate(chain)]
+        if any(pair in ATEN_ONLY_UNDER for pair in pairs):
             continue
         out[(e.name, e.cpu_parent.name if e.cpu_parent else None)] += 1
     return out
@@ -98,6 +109,81 @@ def _sgd(**kw: Any) -> Callable[[Any], Callable[[], Any]]:
     return case
 
 
+def _on(f: Callable[[Any, Any, Any], Any], make: Callable[[Any], Any] = _x,
+        aux: Callable[[Any], Any] = lambda lib: lib.tensor([0, 1])) -> Callable[[Any], Callable[[], Any]]:
+    """A case calling f(lib, x, i) on a fresh x (4x5 by default) and i (the index tensor [0, 1] by
+    default), both made before the profiler starts."""
+    def case(lib: Any) -> Callable[[], Any]:
+        x, i = make(lib), aux(lib)
+        return lambda: f(lib, x, i)
+    return case
+
+
+def _vec(lib: Any) -> Any:
+    return lib.arange(5.0)
+
+
+def _x4(lib: Any) -> Any:
+    return lib.ones(2, 1, 3, 1)
+
+
+VIEW_CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {
+    "x[0]": _on(lambda lib, x, i: x[0]), "x[1:3, 0]": _on(lambda lib, x, i: x[1:3, 0]),
+    "x[None]": _on(lambda lib, x, i: x[None]), "x[0, 1]": _on(lambda lib, x, i: x[0, 1]),
+    "x[i]": _on(lambda lib, x, i: x[i]), "x[0, i]": _on(lambda lib, x, i: x[0, i]),
+    "x[1:3, i]": _on(lambda lib, x, i: x[1:3, i]), "x[i, 0]": _on(lambda lib, x, i: x[i, 0]),
+    "x[i, None]": _on(lambda lib, x, i: x[i, None]), "x[..., None]": _on(lambda lib, x, i: x[..., None]),
+    "x[:, 1]": _on(lambda lib, x, i: x[:, 1]), "x[:]": _on(lambda lib, x, i: x[:]),
+    "x[...]": _on(lambda lib, x, i: x[...]), "x[:, :]": _on(lambda lib, x, i: x[:, :]),
+    "x[0:100, 1]": _on(lambda lib, x, i: x[0:100, 1]), "x[-4:, 1]": _on(lambda lib, x, i: x[-4:, 1]),
+    "x[::2]": _on(lambda lib, x, i: x[::2]), "x[None, None, 0]": _on(lambda lib, x, i: x[None, None, 0]),
+    "x[:, None, 1:]": _on(lambda lib, x, i: x[:, None, 1:]), "x[0][1]": _on(lambda lib, x, i: x[0][1]),
+    "x[mask]": _on(lambda lib, x, i: x[i], aux=lambda lib: _x(lib) > 0), "x[i][:, 0]": _on(lambda lib, x, i: x[i][:, 0]),
+    "x[0, 1:3] grad": _on(lambda lib, x, i: x[0, 1:3], lambda lib: _x(lib).requires_grad_()),
+    "squeeze": _on(lambda lib, x, i: x[None].squeeze(0)), "squeeze no-op": _on(lambda lib, x, i: x.squeeze(0)),
+    "squeeze dims": _on(lambda lib, x, i: x.squeeze((1, 3)), _x4), "squeeze all": _on(lambda lib, x, i: x.squeeze(), _x4),
+    "unsqueeze": _on(lambda lib, x, i: x.unsqueeze(0)), "unsqueeze -1": _on(lambda lib, x, i: x.unsqueeze(-1)),
+    "permute": _on(lambda lib, x, i: x.permute(1, 0)), "diagonal": _on(lambda lib, x, i: x.diagonal()),
+    "diagonal 1": _on(lambda lib, x, i: lib.diagonal(x, 1)), "select": _on(lambda lib, x, i: x.select(1, 2)),
+    "narrow": _on(lambda lib, x, i: x.narrow(0, 1, 2)), "narrow -2": _on(lambda lib, x, i: x.narrow(1, -2, 2)),
+    "unfold": _on(lambda lib, x, i: x.unfold(0, 2, 1)), "unbind": _on(lambda lib, x, i: x.unbind(0)),
+    "unbind 1": _on(lambda lib, x, i: x.unbind(1)), "split": _on(lambda lib, x, i: x.split(2)),
+    "split_with_sizes": _on(lambda lib, x, i: x.split_with_sizes([1, 3])),
+    "chunk": _on(lambda lib, x, i: x.chunk(2)), "chunk 3": _on(lambda lib, x, i: x.chunk(3, 1)),
+    "tensor_split": _on(lambda lib, x, i: x.tensor_split(2)),
+    "reshape": _on(lambda lib, x, i: x.reshape(20)),
+    "reshape_as": _on(lambda lib, x, i: x.reshape_as(x)), "view": _on(lambda lib, x, i: x.view(-1, 4)),
+    "view_as": _on(lambda lib, x, i: x.view_as(x)), "flatten": _on(lambda lib, x, i: x.flatten()),
+    "flatten 1-d": _on(lambda lib, x, i: x.flatten(), _vec), "ravel": _on(lambda lib, x, i: x.ravel()),
+    "unflatten": _on(lambda lib, x, i: x.unflatten(1, (5, 1))),
+    "movedim": _on(lambda lib, x, i: x.movedim(0, 1)), "movedim 2": _on(lambda lib, x, i: x.movedim((0, 1), (2, 3)), _x4),
+    "moveaxis": _on(lambda lib, x, i: x.moveaxis(0, 1)),
+    "T": _on(lambda lib, x, i: x.T), "mT": _on(lambda lib, x, i: x.mT), "mH": _on(lambda lib, x, i: x.mH),
+    "H": _on(lambda lib, x, i: x.H), "adjoint": _on(lambda lib, x, i: x.adjoint()),
+    "t": _on(lambda lib, x, i: x.t()), "t 1-d": _on(lambda lib, x, i: x.t(), _vec),
+    "transpose": _on(lambda lib, x, i: x.transpose(0, 1)), "swapaxes": _on(lambda lib, x, i: x.swapaxes(0, 1)),
+    "swapdims": _on(lambda lib, x, i: x.swapdims(0, 1)),
+    "expand_as": _on(lambda lib, x, i: i.expand_as(x), aux=_vec), "broadcast_to": _on(lambda lib, x, i: x.broadcast_to(2, 4, 5)),
+    "atleast_2d": _on(lambda lib, x, i: lib.atleast_2d(x), _vec), "as_strided": _on(lambda lib, x, i: x.as_strided((2, 2), (1, 1))),
+    "x[0, 1:3] = 1.0": _on(lambda lib, x, i: x.__setitem__((0, slice(1, 3)), 1.0)),
+    "x[0, 1] = 2.0": _on(lambda lib, x, i: x.__setitem__((0, 1), 2.0)),
+    "x[1:3] = 0": _on(lambda lib, x, i: x.__setitem__(slice(1, 3), 0.0)),
+    "x[:] = 0": _on(lambda lib, x, i: x.__setitem__(slice(None), 0.0)),
+    "x[0] = v": _on(lambda lib, x, i: x.__setitem__(0, i), aux=_vec),
+    "x[0:2] = v": _on(lambda lib, x, i: x.__setitem__(slice(0, 2), i), aux=_vec),
+    "x[0] = v[None]": _on(lambda lib, x, i: x.__setitem__(0, i), aux=lambda lib: lib.ones(1, 5)),
+    "x[mask] = 0": _on(lambda lib, x, i: x.__setitem__(i, 0.0), aux=lambda lib: _x(lib) > 0),
+    "x[i] = 1.0": _on(lambda lib, x, i: x.__setitem__(i, 1.0)),
+    "x[:, i] = 0": _on(lambda lib, x, i: x.__setitem__((slice(None), i), 0.0)),
+    # an alias is its own op calling the one it names
+    "swapaxes_": _on(lambda lib, x, i: x.swapaxes_(0, 1)), "arcsin": _on(lambda lib, x, i: lib.arcsin(x)),
+    "less": _on(lambda lib, x, i: lib.less(x, x)), "clip": _on(lambda lib, x, i: x.clip(x, x)),
+    "concat": _on(lambda lib, x, i: lib.concat([x, x])), "divide_": _on(lambda lib, x, i: x.divide_(x)),
+    "squeeze_": _on(lambda lib, x, i: x.squeeze_(1), _x4), "squeeze_ all": _on(lambda lib, x, i: x.squeeze_(), _x4),
+    "unsqueeze_": _on(lambda lib, x, i: x.unsqueeze_(0)), "transpose_": _on(lambda lib, x, i: x.transpose_(0, 1)),
+    "t_": _on(lambda lib, x, i: x.t_()), "t_ 1-d": _on(lambda lib, x, i: x.t_(), _vec),
+}
+
 CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {
     "mm row row": _mm(5, 3, 4, False, False), "mm row col": _mm(5, 3, 4, False, True),
     "mm col row": _mm(5, 3, 4, True, False), "mm col col": _mm(5, 3, 4, True, True),
@@ -138,6 +224,7 @@ CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {
     "nn.ReLU": lambda lib: (lambda x, m: lambda: m(x))(_x(lib), lib.nn.ReLU()),
     "relu of ints": lambda lib: (lambda x: lambda: lib.relu(x))(lib.arange(-3, 3)),
     "SGD default": _sgd(), "SGD fused": _sgd(fused=True),
+    **VIEW_CASES,
 }
 
 

@@ -1,15 +1,18 @@
 // Tensor.__getitem__/__setitem__. Basic indices (ints, slices, None, Ellipsis,
 // bools) produce a view first; tensor, list and mask indices then go through
 // advanced indexing (ag::index / ag::index_put_) on that view, each recording
-// its autograd node.
+// its autograd node. While a profiler records, the view is made one basic index at a time
+// (select, slice, unsqueeze: each its own top-level event, as aten's applySlicing makes them).
 #include "../autograd/formulas_index.h"
 #include "../autograd/view_grad.h"
 #include "../iter/elementwise_iter.h"
 #include "arg_parser.h"
 #include "autograd_ops.h"
+#include "core/profiler_op.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/index/index_advanced.h"
+#include "ops/shape/shape_internal.h"
 #include "py_conj_fallback.h"
 #include "py_profiler.h"
 #include "py_tensor.h"
@@ -56,17 +59,44 @@ struct Indexed {
   bool has_mask = false;  // the advanced indices are all bool masks (of >= 1 dim)
 };
 
+// A new unit dim's stride, as unsqueeze gives it before source dim d.
+int64_t unit_stride(const Tensor& t, int64_t d) { return d < t.dim() ? t.strides()[d] * t.sizes()[d] : 1; }
+
+// The view made step by step while a profiler records: each basic index is aten's op on the
+// view so far (its event top-level, as aten's applySlicing calls it), at dim `pos` of that view.
+struct Steps {
+  bool on = false;
+  Tensor cur;  // (held only while on: no reference count traffic otherwise)
+  bool stepped = false;
+  void unsqueeze(int64_t pos) {
+    cur = profiler::nested_op("aten::unsqueeze", {&cur, nullptr}, [&] { return ember::unsqueeze(cur, pos); });
+    stepped = true;
+  }
+  void select(int64_t pos, int64_t idx) {
+    cur = profiler::nested_op("aten::select", {&cur, nullptr, nullptr}, [&] { return ember::select(cur, pos, idx); });
+    stepped = true;
+  }
+  void slice(int64_t pos, int64_t start, int64_t len, int64_t step) {
+    cur = slice_op(cur, pos, start, len, step);
+    stepped = true;
+  }
+};
+
 // Apply basic indices to t (the view is recorded for autograd) and collect the
-// advanced ones against the view's dims.
-Indexed apply_index(const Tensor& t, PyObject* index) {
+// advanced ones against the view's dims. for_set: __setitem__'s rules (a lone whole-dim slice
+// makes no slice op; no alias of an unchanged tensor).
+Indexed apply_index(const Tensor& t, PyObject* index, bool for_set) {
   const char* kind = "AsStridedBackward0";
   PyObject* single[1] = {index};
   PyObject* const* items = single;
   Py_ssize_t n = 1;
+  bool lone = true;  // a lone index (not a tuple): getitem slices it even when it spans the dim
   if (PyTuple_Check(index)) {
+    lone = false;
     items = &PyTuple_GET_ITEM(index, 0);
     n = PyTuple_GET_SIZE(index);
   } else if (list_as_tuple(index)) {
+    lone = false;
     items = &PyList_GET_ITEM(index, 0);
     n = PyList_GET_SIZE(index);
   }
@@ -104,15 +134,20 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
   bool changed = false;
   int64_t offset = t.offset();
   int64_t d = 0;  // next source dim
+  Steps steps;
+  steps.on = profiler::active();
+  if (steps.on) steps.cur = t;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = items[i];
+    const int64_t pos = static_cast<int64_t>(sizes.size());  // the dim this index acts on in the view so far
     if (const Tensor* a = adv_tensor(i)) {
       // adv holds one entry per index item: a mask stands for all the dims it covers.
       for (; covered < static_cast<int64_t>(sizes.size()); ++covered) adv.emplace_back();
       if (is_bool_tensor(*a) && a->dim() == 0) {
         // A 0-d mask adds a unit dim that the mask (as [1]) then selects or empties.
+        if (steps.on) steps.unsqueeze(pos);
         sizes.push_back(1);
-        strides.push_back(0);
+        strides.push_back(unit_stride(t, d));
         changed = true;
         adv.push_back(reshape(*a, {1}));
         ++covered;
@@ -136,20 +171,27 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
         strides.push_back(t.strides()[d]);
       }
     } else if (o == Py_None) {
+      if (steps.on) steps.unsqueeze(pos);
       sizes.push_back(1);
-      strides.push_back(1);
+      strides.push_back(unit_stride(t, d));
       kind = "UnsqueezeBackward0";
       changed = true;
     } else if (PyBool_Check(o)) {
+      // (aten then indexes the new dim with a [0] / [] index tensor: a copy, where ember keeps a view)
+      if (steps.on) steps.unsqueeze(pos);
+      if (steps.on && o == Py_False) steps.cur = slice_view(steps.cur, pos, 0, 0);
       sizes.push_back(o == Py_True ? 1 : 0);
-      strides.push_back(1);
+      strides.push_back(unit_stride(t, d));
       changed = true;
     } else if (PySlice_Check(o)) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw python_error();
       EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
       int64_t size = t.sizes()[d];
+      // aten skips a slice from 0 to (at least) the end with step 1, but not a lone getitem one
+      bool whole = start == 0 && stop >= size && step == 1 && (for_set || !lone);
       Py_ssize_t len = PySlice_AdjustIndices(size, &start, &stop, step);
+      if (steps.on && !whole) steps.slice(pos, start, len, step);
       sizes.push_back(len);
       strides.push_back(t.strides()[d] * step);
       offset += start * t.strides()[d];  // also for an empty slice: PyTorch keeps its (clamped) start
@@ -161,6 +203,7 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
       EMBER_CHECK_INDEX(idx >= -size && idx < size, "index ", idx, " is out of bounds for dimension ", d, " with size ",
                         size);
       if (idx < 0) idx += size;
+      if (steps.on) steps.select(pos, idx);
       offset += idx * t.strides()[d];
       kind = "SelectBackward0";
       changed = true;
@@ -185,43 +228,28 @@ Indexed apply_index(const Tensor& t, PyObject* index) {
     r.view = t;
     return r;
   }
-  r.view = make_view(t, sizes, strides, offset);
+  auto whole_view = [&] { return make_view(t, sizes, strides, offset); };
+  if (steps.stepped && steps.cur.sizes().equals(sizes) && steps.cur.strides().equals(strides) &&
+      steps.cur.offset() == offset) {
+    r.view = steps.cur;  // the steps' view (the same geometry)
+  } else if (steps.on && !steps.stepped && !r.has_adv && !for_set) {
+    r.view = profiler::nested_op("aten::alias", {&t}, whole_view);  // x[...], x[:, :]: aten's alias
+  } else {
+    r.view = whole_view();
+  }
   record_view(t, r.view, kind);
   return r;
 }
 
 }  // namespace
 
-// The aten op torch's profiler shows for an index expression: its one basic op, or index for
-// tensor / list indices. A tuple is named by its first element that is not a whole-dim `:` or
-// `...` (those make no op).
-static bool whole_dim(PyObject* o) {
-  if (o == Py_Ellipsis) return true;
-  if (!PySlice_Check(o)) return false;
-  PySliceObject* sl = reinterpret_cast<PySliceObject*>(o);
-  return sl->start == Py_None && sl->stop == Py_None && sl->step == Py_None;
-}
-
-static const char* index_op_name(PyObject* index) {
-  if (PyTuple_Check(index)) {
-    Py_ssize_t i = 0;
-    while (i + 1 < PyTuple_GET_SIZE(index) && whole_dim(PyTuple_GET_ITEM(index, i))) ++i;
-    if (PyTuple_GET_SIZE(index) > 0) index = PyTuple_GET_ITEM(index, i);
-  }
-  if (PySlice_Check(index)) return "aten::slice";
-  if (index == Py_None) return "aten::unsqueeze";
-  if (index == Py_Ellipsis) return "aten::alias";
-  if (is_basic_int(index)) return "aten::select";
-  return "aten::index";
-}
-
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
   TORCH_FUNCTION_OP("__getitem__", nullptr, self, index, nullptr)
   const Tensor& t = unpack(self);
-  OpScope prof_(index_op_name(index), {&t});
-  Indexed r = apply_index(t, index);
-  if (!r.has_adv) return wrap(r.view);  // a view: a conjugate view's keeps the bit
+  Indexed r = apply_index(t, index, false);
+  if (!r.has_adv) return wrap(r.view);      // a view: a conjugate view's keeps the bit
+  OpScope prof_("aten::index", {&r.view});  // after the basic indices' ops, as aten's dispatch_index
   return wrap(ag::index(resolved_operand(r.view), r.adv));
   EMBER_PY_CATCH
 }
@@ -238,18 +266,19 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   }
   const Tensor& t = unpack(self);
   check_inplace(t, "index_put_");
-  Indexed r;
-  const char* basic = index_op_name(index);
-  if (basic[6] == 'i') {  // "aten::index": the index_put_ below is the whole op
-    r = apply_index(t, index);
-  } else {
-    OpScope prof_(basic, {&t});
-    r = apply_index(t, index);
-  }
+  Indexed r = apply_index(t, index, true);
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
-  // x[i] = v drops v's leading unit dims (PyTorch's slicePrefix1sSize); index_put_ itself does not
-  while (src.dim() > 0 && src.sizes()[0] == 1) src = ag::select(src, 0, 0);
+  // x[i] = v views v without its leading unit dims (PyTorch's slicePrefix1sSize; index_put_ itself
+  // does not) and, on the copy path, only where the shapes differ
+  const bool same_shape = view.sizes().equals(src.sizes());
+  int64_t lead = 0;
+  while (lead < src.dim() && src.sizes()[lead] == 1) ++lead;
+  if (r.has_adv ? lead > 0 : (!same_shape && src.dim() > 0))
+    src = ag::view(src, IntArrayRef(src.sizes().begin() + lead, static_cast<size_t>(src.dim() - lead)));
+  // aten broadcasts the value with expand before its copy_ (expand's errors for a value that does not fit)
+  if (!r.has_adv && !same_shape && src.dim() > 0 && !src.sizes().equals(view.sizes()))
+    src = ag::expand(src, view.sizes());
   src = resolved_operand(src);
   if (view.impl()->conj) {  // a conjugate view stores conjugates: write conj(src) through its bitless view
     view = ag::conj_view(view);
@@ -282,12 +311,13 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
     ag::index_put_(view, r.adv, src, false);
     return 0;
   }
-  OpScope prof_(is_tensor(value) ? "aten::copy_" : "aten::fill_", {&view, &src});
+  // aten's copy_to: copy_ for the same shapes, else fill_ (a copy_ inside) from a 0-d value
+  OpScope prof_(src.dim() == 0 && !same_shape ? "aten::fill_" : "aten::copy_", {&view, &src});
   if (GradMode::is_enabled() && (t.requires_grad() || src.requires_grad())) {
     ag::copy_(view, src, false);  // records CopySlices on t's base
     return 0;
   }
-  copy_into(view, src);
+  profiler::nested_op("aten::copy_", {&view, &src}, [&] { copy_into(view, src); });
   t.bump_version();
   return 0;
   EMBER_PY_CATCH_INT

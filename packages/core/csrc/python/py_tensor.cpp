@@ -288,8 +288,7 @@ static PyObject* get_T(PyObject* self, void* prop) {
   const Tensor& t = SELF;
   OpScope prof_("aten::numpy_T", {&t});  // as torch: numpy_T, then the permute it calls
   OpScope prof_permute("aten::permute", {&t});
-  if (t.dim() == 2) return wrap(entry::t(t));
-  if (t.dim() != 0)
+  if (t.dim() != 0 && t.dim() != 2)
     PyErr_WarnEx(PyExc_UserWarning,
                  "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                  "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
@@ -306,6 +305,7 @@ static PyObject* get_mT(PyObject* self, void* prop) {
   TORCH_FUNCTION_GETTER(self, prop)
   EMBER_CHECK(SELF.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", SELF.dim(),
               "-D tensor.");
+  OpScope prof_("aten::mT", {&SELF});  // as torch: mT, then the transpose it calls
   return wrap(entry::transpose(SELF, -2, -1));
   EMBER_PY_CATCH
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "entry_ops.h"
+#include "py_profiler.h"
 #include "py_tensor.h"
 #include "py_torch_function.h"
 
@@ -26,7 +27,9 @@ static PyObject* conj_transpose(PyObject* self, bool batches) {
   else
     EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", t.dim(), "-D tensor.",
                 t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-  return wrap(entry::conj_view(entry::transpose(t, -2, -1)));
+  OpScope prof_(batches ? "aten::mH" : "aten::matrix_H", {&t});  // as torch: then the transpose it calls
+  Tensor tr = entry::transpose(t, -2, -1);
+  return wrap(is_complex(t.dtype()) ? entry::conj_view(tr) : tr);  // aten's conj() of a real tensor: itself
   EMBER_PY_CATCH
 }
 PyObject* tensor_get_H(PyObject* self, void* prop) {

@@ -13,7 +13,7 @@ import ember
 from ember._composite_pointwise import _pretty
 from ember._lib import _C
 from ember._out import TENSORDOT_DTYPE, cast, exact_with, takes_out, write
-from ember._tensor import Tensor
+from ember._tensor import Tensor, _as_op
 
 __all__ = ["addbmm", "addmv", "addmv_", "addr", "as_strided_scatter", "block_diag", "cartesian_prod",
            "column_stack", "combinations", "diagflat", "diagonal_scatter", "dsplit", "hsplit", "inner",
@@ -188,7 +188,9 @@ def _split_dim(name: str, input: Tensor, indices_or_sections: Any, dim: int, min
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                            f"dimension {input.shape[dim]} is not divisible by the split_size "
                            f"{indices_or_sections}!")
-    return ember.tensor_split(input, indices_or_sections, dim)
+    if not _C._profiler_active():
+        return ember.tensor_split(input, indices_or_sections, dim)
+    return _as_op(f"aten::{name}", input, ember.tensor_split, input, indices_or_sections, dim)  # aten's op over it
 
 
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:

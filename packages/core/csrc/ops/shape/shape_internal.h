@@ -1,7 +1,9 @@
 // Helpers shared by the shape op files (shape_*.cpp, sort.cpp); not part of the op API.
 #pragma once
+#include <utility>
 #include <vector>
 
+#include "core/profiler_op.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -11,6 +13,26 @@ inline Tensor slice_view(const Tensor& t, int64_t dim, int64_t start, int64_t le
   DimVector sizes = to_vec(t.sizes());
   sizes[dim] = length;
   return make_view(t, sizes, t.strides(), t.offset() + start * t.stride(dim));
+}
+
+// aten makes its views through as_strided: make() (the view's real construction) runs inside that
+// op's event, nested in the caller's as in PyTorch's trace. One branch while no profiler runs.
+template <class F>
+Tensor via_as_strided(const Tensor& t, F&& make) {
+  return profiler::nested_op("aten::as_strided", {&t, nullptr, nullptr, nullptr}, std::forward<F>(make));
+}
+
+// aten::slice of `t` along dim: [start, start + length * step) (no checks), its event and its
+// as_strided's nested in the caller's.
+inline Tensor slice_op(const Tensor& t, int64_t dim, int64_t start, int64_t length, int64_t step = 1) {
+  return profiler::nested_op("aten::slice", {&t, nullptr, nullptr, nullptr, nullptr}, [&] {
+    return via_as_strided(t, [&] {
+      DimVector sizes = to_vec(t.sizes()), strides = to_vec(t.strides());
+      sizes[dim] = length;
+      strides[dim] *= step;
+      return make_view(t, sizes, strides, t.offset() + start * t.stride(dim));
+    });
+  });
 }
 
 // The split points of the op family (split / chunk / tensor_split) as piece lengths.

@@ -153,16 +153,23 @@ Tensor dstack_out(const TensorList& tensors, const Tensor& out) {
 
 // ---- atleast_*d ----
 
-Tensor atleast_1d(const Tensor& input) { return input.dim() == 0 ? reshape(input, {1}) : input; }
+// aten's atleast_*d call reshape / unsqueeze: their events nest in the caller's
+static Tensor reshape_op(const Tensor& input, IntArrayRef shape) {
+  return profiler::nested_op("aten::reshape", {&input, nullptr}, [&] { return reshape(input, shape); });
+}
+static Tensor unsqueeze_op(const Tensor& input, int64_t dim) {
+  return profiler::nested_op("aten::unsqueeze", {&input, nullptr}, [&] { return unsqueeze(input, dim); });
+}
+Tensor atleast_1d(const Tensor& input) { return input.dim() == 0 ? reshape_op(input, {1}) : input; }
 Tensor atleast_2d(const Tensor& input) {
-  if (input.dim() == 0) return reshape(input, {1, 1});
-  if (input.dim() == 1) return unsqueeze(input, 0);
+  if (input.dim() == 0) return reshape_op(input, {1, 1});
+  if (input.dim() == 1) return unsqueeze_op(input, 0);
   return input;
 }
 Tensor atleast_3d(const Tensor& input) {
-  if (input.dim() == 0) return reshape(input, {1, 1, 1});
-  if (input.dim() == 1) return unsqueeze(unsqueeze(input, 0), 2);
-  if (input.dim() == 2) return unsqueeze(input, 2);
+  if (input.dim() == 0) return reshape_op(input, {1, 1, 1});
+  if (input.dim() == 1) return unsqueeze_op(unsqueeze_op(input, 0), -1);
+  if (input.dim() == 2) return unsqueeze_op(input, -1);
   return input;
 }
 TensorList atleast_1d_list(const TensorList& tensors) {
@@ -262,15 +269,38 @@ TensorList split_views(const Tensor& t, int64_t dim, const std::vector<int64_t>&
   return r;
 }
 
-static TensorList split_by(const Tensor& input, int64_t dim, const std::vector<int64_t>& pieces) {
+namespace {
+// How aten makes each piece (each its own event nested in the split's): split narrows,
+// split_with_sizes restrides (as_strided), tensor_split slices.
+enum class PieceOp { Narrow, AsStrided, Slice };
+
+TensorList pieces_by(const Tensor& input, int64_t dim, const std::vector<int64_t>& starts,
+                     const std::vector<int64_t>& lengths, PieceOp how) {
+  TensorList r;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    int64_t s = starts[i], n = lengths[i];
+    if (how == PieceOp::Slice) {
+      r.push_back(slice_op(input, dim, s, n));
+    } else if (how == PieceOp::Narrow) {
+      r.push_back(profiler::nested_op("aten::narrow", {&input, nullptr, nullptr, nullptr},
+                                      [&] { return slice_op(input, dim, s, n); }));
+    } else {
+      r.push_back(via_as_strided(input, [&] { return slice_view(input, dim, s, n); }));
+    }
+  }
+  return r;
+}
+
+TensorList split_by(const Tensor& input, int64_t dim, const std::vector<int64_t>& pieces, PieceOp how) {
   std::vector<int64_t> starts;
   int64_t at = 0;
   for (int64_t p : pieces) {
     starts.push_back(at);
     at += p;
   }
-  return split_views(input, dim, starts, pieces);
+  return pieces_by(input, dim, starts, pieces, how);
 }
+}  // namespace
 
 static int64_t split_dim(const Tensor& input, int64_t dim, const char* name) {
   EMBER_CHECK(input.dim() != 0, name, " expects at least a 1-dimensional tensor");
@@ -282,7 +312,7 @@ TensorList split(const Tensor& input, int64_t split_size, int64_t dim) {
   EMBER_CHECK(input.dim() != 0, "split expects at least a 1-dimensional tensor");
   EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
   int64_t d = split_dim(input, dim, "split");
-  return split_by(input, d, split_pieces(input.size(d), split_size));
+  return split_by(input, d, split_pieces(input.size(d), split_size), PieceOp::Narrow);
 }
 
 TensorList split_with_sizes(const Tensor& input, IntArrayRef split_sizes, int64_t dim) {
@@ -295,7 +325,7 @@ TensorList split_with_sizes(const Tensor& input, IntArrayRef split_sizes, int64_
   }
   EMBER_CHECK(total == input.size(d), "split_with_sizes expects split_sizes to sum exactly to ", input.size(d),
               " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_str(split_sizes));
-  return split_by(input, d, std::vector<int64_t>(split_sizes.begin(), split_sizes.end()));
+  return split_by(input, d, std::vector<int64_t>(split_sizes.begin(), split_sizes.end()), PieceOp::AsStrided);
 }
 
 TensorList split_sizes(const Tensor& input, IntArrayRef split_size, int64_t dim) {
@@ -306,7 +336,11 @@ TensorList chunk(const Tensor& input, int64_t chunks, int64_t dim) {
   EMBER_CHECK(input.dim() > 0, "chunk expects at least a 1-dimensional tensor");
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);  // before the dim
   int64_t d = wrap_dim(dim, input.dim());
-  return split_by(input, d, chunk_pieces(input.size(d), chunks));
+  // aten's chunk is a split by ceil(size / chunks) (split_with_sizes of an empty dim)
+  std::vector<int64_t> pieces = chunk_pieces(input.size(d), chunks);
+  bool empty = input.size(d) == 0;
+  return profiler::nested_op(empty ? "aten::split_with_sizes" : "aten::split", {&input, nullptr, nullptr},
+                             [&] { return split_by(input, d, pieces, empty ? PieceOp::AsStrided : PieceOp::Narrow); });
 }
 
 static TensorList tensor_split_impl(const Tensor& input, std::optional<int64_t> sections, IntArrayRef indices,
@@ -320,7 +354,7 @@ static TensorList tensor_split_impl(const Tensor& input, std::optional<int64_t> 
     starts.push_back(pairs[i]);
     lengths.push_back(pairs[i + 1]);
   }
-  return split_views(input, d, starts, lengths);
+  return pieces_by(input, d, starts, lengths, PieceOp::Slice);
 }
 
 TensorList tensor_split(const Tensor& input, int64_t sections, int64_t dim) {
@@ -334,7 +368,8 @@ TensorList unbind(const Tensor& input, int64_t dim) {
   EMBER_CHECK_INDEX(input.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   int64_t d = wrap_dim(dim, input.dim());
   TensorList r;
-  for (int64_t i = 0; i < input.size(d); ++i) r.push_back(select(input, d, i));
+  for (int64_t i = 0; i < input.size(d); ++i)  // aten selects each part
+    r.push_back(profiler::nested_op("aten::select", {&input, nullptr, nullptr}, [&] { return select(input, d, i); }));
   return r;
 }
 

@@ -16,7 +16,7 @@ Tensor narrow(const Tensor& input, int64_t dim, int64_t start, int64_t length) {
                     "], but got ", start, ")");
   if (start < 0) start += n;
   EMBER_CHECK(start <= n - length, "start (", start, ") + length (", length, ") exceeds dimension size (", n, ").");
-  return slice_view(input, d, start, length);
+  return slice_op(input, d, start, length);  // aten's narrow is a slice
 }
 
 Tensor select(const Tensor& input, int64_t dim, int64_t index) {
@@ -29,7 +29,8 @@ Tensor select(const Tensor& input, int64_t dim, int64_t index) {
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
   sizes.erase(static_cast<size_t>(d));
   strides.erase(static_cast<size_t>(d));
-  return make_view(input, sizes, strides, input.offset() + index * input.stride(d));
+  return via_as_strided(input,
+                        [&] { return make_view(input, sizes, strides, input.offset() + index * input.stride(d)); });
 }
 
 // as_strided's refusal of a negative stride (aten's unfold and as_strided both end there).
@@ -60,7 +61,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
     strides.push_back(st);
   }
   check_nonnegative_strides(strides);
-  return make_view(self, sizes, strides, self.offset());
+  return via_as_strided(self, [&] { return make_view(self, sizes, strides, self.offset()); });
 }
 
 Tensor as_strided(const Tensor& input, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
@@ -96,7 +97,7 @@ Tensor diagonal(const Tensor& input, int64_t offset, int64_t dim1, int64_t dim2)
   }
   sizes.push_back(len);
   strides.push_back(input.stride(a) + input.stride(b));
-  return make_view(input, sizes, strides, off);
+  return via_as_strided(input, [&] { return make_view(input, sizes, strides, off); });
 }
 
 static DimVector movedim_perm(int64_t nd, IntArrayRef source, IntArrayRef destination) {
@@ -131,7 +132,7 @@ static DimVector movedim_perm(int64_t nd, IntArrayRef source, IntArrayRef destin
 Tensor movedim(const Tensor& input, IntArrayRef source, IntArrayRef destination) {
   DimVector perm = movedim_perm(input.dim(), source, destination);
   if (input.dim() == 0) return make_view(input, input.sizes(), input.strides(), input.offset());
-  return permute(input, perm);
+  return profiler::nested_op("aten::permute", {&input, nullptr}, [&] { return permute(input, perm); });
 }
 
 Tensor movedim_int(const Tensor& input, int64_t source, int64_t destination) {
@@ -165,7 +166,7 @@ Tensor unflatten(const Tensor& input, int64_t dim, IntArrayRef sizes) {
   for (int64_t i = 0; i < d; ++i) shape.push_back(input.size(i));
   for (int64_t s : inner) shape.push_back(s);
   for (int64_t i = d + 1; i < input.dim(); ++i) shape.push_back(input.size(i));
-  return view(input, shape);
+  return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return view(input, shape); });
 }
 
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/shape/shape_internal.h"
 
 namespace ember {
 
@@ -79,6 +80,12 @@ Tensor restride_(const Tensor& self, const Tensor& v) {
   return self;
 }
 
+// aten's in-place views restride self through as_strided_ (its event nests in the op's).
+Tensor restride_op_(const Tensor& self, const Tensor& v) {
+  return profiler::nested_op("aten::as_strided_", {&self, nullptr, nullptr, nullptr},
+                             [&] { return restride_(self, v); });
+}
+
 }  // namespace
 
 Tensor view(const Tensor& self, IntArrayRef size) {
@@ -129,12 +136,20 @@ Tensor view(const Tensor& self, ScalarType dtype) {
   return v;
 }
 
+// reshape's copy (out of line: the view path stays small)
+[[gnu::noinline]] static Tensor reshape_copy(const Tensor& input, const DimVector& s) {
+  Tensor c =
+      profiler::nested_op("aten::clone", {&input, nullptr}, [&] { return clone(input, MemoryFormat::Contiguous); });
+  return profiler::nested_op("aten::_unsafe_view", {&c, nullptr},
+                             [&] { return make_view(c, s, contiguous_strides(s), 0); });
+}
+
 Tensor reshape(const Tensor& input, IntArrayRef shape) {
+  // aten's reshape is a view, or a clone and an _unsafe_view of it: each its own nested event
   DimVector s = infer_size(shape, input.numel());
   DimVector st;
-  if (view_strides(input.sizes(), input.strides(), s, &st)) return restride(input, s, st);
-  Tensor c = clone(input, MemoryFormat::Contiguous);
-  return make_view(c, s, contiguous_strides(s), 0);
+  if (!view_strides(input.sizes(), input.strides(), s, &st)) return reshape_copy(input, s);
+  return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return restride(input, s, st); });
 }
 
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
@@ -143,8 +158,12 @@ Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
   return v;
 }
 
-Tensor view_as(const Tensor& self, const Tensor& other) { return view(self, other.sizes()); }
-Tensor reshape_as(const Tensor& self, const Tensor& other) { return reshape(self, other.sizes()); }
+Tensor view_as(const Tensor& self, const Tensor& other) {
+  return profiler::nested_op("aten::view", {&self, nullptr}, [&] { return view(self, other.sizes()); });
+}
+Tensor reshape_as(const Tensor& self, const Tensor& other) {
+  return profiler::nested_op("aten::reshape", {&self, nullptr}, [&] { return reshape(self, other.sizes()); });
+}
 
 Tensor permute(const Tensor& input, IntArrayRef dims) {
   int64_t nd = input.dim();
@@ -161,7 +180,7 @@ Tensor permute(const Tensor& input, IntArrayRef dims) {
     sizes[i] = input.sizes()[d];
     strides[i] = input.strides()[d];
   }
-  return restride(input, sizes, strides);
+  return via_as_strided(input, [&] { return restride(input, sizes, strides); });
 }
 
 namespace {
@@ -177,8 +196,11 @@ Tensor swapped(const Tensor& input, int64_t a, int64_t b) {
 Tensor transpose(const Tensor& input, int64_t dim0, int64_t dim1) {
   int64_t nd = input.dim();
   int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
-  if (nd == 0 || a == b) return restride(input, input.sizes(), input.strides());
-  // aten's transpose is an as_strided view: its event nests in transpose's, as in PyTorch's trace
+  // aten's transpose is an alias of a 0-d tensor or for one dim twice, else an as_strided view:
+  // that op's event nests in transpose's, as in PyTorch's trace
+  if (nd == 0 || a == b)
+    return profiler::nested_op("aten::alias", {&input},
+                               [&] { return restride(input, input.sizes(), input.strides()); });
   DimVector sizes = to_vec(input.sizes()), strides = to_vec(input.strides());
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
@@ -188,17 +210,20 @@ Tensor transpose(const Tensor& input, int64_t dim0, int64_t dim1) {
 Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   int64_t nd = self.dim();
   int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
-  return nd == 0 ? self : restride_(self, swapped(self, a, b));
+  return nd == 0 || a == b ? self : restride_op_(self, swapped(self, a, b));
 }
 
 Tensor t(const Tensor& input) {
   EMBER_CHECK(input.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", input.dim(), "D");
-  if (input.dim() < 2) return restride(input, input.sizes(), input.strides());
-  return profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, 0, 1); });
+  // aten's t is transpose(0, 0) of a 0- or 1-d tensor (an alias), else transpose(0, 1)
+  int64_t b = input.dim() < 2 ? 0 : 1;
+  return profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, 0, b); });
 }
 Tensor t_(const Tensor& self) {
   EMBER_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
-  return self.dim() < 2 ? self : restride_(self, swapped(self, 0, 1));
+  // aten's t_ is transpose_(0, 0) of a 0- or 1-d tensor (self), else transpose_(0, 1)
+  int64_t b = self.dim() < 2 ? 0 : 1;
+  return profiler::nested_op("aten::transpose_", {&self, nullptr, nullptr}, [&] { return transpose_(self, 0, b); });
 }
 
 Tensor adjoint(const Tensor& input) {
@@ -209,7 +234,9 @@ Tensor adjoint(const Tensor& input) {
   EMBER_CHECK(input.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
               input.dim(), "-D tensor.");
   // a complex adjoint conjugates too (a copy: ember has no lazy conjugate bit)
-  return is_complex(input.dtype()) ? conj_physical(transpose(input, -2, -1)) : transpose(input, -2, -1);
+  Tensor tr =
+      profiler::nested_op("aten::transpose", {&input, nullptr, nullptr}, [&] { return transpose(input, -2, -1); });
+  return is_complex(input.dtype()) ? conj_physical(tr) : tr;
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
@@ -247,8 +274,13 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
                              [&] { return restride(self, sizes, strides); });
 }
 
-Tensor expand_as(const Tensor& self, const Tensor& other) { return expand(self, other.sizes(), false); }
-Tensor broadcast_to(const Tensor& input, IntArrayRef size) { return expand(input, size, false); }
+// aten's expand_as and broadcast_to call expand (its event nests in theirs)
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  return profiler::nested_op("aten::expand", {&self, nullptr}, [&] { return expand(self, other.sizes(), false); });
+}
+Tensor broadcast_to(const Tensor& input, IntArrayRef size) {
+  return profiler::nested_op("aten::expand", {&input, nullptr}, [&] { return expand(input, size, false); });
+}
 
 static Tensor squeeze_mask(const Tensor& input, const SmallVec<bool, 8>& drop) {
   DimVector sizes, strides;
@@ -260,26 +292,44 @@ static Tensor squeeze_mask(const Tensor& input, const SmallVec<bool, 8>& drop) {
   return restride(input, sizes, strides);
 }
 
-Tensor squeeze(const Tensor& input) {
-  return squeeze_mask(input, SmallVec<bool, 8>(static_cast<size_t>(input.dim()), true));
+static SmallVec<bool, 8> squeeze_all(const Tensor& input) {
+  return SmallVec<bool, 8>(static_cast<size_t>(input.dim()), true);
 }
-Tensor squeeze(const Tensor& input, int64_t dim) {
+static SmallVec<bool, 8> squeeze_dim(const Tensor& input, int64_t dim) {
   SmallVec<bool, 8> drop(static_cast<size_t>(input.dim()), false);
   int64_t d = wrap_dim(dim, input.dim());
   if (input.dim() > 0) drop[d] = true;
-  return squeeze_mask(input, drop);
+  return drop;
 }
-Tensor squeeze(const Tensor& input, IntArrayRef dims) {
+static SmallVec<bool, 8> squeeze_dims(const Tensor& input, IntArrayRef dims) {
   SmallVec<bool, 8> drop(static_cast<size_t>(input.dim()), false);
   const uint64_t bits = dim_list_bits(dims, input.dim());
   for (int64_t d = 0; d < input.dim(); ++d) drop[d] = (bits >> d) & 1u;
-  return squeeze_mask(input, drop);
+  return drop;
 }
-Tensor squeeze_(const Tensor& self) { return restride_(self, squeeze(self)); }
-Tensor squeeze_(const Tensor& self, int64_t dim) { return restride_(self, squeeze(self, dim)); }
-Tensor squeeze_(const Tensor& self, IntArrayRef dims) { return restride_(self, squeeze(self, dims)); }
 
-Tensor unsqueeze(const Tensor& input, int64_t dim) {
+// aten's squeeze is an as_strided view (also when no dim goes)
+Tensor squeeze(const Tensor& input) {
+  SmallVec<bool, 8> drop = squeeze_all(input);
+  return via_as_strided(input, [&] { return squeeze_mask(input, drop); });
+}
+Tensor squeeze(const Tensor& input, int64_t dim) {
+  SmallVec<bool, 8> drop = squeeze_dim(input, dim);
+  return via_as_strided(input, [&] { return squeeze_mask(input, drop); });
+}
+Tensor squeeze(const Tensor& input, IntArrayRef dims) {
+  SmallVec<bool, 8> drop = squeeze_dims(input, dims);
+  return via_as_strided(input, [&] { return squeeze_mask(input, drop); });
+}
+Tensor squeeze_(const Tensor& self) { return restride_op_(self, squeeze_mask(self, squeeze_all(self))); }
+Tensor squeeze_(const Tensor& self, int64_t dim) {
+  return restride_op_(self, squeeze_mask(self, squeeze_dim(self, dim)));
+}
+Tensor squeeze_(const Tensor& self, IntArrayRef dims) {
+  return restride_op_(self, squeeze_mask(self, squeeze_dims(self, dims)));
+}
+
+static Tensor unsqueeze_view(const Tensor& input, int64_t dim) {
   int64_t nd = input.dim();
   EMBER_CHECK_INDEX(dim >= -nd - 1 && dim <= nd, "Dimension out of range (expected to be in range of [", -nd - 1, ", ",
                     nd, "], but got ", dim, ")");
@@ -290,13 +340,18 @@ Tensor unsqueeze(const Tensor& input, int64_t dim) {
   strides.insert(static_cast<size_t>(d), st);
   return restride(input, sizes, strides);
 }
-Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restride_(self, unsqueeze(self, dim)); }
+Tensor unsqueeze(const Tensor& input, int64_t dim) {
+  return via_as_strided(input, [&] { return unsqueeze_view(input, dim); });  // aten's is an as_strided view
+}
+Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restride_op_(self, unsqueeze_view(self, dim)); }
 
 Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   // aten wraps both dims first (a 0-d tensor takes 0 and -1), then reshapes a 0-d tensor to [1].
   int64_t s = wrap_dim(start_dim, input.dim()), e = wrap_dim(end_dim, input.dim());
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
-  if (input.dim() == 0) return reshape(input, {1});
+  // (aten's flatten reshapes natively: the view / clone events nest in flatten's, except for 0-d)
+  if (input.dim() == 0)
+    return profiler::nested_op("aten::reshape", {&input, nullptr}, [&] { return reshape(input, {1}); });
   if (s == e) return input;
   DimVector shape;
   for (int64_t d = 0; d < s; ++d) shape.push_back(input.sizes()[d]);
@@ -307,7 +362,16 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   return reshape(input, shape);
 }
 
-Tensor ravel(const Tensor& input) { return reshape(input, {-1}); }
+Tensor ravel(const Tensor& input) {
+  // aten: contiguous(), then view(-1): the copy (when one is needed) and the view nest in ravel's
+  if (input.is_contiguous())
+    return profiler::nested_op("aten::view", {&input, nullptr}, [&] { return view(input, {-1}); });
+  Tensor c = profiler::nested_op("aten::contiguous", {&input, nullptr}, [&] {
+    return profiler::nested_op("aten::clone", {&input, nullptr},
+                               [&] { return clone(input, MemoryFormat::Contiguous); });
+  });
+  return profiler::nested_op("aten::view", {&c, nullptr}, [&] { return view(c, {-1}); });
+}
 
 Tensor detach(const Tensor& input) {
   // the new tensor object is made in aten's autograd-level detach, its own event ("detach")

@@ -135,6 +135,42 @@ def _poly_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.where(_poly_nan_mask(args, kwargs), torch.tensor(float("nan"), dtype=r.dtype), r)
 
 
+# --- the shifted Chebyshev polynomials at a tiny x and a huge degree ----------------------------
+
+_SHIFTED = {f"shifted_chebyshev_polynomial_{k}" for k in "tuvw"}
+
+
+def _shifted_slow_mask(args: tuple, kwargs: dict) -> Any:
+    """Where x is not 0 but 2x - 1 rounds to -1 in x's type: PyTorch's recurrence runs n times."""
+    x = _arg(args, kwargs, 0, "input")
+    if isinstance(x, float):
+        x = torch.tensor(x, dtype=torch.float64)
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return None
+    ct = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    xc = x.to(ct)
+    return (xc != 0) & (xc + xc - 1 == -1)
+
+
+def _shifted_slow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _SHIFTED:
+        return False
+    n = torch.as_tensor(_arg(args, kwargs, 1, "n"))
+    m = _shifted_slow_mask(args, kwargs)
+    return m is not None and bool(m.any()) and bool(((n > 2.0**20) & (n < 2.0**63)).any())
+
+
+def _shifted_slow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    wrapped = isinstance(x, float)
+    xt = torch.tensor(x, dtype=torch.float64) if wrapped else x
+    x0 = torch.where(_shifted_slow_mask(args, kwargs), torch.zeros((), dtype=xt.dtype), xt)
+    x0 = float(x0) if wrapped else x0
+    args2 = (x0, *args[1:]) if args else args
+    kwargs2 = {**kwargs, "input": x0} if not args else kwargs
+    return _poly_nan_correct(name, args2, kwargs2)  # a NaN x stays NaN (special-polynomial-nan-x)
+
+
 # --- Laguerre / Legendre at a huge degree ----------------------------------------------------
 
 def _poly_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -2183,6 +2219,16 @@ KNOWN_WRONG = [
         why="pivots that are not ldl_factor's raise a RuntimeError naming the pivot, as PyTorch "
             "does for a pivot of 0 or past n; other integer dtypes are read as their values",
         applies=_ldl_pivots_applies, correct=_ldl_pivots_correct),
+    KnownWrong(
+        "shifted-chebyshev-tiny-x-huge-degree",
+        torch_says="torch.special.shifted_chebyshev_polynomial_v(torch.tensor([1e-45], dtype=torch.float64), "
+                   "2**31 - 1) takes 6 s per element (seeds 3015, 3017: the fuzz worker's 5 s timeout; T, U "
+                   "and W alike): 2x - 1 rounds to -1, so neither the x == 0 case nor the |2x - 1| < 1 "
+                   "closed form applies and the recurrence runs n times on values that never turn NaN",
+        why="with 2x - 1 exactly -1 every step of the recurrence is the one at x = 0, whose value "
+            "PyTorch returns without the loop (V: -(2n + 1) for odd n): the entry computes that, "
+            "as ember's kernel does",
+        applies=_shifted_slow_applies, correct=_shifted_slow_correct),
     KnownWrong(
         "special-polynomial-nan-x",
         torch_says="torch.special.chebyshev_polynomial_u(torch.tensor([nan]), 3) -> -2.74e35 "

@@ -54,6 +54,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     if input.shape[0] <= 1:  # _pdist_forward: no pair, an empty result before its dtype dispatch
         return input.flatten()[:0].clone()  # still in the graph when input requires grad, as torch's
+    if input.shape[1] == 0:  # _pdist_forward fills zeros before its dtype dispatch (float16 too)
+        n = input.shape[0]
+        return ember.zeros(n * (n - 1) // 2, dtype=input.dtype) + input.sum() * 0  # in the graph as torch's
     if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
         raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
     # _pdist_forward reads p as the tensor's scalar type before it branches on 0 / 1 / 2 / inf:

@@ -249,10 +249,8 @@ static void check_folded(const Tensor& a, const Tensor& b) {
   int64_t rows = 1;
   for (int64_t i = 0; i + 1 < t1.dim(); ++i) rows *= t1.sizes()[i];
   const Tensor folded = reshape(t1, {rows, t1.sizes()[t1.dim() - 1]});
-  if (t2.dim() == 2)
-    (void)mm_impl(folded, t2, nullptr);
-  else
-    (void)mv(folded, t2);
+  if (t2.dim() == 2) (void)mm_impl(folded, t2, nullptr);
+  else (void)mv(folded, t2);
 }
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
@@ -280,8 +278,8 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   DimVector batch = broadcast_shapes(ba, bb);
   int64_t nb = compute_numel(batch);
   // bmm's shape error names the folded batch: [batch, k] expected, [batch, k2] found
-  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k,
-              "] but got: [", nb, ", ", k2, "].");
+  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k, "] but got: [",
+              nb, ", ", k2, "].");
   DimVector ea = batch, eb = batch;
   ea.push_back(n);
   ea.push_back(k);

@@ -218,3 +218,33 @@ def test_det_within_condition_bound() -> None:
     assert fp._within_det_bound(c, fp.S.TR("float32", (), ref), want, "det")
     assert not fp._within_det_bound(c, fp.S.TR("float32", (), ref * 1.01), want, "det")
     assert not fp._within_det_bound(c, fp.S.TR("float32", (), -ref), want, "det")
+
+
+# ---- seed 3018: take out='s checks before its resize; cosine_similarity's half eps -----------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.take(m.ones(3, 4), m.tensor([0, 11, 5, 5]), out=m.zeros(1).expand(2)),
+    lambda m: m.take(m.ones(3), m.tensor([0], dtype=m.int32), out=m.zeros(1, dtype=m.int64)),
+    lambda m: m.take(m.ones(0), m.tensor([0]), out=m.zeros(1).expand(2)),
+    lambda m: m.take(m.ones(0), m.tensor([0])),
+    lambda m: m.take(m.ones(0), m.tensor([], dtype=m.int64)),
+    lambda m: m.take(m.ones(3), m.tensor([5]), out=m.zeros(1).expand(2)),
+    lambda m: (lambda x: m.take(x, m.tensor([0, 1]), out=x[:2]))(m.ones(3)),
+    lambda m: (lambda i: m.take(m.ones(3, dtype=m.int64), i, out=i))(m.tensor([0, 1])),
+    lambda m: m.take(m.ones(3), m.tensor([0, 2]), out=m.zeros(5)),
+))
+def test_take_out_checks(f: Any) -> None:
+    """aten's take_out checks the written tensor's overlaps before resizing it (seed 3018: an expanded
+    out= of another shape was resized and written), and an empty source before the index range."""
+    check_message(f)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("eps", [65536.0, 1e5, 1e38, 1e39, 1e-8])
+def test_cosine_similarity_half_eps(dtype: str, eps: float) -> None:
+    """The norms of float16 / bfloat16 inputs clamp in float32: eps = 65536 is no float16 overflow error
+    (seed 3018), 1e39 is float's."""
+    check_message(lambda m: m.nn.functional.cosine_similarity(m.full((3, 4), 3e4, dtype=getattr(m, dtype)),
+                                                              m.ones(3, 4), dim=1, eps=eps))
+    check_message(lambda m: m.nn.functional.cosine_similarity(m.ones(3, 4, dtype=getattr(m, dtype)),
+                                                              m.ones(3, 4, dtype=getattr(m, dtype)), dim=1, eps=eps))

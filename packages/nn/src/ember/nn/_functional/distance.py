@@ -17,7 +17,10 @@ def _clamp_min_value_only(t: Tensor, eps: float) -> Tensor:
     """t.clamp(min=eps) in value, but with t's gradient: PyTorch clamps the norms in place under no_grad."""
     # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. The clamp
     # itself reads eps into t's dtype as PyTorch's clamp_min_ does (1e300: overflow error).
-    clamped = t.detach().clamp(min=eps)
+    # float16 / bfloat16 norms clamp in float32 (aten's op math: eps checked as a float, 65536 then
+    # rounds to inf in float16, seed 3018) and round back
+    half = t.dtype in (ember.float16, ember.bfloat16)
+    clamped = t.detach().float().clamp(min=eps).to(t.dtype) if half else t.detach().clamp(min=eps)
     return ember.where(t < eps, t - t.detach() + clamped, t)
 
 

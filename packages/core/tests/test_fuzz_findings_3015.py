@@ -248,3 +248,42 @@ def test_cosine_similarity_half_eps(dtype: str, eps: float) -> None:
                                                               m.ones(3, 4), dim=1, eps=eps))
     check_message(lambda m: m.nn.functional.cosine_similarity(m.ones(3, 4, dtype=getattr(m, dtype)),
                                                               m.ones(3, 4, dtype=getattr(m, dtype)), dim=1, eps=eps))
+
+
+# ---- arange: aten's int64 size arithmetic wraps (known wrong) ------------------------------------
+
+@pytest.mark.parametrize(("args", "kwargs"), [
+    ((0, 2**63 - 1, 2.0**53), {"out": "int64"}),  # seed 3018's red
+    ((0, 2**63 - 1, 2**53), {"out": "int64"}),
+    ((-2**63, 2**63 - 1, 2**62), {"out": "int64"}),  # PyTorch: an empty result
+    ((2**63 - 1, -2**63, -2**62), {"out": "int64"}),
+])
+def test_arange_size_overflow_entry(args: tuple, kwargs: dict) -> None:
+    """PyTorch's int64 arange sizes as (end - start + step - 1) / step in int64, which wraps: an error or an
+    empty result; the range's ceil((end - start) / step) values, start + i step, are ember's."""
+    tkw = {k: (torch.zeros(0, dtype=getattr(torch, v)) if k == "out" else getattr(torch, v)) for k, v in kwargs.items()}
+    start, end, step = (int(v) for v in args)
+    n = -((start - end) // step)
+    try:
+        wrong = torch.arange(*args, **{k: v.clone() if k == "out" else v for k, v in tkw.items()}).shape != (n,)
+    except RuntimeError as e:
+        wrong = "possible overflow" in str(e)
+    assert wrong
+    kw = known_wrong()
+    entry = kw.lookup("arange", args, tkw)
+    assert entry is not None and entry.id == "arange-int64-size-overflow"
+    want = kw.corrected(entry, None, "arange", args, tkw)
+    assert torch.equal(want, torch.tensor([start + i * step for i in range(n)], dtype=torch.int64))
+    ekw = {k: (ember.zeros(0, dtype=getattr(ember, v)) if k == "out" else getattr(ember, v)) for k, v in kwargs.items()}
+    got = ember.arange(*args, **ekw)
+    assert str(got.dtype) == str(want.dtype) and got.tolist() == want.tolist()
+
+
+def test_arange_entries_scope() -> None:
+    kw = known_wrong()
+    assert kw.lookup("arange", (-2**63 + 1, 5, 2, 0), {}) is None  # the binding's TypeError
+    assert kw.lookup("arange", (0, 2**63 - 1, 2**53), {}).id == "arange-int64-span-wraps"
+    assert kw.lookup("arange", (0, 2**62, 2.0**53), {"out": torch.zeros(0, dtype=torch.int64)}) is None
+    assert kw.lookup("arange", (0, 2**63 - 1, 2.0**53), {"dtype": torch.float64}) is None
+    assert kw.lookup("arange", (0, 2**63 - 1, 2**53), {"dtype": torch.int32}) is None  # sized in double
+    check(lambda m: m.arange(-2**63 + 1, 5, 2, 0))

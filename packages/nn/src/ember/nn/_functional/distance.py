@@ -13,14 +13,13 @@ _INT_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short
               "torch.uint8": "Byte", "torch.bool": "Bool"}
 
 
-def _clamp_min_value_only(t: Tensor, eps: float) -> Tensor:
+def _clamp_min_value_only(t: Tensor, eps: float, common: ember.dtype) -> Tensor:
     """t.clamp(min=eps) in value, but with t's gradient: PyTorch clamps the norms in place under no_grad."""
-    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. The clamp
-    # itself reads eps into t's dtype as PyTorch's clamp_min_ does (1e300: overflow error).
-    # float16 / bfloat16 norms clamp in float32 (aten's op math: eps checked as a float, 65536 then
-    # rounds to inf in float16, seed 3018) and round back
-    half = t.dtype in (ember.float16, ember.bfloat16)
-    clamped = t.detach().float().clamp(min=eps).to(t.dtype) if half else t.detach().clamp(min=eps)
+    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. aten's clamp reads
+    # eps in the inputs' common op-math type (float64 with a float64 input, else float32: 1e39 is an
+    # overflow error there) and rounds the clamped norm to its own dtype (65536 -> inf in float16, seed 3018)
+    ct = ember.float64 if common == ember.float64 else ember.float32
+    clamped = t.detach().to(ct).clamp(min=eps).to(t.dtype)
     return ember.where(t < eps, t - t.detach() + clamped, t)
 
 
@@ -36,8 +35,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # aten converts integral inputs only: a float one keeps its dtype (a 0-d float64 x2 then
     # promotes the float32 x1 once broadcast)
     a, b = ember.broadcast_tensors(*(x if x.is_floating_point() else x.to(dtype) for x in (x1, x2)))
-    n1 = _clamp_min_value_only(ember.linalg.vector_norm(a, 2, dim, keepdim=True), eps)
-    n2 = _clamp_min_value_only(ember.linalg.vector_norm(b, 2, dim, keepdim=True), eps)
+    n1 = _clamp_min_value_only(ember.linalg.vector_norm(a, 2, dim, keepdim=True), eps, dtype)
+    n2 = _clamp_min_value_only(ember.linalg.vector_norm(b, 2, dim, keepdim=True), eps, dtype)
     return ((a / n1) * (b / n2)).sum(dim)
 
 

@@ -287,3 +287,17 @@ def test_arange_entries_scope() -> None:
     assert kw.lookup("arange", (0, 2**63 - 1, 2.0**53), {"dtype": torch.float64}) is None
     assert kw.lookup("arange", (0, 2**63 - 1, 2**53), {"dtype": torch.int32}) is None  # sized in double
     check(lambda m: m.arange(-2**63 + 1, 5, 2, 0))
+
+
+# ---- seed 3019: multi_margin_loss reads margin as its float type -----------------------------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.nn.functional.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 3]), p=1, margin=1e300),
+    lambda m: m.nn.functional.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 7]), p=1, margin=1e300),
+    lambda m: m.nn.functional.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 3]), p=2, margin=-1e300),
+    lambda m: m.nn.functional.multi_margin_loss(m.ones(3, 4, dtype=m.float64), m.tensor([1, 0, 3]), margin=1e300),
+    lambda m: m.nn.functional.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 3]), margin=float("inf")),
+))
+def test_multi_margin_loss_margin_overflow(f: Any) -> None:
+    """aten's kernel converts margin to float (checked) before its target range check (seed 3019: 1e300)."""
+    check_message(f)

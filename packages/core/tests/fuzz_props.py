@@ -424,6 +424,8 @@ def check(worker: Any, call: Call) -> None:
             return
         if entry is None and "result values differ" in str(err) and _within_gelu_bound(call, got[1], want[1], name):
             return
+        if entry is None and "result values differ" in str(err) and _within_det_bound(call, got[1], want[1], name):
+            return
         raise AssertionError(f"{err}{where}") from None
 
 
@@ -529,6 +531,28 @@ def _within_gelu_bound(call: Call, got: Any, want: Any, name: str) -> bool:
     eps = S.torch.finfo(want.values.dtype).eps
     same = (e == t) | (e.isnan() & t.isnan())
     return bool((same | ((e - t).abs() <= 4 * eps * g.abs())).all())
+
+
+def _within_det_bound(call: Call, got: Any, want: Any, name: str) -> bool:
+    """det of an ill-conditioned matrix: LU's rounding moves the determinant by up to n cond(A) eps of
+    its value (partial pivoting, each pivot off by cond eps), whichever LU rounds better (seed 3016: a
+    float32 5x5 of condition 1282, PyTorch's det 6.5e-6 off float64's, ember's LU 2.5e-5; numpy's
+    sgetrf 1e-7). Each determinant within 2 n cond eps of both PyTorch's and float64's passes; a wrong
+    pivot sign or a dropped row is off by O(1) of it."""
+    if name != "det" or not (isinstance(got, S.TR) and isinstance(want, S.TR)):
+        return False
+    if got.values is None or want.values is None or not want.values.is_floating_point():
+        return False
+    try:
+        a = S.materialize(call.args, S.torch)[0].detach().double()
+        ref, cond = S.torch.linalg.det(a), S.torch.linalg.cond(a)
+    except Exception:  # noqa: BLE001 - not a batch of square matrices PyTorch can measure
+        return False
+    if not bool(S.torch.isfinite(cond).all()) or ref.shape != want.values.shape:
+        return False
+    bound = 2 * a.shape[-1] * cond * S.torch.finfo(want.values.dtype).eps * ref.abs()
+    e, t = got.values.double(), want.values.double()
+    return bool((((e - t).abs() <= bound + (t - ref).abs()) & ((e - ref).abs() <= bound)).all())
 
 
 def _as_close_as_torch(worker: Any, call: Call, want: tuple, got: tuple, name: str) -> bool:

@@ -135,6 +135,99 @@ def _poly_nan_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.where(_poly_nan_mask(args, kwargs), torch.tensor(float("nan"), dtype=r.dtype), r)
 
 
+# --- arange's int64 size arithmetic overflows ------------------------------------------------
+
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def _arange_parts(args: tuple, kwargs: dict) -> tuple | None:
+    """(start, end, step as aten's int64 accumulator reads them, the result dtype) of an integer
+    arange, or None."""
+    nums = [a for a in args if isinstance(a, (int, float)) and not isinstance(a, bool)]
+    if len(nums) != len(args) or not 2 <= len(nums) <= 3:
+        return None
+    start, end, step = (nums + [1])[:3]
+    out, dtype = kwargs.get("out"), kwargs.get("dtype")
+    if isinstance(out, torch.Tensor):
+        dt = out.dtype
+    elif dtype is not None:
+        dt = dtype
+    else:
+        dt = torch.int64 if all(isinstance(v, int) for v in (start, end, step)) else torch.get_default_dtype()
+    if dt != torch.int64:  # aten's int64 kernel alone sizes in int64 (int32 and narrower: in double)
+        return None
+    if any(isinstance(v, float) and not math.isfinite(v) for v in (start, end, step)):
+        return None
+    xs = [int(v) for v in (start, end, step)]  # Scalar.to<int64_t>: truncation
+    if any(not _INT64[0] <= v <= _INT64[1] for v in xs) or xs[2] == 0:
+        return None
+    return (*xs, dt)
+
+
+def _arange_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """The calls arange-int64-span-wraps leaves: out=, another integer dtype, a float bound or step."""
+    parts = _arange_parts(args, kwargs) if name == "arange" else None
+    if parts is None or _arange_span_applies(name, args, kwargs):
+        return False
+    start, end, step, _ = parts
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        return False  # the bounds' sign check comes first
+    sgn = 1 if step > 0 else -1
+    return not _INT64[0] <= end - start + step - sgn <= _INT64[1]
+
+
+def _arange_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    start, end, step, dt = _arange_parts(args, kwargs)
+    sgn = 1 if step > 0 else -1
+    a = end - start + step - sgn
+    n = abs(a) // abs(step)  # aten's trunc division, here without the wrap
+    if n * 8 > 2**31:  # past the fuzz worker's address space, as arange-int64-span-wraps says
+        raise RuntimeError(f"arange of {n} elements: more memory than the fuzz worker has")
+    # start + step * i in int64 (wrapping as aten's accumulator does), then cast to the result type
+    value = (torch.arange(n, dtype=torch.int64) * step + start).to(dt)
+    out = kwargs.get("out")
+    if isinstance(out, torch.Tensor):
+        out.resize_(value.shape)
+        return out.copy_(value)
+    return value
+
+
+# --- the shifted Chebyshev polynomials at a tiny x and a huge degree ----------------------------
+
+_SHIFTED = {f"shifted_chebyshev_polynomial_{k}" for k in "tuvw"}
+
+
+def _shifted_slow_mask(args: tuple, kwargs: dict) -> Any:
+    """Where x is not 0 but 2x - 1 rounds to -1 in x's type: PyTorch's recurrence runs n times."""
+    x = _arg(args, kwargs, 0, "input")
+    if isinstance(x, float):
+        x = torch.tensor(x, dtype=torch.float64)
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return None
+    ct = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    xc = x.to(ct)
+    return (xc != 0) & (xc + xc - 1 == -1)
+
+
+def _shifted_slow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _SHIFTED:
+        return False
+    n = torch.as_tensor(_arg(args, kwargs, 1, "n"))
+    m = _shifted_slow_mask(args, kwargs)
+    return m is not None and bool(m.any()) and bool(((n > 2.0**20) & (n < 2.0**63)).any())
+
+
+def _shifted_slow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    wrapped = isinstance(x, float)
+    xt = torch.tensor(x, dtype=torch.float64) if wrapped else x
+    x0 = torch.where(_shifted_slow_mask(args, kwargs), torch.zeros((), dtype=xt.dtype), xt)
+    x0 = float(x0) if wrapped else x0
+    args2 = (x0, *args[1:]) if args else args
+    kwargs2 = {**kwargs, "input": x0} if not args else kwargs
+    return _poly_nan_correct(name, args2, kwargs2)  # a NaN x stays NaN (special-polynomial-nan-x)
+
+
 # --- Laguerre / Legendre at a huge degree ----------------------------------------------------
 
 def _poly_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -2082,6 +2175,8 @@ def _arange_int_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
     """(start, end, step) of an int64 arange of Python ints, else None."""
     if name != "arange" or "out" in kwargs or kwargs.get("dtype", torch.int64) != torch.int64:
         return None
+    if not 1 <= len(args) <= 3:  # a fourth positional argument is the binding's TypeError (seed 3018)
+        return None
     start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end, step)):
         return None
@@ -2200,6 +2295,25 @@ KNOWN_WRONG = [
         why="pivots that are not ldl_factor's raise a RuntimeError naming the pivot, as PyTorch "
             "does for a pivot of 0 or past n; other integer dtypes are read as their values",
         applies=_ldl_pivots_applies, correct=_ldl_pivots_correct),
+    KnownWrong(
+        "arange-int64-size-overflow",
+        torch_says="torch.arange(0, 2**63 - 1, 2.0**53, out=torch.zeros(0, dtype=torch.int64)) -> RuntimeError: "
+                   "invalid size, possible overflow? (seed 3018); arange(-2**63, 2**63 - 1, 2**62, out=int64) -> an "
+                   "empty tensor: aten sizes an int64 arange as (end - start + step - 1) / step in int64, whose "
+                   "sum wraps",
+        why="the range holds ceil((2**63 - 1) / 2**53) = 1024 values 0, 2**53, ..., 1023 * 2**53, all "
+            "in int64: the count computed without the wrap, the values as aten's kernel writes them",
+        applies=_arange_overflow_applies, correct=_arange_overflow_correct),
+    KnownWrong(
+        "shifted-chebyshev-tiny-x-huge-degree",
+        torch_says="torch.special.shifted_chebyshev_polynomial_v(torch.tensor([1e-45], dtype=torch.float64), "
+                   "2**31 - 1) takes 6 s per element (seeds 3015, 3017: the fuzz worker's 5 s timeout; T, U "
+                   "and W alike): 2x - 1 rounds to -1, so neither the x == 0 case nor the |2x - 1| < 1 "
+                   "closed form applies and the recurrence runs n times on values that never turn NaN",
+        why="with 2x - 1 exactly -1 every step of the recurrence is the one at x = 0, whose value "
+            "PyTorch returns without the loop (V: -(2n + 1) for odd n): the entry computes that, "
+            "as ember's kernel does",
+        applies=_shifted_slow_applies, correct=_shifted_slow_correct),
     KnownWrong(
         "special-polynomial-nan-x",
         torch_says="torch.special.chebyshev_polynomial_u(torch.tensor([nan]), 3) -> -2.74e35 "

@@ -685,6 +685,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     n, c = input.shape[0], input.shape[1]
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    if input.numel() == 0:  # aten: an alias, no reshape into groups (whose strides may overflow)
+        return input.view(input.shape)
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
 

@@ -124,6 +124,7 @@ Tensor conj_physical_(const Tensor& self) {
   return self;
 }
 Tensor conj_physical_out(const Tensor& self, const Tensor& out) {
+  check_no_internal_overlap(out);  // aten's iterator: the overlap check before the dtype and the resize
   check_out_exact(out.dtype(), self.dtype());
   resize_out(out, self.sizes());
   copy_into(out, conj_physical(self));

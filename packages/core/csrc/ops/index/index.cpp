@@ -541,9 +541,14 @@ Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const T
 
 // ---- take ------------------------------------------------------------------
 
-Tensor take(const Tensor& input, const Tensor& index) {
+static void check_take_index(const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               legacy_name(index.dtype()));
+}
+
+Tensor take(const Tensor& input, const Tensor& index) {
+  check_take_index(index);
+  EMBER_CHECK_INDEX(!(input.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   no_shell_unsigned("take_cpu", input.dtype());
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
   Tensor idx = as_long_contiguous(index);
@@ -558,9 +563,15 @@ Tensor take(const Tensor& input, const Tensor& index) {
 }
 
 Tensor take_out(const Tensor& input, const Tensor& index, const Tensor& out) {
+  // aten's take_out: the dtypes, the empty source, then the written tensor's overlaps before its resize
+  check_take_index(index);
   EMBER_CHECK(out.dtype() == input.dtype(),
               "take(): self and out expected to have the same dtype, but got self.dtype = ", legacy_name(input.dtype()),
               " and out.dtype = ", legacy_name(out.dtype()));
+  EMBER_CHECK_INDEX(!(input.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  check_no_internal_overlap(out);
+  check_no_overlap(out, index);
+  check_no_overlap(out, input);
   Tensor r = take(input, index);
   resize_out(out, r.sizes());
   copy_into(out, r);

@@ -224,6 +224,35 @@ static Tensor reshape_result(Tensor t, IntArrayRef shape) {
   return restride_result(std::move(t), shape, contiguous_strides(shape));
 }
 
+// aten's should_fold: a batched operand times a matrix or vector folds into one mm / mv when the
+// larger one's batch dims fold without a copy (always when empty, or when the smaller one needs a
+// gradient); a 2-d times batched product does not fold.
+static bool should_fold(const Tensor& a, const Tensor& b, bool has_out) {
+  const bool a_larger = a.dim() >= b.dim();
+  const int64_t d_small = a_larger ? b.dim() : a.dim();
+  const Tensor big = a_larger ? a : transpose(b, -2, -1);  // the operand folded, as aten sees it
+  const int64_t d_big = big.dim();
+  if (!(d_big >= 3 && d_small <= 2)) return false;
+  if ((a_larger ? b : a).requires_grad() && !has_out) return true;
+  if (a.dim() == 2) return false;
+  if (big.numel() == 0) return true;
+  for (int64_t i = 0; i < d_big - 2; ++i)
+    if (big.strides()[i] != big.strides()[i + 1] * big.sizes()[i + 1]) return false;
+  return true;
+}
+
+// The folded product's own checks (mm's or mv's shape and dtype errors), where aten folds.
+static void check_folded(const Tensor& a, const Tensor& b) {
+  const bool swap = b.dim() > a.dim();
+  const Tensor t1 = swap ? transpose(b, -2, -1) : a;
+  const Tensor t2 = !swap ? b : a.dim() == 2 ? transpose(a, 0, 1) : a;
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < t1.dim(); ++i) rows *= t1.sizes()[i];
+  const Tensor folded = reshape(t1, {rows, t1.sizes()[t1.dim() - 1]});
+  if (t2.dim() == 2) (void)mm_impl(folded, t2, nullptr);
+  else (void)mv(folded, t2);
+}
+
 Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
@@ -237,17 +266,20 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   if (da == 2 && db == 2) return mm_impl(a, b, out);
   // aten folds a batched input times a matrix or vector into one mm (its dtype check); the other
   // batched forms go through bmm's order (an empty product needs no common dtype there)
-  if (da >= 3 && db <= 2) check_same_dtype(a, b);
+  // (the values of a folded product are the bmm's below: the fold decides only the errors)
+  const int64_t ka = a.sizes()[da - 1], kb = db > 1 ? b.sizes()[db - 2] : b.sizes()[0];
+  if ((a.dtype() != b.dtype() || ka != kb) && should_fold(a, b, out != nullptr)) check_folded(a, b);
   // Batched: broadcast the batch dims, fold them into one, bmm, unfold.
   Tensor A = da == 1 ? unsqueeze(a, 0) : a;
   Tensor Bm = db == 1 ? unsqueeze(b, -1) : b;
   int64_t n = A.sizes()[A.dim() - 2], k = A.sizes()[A.dim() - 1];
   int64_t k2 = Bm.sizes()[Bm.dim() - 2], p = Bm.sizes()[Bm.dim() - 1];
-  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", k, ", ", p, "] but got: [",
-              k2, ", ", p, "].");
   DimVector ba(A.sizes().begin(), A.sizes().end() - 2), bb(Bm.sizes().begin(), Bm.sizes().end() - 2);
   DimVector batch = broadcast_shapes(ba, bb);
   int64_t nb = compute_numel(batch);
+  // bmm's shape error names the folded batch: [batch, k] expected, [batch, k2] found
+  EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k, "] but got: [",
+              nb, ", ", k2, "].");
   DimVector ea = batch, eb = batch;
   ea.push_back(n);
   ea.push_back(k);

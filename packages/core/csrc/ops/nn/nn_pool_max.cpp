@@ -39,6 +39,19 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
   return {y, ind};
 }
 
+// aten's is_channels_last_strides_2d_s4 (a 4-d tensor's suggest_memory_format is ChannelsLast).
+bool strides_like_channels_last_2d(const Tensor& t) {
+  if (t.dim() != 4 || t.strides()[1] == 0) return false;
+  int64_t min = 0;
+  for (int d : {1, 3, 2, 0}) {
+    if (t.sizes()[d] == 0 || t.strides()[d] < min) return false;
+    if (d == 0 && min == t.strides()[1]) return false;  // N111: contiguous by default
+    min = t.strides()[d];
+    if (t.sizes()[d] > 1) min *= t.sizes()[d];
+  }
+  return true;
+}
+
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride,
                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const char* name) {
   const Arr3 k = pool::expand_arg(kernel_size, n, 1, name, "kernel_size");
@@ -71,6 +84,10 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
            ". Calculated output size: ",
            n == 3 ? pool::sizes_x({ch, out[0], out[1], out[2]}) : pool::sizes_x({ch, out[1], out[2]}),
            ". Output size is too small");
+  // aten's 3-d kernel switches on the input's suggested layout before its dtype dispatch: an unbatched
+  // (C, D, H, W) input laid out channels-last (as 2-d images) is neither of its two layouts
+  EMBER_CHECK(!(n == 3 && strides_like_channels_last_2d(self)),
+              "Unsupported memory format. Supports only ChannelsLast3d, Contiguous");
   const bool win2x2 = n == 2 && k[1] == 2 && k[2] == 2 && s[1] == 2 && s[2] == 2 && pd[1] == 0 && pd[2] == 0 &&
                       dl[1] == 1 && dl[2] == 1;
   const PoolKernels& kern = backend(self).pool;

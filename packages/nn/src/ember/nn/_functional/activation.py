@@ -700,13 +700,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if _autocast_active[0]:  # aten::linear is on autocast's lower-precision list
         input, weight, bias = cast_args("lower", input, weight, bias)
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(input)} and "
-                           f"{_scalar_name(weight)}")
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
-    if input.dim() != 2 and bias is not None and bias.dim() > 0 and input.is_contiguous():
+    # (no dtype check of its own: addmm's or matmul's, on the path aten takes, names the mismatch)
+    if (input.dim() != 2 and bias is not None and bias.dim() > 0 and bias.is_contiguous()
+            and input.is_contiguous()):
         # aten's _flatten_nd_linear: the rows through one addmm, viewed back (a view, as aten's is; a 1-D
         # weight fails in addmm there too). flatten, as reshape(-1, 0) is ambiguous
         rows = input.reshape(1, input.shape[0]) if input.dim() == 1 else input.flatten(0, -2)

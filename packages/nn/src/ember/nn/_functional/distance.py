@@ -13,11 +13,13 @@ _INT_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short
               "torch.uint8": "Byte", "torch.bool": "Bool"}
 
 
-def _clamp_min_value_only(t: Tensor, eps: float) -> Tensor:
+def _clamp_min_value_only(t: Tensor, eps: float, common: ember.dtype) -> Tensor:
     """t.clamp(min=eps) in value, but with t's gradient: PyTorch clamps the norms in place under no_grad."""
-    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. The clamp
-    # itself reads eps into t's dtype as PyTorch's clamp_min_ does (1e300: overflow error).
-    clamped = t.detach().clamp(min=eps)
+    # a where, not t + (clamp(t) - t).detach(): that sum is NaN for an infinite norm. aten's clamp reads
+    # eps in the inputs' common op-math type (float64 with a float64 input, else float32: 1e39 is an
+    # overflow error there) and rounds the clamped norm to its own dtype (65536 -> inf in float16, seed 3018)
+    ct = ember.float64 if common == ember.float64 else ember.float32
+    clamped = t.detach().to(ct).clamp(min=eps).to(t.dtype)
     return ember.where(t < eps, t - t.detach() + clamped, t)
 
 
@@ -33,8 +35,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # aten converts integral inputs only: a float one keeps its dtype (a 0-d float64 x2 then
     # promotes the float32 x1 once broadcast)
     a, b = ember.broadcast_tensors(*(x if x.is_floating_point() else x.to(dtype) for x in (x1, x2)))
-    n1 = _clamp_min_value_only(ember.linalg.vector_norm(a, 2, dim, keepdim=True), eps)
-    n2 = _clamp_min_value_only(ember.linalg.vector_norm(b, 2, dim, keepdim=True), eps)
+    n1 = _clamp_min_value_only(ember.linalg.vector_norm(a, 2, dim, keepdim=True), eps, dtype)
+    n2 = _clamp_min_value_only(ember.linalg.vector_norm(b, 2, dim, keepdim=True), eps, dtype)
     return ((a / n1) * (b / n2)).sum(dim)
 
 
@@ -54,6 +56,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     if input.shape[0] <= 1:  # _pdist_forward: no pair, an empty result before its dtype dispatch
         return input.flatten()[:0].clone()  # still in the graph when input requires grad, as torch's
+    if input.shape[1] == 0:  # _pdist_forward fills zeros before its dtype dispatch (float16 too)
+        n = input.shape[0]
+        return ember.zeros(n * (n - 1) // 2, dtype=input.dtype) + input.sum() * 0  # in the graph as torch's
     if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
         raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
     # _pdist_forward reads p as the tensor's scalar type before it branches on 0 / 1 / 2 / inf:

@@ -15,6 +15,8 @@ from ember.nn._functional.distance import pairwise_distance
 from ember.nn._functional.loss import _reduce
 from ember.nn._functional.loss_embedding_ranking import _checked_reduction
 
+_FLOAT32_MAX = 3.4028234663852886e38
+
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
@@ -92,6 +94,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     y = target.reshape(-1)
     _float_kernel(input, "multi_margin_loss")
     _long_target(y)
+    if x.numel() and x.dtype == ember.float32 and math.isfinite(margin) and abs(margin) > _FLOAT32_MAX:
+        # aten's kernel reads margin as its float type (checked) before it checks the targets (seed 3019)
+        raise RuntimeError("value cannot be converted to type float without overflow")
     if n and (bool((y < 0).any()) or bool((y >= c).any())):
         raise RuntimeError("target out of range")
     xy = x.gather(1, y.reshape(-1, 1))

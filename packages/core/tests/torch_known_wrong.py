@@ -2169,33 +2169,6 @@ def _gemm_alpha_folded_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 
-# --- multi_margin_loss of an empty batch ------------------------------------------------------
-
-def _multi_margin_reduction(args: tuple, kwargs: dict) -> str | None:
-    """'mean' / 'sum' / 'none' of a multi_margin_loss call (F's string or aten's enum), None if unclear."""
-    if len(args) > 5 and isinstance(args[5], int) and not isinstance(args[5], bool):  # aten's (..., weight, reduction)
-        return {0: "none", 1: "mean", 2: "sum"}.get(args[5])
-    if _arg(args, kwargs, 5, "size_average") is not None or _arg(args, kwargs, 6, "reduce") is not None:
-        return None  # the legacy flags: left to PyTorch's own conversion
-    r = _arg(args, kwargs, 7, "reduction", "mean")
-    return r if isinstance(r, str) else {0: "none", 1: "mean", 2: "sum"}.get(r) if isinstance(r, int) else None
-
-
-def _multi_margin_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    x, target = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target")
-    return (name == "multi_margin_loss" and isinstance(x, torch.Tensor) and isinstance(target, torch.Tensor)
-            and x.dtype in (torch.float32, torch.float64) and x.dim() == 2 and x.shape[0] == 0 and x.shape[1] > 0
-            and target.dtype == torch.int64 and tuple(target.shape) == (0,)
-            and _multi_margin_reduction(args, kwargs) in ("mean", "sum"))
-
-
-def _multi_margin_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
-    x = _arg(args, kwargs, 0, "input")
-    # the mean of no losses is 0 / 0, their sum 0 (reduction='none' gives PyTorch's empty tensor)
-    nan = _multi_margin_reduction(args, kwargs) == "mean"
-    return torch.full((), float("nan") if nan else 0.0, dtype=x.dtype)
-
-
 # --- int64 arange whose span overflows int64 ---------------------------------------------------
 
 def _arange_int_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
@@ -2247,14 +2220,6 @@ def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 KNOWN_WRONG = [
-    KnownWrong(
-        "multi-margin-loss-empty-batch",
-        torch_says="F.multi_margin_loss(torch.empty(0, 3), torch.empty(0, dtype=torch.long)) -> 7.0e+13 one call, "
-                   "6.6e-37 the next (reduction 'mean' or 'sum': the CPU kernel never writes its 0-d result for a "
-                   "batch of 0 rows, so it returns uninitialised memory)",
-        why="the loss is the mean (or sum) over the batch's rows: with no rows the mean is 0 / 0 = nan and the "
-            "sum is 0, as torch's mean and sum of an empty tensor say (F.mse_loss of empty inputs gives nan too)",
-        applies=_multi_margin_empty_applies, correct=_multi_margin_empty_correct),
     KnownWrong(
         "sdpa-key-value-lengths",
         torch_says="F.scaled_dot_product_attention(q, k, v) with q, k of shape (2, 3, 4, 8) and v (2, 3, 5, 8) "

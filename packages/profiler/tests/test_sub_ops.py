@@ -27,7 +27,9 @@ import ember  # noqa: E402
 ATEN_ONLY_UNDER = {("aten::empty", "aten::nansum"), ("aten::to", "aten::clamp_min"), ("aten::lift_fresh", None),
                    ("aten::as_strided", "aten::index"), ("aten::reshape", "aten::index"),
                    ("aten::nonzero", "aten::index"), ("aten::select", "aten::index"),
-                   ("aten::_index_put_impl_", "aten::index_put_"), ("aten::as_strided", "aten::index_put_")}
+                   ("aten::_index_put_impl_", "aten::index_put_"), ("aten::as_strided", "aten::index_put_"),
+                   # and the reverse: ember's index_put_ makes its expanded value contiguous (a real clone)
+                   ("aten::clone", "aten::index_put_")}
 
 
 def _tree(lib: Any, case: Callable[[Any], Callable[[], Any]]) -> Counter[tuple[str, str | None]]:
@@ -151,7 +153,13 @@ VIEW_CASES: dict[str, Callable[[Any], Callable[[], Any]]] = {
     "split_with_sizes": _on(lambda lib, x, i: x.split_with_sizes([1, 3])),
     "chunk": _on(lambda lib, x, i: x.chunk(2)), "chunk 3": _on(lambda lib, x, i: x.chunk(3, 1)),
     "tensor_split": _on(lambda lib, x, i: x.tensor_split(2)),
-    "reshape": _on(lambda lib, x, i: x.reshape(20)),
+    "reshape": _on(lambda lib, x, i: x.reshape(20)), "reshape copy": _on(lambda lib, x, i: x.t().reshape(20)),
+    "flatten copy": _on(lambda lib, x, i: x.t().flatten()),
+    "clone": _on(lambda lib, x, i: x.clone()), "clone of a transpose": _on(lambda lib, x, i: x.t().clone()),
+    "clone of a slice": _on(lambda lib, x, i: x[:, ::2].clone()),
+    "clone contiguous": _on(lambda lib, x, i: x.t().clone(memory_format=lib.contiguous_format)),
+    "clone empty": _on(lambda lib, x, i: x.clone(), lambda lib: lib.ones(0, 3)),
+    "contiguous": _on(lambda lib, x, i: x.t().contiguous()),
     "reshape_as": _on(lambda lib, x, i: x.reshape_as(x)), "view": _on(lambda lib, x, i: x.view(-1, 4)),
     "view_as": _on(lambda lib, x, i: x.view_as(x)), "flatten": _on(lambda lib, x, i: x.flatten()),
     "flatten 1-d": _on(lambda lib, x, i: x.flatten(), _vec), "ravel": _on(lambda lib, x, i: x.ravel()),

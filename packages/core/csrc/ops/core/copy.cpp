@@ -171,9 +171,21 @@ Tensor to_recorded(const Tensor& t, ScalarType dtype) {
   });
 }
 
+// As aten: a dense input's layout kept through empty_strided, any other through empty_like (of the
+// inferred layout, or the memory format asked for), then copy_ (nested events).
 Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
-  Tensor r = empty_with_layout_of(input, input.dtype(), memory_format);
-  copy_into(r, input);
+  const bool preserve = !memory_format || *memory_format == MemoryFormat::Preserve;
+  auto alloc = [&] { return empty_with_layout_of(input, input.dtype(), memory_format); };
+  Tensor r =
+      preserve && non_overlapping_and_dense(input)
+          ? profiler::nested_op("aten::empty_strided", {nullptr, nullptr}, alloc)
+          : profiler::nested_op("aten::empty_like", {&input, nullptr}, [&] {
+              return profiler::nested_op(preserve ? "aten::empty_strided" : "aten::empty", {nullptr, nullptr}, alloc);
+            });
+  profiler::nested_op("aten::copy_", {&r, &input, nullptr}, [&] {
+    copy_into(r, input);
+    return 0;
+  });
   return r;
 }
 
@@ -184,7 +196,7 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
     return self;
   EMBER_CHECK(memory_format != MemoryFormat::Preserve,
               "preserve memory format is unsupported by the contiguous operator");
-  return clone(self, memory_format);
+  return profiler::nested_op("aten::clone", {&self, nullptr}, [&] { return clone(self, memory_format); });
 }
 
 // One value (a 0-d tensor of self's dtype) stored into every element of self.

@@ -151,31 +151,12 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
-// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd. As aten: a
-// dense input's layout allocated through empty_strided (else empty_like), then copy_ (nested events).
-Tensor _to_copy(const Tensor& input, std::optional<ScalarType> dtype) {
-  const ScalarType dt = dtype.value_or(input.dtype());
-  Tensor r = profiler::nested_op(non_overlapping_and_dense(input) ? "aten::empty_strided" : "aten::empty_like",
-                                 {nullptr, nullptr}, [&] { return empty_with_layout_of(input, dt, std::nullopt); });
-  profiler::nested_op("aten::copy_", {&r, &input, nullptr}, [&] {
-    copy_into(r, input);
-    return 0;
-  });
-  return r;
-}
-
-Tensor to_recorded(const Tensor& t, ScalarType dtype) {
-  if (t.dtype() == dtype) return t;
-  return profiler::nested_op("aten::to", {&t, nullptr}, [&] {
-    return profiler::nested_op("aten::_to_copy", {&t, nullptr}, [&] { return _to_copy(t, dtype); });
-  });
-}
-
-// As aten: a dense input's layout kept through empty_strided, any other through empty_like (of the
-// inferred layout, or the memory format asked for), then copy_ (nested events).
-Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
+// A fresh copy as aten makes one (clone, _to_copy): a dense input's layout kept through
+// empty_strided, any other through empty_like (of the inferred layout, or the memory format asked
+// for), then copy_ (nested events).
+static Tensor recorded_copy(const Tensor& input, ScalarType dtype, std::optional<MemoryFormat> memory_format) {
   const bool preserve = !memory_format || *memory_format == MemoryFormat::Preserve;
-  auto alloc = [&] { return empty_with_layout_of(input, input.dtype(), memory_format); };
+  auto alloc = [&] { return empty_with_layout_of(input, dtype, memory_format); };
   Tensor r =
       preserve && non_overlapping_and_dense(input)
           ? profiler::nested_op("aten::empty_strided", {nullptr, nullptr}, alloc)
@@ -187,6 +168,22 @@ Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
     return 0;
   });
   return r;
+}
+
+// A converted copy (always a new tensor): what Tensor.to(dtype) records in autograd.
+Tensor _to_copy(const Tensor& input, std::optional<ScalarType> dtype) {
+  return recorded_copy(input, dtype.value_or(input.dtype()), std::nullopt);
+}
+
+Tensor to_recorded(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  return profiler::nested_op("aten::to", {&t, nullptr}, [&] {
+    return profiler::nested_op("aten::_to_copy", {&t, nullptr}, [&] { return _to_copy(t, dtype); });
+  });
+}
+
+Tensor clone(const Tensor& input, std::optional<MemoryFormat> memory_format) {
+  return recorded_copy(input, input.dtype(), memory_format);
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {

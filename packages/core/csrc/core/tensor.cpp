@@ -41,14 +41,14 @@ int64_t Tensor::stride(int64_t d) const {
 }
 
 // Defined by the CUDA backend (kernels/device_transfer.h; its stub raises "not compiled with CUDA").
-void device_to_host(void* dst, const void* src, int device, size_t nbytes);
+void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking);
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   const char* p = raw();
   alignas(16) char host[16];
   if (!device().is_cpu()) {  // a device tensor's one element, copied to the host first (as PyTorch's item())
-    device_to_host(host, p, device().index, itemsize());
+    device_to_host(host, p, device().index, itemsize(), false);
     p = host;
   }
   switch (dtype()) {

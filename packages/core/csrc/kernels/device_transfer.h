@@ -6,8 +6,10 @@
 
 namespace ember {
 
-void device_from_host(void* dst, int device, const void* src, size_t nbytes);
-void device_to_host(void* dst, const void* src, int device, size_t nbytes);
+// non_blocking: queue the copy on the device's current stream and return (only meaningful, and only
+// asked for, when the host side is pinned memory).
+void device_from_host(void* dst, int device, const void* src, size_t nbytes, bool non_blocking = false);
+void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking = false);
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes);
 
 }  // namespace ember

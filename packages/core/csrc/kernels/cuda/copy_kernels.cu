@@ -87,7 +87,7 @@ void copy(ElementwiseIter& it) {
   EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
     using D = device_t<scalar_t>;
     EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_",
-                                        [&] { copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256>>>(g, n); });
+                                        [&] { copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256, 0, current_stream(-1)>>>(g, n); });
   });
   check_launch("copy_");
 }
@@ -96,7 +96,7 @@ void where(ElementwiseIter& it) {
   if (it.numel() == 0) return;
   const LaunchDevice on(it.device().index);
   by_itemsize(element_size(it.compute_dtype()), [&](auto w) {
-    where_kernel<decltype(w)><<<grid_for(it.numel()), 256>>>(geometry_of<4>(it), it.numel());
+    where_kernel<decltype(w)><<<grid_for(it.numel()), 256, 0, current_stream(-1)>>>(geometry_of<4>(it), it.numel());
   });
   check_launch("where");
 }

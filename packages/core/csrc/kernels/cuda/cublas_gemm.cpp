@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/scalar_type.h"
 #include "kernels/cuda/cublas_gemm.h"
+#include "kernels/cuda/stream.h"
 #include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/cuda/device_of.h"
 
@@ -94,10 +95,9 @@ Handle handle_for(int device) {
   Cublas& c = const_cast<Cublas&>(cublas());
   const std::lock_guard<std::mutex> lock(mu);
   Handle& h = c.handles[static_cast<size_t>(device)];
-  if (!h) {
-    check(c.create(&h), "cublasCreate");
-    check(c.set_stream(h, nullptr), "cublasSetStream");  // the legacy default stream, as every ember kernel
-  }
+  if (!h) check(c.create(&h), "cublasCreate");
+  // every call goes on the calling thread's current stream, as ember's kernels do
+  check(c.set_stream(h, current_stream(device)), "cublasSetStream");
   return h;
 }
 

@@ -13,6 +13,7 @@
 #include "core/caching_allocator.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/stream.h"
 #include "kernels/device_transfer.h"
 
 namespace ember {
@@ -155,7 +156,8 @@ int cuda_device_index(int index) {
 }
 
 void* cuda_allocate(size_t nbytes, int index) {
-  return allocator(cuda_device_index(index)).allocate(nbytes, /*stream=*/0);
+  return const int d = cuda_device_index(index);
+  return allocator(d).allocate(nbytes, reinterpret_cast<StreamId>(cuda::current_stream(d)));
 }
 
 void cuda_deallocate(void* p, int index) { allocator(index).free(p); }
@@ -183,21 +185,32 @@ void cuda_empty_cache() {
   for (int i = 0; i < cuda_device_count(); ++i) allocator(i).empty_cache();
 }
 
-// Synchronous copies on the default stream (non_blocking transfers come with streams).
-void device_from_host(void* dst, int device, const void* src, size_t nbytes) {
+// Copies on the device's current stream. A copy to the host waits for it (the host reads the bytes
+// next); one from the host waits too unless the source is pinned and the caller asked for
+// non_blocking, as cudaMemcpy from pageable memory would.
+void device_from_host(void* dst, int device, const void* src, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
-  check(cudaMemcpy(dst, src, nbytes, cudaMemcpyHostToDevice), "copy to the device");
+  cudaStream_t s = cuda::current_stream(device);
+  check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s), "copy to the device");
+  if (!non_blocking) check(cudaStreamSynchronize(s), "copy to the device");
 }
 
-void device_to_host(void* dst, const void* src, int device, size_t nbytes) {
+void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
-  check(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToHost), "copy to the host");
+  cudaStream_t s = cuda::current_stream(device);
+  check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
+  if (!non_blocking) check(cudaStreamSynchronize(s), "copy to the host");
 }
 
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {
   DeviceGuard g(src_device);
-  if (dst_device == src_device) check(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "device copy");
-  else check(cudaMemcpyPeer(dst, dst_device, src, src_device, nbytes), "copy between devices");
+  cudaStream_t s = cuda::current_stream(src_device);
+  if (dst_device == src_device) {
+    check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "device copy");
+  } else {
+    check(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), "copy between devices");
+    check(cudaStreamSynchronize(s), "copy between devices");  // the destination's streams may read it next
+  }
 }
 
 void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }

@@ -29,8 +29,8 @@ void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda::set_library_locator(LibraryLocator) {}  // nothing to load without the CUDA backend
 
-void device_from_host(void*, int, const void*, size_t) { cuda_backend_unavailable(); }
-void device_to_host(void*, const void*, int, size_t) { cuda_backend_unavailable(); }
+void device_from_host(void*, int, const void*, size_t, bool) { cuda_backend_unavailable(); }
+void device_to_host(void*, const void*, int, size_t, bool) { cuda_backend_unavailable(); }
 void device_to_device(void*, int, const void*, int, size_t) { cuda_backend_unavailable(); }
 
 const Backend& cuda_backend() {

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "core/error.h"
+#include "kernels/cuda/stream.h"
 
 namespace ember::cuda {
 

@@ -22,7 +22,7 @@ void fill(void* out, int64_t n, size_t itemsize, const void* value) {
   by_itemsize(itemsize, [&](auto w) {
     using W = decltype(w);
     std::memcpy(&w, value, sizeof(W));
-    fill_kernel<W><<<grid_for(n), 256>>>(static_cast<W*>(out), n, w);
+    fill_kernel<W><<<grid_for(n), 256, 0, current_stream(-1)>>>(static_cast<W*>(out), n, w);
   });
   check_launch("fill");
 }

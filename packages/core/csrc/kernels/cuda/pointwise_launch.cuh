@@ -107,7 +107,7 @@ void launch_pointwise(const ElementwiseIter& it, const F& f) {
   const int64_t n = it.numel();
   if (n == 0) return;
   const LaunchDevice on(it.device().index);
-  pointwise_kernel<Arity, Out, In, F><<<grid_for(n), 256>>>(geometry_of<Arity + 1>(it), n, f);
+  pointwise_kernel<Arity, Out, In, F><<<grid_for(n), 256, 0, current_stream(-1)>>>(geometry_of<Arity + 1>(it), n, f);
   check_launch("pointwise kernel");
 }
 

@@ -163,9 +163,9 @@ void run(const ReduceIter& it, const Op& op) {
   if (g.nout == 0) return;
   const LaunchDevice on(it.in.device().index);
   if (g.nreduced >= 64) {
-    block_per_output<In, Acc, Op><<<capped_blocks(g.nout), kBlock>>>(g, op);
+    block_per_output<In, Acc, Op><<<capped_blocks(g.nout), kBlock, 0, current_stream(-1)>>>(g, op);
   } else {
-    thread_per_output<In, Acc, Op><<<grid_for(g.nout), 256>>>(g, op);
+    thread_per_output<In, Acc, Op><<<grid_for(g.nout), 256, 0, current_stream(-1)>>>(g, op);
   }
   check_launch("reduction");
 }

@@ -156,7 +156,7 @@ int cuda_device_index(int index) {
 }
 
 void* cuda_allocate(size_t nbytes, int index) {
-  return const int d = cuda_device_index(index);
+  const int d = cuda_device_index(index);
   return allocator(d).allocate(nbytes, reinterpret_cast<StreamId>(cuda::current_stream(d)));
 }
 

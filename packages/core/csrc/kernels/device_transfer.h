@@ -12,4 +12,14 @@ void device_from_host(void* dst, int device, const void* src, size_t nbytes, boo
 void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking = false);
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes);
 
+// Pinned host memory (kernels/cuda/pinned_memory.cpp): a cached page-locked block of at least
+// nbytes (OutOfMemoryError when the driver refuses), given back with pinned_free; is_pinned: whether
+// p lies in such a block; pinned_record_use: a non_blocking copy queued on the device's current
+// stream uses the block at p, so it is not handed out again before that copy is done. Without
+// the CUDA backend, pinned_alloc raises PyTorch's "no accelerator" error and nothing is pinned.
+void* pinned_alloc(size_t nbytes);
+void pinned_free(void* p);
+bool is_pinned(const void* p);
+void pinned_record_use(const void* p, int device);
+
 }  // namespace ember

@@ -26,6 +26,47 @@ std::string locate_in_python_packages(const std::string& soname) {
     return "";
   }
 }
+// Streams and events by their handles (ember/cuda/streams.py wraps them as torch.cuda's classes).
+void init_cuda_streams(py::module_& m) {
+  m.def("_cuda_stream_from_pool",
+        [](int d, int priority) { return with_ember_errors([&] { return cuda_stream_from_pool(d, priority); }); });
+  m.def("_cuda_current_stream", [](int d) { return with_ember_errors([&] { return cuda_current_stream(d); }); });
+  m.def("_cuda_set_current_stream",
+        [](int d, int64_t s) { with_ember_errors([&] { cuda_set_current_stream(d, s); }); });
+  m.def("_cuda_stream_query",
+        [](int d, int64_t s) { return with_ember_errors([&] { return cuda_stream_query(d, s); }); });
+  // the GIL is released inside the error scope, so it is held again when an error is set
+  m.def("_cuda_stream_synchronize", [](int d, int64_t s) {
+    with_ember_errors([&] {
+      const py::gil_scoped_release nogil;
+      cuda_stream_synchronize(d, s);
+    });
+  });
+  m.def("_cuda_stream_wait_event",
+        [](int d, int64_t s, int64_t e) { with_ember_errors([&] { cuda_stream_wait_event(d, s, e); }); });
+  m.def("_cuda_stream_priority_range", [] { return with_ember_errors([] { return cuda_stream_priority_range(); }); });
+  m.def("_cuda_event_create", [](int d, bool timing, bool blocking, bool interprocess) {
+    return with_ember_errors([&] { return cuda_event_create(d, timing, blocking, interprocess); });
+  });
+  m.def("_cuda_event_destroy", [](int d, int64_t e) { cuda_event_destroy(d, e); });
+  m.def("_cuda_event_record",
+        [](int d, int64_t e, int64_t s) { with_ember_errors([&] { cuda_event_record(d, e, s); }); });
+  m.def("_cuda_event_query", [](int64_t e) { return with_ember_errors([&] { return cuda_event_query(e); }); });
+  m.def("_cuda_event_synchronize", [](int64_t e) {
+    with_ember_errors([&] {
+      const py::gil_scoped_release nogil;
+      cuda_event_synchronize(e);
+    });
+  });
+  m.def("_cuda_event_elapsed_ms",
+        [](int64_t a, int64_t b) { return with_ember_errors([&] { return cuda_event_elapsed_ms(a, b); }); });
+  m.def("_cuda_record_stream", [](py::handle t, int64_t s) {
+    if (!is_tensor(t.ptr())) throw py::type_error("record_stream: expected a Tensor");
+    const Tensor& x = unpack(t.ptr());
+    with_ember_errors([&] { cuda_record_stream(x.storage().data, x.device().index, s); });
+  });
+  m.def("_cuda_mem_get_info", [](int d) { return with_ember_errors([&] { return cuda_mem_get_info(d); }); });
+}
 }  // namespace
 
 void init_cuda(py::module_& m) {
@@ -52,13 +93,23 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_reset_peak_memory_stats", [](int i) { with_ember_errors([&] { cuda_reset_peak_memory_stats(i); }); });
   m.def(
       "_to_device",
-      [](py::handle t, py::handle device) {
+      [](py::handle t, py::handle device, bool non_blocking) {
         if (!is_tensor(t.ptr())) throw py::type_error("_to_device: expected a Tensor");
         const Device d = parse_device(device.ptr());
         return with_ember_errors(
-            [&] { return py::reinterpret_steal<py::object>(wrap(to_device(unpack(t.ptr()), d))); });
+            [&] { return py::reinterpret_steal<py::object>(wrap(to_device(unpack(t.ptr()), d, non_blocking))); });
       },
+      py::arg("t"), py::arg("device"), py::arg("non_blocking") = false,
       "A copy of the tensor on `device` (Tensor.to(device)'s move; autograd is in ember/_device_move.py).");
+  m.def("_pin_memory", [](py::handle t) {
+    if (!is_tensor(t.ptr())) throw py::type_error("pin_memory: expected a Tensor");
+    return with_ember_errors([&] { return py::reinterpret_steal<py::object>(wrap(pin_memory(unpack(t.ptr())))); });
+  });
+  m.def("_is_pinned", [](py::handle t) {
+    if (!is_tensor(t.ptr())) throw py::type_error("is_pinned: expected a Tensor");
+    return tensor_is_pinned(unpack(t.ptr()));
+  });
+  init_cuda_streams(m);
 }
 
 }  // namespace ember::python

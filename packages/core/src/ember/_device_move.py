@@ -11,13 +11,13 @@ from ember.autograd.function import Function
 
 class _ToCopy(Function):
     @staticmethod
-    def forward(ctx: Any, x: Any, device: Any) -> Any:
+    def forward(ctx: Any, x: Any, device: Any, non_blocking: bool) -> Any:
         ctx.source = x.device
-        return _C._to_device(x, device)
+        return _C._to_device(x, device, non_blocking)
 
     @staticmethod
     def backward(ctx: Any, grad: Any) -> Any:
-        return _C._to_device(grad, ctx.source), None
+        return _C._to_device(grad, ctx.source), None, None
 
 
 def same_device(t: Any, device: Any) -> bool:
@@ -26,8 +26,10 @@ def same_device(t: Any, device: Any) -> bool:
     return d.type == device.type and (device.index is None or d.index == device.index)
 
 
-def to_device(t: Any, device: Any) -> Any:
+def to_device(t: Any, device: Any, non_blocking: bool = False) -> Any:
+    """t on `device`; non_blocking: queued on the current stream where the host side is pinned
+    (a move to the host then lands in pinned memory)."""
     # (a build without CUDA raises its error from the device allocator, as for any CUDA tensor)
     if t.requires_grad and _C.is_grad_enabled():
-        return _ToCopy.apply(t, device)
-    return _C._to_device(t, device)
+        return _ToCopy.apply(t, device, bool(non_blocking))
+    return _C._to_device(t, device, bool(non_blocking))

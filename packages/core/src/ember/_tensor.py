@@ -143,10 +143,11 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
+        non_blocking = kwargs.pop("non_blocking", False)
         memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        flags = []  # positional bools: non_blocking, then copy
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
@@ -155,9 +156,12 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             elif isinstance(a, _C.TensorBase):
                 dtype, device = a.dtype, a.device
             elif isinstance(a, bool):
-                continue  # non_blocking / copy given positionally
+                flags.append(a)
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got {type(a).__name__}")
+        if flags:
+            non_blocking = flags[0]
+            copy = flags[1] if len(flags) > 1 else copy
         r = self
         if device is not None:
             from ember._device_move import same_device, to_device
@@ -167,7 +171,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
                 # cast where the kernels are sure to exist: before going to a GPU, after leaving it
                 if target.type != "cpu" and dtype is not None and dtype != self.dtype:
                     r = self._cast(dtype)
-                r = to_device(r, target)
+                r = to_device(r, target, non_blocking)
                 if dtype is not None and dtype != r.dtype:
                     r = r._cast(dtype)
                 return r if memory_format in (None, _C.preserve_format) else _in_memory_format(r, memory_format)

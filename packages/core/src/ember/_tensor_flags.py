@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._argcheck import check_names
+from ember._lib import _C
 from ember._tensor import Tensor
 
 __all__ = ["is_distributed"]
@@ -32,7 +33,12 @@ def record_stream(self: Tensor, stream: Any) -> None:
     stream's queued work completes. Only CUDA tensors have it: on a CPU tensor it raises
     NotImplementedError, as PyTorch's does.
     """
-    raise NotImplementedError("Could not run 'aten::record_stream' with arguments from the 'CPU' backend.")
+    if self.device.type != "cuda":
+        raise NotImplementedError("Could not run 'aten::record_stream' with arguments from the 'CPU' backend.")
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None:
+        raise RuntimeError("unknown parameter type")
+    _C._cuda_record_stream(self, int(handle))
 
 
 check_names(globals(), __all__)

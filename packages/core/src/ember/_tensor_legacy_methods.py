@@ -282,34 +282,35 @@ def _in_format(t: Tensor, fmt: Any) -> bool:
 def is_pinned(self: Tensor, device: Any = None) -> bool:
     """is_pinned(device=None) -> bool
 
-    Whether the tensor is in pinned (page-locked) memory for an accelerator; ember runs on the
-    CPU only, so never.
+    Whether the tensor is in pinned (page-locked) host memory, which a GPU copies from and to
+    without waiting (``non_blocking=True``). Without CUDA, never.
 
     Args:
         device (ember.device or str, optional): the accelerator asked about.
 
     Returns:
-        bool: False.
+        bool: whether its memory is pinned.
 
     Example::
 
         >>> ember.ones(2).is_pinned()
         False
     """
-    return False
+    return bool(_C._is_pinned(self))
 
 
 def pin_memory(self: Tensor, device: Any = None) -> Tensor:
     """pin_memory(device=None) -> Tensor
 
-    Copies the tensor into pinned memory for an accelerator. Without one (ember is CPU-only,
-    like a CPU build of PyTorch) it raises the RuntimeError PyTorch gives.
+    A copy of the tensor in pinned (page-locked) host memory (the tensor itself when it is pinned
+    already), which a GPU copies from and to without waiting (``non_blocking=True``). Without a
+    GPU it raises the RuntimeError PyTorch gives.
 
     Args:
         device (ember.device or str, optional): the accelerator to pin for.
 
     Returns:
-        Tensor: never returns on the CPU.
+        Tensor: the pinned copy.
 
     Example::
 
@@ -321,7 +322,11 @@ def pin_memory(self: Tensor, device: Any = None) -> Tensor:
     """
     if device is not None and _C.device(device).type == "cpu":
         raise RuntimeError("CPU device type not an accelerator.")
-    raise RuntimeError("Cannot access accelerator device when none is available.")
+    if not _C._cuda_is_compiled() or _C._cuda_device_count() == 0:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if _C._is_pinned(self):
+        return self
+    return _C._pin_memory(self)
 
 
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:

@@ -86,8 +86,9 @@ void copy(ElementwiseIter& it) {
   const Geometry<2> g = geometry_of<2>(it);
   EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
     using D = device_t<scalar_t>;
-    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_",
-                                        [&] { copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256, 0, current_stream(-1)>>>(g, n); });
+    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_", [&] {
+      copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256, 0, current_stream(-1)>>>(g, n);
+    });
   });
   check_launch("copy_");
 }

@@ -15,9 +15,9 @@
 #include "core/error.h"
 #include "core/scalar_type.h"
 #include "kernels/cuda/cublas_gemm.h"
-#include "kernels/cuda/stream.h"
 #include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/cuda/device_of.h"
+#include "kernels/cuda/stream.h"
 
 namespace ember::cuda {
 

@@ -192,14 +192,16 @@ void device_from_host(void* dst, int device, const void* src, size_t nbytes, boo
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
   check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s), "copy to the device");
-  if (!non_blocking) check(cudaStreamSynchronize(s), "copy to the device");
+  if (non_blocking) pinned_record_use(src, device);
+  else check(cudaStreamSynchronize(s), "copy to the device");
 }
 
 void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
   check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
-  if (!non_blocking) check(cudaStreamSynchronize(s), "copy to the host");
+  if (non_blocking) pinned_record_use(dst, device);
+  else check(cudaStreamSynchronize(s), "copy to the host");
 }
 
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {
@@ -211,6 +213,17 @@ void device_to_device(void* dst, int dst_device, const void* src, int src_device
     check(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), "copy between devices");
     check(cudaStreamSynchronize(s), "copy between devices");  // the destination's streams may read it next
   }
+}
+
+void cuda_record_stream(void* p, int index, int64_t stream) {
+  allocator(cuda_device_index(index)).record_stream(p, stream);
+}
+
+std::pair<int64_t, int64_t> cuda_mem_get_info(int index) {
+  DeviceGuard g(cuda_device_index(index));
+  size_t free = 0, total = 0;
+  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
 }
 
 void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }

@@ -27,6 +27,27 @@ std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
 void cuda_empty_cache();
 void cuda_reset_peak_memory_stats(int index);
 
+// Streams and events (ember.cuda.Stream / Event), as opaque handles (cudaStream_t / cudaEvent_t).
+// Streams come from a per-device pool (32 per priority, round robin) and live for the process, as
+// PyTorch's do; 0 is the default stream. Events belong to the Python object that made them.
+int64_t cuda_stream_from_pool(int device, int priority);  // priority: 0 (low) or < 0 (high)
+int64_t cuda_current_stream(int device);
+void cuda_set_current_stream(int device, int64_t stream);
+bool cuda_stream_query(int device, int64_t stream);
+void cuda_stream_synchronize(int device, int64_t stream);
+void cuda_stream_wait_event(int device, int64_t stream, int64_t event);
+std::pair<int, int> cuda_stream_priority_range();  // (least, greatest), as cudaDeviceGetStreamPriorityRange
+int64_t cuda_event_create(int device, bool enable_timing, bool blocking, bool interprocess);
+void cuda_event_destroy(int device, int64_t event);
+void cuda_event_record(int device, int64_t event, int64_t stream);
+bool cuda_event_query(int64_t event);
+void cuda_event_synchronize(int64_t event);
+double cuda_event_elapsed_ms(int64_t start, int64_t end);
+// Tensor.record_stream: the block at p (allocated on `device`) is also used on `stream`.
+void cuda_record_stream(void* p, int device, int64_t stream);
+// (free, total) bytes of the device, as cudaMemGetInfo.
+std::pair<int64_t, int64_t> cuda_mem_get_info(int device);
+
 // Where a CUDA library (by soname) lives when dlopen cannot find it by name: ember.cuda registers
 // one that looks through NVIDIA's pip packages on sys.path; "" when it is not there either.
 using LibraryLocator = std::string (*)(const std::string& soname);

@@ -27,11 +27,31 @@ CudaDeviceProperties cuda_device_properties(int) { cuda_backend_unavailable(); }
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }
+int64_t cuda_stream_from_pool(int, int) { cuda_backend_unavailable(); }
+int64_t cuda_current_stream(int) { cuda_backend_unavailable(); }
+void cuda_set_current_stream(int, int64_t) { cuda_backend_unavailable(); }
+bool cuda_stream_query(int, int64_t) { cuda_backend_unavailable(); }
+void cuda_stream_synchronize(int, int64_t) { cuda_backend_unavailable(); }
+void cuda_stream_wait_event(int, int64_t, int64_t) { cuda_backend_unavailable(); }
+std::pair<int, int> cuda_stream_priority_range() { cuda_backend_unavailable(); }
+int64_t cuda_event_create(int, bool, bool, bool) { cuda_backend_unavailable(); }
+void cuda_event_destroy(int, int64_t) {}
+void cuda_event_record(int, int64_t, int64_t) { cuda_backend_unavailable(); }
+bool cuda_event_query(int64_t) { cuda_backend_unavailable(); }
+void cuda_event_synchronize(int64_t) { cuda_backend_unavailable(); }
+double cuda_event_elapsed_ms(int64_t, int64_t) { cuda_backend_unavailable(); }
+void cuda_record_stream(void*, int, int64_t) { cuda_backend_unavailable(); }
+std::pair<int64_t, int64_t> cuda_mem_get_info(int) { cuda_backend_unavailable(); }
 void cuda::set_library_locator(LibraryLocator) {}  // nothing to load without the CUDA backend
 
 void device_from_host(void*, int, const void*, size_t, bool) { cuda_backend_unavailable(); }
 void device_to_host(void*, const void*, int, size_t, bool) { cuda_backend_unavailable(); }
 void device_to_device(void*, int, const void*, int, size_t) { cuda_backend_unavailable(); }
+
+void* pinned_alloc(size_t) { fail(ErrorKind::Runtime, "Cannot access accelerator device when none is available."); }
+void pinned_free(void*) {}
+bool is_pinned(const void*) { return false; }
+void pinned_record_use(const void*, int) {}
 
 const Backend& cuda_backend() {
   static const Backend table = backend_fill::raising_backend<cuda_backend_unavailable>(DeviceType::CUDA);

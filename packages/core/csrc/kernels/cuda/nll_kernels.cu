@@ -90,9 +90,9 @@ void nll_forward(ScalarType dt, const loss::Nll& a, const void* x, void* out, vo
   const Uploaded target(a.target, size_t(a.n) * sizeof(int64_t), device);
   const Uploaded weight(a.weight, size_t(a.c) * sizeof(double), device);
   EMBER_DISPATCH_FLOAT(dt, "nll_loss_forward_cuda", [&] {
-    forward_kernel<scalar_t><<<1, kBlock, 0, current_stream(-1)>>>(static_cast<const scalar_t*>(x), static_cast<scalar_t*>(out),
-                                            static_cast<scalar_t*>(total), target.as<int64_t>(), weight.as<double>(),
-                                            a.n, a.c, a.ignore_index, a.per_sample, a.reduction == 1);
+    forward_kernel<scalar_t><<<1, kBlock, 0, current_stream(-1)>>>(
+        static_cast<const scalar_t*>(x), static_cast<scalar_t*>(out), static_cast<scalar_t*>(total),
+        target.as<int64_t>(), weight.as<double>(), a.n, a.c, a.ignore_index, a.per_sample, a.reduction == 1);
   });
   check_launch("nll_loss kernel");
 }
@@ -105,9 +105,9 @@ void nll_backward(ScalarType dt, const loss::Nll& a, const double* grad, double 
   const Uploaded weight(a.weight, size_t(a.c) * sizeof(double), device);
   const Uploaded g(grad, size_t(a.per_sample ? a.n : 1) * sizeof(double), device);
   EMBER_DISPATCH_FLOAT(dt, "nll_loss_backward_cuda", [&] {
-    backward_kernel<scalar_t><<<grid_for(a.n), kBlock, 0, current_stream(-1)>>>(static_cast<scalar_t*>(dx), target.as<int64_t>(),
-                                                         weight.as<double>(), g.as<double>(), scale, a.n, a.c,
-                                                         a.ignore_index, a.per_sample);
+    backward_kernel<scalar_t><<<grid_for(a.n), kBlock, 0, current_stream(-1)>>>(
+        static_cast<scalar_t*>(dx), target.as<int64_t>(), weight.as<double>(), g.as<double>(), scale, a.n, a.c,
+        a.ignore_index, a.per_sample);
   });
   check_launch("nll_loss backward kernel");
 }

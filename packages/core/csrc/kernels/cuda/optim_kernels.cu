@@ -79,9 +79,9 @@ void adam_typed(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
                 const Tensor& max_sq, double step, const optim::AdamArgs& a, const double* grad_scale) {
   const AdamFlags f{optim::adam_wd_kind(a), grad_scale != nullptr, a.amsgrad, std::abs(T(1 - a.beta1)) < T(0.5)};
   const int64_t n = param.numel();
-  adam_kernel<T><<<grid_for(n), 256, 0, current_stream(-1)>>>(param.data<T>(), grad.data<T>(), exp_avg.data<T>(), exp_avg_sq.data<T>(),
-                                       a.amsgrad ? max_sq.data<T>() : nullptr,
-                                       optim::adam_consts<T>(a, step, grad_scale), f, n);
+  adam_kernel<T><<<grid_for(n), 256, 0, current_stream(-1)>>>(
+      param.data<T>(), grad.data<T>(), exp_avg.data<T>(), exp_avg_sq.data<T>(), a.amsgrad ? max_sq.data<T>() : nullptr,
+      optim::adam_consts<T>(a, step, grad_scale), f, n);
 }
 
 template <class T>
@@ -89,8 +89,9 @@ void sgd_typed(const Tensor& param, const Tensor& grad, const Tensor& buf, const
                const double* grad_scale) {
   const SgdFlags f{optim::sgd_momentum_phase(a, first), grad_scale != nullptr, a.weight_decay != 0, a.nesterov};
   const int64_t n = param.numel();
-  sgd_kernel<T><<<grid_for(n), 256, 0, current_stream(-1)>>>(param.data<T>(), grad.data<T>(), a.momentum != 0 ? buf.data<T>() : nullptr,
-                                      optim::sgd_consts<T>(a, grad_scale), f, n);
+  sgd_kernel<T><<<grid_for(n), 256, 0, current_stream(-1)>>>(param.data<T>(), grad.data<T>(),
+                                                             a.momentum != 0 ? buf.data<T>() : nullptr,
+                                                             optim::sgd_consts<T>(a, grad_scale), f, n);
 }
 
 }  // namespace

@@ -107,11 +107,11 @@ void softmax_forward(const Tensor& x, const Tensor& y, int64_t outer, int64_t si
   const LaunchDevice on(x.device().index);
   EMBER_DISPATCH_FLOAT(x.dtype(), "softmax_cuda", [&] {
     if (inner == 1)
-      forward_rows<scalar_t>
-          <<<capped_blocks(outer), kBlock, 0, current_stream(-1)>>>(x.data<scalar_t>(), y.data<scalar_t>(), outer, size, log);
+      forward_rows<scalar_t><<<capped_blocks(outer), kBlock, 0, current_stream(-1)>>>(
+          x.data<scalar_t>(), y.data<scalar_t>(), outer, size, log);
     else
-      forward_columns<scalar_t>
-          <<<grid_for(outer * inner), kBlock, 0, current_stream(-1)>>>(x.data<scalar_t>(), y.data<scalar_t>(), outer, size, inner, log);
+      forward_columns<scalar_t><<<grid_for(outer * inner), kBlock, 0, current_stream(-1)>>>(
+          x.data<scalar_t>(), y.data<scalar_t>(), outer, size, inner, log);
   });
   check_launch("softmax kernel");
 }
@@ -122,11 +122,11 @@ void softmax_backward(const Tensor& y, const Tensor& grad, const Tensor& dx, int
   const LaunchDevice on(y.device().index);
   EMBER_DISPATCH_FLOAT(y.dtype(), "softmax_backward_cuda", [&] {
     if (inner == 1)
-      backward_rows<scalar_t><<<capped_blocks(outer), kBlock, 0, current_stream(-1)>>>(y.data<scalar_t>(), grad.data<scalar_t>(),
-                                                                dx.data<scalar_t>(), outer, size, log);
+      backward_rows<scalar_t><<<capped_blocks(outer), kBlock, 0, current_stream(-1)>>>(
+          y.data<scalar_t>(), grad.data<scalar_t>(), dx.data<scalar_t>(), outer, size, log);
     else
-      backward_columns<scalar_t><<<grid_for(outer * inner), kBlock, 0, current_stream(-1)>>>(y.data<scalar_t>(), grad.data<scalar_t>(),
-                                                                      dx.data<scalar_t>(), outer, size, inner, log);
+      backward_columns<scalar_t><<<grid_for(outer * inner), kBlock, 0, current_stream(-1)>>>(
+          y.data<scalar_t>(), grad.data<scalar_t>(), dx.data<scalar_t>(), outer, size, inner, log);
   });
   check_launch("softmax backward kernel");
 }

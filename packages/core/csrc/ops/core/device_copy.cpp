@@ -1,7 +1,11 @@
 // Copies across devices (copy_into's branch when the two tensors live on different devices) and
 // Tensor.to(device). One side is made dense, in the destination's dtype and shape, on its own
 // device; the bytes then move in one transfer (kernels/device_transfer.h); a strided destination
-// takes them through a dense temporary on its device.
+// takes them through a dense temporary on its device. Pinned host tensors (pin_memory) live here
+// too: their copies may be queued on the stream (non_blocking).
+#include <algorithm>
+
+#include "core/storage.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/device_transfer.h"
 #include "ops.h"
@@ -9,7 +13,7 @@
 
 namespace ember {
 
-void copy_across_devices(const Tensor& dst, const Tensor& src) {
+void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
   check_device_available(src.device());
   check_device_available(dst.device());
   Tensor s = src;
@@ -18,17 +22,56 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
   Tensor d = dst.is_contiguous() ? dst : empty(dst.sizes(), dst.dtype(), dst.device());
   const size_t nbytes = static_cast<size_t>(d.numel()) * d.itemsize();
   if (nbytes > 0) {
-    if (s.device().is_cpu()) device_from_host(d.raw(), d.device().index, s.raw(), nbytes);
-    else if (d.device().is_cpu()) device_to_host(d.raw(), s.raw(), s.device().index, nbytes);
+    // queued without waiting only where the host side is pinned (a temporary made above never is)
+    const void* host = s.device().is_cpu() ? s.raw() : d.device().is_cpu() ? d.raw() : nullptr;
+    const bool async = non_blocking && host != nullptr && is_pinned(host);
+    if (s.device().is_cpu()) device_from_host(d.raw(), d.device().index, s.raw(), nbytes, async);
+    else if (d.device().is_cpu()) device_to_host(d.raw(), s.raw(), s.device().index, nbytes, async);
     else device_to_device(d.raw(), d.device().index, s.raw(), s.device().index, nbytes);
   }
   if (!d.same(dst)) copy_into(dst, d);
 }
 
-Tensor to_device(const Tensor& x, Device device) {
-  Tensor r = empty(x.sizes(), x.dtype(), device);
+Tensor to_device(const Tensor& x, Device device, bool non_blocking) {
+  if (!non_blocking || x.device() == device) {
+    Tensor r = empty(x.sizes(), x.dtype(), device);
+    copy_into(r, x);
+    return r;
+  }
+  // aten's _to_copy: a non_blocking move to the host lands in pinned memory, so it can be queued
+  Tensor r = device.is_cpu() ? pinned_empty(x.sizes(), x.dtype()) : empty(x.sizes(), x.dtype(), device);
+  copy_across_devices(r, x, true);
+  return r;
+}
+
+Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  auto storage = make_ref<StorageImpl>();
+  storage->nbytes = static_cast<size_t>(numel) * element_size(dtype);
+  storage->data = pinned_alloc(std::max<size_t>(storage->nbytes, 1));
+  storage->device = cpu_device();
+  storage->deleter = [](void* p, void*, size_t) { pinned_free(p); };
+  storage->resizable = false;  // growing would move it out of pinned memory
+  auto impl = make_ref<TensorImpl>();
+  impl->storage = storage;
+  impl->dtype = dtype;
+  impl->sizes = to_vec(sizes);
+  impl->strides = contiguous_strides(sizes);
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+Tensor pin_memory(const Tensor& x) {
+  EMBER_CHECK(x.device().is_cpu(), "cannot pin 'torch.cuda.", legacy_name(x.dtype()),
+              "Tensor' only dense CPU tensors can be pinned");
+  Tensor r = pinned_empty(x.sizes(), x.dtype());
   copy_into(r, x);
   return r;
+}
+
+bool tensor_is_pinned(const Tensor& x) {
+  return x.device().is_cpu() && x.impl()->storage && x.storage().data != nullptr && is_pinned(x.storage().data);
 }
 
 }  // namespace ember

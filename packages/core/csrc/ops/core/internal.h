@@ -36,7 +36,13 @@ Tensor to_recorded(const Tensor& t, ScalarType dtype);
 
 // Copies between devices (ops/core/device_copy.cpp): copy_into's branch when src and dst live
 // on different devices, and Tensor.to(device) (a new tensor on `device`, same dtype).
-void copy_across_devices(const Tensor& dst, const Tensor& src);
-Tensor to_device(const Tensor& x, Device device);
+void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking = false);
+// non_blocking: queue the copy on the current stream where the host side is pinned (a move to the
+// host then lands in pinned memory, as aten's).
+Tensor to_device(const Tensor& x, Device device, bool non_blocking = false);
+// Pinned host memory (Tensor.pin_memory / is_pinned; kernels/device_transfer.h's allocator).
+Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype);
+Tensor pin_memory(const Tensor& x);
+bool tensor_is_pinned(const Tensor& x);
 
 }  // namespace ember

@@ -137,3 +137,26 @@ def get_device_name(device: Any = None) -> str:
 def get_device_capability(device: Any = None) -> tuple[int, int]:
     p = get_device_properties(device)
     return p.major, p.minor
+
+
+def mem_get_info(device: Any = None) -> tuple[int, int]:
+    """(free, total) bytes of the device's memory, as the driver reports them."""
+    free, total = _compiled()._cuda_mem_get_info(_index(device))
+    return int(free), int(total)
+
+
+# Loaded on first use, so `import ember` does not read them.
+_STREAM_NAMES = frozenset({"Stream", "ExternalStream", "Event", "StreamContext", "current_stream", "default_stream",
+                           "set_stream", "stream"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _STREAM_NAMES:
+        from ember.cuda import streams
+
+        return getattr(streams, name)
+    if name == "OutOfMemoryError":
+        import ember
+
+        return ember.OutOfMemoryError
+    raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")

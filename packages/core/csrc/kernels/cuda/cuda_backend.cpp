@@ -6,6 +6,7 @@
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
+#include "kernels/cuda/norm_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
@@ -35,6 +36,9 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
+    b.norm = {cuda::layer_norm_forward, cuda::layer_norm_backward, cuda::batch_norm_forward,
+              cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
+              cuda::group_norm_backward};
     return b;
   }();
   return table;

@@ -2,6 +2,7 @@
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
 #include "kernels/cuda/backend_fill.h"
+#include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
@@ -36,6 +37,7 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
+    b.conv = {cuda::conv_img_to_cols, cuda::conv_cols_to_img, cuda::conv_weight_grad};
     b.norm = {cuda::layer_norm_forward, cuda::layer_norm_backward, cuda::batch_norm_forward,
               cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
               cuda::group_norm_backward};

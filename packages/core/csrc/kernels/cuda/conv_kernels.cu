@@ -15,7 +15,6 @@ namespace ember::cuda {
 
 namespace {
 
-
 constexpr int kBlock = 256;
 
 // One sample: col[(c*K + kk) * L + l] = x[c, l*s - p + kk*d] (0 outside the image).
@@ -83,8 +82,8 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int
           float beta, float* C, int64_t ldc) {
   sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-          int64_t ldb, double beta, double* C, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
+          double beta, double* C, int64_t ldc) {
   dgemm(ta, tb, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -97,8 +96,9 @@ bool is_pointwise(const conv::Geometry& g) {
 
 template <class T>
 void zero(T* p, int64_t n) {
-  if (n > 0) EMBER_CHECK(cudaMemsetAsync(p, 0, size_t(n) * sizeof(T), current_stream(-1)) == cudaSuccess,
-                         "CUDA error: cudaMemsetAsync (conv)");
+  if (n > 0)
+    EMBER_CHECK(cudaMemsetAsync(p, 0, size_t(n) * sizeof(T), current_stream(-1)) == cudaSuccess,
+                "CUDA error: cudaMemsetAsync (conv)");
 }
 
 template <class T>

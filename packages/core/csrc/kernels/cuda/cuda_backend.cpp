@@ -45,7 +45,7 @@ const Backend& cuda_backend() {
     b.pool.avg_backward = cuda::avg_pool_backward;
     b.pool.unpool_scatter = cuda::unpool_scatter;
     b.pool.unpool_scatter_add = cuda::unpool_scatter_add;
-    b.norm = {cuda::layer_norm_forward, cuda::layer_norm_backward, cuda::batch_norm_forward,
+    b.norm = {cuda::layer_norm_forward,        cuda::layer_norm_backward, cuda::batch_norm_forward,
               cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
               cuda::group_norm_backward};
     return b;

@@ -26,7 +26,8 @@ __device__ double block_reduce(double v, double* sh) {
   sh[threadIdx.x] = v;
   __syncthreads();
   for (int s = kBlock / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] = Max ? fmax(sh[threadIdx.x], sh[threadIdx.x + s]) : sh[threadIdx.x] + sh[threadIdx.x + s];
+    if (threadIdx.x < s)
+      sh[threadIdx.x] = Max ? fmax(sh[threadIdx.x], sh[threadIdx.x + s]) : sh[threadIdx.x] + sh[threadIdx.x + s];
     __syncthreads();
   }
   const double r = sh[0];
@@ -162,7 +163,9 @@ __host__ __device__ inline double inv_std(double var, double eps, bool batch_sta
 }
 
 // The element of channel c at position i of its n * s values.
-__device__ inline int64_t channel_at(const NCS& d, int64_t c, int64_t i) { return ((i / d.s) * d.c + c) * d.s + i % d.s; }
+__device__ inline int64_t channel_at(const NCS& d, int64_t c, int64_t i) {
+  return ((i / d.s) * d.c + c) * d.s + i % d.s;
+}
 
 // Mean and biased variance of channel c, two passes in double.
 template <class T>
@@ -226,7 +229,8 @@ __global__ void update_running_kernel(T* p, int64_t st, const double* batch, int
                                       double factor) {
   if (st == 0) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    for (int64_t i = 0; i < channels; ++i) p[0] = T(momentum * batch[i] * factor + (1 - momentum) * static_cast<double>(p[0]));
+    for (int64_t i = 0; i < channels; ++i)
+      p[0] = T(momentum * batch[i] * factor + (1 - momentum) * static_cast<double>(p[0]));
     return;
   }
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < channels; i += int64_t(gridDim.x) * blockDim.x) {
@@ -351,8 +355,8 @@ __global__ void group_backward_rows(const T* x, const T* g, T* dx, NCS d, int64_
 
 // Per channel: d(bias) = sum g, d(weight) = sum g * xhat over the samples.
 template <class T>
-__global__ void group_param_grads(const T* x, const T* g, NCS d, int64_t groups, const double* mean,
-                                  const double* rstd, opmath_t<T>* dw, opmath_t<T>* db) {
+__global__ void group_param_grads(const T* x, const T* g, NCS d, int64_t groups, const double* mean, const double* rstd,
+                                  opmath_t<T>* dw, opmath_t<T>* db) {
   using A = opmath_t<T>;
   __shared__ double sh[kBlock];
   const int64_t per = d.c / groups, cnt = d.n * d.s;
@@ -431,9 +435,8 @@ void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForw
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
     if (a.batch_stats) {
       const Scratch stats(size_t(2 * d.c) * sizeof(double), device);
-      batch_stats_kernel<scalar_t>
-          <<<capped_blocks(d.c), kBlock, 0, current_stream(-1)>>>(x.data<scalar_t>(), d, stats.as<double>(),
-                                                                   stats.as<double>() + d.c);
+      batch_stats_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, current_stream(-1)>>>(
+          x.data<scalar_t>(), d, stats.as<double>(), stats.as<double>() + d.c);
       check_launch("batch_norm statistics kernel");
       // the op body reads them on the host (the running statistics' update): c values back
       device_to_host(a.mean, stats.as<double>(), device, size_t(d.c) * sizeof(double));
@@ -522,14 +525,13 @@ void group_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
     using A = opmath_t<scalar_t>;
     cudaStream_t s = current_stream(-1);
     if (rows > 0) {
-      group_backward_rows<scalar_t><<<capped_blocks(rows), kBlock, 0, s>>>(
-          x.data<scalar_t>(), g.data<scalar_t>(), data_or_null<scalar_t>(dx), d, groups, eps, wd.as<double>(), mean,
-          rstd);
+      group_backward_rows<scalar_t><<<capped_blocks(rows), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(),
+                                                                           data_or_null<scalar_t>(dx), d, groups, eps,
+                                                                           wd.as<double>(), mean, rstd);
       check_launch("group_norm backward kernel");
     }
-    group_param_grads<scalar_t><<<capped_blocks(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(), d,
-                                                                      groups, mean, rstd, data_or_null<A>(dw),
-                                                                      db.data<A>());
+    group_param_grads<scalar_t><<<capped_blocks(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(), d, groups,
+                                                                      mean, rstd, data_or_null<A>(dw), db.data<A>());
     check_launch("group_norm backward kernel");
   });
 }

@@ -45,8 +45,8 @@ __global__ void max_kernel(const T* x, int64_t planes, Dims dm, const Span* sp, 
     const Span sd = s0[od], sh = s1[oh], sw = s2[ow];
     const T* xb = x + b * in_plane;
     int64_t best = (sd.start * dm.in[1] + sh.start) * dm.in[2] + sw.start;
-    A mx = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                : std::numeric_limits<A>::lowest();
+    A mx =
+        std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
     for (int64_t id = sd.start; id < sd.end; id += sd.step)
       for (int64_t ih = sh.start; ih < sh.end; ih += sh.step) {
         const int64_t row = (id * dm.in[1] + ih) * dm.in[2];
@@ -108,8 +108,7 @@ __global__ void avg_forward_kernel(AvgArgs a, int64_t planes, const T* x, T* y) 
       }
     if (a.adaptive)  // aten: sum / kd / kh / kw
       y[i] = static_cast<T>(div_int(div_int(div_int(sum, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo));
-    else
-      y[i] = static_cast<T>(div_int(sum, divisor(a, wd, wh, ww)));
+    else y[i] = static_cast<T>(div_int(sum, divisor(a, wd, wh, ww)));
   }
 }
 
@@ -293,8 +292,8 @@ void unpool_scatter_add(ScalarType dt, const void* src, const int64_t* idx, int6
       scatter_add_atomic<scalar_t>
           <<<grid_for(planes * m), kBlock, 0, current_stream(-1)>>>(sp, idx, planes, m, op, plane_size);
     else
-      scatter_add_planes<scalar_t><<<grid_for(planes), kBlock, 0, current_stream(-1)>>>(sp, idx, planes, m, op,
-                                                                                          plane_size);
+      scatter_add_planes<scalar_t>
+          <<<grid_for(planes), kBlock, 0, current_stream(-1)>>>(sp, idx, planes, m, op, plane_size);
   });
   check_launch("max_pool backward kernel");
 }

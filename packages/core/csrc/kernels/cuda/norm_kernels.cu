@@ -4,6 +4,7 @@
 // partial sums meet in a shared-memory tree; the parameter gradients' column sums of layer norm go
 // by row chunks, then one pass over the chunks. The op bodies (ops/nn/nn_layer_norm.cpp,
 // nn_norm.cpp) hand the parameters over as host arrays: they are uploaded once per call.
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>

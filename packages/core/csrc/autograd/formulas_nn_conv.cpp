@@ -80,7 +80,7 @@ Tensor conv_backward(int which, const Tensor& grad, const Tensor& input, const T
   const int64_t batch = unbatched ? 1 : input.size(0), channels = input.size(unbatched ? 0 : 1);
   if ((batch == 0 || channels == 0) && which != 2) {  // the forward's empty backend: no products
     if (which == 0) return zeros_like(input, std::nullopt, std::nullopt, std::nullopt);
-    return zeros(weight.sizes(), weight.dtype(), std::nullopt);
+    return zeros(weight.sizes(), weight.dtype(), weight.device());
   }
   if (which == 2) {
     DimVector dims;

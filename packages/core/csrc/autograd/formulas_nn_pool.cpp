@@ -21,20 +21,20 @@ std::pair<int64_t, int64_t> plane_split(const Tensor& t, int64_t n) {
 
 Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t n) {
   auto [planes, plane] = plane_split(self, n);
-  if (self.numel() == 0 || indices.numel() == 0) return zeros(self.sizes(), grad.dtype(), std::nullopt);
+  if (self.numel() == 0 || indices.numel() == 0) return zeros(self.sizes(), grad.dtype(), grad.device());
   const int64_t m = indices.numel() / planes;
   Tensor idx = reshape(indices, {planes, m});
   // No graph needed (grad is constant; the derivative in self is zero): one direct pass.
   if (!grad.requires_grad() && is_floating(grad.dtype()))
     return reshape(pool::plane_scatter_add(reshape(grad, {planes, m}), idx, plane), self.sizes());
-  Tensor z = zeros({planes, plane}, grad.dtype(), std::nullopt);
+  Tensor z = zeros({planes, plane}, grad.dtype(), grad.device());
   return ag::reshape(ag::scatter_add(z, 1, idx, ag::reshape(grad, {planes, m})), self.sizes());
 }
 
 Tensor max_unpool_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t n) {
   auto [planes, plane] = plane_split(grad, n);
   (void)plane;
-  if (self.numel() == 0) return zeros(self.sizes(), grad.dtype(), std::nullopt);
+  if (self.numel() == 0) return zeros(self.sizes(), grad.dtype(), grad.device());
   Tensor g = ag::reshape(grad, {planes, -1});
   Tensor idx = reshape(indices, {planes, -1});
   return ag::reshape(ag::gather(g, 1, idx, false), self.sizes());
@@ -48,7 +48,7 @@ Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_ou
   return n == 2 ? ag::adaptive_avg_pool2d(grad, out) : ag::adaptive_avg_pool3d(grad, out);
 }
 
-Tensor zeros_like_self(const Tensor& self) { return zeros(self.sizes(), self.dtype(), std::nullopt); }
+Tensor zeros_like_self(const Tensor& self) { return zeros(self.sizes(), self.dtype(), self.device()); }
 
 Tensor grid_sampler_grad(const Tensor& grad, const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                          int64_t padding_mode, bool align_corners, int64_t which) {

@@ -2,11 +2,14 @@
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
 #include "kernels/cuda/backend_fill.h"
+#include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/fill_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
+#include "kernels/cuda/norm_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
+#include "kernels/cuda/pool_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
 
@@ -35,6 +38,16 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
+    b.conv = {cuda::conv_img_to_cols, cuda::conv_cols_to_img, cuda::conv_weight_grad};
+    b.pool.max_windows = cuda::max_pool_windows;
+    b.pool.max2x2_applies = cuda::max_pool_2x2_applies;  // max2x2_planes and grid_sample stay raising
+    b.pool.avg_forward = cuda::avg_pool_forward;
+    b.pool.avg_backward = cuda::avg_pool_backward;
+    b.pool.unpool_scatter = cuda::unpool_scatter;
+    b.pool.unpool_scatter_add = cuda::unpool_scatter_add;
+    b.norm = {cuda::layer_norm_forward,        cuda::layer_norm_backward, cuda::batch_norm_forward,
+              cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
+              cuda::group_norm_backward};
     return b;
   }();
   return table;

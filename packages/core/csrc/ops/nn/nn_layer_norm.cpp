@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_fused_backward.h"
 #include "ops/nn/nn_norm_common.h"
 
@@ -20,6 +21,7 @@ template <class A>
 std::vector<A> affine_or(const Tensor& t, int64_t n, double fill) {
   if (!t.defined()) return std::vector<A>(static_cast<size_t>(n), static_cast<A>(fill));
   Tensor d = dense(to_dtype(t, std::is_same_v<A, double> ? ScalarType::Float64 : ScalarType::Float32));
+  if (!d.device().is_cpu()) d = to_device(d, cpu_device());  // a CUDA parameter: n values read here
   const A* p = d.data<A>();
   return std::vector<A>(p, p + n);
 }

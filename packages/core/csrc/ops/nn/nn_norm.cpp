@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_fused_backward.h"
 #include "ops/nn/nn_norm_common.h"
 
@@ -22,6 +23,7 @@ std::vector<double> channel_values(const Tensor& t, int64_t c, double fill) {
   std::vector<double> v(static_cast<size_t>(c), fill);
   if (!t.defined()) return v;
   Tensor d = dense(to_dtype(t, ScalarType::Float64));
+  if (!d.device().is_cpu()) d = to_device(d, cpu_device());  // a CUDA tensor: its c values read here
   const double* p = d.data<double>();
   for (int64_t i = 0; i < c; ++i) v[i] = p[i];
   return v;

@@ -7,6 +7,7 @@
 
 #include "kernels/backend.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_pool.h"
 
 namespace ember::pool {
@@ -102,10 +103,13 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   if (plane_size == 0) return out;  // aten: an empty output reads no index, so none is invalid
   if (!is_floating(s.dtype())) dtype_not_implemented(op, s.dtype());  // aten's unpool kernels: float types
   const int64_t* ip = idx.data<int64_t>();
-  // Validate first: kernels run with the GIL released and must not throw.
+  // Validate first: kernels run with the GIL released and must not throw. A CUDA index tensor is
+  // checked in a host copy (the kernel reads the device one).
+  const Tensor host_idx = idx.device().is_cpu() ? idx : to_device(idx, cpu_device());
+  const int64_t* hp = host_idx.data<int64_t>();
   for (int64_t i = 0; i < idx.numel(); ++i)
-    if (ip[i] < 0 || ip[i] >= plane_size)
-      fail(ErrorKind::Runtime, op, ": Found an invalid max index: ", ip[i], " (output volumes are of size ", plane_size,
+    if (hp[i] < 0 || hp[i] >= plane_size)
+      fail(ErrorKind::Runtime, op, ": Found an invalid max index: ", hp[i], " (output volumes are of size ", plane_size,
            ")");
   backend(out).pool.unpool_scatter(s.dtype(), op, s.raw(), ip, planes, m, out.raw(), plane_size);
   return out;

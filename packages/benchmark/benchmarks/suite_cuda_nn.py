@@ -1,0 +1,51 @@
+"""The "cuda_nn" suite: ember's CUDA norm, convolution and pooling kernels against torch's on the
+same GPU (issue 24). Ratios are torch time / ember time (higher is better; torch runs cuDNN for
+convolutions and pooling); each statement synchronizes the device. Rows exist only where both
+libraries see a GPU (the GPU machine, tools/gpu_check.sh); elsewhere the suite is empty."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from harness import Bench
+
+TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution and pooling, float32 (ratio = torch/ember time)"}
+
+
+def _gpu() -> bool:
+    try:
+        import ember
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available() and ember.cuda.is_available())
+
+
+def gnn(lib: ModuleType) -> dict[str, Any]:
+    """An image batch (32, 64, 56, 56), rows (8192, 1024) and the parameters, float32 on the GPU
+    (made on the CPU from one seed: the same data for both)."""
+    g = lib.Generator().manual_seed(0)
+    img = lib.randn(32, 64, 56, 56, generator=g).cuda()
+    rows = lib.randn(8192, 1024, generator=g).cuda()
+    return {"img": img, "rows": rows, "w3": (lib.randn(64, 64, 3, 3, generator=g) * 0.05).cuda(),
+            "c64": lib.ones(64).cuda(), "z64": lib.zeros(64).cuda(), "r1024": lib.ones(1024).cuda(),
+            "F": lib.nn.functional, "sync": lib.cuda.synchronize}
+
+
+ROWS = [
+    ("layer_norm float32 8192x1024", "F.layer_norm(rows, [1024], r1024, r1024)"),
+    ("batch_norm train float32 32x64x56x56", "F.batch_norm(img, None, None, c64, z64, training=True)"),
+    ("batch_norm eval float32 32x64x56x56", "F.batch_norm(img, z64, c64, c64, z64, training=False)"),
+    ("group_norm float32 32x64x56x56 (8 groups)", "F.group_norm(img, 8, c64, z64)"),
+    ("conv2d 3x3 float32 32x64x56x56 -> 64", "F.conv2d(img, w3, padding=1)"),
+    ("max_pool2d 3x3 s2 float32 32x64x56x56", "F.max_pool2d(img, 3, 2, 1)"),
+    ("avg_pool2d 2x2 float32 32x64x56x56", "F.avg_pool2d(img, 2)"),
+    ("adaptive_avg_pool2d 7x7 float32 32x64x56x56", "F.adaptive_avg_pool2d(img, 7)"),
+]
+
+BENCHES: list[Bench] = (
+    [Bench("cuda_nn", name, "throughput", f"{stmt}; sync()", gnn, threads=None, target=None) for name, stmt in ROWS]
+    if _gpu()
+    else []
+)

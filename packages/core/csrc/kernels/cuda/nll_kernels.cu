@@ -4,42 +4,16 @@
 // gradient's one entry per row.
 #include <vector>
 
-#include "core/allocator.h"
 #include "kernels/cuda/device_of.h"
+#include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/pointwise_launch.cuh"
-#include "kernels/device_transfer.h"
 
 namespace ember::cuda {
 
 namespace {
 
 constexpr int kBlock = 256;
-
-// Device scratch holding a copy of host values, given back when the call ends (stream-ordered:
-// the caching allocator reuses it only after the kernels queued before).
-class Uploaded {
- public:
-  Uploaded(const void* host, size_t nbytes, int device) : nbytes_(nbytes), device_{DeviceType::CUDA, int8_t(device)} {
-    if (nbytes_ == 0) return;
-    p_ = allocate(nbytes_, device_);
-    device_from_host(p_, device, host, nbytes_);
-  }
-  ~Uploaded() {
-    if (p_) deallocate(p_, nbytes_, device_);
-  }
-  Uploaded(const Uploaded&) = delete;
-  Uploaded& operator=(const Uploaded&) = delete;
-  template <class T>
-  const T* as() const {
-    return static_cast<const T*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t nbytes_;
-  Device device_;
-};
 
 template <class T>
 __global__ void forward_kernel(const T* x, T* out, T* total, const int64_t* target, const double* weight, int64_t n,

@@ -26,6 +26,8 @@ void check_index(int64_t v, int64_t n) {
 }
 
 Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
+  if (!x.device().is_cpu())  // as put_along_raw: the loop reads the indices on the host
+    return to_device(take_along_raw(to_device(x, cpu_device()), d, to_device(idx, cpu_device())), x.device());
   Tensor xc = contiguous(x, MemoryFormat::Contiguous);
   Tensor ic = contiguous(idx, MemoryFormat::Contiguous);
   Tensor out = empty(ic.sizes(), x.dtype());

@@ -64,8 +64,8 @@ __global__ void block_per_row(const T* x, T* values, int64_t* indices, int64_t o
     __syncthreads();
     for (int s = kBlock / 2; s > 0; s >>= 1) {
       if (threadIdx.x < s) {
-        const Best<M> c = pick(Best<M>{sv[threadIdx.x], si[threadIdx.x]},
-                               Best<M>{sv[threadIdx.x + s], si[threadIdx.x + s]}, is_max);
+        const Best<M> c =
+            pick(Best<M>{sv[threadIdx.x], si[threadIdx.x]}, Best<M>{sv[threadIdx.x + s], si[threadIdx.x + s]}, is_max);
         sv[threadIdx.x] = c.v;
         si[threadIdx.x] = c.i;
       }
@@ -92,8 +92,7 @@ void arg_reduce(const Tensor& in, const Tensor& values, const Tensor& indices, b
     int64_t* idx = indices.data<int64_t>();
     if (n >= 64)
       block_per_row<scalar_t><<<capped_blocks(outer), kBlock, 0, current_stream(-1)>>>(x, v, idx, outer, n, is_max);
-    else
-      thread_per_row<scalar_t><<<grid_for(outer), 256, 0, current_stream(-1)>>>(x, v, idx, outer, n, is_max);
+    else thread_per_row<scalar_t><<<grid_for(outer), 256, 0, current_stream(-1)>>>(x, v, idx, outer, n, is_max);
   });
   check_launch("argmax/argmin");
 }

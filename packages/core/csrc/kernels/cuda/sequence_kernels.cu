@@ -24,7 +24,7 @@ __device__ __forceinline__ T range_value(double v) {
     return static_cast<T>(v);
   } else if constexpr (sizeof(T) == 8) {
     return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? static_cast<T>(static_cast<int64_t>(v))
-                                                                       : static_cast<T>(INT64_MIN);
+                                                                      : static_cast<T>(INT64_MIN);
   } else {
     const int32_t w = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v) : INT32_MIN;
     return static_cast<T>(w);
@@ -84,7 +84,8 @@ __global__ void linspace_kernel(T* p, const LinspaceArgs a) {
       put(a, p, i, h(low ? __fadd_rn(sh, h(__fmul_rn(st, h(kk)))) : __fsub_rn(eh, h(__fmul_rn(st, h(kk))))));
     } else {
       const double kd = static_cast<double>(k);
-      if (a.log) put(a, p, i, low ? __dadd_rn(a.start, __dmul_rn(a.step, kd)) : __dsub_rn(a.end, __dmul_rn(a.step, kd)));
+      if (a.log)
+        put(a, p, i, low ? __dadd_rn(a.start, __dmul_rn(a.step, kd)) : __dsub_rn(a.end, __dmul_rn(a.step, kd)));
       else put(a, p, i, low ? fma(a.step, kd, a.start) : fma(-a.step, kd, a.end));
     }
   }
@@ -112,7 +113,8 @@ void arange(ScalarType dt, void* out, int64_t n, double start, double step, int6
 void linspace(ScalarType dt, void* out, int64_t steps, double start, double end, double diff, double base, bool log) {
   if (steps <= 0) return;
   const LaunchDevice on(device_of(out, log ? "logspace" : "linspace"));
-  const LinspaceArgs a{steps, steps / 2, start, end, steps > 1 ? diff / static_cast<double>(steps - 1) : 0.0, base, log};
+  const LinspaceArgs a{steps, steps / 2, start, end, steps > 1 ? diff / static_cast<double>(steps - 1) : 0.0,
+                       base,  log};
   EMBER_DISPATCH_NO_BOOL(dt, log ? "logspace_cuda" : "linspace_cuda", [&] {
     linspace_kernel<scalar_t><<<grid_for(steps), 256, 0, current_stream(-1)>>>(static_cast<scalar_t*>(out), a);
   });

@@ -141,8 +141,8 @@ void cat_block(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset
   const char* s0 = src.raw();
   if (outer == 0 || row == 0) return;
   // The widest word (up to 8 bytes) that divides the rows, their spacing and both addresses.
-  const uint64_t bits = static_cast<uint64_t>(row) | static_cast<uint64_t>(dst_row) |
-                        reinterpret_cast<uintptr_t>(d0) | reinterpret_cast<uintptr_t>(s0);
+  const uint64_t bits = static_cast<uint64_t>(row) | static_cast<uint64_t>(dst_row) | reinterpret_cast<uintptr_t>(d0) |
+                        reinterpret_cast<uintptr_t>(s0);
   const int64_t word = (bits & 7) == 0 ? 8 : (bits & 3) == 0 ? 4 : (bits & 1) == 0 ? 2 : 1;
   const int64_t n = outer * (row / word);
   const LaunchDevice on(dst.device().index);

@@ -21,9 +21,9 @@ namespace ember::cuda {
 
 namespace {
 
-constexpr int64_t kTile = 4096;            // elements a block sorts in shared memory
-constexpr int kSortThreads = 512;          // the most threads a tile's block runs
-constexpr size_t kShared = 48 * 1024;      // a block's shared memory without opting in
+constexpr int64_t kTile = 4096;        // elements a block sorts in shared memory
+constexpr int kSortThreads = 512;      // the most threads a tile's block runs
+constexpr size_t kShared = 48 * 1024;  // a block's shared memory without opting in
 
 // Device scratch for the call (stream-ordered: the caching allocator reuses it only after the
 // kernels queued before its release).
@@ -160,8 +160,8 @@ const int64_t* sort_order(const T* x, int64_t rows, int64_t n, bool desc, int64_
   const size_t shared = ((tile * sizeof(K) + 3) & ~size_t(3)) + tile * sizeof(int);
   static_assert(((kTile * sizeof(K) + 3) & ~size_t(3)) + kTile * sizeof(int) <= kShared, "a tile fits");
   const int threads = static_cast<int>(tile / 2 < 32 ? 32 : tile / 2 > kSortThreads ? kSortThreads : tile / 2);
-  tile_sort<T><<<capped_blocks(rows * tiles), threads, shared, current_stream(-1)>>>(x, a, rows, n,
-                                                                                    static_cast<int>(tile), tiles, desc);
+  tile_sort<T><<<capped_blocks(rows * tiles), threads, shared, current_stream(-1)>>>(
+      x, a, rows, n, static_cast<int>(tile), tiles, desc);
   check_launch("sort (tiles)");
   for (int64_t w = tile; w < n; w *= 2) {
     merge_pass<T><<<grid_for(rows * n), 256, 0, current_stream(-1)>>>(x, a, b, rows, n, w, desc);
@@ -221,8 +221,8 @@ __global__ void fill_pairs(const T* x, opmath_t<T>* keys, int64_t* idx, int64_t 
 // kthvalue: the CPU's median-of-three quickselect (Numerical Recipes' `select`, NaN the largest),
 // step for step on the row's (key, index) pairs, so tied values give the same index.
 template <class T>
-__global__ void quick_select(const T* x, opmath_t<T>* keys, int64_t* idx, int64_t rows, int64_t n, int64_t k,
-                             T* values, int64_t* indices) {
+__global__ void quick_select(const T* x, opmath_t<T>* keys, int64_t* idx, int64_t rows, int64_t n, int64_t k, T* values,
+                             int64_t* indices) {
   using K = opmath_t<T>;
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < rows; r += step) {
@@ -314,8 +314,8 @@ void select(const Tensor& x, int64_t rows, int64_t n, SelectKind what, int64_t k
       const Scratch keys(size_t(rows * n) * sizeof(K), device), idx(size_t(rows * n) * sizeof(int64_t), device);
       fill_pairs<scalar_t>
           <<<grid_for(rows * n), 256, 0, current_stream(-1)>>>(px, keys.as<K>(), idx.as<int64_t>(), rows * n, n);
-      quick_select<scalar_t><<<grid_for(rows), 128, 0, current_stream(-1)>>>(px, keys.as<K>(), idx.as<int64_t>(),
-                                                                             rows, n, k - 1, pv, pi);
+      quick_select<scalar_t>
+          <<<grid_for(rows), 128, 0, current_stream(-1)>>>(px, keys.as<K>(), idx.as<int64_t>(), rows, n, k - 1, pv, pi);
       return;
     }
     const Scratch a(size_t(rows * n) * sizeof(int64_t), device), b(size_t(rows * n) * sizeof(int64_t), device);

@@ -11,7 +11,6 @@
 // runs the CPU's quickselect itself (a thread per row), so tied values give the CPU's index.
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "core/allocator.h"
 #include "kernels/cuda/pointwise_launch.cuh"
@@ -68,9 +67,11 @@ __device__ __forceinline__ bool before(K a, int64_t ia, K b, int64_t ib, bool de
   return ia < ib;
 }
 
-// Tiles of `tile` (a power of two) elements of each row sorted into order (row-relative indices).
+// Tiles of `tile` (a power of two) elements of each row sorted into order (row-relative indices)
+// and their keys, side by side.
 template <class T>
-__global__ void tile_sort(const T* x, int64_t* order, int64_t rows, int64_t n, int tile, int64_t tiles, bool desc) {
+__global__ void tile_sort(const T* x, int64_t* order, opmath_t<T>* sorted_keys, int64_t rows, int64_t n, int tile,
+                          int64_t tiles, bool desc) {
   using K = opmath_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   K* keys = reinterpret_cast<K*>(smem);
@@ -106,35 +107,40 @@ __global__ void tile_sort(const T* x, int64_t* order, int64_t rows, int64_t n, i
         __syncthreads();
       }
     }
-    for (int p = threadIdx.x; p < count; p += blockDim.x) order[r * n + t0 + p] = t0 + pos[p];
+    for (int p = threadIdx.x; p < count; p += blockDim.x) {
+      order[r * n + t0 + p] = t0 + pos[p];
+      sorted_keys[r * n + t0 + p] = keys[p];
+    }
     __syncthreads();  // the shared arrays are reused by the next tile
   }
 }
 
-// Sorted runs of w (in src) merged pairwise into runs of 2w (in dst).
-template <class T>
-__global__ void merge_pass(const T* x, const int64_t* src, int64_t* dst, int64_t rows, int64_t n, int64_t w,
+// Sorted runs of w (indices and keys in src, sk) merged pairwise into runs of 2w (in dst, dk);
+// the binary searches read the keys within the runs, not through the indices.
+template <class K>
+__global__ void merge_pass(const int64_t* src, const K* sk, int64_t* dst, K* dk, int64_t rows, int64_t n, int64_t w,
                            bool desc) {
-  using K = opmath_t<T>;
   const int64_t total = rows * n, step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const int64_t r = e / n, p = e % n;
-    const T* xr = x + r * n;
     const int64_t* sr = src + r * n;
+    const K* kr = sk + r * n;
     const int64_t start = p - p % (2 * w);
     const bool left = p < start + w;
     const int64_t own0 = left ? start : start + w, other0 = left ? start + w : start;
     const int64_t right_end = start + 2 * w < n ? start + 2 * w : n;
     const int64_t other_len = left ? (right_end > start + w ? right_end - start - w : 0) : w;
     const int64_t i = sr[p];
-    const K key = static_cast<K>(xr[i]);
+    const K key = kr[p];
     int64_t lo = 0, hi = other_len;  // how many of the other run come before this element
     while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2, j = sr[other0 + mid];
-      if (before(static_cast<K>(xr[j]), j, key, i, desc)) lo = mid + 1;
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (before(kr[other0 + mid], sr[other0 + mid], key, i, desc)) lo = mid + 1;
       else hi = mid;
     }
-    dst[r * n + start + (p - own0) + lo] = i;
+    const int64_t at = r * n + start + (p - own0) + lo;
+    dst[at] = i;
+    dk[at] = key;
   }
 }
 
@@ -150,9 +156,23 @@ __global__ void take_sorted(const T* x, const int64_t* order, int64_t rows, int6
   }
 }
 
-// Each row's order (rows * n indices) into one of two scratch buffers; returns the one holding it.
+// Two buffers of rows * n (index, key) pairs for the passes to ping-pong between.
+template <class K>
+class SortScratch {
+ public:
+  SortScratch(int64_t count, int device)
+      : count_(count), mem_(size_t(count) * 2 * (sizeof(int64_t) + sizeof(K)), device) {}
+  int64_t* idx(int which) const { return mem_.as<int64_t>() + which * count_; }
+  K* keys(int which) const { return reinterpret_cast<K*>(mem_.as<int64_t>() + 2 * count_) + which * count_; }
+
+ private:
+  int64_t count_;
+  Scratch mem_;
+};
+
+// Each row's order (rows * n row-relative indices, in s); returns the buffer holding it.
 template <class T>
-const int64_t* sort_order(const T* x, int64_t rows, int64_t n, bool desc, int64_t* a, int64_t* b) {
+const int64_t* sort_order(const T* x, int64_t rows, int64_t n, bool desc, const SortScratch<opmath_t<T>>& s) {
   using K = opmath_t<T>;
   int64_t tile = 1;
   while (tile < n && tile < kTile) tile <<= 1;
@@ -161,14 +181,15 @@ const int64_t* sort_order(const T* x, int64_t rows, int64_t n, bool desc, int64_
   static_assert(((kTile * sizeof(K) + 3) & ~size_t(3)) + kTile * sizeof(int) <= kShared, "a tile fits");
   const int threads = static_cast<int>(tile / 2 < 32 ? 32 : tile / 2 > kSortThreads ? kSortThreads : tile / 2);
   tile_sort<T><<<capped_blocks(rows * tiles), threads, shared, current_stream(-1)>>>(
-      x, a, rows, n, static_cast<int>(tile), tiles, desc);
+      x, s.idx(0), s.keys(0), rows, n, static_cast<int>(tile), tiles, desc);
   check_launch("sort (tiles)");
-  for (int64_t w = tile; w < n; w *= 2) {
-    merge_pass<T><<<grid_for(rows * n), 256, 0, current_stream(-1)>>>(x, a, b, rows, n, w, desc);
+  int cur = 0;
+  for (int64_t w = tile; w < n; w *= 2, cur ^= 1) {
+    merge_pass<K><<<grid_for(rows * n), 256, 0, current_stream(-1)>>>(s.idx(cur), s.keys(cur), s.idx(cur ^ 1),
+                                                                      s.keys(cur ^ 1), rows, n, w, desc);
     check_launch("sort (merge)");
-    std::swap(a, b);
   }
-  return a;
+  return s.idx(cur);
 }
 
 // Sorted rows (ascending) to one pick per row: median, nanmedian (NaNs are the sorted suffix; the
@@ -275,9 +296,9 @@ void sort(const Tensor& x, int64_t rows, int64_t n, bool descending, const Tenso
   const int device = x.device().index;
   const LaunchDevice on(device);
   EMBER_DISPATCH_ALL_AND_UINT(x.dtype(), "sort", [&] {
-    const Scratch a(size_t(rows * n) * sizeof(int64_t), device), b(size_t(rows * n) * sizeof(int64_t), device);
+    const SortScratch<opmath_t<scalar_t>> scratch(rows * n, device);
     const scalar_t* px = x.data<scalar_t>();
-    const int64_t* order = sort_order(px, rows, n, descending, a.as<int64_t>(), b.as<int64_t>());
+    const int64_t* order = sort_order(px, rows, n, descending, scratch);
     take_sorted<scalar_t><<<grid_for(rows * n), 256, 0, current_stream(-1)>>>(
         px, order, rows, n, n, values.data<scalar_t>(), indices.data<int64_t>());
   });
@@ -291,9 +312,9 @@ void topk(const Tensor& x, int64_t rows, int64_t n, int64_t k, bool largest, boo
   const int device = x.device().index;
   const LaunchDevice on(device);
   EMBER_DISPATCH_ALL(x.dtype(), "topk", [&] {
-    const Scratch a(size_t(rows * n) * sizeof(int64_t), device), b(size_t(rows * n) * sizeof(int64_t), device);
+    const SortScratch<opmath_t<scalar_t>> scratch(rows * n, device);
     const scalar_t* px = x.data<scalar_t>();
-    const int64_t* order = sort_order(px, rows, n, largest, a.as<int64_t>(), b.as<int64_t>());
+    const int64_t* order = sort_order(px, rows, n, largest, scratch);
     take_sorted<scalar_t><<<grid_for(rows * k), 256, 0, current_stream(-1)>>>(
         px, order, rows, n, k, values.data<scalar_t>(), indices.data<int64_t>());
   });
@@ -318,8 +339,8 @@ void select(const Tensor& x, int64_t rows, int64_t n, SelectKind what, int64_t k
           <<<grid_for(rows), 128, 0, current_stream(-1)>>>(px, keys.as<K>(), idx.as<int64_t>(), rows, n, k - 1, pv, pi);
       return;
     }
-    const Scratch a(size_t(rows * n) * sizeof(int64_t), device), b(size_t(rows * n) * sizeof(int64_t), device);
-    const int64_t* order = sort_order(px, rows, n, false, a.as<int64_t>(), b.as<int64_t>());
+    const SortScratch<opmath_t<scalar_t>> scratch(rows * n, device);
+    const int64_t* order = sort_order(px, rows, n, false, scratch);
     pick_sorted<scalar_t><<<grid_for(rows), 256, 0, current_stream(-1)>>>(px, order, rows, n, what, pv, pi);
   });
   check_launch("select");

@@ -16,7 +16,7 @@ namespace ember::cuda {
 namespace {
 
 template <class T>
-__global__ void cumulative_kernel(const T* x, T* y, int64_t outer, int64_t n, bool is_prod) {
+__global__ void cumulative_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, bool is_prod) {
   // aten's CPU acc_type: float32 in double, half types in float; integers as 64-bit unsigned
   // words, whose low bits wrap as the dtype's own arithmetic does (no signed overflow)
   using M = std::conditional_t<std::is_integral_v<T>, uint64_t,
@@ -71,7 +71,8 @@ __device__ __forceinline__ A log_add_exp(A a, A b) {
 }
 
 template <class T>
-__global__ void logcumsumexp_kernel(const T* x, T* out, int64_t outer, int64_t n, int64_t inner) {
+__global__ void logcumsumexp_kernel(const T* __restrict__ x, T* __restrict__ out, int64_t outer, int64_t n,
+                                    int64_t inner) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const int64_t lines = outer * inner, step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t l = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l < lines; l += step) {
@@ -92,7 +93,8 @@ __device__ __forceinline__ bool is_nan(T v) {
 }
 
 template <class T>
-__global__ void extreme_kernel(const T* x, int64_t* out, int64_t outer, int64_t n, int64_t inner, bool greater) {
+__global__ void extreme_kernel(const T* __restrict__ x, int64_t* __restrict__ out, int64_t outer, int64_t n,
+                               int64_t inner, bool greater) {
   using C = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
   const int64_t lines = outer * inner, step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t l = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l < lines; l += step) {

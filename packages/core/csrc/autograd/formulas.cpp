@@ -6,6 +6,7 @@
 #include "autograd/formulas_complex.h"
 #include "autograd_ops.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -276,7 +277,7 @@ Tensor index_reduction_backward(const Tensor& grad, IntArrayRef input_sizes, int
   // One-hot along `dim`: (arange == index) broadcast to the input's shape.
   DimVector shape(input_sizes.size(), 1);
   shape[d] = input_sizes[d];
-  Tensor ar = reshape(arange(Scalar(input_sizes[d]), ScalarType::Int64, std::nullopt), shape);
+  Tensor ar = reshape(arange(Scalar(input_sizes[d]), ScalarType::Int64, idx.device()), shape);
   return mask_mul(ag::expand(g, input_sizes, false), eq(ar, idx));
 }
 
@@ -371,6 +372,12 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
   bool has_zero = any(eq(input, num(0.0))).item().to_bool();
   // complex: reversed cumsum of conj(result) * grad over conj(input), as aten
   if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, conj(result)), dim), conj(input), std::nullopt);
+  // The loop below reads the elements on the host: a device tensor's are copied over and back.
+  if (!input.device().is_cpu()) {
+    const Device cpu = cpu_device();
+    return to_device(cumprod_backward(to_device(grad, cpu), to_device(input, cpu), dim, to_device(result, cpu)),
+                     input.device());
+  }
   // With zeros: grad_i = sum_{k>=i} grad_k * prod_{j<=k, j!=i} x_j, directly.
   int64_t d = wrap_dim(dim, input.dim());
   Tensor xc = contiguous(move_last(input, d), MemoryFormat::Contiguous);

@@ -6,6 +6,7 @@
 #include "formulas.h"
 #include "node.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "ops/shape/shape_internal.h"
 
 namespace ember {
@@ -25,6 +26,8 @@ void check_index(int64_t v, int64_t n) {
 }
 
 Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
+  if (!x.device().is_cpu())  // as put_along_raw: the loop reads the indices on the host
+    return to_device(take_along_raw(to_device(x, cpu_device()), d, to_device(idx, cpu_device())), x.device());
   Tensor xc = contiguous(x, MemoryFormat::Contiguous);
   Tensor ic = contiguous(idx, MemoryFormat::Contiguous);
   Tensor out = empty(ic.sizes(), x.dtype());
@@ -51,6 +54,10 @@ Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
 }
 
 Tensor put_along_raw(const Tensor& g, int64_t d, const Tensor& idx, IntArrayRef sizes) {
+  // The loop below reads the indices on the host: a device tensor's are copied over and back
+  // (sort / topk / kthvalue backward on a GPU) until the CUDA backend has a scatter-add.
+  if (!g.device().is_cpu())
+    return to_device(put_along_raw(to_device(g, cpu_device()), d, to_device(idx, cpu_device()), sizes), g.device());
   Tensor gc = contiguous(g, MemoryFormat::Contiguous);
   Tensor ic = contiguous(idx, MemoryFormat::Contiguous);
   Tensor out = zeros(sizes, g.dtype(), std::nullopt);

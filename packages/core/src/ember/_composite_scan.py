@@ -43,7 +43,7 @@ def _shifted_scan(v: Tensor, dim: int, combine: Any) -> Tensor:
 def _cum_extreme(input: Tensor, dim: int, name: str, greater: bool) -> Any:
     dim = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
-        return _RESULT[name]((input.clone(), ember.zeros((), dtype=ember.int64)))
+        return _RESULT[name]((input.clone(), ember.zeros((), dtype=ember.int64, device=input.device)))
     with ember.no_grad():  # one C++ pass finds the indices (the last of ties; NaN propagates)
         indices = _C._cum_extreme_indices(input.detach(), dim, greater)
     return _RESULT[name]((input.gather(dim, indices), indices))

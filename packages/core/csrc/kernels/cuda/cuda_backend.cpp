@@ -1,6 +1,7 @@
 // The CUDA backend table: every family starts raising "no CUDA kernel" (kernels/cuda/
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
+#include "kernels/cuda/arg_reduce_kernels.h"
 #include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
@@ -11,7 +12,11 @@
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/pool_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/scan_kernels.h"
+#include "kernels/cuda/sequence_kernels.h"
+#include "kernels/cuda/shape_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
+#include "kernels/cuda/sort_kernels.h"
 
 namespace ember {
 
@@ -25,9 +30,17 @@ const Backend& cuda_backend() {
   static const Backend table = [] {
     Backend b = backend_fill::raising_backend<no_cuda_kernel>(DeviceType::CUDA);
     b.fill.fill = cuda::fill;
+    b.fill.arange = cuda::arange;
+    b.fill.linspace = cuda::linspace;
+    b.fill.eye = cuda::eye;
     b.copy = {cuda::copy, cuda::where};
     cuda::fill_pointwise(b.pointwise);
     b.reduce.reduce = cuda::reduce;
+    b.reduce.arg_reduce = cuda::arg_reduce;
+    b.reduce.cumulative = cuda::cumulative;
+    b.shape = {cuda::strided_gather, cuda::triangle, cuda::triangle_strided, cuda::cat_block};
+    b.scan = {cuda::logcumsumexp, cuda::cum_extreme_indices};
+    b.sort = {cuda::sort, cuda::topk, cuda::select};
     b.gemm.sgemm = cuda::sgemm;
     b.gemm.dgemm = cuda::dgemm;
     b.gemm.bf16_available = [] { return false; };  // half types widen to float32 (linalg.cpp's gemm)

@@ -161,14 +161,16 @@ double wrapped_difference(T a, T b) {
 
 // Where a range is written: out= itself when contiguous, else a temporary copied back after
 // (an out= of the right size keeps its strides, as in PyTorch).
-static Tensor contiguous_target(const Tensor& t) { return t.is_contiguous() ? t : empty(t.sizes(), t.dtype()); }
+static Tensor contiguous_target(const Tensor& t) {
+  return t.is_contiguous() ? t : empty(t.sizes(), t.dtype(), t.device());
+}
 
 // aten resizes a range's out= tensor only when its element count differs (a 0-d out of one
 // element stays 0-d).
 static Tensor range_out(const Tensor& out, int64_t n) { return out.numel() == n ? out : resize_out(out, {n}, false); }
 
 static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
-                          const Tensor* out) {
+                          const Tensor* out, Device device = cpu_device()) {
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   ScalarType dt = dtype ? *dtype : (out ? out->dtype() : (any_float ? default_dtype() : ScalarType::Int64));
   // aten's checks run inside its dtype dispatch: Bool fails before them.
@@ -191,7 +193,7 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
          ". Note that this may occur as a result of rounding error. The out tensor will be resized to a tensor of "
          "shape (" +
          std::to_string(n) + ",).");
-  Tensor t = out ? range_out(*out, n) : empty({n}, dt);
+  Tensor t = out ? range_out(*out, n) : empty({n}, dt, device);
   if (n == 0) return t;
   Tensor w = contiguous_target(t);
   backend(w).fill.arange(dt, w.raw(), n, s, st, ia, ic);
@@ -201,7 +203,7 @@ static Tensor arange_impl(const Scalar& start, const Scalar& end, const Scalar& 
 
 Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, nullptr);
+  return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, nullptr, or_cpu(device));
 }
 Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device>, const Tensor& out) {
   return arange_impl(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, &out);
@@ -209,7 +211,7 @@ Tensor arange_out(const Scalar& end, std::optional<ScalarType> dtype, std::optio
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
               std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return arange_impl(start, end, step, dtype, nullptr);
+  return arange_impl(start, end, step, dtype, nullptr, or_cpu(device));
 }
 Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
                   std::optional<Device>, const Tensor& out) {
@@ -223,9 +225,9 @@ static ScalarType range_dtype(const Scalar& start, const Scalar& end, std::optio
 }
 
 static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t steps, ScalarType dt, const Tensor* out,
-                            double base, bool log) {
+                            double base, bool log, Device device = cpu_device()) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  Tensor t = out ? range_out(*out, steps) : empty({steps}, dt);
+  Tensor t = out ? range_out(*out, steps) : empty({steps}, dt, device);
   dt = t.dtype();
   if (steps == 0) return t;
   if (dt == ScalarType::ComplexHalf) dtype_not_implemented(log ? "logspace_cpu" : "linspace_cpu", dt);
@@ -233,8 +235,9 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
     // The real and imaginary parts are independent real linspaces (aten's complex step); logspace
     // raises base to each as exp(z log(base)).
     const ScalarType rt = to_real_type(dt);
-    Tensor z = complex(linspace_impl(Scalar(start.to_double()), Scalar(end.to_double()), steps, rt, nullptr, 0, false),
-                       linspace_impl(Scalar(start.imag()), Scalar(end.imag()), steps, rt, nullptr, 0, false));
+    Tensor z = complex(
+        linspace_impl(Scalar(start.to_double()), Scalar(end.to_double()), steps, rt, nullptr, 0, false, t.device()),
+        linspace_impl(Scalar(start.imag()), Scalar(end.imag()), steps, rt, nullptr, 0, false, t.device()));
     // (a negative base has the principal log: log|b| + i pi)
     if (log) z = exp(mul(z, wrap_scalar(Scalar(std::log(std::complex<double>(base))))));
     copy_into(t, z);
@@ -269,7 +272,7 @@ static Tensor linspace_impl(const Scalar& start, const Scalar& end, int64_t step
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, 0, false);
+  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, 0, false, or_cpu(device));
 }
 Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType>,
                     std::optional<Device>, const Tensor& out) {
@@ -278,7 +281,7 @@ Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   check_device_available(or_cpu(device));
-  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, base, true);
+  return linspace_impl(start, end, steps, range_dtype(start, end, dtype), nullptr, base, true, or_cpu(device));
 }
 Tensor logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType>,
                     std::optional<Device>, const Tensor& out) {

@@ -72,3 +72,18 @@ def test_integer_products_raise_aten_error() -> None:
 def test_mixed_devices_raise() -> None:
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         ember.mm(ember.ones(2, 2).cuda(), ember.ones(2, 2))
+
+
+def test_tf32_only_when_allowed() -> None:
+    g = ember.Generator().manual_seed(11)
+    a, b = ember.randn(256, 512, generator=g), ember.randn(512, 128, generator=g)
+    exact = (a.double() @ b.double())
+    assert ember.get_float32_matmul_precision() == "highest"
+    ieee = (a.cuda() @ b.cuda()).cpu().double()
+    assert float((ieee - exact).abs().max()) < 1e-3  # float32 accuracy: no TF32 by default
+    ember.set_float32_matmul_precision("high")
+    try:
+        tf32 = (a.cuda() @ b.cuda()).cpu().double()
+        assert float((tf32 - exact).abs().max()) < 0.5  # TF32's 10-bit mantissa, still close
+    finally:
+        ember.set_float32_matmul_precision("highest")

@@ -99,7 +99,8 @@ def set_fill_uninitialized_memory(value: bool) -> None:
 
 
 def set_float32_matmul_precision(precision: Any) -> None:
-    """'highest' | 'high' | 'medium': recorded (ember's CPU matmul always computes in float32)."""
+    """'highest' | 'high' | 'medium': recorded (ember's CPU matmul always computes in float32); on
+    CUDA anything below 'highest' lets float32 cuBLAS products use TF32, as in PyTorch."""
     if not isinstance(precision, str):
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
@@ -107,6 +108,7 @@ def set_float32_matmul_precision(precision: Any) -> None:
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _state["matmul_precision"] = precision
+    _C._cuda_set_allow_tf32(precision != "highest")
 
 
 def get_float32_matmul_precision() -> str:

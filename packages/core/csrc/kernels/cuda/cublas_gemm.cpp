@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <atomic>
 #include <climits>
 #include <complex>
 #include <mutex>
@@ -34,6 +35,7 @@ using GemmFn = Status (*)(Handle, int, int, int, int, int, const T*, const T*, i
 struct Cublas {
   Status (*create)(Handle*) = nullptr;
   Status (*set_stream)(Handle, cudaStream_t) = nullptr;
+  Status (*set_math_mode)(Handle, int) = nullptr;  // cublasMath_t
   const char* (*status_string)(Status) = nullptr;
   GemmFn<float> sgemm = nullptr;
   GemmFn<double> dgemm = nullptr;
@@ -44,6 +46,10 @@ struct Cublas {
 };
 
 LibraryLocator g_locator = nullptr;
+// float32 products may use TF32 tensor cores: ember.backends.cuda.matmul.allow_tf32 /
+// set_float32_matmul_precision("high"), off by default as in PyTorch.
+std::atomic<bool> g_allow_tf32{false};
+constexpr int kDefaultMath = 0, kTf32Math = 3;  // CUBLAS_DEFAULT_MATH, CUBLAS_TF32_TENSOR_OP_MATH
 
 void* open_cublas() {
   static const char* const kNames[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
@@ -75,6 +81,7 @@ const Cublas& cublas() {
     void* h = open_cublas();
     bind(h, c.create, "cublasCreate_v2");
     bind(h, c.set_stream, "cublasSetStream_v2");
+    bind(h, c.set_math_mode, "cublasSetMathMode");
     bind(h, c.status_string, "cublasGetStatusString");
     bind(h, c.sgemm, "cublasSgemm_v2");
     bind(h, c.dgemm, "cublasDgemm_v2");
@@ -98,6 +105,7 @@ Handle handle_for(int device) {
   if (!h) check(c.create(&h), "cublasCreate");
   // every call goes on the calling thread's current stream, as ember's kernels do
   check(c.set_stream(h, current_stream(device)), "cublasSetStream");
+  check(c.set_math_mode(h, g_allow_tf32 ? kTf32Math : kDefaultMath), "cublasSetMathMode");
   return h;
 }
 
@@ -121,6 +129,7 @@ void gemm(GemmFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alp
 }  // namespace
 
 void set_library_locator(LibraryLocator locator) { g_locator = locator; }
+void set_allow_tf32(bool allow) { g_allow_tf32 = allow; }
 
 void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
            int64_t ldb, float beta, float* C, int64_t ldc) {

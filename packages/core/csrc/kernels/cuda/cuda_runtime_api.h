@@ -53,6 +53,8 @@ std::pair<int64_t, int64_t> cuda_mem_get_info(int device);
 using LibraryLocator = std::string (*)(const std::string& soname);
 namespace cuda {
 void set_library_locator(LibraryLocator locator);
-}
+// Whether float32 cuBLAS products may use TF32 (set_float32_matmul_precision != "highest").
+void set_allow_tf32(bool allow);
+}  // namespace cuda
 
 }  // namespace ember

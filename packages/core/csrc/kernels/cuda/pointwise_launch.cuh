@@ -30,6 +30,10 @@ struct Geometry {
 
 template <int N>
 __device__ __forceinline__ void offsets(const Geometry<N>& g, int64_t i, int64_t (&off)[N]) {
+  if (g.ndim == 1) {  // contiguous (or one strided dim) after coalescing: no 64-bit division at all
+    for (int o = 0; o < N; ++o) off[o] = i * g.stride[o][0];
+    return;
+  }
   for (int o = 0; o < N; ++o) off[o] = 0;
   for (int d = 0; d < g.ndim; ++d) {
     const int64_t size = g.shape[d];

@@ -4,7 +4,9 @@
 #include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
+#include "kernels/cuda/embedding_kernels.h"
 #include "kernels/cuda/fill_kernels.h"
+#include "kernels/cuda/index_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
@@ -35,6 +37,8 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
+    cuda::fill_index_kernels(b.index);
+    b.embedding = {cuda::embedding_gather_rows, cuda::embedding_backward, cuda::one_hot};
     return b;
   }();
   return table;

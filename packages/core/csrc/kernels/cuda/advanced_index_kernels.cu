@@ -12,8 +12,7 @@ using namespace idx;
 
 namespace {
 
-__global__ void add_offsets_kernel(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off,
-                                   int* bad) {
+__global__ void add_offsets_kernel(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off, int* bad) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t v = ip[i];
     if (v < -size || v >= size) *bad = 1;  // flagged only: the op finds and names the first

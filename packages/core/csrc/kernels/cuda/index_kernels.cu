@@ -30,7 +30,8 @@ Split3 split3(const Tensor& t, int64_t dim) {
 
 __global__ void first_bad_kernel(const int64_t* p, int64_t n, int64_t size, unsigned long long* first) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size)) atomicMin(first, static_cast<unsigned long long>(i));
+    if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size))
+      atomicMin(first, static_cast<unsigned long long>(i));
 }
 
 // out (contiguous, the index's shape) = input at the index along dim; a bad index writes 0 and
@@ -296,8 +297,8 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor&
       add_rows_kernel<true, D><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, ad,
                                                                                      m, s.n, s.inner, total);
     else
-      add_rows_kernel<false, D><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp,
-                                                                                      ad, m, s.n, s.inner, total);
+      add_rows_kernel<false, D><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, ad,
+                                                                                      m, s.n, s.inner, total);
   });
   check_launch("index_add kernel");
 }
@@ -337,8 +338,7 @@ void put(const Tensor& dst, const Tensor& index, const Tensor& src, bool accumul
     const D* sp = reinterpret_cast<const D*>(src.raw());
     if (accumulate)
       put_kernel<true, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
-    else
-      put_kernel<false, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
+    else put_kernel<false, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
   });
   check_launch("put kernel");
 }

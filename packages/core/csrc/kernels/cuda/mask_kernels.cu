@@ -184,8 +184,8 @@ void masked_fill(const Tensor& dst, const Tensor& mask, const Tensor& value) {
   const LaunchDevice on(dst.device().index);
   by_itemsize(dst.itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    masked_fill_kernel<U><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(
-        reinterpret_cast<U*>(dst.raw()), mask.data<bool>(), value_of<U>(value), n);
+    masked_fill_kernel<U><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(reinterpret_cast<U*>(dst.raw()),
+                                                                            mask.data<bool>(), value_of<U>(value), n);
   });
   check_launch("masked_fill kernel");
 }

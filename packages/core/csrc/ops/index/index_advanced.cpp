@@ -180,8 +180,9 @@ std::vector<int64_t> rest_offsets(const DimVector& sizes, const DimVector& strid
 
 // AdvancedRows' arrays where the backend reads them: on a GPU self's device, the host vectors copied
 // over (held by `keep` while the kernel runs).
-indexing::AdvancedRows rows_for(const Tensor& self, const Plan& p, int64_t rn, bool dense, const std::vector<int64_t>& rs,
-                                const std::vector<int64_t>& ro, std::vector<Tensor>& keep) {
+indexing::AdvancedRows rows_for(const Tensor& self, const Plan& p, int64_t rn, bool dense,
+                                const std::vector<int64_t>& rs, const std::vector<int64_t>& ro,
+                                std::vector<Tensor>& keep) {
   indexing::AdvancedRows rows{p.offsets_data(), p.nb, rn, p.b_stride, dense, rs.data(), ro.data()};
   if (self.device().is_cpu()) return rows;
   if (rs.empty()) {  // rn == 1 or a dense block: the kernels need no rest offsets

@@ -41,8 +41,8 @@ std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t d
 // joined), checked by the backend's range check, one position and value coming back.
 Tensor checked_device_indices(const Tensor& indices, const Tensor& weight, int64_t n, int64_t dim) {
   check_index_dtype(indices);
-  Tensor idx = contiguous(to_dtype(index_detail::to_device_of(indices, weight), ScalarType::Int64),
-                          MemoryFormat::Contiguous);
+  Tensor idx =
+      contiguous(to_dtype(index_detail::to_device_of(indices, weight), ScalarType::Int64), MemoryFormat::Contiguous);
   const index_detail::FirstBad b = index_detail::first_outside(idx, n, false);
   if (idx.numel() > 0 && n * dim == 0) {
     EMBER_CHECK(n > 0, "index_select(): self indexing axis dim should be positive");

@@ -143,6 +143,9 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
     EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
                 "weights should be 1-d and have the same length as input");
   Tensor idx = as_long_contiguous(input);
+  // the maximum below is read on the host: a GPU input stops here, as its kernel entry would
+  EMBER_CHECK_KIND(ErrorKind::NotImplemented, idx.device().is_cpu(),
+                   "bincount has no CUDA kernel in ember yet (CUDA backend: issue 24)");
   const int64_t* ip = idx.data<int64_t>();
   int64_t n = idx.numel(), mx = -1;
   for (int64_t i = 0; i < n; ++i) {

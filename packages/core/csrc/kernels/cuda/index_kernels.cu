@@ -362,6 +362,9 @@ void fill_index_kernels(IndexKernels& k) {
   k.masked_fill = masked_fill;
   k.masked_fill_strided = masked_fill_strided;
   k.masked_scatter = masked_scatter;
+  k.searchsorted = searchsorted;
+  k.bincount = bincount;
+  k.histc = histc;
 }
 
 }  // namespace ember::cuda

@@ -1,7 +1,8 @@
 // IndexKernels' CUDA entries (kernels/backend.h says what each takes): index_kernels.cu (one dim,
-// take / put_), advanced_index_kernels.cu (advanced indexing), mask_kernels.cu (bool masks). Every
-// tensor and raw pointer they receive is device memory, but for a 0-d value the op body may have
-// made on the host. Binning and unique (to_doubles .. unique_groups) have no CUDA kernel yet.
+// take / put_), advanced_index_kernels.cu (advanced indexing), mask_kernels.cu (bool masks),
+// search_kernels.cu (searchsorted, bincount, histc). Every tensor and raw pointer they receive is
+// device memory, but for a 0-d value the op body may have made on the host. to_doubles (the op
+// bodies convert on the device instead) and unique_groups have no CUDA kernel yet.
 #pragma once
 #include <cstdint>
 
@@ -35,6 +36,10 @@ void masked_select(const Tensor& x, const Tensor& mask, const indexing::MaskChun
 void masked_fill(const Tensor& dst, const Tensor& mask, const Tensor& value);
 void masked_fill_strided(const Tensor& self, const Tensor& mask, const Tensor& value);
 void masked_scatter(const Tensor& dst, const Tensor& mask, const Tensor& src);
+
+void searchsorted(const indexing::SearchArgs& a, const Tensor& out);
+void bincount(const Tensor& idx, const Tensor& weights, const Tensor& out);
+void histc(const double* v, int64_t n, double lo, double hi, const Tensor& out);
 
 // Sets the entries above in the CUDA table's index family (the rest keep raising).
 void fill_index_kernels(IndexKernels& k);

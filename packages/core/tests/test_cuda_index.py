@@ -398,3 +398,53 @@ def test_masked_scatter(n: int) -> None:
     check(ember.masked_scatter(x.cuda(), m.cuda(), src.cuda()), ember.masked_scatter(x, m, src), 0.0)
     with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
         ember.masked_scatter(x.cuda(), ember.ones_like(m).cuda(), src[:1].cuda())
+
+
+# ---- searchsorted / bucketize / bincount / histc ------------------------------------------------
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("out_int32", [False, True])
+def test_searchsorted_and_bucketize(right: bool, out_int32: bool) -> None:
+    b = ember.sort(rand(3, 50, seed=40)).values
+    v = rand(3, 20, seed=41)
+    v[0, 0] = float("nan")
+    v[1, 1] = b[1, 5]  # a value on a boundary: right decides
+    kw = {"right": right, "out_int32": out_int32}
+    check(ember.searchsorted(b.cuda(), v.cuda(), **kw), ember.searchsorted(b, v, **kw))
+    check(ember.searchsorted(b[0].cuda(), v.cuda(), **kw), ember.searchsorted(b[0], v, **kw))
+    check(ember.bucketize(v.cuda(), b[0].cuda(), **kw), ember.bucketize(v, b[0], **kw))
+    ints = randint(100, (40,), seed=42)
+    bi = ember.sort(randint(100, (30,), seed=43)).values
+    check(ember.searchsorted(bi.cuda(), ints.cuda(), **kw), ember.searchsorted(bi, ints, **kw))
+
+
+def test_searchsorted_sorter() -> None:
+    b = rand(2, 30, seed=44)
+    order = ember.argsort(b)
+    v = rand(2, 7, seed=45)
+    check(ember.searchsorted(b.cuda(), v.cuda(), sorter=order.cuda()), ember.searchsorted(b, v, sorter=order))
+    bad = order.clone()
+    bad[1, 3] = 30
+    with pytest.raises(RuntimeError, match="sorter index out of range"):
+        ember.searchsorted(b.cuda(), v.cuda(), sorter=bad.cuda())
+
+
+def test_bincount() -> None:
+    x = randint(20, (500,), seed=46)
+    check(ember.bincount(x.cuda()), ember.bincount(x))
+    check(ember.bincount(x.cuda(), minlength=40), ember.bincount(x, minlength=40))
+    for dt in [ember.float32, ember.float64, ember.float16]:
+        w = rand(500, seed=47).to(dt)
+        check(ember.bincount(x.cuda(), w.cuda()), ember.bincount(x, w))
+    check(ember.bincount(ember.tensor([], dtype=ember.int64).cuda()), ember.bincount(ember.tensor([], dtype=ember.int64)))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        ember.bincount(ember.tensor([1, -1]).cuda())
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16], ids=str)
+def test_histc(dtype: ember.dtype) -> None:
+    x = rand(2000, seed=48).to(dtype)
+    check(ember.histc(x.cuda(), 17, -2, 2), ember.histc(x, 17, -2, 2), 0.0)
+    check(ember.histc(x.cuda(), 10), ember.histc(x, 10), 0.0)  # the data's own range
+    check(ember.histc(x.cuda(), 5, 0.5, 0.5), ember.histc(x, 5, 0.5, 0.5), 0.0)

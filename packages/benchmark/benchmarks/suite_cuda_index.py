@@ -10,7 +10,7 @@ from typing import Any
 
 from harness import Bench
 
-TITLES = {"cuda_index": "CUDA index, mask and embedding kernels, float32 (ratio = torch/ember time)"}
+TITLES = {"cuda_index": "CUDA index, mask, binning and embedding kernels, float32 (ratio = torch/ember time)"}
 
 N = 1 << 24
 
@@ -48,6 +48,7 @@ def gidx(lib: ModuleType) -> dict[str, Any]:
         "pj": lib.randint(0, 4096, (1 << 20,), generator=g).cuda(),
         "pv": lib.randn(1 << 20, generator=g).cuda(),
         "flat": lib.randint(-N, N, (1 << 22,), generator=g).cuda(),
+        "bnd": lib.sort(lib.randn(1 << 20, generator=g)).values.cuda(),
         "torch": lib, "sync": lib.cuda.synchronize,
     }
     _MADE[lib.__name__] = env
@@ -67,6 +68,9 @@ ROWS = [
     ("masked_fill 16M", "x.masked_fill(mask, 0.0)"),
     ("masked_select 16M", "torch.masked_select(x, mask)"),
     ("nonzero 16M", "torch.nonzero(mask)"),
+    ("searchsorted 1M values, 1M boundaries", "torch.searchsorted(bnd, pv)"),
+    ("bincount 32K tokens", "torch.bincount(tok)"),
+    ("histc 16M, 100 bins", "torch.histc(x, 100, -4, 4)"),
 ]
 
 BENCHES: list[Bench] = (

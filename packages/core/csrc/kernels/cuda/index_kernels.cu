@@ -4,7 +4,6 @@
 // One thread per index element over a grid-stride loop; writes that may meet (scatter, index_add,
 // put_ with accumulate) are atomic, so their order, and a float sum's last bits, is the device's.
 // A plain write to one place from two indices keeps one of them, as in PyTorch on CUDA.
-#include "kernels/backend.h"
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/index_kernels.h"
 
@@ -341,30 +340,6 @@ void put(const Tensor& dst, const Tensor& index, const Tensor& src, bool accumul
     else put_kernel<false, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
   });
   check_launch("put kernel");
-}
-
-void fill_index_kernels(IndexKernels& k) {
-  k.first_out_of_range = first_out_of_range;
-  k.gather = index_gather;
-  k.scatter = index_scatter;
-  k.select_rows = select_rows;
-  k.copy_rows = copy_rows;
-  k.add_rows = add_rows;
-  k.fill_rows = fill_rows;
-  k.take = take;
-  k.put = put;
-  k.add_offsets = add_offsets;
-  k.advanced_gather = advanced_gather;
-  k.advanced_put = advanced_put;
-  k.count_true = count_true;
-  k.nonzero = nonzero;
-  k.masked_select = masked_select;
-  k.masked_fill = masked_fill;
-  k.masked_fill_strided = masked_fill_strided;
-  k.masked_scatter = masked_scatter;
-  k.searchsorted = searchsorted;
-  k.bincount = bincount;
-  k.histc = histc;
 }
 
 }  // namespace ember::cuda

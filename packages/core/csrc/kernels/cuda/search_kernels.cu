@@ -3,7 +3,6 @@
 // in double, exact, then rounds once into the output's dtype, as the CPU kernel does). Every
 // array is device memory: the op bodies (ops/index/index_search.cpp) convert the values to double
 // on the device and check indices there before these run.
-#include "kernels/backend.h"
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/index_kernels.h"
 

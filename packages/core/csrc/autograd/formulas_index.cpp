@@ -11,18 +11,20 @@ namespace ember {
 
 namespace {
 
-Tensor zeros_for(IntArrayRef sizes, const Tensor& like) { return zeros(sizes, like.dtype(), std::nullopt); }
+// (on like's device: a CUDA gradient scatters into a CUDA buffer)
+Tensor zeros_for(IntArrayRef sizes, const Tensor& like) { return zeros(sizes, like.dtype(), like.device()); }
 
 // grad of self[indices]: scatter-add grad into zeros of self's shape.
 struct IndexBackward0 final : Node {
   DimVector self_sizes;
   ScalarType dtype = ScalarType::Float32;
+  Device device = cpu_device();
   std::vector<Tensor> indices;
   const char* name() const override { return "IndexBackward0"; }
   TensorList apply(TensorList& grads) override {
     TensorList out(1);
     if (!any_defined(grads) || !should_compute(0)) return out;
-    out[0] = ag::index_put(zeros(self_sizes, dtype, std::nullopt), indices, grads[0], true);
+    out[0] = ag::index_put(zeros(self_sizes, dtype, device), indices, grads[0], true);
     return out;
   }
   void release_variables() override { indices.clear(); }
@@ -39,6 +41,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
     node->set_next_edges({&self});
     node->self_sizes.assign(self.sizes().begin(), self.sizes().end());
     node->dtype = self.dtype();
+    node->device = self.device();
     node->indices = indices;
     set_history(r, node);
   }
@@ -122,7 +125,7 @@ Tensor masked_scatter_source_backward(const Tensor& grad, const Tensor& mask, co
   DimVector bs(grad.sizes().begin(), grad.sizes().end());
   Tensor picked = ag::masked_select(grad, mask);
   Tensor flat = zeros_for({source.numel()}, grad);
-  Tensor pos = arange(Scalar(picked.numel()), ScalarType::Int64, std::nullopt);
+  Tensor pos = arange(Scalar(picked.numel()), ScalarType::Int64, grad.device());
   return ag::reshape(ag::index_put(flat, {pos}, picked, false), source.sizes());
 }
 
@@ -140,7 +143,7 @@ Tensor take_along_dim_backward(const Tensor& grad, const Tensor& input, const Te
 
 Tensor put_self_backward(const Tensor& grad, const Tensor& index, const Tensor& source, bool accumulate) {
   if (accumulate) return grad;
-  return ag::put(grad, index, zeros(source.sizes(), grad.dtype(), std::nullopt), false);
+  return ag::put(grad, index, zeros(source.sizes(), grad.dtype(), grad.device()), false);
 }
 
 Tensor put_source_backward(const Tensor& grad, const Tensor& index, const Tensor& source) {
@@ -155,7 +158,7 @@ Tensor as_dtype(const Tensor& t, ScalarType dt) { return _to_copy(t, dt); }
 
 // Positions of `like` that some index entry writes to.
 Tensor scattered_mask(const Tensor& like, int64_t dim, const Tensor& index) {
-  Tensor none = zeros(like.sizes(), ScalarType::Bool, std::nullopt);
+  Tensor none = zeros(like.sizes(), ScalarType::Bool, like.device());
   return scatter(none, dim, index, Scalar(true));
 }
 
@@ -163,7 +166,7 @@ Tensor zero_where(const Tensor& g, const Tensor& mask) { return ag::masked_fill(
 
 // How many values met at each position (itself included when include_self).
 Tensor meet_count(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, bool include_self) {
-  Tensor n = full(input.sizes(), Scalar(int64_t(include_self ? 1 : 0)), input.dtype(), std::nullopt);
+  Tensor n = full(input.sizes(), Scalar(int64_t(include_self ? 1 : 0)), input.dtype(), input.device());
   n = scatter_add(n, dim, index, ones_like(src, std::nullopt, std::nullopt, std::nullopt));
   return masked_fill(n, eq(n, scalar_tensor(Scalar(int64_t(0)), n.dtype())), Scalar(int64_t(1)));
 }

@@ -8,6 +8,7 @@
 #include "autograd_ops.h"
 #include "formulas.h"
 #include "grad_mode.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_fused_backward.h"
 
 namespace ember {
@@ -181,7 +182,8 @@ Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArray
   const int64_t n = idx.numel();
   Tensor g2 = ag::reshape(grad, DimVector{n, dim});
   std::vector<double> wts(static_cast<size_t>(n), 1.0), counts(static_cast<size_t>(rows), 0.0);
-  const int64_t* ip = idx.data<int64_t>();
+  const Tensor host_idx = idx.device().is_cpu() ? idx : to_device(idx, cpu_device());  // read here: a copy
+  const int64_t* ip = host_idx.data<int64_t>();
   for (int64_t i = 0; i < n; ++i) counts[ip[i]] += 1;
   for (int64_t i = 0; i < n; ++i) {
     if (ip[i] == padding_idx) wts[i] = 0;
@@ -189,8 +191,9 @@ Tensor nn_embedding_backward(const Tensor& grad, const Tensor& indices, IntArray
   }
   Tensor w = empty({n, 1}, ScalarType::Float64);
   for (int64_t i = 0; i < n; ++i) w.data<double>()[i] = wts[i];
+  if (!grad.device().is_cpu()) w = to_device(w, grad.device());
   g2 = ag::mul(g2, to_dtype(w, grad.dtype()));
-  return ag::index_add(zeros({rows, dim}, grad.dtype(), std::nullopt), 0, idx, g2, Scalar(1));
+  return ag::index_add(zeros({rows, dim}, grad.dtype(), grad.device()), 0, idx, g2, Scalar(1));
 }
 
 Tensor nn_dropout_backward(const Tensor& grad, const Tensor& mask, double p, std::optional<bool> train) {

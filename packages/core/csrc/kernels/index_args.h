@@ -25,7 +25,8 @@ inline DimVector strides1(const Tensor& t) {
 enum class Reduce : uint8_t { None, Add, Mul, Mean, Max, Min };
 
 // A bool mask of n flags cut into chunks of `chunk` (one per thread): start[j] is where chunk
-// j's true flags begin in a compacted output, start[chunks] = count, their number.
+// j's true flags begin in a compacted output, start[chunks] = count, their number (on the host
+// whatever the mask's device: the op body sizes the result from count).
 struct MaskChunks {
   int64_t n = 0, chunk = 1, count = 0;
   std::vector<int64_t> start;
@@ -35,7 +36,8 @@ struct MaskChunks {
 // offsets[i] is the element offset in self over the indexed dims, and the rn positions of the
 // other ("rest") dims sit at rest_src[r] in self and rest_out[r] past i * b_stride in the
 // (contiguous) result. rest_src / rest_out may be null when rn == 1, or when dense (the rest
-// block is contiguous in both: one copy of rn elements).
+// block is contiguous in both: one copy of rn elements). The arrays live where the kernels run:
+// on the host for the CPU, on self's device for a GPU.
 struct AdvancedRows {
   const int64_t* offsets = nullptr;
   int64_t nb = 0, rn = 0, b_stride = 0;

@@ -6,7 +6,9 @@
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
+#include "kernels/cuda/embedding_kernels.h"
 #include "kernels/cuda/fill_kernels.h"
+#include "kernels/cuda/index_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/norm_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
@@ -61,6 +63,8 @@ const Backend& cuda_backend() {
     b.norm = {cuda::layer_norm_forward,        cuda::layer_norm_backward, cuda::batch_norm_forward,
               cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
               cuda::group_norm_backward};
+    cuda::fill_index_kernels(b.index);
+    b.embedding = {cuda::embedding_gather_rows, cuda::embedding_backward, cuda::one_hot};
     return b;
   }();
   return table;

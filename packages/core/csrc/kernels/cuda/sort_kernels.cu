@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/allocator.h"
+#include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/cuda/sort_kernels.h"
 
@@ -23,29 +23,6 @@ namespace {
 constexpr int64_t kTile = 4096;        // elements a block sorts in shared memory
 constexpr int kSortThreads = 512;      // the most threads a tile's block runs
 constexpr size_t kShared = 48 * 1024;  // a block's shared memory without opting in
-
-// Device scratch for the call (stream-ordered: the caching allocator reuses it only after the
-// kernels queued before its release).
-class Scratch {
- public:
-  Scratch(size_t nbytes, int device) : nbytes_(nbytes), device_{DeviceType::CUDA, int8_t(device)} {
-    if (nbytes_ > 0) p_ = allocate(nbytes_, device_);
-  }
-  ~Scratch() {
-    if (p_) deallocate(p_, nbytes_, device_);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t nbytes_;
-  Device device_;
-};
 
 template <class K>
 __device__ __forceinline__ bool key_nan(K v) {

@@ -11,6 +11,7 @@
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
+#include "kernels/device_transfer.h"
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
@@ -85,10 +86,9 @@ void check_gather_scatter_shapes(const char* name, const Tensor& self, int64_t d
 // Every index value in [0, size): gather/scatter do not wrap negatives. The first bad value
 // in index order is the one reported.
 void check_range(const Tensor& idx, int64_t size, int64_t dim) {
-  const int64_t* p = idx.data<int64_t>();
-  const int64_t n = idx.numel();
-  const int64_t i = backend(idx).index.first_out_of_range(p, n, size);
-  if (i < n) fail(ErrorKind::Runtime, "index ", p[i], " is out of bounds for dimension ", dim, " with size ", size);
+  const FirstBad b = first_outside(idx, size, false);
+  if (b.pos < idx.numel())
+    fail(ErrorKind::Runtime, "index ", b.value, " is out of bounds for dimension ", dim, " with size ", size);
 }
 
 using indexing::Reduce;
@@ -98,10 +98,11 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
                   const Tensor* value, Reduce red) {
   if (index.numel() == 0) return;
   no_shell_unsigned(src ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu", self.dtype());
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), self);
   int64_t size = sizes1(self)[dim];
   check_range(idx, size, dim);
-  backend(self).index.scatter(name, self, dim, idx, src, value, red);
+  Tensor moved_src = src ? to_device_of(*src, self) : Tensor();  // (a CPU 0-d src beside a CUDA self)
+  backend(self).index.scatter(name, self, dim, idx, src ? &moved_src : nullptr, value, red);
   self.bump_version();
 }
 
@@ -118,8 +119,14 @@ void check_index_vector(const char* name, const Tensor& index) {
 // index values checked in [-size, size) and wrapped (index_add/copy/fill accept
 // negatives); `prefix` and `kind` reproduce each op's own out-of-range error.
 Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size,
-                         bool negative_ok = true) {
-  Tensor idx = as_long_contiguous(index);
+                         const Tensor& self, bool negative_ok = true) {
+  Tensor idx = to_device_of(as_long_contiguous(index), self);
+  if (!idx.device().is_cpu()) {  // checked and wrapped on the device
+    const FirstBad b = first_outside(idx, size, negative_ok);
+    if (b.pos < idx.numel())
+      fail(kind, prefix, "index ", b.value, " is out of bounds for dimension ", dim, " with size ", size);
+    return negative_ok && idx.numel() > 0 ? remainder(idx, wrap_scalar(Scalar(size))) : idx;
+  }
   bool needs_wrap = false;
   const int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
@@ -242,23 +249,18 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
   check_no_internal_overlap(out);
   if (input.dim() <= 1) no_shell_unsigned("index_select", input.dtype());  // aten's 1-d path has no case for them
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), input);
   DimVector s = sizes1(input);
   int64_t size = s[d];
-  const int64_t* ip = idx.data<int64_t>();
   DimVector os(input.sizes().begin(), input.sizes().end());
   if (input.dim() > 0) os[d] = m;
   // PyTorch's errors depend on its kernel: an empty >1-d self and the dim-1 kernel (contiguous
   // result) raise RuntimeError naming the first bad index; every other path IndexError.
-  auto first_bad = [&] {
-    for (int64_t i = 0; i < m; ++i)
-      if (ip[i] < 0 || ip[i] >= size) return ip[i];
-    return int64_t(0);
-  };
+  auto first_bad = [&] { return first_outside(idx, size, false).value; };
   if (input.dim() > 1 && m > 0 && input.numel() == 0) {
     EMBER_CHECK(size > 0, "index_select(): self indexing axis dim should be positive");
-    for (int64_t i = 0; i < m; ++i)
-      EMBER_CHECK(ip[i] >= 0 && ip[i] < size, "INDICES element is out of DATA bounds, id=", ip[i], " axis_dim=", size);
+    const FirstBad b = first_outside(idx, size, false);
+    EMBER_CHECK(b.pos == m, "INDICES element is out of DATA bounds, id=", b.value, " axis_dim=", size);
   }
   resize_out(out, os);
   const bool dim1_kernel = input.dim() > 1 && d == 1 && out.is_contiguous();
@@ -294,7 +296,7 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
   no_shell_unsigned("scatter_gather_tensor_cpu", input.dtype());
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), input);
   int64_t size = sizes1(input)[d];
   // Bounds are checked inside the copy loop (never reading outside); a bad index
   // raises afterwards, with the serial scan naming the first offender.
@@ -323,8 +325,16 @@ namespace {
 // first index element, right after that element's bounds check: never for an empty index.
 void check_scatter_value(const Tensor& self, int64_t d, const Tensor& index, const Scalar& value) {
   if (index.numel() == 0) return;
-  const int64_t first = index.dtype() == ScalarType::Int32 ? *reinterpret_cast<const int32_t*>(index.raw())
-                                                           : *reinterpret_cast<const int64_t*>(index.raw());
+  int64_t first = 0;
+  const bool i32 = index.dtype() == ScalarType::Int32;
+  if (index.device().is_cpu()) {
+    first = i32 ? *reinterpret_cast<const int32_t*>(index.raw()) : *reinterpret_cast<const int64_t*>(index.raw());
+  } else {  // its one element, copied over
+    int32_t f32 = 0;
+    device_to_host(i32 ? static_cast<void*>(&f32) : static_cast<void*>(&first), index.raw(), index.device().index,
+                   i32 ? sizeof(int32_t) : sizeof(int64_t));
+    if (i32) first = f32;
+  }
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   if (first < 0 || first >= size) return;  // the bounds check raises first
   EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "scatter", [&] { (void)value.checked<scalar_t>(); });
@@ -472,18 +482,20 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   // index_add takes no negative indices (unlike index_copy / index_fill). aten's kernels word a
   // bad one two ways: its accumulating index_put path (two or more dims, an int64 index, alpha
   // 1 and not True) names it, the others do not.
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), self);
   const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
   // uint16/32/64: each of aten's paths raises in its own dispatch, before the indices are read
   no_shell_unsigned(self.dim() <= 1 ? "index_add_" : put_path ? "scatter_gather_tensor_cpu" : "add_stub", self.dtype());
-  if (!put_path) {
+  if (!put_path && !idx.device().is_cpu()) {
+    EMBER_CHECK_INDEX(first_outside(idx, sizes1(self)[d], false).pos == idx.numel(), "index out of range in self");
+  } else if (!put_path) {
     const int64_t* ip = idx.data<int64_t>();
     const int64_t size = sizes1(self)[d];
     for (int64_t i = 0, n = idx.numel(); i < n; ++i)
       EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
   }
   check_range(idx, sizes1(self)[d], d);
-  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  Tensor src = to_device_of(source.is_contiguous() ? source : dense_clone(source), self);
   return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.add_rows(dst, d, idx, src, alpha); });
 }
 Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
@@ -499,8 +511,8 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   if (!restrided_view_runs(self, d, index.numel())) return self;
   no_shell_unsigned("index_copy_cpu", self.dtype());
   // Unlike index_fill, index_copy takes no negative indices.
-  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], false);
-  Tensor src = source.is_contiguous() ? source : dense_clone(source);
+  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], self, false);
+  Tensor src = to_device_of(source.is_contiguous() ? source : dense_clone(source), self);
   return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.copy_rows(dst, d, idx, src); });
 }
 Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
@@ -516,12 +528,13 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   // aten's kernel reads the value with the checked conversion before any index.
   EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
   if (!runs) return self;
-  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d]);
+  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d], self);
   Tensor v = scalar_tensor(value, self.dtype());
   bool aliased = false;  // an expanded self: PyTorch fills through the aliases (with a deprecation warning)
   for (int64_t i = 0; i < self.dim(); ++i) aliased |= self.strides()[i] == 0 && self.sizes()[i] > 1;
   if (aliased) {
-    const int64_t* ip = idx.data<int64_t>();
+    const Tensor host = idx.device().is_cpu() ? idx : to_device(idx, cpu_device());  // read here, a copy
+    const int64_t* ip = host.data<int64_t>();
     for (int64_t i = 0, m = idx.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
     return self;
   }
@@ -551,10 +564,14 @@ Tensor take(const Tensor& input, const Tensor& index) {
   EMBER_CHECK_INDEX(!(input.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   no_shell_unsigned("take_cpu", input.dtype());
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), x);
   int64_t n = x.numel(), m = idx.numel();
+  if (!idx.device().is_cpu()) {
+    const FirstBad b = first_outside(idx, n, true);
+    EMBER_CHECK_INDEX(b.pos == m, "out of range: tried to access index ", b.value, " on a tensor of ", n, " elements.");
+  }
   const int64_t* ip = idx.data<int64_t>();
-  for (int64_t i = 0; i < m; ++i)
+  for (int64_t i = 0; i < m && idx.device().is_cpu(); ++i)
     EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
                       " elements.");
   Tensor out = empty(index.sizes(), input.dtype(), input.device());

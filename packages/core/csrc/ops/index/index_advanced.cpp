@@ -63,6 +63,10 @@ struct Plan {
   DimVector out_shape;
   int64_t b_stride = 0;          // stride of the flattened B dim in the (contiguous) result
   std::vector<int64_t> offsets;  // element offset in self per B position
+  Tensor device_offsets;         // the same on a GPU self's device (offsets then stays empty)
+  const int64_t* offsets_data() const {
+    return device_offsets.defined() ? device_offsets.data<int64_t>() : offsets.data();
+  }
   // The first out-of-bounds index met (raised by check_bounds: index_put_ checks its value first).
   bool bad = false;
   int64_t bad_index = 0, bad_dim = 0, bad_size = 0;
@@ -126,8 +130,11 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
     p.rest_out_strides.push_back(os[static_cast<int64_t>(i) < bpos ? i : i + nbd]);
   }
   // Element offsets of every B position (negative indices wrap).
-  for (int64_t d : p.adv) p.idx.push_back(as_long_contiguous(expand(indices[d], p.bshape, false)));
-  p.offsets.assign(p.nb, 0);
+  for (int64_t d : p.adv) p.idx.push_back(to_device_of(as_long_contiguous(expand(indices[d], p.bshape, false)), self));
+  const bool on_device = !self.device().is_cpu();
+  if (on_device) p.device_offsets = zeros({p.nb}, ScalarType::Int64, self.device());
+  else p.offsets.assign(p.nb, 0);
+  int64_t* offsets = on_device ? p.device_offsets.data<int64_t>() : p.offsets.data();
   bool bad = false;
   for (size_t k = 0; k < p.adv.size(); ++k) {
     int64_t size = self.sizes()[p.adv[k]], stride = self.strides()[p.adv[k]];
@@ -135,10 +142,13 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
     // checks), counting the broadcast indices: x[tensor([0]), tensor([])] on (0, 0) is empty, no error
     EMBER_CHECK_INDEX(size != 0 || p.nb == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
-    bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, p.offsets.data());
+    bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, offsets);
     // Like PyTorch, an empty result reads nothing and so checks nothing, except
     // that a dim of size 0 can take no index at all.
-    if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
+    if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0) && on_device) {
+      const FirstBad b = first_outside(p.idx[k], size, true);
+      if (b.pos < p.nb) p.bad = true, p.bad_index = b.value, p.bad_dim = p.adv[k], p.bad_size = size;
+    } else if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
       for (int64_t i = 0; i < p.nb && !p.bad; ++i)
         if (ip[i] < -size || ip[i] >= size) {
           p.bad = true;
@@ -166,6 +176,27 @@ std::vector<int64_t> rest_offsets(const DimVector& sizes, const DimVector& strid
     }
   }
   return r;
+}
+
+// AdvancedRows' arrays where the backend reads them: on a GPU self's device, the host vectors copied
+// over (held by `keep` while the kernel runs).
+indexing::AdvancedRows rows_for(const Tensor& self, const Plan& p, int64_t rn, bool dense,
+                                const std::vector<int64_t>& rs, const std::vector<int64_t>& ro,
+                                std::vector<Tensor>& keep) {
+  indexing::AdvancedRows rows{p.offsets_data(), p.nb, rn, p.b_stride, dense, rs.data(), ro.data()};
+  if (self.device().is_cpu()) return rows;
+  if (rs.empty()) {  // rn == 1 or a dense block: the kernels need no rest offsets
+    rows.rest_src = rows.rest_out = nullptr;
+    return rows;
+  }
+  for (const std::vector<int64_t>* v : {&rs, &ro}) {
+    Tensor h = empty({static_cast<int64_t>(v->size())}, ScalarType::Int64);
+    std::copy(v->begin(), v->end(), h.data<int64_t>());
+    keep.push_back(to_device(h, self.device()));
+  }
+  rows.rest_src = keep[0].data<int64_t>();
+  rows.rest_out = keep[1].data<int64_t>();
+  return rows;
 }
 
 bool is_dense_block(const DimVector& sizes, const DimVector& strides) {
@@ -197,7 +228,8 @@ Tensor index(const Tensor& self, const IndexList& indices) {
     rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
     ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
   }
-  const indexing::AdvancedRows rows{p.offsets.data(), p.nb, rn, p.b_stride, dense, rs.data(), ro.data()};
+  std::vector<Tensor> keep;
+  const indexing::AdvancedRows rows = rows_for(self, p, rn, dense, rs, ro, keep);
   backend(self).index.advanced_gather(self, out, rows);
   return out;
 }
@@ -258,12 +290,13 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
   EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
               legacy_name(self.dtype()), " for the destination and ", legacy_name(v.dtype()), " for the source.");
   check_bounds(p);  // aten's kernel meets a bad index after the iterator's checks of the value
-  v = contiguous(expand(v, p.out_shape, false), MemoryFormat::Contiguous);
+  v = to_device_of(contiguous(expand(v, p.out_shape, false), MemoryFormat::Contiguous), self);
   int64_t rn = compute_numel(p.rest_sizes);
   if (rn == 0 || p.nb == 0) return self;
   std::vector<int64_t> rs = rest_offsets(p.rest_sizes, p.rest_src_strides);
   std::vector<int64_t> ro = rest_offsets(p.rest_sizes, p.rest_out_strides);
-  const indexing::AdvancedRows rows{p.offsets.data(), p.nb, rn, p.b_stride, false, rs.data(), ro.data()};
+  std::vector<Tensor> keep;
+  const indexing::AdvancedRows rows = rows_for(self, p, rn, false, rs, ro, keep);
   backend(self).index.advanced_put(self, v, rows, accumulate);
   self.bump_version();
   return self;

@@ -67,7 +67,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
     EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill_",
                                    [&] { (void)value.checked<scalar_t>(); });  // must fit, as fill_
   Tensor v = scalar_tensor(value, self.dtype());
-  Tensor m = dense(expand(mask, self.sizes(), false));
+  Tensor m = to_device_of(dense(expand(mask, self.sizes(), false)), self);
   if (has_internal_overlap(self)) {
     // PyTorch only warns for an expanded self (deprecated) and writes through its strides.
     backend(self).index.masked_fill_strided(self, m, v);
@@ -111,7 +111,7 @@ Tensor masked_select_out(const Tensor& input, const Tensor& mask, const Tensor& 
   check_no_overlap(out, mask);
   DimVector bs = broadcast_shapes(input.sizes(), mask.sizes());
   Tensor x = dense(expand(input, bs, false));
-  Tensor m = dense(expand(mask, bs, false));
+  Tensor m = to_device_of(dense(expand(mask, bs, false)), x);
   indexing::MaskChunks c = count_true(m);
   if (c.count > 0) no_shell_unsigned("masked_select", input.dtype());  // nothing selected: aten never dispatches
   resize_out(out, {c.count});

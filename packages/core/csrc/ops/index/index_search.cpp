@@ -28,6 +28,33 @@ std::vector<double> as_doubles(const Tensor& t) {
   return r;
 }
 
+// searchsorted on a GPU: the values as doubles there (each through the common dtype, as
+// as_doubles does), the sorter checked there; nothing is read on the host.
+Tensor search_on_device(const Tensor& seq, const Tensor& input, ScalarType ct, bool right, const Tensor& sorter,
+                        const Tensor& result) {
+  const Tensor b = dense(to_dtype(to_dtype(to_device_of(seq, result), ct), ScalarType::Float64));
+  const Tensor v = dense(to_dtype(to_dtype(to_device_of(input, result), ct), ScalarType::Float64));
+  const int64_t len = seq.sizes()[seq.dim() - 1];
+  Tensor order;
+  if (sorter.defined()) {
+    order = dense(to_device_of(sorter, result));
+    EMBER_CHECK(first_outside(order, len, false).pos == order.numel(),
+                "torch.searchsorted(): sorter index out of range");
+  }
+  const int64_t rows_in =
+      seq.dim() > 1 ? std::max<int64_t>(1, compute_numel(seq.sizes()) / std::max<int64_t>(len, 1)) : 1;
+  const indexing::SearchArgs args{b.data<double>(),
+                                  v.data<double>(),
+                                  v.numel(),
+                                  len,
+                                  rows_in,
+                                  order.defined() ? order.data<int64_t>() : nullptr,
+                                  right};
+  backend(result).index.searchsorted(args, result);
+  result.bump_version();
+  return result;
+}
+
 Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool right,
                    std::optional<std::string_view> side, const Tensor& sorter, const Tensor* out, bool scalar_input) {
   if (side) {
@@ -77,6 +104,7 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
   // searched in uint8 boundaries is 255, and int64 boundaries meet a float32 input as float32.
   const Tensor* both[] = {&seq, &input};
   const ScalarType ct = result_type(both, 2);
+  if (!result.device().is_cpu()) return search_on_device(seq, input, ct, right, sorter, result);
   std::vector<double> b = as_doubles(to_dtype(seq, ct)), v = as_doubles(to_dtype(input, ct));
   int64_t len = seq.sizes()[seq.dim() - 1];
   std::vector<int64_t> order;
@@ -143,11 +171,18 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
     EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
                 "weights should be 1-d and have the same length as input");
   Tensor idx = as_long_contiguous(input);
-  const int64_t* ip = idx.data<int64_t>();
   int64_t n = idx.numel(), mx = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    EMBER_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
-    mx = std::max(mx, ip[i]);
+  if (!idx.device().is_cpu()) {  // the least and the largest, reduced on the device
+    if (n > 0) {
+      EMBER_CHECK(min(idx).item().to<int64_t>() >= 0, "bincount only supports 1-d non-negative integral inputs.");
+      mx = max(idx).item().to<int64_t>();
+    }
+  } else {
+    const int64_t* ip = idx.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      EMBER_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
+      mx = std::max(mx, ip[i]);
+    }
   }
   int64_t bins = std::max(mx + 1, minlength);
   if (!weights.defined()) {
@@ -157,7 +192,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   }
   // float32 weights keep their dtype; everything else counts in float64 (PyTorch's rule).
   ScalarType odt = weights.dtype() == ScalarType::Float32 ? ScalarType::Float32 : ScalarType::Float64;
-  Tensor w = dense(to_recorded(weights, odt));
+  Tensor w = to_device_of(dense(to_recorded(weights, odt)), idx);
   Tensor out = zeros({bins}, odt, input.device());
   backend(out).index.bincount(idx, w, out);
   return out;
@@ -173,8 +208,15 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   double lo = min.to_double(), hi = max.to_double();
   EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
-  std::vector<double> v = as_doubles(input);
-  if (lo == hi && !v.empty()) {
+  const bool on_device = !input.device().is_cpu();
+  // On a GPU the values become doubles there, their range reduced there (NaN then propagates).
+  std::vector<double> v = on_device ? std::vector<double>() : as_doubles(input);
+  const Tensor dv = on_device ? dense(to_dtype(input, ScalarType::Float64)) : Tensor();
+  const int64_t nv = on_device ? dv.numel() : static_cast<int64_t>(v.size());
+  if (lo == hi && nv > 0 && on_device) {
+    lo = ember::min(dv).item().to_double();
+    hi = ember::max(dv).item().to_double();
+  } else if (lo == hi && nv > 0) {
     lo = *std::min_element(v.begin(), v.end());
     hi = *std::max_element(v.begin(), v.end());
   }
@@ -194,7 +236,7 @@ Tensor histc_out(const Tensor& input, int64_t bins, const Scalar& min, const Sca
     });
   resize_out(out, {bins});  // aten sizes its output before the dtype dispatch (a huge bins: OOM first)
   if (!is_floating(dt)) dtype_not_implemented("histogram_cpu", dt);
-  backend(out).index.histc(v.data(), static_cast<int64_t>(v.size()), lo, hi, out);
+  backend(out).index.histc(on_device ? dv.data<double>() : v.data(), nv, lo, hi, out);
   out.bump_version();
   return out;
 }

@@ -39,13 +39,19 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   DimVector bs = broadcast_shapes(self.sizes(), mask.sizes());
   EMBER_CHECK(same_shape(bs, self.sizes()), "masked_scatter_: expected mask to be broadcastable to self, got mask ",
               shape_str(mask.sizes()), " and self ", shape_str(self.sizes()));
-  Tensor m = dense(expand(mask, self.sizes(), false));
-  const bool* mp = m.data<bool>();
-  int64_t n = m.numel(), count = 0;
-  for (int64_t i = 0; i < n; ++i) count += mp[i];
+  Tensor m = to_device_of(dense(expand(mask, self.sizes(), false)), self);
+  int64_t count = 0;
+  if (m.device().is_cpu()) {
+    const bool* mp = m.data<bool>();
+    for (int64_t i = 0, n = m.numel(); i < n; ++i) count += mp[i];
+  } else {  // counted on the device, the count brought back
+    indexing::MaskChunks c;
+    backend(m).index.count_true(m, c);
+    count = c.count;
+  }
   EMBER_CHECK(source.numel() >= count, "Number of elements of source < number of ones in mask");
   no_shell_unsigned("masked_scatter", self.dtype());
-  Tensor src = dense(source);
+  Tensor src = to_device_of(dense(source), self);
   return on_dense(self, [&](const Tensor& dst) { backend(dst).index.masked_scatter(dst, m, src); });
 }
 
@@ -113,13 +119,17 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
   check_no_internal_overlap(self);
   check_no_overlap(self, index);
   check_no_overlap(self, source);
-  Tensor idx = as_long_contiguous(index);
+  Tensor idx = to_device_of(as_long_contiguous(index), self);
   int64_t n = self.numel(), m = idx.numel();
+  if (!idx.device().is_cpu()) {
+    const FirstBad b = first_outside(idx, n, true);
+    EMBER_CHECK_INDEX(b.pos == m, "out of range: tried to access index ", b.value, " on a tensor of ", n, " elements.");
+  }
   const int64_t* ip = idx.data<int64_t>();
-  for (int64_t i = 0; i < m; ++i)
+  for (int64_t i = 0; i < m && idx.device().is_cpu(); ++i)
     EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
                       " elements.");
-  Tensor src = dense(source);
+  Tensor src = to_device_of(dense(source), self);
   return on_dense(self, [&](const Tensor& dst) { backend(dst).index.put(dst, idx, src, accumulate); });
 }
 

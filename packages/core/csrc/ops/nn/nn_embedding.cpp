@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/index/index_common.h"
 #include "ops/nn/nn_fused_backward.h"
 
 namespace ember {
@@ -16,11 +17,15 @@ namespace {
 
 // Indices as a dense int64 vector, each checked against [0, n) with the errors of PyTorch's
 // index_select(weight, 0, indices) (an empty table raises RuntimeError, as there).
-std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t dim) {
+void check_index_dtype(const Tensor& indices) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
               "but got ",
               cpu_type_string(indices.dtype()), " instead (while checking arguments for embedding)");
+}
+
+std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t dim) {
+  check_index_dtype(indices);
   Tensor idx = contiguous(to_dtype(indices, ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* p = idx.data<int64_t>();
   std::vector<int64_t> v(p, p + idx.numel());
@@ -32,6 +37,21 @@ std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t d
   return v;
 }
 
+// The same checks for a table on a GPU: the indices stay there (moved there if a CPU 0-d tensor
+// joined), checked by the backend's range check, one position and value coming back.
+Tensor checked_device_indices(const Tensor& indices, const Tensor& weight, int64_t n, int64_t dim) {
+  check_index_dtype(indices);
+  Tensor idx =
+      contiguous(to_dtype(index_detail::to_device_of(indices, weight), ScalarType::Int64), MemoryFormat::Contiguous);
+  const index_detail::FirstBad b = index_detail::first_outside(idx, n, false);
+  if (idx.numel() > 0 && n * dim == 0) {
+    EMBER_CHECK(n > 0, "index_select(): self indexing axis dim should be positive");
+    EMBER_CHECK(b.pos == idx.numel(), "INDICES element is out of DATA bounds, id=", b.value, " axis_dim=", n);
+  }
+  EMBER_CHECK_INDEX(b.pos == idx.numel(), "index out of range in self");
+  return idx;
+}
+
 }  // namespace
 
 Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
@@ -41,9 +61,18 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   EMBER_CHECK(!sparse, "embedding: sparse gradients are not supported by ember");
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   const int64_t rows = weight.sizes()[0], dim = weight.sizes()[1];
-  std::vector<int64_t> idx = checked_indices(indices, rows, dim);
   DimVector shape = to_vec(indices.sizes());
   shape.push_back(dim);
+  if (!weight.device().is_cpu()) {
+    const Tensor idx = checked_device_indices(indices, weight, rows, dim);
+    const Tensor w = contiguous(weight, MemoryFormat::Contiguous);
+    Tensor out = empty(shape, weight.dtype(), weight.device());
+    const size_t row_bytes = static_cast<size_t>(dim) * w.itemsize();
+    if (row_bytes == 0 || idx.numel() == 0) return out;
+    backend(out).embedding.gather_rows(w.raw(), idx.data<int64_t>(), idx.numel(), dim, row_bytes, out.raw());
+    return out;
+  }
+  std::vector<int64_t> idx = checked_indices(indices, rows, dim);
   Tensor w = contiguous(weight, MemoryFormat::Contiguous);
   Tensor out = empty(shape, weight.dtype(), weight.device());
   const int64_t n = static_cast<int64_t>(idx.size());
@@ -57,7 +86,8 @@ namespace nn_kernels {
 
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq) {
-  Tensor idx_t = contiguous(to_dtype(indices, ScalarType::Int64), MemoryFormat::Contiguous);
+  Tensor idx_t =
+      contiguous(to_dtype(index_detail::to_device_of(indices, grad), ScalarType::Int64), MemoryFormat::Contiguous);
   const int64_t* idx = idx_t.data<int64_t>();
   const int64_t n = idx_t.numel();
   const int64_t dim = grad.dim() ? grad.sizes()[grad.dim() - 1] : 1;

@@ -17,13 +17,18 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   const int64_t* ip = idx.data<int64_t>();
   // aten: an empty input needs a positive num_classes (0 and -1 alike).
   EMBER_CHECK(n > 0 || num_classes > 0, "Can not infer total number of classes from empty tensor.");
-  if (num_classes == -1) {
-    num_classes = add_or_fail(*std::max_element(ip, ip + n), 1, "one_hot");
+  int64_t lo = 0, hi = 0;
+  if (n > 0 && !idx.device().is_cpu()) {  // reduced on the device, two numbers brought back
+    lo = min(idx).item().to<int64_t>();
+    hi = max(idx).item().to<int64_t>();
+  } else if (n > 0) {
+    const auto [l, h] = std::minmax_element(ip, ip + n);
+    lo = *l, hi = *h;
   }
+  if (num_classes == -1) num_classes = add_or_fail(hi, 1, "one_hot");
   if (n > 0) {
-    const auto [lo, hi] = std::minmax_element(ip, ip + n);
-    EMBER_CHECK(*lo >= 0, "Class values must be non-negative.");
-    EMBER_CHECK(*hi < num_classes, "Class values must be smaller than num_classes.");
+    EMBER_CHECK(lo >= 0, "Class values must be non-negative.");
+    EMBER_CHECK(hi < num_classes, "Class values must be smaller than num_classes.");
   }
   DimVector shape(self.sizes().begin(), self.sizes().end());
   shape.push_back(std::max<int64_t>(num_classes, 0));

@@ -7,6 +7,7 @@
 #include "kernels/cuda/fill_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
+#include "kernels/cuda/random_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
 
@@ -35,6 +36,7 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
+    cuda::fill_random(b.random);  // multinomial and poisson stay raising
     return b;
   }();
   return table;

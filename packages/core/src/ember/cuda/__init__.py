@@ -58,17 +58,17 @@ def _stat(device: Any, key: str) -> int:
 
 
 # Seeding and RNG state of the devices' default generators (no-ops without CUDA, as in PyTorch).
-from ember.cuda.random import (  # noqa: E402
-    get_rng_state,
-    get_rng_state_all,
-    initial_seed,
-    manual_seed,
-    manual_seed_all,
-    seed,
-    seed_all,
-    set_rng_state,
-    set_rng_state_all,
-)
+from ember.cuda import random as random  # noqa: E402
+
+get_rng_state = random.get_rng_state
+get_rng_state_all = random.get_rng_state_all
+initial_seed = random.initial_seed
+manual_seed = random.manual_seed
+manual_seed_all = random.manual_seed_all
+seed = random.seed
+seed_all = random.seed_all
+set_rng_state = random.set_rng_state
+set_rng_state_all = random.set_rng_state_all
 
 
 def empty_cache() -> None:

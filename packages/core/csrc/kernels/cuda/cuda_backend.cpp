@@ -1,6 +1,7 @@
 // The CUDA backend table: every family starts raising "no CUDA kernel" (kernels/cuda/
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
+#include "kernels/cuda/attention_kernels.h"
 #include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
@@ -37,6 +38,7 @@ const Backend& cuda_backend() {
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
     cuda::fill_random(b.random);  // multinomial and poisson stay raising
+    b.attention = {cuda::flash_forward_f, cuda::flash_forward_d, cuda::flash_backward_f, cuda::flash_backward_d};
     return b;
   }();
   return table;

@@ -10,6 +10,7 @@
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/random_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/rnn_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
 
 namespace ember {
@@ -39,6 +40,7 @@ const Backend& cuda_backend() {
     b.optim = {cuda::adam_step, cuda::sgd_step};
     cuda::fill_random(b.random);  // multinomial and poisson stay raising
     b.attention = {cuda::flash_forward_f, cuda::flash_forward_d, cuda::flash_backward_f, cuda::flash_backward_d};
+    b.rnn = {cuda::cell_rows_f, cuda::cell_rows_d, cuda::lstm_seq_f, cuda::lstm_seq_d};
     return b;
   }();
   return table;

@@ -111,7 +111,7 @@ PyObject* g_get_state(PyObject* self, PyObject*) {
 void set_state_from(Generator& g, PyObject* state) {
   EMBER_CHECK_TYPE(is_tensor(state), "expected a torch.ByteTensor, but got ", Py_TYPE(state)->tp_name);
   const Tensor& t = unpack(state);
-  EMBER_CHECK_TYPE(t.dtype() == ScalarType::UInt8, "RNG state must be a torch.ByteTensor");
+  EMBER_CHECK_TYPE(t.dtype() == ScalarType::UInt8 && t.device().is_cpu(), "RNG state must be a torch.ByteTensor");
   Tensor c = t.is_contiguous() ? t : empty(t.sizes(), ScalarType::UInt8);
   if (!c.same(t)) copy_into(c, t);
   std::lock_guard<std::mutex> lock(g.mutex);

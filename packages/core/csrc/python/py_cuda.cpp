@@ -54,9 +54,8 @@ void init_cuda(py::module_& m) {
   m.def(
       "_cuda_default_generator",
       [](int i) {
-        return with_ember_errors([&] {
-          return py::reinterpret_steal<py::object>(cuda_default_generator_object(cuda_device_index(i)));
-        });
+        return with_ember_errors(
+            [&] { return py::reinterpret_steal<py::object>(cuda_default_generator_object(cuda_device_index(i))); });
       },
       "Device i's default CUDA generator (-1: the current device's).");
   m.def(

@@ -262,7 +262,8 @@ void geometric(ScalarType dt, void* out, int64_t n, double p, Generator* gen) {
 }
 
 void bernoulli(ScalarType dt, void* out, int64_t n, double p, Generator* gen) {
-  EMBER_DISPATCH_ALL(dt, "bernoulli_scalar_cuda_", [&] { sample<scalar_t>(out, n, gen, Bernoulli<scalar_t>{p}, "bernoulli_"); });
+  EMBER_DISPATCH_ALL(dt, "bernoulli_scalar_cuda_",
+                     [&] { sample<scalar_t>(out, n, gen, Bernoulli<scalar_t>{p}, "bernoulli_"); });
 }
 
 void bernoulli_tensor(ScalarType dt, void* out, int64_t n, const void* p, bool p_double, Generator* gen) {
@@ -286,7 +287,8 @@ void random_range(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t b
 }
 
 void random_full64(ScalarType dt, void* out, int64_t n, Generator* gen) {
-  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cuda", [&] { sample<scalar_t>(out, n, gen, Full64<scalar_t>{}, "random_"); });
+  EMBER_DISPATCH_ALL(dt, "random_from_to_kernel_cuda",
+                     [&] { sample<scalar_t>(out, n, gen, Full64<scalar_t>{}, "random_"); });
 }
 
 // A permutation made on the host (Fisher-Yates on Philox words from the CUDA generator), then
@@ -322,9 +324,9 @@ void dropout(ScalarType dt, const void* x, void* out, bool* mask, int64_t n, dou
   const double scale = p == 1 ? 0.0 : 1.0 / (1.0 - p);
   EMBER_DISPATCH_FLOAT(dt, "native_dropout_cuda", [&] {
     using A = opmath_t<scalar_t>;
-    dropout_kernel<scalar_t><<<grid_for(n), 256, 0, current_stream(-1)>>>(
-        static_cast<const scalar_t*>(x), static_cast<scalar_t*>(out), mask, n, d, static_cast<float>(1.0 - p),
-        static_cast<A>(scale));
+    dropout_kernel<scalar_t>
+        <<<grid_for(n), 256, 0, current_stream(-1)>>>(static_cast<const scalar_t*>(x), static_cast<scalar_t*>(out),
+                                                      mask, n, d, static_cast<float>(1.0 - p), static_cast<A>(scale));
   });
   check_launch("native_dropout");
 }

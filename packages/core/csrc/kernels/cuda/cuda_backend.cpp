@@ -38,7 +38,11 @@ const Backend& cuda_backend() {
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_step, cuda::sgd_step};
-    cuda::fill_random(b.random);  // multinomial and poisson stay raising
+    const RandomKernels& r = b.random;  // multinomial and poisson stay raising
+    b.random = {cuda::uniform,         cuda::normal,       cuda::exponential,   cuda::cauchy,
+                cuda::log_normal,      cuda::geometric,    cuda::bernoulli,     cuda::bernoulli_tensor,
+                cuda::random_bits,     cuda::random_range, cuda::random_full64, cuda::randperm,
+                r.multinomial_replace, r.multinomial_race, r.poisson,           cuda::dropout};
     b.attention = {cuda::flash_forward_f, cuda::flash_forward_d, cuda::flash_backward_f, cuda::flash_backward_d};
     b.rnn = {cuda::cell_rows_f, cuda::cell_rows_d, cuda::lstm_seq_f, cuda::lstm_seq_d};
     return b;

@@ -7,7 +7,6 @@
 
 #include "core/generator.h"
 #include "core/scalar_type.h"
-#include "kernels/backend.h"
 
 namespace ember::cuda {
 
@@ -24,22 +23,5 @@ void random_range(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t b
 void random_full64(ScalarType dt, void* out, int64_t n, Generator* gen);
 void randperm(ScalarType dt, void* out, int64_t n, Generator* gen);
 void dropout(ScalarType dt, const void* x, void* out, bool* mask, int64_t n, double p);
-
-// Sets the entries above in the CUDA table's random family.
-inline void fill_random(RandomKernels& r) {
-  r.uniform = uniform;
-  r.normal = normal;
-  r.exponential = exponential;
-  r.cauchy = cauchy;
-  r.log_normal = log_normal;
-  r.geometric = geometric;
-  r.bernoulli = bernoulli;
-  r.bernoulli_tensor = bernoulli_tensor;
-  r.random_bits = random_bits;
-  r.random_range = random_range;
-  r.random_full64 = random_full64;
-  r.randperm = randperm;
-  r.dropout = dropout;
-}
 
 }  // namespace ember::cuda

@@ -10,7 +10,8 @@ from typing import Any
 
 from harness import Bench
 
-TITLES = {"cuda": "CUDA pointwise, cast, reduction and cuBLAS GEMM kernels, float32 (ratio = torch/ember time)"}
+TITLES = {"cuda": "CUDA pointwise, cast, reduction, cuBLAS GEMM, random and attention kernels, float32 "
+                  "(ratio = torch/ember time)"}
 
 N = 1 << 24
 
@@ -29,7 +30,9 @@ def gvec(lib: ModuleType) -> dict[str, Any]:
     g = lib.Generator().manual_seed(0)
     x = lib.randn(N, generator=g).cuda()
     y = lib.randn(N, generator=g).cuda()
-    return {"x": x, "y": y, "m": x.reshape(4096, 4096), "b": y.reshape(64, 512, 512), "torch": lib,
+    q = x[: 1 << 22].reshape(8, 8, 1024, 64)  # (batch, heads, sequence, head size) for attention
+    r = lib.empty(N, device="cuda")  # the in-place samplers' target, so x and y keep their values
+    return {"x": x, "y": y, "m": x.reshape(4096, 4096), "b": y.reshape(64, 512, 512), "q": q, "r": r, "torch": lib,
             "sync": lib.cuda.synchronize}
 
 
@@ -48,6 +51,14 @@ ROWS = [
     ("mm float32 4096x4096", "m @ m"),
     ("mm float32 4096x4096, transposed operand", "m.t() @ m"),
     ("bmm float32 64 x 512x512", "torch.bmm(b, b)"),
+    ("uniform_ float32, 16M", "r.uniform_()"),
+    ("normal_ float32, 16M", "r.normal_()"),
+    ("bernoulli_ float32, 16M", "r.bernoulli_(0.3)"),
+    ("randint int64, 16M", "torch.randint(0, 1000, (1 << 24,), device='cuda')"),
+    ("randperm 1M", "torch.randperm(1 << 20, device='cuda')"),
+    ("dropout float32, 16M", "torch.nn.functional.dropout(y, 0.3)"),
+    ("sdpa float32 8x8x1024x64", "torch.nn.functional.scaled_dot_product_attention(q, q, q)"),
+    ("sdpa causal float32 8x8x1024x64", "torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)"),
 ]
 
 BENCHES: list[Bench] = (

@@ -208,7 +208,7 @@ void check_sequence(int kind, const Tensor& xg, const Tensor& h0, const Tensor& 
   EMBER_CHECK(!c0.defined() || (c0.dim() == 2 && c0.size(0) == B && c0.size(1) == H),
               "_rnn_sequence: expected c0 of size [", B, ", ", H, "]");
   EMBER_CHECK(rnn::fused_ok({xg, h0, c0, w_hh, b_hh}),
-              "_rnn_sequence: expected float32 or float64 CPU tensors of one dtype");
+              "_rnn_sequence: expected float32 or float64 tensors of one dtype and device");
 }
 }  // namespace
 
@@ -245,7 +245,8 @@ TensorList lstm_layer(const Tensor& x, const Tensor& w_ih, const Tensor& b_ih, c
               w_hh.size(0), ", ", w_hh.size(1), "]");
   EMBER_CHECK(!b_ih.defined() || (b_ih.dim() == 1 && b_ih.size(0) == w_ih.size(0)),
               "_lstm_layer: expected b_ih of size [", w_ih.size(0), "]");
-  EMBER_CHECK(rnn::fused_ok({x, w_ih, b_ih}), "_lstm_layer: expected float32 or float64 CPU tensors of one dtype");
+  EMBER_CHECK(rnn::fused_ok({x, w_ih, b_ih}),
+              "_lstm_layer: expected float32 or float64 tensors of one dtype and device");
   const int64_t T = x.size(0), B = x.size(1), I = x.size(2), GH = w_ih.size(0);
   Tensor xg = ember::reshape(ember::mm(ember::reshape(x, {T * B, I}), ember::t(w_ih)), {T, B, GH});
   check_sequence(rnn::kLstm, xg, h0, c0, w_hh, b_hh);

@@ -75,6 +75,7 @@ void MT19937::set_raw(const Raw& r) {
 
 void Generator::set_seed(uint64_t seed) {
   engine_.seed_with(seed);
+  philox_offset_ = 0;
   next_double_normal.reset();
   next_float_normal.reset();
 }
@@ -124,7 +125,17 @@ T get(const uint8_t* p, size_t off) {
 }
 }  // namespace
 
+void Generator::set_philox_offset(uint64_t offset) {
+  EMBER_CHECK(offset % 4 == 0, "offset must be a multiple of 4");
+  philox_offset_ = offset;
+}
+
 void Generator::get_state(uint8_t* out) const {
+  if (is_cuda()) {  // PyTorch's CUDA layout: u64 seed, i64 offset
+    put<uint64_t>(out, 0, engine_.seed());
+    put<uint64_t>(out, 8, philox_offset_);
+    return;
+  }
   std::memset(out, 0, kRngStateBytes);
   MT19937::Raw r = engine_.raw();
   put<uint64_t>(out, kOffSeed, r.seed);
@@ -143,6 +154,12 @@ void Generator::get_state(uint8_t* out) const {
 }
 
 void Generator::set_state(const uint8_t* in, int64_t nbytes) {
+  if (is_cuda()) {  // the seed alone (8 bytes) resets the offset, as in PyTorch
+    EMBER_CHECK(nbytes == kCudaRngStateBytes || nbytes == 8, "RNG state is wrong size");
+    set_seed(get<uint64_t>(in, 0));
+    if (nbytes == kCudaRngStateBytes) set_philox_offset(get<uint64_t>(in, 8));
+    return;
+  }
   EMBER_CHECK(nbytes == kRngStateBytes, "Expected a CPUGeneratorImplState of size ", kRngStateBytes,
               " but found the input RNG state size to be ", nbytes);
   MT19937::Raw r;
@@ -163,6 +180,8 @@ void Generator::set_state(const uint8_t* in, int64_t nbytes) {
 Ref<Generator> Generator::clone() const {
   auto g = make_ref<Generator>();
   g->engine_ = engine_;
+  g->device_ = device_;
+  g->philox_offset_ = philox_offset_;
   g->next_double_normal = next_double_normal;
   g->next_float_normal = next_float_normal;
   return g;
@@ -176,6 +195,19 @@ Generator& default_generator() {
     return p;
   }();
   return *g;
+}
+
+Generator& cuda_default_generator(int index) {
+  EMBER_CHECK(index >= 0 && index < kMaxCudaGenerators, "Invalid device index ", index);
+  // Made once per device and leaked, like the CPU one; the array's slots are set under a lock.
+  static std::mutex m;
+  static Generator* gens[kMaxCudaGenerators] = {};
+  std::lock_guard<std::mutex> lock(m);
+  if (!gens[index]) {
+    gens[index] = new Generator(Device{DeviceType::CUDA, static_cast<int8_t>(index)});
+    gens[index]->refcount_.fetch_add(1);
+  }
+  return *gens[index];
 }
 
 }  // namespace ember

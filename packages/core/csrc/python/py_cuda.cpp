@@ -7,6 +7,7 @@
 
 #include "kernels/cuda/cuda_runtime_api.h"
 #include "ops/core/internal.h"
+#include "py_generator.h"
 #include "py_tensor.h"
 #include "py_types.h"
 #include "pybind_errors.h"
@@ -92,6 +93,13 @@ void init_cuda(py::module_& m) {
     });
   });
   m.def("_cuda_reset_peak_memory_stats", [](int i) { with_ember_errors([&] { cuda_reset_peak_memory_stats(i); }); });
+  m.def(
+      "_cuda_default_generator",
+      [](int i) {
+        return with_ember_errors(
+            [&] { return py::reinterpret_steal<py::object>(cuda_default_generator_object(cuda_device_index(i))); });
+      },
+      "Device i's default CUDA generator (-1: the current device's).");
   m.def(
       "_to_device",
       [](py::handle t, py::handle device, bool non_blocking) {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "../iter/elementwise_iter.h"
+#include "../kernels/cuda/cuda_runtime_api.h"
 #include "py_tensor.h"
 #include "py_types.h"
 
@@ -24,12 +25,16 @@ PyObject* wrap_generator(PyTypeObject* type, Ref<Generator> g) {
   return o;
 }
 
-// A device for a generator: CPU only (others raise the no-CUDA error).
-void check_generator_device(PyObject* device) {
-  if (!device || device == Py_None) return;
+// A generator's device: CPU, or (in a CUDA build) a CUDA device, "cuda" meaning the current one;
+// without CUDA that raises the no-CUDA error.
+Device generator_device(PyObject* device) {
+  if (!device || device == Py_None) return cpu_device();
   EMBER_CHECK_TYPE(is_device_like(device), "Generator(): argument 'device' must be torch.device, not ",
                    Py_TYPE(device)->tp_name);
-  check_device_available(parse_device(device));
+  Device d = parse_device(device);
+  check_device_available(d);
+  if (d.is_cpu()) return cpu_device();
+  return Device{DeviceType::CUDA, static_cast<int8_t>(cuda_device_index(d.index))};
 }
 
 PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
@@ -37,8 +42,8 @@ PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   static const char* kw[] = {"device", nullptr};
   PyObject* device = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(kw), &device)) return nullptr;
-  check_generator_device(device);
-  return wrap_generator(type, make_ref<Generator>());
+  const Device d = generator_device(device);
+  return wrap_generator(type, d.is_cpu() ? make_ref<Generator>() : make_ref<Generator>(d));
   EMBER_PY_CATCH
 }
 
@@ -95,8 +100,8 @@ PyObject* g_initial_seed(PyObject* self, PyObject*) {
 
 PyObject* g_get_state(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  Tensor t = empty({kRngStateBytes}, ScalarType::UInt8);
   Generator& g = gen_of(self);
+  Tensor t = empty({g.state_bytes()}, ScalarType::UInt8);
   std::lock_guard<std::mutex> lock(g.mutex);
   g.get_state(t.data<uint8_t>());
   return wrap(std::move(t));
@@ -106,7 +111,7 @@ PyObject* g_get_state(PyObject* self, PyObject*) {
 void set_state_from(Generator& g, PyObject* state) {
   EMBER_CHECK_TYPE(is_tensor(state), "expected a torch.ByteTensor, but got ", Py_TYPE(state)->tp_name);
   const Tensor& t = unpack(state);
-  EMBER_CHECK_TYPE(t.dtype() == ScalarType::UInt8, "RNG state must be a torch.ByteTensor");
+  EMBER_CHECK_TYPE(t.dtype() == ScalarType::UInt8 && t.device().is_cpu(), "RNG state must be a torch.ByteTensor");
   Tensor c = t.is_contiguous() ? t : empty(t.sizes(), ScalarType::UInt8);
   if (!c.same(t)) copy_into(c, t);
   std::lock_guard<std::mutex> lock(g.mutex);
@@ -133,14 +138,33 @@ PyObject* g_clone_state(PyObject* self, PyObject*) {
   EMBER_PY_CATCH
 }
 
-PyObject* g_offset(PyObject*, PyObject*) {
+PyObject* no_offset() {
   PyErr_SetString(PyExc_RuntimeError, "CPU Generator does not use offset");
   return nullptr;
 }
 
-PyObject* g_device(PyObject*, void*) {
+PyObject* g_get_offset(PyObject* self, PyObject*) {
+  Generator& g = gen_of(self);
+  if (!g.is_cuda()) return no_offset();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  return PyLong_FromUnsignedLongLong(g.philox_offset());
+}
+
+PyObject* g_set_offset(PyObject* self, PyObject* offset) {
   EMBER_PY_TRY
-  return new_device(cpu_device());
+  Generator& g = gen_of(self);
+  if (!g.is_cuda()) return no_offset();
+  const uint64_t o = parse_seed(offset);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.set_philox_offset(o);
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
+PyObject* g_device(PyObject* self, void*) {
+  EMBER_PY_TRY
+  return new_device(gen_of(self).device());
   EMBER_PY_CATCH
 }
 
@@ -149,16 +173,19 @@ PyObject* g_device(PyObject*, void*) {
 PyObject* g_reduce(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   Generator& g = gen_of(self);
-  PyObject* state = PyBytes_FromStringAndSize(nullptr, kRngStateBytes);
+  PyObject* state = PyBytes_FromStringAndSize(nullptr, g.state_bytes());
   if (!state) return nullptr;
-  uint64_t seed;
+  uint64_t seed, offset;
   {
     std::lock_guard<std::mutex> lock(g.mutex);
     g.get_state(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(state)));
     seed = g.initial_seed();
+    offset = g.philox_offset();
   }
-  return Py_BuildValue("(O(s)(KON))", reinterpret_cast<PyObject*>(Py_TYPE(self)), "cpu",
-                       static_cast<unsigned long long>(seed), Py_None, state);
+  const std::string dev = g.device().str();
+  PyObject* off = g.is_cuda() ? PyLong_FromUnsignedLongLong(offset) : (Py_INCREF(Py_None), Py_None);
+  return Py_BuildValue("(O(s)(KNN))", reinterpret_cast<PyObject*>(Py_TYPE(self)), dev.c_str(),
+                       static_cast<unsigned long long>(seed), off, state);
   EMBER_PY_CATCH
 }
 
@@ -173,7 +200,11 @@ PyObject* g_setstate(PyObject* self, PyObject* arg) {
     std::lock_guard<std::mutex> lock(g.mutex);
     g.set_seed(s);
   }
-  if (PyTuple_GET_ITEM(arg, 1) != Py_None) return g_offset(self, nullptr);
+  if (PyTuple_GET_ITEM(arg, 1) != Py_None) {
+    PyObject* r = g_set_offset(self, PyTuple_GET_ITEM(arg, 1));
+    if (!r) return nullptr;
+    Py_DECREF(r);
+  }
   PyObject* state = PyTuple_GET_ITEM(arg, 2);
   if (PyBytes_Check(state)) {
     std::lock_guard<std::mutex> lock(g.mutex);
@@ -194,13 +225,13 @@ PyMethodDef generator_methods[] = {
      "get_state() -> Tensor\n\nThe generator state as a torch.ByteTensor (PyTorch's layout)."},
     {"set_state", g_set_state, METH_O, "set_state(new_state) -> Generator\n\nRestores a state."},
     {"clone_state", g_clone_state, METH_NOARGS, "clone_state() -> Generator\n\nA new generator in the same state."},
-    {"get_offset", g_offset, METH_NOARGS, nullptr},
-    {"set_offset", g_offset, METH_O, nullptr},
+    {"get_offset", g_get_offset, METH_NOARGS, "get_offset() -> int\n\nA CUDA generator's Philox offset."},
+    {"set_offset", g_set_offset, METH_O, "set_offset(offset) -> Generator\n\nSets a CUDA generator's Philox offset."},
     {"__reduce__", g_reduce, METH_NOARGS, nullptr},
     {"__setstate__", g_setstate, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
-PyGetSetDef generator_getset[] = {{"device", g_device, nullptr, "The device of the generator (cpu).", nullptr},
+PyGetSetDef generator_getset[] = {{"device", g_device, nullptr, "The device of the generator.", nullptr},
                                   {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 }  // namespace
@@ -210,6 +241,15 @@ Generator* generator_arg(PyObject* o, const char* fname) {
   EMBER_CHECK_TYPE(PyObject_TypeCheck(o, GeneratorType), fname,
                    "(): argument 'generator' must be torch.Generator, not ", Py_TYPE(o)->tp_name);
   return reinterpret_cast<PyGenerator*>(o)->gen.get();
+}
+
+PyObject* cuda_default_generator_object(int index) {
+  Generator& g = cuda_default_generator(index);  // checks the index
+  // One wrapper per device, kept for the process like the generators themselves (GIL held).
+  static PyObject* objects[kMaxCudaGenerators] = {};
+  if (!objects[index]) objects[index] = wrap_generator(GeneratorType, Ref<Generator>(&g));
+  Py_INCREF(objects[index]);
+  return objects[index];
 }
 
 void init_generator(PyObject* module) {

@@ -15,6 +15,10 @@ extern PyTypeObject* GeneratorType;
 // TypeError for anything that is not a Generator.
 Generator* generator_arg(PyObject* o, const char* fname);
 
+// The Python object of CUDA device `index`'s default generator (index >= 0), one per device for
+// the process (a new reference).
+PyObject* cuda_default_generator_object(int index);
+
 // Adds Generator and default_generator to the module.
 void init_generator(PyObject* module);
 

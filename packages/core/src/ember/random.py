@@ -30,13 +30,20 @@ def manual_seed(seed: Any) -> _C.Generator:
         >>> ember.rand(2)
         tensor([0.4963, 0.7682])
     """
-    # CUDA generators would be seeded here too; without CUDA there are none.
-    return default_generator.manual_seed(int(seed))
+    seed = int(seed)
+    from ember.cuda import random as cuda_random  # every CUDA generator too (none without CUDA)
+
+    cuda_random.manual_seed_all(seed)
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    """Seed the default generator from a non-deterministic source; return the seed."""
-    return default_generator.seed()
+    """Seed the default generator (and the CUDA ones) from a non-deterministic source; return the seed."""
+    s = default_generator.seed()
+    from ember.cuda import random as cuda_random
+
+    cuda_random.manual_seed_all(s)
+    return s
 
 
 def initial_seed() -> int:
@@ -59,8 +66,8 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller
              _devices_kw: str = "devices", device_type: str = "cuda") -> Iterator[None]:
     """Context manager (or decorator) that restores the RNG state on exit.
 
-    The CPU state is always forked. Device generators exist only with CUDA, which
-    this build lacks: asking for specific devices raises.
+    The CPU state is always forked, and the CUDA generators of ``devices`` (default: device 0
+    when there is a GPU). Without CUDA, asking for specific devices raises.
 
     Args:
         devices: device ids whose generators to fork too (default: all, i.e. none here).
@@ -78,10 +85,18 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller
     if device_type != "cuda":
         raise RuntimeError(f"torch has no module of `{device_type}`, you should register a module by "
                            "`torch._register_device_module`.")
-    if devices is not None and list(devices):
+    from ember.cuda import random as cuda_random
+
+    if devices is None:
+        devices = range(min(1, cuda_random._count()))  # PyTorch: device 0 by default
+    devices = list(devices)
+    if devices and not _C._cuda_is_compiled():
         raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
     state = get_rng_state()
+    device_states = [cuda_random.get_rng_state(d) for d in devices]
     try:
         yield
     finally:
         set_rng_state(state)
+        for d, s in zip(devices, device_states):
+            cuda_random.set_rng_state(s, d)

@@ -2,6 +2,7 @@
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
 #include "kernels/cuda/arg_reduce_kernels.h"
+#include "kernels/cuda/attention_kernels.h"
 #include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
@@ -13,7 +14,9 @@
 #include "kernels/cuda/norm_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/pool_kernels.h"
+#include "kernels/cuda/random_kernels.h"
 #include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/rnn_kernels.h"
 #include "kernels/cuda/scan_kernels.h"
 #include "kernels/cuda/sequence_kernels.h"
 #include "kernels/cuda/shape_kernels.h"
@@ -65,6 +68,13 @@ const Backend& cuda_backend() {
               cuda::group_norm_backward};
     cuda::fill_index_kernels(b.index);
     b.embedding = {cuda::embedding_gather_rows, cuda::embedding_backward, cuda::one_hot};
+    const RandomKernels& r = b.random;  // multinomial and poisson stay raising
+    b.random = {cuda::uniform,         cuda::normal,       cuda::exponential,   cuda::cauchy,
+                cuda::log_normal,      cuda::geometric,    cuda::bernoulli,     cuda::bernoulli_tensor,
+                cuda::random_bits,     cuda::random_range, cuda::random_full64, cuda::randperm,
+                r.multinomial_replace, r.multinomial_race, r.poisson,           cuda::dropout};
+    b.attention = {cuda::flash_forward_f, cuda::flash_forward_d, cuda::flash_backward_f, cuda::flash_backward_d};
+    b.rnn = {cuda::cell_rows_f, cuda::cell_rows_d, cuda::lstm_seq_f, cuda::lstm_seq_d};
     return b;
   }();
   return table;

@@ -78,9 +78,10 @@ Tensor gate_matrix(const Tensor& x, const Tensor& w, const Tensor& b) {
 
 bool fused_ok(const TensorList& ts) {
   ScalarType dt = ts[0].dtype();
+  const Device dev = ts[0].device();  // the CPU's or (CUDA backend) a GPU's gate kernels
   if (dt != ScalarType::Float32 && dt != ScalarType::Float64) return false;
   for (const Tensor& x : ts)
-    if (x.defined() && (x.dtype() != dt || x.device().type != DeviceType::CPU)) return false;
+    if (x.defined() && (x.dtype() != dt || x.device() != dev)) return false;
   return true;
 }
 

@@ -12,7 +12,7 @@ void check_cell(const char* op, const Tensor& input, const TensorList& hx, const
 // Pre-activation gates: gi = input @ w_ih^T + b_ih, gh = hx @ w_hh^T + b_hh (plain ops, no graph).
 Tensor gate_matrix(const Tensor& x, const Tensor& w, const Tensor& b);
 
-// Whether the fused kernels apply (float32/float64, every tensor the same dtype, on the CPU).
+// Whether the fused kernels apply (float32/float64, every tensor of one dtype and one device).
 bool fused_ok(const TensorList& ts);
 
 // hy (and cy for LSTM) from the gate matrices, in one pass.

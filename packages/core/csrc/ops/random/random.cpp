@@ -167,16 +167,22 @@ Tensor bernoulli_(const Tensor& self, const Tensor& p, Generator* gen) {
   // p in self's iteration order, as the type PyTorch compares in (double stays
   // double, narrower floats become float).
   const bool dbl = p.dtype() == ScalarType::Float64;
-  Tensor pv = empty_strided(self.sizes(), iteration_strides(self), dbl ? ScalarType::Float64 : ScalarType::Float32);
+  Tensor pv = empty_strided(self.sizes(), iteration_strides(self), dbl ? ScalarType::Float64 : ScalarType::Float32,
+                            self.device());
   copy_into(pv, pe);
   const int64_t n = pv.numel();
-  EMBER_DISPATCH_FLOAT(pv.dtype(), "bernoulli_tensor_cpu_p_", [&] {
-    const scalar_t* pp = pv.data<scalar_t>();
-    for (int64_t i = 0; i < n; ++i)
-      EMBER_CHECK(pp[i] >= 0 && pp[i] <= 1,
-                  "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                  "message be improved?  If so, please report an enhancement request to PyTorch.)");
-  });
+  const char* bad_p =
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+      "message be improved?  If so, please report an enhancement request to PyTorch.)";
+  if (!pv.device().is_cpu()) {  // checked on the device: one flag comes back (NaN fails both compares)
+    Tensor in_range = logical_and(ge(pv, full({}, Scalar(0.0), pv.dtype())), le(pv, full({}, Scalar(1.0), pv.dtype())));
+    EMBER_CHECK(all(in_range).item().to_bool(), bad_p);
+  } else {
+    EMBER_DISPATCH_FLOAT(pv.dtype(), "bernoulli_tensor_cpu_p_", [&] {
+      const scalar_t* pp = pv.data<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) EMBER_CHECK(pp[i] >= 0 && pp[i] <= 1, bad_p);
+    });
+  }
   EMBER_DISPATCH_ALL(self.dtype(), "bernoulli_tensor_cpu_self_", [] {});
   fill_in_order(self, [&](char* ptr, int64_t cnt) {
     backend(self).random.bernoulli_tensor(self.dtype(), ptr, cnt, pv.raw(), dbl, gen);

@@ -12,7 +12,7 @@
 
 namespace ember {
 
-Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out);
+Tensor randperm(int64_t n, ScalarType dtype, Device device, Generator* gen, const Tensor* out);
 Tensor bernoulli(const Tensor& probs, Generator* gen, const Tensor* out);
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen, const Tensor* out);
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen, const Tensor* out);

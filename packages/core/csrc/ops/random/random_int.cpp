@@ -203,13 +203,13 @@ void check_randperm_n(int64_t n, ScalarType dt) {
 
 }  // namespace
 
-Tensor randperm(int64_t n, ScalarType dtype, Generator* gen, const Tensor* out) {
+Tensor randperm(int64_t n, ScalarType dtype, Device device, Generator* gen, const Tensor* out) {
   Tensor result;
   if (out) {
     EMBER_CHECK(n >= 0, "n must be non-negative, got", n);
     result = *out;
   } else {
-    result = empty({n}, dtype);  // a negative n fails here, with empty's message
+    result = empty({n}, dtype, device);  // a negative n fails here, with empty's message
   }
   const ScalarType dt = result.dtype();
   check_randperm_n(n, dt);

@@ -24,6 +24,11 @@ void check_std_tensor(const Tensor& std) {
   if (std.numel() == 0) return;
   // min(std) >= 0, so NaN fails too.
   bool ok = true;
+  if (!std.device().is_cpu()) {  // on the device: one flag comes back (NaN fails the compare)
+    ok = all(ge(std, full({}, Scalar(0.0), std.dtype()))).item().to_bool();
+    EMBER_CHECK(ok, "normal expects all elements of std >= 0.0");
+    return;
+  }
   Tensor s = contiguous(std, MemoryFormat::Contiguous);
   EMBER_DISPATCH_ALL(s.dtype(), "min_all", [&] {
     const scalar_t* p = s.data<scalar_t>();
@@ -95,6 +100,8 @@ Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator*
   const int64_t cats = probs.size(-1);
   EMBER_CHECK(replacement || ns <= cats, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   EMBER_CHECK(cats <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
+  // The checks and samplers below read the probabilities on the host: no device form yet.
+  EMBER_CHECK_NOTIMPL(probs.device().is_cpu(), "multinomial has no CUDA kernel in ember yet (CUDA backend: issue 24)");
   const int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
   DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{rows, ns};
   Tensor result = out ? resize_out(*out, shape, false) : empty(shape, ScalarType::Int64, probs.device());
@@ -140,6 +147,7 @@ namespace {}  // namespace
 
 Tensor poisson(const Tensor& rates, Generator* gen) {
   EMBER_CHECK_NOTIMPL(rates.is_floating(), "\"poisson_cpu\" not implemented for '", legacy_name(rates.dtype()), "'");
+  EMBER_CHECK_NOTIMPL(rates.device().is_cpu(), "poisson has no CUDA kernel in ember yet (CUDA backend: issue 24)");
   Tensor lam = to_dtype(contiguous(rates, MemoryFormat::Contiguous), ScalarType::Float64);
   const double* lp = lam.data<double>();
   const int64_t n = lam.numel();

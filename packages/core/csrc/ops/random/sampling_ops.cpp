@@ -57,12 +57,12 @@ Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, Generator* gen, 
 }
 Tensor randperm(int64_t n, Generator* gen, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_device_available(device ? *device : cpu_device());
-  return randperm(n, dtype ? *dtype : ScalarType::Int64, gen, nullptr);
+  return randperm(n, dtype ? *dtype : ScalarType::Int64, device ? *device : cpu_device(), gen, nullptr);
 }
 Tensor randperm_out(int64_t n, Generator* gen, std::optional<ScalarType>, std::optional<Device> device,
                     const Tensor& out) {
   check_device_available(device ? *device : cpu_device());
-  return randperm(n, out.dtype(), gen, &out);
+  return randperm(n, out.dtype(), out.device(), gen, &out);
 }
 Tensor normal(double mean, double std, IntArrayRef size, Generator* gen, std::optional<ScalarType> dtype,
               std::optional<Device> device) {

@@ -57,12 +57,18 @@ def _stat(device: Any, key: str) -> int:
     return int(memory_stats(device).get(key, 0))
 
 
-def manual_seed(seed: int) -> None:
-    """No-op without CUDA, as in PyTorch."""
+# Seeding and RNG state of the devices' default generators (no-ops without CUDA, as in PyTorch).
+from ember.cuda import random as random  # noqa: E402
 
-
-def manual_seed_all(seed: int) -> None:
-    """No-op without CUDA, as in PyTorch."""
+get_rng_state = random.get_rng_state
+get_rng_state_all = random.get_rng_state_all
+initial_seed = random.initial_seed
+manual_seed = random.manual_seed
+manual_seed_all = random.manual_seed_all
+seed = random.seed
+seed_all = random.seed_all
+set_rng_state = random.set_rng_state
+set_rng_state_all = random.set_rng_state_all
 
 
 def empty_cache() -> None:

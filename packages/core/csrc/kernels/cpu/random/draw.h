@@ -9,6 +9,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/error.h"
 #include "core/generator.h"
 #include "core/parallel.h"
 #include "kernels/random_units.h"
@@ -26,6 +27,7 @@ constexpr int64_t kVectorGrain = 1 << 17;     // ... and for vectorised ones
 class DrawScope {
  public:
   DrawScope(Generator* g, int64_t n) : gen_(or_default(g)) {
+    EMBER_CHECK(!gen_.is_cuda(), "Expected a 'cpu' device type for generator but found 'cuda'");
     if (n >= kNoGilAbove) nogil_.emplace();
     lock_ = std::unique_lock<std::mutex>(gen_.mutex);
   }

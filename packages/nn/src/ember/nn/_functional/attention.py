@@ -38,7 +38,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if query.shape[-2] == 0 or value.numel() == 0:
         # aten returns zeros before choosing a path (so before any batch broadcasting or mask check)
         # for no query rows or an empty value; other empty inputs take the math path's matmuls
-        return ember.zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype)
+        return ember.zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype, device=query.device)
     # the path (fused kernel or aten's math) follows the inputs' layout: a half-type input's float32
     # copies below are contiguous whatever its own strides
     unit_stride = query.stride(-1) == 1 and key.stride(-1) == 1 and value.stride(-1) == 1
@@ -72,7 +72,8 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
         # torch's CPU path for 4-d inputs without dropout: the fused kernel in core
         # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
         if attn_mask is not None and attn_mask.dtype == ember.bool:
-            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
+            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype, device=attn_mask.device).masked_fill(
+                ~attn_mask, float("-inf"))
         # dropout_p as given: the kernel refuses any but 0 (a NaN or negative one passes the choice above)
         return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal,
                                                                      attn_mask=attn_mask, scale=scale)[0]
@@ -82,10 +83,11 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     # aten adds every mask (a causal or bool one as 0 / -inf): a NaN or +inf score at a masked
     # position stays NaN and so makes its row NaN, as the documented reference computes
     if is_causal:
-        attn_mask = ember.arange(L).unsqueeze(-1) >= ember.arange(S)
+        attn_mask = ember.arange(L, device=query.device).unsqueeze(-1) >= ember.arange(S, device=query.device)
     if attn_mask is not None:
         if attn_mask.dtype == ember.bool:
-            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
+            attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype, device=attn_mask.device).masked_fill(
+                ~attn_mask, float("-inf"))
         # aten adds in place: the mask must broadcast to the scores' own shape
         masked = scores + attn_mask
         if masked.shape != scores.shape:

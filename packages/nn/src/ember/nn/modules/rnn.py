@@ -221,10 +221,10 @@ class RNNBase(Module):
 
     def _sequence_ok(self, x: Tensor, sizes: list[int], h0: Tensor) -> bool:
         """Whether the whole-sequence core op applies: LSTM without projection or GRU, over an
-        unpacked batch (every step the same size), float32/float64 on the CPU."""
+        unpacked batch (every step the same size), float32/float64 on the CPU or a GPU."""
         return (self.mode in ("LSTM", "GRU") and self.proj_size == 0 and bool(sizes)
                 and sizes.count(sizes[0]) == len(sizes) and x.dtype in (ember.float32, ember.float64)
-                and x.device.type == "cpu")
+                and x.device.type in ("cpu", "cuda"))
 
     def _run_sequence(self, x: Tensor, sizes: list[int], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
                       b_hh: Tensor | None, h0: Tensor, c0: Tensor | None,

@@ -10,6 +10,7 @@ import math
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ember
@@ -26,28 +27,56 @@ QUICK = {
 NEEDS_DATA = {"train_mlp", "train_cnn"}  # ember.utils.data (ember-data)
 
 
+def has_data() -> bool:
+    try:
+        import ember.utils.data  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 def run(name: str, tmp: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[float] | None]:
-    path = tmp / f"{name}.json"
+    path = tmp / f"{name}{'_torch' if '--torch' in args else ''}.json"
     path.unlink(missing_ok=True)
     cmd = [sys.executable, str(EXAMPLES / f"{name}.py"), "--losses-json", str(path), *QUICK[name], *args]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp,
-                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    # One thread each: the runs overlap, and the CPU is shared with the rest of the suite.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp, env=env)
     return p, json.loads(path.read_text()) if path.exists() else None
 
 
+def run_all(tmp: Path, *args: str) -> dict[str, tuple[subprocess.CompletedProcess, list[float] | None]]:
+    """Every example with ``args`` at once (they are independent processes)."""
+    names = [n for n in QUICK if n not in NEEDS_DATA or has_data()]
+    with ThreadPoolExecutor(len(names)) as pool:
+        return dict(zip(names, pool.map(lambda n: run(n, tmp, *args), names)))
+
+
+@pytest.fixture(scope="module")
+def ember_runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_all(tmp_path_factory.mktemp("ember"), "--steps", "3", "--device", "cpu")
+
+
 @pytest.mark.parametrize("name", list(QUICK))
-def test_three_steps_write_three_finite_losses(name: str, tmp_path: Path) -> None:
-    if name in NEEDS_DATA:
-        pytest.importorskip("ember.utils.data")
-    p, losses = run(name, tmp_path, "--steps", "3", "--device", "cpu")
+def test_three_steps_write_three_finite_losses(name: str, ember_runs: dict) -> None:
+    if name not in ember_runs:
+        pytest.skip("needs ember-data")
+    p, losses = ember_runs[name]
     assert p.returncode == 0, p.stdout + p.stderr
     assert losses is not None and len(losses) == 3, p.stdout + p.stderr
     assert all(isinstance(v, float) and math.isfinite(v) for v in losses)
+    assert "step    3/3" in p.stdout or "stopped after 3 steps" in p.stdout, p.stdout
+
+
+def test_the_same_losses_on_pytorch(ember_runs: dict, tmp_path: Path) -> None:
+    """``--torch`` runs the same script on PyTorch: same data, weights and batches (CPU generators),
+    so the three losses agree up to rounding."""
     pytest.importorskip("torch")
-    pt, want = run(name, tmp_path, "--steps", "3", "--torch")
-    assert pt.returncode == 0, pt.stdout + pt.stderr
-    # Same data, weights and batches (CPU generators) on both frameworks: only rounding differs.
-    assert want is not None and all(abs(a - b) <= 1e-4 * abs(b) for a, b in zip(losses, want)), (losses, want)
+    for name, (pt, want) in run_all(tmp_path, "--steps", "3", "--torch").items():
+        assert pt.returncode == 0, pt.stdout + pt.stderr
+        got = ember_runs[name][1]
+        assert want is not None and got is not None and len(want) == 3, (name, pt.stdout + pt.stderr)
+        assert all(abs(a - b) <= 1e-4 * abs(b) for a, b in zip(got, want)), (name, got, want)
 
 
 @pytest.mark.skipif(ember.cuda.is_available(), reason="checks the error without a GPU")

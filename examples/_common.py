@@ -1,13 +1,21 @@
-"""What the example scripts share: the framework switch and the embedded data.
+"""What the example scripts share: the framework switch, the device and loss-curve flags, and
+the embedded data.
 
 Every example runs on ember by default and on PyTorch with ``--torch`` (same code, the
 import is the only difference), so the two can be compared on the same data. The data
 is embedded: a short original text for the character models and seeded synthetic
 images for the CNN, so nothing is downloaded.
+
+``--device cuda`` moves the model and each batch to the GPU; the data, the initial weights and
+every random draw (batches, shuffling, sampling) still come from CPU generators, so a CPU and a
+CUDA run see the same numbers and their loss curves differ only by float32 rounding.
+``--losses-json PATH`` writes the per-step training losses.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 import time
 from types import ModuleType
@@ -24,6 +32,45 @@ def framework(argv: list[str] | None = None) -> ModuleType:
     import ember
 
     return ember
+
+
+def add_run_args(ap: argparse.ArgumentParser) -> None:
+    """``--device`` and ``--losses-json`` (the flags every training example takes)."""
+    ap.add_argument("--device", default="cpu",
+                    help="where the model and the batches live: cpu (default), cuda or cuda:N")
+    ap.add_argument("--losses-json", metavar="PATH",
+                    help="write the training loss of every optimizer step to PATH (a JSON list of floats)")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1 (``--steps``)."""
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def device(torch: ModuleType, name: str) -> Any:
+    """``name`` as a device, checked up front: without a GPU (or a CUDA build) this exits at once
+    with the framework's own error instead of after the data is built."""
+    try:
+        dev = torch.device(name)
+    except RuntimeError as e:
+        raise SystemExit(f"--device {name}: {e}") from None
+    if dev.type not in ("cpu", "cuda"):
+        raise SystemExit(f"--device {name}: the examples run on cpu or cuda")
+    try:
+        torch.zeros(1, device=dev)
+    except (RuntimeError, AssertionError) as e:  # PyTorch's "not compiled with CUDA" is an AssertionError
+        raise SystemExit(f"--device {name}: {type(e).__name__}: {e}") from None
+    return dev
+
+
+def write_losses(path: str | None, losses: list[float]) -> None:
+    """The per-step loss curve as a JSON list (``--losses-json``); nothing without a path."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(losses, f)
 
 
 # An original text (written for these examples), long enough for a character model to
@@ -66,13 +113,15 @@ def char_batches(torch: ModuleType, data: Any, seq: int, batch: int, g: Any) -> 
     return x, y
 
 
-def sample_text(torch: ModuleType, next_logits: Any, prompt: str, length: int, g: Any) -> str:
-    """Extend ``prompt`` by sampling ``length`` characters from ``next_logits(ids) -> logits``."""
+def sample_text(torch: ModuleType, next_logits: Any, prompt: str, length: int, g: Any, dev: Any = "cpu") -> str:
+    """Extend ``prompt`` by sampling ``length`` characters from ``next_logits(ids) -> logits``.
+
+    The model runs on ``dev``; the draws are made on the CPU from ``g`` (the same on any device)."""
     chars, stoi = char_vocab()
     ids = [stoi[c] for c in prompt]
     with torch.no_grad():
         for _ in range(length):
-            logits = next_logits(torch.tensor([ids], dtype=torch.int64))
+            logits = next_logits(torch.tensor([ids], dtype=torch.int64).to(dev)).cpu()
             probs = torch.softmax(logits / 0.8, dim=-1)
             ids.append(int(torch.multinomial(probs, 1, generator=g).item()))
     return "".join(chars[i] for i in ids)

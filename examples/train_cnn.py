@@ -4,14 +4,15 @@ The data: 16x16 grey images of four shapes (horizontal bar, vertical bar, square
 outline, cross) at random positions and sizes with noise, drawn from a fixed seed.
 Two conv blocks (Conv2d + BatchNorm2d + ReLU + MaxPool2d) and two Linear layers,
 trained with Adam; prints progress and the held-out accuracy. Runs on ember by default,
-on PyTorch with ``--torch``.
+on PyTorch with ``--torch``, on a GPU with ``--device cuda``; ``--steps N`` stops after N
+optimizer steps.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import Progress, framework
+from _common import Progress, add_run_args, device, framework, positive_int, write_losses
 
 torch = framework()
 nn = torch.nn
@@ -61,29 +62,39 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--torch", action="store_true", help="run on PyTorch instead of ember")
     ap.add_argument("--target-acc", type=float, default=0.9)
+    ap.add_argument("--steps", type=positive_int, default=None,
+                    help="stop after this many optimizer steps (a quick run; default: all the epochs)")
+    add_run_args(ap)
     args = ap.parse_args()
+    dev = device(torch, args.device)
     torch.manual_seed(0)
     x, y = shapes(2400)
     x_train, y_train, x_test, y_test = x[:2000], y[:2000], x[2000:], y[2000:]
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x_train, y_train), batch_size=64,
                                          shuffle=True, generator=torch.Generator().manual_seed(0))
-    model = SmallCNN()
+    model = SmallCNN().to(dev)  # initialised on the CPU (same weights on any device), then moved
     opt = torch.optim.Adam(model.parameters(), lr=2e-3)
     loss_fn = nn.CrossEntropyLoss()
-    progress = Progress(args.epochs * len(loader), every=len(loader))
-    step = 0
+    total = args.epochs * len(loader) if args.steps is None else min(args.steps, args.epochs * len(loader))
+    progress = Progress(total, every=len(loader))
+    losses: list[float] = []
     for _ in range(args.epochs):
         model.train()
         for xb, yb in loader:
-            loss = loss_fn(model(xb), yb)
+            loss = loss_fn(model(xb.to(dev)), yb.to(dev))
             opt.zero_grad()
             loss.backward()
             opt.step()
-            step += 1
-            progress(step, loss.item())
+            losses.append(loss.item())
+            progress(len(losses), losses[-1])
+            if len(losses) == total:
+                break
+        if len(losses) == total:
+            break
+    write_losses(args.losses_json, losses)
     model.eval()
     with torch.no_grad():
-        acc = (model(x_test).argmax(1) == y_test).float().mean().item()
+        acc = (model(x_test.to(dev)).argmax(1) == y_test.to(dev)).float().mean().item()
     print(f"test accuracy {acc:.3f} (target {args.target_acc})")
     if acc < args.target_acc:
         raise SystemExit("the CNN did not reach the target accuracy")

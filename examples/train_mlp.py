@@ -5,7 +5,8 @@ from a fixed seed, so every run sees the same data). The script trains an MLP wi
 ember.nn, ember.optim and ember.utils.data — shuffled mini-batches, AdamW, a OneCycle
 schedule, gradient clipping — then evaluates on a held-out split, saves a checkpoint
 with ember.save, reloads it into a fresh model and checks the reload predicts the same.
-Run with `nox -s demo` (the README's first command).
+Run with `nox -s demo` (the README's first command). Runs on PyTorch with ``--torch``,
+on a GPU with ``--device cuda``; ``--steps N`` stops after N optimizer steps.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import ember as torch
-from ember import nn
-from ember.utils.data import DataLoader, TensorDataset, random_split
+from _common import add_run_args, device, framework, positive_int, write_losses
+
+torch = framework()
+nn = torch.nn
+DataLoader, TensorDataset, random_split = (torch.utils.data.DataLoader, torch.utils.data.TensorDataset,
+                                           torch.utils.data.random_split)
 
 
 def spirals(n_per_class: int = 1000, classes: int = 3, noise: float = 0.25, seed: int = 0):
@@ -55,12 +59,12 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-def accuracy(model: nn.Module, loader: DataLoader) -> float:
+def accuracy(model: nn.Module, loader: DataLoader, dev: torch.device) -> float:
     model.eval()
     correct = total = 0
     with torch.no_grad():
         for xb, yb in loader:
-            correct += int((model(xb).argmax(dim=1) == yb).sum().item())
+            correct += int((model(xb.to(dev)).argmax(dim=1) == yb.to(dev)).sum().item())
             total += yb.shape[0]
     model.train()
     return correct / total
@@ -73,7 +77,12 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--min-accuracy", type=float, default=0.95,
                         help="fail (exit 1) if the test accuracy ends below this")
+    parser.add_argument("--steps", type=positive_int, default=None,
+                        help="stop after this many optimizer steps (a quick run; default: all the epochs)")
+    parser.add_argument("--torch", action="store_true", help="run on PyTorch instead of ember")
+    add_run_args(parser)
     args = parser.parse_args()
+    dev = device(torch, args.device)
 
     torch.manual_seed(0)
     x, y = spirals()
@@ -83,7 +92,7 @@ def main() -> None:
                               generator=torch.Generator().manual_seed(2))
     test_loader = DataLoader(test, batch_size=512)
 
-    model = MLP()
+    model = MLP().to(dev)  # initialised on the CPU (same weights on any device), then moved
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr * 3, total_steps=args.epochs * len(train_loader))
     loss_fn = nn.CrossEntropyLoss()
@@ -91,32 +100,44 @@ def main() -> None:
     print(f"spirals: {len(train)} train / {len(test)} test points, MLP with {n_params} parameters")
 
     t0 = time.perf_counter()
+    losses: list[float] = []
     for epoch in range(1, args.epochs + 1):
         total = 0.0
         for xb, yb in train_loader:
+            xb, yb = xb.to(dev), yb.to(dev)
             opt.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             sched.step()
-            total += loss.item() * yb.shape[0]
+            losses.append(loss.item())
+            total += losses[-1] * yb.shape[0]
+            if len(losses) == args.steps:
+                break
+        if len(losses) == args.steps:
+            print(f"stopped after {args.steps} steps (--steps) in epoch {epoch}")
+            break
         if epoch == 1 or epoch % 5 == 0 or epoch == args.epochs:
-            print(f"epoch {epoch:3d}  loss {total / len(train):.4f}  test accuracy {accuracy(model, test_loader):.3f}")
+            print(f"epoch {epoch:3d}  loss {total / len(train):.4f}  test accuracy "
+                  f"{accuracy(model, test_loader, dev):.3f}")
     elapsed = time.perf_counter() - t0
-    acc = accuracy(model, test_loader)
-    print(f"trained {args.epochs} epochs in {elapsed:.1f} s; test accuracy {acc:.3f}")
+    write_losses(args.losses_json, losses)
+    acc = accuracy(model, test_loader, dev)
+    ran = f"{args.epochs} epochs" if args.steps is None else f"{len(losses)} steps"
+    print(f"trained {ran} in {elapsed:.1f} s; test accuracy {acc:.3f}")
 
     # Save, reload into a fresh model, and check the predictions agree.
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "mlp.pt"
         torch.save(model.state_dict(), path)
-        fresh = MLP()
+        fresh = MLP().to(dev)
         fresh.load_state_dict(torch.load(path))
         fresh.eval()
         model.eval()
         with torch.no_grad():
-            same = bool((fresh(x).argmax(1) == model(x).argmax(1)).all().item())
+            xd = x.to(dev)
+            same = bool((fresh(xd).argmax(1) == model(xd).argmax(1)).all().item())
         print(f"checkpoint: {path.stat().st_size} bytes, reloaded model agrees: {same}")
     if acc < args.min_accuracy or not same:
         raise SystemExit(f"FAILED: accuracy {acc:.3f} < {args.min_accuracy} or reload mismatch")

@@ -13,18 +13,22 @@ python3 -m venv --system-site-packages /tmp/ember_env
 /tmp/ember_env/bin/pip install -q --no-index --find-links "$REPO/dist/cuda" ember-core 2>&1 | tee "$OUT/install.txt"
 cd /tmp || exit 1
 # -c /dev/null: the repository's pytest settings are for its own venvs; ember-nn (pure Python) by path
-PYTHONPATH="$REPO/packages/nn/src" PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 timeout 240 /tmp/ember_env/bin/python -m pytest -q -p no:cacheprovider \
+PYTHONPATH="$REPO/packages/nn/src" PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 timeout 200 /tmp/ember_env/bin/python -m pytest -q -p no:cacheprovider \
   -c /dev/null -rs "$REPO/packages/core/tests/test_cuda_device.py" "$REPO/packages/core/tests/test_cuda_pointwise.py" \
   "$REPO/packages/core/tests/test_cuda_reduce.py" "$REPO/packages/core/tests/test_cuda_gemm.py" \
   "$REPO/packages/core/tests/test_cuda_nn.py" "$REPO/packages/core/tests/test_cuda_streams.py" \
   "$REPO/packages/core/tests/test_cuda_norm.py" "$REPO/packages/core/tests/test_cuda_conv.py" \
   "$REPO/packages/core/tests/test_cuda_shape.py" "$REPO/packages/core/tests/test_cuda_sort.py" \
-  "$REPO/packages/core/tests/test_cuda_index.py" \
+  "$REPO/packages/core/tests/test_cuda_index.py" "$REPO/packages/core/tests/test_cuda_random.py" \
+  "$REPO/packages/core/tests/test_cuda_attention_rnn.py" \
   "$REPO/packages/core/tests/test_cuda_build.py" \
   "$REPO/packages/core/tests/test_caching_allocator.py" 2>&1 | tee "$OUT/gpu_tests.txt"
+# The four training examples: 30 steps each on cpu and cuda, loss curves compared (ember-nn and ember-data by path)
+PYTHONPATH="$REPO/packages/nn/src:$REPO/packages/data/src" PYTHONUNBUFFERED=1 timeout 90 /tmp/ember_env/bin/python -m pytest -q \
+  -p no:cacheprovider -c /dev/null -rs "$REPO/packages/core/tests/test_cuda_examples.py" 2>&1 | tee "$OUT/gpu_examples.txt"
 # The "cuda" benchmark suite beside torch's CUDA kernels (ember-benchmark from the repository, by path)
-PYTHONPATH="$REPO/packages/benchmark/src" timeout 120 /tmp/ember_env/bin/python \
+PYTHONPATH="$REPO/packages/benchmark/src" timeout 90 /tmp/ember_env/bin/python \
   "$REPO/packages/benchmark/benchmarks/run.py" --filter cuda --json-dir "$OUT/bench" 2>&1 | tee "$OUT/gpu_bench.txt"
 # Issue 24's performance targets (bandwidth shares, GEMM, training steps, launch overhead)
-PYTHONPATH="$REPO/packages/nn/src" timeout 100 /tmp/ember_env/bin/python "$REPO/tools/gpu_targets.py" \
+PYTHONPATH="$REPO/packages/nn/src" timeout 90 /tmp/ember_env/bin/python "$REPO/tools/gpu_targets.py" \
   "$OUT/gpu_targets.json" 2>&1 | tee "$OUT/gpu_targets.txt"

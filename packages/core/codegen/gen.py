@@ -24,8 +24,8 @@ from pathlib import Path
 import yaml
 from autocast_lists import policy as autocast_policy
 from conj_policy import CONJ_AWARE, conj_writes
-from cuda_support import CudaStatus, aten_name, load_cuda_support
 from cpp_types import ACCESSOR, cpp_decl, default_from, norm, returns_cpp
+from cuda_support import CudaStatus, aten_name, load_cuda_support
 from gen_autograd import gen_autograd, has_wrapper
 from gen_docs import binding_docstring, c_string, docstring, load_binding_docs, load_docs, py_path
 from gen_stub import gen_pyi

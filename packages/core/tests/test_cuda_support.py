@@ -57,7 +57,7 @@ def _tiny(load_ops):  # noqa: ANN001, ANN202
     return load_ops({"ops": [
         {"func": "frob(Tensor self) -> Tensor", "family": "custom"},
         {"func": "frob.other(Tensor self, Tensor other) -> Tensor", "family": "custom"},
-        {"func": "glorp(Tensor[] tensors, *, Tensor? out=None) -> Tensor", "family": "custom",
+        {"func": "glorp(Tensor[] tensors) -> Tensor", "family": "custom",
          "variants": ["function", "out"]},
     ]})
 

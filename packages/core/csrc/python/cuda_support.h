@@ -5,7 +5,6 @@
 // after its op, in the same words, as it leaves: nothing runs for that on the way in.
 #pragma once
 #include <initializer_list>
-#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -26,8 +25,7 @@ inline constexpr std::string_view kNoCudaKernel = "Could not run this operation 
 }
 
 // An unsupported op's guard: a device-type test per tensor argument (Tensor[] elements and out= too).
-inline void check_no_cuda(const ParsedArgs& A, std::initializer_list<int> idx, const char* aten_name,
-                          const char* why) {
+inline void check_no_cuda(const ParsedArgs& A, std::initializer_list<int> idx, const char* aten_name, const char* why) {
   bool cuda = false;
   for_each_tensor_arg(A, idx, [&](const Tensor& t) { cuda = cuda || t.device().type == DeviceType::CUDA; });
   if (cuda) [[unlikely]]

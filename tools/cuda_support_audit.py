@@ -112,6 +112,8 @@ HELPERS = {"complex.gemm": "complex.cgemm"}
 def is_set(entry: str, table: set[str]) -> bool:
     entry = HELPERS.get(entry, entry)
     fam = entry.split(".")[0]
+    if entry == f"{fam}.*":  # the family handed on whole: the callee picks its entries
+        return any(e.split(".")[0] == fam for e in table)
     return entry in table or f"{fam}.*" in table
 
 
@@ -158,7 +160,8 @@ def analyse(body: str) -> tuple[set[str], list[str], set[str], bool]:
     aliases = dict(ALIAS.findall(body))
     for var, fam in aliases.items():
         entries.discard(f"{fam}.?")
-        entries |= {f"{fam}.{e}" for e in re.findall(rf"\b{var}\s*\.\s*(\w+)", body)}
+        used = {f"{fam}.{e}" for e in re.findall(rf"\b{var}\s*\.\s*(\w+)", body)}
+        entries |= used or {f"{fam}.*"}  # handed on whole (EMBER_KERNEL(k, gelu)): any entry of it
         if re.search(rf"\b{var}\s*\(", body):  # GemmKernels' operator()
             entries.add(f"{fam}.sgemm")
     entries = {e for e in entries if not e.endswith(".?")} or entries
@@ -214,6 +217,14 @@ def main() -> None:
               op.schema.name)] for n in (base, base + "_", base + "_out")}
     for h in [*(a.src / "csrc" / "ops").rglob("*.h"), *(a.src / "csrc" / "autograd").rglob("*.h")]:
         public |= calls(strip_comments(h.read_text()))
+
+    # The generated pointwise ops (ops_pointwise.cpp, not under csrc/ops): a call reaches their kernel.
+    for op in load_ops(a.src):
+        if op.family == "pointwise":
+            base = op.cpp or op.schema.name
+            for n in (base, base + "_", base + "_out"):
+                info.setdefault(("<generated>", n), ({f"pointwise.{op.kernel}"}, [], set(), False))
+                where.setdefault(n, set()).add("<generated>")
 
     def resolve(f: str, callee: str) -> list[tuple[str, str]]:
         files = where.get(callee, set())

@@ -13,6 +13,11 @@ and proposes `kernel` (every entry reached is in the CUDA table, no host reads) 
     python tools/cuda_support_audit.py --diff             # only where the yaml disagrees
     python tools/cuda_support_audit.py --op nonzero -v    # one op, with the lines it flags
     python tools/cuda_support_audit.py --set index.take   # count more entries as set
+    python tools/cuda_support_audit.py --src /tmp/merged/packages/core --diff   # another tree
+
+`--src` reads another checkout (one with pending kernel branches merged, say); its
+cuda_support.yaml is what --diff compares with. REVIEWED lists the functions whose host reads
+were checked by hand (device branches), OVERRIDES the ops decided by hand.
 """
 
 from __future__ import annotations
@@ -47,7 +52,12 @@ DEVICE_AWARE = re.compile(r"is_cpu\(\)|\.cpu\(|device_to_host|to_host\(")
 # hits the runtime "no CUDA kernel" error, PyTorch's NotImplementedError naming the op; they
 # do not decide the op's status.
 DTYPE_LEVEL = {"complex.pointwise", "complex.conj", "complex.from_parts", "complex.angle", "complex.abs",
-               "gemm.bf16gemm", "gemm.pack_b", "gemm.packed_gemm", "pool.max2x2_planes", "matrix.scaled_store"}
+               "gemm.bf16gemm", "gemm.pack_b", "gemm.packed_gemm", "pool.max2x2_planes", "matrix.scaled_store",
+               # reached on the CPU path only: index_search.cpp's device branches go around as_doubles
+               "index.to_doubles"}
+# Decided by hand where the first pass cannot see it: ops that need a complex entry for every
+# dtype (their real inputs too) are unsupported although complex entries are dtype-level above.
+OVERRIDES = {"complex": "unsupported", "polar": "unsupported", "angle": "unsupported"}
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "static_cast", "reinterpret_cast", "const_cast",
             "EMBER_CHECK", "decltype", "catch", "constexpr", "else", "operator", "noexcept", "alignas"}
 
@@ -92,28 +102,61 @@ REVIEWED = {
     ("csrc/ops/nn/nn_rnn.cpp", "seq_forward"),
     ("csrc/ops/nn/nn_rnn.cpp", "seq_backward"),
     ("csrc/ops/nn/nn_rnn.cpp", "pack_weight"),  # only where gemm.packed_available(): never on CUDA
+    ("csrc/ops/index/index_search.cpp", "search_impl"),  # a device result returns through search_on_device first
+    ("csrc/ops/index/index_search.cpp", "search_on_device"),  # pointers into the kernel's arguments
+    ("csrc/ops/index/index_search.cpp", "bincount"),  # device branch: min / max reduced there
 }
 
 
-def cuda_table(path: Path) -> set[str]:
-    """The entries kernels/cuda/cuda_backend.cpp sets: `b.fam.entry = ` and `b.fam = {...}`."""
-    text = path.read_text()
+def struct_members(backend_h: str, struct: str) -> list[str]:
+    """The function-pointer members of one backend.h family, in order."""
+    m = re.search(rf"struct {struct} {{(.*?)\n}};", backend_h, re.S)
+    body = re.sub(r"//[^\n]*", "", m.group(1)) if m else ""
+    return re.findall(r"\(\*(\w+)\)\s*\(", body) + re.findall(r"^\s*(?:LapackKernels<\w+>|MatrixPasses<\w+>)\s+(\w+);",
+                                                               body, re.M)
+
+
+def cuda_table(cuda_dir: Path, backend_h: Path) -> set[str]:
+    """The entries kernels/cuda/cuda_backend.cpp sets: `b.fam.entry = x`, `b.fam = {x, y}` (by
+    position; an item copied from the raising table, `r.poisson`, stays unset) and
+    `fill_x(b.fam)` helpers in kernels/cuda/*.cpp (their `k.entry = x` lines)."""
+    text = (cuda_dir / "cuda_backend.cpp").read_text()
+    header = backend_h.read_text()
+    fams = dict(re.findall(r"^\s+(\w+Kernels) (\w+);", header, re.M))
+    struct_of = {v: k for k, v in fams.items()}
     got = {f"{m[0]}.{m[1]}" for m in re.findall(r"\bb\.(\w+)\.(\w+)\s*=", text)}
-    got |= {f"{m}.*" for m in re.findall(r"\bb\.(\w+)\s*=\s*\{", text)}
+    for fam, items in re.findall(r"\bb\.(\w+)\s*=\s*\{(.*?)\};", text, re.S):
+        names = struct_members(header, struct_of.get(fam, ""))
+        for name, item in zip(names, [i.strip() for i in items.split(",")]):
+            if item.startswith("cuda::") or "::" in item or "[" in item:
+                got.add(f"{fam}.{name}")
+    others = "".join(f.read_text() for f in sorted(cuda_dir.glob("*.cpp")))
+    for fn, fam in re.findall(r"(?:cuda::)?(fill_\w+)\(b\.(\w+)\)", text):
+        m = re.search(rf"void {fn}\(\w+&\s*(\w+)\)\s*{{(.*?)\n}}", others, re.S)
+        if m:
+            got |= {f"{fam}.{e}" for e in re.findall(rf"\b{m.group(1)}\.(\w+)\s*=", m.group(2))}
     if "fill_pointwise(b.pointwise)" in text:
         got.add("pointwise.*")
     return got
 
 
-# Backend members that are helpers over entries: ComplexKernels::gemm calls cgemm / zgemm.
-HELPERS = {"complex.gemm": "complex.cgemm"}
+def is_set_any(fam: str, table: set[str]) -> bool:
+    return any(e.split(".")[0] == fam for e in table)
+
+
+# Backend members that are helpers over entries (ComplexKernels::gemm calls cgemm / zgemm): the
+# float entry stands for the pair.
+HELPERS = {"complex.gemm": "complex.cgemm", "rnn.cell_rows": "rnn.cell_rows_f", "rnn.lstm_seq": "rnn.lstm_seq_f",
+           "attention.flash_forward": "attention.flash_forward_f",
+           "attention.flash_backward": "attention.flash_backward_f", "linalg.lu_solve": "linalg.lu_solve_f",
+           "linalg.lapack": "linalg.lapack_f", "matrix.passes": "matrix.passes_f"}
 
 
 def is_set(entry: str, table: set[str]) -> bool:
     entry = HELPERS.get(entry, entry)
     fam = entry.split(".")[0]
     if entry == f"{fam}.*":  # the family handed on whole: the callee picks its entries
-        return any(e.split(".")[0] == fam for e in table)
+        return is_set_any(fam, table)
     return entry in table or f"{fam}.*" in table
 
 
@@ -197,7 +240,7 @@ def main() -> None:
     ap.add_argument("--yaml", action="store_true", help="print the proposals as cuda_support.yaml lines")
     ap.add_argument("-v", action="store_true", help="print the host-read statements and the entries")
     a = ap.parse_args()
-    table = cuda_table(a.src / "csrc" / "kernels" / "cuda" / "cuda_backend.cpp") | set(a.set)
+    table = cuda_table(a.src / "csrc" / "kernels" / "cuda", a.src / "csrc" / "kernels" / "backend.h") | set(a.set)
     fns = functions(a.src)
     # Nodes are (file, name): a callee defined in the caller's own file is that one (a static
     # helper); otherwise every definition of the name (overloads merge: an over-approximation).
@@ -274,6 +317,8 @@ def main() -> None:
             prop = f"unsupported: {len(host)} host read(s){' (device-aware)' if aware else ''}"
         else:
             prop = "kernel"
+        if name in OVERRIDES:
+            prop = f"{OVERRIDES[name]}: decided by hand (OVERRIDES)"
         props.setdefault(name, []).append((op.schema.full_name, prop, entries, host))
     for name, rows in props.items():
         # one entry per name where its overloads agree, else one per overload

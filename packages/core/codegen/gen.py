@@ -14,6 +14,7 @@ Outputs (into the build tree, never committed):
   _C.pyi, _op_list.py   the type stub, and the op list the parity test walks
 
 Usage: python gen.py ops.yaml OUT_CPP_DIR OUT_PY_DIR
+(also reads ops/*.yaml, docs_ops/*.yaml and cuda_support.yaml, each op's CUDA status, beside it)
 """
 
 from __future__ import annotations

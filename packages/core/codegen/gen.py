@@ -14,6 +14,7 @@ Outputs (into the build tree, never committed):
   _C.pyi, _op_list.py   the type stub, and the op list the parity test walks
 
 Usage: python gen.py ops.yaml OUT_CPP_DIR OUT_PY_DIR
+(also reads ops/*.yaml, docs_ops/*.yaml and cuda_support.yaml, each op's CUDA status, beside it)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import yaml
 from autocast_lists import policy as autocast_policy
 from conj_policy import CONJ_AWARE, conj_writes
 from cpp_types import ACCESSOR, cpp_decl, default_from, norm, returns_cpp
+from cuda_support import CudaStatus, aten_name, load_cuda_support
 from gen_autograd import gen_autograd, has_wrapper
 from gen_docs import binding_docstring, c_string, docstring, load_binding_docs, load_docs, py_path
 from gen_stub import gen_pyi
@@ -395,10 +397,31 @@ def device_check(op: Op, kind: str) -> list[str]:
     return [f"      check_same_device(A, {{{', '.join(map(str, pos))}}});"]
 
 
-def case_body(op: Op, kind: str, idx: int) -> list[str]:
+# Tensor-holding parameter types: what an unsupported op's CUDA guard looks at.
+TENSOR_BASES = ("Tensor", "Tensor[]", "Tensor?[]")
+
+
+def cuda_guard(op: Op, kind: str, cuda: CudaStatus | None) -> list[str]:
+    """An op without a CUDA kernel (cuda_support.yaml): PyTorch's NotImplementedError when any
+    tensor argument (out= included) is on a CUDA device, before the body can touch its memory.
+    Supported ops get nothing here."""
+    if cuda is None or cuda.kernel:
+        return []
+    s = op.schema
+    pos = [i for i, p in enumerate(s.params) if p.base in TENSOR_BASES]
+    if kind == "function" and "out" in op.variants:
+        pos.append(len(s.params))
+    if not pos:
+        return []
+    why = cuda.reason.replace("\\", "\\\\").replace('"', '\\"')
+    return [f'      check_no_cuda(A, {{{", ".join(map(str, pos))}}}, "{aten_name(op, kind)}", "{why}");']
+
+
+def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> list[str]:
     s = op.schema
     n = cpp_name(op)
-    lines = [f"    case {idx}: {{", f"      const Signature& S = sigs[{idx}];", *device_check(op, kind)]
+    lines = [f"    case {idx}: {{", f"      const Signature& S = sigs[{idx}];", *cuda_guard(op, kind, cuda),
+             *device_check(op, kind)]
     args = call_args(s)
     pidx = {p.name: i for i, p in enumerate(s.params)}
     # The tensor options of a factory are checked first, out= or not (PyTorch's order).
@@ -506,7 +529,7 @@ def tensor_varargs_prologue(ops: list[Op]) -> list[str]:
     ]
 
 
-def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
+def gen_binding_fn(pyname: str, ops: list[Op], kind: str, cuda: dict[str, CudaStatus] | None = None) -> list[str]:
     is_method = kind != "function"
     fname = f"{'m' if is_method else 'f'}_{pyname}"
     sigs = []
@@ -524,6 +547,9 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
     lines = [f"static PyObject* {fname}(PyObject* self, PyObject* const* args, "
              "Py_ssize_t nargs, PyObject* kwnames) {",
              "  EMBER_PY_TRY",
+             # the CUDA table's "no CUDA kernel" error renamed after the op (python/cuda_support.h):
+             # a handler only, so a call that does not throw pays nothing for it
+             "  try {",
              # __torch_function__ (py_torch_function.h): one branch while nobody overrides.
              "  if (g_torch_function_state) [[unlikely]] {",
              "    PyObject* tf_r_;",
@@ -553,8 +579,12 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str) -> list[str]:
               "kwnames, A)) {"]
     lines.append("    case -1: return A.tf_result;  // a duck type's __torch_function__")
     for i, op in enumerate(ops):
-        lines += case_body(op, kind, i)
-    lines += ["  }", "  Py_RETURN_NONE;", "  EMBER_PY_CATCH", "}", ""]
+        lines += case_body(op, kind, i, (cuda or {}).get(op.schema.full_name))
+    lines += ["  }", "  Py_RETURN_NONE;",
+              "  } catch (const ::ember::Error& e_) {",
+              f'    rethrow_naming_op(e_, "aten::{aten}");',
+              "  }",
+              "  EMBER_PY_CATCH", "}", ""]
     return lines
 
 
@@ -562,11 +592,12 @@ def _doc_symbol(kind: str, pyname: str) -> str:
     return f"ember_doc_{'f' if kind == 'function' else 'm'}_{pyname}"
 
 
-def gen_bindings(ops: list[Op]) -> str:
+def gen_bindings(ops: list[Op], cuda: dict[str, CudaStatus] | None = None) -> str:
     out = [HEADER, '#include "ops.h"', '#include "autograd_ops.h"', '#include "autograd/node.h"',
            '#include "ops/core/checks.h"', '#include "python/arg_parser.h"',
            '#include "python/py_tensor.h"', '#include "python/py_profiler.h"', '#include "python/autocast.h"',
            '#include "python/py_conj_fallback.h"', '#include "python/device_check.h"',
+           '#include "python/cuda_support.h"',
            '#include "python/py_torch_function.h"', "",
            "namespace ember::python {", "namespace {", ""]
     tables = {}
@@ -574,7 +605,7 @@ def gen_bindings(ops: list[Op]) -> str:
         g = group(ops, kind)
         tables[kind] = g
         for pyname, gops in g.items():
-            out += gen_binding_fn(pyname, gops, kind)
+            out += gen_binding_fn(pyname, gops, kind, cuda)
     out.append("}  // namespace")
     out.append("")
     # The docstrings (generated into docstrings.cpp): constant addresses, so the tables
@@ -631,9 +662,10 @@ def gen_docstrings(ops: list[Op], docs: dict, binding_docs: dict) -> str:
 # ---------------------------------------------------------------- Python side
 
 
-def gen_op_list(ops: list[Op], kernels: dict) -> str:
+def gen_op_list(ops: list[Op], kernels: dict, cuda: dict[str, CudaStatus] | None = None) -> str:
     rows = []
     for op in ops:
+        status = (cuda or {}).get(op.schema.full_name)
         s = op.schema
         k = kernels.get(op.kernel, {}) if op.kernel else {}
         rows.append({
@@ -644,6 +676,8 @@ def gen_op_list(ops: list[Op], kernels: dict) -> str:
             "params": [(p.type.replace("SymInt", "int"), p.name, p.default, p.kw_only) for p in s.params],
             "returns": [(r.type, r.name) for r in s.returns], "grad": op.grad,
             "schema": s.text,
+            # cuda_support.yaml: None (a CUDA kernel) or why there is none
+            "cuda_unsupported": None if status is None or status.kernel else status.reason,
         })
     return ('"""Every op declared in ops.yaml (generated): the list the parity test walks."""\n\n'
             f"OPS = {rows!r}\n")
@@ -664,6 +698,8 @@ def main() -> None:
     for op in ops:
         if op.family == "pointwise" and op.kernel not in kernels:
             raise SystemExit(f"ops.yaml: {op.schema.full_name} names unknown kernel {op.kernel}")
+    # Every op declares its CUDA status (cuda_support.yaml next to ops.yaml); the build fails otherwise.
+    cuda = load_cuda_support(yaml.safe_load((src.parent / "cuda_support.yaml").read_text()), ops)
     areas = sorted(h.name for h in (src.parent / "csrc" / "autograd").glob("formulas_*.h"))
     ag_h, ag_cpp = gen_autograd(ops, cpp_name, areas, ops_h_defaults(ops))
     cpp_dir.mkdir(parents=True, exist_ok=True)
@@ -675,13 +711,13 @@ def main() -> None:
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
         cpp_dir / "cuda_pointwise.h": gen_cuda_header(),
         **{cpp_dir / f"cuda_pointwise_{i}.cu": gen_cuda_kernels(kernels, i) for i in range(CUDA_PARTS)},
-        cpp_dir / "bindings.cpp": gen_bindings(ops),
+        cpp_dir / "bindings.cpp": gen_bindings(ops, cuda),
         cpp_dir / "docstrings.cpp": gen_docstrings(ops, docs, binding_docs),
         cpp_dir / "autograd_ops.h": ag_h,
         cpp_dir / "autograd_ops.cpp": ag_cpp,
         cpp_dir / "entry_ops.h": gen_entry_ops(ops),
         py_dir / "_C.pyi": gen_pyi(ops, group, src.parent / "codegen" / "stub_base.pyi"),
-        py_dir / "_op_list.py": gen_op_list(ops, kernels),
+        py_dir / "_op_list.py": gen_op_list(ops, kernels, cuda),
     }
     for path, text in files.items():
         # Only touch changed files, so an unrelated yaml edit rebuilds little.

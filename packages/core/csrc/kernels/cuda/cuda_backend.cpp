@@ -26,8 +26,12 @@
 namespace ember {
 
 namespace {
+// PyTorch's words for an operator without a CUDA kernel; the generated binding that called in
+// renames the error after its op (python/cuda_support.h matches this opening).
 [[noreturn]] void no_cuda_kernel() {
-  fail(ErrorKind::NotImplemented, "this operation has no CUDA kernel in ember yet (CUDA backend: issue 24)");
+  fail(ErrorKind::NotImplemented,
+       "Could not run this operation with arguments from the 'CUDA' backend: ember has no CUDA kernel for it "
+       "yet (issue 24)");
 }
 }  // namespace
 

@@ -1,0 +1,71 @@
+"""Ops without a CUDA kernel on a GPU (issue 24): cuda_support.yaml's unsupported ops raise
+PyTorch's NotImplementedError ("Could not run 'aten::<op>' with arguments from the 'CUDA'
+backend") before their bodies touch device memory; a supported op meeting a missing entry (a
+complex dtype) says the same, naming the op; the supported ones run. Skipped without a GPU;
+test_cuda_support.py checks the listing and the generated guards on the CPU."""
+
+from __future__ import annotations
+
+import ember
+import pytest
+
+pytestmark = pytest.mark.skipif(not ember.cuda.is_available(), reason="needs a GPU and a CUDA build of ember")
+
+
+def _no_cuda(op: str) -> str:
+    return rf"^Could not run '{op}' with arguments from the 'CUDA' backend\. This could be because the operator"
+
+
+def test_unsupported_ops_raise_before_running() -> None:
+    a = ember.rand(3, 3, device="cuda")
+    p = ember.rand(2, 4, device="cuda")
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::multinomial")):
+        ember.multinomial(p, 2)
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::multinomial")):
+        p.multinomial(2)  # the method
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_eig")):
+        ember.linalg.eigvals(a)
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_svd")):
+        ember.linalg.svd(a)
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_inv")):
+        ember.linalg.inv(a)
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::poisson")):
+        ember.poisson(p)
+    # the overload that reads its repeats on the host is refused; the int one runs
+    x = ember.arange(4.0, device="cuda")
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::repeat_interleave.self_Tensor")):
+        ember.repeat_interleave(x, ember.tensor([1, 2, 1, 0], device="cuda"))
+    assert ember.repeat_interleave(x, 2).cpu().equal(ember.repeat_interleave(x.cpu(), 2))
+
+
+def test_the_guard_looks_at_every_tensor_argument() -> None:
+    p = ember.rand(2, 4)
+    # a CPU input with a CUDA out=
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::multinomial")):
+        ember.multinomial(p, 2, out=ember.empty(2, 2, dtype=ember.int64, device="cuda"))
+    # a CUDA repeats beside a CPU input
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::repeat_interleave.self_Tensor")):
+        ember.repeat_interleave(ember.arange(2.0), ember.tensor([1, 2], device="cuda"))
+    # the same ops on the CPU are untouched
+    assert ember.multinomial(p, 2).shape == (2, 2)
+    assert ember.linalg.inv(ember.eye(3)).equal(ember.eye(3))
+
+
+def test_a_missing_entry_at_run_time_names_the_op() -> None:
+    z = ember.zeros(3, dtype=ember.complex64, device="cuda")
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::exp")):
+        ember.exp(z)
+    with pytest.raises(NotImplementedError, match=_no_cuda("aten::exp_")):
+        z.exp_()
+
+
+def test_supported_ops_run() -> None:
+    x = ember.randn(4, 5)
+    w = ember.randn(5, 3)
+    xc, wc = x.cuda(), w.cuda()
+    ember.testing.assert_close(ember.mm(xc, wc).cpu(), ember.mm(x, w))
+    ember.testing.assert_close(xc.sum(1).cpu(), x.sum(1))
+    ember.testing.assert_close(ember.softmax(xc, 1).cpu(), ember.softmax(x, 1))
+    idx = ember.tensor([2, 0])
+    ember.testing.assert_close(ember.index_select(xc, 0, idx.cuda()).cpu(), ember.index_select(x, 0, idx))
+    ember.testing.assert_close(ember.cat([xc, xc]).cpu(), ember.cat([x, x]))

@@ -123,6 +123,27 @@ class Result:
 # ------------------------------------------------------------------------ timing
 
 
+def both_see_a_gpu() -> bool:
+    """Whether ember and torch are both importable and see a CUDA GPU (the "cuda" suites' rows
+    exist only then: the GPU machine, tools/gpu_check.sh)."""
+    try:
+        import ember
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available() and ember.cuda.is_available())
+
+
+def gpu_rows(suite: str, rows: list[tuple[str, str]], setup: Callable[[ModuleType], dict[str, Any]],
+             target: float | None = None) -> list[Bench]:
+    """A CUDA suite's throughput rows (each statement then synchronizes the device), or none
+    where no GPU is seen."""
+    if not both_see_a_gpu():
+        return []
+    return [Bench(suite, name, "throughput", f"{stmt}; sync()", setup, threads=None, target=target)
+            for name, stmt in rows]
+
+
 def task_threads(bench: Bench) -> int:
     """The Timer's num_threads (a Compare row group); rows that leave threads alone count as 1."""
     return 1 if bench.threads is None else bench.threads

@@ -8,21 +8,13 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from harness import Bench
+from harness import Bench, gpu_rows
 
 TITLES = {"cuda": "CUDA pointwise, cast, reduction, cuBLAS GEMM, random and attention kernels, float32 "
                   "(ratio = torch/ember time)"}
 
 N = 1 << 24
 
-
-def _gpu() -> bool:
-    try:
-        import ember
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available() and ember.cuda.is_available())
 
 
 def gvec(lib: ModuleType) -> dict[str, Any]:
@@ -61,8 +53,4 @@ ROWS = [
     ("sdpa causal float32 8x8x1024x64", "torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)"),
 ]
 
-BENCHES: list[Bench] = (
-    [Bench("cuda", name, "throughput", f"{stmt}; sync()", gvec, threads=None, target=0.9) for name, stmt in ROWS]
-    if _gpu()
-    else []
-)
+BENCHES: list[Bench] = gpu_rows("cuda", ROWS, gvec, target=0.9)

@@ -8,20 +8,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from harness import Bench
+from harness import Bench, gpu_rows
 
 TITLES = {"cuda_index": "CUDA index, mask, binning and embedding kernels, float32 (ratio = torch/ember time)"}
 
 N = 1 << 24
 
-
-def _gpu() -> bool:
-    try:
-        import ember
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available() and ember.cuda.is_available())
 
 
 _MADE: dict[str, dict[str, Any]] = {}
@@ -73,8 +65,4 @@ ROWS = [
     ("histc 16M, 100 bins", "torch.histc(x, 100, -4, 4)"),
 ]
 
-BENCHES: list[Bench] = (
-    [Bench("cuda_index", name, "throughput", f"{stmt}; sync()", gidx, threads=None, target=None) for name, stmt in ROWS]
-    if _gpu()
-    else []
-)
+BENCHES: list[Bench] = gpu_rows("cuda_index", ROWS, gidx)

@@ -8,18 +8,10 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from harness import Bench
+from harness import Bench, gpu_rows
 
 TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution and pooling, float32 (ratio = torch/ember time)"}
 
-
-def _gpu() -> bool:
-    try:
-        import ember
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available() and ember.cuda.is_available())
 
 
 def gnn(lib: ModuleType) -> dict[str, Any]:
@@ -44,8 +36,4 @@ ROWS = [
     ("adaptive_avg_pool2d 7x7 float32 32x64x56x56", "F.adaptive_avg_pool2d(img, 7)"),
 ]
 
-BENCHES: list[Bench] = (
-    [Bench("cuda_nn", name, "throughput", f"{stmt}; sync()", gnn, threads=None, target=None) for name, stmt in ROWS]
-    if _gpu()
-    else []
-)
+BENCHES: list[Bench] = gpu_rows("cuda_nn", ROWS, gnn)

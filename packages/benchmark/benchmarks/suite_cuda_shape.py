@@ -9,18 +9,10 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from harness import Bench
+from harness import Bench, gpu_rows
 
 TITLES = {"cuda_shape": "CUDA cat, flip, tril, ranges, argmax, scans and sorts, float32 (ratio = torch/ember time)"}
 
-
-def _gpu() -> bool:
-    try:
-        import ember
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available() and ember.cuda.is_available())
 
 
 def gdata(lib: ModuleType) -> dict[str, Any]:
@@ -49,8 +41,4 @@ ROWS = [
     ("median 4096x4096 (dim 1)", "m.median(1)"),
 ]
 
-BENCHES: list[Bench] = (
-    [Bench("cuda_shape", name, "throughput", f"{stmt}; sync()", gdata, threads=None) for name, stmt in ROWS]
-    if _gpu()
-    else []
-)
+BENCHES: list[Bench] = gpu_rows("cuda_shape", ROWS, gdata)

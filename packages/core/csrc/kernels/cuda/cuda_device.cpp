@@ -13,6 +13,7 @@
 #include "core/caching_allocator.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/device_of.h"
 #include "kernels/cuda/stream.h"
 #include "kernels/device_transfer.h"
 
@@ -53,20 +54,7 @@ const Init& init() {
   return i;
 }
 
-// Sets the device for a scope and restores the caller's.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int index) {
-    check(cudaGetDevice(&prev_), "cudaGetDevice");
-    if (prev_ != index) check(cudaSetDevice(index), "cudaSetDevice");
-  }
-  ~DeviceGuard() { cudaSetDevice(prev_); }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = 0;
-};
+using DeviceGuard = cuda::LaunchDevice;  // the device made current for a scope
 
 class CudaMemory : public DeviceMemory {
  public:

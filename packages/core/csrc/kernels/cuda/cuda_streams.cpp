@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/device_of.h"
 #include "kernels/cuda/stream.h"
 
 namespace ember {
@@ -28,20 +29,7 @@ void check(cudaError_t e, const char* what) {
 cudaStream_t as_stream(int64_t s) { return reinterpret_cast<cudaStream_t>(s); }
 cudaEvent_t as_event(int64_t e) { return reinterpret_cast<cudaEvent_t>(e); }
 
-// Sets the device for a scope and restores the caller's.
-class DeviceScope {
- public:
-  explicit DeviceScope(int index) {
-    check(cudaGetDevice(&prev_), "cudaGetDevice");
-    if (prev_ != index) check(cudaSetDevice(index), "cudaSetDevice");
-  }
-  ~DeviceScope() { cudaSetDevice(prev_); }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int prev_ = 0;
-};
+using DeviceScope = cuda::LaunchDevice;  // the device made current for a scope
 
 // One device's pool: kPoolSize streams of each priority, made on first use, handed out in turn.
 struct StreamPool {

@@ -428,7 +428,7 @@ def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> li
     if "layout" in pidx:
         lines.append(f"      S.check_layout(A, {pidx['layout']});")
     if "pin_memory" in pidx:
-        lines.append(f"      S.check_pin_memory(A, {pidx['pin_memory']});")
+        lines.append(f"      [[maybe_unused]] const bool pin_ = S.check_pin_memory(A, {pidx['pin_memory']});")
     factory = kind == "function" and {"dtype", "requires_grad"} <= set(pidx)
     if kind == "function" and "out" in op.variants:
         oi = len(s.params)
@@ -469,6 +469,8 @@ def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> li
     call = f"{target}({', '.join(args)})"
     if "requires_grad" in pidx and kind == "function":
         lines.append(f"      auto r = {call};")
+        if "pin_memory" in pidx and returns_cpp(s) == "Tensor":
+            lines.append("      if (pin_) r = pinned_result(r);  // a pinned copy (only with a GPU)")
         lines.append(f"      apply_requires_grad(r, S.boolean(A, {pidx['requires_grad']}));")
         lines.append(f"      return {wrap_result(s, 'std::move(r)')};")
     elif kind == "inplace" or (returns_cpp(s) == "Tensor" and s.name.endswith("_")):

@@ -71,6 +71,12 @@ def test_pinned_memory_and_non_blocking_copies() -> None:
         d.pin_memory()
 
 
+def test_factories_pin_on_request() -> None:
+    z = ember.zeros(5, pin_memory=True)
+    assert z.is_pinned() and z.equal(ember.zeros(5)) and not ember.zeros(5).is_pinned()
+    assert ember.full((2, 3), 7.0, pin_memory=True).is_pinned()
+
+
 def test_dataloader_pins_batches() -> None:
     data = pytest.importorskip("ember.utils.data")
     ds = data.TensorDataset(ember.arange(12.0).reshape(6, 2))

@@ -21,6 +21,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "default-stream": lambda m: m.cuda.default_stream(),
     "pin-memory": lambda m: m.ones(2).pin_memory(),
     "pin-memory-cpu": lambda m: m.ones(2).pin_memory("cpu"),
+    "factory-pin-memory": lambda m: m.empty(3, pin_memory=True),
 }
 
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/cuda/cuda_runtime_api.h"
+#include "ops/core/internal.h"
 #include "py_generator.h"
 #include "py_tensor.h"
 #include "py_torch_function.h"
@@ -667,10 +669,17 @@ void Signature::check_layout(ParsedArgs& A, int i) const {
   EMBER_CHECK(reinterpret_cast<PyEnumConst*>(A.obj[i])->value == 0, name, "(): only the strided layout is supported");
 }
 
-void Signature::check_pin_memory(ParsedArgs& A, int i) const {
-  EMBER_CHECK(!boolean(A, i),
+bool Signature::check_pin_memory(ParsedArgs& A, int i) const {
+  if (!boolean(A, i)) return false;
+  EMBER_CHECK(cuda_is_compiled() && cuda_device_count() > 0,
               "pin_memory=True requires a CUDA or other accelerator backend; no "
               "pinned memory allocator is available on this system.");
+  return true;
+}
+
+Tensor pinned_result(const Tensor& r) {
+  EMBER_CHECK(r.device().is_cpu(), "Only dense CPU tensors can be pinned");
+  return pin_memory(r);
 }
 
 void Signature::check_out_dtype(ParsedArgs& A, int dtype, const Tensor& out) const {

@@ -141,7 +141,8 @@ class Signature {
   std::optional<MemoryFormat> opt_memory_format(ParsedArgs& A, int i) const;
   void check_layout(ParsedArgs& A, int i) const;
   // A factory's pin_memory=True: PyTorch's RuntimeError on a machine with no accelerator.
-  void check_pin_memory(ParsedArgs& A, int i) const;
+  // pin_memory=: whether the result is to be pinned (True raises PyTorch's error without a GPU)
+  bool check_pin_memory(ParsedArgs& A, int i) const;
   // A factory's out= against its dtype= (PyTorch's check_out_type_matches).
   void check_out_dtype(ParsedArgs& A, int dtype, const Tensor& out) const;
   Generator* generator(ParsedArgs& A, int i) const;  // nullptr: None, the default generator
@@ -175,5 +176,7 @@ void check_out_count(const TensorList& outs, size_t n, const char* name);
 // A bool argument of a hand-parsed binding (null: not given → def): only True or
 // False, as PyTorch's parser. position < 0: given by keyword (no position in the message).
 bool bool_arg(PyObject* o, bool def, const char* fn, const char* arg, int position = -1);
+// A factory's result in pinned host memory (pin_memory=True, checked by check_pin_memory).
+Tensor pinned_result(const Tensor& r);
 
 }  // namespace ember::python

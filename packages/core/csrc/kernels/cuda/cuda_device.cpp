@@ -23,14 +23,8 @@ bool cuda_is_compiled() { return true; }
 
 namespace {
 
-[[noreturn]] void cuda_fail(cudaError_t e, const char* what) {
-  cudaGetLastError();  // clear the sticky error for the next call
-  fail(ErrorKind::Runtime, "CUDA error: ", cudaGetErrorString(e), " (", what, ")");
-}
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) cuda_fail(e, what);
-}
+using cuda::check_cuda;
+using cuda::cuda_fail;
 
 // The first query's answer, kept: the count, or why there is no device.
 struct Init {
@@ -67,34 +61,29 @@ class CudaMemory : public DeviceMemory {
       cudaGetLastError();
       return nullptr;
     }
-    check(e, "cudaMalloc");
+    check_cuda(e, "cudaMalloc");
     return p;
   }
   void raw_free(void* p) override {
     DeviceGuard g(index_);
-    check(cudaFree(p), "cudaFree");
+    check_cuda(cudaFree(p), "cudaFree");
   }
   int64_t record_event(StreamId stream) override {
     DeviceGuard g(index_);
     cudaEvent_t ev;
-    check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventRecord(ev, reinterpret_cast<cudaStream_t>(stream)), "cudaEventRecord");
+    check_cuda(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+    check_cuda(cudaEventRecord(ev, reinterpret_cast<cudaStream_t>(stream)), "cudaEventRecord");
     return reinterpret_cast<int64_t>(ev);
   }
   bool event_done(int64_t event) override {
     auto ev = reinterpret_cast<cudaEvent_t>(event);
-    const cudaError_t e = cudaEventQuery(ev);
-    if (e == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    check(e, "cudaEventQuery");
+    if (!cuda::query_done(cudaEventQuery(ev), "cudaEventQuery")) return false;
     cudaEventDestroy(ev);
     return true;
   }
   void synchronize() override {
     DeviceGuard g(index_);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
   size_t total_memory() const override { return mem_info().second; }
   size_t free_memory() const override { return mem_info().first; }
@@ -104,7 +93,7 @@ class CudaMemory : public DeviceMemory {
   std::pair<size_t, size_t> mem_info() const {
     DeviceGuard g(index_);
     size_t free = 0, total = 0;
-    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
     return {free, total};
   }
   int index_;
@@ -138,7 +127,7 @@ int cuda_device_index(int index) {
          "http://www.nvidia.com/Download/index.aspx");
   }
   if (i.status != cudaSuccess) cuda_fail(i.status, "cudaGetDeviceCount");
-  if (index < 0) check(cudaGetDevice(&index), "cudaGetDevice");
+  if (index < 0) check_cuda(cudaGetDevice(&index), "cudaGetDevice");
   EMBER_CHECK(index < i.count, "CUDA error: invalid device ordinal");
   return index;
 }
@@ -150,16 +139,16 @@ void* cuda_allocate(size_t nbytes, int index) {
 
 void cuda_deallocate(void* p, int index) { allocator(index).free(p); }
 
-void cuda_set_device(int index) { check(cudaSetDevice(cuda_device_index(index)), "cudaSetDevice"); }
+void cuda_set_device(int index) { check_cuda(cudaSetDevice(cuda_device_index(index)), "cudaSetDevice"); }
 
 void cuda_synchronize(int index) {
   DeviceGuard g(cuda_device_index(index));
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 CudaDeviceProperties cuda_device_properties(int index) {
   cudaDeviceProp p{};
-  check(cudaGetDeviceProperties(&p, cuda_device_index(index)), "cudaGetDeviceProperties");
+  check_cuda(cudaGetDeviceProperties(&p, cuda_device_index(index)), "cudaGetDeviceProperties");
   return {p.name, p.major, p.minor, p.multiProcessorCount, static_cast<int64_t>(p.totalGlobalMem)};
 }
 
@@ -179,27 +168,27 @@ void cuda_empty_cache() {
 void device_from_host(void* dst, int device, const void* src, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
-  check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s), "copy to the device");
+  check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s), "copy to the device");
   if (non_blocking) pinned_record_use(src, device);
-  else check(cudaStreamSynchronize(s), "copy to the device");
+  else check_cuda(cudaStreamSynchronize(s), "copy to the device");
 }
 
 void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
-  check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
+  check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
   if (non_blocking) pinned_record_use(dst, device);
-  else check(cudaStreamSynchronize(s), "copy to the host");
+  else check_cuda(cudaStreamSynchronize(s), "copy to the host");
 }
 
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {
   DeviceGuard g(src_device);
   cudaStream_t s = cuda::current_stream(src_device);
   if (dst_device == src_device) {
-    check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "device copy");
+    check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "device copy");
   } else {
-    check(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), "copy between devices");
-    check(cudaStreamSynchronize(s), "copy between devices");  // the destination's streams may read it next
+    check_cuda(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), "copy between devices");
+    check_cuda(cudaStreamSynchronize(s), "copy between devices");  // the destination's streams may read it next
   }
 }
 
@@ -210,7 +199,7 @@ void cuda_record_stream(void* p, int index, int64_t stream) {
 std::pair<int64_t, int64_t> cuda_mem_get_info(int index) {
   DeviceGuard g(cuda_device_index(index));
   size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
   return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
 }
 

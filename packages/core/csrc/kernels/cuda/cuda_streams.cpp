@@ -20,16 +20,8 @@ namespace {
 
 constexpr int kPoolSize = 32;
 
-void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  cudaGetLastError();  // clear the sticky error for the next call
-  fail(ErrorKind::Runtime, "CUDA error: ", cudaGetErrorString(e), " (", what, ")");
-}
-
 cudaStream_t as_stream(int64_t s) { return reinterpret_cast<cudaStream_t>(s); }
 cudaEvent_t as_event(int64_t e) { return reinterpret_cast<cudaEvent_t>(e); }
-
-using DeviceScope = cuda::LaunchDevice;  // the device made current for a scope
 
 // One device's pool: kPoolSize streams of each priority, made on first use, handed out in turn.
 struct StreamPool {
@@ -53,7 +45,7 @@ StreamPool& pool(int device) {
 std::pair<int, int> cuda_stream_priority_range() {
   cuda_device_index(-1);  // initialises CUDA, or raises PyTorch's error
   int least = 0, greatest = 0;
-  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  cuda::check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
   return {least, greatest};
 }
 
@@ -62,11 +54,12 @@ int64_t cuda_stream_from_pool(int device, int priority) {
   StreamPool& p = pool(device);
   const int high = priority < 0 ? 1 : 0;
   std::call_once(p.made[high], [&] {
-    const DeviceScope on(device);
+    const cuda::LaunchDevice on(device);
     int least = 0, greatest = 0;
-    check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    cuda::check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
     for (auto& s : p.streams[high])
-      check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high ? greatest : least), "cudaStreamCreate");
+      cuda::check_cuda(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high ? greatest : least),
+                       "cudaStreamCreate");
   });
   return reinterpret_cast<int64_t>(p.streams[high][p.next[high]++ % kPoolSize]);
 }
@@ -80,61 +73,49 @@ void cuda_set_current_stream(int device, int64_t stream) {
 }
 
 bool cuda_stream_query(int device, int64_t stream) {
-  const DeviceScope on(cuda_device_index(device));
-  const cudaError_t e = cudaStreamQuery(as_stream(stream));
-  if (e == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  check(e, "cudaStreamQuery");
-  return true;
+  const cuda::LaunchDevice on(cuda_device_index(device));
+  return cuda::query_done(cudaStreamQuery(as_stream(stream)), "cudaStreamQuery");
 }
 
 void cuda_stream_synchronize(int device, int64_t stream) {
-  const DeviceScope on(cuda_device_index(device));
-  check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+  const cuda::LaunchDevice on(cuda_device_index(device));
+  cuda::check_cuda(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
 }
 
 void cuda_stream_wait_event(int device, int64_t stream, int64_t event) {
-  const DeviceScope on(cuda_device_index(device));
-  check(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0), "cudaStreamWaitEvent");
+  const cuda::LaunchDevice on(cuda_device_index(device));
+  cuda::check_cuda(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0), "cudaStreamWaitEvent");
 }
 
 int64_t cuda_event_create(int device, bool enable_timing, bool blocking, bool interprocess) {
-  const DeviceScope on(cuda_device_index(device));
+  const cuda::LaunchDevice on(cuda_device_index(device));
   unsigned flags = enable_timing ? cudaEventDefault : cudaEventDisableTiming;
   if (blocking) flags |= cudaEventBlockingSync;
   if (interprocess) flags |= cudaEventInterprocess;
   cudaEvent_t e = nullptr;
-  check(cudaEventCreateWithFlags(&e, flags), "cudaEventCreate");
+  cuda::check_cuda(cudaEventCreateWithFlags(&e, flags), "cudaEventCreate");
   return reinterpret_cast<int64_t>(e);
 }
 
 void cuda_event_destroy(int device, int64_t event) {
-  const DeviceScope on(cuda_device_index(device));
+  const cuda::LaunchDevice on(cuda_device_index(device));
   cudaEventDestroy(as_event(event));  // a failure here has nobody to tell (a finaliser)
 }
 
 void cuda_event_record(int device, int64_t event, int64_t stream) {
-  const DeviceScope on(cuda_device_index(device));
-  check(cudaEventRecord(as_event(event), as_stream(stream)), "cudaEventRecord");
+  const cuda::LaunchDevice on(cuda_device_index(device));
+  cuda::check_cuda(cudaEventRecord(as_event(event), as_stream(stream)), "cudaEventRecord");
 }
 
-bool cuda_event_query(int64_t event) {
-  const cudaError_t e = cudaEventQuery(as_event(event));
-  if (e == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  check(e, "cudaEventQuery");
-  return true;
-}
+bool cuda_event_query(int64_t event) { return cuda::query_done(cudaEventQuery(as_event(event)), "cudaEventQuery"); }
 
-void cuda_event_synchronize(int64_t event) { check(cudaEventSynchronize(as_event(event)), "cudaEventSynchronize"); }
+void cuda_event_synchronize(int64_t event) {
+  cuda::check_cuda(cudaEventSynchronize(as_event(event)), "cudaEventSynchronize");
+}
 
 double cuda_event_elapsed_ms(int64_t start, int64_t end) {
   float ms = 0;
-  check(cudaEventElapsedTime(&ms, as_event(start), as_event(end)), "cudaEventElapsedTime");
+  cuda::check_cuda(cudaEventElapsedTime(&ms, as_event(start), as_event(end)), "cudaEventElapsedTime");
   return ms;
 }
 

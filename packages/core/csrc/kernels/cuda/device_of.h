@@ -8,6 +8,24 @@
 
 namespace ember::cuda {
 
+// A failed runtime call as ember's RuntimeError, the sticky error cleared for the next call.
+[[noreturn]] inline void cuda_fail(cudaError_t e, const char* what) {
+  cudaGetLastError();
+  fail(ErrorKind::Runtime, "CUDA error: ", cudaGetErrorString(e), " (", what, ")");
+}
+inline void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) cuda_fail(e, what);
+}
+// A stream or event query's answer: done, or not yet (cudaErrorNotReady, cleared); anything else raises.
+inline bool query_done(cudaError_t e, const char* what) {
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  check_cuda(e, what);
+  return true;
+}
+
 inline int device_of(const void* p, const char* what) {
   cudaPointerAttributes attr{};
   const bool ok = cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeDevice;

@@ -30,7 +30,8 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 
 
-def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_args: str = "") -> None:
+def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_args: str = "",
+                 strip: bool = True) -> None:
     """Editable install of ember-core with a kept build directory (incremental rebuilds); its
     runtime dependencies (scipy-openblas32, and ducc0 with numpy for ember.fft) come with it."""
     session.install(*BUILD_DEPS)
@@ -38,6 +39,8 @@ def install_core(session: nox.Session, *, build_dir: str | None = None, cmake_ar
     args = ["-e", "packages/core", "--no-build-isolation", f"-Cbuild-dir={build_dir}"]
     if cmake_args:
         args.append(f"-Ccmake.args={cmake_args}")
+    if not strip:
+        args.append("-Cinstall.strip=false")
     session.install(*args)
 
 
@@ -135,6 +138,32 @@ def cuda_build(session: nox.Session) -> None:
                 env={"EMBER_EXPECT_CUDA_BUILD": "1"})
 
 
+# The GPU test files (tools/gpu_check.sh runs the same list on a GPU).
+CUDA_TESTS = [f"packages/core/tests/test_cuda_{n}.py" for n in
+              ["device", "pointwise", "reduce", "gemm", "nn", "streams", "norm", "conv", "shape", "sort", "index",
+               "random", "attention_rnn", "unsupported"]]
+
+
+@nox.session
+def cuda_emu(session: nox.Session) -> None:
+    """The GPU tests on the CUDA emulator (packages/core/cuda_emu/README.md): the CUDA backend built as
+    host C++, its kernels run as fibers, device memory out of the host's reach, stream work deferred
+    until waited for. Needs no GPU and no nvcc; it finds bugs before a GPU run and does not replace one."""
+    install_core(session, cmake_args="-DEMBER_CUDA_EMU=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo", strip=False)
+    install_pure(session, ["nn", "data"])
+    session.install(*TEST_DEPS, TORCH)
+    targets = session.posargs or [*CUDA_TESTS, "packages/core/tests/test_caching_allocator.py",
+                                  "packages/core/tests/test_cuda_examples.py"]
+    # 5 training steps per example (30 on a GPU); OpenBLAS (the emulated cuBLAS) on one thread, as
+    # its idle threads would spin beside the emulated kernels
+    log = ROOT / "build" / "cuda_emu.log"  # the emulator's diagnostics (a bad launch, copy or handle)
+    log.unlink(missing_ok=True)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets,
+                env={"EMBER_EXAMPLE_STEPS": "5", "OPENBLAS_NUM_THREADS": "1", "EMBER_CUDA_EMU_LOG": str(log)})
+    if log.exists():
+        session.error(f"the CUDA emulator reported problems (tests passing regardless):\n{log.read_text()}")
+
+
 @nox.session(python="3.12")
 def cuda_wheel(session: nox.Session) -> None:
     """The ember-core wheel with the CUDA backend for the GPU machine's Python (3.12), into
@@ -176,7 +205,8 @@ LINT_TOOLS = ["ruff==0.17.6", "clang-format==23.1.5", "mypy==2.4.1", "packaging"
 
 
 def cpp_sources() -> list[str]:
-    return sorted(str(p) for p in (ROOT / "packages/core/csrc").rglob("*") if p.suffix in {".h", ".cpp", ".cu", ".cuh"})
+    dirs = [ROOT / "packages/core/csrc", ROOT / "packages/core/cuda_emu"]
+    return sorted(str(p) for d in dirs for p in d.rglob("*") if p.suffix in {".h", ".cpp", ".cu", ".cuh"})
 
 
 @nox.session

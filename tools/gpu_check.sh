@@ -1,5 +1,6 @@
 #!/bin/bash
-# The CUDA backend's GPU checks (issue 24), for the device machine. Here: `nox -s cuda_wheel`, then
+# The CUDA backend's GPU checks (issue 24), for the device machine. Here: `nox -s cuda_emu` (the same
+# tests on the CUDA emulator, so the GPU's minutes go to what only a GPU shows), `nox -s cuda_wheel`, then
 # run this there with dist/cuda carried (device tool: carry ["dist/cuda"], command
 # "bash tools/gpu_check.sh"). It builds nothing: it installs the carried wheels beside the image's
 # numpy / pytest / torch, runs the CUDA tests and the "cuda" benchmark suite and leaves their logs

@@ -140,8 +140,9 @@ def gen_ops_pointwise(ops: list[Op], kernels: dict) -> str:
             out.append(f"  if (it.numel() > 0) check_int_divisor(it.compute_dtype(), {op.int_divisor});")
         plist = ", ".join(f"Scalar({p})" for p in params) or "Scalar()"
         out.append(f"  const Scalar params_[] = {{{plist}}};")
-        # the kernel table of the first input's device; complex operands: the complex kernels
-        table = f"backend({tensors[0]})"
+        # the kernel table of the iteration's device (a CPU number beside a CUDA tensor runs on
+        # the GPU); complex operands: the complex kernels
+        table = "backend(it.device())"
         out.append(f'  if (is_complex(it.compute_dtype())) {table}.complex.pointwise("{op.kernel}", it, params_);')
         out.append(f"  else {table}.pointwise.{op.kernel}(it, params_);")
         out.append("  it.finish();")

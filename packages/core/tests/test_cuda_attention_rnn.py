@@ -28,7 +28,7 @@ def sdpa_both(q: ember.Tensor, k: ember.Tensor, v: ember.Tensor, **kw: object) -
     g = ember.Generator().manual_seed(9)
     w = ember.randn(*q.shape[:-1], v.shape[-1], generator=g).to(q.dtype)
     for dev in ("cpu", "cuda"):
-        qs = [t.to(dev).requires_grad_() for t in (q, k, v)]
+        qs = [t.detach().clone().to(dev).requires_grad_() for t in (q, k, v)]  # leaves of their own
         m = None if mask is None else mask.to(dev)
         out = F.scaled_dot_product_attention(*qs, attn_mask=m, **kw)
         (out * w.to(dev)).sum().backward()
@@ -99,7 +99,7 @@ def layer_both(mode: str, dtype: ember.dtype, **kw: object) -> None:
     x = ember.randn(*((4, 7) if bf else (7, 4)), 10, generator=g).to(dtype)
     results = []
     for m, dev in ((model, "cpu"), (twin, "cuda")):
-        xd = x.to(dev).requires_grad_()
+        xd = x.detach().clone().to(dev).requires_grad_()
         out, hidden = m(xd)
         hs = list(hidden) if isinstance(hidden, tuple) else [hidden]
         loss = (out * out).sum() + sum((h * h).sum() for h in hs)
@@ -139,7 +139,7 @@ def test_cells(cell: str, dtype: ember.dtype) -> None:
     c = ember.randn(5, 9, generator=g).to(dtype)
     results = []
     for m, dev in ((model, "cpu"), (twin, "cuda")):
-        xd, hd, cd = (t.to(dev).requires_grad_() for t in (x, h, c))
+        xd, hd, cd = (t.detach().clone().to(dev).requires_grad_() for t in (x, h, c))
         out = m(xd, (hd, cd)) if name == "LSTMCell" else m(xd, hd)
         outs = list(out) if isinstance(out, tuple) else [out]
         sum((o * o).sum() for o in outs).backward()

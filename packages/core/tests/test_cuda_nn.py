@@ -14,9 +14,12 @@ DTYPES = list(TOL)
 
 
 def check(got: ember.Tensor, want: ember.Tensor) -> None:
+    """Within the dtype's tolerance of the tensor's scale: a half-precision output one rounding step
+    apart (another summation order) moves a log_softmax gradient by that much of exp(output)."""
     assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
     g, w = got.cpu().double(), want.double()
-    assert bool((((g - w).abs() <= TOL[want.dtype] * (1 + w.abs())) | (g == w)).all())
+    scale = 1 + float(w.abs().max()) if w.numel() else 1.0
+    assert bool((((g - w).abs() <= TOL[want.dtype] * scale) | (g == w)).all())
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

@@ -75,6 +75,10 @@ def test_factories_pin_on_request() -> None:
     z = ember.zeros(5, pin_memory=True)
     assert z.is_pinned() and z.equal(ember.zeros(5)) and not ember.zeros(5).is_pinned()
     assert ember.full((2, 3), 7.0, pin_memory=True).is_pinned()
+    for like in (ember.zeros_like(z, pin_memory=True), ember.ones_like(z, pin_memory=True),
+                 ember.empty_like(z, pin_memory=True), ember.full_like(z, 2.0, pin_memory=True),
+                 ember.rand_like(z, pin_memory=True)):
+        assert like.is_pinned() and like.shape == z.shape
 
 
 def test_dataloader_pins_batches() -> None:

@@ -22,6 +22,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "pin-memory": lambda m: m.ones(2).pin_memory(),
     "pin-memory-cpu": lambda m: m.ones(2).pin_memory("cpu"),
     "factory-pin-memory": lambda m: m.empty(3, pin_memory=True),
+    "like-pin-memory": lambda m: m.zeros_like(m.ones(2), pin_memory=True),
+    "like-pin-memory-false": lambda m: m.empty_like(m.ones(2), pin_memory=False).shape,
+    "full-like-pin-memory": lambda m: m.full_like(m.ones(2), 3.0, pin_memory=True),
 }
 
 

@@ -22,7 +22,7 @@ rnn::SeqGrads replay(rnn::Kind kind, bool reverse, bool has_b_hh, const Tensor& 
                      const Tensor& g_cn) {
   const int64_t T = xg.size(0), B = xg.size(1), GH = xg.size(2);
   const bool lstm = kind == rnn::kLstm;
-  Tensor zin = empty({B, 0}, xg.dtype()), w0 = empty({GH, 0}, xg.dtype());
+  Tensor zin = empty({B, 0}, xg.dtype(), xg.device()), w0 = empty({GH, 0}, xg.dtype(), xg.device());
   TensorList hs, cs, xs;
   Tensor h = h0, c = c0;
   for (int64_t s = 0; s < T; ++s) {

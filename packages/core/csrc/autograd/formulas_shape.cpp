@@ -111,7 +111,14 @@ struct ScatterAddBackwardNode final : Node {
   }
 };
 
-Tensor zeros_of(IntArrayRef sizes, ScalarType dt) { return zeros(sizes, dt, std::nullopt); }
+Tensor zeros_of(IntArrayRef sizes, ScalarType dt, Device device) { return zeros(sizes, dt, device); }
+
+// The device of the pieces' gradients (the first defined one), for the zeros standing in for the rest.
+Device grads_device(const TensorList& grads) {
+  for (const Tensor& g : grads)
+    if (g.defined()) return g.device();
+  return cpu_device();
+}
 
 Tensor cast_to(const Tensor& g, ScalarType dt) { return g.dtype() == dt ? g : ag::_to_copy(g, dt); }
 
@@ -130,7 +137,7 @@ Tensor join_pieces(const TensorList& grads, IntArrayRef input_sizes, ScalarType 
     for (size_t i = 0; i < lengths.size(); ++i) {
       DimVector s = to_vec(input_sizes);
       s[d] = lengths[i];
-      parts.push_back(i < grads.size() && grads[i].defined() ? grads[i] : zeros_of(s, dtype));
+      parts.push_back(i < grads.size() && grads[i].defined() ? grads[i] : zeros_of(s, dtype, grads_device(grads)));
     }
     return ag::cat(parts, d);
   }
@@ -141,7 +148,7 @@ Tensor join_pieces(const TensorList& grads, IntArrayRef input_sizes, ScalarType 
     Tensor p = narrow_backward(grads[i], input_sizes, d, starts[i], lengths[i]);
     total = total.defined() ? ag::add(total, p, Scalar(int64_t(1))) : p;
   }
-  return total.defined() ? total : zeros_of(input_sizes, dtype);
+  return total.defined() ? total : zeros_of(input_sizes, dtype, grads_device(grads));
 }
 
 Tensor join_lengths(const TensorList& grads, IntArrayRef input_sizes, ScalarType dtype, int64_t dim,
@@ -162,12 +169,12 @@ Tensor pad_dim(const Tensor& t, int64_t d, int64_t before, int64_t after) {
   DimVector s = to_vec(t.sizes());
   if (before > 0) {
     s[d] = before;
-    parts.push_back(zeros_of(s, t.dtype()));
+    parts.push_back(zeros_of(s, t.dtype(), t.device()));
   }
   parts.push_back(t);
   if (after > 0) {
     s[d] = after;
-    parts.push_back(zeros_of(s, t.dtype()));
+    parts.push_back(zeros_of(s, t.dtype(), t.device()));
   }
   return ag::cat(parts, d);
 }
@@ -223,7 +230,7 @@ TensorList cat_backward(const Tensor& grad, const std::vector<DimVector>& sizes,
   int64_t at = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i].size() == 1 && sizes[i][0] == 0 && ref) {  // skipped by cat (legacy empty)
-      out.push_back(zeros_of(sizes[i], dtypes[i]));
+      out.push_back(zeros_of(sizes[i], dtypes[i], grad.device()));
       continue;
     }
     int64_t len = sizes[i].empty() ? 0 : sizes[i][d];
@@ -302,7 +309,7 @@ Tensor unbind_backward(const TensorList& grads, IntArrayRef input_sizes, ScalarT
   TensorList parts;
   for (int64_t i = 0; i < input_sizes[d]; ++i) {
     size_t k = static_cast<size_t>(i);
-    parts.push_back(k < grads.size() && grads[k].defined() ? grads[k] : zeros_of(s, dtype));
+    parts.push_back(k < grads.size() && grads[k].defined() ? grads[k] : zeros_of(s, dtype, grads_device(grads)));
   }
   return ag::stack(parts, d);
 }
@@ -335,7 +342,7 @@ Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
   if (sizes.empty()) return ag::reshape(grad, sizes);
   int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
   int64_t windows = grad.size(d);
-  if (grad.numel() == 0) return zeros_of(sizes, grad.dtype());
+  if (grad.numel() == 0) return zeros_of(sizes, grad.dtype(), grad.device());
   Tensor total;
   for (int64_t w = 0; w < windows; ++w) {
     // Window w: (…, size) with its elements at [w*step, w*step+size) of dim d.
@@ -378,7 +385,7 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& input, IntArrayRef 
 Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t nd = static_cast<int64_t>(sizes.size());
   int64_t a = wrap_dim(dim1, nd), b = wrap_dim(dim2, nd);
-  if (grad.numel() == 0 || grad.size(-1) == 0) return zeros_of(sizes, grad.dtype());
+  if (grad.numel() == 0 || grad.size(-1) == 0) return zeros_of(sizes, grad.dtype(), grad.device());
   Tensor e = ag::diag_embed(grad, offset, a, b);
   e = fit_dim(e, a, sizes[a]);
   return fit_dim(e, b, sizes[b]);
@@ -412,7 +419,7 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef repeat
   DimVector padded(nr - static_cast<int64_t>(sizes.size()), 1);
   for (int64_t s : sizes) padded.push_back(s);
   for (int64_t r : repeats)
-    if (r == 0) return zeros_of(sizes, grad.dtype());
+    if (r == 0) return zeros_of(sizes, grad.dtype(), grad.device());
   DimVector split, sum_dims;
   for (int64_t i = 0; i < nr; ++i) {
     split.push_back(repeats[i]);
@@ -439,7 +446,7 @@ Tensor repeat_interleave_backward(const Tensor& grad, IntArrayRef sizes, const T
     parts.push_back(ag::sum(piece, std::optional<IntArrayRef>(IntArrayRef(&d, 1)), true, std::nullopt));
     at += r;
   }
-  if (parts.empty()) return zeros_of(sizes, grad.dtype());
+  if (parts.empty()) return zeros_of(sizes, grad.dtype(), grad.device());
   return ag::reshape(ag::cat(parts, d), sizes);
 }
 

@@ -5,9 +5,9 @@
 
 namespace ember {
 
-Tensor zeros_like_storage(const Geometry& base, size_t storage_bytes, ScalarType dtype) {
+Tensor zeros_like_storage(const Geometry& base, size_t storage_bytes, ScalarType dtype, Device device) {
   int64_t n = static_cast<int64_t>(storage_bytes / element_size(dtype));
-  Tensor flat = zeros({n}, dtype, std::nullopt);
+  Tensor flat = zeros({n}, dtype, device);
   return make_view(flat, base.sizes, base.strides, base.offset);
 }
 
@@ -38,7 +38,7 @@ TensorList CopySlices::apply(TensorList& grads) {
       result = ag::add(result, scatter_to(res[0], base, view, storage_bytes), Scalar(int64_t(1)));
     out[0] = result;
   } else {
-    Tensor result = zeros_like_storage(base, storage_bytes, grad.dtype());
+    Tensor result = zeros_like_storage(base, storage_bytes, grad.dtype(), grad.device());
     copy_(result, grad, false);
     Tensor slice = make_view(result, view.sizes, view.strides, view.offset);
     TensorList fg{clone(slice, std::nullopt)};
@@ -90,7 +90,7 @@ void record(const Tensor& in, const Tensor& out, const Geometry& base, const Geo
 
 // g (view-shaped) written into zeros laid out like the base: base-shaped result.
 Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes) {
-  Tensor result = zeros_like_storage(base, bytes, g.dtype());
+  Tensor result = zeros_like_storage(base, bytes, g.dtype(), g.device());
   copy_(make_view(result, view.sizes, view.strides, view.offset), g, false);
   result.impl()->base.reset();  // a fresh tensor, not a view for autograd's purposes
   record<ViewScatterBackward>(g, result, base, view, bytes);
@@ -99,7 +99,7 @@ Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, s
 
 // The view region of g (base-shaped), as a new tensor.
 Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes) {
-  Tensor tmp = zeros_like_storage(base, bytes, g.dtype());
+  Tensor tmp = zeros_like_storage(base, bytes, g.dtype(), g.device());
   copy_(tmp, g, false);
   Tensor out = clone(make_view(tmp, view.sizes, view.strides, view.offset), std::nullopt);
   record<ViewGatherBackward>(g, out, base, view, bytes);

@@ -13,7 +13,7 @@ struct Geometry {
 
 // A zero tensor laid out like `base` in a fresh storage of the same size, so
 // `view` geometry (storage-relative) applies to it unchanged.
-Tensor zeros_like_storage(const Geometry& base, size_t storage_bytes, ScalarType dtype);
+Tensor zeros_like_storage(const Geometry& base, size_t storage_bytes, ScalarType dtype, Device device);
 
 // The base's grad_fn after an in-place op `fn` on one of its views.
 struct CopySlices final : Node {

@@ -162,6 +162,7 @@ size_t cpu_cached_bytes() {
 // cudaMalloc); a build without EMBER_CUDA links its stub, which raises "not compiled with CUDA".
 void* cuda_allocate(size_t nbytes, int index);
 void cuda_deallocate(void* p, int index);
+void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes);
 
 void* allocate(size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU) return cpu_alloc(nbytes);
@@ -171,6 +172,12 @@ void* allocate(size_t nbytes, Device device) {
 void deallocate(void* p, size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU) return cpu_free(p, nbytes);
   cuda_deallocate(p, device.index);
+}
+
+void copy_bytes(void* dst, const void* src, size_t nbytes, Device device) {
+  if (nbytes == 0) return;
+  if (device.type == DeviceType::CPU) std::memcpy(dst, src, nbytes);
+  else device_to_device(dst, device.index, src, device.index, nbytes);
 }
 
 }  // namespace ember

@@ -15,6 +15,8 @@ constexpr size_t kAlignment = 64;  // a cache line; enough for any SIMD width
 // there is none. Give it back with deallocate(p, nbytes, device), the same size and device.
 void* allocate(size_t nbytes, Device device);
 void deallocate(void* p, size_t nbytes, Device device);
+// nbytes from src to dst, both on `device` (a GPU's bytes are copied there, never read on the host).
+void copy_bytes(void* dst, const void* src, size_t nbytes, Device device);
 
 // The CPU allocator itself (what allocate() calls for a CPU device); kernels' scratch buffers
 // use it directly: they run on the CPU whatever the tensors' device says.

@@ -28,9 +28,9 @@ struct StorageImpl : RefCounted {
 
 // A fresh CPU storage from the caching allocator.
 Ref<StorageImpl> new_cpu_storage(size_t nbytes);
-// Grow a CPU storage in place (for resize_ / out= resizing).
+// Grow a storage in place (for resize_ / out= resizing), on its device.
 void resize_storage(StorageImpl& s, size_t nbytes);
-// Resize a CPU storage to exactly nbytes, growing or shrinking (UntypedStorage.resize_): the
+// Resize a storage to exactly nbytes, growing or shrinking (UntypedStorage.resize_): the
 // first min(old, new) bytes are kept, the rest of a larger block is uninitialised.
 void set_storage_nbytes(StorageImpl& s, size_t nbytes);
 

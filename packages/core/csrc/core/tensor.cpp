@@ -151,24 +151,23 @@ static Ref<StorageImpl> new_storage(size_t nbytes, Device device) {
 
 Ref<StorageImpl> new_cpu_storage(size_t nbytes) { return new_storage(nbytes, cpu_device()); }
 
+// Moves s to a fresh block of nbytes on its device, keeping the first min(old, new) bytes (a CUDA
+// storage's on the device: its bytes are never read on the host).
+static void reallocate(StorageImpl& s, size_t nbytes) {
+  EMBER_CHECK(s.resizable && (s.deleter == cpu_deleter || s.deleter == cuda_deleter),
+              "Trying to resize storage that is not resizable");
+  Ref<StorageImpl> fresh = new_storage(nbytes, s.device);
+  copy_bytes(fresh->data, s.data, std::min(nbytes, s.nbytes), s.device);
+  std::swap(s.data, fresh->data);  // fresh now holds the old block and frees it
+  std::swap(s.nbytes, fresh->nbytes);
+}
+
 void resize_storage(StorageImpl& s, size_t nbytes) {
-  if (nbytes <= s.nbytes) return;
-  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter, "Trying to resize storage that is not resizable");
-  void* p = cpu_alloc(nbytes);
-  if (s.nbytes) std::memcpy(p, s.data, s.nbytes);
-  cpu_free(s.data, s.nbytes);
-  s.data = p;
-  s.nbytes = nbytes;
+  if (nbytes > s.nbytes) reallocate(s, nbytes);
 }
 
 void set_storage_nbytes(StorageImpl& s, size_t nbytes) {
-  if (nbytes == s.nbytes) return;
-  EMBER_CHECK(s.resizable && s.deleter == cpu_deleter, "Trying to resize storage that is not resizable");
-  void* p = cpu_alloc(nbytes);
-  if (std::min(nbytes, s.nbytes)) std::memcpy(p, s.data, std::min(nbytes, s.nbytes));
-  cpu_free(s.data, s.nbytes);
-  s.data = p;
-  s.nbytes = nbytes;
+  if (nbytes != s.nbytes) reallocate(s, nbytes);
 }
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {

@@ -100,7 +100,7 @@ def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad
     else:
         t = _C._tensor_from_data(data, dtype)
     if device is not None and _C.device(device).type != "cpu":
-        raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+        t = t.to(device)  # built on the host, then copied over (PyTorch's own error without CUDA)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -109,10 +109,10 @@ def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad
 def as_tensor(data: _Any, dtype: _Any = None, device: _Any = None) -> Tensor:
     """Convert ``data`` to a tensor, sharing memory when dtype and device allow."""
     if isinstance(data, Tensor):
-        return data.to(dtype) if dtype is not None else data
+        return data.to(device=device, dtype=dtype) if dtype is not None or device is not None else data
     if type(data).__module__ == "numpy" and hasattr(data, "strides"):
         t = from_numpy(data)
-        return t.to(dtype) if dtype is not None else t
+        return t.to(device=device, dtype=dtype) if dtype is not None or device is not None else t
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -434,7 +434,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         Args:
             data (array_like): nested lists, a number or a tensor.
             dtype (ember.dtype, optional): the result's dtype.
-            device (ember.device, optional): the result's device (the CPU).
+            device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
 
         Returns:
@@ -447,7 +447,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         """
         from ember import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """A new uninitialized tensor of the given size, with this tensor's dtype unless ``dtype`` is given.
@@ -455,7 +455,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         Args:
             *size (int or sequence of int): the shape.
             dtype (ember.dtype, optional): the result's dtype.
-            device (ember.device, optional): the result's device (the CPU).
+            device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
 
         Returns:
@@ -466,7 +466,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             >>> ember.ones(1, dtype=ember.int32).new_empty(2, 3).shape
             torch.Size([2, 3])
         """
-        return _C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """A new tensor of zeros of the given size, with this tensor's dtype unless ``dtype`` is given.
@@ -474,7 +474,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         Args:
             *size (int or sequence of int): the shape.
             dtype (ember.dtype, optional): the result's dtype.
-            device (ember.device, optional): the result's device (the CPU).
+            device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
 
         Returns:
@@ -485,7 +485,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             >>> ember.tensor([1, 2]).new_zeros(3)
             tensor([0, 0, 0])
         """
-        return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """A new tensor of ones of the given size, with this tensor's dtype unless ``dtype`` is given.
@@ -493,7 +493,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         Args:
             *size (int or sequence of int): the shape.
             dtype (ember.dtype, optional): the result's dtype.
-            device (ember.device, optional): the result's device (the CPU).
+            device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
 
         Returns:
@@ -505,7 +505,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             tensor([[1., 1.],
                     [1., 1.]])
         """
-        return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
@@ -516,7 +516,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             size (sequence of int): the shape.
             fill_value (Number): the value of every element.
             dtype (ember.dtype, optional): the result's dtype.
-            device (ember.device, optional): the result's device (the CPU).
+            device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
 
         Returns:
@@ -527,7 +527,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             >>> ember.tensor([1.0]).new_full((2,), 7)
             tensor([7., 7.])
         """
-        return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                       requires_grad=requires_grad)
 
     # ---- pickling: values, dtype, shape and requires_grad (subclasses such as
     # Parameter come back as themselves); ember.save is the format for files.

@@ -59,8 +59,9 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
 
 def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
                       device: Any = None, pin_memory: bool | None = False, requires_grad: bool = False) -> Tensor:
-    """An uninitialised tensor with the given size and stride, self's dtype unless dtype is given."""
-    return ember.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    """An uninitialised tensor with the given size and stride, self's dtype and device unless given."""
+    return ember.empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                               pin_memory=bool(pin_memory), requires_grad=requires_grad)
 
 
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:

@@ -16,18 +16,20 @@ namespace ember {
 namespace {
 
 // A kernel with its ops.yaml name: the complex table (backend.h, ComplexKernels) is keyed by it.
+// Picked from the iteration's device, not the first operand's (2 ** x with x on a GPU).
 struct NamedKernel {
   const char* name;
-  PointwiseKernel fn;
+  PointwiseKernel PointwiseKernels::* fn;
 };
-#define EMBER_KERNEL(table, field) (NamedKernel{#field, (table).field})
+#define EMBER_KERNEL(field) (NamedKernel{#field, &PointwiseKernels::field})
 
 // The inputs are borrowed: each is an argument of the calling op.
 Tensor run(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
            std::initializer_list<const Tensor*> inputs, std::initializer_list<Scalar> params = {}) {
   ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
-  if (is_complex(it.compute_dtype())) backend(**inputs.begin()).complex.pointwise(k.name, it, params.begin());
-  else k.fn(it, params.begin());
+  const Backend& b = backend(it.device());
+  if (is_complex(it.compute_dtype())) b.complex.pointwise(k.name, it, params.begin());
+  else (b.pointwise.*k.fn)(it, params.begin());
   it.finish();
   if (out.defined()) {
     out.bump_version();
@@ -48,10 +50,8 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
     if (out.defined() && out.sizes().equals(x.sizes())) check_no_internal_overlap(out);
     dtype_not_implemented("round_cpu", x.dtype());
   }
-  if (!decimals || *decimals == 0)
-    return run("round", EMBER_KERNEL(backend(x).pointwise, round), DtypeRule::Promote, out, inplace, {&x});
-  return run("round", EMBER_KERNEL(backend(x).pointwise, round_decimals), DtypeRule::Promote, out, inplace, {&x},
-             {Scalar(*decimals)});
+  if (!decimals || *decimals == 0) return run("round", EMBER_KERNEL(round), DtypeRule::Promote, out, inplace, {&x});
+  return run("round", EMBER_KERNEL(round_decimals), DtypeRule::Promote, out, inplace, {&x}, {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
 Tensor round_(const Tensor& self) {
@@ -73,7 +73,6 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
                          const std::optional<Scalar>& hi) {
   EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
-  const PointwiseKernels& k = backend(x).pointwise;
   // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
   Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
@@ -90,10 +89,9 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
     return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
   }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
-  if (lo && hi)
-    return run("clamp", EMBER_KERNEL(k, clamp_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo, *hi});
-  if (lo) return run("clamp", EMBER_KERNEL(k, clamp_min_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo});
-  return run("clamp", EMBER_KERNEL(k, clamp_max_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*hi});
+  if (lo && hi) return run("clamp", EMBER_KERNEL(clamp_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo, *hi});
+  if (lo) return run("clamp", EMBER_KERNEL(clamp_min_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo});
+  return run("clamp", EMBER_KERNEL(clamp_max_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*hi});
 }
 Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return clamp_impl(Tensor(), false, input, min, max);
@@ -109,11 +107,10 @@ Tensor clamp_out(const Tensor& input, const std::optional<Scalar>& min, const st
 static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, const Tensor& lo, const Tensor& hi) {
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
-  const PointwiseKernels& k = backend(x).pointwise;
   if (lo.defined() && hi.defined())
-    return run("clamp", EMBER_KERNEL(k, clamp), DtypeRule::Promote, out, inplace, {&x, &lo, &hi});
-  if (lo.defined()) return run("clamp", EMBER_KERNEL(k, clamp_min_tensor), DtypeRule::Promote, out, inplace, {&x, &lo});
-  return run("clamp", EMBER_KERNEL(k, clamp_max_tensor), DtypeRule::Promote, out, inplace, {&x, &hi});
+    return run("clamp", EMBER_KERNEL(clamp), DtypeRule::Promote, out, inplace, {&x, &lo, &hi});
+  if (lo.defined()) return run("clamp", EMBER_KERNEL(clamp_min_tensor), DtypeRule::Promote, out, inplace, {&x, &lo});
+  return run("clamp", EMBER_KERNEL(clamp_max_tensor), DtypeRule::Promote, out, inplace, {&x, &hi});
 }
 Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
   return clamp_t_impl(Tensor(), false, input, min, max);
@@ -128,8 +125,8 @@ Tensor clamp_out(const Tensor& input, const Tensor& min, const Tensor& max, cons
 // aten's clamp_min.Tensor / clamp_max.Tensor are binary ops of their own: the iterator (shapes, promotion)
 // comes first, then the kernel's dispatch refuses complex by its kernel name (maximum_cpu / minimum_cpu).
 static Tensor clamp_bound_t(const Tensor& out, bool inplace, const Tensor& x, const Tensor& bound, bool is_min) {
-  const PointwiseKernels& k = backend(x).pointwise;
   ElementwiseIter it(IterSpec{"clamp", out, inplace, DtypeRule::Promote}, {x, bound});
+  const PointwiseKernels& k = backend(it.device()).pointwise;
   if (is_complex(it.compute_dtype())) dtype_not_implemented(is_min ? "maximum_cpu" : "minimum_cpu", it.compute_dtype());
   (is_min ? k.clamp_min_tensor : k.clamp_max_tensor)(it, nullptr);
   it.finish();
@@ -157,7 +154,7 @@ static Tensor clamp_min_floating(const Tensor& out, const Tensor& x, const Scala
   const bool inplace = out.defined();
   ElementwiseIter it(IterSpec{"clamp", out, inplace, DtypeRule::Promote}, {&x});
   const Scalar params[] = {min};
-  backend(x).pointwise.clamp_min_scalar(it, params);
+  backend(it.device()).pointwise.clamp_min_scalar(it, params);
   it.finish();
   if (!inplace) return it.take_output();
   out.bump_version();
@@ -209,10 +206,9 @@ static void check_sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 // own alpha = 2**63 is the overflow error), and -2**63 stays -2**63. Other alphas keep the sub
 // kernel (the same values).
 static std::pair<NamedKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& alpha) {
-  const PointwiseKernels& k = backend(x).pointwise;
   if (!alpha.is_int() || !(alpha.is_uint64() || alpha.int_bits() == std::numeric_limits<int64_t>::min()))
-    return {EMBER_KERNEL(k, sub), alpha};
-  return {EMBER_KERNEL(k, add), Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
+    return {EMBER_KERNEL(sub), alpha};
+  return {EMBER_KERNEL(add), Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.int_bits())))};
 }
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
@@ -235,13 +231,12 @@ Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { ret
 // ---- div ----
 static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
                        std::optional<std::string_view> mode) {
-  const PointwiseKernels& k = backend(a).pointwise;
-  if (!mode) return run("div", EMBER_KERNEL(k, div_true), DtypeRule::IntToFloat, out, inplace, {&a, &b});
+  if (!mode) return run("div", EMBER_KERNEL(div_true), DtypeRule::IntToFloat, out, inplace, {&a, &b});
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
     const Tensor* ts[] = {&a, &b};
     check_int_divisor(result_type(ts, 2), b);
-    return run("div", trunc ? EMBER_KERNEL(k, div_trunc) : EMBER_KERNEL(k, div_floor), DtypeRule::Promote, out, inplace,
+    return run("div", trunc ? EMBER_KERNEL(div_trunc) : EMBER_KERNEL(div_floor), DtypeRule::Promote, out, inplace,
                {&a, &b});
   }
   fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
@@ -285,8 +280,7 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (e == 2.0) return square(to_dtype(input, rt));
     if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
   }
-  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, Tensor(), false,
-             {&input, &exponent});
+  return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, Tensor(), false, {&input, &exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
@@ -302,17 +296,17 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
     if (self.is_floating() && e == 2.0) return square_(self);
     if (self.is_floating() && e == 0.5) return sqrt_(self);
   }
-  return run("pow_", EMBER_KERNEL(backend(self).pointwise, pow), DtypeRule::Promote, self, true, {&self, &exponent});
+  return run("pow_", EMBER_KERNEL(pow), DtypeRule::Promote, self, true, {&self, &exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
-  return run("pow", EMBER_KERNEL(backend(input).pointwise, pow), DtypeRule::Promote, out, false, {&input, &exponent});
+  return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, out, false, {&input, &exponent});
 }
 
 // ---- square (bool squares as int64, like pow(x, 2)) ----
 static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
   const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
-  return run("square", EMBER_KERNEL(backend(in).pointwise, square), DtypeRule::Promote, out, inplace, {&in});
+  return run("square", EMBER_KERNEL(square), DtypeRule::Promote, out, inplace, {&in});
 }
 Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
 Tensor square_(const Tensor& self) {
@@ -347,8 +341,8 @@ static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const 
   }
   ElementwiseIter it(IterSpec{"lerp", out, inplace, DtypeRule::Promote}, {a, b, w});
   dispatch(it.compute_dtype());  // a 0-d float weight promotes int inputs, as in aten
-  if (is_complex(it.compute_dtype())) backend(a).complex.pointwise("lerp", it, nullptr);
-  else backend(a).pointwise.lerp(it, nullptr);
+  if (is_complex(it.compute_dtype())) backend(it.device()).complex.pointwise("lerp", it, nullptr);
+  else backend(it.device()).pointwise.lerp(it, nullptr);
   it.finish();
   if (out.defined()) {
     out.bump_version();
@@ -408,20 +402,18 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 }
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, Tensor(), false,
-             {&input, &tensor1, &tensor2}, {value});
+  return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, Tensor(), false, {&input, &tensor1, &tensor2},
+             {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
-  return run("addcdiv_", EMBER_KERNEL(backend(self).pointwise, addcdiv), DtypeRule::Promote, self, true,
-             {&self, &tensor1, &tensor2}, {value});
+  return run("addcdiv_", EMBER_KERNEL(addcdiv), DtypeRule::Promote, self, true, {&self, &tensor1, &tensor2}, {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", EMBER_KERNEL(backend(input).pointwise, addcdiv), DtypeRule::Promote, out, false,
-             {&input, &tensor1, &tensor2}, {value});
+  return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, out, false, {&input, &tensor1, &tensor2}, {value});
 }
 
 // ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
@@ -431,12 +423,10 @@ static bool gelu_tanh_form(std::string_view approximate) {
   return approximate == "tanh";
 }
 Tensor gelu(const Tensor& self, std::string_view approximate) {
-  const PointwiseKernels& k = backend(self).pointwise;
-  return run("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh) : EMBER_KERNEL(k, gelu),
-             DtypeRule::Promote, Tensor(), false, {&self});
+  return run("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh) : EMBER_KERNEL(gelu), DtypeRule::Promote,
+             Tensor(), false, {&self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
-  const PointwiseKernels& k = backend(grad_output).pointwise;
   // aten's erf form takes its oneDNN path for a contiguous float32 / bfloat16 self of two or more
   // elements (after its iterator's broadcast), whose view of the gradient refuses int16 / int32 /
   // int64 / bool (int8 and uint8 it takes). A float16 self takes it only on CPUs with AVX512-FP16:
@@ -450,7 +440,7 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
         "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input", legacy_name(g));
   }
   return run("gelu_backward",
-             gelu_tanh_form(approximate) ? EMBER_KERNEL(k, gelu_tanh_backward) : EMBER_KERNEL(k, gelu_backward),
+             gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh_backward) : EMBER_KERNEL(gelu_backward),
              DtypeRule::Promote, Tensor(), false, {&grad_output, &self});
 }
 
@@ -465,13 +455,11 @@ static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_int64_bound(self.dtype(), threshold);
   check_int64_bound(self.dtype(), value);
-  return run("threshold", EMBER_KERNEL(backend(self).pointwise, threshold), DtypeRule::Promote, Tensor(), false,
-             {&self}, {threshold, value});
+  return run("threshold", EMBER_KERNEL(threshold), DtypeRule::Promote, Tensor(), false, {&self}, {threshold, value});
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", EMBER_KERNEL(backend(self).pointwise, softplus), DtypeRule::Promote, Tensor(), false, {&self},
-             {beta, threshold});
+  return run("softplus", EMBER_KERNEL(softplus), DtypeRule::Promote, Tensor(), false, {&self}, {beta, threshold});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are
@@ -512,7 +500,7 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
   Tensor c = to_dtype(cond, ScalarType::Bool);
   ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
                      {c, where_operand(a, rt), where_operand(b, rt)});
-  backend(c).copy.where(it);
+  backend(it.device()).copy.where(it);
   it.finish();
   if (out.defined()) {
     out.bump_version();

@@ -437,10 +437,10 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating parameters and buffers to ``dtype`` (and check ``device``), in place."""
+        """Move parameters and buffers to ``device`` and cast the floating ones to ``dtype``, in place."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
+        non_blocking = bool(kwargs.pop("non_blocking", False))
         kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -449,33 +449,38 @@ class Module:
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype, device = a.dtype, a.device
-            elif isinstance(a, (str, ember.device, int)) and not isinstance(a, bool):
+            elif isinstance(a, bool):
+                non_blocking = a
+            elif isinstance(a, (str, ember.device, int)):
                 device = a
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
         if device is not None:
-            ember.empty(0).to(device=device)  # raises ember's no-CUDA error for non-CPU devices
+            device = ember.device(device)
+            ember.empty(0).to(device=device)  # the device's own error (no CUDA, no such GPU) before any move
 
         def convert(t: Tensor) -> Tensor:
-            if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(dtype)
-            return t
+            cast = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None
+            if cast is None and device is None:
+                return t
+            return t.to(device=device, dtype=cast, non_blocking=non_blocking)
 
         return self._apply(convert)
 
     def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
         """Move parameters and buffers to ``device`` without copying their values."""
-        ember.empty(0).to(device=device)  # only the CPU exists: anything else raises the no-CUDA error
-        return self._apply(lambda t: ember.empty_like(t), recurse=recurse)
+        ember.empty(0).to(device=device)  # the device's own error (no CUDA, no such GPU) first
+        return self._apply(lambda t: ember.empty_like(t, device=device), recurse=recurse)
 
     def cpu(self) -> Module:
-        """Returns the module: ember's parameters already live on the CPU."""
+        """Moves every parameter and buffer to the CPU; returns the module."""
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device: Any = None) -> Module:
-        """Raises, as a CPU-only PyTorch does: ember is not compiled with CUDA."""
-        return self.to("cuda")
+        """Moves every parameter and buffer to the GPU (``device``, else the current one); returns the module."""
+        ember.empty(0).cuda(device)  # PyTorch's error without CUDA, before any move
+        return self._apply(lambda t: t.cuda(device))
 
     def _float_cast(self, dtype: Any) -> Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)

@@ -45,10 +45,11 @@ __device__ __forceinline__ bool before(K a, int64_t ia, K b, int64_t ib, bool de
 }
 
 // Tiles of `tile` (a power of two) elements of each row sorted into order (row-relative indices)
-// and their keys, side by side.
+// and their keys, side by side. Launched with up to kSortThreads threads: the bound keeps its
+// registers within what a block that size may have (else the launch fails on the device).
 template <class T>
-__global__ void tile_sort(const T* x, int64_t* order, opmath_t<T>* sorted_keys, int64_t rows, int64_t n, int tile,
-                          int64_t tiles, bool desc) {
+__global__ void __launch_bounds__(kSortThreads) tile_sort(const T* x, int64_t* order, opmath_t<T>* sorted_keys,
+                                                          int64_t rows, int64_t n, int tile, int64_t tiles, bool desc) {
   using K = opmath_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   K* keys = reinterpret_cast<K*>(smem);

@@ -21,6 +21,7 @@ def test_cpu_device_has_no_index(make: str, device: str) -> None:
     assert str(build(ember).device) == str(build(torch).device)
 
 
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks a machine without a GPU")
 @pytest.mark.parametrize("make", ["zeros", "empty", "ones"])
 def test_cuda_allocation_raises_not_compiled(make: str) -> None:
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled") as info:

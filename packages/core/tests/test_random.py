@@ -506,9 +506,10 @@ def test_fork_rng() -> None:
 
     ember.manual_seed(31)
     assert same(draw(), draw())
-    with pytest.raises(RuntimeError):
-        with ember.random.fork_rng(devices=[0]):
-            pass
+    if not ember.cuda.is_available():  # devices=[0] names a GPU there is not
+        with pytest.raises(RuntimeError):
+            with ember.random.fork_rng(devices=[0]):
+                pass
 
 
 def test_random_module_api() -> None:
@@ -781,6 +782,8 @@ PARITY_EXPRS = [
 @needs_torch
 @pytest.mark.parametrize("expr", PARITY_EXPRS)
 def test_outcome_matches_pytorch(expr: str) -> None:
+    if ember.cuda.is_available() and ("cuda" in expr or "pin_memory=True" in expr):
+        pytest.skip("compared with PyTorch's CPU-only build: ember sees a GPU here")
     e, t = _outcome(ember, expr), _outcome(torch, expr)
     if t[0] == "error" and t[1] == "TypeError":
         assert e[:2] == t[:2]  # the arg parser's wording differs; the type must not

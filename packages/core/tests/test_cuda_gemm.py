@@ -48,6 +48,22 @@ def test_addmm_bmm_matmul(dtype: ember.dtype) -> None:
     check(ember.mm(a[:, :0].cuda(), b[:0].cuda()), ember.mm(a[:, :0], b[:0]))  # K = 0: zeros
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_bmm_operand_layouts(dtype: ember.dtype) -> None:
+    """One strided-batched GEMM reads each layout as it is stored (or from a contiguous copy)."""
+    p, q = rand(5, 6, 9, dtype=dtype, seed=8), rand(5, 9, 4, dtype=dtype, seed=9)
+    pt, qt = rand(5, 9, 6, dtype=dtype, seed=10).transpose(1, 2), rand(5, 4, 9, dtype=dtype, seed=11).transpose(1, 2)
+    one = rand(1, 6, 9, dtype=dtype, seed=12).expand(5, 6, 9)  # the batch stride 0
+    wide = rand(5, 6, 20, dtype=dtype, seed=13)[:, :, 3:12]  # rows 20 apart
+    odd = rand(5, 12, 9, dtype=dtype, seed=14)[:, ::2]  # rows two rows apart
+    cols = rand(9, 5, 4, dtype=dtype, seed=15).permute(1, 0, 2)  # the batch innermost but one
+    for x, y in [(p, q), (pt, q), (p, qt), (pt, qt), (one, q), (wide, q), (odd, qt), (p, cols), (one, cols)]:
+        check(ember.bmm(x.cuda(), y.cuda()), ember.bmm(x, y))
+        check(ember.matmul(x.cuda(), y.cuda()), ember.matmul(x, y))
+    check(ember.bmm(p[:, :0].cuda(), q.cuda()), ember.bmm(p[:, :0], q))  # M = 0
+    check(ember.bmm(p[:, :, :0].cuda(), q[:, :0].cuda()), ember.bmm(p[:, :, :0], q[:, :0]))  # K = 0
+
+
 def test_linear_layer_gradients_on_the_device() -> None:
     x, w, bias = rand(16, 32, dtype=ember.float32, seed=8), rand(8, 32, dtype=ember.float32, seed=9), \
         rand(8, dtype=ember.float32, seed=10)

@@ -78,6 +78,15 @@ struct GemmKernels {
   // integer C[M,N] = alpha * A @ B + beta * C, contiguous, in the type's wrapping arithmetic
   void (*igemm)(ScalarType dt, int64_t M, int64_t N, int64_t K, double alpha, double beta, const void* A, const void* B,
                 void* C);
+  // batch products at once (a GPU's strided-batched GEMM): C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i], the
+  // i-th matrices sa / sb / sc elements after the first (0: one matrix for all), each as sgemm / dgemm takes it.
+  // Null where the backend has none: bmm and the convolutions then loop over sgemm / dgemm.
+  template <class T>
+  using Batched = void (*)(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                           int64_t sa, const T* B, int64_t ldb, int64_t sb, T beta, T* C, int64_t ldc, int64_t sc,
+                           int64_t batch);
+  Batched<float> sgemm_batched = nullptr;
+  Batched<double> dgemm_batched = nullptr;
 
   // The float or double entry by the operands' type, for op bodies templated on it.
   void operator()(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,

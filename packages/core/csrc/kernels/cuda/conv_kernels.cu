@@ -1,10 +1,13 @@
-// Convolution on the GPU as the CPU's generic path does it (kernels/cpu/conv/conv_kernels.cpp):
-// per sample, im2col into device scratch, then one cuBLAS GEMM per group (row-major, through
-// GemmKernels' convention: kernels/cuda/cublas_gemm.h); the adjoint GEMMs then col2im, and the
-// weight gradient summed over the samples by the GEMMs' beta = 1. col2im is a gather (each image
-// element sums its kernel taps in the CPU's order), so no atomics. float32 and float64; the op
-// widens the half types to float32 (ops/nn/nn_conv.cpp), other dtypes raise.
+// Convolution on the GPU as the CPU's generic path does it (kernels/cpu/conv/conv_kernels.cpp), a
+// chunk of samples at a time: im2col of the whole chunk into device scratch, then per group one
+// strided-batched cuBLAS GEMM over the chunk (row-major, through GemmKernels' convention:
+// kernels/cuda/cublas_gemm.h); the adjoint GEMMs then col2im; the weight gradient as per-sample
+// products summed in sample order. col2im is a gather (each image element sums its kernel taps in
+// the CPU's order), so no atomics. float32 and float64; the op widens the half types to float32
+// (ops/nn/nn_conv.cpp), other dtypes raise.
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
@@ -17,14 +20,14 @@ namespace {
 
 constexpr int kBlock = 256;
 
-// One sample: col[(c*K + kk) * L + l] = x[c, l*s - p + kk*d] (0 outside the image).
+// nb samples: col[n][(c*K + kk) * L + l] = x[n, c, l*s - p + kk*d] (0 outside the image).
 template <class T>
-__global__ void im2col_kernel(const T* x, T* col, conv::Geometry g) {
+__global__ void im2col_kernel(const T* x, T* col, conv::Geometry g, int64_t nb) {
   const int64_t K = g.k[0] * g.k[1] * g.k[2], L = g.col[0] * g.col[1] * g.col[2];
-  const int64_t I = g.img[0] * g.img[1] * g.img[2], total = g.img_c * K * L;
+  const int64_t I = g.img[0] * g.img[1] * g.img[2], per = g.img_c * K * L, total = nb * per;
   for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
        idx += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t l = idx % L, ck = idx / L, kk = ck % K, c = ck / K;
+    const int64_t n = idx / per, l = idx % L, ck = idx % per / L, kk = ck % K, c = n * g.img_c + ck / K;
     const int64_t e = kk % g.k[2], b = (kk / g.k[2]) % g.k[1], a = kk / (g.k[1] * g.k[2]);
     const int64_t o2 = l % g.col[2], o1 = (l / g.col[2]) % g.col[1], o0 = l / (g.col[1] * g.col[2]);
     const int64_t i0 = o0 * g.s[0] - g.p[0] + a * g.d[0], i1 = o1 * g.s[1] - g.p[1] + b * g.d[1],
@@ -42,12 +45,12 @@ __device__ inline int64_t tap_source(int64_t i, int64_t t, int64_t s, int64_t p,
   return o < out ? o : -1;
 }
 
-// One sample's adjoint: x[c, i] = the sum of col[(c*K + kk) * L + l] over the taps (kk, l) that
-// read i, in the CPU's col2im order (kernel positions ascending; each reads i at most once).
+// nb samples' adjoint: x[n, c, i] = the sum of col[n][(c*K + kk) * L + l] over the taps (kk, l)
+// that read i, in the CPU's col2im order (kernel positions ascending; each reads i at most once).
 template <class T>
-__global__ void col2im_kernel(const T* col, T* x, conv::Geometry g) {
+__global__ void col2im_kernel(const T* col, T* x, conv::Geometry g, int64_t nb) {
   const int64_t K = g.k[0] * g.k[1] * g.k[2], L = g.col[0] * g.col[1] * g.col[2];
-  const int64_t I = g.img[0] * g.img[1] * g.img[2], total = g.img_c * I;
+  const int64_t I = g.img[0] * g.img[1] * g.img[2], total = nb * g.img_c * I;
   for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
        idx += int64_t(gridDim.x) * blockDim.x) {
     const int64_t c = idx / I, i = idx % I;
@@ -78,13 +81,14 @@ __global__ void fill_bias(T* out, const T* bias, int64_t total, int64_t C, int64
     out[i] = bias[(i / L) % C];
 }
 
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
-          float beta, float* C, int64_t ldc) {
-  sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
+// B strided-batched products (one cuBLAS call), each as GemmKernels' row-major gemm; beta 1 adds.
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, int64_t sa, const float* B,
+          int64_t ldb, int64_t sb, float beta, float* C, int64_t ldc, int64_t sc, int64_t batch) {
+  sgemm_batched(ta, tb, M, N, K, 1.0f, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
-          double beta, double* C, int64_t ldc) {
-  dgemm(ta, tb, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, int64_t sa, const double* B,
+          int64_t ldb, int64_t sb, double beta, double* C, int64_t ldc, int64_t sc, int64_t batch) {
+  dgemm_batched(ta, tb, M, N, K, 1.0, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 
 // A 1x1 kernel with unit stride and no padding reads the image as it is.
@@ -101,18 +105,28 @@ void zero(T* p, int64_t n) {
                 "CUDA error: cudaMemsetAsync (conv)");
 }
 
-template <class T>
-void im2col(const T* x, T* col, const conv::Geometry& g) {
-  im2col_kernel<T><<<grid_for(g.img_c * g.k_numel() * g.col_numel()), kBlock, 0, current_stream(-1)>>>(x, col, g);
-  check_launch("conv im2col kernel");
+// How many samples share one pass: their columns (per_sample elements each) within 256 MiB of scratch.
+int64_t chunk_of(const conv::Geometry& g, int64_t per_sample, size_t elem) {
+  const int64_t budget = int64_t(256 << 20) / int64_t(elem);
+  return std::max<int64_t>(1, std::min<int64_t>(g.N, per_sample > 0 ? budget / per_sample : g.N));
 }
 
 template <class T>
+void im2col(const T* x, T* col, const conv::Geometry& g, int64_t nb) {
+  im2col_kernel<T>
+      <<<grid_for(nb * g.img_c * g.k_numel() * g.col_numel()), kBlock, 0, current_stream(-1)>>>(x, col, g, nb);
+  check_launch("conv im2col kernel");
+}
+
+// Each pass takes `chunk` samples: one im2col over all of them, then per group one batched GEMM
+// (the weight shared, stride 0), so a batch costs a few launches, not a few per sample.
+template <class T>
 void forward_impl(const T* img, const T* w, const T* bias, T* out, const conv::Geometry& g, int device) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
-  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
+  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CKL = g.img_c * K * L;
   const bool direct = is_pointwise(g);
-  const Scratch buf(direct ? 0 : size_t(g.img_c * K * L) * sizeof(T), device);
+  const int64_t chunk = direct ? g.N : chunk_of(g, CKL, sizeof(T));
+  const Scratch buf(direct ? 0 : size_t(chunk * CKL) * sizeof(T), device);
   const int64_t total = g.N * g.col_c * L;
   if (bias) {
     fill_bias<T><<<grid_for(total), kBlock, 0, current_stream(-1)>>>(out, bias, total, g.col_c, L);
@@ -121,60 +135,79 @@ void forward_impl(const T* img, const T* w, const T* bias, T* out, const conv::G
     zero(out, total);
   }
   if (Cg * K == 0 || L == 0) return;
-  for (int64_t n = 0; n < g.N; ++n) {
-    const T* x = img + n * g.img_c * I;
-    const T* cb = x;
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0);
+    const T* cb = img + n0 * g.img_c * I;  // a 1x1 convolution's columns are the image itself (CKL == C*I)
     if (!direct) {
-      im2col(x, buf.as<T>(), g);
+      im2col(cb, buf.as<T>(), g, nb);
       cb = buf.as<T>();
     }
-    T* y = out + n * g.col_c * L;
+    T* y = out + n0 * g.col_c * L;
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, cb + gi * Cg * K * L, L, T(bias ? 1 : 0),
-           y + gi * Og * L, L);
+      gemm(false, false, Og, L, Cg * K, w + gi * Og * Cg * K, Cg * K, 0, cb + gi * Cg * K * L, L, CKL, T(bias ? 1 : 0),
+           y + gi * Og * L, L, g.col_c * L, nb);
   }
 }
 
 template <class T>
 void backward_img_impl(const T* cols, const T* w, T* out, const conv::Geometry& g, int device) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
-  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups;
+  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CKL = g.img_c * K * L;
   const bool direct = is_pointwise(g);
-  const Scratch buf(direct ? 0 : size_t(g.img_c * K * L) * sizeof(T), device);
-  for (int64_t n = 0; n < g.N; ++n) {
-    T* x = out + n * g.img_c * I;
+  const int64_t chunk = direct ? g.N : chunk_of(g, CKL, sizeof(T));
+  const Scratch buf(direct ? 0 : size_t(chunk * CKL) * sizeof(T), device);
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0);
+    T* x = out + n0 * g.img_c * I;
     T* cb = direct ? x : buf.as<T>();
-    if (Og == 0) zero(cb, g.img_c * K * L);
+    if (Og == 0) zero(cb, nb * CKL);
     else
       for (int64_t gi = 0; gi < g.groups; ++gi)
-        gemm(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, cols + (n * g.col_c + gi * Og) * L, L, T(0),
-             cb + gi * Cg * K * L, L);
+        gemm(true, false, Cg * K, L, Og, w + gi * Og * Cg * K, Cg * K, 0, cols + (n0 * g.col_c + gi * Og) * L, L,
+             g.col_c * L, T(0), cb + gi * Cg * K * L, L, CKL, nb);
     if (!direct) {
-      col2im_kernel<T><<<grid_for(g.img_c * I), kBlock, 0, current_stream(-1)>>>(cb, x, g);
+      col2im_kernel<T><<<grid_for(nb * g.img_c * I), kBlock, 0, current_stream(-1)>>>(cb, x, g, nb);
       check_launch("conv col2im kernel");
     }
   }
 }
 
+// gw[j] += the sum of part[i][j] over i < nb, in sample order (the CPU's beta = 1 accumulation).
+template <class T>
+__global__ void add_samples(const T* part, T* gw, int64_t n, int64_t nb) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
+    T acc = gw[j];
+    for (int64_t i = 0; i < nb; ++i) acc += part[i * n + j];
+    gw[j] = acc;
+  }
+}
+
+// Each pass: the chunk's columns, every sample's weight-gradient product at once (one batched GEMM
+// per group into per-sample parts), then the parts summed into the gradient in sample order.
 template <class T>
 void weight_impl(const T* img, const T* cols, T* gw, const conv::Geometry& g, int device) {
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
-  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K;
+  const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K, CKL = g.img_c * K * L;
   const bool direct = is_pointwise(g);
   zero(gw, g.col_c * CK);
   if (L == 0 || CK == 0) return;
-  const Scratch buf(direct ? 0 : size_t(g.img_c * K * L) * sizeof(T), device);
-  for (int64_t n = 0; n < g.N; ++n) {
-    const T* x = img + n * g.img_c * I;
-    const T* cb = x;
+  const int64_t W = g.col_c * CK;  // one sample's weight gradient, every group
+  const int64_t chunk = chunk_of(g, (direct ? 0 : CKL) + W, sizeof(T));
+  const Scratch buf(direct ? 0 : size_t(chunk * CKL) * sizeof(T), device);
+  const Scratch part(size_t(chunk * W) * sizeof(T), device);
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0);
+    const T* cb = img + n0 * g.img_c * I;
     if (!direct) {
-      im2col(x, buf.as<T>(), g);
+      im2col(cb, buf.as<T>(), g, nb);
       cb = buf.as<T>();
     }
-    // gw (Og x CK per group) += grad (Og x L) @ cols^T (L x CK)
+    // part[i] (Og x CK per group) = grad[i] (Og x L) @ cols[i]^T (L x CK)
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      gemm(false, true, Og, CK, L, cols + (n * g.col_c + gi * Og) * L, L, cb + gi * CK * L, L, T(1), gw + gi * Og * CK,
-           CK);
+      gemm(false, true, Og, CK, L, cols + (n0 * g.col_c + gi * Og) * L, L, g.col_c * L, cb + gi * CK * L, L, CKL, T(0),
+           part.as<T>() + gi * Og * CK, CK, W, nb);
+    add_samples<T><<<grid_for(W), kBlock, 0, current_stream(-1)>>>(part.as<T>(), gw, W, nb);
+    check_launch("conv weight-gradient sum");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <climits>
@@ -31,6 +32,10 @@ constexpr int kMaxDevices = 64;
 
 template <class T>
 using GemmFn = Status (*)(Handle, int, int, int, int, int, const T*, const T*, int, const T*, int, const T*, T*, int);
+// cublas<t>gemmStridedBatched: the strides are long long, the batch count an int
+template <class T>
+using BatchedFn = Status (*)(Handle, int, int, int, int, int, const T*, const T*, int, long long, const T*, int,
+                             long long, const T*, T*, int, long long, int);
 
 struct Cublas {
   Status (*create)(Handle*) = nullptr;
@@ -42,6 +47,8 @@ struct Cublas {
   // cuComplex / cuDoubleComplex have std::complex's layout (two parts, real first)
   GemmFn<std::complex<float>> cgemm = nullptr;
   GemmFn<std::complex<double>> zgemm = nullptr;
+  BatchedFn<float> sgemm_batched = nullptr;
+  BatchedFn<double> dgemm_batched = nullptr;
   std::array<Handle, kMaxDevices> handles{};
 };
 
@@ -87,6 +94,8 @@ const Cublas& cublas() {
     bind(h, c.dgemm, "cublasDgemm_v2");
     bind(h, c.cgemm, "cublasCgemm_v2");
     bind(h, c.zgemm, "cublasZgemm_v2");
+    bind(h, c.sgemm_batched, "cublasSgemmStridedBatched");
+    bind(h, c.dgemm_batched, "cublasDgemmStridedBatched");
     return c;
   }();
   return lib;
@@ -126,6 +135,23 @@ void gemm(GemmFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alp
         "cublas gemm");
 }
 
+template <class T>
+void gemm_batched(BatchedFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                  int64_t sa, const T* B, int64_t ldb, int64_t sb, T beta, T* C, int64_t ldc, int64_t sc,
+                  int64_t batch) {
+  if (M == 0 || N == 0 || batch == 0) return;
+  const int device = device_of(C, "a batched matrix product");
+  const LaunchDevice on(device);
+  for (int64_t done = 0; done < batch;) {
+    const int n = static_cast<int>(std::min<int64_t>(batch - done, INT_MAX));
+    check(fn(handle_for(device), tb ? kOpT : kOpN, ta ? kOpT : kOpN, as_int(N, "N"), as_int(M, "M"), as_int(K, "K"),
+             &alpha, B + done * sb, as_int(ldb, "ldb"), sb, A + done * sa, as_int(lda, "lda"), sa, &beta, C + done * sc,
+             as_int(ldc, "ldc"), sc, n),
+          "cublas strided batched gemm");
+    done += n;
+  }
+}
+
 }  // namespace
 
 void set_library_locator(LibraryLocator locator) { g_locator = locator; }
@@ -151,6 +177,18 @@ void zgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<doubl
            int64_t lda, const std::complex<double>* B, int64_t ldb, std::complex<double> beta, std::complex<double>* C,
            int64_t ldc) {
   gemm(cublas().zgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void sgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                   int64_t sa, const float* B, int64_t ldb, int64_t sb, float beta, float* C, int64_t ldc, int64_t sc,
+                   int64_t batch) {
+  gemm_batched(cublas().sgemm_batched, ta, tb, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
+}
+
+void dgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                   int64_t sa, const double* B, int64_t ldb, int64_t sb, double beta, double* C, int64_t ldc,
+                   int64_t sc, int64_t batch) {
+  gemm_batched(cublas().dgemm_batched, ta, tb, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 
 void igemm(ScalarType dt, int64_t, int64_t, int64_t, double, double, const void*, const void*, void*) {

@@ -18,6 +18,13 @@ void cgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<float
 void zgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, std::complex<double> alpha, const std::complex<double>* A,
            int64_t lda, const std::complex<double>* B, int64_t ldb, std::complex<double> beta, std::complex<double>* C,
            int64_t ldc);
+// GemmKernels::Batched on cublas<t>gemmStridedBatched (batches past INT_MAX in several calls).
+void sgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                   int64_t sa, const float* B, int64_t ldb, int64_t sb, float beta, float* C, int64_t ldc, int64_t sc,
+                   int64_t batch);
+void dgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                   int64_t sa, const double* B, int64_t ldb, int64_t sb, double beta, double* C, int64_t ldc,
+                   int64_t sc, int64_t batch);
 void igemm(ScalarType dt, int64_t M, int64_t N, int64_t K, double alpha, double beta, const void* A, const void* B,
            void* C);
 

@@ -52,6 +52,8 @@ const Backend& cuda_backend() {
     b.sort = {cuda::sort, cuda::topk, cuda::select};
     b.gemm.sgemm = cuda::sgemm;
     b.gemm.dgemm = cuda::dgemm;
+    b.gemm.sgemm_batched = cuda::sgemm_batched;
+    b.gemm.dgemm_batched = cuda::dgemm_batched;
     b.gemm.bf16_available = [] { return false; };  // half types widen to float32 (linalg.cpp's gemm)
     b.gemm.packed_available = [] { return false; };
     b.gemm.igemm = cuda::igemm;

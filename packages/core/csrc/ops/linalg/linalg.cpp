@@ -194,6 +194,40 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   return to_out(c, out);
 }
 
+// A batched product's operand as a strided-batched GEMM reads it: each matrix row- or column-major
+// (trans) with leading dimension ld, the matrices `stride` elements apart (0: one for all); any
+// other layout is copied contiguous first.
+struct BatchView {
+  Tensor t;
+  bool trans;
+  int64_t ld, stride;
+};
+static BatchView batch_view(const Tensor& x) {
+  const int64_t R = x.sizes()[1], C = x.sizes()[2];
+  const int64_t s0 = x.strides()[0], s1 = x.strides()[1], s2 = x.strides()[2];
+  if ((s2 == 1 || C == 1) && s1 >= std::max<int64_t>(C, 1)) return {x, false, s1, s0};
+  if ((s1 == 1 || R == 1) && s2 >= std::max<int64_t>(R, 1)) return {x, true, s2, s0};
+  return {contiguous(x, MemoryFormat::Contiguous), false, std::max<int64_t>(C, 1), R * C};
+}
+
+// c (B, M, N, fresh) = a @ b in one strided-batched GEMM where the backend has one (a GPU's: one
+// launch, not B) for the operands' dtype; false where it has none.
+static bool gemm_batched(const Tensor& a, const Tensor& b, const Tensor& c) {
+  const GemmKernels& kern = backend(a).gemm;
+  const ScalarType dt = a.dtype();
+  if (!((dt == ScalarType::Float32 && kern.sgemm_batched) || (dt == ScalarType::Float64 && kern.dgemm_batched)))
+    return false;
+  const int64_t B = a.sizes()[0], M = a.sizes()[1], K = a.sizes()[2], N = b.sizes()[2];
+  const BatchView A = batch_view(a), Bm = batch_view(b);
+  if (dt == ScalarType::Float32)
+    kern.sgemm_batched(A.trans, Bm.trans, M, N, K, 1.0f, A.t.data<float>(), A.ld, A.stride, Bm.t.data<float>(), Bm.ld,
+                       Bm.stride, 0.0f, c.data<float>(), std::max<int64_t>(N, 1), M * N, B);
+  else
+    kern.dgemm_batched(A.trans, Bm.trans, M, N, K, 1.0, A.t.data<double>(), A.ld, A.stride, Bm.t.data<double>(), Bm.ld,
+                       Bm.stride, 0.0, c.data<double>(), std::max<int64_t>(N, 1), M * N, B);
+  return true;
+}
+
 Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
@@ -209,6 +243,7 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", legacy_name(a.dtype()), " but found ",
               legacy_name(b.dtype()));
   Tensor c = empty({B, M, N}, a.dtype(), a.device());
+  if (gemm_batched(a, b, c)) return to_out(c, out);
   for (int64_t i = 0; i < B; ++i) {
     Tensor ai = make_view(a, {M, K}, {a.strides()[1], a.strides()[2]}, a.offset() + i * a.strides()[0]);
     Tensor bi = make_view(b, {K, N}, {b.strides()[1], b.strides()[2]}, b.offset() + i * b.strides()[0]);

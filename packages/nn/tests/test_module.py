@@ -209,9 +209,14 @@ def test_to_and_casts() -> None:
     with pytest.raises(TypeError, match="nn.Module.to only accepts floating point or complex dtypes, but got "
                                         "desired dtype=torch.int64"):
         m.to(ember.int64)
-    with pytest.raises(Exception, match="CUDA"):
+    if ember.cuda.is_available():  # the parameters move over and back, keeping their identity
         m.to("cuda")
+        assert w.device.type == "cuda" and all(p.device.type == "cuda" for p in m.parameters())
+    else:
+        with pytest.raises(Exception, match="CUDA"):
+            m.to("cuda")
     assert m.cpu() is m and m.to("cpu") is m
+    assert w.device.type == "cpu" and all(p.device.type == "cpu" for p in m.parameters())
 
 
 def test_apply_order_and_deepcopy() -> None:

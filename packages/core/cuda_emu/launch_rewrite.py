@@ -77,7 +77,9 @@ def rewrite(text: str) -> str:
         kernel = text[start:at]
         sep = ", " if args.strip() else ""
         out.append(text[pos:start])
-        out.append(f"::emu::launch(::emu::Config({cfg}), [](auto&... emu_a) {{ {kernel}(emu_a...); }}{sep}{args})")
+        name = kernel.split("<")[0].strip()  # the trace's name: no template arguments
+        call = f"[](auto&... emu_a) {{ {kernel}(emu_a...); }}"
+        out.append(f'::emu::launch(::emu::Config({cfg}), "{name}", {call}{sep}{args})')
         pos = stop
     out.append(text[pos:])
     return "".join(out)

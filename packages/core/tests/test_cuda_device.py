@@ -4,6 +4,8 @@ Values are compared with the same computation on the CPU."""
 
 from __future__ import annotations
 
+import threading
+
 import ember
 import pytest
 
@@ -30,6 +32,34 @@ def test_factories_make_tensors_on_the_current_device() -> None:
     f = ember.full((5,), 2.5, device="cuda:0", dtype=ember.float64)
     assert f.cpu().equal(ember.full((5,), 2.5, dtype=ember.float64))
     assert ember.ones(0, device="cuda").cpu().shape == (0,)
+
+
+def test_set_default_device_places_the_factories() -> None:
+    ember.set_default_device("cuda")
+    try:
+        assert ember.get_default_device() == ember.device("cuda", 0)
+        made = [ember.zeros(2), ember.ones(2, 3), ember.empty(1), ember.full((2,), 1.5), ember.arange(3),
+                ember.linspace(0, 1, 4), ember.eye(2), ember.rand(2), ember.randn(2), ember.randint(0, 5, (3,)),
+                ember.randperm(4), ember.tensor([1.0, 2.0]), ember.as_tensor([1, 2]), ember.asarray([1.0]),
+                ember.scalar_tensor(2.0), ember.tril_indices(3, 3), ember.hann_window(4)]
+        assert [t.device.type for t in made] == ["cuda"] * len(made)
+        assert ember.tensor([1.0, 2.0]).cpu().tolist() == [1.0, 2.0]
+        assert ember.hann_window(4).cpu().allclose(ember.hann_window(4, device="cpu"))
+        cpu = ember.ones(2, device="cpu")  # an explicit device wins; *_like ops follow their input
+        assert cpu.device.type == ember.zeros_like(cpu).device.type == "cpu"
+        seen: list[str] = []
+        other = threading.Thread(target=lambda: seen.append(ember.zeros(1).device.type))
+        other.start()
+        other.join()
+        assert seen == ["cpu"]  # the setting is the calling thread's, as PyTorch's
+    finally:
+        ember.set_default_device(None)
+    assert ember.zeros(1).device.type == "cpu" and ember.get_default_device() == ember.device("cpu")
+    ember.set_default_device(0)  # an index names a CUDA device
+    try:
+        assert ember.ones(1).device == ember.device("cuda", 0)
+    finally:
+        ember.set_default_device(None)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

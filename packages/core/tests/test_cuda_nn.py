@@ -4,6 +4,8 @@ ember-nn on the path) with a CUDA build; skipped elsewhere."""
 
 from __future__ import annotations
 
+import math
+
 import ember
 import pytest
 
@@ -63,9 +65,21 @@ def test_cross_entropy_and_nll_loss(reduction: str, weighted: bool) -> None:
 
 
 def test_an_out_of_range_target_is_an_index_error() -> None:
+    # the kernel checks the targets (the op does not wait for the device): the IndexError comes at
+    # the next wait, as PyTorch's device-side assert does, and the device stays usable after it
     F = pytest.importorskip("ember.nn.functional")
+    x = ember.zeros(2, 10).cuda().requires_grad_()
+    loss = F.nll_loss(x, ember.tensor([1, 10]).cuda())
     with pytest.raises(IndexError, match="Target 10 is out of bounds"):
-        F.nll_loss(ember.zeros(2, 10).cuda(), ember.tensor([1, 10]).cuda())
+        loss.item()
+    loss.backward()  # the bad row's gradient is not written: reported again at the next wait
+    with pytest.raises(IndexError, match="Target 10 is out of bounds"):
+        ember.cuda.synchronize()
+    assert x.grad is not None and math.isnan(x.grad.cpu()[0, 1].item())  # the mean's divisor is nan: poisoned
+    with pytest.raises(IndexError, match="Target -3 is out of bounds"):
+        F.nll_loss(x, ember.tensor([1, -3]).cuda(), reduction="none").cpu()
+    ember.cuda.synchronize()  # reported once
+    assert F.nll_loss(x, ember.tensor([1, 2]).cuda()).item() == 0.0
 
 
 OPTIMIZERS = {

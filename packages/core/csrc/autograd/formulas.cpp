@@ -449,8 +449,14 @@ Tensor matmul_backward(const Tensor& grad, const Tensor& input, const Tensor& ot
     r = sum_to(r, a.sizes());
     return input.dim() == 1 ? ag::reshape(r, input.sizes()) : r;
   }
-  Tensor r = ag::matmul(ag::transpose(a, -1, -2), g);
-  r = sum_to(r, b.sizes());
+  Tensor r;
+  if (a.dim() >= 3 && b.dim() == 2) {  // the folded product's matrix gradient: one GEMM over every row
+    const int64_t k = a.sizes()[a.dim() - 1], p = b.sizes()[1];
+    const int64_t n = compute_numel(DimVector(a.sizes().begin(), a.sizes().end() - 1));
+    r = ag::mm(ag::transpose(ag::reshape(a, {n, k}), 0, 1), ag::reshape(g, {n, p}));
+  } else {
+    r = sum_to(ag::matmul(ag::transpose(a, -1, -2), g), b.sizes());
+  }
   return other.dim() == 1 ? ag::reshape(r, other.sizes()) : r;
 }
 

@@ -73,6 +73,11 @@ class Tensor {
   T* data() const {
     return reinterpret_cast<T*>(impl_->data());
   }
+  // data<T>(), or null for an undefined tensor (a kernel's optional argument)
+  template <class T>
+  T* data_or_null() const {
+    return defined() ? data<T>() : nullptr;
+  }
   StorageImpl& storage() const { return *impl_->storage; }
 
   // In-place ops call this: bumps the shared version counter of the storage.

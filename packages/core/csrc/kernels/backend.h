@@ -322,7 +322,8 @@ struct EmbeddingKernels {
 // nll_loss forward and backward over rows of class scores (kernels/loss_args.h), floating dt.
 struct LossKernels {
   void (*nll_forward)(ScalarType dt, const loss::Nll& a, const void* x, void* out, void* total);
-  void (*nll_backward)(ScalarType dt, const loss::Nll& a, const double* grad, double scale, void* dx);
+  // grad: n (per_sample) or 1 values; total_weight: the forward's weight sum, the mean's divisor (both dt)
+  void (*nll_backward)(ScalarType dt, const loss::Nll& a, const void* grad, const void* total_weight, void* dx);
 };
 
 // Tensors written from a formula of the index, contiguous (kernels/cpu/fill/fill_kernels.h): a

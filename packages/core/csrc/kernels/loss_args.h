@@ -5,8 +5,9 @@
 
 namespace ember::loss {
 
-// nll_loss over n rows of c class scores (contiguous): the rows' classes (int64, checked by the
-// op) with ignore_index skipped, the class weights as doubles. per_sample (reduction none of a
+// nll_loss over n rows of c class scores (contiguous): the rows' classes (int64; checked by the
+// op on the CPU, by the kernel on a GPU) with ignore_index skipped, the class weights as doubles
+// (null: all 1), all on the op's device. per_sample (reduction none of a
 // 2-d input): n losses; else one, the mean by the weight sum for reduction 1, else the sum.
 struct Nll {
   int64_t n = 0, c = 0;

@@ -196,6 +196,8 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
   std::string s(schema);
   auto lp = s.find('(');
   name = s.substr(0, lp);
+  const std::string base = name.substr(0, name.find('.'));
+  factory_ = base != "normal" && !(base.size() > 5 && base.compare(base.size() - 5, 5, "_like") == 0);
   std::string args = s.substr(lp + 1, s.rfind(')') - lp - 1);
   // Split on top-level commas.
   std::vector<std::string> parts;
@@ -652,8 +654,13 @@ std::optional<ScalarType> Signature::opt_dtype(ParsedArgs& A, int i) const {
   if (is_none(A, i)) return std::nullopt;
   return parse_dtype(A.obj[i]);
 }
+std::optional<Device>& default_factory_device() {
+  thread_local std::optional<Device> d;
+  return d;
+}
+
 std::optional<Device> Signature::opt_device(ParsedArgs& A, int i) const {
-  if (is_none(A, i)) return std::nullopt;
+  if (is_none(A, i)) return factory_ ? default_factory_device() : std::nullopt;
   return parse_device(A.obj[i]);
 }
 MemoryFormat Signature::memory_format(ParsedArgs& A, int i) const {

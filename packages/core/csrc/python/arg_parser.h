@@ -157,7 +157,13 @@ class Signature {
   bool is_method_ = false;
   bool all_numbers_ = false;
   bool aten_ = false;
+  // a factory (not a *_like op, not normal): device=None means the thread's default device
+  bool factory_ = false;
 };
+
+// The calling thread's default device for factories (ember.set_default_device; unset: the CPU).
+// Thread-local, as PyTorch's (a device context mode on the thread that set it).
+std::optional<Device>& default_factory_device();
 
 // Try each overload in order; raise TypeError listing them if none matches, unless an argument
 // is a duck type defining __torch_function__: then -1, its result in A.tf_result.

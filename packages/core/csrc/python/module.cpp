@@ -142,6 +142,16 @@ PyObject* set_default_dtype_py(PyObject*, PyObject* d) {
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }
+// ember.set_default_device's thread-local part: None (the CPU) or a device, for the factories.
+PyObject* set_default_device_py(PyObject*, PyObject* d) {
+  EMBER_PY_TRY
+  std::optional<Device>& slot = default_factory_device();
+  if (d == Py_None) slot.reset();
+  else slot = parse_device(d);
+  if (slot && slot->is_cpu()) slot.reset();  // a CPU tensor has no index: the default path
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
 PyObject* promote_types_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_TRY
   EMBER_CHECK_TYPE(nargs == 2 && Py_TYPE(args[0]) == DtypeType && Py_TYPE(args[1]) == DtypeType,
@@ -178,6 +188,7 @@ PyMethodDef handwritten_functions[] = {
     {"_from_buffer", (PyCFunction)(void (*)())from_buffer, METH_FASTCALL, nullptr},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, nullptr},
     {"set_default_dtype", set_default_dtype_py, METH_O, nullptr},
+    {"_set_default_device", set_default_device_py, METH_O, nullptr},
     {"promote_types", (PyCFunction)(void (*)())promote_types_py, METH_FASTCALL, nullptr},
     {"result_type", (PyCFunction)(void (*)())result_type_py, METH_FASTCALL, nullptr},
     {"can_cast", (PyCFunction)(void (*)())can_cast_py, METH_FASTCALL, nullptr},

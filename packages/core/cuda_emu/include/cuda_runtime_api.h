@@ -66,6 +66,8 @@ struct cudaDeviceProp {
 #define cudaEventDisableTiming 0x02
 #define cudaEventInterprocess 0x04
 #define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
 
 #define EMU_API extern "C" __attribute__((visibility("default")))
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -89,6 +91,7 @@ EMU_API cudaError_t cudaMalloc(void** p, size_t size);
 EMU_API cudaError_t cudaFree(void* p);
 EMU_API cudaError_t cudaHostAlloc(void** p, size_t size, unsigned flags);
 EMU_API cudaError_t cudaMallocHost(void** p, size_t size);
+EMU_API cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
 EMU_API cudaError_t cudaFreeHost(void* p);
 EMU_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* p);
 
@@ -128,5 +131,8 @@ struct Work {
 EMU_EXPORT cudaError_t enqueue(cudaStream_t s, Work* work, const char* what);
 // Whether [p, p + n) lies inside one live device allocation (for the cuBLAS stand-in's checks).
 EMU_EXPORT bool is_device_range(const void* p, size_t n);
+// One line (`kind what n`: bytes, or a launch's threads) to EMBER_CUDA_EMU_TRACE where set: each launch, copy, memset,
+// allocation, synchronisation and cuBLAS call, to count what a step asks of the device.
+EMU_EXPORT void trace(const char* kind, const char* what, size_t bytes = 0);
 
 }  // namespace emu

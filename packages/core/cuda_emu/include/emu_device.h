@@ -54,7 +54,7 @@ struct Kernel {
   virtual void run_thread() = 0;  // the kernel body, for the current emulated thread
 };
 // Checks the configuration (the launch's error is cudaGetLastError's) and queues the grid.
-EMU_EXPORT void launch_kernel(const Config& c, Kernel* k);
+EMU_EXPORT void launch_kernel(const Config& c, const char* name, Kernel* k);
 
 template <class F, class Args>
 struct KernelCall final : Kernel {
@@ -64,12 +64,13 @@ struct KernelCall final : Kernel {
   Args args;
 };
 
-// `kernel<<<cfg>>>(args)` becomes `::emu::launch(::emu::Config(cfg), [](auto&... a) { kernel(a...); }, args)`:
+// `kernel<<<cfg>>>(args)` becomes
+// `::emu::launch(::emu::Config(cfg), "kernel", [](auto&... a) { kernel(a...); }, args)`:
 // the arguments are copied at the launch, as CUDA copies kernel parameters.
 template <class F, class... A>
-void launch(const Config& c, F f, A&&... a) {
+void launch(const Config& c, const char* name, F f, A&&... a) {
   using Args = std::tuple<std::decay_t<A>...>;
-  launch_kernel(c, new KernelCall<F, Args>(f, Args(std::forward<A>(a)...)));
+  launch_kernel(c, name, new KernelCall<F, Args>(f, Args(std::forward<A>(a)...)));
 }
 
 }  // namespace emu
@@ -123,6 +124,10 @@ template <class T>
 T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
   return emu::shuffle(emu::kShflXor, mask, v, m, width);
 }
+
+// one host thread runs the grid: every write is seen by the next read, on the host too
+inline void __threadfence() {}
+inline void __threadfence_system() {}
 
 // ---- atomics: one host thread runs the whole grid, so a plain read-modify-write is atomic ----
 template <class T, class U>

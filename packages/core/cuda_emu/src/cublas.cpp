@@ -62,6 +62,7 @@ int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, const T* 
         !emu::is_device_range(c + i * sc, span(ldc, m, n)))
       return kExecutionFailed;  // a GPU would fault on the address
   }
+  emu::trace("cublas", batch > 1 ? "gemmStridedBatched" : "gemm", size_t(m) * n * k * batch);
   auto* g = new Gemm<T>;
   g->ta = ta, g->tb = tb, g->m = m, g->n = n, g->k = k, g->lda = lda, g->ldb = ldb, g->ldc = ldc;
   g->alpha = *alpha, g->beta = *beta, g->a = a, g->b = b, g->c = c;

@@ -261,6 +261,16 @@ void note(const std::string& what) {
   }
 }
 
+void trace(const char* kind, const char* what, size_t n) {
+  static std::FILE* const f = [] {
+    const char* path = std::getenv("EMBER_CUDA_EMU_TRACE");
+    return path && *path ? std::fopen(path, "a") : nullptr;
+  }();
+  if (!f) return;
+  std::fprintf(f, "%s %s %zu\n", kind, what, n);
+  std::fflush(f);  // readers look between steps
+}
+
 cudaError_t set_error(cudaError_t e, const std::string& detail) {
   t_last = e;
   t_detail = detail;
@@ -300,19 +310,23 @@ using namespace emu;
 // ---- devices ----
 
 cudaError_t cudaGetDeviceCount(int* count) {
+  trace("api", "cudaGetDeviceCount");
   *count = std::max(settings().devices, 0);
   return *count ? cudaSuccess : set_error(cudaErrorNoDevice, "");
 }
 cudaError_t cudaGetDevice(int* device) {
+  trace("api", "cudaGetDevice");
   *device = t_device;
   return cudaSuccess;
 }
 cudaError_t cudaSetDevice(int device) {
+  trace("api", "cudaSetDevice");
   if (!valid_device(device)) return set_error(cudaErrorInvalidDevice, "cudaSetDevice(" + std::to_string(device) + ")");
   t_device = device;
   return cudaSuccess;
 }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  trace("api", "cudaGetDeviceProperties");
   if (!valid_device(device)) return set_error(cudaErrorInvalidDevice, "cudaGetDeviceProperties");
   *prop = cudaDeviceProp{};
   std::snprintf(prop->name, sizeof prop->name, "ember CUDA emulator");
@@ -331,6 +345,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 }
 cudaError_t cudaDeviceSynchronize(void) {
   const Lock lock(g_mu);
+  trace("sync", "cudaDeviceSynchronize");
   run_all(t_device);
   return after_wait();
 }
@@ -348,6 +363,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   return cudaSuccess;
 }
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  trace("api", "cudaMemGetInfo");
   const Lock lock(g_mu);
   const Arena& a = arenas()[static_cast<size_t>(t_device)];
   *free = a.size - a.used;
@@ -358,11 +374,15 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
 // ---- errors ----
 
 cudaError_t cudaGetLastError(void) {
+  trace("api", "cudaGetLastError");
   const cudaError_t e = t_last != cudaSuccess ? t_last : after_wait();
   t_last = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return t_last; }
+cudaError_t cudaPeekAtLastError(void) {
+  trace("api", "cudaPeekAtLastError");
+  return t_last;
+}
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {
     case cudaSuccess:
@@ -440,6 +460,7 @@ cudaError_t cudaMalloc(void** p, size_t size) {
   const Lock lock(g_mu);
   *p = nullptr;
   if (size == 0) return cudaSuccess;
+  trace("alloc", "cudaMalloc", size);
   Arena& a = arenas()[static_cast<size_t>(t_device)];
   const size_t n = (size + kAlign - 1) / kAlign * kAlign;
   for (auto it = a.free_blocks.begin(); it != a.free_blocks.end(); ++it) {
@@ -465,6 +486,7 @@ cudaError_t cudaFree(void* p) {
   const size_t off = a ? static_cast<size_t>(static_cast<char*>(p) - a->base) : 0;
   if (!a || !a->live.count(off))
     return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a pointer cudaMalloc did not give");
+  trace("sync", "cudaFree", a->live[off]);
   run_all(-1);  // cudaFree waits for the device
   size_t start = off, n = a->live[off];
   a->live.erase(off);
@@ -492,6 +514,14 @@ cudaError_t cudaHostAlloc(void** p, size_t size, unsigned) {
   return cudaSuccess;
 }
 cudaError_t cudaMallocHost(void** p, size_t size) { return cudaHostAlloc(p, size, 0); }
+// Kernels run on the host here, so pinned memory is mapped into every device at its host address.
+cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned) {
+  const Lock lock(g_mu);
+  *device = nullptr;
+  if (!is_pinned(host, 1)) return set_error(cudaErrorInvalidValue, "cudaHostGetDevicePointer of unpinned memory");
+  *device = host;
+  return cudaSuccess;
+}
 cudaError_t cudaFreeHost(void* p) {
   const Lock lock(g_mu);
   if (!p) return cudaSuccess;
@@ -505,6 +535,7 @@ cudaError_t cudaFreeHost(void* p) {
 }
 
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* p) {
+  trace("api", "cudaPointerGetAttributes");
   const Lock lock(g_mu);
   *attr = cudaPointerAttributes{};
   attr->device = -2;
@@ -546,6 +577,8 @@ cudaError_t copy_async(void* dst, const void* src, size_t n, cudaMemcpyKind kind
   if (n == 0) return cudaSuccess;
   const std::string bad = check_copy(dst, src, n, kind);
   if (!bad.empty()) return set_error(cudaErrorInvalidValue, std::string(what) + ": " + bad);
+  static const char* const kinds[] = {"HtoH", "HtoD", "DtoH", "DtoD"};
+  trace("copy", kinds[kind], n);
   if (kind == cudaMemcpyHostToDevice && !is_pinned(src, n)) {
     // from pageable memory the bytes are taken at the call, as CUDA stages them
     auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + n);
@@ -555,6 +588,7 @@ cudaError_t copy_async(void* dst, const void* src, size_t n, cudaMemcpyKind kind
   const uint64_t seq = push(s, work([dst, src, n] { std::memmove(dst, src, n); }));
   // to pageable memory (or between pageable buffers) the call returns once the copy is done
   if ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost) && !is_pinned(dst, n)) {
+    trace("sync", "copy to pageable memory", n);
     run_until(s, seq);
     return after_wait();
   }
@@ -574,6 +608,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind
   Stream* s = &legacy_stream(t_device);
   const cudaError_t e = copy_async(dst, src, n, kind, s, "cudaMemcpy");
   if (e != cudaSuccess) return e;
+  trace("sync", "cudaMemcpy", n);
   run_until(s, g_seq);
   return after_wait();
 }
@@ -595,6 +630,7 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t n, cudaStream_t s) {
   const int d = device_holding(p);
   if (d < 0 || !inside_allocation(d, p, n))
     return set_error(cudaErrorInvalidValue, "cudaMemsetAsync: the range is not inside one device allocation");
+  trace("memset", "cudaMemsetAsync", n);
   push(st, work([p, value, n] { std::memset(p, value, n); }));
   return cudaSuccess;
 }
@@ -632,10 +668,12 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   const Lock lock(g_mu);
   Stream* st = find_stream(s);
   if (!st) return bad_handle("cudaStreamSynchronize");
+  trace("sync", "cudaStreamSynchronize");
   run_until(st, UINT64_MAX);
   return after_wait();
 }
 cudaError_t cudaStreamQuery(cudaStream_t s) {
+  trace("api", "cudaStreamQuery");
   const Lock lock(g_mu);
   Stream* st = find_stream(s);
   if (!st) return bad_handle("cudaStreamQuery");
@@ -644,6 +682,7 @@ cudaError_t cudaStreamQuery(cudaStream_t s) {
   return cudaErrorNotReady;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+  trace("api", "cudaStreamWaitEvent");
   const Lock lock(g_mu);
   Stream* st = find_stream(s);
   auto ev = find_event(e);
@@ -655,6 +694,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
 // ---- events ----
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned flags) {
+  trace("api", "cudaEventCreateWithFlags");
   const Lock lock(g_mu);
   auto ev = std::make_shared<Event>();
   ev->device = t_device;
@@ -665,10 +705,12 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned flags) {
 }
 cudaError_t cudaEventCreate(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDefault); }
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  trace("api", "cudaEventDestroy");
   const Lock lock(g_mu);
   return g_events.erase(e) ? cudaSuccess : bad_handle("cudaEventDestroy");
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  trace("api", "cudaEventRecord");
   const Lock lock(g_mu);
   Stream* st = find_stream(s);
   auto ev = find_event(e);
@@ -687,6 +729,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   return cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t e) {
+  trace("api", "cudaEventQuery");
   const Lock lock(g_mu);
   auto ev = find_event(e);
   if (!ev) return bad_handle("cudaEventQuery");
@@ -698,6 +741,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   const Lock lock(g_mu);
   auto ev = find_event(e);
   if (!ev) return bad_handle("cudaEventSynchronize");
+  trace("sync", "cudaEventSynchronize");
   if (!ev->done) run_until(ev->stream, ev->seq);
   return after_wait();
 }

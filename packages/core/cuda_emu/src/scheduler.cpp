@@ -351,7 +351,8 @@ void run_grid(const Config& c, Kernel& k) {
   g_block = outer;
 }
 
-void launch_kernel(const Config& c, Kernel* k) {
+void launch_kernel(const Config& c, const char* name, Kernel* k) {
+  trace("launch", name, size_t(c.grid.x) * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z);
   const std::string bad = bad_config(c);
   if (!bad.empty()) {
     delete k;

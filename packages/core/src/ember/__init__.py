@@ -80,6 +80,10 @@ globals().update(_composite_shape.COPIES)  # torch.*_copy
 def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """Construct a tensor by copying ``data`` (nested sequences, numbers, arrays, tensors)."""
+    if device is None:
+        from ember._runtime import factory_device
+
+        device = factory_device(None)
     if isinstance(data, Tensor):
         _warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -108,6 +112,10 @@ def tensor(data: _Any, *, dtype: _Any = None, device: _Any = None, requires_grad
 
 def as_tensor(data: _Any, dtype: _Any = None, device: _Any = None) -> Tensor:
     """Convert ``data`` to a tensor, sharing memory when dtype and device allow."""
+    if device is None:
+        from ember._runtime import factory_device
+
+        device = factory_device(None)
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if dtype is not None or device is not None else data
     if type(data).__module__ == "numpy" and hasattr(data, "strides"):

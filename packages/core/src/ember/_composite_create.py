@@ -121,7 +121,7 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
         size (int): the number of elements.
         dtype (ember.dtype, optional): the element type (the default dtype when None).
         layout (ember.layout, optional): only ``ember.strided``.
-        device (ember.device, optional): only the CPU.
+        device (ember.device, optional): the CPU, or a CUDA device (a copy) in a CUDA build.
         pin_memory (bool): accepted as False only (mapped memory is not pinned).
         requires_grad (bool): whether the tensor records gradients.
 
@@ -186,7 +186,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
         physical_layout (tuple of ints): the dims from the slowest to the fastest varying in memory.
         dtype (ember.dtype, optional): the element type (the default dtype when None).
         layout (ember.layout, optional): only ``ember.strided``.
-        device (ember.device, optional): only the CPU.
+        device (ember.device, optional): the CPU, or a CUDA device (a copy) in a CUDA build.
         requires_grad (bool): whether the tensor records gradients.
         pin_memory (bool): accepted for PyTorch's signature.
 
@@ -255,7 +255,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     Args:
         obj (object): a tensor, NumPy array or scalar, DLPack capsule, buffer, number or sequence.
         dtype (ember.dtype, optional): the element type of the result.
-        device (ember.device, optional): only the CPU.
+        device (ember.device, optional): the CPU, or a CUDA device (a copy) in a CUDA build.
         copy (bool, optional): True always copies, False never does, None copies only if needed.
         requires_grad (bool, optional): whether the result records gradients.
 
@@ -270,10 +270,16 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         >>> ember.asarray([1.5, 2.5], dtype=ember.float64)
         tensor([1.5000, 2.5000], dtype=torch.float64)
     """
-    if device is not None:
-        dev = device if isinstance(device, _C.device) else _C.device(device)
-        if dev.type != "cpu":
-            raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
+    from ember._runtime import factory_device
+
+    device = factory_device(device)
+    dev_type = None if device is None else (device if isinstance(device, _C.device) else _C.device(device)).type
+    if dev_type not in (None, "cpu"):
+        if dev_type != "cuda" or not _C._cuda_is_compiled():
+            raise RuntimeError(f"PyTorch is not linked with support for {dev_type} devices")
+        # built as on the CPU, then moved (a copy, as PyTorch's asarray onto another device)
+        t = asarray(obj, dtype=dtype, device="cpu", copy=copy).to(device)
+        return t if requires_grad is None else _requires_grad(t.detach(), requires_grad)
     if isinstance(obj, Tensor):
         return _from_tensor(obj, dtype, copy, requires_grad)
     module = type(obj).__module__
@@ -294,7 +300,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         raise ValueError("can't alias arbitrary sequence into a tensor.")
     if isinstance(obj, str):
         raise TypeError("new(): invalid data type 'str'")
-    return _requires_grad(ember.tensor(obj, dtype=dtype), requires_grad)
+    return _requires_grad(ember.tensor(obj, dtype=dtype, device="cpu"), requires_grad)
 
 
 def _has_buffer(obj: Any) -> bool:

@@ -143,22 +143,26 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     return _scaled_sum(input, ember.outer(vec1, vec2), beta, alpha)
 
 
-def _tri_indices(row: int, col: int, offset: int, dtype: Any, upper: bool) -> Tensor:
-    mask = ember.ones(row, col, dtype=ember.bool)
+def _tri_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, device: Any) -> Tensor:
+    from ember._runtime import factory_device
+
+    mask = ember.ones(row, col, dtype=ember.bool, device="cpu")  # made on the host, then moved
     mask = mask.triu(offset) if upper else mask.tril(offset)
-    return mask.nonzero().T.to(dtype).contiguous()
+    r = mask.nonzero().T.to(dtype).contiguous()
+    device = factory_device(device)
+    return r if device is None else r.to(device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None, pin_memory: bool | None = False) -> Tensor:
     """2 x N: the coordinates of the lower triangle of a row x col matrix (row-major order)."""
-    return _tri_indices(row, col, offset, dtype or ember.int64, False)
+    return _tri_indices(row, col, offset, dtype or ember.int64, False, device)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None, pin_memory: bool | None = False) -> Tensor:
     """2 x N: the coordinates of the upper triangle of a row x col matrix (row-major order)."""
-    return _tri_indices(row, col, offset, dtype or ember.int64, True)
+    return _tri_indices(row, col, offset, dtype or ember.int64, True, device)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
@@ -219,7 +223,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
     """A 0-d tensor holding s (in the default float dtype unless dtype is given)."""
     if isinstance(s, Tensor):
         s = s.item()
-    return ember.tensor(s, dtype=dtype or ember.get_default_dtype(), requires_grad=requires_grad)
+    return ember.tensor(s, dtype=dtype or ember.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:

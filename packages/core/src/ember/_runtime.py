@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 import warnings
 from typing import Any
 
@@ -29,7 +30,8 @@ has_openmp = True
 has_spectral = importlib.util.find_spec("ember.fft") is not None
 legacy_contiguous_format = _C.contiguous_format
 
-_state: dict[str, Any] = {"warn_always": False, "interop": None, "interop_set": False, "device": None}
+_state: dict[str, Any] = {"warn_always": False, "interop": None, "interop_set": False}
+_thread = threading.local()  # the default device is per thread, as PyTorch's device context
 
 
 def _type_name(v: Any) -> str:
@@ -209,12 +211,14 @@ def get_device(input: Tensor) -> int:
 def set_default_device(device: Any) -> None:
     """set_default_device(device) -> None
 
-    Sets the device factory functions create tensors on. ember runs on the CPU, so ``"cpu"``
-    (with or without an index) and ``None`` (back to the CPU) are accepted; a CUDA device
-    raises the error PyTorch built without CUDA gives.
+    Sets the device the factory functions (``zeros``, ``ones``, ``empty``, ``full``, ``arange``,
+    ``rand``, ``randn``, ``randint``, ``tensor``, ``as_tensor``, ...; not the ``*_like`` ones) create
+    tensors on when no ``device=`` is given, for the calling thread, as PyTorch's does. ``None``
+    goes back to the CPU. A CUDA device needs ember's CUDA build (PyTorch's error otherwise); an
+    integer names a CUDA device.
 
     Args:
-        device (device or str or None): the new default device.
+        device (device or str or int or None): the new default device.
 
     Returns:
         None
@@ -227,21 +231,36 @@ def set_default_device(device: Any) -> None:
         >>> ember.set_default_device(None)
     """
     if device is None:
-        _state["device"] = None
+        _thread.device = None
+        _C._set_default_device(None)
         return
     if isinstance(device, int) and not isinstance(device, bool):
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+        if not _C._cuda_is_compiled() or _C._cuda_device_count() == 0:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        device = _C.device("cuda", device)
     dev = device if isinstance(device, _C.device) else _C.device(device)
-    if dev.type == "cuda":
+    if dev.type == "cuda" and not _C._cuda_is_compiled():
         raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
-    if dev.type != "cpu":
-        raise RuntimeError(f"ember has no {dev.type} backend: only the CPU can be the default device")
-    _state["device"] = dev
+    if dev.type not in ("cpu", "cuda"):
+        raise RuntimeError(f"ember has no {dev.type} backend: only the CPU or a CUDA device can be the default device")
+    _C._set_default_device(dev)
+    _thread.device = dev
 
 
 def default_device() -> Any:
-    """The device set with set_default_device (the CPU when none is)."""
-    return _state["device"] if _state["device"] is not None else _C.device("cpu")
+    """The calling thread's device set with set_default_device (the CPU when none is); a CUDA device
+    without an index is the current one, as PyTorch reports it."""
+    dev = getattr(_thread, "device", None)
+    if dev is None:
+        return _C.device("cpu")
+    if dev.type == "cuda" and dev.index is None:
+        return _C.device("cuda", _C._cuda_current_device())
+    return dev
+
+
+def factory_device(device: Any) -> Any:
+    """device, or the thread's default device when None (for the Python-level factories)."""
+    return device if device is not None else getattr(_thread, "device", None)
 
 
 def _legacy_type(t: Any) -> Any:

@@ -39,18 +39,24 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
 
 # ---- window functions: computed in float64 from the defining formula, then cast ----
 
-def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool | None, fn: Any) -> Tensor:
+def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool | None, fn: Any,
+            device: Any = None) -> Tensor:
     dtype = dtype or ember.get_default_dtype()
     if not dtype.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if window_length <= 1:
-        w = ember.ones(window_length, dtype=dtype)
-    else:
+        w = ember.ones(window_length, dtype=dtype, device="cpu")
+    else:  # made on the host, then moved to the device asked for (or the default one)
         n = window_length + 1 if periodic else window_length  # periodic: one longer, last dropped
-        k = ember.arange(n, dtype=ember.float64)
+        k = ember.arange(n, dtype=ember.float64, device="cpu")
         w = fn(k, n - 1)[:window_length].to(dtype)
+    from ember._runtime import factory_device
+
+    device = factory_device(device)
+    if device is not None:
+        w = w.to(device)
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
@@ -67,28 +73,29 @@ def _cosine_sum(coeffs: tuple) -> Any:
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                 device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
     """The Hann window ``0.5 - 0.5 cos(2 pi n / (N - 1))``."""
-    return _window("hann_window", window_length, periodic, dtype, requires_grad, _cosine_sum((0.5, -0.5)))
+    return _window("hann_window", window_length, periodic, dtype, requires_grad, _cosine_sum((0.5, -0.5)), device)
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: bool = False,
                    requires_grad: bool | None = False) -> Tensor:
     """The generalised Hamming window ``alpha - beta cos(2 pi n / (N - 1))``."""
-    return _window("hamming_window", window_length, periodic, dtype, requires_grad, _cosine_sum((alpha, -beta)))
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad, _cosine_sum((alpha, -beta)),
+                   device)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
     """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
     return _window("blackman_window", window_length, periodic, dtype, requires_grad,
-                   _cosine_sum((0.42, -0.5, 0.08)))
+                   _cosine_sum((0.42, -0.5, 0.08)), device)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, pin_memory: bool = False, requires_grad: bool | None = False) -> Tensor:
     """The triangular window ``1 - |2n / (N - 1) - 1|``."""
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, m: 1 - ember.abs(k * (2.0 / m) - 1))
+                   lambda k, m: 1 - ember.abs(k * (2.0 / m) - 1), device)
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
@@ -97,10 +104,10 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
     """The Kaiser window ``I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)``."""
     def fn(k: Tensor, m: int) -> Tensor:
         r = k * (2.0 / m) - 1
-        return ember.i0(beta * ember.sqrt(ember.clamp(1 - r * r, min=0))) / ember.i0(ember.tensor(float(beta),
-                                                                                                 dtype=k.dtype))
+        return ember.i0(beta * ember.sqrt(ember.clamp(1 - r * r, min=0))) / ember.i0(
+            ember.tensor(float(beta), dtype=k.dtype, device=k.device))
 
-    return _window("kaiser_window", window_length, periodic, dtype, requires_grad, fn)
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad, fn, device)
 
 
 # ---- small top-level functions ----
@@ -118,7 +125,7 @@ def range(start: Any, end: Any, step: Any = 1, *, out: Tensor | None = None, dty
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
     dtype = dtype or (out.dtype if out is not None else ember.get_default_dtype())  # aten: out's dtype by default
-    result = (ember.arange(n, dtype=ember.float64) * step + start).to(dtype)
+    result = (ember.arange(n, dtype=ember.float64, device=device) * step + start).to(dtype)
     if out is not None:  # a factory: resized silently, as aten's resize_
         return write(result, out, cast, warn=False)
     return result.requires_grad_(requires_grad) if requires_grad else result

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,7 +14,9 @@
 #include "core/caching_allocator.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/device_error.h"
 #include "kernels/cuda/device_of.h"
+#include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/stream.h"
 #include "kernels/device_transfer.h"
 
@@ -144,6 +147,7 @@ void cuda_set_device(int index) { check_cuda(cudaSetDevice(cuda_device_index(ind
 void cuda_synchronize(int index) {
   DeviceGuard g(cuda_device_index(index));
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cuda::raise_device_errors();
 }
 
 CudaDeviceProperties cuda_device_properties(int index) {
@@ -173,12 +177,32 @@ void device_from_host(void* dst, int device, const void* src, size_t nbytes, boo
   else check_cuda(cudaStreamSynchronize(s), "copy to the device");
 }
 
+namespace cuda {
+
+void upload_async(void* dst, int device, const void* host, size_t nbytes) {
+  void* stage = pinned_alloc(nbytes);
+  std::memcpy(stage, host, nbytes);
+  try {
+    device_from_host(dst, device, stage, nbytes, true);  // records the block's use: not reused before the copy
+  } catch (...) {
+    pinned_free(stage);
+    throw;
+  }
+  pinned_free(stage);
+}
+
+}  // namespace cuda
+
 void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking) {
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
   check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
-  if (non_blocking) pinned_record_use(dst, device);
-  else check_cuda(cudaStreamSynchronize(s), "copy to the host");
+  if (non_blocking) {
+    pinned_record_use(dst, device);
+    return;
+  }
+  check_cuda(cudaStreamSynchronize(s), "copy to the host");
+  cuda::raise_device_errors();
 }
 
 void device_to_device(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/cuda/device_error.h"
 #include "kernels/cuda/device_of.h"
 #include "kernels/cuda/stream.h"
 
@@ -80,6 +81,7 @@ bool cuda_stream_query(int device, int64_t stream) {
 void cuda_stream_synchronize(int device, int64_t stream) {
   const cuda::LaunchDevice on(cuda_device_index(device));
   cuda::check_cuda(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+  cuda::raise_device_errors();
 }
 
 void cuda_stream_wait_event(int device, int64_t stream, int64_t event) {
@@ -111,6 +113,7 @@ bool cuda_event_query(int64_t event) { return cuda::query_done(cudaEventQuery(as
 
 void cuda_event_synchronize(int64_t event) {
   cuda::check_cuda(cudaEventSynchronize(as_event(event)), "cudaEventSynchronize");
+  cuda::raise_device_errors();
 }
 
 double cuda_event_elapsed_ms(int64_t start, int64_t end) {

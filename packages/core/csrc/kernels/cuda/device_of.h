@@ -38,14 +38,20 @@ class LaunchDevice {
  public:
   explicit LaunchDevice(int index) {
     EMBER_CHECK(cudaGetDevice(&prev_) == cudaSuccess, "CUDA error: cannot read the current device");
-    if (index >= 0 && index != prev_) EMBER_CHECK(cudaSetDevice(index) == cudaSuccess, "CUDA error: cudaSetDevice");
+    if (index >= 0 && index != prev_) {
+      EMBER_CHECK(cudaSetDevice(index) == cudaSuccess, "CUDA error: cudaSetDevice");
+      switched_ = true;
+    }
   }
-  ~LaunchDevice() { cudaSetDevice(prev_); }
+  ~LaunchDevice() {
+    if (switched_) cudaSetDevice(prev_);  // the common case (already current) costs one query
+  }
   LaunchDevice(const LaunchDevice&) = delete;
   LaunchDevice& operator=(const LaunchDevice&) = delete;
 
  private:
   int prev_ = 0;
+  bool switched_ = false;
 };
 
 }  // namespace ember::cuda

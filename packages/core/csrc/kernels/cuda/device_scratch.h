@@ -1,5 +1,5 @@
 // Device scratch for the CUDA kernels that take host arrays or need a work buffer: Uploaded holds
-// a copy of host values, Scratch an uninitialised buffer, DeviceArray n elements of T with their
+// a copy of host values (queued, no wait), Scratch an uninitialised buffer, DeviceArray n elements of T with their
 // transfers; all go back to the caching allocator when the call ends (stream-ordered: reused only
 // after the kernels queued before).
 #pragma once
@@ -15,6 +15,10 @@
 #include "kernels/device_transfer.h"
 
 namespace ember::cuda {
+
+// Host values to device memory on the device's current stream without waiting: staged through a
+// pinned block (held until the copy is done), so a kernel's small arguments cost no host stall.
+void upload_async(void* dst, int device, const void* host, size_t nbytes);
 
 class Scratch {
  public:
@@ -40,7 +44,7 @@ class Scratch {
 class Uploaded : public Scratch {
  public:
   Uploaded(const void* host, size_t nbytes, int device) : Scratch(nbytes, device) {
-    if (nbytes) device_from_host(as<void>(), device, host, nbytes);
+    if (nbytes) upload_async(as<void>(), device, host, nbytes);
   }
 };
 
@@ -55,7 +59,7 @@ class DeviceArray : public Scratch {
     const cudaError_t e = cudaMemsetAsync(get(), 0, size_t(n_) * sizeof(T), current_stream(device_));
     EMBER_CHECK(e == cudaSuccess, "CUDA error: ", cudaGetErrorString(e), " (scratch memset)");
   }
-  void upload(const T* host, int64_t n) const { device_from_host(get(), device_, host, size_t(n) * sizeof(T)); }
+  void upload(const T* host, int64_t n) const { upload_async(get(), device_, host, size_t(n) * sizeof(T)); }
   void download(T* host, int64_t n) const { device_to_host(host, get(), device_, size_t(n) * sizeof(T)); }
   T first() const {
     T v;

@@ -7,6 +7,6 @@
 namespace ember::cuda {
 
 void nll_forward(ScalarType dt, const loss::Nll& a, const void* x, void* out, void* total);
-void nll_backward(ScalarType dt, const loss::Nll& a, const double* grad, double scale, void* dx);
+void nll_backward(ScalarType dt, const loss::Nll& a, const void* grad, const void* total_weight, void* dx);
 
 }  // namespace ember::cuda

@@ -3,11 +3,10 @@
 // A row (layer norm), channel (batch norm) or group (group norm) takes a block of 256 threads whose
 // partial sums meet in a shared-memory tree; the parameter gradients' column sums of layer norm go
 // by row chunks, then one pass over the chunks. The op bodies (ops/nn/nn_layer_norm.cpp,
-// nn_norm.cpp) hand the parameters over as host arrays: they are uploaded once per call.
+// nn_norm.cpp) hand the parameters and statistics over as device arrays: nothing waits for the device.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/norm_kernels.h"
@@ -196,16 +195,18 @@ __global__ void batch_stats_kernel(const T* x, NCS d, double* mean, double* var)
   }
 }
 
-// p: mean, rstd, weight, bias (c doubles each). The CPU's bn_normalize, element by element.
+// The CPU's bn_normalize, element by element, from c doubles each of mean and variance (the
+// batch's or the running ones), weight and bias.
 template <class T>
-__global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* p, bool centered, bool half_steps) {
+__global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* mean, const double* var, const double* w,
+                                       const double* b, double eps, bool batch_stats, bool centered, bool half_steps) {
   using A = opmath_t<T>;
-  const double *mean = p, *rsv = p + d.c, *w = p + 2 * d.c, *b = p + 3 * d.c;
   const int64_t total = d.n * d.c * d.s;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t c = (i / d.s) % d.c;
+    const double rsv = inv_std(var[c], eps, batch_stats);
     if (centered) {
-      const A mu = static_cast<A>(mean[c]), rs = static_cast<A>(rsv[c]), wc = static_cast<A>(w[c]),
+      const A mu = static_cast<A>(mean[c]), rs = static_cast<A>(rsv), wc = static_cast<A>(w[c]),
               bc = static_cast<A>(b[c]);
       if constexpr (!std::is_same_v<T, A>) {
         if (half_steps) {  // every step rounded to the half type, as aten's kernel in that type
@@ -218,7 +219,7 @@ __global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* p,
       continue;
     }
     // x * scale + shift in double, rounded once (the CPU's reason: no cancellation near the mean)
-    const double scale = w[c] * rsv[c], shift = b[c] - mean[c] * scale;
+    const double scale = w[c] * rsv, shift = b[c] - mean[c] * scale;
     y[i] = static_cast<T>(static_cast<A>(static_cast<double>(x[i]) * scale + shift));
   }
 }
@@ -240,16 +241,16 @@ __global__ void update_running_kernel(T* p, int64_t st, const double* batch, int
   }
 }
 
-// p: weight, then (without batch statistics) the running mean and variance, c doubles each.
+// w: the weight; rm, rv: the running mean and variance (read without batch statistics); c doubles each.
 template <class T>
 __global__ void batch_backward_kernel(const T* x, const T* g, T* dx, opmath_t<T>* dw, opmath_t<T>* db, NCS d,
-                                      bool batch_stats, double eps, const double* p) {
+                                      bool batch_stats, double eps, const double* w, const double* rm,
+                                      const double* rv) {
   using A = opmath_t<T>;
   __shared__ double sh[kBlock];
   const int64_t cnt = d.n * d.s;
-  const double* w = p;
   for (int64_t c = blockIdx.x; c < d.c; c += gridDim.x) {
-    double mean = batch_stats ? 0.0 : p[d.c + c], var = batch_stats ? 1.0 : p[2 * d.c + c];
+    double mean = batch_stats ? 0.0 : rm[c], var = batch_stats ? 1.0 : rv[c];
     if (batch_stats) channel_stats(x, d, c, mean, var, sh);
     const double inv = inv_std(var, eps, batch_stats);
     const A mu = static_cast<A>(mean);
@@ -298,13 +299,13 @@ __device__ void moments(const T* x, int64_t len, double& mean, double& var, doub
   var = len ? block_reduce(q, sh) / static_cast<double>(len) : 0.0;
 }
 
-// p: weight, bias (c doubles each); row r = sample * groups + group, len = per * s values.
+// w, b: c doubles each; row r = sample * groups + group, len = per * s values.
 template <class T>
-__global__ void group_forward_kernel(const T* x, T* y, NCS d, int64_t groups, double eps, const double* p) {
+__global__ void group_forward_kernel(const T* x, T* y, NCS d, int64_t groups, double eps, const double* w,
+                                     const double* b) {
   using A = opmath_t<T>;
   __shared__ double sh[kBlock];
   const int64_t per = d.c / groups, len = per * d.s, rows = d.n * groups;
-  const double *w = p, *b = p + d.c;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     double mu, var;
     moments(x + r * len, len, mu, var, sh);
@@ -379,11 +380,6 @@ __global__ void group_param_grads(const T* x, const T* g, NCS d, int64_t groups,
   }
 }
 
-template <class A>
-A* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data<A>() : nullptr;
-}
-
 }  // namespace
 
 void layer_norm_forward(const Tensor& x, const Tensor& y, int64_t m, int64_t n, double eps, const void* w,
@@ -393,9 +389,8 @@ void layer_norm_forward(const Tensor& x, const Tensor& y, int64_t m, int64_t n, 
   const LaunchDevice on(device);
   EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
-    const Uploaded wd(w, size_t(n) * sizeof(A), device), bd(b, size_t(n) * sizeof(A), device);
     layer_forward_kernel<scalar_t><<<capped_blocks(m), kBlock, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), y.data<scalar_t>(), m, n, eps, wd.as<A>(), bd.as<A>());
+        x.data<scalar_t>(), y.data<scalar_t>(), m, n, eps, static_cast<const A*>(w), static_cast<const A*>(b));
     check_launch("layer_norm kernel");
   });
 }
@@ -409,21 +404,21 @@ void layer_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
     using A = opmath_t<scalar_t>;
     const int64_t rows_per = std::max<int64_t>(64, (m + 4095) / 4096);
     const int64_t chunks = std::max<int64_t>(1, (m + rows_per - 1) / rows_per);
-    const Uploaded wd(w, size_t(n) * sizeof(A), device);
     const Scratch stats(size_t(2 * std::max<int64_t>(m, 1)) * sizeof(A), device);
     const Scratch parts(size_t(2 * chunks * n) * sizeof(double), device);
     A *mean = stats.as<A>(), *rstd = mean + std::max<int64_t>(m, 1);
     double *pw = parts.as<double>(), *pb = pw + chunks * n;
     cudaStream_t s = current_stream(-1);
     if (m > 0) {
-      layer_backward_rows<scalar_t><<<capped_blocks(m), kBlock, 0, s>>>(
-          x.data<scalar_t>(), g.data<scalar_t>(), data_or_null<scalar_t>(dx), m, n, eps, wd.as<A>(), mean, rstd);
+      layer_backward_rows<scalar_t><<<capped_blocks(m), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(),
+                                                                        dx.data_or_null<scalar_t>(), m, n, eps,
+                                                                        static_cast<const A*>(w), mean, rstd);
       check_launch("layer_norm backward kernel");
     }
     const dim3 grid(std::min<unsigned>(grid_for(n), 1024u), static_cast<unsigned>(chunks));
     layer_column_partials<scalar_t>
         <<<grid, kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(), mean, rstd, m, n, rows_per, pw, pb);
-    sum_chunks<A><<<grid_for(n), kBlock, 0, s>>>(pw, pb, chunks, n, data_or_null<A>(dw), db.data<A>());
+    sum_chunks<A><<<grid_for(n), kBlock, 0, s>>>(pw, pb, chunks, n, dw.data_or_null<A>(), db.data<A>());
     check_launch("layer_norm backward kernel");
   });
 }
@@ -431,30 +426,18 @@ void layer_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
 void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForward& a) {
   const NCS& d = a.d;
   if (d.c == 0) return;
-  const int device = device_index(x);
-  const LaunchDevice on(device);
+  const LaunchDevice on(device_index(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
-    if (a.batch_stats) {
-      const Scratch stats(size_t(2 * d.c) * sizeof(double), device);
-      batch_stats_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, current_stream(-1)>>>(
-          x.data<scalar_t>(), d, stats.as<double>(), stats.as<double>() + d.c);
+    cudaStream_t s = current_stream(-1);
+    if (a.batch_stats) {  // into the op body's device arrays: the running statistics' update reads them there
+      batch_stats_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), d, a.mean, a.var);
       check_launch("batch_norm statistics kernel");
-      // the op body reads them on the host (the running statistics' update): c values back
-      device_to_host(a.mean, stats.as<double>(), device, size_t(d.c) * sizeof(double));
-      device_to_host(a.var, stats.as<double>() + d.c, device, size_t(d.c) * sizeof(double));
-    }
-    std::vector<double> p(static_cast<size_t>(4 * d.c));
-    for (int64_t c = 0; c < d.c; ++c) {
-      p[c] = a.mean[c];
-      p[d.c + c] = inv_std(a.var[c], a.eps, a.batch_stats);
-      p[2 * d.c + c] = a.w[c];
-      p[3 * d.c + c] = a.b[c];
     }
     const int64_t total = d.n * d.c * d.s;
     if (total == 0) return;
-    const Uploaded pd(p.data(), p.size() * sizeof(double), device);
-    batch_normalize_kernel<scalar_t><<<grid_for(total), kBlock, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), y.data<scalar_t>(), d, pd.as<double>(), a.centered, a.half_steps);
+    batch_normalize_kernel<scalar_t><<<grid_for(total), kBlock, 0, s>>>(x.data<scalar_t>(), y.data<scalar_t>(), d,
+                                                                        a.mean, a.var, a.w, a.b, a.eps, a.batch_stats,
+                                                                        a.centered, a.half_steps);
     check_launch("batch_norm kernel");
   });
 }
@@ -462,13 +445,11 @@ void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForw
 void batch_norm_update_running(const Tensor& running, const double* batch, int64_t channels, double momentum,
                                double factor) {
   if (channels == 0) return;
-  const int device = device_index(running);
-  const LaunchDevice on(device);
+  const LaunchDevice on(device_index(running));
   EMBER_DISPATCH_FLOAT(running.dtype(), "batch_norm", [&] {
-    const Uploaded bd(batch, size_t(channels) * sizeof(double), device);
     const int64_t st = running.dim() ? running.strides()[0] : 1;
     update_running_kernel<scalar_t><<<grid_for(channels), kBlock, 0, current_stream(-1)>>>(
-        running.data<scalar_t>(), st, bd.as<double>(), channels, momentum, factor);
+        running.data<scalar_t>(), st, batch, channels, momentum, factor);
     check_launch("batch_norm running statistics kernel");
   });
 }
@@ -477,22 +458,12 @@ void batch_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
                          const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
                          const double* w) {
   if (d.c == 0) return;
-  const int device = device_index(x);
-  const LaunchDevice on(device);
-  std::vector<double> p(static_cast<size_t>(3 * d.c), 0.0);
-  for (int64_t c = 0; c < d.c; ++c) {
-    p[c] = w[c];
-    if (!batch_stats) {
-      p[d.c + c] = rm[c];
-      p[2 * d.c + c] = rv[c];
-    }
-  }
-  const Uploaded pd(p.data(), p.size() * sizeof(double), device);
+  const LaunchDevice on(device_index(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
     using A = opmath_t<scalar_t>;
     batch_backward_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), g.data<scalar_t>(), data_or_null<scalar_t>(dx), data_or_null<A>(dw), db.data<A>(), d,
-        batch_stats, eps, pd.as<double>());
+        x.data<scalar_t>(), g.data<scalar_t>(), dx.data_or_null<scalar_t>(), dw.data_or_null<A>(), db.data<A>(), d,
+        batch_stats, eps, w, rm, rv);
     check_launch("batch_norm backward kernel");
   });
 }
@@ -501,14 +472,10 @@ void group_norm_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t 
                         const double* b) {
   const int64_t rows = d.n * groups;
   if (rows == 0 || x.numel() == 0) return;
-  const int device = device_index(x);
-  const LaunchDevice on(device);
-  std::vector<double> p(w, w + d.c);
-  p.insert(p.end(), b, b + d.c);
-  const Uploaded pd(p.data(), p.size() * sizeof(double), device);
+  const LaunchDevice on(device_index(x));
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormKernelImpl", [&] {
     group_forward_kernel<scalar_t><<<capped_blocks(rows), kBlock, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), y.data<scalar_t>(), d, groups, eps, pd.as<double>());
+        x.data<scalar_t>(), y.data<scalar_t>(), d, groups, eps, w, b);
     check_launch("group_norm kernel");
   });
 }
@@ -519,20 +486,18 @@ void group_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
   const int device = device_index(x);
   const LaunchDevice on(device);
   const int64_t rows = d.n * groups;
-  const Uploaded wd(w, size_t(d.c) * sizeof(double), device);
   const Scratch stats(size_t(2 * std::max<int64_t>(rows, 1)) * sizeof(double), device);
   double *mean = stats.as<double>(), *rstd = mean + std::max<int64_t>(rows, 1);
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
     cudaStream_t s = current_stream(-1);
     if (rows > 0) {
-      group_backward_rows<scalar_t><<<capped_blocks(rows), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(),
-                                                                           data_or_null<scalar_t>(dx), d, groups, eps,
-                                                                           wd.as<double>(), mean, rstd);
+      group_backward_rows<scalar_t><<<capped_blocks(rows), kBlock, 0, s>>>(
+          x.data<scalar_t>(), g.data<scalar_t>(), dx.data_or_null<scalar_t>(), d, groups, eps, w, mean, rstd);
       check_launch("group_norm backward kernel");
     }
     group_param_grads<scalar_t><<<capped_blocks(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(), d, groups,
-                                                                      mean, rstd, data_or_null<A>(dw), db.data<A>());
+                                                                      mean, rstd, dw.data_or_null<A>(), db.data<A>());
     check_launch("group_norm backward kernel");
   });
 }

@@ -303,7 +303,16 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   // batched forms go through bmm's order (an empty product needs no common dtype there)
   // (the values of a folded product are the bmm's below: the fold decides only the errors)
   const int64_t ka = a.sizes()[da - 1], kb = db > 1 ? b.sizes()[db - 2] : b.sizes()[0];
-  if ((a.dtype() != b.dtype() || ka != kb) && should_fold(a, b, out != nullptr)) check_folded(a, b);
+  const bool fold = should_fold(a, b, out != nullptr);
+  if ((a.dtype() != b.dtype() || ka != kb) && fold) check_folded(a, b);
+  // aten's fold of a batched input times a matrix or vector: its rows through one mm / mv (one GEMM,
+  // and a backward whose matrix gradient is one GEMM too, not a product per batch entry summed)
+  if (fold && da >= 3) {
+    DimVector rs(a.sizes().begin(), a.sizes().end() - 1);
+    const Tensor rows = reshape(a, {compute_numel(rs), ka});
+    if (db == 2) rs.push_back(b.sizes()[1]);
+    return to_out(reshape_result(db == 2 ? mm_impl(rows, b, nullptr) : mv(rows, b), rs), out);
+  }
   // Batched: broadcast the batch dims, fold them into one, bmm, unfold.
   Tensor A = da == 1 ? unsqueeze(a, 0) : a;
   Tensor Bm = db == 1 ? unsqueeze(b, -1) : b;

@@ -1,9 +1,6 @@
 // Layer norm over the trailing n elements of each row: checks, the affine parameters as op-math
-// values, and the backend's norm kernels (kernels/cpu/norm/layer_norm.cpp): forward, and one
+// values on the input's device, and the backend's norm kernels (kernels/cpu/norm/layer_norm.cpp): forward, and one
 // backward pass that makes d(input) and the weight / bias column sums together.
-#include <type_traits>
-#include <vector>
-
 #include "kernels/backend.h"
 #include "ops/core/internal.h"
 #include "ops/nn/nn_fused_backward.h"
@@ -15,15 +12,14 @@ using namespace norm_detail;
 
 namespace {
 
-// The affine parameter as n contiguous op-math values (A: float or double), or `fill` repeated
-// when absent. A half-type parameter widens exactly.
-template <class A>
-std::vector<A> affine_or(const Tensor& t, int64_t n, double fill) {
-  if (!t.defined()) return std::vector<A>(static_cast<size_t>(n), static_cast<A>(fill));
-  Tensor d = dense(to_dtype(t, std::is_same_v<A, double> ? ScalarType::Float64 : ScalarType::Float32));
-  if (!d.device().is_cpu()) d = to_device(d, cpu_device());  // a CUDA parameter: n values read here
-  const A* p = d.data<A>();
-  return std::vector<A>(p, p + n);
+// The affine parameter as n contiguous op-math values (A: float32 or float64) on x's device, or
+// `fill` repeated when absent: the kernels read it where it lives (a CUDA one is never copied to
+// the host, which would wait for the device). A half-type parameter widens exactly.
+Tensor affine_or(const Tensor& t, int64_t n, double fill, const Tensor& x) {
+  const ScalarType a = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
+  if (!t.defined()) return full({n}, Scalar(fill), a, x.device());
+  Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
+  return dense(to_dtype(d, a));
 }
 
 void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
@@ -65,12 +61,8 @@ Tensor nn_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Te
   const int64_t n = compute_numel(normalized_shape);
   const int64_t m = n ? x.numel() / n : 0;
   if (x.numel() == 0) return y;
-  // the parameters' op-math type: double for float64, else float
-  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormKernelImpl", [&] {
-    using A = opmath_t<scalar_t>;
-    std::vector<A> w = affine_or<A>(weight, n, 1.0), b = affine_or<A>(bias, n, 0.0);
-    backend(x).norm.layer_forward(x, y, m, n, eps, w.data(), b.data());
-  });
+  const Tensor w = affine_or(weight, n, 1.0, x), b = affine_or(bias, n, 0.0, x);
+  backend(x).norm.layer_forward(x, y, m, n, eps, w.raw(), b.raw());
   return y;
 }
 
@@ -84,10 +76,8 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad, const Tensor& inpu
   if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
   if (first <= 1 && weight.defined()) out[1] = empty(weight.sizes(), param_grad_dtype(x), x.device());
   out[2] = empty(weight.defined() ? to_vec(weight.sizes()) : DimVector{n}, param_grad_dtype(x), x.device());
-  EMBER_DISPATCH_FLOAT(x.dtype(), "LayerNormBackwardKernelImpl", [&] {
-    std::vector<opmath_t<scalar_t>> w = affine_or<opmath_t<scalar_t>>(weight, n, 1.0);
-    backend(x).norm.layer_backward(x, g, out[0], out[1], out[2], m, n, eps, w.data());
-  });
+  const Tensor w = affine_or(weight, n, 1.0, x);
+  backend(x).norm.layer_backward(x, g, out[0], out[1], out[2], m, n, eps, w.raw());
   return out;
 }
 

@@ -1,9 +1,11 @@
 // nll_loss_forward / nll_loss_backward: the negative log-likelihood of the target class over
 // input (N, C) or (C) in one pass, with optional class weights, ignore_index and aten's
 // reductions (0 none, 1 mean, 2 sum). cross_entropy is log_softmax followed by this.
-// Targets are bound-checked before anything is read: an IndexError, never a stray read. The
-// loops over the rows are the backend table's LossKernels.
-#include <algorithm>
+// On the CPU the targets are bound-checked before anything is read: an IndexError, never a stray
+// read. A CUDA op's targets, weights and gradient stay on the device and its kernels check the
+// targets, reporting a bad one as the same IndexError at the next wait for the device
+// (kernels/cuda/device_error.h): the op never waits. The loops over the rows are the backend
+// table's LossKernels.
 #include <vector>
 
 #include "iter/elementwise_iter.h"
@@ -56,19 +58,26 @@ void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_in
     if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
 }
 
-// The targets and weights are read on the host (their checks, the weights' vector): a device
-// tensor's values come over first, never a host read of device memory.
-Tensor on_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, cpu_device()); }
+// t as a contiguous tensor of dtype on the device of x (the kernels read it there).
+Tensor dense_on(const Tensor& t, ScalarType dtype, const Tensor& x) {
+  const Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
+  return contiguous(to_dtype(d, dtype), MemoryFormat::Contiguous);
+}
 
-// Class weights as doubles (all ones when absent).
-std::vector<double> class_weights(const Tensor& weight, int64_t c) {
-  std::vector<double> w(static_cast<size_t>(c), 1.0);
-  if (!weight.defined()) return w;
+// Class weights as c doubles on x's device (undefined when absent: the kernels weigh each class 1).
+Tensor class_weights(const Tensor& weight, int64_t c, const Tensor& x) {
+  if (!weight.defined()) return Tensor();
   EMBER_CHECK(weight.numel() == c, "weight tensor should be defined either for all ", c,
               " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
-  Tensor d = contiguous(to_dtype(on_host(weight), ScalarType::Float64), MemoryFormat::Contiguous);
-  std::copy(d.data<double>(), d.data<double>() + c, w.begin());
-  return w;
+  return dense_on(weight, ScalarType::Float64, x);
+}
+
+// The targets as n contiguous int64 on x's device; on the CPU bound-checked here (a CUDA kernel
+// checks its own).
+Tensor checked_targets(const Tensor& target, const Layout& l, int64_t ignore_index, const Tensor& x) {
+  Tensor t = dense_on(target, ScalarType::Int64, x);
+  if (x.device().is_cpu()) check_targets(t.data<int64_t>(), l.n, l.c, ignore_index);
+  return t;
 }
 
 // What the forward checks and reads: the layout, the bound-checked targets, the class weights,
@@ -77,15 +86,14 @@ std::vector<double> class_weights(const Tensor& weight, int64_t c) {
 // input with reduction none gives the 0-d loss of its one sample.
 struct Prepared {
   Layout l;
-  Tensor target;  // contiguous int64
-  std::vector<double> w;
-  const int64_t* tp() const { return target.data<int64_t>(); }
+  Tensor target;  // contiguous int64, on the input's device
+  Tensor w;       // c doubles, on the input's device (or undefined: all 1)
 };
 
 Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, const Tensor& weight,
                  int64_t ignore_index) {
   Layout l = layout_of(self, target, false);
-  std::vector<double> w = class_weights(weight, l.c);
+  Tensor w = class_weights(weight, l.c, self);
   // The forward checks the target dtype before its dtype dispatch (the backward after it).
   EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
               "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
@@ -93,9 +101,7 @@ Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, c
   // The kernel reads the weights as the input's type before the targets.
   EMBER_CHECK(!weight.defined() || weight.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
               " but found ", legacy_name(weight.dtype()));
-  Prepared p{l, contiguous(to_dtype(on_host(target), ScalarType::Int64), MemoryFormat::Contiguous), std::move(w)};
-  check_targets(p.tp(), p.l.n, p.l.c, ignore_index);
-  return p;
+  return Prepared{l, checked_targets(target, l, ignore_index, self), std::move(w)};
 }
 
 }  // namespace
@@ -104,14 +110,13 @@ std::tuple<Tensor, Tensor> nn_nll_loss_forward(const Tensor& self, const Tensor&
                                                int64_t reduction, int64_t ignore_index) {
   const Prepared pr = prepare("nll_loss_out_frame", self, target, weight, ignore_index);
   const Layout& l = pr.l;
-  const int64_t* tp = pr.tp();
-  const std::vector<double>& w = pr.w;
   const bool per_sample = reduction == 0 && self.dim() == 2;
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
   Tensor out = per_sample ? empty(target.sizes(), self.dtype(), self.device())
                           : empty(IntArrayRef(), self.dtype(), self.device());
   Tensor total = empty(IntArrayRef(), self.dtype(), self.device());
-  const loss::Nll a{l.n, l.c, tp, w.data(), ignore_index, per_sample, reduction};
+  const loss::Nll a{l.n,        l.c,      pr.target.data<int64_t>(), pr.w.data_or_null<double>(), ignore_index,
+                    per_sample, reduction};
   backend(x).loss.nll_forward(self.dtype(), a, x.raw(), out.raw(), total.raw());
   return {out, total};
 }
@@ -148,16 +153,14 @@ Tensor nn_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const
     const ScalarType want = t == &target ? td : self.dtype();
     EMBER_CHECK(t->dtype() == want, "expected scalar type ", legacy_name(want), " but found ", legacy_name(t->dtype()));
   }
-  const Tensor tc = contiguous(to_dtype(on_host(target), ScalarType::Int64), MemoryFormat::Contiguous);
-  const int64_t* tp = tc.data<int64_t>();
-  check_targets(tp, l.n, l.c, ignore_index);
-  const std::vector<double> w = class_weights(weight, l.c);
+  const Tensor tc = checked_targets(target, l, ignore_index, self);
+  const Tensor w = class_weights(weight, l.c, self);
   Tensor dx = zeros(self.sizes(), self.dtype(), self.device());
-  Tensor g = contiguous(to_dtype(on_host(grad_output), ScalarType::Float64), MemoryFormat::Contiguous);
-  const double* gp = g.data<double>();
-  const double scale = reduction == 1 ? 1.0 / total_weight.item().to_double() : 1.0;
-  const loss::Nll a{l.n, l.c, tp, w.data(), ignore_index, per_sample, reduction};
-  backend(dx).loss.nll_backward(self.dtype(), a, gp, scale, dx.raw());
+  const Tensor g = dense_on(grad_output, self.dtype(), self);
+  // the mean's divisor is read by the kernel, where total_weight lives
+  const Tensor tw = dense_on(total_weight, self.dtype(), self);
+  const loss::Nll a{l.n, l.c, tc.data<int64_t>(), w.data_or_null<double>(), ignore_index, per_sample, reduction};
+  backend(dx).loss.nll_backward(self.dtype(), a, g.raw(), tw.raw(), dx.raw());
   return dx;
 }
 

@@ -1,5 +1,5 @@
 // Batch / group normalization (layer norm: nn_layer_norm.cpp): checks, the per-channel
-// parameters as doubles, and the backend's fused norm kernels (kernels/cpu/norm: statistics,
+// parameters as doubles on the input's device, and the backend's fused norm kernels (kernels/cpu/norm: statistics,
 // normalize and affine in one pass; backward passes recompute the statistics).
 #include <limits>
 #include <vector>
@@ -18,15 +18,13 @@ using namespace norm_detail;
 
 namespace {
 
-// Per-channel values of an optional 1-D tensor as doubles (any dtype, any stride).
-std::vector<double> channel_values(const Tensor& t, int64_t c, double fill) {
-  std::vector<double> v(static_cast<size_t>(c), fill);
-  if (!t.defined()) return v;
-  Tensor d = dense(to_dtype(t, ScalarType::Float64));
-  if (!d.device().is_cpu()) d = to_device(d, cpu_device());  // a CUDA tensor: its c values read here
-  const double* p = d.data<double>();
-  for (int64_t i = 0; i < c; ++i) v[i] = p[i];
-  return v;
+// Per-channel values of an optional 1-D tensor (any dtype, any stride) as c contiguous doubles on
+// x's device, `fill` when absent: the kernels read them where they live (a CUDA one is never
+// copied to the host, which would wait for the device).
+Tensor channel_values(const Tensor& t, int64_t c, double fill, const Tensor& x) {
+  if (!t.defined()) return full({c}, Scalar(fill), ScalarType::Float64, x.device());
+  Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
+  return dense(to_dtype(d, ScalarType::Float64));
 }
 
 // Contiguous in aten's sense for batch norm: row-major or channels-last (4-d / 5-d).
@@ -128,21 +126,29 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   Tensor x = dense(input);
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   const bool batch_stats = training;
-  std::vector<double> mean(static_cast<size_t>(d.c)), var(static_cast<size_t>(d.c));
-  std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
+  // the batch's statistics (the kernel writes them), or the running ones
+  const Tensor mean =
+      batch_stats ? empty({d.c}, ScalarType::Float64, x.device()) : channel_values(running_mean, d.c, 0.0, x);
+  const Tensor var =
+      batch_stats ? empty({d.c}, ScalarType::Float64, x.device()) : channel_values(running_var, d.c, 1.0, x);
+  const Tensor w = channel_values(weight, d.c, 1.0, x), b = channel_values(bias, d.c, 0.0, x);
   const int64_t cnt = d.n * d.s;
-  if (!batch_stats) {
-    mean = channel_values(running_mean, d.c, 0.0);
-    var = channel_values(running_var, d.c, 1.0);
-  }
-  norms::BatchForward a{d, batch_stats, eps, mean.data(), var.data(), w.data(), b.data(), centered, !mixed};
+  norms::BatchForward a{d,
+                        batch_stats,
+                        eps,
+                        mean.data<double>(),
+                        var.data<double>(),
+                        w.data_or_null<double>(),
+                        b.data_or_null<double>(),
+                        centered,
+                        !mixed};
   backend(x).norm.batch_forward(x, y, a);
   if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
     const double unbias =
         cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1) : std::numeric_limits<double>::infinity();
     // the version counter is left alone on purpose: the op's graph node keeps these tensors
-    backend(running_mean).norm.batch_update_running(running_mean, mean.data(), d.c, momentum, 1.0);
-    backend(running_var).norm.batch_update_running(running_var, var.data(), d.c, momentum, unbias);
+    backend(running_mean).norm.batch_update_running(running_mean, mean.data_or_null<double>(), d.c, momentum, 1.0);
+    backend(running_var).norm.batch_update_running(running_var, var.data_or_null<double>(), d.c, momentum, unbias);
   }
   return y;
 }
@@ -156,14 +162,14 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   Tensor x = dense(input), g = dense_as(grad, input);
   const NCS d = ncs(x);
   const bool batch_stats = training || !running_mean.defined() || !running_var.defined();
-  std::vector<double> w = channel_values(weight, d.c, 1.0);
-  std::vector<double> rm = batch_stats ? std::vector<double>() : channel_values(running_mean, d.c, 0.0);
-  std::vector<double> rv = batch_stats ? std::vector<double>() : channel_values(running_var, d.c, 1.0);
+  const Tensor w = channel_values(weight, d.c, 1.0, x);
+  const Tensor rm = batch_stats ? Tensor() : channel_values(running_mean, d.c, 0.0, x);
+  const Tensor rv = batch_stats ? Tensor() : channel_values(running_var, d.c, 1.0, x);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
   if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
   out[2] = empty({d.c}, param_grad_dtype(x), x.device());
-  backend(x).norm.batch_backward(x, g, out[0], out[1], out[2], d, batch_stats, eps, batch_stats ? nullptr : rm.data(),
-                                 batch_stats ? nullptr : rv.data(), w.data());
+  backend(x).norm.batch_backward(x, g, out[0], out[1], out[2], d, batch_stats, eps, rm.data_or_null<double>(),
+                                 rv.data_or_null<double>(), w.data_or_null<double>());
   return out;
 }
 
@@ -204,8 +210,8 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;
   const NCS d = ncs(x);
-  std::vector<double> w = channel_values(weight, d.c, 1.0), b = channel_values(bias, d.c, 0.0);
-  backend(x).norm.group_forward(x, y, d, num_groups, eps, w.data(), b.data());
+  const Tensor w = channel_values(weight, d.c, 1.0, x), b = channel_values(bias, d.c, 0.0, x);
+  backend(x).norm.group_forward(x, y, d, num_groups, eps, w.data_or_null<double>(), b.data_or_null<double>());
   return y;
 }
 
@@ -216,11 +222,11 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
   std::array<Tensor, 3> out;
   Tensor x = dense(input), g = dense_as(grad, input);
   const NCS d = ncs(x);
-  std::vector<double> w = channel_values(weight, d.c, 1.0);
+  const Tensor w = channel_values(weight, d.c, 1.0, x);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
   if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
   out[2] = empty({d.c}, param_grad_dtype(x), x.device());
-  backend(x).norm.group_backward(x, g, out[0], out[1], out[2], d, groups, eps, w.data());
+  backend(x).norm.group_backward(x, g, out[0], out[1], out[2], d, groups, eps, w.data_or_null<double>());
   return out;
 }
 

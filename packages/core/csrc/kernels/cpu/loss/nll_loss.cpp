@@ -15,7 +15,7 @@ void nll_forward(ScalarType dt, const Nll& a, const void* x, void* out, void* to
       const int64_t cls = a.target[i];
       double v = 0;
       if (cls != a.ignore_index) {
-        const double wc = a.weight[cls];
+        const double wc = a.weight ? a.weight[cls] : 1.0;
         v = -wc * static_cast<double>(xp[i * a.c + cls]);
         wsum += wc;
       }
@@ -28,14 +28,17 @@ void nll_forward(ScalarType dt, const Nll& a, const void* x, void* out, void* to
   });
 }
 
-void nll_backward(ScalarType dt, const Nll& a, const double* grad, double scale, void* dx) {
+void nll_backward(ScalarType dt, const Nll& a, const void* grad, const void* total_weight, void* dx) {
   EMBER_DISPATCH_FLOAT(dt, "nll_loss_backward", [&] {
+    const double scale =
+        a.reduction == 1 ? 1.0 / static_cast<double>(static_cast<const scalar_t*>(total_weight)[0]) : 1.0;
     scalar_t* dp = static_cast<scalar_t*>(dx);
+    const scalar_t* gp = static_cast<const scalar_t*>(grad);
     for (int64_t i = 0; i < a.n; ++i) {
       const int64_t cls = a.target[i];
       if (cls == a.ignore_index) continue;
-      const double gv = a.per_sample ? grad[i] : grad[0];
-      dp[i * a.c + cls] = static_cast<scalar_t>(-a.weight[cls] * gv * scale);
+      const double gv = static_cast<double>(a.per_sample ? gp[i] : gp[0]);
+      dp[i * a.c + cls] = static_cast<scalar_t>(-(a.weight ? a.weight[cls] : 1.0) * gv * scale);
     }
   });
 }

@@ -11,6 +11,6 @@ namespace ember::loss {
 void nll_forward(ScalarType dt, const Nll& a, const void* x, void* out, void* total);
 // dx (zeroed, a.n rows of a.c, dtype dt) at each row's class = -weight * grad * scale, grad the
 // row's (per_sample) or the one value.
-void nll_backward(ScalarType dt, const Nll& a, const double* grad, double scale, void* dx);
+void nll_backward(ScalarType dt, const Nll& a, const void* grad, const void* total_weight, void* dx);
 
 }  // namespace ember::loss

@@ -81,7 +81,7 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
     """One zero column appended on the last dim (aten's pad(mask, (0, 1)))."""
     if t is None:
         return None
-    return ember.cat([t, ember.zeros(*t.shape[:-1], 1, dtype=t.dtype)], -1)
+    return ember.cat([t, ember.zeros(*t.shape[:-1], 1, dtype=t.dtype, device=t.device)], -1)
 
 
 def _in_projection(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Tensor | None,
@@ -90,7 +90,7 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Te
     if not separate:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        wq, wk, wv = in_proj_weight.chunk(3)
+        return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     else:
         if q_w is None:
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight is None")
@@ -101,6 +101,29 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Te
         wq, wk, wv = q_w, k_w, v_w
     bq, bk, bv = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
     return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+
+def _split_packed(proj: Tensor, parts: int, e: int) -> tuple[Tensor, ...]:
+    """(..., parts * E) -> parts contiguous (..., E) tensors, in one copy (aten's layout)."""
+    proj = proj.unflatten(-1, (parts, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+    return tuple(proj[i] for i in range(parts))
+
+
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
+                          b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """PyTorch's packed in-projection: self-attention (q is k is v) as one linear, shared keys and
+    values (k is v) as two; otherwise three."""
+    e = q.size(-1)
+    if k is v:
+        if q is k:
+            return _split_packed(linear(q, w, b), 3, e)  # type: ignore[return-value]
+        w_q, w_kv = w.split([e, e * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+        kv = _split_packed(linear(k, w_kv, b_kv), 2, e)
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def multi_head_attention_forward(
@@ -223,7 +246,7 @@ def multi_head_attention_forward(
     k = _heads(k, static_k, "k", bsz * num_heads, head_dim)
     v = _heads(v, static_v, "v", bsz * num_heads, head_dim)
     if add_zero_attn:
-        zero = ember.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        zero = ember.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
         k, v = ember.cat([k, zero], 1), ember.cat([v, zero.to(v.dtype)], 1)
         attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
     src_len = k.shape[1]

@@ -86,7 +86,15 @@ class MultiheadAttention(Module):
                                            "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if self.batch_first and is_batched:
-            query, key, value = (t.transpose(1, 0) for t in (query, key, value))
+            # PyTorch keeps the arguments' identities (self-attention's packed in-projection tests them)
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (t.transpose(1, 0) for t in (query, key))
+                    value = key
+            else:
+                query, key, value = (t.transpose(1, 0) for t in (query, key, value))
         separate = not self._qkv_same_embed_dim
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,

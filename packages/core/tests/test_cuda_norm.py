@@ -151,6 +151,15 @@ def test_batch_norm_large_channel() -> None:
              [True, True, True], tol=1e-4)
 
 
+def test_batch_norm_more_channels_than_a_grid_row() -> None:
+    # each channel's slices are blocks of one grid row (at most 65535 of them a launch)
+    F = pytest.importorskip("ember.nn.functional")
+    c = 70000
+    x = randn(3, c, scale=2, shift=1)
+    run_both(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+             [x, randn(c, seed=2), randn(c, seed=3)], [True, True, True], tol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("shape,groups", [((4, 6, 5), 3), ((2, 8, 4, 4), 2), ((3, 4), 4), ((2, 6, 2, 3, 2), 1)])
 @pytest.mark.parametrize("affine", [True, False])

@@ -167,32 +167,82 @@ __device__ inline int64_t channel_at(const NCS& d, int64_t c, int64_t i) {
   return ((i / d.s) * d.c + c) * d.s + i % d.s;
 }
 
-// Mean and biased variance of channel c, two passes in double.
-template <class T>
-__device__ void channel_stats(const T* x, const NCS& d, int64_t c, double& mean, double& var, double* sh) {
+// A channel is split over several blocks (one block per channel left most of the GPU idle for
+// a few dozen channels): each block sums its slice of the channel, in double, about a shift K near
+// the channel's mean (its first value, or the running mean): S1 = sum (x - K), S2 = sum (x - K)^2,
+// Sg = sum g, Sgx = sum g (x - K). Then one thread per channel adds the slices in order.
+constexpr int kSums = 4;
+
+struct ChannelSplit {
+  int64_t parts, chunk;  // blocks per channel, values per block
+};
+
+inline ChannelSplit split_channels(const NCS& d) {
   const int64_t cnt = d.n * d.s;
-  double s = 0;
-  for (int64_t i = threadIdx.x; i < cnt; i += kBlock) s += static_cast<double>(x[channel_at(d, c, i)]);
-  mean = cnt ? block_reduce(s, sh) / static_cast<double>(cnt) : 0.0;
-  double q = 0;
-  for (int64_t i = threadIdx.x; i < cnt; i += kBlock) {
-    const double v = static_cast<double>(x[channel_at(d, c, i)]) - mean;
-    q += v * v;
-  }
-  var = cnt ? block_reduce(q, sh) / static_cast<double>(cnt) : 0.0;
+  const int64_t want = std::max<int64_t>(1, (512 + d.c - 1) / d.c);                  // ~4 blocks per SM in all
+  const int64_t most = std::max<int64_t>(1, (cnt + 4 * kBlock - 1) / (4 * kBlock));  // >= 4 values per thread
+  const int64_t parts = std::min<int64_t>(std::min(want, most), 65535);
+  return {parts, (cnt + parts - 1) / parts};
 }
 
+// grid (parts, channels, at most 65535 a launch): the slice sums of x (and, with g, of the
+// gradient), kSums doubles per block and channel.
 template <class T>
-__global__ void batch_stats_kernel(const T* x, NCS d, double* mean, double* var) {
+__global__ void channel_slice_sums(const T* x, const T* g, NCS d, ChannelSplit sp, const double* shift, double* sums) {
   __shared__ double sh[kBlock];
-  for (int64_t c = blockIdx.x; c < d.c; c += gridDim.x) {
-    double mu, v;
-    channel_stats(x, d, c, mu, v, sh);
+  const int64_t p = blockIdx.x, cnt = d.n * d.s;
+  for (int64_t c = blockIdx.y; c < d.c; c += gridDim.y) {
+    const double k = shift ? shift[c] : cnt ? static_cast<double>(x[channel_at(d, c, 0)]) : 0.0;
+    const int64_t lo = p * sp.chunk, hi = lo + sp.chunk < cnt ? lo + sp.chunk : cnt;
+    double s1 = 0, s2 = 0, sg = 0, sgx = 0;
+    for (int64_t i = lo + threadIdx.x; i < hi; i += kBlock) {
+      const int64_t at = channel_at(d, c, i);
+      const double v = static_cast<double>(x[at]) - k;
+      s1 += v;
+      s2 += v * v;
+      if (g) {
+        const double gv = static_cast<double>(g[at]);
+        sg += gv;
+        sgx += gv * v;
+      }
+    }
+    double* out = sums + (c * sp.parts + p) * kSums;
+    const double t1 = block_reduce(s1, sh), t2 = block_reduce(s2, sh);
+    const double t3 = g ? block_reduce(sg, sh) : 0.0, t4 = g ? block_reduce(sgx, sh) : 0.0;
     if (threadIdx.x == 0) {
-      mean[c] = mu;
-      var[c] = v;
+      out[0] = t1;
+      out[1] = t2;
+      out[2] = t3;
+      out[3] = t4;
     }
   }
+}
+
+inline dim3 slice_grid(const NCS& d, const ChannelSplit& sp) {
+  return dim3(unsigned(sp.parts), unsigned(std::min<int64_t>(d.c, 65535)));
+}
+
+// A channel's totals over its slices, in slice order; its shift as channel_slice_sums took it.
+template <class T>
+__device__ void channel_totals(const T* x, const NCS& d, const ChannelSplit& sp, const double* shift,
+                               const double* sums, int64_t c, double& k, double* tot) {
+  k = shift ? shift[c] : d.n * d.s ? static_cast<double>(x[channel_at(d, c, 0)]) : 0.0;
+  for (int j = 0; j < kSums; ++j) tot[j] = 0;
+  for (int64_t p = 0; p < sp.parts; ++p)
+    for (int j = 0; j < kSums; ++j) tot[j] += sums[(c * sp.parts + p) * kSums + j];
+}
+
+// The batch's mean and biased variance per channel.
+template <class T>
+__global__ void batch_stats_finish(const T* x, NCS d, ChannelSplit sp, const double* sums, double* mean, double* var) {
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c >= d.c) return;
+  const double n = static_cast<double>(d.n * d.s);
+  double k, t[kSums];
+  channel_totals(x, d, sp, nullptr, sums, c, k, t);
+  const double m1 = t[0] / n;  // the mean's offset from k
+  mean[c] = k + m1;
+  var[c] = fmax(t[1] / n - m1 * m1, 0.0);
 }
 
 // The CPU's bn_normalize, element by element, from c doubles each of mean and variance (the
@@ -241,45 +291,48 @@ __global__ void update_running_kernel(T* p, int64_t st, const double* batch, int
   }
 }
 
-// w: the weight; rm, rv: the running mean and variance (read without batch statistics); c doubles each.
+// Per channel, from the slice sums: d(bias), d(weight), and dx's coefficients (mu, 1 / std,
+// w / std, mean g, mean g xhat) in coef, 5 doubles a channel. w: the weight; rm, rv: the running
+// mean and variance (read without batch statistics); c doubles each.
 template <class T>
-__global__ void batch_backward_kernel(const T* x, const T* g, T* dx, opmath_t<T>* dw, opmath_t<T>* db, NCS d,
-                                      bool batch_stats, double eps, const double* w, const double* rm,
-                                      const double* rv) {
+__global__ void batch_backward_finish(const T* x, NCS d, ChannelSplit sp, const double* sums, bool batch_stats,
+                                      double eps, const double* w, const double* rm, const double* rv, opmath_t<T>* dw,
+                                      opmath_t<T>* db, double* coef) {
   using A = opmath_t<T>;
-  __shared__ double sh[kBlock];
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c >= d.c) return;
   const int64_t cnt = d.n * d.s;
-  for (int64_t c = blockIdx.x; c < d.c; c += gridDim.x) {
-    double mean = batch_stats ? 0.0 : rm[c], var = batch_stats ? 1.0 : rv[c];
-    if (batch_stats) channel_stats(x, d, c, mean, var, sh);
-    const double inv = inv_std(var, eps, batch_stats);
-    const A mu = static_cast<A>(mean);
-    double sg = 0, sgx = 0;
-    for (int64_t i = threadIdx.x; i < cnt; i += kBlock) {
-      const int64_t k = channel_at(d, c, i);
-      const A gv = static_cast<A>(g[k]);
-      sg += static_cast<double>(gv);
-      sgx += static_cast<double>(gv * (static_cast<A>(x[k]) - mu));
+  double k, t[kSums];
+  channel_totals(x, d, sp, batch_stats ? nullptr : rm, sums, c, k, t);
+  const double n = static_cast<double>(cnt);
+  const double mean = batch_stats ? k + t[0] / n : rm[c];
+  const double var = batch_stats ? fmax(t[1] / n - (t[0] / n) * (t[0] / n), 0.0) : rv[c];
+  const double inv = inv_std(var, eps, batch_stats);
+  const double sg = t[2], sgx = (t[3] - (mean - k) * t[2]) * inv;  // sum g (x - mean) / std
+  db[c] = static_cast<A>(sg);
+  if (dw) dw[c] = static_cast<A>(sgx);
+  double* o = coef + c * 5;
+  o[0] = mean;
+  o[1] = inv;
+  o[2] = w[c] * inv;
+  o[3] = cnt ? sg / n : 0.0;
+  o[4] = cnt ? sgx / n : 0.0;
+}
+
+// dx element by element from its channel's coefficients, in op-math as the CPU's.
+template <class T>
+__global__ void batch_backward_dx(const T* x, const T* g, T* dx, NCS d, bool batch_stats, const double* coef) {
+  using A = opmath_t<T>;
+  const int64_t total = d.n * d.c * d.s;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const double* o = coef + ((i / d.s) % d.c) * 5;
+    const A wk = static_cast<A>(o[2]);
+    if (!batch_stats) {
+      dx[i] = static_cast<T>(static_cast<A>(g[i]) * wk);
+      continue;
     }
-    sg = block_reduce(sg, sh);
-    sgx = block_reduce(sgx, sh) * inv;
-    if (threadIdx.x == 0) {
-      db[c] = static_cast<A>(sg);
-      if (dw) dw[c] = static_cast<A>(sgx);
-    }
-    if (!dx) continue;
-    const A k_inv = static_cast<A>(inv), wk = static_cast<A>(w[c] * inv);
-    const A mg = static_cast<A>(cnt ? sg / static_cast<double>(cnt) : 0.0);
-    const A mgx = static_cast<A>(cnt ? sgx / static_cast<double>(cnt) : 0.0);
-    for (int64_t i = threadIdx.x; i < cnt; i += kBlock) {
-      const int64_t k = channel_at(d, c, i);
-      if (batch_stats) {
-        const A xh = (static_cast<A>(x[k]) - mu) * k_inv;
-        dx[k] = static_cast<T>(wk * (static_cast<A>(g[k]) - mg - xh * mgx));
-      } else {
-        dx[k] = static_cast<T>(static_cast<A>(g[k]) * wk);
-      }
-    }
+    const A xh = (static_cast<A>(x[i]) - static_cast<A>(o[0])) * static_cast<A>(o[1]);
+    dx[i] = static_cast<T>(wk * (static_cast<A>(g[i]) - static_cast<A>(o[3]) - xh * static_cast<A>(o[4])));
   }
 }
 
@@ -426,11 +479,17 @@ void layer_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
 void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForward& a) {
   const NCS& d = a.d;
   if (d.c == 0) return;
-  const LaunchDevice on(device_index(x));
+  const int device = device_index(x);
+  const LaunchDevice on(device);
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm", [&] {
     cudaStream_t s = current_stream(-1);
-    if (a.batch_stats) {  // into the op body's device arrays: the running statistics' update reads them there
-      batch_stats_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), d, a.mean, a.var);
+    if (a.batch_stats && d.n * d.s > 0) {  // into the op body's device arrays (the running update reads them)
+      const ChannelSplit sp = split_channels(d);
+      const Scratch sums(size_t(d.c * sp.parts * kSums) * sizeof(double), device);
+      channel_slice_sums<scalar_t>
+          <<<slice_grid(d, sp), kBlock, 0, s>>>(x.data<scalar_t>(), nullptr, d, sp, nullptr, sums.as<double>());
+      batch_stats_finish<scalar_t>
+          <<<grid_for(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), d, sp, sums.as<double>(), a.mean, a.var);
       check_launch("batch_norm statistics kernel");
     }
     const int64_t total = d.n * d.c * d.s;
@@ -458,12 +517,23 @@ void batch_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
                          const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
                          const double* w) {
   if (d.c == 0) return;
-  const LaunchDevice on(device_index(x));
+  const int device = device_index(x);
+  const LaunchDevice on(device);
+  const ChannelSplit sp = split_channels(d);
+  const Scratch sums(size_t(d.c * sp.parts * kSums) * sizeof(double), device);
+  const Scratch coef(size_t(d.c * 5) * sizeof(double), device);
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
     using A = opmath_t<scalar_t>;
-    batch_backward_kernel<scalar_t><<<capped_blocks(d.c), kBlock, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), g.data<scalar_t>(), dx.data_or_null<scalar_t>(), dw.data_or_null<A>(), db.data<A>(), d,
-        batch_stats, eps, w, rm, rv);
+    cudaStream_t s = current_stream(-1);
+    channel_slice_sums<scalar_t><<<slice_grid(d, sp), kBlock, 0, s>>>(x.data<scalar_t>(), g.data<scalar_t>(), d, sp,
+                                                                      batch_stats ? nullptr : rm, sums.as<double>());
+    batch_backward_finish<scalar_t><<<grid_for(d.c), kBlock, 0, s>>>(x.data<scalar_t>(), d, sp, sums.as<double>(),
+                                                                     batch_stats, eps, w, rm, rv, dw.data_or_null<A>(),
+                                                                     db.data<A>(), coef.as<double>());
+    const int64_t total = d.n * d.c * d.s;
+    if (dx.defined() && total > 0)
+      batch_backward_dx<scalar_t><<<grid_for(total), kBlock, 0, s>>>(
+          x.data<scalar_t>(), g.data<scalar_t>(), dx.data<scalar_t>(), d, batch_stats, coef.as<double>());
     check_launch("batch_norm backward kernel");
   });
 }

@@ -1,6 +1,7 @@
 // Matrix products through OpenBLAS (float/double); half types go through
 // float32 GEMM; integers use a plain loop. Transposed operands are passed
 // to BLAS as transposes, never copied.
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -23,15 +24,17 @@ struct MatView {
   int64_t ld = 1;
 };
 
+// How BLAS reads an r x c matrix of row and column strides s0, s1 in place: row-major (trans
+// false) or column-major, with its leading dimension; nullopt where a copy is needed.
+std::optional<std::pair<bool, int64_t>> blas_layout(int64_t r, int64_t c, int64_t s0, int64_t s1) {
+  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1)) return std::make_pair(false, s0);
+  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1)) return std::make_pair(true, s1);
+  return std::nullopt;
+}
+
 MatView as_blas(const Tensor& m) {
-  int64_t r = m.sizes()[0], c = m.sizes()[1];
-  int64_t s0 = m.strides()[0], s1 = m.strides()[1];
-  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1))
-    return {m, false, std::max<int64_t>(s0, std::max<int64_t>(c, 1))};
-  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1))
-    return {m, true, std::max<int64_t>(s1, std::max<int64_t>(r, 1))};
-  Tensor cm = contiguous(m, MemoryFormat::Contiguous);
-  return {cm, false, std::max<int64_t>(c, 1)};
+  if (auto l = blas_layout(m.sizes()[0], m.sizes()[1], m.strides()[0], m.strides()[1])) return {m, l->first, l->second};
+  return {contiguous(m, MemoryFormat::Contiguous), false, std::max<int64_t>(m.sizes()[1], 1)};
 }
 
 void check_same_dtype(const Tensor& a, const Tensor& b) {
@@ -204,9 +207,7 @@ struct BatchView {
 };
 static BatchView batch_view(const Tensor& x) {
   const int64_t R = x.sizes()[1], C = x.sizes()[2];
-  const int64_t s0 = x.strides()[0], s1 = x.strides()[1], s2 = x.strides()[2];
-  if ((s2 == 1 || C == 1) && s1 >= std::max<int64_t>(C, 1)) return {x, false, s1, s0};
-  if ((s1 == 1 || R == 1) && s2 >= std::max<int64_t>(R, 1)) return {x, true, s2, s0};
+  if (auto l = blas_layout(R, C, x.strides()[1], x.strides()[2])) return {x, l->first, l->second, x.strides()[0]};
   return {contiguous(x, MemoryFormat::Contiguous), false, std::max<int64_t>(C, 1), R * C};
 }
 

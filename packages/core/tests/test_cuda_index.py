@@ -84,10 +84,19 @@ def test_embedding_odd_row_bytes_and_errors() -> None:
     w = rand(9, 3, dtype=ember.float16)  # 6-byte rows: the gather's 2-byte words
     idx = ember.tensor([[8, 0, 4], [1, 1, 2]])
     check(ember.embedding(w.cuda(), idx.cuda(), -1, False, False), ember.embedding(w, idx, -1, False, False), 0.0)
+    # the kernel checks the indices (the op does not wait): the IndexError comes at the next wait
+    bad = ember.embedding(w.cuda(), ember.tensor([0, 9]).cuda(), -1, False, False)
     with pytest.raises(IndexError, match="index out of range in self"):
-        ember.embedding(w.cuda(), ember.tensor([0, 9]).cuda(), -1, False, False)
+        bad.cpu()
+    assert bad.cpu()[1].abs().sum().item() == 0  # the bad row was never read
     with pytest.raises(IndexError, match="index out of range in self"):
         ember.embedding(w.cuda(), ember.tensor([-1]).cuda(), -1, False, False)
+        ember.cuda.synchronize()
+    wd = w.cuda().requires_grad_()
+    ember.embedding(wd, ember.tensor([2, 9]).cuda(), -1, False, False).sum().backward()
+    with pytest.raises(IndexError, match="index out of range in self"):
+        ember.cuda.synchronize()
+    assert wd.grad is not None and wd.grad.cpu()[2].tolist() == [1.0, 1.0, 1.0]
 
 
 def test_one_hot() -> None:

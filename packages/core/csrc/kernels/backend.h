@@ -309,11 +309,13 @@ struct OptimKernels {
                    const double* grad_scale);
 };
 
-// embedding's row gather and its backward's scatter-add into the zeroed (num_weights, dim)
-// table, one_hot's ones into a zeroed (n, classes) int64 tensor; indices checked by the op,
-// everything contiguous (kernels/cpu/embedding/embedding_rows.h).
+// embedding's row gather from a (rows, dim) table and its backward's scatter-add into the zeroed
+// (num_weights, dim) table, one_hot's ones into a zeroed (n, classes) int64 tensor; everything
+// contiguous (kernels/cpu/embedding/embedding_rows.h). Indices checked by the op on the CPU, by the
+// kernels on a GPU (a bad one reported through kernels/cuda/device_error.h and never read).
 struct EmbeddingKernels {
-  void (*gather_rows)(const char* weight, const int64_t* idx, int64_t n, int64_t dim, size_t row_bytes, char* out);
+  void (*gather_rows)(const char* weight, const int64_t* idx, int64_t n, int64_t rows, int64_t dim, size_t row_bytes,
+                      char* out);
   void (*backward)(ScalarType dt, const void* grad, const int64_t* idx, int64_t n, int64_t dim, int64_t num_weights,
                    int64_t padding_idx, bool scale_grad_by_freq, void* out);
   void (*one_hot)(const int64_t* idx, int64_t n, int64_t classes, int64_t* out);

@@ -53,6 +53,7 @@ void raise_device_errors() {
     const int64_t value = v->value;
     v->code = kNoDeviceError;
     if (code == kTargetOutOfBounds) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
+    if (code == kIndexOutOfRange) fail(ErrorKind::Index, "index out of range in self");
     fail(ErrorKind::Runtime, "CUDA error: a kernel reported error ", code, " (value ", value, ")");
   }
 }

@@ -1,4 +1,4 @@
-// Bad values a kernel finds (an nll_loss target out of range): the kernel writes them to its
+// Bad values a kernel finds (an nll_loss target, an embedding index out of range): the kernel writes them to its
 // device's error record, mapped pinned memory, so the op queues its work and returns without
 // waiting for the device; the host raises the error, as the op's own Python exception, at the next
 // call that waits for the device (a copy to the host, a synchronize, an event or stream wait) --
@@ -9,7 +9,11 @@
 
 namespace ember::cuda {
 
-enum DeviceErrorCode : int32_t { kNoDeviceError = 0, kTargetOutOfBounds = 1 };
+enum DeviceErrorCode : int32_t {
+  kNoDeviceError = 0,
+  kTargetOutOfBounds = 1,  // nll_loss: "Target <value> is out of bounds."
+  kIndexOutOfRange = 2,    // embedding: "index out of range in self"
+};
 
 struct DeviceErrorRecord {
   int64_t value;  // the offending value

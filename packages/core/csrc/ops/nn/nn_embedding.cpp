@@ -37,18 +37,19 @@ std::vector<int64_t> checked_indices(const Tensor& indices, int64_t n, int64_t d
   return v;
 }
 
-// The same checks for a table on a GPU: the indices stay there (moved there if a CPU 0-d tensor
-// joined), checked by the backend's range check, one position and value coming back.
-Tensor checked_device_indices(const Tensor& indices, const Tensor& weight, int64_t n, int64_t dim) {
+// The indices of a table on a GPU: they stay there (moved there if a CPU 0-d tensor joined) and
+// the gather kernel checks them, reporting a bad one as the same IndexError at the next wait for
+// the device (kernels/cuda/device_error.h), so the op does not wait. An empty table's errors
+// (no kernel runs) are checked here, by the backend's range check.
+Tensor device_indices(const Tensor& indices, const Tensor& weight, int64_t n, int64_t dim) {
   check_index_dtype(indices);
   Tensor idx =
       contiguous(to_dtype(index_detail::to_device_of(indices, weight), ScalarType::Int64), MemoryFormat::Contiguous);
-  const index_detail::FirstBad b = index_detail::first_outside(idx, n, false);
   if (idx.numel() > 0 && n * dim == 0) {
+    const index_detail::FirstBad b = index_detail::first_outside(idx, n, false);
     EMBER_CHECK(n > 0, "index_select(): self indexing axis dim should be positive");
     EMBER_CHECK(b.pos == idx.numel(), "INDICES element is out of DATA bounds, id=", b.value, " axis_dim=", n);
   }
-  EMBER_CHECK_INDEX(b.pos == idx.numel(), "index out of range in self");
   return idx;
 }
 
@@ -64,12 +65,12 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   DimVector shape = to_vec(indices.sizes());
   shape.push_back(dim);
   if (!weight.device().is_cpu()) {
-    const Tensor idx = checked_device_indices(indices, weight, rows, dim);
+    const Tensor idx = device_indices(indices, weight, rows, dim);
     const Tensor w = contiguous(weight, MemoryFormat::Contiguous);
     Tensor out = empty(shape, weight.dtype(), weight.device());
     const size_t row_bytes = static_cast<size_t>(dim) * w.itemsize();
     if (row_bytes == 0 || idx.numel() == 0) return out;
-    backend(out).embedding.gather_rows(w.raw(), idx.data<int64_t>(), idx.numel(), dim, row_bytes, out.raw());
+    backend(out).embedding.gather_rows(w.raw(), idx.data<int64_t>(), idx.numel(), rows, dim, row_bytes, out.raw());
     return out;
   }
   std::vector<int64_t> idx = checked_indices(indices, rows, dim);
@@ -78,7 +79,7 @@ Tensor nn_embedding(const Tensor& weight, const Tensor& indices, int64_t padding
   const int64_t n = static_cast<int64_t>(idx.size());
   const size_t row_bytes = static_cast<size_t>(dim) * w.itemsize();
   if (row_bytes == 0) return out;
-  backend(out).embedding.gather_rows(w.raw(), idx.data(), n, dim, row_bytes, out.raw());
+  backend(out).embedding.gather_rows(w.raw(), idx.data(), n, rows, dim, row_bytes, out.raw());
   return out;
 }
 

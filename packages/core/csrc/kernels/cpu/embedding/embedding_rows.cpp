@@ -11,7 +11,9 @@
 
 namespace ember::embedding {
 
-void gather_rows(const char* weight, const int64_t* idx, int64_t n, int64_t dim, size_t row_bytes, char* out) {
+void gather_rows(const char* weight, const int64_t* idx, int64_t n, int64_t rows, int64_t dim, size_t row_bytes,
+                 char* out) {
+  (void)rows;  // the op has checked the indices
   parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) std::memcpy(out + i * row_bytes, weight + idx[i] * row_bytes, row_bytes);
   });

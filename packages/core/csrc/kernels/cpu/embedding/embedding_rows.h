@@ -9,7 +9,8 @@
 namespace ember::embedding {
 
 // out row i (row_bytes bytes, dim elements) = weight row idx[i], for n rows.
-void gather_rows(const char* weight, const int64_t* idx, int64_t n, int64_t dim, size_t row_bytes, char* out);
+void gather_rows(const char* weight, const int64_t* idx, int64_t n, int64_t rows, int64_t dim, size_t row_bytes,
+                 char* out);
 // out (the zeroed (num_weights, dim) table of floating dtype dt) += grad row i at row idx[i], but
 // for padding_idx; each divided by its index's count when scale_grad_by_freq.
 void backward(ScalarType dt, const void* grad, const int64_t* idx, int64_t n, int64_t dim, int64_t num_weights,

@@ -144,13 +144,11 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 
 
 def _tri_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, device: Any) -> Tensor:
-    from ember._runtime import factory_device
+    from ember._runtime import to_factory_device
 
     mask = ember.ones(row, col, dtype=ember.bool, device="cpu")  # made on the host, then moved
     mask = mask.triu(offset) if upper else mask.tril(offset)
-    r = mask.nonzero().T.to(dtype).contiguous()
-    device = factory_device(device)
-    return r if device is None else r.to(device)
+    return to_factory_device(mask.nonzero().T.to(dtype).contiguous(), device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,

@@ -263,6 +263,12 @@ def factory_device(device: Any) -> Any:
     return device if device is not None else getattr(_thread, "device", None)
 
 
+def to_factory_device(t: Tensor, device: Any) -> Tensor:
+    """t (made on the host) moved to factory_device(device), where that is set."""
+    device = factory_device(device)
+    return t if device is None else t.to(device)
+
+
 def _legacy_type(t: Any) -> Any:
     from ember._legacy_types import LEGACY_TYPES
 

@@ -52,11 +52,9 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_
         n = window_length + 1 if periodic else window_length  # periodic: one longer, last dropped
         k = ember.arange(n, dtype=ember.float64, device="cpu")
         w = fn(k, n - 1)[:window_length].to(dtype)
-    from ember._runtime import factory_device
+    from ember._runtime import to_factory_device
 
-    device = factory_device(device)
-    if device is not None:
-        w = w.to(device)
+    w = to_factory_device(w, device)
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 

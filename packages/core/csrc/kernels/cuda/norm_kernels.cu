@@ -185,6 +185,12 @@ inline ChannelSplit split_channels(const NCS& d) {
   return {parts, (cnt + parts - 1) / parts};
 }
 
+// A channel's shift: the given one (the running mean), else its first value.
+template <class T>
+__device__ double channel_shift(const T* x, const NCS& d, const double* shift, int64_t c) {
+  return shift ? shift[c] : d.n * d.s ? static_cast<double>(x[channel_at(d, c, 0)]) : 0.0;
+}
+
 // grid (parts, channels, at most 65535 a launch): the slice sums of x (and, with g, of the
 // gradient), kSums doubles per block and channel.
 template <class T>
@@ -192,7 +198,7 @@ __global__ void channel_slice_sums(const T* x, const T* g, NCS d, ChannelSplit s
   __shared__ double sh[kBlock];
   const int64_t p = blockIdx.x, cnt = d.n * d.s;
   for (int64_t c = blockIdx.y; c < d.c; c += gridDim.y) {
-    const double k = shift ? shift[c] : cnt ? static_cast<double>(x[channel_at(d, c, 0)]) : 0.0;
+    const double k = channel_shift(x, d, shift, c);
     const int64_t lo = p * sp.chunk, hi = lo + sp.chunk < cnt ? lo + sp.chunk : cnt;
     double s1 = 0, s2 = 0, sg = 0, sgx = 0;
     for (int64_t i = lo + threadIdx.x; i < hi; i += kBlock) {
@@ -222,14 +228,20 @@ inline dim3 slice_grid(const NCS& d, const ChannelSplit& sp) {
   return dim3(unsigned(sp.parts), unsigned(std::min<int64_t>(d.c, 65535)));
 }
 
-// A channel's totals over its slices, in slice order; its shift as channel_slice_sums took it.
+// A channel's slices added in slice order: its batch mean and biased variance (0 for an empty
+// batch), sum g, and sum g (x - k) about its shift k (as channel_slice_sums took it).
+struct ChannelTotals {
+  double k, mean, var, sg, sgk;
+};
 template <class T>
-__device__ void channel_totals(const T* x, const NCS& d, const ChannelSplit& sp, const double* shift,
-                               const double* sums, int64_t c, double& k, double* tot) {
-  k = shift ? shift[c] : d.n * d.s ? static_cast<double>(x[channel_at(d, c, 0)]) : 0.0;
-  for (int j = 0; j < kSums; ++j) tot[j] = 0;
+__device__ ChannelTotals channel_totals(const T* x, const NCS& d, const ChannelSplit& sp, const double* shift,
+                                        const double* sums, int64_t c) {
+  double t[kSums] = {0, 0, 0, 0};
   for (int64_t p = 0; p < sp.parts; ++p)
-    for (int j = 0; j < kSums; ++j) tot[j] += sums[(c * sp.parts + p) * kSums + j];
+    for (int j = 0; j < kSums; ++j) t[j] += sums[(c * sp.parts + p) * kSums + j];
+  const double n = static_cast<double>(d.n * d.s), m1 = n ? t[0] / n : 0.0;  // the mean's offset from k
+  const double k = channel_shift(x, d, shift, c);
+  return {k, k + m1, n ? fmax(t[1] / n - m1 * m1, 0.0) : 0.0, t[2], t[3]};
 }
 
 // The batch's mean and biased variance per channel.
@@ -237,12 +249,9 @@ template <class T>
 __global__ void batch_stats_finish(const T* x, NCS d, ChannelSplit sp, const double* sums, double* mean, double* var) {
   const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (c >= d.c) return;
-  const double n = static_cast<double>(d.n * d.s);
-  double k, t[kSums];
-  channel_totals(x, d, sp, nullptr, sums, c, k, t);
-  const double m1 = t[0] / n;  // the mean's offset from k
-  mean[c] = k + m1;
-  var[c] = fmax(t[1] / n - m1 * m1, 0.0);
+  const ChannelTotals t = channel_totals(x, d, sp, nullptr, sums, c);
+  mean[c] = t.mean;
+  var[c] = t.var;
 }
 
 // The CPU's bn_normalize, element by element, from c doubles each of mean and variance (the
@@ -302,13 +311,11 @@ __global__ void batch_backward_finish(const T* x, NCS d, ChannelSplit sp, const 
   const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (c >= d.c) return;
   const int64_t cnt = d.n * d.s;
-  double k, t[kSums];
-  channel_totals(x, d, sp, batch_stats ? nullptr : rm, sums, c, k, t);
+  const ChannelTotals t = channel_totals(x, d, sp, batch_stats ? nullptr : rm, sums, c);
   const double n = static_cast<double>(cnt);
-  const double mean = batch_stats ? k + t[0] / n : rm[c];
-  const double var = batch_stats ? fmax(t[1] / n - (t[0] / n) * (t[0] / n), 0.0) : rv[c];
+  const double mean = batch_stats ? t.mean : rm[c], var = batch_stats ? t.var : rv[c];
   const double inv = inv_std(var, eps, batch_stats);
-  const double sg = t[2], sgx = (t[3] - (mean - k) * t[2]) * inv;  // sum g (x - mean) / std
+  const double sg = t.sg, sgx = (t.sgk - (mean - t.k) * t.sg) * inv;  // sum g (x - mean) / std
   db[c] = static_cast<A>(sg);
   if (dw) dw[c] = static_cast<A>(sgx);
   double* o = coef + c * 5;

@@ -1,6 +1,6 @@
 // Layer norm over the trailing n elements of each row: checks, the affine parameters as op-math
-// values on the input's device, and the backend's norm kernels (kernels/cpu/norm/layer_norm.cpp): forward, and one
-// backward pass that makes d(input) and the weight / bias column sums together.
+// values on the input's device, and the backend's norm kernels (kernels/cpu/norm/layer_norm.cpp):
+// forward, and one backward pass that makes d(input) and the weight / bias column sums together.
 #include "kernels/backend.h"
 #include "ops/core/internal.h"
 #include "ops/nn/nn_fused_backward.h"
@@ -12,14 +12,11 @@ using namespace norm_detail;
 
 namespace {
 
-// The affine parameter as n contiguous op-math values (A: float32 or float64) on x's device, or
-// `fill` repeated when absent: the kernels read it where it lives (a CUDA one is never copied to
-// the host, which would wait for the device). A half-type parameter widens exactly.
+// The affine parameter as n contiguous op-math values (float32 or float64) on x's device, or
+// `fill` repeated when absent. A half-type parameter widens exactly.
 Tensor affine_or(const Tensor& t, int64_t n, double fill, const Tensor& x) {
   const ScalarType a = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  if (!t.defined()) return full({n}, Scalar(fill), a, x.device());
-  Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
-  return dense(to_dtype(d, a));
+  return t.defined() ? dense_on(t, a, x) : full({n}, Scalar(fill), a, x.device());
 }
 
 void check_layer_shape(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {

@@ -13,8 +13,11 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/nn/nn_norm_common.h"
 
 namespace ember {
+
+using norm_detail::dense_on;
 
 namespace {
 
@@ -56,12 +59,6 @@ Layout layout_of(const Tensor& self, const Tensor& target, bool backward) {
 void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_index) {
   for (int64_t i = 0; i < count; ++i)
     if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
-}
-
-// t as a contiguous tensor of dtype on the device of x (the kernels read it there).
-Tensor dense_on(const Tensor& t, ScalarType dtype, const Tensor& x) {
-  const Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
-  return contiguous(to_dtype(d, dtype), MemoryFormat::Contiguous);
 }
 
 // Class weights as c doubles on x's device (undefined when absent: the kernels weigh each class 1).

@@ -1,6 +1,7 @@
 // Batch / group normalization (layer norm: nn_layer_norm.cpp): checks, the per-channel
-// parameters as doubles on the input's device, and the backend's fused norm kernels (kernels/cpu/norm: statistics,
-// normalize and affine in one pass; backward passes recompute the statistics).
+// parameters as doubles on the input's device, and the backend's fused norm kernels
+// (kernels/cpu/norm: statistics, normalize and affine in one pass; backward passes recompute the
+// statistics).
 #include <limits>
 #include <vector>
 
@@ -19,12 +20,9 @@ using namespace norm_detail;
 namespace {
 
 // Per-channel values of an optional 1-D tensor (any dtype, any stride) as c contiguous doubles on
-// x's device, `fill` when absent: the kernels read them where they live (a CUDA one is never
-// copied to the host, which would wait for the device).
+// x's device, `fill` when absent.
 Tensor channel_values(const Tensor& t, int64_t c, double fill, const Tensor& x) {
-  if (!t.defined()) return full({c}, Scalar(fill), ScalarType::Float64, x.device());
-  Tensor d = t.device() == x.device() ? t : to_device(t, x.device());
-  return dense(to_dtype(d, ScalarType::Float64));
+  return t.defined() ? dense_on(t, ScalarType::Float64, x) : full({c}, Scalar(fill), ScalarType::Float64, x.device());
 }
 
 // Contiguous in aten's sense for batch norm: row-major or channels-last (4-d / 5-d).
@@ -147,8 +145,8 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
     const double unbias =
         cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1) : std::numeric_limits<double>::infinity();
     // the version counter is left alone on purpose: the op's graph node keeps these tensors
-    backend(running_mean).norm.batch_update_running(running_mean, mean.data_or_null<double>(), d.c, momentum, 1.0);
-    backend(running_var).norm.batch_update_running(running_var, var.data_or_null<double>(), d.c, momentum, unbias);
+    backend(running_mean).norm.batch_update_running(running_mean, mean.data<double>(), d.c, momentum, 1.0);
+    backend(running_var).norm.batch_update_running(running_var, var.data<double>(), d.c, momentum, unbias);
   }
   return y;
 }

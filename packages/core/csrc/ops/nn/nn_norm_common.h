@@ -1,5 +1,6 @@
 // Argument checks and layout helpers shared by the normalization ops
-// (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp); dense / dense_as also by nn_attention.cpp.
+// (nn_norm.cpp: batch / group norm; nn_layer_norm.cpp); dense / dense_as also by nn_attention.cpp,
+// dense_on by nn_nll_loss.cpp.
 #pragma once
 #include <initializer_list>
 
@@ -7,10 +8,17 @@
 #include "iter/elementwise_iter.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 
 namespace ember::norm_detail {
 
 inline Tensor dense(const Tensor& t) { return contiguous(t, MemoryFormat::Contiguous); }
+
+// t contiguous, of dtype, on like's device: a kernel's parameter read where the kernel runs (a CUDA
+// one is never copied to the host, which would wait for the device).
+inline Tensor dense_on(const Tensor& t, ScalarType dtype, const Tensor& like) {
+  return dense(to_dtype(t.device() == like.device() ? t : to_device(t, like.device()), dtype));
+}
 
 // grad as x's dtype, contiguous.
 inline Tensor dense_as(const Tensor& g, const Tensor& x) {

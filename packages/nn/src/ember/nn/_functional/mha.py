@@ -90,7 +90,9 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Te
     if not separate:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+        if key is value:
+            return _in_projection_packed(query, key, in_proj_weight, in_proj_bias)
+        wq, wk, wv = in_proj_weight.chunk(3)
     else:
         if q_w is None:
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight is None")
@@ -109,21 +111,16 @@ def _split_packed(proj: Tensor, parts: int, e: int) -> tuple[Tensor, ...]:
     return tuple(proj[i] for i in range(parts))
 
 
-def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
-                          b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
-    """PyTorch's packed in-projection: self-attention (q is k is v) as one linear, shared keys and
-    values (k is v) as two; otherwise three."""
+def _in_projection_packed(q: Tensor, kv: Tensor, w: Tensor, b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """PyTorch's packed in-projection where keys and values are one tensor: self-attention (q is kv
+    too) as one linear, else two."""
     e = q.size(-1)
-    if k is v:
-        if q is k:
-            return _split_packed(linear(q, w, b), 3, e)  # type: ignore[return-value]
-        w_q, w_kv = w.split([e, e * 2])
-        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
-        kv = _split_packed(linear(k, w_kv, b_kv), 2, e)
-        return linear(q, w_q, b_q), kv[0], kv[1]
-    w_q, w_k, w_v = w.chunk(3)
-    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    if q is kv:
+        return _split_packed(linear(q, w, b), 3, e)  # type: ignore[return-value]
+    w_q, w_kv = w.split([e, e * 2])
+    b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+    k, v = _split_packed(linear(kv, w_kv, b_kv), 2, e)
+    return linear(q, w_q, b_q), k, v
 
 
 def multi_head_attention_forward(

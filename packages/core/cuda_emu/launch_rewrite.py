@@ -1,5 +1,6 @@
 """Rewrites a CUDA source for the CUDA emulator: `kernel<<<cfg>>>(args)` becomes a call of
-emu::launch, and `extern __shared__ T name[];` a pointer to the block's dynamic shared memory.
+emu::launch, `extern __shared__ T name[];` a pointer to the block's dynamic shared memory, and
+`__shared__ T a[N], b[M];` function statics that each block first sees filled with garbage.
 Lines stay where they were (a #line names the original file), so compiler errors point at it.
 
     python launch_rewrite.py IN OUT
@@ -13,6 +14,7 @@ from pathlib import Path
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+(?:__align__\(\s*\d+\s*\)\s*)?([\w:<>\s]+?)\s*(\w+)\s*\[\s*\]\s*;")
+STATIC_SHARED = re.compile(r"(?<!extern )__shared__\s+((?:__align__\(\s*\d+\s*\)\s*)?[\w:<>]+)\s+([^;]+);")
 
 
 def matching(text: str, i: int) -> int:
@@ -61,7 +63,15 @@ def rewrite(text: str) -> str:
     def shared(m: re.Match[str]) -> str:
         return f"{m.group(1)}* {m.group(2)} = static_cast<{m.group(1)}*>(::emu::dynamic_shared());"
 
+    # On a GPU a block's __shared__ variables start as whatever the last block left: the statics
+    # are refilled with 0xff bytes (NaN, -1) when each block first reaches them.
+    def static_shared(m: re.Match[str]) -> str:
+        names = [re.match(r"\s*(\w+)", d).group(1) for d in m.group(2).split(",")]  # type: ignore[union-attr]
+        fills = " ".join(f"::emu::fresh_shared({n}, sizeof({n}));" for n in names)
+        return f"static {m.group(1)} {m.group(2)}; {fills}"
+
     text = EXTERN_SHARED.sub(shared, text)
+    text = STATIC_SHARED.sub(static_shared, text)
     out = []
     pos = 0
     while (at := text.find("<<<", pos)) >= 0:

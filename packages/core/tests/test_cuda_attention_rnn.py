@@ -47,9 +47,10 @@ def qkv(B: int, H: int, L: int, S: int, E: int, Ev: int, dtype: ember.dtype) -> 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
 @pytest.mark.parametrize("causal", [False, True])
-# (B, H, L, S, E, Ev): E != Ev takes the math path (matmul, softmax), the others the fused kernel
+# (B, H, L, S, E, Ev): E != Ev takes the math path (matmul, softmax), the others the fused kernels
+# (tiled up to head size 256, the simple per-row ones past it)
 @pytest.mark.parametrize("shape", [(2, 3, 37, 53, 16, 16), (1, 2, 150, 150, 64, 64), (2, 1, 1, 300, 8, 8),
-                                   (2, 3, 37, 53, 16, 24)])
+                                   (2, 3, 37, 53, 16, 24), (1, 2, 70, 90, 128, 128), (1, 1, 20, 45, 320, 320)])
 def test_sdpa_forward_backward(dtype: ember.dtype, causal: bool, shape: tuple[int, ...]) -> None:
     sdpa_both(*qkv(*shape, dtype), is_causal=causal)
 
@@ -63,6 +64,19 @@ def test_sdpa_masks_and_scale(dtype: ember.dtype) -> None:
     keep = ember.rand(40, 70, generator=g) > 0.3
     keep[5] = False  # a fully masked row: zeros, and no NaN in any gradient
     sdpa_both(q, k, v, attn_mask=keep)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
+@pytest.mark.parametrize("E", [16, 320])
+def test_sdpa_nan_and_inf(dtype: ember.dtype, E: int) -> None:
+    q, k, v = qkv(1, 2, 40, 50, E, E, dtype)
+    q[0, 0, 3, 1] = float("nan")  # its row's output, and every gradient it reaches, NaN
+    v[0, 1, 7, 0] = float("inf")  # met by masked keys' zeros (NaN), by the others' weights (inf)
+    keep = ember.ones(40, 50, dtype=ember.bool)
+    keep[:20, 7] = False
+    keep[30] = False  # a fully masked row
+    sdpa_both(q, k, v, attn_mask=keep)
+    sdpa_both(q, k, v, is_causal=True)
 
 
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=str)
@@ -81,6 +95,7 @@ def test_sdpa_lse_and_non_contiguous_inputs() -> None:
     qt, kt, vt = (t.transpose(1, 2).contiguous().transpose(1, 2) for t in (q, k, v))
     assert not qt.is_contiguous()
     sdpa_both(qt, kt, vt)
+    sdpa_both(qt, kt[:, :1].expand(-1, 3, -1, -1), vt, is_causal=True)  # keys broadcast over heads (stride 0)
 
 
 # ---- recurrent layers and cells -------------------------------------------------------------------

@@ -44,6 +44,23 @@ def test_sdpa_matches_torch(torch: Any, kind: str) -> None:
         close(a.grad, b.grad, atol=1e-5)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_reads_strided_rows(torch: Any, causal: bool) -> None:
+    # the fused kernel reads (B, L, H, E) storage seen as (B, H, L, E), and keys broadcast over
+    # heads (stride 0), through their strides
+    def run(lib: Any, arrays: list[Any]) -> list[Any]:
+        leaves = [pair(torch, a, requires_grad=True)[0 if lib is ember else 1] for a in arrays]
+        q, k, v = (t.transpose(1, 2) for t in leaves)
+        k = k[:, :1].expand(-1, 3, -1, -1)
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        (out * out).sum().backward()
+        return [out, *(t.grad for t in leaves)]
+
+    arrays = [RNG.normal(size=(2, n, 3, 8)) for n in (9, 12, 12)]
+    for a, b in zip(run(ember, arrays), run(torch, arrays)):
+        close(a, b, atol=1e-5)
+
+
 def test_sdpa_mask_with_causal_errors() -> None:
     q = ember.ones(1, 2, 2)
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):

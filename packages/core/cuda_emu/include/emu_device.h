@@ -38,6 +38,8 @@ extern EMU_EXPORT Builtins builtins;
 EMU_EXPORT void syncthreads();
 EMU_EXPORT int syncthreads_op(int op, int predicate);  // 0: count, 1: and, 2: or
 EMU_EXPORT void* dynamic_shared();
+// Fills a static __shared__ variable with garbage the first time the running block reaches it.
+EMU_EXPORT void fresh_shared(void* p, size_t bytes);
 // A warp collective: every live lane of the warp calls it with the same kind; lanes wait for the rest.
 enum WarpKind { kSyncWarp, kBallot, kShflIdx, kShflUp, kShflDown, kShflXor };
 EMU_EXPORT uint64_t warp_collective(int kind, unsigned mask, uint64_t value, int arg, int width);

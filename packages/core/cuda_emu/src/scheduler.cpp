@@ -2,8 +2,10 @@
 // host thread. A fiber runs until it finishes or reaches __syncthreads or a warp collective; when
 // every live thread waits, the barrier (or each warp's collective) resolves and they go on. A barrier
 // some threads can never reach is reported as the kernel's failure, not a hang.
-// EMBER_CUDA_EMU_ORDER=reverse runs each step's threads last to first (a missing barrier then shows
-// the other way round); EMBER_CUDA_EMU_STACK_KB sets each fiber's stack (256).
+// EMBER_CUDA_EMU_ORDER=reverse runs the blocks and each step's threads last to first (a missing
+// barrier, or a block reading what another writes, then shows the other way round); shared memory
+// starts as 0xff bytes in every block (NaN floats, -1 integers); EMBER_CUDA_EMU_STACK_KB sets each
+// fiber's stack (256).
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -83,6 +85,7 @@ struct Block {
   Fiber* current = nullptr;
   std::vector<Fiber> fibers;
   std::vector<unsigned char> shared;
+  std::vector<const void*> fresh;  // the static __shared__ variables refilled for this block
   std::exception_ptr error;
 };
 Block* g_block = nullptr;
@@ -202,8 +205,10 @@ bool resolve_warps(Block& b) {
       const size_t s = w + static_cast<size_t>(src);
       f.result =
           f.kind == kBallot ? ballot : (s < end && b.fibers[s].state == State::Warp ? b.fibers[s].value : f.value);
-      f.state = State::Run;
     }
+    // only now: a lane released above would no longer count as a source for the lanes after it
+    for (size_t i = w; i < end; ++i)
+      if (b.fibers[i].state == State::Warp) b.fibers[i].state = State::Run;
     progressed = true;
   }
   return progressed;
@@ -323,6 +328,14 @@ uint64_t warp_collective(int kind, unsigned mask, uint64_t value, int arg, int w
 
 void* dynamic_shared() { return g_block ? g_block->shared.data() : nullptr; }
 
+void fresh_shared(void* p, size_t bytes) {
+  if (!g_block) return;
+  for (const void* q : g_block->fresh)
+    if (q == p) return;
+  g_block->fresh.push_back(p);
+  std::memset(p, 0xff, bytes);
+}
+
 void run_grid(const Config& c, Kernel& k) {
   static const bool reverse = [] {
     const char* v = std::getenv("EMBER_CUDA_EMU_ORDER");
@@ -337,13 +350,15 @@ void run_grid(const Config& c, Kernel& k) {
   Block* const outer = g_block;
   g_block = &b;
   try {
-    for (unsigned z = 0; z < c.grid.z; ++z)
-      for (unsigned y = 0; y < c.grid.y; ++y)
-        for (unsigned x = 0; x < c.grid.x; ++x) {
-          builtins.block_idx = dim3(x, y, z);
-          std::memset(b.shared.data(), 0xa5, b.shared.size());  // shared memory starts as garbage
-          run_block(b, reverse);
-        }
+    const uint64_t blocks = uint64_t(c.grid.x) * c.grid.y * c.grid.z;
+    for (uint64_t n = 0; n < blocks; ++n) {
+      const uint64_t i = reverse ? blocks - 1 - n : n;
+      builtins.block_idx = dim3(static_cast<unsigned>(i % c.grid.x), static_cast<unsigned>(i / c.grid.x % c.grid.y),
+                                static_cast<unsigned>(i / (uint64_t(c.grid.x) * c.grid.y)));
+      std::memset(b.shared.data(), 0xff, b.shared.size());  // shared memory starts as garbage
+      b.fresh.clear();
+      run_block(b, reverse);
+    }
   } catch (...) {
     g_block = outer;
     throw;

@@ -2,17 +2,19 @@
 // double, with the CPU kernel's semantics (kernels/cpu/attention/flash_attention.cpp): scores =
 // Q K^T * scale + mask, -inf above the diagonal when causal (top-left aligned); the row softmax
 // kept as its log-sum-exp; a fully masked row gives P = 0, lse = 0; a NaN score makes its row NaN;
-// 0 * inf in P V stays NaN. Simple over fast: a block of 128 threads per query row makes two
-// passes over the keys (the row max, then the exps, their sum and P V, each thread owning some
-// output columns). The backward recomputes P from lse: one block per query row writes dQ (and
-// the rows' D = dO . O), then one block per key row adds its dK and dV, with no atomics.
+// 0 * inf in P V stays NaN. Head sizes up to 256 run the tiled kernels (attention_tiled.cu); the
+// rest these simple ones: a block of 128 threads per query row makes two passes over the keys (the
+// row max, then the exps, their sum and P V, each thread owning some output columns). The backward
+// recomputes P from lse: one block per query row writes dQ (and the rows' D = dO . O), then one
+// block per key row adds its dK and dV, with no atomics.
 #include <cmath>
 #include <limits>
 
 #include "core/allocator.h"
-#include "core/half.h"
 #include "kernels/attention_args.h"
+#include "kernels/cuda/attention_device.cuh"
 #include "kernels/cuda/attention_kernels.h"
+#include "kernels/cuda/attention_tiled.h"
 #include "kernels/cuda/pointwise_launch.cuh"
 
 namespace ember::cuda {
@@ -24,51 +26,27 @@ using attention::FlashBackward;
 using attention::FlashForward;
 using attention::MaskView;
 
+using namespace attention_device;
+
 constexpr int kThreads = 128;
-constexpr int64_t kCpuBlock = 64;  // the CPU kernel's query rows per block (its causal key limit)
-
-__device__ inline float dev_exp(float x) { return ::expf(x); }
-__device__ inline double dev_exp(double x) { return ::exp(x); }
-__device__ inline float dev_log(float x) { return ::logf(x); }
-__device__ inline double dev_log(double x) { return ::log(x); }
-
-template <class T>
-__device__ T rounded(T v, ScalarType to) {
-  if (to == ScalarType::Float16) return static_cast<T>(static_cast<float>(Half(static_cast<float>(v))));
-  if (to == ScalarType::BFloat16) return static_cast<T>(static_cast<float>(BFloat16(static_cast<float>(v))));
-  return v;
-}
 
 // One score of query row i against key j of (batch, head) bh.
 template <class T>
 struct Scores {
-  const T *q, *k;
+  attention::HeadRows<T> q, k;
   Dims d;
   bool is_causal;
   MaskView mask;
   T scale;
   __device__ T operator()(int64_t bh, int64_t i, int64_t j) const {
     if (is_causal && j > i) return -std::numeric_limits<T>::infinity();
-    const T* qr = q + (bh * d.L + i) * d.E;
-    const T* kr = k + (bh * d.S + j) * d.E;
+    const T* qr = q.head(bh, d.H) + i * q.sl;
+    const T* kr = k.head(bh, d.H) + j * k.sl;
     T acc = 0;
     for (int64_t e = 0; e < d.E; ++e) acc += qr[e] * kr[e];
-    T s = scale * acc;
-    if (mask.p) {
-      const int64_t b = bh / d.H, h = bh % d.H;
-      s += static_cast<const T*>(mask.p)[b * mask.sb + h * mask.sh + i * mask.sl + j * mask.ss];
-    }
-    return s;
+    return score_of(acc, scale, d, is_causal, mask, bh, i, j);
   }
 };
-
-// The keys the CPU kernel's backward visits for query row i: all, or (causal) those before the
-// end of its block of 64 rows.
-__device__ inline int64_t key_limit(const Dims& d, int64_t i, bool is_causal) {
-  if (!is_causal) return d.S;
-  const int64_t end = (i / kCpuBlock + 1) * kCpuBlock;
-  return end < d.S ? end : d.S;
-}
 
 // Every thread gets the block's sum (or max) of v; red holds kThreads values.
 template <class T>
@@ -120,7 +98,7 @@ __global__ void forward_kernel(FlashForward<T> a, Scores<T> sc) {
     T* o = a.out + row * d.Ev;
     for (int64_t e = tid; e < d.Ev; e += kThreads) o[e] = 0;
     T sum = 0;
-    const T* vb = a.v + bh * d.S * d.Ev;
+    const T* vb = a.v.head(bh, d.H);
     for (int64_t j0 = 0; j0 < d.S; j0 += kThreads) {
       const int64_t j = j0 + tid;
       T ev = 0;
@@ -134,7 +112,7 @@ __global__ void forward_kernel(FlashForward<T> a, Scores<T> sc) {
       const int64_t cnt = d.S - j0 < kThreads ? d.S - j0 : kThreads;
       for (int64_t e = tid; e < d.Ev; e += kThreads) {
         T acc = o[e];
-        for (int64_t t = 0; t < cnt; ++t) acc += p[t] * vb[(j0 + t) * d.Ev + e];
+        for (int64_t t = 0; t < cnt; ++t) acc += p[t] * vb[(j0 + t) * a.v.sl + e];
         o[e] = acc;
       }
       __syncthreads();
@@ -155,7 +133,7 @@ __global__ void backward_dq_kernel(FlashBackward<T> a, Scores<T> sc, T* D) {
   const int tid = threadIdx.x;
   for (int64_t row = blockIdx.x; row < d.B * d.H * d.L; row += gridDim.x) {
     const int64_t bh = row / d.L, i = row % d.L;
-    const T* go = a.grad_out + row * d.Ev;
+    const T* go = a.grad_out.head(bh, d.H) + i * a.grad_out.sl;
     const T* o = a.out + row * d.Ev;
     T part = 0;
     for (int64_t e = tid; e < d.Ev; e += kThreads) part += go[e] * o[e];
@@ -165,15 +143,15 @@ __global__ void backward_dq_kernel(FlashBackward<T> a, Scores<T> sc, T* D) {
     const int64_t lim = key_limit(d, i, a.is_causal);
     T* dq = a.dq + row * d.E;
     for (int64_t e = tid; e < d.E; e += kThreads) dq[e] = 0;
-    const T* vb = a.v + bh * d.S * d.Ev;
-    const T* kb = a.k + bh * d.S * d.E;
+    const T* vb = a.v.head(bh, d.H);
+    const T* kb = a.k.head(bh, d.H);
     for (int64_t j0 = 0; j0 < lim; j0 += kThreads) {
       const int64_t j = j0 + tid;
       T g = 0;
       if (j < lim) {
         const T P = dev_exp(sc(bh, i, j) - l);
         T dp = 0;
-        for (int64_t e = 0; e < d.Ev; ++e) dp += go[e] * vb[j * d.Ev + e];
+        for (int64_t e = 0; e < d.Ev; ++e) dp += go[e] * vb[j * a.v.sl + e];
         g = P * (dp - Di);
       }
       ds[tid] = g;
@@ -181,7 +159,7 @@ __global__ void backward_dq_kernel(FlashBackward<T> a, Scores<T> sc, T* D) {
       const int64_t cnt = lim - j0 < kThreads ? lim - j0 : kThreads;
       for (int64_t e = tid; e < d.E; e += kThreads) {
         T acc = 0;
-        for (int64_t t = 0; t < cnt; ++t) acc += ds[t] * kb[(j0 + t) * d.E + e];
+        for (int64_t t = 0; t < cnt; ++t) acc += ds[t] * kb[(j0 + t) * a.k.sl + e];
         dq[e] += sc.scale * acc;
       }
       __syncthreads();
@@ -199,9 +177,10 @@ __global__ void backward_dkdv_kernel(FlashBackward<T> a, Scores<T> sc, const T* 
   const int tid = threadIdx.x;
   for (int64_t krow = blockIdx.x; krow < d.B * d.H * d.S; krow += gridDim.x) {
     const int64_t bh = krow / d.S, j = krow % d.S;
-    const T* vj = a.v + krow * d.Ev;
-    const T* gob = a.grad_out + bh * d.L * d.Ev;
-    const T* qb = a.q + bh * d.L * d.E;
+    const T* vj = a.v.head(bh, d.H) + j * a.v.sl;
+    const T* gob = a.grad_out.head(bh, d.H);
+    const T* qb = a.q.head(bh, d.H);
+    const int64_t gsl = a.grad_out.sl;
     T* dv = a.dv + krow * d.Ev;
     T* dk = a.dk + krow * d.E;
     for (int64_t i0 = 0; i0 < d.L; i0 += kThreads) {
@@ -212,7 +191,7 @@ __global__ void backward_dkdv_kernel(FlashBackward<T> a, Scores<T> sc, const T* 
         const int64_t row = bh * d.L + i;
         P = dev_exp(sc(bh, i, j) - a.lse[row]);
         T dp = 0;
-        for (int64_t e = 0; e < d.Ev; ++e) dp += gob[i * d.Ev + e] * vj[e];
+        for (int64_t e = 0; e < d.Ev; ++e) dp += gob[i * gsl + e] * vj[e];
         g = P * (dp - D[row]);
       }
       pp[tid] = P;
@@ -223,13 +202,13 @@ __global__ void backward_dkdv_kernel(FlashBackward<T> a, Scores<T> sc, const T* 
       for (int64_t e = tid; e < d.Ev; e += kThreads) {
         T acc = 0;
         for (int64_t t = 0; t < cnt; ++t)
-          if (valid[t]) acc += pp[t] * gob[(i0 + t) * d.Ev + e];
+          if (valid[t]) acc += pp[t] * gob[(i0 + t) * gsl + e];
         dv[e] += acc;
       }
       for (int64_t e = tid; e < d.E; e += kThreads) {
         T acc = 0;
         for (int64_t t = 0; t < cnt; ++t)
-          if (valid[t]) acc += ds[t] * qb[(i0 + t) * d.E + e];
+          if (valid[t]) acc += ds[t] * qb[(i0 + t) * a.q.sl + e];
         dk[e] += sc.scale * acc;
       }
       __syncthreads();
@@ -243,24 +222,40 @@ void forward_impl(const FlashForward<T>& a) {
   const int64_t rows = d.B * d.H * d.L;
   if (rows == 0) return;
   const LaunchDevice on(device_of(a.out, "scaled_dot_product_attention"));
-  const Scores<T> sc{a.q, a.k, d, a.is_causal, a.mask, static_cast<T>(a.scale)};
-  forward_kernel<T><<<capped_blocks(rows), kThreads, 0, current_stream(-1)>>>(a, sc);
+  if (!attention_tiled::forward(a)) {
+    const Scores<T> sc{a.q, a.k, d, a.is_causal, a.mask, static_cast<T>(a.scale)};
+    forward_kernel<T><<<capped_blocks(rows), kThreads, 0, current_stream(-1)>>>(a, sc);
+  }
   check_launch("scaled_dot_product_attention");
+}
+
+// dK and dV zeroed on the stream (the simple kernels add to them)
+template <class T>
+void zero_key_grads(const FlashBackward<T>& a) {
+  const size_t keys = static_cast<size_t>(a.d.B * a.d.H * a.d.S);
+  if (keys == 0) return;
+  const bool ok = cudaMemsetAsync(a.dk, 0, keys * a.d.E * sizeof(T), current_stream(-1)) == cudaSuccess &&
+                  cudaMemsetAsync(a.dv, 0, keys * a.d.Ev * sizeof(T), current_stream(-1)) == cudaSuccess;
+  EMBER_CHECK(ok, "CUDA error: cudaMemsetAsync (scaled_dot_product_attention_backward)");
 }
 
 template <class T>
 void backward_impl(const FlashBackward<T>& a) {
   const Dims& d = a.d;
   const int64_t rows = d.B * d.H * d.L, keys = d.B * d.H * d.S;
-  if (rows == 0) return;
-  const int device = device_of(a.dq, "scaled_dot_product_attention_backward");
+  if (rows == 0 && keys == 0) return;
+  const int device = device_of(rows > 0 ? a.dq : a.dk, "scaled_dot_product_attention_backward");
   const LaunchDevice on(device);
-  const Scores<T> sc{a.q, a.k, d, a.is_causal, a.mask, static_cast<T>(a.scale)};
+  if (rows == 0) return zero_key_grads(a);  // no query row sees the keys
   const Device dev{DeviceType::CUDA, static_cast<int8_t>(device)};
   const size_t nbytes = static_cast<size_t>(rows) * sizeof(T);
   T* D = static_cast<T*>(allocate(nbytes, dev));  // stream-ordered: freed after the kernels below
-  backward_dq_kernel<T><<<capped_blocks(rows), kThreads, 0, current_stream(-1)>>>(a, sc, D);
-  if (keys > 0) backward_dkdv_kernel<T><<<capped_blocks(keys), kThreads, 0, current_stream(-1)>>>(a, sc, D);
+  if (!attention_tiled::backward(a, D)) {
+    zero_key_grads(a);
+    const Scores<T> sc{a.q, a.k, d, a.is_causal, a.mask, static_cast<T>(a.scale)};
+    backward_dq_kernel<T><<<capped_blocks(rows), kThreads, 0, current_stream(-1)>>>(a, sc, D);
+    if (keys > 0) backward_dkdv_kernel<T><<<capped_blocks(keys), kThreads, 0, current_stream(-1)>>>(a, sc, D);
+  }
   const cudaError_t e = cudaGetLastError();
   deallocate(D, nbytes, dev);
   EMBER_CHECK(e == cudaSuccess, "CUDA error: ", cudaGetErrorString(e), " (scaled_dot_product_attention_backward)");

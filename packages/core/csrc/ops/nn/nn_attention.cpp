@@ -1,6 +1,7 @@
 // aten's _scaled_dot_product_flash_attention_for_cpu and its backward: the checks in aten's order,
-// the op-math copies and the results; the fused kernel is the backend's attention family
-// (kernels/cpu/attention/flash_attention.cpp).
+// the op-math copies (none for a float operand whose rows are unit-stride) and the results; the
+// fused kernel is the backend's attention family (kernels/cpu/attention/flash_attention.cpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -81,6 +82,21 @@ MaskView mask_view(const Tensor& mask, const Dims& d) {
   return m;
 }
 
+// t as the kernels read a (B, H, rows, E) operand: through its strides when E's is 1 and rows do
+// not overlap within one (as BLAS needs), else a dense copy.
+Tensor rows_readable(const Tensor& t) {
+  const int64_t E = t.size(3);
+  const bool unit = E <= 1 || t.strides()[3] == 1;
+  return unit && (t.size(2) <= 1 || t.strides()[2] >= E) ? t : dense(t);
+}
+
+template <class T>
+attention::HeadRows<T> head_rows(const Tensor& t) {
+  // a single row's stride is never used: E keeps BLAS's leading dimension valid
+  const int64_t sl = t.size(2) <= 1 ? std::max<int64_t>(t.size(3), 1) : t.strides()[2];
+  return {t.data<T>(), t.strides()[0], t.strides()[1], sl};
+}
+
 // float16 / bfloat16 run the float32 kernel (aten's op-math) and round the results once.
 ScalarType kernel_type(ScalarType t) { return half_type(t) ? ScalarType::Float32 : t; }
 
@@ -91,7 +107,8 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   Tensor mask = attn_mask;
   const Dims d = check_forward(query, key, value, dropout_p, mask);
   const ScalarType kt = kernel_type(query.dtype());
-  Tensor q = dense(to_dtype(query, kt)), k = dense(to_dtype(key, kt)), v = dense(to_dtype(value, kt));
+  Tensor q = rows_readable(to_dtype(query, kt)), k = rows_readable(to_dtype(key, kt)),
+         v = rows_readable(to_dtype(value, kt));
   // the log-sum-exp is kept in the op-math type, as aten's
   Tensor out = empty({d.B, d.H, d.L, d.Ev}, kt, q.device()), lse = empty({d.B, d.H, d.L}, kt, q.device());
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
@@ -100,13 +117,13 @@ std::tuple<Tensor, Tensor> nn_sdpa_flash(const Tensor& query, const Tensor& key,
   if (out.numel() > 0 || lse.numel() > 0) {
     const AttentionKernels& kern = backend(q).attention;
     if (kt == ScalarType::Float32)
-      kern.flash_forward(attention::FlashForward<float>{q.data<float>(), k.data<float>(), v.data<float>(),
+      kern.flash_forward(attention::FlashForward<float>{head_rows<float>(q), head_rows<float>(k), head_rows<float>(v),
                                                         out.data<float>(), lse.data<float>(), d, is_causal, mv, sc,
                                                         query.dtype()});
     else
-      kern.flash_forward(attention::FlashForward<double>{q.data<double>(), k.data<double>(), v.data<double>(),
-                                                         out.data<double>(), lse.data<double>(), d, is_causal, mv, sc,
-                                                         query.dtype()});
+      kern.flash_forward(attention::FlashForward<double>{head_rows<double>(q), head_rows<double>(k),
+                                                         head_rows<double>(v), out.data<double>(), lse.data<double>(),
+                                                         d, is_causal, mv, sc, query.dtype()});
   }
   return {to_dtype(out, query.dtype()), lse};
 }
@@ -141,23 +158,23 @@ std::tuple<Tensor, Tensor, Tensor> nn_sdpa_flash_backward(const Tensor& grad_out
                   logsumexp.sizes().equals(DimVector{d.B, d.H, d.L}),
               kOp, "_backward: grad_out ", shape_str(grad_out.sizes()), ", out ", shape_str(out.sizes()),
               " and logsumexp ", shape_str(logsumexp.sizes()), " do not match the query and value");
-  Tensor q = dense(to_dtype(query, kt)), k = dense(to_dtype(key, kt)), v = dense(to_dtype(value, kt)),
-         o = dense(to_dtype(out, kt)), go = dense(to_dtype(grad_out, kt)), lse = dense(logsumexp);
-  // dq is written block by block; dk and dv gather every block's share
-  Tensor dq = empty(q.sizes(), kt, q.device()), dk = zeros(k.sizes(), kt, k.device()),
-         dv = zeros(v.sizes(), kt, v.device());
+  Tensor q = rows_readable(to_dtype(query, kt)), k = rows_readable(to_dtype(key, kt)),
+         v = rows_readable(to_dtype(value, kt)), go = rows_readable(to_dtype(grad_out, kt)),
+         o = dense(to_dtype(out, kt)), lse = dense(logsumexp);
+  Tensor dq = empty(q.sizes(), kt, q.device()), dk = empty(k.sizes(), kt, k.device()),
+         dv = empty(v.sizes(), kt, v.device());
   if (mask.defined() && mask.dtype() != kt) mask = to_dtype(mask, kt);
   const MaskView mv = mask_view(mask, d);
   const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.E));
   const AttentionKernels& kern = backend(q).attention;
   if (kt == ScalarType::Float32)
     kern.flash_backward(attention::FlashBackward<float>{
-        q.data<float>(), k.data<float>(), v.data<float>(), o.data<float>(), go.data<float>(), lse.data<float>(),
-        dq.data<float>(), dk.data<float>(), dv.data<float>(), d, is_causal, mv, sc});
+        head_rows<float>(q), head_rows<float>(k), head_rows<float>(v), head_rows<float>(go), o.data<float>(),
+        lse.data<float>(), dq.data<float>(), dk.data<float>(), dv.data<float>(), d, is_causal, mv, sc});
   else
     kern.flash_backward(attention::FlashBackward<double>{
-        q.data<double>(), k.data<double>(), v.data<double>(), o.data<double>(), go.data<double>(), lse.data<double>(),
-        dq.data<double>(), dk.data<double>(), dv.data<double>(), d, is_causal, mv, sc});
+        head_rows<double>(q), head_rows<double>(k), head_rows<double>(v), head_rows<double>(go), o.data<double>(),
+        lse.data<double>(), dq.data<double>(), dk.data<double>(), dv.data<double>(), d, is_causal, mv, sc});
   return {to_dtype(dq, qt), to_dtype(dk, qt), to_dtype(dv, qt)};
 }
 

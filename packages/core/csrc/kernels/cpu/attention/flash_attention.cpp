@@ -35,13 +35,6 @@ struct Rows {
                         // buffer of the input's dtype), Float32 / Float64 for none
 };
 
-template <class T>
-EMBER_VEC_INLINE T rounded(T v, ScalarType to) {
-  if (to == ScalarType::Float16) return static_cast<T>(static_cast<float>(Half(static_cast<float>(v))));
-  if (to == ScalarType::BFloat16) return static_cast<T>(static_cast<float>(BFloat16(static_cast<float>(v))));
-  return v;
-}
-
 // Row softmax in place. Forward: lse = max + log(sum exp(s - max)), s = exp(s - max) and
 // inv = 1 / sum (the output rows are scaled after P V); a fully masked row (max -inf) has P = 0,
 // lse = 0 and inv = 1, as aten's CPU kernel gives. Backward:
@@ -96,19 +89,20 @@ inline int64_t block_keys(const Dims& d, int64_t i0, int64_t m, bool is_causal) 
 // For each column e of V (S x Ev): the last key whose value there is inf or NaN, -1 for none.
 // A skipped key's probability is 0, and 0 * inf is NaN in P V, as aten (and its math path) give.
 template <class T>
-void last_nonfinite_keys(const T* v, const Dims& d, std::vector<int64_t>& last) {
+void last_nonfinite_keys(const T* v, int64_t ldv, const Dims& d, std::vector<int64_t>& last) {
   last.assign(static_cast<size_t>(d.Ev), -1);
   for (int64_t j = 0; j < d.S; ++j)
     for (int64_t e = 0; e < d.Ev; ++e)
-      if (!std::isfinite(v[j * d.Ev + e])) last[static_cast<size_t>(e)] = j;
+      if (!std::isfinite(v[j * ldv + e])) last[static_cast<size_t>(e)] = j;
 }
 
 // scores[m x n] (rows S apart) of query rows [i0, i0 + m) against the first n keys of one
-// (batch, head): Q K^T * scale, plus the mask, -inf above the diagonal when causal.
+// (batch, head) (rows ldq / ldk apart): Q K^T * scale, plus the mask, -inf above the diagonal
+// when causal.
 template <class T>
-void block_scores(const GemmKernels& gemm, const T* q, const T* k, const Dims& d, T scale, int64_t i0, int64_t m,
-                  int64_t n, bool is_causal, const MaskView& mv, int64_t b, int64_t h, T* sc) {
-  gemm(false, true, m, n, d.E, scale, q + i0 * d.E, d.E, k, d.E, T(0), sc, d.S);
+void block_scores(const GemmKernels& gemm, const T* q, int64_t ldq, const T* k, int64_t ldk, const Dims& d, T scale,
+                  int64_t i0, int64_t m, int64_t n, bool is_causal, const MaskView& mv, int64_t b, int64_t h, T* sc) {
+  gemm(false, true, m, n, d.E, scale, q + i0 * ldq, ldq, k, ldk, T(0), sc, d.S);
   if (mv.p) {
     const T* mp = static_cast<const T*>(mv.p) + b * mv.sb + h * mv.sh;
     for (int64_t r = 0; r < m; ++r) {
@@ -136,17 +130,17 @@ void forward_impl(const FlashForward<T>& a) {
     std::vector<T> buf(static_cast<size_t>(std::min(kBlock, d.L) * d.S)), inv(static_cast<size_t>(kBlock));
     std::vector<int64_t> last_bad;
     for (int64_t bh = bh0; bh < bh1; ++bh) {
-      const T* qb = a.q + bh * d.L * d.E;
-      const T* kb = a.k + bh * d.S * d.E;
-      const T* vb = a.v + bh * d.S * d.Ev;
+      const T* qb = a.q.head(bh, d.H);
+      const T* kb = a.k.head(bh, d.H);
+      const T* vb = a.v.head(bh, d.H);
       T* ob = a.out + bh * d.L * d.Ev;
       T* lb = a.lse + bh * d.L;
-      if (is_causal) last_nonfinite_keys(vb, d, last_bad);
+      if (is_causal) last_nonfinite_keys(vb, a.v.sl, d, last_bad);
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
+        block_scores(gemm, qb, a.q.sl, kb, a.k.sl, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, buf.data());
         rows(Rows<T>{buf.data(), lb + i0, n, d.S, true, true, inv.data(), round_to}, 0, m);
-        gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, d.Ev, T(0), ob + i0 * d.Ev, d.Ev);
+        gemm(false, false, m, d.Ev, n, T(1), buf.data(), d.S, vb, a.v.sl, T(0), ob + i0 * d.Ev, d.Ev);
         for (int64_t r = 0; r < m; ++r)
           for (int64_t e = 0; e < d.Ev; ++e) ob[(i0 + r) * d.Ev + e] *= inv[r];
         if (n < d.S)  // the skipped keys' 0 * inf / 0 * NaN
@@ -171,25 +165,28 @@ void backward_impl(const FlashBackward<T>& a) {
     const int64_t mb = std::min(kBlock, d.L);
     std::vector<T> p(static_cast<size_t>(mb * d.S)), dp(static_cast<size_t>(mb * d.S)), D(static_cast<size_t>(mb));
     for (int64_t bh = bh0; bh < bh1; ++bh) {
-      const T* qb = a.q + bh * d.L * d.E;
-      const T* kb = a.k + bh * d.S * d.E;
-      const T* vb = a.v + bh * d.S * d.Ev;
+      const T* qb = a.q.head(bh, d.H);
+      const T* kb = a.k.head(bh, d.H);
+      const T* vb = a.v.head(bh, d.H);
       const T* ob = a.out + bh * d.L * d.Ev;
-      const T* gb = a.grad_out + bh * d.L * d.Ev;
+      const T* gb = a.grad_out.head(bh, d.H);
+      const int64_t ldq = a.q.sl, ldk = a.k.sl, ldv = a.v.sl, ldg = a.grad_out.sl;
       T* lb = const_cast<T*>(a.lse) + bh * d.L;  // read only: Rows' backward never writes it
       T* dqb = a.dq + bh * d.L * d.E;
       T* dkb = a.dk + bh * d.S * d.E;
       T* dvb = a.dv + bh * d.S * d.Ev;
+      std::fill(dkb, dkb + d.S * d.E, T(0));  // every block of query rows adds its share
+      std::fill(dvb, dvb + d.S * d.Ev, T(0));
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlock) {
         const int64_t m = std::min(kBlock, d.L - i0), n = block_keys(d, i0, m, is_causal);
-        block_scores(gemm, qb, kb, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, p.data());
+        block_scores(gemm, qb, ldq, kb, ldk, d, T(sc), i0, m, n, is_causal, mv, bh / d.H, bh % d.H, p.data());
         rows(Rows<T>{p.data(), lb + i0, n, d.S, false, false, nullptr, ScalarType::Float64}, 0, m);
         // dV += P^T dO;  dP = dO V^T;  dS = P * (dP - rowsum(dO * O))  (first n keys)
-        gemm(true, false, n, d.Ev, m, T(1), p.data(), d.S, gb + i0 * d.Ev, d.Ev, T(1), dvb, d.Ev);
-        gemm(false, true, m, n, d.Ev, T(1), gb + i0 * d.Ev, d.Ev, vb, d.Ev, T(0), dp.data(), d.S);
+        gemm(true, false, n, d.Ev, m, T(1), p.data(), d.S, gb + i0 * ldg, ldg, T(1), dvb, d.Ev);
+        gemm(false, true, m, n, d.Ev, T(1), gb + i0 * ldg, ldg, vb, ldv, T(0), dp.data(), d.S);
         for (int64_t r = 0; r < m; ++r) {
           T acc = 0;
-          for (int64_t e = 0; e < d.Ev; ++e) acc += gb[(i0 + r) * d.Ev + e] * ob[(i0 + r) * d.Ev + e];
+          for (int64_t e = 0; e < d.Ev; ++e) acc += gb[(i0 + r) * ldg + e] * ob[(i0 + r) * d.Ev + e];
           D[r] = acc;
         }
         for (int64_t r = 0; r < m; ++r) {
@@ -199,8 +196,8 @@ void backward_impl(const FlashBackward<T>& a) {
           for (int64_t j = 0; j < n; ++j) ds[j] = pr[j] * (ds[j] - D[r]);
         }
         // dQ = dS K * scale;  dK += dS^T Q * scale
-        gemm(false, false, m, d.E, n, T(sc), dp.data(), d.S, kb, d.E, T(0), dqb + i0 * d.E, d.E);
-        gemm(true, false, n, d.E, m, T(sc), dp.data(), d.S, qb + i0 * d.E, d.E, T(1), dkb, d.E);
+        gemm(false, false, m, d.E, n, T(sc), dp.data(), d.S, kb, ldk, T(0), dqb + i0 * d.E, d.E);
+        gemm(true, false, n, d.E, m, T(sc), dp.data(), d.S, qb + i0 * ldq, ldq, T(1), dkb, d.E);
       }
     }
   });

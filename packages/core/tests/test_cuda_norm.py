@@ -103,6 +103,30 @@ def test_batch_norm_training_updates_running_stats(dtype: ember.dtype, shape: tu
     check(gpu[4], cpu[4])
 
 
+def test_batch_norm_running_stats_shared_strided_or_mixed() -> None:
+    # one pass updates both statistics only where they are apart; the rest, mean then variance
+    F = pytest.importorskip("ember.nn.functional")
+    x = randn(6, 4, 5, scale=2, shift=0.5)
+    base = randn(12, seed=4).abs() + 0.5
+
+    def stats(case: int, dev: str) -> list[ember.Tensor]:
+        t = base.to(dev).clone()
+        if case == 0:
+            return [t[:4]] * 2  # one tensor as both
+        if case == 1:
+            return [t[::3], t[1::3]]  # strided, apart
+        if case == 2:
+            return [t[:1].expand(4), t[4:8]]  # channels sharing one value
+        return [t[0:4], t[2:6]]  # overlapping: the variance reads two updated means
+
+    for case in range(4):
+        cpu, gpu = stats(case, "cpu"), stats(case, "cuda")
+        for xs, (rm, rv) in ((x, cpu), (x.cuda(), gpu)):
+            F.batch_norm(xs, rm, rv, training=True, momentum=0.3)
+        for got, want in zip(gpu, cpu):
+            check(got, want)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_batch_norm_eval(dtype: ember.dtype) -> None:
     F = pytest.importorskip("ember.nn.functional")

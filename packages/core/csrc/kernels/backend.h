@@ -267,15 +267,16 @@ struct NormKernels {
   void (*layer_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                          int64_t m, int64_t n, double eps, const void* w);
   void (*batch_forward)(const Tensor& x, const Tensor& y, const norms::BatchForward& a);
-  void (*batch_update_running)(const Tensor& running, const double* batch, int64_t channels, double momentum,
-                               double factor);
+  // running = momentum * batch (* unbias for the variance) + (1 - momentum) * running, mean then variance
+  void (*batch_update_running)(const Tensor& running_mean, const double* mean, const Tensor& running_var,
+                               const double* var, int64_t channels, double momentum, double unbias);
   void (*batch_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                          const norms::NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
-                         const double* w);
+                         norms::ChannelView w);
   void (*group_forward)(const Tensor& x, const Tensor& y, const norms::NCS& d, int64_t groups, double eps,
-                        const double* w, const double* b);
+                        norms::ChannelView w, norms::ChannelView b);
   void (*group_backward)(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                         const norms::NCS& d, int64_t groups, double eps, const double* w);
+                         const norms::NCS& d, int64_t groups, double eps, norms::ChannelView w);
 };
 
 // Sorting and selection along the last dim of `rows` contiguous rows of n (the op's dim moved

@@ -6,7 +6,9 @@
 // nn_norm.cpp) hand the parameters and statistics over as device arrays: nothing waits for the device.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/norm_kernels.h"
@@ -16,6 +18,7 @@ namespace ember::cuda {
 
 namespace {
 
+using norms::ChannelView;
 using norms::NCS;
 
 constexpr int kBlock = 256;
@@ -257,8 +260,8 @@ __global__ void batch_stats_finish(const T* x, NCS d, ChannelSplit sp, const dou
 // The CPU's bn_normalize, element by element, from c doubles each of mean and variance (the
 // batch's or the running ones), weight and bias.
 template <class T>
-__global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* mean, const double* var, const double* w,
-                                       const double* b, double eps, bool batch_stats, bool centered, bool half_steps) {
+__global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* mean, const double* var, ChannelView w,
+                                       ChannelView b, double eps, bool batch_stats, bool centered, bool half_steps) {
   using A = opmath_t<T>;
   const int64_t total = d.n * d.c * d.s;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
@@ -300,12 +303,25 @@ __global__ void update_running_kernel(T* p, int64_t st, const double* batch, int
   }
 }
 
+// Both running statistics in one pass, each thread its channel's mean then variance (for tensors
+// of one dtype, channels apart, not overlapping each other).
+template <class T>
+__global__ void update_running_pair(T* m, int64_t ms, const double* mean, T* v, int64_t vs, const double* var,
+                                    int64_t channels, double momentum, double unbias) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < channels; i += int64_t(gridDim.x) * blockDim.x) {
+    T& a = m[i * ms];
+    a = T(momentum * mean[i] * 1.0 + (1 - momentum) * static_cast<double>(a));
+    T& b = v[i * vs];
+    b = T(momentum * var[i] * unbias + (1 - momentum) * static_cast<double>(b));
+  }
+}
+
 // Per channel, from the slice sums: d(bias), d(weight), and dx's coefficients (mu, 1 / std,
 // w / std, mean g, mean g xhat) in coef, 5 doubles a channel. w: the weight; rm, rv: the running
 // mean and variance (read without batch statistics); c doubles each.
 template <class T>
 __global__ void batch_backward_finish(const T* x, NCS d, ChannelSplit sp, const double* sums, bool batch_stats,
-                                      double eps, const double* w, const double* rm, const double* rv, opmath_t<T>* dw,
+                                      double eps, ChannelView w, const double* rm, const double* rv, opmath_t<T>* dw,
                                       opmath_t<T>* db, double* coef) {
   using A = opmath_t<T>;
   const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -361,8 +377,8 @@ __device__ void moments(const T* x, int64_t len, double& mean, double& var, doub
 
 // w, b: c doubles each; row r = sample * groups + group, len = per * s values.
 template <class T>
-__global__ void group_forward_kernel(const T* x, T* y, NCS d, int64_t groups, double eps, const double* w,
-                                     const double* b) {
+__global__ void group_forward_kernel(const T* x, T* y, NCS d, int64_t groups, double eps, ChannelView w,
+                                     ChannelView b) {
   using A = opmath_t<T>;
   __shared__ double sh[kBlock];
   const int64_t per = d.c / groups, len = per * d.s, rows = d.n * groups;
@@ -381,7 +397,7 @@ __global__ void group_forward_kernel(const T* x, T* y, NCS d, int64_t groups, do
 
 // Per group row: its statistics into mean / rstd and, when dx, d(input).
 template <class T>
-__global__ void group_backward_rows(const T* x, const T* g, T* dx, NCS d, int64_t groups, double eps, const double* w,
+__global__ void group_backward_rows(const T* x, const T* g, T* dx, NCS d, int64_t groups, double eps, ChannelView w,
                                     double* mean, double* rstd) {
   using A = opmath_t<T>;
   __shared__ double sh[kBlock];
@@ -508,21 +524,49 @@ void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForw
   });
 }
 
-void batch_norm_update_running(const Tensor& running, const double* batch, int64_t channels, double momentum,
-                               double factor) {
-  if (channels == 0) return;
-  const LaunchDevice on(device_index(running));
+namespace {
+
+void update_one(const Tensor& running, const double* batch, int64_t channels, double momentum, double factor) {
   EMBER_DISPATCH_FLOAT(running.dtype(), "batch_norm", [&] {
     const int64_t st = running.dim() ? running.strides()[0] : 1;
     update_running_kernel<scalar_t><<<grid_for(channels), kBlock, 0, current_stream(-1)>>>(
         running.data<scalar_t>(), st, batch, channels, momentum, factor);
-    check_launch("batch_norm running statistics kernel");
   });
+}
+
+// The bytes [begin, end) a 1-d running statistic spans.
+std::pair<uintptr_t, uintptr_t> span_of(const Tensor& t, int64_t channels) {
+  const auto begin = reinterpret_cast<uintptr_t>(t.raw());
+  const int64_t st = t.dim() ? t.strides()[0] : 1;
+  return {begin, begin + static_cast<uintptr_t>(((channels - 1) * st + 1) * static_cast<int64_t>(t.itemsize()))};
+}
+
+}  // namespace
+
+void batch_norm_update_running(const Tensor& running_mean, const double* mean, const Tensor& running_var,
+                               const double* var, int64_t channels, double momentum, double unbias) {
+  if (channels == 0) return;
+  const LaunchDevice on(device_index(running_mean));
+  const int64_t ms = running_mean.dim() ? running_mean.strides()[0] : 1;
+  const int64_t vs = running_var.dim() ? running_var.strides()[0] : 1;
+  const auto [m0, m1] = span_of(running_mean, channels);
+  const auto [v0, v1] = span_of(running_var, channels);
+  const bool apart = m1 <= v0 || v1 <= m0;
+  if (running_mean.dtype() == running_var.dtype() && ms != 0 && vs != 0 && apart) {
+    EMBER_DISPATCH_FLOAT(running_mean.dtype(), "batch_norm", [&] {
+      update_running_pair<scalar_t><<<grid_for(channels), kBlock, 0, current_stream(-1)>>>(
+          running_mean.data<scalar_t>(), ms, mean, running_var.data<scalar_t>(), vs, var, channels, momentum, unbias);
+    });
+  } else {  // every mean, then every variance, as the CPU loops
+    update_one(running_mean, mean, channels, momentum, 1.0);
+    update_one(running_var, var, channels, momentum, unbias);
+  }
+  check_launch("batch_norm running statistics kernel");
 }
 
 void batch_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                          const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
-                         const double* w) {
+                         ChannelView w) {
   if (d.c == 0) return;
   const int device = device_index(x);
   const LaunchDevice on(device);
@@ -545,8 +589,8 @@ void batch_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
   });
 }
 
-void group_norm_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t groups, double eps, const double* w,
-                        const double* b) {
+void group_norm_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t groups, double eps, ChannelView w,
+                        ChannelView b) {
   const int64_t rows = d.n * groups;
   if (rows == 0 || x.numel() == 0) return;
   const LaunchDevice on(device_index(x));
@@ -558,7 +602,7 @@ void group_norm_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t 
 }
 
 void group_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                         const NCS& d, int64_t groups, double eps, const double* w) {
+                         const NCS& d, int64_t groups, double eps, ChannelView w) {
   if (d.c == 0) return;
   const int device = device_index(x);
   const LaunchDevice on(device);

@@ -15,14 +15,14 @@ void layer_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, con
                          int64_t m, int64_t n, double eps, const void* w);
 // with batch statistics, a.mean / a.var (host arrays) receive them, as on the CPU
 void batch_norm_forward(const Tensor& x, const Tensor& y, const norms::BatchForward& a);
-void batch_norm_update_running(const Tensor& running, const double* batch, int64_t channels, double momentum,
-                               double factor);
+void batch_norm_update_running(const Tensor& running_mean, const double* mean, const Tensor& running_var,
+                               const double* var, int64_t channels, double momentum, double unbias);
 void batch_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                          const norms::NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
-                         const double* w);
+                         norms::ChannelView w);
 void group_norm_forward(const Tensor& x, const Tensor& y, const norms::NCS& d, int64_t groups, double eps,
-                        const double* w, const double* b);
+                        norms::ChannelView w, norms::ChannelView b);
 void group_norm_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                         const norms::NCS& d, int64_t groups, double eps, const double* w);
+                         const norms::NCS& d, int64_t groups, double eps, norms::ChannelView w);
 
 }  // namespace ember::cuda

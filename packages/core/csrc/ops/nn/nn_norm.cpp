@@ -1,6 +1,6 @@
 // Batch / group normalization (layer norm: nn_layer_norm.cpp): checks, the per-channel
-// parameters as doubles on the input's device, and the backend's fused norm kernels
-// (kernels/cpu/norm: statistics, normalize and affine in one pass; backward passes recompute the
+// parameters on the input's device (weight and bias in their own dtype, statistics as doubles), and the backend's fused
+// norm kernels (kernels/cpu/norm: statistics, normalize and affine in one pass; backward passes recompute the
 // statistics).
 #include <limits>
 #include <vector>
@@ -23,6 +23,17 @@ namespace {
 // x's device, `fill` when absent.
 Tensor channel_values(const Tensor& t, int64_t c, double fill, const Tensor& x) {
   return t.defined() ? dense_on(t, ScalarType::Float64, x) : full({c}, Scalar(fill), ScalarType::Float64, x.device());
+}
+
+// A weight or bias as the kernels read it: contiguous on x's device in its own floating dtype (a
+// copy only when it is not), doubles for any other dtype; `fill` when absent. `keep` holds it.
+norms::ChannelView channel_view(const Tensor& t, double fill, const Tensor& x, Tensor& keep) {
+  if (!t.defined()) return {nullptr, ScalarType::Float64, fill};
+  const ScalarType dt = t.dtype();
+  const bool readable =
+      dt == ScalarType::Float64 || dt == ScalarType::Float32 || dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  keep = dense_on(t, readable ? dt : ScalarType::Float64, x);
+  return {keep.raw(), keep.dtype(), fill};
 }
 
 // Contiguous in aten's sense for batch norm: row-major or channels-last (4-d / 5-d).
@@ -129,24 +140,18 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
       batch_stats ? empty({d.c}, ScalarType::Float64, x.device()) : channel_values(running_mean, d.c, 0.0, x);
   const Tensor var =
       batch_stats ? empty({d.c}, ScalarType::Float64, x.device()) : channel_values(running_var, d.c, 1.0, x);
-  const Tensor w = channel_values(weight, d.c, 1.0, x), b = channel_values(bias, d.c, 0.0, x);
+  Tensor wk, bk;
+  const norms::ChannelView w = channel_view(weight, 1.0, x, wk), b = channel_view(bias, 0.0, x, bk);
   const int64_t cnt = d.n * d.s;
-  norms::BatchForward a{d,
-                        batch_stats,
-                        eps,
-                        mean.data<double>(),
-                        var.data<double>(),
-                        w.data_or_null<double>(),
-                        b.data_or_null<double>(),
-                        centered,
-                        !mixed};
+  norms::BatchForward a{d, batch_stats, eps, mean.data<double>(), var.data<double>(), w, b, centered, !mixed};
   backend(x).norm.batch_forward(x, y, a);
   if (training && running_mean.defined() && running_var.defined() && cnt > 0) {
     const double unbias =
         cnt > 1 ? static_cast<double>(cnt) / static_cast<double>(cnt - 1) : std::numeric_limits<double>::infinity();
     // the version counter is left alone on purpose: the op's graph node keeps these tensors
-    backend(running_mean).norm.batch_update_running(running_mean, mean.data<double>(), d.c, momentum, 1.0);
-    backend(running_var).norm.batch_update_running(running_var, var.data<double>(), d.c, momentum, unbias);
+    backend(running_mean)
+        .norm.batch_update_running(running_mean, mean.data<double>(), running_var, var.data<double>(), d.c, momentum,
+                                   unbias);
   }
   return y;
 }
@@ -160,14 +165,15 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad, const Tensor& inpu
   Tensor x = dense(input), g = dense_as(grad, input);
   const NCS d = ncs(x);
   const bool batch_stats = training || !running_mean.defined() || !running_var.defined();
-  const Tensor w = channel_values(weight, d.c, 1.0, x);
+  Tensor wk;
+  const norms::ChannelView w = channel_view(weight, 1.0, x, wk);
   const Tensor rm = batch_stats ? Tensor() : channel_values(running_mean, d.c, 0.0, x);
   const Tensor rv = batch_stats ? Tensor() : channel_values(running_var, d.c, 1.0, x);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
   if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
   out[2] = empty({d.c}, param_grad_dtype(x), x.device());
   backend(x).norm.batch_backward(x, g, out[0], out[1], out[2], d, batch_stats, eps, rm.data_or_null<double>(),
-                                 rv.data_or_null<double>(), w.data_or_null<double>());
+                                 rv.data_or_null<double>(), w);
   return out;
 }
 
@@ -208,8 +214,9 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
   Tensor y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;
   const NCS d = ncs(x);
-  const Tensor w = channel_values(weight, d.c, 1.0, x), b = channel_values(bias, d.c, 0.0, x);
-  backend(x).norm.group_forward(x, y, d, num_groups, eps, w.data_or_null<double>(), b.data_or_null<double>());
+  Tensor wk, bk;
+  const norms::ChannelView w = channel_view(weight, 1.0, x, wk), b = channel_view(bias, 0.0, x, bk);
+  backend(x).norm.group_forward(x, y, d, num_groups, eps, w, b);
   return y;
 }
 
@@ -220,11 +227,12 @@ std::array<Tensor, 3> group_norm_backward(const Tensor& grad, const Tensor& inpu
   std::array<Tensor, 3> out;
   Tensor x = dense(input), g = dense_as(grad, input);
   const NCS d = ncs(x);
-  const Tensor w = channel_values(weight, d.c, 1.0, x);
+  Tensor wk;
+  const norms::ChannelView w = channel_view(weight, 1.0, x, wk);
   if (first == 0) out[0] = empty(x.sizes(), x.dtype(), x.device());
   if (first <= 1 && weight.defined()) out[1] = empty({d.c}, param_grad_dtype(x), x.device());
   out[2] = empty({d.c}, param_grad_dtype(x), x.device());
-  backend(x).norm.group_backward(x, g, out[0], out[1], out[2], d, groups, eps, w.data_or_null<double>());
+  backend(x).norm.group_backward(x, g, out[0], out[1], out[2], d, groups, eps, w);
   return out;
 }
 

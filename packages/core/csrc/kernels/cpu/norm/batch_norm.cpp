@@ -30,11 +30,12 @@ struct BnArgs {
   double eps;
   const T *x, *g;
   T *y, *dx;
-  double *mean, *var;        // batch statistics (written by bn_stats) or the running ones
-  const double *w, *b, *rs;  // weight, bias, 1/sqrt(var + eps) per channel (forward)
-  double *dw, *db;           // backward sums per channel
-  bool centered = false;     // BatchForward::centered
-  bool half_steps = false;   // BatchForward::half_steps
+  double *mean, *var;       // batch statistics (written by bn_stats) or the running ones
+  norms::ChannelView w, b;  // weight, bias per channel
+  const double* rs;         // 1/sqrt(var + eps) per channel (forward)
+  double *dw, *db;          // backward sums per channel
+  bool centered = false;    // BatchForward::centered
+  bool half_steps = false;  // BatchForward::half_steps
 };
 
 // Two passes in double, as aten's double sums: equal values have their own value as the mean
@@ -171,9 +172,11 @@ void batch_forward(const Tensor& x, const Tensor& y, const BatchForward& a) {
   });
 }
 
+namespace {
+
 // Each channel reads the running value as it is now: a running statistic whose channels share
 // memory (an expanded view) takes every channel's update in turn, as aten's loop gives.
-void batch_update_running(const Tensor& t, const double* batch, int64_t channels, double momentum, double factor) {
+void update_running(const Tensor& t, const double* batch, int64_t channels, double momentum, double factor) {
   EMBER_DISPATCH_FLOAT(t.dtype(), "batch_norm", [&] {
     scalar_t* p = t.data<scalar_t>();
     const int64_t st = t.dim() ? t.strides()[0] : 1;
@@ -184,8 +187,17 @@ void batch_update_running(const Tensor& t, const double* batch, int64_t channels
   });
 }
 
+}  // namespace
+
+void batch_update_running(const Tensor& running_mean, const double* mean, const Tensor& running_var, const double* var,
+                          int64_t channels, double momentum, double unbias) {
+  update_running(running_mean, mean, channels, momentum, 1.0);
+  update_running(running_var, var, channels, momentum, unbias);
+}
+
 void batch_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw_out, const Tensor& db_out,
-                    const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv, const double* w) {
+                    const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
+                    norms::ChannelView w) {
   const int64_t cnt = d.n * d.s;
   std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
   EMBER_DISPATCH_FLOAT(x.dtype(), "batch_norm_backward", [&] {
@@ -199,7 +211,7 @@ void batch_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Te
                        const_cast<double*>(rm),  // read only: bn_stats alone writes them
                        const_cast<double*>(rv),
                        w,
-                       nullptr,
+                       {},
                        nullptr,
                        dw.data(),
                        db.data()};

@@ -30,8 +30,8 @@ void moments(const T* x, int64_t n, double& mean, double& var) {
 
 }  // namespace
 
-void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_groups, double eps, const double* w,
-                   const double* b) {
+void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_groups, double eps, norms::ChannelView w,
+                   norms::ChannelView b) {
   const int64_t per = d.c / num_groups, len = per * d.s, rows = d.n * num_groups;
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
@@ -58,7 +58,7 @@ void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_g
 }
 
 void group_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                    const NCS& d, int64_t groups, double eps, const double* w) {
+                    const NCS& d, int64_t groups, double eps, norms::ChannelView w) {
   const int64_t per = d.c / groups, len = per * d.s, rows = d.n * groups;
   std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {

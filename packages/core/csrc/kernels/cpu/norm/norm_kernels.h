@@ -18,16 +18,18 @@ void layer_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Te
 
 void batch_forward(const Tensor& x, const Tensor& y, const BatchForward& a);
 // running = (1 - momentum) * running + momentum * factor * batch[c], channel by channel in place.
-void batch_update_running(const Tensor& running, const double* batch, int64_t channels, double momentum, double factor);
+void batch_update_running(const Tensor& running_mean, const double* mean, const Tensor& running_var, const double* var,
+                          int64_t channels, double momentum, double unbias);
 // d(bias), d(weight) per channel into db / dw (op-math dtype; dw may be undefined) and dx
 // when defined; rm / rv: the running statistics unless batch_stats.
 void batch_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                    const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv, const double* w);
+                    const NCS& d, bool batch_stats, double eps, const double* rm, const double* rv,
+                    norms::ChannelView w);
 
 // Group norm with `groups` groups of channels; w, b: one double per channel.
-void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t groups, double eps, const double* w,
-                   const double* b);
+void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t groups, double eps, norms::ChannelView w,
+                   norms::ChannelView b);
 void group_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
-                    const NCS& d, int64_t groups, double eps, const double* w);
+                    const NCS& d, int64_t groups, double eps, norms::ChannelView w);
 
 }  // namespace ember::norms

@@ -5,6 +5,7 @@ ember-nn on the path) with a CUDA build; skipped elsewhere."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import ember
 import pytest
@@ -104,6 +105,30 @@ def test_optimizer_steps_on_the_device(case: str) -> None:
         oc.step()
         od.step()
     check(pd.detach(), pc.detach())
+
+
+@pytest.mark.parametrize("kw", [{"lr": 1e-2}, {"lr": 1e-2, "amsgrad": True, "maximize": True, "weight_decay": 0.1}],
+                         ids=["plain", "amsgrad-maximize-wd"])
+def test_adam_steps_many_parameters_in_few_launches(kw: dict[str, Any]) -> None:
+    # more parameters than one launch takes (24), some past a block's chunk (8192), an empty one,
+    # both float dtypes, a later step count for some: each as its own CPU step
+    optim = pytest.importorskip("ember.optim")
+    g = ember.Generator().manual_seed(6)
+    shapes = [(3,), (0,), (9000,), (130, 70)] + [(5, i + 1) for i in range(26)]
+    ws = [ember.randn(*s, generator=g).to(ember.float64 if i % 7 == 3 else ember.float32) for i, s in enumerate(shapes)]
+    pc = [w.clone().requires_grad_() for w in ws]
+    pd = [w.cuda().requires_grad_() for w in ws]
+    oc, od = optim.Adam(pc, **kw), optim.Adam(pd, **kw)
+    for step in range(3):
+        for i, (a, b) in enumerate(zip(pc, pd)):
+            if step == 0 and i % 5 == 1:
+                continue  # no gradient: skipped, its step count stays behind
+            gr = ember.randn(*a.shape, generator=g).to(a.dtype)
+            a.grad, b.grad = gr.clone(), gr.cuda()
+        oc.step()
+        od.step()
+    for a, b in zip(pd, pc):
+        check(a.detach(), b.detach())
 
 
 def test_an_mlp_trains_the_same_on_the_device() -> None:

@@ -301,11 +301,11 @@ struct RnnKernels {
   void lstm_seq(const rnn::LstmSeqRows<double>& p, int64_t B, bool backward) const { lstm_seq_d(p, B, backward); }
 };
 
-// The fused optimizer steps, one parameter per call, in place (kernels/cpu/optim/fused_steps.h):
-// contiguous float32 / float64 tensors; grad_scale, when not null, divides the gradient first.
+// The fused optimizer steps, in place (kernels/cpu/optim/fused_steps.h): contiguous float32 /
+// float64 tensors; grad_scale, when not null, divides the gradient first. adam_steps takes every
+// parameter of one device at once (a GPU steps them in a launch or a few).
 struct OptimKernels {
-  void (*adam_step)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                    const Tensor& max_sq, double step, const optim::AdamArgs& a, const double* grad_scale);
+  void (*adam_steps)(const optim::AdamItem* items, size_t n, const optim::AdamArgs& a, const double* grad_scale);
   void (*sgd_step)(const Tensor& param, const Tensor& grad, const Tensor& buf, const optim::SgdArgs& a, bool first,
                    const double* grad_scale);
 };

@@ -149,7 +149,7 @@ Backend make_cpu_backend() {
   b.rnn.cell_rows_d = static_cast<void (*)(const rnn::Rows<double>&, int64_t, bool)>(rnn::cell_rows);
   b.rnn.lstm_seq_f = static_cast<void (*)(const rnn::LstmSeqRows<float>&, int64_t, bool)>(rnn::lstm_seq);
   b.rnn.lstm_seq_d = static_cast<void (*)(const rnn::LstmSeqRows<double>&, int64_t, bool)>(rnn::lstm_seq);
-  b.optim = {optim::adam_step, optim::sgd_step};
+  b.optim = {optim::adam_steps, optim::sgd_step};
   b.embedding = {embedding::gather_rows, embedding::backward, embedding::one_hot};
   b.loss = {loss::nll_forward, loss::nll_backward};
   b.fill = {fill::fill, fill::arange, fill::linspace, fill::eye};

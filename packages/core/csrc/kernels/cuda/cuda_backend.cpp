@@ -61,7 +61,7 @@ const Backend& cuda_backend() {
     b.complex.zgemm = cuda::zgemm;
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
-    b.optim = {cuda::adam_step, cuda::sgd_step};
+    b.optim = {cuda::adam_steps, cuda::sgd_step};
     b.conv = {cuda::conv_img_to_cols, cuda::conv_cols_to_img, cuda::conv_weight_grad};
     b.pool.max_windows = cuda::max_pool_windows;
     b.pool.max2x2_applies = cuda::max_pool_2x2_applies;  // max2x2_planes and grid_sample stay raising

@@ -1,7 +1,10 @@
 // torch's fused optimizer steps (_fused_adam_, _fused_adamw_, _fused_sgd_): checks, dense
-// working copies of non-contiguous tensors, and per parameter one call of the backend's fused
-// step (kernels/cpu/optim/fused_steps.cpp: the whole update in a single pass over its elements).
+// working copies of non-contiguous tensors, and the backend's fused steps
+// (kernels/cpu/optim/fused_steps.cpp: the whole update in a single pass over its elements; Adam
+// takes a device's parameters in one call).
+#include <array>
 #include <string>
+#include <vector>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -91,14 +94,26 @@ TensorList fused_adam(const char* op, const TensorList& self, const TensorList& 
   refuse_complex(op, self);
   double scale = 0;
   if (grad_scale.defined()) scale = grad_scale.item().to_double();
+  // every parameter's dense working tensors, stepped a device's run at a time, then written back
+  std::vector<std::array<Dense, 5>> work;
+  std::vector<optim::AdamItem> items;
+  work.reserve(self.size());
+  items.reserve(self.size());
   for (size_t i = 0; i < self.size(); ++i) {
-    const double step = state_steps[i].item().to_double();
-    const Dense p(self[i]), g(grads[i]), m(exp_avgs[i]), v(exp_avg_sqs[i]);
-    const Dense mx(a.amsgrad ? max_exp_avg_sqs[i] : Tensor());
-    backend(self[i]).optim.adam_step(p.work, g.work, m.work, v.work, mx.work, step, a,
-                                     grad_scale.defined() ? &scale : nullptr);
-    for (const Dense* t : {&p, &m, &v, &mx}) t->write_back();
-    if (grad_scale.defined()) g.write_back();
+    work.push_back({Dense(self[i]), Dense(grads[i]), Dense(exp_avgs[i]), Dense(exp_avg_sqs[i]),
+                    Dense(a.amsgrad ? max_exp_avg_sqs[i] : Tensor())});
+    const auto& w = work.back();
+    items.push_back({w[0].work, w[1].work, w[2].work, w[3].work, w[4].work, state_steps[i].item().to_double()});
+  }
+  for (size_t i = 0; i < items.size();) {
+    size_t j = i + 1;
+    while (j < items.size() && self[j].device() == self[i].device()) ++j;
+    backend(self[i]).optim.adam_steps(items.data() + i, j - i, a, grad_scale.defined() ? &scale : nullptr);
+    i = j;
+  }
+  for (size_t i = 0; i < self.size(); ++i) {
+    for (size_t k : {0, 2, 3, 4}) work[i][k].write_back();
+    if (grad_scale.defined()) work[i][1].write_back();
     for (const Tensor* t : {&self[i], &exp_avgs[i], &exp_avg_sqs[i]}) t->bump_version();
     if (a.amsgrad) max_exp_avg_sqs[i].bump_version();
     if (grad_scale.defined()) grads[i].bump_version();

@@ -219,11 +219,12 @@ void sgd_one(const Tensor& param, const Tensor& grad, const Tensor& buf_t, const
 
 }  // namespace
 
-void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-               const Tensor& max_sq, double step, const AdamArgs& a, const double* grad_scale) {
-  if (param.dtype() == ScalarType::Float32)
-    adam_one<float>(param, grad, exp_avg, exp_avg_sq, max_sq, step, a, grad_scale);
-  else adam_one<double>(param, grad, exp_avg, exp_avg_sq, max_sq, step, a, grad_scale);
+void adam_steps(const AdamItem* items, size_t n, const AdamArgs& a, const double* grad_scale) {
+  for (const AdamItem* it = items; it != items + n; ++it) {
+    if (it->param.dtype() == ScalarType::Float32)
+      adam_one<float>(it->param, it->grad, it->exp_avg, it->exp_avg_sq, it->max_sq, it->step, a, grad_scale);
+    else adam_one<double>(it->param, it->grad, it->exp_avg, it->exp_avg_sq, it->max_sq, it->step, a, grad_scale);
+  }
 }
 
 void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& buf, const SgdArgs& a, bool first,

@@ -9,8 +9,7 @@
 namespace ember::optim {
 
 // Adam / AdamW at `step` (1-based); max_sq only with amsgrad.
-void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-               const Tensor& max_sq, double step, const AdamArgs& a, const double* grad_scale);
+void adam_steps(const AdamItem* items, size_t n, const AdamArgs& a, const double* grad_scale);
 // SGD with optional momentum buffer (first: the buffer starts as the gradient).
 void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& buf, const SgdArgs& a, bool first,
               const double* grad_scale);

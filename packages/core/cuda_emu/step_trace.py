@@ -1,7 +1,8 @@
 """What one training step asks of the device, counted on the CUDA emulator (a development tool):
 kernel launches, cuBLAS calls, copies, memsets, allocations, host synchronisations and the other
 runtime calls ("api": device, pointer, event and error queries) for one step
-(forward, backward, Adam) of tools/gpu_targets.py's MLP, CNN and transformer block, and for `a + b`.
+(forward, backward, Adam) of tools/gpu_targets.py's MLP, CNN and transformer block, for `a + b` and for
+indexing a batch out of a dataset on the device.
 On a GPU the small models' steps cost about a launch's few microseconds per kernel, so the counts
 say where the time goes before a GPU run can. Run it with the emulator build's Python:
 
@@ -79,6 +80,9 @@ def main() -> None:
         summary(f"train step {name}", traced(step), verbose)
     a, b = ember.randn(64).cuda(), ember.randn(64).cuda()
     summary("a + b", traced(lambda: a + b), verbose)
+    data, idx = ember.randn(1000, 64).cuda(), ember.randint(0, 1000, (256,)).cuda()
+    data[idx]
+    summary("data[idx] (a batch from a dataset on the device)", traced(lambda: data[idx]), verbose)
 
 
 if __name__ == "__main__":

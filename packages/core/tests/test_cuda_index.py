@@ -301,10 +301,25 @@ def test_advanced_index_get() -> None:
     m = x[:, :, 0] > 0
     check(xd[m.cuda()], x[m], 0.0)
     check(xd[m], x[m], 0.0)
+    # the offsets kernel checks the indices (the op does not wait): the IndexError comes at the next
+    # wait, the bad positions read as 0 and never touch memory
+    bad = xd[ember.tensor([0, 6, 2]).cuda()]
     with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
-        xd[ember.tensor([0, 6]).cuda()]
+        bad.cpu()
+    assert bad.cpu()[1].abs().sum().item() == 0 and bool((bad.cpu()[2] == x[2]).all())
     with pytest.raises(IndexError, match="index -9 is out of bounds for dimension 1 with size 7"):
         xd[:, ember.tensor([-9]).cuda()]
+        ember.cuda.synchronize()
+    with pytest.raises(IndexError, match="index 8 is out of bounds for dimension 1 with size 8"):
+        xd[i.cuda(), 0, ember.tensor([8, 0]).cuda()].sum().item()  # the first dim's indices are fine
+    empty = xd[ember.tensor([], dtype=ember.int64).cuda()]  # an empty result checks nothing
+    assert empty.shape == (0, 7, 8)
+    ember.cuda.synchronize()
+    xp = x.cuda()
+    xp[ember.tensor([1, 9]).cuda()] = 5.0  # a put skips a bad position, writes the rest
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 0 with size 6"):
+        ember.cuda.synchronize()
+    assert bool((xp.cpu()[1] == 5).all()) and bool((xp.cpu()[0] == x[0]).all())
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float16, ember.int64, ember.bool], ids=str)

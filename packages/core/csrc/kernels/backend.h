@@ -168,9 +168,12 @@ struct IndexKernels {
   void (*take)(const Tensor& x, const Tensor& idx, const Tensor& out);
   void (*put)(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
   // Advanced indexing: off[i] += wrap(idx[i]) * stride for i < n (false when an index is out
-  // of [-size, size)); then the gather into out and the serial put (or accumulate) of values
-  // (contiguous, the result's shape) into self, by AdvancedRows.
-  bool (*add_offsets)(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off);
+  // of [-size, size); a GPU never waits to say so: it marks the position, which the gather and
+  // put skip, and with `report` records the index for self's dim `dim` as the op's IndexError at
+  // the next wait for the device); then the gather into out and the serial put (or accumulate) of
+  // values (contiguous, the result's shape) into self, by AdvancedRows.
+  bool (*add_offsets)(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim,
+                      bool report);
   void (*advanced_gather)(const Tensor& self, const Tensor& out, const indexing::AdvancedRows& a);
   void (*advanced_put)(const Tensor& self, const Tensor& values, const indexing::AdvancedRows& a, bool accumulate);
   // Masks (contiguous bool, numel n): the chunked count of true flags, then nonzero's

@@ -2,7 +2,9 @@
 // offsets over the indexed dims, the gather of self[indices] and index_put_'s writes. The op body
 // (ops/index/index_advanced.cpp) hands over AdvancedRows whose arrays are device memory. One thread
 // per (index position, rest position); index_put_ with accumulate adds atomically, a plain put to
-// one place from two positions keeps one of them (as PyTorch on CUDA).
+// one place from two positions keeps one of them (as PyTorch on CUDA). An index out of range is
+// recorded for the next wait (kernels/cuda/device_error.h), never read: the op does not wait.
+#include "kernels/cuda/device_error.cuh"
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/index_kernels.h"
 
@@ -12,11 +14,20 @@ using namespace idx;
 
 namespace {
 
-__global__ void add_offsets_kernel(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off, int* bad) {
+// A position with an index out of range gets a negative offset (valid ones are never negative):
+// later dims leave it, the gather writes 0 there and the put skips it.
+constexpr int64_t kBadOffset = -1;
+
+__global__ void add_offsets_kernel(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off,
+                                   DeviceErrorRecord* err, int64_t dim) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t v = ip[i];
-    if (v < -size || v >= size) *bad = 1;  // flagged only: the op finds and names the first
-    off[i] += (v < 0 ? v + size : v) * stride;
+    if (v < -size || v >= size) {
+      if (err) report_device_error(err, kIndexOutOfBounds, v, dim, size);
+      off[i] = kBadOffset;
+    } else if (off[i] >= 0) {
+      off[i] += (v < 0 ? v + size : v) * stride;
+    }
   }
 }
 
@@ -27,11 +38,13 @@ struct RowsView {
   const int64_t* ro;
   int64_t nb, rn, bs;
   bool dense;
-  __device__ __forceinline__ void at(int64_t t, int64_t& self_off, int64_t& out_off) const {
+  // false for a position whose index was out of range
+  __device__ __forceinline__ bool at(int64_t t, int64_t& self_off, int64_t& out_off) const {
     const int64_t i = t / rn, r = t % rn;
     const bool plain = rn == 1 || dense || rs == nullptr;
     self_off = off[i] + (plain ? r : rs[r]);
     out_off = i * bs + (plain ? r : ro[r]);
+    return off[i] >= 0;
   }
 };
 
@@ -39,8 +52,7 @@ template <class U>
 __global__ void advanced_gather_kernel(const U* x, U* out, const RowsView v, int64_t total) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
     int64_t so, oo;
-    v.at(t, so, oo);
-    out[oo] = x[so];
+    out[oo] = v.at(t, so, oo) ? x[so] : U{};
   }
 }
 
@@ -48,7 +60,7 @@ template <bool Acc, class D>
 __global__ void advanced_put_kernel(D* x, const D* values, const RowsView v, int64_t total) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
     int64_t so, vo;
-    v.at(t, so, vo);
+    if (!v.at(t, so, vo)) continue;
     if constexpr (Acc) atomic_add(x + so, values[vo]);
     else x[so] = values[vo];
   }
@@ -60,15 +72,14 @@ RowsView view_of(const indexing::AdvancedRows& a) {
 
 }  // namespace
 
-bool add_offsets(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off) {
+bool add_offsets(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report) {
   if (n <= 0) return true;
   const int device = device_of(off, "index");
   const LaunchDevice on(device);
-  DeviceArray<int> bad(1, device);
-  bad.zero();
-  add_offsets_kernel<<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(ip, n, size, stride, off, bad.get());
+  add_offsets_kernel<<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(
+      ip, n, size, stride, off, report ? device_error_record(device) : nullptr, dim);
   check_launch("index offsets kernel");
-  return bad.first() == 0;
+  return true;  // a bad index is the device's to report
 }
 
 void advanced_gather(const Tensor& self, const Tensor& out, const indexing::AdvancedRows& a) {

@@ -33,7 +33,7 @@ DeviceErrorRecord* device_error_record(int device) {
                "the device error record");
     check_cuda(cudaHostGetDevicePointer(&dev, host, 0), "the device error record");
     auto* r = static_cast<DeviceErrorRecord*>(host);
-    r->value = 0;
+    r->value = r->dim = r->size = 0;
     r->code = kNoDeviceError;
     g_device[device] = static_cast<DeviceErrorRecord*>(dev);
     g_host[device].store(r);
@@ -50,10 +50,12 @@ void raise_device_errors() {
     volatile DeviceErrorRecord* v = r;
     const int32_t code = v->code;
     if (code == kNoDeviceError) continue;
-    const int64_t value = v->value;
+    const int64_t value = v->value, dim = v->dim, size = v->size;
     v->code = kNoDeviceError;
     if (code == kTargetOutOfBounds) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
     if (code == kIndexOutOfRange) fail(ErrorKind::Index, "index out of range in self");
+    if (code == kIndexOutOfBounds)
+      fail(ErrorKind::Index, "index ", value, " is out of bounds for dimension ", dim, " with size ", size);
     fail(ErrorKind::Runtime, "CUDA error: a kernel reported error ", code, " (value ", value, ")");
   }
 }

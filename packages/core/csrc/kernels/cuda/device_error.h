@@ -13,11 +13,13 @@ enum DeviceErrorCode : int32_t {
   kNoDeviceError = 0,
   kTargetOutOfBounds = 1,  // nll_loss: "Target <value> is out of bounds."
   kIndexOutOfRange = 2,    // embedding: "index out of range in self"
+  kIndexOutOfBounds = 3,   // advanced indexing: "index <value> is out of bounds for dimension <dim> with size <size>"
 };
 
 struct DeviceErrorRecord {
-  int64_t value;  // the offending value
-  int32_t code;   // a DeviceErrorCode, written last
+  int64_t value;      // the offending value
+  int64_t dim, size;  // where it indexed (kIndexOutOfBounds)
+  int32_t code;       // a DeviceErrorCode, written last
   int32_t pad;
 };
 

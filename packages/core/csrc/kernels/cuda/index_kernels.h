@@ -26,7 +26,7 @@ void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& 
 void take(const Tensor& x, const Tensor& idx, const Tensor& out);
 void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
 
-bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off);
+bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report);
 void advanced_gather(const Tensor& self, const Tensor& out, const indexing::AdvancedRows& a);
 void advanced_put(const Tensor& self, const Tensor& values, const indexing::AdvancedRows& a, bool accumulate);
 

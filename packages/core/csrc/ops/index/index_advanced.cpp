@@ -142,13 +142,11 @@ Plan make_plan(const Tensor& self, const IndexList& raw) {
     // checks), counting the broadcast indices: x[tensor([0]), tensor([])] on (0, 0) is empty, no error
     EMBER_CHECK_INDEX(size != 0 || p.nb == 0, "index is out of bounds for dimension with size 0");
     const int64_t* ip = p.idx[k].data<int64_t>();
-    bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, offsets);
     // Like PyTorch, an empty result reads nothing and so checks nothing, except
-    // that a dim of size 0 can take no index at all.
-    if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0) && on_device) {
-      const FirstBad b = first_outside(p.idx[k], size, true);
-      if (b.pos < p.nb) p.bad = true, p.bad_index = b.value, p.bad_dim = p.adv[k], p.bad_size = size;
-    } else if (bad && !p.bad && (compute_numel(p.out_shape) > 0 || size == 0)) {
+    // that a dim of size 0 can take no index at all. A GPU reports a bad index at the next wait.
+    const bool checked = compute_numel(p.out_shape) > 0 || size == 0;
+    bad |= !backend(self).index.add_offsets(ip, p.nb, size, stride, offsets, p.adv[k], checked);
+    if (bad && !p.bad && checked && !on_device) {
       for (int64_t i = 0; i < p.nb && !p.bad; ++i)
         if (ip[i] < -size || ip[i] >= size) {
           p.bad = true;

@@ -10,7 +10,8 @@
 namespace ember::indexing {
 
 // Negative indices wrap; a bad one is only flagged here (the op finds and names the first).
-bool add_offsets(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off) {
+bool add_offsets(const int64_t* ip, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report) {
+  (void)dim, (void)report;  // the op names the first bad index itself
   std::atomic<bool> bad{false};
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     bool local_bad = false;

@@ -24,7 +24,7 @@ void take(const Tensor& x, const Tensor& idx, const Tensor& out);
 void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
 
 // advanced_index.cpp: tensors of indices over several dims
-bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off);
+bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report);
 void advanced_gather(const Tensor& self, const Tensor& out, const AdvancedRows& a);
 void advanced_put(const Tensor& self, const Tensor& values, const AdvancedRows& a, bool accumulate);
 

@@ -155,8 +155,11 @@ def test_gather_backward_and_errors() -> None:
     ember.gather(xc, 1, idx).backward(gy)
     ember.gather(xd, 1, idx.cuda()).backward(gy.cuda())
     check(xd.grad, xc.grad)
+    # the kernel checks the indices (the op does not wait): the error comes at the next wait
+    bad = ember.gather(x.cuda(), 1, ember.tensor([[0, 30]]).cuda())
     with pytest.raises(RuntimeError, match="index 30 is out of bounds for dimension 1 with size 30"):
-        ember.gather(x.cuda(), 1, ember.tensor([[0, 30]]).cuda())
+        bad.cpu()
+    assert bad.cpu().tolist() == [[x[0, 0].item(), 0.0]]
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.int64, ember.uint8], ids=str)
@@ -210,11 +213,16 @@ def test_scatter_reduce_nan_and_legacy_reduce() -> None:
 
 
 def test_scatter_errors() -> None:
-    x = rand(3, 4).cuda()
+    # the kernel skips a bad index and records it: the RuntimeError comes at the next wait
+    xc = rand(3, 4)
+    x = xc.cuda()
+    x.scatter_(0, ember.tensor([[0, 3]]).cuda(), ember.full((1, 2), 7.0).cuda())
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
-        x.scatter_(0, ember.tensor([[0, 3]]).cuda(), rand(1, 2).cuda())
+        ember.cuda.synchronize()
+    assert x.cpu()[0, 0].item() == 7.0 and bool((x.cpu()[:, 1] == xc[:, 1]).all())
     with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 1 with size 4"):
         x.scatter_add_(1, ember.tensor([[-1]]).cuda(), rand(1, 1).cuda())
+        x.sum().item()
 
 
 # ---- index_add / index_copy / index_fill ------------------------------------------------------

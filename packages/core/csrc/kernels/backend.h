@@ -149,10 +149,12 @@ struct IndexKernels {
   // The position of the first of idx's n values outside [0, size), n when none (in parallel).
   int64_t (*first_out_of_range)(const int64_t* idx, int64_t n, int64_t size);
   // gather: out (idx's shape) = input[..., idx, ...] along dim, input strided; false when an
-  // index is out of [0, size) (never read outside input; the op raises).
+  // index is out of [0, size) (never read outside input; the op raises). A GPU does not wait to
+  // say so: it records the index for the next wait (kernels/cuda/device_error.h).
   bool (*gather)(const Tensor& input, int64_t dim, const Tensor& idx, const Tensor& out);
   // scatter: self[..., idx, ...] (red)= src (or the 0-d value) along dim, in place through
-  // self's strides; red is never Mean. `name` names the op in the dtype error.
+  // self's strides; red is never Mean. `name` names the op in the dtype error. The CPU's op
+  // checks the indices first; a GPU's kernel skips a bad one and records it, as gather.
   void (*scatter)(const char* name, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src,
                   const Tensor* value, indexing::Reduce red);
   // index_select: dst = x's slices idx along dim; false when an index is out of [0, size) (that

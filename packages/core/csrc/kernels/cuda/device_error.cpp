@@ -54,8 +54,9 @@ void raise_device_errors() {
     v->code = kNoDeviceError;
     if (code == kTargetOutOfBounds) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
     if (code == kIndexOutOfRange) fail(ErrorKind::Index, "index out of range in self");
-    if (code == kIndexOutOfBounds)
-      fail(ErrorKind::Index, "index ", value, " is out of bounds for dimension ", dim, " with size ", size);
+    if (code == kIndexOutOfBounds || code == kScatterGatherOutOfBounds)
+      fail(code == kIndexOutOfBounds ? ErrorKind::Index : ErrorKind::Runtime, "index ", value,
+           " is out of bounds for dimension ", dim, " with size ", size);
     fail(ErrorKind::Runtime, "CUDA error: a kernel reported error ", code, " (value ", value, ")");
   }
 }

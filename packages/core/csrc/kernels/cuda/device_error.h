@@ -14,6 +14,7 @@ enum DeviceErrorCode : int32_t {
   kTargetOutOfBounds = 1,  // nll_loss: "Target <value> is out of bounds."
   kIndexOutOfRange = 2,    // embedding: "index out of range in self"
   kIndexOutOfBounds = 3,   // advanced indexing: "index <value> is out of bounds for dimension <dim> with size <size>"
+  kScatterGatherOutOfBounds = 4,  // gather / scatter: the same words, a RuntimeError
 };
 
 struct DeviceErrorRecord {

@@ -4,6 +4,7 @@
 // One thread per index element over a grid-stride loop; writes that may meet (scatter, index_add,
 // put_ with accumulate) are atomic, so their order, and a float sum's last bits, is the device's.
 // A plain write to one place from two indices keeps one of them, as in PyTorch on CUDA.
+#include "kernels/cuda/device_error.cuh"
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/index_kernels.h"
 
@@ -34,10 +35,10 @@ __global__ void first_bad_kernel(const int64_t* p, int64_t n, int64_t size, unsi
 }
 
 // out (contiguous, the index's shape) = input at the index along dim; a bad index writes 0 and
-// raises the flag (never read outside the input).
+// is recorded for the next wait for the device (never read outside the input).
 template <class U>
 __global__ void gather_kernel(const U* x, const int64_t* ip, U* out, const Geometry3 g, int dim, int64_t size,
-                              int64_t n, int* bad) {
+                              int64_t n, DeviceErrorRecord* err) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     int64_t rem = i, xo = 0;
     for (int d = g.nd - 1; d >= 0; --d) {
@@ -50,7 +51,7 @@ __global__ void gather_kernel(const U* x, const int64_t* ip, U* out, const Geome
       out[i] = x[xo + v * g.st[0][dim]];
     } else {
       out[i] = U{};
-      *bad = 1;
+      report_device_error(err, kScatterGatherOutOfBounds, v, dim, size);
     }
   }
 }
@@ -64,10 +65,11 @@ __device__ __forceinline__ void reduce_at(D* p, D s) {
   else atomic_apply(p, MinOf<D>{s});
 }
 
-// self (strided) at the index along dim (op)= src (strided, the index's position) or the value.
+// self (strided) at the index along dim (op)= src (strided, the index's position) or the value; a
+// bad index is recorded for the next wait for the device and writes nothing.
 template <Reduce R, bool S, class D>
 __global__ void scatter_kernel(D* self, const int64_t* ip, const D* src, D value, const Geometry3 g, int dim,
-                               int64_t n) {
+                               int64_t size, int64_t n, DeviceErrorRecord* err) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     int64_t rem = i, so = 0, ro = 0;
     for (int d = g.nd - 1; d >= 0; --d) {
@@ -76,7 +78,10 @@ __global__ void scatter_kernel(D* self, const int64_t* ip, const D* src, D value
       if (d != dim) so += c * g.st[0][d];
       ro += c * g.st[2][d];
     }
-    reduce_at<R>(self + so + ip[i] * g.st[0][dim], S ? src[ro] : value);
+    const int64_t v = ip[i];
+    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
+      reduce_at<R>(self + so + v * g.st[0][dim], S ? src[ro] : value);
+    else report_device_error(err, kScatterGatherOutOfBounds, v, dim, size);
   }
 }
 
@@ -185,15 +190,15 @@ bool index_gather(const Tensor& input, int64_t dim, const Tensor& index, const T
     g.st[0][d] = xst[d];
   }
   const LaunchDevice on(input.device().index);
-  const BadFlag bad(input.device().index);
+  DeviceErrorRecord* err = device_error_record(input.device().index);
   by_itemsize(input.itemsize(), [&](auto tag) {
     using U = decltype(tag);
     gather_kernel<U><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(
         reinterpret_cast<const U*>(input.raw()), index.data<int64_t>(), reinterpret_cast<U*>(out.raw()), g,
-        static_cast<int>(dim), size, n, bad.get());
+        static_cast<int>(dim), size, n, err);
   });
   check_launch("gather kernel");
-  return !bad.raised();
+  return true;  // a bad index is the device's to report
 }
 
 void index_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -211,6 +216,8 @@ void index_scatter(const char* name, const Tensor& self, int64_t dim, const Tens
     g.st[2][d] = rst[d];
   }
   const LaunchDevice on(self.device().index);
+  DeviceErrorRecord* err = device_error_record(self.device().index);
+  const int64_t size = indexing::sizes1(self)[dim];
   EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), name, [&] {
     using D = dev_t<scalar_t>;
     D* sp = reinterpret_cast<D*>(self.raw());
@@ -223,11 +230,11 @@ void index_scatter(const char* name, const Tensor& self, int64_t dim, const Tens
         dtype_not_implemented(name, self.dtype());
       } else {
         if (src)
-          scatter_kernel<R, true, D><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(sp, index.data<int64_t>(), rp, v,
-                                                                                       g, static_cast<int>(dim), n);
+          scatter_kernel<R, true, D><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(
+              sp, index.data<int64_t>(), rp, v, g, static_cast<int>(dim), size, n, err);
         else
-          scatter_kernel<R, false, D><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(sp, index.data<int64_t>(), rp,
-                                                                                        v, g, static_cast<int>(dim), n);
+          scatter_kernel<R, false, D><<<blocks_for(n), kBlock, 0, current_stream(-1)>>>(
+              sp, index.data<int64_t>(), rp, v, g, static_cast<int>(dim), size, n, err);
       }
     };
     switch (red) {

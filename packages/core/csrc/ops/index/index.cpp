@@ -100,7 +100,7 @@ void scatter_into(const char* name, const Tensor& self, int64_t dim, const Tenso
   no_shell_unsigned(src ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu", self.dtype());
   Tensor idx = to_device_of(as_long_contiguous(index), self);
   int64_t size = sizes1(self)[dim];
-  check_range(idx, size, dim);
+  if (idx.device().is_cpu()) check_range(idx, size, dim);        // a GPU's kernel records a bad one for the next wait
   Tensor moved_src = src ? to_device_of(*src, self) : Tensor();  // (a CPU 0-d src beside a CUDA self)
   backend(self).index.scatter(name, self, dim, idx, src ? &moved_src : nullptr, value, red);
   self.bump_version();
@@ -298,8 +298,8 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   no_shell_unsigned("scatter_gather_tensor_cpu", input.dtype());
   Tensor idx = to_device_of(as_long_contiguous(index), input);
   int64_t size = sizes1(input)[d];
-  // Bounds are checked inside the copy loop (never reading outside); a bad index
-  // raises afterwards, with the serial scan naming the first offender.
+  // Bounds are checked inside the copy loop (never reading outside); a bad index raises
+  // afterwards, with the serial scan naming the first offender (a GPU records one for the next wait).
   const bool bad = !backend(input).index.gather(input, d, idx, out);
   if (bad) check_range(idx, size, d);
   return out;

@@ -61,6 +61,17 @@ __device__ void load_rows(T* dst, int64_t pitch, const attention::HeadRows<T>& s
   load_rows(dst, pitch, src.head(bh, H), src.sl, r0, rows, n, width);
 }
 
+// dots[r] = row r of the warp's rows (n apart, the same for every lane: a broadcast) . this lane's
+// tile row v, for the kRows rows.
+template <class T>
+__device__ void row_dots(T (&dots)[kRows], const T* rows, const T* v, int64_t n) {
+  for (int r = 0; r < kRows; ++r) dots[r] = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    const T x = v[e];
+    for (int r = 0; r < kRows; ++r) dots[r] += rows[r * n + e] * x;
+  }
+}
+
 // ---- forward: 16 query rows per block, key tiles of 32 ------------------------------------------
 
 template <class T, int C>
@@ -88,11 +99,8 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(FlashForward<T> a, in
     load_rows(ks, kp, a.k, bh, d.H, j0, kTile, d.S, E);
     load_rows(vs, Ev, a.v, bh, d.H, j0, kTile, d.S, Ev);  // absent keys' rows 0: they add nothing
     __syncthreads();
-    T dot[kRows] = {};
-    for (int64_t e = 0; e < E; ++e) {
-      const T kv = ks[lane * kp + e];
-      for (int r = 0; r < kRows; ++r) dot[r] += myq[r * E + e] * kv;
-    }
+    T dot[kRows];
+    row_dots(dot, myq, ks + lane * kp, E);
     const int64_t j = j0 + lane;
     for (int r = 0; r < kRows; ++r) {
       const int64_t i = i0 + warp * kRows + r;
@@ -174,15 +182,9 @@ __global__ void __launch_bounds__(kThreads) dq_kernel(FlashBackward<T> a, int64_
     load_rows(ks, kp, a.k, bh, d.H, j0, kTile, d.S, E);
     load_rows(vs, vp, a.v, bh, d.H, j0, kTile, d.S, Ev);
     __syncthreads();
-    T dot[kRows] = {}, dp[kRows] = {};
-    for (int64_t e = 0; e < E; ++e) {
-      const T kv = ks[lane * kp + e];
-      for (int r = 0; r < kRows; ++r) dot[r] += myq[r * E + e] * kv;
-    }
-    for (int64_t e = 0; e < Ev; ++e) {
-      const T vv = vs[lane * vp + e];
-      for (int r = 0; r < kRows; ++r) dp[r] += mygo[r * Ev + e] * vv;
-    }
+    T dot[kRows], dp[kRows];
+    row_dots(dot, myq, ks + lane * kp, E);
+    row_dots(dp, mygo, vs + lane * vp, Ev);
     const int64_t j = j0 + lane;
     T g[kRows];
     unsigned valid[kRows];
@@ -247,15 +249,9 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(FlashBackward<T> a, int6
       ds[threadIdx.x] = i < d.L ? D[bh * d.L + i] : T(0);
     }
     __syncthreads();
-    T dot[kRows] = {}, dp[kRows] = {};
-    for (int64_t e = 0; e < E; ++e) {
-      const T qv = qs[lane * qp + e];
-      for (int r = 0; r < kRows; ++r) dot[r] += qv * myk[r * E + e];
-    }
-    for (int64_t e = 0; e < Ev; ++e) {
-      const T gv = gos[lane * op + e];
-      for (int r = 0; r < kRows; ++r) dp[r] += gv * myv[r * Ev + e];
-    }
+    T dot[kRows], dp[kRows];
+    row_dots(dot, myk, qs + lane * qp, E);
+    row_dots(dp, myv, gos + lane * op, Ev);
     const int64_t i = q0 + lane;
     const int64_t lim = i < d.L ? key_limit(d, i, a.is_causal) : 0;
     T P[kRows], g[kRows];

@@ -286,20 +286,24 @@ __global__ void batch_normalize_kernel(const T* x, T* y, NCS d, const double* me
   }
 }
 
-// running = momentum * factor * batch + (1 - momentum) * running; a running tensor whose channels
-// share memory (stride 0) takes each channel's update in turn, as the CPU loop gives.
+// running = momentum * factor * batch + (1 - momentum) * running
+template <class T>
+__device__ __forceinline__ void update_running_at(T& r, double batch, double momentum, double factor) {
+  r = T(momentum * batch * factor + (1 - momentum) * static_cast<double>(r));
+}
+
+// A running tensor whose channels share memory (stride 0) takes each channel's update in turn, as
+// the CPU loop gives.
 template <class T>
 __global__ void update_running_kernel(T* p, int64_t st, const double* batch, int64_t channels, double momentum,
                                       double factor) {
   if (st == 0) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    for (int64_t i = 0; i < channels; ++i)
-      p[0] = T(momentum * batch[i] * factor + (1 - momentum) * static_cast<double>(p[0]));
+    for (int64_t i = 0; i < channels; ++i) update_running_at(p[0], batch[i], momentum, factor);
     return;
   }
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < channels; i += int64_t(gridDim.x) * blockDim.x) {
-    T& r = p[i * st];
-    r = T(momentum * batch[i] * factor + (1 - momentum) * static_cast<double>(r));
+    update_running_at(p[i * st], batch[i], momentum, factor);
   }
 }
 
@@ -309,10 +313,8 @@ template <class T>
 __global__ void update_running_pair(T* m, int64_t ms, const double* mean, T* v, int64_t vs, const double* var,
                                     int64_t channels, double momentum, double unbias) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < channels; i += int64_t(gridDim.x) * blockDim.x) {
-    T& a = m[i * ms];
-    a = T(momentum * mean[i] * 1.0 + (1 - momentum) * static_cast<double>(a));
-    T& b = v[i * vs];
-    b = T(momentum * var[i] * unbias + (1 - momentum) * static_cast<double>(b));
+    update_running_at(m[i * ms], mean[i], momentum, 1.0);
+    update_running_at(v[i * vs], var[i], momentum, unbias);
   }
 }
 

@@ -1,7 +1,7 @@
 // Batch / group normalization (layer norm: nn_layer_norm.cpp): checks, the per-channel
-// parameters on the input's device (weight and bias in their own dtype, statistics as doubles), and the backend's fused
-// norm kernels (kernels/cpu/norm: statistics, normalize and affine in one pass; backward passes recompute the
-// statistics).
+// parameters on the input's device (weight and bias in their own dtype, statistics as doubles),
+// and the backend's fused norm kernels (kernels/cpu/norm: statistics, normalize and affine in one
+// pass; backward passes recompute the statistics).
 #include <limits>
 #include <vector>
 

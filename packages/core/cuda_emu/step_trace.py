@@ -22,6 +22,7 @@ from typing import Any
 TRACE = Path(tempfile.mkdtemp()) / "trace.txt"
 os.environ["EMBER_CUDA_EMU_TRACE"] = str(TRACE)  # read by the emulator when it first traces
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("EMBER_CUDA_EMU_DEVICES", "1")  # the GPU machine's one device (the emulator's default is 2)
 
 import ember  # noqa: E402
 import ember.nn.functional as F  # noqa: E402  (imports ember.nn, which gpu_targets uses)

@@ -13,6 +13,17 @@ import pytest
 
 pytestmark = pytest.mark.skipif(not ember.cuda.is_available(), reason="needs a GPU and a CUDA build of ember")
 
+
+
+@pytest.fixture(autouse=True)
+def float32_products() -> Any:
+    """Convolutions' float32 products in float32 (PyTorch's default lets them use TF32, as ember's
+    ember.backends.cudnn.allow_tf32 does: test_conv_tf32_flag covers it)."""
+    ember.backends.cudnn.allow_tf32 = False
+    yield
+    ember.backends.cudnn.allow_tf32 = True
+
+
 # cuBLAS and the CPU's BLAS sum the products in different orders
 TOL = {ember.float32: 1e-4, ember.float64: 1e-11, ember.float16: 2e-3, ember.bfloat16: 1e-2}
 
@@ -223,3 +234,33 @@ def test_adaptive_avg_pool3d_and_larger_pooling() -> None:
     x = randn(16, 32, 64, 64)
     run_both(lambda x: F.max_pool2d(x, 3, 2, 1), [x], [True])
     run_both(lambda x: F.avg_pool2d(x, 3, 2, 1), [x], [True])
+
+
+def test_pooling_windows_past_the_launch_parameters() -> None:
+    # up to 96 windows (and 128 coverage values) travel in the launch's parameters; more are uploaded
+    F = pytest.importorskip("ember.nn.functional")
+    wide = randn(2, 3, 5, 250)  # 1 + 2 + 125 windows
+    run_both(lambda x: F.max_pool2d(x, 2, return_indices=True), [wide], [True])
+    run_both(lambda x: F.avg_pool2d(x, 2), [wide], [True])
+    run_both(lambda x: F.adaptive_max_pool1d(x, 97, return_indices=True), [randn(2, 3, 200)], [True])
+    few = randn(2, 3, 6, 40)  # 1 + 3 + 20 windows inline; coverage 2 * (1 + 6 + 40) values uploaded
+    run_both(lambda x: F.avg_pool2d(x, 2), [few], [True])
+    run_both(lambda x: F.avg_pool1d(x, 3, 2), [randn(2, 3, 31)], [True])  # both inline
+
+
+def test_conv_tf32_flag() -> None:
+    # allow_tf32 on (PyTorch's default): TF32 products, ~1e-3 relative per product on a GPU; off: float32
+    F = pytest.importorskip("ember.nn.functional")
+    x, w, b = randn(4, 8, 12, 12), randn(16, 8, 3, 3, seed=1), randn(16, seed=2)
+    want = F.conv2d(x, w, b, padding=1)
+    ember.backends.cudnn.allow_tf32 = True
+    assert ember.backends.cudnn.allow_tf32 is True
+    check(F.conv2d(x.cuda(), w.cuda(), b.cuda(), padding=1), want, 2e-2)
+    ember.backends.cudnn.allow_tf32 = False
+    check(F.conv2d(x.cuda(), w.cuda(), b.cuda(), padding=1), want, 1e-4)
+    with ember.backends.cudnn.flags(enabled=True, allow_tf32=True):
+        check(F.conv2d(x.cuda(), w.cuda(), b.cuda(), padding=1), want, 2e-2)
+    assert ember.backends.cudnn.allow_tf32 is False
+    # the matmul flag is its own: convolutions leave it as it was
+    assert ember.get_float32_matmul_precision() == "highest"
+    check(x.cuda().flatten(1) @ x.cuda().flatten(1).t(), x.flatten(1) @ x.flatten(1).t(), 1e-4)

@@ -56,7 +56,8 @@ def _run(name: str, device: str, out: Path) -> tuple[int, str, list[float]]:
     framework = ["--torch", "--device", "cuda"] if device == TORCH_CUDA else ["--device", device]
     cmd = [sys.executable, str(EXAMPLES / f"{name}.py"), "--steps", str(STEPS), *framework,
            "--losses-json", str(path), *QUICK[name]]
-    # NVIDIA_TF32_OVERRIDE=0: PyTorch's cuDNN convolutions would use TF32 by default (ember's use float32).
+    # NVIDIA_TF32_OVERRIDE=0: convolutions use TF32 by default, PyTorch's (cuDNN) and ember's (cuBLAS);
+    # the curves are compared in float32 (the emulator's cuBLAS honours the variable too).
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NVIDIA_TF32_OVERRIDE": "0"}
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=out, env=env)
     losses = json.loads(path.read_text()) if path.exists() else []

@@ -131,10 +131,21 @@ def test_index_select_backward_and_errors() -> None:
     ember.index_select(xc, 0, idx).backward(gy)
     ember.index_select(xd, 0, idx.cuda()).backward(gy.cuda())
     check(xd.grad, xc.grad)
+    # the kernel checks the indices (the op does not wait): the error comes at the next wait, a bad
+    # row reads as 0 and the good ones are copied
+    bad = ember.index_select(x.cuda(), 0, ember.tensor([0, 50]).cuda())
     with pytest.raises(IndexError, match="index out of range in self"):
-        ember.index_select(x.cuda(), 0, ember.tensor([0, 50]).cuda())
+        bad.cpu()
+    assert bool((bad.cpu()[0] == x[0]).all()) and bad.cpu()[1].abs().sum().item() == 0
     with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=7 axis_dim=3"):
         ember.index_select(rand(2, 3).cuda(), 1, ember.tensor([0, 7]).cuda())
+        ember.cuda.synchronize()
+    with pytest.raises(IndexError, match="index out of range in self"):  # a 1-d self of no elements
+        ember.index_select(ember.empty(0).cuda(), 0, ember.tensor([0]).cuda()).cpu()
+    with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
+        ember.index_select(ember.empty(2, 0).cuda(), 1, ember.tensor([0]).cuda())
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=4 axis_dim=3"):
+        ember.index_select(ember.empty(0, 3).cuda(), 1, ember.tensor([4]).cuda())  # checked at once: no kernel
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.bfloat16, ember.int32, ember.complex64], ids=str)
@@ -241,10 +252,16 @@ def test_index_add(dtype: ember.dtype, dim: int, alpha: int) -> None:
 
 
 def test_index_add_errors() -> None:
+    # checked in the kernel: a bad index adds nothing, the error comes at the next wait
+    x = rand(3).cuda()
+    x.index_add_(0, ember.tensor([3, 1]).cuda(), ember.ones(2).cuda())
     with pytest.raises(IndexError, match="index out of range in self"):
-        rand(3).cuda().index_add_(0, ember.tensor([3]).cuda(), rand(1).cuda())
+        ember.cuda.synchronize()
+    check(x, rand(3) + ember.tensor([0.0, 1.0, 0.0]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        rand(3, 2).cuda().index_add_(0, ember.tensor([-1]).cuda(), rand(1, 2).cuda(), alpha=2).cpu()
     with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
-        rand(3, 2).cuda().index_add_(0, ember.tensor([5]).cuda(), rand(1, 2).cuda())
+        rand(3, 2).cuda().index_add_(0, ember.tensor([5]).cuda(), rand(1, 2).cuda()).cpu()
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.int16, ember.bool, ember.complex128], ids=str)
@@ -256,10 +273,16 @@ def test_index_copy_and_fill(dtype: ember.dtype) -> None:
     neg = ember.tensor([-1, 1, 1])
     check(ember.index_fill(x.cuda(), 0, neg.cuda(), 1), ember.index_fill(x, 0, neg, 1), 0.0)
     check(ember.index_fill(x.t().cuda(), 1, neg.cuda(), 0), ember.index_fill(x.t(), 1, neg, 0), 0.0)
+    # the kernels check the indices: a bad one writes nothing, the error comes at the next wait
+    filled = ember.index_fill(x.cuda(), 1, ember.tensor([-7, 2]).cuda(), 1)
     with pytest.raises(IndexError, match="index -7 is out of bounds for dimension 1 with size 6"):
-        ember.index_fill(x.cuda(), 1, ember.tensor([-7]).cuda(), 1)
+        ember.cuda.synchronize()
+    check(filled, ember.index_fill(x, 1, ember.tensor([2]), 1), 0.0)
     with pytest.raises(IndexError, match="index_copy_\\(\\): index -1 is out of bounds for dimension 1 with size 6"):
-        ember.index_copy(x.cuda(), 1, ember.tensor([-1, 0, 1]).cuda(), src.cuda())
+        ember.index_copy(x.cuda(), 1, ember.tensor([-1, 0, 1]).cuda(), src.cuda()).cpu()
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 5"):
+        xe = x[:1].cuda().expand(5, 6)  # an expanded self: the indices read on the host, at once
+        xe.index_fill_(0, ember.tensor([6]).cuda(), 1)
 
 
 # ---- take / put_ ------------------------------------------------------------------------------
@@ -276,10 +299,17 @@ def test_take_and_put(dtype: ember.dtype) -> None:
     check(x.cuda().put_(p.cuda(), src.cuda()), x.clone().put_(p, src), 0.0)
     dup = ember.tensor([1, 1, -19, 4])  # -19 is 1 too
     check(x.cuda().put_(dup.cuda(), src.cuda(), accumulate=True), x.clone().put_(dup, src, accumulate=True))
+    # the kernels check the indices: a bad take reads 0, a bad put writes nothing, the error comes
+    # at the next wait
+    taken = ember.take(x.cuda(), ember.tensor([20, 3]).cuda())
     with pytest.raises(IndexError, match="out of range: tried to access index 20 on a tensor of 20 elements."):
-        ember.take(x.cuda(), ember.tensor([20]).cuda())
+        ember.cuda.synchronize()
+    check(taken, ember.stack([ember.zeros((), dtype=dtype), x.flatten()[3]]), 0.0)
+    xp = x.cuda()
+    xp.put_(ember.tensor([-21, 2]).cuda(), src[:2].cuda())
     with pytest.raises(IndexError, match="out of range: tried to access index -21 on a tensor of 20 elements."):
-        x.cuda().put_(ember.tensor([-21]).cuda(), src[:1].cuda())
+        xp.cpu()
+    check(xp, x.clone().put_(ember.tensor([2]), src[1:2]), 0.0)
 
 
 def test_take_backward() -> None:

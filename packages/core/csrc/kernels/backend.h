@@ -158,17 +158,23 @@ struct IndexKernels {
   void (*scatter)(const char* name, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src,
                   const Tensor* value, indexing::Reduce red);
   // index_select: dst = x's slices idx along dim; false when an index is out of [0, size) (that
-  // row skipped, never read).
-  bool (*select_rows)(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst);
-  // index_copy / index_add / index_fill on the contiguous dst, idx in range (wrapped):
+  // row skipped, never read). A GPU checks and wraps (as `check` says) the indices of these six
+  // and records a bad one for the next wait instead (kernels/index_args.h, IndexCheck).
+  bool (*select_rows)(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst,
+                      const indexing::IndexCheck& check);
+  // index_copy / index_add / index_fill on the contiguous dst, idx in range (wrapped) on the CPU:
   // dst[o, idx[i], :] = src[o, i, :], += alpha * src[o, i, :], = value (0-d, dst's dtype).
-  void (*copy_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src);
-  void (*add_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha);
-  void (*fill_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value);
-  // take / put_ over flat contiguous tensors, idx in [-n, n): out[i] = x[idx[i]]; dst[idx[i]]
-  // = (or += with accumulate) src[i], in index order.
-  void (*take)(const Tensor& x, const Tensor& idx, const Tensor& out);
-  void (*put)(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
+  void (*copy_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src,
+                    const indexing::IndexCheck& check);
+  void (*add_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha,
+                   const indexing::IndexCheck& check);
+  void (*fill_rows)(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value,
+                    const indexing::IndexCheck& check);
+  // take / put_ over flat contiguous tensors, idx in [-n, n) on the CPU: out[i] = x[idx[i]];
+  // dst[idx[i]] = (or += with accumulate) src[i], in index order.
+  void (*take)(const Tensor& x, const Tensor& idx, const Tensor& out, const indexing::IndexCheck& check);
+  void (*put)(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate,
+              const indexing::IndexCheck& check);
   // Advanced indexing: off[i] += wrap(idx[i]) * stride for i < n (false when an index is out
   // of [-size, size); a GPU never waits to say so: it marks the position, which the gather and
   // put skip, and with `report` records the index for self's dim `dim` as the op's IndexError at

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/device_error_code.h"
 #include "kernels/element_bytes.h"
 
 namespace ember::indexing {
@@ -23,6 +24,16 @@ inline DimVector strides1(const Tensor& t) {
 // scatter's reductions (None: plain assignment). Mean is the op's sum and count; the kernel
 // never sees it.
 enum class Reduce : uint8_t { None, Add, Mul, Mean, Max, Min };
+
+// How a GPU kernel checks the indices an op body left on the device unchecked (index_select,
+// index_copy / add / fill, take, put_): each in [0, size) of the indexed dim, or [-size, size)
+// wrapped when negative_ok; a bad one is skipped (a read gives 0) and recorded as `code` with
+// `dim` for the next wait for the device. The CPU's kernels get checked, wrapped indices.
+struct IndexCheck {
+  DeviceErrorCode code = kIndexOutOfRange;
+  int64_t dim = 0;
+  bool negative_ok = false;
+};
 
 // A bool mask of n flags cut into chunks of `chunk` (one per thread): start[j] is where chunk
 // j's true flags begin in a compacted output, start[chunks] = count, their number (on the host

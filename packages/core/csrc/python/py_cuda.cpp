@@ -74,6 +74,7 @@ void init_cuda(py::module_& m) {
   cuda::set_library_locator(&locate_in_python_packages);
   m.def("_cuda_device_count", &cuda_device_count);
   m.def("_cuda_set_allow_tf32", &cuda::set_allow_tf32);
+  m.def("_cuda_set_conv_allow_tf32", &cuda::set_conv_allow_tf32);
   m.def("_cuda_is_initialized", &cuda_is_initialized);
   m.def("_cuda_empty_cache", &cuda_empty_cache);
   m.def("_cuda_current_device", [] { return with_ember_errors([] { return cuda_device_index(-1); }); });

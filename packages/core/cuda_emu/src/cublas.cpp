@@ -1,10 +1,16 @@
 // The emulator's cuBLAS (built as libcublas.so.13 beside the emulated ember, which opens it as it
 // opens NVIDIA's): the entry points ember's cublas_gemm.cpp binds, column-major as cuBLAS's, run on
-// the handle's stream, computed by OpenBLAS; TF32 mode is accepted and computed at full precision.
+// the handle's stream, computed by OpenBLAS; in TF32 mode a float32 product's operands are first
+// rounded to TF32's 10-bit mantissa, as the tensor cores read them (the sums stay float32), unless
+// NVIDIA_TF32_OVERRIDE=0, which turns TF32 off in NVIDIA's libraries.
 #include <algorithm>
 #include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <cblas.h>
 
@@ -14,6 +20,7 @@ namespace {
 
 constexpr int kSuccess = 0, kNotInitialized = 1, kInvalidValue = 7, kExecutionFailed = 13;
 constexpr int kOpN = 0, kOpT = 1, kOpC = 2;
+constexpr int kTf32Math = 3;  // CUBLAS_TF32_TENSOR_OP_MATH
 
 struct Handle {
   cudaStream_t stream = nullptr;
@@ -24,6 +31,18 @@ struct Handle {
 // CPU speed, so the examples' training steps stay quick.
 CBLAS_TRANSPOSE op(int t) { return t == kOpN ? CblasNoTrans : t == kOpT ? CblasTrans : CblasConjTrans; }
 
+// x rounded to TF32 (8-bit exponent, 10-bit mantissa: the nearest, ties away from zero).
+float to_tf32(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & ~0x1fffu;  // inf and NaN as they are
+  std::memcpy(&x, &u, sizeof u);
+  return x;
+}
+
+// The n elements of a column-major rows x cols matrix with leading dimension ld, from p.
+size_t extent(int ld, int rows, int cols) { return rows == 0 || cols == 0 ? 0 : size_t(ld) * (cols - 1) + rows; }
+
 template <class T>
 struct Gemm final : emu::Work {
   int ta = 0, tb = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, batch = 1;
@@ -31,8 +50,24 @@ struct Gemm final : emu::Work {
   T alpha{}, beta{};
   const T *a = nullptr, *b = nullptr;
   T* c = nullptr;
+  bool tf32 = false;
   void run() override {
-    for (int i = 0; i < batch; ++i) one(a + i * sa, b + i * sb, c + i * sc);
+    for (int i = 0; i < batch; ++i) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (tf32) {
+          const std::vector<float> ra = rounded(a + i * sa, extent(lda, ta == kOpN ? m : k, ta == kOpN ? k : m));
+          const std::vector<float> rb = rounded(b + i * sb, extent(ldb, tb == kOpN ? k : n, tb == kOpN ? n : k));
+          one(ra.data(), rb.data(), c + i * sc);
+          continue;
+        }
+      }
+      one(a + i * sa, b + i * sb, c + i * sc);
+    }
+  }
+  static std::vector<float> rounded(const float* p, size_t n) {
+    std::vector<float> r(std::max<size_t>(n, 1));
+    for (size_t j = 0; j < n; ++j) r[j] = to_tf32(p[j]);
+    return r;
   }
   void one(const T* a, const T* b, T* c) const {
     if constexpr (std::is_same_v<T, float>)
@@ -67,6 +102,11 @@ int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, const T* 
   g->ta = ta, g->tb = tb, g->m = m, g->n = n, g->k = k, g->lda = lda, g->ldb = ldb, g->ldc = ldc;
   g->alpha = *alpha, g->beta = *beta, g->a = a, g->b = b, g->c = c;
   g->sa = sa, g->sb = sb, g->sc = sc, g->batch = batch;
+  static const bool tf32_off = [] {
+    const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
+    return e && std::string(e) == "0";
+  }();
+  g->tf32 = static_cast<Handle*>(h)->math == kTf32Math && !tf32_off;
   return emu::enqueue(static_cast<Handle*>(h)->stream, g, "cublas gemm") == cudaSuccess ? kSuccess : kExecutionFailed;
 }
 

@@ -4,7 +4,8 @@
 // kernels/cuda/cublas_gemm.h); the adjoint GEMMs then col2im; the weight gradient as per-sample
 // products summed in sample order. col2im is a gather (each image element sums its kernel taps in
 // the CPU's order), so no atomics. float32 and float64; the op widens the half types to float32
-// (ops/nn/nn_conv.cpp), other dtypes raise.
+// (ops/nn/nn_conv.cpp), other dtypes raise. float32 products use TF32 tensor cores unless
+// ember.backends.cudnn.allow_tf32 is off, as PyTorch's cuDNN convolutions do.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -172,11 +173,12 @@ void backward_img_impl(const T* cols, const T* w, T* out, const conv::Geometry& 
   }
 }
 
-// gw[j] += the sum of part[i][j] over i < nb, in sample order (the CPU's beta = 1 accumulation).
+// gw[j] (+)= the sum of part[i][j] over i < nb, in sample order (the CPU's beta = 1 accumulation
+// from zero); the first chunk writes gw, so it needs no zero fill.
 template <class T>
-__global__ void add_samples(const T* part, T* gw, int64_t n, int64_t nb) {
+__global__ void add_samples(const T* part, T* gw, int64_t n, int64_t nb, bool first) {
   for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
-    T acc = gw[j];
+    T acc = first ? T(0) : gw[j];
     for (int64_t i = 0; i < nb; ++i) acc += part[i * n + j];
     gw[j] = acc;
   }
@@ -189,8 +191,10 @@ void weight_impl(const T* img, const T* cols, T* gw, const conv::Geometry& g, in
   const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel();
   const int64_t Cg = g.img_c / g.groups, Og = g.col_c / g.groups, CK = Cg * K, CKL = g.img_c * K * L;
   const bool direct = is_pointwise(g);
-  zero(gw, g.col_c * CK);
-  if (L == 0 || CK == 0) return;
+  if (L == 0 || CK == 0 || g.N == 0) {
+    zero(gw, g.col_c * CK);
+    return;
+  }
   const int64_t W = g.col_c * CK;  // one sample's weight gradient, every group
   const int64_t chunk = chunk_of(g, (direct ? 0 : CKL) + W, sizeof(T));
   const Scratch buf(direct ? 0 : size_t(chunk * CKL) * sizeof(T), device);
@@ -206,7 +210,7 @@ void weight_impl(const T* img, const T* cols, T* gw, const conv::Geometry& g, in
     for (int64_t gi = 0; gi < g.groups; ++gi)
       gemm(false, true, Og, CK, L, cols + (n0 * g.col_c + gi * Og) * L, L, g.col_c * L, cb + gi * CK * L, L, CKL, T(0),
            part.as<T>() + gi * Og * CK, CK, W, nb);
-    add_samples<T><<<grid_for(W), kBlock, 0, current_stream(-1)>>>(part.as<T>(), gw, W, nb);
+    add_samples<T><<<grid_for(W), kBlock, 0, current_stream(-1)>>>(part.as<T>(), gw, W, nb, n0 == 0);
     check_launch("conv weight-gradient sum");
   }
 }
@@ -228,6 +232,7 @@ void conv_img_to_cols(const Tensor& img, const Tensor& weight, const Tensor& bia
   if (out.numel() == 0) return;
   const int device = device_index(img);
   const LaunchDevice on(device);
+  const ConvMath math;  // float32 products in TF32 where ember.backends.cudnn.allow_tf32 (PyTorch's default)
   dispatch(img.dtype(), g.nsp == 3 ? "slow_conv3d_cuda" : "slow_conv2d_cuda", [&](auto tag) {
     using T = decltype(tag);
     forward_impl<T>(img.data<T>(), weight.data<T>(), bias.defined() ? bias.data<T>() : nullptr, out.data<T>(), g,
@@ -239,6 +244,7 @@ void conv_cols_to_img(const Tensor& cols, const Tensor& weight, const Tensor& ou
   if (out.numel() == 0) return;
   const int device = device_index(cols);
   const LaunchDevice on(device);
+  const ConvMath math;  // float32 products in TF32 where ember.backends.cudnn.allow_tf32 (PyTorch's default)
   dispatch(cols.dtype(), g.nsp == 3 ? "slow_conv_transpose3d_out_cuda" : "slow_conv_transpose2d_out_cuda",
            [&](auto tag) {
              using T = decltype(tag);
@@ -250,6 +256,7 @@ void conv_weight_grad(const Tensor& img, const Tensor& cols, const Tensor& out, 
   if (out.numel() == 0) return;
   const int device = device_index(img);
   const LaunchDevice on(device);
+  const ConvMath math;  // float32 products in TF32 where ember.backends.cudnn.allow_tf32 (PyTorch's default)
   dispatch(img.dtype(), "slow_conv2d_backward_cuda", [&](auto tag) {
     using T = decltype(tag);
     weight_impl<T>(img.data<T>(), cols.data<T>(), out.data<T>(), g, device);

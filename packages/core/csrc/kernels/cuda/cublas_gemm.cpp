@@ -56,6 +56,10 @@ LibraryLocator g_locator = nullptr;
 // float32 products may use TF32 tensor cores: ember.backends.cuda.matmul.allow_tf32 /
 // set_float32_matmul_precision("high"), off by default as in PyTorch.
 std::atomic<bool> g_allow_tf32{false};
+// Convolutions' products follow ember.backends.cudnn.allow_tf32 instead (on by default, as PyTorch's
+// cuDNN convolutions), while a ConvMath lives on the calling thread.
+std::atomic<bool> g_conv_allow_tf32{true};
+thread_local bool t_conv_math = false;
 constexpr int kDefaultMath = 0, kTf32Math = 3;  // CUBLAS_DEFAULT_MATH, CUBLAS_TF32_TENSOR_OP_MATH
 
 void* open_cublas() {
@@ -114,7 +118,8 @@ Handle handle_for(int device) {
   if (!h) check(c.create(&h), "cublasCreate");
   // every call goes on the calling thread's current stream, as ember's kernels do
   check(c.set_stream(h, current_stream(device)), "cublasSetStream");
-  check(c.set_math_mode(h, g_allow_tf32 ? kTf32Math : kDefaultMath), "cublasSetMathMode");
+  const bool tf32 = (t_conv_math ? g_conv_allow_tf32 : g_allow_tf32).load(std::memory_order_relaxed);
+  check(c.set_math_mode(h, tf32 ? kTf32Math : kDefaultMath), "cublasSetMathMode");
   return h;
 }
 
@@ -156,6 +161,10 @@ void gemm_batched(BatchedFn<T> fn, bool ta, bool tb, int64_t M, int64_t N, int64
 
 void set_library_locator(LibraryLocator locator) { g_locator = locator; }
 void set_allow_tf32(bool allow) { g_allow_tf32 = allow; }
+void set_conv_allow_tf32(bool allow) { g_conv_allow_tf32 = allow; }
+
+ConvMath::ConvMath() : prev_(t_conv_math) { t_conv_math = true; }
+ConvMath::~ConvMath() { t_conv_math = prev_; }
 
 void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
            int64_t ldb, float beta, float* C, int64_t ldc) {

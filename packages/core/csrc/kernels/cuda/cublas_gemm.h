@@ -25,6 +25,19 @@ void sgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alph
 void dgemm_batched(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
                    int64_t sa, const double* B, int64_t ldb, int64_t sb, double beta, double* C, int64_t ldc,
                    int64_t sc, int64_t batch);
+// While one lives, the calling thread's float32 products are a convolution's: TF32 as
+// ember.backends.cudnn.allow_tf32 says, not the matmul flag.
+class ConvMath {
+ public:
+  ConvMath();
+  ~ConvMath();
+  ConvMath(const ConvMath&) = delete;
+  ConvMath& operator=(const ConvMath&) = delete;
+
+ private:
+  bool prev_;
+};
+
 void igemm(ScalarType dt, int64_t M, int64_t N, int64_t K, double alpha, double beta, const void* A, const void* B,
            void* C);
 

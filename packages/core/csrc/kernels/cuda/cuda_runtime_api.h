@@ -55,6 +55,9 @@ namespace cuda {
 void set_library_locator(LibraryLocator locator);
 // Whether float32 cuBLAS products may use TF32 (set_float32_matmul_precision != "highest").
 void set_allow_tf32(bool allow);
+// Whether the float32 products of convolutions may use TF32 (ember.backends.cudnn.allow_tf32, on
+// at start, as PyTorch's cuDNN convolutions).
+void set_conv_allow_tf32(bool allow);
 }  // namespace cuda
 
 }  // namespace ember

@@ -44,6 +44,7 @@ void cuda_record_stream(void*, int, int64_t) { cuda_backend_unavailable(); }
 std::pair<int64_t, int64_t> cuda_mem_get_info(int) { cuda_backend_unavailable(); }
 void cuda::set_library_locator(LibraryLocator) {}
 void cuda::set_allow_tf32(bool) {}  // nothing to load without the CUDA backend
+void cuda::set_conv_allow_tf32(bool) {}
 
 void device_from_host(void*, int, const void*, size_t, bool) { cuda_backend_unavailable(); }
 void device_to_host(void*, const void*, int, size_t, bool) { cuda_backend_unavailable(); }

@@ -52,11 +52,25 @@ void raise_device_errors() {
     if (code == kNoDeviceError) continue;
     const int64_t value = v->value, dim = v->dim, size = v->size;
     v->code = kNoDeviceError;
-    if (code == kTargetOutOfBounds) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
-    if (code == kIndexOutOfRange) fail(ErrorKind::Index, "index out of range in self");
-    if (code == kIndexOutOfBounds || code == kScatterGatherOutOfBounds)
-      fail(code == kIndexOutOfBounds ? ErrorKind::Index : ErrorKind::Runtime, "index ", value,
-           " is out of bounds for dimension ", dim, " with size ", size);
+    switch (code) {
+      case kTargetOutOfBounds:
+        fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
+      case kIndexOutOfRange:
+        fail(ErrorKind::Index, "index out of range in self");
+      case kIndexOutOfBounds:
+        fail(ErrorKind::Index, "index ", value, " is out of bounds for dimension ", dim, " with size ", size);
+      case kScatterGatherOutOfBounds:
+        fail(ErrorKind::Runtime, "index ", value, " is out of bounds for dimension ", dim, " with size ", size);
+      case kIndexCopyOutOfBounds:
+        fail(ErrorKind::Index, "index_copy_(): index ", value, " is out of bounds for dimension ", dim, " with size ",
+             size);
+      case kIndicesOutOfDataBounds:
+        fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", value, " axis_dim=", size);
+      case kTakeOutOfRange:
+        fail(ErrorKind::Index, "out of range: tried to access index ", value, " on a tensor of ", size, " elements.");
+      default:
+        break;
+    }
     fail(ErrorKind::Runtime, "CUDA error: a kernel reported error ", code, " (value ", value, ")");
   }
 }

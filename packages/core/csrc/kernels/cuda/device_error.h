@@ -7,15 +7,9 @@
 #pragma once
 #include <cstdint>
 
-namespace ember::cuda {
+#include "kernels/device_error_code.h"
 
-enum DeviceErrorCode : int32_t {
-  kNoDeviceError = 0,
-  kTargetOutOfBounds = 1,  // nll_loss: "Target <value> is out of bounds."
-  kIndexOutOfRange = 2,    // embedding: "index out of range in self"
-  kIndexOutOfBounds = 3,   // advanced indexing: "index <value> is out of bounds for dimension <dim> with size <size>"
-  kScatterGatherOutOfBounds = 4,  // gather / scatter: the same words, a RuntimeError
-};
+namespace ember::cuda {
 
 struct DeviceErrorRecord {
   int64_t value;      // the offending value

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "core/error.h"
+#include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/cuda/stream.h"
 
 namespace ember::cuda {
@@ -26,7 +27,10 @@ inline bool query_done(cudaError_t e, const char* what) {
   return true;
 }
 
+// The device of an operand's memory: with one device, that one (no driver query per call, which
+// costs about a launch's time); else the pointer's attributes, which also catch host memory.
 inline int device_of(const void* p, const char* what) {
+  if (cuda_device_count() == 1) return 0;
   cudaPointerAttributes attr{};
   const bool ok = cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeDevice;
   EMBER_CHECK(ok, "CUDA error: ", what, "'s operand is not device memory");

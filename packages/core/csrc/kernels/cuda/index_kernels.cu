@@ -3,7 +3,9 @@
 // index_copy / index_add / index_fill's whole slices and the flat take / put_ (index_rows.cpp).
 // One thread per index element over a grid-stride loop; writes that may meet (scatter, index_add,
 // put_ with accumulate) are atomic, so their order, and a float sum's last bits, is the device's.
-// A plain write to one place from two indices keeps one of them, as in PyTorch on CUDA.
+// A plain write to one place from two indices keeps one of them, as in PyTorch on CUDA. The
+// kernels check their indices (a bad one skipped and recorded, kernels/cuda/device_error.h), so
+// none of these ops waits for the device.
 #include "kernels/cuda/device_error.cuh"
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/index_kernels.h"
@@ -94,74 +96,95 @@ __device__ __forceinline__ RowPos row_pos(int64_t e, int64_t m, int64_t inner) {
   return {r / m, r % m, e % inner};
 }
 
+// Index v of a dim of size n, checked and wrapped as `c` says: in range, or -1 once recorded
+// for the next wait for the device (the caller then skips it).
+__device__ __forceinline__ int64_t checked_index(int64_t v, int64_t n, const indexing::IndexCheck& c,
+                                                 DeviceErrorRecord* err) {
+  const int64_t w = c.negative_ok && v < 0 ? v + n : v;
+  if (static_cast<uint64_t>(w) < static_cast<uint64_t>(n)) return w;
+  report_device_error(err, c.code, v, c.dim, n);
+  return -1;
+}
+
+// The slab kernels' common arguments: the index (m values) of a dim of n, rows of `inner`
+// elements, `total` elements in the slab, the check and where a bad index goes.
+struct Rows {
+  const int64_t* ip;
+  int64_t m, n, inner, total;
+  indexing::IndexCheck check;
+  DeviceErrorRecord* err;
+};
+
 template <class U>
-__global__ void select_rows_kernel(const U* x, const int64_t* ip, U* dst, int64_t m, int64_t n, int64_t inner,
-                                   int64_t total, int* bad) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const RowPos p = row_pos(e, m, inner);
-    const int64_t v = ip[p.i];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(n)) dst[e] = x[(p.o * n + v) * inner + p.k];
-    else *bad = 1;
+__global__ void select_rows_kernel(const U* x, U* dst, const Rows r) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < r.total; e += int64_t(gridDim.x) * blockDim.x) {
+    const RowPos p = row_pos(e, r.m, r.inner);
+    const int64_t v = checked_index(r.ip[p.i], r.n, r.check, r.err);
+    dst[e] = v >= 0 ? x[(p.o * r.n + v) * r.inner + p.k] : U{};
   }
 }
 
 template <class U>
-__global__ void copy_rows_kernel(U* dst, const int64_t* ip, const U* src, int64_t m, int64_t n, int64_t inner,
-                                 int64_t total) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const RowPos p = row_pos(e, m, inner);
-    dst[(p.o * n + ip[p.i]) * inner + p.k] = src[e];
+__global__ void copy_rows_kernel(U* dst, const U* src, const Rows r) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < r.total; e += int64_t(gridDim.x) * blockDim.x) {
+    const RowPos p = row_pos(e, r.m, r.inner);
+    const int64_t v = checked_index(r.ip[p.i], r.n, r.check, r.err);
+    if (v >= 0) dst[(p.o * r.n + v) * r.inner + p.k] = src[e];
   }
 }
 
 template <bool Unit, class D>
-__global__ void add_rows_kernel(D* dst, const int64_t* ip, const D* src, acc_t<D> a, int64_t m, int64_t n,
-                                int64_t inner, int64_t total) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const RowPos p = row_pos(e, m, inner);
-    D* d = dst + (p.o * n + ip[p.i]) * inner + p.k;
+__global__ void add_rows_kernel(D* dst, const D* src, acc_t<D> a, const Rows r) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < r.total; e += int64_t(gridDim.x) * blockDim.x) {
+    const RowPos p = row_pos(e, r.m, r.inner);
+    const int64_t v = checked_index(r.ip[p.i], r.n, r.check, r.err);
+    if (v < 0) continue;
+    D* d = dst + (p.o * r.n + v) * r.inner + p.k;
     if constexpr (Unit) atomic_add(d, src[e]);
     else atomic_add_scaled(d, src[e], a);
   }
 }
 
 template <class U>
-__global__ void fill_rows_kernel(U* dst, const int64_t* ip, U value, int64_t m, int64_t n, int64_t inner,
-                                 int64_t total) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const RowPos p = row_pos(e, m, inner);
-    dst[(p.o * n + ip[p.i]) * inner + p.k] = value;
+__global__ void fill_rows_kernel(U* dst, U value, const Rows r) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < r.total; e += int64_t(gridDim.x) * blockDim.x) {
+    const RowPos p = row_pos(e, r.m, r.inner);
+    const int64_t v = checked_index(r.ip[p.i], r.n, r.check, r.err);
+    if (v >= 0) dst[(p.o * r.n + v) * r.inner + p.k] = value;
   }
 }
 
+// take / put_: the flat tensor as one row of n (its numel), m indices.
 template <class U>
-__global__ void take_kernel(const U* x, const int64_t* ip, U* out, int64_t n, int64_t m) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = ip[i];
-    out[i] = x[v < 0 ? v + n : v];
+__global__ void take_kernel(const U* x, U* out, const Rows r) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < r.m; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = checked_index(r.ip[i], r.n, r.check, r.err);
+    out[i] = v >= 0 ? x[v] : U{};
   }
 }
 
 template <bool Acc, class D>
-__global__ void put_kernel(D* dst, const int64_t* ip, const D* src, int64_t n, int64_t m) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t v = ip[i];
-    D* d = dst + (v < 0 ? v + n : v);
-    if constexpr (Acc) atomic_add(d, src[i]);
-    else *d = src[i];
+__global__ void put_kernel(D* dst, const D* src, const Rows r) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < r.m; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t v = checked_index(r.ip[i], r.n, r.check, r.err);
+    if (v < 0) continue;
+    if constexpr (Acc) atomic_add(dst + v, src[i]);
+    else dst[v] = src[i];
   }
 }
 
-// The flag a kernel raises on a bad index, read back once it has run.
-class BadFlag {
- public:
-  explicit BadFlag(int device) : s_(1, device) { s_.zero(); }
-  int* get() const { return s_.get(); }
-  bool raised() const { return s_.first() != 0; }
+// The slab of a contiguous t around dim that `index` picks, checked as `check` says.
+Rows rows_of(const Tensor& t, int64_t dim, const Tensor& index, const indexing::IndexCheck& check) {
+  const Split3 s = split3(t, dim);
+  const int64_t m = index.numel();
+  return {index.data<int64_t>(), m, s.n, s.inner, s.outer * m * s.inner, check, device_error_record(t.device().index)};
+}
 
- private:
-  DeviceArray<int> s_;
-};
+// take / put_'s flat tensor: one row of numel elements.
+Rows flat_rows(const Tensor& t, const Tensor& index, const indexing::IndexCheck& check) {
+  const int64_t m = index.numel();
+  return {index.data<int64_t>(), m, t.numel(), 1, m, check, device_error_record(t.device().index)};
+}
 
 }  // namespace
 
@@ -255,41 +278,38 @@ void index_scatter(const char* name, const Tensor& self, int64_t dim, const Tens
   check_launch("scatter kernel");
 }
 
-bool select_rows(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& dst) {
-  const Split3 s = split3(x, dim);
-  const int64_t m = index.numel(), total = s.outer * m * s.inner;
-  if (total == 0) return true;
+bool select_rows(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& dst,
+                 const indexing::IndexCheck& check) {
   const LaunchDevice on(x.device().index);
-  const BadFlag bad(x.device().index);
+  const Rows r = rows_of(x, dim, index, check);
+  if (r.total == 0) return true;
   by_itemsize(x.itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    select_rows_kernel<U><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(
-        reinterpret_cast<const U*>(x.raw()), index.data<int64_t>(), reinterpret_cast<U*>(dst.raw()), m, s.n, s.inner,
-        total, bad.get());
+    select_rows_kernel<U><<<blocks_for(r.total), kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const U*>(x.raw()),
+                                                                                  reinterpret_cast<U*>(dst.raw()), r);
   });
   check_launch("index_select kernel");
-  return !bad.raised();
+  return true;  // a bad index is the device's to report
 }
 
-void copy_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& src) {
-  const Split3 s = split3(dst, dim);
-  const int64_t m = index.numel(), total = s.outer * m * s.inner;
-  if (total == 0) return;
+void copy_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& src,
+               const indexing::IndexCheck& check) {
   const LaunchDevice on(dst.device().index);
+  const Rows r = rows_of(dst, dim, index, check);
+  if (r.total == 0) return;
   by_itemsize(dst.itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    copy_rows_kernel<U><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(
-        reinterpret_cast<U*>(dst.raw()), index.data<int64_t>(), reinterpret_cast<const U*>(src.raw()), m, s.n, s.inner,
-        total);
+    copy_rows_kernel<U><<<blocks_for(r.total), kBlock, 0, current_stream(-1)>>>(
+        reinterpret_cast<U*>(dst.raw()), reinterpret_cast<const U*>(src.raw()), r);
   });
   check_launch("index_copy kernel");
 }
 
-void add_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& src, const Scalar& alpha) {
-  const Split3 s = split3(dst, dim);
-  const int64_t m = index.numel(), total = s.outer * m * s.inner;
-  if (total == 0) return;
+void add_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& src, const Scalar& alpha,
+              const indexing::IndexCheck& check) {
   const LaunchDevice on(dst.device().index);
+  const Rows r = rows_of(dst, dim, index, check);
+  if (r.total == 0) return;
   EMBER_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), "index_add", [&] {
     using D = dev_t<scalar_t>;
     using acc = opmath_t<scalar_t>;
@@ -299,52 +319,48 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor&
     std::memcpy(&ad, &a, sizeof(a));
     D* dp = reinterpret_cast<D*>(dst.raw());
     const D* sp = reinterpret_cast<const D*>(src.raw());
-    if (a == acc(1))
-      add_rows_kernel<true, D><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, ad,
-                                                                                     m, s.n, s.inner, total);
-    else
-      add_rows_kernel<false, D><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, ad,
-                                                                                      m, s.n, s.inner, total);
+    if (a == acc(1)) add_rows_kernel<true, D><<<blocks_for(r.total), kBlock, 0, current_stream(-1)>>>(dp, sp, ad, r);
+    else add_rows_kernel<false, D><<<blocks_for(r.total), kBlock, 0, current_stream(-1)>>>(dp, sp, ad, r);
   });
   check_launch("index_add kernel");
 }
 
-void fill_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& value) {
-  const Split3 s = split3(dst, dim);
-  const int64_t m = index.numel(), total = s.outer * m * s.inner;
-  if (total == 0) return;
+void fill_rows(const Tensor& dst, int64_t dim, const Tensor& index, const Tensor& value,
+               const indexing::IndexCheck& check) {
   const LaunchDevice on(dst.device().index);
+  const Rows r = rows_of(dst, dim, index, check);
+  if (r.total == 0) return;
   by_itemsize(dst.itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    fill_rows_kernel<U><<<blocks_for(total), kBlock, 0, current_stream(-1)>>>(
-        reinterpret_cast<U*>(dst.raw()), index.data<int64_t>(), value_of<U>(value), m, s.n, s.inner, total);
+    fill_rows_kernel<U><<<blocks_for(r.total), kBlock, 0, current_stream(-1)>>>(reinterpret_cast<U*>(dst.raw()),
+                                                                                value_of<U>(value), r);
   });
   check_launch("index_fill kernel");
 }
 
-void take(const Tensor& x, const Tensor& index, const Tensor& out) {
-  const int64_t n = x.numel(), m = index.numel();
-  if (m == 0) return;
+void take(const Tensor& x, const Tensor& index, const Tensor& out, const indexing::IndexCheck& check) {
+  if (index.numel() == 0) return;
   const LaunchDevice on(x.device().index);
+  const Rows r = flat_rows(x, index, check);
   by_itemsize(x.itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    take_kernel<U><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(
-        reinterpret_cast<const U*>(x.raw()), index.data<int64_t>(), reinterpret_cast<U*>(out.raw()), n, m);
+    take_kernel<U><<<blocks_for(r.m), kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const U*>(x.raw()),
+                                                                       reinterpret_cast<U*>(out.raw()), r);
   });
   check_launch("take kernel");
 }
 
-void put(const Tensor& dst, const Tensor& index, const Tensor& src, bool accumulate) {
-  const int64_t n = dst.numel(), m = index.numel();
-  if (m == 0) return;
+void put(const Tensor& dst, const Tensor& index, const Tensor& src, bool accumulate,
+         const indexing::IndexCheck& check) {
+  if (index.numel() == 0) return;
   const LaunchDevice on(dst.device().index);
+  const Rows r = flat_rows(dst, index, check);
   EMBER_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), "put_", [&] {
     using D = dev_t<scalar_t>;
     D* dp = reinterpret_cast<D*>(dst.raw());
     const D* sp = reinterpret_cast<const D*>(src.raw());
-    if (accumulate)
-      put_kernel<true, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
-    else put_kernel<false, D><<<blocks_for(m), kBlock, 0, current_stream(-1)>>>(dp, index.data<int64_t>(), sp, n, m);
+    if (accumulate) put_kernel<true, D><<<blocks_for(r.m), kBlock, 0, current_stream(-1)>>>(dp, sp, r);
+    else put_kernel<false, D><<<blocks_for(r.m), kBlock, 0, current_stream(-1)>>>(dp, sp, r);
   });
   check_launch("put kernel");
 }

@@ -19,12 +19,14 @@ int64_t first_out_of_range(const int64_t* idx, int64_t n, int64_t size);
 bool index_gather(const Tensor& input, int64_t dim, const Tensor& idx, const Tensor& out);
 void index_scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src,
                    const Tensor* value, indexing::Reduce red);
-bool select_rows(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst);
-void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src);
-void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha);
-void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value);
-void take(const Tensor& x, const Tensor& idx, const Tensor& out);
-void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
+bool select_rows(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst, const indexing::IndexCheck& check);
+void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const indexing::IndexCheck& check);
+void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha,
+              const indexing::IndexCheck& check);
+void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value,
+               const indexing::IndexCheck& check);
+void take(const Tensor& x, const Tensor& idx, const Tensor& out, const indexing::IndexCheck& check);
+void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate, const indexing::IndexCheck& check);
 
 bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report);
 void advanced_gather(const Tensor& self, const Tensor& out, const indexing::AdvancedRows& a);

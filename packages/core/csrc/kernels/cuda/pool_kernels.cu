@@ -1,7 +1,8 @@
 // Max and average pooling on the GPU, and the plane scatters of max unpooling / max pooling's
 // backward, mirroring the CPU kernels (kernels/cpu/pool): one thread per output element, each
 // window read in the CPU's (d, h, w) order, so sums round as they do there. The windows the op
-// builds on the host (pool::Span, pool::Win) are uploaded once per call. Average pooling's
+// builds on the host (pool::Span, pool::Win) travel in the launch's parameters (uploaded once per
+// call when too many: kernels/cuda/inline_array.cuh). Average pooling's
 // backward is a gather: each input element sums, in output order, the outputs whose windows hold
 // it (a contiguous range per dim, found on the host), so it needs no atomics.
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cuda/device_scratch.h"
+#include "kernels/cuda/inline_array.cuh"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/cuda/pool_kernels.h"
 
@@ -21,6 +22,10 @@ using pool::Span;
 using pool::Win;
 
 constexpr int kBlock = 256;
+// Windows in a launch's parameters (24 bytes each; the parameters stay under 4 KiB): 3 dims of
+// 32 outputs, and avg_pool's backward's coverage (two values per input position).
+constexpr int kInlineWins = 96, kInlineCover = 128;
+using SpanTable = InlineArray<Span, kInlineWins>;
 
 struct Dims {
   int64_t in[3], out[3];
@@ -34,15 +39,15 @@ __device__ inline bool is_nan(T v) {
 
 // sp: the spans of dims 0, 1, 2 one after another (out[0], out[1], out[2] of them).
 template <class T>
-__global__ void max_kernel(const T* x, int64_t planes, Dims dm, const Span* sp, T* y, int64_t* ind) {
+__global__ void max_kernel(const T* x, int64_t planes, Dims dm, const SpanTable sp, T* y, int64_t* ind) {
   using A = opmath_t<T>;
   const int64_t in_plane = dm.in[0] * dm.in[1] * dm.in[2], out_plane = dm.out[0] * dm.out[1] * dm.out[2];
-  const Span *s0 = sp, *s1 = sp + dm.out[0], *s2 = s1 + dm.out[1];
+  const int64_t o1 = dm.out[0], o2 = o1 + dm.out[1];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < planes * out_plane;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t b = i / out_plane, o = i % out_plane;
     const int64_t ow = o % dm.out[2], oh = (o / dm.out[2]) % dm.out[1], od = o / (dm.out[1] * dm.out[2]);
-    const Span sd = s0[od], sh = s1[oh], sw = s2[ow];
+    const Span sd = sp[od], sh = sp[o1 + oh], sw = sp[o2 + ow];
     const T* xb = x + b * in_plane;
     int64_t best = (sd.start * dm.in[1] + sh.start) * dm.in[2] + sw.start;
     A mx =
@@ -63,12 +68,15 @@ __global__ void max_kernel(const T* x, int64_t planes, Dims dm, const Span* sp, 
   }
 }
 
-// AvgGeometry as a kernel argument: w[d] points at dim d's windows on the device.
+// AvgGeometry as a kernel argument: the windows of dims 0, 1, 2 one after another (win(d, o)).
 struct AvgArgs {
   Dims dm;
-  const Win* w[3];
+  InlineArray<Win, kInlineWins> wins;
   int64_t divisor_override;
   bool has_override, count_include_pad, adaptive, tiles;
+  __device__ __forceinline__ Win win(int d, int64_t o) const {
+    return wins[d == 0 ? o : d == 1 ? dm.out[0] + o : dm.out[0] + dm.out[1] + o];
+  }
 };
 
 template <class scalar_t>
@@ -94,7 +102,7 @@ __global__ void avg_forward_kernel(AvgArgs a, int64_t planes, const T* x, T* y) 
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t b = i / out_plane, o = i % out_plane;
     const int64_t ow = o % dm.out[2], oh = (o / dm.out[2]) % dm.out[1], od = o / (dm.out[1] * dm.out[2]);
-    const Win wd = a.w[0][od], wh = a.w[1][oh], ww = a.w[2][ow];
+    const Win wd = a.win(0, od), wh = a.win(1, oh), ww = a.win(2, ow);
     if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) {
       y[i] = T(0);
       continue;
@@ -114,23 +122,25 @@ __global__ void avg_forward_kernel(AvgArgs a, int64_t planes, const T* x, T* y) 
 
 // cov: per dim, for each input position, the range [first, last) of outputs whose windows hold
 // it (dims 0, 1, 2 one after another, 2 * in[d] values each).
+using CoverTable = InlineArray<int64_t, kInlineCover>;
+static_assert(sizeof(AvgArgs) + sizeof(CoverTable) + 64 <= 4096, "avg_pool's backward parameters fit in 4 KiB");
 template <class T>
-__global__ void avg_backward_kernel(AvgArgs a, int64_t planes, T* x, const T* y, const int64_t* cov) {
+__global__ void avg_backward_kernel(AvgArgs a, int64_t planes, T* x, const T* y, const CoverTable cov) {
   const Dims& dm = a.dm;
   const int64_t in_plane = dm.in[0] * dm.in[1] * dm.in[2], out_plane = dm.out[0] * dm.out[1] * dm.out[2];
-  const int64_t *c0 = cov, *c1 = c0 + 2 * dm.in[0], *c2 = c1 + 2 * dm.in[1];
+  const int64_t c1 = 2 * dm.in[0], c2 = c1 + 2 * dm.in[1];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < planes * in_plane;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t b = i / in_plane, e = i % in_plane;
     const int64_t iw = e % dm.in[2], ih = (e / dm.in[2]) % dm.in[1], id = e / (dm.in[1] * dm.in[2]);
     const T* yb = y + b * out_plane;
     T acc = T(0);
-    for (int64_t od = c0[2 * id]; od < c0[2 * id + 1]; ++od) {
-      const Win wd = a.w[0][od];
-      for (int64_t oh = c1[2 * ih]; oh < c1[2 * ih + 1]; ++oh) {
-        const Win wh = a.w[1][oh];
-        for (int64_t ow = c2[2 * iw]; ow < c2[2 * iw + 1]; ++ow) {
-          const Win ww = a.w[2][ow];
+    for (int64_t od = cov[2 * id], od_end = cov[2 * id + 1]; od < od_end; ++od) {
+      const Win wd = a.win(0, od);
+      for (int64_t oh = cov[c1 + 2 * ih], oh_end = cov[c1 + 2 * ih + 1]; oh < oh_end; ++oh) {
+        const Win wh = a.win(1, oh);
+        for (int64_t ow = cov[c2 + 2 * iw], ow_end = cov[c2 + 2 * iw + 1]; ow < ow_end; ++ow) {
+          const Win ww = a.win(2, ow);
           const T g = yb[(od * dm.out[1] + oh) * dm.out[2] + ow];
           const T v = a.adaptive ? div_int(div_int(div_int(g, wd.hi - wd.lo), wh.hi - wh.lo), ww.hi - ww.lo)
                                  : div_int(g, divisor(a, wd, wh, ww));
@@ -179,10 +189,10 @@ void max_pool_windows(ScalarType dt, const char* name, const void* x, int64_t pl
   const LaunchDevice on(device);
   std::vector<Span> sp;
   for (int d = 0; d < 3; ++d) sp.insert(sp.end(), spans[d], spans[d] + out[d]);
-  const Uploaded spd(sp.data(), sp.size() * sizeof(Span), device);
+  const InlineOrUploaded<Span, kInlineWins> spd(sp, device);
   EMBER_DISPATCH_NO_BOOL(dt, name, [&] {
     max_kernel<scalar_t><<<grid_for(total), kBlock, 0, current_stream(-1)>>>(
-        static_cast<const scalar_t*>(x), planes, dm, spd.as<Span>(), static_cast<scalar_t*>(y), ind);
+        static_cast<const scalar_t*>(x), planes, dm, spd.arg(), static_cast<scalar_t*>(y), ind);
   });
   check_launch("max_pool kernel");
 }
@@ -191,7 +201,7 @@ bool max_pool_2x2_applies(int64_t, int64_t, int64_t, int64_t) { return false; } 
 
 namespace {
 
-// The windows uploaded (a.w) and, for the backward, each input position's covering outputs.
+// The windows (for a.wins) and, for the backward, each input position's covering outputs.
 struct AvgUpload {
   AvgArgs a{};
   std::vector<Win> wins;
@@ -222,11 +232,6 @@ struct AvgUpload {
     a.adaptive = g.adaptive;
     a.tiles = g.tiles;
   }
-  void point(const Win* dev) {
-    a.w[0] = dev;
-    a.w[1] = dev + a.dm.out[0];
-    a.w[2] = dev + a.dm.out[0] + a.dm.out[1];
-  }
 };
 
 }  // namespace
@@ -238,8 +243,8 @@ void avg_pool_forward(const pool::AvgGeometry& g, ScalarType dt, const char* nam
   const int device = device_of(y, name);
   const LaunchDevice on(device);
   AvgUpload u(g, false);
-  const Uploaded wd(u.wins.data(), u.wins.size() * sizeof(Win), device);
-  u.point(wd.as<Win>());
+  const InlineOrUploaded<Win, kInlineWins> wd(u.wins, device);
+  u.a.wins = wd.arg();
   EMBER_DISPATCH_NO_BOOL(dt, name, [&] {
     const scalar_t* xp = static_cast<const scalar_t*>(x);
     scalar_t* yp = static_cast<scalar_t*>(y);
@@ -260,12 +265,12 @@ void avg_pool_backward(const pool::AvgGeometry& g, ScalarType dt, const char* na
   const int device = device_of(x, name);
   const LaunchDevice on(device);
   AvgUpload u(g, true);
-  const Uploaded wd(u.wins.data(), u.wins.size() * sizeof(Win), device);
-  const Uploaded cd(u.cov.data(), u.cov.size() * sizeof(int64_t), device);
-  u.point(wd.as<Win>());
+  const InlineOrUploaded<Win, kInlineWins> wd(u.wins, device);
+  const InlineOrUploaded<int64_t, kInlineCover> cd(u.cov, device);
+  u.a.wins = wd.arg();
   EMBER_DISPATCH_NO_BOOL(dt, name, [&] {
     avg_backward_kernel<scalar_t><<<grid_for(total), kBlock, 0, current_stream(-1)>>>(
-        u.a, planes, static_cast<scalar_t*>(x), static_cast<const scalar_t*>(y), cd.as<int64_t>());
+        u.a, planes, static_cast<scalar_t*>(x), static_cast<const scalar_t*>(y), cd.arg());
   });
   check_launch("avg_pool backward kernel");
 }

@@ -117,16 +117,13 @@ void check_index_vector(const char* name, const Tensor& index) {
 }
 
 // index values checked in [-size, size) and wrapped (index_add/copy/fill accept
-// negatives); `prefix` and `kind` reproduce each op's own out-of-range error.
-Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size,
-                         const Tensor& self, bool negative_ok = true) {
-  Tensor idx = to_device_of(as_long_contiguous(index), self);
-  if (!idx.device().is_cpu()) {  // checked and wrapped on the device
-    const FirstBad b = first_outside(idx, size, negative_ok);
-    if (b.pos < idx.numel())
-      fail(kind, prefix, "index ", b.value, " is out of bounds for dimension ", dim, " with size ", size);
-    return negative_ok && idx.numel() > 0 ? remainder(idx, wrap_scalar(Scalar(size))) : idx;
-  }
+// negatives); `prefix` and `kind` reproduce each op's own out-of-range error. An index on a GPU
+// is left as it is: the kernel checks and wraps it (IndexCheck) without waiting for the device.
+Tensor wrapped_dim_index(const char* prefix, ErrorKind kind, const Tensor& index, int64_t dim, int64_t size, Device on,
+                         bool negative_ok = true) {
+  Tensor idx = as_long_contiguous(index);
+  if (idx.device() != on) idx = to_device(idx, on);
+  if (!idx.device().is_cpu()) return idx;
   bool needs_wrap = false;
   const int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
@@ -267,8 +264,10 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   // A strided out= gets the rows through a dense buffer (the copy below writes rows in order).
   Tensor dst = out.is_contiguous() ? out : empty(os, out.dtype(), out.device());
   Tensor x = input.is_contiguous() ? input : contiguous(input, MemoryFormat::Contiguous);
-  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows.
-  const bool bad = !backend(x).index.select_rows(x, d, idx, dst);
+  // Bounds are checked inside the copy (a bad row is skipped, never read); the error follows (a
+  // GPU's at the next wait for the device).
+  const indexing::IndexCheck check{dim1_kernel ? kIndicesOutOfDataBounds : kIndexOutOfRange, d, false};
+  const bool bad = !backend(x).index.select_rows(x, d, idx, dst, check);
   if (bad) {
     if (dim1_kernel)
       fail(ErrorKind::Runtime, "INDICES element is out of DATA bounds, id=", first_bad(), " axis_dim=", size);
@@ -486,17 +485,16 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const bool put_path = self.dim() > 1 && index.dtype() == ScalarType::Int64 && !alpha.is_bool() && alpha.equal(1.0);
   // uint16/32/64: each of aten's paths raises in its own dispatch, before the indices are read
   no_shell_unsigned(self.dim() <= 1 ? "index_add_" : put_path ? "scatter_gather_tensor_cpu" : "add_stub", self.dtype());
-  if (!put_path && !idx.device().is_cpu()) {
-    EMBER_CHECK_INDEX(first_outside(idx, sizes1(self)[d], false).pos == idx.numel(), "index out of range in self");
-  } else if (!put_path) {
+  if (idx.device().is_cpu()) {  // a GPU's kernel checks them (IndexCheck), reporting at the next wait
     const int64_t* ip = idx.data<int64_t>();
     const int64_t size = sizes1(self)[d];
-    for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    for (int64_t i = 0, n = idx.numel(); i < n && !put_path; ++i)
       EMBER_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self");
+    check_range(idx, size, d);
   }
-  check_range(idx, sizes1(self)[d], d);
+  const indexing::IndexCheck check{put_path ? kScatterGatherOutOfBounds : kIndexOutOfRange, d, false};
   Tensor src = to_device_of(source.is_contiguous() ? source : dense_clone(source), self);
-  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.add_rows(dst, d, idx, src, alpha); });
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.add_rows(dst, d, idx, src, alpha, check); });
 }
 Tensor index_add(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   return index_add_(dense_clone(input), dim, index, source, alpha);
@@ -511,9 +509,10 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   if (!restrided_view_runs(self, d, index.numel())) return self;
   no_shell_unsigned("index_copy_cpu", self.dtype());
   // Unlike index_fill, index_copy takes no negative indices.
-  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], self, false);
+  Tensor idx = wrapped_dim_index("index_copy_(): ", ErrorKind::Index, index, d, sizes1(self)[d], self.device(), false);
   Tensor src = to_device_of(source.is_contiguous() ? source : dense_clone(source), self);
-  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.copy_rows(dst, d, idx, src); });
+  const indexing::IndexCheck check{kIndexCopyOutOfBounds, d, false};
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.copy_rows(dst, d, idx, src, check); });
 }
 Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
   return index_copy_(dense_clone(input), dim, index, source);
@@ -528,17 +527,18 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   // aten's kernel reads the value with the checked conversion before any index.
   EMBER_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "index_fill", [&] { (void)value.checked<scalar_t>(); });
   if (!runs) return self;
-  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d], self);
   Tensor v = scalar_tensor(value, self.dtype());
   bool aliased = false;  // an expanded self: PyTorch fills through the aliases (with a deprecation warning)
   for (int64_t i = 0; i < self.dim(); ++i) aliased |= self.strides()[i] == 0 && self.sizes()[i] > 1;
-  if (aliased) {
-    const Tensor host = idx.device().is_cpu() ? idx : to_device(idx, cpu_device());  // read here, a copy
+  if (aliased) {  // the indices read here (checked and wrapped on the host)
+    const Tensor host = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d], cpu_device());
     const int64_t* ip = host.data<int64_t>();
-    for (int64_t i = 0, m = idx.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
+    for (int64_t i = 0, m = host.numel(); i < m; ++i) fill_(select(self, d, ip[i]), value);
     return self;
   }
-  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.fill_rows(dst, d, idx, v); });
+  Tensor idx = wrapped_dim_index("", ErrorKind::Index, index, d, sizes1(self)[d], self.device());
+  const indexing::IndexCheck check{kIndexOutOfBounds, d, true};
+  return inplace_dense(self, [&](const Tensor& dst) { backend(dst).index.fill_rows(dst, d, idx, v, check); });
 }
 Tensor index_fill(const Tensor& input, int64_t dim, const Tensor& index, const Scalar& value) {
   return index_fill_(dense_clone(input), dim, index, value);
@@ -565,17 +565,9 @@ Tensor take(const Tensor& input, const Tensor& index) {
   no_shell_unsigned("take_cpu", input.dtype());
   Tensor x = input.is_contiguous() ? input : dense_clone(input);
   Tensor idx = to_device_of(as_long_contiguous(index), x);
-  int64_t n = x.numel(), m = idx.numel();
-  if (!idx.device().is_cpu()) {
-    const FirstBad b = first_outside(idx, n, true);
-    EMBER_CHECK_INDEX(b.pos == m, "out of range: tried to access index ", b.value, " on a tensor of ", n, " elements.");
-  }
-  const int64_t* ip = idx.data<int64_t>();
-  for (int64_t i = 0; i < m && idx.device().is_cpu(); ++i)
-    EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
-                      " elements.");
+  check_take_range(idx, x.numel());
   Tensor out = empty(index.sizes(), input.dtype(), input.device());
-  backend(x).index.take(x, idx, out);
+  backend(x).index.take(x, idx, out, take_check());
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The index ops' device-aware helpers (ops/index/index_common.h): an operand moved to the op's
-// device, and the first index out of range found where the index lives (on a GPU, by the
-// backend's range check there, one position and one value coming back).
+// device, the first index out of range found where the index lives (on a GPU, by the
+// backend's range check there, one position and one value coming back), take / put_'s check.
 #include "kernels/backend.h"
 #include "kernels/device_transfer.h"
 #include "ops.h"
@@ -32,6 +32,14 @@ FirstBad first_outside(const Tensor& idx, int64_t size, bool negative_ok) {
   r.pos = backend(idx).index.first_out_of_range(probe.data<int64_t>(), n, negative_ok ? 2 * size : size);
   if (r.pos < n) device_to_host(&r.value, p + r.pos, idx.device().index, sizeof(int64_t));
   return r;
+}
+
+void check_take_range(const Tensor& idx, int64_t n) {
+  if (!idx.device().is_cpu()) return;
+  const int64_t* ip = idx.data<int64_t>();
+  for (int64_t i = 0, m = idx.numel(); i < m; ++i)
+    EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
+                      " elements.");
 }
 
 }  // namespace ember::index_detail

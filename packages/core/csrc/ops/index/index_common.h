@@ -29,6 +29,11 @@ struct FirstBad {
 };
 FirstBad first_outside(const Tensor& idx, int64_t size, bool negative_ok);
 
+// take / put_'s indices into a flat tensor of n elements: in [-n, n), checked here on the CPU
+// ("out of range: tried to access index ..."), by the kernel on a GPU as take_check says.
+void check_take_range(const Tensor& idx, int64_t n);
+inline indexing::IndexCheck take_check() { return {kTakeOutOfRange, 0, true}; }
+
 inline bool same_shape(IntArrayRef a, IntArrayRef b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)

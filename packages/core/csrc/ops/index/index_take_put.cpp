@@ -120,17 +120,9 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
   check_no_overlap(self, index);
   check_no_overlap(self, source);
   Tensor idx = to_device_of(as_long_contiguous(index), self);
-  int64_t n = self.numel(), m = idx.numel();
-  if (!idx.device().is_cpu()) {
-    const FirstBad b = first_outside(idx, n, true);
-    EMBER_CHECK_INDEX(b.pos == m, "out of range: tried to access index ", b.value, " on a tensor of ", n, " elements.");
-  }
-  const int64_t* ip = idx.data<int64_t>();
-  for (int64_t i = 0; i < m && idx.device().is_cpu(); ++i)
-    EMBER_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
-                      " elements.");
+  check_take_range(idx, self.numel());
   Tensor src = to_device_of(dense(source), self);
-  return on_dense(self, [&](const Tensor& dst) { backend(dst).index.put(dst, idx, src, accumulate); });
+  return on_dense(self, [&](const Tensor& dst) { backend(dst).index.put(dst, idx, src, accumulate, take_check()); });
 }
 
 Tensor put(const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {

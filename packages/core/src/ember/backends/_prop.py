@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 
-def bool_flag(setter_name: str, default: bool) -> property:
-    """A module-level bool flag; assigning a non-bool raises PyTorch's RuntimeError."""
+def bool_flag(setter_name: str, default: bool, on_set: Callable[[bool], None] | None = None) -> property:
+    """A module-level bool flag; assigning a non-bool raises PyTorch's RuntimeError; ``on_set``
+    hands an accepted value to the kernels."""
     slot = f"_{setter_name}_value"
 
     def get(mod: Any) -> bool:
@@ -18,6 +20,8 @@ def bool_flag(setter_name: str, default: bool) -> property:
         if not isinstance(value, bool):
             raise RuntimeError(f"{setter_name} expects a bool, but got {type(value).__name__}")
         mod.__dict__[slot] = value
+        if on_set is not None:
+            on_set(value)
 
     return property(get, put)
 

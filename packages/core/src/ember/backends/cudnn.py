@@ -1,4 +1,6 @@
-"""``ember.backends.cudnn``: cuDNN's flags as settable attributes (never available in ember)."""
+"""``ember.backends.cudnn``: cuDNN's flags as settable attributes (ember has no cuDNN). ``allow_tf32``
+(on by default, as in PyTorch) lets the float32 products of ember's CUDA convolutions use TF32 tensor
+cores, as it does cuDNN's."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import contextlib
 import sys
 from typing import Any
 
+from ember._lib import _C
 from ember.backends import _prop
 
 
@@ -28,7 +31,7 @@ _prop.install(
     enabled=_prop.bool_flag("set_enabled_cudnn", True),
     benchmark=_prop.bool_flag("set_benchmark_cudnn", False),
     deterministic=_prop.bool_flag("set_deterministic_cudnn", False),
-    allow_tf32=_prop.bool_flag("set_allow_tf32_cublas", True),
+    allow_tf32=_prop.bool_flag("set_allow_tf32_cublas", True, _C._cuda_set_conv_allow_tf32),
 )
 
 

@@ -16,12 +16,13 @@ void scatter(const char* name, const Tensor& self, int64_t dim, const Tensor& id
              const Tensor* value, Reduce red);
 
 // index_rows.cpp: whole slices along one dim (index_select / copy / add / fill), take and put
-bool select_rows(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst);
-void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src);
-void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha);
-void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value);
-void take(const Tensor& x, const Tensor& idx, const Tensor& out);
-void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate);
+bool select_rows(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& dst, const IndexCheck& check);
+void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const IndexCheck& check);
+void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha,
+              const IndexCheck& check);
+void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value, const IndexCheck& check);
+void take(const Tensor& x, const Tensor& idx, const Tensor& out, const IndexCheck& check);
+void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate, const IndexCheck& check);
 
 // advanced_index.cpp: tensors of indices over several dims
 bool add_offsets(const int64_t* idx, int64_t n, int64_t size, int64_t stride, int64_t* off, int64_t dim, bool report);

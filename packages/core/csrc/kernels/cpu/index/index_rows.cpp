@@ -73,7 +73,7 @@ bool copy_selected_rows(const char* src, const int64_t* ip, int64_t m, int64_t n
 }  // namespace
 
 // Bounds are checked inside the copy (a bad row is skipped, never read); the op raises.
-bool select_rows(const Tensor& x, int64_t d, const Tensor& idx, const Tensor& dst) {
+bool select_rows(const Tensor& x, int64_t d, const Tensor& idx, const Tensor& dst, const IndexCheck&) {
   auto [outer, n, inner] = split3(x, d);
   const int64_t m = idx.numel(), size = n;
   const int64_t* ip = idx.data<int64_t>();
@@ -97,7 +97,7 @@ bool select_rows(const Tensor& x, int64_t d, const Tensor& idx, const Tensor& ds
 }
 
 // dst (contiguous) [o, idx[i], :] = src (contiguous) [o, i, :]
-void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src) {
+void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const IndexCheck&) {
   auto [outer, n, inner] = split3(dst, dim);
   int64_t m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
@@ -112,7 +112,8 @@ void copy_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& 
 }
 
 // dst (contiguous) [o, idx[i], :] += alpha * src (contiguous) [o, i, :]
-void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha) {
+void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& src, const Scalar& alpha,
+              const IndexCheck&) {
   auto [outer, n, inner] = split3(dst, dim);
   int64_t m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
@@ -158,7 +159,7 @@ void add_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& s
   });
 }
 
-void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value) {
+void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& value, const IndexCheck&) {
   auto [outer, n, inner] = split3(dst, dim);
   int64_t m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
@@ -172,7 +173,7 @@ void fill_rows(const Tensor& dst, int64_t dim, const Tensor& idx, const Tensor& 
   });
 }
 
-void take(const Tensor& x, const Tensor& idx, const Tensor& out) {
+void take(const Tensor& x, const Tensor& idx, const Tensor& out, const IndexCheck&) {
   int64_t n = x.numel(), m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
   by_itemsize(x.itemsize(), [&](auto tag) {
@@ -185,7 +186,7 @@ void take(const Tensor& x, const Tensor& idx, const Tensor& out) {
   });
 }
 
-void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate) {
+void put(const Tensor& dst, const Tensor& idx, const Tensor& src, bool accumulate, const IndexCheck&) {
   int64_t n = dst.numel(), m = idx.numel();
   const int64_t* ip = idx.data<int64_t>();
   EMBER_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), "put_", [&] {

@@ -106,9 +106,10 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Te
 
 
 def _split_packed(proj: Tensor, parts: int, e: int) -> tuple[Tensor, ...]:
-    """(..., parts * E) -> parts contiguous (..., E) tensors, in one copy (aten's layout)."""
-    proj = proj.unflatten(-1, (parts, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
-    return tuple(proj[i] for i in range(parts))
+    """(..., parts * E) -> parts (..., E) views of it. aten copies them out contiguous and its
+    gradient fills and adds a whole-size tensor per part; views cost no copy here (the fused
+    attention reads strided rows) and their gradients come together in one stack (unbind's)."""
+    return proj.unflatten(-1, (parts, e)).unbind(-2)
 
 
 def _in_projection_packed(q: Tensor, kv: Tensor, w: Tensor, b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
@@ -239,14 +240,21 @@ def multi_head_attention_forward(
         raise AssertionError("bias_k is set but bias_v is None")
     elif bias_v is not None:
         raise AssertionError("bias_v is set but bias_k is None")
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = _heads(k, static_k, "k", bsz * num_heads, head_dim)
-    v = _heads(v, static_v, "v", bsz * num_heads, head_dim)
-    if add_zero_attn:
-        zero = ember.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
-        k, v = ember.cat([k, zero], 1), ember.cat([v, zero.to(v.dtype)], 1)
-        attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
-    src_len = k.shape[1]
+    # The fused attention's (N, heads, L, head_dim) straight from (L, N, E) as views (strided rows);
+    # the weights path and a zero attention column take aten's (N * heads, L, head_dim) tensors.
+    heads_first = not need_weights and not add_zero_attn and static_k is None and static_v is None
+    if heads_first:
+        q, k, v = (t.unflatten(-1, (num_heads, head_dim)).permute(1, 2, 0, 3) for t in (q, k, v))
+        src_len = k.shape[2]
+    else:
+        q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+        k = _heads(k, static_k, "k", bsz * num_heads, head_dim)
+        v = _heads(v, static_v, "v", bsz * num_heads, head_dim)
+        if add_zero_attn:
+            zero = ember.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
+            k, v = ember.cat([k, zero], 1), ember.cat([v, zero.to(v.dtype)], 1)
+            attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
+        src_len = k.shape[1]
     if key_padding_mask is not None:
         for i, want in enumerate((bsz, src_len)):
             if key_padding_mask.shape[i] != want:
@@ -280,9 +288,10 @@ def multi_head_attention_forward(
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
-    q = q.view(bsz, num_heads, tgt_len, head_dim)
-    k = k.view(bsz, num_heads, src_len, head_dim)
-    v = v.view(bsz, num_heads, src_len, head_dim)
+    if not heads_first:
+        q = q.view(bsz, num_heads, tgt_len, head_dim)
+        k = k.view(bsz, num_heads, src_len, head_dim)
+        v = v.view(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias)

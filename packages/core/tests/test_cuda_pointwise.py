@@ -142,3 +142,24 @@ def test_pointwise_autograd_on_the_device() -> None:
 def test_printing_a_cuda_tensor() -> None:
     x = ember.tensor([1.5, 2.0]).cuda()
     assert repr(x) == "tensor([1.5000, 2.0000], device='cuda:0')"
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float16, ember.bfloat16], ids=str)
+@pytest.mark.parametrize("n", [1, 3, 4, 1027, 4099])
+def test_contiguous_launcher_tails_offsets_and_values(dtype: ember.dtype, n: int) -> None:
+    # dense float / half operands take the 4-wide contiguous kernel: every length's tail, an operand
+    # not aligned for it (a view one element in: the strided kernel), numbers in the arguments,
+    # in place, three operands
+    x, y, z = sample(dtype, (n + 1,)), sample(dtype, (n + 1,), 0.5, 2.0), sample(dtype, (n + 1,), -1.0, 1.0)
+    xc, yc, zc = x.cuda(), y.cuda(), z.cuda()
+    close(xc[:n] + yc[:n], x[:n] + y[:n], dtype)
+    close(xc[1:] * yc[:n], x[1:] * y[:n], dtype)
+    close(xc[:n] * 0.5 - 1, x[:n] * 0.5 - 1, dtype)
+    close(ember.exp(xc[:n]), ember.exp(x[:n]), dtype)
+    close(ember.addcmul(xc[:n], yc[:n], zc[:n], value=0.25), ember.addcmul(x[:n], y[:n], z[:n], value=0.25), dtype)
+    w = xc[:n].clone()
+    w.mul_(yc[:n]).add_(2.0)
+    close(w, x[:n] * y[:n] + 2.0, dtype)
+    out = ember.empty(n, dtype=dtype, device="cuda")
+    ember.div(xc[:n], yc[:n], out=out)
+    close(out, x[:n] / y[:n], dtype)

@@ -17,7 +17,8 @@ def check(got: ember.Tensor, want: ember.Tensor) -> None:
     g = got.cpu()
     if want.is_floating_point():
         tol = TOL[want.dtype]
-        assert bool((((g.double() - want.double()).abs() <= tol * (1 + want.double().abs())) | (g == want)).all())
+        close = ((g.double() - want.double()).abs() <= tol * (1 + want.double().abs())) | (g == want)
+        assert bool((close | (g.isnan() & want.isnan())).all()), (g, want)
     else:
         assert g.equal(want)
 
@@ -56,3 +57,47 @@ def test_reductions_feed_autograd_of_broadcast_ops() -> None:
     (x.cuda() * wc).square().mean().backward()
     assert wc.grad is not None
     check(wc.grad, w.grad)
+
+
+@pytest.mark.parametrize("shape, dim", [((300_001,), None), ((3, 40_000), 1), ((9000, 5), 0), ((2, 9000, 3), 1),
+                                         ((17000, 33), 0), ((200, 70), 0), ((40, 20, 30), (0, 2))], ids=str)
+def test_split_and_column_reductions(shape: tuple[int, ...], dim: int | tuple[int, ...] | None) -> None:
+    # long reductions split over blocks (partials, then a second pass); reductions that keep the
+    # contiguous dim read columns (adjacent outputs in adjacent threads), split too when few
+    g = ember.Generator().manual_seed(11)
+    x = ember.randn(*shape, generator=g)
+    x.view(-1)[123] = float("nan")
+    kw = {} if dim is None else {"dim": dim}
+    d = x.cuda()
+    for name in ("amax", "amin"):
+        check(getattr(ember, name)(d, **kw), getattr(ember, name)(x, **kw))
+    # sums: near the float64 sum, within float32's rounding of the terms' magnitudes (the CPU's
+    # sequential float32 sum of thousands of terms is no closer than the device's tree)
+    scale = x.abs().nan_to_num().double().sum(**kw)
+    for name in ("sum", "nansum", "mean"):
+        got, want = getattr(ember, name)(d, **kw).cpu().double(), getattr(ember, name)(x.double(), **kw)
+        div = x.numel() / want.numel() if name == "mean" else 1.0
+        assert bool(((got - want).abs() <= 1e-6 * scale / div + 1e-6).logical_or(got.isnan() & want.isnan()).all())
+    xf = x.nan_to_num()
+    want = ember.linalg.vector_norm(xf.double(), **kw)
+    assert bool(((ember.linalg.vector_norm(xf.cuda(), **kw).cpu().double() - want).abs() <= 1e-5 * want).all())
+    signs = ember.where(xf < 0, -1.0, 1.0)  # a product of many terms, exact in any order
+    if not isinstance(dim, tuple):  # prod takes one dim
+        check(ember.prod(signs.cuda(), **kw), ember.prod(signs, **kw))
+    xi = (xf * 100).to(ember.int64)
+    check(xi.cuda().sum(**kw), xi.sum(**kw))
+    check((xi.cuda() > 50).any(**kw), (xi > 50).any(**kw))
+    check((xi.cuda() > -300).all(**kw), (xi > -300).all(**kw))
+    h = (xf / 8).half()
+    got, want = h.cuda().sum(**kw).cpu().double(), h.double().sum(**kw)
+    assert bool(((got - want).abs() <= 2e-3 * (1 + want.abs()) + 1e-5 * scale).all())
+
+
+@pytest.mark.parametrize("shape, dim", [((4_300_000,), None), ((140_000, 31), 0)], ids=str)
+def test_many_splits(shape: tuple[int, ...], dim: int | None) -> None:
+    # 64 splits or more: the second pass takes a block per output
+    x = ember.randn(*shape, generator=ember.Generator().manual_seed(3))
+    kw = {} if dim is None else {"dim": dim}
+    got, want = x.cuda().sum(**kw).cpu().double(), x.double().sum(**kw)
+    assert bool(((got - want).abs() <= 1e-6 * x.abs().double().sum(**kw)).all())
+    check(x.cuda().amax(**kw), x.amax(**kw))

@@ -159,10 +159,12 @@ bool resolve_warps(Block& b) {
   for (size_t w = 0; w < n; w += 32) {
     const size_t end = std::min(n, w + 32);
     bool ready = true, any = false;
+    uint64_t done = 0;  // the lanes that have exited, as a mask
     for (size_t i = w; i < end; ++i) {
       const State s = b.fibers[i].state;
       if (s == State::Warp) any = true;
-      else if (s != State::Done) ready = false;
+      else if (s == State::Done) done |= uint64_t(1) << (i - w);
+      else ready = false;
     }
     if (!any || !ready) continue;
     const Fiber* first = nullptr;
@@ -175,10 +177,10 @@ bool resolve_warps(Block& b) {
       if (f.kind != first->kind)
         throw std::runtime_error("lanes of warp " + std::to_string(w / 32) + " wait at different warp collectives in " +
                                  where(b));
-      for (size_t j = w; j < end; ++j)
-        if ((f.mask >> (j - w) & 1u) && b.fibers[j].state == State::Done)
-          throw std::runtime_error("lane " + std::to_string(j - w) + " of warp " + std::to_string(w / 32) +
-                                   " exited before a warp collective whose mask names it, in " + where(b));
+      if (const uint64_t gone = uint64_t(f.mask) & done)
+        throw std::runtime_error("lane " + std::to_string(__builtin_ctzll(gone)) + " of warp " +
+                                 std::to_string(w / 32) + " exited before a warp collective whose mask names it, in " +
+                                 where(b));
       if (f.value && (f.mask >> lane & 1u)) ballot |= uint64_t(1) << lane;
     }
     for (size_t i = w; i < end; ++i) {

@@ -4,12 +4,17 @@
 //
 // The iterator's dims split into kept ones (output stride != 0) and reduced ones. Long reductions
 // take a block of 256 threads per output element (a strided partial per thread, then a tree in
-// shared memory); short ones a thread per output element.
+// shared memory), or, where the input's contiguous dim is kept, a block per 32 adjacent outputs
+// (coalesced columns); short ones a thread per output element. When the outputs alone make too
+// few blocks to fill the GPU (a full sum), the reduced range is split over blocks into partials
+// that a second launch combines in a fixed order (deterministic, as PyTorch's).
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
 #include "core/error.h"
 #include "iter/reduce_iter.h"
+#include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/cuda/reduce_kernels.h"
 
@@ -81,6 +86,11 @@ struct ReduceGeometry {
 };
 
 __device__ __forceinline__ void keep_offsets(const ReduceGeometry& g, int64_t k, int64_t& in, int64_t& out) {
+  if (g.nkeep <= 1) {  // one kept dim (or none): no division
+    in = g.nkeep ? k * g.keep_istride[0] : 0;
+    out = g.nkeep ? k * g.keep_ostride[0] : 0;
+    return;
+  }
   in = out = 0;
   for (int d = 0; d < g.nkeep; ++d) {
     const int64_t idx = k % g.keep_shape[d];
@@ -90,6 +100,7 @@ __device__ __forceinline__ void keep_offsets(const ReduceGeometry& g, int64_t k,
   }
 }
 __device__ __forceinline__ int64_t reduced_offset(const ReduceGeometry& g, int64_t r) {
+  if (g.nred <= 1) return g.nred ? r * g.red_istride[0] : 0;
   int64_t in = 0;
   for (int d = 0; d < g.nred; ++d) {
     in += (r % g.red_shape[d]) * g.red_istride[d];
@@ -105,26 +116,89 @@ __device__ __forceinline__ Acc element(const ReduceGeometry& g, int64_t base, in
 }
 
 constexpr int kBlock = 256;
+// A reduction splits its reduced range over blocks (partials, then a second pass) until about this
+// many blocks run, enough to keep every SM of a large GPU streaming, while each split block still
+// reads at least kMinSplit elements (64K: less is cheaper in one pass than in two launches).
+constexpr int64_t kTargetBlocks = 1024, kMinSplit = 65536;
 
+// The block's values combined (kBlock threads, any shape); the result is valid in every thread.
+template <class Acc, class Op>
+__device__ __forceinline__ Acc block_combine(Acc v, const Op& op, Acc* shm) {
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  shm[t] = v;
+  __syncthreads();
+  for (int s = kBlock / 2; s > 0; s >>= 1) {
+    if (t < s) shm[t] = op.combine(shm[t], shm[t + s]);
+    __syncthreads();
+  }
+  const Acc r = shm[0];
+  __syncthreads();  // shm is reused by the next unit
+  return r;
+}
+
+// Where unit (output k, split s) goes: the output itself, or partials[k * splits + s].
+template <class Acc>
+__device__ __forceinline__ void put(const ReduceGeometry& g, Acc v, int64_t out, Acc* partials, int64_t unit) {
+  if (partials) partials[unit] = v;
+  else *reinterpret_cast<Acc*>(g.out + out) = v;
+}
+
+// A block per (output, split): the split's reduced elements strided over the threads (four loads
+// in flight when the reduced dims are one), combined in the block. Coalesced when the reduced
+// elements are the input's contiguous run (sum(), sum(-1)); any geometry is correct.
 template <class In, class Acc, class Op>
-__global__ void block_per_output(const ReduceGeometry g, const Op op) {
-  __shared__ Acc partial[kBlock];
-  for (int64_t k = blockIdx.x; k < g.nout; k += gridDim.x) {
+__global__ void block_per_output(const ReduceGeometry g, const Op op, int64_t splits, int64_t chunk, Acc* partials) {
+  __shared__ Acc shm[kBlock];
+  for (int64_t u = blockIdx.x; u < g.nout * splits; u += gridDim.x) {
+    const int64_t k = u / splits, lo = u % splits * chunk, hi = (lo + chunk < g.nreduced ? lo + chunk : g.nreduced);
     int64_t base, out;
     keep_offsets(g, k, base, out);
     Acc acc = op.identity();
-    for (int64_t r = threadIdx.x; r < g.nreduced; r += kBlock) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
-    partial[threadIdx.x] = acc;
-    __syncthreads();
-    for (int s = kBlock / 2; s > 0; s >>= 1) {
-      if (threadIdx.x < s) partial[threadIdx.x] = op.combine(partial[threadIdx.x], partial[threadIdx.x + s]);
-      __syncthreads();
+    int64_t r = lo + threadIdx.x;
+    if (g.nred <= 1) {
+      for (; r + 3 * kBlock < hi; r += 4 * kBlock) {
+        const Acc a = element<In, Acc>(g, base, r, op), b = element<In, Acc>(g, base, r + kBlock, op);
+        const Acc c = element<In, Acc>(g, base, r + 2 * kBlock, op), d = element<In, Acc>(g, base, r + 3 * kBlock, op);
+        acc = op.combine(acc, op.combine(op.combine(a, b), op.combine(c, d)));
+      }
     }
-    if (threadIdx.x == 0) *reinterpret_cast<Acc*>(g.out + out) = partial[0];
-    __syncthreads();  // partial is reused by the next output
+    for (; r < hi; r += kBlock) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
+    acc = block_combine(acc, op, shm);
+    if (threadIdx.x == 0) put(g, acc, out, partials, u);
   }
 }
 
+// Column reductions (the input's contiguous dim is kept: sum(0), a bias gradient): 32 adjacent
+// outputs per block in x, so a warp reads 32 adjacent elements; the reduced rows strided over 8
+// rows of threads in y, and split over blocks in grid y.
+template <class In, class Acc, class Op>
+__global__ void columns_kernel(const ReduceGeometry g, const Op op, int64_t splits, int64_t chunk, Acc* partials) {
+  __shared__ Acc shm[kBlock];
+  for (int64_t k0 = int64_t(blockIdx.x) * 32; k0 < g.nout; k0 += int64_t(gridDim.x) * 32) {
+    const int64_t k = k0 + threadIdx.x;
+    for (int64_t s = blockIdx.y; s < splits; s += gridDim.y) {
+      const int64_t lo = s * chunk, hi = (lo + chunk < g.nreduced ? lo + chunk : g.nreduced);
+      int64_t base = 0, out = 0;
+      Acc acc = op.identity();
+      if (k < g.nout) {
+        keep_offsets(g, k, base, out);
+        for (int64_t r = lo + threadIdx.y; r < hi; r += 8) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
+      }
+      shm[threadIdx.y * 32 + threadIdx.x] = acc;
+      __syncthreads();
+      for (int h = 4; h > 0; h >>= 1) {
+        if (threadIdx.y < h)
+          shm[threadIdx.y * 32 + threadIdx.x] =
+              op.combine(shm[threadIdx.y * 32 + threadIdx.x], shm[(threadIdx.y + h) * 32 + threadIdx.x]);
+        __syncthreads();
+      }
+      if (threadIdx.y == 0 && k < g.nout) put(g, shm[threadIdx.x], out, partials, k * splits + s);
+      __syncthreads();
+    }
+  }
+}
+
+// Short reductions: a thread per output.
 template <class In, class Acc, class Op>
 __global__ void thread_per_output(const ReduceGeometry g, const Op op) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
@@ -133,6 +207,32 @@ __global__ void thread_per_output(const ReduceGeometry g, const Op op) {
     keep_offsets(g, k, base, out);
     Acc acc = op.identity();
     for (int64_t r = 0; r < g.nreduced; ++r) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
+    *reinterpret_cast<Acc*>(g.out + out) = acc;
+  }
+}
+
+// The second pass of a split reduction: each output's partials, in split order, into the output
+// (a block per output when there are many partials, else a thread).
+template <class Acc, class Op>
+__global__ void finish_splits(const ReduceGeometry g, const Op op, const Acc* partials, int64_t splits, bool by_block) {
+  __shared__ Acc shm[kBlock];
+  if (by_block) {
+    for (int64_t k = blockIdx.x; k < g.nout; k += gridDim.x) {
+      Acc acc = op.identity();
+      for (int64_t s = threadIdx.x; s < splits; s += kBlock) acc = op.combine(acc, partials[k * splits + s]);
+      acc = block_combine(acc, op, shm);
+      int64_t base, out;
+      keep_offsets(g, k, base, out);
+      if (threadIdx.x == 0) *reinterpret_cast<Acc*>(g.out + out) = acc;
+    }
+    return;
+  }
+  const int64_t step = int64_t(blockDim.x) * gridDim.x;
+  for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < g.nout; k += step) {
+    Acc acc = op.identity();
+    for (int64_t s = 0; s < splits; ++s) acc = op.combine(acc, partials[k * splits + s]);
+    int64_t base, out;
+    keep_offsets(g, k, base, out);
     *reinterpret_cast<Acc*>(g.out + out) = acc;
   }
 }
@@ -157,17 +257,53 @@ ReduceGeometry geometry_of(const ReduceIter& it) {
   return g;
 }
 
+// How many splits of the reduced range, given the blocks the outputs alone make and the outputs
+// each block reduces at once; and the chunk of the reduced range each split takes.
+struct Splits {
+  int64_t count, chunk;
+};
+Splits splits_for(const ReduceGeometry& g, int64_t output_blocks, int64_t outputs_per_block) {
+  const int64_t by_blocks = kTargetBlocks / std::max<int64_t>(output_blocks, 1);
+  const int64_t by_work = g.nreduced * outputs_per_block / kMinSplit;
+  int64_t n = std::max<int64_t>(1, std::min(by_blocks, by_work));
+  if (n == 1) return {1, g.nreduced};
+  int64_t chunk = (g.nreduced + n - 1) / n;
+  chunk = (chunk + 4 * kBlock - 1) / (4 * kBlock) * (4 * kBlock);  // whole rounds of the unrolled loop
+  return {(g.nreduced + chunk - 1) / chunk, chunk};
+}
+
 template <class In, class Acc, class Op>
 void run(const ReduceIter& it, const Op& op) {
   const ReduceGeometry g = geometry_of(it);
   if (g.nout == 0) return;
-  const LaunchDevice on(it.in.device().index);
-  if (g.nreduced >= 64) {
-    block_per_output<In, Acc, Op><<<capped_blocks(g.nout), kBlock, 0, current_stream(-1)>>>(g, op);
+  const int device = it.in.device().index;
+  const LaunchDevice on(device);
+  cudaStream_t stream = current_stream(-1);
+  // the input's contiguous dim kept: adjacent outputs read adjacent elements
+  const bool columns = g.nkeep > 0 && g.keep_istride[0] == int64_t(sizeof(In)) &&
+                       (g.nred == 0 || g.red_istride[0] > int64_t(sizeof(In)));
+  if (g.nreduced < (columns ? 16 : 64)) {
+    thread_per_output<In, Acc, Op><<<grid_for(g.nout), 256, 0, stream>>>(g, op);
+    check_launch("reduction");
+    return;
+  }
+  const int64_t out_blocks = columns ? (g.nout + 31) / 32 : g.nout;
+  const Splits sp = splits_for(g, out_blocks, columns ? 32 : 1);
+  const Scratch partials(sp.count > 1 ? size_t(g.nout * sp.count) * sizeof(Acc) : 0, device);
+  Acc* pp = sp.count > 1 ? partials.as<Acc>() : nullptr;
+  if (columns) {
+    const dim3 grid(capped_blocks(out_blocks), static_cast<unsigned>(sp.count));
+    columns_kernel<In, Acc, Op><<<grid, dim3(32, 8), 0, stream>>>(g, op, sp.count, sp.chunk, pp);
   } else {
-    thread_per_output<In, Acc, Op><<<grid_for(g.nout), 256, 0, current_stream(-1)>>>(g, op);
+    block_per_output<In, Acc, Op>
+        <<<capped_blocks(g.nout * sp.count), kBlock, 0, stream>>>(g, op, sp.count, sp.chunk, pp);
   }
   check_launch("reduction");
+  if (!pp) return;
+  const bool by_block = sp.count >= 64;
+  finish_splits<Acc, Op>
+      <<<by_block ? capped_blocks(g.nout) : grid_for(g.nout), kBlock, 0, stream>>>(g, op, pp, sp.count, by_block);
+  check_launch("reduction's second pass");
 }
 
 template <class In>

@@ -331,6 +331,29 @@ def test_cumulative_dtypes_and_edges() -> None:
     same(xd, xc)
 
 
+@pytest.mark.parametrize("n", [512, 1000, 5000])
+def test_long_rows_scan_by_block(n: int) -> None:
+    # a block per row (a tile of 1024 elements a step): integers and float32 (summed in double)
+    # agree exactly with the CPU's order; float64 and the half types within rounding
+    for dtype in (ember.int64, ember.int32, ember.int8, ember.uint8):
+        x = sample(dtype, (3, n), 7)
+        for f in (ember.cumsum, ember.cumprod):
+            want, got = both(lambda t, f=f: f(t, 1), x)
+            same(got, want)
+    q = ember.randint(-8, 8, (2, n), generator=ember.Generator().manual_seed(8)).float() / 4  # exact sums
+    want, got = both(lambda t: ember.cumsum(t, 1), q)
+    same(got, want)
+    s = (sample(ember.float64, (2, n), 9, nan=False) / 1e3 + 1)
+    for dtype, tol in ((ember.float64, 1e-12), (ember.float32, 1e-6), (ember.float16, 2e-3), (ember.bfloat16, 2e-2)):
+        for f in (ember.cumsum, ember.cumprod):
+            want, got = both(lambda t, f=f: f(t, 1), s.to(dtype))
+            same(got, want, tol * (n if f is ember.cumsum and dtype in (ember.float16, ember.bfloat16) else 1))
+    with_nan = s.clone()
+    with_nan[0, n // 2] = float("nan")
+    want, got = both(lambda t: ember.cumsum(t, 1), with_nan)
+    same(got, want, 1e-12)
+
+
 def test_cumsum_cumprod_gradients() -> None:
     x = sample(ember.float64, (4, 6), 4, nan=False) / 2 + 1
     for f in (lambda t: t.cumsum(1), lambda t: t.cumsum(0), lambda t: t.cumprod(1)):

@@ -1,9 +1,12 @@
 // Scans on the GPU: a thread walks one line in order, accumulating as the CPU kernels do
 // (kernels/cpu/reduce/arg_reduce_scan_kernels.cpp, kernels/cpu/scan/scan_kernels.cpp), so
 // the sums come out in the same order and type: float32 in double, half types in float,
-// integers wrapping in their own width, complex in complex128. cumsum / cumprod scan the last
-// dim of [outer, n]; logcumsumexp and cummax / cummin the middle dim of [outer, n, inner], where
-// neighbouring threads take neighbouring lines (neighbouring addresses).
+// integers wrapping in their own width, complex in complex128. Long cumsum / cumprod rows (few of
+// them) take a block each instead, scanned 1024 elements at a time (per-thread runs, then the
+// block's prefix): the same accumulator types, the association the device's (a float64 row's last
+// bits may differ from the CPU's, as PyTorch's CUDA scans do; integers and float32 agree). cumsum / cumprod scan the
+// last dim of [outer, n]; logcumsumexp and cummax / cummin the middle dim of [outer, n, inner], where neighbouring
+// threads take neighbouring lines (neighbouring addresses).
 #include <cstdint>
 #include <type_traits>
 
@@ -15,23 +18,75 @@ namespace ember::cuda {
 
 namespace {
 
+// The accumulator of a real cumsum / cumprod: aten's CPU acc_type (float32 in double, half types
+// in float); integers as 64-bit unsigned words, whose low bits wrap as the dtype's own arithmetic
+// does (no signed overflow).
+template <class T>
+using scan_acc_t = std::conditional_t<std::is_integral_v<T>, uint64_t,
+                                      std::conditional_t<std::is_same_v<T, float>, double, opmath_t<T>>>;
+
+template <class T, class M>
+__device__ __forceinline__ M scan_value(T x) {
+  if constexpr (std::is_integral_v<T>) return static_cast<M>(static_cast<int64_t>(x));
+  else return static_cast<M>(x);
+}
+
 template <class T>
 __global__ void cumulative_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n, bool is_prod) {
-  // aten's CPU acc_type: float32 in double, half types in float; integers as 64-bit unsigned
-  // words, whose low bits wrap as the dtype's own arithmetic does (no signed overflow)
-  using M = std::conditional_t<std::is_integral_v<T>, uint64_t,
-                               std::conditional_t<std::is_same_v<T, float>, double, opmath_t<T>>>;
+  using M = scan_acc_t<T>;
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < outer; r += step) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
     M acc = is_prod ? M(1) : M(0);
     for (int64_t k = 0; k < n; ++k) {
-      M v;
-      if constexpr (std::is_integral_v<T>) v = static_cast<M>(static_cast<int64_t>(xr[k]));
-      else v = static_cast<M>(xr[k]);
+      const M v = scan_value<T, M>(xr[k]);
       acc = is_prod ? acc * v : acc + v;
       yr[k] = static_cast<T>(acc);
+    }
+  }
+}
+
+constexpr int kScanBlock = 256, kScanItems = 4;  // a tile: 1024 elements of a row
+
+// A block per row: each tile's elements as kScanItems consecutive per thread (a run scanned in
+// order), the runs' totals scanned across the block in shared memory, the rows' carry added.
+template <class T>
+__global__ void cumulative_rows_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer, int64_t n,
+                                       bool is_prod) {
+  using M = scan_acc_t<T>;
+  __shared__ M totals[kScanBlock];
+  const M unit = is_prod ? M(1) : M(0);
+  for (int64_t r = blockIdx.x; r < outer; r += gridDim.x) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    M carry = unit;
+    for (int64_t tile = 0; tile < n; tile += int64_t(kScanBlock) * kScanItems) {
+      const int64_t first = tile + int64_t(threadIdx.x) * kScanItems;
+      M run[kScanItems];
+      M acc = unit;
+      for (int j = 0; j < kScanItems; ++j) {
+        if (first + j < n) {
+          const M v = scan_value<T, M>(xr[first + j]);
+          acc = is_prod ? acc * v : acc + v;
+        }
+        run[j] = acc;
+      }
+      totals[threadIdx.x] = acc;
+      __syncthreads();
+      for (int off = 1; off < kScanBlock; off <<= 1) {  // inclusive scan of the runs' totals
+        const M other = threadIdx.x >= off ? totals[threadIdx.x - off] : unit;
+        __syncthreads();
+        if (threadIdx.x >= off)
+          totals[threadIdx.x] = is_prod ? other * totals[threadIdx.x] : other + totals[threadIdx.x];
+        __syncthreads();
+      }
+      const M before = threadIdx.x > 0 ? totals[threadIdx.x - 1] : unit;
+      const M prefix = is_prod ? carry * before : carry + before;
+      for (int j = 0; j < kScanItems; ++j)
+        if (first + j < n) yr[first + j] = static_cast<T>(is_prod ? prefix * run[j] : prefix + run[j]);
+      carry = is_prod ? carry * totals[kScanBlock - 1] : carry + totals[kScanBlock - 1];
+      __syncthreads();  // totals is rewritten by the next tile
     }
   }
 }
@@ -126,9 +181,15 @@ void cumulative(const Tensor& in, const Tensor& out, int64_t, bool is_prod) {
     complex_cumulative_kernel<double><<<blocks, 256, 0, current_stream(-1)>>>(
         reinterpret_cast<const double*>(in.raw()), reinterpret_cast<double*>(out.raw()), outer, n, is_prod);
   } else {
+    // long rows, too few to fill the GPU a thread each: a block per row
+    const bool by_block = n >= 512 && outer < 16384;
     EMBER_DISPATCH_NO_BOOL(in.dtype(), is_prod ? "cumprod_cuda" : "cumsum_cuda", [&] {
-      cumulative_kernel<scalar_t>
-          <<<blocks, 256, 0, current_stream(-1)>>>(in.data<scalar_t>(), out.data<scalar_t>(), outer, n, is_prod);
+      if (by_block)
+        cumulative_rows_kernel<scalar_t><<<capped_blocks(outer), kScanBlock, 0, current_stream(-1)>>>(
+            in.data<scalar_t>(), out.data<scalar_t>(), outer, n, is_prod);
+      else
+        cumulative_kernel<scalar_t>
+            <<<blocks, 256, 0, current_stream(-1)>>>(in.data<scalar_t>(), out.data<scalar_t>(), outer, n, is_prod);
     });
   }
   check_launch("cumsum/cumprod");

@@ -264,3 +264,44 @@ def test_conv_tf32_flag() -> None:
     # the matmul flag is its own: convolutions leave it as it was
     assert ember.get_float32_matmul_precision() == "highest"
     check(x.cuda().flatten(1) @ x.cuda().flatten(1).t(), x.flatten(1) @ x.flatten(1).t(), 1e-4)
+
+
+# ---------------------------------------------------------------- upsampling
+
+UPSAMPLE = {
+    "nearest": ((2, 3, 5, 7), {"scale_factor": 2, "mode": "nearest"}),
+    "nearest-size": ((2, 3, 5, 7), {"size": (8, 11), "mode": "nearest"}),
+    "nearest-exact": ((2, 3, 5, 7), {"size": (9, 4), "mode": "nearest-exact"}),
+    "nearest1d": ((2, 3, 9), {"scale_factor": 1.7, "mode": "nearest"}),
+    "nearest3d": ((1, 2, 3, 4, 5), {"scale_factor": 2, "mode": "nearest"}),
+    "linear": ((2, 3, 9), {"size": 20, "mode": "linear"}),
+    "bilinear": ((2, 3, 5, 7), {"scale_factor": 2, "mode": "bilinear"}),
+    "bilinear-corners": ((2, 3, 5, 7), {"size": (9, 13), "mode": "bilinear", "align_corners": True}),
+    "bilinear-down": ((2, 3, 10, 12), {"size": (4, 5), "mode": "bilinear"}),
+    "bicubic": ((2, 3, 5, 7), {"scale_factor": 2, "mode": "bicubic"}),
+    "bicubic-corners": ((1, 2, 6, 6), {"size": (11, 8), "mode": "bicubic", "align_corners": True}),
+    "trilinear": ((1, 2, 3, 4, 5), {"size": (5, 7, 6), "mode": "trilinear"}),
+}
+
+
+@pytest.mark.parametrize("case", list(UPSAMPLE))
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16], ids=str)
+def test_upsample_and_backward(case: str, dtype: ember.dtype) -> None:
+    # the taps are the CPU's (built on the host); sums in op-math, the backward's atomically
+    F = pytest.importorskip("ember.nn.functional")
+    shape, kw = UPSAMPLE[case]
+    x = randn(*shape, dtype=dtype)
+    tol = {ember.float32: 1e-5, ember.float64: 1e-12, ember.float16: 2e-3}[dtype]
+    run_both(lambda x: F.interpolate(x, **kw), [x], [True], tol=tol)
+
+
+def test_upsample_module_channels_last_and_uint8() -> None:
+    nn = pytest.importorskip("ember.nn")
+    x = randn(2, 8, 6, 6)
+    up = nn.Upsample(scale_factor=2, mode="bilinear")
+    check(up(x.cuda()), up(x), 1e-5)
+    xcl = x.contiguous(memory_format=ember.channels_last)  # the CPU's channels-last rounding form
+    check(up(xcl.cuda()), up(xcl), 1e-5)
+    u8 = (x.abs() * 20).to(ember.uint8)
+    with pytest.raises((RuntimeError, NotImplementedError), match="not implemented for 'Byte'"):
+        nn.functional.interpolate(u8.cuda(), scale_factor=2, mode="nearest")

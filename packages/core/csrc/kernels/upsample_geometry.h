@@ -5,6 +5,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
+
+#include "core/scalar_type.h"
 
 namespace ember::upsample {
 
@@ -33,5 +36,19 @@ inline bool u8_interp(Mode mode, int n) { return (mode == Mode::Linear && n == 2
 
 // aten's op name of a mode and rank (its error messages' name).
 const char* mode_name(Mode m, int n);
+
+// One dim's taps: output position o reads input idx[o * taps + t] with weight w[o * taps + t].
+template <class acc_t>
+struct Taps {
+  int taps = 1;
+  std::vector<int64_t> idx;
+  std::vector<acc_t> w;
+};
+
+// Dim d's taps of g for dtype scalar_t, PyTorch's source-index rules (one unit tap for the dims
+// before the last g.n); round_to_scalar stores the weights as scalar_t first (aten's forward
+// without its channels-last form). Built on the host for every device (kernels/cpu/pool/upsample.cpp).
+template <class scalar_t>
+Taps<opmath_t<scalar_t>> dim_taps(const Geometry& g, int d, bool round_to_scalar);
 
 }  // namespace ember::upsample

@@ -22,6 +22,7 @@
 #include "kernels/cuda/shape_kernels.h"
 #include "kernels/cuda/softmax_kernels.h"
 #include "kernels/cuda/sort_kernels.h"
+#include "kernels/cuda/upsample_kernels.h"
 
 namespace ember {
 
@@ -69,6 +70,7 @@ const Backend& cuda_backend() {
     b.pool.avg_backward = cuda::avg_pool_backward;
     b.pool.unpool_scatter = cuda::unpool_scatter;
     b.pool.unpool_scatter_add = cuda::unpool_scatter_add;
+    b.upsample.upsample = cuda::upsample;
     b.norm = {cuda::layer_norm_forward,        cuda::layer_norm_backward, cuda::batch_norm_forward,
               cuda::batch_norm_update_running, cuda::batch_norm_backward, cuda::group_norm_forward,
               cuda::group_norm_backward};

@@ -32,14 +32,6 @@ const char* mode_name(Mode m, int n) {
 
 namespace {
 
-// Per-dim taps: idx[o * taps + t] (input position) and w[o * taps + t].
-template <class acc_t>
-struct Taps {
-  int taps = 1;
-  std::vector<int64_t> idx;
-  std::vector<acc_t> w;
-};
-
 // PyTorch's compute_scales_value: 1/scale when a positive scale is given, else in/out.
 template <class T>
 T scale_value(std::optional<double> scale, int64_t in, int64_t out) {
@@ -337,10 +329,7 @@ void run(const Geometry& g, int64_t planes, scalar_t* xp, scalar_t* yp, bool bac
   using acc_t = opmath_t<scalar_t>;
   const bool cl_on = cl.on && !backward;
   std::array<Taps<acc_t>, 3> T;
-  for (int d = 0; d < 3; ++d)
-    T[d] = d < 3 - g.n ? unit_taps<acc_t>()
-                       : make_taps<scalar_t, acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d],
-                                                    !cl_on && !backward, g.n == 2);
+  for (int d = 0; d < 3; ++d) T[d] = dim_taps<scalar_t>(g, d, !cl_on && !backward);
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   UpArgs<scalar_t> p{&g, &T, xp, yp, in_plane, out_plane, cl_on, cl.channels, cl.vec_channels};
@@ -452,6 +441,17 @@ void run_uint8(const Geometry& g, int64_t planes, const uint8_t* x, uint8_t* y) 
 }
 
 }  // namespace
+
+template <class scalar_t>
+Taps<opmath_t<scalar_t>> dim_taps(const Geometry& g, int d, bool round_to_scalar) {
+  using acc_t = opmath_t<scalar_t>;
+  if (d < 3 - g.n) return unit_taps<acc_t>();
+  return make_taps<scalar_t, acc_t>(g.mode, g.in[d], g.out[d], g.align_corners, g.scales[d], round_to_scalar, g.n == 2);
+}
+template Taps<float> dim_taps<float>(const Geometry&, int, bool);
+template Taps<double> dim_taps<double>(const Geometry&, int, bool);
+template Taps<float> dim_taps<Half>(const Geometry&, int, bool);
+template Taps<float> dim_taps<BFloat16>(const Geometry&, int, bool);
 
 void upsample(const Geometry& g, ScalarType dt, int64_t planes, char* x, char* y, bool backward, const ClForm& cl) {
   const char* name = mode_name(g.mode, g.n);

@@ -36,6 +36,16 @@ __global__ void first_bad_kernel(const int64_t* p, int64_t n, int64_t size, unsi
       atomicMin(first, static_cast<unsigned long long>(i));
 }
 
+// Index v of a dim of size n, checked and wrapped as `c` says: in range, or -1 once recorded
+// for the next wait for the device (the caller then skips it).
+__device__ __forceinline__ int64_t checked_index(int64_t v, int64_t n, const indexing::IndexCheck& c,
+                                                 DeviceErrorRecord* err) {
+  const int64_t w = c.negative_ok && v < 0 ? v + n : v;
+  if (static_cast<uint64_t>(w) < static_cast<uint64_t>(n)) return w;
+  report_device_error(err, c.code, v, c.dim, n);
+  return -1;
+}
+
 // out (contiguous, the index's shape) = input at the index along dim; a bad index writes 0 and
 // is recorded for the next wait for the device (never read outside the input).
 template <class U>
@@ -48,13 +58,8 @@ __global__ void gather_kernel(const U* x, const int64_t* ip, U* out, const Geome
       rem /= g.size[d];
       if (d != dim) xo += c * g.st[0][d];
     }
-    const int64_t v = ip[i];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size)) {
-      out[i] = x[xo + v * g.st[0][dim]];
-    } else {
-      out[i] = U{};
-      report_device_error(err, kScatterGatherOutOfBounds, v, dim, size);
-    }
+    const int64_t v = checked_index(ip[i], size, {kScatterGatherOutOfBounds, dim, false}, err);
+    out[i] = v >= 0 ? x[xo + v * g.st[0][dim]] : U{};
   }
 }
 
@@ -80,10 +85,8 @@ __global__ void scatter_kernel(D* self, const int64_t* ip, const D* src, D value
       if (d != dim) so += c * g.st[0][d];
       ro += c * g.st[2][d];
     }
-    const int64_t v = ip[i];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size))
-      reduce_at<R>(self + so + v * g.st[0][dim], S ? src[ro] : value);
-    else report_device_error(err, kScatterGatherOutOfBounds, v, dim, size);
+    const int64_t v = checked_index(ip[i], size, {kScatterGatherOutOfBounds, dim, false}, err);
+    if (v >= 0) reduce_at<R>(self + so + v * g.st[0][dim], S ? src[ro] : value);
   }
 }
 
@@ -94,16 +97,6 @@ struct RowPos {
 __device__ __forceinline__ RowPos row_pos(int64_t e, int64_t m, int64_t inner) {
   const int64_t r = e / inner;
   return {r / m, r % m, e % inner};
-}
-
-// Index v of a dim of size n, checked and wrapped as `c` says: in range, or -1 once recorded
-// for the next wait for the device (the caller then skips it).
-__device__ __forceinline__ int64_t checked_index(int64_t v, int64_t n, const indexing::IndexCheck& c,
-                                                 DeviceErrorRecord* err) {
-  const int64_t w = c.negative_ok && v < 0 ? v + n : v;
-  if (static_cast<uint64_t>(w) < static_cast<uint64_t>(n)) return w;
-  report_device_error(err, c.code, v, c.dim, n);
-  return -1;
 }
 
 // The slab kernels' common arguments: the index (m values) of a dim of n, rows of `inner`

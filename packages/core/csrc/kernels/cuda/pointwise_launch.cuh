@@ -53,18 +53,28 @@ __device__ __forceinline__ opmath_t<In> load(const Geometry<N>& g, int o, const 
   return static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(p));
 }
 
+// f of the Arity op-math values a.
+template <int Arity, class F, class A>
+__device__ __forceinline__ auto apply(const F& f, const A (&a)[Arity]) {
+  if constexpr (Arity == 1) return f(a[0]);
+  else if constexpr (Arity == 2) return f(a[0], a[1]);
+  else return f(a[0], a[1], a[2]);
+}
+
+// Element i of the iteration: Out = f(In...) at each operand's offset.
+template <int Arity, class Out, class In, class F>
+__device__ __forceinline__ void apply_at(const Geometry<Arity + 1>& g, int64_t i, const F& f) {
+  int64_t off[Arity + 1];
+  offsets(g, i, off);
+  opmath_t<In> a[Arity];
+  for (int o = 0; o < Arity; ++o) a[o] = load<In>(g, o + 1, off);
+  *reinterpret_cast<Out*>(g.data[0] + off[0]) = static_cast<Out>(apply<Arity>(f, a));
+}
+
 template <int Arity, class Out, class In, class F>
 __global__ void pointwise_kernel(const Geometry<Arity + 1> g, int64_t n, const F f) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    int64_t off[Arity + 1];
-    offsets(g, i, off);
-    Out r;
-    if constexpr (Arity == 1) r = static_cast<Out>(f(load<In>(g, 1, off)));
-    else if constexpr (Arity == 2) r = static_cast<Out>(f(load<In>(g, 1, off), load<In>(g, 2, off)));
-    else r = static_cast<Out>(f(load<In>(g, 1, off), load<In>(g, 2, off), load<In>(g, 3, off)));
-    *reinterpret_cast<Out*>(g.data[0] + off[0]) = r;
-  }
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) apply_at<Arity, Out, In>(g, i, f);
 }
 
 // Vec elements of T as one aligned load or store.
@@ -104,10 +114,6 @@ __global__ void contiguous_kernel(const Geometry<Arity + 1> g, int64_t n, const 
   using A = opmath_t<T>;
   const int64_t step = int64_t(blockDim.x) * gridDim.x, first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t packs = n / Vec;
-  auto in_at = [&](int o, int64_t i) -> A {  // a by-value operand, else element i of operand o
-    return g.by_value[o] ? static_cast<A>(*reinterpret_cast<const T*>(g.value[o]))
-                         : static_cast<A>(reinterpret_cast<const T*>(g.data[o])[i]);
-  };
   for (int64_t p = first; p < packs; p += step) {
     Pack<T, Vec> in[Arity];
     for (int o = 0; o < Arity; ++o) {
@@ -119,23 +125,13 @@ __global__ void contiguous_kernel(const Geometry<Arity + 1> g, int64_t n, const 
     }
     Pack<T, Vec> out;
     for (int j = 0; j < Vec; ++j) {
-      if constexpr (Arity == 1) out.v[j] = static_cast<T>(f(static_cast<A>(in[0].v[j])));
-      else if constexpr (Arity == 2)
-        out.v[j] = static_cast<T>(f(static_cast<A>(in[0].v[j]), static_cast<A>(in[1].v[j])));
-      else
-        out.v[j] =
-            static_cast<T>(f(static_cast<A>(in[0].v[j]), static_cast<A>(in[1].v[j]), static_cast<A>(in[2].v[j])));
+      A a[Arity];
+      for (int o = 0; o < Arity; ++o) a[o] = static_cast<A>(in[o].v[j]);
+      out.v[j] = static_cast<T>(apply<Arity>(f, a));
     }
     reinterpret_cast<Pack<T, Vec>*>(g.data[0])[p] = out;
   }
-  const int64_t i = packs * Vec + first;  // the tail
-  if (i < n) {
-    T r;
-    if constexpr (Arity == 1) r = static_cast<T>(f(in_at(1, i)));
-    else if constexpr (Arity == 2) r = static_cast<T>(f(in_at(1, i), in_at(2, i)));
-    else r = static_cast<T>(f(in_at(1, i), in_at(2, i), in_at(3, i)));
-    reinterpret_cast<T*>(g.data[0])[i] = r;
-  }
+  if (packs * Vec + first < n) apply_at<Arity, T, T>(g, packs * Vec + first, f);  // the tail
 }
 
 // The functor with its last operand bound: how mul/div keep a Python number in op-math for half

@@ -30,27 +30,33 @@ struct TapArgs {
   const A* w;
 };
 
+// f(position in the input plane, weight) for each tap of output o of a plane, D outermost and W
+// innermost (the CPU's nested sums).
+template <class A, class F>
+__device__ __forceinline__ void each_tap(const TapArgs<A>& t, int64_t o, const F& f) {
+  const int64_t ow = o % t.out[2], oh = o / t.out[2] % t.out[1], od = o / (t.out[1] * t.out[2]);
+  for (int a = 0; a < t.taps[0]; ++a) {
+    const int64_t ka = t.off[0] + od * t.taps[0] + a;
+    for (int c = 0; c < t.taps[1]; ++c) {
+      const int64_t kc = t.off[1] + oh * t.taps[1] + c;
+      const int64_t row = (t.idx[ka] * t.in[1] + t.idx[kc]) * t.in[2];
+      const A wac = t.w[ka] * t.w[kc];
+      for (int e = 0; e < t.taps[2]; ++e) {
+        const int64_t ke = t.off[2] + ow * t.taps[2] + e;
+        f(row + t.idx[ke], wac * t.w[ke]);
+      }
+    }
+  }
+}
+
 template <class D, class A>
 __global__ void forward_kernel(const D* x, D* y, int64_t planes, const TapArgs<A> t) {
   const int64_t out_plane = t.out[0] * t.out[1] * t.out[2], in_plane = t.in[0] * t.in[1] * t.in[2];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < planes * out_plane;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t b = i / out_plane, o = i % out_plane;
-    const int64_t ow = o % t.out[2], oh = o / t.out[2] % t.out[1], od = o / (t.out[1] * t.out[2]);
-    const D* xb = x + b * in_plane;
+    const D* xb = x + i / out_plane * in_plane;
     A sum = A(0);
-    for (int a = 0; a < t.taps[0]; ++a) {
-      const int64_t ka = t.off[0] + od * t.taps[0] + a;
-      for (int c = 0; c < t.taps[1]; ++c) {
-        const int64_t kc = t.off[1] + oh * t.taps[1] + c;
-        const D* row = xb + (t.idx[ka] * t.in[1] + t.idx[kc]) * t.in[2];
-        const A wac = t.w[ka] * t.w[kc];
-        for (int e = 0; e < t.taps[2]; ++e) {
-          const int64_t ke = t.off[2] + ow * t.taps[2] + e;
-          sum += wac * t.w[ke] * static_cast<A>(row[t.idx[ke]]);
-        }
-      }
-    }
+    each_tap(t, i % out_plane, [&](int64_t pos, A w) { sum += w * static_cast<A>(xb[pos]); });
     y[i] = static_cast<D>(sum);
   }
 }
@@ -68,22 +74,9 @@ __global__ void backward_kernel(G* gx, const D* gy, int64_t planes, const TapArg
   const int64_t out_plane = t.out[0] * t.out[1] * t.out[2], in_plane = t.in[0] * t.in[1] * t.in[2];
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < planes * out_plane;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t b = i / out_plane, o = i % out_plane;
-    const int64_t ow = o % t.out[2], oh = o / t.out[2] % t.out[1], od = o / (t.out[1] * t.out[2]);
-    G* xb = gx + b * in_plane;
+    G* xb = gx + i / out_plane * in_plane;
     const A g = static_cast<A>(gy[i]);
-    for (int a = 0; a < t.taps[0]; ++a) {
-      const int64_t ka = t.off[0] + od * t.taps[0] + a;
-      for (int c = 0; c < t.taps[1]; ++c) {
-        const int64_t kc = t.off[1] + oh * t.taps[1] + c;
-        G* row = xb + (t.idx[ka] * t.in[1] + t.idx[kc]) * t.in[2];
-        const A wac = t.w[ka] * t.w[kc];
-        for (int e = 0; e < t.taps[2]; ++e) {
-          const int64_t ke = t.off[2] + ow * t.taps[2] + e;
-          atomic_add(row + t.idx[ke], static_cast<G>(wac * t.w[ke] * g));
-        }
-      }
-    }
+    each_tap(t, i % out_plane, [&](int64_t pos, A w) { atomic_add(xb + pos, static_cast<G>(w * g)); });
   }
 }
 

@@ -118,8 +118,8 @@ def test_out_of_memory_raises_and_the_device_stays_usable() -> None:
 
 
 def test_an_op_without_a_cuda_kernel_says_so() -> None:
-    # multinomial is `unsupported` in cuda_support.yaml: PyTorch's error for an op without a CUDA kernel
+    # angle is `unsupported` in cuda_support.yaml: PyTorch's error for an op without a CUDA kernel
     y = ember.ones(3, device="cuda")
     with pytest.raises(NotImplementedError,
-                       match=r"^Could not run 'aten::multinomial' with arguments from the 'CUDA' backend\."):
-        ember.multinomial(y, 1)
+                       match=r"^Could not run 'aten::angle' with arguments from the 'CUDA' backend\."):
+        ember.angle(y)

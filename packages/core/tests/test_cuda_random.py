@@ -161,11 +161,63 @@ def test_randperm(n: int, dtype: ember.dtype) -> None:
 
 
 @gpu
-def test_multinomial_and_poisson_raise() -> None:
-    with pytest.raises(NotImplementedError):
-        ember.multinomial(ember.ones(4, device="cuda"), 2)
-    with pytest.raises(NotImplementedError):
-        ember.poisson(ember.ones(4, device="cuda"))
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_multinomial_frequencies(dtype: ember.dtype) -> None:
+    # with replacement: each category's share near its probability (a zero one never drawn); one
+    # sample and without replacement: the exponential race, whose first draw has the same law
+    p = ember.tensor([[0.1, 0.0, 0.3, 0.6], [0.5, 0.5, 0.0, 0.0]]).to(dtype).cuda()
+    draws = ember.multinomial(p, 200_000, replacement=True)
+    assert draws.dtype == ember.int64 and draws.shape == (2, 200_000) and draws.device.type == "cuda"
+    draws = draws.cpu()
+    share = ember.stack([(draws == c).double().mean(1) for c in range(4)], 1)
+    assert bool((share - p.cpu().double()).abs().max() < 0.01), share
+    first = ember.multinomial(p.repeat(50_000, 1), 1).cpu().reshape(50_000, 2)
+    share = ember.stack([(first == c).double().mean(0) for c in range(4)], 1)
+    assert bool((share - p.cpu().double()).abs().max() < 0.01), share
+
+
+@gpu
+def test_multinomial_without_replacement_and_errors() -> None:
+    p = ember.tensor([1.0, 0.0, 2.0, 3.0, 0.5], device="cuda")
+    for _ in range(20):
+        s = ember.multinomial(p, 4)
+        assert s.shape == (4,) and len(set(s.cpu().tolist())) == 4 and 1 not in s.cpu().tolist()
+    all_five = ember.multinomial(p, 5).cpu()  # past the nonzero ones: the zero one comes last
+    assert sorted(all_five.tolist()) == [0, 1, 2, 3, 4] and all_five[-1].item() == 1
+    out = ember.empty(3, dtype=ember.int64, device="cuda")
+    assert ember.multinomial(p, 3, generator=None, out=out) is out
+    g1, g2 = (ember.Generator(device="cuda").manual_seed(9) for _ in range(2))
+    assert ember.equal(ember.multinomial(p, 30, True, generator=g1), ember.multinomial(p, 30, True, generator=g2))
+    for bad, message in ((ember.tensor([1.0, -1.0]), "element < 0"), (ember.tensor([1.0, float("nan")]), "nan"),
+                         (ember.tensor([[1.0, 0.0], [0.0, 0.0]]), "sum of probabilities"),
+                         (ember.tensor([1.0, float("inf")]), "inf")):
+        for replacement in (False, True):
+            with pytest.raises(RuntimeError, match=message):
+                ember.multinomial(bad.cuda(), 2, replacement)
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
+        ember.multinomial(p, 6)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_poisson(dtype: ember.dtype) -> None:
+    # mean and variance both near the rate, below 10 (products of uniforms) and above (rejection)
+    for rate in (0.3, 4.0, 9.5, 10.0, 250.0):
+        x = ember.poisson(ember.full((200_000,), rate, dtype=dtype, device="cuda"))
+        assert x.dtype == dtype and x.device.type == "cuda"
+        m, v = mean_var(x)
+        assert abs(m - rate) < 0.02 * rate + 0.01 and abs(v - rate) < 0.05 * rate + 0.01, (rate, m, v)
+        assert bool((host(x) == host(x).round()).all()) and bool((host(x) >= 0).all())
+    rates = ember.tensor([[0.0, 1.0], [30.0, 0.0]], dtype=dtype, device="cuda")
+    assert bool((ember.poisson(rates).cpu()[rates.cpu() == 0] == 0).all())
+    g1, g2 = (ember.Generator(device="cuda").manual_seed(4) for _ in range(2))
+    r = ember.full((1000,), 3.0, device="cuda")
+    assert ember.equal(ember.poisson(r, g1), ember.poisson(r, g2))
+    assert not ember.equal(ember.poisson(r, g1), ember.poisson(r, g2.manual_seed(5)))
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+            ember.poisson(ember.tensor([1.0, bad], device="cuda"))
+    assert ember.poisson(ember.empty(0, device="cuda")).shape == (0,)
 
 
 # ---- seeding, streams, generators ---------------------------------------------------------------

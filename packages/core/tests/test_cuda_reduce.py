@@ -101,3 +101,64 @@ def test_many_splits(shape: tuple[int, ...], dim: int | None) -> None:
     got, want = x.cuda().sum(**kw).cpu().double(), x.double().sum(**kw)
     assert bool(((got - want).abs() <= 1e-6 * x.abs().double().sum(**kw)).all())
     check(x.cuda().amax(**kw), x.amax(**kw))
+
+
+@pytest.mark.parametrize(
+    "shape, dim",
+    [
+        ((7, 9), 1),
+        ((33, 70, 5), None),
+        ((33, 70, 5), (0, 2)),
+        ((300_001,), None),
+        ((3, 40_000), 1),
+        ((9000, 5), 0),
+        ((17000, 33), 0),
+        ((200, 70), 0),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16], ids=str)
+def test_var_std_one_pass(shape: tuple[int, ...], dim: int | tuple[int, ...] | None, dtype: ember.dtype) -> None:
+    # the device's var / std is one Welford pass (short rows, block rows, columns, splits), the
+    # CPU's two passes: both near the float64 result
+    x = (ember.randn(*shape, generator=ember.Generator().manual_seed(5)) * 3 + 10).to(dtype)
+    d = x.cuda()
+    tol = {ember.float32: 1e-5, ember.float64: 1e-12}.get(dtype, TOL[dtype])
+    for correction in (0, 1, 2):
+        for keepdim in (False, True):
+            kw = {"dim": dim, "correction": correction, "keepdim": keepdim}
+            want_v, want_m = ember.var_mean(x.double(), **kw)
+            got_v, got_m = ember.var_mean(d, **kw)
+            got_s, got_s_m = ember.std_mean(d, **kw)
+            assert got_v.dtype == dtype and got_v.shape == want_v.shape and got_m.shape == want_m.shape
+            for got, want in (
+                (got_v, want_v),
+                (ember.var(d, **kw), want_v),
+                (ember.std(d, **kw), want_v.sqrt()),
+                (got_s, want_v.sqrt()),
+                (got_m, want_m),
+                (got_s_m, want_m),
+            ):
+                g = got.cpu().double()
+                assert bool(((g - want).abs() <= tol * (1 + want.abs())).all()), (got, want)
+
+
+def test_var_std_edges() -> None:
+    # equal values: exactly 0; no values: NaN; inf: NaN; past the degrees of freedom: inf or NaN
+    # with PyTorch's warning; complex: var(re) + var(im)
+    x = ember.full((5, 3000), 0.1)
+    assert bool((x.cuda().var(1) == 0).all()) and bool((x.cuda().std(0) == 0).all())
+    e = ember.empty(4, 0).cuda()
+    assert bool(e.var(1).cpu().isnan().all()) and bool(ember.var_mean(e, 1)[1].cpu().isnan().all())
+    assert ember.tensor([1.0, float("inf"), 2.0]).cuda().var().cpu().isnan()
+    assert ember.tensor([float("inf")]).cuda().var(correction=0).cpu().isnan()
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        one = ember.tensor([[2.0], [3.0]]).cuda().var(1)
+    assert bool(one.cpu().isnan().all())
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        assert ember.tensor([1.0, 2.0]).cuda().var(correction=2).cpu().isinf()
+    c = ember.randn(6, 40, dtype=ember.complex64, generator=ember.Generator().manual_seed(2))
+    check(c.cuda().var(1), c.var(1))
+    v, m = ember.var_mean(c.cuda(), 0)
+    check(v, ember.var_mean(c, 0)[0])
+    assert bool((m.cpu() - c.mean(0)).abs().max() < 1e-5)

@@ -53,6 +53,10 @@ struct ReduceKernels {
   // Index of max/min along the last dim of a [outer, n] view; values optional.
   void (*arg_reduce)(const Tensor& in, const Tensor& values, const Tensor& indices, bool is_max);
   void (*cumulative)(const Tensor& in, const Tensor& out, int64_t dim, bool is_prod);
+  // var / std in one pass over `it` (Welford): out = m2 / divisor (its square root when take_sqrt),
+  // and the mean into mean_out (same shape and dtype as out) where defined. Null where the op
+  // composes them from mean and sum (the CPU: aten's two-pass results).
+  void (*moments)(ReduceIter& it, const Tensor& mean_out, double divisor, bool take_sqrt) = nullptr;
 };
 
 // Row-major C[M,N] = alpha * op(A)[M,K] @ op(B)[K,N] + beta * C (op: transposed when ta / tb).
@@ -205,6 +209,7 @@ struct IndexKernels {
   void (*histc)(const double* v, int64_t n, double lo, double hi, const Tensor& out);
   // unique: the groups of equal rows among `rows` contiguous rows of width values (sorted
   // first when sort; by_dim: aten's std::sort of slices), dtype named "unique" in its error.
+  // Null where unique composes them from the device's sort and scans (the GPU).
   void (*unique_groups)(const Tensor& data, int64_t rows, int64_t width, bool sort, bool by_dim,
                         indexing::UniqueGroups& g);
 };
@@ -439,6 +444,7 @@ struct RandomKernels {
   void (*random_range)(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t base, Generator* gen);
   void (*random_full64)(ScalarType dt, void* out, int64_t n, Generator* gen);
   void (*randperm)(ScalarType dt, void* out, int64_t n, Generator* gen);
+  // multinomial's two samplers; null where the op composes them from the device's ops (the GPU)
   void (*multinomial_replace)(ScalarType dt, const MultinomialProbs& p, int64_t ns, int64_t* out, Generator* gen);
   void (*multinomial_race)(ScalarType dt, const MultinomialProbs& p, const void* q, int64_t qs0, int64_t qs1,
                            int64_t ns, int64_t* out);

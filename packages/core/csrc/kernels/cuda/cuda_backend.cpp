@@ -48,6 +48,7 @@ const Backend& cuda_backend() {
     b.reduce.reduce = cuda::reduce;
     b.reduce.arg_reduce = cuda::arg_reduce;
     b.reduce.cumulative = cuda::cumulative;
+    b.reduce.moments = cuda::moments;
     b.shape = {cuda::strided_gather, cuda::triangle, cuda::triangle_strided, cuda::cat_block};
     b.scan = {cuda::logcumsumexp, cuda::cum_extreme_indices};
     b.sort = {cuda::sort, cuda::topk, cuda::select};
@@ -76,11 +77,23 @@ const Backend& cuda_backend() {
               cuda::group_norm_backward};
     cuda::fill_index_kernels(b.index);
     b.embedding = {cuda::embedding_gather_rows, cuda::embedding_backward, cuda::one_hot};
-    const RandomKernels& r = b.random;  // multinomial and poisson stay raising
-    b.random = {cuda::uniform,         cuda::normal,       cuda::exponential,   cuda::cauchy,
-                cuda::log_normal,      cuda::geometric,    cuda::bernoulli,     cuda::bernoulli_tensor,
-                cuda::random_bits,     cuda::random_range, cuda::random_full64, cuda::randperm,
-                r.multinomial_replace, r.multinomial_race, r.poisson,           cuda::dropout};
+    // multinomial null: composed from the device's ops (random_sample.cpp)
+    b.random = {cuda::uniform,
+                cuda::normal,
+                cuda::exponential,
+                cuda::cauchy,
+                cuda::log_normal,
+                cuda::geometric,
+                cuda::bernoulli,
+                cuda::bernoulli_tensor,
+                cuda::random_bits,
+                cuda::random_range,
+                cuda::random_full64,
+                cuda::randperm,
+                nullptr,
+                nullptr,
+                cuda::poisson,
+                cuda::dropout};
     b.attention = {cuda::flash_forward_f, cuda::flash_forward_d, cuda::flash_backward_f, cuda::flash_backward_d};
     b.rnn = {cuda::cell_rows_f, cuda::cell_rows_d, cuda::lstm_seq_f, cuda::lstm_seq_d};
     return b;

@@ -2,7 +2,8 @@
 // take / put_), advanced_index_kernels.cu (advanced indexing), mask_kernels.cu (bool masks),
 // search_kernels.cu (searchsorted, bincount, histc). Every tensor and raw pointer they receive is
 // device memory, but for a 0-d value the op body may have made on the host. to_doubles (the op
-// bodies convert on the device instead) and unique_groups have no CUDA kernel yet.
+// bodies convert on the device instead) has no CUDA kernel, unique_groups none needed (null: unique
+// composes its groups on the device).
 #pragma once
 #include <cstdint>
 

@@ -27,6 +27,7 @@ void fill_index_kernels(IndexKernels& k) {
   k.searchsorted = searchsorted;
   k.bincount = bincount;
   k.histc = histc;
+  k.unique_groups = nullptr;  // unique composes the groups from sort and scans on the device (index_unique.cpp)
 }
 
 }  // namespace ember::cuda

@@ -28,13 +28,13 @@ struct Draw {
   uint64_t block;
 };
 
-// Takes one block per element from `gen` (null: device's default generator), under its lock.
-Draw reserve(Generator* gen, int device) {
+// Takes `blocks` blocks per element from `gen` (null: device's default generator), under its lock.
+Draw reserve(Generator* gen, int device, uint64_t blocks = 1) {
   Generator& g = gen ? *gen : cuda_default_generator(device);
   EMBER_CHECK(g.is_cuda(), "Expected a 'cuda' device type for generator but found 'cpu'");
   std::lock_guard<std::mutex> lock(g.mutex);
   const uint64_t seed = g.initial_seed();
-  return {seed, g.philox_advance(4) / 4};
+  return {seed, g.philox_advance(4 * blocks) / 4};
 }
 
 // Results written as PyTorch's samplers write them (kernels/random_units.h's from_double /
@@ -175,11 +175,62 @@ struct Full64 {
   }
 };
 
+// Poisson(rate[i]) as the CPU's poisson_sample draws it (PyTorch's algorithm: multiplying
+// uniforms below 10, else Hormann's transformed rejection), on element i's own run of Philox
+// blocks, two doubles each: kPoissonBlocks reserved per draw; a longer run reads on into blocks
+// later draws take, as PyTorch's CUDA sampler does past the offset it reserves.
+constexpr uint64_t kPoissonBlocks = 16;
+template <class T>
+struct Poisson {
+  const double* rates;
+  Draw d;
+  __device__ T operator()(const PhiloxWords& first, int64_t i) const {
+    PhiloxWords w = first;
+    uint64_t block = d.block;
+    int used = 0;
+    auto uniform = [&] {
+      if (used == 2) {
+        w = philox(d.seed, static_cast<uint64_t>(i), ++block);
+        used = 0;
+      }
+      const double u = unit_f64(word64(w.w[2 * used], w.w[2 * used + 1]));
+      ++used;
+      return u;
+    };
+    const double lambda = rates[i];
+    if (lambda >= 10) {
+      const double slam = ::sqrt(lambda), loglam = ::log(lambda);
+      const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+      const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), v_r = 0.9277 - 3.6224 / (b - 2);
+      while (true) {
+        const double U = uniform() - 0.5, V = uniform();
+        const double us = 0.5 - ::fabs(U);
+        const double k = ::floor((2 * a / us + b) * U + lambda + 0.43);
+        if (us >= 0.07 && V <= v_r) return out_of_double<T>(k);
+        if (k < 0 || (us < 0.013 && V > us)) continue;
+        if (::log(V) + ::log(inv_alpha) - ::log(a / (us * us) + b) <= -lambda + k * loglam - ::lgamma(k + 1))
+          return out_of_double<T>(k);
+      }
+    }
+    if (lambda == 0) return out_of_int64<T>(0);
+    const double limit = ::exp(-lambda);
+    int64_t x = 0;
+    for (double prod = uniform(); prod > limit; prod *= uniform()) ++x;
+    return out_of_int64<T>(x);
+  }
+};
+
 template <class T, class F>
 __global__ void sample_kernel(T* out, int64_t n, Draw d, F f) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
     out[i] = f(philox(d.seed, static_cast<uint64_t>(i), d.block), i);
+}
+
+template <class T, class F>
+void launch_sample(void* out, int64_t n, const Draw& d, const F& f, const char* what) {
+  sample_kernel<T, F><<<grid_for(n), 256, 0, current_stream(-1)>>>(static_cast<T*>(out), n, d, f);
+  check_launch(what);
 }
 
 // One draw of n elements into out (device memory) with transform f.
@@ -188,9 +239,7 @@ void sample(void* out, int64_t n, Generator* gen, const F& f, const char* what) 
   if (n <= 0) return;
   const int device = device_of(out, what);
   const LaunchDevice on(device);
-  const Draw d = reserve(gen, device);
-  sample_kernel<T, F><<<grid_for(n), 256, 0, current_stream(-1)>>>(static_cast<T*>(out), n, d, f);
-  check_launch(what);
+  launch_sample<T>(out, n, reserve(gen, device), f, what);
 }
 
 template <class T>
@@ -312,6 +361,15 @@ void randperm(ScalarType dt, void* out, int64_t n, Generator* gen) {
     }
     device_from_host(out, device, v.data(), static_cast<size_t>(n) * sizeof(scalar_t));
   });
+}
+
+void poisson(ScalarType dt, void* out, const double* rates, int64_t n, Generator* gen) {
+  if (n <= 0) return;
+  const int device = device_of(out, "poisson");
+  const LaunchDevice on(device);
+  const Draw d = reserve(gen, device, kPoissonBlocks);
+  EMBER_DISPATCH_FLOAT(dt, "poisson_cuda",
+                       [&] { launch_sample<scalar_t>(out, n, d, Poisson<scalar_t>{rates, d}, "poisson"); });
 }
 
 // native_dropout: the keep-mask from the device's default generator (the entry takes none, as the

@@ -1,7 +1,8 @@
 // RandomKernels' CUDA entries (kernels/cuda/random_kernels.cu): n contiguous elements of dtype dt
 // on the device, drawn from the CUDA generator `gen` (null: the default generator of the device
-// `out` lives on) by Philox from (seed, offset, element index). bernoulli_tensor's p and
-// dropout's x, out and mask are device memory too. multinomial and poisson have no entry yet.
+// `out` lives on) by Philox from (seed, offset, element index). bernoulli_tensor's p,
+// poisson's rates and dropout's x, out and mask are device memory too. multinomial has no entry
+// (the op composes it from these and the device's sort and search).
 #pragma once
 #include <cstdint>
 
@@ -22,6 +23,7 @@ void random_bits(ScalarType dt, void* out, int64_t n, Generator* gen);
 void random_range(ScalarType dt, void* out, int64_t n, uint64_t range, int64_t base, Generator* gen);
 void random_full64(ScalarType dt, void* out, int64_t n, Generator* gen);
 void randperm(ScalarType dt, void* out, int64_t n, Generator* gen);
+void poisson(ScalarType dt, void* out, const double* rates, int64_t n, Generator* gen);
 void dropout(ScalarType dt, const void* x, void* out, bool* mask, int64_t n, double p);
 
 }  // namespace ember::cuda

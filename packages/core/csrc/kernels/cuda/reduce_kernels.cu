@@ -1,6 +1,7 @@
-// Reductions on the GPU: the CUDA entry of ReduceKernels.reduce (sum, nansum, prod, sum of
-// squares, max, min, all, any) over a ReduceIter, accumulating in the output's dtype as the CPU
-// kernels do (kernels/cpu/reduce/reduce_kernels.cpp: int64 for integer sums, float for half types).
+// Reductions on the GPU: the CUDA entries of ReduceKernels.reduce (sum, nansum, prod, sum of
+// squares, max, min, all, any) and .moments (var / std, Welford) over a ReduceIter, accumulating
+// in the output's dtype as the CPU kernels do (kernels/cpu/reduce/reduce_kernels.cpp: int64 for
+// integer sums, float for half types).
 //
 // The iterator's dims split into kept ones (output stride != 0) and reduced ones. Long reductions
 // take a block of 256 threads per output element (a strided partial per thread, then a tree in
@@ -22,59 +23,6 @@ namespace ember::cuda {
 
 namespace {
 
-template <class Acc>
-struct SumOp {
-  __device__ Acc identity() const { return Acc(0); }
-  __device__ Acc map(Acc x) const { return x; }
-  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
-};
-template <class Acc>
-struct NanSumOp {
-  __device__ Acc identity() const { return Acc(0); }
-  __device__ Acc map(Acc x) const { return x != x ? Acc(0) : x; }
-  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
-};
-template <class Acc>
-struct SumSqOp {
-  __device__ Acc identity() const { return Acc(0); }
-  __device__ Acc map(Acc x) const { return x * x; }
-  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
-};
-template <class Acc>
-struct ProdOp {
-  __device__ Acc identity() const { return Acc(1); }
-  __device__ Acc map(Acc x) const { return x; }
-  __device__ Acc combine(Acc a, Acc b) const { return a * b; }
-};
-template <class Acc>
-struct MaxOp {
-  __device__ Acc identity() const {
-    if constexpr (std::numeric_limits<Acc>::has_infinity) return -std::numeric_limits<Acc>::infinity();
-    else return std::numeric_limits<Acc>::lowest();
-  }
-  __device__ Acc map(Acc x) const { return x; }
-  __device__ Acc combine(Acc a, Acc b) const { return (a != a || a > b) ? a : b; }  // NaN wins
-};
-template <class Acc>
-struct MinOp {
-  __device__ Acc identity() const {
-    if constexpr (std::numeric_limits<Acc>::has_infinity) return std::numeric_limits<Acc>::infinity();
-    else return std::numeric_limits<Acc>::max();
-  }
-  __device__ Acc map(Acc x) const { return x; }
-  __device__ Acc combine(Acc a, Acc b) const { return (a != a || a < b) ? a : b; }
-};
-struct AllOp {
-  __device__ bool identity() const { return true; }
-  __device__ bool map(bool x) const { return x; }
-  __device__ bool combine(bool a, bool b) const { return a && b; }
-};
-struct AnyOp {
-  __device__ bool identity() const { return false; }
-  __device__ bool map(bool x) const { return x; }
-  __device__ bool combine(bool a, bool b) const { return a || b; }
-};
-
 // The kept and the reduced dims, innermost first, strides in bytes.
 struct ReduceGeometry {
   int nkeep, nred;
@@ -83,6 +31,103 @@ struct ReduceGeometry {
   int64_t nout, nreduced;
   char* out;
   const char* in;
+};
+
+// Most kernels store their accumulator as it is; var / std store a projection of it.
+template <class Acc>
+struct StoresAcc {
+  __device__ void store(const ReduceGeometry& g, int64_t out, Acc v) const { *reinterpret_cast<Acc*>(g.out + out) = v; }
+};
+
+template <class Acc>
+struct SumOp : StoresAcc<Acc> {
+  __device__ Acc identity() const { return Acc(0); }
+  __device__ Acc map(Acc x) const { return x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
+};
+template <class Acc>
+struct NanSumOp : StoresAcc<Acc> {
+  __device__ Acc identity() const { return Acc(0); }
+  __device__ Acc map(Acc x) const { return x != x ? Acc(0) : x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
+};
+template <class Acc>
+struct SumSqOp : StoresAcc<Acc> {
+  __device__ Acc identity() const { return Acc(0); }
+  __device__ Acc map(Acc x) const { return x * x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
+};
+template <class Acc>
+struct ProdOp : StoresAcc<Acc> {
+  __device__ Acc identity() const { return Acc(1); }
+  __device__ Acc map(Acc x) const { return x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a * b; }
+};
+template <class Acc>
+struct MaxOp : StoresAcc<Acc> {
+  __device__ Acc identity() const {
+    if constexpr (std::numeric_limits<Acc>::has_infinity) return -std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::lowest();
+  }
+  __device__ Acc map(Acc x) const { return x; }
+  __device__ Acc combine(Acc a, Acc b) const { return (a != a || a > b) ? a : b; }  // NaN wins
+};
+template <class Acc>
+struct MinOp : StoresAcc<Acc> {
+  __device__ Acc identity() const {
+    if constexpr (std::numeric_limits<Acc>::has_infinity) return std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::max();
+  }
+  __device__ Acc map(Acc x) const { return x; }
+  __device__ Acc combine(Acc a, Acc b) const { return (a != a || a < b) ? a : b; }
+};
+struct AllOp : StoresAcc<bool> {
+  __device__ bool identity() const { return true; }
+  __device__ bool map(bool x) const { return x; }
+  __device__ bool combine(bool a, bool b) const { return a && b; }
+};
+struct AnyOp : StoresAcc<bool> {
+  __device__ bool identity() const { return false; }
+  __device__ bool map(bool x) const { return x; }
+  __device__ bool combine(bool a, bool b) const { return a || b; }
+};
+
+// var / std: Welford's running count, mean and sum of squared deviations, merged by Chan's rule
+// (a tree of merges, no catastrophic cancellation; equal values give exactly 0). Stores
+// m2 / divisor (its square root for std) and, where asked, the mean at the same offsets.
+template <class M>
+struct Moments {
+  M n, mean, m2;
+  Moments() = default;
+  // one value: PyTorch's first Welford step, whose m2 is NaN for an infinite or NaN value
+  __device__ explicit Moments(M x) : n(1), mean(x), m2((x - x) * (x - x)) {}
+};
+template <class M>
+struct MomentsOp {
+  char* mean_out;  // null: var / std alone
+  M divisor;
+  bool take_sqrt;
+  __device__ Moments<M> identity() const {
+    Moments<M> z;
+    z.n = z.mean = z.m2 = M(0);
+    return z;
+  }
+  __device__ Moments<M> map(Moments<M> x) const { return x; }
+  __device__ Moments<M> combine(const Moments<M>& a, const Moments<M>& b) const {
+    if (a.n == M(0)) return b;
+    if (b.n == M(0)) return a;
+    Moments<M> r;
+    r.n = a.n + b.n;
+    const M delta = b.mean - a.mean, w = b.n / r.n;
+    r.mean = a.mean + delta * w;
+    r.m2 = a.m2 + b.m2 + delta * delta * a.n * w;
+    return r;
+  }
+  __device__ void store(const ReduceGeometry& g, int64_t out, const Moments<M>& v) const {
+    const M var = v.m2 / divisor;  // no values: 0 / 0, NaN
+    *reinterpret_cast<M*>(g.out + out) = take_sqrt ? sqrt(var) : var;
+    if (mean_out) *reinterpret_cast<M*>(mean_out + out) = v.n == M(0) ? std::numeric_limits<M>::quiet_NaN() : v.mean;
+  }
 };
 
 __device__ __forceinline__ void keep_offsets(const ReduceGeometry& g, int64_t k, int64_t& in, int64_t& out) {
@@ -137,10 +182,11 @@ __device__ __forceinline__ Acc block_combine(Acc v, const Op& op, Acc* shm) {
 }
 
 // Where unit (output k, split s) goes: the output itself, or partials[k * splits + s].
-template <class Acc>
-__device__ __forceinline__ void put(const ReduceGeometry& g, Acc v, int64_t out, Acc* partials, int64_t unit) {
+template <class Acc, class Op>
+__device__ __forceinline__ void put(const ReduceGeometry& g, const Op& op, Acc v, int64_t out, Acc* partials,
+                                    int64_t unit) {
   if (partials) partials[unit] = v;
-  else *reinterpret_cast<Acc*>(g.out + out) = v;
+  else op.store(g, out, v);
 }
 
 // A block per (output, split): the split's reduced elements strided over the threads (four loads
@@ -164,7 +210,7 @@ __global__ void block_per_output(const ReduceGeometry g, const Op op, int64_t sp
     }
     for (; r < hi; r += kBlock) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
     acc = block_combine(acc, op, shm);
-    if (threadIdx.x == 0) put(g, acc, out, partials, u);
+    if (threadIdx.x == 0) put(g, op, acc, out, partials, u);
   }
 }
 
@@ -192,7 +238,7 @@ __global__ void columns_kernel(const ReduceGeometry g, const Op op, int64_t spli
               op.combine(shm[threadIdx.y * 32 + threadIdx.x], shm[(threadIdx.y + h) * 32 + threadIdx.x]);
         __syncthreads();
       }
-      if (threadIdx.y == 0 && k < g.nout) put(g, shm[threadIdx.x], out, partials, k * splits + s);
+      if (threadIdx.y == 0 && k < g.nout) put(g, op, shm[threadIdx.x], out, partials, k * splits + s);
       __syncthreads();
     }
   }
@@ -207,7 +253,7 @@ __global__ void thread_per_output(const ReduceGeometry g, const Op op) {
     keep_offsets(g, k, base, out);
     Acc acc = op.identity();
     for (int64_t r = 0; r < g.nreduced; ++r) acc = op.combine(acc, element<In, Acc>(g, base, r, op));
-    *reinterpret_cast<Acc*>(g.out + out) = acc;
+    op.store(g, out, acc);
   }
 }
 
@@ -223,7 +269,7 @@ __global__ void finish_splits(const ReduceGeometry g, const Op op, const Acc* pa
       acc = block_combine(acc, op, shm);
       int64_t base, out;
       keep_offsets(g, k, base, out);
-      if (threadIdx.x == 0) *reinterpret_cast<Acc*>(g.out + out) = acc;
+      if (threadIdx.x == 0) op.store(g, out, acc);
     }
     return;
   }
@@ -233,7 +279,7 @@ __global__ void finish_splits(const ReduceGeometry g, const Op op, const Acc* pa
     for (int64_t s = 0; s < splits; ++s) acc = op.combine(acc, partials[k * splits + s]);
     int64_t base, out;
     keep_offsets(g, k, base, out);
-    *reinterpret_cast<Acc*>(g.out + out) = acc;
+    op.store(g, out, acc);
   }
 }
 
@@ -334,6 +380,14 @@ void reduce_typed(const ReduceIter& it, ReduceKind kind) {
 
 void reduce(ReduceIter& it, ReduceKind kind) {
   EMBER_DISPATCH_ALL(it.in.dtype(), "reduce_cuda", [&] { reduce_typed<scalar_t>(it, kind); });
+}
+
+void moments(ReduceIter& it, const Tensor& mean_out, double divisor, bool take_sqrt) {
+  EMBER_DISPATCH_FLOAT(it.in.dtype(), "var_cuda", [&] {
+    using M = opmath_t<scalar_t>;
+    const MomentsOp<M> op{mean_out.defined() ? mean_out.raw() : nullptr, static_cast<M>(divisor), take_sqrt};
+    run<scalar_t, Moments<M>>(it, op);
+  });
 }
 
 }  // namespace ember::cuda

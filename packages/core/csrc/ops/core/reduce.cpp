@@ -294,6 +294,35 @@ Tensor arg_impl(const char* name, const Tensor& x, std::optional<int64_t> dim, b
 
 double correction_of(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
 
+// What var divides the squared deviations of n values by (warning as PyTorch where it is <= 0);
+// no values: 0, so NaN whatever the correction (0 / 0), as PyTorch.
+double var_divisor(const char* name, double n, double correction) {
+  const double dof = std::max(0.0, n - correction);
+  if (dof <= 0)
+    warn(str(name,
+             "(): degrees of freedom is <= 0. Correction should be strictly less than the "
+             "reduction factor (input numel divided by output numel)."));
+  return n == 0 ? 0.0 : dof;
+}
+
+// var / std (and the mean) of a real floating x in the backend's one pass (the GPU's Welford
+// kernel), accumulating half types in float32 and rounding once, as PyTorch does.
+Tensor one_pass_var(const Tensor& x, const DimMask& m, double divisor, bool keepdim, bool take_sqrt, Tensor* mean_out) {
+  const bool half = x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16;
+  Tensor v = empty(keep_shape(x, m), half ? ScalarType::Float32 : x.dtype(), x.device());
+  Tensor mu = mean_out ? empty(v.sizes(), v.dtype(), x.device()) : Tensor();
+  {
+    ReduceIter it(v, x);
+    backend(x).reduce.moments(it, mu, divisor, take_sqrt);
+  }
+  if (half) {
+    v = to_dtype(v, x.dtype());
+    if (mean_out) mu = to_dtype(mu, x.dtype());
+  }
+  if (mean_out) *mean_out = drop_dims(std::move(mu), m, keepdim);
+  return drop_dims(std::move(v), m, keepdim);
+}
+
 Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> dim, double correction, bool keepdim,
                 bool take_sqrt, Tensor* mean_out = nullptr) {
   if (is_complex(x.dtype())) {
@@ -314,6 +343,10 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
     return take_sqrt ? sqrt(v) : v;
   }
   EMBER_CHECK(x.is_floating(), name, ": std and var only support floating point and complex dtypes");
+  DimMask m = dim_mask(x, dim, true);
+  const double n = static_cast<double>(reduced_count(x, m));
+  if (backend(x).reduce.moments)
+    return one_pass_var(x, m, var_divisor(name, n, correction), keepdim, take_sqrt, mean_out);
   if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
     // Accumulate in float32 and round once, as PyTorch does.
     Tensor mu32;
@@ -322,7 +355,6 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
     if (mean_out) *mean_out = to_dtype(mu32, x.dtype());
     return to_dtype(r, x.dtype());
   }
-  DimMask m = dim_mask(x, dim, true);
   Tensor mu = mean(x, dim, true, std::nullopt);
   // Deviations from the mean, less their own mean (the corrected two-pass algorithm): sum(x) / n
   // need not round back to x for n equal values, but their deviations x - mu are all the same
@@ -331,14 +363,7 @@ Tensor var_impl(const char* name, const Tensor& x, std::optional<IntArrayRef> di
   Tensor d = sub(x, mu, Scalar(int64_t(1)));
   d = sub(d, mean(d, dim, true, std::nullopt), Scalar(int64_t(1)));
   Tensor ss = sum(mul(d, d), dim, keepdim, std::nullopt);
-  double n = static_cast<double>(reduced_count(x, m));
-  const double dof = std::max(0.0, n - correction);
-  if (dof <= 0)
-    warn(str(name,
-             "(): degrees of freedom is <= 0. Correction should be strictly less than the "
-             "reduction factor (input numel divided by output numel)."));
-  // no values: NaN whatever the correction (0 / 0), as PyTorch
-  Tensor v = div(ss, wrap_scalar(Scalar(n == 0 ? 0.0 : dof)), std::nullopt);
+  Tensor v = div(ss, wrap_scalar(Scalar(var_divisor(name, n, correction))), std::nullopt);
   if (mean_out) *mean_out = drop_dims(std::move(mu), m, keepdim);
   return take_sqrt ? sqrt(v) : v;
 }

@@ -1,5 +1,6 @@
 // unique / unique_consecutive, over elements or over slices along a dim: the rows view and
-// the outputs; the sort and grouping are the backend's index kernels (kernels/cpu/index/).
+// the outputs; the sort and grouping are the backend's index kernels (kernels/cpu/index/), or
+// on a device without them (the GPU) composed from its sort, comparisons and scans.
 #include <algorithm>
 #include <tuple>
 #include <vector>
@@ -45,6 +46,63 @@ Tensor long_tensor(const std::vector<int64_t>& v, IntArrayRef shape) {
   return t;
 }
 
+// uint16/32/64 as the same-size signed ints (aten's unique gathers them; its 1-d index_select
+// would not); other dtypes as they are.
+Tensor as_signed_bits(const Tensor& t) {
+  const ScalarType dt = t.dtype();
+  if (!is_shell_unsigned(dt)) return t;
+  return view(t, dt == ScalarType::UInt16   ? ScalarType::Int16
+                 : dt == ScalarType::UInt32 ? ScalarType::Int32
+                                            : ScalarType::Int64);
+}
+
+// Where the backend has no host grouping (the GPU): the groups from ops on the device -- a stable
+// sort (of rows: one per column, the last first), the rows that differ from the one before (NaN
+// from NaN too, as PyTorch's CUDA unique), their positions (one wait, for the count, as PyTorch's),
+// and each row's group scattered back through the sort's permutation.
+std::tuple<Tensor, Tensor, Tensor> unique_on_device(const Tensor& input, const Rows& r, std::optional<int64_t> d,
+                                                    bool consecutive) {
+  const Device dev = r.data.device();
+  const int64_t n = r.rows;
+  Tensor rows = d ? reshape(r.data, {n, r.width}) : r.data;
+  Tensor perm = arange(Scalar(n), ScalarType::Int64, dev);
+  if (!consecutive && !d) {
+    std::tie(rows, perm) = sort(rows, true, 0, false);
+  } else if (!consecutive) {
+    for (int64_t c = r.width - 1; c >= 0; --c) {
+      const Tensor key = index_select(select(rows, 1, c), 0, perm);
+      perm = index_select(perm, 0, std::get<1>(sort(key, true, 0, false)));
+    }
+    rows = index_select(as_signed_bits(rows), 0, perm);
+  }
+  rows = as_signed_bits(rows);  // equal as signed bits where equal as unsigned values
+  Tensor starts = full({std::min<int64_t>(n, 1)}, Scalar(true), ScalarType::Bool, dev);
+  if (n > 1) {
+    Tensor differs = ne(narrow(rows, 0, 1, n - 1), narrow(rows, 0, 0, n - 1));
+    if (d) {
+      const int64_t across[] = {1};
+      differs = any(differs, IntArrayRef(across, 1), false);
+    }
+    starts = cat({starts, differs}, 0);
+  }
+  const Tensor positions = masked_select(arange(Scalar(n), ScalarType::Int64, dev), starts);
+  const int64_t g = positions.numel();
+  const Tensor group = sub(cumsum(starts, 0, ScalarType::Int64), wrap_scalar(Scalar(int64_t(1))));
+  Tensor inverse = consecutive ? group : index_copy(empty({n}, ScalarType::Int64, dev), 0, perm, group);
+  Tensor counts = positions;
+  if (g > 0)
+    counts = sub(cat({narrow(positions, 0, 1, g - 1), full({1}, Scalar(n), ScalarType::Int64, dev)}, 0), positions);
+  Tensor values;
+  if (d) {
+    values = index_select(input, *d, index_select(perm, 0, positions));
+  } else {
+    values = index_select(rows, 0, positions);
+    if (values.dtype() != r.data.dtype()) values = view(values, r.data.dtype());
+    inverse = reshape(inverse, input.sizes());
+  }
+  return {values, inverse, counts};
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optional<int64_t> dim, bool consecutive) {
@@ -61,6 +119,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
     }
   }
   Rows r = as_rows(input, d);
+  if (!backend(r.data).index.unique_groups) return unique_on_device(input, r, d, consecutive);
   indexing::UniqueGroups groups;
   backend(r.data).index.unique_groups(r.data, r.rows, r.width, !consecutive, d.has_value(), groups);
   int64_t g = static_cast<int64_t>(groups.first.size());
@@ -69,15 +128,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   if (d) {
     values = index_select(input, *d, firsts);
   } else {
-    // uint16/32/64 rows gathered as the same-size signed ints (aten's unique gathers them; its
-    // 1-d index_select would not)
-    const ScalarType dt = r.data.dtype();
-    const ScalarType bits = dt == ScalarType::UInt16   ? ScalarType::Int16
-                            : dt == ScalarType::UInt32 ? ScalarType::Int32
-                            : dt == ScalarType::UInt64 ? ScalarType::Int64
-                                                       : dt;
-    values = index_select(bits == dt ? r.data : view(r.data, bits), 0, firsts);
-    if (bits != dt) values = view(values, dt);
+    values = index_select(as_signed_bits(r.data), 0, firsts);
+    if (values.dtype() != r.data.dtype()) values = view(values, r.data.dtype());
   }
   Tensor inv = d ? long_tensor(groups.inverse, {r.rows}) : long_tensor(groups.inverse, input.sizes());
   return {values, inv, long_tensor(groups.counts, {g})};

@@ -87,7 +87,38 @@ Tensor bernoulli(const Tensor& probs, Generator* gen, const Tensor* out) {
 
 // ---- multinomial -----------------------------------------------------------------
 
-namespace {}  // namespace
+namespace {
+
+// Where the backend has no sampler of its own (the GPU): PyTorch's CUDA algorithm from ops on the
+// device. Its checks as reductions read back (waits, as PyTorch's); without replacement (or for
+// one sample) the exponential race, the largest p / q with q ~ Exp(1); with replacement a binary
+// search of uniform draws, scaled by each row's total, in the row's running sums (float64).
+Tensor multinomial_on_device(const Tensor& probs, int64_t ns, bool replacement, Generator* gen) {
+  const int64_t cats = probs.size(-1);
+  const int64_t last[] = {-1};
+  if (cats > 0) {
+    const Tensor in_range = logical_and(ge(amin(probs), wrap_scalar(Scalar(0.0))),
+                                        lt(amax(probs), wrap_scalar(Scalar(std::numeric_limits<double>::infinity()))));
+    EMBER_CHECK(in_range.item().to_bool(), "probability tensor contains either `inf`, `nan` or element < 0");
+  }
+  EMBER_CHECK(cats > 0 && !any(eq(sum(probs, IntArrayRef(last, 1), false), wrap_scalar(Scalar(0.0)))).item().to_bool(),
+              "invalid multinomial distribution (sum of probabilities <= 0)");
+  if (!replacement || ns == 1) {
+    Tensor q = empty_like(probs, std::nullopt, std::nullopt, std::nullopt);
+    exponential_(q, 1.0, gen);
+    const Tensor race = div(probs, q);
+    return ns == 1 ? argmax(race, -1, true) : std::get<1>(topk(race, ns, -1, true, true));
+  }
+  const Tensor cdf = cumsum(to_dtype(probs, ScalarType::Float64), -1);
+  DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{probs.size(0), ns};
+  Tensor u = empty(shape, ScalarType::Float64, probs.device());
+  uniform_(u, 0.0, 1.0, gen);
+  u = mul(u, narrow(cdf, -1, cats - 1, 1));
+  // (a draw that rounds up to the total would land past the last category)
+  return clamp_max(searchsorted(cdf, u, false, true, std::nullopt, Tensor()), Scalar(cats - 1));
+}
+
+}  // namespace
 
 Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator* gen, const Tensor* out) {
   EMBER_CHECK(probs.dim() > 0 && probs.dim() <= 2, "prob_dist must be 1 or 2 dim");
@@ -100,12 +131,16 @@ Tensor multinomial(const Tensor& probs, int64_t ns, bool replacement, Generator*
   const int64_t cats = probs.size(-1);
   EMBER_CHECK(replacement || ns <= cats, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   EMBER_CHECK(cats <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
-  // The checks and samplers below read the probabilities on the host: no device form yet.
-  EMBER_CHECK_NOTIMPL(probs.device().is_cpu(), "multinomial has no CUDA kernel in ember yet (CUDA backend: issue 24)");
   const int64_t rows = probs.dim() == 1 ? 1 : probs.size(0);
   DimVector shape = probs.dim() == 1 ? DimVector{ns} : DimVector{rows, ns};
   Tensor result = out ? resize_out(*out, shape, false) : empty(shape, ScalarType::Int64, probs.device());
   if (result.numel() == 0) return result;
+  if (!backend(probs).random.multinomial_race) {
+    copy_into(result, multinomial_on_device(probs, ns, replacement, gen));
+    if (out) result.bump_version();
+    return result;
+  }
+  // The checks and samplers below read the probabilities on the host.
   Tensor res = result.is_contiguous() ? result : empty(shape, ScalarType::Int64, result.device());
   int64_t* o = res.data<int64_t>();
   if (!replacement || ns == 1) {
@@ -147,13 +182,19 @@ namespace {}  // namespace
 
 Tensor poisson(const Tensor& rates, Generator* gen) {
   EMBER_CHECK_NOTIMPL(rates.is_floating(), "\"poisson_cpu\" not implemented for '", legacy_name(rates.dtype()), "'");
-  EMBER_CHECK_NOTIMPL(rates.device().is_cpu(), "poisson has no CUDA kernel in ember yet (CUDA backend: issue 24)");
   Tensor lam = to_dtype(contiguous(rates, MemoryFormat::Contiguous), ScalarType::Float64);
-  const double* lp = lam.data<double>();
   const int64_t n = lam.numel();
-  for (int64_t i = 0; i < n; ++i) EMBER_CHECK(lp[i] >= 0, "invalid Poisson rate, expected rate to be non-negative");
+  bool valid = true;
+  if (!lam.device().is_cpu()) {  // one wait on a device, a reduction read back
+    valid = n == 0 || ge(amin(lam), wrap_scalar(Scalar(0.0))).item().to_bool();
+  } else {
+    const double* lp = lam.data<double>();
+    for (int64_t i = 0; i < n && valid; ++i) valid = lp[i] >= 0;
+  }
+  EMBER_CHECK(valid, "invalid Poisson rate, expected rate to be non-negative");
   Tensor ret = empty(rates.sizes(), rates.dtype(), rates.device());
-  backend(ret).random.poisson(ret.dtype(), ret.raw(), lp, n, gen);
+  backend(ret).random.poisson(ret.dtype(), ret.raw(), static_cast<const double*>(static_cast<const void*>(lam.raw())),
+                              n, gen);
   return ret;
 }
 

@@ -256,6 +256,14 @@ def repeat_interleave_tensor_builder(op: dict) -> list:
             C("t", T((3, 4), view="t"), T((4,), "int64", values=(1, 2, 0, 1)), 0)]
 
 
+def repeat_interleave_repeats_builder(op: dict) -> list:
+    rep = T((4,), "int64", values=(2, 0, 1, 3))
+    return [C("long", rep), C("int", T((3,), "int32", values=(1, 2, 0))), C("output-size", rep, output_size=6),
+            C("bad-size", rep, output_size=5), C("2d", T((2, 2), "int64", values=(1, 1, 1, 1))),
+            C("0d", T((), "int64", values=(2,))), C("float", T((3,), "float32")), C("empty", T((0,), "int64")),
+            C("neg", T((3,), "int64", values=(1, -1, 1)))]
+
+
 def tri_builder(op: dict) -> list:
     x = T((4, 5))
     return [C("0", x, m=True, ip=True, out=True), C("1", x, 1, m=True, ip=True, out=True), C("-1", x, -1, ip=True),
@@ -371,7 +379,8 @@ BUILDERS = {
     "flip": flip_builder, "fliplr": fliplr_builder, "flipud": flipud_builder, "roll": roll_builder,
     "rot90": rot90_builder, "repeat": repeat_builder, "tile": tile_builder,
     "repeat_interleave.self_int": repeat_interleave_int_builder,
-    "repeat_interleave.self_Tensor": repeat_interleave_tensor_builder, "tril": tri_builder, "triu": tri_builder,
+    "repeat_interleave.self_Tensor": repeat_interleave_tensor_builder,
+    "repeat_interleave.Tensor": repeat_interleave_repeats_builder, "tril": tri_builder, "triu": tri_builder,
     "diag": diag_builder, "diag_embed": diag_embed_builder, "sort": sort_builder, "sort.stable": sort_builder,
     "argsort": sort_builder, "argsort.stable": sort_builder, "msort": msort_builder, "topk": topk_builder,
     "kthvalue": kthvalue_builder, "median": median_builder, "median.dim": median_dim_builder,

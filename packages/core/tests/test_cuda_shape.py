@@ -1,4 +1,4 @@
-"""The shape copies, ranges, arg-reductions and scans on a GPU (issue 24): cat / stack, flip,
+"""The shape copies, ranges, arg-reductions and scans on a GPU (issue 24): repeat_interleave, cat / stack, flip,
 tril / triu, arange / linspace / logspace / eye, argmax / argmin / max.dim / min.dim, cumsum /
 cumprod, logcumsumexp and cummax / cummin, compared with the same calls on the CPU (values,
 dtypes, shapes, indices, errors and gradients). Run by the GPU script (tools/gpu_check.sh) with a
@@ -67,6 +67,43 @@ def grads(fn: Any, x: ember.Tensor, seed: int = 9) -> tuple[ember.Tensor, ember.
         assert xd.grad is not None
         out.append(xd.grad)
     return out[0], out[1]
+
+
+# ---- repeat_interleave ----
+
+
+@pytest.mark.parametrize("dtype", [ember.bool, ember.int64, ember.float16, ember.float32], ids=str)
+def test_repeat_interleave(dtype: ember.dtype) -> None:
+    # one gather on the device (int repeats, a repeats tensor, one repeat for all, zeros, dims)
+    x = sample(dtype, (5, 3, 4), nan=False)
+    reps = ember.tensor([2, 0, 1, 3, 1])
+    for fn in (lambda t: ember.repeat_interleave(t, 3), lambda t: t.repeat_interleave(2, dim=1),
+               lambda t: ember.repeat_interleave(t, 0, dim=0), lambda t: ember.repeat_interleave(t, ember.tensor(2), 2),
+               lambda t: t.repeat_interleave(ember.tensor([3], device=t.device), dim=-1)):
+        cpu, gpu = both(fn, x)
+        same(gpu, cpu)
+    same(ember.repeat_interleave(x.cuda(), reps.cuda(), dim=0), ember.repeat_interleave(x, reps, dim=0))
+    same(ember.repeat_interleave(x.cuda(), reps.int().cuda(), dim=0, output_size=7),
+         ember.repeat_interleave(x, reps, dim=0))
+    flat = ember.arange(4, device="cuda")
+    same(ember.repeat_interleave(flat, ember.tensor([1, 2, 0, 3], device="cuda")),
+         ember.repeat_interleave(flat.cpu(), ember.tensor([1, 2, 0, 3])))
+    same(ember.repeat_interleave(ember.tensor([2, 0, 3], device="cuda")), ember.tensor([0, 0, 2, 2, 2]))
+
+
+def test_repeat_interleave_errors_and_gradients() -> None:
+    x = ember.randn(4, 3, device="cuda")
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        ember.repeat_interleave(x, ember.tensor([1, -1, 2, 0], device="cuda"), dim=0)
+    with pytest.raises(RuntimeError, match="allocated size does not match"):
+        ember.repeat_interleave(x, ember.tensor([1, 1, 2, 0], device="cuda"), dim=0, output_size=5)
+    with pytest.raises(RuntimeError, match="repeats must have the same size"):
+        ember.repeat_interleave(x, ember.tensor([1, 2], device="cuda"), dim=0)
+    reps = ember.tensor([2, 0, 1, 3])
+    for fn in (lambda t: ember.repeat_interleave(t, 3, dim=1), lambda t: ember.repeat_interleave(t, 2),
+               lambda t: ember.repeat_interleave(t, reps.to(t.device), dim=0)):
+        gc, gg = grads(fn, x.cpu())
+        same(gg, gc, 1e-6)
 
 
 # ---- cat / stack ----

@@ -433,10 +433,21 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef repeat
 
 Tensor repeat_interleave_backward(const Tensor& grad, IntArrayRef sizes, const Tensor& repeats,
                                   std::optional<int64_t> dim) {
-  Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
-  std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
   int64_t d = dim ? wrap_dim(*dim, std::max<int64_t>(static_cast<int64_t>(sizes.size()), 1)) : 0;
   int64_t n = dim ? (sizes.empty() ? 1 : sizes[d]) : compute_numel(sizes);
+  if (!grad.device().is_cpu()) {
+    // on a device: the forward's gather index, its gradient one index_add (a sum per slice would
+    // launch once per slice); the repeats stay there
+    Tensor reps = _to_copy(to_device(repeats, grad.device()), ScalarType::Int64);
+    if (reps.numel() == 1) reps = expand(reshape(reps, {1}), {n}, false);
+    const Tensor g = dim ? grad : ag::reshape(grad, {-1});
+    DimVector shape = dim ? to_vec(sizes) : DimVector{n};
+    if (shape.empty()) shape.push_back(1);
+    const Tensor index = repeat_interleave_index(reps, g.size(d));
+    return ag::reshape(ag::index_add(zeros_of(shape, grad.dtype(), grad.device()), d, index, g), sizes);
+  }
+  Tensor r64 = contiguous(_to_copy(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
+  std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
   Tensor g = grad;
   TensorList parts;
   int64_t at = 0;

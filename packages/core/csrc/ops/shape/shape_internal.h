@@ -35,6 +35,11 @@ inline Tensor slice_op(const Tensor& t, int64_t dim, int64_t start, int64_t leng
   });
 }
 
+// repeat_interleave's gather index on a device: for each of `total` output positions along the
+// dim, the input slice it repeats -- where the position falls among the running sums of `repeats`
+// (int64, one per slice, on the device). Its forward and backward on a device go through it.
+Tensor repeat_interleave_index(const Tensor& repeats, int64_t total);
+
 // The split points of the op family (split / chunk / tensor_split) as piece lengths.
 std::vector<int64_t> split_pieces(int64_t dim_size, int64_t split_size);
 std::vector<int64_t> chunk_pieces(int64_t dim_size, int64_t chunks);

@@ -143,6 +143,26 @@ Tensor tile(const Tensor& input, IntArrayRef dims) {
   return repeat(input, reps);
 }
 
+Tensor repeat_interleave_index(const Tensor& repeats, int64_t total) {
+  return searchsorted(cumsum(repeats, 0, ScalarType::Int64), arange(Scalar(total), ScalarType::Int64, repeats.device()),
+                      false, true, std::nullopt, Tensor());
+}
+
+// On a device, aten's form: one index_select of the slice each output position repeats (a copy per
+// slice would launch once per slice). A repeats tensor is checked and summed in one read back.
+static Tensor repeat_interleave_on_device(const Tensor& x, int64_t d, Tensor reps, std::optional<int64_t> output_size) {
+  const int64_t n = x.size(d);
+  if (reps.numel() == 1) reps = expand(reshape(reps, {1}), {n}, false);
+  int64_t total = 0;
+  if (n > 0) {
+    const Tensor stats = to_device(stack({amin(reps), sum(reps, std::nullopt)}, 0), cpu_device());
+    EMBER_CHECK(stats.data<int64_t>()[0] >= 0, "repeats can not be negative");
+    total = stats.data<int64_t>()[1];
+  }
+  if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
+  return index_select(x, d, repeat_interleave_index(reps, total));
+}
+
 static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int64_t>& reps, std::optional<int64_t> dim,
                                      std::optional<int64_t> output_size) {
   Tensor x = dim ? input : reshape(input, {-1});
@@ -157,6 +177,10 @@ static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int6
   else
     for (int64_t i = 0; i < n; ++i) total = add_or_fail(total, reps[i], "repeat_interleave");
   if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
+  if (!input.device().is_cpu()) {  // int repeats r: position / r
+    const Tensor pos = arange(Scalar(total), ScalarType::Int64, input.device());
+    return index_select(x, d, floor_divide(pos, wrap_scalar(Scalar(std::max<int64_t>(reps[0], 1)))));
+  }
   DimVector shape = to_vec(x.sizes());
   shape[d] = total;
   Tensor out = empty(shape, input.dtype(), input.device());
@@ -193,14 +217,32 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
                 " and input.size(", dim ? *dim : 0, ") = ", n);
   EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
                       "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
-  Tensor r64 = contiguous(to_recorded(repeats, ScalarType::Int64), MemoryFormat::Contiguous);
+  // aten gathers the repeated rows with index_select, whose 1-d path has no uint16/32/64
+  const bool gathers_1d = x.dim() <= 1 && repeats.dim() == 1;
+  // the repeats follow the input's device (read on the host only for a CPU input)
+  if (!input.device().is_cpu()) {
+    if (gathers_1d) no_shell_unsigned("index_select", input.dtype());
+    return repeat_interleave_on_device(x, wrap_dim(dim ? *dim : 0, x.dim()),
+                                       to_dtype(to_device(repeats, input.device()), ScalarType::Int64), output_size);
+  }
+  Tensor r64 =
+      contiguous(to_recorded(repeats.device().is_cpu() ? repeats : to_device(repeats, cpu_device()), ScalarType::Int64),
+                 MemoryFormat::Contiguous);
   std::vector<int64_t> reps(r64.data<int64_t>(), r64.data<int64_t>() + r64.numel());
   // aten expands one repeat to input.size(dim) before checking: nothing to check when that is 0.
   if (!(reps.size() == 1 && n == 0))
     for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
-  // aten gathers the repeated rows with index_select, whose 1-d path has no uint16/32/64
-  if (x.dim() <= 1 && repeats.dim() == 1) no_shell_unsigned("index_select", input.dtype());
+  if (gathers_1d) no_shell_unsigned("index_select", input.dtype());
   return repeat_interleave_impl(input, reps, dim, output_size);
+}
+
+// torch.repeat_interleave(repeats): each index i repeats[i] times, in the repeats' dtype.
+Tensor repeat_interleave_indices(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
+                      "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
+  const Tensor idx = arange(Scalar(repeats.size(0)), repeats.dtype(), repeats.device());
+  return repeat_interleave(idx, repeats, 0, output_size);
 }
 
 // ---- tril / triu ----

@@ -1,6 +1,7 @@
 """Convolutions and pooling on a GPU (issue 24): conv1d / 2d / 3d with stride, padding, dilation
-and groups, conv_transpose2d, max / avg / adaptive pooling and max unpooling, forward and backward
-(input, weight and bias gradients), compared with the same calls on the CPU. Run by the GPU script
+and groups, conv_transpose2d, max / avg / adaptive pooling and max unpooling, upsampling and
+grid_sample, forward and backward (input, weight, bias and grid gradients), compared with the same
+calls on the CPU. Run by the GPU script
 (tools/gpu_check.sh, which puts ember-nn on the path) with a CUDA build; skipped elsewhere."""
 
 from __future__ import annotations
@@ -305,3 +306,32 @@ def test_upsample_module_channels_last_and_uint8() -> None:
     u8 = (x.abs() * 20).to(ember.uint8)
     with pytest.raises((RuntimeError, NotImplementedError), match="not implemented for 'Byte'"):
         nn.functional.interpolate(u8.cuda(), scale_factor=2, mode="nearest")
+
+
+GRID_SAMPLE = [(mode, padding, align, dims) for dims in (2, 3) for mode in ("bilinear", "nearest", "bicubic")
+               for padding in ("zeros", "border", "reflection") for align in (False, True)
+               if not (dims == 3 and mode == "bicubic")]
+
+
+@pytest.mark.parametrize("mode, padding, align, dims", GRID_SAMPLE, ids=str)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16], ids=str)
+def test_grid_sample_and_backward(mode: str, padding: str, align: bool, dims: int, dtype: ember.dtype) -> None:
+    # the CPU's per-point work on a thread per output point; the input gradient added atomically
+    F = pytest.importorskip("ember.nn.functional")
+    g = ember.Generator().manual_seed(3)
+    x = ember.randn(*((2, 3, 5, 6) if dims == 2 else (2, 2, 4, 5, 3)), generator=g).to(dtype)
+    # points inside, on the border and outside [-1, 1]
+    grid = (ember.rand(*((2, 4, 7, 2) if dims == 2 else (2, 3, 4, 2, 3)), generator=g) * 2.6 - 1.3).to(dtype)
+    tol = {ember.float32: 1e-5, ember.float64: 1e-12, ember.float16: 1e-2}[dtype]
+    grads = [True, mode != "nearest"]  # nearest's grid gradient is 0 on both
+    run_both(lambda x, grid: F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=align),
+             [x, grid], grads, tol=tol)
+
+
+def test_affine_grid_sample_module_path() -> None:
+    # a spatial transformer's two ops, the gradient reaching theta
+    F = pytest.importorskip("ember.nn.functional")
+    theta = ember.tensor([[[0.9, 0.1, 0.05], [-0.1, 1.1, 0.0]]]).repeat(3, 1, 1)
+    x = randn(3, 4, 8, 8)
+    run_both(lambda x, t: F.grid_sample(x, F.affine_grid(t, [3, 4, 6, 6], align_corners=False), align_corners=False),
+             [x, theta], [True, True], tol=1e-5)

@@ -86,8 +86,12 @@ def test_integer_products_raise_aten_error() -> None:
 
 
 def test_mixed_devices_raise() -> None:
-    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        ember.mm(ember.ones(2, 2).cuda(), ember.ones(2, 2))
+    a, b = ember.ones(2, 3), ember.ones(3, 2, device="cuda")
+    # the @ operator skips the generated bindings: it checks its operands itself (a CPU operand
+    # reached the host BLAS with a device pointer, or cuBLAS with a host one)
+    for f in (lambda: ember.mm(b, a), lambda: a @ b, lambda: b @ a, lambda: a[None] @ b[None], lambda: b @ a[0]):
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            f()
 
 
 def test_tf32_only_when_allowed() -> None:

@@ -25,16 +25,30 @@ void for_each_tensor_arg(const ParsedArgs& A, std::initializer_list<int> idx, co
   }
 }
 
-inline void check_same_device(const ParsedArgs& A, std::initializer_list<int> idx) {
+// for_each(f) calls f on each tensor argument.
+template <class ForEach>
+void check_one_device(const ForEach& for_each) {
   Device common = cpu_device();
-  for_each_tensor_arg(A, idx, [&](const Tensor& t) {
+  for_each([&](const Tensor& t) {
     if (common.is_cpu()) common = t.device();
   });
   if (common.is_cpu()) return;  // all on the CPU: the usual case, one pass
-  for_each_tensor_arg(A, idx, [&](const Tensor& t) {
+  for_each([&](const Tensor& t) {
     if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu()))
       fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
            common.str(), " and ", t.device().str(), "!");
+  });
+}
+
+inline void check_same_device(const ParsedArgs& A, std::initializer_list<int> idx) {
+  check_one_device([&](const auto& f) { for_each_tensor_arg(A, idx, f); });
+}
+
+// The operators that skip the generated bindings (x @ y) check their operands here.
+inline void check_same_device(const Tensor& a, const Tensor& b) {
+  check_one_device([&](const auto& f) {
+    f(a);
+    f(b);
   });
 }
 

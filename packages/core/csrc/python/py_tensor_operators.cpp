@@ -2,6 +2,7 @@
 // rich comparison of _C.TensorBase (py_tensor.cpp puts them in the type).
 #include "arg_parser.h"
 #include "autocast.h"
+#include "device_check.h"
 #include "entry_ops.h"
 #include "ops.h"
 #include "py_conj_fallback.h"
@@ -114,7 +115,8 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   TORCH_FUNCTION_OP("matmul", "__rmatmul__", a, b, nullptr)
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
-  if (autocast_active()) [[unlikely]] {  // x @ y is aten::matmul: autocast's lower-precision list
+  check_same_device(unpack(a), unpack(b));  // matmul runs no elementwise iterator, which would check
+  if (autocast_active()) [[unlikely]] {     // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
     OpScope prof_("aten::matmul", {&x, &y});
     return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));

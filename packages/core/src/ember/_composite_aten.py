@@ -258,15 +258,15 @@ def _renorm_rows(input: Tensor, idx: Tensor, max_norm: float, norm_type: float) 
         input[idx] = (rows.to(opmath) * scale.to(opmath)).to(input.dtype)
 
 
-def _grid_coords(n: int, align_corners: bool, dtype: Any) -> Tensor:
-    """n normalized coordinates in [-1, 1]: pixel centres, or corners with align_corners."""
+def _grid_coords(n: int, align_corners: bool, dtype: Any, device: Any) -> Tensor:
+    """n normalized coordinates in [-1, 1] on theta's device: pixel centres, or corners with align_corners."""
     if n <= 1:
         # aten's at::tensor(0, theta.options()), which has no float16/bfloat16 instance
         if dtype in (ember.float16, ember.bfloat16):
             name = "Half" if dtype == ember.float16 else "BFloat16"
             raise NotImplementedError(f'"tensor_cpu" not implemented for \'{name}\'')
-        return ember.zeros(max(n, 0), dtype=dtype)
-    c = ember.linspace(-1.0, 1.0, n, dtype=dtype)
+        return ember.zeros(max(n, 0), dtype=dtype, device=device)
+    c = ember.linspace(-1.0, 1.0, n, dtype=dtype, device=device)
     return c if align_corners else c * ((n - 1) / n)
 
 
@@ -298,7 +298,8 @@ def affine_grid_generator(theta: Tensor, size: Any, align_corners: bool) -> Tens
     n, k = size[0], len(spatial) + 1
     # homogeneous coordinates: x (the last dim) first, then y (and z), then 1 (aten builds this
     # base grid before its bmm checks theta's shape)
-    grids = ember.meshgrid(*[_grid_coords(s, align_corners, theta.dtype) for s in spatial], indexing="ij")
+    coords = [_grid_coords(s, align_corners, theta.dtype, theta.device) for s in spatial]
+    grids = ember.meshgrid(*coords, indexing="ij")
     batch2 = theta.transpose(1, 2)
     if list(batch2.shape[:2]) != [n, k]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "

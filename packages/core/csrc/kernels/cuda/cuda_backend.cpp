@@ -9,6 +9,7 @@
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/embedding_kernels.h"
 #include "kernels/cuda/fill_kernels.h"
+#include "kernels/cuda/grid_sample_kernels.h"
 #include "kernels/cuda/index_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
 #include "kernels/cuda/norm_kernels.h"
@@ -66,7 +67,9 @@ const Backend& cuda_backend() {
     b.optim = {cuda::adam_steps, cuda::sgd_step};
     b.conv = {cuda::conv_img_to_cols, cuda::conv_cols_to_img, cuda::conv_weight_grad};
     b.pool.max_windows = cuda::max_pool_windows;
-    b.pool.max2x2_applies = cuda::max_pool_2x2_applies;  // max2x2_planes and grid_sample stay raising
+    b.pool.max2x2_applies = cuda::max_pool_2x2_applies;  // max2x2_planes stays raising
+    b.pool.grid_sample = cuda::grid_sample;
+    b.pool.grid_sample_backward = cuda::grid_sample_backward;
     b.pool.avg_forward = cuda::avg_pool_forward;
     b.pool.avg_backward = cuda::avg_pool_backward;
     b.pool.unpool_scatter = cuda::unpool_scatter;

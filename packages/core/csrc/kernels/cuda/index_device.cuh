@@ -167,6 +167,14 @@ __device__ void atomic_add(D* p, D s) {
   }
 }
 
+// Half types' atomic sums go to a float buffer (as the CPU's sums are in float), then are rounded
+// once into the gradient.
+template <class D>
+__global__ void round_into(const float* acc, D* gx, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    gx[i] = static_cast<D>(acc[i]);
+}
+
 // *p += a * s: the scaled form of index_add (alpha != 1).
 template <class D>
 __device__ void atomic_add_scaled(D* p, D s, acc_t<D> a) {

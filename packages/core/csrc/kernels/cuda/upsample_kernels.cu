@@ -18,6 +18,7 @@ namespace {
 
 using idx::atomic_add;
 using idx::kBlock;
+using idx::round_into;
 using upsample::Taps;
 
 // The three dims' taps on the device: dim d's positions at idx + off[d], weights at w + off[d].
@@ -59,13 +60,6 @@ __global__ void forward_kernel(const D* x, D* y, int64_t planes, const TapArgs<A
     each_tap(t, i % out_plane, [&](int64_t pos, A w) { sum += w * static_cast<A>(xb[pos]); });
     y[i] = static_cast<D>(sum);
   }
-}
-
-// Half types: the backward's sums in float (as the CPU's), rounded once into the gradient.
-template <class D>
-__global__ void round_into(const float* acc, D* gx, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    gx[i] = static_cast<D>(acc[i]);
 }
 
 // gx (G: D, or float for the half types) += each output gradient's share of its taps.

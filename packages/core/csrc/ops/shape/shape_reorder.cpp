@@ -238,9 +238,9 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
 
 // torch.repeat_interleave(repeats): each index i repeats[i] times, in the repeats' dtype.
 Tensor repeat_interleave_indices(const Tensor& repeats, std::optional<int64_t> output_size) {
-  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   EMBER_CHECK_NOTIMPL(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
                       "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   const Tensor idx = arange(Scalar(repeats.size(0)), repeats.dtype(), repeats.device());
   return repeat_interleave(idx, repeats, 0, output_size);
 }

@@ -2,11 +2,14 @@
 // position, with border / reflection padding and the derivative of that map. PyTorch evaluates
 // them two ways, and results differ in the last bit: its 4-d kernel with vector rules (trunc-based
 // reflection, NaN clipped to 0) and its 5-d kernel with scalar rules (fmod-based reflection,
-// std::min / std::max clipping). `Rules2` and `Rules3` follow each.
+// std::min / std::max clipping). `Rules2` and `Rules3` follow each. Shared by the CPU and CUDA
+// kernels (kernels/grid_sample_points.h).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+
+#include "core/host_device.h"
 
 namespace ember::pool::grid {
 
@@ -15,14 +18,15 @@ enum Padding { kZeros = 0, kBorder = 1, kReflection = 2 };
 // An index from a floored coordinate; far-off or NaN coordinates give kFar (out of every range).
 constexpr int64_t kFar = -(int64_t(1) << 40);
 template <class A>
-inline int64_t to_index(A f) {
+EMBER_HOST_DEVICE inline int64_t to_index(A f) {
   return (f > A(-1e12) && f < A(1e12)) ? static_cast<int64_t>(f) : kFar;
 }
-inline bool inside(int64_t i, int64_t size) { return i >= 0 && i < size; }
+EMBER_HOST_DEVICE inline bool inside(int64_t i, int64_t size) { return i >= 0 && i < size; }
 
+// a and b have the same bits (b not NaN): equal, and of one sign (-0.0 is not 0.0)
 template <class A>
-inline bool same_bits(A a, A b) {
-  return std::memcmp(&a, &b, sizeof(A)) == 0;
+EMBER_HOST_DEVICE inline bool same_bits(A a, A b) {
+  return a == b && std::signbit(a) == std::signbit(b);
 }
 
 // The 4-d kernel's rules (one axis of `size` input positions).
@@ -31,19 +35,19 @@ struct Rules2 {
   int64_t size;
   bool align;
   int padding;
-  A scale() const { return align ? static_cast<A>(size - 1) / A(2) : static_cast<A>(size) / A(2); }
-  A unnormalize(A c) const { return align ? (c + A(1)) * scale() : (c + A(1)) * scale() - A(0.5); }
-  A clip(A v) const {  // NaN -> 0
+  EMBER_HOST_DEVICE A scale() const { return align ? static_cast<A>(size - 1) / A(2) : static_cast<A>(size) / A(2); }
+  EMBER_HOST_DEVICE A unnormalize(A c) const { return align ? (c + A(1)) * scale() : (c + A(1)) * scale() - A(0.5); }
+  EMBER_HOST_DEVICE A clip(A v) const {  // NaN -> 0
     const A c = v > A(0) ? v : A(0), mx = static_cast<A>(size - 1);
     return c < mx ? c : mx;
   }
-  A clip_grad(A v, A& g) const {  // NaN propagates; the derivative is 0 on either bound
+  EMBER_HOST_DEVICE A clip_grad(A v, A& g) const {  // NaN propagates; the derivative is 0 on either bound
     const A lo = std::isnan(v) ? v : (v > A(0) ? v : A(0)), mx = static_cast<A>(size - 1);
     const A res = std::isnan(lo) ? lo : (lo < mx ? lo : mx);
     g = (!same_bits(lo, A(0)) && !same_bits(res, mx)) ? A(1) : A(0);
     return res;
   }
-  A reflect(A v, A* g) const {
+  EMBER_HOST_DEVICE A reflect(A v, A* g) const {
     if (align ? size <= 1 : size <= 0) {
       if (g) *g = A(0);
       return A(0);
@@ -63,9 +67,11 @@ struct Rules2 {
     return (std::isnan(extra) ? extra : (extra < refl ? extra : refl)) + low;
   }
   // padding applied to an input position (bicubic applies it per tap)
-  A pad(A v) const { return padding == kBorder ? clip(v) : padding == kReflection ? clip(reflect(v, nullptr)) : v; }
-  A source(A c) const { return pad(unnormalize(c)); }
-  A source_grad(A c, A& mult) const {
+  EMBER_HOST_DEVICE A pad(A v) const {
+    return padding == kBorder ? clip(v) : padding == kReflection ? clip(reflect(v, nullptr)) : v;
+  }
+  EMBER_HOST_DEVICE A source(A c) const { return pad(unnormalize(c)); }
+  EMBER_HOST_DEVICE A source_grad(A c, A& mult) const {
     A x = unnormalize(c), g1 = A(1), g2 = A(1);
     if (padding == kBorder) x = clip_grad(x, g2);
     if (padding == kReflection) x = clip_grad(reflect(x, &g1), g2);
@@ -80,10 +86,10 @@ struct Rules3 {
   int64_t size;
   bool align;
   int padding;
-  A unnormalize(A c) const {
+  EMBER_HOST_DEVICE A unnormalize(A c) const {
     return align ? ((c + A(1)) / A(2)) * static_cast<A>(size - 1) : ((c + A(1)) * static_cast<A>(size) - A(1)) / A(2);
   }
-  A clip(A v, A* g) const {
+  EMBER_HOST_DEVICE A clip(A v, A* g) const {
     const A mx = static_cast<A>(size - 1);
     if (!g) return std::min(mx, std::max(v, A(0)));
     if (v <= A(0)) return *g = A(0), A(0);
@@ -91,7 +97,7 @@ struct Rules3 {
     *g = A(1);
     return v;
   }
-  A reflect(A v, A* g) const {
+  EMBER_HOST_DEVICE A reflect(A v, A* g) const {
     const A twice_low = align ? A(0) : A(-1);
     const A twice_high = align ? static_cast<A>(2 * (size - 1)) : static_cast<A>(2 * size - 1);
     if (twice_low == twice_high) {
@@ -107,13 +113,13 @@ struct Rules3 {
     if (g) *g = even ? sign : -sign;
     return even ? extra + mn : span - extra + mn;
   }
-  A source(A c) const {
+  EMBER_HOST_DEVICE A source(A c) const {
     A x = unnormalize(c);
     if (padding == kBorder) x = clip(x, nullptr);
     if (padding == kReflection) x = clip(reflect(x, nullptr), nullptr);
     return x;
   }
-  A source_grad(A c, A& mult) const {
+  EMBER_HOST_DEVICE A source_grad(A c, A& mult) const {
     mult = align ? static_cast<A>(size - 1) / A(2) : static_cast<A>(size) / A(2);
     A x = unnormalize(c), g1 = A(1), g2 = A(1);
     if (padding == kBorder) {
@@ -130,7 +136,7 @@ struct Rules3 {
 // Keys's cubic convolution weights (A = -0.75) of the four taps around fraction t, and their
 // derivatives in t.
 template <class A>
-inline void cubic_weights(A t, A* w) {
+EMBER_HOST_DEVICE inline void cubic_weights(A t, A* w) {
   const A a = A(-0.75);
   auto c1 = [a](A x) { return ((a + A(2)) * x - (a + A(3))) * x * x + A(1); };
   auto c2 = [a](A x) { return ((a * x - A(5) * a) * x + A(8) * a) * x - A(4) * a; };
@@ -140,7 +146,7 @@ inline void cubic_weights(A t, A* w) {
   w[3] = c2(A(1) - t + A(1));
 }
 template <class A>
-inline void cubic_weight_grads(A t, A* w) {
+EMBER_HOST_DEVICE inline void cubic_weight_grads(A t, A* w) {
   const A a = A(-0.75);
   A x = A(-1) - t;
   w[0] = (A(-3) * a * x - A(10) * a) * x - A(8) * a;

@@ -178,6 +178,20 @@ def test_kthvalue_median_nanmedian(dtype: ember.dtype, n: int) -> None:
     same_pair(ember.median(x.cuda().t(), 0), ember.median(x.t(), 0))
 
 
+@pytest.mark.parametrize("dtype", [ember.int32, ember.float32], ids=str)
+def test_kthvalue_few_long_rows(dtype: ember.dtype) -> None:
+    # rows past 32768 elements, when few, take the k-th of the parallel sort: the CPU's value, and
+    # an index holding it (among ties, the stable order's)
+    x = sample(dtype, (3, 70_000), 5)
+    for k in (1, 12_345, 70_000):
+        (wv, _), (gv, gi) = both(lambda t, k=k: tuple(ember.kthvalue(t, k, 1)), x)
+        same(gv, wv)
+        held = _take(x, gi.cpu().unsqueeze(1)).squeeze(1)
+        assert bool(((held == wv) | (held.isnan() & wv.isnan())).all())
+    v, i = ember.kthvalue(x[0].cuda(), 35_000)
+    assert v.cpu() == ember.kthvalue(x[0], 35_000).values and x[0][i.cpu()] == v.cpu()
+
+
 def test_median_nan_rows() -> None:
     nan = float("nan")
     x = ember.tensor([[1.0, nan, 2.0, nan], [nan, nan, nan, nan], [3.0, 1.0, 2.0, 2.0]])

@@ -8,7 +8,8 @@
 // global memory, each doubling the sorted runs: every element finds its place in the merged run
 // from its own rank plus a binary search of the other run (no ties, so no two land together).
 // topk takes the first k of the sort; median / nanmedian / mode scan the sorted rows; kthvalue
-// runs the CPU's quickselect itself (a thread per row), so tied values give the CPU's index.
+// runs the CPU's quickselect itself (a thread per row), so tied values give the CPU's index --
+// but for a few very long rows, which take the k-th of the sort.
 #include <cstdint>
 #include <type_traits>
 
@@ -20,9 +21,10 @@ namespace ember::cuda {
 
 namespace {
 
-constexpr int64_t kTile = 4096;        // elements a block sorts in shared memory
-constexpr int kSortThreads = 512;      // the most threads a tile's block runs
-constexpr size_t kShared = 48 * 1024;  // a block's shared memory without opting in
+constexpr int64_t kTile = 4096;           // elements a block sorts in shared memory
+constexpr int kSortThreads = 512;         // the most threads a tile's block runs
+constexpr size_t kShared = 48 * 1024;     // a block's shared memory without opting in
+constexpr int64_t kSelectBySort = 32768;  // kthvalue's rows longer than this, when few, take the sort
 
 template <class K>
 __device__ __forceinline__ bool key_nan(K v) {
@@ -309,6 +311,14 @@ void select(const Tensor& x, int64_t rows, int64_t n, SelectKind what, int64_t k
     const scalar_t* px = x.data<scalar_t>();
     scalar_t* pv = values.data<scalar_t>();
     int64_t* pi = indices.data<int64_t>();
+    if (what == SelectKind::Kth && n > kSelectBySort && rows < 128) {
+      // few long rows: a thread's quickselect each would run alone; the k-th of the parallel sort
+      // instead (tied values then give the stable order's index, not the quickselect's)
+      const SortScratch<K> scratch(rows * n, device);
+      const int64_t* order = sort_order(px, rows, n, false, scratch);
+      take_sorted<scalar_t><<<grid_for(rows), 256, 0, current_stream(-1)>>>(px, order + (k - 1), rows, n, 1, pv, pi);
+      return;
+    }
     if (what == SelectKind::Kth) {
       const Scratch keys(size_t(rows * n) * sizeof(K), device), idx(size_t(rows * n) * sizeof(int64_t), device);
       fill_pairs<scalar_t>

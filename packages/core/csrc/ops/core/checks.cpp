@@ -58,14 +58,20 @@ void apply_requires_grad(const Tensor& t, bool requires_grad) {
 // bounded, so no overflow ends the loop early and a degree of 2^31 would run for minutes per
 // element (PyTorch's does). Past 2^20 (a 20 ms loop per element; rounding by then is n * eps) ember raises.
 bool poly_degree_bounded(const char* op, const Tensor& n) {
-  constexpr double kMaxDegree = 1048576.0;
+  constexpr double kMaxDegree = 1048576.0, kInt64 = 9.2233720368547758e18;
   if (n.numel() == 0) return true;
-  const Tensor d = contiguous(to_dtype(n, ScalarType::Float64), MemoryFormat::Contiguous);
+  Tensor d = to_dtype(n, ScalarType::Float64);
+  if (!d.device().is_cpu()) {
+    // on a device: the degrees past the bound found there, the first brought back (a wait)
+    const Tensor far = logical_and(gt(d, wrap_scalar(Scalar(kMaxDegree))), lt(d, wrap_scalar(Scalar(kInt64))));
+    if (!any(far).item().to_bool()) return true;
+    d = to_device(masked_select(d, far), cpu_device());
+  }
+  d = contiguous(d, MemoryFormat::Contiguous);
   const double* p = d.data<double>();
   for (int64_t i = 0; i < d.numel(); ++i) {
     // a degree beyond int64 (or negative, or NaN) is 0 without a loop, as in PyTorch
-    EMBER_CHECK(!(p[i] > kMaxDegree && p[i] < 9.2233720368547758e18), op,
-                ": the degree n = ", static_cast<int64_t>(p[i]),
+    EMBER_CHECK(!(p[i] > kMaxDegree && p[i] < kInt64), op, ": the degree n = ", static_cast<int64_t>(p[i]),
                 " is too large: its three-term recurrence takes n steps per element; ember evaluates "
                 "degrees up to 2^20 = 1048576");
   }

@@ -38,7 +38,11 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.impl()->conj != src.impl()->conj) [[unlikely]] {
     // One side is a lazy conjugate view: its memory holds the conjugates of its values, so the
     // stored values go across conjugated (a copy into a conj view writes conj(src), PyTorch's rule).
-    copy_into(physical_alias(dst), conj_physical(physical_alias(src)));
+    // Across devices the conjugation runs on the CPU's side (a GPU has no complex kernels): the
+    // stored bits come to the host first.
+    Tensor s = physical_alias(src);
+    if (s.device() != dst.device() && dst.device().is_cpu()) s = to_device(s, dst.device());
+    copy_into(physical_alias(dst), conj_physical(s));
     return;
   }
   if (dst.numel() == 0) {

@@ -34,8 +34,8 @@ PYTHONPATH="$REPO/packages/benchmark/src" timeout 90 /tmp/ember_env/bin/python \
 # Issue 24's performance targets (bandwidth shares, GEMM, training steps, launch overhead)
 PYTHONPATH="$REPO/packages/nn/src" timeout 90 /tmp/ember_env/bin/python "$REPO/tools/gpu_targets.py" \
   "$OUT/gpu_targets.json" 2>&1 | tee "$OUT/gpu_targets.txt"
-# Every op with a CUDA kernel on the generic parity inputs against the CPU (the emulator runs all of
-# it; here what fits in the time left, the device's own math and sum orders)
+# Every op with a CUDA kernel on the generic parity inputs against the CPU, gradients first (the
+# emulator runs all of it; here what fits in the time left: the device's own math and sum orders)
 PYTHONPATH="$REPO/packages/nn/src" PYTHONUNBUFFERED=1 timeout 90 /tmp/ember_env/bin/python -m pytest -q \
-  -p no:cacheprovider -c /dev/null --maxfail=100 -rf "$REPO/packages/core/tests/test_cuda_parity.py" 2>&1 |
-  tail -150 | tee "$OUT/gpu_parity.txt"
+  -p no:cacheprovider -c /dev/null --maxfail=100 -rf "$REPO/packages/core/tests/test_cuda_grad_parity.py" \
+  "$REPO/packages/core/tests/test_cuda_parity.py" 2>&1 | tail -150 | tee "$OUT/gpu_parity.txt"

@@ -208,43 +208,25 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   }
   Tensor g = unsqueeze_to(grad, input.sizes(), dims, keepdim);
   Tensor r = unsqueeze_to(result, input.sizes(), dims, keepdim);
-  bool has_zero = any(eq(input, num(0.0))).item().to_bool();
+  const int64_t zeros = sum(eq(input, num(0.0)), std::nullopt).item().to_int();
   // complex: grad * conj(result / input), aten's Wirtinger form (conj is the identity for reals)
-  if (!has_zero && is_complex(input.dtype())) return ag::mul(g, conj(ag::div(r, input, std::nullopt)));
-  if (!has_zero) return ag::div(ag::mul(g, r), input, std::nullopt);
-  // With zeros: the product of the other elements, computed directly.
-  Tensor x = input;
-  if (!dim) x = reshape(input, {-1}), d = 0;
-  Tensor out = empty_like(x, std::nullopt, std::nullopt, std::nullopt);
-  Tensor xm = move_last(x, d);
-  Tensor om = move_last(out, d);
-  Tensor xc = contiguous(xm, MemoryFormat::Contiguous);
-  Tensor oc = empty_like(xc, std::nullopt, std::nullopt, std::nullopt);
-  int64_t n = xc.size(-1), rows = xc.numel() / std::max<int64_t>(n, 1);
-  dispatch_float_complex(xc.dtype(), "prod_backward", [&](auto tag) {
-    using scalar_t = decltype(tag);
-    using T = opmath_t<scalar_t>;
-    const scalar_t* px = xc.data<scalar_t>();
-    scalar_t* po = oc.data<scalar_t>();
-    for (int64_t row = 0; row < rows; ++row) {
-      const scalar_t* x = px + row * n;
-      int64_t zeros = 0;
-      for (int64_t j = 0; j < n; ++j) zeros += x[j] == scalar_t(0);
-      for (int64_t i = 0; i < n; ++i) {
-        // PyTorch's rule: two or more zeros give 0 everywhere; one zero gives the
-        // product of the others at the zero and 0 elsewhere.
-        T p = T(0);
-        if (zeros == 0 || (zeros == 1 && x[i] == scalar_t(0))) {
-          p = T(1);
-          for (int64_t j = 0; j < n; ++j)
-            if (j != i) p *= static_cast<T>(x[j]);
-        }
-        po[row * n + i] = static_cast<scalar_t>(p);
-      }
-    }
-  });
-  copy_(om, oc, false);
-  Tensor others = dim ? out : reshape(out, input.sizes());
+  if (zeros == 0 && is_complex(input.dtype())) return ag::mul(g, conj(ag::div(r, input, std::nullopt)));
+  if (zeros == 0) return ag::div(ag::mul(g, r), input, std::nullopt);
+  // aten: a full product with two or more zeros has a zero gradient (no inf * 0 = NaN)
+  if (!dim && zeros > 1) return zeros_like(input, std::nullopt, std::nullopt, std::nullopt);
+  // With zeros: each element's product of the others, as the product of those before it and of
+  // those after it (exclusive cumulative products both ways, aten's form: on any device). A slice
+  // with two or more zeros gives 0 everywhere; one zero, the others' product at the zero.
+  Tensor x = dim ? input : ag::reshape(input, {-1});
+  if (!dim) d = 0;
+  const int64_t n = x.size(d);
+  const IntArrayRef flip_d(&d, 1);
+  const Tensor one = ones_like(ag::narrow(x, d, 0, 1), std::nullopt, std::nullopt, std::nullopt);
+  Tensor before = ag::cumprod(ag::cat(TensorList{one, ag::narrow(x, d, 0, n - 1)}, d), d);
+  Tensor after =
+      ag::flip(ag::cumprod(ag::cat(TensorList{one, ag::flip(ag::narrow(x, d, 1, n - 1), flip_d)}, d), d), flip_d);
+  Tensor others = ag::mul(before, after);
+  if (!dim) others = ag::reshape(others, input.sizes());
   return ag::mul(g, conj(others));
 }
 

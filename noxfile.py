@@ -141,7 +141,7 @@ def cuda_build(session: nox.Session) -> None:
 # The GPU test files (tools/gpu_check.sh runs the same list on a GPU).
 CUDA_TESTS = [f"packages/core/tests/test_cuda_{n}.py" for n in
               ["device", "pointwise", "reduce", "gemm", "nn", "streams", "norm", "conv", "shape", "sort", "index",
-               "unique", "random", "attention_rnn", "unsupported", "grad_parity", "parity"]]
+               "unique", "random", "attention_rnn", "unsupported", "functional", "grad_parity", "parity"]]
 
 
 @nox.session

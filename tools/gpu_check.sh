@@ -21,7 +21,7 @@ PYTHONPATH="$REPO/packages/nn/src" PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 
   "$REPO/packages/core/tests/test_cuda_norm.py" "$REPO/packages/core/tests/test_cuda_conv.py" \
   "$REPO/packages/core/tests/test_cuda_shape.py" "$REPO/packages/core/tests/test_cuda_sort.py" \
   "$REPO/packages/core/tests/test_cuda_index.py" "$REPO/packages/core/tests/test_cuda_unique.py" \
-  "$REPO/packages/core/tests/test_cuda_random.py" \
+  "$REPO/packages/core/tests/test_cuda_random.py" "$REPO/packages/core/tests/test_cuda_functional.py" \
   "$REPO/packages/core/tests/test_cuda_attention_rnn.py" "$REPO/packages/core/tests/test_cuda_unsupported.py" \
   "$REPO/packages/core/tests/test_cuda_build.py" \
   "$REPO/packages/core/tests/test_caching_allocator.py" 2>&1 | tee "$OUT/gpu_tests.txt"

@@ -36,7 +36,7 @@ def _dropout(input: Tensor, p: float, train: bool, *, feature: bool, alpha: bool
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     # feature dropout drops whole channels: one draw per (sample, channel)
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    noise = ember.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+    noise = ember.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
     if not alpha:
         noise = noise / (1 - p)
         return input.mul_(noise) if inplace else input * noise

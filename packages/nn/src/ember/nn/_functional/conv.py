@@ -6,6 +6,7 @@ each is the other's derivative."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import ember
 from ember import Tensor
@@ -65,10 +66,13 @@ def _blocks(size: tuple, kernel: tuple, dilation: tuple, padding: tuple, stride:
     return tuple((size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in (0, 1))
 
 
-def _flat_index(padded: tuple, blocks: tuple, kernel: tuple, dilation: tuple, stride: tuple) -> Tensor:
-    """Flat positions in the padded (Hp, Wp) plane, ordered (kernel i, kernel j, block row, block col)."""
-    rows = (ember.arange(blocks[0]) * stride[0]).unsqueeze(0) + (ember.arange(kernel[0]) * dilation[0]).unsqueeze(1)
-    cols = (ember.arange(blocks[1]) * stride[1]).unsqueeze(0) + (ember.arange(kernel[1]) * dilation[1]).unsqueeze(1)
+def _flat_index(padded: tuple, blocks: tuple, kernel: tuple, dilation: tuple, stride: tuple, device: Any) -> Tensor:
+    """Flat positions in the padded (Hp, Wp) plane, ordered (kernel i, kernel j, block row, block col), on device."""
+    def span(n: int, step: int) -> Tensor:
+        return ember.arange(n, device=device) * step
+
+    rows = span(blocks[0], stride[0]).unsqueeze(0) + span(kernel[0], dilation[0]).unsqueeze(1)
+    cols = span(blocks[1], stride[1]).unsqueeze(0) + span(kernel[1], dilation[1]).unsqueeze(1)
     idx = rows[:, None, :, None] * padded[1] + cols[None, :, None, :]
     return idx.reshape(-1)
 
@@ -103,7 +107,7 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
     float_kernel(input, "im2col_out_cpu", _IM2COL_ALSO)
     xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
     hp, wp = h + 2 * p[0], w + 2 * p[1]
-    idx = _flat_index((hp, wp), blocks, k, d, s)
+    idx = _flat_index((hp, wp), blocks, k, d, s, x.device)
     cols = xp.reshape(n, c, hp * wp).index_select(2, idx).reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
     return cols.squeeze(0) if unbatched else cols
 
@@ -131,8 +135,9 @@ def fold(input: Tensor, output_size: _Size, kernel_size: _Size, dilation: _Size 
     float_kernel(input, "col2im_out_cpu", _IM2COL_ALSO)
     c = ck // (k[0] * k[1])
     hp, wp = out[0] + 2 * p[0], out[1] + 2 * p[1]
-    idx = _flat_index((hp, wp), blocks, k, d, s)
-    img = ember.zeros(n, c, hp * wp, dtype=x.dtype).index_add(2, idx, x.reshape(n, c, ck // c * length))
+    idx = _flat_index((hp, wp), blocks, k, d, s, x.device)
+    img = ember.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
+    img = img.index_add(2, idx, x.reshape(n, c, ck // c * length))
     img = img.reshape(n, c, hp, wp)
     if p != (0, 0):
         img = ember.constant_pad_nd(img, [-p[1], -p[1], -p[0], -p[0]])

@@ -70,7 +70,7 @@ def _lse(*xs: Tensor) -> Tensor:
 
 def _shift(alpha: Tensor, k: int) -> Tensor:
     """alpha moved k states to the right along dim 1, filled with log(0)."""
-    fill = ember.full((alpha.shape[0], k), _LOG_ZERO, dtype=alpha.dtype)
+    fill = ember.full((alpha.shape[0], k), _LOG_ZERO, dtype=alpha.dtype, device=alpha.device)
     return ember.cat([fill, alpha[:, : alpha.shape[1] - k]], 1)
 
 
@@ -82,20 +82,22 @@ def _log_likelihood(log_probs: Tensor, labels: list[list[int]], in_lens: list[in
     ext = [[blank] * width for _ in range(n)]
     for b, lab in enumerate(labels):
         ext[b][1: 2 * len(lab): 2] = lab
-    ext_t = ember.tensor(ext, dtype=ember.int64)
+    dev = log_probs.device
+    ext_t = ember.tensor(ext, dtype=ember.int64, device=dev)
     # aten's rule: a label state (odd s) may skip the blank before it unless it repeats the previous label (a
     # label equal to the blank id is still a label)
-    skip = ember.tensor([[s >= 2 and s % 2 == 1 and row[s] != row[s - 2] for s in range(width)] for row in ext])
+    skip = ember.tensor([[s >= 2 and s % 2 == 1 and row[s] != row[s - 2] for s in range(width)] for row in ext],
+                        device=dev)
     steps = log_probs.gather(2, ext_t.unsqueeze(0).expand(log_probs.shape[0], n, width))
-    state = ember.arange(width).unsqueeze(0)
-    has_label = ember.tensor([[len(lab) > 0] for lab in labels])
+    state = ember.arange(width, device=dev).unsqueeze(0)
+    has_label = ember.tensor([[len(lab) > 0] for lab in labels], device=dev)
     alpha = ember.where((state == 0) | ((state == 1) & has_label), steps[0], _LOG_ZERO)
-    in_len = ember.tensor([[t] for t in in_lens])
+    in_len = ember.tensor([[t] for t in in_lens], device=dev)
     for t in range(1, log_probs.shape[0]):
         from_skip = ember.where(skip, _shift(alpha, 2), _LOG_ZERO)
         new = _lse(alpha, _shift(alpha, 1), from_skip) + steps[t]
         alpha = ember.where(in_len > t, new, alpha)  # past its input length a sample's alpha stays put
-    last = ember.tensor([[2 * len(lab)] for lab in labels])
+    last = ember.tensor([[2 * len(lab)] for lab in labels], device=dev)
     end = alpha.gather(1, last).squeeze(1)
     before = ember.where(has_label.squeeze(1), alpha.gather(1, (last - 1).clamp(min=0)).squeeze(1), _LOG_ZERO)
     return _lse(end, before)
@@ -148,13 +150,14 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     nll = -_log_likelihood(work, labels, in_lens, blank)
     impossible = nll > -_LOG_ZERO / 2
     # PyTorch's backward adds exp(log_probs) over the valid steps: a zero-valued term with that gradient
-    valid = (ember.arange(steps).reshape(steps, 1, 1) < ember.tensor(in_lens).reshape(1, batch, 1))
+    valid = (ember.arange(steps, device=lp.device).reshape(steps, 1, 1)
+             < ember.tensor(in_lens, device=lp.device).reshape(1, batch, 1))
     extra = (ember.exp(work) * valid).sum((0, 2))
     loss = nll + (extra - extra.detach())
     fill = 0.0 if zero_infinity else float("inf")
     loss = ember.where(impossible, ember.full_like(loss, fill), loss).to(log_probs.dtype)
     if reduction == "mean":
-        return (loss / ember.tensor(tgt_lens, dtype=loss.dtype).clamp(min=1)).mean()
+        return (loss / ember.tensor(tgt_lens, dtype=loss.dtype, device=loss.device).clamp(min=1)).mean()
     if reduction == "sum":
         return loss.sum()
     return loss.squeeze(0) if unbatched else loss

@@ -58,7 +58,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         return input.flatten()[:0].clone()  # still in the graph when input requires grad, as torch's
     if input.shape[1] == 0:  # _pdist_forward fills zeros before its dtype dispatch (float16 too)
         n = input.shape[0]
-        return ember.zeros(n * (n - 1) // 2, dtype=input.dtype) + input.sum() * 0  # in the graph as torch's
+        zeros = ember.zeros(n * (n - 1) // 2, dtype=input.dtype, device=input.device)
+        return zeros + input.sum() * 0  # in the graph as torch's
     if input.dtype not in (ember.float32, ember.float64):  # _pdist_forward's dispatch
         raise NotImplementedError(f'"pdist" not implemented for \'{scalar_name(input)}\'')
     # _pdist_forward reads p as the tensor's scalar type before it branches on 0 / 1 / 2 / inf:
@@ -68,7 +69,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     n = input.shape[0]
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
-    diff = input[ember.tensor(rows, dtype=ember.int64)] - input[ember.tensor(cols, dtype=ember.int64)]
+    dev = input.device
+    diff = input[ember.tensor(rows, dtype=ember.int64, device=dev)] - input[ember.tensor(cols, dtype=ember.int64,
+                                                                                         device=dev)]
     if p == 0 or input.shape[1] == 0:  # the count of differing coordinates, min(ceil(|d|), 1) summed (a NaN
         return diff.abs().ceil().clamp(max=1).sum(-1)  # stays NaN); no coordinates: 0 for any p, inf too
     if input.shape[1] == 1 and not (p == 1 or math.isinf(p)):

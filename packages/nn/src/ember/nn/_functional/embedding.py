@@ -75,7 +75,7 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> t
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences. However, found offsets of type Tensor")
         b, length = input.shape
-        return input.reshape(-1), ember.arange(b).repeat_interleave(length), b
+        return input.reshape(-1), ember.arange(b, device=input.device).repeat_interleave(length), b
     if input.dim() != 1:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if offsets is None:
@@ -101,7 +101,8 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> t
     if include_last_offset:
         starts = starts[:-1]
     counts = [max(e - s, 0) for s, e in zip(starts, ends, strict=True)]
-    bag = ember.arange(len(counts)).repeat_interleave(ember.tensor(counts, dtype=ember.int64))
+    dev = input.device
+    bag = ember.arange(len(counts), device=dev).repeat_interleave(ember.tensor(counts, dtype=ember.int64, device=dev))
     # with include_last_offset, indices past the last offset belong to no bag
     return input[: sum(counts)], bag, len(counts)
 
@@ -191,11 +192,13 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         out = []
         for b in range(nbags):
             sel = (bag == b) & (flat != pad)
-            out.append(_running_max(rows[sel]) if bool(sel.any()) else ember.zeros(dim, dtype=weight.dtype))
-        return ember.stack(out) if out else ember.zeros(0, dim, dtype=weight.dtype)
+            none = ember.zeros(dim, dtype=weight.dtype, device=weight.device)
+            out.append(_running_max(rows[sel]) if bool(sel.any()) else none)
+        return ember.stack(out) if out else ember.zeros(0, dim, dtype=weight.dtype, device=weight.device)
     # float16/bfloat16 bags accumulate in float32 and round once, as PyTorch's kernel does
     acc = ember.float32 if weight.dtype in (ember.float16, ember.bfloat16) else weight.dtype
-    total = ember.zeros(nbags, dim, dtype=acc).index_add(0, bag, rows.to(acc) * keep.to(acc))
+    dev = weight.device
+    total = ember.zeros(nbags, dim, dtype=acc, device=dev).index_add(0, bag, rows.to(acc) * keep.to(acc))
     if mode == "mean":
-        total = total / ember.zeros(nbags, 1, dtype=acc).index_add(0, bag, keep.to(acc)).clamp(min=1)
+        total = total / ember.zeros(nbags, 1, dtype=acc, device=dev).index_add(0, bag, keep.to(acc)).clamp(min=1)
     return total.to(weight.dtype)

@@ -29,14 +29,14 @@ def _ints(v: Any, n: int, what: str, name: str) -> list[int]:
 def _intervals(samples: Tensor, size: int, out: int, pool: int) -> Tensor:
     """(planes, out) window starts from one sample per plane, in the samples' dtype as aten's
     generate_intervals computes them (``int((i + u) * alpha) - int(u * alpha)``, the last at size - pool)."""
-    planes = samples.shape[0]
+    planes, dev = samples.shape[0], samples.device
     if out == 0:
-        return ember.zeros(planes, 0, dtype=ember.int64)
+        return ember.zeros(planes, 0, dtype=ember.int64, device=dev)
     if out == 1:
-        return ember.full((planes, 1), size - pool, dtype=ember.int64)
+        return ember.full((planes, 1), size - pool, dtype=ember.int64, device=dev)
     dt = samples.dtype
-    alpha = ember.tensor(float(size - pool), dtype=dt) / ember.tensor(float(out - 1), dtype=dt)
-    i = ember.arange(out, dtype=dt)
+    alpha = ember.tensor(float(size - pool), dtype=dt) / ember.tensor(float(out - 1), dtype=dt)  # 0-d: numbers
+    i = ember.arange(out, dtype=dt, device=dev)
     u = samples.unsqueeze(1)
     seq = ((i + u) * alpha).trunc().long() - (u * alpha).trunc().long()
     seq[:, -1] = size - pool
@@ -83,7 +83,8 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     planes = nb * ch
     lead = list(input.shape[:-n])
     if planes == 0 or _prod(out) == 0:  # aten returns before its float-only dispatch
-        return ember.empty(lead + out, dtype=input.dtype), ember.empty(lead + out, dtype=ember.int64)
+        return (ember.empty(lead + out, dtype=input.dtype, device=input.device),
+                ember.empty(lead + out, dtype=ember.int64, device=input.device))
     if not input.is_floating_point():
         raise NotImplementedError(f'"{name}_out_frame" not implemented for \'{_dtype_name(input.dtype)}\'')
     u = samples[:nb].reshape(planes, n).detach()
@@ -94,9 +95,9 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size: Any, output_size: A
     strides = [1] * n
     for d in range(n - 2, -1, -1):
         strides[d] = strides[d + 1] * sizes[d + 1]
-    idx = ember.zeros([planes] + [1] * (2 * n), dtype=ember.int64)
+    idx = ember.zeros([planes] + [1] * (2 * n), dtype=ember.int64, device=input.device)
     for d in range(n):
-        pos = starts[d].unsqueeze(-1) + ember.arange(k[d])  # (planes, out_d, k_d)
+        pos = starts[d].unsqueeze(-1) + ember.arange(k[d], device=input.device)  # (planes, out_d, k_d)
         shape = [planes] + [1] * (2 * n)
         shape[1 + d], shape[1 + n + d] = out[d], k[d]
         idx = idx + (pos * strides[d]).reshape(shape)

@@ -106,7 +106,7 @@ def _chunked(input: Tensor, w: Tensor, target: Tensor, bias: Tensor | None, weig
 def _rows(weight: Tensor | None, target: Tensor, valid: Tensor, dtype: Any) -> tuple[Tensor, Tensor]:
     """Each row's target as a gather index (0 for an ignored row) and its class weight (0 when ignored)."""
     safe = ember.where(valid, target, ember.zeros_like(target))
-    w = weight.to(dtype)[safe] if weight is not None else ember.ones(target.shape, dtype=dtype)
+    w = weight.to(dtype)[safe] if weight is not None else ember.ones(target.shape, dtype=dtype, device=target.device)
     return safe.unsqueeze(1), ember.where(valid, w, ember.zeros_like(w))
 
 
@@ -117,8 +117,8 @@ class _ChunkedLinearCrossEntropy(Function):
         acc, step = opts.acc_dtype, opts.batch_chunk_size
         wa, ba = w.to(acc), bias.to(acc) if bias is not None else None
         safe, rw = _rows(weight, target, valid, acc)
-        lse = ember.empty(input.shape[0], dtype=acc)
-        losses = ember.empty(input.shape[0], dtype=acc)
+        lse = ember.empty(input.shape[0], dtype=acc, device=input.device)
+        losses = ember.empty(input.shape[0], dtype=acc, device=input.device)
         for lo in range(0, input.shape[0], step):
             logits = linear(input[lo:lo + step].to(acc), wa, ba)
             lse[lo:lo + step] = ember.logsumexp(logits, 1)
@@ -146,14 +146,15 @@ class _ChunkedLinearCrossEntropy(Function):
         g_rows = grad.to(acc) if ctx.reduction != "mean" else grad.to(acc) / ctx.total
         scale = ember.where(rw.ne(0), rw * g_rows, ember.zeros_like(rw))
         need_in, need_w, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.needs_input_grad[2]
-        g_in = ember.empty(input.shape, dtype=acc) if need_in else None
-        g_w = ember.zeros(wa.shape, dtype=acc) if need_w else None
-        g_b = ember.zeros(wa.shape[0], dtype=acc) if need_b else None
+        dev = input.device
+        g_in = ember.empty(input.shape, dtype=acc, device=dev) if need_in else None
+        g_w = ember.zeros(wa.shape, dtype=acc, device=dev) if need_w else None
+        g_b = ember.zeros(wa.shape[0], dtype=acc, device=dev) if need_b else None
         for lo in range(0, input.shape[0], step):
             x = input[lo:lo + step].to(acc)
             # softmax minus the target's one-hot, each row times its weight and the gradient
             g = (linear(x, wa, ba) - lse[lo:lo + step].unsqueeze(1)).exp_()
-            g.scatter_add_(1, safe[lo:lo + step], ember.full((g.shape[0], 1), -1.0, dtype=acc))
+            g.scatter_add_(1, safe[lo:lo + step], ember.full((g.shape[0], 1), -1.0, dtype=acc, device=dev))
             g.mul_(scale[lo:lo + step].unsqueeze(1))
             if g_in is not None:
                 g_in[lo:lo + step] = g @ wa

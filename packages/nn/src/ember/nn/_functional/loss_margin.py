@@ -106,7 +106,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         z = z * z
     if weight is not None:
         z = z * weight[y].reshape(-1, 1)
-    not_target = ember.arange(c).reshape(1, -1) != y.reshape(-1, 1)
+    not_target = ember.arange(c, device=x.device).reshape(1, -1) != y.reshape(-1, 1)
     loss = ember.where(not_target, z, ember.zeros_like(z)).sum(1) / c
     if input.dim() <= 1 and reduction == "none":
         loss = loss.reshape(target.shape) if target.dim() == 0 else loss

@@ -67,7 +67,7 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
     if math.prod(shape) > 2**28:
         # aten allocates the output first: a size past memory is the allocator's error, before ember builds the
         # gather index (whose Python lists would take as long as the output is large)
-        ember.empty(shape, dtype=input.dtype)
+        ember.empty(shape, dtype=input.dtype, device=input.device)
     if mode != "circular" and input.dtype == ember.bool:  # the pad kernels dispatch over all types but bool
         kernel = "reflection" if mode == "reflect" else "replication"
         raise NotImplementedError(f'"{kernel}_pad{k}d" not implemented for \'Bool\'')
@@ -94,18 +94,18 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     shape = list(input.shape[:nd - k]) + [input.shape[nd - 1 - i] + pad[2 * i] + pad[2 * i + 1]
                                           for i in reversed(range(k))]
     if math.prod(shape) == 0:  # nothing to gather (and no index the size of a huge empty dim to build)
-        return ember.empty(shape, dtype=input.dtype)
+        return ember.empty(shape, dtype=input.dtype, device=input.device)
     # One gather over the padded dims flattened together: a single copy forward, a single
     # index_add backward.
     k, nd = len(pad) // 2, input.dim()
     sizes = [input.shape[nd - k + j] for j in range(k)]
-    flat = ember.zeros(1, dtype=ember.int64)
+    flat = ember.zeros(1, dtype=ember.int64, device=input.device)
     out_sizes = []
     for j in range(k):
         i = k - 1 - j  # pad pairs run from the last dim backwards
         src = _source_index(mode, sizes[j], pad[2 * i], pad[2 * i + 1])
         out_sizes.append(len(src))
-        flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64)).reshape(-1)
+        flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64, device=input.device)).reshape(-1)
     lead = list(input.shape[:nd - k])
     x = input.reshape(lead + [math.prod(sizes)]) if k > 1 else input
     return x.index_select(nd - k, flat).reshape(lead + out_sizes)

@@ -1,0 +1,92 @@
+"""nn.functional's Python compositions on a GPU (issue 24): the ones that build index or noise
+tensors of their own (unfold / fold, pdist, embedding_bag, ctc_loss, fractional max pooling,
+multi_margin_loss, the chunked linear_cross_entropy, channel and alpha dropout, padding) make them
+on the input's device; values and gradients against the same calls on the CPU. Run by the GPU
+script (tools/gpu_check.sh, which puts ember-nn on the path) with a CUDA build; skipped elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+import pytest
+
+pytestmark = pytest.mark.skipif(not ember.cuda.is_available(), reason="needs a GPU and a CUDA build of ember")
+F = pytest.importorskip("ember.nn.functional")
+
+
+def randn(*shape: int, seed: int = 0) -> ember.Tensor:
+    return ember.randn(*shape, generator=ember.Generator().manual_seed(seed))
+
+
+def both(fn: Callable[..., Any], *args: Any, grad: bool = True, tol: float = 1e-5) -> None:
+    """fn on the CPU and on the GPU: results on the device, equal within tol, and the float
+    arguments' gradients too."""
+    def prep(a: Any, cuda: bool) -> Any:
+        if not isinstance(a, ember.Tensor):
+            return a
+        t = a.cuda() if cuda else a.clone()
+        return t.requires_grad_() if grad and t.is_floating_point() else t
+    cpu, gpu = [prep(a, False) for a in args], [prep(a, True) for a in args]
+    rc, rg = fn(*cpu), fn(*gpu)
+    rc, rg = (rc if isinstance(rc, tuple) else (rc,)), (rg if isinstance(rg, tuple) else (rg,))
+    for c, g in zip(rc, rg, strict=True):
+        assert g.device.type == "cuda" and g.dtype == c.dtype and g.shape == c.shape, (g.device, g.dtype, c.dtype)
+        assert bool(((g.cpu().double() - c.double()).abs() <= tol * (1 + c.double().abs())).all()), (g, c)
+    if grad and rc[0].is_floating_point() and rc[0].requires_grad:
+        rc[0].sum().backward()
+        rg[0].sum().backward()
+        for c, g in zip(cpu, gpu, strict=True):
+            if isinstance(c, ember.Tensor) and c.grad is not None:
+                assert g.grad is not None and g.grad.device.type == "cuda"
+                assert bool(((g.grad.cpu() - c.grad).abs() <= tol * (1 + c.grad.abs())).all())
+
+
+def test_unfold_fold() -> None:
+    x = randn(2, 3, 7, 6)
+    both(lambda t: F.unfold(t, 3, padding=1, stride=2), x)
+    cols = randn(2, 3 * 4, 10)
+    both(lambda t: F.fold(t, (5, 8), 2, stride=(2, 2), padding=(0, 1)), cols)
+
+
+def test_pdist_embedding_bag_margin() -> None:
+    both(lambda t: F.pdist(t), randn(6, 4))
+    both(lambda t: F.pdist(t), randn(3, 0))
+    w, idx = randn(10, 4), ember.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+    for mode in ("sum", "mean", "max"):
+        both(lambda w, i, mode=mode: F.embedding_bag(i, w, ember.tensor([0, 3, 3, 5], device=i.device), mode=mode),
+             w, idx)
+        both(lambda w, i, mode=mode: F.embedding_bag(i.reshape(2, 4), w, mode=mode), w, idx)
+    x, y = randn(5, 4), ember.tensor([0, 3, 1, 1, 2])
+    both(lambda x, y: F.multi_margin_loss(x, y), x, y)
+    both(lambda x, y: F.multi_margin_loss(x, y, p=2, weight=ember.ones(4, device=x.device)), x, y)
+
+
+def test_ctc_loss() -> None:
+    lp = randn(12, 3, 6).log_softmax(2)
+    targets = ember.tensor([[1, 2, 2], [3, 1, 0], [5, 4, 3]])
+    for reduction in ("mean", "sum", "none"):
+        both(lambda lp, t, r=reduction: F.ctc_loss(lp, t, [12, 10, 8], [3, 2, 3], reduction=r), lp, targets,
+             tol=1e-4)
+
+
+def test_fractional_max_pool_and_linear_cross_entropy() -> None:
+    x = randn(2, 3, 9, 9)
+    samples = ember.rand(2, 3, 2, generator=ember.Generator().manual_seed(1))
+    both(lambda x, s: F.fractional_max_pool2d(x, 2, output_size=(4, 5), _random_samples=s), x, samples)
+    inp, w, y = randn(6, 5), randn(7, 5, seed=1), ember.tensor([0, 6, 3, -100, 2, 2])
+    both(lambda i, w, y: F.linear_cross_entropy(i, w, y), inp, w, y, tol=1e-4)
+
+
+def test_dropout_variants_and_padding() -> None:
+    x = ember.ones(4, 6, 5, 5, device="cuda")
+    for f in (F.dropout1d, F.dropout2d, F.dropout3d, F.feature_alpha_dropout, F.alpha_dropout):
+        arg = x[:, :, 0] if f is F.dropout1d else x
+        y = f(arg, 0.5, True)
+        assert y.device.type == "cuda" and y.shape == arg.shape
+    kept = F.dropout2d(x, 0.5, True)[:, :, 0, 0].cpu()
+    assert bool(((kept == 0) | (kept == 2)).all())  # whole channels, the kept scaled by 1 / (1 - p)
+    both(lambda t: F.pad(t, (1, 2, 0, 1), mode="reflect"), randn(2, 3, 4, 5))
+    e = ember.empty(0, 3, 4, device="cuda")
+    assert F.pad(e, (1, 1), mode="replicate").device.type == "cuda"

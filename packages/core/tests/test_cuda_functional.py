@@ -1,7 +1,8 @@
 """nn.functional's Python compositions on a GPU (issue 24): the ones that build index or noise
 tensors of their own (unfold / fold, pdist, embedding_bag, ctc_loss, fractional max pooling,
-multi_margin_loss, the chunked linear_cross_entropy, channel and alpha dropout, padding) make them
-on the input's device; values and gradients against the same calls on the CPU. Run by the GPU
+multi_margin_loss, the chunked linear_cross_entropy, channel and alpha dropout, padding), and
+core's compositions that do (nonzero_static, histograms, block_diag, einsum, quantiles, ...), make
+them on the input's device; values and gradients against the same calls on the CPU. Run by the GPU
 script (tools/gpu_check.sh, which puts ember-nn on the path) with a CUDA build; skipped elsewhere."""
 
 from __future__ import annotations
@@ -90,3 +91,30 @@ def test_dropout_variants_and_padding() -> None:
     both(lambda t: F.pad(t, (1, 2, 0, 1), mode="reflect"), randn(2, 3, 4, 5))
     e = ember.empty(0, 3, 4, device="cuda")
     assert F.pad(e, (1, 1), mode="replicate").device.type == "cuda"
+
+
+COMPOSITES = {
+    "nonzero_static": lambda x: ember.nonzero_static(x > 0, size=20),
+    "histogramdd": lambda x: ember.histogramdd(x[:, :3].contiguous(), bins=[3, 3, 3])[0],
+    "histogram": lambda x: ember.histogram(x.flatten(), 4)[0],
+    "block_diag": lambda x: ember.block_diag(x[:2, :2], x),
+    "combinations": lambda x: ember.combinations(x[0], 2),
+    "combinations-none": lambda x: ember.combinations(x[0, :1], 3),
+    "mvlgamma": lambda x: ember.mvlgamma(x.abs() + 3, 3),
+    "einsum-diagonal": lambda x: ember.einsum("ii->i", x[:, :4]),
+    "nanquantile": lambda x: ember.nanquantile(x, 0.3),
+    "linalg.cross": lambda x: ember.linalg.cross(x[:, :3], x[:, 1:4]),
+    "binomial-shape": lambda x: ember.binomial(ember.full_like(x, 10.0), ember.full_like(x, 0.3)).shape,
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSITES))
+def test_core_compositions_stay_on_the_device(name: str) -> None:
+    # Python compositions in ember's core that build constants of their own (an eye, an index, edges)
+    x = randn(4, 5)
+    want, got = COMPOSITES[name](x), COMPOSITES[name](x.cuda())
+    if not isinstance(want, ember.Tensor):
+        assert got == want
+        return
+    assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
+    assert bool(((got.cpu().double() - want.double()).abs() <= 1e-5 * (1 + want.double().abs())).all())

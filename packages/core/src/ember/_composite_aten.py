@@ -48,12 +48,12 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     if input.dim() == 0:
-        return ember.empty((size, 0), dtype=ember.int64)
+        return ember.empty((size, 0), dtype=ember.int64, device=input.device)
     found = ember.nonzero(input)
     n = found.shape[0]
     if n >= size:
         return found[:size].clone() if n > size else found
-    pad = ember.full((size - n, input.dim()), fill_value, dtype=ember.int64)
+    pad = ember.full((size - n, input.dim()), fill_value, dtype=ember.int64, device=input.device)
     return ember.cat([found, pad])
 
 

@@ -42,7 +42,7 @@ def _edges(x: Tensor, d: int, bins: Any, rng: Any, dtype: Any) -> Tensor:
         raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return ember.linspace(lo, hi, bins + 1, dtype=dtype)
+    return ember.linspace(lo, hi, bins + 1, dtype=dtype, device=x.device)
 
 
 def _fmt(v: float) -> str:
@@ -97,8 +97,9 @@ def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor |
                            f"{list(input.shape)} and weight with shape {list(weight.shape)}")
     edges = [_edges(pts[:, d], d, bins[d], range, input.dtype) for d in builtins.range(D)]
     counts = [e.numel() - 1 for e in edges]
-    lin = ember.zeros(pts.shape[0], dtype=ember.int64)
-    inside = ember.ones(pts.shape[0], dtype=ember.bool)
+    dev = input.device
+    lin = ember.zeros(pts.shape[0], dtype=ember.int64, device=dev)
+    inside = ember.ones(pts.shape[0], dtype=ember.bool, device=dev)
     for d, e in enumerate(edges):
         n, x = counts[d], pts[:, d]
         pos = ember.searchsorted(e, x.contiguous(), right=True) - 1
@@ -108,8 +109,11 @@ def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor |
     total = 1
     for n in counts:
         total *= max(n, 0)
-    w = ember.ones(pts.shape[0], dtype=input.dtype) if weight is None else weight.detach().reshape(-1).to(input.dtype)
-    hist = ember.zeros(total, dtype=input.dtype).index_add(0, lin[inside], w[inside]).reshape(counts)
+    if weight is None:
+        w = ember.ones(pts.shape[0], dtype=input.dtype, device=dev)
+    else:
+        w = weight.detach().reshape(-1).to(input.dtype)
+    hist = ember.zeros(total, dtype=input.dtype, device=dev).index_add(0, lin[inside], w[inside]).reshape(counts)
     if density:
         hist = hist / hist.sum()
         for d, e in enumerate(edges):

@@ -374,14 +374,14 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
             raise RuntimeError(f"torch.histogram(): range of [{lo}, {hi}] is not finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = ember.linspace(lo, hi, bins + 1, dtype=input.dtype)
+        edges = ember.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
     nbins = edges.numel() - 1
     pos = ember.searchsorted(edges, x, right=True) - 1
     pos = ember.where(x == edges[-1], ember.full_like(pos, nbins - 1), pos)
     inside = (pos >= 0) & (pos < nbins) & (x >= edges[0]) & (x <= edges[-1])
     w = ember.ones_like(x) if weight is None else weight.detach().reshape(-1).to(x.dtype)
-    hist = ember.zeros(max(nbins, 0), dtype=x.dtype).index_add(0, pos.clamp(0, max(nbins - 1, 0))[inside],
-                                                                w[inside])
+    hist = ember.zeros(max(nbins, 0), dtype=x.dtype, device=x.device)
+    hist = hist.index_add(0, pos.clamp(0, max(nbins - 1, 0))[inside], w[inside])
     if density:
         hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
     return _HISTOGRAM((hist, edges))

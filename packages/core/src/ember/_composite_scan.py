@@ -183,7 +183,7 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
     if scalar_q:
         if not 0 <= q <= 1:
             raise RuntimeError(f"{name} q must be in the range [0, 1] but got {q}")
-        q = ember.tensor(q, dtype=input.dtype)
+        q = ember.tensor(q, dtype=input.dtype, device=input.device)
     if q.dim() > 1:
         raise RuntimeError(f"{name} q must be a scalar or 1D tensor")
     if input.dtype not in (ember.float32, ember.float64):

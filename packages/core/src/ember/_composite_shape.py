@@ -36,8 +36,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
     rows, left = [], 0
     for m in mats:
         r, c = m.shape
-        rows.append(ember.cat([ember.zeros(r, left, dtype=dtype), m.to(dtype),
-                               ember.zeros(r, width - left - c, dtype=dtype)], 1))
+        rows.append(ember.cat([ember.zeros(r, left, dtype=dtype, device=m.device), m.to(dtype),
+                               ember.zeros(r, width - left - c, dtype=dtype, device=m.device)], 1))
         left += c
     return ember.cat(rows, 0)
 
@@ -60,12 +60,12 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return ember.empty(0, dtype=input.dtype)
+        return ember.empty(0, dtype=input.dtype, device=input.device)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = list(pick(range(input.shape[0]), r))
     if not idx:
-        return ember.empty(0, r, dtype=input.dtype)
-    cols = ember.tensor(idx, dtype=ember.int64)
+        return ember.empty(0, r, dtype=input.dtype, device=input.device)
+    cols = ember.tensor(idx, dtype=ember.int64, device=input.device)
     return input[cols.reshape(-1)].reshape(len(idx), r)
 
 

@@ -54,7 +54,7 @@ def _diagonalize(op: ember.Tensor, labels: list) -> tuple[ember.Tensor, list]:
                                f"match, {op.shape[j]} != {n}")
         shape = [1] * op.dim()
         shape[i] = shape[j] = n
-        mask = ember.eye(n, dtype=op.dtype).reshape(shape)
+        mask = ember.eye(n, dtype=op.dtype, device=op.device).reshape(shape)
         op = (op * mask).sum(j)
         labels = labels[:j] + labels[j + 1:]
 

@@ -154,8 +154,9 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
         n = count.detach().to(_F64).expand(shape).contiguous()
         p = prob.detach().to(_F64).expand(shape).contiguous()
         np = _numpy()
-        if np is not None:
-            return ember.from_numpy(_with_numpy(np, n.numpy(), p.numpy(), generator)).to(count.dtype)
+        if np is not None:  # a device's counts are drawn on the host (the numpy sampler) and moved back
+            drawn = ember.from_numpy(_with_numpy(np, n.cpu().numpy(), p.cpu().numpy(), generator))
+            return drawn.to(count.device).to(count.dtype)
         out = ember.where(p >= 1, n, ember.zeros_like(n))
         live = (n > 0) & (p > 0) & (p < 1) & n.isfinite()
         if bool(live.any()):

@@ -31,7 +31,7 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() or input.is_complex() else input.to(ember.get_default_dtype())
-    shifts = ember.arange(p, dtype=x.dtype) * -0.5
+    shifts = ember.arange(p, dtype=x.dtype, device=x.device) * -0.5
     terms = ember.lgamma(x.unsqueeze(-1) + shifts).sum(-1)
     const = p * (p - 1) / 4 * math.log(math.pi)
     return terms + const if out is None else ember.add(terms, const, out=out)

@@ -12,10 +12,10 @@ from ember.linalg._common import check_square
 MULTI_DOT_DTYPE = "multi_dot(): expected out tensor to have dtype {want_meta} but got {got_meta}"
 
 
-def _cycle(k: int, dtype: Any) -> ember.Tensor:
-    """3x3 constant P with (v @ P)[..., i] == v[..., (i + k) % 3]."""
+def _cycle(k: int, dtype: Any, device: Any) -> ember.Tensor:
+    """3x3 constant P with (v @ P)[..., i] == v[..., (i + k) % 3], on device."""
     rows = [[1 if j == (i + k) % 3 else 0 for i in range(3)] for j in range(3)]
-    return ember.tensor(rows, dtype=dtype)
+    return ember.tensor(rows, dtype=dtype, device=device)
 
 
 @takes_out(grad="linalg_cross")
@@ -28,7 +28,7 @@ def cross(input: ember.Tensor, other: ember.Tensor, *, dim: int = -1, out: Any =
                            f"{input.shape[dim]} and {other.shape[dim]}")
     dtype = ember.promote_types(input.dtype, other.dtype)
     a, b = input.to(dtype).transpose(dim, -1), other.to(dtype).transpose(dim, -1)
-    p1, p2 = _cycle(1, dtype), _cycle(2, dtype)
+    p1, p2 = _cycle(1, dtype, a.device), _cycle(2, dtype, a.device)
     c = a.matmul(p1) * b.matmul(p2) - a.matmul(p2) * b.matmul(p1)
     return c.transpose(dim, -1)
 

@@ -73,6 +73,11 @@ def _recorded(name: str) -> Any:
     def deco(fn: Any) -> Any:
         @functools.wraps(fn)
         def op(x: ember.Tensor, *args: Any) -> ember.Tensor:
+            if x.device.type != "cpu":  # ducc0 reads host memory: no CUDA transform yet
+                raise NotImplementedError(
+                    f"Could not run '{name}' with arguments from the '{x.device.type.upper()}' backend. This could be "
+                    f"because the operator doesn't exist for this backend. '{name}' is only available for these "
+                    f"backends: [CPU]. (ember: the FFTs run on the host's ducc0; issue 24)")
             _C._record_op_enter(name, x)
             try:
                 return fn(x, *args)

@@ -53,6 +53,7 @@ from ember.nn.modules.conv import (  # conv area
     ConvTranspose2d,
     ConvTranspose3d,
 )
+from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.fold import Fold, Unfold  # conv area
@@ -69,6 +70,20 @@ from ember.nn.modules.loss import (
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+)
+from ember.nn.modules.loss_margin import (
+    CosineEmbeddingLoss,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import (
@@ -100,7 +115,7 @@ from ember.nn.modules.padding import (  # conv area
     ZeroPad2d,
     ZeroPad3d,
 )
-from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # conv area
+from ember.nn.modules.pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # conv area
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.transformer import (
@@ -127,6 +142,10 @@ __all__ = [
     "AlphaDropout", "Embedding", "EmbeddingBag", "FeatureAlphaDropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "RReLU",
     "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
+    # the margin / ranking / embedding / NLL / CTC losses, distances, channel shuffle
+    "CTCLoss", "ChannelShuffle", "CosineEmbeddingLoss", "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss",
+    "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PairwiseDistance",
+    "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402

@@ -1,4 +1,4 @@
-"""PixelShuffle and PixelUnshuffle (channels <-> spatial blocks)."""
+"""PixelShuffle, PixelUnshuffle (channels <-> spatial blocks) and ChannelShuffle."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from ember import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle"]
+__all__ = ["ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -39,3 +39,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """(N, g*k, *) -> (N, k*g, *): the channels regrouped from g groups of k to k of g."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

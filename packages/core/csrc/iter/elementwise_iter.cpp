@@ -217,8 +217,11 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* const* inputs, i
     ScalarType want = spec.cast_inputs ? compute_ : t.dtype();
     dtypes_[i + 1] = want;
     // (A CPU 0-d operand of a device iteration goes there too: a device kernel cannot read host
-    // memory. A device 0-d operand of another dtype is converted on its device instead.)
-    if (t.dim() == 0 && t.device().is_cpu() && (t.dtype() != want || !device_.is_cpu())) {
+    // memory. A device 0-d operand of another dtype is converted on its device instead.) On the
+    // CPU a one-element operand of any rank is such a scalar too, as TensorIterator's is_scalar:
+    // mul / div read its value in op-math, not rounded to half first.
+    const bool one_value = t.dim() == 0 || (t.numel() == 1 && device_.is_cpu());
+    if (one_value && t.device().is_cpu() && (t.dtype() != want || !device_.is_cpu())) {
       // A 0-d operand (usually a Python number) converts on the stack, not in a new tensor.
       // PyTorch's uint64 number (an int in [2^63, 2^64), held as its int64 bits): a float
       // computation reads its value, an integer one its bits (the uint64 -> int64 cast wraps).

@@ -78,3 +78,32 @@ def test_constructor_errors_and_repr() -> None:
         assert str(got.value) == str(want.value)
     assert repr(nn.ChannelShuffle(3)) == repr(torch.nn.ChannelShuffle(3))
     assert isinstance(nn.MultiMarginLoss(weight=ember.ones(4)).weight, ember.Tensor)  # a buffer, as torch's
+
+
+def test_adaptive_log_softmax_with_loss() -> None:
+    # torch's parameters copied over: outputs, loss, log_prob, predict, gradients, errors, repr
+    torch.manual_seed(0)
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15], div_value=2.0, head_bias=True).double()
+    em = nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15], div_value=2.0, head_bias=True).double()
+    assert sorted(em.state_dict()) == sorted(tm.state_dict()) and repr(em) == repr(tm)
+    em.load_state_dict({k: ember.tensor(v.tolist(), dtype=ember.float64) for k, v in tm.state_dict().items()})
+    (x, ex), (y, ey) = pair(7, 8), ints([0, 5, 19, 3, 12, 10, 16])
+
+    def close(e: Any, t: Any) -> bool:
+        return torch.allclose(torch.tensor(e.tolist(), dtype=torch.float64), t.detach(), atol=1e-12)
+
+    to, eo = tm(x, y), em(ex, ey)
+    assert close(eo.output, to.output) and close(eo.loss, to.loss)
+    assert close(em.log_prob(ex), tm.log_prob(x)) and em.predict(ex).tolist() == tm.predict(x).tolist()
+    assert close(em(ex[0], ey[0]).output, tm(x[0], y[0]).output)
+    eo.loss.backward()
+    to.loss.backward()
+    assert close(em.head.weight.grad, tm.head.weight.grad) and close(em.tail[1][0].weight.grad, tm.tail[1][0].weight.grad)
+    for bad in ([5, 3], [0, 4], [4, 20], []):
+        with pytest.raises(ValueError) as want:
+            torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, bad)
+        with pytest.raises(ValueError) as got:
+            nn.AdaptiveLogSoftmaxWithLoss(8, 20, bad)
+        assert str(got.value) == str(want.value)
+    with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 19\]"):
+        em(ex, ember.tensor([0, 25, 1, 1, 1, 1, 1]))

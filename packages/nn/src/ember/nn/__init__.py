@@ -43,6 +43,7 @@ from ember.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
+from ember.nn.modules.adaptive import AdaptiveLogSoftmaxWithLoss
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.conv import (  # conv area
@@ -143,7 +144,8 @@ __all__ = [
     "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "RReLU",
     "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
     # the margin / ranking / embedding / NLL / CTC losses, distances, channel shuffle
-    "CTCLoss", "ChannelShuffle", "CosineEmbeddingLoss", "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss",
+    "AdaptiveLogSoftmaxWithLoss", "CTCLoss", "ChannelShuffle",
+    "CosineEmbeddingLoss", "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss",
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PairwiseDistance",
     "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]

@@ -1,6 +1,6 @@
 """AdaptiveLogSoftmaxWithLoss: the efficient softmax approximation of Grave et al. (2016), as
 PyTorch's module -- a head over the frequent classes plus one token per cluster of the rest,
-each cluster a two-layer projection of smaller width (in_features / div_value**(i+1))."""
+each cluster a two-layer projection of smaller width (``in_features / div_value**(i+1)``)."""
 
 from __future__ import annotations
 

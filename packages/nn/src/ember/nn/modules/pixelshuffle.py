@@ -42,7 +42,7 @@ class PixelUnshuffle(Module):
 
 
 class ChannelShuffle(Module):
-    """(N, g*k, *) -> (N, k*g, *): the channels regrouped from g groups of k to k of g."""
+    """``(N, g*k, *)`` -> ``(N, k*g, *)``: the channels regrouped from g groups of k to k of g."""
 
     def __init__(self, groups: int) -> None:
         super().__init__()

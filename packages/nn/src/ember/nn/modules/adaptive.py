@@ -58,6 +58,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                                         Linear(width, size, bias=False, **kw)))
 
     def reset_parameters(self) -> None:
+        """Re-initialise the head and every tail projection (Linear's initialisation)."""
         self.head.reset_parameters()
         for projection in self.tail:
             for layer in projection:

@@ -61,8 +61,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         """Re-initialise the head and every tail projection (Linear's initialisation)."""
         self.head.reset_parameters()
         for projection in self.tail:
-            for layer in projection:
-                layer.reset_parameters()
+            for layer in projection.children():
+                layer.reset_parameters()  # type: ignore[operator]
 
     def forward(self, input_: Tensor, target_: Tensor) -> Any:
         if target_.dim() == 1:
@@ -87,7 +87,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         bounds = [0] + self.cutoffs
         for i in range(len(bounds) - 1):
             low, high = bounds[i], bounds[i + 1]
-            in_range = (target >= low) & (target < high)
+            in_range: Tensor = (target >= low) & (target < high)  # type: ignore[assignment]
             row_indices = in_range.nonzero().squeeze(1)
             if row_indices.numel() == 0:
                 continue

@@ -46,6 +46,8 @@ nitpick_ignore_regex = [
 ]
 
 nitpick_ignore_regex.append((r"py:.*", r"(Device|dtype|dict\[str|Tensor or tuple)"))
+# nn.utils.fusion's type variables and the private BatchNorm base its signatures name
+nitpick_ignore_regex.append((r"py:class", r"(ConvT|LinearT|_BatchNorm)"))
 # The plain words of Google-style argument types ("int or sequence of int, optional").
 nitpick_ignore_regex.append((r"py:class", r"(optional|sequence|iterable|array_like|ints|Tensors|tuple of Tensors)"))
 

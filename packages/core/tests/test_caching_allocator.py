@@ -200,3 +200,42 @@ def test_random_sequences_keep_blocks_apart_and_the_books_balanced() -> None:
         assert stat(a, "active.all.current") == 0 and stat(a, "inactive_split.all.current") == 0
 
     run()
+
+
+def test_memory_fraction_limits_the_segments() -> None:
+    """set_per_process_memory_fraction: segments past fraction x capacity are refused (after the cache
+    is freed and the request retried), with the limit in PyTorch's message."""
+    a = make(capacity=100 * MiB)
+    assert a.memory_fraction() == 1.0
+    a.set_memory_fraction(0.5)
+    assert a.memory_fraction() == 0.5
+    p = a.allocate(30 * MiB)
+    a.free(p)  # 30 MiB cached
+    q = a.allocate(40 * MiB)  # over 50 MiB beside the cache: the cache goes, then it fits
+    assert stat(a, "num_alloc_retries") == 1 and stat(a, "reserved_bytes.all.current") == 40 * MiB
+    with pytest.raises(ember.OutOfMemoryError, match=r"is free\. 50\.00 MiB allowed; Of the allocated memory 40\.00"):
+        a.allocate(20 * MiB)  # 60 MiB in all
+    assert a.device_used() == 40 * MiB  # the device itself had room: the fraction refused it
+    a.set_memory_fraction(1.0)
+    a.free(a.allocate(20 * MiB))
+    a.free(q)
+
+
+def test_memory_summary_prints_as_torch() -> None:
+    """ember.cuda.memory_summary's table from the allocator's statistics is PyTorch's, character for
+    character (PyTorch's own function fed the same statistics)."""
+    torch = pytest.importorskip("torch")
+    from ember.cuda.memory import _format_summary
+
+    a = make()
+    ps = [a.allocate(n) for n in (100, 3 * MiB, 900 * KiB, 25 * MiB)]
+    a.free(ps[1])
+    stats = dict(sorted(a.memory_stats().items()))
+    mem = torch.cuda.memory
+    saved = mem.memory_stats
+    mem.memory_stats = lambda device=None: stats
+    try:
+        for abbreviated in (False, True):
+            assert _format_summary(stats, 3, abbreviated) == torch.cuda.memory_summary(3, abbreviated)
+    finally:
+        mem.memory_stats = saved

@@ -118,3 +118,45 @@ def test_core_compositions_stay_on_the_device(name: str) -> None:
         return
     assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
     assert bool(((got.cpu().double() - want.double()).abs() <= 1e-5 * (1 + want.double().abs())).all())
+
+
+MODULES_WITH_DEVICE = [
+    ("Linear", (3, 4), {}), ("Bilinear", (3, 3, 4), {}), ("LayerNorm", (4,), {}), ("RMSNorm", (4,), {}),
+    ("GroupNorm", (2, 4), {}), ("BatchNorm1d", (4,), {}), ("BatchNorm3d", (4,), {}),
+    ("InstanceNorm2d", (4,), {"affine": True, "track_running_stats": True}), ("PReLU", (), {}),
+    ("Embedding", (10, 3), {}), ("EmbeddingBag", (10, 3), {}), ("MultiheadAttention", (4, 2), {"kdim": 3, "vdim": 3}),
+    ("MultiheadAttention", (4, 2), {"add_bias_kv": True}), ("Conv2d", (2, 3, 3), {}),
+    ("ConvTranspose1d", (2, 3, 3), {}), ("LSTM", (3, 4), {"proj_size": 2}), ("GRUCell", (3, 4), {}),
+    ("TransformerEncoderLayer", (4, 2), {"dim_feedforward": 8}), ("TransformerDecoderLayer", (4, 2),
+                                                                  {"dim_feedforward": 8}),
+    ("Transformer", (), {"d_model": 4, "nhead": 2, "num_encoder_layers": 1, "num_decoder_layers": 1,
+                         "dim_feedforward": 8}),
+    ("AdaptiveLogSoftmaxWithLoss", (8, 10, [4]), {}), ("LinearCrossEntropyLoss", (4, 5), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", MODULES_WITH_DEVICE, ids=[c[0] for c in MODULES_WITH_DEVICE])
+def test_module_device_argument(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """A module built with device="cuda" has every parameter and buffer there (several ignored it)."""
+    nn = pytest.importorskip("ember.nn")
+    m = getattr(nn, name)(*args, device="cuda", dtype=ember.float64, **kwargs)
+    tensors = dict(m.named_parameters()) | dict(m.named_buffers())
+    assert tensors
+    for key, t in tensors.items():
+        assert t.device.type == "cuda", key
+        assert t.dtype == ember.float64 or not t.is_floating_point(), key
+
+
+INITS = ["uniform_", "normal_", "trunc_normal_", "ones_", "zeros_", "eye_", "dirac_", "xavier_uniform_",
+         "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_"]
+
+
+@pytest.mark.parametrize("name", INITS)
+def test_init_on_the_device(name: str) -> None:
+    """nn.init fills a device weight in place (orthogonal_'s QR on the host: the backend has no LAPACK)."""
+    init = pytest.importorskip("ember.nn.init")
+    w = ember.empty(4, 3, 3, device="cuda") if name == "dirac_" else ember.empty(6, 4, device="cuda")
+    out = getattr(init, name)(w, 0.5) if name == "sparse_" else getattr(init, name)(w)
+    assert out is w and w.device.type == "cuda" and bool(ember.isfinite(w).all())
+    if name == "orthogonal_":
+        assert bool((w.t() @ w).cpu().allclose(ember.eye(4), atol=1e-5))

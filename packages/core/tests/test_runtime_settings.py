@@ -75,6 +75,24 @@ def test_default_device():
             ember.set_default_device("cuda")
 
 
+def test_device_as_a_context_manager():
+    """``with ember.device(d):`` makes d the default inside the block and restores the one before, nested
+    too (PyTorch's device context)."""
+    with ember.device("cpu", 0) as d:
+        assert d == ember.device("cpu", 0) and str(ember.get_default_device()) == "cpu:0"
+        with ember.device("cpu"):
+            assert str(ember.get_default_device()) == "cpu"
+        assert str(ember.get_default_device()) == "cpu:0"
+    assert str(ember.get_default_device()) == "cpu"
+    with pytest.raises(KeyError), ember.device("cpu:0"):
+        raise KeyError("the block's error propagates")
+    assert str(ember.get_default_device()) == "cpu"
+    if not ember.cuda.is_available():
+        with pytest.raises(AssertionError, match="not compiled with CUDA"), ember.device("cuda"):
+            pass
+        assert str(ember.get_default_device()) == "cpu"
+
+
 @pytest.mark.parametrize("arg", ["LongTensor", "torch.LongTensor", "foo", 1, "float64", "torch.cuda.FloatTensor"])
 def test_default_tensor_type_errors(arg):
     def resolve(mod):

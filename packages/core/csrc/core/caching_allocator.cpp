@@ -99,9 +99,26 @@ CachingAllocator::Block* CachingAllocator::find_free_block(Pool& pool, size_t si
   return b;
 }
 
+void* CachingAllocator::raw_alloc_within_fraction(size_t seg) {
+  const auto reserved = size_t(stats_.reserved_bytes[0].current);
+  if (allowed_bytes_ != SIZE_MAX && (reserved > allowed_bytes_ || seg > allowed_bytes_ - reserved)) return nullptr;
+  return device_->raw_alloc(seg);
+}
+
+void CachingAllocator::set_memory_fraction(double fraction) {
+  std::lock_guard<std::mutex> g(mu_);
+  fraction_ = fraction;
+  allowed_bytes_ = static_cast<size_t>(fraction * static_cast<double>(device_->total_memory()));
+}
+
+double CachingAllocator::memory_fraction() {
+  std::lock_guard<std::mutex> g(mu_);
+  return fraction_;
+}
+
 CachingAllocator::Block* CachingAllocator::new_segment(Pool& pool, size_t size, StreamId stream, size_t request) {
   const size_t seg = segment_size(size);
-  void* p = device_->raw_alloc(seg);
+  void* p = raw_alloc_within_fraction(seg);
   if (!p) {
     // Free the cache (after the streams finish with it) and try once more.
     ++stats_.num_alloc_retries;
@@ -109,13 +126,13 @@ CachingAllocator::Block* CachingAllocator::new_segment(Pool& pool, size_t size, 
     device_->synchronize();
     process_events();
     release_cached_blocks();
-    p = device_->raw_alloc(seg);
+    p = raw_alloc_within_fraction(seg);
   }
   if (!p) {
     ++stats_.num_ooms;
-    fail(ErrorKind::OutOfMemory,
-         oom_message(request, device_->device_index(), device_->total_memory(), device_->free_memory(),
-                     size_t(stats_.allocated_bytes[0].current), size_t(stats_.reserved_bytes[0].current)));
+    fail(ErrorKind::OutOfMemory, oom_message(request, device_->device_index(), device_->total_memory(),
+                                             device_->free_memory(), size_t(stats_.allocated_bytes[0].current),
+                                             size_t(stats_.reserved_bytes[0].current), allowed_bytes_));
   }
   ++stats_.num_device_alloc;
   stat_add(stats_.segment, pool, 1);
@@ -339,11 +356,12 @@ std::string format_size(size_t n) {
 }
 }  // namespace
 
-std::string oom_message(size_t request, int device_index, size_t total, size_t free, size_t allocated,
-                        size_t reserved) {
+std::string oom_message(size_t request, int device_index, size_t total, size_t free, size_t allocated, size_t reserved,
+                        size_t allowed) {
+  const std::string allowed_info = allowed == SIZE_MAX ? "" : format_size(allowed) + " allowed; ";
   return "CUDA out of memory. Tried to allocate " + format_size(request) + ". GPU " + std::to_string(device_index) +
-         " has a total capacity of " + format_size(total) + " of which " + format_size(free) +
-         " is free. Of the allocated memory " + format_size(allocated) + " is allocated by PyTorch, and " +
+         " has a total capacity of " + format_size(total) + " of which " + format_size(free) + " is free. " +
+         allowed_info + "Of the allocated memory " + format_size(allocated) + " is allocated by PyTorch, and " +
          format_size(reserved - allocated) +
          " is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "

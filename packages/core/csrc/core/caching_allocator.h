@@ -71,6 +71,10 @@ class CachingAllocator {
   AllocatorStats stats();
   void reset_peak_stats();
   void reset_accumulated_stats();
+  // set_per_process_memory_fraction: segments beyond fraction x the device's memory are refused
+  // (the cache freed and retried first, then OutOfMemoryError), as PyTorch's.
+  void set_memory_fraction(double fraction);
+  double memory_fraction();
   size_t allocated_size(void* p);  // the block's (rounded) size
   DeviceMemory& device() { return *device_; }
 
@@ -94,7 +98,11 @@ class CachingAllocator {
   std::unique_ptr<Pool> small_, large_;
   std::unordered_map<void*, Block*> active_blocks_;
   std::vector<std::pair<int64_t, Block*>> pending_events_;
+  void* raw_alloc_within_fraction(size_t seg);
+
   AllocatorStats stats_;
+  double fraction_ = 1.0;
+  size_t allowed_bytes_ = SIZE_MAX;  // fraction_ x total memory, SIZE_MAX while never set
   std::mutex mu_;
 };
 
@@ -102,6 +110,8 @@ class CachingAllocator {
 std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorStats& s);
 
 // PyTorch's out-of-memory message for `device_index`.
-std::string oom_message(size_t request, int device_index, size_t total, size_t free, size_t allocated, size_t reserved);
+// (allowed: the memory fraction's limit in bytes, SIZE_MAX when none is set.)
+std::string oom_message(size_t request, int device_index, size_t total, size_t free, size_t allocated, size_t reserved,
+                        size_t allowed = SIZE_MAX);
 
 }  // namespace ember

@@ -102,7 +102,9 @@ void init_caching_allocator(py::module_& m) {
              return d;
            })
       .def("reset_peak_memory_stats", [](MockAllocator& a) { a.alloc.reset_peak_stats(); })
-      .def("reset_accumulated_memory_stats", [](MockAllocator& a) { a.alloc.reset_accumulated_stats(); });
+      .def("reset_accumulated_memory_stats", [](MockAllocator& a) { a.alloc.reset_accumulated_stats(); })
+      .def("set_memory_fraction", [](MockAllocator& a, double f) { a.alloc.set_memory_fraction(f); })
+      .def("memory_fraction", [](MockAllocator& a) { return a.alloc.memory_fraction(); });
 }
 
 }  // namespace ember::python

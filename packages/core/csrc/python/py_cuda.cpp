@@ -94,6 +94,15 @@ void init_cuda(py::module_& m) {
     });
   });
   m.def("_cuda_reset_peak_memory_stats", [](int i) { with_ember_errors([&] { cuda_reset_peak_memory_stats(i); }); });
+  m.def("_cuda_reset_accumulated_memory_stats",
+        [](int i) { with_ember_errors([&] { cuda_reset_accumulated_memory_stats(i); }); });
+  m.def("_cuda_set_memory_fraction",
+        [](double f, int i) { with_ember_errors([&] { cuda_set_memory_fraction(f, i); }); });
+  m.def("_cuda_get_memory_fraction",
+        [](int i) { return with_ember_errors([&] { return cuda_get_memory_fraction(i); }); });
+  m.def("_cuda_can_device_access_peer",
+        [](int d, int p) { return with_ember_errors([&] { return cuda_can_device_access_peer(d, p); }); });
+  m.def("_cuda_arch_list", &cuda_arch_list);
   m.def(
       "_cuda_default_generator",
       [](int i) {

@@ -168,7 +168,32 @@ PyObject* device_reduce(PyObject* self, PyObject*) {
 PyGetSetDef device_getset[] = {{"type", device_type, nullptr, nullptr, nullptr},
                                {"index", device_index, nullptr, nullptr, nullptr},
                                {nullptr, nullptr, nullptr, nullptr, nullptr}};
-PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+// `with ember.device(...)`: the default device inside the block, the one before restored after it
+// (ember._runtime keeps the per-thread stack, beside set_default_device).
+PyObject* call_runtime(const char* name, PyObject* self) {
+  PyObject* runtime = PyImport_ImportModule("ember._runtime");
+  if (!runtime) return nullptr;
+  PyObject* r = PyObject_CallMethod(runtime, name, "O", self);
+  Py_DECREF(runtime);
+  return r;
+}
+PyObject* device_enter(PyObject* self, PyObject*) {
+  PyObject* r = call_runtime("_device_enter", self);
+  if (!r) return nullptr;
+  Py_DECREF(r);
+  Py_INCREF(self);
+  return self;
+}
+PyObject* device_exit(PyObject* self, PyObject*) {
+  PyObject* r = call_runtime("_device_exit", self);
+  if (!r) return nullptr;
+  Py_DECREF(r);
+  Py_RETURN_NONE;
+}
+PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr},
+                                {"__enter__", device_enter, METH_NOARGS, nullptr},
+                                {"__exit__", device_exit, METH_VARARGS, nullptr},
+                                {nullptr, nullptr, 0, nullptr}};
 
 // ---- layout / memory_format: named constants ----
 PyObject* enum_repr(PyObject* self) {

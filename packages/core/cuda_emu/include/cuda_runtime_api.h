@@ -81,6 +81,7 @@ EMU_API cudaError_t cudaDriverGetVersion(int* version);
 EMU_API cudaError_t cudaRuntimeGetVersion(int* version);
 EMU_API cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
 EMU_API cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+EMU_API cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
 
 EMU_API cudaError_t cudaGetLastError(void);
 EMU_API cudaError_t cudaPeekAtLastError(void);

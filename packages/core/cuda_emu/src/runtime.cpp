@@ -357,6 +357,12 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
   *version = 13000;
   return cudaSuccess;
 }
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
+  if (!valid_device(device) || !valid_device(peer_device))
+    return set_error(cudaErrorInvalidDevice, "cudaDeviceCanAccessPeer");
+  *can_access = device != peer_device;  // the emulated devices share the host: every pair can
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   if (least) *least = 0;
   if (greatest) *greatest = -5;

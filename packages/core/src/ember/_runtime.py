@@ -247,6 +247,18 @@ def set_default_device(device: Any) -> None:
     _thread.device = dev
 
 
+def _device_enter(device: Any) -> None:
+    """``with ember.device(...)``'s entry: the thread's default device saved, ``device`` set."""
+    before = getattr(_thread, "device", None)
+    set_default_device(device)  # may raise (no CUDA build): nothing saved then
+    _thread.__dict__.setdefault("device_stack", []).append(before)
+
+
+def _device_exit(device: Any) -> None:
+    """``with ember.device(...)``'s exit: the default device from before the block back."""
+    set_default_device(_thread.device_stack.pop())
+
+
 def default_device() -> Any:
     """The calling thread's device set with set_default_device (the CPU when none is); a CUDA device
     without an index is the current one, as PyTorch reports it."""

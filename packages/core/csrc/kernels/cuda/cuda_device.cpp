@@ -229,4 +229,24 @@ std::pair<int64_t, int64_t> cuda_mem_get_info(int index) {
 
 void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }
 
+void cuda_reset_accumulated_memory_stats(int index) { allocator(cuda_device_index(index)).reset_accumulated_stats(); }
+
+void cuda_set_memory_fraction(double fraction, int index) {
+  allocator(cuda_device_index(index)).set_memory_fraction(fraction);
+}
+
+double cuda_get_memory_fraction(int index) { return allocator(cuda_device_index(index)).memory_fraction(); }
+
+bool cuda_can_device_access_peer(int device, int peer_device) {
+  int can = 0;
+  check_cuda(cudaDeviceCanAccessPeer(&can, cuda_device_index(device), cuda_device_index(peer_device)),
+             "cudaDeviceCanAccessPeer");
+  return can != 0;
+}
+
+#ifndef EMBER_CUDA_ARCH_LIST
+#define EMBER_CUDA_ARCH_LIST ""
+#endif
+std::string cuda_arch_list() { return EMBER_CUDA_ARCH_LIST; }
+
 }  // namespace ember

@@ -26,6 +26,13 @@ CudaDeviceProperties cuda_device_properties(int index);
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
 void cuda_empty_cache();
 void cuda_reset_peak_memory_stats(int index);
+void cuda_reset_accumulated_memory_stats(int index);
+void cuda_set_memory_fraction(double fraction, int index);
+double cuda_get_memory_fraction(int index);
+bool cuda_can_device_access_peer(int device, int peer_device);
+// The architectures the kernels were compiled for, as CMAKE_CUDA_ARCHITECTURES names them
+// ("80-real 90-real 90-virtual"; "" in the emulator build).
+std::string cuda_arch_list();
 
 // Streams and events (ember.cuda.Stream / Event), as opaque handles (cudaStream_t / cudaEvent_t).
 // Streams come from a per-device pool (32 per priority, round robin) and live for the process, as

@@ -27,6 +27,11 @@ CudaDeviceProperties cuda_device_properties(int) { cuda_backend_unavailable(); }
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }
+void cuda_reset_accumulated_memory_stats(int) { cuda_backend_unavailable(); }
+void cuda_set_memory_fraction(double, int) { cuda_backend_unavailable(); }
+double cuda_get_memory_fraction(int) { cuda_backend_unavailable(); }
+bool cuda_can_device_access_peer(int, int) { cuda_backend_unavailable(); }
+std::string cuda_arch_list() { return ""; }
 int64_t cuda_stream_from_pool(int, int) { cuda_backend_unavailable(); }
 int64_t cuda_current_stream(int) { cuda_backend_unavailable(); }
 void cuda_set_current_stream(int, int64_t) { cuda_backend_unavailable(); }

@@ -56,6 +56,12 @@ Tensor as_signed_bits(const Tensor& t) {
                                             : ScalarType::Int64);
 }
 
+// t's rows at index, gathered as signed bits and viewed back as t's dtype.
+Tensor pick_rows(const Tensor& t, const Tensor& index) {
+  Tensor picked = index_select(as_signed_bits(t), 0, index);
+  return picked.dtype() == t.dtype() ? picked : view(picked, t.dtype());
+}
+
 // Where the backend has no host grouping (the GPU): the groups from ops on the device -- a stable
 // sort (of rows: one per column, the last first), the rows that differ from the one before (NaN
 // from NaN too, as PyTorch's CUDA unique), their positions (one wait, for the count, as PyTorch's),
@@ -73,12 +79,12 @@ std::tuple<Tensor, Tensor, Tensor> unique_on_device(const Tensor& input, const R
       const Tensor key = index_select(select(rows, 1, c), 0, perm);
       perm = index_select(perm, 0, std::get<1>(sort(key, true, 0, false)));
     }
-    rows = index_select(as_signed_bits(rows), 0, perm);
+    rows = pick_rows(rows, perm);
   }
-  rows = as_signed_bits(rows);  // equal as signed bits where equal as unsigned values
+  const Tensor bits = as_signed_bits(rows);  // equal as signed bits where equal as unsigned values
   Tensor starts = full({std::min<int64_t>(n, 1)}, Scalar(true), ScalarType::Bool, dev);
   if (n > 1) {
-    Tensor differs = ne(narrow(rows, 0, 1, n - 1), narrow(rows, 0, 0, n - 1));
+    Tensor differs = ne(narrow(bits, 0, 1, n - 1), narrow(bits, 0, 0, n - 1));
     if (d) {
       const int64_t across[] = {1};
       differs = any(differs, IntArrayRef(across, 1), false);
@@ -96,8 +102,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_on_device(const Tensor& input, const R
   if (d) {
     values = index_select(input, *d, index_select(perm, 0, positions));
   } else {
-    values = index_select(rows, 0, positions);
-    if (values.dtype() != r.data.dtype()) values = view(values, r.data.dtype());
+    values = pick_rows(rows, positions);
     inverse = reshape(inverse, input.sizes());
   }
   return {values, inverse, counts};
@@ -128,8 +133,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& input, std::optiona
   if (d) {
     values = index_select(input, *d, firsts);
   } else {
-    values = index_select(as_signed_bits(r.data), 0, firsts);
-    if (values.dtype() != r.data.dtype()) values = view(values, r.data.dtype());
+    values = pick_rows(r.data, firsts);
   }
   Tensor inv = d ? long_tensor(groups.inverse, {r.rows}) : long_tensor(groups.inverse, input.sizes());
   return {values, inv, long_tensor(groups.counts, {g})};

@@ -5,19 +5,30 @@ build (EMBER_CUDA=ON) the memory queries read the device's caching allocator."""
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any, Literal
 
-
-def _no_cuda() -> NoReturn:
-    from ember._lib import _C
-
-    raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
-
-
-def _lib() -> Any:
-    from ember._lib import _C
-
-    return _C
+from ember.cuda.memory import (  # noqa: F401  (re-exported, as torch.cuda does torch.cuda.memory's)
+    _compiled,
+    _index,
+    _lib,
+    empty_cache,
+    get_per_process_memory_fraction,
+    max_memory_allocated,
+    max_memory_cached,
+    max_memory_reserved,
+    mem_get_info,
+    memory_allocated,
+    memory_cached,
+    memory_reserved,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+)
 
 
 def is_available() -> bool:
@@ -32,31 +43,6 @@ def is_initialized() -> bool:
     return bool(_lib()._cuda_is_initialized())
 
 
-def _index(device: Any) -> int:
-    """The device index of `device` (None: the current device, -1)."""
-    if device is None:
-        return -1
-    if isinstance(device, int):
-        return device
-    import ember
-
-    d = ember.device(device)
-    if d.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {d}")
-    return -1 if d.index is None else d.index
-
-
-def memory_stats(device: Any = None) -> dict[str, Any]:
-    """The caching allocator's statistics under torch.cuda's keys ({} before CUDA is initialised)."""
-    if not is_initialized():
-        return {}
-    return dict(sorted(_lib()._cuda_memory_stats(_index(device)).items()))
-
-
-def _stat(device: Any, key: str) -> int:
-    return int(memory_stats(device).get(key, 0))
-
-
 # Seeding and RNG state of the devices' default generators (no-ops without CUDA, as in PyTorch).
 from ember.cuda import random as random  # noqa: E402
 
@@ -69,41 +55,6 @@ seed = random.seed
 seed_all = random.seed_all
 set_rng_state = random.set_rng_state
 set_rng_state_all = random.set_rng_state_all
-
-
-def empty_cache() -> None:
-    """Give the cached blocks back to the device (a no-op before CUDA is initialised)."""
-    if is_initialized():
-        _lib()._cuda_empty_cache()
-
-
-def memory_allocated(device: Any = None) -> int:
-    return _stat(device, "allocated_bytes.all.current")
-
-
-def memory_reserved(device: Any = None) -> int:
-    return _stat(device, "reserved_bytes.all.current")
-
-
-def max_memory_allocated(device: Any = None) -> int:
-    return _stat(device, "allocated_bytes.all.peak")
-
-
-def max_memory_reserved(device: Any = None) -> int:
-    return _stat(device, "reserved_bytes.all.peak")
-
-
-def reset_peak_memory_stats(device: Any = None) -> None:
-    if is_initialized():
-        _lib()._cuda_reset_peak_memory_stats(_index(device))
-
-
-def _compiled() -> Any:
-    """The compiled core, or PyTorch's error for a build without CUDA."""
-    c = _lib()
-    if not c._cuda_is_compiled():
-        _no_cuda()
-    return c
 
 
 def current_device() -> int:
@@ -145,10 +96,112 @@ def get_device_capability(device: Any = None) -> tuple[int, int]:
     return p.major, p.minor
 
 
-def mem_get_info(device: Any = None) -> tuple[int, int]:
-    """(free, total) bytes of the device's memory, as the driver reports them."""
-    free, total = _compiled()._cuda_mem_get_info(_index(device))
-    return int(free), int(total)
+def _exchange_device(index: int) -> int:
+    """Make ``index`` current (nothing for a negative one); the device current before, -1 if none."""
+    if index < 0:
+        return -1
+    if not _lib()._cuda_is_compiled():
+        raise RuntimeError("PyTorch was compiled without CUDA support")
+    before = current_device()
+    if before != index:
+        set_device(index)
+    return before
+
+
+class device:
+    """Context manager: ``device`` is the current CUDA device inside the block, the one before
+    after it.
+
+    Args:
+        device (ember.device or int): the device; a negative index or None does nothing.
+    """
+
+    def __init__(self, device: Any) -> None:
+        self.idx = _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        self.prev_idx = _exchange_device(self.idx)
+
+    def __exit__(self, type: Any, value: Any, traceback: Any) -> Literal[False]:
+        self.idx = _exchange_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager: the device of ``obj`` (a tensor or storage) is current inside the block;
+    nothing for an object on the CPU."""
+
+    def __init__(self, obj: Any) -> None:
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
+def init() -> None:
+    """Initialise CUDA now rather than at first use (PyTorch's error in a build without it)."""
+    current_device()
+
+
+def ipc_collect() -> None:
+    """Free the memory of tensors shared with other processes once they are done with it: ember
+    shares no CUDA memory between processes, so there is nothing to collect past initialising."""
+    init()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the current device computes in bfloat16: compute capability 8.0 or newer, or
+    (``including_emulation``) one that can at least hold bfloat16 tensors. False without a GPU."""
+    if not is_available():
+        return False
+    if get_device_properties(current_device()).major >= 8:
+        return True
+    if not including_emulation:
+        return False
+    try:
+        import ember
+
+        ember.tensor([1.0], dtype=ember.bfloat16, device=current_device())
+        return True
+    except Exception:
+        return False
+
+
+def is_tf32_supported() -> bool:
+    """Whether the current device has TF32 tensor cores (compute capability 8.0 or newer)."""
+    return is_bf16_supported(including_emulation=False)
+
+
+def get_arch_list() -> list[str]:
+    """The architectures ember's kernels were compiled for (``sm_80``, ``compute_90``, ...);
+    empty without CUDA or without a GPU."""
+    if not is_available():
+        return []
+    arches = []
+    for entry in str(_lib()._cuda_arch_list()).split():
+        number, _, kind = entry.partition("-")  # CMake's "90-real" / "90-virtual" / "90"
+        if kind in ("", "real"):
+            arches.append(f"sm_{number}")
+        if kind in ("", "virtual"):
+            arches.append(f"compute_{number}")
+    return arches
+
+
+def get_gencode_flags() -> str:
+    """nvcc's ``-gencode`` flags for get_arch_list's architectures ("" when it is empty)."""
+    return " ".join(f"-gencode compute=compute_{arch},code={kind}_{arch}"
+                    for kind, arch in (a.split("_") for a in get_arch_list()))
+
+
+def can_device_access_peer(device: Any, peer_device: Any) -> bool:
+    """Whether ``device`` can read and write ``peer_device``'s memory directly."""
+    c = _compiled()
+    d, p = _index(device), _index(peer_device)
+    d = c._cuda_current_device() if d < 0 and device is None else d
+    count = device_count()
+    if d < 0 or d >= count:
+        raise AssertionError("Invalid device id")
+    if p < 0 or p >= count:
+        raise AssertionError("Invalid peer device id")
+    return bool(c._cuda_can_device_access_peer(d, p))
 
 
 # Loaded on first use, so `import ember` does not read them.
@@ -156,11 +209,22 @@ _STREAM_NAMES = frozenset({"Stream", "ExternalStream", "Event", "StreamContext",
                            "set_stream", "stream"})
 
 
+# Submodules, also on first use.
+_SUBMODULES = frozenset({"memory", "random", "streams"})
+
+
 def __getattr__(name: str) -> Any:
     if name in _STREAM_NAMES:
         from ember.cuda import streams
 
         return getattr(streams, name)
+    if name == "default_generators":  # one per device once CUDA is initialised, as PyTorch's
+        n = device_count() if is_initialized() else 0
+        return tuple(_lib()._cuda_default_generator(i) for i in range(n))
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ember.cuda.{name}")
     if name == "OutOfMemoryError":
         import ember
 

@@ -54,10 +54,27 @@ from ember.nn.modules.conv import (  # conv area
     ConvTranspose2d,
     ConvTranspose3d,
 )
+from ember.nn.modules.cross_map_lrn import CrossMapLRN2d
+from ember.nn.modules.deprecated import Container, NLLLoss2d
 from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.fold import Fold, Unfold  # conv area
+from ember.nn.modules.lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from ember.nn.modules.linear import Bilinear, Identity, Linear
 from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from ember.nn.modules.loss import (
@@ -126,7 +143,12 @@ from ember.nn.modules.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from ember.nn.parameter import Buffer, Parameter  # noqa: I001  (Module needs Parameter first)
+from ember.nn.parameter import (  # noqa: I001  (Module needs Parameter first)
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Buffer", "CELU",
@@ -148,6 +170,11 @@ __all__ = [
     "CosineEmbeddingLoss", "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss",
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PairwiseDistance",
     "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    # lazy modules and their placeholders
+    "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+    "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d", "LazyLinear", "UninitializedBuffer", "UninitializedParameter",
+    "Container", "CrossMapLRN2d", "NLLLoss2d",
 ]
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402

@@ -1,17 +1,28 @@
-"""``ember.nn.init``: in-place weight initialisation (all under no_grad, all taking ``generator=``)."""
+"""``ember.nn.init``: in-place weight initialisation (all under no_grad, all taking ``generator=``).
+
+The names without the trailing underscore (``normal``, ``xavier_uniform``...) are PyTorch's old,
+deprecated spellings: they warn a ``FutureWarning`` and call the in-place function.
+"""
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import ember
 from ember import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "sparse_",
-           "orthogonal_"]
+           "orthogonal_",
+           # deprecated aliases (PyTorch keeps them for backward compatibility)
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -263,8 +274,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
     flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
     if rows < cols:
         flattened = flattened.t()
-    q, r = ember.linalg.qr(flattened)
-    q = q * ember.diag(r, 0).sign()
+    # ember's CUDA backend has no LAPACK: a device weight's QR runs on the host (once, at init)
+    q, r = ember.linalg.qr(flattened.cpu())
+    q = (q * ember.diag(r, 0).sign()).to(flattened.device)
     if rows < cols:
         q = q.t()
     with ember.no_grad():
@@ -274,16 +286,68 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
-    """N(0, std²) with a ``sparsity`` fraction of each column set to zero."""
+    """Fills the 2-D ``tensor`` in place as a sparse matrix; returns it.
+
+    Every element is drawn from ``N(0, std ** 2)``, then ``ceil(sparsity * rows)`` randomly chosen
+    elements of each column are set to zero (Martens, "Deep learning via Hessian-free optimization",
+    2010).
+
+    Args:
+        tensor (Tensor): a 2-D tensor.
+        sparsity (float): the fraction of each column's elements to zero.
+        std (float): the standard deviation of the non-zero values.
+        generator (Generator, optional): the random number generator of the normal draws (the rows
+            to zero come from the default generator, as in PyTorch).
+
+    Example::
+
+        >>> w = nn.init.sparse_(ember.empty(4, 3), sparsity=0.5)
+        >>> (w == 0).sum(0).tolist()
+        [2, 2, 2]
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    num_zeros = int(math.ceil(sparsity * rows))
+    num_zeros = math.ceil(sparsity * rows)
     with ember.no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
             # PyTorch draws the permutation from the default generator, not `generator`.
-            perm = ember.randperm(rows)
-            for r in perm[:num_zeros].tolist():
-                tensor[r, col] = 0
+            zero_rows = ember.randperm(rows)[:num_zeros]
+            tensor[zero_rows, col] = 0
     return tensor
+
+
+# for backward compatibility: PyTorch's spellings without the trailing underscore
+def _make_deprecate(meth: Callable[_P, _R]) -> Callable[_P, _R]:
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"""
+    {old_name}(...)
+
+    Deprecated spelling of ``ember.nn.init.{new_name}``, which it calls after warning a ``FutureWarning``.
+
+    .. warning::
+        This method is now deprecated in favor of ``ember.nn.init.{new_name}``.
+    """
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

@@ -61,7 +61,16 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         return result
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """As PyTorch's: a tensor flagged ``_is_buffer`` (an UninitializedBuffer) counts as a Buffer."""
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        if self is Buffer and getattr(instance, "_is_buffer", False) and isinstance(instance, Tensor):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """Marker: assigning ``Buffer(t)`` to a Module attribute registers ``t`` as a buffer."""
 
     __torch_function__ = _C._disabled_torch_function_impl
@@ -75,3 +84,15 @@ class Buffer(Tensor):
 
     def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
         pass
+
+
+# The lazy modules' placeholders live next door; they need Parameter, defined above.
+from ember.nn._uninitialized import (  # noqa: E402
+    UninitializedBuffer,
+    UninitializedParameter,
+    UninitializedTensorMixin,
+    is_lazy,
+)
+
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
+           "UninitializedTensorMixin"]

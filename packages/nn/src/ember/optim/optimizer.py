@@ -292,6 +292,19 @@ def _step_tensor() -> Tensor:
     return ember.tensor(0.0, dtype=ember.float32)
 
 
+def _restore_state(opt: Optimizer, flags: tuple[str, ...], numbers: tuple[str, ...] = ("step",)) -> None:
+    """After unpickling: the groups' missing flags default (``foreach`` None, others False) and the
+    state's counters that old checkpoints kept as Python numbers become float32 tensors."""
+    for group in opt.param_groups:
+        for flag in flags:
+            group.setdefault(flag, None if flag == "foreach" else False)
+        for p in group["params"]:
+            p_state = opt.state.get(p, {})
+            for key in numbers:
+                if key in p_state and not isinstance(p_state[key], Tensor):
+                    p_state[key] = ember.tensor(float(p_state[key]), dtype=ember.float32)
+
+
 def _params_with_grad(group: dict[str, Any]) -> Iterable[Tensor]:
     for p in group["params"]:
         if p.grad is not None:

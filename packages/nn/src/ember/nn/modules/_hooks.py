@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 
@@ -26,6 +27,18 @@ class RemovableHandle:
             extra = ref()
             if extra is not None and self.id in extra:
                 del extra[self.id]
+
+    # Pickled (and deep-copied) with the dicts themselves, as PyTorch's: a copied module's handles
+    # then point at the copy's hook dicts (a lazy module's copy removes its own hooks).
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.hooks_dict_ref = weakref.ref(state[0] if state[0] is not None else OrderedDict())
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        extras = state[2] if len(state) > 2 and state[2] is not None else ()
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
 
     def __enter__(self) -> RemovableHandle:
         return self

@@ -72,7 +72,7 @@ def state_dict(self: Any, *args: Any, destination: Any = None, prefix: str = "",
 def _load_from_state_dict(self: Any, state_dict: Mapping[str, Any], prefix: str, local_metadata: dict[str, Any],
                           strict: bool, missing_keys: list[str], unexpected_keys: list[str],
                           error_msgs: list[str]) -> None:
-    from ember.nn.parameter import Parameter
+    from ember.nn.parameter import Parameter, is_lazy
 
     for hook in self._load_state_dict_pre_hooks.values():
         hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
@@ -90,9 +90,10 @@ def _load_from_state_dict(self: Any, state_dict: Mapping[str, Any], prefix: str,
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
             continue
-        if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+        lazy = is_lazy(param)  # an uninitialized one (still lazy: the value has no shape) takes any shape
+        if not lazy and param.dim() == 0 and len(value.shape) == 1 and value.shape[0] == 1:
             value = value[0]  # checkpoints from before 0-d tensors stored scalars as 1-element vectors
-        if tuple(value.shape) != tuple(param.shape):
+        if not lazy and tuple(value.shape) != tuple(param.shape):
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {param.shape}.")
             continue

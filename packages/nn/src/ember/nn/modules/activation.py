@@ -460,7 +460,7 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
-        self.weight = Parameter(ember.full((num_parameters,), init, dtype=dtype))
+        self.weight = Parameter(ember.full((num_parameters,), init, dtype=dtype, device=device))
 
     def reset_parameters(self) -> None:
         """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""

@@ -41,23 +41,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(ember.empty((embed_dim, embed_dim), dtype=dtype))
-            self.k_proj_weight = Parameter(ember.empty((embed_dim, self.kdim), dtype=dtype))
-            self.v_proj_weight = Parameter(ember.empty((embed_dim, self.vdim), dtype=dtype))
+            self.q_proj_weight = Parameter(ember.empty((embed_dim, embed_dim), dtype=dtype, device=device))
+            self.k_proj_weight = Parameter(ember.empty((embed_dim, self.kdim), dtype=dtype, device=device))
+            self.v_proj_weight = Parameter(ember.empty((embed_dim, self.vdim), dtype=dtype, device=device))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(ember.empty((3 * embed_dim, embed_dim), dtype=dtype))
+            self.in_proj_weight = Parameter(ember.empty((3 * embed_dim, embed_dim), dtype=dtype, device=device))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(ember.empty(3 * embed_dim, dtype=dtype))
+            self.in_proj_bias = Parameter(ember.empty(3 * embed_dim, dtype=dtype, device=device))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype, device=device)
         if add_bias_kv:
-            self.bias_k = Parameter(ember.empty((1, 1, embed_dim), dtype=dtype))
-            self.bias_v = Parameter(ember.empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_k = Parameter(ember.empty((1, 1, embed_dim), dtype=dtype, device=device))
+            self.bias_v = Parameter(ember.empty((1, 1, embed_dim), dtype=dtype, device=device))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

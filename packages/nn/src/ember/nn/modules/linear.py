@@ -67,9 +67,9 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(ember.empty((out_features, in1_features, in2_features), dtype=dtype))
+        self.weight = Parameter(ember.empty((out_features, in1_features, in2_features), dtype=dtype, device=device))
         if bias:
-            self.bias = Parameter(ember.empty(out_features, dtype=dtype))
+            self.bias = Parameter(ember.empty(out_features, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -12,7 +12,7 @@ import ember
 from ember import Tensor
 from ember.nn.modules._grad import zero_grads
 from ember.nn.modules._hooks import RemovableHandle
-from ember.nn.parameter import Buffer, Parameter
+from ember.nn.parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
 
@@ -261,7 +261,8 @@ class Module:
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             if isinstance(value, Buffer):
                 persistent = value.persistent
-                value = value.detach()  # store a plain tensor, as PyTorch unwraps Buffer
+                if not is_lazy(value):  # an UninitializedBuffer is stored as it is
+                    value = value.detach()  # store a plain tensor, as PyTorch unwraps Buffer
             else:
                 persistent = name not in self._non_persistent_buffers_set
             self.register_buffer(name, value, persistent)
@@ -554,8 +555,8 @@ class Module:
         called_always: set[int] = set()
         result = None
         try:
-            for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                                 self._forward_pre_hooks.items()):
+            # over a snapshot, as PyTorch: a hook may remove itself (a lazy module's does)
+            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     r = hook(self, args, kwargs)
                     if r is not None:
@@ -572,7 +573,7 @@ class Module:
                 bw = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
                     called_always.add(hook_id)
                 if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:

@@ -43,9 +43,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(ember.ones(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(ember.ones(self.normalized_shape, dtype=dtype, device=device))
             if bias:
-                self.bias = Parameter(ember.zeros(self.normalized_shape, dtype=dtype))
+                self.bias = Parameter(ember.zeros(self.normalized_shape, dtype=dtype, device=device))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -80,18 +80,18 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(ember.ones(num_features, dtype=dtype))
+            self.weight = Parameter(ember.ones(num_features, dtype=dtype, device=device))
             if bias:
-                self.bias = Parameter(ember.zeros(num_features, dtype=dtype))
+                self.bias = Parameter(ember.zeros(num_features, dtype=dtype, device=device))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", ember.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", ember.ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", ember.tensor(0, dtype=ember.int64))
+            self.register_buffer("running_mean", ember.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", ember.ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", ember.tensor(0, dtype=ember.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -221,8 +221,8 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         if affine:
-            self.weight = Parameter(ember.ones(num_channels, dtype=dtype))
-            self.bias = Parameter(ember.zeros(num_channels, dtype=dtype))
+            self.weight = Parameter(ember.ones(num_channels, dtype=dtype, device=device))
+            self.bias = Parameter(ember.zeros(num_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -333,7 +333,7 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(ember.ones(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(ember.ones(self.normalized_shape, dtype=dtype, device=device))
         else:
             self.register_parameter("weight", None)
 

@@ -57,7 +57,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(ember.empty(num_embeddings, embedding_dim, dtype=dtype),
+            self.weight = Parameter(ember.empty(num_embeddings, embedding_dim, dtype=dtype, device=device),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -141,7 +141,7 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _check_padding(num_embeddings, padding_idx)
         if _weight is None:
-            self.weight = Parameter(ember.empty(num_embeddings, embedding_dim, dtype=dtype))
+            self.weight = Parameter(ember.empty(num_embeddings, embedding_dim, dtype=dtype, device=device))
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:

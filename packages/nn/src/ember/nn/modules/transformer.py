@@ -41,13 +41,13 @@ class TransformerEncoderLayer(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+                                            dtype=dtype, device=device)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype, device=device)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype, device=device)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
@@ -126,16 +126,16 @@ class TransformerDecoderLayer(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
+                                            dtype=dtype, device=device)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+                                                 batch_first=batch_first, dtype=dtype, device=device)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype, device=device)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype, device=device)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
@@ -210,15 +210,15 @@ class Transformer(Module):
             self.encoder = custom_encoder
         else:
             enc_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                                batch_first, norm_first, bias, dtype=dtype)
-            enc_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+                                                batch_first, norm_first, bias, dtype=dtype, device=device)
+            enc_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
             self.encoder = TransformerEncoder(enc_layer, num_encoder_layers, enc_norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             dec_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                                batch_first, norm_first, bias, dtype=dtype)
-            dec_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+                                                batch_first, norm_first, bias, dtype=dtype, device=device)
+            dec_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype, device=device)
             self.decoder = TransformerDecoder(dec_layer, num_decoder_layers, dec_norm)
         self._reset_parameters()
         self.d_model = d_model

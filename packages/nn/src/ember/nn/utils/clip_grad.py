@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import ember
@@ -114,6 +115,24 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
     return total
+
+
+_CLIP_GRAD_NORM_DEPRECATED = ("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                              "`torch.nn.utils.clip_grad_norm_`.")
+
+
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Clip the gradient norm of an iterable of parameters (warns a ``FutureWarning``).
+
+    .. warning::
+        This function is deprecated in favor of ``ember.nn.utils.clip_grad_norm_``, which it calls.
+    """
+    warnings.warn(_CLIP_GRAD_NORM_DEPRECATED, FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+clip_grad_norm.__deprecated__ = _CLIP_GRAD_NORM_DEPRECATED  # type: ignore[attr-defined]  # as typing's @deprecated
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:

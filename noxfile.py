@@ -143,7 +143,8 @@ def cuda_build(session: nox.Session) -> None:
 # work, so after the tests that touch large tensors every small op is several times slower.
 CUDA_TESTS = [f"packages/core/tests/test_cuda_{n}.py" for n in
               ["grad_parity", "parity", "functional", "device", "pointwise", "reduce", "gemm", "nn", "streams",
-               "norm", "conv", "shape", "sort", "index", "unique", "random", "attention_rnn", "unsupported"]]
+               "norm", "conv", "shape", "sort", "index", "unique", "random", "attention_rnn", "unsupported",
+               "namespace", "legacy_types"]]
 
 
 @nox.session

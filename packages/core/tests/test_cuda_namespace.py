@@ -113,3 +113,24 @@ def test_memory_fraction_on_the_device() -> None:
     finally:
         ember.cuda.set_per_process_memory_fraction(1.0)
     ember.empty(96 << 20, dtype=ember.uint8, device="cuda")
+
+
+def test_nvtx_ranges() -> None:
+    """ember.cuda.nvtx: PyTorch's error without CUDA; on a device the calls reach NVTX (with no
+    profiler attached they return at once), and range() nests as a context manager and a decorator."""
+    nvtx = ember.cuda.nvtx
+    if not ember._lib._C._cuda_is_compiled():
+        for call in (lambda: nvtx.range_push("a"), nvtx.range_pop, lambda: nvtx.mark("m")):
+            with pytest.raises(RuntimeError, match="NVTX functions not installed. Are you sure you have a CUDA build"):
+                call()
+        return
+    assert isinstance(nvtx.range_push("outer"), int) and isinstance(nvtx.range_pop(), int)
+    nvtx.range_end(nvtx.range_start("across threads"))
+    nvtx.mark("here")
+
+    @nvtx.range("step {}", 3)
+    def step() -> int:
+        return 7
+
+    with nvtx.range("epoch {n}", n=1):
+        assert step() == 7

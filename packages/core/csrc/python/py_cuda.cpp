@@ -103,6 +103,11 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_can_device_access_peer",
         [](int d, int p) { return with_ember_errors([&] { return cuda_can_device_access_peer(d, p); }); });
   m.def("_cuda_arch_list", &cuda_arch_list);
+  m.def("_cuda_nvtx_range_push", &cuda_nvtx_range_push);
+  m.def("_cuda_nvtx_range_pop", &cuda_nvtx_range_pop);
+  m.def("_cuda_nvtx_range_start", &cuda_nvtx_range_start);
+  m.def("_cuda_nvtx_range_end", &cuda_nvtx_range_end);
+  m.def("_cuda_nvtx_mark", &cuda_nvtx_mark);
   m.def(
       "_cuda_default_generator",
       [](int i) {

@@ -282,25 +282,38 @@ def to_factory_device(t: Tensor, device: Any) -> Tensor:
 
 
 def _legacy_type(t: Any) -> Any:
-    from ember._legacy_types import LEGACY_TYPES
-
+    """t, or the object its dotted name names (PyTorch's _import_dotted_name): ``"torch.FloatTensor"``
+    and ``"torch.cuda.FloatTensor"`` name ember's legacy types."""
     if isinstance(t, str):
         head, _, name = t.rpartition(".")
-        if head.endswith(".cuda") or head == "cuda":
-            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
-        if head in ("torch", "ember") and name in LEGACY_TYPES:
-            return LEGACY_TYPES[name]
+        if head in ("torch", "ember", "torch.cuda", "ember.cuda"):
+            from ember._legacy_types import types_of
+
+            types = types_of("cuda" if head.endswith("cuda") else "cpu")
+            if name in types:
+                return types[name]
+            if head.endswith("cuda"):
+                raise AttributeError(f"module '{head}' has no attribute '{name}'")
         module = importlib.import_module(head or t)  # ModuleNotFoundError, as PyTorch's import of the name
         return getattr(module, name)
     return t
 
 
+def legacy_device_type() -> str:
+    """The device type of ``"torch.Tensor"`` as a legacy type: ``"cuda"`` after this thread's
+    ``set_default_tensor_type`` named a CUDA type, else ``"cpu"``."""
+    return "cuda" if getattr(_thread, "legacy_cuda", False) else "cpu"
+
+
 def set_default_tensor_type(t: Any, /) -> None:
     """set_default_tensor_type(t) -> None
 
-    Deprecated in PyTorch 2.1 (use ``set_default_dtype``): sets the default floating-point
-    dtype from a legacy tensor type such as ``ember.DoubleTensor`` or its name
-    ``"torch.DoubleTensor"``. Only floating-point types are accepted.
+    Deprecated in PyTorch 2.1 (use ``set_default_dtype`` and ``set_default_device``): sets the
+    default floating-point dtype from a legacy tensor type such as ``ember.DoubleTensor`` or its
+    name ``"torch.DoubleTensor"``. Only floating-point types are accepted. A CUDA type
+    (``ember.cuda.FloatTensor``, ``"torch.cuda.FloatTensor"``; ember's CUDA build only) also makes
+    the factories of the calling thread create tensors on the current CUDA device, as
+    ``set_default_device("cuda")``, until a CPU type is set again.
 
     Args:
         t (type or str): the legacy tensor type or its dotted name.
@@ -319,17 +332,24 @@ def set_default_tensor_type(t: Any, /) -> None:
         >>> d
         torch.float64
     """
-    from ember._legacy_types import BY_DTYPE, tensortype
+    from ember._legacy_types import check_available, is_legacy_type
 
     cls = _legacy_type(t)
-    if not isinstance(cls, tensortype):
-        raise TypeError("invalid type object: only floating-point types are supported as the default type")
-    if cls.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64) or BY_DTYPE.get(cls.dtype) is not cls:
-        raise TypeError("only floating-point types are supported as the default type")
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
                   stacklevel=2)
+    if not is_legacy_type(cls):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    check_available(cls)
+    if cls.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+        raise TypeError("only floating-point types are supported as the default type")
     _C.set_default_dtype(cls.dtype)
+    if cls.is_cuda:
+        set_default_device("cuda")
+        _thread.legacy_cuda = True
+    elif getattr(_thread, "legacy_cuda", False):
+        set_default_device(None)
+        _thread.legacy_cuda = False
 
 
 # PyTorch's parser TypeErrors for the Tensor / bool arguments (these names load lazily, after

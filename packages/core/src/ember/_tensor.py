@@ -23,8 +23,49 @@ _LEGACY_NAMES = {
 }
 
 
-def _no_cuda() -> Any:
-    raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
+# PyTorch's error for a "torch.cuda.*" type name in a build without CUDA (its CUDA lazy init)
+_NO_ATEN_CUDA = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU "
+    "library and a CUDA library; this error has occurred because you are trying to use some CUDA functionality, but "
+    "the CUDA library has not been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, "
+    "EVEN IF you don't directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic library dependencies if you "
+    "don't depend on any of their symbols.  You can check if this has occurred by using ldd on your binary to see if "
+    "there is a dependency on *_cuda.so library.")
+_BY_TYPE_NAME = {f"torch.{v}": k for k, v in _LEGACY_NAMES.items()}
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, whose tp_name has no module
+
+
+def _type_name(cls: type) -> str:
+    """The name Tensor.type reads off a type argument (PyTorch: ``torch.Tensor`` or the type's tp_name)."""
+    from ember._legacy_types import full_name, tensortype
+
+    if isinstance(cls, tensortype):
+        return full_name(cls)
+    if cls is Tensor:
+        return "torch.Tensor"
+    if cls.__module__ == "builtins" or cls.__flags__ & _HEAPTYPE:
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _parse_type_name(name: str) -> tuple[Any, str]:
+    """(dtype, device type) of a legacy type name: ``"torch.FloatTensor"``, ``"torch.cuda.LongTensor"``,
+    ``"torch.Tensor"`` (the default type); PyTorch's errors otherwise."""
+    if name == "torch.Tensor":
+        from ember._runtime import legacy_device_type
+
+        return _C.get_default_dtype(), legacy_device_type()
+    if name.startswith("torch.cuda."):
+        if not _C._cuda_is_compiled():
+            raise RuntimeError(_NO_ATEN_CUDA)
+        dtype = _BY_TYPE_NAME.get("torch." + name[len("torch.cuda."):])
+        device_type = "cuda"
+    else:
+        dtype, device_type = _BY_TYPE_NAME.get(name), "cpu"
+    if dtype is None:
+        raise ValueError(f"invalid type: '{name}'")
+    return dtype, device_type
 
 
 def _as_op(name: str, self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -189,22 +230,41 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         return _C._to_copy(self, dtype=dtype)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
-        """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
+        """type(dtype=None, non_blocking=False) -> str or Tensor
+
+        With no argument, the legacy type name: ``'torch.FloatTensor'``, ``'torch.cuda.FloatTensor'``
+        for a CUDA tensor. Else the tensor converted to ``dtype``: an ``ember.dtype`` (the device
+        stays), or a legacy type or its name (``ember.cuda.DoubleTensor``, ``"torch.LongTensor"``),
+        which also names the device type (a CPU type brings a CUDA tensor to the CPU; a CUDA type
+        brings a CPU tensor to the current CUDA device). The tensor itself when nothing changes.
+
+        Args:
+            dtype (ember.dtype or type or str, optional): the target.
+            non_blocking (bool): copy asynchronously where the devices allow it.
+
+        Returns:
+            str or Tensor: the name, or the converted tensor.
+
+        Example::
+
+            >>> ember.ones(2).type()
+            'torch.FloatTensor'
+            >>> ember.ones(2).type("torch.LongTensor")
+            tensor([1, 1])
+        """
         dtype = kwargs.pop("dtype", dtype)
         if dtype is None:
-            return "torch." + _LEGACY_NAMES[self.dtype]
-        if isinstance(dtype, str):
-            names = {f"torch.{v}": k for k, v in _LEGACY_NAMES.items()}
-            if dtype.startswith("torch.cuda.") and dtype[len("torch.cuda."):] in _LEGACY_NAMES.values():
-                _no_cuda()
-            if dtype not in names:
-                raise ValueError(f"invalid type: '{dtype}'")
-            dtype = names[dtype]
-        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _C.dtype):
-            dtype = dtype.dtype  # a legacy type: ember.DoubleTensor
-        elif not isinstance(dtype, _C.dtype):
+            name = _LEGACY_NAMES[self.dtype]
+            return ("torch.cuda." if self.device.type == "cuda" else "torch.") + name
+        if isinstance(dtype, _C.dtype):
+            return self.to(dtype, non_blocking=non_blocking)
+        if isinstance(dtype, type):
+            dtype = _type_name(dtype)
+        elif not isinstance(dtype, str):
             raise TypeError("dtype must be a type, str, or dtype object")
-        return self.to(dtype)
+        dtype, device_type = _parse_type_name(dtype)
+        device = self.device if device_type == self.device.type else _C.device(device_type)
+        return self.to(device, dtype, non_blocking=non_blocking)
 
     def type_as(self, other: Tensor) -> Tensor:
         """Returns this tensor converted to ``other``'s dtype (itself when the dtypes already match).

@@ -356,12 +356,13 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """new(*args, device=None) -> Tensor
 
-    The legacy constructor with self's dtype: no argument gives an empty tensor, sizes give an
-    uninitialized tensor, a sequence gives its values, a tensor of self's dtype gives an alias.
+    The legacy constructor with self's dtype, on self's device: no argument gives an empty tensor,
+    sizes give an uninitialized tensor, a sequence gives its values, a tensor of self's dtype and
+    device type gives an alias.
 
     Args:
         args: sizes, a ``Size``, a sequence of numbers, or a tensor.
-        device (ember.device, optional): only the CPU.
+        device (ember.device, optional): a device of self's device type (another CUDA device).
 
     Returns:
         Tensor: the new tensor.
@@ -373,7 +374,7 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """
     from ember._legacy_types import legacy_new
 
-    return legacy_new(self.dtype, args, dict(kwargs))
+    return legacy_new(self.dtype, args, dict(kwargs), self.device)
 
 
 def _resize(self: Tensor, sizes: tuple[Any, ...]) -> Tensor:

@@ -55,6 +55,13 @@ void cuda_record_stream(void* p, int device, int64_t stream);
 // (free, total) bytes of the device, as cudaMemGetInfo.
 std::pair<int64_t, int64_t> cuda_mem_get_info(int device);
 
+// NVTX ranges and marks (kernels/cuda/nvtx_ranges.cpp; ember.cuda.nvtx checks for a CUDA build first).
+int cuda_nvtx_range_push(const std::string& message);
+int cuda_nvtx_range_pop();
+uint64_t cuda_nvtx_range_start(const std::string& message);
+void cuda_nvtx_range_end(uint64_t range);
+void cuda_nvtx_mark(const std::string& message);
+
 // Where a CUDA library (by soname) lives when dlopen cannot find it by name: ember.cuda registers
 // one that looks through NVIDIA's pip packages on sys.path; "" when it is not there either.
 using LibraryLocator = std::string (*)(const std::string& soname);

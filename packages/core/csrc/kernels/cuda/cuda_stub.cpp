@@ -32,6 +32,11 @@ void cuda_set_memory_fraction(double, int) { cuda_backend_unavailable(); }
 double cuda_get_memory_fraction(int) { cuda_backend_unavailable(); }
 bool cuda_can_device_access_peer(int, int) { cuda_backend_unavailable(); }
 std::string cuda_arch_list() { return ""; }
+int cuda_nvtx_range_push(const std::string&) { cuda_backend_unavailable(); }
+int cuda_nvtx_range_pop() { cuda_backend_unavailable(); }
+uint64_t cuda_nvtx_range_start(const std::string&) { cuda_backend_unavailable(); }
+void cuda_nvtx_range_end(uint64_t) { cuda_backend_unavailable(); }
+void cuda_nvtx_mark(const std::string&) { cuda_backend_unavailable(); }
 int64_t cuda_stream_from_pool(int, int) { cuda_backend_unavailable(); }
 int64_t cuda_current_stream(int) { cuda_backend_unavailable(); }
 void cuda_set_current_stream(int, int64_t) { cuda_backend_unavailable(); }

@@ -6,6 +6,7 @@ arguments (codegen/autocast_lists.py). Python-level ops follow through ``ember._
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import warnings
 from collections.abc import Callable
@@ -228,7 +229,13 @@ class autocast:
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         self._enabled = enabled
         if self.device == "cuda" and enabled:
-            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+            from ember.cuda.amp.common import amp_definitely_not_available
+
+            if amp_definitely_not_available():
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+            else:  # a CUDA build on a GPU: the core's autocast casts on the CPU state only
+                warnings.warn("ember has no CUDA autocast yet: ops in this autocast('cuda') region keep their "
+                              "dtypes. Disabling autocast.", stacklevel=2)
             self._enabled = False
         elif self.device == "cpu" and enabled and self.fast_dtype not in (_C.bfloat16, _C.float16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
@@ -239,7 +246,7 @@ class autocast:
             warnings.warn(f"User specified an unsupported autocast device_type '{self.device}'", stacklevel=2)
             self._enabled = False
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> autocast:
         self.prev_cache_enabled = is_autocast_cache_enabled()
         self.prev = is_autocast_enabled(self.device)
         self.prev_fastdtype = get_autocast_dtype(self.device)
@@ -247,6 +254,7 @@ class autocast:
         set_autocast_dtype(self.device, self.fast_dtype)
         autocast_increment_nesting()
         set_autocast_cache_enabled(self._cache_enabled)
+        return self
 
     def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool:
         if autocast_decrement_nesting() == 0:  # the outermost region drops the cached weight casts
@@ -264,3 +272,20 @@ class autocast:
 
         decorate_autocast.__script_unsupported = "@autocast() decorator is not supported in script mode"  # type: ignore[attr-defined]
         return decorate_autocast
+
+
+def _cast(value: Any, device_type: str, dtype: Any) -> Any:
+    """``value`` with its floating tensors on ``device_type`` (not float64) converted to ``dtype``,
+    through mappings and iterables (lists and tuples keep their type), as PyTorch's
+    ``torch.amp.autocast_mode._cast``."""
+    if isinstance(value, _C.TensorBase):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != _C.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)) or type(value).__module__ == "numpy":
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        iterable = (_cast(v, device_type, dtype) for v in value)
+        return type(value)(iterable) if isinstance(value, (list, tuple)) else iterable
+    return value

@@ -20,6 +20,22 @@ def _refresh_per_optimizer_state() -> dict[str, Any]:
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
+class _MultiDeviceReplicator:
+    """Lazily serves copies of a master tensor on the devices asked for (PyTorch's helper)."""
+
+    def __init__(self, master_tensor: Any) -> None:
+        self.master = master_tensor
+        self._per_device_tensors: dict[Any, Any] = {}
+
+    def get(self, device: Any) -> Any:
+        retval = self._per_device_tensors.get(device, None)
+        if retval is None:
+            # a copy to the CPU blocks: an asynchronous one (pinned) could be read before it lands
+            retval = self.master.to(device=device, non_blocking=device.type != "cpu", copy=True)
+            self._per_device_tensors[device] = retval
+        return retval
+
+
 def _amp_foreach_non_finite_check_and_unscale_(grads: list, found_inf: Any, inv_scale: Any) -> None:
     """grads *= inv_scale in place; found_inf becomes 1.0 if any grad holds inf or NaN."""
     for g in grads:
@@ -49,16 +65,20 @@ def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_f
 
 class GradScaler:
     """Scale the loss so small gradients survive low precision; unscale before the optimizer step.
-    Scale the loss so small gradients survive low precision; unscale before the optimizer step."""
+    ``device`` is where the scale lives (the device of the first outputs scaled); a ``"cuda"`` scaler
+    disables itself, with PyTorch's warning, when no CUDA device is available."""
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda" and enabled:
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          stacklevel=2)
-            self._enabled = False
+            from ember.cuda.amp.common import amp_definitely_not_available
+
+            if amp_definitely_not_available():
+                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                              stacklevel=2)
+                self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:
                 raise AssertionError("The growth factor must be > 1.0.")
@@ -82,8 +102,10 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, dev: Any) -> None:
-        self._scale = ember.full((), self._init_scale, dtype=ember.float32)
-        self._growth_tracker = ember.full((), self._init_growth_tracker, dtype=ember.int32)
+        if self._growth_tracker is not None:
+            raise AssertionError("_growth_tracker initialized before _scale")
+        self._scale = ember.full((), self._init_scale, dtype=ember.float32, device=dev)
+        self._growth_tracker = ember.full((), self._init_growth_tracker, dtype=ember.int32, device=dev)
 
     def scale(self, outputs: Any) -> Any:
         """outputs * scale (a tensor, or an iterable of them, kept in its container type)."""
@@ -92,13 +114,17 @@ class GradScaler:
         if isinstance(outputs, ember.Tensor):
             if self._scale is None:
                 self._lazy_init_scale_growth_tracker(outputs.device)
-            return outputs * self._scale
+            return outputs * self._scale.to(device=outputs.device, non_blocking=outputs.device.type != "cpu")
+
+        stash: list[_MultiDeviceReplicator] = []  # one copy of the scale per device the outputs are on
 
         def apply_scale(val: Any) -> Any:
             if isinstance(val, ember.Tensor):
-                if self._scale is None:
-                    self._lazy_init_scale_growth_tracker(val.device)
-                return val * self._scale
+                if not stash:
+                    if self._scale is None:
+                        self._lazy_init_scale_growth_tracker(val.device)
+                    stash.append(_MultiDeviceReplicator(self._scale))
+                return val * stash[0].get(val.device)
             if isinstance(val, (list, tuple)):
                 return type(val)(apply_scale(v) for v in val)
             if hasattr(val, "__iter__"):
@@ -108,16 +134,22 @@ class GradScaler:
         return apply_scale(outputs)
 
     def _unscale_grads_(self, optimizer: Any, inv_scale: Any, found_inf: Any, allow_fp16: bool) -> dict:
-        grads = []
-        for group in optimizer.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if not allow_fp16 and param.grad.dtype == ember.float16:
-                    raise ValueError("Attempting to unscale FP16 gradients.")
-                grads.append(param.grad)
-        _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale)
-        return {found_inf.device: found_inf}
+        per_device_inv_scale = _MultiDeviceReplicator(inv_scale)
+        per_device_found_inf = _MultiDeviceReplicator(found_inf)
+        per_device_and_dtype_grads: dict[Any, dict[Any, list]] = defaultdict(lambda: defaultdict(list))
+        with ember.no_grad():
+            for group in optimizer.param_groups:
+                for param in group["params"]:
+                    if param.grad is None:
+                        continue
+                    if not allow_fp16 and param.grad.dtype == ember.float16:
+                        raise ValueError("Attempting to unscale FP16 gradients.")
+                    per_device_and_dtype_grads[param.grad.device][param.grad.dtype].append(param.grad)
+            for device, per_dtype_grads in per_device_and_dtype_grads.items():
+                for grads in per_dtype_grads.values():
+                    _amp_foreach_non_finite_check_and_unscale_(grads, per_device_found_inf.get(device),
+                                                               per_device_inv_scale.get(device))
+        return per_device_found_inf._per_device_tensors
 
     def unscale_(self, optimizer: Any) -> None:
         """Divide this optimizer's gradients by the scale (once per step), recording inf/NaN."""
@@ -129,8 +161,9 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv_scale = ember.full((), 1.0 / float(self._scale.double().item()), dtype=ember.float32)
-        found_inf = ember.full((), 0.0, dtype=ember.float32)
+        inv_scale = ember.full((), 1.0 / float(self._scale.double().item()), dtype=ember.float32,
+                               device=self._scale.device)
+        found_inf = ember.full((), 0.0, dtype=ember.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         state["stage"] = OptState.UNSCALED
 
@@ -155,8 +188,7 @@ class GradScaler:
         return retval
 
     def update(self, new_scale: Any = None) -> None:
-        """Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one.
-        Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one."""
+        """Set the scale for the next iteration: ``new_scale``, or grown/backed off from this one."""
         if not self._enabled:
             return
         _scale, _growth_tracker = self._check_scale_growth_tracker("update")
@@ -170,7 +202,9 @@ class GradScaler:
                     raise AssertionError(reason)
                 self._scale.copy_(new_scale)
         else:
-            found_infs = [f for s in self._per_optimizer_states.values() for f in s["found_inf_per_device"].values()]
+            blocking = _scale.device.type == "cpu"  # an asynchronous copy to the CPU could be read too early
+            found_infs = [f.to(device=_scale.device, non_blocking=not blocking)
+                          for s in self._per_optimizer_states.values() for f in s["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
             found_inf_combined = found_infs[0]

@@ -209,8 +209,10 @@ _STREAM_NAMES = frozenset({"Stream", "ExternalStream", "Event", "StreamContext",
                            "set_stream", "stream"})
 
 
-# Submodules, also on first use.
-_SUBMODULES = frozenset({"memory", "random", "streams"})
+# The legacy CUDA tensor types (ember.cuda.FloatTensor, ...) and submodules, also on first use.
+_LEGACY_TYPE_NAMES = frozenset({"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+                                "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"})
+_SUBMODULES = frozenset({"amp", "memory", "nvtx", "random", "streams"})
 
 
 def __getattr__(name: str) -> Any:
@@ -218,6 +220,10 @@ def __getattr__(name: str) -> Any:
         from ember.cuda import streams
 
         return getattr(streams, name)
+    if name in _LEGACY_TYPE_NAMES:
+        from ember.cuda import _legacy_types
+
+        return getattr(_legacy_types, name)
     if name == "default_generators":  # one per device once CUDA is initialised, as PyTorch's
         n = device_count() if is_initialized() else 0
         return tuple(_lib()._cuda_default_generator(i) for i in range(n))

@@ -369,14 +369,15 @@ def wrap_result(s: Schema, expr: str) -> str:
 
 
 def autocast_prologue(op: Op, kind: str) -> list[str]:
-    """Ops on PyTorch's CPU autocast lists cast their tensor arguments first (functional forms
-    only)."""
-    pol = autocast_policy(op.schema.name, op.namespace)
-    if pol is None or kind == "inplace":
+    """Ops on PyTorch's CPU or CUDA autocast lists cast their tensor arguments first (functional
+    forms only)."""
+    cpu, cuda = autocast_policy(op.schema.name, op.namespace)
+    if (cpu, cuda) == ("None", "None") or kind == "inplace":
         return []
     mask = sum(1 << i for i, p in enumerate(op.schema.params) if p.base in ("Tensor", "Tensor[]"))
     return ["      std::optional<AutocastArgs> ac_;",
-            f"      if (autocast_active()) [[unlikely]] ac_.emplace().apply(AutocastPolicy::{pol}, A, {mask}u);"]
+            "      if (autocast_active()) [[unlikely]]",
+            f"        ac_.emplace().apply(AutocastPolicy::{cpu}, AutocastPolicy::{cuda}, A, {mask}u);"]
 
 
 # Ops whose tensor arguments may live on different devices (a copy's source, indices, a shape

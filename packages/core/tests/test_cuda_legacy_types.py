@@ -189,8 +189,6 @@ def test_cuda_amp_autocast_is_ember_amp_autocast_cuda():
     assert ember.is_autocast_enabled("cuda") is False
 
 
-@pytest.mark.xfail(strict=True, reason="ember's core autocast casts on the CPU autocast state only: CUDA autocast "
-                                       "needs the C++ core (a device-keyed state and PyTorch's CUDA op lists)")
 def test_cuda_amp_autocast_runs_matmul_in_float16():
     a = ember.randn(4, 4, device="cuda")
     with ember.cuda.amp.autocast():

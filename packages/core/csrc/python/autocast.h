@@ -8,7 +8,9 @@
 
 namespace ember::python {
 
+// What an op does under one device type's autocast (the CPU's and CUDA's lists differ).
 enum class AutocastPolicy : uint8_t {
+  None,     // not on this device type's lists: arguments as they are
   Lower,    // run in the autocast dtype (matmul, linear, conv, bmm, addmm, ...)
   Fp32,     // run in float32 (losses, linalg, 3-d pools, ...)
   Promote,  // run in the widest floating type among the arguments (cat, stack, index_copy)
@@ -23,21 +25,24 @@ inline bool autocast_active() {
   return g_autocast_threads.load(std::memory_order_relaxed) != 0 && autocast_enabled_here();
 }
 
-// Casts A's tensor (and tensor-list) arguments named by `mask` (bit i = parameter i) under
-// `policy`, replacing them in A; owns the new Python objects until the call returns.
+// Casts A's tensor (and tensor-list) arguments named by `mask` (bit i = parameter i), replacing
+// them in A, under the policy of the op's device type (CUDA when any of them is on a GPU, as
+// PyTorch's AutocastCUDA key outranks AutocastCPU) if that device type's autocast is on; only
+// tensors on that device type are cast. Owns the new Python objects until the call returns.
 class AutocastArgs {
  public:
   AutocastArgs() = default;
   AutocastArgs(const AutocastArgs&) = delete;
   AutocastArgs& operator=(const AutocastArgs&) = delete;
   ~AutocastArgs();
-  void apply(AutocastPolicy policy, ParsedArgs& A, uint32_t mask);
+  void apply(AutocastPolicy cpu, AutocastPolicy cuda, ParsedArgs& A, uint32_t mask);
 
  private:
   PyObject* held_[kMaxParams] = {};
 };
 
-// One tensor cast as a lower-precision-list op casts it (for bindings written by hand).
+// One tensor cast as a lower-precision-list op casts it on its device type (for bindings written
+// by hand; both device types list matmul).
 Tensor autocast_lower(const Tensor& t);
 
 void init_autocast(PyObject* module);

@@ -30,7 +30,7 @@ def kron(input: ember.Tensor, other: ember.Tensor, *, out: Any = None) -> ember.
     return _C._unsafe_view(a * b, [x * y for x, y in zip(sa, sb, strict=True)])
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 def trace(input: ember.Tensor) -> ember.Tensor:
     """Sum of the main diagonal of a matrix."""
     if input.dim() != 2:
@@ -41,7 +41,7 @@ def trace(input: ember.Tensor) -> ember.Tensor:
     return input.diagonal().sum()
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 @takes_out(grad="linalg_inv_ex")
 def inverse(input: ember.Tensor, *, out: Any = None) -> ember.Tensor:
     """The inverse of a square matrix, or of each matrix in a batch (``ember.linalg.inv`` under its
@@ -121,7 +121,7 @@ def cross(input: ember.Tensor, other: ember.Tensor, dim: int | None = None, *, o
     return ember.linalg.cross(input, other, dim=dim, out=out)
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 @takes_out(castable("cholesky_solve"), grad="cholesky_solve")
 def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """Solve A X = B given A's Cholesky factor (lower L, or upper U with A = U^H U)."""
@@ -129,7 +129,7 @@ def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out
     return ember.linalg.solve(lower.mH, ember.linalg.solve(lower, B))
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 @takes_out(castable("cholesky_inverse"), grad="cholesky_inverse")
 def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """A^{-1} from A's Cholesky factor."""

@@ -56,7 +56,7 @@ def _pad_1d(x: Tensor, pad: int, mode: str) -> Tensor:
     return x.index_select(-1, i)
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
          window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
          onesided: bool | None = None, return_complex: bool | None = None,
@@ -176,7 +176,7 @@ def _overlap_add(frames: Tensor, index: Tensor, total: int) -> Tensor:
     return ember.zeros(frames.shape[0], total, dtype=frames.dtype).index_add(1, index, frames)
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda=None)  # on the CPU list only
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
           window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
           length: int | None = None, return_complex: bool = False) -> Tensor:

@@ -17,7 +17,7 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs: An
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     import ember
-    from ember import _autocast_policy as _policy
+    from ember.amp.autocast_mode import _cast
 
     @functools.wraps(fwd)
     def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
@@ -29,8 +29,8 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs: An
         args[0]._fwd_used_autocast = False
         if autocast_context:
             with autocast(device_type=device_type, enabled=False):
-                cast = [_policy._cast(a, cast_inputs) for a in args]
-                return fwd(*cast, **{k: _policy._cast(v, cast_inputs) for k, v in kwargs.items()})
+                cast = [_cast(a, device_type, cast_inputs) for a in args]
+                return fwd(*cast, **{k: _cast(v, device_type, cast_inputs) for k, v in kwargs.items()})
         return fwd(*args, **kwargs)
 
     return decorate_fwd

@@ -15,8 +15,9 @@ from typing import Any
 from ember import _autocast_policy as _policy
 from ember._lib import _C
 
-# Autocast dtype of device types other than CPU (recorded; ember has no GPU autocast).
-_OTHER_DTYPES: dict[str, Any] = {"cuda": _C.float16}
+# The core keeps the CPU's and CUDA's autocast state; other device types are only recorded.
+_CORE = ("cpu", "cuda")
+_OTHER_DTYPES: dict[str, Any] = {}
 _OTHER_ENABLED: dict[str, bool] = {}
 
 
@@ -27,35 +28,36 @@ def _device_type(device_type: Any) -> str:
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast can be enabled for ``device_type`` (only CPU in ember)."""
-    return _device_type(device_type) == "cpu"
+    """Whether autocast can be enabled for ``device_type`` (the CPU and CUDA in ember)."""
+    return _device_type(device_type) in _CORE
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """``device_type`` None means CUDA (PyTorch's legacy default)."""
-    if device_type is None:
-        return False
-    if _device_type(device_type) == "cpu":
-        return _C._is_autocast_cpu_enabled()
-    return _OTHER_ENABLED.get(device_type, False)
+    dev = "cuda" if device_type is None else _device_type(device_type)
+    if dev in _CORE:
+        return bool(_C._is_autocast_enabled(dev))
+    return _OTHER_ENABLED.get(dev, False)
 
 
 def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
     """Switches autocast on or off for ``device_type`` in this thread (``ember.autocast`` does this
     on entry and exit). The one-argument legacy form ``set_autocast_enabled(enabled)`` sets the
-    CUDA flag, which ember only records.
+    CUDA flag.
 
     Args:
-        device_type (str): ``"cpu"`` (the one ember computes on) or another device type.
+        device_type (str): ``"cpu"``, ``"cuda"`` or another device type (recorded only).
         enabled (bool): the new state.
     """
     if enabled is None:  # legacy set_autocast_enabled(enabled): CUDA
-        _OTHER_ENABLED["cuda"] = bool(device_type)
-        return
-    if _device_type(device_type) == "cpu":
-        set_autocast_cpu_enabled(enabled)
+        device_type, enabled = "cuda", device_type
+    dev = _device_type(device_type)
+    if dev in _CORE:
+        before = _policy.any_enabled()
+        _C._set_autocast_enabled(dev, bool(enabled))
+        _policy._note_enabled(before, _policy.any_enabled())
     else:
-        _OTHER_ENABLED[device_type] = bool(enabled)
+        _OTHER_ENABLED[dev] = bool(enabled)
 
 
 def get_autocast_dtype(device_type: str) -> Any:
@@ -72,9 +74,10 @@ def get_autocast_dtype(device_type: str) -> Any:
         >>> ember.get_autocast_dtype("cpu")
         torch.bfloat16
     """
-    if _device_type(device_type) == "cpu":
-        return _C._get_autocast_cpu_dtype()
-    return _OTHER_DTYPES.get(device_type, _C.float16)
+    dev = _device_type(device_type)
+    if dev in _CORE:
+        return _C._get_autocast_dtype(dev)
+    return _OTHER_DTYPES.get(dev, _C.float16)
 
 
 def set_autocast_dtype(device_type: str, dtype: Any) -> None:
@@ -84,10 +87,11 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
         device_type (str): the device type, such as ``"cpu"``.
         dtype (ember.dtype): ``ember.bfloat16`` or ``ember.float16`` for the CPU.
     """
-    if _device_type(device_type) == "cpu":
-        _C._set_autocast_cpu_dtype(dtype)
+    dev = _device_type(device_type)
+    if dev in _CORE:
+        _C._set_autocast_dtype(dev, dtype)
     else:
-        _OTHER_DTYPES[device_type] = dtype
+        _OTHER_DTYPES[dev] = dtype
 
 
 def is_autocast_cache_enabled() -> bool:
@@ -160,9 +164,7 @@ def set_autocast_cpu_enabled(enabled: bool) -> None:
     Args:
         enabled (bool): the new state.
     """
-    before = _C._is_autocast_cpu_enabled()
-    _C._set_autocast_cpu_enabled(bool(enabled))
-    _policy._note_enabled(before, bool(enabled))
+    set_autocast_enabled("cpu", enabled)
 
 
 def get_autocast_cpu_dtype() -> Any:
@@ -189,8 +191,7 @@ def set_autocast_cpu_dtype(dtype: Any) -> None:
 
 
 def get_autocast_gpu_dtype() -> Any:
-    """Older spelling of ``ember.get_autocast_dtype("cuda")``: the GPU autocast dtype ember records
-    (it has no GPU to compute on).
+    """Older spelling of ``ember.get_autocast_dtype("cuda")``.
 
     Returns:
         ember.dtype: ``ember.float16`` unless changed.
@@ -200,27 +201,28 @@ def get_autocast_gpu_dtype() -> Any:
         >>> ember.get_autocast_gpu_dtype()
         torch.float16
     """
-    return _OTHER_DTYPES["cuda"]
+    return _C._get_autocast_dtype("cuda")
 
 
 def set_autocast_gpu_dtype(dtype: Any) -> None:
     """Older spelling of ``ember.set_autocast_dtype("cuda", dtype)`` (deprecated, as in PyTorch).
 
     Args:
-        dtype (ember.dtype): the dtype GPU autocast would cast to.
+        dtype (ember.dtype): the dtype GPU autocast casts to.
     """
     warnings.warn("torch.set_autocast_gpu_dtype(dtype) is deprecated. Please use "
                   "torch.set_autocast_dtype('cuda', dtype) instead.", DeprecationWarning, stacklevel=2)
     if not isinstance(dtype, _C.dtype):
         raise TypeError(f"dtype must be a torch.dtype (got {type(dtype).__name__})")
-    _OTHER_DTYPES["cuda"] = dtype
+    _C._set_autocast_dtype("cuda", dtype)
 
 
 class autocast:
     """Context manager / decorator: ops of PyTorch's autocast lists run in ``dtype`` inside.
 
-    ``autocast("cpu")`` uses bfloat16 by default (``dtype=ember.float16`` also works); ops on the
-    float32 list (losses, linalg, ...) run in float32; nesting and ``enabled=False`` as PyTorch."""
+    ``autocast("cpu")`` uses bfloat16 by default (``dtype=ember.float16`` also works),
+    ``autocast("cuda")`` float16 (or bfloat16); ops on the device type's float32 list (losses,
+    softmax, norms, ...) run in float32; nesting and ``enabled=False`` as PyTorch."""
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
@@ -233,10 +235,13 @@ class autocast:
 
             if amp_definitely_not_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
-            else:  # a CUDA build on a GPU: the core's autocast casts on the CPU state only
-                warnings.warn("ember has no CUDA autocast yet: ops in this autocast('cuda') region keep their "
-                              "dtypes. Disabling autocast.", stacklevel=2)
-            self._enabled = False
+                self._enabled = False
+            elif self.fast_dtype == _C.bfloat16:
+                import ember.cuda
+
+                if not ember.cuda.is_bf16_supported():
+                    raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to "
+                                       "float16.")
         elif self.device == "cpu" and enabled and self.fast_dtype not in (_C.bfloat16, _C.float16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                           "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",

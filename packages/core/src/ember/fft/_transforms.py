@@ -299,4 +299,4 @@ def _recorded(name: str, fn: Any) -> Any:
 
 # CPU autocast runs the transforms in float32 (they are on PyTorch's fp32 list)
 for _name in _TRANSFORMS:
-    globals()[_name] = autocast_op("fp32")(_recorded(_name, globals()[_name]))
+    globals()[_name] = autocast_op("fp32", cuda=None)(_recorded(_name, globals()[_name]))  # CPU list only

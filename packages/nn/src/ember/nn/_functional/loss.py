@@ -202,7 +202,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(out if weight is None else out * weight, reduction)
 
 
-@autocast_op("fp32")
+@autocast_op("fp32", cuda="banned")  # CUDA autocast refuses it, as aten's
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy between probabilities ``input`` (in ``[0, 1]``) and targets:

@@ -21,3 +21,17 @@ try:
     sys.modules["sibling"].load("parity_inputs")
 except ImportError:  # torch missing: the tests that need it skip themselves
     pass
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_device_cache() -> object:
+    """After each module, the device blocks it cached go back (on the CUDA emulator every launch
+    re-protects the resident device memory, so a large module's cache slowed the rest)."""
+    yield
+    import ember
+
+    if ember.cuda.is_initialized():
+        ember.cuda.empty_cache()

@@ -139,3 +139,54 @@ def test_an_op_without_a_cuda_kernel_says_so() -> None:
     with pytest.raises(NotImplementedError,
                        match=r"^Could not run 'aten::angle' with arguments from the 'CUDA' backend\."):
         ember.angle(y)
+
+
+@pytest.mark.skipif(ember.cuda.device_count() < 2, reason="needs two GPUs")
+def test_work_on_a_device_that_is_not_current() -> None:
+    """Ops on cuda:1 while cuda:0 is current launch on cuda:1 and its stream (fill had no device
+    guard: zeros came back uninitialised, and gradients on cuda:1 were lost)."""
+    assert ember.cuda.current_device() == 0
+    assert ember.zeros(3, device="cuda:1").cpu().tolist() == [0.0, 0.0, 0.0]
+    x = ember.arange(3.0).to("cuda:1").requires_grad_()
+    (x * 2).sum().backward()
+    assert x.grad is not None and x.grad.device == ember.device("cuda", 1)
+    assert x.grad.cpu().tolist() == [2.0, 2.0, 2.0]
+    w = ember.randn(4, 3, 3, 3).to("cuda:1").requires_grad_()
+    img = ember.randn(2, 3, 6, 6).to("cuda:1")
+    y = ember.conv2d(img, w).relu().sum()
+    y.backward()
+    ref_w = w.detach().cpu().requires_grad_()
+    ember.conv2d(img.cpu(), ref_w).relu().sum().backward()
+    assert bool(((w.grad.cpu() - ref_w.grad).abs() <= 1e-2 * (1 + ref_w.grad.abs())).all())  # TF32 convolutions
+
+
+@pytest.mark.skipif(ember.cuda.device_count() < 2, reason="needs two GPUs")
+def test_a_copy_between_devices_waits_for_the_destination() -> None:
+    """A peer copy into a block the destination device's stream still uses waits for that work."""
+    x = ember.randn(2, 3, 6, 6)
+    for _ in range(3):
+        a = ember.max_pool2d(x.to("cuda:0"), 2)
+        b = ember.max_pool2d(x.to("cuda:1"), 2)
+        c = b.to("cuda:0")
+        assert bool((a.cpu() - ember.max_pool2d(x, 2)).abs().max() == 0)
+        assert bool((c.cpu() - ember.max_pool2d(x, 2)).abs().max() == 0)
+
+
+def test_custom_function_unused_output_gradient_is_on_the_device() -> None:
+    """autograd.Function materialises a missing output gradient as zeros where the output lives."""
+    seen = []
+
+    class Two(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # noqa: ANN001, ANN205 - autograd.Function's protocol
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):  # noqa: ANN001, ANN205
+            seen.append(gb.device)
+            return ga * 2 + gb * 3
+
+    x = ember.ones(3, device="cuda", requires_grad=True)
+    a, _ = Two.apply(x)
+    a.sum().backward()
+    assert seen == [x.device] and x.grad.cpu().tolist() == [2.0, 2.0, 2.0]

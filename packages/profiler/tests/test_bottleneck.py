@@ -71,9 +71,11 @@ def test_bottleneck_cuda_section(tmp_path: Path, monkeypatch, capsys) -> None:
     # ember has no CUDA build here: pretend the runtime is there to run the tool's CUDA path.
     import warnings
 
+    import ember
     from ember.utils.bottleneck import _main
 
     monkeypatch.setattr(_main, "_cuda_available", lambda: True)
+    monkeypatch.setattr(ember.cuda, "init", lambda: None)  # nothing to initialise without a CUDA build
     monkeypatch.setattr(sys, "argv", list(sys.argv))
     monkeypatch.setattr(sys, "path", list(sys.path))
     script = tmp_path / "s.py"

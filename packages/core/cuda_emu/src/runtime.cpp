@@ -10,6 +10,7 @@
 // - Settings (environment): EMBER_CUDA_EMU_DEVICES (2), EMBER_CUDA_EMU_MEMORY_MB (4096 per device),
 //   EMBER_CUDA_EMU_EAGER=1 (run work at once), EMBER_CUDA_EMU_PROTECT=0 (leave device memory mapped).
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -497,6 +498,11 @@ cudaError_t cudaFree(void* p) {
   size_t start = off, n = a->live[off];
   a->live.erase(off);
   a->used -= n;
+  // Give the block's whole pages back to the host: resident pages are what each protection change
+  // walks, so freed memory kept resident slowed every later launch.
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t lo = (start + page - 1) / page * page, hi = (start + n) / page * page;
+  if (hi > lo) madvise(a->base + lo, hi - lo, MADV_DONTNEED);
   auto next = a->free_blocks.find(start + n);
   if (next != a->free_blocks.end()) {
     n += next->second;

@@ -211,6 +211,17 @@ void device_to_device(void* dst, int dst_device, const void* src, int src_device
   if (dst_device == src_device) {
     check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "device copy");
   } else {
+    // The destination's queued work (its last reads and writes of dst's block) goes first, as
+    // PyTorch's peer copy orders it: the source stream waits for an event on the destination's.
+    cudaEvent_t dst_ready = nullptr;
+    {
+      DeviceGuard on_dst(dst_device);
+      check_cuda(cudaEventCreateWithFlags(&dst_ready, cudaEventDisableTiming), "copy between devices");
+      check_cuda(cudaEventRecord(dst_ready, cuda::current_stream(dst_device)), "copy between devices");
+    }
+    const cudaError_t waited = cudaStreamWaitEvent(s, dst_ready, 0);
+    cudaEventDestroy(dst_ready);  // released once the wait is done, as the runtime defines it
+    check_cuda(waited, "copy between devices");
     check_cuda(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), "copy between devices");
     check_cuda(cudaStreamSynchronize(s), "copy between devices");  // the destination's streams may read it next
   }

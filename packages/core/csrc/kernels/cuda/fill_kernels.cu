@@ -19,6 +19,7 @@ __global__ void fill_kernel(W* out, int64_t n, W v) {
 
 void fill(void* out, int64_t n, size_t itemsize, const void* value) {
   if (n <= 0) return;
+  const LaunchDevice on(device_of(out, "fill"));  // the tensor's device and its stream, whatever is current
   by_itemsize(itemsize, [&](auto w) {
     using W = decltype(w);
     std::memcpy(&w, value, sizeof(W));

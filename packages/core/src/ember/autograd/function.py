@@ -87,7 +87,7 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         fn = self._forward_cls
         if getattr(self, "materialize_grads", True):
             metas = self._output_metas
-            grads = tuple(g if g is not None or m is None else _C.zeros(m[0], dtype=m[1])
+            grads = tuple(g if g is not None or m is None else _C.zeros(m[0], dtype=m[1], device=m[2])
                           for g, m in zip(grads, metas, strict=False))
         result = fn.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -194,7 +194,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         # its creator, and the input keeps its own history.
         outputs = tuple(o.detach() if isinstance(o, _TENSOR) and any(o is a for a in args)
                         and not any(o is d for d in dirty) else o for o in outputs)
-        ctx._output_metas = tuple((tuple(o.shape), o.dtype) if isinstance(o, _TENSOR) else None for o in outputs)
+        ctx._output_metas = tuple((tuple(o.shape), o.dtype, o.device) if isinstance(o, _TENSOR) else None
+                                  for o in outputs)  # the zeros of an unused output's gradient: same place
         if record:
             non_diff = tuple(getattr(ctx, "non_differentiable", ()))
             _C._function_record(ctx, ctx.name(), tuple(args), outputs, dirty, non_diff)

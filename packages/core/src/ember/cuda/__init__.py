@@ -227,6 +227,13 @@ def __getattr__(name: str) -> Any:
     if name == "default_generators":  # one per device once CUDA is initialised, as PyTorch's
         n = device_count() if is_initialized() else 0
         return tuple(_lib()._cuda_default_generator(i) for i in range(n))
+    if name == "comm":  # torch.cuda.comm is torch.nn.parallel.comm's copies: ember-nn's
+        from ember._siblings import import_sibling
+
+        import_sibling("ember.nn")
+        from ember.nn.parallel import comm
+
+        return comm
     if name in _SUBMODULES:
         import importlib
 

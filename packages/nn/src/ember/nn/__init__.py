@@ -176,6 +176,9 @@ __all__ = [
     "LazyInstanceNorm3d", "LazyLinear", "UninitializedBuffer", "UninitializedParameter",
     "Container", "CrossMapLRN2d", "NLLLoss2d",
 ]
+from ember.nn.parallel import DataParallel  # noqa: E402
+
+__all__ += ["DataParallel"]  # single-process data parallelism (ember.nn.parallel)
 # pooling / upsampling (helper "pool")
 from ember.nn.modules.pooling import (  # noqa: E402
     AdaptiveAvgPool1d,

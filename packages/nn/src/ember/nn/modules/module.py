@@ -405,6 +405,13 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of every parameter: to None (the default) or, with ``set_to_none=False``, to zeros."""
+        if getattr(self, "_is_replica", False):
+            import warnings
+
+            warnings.warn("Calling .zero_grad() from a module created with nn.DataParallel() has no effect. The "
+                          "parameters are copied (in a differentiable manner) from the original module. This means "
+                          "they are not leaf nodes in autograd and so don't accumulate gradients. If you need "
+                          "gradients in your forward method, consider using autograd.grad instead.", stacklevel=2)
         zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
@@ -516,6 +523,17 @@ class Module:
         self._compiled_call_impl = ember.compile(self._call_impl, *args, **kwargs)
 
     # ---- repr ----------------------------------------------------------------------------
+    def _replicate_for_data_parallel(self) -> Module:
+        """A shallow copy for a DataParallel replica: own (empty) parameter dict and own buffer and
+        submodule dicts, everything else shared; ``nn.parallel.replicate`` fills it in."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}  # the replica's parameters are plain attributes (non-leaf copies)
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def _get_name(self) -> str:
         return type(self).__name__
 

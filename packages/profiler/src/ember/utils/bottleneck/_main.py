@@ -153,9 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     if cuda:
         import ember
 
-        init = getattr(ember.cuda, "init", None)
-        if init is not None:
-            init()  # so CUDA start-up isn't charged to the script
+        ember.cuda.init()  # so CUDA start-up isn't charged to the script
     cprof = run_cprofile(code, fresh_globals())
     print("Running your script with the autograd profiler...")
     prof_cpu = run_autograd_prof(code, fresh_globals(), False)

@@ -230,7 +230,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         return _C._to_copy(self, dtype=dtype)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
-        """type(dtype=None, non_blocking=False) -> str or Tensor
+        """type(dtype=None, non_blocking=False)
 
         With no argument, the legacy type name: ``'torch.FloatTensor'``, ``'torch.cuda.FloatTensor'``
         for a CUDA tensor. Else the tensor converted to ``dtype``: an ``ember.dtype`` (the device
@@ -243,7 +243,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             non_blocking (bool): copy asynchronously where the devices allow it.
 
         Returns:
-            str or Tensor: the name, or the converted tensor.
+            the name (a str), or the converted tensor.
 
         Example::
 

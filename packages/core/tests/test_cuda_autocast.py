@@ -98,3 +98,16 @@ def test_training_step_gradients_stay_float32() -> None:
     scaler.step(opt)
     scaler.update()
     assert any(not bool((p.detach() == b).all()) for p, b in zip(model.parameters(), before, strict=True))
+
+
+def test_recurrent_layers_run_in_float16() -> None:
+    """nn.LSTM / GRU / RNN under CUDA autocast: float16 outputs (aten casts cuDNN's RNN inputs and
+    weights), float32 parameter gradients."""
+    nn = pytest.importorskip("ember.nn")
+    for cls in (nn.LSTM, nn.GRU, nn.RNN):
+        m = cls(8, 16, batch_first=True).cuda()
+        with ember.autocast("cuda"):
+            out, _ = m(randn(2, 5, 8))
+        assert out.dtype == ember.float16, cls
+        out.float().sum().backward()
+        assert all(p.grad is not None and p.grad.dtype == ember.float32 for p in m.parameters()), cls

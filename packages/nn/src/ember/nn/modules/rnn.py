@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember import Tensor
+from ember import Tensor, _autocast_policy
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -156,6 +156,16 @@ class RNNBase(Module):
 
     def _run(self, data: Tensor, sizes: list[int], hx: Tensor, cx: Tensor | None) -> tuple[Tensor, Tensor, Any]:
         """All layers over packed-layout ``data`` [N, I]; returns (output [N, D*H'], h_n, c_n)."""
+        low = _autocast_rnn_dtype(data)
+        if low is not None:  # aten's autocast of cuDNN's RNN: input, states and weights in low precision
+            data, hx = _autocast_policy._cast(data, low, "cuda"), _autocast_policy._cast(hx, low, "cuda")
+            cx = None if cx is None else _autocast_policy._cast(cx, low, "cuda")
+            with ember.autocast("cuda", enabled=False):
+                return self._run_layers(data, sizes, hx, cx, low)
+        return self._run_layers(data, sizes, hx, cx, None)
+
+    def _run_layers(self, data: Tensor, sizes: list[int], hx: Tensor, cx: Tensor | None,
+                    low: Any) -> tuple[Tensor, Tensor, Any]:
         dirs = 2 if self.bidirectional else 1
         h_out, c_out = [], []
         x = data
@@ -164,6 +174,8 @@ class RNNBase(Module):
             for d in range(dirs):
                 k = layer * dirs + d
                 ws = [getattr(self, n) for n in self._all_weights[k]]
+                if low is not None:
+                    ws = [_autocast_policy._cast(w, low, "cuda") for w in ws]
                 y, h, c = self._run_direction(x, sizes, ws, hx[k], None if cx is None else cx[k], reverse=d == 1)
                 outs.append(y)
                 h_out.append(h)
@@ -290,6 +302,15 @@ class RNNBase(Module):
             out = out.squeeze(1 if not self.batch_first else 0)
             hidden = (h_n.squeeze(1), c_n.squeeze(1)) if lstm else h_n.squeeze(1)
         return out, hidden
+
+
+def _autocast_rnn_dtype(data: Tensor) -> Any:
+    """The CUDA autocast dtype when it is on and ``data`` is a floating CUDA tensor it casts, else None."""
+    if not _autocast_policy.ACTIVE[0] or not data.is_cuda or not ember.is_autocast_enabled("cuda"):
+        return None
+    if not data.is_floating_point() or data.dtype == ember.float64:
+        return None
+    return ember.get_autocast_dtype("cuda")
 
 
 def _lstm_proj_step(xg: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,

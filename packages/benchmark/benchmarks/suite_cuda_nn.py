@@ -10,8 +10,8 @@ from typing import Any
 
 from harness import Bench, gpu_rows
 
-TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution and pooling, float32 (ratio = torch/ember time)"}
-
+TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution and pooling, float32, and CUDA autocast (ratio = "
+                     "torch/ember time)"}
 
 
 def gnn(lib: ModuleType) -> dict[str, Any]:
@@ -20,9 +20,16 @@ def gnn(lib: ModuleType) -> dict[str, Any]:
     g = lib.Generator().manual_seed(0)
     img = lib.randn(32, 64, 56, 56, generator=g).cuda()
     rows = lib.randn(8192, 1024, generator=g).cuda()
+    F = lib.nn.functional
+
+    def amp(fn: Any, *args: Any, **kwargs: Any) -> Any:  # one op in an autocast("cuda") region (weights cast each time)
+        with lib.autocast("cuda"):
+            return fn(*args, **kwargs)
+
     return {"img": img, "rows": rows, "w3": (lib.randn(64, 64, 3, 3, generator=g) * 0.05).cuda(),
             "c64": lib.ones(64).cuda(), "z64": lib.zeros(64).cuda(), "r1024": lib.ones(1024).cuda(),
-            "F": lib.nn.functional, "sync": lib.cuda.synchronize}
+            "w1024": (lib.randn(1024, 1024, generator=g) * 0.03).cuda(), "F": F, "amp": amp,
+            "sync": lib.cuda.synchronize}
 
 
 ROWS = [
@@ -34,6 +41,9 @@ ROWS = [
     ("max_pool2d 3x3 s2 float32 32x64x56x56", "F.max_pool2d(img, 3, 2, 1)"),
     ("avg_pool2d 2x2 float32 32x64x56x56", "F.avg_pool2d(img, 2)"),
     ("adaptive_avg_pool2d 7x7 float32 32x64x56x56", "F.adaptive_avg_pool2d(img, 7)"),
+    ("autocast linear float16 8192x1024 @ 1024x1024", "amp(F.linear, rows, w1024)"),
+    ("autocast conv2d 3x3 float16 32x64x56x56 -> 64", "amp(F.conv2d, img, w3, padding=1)"),
+    ("autocast softmax (float32 out) 8192x1024", "amp(F.softmax, rows.half(), -1)"),
 ]
 
 BENCHES: list[Bench] = gpu_rows("cuda_nn", ROWS, gnn)

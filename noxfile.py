@@ -161,8 +161,11 @@ def cuda_emu(session: nox.Session) -> None:
     # its idle threads would spin beside the emulated kernels
     log = ROOT / "build" / "cuda_emu.log"  # the emulator's diagnostics (a bad launch, copy or handle)
     log.unlink(missing_ok=True)
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets,
-                env={"EMBER_EXAMPLE_STEPS": "5", "OPENBLAS_NUM_THREADS": "1", "EMBER_CUDA_EMU_LOG": str(log)})
+    env = {"EMBER_EXAMPLE_STEPS": "5", "OPENBLAS_NUM_THREADS": "1", "EMBER_CUDA_EMU_LOG": str(log)}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets, env=env)
+    if not session.posargs:  # the op sweeps once more on cuda:1 with cuda:0 current: every op on its operands' device
+        session.run("pytest", "-q", "-p", "no:cacheprovider", *CUDA_TESTS[:2],
+                    env={**env, "EMBER_CUDA_PARITY_DEVICE": "cuda:1"})
     if log.exists():
         session.error(f"the CUDA emulator reported problems (tests passing regardless):\n{log.read_text()}")
 

@@ -67,7 +67,7 @@ def test_cuda_grad_parity(key: str, variant: str, case: Any) -> None:
     gos = [ember.randn(tuple(o.shape), dtype=o.dtype, generator=ember.Generator().manual_seed(i))
            for i, o in enumerate(couts)]
     c_g, c_exc = H.run(lambda: ember.autograd.grad(couts, cleaves, gos, allow_unused=True))
-    g_g, g_exc = H.run(lambda: CP.synced(ember.autograd.grad(gouts, gleaves, [t.cuda() for t in gos],
+    g_g, g_exc = H.run(lambda: CP.synced(ember.autograd.grad(gouts, gleaves, [t.to(CP.DEVICE) for t in gos],
                                                              allow_unused=True)))
     if isinstance(g_exc, NotImplementedError) and c_exc is None:
         return  # a backward kernel's dtype gap
@@ -77,7 +77,8 @@ def test_cuda_grad_parity(key: str, variant: str, case: Any) -> None:
         if cg is None or gg is None:  # unused: the other side None too, or zeros
             assert all(t is None or not t.abs().sum().item() for t in (cg, gg)), f"grad {i}: CPU {cg}, GPU {gg}"
             continue
-        assert gg.device.type == "cuda", f"grad {i} on {gg.device}"
+        assert gg.device.type == "cuda" and (CP.DEVICE == "cuda" or gg.device == ember.device(CP.DEVICE)), \
+            f"grad {i} on {gg.device}"
         assert gg.dtype == cg.dtype and gg.shape == cg.shape, (gg.dtype, cg.dtype, gg.shape, cg.shape)
         rtol, atol = max(TOL.get(cg.dtype, (1e-2, 1e-2)), *(TOL.get(o.dtype, (1e-2, 1e-2)) for o in couts))
         got, want = gg.detach().cpu().double(), cg.detach().double()

@@ -11,6 +11,7 @@ PyTorch (its CPU tensors make the inputs); skipped elsewhere. Cases with no tens
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import ember
@@ -30,13 +31,16 @@ CUDA_OPS = {P.op_key(op) for op in P.OPS if op.get("cuda_unsupported") is None} 
 PARAMS = [p for p in P.PARAMS if p[0] in CUDA_OPS and p[4] in (None, "same")] if P else []
 IDS = [P.param_id(p) for p in PARAMS] if P else []
 GPU_TOL_SCALE = 10.0
+# EMBER_CUDA_PARITY_DEVICE=cuda:1 runs the sweep on a device that is not the current one (every op
+# must launch on its operands' device and make its results there)
+DEVICE = os.environ.get("EMBER_CUDA_PARITY_DEVICE", "cuda")
 
 
 def materialize(obj: Any, g: Any) -> tuple[Any, Any]:
     """(CPU, GPU) ember twins of a case's argument: the same values and the same view."""
     if isinstance(obj, H.T):
         base = H.torch_to_ember(H.make_torch(obj, g))
-        return H.apply_view(base, obj.shape, obj.view), H.apply_view(base.cuda(), obj.shape, obj.view)
+        return H.apply_view(base, obj.shape, obj.view), H.apply_view(base.to(DEVICE), obj.shape, obj.view)
     if isinstance(obj, H.DT):
         return H.edt(obj.name), H.edt(obj.name)
     if isinstance(obj, (tuple, list)):
@@ -61,7 +65,8 @@ def as_torch(x: Any) -> Any:
 def on_host(x: Any) -> Any:
     """A GPU result moved to the CPU, each tensor checked to be on the device."""
     if isinstance(x, ember.Tensor):
-        assert x.device.type == "cuda", f"a result on {x.device}"
+        assert x.device.type == "cuda" and (DEVICE == "cuda" or x.device == ember.device(DEVICE)), \
+            f"a result on {x.device}"
         return x.cpu()
     if isinstance(x, tuple):
         vals = [on_host(v) for v in x]
@@ -71,7 +76,7 @@ def on_host(x: Any) -> Any:
 
 def synced(x: Any) -> Any:
     """x once the device is done: a kernel's index errors surface at the next wait, as in PyTorch."""
-    ember.cuda.synchronize()
+    ember.cuda.synchronize(DEVICE)
     return x
 
 
@@ -96,7 +101,7 @@ def test_cuda_parity(key: str, name: str, variant: str, case: Any, out_kind: str
             return  # the function's own case covers the error
         outs = [ember.full(tuple(r.shape), 3, dtype=r.dtype) for r in (ref if isinstance(ref, tuple) else (ref,))]
         cout = tuple(outs) if isinstance(ref, tuple) else outs[0]
-        gout = tuple(o.cuda() for o in outs) if isinstance(ref, tuple) else outs[0].cuda()
+        gout = tuple(o.to(DEVICE) for o in outs) if isinstance(ref, tuple) else outs[0].to(DEVICE)
         ckw, gkw = {**ckw, "out": cout}, {**gkw, "out": gout}
     if not any(t.device.type == "cuda" for t in P.tensors_in((gargs, gkw))):
         return  # numbers only (or a factory): nothing on the device

@@ -155,8 +155,8 @@ def cuda_emu(session: nox.Session) -> None:
     install_core(session, cmake_args="-DEMBER_CUDA_EMU=ON;-DCMAKE_BUILD_TYPE=RelWithDebInfo", strip=False)
     install_pure(session, ["nn", "data"])
     session.install(*TEST_DEPS, TORCH)
-    targets = session.posargs or [*CUDA_TESTS, "packages/core/tests/test_caching_allocator.py",
-                                  "packages/core/tests/test_cuda_examples.py"]
+    targets = session.posargs or [*CUDA_TESTS, *(f"packages/core/tests/test_{n}.py" for n in
+                                                 ("caching_allocator", "accelerator", "cuda_examples"))]
     # 5 training steps per example (30 on a GPU); OpenBLAS (the emulated cuBLAS) on one thread, as
     # its idle threads would spin beside the emulated kernels
     log = ROOT / "build" / "cuda_emu.log"  # the emulator's diagnostics (a bad launch, copy or handle)

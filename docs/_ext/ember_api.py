@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # packages/core/tests/test_docstrings_packages.py imports PAG
 # (page, title, distribution, modules on that page)
 PAGES = [
     ("core", "ember (tensors and operators)", "ember-core",
-     ["ember", "ember.linalg", "ember.fft", "ember.signal.windows", "ember.autograd", "ember.amp", "ember.testing"]),
+     ["ember", "ember.linalg", "ember.fft", "ember.signal.windows", "ember.autograd", "ember.amp", "ember.testing",
+      "ember.cuda", "ember.cuda.amp", "ember.cuda.nvtx", "ember.accelerator"]),
     ("tensor", "ember.Tensor", "ember-core", ["ember.Tensor"]),
     ("nn", "ember.nn", "ember-nn", ["ember.nn", "ember.nn.functional", "ember.nn.init", "ember.nn.utils"]),
     ("optim", "ember.optim", "ember-nn", ["ember.optim", "ember.optim.lr_scheduler"]),

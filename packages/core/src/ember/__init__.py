@@ -331,7 +331,7 @@ _LAZY_NAMES = {
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
                  "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal",
-                 "storage", "overrides")
+                 "storage", "overrides", "accelerator")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ember.cuda.memory import (  # noqa: F401  (re-exported, as torch.cuda does torch.cuda.memory's)
+from ember.cuda.memory import (  # re-exported, as torch.cuda does torch.cuda.memory's
     _compiled,
     _index,
     _lib,
@@ -30,16 +30,30 @@ from ember.cuda.memory import (  # noqa: F401  (re-exported, as torch.cuda does 
     set_per_process_memory_fraction,
 )
 
+__all__ = ["Event", "ExternalStream", "Stream", "StreamContext", "can_device_access_peer", "current_device",
+           "current_stream", "default_stream", "device", "device_count", "device_of", "empty_cache", "get_arch_list",
+           "get_device_capability", "get_device_name", "get_device_properties", "get_gencode_flags",
+           "get_per_process_memory_fraction", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
+           "ipc_collect", "is_available", "is_bf16_supported", "is_initialized", "is_tf32_supported", "manual_seed",
+           "manual_seed_all", "max_memory_allocated", "max_memory_cached", "max_memory_reserved", "mem_get_info",
+           "memory_allocated", "memory_cached", "memory_reserved", "memory_stats", "memory_stats_as_nested_dict",
+           "memory_summary", "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached",
+           "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_per_process_memory_fraction",
+           "set_rng_state", "set_rng_state_all", "set_stream", "stream", "synchronize"]
+
 
 def is_available() -> bool:
+    """Whether ember was built with CUDA and this machine has a GPU it can use."""
     return device_count() > 0
 
 
 def device_count() -> int:
+    """How many GPUs CUDA sees (0 without a CUDA build, a driver or a GPU)."""
     return int(_lib()._cuda_device_count())
 
 
 def is_initialized() -> bool:
+    """Whether CUDA has been initialised in this process (it is, lazily, at first use)."""
     return bool(_lib()._cuda_is_initialized())
 
 
@@ -58,16 +72,20 @@ set_rng_state_all = random.set_rng_state_all
 
 
 def current_device() -> int:
+    """The index of this thread's current GPU."""
     return int(_compiled()._cuda_current_device())
 
 
 def set_device(device: Any) -> None:
+    """Make ``device`` (an index or a CUDA device) this thread's current GPU; a negative index does
+    nothing."""
     index = _index(device)
     if index >= 0:  # torch: a negative index is a no-op
         _compiled()._cuda_set_device(index)
 
 
 def synchronize(device: Any = None) -> None:
+    """Wait until every stream of ``device`` (default: the current GPU) has finished its work."""
     _compiled()._cuda_synchronize(_index(device))
 
 
@@ -84,14 +102,17 @@ class _CudaDeviceProperties:
 
 
 def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
+    """The GPU's name, compute capability, multiprocessor count and total memory."""
     return _CudaDeviceProperties(*_compiled()._cuda_device_properties(_index(device)))
 
 
 def get_device_name(device: Any = None) -> str:
+    """The GPU's name, as the driver gives it."""
     return get_device_properties(device).name
 
 
 def get_device_capability(device: Any = None) -> tuple[int, int]:
+    """The GPU's compute capability (major, minor): (9, 0) for an H100."""
     p = get_device_properties(device)
     return p.major, p.minor
 

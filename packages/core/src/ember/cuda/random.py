@@ -85,6 +85,7 @@ def get_rng_state(device: Any = "cuda") -> Any:
 
 
 def get_rng_state_all() -> list[Any]:
+    """Every GPU's generator state, in device order."""
     return [get_rng_state(i) for i in range(_count())]
 
 
@@ -95,5 +96,6 @@ def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
 
 
 def set_rng_state_all(new_states: Iterable[Any]) -> None:
+    """Set each GPU's generator state from ``new_states``, in device order."""
     for i, state in enumerate(new_states):
         set_rng_state(state, i)

@@ -86,7 +86,7 @@ def custom_fwd(fwd: Callable | None = None, *, cast_inputs: Any = None) -> Any:
     ``ember.amp.custom_fwd(args..., device_type="cuda")`` and emits PyTorch's FutureWarning.
 
     Args:
-        fwd (callable, optional): the ``forward`` of an ``autograd.Function`` (None: a decorator).
+        fwd (Callable, optional): the ``forward`` of an ``autograd.Function`` (None: a decorator).
         cast_inputs (ember.dtype, optional): run ``forward`` with autocast off and its floating CUDA
             inputs cast to this dtype, when autocast is on.
 
@@ -103,7 +103,7 @@ def custom_bwd(bwd: Callable) -> Any:
     ``ember.amp.custom_bwd(args..., device_type="cuda")`` and emits PyTorch's FutureWarning.
 
     Args:
-        bwd (callable): the ``backward`` of an ``autograd.Function``.
+        bwd (Callable): the ``backward`` of an ``autograd.Function``.
 
     Returns:
         The decorated ``backward``, run under the autocast state its forward had.

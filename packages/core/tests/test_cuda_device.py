@@ -190,3 +190,17 @@ def test_custom_function_unused_output_gradient_is_on_the_device() -> None:
     a, _ = Two.apply(x)
     a.sum().backward()
     assert seen == [x.device] and x.grad.cpu().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_launch_blocking_raises_at_the_op() -> None:
+    """CUDA_LAUNCH_BLOCKING=1: a kernel's bad index is raised by the op that launched it, not at the
+    next wait."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import ember\nx = ember.ones(4, 3, device='cuda')\ni = ember.tensor([0, 7], device='cuda')\n"
+            "try:\n    ember.index_select(x, 0, i)\nexcept IndexError as e:\n    print('at the op:', e)\n")
+    env = {**os.environ, "CUDA_LAUNCH_BLOCKING": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "at the op: index out of range in self" in out.stdout, out.stdout + out.stderr

@@ -11,12 +11,14 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
 #include "core/error.h"
 #include "core/scalar_type.h"
 #include "iter/elementwise_iter.h"
+#include "kernels/cuda/device_error.h"
 #include "kernels/cuda/device_of.h"
 
 namespace ember::cuda {
@@ -157,9 +159,23 @@ inline unsigned capped_blocks(int64_t blocks) {
 }
 inline unsigned grid_for(int64_t n) { return capped_blocks((n + 255) / 256); }
 
+// CUDA_LAUNCH_BLOCKING=1 (PyTorch's debugging switch): each launch is waited for, so a kernel's
+// errors -- the device error records' bad indices too -- are raised by the op that launched it.
+inline bool launch_blocking() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDA_LAUNCH_BLOCKING");
+    return v && v[0] == '1';
+  }();
+  return on;
+}
+
 inline void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();
   EMBER_CHECK(e == cudaSuccess, "CUDA error: ", cudaGetErrorString(e), " (", what, ")");
+  if (launch_blocking()) [[unlikely]] {
+    check_cuda(cudaStreamSynchronize(current_stream(-1)), what);
+    raise_device_errors();
+  }
 }
 
 template <int N>

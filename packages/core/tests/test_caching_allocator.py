@@ -239,3 +239,42 @@ def test_memory_summary_prints_as_torch() -> None:
             assert _format_summary(stats, 3, abbreviated) == torch.cuda.memory_summary(3, abbreviated)
     finally:
         mem.memory_stats = saved
+
+
+def test_max_split_size_keeps_large_blocks_whole() -> None:
+    """max_split_size (PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N): blocks of that size or more are
+    never split, serve no smaller request and a large one only within 20 MiB, and are counted as
+    oversize, as PyTorch's allocator does."""
+    a = make(capacity=1 << 30)
+    a.set_max_split_size(64 * MiB)
+    assert stat(a, "max_split_size") == 64 * MiB
+    p = a.allocate(100 * MiB)  # oversize: its own segment, not split
+    assert a.allocated_size(p) == 100 * MiB and stat(a, "oversize_allocations.current") == 1
+    assert stat(a, "oversize_segments.current") == 1 and stat(a, "inactive_split.all.current") == 0
+    a.free(p)
+    q = a.allocate(30 * MiB)  # smaller than max_split: the cached 100 MiB block is not used
+    assert q != p and stat(a, "num_device_alloc") == 2
+    r = a.allocate(90 * MiB)  # within 20 MiB of the cached block: reused whole
+    assert r == p and a.allocated_size(r) == 100 * MiB
+    a.free(r)
+    s = a.allocate(70 * MiB)  # more than 20 MiB smaller: a new segment
+    assert s != p and stat(a, "oversize_allocations.current") == 1
+    for x in (q, s):
+        a.free(x)
+    a.empty_cache()
+    assert stat(a, "oversize_segments.current") == 0 and stat(a, "oversize_allocations.allocated") == 3
+
+
+@pytest.mark.parametrize("conf,want", [("max_split_size_mb:128", 128 * MiB), ("", -1),
+                                       ("garbage_collection_threshold:0.6,max_split_size_mb:64", 64 * MiB),
+                                       ("expandable_segments:False", -1)])
+def test_alloc_conf_parsing(conf: str, want: int) -> None:
+    assert _C._cuda_alloc_conf_max_split_size(conf) == want
+
+
+@pytest.mark.parametrize("conf,message", [("max_split_size_mb:20", "max_split_size_mb too small, must be > 20"),
+                                          ("max_split_size_mb:x", "Error parsing backend config string"),
+                                          ("bogus_key:1", "Unrecognized key 'bogus_key'")])
+def test_alloc_conf_errors(conf: str, message: str) -> None:
+    with pytest.raises(RuntimeError, match=message):
+        _C._cuda_alloc_conf_max_split_size(conf)

@@ -134,3 +134,25 @@ def test_nvtx_ranges() -> None:
 
     with nvtx.range("epoch {n}", n=1):
         assert step() == 7
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a GPU and a CUDA build of ember")
+def test_alloc_conf_on_the_device() -> None:
+    """PYTORCH_CUDA_ALLOC_CONF is read at CUDA's first allocation: max_split_size_mb shows in the
+    statistics, expandable_segments:True warns (ember has no expandable segments), a bad key raises."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import warnings, ember\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    x = ember.ones(4, device='cuda')\n"
+            "print(ember.cuda.memory_stats()['max_split_size'], [str(m.message) for m in w])\n")
+
+    def run(conf: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTORCH_CUDA_ALLOC_CONF": conf}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+    assert run("max_split_size_mb:64").stdout.split()[0] == str(64 << 20)
+    assert "expandable_segments not supported on this platform" in run("expandable_segments:True").stdout
+    bad = run("no_such_key:1")
+    assert bad.returncode != 0 and "Unrecognized key 'no_such_key'" in bad.stderr

@@ -1,6 +1,8 @@
 #include "caching_allocator.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <tuple>
 
 #include "error.h"
@@ -95,6 +97,9 @@ CachingAllocator::Block* CachingAllocator::find_free_block(Pool& pool, size_t si
   Block* b = *it;
   // A huge cached block is not carved up for a much smaller large request (PyTorch's rule).
   if (!pool.small && b->size >= size + kLargeBuffer && size >= kMinLargeAlloc) return nullptr;
+  // max_split_size: an oversize block serves no smaller request, and a large one only within kLargeBuffer.
+  if (size < max_split_ && b->size >= max_split_) return nullptr;
+  if (size >= max_split_ && b->size >= size + kLargeBuffer) return nullptr;
   pool.free_blocks.erase(it);
   return b;
 }
@@ -103,6 +108,11 @@ void* CachingAllocator::raw_alloc_within_fraction(size_t seg) {
   const auto reserved = size_t(stats_.reserved_bytes[0].current);
   if (allowed_bytes_ != SIZE_MAX && (reserved > allowed_bytes_ || seg > allowed_bytes_ - reserved)) return nullptr;
   return device_->raw_alloc(seg);
+}
+
+void CachingAllocator::set_max_split_size(size_t bytes) {
+  std::lock_guard<std::mutex> g(mu_);
+  max_split_ = bytes;
 }
 
 void CachingAllocator::set_memory_fraction(double fraction) {
@@ -135,6 +145,7 @@ CachingAllocator::Block* CachingAllocator::new_segment(Pool& pool, size_t size, 
                                              size_t(stats_.reserved_bytes[0].current), allowed_bytes_));
   }
   ++stats_.num_device_alloc;
+  if (seg >= max_split_) stats_.oversize_segments.add(1);
   stat_add(stats_.segment, pool, 1);
   stat_add(stats_.reserved_bytes, pool, int64_t(seg));
   return new Block(p, seg, stream, &pool);
@@ -156,9 +167,9 @@ void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
     b = new_segment(pool, size, stream, nbytes);
   }
   // Split off the rest when it is worth keeping: any 512 bytes in the small pool, more than a
-  // small allocation in the large one.
+  // small allocation in the large one (never an oversize request's block).
   const size_t rest = b->size - size;
-  if (pool.small ? rest >= kMinBlockSize : rest > kSmallSize) {
+  if (pool.small ? rest >= kMinBlockSize : rest > kSmallSize && size < max_split_) {
     auto* r = new Block(static_cast<char*>(b->ptr) + size, rest, stream, &pool);
     r->prev = b;
     r->next = b->next;
@@ -171,6 +182,7 @@ void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
   }
   b->allocated = true;
   b->requested = nbytes;
+  if (b->size >= max_split_) stats_.oversize_allocations.add(1);
   active_blocks_[b->ptr] = b;
   stat_add(stats_.allocation, pool, 1);
   stat_add(stats_.active, pool, 1);
@@ -190,6 +202,7 @@ void CachingAllocator::free(void* p) {
   b->allocated = false;
   Pool& pool = *b->pool;
   stat_sub(stats_.allocation, pool, 1);
+  if (b->size >= max_split_) stats_.oversize_allocations.sub(1);
   stat_sub(stats_.allocated_bytes, pool, int64_t(b->size));
   stat_sub(stats_.requested_bytes, pool, int64_t(b->requested));
   if (!b->stream_uses.empty()) {
@@ -267,6 +280,7 @@ void CachingAllocator::release_cached_blocks() {
       }
       device_->raw_free(b->ptr);
       ++stats_.num_device_free;
+      if (b->size >= max_split_) stats_.oversize_segments.sub(1);
       stat_sub(stats_.segment, *pool, 1);
       stat_sub(stats_.reserved_bytes, *pool, int64_t(b->size));
       it = pool->free_blocks.erase(it);
@@ -292,6 +306,8 @@ void CachingAllocator::reset_peak_stats() {
        {stats_.allocation, stats_.segment, stats_.active, stats_.inactive_split, stats_.allocated_bytes,
         stats_.reserved_bytes, stats_.active_bytes, stats_.inactive_split_bytes, stats_.requested_bytes})
     for (int i = 0; i < 3; ++i) c[i].reset_peak();
+  stats_.oversize_allocations.reset_peak();
+  stats_.oversize_segments.reset_peak();
 }
 
 void CachingAllocator::reset_accumulated_stats() {
@@ -300,6 +316,8 @@ void CachingAllocator::reset_accumulated_stats() {
        {stats_.allocation, stats_.segment, stats_.active, stats_.inactive_split, stats_.allocated_bytes,
         stats_.reserved_bytes, stats_.active_bytes, stats_.inactive_split_bytes, stats_.requested_bytes})
     for (int i = 0; i < 3; ++i) c[i].reset_accumulated();
+  stats_.oversize_allocations.reset_accumulated();
+  stats_.oversize_segments.reset_accumulated();
   stats_.num_alloc_retries = stats_.num_ooms = stats_.num_device_alloc = stats_.num_device_free = 0;
   stats_.num_sync_all_streams = 0;
 }
@@ -311,7 +329,7 @@ size_t CachingAllocator::allocated_size(void* p) {
   return it->second->size;
 }
 
-std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorStats& s) {
+std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorStats& s, size_t max_split) {
   std::vector<std::pair<std::string, int64_t>> out;
   const std::pair<const char*, const StatCounter*> stats[] = {{"allocation", s.allocation},
                                                               {"segment", s.segment},
@@ -337,10 +355,15 @@ std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorS
   out.emplace_back("num_device_free", s.num_device_free);
   out.emplace_back("num_sync_all_streams", s.num_sync_all_streams);
   out.emplace_back("num_oom_rejections", 0);
-  // no max_split_size (PyTorch's default: unlimited), so nothing is over-size
-  out.emplace_back("max_split_size", -1);
-  for (const char* k : {"oversize_allocations.", "oversize_segments."})
-    for (const char* m : {"current", "peak", "allocated", "freed"}) out.emplace_back(std::string(k) + m, 0);
+  out.emplace_back("max_split_size", max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split));
+  const std::pair<const char*, const StatCounter*> oversize[] = {{"oversize_allocations.", &s.oversize_allocations},
+                                                                 {"oversize_segments.", &s.oversize_segments}};
+  for (const auto& [k, c] : oversize) {
+    out.emplace_back(std::string(k) + "current", c->current);
+    out.emplace_back(std::string(k) + "peak", c->peak);
+    out.emplace_back(std::string(k) + "allocated", c->allocated);
+    out.emplace_back(std::string(k) + "freed", c->freed);
+  }
   return out;
 }
 
@@ -355,6 +378,45 @@ std::string format_size(size_t n) {
   return buf;
 }
 }  // namespace
+
+size_t max_split_size_from_config(const char* conf) {
+  size_t max_split = SIZE_MAX;
+  if (!conf) return max_split;
+  const std::string text(conf);
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    EMBER_CHECK(colon != std::string::npos, "Error parsing backend config string: ", item);
+    const std::string key = item.substr(0, colon), value = item.substr(colon + 1);
+    if (key == "max_split_size_mb") {
+      char* stop = nullptr;
+      const long long mb = std::strtoll(value.c_str(), &stop, 10);
+      EMBER_CHECK(stop && *stop == '\0' && !value.empty(), "Error parsing backend config string: ", item);
+      const size_t min_mb = CachingAllocator::kLargeBuffer >> 20;
+      EMBER_CHECK(mb > static_cast<long long>(min_mb),
+                  "CachingAllocator option max_split_size_mb too small, must be > ", min_mb);
+      max_split = static_cast<size_t>(mb) << 20;
+    } else if (key == "expandable_segments") {
+      EMBER_CHECK(value == "True" || value == "False", "Expected a single True/False argument for expandable_segments");
+      if (value == "True") warn("expandable_segments not supported on this platform");
+    } else {
+      // the other settings PyTorch reads tune its allocator's heuristics; ember's has none of them
+      static const char* const kKnown[] = {"garbage_collection_threshold", "roundup_power2_divisions",
+                                           "release_lock_on_cudamalloc",   "pinned_use_cuda_host_register",
+                                           "pinned_num_register_threads",  "backend",
+                                           "max_non_split_rounding_mb"};
+      bool known = false;
+      for (const char* k : kKnown) known = known || key == k;
+      EMBER_CHECK(known, "Unrecognized key '", key, "' in CUDA caching allocator config.");
+    }
+  }
+  return max_split;
+}
 
 std::string oom_message(size_t request, int device_index, size_t total, size_t free, size_t allocated, size_t reserved,
                         size_t allowed) {

@@ -48,6 +48,7 @@ struct AllocatorStats {
   // index 0: all, 1: small pool, 2: large pool (PyTorch's "all" / "small_pool" / "large_pool")
   StatCounter allocation[3], segment[3], active[3], inactive_split[3];
   StatCounter allocated_bytes[3], reserved_bytes[3], active_bytes[3], inactive_split_bytes[3], requested_bytes[3];
+  StatCounter oversize_allocations, oversize_segments;  // blocks / segments of max_split_size or more
   int64_t num_alloc_retries = 0, num_ooms = 0, num_device_alloc = 0, num_device_free = 0, num_sync_all_streams = 0;
 };
 
@@ -69,12 +70,16 @@ class CachingAllocator {
   void record_stream(void* p, StreamId stream);
   void empty_cache();  // give every whole free segment back to the device
   AllocatorStats stats();
+  size_t max_split_size() const { return max_split_; }
   void reset_peak_stats();
   void reset_accumulated_stats();
   // set_per_process_memory_fraction: segments beyond fraction x the device's memory are refused
   // (the cache freed and retried first, then OutOfMemoryError), as PyTorch's.
   void set_memory_fraction(double fraction);
   double memory_fraction();
+  // PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb: cached blocks of this size or more are never split
+  // and serve only requests within kLargeBuffer of their size (less fragmentation), as PyTorch's.
+  void set_max_split_size(size_t bytes);
   size_t allocated_size(void* p);  // the block's (rounded) size
   DeviceMemory& device() { return *device_; }
 
@@ -102,12 +107,18 @@ class CachingAllocator {
 
   AllocatorStats stats_;
   double fraction_ = 1.0;
+  size_t max_split_ = SIZE_MAX;      // PyTorch's default: every block may be split
   size_t allowed_bytes_ = SIZE_MAX;  // fraction_ x total memory, SIZE_MAX while never set
   std::mutex mu_;
 };
 
 // The statistics under torch.cuda.memory_stats()'s keys ("allocated_bytes.all.current", ...).
-std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorStats& s);
+// (max_split: the max_split_size in bytes, SIZE_MAX when unset -- reported as -1.)
+std::vector<std::pair<std::string, int64_t>> memory_stats_items(const AllocatorStats& s, size_t max_split = SIZE_MAX);
+
+// PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb in bytes (SIZE_MAX when absent); PyTorch's errors for a
+// malformed or unknown setting.
+size_t max_split_size_from_config(const char* conf);
 
 // PyTorch's out-of-memory message for `device_index`.
 // (allowed: the memory fraction's limit in bytes, SIZE_MAX when none is set.)

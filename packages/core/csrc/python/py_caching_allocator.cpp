@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <string>
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
@@ -98,13 +99,20 @@ void init_caching_allocator(py::module_& m) {
       .def("memory_stats",
            [](MockAllocator& a) {
              py::dict d;
-             for (const auto& [k, v] : memory_stats_items(a.alloc.stats())) d[py::str(k)] = v;
+             for (const auto& [k, v] : memory_stats_items(a.alloc.stats(), a.alloc.max_split_size())) d[py::str(k)] = v;
              return d;
            })
       .def("reset_peak_memory_stats", [](MockAllocator& a) { a.alloc.reset_peak_stats(); })
       .def("reset_accumulated_memory_stats", [](MockAllocator& a) { a.alloc.reset_accumulated_stats(); })
       .def("set_memory_fraction", [](MockAllocator& a, double f) { a.alloc.set_memory_fraction(f); })
-      .def("memory_fraction", [](MockAllocator& a) { return a.alloc.memory_fraction(); });
+      .def("memory_fraction", [](MockAllocator& a) { return a.alloc.memory_fraction(); })
+      .def("set_max_split_size", [](MockAllocator& a, size_t n) { a.alloc.set_max_split_size(n); });
+  m.def("_cuda_alloc_conf_max_split_size", [](const std::string& conf) {
+    return with_ember_errors([&] {
+      const size_t n = max_split_size_from_config(conf.c_str());
+      return n == SIZE_MAX ? int64_t(-1) : static_cast<int64_t>(n);
+    });
+  });
 }
 
 }  // namespace ember::python

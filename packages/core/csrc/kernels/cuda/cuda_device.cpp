@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -108,7 +109,15 @@ CachingAllocator& allocator(int index) {
   std::lock_guard<std::mutex> g(mu);
   if (allocators->empty()) allocators->resize(static_cast<size_t>(init().count));
   auto& a = (*allocators)[static_cast<size_t>(index)];
-  if (!a) a = std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(index));
+  if (!a) {
+    // PYTORCH_CUDA_ALLOC_CONF (or its newer name PYTORCH_ALLOC_CONF), read once per process
+    static const size_t max_split = [] {
+      const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+      return max_split_size_from_config(conf ? conf : std::getenv("PYTORCH_ALLOC_CONF"));
+    }();
+    a = std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(index));
+    a->set_max_split_size(max_split);
+  }
   return *a;
 }
 
@@ -159,7 +168,8 @@ CudaDeviceProperties cuda_device_properties(int index) {
 bool cuda_is_initialized() { return g_initialized && init().count > 0; }
 
 std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index) {
-  return memory_stats_items(allocator(cuda_device_index(index)).stats());
+  CachingAllocator& a = allocator(cuda_device_index(index));
+  return memory_stats_items(a.stats(), a.max_split_size());
 }
 
 void cuda_empty_cache() {

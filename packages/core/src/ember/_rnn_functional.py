@@ -18,7 +18,7 @@ def _runner(mode: str, params: Any, has_biases: bool, num_layers: int, dropout: 
     from ember.nn.modules.rnn import RNNBase
 
     class _Run:
-        _run, _run_direction = RNNBase._run, RNNBase._run_direction
+        _run, _run_layers, _run_direction = RNNBase._run, RNNBase._run_layers, RNNBase._run_direction
         _sequence_ok, _run_sequence, _layer_step = RNNBase._sequence_ok, RNNBase._run_sequence, RNNBase._layer_step
 
     params = list(params)

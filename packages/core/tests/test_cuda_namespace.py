@@ -87,6 +87,9 @@ def test_memory_functions_on_the_device() -> None:
     assert "from large pool" not in ember.cuda.memory_summary(abbreviated=True)
     with pytest.warns(FutureWarning, match="renamed to `torch.cuda.memory_reserved`"):
         assert ember.cuda.memory_cached() == ember.cuda.memory_reserved()
+    segments = ember.cuda.memory_snapshot()
+    assert sum(s["total_size"] for s in segments if s["device"] == 0) == ember.cuda.memory_reserved()
+    assert any(b["state"] == "active_allocated" and b["size"] >= 3 << 22 for s in segments for b in s["blocks"])
     ember.cuda.reset_accumulated_memory_stats()
     assert ember.cuda.memory_stats()["allocated_bytes.all.allocated"] == 0
     assert ember.cuda.memory_allocated() == stats["allocated_bytes.all.current"]

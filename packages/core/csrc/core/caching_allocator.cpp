@@ -1,5 +1,6 @@
 #include "caching_allocator.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -298,6 +299,33 @@ void CachingAllocator::empty_cache() {
 AllocatorStats CachingAllocator::stats() {
   std::lock_guard<std::mutex> g(mu_);
   return stats_;
+}
+
+std::vector<SnapshotSegment> CachingAllocator::snapshot() {
+  std::lock_guard<std::mutex> g(mu_);
+  std::set<Block*> heads;  // every block is allocated, awaiting other streams' events, or free in a pool
+  auto add = [&](Block* b) {
+    while (b->prev) b = b->prev;
+    heads.insert(b);
+  };
+  for (const auto& [p, b] : active_blocks_) add(b);
+  for (const auto& [ev, b] : pending_events_) add(b);
+  for (Pool* pool : {small_.get(), large_.get()})
+    for (Block* b : pool->free_blocks) add(b);
+  std::vector<SnapshotSegment> out;
+  for (Block* head : heads) {
+    SnapshotSegment seg{reinterpret_cast<uintptr_t>(head->ptr), 0, 0, 0, 0, head->stream, head->pool->small, {}};
+    for (Block* b = head; b; b = b->next) {
+      const char* state = b->allocated ? "active_allocated" : b->event_count > 0 ? "active_awaiting_free" : "inactive";
+      seg.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size, b->allocated ? b->requested : 0, state});
+      seg.total_size += b->size;
+      if (b->allocated) seg.allocated_size += b->size, seg.requested_size += b->requested;
+      if (b->allocated || b->event_count > 0) seg.active_size += b->size;
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
+  return out;
 }
 
 void CachingAllocator::reset_peak_stats() {

@@ -52,6 +52,21 @@ struct AllocatorStats {
   int64_t num_alloc_retries = 0, num_ooms = 0, num_device_alloc = 0, num_device_free = 0, num_sync_all_streams = 0;
 };
 
+// memory_snapshot's view of the allocator: each segment (one device allocation) and its blocks in
+// address order, as PyTorch's snapshot describes them.
+struct SnapshotBlock {
+  uintptr_t address;
+  size_t size, requested;
+  const char* state;  // "active_allocated", "active_awaiting_free" (other streams still use it), "inactive"
+};
+struct SnapshotSegment {
+  uintptr_t address;
+  size_t total_size = 0, allocated_size = 0, active_size = 0, requested_size = 0;
+  StreamId stream;
+  bool small;
+  std::vector<SnapshotBlock> blocks;
+};
+
 class CachingAllocator {
  public:
   static constexpr size_t kMinBlockSize = 512;
@@ -70,6 +85,7 @@ class CachingAllocator {
   void record_stream(void* p, StreamId stream);
   void empty_cache();  // give every whole free segment back to the device
   AllocatorStats stats();
+  std::vector<SnapshotSegment> snapshot();
   size_t max_split_size() const { return max_split_; }
   void reset_peak_stats();
   void reset_accumulated_stats();

@@ -11,6 +11,7 @@
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
+#include "kernels/cuda/cuda_runtime_api.h"
 #include "pybind_errors.h"
 
 namespace py = pybind11;
@@ -71,6 +72,25 @@ struct MockAllocator {
 };
 
 uintptr_t addr(void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// memory_snapshot's segments as PyTorch's dicts (no allocation traces: frames stay empty).
+py::list snapshot_list(const std::vector<SnapshotSegment>& segments, int device) {
+  py::list out;
+  for (const SnapshotSegment& s : segments) {
+    py::list blocks;
+    for (const SnapshotBlock& b : s.blocks)
+      blocks.append(py::dict(py::arg("address") = b.address, py::arg("size") = b.size,
+                             py::arg("requested_size") = b.requested, py::arg("state") = b.state,
+                             py::arg("frames") = py::list()));
+    out.append(py::dict(py::arg("device") = device, py::arg("address") = s.address,
+                        py::arg("total_size") = s.total_size, py::arg("allocated_size") = s.allocated_size,
+                        py::arg("active_size") = s.active_size, py::arg("requested_size") = s.requested_size,
+                        py::arg("stream") = s.stream, py::arg("segment_type") = s.small ? "small" : "large",
+                        py::arg("segment_pool_id") = py::make_tuple(0, 0), py::arg("is_expandable") = false,
+                        py::arg("frames") = py::list(), py::arg("blocks") = blocks));
+  }
+  return out;
+}
 void* ptr(uintptr_t a) { return reinterpret_cast<void*>(a); }
 
 }  // namespace
@@ -106,7 +126,11 @@ void init_caching_allocator(py::module_& m) {
       .def("reset_accumulated_memory_stats", [](MockAllocator& a) { a.alloc.reset_accumulated_stats(); })
       .def("set_memory_fraction", [](MockAllocator& a, double f) { a.alloc.set_memory_fraction(f); })
       .def("memory_fraction", [](MockAllocator& a) { return a.alloc.memory_fraction(); })
-      .def("set_max_split_size", [](MockAllocator& a, size_t n) { a.alloc.set_max_split_size(n); });
+      .def("set_max_split_size", [](MockAllocator& a, size_t n) { a.alloc.set_max_split_size(n); })
+      .def("memory_snapshot", [](MockAllocator& a) { return snapshot_list(a.alloc.snapshot(), 0); });
+  m.def("_cuda_memory_snapshot", [](int device) {
+    return with_ember_errors([&] { return snapshot_list(cuda_memory_snapshot(device), device); });
+  });
   m.def("_cuda_alloc_conf_max_split_size", [](const std::string& conf) {
     return with_ember_errors([&] {
       const size_t n = max_split_size_from_config(conf.c_str());

@@ -250,6 +250,8 @@ std::pair<int64_t, int64_t> cuda_mem_get_info(int index) {
 
 void cuda_reset_peak_memory_stats(int index) { allocator(cuda_device_index(index)).reset_peak_stats(); }
 
+std::vector<SnapshotSegment> cuda_memory_snapshot(int index) { return allocator(cuda_device_index(index)).snapshot(); }
+
 void cuda_reset_accumulated_memory_stats(int index) { allocator(cuda_device_index(index)).reset_accumulated_stats(); }
 
 void cuda_set_memory_fraction(double fraction, int index) {

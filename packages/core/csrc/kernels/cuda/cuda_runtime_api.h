@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/caching_allocator.h"
+
 namespace ember {
 
 bool cuda_is_compiled();
@@ -27,6 +29,7 @@ std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int index);
 void cuda_empty_cache();
 void cuda_reset_peak_memory_stats(int index);
 void cuda_reset_accumulated_memory_stats(int index);
+std::vector<SnapshotSegment> cuda_memory_snapshot(int index);  // [] for a device CUDA has not allocated on
 void cuda_set_memory_fraction(double fraction, int index);
 double cuda_get_memory_fraction(int index);
 bool cuda_can_device_access_peer(int device, int peer_device);

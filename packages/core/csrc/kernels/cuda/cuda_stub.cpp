@@ -28,6 +28,7 @@ std::vector<std::pair<std::string, int64_t>> cuda_memory_stats(int) { cuda_backe
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) { cuda_backend_unavailable(); }
 void cuda_reset_accumulated_memory_stats(int) { cuda_backend_unavailable(); }
+std::vector<SnapshotSegment> cuda_memory_snapshot(int) { return {}; }
 void cuda_set_memory_fraction(double, int) { cuda_backend_unavailable(); }
 double cuda_get_memory_fraction(int) { cuda_backend_unavailable(); }
 bool cuda_can_device_access_peer(int, int) { cuda_backend_unavailable(); }

@@ -20,6 +20,7 @@ from ember.cuda.memory import (  # re-exported, as torch.cuda does torch.cuda.me
     memory_allocated,
     memory_cached,
     memory_reserved,
+    memory_snapshot,
     memory_stats,
     memory_stats_as_nested_dict,
     memory_summary,
@@ -36,10 +37,11 @@ __all__ = ["Event", "ExternalStream", "Stream", "StreamContext", "can_device_acc
            "get_per_process_memory_fraction", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
            "ipc_collect", "is_available", "is_bf16_supported", "is_initialized", "is_tf32_supported", "manual_seed",
            "manual_seed_all", "max_memory_allocated", "max_memory_cached", "max_memory_reserved", "mem_get_info",
-           "memory_allocated", "memory_cached", "memory_reserved", "memory_stats", "memory_stats_as_nested_dict",
-           "memory_summary", "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached",
-           "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_per_process_memory_fraction",
-           "set_rng_state", "set_rng_state_all", "set_stream", "stream", "synchronize"]
+           "memory_allocated", "memory_cached", "memory_reserved", "memory_snapshot", "memory_stats",
+           "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
+           "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats", "seed", "seed_all",
+           "set_device", "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "set_stream",
+           "stream", "synchronize"]
 
 
 def is_available() -> bool:

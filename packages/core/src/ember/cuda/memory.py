@@ -11,7 +11,7 @@ from typing import Any
 __all__ = ["empty_cache", "get_per_process_memory_fraction", "max_memory_allocated", "max_memory_cached",
            "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_cached", "memory_reserved",
            "memory_stats", "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
-           "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats",
+           "memory_snapshot", "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats",
            "set_per_process_memory_fraction"]
 
 
@@ -183,6 +183,41 @@ def get_per_process_memory_fraction(device: Any = None) -> float:
     c = _compiled()
     index = c._cuda_current_device() if device is None else _index(device)
     return float(c._cuda_get_memory_fraction(index))
+
+
+def memory_snapshot(mempool_id: Any = None, include_traces: bool = True) -> list[dict[str, Any]]:
+    """The caching allocator's segments on every device, as PyTorch's snapshot lists them: each
+    segment's address, sizes (total, allocated, active, requested), stream and pool, and its blocks
+    in address order with their state (``"active_allocated"``, ``"active_awaiting_free"``,
+    ``"inactive"``). ember records no allocation traces, so every ``frames`` list is empty.
+
+    Args:
+        mempool_id: PyTorch's memory pool id; ember has the default pool only (None or (0, 0)).
+        include_traces (bool): accepted for PyTorch's signature (there are no traces).
+
+    Returns:
+        list of dict: the segments ([] before CUDA is initialised).
+    """
+    c = _compiled()
+    if mempool_id not in (None, (0, 0)):
+        raise RuntimeError(f"ember has no memory pool {mempool_id}: only the default pool (0, 0)")
+    if not _is_initialized():
+        return []
+    return [seg for d in range(int(c._cuda_device_count())) for seg in c._cuda_memory_snapshot(d)]
+
+
+def _snapshot(device: Any = None) -> dict[str, Any]:
+    """memory_snapshot with PyTorch's envelope: ``{"segments": [...], "device_traces": [[], ...]}``."""
+    segments = memory_snapshot()
+    return {"segments": segments, "device_traces": [[] for _ in range(int(_lib()._cuda_device_count()))]}
+
+
+def _dump_snapshot(filename: str = "dump_snapshot.pickle") -> None:
+    """Pickle _snapshot() to ``filename`` (the file PyTorch's memory visualizer reads)."""
+    import pickle
+
+    with open(filename, "wb") as f:
+        pickle.dump(_snapshot(), f)
 
 
 def _format_size(size: int, pref: float) -> str:

@@ -27,7 +27,8 @@ NO_CUDA_CALLS = [("is_bf16_supported", ()), ("is_tf32_supported", ()), ("get_arc
                  ("get_gencode_flags", ()), ("init", ()), ("ipc_collect", ()), ("memory_cached", ()),
                  ("max_memory_cached", ()), ("memory_stats_as_nested_dict", ()), ("memory_stats", ()),
                  ("set_per_process_memory_fraction", (0.5,)), ("get_per_process_memory_fraction", ()),
-                 ("can_device_access_peer", (0, 1)), ("memory_allocated", ()), ("empty_cache", ())]
+                 ("can_device_access_peer", (0, 1)), ("memory_allocated", ()), ("empty_cache", ()),
+                 ("get_sync_debug_mode", ()), ("set_sync_debug_mode", (1,))]
 
 
 @pytest.mark.skipif(CUDA, reason="a build without CUDA's answers")
@@ -159,3 +160,29 @@ def test_alloc_conf_on_the_device() -> None:
     assert "expandable_segments not supported on this platform" in run("expandable_segments:True").stdout
     bad = run("no_such_key:1")
     assert bad.returncode != 0 and "Unrecognized key 'no_such_key'" in bad.stderr
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a GPU and a CUDA build of ember")
+def test_sync_debug_mode() -> None:
+    """set_sync_debug_mode: a blocking copy to the host warns ("warn") or raises ("error"); the
+    asynchronous work (kernels, randperm's upload) does not."""
+    x = ember.ones(4, device="cuda")
+    assert ember.cuda.get_sync_debug_mode() == 0
+    try:
+        ember.cuda.set_sync_debug_mode("warn")
+        assert ember.cuda.get_sync_debug_mode() == 1
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = (x * 2 + 1).exp()
+            ember.randperm(6, device="cuda")
+        assert not caught, [str(w.message) for w in caught]
+        with pytest.warns(UserWarning, match="called a synchronizing CUDA operation"):
+            y.cpu()
+        ember.cuda.set_sync_debug_mode(2)
+        with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+            y.sum().item()
+        with pytest.raises(RuntimeError, match="expected one of `default`, `warn`, `error`"):
+            ember.cuda.set_sync_debug_mode("loud")
+    finally:
+        ember.cuda.set_sync_debug_mode("default")
+    assert y.cpu().tolist() == [float(ember.tensor(3.0).exp())] * 4

@@ -103,6 +103,8 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_can_device_access_peer",
         [](int d, int p) { return with_ember_errors([&] { return cuda_can_device_access_peer(d, p); }); });
   m.def("_cuda_arch_list", &cuda_arch_list);
+  m.def("_cuda_set_sync_debug_mode", [](int mode) { with_ember_errors([&] { cuda_set_sync_debug_mode(mode); }); });
+  m.def("_cuda_get_sync_debug_mode", [] { return with_ember_errors([] { return cuda_get_sync_debug_mode(); }); });
   m.def("_cuda_nvtx_range_push", &cuda_nvtx_range_push);
   m.def("_cuda_nvtx_range_pop", &cuda_nvtx_range_pop);
   m.def("_cuda_nvtx_range_start", &cuda_nvtx_range_start);

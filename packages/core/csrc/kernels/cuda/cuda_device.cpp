@@ -179,7 +179,25 @@ void cuda_empty_cache() {
 // Copies on the device's current stream. A copy to the host waits for it (the host reads the bytes
 // next); one from the host waits too unless the source is pinned and the caller asked for
 // non_blocking, as cudaMemcpy from pageable memory would.
+namespace {
+std::atomic<int> g_sync_debug{0};
+
+void warn_or_error_on_sync() {
+  const int mode = g_sync_debug.load(std::memory_order_relaxed);
+  if (mode == 1) [[unlikely]]
+    warn("called a synchronizing CUDA operation");
+  else if (mode == 2) [[unlikely]] fail(ErrorKind::Runtime, "called a synchronizing CUDA operation");
+}
+}  // namespace
+
+void cuda_set_sync_debug_mode(int mode) {
+  EMBER_CHECK(mode >= 0 && mode <= 2, "invalid value of debug_mode, expected one of 0,1,2");
+  g_sync_debug.store(mode, std::memory_order_relaxed);
+}
+int cuda_get_sync_debug_mode() { return g_sync_debug.load(std::memory_order_relaxed); }
+
 void device_from_host(void* dst, int device, const void* src, size_t nbytes, bool non_blocking) {
+  if (!non_blocking) warn_or_error_on_sync();
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
   check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s), "copy to the device");
@@ -204,6 +222,7 @@ void upload_async(void* dst, int device, const void* host, size_t nbytes) {
 }  // namespace cuda
 
 void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool non_blocking) {
+  if (!non_blocking) warn_or_error_on_sync();
   DeviceGuard g(device);
   cudaStream_t s = cuda::current_stream(device);
   check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s), "copy to the host");
@@ -221,6 +240,7 @@ void device_to_device(void* dst, int dst_device, const void* src, int src_device
   if (dst_device == src_device) {
     check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "device copy");
   } else {
+    warn_or_error_on_sync();  // the copy below waits for the device
     // The destination's queued work (its last reads and writes of dst's block) goes first, as
     // PyTorch's peer copy orders it: the source stream waits for an event on the destination's.
     cudaEvent_t dst_ready = nullptr;

@@ -58,6 +58,11 @@ void cuda_record_stream(void* p, int device, int64_t stream);
 // (free, total) bytes of the device, as cudaMemGetInfo.
 std::pair<int64_t, int64_t> cuda_mem_get_info(int device);
 
+// set_sync_debug_mode: 0 quiet, 1 a warning, 2 an error at each synchronizing copy (a blocking copy
+// to or from the host, a copy between GPUs), as PyTorch's "called a synchronizing CUDA operation".
+void cuda_set_sync_debug_mode(int mode);
+int cuda_get_sync_debug_mode();
+
 // NVTX ranges and marks (kernels/cuda/nvtx_ranges.cpp; ember.cuda.nvtx checks for a CUDA build first).
 int cuda_nvtx_range_push(const std::string& message);
 int cuda_nvtx_range_pop();

@@ -33,6 +33,8 @@ void cuda_set_memory_fraction(double, int) { cuda_backend_unavailable(); }
 double cuda_get_memory_fraction(int) { cuda_backend_unavailable(); }
 bool cuda_can_device_access_peer(int, int) { cuda_backend_unavailable(); }
 std::string cuda_arch_list() { return ""; }
+void cuda_set_sync_debug_mode(int) { cuda_backend_unavailable(); }
+int cuda_get_sync_debug_mode() { cuda_backend_unavailable(); }
 int cuda_nvtx_range_push(const std::string&) { cuda_backend_unavailable(); }
 int cuda_nvtx_range_pop() { cuda_backend_unavailable(); }
 uint64_t cuda_nvtx_range_start(const std::string&) { cuda_backend_unavailable(); }

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/philox.cuh"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/cuda/random_kernels.h"
@@ -359,7 +360,7 @@ void randperm(ScalarType dt, void* out, int64_t n, Generator* gen) {
       if constexpr (std::is_arithmetic_v<scalar_t>) v[static_cast<size_t>(i)] = static_cast<scalar_t>(r[i]);
       else v[static_cast<size_t>(i)] = scalar_t(static_cast<float>(r[i]));
     }
-    device_from_host(out, device, v.data(), static_cast<size_t>(n) * sizeof(scalar_t));
+    upload_async(out, device, v.data(), static_cast<size_t>(n) * sizeof(scalar_t));  // no wait, as PyTorch's
   });
 }
 

@@ -34,14 +34,14 @@ from ember.cuda.memory import (  # re-exported, as torch.cuda does torch.cuda.me
 __all__ = ["Event", "ExternalStream", "Stream", "StreamContext", "can_device_access_peer", "current_device",
            "current_stream", "default_stream", "device", "device_count", "device_of", "empty_cache", "get_arch_list",
            "get_device_capability", "get_device_name", "get_device_properties", "get_gencode_flags",
-           "get_per_process_memory_fraction", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
-           "ipc_collect", "is_available", "is_bf16_supported", "is_initialized", "is_tf32_supported", "manual_seed",
-           "manual_seed_all", "max_memory_allocated", "max_memory_cached", "max_memory_reserved", "mem_get_info",
-           "memory_allocated", "memory_cached", "memory_reserved", "memory_snapshot", "memory_stats",
+           "get_per_process_memory_fraction", "get_rng_state", "get_rng_state_all", "get_sync_debug_mode", "init",
+           "initial_seed", "ipc_collect", "is_available", "is_bf16_supported", "is_initialized", "is_tf32_supported",
+           "manual_seed", "manual_seed_all", "max_memory_allocated", "max_memory_cached", "max_memory_reserved",
+           "mem_get_info", "memory_allocated", "memory_cached", "memory_reserved", "memory_snapshot", "memory_stats",
            "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
            "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats", "seed", "seed_all",
            "set_device", "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "set_stream",
-           "stream", "synchronize"]
+           "set_sync_debug_mode", "stream", "synchronize"]
 
 
 def is_available() -> bool:
@@ -225,6 +225,28 @@ def can_device_access_peer(device: Any, peer_device: Any) -> bool:
     if p < 0 or p >= count:
         raise AssertionError("Invalid peer device id")
     return bool(c._cuda_can_device_access_peer(d, p))
+
+
+def set_sync_debug_mode(debug_mode: int | str) -> None:
+    """Report each synchronizing operation (a blocking copy to or from the host, a copy between
+    GPUs): ``"default"`` / 0 quiet, ``"warn"`` / 1 a UserWarning, ``"error"`` / 2 a RuntimeError,
+    with PyTorch's "called a synchronizing CUDA operation".
+
+    Args:
+        debug_mode (int or str): the mode.
+    """
+    c = _compiled()
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+        debug_mode = modes[debug_mode]
+    c._cuda_set_sync_debug_mode(int(debug_mode))
+
+
+def get_sync_debug_mode() -> int:
+    """The mode set_sync_debug_mode set (0 at start)."""
+    return int(_compiled()._cuda_get_sync_debug_mode())
 
 
 # Loaded on first use, so `import ember` does not read them.

@@ -167,11 +167,6 @@ ember::DeviceType device_type_arg(PyObject* o) {
   return ember::DeviceType::CPU;
 }
 
-PyObject* py_set_enabled(PyObject*, PyObject* arg) {
-  set_enabled(ember::DeviceType::CPU, PyObject_IsTrue(arg) == 1);
-  Py_RETURN_NONE;
-}
-PyObject* py_is_enabled(PyObject*, PyObject*) { return PyBool_FromLong(state().cpu.enabled); }
 // _set_autocast_enabled(device_type, on) / _is_autocast_enabled(device_type) / _set_autocast_dtype /
 // _get_autocast_dtype: any device type's state.
 PyObject* py_set_enabled_for(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -205,17 +200,6 @@ PyObject* py_set_cache_enabled(PyObject*, PyObject* arg) {
   Py_RETURN_NONE;
 }
 PyObject* py_is_cache_enabled(PyObject*, PyObject*) { return PyBool_FromLong(state().cache_enabled); }
-PyObject* py_set_dtype(PyObject*, PyObject* arg) {
-  EMBER_PY_TRY
-  state().cpu.dtype = parse_dtype(arg);
-  Py_RETURN_NONE;
-  EMBER_PY_CATCH
-}
-PyObject* py_get_dtype(PyObject*, PyObject*) {
-  PyObject* d = dtype_object(state().cpu.dtype);
-  Py_INCREF(d);
-  return d;
-}
 PyObject* py_increment(PyObject*, PyObject*) { return PyLong_FromLong(++state().nesting); }
 PyObject* py_decrement(PyObject*, PyObject*) { return PyLong_FromLong(--state().nesting); }
 PyObject* py_clear_cache(PyObject*, PyObject*) {
@@ -242,16 +226,12 @@ PyObject* py_autocast_to(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 PyMethodDef autocast_functions[] = {
     {"_autocast_to", (PyCFunction)(void (*)())py_autocast_to, METH_FASTCALL, nullptr},
-    {"_set_autocast_cpu_enabled", py_set_enabled, METH_O, nullptr},
     {"_set_autocast_enabled", (PyCFunction)(void (*)())py_set_enabled_for, METH_FASTCALL, nullptr},
     {"_is_autocast_enabled", py_is_enabled_for, METH_O, nullptr},
     {"_set_autocast_dtype", (PyCFunction)(void (*)())py_set_dtype_for, METH_FASTCALL, nullptr},
     {"_get_autocast_dtype", py_get_dtype_for, METH_O, nullptr},
-    {"_is_autocast_cpu_enabled", py_is_enabled, METH_NOARGS, nullptr},
     {"_set_autocast_cache_enabled", py_set_cache_enabled, METH_O, nullptr},
     {"_is_autocast_cache_enabled", py_is_cache_enabled, METH_NOARGS, nullptr},
-    {"_set_autocast_cpu_dtype", py_set_dtype, METH_O, nullptr},
-    {"_get_autocast_cpu_dtype", py_get_dtype, METH_NOARGS, nullptr},
     {"_autocast_increment_nesting", py_increment, METH_NOARGS, nullptr},
     {"_autocast_decrement_nesting", py_decrement, METH_NOARGS, nullptr},
     {"_clear_autocast_cache", py_clear_cache, METH_NOARGS, nullptr},

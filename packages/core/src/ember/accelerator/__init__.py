@@ -152,10 +152,8 @@ class device_index:
 
     def __enter__(self) -> None:
         if self.idx is not None:
-            self.prev_idx = current_device_index()
-            if self.prev_idx != self.idx:
-                set_device_index(self.idx)
+            self.prev_idx = _cuda()._exchange_device(self.idx)
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.idx is not None and self.prev_idx != self.idx:
-            set_device_index(self.prev_idx)
+        if self.idx is not None:
+            _cuda()._exchange_device(self.prev_idx)

@@ -155,7 +155,7 @@ def is_autocast_cpu_enabled() -> bool:
         >>> ember.is_autocast_cpu_enabled()
         False
     """
-    return _C._is_autocast_cpu_enabled()
+    return is_autocast_enabled("cpu")
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
@@ -178,7 +178,7 @@ def get_autocast_cpu_dtype() -> Any:
         >>> ember.get_autocast_cpu_dtype()
         torch.bfloat16
     """
-    return _C._get_autocast_cpu_dtype()
+    return get_autocast_dtype("cpu")
 
 
 def set_autocast_cpu_dtype(dtype: Any) -> None:
@@ -187,7 +187,7 @@ def set_autocast_cpu_dtype(dtype: Any) -> None:
     Args:
         dtype (ember.dtype): ``ember.bfloat16`` or ``ember.float16``.
     """
-    _C._set_autocast_cpu_dtype(dtype)
+    set_autocast_dtype("cpu", dtype)
 
 
 def get_autocast_gpu_dtype() -> Any:

@@ -255,9 +255,7 @@ _STREAM_NAMES = frozenset({"Stream", "ExternalStream", "Event", "StreamContext",
 
 
 # The legacy CUDA tensor types (ember.cuda.FloatTensor, ...) and submodules, also on first use.
-_LEGACY_TYPE_NAMES = frozenset({"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-                                "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"})
-_SUBMODULES = frozenset({"amp", "memory", "nvtx", "random", "streams"})
+_SUBMODULES = frozenset({"amp", "nvtx", "streams"})  # (memory and random are imported above)
 
 
 def __getattr__(name: str) -> Any:
@@ -265,6 +263,8 @@ def __getattr__(name: str) -> Any:
         from ember.cuda import streams
 
         return getattr(streams, name)
+    from ember import _LEGACY_TYPE_NAMES  # the CPU legacy types' names, which CUDA's share
+
     if name in _LEGACY_TYPE_NAMES:
         from ember.cuda import _legacy_types
 

@@ -166,7 +166,7 @@ def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None
         device (ember.device or int, optional): the device; default the current one.
     """
     c = _compiled()
-    index = c._cuda_current_device() if device is None else _index(device)
+    index = c._cuda_current_device() if device is None else _index(device)  # CUDA initialised first, as torch
     if not isinstance(fraction, float):
         raise TypeError("Invalid type for fraction argument, must be `float`")
     if fraction < 0 or fraction > 1:
@@ -180,9 +180,7 @@ def get_per_process_memory_fraction(device: Any = None) -> float:
     Args:
         device (ember.device or int, optional): the device; default the current one.
     """
-    c = _compiled()
-    index = c._cuda_current_device() if device is None else _index(device)
-    return float(c._cuda_get_memory_fraction(index))
+    return float(_compiled()._cuda_get_memory_fraction(_index(device)))
 
 
 def memory_snapshot(mempool_id: Any = None, include_traces: bool = True) -> list[dict[str, Any]]:

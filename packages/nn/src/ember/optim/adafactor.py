@@ -7,7 +7,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
-from ember.optim.optimizer import Optimizer, _check, _params_with_grad, _restore_state, _step_tensor
+from ember.optim.optimizer import Optimizer, _check, _params_with_grad, _restore_state, _scalar, _step_tensor
 
 __all__ = ["Adafactor"]
 
@@ -85,8 +85,7 @@ class Adafactor(Optimizer):
         return loss
 
     def _update(self, group: dict[str, Any], params: list[Tensor]) -> None:
-        lr = group["lr"]
-        lr = float(lr.item()) if isinstance(lr, Tensor) else lr
+        lr = _scalar(group["lr"])
         beta2_decay, d, wd = group["beta2_decay"], group["d"], group["weight_decay"]
         eps1, eps2 = group["eps"]
         for p in params:

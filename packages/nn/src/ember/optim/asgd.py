@@ -7,13 +7,17 @@ from typing import Any
 
 import ember
 from ember import Tensor
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _restore_state, _step_tensor
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_common,
+    _params_with_grad,
+    _restore_state,
+    _scalar,
+    _step_tensor,
+)
 
 __all__ = ["ASGD"]
-
-
-def _scalar(x: Any) -> float:
-    return float(x.item()) if isinstance(x, Tensor) else x
 
 
 class ASGD(Optimizer):

@@ -8,7 +8,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
-from ember.optim.optimizer import Optimizer, _check, _params_with_grad
+from ember.optim.optimizer import Optimizer, _check, _params_with_grad, _scalar
 
 __all__ = ["Muon"]
 
@@ -106,8 +106,7 @@ class Muon(Optimizer):
         loss = self._run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
-                lr = group["lr"]
-                lr = float(lr.item()) if isinstance(lr, Tensor) else lr
+                lr = _scalar(group["lr"])
                 wd, mu = group["weight_decay"], group["momentum"]
                 params = list(_params_with_grad(group))
                 for p in params:

@@ -287,6 +287,11 @@ def _check_common(lr: float, eps: float | None = None, betas: tuple[float, float
     _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
 
 
+def _scalar(x: Any) -> Any:
+    """A hyperparameter given as a (0-d) tensor, as a Python number; numbers as they are."""
+    return float(x.item()) if isinstance(x, Tensor) else x
+
+
 def _step_tensor() -> Tensor:
     # PyTorch keeps the step count as a float32 0-d tensor in the state.
     return ember.tensor(0.0, dtype=ember.float32)

@@ -7,7 +7,15 @@ from typing import Any
 
 import ember
 from ember import Tensor
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _restore_state, _step_tensor
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_common,
+    _params_with_grad,
+    _restore_state,
+    _scalar,
+    _step_tensor,
+)
 
 __all__ = ["Rprop"]
 
@@ -57,8 +65,7 @@ class Rprop(Optimizer):
             for group in self.param_groups:
                 etaminus, etaplus = group["etas"]
                 size_min, size_max = group["step_sizes"]
-                lr = group["lr"]
-                lr = float(lr.item()) if isinstance(lr, Tensor) else lr
+                lr = _scalar(group["lr"])
                 for p in _params_with_grad(group):
                     if p.grad.is_sparse:
                         raise RuntimeError("Rprop does not support sparse gradients")

@@ -14,7 +14,7 @@ from typing import Any
 
 import ember
 from ember import Tensor
-from ember.optim.optimizer import Optimizer, _check
+from ember.optim.optimizer import Optimizer, _check, _scalar
 
 __all__ = ["SparseAdam"]
 
@@ -72,8 +72,7 @@ class SparseAdam(Optimizer):
         with ember.no_grad():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
-                lr = group["lr"]
-                lr = float(lr.item()) if isinstance(lr, Tensor) else lr
+                lr = _scalar(group["lr"])
                 pending = []
                 for p in group["params"]:
                     if p.grad is None:

@@ -11,10 +11,26 @@ with ``ember-run`` (torchrun's flags), torchrun itself, ``mpiexec`` or ``srun``.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NewType
 
-from ._debug import DebugLevel, get_debug_level
-from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._backend_info import BuiltinCommHookType, get_backend_config, is_backend_available, supports_complex
+from ._breakpoint import breakpoint
+from ._coalesced import all_gather_coalesced, all_reduce_coalesced
+from ._debug import DebugLevel, get_debug_level, set_debug_level, set_debug_level_from_env
+from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError, QueueEmptyError
+from ._monitored_barrier import monitored_barrier
+from ._options import (
+    AllreduceCoalescedOptions,
+    AllreduceOptions,
+    AllToAllOptions,
+    BarrierOptions,
+    BroadcastOptions,
+    GatherOptions,
+    ReduceOptions,
+    ReduceScatterOptions,
+    ScatterOptions,
+)
+from ._split_group import split_group
 from ._work import Future, Work
 from .collectives import (
     P2POp,
@@ -65,6 +81,10 @@ from .process_group import (
     new_subgroups_by_enumeration,
 )
 from .reduce_op import ReduceOp, _make_nccl_premul_sum, reduce_op  # noqa: F401  (torch.distributed has it)
+from .rendezvous import register_rendezvous_handler, rendezvous
+
+RankType = int  # torch: int | SymInt; ember has no symbolic ints
+GroupName = NewType("GroupName", str)  # a process group's registered name
 
 group = GroupMember  # torch.distributed.group.WORLD
 
@@ -94,10 +114,12 @@ def is_nccl_available() -> bool:
 
 
 def is_ucc_available() -> bool:
+    """Whether the UCC backend is available: never in ember."""
     return False
 
 
 def is_xccl_available() -> bool:
+    """Whether the XCCL (Intel GPU) backend is available: never in ember."""
     return False
 
 
@@ -117,19 +139,32 @@ def get_default_backend_for_device(device: Any) -> str:
     return Backend.default_device_backend_map[kind]
 
 
-_LAZY = {  # submodules and names loaded on first use (they pull in more of ember)
+_LAZY = {  # names loaded on first use (they pull in more of ember)
     "TCPStore": ".store", "FileStore": ".store", "HashStore": ".store", "PrefixStore": ".store",
-    "Store": ".store",
+    "Store": ".store", "DeviceMesh": ".device_mesh", "init_device_mesh": ".device_mesh",
+    "GradBucket": "._ddp.grad_bucket",
 }
+# Submodules reachable as attributes, as after `import torch.distributed`.
+_SUBMODULES = ("algorithms", "checkpoint", "device_mesh", "elastic", "fsdp", "launcher", "optim",
+               "pipelining", "rpc", "tensor")
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    if name in _SUBMODULES:
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'ember.distributed' has no attribute '{name}'")
 
 
 __all__ = [
+    "AllToAllOptions", "AllreduceCoalescedOptions", "AllreduceOptions", "BarrierOptions",
+    "BroadcastOptions", "BuiltinCommHookType", "DeviceMesh", "GatherOptions", "GradBucket",
+    "GroupName", "QueueEmptyError", "RankType", "ReduceOptions", "ReduceScatterOptions",
+    "ScatterOptions", "all_gather_coalesced", "all_reduce_coalesced", "breakpoint",
+    "get_backend_config", "init_device_mesh", "is_backend_available", "is_ucc_available",
+    "is_xccl_available", "monitored_barrier", "register_rendezvous_handler", "rendezvous",
+    "set_debug_level", "set_debug_level_from_env", "split_group", "supports_complex",
     "Backend", "DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
     "FileStore", "Future", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup",
     "ReduceOp", "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor",

@@ -21,13 +21,40 @@ class DebugLevel(enum.Enum):
     DETAIL = 2
 
 
-def get_debug_level() -> DebugLevel:
-    """The debug level set by the TORCH_DISTRIBUTED_DEBUG variable (OFF, INFO or DETAIL)."""
+_level: list[DebugLevel] = []  # set_debug_level's choice; empty: read the environment
+
+
+def _from_env() -> DebugLevel:
     name = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
     if name not in DebugLevel.__members__:
         raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO or DETAIL, "
                          f"got {name!r}")
     return DebugLevel[name]
+
+
+def get_debug_level() -> DebugLevel:
+    """The debug level: the one ``set_debug_level`` chose, else the TORCH_DISTRIBUTED_DEBUG
+    variable's (OFF, INFO or DETAIL)."""
+    return _level[0] if _level else _from_env()
+
+
+def set_debug_level(level: DebugLevel) -> None:
+    """Sets the debug level of the distributed package (groups made afterwards check their
+    collectives when it is DETAIL).
+
+    Args:
+        level (DebugLevel): OFF, INFO or DETAIL.
+    """
+    if not isinstance(level, DebugLevel):
+        raise TypeError(f"set_debug_level(): incompatible function arguments; expected a "
+                        f"DebugLevel, got {type(level).__name__}")
+    _level[:] = [level]
+
+
+def set_debug_level_from_env() -> None:
+    """Sets the debug level of the distributed package from the ``TORCH_DISTRIBUTED_DEBUG``
+    environment variable (read now)."""
+    _level[:] = [_from_env()]
 
 
 def _dtype_name(t: Any) -> str:

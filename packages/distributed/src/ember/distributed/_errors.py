@@ -17,3 +17,7 @@ class DistNetworkError(DistError):
 
 class DistStoreError(DistError):
     """A store operation failed or timed out."""
+
+
+class QueueEmptyError(DistStoreError):
+    """A store queue (``Store.queue_pop`` without blocking) had no item to give."""

@@ -100,13 +100,16 @@ class DeviceMesh:
     # -- queries ---------------------------------------------------------------------------
     @property
     def ndim(self) -> int:
+        """The number of mesh dimensions."""
         return self.mesh.dim()
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The mesh's shape (ranks along each dim)."""
         return tuple(self.mesh.shape)
 
     def size(self, mesh_dim: int | None = None) -> int:
+        """The number of ranks in the mesh, or along ``mesh_dim``."""
         return self.mesh.numel() if mesh_dim is None else self.mesh.shape[mesh_dim]
 
     def _dim(self, mesh_dim: int | str | None, what: str) -> int:
@@ -126,15 +129,18 @@ class DeviceMesh:
         return mesh_dim % self.ndim
 
     def get_group(self, mesh_dim: int | str | None = None) -> ProcessGroup:
+        """This rank's process group along ``mesh_dim`` (an index or a dim name)."""
         g = self._groups[self._dim(mesh_dim, "get_group")]
         if g is None:
             raise RuntimeError(f"rank {self._rank} is not part of {self!r}")
         return g
 
     def get_all_groups(self) -> list[ProcessGroup]:
+        """This rank's process group along every mesh dim, in dim order."""
         return [self.get_group(d) for d in range(self.ndim)]
 
     def get_rank(self) -> int:
+        """This process's global rank."""
         return self._rank
 
     def get_coordinate(self) -> tuple[int, ...] | None:
@@ -149,6 +155,7 @@ class DeviceMesh:
         return tuple(reversed(coord))
 
     def get_local_rank(self, mesh_dim: int | str | None = None) -> int:
+        """This rank's index along ``mesh_dim`` (its rank in that dim's group)."""
         coord = self.get_coordinate()
         if coord is None:
             raise RuntimeError(f"rank {self._rank} is not part of {self!r}")

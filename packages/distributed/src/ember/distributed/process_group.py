@@ -73,7 +73,8 @@ class ProcessGroup:
         self.group_name = name
         self.group_desc = desc or name
         self.bound_device_id = None
-        self._debug_detail = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
+        self._debug_detail = _detail()
+        self._backend_arg: Any = None  # init_process_group's/new_group's backend argument
 
     def rank(self) -> int:
         """This process's rank within the group."""
@@ -97,6 +98,17 @@ class ProcessGroup:
     def _mpi(self) -> MPIGroupComm:
         assert self._comm is not None
         return self._comm
+
+
+def _detail() -> bool:
+    """Whether the debug level is DETAIL (an unknown TORCH_DISTRIBUTED_DEBUG value is OFF here:
+    get_debug_level reports it)."""
+    from ._debug import get_debug_level
+
+    try:
+        return get_debug_level().name == "DETAIL"
+    except ValueError:
+        return False
 
 
 class GroupMember:
@@ -249,6 +261,7 @@ def init_process_group(backend: Any = None, init_method: str | None = None,
         rank, world_size = world.Get_rank(), world.Get_size()
     comm = MPIGroupComm(world.Dup(), tmo.total_seconds(), "ProcessGroupMPI")
     pg = ProcessGroup(comm, list(range(world_size)), name, tmo, group_name or "0")
+    pg._backend_arg = backend  # what get_backend_config reports (the string as given)
     _world.default, _world.store, _world.backend = pg, store, name
     _world.groups = [pg]
     GroupMember.WORLD = pg
@@ -312,6 +325,7 @@ def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None, 
     _world.generation += 1
     pg = ProcessGroup(MPIGroupComm(sub, tmo.total_seconds(), "ProcessGroupMPI"), members, name,
                       tmo, str(_world.generation), group_desc or "")
+    pg._backend_arg = backend if backend is not None else getattr(world, "_backend_arg", None)
     _world.groups.append(pg)
     return pg
 

@@ -44,6 +44,12 @@ ember.manual_seed(0)
 want_x, want_y, want_after = ember.rand(5, 2), ember.randn(4, 3), ember.rand(1).item()
 emit(rand_same=ember.equal(x.full_tensor(), want_x), randn_same=ember.equal(y.to_local(), want_y),
      rng_advanced=after == want_after, rand_local=list(x.to_local().shape))
+# nn.Parameter(dtensor) stays a DTensor (as PyTorch's), with its shard and placements
+dt = dist.tensor.distribute_tensor(ember.arange(6.0).reshape(3, 2), mesh, [Shard(0)])
+p = ember.nn.Parameter(dt)
+emit(param=[type(p).__name__, isinstance(p, ember.nn.Parameter), isinstance(p, dist.tensor.DTensor),
+            str(p.placements), p.requires_grad, p.to_local().tolist(), list(p.shape),
+            ember.nn.Parameter(dt, requires_grad=False).requires_grad])
 # distribute_module
 ember.manual_seed(0)
 m = ember.nn.Linear(4, 2)
@@ -54,10 +60,8 @@ seen = []
 def pfn(name, mod, mesh):
     seen.append([name, type(mod).__name__])
     if isinstance(mod, ember.nn.Linear):
-        # ember.nn.Parameter(dtensor) does not keep the DTensor class yet: the helper does
-        from ember.distributed.tensor._module import _dtensor_parameter
-        mod.register_parameter("weight", _dtensor_parameter(
-            dist.tensor.distribute_tensor(mod.weight.data, mesh, [Shard(0)]), True))
+        mod.register_parameter("weight", ember.nn.Parameter(
+            dist.tensor.distribute_tensor(mod.weight.data, mesh, [Shard(0)])))
 calls = []
 seq = ember.nn.Sequential(ember.nn.Linear(2, 4))
 def in_fn(mod, inputs, mesh):
@@ -108,6 +112,12 @@ def test_random_factories_match_one_process_draw(job: Any) -> None:
         assert got["rand_same"] is True and got["randn_same"] is True
         assert got["rng_advanced"] is True
         assert got["rand_local"] == [3 - r, 2]
+
+
+def test_parameter_of_a_dtensor(job: Any) -> None:
+    for r, got in enumerate(job):
+        local = [[0.0, 1.0], [2.0, 3.0]] if r == 0 else [[4.0, 5.0]]
+        assert got["param"] == ["DTensor", True, True, "(Shard(dim=0),)", True, local, [3, 2], False]
 
 
 def test_distribute_module(job: Any) -> None:

@@ -7,7 +7,9 @@ The ctx object that forward/backward receive is also the graph node users see as
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from ember._lib import _C
@@ -160,8 +162,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        """Forward-mode derivative: the output tangents from the input tangents (not supported by
-        ember's autograd yet)."""
+        """Forward-mode derivative: the output tangents (one per forward output) from the input
+        tangents (one per forward input: zeros for a tensor input without tangent, None for a
+        non-tensor); used when the Function is applied to dual tensors (``forward_ad``)."""
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
                                   "with forward mode AD.")
 
@@ -176,13 +179,20 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         ctx._input_kinds = tuple(isinstance(a, _TENSOR) for a in args)
         record = _C.is_grad_enabled() and any(t.requires_grad for t in tensors)
         custom_setup = cls.setup_context is not Function.setup_context
+        # Forward AD (only loaded once a dual level was used): dual inputs go through cls.jvp,
+        # and forward itself runs on the primals alone.
+        fwd_ad = sys.modules.get("ember.autograd.forward_ad")
+        fw_tangents = fwd_ad._function_inputs(args) if fwd_ad is not None else None
+        if fw_tangents is not None and cls.jvp is Function.jvp:
+            Function.jvp(ctx)
         prev = _C.is_grad_enabled()
         _C._set_grad_enabled(False)
         try:
-            if custom_setup:
-                output = cls.forward(*args, **kwargs)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
+            with fwd_ad._suspended() if fw_tangents is not None else nullcontext():
+                if custom_setup:
+                    output = cls.forward(*args, **kwargs)
+                else:
+                    output = cls.forward(ctx, *args, **kwargs)
         finally:
             _C._set_grad_enabled(prev)
         if custom_setup:
@@ -200,6 +210,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             non_diff = tuple(getattr(ctx, "non_differentiable", ()))
             _C._function_record(ctx, ctx.name(), tuple(args), outputs, dirty, non_diff)
         _save(ctx, outputs)
+        if fw_tangents is not None:
+            fwd_ad._function_jvp(cls, ctx, args, outputs, fw_tangents)
         return outputs if is_tuple else outputs[0]
 
 

@@ -114,13 +114,63 @@ def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], nondet
     return jac, reentrant
 
 
+def _forward_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[Any]]:
+    """jac[i][j] as _numerical_jacobian lays it out, column by column from forward-mode AD: one
+    dual evaluation of ``fn`` per input coordinate (real and imaginary parts of a complex one)."""
+    import ember
+    from ember.autograd import forward_ad as fwd
+
+    diff = _diff_inputs(inputs)
+    outs = _outputs(fn, inputs)
+    jac = [[ember.zeros(x.numel() * _width(x), o.numel() * _width(o), dtype=_real_dtype(o)) for o in outs]
+           for x in diff]
+    for i, x in enumerate(diff):
+        units = [1.0, 1j] if x.is_complex() else [1.0]
+        for k in range(x.numel()):
+            for p, unit in enumerate(units):
+                tangent = ember.zeros_like(x.detach()).reshape(-1)
+                tangent[k] = unit
+                with fwd.dual_level():
+                    dual = fwd.make_dual(x.detach(), tangent.view(x.shape))
+                    args = tuple(dual if a is x else a for a in inputs)
+                    for j, o in enumerate(_outputs(fn, args)):
+                        t = fwd.unpack_dual(o).tangent
+                        if t is not None:
+                            jac[i][j][k * len(units) + p] = _real_flat(t).to(jac[i][j].dtype)
+    return jac
+
+
+def _compare(numerical: list[list[Any]], analytical: list[list[Any]], atol: float, rtol: float,
+             mode: str) -> str | None:
+    """The first mismatch's message (PyTorch's wording), or None."""
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=False)):
+        for j, (n, a) in enumerate(zip(num_row, ana_row, strict=False)):
+            if n.numel() == 0:
+                continue
+            if not ((a - n).abs() <= atol + rtol * n.abs()).all().item():
+                return (f"Jacobian {mode}mismatch for output {j} with respect to input {i},\n"
+                        f"numerical:{n}\nanalytical:{a}\n")
+    return None
+
+
 def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
               check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
               check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
               check_forward_ad: bool = False, check_backward_ad: bool = True, fast_mode: bool = False,
               masked: bool | None = None) -> bool:
-    """Compare analytical gradients of ``func`` at ``inputs`` with finite differences."""
+    """Compare analytical gradients of ``func`` at ``inputs`` with finite differences.
+
+    The backward-mode Jacobian (vector-Jacobian products) is checked unless
+    ``check_backward_ad=False``; with ``check_forward_ad=True`` the Jacobian computed by
+    forward-mode AD (``ember.autograd.forward_ad``, custom Functions' ``jvp``) is checked too.
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     inputs = _as_tuple(inputs)
     diff = _diff_inputs(inputs)
     if not diff:
@@ -134,18 +184,20 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                           "point. This check will likely fail if all the inputs are not of double precision "
                           "floating point. ", UserWarning, stacklevel=2)
     numerical = _numerical_jacobian(func, inputs, eps)
-    analytical, reentrant = _analytical_jacobian(func, inputs, nondet_tol)
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=False)):
-        for j, (n, a) in enumerate(zip(num_row, ana_row, strict=False)):
-            if n.numel() == 0:
-                continue
-            ok = ((a - n).abs() <= atol + rtol * n.abs()).all().item()
-            if not ok:
-                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                       f"numerical:{n}\nanalytical:{a}\n")
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
+    reentrant = True
+    if check_backward_ad:
+        analytical, reentrant = _analytical_jacobian(func, inputs, nondet_tol)
+        msg = _compare(numerical, analytical, atol, rtol, "")
+        if msg is not None:
+            if raise_exception:
+                raise GradcheckError(msg)
+            return False
+    if check_forward_ad:
+        msg = _compare(numerical, _forward_jacobian(func, inputs), atol, rtol, "computed with forward mode ")
+        if msg is not None:
+            if raise_exception:
+                raise GradcheckError(msg)
+            return False
     if not reentrant:
         msg = ("Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
                f"times gives different values, although analytical gradient matches numerical gradient. The "

@@ -31,6 +31,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             data = ember.empty(0)
         if requires_grad and not (data.is_floating_point() or data.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        as_parameter = getattr(type(data), "_as_parameter", None)
+        if as_parameter is not None:  # a subclass with its own parameter form (DTensor stays a DTensor)
+            return as_parameter(data, requires_grad)  # type: ignore[no-any-return]
         if (type(data) is not Tensor and type(data) is not Parameter
                 and type(data).__torch_function__ is not _C._disabled_torch_function_impl):
             # a Tensor subclass taking part in __torch_function__ (detach keeps its class); one

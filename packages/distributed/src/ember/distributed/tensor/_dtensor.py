@@ -73,6 +73,15 @@ class DTensor(Tensor):
     __torch_function__ = _C._disabled_torch_function_impl
 
     # -- construction ----------------------------------------------------------------------
+    def _as_parameter(self, requires_grad: bool) -> Tensor:
+        """What ``nn.Parameter(dtensor)`` gives: a Parameter that stays a DTensor (same shard,
+        placements and mesh), as in PyTorch."""
+        from ..fsdp._param_group import DTensorParameter  # fsdp imports this package: load late
+
+        p = Tensor._make_subclass(DTensorParameter, self.to_local().detach(), requires_grad)
+        p._spec = self._spec
+        return p
+
     def __new__(cls, *args: Any, **kwargs: Any) -> DTensor:
         raise TypeError("DTensor: build one with DTensor.from_local(...) or distribute_tensor(...)")
 

@@ -15,21 +15,12 @@ from ._dtensor import DTensor, distribute_tensor
 from .placement_types import Replicate
 
 
-def _dtensor_parameter(dt: DTensor, requires_grad: bool) -> Any:
-    """``dt`` as a Parameter that stays a DTensor (what ``nn.Parameter(dtensor)`` is in PyTorch)."""
-    from ..fsdp._param_group import DTensorParameter  # fsdp imports this package: load late
-
-    p = ember.Tensor._make_subclass(DTensorParameter, dt.to_local().detach(), requires_grad)
-    p._spec = dt._spec
-    return p
-
-
 def _replicate_params_buffers(m: Any, mesh: DeviceMesh) -> None:
     """The module's own parameters and buffers not already DTensors, replicated on ``mesh``."""
     full_replicate = [Replicate()] * mesh.ndim
     for key, param in list(m._parameters.items()):
         if param is not None and not isinstance(param, DTensor):
-            m.register_parameter(key, _dtensor_parameter(
+            m.register_parameter(key, ember.nn.Parameter(
                 distribute_tensor(param.data, mesh, full_replicate), param.requires_grad))
     for key, buffer in list(m._buffers.items()):
         if buffer is not None and not isinstance(buffer, DTensor):

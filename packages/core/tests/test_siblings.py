@@ -21,7 +21,7 @@ def test_missing_nn_names_its_distribution() -> None:
         import sys
         sys.path[:] = [p for p in sys.path if not p.rstrip('/').endswith('nn/src')]
         import ember
-        for stmt in ("import ember.nn", "ember.nn", "from ember import optim"):
+        for stmt in ("import ember.nn", "ember.nn", "from ember import optim", "ember.utils.checkpoint"):
             try:
                 exec(stmt)
             except ModuleNotFoundError as e:
@@ -30,7 +30,7 @@ def test_missing_nn_names_its_distribution() -> None:
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
     for line in lines:
         assert "provided by the ember-nn distribution: pip install ember-nn" in line
         assert line.startswith("ModuleNotFoundError ember.")
@@ -45,6 +45,8 @@ def test_installed_sibling_resolves_as_attribute() -> None:
     pytest.importorskip("ember.nn")
     assert ember.nn.__name__ == "ember.nn"
     assert ember.utils.data.__name__ == "ember.utils.data"
+    # torch.utils.checkpoint.checkpoint(...) without importing the submodule first
+    assert callable(ember.utils.checkpoint.checkpoint)
 
 
 def test_abi_check_message() -> None:

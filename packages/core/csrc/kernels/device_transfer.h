@@ -3,6 +3,8 @@
 // (kernels/cuda/cuda_device.cpp) or its stub, which raises "not compiled with CUDA".
 #pragma once
 #include <cstddef>
+#include <map>
+#include <string>
 
 namespace ember {
 
@@ -21,5 +23,10 @@ void* pinned_alloc(size_t nbytes);
 void pinned_free(void* p);
 bool is_pinned(const void* p);
 void pinned_record_use(const void* p, int device);
+// The pinned allocator's statistics under torch.cuda.host_memory_stats's flat names
+// ("allocated_bytes.current", "host_alloc_time.avg", ...); empty without the CUDA backend.
+std::map<std::string, double> pinned_memory_stats();
+void pinned_reset_peak_stats();
+void pinned_reset_accumulated_stats();
 
 }  // namespace ember

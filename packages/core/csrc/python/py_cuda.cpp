@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_runtime_api.h"
+#include "kernels/device_transfer.h"
 #include "ops/core/internal.h"
 #include "py_generator.h"
 #include "py_tensor.h"
@@ -103,6 +104,11 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_can_device_access_peer",
         [](int d, int p) { return with_ember_errors([&] { return cuda_can_device_access_peer(d, p); }); });
   m.def("_cuda_arch_list", &cuda_arch_list);
+  m.def("_cuda_toolkit_version", &cuda_toolkit_version);
+  m.def("_cuda_error_string", &cuda_error_string);
+  m.def("_cuda_host_memory_stats", &pinned_memory_stats);
+  m.def("_cuda_reset_peak_host_memory_stats", &pinned_reset_peak_stats);
+  m.def("_cuda_reset_accumulated_host_memory_stats", &pinned_reset_accumulated_stats);
   m.def("_cuda_set_sync_debug_mode", [](int mode) { with_ember_errors([&] { cuda_set_sync_debug_mode(mode); }); });
   m.def("_cuda_get_sync_debug_mode", [] { return with_ember_errors([] { return cuda_get_sync_debug_mode(); }); });
   m.def("_cuda_nvtx_range_push", &cuda_nvtx_range_push);

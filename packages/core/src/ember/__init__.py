@@ -325,13 +325,13 @@ _LAZY_NAMES = {
     "Storage": "ember.storage", "StorageBase": "ember.storage",
     "Event": "ember._streams", "Stream": "ember._streams", "Future": "ember.futures",
     "get_device_module": "ember._runtime", "to_dlpack": "ember.utils.dlpack",
-    "stft": "ember._stft", "istft": "ember._stft",
+    "stft": "ember._stft", "istft": "ember._stft", "vmap": "ember.func",
     "_amp_foreach_non_finite_check_and_unscale_": "ember.amp.grad_scaler",
     "_amp_update_scale_": "ember.amp.grad_scaler",
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
                  "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal",
-                 "storage", "overrides", "accelerator")
+                 "storage", "overrides", "accelerator", "jit", "return_types")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -17,6 +17,7 @@ PROVIDERS = {
     "ember.utils.tensorboard": "ember-profiler",
     "ember.utils.benchmark": "ember-benchmark",
     "ember.utils.cpp_extension": "ember-cpp-extension",
+    "ember.utils.checkpoint": "ember-nn",
 }
 
 

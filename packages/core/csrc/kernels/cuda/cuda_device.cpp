@@ -292,4 +292,16 @@ bool cuda_can_device_access_peer(int device, int peer_device) {
 #endif
 std::string cuda_arch_list() { return EMBER_CUDA_ARCH_LIST; }
 
+std::string cuda_error_string(int code) { return cudaGetErrorString(static_cast<cudaError_t>(code)); }
+
+std::string cuda_toolkit_version() {
+#ifdef CUDART_VERSION
+  const int v = CUDART_VERSION;  // the toolkit the backend was built with, as torch.version.cuda
+#else
+  int v = 0;  // the emulator's headers: ask its runtime (no driver needed)
+  cudaRuntimeGetVersion(&v);
+#endif
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
 }  // namespace ember

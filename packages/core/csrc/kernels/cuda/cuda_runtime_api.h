@@ -36,6 +36,10 @@ bool cuda_can_device_access_peer(int device, int peer_device);
 // The architectures the kernels were compiled for, as CMAKE_CUDA_ARCHITECTURES names them
 // ("80-real 90-real 90-virtual"; "" in the emulator build).
 std::string cuda_arch_list();
+// The CUDA toolkit version of the build ("13.0"; "" without CUDA): torch.version.cuda.
+std::string cuda_toolkit_version();
+// cudaGetErrorString of a CUDA runtime result code (torch.cuda.CudaError's text).
+std::string cuda_error_string(int code);
 
 // Streams and events (ember.cuda.Stream / Event), as opaque handles (cudaStream_t / cudaEvent_t).
 // Streams come from a per-device pool (32 per priority, round robin) and live for the process, as

@@ -33,6 +33,8 @@ void cuda_set_memory_fraction(double, int) { cuda_backend_unavailable(); }
 double cuda_get_memory_fraction(int) { cuda_backend_unavailable(); }
 bool cuda_can_device_access_peer(int, int) { cuda_backend_unavailable(); }
 std::string cuda_arch_list() { return ""; }
+std::string cuda_toolkit_version() { return ""; }
+std::string cuda_error_string(int) { return "CUDA error (ember was built without CUDA)"; }
 void cuda_set_sync_debug_mode(int) { cuda_backend_unavailable(); }
 int cuda_get_sync_debug_mode() { cuda_backend_unavailable(); }
 int cuda_nvtx_range_push(const std::string&) { cuda_backend_unavailable(); }
@@ -67,6 +69,9 @@ void* pinned_alloc(size_t) { fail(ErrorKind::Runtime, "Cannot access accelerator
 void pinned_free(void*) {}
 bool is_pinned(const void*) { return false; }
 void pinned_record_use(const void*, int) {}
+std::map<std::string, double> pinned_memory_stats() { return {}; }
+void pinned_reset_peak_stats() {}
+void pinned_reset_accumulated_stats() {}
 
 const Backend& cuda_backend() {
   static const Backend table = backend_fill::raising_backend<cuda_backend_unavailable>(DeviceType::CUDA);

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ember.cuda import _interop  # raw allocations, error codes, NVML queries, graph stubs (on first use)
 from ember.cuda.memory import (  # re-exported, as torch.cuda does torch.cuda.memory's
     _compiled,
     _index,
     _lib,
     empty_cache,
     get_per_process_memory_fraction,
+    host_memory_stats,
+    host_memory_stats_as_nested_dict,
     max_memory_allocated,
     max_memory_cached,
     max_memory_reserved,
@@ -24,9 +27,11 @@ from ember.cuda.memory import (  # re-exported, as torch.cuda does torch.cuda.me
     memory_stats,
     memory_stats_as_nested_dict,
     memory_summary,
+    reset_accumulated_host_memory_stats,
     reset_accumulated_memory_stats,
     reset_max_memory_allocated,
     reset_max_memory_cached,
+    reset_peak_host_memory_stats,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
 )
@@ -41,7 +46,12 @@ __all__ = ["Event", "ExternalStream", "Stream", "StreamContext", "can_device_acc
            "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
            "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats", "seed", "seed_all",
            "set_device", "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "set_stream",
-           "set_sync_debug_mode", "stream", "synchronize"]
+           "set_sync_debug_mode", "stream", "synchronize", "host_memory_stats", "host_memory_stats_as_nested_dict",
+           "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats", "has_half", "has_magma",
+           *_interop.__all__]
+
+has_half: bool = True
+has_magma: bool = False  # ember's CUDA build links no MAGMA (its LAPACK ops are not on CUDA yet)
 
 
 def is_available() -> bool:
@@ -255,7 +265,8 @@ _STREAM_NAMES = frozenset({"Stream", "ExternalStream", "Event", "StreamContext",
 
 
 # The legacy CUDA tensor types (ember.cuda.FloatTensor, ...) and submodules, also on first use.
-_SUBMODULES = frozenset({"amp", "nvtx", "streams"})  # (memory and random are imported above)
+_SUBMODULES = frozenset({"amp", "nvtx", "streams"})
+  # (memory and random are imported above)
 
 
 def __getattr__(name: str) -> Any:
@@ -283,6 +294,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(f"ember.cuda.{name}")
+    if name in _interop.__all__:
+        return getattr(_interop, name)
     if name == "OutOfMemoryError":
         import ember
 

@@ -12,7 +12,8 @@ __all__ = ["empty_cache", "get_per_process_memory_fraction", "max_memory_allocat
            "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_cached", "memory_reserved",
            "memory_stats", "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
            "memory_snapshot", "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats",
-           "set_per_process_memory_fraction"]
+           "set_per_process_memory_fraction", "host_memory_stats", "host_memory_stats_as_nested_dict",
+           "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats"]
 
 
 def _lib() -> Any:
@@ -70,14 +71,50 @@ def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
     Returns:
         dict: the nested statistics ({} before CUDA is initialised).
     """
+    return _nest(memory_stats(device))
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
     nested: dict[str, Any] = {}
-    for key, value in memory_stats(device).items():
+    for key, value in flat.items():
         *path, last = key.split(".")
         node = nested
         for part in path:
             node = node.setdefault(part, {})
         node[last] = value
     return nested
+
+
+def host_memory_stats() -> dict[str, Any]:
+    """The pinned (page-locked host) allocator's statistics, as torch.cuda's: ``allocations``,
+    ``allocated_bytes`` (blocks it owns, in use or cached), ``active_requests``, ``active_bytes``
+    (handed out and not yet reusable), each ``.current/.peak/.allocated/.freed``; ``num_host_alloc``,
+    ``num_host_free`` and ``host_alloc_time`` / ``host_free_time`` in microseconds
+    (``.total/.max/.min/.count/.avg``). Block sizes are rounded up to powers of two.
+
+    Returns:
+        dict: flat keys, sorted ({} before CUDA is initialised).
+    """
+    if not _is_initialized():
+        return {}
+    stats = _lib()._cuda_host_memory_stats()
+    # the timings are microseconds (floats); every other statistic counts blocks or bytes
+    return {k: v if "_time." in k and not k.endswith(".count") else int(v) for k, v in sorted(stats.items())}
+
+
+def host_memory_stats_as_nested_dict() -> dict[str, Any]:
+    """host_memory_stats's entries nested at their dots (``stats["active_bytes"]["peak"]``)."""
+    return _nest(host_memory_stats())
+
+
+def reset_peak_host_memory_stats() -> None:
+    """Make every ``peak`` of host_memory_stats its ``current`` value."""
+    _lib()._cuda_reset_peak_host_memory_stats()
+
+
+def reset_accumulated_host_memory_stats() -> None:
+    """Zero host_memory_stats's historical totals (``allocated`` / ``freed``, counts and timings)."""
+    _lib()._cuda_reset_accumulated_host_memory_stats()
 
 
 def _stat(device: Any, key: str) -> int:

@@ -2,7 +2,8 @@
 
 ``ember.utils.data`` is provided by ember-data, ``ember.utils.benchmark`` by
 ember-benchmark, ``ember.utils.bottleneck`` and ``ember.utils.tensorboard`` by
-ember-profiler, ``ember.utils.cpp_extension`` by ember-cpp-extension.
+ember-profiler, ``ember.utils.cpp_extension`` by ember-cpp-extension, ``ember.utils.checkpoint``
+by ember-nn.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import pkgutil
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-_SUBMODULES = ("data", "benchmark", "bottleneck", "tensorboard", "cpp_extension")
+_SUBMODULES = ("data", "benchmark", "bottleneck", "tensorboard", "cpp_extension", "checkpoint")
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
-    if name in ("dlpack", "deterministic"):  # core modules, loaded on first use
+    if name in ("dlpack", "deterministic", "hooks"):  # core modules, loaded on first use
         import importlib
 
         return importlib.import_module(f"ember.utils.{name}")

@@ -229,3 +229,5 @@ def __getattr__(name: str) -> object:
 
         return SyncBatchNorm
     raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")
+
+from ember.nn import attention as attention  # noqa: E402  (torch.nn.attention: sdpa_kernel, SDPBackend)

@@ -20,7 +20,13 @@ from ember.autograd.function import Function
 from ember.autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
-           "detach_variable", "noop_context_fn"]
+           "detach_variable", "get_device_states", "set_device_states", "noop_context_fn", "set_checkpoint_early_stop",
+           "DefaultDeviceType", "set_checkpoint_debug_enabled", "CheckpointPolicy", "SelectiveCheckpointContext",
+           "create_selective_checkpoint_contexts", "SAC_IGNORED_OPS"]
+
+# the non-reentrant checkpoints being run or recomputed, innermost last: selective checkpointing's
+# modes find the one whose saved tensors they are part of (checkpoint_sac.py)
+_frames: list[_Frame] = []
 
 
 class CheckpointError(RuntimeError):
@@ -28,6 +34,7 @@ class CheckpointError(RuntimeError):
 
 
 def noop_context_fn() -> tuple[contextlib.AbstractContextManager[Any], contextlib.AbstractContextManager[Any]]:
+    """The default ``context_fn``: no context around the forward pass nor the recomputation."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -48,6 +55,7 @@ def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def check_backward_validity(inputs: Iterable[Any]) -> None:
+    """Warn when no tensor in ``inputs`` requires grad (the reentrant variant then gives no gradients)."""
     if not any(isinstance(inp, Tensor) and inp.requires_grad for inp in inputs):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
@@ -109,11 +117,21 @@ class _Frame:
         self.metadata: list[dict[str, Any]] = []
         self.recomputed: dict[int, Tensor] = {}
         self.unpacked: set[int] = set()
+        # selective checkpointing: while an op whose output is saved runs in the forward, the tensors
+        # its autograd node saves are kept here (the recomputation skips the op, so cannot make them)
+        self.keeping: list[Tensor] | None = None
+        self._saved: list[Tensor] = []
 
     def pack(self, t: Tensor) -> int:
         # Keep only the position (and metadata for the determinism check): the tensor is dropped.
         self.metadata.append(_meta(t))
+        if self.keeping is not None:
+            self.keeping.append(t.detach() if t.requires_grad else t)
         return len(self.metadata) - 1
+
+    def add_recomputed(self, tensors: list[Tensor]) -> None:
+        """During recomputation, take ``tensors`` (kept in the forward) as the next saved ones."""
+        self._saved.extend(tensors)
 
     def unpack(self, k: int) -> Tensor:
         if k not in self.recomputed:
@@ -128,6 +146,7 @@ class _Frame:
 
     def _run_recompute(self) -> None:
         saved: list[Tensor] = []
+        self._saved = saved
 
         def pack(t: Tensor) -> None:
             saved.append(t.detach() if t.requires_grad else t)
@@ -135,8 +154,13 @@ class _Frame:
         def unpack(_: Any) -> Tensor:
             raise CheckpointError("torch.utils.checkpoint: unpacking a tensor saved during recomputation")
 
-        with saved_tensors_hooks(pack, unpack):
-            self.recompute()
+        _frames.append(self)
+        try:
+            with saved_tensors_hooks(pack, unpack):
+                self.recompute()
+        finally:
+            _frames.pop()
+            self._saved = []
         if self.determinism_check == "default":
             if len(saved) != len(self.metadata):
                 raise CheckpointError(
@@ -168,8 +192,12 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
                 function(*args, **kwargs)
 
     frame = _Frame(recompute, determinism_check)
-    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
-        return function(*args, **kwargs)
+    _frames.append(frame)
+    try:
+        with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+            return function(*args, **kwargs)
+    finally:
+        _frames.pop()
 
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
@@ -226,3 +254,17 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentra
         input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run_function(end + 1, len(functions) - 1, functions)(input)
+
+
+# selective activation checkpointing and the device-state helpers (a file of their own)
+from ember.utils._checkpoint_sac import (  # noqa: E402
+    SAC_IGNORED_OPS,
+    CheckpointPolicy,
+    DefaultDeviceType,
+    SelectiveCheckpointContext,
+    create_selective_checkpoint_contexts,
+    get_device_states,
+    set_checkpoint_debug_enabled,
+    set_checkpoint_early_stop,
+    set_device_states,
+)

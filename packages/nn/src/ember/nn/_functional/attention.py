@@ -10,6 +10,7 @@ from ember import Tensor
 from ember._autocast_policy import autocast_op
 from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
+from ember.nn._functional.sdp_select import FLASH, select_backend
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -41,23 +42,21 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         return ember.zeros(*query.shape[:-1], value.shape[-1], dtype=query.dtype, device=query.device)
     # the path (fused kernel or aten's math) follows the inputs' layout: a half-type input's float32
     # copies below are contiguous whatever its own strides
-    unit_stride = query.stride(-1) == 1 and key.stride(-1) == 1 and value.stride(-1) == 1
+    strides = (query.stride(-1), key.stride(-1), value.stride(-1))
     if query.dtype in (ember.float16, ember.bfloat16) and key.dtype == query.dtype and value.dtype == query.dtype:
         # PyTorch computes half-precision attention in float32 (its CPU flash kernel accumulates in float, its
         # math path upcasts) and rounds once at the end; products and sums in half lose the small values.
         mask = attn_mask.float() if attn_mask is not None and attn_mask.dtype == query.dtype else attn_mask
         out = _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale, enable_gqa,
-                         unit_stride)
+                         strides)
         return out.to(query.dtype)
-    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, unit_stride)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, strides)
 
 
 def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
-               is_causal: bool, scale: float | None, enable_gqa: bool, unit_stride: bool) -> Tensor:
+               is_causal: bool, scale: float | None, enable_gqa: bool, strides: tuple[int, int, int]) -> Tensor:
     L, S = query.shape[-2], key.shape[-2]
     scale_factor = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf) if scale is None else scale
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         # grouped-query attention: each key/value head serves a block of query heads
         rep = query.shape[-3] // key.shape[-3]
@@ -67,16 +66,20 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
             return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
 
         key, value = expand(key), expand(value)
-    # sdp's checks in its order: the mask's shape (an IndexError for a mask below 2 dims) before the strides
-    if _fused_applies(query, key, value, attn_mask, dropout_p) and unit_stride:
+    # aten's backend choice (sdp_select.py), under the flags sdpa_kernel sets: the fused kernel where its
+    # checks pass (an IndexError for a mask below 2 dims escapes them), else math
+    if select_backend(query, key, value, attn_mask, dropout_p, strides) == FLASH:
         # torch's CPU path for 4-d inputs without dropout: the fused kernel in core
-        # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first.
+        # (ScaledDotProductFlashAttentionForCpuBackward0); a bool mask becomes 0 / -inf first. The kernel
+        # takes an explicit mask and is_causal together (only the math path refuses both).
         if attn_mask is not None and attn_mask.dtype == ember.bool:
             attn_mask = ember.zeros(attn_mask.shape, dtype=query.dtype, device=attn_mask.device).masked_fill(
                 ~attn_mask, float("-inf"))
         # dropout_p as given: the kernel refuses any but 0 (a NaN or negative one passes the choice above)
         return ember._nn._scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal,
                                                                      attn_mask=attn_mask, scale=scale)[0]
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     # aten's math path scales query and key by sqrt(|scale|) each before the product (the sign on query)
     root = math.sqrt(abs(scale_factor))
     scores = ember.matmul(query * (-root if scale_factor < 0 else root), key.transpose(-2, -1) * root)
@@ -114,37 +117,6 @@ def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: T
     if attn_mask is not None and attn_mask.dtype not in (ember.bool, ember.float32, query.dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {meta_name(attn_mask)} and  query.dtype: {meta_name(query)} instead.")
-
-
-def _fused_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:
-    """Where torch takes its fused CPU kernel (its sdp_utils checks): 4-d float32/float64 inputs with
-    equal batch and head counts, one head size, non-empty sequences, unit stride in the last dim, no
-    dropout, and a mask (bool or of query's dtype) that needs no gradient."""
-    if dropout_p > 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
-        return False
-    if query.dtype not in (ember.float32, ember.float64) or key.dtype != query.dtype or value.dtype != query.dtype:
-        return False
-    if key.shape[:2] != query.shape[:2] or value.shape[:2] != query.shape[:2]:
-        return False
-    if attn_mask is not None and not attn_mask.requires_grad and attn_mask.dim() < 2:
-        # check_attn_mask_shape reads attn_mask.size(-2) next: the dim error escapes
-        raise IndexError("Dimension specified as -2 but tensor has no dimensions" if attn_mask.dim() == 0 else
-                         "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
-    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]) or query.shape[-2] == 0 or key.shape[-2] == 0:
-        return False
-    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
-        return False
-    if attn_mask is None:
-        return True
-    if attn_mask.requires_grad or attn_mask.dtype not in (ember.bool, query.dtype):
-        return False
-    # check_attn_mask_shape: a 2-d mask, or a 4-d one with batch and head dims of 1 or query's, each
-    # of its last two dims 1 or the sequence length; any other mask takes the math path
-    m = attn_mask.shape
-    if m[-2] not in (1, query.shape[-2]) or m[-1] not in (1, key.shape[-2]):
-        return False
-    return attn_mask.dim() == 2 or (attn_mask.dim() == 4 and m[0] in (1, query.shape[0])
-                                    and m[1] in (1, query.shape[1]))
 
 
 def dropout_any(input: Tensor, p: float) -> Tensor:

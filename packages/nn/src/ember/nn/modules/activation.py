@@ -7,13 +7,15 @@ from typing import Any
 import ember
 from ember import Tensor
 from ember.nn import functional as F
+from ember.nn.modules.attention import MultiheadAttention as MultiheadAttention
+from ember.nn.modules.linear import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizableLinear
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
            "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softshrink", "Hardshrink", "Threshold", "GLU", "Softmax", "LogSoftmax", "Softmin", "PReLU", "Softmax2d",
-           "RReLU"]
+           "RReLU", "MultiheadAttention"]
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -106,7 +108,18 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
-class ELU(Module):
+class _AlphaInplace(Module):
+    # ELU's and CELU's state; a private base so that CELU is not an ELU (as in PyTorch)
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(_AlphaInplace):
     """Exponential linear unit: ``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (the
     module form of ``F.elu``), applied to every element; the output has the input's shape.
 
@@ -115,19 +128,11 @@ class ELU(Module):
         inplace (bool): write the result into the input.
     """
 
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.elu(input, self.alpha, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
-
-class CELU(ELU):
+class CELU(_AlphaInplace):
     """Continuously differentiable ELU, ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (the
     module form of ``F.celu``), applied to every element; the output has the input's shape.
 
@@ -140,7 +145,18 @@ class CELU(ELU):
         return F.celu(input, self.alpha, self.inplace)
 
 
-class SELU(Module):
+class _InplaceOnly(Module):
+    # the state of the activations whose one option is ``inplace``; a private base so that none of
+    # them is another's subclass (SiLU is not a SELU, as in PyTorch)
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class SELU(_InplaceOnly):
     """Scaled ELU with the self-normalizing constants (alpha about 1.6733, scale about 1.0507) (the
     module form of ``F.selu``), applied to every element; the output has the input's shape.
 
@@ -148,15 +164,8 @@ class SELU(Module):
         inplace (bool): write the result into the input.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.selu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
 
 
 class GELU(Module):
@@ -183,7 +192,7 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(SELU):
+class SiLU(_InplaceOnly):
     """Sigmoid linear unit ``x * sigmoid(x)`` (the module form of ``F.silu``), applied to every
     element; the output has the input's shape.
 
@@ -195,7 +204,7 @@ class SiLU(SELU):
         return F.silu(input, inplace=self.inplace)
 
 
-class Mish(SELU):
+class Mish(_InplaceOnly):
     """Mish, ``x * tanh(softplus(x))`` (the module form of ``F.mish``), applied to every element;
     the output has the input's shape.
 
@@ -207,7 +216,7 @@ class Mish(SELU):
         return F.mish(input, inplace=self.inplace)
 
 
-class Hardsigmoid(SELU):
+class Hardsigmoid(_InplaceOnly):
     """Piecewise-linear sigmoid (0 below -3, 1 above 3) (the module form of ``F.hardsigmoid``),
     applied to every element; the output has the input's shape.
 
@@ -219,7 +228,7 @@ class Hardsigmoid(SELU):
         return F.hardsigmoid(input, self.inplace)
 
 
-class Hardswish(SELU):
+class Hardswish(_InplaceOnly):
     """``x * hardsigmoid(x)`` (the module form of ``F.hardswish``), applied to every element; the
     output has the input's shape.
 
@@ -304,7 +313,17 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softshrink(Module):
+class _Lambd(Module):
+    # Softshrink's and Hardshrink's state; a private base so that neither subclasses the other
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softshrink(_Lambd):
     """Soft thresholding (every element moved ``lambd`` toward zero, those within ``lambd`` zeroed)
     (the module form of ``F.softshrink``), applied to every element; the output has the input's
     shape.
@@ -313,18 +332,11 @@ class Softshrink(Module):
         lambd (float): the threshold.
     """
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
 
-    def extra_repr(self) -> str:
-        return str(self.lambd)
 
-
-class Hardshrink(Softshrink):
+class Hardshrink(_Lambd):
     """Hard thresholding (elements within ``lambd`` of zero set to zero) (the module form of
     ``F.hardshrink``), applied to every element; the output has the input's shape.
 
@@ -402,7 +414,22 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Softmax(Module):
+class _DimModule(Module):
+    # the softmax family's state; a private base so that LogSoftmax is not a Softmax (as in PyTorch)
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_DimModule):
     """Softmax along ``dim`` (the module form of ``F.softmax``): every slice is positive and sums to 1.
 
     Args:
@@ -414,23 +441,11 @@ class Softmax(Module):
         tensor([[0.5000, 0.5000]])
     """
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
-
-class LogSoftmax(Softmax):
+class LogSoftmax(_DimModule):
     """The logarithm of the softmax along ``dim`` (the module form of ``F.log_softmax``), the usual
     input of ``NLLLoss``.
 
@@ -442,7 +457,7 @@ class LogSoftmax(Softmax):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
-class Softmin(Softmax):
+class Softmin(_DimModule):
     """``softmax(-x)`` along ``dim`` (the module form of ``F.softmin``).
 
     Args:

@@ -9,15 +9,11 @@ from ember import Tensor
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn._functional.mha import _canonical_mask, _none_or_dtype
-from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear import NonDynamicallyQuantizableLinear
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under another name (PyTorch uses it for ``out_proj``; keys and repr depend on it)."""
 
 
 class MultiheadAttention(Module):

@@ -477,3 +477,20 @@ class ParameterDict(Module):
 
     def __call__(self, input: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")
+
+
+# PyTorch's container.py also holds the deprecated Container; ember's modules holding them import this file, so they are
+# found on first use
+_LAZY = {
+    "Container": "deprecated"
+}
+__all__ += [n for n in _LAZY if not n.startswith("_") and n != "LazyModuleMixin" and n != "PairwiseDistance"]
+
+
+def __getattr__(name: str) -> Any:
+    """The classes listed in ``_LAZY``, imported from their ember file on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"ember.nn.modules.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

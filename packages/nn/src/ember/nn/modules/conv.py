@@ -11,6 +11,10 @@ from ember import Tensor
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
+from ember.nn.modules.utils import _pair as _pair
+from ember.nn.modules.utils import _reverse_repeat_tuple as _reverse_repeat_tuple
+from ember.nn.modules.utils import _single as _single
+from ember.nn.modules.utils import _triple as _triple
 from ember.nn.parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
@@ -217,3 +221,22 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     _nsp = 3
     _fn = staticmethod(F.conv_transpose3d)
+
+
+# PyTorch's conv.py also holds the lazy convolutions; ember's modules holding them import this file, so they are
+# found on first use
+_LAZY = {
+    "LazyConv1d": "lazy", "LazyConv2d": "lazy", "LazyConv3d": "lazy", "LazyConvTranspose1d": "lazy",
+    "LazyConvTranspose2d": "lazy", "LazyConvTranspose3d": "lazy", "LazyModuleMixin": "lazy", "_LazyConvXdMixin":
+    "lazy"
+}
+__all__ += [n for n in _LAZY if not n.startswith("_") and n != "LazyModuleMixin" and n != "PairwiseDistance"]
+
+
+def __getattr__(name: str) -> Any:
+    """The classes listed in ``_LAZY``, imported from their ember file on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"ember.nn.modules.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,6 +20,7 @@ from ember.nn.modules.normalization import (
     InstanceNorm3d,
     _BatchNorm,
     _InstanceNorm,
+    _NormBase,
 )
 from ember.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
@@ -375,7 +376,7 @@ class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
 
 # ---- batch and instance norm ---------------------------------------------------------------------
 
-class _LazyNormBase(LazyModuleMixin, _BatchNorm):
+class _LazyNormBase(LazyModuleMixin, _NormBase):
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:

@@ -12,7 +12,8 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ += ["LazyLinear"]  # noqa: F822  (found by __getattr__ below)
 
 
 class Identity(Module):
@@ -58,6 +59,16 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A :class:`Linear` under another name: ``MultiheadAttention.out_proj`` is one, as in PyTorch,
+    where quantization tooling recognises the name (it keeps the layer unquantized); its state dict
+    keys and repr match PyTorch's through it."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
+
+
 class Bilinear(Module):
     """y_k = x1ᵀ W_k x2 + b_k."""
 
@@ -87,3 +98,13 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+def __getattr__(name: str) -> Any:
+    # torch.nn.modules.linear also holds LazyLinear; ember's lazy.py builds on this file, so it is
+    # found on first use
+    if name in ("LazyLinear", "LazyModuleMixin"):
+        from ember.nn.modules import lazy
+
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -256,3 +256,24 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
                 f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
                 f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+# PyTorch's loss.py also holds the margin, ranking and CTC losses; ember's files holding them import
+# this one, so they are found on first use
+_LAZY = {
+    "PoissonNLLLoss": "loss_margin", "GaussianNLLLoss": "loss_margin", "HingeEmbeddingLoss": "loss_margin",
+    "MultiLabelMarginLoss": "loss_margin", "SoftMarginLoss": "loss_margin", "MultiLabelSoftMarginLoss":
+    "loss_margin", "CosineEmbeddingLoss": "loss_margin", "MarginRankingLoss": "loss_margin", "MultiMarginLoss":
+    "loss_margin", "TripletMarginLoss": "loss_margin", "TripletMarginWithDistanceLoss": "loss_margin", "CTCLoss":
+    "loss_margin", "NLLLoss2d": "deprecated", "PairwiseDistance": "distance"
+}
+__all__ += [n for n in _LAZY if not n.startswith("_") and n != "LazyModuleMixin" and n != "PairwiseDistance"]
+
+
+def __getattr__(name: str) -> Any:
+    """The classes listed in ``_LAZY``, imported from their ember file on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"ember.nn.modules.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -67,7 +67,10 @@ class LayerNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """The state batch and instance normalization share (as PyTorch's ``_NormBase``): the affine
+    ``weight`` / ``bias`` and the running statistics, their reset and state-dict upgrade."""
+
     _version = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -124,6 +127,14 @@ class _BatchNorm(Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Batch normalization over the channel dim (the base of ``BatchNorm1d/2d/3d``)."""
+
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -134,10 +145,6 @@ class _BatchNorm(Module):
         track = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
                             self.weight, self.bias, use_batch, factor, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -240,7 +247,7 @@ class GroupNorm(Module):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     _dims = 3  # batched input rank
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
@@ -372,3 +379,20 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# PyTorch's normalization.py also holds CrossMapLRN2d; ember's modules holding them import this file, so they are
+# found on first use
+_LAZY = {
+    "CrossMapLRN2d": "cross_map_lrn"
+}
+__all__ += [n for n in _LAZY if not n.startswith("_") and n != "LazyModuleMixin" and n != "PairwiseDistance"]
+
+
+def __getattr__(name: str) -> Any:
+    """The classes listed in ``_LAZY``, imported from their ember file on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"ember.nn.modules.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

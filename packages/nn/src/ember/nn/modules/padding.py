@@ -7,6 +7,9 @@ from typing import Any
 from ember import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
+from ember.nn.modules.utils import _ntuple as _ntuple
+from ember.nn.modules.utils import _pair as _pair
+from ember.nn.modules.utils import _quadruple as _quadruple
 
 __all__ = ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",

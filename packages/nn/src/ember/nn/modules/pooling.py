@@ -12,6 +12,9 @@ from typing import Any
 from ember import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
+from ember.nn.modules.utils import _pair as _pair
+from ember.nn.modules.utils import _single as _single
+from ember.nn.modules.utils import _triple as _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
@@ -163,7 +166,7 @@ class AvgPool2d(_AvgPoolNd):
                             self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3d(AvgPool2d):
+class AvgPool3d(_AvgPoolNd):
     """Average pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` batch (or an unbatched
     input); the module form of ``F.avg_pool3d``.
 
@@ -175,6 +178,18 @@ class AvgPool3d(AvgPool2d):
         count_include_pad (bool): whether padded zeros count in each window's divisor.
         divisor_override (int, optional): divide every window's sum by this instead.
     """
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,

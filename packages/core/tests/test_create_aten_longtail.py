@@ -391,3 +391,16 @@ def test_binomial_without_numpy(monkeypatch):
         assert abs(e.var() - n * p * (1 - p)) < 0.05 * n * p * (1 - p)
     edges = ember.binomial(ember.tensor([-1.0, 3.0, 3.5, 3.0]), ember.tensor([0.5, -0.2, 1.5, float("nan")]))
     assert edges[:3].tolist() == [0.0, 0.0, 3.5] and edges[3].isnan()
+
+
+@pytest.mark.parametrize("name", ["new_empty", "new_zeros", "new_ones"])
+def test_new_factories_take_size_keyword(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    for size in [(2, 3), [4], ()]:
+        mine = getattr(ember.ones(2, dtype=ember.float64), name)(size=size)
+        theirs = getattr(torch.ones(2, dtype=torch.float64), name)(size=size)
+        assert tuple(mine.shape) == tuple(theirs.shape) and str(mine.dtype) == str(theirs.dtype)
+    with pytest.raises(TypeError, match="multiple values for argument 'size'"):
+        getattr(ember.ones(2), name)(2, size=(3,))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sz'"):
+        getattr(ember.ones(2), name)(sz=2)

@@ -102,6 +102,19 @@ def _in_memory_format(t: Any, memory_format: Any) -> Any:
     return t if t.stride() == want.stride() else want
 
 
+
+def _new_size(args: tuple[Any, ...], size_kw: dict[str, Any], name: str) -> tuple[Any, ...]:
+    """The size of new_empty / new_zeros / new_ones: positional, or the ``size=`` keyword PyTorch
+    also takes (not both)."""
+    if not size_kw:
+        return args
+    unknown = [k for k in size_kw if k != "size"]
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
+    if args:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size_kw["size"],)
+
 class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
     """A multi-dimensional array with a single dtype, as ``torch.Tensor``."""
 
@@ -509,7 +522,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
 
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                  **size_kw: Any) -> Tensor:
         """A new uninitialized tensor of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -526,9 +540,11 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             >>> ember.ones(1, dtype=ember.int32).new_empty(2, 3).shape
             torch.Size([2, 3])
         """
-        return _C.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return _C.empty(*_new_size(size, size_kw, "new_empty"), dtype=dtype or self.dtype, device=device or self.device,
+                      requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                  **size_kw: Any) -> Tensor:
         """A new tensor of zeros of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -545,9 +561,11 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             >>> ember.tensor([1, 2]).new_zeros(3)
             tensor([0, 0, 0])
         """
-        return _C.zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return _C.zeros(*_new_size(size, size_kw, "new_zeros"), dtype=dtype or self.dtype, device=device or self.device,
+                      requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                  **size_kw: Any) -> Tensor:
         """A new tensor of ones of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -565,7 +583,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             tensor([[1., 1.],
                     [1., 1.]])
         """
-        return _C.ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return _C.ones(*_new_size(size, size_kw, "new_ones"), dtype=dtype or self.dtype, device=device or self.device,
+                      requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:

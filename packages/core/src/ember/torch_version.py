@@ -8,20 +8,12 @@ importing ember does not need ``packaging``.
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["TorchVersion"]
 
-_PATTERN = re.compile(
-    r"^\s*v?(?:(?P<epoch>\d+)!)?(?P<release>\d+(?:\.\d+)*)"
-    r"(?:[-_.]?(?P<pre>a|b|c|rc|alpha|beta|pre|preview)[-_.]?(?P<pre_n>\d*))?"
-    r"(?:-(?P<post_implicit>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n>\d*))?"
-    r"(?:[-_.]?(?P<dev>dev)[-_.]?(?P<dev_n>\d*))?"
-    r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
-    re.IGNORECASE,
-)
 _PHASE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
 _INF = float("inf")
 
@@ -30,9 +22,24 @@ class _Invalid(ValueError):
     pass
 
 
+@functools.cache
+def _pattern() -> Any:
+    # compiled on the first comparison: `import ember` does not pay for `re`
+    import re
+
+    return re.compile(
+        r"^\s*v?(?:(?P<epoch>\d+)!)?(?P<release>\d+(?:\.\d+)*)"
+        r"(?:[-_.]?(?P<pre>a|b|c|rc|alpha|beta|pre|preview)[-_.]?(?P<pre_n>\d*))?"
+        r"(?:-(?P<post_implicit>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n>\d*))?"
+        r"(?:[-_.]?(?P<dev>dev)[-_.]?(?P<dev_n>\d*))?"
+        r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
+        re.IGNORECASE,
+    )
+
+
 def _key(text: str) -> tuple[Any, ...]:
     """PEP 440's sort key of ``text`` (raises _Invalid for a string that is no version)."""
-    m = _PATTERN.match(text)
+    m = _pattern().match(text)
     if m is None:
         raise _Invalid(text)
     release = [int(p) for p in m["release"].split(".")]
@@ -48,8 +55,8 @@ def _key(text: str) -> tuple[Any, ...]:
     else:
         pre = (_INF,)
     post_key = (int(post or 0),) if has_post else (-_INF,)
-    local = tuple((0, int(p)) if p.isdigit() else (-1, p.lower())
-                  for p in re.split(r"[-_.]", m["local"])) if m["local"] else ()
+    parts = m["local"].replace("-", ".").replace("_", ".").split(".") if m["local"] else []
+    local = tuple((0, int(p)) if p.isdigit() else (-1, p.lower()) for p in parts)
     return (int(m["epoch"] or 0), tuple(release), pre, post_key, dev, local)
 
 

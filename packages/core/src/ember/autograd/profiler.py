@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 try:
+    from ember.profiler import DeviceType, kineto_available
     from ember.profiler.legacy import (
         EventList,
         FunctionEvent,
         FunctionEventAvg,
+        KinetoStepTracker,
         emit_itt,
         emit_nvtx,
         profile,
@@ -18,4 +20,5 @@ except ModuleNotFoundError as e:
     raise ImportError("ember.autograd.profiler is provided by the ember-profiler distribution: "
                       "pip install ember-profiler") from e
 
-__all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "emit_itt", "emit_nvtx", "profile", "record_function"]
+__all__ = ["DeviceType", "EventList", "FunctionEvent", "FunctionEventAvg", "KinetoStepTracker", "emit_itt", "emit_nvtx",
+           "kineto_available", "profile", "record_function"]

@@ -555,8 +555,8 @@ def build_events(
 ) -> EventList:
     """Turn the core's raw records into FunctionEvents with parent/child links and memory totals.
 
-    with_flops: estimate FLOPs from shapes and concrete arguments; keep_shapes=False then drops
-    the shapes recorded only for that purpose.
+    with_flops: estimate FLOPs from shapes and concrete arguments; keep_shapes=False drops the
+    shapes afterwards (recorded only for that, or for an execution trace observer).
     """
     events: list[FunctionEvent] = []
     stacks: dict[int, list[tuple[int, FunctionEvent]]] = {}
@@ -654,9 +654,9 @@ def build_events(
         from ._flops import assign_flops
 
         assign_flops(events)
-        if not keep_shapes:
-            for evt in events:
-                evt.input_shapes = []
+    if not keep_shapes:  # recorded only for FLOP estimates or an execution trace observer
+        for evt in events:
+            evt.input_shapes = []
     result = EventList(events, profile_memory=profile_memory, with_flops=with_flops)
     result.trace_events = list(events)  # every recorded range, for the trace (kineto's keeps them all)
     _drop_nested_twins(result)

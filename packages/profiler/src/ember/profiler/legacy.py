@@ -10,8 +10,12 @@ from ember._lib import _C
 from ._events import EventList, FunctionEvent, FunctionEventAvg, build_events
 from ._modules import ModuleRanges
 from ._record import record_function
+from ._step_tracker import KinetoStepTracker
 
-__all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "emit_itt", "emit_nvtx", "profile", "record_function"]
+__all__ = [
+    "EventList", "FunctionEvent", "FunctionEventAvg", "KinetoStepTracker", "emit_itt", "emit_nvtx", "profile",
+    "record_function",
+]
 
 
 class profile:
@@ -67,10 +71,14 @@ class profile:
             return self
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
+        from . import _execution_trace
+
+        _execution_trace.yield_session()  # an execution trace observer recording alone hands over
         if _C._profiler_active():
             raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
         self.entered = True
-        _C._profiler_start(self.record_shapes, self.profile_memory, self.with_stack, self.with_flops)
+        et = _execution_trace.wants_inputs()  # a running observer reads this session's records
+        _C._profiler_start(self.record_shapes or et, self.profile_memory, self.with_stack, self.with_flops or et)
         if self.with_modules:
             self._module_ranges = ModuleRanges()
             self._module_ranges.install()
@@ -83,7 +91,11 @@ class profile:
             self._module_ranges.remove()
             self._module_ranges = None
         raw = _C._profiler_stop()
-        events = build_events(raw, profile_memory=self.profile_memory, with_flops=self.with_flops)
+        from . import _execution_trace
+
+        _execution_trace.deliver(raw)
+        events = build_events(raw, profile_memory=self.profile_memory, with_flops=self.with_flops,
+                              keep_shapes=self.record_shapes)
         if self.acc_events and self.function_events is not None:
             events = EventList(
                 list(self.function_events) + list(events),
@@ -165,16 +177,27 @@ class emit_nvtx:
 
 
 class emit_itt:
-    """ITT ranges for Intel VTune; not available in this build."""
+    """Marks every operator as an ITT range for Intel VTune while active (mirrors
+    ``torch.autograd.profiler.emit_itt``).
+
+    ember has no ITT library (``ember.profiler.itt.is_available()`` is False), so the ranges go
+    nowhere: entering and leaving cost nothing, as torch's calls do when VTune is not attached.
+    The object is single-use like torch's: entering it a second time raises RuntimeError.
+    """
 
     def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
         self.enabled = enabled
+        self.entered = False
         self.record_shapes = record_shapes
 
     def __enter__(self) -> emit_itt:
-        if self.enabled:
-            raise RuntimeError("emit_itt requires ITT support, which this ember build does not have")
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("ITT annotation context manager is not reentrant")
+        # torch never clears this flag on exit, so an emit_itt object cannot be entered twice.
+        self.entered = True
         return self
 
-    def __exit__(self, *args: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool:
         return False

@@ -15,6 +15,7 @@ from ember._lib import _C
 from ._events import EventList, FunctionEvent, build_events
 from ._modules import ModuleRanges
 from ._record import record_function
+from ._step_tracker import KinetoStepTracker, daemon_steps
 
 __all__ = [
     "ProfilerAction",
@@ -160,6 +161,11 @@ class _KinetoProfile:
         pass  # the core needs no warm-up; WARMUP steps simply record nothing
 
     def start_trace(self) -> None:
+        if self.execution_trace_observer:
+            self.execution_trace_observer.start()
+        from . import _execution_trace
+
+        _execution_trace.yield_session()  # an observer recording on its own hands over the hook
         if _C._profiler_active():
             raise RuntimeError("Profiler is already enabled on this thread (only one profiler can run at a time)")
         self._mem_start = None
@@ -174,7 +180,12 @@ class _KinetoProfile:
             import json
 
             self.add_metadata_json("distributedInfo", json.dumps(dist_info))
-        _C._profiler_start(self.record_shapes or self.with_flops, self.profile_memory, self.with_stack, self.with_flops)
+        # A running execution trace observer reads this session's records: it needs shapes and
+        # concrete arguments even when the profile itself does not keep them.
+        et = _execution_trace.wants_inputs()
+        _C._profiler_start(
+            self.record_shapes or self.with_flops or et, self.profile_memory, self.with_stack, self.with_flops or et
+        )
         self._window_start_us = _C._profiler_now_ns() / 1000.0
         self._python_spans = []
         if self.with_stack:  # PyTorch's python_function events
@@ -188,6 +199,8 @@ class _KinetoProfile:
         self._recording = True
 
     def stop_trace(self) -> None:
+        if self.execution_trace_observer:
+            self.execution_trace_observer.stop()
         if not self._recording:
             return
         self._recording = False
@@ -200,6 +213,9 @@ class _KinetoProfile:
             self._py_tracer = None
         raw = _C._profiler_stop()
         self._window_us = (self._window_start_us, _C._profiler_now_ns() / 1000.0)
+        from . import _execution_trace
+
+        _execution_trace.deliver(raw)
         if self._mem_start is not None:
             from ._memory_timeline import Snapshot, build_timeline
 
@@ -320,6 +336,13 @@ def _distributed_info() -> dict[str, Any] | None:
     }
 
 
+def _et_from_env() -> Any:
+    """An execution trace observer when ENABLE_PYTORCH_EXECUTION_TRACE=1 asks for one (as torch)."""
+    from ._execution_trace import ExecutionTraceObserver
+
+    return ExecutionTraceObserver.build_execution_trace_obs_from_env()
+
+
 def _is_json(text: str) -> bool:
     import json
 
@@ -368,7 +391,7 @@ class profile(_KinetoProfile):
             with_flops=with_flops,
             with_modules=with_modules,
             experimental_config=experimental_config,
-            execution_trace_observer=execution_trace_observer,
+            execution_trace_observer=execution_trace_observer or _et_from_env(),
             acc_events=acc_events,
             custom_trace_id_callback=custom_trace_id_callback,
             post_processing_timeout_s=post_processing_timeout_s,
@@ -381,6 +404,7 @@ class profile(_KinetoProfile):
             self.record_steps = False
         self.on_trace_ready = on_trace_ready
         self.step_num = 0
+        KinetoStepTracker.init_step_count(PROFILER_STEP_NAME)
         self.step_rec_fn: record_function | None = None
         self.current_action = self.schedule(self.step_num)
         A = ProfilerAction
@@ -416,6 +440,9 @@ class profile(_KinetoProfile):
 
     def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         self.stop()
+        KinetoStepTracker.erase_step_count(PROFILER_STEP_NAME)
+        if self.execution_trace_observer:
+            self.execution_trace_observer.cleanup()  # writes the finished execution trace
 
     def start(self) -> None:
         """Starts the profiler in the state its ``schedule`` gives step 0 (what entering the
@@ -442,6 +469,8 @@ class profile(_KinetoProfile):
         self.step_num += 1
         self.current_action = self.schedule(self.step_num)
         self._transit_action(prev_action, self.current_action)
+        if daemon_steps():
+            KinetoStepTracker.increment_step(PROFILER_STEP_NAME)
         if self.record_steps:
             self.step_rec_fn = record_function(f"{PROFILER_STEP_NAME}#{self.step_num}")
             self.step_rec_fn.__enter__()

@@ -18,13 +18,10 @@ import pytest
 
 # PyTorch's files whose (mostly private) helpers ember does not mirror
 _SKIP_FILES = {"_functions", "linear_cross_entropy"}
-# names of PyTorch's files that ember does not provide (private helpers, tracing internals, the
-# module-level hooks ember's Module does not run yet)
+# names of PyTorch's files that ember does not provide (private helpers, tracing internals)
 _SKIP_NAMES = {"_check_arg_device", "_arg_requires_grad", "_is_make_fx_tracing", "sync_batch_norm",
                "_ConvTransposeMixin", "_LazyProtocol", "_AutoDefault", "_WrappedHook", "_has_any_global_hook",
-               "register_module_buffer_registration_hook", "register_module_module_registration_hook",
-               "register_module_parameter_registration_hook", "register_module_backward_hook",
-               "register_module_full_backward_pre_hook", "register_module_full_backward_hook", "_forward_unimplemented",
+               "_forward_unimplemented",
                "_cross_map_lrn2d", "_CircularPadNd", "_ReflectionPadNd", "_ReplicationPadNd", "_apply_permutation",
                "apply_permutation", "_generate_square_subsequent_mask", "_get_seq_len", "_get_clones",
                "_get_activation_fn", "_detect_is_causal_mask"}

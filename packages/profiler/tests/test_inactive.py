@@ -13,8 +13,8 @@ from ember.profiler import profile, record_function, schedule
 
 
 def _global_module_hooks() -> tuple[int, int]:
-    module = pytest.importorskip("ember.nn.modules.module")
-    return len(module._global_forward_pre_hooks), len(module._global_forward_hooks)
+    hooks = pytest.importorskip("ember.nn.modules._global_hooks")
+    return len(hooks.forward_pre_hooks), len(hooks.forward_hooks)
 
 
 def _session_with_every_option(fail: bool) -> None:

@@ -14,31 +14,26 @@ from ember.nn.modules._grad import zero_grads
 from ember.nn.modules._hooks import RemovableHandle
 from ember.nn.parameter import Buffer, Parameter, is_lazy
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
 
-_global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
-_global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
-_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
-_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
-
-
-def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
-    """A forward pre-hook run before every module's own pre-hooks."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
-    """A forward hook run after every module's forward, before its own forward hooks."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
+from ember.nn.modules import _global_hooks as _g
+from ember.nn.modules._global_hooks import backward_hooks as _global_backward_hooks
+from ember.nn.modules._global_hooks import backward_pre_hooks as _global_backward_pre_hooks
+from ember.nn.modules._global_hooks import forward_hooks as _global_forward_hooks
+from ember.nn.modules._global_hooks import forward_pre_hooks as _global_forward_pre_hooks
+from ember.nn.modules._global_hooks import (  # noqa: F401  (torch.nn.modules.module has them)
+    register_module_backward_hook,
+    register_module_buffer_registration_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -125,6 +120,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{ember.typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        if _g.buffer_registration_hooks:
+            tensor = _g.run_registration_hooks(_g.buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -146,6 +143,8 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              "created explicitly. To express '" + name + "' as a function of another Tensor, "
                              "compute the value in the forward() method.")
+        if _g.parameter_registration_hooks:
+            param = _g.run_registration_hooks(_g.parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -153,6 +152,8 @@ class Module:
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{ember.typename(module)} is not a Module subclass")
         _check_name("module", name, self, self._modules)
+        if _g.module_registration_hooks:
+            module = _g.run_registration_hooks(_g.module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
@@ -246,13 +247,13 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _g.run_registration_hooks(_g.module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{ember.typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _g.run_registration_hooks(_g.module_registration_hooks, self, name, value)
             return
         buffers = self.__dict__.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -563,18 +564,20 @@ class Module:
 
     # ---- calling -------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks):
+        # the global dicts are module globals (mutated in place, never rebound): the fast path's cost
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_hooks or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         from ember.nn.modules._backward_hook import BackwardHook
 
-        full_hooks = list(self._backward_hooks.values())
-        pre_hooks = list(self._backward_pre_hooks.values())
+        full_hooks, non_full_hooks = _g.backward_hook_lists(self)
+        pre_hooks = [*_g.backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
         called_always: set[int] = set()
         result = None
         try:
             # over a snapshot, as PyTorch: a hook may remove itself (a lazy module's does)
-            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+            for hook_id, hook in (*_g.forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     r = hook(self, args, kwargs)
                     if r is not None:
@@ -591,10 +594,10 @@ class Module:
                 bw = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+            for hook_id, hook in (*_g.forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or hook_id in _g.forward_hooks_always_called:
                     called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                if hook_id in self._forward_hooks_with_kwargs or hook_id in _g.forward_hooks_with_kwargs:
                     r = hook(self, args, kwargs, result)
                 else:
                     r = hook(self, args, result)
@@ -602,15 +605,17 @@ class Module:
                     result = r
             if bw is not None:
                 result = bw.setup_output_hook(result)
+            if non_full_hooks:
+                _g.attach_non_full(self, non_full_hooks, args, result)
             return result
         except Exception:
             # Hooks registered with always_call still run when forward (or a hook) raised.
-            for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+            for hook_id, hook in itertools.chain(_g.forward_hooks.items(), self._forward_hooks.items()):
                 if hook_id in called_always:
                     continue
-                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+                if hook_id in self._forward_hooks_always_called or hook_id in _g.forward_hooks_always_called:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                        if hook_id in self._forward_hooks_with_kwargs or hook_id in _g.forward_hooks_with_kwargs:
                             hook(self, args, kwargs, result)
                         else:
                             hook(self, args, result)
@@ -676,6 +681,18 @@ class Module:
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated: ``hook(module, grad_input, grad_output)`` on the last autograd node of the
+        module's forward only (warns where that misses gradients); prefer
+        :meth:`register_full_backward_hook`. Returns a removable handle."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:

@@ -24,6 +24,8 @@ PAGES = [
      ["ember", "ember.linalg", "ember.fft", "ember.signal.windows", "ember.autograd", "ember.amp", "ember.testing",
       "ember.cuda", "ember.cuda.amp", "ember.cuda.nvtx", "ember.accelerator"]),
     ("tensor", "ember.Tensor", "ember-core", ["ember.Tensor"]),
+    ("distributions", "ember.distributions", "ember-core",
+     ["ember.distributions", "ember.distributions.constraints"]),
     ("nn", "ember.nn", "ember-nn", ["ember.nn", "ember.nn.functional", "ember.nn.init", "ember.nn.utils",
                                     "ember.nn.attention", "ember.nn.attention.bias",
                                     "ember.nn.attention.flex_attention"]),

@@ -307,6 +307,7 @@ _LAZY_NAMES = {
                                     "batch_norm_stats", "batch_norm_update_stats")),
         ("ember._rnn_functional", ("gru", "lstm", "rnn_relu", "rnn_tanh")),
         ("ember._sample_binomial", ("binomial",)),
+        ("ember._sample_gamma", ("_dirichlet_grad", "_sample_dirichlet", "_standard_gamma", "_standard_gamma_grad")),
         ("ember._linalg_lowrank", ("lobpcg", "pca_lowrank", "svd_lowrank"))) for n in names},
     **{n: "ember._runtime" for n in (  # settings and build facts: set_warn_always, has_lapack, ...
         "get_device", "get_num_interop_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
@@ -331,7 +332,8 @@ _LAZY_NAMES = {
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
                  "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal",
-                 "storage", "overrides", "accelerator", "jit", "return_types")
+                 "storage", "overrides", "accelerator", "jit", "return_types",
+                 "distributions")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")
 

@@ -195,3 +195,13 @@ def _torch_dict() -> Any:
         def forward(self, a: Any) -> Any:
             return {"k": a * 2}
     return D()
+
+
+def test_tensor_and_node_hook_handles_are_removable_handles() -> None:
+    from ember.utils.hooks import RemovableHandle
+
+    x = ember.ones(1, requires_grad=True)
+    assert isinstance(x.register_hook(lambda g: g), RemovableHandle)
+    assert isinstance((x * 2).grad_fn.register_hook(lambda *a: None), RemovableHandle)
+    assert isinstance(nn.Linear(1, 1).register_forward_hook(lambda *a: None), RemovableHandle)
+    assert not isinstance(object(), RemovableHandle)

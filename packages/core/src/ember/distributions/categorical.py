@@ -14,7 +14,7 @@ __all__ = ["Categorical"]
 
 
 class Categorical(_ProbsOrLogits, _ParamTensor, Distribution):
-    """Categorical distribution over the indices ``0 .. K-1`` of the last dimension of ``probs``
+    """Categorical distribution over the indices ``0`` to ``K-1`` of the last dimension of ``probs``
     (nonnegative, normalised here to sum to one) or ``logits`` (unnormalised log-probabilities).
     The leading dimensions are batch dimensions.
 

@@ -109,7 +109,7 @@ class Distribution:
 
     @property
     def stddev(self) -> Any:
-        """The standard deviation: the square root of the variance."""
+        """Standard deviation, the square root of the variance."""
         return self.variance.sqrt()
 
     def sample(self, sample_shape: Any = ()) -> Any:

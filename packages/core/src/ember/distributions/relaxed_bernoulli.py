@@ -61,7 +61,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits, _ParamTensor, Distribution):
 class RelaxedBernoulli(TransformedDistribution):
     """Relaxed (Concrete) Bernoulli distribution on (0, 1): a differentiable approximation of a
     Bernoulli, reparameterisable, that approaches it as ``temperature`` goes to zero. It is the
-    sigmoid of a :class:`LogitRelaxedBernoulli`.
+    sigmoid of a ``LogitRelaxedBernoulli``.
 
     Example::
 

@@ -16,7 +16,7 @@ __all__ = ["TransformedDistribution"]
 
 
 class TransformedDistribution(Distribution):
-    """The distribution of ``f_n(... f_1(x))`` for ``x`` drawn from ``base_distribution``.
+    """The distribution of ``x`` drawn from ``base_distribution`` and passed through the transforms in order.
 
     The density follows from the change of variables formula: ``log p(y) = log p_base(x) -
     sum_i log|det J_i|`` along the chain of inverses. When the transforms need more event

@@ -76,7 +76,7 @@ class Transform:
 
     @property
     def sign(self) -> Any:
-        """+1 or -1: whether this monotone elementwise transform increases or decreases."""
+        """Whether this monotone elementwise transform increases (+1) or decreases (-1)."""
         raise NotImplementedError
 
     def with_cache(self, cache_size: int = 1) -> Transform:

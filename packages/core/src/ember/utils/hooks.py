@@ -22,7 +22,19 @@ __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks", "Backw
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-class RemovableHandle:
+class _HandleMeta(type):
+    """The handles of tensor and autograd-node hooks are the compiled core's own type (named
+    ``torch.utils.hooks.RemovableHandle`` too); they count as instances, as in PyTorch where both
+    are this one class."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        from ember._lib import _C
+
+        return super().__instancecheck__(instance) or (cls is RemovableHandle
+                                                       and isinstance(instance, _C._HookHandle))
+
+
+class RemovableHandle(metaclass=_HandleMeta):
     """A handle that removes one registered hook from the dict(s) it was registered in.
 
     Args:

@@ -32,7 +32,7 @@ def monitored_barrier(group: Any = GroupMember.WORLD, timeout: Any = None,
 
     Args:
         group (ProcessGroup, optional): the group (the default group if None).
-        timeout (timedelta, optional): how long rank 0 waits for each rank (the group's timeout
+        timeout (datetime.timedelta, optional): how long rank 0 waits for each rank (the group's timeout
             if None; a float is read as seconds, with a warning, as PyTorch does).
         wait_all_ranks (bool): collect every missing rank instead of failing on the first.
     """

@@ -25,7 +25,7 @@ def split_group(parent_pg: Any = None, split_ranks: list | None = None,
         parent_pg (ProcessGroup, optional): the group to split (the default group if None).
         split_ranks (list of list of int): the subgroups, as parent-group ranks; a rank in
             none of them gets None.
-        timeout (timedelta, optional): the new group's timeout (the parent's if None).
+        timeout (datetime.timedelta, optional): the new group's timeout (the parent's if None).
         pg_options: accepted for compatibility.
         group_desc (str, optional): a description of the new group.
         backend (str, optional): must name the parent's backend if given.

@@ -19,7 +19,7 @@ def register_rendezvous_handler(scheme: str, handler: Callable[..., Any]) -> Non
 
     Args:
         scheme (str): the URL scheme (e.g. ``"myrdzv"``).
-        handler (callable): the generator function.
+        handler (Callable): the generator function.
     """
     if scheme in _handlers or scheme in ("env", "tcp", "file"):
         raise RuntimeError(f"Rendezvous handler for {scheme}:// already registered")

@@ -12,16 +12,20 @@ from ember.autograd.grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
     set_multithreading_enabled,
 )
 from ember.autograd.gradcheck import gradcheck, gradgradcheck
+from ember.autograd.variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "once_differentiable",
            "gradcheck", "gradgradcheck", "functional", "graph", "Variable", "is_grad_enabled",
-           "is_inference_mode_enabled", "set_multithreading_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
+           "is_view_replay_enabled"]
 
 _TENSOR = _C.TensorBase
 
@@ -97,16 +101,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     return tuple(result)
 
 
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # noqa: N802
-    """The old Variable wrapper: now simply the tensor itself."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
-
-
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in ("functional", "graph", "forward_ad", "profiler"):
+    if name in ("functional", "graph", "forward_ad", "profiler", "variable"):
         return importlib.import_module(f"ember.autograd.{name}")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -137,17 +137,35 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+_multithreading = [True]  # set_multithreading_enabled's flag (the engine runs backward on the calling thread)
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backward is allowed (True unless inside
+    ``set_multithreading_enabled(False)``); ember's engine runs backward on the calling thread
+    either way, so only the flag changes."""
+    return _multithreading[0]
+
+
+def is_view_replay_enabled() -> bool:
+    """False: ember does not replay views in autograd (PyTorch's default outside functionalization)."""
+    return False
+
+
 class set_multithreading_enabled(_DecoratorContextManager):
-    """Accepted for compatibility: ember's engine runs backward on the calling thread."""
+    """Context manager / decorator setting :func:`is_multithreading_enabled`'s flag (ember's engine
+    runs backward on the calling thread either way)."""
 
     def __init__(self, mode: bool) -> None:
         self.mode = mode
+        self.prev = _multithreading[0]
+        _multithreading[0] = bool(mode)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        pass
+        _multithreading[0] = self.prev
 
     def clone(self) -> set_multithreading_enabled:
         return self.__class__(self.mode)

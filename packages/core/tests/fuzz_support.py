@@ -269,7 +269,8 @@ def assert_plain_same(e: Any, t: Any, name: str, meta: bool, what: str = "result
         assert isinstance(e, TR), f"{what}: torch gave a tensor, ember {e!r}"
         assert e.dtype == t.dtype, f"{what} dtype: torch {t.dtype} vs ember {e.dtype}"
         assert e.shape == t.shape, f"{what} shape: torch {t.shape} vs ember {e.shape}"
-        if meta or e.values is None or t.values is None:
+        # no values to compare (assert_close of a (0, 2**62, 4) pair overflows in torch)
+        if meta or e.values is None or t.values is None or t.values.numel() == 0:
             return
         rtol, atol = tol_for(t.dtype, name)
         if name in NORMWISE_OPS and t.values.is_floating_point():

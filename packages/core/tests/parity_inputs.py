@@ -344,7 +344,8 @@ def ember_to_torch(e: Any) -> torch.Tensor:
     """Read an ember tensor's values back into torch (dtype and shape preserved)."""
     name = dtype_name(e.dtype)
     if e.numel() == 0:  # no values to read; tolist() of a (2**32, 0) tensor is 2**32 lists
-        return torch.empty(tuple(e.shape), dtype=tdt(name))
+        # strides of 0: contiguous ones of a (0, 2**62, 4) shape overflow (torch.empty's error)
+        return torch.empty_strided(tuple(e.shape), (0,) * e.dim(), dtype=tdt(name))
     return torch.tensor(e.tolist(), dtype=tdt(name)).reshape(tuple(e.shape))
 
 

@@ -23,6 +23,18 @@ import ember.distributions as ed  # noqa: E402
 import torch.distributions as td  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _validation_on() -> Any:
+    """Both libraries validate by default; some earlier test in the run may have switched the global
+    default off (torch's testing helpers do), so each test starts from PyTorch's default."""
+    before = td.Distribution._validate_args, ed.Distribution._validate_args
+    td.Distribution.set_default_validate_args(True)
+    ed.Distribution.set_default_validate_args(True)
+    yield
+    td.Distribution.set_default_validate_args(before[0])
+    ed.Distribution.set_default_validate_args(before[1])
+
+
 def _params(T: Any) -> dict[str, Any]:
     """name -> a constructor taking nothing, for T = torch or ember (same parameters)."""
 

@@ -854,8 +854,9 @@ def _sdpa_backward_shapes_applies(args: tuple, kwargs: dict) -> bool:
     g, q, k, v, o, lse = (_arg(args, kwargs, i, n) for i, n in enumerate(names))
     mask = _arg(args, kwargs, 8, "attn_mask")
     if not all(isinstance(t, torch.Tensor) for t in (g, q, k, v, o, lse)) or (
-            mask is not None and not (isinstance(mask, torch.Tensor) and mask.dtype in (torch.bool, q.dtype))):
-        return False  # a mask of another dtype is the kernel's dtype error first
+            mask is not None and not (isinstance(mask, torch.Tensor)
+                                      and (mask.dtype == torch.bool or mask.dtype.is_floating_point))):
+        return False  # a mask neither bool nor float is the kernel's dtype error first (a float64 one it reads)
     # a gradient of 3 or 5+ dims PyTorch reads with 4-d indexing too (below 3 its size(2) is the IndexError)
     # so is an out of 3 dims (torch: a crash for out (0, 0, 0) beside a 4-d query)
     if not (q.dtype.is_floating_point and all(t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v))
@@ -1008,6 +1009,8 @@ def _unfold_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
     pad = _arg(args, kwargs, 3, "padding", 0)
     pad = tuple(pad) if isinstance(pad, (list, tuple)) else (pad, pad)
     if name != "unfold" or not isinstance(x, torch.Tensor) or x.dim() not in (3, 4) or len(pad) != 2:
+        return False
+    if len(args) == 4 and not kwargs:  # Tensor.unfold(dim, size, step): a view, no padding
         return False
     fits = all(isinstance(q, int) and -2**63 <= q < 2**63 for q in pad)  # else the parser's error
     return fits and any(x.shape[-2 + i] + 2 * q > 2**63 - 1 for i, q in enumerate(pad))
@@ -1589,6 +1592,37 @@ def _unfold_blocks_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _unfold_blocks_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("Stride calculation overflowed")
+
+
+# --- F.unfold / F.fold whose dilated kernel extent passes int64 ------------------------------
+
+def _im2col_extent_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in ("unfold", "fold") or (name == "unfold" and len(args) == 4 and not kwargs):
+        return False  # Tensor.unfold(dim, size, step): a view
+    first = 1 if name == "unfold" else 2  # fold's output_size comes before kernel_size
+    x = _arg(args, kwargs, 0, "input")
+    k, d, p, st = (_pair(_arg(args, kwargs, first + i, n, dflt)) for i, n, dflt in
+                   ((0, "kernel_size", None), (1, "dilation", 1), (2, "padding", 0), (3, "stride", 1)))
+    if not (isinstance(x, torch.Tensor) and None not in (k, d, p, st)):
+        return False
+    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**63 for v in k + d + p + st)):
+        return False  # aten's own argument errors
+    if name == "unfold":  # the input checks before the block count: PyTorch's own errors
+        if not (x.dim() in (3, 4) and all(n > 0 for n in x.shape[-3:]) and (x.dim() == 3 or x.shape[1] > 0)):
+            return False
+        if any(x.shape[-2 + i] + 2 * p[i] > 2**63 - 1 for i in range(2)):
+            return False  # unfold-padding-overflow
+    else:
+        out = _pair(_arg(args, kwargs, 1, "output_size"))
+        if out is None or not (x.dim() in (2, 3) and all(n > 0 for n in x.shape[-2:])
+                               and x.shape[-2] % (k[0] * k[1]) == 0):
+            return False
+    return any(d[i] * (k[i] - 1) + 1 > 2**63 - 1 for i in range(2))
+
+
+def _im2col_extent_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: the dilated kernel is larger than any input (its extent passes int64): "
+                       "no sliding blocks")
 
 
 # --- group_norm of an input without channels into very many groups -------------------------
@@ -2484,6 +2518,8 @@ KNOWN_WRONG = [
                    " sizes of query, key and value are checked; the backward reads grad_out, out and"
                    " logsumexp by the query's shape too (a grad_out of batch 0 for a query of batch 2"
                    " kills it; a 3-d grad_out of the query's last three sizes is read past its end);"
+                   " so does a grad_out of batch 0 beside a float64 attn_mask of a float32 query (fuzz seed"
+                   " 2812: the backward takes a mask of any float dtype);"
                    " a float32 query with float64 key (2, 3, 6, 4) and value (2, 3, 0, 4): SIGFPE, where"
                    " consistent shapes of mixed dtypes raise 'expected scalar type Float but found Double'",
         why="attention of queries over keys and values of other batches, heads or lengths is "
@@ -2643,6 +2679,16 @@ KNOWN_WRONG = [
             "index), as a finite scale that large gives in PyTorch itself; ember casts no "
             "out-of-range float",
         applies=_upsample_overflow_applies, correct=_upsample_overflow_correct),
+    KnownWrong(
+        "im2col-dilated-extent-wraps",
+        torch_says="F.unfold(torch.ones(2, 3, 5, 5), (2, 2), dilation=2**63 - 1) returns a (2, 12, 36) tensor of "
+                   "uninitialised memory (fuzz seed 2812): the extent dilation * (kernel - 1) + 1 wraps to -2**63 "
+                   "in int64, so 6 blocks a dim fit; F.fold(torch.ones(2, 12, 36), (5, 5), (2, 2), "
+                   "dilation=2**63 - 1) returns zeros the same way",
+        why="a kernel spanning more than 2**63 - 1 positions fits in no input, so there is no block: "
+            "PyTorch's own answer for an extent past the input (dilation=2**31: 'calculated shape of the "
+            "array of sliding blocks ... must be at least one', a RuntimeError)",
+        applies=_im2col_extent_applies, correct=_im2col_extent_correct),
     KnownWrong(
         "unfold-block-count-wraps",
         torch_says="F.unfold(torch.zeros(0, 3, 5, 5), (2, 2), padding=2**31 - 1) returns a tensor of shape "

@@ -30,14 +30,14 @@ void check_nonnegative(IntArrayRef sizes) {
 
 int64_t checked_numel_slow(IntArrayRef sizes) {
   check_nonnegative(sizes);  // a backstop: the ops check their own sizes with PyTorch's messages first
-  int64_t n = 1;
+  // c10's rule: the sizes multiplied in order in uint64 with a sticky overflow flag, so a zero after a
+  // prefix product past 2**64 does not save it (expand(2**62, 2**62, 0) raises, (3, 2**62, 0) does not)
+  uint64_t n = 1;
   bool overflow = false;
-  for (int64_t s : sizes) {
-    if (s == 0) return 0;  // a zero anywhere makes the product 0 whatever overflowed before it
-    overflow |= __builtin_mul_overflow(n, s, &n);
-  }
-  if (overflow) fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
-  return n;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(s), &n);
+  if (overflow || n > static_cast<uint64_t>(INT64_MAX))
+    fail(ErrorKind::Runtime, "numel: integer multiplication overflow");
+  return static_cast<int64_t>(n);
 }
 
 size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize) {

@@ -28,15 +28,11 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             result = _c_norm(input, 2, dim, keepdim, **({} if dtype is None else {"dtype": dtype}))
-        elif p == "nuc":
-            if dim is None and input.dim() != 2:
-                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-            dims = (-2, -1) if dim is None else tuple(dim)
+        else:  # any other string (and "fro" over more than two dims) is matrix_norm's, over every dim by default
+            dims = list(range(input.dim())) if dim is None else dim
             if dtype is not None:
                 input = input.to(dtype)
-            result = ember.linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim)
-        else:
-            raise RuntimeError(f"linalg.vector_norm: p must be a number or one of 'fro', 'nuc', but got {p!r}")
+            result = ember.linalg.matrix_norm(input, p, dim=dims, keepdim=keepdim)
         return write(result, out, grad="linalg_vector_norm" if p == "fro" else None, inputs=(input,))
     kwargs: dict[str, Any] = {}
     if dtype is not None:

@@ -187,8 +187,11 @@ void check_mean_dtype(const char* name, ScalarType dt) {
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
   if (nan) {
-    EMBER_CHECK(is_floating_or_complex(x0.dtype()),
+    // (nanmean_out words it otherwise)
+    EMBER_CHECK(out || is_floating_or_complex(x0.dtype()),
                 "nanmean(): expected input to have floating point or complex dtype but got ", legacy_name(x0.dtype()));
+    EMBER_CHECK(!out || is_floating_or_complex(x0.dtype()),
+                "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors.");
     // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
     // all wrapped first), then sums into out= (so a non-float out fails in nansum, as a complex input does).
     if (dtype) check_mean_dtype(name, *dtype);
@@ -197,6 +200,14 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
+  // out= of another float dtype (complex too, for mean) is aten's dtype: the input is summed as that
+  // dtype's, not rounded to its own first (float16 into a float32 out= keeps float32's digits)
+  // (an integer or bool out= is refused naming Float, whatever the float input)
+  if (!nan && out && !dtype && is_floating_or_complex(x0.dtype()) && !is_floating_or_complex(out->dtype()))
+    fail(ErrorKind::Runtime, "result type Float can't be cast to the desired output type ", legacy_name(out->dtype()));
+  if (out && !dtype && out->dtype() != x0.dtype() && is_floating_or_complex(x0.dtype()) &&
+      (nan ? out->is_floating() : is_floating_or_complex(out->dtype())))
+    dtype = out->dtype();
   check_mean_dtype(name, dtype ? *dtype : x0.dtype());
   // A half-type dtype: aten sums the input in float32 (not cast to the dtype first), divides,
   // then rounds to the dtype once.
@@ -571,6 +582,15 @@ Tensor std_var_out(const Tensor& r, const Tensor& input, const Tensor& out) {
   }
   return finish_out(r, &out);
 }
+// aten's std/var out= computes in out's dtype: a float input converted to a float out='s dtype
+// first (a complex one to its complex counterpart), not its result rounded in its own.
+Tensor std_var_input(const Tensor& input, const Tensor& out) {
+  // a real input into a complex out= meets aten's kernel in out's dtype, which has no complex case
+  if (input.is_floating() && is_complex(out.dtype())) dtype_not_implemented("std_cpu", out.dtype());
+  if (!out.is_floating() || !is_floating_or_complex(input.dtype())) return input;
+  const ScalarType dt = is_complex(input.dtype()) ? to_complex_type(out.dtype()) : out.dtype();
+  return dt == input.dtype() ? input : to_dtype(input, dt);
+}
 }  // namespace
 
 Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim) {
@@ -578,7 +598,7 @@ Tensor var(const Tensor& input, std::optional<IntArrayRef> dim, const std::optio
 }
 Tensor var_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                bool keepdim, const Tensor& out) {
-  return std_var_out(var(input, dim, correction, keepdim), input, out);
+  return std_var_out(var(std_var_input(input, out), dim, correction, keepdim), input, out);
 }
 Tensor var(const Tensor& input, bool unbiased) {
   return var_impl("var", input, std::nullopt, unbiased ? 1 : 0, false, false);
@@ -592,7 +612,7 @@ Tensor std_dev(const Tensor& input, std::optional<IntArrayRef> dim, const std::o
 }
 Tensor std_dev_out(const Tensor& input, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                    bool keepdim, const Tensor& out) {
-  return std_var_out(std_dev(input, dim, correction, keepdim), input, out);
+  return std_var_out(std_dev(std_var_input(input, out), dim, correction, keepdim), input, out);
 }
 Tensor std_dev(const Tensor& input, bool unbiased) {
   return var_impl("std", input, std::nullopt, unbiased ? 1 : 0, false, true);

@@ -187,6 +187,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor* out) {
   EMBER_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
               a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_dtype(a, b);
+  if (out) check_out_dtype(*out, a.dtype());  // aten's out= check comes before the dtype dispatch
   if (out && gemm_into_out(*out, a, b, a.sizes()[0], b.sizes()[1])) {
     gemm_resolving_conj(a, b, *out, 1.0, 0.0);
     out->bump_version();

@@ -90,6 +90,9 @@ struct Prepared {
 Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, const Tensor& weight,
                  int64_t ignore_index) {
   Layout l = layout_of(self, target, false);
+  // the forward wants a 1-d weight (a 0-d one of one element too is refused; the backward takes it)
+  EMBER_CHECK(!weight.defined() || weight.dim() == 1, "weight tensor should be defined either for all ", l.c,
+              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
   Tensor w = class_weights(weight, l.c, self);
   // The forward checks the target dtype before its dtype dispatch (the backward after it).
   EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,

@@ -159,12 +159,12 @@ static Tensor repeat_interleave_on_device(const Tensor& x, int64_t d, Tensor rep
     EMBER_CHECK(stats.data<int64_t>()[0] >= 0, "repeats can not be negative");
     total = stats.data<int64_t>()[1];
   }
-  if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
+  if (output_size && n > 0) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
   return index_select(x, d, repeat_interleave_index(reps, total));
 }
 
 static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int64_t>& reps, std::optional<int64_t> dim,
-                                     std::optional<int64_t> output_size) {
+                                     std::optional<int64_t> output_size, bool int_repeats) {
   Tensor x = dim ? input : reshape(input, {-1});
   // aten reads input.size(dim): a dim of a 0-d input is an IndexError.
   int64_t n = x.size(dim ? *dim : 0);
@@ -176,7 +176,12 @@ static Tensor repeat_interleave_impl(const Tensor& input, const std::vector<int6
   if (reps.size() == 1) total = mul_or_fail(reps[0], n, "repeat_interleave");
   else
     for (int64_t i = 0; i < n; ++i) total = add_or_fail(total, reps[i], "repeat_interleave");
-  if (output_size) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
+  // an int repeat is checked against output_size first; aten's kernel checks a repeats tensor's total
+  // only when the repeats (expanded to input.size(dim)) are not empty
+  if (output_size && int_repeats)
+    EMBER_CHECK(*output_size == total, "repeat_interleave: Invalid output_size, expected ", total, " but got ",
+                *output_size);
+  if (output_size && n > 0) EMBER_CHECK(*output_size == total, "allocated size does not match required size");
   if (!input.device().is_cpu()) {  // int repeats r: position / r
     const Tensor pos = arange(Scalar(total), ScalarType::Int64, input.device());
     return index_select(x, d, floor_divide(pos, wrap_scalar(Scalar(std::max<int64_t>(reps[0], 1)))));
@@ -202,7 +207,7 @@ Tensor repeat_interleave_int(const Tensor& input, int64_t repeats, std::optional
   // aten wraps the dim before it looks at the repeats.
   if (dim) (void)wrap_dim(*dim, input.dim());
   EMBER_CHECK(repeats >= 0, "Repeats must be non-negative");
-  return repeat_interleave_impl(input, {repeats}, dim, output_size);
+  return repeat_interleave_impl(input, {repeats}, dim, output_size, true);
 }
 
 Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::optional<int64_t> dim,
@@ -233,7 +238,7 @@ Tensor repeat_interleave(const Tensor& input, const Tensor& repeats, std::option
   if (!(reps.size() == 1 && n == 0))
     for (int64_t v : reps) EMBER_CHECK(v >= 0, "repeats can not be negative");
   if (gathers_1d) no_shell_unsigned("index_select", input.dtype());
-  return repeat_interleave_impl(input, reps, dim, output_size);
+  return repeat_interleave_impl(input, reps, dim, output_size, false);
 }
 
 // torch.repeat_interleave(repeats): each index i repeats[i] times, in the repeats' dtype.

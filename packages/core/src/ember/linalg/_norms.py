@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import ember
+from ember._argcheck import parse_int64
 from ember._lib import _C
 from ember._out import exact_with, takes_out
 
@@ -22,6 +23,7 @@ def _to_end(A: ember.Tensor, d0: int, d1: int) -> ember.Tensor:
 def matrix_norm(A: ember.Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdim: bool = False, *,
                 dtype: Any = None, out: Any = None) -> ember.Tensor:
     """Frobenius, nuclear, spectral (2, -2) and induced (1, -1, inf, -inf) matrix norms."""
+    parse_int64(dim, "linalg_matrix_norm", "dim")  # the parser's error first
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if ord not in _MATRIX_ORDS:
@@ -29,6 +31,10 @@ def matrix_norm(A: ember.Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdi
     dim = tuple(dim)
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    for d in dim:
+        if not -A.dim() <= d < A.dim():
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-A.dim()}, {A.dim() - 1}], but "
+                             f"got {d})")
     d0, d1 = (d % A.dim() for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")

@@ -105,6 +105,9 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
     if blocks[0] * blocks[1] >= 2**63:  # aten sizes its output before the dtype dispatch (known-wrong
         raise RuntimeError("Stride calculation overflowed")  # unfold-block-count-wraps: no such shape)
     float_kernel(input, "im2col_out_cpu", _IM2COL_ALSO)
+    if n == 0:  # no batch: the padded input (whose strides may pass int64) is never made
+        cols = ember.empty((0, c * k[0] * k[1], blocks[0] * blocks[1]), dtype=input.dtype, device=input.device)
+        return cols.squeeze(0) if unbatched else cols
     xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
     hp, wp = h + 2 * p[0], w + 2 * p[1]
     idx = _flat_index((hp, wp), blocks, k, d, s, x.device)

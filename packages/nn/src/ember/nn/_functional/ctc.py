@@ -146,6 +146,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     if bad is not None:
         raise RuntimeError(f"ctc_loss(): target {bad} is out of the label range [0, {classes}) of log_probs "
                            f"{tuple(lp.shape)}")
+    # a float label is its truncation throughout, as aten's cast makes it: 0.5 repeats a 0 before it
+    labels = [[int(v) for v in lab] for lab in labels]
     work = lp.float() if lp.dtype in (ember.float16, ember.bfloat16) else lp
     nll = -_log_likelihood(work, labels, in_lens, blank)
     impossible = nll > -_LOG_ZERO / 2

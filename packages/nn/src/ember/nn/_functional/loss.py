@@ -319,7 +319,8 @@ def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor
                              f"({target.shape[0] if target.dim() else 0}).")
         raise RuntimeError(f"Expected target size {list((input.shape[0],) + tuple(input.shape[2:]))}, got "
                            f"{list(target.shape)}")
-    if weight is not None and weight.numel() != n_classes:
+    # nll_loss (2-d) wants a 1-d weight; nll_loss2d takes any of n_classes elements
+    if weight is not None and (weight.numel() != n_classes or (input.dim() == 2 and weight.dim() != 1)):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
     if input.dim() > 2 and target.dtype != ember.int64:  # nll_loss2d reads the target as int64 after its checks
@@ -335,8 +336,8 @@ def _nll_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
                            "'weight'. This input cannot have requires_grad True.")
     if input.dim() > 2:  # (N, C, d1, ...) as (N*d1*..., C), the way aten's nll_loss_nd reshapes
         flat = input.movedim(1, -1).reshape(-1, input.shape[1])
-        out = ember._nn.nll_loss_forward(flat, target.reshape(-1), weight, _REDUCTION_ENUM[reduction],
-                                         ignore_index)[0]
+        w = weight.reshape(-1) if weight is not None else None  # nll_loss2d takes a weight of any rank
+        out = ember._nn.nll_loss_forward(flat, target.reshape(-1), w, _REDUCTION_ENUM[reduction], ignore_index)[0]
         return out.reshape(target.shape) if reduction == "none" else out
     return ember._nn.nll_loss_forward(input, target, weight, _REDUCTION_ENUM[reduction], ignore_index)[0]
 

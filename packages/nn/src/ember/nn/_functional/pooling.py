@@ -292,10 +292,11 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
                             f"{type(ceil_mode).__name__}")
 
     if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        magnitude = input.abs()  # |x| first: a bool input is abs's dtype error before the pool's parser
         flag_checked()
         if norm_type > 0:
-            return mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-        return -mx(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+            return mx(magnitude, kernel_size, stride, 0, 1, ceil_mode)
+        return -mx(-magnitude, kernel_size, stride, 0, 1, ceil_mode)
     powered = input.pow(norm_type)
     flag_checked()
     out = avg(powered, kernel_size, stride, 0, ceil_mode)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -1594,6 +1595,54 @@ def _unfold_blocks_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("Stride calculation overflowed")
 
 
+# --- reductions writing into an out= whose elements share memory ----------------------------
+
+OVERLAP_REDUCTIONS = ("sum", "prod", "nansum", "amax", "amin")
+
+
+def _reduce_overlap_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    out = kwargs.get("out")
+    if name not in OVERLAP_REDUCTIONS or not isinstance(out, torch.Tensor) or not _overlaps(out):
+        return False
+    try:  # PyTorch's answer into an out= of its own: its errors first; a resized out= shares nothing
+        fresh = torch.empty(out.shape, dtype=out.dtype)
+        with warnings.catch_warnings():  # the resize warning of an out= of another shape
+            warnings.simplefilter("ignore")
+            getattr(torch, name)(*args, **{**kwargs, "out": fresh})
+    except Exception:  # noqa: BLE001 - PyTorch's own error: its answer stands
+        return False
+    return tuple(fresh.shape) == tuple(out.shape)
+
+
+def _reduce_overlap_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                       "memory location. Please clone() the tensor before performing the operation.")
+
+
+# --- F.unfold whose block count passes int32 (not int64) -------------------------------------
+
+def _unfold_blocks32_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name != "unfold" or (len(args) == 4 and not kwargs):  # Tensor.unfold(dim, size, step): a view
+        return False
+    x = _arg(args, kwargs, 0, "input")
+    k, d, p, st = (_pair(_arg(args, kwargs, i, n, dflt)) for i, n, dflt in
+                   ((1, "kernel_size", None), (2, "dilation", 1), (3, "padding", 0), (4, "stride", 1)))
+    if not (isinstance(x, torch.Tensor) and x.dim() in (3, 4) and x.numel() and None not in (k, d, p, st)):
+        return False
+    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**31 for v in k + d + p + st)):
+        return False  # aten's own argument errors, or the int64 entries
+    sizes = [x.shape[-2 + i] + 2 * p[i] for i in range(2)]
+    outs = [(sizes[i] - (d[i] * (k[i] - 1) + 1)) // st[i] + 1 for i in range(2)]
+    return (min(outs) > 0 and outs[0] * outs[1] < 2**63
+            and any(v >= 2**31 for v in sizes + outs + [d[i] * (k[i] - 1) + 1 for i in range(2)]))
+
+
+def _unfold_blocks32_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input")
+    torch.nn.functional.unfold(torch.zeros(1, 1, 1, 1, dtype=x.dtype), 1)  # PyTorch's dtype error, if any
+    raise RuntimeError("unfold: the array of sliding blocks is too large to allocate")
+
+
 # --- F.unfold / F.fold whose dilated kernel extent passes int64 ------------------------------
 
 def _im2col_extent_applies(name: str, args: tuple, kwargs: dict) -> bool:
@@ -2689,6 +2738,25 @@ KNOWN_WRONG = [
             "PyTorch's own answer for an extent past the input (dilation=2**31: 'calculated shape of the "
             "array of sliding blocks ... must be at least one', a RuntimeError)",
         applies=_im2col_extent_applies, correct=_im2col_extent_correct),
+    KnownWrong(
+        "reduction-out-internal-overlap",
+        torch_says="torch.prod(torch.arange(1, 13).reshape(3, 4), 0, out=torch.zeros(1).expand(4)) returns "
+                   "[479001600.] * 4 (12!, the product of all 12 elements, not of each column: the four "
+                   "outputs accumulate into one element); sum, nansum, amax, amin the same, while mean and "
+                   "the elementwise ops refuse such an out= (fuzz seed 9731)",
+        why="an out= whose elements share memory cannot hold a result of distinct elements: PyTorch's "
+            "own answer for every other op writing it, the internal-overlap RuntimeError",
+        applies=_reduce_overlap_applies, correct=_reduce_overlap_correct),
+    KnownWrong(
+        "unfold-block-count-wraps-int32",
+        torch_says="F.unfold(torch.ones(2, 3, 5, 5, dtype=torch.int64), (2, 2), dilation=2**31 - 1, "
+                   "padding=2**31 - 1) raises 'calculated shape of the array of sliding blocks as "
+                   "(-2147483644, -2147483644), but its components must be at least one' (fuzz seed 9731): "
+                   "2**31 + 4 blocks a dim, wrapped in int32",
+        why="there are 2**31 + 4 positive block positions a dim, so the shape check passes: what follows is "
+            "PyTorch's own next error, the kernel's dtype error (integer input), else a size too large "
+            "to allocate (a RuntimeError, as PyTorch's allocator raises)",
+        applies=_unfold_blocks32_applies, correct=_unfold_blocks32_correct),
     KnownWrong(
         "unfold-block-count-wraps",
         torch_says="F.unfold(torch.zeros(0, 3, 5, 5), (2, 2), padding=2**31 - 1) returns a tensor of shape "

@@ -318,14 +318,17 @@ Tensor square_out(const Tensor& input, const Tensor& out) { return square_impl(o
 
 // ---- lerp: all operands share one floating dtype ----
 static Tensor lerp_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b, const Tensor& w) {
-  if (out.defined() && !inplace) {
+  bool scalar_w = w.impl()->wrapped_number;
+  // a weight of 1+ dims: aten wants one dtype for all, out= included; with a 0-d or number weight
+  // its iterator promotes and casts the result into out= (a safe cast, checked by the iterator
+  // before the kernel's dtype dispatch)
+  if (out.defined() && !inplace && !scalar_w && w.dim() > 0) {
     const Tensor* ts[] = {&a, &b, &w};
     ScalarType rt = result_type(ts, 3);
     check_out_exact(out.dtype(), rt);
   }
   EMBER_CHECK(a.dtype() == b.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `end` but got dtype ",
               c_type_name(b.dtype()));
-  bool scalar_w = w.impl()->wrapped_number;
   if (!scalar_w && w.dim() > 0)  // a 0-d weight may have another dtype
     EMBER_CHECK(a.dtype() == w.dtype(), "expected dtype ", c_type_name(a.dtype()), " for `weight` but got dtype ",
                 c_type_name(w.dtype()));

@@ -222,6 +222,8 @@ _OP_NAMES = {
     "cross_entropy": "cross_entropy_loss",
     "dropout1d": "feature_dropout", "dropout2d": "feature_dropout", "dropout3d": "feature_dropout",
     "fold": "col2im", "grid_sample": "grid_sampler", "logsigmoid": "log_sigmoid", "nll_loss": "nll_loss_nd",
+    # lp_pool forwards its flags to the avg pool of x ** p, whose parser names itself
+    "lp_pool1d": "avg_pool1d", "lp_pool2d": "avg_pool2d", "lp_pool3d": "avg_pool3d",
     "unfold": "im2col",
 }
 _check_names(globals(), _VALUES_FIRST, _OP_NAMES, after=True)

@@ -335,7 +335,10 @@ def _nll_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
                            "'weight'. This input cannot have requires_grad True.")
     if input.dim() > 2:  # (N, C, d1, ...) as (N*d1*..., C), the way aten's nll_loss_nd reshapes
-        flat = input.movedim(1, -1).reshape(-1, input.shape[1])
+        # a 4-d input of no classes is nll_loss2d's, whose targets are bound-checked (IndexError); other
+        # ranks aten views as 4-d first, which infers no size from 0 classes (RuntimeError, as reshape's)
+        rows = target.numel() if input.dim() == 4 else -1
+        flat = input.movedim(1, -1).reshape(rows, input.shape[1])
         w = weight.reshape(-1) if weight is not None else None  # nll_loss2d takes a weight of any rank
         out = ember._nn.nll_loss_forward(flat, target.reshape(-1), w, _REDUCTION_ENUM[reduction], ignore_index)[0]
         return out.reshape(target.shape) if reduction == "none" else out
@@ -371,7 +374,7 @@ def _batched(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor
         _class_target(target)  # aten's nll_loss on a 1-D input: before the size rule below
         if target.dim() == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-        return input.unsqueeze(0), target.unsqueeze(0), True
+        return input.unsqueeze(0), target.reshape(1), True  # a 0-d target or one of size 1: the batch's
     return input, target, False
 
 
@@ -471,6 +474,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if not label_smoothing > 0:  # (aten's nll_loss path)
         loss = _nll_fused(lsm, t, weight, ignore_index, reduction)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
+    if not lsm.is_floating_point():  # aten takes the nll_loss first: its kernel's dtype error
+        _nll_fused(lsm, t, weight, ignore_index, reduction)
     loss, w = _nll(lsm, t, weight, ignore_index, reduction)
     valid = (t != ignore_index).unsqueeze(1)
     terms = lsm if weight is None else lsm * weight.reshape(wshape)

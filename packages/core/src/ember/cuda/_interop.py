@@ -23,20 +23,26 @@ _raw_blocks: dict[int, Any] = {}
 _raw_lock = threading.Lock()
 
 
+def _device_index(device: Any) -> int:
+    """The CUDA ordinal of ``device`` (None, or a device without an index: the current one)."""
+    from ember.cuda import current_device
+    from ember.cuda.memory import _index
+
+    index = -1 if device is None else _index(device)
+    return index if index >= 0 else current_device()
+
+
 def caching_allocator_alloc(size: int, device: Any = None, stream: Any = None) -> int:
     """Allocate ``size`` bytes from the CUDA caching allocator on ``device`` for ``stream`` (default:
     the current one) and return the pointer as an int, for interoperability with other libraries;
     give it back with :func:`caching_allocator_delete`."""
     import ember
-    from ember.cuda import current_device, current_stream
+    from ember.cuda import current_stream
     from ember.cuda import device as device_guard
     from ember.cuda import stream as stream_guard
-    from ember.cuda.memory import _index
     from ember.cuda.streams import Stream
 
-    index = current_device() if device is None else _index(device)
-    if index < 0:
-        index = current_device()
+    index = _device_index(device)
     if stream is None:
         stream = current_stream(index)
     if isinstance(stream, int):
@@ -155,12 +161,7 @@ def use_mem_pool(*args: Any, **kwargs: Any) -> Any:
 
 def _nvml_index(device: Any) -> int:
     """The NVML index of ``device``: CUDA's ordinal mapped through CUDA_VISIBLE_DEVICES."""
-    from ember.cuda import current_device
-    from ember.cuda.memory import _index
-
-    idx = current_device() if device is None else _index(device)
-    if idx < 0:
-        idx = current_device()
+    idx = _device_index(device)
     var = os.getenv("CUDA_VISIBLE_DEVICES")
     visible = list(range(64))
     if var is not None:

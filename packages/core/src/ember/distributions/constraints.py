@@ -403,20 +403,28 @@ class _PositiveDefinite(_Symmetric):
         return ember.linalg.cholesky_ex(value).info == 0
 
 
-class _Cat(Constraint):
-    """Different constraints on consecutive slices of one dimension (see ``ember.cat``)."""
+class _PerPart(Constraint):
+    """A sequence of constraints ``cseq``, each on its own part of dimension ``dim``: discrete if
+    any part is."""
 
-    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
         self.cseq = list(cseq)
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError("cseq and lengths must have the same length")
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self) -> bool:  # type: ignore[override]
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_PerPart):
+    """Different constraints on consecutive slices of one dimension (see ``ember.cat``)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError("cseq and lengths must have the same length")
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -431,17 +439,8 @@ class _Cat(Constraint):
         return ember.cat(parts, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_PerPart):
     """Different constraints on the entries of one dimension (see ``ember.stack``)."""
-
-    def __init__(self, cseq: Any, dim: int = 0) -> None:
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]

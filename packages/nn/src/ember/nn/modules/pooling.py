@@ -110,6 +110,22 @@ class _AvgPoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """AvgPool2d's and AvgPool3d's settings (1d has no divisor_override)."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+
 class AvgPool1d(_AvgPoolNd):
     """Average pooling over the last dimension of a ``(N, C, L)`` batch (or an unbatched input);
     the module form of ``F.avg_pool1d``.
@@ -136,7 +152,7 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
+class AvgPool2d(_AvgPoolWithDivisor):
     """Average pooling over the last 2 dimensions of a ``(N, C, H, W)`` batch (or an unbatched
     input); the module form of ``F.avg_pool2d``.
 
@@ -149,24 +165,12 @@ class AvgPool2d(_AvgPoolNd):
         divisor_override (int, optional): divide every window's sum by this instead.
     """
 
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolWithDivisor):
     """Average pooling over the last 3 dimensions of a ``(N, C, D, H, W)`` batch (or an unbatched
     input); the module form of ``F.avg_pool3d``.
 
@@ -178,18 +182,6 @@ class AvgPool3d(_AvgPoolNd):
         count_include_pad (bool): whether padded zeros count in each window's divisor.
         divisor_override (int, optional): divide every window's sum by this instead.
     """
-
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,

@@ -419,6 +419,12 @@ def cuda_guard(op: Op, kind: str, cuda: CudaStatus | None) -> list[str]:
     return [f'      check_no_cuda(A, {{{", ".join(map(str, pos))}}}, "{aten_name(op, kind)}", "{why}");']
 
 
+# Ops without a derivative whose out= aten still refuses when it requires grad (the others write into it).
+OUT_GRAD_FALLBACK = {"floor_divide", "bitwise_left_shift", "bitwise_right_shift"}
+# The samplers of a tensor's values: their out= that requires grad is refused under the op's own name.
+OUT_GRAD_SAMPLERS = {"bernoulli", "normal"}
+
+
 def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> list[str]:
     s = op.schema
     n = cpp_name(op)
@@ -439,6 +445,12 @@ def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> li
             # PyTorch's factories: out= must have the dtype asked for, and takes requires_grad=.
             lines.append(f"        Tensor out_ = S.tensor(A, {oi});")
             lines.append(f"        S.check_out_dtype(A, {pidx['dtype']}, out_);")
+            # aten's factories refuse an out= that requires grad (empty's resize does, in its words)
+            if s.name in ("empty", "randn"):
+                lines.append('        EMBER_CHECK(!GradMode::is_enabled() || !out_.requires_grad(), '
+                             '"cannot resize variables that require grad");')
+            else:
+                lines.append(f'        check_out_no_grad("aten::{s.name}", {{&out_}});')
             lines.append(f"        Tensor r = ember::{n}_out({', '.join(args + ['out_'])});")
             lines.append(f"        apply_requires_grad(r, S.boolean(A, {pidx['requires_grad']}));")
             lines.append("        return wrap(std::move(r));")
@@ -451,7 +463,10 @@ def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> li
         else:
             out_args = ", ".join(args + [f"S.tensor(A, {oi})"])
         if has_wrapper(op):
+            # the inputs and the out= tensors: writing into a tensor that requires grad is refused too
+            outs_ = [f"outs[{j}]" for j in range(len(s.returns))] if len(s.returns) > 1 else [f"S.tensor(A, {oi})"]
             grads = [f"S.tensor(A, {i})" for i, p in enumerate(s.params) if p.base == "Tensor" and not p.optional]
+            grads += outs_
             if grads:
                 lines.append("        {")
                 lines.append(f"          Tensor ts_[] = {{{', '.join(grads)}}};")
@@ -462,6 +477,10 @@ def case_body(op: Op, kind: str, idx: int, cuda: CudaStatus | None = None) -> li
                 if p.base == "Tensor[]":  # cat(tensors, out=): every element is checked
                     lines.append(f"        for (const Tensor& t_ : S.tensor_list(A, {i}))")
                     lines.append(f'          check_out_no_grad("{s.name}", {{&t_}});')
+        elif (s.name in OUT_GRAD_FALLBACK or s.name in OUT_GRAD_SAMPLERS) and not (factory and len(s.returns) == 1):
+            # aten's not-implemented autograd fallback checks out= alone, naming the aten op
+            label = f"aten::{s.name}" if s.name in OUT_GRAD_FALLBACK else s.name
+            lines.append(f"        {{ Tensor o_ = S.tensor(A, {oi}); check_out_no_grad(\"{label}\", {{&o_}}); }}")
         if not (factory and len(s.returns) == 1):
             lines.append(f"        return {wrap_result(s, f'ember::{n}_out({out_args})')};")
             lines.append("      }")
@@ -540,6 +559,9 @@ def gen_binding_fn(pyname: str, ops: list[Op], kind: str, cuda: dict[str, CudaSt
     for op in ops:
         # Escaped for the C++ string literal (str defaults are quoted: UPLO="L").
         text = binding_schema(op, kind == "function" and "out" in op.variants).replace('"', '\\"')
+        alias = pyname[:-1] if kind == "inplace" else pyname
+        if not op.namespace and alias != op.schema.name and text.startswith(op.schema.name + "("):
+            text = alias + text[len(op.schema.name):]  # an alias's messages name the alias (arccos())
         if kind == "inplace":  # its messages name the in-place method, as PyTorch's (index_put_())
             text = text.replace("(", "_(", 1)
         all_numbers = str(op.schema.name in NUMBERS_AS_INPUT).lower()

@@ -107,9 +107,9 @@ def index_add_builder(op: dict) -> list:
 
 def index_copy_builder(op: dict) -> list:
     return [
-        C("dim0", T((4, 3)), 0, I(3, 1), T((2, 3))),
+        C("dim0", T((4, 3)), 0, I(3, 1), T((2, 3)), out=True),
         C("dim1", T((4, 3)), 1, I(2, 0), T((4, 2))),
-        C("int", T((4, 3), "int32"), 0, I(0), T((1, 3), "int32")),
+        C("int", T((4, 3), "int32"), 0, I(0), T((1, 3), "int32"), out=True),
         C("out-of-range", T((4, 3)), 0, I(9), T((1, 3))),
     ]
 

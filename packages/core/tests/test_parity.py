@@ -1178,6 +1178,8 @@ def collect() -> list:
             for c in sel:
                 for kind in (OUT_KINDS if v == "out" else [None]):
                     params.append((key, op["name"], v, c, kind))
+            if v == "out" and sel:  # an out= that requires grad: once per op
+                params.append((key, op["name"], v, sel[0], "requires-grad"))
         # Aliases: the op's first few cases under each alias name and variant.
         for alias in op["aliases"]:
             base = [c for c in tensor_first if c.id in ("float32", "int64", "float32-both")][:2]
@@ -1237,13 +1239,15 @@ def make_out(ref: Any, kind: str) -> Any:
         shape = (0,)
     elif kind == "wrong-shape":
         shape = (7,)
-    return torch.full(shape, 3, dtype=dtype)
+    out = torch.full(shape, 3, dtype=dtype)
+    # aten refuses to write into an out= that requires grad (while grad mode is on)
+    return out.requires_grad_() if kind == "requires-grad" and (dtype.is_floating_point or dtype.is_complex) else out
 
 
 def out_pair(tout: Any) -> Any:
     if isinstance(tout, tuple):
-        return tuple(H.torch_to_ember(o) for o in tout)
-    return H.torch_to_ember(tout)
+        return tuple(out_pair(o) for o in tout)
+    return H.torch_to_ember(tout.detach()).requires_grad_(tout.requires_grad)
 
 
 def tensors_in(obj: Any) -> list:

@@ -24,9 +24,9 @@ constexpr Info kInfo[kNumScalarTypes] = {
     {"float64", "Double", "double", 8},
     {"complex64", "ComplexFloat", "c10::complex<float>", 8},
     {"complex128", "ComplexDouble", "c10::complex<double>", 16},
-    {"uint16", "UInt16", "unsigned short", 2},
+    {"uint16", "UInt16", "short unsigned int", 2},
     {"uint32", "UInt32", "unsigned int", 4},
-    {"uint64", "UInt64", "unsigned long", 8},
+    {"uint64", "UInt64", "long unsigned int", 8},
     {"complex32", "ComplexHalf", "c10::complex<c10::Half>", 4},
 };
 std::atomic<ScalarType> g_default{ScalarType::Float32};

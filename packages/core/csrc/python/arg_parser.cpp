@@ -70,6 +70,7 @@ const char* type_label(PType t) {
 
 void parse_default(Param& p, const std::string& d) {
   p.has_default = true;
+  p.def_text = d;
   if (d == "None") {
     p.default_none = true;
     return;
@@ -261,9 +262,22 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
 }
 
 std::string Signature::describe() const {
+  // PyTorch lists a factory's out= before its tensor options (dtype, layout, device, ...)
+  std::vector<size_t> order;
+  for (size_t i = is_method_ ? 1 : 0; i < params_.size(); ++i) order.push_back(i);
+  if (!order.empty() && params_[order.back()].name == "out") {
+    for (size_t k = 0; k + 1 < order.size(); ++k) {
+      const std::string& n = params_[order[k]].name;
+      if (n == "dtype" || n == "layout" || n == "device" || n == "pin_memory" || n == "requires_grad") {
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(k), order.back());
+        order.pop_back();
+        break;
+      }
+    }
+  }
   std::string s = "(";
   bool kw = false;
-  for (size_t i = is_method_ ? 1 : 0; i < params_.size(); ++i) {
+  for (size_t i : order) {
     const Param& p = params_[i];
     if (s.size() > 1) s += ", ";
     if (p.kw_only && !kw) {
@@ -272,6 +286,9 @@ std::string Signature::describe() const {
     }
     s += type_label(p.type);
     s += " " + p.name;
+    // defaults as PyTorch's parser shows them (out= is always optional)
+    if (p.has_default) s += " = " + p.def_text;
+    else if (p.name == "out") s += " = None";
   }
   return s + ")";
 }
@@ -395,8 +412,16 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   if (is_method_) A.obj[k++] = self;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (k >= static_cast<size_t>(npositional_)) {
-      *why = name + "() takes " + std::to_string(npositional_ - (is_method_ ? 1 : 0)) + " positional arguments but " +
-             std::to_string(nargs) + " were given";
+      // Python's wording: "takes 1 positional argument", "takes from 1 to 3 positional arguments"
+      const int total = npositional_ - (is_method_ ? 1 : 0);
+      int required = 0;
+      for (int j = is_method_ ? 1 : 0; j < npositional_; ++j)
+        required += !params_[j].has_default && !params_[j].optional;
+      *why = name + "() takes " +
+             (required == total ? std::to_string(total)
+                                : "from " + std::to_string(required) + " to " + std::to_string(total)) +
+             (total == 1 && required == total ? " positional argument" : " positional arguments") + " but " +
+             std::to_string(nargs) + (nargs == 1 ? " was given" : " were given");
       return false;
     }
     const Param& p = params_[k];
@@ -451,7 +476,7 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     PyObject* o = A.obj[i];
     if (!o) {
       if (!p.has_default && !p.optional) {
-        *why = name + "() missing 1 required positional argument: \"" + p.name + "\"";
+        *why = name + "() missing 1 required positional arguments: \"" + p.name + "\"";  // (PyTorch's plural)
         return false;
       }
       continue;

@@ -51,6 +51,7 @@ struct Param {
   Scalar def_scalar;
   DimVector def_list;
   std::string def_str;
+  std::string def_text;  // the default as the schema writes it (shown in the parser's messages)
 };
 
 constexpr int kMaxParams = 16;

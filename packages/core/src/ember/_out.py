@@ -75,8 +75,8 @@ def write(result: Any, out: Any, check: Check | Sequence[Check] = exact, grad: s
     (the few aten ops that resize with resize_, not resize_output)."""
     if out is None:
         return result
-    if grad is not None:
-        refuse_grad(grad, *inputs)
+    if grad is not None:  # the out= tensors too: aten refuses to write into one that requires grad
+        refuse_grad(grad, *inputs, *(out if isinstance(out, (tuple, list)) else (out,)))
     if isinstance(result, ember.Tensor):
         _fill(out, result, check, warn)  # type: ignore[arg-type]
         return out
@@ -101,6 +101,20 @@ def takes_out(check: Check | Sequence[Check] = exact, grad: str | None = None,
             return write(result, out, check, grad, inputs, warn)
         return with_out
     return wrap
+
+
+
+def exact_out(fn: Callable[..., Any], name: str, grad: str) -> Callable[..., Any]:
+    """A compiled function given aten's ``out=`` of the exact result dtype; ``grad`` names the aten op
+    that refuses autograd (checked before the work, as aten's)."""
+    def with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        refuse_grad(grad, *args, *kwargs.values(), out)
+        return write(fn(*args, **kwargs), out, exact)
+    with_out.__name__ = with_out.__qualname__ = name
+    with_out.__doc__ = fn.__doc__
+    return with_out
 
 
 _OUT_TYPES: dict[type, Any] = {}

@@ -125,7 +125,7 @@ def range(start: Any, end: Any, step: Any = 1, *, out: Tensor | None = None, dty
     dtype = dtype or (out.dtype if out is not None else ember.get_default_dtype())  # aten: out's dtype by default
     result = (ember.arange(n, dtype=ember.float64, device=device) * step + start).to(dtype)
     if out is not None:  # a factory: resized silently, as aten's resize_
-        return write(result, out, cast, warn=False)
+        return write(result, out, cast, grad="aten::range", warn=False)
     return result.requires_grad_(requires_grad) if requires_grad else result
 
 

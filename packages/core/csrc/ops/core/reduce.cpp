@@ -138,6 +138,16 @@ ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
 
 Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
                 ReduceKind kind, const Tensor* out) {
+  const bool dtype_given = dtype.has_value();
+  if (out && dtype && out->dtype() != *dtype) {
+    // dtype= with out=: aten wants out= in exactly that dtype (after the dims are checked; nansum
+    // of a float input into a float dtype words it its own way, before them)
+    if (kind == ReduceKind::NanSum && x0.is_floating() && is_floating_or_complex(*dtype))
+      fail(ErrorKind::Runtime, "nansum: provided dtype must match dtype of result. Got ", legacy_name(out->dtype()),
+           " and ", legacy_name(*dtype), ".");
+    (void)dim_mask(x0, dim);
+    check_out_rule(*dtype, out->dtype(), OutDtype::ExactArg);
+  }
   // With out= and no dtype, PyTorch accumulates in the out tensor's dtype.
   if (out && !dtype) dtype = out->dtype();
   if (kind == ReduceKind::NanSum) {
@@ -148,7 +158,7 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     // integer input with out=, which aten hands to sum_out whole (every dim wrapped first)
     (void)dim_mask(x0, dim, !(out && is_integral(x0.dtype(), true)));
     EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
-    if (out && x0.is_floating() && x0.numel() > 0)
+    if (out && !dtype_given && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     // a float input summed into a complex dtype reaches the float-only kernel too
     if (x0.is_floating() && x0.numel() > 0 && dtype && is_complex(*dtype)) dtype_not_implemented("nansum_cpu", *dtype);
@@ -177,15 +187,15 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
   return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
 }
 
-void check_mean_dtype(const char* name, ScalarType dt) {
-  EMBER_CHECK(is_floating_or_complex(dt), name,
-              "(): could not infer output dtype. Input dtype must be either a floating point or "
-              "complex dtype. Got: ",
-              legacy_name(dt));
+// `given`: the dtype= argument rather than the input's dtype (aten names which)
+void check_mean_dtype(const char* name, ScalarType dt, bool given = false) {
+  EMBER_CHECK(is_floating_or_complex(dt), name, "(): could not infer output dtype. ", given ? "Optional" : "Input",
+              " dtype must be either a floating point or complex dtype. Got: ", legacy_name(dt));
 }
 
 Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype, bool nan, const Tensor* out) {
+  const bool dtype_given = dtype.has_value();
   if (nan) {
     // (nanmean_out words it otherwise)
     EMBER_CHECK(out || is_floating_or_complex(x0.dtype()),
@@ -194,8 +204,11 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
                 "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors.");
     // then the dtype asked for; aten counts the non-NaNs first (a sum over dim: its dims checked,
     // all wrapped first), then sums into out= (so a non-float out fails in nansum, as a complex input does).
-    if (dtype) check_mean_dtype(name, *dtype);
+    if (dtype) check_mean_dtype(name, *dtype, true);
     (void)dim_mask(x0, dim);
+    if (out && dtype && out->dtype() != *dtype)
+      fail(ErrorKind::Runtime, "nansum: provided dtype must match dtype of result. Got ", legacy_name(out->dtype()),
+           " and ", legacy_name(*dtype), ".");
     EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
     if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
@@ -203,12 +216,17 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
   // out= of another float dtype (complex too, for mean) is aten's dtype: the input is summed as that
   // dtype's, not rounded to its own first (float16 into a float32 out= keeps float32's digits)
   // (an integer or bool out= is refused naming Float, whatever the float input)
+  if (!nan && out && dtype) {  // dtype= with out=: a floating dtype, the dims, and out= in exactly that dtype
+    check_mean_dtype(name, *dtype, true);
+    (void)dim_mask(x0, dim);
+    check_out_rule(*dtype, out->dtype(), OutDtype::ExactArg);
+  }
   if (!nan && out && !dtype && is_floating_or_complex(x0.dtype()) && !is_floating_or_complex(out->dtype()))
     fail(ErrorKind::Runtime, "result type Float can't be cast to the desired output type ", legacy_name(out->dtype()));
   if (out && !dtype && out->dtype() != x0.dtype() && is_floating_or_complex(x0.dtype()) &&
       (nan ? out->is_floating() : is_floating_or_complex(out->dtype())))
     dtype = out->dtype();
-  check_mean_dtype(name, dtype ? *dtype : x0.dtype());
+  check_mean_dtype(name, dtype ? *dtype : x0.dtype(), dtype_given);
   // A half-type dtype: aten sums the input in float32 (not cast to the dtype first), divides,
   // then rounds to the dtype once.
   const bool half_dtype = dtype && (*dtype == ScalarType::Float16 || *dtype == ScalarType::BFloat16);
@@ -404,6 +422,12 @@ Tensor mean(const Tensor& input, std::optional<ScalarType> dtype) {
   return profiler::nested_op("aten::mean", {&input, nullptr, nullptr, nullptr},
                              [&] { return mean_impl("mean", input, std::nullopt, false, dtype, false, nullptr); });
 }
+Tensor mean_out(const Tensor& input, std::optional<ScalarType> dtype, const Tensor& out) {
+  // aten's mean.dtype_out: first, the input's dtype must cast to out='s
+  EMBER_CHECK(can_cast(input.dtype(), out.dtype()),
+              "mean.dtype_out(): input types can't be cast to the desired output type ", legacy_name(out.dtype()));
+  return mean_impl("mean", input, std::nullopt, false, dtype, false, &out);
+}
 Tensor mean(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return mean_impl("mean", input, dim, keepdim, dtype, false, nullptr);
 }
@@ -493,6 +517,13 @@ Tensor amin(const Tensor& input, IntArrayRef dim, bool keepdim) {
 }
 Tensor amin_out(const Tensor& input, IntArrayRef dim, bool keepdim, const Tensor& out) {
   return amaxmin("amin", input, dim, keepdim, ReduceKind::Min, &out);
+}
+std::tuple<Tensor, Tensor> aminmax_out(const Tensor& input, std::optional<int64_t> dim, bool keepdim, const Tensor& min,
+                                       const Tensor& max) {
+  auto [lo, hi] = aminmax(input, dim, keepdim);
+  finish_out(std::move(lo), &min, OutDtype::ExactArg);
+  finish_out(std::move(hi), &max, OutDtype::ExactArg);
+  return {min, max};
 }
 std::tuple<Tensor, Tensor> aminmax(const Tensor& input, std::optional<int64_t> dim, bool keepdim) {
   // aten's order: the dim, a 0-d complex input (its own message), an empty reduced dim, then
@@ -728,65 +759,6 @@ Tensor norm(const Tensor& input, const std::optional<Scalar>& p, std::optional<I
   EMBER_CHECK(p || !dim || dim->size() <= 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ",
               dim ? shape_str(*dim) : std::string());
   return vector_norm(input, p ? *p : Scalar(2.0), dim, keepdim, dtype);
-}
-
-// ---- scans ----
-// aten's cumulative ops fill a 0-d result and zero an empty one; only a real scan reaches the
-// kernel's dtype dispatch, which has no Bool (nor uint16/32/64).
-static void check_scan_kernel(const char* name, const Tensor& x, ScalarType result) {
-  EMBER_CHECK_NOTIMPL((result != ScalarType::Bool && !is_shell_unsigned(result)) || x.dim() == 0 || x.numel() == 0,
-                      "\"", name, "_out_cpu\" not implemented for '", legacy_name(result), "'");
-}
-static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype, bool is_prod,
-                   const Tensor* out) {
-  (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
-  if (out && dtype)
-    EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
-                c_type_name(out->dtype()), " instead");
-  if (out && !dtype) dtype = out->dtype();
-  int64_t nd = x0.dim();
-  int64_t d = wrap_dim(dim, nd);
-  ScalarType rt = dtype ? *dtype : (is_integral(x0.dtype(), true) ? ScalarType::Int64 : x0.dtype());
-  check_scan_kernel(name, x0, rt);
-  Tensor x = to_dtype(x0, rt);
-  if (nd == 0) return finish_out(x.same(x0) ? clone(x0, std::nullopt) : x, out, OutDtype::Any);
-  Tensor moved = contiguous(transpose(x, d, nd - 1), MemoryFormat::Contiguous);
-  Tensor res = empty(moved.sizes(), rt, moved.device());
-  if (res.numel() > 0) backend(x).reduce.cumulative(moved, res, nd - 1, is_prod);
-  return finish_out(contiguous(transpose(res, d, nd - 1), MemoryFormat::Contiguous), out, OutDtype::Any);
-}
-Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan("cumsum", input, dim, dtype, false, nullptr);
-}
-// aten's order: the dim, the dtype, then (only with elements to scan) the Bool dispatch.
-static void check_scan_inplace(const char* name, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  (void)wrap_dim(dim, self.dim());
-  EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ", c_type_name(self.dtype()),
-              " and output tensor dtype ", c_type_name(*dtype), " should match");
-  check_scan_kernel(name, self, self.dtype());
-}
-Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumsum", self, dim, dtype);
-  check_inplace(self, "cumsum_");
-  copy_into(self, cumsum(self, dim, dtype));
-  self.bump_version();
-  return self;
-}
-Tensor cumsum_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  return scan("cumsum", input, dim, dtype, false, &out);
-}
-Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan("cumprod", input, dim, dtype, true, nullptr);
-}
-Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumprod", self, dim, dtype);
-  check_inplace(self, "cumprod_");
-  copy_into(self, cumprod(self, dim, dtype));
-  self.bump_version();
-  return self;
-}
-Tensor cumprod_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  return scan("cumprod", input, dim, dtype, true, &out);
 }
 
 }  // namespace ember

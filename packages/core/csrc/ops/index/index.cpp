@@ -517,6 +517,15 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source) {
   return index_copy_(dense_clone(input), dim, index, source);
 }
+Tensor index_copy_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", c_type_name(input.dtype()),
+              ", but got ", c_type_name(out.dtype()), " instead");
+  Tensor r = index_copy(input, dim, index, source);
+  resize_out(out, r.sizes());
+  copy_into(out, r);
+  out.bump_version();
+  return out;
+}
 
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   check_inplace(self, "index_fill_");

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ember._argcheck import check_names
 from ember._lib import _C
+from ember._out import exact_out
 from ember.linalg._composed import cond, diagonal, matmul, solve_triangular, vander
 from ember.linalg._decomp import (
     cholesky_ex,
@@ -30,12 +31,13 @@ from ember.linalg._tensor_ops import tensorinv, tensorsolve
 
 LinAlgError = _C._LinAlgError
 
-vector_norm = _C._linalg_vector_norm
-inv = _C._linalg_inv
-det = _C._linalg_det
-solve = _C._linalg_solve
-cholesky = _C._linalg_cholesky
-svdvals = _C._linalg_svdvals
+# The kernels bound from C++, with aten's out= (named as the aten op that refuses autograd)
+vector_norm = exact_out(_C._linalg_vector_norm, "vector_norm", "linalg_vector_norm")
+inv = exact_out(_C._linalg_inv, "inv", "linalg_inv_ex")
+det = exact_out(_C._linalg_det, "det", "_linalg_det")
+solve = exact_out(_C._linalg_solve, "solve", "_linalg_solve_ex")
+cholesky = exact_out(_C._linalg_cholesky, "cholesky", "linalg_cholesky_ex")
+svdvals = exact_out(_C._linalg_svdvals, "svdvals", "_linalg_svd")
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",

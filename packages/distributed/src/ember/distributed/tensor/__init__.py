@@ -6,14 +6,14 @@ import importlib
 from typing import Any
 
 from ..device_mesh import DeviceMesh, init_device_mesh
-from . import _functions, _ops
+from . import _dispatch, _ops
 from ._dtensor import DTensor, distribute_tensor
 from ._factories import empty, full, ones, rand, randn, zeros
 from ._module import distribute_module
 from .placement_types import Partial, Placement, Replicate, Shard
 
 _ops.install()
-_functions.install()
+_dispatch.install()
 
 __all__ = ["DTensor", "DeviceMesh", "Partial", "Placement", "Replicate", "Shard",
            "distribute_module", "distribute_tensor", "empty", "full", "init_device_mesh", "ones",

@@ -1,22 +1,30 @@
 """``DTensor``: a tensor whose value is spread over a DeviceMesh.
 
-Design (ember has no ``__torch_function__``): a DTensor *is* its local tensor to the compiled
-core -- the C++ tensor under the Python object is this rank's shard -- and the Python class
-adds the global view (``shape``, ``placements``, ``device_mesh``) and overrides the tensor
-methods whose meaning changes with sharding. Hence every op that is elementwise on matching
-shards, above all the optimizers' ``_foreach_*``/fused steps and in-place updates, runs on the
-local shards at the core's speed with no dispatch at all, and autograd flows through the local
-tensors. Methods whose result depends on the layout (reductions, matmul, views, mixed
-placements) are overridden in ``_ops``; top-level ``ember.*`` functions see the local shard.
+Design: a DTensor *is* its local tensor to the compiled core -- the C++ tensor under the Python
+object is this rank's shard -- and the Python class adds the global view (``shape``,
+``placements``, ``device_mesh``). Calls reach the sharding rules two ways:
+
+* DTensor methods (``dt.sum()``, ``dt @ w``, ``dt.view(...)``) are Python overrides (``_ops``);
+* top-level functions and the Tensor methods not overridden (``ember.sum(dt)``, ``F.linear``,
+  ``ember._foreach_add_``) reach ``DTensor.__torch_function__`` (``_dispatch``), which picks the
+  rule once per call: layout-aware rules, elementwise ops on the local shards, metadata and the
+  optimizers' ``_foreach_*``/fused steps on the local shards as they are (one Python hop per
+  call, none per tensor), and PyTorch's errors where the local result would be wrong.
+
+Rules and DTensor methods run with subclass dispatch off (``_run_local``): inside them the core
+sees local shards, as it always did, and autograd records the core ops on the local tensors.
+Plain tensors never reach Python. The bindings start looking for a ``__torch_function__`` in
+their arguments with the first DTensor made (``_dispatch_on``), not at import: importing this
+package costs plain-tensor code nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ember
-from ember import Tensor
+from ember import Tensor, _torch_function
 from ember._lib import _C
 
 from ..device_mesh import DeviceMesh, _mesh_or_default
@@ -25,6 +33,70 @@ from ._utils import contiguous_strides, normalize_placements
 from .placement_types import Partial, Placement, Replicate, Shard
 
 _TB = ember._lib._C.TensorBase
+# run_local(func, types, args, kwargs): func(*args, **kwargs) with subclass __torch_function__
+# off, so the core sees every DTensor as its local shard (one C call, no Python frame).
+_run_local = _C._disabled_torch_function_impl
+_DETACH, _VIEW_AS = _TB.detach, _TB.view_as
+_RG = _TB.requires_grad.__get__
+_GRAD_GET, _GRAD_SET = _TB.grad.__get__, _TB.grad.__set__
+# what DTensor.__torch_function__ runs for a function: a rule, or LOCAL (the function itself on
+# the local shards); filled by _dispatch.install, then per function on its first call
+LOCAL: Any = object()
+RULES: dict[Any, Any] = {}
+
+
+def classify(func: Any) -> Any:
+    """The rule for a function not in RULES yet (``_dispatch.install`` puts its own here)."""
+    raise RuntimeError("ember.distributed.tensor: DTensor ops before the package initialized")
+
+
+_dispatching = False
+
+
+def _dispatch_on() -> None:
+    """From the first DTensor on, the bindings look for ``__torch_function__`` (a class taking
+    part counts from its creation; DTensor is made without it and counts here, once -- a
+    count per live DTensor would cost every op result)."""
+    global _dispatching
+    if not _dispatching:
+        _dispatching = True
+        _torch_function._install_tensor_methods()
+        _C._add_torch_function_subclasses(1)
+
+
+def local_dispatch(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run with subclass dispatch off: for DTensor methods, whose bodies call the core on
+    the local shards (and would otherwise re-enter ``__torch_function__``)."""
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return _run_local(fn, (), args, kwargs)
+
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return method
+
+
+def _local_property(name: str, settable: bool = False) -> property:
+    """A Tensor property read on the local shard without the ``__torch_function__`` round trip
+    (metadata the optimizers and FSDP read per parameter)."""
+    desc = getattr(_TB, name)
+    get, put = desc.__get__, desc.__set__
+
+    def fget(self: Any) -> Any:
+        return _run_local(get, (), (self,), None)
+
+    def fset(self: Any, value: Any) -> None:
+        _run_local(put, (), (self, value), None)
+
+    return property(fget, fset if settable else None, doc=desc.__doc__)
+
+
+def _local_method(name: str) -> Callable[..., Any]:
+    base = getattr(_TB, name)
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _run_local(base, (), (self, *args), kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 class DTensorSpec:
@@ -53,8 +125,10 @@ class DTensorSpec:
 def adopt(t: Tensor, spec: DTensorSpec) -> DTensor:
     """Make the fresh core result ``t`` a DTensor of ``spec`` (its Python object changes class);
     a tensor that may be referenced elsewhere (a DTensor, an input) is aliased first."""
+    if not _dispatching:
+        _dispatch_on()
     if type(t) is not Tensor:
-        t = _TB.view_as(t, t) if ember.is_grad_enabled() and t.requires_grad else _alias(t)
+        t = _run_local(_plain_view, (), (t,), None)
     t.__class__ = DTensor
     t._spec = spec
     return t  # type: ignore[return-value]
@@ -62,15 +136,37 @@ def adopt(t: Tensor, spec: DTensorSpec) -> DTensor:
 
 def _alias(t: Tensor) -> Tensor:
     """A plain tensor sharing ``t``'s storage (no autograd history)."""
-    return _TB.detach(t)
+    return _run_local(_DETACH, (), (t,), None)  # type: ignore[no-any-return]
+
+
+def _plain_view(t: Tensor) -> Tensor:
+    """(Run with dispatch off.) A plain tensor sharing ``t``'s storage: a view that autograd
+    connects to ``t`` when it requires grad, else a detached alias."""
+    if ember.is_grad_enabled() and _RG(t):
+        return _VIEW_AS(t, t)  # type: ignore[no-any-return]
+    return _DETACH(t)  # type: ignore[no-any-return]
 
 
 class DTensor(Tensor):
     """A distributed tensor: ``placements`` on ``device_mesh``, global ``shape``."""
 
     _spec: DTensorSpec
-    # Ops see the local shard (the design above), not __torch_function__: the core's fast path.
+    # the class is made with dispatch disabled so that it is not counted at import; the real
+    # handler (_handle) is put on right after, and _dispatch_on counts the first DTensor
     __torch_function__ = _C._disabled_torch_function_impl
+
+    # metadata read per parameter (optimizers, FSDP): no __torch_function__ round trip
+    dtype = _local_property("dtype")
+    device = _local_property("device")
+    layout = _local_property("layout")
+    ndim = _local_property("ndim")
+    is_leaf = _local_property("is_leaf")
+    grad_fn = _local_property("grad_fn")
+    requires_grad = _local_property("requires_grad", settable=True)
+    dim = _local_method("dim")
+    is_contiguous = _local_method("is_contiguous")
+    is_floating_point = _local_method("is_floating_point")
+    is_complex = _local_method("is_complex")
 
     # -- construction ----------------------------------------------------------------------
     def _as_parameter(self, requires_grad: bool) -> Tensor:
@@ -114,9 +210,7 @@ class DTensor(Tensor):
 
     def to_local(self, *, grad_placements: Sequence[Placement] | None = None) -> Tensor:
         """This rank's piece as a plain tensor (a view: gradients flow back to the DTensor)."""
-        if ember.is_grad_enabled() and self.requires_grad:
-            return _TB.view_as(self, self)
-        return _alias(self)
+        return _run_local(_plain_view, (), (self,), None)  # type: ignore[no-any-return]
 
     def redistribute(self, device_mesh: DeviceMesh | None = None,
                      placements: Sequence[Placement] | None = None, *, async_op: bool = False,
@@ -196,22 +290,22 @@ class DTensor(Tensor):
 
     # -- plain-tensor conversions that keep the DTensor --------------------------------------
     def detach(self) -> DTensor:  # type: ignore[override]
-        return adopt(_TB.detach(self), self._spec)
+        return adopt(_alias(self), self._spec)
 
     @property
     def data(self) -> DTensor:  # type: ignore[override]
-        return adopt(_TB.detach(self), self._spec)
+        return adopt(_alias(self), self._spec)
 
     @data.setter
     def data(self, value: Tensor) -> None:
-        _TB.data.__set__(self, value)
+        _run_local(_TB.data.__set__, (), (self, value), None)
         if isinstance(value, DTensor):
             self._spec = value._spec
 
     @property
     def grad(self) -> DTensor | None:  # type: ignore[override]
         """The gradient as a DTensor of this tensor's spec (the core accumulates local grads)."""
-        g = _TB.grad.__get__(self)
+        g = _run_local(_GRAD_GET, (), (self,), None)
         if g is not None and type(g) is Tensor:
             g.__class__ = DTensor
             g._spec = self._spec
@@ -219,7 +313,7 @@ class DTensor(Tensor):
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        _TB.grad.__set__(self, value)
+        _run_local(_GRAD_SET, (), (self, value), None)
 
     def register_hook(self, hook: Any) -> Any:  # type: ignore[override]
         spec = self._spec
@@ -228,7 +322,7 @@ class DTensor(Tensor):
             out = hook(adopt(_alias(g), spec))
             return out.to_local() if isinstance(out, DTensor) else out
 
-        return Tensor.register_hook(self, wrapped)
+        return _run_local(Tensor.register_hook, (), (self, wrapped), None)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DTensor:  # type: ignore[override]
         r = adopt(_TB.clone(_alias(self)), self._spec)
@@ -262,6 +356,21 @@ class DTensor(Tensor):
         return self.full_tensor()
 
 
+def _handle(cls: type, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    """``DTensor.__torch_function__``: top-level functions and the Tensor methods not overridden
+    here run the rule ``_dispatch`` picks for ``func`` (cached per function), with subclass
+    dispatch off."""
+    if len(types) > 1 and not all(issubclass(t, DTensor) for t in types):
+        return NotImplemented  # another subclass's turn (PyTorch's protocol)
+    rule = RULES.get(func)
+    if rule is None:
+        rule = classify(func)
+    if rule is LOCAL:  # layout-independent: the core on the local shards as they are
+        return _run_local(func, types, args, kwargs)
+    return _run_local(rule, types, args, kwargs)
+
+
+DTensor.__torch_function__ = classmethod(_handle)  # type: ignore[assignment]
 DTensor.__module__ = "ember.distributed.tensor"
 
 

@@ -1,23 +1,48 @@
 """The DTensor methods whose result depends on the layout: sharding rules for pointwise ops,
 reductions, matmul and views. Each rule decides the placements (redistributing an operand
 first when the local shards do not line up), runs the core op on the local tensors and wraps
-the result; autograd records the core ops on the local tensors as usual.
+the result; autograd records the core ops on the local tensors as usual. The rules run with
+subclass dispatch off (as DTensor methods, and from ``__torch_function__``, which maps the
+top-level functions of the same names here), so their core calls see local shards.
 """
 
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import ember
 from ember import Tensor
 
-from ._dtensor import DTensor, DTensorSpec, adopt
+from ._dtensor import DTensor, DTensorSpec, _plain_view, adopt, local_dispatch
 from .placement_types import Partial, Placement, Replicate, Shard
 
-_MIXED = ("{op}: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to "
-          "DTensor before calling distributed operators!")
+# PyTorch's names of the aten ops behind a Python name, for its error messages.
+_ATEN = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__rsub__": "rsub",
+         "__isub__": "sub_", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_",
+         "__truediv__": "div", "__rtruediv__": "div", "__itruediv__": "div_", "true_divide": "div",
+         "__pow__": "pow", "__rpow__": "pow", "__and__": "bitwise_and", "__or__": "bitwise_or",
+         "__xor__": "bitwise_xor", "__invert__": "bitwise_not", "__matmul__": "mm",
+         "__rmatmul__": "mm", "matmul": "mm", "__getitem__": "index", "__setitem__": "index_put_",
+         "linear": "mm", "bmm": "bmm"}
+_OVERLOAD = {"where": "self", "masked_fill": "Scalar", "masked_fill_": "Scalar", "lerp": "Scalar",
+             "lerp_": "Scalar", "copy_": "default", "mm": "default", "bmm": "default", "addmm": "default"}
+
+
+def aten_name(name: str) -> str:
+    """``aten.<op>`` of a Python function or method name (``__radd__`` -> ``aten.add``)."""
+    op = _ATEN.get(name) or (name[2:-2] if name.startswith("__") and name.endswith("__") else name)
+    return f"aten.{op}"
+
+
+def mixed_error(name: str, overload: str | None = None) -> RuntimeError:
+    """PyTorch's error for a plain tensor among a DTensor op's operands."""
+    op = aten_name(name)
+    ov = overload or _OVERLOAD.get(op[5:], "Tensor")
+    return RuntimeError(f"{op}.{ov} got mixed torch.Tensor and DTensor, need to convert all "
+                        "torch.Tensor to DTensor before calling distributed operators!")
 
 
 def _is_plain_tensor(a: Any) -> bool:
@@ -26,6 +51,10 @@ def _is_plain_tensor(a: Any) -> bool:
 
 def _repl(n: int) -> tuple[Placement, ...]:
     return tuple(Replicate() for _ in range(n))
+
+
+def _unpartial(ps: Sequence[Placement]) -> tuple[Placement, ...]:
+    return tuple(Replicate() if p.is_partial() else p for p in ps)
 
 
 def _to(d: DTensor, placements: Sequence[Placement]) -> DTensor:
@@ -57,49 +86,55 @@ def _operand_placements(ref: Sequence[Placement], out_ndim: int, shape: Sequence
 
 
 # Ops under which a Partial stays Partial: sums of same-placed Partials, scaling by a number.
-_SUM_LINEAR = {"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "add_", "sub_"}
+_SUM_LINEAR = {"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "add_", "sub_",
+               "__iadd__", "__isub__"}
 _SCALE_LINEAR = {"mul", "__mul__", "__rmul__", "div", "__truediv__", "mul_", "div_", "neg",
-                 "__neg__", "neg_"}
+                 "__neg__", "neg_", "__imul__", "__itruediv__", "true_divide", "multiply",
+                 "divide", "negative"}
 
 
-def _align(name: str, self: DTensor, args: tuple, kwargs: dict,
-           inplace: bool) -> tuple[DTensorSpec, tuple, dict, DTensor]:
-    """Operands redistributed so that the local op computes the local piece of the result."""
-    dts = [self] + [a for a in (*args, *kwargs.values()) if isinstance(a, DTensor)]
-    for a in (*args, *kwargs.values()):
-        if _is_plain_tensor(a) and a.dim() > 0:
-            raise RuntimeError(_MIXED.format(op=f"aten.{name.strip('_')}"))
-    mesh = self.device_mesh
-    for d in dts:
+def check_mesh(dts: Sequence[DTensor], name: str) -> Any:
+    mesh = dts[0].device_mesh
+    for d in dts[1:]:
         if d.device_mesh != mesh:
             raise NotImplementedError(f"{name}: DTensor operands on different meshes "
                                       f"({mesh} and {d.device_mesh})")
-    has_partial = any(p.is_partial() for d in dts for p in d.placements)
-    if has_partial:
-        same = all(d.placements == self.placements for d in dts)
-        ok = ((name in _SUM_LINEAR and same and len(dts) == 1 + len(args) + len(kwargs)
-               and all(d.placements == self.placements for d in dts))
-              or (name in _SCALE_LINEAR and len(dts) == 1
-                  and name not in ("__rtruediv__",)))
-        if not ok or (name in _SUM_LINEAR and len(dts) == 1):
-            if inplace and any(p.is_partial() for p in self.placements):
+    return mesh
+
+
+def _align(name: str, args: tuple, kwargs: dict, inplace: bool) -> tuple[DTensorSpec, tuple, dict]:
+    """The operands redistributed so that the local op computes the local piece of the result
+    (an in-place op writes ``args[0]``, whose placements stay)."""
+    vals = (*args, *kwargs.values())
+    dts = []
+    for a in vals:
+        if isinstance(a, DTensor):
+            dts.append(a)
+        elif isinstance(a, Tensor) and a.dim() > 0:  # a 0-d tensor counts as a number
+            raise mixed_error(name)
+    if inplace and not isinstance(args[0], DTensor):
+        raise mixed_error(name)
+    mesh = check_mesh(dts, name)
+    if any(p.is_partial() for d in dts for p in d.placements):
+        first = dts[0]
+        ok = ((name in _SUM_LINEAR and len(dts) == len(vals) > 1
+               and all(d.placements == first.placements for d in dts))
+              or (name in _SCALE_LINEAR and len(dts) == 1 and args[0] is first))
+        if not ok:
+            if inplace and any(p.is_partial() for p in args[0].placements):
                 raise RuntimeError(f"{name}: in-place op on a Partial DTensor needs its other "
                                    "operands to be Partial the same way")
-            dts = [_to(d, [Replicate() if p.is_partial() else p for p in d.placements])
-                   for d in dts]
-            mapping = {id(o): n for o, n in zip([self] + [a for a in (*args, *kwargs.values())
-                                                          if isinstance(a, DTensor)], dts)}
-            self = mapping.get(id(self), self) if not inplace else self
-            args = tuple(mapping.get(id(a), a) for a in args)
-            kwargs = {k: mapping.get(id(v), v) for k, v in kwargs.items()}
-            dts = [self] + [a for a in (*args, *kwargs.values()) if isinstance(a, DTensor)]
+            swap = {id(d): _to(d, _unpartial(d.placements)) for d in dts}
+            args = tuple(swap.get(id(a), a) for a in args)
+            kwargs = {k: swap.get(id(v), v) for k, v in kwargs.items()}
+            dts = [swap[id(d)] for d in dts]
     out_shape = _broadcast_shape([d.shape for d in dts])
     if inplace:
-        ref = self
+        ref = args[0]
     else:  # the operand that spans the result, the most sharded one first
         spanning = [d for d in dts if tuple(d.shape) == out_shape]
         spanning.sort(key=lambda d: -sum(p.is_shard() for p in d.placements))
-        ref = spanning[0] if spanning else self
+        ref = spanning[0] if spanning else dts[0]
     target = ref.placements
 
     def fix(a: Any) -> Any:
@@ -107,19 +142,47 @@ def _align(name: str, self: DTensor, args: tuple, kwargs: dict,
             return _to(a, _operand_placements(target, len(out_shape), a.shape))
         return a
 
-    if not inplace:
-        self = fix(self)
     args = tuple(fix(a) for a in args)
     kwargs = {k: fix(v) for k, v in kwargs.items()}
-    return DTensorSpec(mesh, target, out_shape), args, kwargs, self
+    return DTensorSpec(mesh, target, out_shape), args, kwargs
 
 
-def _pointwise(name: str) -> Callable[..., Any]:
-    base = getattr(Tensor, name)
+# compiled functions and methods: run with dispatch off, they see a DTensor as its local piece
+_COMPILED = (types.BuiltinFunctionType, types.MethodDescriptorType, types.WrapperDescriptorType,
+             types.MethodWrapperType)
 
-    def op(self: DTensor, *args: Any, **kwargs: Any) -> Any:
-        spec, args, kwargs, me = _align(name, self, args, kwargs, inplace=False)
-        out = base(me, *args, **kwargs)
+
+def as_local(base: Callable[..., Any]) -> Callable[..., Any]:
+    """``base`` run on the local pieces: a Python-level op (a composite such as ``F.mish``)
+    gets plain tensors -- the DTensor operands' local views -- since inside it DTensor's own
+    methods would answer ``x * y`` with the global rules; a compiled one takes DTensors as they
+    are (dispatch is off inside rules)."""
+    if isinstance(base, _COMPILED):
+        return base
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return base(*[local_view(a) for a in args], **{k: local_view(v) for k, v in kwargs.items()})
+
+    return run
+
+
+def local_view(a: Any) -> Any:
+    """A DTensor's local piece as a plain tensor (a view autograd follows; lists too)."""
+    if isinstance(a, DTensor):
+        return _plain_view(a)
+    if isinstance(a, (list, tuple)) and any(isinstance(x, DTensor) for x in a):
+        return type(a)(local_view(x) for x in a)
+    return a
+
+
+def elementwise(base: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """An op elementwise in its tensor operands (``base`` a Tensor method or a function): the
+    operands lined up, the op on the local pieces, the result wrapped."""
+    run = as_local(base)
+
+    def op(*args: Any, **kwargs: Any) -> Any:
+        spec, args, kwargs = _align(name, args, kwargs, inplace=False)
+        out = run(*args, **kwargs)
         if out is NotImplemented:
             return out
         return adopt(out, spec)
@@ -128,13 +191,65 @@ def _pointwise(name: str) -> Callable[..., Any]:
     return op
 
 
-def _inplace(name: str) -> Callable[..., Any]:
-    base = getattr(Tensor, name)
+def elementwise_(base: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The in-place form: the other operands lined up with ``args[0]``, which it returns."""
+    run = as_local(base)
 
-    def op(self: DTensor, *args: Any, **kwargs: Any) -> Any:
-        _, args, kwargs, _ = _align(name, self, args, kwargs, inplace=True)
-        base(self, *args, **kwargs)
-        return self
+    def op(*args: Any, **kwargs: Any) -> Any:
+        _, args, kwargs = _align(name, args, kwargs, inplace=True)
+        run(*args, **kwargs)
+        return args[0]
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _pointwise(name: str) -> Callable[..., Any]:
+    return elementwise(getattr(Tensor, name), name)
+
+
+def _inplace(name: str) -> Callable[..., Any]:
+    return elementwise_(getattr(Tensor, name), name)
+
+
+def wrap(out: Any, spec: DTensorSpec) -> Any:
+    """The tensors of a core result (one, or a tuple/list/return type of them) as DTensors of
+    ``spec``; other values as they are."""
+    if isinstance(out, Tensor):
+        return adopt(out, spec)
+    if isinstance(out, (tuple, list)):
+        return type(out)(wrap(o, spec) for o in out)  # a return type takes one iterable
+    return out
+
+
+def along_dim(base: Callable[..., Any], name: str, reduces: bool = False,
+              default: int | None = None) -> Callable[..., Any]:
+    """An op along one dim (``base(self, dim, ...)``: softmax, cumsum, sort, max(dim)): that dim
+    (all dims without one) and any Partial replicated first, then the op on the local pieces;
+    a reduction drops the dim unless keepdim."""
+    run = as_local(base)
+
+    def op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(self, DTensor) or any(_is_plain_tensor(a) and a.dim() > 0
+                                                for a in (*args, *kwargs.values())):
+            raise mixed_error(name, "default")
+        dim = kwargs.get("dim", args[0] if args else default)
+        d = dim % max(self.dim(), 1) if isinstance(dim, int) else None
+        target = tuple(Replicate() if p.is_partial() or (isinstance(p, Shard) and d in (None, p.dim))
+                       else p for p in self.placements)
+        out = run(_to(self, target), *args, **kwargs)
+        shape, placements = tuple(self.shape), target
+        if reduces and d is None:  # replicated whole: the local result is the global one
+            first = out[0] if isinstance(out, (tuple, list)) else out
+            shape = tuple(Tensor.size(first))
+        elif reduces and d is not None:
+            if kwargs.get("keepdim", args[1] if len(args) > 1 else False):
+                shape = shape[:d] + (1,) + shape[d + 1:]
+            else:  # d dropped: later shard dims shift down
+                shape = shape[:d] + shape[d + 1:]
+                placements = tuple(Shard(p.dim - (p.dim > d)) if isinstance(p, Shard) else p
+                                   for p in target)
+        return wrap(out, DTensorSpec(self.device_mesh, placements, shape))
 
     op.__name__ = op.__qualname__ = name
     return op
@@ -193,18 +308,23 @@ def _sum(self: DTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 def _mean(self: DTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> DTensor:
     red = _reduced_dims(self, dim)
-    if not any(isinstance(p, Shard) and p.dim in red for p in self.placements):
+    mesh = self.device_mesh
+    split = [(i, p.dim) for i, p in enumerate(self.placements) if isinstance(p, Shard) and p.dim in red]
+    # Even shards: every local mean counts alike, so their average is the mean (PyTorch's
+    # Partial(avg)); a Partial input or uneven shards go through the sum (then replicated).
+    even = all(self.shape[d] % math.prod(mesh.size(j) for j, q in enumerate(self.placements)
+                                         if q == Shard(d)) == 0 for _, d in split)
+    if not split or (even and not any(p.is_partial() for p in self.placements)):
         if any(p.is_partial() for p in self.placements):
-            self = _to(self, [Replicate() if p.is_partial() else p for p in self.placements])
+            self = _to(self, _unpartial(self.placements))
         out = Tensor.mean(self, dim=red, keepdim=keepdim, dtype=dtype) if dim is not None \
             else Tensor.mean(self, dtype=dtype)
-        return adopt(out, DTensorSpec(self.device_mesh, _reduce_placements(self, red, keepdim, "sum"),
+        return adopt(out, DTensorSpec(mesh, _reduce_placements(self, red, keepdim, "avg"),
                                       _reduced_shape(self.shape, red, keepdim)))
     count = math.prod(self.shape[d] for d in red)
     s = _sum(self, dim, keepdim, dtype=dtype)
     s = s / count
-    # torch hands the mean of a sharded dim back replicated
-    return _to(s, [Replicate() if p.is_partial() else p for p in s.placements])
+    return _to(s, _unpartial(s.placements))  # PyTorch's placements for uneven shards
 
 
 def _extreme(kind: str, base_name: str) -> Callable[..., Any]:
@@ -238,11 +358,14 @@ def _local_reduced(shape: Sequence[int], red: list[int], keepdim: bool) -> tuple
 
 def _max_min(kind: str) -> Callable[..., Any]:
     extreme = _extreme(kind, "amax" if kind == "max" else "amin")
+    binary = elementwise(getattr(Tensor, "maximum" if kind == "max" else "minimum"), kind)
+    along = along_dim(getattr(Tensor, kind), kind, reduces=True)
 
     def op(self: DTensor, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tensor) or isinstance(kwargs.get("other"), Tensor):
+            return binary(self, *args, **kwargs)  # max(a, b): elementwise
         if args or kwargs:
-            full = self.full_tensor()
-            return getattr(full, kind)(*args, **kwargs)
+            return along(self, *args, **kwargs)  # max(dim): (values, indices)
         return extreme(self)
 
     op.__name__ = op.__qualname__ = kind
@@ -261,36 +384,50 @@ def _norm(self: DTensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
                                       tuple(out.shape)))
     powered = _sum(self.abs() ** order, dim, keepdim)
     total = _to(powered, [Replicate() if q.is_partial() else q for q in powered.placements])
-    return total ** (1.0 / order)
+    return total ** (1.0 / order)  # type: ignore[return-value]  # DTensor.__pow__: a DTensor
 
 
 # -- matmul ----------------------------------------------------------------------------------
+def _mm_dims(a: DTensor, b: DTensor) -> tuple[int, int, dict[int, int], dict[int, int], set[int]]:
+    """matmul's contraction dims of a and b, where each of their other dims lands in the result
+    (batch dims right-aligned), and the result's batch dims both operands have (not broadcast):
+    sharding one of those on one operand alone would pair the wrong batches."""
+    na, nb = a.dim(), b.dim()
+    out_nd = (0 if nb == 1 else nb - 1) if na == 1 else (na - 1 if nb == 1 else max(na, nb))
+    a_out = {i: (i if nb == 1 else i + out_nd - na) for i in range(na - 1)}
+    b_out = {j: j + out_nd - nb for j in range(nb - 2)} if nb >= 2 else {}
+    if nb >= 2:
+        b_out[nb - 1] = out_nd - 1
+    shared = {o for i, o in a_out.items() if i < na - 2 and a.shape[i] != 1} & \
+        {o for j, o in b_out.items() if j < nb - 2 and b.shape[j] != 1}
+    return na - 1, (0 if nb == 1 else nb - 2), a_out, b_out, shared
+
+
 def _mm_placements(a: DTensor, b: DTensor) -> tuple[tuple, tuple, tuple]:
-    """(a's, b's, result's) placements, per mesh dim; a combination without a local rule
-    replicates both operands on that mesh dim."""
-    out_nd = max(a.dim(), b.dim())
+    """(a's, b's, result's) placements, per mesh dim. A sharded contraction dim gives a
+    Partial sum (the other operand narrowed locally to match); a sharded row, column or batch
+    dim stays sharded in the result (the other operand replicated); else both are replicated."""
+    ka, kb, a_out, b_out, shared = _mm_dims(a, b)
     pa_all, pb_all, po_all = [], [], []
     for pa, pb in zip(a.placements, b.placements):
-        po: Placement | None = None
-        if a.dim() >= 2 and b.dim() >= 2:
-            ka, kb = a.dim() - 1, b.dim() - 2
-            if pa.is_replicate() and pb.is_replicate():
-                po = Replicate()
-            elif isinstance(pa, Shard) and pa.dim != ka and pb.is_replicate() and \
-                    (pa.dim == a.dim() - 2 or b.dim() == 2):
-                po = Shard(pa.dim + out_nd - a.dim())
-            elif pa.is_replicate() and isinstance(pb, Shard) and pb.dim == b.dim() - 1 and \
-                    a.dim() == 2:
-                po = Shard(out_nd - 1)
-            elif isinstance(pa, Shard) and pa.dim == ka and isinstance(pb, Shard) and pb.dim == kb:
-                po = Partial("sum")
-            elif pa.is_partial("sum") and pb.is_replicate():
-                po = Partial("sum")
-            elif pa.is_replicate() and pb.is_partial("sum"):
-                po = Partial("sum")
-        elif pa.is_replicate() and pb.is_replicate():
+        sa = pa.dim if isinstance(pa, Shard) else -1
+        sb = pb.dim if isinstance(pb, Shard) else -1
+        po: Placement
+        if pa.is_replicate() and pb.is_replicate():
             po = Replicate()
-        if po is None:
+        elif sa == ka and (sb == kb or pb.is_replicate()):
+            pb, po = Shard(kb), Partial("sum")
+        elif sb == kb and pa.is_replicate():
+            pa, po = Shard(ka), Partial("sum")
+        elif (pa.is_partial("sum") and pb.is_replicate()) or (pa.is_replicate() and pb.is_partial("sum")):
+            po = Partial("sum")
+        elif sa in a_out and sb in b_out and a_out[sa] == b_out[sb]:  # one batch dim on both
+            po = Shard(a_out[sa])
+        elif sa in a_out and a_out[sa] not in shared:
+            pb, po = Replicate(), Shard(a_out[sa])
+        elif sb in b_out and b_out[sb] not in shared:
+            pa, po = Replicate(), Shard(b_out[sb])
+        else:
             pa, pb, po = Replicate(), Replicate(), Replicate()
         pa_all.append(pa)
         pb_all.append(pb)
@@ -299,13 +436,14 @@ def _mm_placements(a: DTensor, b: DTensor) -> tuple[tuple, tuple, tuple]:
 
 
 def _matmul(self: DTensor, other: Any) -> DTensor:
-    if _is_plain_tensor(other):
-        raise RuntimeError(_MIXED.format(op="aten.matmul"))
+    if not isinstance(other, DTensor) or not isinstance(self, DTensor):
+        raise mixed_error("mm", "default")
+    mesh = check_mesh([self, other], "matmul")
     pa, pb, po = _mm_placements(self, other)
     a, b = _to(self, pa), _to(other, pb)
     out = Tensor.matmul(a, b)
     shape = _matmul_shape(tuple(self.shape), tuple(other.shape))
-    return adopt(out, DTensorSpec(self.device_mesh, po, shape))
+    return adopt(out, DTensorSpec(mesh, po, shape))
 
 
 def _matmul_shape(a: tuple, b: tuple) -> tuple:
@@ -320,9 +458,21 @@ def _matmul_shape(a: tuple, b: tuple) -> tuple:
 
 
 def _rmatmul(self: DTensor, other: Any) -> DTensor:
-    if _is_plain_tensor(other):
-        raise RuntimeError(_MIXED.format(op="aten.matmul"))
     return _matmul(other, self)
+
+
+def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+    """``F.linear`` of DTensors: ``input @ weight.T + bias`` by the matmul and add rules."""
+    for t in (input, weight, bias):
+        if t is not None and not isinstance(t, DTensor):
+            raise mixed_error("mm" if bias is None else "addmm", "default")
+    out = _matmul(input, DTensor.t(weight))
+    if bias is None:
+        return out
+    if any(p.is_partial("sum") for p in out.placements):  # PyTorch's addmm: a Partial bias term
+        bias = _to(bias, tuple(Partial("sum") if po.is_partial("sum") and pb.is_replicate() else pb
+                               for po, pb in zip(out.placements, bias.placements)))
+    return out + bias
 
 
 # -- views -----------------------------------------------------------------------------------
@@ -468,33 +618,24 @@ _SAME_SPEC = ("clone", "contiguous", "to", "float", "double", "half", "bfloat16"
               "cpu", "requires_grad_")
 
 
+METHODS: dict[str, Callable[..., Any]] = {}  # DTensor's layout-aware methods (the rules)
+
+
 def install() -> None:
-    """Put the layout-aware methods on DTensor (once, at import)."""
-    for name in _POINTWISE:
-        if hasattr(Tensor, name):
-            setattr(DTensor, name, _pointwise(name))
-    for name in _INPLACE:
-        if hasattr(Tensor, name):
-            setattr(DTensor, name, _inplace(name))
-    for name in _SAME_SPEC:
-        if hasattr(Tensor, name):
-            setattr(DTensor, name, _same_spec(name))
-    DTensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise: identity hashing
-    DTensor.sum = _sum
-    DTensor.mean = _mean
-    DTensor.amax = _extreme("max", "amax")
-    DTensor.amin = _extreme("min", "amin")
-    DTensor.max = _max_min("max")
-    DTensor.min = _max_min("min")
-    DTensor.norm = _norm
-    DTensor.matmul = DTensor.mm = DTensor.__matmul__ = _matmul
-    DTensor.__rmatmul__ = _rmatmul
-    DTensor.view = _reshape_like("view")
-    DTensor.reshape = _reshape_like("reshape")
-    DTensor.flatten = _flatten
-    DTensor.t = _dim_map("t", _transpose_map)
-    DTensor.transpose = _dim_map("transpose", _transpose_map)
-    DTensor.permute = _dim_map("permute", _permute_map)
-    DTensor.unsqueeze = _dim_map("unsqueeze", _unsqueeze_map)
-    DTensor.squeeze = _squeeze
-    DTensor.__getitem__ = _getitem
+    """Put the layout-aware methods on DTensor (once, at import); each runs with subclass
+    dispatch off, so its core calls see the local shards."""
+    m = METHODS
+    m.update({name: _pointwise(name) for name in _POINTWISE if hasattr(Tensor, name)})
+    m.update({name: _inplace(name) for name in _INPLACE if hasattr(Tensor, name)})
+    m.update({name: _same_spec(name) for name in _SAME_SPEC if hasattr(Tensor, name)})
+    m.update(sum=_sum, mean=_mean, amax=_extreme("max", "amax"), amin=_extreme("min", "amin"),
+             max=_max_min("max"), min=_max_min("min"), norm=_norm, matmul=_matmul, mm=_matmul,
+             __matmul__=_matmul, __rmatmul__=_rmatmul, view=_reshape_like("view"),
+             reshape=_reshape_like("reshape"), flatten=_flatten, t=_dim_map("t", _transpose_map),
+             transpose=_dim_map("transpose", _transpose_map),
+             permute=_dim_map("permute", _permute_map),
+             unsqueeze=_dim_map("unsqueeze", _unsqueeze_map), squeeze=_squeeze,
+             __getitem__=_getitem)
+    for name, rule in m.items():
+        setattr(DTensor, name, local_dispatch(rule))
+    DTensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign]  # __eq__ is elementwise

@@ -250,7 +250,8 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
                 f"{indent}}});"]
 
     out = [f"static void {name}_kernel(ElementwiseIter& it, const Scalar* p) {{", "  (void)p;",
-           f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{name}_{device}", [&] {{',
+           # (named as aten's kernel: "lshift_cpu" for bitwise_left_shift)
+           f'  {DISPATCH[k["dtypes"]]}(it.compute_dtype(), "{k.get("aten", name)}_{device}", [&] {{',
            "    using T = opmath_t<scalar_t>;",
            f"    const {name}_fn<T{', scalar_t' if k.get('storage_type') else ''}> f{{{init}}};"]
     if k.get("opmath_scalar"):

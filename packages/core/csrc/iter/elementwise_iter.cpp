@@ -30,6 +30,38 @@ ScalarType combine(ScalarType higher, ScalarType lower) {
 }
 }  // namespace
 
+namespace {
+// Every operand a Python number (no tensor among them), one of them an int in [2^63, 2^64): PyTorch
+// promotes the numbers' own types in order, that one as UInt64, which promotes with a float or complex
+// number only ("add(2**63, 3)" raises; ember has no uint64 dtype: numbers of UInt64 alone stay Int64 bits).
+ScalarType numbers_result_type(const Tensor* const* ts, int n) {
+  ScalarType acc = ScalarType::Undefined;
+  bool acc_u64 = false;
+  for (int i = 0; i < n; ++i) {
+    if (!ts[i]->defined()) continue;
+    const bool u = ts[i]->impl()->uint64_number;
+    ScalarType dt = ts[i]->dtype();
+    if (is_floating(dt)) dt = default_dtype();
+    else if (is_complex(dt))
+      dt = default_dtype() == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+    if (acc == ScalarType::Undefined) {
+      acc = dt;
+      acc_u64 = u;
+    } else if (acc_u64 != u) {
+      const ScalarType other = u ? acc : dt;
+      EMBER_CHECK(is_floating(other) || is_complex(other),
+                  "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
+                  acc_u64 ? "UInt64" : legacy_name(acc), " and ", u ? "UInt64" : legacy_name(dt));
+      acc = other;
+      acc_u64 = false;
+    } else if (!u) {
+      acc = promote_types(acc, dt);
+    }
+  }
+  return acc;
+}
+}  // namespace
+
 ScalarType result_type(const Tensor* const* ts, int n) {
   ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
   bool uint64 = false;
@@ -50,6 +82,7 @@ ScalarType result_type(const Tensor* const* ts, int n) {
       dim = promote_types(dim, dt);
     }
   }
+  if (uint64 && dim == ScalarType::Undefined && zero == ScalarType::Undefined) return numbers_result_type(ts, n);
   const ScalarType r = combine(dim, combine(zero, wrapped));
   if (uint64) {
     EMBER_CHECK(r != ScalarType::Bool,
@@ -90,14 +123,43 @@ void check_no_internal_overlap(const Tensor& t) {
               "memory location. Please clone() the tensor before performing the operation.");
 }
 
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  // the dims by increasing stride must tile memory exactly (size-1 dims do not count)
+  const int64_t nd = t.dim();
+  DimVector order(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) order[d] = d;
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+Overlap overlap_status(const Tensor& a, const Tensor& b) {
+  if (a.impl() == b.impl()) return Overlap::Full;
+  if (a.numel() == 0 || b.numel() == 0 || a.impl()->storage.get() != b.impl()->storage.get()) return Overlap::No;
+  // only dense layouts are compared by their memory ranges (aten gives up on the rest too)
+  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return Overlap::TooHard;
+  const char *a0 = a.raw(), *b0 = b.raw();
+  const char *a1 = a0 + a.numel() * a.itemsize(), *b1 = b0 + b.numel() * b.itemsize();
+  if (a0 == b0 && a1 == b1) return a.strides().equals(b.strides()) ? Overlap::Full : Overlap::Partial;
+  return a0 < b1 && b0 < a1 ? Overlap::Partial : Overlap::No;
+}
+
+static constexpr const char* kInputOverlap =
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation.";
+
 void check_no_overlap(const Tensor& out, const Tensor& in) {
-  if (out.numel() == 0 || in.numel() == 0 || !out.is_contiguous() || !in.is_contiguous()) return;
-  if (out.impl()->storage.get() != in.impl()->storage.get()) return;
-  const char *a = out.raw(), *b = in.raw();
-  const char *a_end = a + out.numel() * out.itemsize(), *b_end = b + in.numel() * in.itemsize();
-  EMBER_CHECK(!(a < b_end && b < a_end),
-              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-              "single memory location. Please clone() the tensor before performing the operation.");
+  const Overlap o = overlap_status(out, in);
+  EMBER_CHECK(o != Overlap::Partial && o != Overlap::Full, kInputOverlap);
+}
+
+void check_no_partial_overlap(const Tensor& out, const Tensor& in) {
+  EMBER_CHECK(overlap_status(out, in) != Overlap::Partial, kInputOverlap);
 }
 
 void check_cast(ScalarType result, ScalarType out) {
@@ -148,8 +210,15 @@ void ElementwiseIter::allocate_or_check_output(const IterSpec& spec, IntArrayRef
       resize_out(out, shape);
     }
     result_ = out;
-    if (out.dtype() != want) {
-      out_temp_ = empty_strided(out.sizes(), out.strides(), want, device_);
+    // A strided out= that may share elements with an input (an overlap aten cannot rule out, see
+    // overlap_status) is written through a buffer, so every input is read before any write.
+    bool buffered = out.dtype() != want;
+    for (int i = 0; i < n && !buffered && !spec.inplace; ++i)
+      buffered = inputs[i]->impl()->storage.get() == out.impl()->storage.get() &&
+                 overlap_status(out, *inputs[i]) == Overlap::TooHard;
+    if (buffered) {
+      out_temp_ = out.dtype() != want ? empty_strided(out.sizes(), out.strides(), want, device_)
+                                      : empty(out.sizes(), want, device_);
       copy_back_ = true;
     }
     return;
@@ -196,7 +265,11 @@ void ElementwiseIter::build(const IterSpec& spec, const Tensor* const* inputs, i
   ntensors_ = n + 1;
   // TensorIterator checks the written-to tensor for internal overlap first: before the shapes
   // broadcast, the dtypes are checked and an out= tensor is resized (which would hide it).
-  if (spec.out.defined() && spec.check_overlap) check_no_internal_overlap(spec.out);
+  if (spec.out.defined() && spec.check_overlap) {
+    check_no_internal_overlap(spec.out);
+    // an input may be the written-to tensor itself (in place), not part of it
+    for (int i = 0; i < n; ++i) check_no_partial_overlap(spec.out, *inputs[i]);
+  }
   compute_dtypes(spec, inputs, n);
   compute_device(spec, inputs, n);
   // In-place ops broadcast into the target, so its shape joins the broadcast.

@@ -47,8 +47,16 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 void check_no_internal_overlap(const Tensor& t);
 // Whether some element of t is reached by two indices (a stride-0 dim of size > 1).
 bool has_internal_overlap(const Tensor& t);
-// Raises if out and in share memory (PyTorch's assert_no_overlap, for dense operands).
+// How two tensors' memory relates (aten's get_overlap_status): the same elements, some of them,
+// none, or not known cheaply (a layout that is not dense).
+enum class Overlap { No, Full, Partial, TooHard };
+Overlap overlap_status(const Tensor& a, const Tensor& b);
+// Whether t's elements tile its memory exactly, in some order of its dims.
+bool is_non_overlapping_and_dense(const Tensor& t);
+// Raises if out and in share memory (PyTorch's assert_no_overlap).
 void check_no_overlap(const Tensor& out, const Tensor& in);
+// Raises if out and in share only some memory (PyTorch's assert_no_partial_overlap; in place is fine).
+void check_no_partial_overlap(const Tensor& out, const Tensor& in);
 // Raises PyTorch's "result type X can't be cast to the desired output type Y".
 void check_cast(ScalarType result, ScalarType out);
 // For ops whose out= must have exactly the result dtype ("Found dtype X but expected Y").

@@ -113,8 +113,19 @@ def exact_out(fn: Callable[..., Any], name: str, grad: str) -> Callable[..., Any
         refuse_grad(grad, *args, *kwargs.values(), out)
         return write(fn(*args, **kwargs), out, exact)
     with_out.__name__ = with_out.__qualname__ = name
-    with_out.__doc__ = fn.__doc__
+    with_out.__doc__ = _doc_with_out(fn.__doc__ or "", fn.__name__, name)
     return with_out
+
+
+def _doc_with_out(doc: str, c_name: str, name: str) -> str:
+    """The compiled function's docstring, its signature line (which Sphinx reads) under the public
+    name and with the ``out`` keyword."""
+    first, sep, rest = doc.partition("\n")
+    if not first.startswith(c_name + "(") or ") -> " not in first:
+        return doc
+    params, _, ret = first[len(c_name) + 1:].rpartition(") -> ")
+    params += ", out: Tensor | None = None" if "*" in params.split(", ") else ", *, out: Tensor | None = None"
+    return f"{name}({params}) -> {ret}{sep}{rest}"
 
 
 _OUT_TYPES: dict[type, Any] = {}

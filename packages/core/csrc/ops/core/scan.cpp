@@ -28,6 +28,7 @@ static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optiona
   if (out && dtype)
     EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
                 c_type_name(out->dtype()), " instead");
+  if (out) check_no_partial_overlap(*out, x0);
   if (out && !dtype) dtype = out->dtype();
   int64_t nd = x0.dim();
   int64_t d = wrap_dim(dim, nd);

@@ -84,6 +84,8 @@ void check_out_dtypes(const char* op, const Tensor& input, const Tensor& values,
 std::tuple<Tensor, Tensor> tuple_out(const char* op, const Tensor& input, std::tuple<Tensor, Tensor> r,
                                      const Tensor& values, const Tensor& indices) {
   check_out_dtypes(op, input, values, indices);
+  check_no_partial_overlap(values, input);
+  check_no_partial_overlap(indices, input);
   write_out(values, std::get<0>(r));
   write_out(indices, std::get<1>(r));
   return {values, indices};

@@ -245,6 +245,8 @@ Tensor index_select_out(const Tensor& input, int64_t dim, const Tensor& index, c
   check_index_vector("index_select", index);
   EMBER_CHECK(out.dtype() == input.dtype(), "index_select(): self and result must have the same scalar type");
   check_no_internal_overlap(out);
+  check_no_overlap(out, input);
+  check_no_overlap(out, index);
   if (input.dim() <= 1) no_shell_unsigned("index_select", input.dtype());  // aten's 1-d path has no case for them
   Tensor idx = to_device_of(as_long_contiguous(index), input);
   DimVector s = sizes1(input);
@@ -292,6 +294,16 @@ Tensor gather_out(const Tensor& input, int64_t dim, const Tensor& index, bool sp
   EMBER_CHECK(out.dtype() == input.dtype(), "gather(): Expected out tensor to have dtype ", dtype_name(input.dtype()),
               ", but got ", dtype_name(out.dtype()), " instead");
   check_no_internal_overlap(out);
+  check_no_overlap(out, input);
+  check_no_partial_overlap(out, index);
+  // an overlap aten cannot rule out (a strided view of the input): gathered through a buffer, so
+  // the input is read before out is written
+  if (overlap_status(out, input) == Overlap::TooHard) {
+    resize_out(out, index.sizes());
+    copy_into(out, gather(input, dim, index, sparse_grad));
+    out.bump_version();
+    return out;
+  }
   resize_out(out, index.sizes());
   if (index.numel() == 0) return out;
   no_shell_unsigned("scatter_gather_tensor_cpu", input.dtype());

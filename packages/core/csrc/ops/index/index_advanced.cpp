@@ -265,6 +265,7 @@ Tensor index_put_(const Tensor& self, const IndexList& indices, const Tensor& va
   if (!accumulate)
     if (std::optional<Tensor> mask = masked_fill_mask(self, indices, values))
       return masked_fill_(self, *mask, values.item());
+  check_no_overlap(self, values);  // values read while self is written (aten refuses any overlap)
   // A leading 0-d mask indexes a new leading dim of size 1 (true) or 0, as setitem reads it (aten's
   // index_put fails an internal assert there: torch_known_wrong's index-put-0d-mask).
   const Tensor& first = indices.empty() ? Tensor() : indices[0];

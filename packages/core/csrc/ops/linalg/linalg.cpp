@@ -545,6 +545,7 @@ Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const 
 }
 Tensor addmm_out(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                  const Tensor& out) {
+  check_no_partial_overlap(out, input);  // (aten leaves the matrices unchecked)
   return addmm_impl(input, mat1, mat2, beta, alpha, &out, false);
 }
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
@@ -557,6 +558,7 @@ Tensor baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, 
 }
 Tensor baddbmm_out(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                    const Scalar& alpha, const Tensor& out) {
+  check_no_partial_overlap(out, input);
   return baddbmm_impl(input, batch1, batch2, beta, alpha, &out, false);
 }
 

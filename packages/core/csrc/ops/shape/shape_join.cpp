@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/internal.h"
@@ -95,6 +96,8 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
 Tensor cat_out(const TensorList& tensors, int64_t dim, const Tensor& out) {
   int64_t d = 0;
   DimVector shape = cat_shape(tensors, dim, &d, "cat", &out);
+  check_no_internal_overlap(out);
+  for (const Tensor& t : tensors) check_no_overlap(out, t);  // (resizing out would free an input's memory)
   resize_out(out, shape);
   cat_fill(out, tensors, d);
   out.bump_version();

@@ -193,16 +193,26 @@ Tensor SavedVariable::unpack(Node* owner) const {
   if (data_.version() != version_) {
     std::string which;
     const AutogradMeta* m = data_.impl()->autograd.get();
+    // PyTorch names the forward op: ExpBackward0 -> Exp
+    auto op_name = [](std::string n) {
+      const size_t b = n.rfind("Backward");
+      if (b != std::string::npos && n.find_first_not_of("0123456789", b + 8) == std::string::npos) n.resize(b);
+      return n;
+    };
     if (is_output_ && owner)
-      which = std::string(", which is output ") + std::to_string(output_nr_) + " of " + owner->name() + ",";
+      which = std::string(", which is output ") + std::to_string(output_nr_) + " of " + op_name(owner->name()) + ",";
     else if (m && m->grad_fn)
-      which = std::string(", which is output ") + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+      which =
+          std::string(", which is output ") + std::to_string(m->output_nr) + " of " + op_name(m->grad_fn->name()) + ",";
     EMBER_CHECK(false,
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 "operation: ",
                 tensor_desc(data_), which, " is at version ", data_.version(), "; expected version ", version_,
-                " instead. Hint: enable anomaly detection to find the operation that failed to compute "
-                "its gradient, with torch.autograd.set_detect_anomaly(True).");
+                AnomalyMode::enabled
+                    ? " instead. Hint: the backtrace further above shows the operation that failed to compute its "
+                      "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+                    : " instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                      "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).");
   }
   if (is_output_ && requires_grad_ && owner && GradMode::is_enabled()) {
     // Higher-order graphs need the output with its creator attached again.

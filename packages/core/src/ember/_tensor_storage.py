@@ -66,6 +66,8 @@ def set_(self: Any, source: Any = None, storage_offset: Any = None, size: Any = 
     """Make this tensor a view of ``source``: a tensor (its storage, sizes and strides), or a storage
     with a storage offset, size and stride (elements of this tensor's dtype); ``set_()`` empties it."""
     args = tuple(a for a in (source, storage_offset, size, stride) if a is not None)
+    if self.requires_grad and self.grad_fn is None and _C.is_grad_enabled():  # an in-place op on a leaf
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if source is None:
         if args:
             raise _set_error(args)

@@ -7,6 +7,7 @@ The ctx object that forward/backward receive is also the graph node users see as
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -70,12 +71,17 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         out = []
         for t, version, original in saved:
             if t is not None and t._version != version:
+                # PyTorch names the forward op (MyFnBackward -> MyFn)
+                op = re.sub(r"Backward\d*$", "", self.name())
+                hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                        "The variable in question was changed in there or anywhere later. Good luck!"
+                        if _C.is_anomaly_enabled() else
+                        "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}], which is output 0 of {self.name()}, is at version "
-                    f"{t._version}; expected version {version} instead. Hint: enable anomaly detection to find "
-                    "the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
+                    f"operation: [{t.type()} {list(t.shape)}], which is output 0 of {op}, is at version "
+                    f"{t._version}; expected version {version} instead. {hint}")
             out.append(original if original is not None else t)
         return tuple(out)
 

@@ -1,0 +1,63 @@
+"""The error for a saved tensor modified in place, word for word as PyTorch's: the forward op's
+name (Exp, not ExpBackward0; a custom Function's own name) and the anomaly-mode hint."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import ember
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _message(L: Any, case: str) -> str:
+    t = L.ones(2, 2, requires_grad=True)
+    if case == "exp":
+        y = t.exp()
+        y.mul_(2)
+    elif case == "addmm-sigmoid":
+        y = L.addmm(t, t, t).sigmoid()
+        y.mul_(2)
+    elif case == "custom":
+        class Sq(L.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                y = x * x
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                (y,) = ctx.saved_tensors
+                return g * 2 * y.sqrt()
+        y = Sq.apply(t)
+        y.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    return str(info.value).replace("torch.", "")
+
+
+@pytest.mark.parametrize("case", ["exp", "addmm-sigmoid", "custom"])
+def test_modified_saved_tensor_message(case: str) -> None:
+    assert _message(ember, case) == _message(torch, case)
+
+
+def test_modified_saved_tensor_message_in_anomaly_mode() -> None:
+    msgs = []
+    for L in (ember, torch):
+        with warnings.catch_warnings(), L.autograd.detect_anomaly():
+            warnings.simplefilter("ignore")
+            msgs.append(_message(L, "exp"))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("call", ["empty", "tensor"])
+def test_set_on_a_leaf_that_requires_grad(call: str) -> None:
+    for L in (ember, torch):
+        t = L.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            t.set_() if call == "empty" else t.set_(L.zeros(2))
+        with L.no_grad():
+            assert t.set_(L.zeros(3)).shape == (3,)

@@ -61,3 +61,15 @@ def test_set_on_a_leaf_that_requires_grad(call: str) -> None:
             t.set_() if call == "empty" else t.set_(L.zeros(2))
         with L.no_grad():
             assert t.set_(L.zeros(3)).shape == (3,)
+
+
+@pytest.mark.parametrize("key", ["int", "slice", "tensor", "mask", "ellipsis", "none", "pair", "out-of-range"])
+def test_setitem_on_a_leaf_that_requires_grad(key: str) -> None:
+    def message(L: Any) -> str:
+        keys = {"int": 0, "slice": slice(0, 1), "tensor": (L.tensor([0]),), "mask": L.tensor([True, False, True]),
+                "ellipsis": Ellipsis, "none": None, "pair": (0, 1), "out-of-range": 5}
+        t = L.ones(3, 2, requires_grad=True)
+        with pytest.raises((RuntimeError, IndexError)) as info:
+            t[keys[key]] = 1.0
+        return f"{info.type.__name__}: {info.value}"
+    assert message(ember) == message(torch)

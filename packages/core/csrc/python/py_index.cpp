@@ -265,8 +265,13 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
     }
   }
   const Tensor& t = unpack(self);
+  Indexed r = apply_index(t, index, true);  // (a bad index is the error before a leaf's)
+  // basic indexing writes through a view of t, as PyTorch's message says; advanced indexing is t's index_put_
+  const AutogradMeta* m = t.impl()->autograd.get();
+  // (x[...] = v is x's own copy_)
+  EMBER_CHECK(r.has_adv || index == Py_Ellipsis || !GradMode::is_enabled() || !m || !m->requires_grad || m->grad_fn,
+              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   check_inplace(t, "index_put_");
-  Indexed r = apply_index(t, index, true);
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   // x[i] = v views v without its leading unit dims (PyTorch's slicePrefix1sSize; index_put_ itself

@@ -456,7 +456,7 @@ def _remainder_parts(args: tuple, kwargs: dict, with_out: bool = False) -> tuple
 
 
 def _remainder_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    parts = _remainder_parts(args, kwargs) if name == "remainder" else None
+    parts = _remainder_parts(args, kwargs, with_out=True) if name == "remainder" else None
     if parts is None:
         return False
     ta, tb, _ = parts
@@ -795,7 +795,8 @@ def _pool_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
     d = _pool_arg(_arg(args, kwargs, 4, "dilation", 1), n)
     flags = (_arg(args, kwargs, 5, "ceil_mode", False), _arg(args, kwargs, 6, "return_indices", False))
     return (all(isinstance(f, bool) for f in flags)  # a wrong-typed flag is the parser's TypeError first
-            and isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.dim() in (n + 1, n + 2)
+            # any dtype: the output size is checked before the dtype (bool and complex raise there too)
+            and isinstance(x, torch.Tensor) and x.dim() in (n + 1, n + 2)
             and all(s > 0 for s in x.shape[1:]) and len(k) == len(d) == n
             and all(isinstance(v, int) and 0 < v < 2**31 for v in k + d)
             and any((a - 1) * b + 1 >= 2**31 for a, b in zip(k, d, strict=True)))
@@ -979,7 +980,9 @@ def _adaptive_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     grad, x = args[0], args[1]
     n = ADAPTIVE_BACKWARD[name]
+    # a floating input: any other is the dtype dispatch's NotImplementedError first, an empty one too (seed 8419)
     return (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dtype == x.dtype
+            and x.dtype.is_floating_point
             and grad.dim() == x.dim() and x.dim() in (n + 1, n + 2) and x.numel() == 0
             and all(s > 0 for s in grad.shape[1:]) and 0 in x.shape[-n:])
 
@@ -1013,7 +1016,10 @@ def _unfold_pad_applies(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     if len(args) == 4 and not kwargs:  # Tensor.unfold(dim, size, step): a view, no padding
         return False
-    fits = all(isinstance(q, int) and -2**63 <= q < 2**63 for q in pad)  # else the parser's error
+    # every int argument within int64: else the parser's TypeError first (seed 6203: a kernel_size of 2**63)
+    ints = [q for v in list(args[1:]) + list(kwargs.values()) for q in (v if isinstance(v, (list, tuple)) else [v])
+            if isinstance(q, int)]
+    fits = all(isinstance(q, int) for q in pad) and all(-2**63 <= q < 2**63 for q in ints)
     return fits and any(x.shape[-2 + i] + 2 * q > 2**63 - 1 for i, q in enumerate(pad))
 
 
@@ -2302,6 +2308,235 @@ def _arange_span_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.arange(n, dtype=torch.int64) * step + start
 
 
+# --- nll_loss's per-sample error names a Byte target as a character -----------------------------
+
+_NLL_NAMES = {"nll_loss": 6, "cross_entropy": 6, "nll_loss_forward": 3}  # name -> reduction's position
+
+
+def _nll_byte_target_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    if name not in _NLL_NAMES:
+        return False
+    x, t = _arg(args, kwargs, 0, "input" if name != "nll_loss_forward" else "self"), _arg(args, kwargs, 1, "target")
+    if not (isinstance(x, torch.Tensor) and isinstance(t, torch.Tensor) and x.dim() == 2 and t.dtype == torch.uint8
+            and x.is_floating_point() and t.dim() == 1 and t.numel()):
+        return False
+    reduction = _arg(args, kwargs, _NLL_NAMES[name], "reduction", "mean" if name != "nll_loss_forward" else 1)
+    if name != "nll_loss_forward":
+        size_average, reduce = _arg(args, kwargs, 3, "size_average"), _arg(args, kwargs, 5, "reduce")
+        if size_average is not None or reduce is not None:
+            reduction = "none" if reduce is False else "mean"
+    if reduction not in ("none", 0):
+        return False
+    ignore = _arg(args, kwargs, 4, "ignore_index", -100)
+    bad = (t.long() >= 128) & (t.long() >= x.shape[1]) & (t.long() != ignore)
+    return bool(bad.any())
+
+
+def _nll_byte_target_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    # the same call with the target as int64: PyTorch's own IndexError, its value written as a number
+    args = (args[0], args[1].long(), *args[2:]) if len(args) > 1 else args
+    kwargs = {k: v.long() if k == "target" else v for k, v in kwargs.items()}
+    if name == "nll_loss_forward":
+        return torch.ops.aten.nll_loss_forward(*args, **kwargs)
+    return getattr(torch.nn.functional, name)(*args, **kwargs)
+
+
+# --- adaptive pooling to an empty output through huge output sizes -------------------------------
+
+_ADAPTIVE_POOLS = {f"adaptive_{k}_pool{d}d{s}": d for k in ("avg", "max") for d in (2, 3)
+                   for s in ("", "_with_indices")}
+
+
+def _adaptive_zero_out_sizes(name: str, args: tuple, kwargs: dict) -> list | None:
+    """The output sizes of an adaptive pooling call that are all >= 0 with a 0 among them, else None."""
+    n = _ADAPTIVE_POOLS.get(name)
+    x, size = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "output_size")
+    if n is None or not isinstance(x, torch.Tensor) or x.dim() not in (n + 1, n + 2):
+        return None
+    size = [size] * n if isinstance(size, int) else list(size) if isinstance(size, (list, tuple)) else None
+    if size is None or len(size) != n:
+        return None
+    size = [x.shape[x.dim() - n + i] if v is None else v for i, v in enumerate(size)]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63 for v in size) or 0 not in size:
+        return None  # past int64: the parser's TypeError first (seed 7307)
+    if 0 in x.shape[1:]:
+        return None  # the kernels' own empty-input errors come first
+    return size
+
+
+def _adaptive_zero_out_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    size = _adaptive_zero_out_sizes(name, args, kwargs)
+    if size is None or not args[0].is_floating_point():
+        return False
+    n = len(size)
+    prod, wrapped = 1, False
+    for v in list(args[0].shape[:-n]) + size:  # c10's numel: a sticky uint64 overflow, raised at once
+        prod *= v
+        wrapped = wrapped or prod >= 2**64
+        prod %= 2**64
+    work = math.prod(args[0].shape[:-n]) * math.prod(v for v in size if v)
+    return not wrapped and work >= 2**24
+
+
+def _adaptive_zero_out_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    size = _adaptive_zero_out_sizes(name, args, kwargs)
+    small = [min(v, 2) for v in size]  # the same checks and path (no size of 1 everywhere: not the mean)
+    args2 = (args[0], small, *args[2:]) if len(args) > 1 else args
+    kwargs2 = {**kwargs, "output_size": small} if "output_size" in kwargs else kwargs
+    functional = "_with_indices" in name or "return_indices" in kwargs or len(args) > 2 or "input" in kwargs
+    fn = getattr(torch.nn.functional if functional else torch._C._nn, name)
+    r = fn(*args2, **kwargs2)
+    shape = list(args[0].shape[:-len(size)]) + size
+    if isinstance(r, tuple):
+        return tuple(torch.empty(shape, dtype=t.dtype) for t in r)
+    return torch.empty(shape, dtype=r.dtype)
+
+
+# --- circular padding past what a negative pad leaves -------------------------------------------
+
+def _circular_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, pads) of a circular F.pad that aten's own checks pass, else None."""
+    x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
+    if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != "circular" or _arg(args, kwargs, 3, "value"):
+        return None
+    if not (isinstance(x, torch.Tensor) and isinstance(pad, (list, tuple)) and len(pad) in (2, 4, 6)
+            and all(isinstance(p, int) and not isinstance(p, bool) for p in pad)):
+        return None
+    k = len(pad) // 2
+    if x.dim() not in (k + 1, k + 2) or x.numel() == 0:
+        return None
+    sizes = [x.shape[x.dim() - 1 - i] for i in range(k)]  # the pads' dims, from the last
+    if any(pad[2 * i] > n or pad[2 * i + 1] > n or n + pad[2 * i] + pad[2 * i + 1] < 0 for i, n in enumerate(sizes)):
+        return None
+    return x, list(pad)
+
+
+def _circular_crop_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _circular_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    x, pad = parts
+    k = len(pad) // 2
+    sizes = [x.shape[x.dim() - 1 - i] for i in range(k)]
+    if any(n + pad[2 * i] + pad[2 * i + 1] == 0 for i, n in enumerate(sizes)):
+        return False  # an empty result: nothing read
+    # a pad wraps more than what the other side's crop leaves (nothing left included)
+    cores = [n + min(pad[2 * i], 0) + min(pad[2 * i + 1], 0) for i, n in enumerate(sizes)]
+    return any(pad[2 * i] > c or pad[2 * i + 1] > c or c <= 0 for i, c in enumerate(cores))
+
+
+def _circular_crop_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, pad = _circular_parts(name, args, kwargs)
+    for i in range(len(pad) // 2):
+        d = x.dim() - 1 - i
+        n, before, after = x.shape[d], pad[2 * i], pad[2 * i + 1]
+        start, stop = max(0, -before), n - max(0, -after)
+        if stop <= start:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        j = torch.arange(n + before + after)
+        x = x.index_select(d, start + torch.remainder(j - max(before, 0), stop - start))
+    return x
+
+
+# --- dilated convolution with a padding past int32 ----------------------------------------------
+
+def _conv_pad_huge_bytes(name: str, args: tuple, kwargs: dict) -> int | None:
+    """The bytes of the exact output of a plain (groups 1, not transposed) dilated convolution whose padding
+    is past int32, else None."""
+    if name not in CONV_DIMS or name.startswith("conv_transpose"):
+        return None
+    x, w, stride, padding, dilation, transposed = _conv_parts(name, args, kwargs)
+    groups = _arg(args, kwargs, 8 if name == "convolution" else 6, "groups", 1)
+    bias = _arg(args, kwargs, 2, "bias")
+    if transposed or groups != 1 or isinstance(padding, str) or not (
+            isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.dtype == w.dtype
+            and not x.is_complex() and x.dtype != torch.bool and w.dim() >= 3 and x.dim() == w.dim()
+            and x.shape[1] == w.shape[1] and x.numel() and w.numel()):
+        return None
+    if bias is not None and not (isinstance(bias, torch.Tensor) and bias.dtype == x.dtype
+                                 and tuple(bias.shape) == (w.shape[0],)):
+        return None
+    n = w.dim() - 2
+    per = [list(v) * (n if len(v) == 1 else 1) if isinstance(v, (tuple, list)) else [v] * n
+           for v in (stride, padding, dilation)]
+    if not all(len(v) == n and all(isinstance(u, int) and not isinstance(u, bool) for u in v) for v in per):
+        return None
+    s, p, d = per
+    if not (all(0 < u < 2**31 for u in s + d) and all(0 <= u < 2**63 for u in p)):
+        return None
+    if not (any(u > 1 for u in d) and any(u >= 2**31 for u in p)):  # aten's dilated kernel, reading int32
+        return None
+    out = [(x.shape[2 + i] + 2 * p[i] - d[i] * (w.shape[2 + i] - 1) - 1) // s[i] + 1 for i in range(n)]
+    return x.shape[0] * w.shape[0] * math.prod(out) * x.element_size()
+
+
+def _conv_pad_huge_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    nbytes = _conv_pad_huge_bytes(name, args, kwargs)
+    return nbytes is not None and nbytes > 2**31
+
+
+def _conv_pad_huge_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    nbytes = _conv_pad_huge_bytes(name, args, kwargs)
+    raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes "
+                       "(more than the fuzz worker has)")
+
+
+# --- diag_embed of an empty input at a huge offset ------------------------------------------------
+
+def _diag_embed_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, offset, dim1, dim2, the result's shape) of an empty input's diag_embed whose diagonal's storage
+    offset, offset * stride in int64, wraps negative; else None."""
+    x = _arg(args, kwargs, 0, "input")
+    offset, d1, d2 = (_arg(args, kwargs, i, n, v) for i, n, v in ((1, "offset", 0), (2, "dim1", -2), (3, "dim2", -1)))
+    if name != "diag_embed" or "out" in kwargs or not isinstance(x, torch.Tensor) or x.numel() != 0 or x.dim() == 0:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63 for v in (offset, d1, d2)):
+        return None
+    nd = x.dim() + 1
+    if not (-nd <= d1 < nd and -nd <= d2 < nd) or d1 % nd == d2 % nd:
+        return None  # PyTorch's own dim errors
+    d1, d2 = d1 % nd, d2 % nd
+    n = x.shape[-1] + abs(offset)
+    if n >= 2**63:
+        return None
+    rest = iter(x.shape[:-1])
+    shape = [n if d in (d1, d2) else next(rest) for d in range(nd)]
+    strides, acc = [0] * nd, 1
+    for d in reversed(range(nd)):
+        if acc >= 2**63:
+            return None  # the allocation's own stride error
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    at = (abs(offset) * strides[d2 if offset >= 0 else d1]) % 2**64
+    return (x, offset, d1, d2, shape) if at >= 2**63 else None
+
+
+def _diag_embed_offset_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    return _diag_embed_parts(name, args, kwargs) is not None
+
+
+def _diag_embed_offset_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, _, d1, d2, shape = _diag_embed_parts(name, args, kwargs)
+    r = torch.diag_embed(x, 0, d1, d2)  # the same checks at offset 0
+    return torch.empty(shape, dtype=r.dtype)
+
+
+# --- randperm into an out= whose elements share memory ---------------------------------------------
+
+def _randperm_overlap_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    out, n = kwargs.get("out"), _arg(args, kwargs, 0, "n")
+    if name != "randperm" or not isinstance(out, torch.Tensor) or not isinstance(n, int) or isinstance(n, bool):
+        return False
+    dtype = kwargs.get("dtype")
+    return ((dtype is None or dtype == out.dtype) and 0 <= n == out.numel()  # kept, not resized
+            and torch._debug_has_internal_overlap(out) == 1)
+
+
+def _randperm_overlap_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                       "memory location. Please clone() the tensor before performing the operation.")
+
+
 KNOWN_WRONG = [
     KnownWrong(
         "sdpa-key-value-lengths",
@@ -2474,7 +2709,7 @@ KNOWN_WRONG = [
                    "tail (fmod): the answer depends on the element's position",
         why="a mod b is exact and finite for finite a and nonzero b: fmod(a, b), moved into "
             "b's sign -- PyTorch's own scalar path, and Python's math.fmod",
-        applies=_remainder_applies, correct=_remainder_correct),
+        applies=_remainder_applies, correct=_remainder_correct, iterator=True),
     KnownWrong(
         "fmod-quotient-overflow",
         torch_says="torch.fmod(torch.tensor(5), torch.full((16,), 1e-45)) -> NaN in its (Sleef) vector "
@@ -2957,6 +3192,66 @@ KNOWN_WRONG = [
             "gives where it returns); ember gives that per matrix without calling LAPACK, and computes the "
             "batch's finite matrices as usual",
         applies=_eigvals_nonfinite_applies, correct=_eigvals_nonfinite_correct),
+    KnownWrong(
+        "nll-loss-byte-target-as-char",
+        torch_says="F.nll_loss(torch.ones(3, 2), torch.tensor([1, 5, 200], dtype=torch.uint8), reduction='none') "
+                   "raises UnicodeDecodeError ('utf-8' codec can't decode byte 0xc8): the per-sample kernel writes "
+                   "the Byte target into its IndexError message as a character ('Target \\x05 is out of bounds.' "
+                   "for 5); cross_entropy, label smoothing or not, and aten.nll_loss_forward with reduction 0 the "
+                   "same; the reduced losses write 'Target 200 is out of bounds.'",
+        why="a target outside [0, C) is PyTorch's IndexError naming it as a number, as its reduced losses and "
+            "an int64 target give; the message is text, not the target's raw byte",
+        applies=_nll_byte_target_applies, correct=_nll_byte_target_correct),
+    KnownWrong(
+        "adaptive-pool-empty-output-loops",
+        torch_says="torch._C._nn.adaptive_avg_pool3d(torch.ones(2, 5, 6, 7), (2**32, 2, 0)) returns its empty "
+                   "[2, 4294967296, 2, 0] result after 4.5 s (adaptive_max_pool3d with (2**30, 2, 0): 24 s, "
+                   "adaptive_max_pool2d with (2**62, 0): never): the kernels loop over the output's leading dims "
+                   "though a later one is 0 and nothing is written",
+        why="an output with a dim of size 0 has no element to compute: the empty tensor of the output's "
+            "shape and dtype, after the same checks (PyTorch's own answer once its loops end)",
+        applies=_adaptive_zero_out_applies, correct=_adaptive_zero_out_correct),
+    KnownWrong(
+        "pad-circular-wrap-past-crop",
+        torch_says="F.pad(torch.arange(1., 6).reshape(1, 1, 5), (4, -2), mode='circular') is [[[3.07e-41, 1, 2, 3, "
+                   "1, 2, 3]]] and changes from call to call: aten checks the pads against the uncropped size 5, so "
+                   "the left pad of 4 wraps the 3 elements the -2 leaves, and its first element is read from output "
+                   "memory not yet written; a right pad past the crop copies the output into itself: (-2, 4) gives "
+                   "[3, 4, 5, 3, 4, 5, 3] for a (4, 2, 5) input but raises 'some elements of the input tensor and the "
+                   "written-to tensor refer to a single memory location' for a (1, 5) one; (-5, 1) crops to nothing "
+                   "and still returns one value",
+        why="circular padding repeats the (cropped) input periodically, as PyTorch's own right-side wrap past the "
+            "crop gives where its overlap check lets it: the left side is the same period, [3, 1, 2, 3, 1, 2, 3], "
+            "and the input's layout cannot decide between a value and an error; a dim cropped to nothing has no "
+            "period to repeat, PyTorch's 'wrapping around more than once' RuntimeError",
+        applies=_circular_crop_applies, correct=_circular_crop_correct),
+    KnownWrong(
+        "conv-dilated-padding-wraps-int32",
+        torch_says="torch.conv2d(torch.ones(1, 2, 5, 6), torch.ones(3, 2, 3, 2), None, (1, 2), (0, 2**32), (2, 1)) "
+                   "is zeros of shape (1, 3, 1, 3) (with a bias of ones: ones); (0, 2**31 + 5) raises 'calculated "
+                   "output size 1 -2147483640 is too small': the dilated kernel (any dilation above 1) reads the "
+                   "padding as int32, so 2**32 pads nothing, and its values are not even the unpadded convolution's "
+                   "(12 each); bfloat16 and an undilated call compute the true size (an allocation failure)",
+        why="zero padding of 2**32 on each side makes the output 2**32 positions wide (51 GB here): more memory "
+            "than the machine has, the allocator's RuntimeError PyTorch itself raises for the same padding "
+            "without dilation",
+        applies=_conv_pad_huge_applies, correct=_conv_pad_huge_correct),
+    KnownWrong(
+        "diag-embed-empty-offset-wraps",
+        torch_says="torch.diag_embed(torch.ones(0, 3), 2**62, 2, 0) raises 'Tensor: invalid storage offset "
+                   "-4611686018427387904' while 2**61 (and -2**62) return the empty result: the diagonal's storage "
+                   "offset, offset * stride = 2**62 * (2**62 + 3), wraps in int64 to a negative number",
+        why="the result is empty (the input's 0 rows): no element is written, so no offset is read, and its shape "
+            "[2**62 + 3, 0, 2**62 + 3] is PyTorch's own for the offsets whose product does not wrap",
+        applies=_diag_embed_offset_applies, correct=_diag_embed_offset_correct),
+    KnownWrong(
+        "randperm-out-internal-overlap",
+        torch_says="torch.randperm(5, out=torch.zeros(1).expand(5)) returns tensor([4., 4., 4., 4., 4.]): the five "
+                   "elements are one memory location, each write overwrites the last, and the result is no "
+                   "permutation (torch.arange(5., out=torch.zeros(1).expand(5)) refuses the same out=)",
+        why="a permutation of 5 needs 5 distinct elements; an out= whose elements share memory cannot hold one, "
+            "PyTorch's own internal-overlap RuntimeError for such an out= (arange's, the iterator ops')",
+        applies=_randperm_overlap_applies, correct=_randperm_overlap_correct),
 ]
 
 

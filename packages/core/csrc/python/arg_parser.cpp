@@ -559,8 +559,11 @@ const Tensor& Signature::tensor(ParsedArgs& A, int i) const {
   if (!s.is_uint64()) return A.held(i) = wrap_scalar(s);
   const Tensor* beside[kMaxParams];
   int n = 0;
+  // the inputs beside it: an out= tensor takes no part in the result's type (an int input with a float
+  // out= computes in int64, the number taken modulo 2^64, as PyTorch's)
   for (size_t j = 0; j < params_.size(); ++j)
-    if (A.obj[j] && A.obj[j] != Py_Ellipsis && is_tensor(A.obj[j])) beside[n++] = &unpack(A.obj[j]);
+    if (A.obj[j] && A.obj[j] != Py_Ellipsis && is_tensor(A.obj[j]) && params_[j].name != "out")
+      beside[n++] = &unpack(A.obj[j]);
   return A.held(i) = wrap_number(s, beside, n);
 }
 

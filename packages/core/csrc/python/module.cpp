@@ -166,7 +166,7 @@ PyObject* result_type_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_CHECK_TYPE(nargs == 2, "result_type() takes 2 arguments");
   Tensor a = is_tensor(args[0]) ? unpack(args[0]) : Tensor();
   Tensor b = is_tensor(args[1]) ? unpack(args[1]) : Tensor();
-  if (!a.defined()) a = b.defined() ? wrap_number(to_scalar(args[0]), b) : wrap_scalar(to_scalar(args[0]));
+  if (!a.defined()) a = b.defined() ? wrap_number(to_scalar(args[0]), b) : wrap_number(to_scalar(args[0]), nullptr, 0);
   if (!b.defined()) b = wrap_number(to_scalar(args[1]), a);
   PyObject* d = dtype_object(result_type({&a, &b}));
   Py_INCREF(d);

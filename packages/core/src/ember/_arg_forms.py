@@ -5,7 +5,6 @@ other call to the compiled function unchanged."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import ember
@@ -80,17 +79,69 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     return _c_tensor_split(input, indices_or_sections, dim)
 
 
+def _size_int(s: Any) -> int | None:
+    """One element of an int-list argument as PyTorch's parser takes it (an int, or an integer tensor of one
+    element), else None."""
+    if isinstance(s, int):
+        return int(s)
+    if isinstance(s, Tensor) and s.numel() == 1 and not (s.is_floating_point() or s.is_complex()):
+        return int(s.item())
+    return None
+
+
+def _resize_sizes(size: tuple) -> list[int]:
+    """resize_'s ``size`` (one int list, or ints as varargs) parsed as PyTorch's parser does."""
+    if not size:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        items = list(size[0])
+    elif _size_int(size[0]) is None:
+        if len(size) > 1:
+            raise TypeError(f"resize_() takes 1 positional argument but {len(size)} were given")
+        raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
+    else:
+        items = list(size)
+    shape = []
+    for j, s in enumerate(items):
+        n = _size_int(s)
+        if n is None:
+            raise TypeError(f"resize_(): argument 'size' failed to unpack the object at pos {j + 1} with error "
+                            f'"type must be tuple of ints,but got {type(s).__name__}"')
+        if not -(2**63) <= n < 2**63:
+            raise TypeError(f"resize_(): argument 'size' failed to unpack the object at pos {j + 1} with error "
+                            '"Overflow when unpacking long long"')
+        shape.append(n)
+    return shape
+
+
 def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     """self re-shaped in place to size (contiguous), keeping its storage's leading elements; a larger size
     moves it to a new storage with the old elements first (the rest uninitialised)."""
-    shape = list(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple, ember.Size)) else list(size)
+    shape = _resize_sizes(size)
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
-    if self.requires_grad:
-        raise RuntimeError("cannot resize variables that require grad")
-    numel = math.prod(shape)
+    if memory_format is _C.preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    # c10's size arithmetic: the sizes multiplied in order in uint64 with a sticky overflow flag, then each
+    # stride (a product of the sizes after its dim), then the bytes the storage needs
+    numel, wrapped = 1, False
+    for s in shape:
+        numel *= s
+        wrapped = wrapped or numel >= 2**64
+        numel %= 2**64
+    if wrapped or numel >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+        if strides[i] >= 2**63:
+            raise RuntimeError("Stride calculation overflowed")
     offset = self.storage_offset()
+    if (offset + numel) * self.element_size() >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
     _, _, nbytes, _ = _C._storage_info(self)
     capacity = nbytes // self.element_size()
     base = self
@@ -99,15 +150,18 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         if capacity:
             grown[:capacity].copy_(_C._as_strided_storage(self, [capacity], [1], 0))
         base, offset = grown, offset
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
-    view = _C._as_strided_storage(base, shape, strides, offset)
-    if memory_format is not None and memory_format is not _C.contiguous_format:
-        from ember._tensor import _in_memory_format
-
-        view = _C._as_strided_storage(base, shape, list(_in_memory_format(view, memory_format).stride()), offset)
-    return _C._set_(self, view)
+    rank = {_C.channels_last: 4, _C.channels_last_3d: 5}.get(memory_format)
+    if rank is not None:
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use "
+                               f"{'channels_last' if rank == 4 else 'channels_last_3d'} format")
+        # the channel dim innermost, then the spatial dims from the last, then the batch: each stride the
+        # product of the sizes inside it as they are (a zero size zeroes every stride outside it)
+        stride = 1
+        for d in [1, *range(rank - 1, 1, -1), 0]:
+            strides[d] = stride
+            stride *= shape[d]
+    return _C._set_(self, _C._as_strided_storage(base, shape, strides, offset))
 
 
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:

@@ -235,7 +235,9 @@ static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const T
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
     const Tensor* ts[] = {&a, &b};
-    check_int_divisor(result_type(ts, 2), b);
+    // the shapes first; an empty result divides nothing, so no divisor is refused (aten runs no kernel)
+    const DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+    if ((inplace ? a.numel() : compute_numel(shape)) > 0) check_int_divisor(result_type(ts, 2), b);
     return run("div", trunc ? EMBER_KERNEL(div_trunc) : EMBER_KERNEL(div_floor), DtypeRule::Promote, out, inplace,
                {&a, &b});
   }
@@ -257,8 +259,9 @@ Tensor div_out(const Tensor& input, const Tensor& other, std::optional<std::stri
 // ---- pow ----
 static void check_pow(const Tensor& base, const Tensor& exp) {
   if (!exp.impl()->wrapped_number || base.impl()->wrapped_number) return;
+  // (an int in [2^63, 2^64) is refused as int64 first: the number's value, not its int64 bits)
   if (is_integral(base.dtype(), true) && is_integral(exp.dtype(), true))
-    EMBER_CHECK(exp.item().to_int() >= 0, "Integers to negative integer powers are not allowed.");
+    EMBER_CHECK(number_value(exp).checked<int64_t>() >= 0, "Integers to negative integer powers are not allowed.");
   // aten's pow(Tensor, Scalar) reads a number exponent as the computation's type for integers and
   // half types (float32 / float64 take it as a double): checked, like every such Scalar
   const Tensor* ts[] = {&base, &exp};

@@ -210,7 +210,12 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
       fail(ErrorKind::Runtime, "nansum: provided dtype must match dtype of result. Got ", legacy_name(out->dtype()),
            " and ", legacy_name(*dtype), ".");
     EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
-    if (out && !dtype)
+    // (an empty input skips nansum's kernel and its dtype dispatch: the division's cast into out= alone is
+    // checked, which a complex out= passes)
+    if (out && !dtype && x0.numel() == 0)
+      EMBER_CHECK(is_floating_or_complex(out->dtype()), "result type Float can't be cast to the desired output type ",
+                  legacy_name(out->dtype()));
+    else if (out && !dtype)
       EMBER_CHECK_NOTIMPL(out->is_floating(), "\"nansum_cpu\" not implemented for '", legacy_name(out->dtype()), "'");
   }
   // out= of another float dtype (complex too, for mean) is aten's dtype: the input is summed as that
@@ -221,8 +226,10 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
     (void)dim_mask(x0, dim);
     check_out_rule(*dtype, out->dtype(), OutDtype::ExactArg);
   }
-  if (!nan && out && !dtype && is_floating_or_complex(x0.dtype()) && !is_floating_or_complex(out->dtype()))
+  if (!nan && out && !dtype && is_floating_or_complex(x0.dtype()) && !is_floating_or_complex(out->dtype())) {
+    (void)dim_mask(x0, dim);  // the dims are checked first
     fail(ErrorKind::Runtime, "result type Float can't be cast to the desired output type ", legacy_name(out->dtype()));
+  }
   if (out && !dtype && out->dtype() != x0.dtype() && is_floating_or_complex(x0.dtype()) &&
       (nan ? out->is_floating() : is_floating_or_complex(out->dtype())))
     dtype = out->dtype();

@@ -3,6 +3,7 @@
 // kernels (kernels/cpu/index/search_kernels.cpp). Values compare in double.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "iter/elementwise_iter.h"
@@ -167,9 +168,6 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
   if (input.dim() == 1 && input.numel() == 0) return zeros({minlength}, ScalarType::Int64, input.device());
   EMBER_CHECK(input.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
-  if (weights.defined())
-    EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
-                "weights should be 1-d and have the same length as input");
   Tensor idx = as_long_contiguous(input);
   int64_t n = idx.numel(), mx = -1;
   if (!idx.device().is_cpu()) {  // the least and the largest, reduced on the device
@@ -184,6 +182,12 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
       mx = std::max(mx, ip[i]);
     }
   }
+  // mx + 1 bins: the largest value must leave room for one more (the count would wrap, and the kernel
+  // write out of bounds)
+  EMBER_CHECK(mx < INT64_MAX, "maximum value of input overflowed, it should be < ", INT64_MAX, " but got ", mx);
+  if (weights.defined())  // (after the values, as aten)
+    EMBER_CHECK(weights.dim() == 1 && weights.numel() == input.numel(),
+                "weights should be 1-d and have the same length as input");
   int64_t bins = std::max(mx + 1, minlength);
   if (!weights.defined()) {
     Tensor out = zeros({bins}, ScalarType::Int64, input.device());

@@ -61,11 +61,15 @@ void check_targets(const int64_t* t, int64_t count, int64_t c, int64_t ignore_in
     if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c)) fail(ErrorKind::Index, "Target ", t[i], " is out of bounds.");
 }
 
+void check_weight_numel(const Tensor& weight, int64_t c) {
+  EMBER_CHECK(!weight.defined() || weight.numel() == c, "weight tensor should be defined either for all ", c,
+              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+}
+
 // Class weights as c doubles on x's device (undefined when absent: the kernels weigh each class 1).
 Tensor class_weights(const Tensor& weight, int64_t c, const Tensor& x) {
   if (!weight.defined()) return Tensor();
-  EMBER_CHECK(weight.numel() == c, "weight tensor should be defined either for all ", c,
-              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+  check_weight_numel(weight, c);
   return dense_on(weight, ScalarType::Float64, x);
 }
 
@@ -93,14 +97,16 @@ Prepared prepare(const char* kernel, const Tensor& self, const Tensor& target, c
   // the forward wants a 1-d weight (a 0-d one of one element too is refused; the backward takes it)
   EMBER_CHECK(!weight.defined() || weight.dim() == 1, "weight tensor should be defined either for all ", l.c,
               " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
-  Tensor w = class_weights(weight, l.c, self);
+  check_weight_numel(weight, l.c);
   // The forward checks the target dtype before its dtype dispatch (the backward after it).
   EMBER_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8,
               "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
   if (!is_floating(self.dtype())) dtype_not_implemented(kernel, self.dtype());
-  // The kernel reads the weights as the input's type before the targets.
+  // The kernel reads the weights as the input's type before the targets (a complex weight is refused
+  // here, before any conversion could warn about its imaginary part).
   EMBER_CHECK(!weight.defined() || weight.dtype() == self.dtype(), "expected scalar type ", legacy_name(self.dtype()),
               " but found ", legacy_name(weight.dtype()));
+  Tensor w = class_weights(weight, l.c, self);
   return Prepared{l, checked_targets(target, l, ignore_index, self), std::move(w)};
 }
 

@@ -87,9 +87,10 @@ AvgGeometry adaptive_geometry(const Tensor& self, int n, IntArrayRef output_size
     g.in[3 - n + i] = self.size(self.dim() - n + i);
     g.out[3 - n + i] = output_size[i];
   }
-  // aten allocates the output ("Stride calculation overflowed") before its dtype dispatch, which
-  // the 2-d kernel skips for an empty output.
+  // aten resizes the output (c10's numel: "numel: integer multiplication overflow", then "Stride
+  // calculation overflowed") before its dtype dispatch, which the 2-d kernel skips for an empty output.
   const DimVector out_shape = pool::out_shape(self, n, g.out);
+  (void)compute_numel(out_shape);
   (void)contiguous_strides(out_shape);
   if (!is_floating(self.dtype()) && (n == 3 || compute_numel(out_shape) > 0)) {
     (void)empty(out_shape, self.dtype(), self.device());  // aten's allocation (its out-of-memory error) comes first
@@ -250,6 +251,8 @@ Tensor adaptive_avg_backward(const Tensor& grad_output, const Tensor& self, int 
   }
   EMBER_CHECK(grad_output.dtype() == self.dtype(), name, "_out_cpu_template: Expected dtype ",
               c_type_name(self.dtype()), " for `grad_output` but got dtype ", c_type_name(grad_output.dtype()));
+  // the 2-d backward's dtype dispatch: an empty input too
+  if (n == 2 && !is_floating(self.dtype())) dtype_not_implemented(name, self.dtype());
   // A gradient of another batch or channel count: torch_known_wrong
   // "pool-backward-batch-mismatch", also when the input is empty.
   for (int64_t d = 0; d < self.dim() - n; ++d)

@@ -36,9 +36,17 @@ Tensor softmax_impl(const Tensor& input, int64_t dim0, std::optional<ScalarType>
                       last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl", "\" not implemented for '",
                       legacy_name(x.dtype()), "'");
   x = contiguous(x, MemoryFormat::Contiguous);
-  Tensor y = empty(x.sizes(), x.dtype(), x.device());
-  if (x.numel() == 0) return y;
   Geometry g = geometry(x, dim);
+  if (log && !last && g.inner == 1 && (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16)) {
+    // Along a dim followed only by size-1 dims aten's general kernel keeps the sum and its log in
+    // float (the backend's inner == 1 pass rounds them, as aten's last-dim kernel does): computed in
+    // float, each output rounded once.
+    Tensor xf = to_dtype(x, ScalarType::Float32);
+    Tensor yf = empty(x.sizes(), ScalarType::Float32, x.device());
+    backend(x).softmax.forward(xf, yf, g.outer, g.size, g.inner, log);
+    return to_dtype(yf, x.dtype());
+  }
+  Tensor y = empty(x.sizes(), x.dtype(), x.device());
   backend(x).softmax.forward(x, y, g.outer, g.size, g.inner, log);
   return y;
 }

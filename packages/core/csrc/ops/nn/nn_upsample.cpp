@@ -135,10 +135,13 @@ Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef out
     Tensor gx = empty(in_sizes, grad_output.dtype(), grad_output.device());
     return copy_(gx, grad_output, false);
   }
-  // aten's backward kernels take float types only, an empty gradient too (after the shape checks)
-  if (!is_floating(grad_output.dtype()))
+  // aten's backward kernels take float types only, an empty gradient too (after the shape checks and the
+  // allocation of the input's gradient: its out-of-memory error first)
+  if (!is_floating(grad_output.dtype())) {
+    (void)empty(in_sizes, grad_output.dtype(), grad_output.device());
     fail(ErrorKind::NotImplemented, "\"", upsample::mode_name(mode, n), "_backward\" not implemented for '",
          legacy_name(grad_output.dtype()), "'");
+  }
   Tensor go = contiguous(grad_output, MemoryFormat::Contiguous);
   Tensor gx = zeros(in_sizes, grad_output.dtype(), grad_output.device());
   if (gx.numel() == 0 || go.numel() == 0) return gx;

@@ -108,12 +108,14 @@ static DimVector movedim_perm(int64_t nd, IntArrayRef source, IntArrayRef destin
   DimVector src, dst;
   for (int64_t s : source) src.push_back(wrap_dim(s, ndm));
   for (int64_t s : destination) dst.push_back(wrap_dim(s, ndm));
-  if (nd == 0) return DimVector();
+  // every source dim, then every destination dim, distinct (a 0-d tensor's too)
   for (size_t i = 0; i < src.size(); ++i)
-    for (size_t j = i + 1; j < src.size(); ++j) {
+    for (size_t j = i + 1; j < src.size(); ++j)
       EMBER_CHECK(src[i] != src[j], "movedim: repeated dim in `source` (", shape_str(source), ")");
+  for (size_t i = 0; i < dst.size(); ++i)
+    for (size_t j = i + 1; j < dst.size(); ++j)
       EMBER_CHECK(dst[i] != dst[j], "movedim: repeated dim in `destination` (", shape_str(destination), ")");
-    }
+  if (nd == 0) return DimVector();
   DimVector perm(nd, -1);
   std::vector<bool> used_src(nd, false);
   for (size_t i = 0; i < src.size(); ++i) {

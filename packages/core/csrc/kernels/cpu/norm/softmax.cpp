@@ -40,8 +40,9 @@ EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner
     if constexpr (Log) {
 #pragma omp simd reduction(+ : s)
       for (int64_t d = 0; d < size; ++d) s += vec::exp(static_cast<A>(x[d]) - m);
-      // PyTorch keeps the sum in the input's type (matters for float16 / bfloat16 only)
-      const A ls = std::log(static_cast<A>(T(s)));
+      // PyTorch's last-dim kernel keeps the sum and its log in the input's type (matters for float16 /
+      // bfloat16 only: both rounded to it)
+      const A ls = static_cast<A>(T(std::log(static_cast<A>(T(s)))));
 #pragma omp simd
       for (int64_t d = 0; d < size; ++d) y[d] = T((static_cast<A>(x[d]) - m) - ls);
     } else if constexpr (std::is_same_v<T, A>) {
@@ -90,13 +91,22 @@ EMBER_VEC_INLINE void softmax_slab(const T* x, T* y, int64_t size, int64_t inner
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) yr[i] = T((static_cast<A>(xr[i]) - mp[i]) - sp[i]);
     }
-  } else {
+  } else if constexpr (std::is_same_v<T, A>) {
     for (int64_t i = 0; i < inner; ++i) sp[i] = A(1) / sp[i];
     for (int64_t d = 0; d < size; ++d) {
       const T* xr = x + d * inner;
       T* yr = y + d * inner;
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) yr[i] = T(vec::exp(static_cast<A>(xr[i]) - mp[i]) * sp[i]);
+    }
+  } else {
+    // float16 / bfloat16: aten's general kernel stores each exp in the input's type and divides it by
+    // the float sum of the unrounded exps
+    for (int64_t d = 0; d < size; ++d) {
+      const T* xr = x + d * inner;
+      T* yr = y + d * inner;
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) yr[i] = T(static_cast<A>(T(vec::exp(static_cast<A>(xr[i]) - mp[i]))) / sp[i]);
     }
   }
 }

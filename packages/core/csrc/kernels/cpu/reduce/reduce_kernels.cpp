@@ -79,10 +79,13 @@ struct NanSumOp {
   Acc map(Acc x) const { return x != x ? Acc(0) : x; }
   Acc combine(Acc a, Acc b) const { return a + b; }
 };
+// Each square rounded before it is added, as aten's norm adds them: `+ 0` keeps the compiler from fusing
+// the square into the sum's add (an FMA where -mfma allows), which had a strided run differ from a
+// contiguous one in the last bit (fma(x, x, 0) is the rounded square; x * x is never -0, so the sum is the same)
 template <class Acc>
 struct SumSqOp {
   Acc identity() const { return Acc(0); }
-  Acc map(Acc x) const { return x * x; }
+  Acc map(Acc x) const { return x * x + Acc(0); }
   Acc combine(Acc a, Acc b) const { return a + b; }
 };
 template <class Acc>

@@ -308,24 +308,48 @@ def _nll_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor
         n = target.shape[0] if target.dim() else 0
         if input.shape[0] != n:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
-    if input.dim() == 2:
-        _class_target(target)
+    if input.dim() > 2:
+        return _nll2d_checked(input, target, weight)
+    _class_target(target)
     n_classes = input.shape[1]
-    if input.dim() == 2 and target.dim() == 0:  # nll_loss_forward reads target.size(0)
+    if target.dim() == 0:  # nll_loss_forward reads target.size(0)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-        if input.dim() == 2:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0] if target.dim() else 0}).")
-        raise RuntimeError(f"Expected target size {list((input.shape[0],) + tuple(input.shape[2:]))}, got "
-                           f"{list(target.shape)}")
-    # nll_loss (2-d) wants a 1-d weight; nll_loss2d takes any of n_classes elements
-    if weight is not None and (weight.numel() != n_classes or (input.dim() == 2 and weight.dim() != 1)):
+    if tuple(target.shape) != (input.shape[0],):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    # nll_loss (2-d) wants a 1-d weight of n_classes elements
+    if weight is not None and (weight.numel() != n_classes or weight.dim() != 1):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
-    if input.dim() > 2 and target.dtype != ember.int64:  # nll_loss2d reads the target as int64 after its checks
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
     return target.long()
+
+
+def _nll2d_checked(input: Tensor, target: Tensor, weight: Tensor | None) -> Tensor:
+    """nll_loss_nd's rules for input (N, C, d1, ...), then its nll_loss2d kernel's, in aten's order. An input
+    of other than 4 dims is viewed as (N, C, 1, -1), its target as (N, 1, -1) (both (N, 0, 0) when empty)."""
+    n, c = input.shape[0], input.shape[1]
+    shape, tshape = tuple(input.shape), tuple(target.shape)
+    if input.dim() != 4:
+        if tshape != (n,) + shape[2:]:
+            raise RuntimeError(f"Expected target size {list((n,) + shape[2:])}, got {list(tshape)}")
+        shape = (n, c, 1, input.numel() // (n * c)) if input.numel() else (n, c, 0, 0)
+        tshape = (n, 1, target.numel() // n) if target.numel() else (n, 0, 0)
+    if len(tshape) != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{len(tshape)}")
+    if target.dtype not in (ember.int64, ember.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
+    if weight is not None and weight.numel() != c:  # a weight of any rank
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (shape[0], shape[2], shape[3]) != tshape:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"nll_loss2d_forward_out_frame" not implemented for \'{_type_name(input)}\'')
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(input)} but found {_type_name(weight)}")
+    if target.dtype != ember.int64:  # the kernel reads the target as int64
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    return target
 
 
 def _nll_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
@@ -335,10 +359,8 @@ def _nll_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
                            "'weight'. This input cannot have requires_grad True.")
     if input.dim() > 2:  # (N, C, d1, ...) as (N*d1*..., C), the way aten's nll_loss_nd reshapes
-        # a 4-d input of no classes is nll_loss2d's, whose targets are bound-checked (IndexError); other
-        # ranks aten views as 4-d first, which infers no size from 0 classes (RuntimeError, as reshape's)
-        rows = target.numel() if input.dim() == 4 else -1
-        flat = input.movedim(1, -1).reshape(rows, input.shape[1])
+        # (its checks passed: the target has one element per row)
+        flat = input.movedim(1, -1).reshape(target.numel(), input.shape[1])
         w = weight.reshape(-1) if weight is not None else None  # nll_loss2d takes a weight of any rank
         out = ember._nn.nll_loss_forward(flat, target.reshape(-1), w, _REDUCTION_ENUM[reduction], ignore_index)[0]
         return out.reshape(target.shape) if reduction == "none" else out
@@ -440,15 +462,18 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_int64(ignore_index)
-    if label_smoothing > 1.0:  # aten's only check; a negative or NaN one means no smoothing
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     probs = tuple(input.shape) == tuple(target.shape)
-    if probs:  # aten's checks of class-probability targets come before its log_softmax
+    if probs:  # aten's checks of class-probability targets come before its log_softmax and its smoothing check
         if not target.is_floating_point():
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{scalar_name(target)}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        if input.dim() == 0:  # it reads the class count, input.size(1), next
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    if label_smoothing > 1.0:  # aten's only check; a negative or NaN one means no smoothing
+        # the double as C++'s stream writes it (%g): 2, 1e+300, 9.0072e+15
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if input.dim() == 0 or not (probs or input.is_floating_point()):
         # aten's log_softmax runs before nll_loss's checks: its IndexError (a 0-d input's class
         # dim is 1) or its dtype error comes first
@@ -474,9 +499,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if not label_smoothing > 0:  # (aten's nll_loss path)
         loss = _nll_fused(lsm, t, weight, ignore_index, reduction)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
-    if not lsm.is_floating_point():  # aten takes the nll_loss first: its kernel's dtype error
-        _nll_fused(lsm, t, weight, ignore_index, reduction)
+    if not lsm.is_floating_point() or (weight is not None and weight.dtype != lsm.dtype):
+        _nll_fused(lsm, t, weight, ignore_index, reduction)  # aten takes the nll_loss first: its kernel's dtype error
     loss, w = _nll(lsm, t, weight, ignore_index, reduction)
+    if weight is not None and reduction == "mean" and t.dtype == ember.uint8 and bool((t != ignore_index).any()):
+        # aten's smoothed mean gathers the weights of the kept targets by the target itself
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     valid = (t != ignore_index).unsqueeze(1)
     terms = lsm if weight is None else lsm * weight.reshape(wshape)
     smooth = -ember.where(valid, terms, 0.0).sum(1)

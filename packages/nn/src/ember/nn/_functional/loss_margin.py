@@ -170,10 +170,11 @@ def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: Any = False, e
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     # clamped for stability; the gradient passes as if unclamped. torch clamps a clone in place under
-    # no_grad, so an integer var with a float eps is its in-place cast error (not a float result)
+    # no_grad, so an integer var with a float eps is its in-place cast error (not a float result), and
+    # an infinite var stays inf (adding the clamp's change, inf - inf, would make it NaN)
+    var = var.clone()
     with ember.no_grad():
-        clamped = var.detach().clone().clamp_(min=eps)
-    var = var + (clamped - var.detach())
+        var.clamp_(min=eps)
     loss = 0.5 * (ember.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -22,8 +22,12 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
 
 def _source_index(mode: str, n: int, before: int, after: int) -> list[int]:
     """For each output position along a dim of size n, the input position it copies."""
-    if mode == "circular":  # negative pads crop first; the wrap then reads the cropped part
+    if mode == "circular":
+        # negative pads crop first; the wrap then reads the cropped part, as many times as the pad asks (aten
+        # compares the pads with the uncropped size); a dim cropped to nothing has nothing to wrap
         start, stop = max(0, -before), n - max(0, -after)
+        if stop <= start:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
         return [start + (j - max(before, 0)) % (stop - start) for j in range(n + before + after)]
     out = []
     for j in range(n + before + after):

@@ -16,7 +16,7 @@ from sibling import load  # noqa: E402  (conftest.py registers it)
 
 _FO = load("test_fuzz_findings_ops")
 _KW = load("torch_known_wrong")
-check, call = _FO.check, _FO.call
+check, call, check_message = _FO.check, _FO.call, _FO.check_message
 
 
 def _ember_pad(x: Any, pad: tuple) -> Any:
@@ -78,11 +78,6 @@ def test_max_pool_dilated_kernel_any_dtype_known_wrong(dtype: str) -> None:
 
 
 # ---- out= order: index_copy wraps dim before out='s dtype and runs on out='s storage; gather resizes first --
-
-def check_message(f: Any) -> None:
-    t, e = _FO.outcome(torch, f), _FO.outcome(ember, f)
-    assert t == e if t[0] == "raise" else _FO.same(t, e), f"torch {t} vs ember {e}"
-
 
 @pytest.mark.parametrize("f", call(
     lambda m: m.index_copy(m.ones(4, 3, dtype=m.int32), 2, m.tensor([0]), m.ones(1, 3, dtype=m.int32),

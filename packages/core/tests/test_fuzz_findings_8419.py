@@ -19,13 +19,7 @@ from sibling import load  # noqa: E402  (conftest.py registers it)
 
 _FO = load("test_fuzz_findings_ops")
 _KW = load("torch_known_wrong")
-check, call = _FO.check, _FO.call
-
-
-def check_message(f: Any) -> None:
-    """The same outcome, and where both raise, the same message."""
-    t, e = _FO.outcome(torch, f), _FO.outcome(ember, f)
-    assert t == e if t[0] == "raise" else _FO.same(t, e), f"torch {t} vs ember {e}"
+check, call, check_message = _FO.check, _FO.call, _FO.check_message
 
 
 # ---- bincount: the largest value leaves no room for one more bin --------------------------------------

@@ -46,6 +46,12 @@ def check(f: Callable[[Any], Any]) -> None:
     assert t[:2] == e[:2] if t[0] == "raise" else same(t, e), f"torch {t} vs ember {e}"
 
 
+def check_message(f: Callable[[Any], Any]) -> None:
+    """The same outcome, and where both raise, the same message."""
+    t, e = outcome(torch, f), outcome(ember, f)
+    assert t == e if t[0] == "raise" else same(t, e), f"torch {t} vs ember {e}"
+
+
 def call(*cases: Callable[[Any], Any]) -> list:
     return list(cases)
 

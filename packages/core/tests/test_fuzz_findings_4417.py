@@ -214,3 +214,24 @@ def test_adaptive_pool_empty_output_known_wrong(name: str, size: tuple) -> None:
     assert [(tuple(t.shape), str(t.dtype)[6:]) for t in want] == [(tuple(t.shape), str(t.dtype)[6:]) for t in got]
     # sizes whose product overflows: PyTorch raises at once, its answer stands
     assert _KW.lookup("adaptive_avg_pool3d", (torch.ones(2, 5, 6, 7), (2**62, 2, 0)), {}) is None
+
+
+# ---- cross_entropy: a 1-D input's size-1 target with smoothing; no classes at all ---------------------
+
+@pytest.mark.parametrize("f", call(
+    lambda m: m.nn.functional.cross_entropy(m.ones(5), m.tensor([2]), label_smoothing=0.1, reduction="none"),
+    lambda m: m.nn.functional.cross_entropy(m.ones(5), m.tensor([2]), label_smoothing=0.1, weight=m.ones(5)),
+    lambda m: m.nn.functional.cross_entropy(m.ones(2), m.tensor([1], dtype=m.uint8), label_smoothing=0.3,
+                                            weight=m.ones(2)),
+    lambda m: m.nn.functional.cross_entropy(m.ones(2), m.tensor([5]), label_smoothing=0.3),  # bounds first
+    lambda m: m.nn.functional.cross_entropy(m.ones(5), m.tensor(2), label_smoothing=0.1, reduction="none"),
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 0), m.full((3,), 1), ignore_index=1, label_smoothing=0.5),
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 0), m.full((3,), 1), ignore_index=1, label_smoothing=0.5,
+                                            reduction="none"),
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 0), m.ones(3, 0), label_smoothing=0.5),
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 0), m.ones(3, 0), reduction="sum"),
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 0), m.ones(3, 0), label_smoothing=0.5, reduction="none"),
+))
+def test_cross_entropy_unbatched_and_classless(f: Any) -> None:
+    check_message(f)
+

@@ -97,3 +97,28 @@ def test_out_check_order(f: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the resize of a non-empty out= warns in both
         check_message(f)
+
+
+# ---- rerun findings: replicate padding past int64; 3-d max pooling indices in channels-last memory ---------
+
+def test_pad_replicate_size_overflow() -> None:
+    """The padded size 2**64 + 1: ember built an index of that many entries (a hang); PyTorch wraps it to 1."""
+    args, kwargs = (torch.ones(1, 2, 3, 4), (1, 1, 2**63 - 1, 2**63 - 1)), {"mode": "replicate"}
+    entry = _KW.lookup("pad", args, kwargs)
+    assert entry is not None and entry.id == "pad-replicate-size-wraps"
+    with pytest.raises(RuntimeError, match="overflows int64"):
+        ember.nn.functional.pad(ember.ones(1, 2, 3, 4), args[1], **kwargs)
+    # pads that fit: PyTorch's answers stand
+    assert _KW.lookup("pad", (torch.ones(1, 2, 3, 4), (1, 1, 2, 2)), kwargs) is None
+    check(lambda m: m.nn.functional.pad(m.arange(24.0).reshape(1, 2, 3, 4), (1, 1, 2, 2), mode="replicate"))
+
+
+def test_max_pool3d_channels_last_neginf_known_wrong() -> None:
+    x = torch.full((1, 2, 4, 4, 4), float("-inf")).contiguous(memory_format=torch.channels_last_3d)
+    entry = _KW.lookup("max_pool3d_with_indices", (x, 2, 2), {"return_indices": True})
+    assert entry is not None and entry.id == "max-pool3d-channels-last-neginf-index"
+    want = entry.correct("max_pool3d_with_indices", (x, 2, 2), {"return_indices": True})[1]
+    ex = ember.full((1, 2, 4, 4, 4), float("-inf")).contiguous(memory_format=ember.channels_last_3d)
+    got = ember.nn.functional.max_pool3d_with_indices(ex, 2, 2, return_indices=True)[1]
+    assert got.tolist() == want.tolist()
+    assert want[0, 0].flatten().tolist() == [0, 2, 8, 10, 32, 34, 40, 42]

@@ -139,3 +139,39 @@ def test_nanmean_empty_complex_out() -> None:
     want = torch.nanmean(torch.ones(0, 4), 0, out=torch.zeros(0, dtype=torch.complex128))
     assert got.dtype == ember.complex128 and tuple(got.shape) == tuple(want.shape) == (4,)
     assert bool(got.real.isnan().all()) and bool(got.imag.isnan().all())  # 0 / 0 in complex: nan+nanj
+
+
+# ---- rerun findings ----------------------------------------------------------------------------------
+
+def test_unfold_huge_padding_without_padded_copy() -> None:
+    """Padding 2**31 - 1 with stride 2**31: 3 x 3 blocks; ember padded the input first (2**32 rows)."""
+    check(lambda m: m.nn.functional.unfold(m.ones(2, 3, 5, 5), (2, 2), 1, 2**31 - 1, 2**31))
+    check(lambda m: m.nn.functional.unfold(m.arange(150.0).reshape(2, 3, 5, 5), (2, 3), (1, 2), (2, 1), (2, 1)))
+
+
+def test_unfold_padding_gradient() -> None:
+    x = torch.randn(2, 3, 5, 4, dtype=torch.float64, requires_grad=True)
+    ex = ember.tensor(x.tolist(), dtype=ember.float64, requires_grad=True)
+    y = torch.nn.functional.unfold(x, (2, 3), (2, 1), (3, 2), (1, 2))
+    g = torch.randn(y.shape, dtype=torch.float64)
+    y.backward(g)
+    ember.nn.functional.unfold(ex, (2, 3), (2, 1), (3, 2), (1, 2)).backward(ember.tensor(g.tolist(),
+                                                                                         dtype=ember.float64))
+    assert torch.allclose(torch.tensor(ex.grad.tolist(), dtype=torch.float64), x.grad)
+
+
+def test_conv_dilated_padded_size_known_wrong() -> None:
+    args = (torch.ones(1, 2, 5, 6), torch.ones(3, 2, 3, 2), None, (1,), (0, 2**31 - 1), (2, 1))
+    entry = _KW.lookup("conv2d", args, {})
+    assert entry is not None and entry.id == "conv-dilated-padding-wraps-int32"
+    assert _KW.lookup("conv2d", (*args[:4], (0, 2**29), (2, 1)), {}) is None
+
+
+def test_div_int_min_inplace_entry_checks_shape() -> None:
+    a, b = torch.tensor(-2**63), torch.full((3, 4), -1)
+    entry = _KW.lookup("div", (a, b), {"rounding_mode": "trunc"})
+    assert entry is not None and entry.iterator
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        _KW.corrected(entry, "inplace", "div", (a, b), {"rounding_mode": "trunc"})
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        ember.tensor(-2**63).div_(ember.full((3, 4), -1), rounding_mode="trunc")

@@ -84,3 +84,19 @@ def test_slogdet_within_lu_bound() -> None:
     assert fp._within_det_bound(call_, got, want, "slogdet")
     far = (got[0], fp.S.TR("float32", (), torch.tensor(e[1].item() + 0.1)))
     assert not fp._within_det_bound(call_, far, want, "slogdet")
+
+
+# ---- pow of float32 by a number float32 would round: the double exponent, as aten reads it ------------------
+
+@pytest.mark.parametrize("e", [5e-324, 1e-46, 16777217.0, -16777217.0, 0.1, 1 / 3, 1e39, 3.0])
+def test_pow_float32_number_exponent(e: float) -> None:
+    vals = [-2.0, -0.5, 2.0, 0.5, 1.5, 0.0, -0.0, float("inf"), float("-inf"), float("nan")]
+    check(lambda m: m.pow(m.tensor(vals), e))
+    check(lambda m: m.tensor(vals).pow_(e))
+
+
+@pytest.mark.parametrize("odt", ["float32", "float64", "float16", "int64"])  # (complex: same() has no complex NaN)
+@pytest.mark.parametrize("e", [5e-324, 0.1, 16777217.0])
+def test_pow_int_base_float_exponent_out(e: float, odt: str) -> None:
+    """The result type float32 computed as pow does (the double exponent), then cast into out=."""
+    check_message(lambda m: m.pow(m.tensor([[-3, -1, 0, 1, 2]]), e, out=m.zeros(0, dtype=getattr(m, odt))))

@@ -94,3 +94,32 @@ def test_randperm_overlapping_out_known_wrong() -> None:
     # an out= of another size is resized to fresh memory: a permutation, in both
     assert _KW.lookup("randperm", (5,), {"out": torch.zeros(1).expand(3)}) is None
     assert sorted(ember.randperm(5, out=ember.zeros(1).expand(3)).tolist()) == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_rerun_entries_leave_torchs_own_errors() -> None:
+    """The entries step aside where PyTorch raises first: the parser (randperm's second positional argument),
+    the 2-d backward's dtype dispatch before its batch sizes."""
+    assert _KW.lookup("randperm", (2, 0), {"out": torch.zeros(1).expand(2)}) is None
+    args = (torch.ones(0, 1, 1, 1, dtype=torch.int64), torch.ones(2, 3, 7, 9, dtype=torch.int64))
+    assert _KW.lookup("_adaptive_avg_pool2d_backward", args, {}) is None
+    check_message(lambda m: _aten(m)._adaptive_avg_pool2d_backward(m.ones(0, 1, 1, 1, dtype=m.int64),
+                                                                  m.ones(2, 3, 7, 9, dtype=m.int64)))
+    with pytest.raises(TypeError):
+        ember.randperm(2, 0, out=ember.zeros(1).expand(2))
+
+
+def test_rerun_entries_leave_dtype_and_parser_errors() -> None:
+    # randperm into a bool (or complex) out=: the kernel's dtype error, whatever the layout
+    assert _KW.lookup("randperm", (5,), {"out": torch.zeros(1, dtype=torch.bool).expand(5)}) is None
+    check_message(lambda m: m.randperm(5, out=m.zeros(1, dtype=m.bool).expand(5)))
+    # a padding past int64: the parser's TypeError before the dilated-kernel entry
+    args = (torch.ones(2, 5, 6, 7, dtype=torch.float64), (2, 3, 2), (1, 2, 2), (2**63, 1, 0), (2, 1, 2**31 - 1), True)
+    assert _KW.lookup("max_pool3d_with_indices", args, {}) is None
+    # an unfold padding of 2**31: PyTorch's int32 block count (negative) is the int32 entry's
+    kw = {"kernel_size": (2, 2), "dilation": 1, "padding": 2**31, "stride": 2}
+    entry = _KW.lookup("unfold", (torch.ones(2, 3, 5, 5, dtype=torch.int64),), kw)
+    assert entry is not None and entry.id == "unfold-block-count-wraps-int32"
+    with pytest.raises(NotImplementedError):
+        ember.nn.functional.unfold(ember.ones(2, 3, 5, 5, dtype=ember.int64), **kw)
+    with pytest.raises(RuntimeError):
+        ember.nn.functional.unfold(ember.ones(2, 3, 5, 5), **kw)

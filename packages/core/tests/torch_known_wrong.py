@@ -504,8 +504,8 @@ def _avg_pool3d_backward_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if not (isinstance(grad, torch.Tensor) and isinstance(x, torch.Tensor) and grad.dim() == x.dim()
             and x.dim() in (nd - 1, nd)):
         return False
-    if name == "_adaptive_avg_pool3d_backward" and (not x.dtype.is_floating_point or grad.dtype != x.dtype):
-        return False  # its dtype dispatch and the gradient's dtype check fail first, before any read
+    if "adaptive" in name and (not x.dtype.is_floating_point or grad.dtype != x.dtype):
+        return False  # their dtype dispatch and the gradient's dtype check fail first, before any read (seed 8419)
     lead = x.dim() - (nd - 2)  # the dims before the pooled ones (the adaptive ops never check them)
     return grad.shape[0] != x.shape[0] or ("adaptive" in name and grad.shape[:lead] != x.shape[:lead])
 
@@ -794,6 +794,10 @@ def _pool_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
     k = _pool_arg(_arg(args, kwargs, 1, "kernel_size"), n)
     d = _pool_arg(_arg(args, kwargs, 4, "dilation", 1), n)
     flags = (_arg(args, kwargs, 5, "ceil_mode", False), _arg(args, kwargs, 6, "return_indices", False))
+    ints = [v for a in (_arg(args, kwargs, 2, "stride", []), _arg(args, kwargs, 3, "padding", 0))
+            for v in (a if isinstance(a, (tuple, list)) else [a])]
+    if not all(isinstance(v, int) and -2**63 <= v < 2**63 for v in ints if v is not None):
+        return False  # past int64: the parser's TypeError first (seed 8419's rerun)
     return (all(isinstance(f, bool) for f in flags)  # a wrong-typed flag is the parser's TypeError first
             # any dtype: the output size is checked before the dtype (bool and complex raise there too)
             and isinstance(x, torch.Tensor) and x.dim() in (n + 1, n + 2)
@@ -1635,7 +1639,8 @@ def _unfold_blocks32_applies(name: str, args: tuple, kwargs: dict) -> bool:
                    ((1, "kernel_size", None), (2, "dilation", 1), (3, "padding", 0), (4, "stride", 1)))
     if not (isinstance(x, torch.Tensor) and x.dim() in (3, 4) and x.numel() and None not in (k, d, p, st)):
         return False
-    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**31 for v in k + d + p + st)):
+    if not (all(v > 0 for v in k + d + st) and all(0 <= v < 2**31 for v in k + d + st)
+            and all(0 <= v < 2**62 for v in p)):  # (a padding of 2**31 too, seed 4417's rerun)
         return False  # aten's own argument errors, or the int64 entries
     sizes = [x.shape[-2 + i] + 2 * p[i] for i in range(2)]
     outs = [(sizes[i] - (d[i] * (k[i] - 1) + 1)) // st[i] + 1 for i in range(2)]
@@ -2464,7 +2469,8 @@ def _conv_pad_huge_bytes(name: str, args: tuple, kwargs: dict) -> int | None:
     s, p, d = per
     if not (all(0 < u < 2**31 for u in s + d) and all(0 <= u < 2**63 for u in p)):
         return None
-    if not (any(u > 1 for u in d) and any(u >= 2**31 for u in p)):  # aten's dilated kernel, reading int32
+    # aten's dilated kernel (any dilation above 1) sizes the padded input in int32
+    if not (any(u > 1 for u in d) and any(x.shape[2 + i] + 2 * p[i] >= 2**31 for i in range(n))):
         return None
     out = [(x.shape[2 + i] + 2 * p[i] - d[i] * (w.shape[2 + i] - 1) - 1) // s[i] + 1 for i in range(n)]
     return x.shape[0] * w.shape[0] * math.prod(out) * x.element_size()
@@ -2527,7 +2533,12 @@ def _randperm_overlap_applies(name: str, args: tuple, kwargs: dict) -> bool:
     out, n = kwargs.get("out"), _arg(args, kwargs, 0, "n")
     if name != "randperm" or not isinstance(out, torch.Tensor) or not isinstance(n, int) or isinstance(n, bool):
         return False
+    if len(args) > 1 or not set(kwargs) <= {"n", "out", "dtype", "generator", "layout", "device", "pin_memory",
+                                            "requires_grad"}:
+        return False  # the parser's TypeError first (seed 8419: randperm(2, 0, out=...))
     dtype = kwargs.get("dtype")
+    if out.dtype == torch.bool or out.is_complex():
+        return False  # the kernel's dtype error first (seed 8419's rerun)
     return ((dtype is None or dtype == out.dtype) and 0 <= n == out.numel()  # kept, not resized
             and torch._debug_has_internal_overlap(out) == 1)
 
@@ -2535,6 +2546,49 @@ def _randperm_overlap_applies(name: str, args: tuple, kwargs: dict) -> bool:
 def _randperm_overlap_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                        "memory location. Please clone() the tensor before performing the operation.")
+
+
+# --- replicate padding whose padded size passes int64 ---------------------------------------------
+
+def _pad_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
+    if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != "replicate" or _arg(args, kwargs, 3, "value"):
+        return False
+    if not (isinstance(x, torch.Tensor) and isinstance(pad, (list, tuple)) and len(pad) in (2, 4, 6)
+            and all(isinstance(p, int) and not isinstance(p, bool) and -2**63 <= p < 2**63 for p in pad)):
+        return False
+    k = len(pad) // 2
+    if x.dim() not in (k + 1, k + 2) or any(s == 0 for s in x.shape[x.dim() - k - 1:]):
+        return False  # aten's own rank and empty-dim errors
+    return any(x.shape[x.dim() - 1 - i] + pad[2 * i] + pad[2 * i + 1] >= 2**63 for i in range(k))
+
+
+def _pad_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("pad: the padded size overflows int64")
+
+
+# --- 3-d max pooling indices of an all -inf window in channels-last memory ---------------------------
+
+def _max_pool3d_cl_input(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _arg(args, kwargs, 0, "input", _arg(args, kwargs, 0, "self"))
+    wants_indices = name == "max_pool3d_with_indices" or (name == "max_pool3d" and kwargs.get("return_indices"))
+    if not wants_indices or not isinstance(x, torch.Tensor) or x.dim() != 5 or not x.is_floating_point():
+        return None
+    if x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last_3d):
+        return None
+    return x if bool(torch.isneginf(x).any()) else None
+
+
+def _max_pool3d_cl_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    return _max_pool3d_cl_input(name, args, kwargs) is not None
+
+
+def _max_pool3d_cl_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x = _max_pool3d_cl_input(name, args, kwargs).contiguous()  # the contiguous kernel: the same windows
+    functional = "return_indices" in kwargs or "input" in kwargs or name == "max_pool3d"
+    args = (x, *args[1:]) if args else args
+    kwargs = {k: (x if k in ("input", "self") else v) for k, v in kwargs.items()}
+    return getattr(torch.nn.functional if functional else torch._C._nn, name)(*args, **kwargs)
 
 
 KNOWN_WRONG = [
@@ -2647,7 +2701,7 @@ KNOWN_WRONG = [
                    "process with SIGFPE (int32 too: x86 idiv traps on INT_MIN / -1)",
         why="the quotient 2**63 does not fit and wraps to -2**63, as floor mode, neg and mul "
             "by -1 give in PyTorch; a library call must never kill the process",
-        applies=_int_min_applies, correct=_int_min_correct),
+        applies=_int_min_applies, correct=_int_min_correct, iterator=True),
     KnownWrong(
         "nanmedian-all-nan-index",
         torch_says="torch.full((1, 4), nan).nanmedian(1).indices -> [2] (length 3: [0], 6: [3], "
@@ -3229,9 +3283,10 @@ KNOWN_WRONG = [
         "conv-dilated-padding-wraps-int32",
         torch_says="torch.conv2d(torch.ones(1, 2, 5, 6), torch.ones(3, 2, 3, 2), None, (1, 2), (0, 2**32), (2, 1)) "
                    "is zeros of shape (1, 3, 1, 3) (with a bias of ones: ones); (0, 2**31 + 5) raises 'calculated "
-                   "output size 1 -2147483640 is too small': the dilated kernel (any dilation above 1) reads the "
-                   "padding as int32, so 2**32 pads nothing, and its values are not even the unpadded convolution's "
-                   "(12 each); bfloat16 and an undilated call compute the true size (an allocation failure)",
+                   "output size 1 -2147483640 is too small', (0, 2**31 - 1) with stride 1 gives zeros of shape "
+                   "(1, 3, 1, 3) again: the dilated kernel (any dilation above 1) reads the padding and the padded "
+                   "size as int32, which wrap, and its values are not even the unpadded convolution's (12 each); "
+                   "bfloat16 and an undilated call compute the true size (an allocation failure)",
         why="zero padding of 2**32 on each side makes the output 2**32 positions wide (51 GB here): more memory "
             "than the machine has, the allocator's RuntimeError PyTorch itself raises for the same padding "
             "without dilation",
@@ -3252,6 +3307,23 @@ KNOWN_WRONG = [
         why="a permutation of 5 needs 5 distinct elements; an out= whose elements share memory cannot hold one, "
             "PyTorch's own internal-overlap RuntimeError for such an out= (arange's, the iterator ops')",
         applies=_randperm_overlap_applies, correct=_randperm_overlap_correct),
+    KnownWrong(
+        "pad-replicate-size-wraps",
+        torch_says="F.pad(torch.arange(24.).reshape(1, 2, 3, 4), (1, 1, 2**63 - 1, 2**63 - 1), mode='replicate') "
+                   "returns a (1, 2, 1, 6) tensor holding input row 0: the padded height 3 + 2 * (2**63 - 1) wraps in "
+                   "int64 to 1 (with pads of 2**62: 'Trying to create tensor with negative dimension')",
+        why="the padded dim has 2**64 + 1 elements, more than an int64 size can count: no such tensor exists, so "
+            "the call is a RuntimeError whatever the wrapped size comes out as",
+        applies=_pad_overflow_applies, correct=_pad_overflow_correct),
+    KnownWrong(
+        "max-pool3d-channels-last-neginf-index",
+        torch_says="F.max_pool3d_with_indices(torch.full((1, 2, 4, 4, 4), -inf).contiguous(memory_format="
+                   "torch.channels_last_3d), 2, 2, return_indices=True)[1][0, 0] is [0, 2, 8, 10, 0, 2, 8, 10], the "
+                   "contiguous input's [0, 2, 8, 10, 32, 34, 40, 42]: the channels-last kernel's index of a window "
+                   "whose maximum is -inf (no element above its starting -inf) leaves out the depth term",
+        why="the index names the maximum's position in its (D, H, W) plane: a window at depth 2 starts at element "
+            "32 of the 4 x 4 x 4 plane, as PyTorch's contiguous kernel and its 2-d kernels (either layout) give",
+        applies=_max_pool3d_cl_applies, correct=_max_pool3d_cl_correct),
 ]
 
 

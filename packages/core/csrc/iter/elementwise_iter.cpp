@@ -167,6 +167,11 @@ void check_cast(ScalarType result, ScalarType out) {
               legacy_name(out));
 }
 
+void check_out_dtype(const Tensor& out, ScalarType want) {
+  EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
+              c_type_name(out.dtype()), " instead");
+}
+
 void check_out_exact(ScalarType out, ScalarType result) {
   EMBER_CHECK(out == result, "Found dtype ", legacy_name(out), " but expected ", legacy_name(result));
 }

@@ -61,6 +61,8 @@ void check_no_partial_overlap(const Tensor& out, const Tensor& in);
 void check_cast(ScalarType result, ScalarType out);
 // For ops whose out= must have exactly the result dtype ("Found dtype X but expected Y").
 void check_out_exact(ScalarType out, ScalarType result);
+// The structured ops' exact out= dtype ("Expected out tensor to have dtype float, but got double instead").
+void check_out_dtype(const Tensor& out, ScalarType want);
 
 class ElementwiseIter {
  public:

@@ -269,6 +269,12 @@ static void check_pow(const Tensor& base, const Tensor& exp) {
   if (rt != ScalarType::Float32 && rt != ScalarType::Float64 && rt != ScalarType::Bool && !is_complex(rt))
     EMBER_DISPATCH_ALL(rt, "pow", [&] { (void)exp.item().checked<scalar_t>(); });
 }
+// A float32 pow reads a number exponent as the double it is (aten: 1e-46 is no 0 there, 2**24 + 1 stays odd):
+// where float32 would round it, the power is taken in float64 and rounded once.
+static bool rounds_in_float(double e) {
+  return std::isfinite(e) && std::fabs(e) <= std::numeric_limits<float>::max() &&
+         static_cast<double>(static_cast<float>(e)) != e;
+}
 Tensor pow(const Tensor& input, const Tensor& exponent) {
   check_pow(input, exponent);
   // A Python-number exponent of 2 or 0.5 takes the square / sqrt kernels, as in
@@ -282,6 +288,8 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (e == 0.0) return ones_like(input, rt, std::nullopt, std::nullopt);
     if (e == 2.0) return square(to_dtype(input, rt));
     if (e == 0.5 && is_floating(rt)) return sqrt(to_dtype(input, rt));
+    if (rt == ScalarType::Float32 && rounds_in_float(e))
+      return to_dtype(pow(to_dtype(input, ScalarType::Float64), exponent), ScalarType::Float32);
   }
   return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, Tensor(), false, {&input, &exponent});
 }
@@ -298,11 +306,27 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
     if (e == 0.0 && can_cast(exponent.dtype(), self.dtype())) return fill_(self, Scalar(int64_t(1)));
     if (self.is_floating() && e == 2.0) return square_(self);
     if (self.is_floating() && e == 0.5) return sqrt_(self);
+    if (self.dtype() == ScalarType::Float32 && rounds_in_float(e)) {
+      copy_into(self, pow(to_dtype(self, ScalarType::Float64), exponent));
+      self.bump_version();
+      return self;
+    }
   }
   return run("pow_", EMBER_KERNEL(pow), DtypeRule::Promote, self, true, {&self, &exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
+  if (exponent.impl()->wrapped_number && !input.impl()->wrapped_number && !is_complex(exponent.dtype()) &&
+      (out.is_floating() || is_complex(out.dtype()))) {
+    const Tensor* ts[] = {&input, &exponent};
+    if (result_type(ts, 2) == ScalarType::Float32 && rounds_in_float(exponent.item().to_double())) {
+      const Tensor r = pow(input, exponent);  // float32, as pow computes it; then cast into out=
+      resize_out(out, r.sizes());
+      copy_into(out, r);
+      out.bump_version();
+      return out;
+    }
+  }
   return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, out, false, {&input, &exponent});
 }
 
@@ -500,9 +524,7 @@ static Tensor where_impl(const Tensor& out, const Tensor& cond, const Tensor& a,
               legacy_name(cond.dtype()));
   const Tensor* ts[] = {&a, &b};
   ScalarType rt = result_type(ts, 2);
-  if (out.defined())
-    EMBER_CHECK(out.dtype() == rt, "Expected out tensor to have dtype ", c_type_name(rt), ", but got ",
-                c_type_name(out.dtype()), " instead");
+  if (out.defined()) check_out_dtype(out, rt);
   Tensor c = to_dtype(cond, ScalarType::Bool);
   ElementwiseIter it(IterSpec{"where", out, false, DtypeRule::Promote, rt, false},
                      {c, where_operand(a, rt), where_operand(b, rt)});

@@ -25,9 +25,7 @@ static void check_scan_kernel(const char* name, const Tensor& x, ScalarType resu
 static Tensor scan(const char* name, const Tensor& x0, int64_t dim, std::optional<ScalarType> dtype, bool is_prod,
                    const Tensor* out) {
   (void)wrap_dim(dim, x0.dim());  // aten wraps the dim before it looks at out=
-  if (out && dtype)
-    EMBER_CHECK(out->dtype() == *dtype, "Expected out tensor to have dtype ", c_type_name(*dtype), ", but got ",
-                c_type_name(out->dtype()), " instead");
+  if (out && dtype) check_out_dtype(*out, *dtype);
   if (out) check_no_partial_overlap(*out, x0);
   if (out && !dtype) dtype = out->dtype();
   int64_t nd = x0.dim();
@@ -51,12 +49,17 @@ static void check_scan_inplace(const char* name, const Tensor& self, int64_t dim
               " and output tensor dtype ", c_type_name(*dtype), " should match");
   check_scan_kernel(name, self, self.dtype());
 }
-Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumsum", self, dim, dtype);
-  check_inplace(self, "cumsum_");
-  copy_into(self, cumsum(self, dim, dtype));
+// The in-place scans: the scan of self written back into it.
+static const Tensor& scan_(const char* name, const char* inplace_name, const Tensor& self, int64_t dim,
+                           std::optional<ScalarType> dtype, bool is_prod) {
+  check_scan_inplace(name, self, dim, dtype);
+  check_inplace(self, inplace_name);
+  copy_into(self, scan(name, self, dim, dtype, is_prod, nullptr));
   self.bump_version();
   return self;
+}
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan_("cumsum", "cumsum_", self, dim, dtype, false);
 }
 Tensor cumsum_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
   return scan("cumsum", input, dim, dtype, false, &out);
@@ -65,11 +68,7 @@ Tensor cumprod(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype
   return scan("cumprod", input, dim, dtype, true, nullptr);
 }
 Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_scan_inplace("cumprod", self, dim, dtype);
-  check_inplace(self, "cumprod_");
-  copy_into(self, cumprod(self, dim, dtype));
-  self.bump_version();
-  return self;
+  return scan_("cumprod", "cumprod_", self, dim, dtype, true);
 }
 Tensor cumprod_out(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
   return scan("cumprod", input, dim, dtype, true, &out);

@@ -536,8 +536,7 @@ Tensor index_copy(const Tensor& input, int64_t dim, const Tensor& index, const T
 // restrided view is checked against out='s storage (seed 5101: a 3-element out= lets the bound check speak)
 Tensor index_copy_out(const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
   const int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1));
-  EMBER_CHECK(out.dtype() == input.dtype(), "Expected out tensor to have dtype ", c_type_name(input.dtype()),
-              ", but got ", c_type_name(out.dtype()), " instead");
+  check_out_dtype(out, input.dtype());
   check_index_copy_source(input, d, index, source);
   if (!out.same(input)) {
     resize_out(out, input.sizes());

@@ -148,12 +148,6 @@ bool exact_in_double(const Scalar& v) {
   return i >= -lim && i <= lim;
 }
 
-// matmul-family out= tensors must have exactly the result dtype.
-void check_out_dtype(const Tensor& out, ScalarType want) {
-  EMBER_CHECK(out.dtype() == want, "Expected out tensor to have dtype ", c_type_name(want), ", but got ",
-              c_type_name(out.dtype()), " instead");
-}
-
 Tensor to_out(Tensor r, const Tensor* out) {
   if (!out) return r;
   check_out_dtype(*out, r.dtype());

@@ -1,10 +1,11 @@
 """Convolutions (``ember.conv*d`` are the core ops), ``unfold`` / ``fold`` (im2col / col2im) and
-pixel (un)shuffle. unfold gathers every kernel position of the zero-padded input through one
-flat index (``index_select``); fold scatters back through the same index (``index_add``), so
-each is the other's derivative."""
+pixel (un)shuffle. unfold gathers every kernel position through one flat index (``index_select``;
+positions in the zero padding masked to 0, the padded input never made); fold scatters back through
+its index (``index_add``), so each is the other's derivative."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -108,10 +109,25 @@ def unfold(input: Tensor, kernel_size: _Size, dilation: _Size = 1, padding: _Siz
     if n == 0:  # no batch: the padded input (whose strides may pass int64) is never made
         cols = ember.empty((0, c * k[0] * k[1], blocks[0] * blocks[1]), dtype=input.dtype, device=input.device)
         return cols.squeeze(0) if unbatched else cols
-    xp = ember.constant_pad_nd(x, [p[1], p[1], p[0], p[0]]) if p != (0, 0) else x
-    hp, wp = h + 2 * p[0], w + 2 * p[1]
-    idx = _flat_index((hp, wp), blocks, k, d, s, x.device)
-    cols = xp.reshape(n, c, hp * wp).index_select(2, idx).reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
+    shape = (n, c * k[0] * k[1], blocks[0] * blocks[1])
+    if math.prod(shape) * x.element_size() > 2**31:  # aten allocates its output first: a size past memory is
+        ember.empty(shape, dtype=x.dtype, device=x.device)  # the allocator's error, before any index is built
+    if p == (0, 0):
+        idx = _flat_index((h, w), blocks, k, d, s, x.device)
+        cols = x.reshape(n, c, h * w).index_select(2, idx).reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
+        return cols.squeeze(0) if unbatched else cols
+    # Read in the unpadded plane, positions in the padding masked to 0: the padded input (as large as the
+    # padding, 2**31 rows for a padding near int32's limit, seed 6203) is never made.
+    def taps(i: int) -> Tensor:  # (kernel, blocks) rows (i = 0) or columns (i = 1) of the unpadded plane
+        return ((ember.arange(blocks[i], device=x.device) * s[i] - p[i]).unsqueeze(0)
+                + (ember.arange(k[i], device=x.device) * d[i]).unsqueeze(1))
+    rows, cols_ = taps(0), taps(1)
+    inside = (((rows >= 0) & (rows < h))[:, None, :, None] & ((cols_ >= 0) & (cols_ < w))[None, :, None, :])
+    idx = rows.clamp(0, h - 1)[:, None, :, None] * w + cols_.clamp(0, w - 1)[None, :, None, :]
+    taken = x.reshape(n, c, h * w).index_select(2, idx.reshape(-1)).reshape(n, c, k[0] * k[1], -1)
+    zero = ember.zeros((), dtype=x.dtype, device=x.device)
+    cols = ember.where(inside.reshape(k[0] * k[1], -1), taken, zero)
+    cols = cols.reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
     return cols.squeeze(0) if unbatched else cols
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -380,6 +381,9 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
         value = value if bool((target == value).any()) else -value
         raise IndexError(f"Target {value} is out of bounds.")
     safe = ember.where(valid, target, 0)
+    if n_classes == 0:  # every target ignored (any other was out of bounds): no class to read
+        w = ember.zeros(tuple(target.shape), dtype=input.dtype, device=input.device)
+        return w.clone(), w
     picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight[safe] * valid
     return -(picked * w), w
@@ -490,18 +494,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if probs:
         # Class probabilities: −Σ_c w_c p_c log q_c; 'mean' divides by the batch size.
         if label_smoothing > 0:
-            t = t * (1 - label_smoothing) + label_smoothing / n_classes
+            t = t * (1 - label_smoothing) + (label_smoothing / n_classes if n_classes else math.inf)
         terms = lsm * t if weight is None else lsm * t * weight.reshape(wshape)
-        loss = -terms.sum(1)
+        # 'mean' and 'sum' negate the sum of every term (aten's order: the same rounding, and -0 for no terms)
         if reduction == "mean":
-            return loss.sum() / (x.numel() / n_classes)
-        return loss.squeeze(0) if (reduction == "none" and unbatched) else _reduce(loss, reduction)
+            return -terms.sum() / (x.numel() / n_classes if n_classes else math.nan)  # aten's 0 / 0: NaN
+        if reduction == "sum":
+            return -terms.sum()
+        loss = -terms.sum(1)
+        return loss.squeeze(0) if unbatched else loss
     if not label_smoothing > 0:  # (aten's nll_loss path)
         loss = _nll_fused(lsm, t, weight, ignore_index, reduction)
         return loss.squeeze(0) if (reduction == "none" and unbatched) else loss
     if not lsm.is_floating_point() or (weight is not None and weight.dtype != lsm.dtype):
         _nll_fused(lsm, t, weight, ignore_index, reduction)  # aten takes the nll_loss first: its kernel's dtype error
     loss, w = _nll(lsm, t, weight, ignore_index, reduction)
+    if unbatched and target.dim() == 1:
+        # aten adds the smoothing term of shape [1] into the 0-d loss of a 1-D input's size-1 target (any
+        # reduction): its in-place broadcast error
+        raise RuntimeError("output with shape [] doesn't match the broadcast shape [1]")
     if weight is not None and reduction == "mean" and t.dtype == ember.uint8 and bool((t != ignore_index).any()):
         # aten's smoothed mean gathers the weights of the kept targets by the target itself
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
@@ -515,7 +526,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         nll_part, smooth_part = loss.sum(), smooth.sum()
     else:
         nll_part, smooth_part = loss, smooth
-    out = (1 - label_smoothing) * nll_part + smooth_part * (label_smoothing / n_classes)
+    # (no classes: label_smoothing / 0 is inf in aten's double arithmetic, and its product with the empty sum NaN)
+    out = (1 - label_smoothing) * nll_part + smooth_part * (label_smoothing / n_classes if n_classes else math.inf)
     return out.squeeze(0) if (reduction == "none" and unbatched) else out
 
 

@@ -58,6 +58,10 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
             raise RuntimeError("Padding value causes wrapping around more than once.")
     # aten: too small only when every padded dim comes out empty; one negative size is empty()'s error
     ins = [input.shape[nd - 1 - i] for i in reversed(range(k))]
+    for n, i in zip(ins, reversed(range(k)), strict=True):
+        if n + pad[2 * i] + pad[2 * i + 1] >= 2**63:  # aten's sum wraps (to a small size, and reads garbage)
+            raise RuntimeError(f"pad: the padded size {n + pad[2 * i] + pad[2 * i + 1]} of dimension "
+                               f"{nd - 1 - i} overflows int64")
     # int64 sums, wrapping as aten's do
     outs = [(n + pad[2 * i] + pad[2 * i + 1] + 2**63) % 2**64 - 2**63 for n, i in zip(ins, reversed(range(k)),
                                                                                   strict=True)]

@@ -18,7 +18,7 @@ import ember
 from ember import Tensor
 from ember._lib import _C
 
-from . import _dtensor
+from . import _dtensor, _ops_nn, _ops_shape
 from ._dtensor import LOCAL, RULES, DTensor, DTensorSpec, _alias, adopt
 from ._ops import (
     METHODS,
@@ -37,6 +37,7 @@ from ._ops import (
     local_view,
     mixed_error,
 )
+from ._ops_foreach import foreach_norm, foreach_rule, foreach_zero_
 from .placement_types import Replicate, Shard
 
 # Elementwise in every tensor operand (torch's pointwise ops, comparisons, activations).
@@ -70,8 +71,7 @@ _LOCAL_NAMES = frozenset((
 ))
 # Shape-preserving ops along one dim (dim the first argument after the tensor).
 _ALONG_DIM = {"softmax": None, "log_softmax": None, "_softmax": None, "cumsum": None,
-              "cumprod": None, "logcumsumexp": None, "cummax": None, "cummin": None, "sort": -1,
-              "argsort": -1}
+              "cumprod": None, "logcumsumexp": None, "cummax": None, "cummin": None}
 _LIKE = frozenset(("zeros_like", "ones_like", "empty_like", "full_like"))
 # top-level functions that take the tensor first, as the DTensor method of the same name
 _FUNCTION_FORMS = ("sum", "mean", "amax", "amin", "max", "min", "norm", "matmul", "mm", "bmm",
@@ -153,8 +153,10 @@ def _like(func: Callable[..., Any]) -> Callable[..., Any]:
     """zeros_like & co.: the same layout (a Partial's value is one rank's, so Replicate)."""
     local = as_local(func)
 
+    keep = func.__name__ == "empty_like"  # no values: PyTorch keeps even a Partial
+
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        spec = self._spec.with_placements(_unpartial(self.placements))
+        spec = self._spec if keep else self._spec.with_placements(_unpartial(self.placements))
         return adopt(local(self, *args, **kwargs), spec)
 
     return run
@@ -177,6 +179,12 @@ def _all_dtensors(name: str, tensors: Sequence[Any]) -> None:
         raise mixed_error(name, "default")
 
 
+def _shared(tensors: Sequence[Any], i: int) -> bool:
+    """Every input has the same placement on mesh dim ``i`` (a common Partial stays: cat and
+    stack are linear)."""
+    return all(t.placements[i] == tensors[0].placements[i] for t in tensors)
+
+
 def _cat(tensors: Sequence[Any], dim: int = 0) -> DTensor:
     """cat: the inputs laid out as the first, the cat dim (and any Partial) replicated."""
     _all_dtensors("cat", tensors)
@@ -185,8 +193,8 @@ def _cat(tensors: Sequence[Any], dim: int = 0) -> DTensor:
     first = ts[0]
     mesh = check_mesh(ts, "cat")
     d = dim % first.dim()
-    target = tuple(Replicate() if p.is_partial() or (isinstance(p, Shard) and p.dim == d) else p
-                   for p in first.placements)
+    target = tuple(Replicate() if (p.is_partial() and not _shared(ts, i)) or (isinstance(p, Shard) and p.dim == d)
+                   else p for i, p in enumerate(first.placements))
     local = ember.cat([_to(t, target) for t in ts], d)
     shape = list(first.shape)
     shape[d] = sum(t.shape[d] for t in ts)
@@ -200,7 +208,8 @@ def _stack(tensors: Sequence[Any], dim: int = 0) -> DTensor:
     first = tensors[0]
     mesh = check_mesh(tensors, "stack")
     d = dim % (first.dim() + 1)
-    target = _unpartial(first.placements)
+    target = tuple(Replicate() if p.is_partial() and not _shared(tensors, i) else p
+                   for i, p in enumerate(first.placements))
     local = ember.stack([_to(t, target) for t in tensors], d)
     shape = list(first.shape)
     shape.insert(d, len(tensors))
@@ -219,12 +228,6 @@ def _whole(func: Callable[..., Any], name: str) -> Callable[..., Any]:
         return local(_to(a, _repl(n)), _to(b, _repl(n)), *args, **kwargs)
 
     return run
-
-
-def _foreach_norm(tensors: Sequence[Any], ord: Any = 2, dtype: Any = None) -> tuple[Any, ...]:
-    """One DTensor norm per tensor (a reduction: the local norms are not the answer)."""
-    return tuple(_norm(t, ord, dtype=dtype) if isinstance(t, DTensor)
-                 else ember.linalg.vector_norm(t, ord, dtype=dtype) for t in tensors)
 
 
 def _vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
@@ -303,8 +306,13 @@ def classify(func: Any) -> Any:
                             else LOCAL)
     elif name in _TENSOR_RULES and getattr(Tensor, name, None) == func:
         rule = _on_dtensor(_TENSOR_RULES[name], name)
-    elif name.startswith(("_foreach_", "_fused_")):  # elementwise per tensor: local, per call
-        rule = _foreach_norm if name == "_foreach_norm" else LOCAL
+    elif name.startswith("_foreach_"):  # per tensor as its op's rule (one local call if aligned)
+        rule = {"_foreach_norm": foreach_norm, "_foreach_zero_": foreach_zero_}.get(name) \
+            or foreach_rule(name, func)
+    elif name.startswith("_fused_"):  # the fused optimizer steps: elementwise, on the shards
+        rule = LOCAL
+    elif name in _ops_nn.BY_NAME:
+        rule = _ops_nn.BY_NAME[name]
     elif name in _LOCAL_NAMES:
         rule = LOCAL
     elif name in _ELEMENTWISE:
@@ -351,8 +359,13 @@ def install() -> None:
         f = getattr(ember, name, None)
         if callable(f) and not isinstance(f, (type, ember.dtype)):
             RULES[f] = _function_form(elementwise(f, name), name, self_first=False)
+    for name in _ops_shape.FUNCTIONS:
+        f = getattr(ember, name, None)
+        if f is not None and name in METHODS:
+            RULES[f] = _function_form(METHODS[name], name)
     RULES[ember.cat] = RULES[ember.concat] = RULES[ember.concatenate] = _function_form(_cat, "cat", self_first=False)
     RULES[ember.stack] = _function_form(_stack, "stack", self_first=False)
+    _ops_nn.install(RULES, METHODS, elementwise, _function_form)
     try:
         import ember.nn.functional as F
     except ImportError:  # ember-nn not installed: no F.linear to route

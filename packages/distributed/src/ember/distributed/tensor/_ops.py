@@ -72,14 +72,18 @@ def _broadcast_shape(shapes: list[Sequence[int]]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _operand_placements(ref: Sequence[Placement], out_ndim: int, shape: Sequence[int]) -> tuple:
+def _operand_placements(ref: Sequence[Placement], out_ndim: int, shape: Sequence[int],
+                        own: Sequence[Placement] | None = None) -> tuple:
     """The placements an operand of ``shape`` needs to line up with a result sharded as ``ref``:
-    a dim it broadcasts along (absent or size 1) is replicated."""
+    a dim it broadcasts along (absent or size 1) is replicated; under a Partial result an
+    operand keeps its own (already lined up: a Partial term or a replicated factor)."""
     res: list[Placement] = []
-    for p in ref:
+    for i, p in enumerate(ref):
         if isinstance(p, Shard):
             j = p.dim - (out_ndim - len(shape))
             res.append(Shard(j) if j >= 0 and shape[j] != 1 else Replicate())
+        elif p.is_partial() and own is not None:
+            res.append(own[i])
         else:
             res.append(p)
     return tuple(res)
@@ -91,6 +95,46 @@ _SUM_LINEAR = {"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "add_
 _SCALE_LINEAR = {"mul", "__mul__", "__rmul__", "div", "__truediv__", "mul_", "div_", "neg",
                  "__neg__", "neg_", "__imul__", "__itruediv__", "true_divide", "multiply",
                  "divide", "negative"}
+
+
+_MUL_LINEAR = {"mul", "__mul__", "__rmul__", "multiply", "mul_", "__imul__"}
+_DIV_LINEAR = {"div", "divide", "true_divide", "__truediv__", "div_", "__itruediv__"}
+
+
+def inplace_partial_error(name: str, args: Sequence[Any]) -> RuntimeError:
+    """PyTorch's error for an in-place op that would need its Partial input replicated."""
+    others = args[1:]
+    ov = _OVERLOAD.get(name) or ("default" if not others else "Tensor"
+                                 if any(isinstance(a, Tensor) and a.dim() > 0 for a in others)
+                                 else "Scalar")
+    return RuntimeError(f"{aten_name(name)}.{ov}: in-place operations that require placement "
+                        f"changes are not supported. The input has placement "
+                        f"{tuple(args[0].placements)}, but no valid strategy preserves this "
+                        "placement. Please use the out-of-place version of this operation "
+                        "instead.")
+
+
+def _linear_in_partial(name: str, args: tuple, dts: list[DTensor],
+                       inplace: bool) -> Callable[[int, DTensor], tuple] | None:
+    """Where the op is linear in a Partial(sum) operand and nothing is sharded, the placements
+    each operand takes so that the result stays Partial, as PyTorch's: ``P * R``, ``P * P`` and
+    ``P / R`` (the other factor replicated), ``P + R`` (the replicated term made Partial)."""
+    if any(not (p.is_replicate() or p.is_partial("sum")) for d in dts for p in d.placements):
+        return None
+    if name in _MUL_LINEAR or name in _DIV_LINEAR:
+        partial = [i for i, a in enumerate(args) if isinstance(a, DTensor)
+                   and any(p.is_partial() for p in a.placements)]
+        if not partial or (partial[0] != 0 and name in _DIV_LINEAR):
+            return None
+        lead = partial[0]  # one factor stays Partial (by position: x * x has two)
+        return lambda i, d: d.placements if i == lead else _unpartial(d.placements)
+    if name in _SUM_LINEAR and len(dts) == len(args) > 1:
+        target = tuple(Partial("sum") if any(d.placements[i].is_partial() for d in dts)
+                       else Replicate() for i in range(len(dts[0].placements)))
+        if inplace and target != args[0].placements:
+            return None
+        return lambda i, d: target
+    return None
 
 
 def check_mesh(dts: Sequence[DTensor], name: str) -> Any:
@@ -120,10 +164,16 @@ def _align(name: str, args: tuple, kwargs: dict, inplace: bool) -> tuple[DTensor
         ok = ((name in _SUM_LINEAR and len(dts) == len(vals) > 1
                and all(d.placements == first.placements for d in dts))
               or (name in _SCALE_LINEAR and len(dts) == 1 and args[0] is first))
-        if not ok:
+        keep = None if ok else _linear_in_partial(name, args, dts, inplace)
+        if keep is not None:  # the Partial stays: the other operands moved to match it
+            args = tuple(_to(a, keep(i, a)) if isinstance(a, DTensor) else a
+                         for i, a in enumerate(args))
+            kwargs = {k: _to(v, _unpartial(v.placements)) if isinstance(v, DTensor) else v
+                      for k, v in kwargs.items()}
+            dts = [a for a in (*args, *kwargs.values()) if isinstance(a, DTensor)]
+        elif not ok:
             if inplace and any(p.is_partial() for p in args[0].placements):
-                raise RuntimeError(f"{name}: in-place op on a Partial DTensor needs its other "
-                                   "operands to be Partial the same way")
+                raise inplace_partial_error(name, args)
             swap = {id(d): _to(d, _unpartial(d.placements)) for d in dts}
             args = tuple(swap.get(id(a), a) for a in args)
             kwargs = {k: swap.get(id(v), v) for k, v in kwargs.items()}
@@ -133,13 +183,14 @@ def _align(name: str, args: tuple, kwargs: dict, inplace: bool) -> tuple[DTensor
         ref = args[0]
     else:  # the operand that spans the result, the most sharded one first
         spanning = [d for d in dts if tuple(d.shape) == out_shape]
-        spanning.sort(key=lambda d: -sum(p.is_shard() for p in d.placements))
+        spanning.sort(key=lambda d: (-sum(p.is_shard() for p in d.placements),
+                                     -sum(p.is_partial() for p in d.placements)))
         ref = spanning[0] if spanning else dts[0]
     target = ref.placements
 
     def fix(a: Any) -> Any:
         if isinstance(a, DTensor) and a is not ref:
-            return _to(a, _operand_placements(target, len(out_shape), a.shape))
+            return _to(a, _operand_placements(target, len(out_shape), a.shape, a.placements))
         return a
 
     args = tuple(fix(a) for a in args)
@@ -261,7 +312,15 @@ def _same_spec(name: str) -> Callable[..., Any]:
 
     def op(self: DTensor, *args: Any, **kwargs: Any) -> Any:
         out = base(self, *args, **kwargs)
-        return out if out is self else adopt(out, self._spec)
+        if out is self:
+            return out
+        if any(p.is_partial() for p in self.placements) and (
+                name == "clone" or not (out.is_floating_point() or out.is_complex())):
+            # as PyTorch: a clone, or a cast to integers/bool (not linear), of a Partial
+            # value is replicated
+            self = _to(self, _unpartial(self.placements))
+            out = base(self, *args, **kwargs)
+        return adopt(out, self._spec)
 
     op.__name__ = op.__qualname__ = name
     return op
@@ -615,7 +674,7 @@ _INPLACE = (
     "clamp_min_", "clamp_max_", "pow_", "masked_fill_", "__iadd__", "__isub__", "__imul__", "__itruediv__",
 )
 _SAME_SPEC = ("clone", "contiguous", "to", "float", "double", "half", "bfloat16", "type_as",
-              "cpu", "requires_grad_")
+              "cpu", "requires_grad_", "long", "int", "short", "char", "byte", "bool")
 
 
 METHODS: dict[str, Callable[..., Any]] = {}  # DTensor's layout-aware methods (the rules)
@@ -636,6 +695,9 @@ def install() -> None:
              permute=_dim_map("permute", _permute_map),
              unsqueeze=_dim_map("unsqueeze", _unsqueeze_map), squeeze=_squeeze,
              __getitem__=_getitem)
+    from . import _ops_shape  # the dim-moving ops and reductions, in their own module
+
+    m.update(_ops_shape.methods())
     for name, rule in m.items():
         setattr(DTensor, name, local_dispatch(rule))
     DTensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign]  # __eq__ is elementwise

@@ -270,16 +270,18 @@ class NodeGen:
         """Create the node and save what the formulas read (before the op runs)."""
         first = self.tensors[0].name
         lines = [f"  auto node_ = make_ref<{self.node}>();"]
+
+        def ref(p) -> str:  # no edge to a non-differentiable input: its history stays out of the graph
+            return "nullptr" if self.non_differentiable(p) else f"&{'self' if inplace and p.name == first else p.name}"
         if self.has_list:
             for p in self.tensors:
                 if is_list(p):
                     lines.append(f"  node_->{p.name}_n_ = {p.name}.size();")
                     lines.append(f"  for (const Tensor& t_ : {p.name}) node_->add_next_edge(&t_);")
                 else:
-                    lines.append(f"  node_->add_next_edge(&{'self' if inplace and p.name == first else p.name});")
+                    lines.append(f"  node_->add_next_edge({ref(p)});")
         else:
-            refs = ", ".join(f"&{'self' if inplace and p.name == first else p.name}" for p in self.tensors)
-            lines.append(f"  node_->set_next_edges({{{refs}}});")
+            lines.append(f"  node_->set_next_edges({{{', '.join(ref(p) for p in self.tensors)}}});")
         for kind, name in self.saved():
             var = "self" if inplace and name == first else name
             p = next((q for q in self.params if q.name == name), None)
@@ -360,14 +362,19 @@ class NodeGen:
         lines += ["  return r_;", "}"]
         return lines
 
+    def non_differentiable(self, p) -> bool:
+        return self.formulas.get(p.name) == "non_differentiable"
+
     def requires_grad_expr(self, inplace: bool) -> str:
+        """Whether the op records: an input that requires grad and may get a gradient (view_as's
+        `other` requiring grad does not make the result require grad, as in PyTorch)."""
         first = self.tensors[0].name
-        singles = [p for p in self.tensors if not is_list(p)]
+        singles = [p for p in self.tensors if not is_list(p) and not self.non_differentiable(p)]
         parts = [f"any_requires_grad_list({p.name})" for p in self.tensors if is_list(p)]
         if singles:
             refs = ", ".join(f"&{'self' if inplace and p.name == first else p.name}" for p in singles)
             parts.append(f"any_requires_grad({{{refs}}})")
-        return "(" + " || ".join(parts) + ")"
+        return "(" + (" || ".join(parts) or "false") + ")"
 
     def inplace_wrapper(self) -> list[str]:
         s = self.s
@@ -378,7 +385,7 @@ class NodeGen:
         lines = [cpp_decl(n, s, self_first=True) + " {",
                  self.profiler_scope(name, True),
                  f"  if (!GradMode::is_enabled() || !{self.requires_grad_expr(True)}) return ember::{n}({names});",
-                 "  check_inplace(self);"]
+                 "  check_inplace(self, true);"]
         lines += self.record(True)
         lines.append(f"  ember::{n}({names});")
         if self.op.complex_autograd:

@@ -55,8 +55,13 @@ def list_builder(op: dict) -> list:
     return cases
 
 
+# the unary ops' input domains where the default one (standard normal) is outside theirs
+_UNARY_DOMAIN = {"sqrt": "positive", "log": "positive", "log10": "positive", "log2": "positive", "acos": "unit",
+                 "asin": "unit", "reciprocal": "nonzero", "log1p": "positive"}
+
+
 def unary_builder(op: dict) -> list:
-    dom = "positive" if "sqrt" in op["name"] else "default"
+    dom = _UNARY_DOMAIN.get(op["name"][len("_foreach_"):].rstrip("_"), "default")
     S = lambda *a, **k: _self(op, tl(*a, **k))  # noqa: E731
     return [C("f32", S(dom=dom)), C("f64", S("float64", dom)), C("t", S(dom=dom, view="t")),
             C("empty-list", _self(op, []))] + ([C("negative", S())] if dom == "positive" else [])
@@ -105,8 +110,15 @@ for _n in ("add", "sub", "mul", "div", "maximum"):
 for _n in ("addcmul", "addcdiv"):
     for _s in ("", "_"):
         BUILDERS[f"_foreach_{_n}{_s}.Scalar"] = addc_builder
-for _n in ("sqrt", "sqrt_", "neg", "neg_"):
-    BUILDERS[f"_foreach_{_n}"] = unary_builder
+for _n in ("sqrt", "neg", "abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
+           "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "reciprocal", "round", "sigmoid", "sign", "sin",
+           "sinh", "tan", "tanh", "trunc"):
+    BUILDERS[f"_foreach_{_n}"] = BUILDERS[f"_foreach_{_n}_"] = unary_builder
+BUILDERS["_foreach_max"] = unary_builder
+for _n in ("clamp_min", "clamp_max", "minimum", "pow"):
+    for _s in ("", "_"):
+        BUILDERS[f"_foreach_{_n}{_s}.Scalar"] = scalar_builder
+        BUILDERS[f"_foreach_{_n}{_s}.List"] = list_builder
 
 
 # ---- fused optimizer steps: every state tensor is compared after the call --------------------

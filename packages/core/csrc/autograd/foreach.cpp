@@ -203,6 +203,94 @@ TensorList _foreach_copy_(const TensorList& self, const TensorList& src, bool no
   return map_each(self, src, [&](size_t i) { return ag::copy_(self[i], src[i], non_blocking); });
 }
 
+// ---- the other unary ops: each tensor's own op (its dtype rules and errors), in place or not ----
+#define EMBER_FOREACH_UNARY(op)                                          \
+  TensorList _foreach_##op(const TensorList& self) {                     \
+    return map_each(self, [&](size_t i) { return ag::op(self[i]); });    \
+  }                                                                      \
+  TensorList _foreach_##op##_(const TensorList& self) {                  \
+    return map_each(self, [&](size_t i) { return ag::op##_(self[i]); }); \
+  }
+EMBER_FOREACH_UNARY(abs)
+EMBER_FOREACH_UNARY(acos)
+EMBER_FOREACH_UNARY(asin)
+EMBER_FOREACH_UNARY(atan)
+EMBER_FOREACH_UNARY(ceil)
+EMBER_FOREACH_UNARY(cos)
+EMBER_FOREACH_UNARY(cosh)
+EMBER_FOREACH_UNARY(erf)
+EMBER_FOREACH_UNARY(erfc)
+EMBER_FOREACH_UNARY(exp)
+EMBER_FOREACH_UNARY(expm1)
+EMBER_FOREACH_UNARY(floor)
+EMBER_FOREACH_UNARY(frac)
+EMBER_FOREACH_UNARY(lgamma)
+EMBER_FOREACH_UNARY(log)
+EMBER_FOREACH_UNARY(log10)
+EMBER_FOREACH_UNARY(log1p)
+EMBER_FOREACH_UNARY(log2)
+EMBER_FOREACH_UNARY(reciprocal)
+EMBER_FOREACH_UNARY(round)
+EMBER_FOREACH_UNARY(sigmoid)
+EMBER_FOREACH_UNARY(sign)
+EMBER_FOREACH_UNARY(sin)
+EMBER_FOREACH_UNARY(sinh)
+EMBER_FOREACH_UNARY(tan)
+EMBER_FOREACH_UNARY(tanh)
+EMBER_FOREACH_UNARY(trunc)
+#undef EMBER_FOREACH_UNARY
+
+// ---- clamp_min / clamp_max / minimum / pow: a number, or a list of tensors ----
+TensorList _foreach_clamp_min(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_min(self[i], scalar); });
+}
+TensorList _foreach_clamp_min_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_min_(self[i], scalar); });
+}
+TensorList _foreach_clamp_max(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_max(self[i], scalar); });
+}
+TensorList _foreach_clamp_max_(const TensorList& self, const Scalar& scalar) {
+  return map_each(self, [&](size_t i) { return ag::clamp_max_(self[i], scalar); });
+}
+// a list's clamp_min / clamp_max is the elementwise maximum / minimum (PyTorch's clamp.Tensor kernels)
+TensorList _foreach_clamp_min(const TensorList& self, const TensorList& other) { return _foreach_maximum(self, other); }
+TensorList _foreach_clamp_min_(const TensorList& self, const TensorList& other) {
+  return _foreach_maximum_(self, other);
+}
+TensorList _foreach_minimum(const TensorList& self, const Scalar& scalar) { return _foreach_clamp_max(self, scalar); }
+TensorList _foreach_minimum_(const TensorList& self, const Scalar& scalar) { return _foreach_clamp_max_(self, scalar); }
+TensorList _foreach_minimum(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) { return ag::minimum(self[i], other[i]); });
+}
+TensorList _foreach_minimum_(const TensorList& self, const TensorList& other) {
+  return map_each(self, other, [&](size_t i) {
+    DimVector shape = broadcast_shapes(self[i].sizes(), other[i].sizes());
+    EMBER_CHECK(self[i].sizes().equals(shape), "output with shape ", shape_str(self[i].sizes()),
+                " doesn't match the broadcast shape ", shape_str(shape));
+    return ag::copy_(self[i], ag::minimum(self[i], other[i]), false);
+  });
+}
+TensorList _foreach_clamp_max(const TensorList& self, const TensorList& other) { return _foreach_minimum(self, other); }
+TensorList _foreach_clamp_max_(const TensorList& self, const TensorList& other) {
+  return _foreach_minimum_(self, other);
+}
+TensorList _foreach_pow(const TensorList& self, const Scalar& exponent) {
+  return map_each(self, [&](size_t i) { return ag::pow(self[i], wrap_number(exponent, self[i])); });
+}
+TensorList _foreach_pow_(const TensorList& self, const Scalar& exponent) {
+  return map_each(self, [&](size_t i) { return ag::pow_(self[i], wrap_number(exponent, self[i])); });
+}
+TensorList _foreach_pow(const TensorList& self, const TensorList& exponent) {
+  return map_each(self, exponent, [&](size_t i) { return ag::pow(self[i], exponent[i]); });
+}
+TensorList _foreach_pow_(const TensorList& self, const TensorList& exponent) {
+  return map_each(self, exponent, [&](size_t i) { return ag::pow_(self[i], exponent[i]); });
+}
+TensorList _foreach_max(const TensorList& self) {
+  return map_each(self, [&](size_t i) { return ag::max(self[i]); });
+}
+
 // ---- norm: one 0-d result per tensor (clip_grad_norm_'s building block) ----
 TensorList _foreach_norm(const TensorList& self, const Scalar& ord, std::optional<ScalarType> dtype) {
   if (ord.is_uint64()) (void)ord.checked_real<int64_t>();  // aten reads an integral ord as int64_t: its overflow error

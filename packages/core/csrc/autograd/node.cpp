@@ -115,7 +115,7 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
     TensorImpl* gi = g.impl();
     if (gi->base && g.ref().use_count() == 1 && gi->base.use_count() == 1 && !gi->base->pyobj && !gi->pyobj &&
         gi->storage.use_count() == 2)
-      gi->base = Ref<TensorImpl>();
+      drop_view(gi);
     bool layout_ok = g.strides().equals(variable.strides()) && !gi->base && !gi->autograd;
     if (GradMode::is_enabled() && (g.dtype() == want || m.grad_dtype == AutogradMeta::kGradDtypeOwn)) {
       m.grad = g;
@@ -158,6 +158,7 @@ void SavedVariable::save(const Tensor& t, bool is_output) {
     // Saving the output itself would make a cycle (output -> node -> output).
     data_ = make_view(t, t.sizes(), t.strides(), t.offset());
     data_.impl()->base = t.impl()->base;
+    data_.impl()->creation_meta = t.impl()->creation_meta;
     output_nr_ = t.impl()->autograd ? t.impl()->autograd->output_nr : 0;
   } else {
     data_ = t;

@@ -2,6 +2,7 @@
 
 #include "autograd_ops.h"
 #include "ops.h"
+#include "ops/core/checks.h"
 
 namespace ember {
 
@@ -92,7 +93,7 @@ void record(const Tensor& in, const Tensor& out, const Geometry& base, const Geo
 Tensor scatter_to(const Tensor& g, const Geometry& base, const Geometry& view, size_t bytes) {
   Tensor result = zeros_like_storage(base, bytes, g.dtype(), g.device());
   copy_(make_view(result, view.sizes, view.strides, view.offset), g, false);
-  result.impl()->base.reset();  // a fresh tensor, not a view for autograd's purposes
+  drop_view(result.impl());  // a fresh tensor, not a view for autograd's purposes
   record<ViewScatterBackward>(g, result, base, view, bytes);
   return result;
 }
@@ -106,6 +107,19 @@ Tensor view_of(const Tensor& g, const Geometry& base, const Geometry& view, size
   return out;
 }
 
+}  // namespace
+
+namespace {
+// "Output 1 of Split": the view's place among its grad_fn's outputs and the node's name without
+// "Backward0", as PyTorch's in-place refusals name a view (checks.cpp calls it).
+std::string view_label(const Tensor& v) {
+  const AutogradMeta* m = v.impl()->autograd.get();
+  std::string name = m->grad_fn->name();
+  const size_t at = name.rfind("Backward");
+  if (at != std::string::npos && at > 0) name.resize(at);
+  return "Output " + std::to_string(m->output_nr) + " of " + name;
+}
+const bool view_label_set = (set_view_label(&view_label), true);
 }  // namespace
 
 TensorList AsStridedBackward::apply(TensorList& grads) {

@@ -205,6 +205,10 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   impl->track_version = b->track_version;
   impl->is_inference = b->is_inference;
   impl->base = b->base ? b->base : base.ref();
+  // made in no_grad mode, or inheriting its input's restriction (PyTorch's CreationMeta)
+  impl->creation_meta = !GradMode::is_enabled()           ? kViewNoGrad
+                        : b->creation_meta == kViewNoGrad ? kViewOfNoGradView
+                                                          : b->creation_meta;
   impl->refresh();
   if (b->conj) set_conj(impl.get(), true);  // a view of a conjugate view reads conjugated values too
   return Tensor(std::move(impl));

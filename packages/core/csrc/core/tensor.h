@@ -34,6 +34,7 @@ struct TensorImpl : RefCounted {
   bool track_version = true;    // false for `.data` aliases (not seen by autograd)
   bool is_inference = false;
   bool conj = false;                       // a lazy conjugate view (PyTorch's conj bit): set only through set_conj
+  uint8_t creation_meta = 0;               // a view's ViewCreation: which in-place ops autograd refuses on it
   std::unique_ptr<AutogradMeta> autograd;  // null: requires_grad=False and no grad
   Ref<TensorImpl> base;                    // the root tensor this is a view of
   PyObject* pyobj = nullptr;               // borrowed: the Python wrapper, if any
@@ -143,6 +144,15 @@ void check_device_available(Device d);
 // Allocate an uninitialised tensor.
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device = cpu_device());
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device = cpu_device());
+// How a view was made, for autograd's refusals of in-place ops on it (checks.cpp): in no_grad mode,
+// as one of several outputs (split, chunk, unbind), or as a view of such a view.
+enum ViewCreation : uint8_t { kViewDefault = 0, kViewNoGrad, kViewOfNoGradView, kViewMultiOutput };
+// No longer a view for autograd (detach, .data, a stolen gradient): no base, no restriction.
+inline void drop_view(TensorImpl* impl) {
+  impl->base.reset();
+  impl->creation_meta = kViewDefault;
+}
+
 // A new tensor header over an existing storage (views).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 // An op's own fresh result given other sizes and strides over the same elements: in place when

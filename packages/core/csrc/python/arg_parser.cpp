@@ -255,7 +255,8 @@ Signature::Signature(const char* schema, bool is_method, uint32_t number_mask, b
   size_t first = is_method_ ? 1 : 0;
   if (npositional_ == static_cast<int>(first) + 1 && params_[first].type == PType::IntList)
     params_[first].varargs = true;
-  for (size_t i = first; i < params_.size(); ++i) min_args_ += !params_[i].has_default && !params_[i].optional;
+  for (size_t i = first; i < params_.size(); ++i)
+    min_args_ += !params_[i].has_default;  // an optional without a default is required (may be None), as in PyTorch
   max_args_ = params_.size() > first && params_[first].varargs ? std::numeric_limits<int>::max()
                                                                : static_cast<int>(params_.size() - first);
   if (params_.size() > kMaxParams) throw std::runtime_error("ember: too many parameters in " + name);
@@ -415,8 +416,7 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
       // Python's wording: "takes 1 positional argument", "takes from 1 to 3 positional arguments"
       const int total = npositional_ - (is_method_ ? 1 : 0);
       int required = 0;
-      for (int j = is_method_ ? 1 : 0; j < npositional_; ++j)
-        required += !params_[j].has_default && !params_[j].optional;
+      for (int j = is_method_ ? 1 : 0; j < npositional_; ++j) required += !params_[j].has_default;
       *why = name + "() takes " +
              (required == total ? std::to_string(total)
                                 : "from " + std::to_string(required) + " to " + std::to_string(total)) +
@@ -475,8 +475,16 @@ bool Signature::match(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     const Param& p = params_[i];
     PyObject* o = A.obj[i];
     if (!o) {
-      if (!p.has_default && !p.optional) {
-        *why = name + "() missing 1 required positional arguments: \"" + p.name + "\"";  // (PyTorch's plural)
+      if (!p.has_default) {
+        // every missing one from here on, in PyTorch's words (its plural and singular swapped)
+        std::string names;
+        int missing = 0;
+        for (size_t j = i; j < np; ++j) {
+          if (A.obj[j] || params_[j].has_default) continue;
+          names += (missing++ ? ", \"" : "\"") + params_[j].name + "\"";
+        }
+        *why = name + "() missing " + std::to_string(missing) + " required positional argument" +
+               (missing == 1 ? "s: " : ": ") + names;
         return false;
       }
       continue;

@@ -96,7 +96,7 @@ PyObject* function_record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
     const Tensor& t = unpack(o);
     if (contains(args[4], o)) {  // modified in place (ctx.mark_dirty)
-      check_inplace(t);
+      check_inplace(t, true);
       rebase_history(t, node);
       continue;
     }

@@ -271,7 +271,8 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   // (x[...] = v is x's own copy_)
   EMBER_CHECK(r.has_adv || index == Py_Ellipsis || !GradMode::is_enabled() || !m || !m->requires_grad || m->grad_fn,
               "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-  check_inplace(t, "index_put_");
+  // (basic indexing: the view written through is checked, as PyTorch names it: "Output 0 of Select")
+  check_inplace(r.has_adv || index == Py_Ellipsis ? t : r.view, "index_put_");
   Tensor view = r.view;
   Tensor src = is_tensor(value) ? unpack(value) : scalar_tensor(to_scalar(value), t.dtype());
   // x[i] = v views v without its leading unit dims (PyTorch's slicePrefix1sSize; index_put_ itself

@@ -2,6 +2,7 @@
 // serialization (ember.save/load), shared memory (ember.multiprocessing) and
 // DLPack. Small on purpose: Python decides the policy, these only expose facts.
 #include "../core/size_math.h"
+#include "ops/core/checks.h"
 #include "py_tensor.h"
 #include "py_types.h"
 
@@ -76,6 +77,7 @@ PyObject* set_from(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const Tensor& src = tensor_arg(args[1], "set_");
   EMBER_CHECK_TYPE(self.dtype() == src.dtype(), "set_(): expected source of dtype ", legacy_name(self.dtype()),
                    ", got ", legacy_name(src.dtype()));
+  check_view_inplace(self, false);  // as_strided_ / set_ on a piece of split: autograd's refusal
   TensorImpl* s = self.impl();
   s->storage = src.impl()->storage;
   s->sizes = src.impl()->sizes;

@@ -262,7 +262,7 @@ static PyObject* get_data(PyObject* self, void* prop) {
   EMBER_PY_TRY
   TORCH_FUNCTION_GETTER(self, prop)
   Tensor d = make_view(SELF, SELF.sizes(), SELF.strides(), SELF.offset());
-  d.impl()->base.reset();
+  drop_view(d.impl());
   d.impl()->track_version = false;  // in-place through .data is invisible to autograd
   return wrap(std::move(d));
   EMBER_PY_CATCH
@@ -502,6 +502,11 @@ static PyObject* m_is_view(PyObject* self, PyObject*) {
   TORCH_FUNCTION_SELF("_is_view", self, nullptr, 0)
   return PyBool_FromLong(static_cast<bool>(SELF.impl()->base));
 }
+// unsafe_split / unsafe_chunk: their pieces may be modified in place under autograd.
+static PyObject* m_lift_view_restriction(PyObject* self, PyObject*) {
+  SELF.impl()->creation_meta = kViewDefault;
+  Py_RETURN_NONE;
+}
 static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*) {
   EMBER_PY_TRY
   EMBER_CHECK_TYPE(nargs >= 2 && PyType_Check(args[0]) && is_tensor(args[1]),
@@ -510,7 +515,7 @@ static PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t na
   EMBER_CHECK_TYPE(PyType_IsSubtype(cls, TensorBaseType), "cls must be a Tensor subclass");
   const Tensor& data = unpack(args[1]);
   Tensor alias = make_view(data, data.sizes(), data.strides(), data.offset());
-  alias.impl()->base.reset();
+  drop_view(alias.impl());
   PyObject* obj = wrap_as(cls, alias);
   if (nargs >= 3 && args[2] == Py_True && set_requires_grad(obj, Py_True, nullptr) < 0) {
     Py_DECREF(obj);
@@ -597,6 +602,7 @@ static PyMethodDef handwritten_methods[] = {
     {"requires_grad_", (PyCFunction)(void (*)())m_requires_grad_, METH_FASTCALL | METH_KEYWORDS, doc_requires_grad_},
     {"retain_grad", m_retain_grad, METH_NOARGS, doc_retain_grad},
     {"_is_view", m_is_view, METH_NOARGS, nullptr},
+    {"_lift_view_restriction", m_lift_view_restriction, METH_NOARGS, nullptr},
     {"_make_subclass", (PyCFunction)(void (*)())m_make_subclass, METH_FASTCALL | METH_STATIC, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -57,6 +57,13 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return ember.cat([found, pad])
 
 
+def _unrestricted(pieces: Any) -> tuple[Tensor, ...]:
+    """The pieces of a split without split's restriction on in-place ops under autograd."""
+    for p in pieces:
+        p._lift_view_restriction()
+    return tuple(pieces)
+
+
 def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
     """unsafe_split(input, split_size, dim=0) -> tuple of Tensors
 
@@ -78,7 +85,7 @@ def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, 
         (tensor([0, 1]), tensor([2, 3]), tensor([4]))
     """
     _int_arg("unsafe_split", "split_size", split_size, 2)
-    return tuple(ember.split(input, split_size, dim))
+    return _unrestricted(ember.split(input, split_size, dim))
 
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -100,7 +107,7 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tu
         >>> ember.unsafe_split_with_sizes(ember.arange(5), [1, 4])
         (tensor([0]), tensor([1, 2, 3, 4]))
     """
-    return tuple(ember.split_with_sizes(input, split_sizes, dim))
+    return _unrestricted(ember.split_with_sizes(input, split_sizes, dim))
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -123,7 +130,7 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]
         (tensor([0, 1]), tensor([2, 3]))
     """
     _int_arg("unsafe_chunk", "chunks", chunks, 2)
-    return tuple(ember.chunk(input, chunks, dim))
+    return _unrestricted(ember.chunk(input, chunks, dim))
 
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:

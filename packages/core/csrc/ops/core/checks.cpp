@@ -12,8 +12,46 @@ namespace ember {
 
 // Reads only the autograd metadata every tensor carries (core data), so op bodies without an
 // autograd wrapper (fill_, the samplers) run it too.
-void check_inplace(const Tensor& self) {
+namespace {
+ViewLabel g_view_label = nullptr;
+
+bool impl_requires_grad(const TensorImpl* t) {
+  return t && t->autograd && (t->autograd->requires_grad || t->autograd->grad_fn);
+}
+
+constexpr const char* kNoGradTail =
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+    "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).";
+constexpr const char* kMultiTail =
+    " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+constexpr const char* kMadeInNoGrad =
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled.";
+}  // namespace
+
+void set_view_label(ViewLabel fn) { g_view_label = fn; }
+
+void check_view_inplace(const Tensor& self, bool op_requires_grad) {
+  const TensorImpl* i = self.impl();
+  if (!i->creation_meta || !GradMode::is_enabled()) return;
+  // a view requires grad when its base does (PyTorch's rule), even one made in no_grad mode
+  if (!op_requires_grad && !impl_requires_grad(i) && !impl_requires_grad(i->base.get())) return;
+  const bool named = i->autograd && i->autograd->grad_fn && g_view_label;
+  const std::string who = named ? g_view_label(self) : std::string();
+  if (i->creation_meta == kViewMultiOutput)
+    EMBER_CHECK(false, named ? who + " is a view and is being modified inplace." : kMadeInNoGrad, kMultiTail);
+  if (i->creation_meta == kViewOfNoGradView && named)
+    EMBER_CHECK(false, who,
+                " is a view of a view which was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled.",
+                kNoGradTail);
+  EMBER_CHECK(false, kMadeInNoGrad, kNoGradTail);
+}
+
+void check_inplace(const Tensor& self, bool op_requires_grad) {
   if (!GradMode::is_enabled()) return;
+  check_view_inplace(self, op_requires_grad);
   const AutogradMeta* m = self.impl()->autograd.get();
   if (m && m->requires_grad && !m->grad_fn) {
     EMBER_CHECK(!self.impl()->base,

@@ -9,7 +9,16 @@
 namespace ember {
 
 // Errors for in-place ops on leaves that require grad (and views of them), while grad mode is on.
-void check_inplace(const Tensor& self);
+// op_requires_grad: the caller (an autograd wrapper) records the op, so a restricted view is refused
+// even when only another operand requires grad.
+void check_inplace(const Tensor& self, bool op_requires_grad = false);
+// PyTorch's refusals of in-place ops on views made in no_grad mode or by split/chunk/unbind (the
+// view's creation_meta), while grad mode is on and the view or the op requires grad.
+void check_view_inplace(const Tensor& self, bool op_requires_grad);
+// "Output 1 of Split": a view's grad_fn as PyTorch names it in those errors. The autograd layer,
+// which knows the node types, sets it.
+using ViewLabel = std::string (*)(const Tensor&);
+void set_view_label(ViewLabel fn);
 
 inline void check_inplace(const Tensor& self, const char* name) {
   (void)name;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/grad_mode.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "ops.h"
@@ -294,6 +295,14 @@ TensorList pieces_by(const Tensor& input, int64_t dim, const std::vector<int64_t
   return r;
 }
 
+// Outputs of an op that returns several views (split, chunk, unbind): autograd refuses in-place
+// ops on them (checks.cpp), as PyTorch does, since one node stands for all of them.
+TensorList multi_output(TensorList views) {
+  if (GradMode::is_enabled())
+    for (Tensor& v : views) v.impl()->creation_meta = kViewMultiOutput;
+  return views;
+}
+
 TensorList split_by(const Tensor& input, int64_t dim, const std::vector<int64_t>& pieces, PieceOp how) {
   std::vector<int64_t> starts;
   int64_t at = 0;
@@ -301,7 +310,7 @@ TensorList split_by(const Tensor& input, int64_t dim, const std::vector<int64_t>
     starts.push_back(at);
     at += p;
   }
-  return pieces_by(input, dim, starts, pieces, how);
+  return multi_output(pieces_by(input, dim, starts, pieces, how));
 }
 }  // namespace
 
@@ -373,7 +382,7 @@ TensorList unbind(const Tensor& input, int64_t dim) {
   TensorList r;
   for (int64_t i = 0; i < input.size(d); ++i)  // aten selects each part
     r.push_back(profiler::nested_op("aten::select", {&input, nullptr, nullptr}, [&] { return select(input, d, i); }));
-  return r;
+  return multi_output(std::move(r));
 }
 
 }  // namespace ember

@@ -82,6 +82,7 @@ Tensor restride_(const Tensor& self, const Tensor& v) {
 
 // aten's in-place views restride self through as_strided_ (its event nests in the op's).
 Tensor restride_op_(const Tensor& self, const Tensor& v) {
+  check_view_inplace(self, false);  // t_() on a piece of split is refused, as any in-place op
   return profiler::nested_op("aten::as_strided_", {&self, nullptr, nullptr, nullptr},
                              [&] { return restride_(self, v); });
 }
@@ -154,7 +155,7 @@ Tensor reshape(const Tensor& input, IntArrayRef shape) {
 
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
   Tensor v = view(self, size);  // view()'s size rules and errors; always a new TensorImpl
-  v.impl()->base.reset();       // aliases a fresh intermediate nobody else sees: no view for autograd
+  drop_view(v.impl());          // aliases a fresh intermediate nobody else sees: no view for autograd
   return v;
 }
 
@@ -377,7 +378,7 @@ Tensor detach(const Tensor& input) {
   // the new tensor object is made in aten's autograd-level detach, its own event ("detach")
   return profiler::nested_op("detach", {&input}, [&] {
     Tensor r = restride(input, input.sizes(), input.strides());
-    r.impl()->base.reset();  // not a differentiable view: in-place on it is allowed
+    drop_view(r.impl());  // not a differentiable view: in-place on it is allowed
     return r;
   });
 }

@@ -8,14 +8,9 @@
 namespace ember::sampling {
 
 void dropout(ScalarType dt, const void* x, void* out, bool* mask, int64_t n, double p) {
-  {
-    // keep where a uniform draw falls below 1 - p (bernoulli(1 - p))
-    const float keep = static_cast<float>(1.0 - p);
-    rng::DrawScope scope(nullptr, n);
-    rng::draw<uint32_t>(scope.gen(), n, n >= rng::kVectorGrain, [&](const uint32_t* w, int64_t first, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) mask[first + i] = unit_float(w[i]) < keep;
-    });
-  }
+  // keep where bernoulli_(1 - p) draws 1: the same draws as that sampler (as PyTorch's dropout), so
+  // a seeded run drops the same elements and leaves the generator where PyTorch's does
+  bernoulli(ScalarType::Bool, mask, n, 1.0 - p, nullptr);
   const double scale = p == 1 ? 0.0 : 1.0 / (1.0 - p);
   EMBER_DISPATCH_FLOAT(dt, "native_dropout", [&] {
     using A = opmath_t<scalar_t>;

@@ -499,8 +499,18 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator:
         x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
         return ember.where(x > 0, x, x * slope).to(input.dtype)
     _not_implemented_for_int(input, "rrelu_with_noise_out_cpu", half=False)
-    slope = ember.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper, generator=generator)
-    return ember.where(input > 0, input, input * slope)
+    # As PyTorch's kernel: one float64 uniform u per element <= 0 (NaN draws none), in logical order, so
+    # a seeded run samples the same slopes: lo + u * (hi - lo) in double, with the bounds first rounded
+    # to the opmath type (float32, float64 for double input); the product is rounded once from opmath.
+    # Other elements keep slope 1.
+    drawn = input.detach() <= 0
+    opmath = ember.float64 if input.dtype == ember.float64 else ember.float32
+    lo, hi = (ember.tensor(v, dtype=opmath).item() for v in (lower, upper))
+    u = ember.rand(int(drawn.sum().item()), dtype=ember.float64, generator=generator)
+    slope = ember.ones(tuple(input.shape), dtype=opmath)
+    slope[drawn] = (u * (hi - lo) + lo).to(opmath)
+    x = input.to(opmath)
+    return ember.where(x > 0, x, x * slope).to(input.dtype)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -231,3 +231,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")
 
 from ember.nn import attention as attention  # noqa: E402  (torch.nn.attention: sdpa_kernel, SDPBackend)
+from ember.nn import common_types as common_types  # noqa: E402  (torch.nn.common_types: _size_2_t...)

@@ -38,3 +38,5 @@ __all__ = [
     "default_collate", "default_collate_fn_map", "default_convert", "get_worker_info", "random_split",
 ]
 _ = _DatasetKind  # importable as ember.utils.data._DatasetKind, as in PyTorch
+# torch.utils.data._utils.collate etc., the import paths older code uses (loaded after the files above)
+from ember.utils.data import _utils as _utils  # noqa: E402

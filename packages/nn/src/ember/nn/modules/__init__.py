@@ -4,6 +4,8 @@ As ``torch.nn.modules``, the package also exposes every layer class (``from torc
 Linear``); they are looked up in ``ember.nn`` on first use, which imports the topic files in order.
 """
 
+import importlib
+from pathlib import Path
 from typing import Any
 
 from ember.nn.modules.module import Module  # noqa: F401
@@ -43,4 +45,8 @@ def __getattr__(name: str) -> Any:
         import ember.nn
 
         return getattr(ember.nn, name)
+    # a topic file as an attribute (``nn.modules.batchnorm._BatchNorm`` after a bare ``import torch``):
+    # PyTorch's package imports every file, ember imports the few that ember.nn does not on first use
+    if not name.startswith("__") and (Path(__file__).parent / f"{name}.py").is_file():
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,7 @@ from typing import Any
 import ember
 from ember import Tensor
 from ember.nn import functional as F
+from ember.nn._functional.mha import _canonical_mask, _none_or_dtype
 from ember.nn.modules.attention import MultiheadAttention
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
@@ -63,6 +64,8 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
+        src_key_padding_mask, src_mask = _float_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
+                                                      "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -95,6 +98,8 @@ class TransformerEncoder(Module):
         out = src
         causal = bool(is_causal) if is_causal is not None else _is_causal_mask(mask, src.shape[-2 if
                                                                                    self._batch_first() else 0])
+        src_key_padding_mask, mask = _float_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                                  src.dtype)
         for layer in self.layers:
             out = layer(out, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask)
         if self.norm is not None:
@@ -103,6 +108,15 @@ class TransformerEncoder(Module):
 
     def _batch_first(self) -> bool:
         return bool(self.layers[0].self_attn.batch_first) if len(self.layers) else False
+
+
+def _float_masks(padding_mask: Tensor | None, padding_name: str, attn_mask: Tensor | None, attn_name: str,
+                 dtype: Any) -> tuple[Tensor | None, Tensor | None]:
+    """Both masks as additive float masks, once, at the outermost encoder call: a bool padding mask
+    beside a float attention mask warns here under the caller's argument names, and the layers and
+    attention below then see masks of one type (and do not warn again)."""
+    padding_mask = _canonical_mask(padding_mask, padding_name, _none_or_dtype(attn_mask), attn_name, dtype)
+    return padding_mask, _canonical_mask(attn_mask, attn_name, None, "", dtype, check_other=False)
 
 
 def _is_causal_mask(mask: Tensor | None, size: int) -> bool:

@@ -4,8 +4,18 @@ fusion, convolution weight memory formats and ``skip_init``."""
 from __future__ import annotations
 
 # nnutils: parametrizations, hook-based weight/spectral norm, functional_call; fusion, init and
-# memory_format are attributes as torch.nn.utils's (their functions are re-exported below)
-from ember.nn.utils import fusion, init, memory_format, parametrizations, parametrize, rnn, stateless  # noqa: F401
+# memory_format are attributes as torch.nn.utils's (their functions are re-exported below); prune
+# needs its own import in PyTorch, an attribute here as well costs nothing
+from ember.nn.utils import (  # noqa: F401
+    fusion,
+    init,
+    memory_format,
+    parametrizations,
+    parametrize,
+    prune,
+    rnn,
+    stateless,
+)
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,

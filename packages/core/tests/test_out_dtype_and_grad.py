@@ -144,6 +144,9 @@ PARSER = {
     "one-positional": lambda L: L.abs(L.ones(2), 1),
     "from-to": lambda L: L.amax(L.ones(2), 0, False, 1),
     "missing": lambda L: L.index_select(L.ones(2), 0),
+    "optional-without-default": lambda L: L.sum(L.ones(2), dtype=L.float64, out=L.empty((), dtype=L.float64)),
+    "several-missing": lambda L: L.convolution(L.ones(1, 1, 3), L.ones(1, 1, 1)),
+    "no-dim-out": lambda L: L.sum(L.ones(2), out=L.empty(())),
 }
 
 
@@ -153,3 +156,19 @@ def test_parser_messages(name: str) -> None:
     assert e[0] == t[0] == "TypeError"
     # overload lists may differ in order (and torch lists hidden overloads): compare the lines as sets
     assert set(e[1].splitlines()) == set(t[1].splitlines()), (e[1], t[1])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8", "bool"])
+@pytest.mark.parametrize("call", ["clamp_", "clamp_min_", "clamp_max_", "clip_", "clamp_min-out", "clamp_max-tensor-out"])
+def test_clamp_integer_casts(dtype: str, call: str) -> None:
+    """aten's clamp_ names the tensor's C type ("long int") where the Tensor-bound forms name the dtype;
+    clamp_min / clamp_max take out= (their Scalar form's dtype check is exact, the Tensor form's casts)."""
+    def run(L: Any) -> Any:
+        x = L.ones(3, dtype=getattr(L, dtype))
+        if call == "clamp_min-out":
+            return L.clamp_min(x, 0.5, out=L.empty(3, dtype=getattr(L, dtype)))
+        if call == "clamp_max-tensor-out":
+            return L.clamp_max(x, L.tensor(0.5), out=L.empty(3, dtype=L.float64))
+        return getattr(x, call)(0.5)
+    e, t = outcome(run, ember), outcome(run, torch)
+    assert e == t

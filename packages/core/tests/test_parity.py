@@ -349,9 +349,9 @@ def clamp_tensor_builder(op: dict) -> list:
 def clamp_scalar_builder(op: dict) -> list:
     cs = []
     for dt in DTYPES:
-        cs.append(C(f"{dt}-int", T((3, 4), dt), 1, m=dt == "float32"))
+        cs.append(C(f"{dt}-int", T((3, 4), dt), 1, m=dt == "float32", out=dt in ("float32", "int64")))
     for dt in ("float32", "int64", "uint8", "float16"):
-        cs.append(C(f"{dt}-float", T((3, 4), dt), 0.5))
+        cs.append(C(f"{dt}-float", T((3, 4), dt), 0.5, out=dt == "int64"))
         cs.append(C(f"{dt}-nan", T((3, 4), dt), NAN))
     for view, shape in LAYOUTS:
         cs.append(C(view, T(shape), 0.0))

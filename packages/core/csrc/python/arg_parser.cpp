@@ -266,7 +266,10 @@ std::string Signature::describe() const {
   // PyTorch lists a factory's out= before its tensor options (dtype, layout, device, ...)
   std::vector<size_t> order;
   for (size_t i = is_method_ ? 1 : 0; i < params_.size(); ++i) order.push_back(i);
-  if (!order.empty() && params_[order.back()].name == "out") {
+  // (a factory: one with a device; sum's dtype= is an argument of its own, listed before out=)
+  bool factory = false;
+  for (const Param& p : params_) factory |= p.name == "device" || p.name == "layout";
+  if (factory && !order.empty() && params_[order.back()].name == "out") {
     for (size_t k = 0; k + 1 < order.size(); ++k) {
       const std::string& n = params_[order[k]].name;
       if (n == "dtype" || n == "layout" || n == "device" || n == "pin_memory" || n == "requires_grad") {

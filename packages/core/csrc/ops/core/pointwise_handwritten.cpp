@@ -77,7 +77,9 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
   Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
   ScalarType rt = result_type(ts, 3);
-  if (inplace) check_cast(rt, x.dtype());
+  // (aten's clamp_ names the tensor's C type here: "... to the desired output type long int")
+  EMBER_CHECK(!inplace || can_cast(rt, x.dtype()), "result type ", legacy_name(rt),
+              " can't be cast to the desired output type ", c_type_name(x.dtype()));
   if (out.defined() && !inplace) check_out_exact(out.dtype(), rt);
   // aten fills the result with NaN when either of two bounds is NaN, without reading the other
   // (an integer result is fill_'s overflow error).
@@ -141,7 +143,20 @@ Tensor clamp_min_(const Tensor& self, const Tensor& min) {
   check_inplace(self, "clamp_min_");
   return clamp_bound_t(self, true, self, min, true);
 }
+Tensor clamp_min_out(const Tensor& input, const Tensor& min, const Tensor& out) {
+  return clamp_bound_t(out, false, input, min, true);
+}
 Tensor clamp_max(const Tensor& input, const Tensor& max) { return clamp_bound_t(Tensor(), false, input, max, false); }
+Tensor clamp_max_out(const Tensor& input, const Tensor& max, const Tensor& out) {
+  return clamp_bound_t(out, false, input, max, false);
+}
+// the Scalar forms' out=: clamp's (its exact out dtype check)
+Tensor clamp_min_out(const Tensor& input, const Scalar& min, const Tensor& out) {
+  return clamp_out(input, min, std::nullopt, out);
+}
+Tensor clamp_max_out(const Tensor& input, const Scalar& max, const Tensor& out) {
+  return clamp_out(input, std::nullopt, max, out);
+}
 Tensor clamp_max_(const Tensor& self, const Tensor& max) {
   check_inplace(self, "clamp_max_");
   return clamp_bound_t(self, true, self, max, false);

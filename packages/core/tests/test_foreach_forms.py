@@ -95,6 +95,15 @@ FORMS = [
     ("empty tensor list", lambda L, ts: L._foreach_mul([], [])),
     ("1-d tensor scalars wrong length", lambda L, ts: L._foreach_addcdiv(ts, ts, ts, L.tensor([1.0, 2.0]))),
     ("mul 1-d tensor", lambda L, ts: L._foreach_mul(ts, L.ones(2))),
+    ("mixed list", lambda L, ts: L._foreach_add(ts, [L.ones(3), 2.0, 1.0])),
+    ("numbers with alpha", lambda L, ts: L._foreach_add(ts, [1.0, 2.0, 3.0], alpha=3)),
+    ("lerp mixed weights", lambda L, ts: L._foreach_lerp(ts, ts, [L.ones(3), 1.0, 1.0])),
+    ("addcmul 0-d scalars", lambda L, ts: L._foreach_addcmul(ts, ts, ts, L.tensor(2.0))),
+    ("addcmul 2-d scalars", lambda L, ts: L._foreach_addcmul(ts, ts, ts, L.ones(3, 1))),
+    ("max of an empty tensor", lambda L, ts: L._foreach_max([L.ones(0)])),
+    ("clamp_min complex numbers", lambda L, ts: L._foreach_clamp_min(ts, [1, 2 + 1j, 3])),
+    ("int div by zero", lambda L, ts: L._foreach_div([L.ones(1, dtype=L.int64)], [0])),
+    ("exp of integers in place", lambda L, ts: L._foreach_exp_([L.ones(2, dtype=L.int64)])),
 ]
 
 

@@ -288,7 +288,11 @@ TensorList _foreach_pow_(const TensorList& self, const TensorList& exponent) {
   return map_each(self, exponent, [&](size_t i) { return ag::pow_(self[i], exponent[i]); });
 }
 TensorList _foreach_max(const TensorList& self) {
-  return map_each(self, [&](size_t i) { return ag::max(self[i]); });
+  return map_each(self, [&](size_t i) {
+    EMBER_CHECK(self[i].numel() > 0,
+                "_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is undefined.");
+    return ag::max(self[i]);
+  });
 }
 
 // ---- norm: one 0-d result per tensor (clip_grad_norm_'s building block) ----

@@ -53,9 +53,17 @@ def _per_tensor(name: str, self: Any, args: tuple, kwargs: dict) -> list[Any] | 
     scalars = args[at]
     if isinstance(scalars, (list, tuple)):
         if (scalars and not all(_is_number(v) for v in scalars)) or (at == 0 and "alpha" in kwargs):
-            return None  # a list of tensors (or add's alpha, which only the list form takes): C++'s errors
+            # a list of tensors (or add's alpha, which only the list form takes) for the C++ list form;
+            # a mixed list is PyTorch's element error (the argument counted from 0)
+            for i, v in enumerate(scalars):
+                if not isinstance(v, Tensor):
+                    raise TypeError(f"expected Tensor as element {i} in argument {at + 1}, but got "
+                                    f"{type(v).__name__}")
+            return None
         values = list(scalars)
-    elif isinstance(scalars, Tensor) and at == 2 and scalars.dim() == 1:
+    elif isinstance(scalars, Tensor) and at == 2:
+        if scalars.dim() != 1:
+            raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got {scalars.dim()} instead.")
         if scalars.numel() != len(self):
             raise RuntimeError(f"Expected length of scalars to match input of length {len(self)} but got "
                                f"{scalars.numel()} instead.")

@@ -73,6 +73,10 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
                          const std::optional<Scalar>& hi) {
   EMBER_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
+  // aten reads clamp's bounds as doubles: a complex bound is that conversion's error
+  for (const std::optional<Scalar>* b : {&lo, &hi})
+    EMBER_CHECK(!*b || !(*b)->is_complex() || (*b)->imag() == 0,
+                "value cannot be converted to type double without overflow");
   // Bounds take part in type promotion like Python numbers (int tensor, float bound -> float).
   Tensor lot = lo ? wrap_number(*lo, x) : Tensor(), hit = hi ? wrap_number(*hi, x) : Tensor();
   const Tensor* ts[] = {&x, &lot, &hit};
@@ -175,10 +179,16 @@ static Tensor clamp_min_floating(const Tensor& out, const Tensor& x, const Scala
   out.bump_version();
   return out;
 }
+// clamp_min / clamp_max by a complex number: aten's refusal by name (clamp itself fails converting it)
+static void refuse_complex_bound(const Scalar& bound) {
+  EMBER_CHECK_NOTIMPL(!bound.is_complex(), "clamp is not supported for complex types");
+}
 Tensor clamp_min(const Tensor& input, const Scalar& min) {
+  refuse_complex_bound(min);
   return keeps_dtype(input, min) ? clamp_min_floating(Tensor(), input, min) : clamp(input, min, std::nullopt);
 }
 Tensor clamp_min_(const Tensor& self, const Scalar& min) {
+  refuse_complex_bound(min);
   if (!keeps_dtype(self, min)) return clamp_(self, min, std::nullopt);
   check_inplace(self, "clamp_");
   return clamp_min_floating(self, self, min);
@@ -199,8 +209,14 @@ Tensor relu_(const Tensor& self) {
     return self.is_floating() ? clamp_min_floating(self, self, kZero) : clamp_min_(self, kZero);
   });
 }
-Tensor clamp_max(const Tensor& input, const Scalar& max) { return clamp(input, std::nullopt, max); }
-Tensor clamp_max_(const Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }
+Tensor clamp_max(const Tensor& input, const Scalar& max) {
+  refuse_complex_bound(max);
+  return clamp(input, std::nullopt, max);
+}
+Tensor clamp_max_(const Tensor& self, const Scalar& max) {
+  refuse_complex_bound(max);
+  return clamp_(self, std::nullopt, max);
+}
 
 // ---- sub ----
 static void check_sub(const Tensor& a, const Tensor& b) {

@@ -158,6 +158,12 @@ def is_nonzero(input: Tensor) -> bool:
     return _builtins.bool(input.item())
 
 
+def _assert(condition: _Any, message: _Any) -> None:
+    """``assert condition, message`` as a function (timm / transformers call it so tracing keeps the check)."""
+    if not condition:
+        raise AssertionError(message)
+
+
 def typename(obj: _Any) -> str:
     """The type of ``obj`` as a string: a tensor's legacy type name, else module.qualname (as PyTorch)."""
     if isinstance(obj, Tensor):
@@ -332,7 +338,8 @@ _LAZY_NAMES = {
 }
 _LAZY_MODULES = ("utils", "cuda", "linalg", "serialization", "multiprocessing", "autograd", "_nn", "_VF", "func",
                  "testing", "backends", "amp", "compiler", "cpu", "ops", "special", "fft", "futures", "signal",
-                 "storage", "overrides", "accelerator", "jit", "return_types",
+                 "storage", "overrides", "accelerator", "jit", "return_types", "mps", "_dynamo", "hub", "types",
+                 "library",
                  "distributions")
 _LEGACY_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor")

@@ -174,9 +174,41 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             raise TypeError(f"expected np.ndarray (got {type(array).__module__}.{type(array).__name__})")
         return from_numpy(array.astype("uint8") if array.dtype == bool else array)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        r = self.clone()
+    def __deepcopy__(self, memo: dict[Any, Any]) -> Tensor:
+        """A new leaf with copied data (views of one storage stay views of one copied storage),
+        the same requires_grad, a deep-copied ``.grad`` and instance attributes, as PyTorch."""
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]  # type: ignore[no-any-return]
+        import copy
+
+        import ember
+
+        with ember.no_grad():
+            storage = self.untyped_storage()
+            if storage.nbytes() and self.layout == _C.strided and not self.is_conj() and not self.is_neg():
+                # one copy per storage (keyed by its address; the originals are kept alive in memo's
+                # keep-alive list so an address is not reused while copying)
+                key = ("ember.deepcopy.storage", storage.data_ptr(), str(self.device))
+                new_storage = memo.get(key)
+                if new_storage is None:
+                    new_storage = memo[key] = storage.clone()
+                    memo.setdefault(id(memo), []).append(storage)
+                r = _C.empty(0, dtype=self.dtype, device=self.device).set_(
+                    new_storage, self.storage_offset(), self.size(), self.stride())
+                if type(self) is not Tensor:
+                    r = r.as_subclass(type(self))
+            else:
+                r = self.clone()
         r.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            r.grad = copy.deepcopy(self.grad, memo)
+        for k, v in self.__dict__.items():
+            setattr(r, k, copy.deepcopy(v, memo))
         memo[id(self)] = r
         return r
 

@@ -125,8 +125,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
-        if self.mode:
-            _C._set_grad_enabled(False)
+        # as PyTorch: grad mode is the opposite of the inference flag, so inference_mode(False)
+        # turns grad back on even inside no_grad / inference_mode
+        _C._set_grad_enabled(not self.mode)
         _C._set_inference_mode(self.mode)
 
     def __exit__(self, *exc: Any) -> None:

@@ -16,7 +16,7 @@ _SUBMODULES = ("data", "benchmark", "bottleneck", "tensorboard", "cpp_extension"
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
-    if name in ("dlpack", "deterministic", "hooks", "collect_env"):  # core modules, loaded on first use
+    if name in ("dlpack", "deterministic", "hooks", "collect_env", "_pytree", "model_zoo"):  # core, loaded on use
         import importlib
 
         return importlib.import_module(f"ember.utils.{name}")

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from ember.nn._functional.activation import (
-    alpha_dropout,
     bilinear,
     celu,
     celu_,
-    dropout,
     elu,
     elu_,
-    feature_alpha_dropout,
     gelu,
     glu,
     hardshrink,
@@ -60,6 +57,7 @@ from ember.nn._functional.conv import (  # conv area
 )
 from ember.nn._functional.ctc import ctc_loss
 from ember.nn._functional.distance import cosine_similarity, pairwise_distance, pdist
+from ember.nn._functional.dropout import alpha_dropout, dropout, feature_alpha_dropout
 from ember.nn._functional.embedding import embedding, embedding_bag
 from ember.nn._functional.loss import (
     binary_cross_entropy,

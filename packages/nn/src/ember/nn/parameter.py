@@ -50,7 +50,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         # _make_subclass aliases data's storage (detached) and sets requires_grad on the result.
         return Tensor._make_subclass(cls, data.detach(), requires_grad)
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # everything happens in __new__; accepting any arguments lets subclasses give their own
+        # __new__ extra ones (bitsandbytes-style Params4bit(data, requires_grad, quant_state=...))
         pass
 
     def __repr__(self) -> str:

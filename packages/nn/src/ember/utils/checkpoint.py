@@ -4,7 +4,8 @@ intermediate activations and recompute them during backward, trading compute for
 Two variants, as in PyTorch: ``use_reentrant=True`` (an autograd Function whose backward
 reruns the block and calls backward on it) and ``use_reentrant=False`` (the block's saved
 tensors are dropped through saved-tensor hooks and recomputed, all at once, the first time
-backward asks for one). Both restore the RNG state so dropout draws the same mask.
+backward asks for one). Both restore the RNG state so dropout draws the same mask, and the
+forward's autocast settings so the recomputed tensors have the saved dtypes.
 """
 
 from __future__ import annotations
@@ -60,6 +61,21 @@ def check_backward_validity(inputs: Iterable[Any]) -> None:
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
 
+def _autocast_state() -> list[tuple[str, bool, Any, bool]]:
+    """The autocast settings the forward ran under (CPU, and CUDA where present): the recomputation
+    reruns under them, whatever is active when backward runs, so it saves the same dtypes."""
+    devices = ["cpu"] + (["cuda"] if ember.cuda.is_available() else [])
+    cache = ember.is_autocast_cache_enabled()
+    return [(d, ember.is_autocast_enabled(d), ember.get_autocast_dtype(d), cache) for d in devices]
+
+
+def _autocast_context(state: list[tuple[str, bool, Any, bool]]) -> contextlib.ExitStack:
+    stack = contextlib.ExitStack()
+    for device, enabled, dtype, cache in state:
+        stack.enter_context(ember.autocast(device, dtype=dtype, enabled=enabled, cache_enabled=cache))
+    return stack
+
+
 class CheckpointFunction(Function):
     """The reentrant variant: forward under no_grad, backward reruns the block with grad."""
 
@@ -70,6 +86,7 @@ class CheckpointFunction(Function):
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_cpu_state = ember.get_rng_state()
+        ctx.autocast_state = _autocast_state()
         ctx.inputs, ctx.tensor_indices = [], []
         tensor_inputs = []
         for i, arg in enumerate(args):
@@ -92,7 +109,7 @@ class CheckpointFunction(Function):
             if ctx.preserve_rng_state:
                 ember.set_rng_state(ctx.fwd_cpu_state)
             detached = detach_variable(tuple(inputs))
-            with ember.enable_grad():
+            with ember.enable_grad(), _autocast_context(ctx.autocast_state):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -183,12 +200,13 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
                                   **kwargs: Any) -> Any:
     forward_context, recompute_context = context_fn()
     fwd_state = ember.get_rng_state() if preserve_rng_state else None
+    autocast_state = _autocast_state()
 
     def recompute() -> None:
         with ember.random.fork_rng(enabled=preserve_rng_state):
             if preserve_rng_state:
                 ember.set_rng_state(fwd_state)
-            with ember.enable_grad(), recompute_context:
+            with ember.enable_grad(), _autocast_context(autocast_state), recompute_context:
                 function(*args, **kwargs)
 
     frame = _Frame(recompute, determinism_check)
@@ -202,8 +220,10 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
                context_fn: Callable[..., Any] = noop_context_fn, determinism_check: str = "default",
-               debug: bool = False, **kwargs: Any) -> Any:
-    """Run ``function(*args, **kwargs)`` without storing its activations; recompute in backward."""
+               debug: bool = False, early_stop: bool = True, **kwargs: Any) -> Any:
+    """Run ``function(*args, **kwargs)`` without storing its activations; recompute in backward.
+
+    ``early_stop`` is accepted for PyTorch's signature: ember always recomputes the whole block at once."""
     if use_reentrant is None:
         warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
                       "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "

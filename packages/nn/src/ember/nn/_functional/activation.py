@@ -587,61 +587,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return ember.log_softmax(input, dim, dtype=dtype)
 
 
-def _check_p(p: float) -> None:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-# The dropout family runs the top-level ops (core), as torch.nn.functional calls torch.dropout etc.
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """During training, zeroes every element with probability ``p`` and scales the others by
-    ``1 / (1 - p)`` so the expected value is unchanged; with ``training=False`` it returns
-    ``input``.
-
-    Args:
-        input (Tensor): the activations.
-        p (float): the probability of zeroing an element.
-        training (bool): apply dropout (True) or pass ``input`` through.
-        inplace (bool): write the result into ``input``.
-
-    Example::
-
-        >>> F.dropout(ember.ones(3), p=0.5, training=False)
-        tensor([1., 1., 1.])
-    """
-    _check_p(p)
-    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
-
-
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and
-    the result is scaled and shifted so mean and variance are kept. Identity unless ``training``.
-
-    Args:
-        input (Tensor): the activations.
-        p (float): the probability of dropping an element.
-        training (bool): apply dropout (True) or pass ``input`` through.
-        inplace (bool): write the result into ``input``.
-    """
-    _check_p(p)
-    return ember.alpha_dropout_(input, p, training) if inplace else ember.alpha_dropout(input, p, training)
-
-
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    """``alpha_dropout`` of whole channels: every ``(sample, channel)`` map is dropped or kept as one.
-
-    Args:
-        input (Tensor): ``(N, C, *)`` activations.
-        p (float): the probability of dropping a channel.
-        training (bool): apply dropout (True) or pass ``input`` through.
-        inplace (bool): write the result into ``input``.
-    """
-    _check_p(p)
-    if inplace:
-        return ember.feature_alpha_dropout_(input, p, training)
-    return ember.feature_alpha_dropout(input, p, training)
-
-
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: negative elements are multiplied by a slope drawn uniformly from

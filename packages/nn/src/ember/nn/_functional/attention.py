@@ -10,6 +10,7 @@ from ember import Tensor
 from ember._autocast_policy import autocast_op
 from ember.nn._functional._checks import meta_name
 from ember.nn._functional.activation import _inplace, softmax
+from ember.nn._functional.dropout import _check_p
 from ember.nn._functional.sdp_select import FLASH, select_backend
 
 
@@ -57,13 +58,23 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
                is_causal: bool, scale: float | None, enable_gqa: bool, strides: tuple[int, int, int]) -> Tensor:
     L, S = query.shape[-2], key.shape[-2]
     scale_factor = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf) if scale is None else scale
-    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
-        # grouped-query attention: each key/value head serves a block of query heads
-        rep = query.shape[-3] // key.shape[-3]
+    if enable_gqa:
+        # grouped-query attention: each key (and, separately, each value) head serves a block of query heads;
+        # aten reads dim -3 of all three, so a 2-d input is an IndexError
+        for t in (query, key, value):
+            if t.dim() < 3:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-t.dim()}, {t.dim() - 1}], "
+                                 "but got -3)")
+        hq = query.shape[-3]
+        if key.shape[-3] == 0 or value.shape[-3] == 0 or hq % key.shape[-3] or hq % value.shape[-3]:
+            # aten's message, cut short as it is there
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
 
         def expand(t: Tensor) -> Tensor:
             lead, h = tuple(t.shape[:-3]), t.shape[-3]
-            return t.unsqueeze(-3).expand(*lead, h, rep, *t.shape[-2:]).reshape(*lead, h * rep, *t.shape[-2:])
+            if h == hq:
+                return t
+            return t.unsqueeze(-3).expand(*lead, h, hq // h, *t.shape[-2:]).reshape(*lead, hq, *t.shape[-2:])
 
         key, value = expand(key), expand(value)
     # aten's backend choice (sdp_select.py), under the flags sdpa_kernel sets: the fused kernel where its
@@ -121,12 +132,6 @@ def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: T
 
 def dropout_any(input: Tensor, p: float) -> Tensor:
     return ember.native_dropout(input, p, True)[0]  # fused kernel (NativeDropoutBackward0)
-
-
-def _check_p(p: float) -> None:
-    # torch.nn.functional's first check, before the input's rank (NaN passes it)
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:

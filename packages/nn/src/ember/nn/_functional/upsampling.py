@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import ember
 from ember import Tensor, _nn
 from ember.nn._functional.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
@@ -68,6 +69,68 @@ def _scaled_size(n: int, scale: float) -> int:
     return int(v)
 
 
+def _aa_filter(mode: str, x: float) -> float:
+    # PIL's kernels: the triangle for bilinear, Keys' cubic with a = -0.5 for bicubic
+    x = abs(x)
+    if mode == "bilinear":
+        return max(0.0, 1.0 - x)
+    a = -0.5
+    if x < 1.0:
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+    if x < 2.0:
+        return (((x - 5.0) * x + 8.0) * x - 4.0) * a
+    return 0.0
+
+
+def _aa_weights(mode: str, n_in: int, n_out: int, scale: float) -> list[list[float]]:
+    """The (n_out, n_in) resampling matrix of one axis: the filter widened by the downscale factor
+    (a low-pass), centred at ``scale * (i + 0.5)``, each row normalised to sum 1."""
+    stretch = max(scale, 1.0)
+    support = (1.0 if mode == "bilinear" else 2.0) * stretch
+    rows = []
+    for i in range(n_out):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        ws = [_aa_filter(mode, (j - center + 0.5) / stretch) for j in range(lo, hi)]
+        total = sum(ws)
+        row = [0.0] * n_in
+        for j, w in zip(range(lo, hi), ws):
+            row[j] = w / total if total != 0.0 else 0.0
+        rows.append(row)
+    return rows
+
+
+def _antialias_resize(input: Tensor, mode: str, output_size: list | None, scales: list | None,
+                      align_corners: bool) -> Tensor:
+    """Antialiased bilinear/bicubic resize of (N, C, H, W) as two separable matmuls (so autograd
+    comes for free); the per-axis scale is out/in, 1/scale_factor, or (in-1)/(out-1) for align_corners."""
+    if input.dtype == ember.uint8:
+        raise NotImplementedError("interpolate: antialias=True on uint8 input is not supported by ember yet")
+    if input.dtype not in (ember.float32, ember.float64):
+        name = {ember.float16: "Half", ember.bfloat16: "BFloat16"}.get(input.dtype, str(input.dtype))
+        raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for \'{name}\'')
+    in_h, in_w = input.shape[2], input.shape[3]
+    out = output_size if output_size is not None else [
+        _scaled_size(input.shape[i + 2], scales[i]) for i in range(2)]  # type: ignore[index]
+    if in_h <= 0 or in_w <= 0 or out[0] <= 0 or out[1] <= 0:
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {in_h}, W: {in_w}) "
+                           f"output (H: {out[0]}, W: {out[1]})")
+    mats = []
+    for ax, (n_in, n_out) in enumerate(((in_h, out[0]), (in_w, out[1]))):
+        if align_corners:
+            scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        elif scales is not None:
+            scale = 1.0 / scales[ax]
+        else:
+            scale = n_in / n_out
+        mats.append(ember.tensor(_aa_weights(mode, n_in, n_out, scale), dtype=input.dtype, device=input.device))
+    result = mats[0].matmul(input).matmul(mats[1].t())
+    if input.dim() == 4 and input.is_contiguous(memory_format=ember.channels_last) and not input.is_contiguous():
+        result = result.contiguous(memory_format=ember.channels_last)
+    return result
+
+
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
                 scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -110,7 +173,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
                              "tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
+        return _antialias_resize(input, mode, output_size, scales, bool(align_corners))
     scale_args = scales if scales is not None else [None] * dim
 
     def sizes() -> list:

@@ -216,10 +216,11 @@ class GroupNorm(Module):
         num_channels (int): the number of channels ``C``.
         eps (float): added to the variance.
         affine (bool): learn per-channel ``weight`` and ``bias``.
+        bias (bool): with ``affine``, also learn the ``bias`` (``False``: a scale only).
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -229,30 +230,35 @@ class GroupNorm(Module):
         self.affine = affine
         if affine:
             self.weight = Parameter(ember.ones(num_channels, dtype=dtype, device=device))
-            self.bias = Parameter(ember.zeros(num_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(ember.zeros(num_channels, dtype=dtype, device=device))
+        else:
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
         """Re-initializes the learned parameters with the layer's default initialization (as at construction)."""
-        if self.affine:
+        if self.weight is not None:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class _InstanceNorm(_NormBase):
     _dims = 3  # batched input rank
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (self._dims - 1, self._dims):

@@ -80,7 +80,15 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     with ember.no_grad():
         norms = [_local_norm(t, norm_type) for t in ts]
         mesh = _reduce_dtensor_norms(ts, norms, norm_type)
-        stacked = ember.tensor([float(n.item()) for n in norms], dtype=ts[0].dtype) if len(norms) > 1 else norms[0]
+        if len(norms) > 1:
+            # the per-tensor norms keep their own dtypes and are promoted together, as PyTorch's stack:
+            # bf16 and fp32 gradients give an fp32 total (not the first gradient's dtype)
+            dtype = norms[0].dtype
+            for n in norms[1:]:
+                dtype = ember.promote_types(dtype, n.dtype)
+            stacked = ember.stack([n.to(device=norms[0].device, dtype=dtype) for n in norms])
+        else:
+            stacked = norms[0]
         total = ember.linalg.vector_norm(stacked, norm_type)
         if mesh is not None:  # a DTensor, as torch's total norm of DTensor gradients is
             from ember.distributed.tensor import DTensor, Replicate

@@ -49,17 +49,19 @@ TensorList map_each(const TensorList& self, const TensorList& a, const TensorLis
   return map_each(self, f);
 }
 
-// In-place max: maximum has no in-place kernel, so write through out= (same shape, read
-// before write per element). Under grad mode the differentiable composite is used instead.
-Tensor maximum_inplace(const Tensor& self, const Tensor& other) {
+// In-place max / min: maximum and minimum have no in-place kernel, so write through out= (same
+// shape, read before write per element). Under grad mode the differentiable composite is used.
+Tensor extreme_inplace(const Tensor& self, const Tensor& other, bool is_max) {
   // out= would resize the target; an in-place op may not (PyTorch's in-place broadcast rule).
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   EMBER_CHECK(self.sizes().equals(shape), "output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(shape));
-  if (GradMode::is_enabled() && (self.requires_grad() || other.requires_grad()))
-    return ag::copy_(self, ag::maximum(self, other), false);
-  check_inplace(self, "_foreach_maximum_");
-  return maximum_out(self, other, self);
+  if (GradMode::is_enabled() && (self.requires_grad() || other.requires_grad())) {
+    check_cast(promote_types(self.dtype(), other.dtype()), self.dtype());
+    return ag::copy_(self, is_max ? ag::maximum(self, other) : ag::minimum(self, other), false);
+  }
+  check_inplace(self, is_max ? "_foreach_maximum_" : "_foreach_minimum_");
+  return is_max ? maximum_out(self, other, self) : minimum_out(self, other, self);
 }
 
 }  // namespace
@@ -123,15 +125,16 @@ TensorList _foreach_div_(const TensorList& self, const TensorList& other) {
 TensorList _foreach_maximum(const TensorList& self, const Scalar& scalar) {
   return map_each(self, [&](size_t i) { return ag::clamp_min(self[i], scalar); });
 }
-// aten's list form runs clamp_min.Tensor's kernel per pair, whose dispatch refuses complex by name
-static void refuse_complex_max(const Tensor& a, const Tensor& b) {
+// aten's list forms run clamp_min.Tensor's / clamp_max.Tensor's kernel per pair, whose dispatch
+// refuses complex by name
+static void refuse_complex_pair(const Tensor& a, const Tensor& b, const char* kernel) {
   (void)broadcast_shapes(a.sizes(), b.sizes());  // its iterator's shape check comes first
   const ScalarType t = promote_types(a.dtype(), b.dtype());
-  if (is_complex(t)) dtype_not_implemented("maximum_cpu", t);
+  if (is_complex(t)) dtype_not_implemented(kernel, t);
 }
 TensorList _foreach_maximum(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) {
-    refuse_complex_max(self[i], other[i]);
+    refuse_complex_pair(self[i], other[i], "maximum_cpu");
     return ag::maximum(self[i], other[i]);
   });
 }
@@ -140,8 +143,8 @@ TensorList _foreach_maximum_(const TensorList& self, const Scalar& scalar) {
 }
 TensorList _foreach_maximum_(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) {
-    refuse_complex_max(self[i], other[i]);
-    return maximum_inplace(self[i], other[i]);
+    refuse_complex_pair(self[i], other[i], "maximum_cpu");
+    return extreme_inplace(self[i], other[i], true);
   });
 }
 
@@ -261,14 +264,15 @@ TensorList _foreach_clamp_min_(const TensorList& self, const TensorList& other) 
 TensorList _foreach_minimum(const TensorList& self, const Scalar& scalar) { return _foreach_clamp_max(self, scalar); }
 TensorList _foreach_minimum_(const TensorList& self, const Scalar& scalar) { return _foreach_clamp_max_(self, scalar); }
 TensorList _foreach_minimum(const TensorList& self, const TensorList& other) {
-  return map_each(self, other, [&](size_t i) { return ag::minimum(self[i], other[i]); });
+  return map_each(self, other, [&](size_t i) {
+    refuse_complex_pair(self[i], other[i], "minimum_cpu");
+    return ag::minimum(self[i], other[i]);
+  });
 }
 TensorList _foreach_minimum_(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) {
-    DimVector shape = broadcast_shapes(self[i].sizes(), other[i].sizes());
-    EMBER_CHECK(self[i].sizes().equals(shape), "output with shape ", shape_str(self[i].sizes()),
-                " doesn't match the broadcast shape ", shape_str(shape));
-    return ag::copy_(self[i], ag::minimum(self[i], other[i]), false);
+    refuse_complex_pair(self[i], other[i], "minimum_cpu");
+    return extreme_inplace(self[i], other[i], false);
   });
 }
 TensorList _foreach_clamp_max(const TensorList& self, const TensorList& other) { return _foreach_minimum(self, other); }

@@ -269,12 +269,26 @@ PyObject* node_repr(PyObject* self) {
   return PyUnicode_FromFormat("<%s object at %p>", _PyType_Name(Py_TYPE(self)), self);
 }
 
+// AccumulateGrad.variable: the leaf it accumulates into (the grad-accumulator hook idiom reads it);
+// other nodes have no such attribute.
+PyObject* node_variable(PyObject* self, void*) {
+  EMBER_PY_TRY
+  auto* acc = dynamic_cast<AccumulateGrad*>(node_of(self));
+  if (!acc) {
+    PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'", _PyType_Name(Py_TYPE(self)));
+    return nullptr;
+  }
+  return wrap(acc->variable);
+  EMBER_PY_CATCH
+}
+
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
                               {"register_hook", node_register_hook, METH_O, nullptr},
                               {"register_prehook", node_register_prehook, METH_O, nullptr},
                               {nullptr, nullptr, 0, nullptr}};
 PyGetSetDef node_getset[] = {{"next_functions", node_next_functions, nullptr, nullptr, nullptr},
                              {"metadata", node_metadata, nullptr, nullptr, nullptr},
+                             {"variable", node_variable, nullptr, nullptr, nullptr},
                              {nullptr}};
 
 // ---------------------------------------------------------------- engine entry

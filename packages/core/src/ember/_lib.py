@@ -32,7 +32,19 @@ def _load():  # type: ignore[no-untyped-def]
     return _C
 
 
+def _no_tracing_state() -> None:
+    """torch._C._get_tracing_state(): ember has no TorchScript tracer, so never tracing."""
+    return None
+
+
+def _log_api_usage_once(event: str) -> None:
+    """torch._C._log_api_usage_once: library code calls it on import; ember logs nothing."""
+
+
 if TYPE_CHECKING:  # type checkers read the generated stub ember/_C.pyi
     from ember import _C as _C
 else:
     _C = _load()
+    # PyTorch's _C functions that library code calls though ember has nothing behind them
+    _C._get_tracing_state = _no_tracing_state
+    _C._log_api_usage_once = _log_api_usage_once

@@ -34,7 +34,7 @@ _SCALARS_AT = {"addcmul": 2, "addcdiv": 2, "lerp": 1}
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, numbers.Number)
+    return type(v) in (float, int, bool, complex) or isinstance(v, numbers.Number)
 
 
 def _per_tensor(name: str, self: Any, args: tuple, kwargs: dict) -> list[Any] | None:
@@ -93,10 +93,37 @@ def _per_tensor(name: str, self: Any, args: tuple, kwargs: dict) -> list[Any] | 
     return out
 
 
+def _cpp_form(self: Any, args: tuple, at: int) -> bool:
+    """The optimizers' calls, straight to the C++ binding: a list of tensors with a Python number or a
+    list of tensors at the scalar's place (no Python per tensor, no number check per item)."""
+    if len(args) <= at or not isinstance(self, (list, tuple)):
+        return False
+    a = args[at]
+    t = type(a)
+    if t is float or t is int:
+        return True
+    return (t is list or t is tuple) and bool(a) and isinstance(a[0], Tensor)
+
+
+def _call(impl: Callable[..., Any], self: Any, args: tuple, kwargs: dict, at: int) -> Any:
+    """impl(...), with PyTorch's message for a list that mixes tensors and other things."""
+    try:
+        return impl(self, *args, **kwargs)
+    except TypeError:
+        for i, v in enumerate(args[at] if len(args) > at and isinstance(args[at], (list, tuple)) else ()):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument {at + 1}, but got "
+                                f"{type(v).__name__}") from None
+        raise
+
+
 def _with_per_tensor_forms(name: str) -> Callable[..., Any]:
     impl = getattr(_C, name)
+    at = _SCALARS_AT.get(name[len("_foreach_"):], 0)
 
     def op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _cpp_form(self, args, at):
+            return _call(impl, self, args, kwargs, at)
         out = _per_tensor(name, self, args, kwargs)
         return impl(self, *args, **kwargs) if out is None else out
 
@@ -111,10 +138,11 @@ _PER_TENSOR_FORMS = {*_BINARY, "addcmul", "addcdiv", "lerp"}
 def _returning_self(name: str) -> Callable[..., Any]:
     impl = getattr(_C, name)
     forms = name[len("_foreach_"):-1] in _PER_TENSOR_FORMS
+    at = _SCALARS_AT.get(name[len("_foreach_"):-1], 0)
 
     def op(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not forms or _per_tensor(name, self, args, kwargs) is None:
-            impl(self, *args, **kwargs)
+        if not forms or _cpp_form(self, args, at) or _per_tensor(name, self, args, kwargs) is None:
+            _call(impl, self, args, kwargs, at)
         return self
 
     op.__name__ = op.__qualname__ = name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import ember
@@ -43,6 +43,16 @@ def _count_to_prune(amount: Any, size: int) -> int:
             raise ValueError(f"amount={amount} should be smaller than the number of parameters to prune={size}")
         return int(amount)
     return round(float(amount) * size)
+
+
+def _drop_extremes(amount: Any, default_mask: Tensor, scores: Callable[[], Tensor], largest: bool) -> Tensor:
+    """``default_mask`` with the ``amount`` entries of largest (or smallest) score zeroed; the scores are
+    computed only when something is pruned (a random draw must not happen for amount 0)."""
+    k = _count_to_prune(amount, default_mask.nelement())
+    mask = default_mask.clone(memory_format=ember.contiguous_format)
+    if k != 0:
+        mask.view(-1)[ember.topk(scores().view(-1), k=k, largest=largest).indices] = 0
+    return mask
 
 
 def _check_structured(t: Tensor, dim: int) -> None:
@@ -196,13 +206,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if k != 0:
-            # the k entries with the largest uniform draws
-            drop = ember.topk(ember.rand_like(t).view(-1), k=k).indices
-            mask.view(-1)[drop] = 0
-        return mask
+        # the k entries with the largest uniform draws
+        return _drop_extremes(self.amount, default_mask, lambda: ember.rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float) -> BasePruningMethod:  # type: ignore[override]
@@ -219,12 +224,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if k != 0:
-            drop = ember.topk(ember.abs(t).view(-1), k=k, largest=False).indices
-            mask.view(-1)[drop] = 0
-        return mask
+        return _drop_extremes(self.amount, default_mask, lambda: ember.abs(t), largest=False)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float,  # type: ignore[override]

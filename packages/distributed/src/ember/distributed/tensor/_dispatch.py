@@ -18,7 +18,7 @@ import ember
 from ember import Tensor
 from ember._lib import _C
 
-from . import _dtensor, _ops_nn, _ops_shape
+from . import _dtensor, _ops_index, _ops_nn, _ops_shape
 from ._dtensor import LOCAL, RULES, DTensor, DTensorSpec, _alias, adopt
 from ._ops import (
     METHODS,
@@ -38,7 +38,7 @@ from ._ops import (
     mixed_error,
 )
 from ._ops_foreach import foreach_norm, foreach_rule, foreach_zero_
-from .placement_types import Replicate, Shard
+from .placement_types import Replicate, Shard, _NormPartial
 
 # Elementwise in every tensor operand (torch's pointwise ops, comparisons, activations).
 _ELEMENTWISE = frozenset((
@@ -75,7 +75,7 @@ _ALONG_DIM = {"softmax": None, "log_softmax": None, "_softmax": None, "cumsum": 
 _LIKE = frozenset(("zeros_like", "ones_like", "empty_like", "full_like"))
 # top-level functions that take the tensor first, as the DTensor method of the same name
 _FUNCTION_FORMS = ("sum", "mean", "amax", "amin", "max", "min", "norm", "matmul", "mm", "bmm",
-                   "reshape", "flatten", "t", "transpose", "permute", "unsqueeze", "squeeze",
+                   "reshape", "flatten", "unflatten", "t", "transpose", "permute", "unsqueeze", "squeeze",
                    "clone")
 
 
@@ -252,6 +252,11 @@ def _backward(self: Any, gradient: Any = None, *args: Any, **kwargs: Any) -> Non
     shard's elements) with dispatch back on, as hooks and backward functions may meet DTensors."""
     if gradient is not None and not isinstance(gradient, DTensor) and gradient.dim() > 0:
         raise mixed_error("backward", "default")
+    if any(isinstance(p, _NormPartial) or p.is_partial("max") or p.is_partial("min")
+           for p in self.placements):
+        # the terms of a norm/max/min are not summed: backward starts from the settled value
+        # (whose redistribution hands each term its share)
+        self = _to(self, _unpartial(self.placements))
     local, grad = local_view(self), local_view(gradient)
     prev = _C._set_torch_function_disabled(0)
     try:
@@ -366,6 +371,11 @@ def install() -> None:
     RULES[ember.cat] = RULES[ember.concat] = RULES[ember.concatenate] = _function_form(_cat, "cat", self_first=False)
     RULES[ember.stack] = _function_form(_stack, "stack", self_first=False)
     _ops_nn.install(RULES, METHODS, elementwise, _function_form)
+    for name in _ops_index.FUNCTIONS:
+        f = getattr(ember, name, None)
+        if f is not None:
+            RULES[f] = _function_form(METHODS[name], name)
+    _ops_index.install(RULES)
     try:
         import ember.nn.functional as F
     except ImportError:  # ember-nn not installed: no F.linear to route

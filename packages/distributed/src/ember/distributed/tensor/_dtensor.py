@@ -30,7 +30,7 @@ from ember._lib import _C
 from ..device_mesh import DeviceMesh, _mesh_or_default
 from ._redistribute import Redistribute, redistribute_local
 from ._utils import contiguous_strides, normalize_placements
-from .placement_types import Partial, Placement, Replicate, Shard
+from .placement_types import STRIDED_SEEN, Partial, Placement, Replicate, Shard, _StridedShard
 
 _TB = ember._lib._C.TensorBase
 # run_local(func, types, args, kwargs): func(*args, **kwargs) with subclass __torch_function__
@@ -64,10 +64,40 @@ def _dispatch_on() -> None:
         _C._add_torch_function_subclasses(1)
 
 
+def _strided(a: Any) -> bool:
+    return isinstance(a, DTensor) and any(type(p) is _StridedShard for p in a._spec.placements)
+
+
+def unstride(rule: Any, args: Any, kwargs: Any) -> tuple[Any, Any]:
+    """The operands of ``rule`` with their _StridedShard mesh dims replicated, unless the rule
+    handles them (``strided_ok``: views, sums) or is elementwise over operands laid out alike
+    (``strided_same``): the other rules know only Shard/Replicate/Partial."""
+    if getattr(rule, "strided_ok", False):
+        return args, kwargs
+    vals = [x for a in (*args, *kwargs.values())
+            for x in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(x, DTensor)]
+    if not any(_strided(x) for x in vals):
+        return args, kwargs
+    if getattr(rule, "strided_same", False) and all(x._spec == vals[0]._spec for x in vals):
+        return args, kwargs
+
+    def fix(a: Any) -> Any:
+        if isinstance(a, (list, tuple)):
+            return type(a)(fix(x) for x in a)
+        if not _strided(a):
+            return a
+        return a.redistribute(placements=[Replicate() if type(p) is _StridedShard else p
+                                          for p in a._spec.placements])
+
+    return tuple(fix(a) for a in args), {k: fix(v) for k, v in kwargs.items()}
+
+
 def local_dispatch(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` run with subclass dispatch off: for DTensor methods, whose bodies call the core on
     the local shards (and would otherwise re-enter ``__torch_function__``)."""
     def method(*args: Any, **kwargs: Any) -> Any:
+        if STRIDED_SEEN[0]:
+            args, kwargs = unstride(fn, args, kwargs)
         return _run_local(fn, (), args, kwargs)
 
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
@@ -367,6 +397,8 @@ def _handle(cls: type, func: Any, types: Any, args: Any = (), kwargs: Any = None
         rule = classify(func)
     if rule is LOCAL:  # layout-independent: the core on the local shards as they are
         return _run_local(func, types, args, kwargs)
+    if STRIDED_SEEN[0]:
+        args, kwargs = unstride(rule, args, kwargs or {})
     return _run_local(rule, types, args, kwargs)
 
 

@@ -17,7 +17,7 @@ import ember
 from ember import Tensor
 
 from ._dtensor import DTensor, DTensorSpec, _plain_view, adopt, local_dispatch
-from .placement_types import Partial, Placement, Replicate, Shard
+from .placement_types import Partial, Placement, Replicate, Shard, _NormPartial, _StridedShard
 
 # PyTorch's names of the aten ops behind a Python name, for its error messages.
 _ATEN = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__rsub__": "rsub",
@@ -164,7 +164,11 @@ def _align(name: str, args: tuple, kwargs: dict, inplace: bool) -> tuple[DTensor
         ok = ((name in _SUM_LINEAR and len(dts) == len(vals) > 1
                and all(d.placements == first.placements for d in dts))
               or (name in _SCALE_LINEAR and len(dts) == 1 and args[0] is first))
-        keep = None if ok else _linear_in_partial(name, args, dts, inplace)
+        if any(isinstance(p, _NormPartial) for d in dts for p in d.placements):
+            ok = False  # no pointwise op is linear in a norm's terms: PyTorch settles them
+            keep = None
+        else:
+            keep = None if ok else _linear_in_partial(name, args, dts, inplace)
         if keep is not None:  # the Partial stays: the other operands moved to match it
             args = tuple(_to(a, keep(i, a)) if isinstance(a, DTensor) else a
                          for i, a in enumerate(args))
@@ -239,6 +243,7 @@ def elementwise(base: Callable[..., Any], name: str) -> Callable[..., Any]:
         return adopt(out, spec)
 
     op.__name__ = op.__qualname__ = name
+    op.strided_same = True  # type: ignore[attr-defined]
     return op
 
 
@@ -252,6 +257,7 @@ def elementwise_(base: Callable[..., Any], name: str) -> Callable[..., Any]:
         return args[0]
 
     op.__name__ = op.__qualname__ = name
+    op.strided_same = True  # type: ignore[attr-defined]
     return op
 
 
@@ -340,11 +346,13 @@ def _reduced_dims(self: DTensor, dim: Any) -> list[int]:
 def _reduce_placements(self: DTensor, red: list[int], keepdim: bool, kind: str) -> tuple:
     out: list[Placement] = []
     for p in self.placements:
-        if isinstance(p, Shard):
+        if isinstance(p, (Shard, _StridedShard)):
             if p.dim in red:
                 out.append(Partial(kind))
             else:
-                out.append(Shard(p.dim if keepdim else p.dim - sum(r < p.dim for r in red)))
+                e = p.dim if keepdim else p.dim - sum(r < p.dim for r in red)
+                out.append(_StridedShard(e, split_factor=p.split_factor)
+                           if isinstance(p, _StridedShard) else Shard(e))
         else:
             out.append(p)
     return tuple(out)
@@ -363,6 +371,9 @@ def _sum(self: DTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     spec = DTensorSpec(self.device_mesh, _reduce_placements(self, red, keepdim, "sum"),
                        _reduced_shape(self.shape, red, keepdim))
     return adopt(out, spec)
+
+
+_sum.strided_ok = True  # type: ignore[attr-defined]  # its placements carry a _StridedShard
 
 
 def _mean(self: DTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> DTensor:
@@ -433,17 +444,10 @@ def _max_min(kind: str) -> Callable[..., Any]:
 
 def _norm(self: DTensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
           dtype: Any = None) -> DTensor:
-    """Vector p-norm over all elements (or ``dim``): local sums of |x|^p summed across ranks."""
-    order = 2.0 if p in ("fro", None) else float(p)
-    if any(q.is_partial() for q in self.placements) or order in (math.inf, -math.inf, 0.0):
-        full = _to(self, _repl(self.device_mesh.ndim))
-        out = Tensor.norm(full, p, dim, keepdim, dtype=dtype) if dtype is not None \
-            else Tensor.norm(full, p, dim, keepdim)
-        return adopt(out, DTensorSpec(self.device_mesh, _repl(self.device_mesh.ndim),
-                                      tuple(out.shape)))
-    powered = _sum(self.abs() ** order, dim, keepdim)
-    total = _to(powered, [Replicate() if q.is_partial() else q for q in powered.placements])
-    return total ** (1.0 / order)  # type: ignore[return-value]  # DTensor.__pow__: a DTensor
+    """The vector norms' rule (``_ops_norm``: a pending norm placement over sharded dims)."""
+    from ._ops_norm import norm
+
+    return norm(self, p, dim, keepdim, dtype)
 
 
 # -- matmul ----------------------------------------------------------------------------------
@@ -552,53 +556,6 @@ def _new_shape(self: DTensor, shape: tuple) -> tuple[int, ...]:
     return shape
 
 
-def _reshape_like(name: str) -> Callable[..., Any]:
-    base = getattr(Tensor, name)
-
-    def op(self: DTensor, *shape: Any) -> DTensor:
-        new = _new_shape(self, shape)
-        old = tuple(self.shape)
-        placements: list[Placement] = []
-        local = list(new)
-        for i, p in enumerate(self.placements):
-            if not isinstance(p, Shard):
-                placements.append(p)
-                continue
-            d = p.dim
-            before = math.prod(old[:d])
-            e = next((k for k in range(len(new) + 1) if math.prod(new[:k]) == before), None)
-            if e is None or e >= len(new):
-                raise RuntimeError(f"{name}: cannot reshape a tensor sharded on dim {d} from "
-                                   f"{list(old)} to {list(new)}; redistribute it first")
-            if new[e] == old[d]:
-                pass
-            elif new[e] % old[d] == 0 and old[d] % self.device_mesh.size(i) == 0:
-                pass  # a merge of the shard dim with following dims: exact for even shards
-            else:
-                raise RuntimeError(f"Cannot flatten unevenly sharded tensor: dimension {d} (size "
-                                   f"{old[d]}) is not evenly divisible by mesh dimension {i} "
-                                   f"(size {self.device_mesh.size(i)}). Please redistribute "
-                                   "the tensor before this operation.")
-            placements.append(Shard(e))
-            local_d = Tensor.size(self, d)
-            local[e] = new[e] // old[d] * local_d
-        out = base(self, tuple(local))
-        return adopt(out, DTensorSpec(self.device_mesh, tuple(placements), new))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-def _flatten(self: DTensor, start_dim: int = 0, end_dim: int = -1) -> DTensor:
-    n = self.dim()
-    if n == 0:
-        return _reshape_like("reshape")(self, 1)
-    s, e = start_dim % n, end_dim % n
-    shape = tuple(self.shape)
-    new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
-    return _reshape_like("reshape")(self, new)
-
-
 def _dim_map(name: str, mapping: Callable[[DTensor, tuple], tuple[Callable[[int], int], tuple]]):
     base = getattr(Tensor, name)
 
@@ -689,8 +646,7 @@ def install() -> None:
     m.update({name: _same_spec(name) for name in _SAME_SPEC if hasattr(Tensor, name)})
     m.update(sum=_sum, mean=_mean, amax=_extreme("max", "amax"), amin=_extreme("min", "amin"),
              max=_max_min("max"), min=_max_min("min"), norm=_norm, matmul=_matmul, mm=_matmul,
-             __matmul__=_matmul, __rmatmul__=_rmatmul, view=_reshape_like("view"),
-             reshape=_reshape_like("reshape"), flatten=_flatten, t=_dim_map("t", _transpose_map),
+             __matmul__=_matmul, __rmatmul__=_rmatmul, t=_dim_map("t", _transpose_map),
              transpose=_dim_map("transpose", _transpose_map),
              permute=_dim_map("permute", _permute_map),
              unsqueeze=_dim_map("unsqueeze", _unsqueeze_map), squeeze=_squeeze,
@@ -698,6 +654,12 @@ def install() -> None:
     from . import _ops_shape  # the dim-moving ops and reductions, in their own module
 
     m.update(_ops_shape.methods())
+    from . import _ops_view  # views with PyTorch's (strided) placements
+
+    m.update(_ops_view.methods())
+    from . import _ops_index  # gather/scatter/index_add
+
+    m.update(_ops_index.methods())
     for name, rule in m.items():
         setattr(DTensor, name, local_dispatch(rule))
     DTensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign]  # __eq__ is elementwise

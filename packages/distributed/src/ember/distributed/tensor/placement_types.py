@@ -2,14 +2,18 @@
 
 ``Shard(dim)``: split along ``dim`` with torch.chunk's rule (leading ranks get ceil(size / n),
 trailing ones may hold less or nothing); ``Replicate()``: every rank holds the whole value;
-``Partial(op)``: every rank holds a term, the value is their reduction.
+``Partial(op)``: every rank holds a term, the value is their reduction. Two private kinds
+follow PyTorch's: ``_NormPartial(p)`` (each rank holds the p-norm of its part; the value is the
+p-norm of those) and ``_StridedShard(dim, sf)`` (the dim cut into ``sf`` equal blocks, each block
+split over the mesh dim; a rank holds its piece of every block, in order) -- what a flatten of a
+dim sharded behind a leading dim looks like.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Partial", "Placement", "Replicate", "Shard"]
+__all__ = ["Partial", "Placement", "Replicate", "Shard", "_NormPartial", "_StridedShard"]
 
 
 class Placement:
@@ -92,3 +96,66 @@ class Partial(Placement):
 
         return {"sum": ReduceOp.SUM, "avg": ReduceOp.AVG, "max": ReduceOp.MAX,
                 "min": ReduceOp.MIN, "product": ReduceOp.PRODUCT}[self.reduce_op]
+
+
+class _NormPartial(Partial):
+    """Each rank holds the ``norm_type``-norm of its part of the reduced elements: the value is
+    (sum of the terms' p-th powers)^(1/p). (inf/-inf norms are Partial(max/min), the 0-"norm" a
+    Partial(sum) of counts, as in PyTorch.)"""
+
+    def __init__(self, norm_type: int | float = 2) -> None:
+        super().__init__("sum")
+        self.norm_type = norm_type
+
+    def pre_reduce(self, t: Any) -> Any:
+        return t ** self.norm_type
+
+    def post_reduce(self, t: Any) -> Any:
+        return t ** (1.0 / self.norm_type)
+
+    def partition(self, t: Any, n: int) -> Any:
+        """A replicated value split into ``n`` terms whose norm combine gives it back."""
+        return t / (n ** (1.0 / self.norm_type))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _NormPartial and other.norm_type == self.norm_type
+
+    def __hash__(self) -> int:
+        return 1 + hash(self.norm_type)
+
+    def __repr__(self) -> str:
+        return f"_NormPartial({self.norm_type})"
+
+    def __str__(self) -> str:
+        return f"_NormP({self.norm_type})"
+
+
+# Set once any _StridedShard exists: until then the rules skip looking for one (a hot path).
+STRIDED_SEEN = [False]
+
+
+class _StridedShard(Placement):
+    """``dim`` seen as ``split_factor`` equal blocks, each split over the mesh dim by torch.chunk's
+    rule; a rank holds its piece of every block, block after block. Not a ``Shard`` subclass
+    here on purpose: rules that do not know it see it replicated first (see ``_strided``)."""
+
+    def __init__(self, dim: int, *, split_factor: int = 1, sf: int | None = None) -> None:
+        self.dim = int(dim)
+        self.split_factor = int(sf if sf is not None else split_factor)
+        STRIDED_SEEN[0] = True
+
+    def is_shard(self, dim: int | None = None) -> bool:
+        return dim is None or dim == self.dim
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is _StridedShard and other.dim == self.dim
+                and other.split_factor == self.split_factor)
+
+    def __hash__(self) -> int:
+        return hash((self.dim, self.split_factor))
+
+    def __repr__(self) -> str:
+        return f"_StridedShard(dim={self.dim}, sf={self.split_factor})"
+
+    def __str__(self) -> str:
+        return f"_S({self.dim}, {self.split_factor})"

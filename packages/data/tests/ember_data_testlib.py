@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 import os
 import random
 import signal
@@ -228,3 +229,40 @@ class EmberOpsDataset(Dataset):
 
     def __len__(self) -> int:
         return 4
+
+
+# ----------------------------------------------------------------- side-by-side parity helpers
+def describe(x: Any) -> Any:
+    """A library-neutral description of a value, so ember's and PyTorch's results compare
+    with ``==``: tensors become ('tensor', dtype name, shape, values); containers keep their
+    type name (a namedtuple or dict subclass that comes back as a plain one must not pass)."""
+    if hasattr(x, "dtype") and hasattr(x, "tolist") and type(x).__name__ in ("Tensor", "Parameter"):
+        return ("tensor", str(x.dtype).rsplit(".", 1)[-1], tuple(x.shape), x.tolist())
+    if type(x).__module__ == "numpy":
+        return ("numpy", type(x).__name__, str(getattr(x, "dtype", "")), x.tolist())
+    if isinstance(x, dict):
+        return (type(x).__name__, {k: describe(v) for k, v in x.items()})
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return (type(x).__name__, tuple(describe(v) for v in x))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [describe(v) for v in x])
+    if isinstance(x, collections.abc.Mapping):
+        return (type(x).__name__, {k: describe(x[k]) for k in x})
+    if isinstance(x, collections.abc.Sequence) and not isinstance(x, (str, bytes)):
+        return (type(x).__name__, [describe(v) for v in x])
+    return x
+
+
+def outcome(fn: Any) -> Any:
+    """What calling ``fn()`` does: ('ok', described result, warning texts) or ('raise',
+    exception type name, message). Exceptions must match in type and text, as must warnings
+    (recorded in order, each one every time)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn()
+        except Exception as e:  # noqa: BLE001 - the exception is the outcome being compared
+            return ("raise", type(e).__name__, str(e))
+    return ("ok", describe(result), [str(w.message) for w in caught])

@@ -59,7 +59,7 @@ def test_concat_dataset() -> None:
         ConcatDataset([])
     with pytest.raises(AssertionError, match="ConcatDataset does not support IterableDataset"):
         ConcatDataset([StreamDataset(0, 2)])
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(FutureWarning):
         assert ds.cummulative_sizes == [3, 5]
 
 

@@ -41,42 +41,20 @@ def _check_same_shape(batch: list[Any]) -> None:
                                f"at entry 0 and {_shape_list(t)} at entry {i}")
 
 
-def stack_into(batch: list[Any], out: Any) -> Any:
-    """``out[i] = batch[i]`` for each i; ``out`` has shape ``(len(batch), *batch[0].shape)``."""
-    stack = getattr(ember, "stack", None)
-    if stack is not None:
-        return stack(batch, 0, out=out)
-    for i, t in enumerate(batch):
-        out[i].copy_(t)
-    return out
-
-
-def _result_dtype(batch: list[Any]) -> Any:
-    dtype = batch[0].dtype
-    for t in batch:
-        if t.dtype is not dtype:
-            dtype = ember.promote_types(dtype, t.dtype)
-    return dtype
-
-
 def collate_tensor_fn(batch: list[Any], *, collate_fn_map: CollateFnMap | None = None) -> Any:
     """Stack equal-shaped tensors along a new first dimension."""
     from ember.utils.data._worker import get_worker_info
 
     _check_same_shape(batch)
-    elem = batch[0]
-    if hasattr(ember, "stack") and any(t.requires_grad for t in batch):
-        # Autograd must see the stack; it has no shared-memory variant.
-        return ember.stack(batch, 0)
-    shape = (len(batch), *elem.shape)
-    dtype = _result_dtype(batch)
-    if get_worker_info() is not None:
-        from ember.multiprocessing._shared_memory import empty_shared
+    if get_worker_info() is None:
+        return ember.stack(batch, 0)  # promotes mixed dtypes; autograd sees the stack
+    from ember.multiprocessing._shared_memory import empty_shared
 
-        out = empty_shared(shape, dtype)
-    else:
-        out = ember.empty(shape, dtype=dtype)
-    return stack_into(batch, out)
+    # In a worker the batch is stacked straight into shared memory. As in PyTorch, the
+    # buffer has the first tensor's dtype, so stack(out=) refuses inputs that need autograd
+    # or cannot be cast to it (RuntimeError / TypeError, re-raised in the main process).
+    out = empty_shared((len(batch), *batch[0].shape), batch[0].dtype)
+    return ember.stack(batch, 0, out=out)
 
 
 def collate_numpy_array_fn(batch: list[Any], *, collate_fn_map: CollateFnMap | None = None) -> Any:
@@ -204,14 +182,17 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, ember.Tensor):
         return data
     data_type = type(data)
-    if data_type.__module__ == "numpy" and data_type.__name__ not in ("str_", "bytes_", "string_"):
+    # NumPy bytes_ scalars are not exempt (PyTorch tries to convert them and raises TypeError).
+    if data_type.__module__ == "numpy" and data_type.__name__ not in ("str_", "string_"):
         if data_type.__name__ == "ndarray":
             if _np_str_obj_array_pattern.search(data.dtype.str):
                 return data
             return ember.as_tensor(data)
         import numpy as np
 
-        return ember.from_numpy(np.asarray(data)).clone()  # a NumPy scalar
+        # A NumPy scalar (or another ndarray type such as memmap) goes through an array, which keeps
+        # its dtype; a bytes_ array cannot become a tensor and raises TypeError.
+        return ember.from_numpy(np.asarray(data)).clone()
     if isinstance(data, collections.abc.Mapping):
         return _rebuild_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):

@@ -9,7 +9,6 @@ in the batch travel as shared-memory segments. Exceptions travel as
 from __future__ import annotations
 
 import importlib.util
-import pickle
 import random
 import signal
 import sys
@@ -21,34 +20,23 @@ from typing import Any
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 
+@dataclass(frozen=True, slots=True)
 class WorkerInfo:
     """Describes the worker process this code runs in (see :func:`get_worker_info`).
 
     Attributes: ``id`` (0 to ``num_workers - 1``), ``num_workers``, ``seed`` (the seed of this
-    worker's ember RNG, also ``ember.initial_seed()`` here), ``dataset`` (this worker's
-    copy of the dataset). They cannot be reassigned.
+    worker's ember RNG, also ``ember.initial_seed()`` here), ``dataset`` (this worker's copy of
+    the dataset), ``rng`` (per-thread RNG state; always None, as ember's workers are
+    processes) and ``worker_method`` (``"multiprocessing"``). A frozen dataclass, as in
+    PyTorch: assigning a field raises ``dataclasses.FrozenInstanceError``.
     """
 
     id: int
     num_workers: int
     seed: int
     dataset: Any
-    __initialized = False
-
-    def __init__(self, **kwargs: Any) -> None:
-        for k, v in kwargs.items():
-            setattr(self, k, v)
-        self.__keys = tuple(kwargs.keys())
-        self.__initialized = True
-
-    def __setattr__(self, key: str, val: Any) -> None:
-        if self.__initialized:
-            raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
-        super().__setattr__(key, val)
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{k}={getattr(self, k)}" for k in self.__keys)
-        return f"{self.__class__.__name__}({items})"
+    rng: Any = None
+    worker_method: str | None = "multiprocessing"
 
 
 _worker_info: WorkerInfo | None = None
@@ -126,9 +114,14 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
 
 
 def _send_result(channel: Any, task: Any, data: Any, worker_id: int) -> None:
+    from ember.multiprocessing._channel import ChannelClosed
+
     try:
         channel.send((task, data))
-    except (pickle.PicklingError, TypeError, AttributeError) as e:
+    except (ChannelClosed, OSError, EOFError):
+        raise  # the channel itself broke: the worker loop ends quietly
+    except Exception as e:  # noqa: BLE001 - any failure to serialise the batch (a non-leaf tensor
+        # that requires grad raises RuntimeError) must reach the main process, not kill the worker.
         if isinstance(data, ExceptionWrapper):  # e.g. an exception class defined in a function
             data.exc_type = RuntimeError
         else:

@@ -273,9 +273,10 @@ class _BaseDataLoaderIter:
             msg = (f"Length of IterableDataset {self._dataset} was reported to be {reported}(when accessing "
                    f"len(dataloader)), but {self._num_yielded} samples have been fetched. ")
             if self._num_workers > 0:
+                # PyTorch's text, link included: its IterableDataset examples apply to ember as they are.
                 msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
-                        "IterableDataset replica at each worker. Please see the IterableDataset documentation "
-                        "for examples.")
+                        "IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
             warnings.warn(msg, stacklevel=2)
         return data
 

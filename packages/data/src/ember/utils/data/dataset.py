@@ -16,6 +16,8 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
 
 T_co = TypeVar("T_co", covariant=True)
 T = TypeVar("T")
+# A StackDataset's samples are tuples (positional datasets) or dicts (keyword datasets).
+T_stack = TypeVar("T_stack", tuple[Any, ...], dict[str, Any])
 
 
 class Dataset(Generic[T_co]):
@@ -71,7 +73,7 @@ class TensorDataset(Dataset[tuple[Any, ...]]):
         return gather_rows(self.tensors, indices)
 
 
-class StackDataset(Dataset[Any]):
+class StackDataset(Dataset[T_stack]):
     """Zips datasets of equal length: positional datasets give tuple samples, keyword
     datasets give dict samples (``StackDataset(a=x, b=y)[i] == {'a': x[i], 'b': y[i]}``)."""
 
@@ -150,7 +152,8 @@ class ConcatDataset(Dataset[T_co]):
 
     @property
     def cummulative_sizes(self) -> list[int]:
-        warnings.warn("cummulative_sizes attribute is renamed to cumulative_sizes", DeprecationWarning,
+        # FutureWarning (shown by default), with PyTorch's text: the old name is user-facing.
+        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning,
                       stacklevel=2)
         return self.cumulative_sizes
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import ember
 from ember.utils.data.sampler import Sampler
 
 __all__ = ["DistributedSampler"]
+
+T_co = TypeVar("T_co", covariant=True)
 
 
 def _dist() -> Any:
@@ -24,7 +26,7 @@ def _dist() -> Any:
     return dist
 
 
-class DistributedSampler(Sampler[int]):
+class DistributedSampler(Sampler[T_co]):
     """The keys of ``dataset`` split between ``num_replicas`` ranks.
 
     Every rank builds the same ordering (a permutation seeded with ``seed + epoch`` when
@@ -57,7 +59,7 @@ class DistributedSampler(Sampler[int]):
         self.shuffle = shuffle
         self.seed = seed
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[T_co]:
         n = len(self.dataset)
         if self.shuffle:
             g = ember.Generator()
@@ -80,7 +82,7 @@ class DistributedSampler(Sampler[int]):
         if len(mine) != self.num_samples:
             raise AssertionError(f"Number of subsampled indices ({len(mine)}) does not match "
                                  f"num_samples ({self.num_samples})")
-        return iter(mine)
+        return iter(mine)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self.num_samples

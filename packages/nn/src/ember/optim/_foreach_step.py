@@ -26,16 +26,29 @@ def check_fused_flags(fused: bool | None, foreach: bool | None, differentiable: 
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+def fused_dtype_check(p: Tensor) -> None:
+    """fused=True takes floating-point parameters only (torch's message, with its device list)."""
+    if not p.is_floating_point():
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices: "
+                           "['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but "
+                           f"{p.dtype} and {p.device.type}")
+
+
 def use_foreach(group: dict[str, Any]) -> bool:
-    # The differentiable path must record every op on the graph one tensor at a time.
-    return group.get("foreach") is not False and not group.get("differentiable", False)
+    # The differentiable path must record every op on the graph one tensor at a time; a tensor lr
+    # keeps torch's default per-parameter loop (its float32 step-size rounding) unless foreach=True.
+    if group.get("differentiable", False) or group.get("foreach") is False:
+        return False
+    return group.get("foreach") is True or not isinstance(group["lr"], Tensor)
 
 
 def use_fused(group: dict[str, Any], tensors: list[Tensor]) -> bool:
     """Fused kernels take contiguous float32/float64 tensors of one dtype per parameter."""
     if group.get("differentiable", False) or group.get("fused") is False:
         return False
-    if group.get("fused") is not True and group.get("foreach") is not None:
+    if group.get("fused") is not True and (group.get("foreach") is not None or isinstance(group["lr"], Tensor)):
+        # torch's default on CPU is its per-parameter loop, which rounds a tensor lr's step size in
+        # float32: only the loop follows that
         return False
     return all(t.dtype in (ember.float32, ember.float64) and t.is_contiguous() for t in tensors)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ember.optim.lr_scheduler import _EPOCH_DEPRECATION, LRScheduler, _lrs, _per_group
+from ember.optim.lr_scheduler import _EPOCH_DEPRECATION, LRScheduler, _lrs, _per_group, _set_group_value
 from ember.optim.optimizer import Optimizer
 
 
@@ -85,7 +85,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
-                group["lr"] = new
+                _set_group_value(group, "lr", new)
 
     def _is_better(self, a: float, best: float) -> bool:
         if self.mode == "min" and self.threshold_mode == "rel":
@@ -151,7 +151,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups, strict=False):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -166,8 +166,10 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.use_beta1, self.max_momentums, self.base_momentums = _init_momentum(
+            self.use_beta1, max_momentums, base_momentums = _init_momentum(
                 optimizer, max_momentum, base_momentum, last_epoch == -1)
+            # torch's attribute order, which its state_dict() keeps
+            self.base_momentums, self.max_momentums = base_momentums, max_momentums
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -274,7 +276,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values, strict=False):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
 

@@ -6,7 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _step_tensor
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_capturable,
+    _check_common,
+    _params_with_grad,
+    _real,
+    _step_tensor,
+)
 
 __all__ = ["Adadelta"]
 
@@ -47,14 +55,16 @@ class Adadelta(Optimizer):
                         state["step"] = _step_tensor()
                         state["square_avg"] = ember.zeros_like(p)
                         state["acc_delta"] = ember.zeros_like(p)
+                    _check_capturable(group, xla=(False, False))
                     state["step"] += 1
                     g = p.grad if not group["maximize"] else -p.grad
                     if group["weight_decay"] != 0:
                         g = g.add(p, alpha=group["weight_decay"])
-                    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                    g, param = _real(g), _real(p)
+                    square_avg, acc_delta = _real(state["square_avg"]), _real(state["acc_delta"])
                     square_avg.mul_(rho).addcmul_(g, g, value=1 - rho)
                     std = square_avg.add(eps).sqrt_()
                     delta = acc_delta.add(eps).sqrt_().div_(std).mul_(g)
                     acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                    p.add_(delta, alpha=-group["lr"])
+                    param.add_(delta, alpha=-group["lr"])
         return loss

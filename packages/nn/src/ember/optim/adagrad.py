@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
+from ember.optim._foreach_step import fused_dtype_check
+from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _real
 
 __all__ = ["Adagrad"]
 
@@ -44,13 +45,19 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = ember.tensor(0.0, dtype=ember.float32)
-                state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
+                init = group["initial_accumulator_value"]
+                # complex: both parts of every coordinate start from the value (torch's real view)
+                state["sum"] = ember.full_like(p, complex(init, init) if p.is_complex() else init)
+        self._need_device_dtype_check_for_fused = bool(fused)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 for p in _params_with_grad(group):
+                    if group.get("fused") and getattr(self, "_need_device_dtype_check_for_fused", True):
+                        fused_dtype_check(p)  # as torch: the first parameter with a gradient, once
+                        self._need_device_dtype_check_for_fused = False
                     state = self.state[p]
                     state["step"] += 1
                     step = float(state["step"].item())
@@ -58,7 +65,8 @@ class Adagrad(Optimizer):
                     if group["weight_decay"] != 0:
                         g = g.add(p, alpha=group["weight_decay"])
                     clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-                    state["sum"].addcmul_(g, g, value=1)
-                    std = state["sum"].sqrt().add_(group["eps"])
-                    p.addcdiv_(g, std, value=-clr)
+                    g, param, state_sum = _real(g), _real(p), _real(state["sum"])
+                    state_sum.addcmul_(g, g, value=1)
+                    std = state_sum.sqrt().add_(group["eps"])
+                    param.addcdiv_(g, std, value=-clr)
         return loss

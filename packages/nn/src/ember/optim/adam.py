@@ -6,8 +6,24 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import adam_step, check_fused_flags, fused_adam_step, use_foreach, use_fused
-from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
+from ember import Tensor
+from ember.optim._foreach_step import (
+    adam_step,
+    check_fused_flags,
+    fused_adam_step,
+    fused_dtype_check,
+    use_foreach,
+    use_fused,
+)
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_capturable,
+    _check_common,
+    _params_with_grad,
+    _real,
+    _step_tensor,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -34,7 +50,11 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
-        _check_common(lr, eps, betas, weight_decay)
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            _check(lr.numel() == 1, "Tensor lr must be 1-element")
+        _check_common(lr, eps, betas, weight_decay)  # type: ignore[arg-type]
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
@@ -58,15 +78,20 @@ class Adam(Optimizer):
                 for p in params:
                     state = self.state[p]
                     if not state:
+                        if group["fused"]:
+                            fused_dtype_check(p)
                         state["step"] = _step_tensor()
                         state["exp_avg"] = ember.zeros_like(p)
                         state["exp_avg_sq"] = ember.zeros_like(p)
                         if group["amsgrad"]:
                             state["max_exp_avg_sq"] = ember.zeros_like(p)
+                if params and not group["fused"]:
+                    _check_capturable(group)
                 if params and use_fused(group, params + [p.grad for p in params]):
                     fused_adam_step(params, [self.state[p] for p in params], group)
                     continue
-                if params and use_foreach(group):
+                # complex parameters: the loop below on their real views (foreach's arithmetic too)
+                if params and use_foreach(group) and not any(p.is_complex() for p in params):
                     adam_step(params, [self.state[p] for p in params], group)
                     continue
                 for p in params:
@@ -78,18 +103,20 @@ class Adam(Optimizer):
                             p.mul_(1 - lr * wd)
                         else:
                             g = g.add(p, alpha=wd)
-                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    g, param = _real(g), _real(p)
+                    exp_avg, exp_avg_sq = _real(state["exp_avg"]), _real(state["exp_avg_sq"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
                     step = float(state["step"].item())
                     bias1 = 1 - beta1**step
                     bias2_sqrt = (1 - beta2**step) ** 0.5
                     if group["amsgrad"]:
-                        state["max_exp_avg_sq"].copy_(ember.maximum(state["max_exp_avg_sq"], exp_avg_sq))
-                        denom = (state["max_exp_avg_sq"].sqrt() / bias2_sqrt).add_(eps)
+                        max_sq = _real(state["max_exp_avg_sq"])
+                        max_sq.copy_(ember.maximum(max_sq, exp_avg_sq))
+                        denom = (max_sq.sqrt() / bias2_sqrt).add_(eps)
                     else:
                         denom = (exp_avg_sq.sqrt() / bias2_sqrt).add_(eps)
-                    p.addcdiv_(exp_avg, denom, value=-(lr / bias1))
+                    param.addcdiv_(exp_avg, denom, value=-(lr / bias1))
         return loss
 
 

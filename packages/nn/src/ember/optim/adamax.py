@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
+from ember.optim.optimizer import Optimizer, _check_capturable, _check_common, _params_with_grad, _real, _step_tensor
 
 __all__ = ["Adamax"]
 
@@ -46,13 +46,15 @@ class Adamax(Optimizer):
                         state["step"] = _step_tensor()
                         state["exp_avg"] = ember.zeros_like(p)
                         state["exp_inf"] = ember.zeros_like(p)
+                    _check_capturable(group)
                     g = p.grad if not group["maximize"] else -p.grad
                     state["step"] += 1
                     if group["weight_decay"] != 0:
                         g = g.add(p, alpha=group["weight_decay"])
-                    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                    g, param = _real(g), _real(p)
+                    exp_avg, exp_inf = _real(state["exp_avg"]), _real(state["exp_inf"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), g.abs().add_(group["eps"])))
                     clr = group["lr"] / (1 - beta1 ** float(state["step"].item()))
-                    p.addcdiv_(exp_avg, exp_inf, value=-clr)
+                    param.addcdiv_(exp_avg, exp_inf, value=-clr)
         return loss

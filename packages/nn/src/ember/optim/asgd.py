@@ -10,6 +10,7 @@ from ember import Tensor
 from ember.optim.optimizer import (
     Optimizer,
     _check,
+    _check_capturable,
     _check_common,
     _params_with_grad,
     _restore_state,
@@ -76,6 +77,8 @@ class ASGD(Optimizer):
                         state["eta"] = ember.tensor(lr, dtype=ember.float32)
                         state["mu"] = ember.ones((), dtype=ember.float32)
                         state["ax"] = ember.zeros_like(p)
+                if params:
+                    _check_capturable(group, "params, mus, etas, and state_steps")
                 if group["foreach"]:
                     self._multi_tensor_update(group, params)
                     continue
@@ -94,7 +97,8 @@ class ASGD(Optimizer):
                     else:
                         ax.copy_(p)
                     step = float(state["step"].item())
-                    eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
+                    # a tensor lr makes torch's schedule a float32 tensor expression: same rounding here
+                    eta.copy_(ember.as_tensor(group["lr"] / ((1 + lambd * group["lr"] * step) ** alpha)))
                     mu.fill_(1 / max(1, step - t0))
         return loss
 

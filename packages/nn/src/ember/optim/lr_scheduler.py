@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ember import Tensor
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -42,6 +43,14 @@ def _lrs(optimizer: Optimizer) -> list[Any]:
     return [group["lr"] for group in optimizer.param_groups]
 
 
+
+def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
+    """A tensor hyperparameter is filled in place (whoever holds it sees the new value), as torch."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(value.item() if isinstance(value, Tensor) else value)
+    else:
+        group[key] = value
+
 class LRScheduler:
     """Base class: stores ``initial_lr``/``base_lrs`` and performs the initial step (epoch 0)."""
 
@@ -54,7 +63,8 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                # a tensor lr is updated in place below: the initial one must be a copy
+                group.setdefault("initial_lr", group["lr"].clone() if isinstance(group["lr"], Tensor) else group["lr"])
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -65,6 +75,10 @@ class LRScheduler:
                         "for a fresh training run (not recommended)")
         self.base_lrs: list[Any] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        # torch counts optimizer steps for the order warning only from its first scheduler on
+        if not getattr(optimizer, "_step_tracked_by_lr_sched", False):
+            optimizer._opt_called = False  # type: ignore[attr-defined]
+            optimizer._step_tracked_by_lr_sched = True  # type: ignore[attr-defined]
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -129,7 +143,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values, strict=False):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
 
@@ -400,7 +414,7 @@ class SequentialLR(_Composite):
         self.optimizer = optimizer
         # the children already took their initial steps: undo them and restart the first one
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self._undo(self)
         idx = bisect_right(milestones, 0)
         schedulers[idx]._initial_step()

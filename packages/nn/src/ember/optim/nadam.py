@@ -6,7 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _step_tensor
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_capturable,
+    _check_common,
+    _params_with_grad,
+    _real,
+    _step_tensor,
+)
 
 __all__ = ["NAdam"]
 
@@ -53,6 +61,8 @@ class NAdam(Optimizer):
                         state["mu_product"] = ember.ones((), dtype=ember.float32)
                         state["exp_avg"] = ember.zeros_like(p)
                         state["exp_avg_sq"] = ember.zeros_like(p)
+                    _check_capturable(group, "params, mu_products and state_steps",
+                                      "params, mu_products, and state_steps")
                     g = p.grad if not group["maximize"] else -p.grad
                     state["step"] += 1
                     step = float(state["step"].item())
@@ -66,10 +76,11 @@ class NAdam(Optimizer):
                     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
                     state["mu_product"] *= mu
                     mu_product = float(state["mu_product"].item())
-                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    g, param = _real(g), _real(p)
+                    exp_avg, exp_avg_sq = _real(state["exp_avg"]), _real(state["exp_avg_sq"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
                     denom = exp_avg_sq.div(bias2).sqrt().add_(group["eps"])
-                    p.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
-                    p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product * mu_next))
+                    param.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+                    param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product * mu_next))
         return loss

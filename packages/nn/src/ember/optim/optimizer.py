@@ -59,6 +59,8 @@ def _wrap_step(step: Callable[..., Any]) -> Callable[..., Any]:
                 _C._record_function_exit()
 
     def _hooked_step(self: Optimizer, args: Any, kwargs: Any) -> Any:
+        # torch hands the hooks the step's positional arguments including the optimizer itself
+        args = (self, *args)
         for hook in list(_global_step_pre_hooks.values()) + list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -66,7 +68,7 @@ def _wrap_step(step: Callable[..., Any]) -> Callable[..., Any]:
                     raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
                 args, kwargs = result
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         self._opt_called = True
         for hook in list(self._optimizer_step_post_hooks.values()) + list(_global_step_post_hooks.values()):
             hook(self, args, kwargs)
@@ -76,6 +78,19 @@ def _wrap_step(step: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
+
+
+def _add_hook(hooks: OrderedDict[int, Callable[..., Any]], hook: Callable[..., Any], prepend: bool) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 class Optimizer:
     """Base class: subclasses implement ``step`` over ``self.param_groups`` and ``self.state``."""
 
@@ -83,6 +98,10 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {ember.typename(params)}")
@@ -106,8 +125,9 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for name in _HOOK_DICTS:
+            self.__dict__.setdefault(name, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
         out = type(self).__name__ + " ("
@@ -121,7 +141,7 @@ class Optimizer:
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters; missing hyperparameters come from ``defaults``."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
@@ -211,9 +231,27 @@ class Optimizer:
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict()`` packs the state."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` after packing; a returned dict replaces the state dict."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before loading; a returned dict is loaded instead."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` after ``load_state_dict()`` has restored the state."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ---- state dicts -------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """``{'state': {index: ...}, 'param_groups': [{..., 'params': [indices]}]}``; tensors not cloned."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         mapping: dict[int, int] = {}
         start = 0
 
@@ -228,22 +266,36 @@ class Optimizer:
 
         groups = [pack(g) for g in self.param_groups]
         state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     @staticmethod
-    def _cast_state(param: Tensor, value: Any, key: Any = None) -> Any:
+    def _cast_state(param: Tensor, value: Any, key: Any = None, step_float32: bool = False) -> Any:
+        """A loaded state value for ``param``: tensors take its dtype (when it is floating point),
+        except ``step``, which stays as saved unless its group is fused or capturable (float32 then);
+        dicts, lists and tuples are rebuilt around their cast members, as torch does."""
         if isinstance(value, Tensor):
             if key == "step":
-                return value
+                return value.to(dtype=ember.float32) if step_float32 else value
             return value.to(dtype=param.dtype) if param.is_floating_point() else value
         if isinstance(value, dict):
-            return {k: Optimizer._cast_state(param, v, k) for k, v in value.items()}
+            return {k: Optimizer._cast_state(param, v, k, step_float32) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(Optimizer._cast_state(param, v, None, step_float32) for v in value)
         return value
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restores the per-parameter state and the groups' options from a ``state_dict()`` of an
         optimizer built the same way."""
         state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -254,10 +306,13 @@ class Optimizer:
         id_map = {old: p for g, s in zip(groups, saved_groups, strict=True)
                   for old, p in zip(s["params"], g["params"], strict=True)}
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        # which saved group holds each index decides how its step is cast (as torch)
+        step_float32 = {i: bool(g.get("fused", False) or g.get("capturable", False))
+                        for g in reversed(state_dict["param_groups"]) for i in g["params"]}
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = self._cast_state(param, v)
+                state[param] = self._cast_state(param, v, None, step_float32.get(k, False))
             else:
                 state[k] = v
 
@@ -269,6 +324,8 @@ class Optimizer:
 
         self.__setstate__({"state": state,
                            "param_groups": [update_group(g, ng) for g, ng in zip(groups, saved_groups, strict=False)]})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
 
 def _check(cond: bool, message: str) -> None:
@@ -308,6 +365,24 @@ def _restore_state(opt: Optimizer, flags: tuple[str, ...], numbers: tuple[str, .
             for key in numbers:
                 if key in p_state and not isinstance(p_state[key], Tensor):
                     p_state[key] = ember.tensor(float(p_state[key]), dtype=ember.float32)
+
+
+def _check_capturable(group: dict[str, Any], single: str = "params and state_steps", multi: str | None = None,
+                      xla: tuple[bool, bool] = (True, False)) -> None:
+    """capturable=True needs accelerator tensors: on ember's CPU tensors torch's step raises this
+    AssertionError (its text differs between the per-parameter and the foreach paths)."""
+    if not group.get("capturable"):
+        return
+    foreach = bool(group.get("foreach"))
+    what = (multi or single) if foreach else single
+    devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla[foreach] else [])
+    raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
+def _real(t: Tensor) -> Tensor:
+    """A complex tensor as its real view (``[..., 2]``): the adaptive optimizers treat the real and
+    imaginary parts as independent coordinates, as torch does; real tensors as they are."""
+    return ember.view_as_real(t) if t.is_complex() else t
 
 
 def _params_with_grad(group: dict[str, Any]) -> Iterable[Tensor]:

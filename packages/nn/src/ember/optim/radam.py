@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check_common, _params_with_grad, _step_tensor
+from ember.optim.optimizer import Optimizer, _check_capturable, _check_common, _params_with_grad, _real, _step_tensor
 
 __all__ = ["RAdam"]
 
@@ -49,6 +49,7 @@ class RAdam(Optimizer):
                         state["step"] = _step_tensor()
                         state["exp_avg"] = ember.zeros_like(p)
                         state["exp_avg_sq"] = ember.zeros_like(p)
+                    _check_capturable(group)
                     g = p.grad if not group["maximize"] else -p.grad
                     state["step"] += 1
                     step = float(state["step"].item())
@@ -57,7 +58,8 @@ class RAdam(Optimizer):
                             p.mul_(1 - lr * wd)
                         else:
                             g = g.add(p, alpha=wd)
-                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    g, param = _real(g), _real(p)
+                    exp_avg, exp_avg_sq = _real(state["exp_avg"]), _real(state["exp_avg_sq"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
                     bias1 = 1 - beta1**step
@@ -69,7 +71,7 @@ class RAdam(Optimizer):
                         # rectification term: variance of the adaptive lr is tractable from here on
                         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                         adaptive = (bias2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
-                        p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+                        param.add_(corrected * lr * adaptive * rect, alpha=-1.0)
                     else:
-                        p.add_(corrected * lr, alpha=-1.0)
+                        param.add_(corrected * lr, alpha=-1.0)
         return loss

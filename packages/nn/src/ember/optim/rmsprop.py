@@ -6,7 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad, _step_tensor
+from ember.optim.optimizer import (
+    Optimizer,
+    _check,
+    _check_capturable,
+    _check_common,
+    _params_with_grad,
+    _real,
+    _step_tensor,
+)
 
 __all__ = ["RMSprop"]
 
@@ -53,23 +61,24 @@ class RMSprop(Optimizer):
                             state["momentum_buffer"] = ember.zeros_like(p)
                         if group["centered"]:
                             state["grad_avg"] = ember.zeros_like(p)
+                    _check_capturable(group, xla=(True, True))
                     g = p.grad if not group["maximize"] else -p.grad
                     state["step"] += 1
                     if group["weight_decay"] != 0:
                         g = g.add(p, alpha=group["weight_decay"])
-                    square_avg = state["square_avg"]
+                    g, param, square_avg = _real(g), _real(p), _real(state["square_avg"])
                     square_avg.mul_(alpha).addcmul_(g, g, value=1 - alpha)
                     if group["centered"]:
-                        grad_avg = state["grad_avg"]
+                        grad_avg = _real(state["grad_avg"])
                         grad_avg.lerp_(g, 1 - alpha)
                         avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
                     else:
                         avg = square_avg.sqrt()
                     avg = avg.add_(eps)
                     if mu > 0:
-                        buf = state["momentum_buffer"]
+                        buf = _real(state["momentum_buffer"])
                         buf.mul_(mu).addcdiv_(g, avg)
-                        p.add_(buf, alpha=-lr)
+                        param.add_(buf, alpha=-lr)
                     else:
-                        p.addcdiv_(g, avg, value=-lr)
+                        param.addcdiv_(g, avg, value=-lr)
         return loss

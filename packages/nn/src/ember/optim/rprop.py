@@ -10,6 +10,7 @@ from ember import Tensor
 from ember.optim.optimizer import (
     Optimizer,
     _check,
+    _check_capturable,
     _check_common,
     _params_with_grad,
     _restore_state,
@@ -74,6 +75,7 @@ class Rprop(Optimizer):
                         state["step"] = _step_tensor()
                         state["prev"] = ember.zeros_like(p)
                         state["step_size"] = ember.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
+                    _check_capturable(group, xla=(True, True))
                     g = p.grad if not group["maximize"] else -p.grad
                     prev, step_size, param = state["prev"], state["step_size"], p
                     state["step"] += 1

@@ -6,7 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
-from ember.optim._foreach_step import check_fused_flags, fused_sgd_step, sgd_step, use_foreach, use_fused
+from ember.optim._foreach_step import (
+    check_fused_flags,
+    fused_dtype_check,
+    fused_sgd_step,
+    sgd_step,
+    use_foreach,
+    use_fused,
+)
 from ember.optim.optimizer import Optimizer, _check, _check_common, _params_with_grad
 
 __all__ = ["SGD"]
@@ -53,6 +60,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
         check_fused_flags(fused, foreach, differentiable)
+        self._need_device_dtype_check_for_fused = bool(fused)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
@@ -60,9 +68,18 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
                 params = list(_params_with_grad(group))
+                if group.get("fused") and params and getattr(self, "_need_device_dtype_check_for_fused", True):
+                    # as torch: only the first parameter with a gradient, once
+                    fused_dtype_check(params[0])
+                    self._need_device_dtype_check_for_fused = False
                 # torch's default on CPU is its per-parameter loop: ember runs it too for the plain
                 # step (one add_ per parameter either way); with momentum, weight decay or maximize
                 # its fused kernel does the loop's passes in one
+                if group.get("fused"):
+                    for p in params:
+                        if p.is_complex():  # past the one-time dtype check: torch's kernel refuses it
+                            kind = "ComplexFloat" if p.dtype == ember.complex64 else "ComplexDouble"
+                            raise NotImplementedError(f'"fused_sgd_kernel" not implemented for \'{kind}\'')
                 plain = mu == 0 and wd == 0 and not group["maximize"]
                 default = group.get("fused") is None and group.get("foreach") is None
                 if params and not (plain and default) and use_fused(group, params + [p.grad for p in params]):

@@ -261,6 +261,23 @@ class Materializer:
 # Running and comparing
 # --------------------------------------------------------------------------------------------
 
+def twins_on(obj: Any, g: torch.Generator, device: str) -> tuple[Any, Any]:
+    """(CPU, ``device``) ember twins of a case's argument: the same values and the same view (the
+    device runs of the parity cases: test_cuda_parity.py, test_meta_parity.py)."""
+    if isinstance(obj, T):
+        base = torch_to_ember(make_torch(obj, g))
+        return apply_view(base, obj.shape, obj.view), apply_view(base.to(device), obj.shape, obj.view)
+    if isinstance(obj, DT):
+        return edt(obj.name), edt(obj.name)
+    if isinstance(obj, (tuple, list)):
+        pairs = [twins_on(o, g, device) for o in obj]
+        return type(obj)(p[0] for p in pairs), type(obj)(p[1] for p in pairs)
+    if isinstance(obj, dict):
+        pairs = {k: twins_on(v, g, device) for k, v in obj.items()}
+        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
+    return obj, obj
+
+
 def run_forked(check: Any) -> None:
     """Run ``check()`` in a forked child; re-raise its assertion here, or fail if it crashed.
 

@@ -38,18 +38,7 @@ DEVICE = os.environ.get("EMBER_CUDA_PARITY_DEVICE", "cuda")
 
 def materialize(obj: Any, g: Any) -> tuple[Any, Any]:
     """(CPU, GPU) ember twins of a case's argument: the same values and the same view."""
-    if isinstance(obj, H.T):
-        base = H.torch_to_ember(H.make_torch(obj, g))
-        return H.apply_view(base, obj.shape, obj.view), H.apply_view(base.to(DEVICE), obj.shape, obj.view)
-    if isinstance(obj, H.DT):
-        return H.edt(obj.name), H.edt(obj.name)
-    if isinstance(obj, (tuple, list)):
-        pairs = [materialize(o, g) for o in obj]
-        return type(obj)(p[0] for p in pairs), type(obj)(p[1] for p in pairs)
-    if isinstance(obj, dict):
-        pairs = {k: materialize(v, g) for k, v in obj.items()}
-        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
-    return obj, obj
+    return H.twins_on(obj, g, DEVICE)
 
 
 def as_torch(x: Any) -> Any:

@@ -151,3 +151,20 @@ def test_adam_style_step_sizes() -> None:
         L._foreach_addcdiv_(ps, m, denom, [-0.001 / (1 - 0.9 ** k) for k in (1, 2, 3)])
         lists.append(ps)
     _same(lists[0], lists[1])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("scalar", [0.9989, 0.1234567, 3.3333])
+def test_inplace_mul_number_rounding(dtype: str, scalar: float) -> None:
+    """aten's in-place foreach mul reads the number rounded to a half type (its out-of-place form
+    and Tensor.mul_ do not): SGD's momentum buffers in float16 follow it bit for bit."""
+    a = np.random.default_rng(0).standard_normal(300).astype("float32")
+    got = []
+    for L in (ember, torch):
+        t = L.from_numpy(a.copy()).to(getattr(L, dtype))
+        u = L.from_numpy(a.copy()).to(getattr(L, dtype))
+        L._foreach_mul_([t], scalar)
+        (v,) = L._foreach_mul([u], scalar)
+        got.append((t.float().numpy(), v.float().numpy()))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])

@@ -201,8 +201,7 @@ def test_lr_as_tensor(torch: Any, name: str, kwargs: dict[str, Any]) -> None:
 
 
 # Half types: the per-parameter arithmetic of these configurations rounds as torch's does.
-# (SGD momentum / RMSprop momentum / decoupled weight decay on the foreach path go through
-# add(alpha=) and _foreach_mul_ on half tensors, which round differently in ember's core ops.)
+# (RMSprop's momentum on the foreach path still rounds differently in half precision.)
 HALF = [
     ("Adam", {"lr": 0.1}),
     ("Adam", {"lr": 0.1, "foreach": True}),
@@ -217,6 +216,8 @@ HALF = [
     ("ASGD", {}),
     ("SGD", {"lr": 0.1}),
     ("SGD", {"lr": 0.1, "momentum": 0.9}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "foreach": True}),
+    ("AdamW", {"lr": 0.1, "foreach": True}),
 ]
 
 

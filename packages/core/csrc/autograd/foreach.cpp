@@ -103,7 +103,14 @@ TensorList _foreach_mul(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::mul(self[i], other[i]); });
 }
 TensorList _foreach_mul_(const TensorList& self, const Scalar& scalar) {
-  return map_each(self, [&](size_t i) { return ag::mul_(self[i], wrap_number(scalar, self[i])); });
+  return map_each(self, [&](size_t i) {
+    // aten's in-place foreach mul passes the number as the first operand, so a half type's kernel
+    // reads it rounded to the dtype (the method and the out-of-place form keep it in op-math)
+    const ScalarType dt = self[i].dtype();
+    const bool reduced = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+    const Tensor number = wrap_number(scalar, self[i]);
+    return ag::mul_(self[i], reduced && !scalar.is_complex() ? to_dtype(number, dt) : number);
+  });
 }
 TensorList _foreach_mul_(const TensorList& self, const TensorList& other) {
   return map_each(self, other, [&](size_t i) { return ag::mul_(self[i], other[i]); });

@@ -355,6 +355,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
   // complex: reversed cumsum of conj(result) * grad over conj(input), as aten
   if (!has_zero) return ag::div(cumsum_backward(ag::mul(grad, conj(result)), dim), conj(input), std::nullopt);
   // The loop below reads the elements on the host: a device tensor's are copied over and back.
+  if (input.device().is_meta()) return empty_like(input);
   if (!input.device().is_cpu()) {
     const Device cpu = cpu_device();
     return to_device(cumprod_backward(to_device(grad, cpu), to_device(input, cpu), dim, to_device(result, cpu)),

@@ -26,6 +26,7 @@ void check_index(int64_t v, int64_t n) {
 }
 
 Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
+  if (x.device().is_meta()) return empty(idx.sizes(), x.dtype(), x.device());
   if (!x.device().is_cpu())  // as put_along_raw: the loop reads the indices on the host
     return to_device(take_along_raw(to_device(x, cpu_device()), d, to_device(idx, cpu_device())), x.device());
   Tensor xc = contiguous(x, MemoryFormat::Contiguous);
@@ -56,6 +57,7 @@ Tensor take_along_raw(const Tensor& x, int64_t d, const Tensor& idx) {
 Tensor put_along_raw(const Tensor& g, int64_t d, const Tensor& idx, IntArrayRef sizes) {
   // The loop below reads the indices on the host: a device tensor's are copied over and back
   // (sort / topk / kthvalue backward on a GPU) until the CUDA backend has a scatter-add.
+  if (g.device().is_meta()) return empty(sizes, g.dtype(), g.device());
   if (!g.device().is_cpu())
     return to_device(put_along_raw(to_device(g, cpu_device()), d, to_device(idx, cpu_device()), sizes), g.device());
   Tensor gc = contiguous(g, MemoryFormat::Contiguous);

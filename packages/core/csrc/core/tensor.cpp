@@ -45,6 +45,7 @@ void device_to_host(void* dst, const void* src, int device, size_t nbytes, bool 
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(!device().is_meta(), "Tensor.item() cannot be called on meta tensors");
   const char* p = raw();
   alignas(16) char host[16];
   if (!device().is_cpu()) {  // a device tensor's one element, copied to the host first (as PyTorch's item())
@@ -128,7 +129,15 @@ std::string shape_str(IntArrayRef sizes) {
 int cuda_device_index(int index);
 
 void check_device_available(Device d) {
-  if (!d.is_cpu()) (void)cuda_device_index(d.index);
+  if (d.is_cuda()) (void)cuda_device_index(d.index);
+}
+
+void fail_two_devices(Device common, Device other, Device first) {
+  if (common.is_meta() || other.is_meta())
+    fail(ErrorKind::Runtime, "Tensor on device ", (first == common ? other : common).str(),
+         " is not on the expected device ", first.str(), "!");
+  fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
+       common.str(), " and ", other.str(), "!");
 }
 
 static void cpu_deleter(void* data, void*, size_t nbytes) { cpu_free(data, nbytes); }
@@ -139,6 +148,12 @@ static void cuda_deleter(void* data, void* ctx, size_t nbytes) {
 
 // A fresh storage on `device` from its allocator (allocator.h), with the matching deleter.
 static Ref<StorageImpl> new_storage(size_t nbytes, Device device) {
+  if (device.is_meta()) {  // its size only: no memory, no deleter
+    auto s = make_ref<StorageImpl>();
+    s->nbytes = nbytes;
+    s->device = device;
+    return s;
+  }
   if (!device.is_cpu()) device.index = static_cast<int8_t>(cuda_device_index(device.index));  // "cuda" -> "cuda:0"
   auto s = make_ref<StorageImpl>();
   s->data = allocate(nbytes, device);
@@ -154,6 +169,11 @@ Ref<StorageImpl> new_cpu_storage(size_t nbytes) { return new_storage(nbytes, cpu
 // Moves s to a fresh block of nbytes on its device, keeping the first min(old, new) bytes (a CUDA
 // storage's on the device: its bytes are never read on the host).
 static void reallocate(StorageImpl& s, size_t nbytes) {
+  if (s.device.is_meta()) {
+    EMBER_CHECK(s.resizable, "Trying to resize storage that is not resizable");
+    s.nbytes = nbytes;
+    return;
+  }
   EMBER_CHECK(s.resizable && (s.deleter == cpu_deleter || s.deleter == cuda_deleter),
               "Trying to resize storage that is not resizable");
   Ref<StorageImpl> fresh = new_storage(nbytes, s.device);

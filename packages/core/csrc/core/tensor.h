@@ -44,7 +44,11 @@ struct TensorImpl : RefCounted {
   // Recompute numel and the contiguity flag after sizes/strides change.
   void refresh();
   size_t itemsize() const { return element_size(dtype); }
-  char* data() const { return static_cast<char*>(storage->data) + offset * itemsize(); }
+  // null for a storage without memory (a meta tensor's, an empty one's): no offset applied to it
+  char* data() const {
+    char* p = static_cast<char*>(storage->data);
+    return p ? p + offset * itemsize() : p;
+  }
   Device device() const { return storage->device; }
 };
 
@@ -139,6 +143,9 @@ std::string shape_str(IntArrayRef sizes);  // "[2, 3]"
 
 // Raise unless tensors can live on `d` (CUDA goes through the backend stub).
 void check_device_available(Device d);
+// PyTorch's error for operands on two devices: `common` (the first one not the CPU) and `other`;
+// where either is meta, its meta kernels' words, which expect the first operand's device (`first`).
+[[noreturn]] void fail_two_devices(Device common, Device other, Device first);
 [[noreturn]] void cuda_backend_unavailable();
 
 // Allocate an uninitialised tensor.

@@ -332,8 +332,7 @@ void ElementwiseIter::compute_device(const IterSpec& spec, const Tensor* const* 
   device_ = common;
   if (common.is_cpu()) return;  // all on the CPU: nothing more to check
   auto mismatch = [&](Device d) {
-    fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
-         common.str(), " and ", d.str(), "!");
+    fail_two_devices(common, d, spec.out.defined() ? spec.out.device() : inputs[0]->device());
   };
   if (spec.out.defined() && spec.out.device() != common) mismatch(spec.out.device());
   for (int i = 0; i < n; ++i) {

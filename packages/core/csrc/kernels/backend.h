@@ -481,9 +481,14 @@ struct Backend {
 
 const Backend& cpu_backend();   // kernels/cpu/backend_cpu.cpp
 const Backend& cuda_backend();  // kernels/cuda/ (or its stub)
+const Backend& meta_backend();  // kernels/meta/backend_meta.cpp: kernels that do nothing
 
 // The table for tensors on `d`: a branch on the device type, no lookup.
-inline const Backend& backend(Device d) { return d.type == DeviceType::CPU ? cpu_backend() : cuda_backend(); }
+inline const Backend& backend(Device d) {
+  if (d.type == DeviceType::CPU) [[likely]]
+    return cpu_backend();
+  return d.type == DeviceType::CUDA ? cuda_backend() : meta_backend();
+}
 inline const Backend& backend(const Tensor& t) { return backend(t.device()); }
 
 }  // namespace ember

@@ -24,12 +24,24 @@ inline constexpr std::string_view kNoCudaKernel = "Could not run this operation 
        aten_name, "' is only available for these backends: [CPU]. (ember: ", why, "; issue 24)");
 }
 
+// The meta device runs the ops whose bodies reach only backend entries (the CUDA `kernel` ones):
+// the others read tensor memory on the host, which a meta tensor has none of.
+[[noreturn]] inline void fail_no_meta(const char* aten_name) {
+  fail(ErrorKind::NotImplemented, aten_name,
+       ": attempted to run this operator with Meta tensors, but there was no fake impl or Meta kernel registered.");
+}
+
 // An unsupported op's guard: a device-type test per tensor argument (Tensor[] elements and out= too).
 inline void check_no_cuda(const ParsedArgs& A, std::initializer_list<int> idx, const char* aten_name, const char* why) {
-  bool cuda = false;
-  for_each_tensor_arg(A, idx, [&](const Tensor& t) { cuda = cuda || t.device().type == DeviceType::CUDA; });
-  if (cuda) [[unlikely]]
+  bool device = false, meta = false;
+  for_each_tensor_arg(A, idx, [&](const Tensor& t) {
+    device = device || !t.device().is_cpu();
+    meta = meta || t.device().is_meta();
+  });
+  if (device) [[unlikely]] {
+    if (meta) fail_no_meta(aten_name);
     fail_no_cuda(aten_name, why);
+  }
 }
 
 // The binding's catch for the CUDA table's error: rethrown naming the op, anything else as it was.

@@ -4,6 +4,7 @@
 // generated bindings call it with the positions of their Tensor and Tensor[] arguments (out= too).
 #pragma once
 #include <initializer_list>
+#include <optional>
 
 #include "arg_parser.h"
 #include "py_tensor.h"
@@ -29,14 +30,14 @@ void for_each_tensor_arg(const ParsedArgs& A, std::initializer_list<int> idx, co
 template <class ForEach>
 void check_one_device(const ForEach& for_each) {
   Device common = cpu_device();
+  std::optional<Device> first;
   for_each([&](const Tensor& t) {
+    if (!first) first = t.device();
     if (common.is_cpu()) common = t.device();
   });
   if (common.is_cpu()) return;  // all on the CPU: the usual case, one pass
   for_each([&](const Tensor& t) {
-    if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu()))
-      fail(ErrorKind::Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
-           common.str(), " and ", t.device().str(), "!");
+    if (t.device() != common && !(t.dim() == 0 && t.device().is_cpu())) fail_two_devices(common, t.device(), *first);
   });
 }
 

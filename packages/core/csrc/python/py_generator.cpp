@@ -32,6 +32,7 @@ Device generator_device(PyObject* device) {
   EMBER_CHECK_TYPE(is_device_like(device), "Generator(): argument 'device' must be torch.device, not ",
                    Py_TYPE(device)->tp_name);
   Device d = parse_device(device);
+  EMBER_CHECK(!d.is_meta(), "META device type not an accelerator.");
   check_device_available(d);
   if (d.is_cpu()) return cpu_device();
   return Device{DeviceType::CUDA, static_cast<int8_t>(cuda_device_index(d.index))};

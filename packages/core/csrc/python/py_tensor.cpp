@@ -320,7 +320,11 @@ static PyObject* get_nbytes(PyObject* self, void* prop) {
 static PyObject* get_layout(PyObject*, void*);
 static PyObject* get_is_cuda(PyObject* self, void* prop) {
   TORCH_FUNCTION_GETTER(self, prop)
-  return PyBool_FromLong(!SELF.device().is_cpu());
+  return PyBool_FromLong(SELF.device().is_cuda());
+}
+static PyObject* get_is_meta(PyObject* self, void* prop) {
+  TORCH_FUNCTION_GETTER(self, prop)
+  return PyBool_FromLong(SELF.device().is_meta());
 }
 static PyObject* get_is_cpu(PyObject* self, void* prop) {
   TORCH_FUNCTION_GETTER(self, prop)
@@ -374,7 +378,7 @@ static PyGetSetDef tensor_getset[] = {PROPERTY("shape", get_shape, nullptr),
                                       PROPERTY("is_cpu", get_is_cpu, nullptr),
                                       PROPERTY("is_sparse", get_false, nullptr),
                                       PROPERTY("is_quantized", get_false, nullptr),
-                                      PROPERTY("is_meta", get_false, nullptr),
+                                      PROPERTY("is_meta", get_is_meta, nullptr),
                                       PROPERTY("is_nested", get_false, nullptr),
                                       PROPERTY("_version", get_version, nullptr),
                                       PROPERTY("_base", get_base, nullptr),
@@ -430,7 +434,10 @@ static PyObject* m_element_size(PyObject* self, PyObject*) {
 }
 static PyObject* m_data_ptr(PyObject* self, PyObject*) {
   TORCH_FUNCTION_SELF("data_ptr", self, nullptr, 0)
-  return PyLong_FromVoidPtr(SELF.raw());
+  const Tensor& t = SELF;
+  // no memory (meta): PyTorch's address is the element offset from a null base
+  if (!t.storage().data) return PyLong_FromSize_t(static_cast<size_t>(t.offset()) * t.itemsize());
+  return PyLong_FromVoidPtr(t.raw());
 }
 // is_contiguous(memory_format=torch.contiguous_format): preserve_format asks the plain question, a
 // channels-last format whether the tensor is dense in it (aten's rule, size-1 dims skipped).
@@ -478,7 +485,7 @@ static PyObject* m_is_signed(PyObject* self, PyObject*) {
 static PyObject* m_get_device(PyObject* self, PyObject*) {
   TORCH_FUNCTION_SELF("get_device", self, nullptr, 0)
   Device d = SELF.device();
-  return PyLong_FromLong(d.is_cpu() ? -1 : d.index);
+  return PyLong_FromLong(d.is_cuda() ? d.index : -1);
 }
 static PyObject* m_is_inference(PyObject* self, PyObject*) {
   TORCH_FUNCTION_SELF("is_inference", self, nullptr, 0)

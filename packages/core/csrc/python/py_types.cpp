@@ -91,6 +91,8 @@ Device device_from_string(const std::string& s) {
     d.type = DeviceType::CPU;
   } else if (type == "cuda") {
     d.type = DeviceType::CUDA;
+  } else if (type == "meta") {
+    d.type = DeviceType::Meta;
   } else {
     fail(ErrorKind::Runtime,
          "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
@@ -139,12 +141,12 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
 Device dev_of(PyObject* self) { return reinterpret_cast<PyDevice*>(self)->d; }
 PyObject* device_repr(PyObject* self) {
   Device d = dev_of(self);
-  const char* t = d.is_cpu() ? "cpu" : "cuda";
+  const char* t = device_type_name(d.type);
   if (d.index < 0) return PyUnicode_FromFormat("device(type='%s')", t);
   return PyUnicode_FromFormat("device(type='%s', index=%d)", t, int(d.index));
 }
 PyObject* device_str(PyObject* self) { return PyUnicode_FromString(dev_of(self).str().c_str()); }
-PyObject* device_type(PyObject* self, void*) { return PyUnicode_FromString(dev_of(self).is_cpu() ? "cpu" : "cuda"); }
+PyObject* device_type(PyObject* self, void*) { return PyUnicode_FromString(device_type_name(dev_of(self).type)); }
 PyObject* device_index(PyObject* self, void*) {
   Device d = dev_of(self);
   if (d.index < 0) Py_RETURN_NONE;
@@ -161,8 +163,8 @@ Py_hash_t device_hash(PyObject* self) {
 }
 PyObject* device_reduce(PyObject* self, PyObject*) {
   Device d = dev_of(self);
-  PyObject* args = d.index < 0 ? Py_BuildValue("(s)", d.is_cpu() ? "cpu" : "cuda")
-                               : Py_BuildValue("(si)", d.is_cpu() ? "cpu" : "cuda", int(d.index));
+  PyObject* args = d.index < 0 ? Py_BuildValue("(s)", device_type_name(d.type))
+                               : Py_BuildValue("(si)", device_type_name(d.type), int(d.index));
   return Py_BuildValue("(ON)", g_unpickle_device, args);
 }
 PyGetSetDef device_getset[] = {{"type", device_type, nullptr, nullptr, nullptr},

@@ -118,9 +118,12 @@ def as_tensor(data: _Any, dtype: _Any = None, device: _Any = None) -> Tensor:
         device = factory_device(None)
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if dtype is not None or device is not None else data
-    if type(data).__module__ == "numpy" and hasattr(data, "strides"):
-        t = from_numpy(data)
-        return t.to(device=device, dtype=dtype) if dtype is not None or device is not None else t
+    if type(data).__module__ == "numpy":  # numpy is imported already: data came from it
+        import numpy as _np
+
+        if isinstance(data, _np.ndarray):  # an array shares its memory; a NumPy scalar is copied below
+            t = from_numpy(data)
+            return t.to(device=device, dtype=dtype) if dtype is not None or device is not None else t
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -241,8 +241,9 @@ def set_default_device(device: Any) -> None:
     dev = device if isinstance(device, _C.device) else _C.device(device)
     if dev.type == "cuda" and not _C._cuda_is_compiled():
         raise _C.CudaNotCompiledError("Torch not compiled with CUDA enabled")
-    if dev.type not in ("cpu", "cuda"):
-        raise RuntimeError(f"ember has no {dev.type} backend: only the CPU or a CUDA device can be the default device")
+    if dev.type not in ("cpu", "cuda", "meta"):
+        raise RuntimeError(f"ember has no {dev.type} backend: only the CPU, a CUDA device or meta can be the default "
+                           "device")
     _C._set_default_device(dev)
     _thread.device = dev
 

@@ -322,6 +322,8 @@ def pin_memory(self: Tensor, device: Any = None) -> Tensor:
     """
     if device is not None and _C.device(device).type == "cpu":
         raise RuntimeError("CPU device type not an accelerator.")
+    if self.device.type == "meta":
+        return _C._pin_memory(self)  # PyTorch's refusal, naming the meta type
     if not _C._cuda_is_compiled() or _C._cuda_device_count() == 0:
         raise RuntimeError("Cannot access accelerator device when none is available.")
     if _C._is_pinned(self):

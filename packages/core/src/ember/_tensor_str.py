@@ -254,7 +254,13 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     shape = tuple(int(s) for s in t.shape)
-    if t.numel() == 0:
+    if t.device.type == "meta":
+        # no values to show: the size always, the dtype where it is not the default
+        suffixes.append(f"size={shape}")
+        if t.dtype != lib.get_default_dtype():
+            suffixes.append(f"dtype={t.dtype}")
+        body = "..."
+    elif t.numel() == 0:
         # NumPy-like: the shape is shown unless it is (0,); no values exist to
         # infer the dtype from, so any non-default dtype (even int64) is shown.
         if len(shape) != 1:

@@ -1,9 +1,9 @@
 // The CUDA backend table: every family starts raising "no CUDA kernel" (kernels/cuda/
 // backend_fill.h); the entries with a CUDA kernel are set here as they land.
 #include "cuda_pointwise.h"  // generated: the ops.yaml kernels' CUDA entries
+#include "kernels/backend_fill.h"
 #include "kernels/cuda/arg_reduce_kernels.h"
 #include "kernels/cuda/attention_kernels.h"
-#include "kernels/cuda/backend_fill.h"
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda/backend_fill.h"
+#include "kernels/backend_fill.h"
 #include "kernels/cuda/cuda_runtime_api.h"
 #include "kernels/device_transfer.h"
 

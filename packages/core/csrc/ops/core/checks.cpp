@@ -97,7 +97,7 @@ void apply_requires_grad(const Tensor& t, bool requires_grad) {
 // element (PyTorch's does). Past 2^20 (a 20 ms loop per element; rounding by then is n * eps) ember raises.
 bool poly_degree_bounded(const char* op, const Tensor& n) {
   constexpr double kMaxDegree = 1048576.0, kInt64 = 9.2233720368547758e18;
-  if (n.numel() == 0) return true;
+  if (n.numel() == 0 || n.device().is_meta()) return true;
   Tensor d = to_dtype(n, ScalarType::Float64);
   if (!d.device().is_cpu()) {
     // on a device: the degrees past the bound found there, the first brought back (a wait)

@@ -33,6 +33,13 @@ static bool one_element_broadcast(const Tensor& src, const Tensor& dst) {
   return true;
 }
 
+void check_copy_broadcasts(const Tensor& dst, const Tensor& src) {
+  if (src.sizes().equals(dst.sizes())) return;
+  DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());  // raises "The size of tensor a ..."
+  EMBER_CHECK(dst.sizes().equals(shape), "output with shape ", shape_str(dst.sizes()),
+              " doesn't match the broadcast shape ", shape_str(shape));
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.same(src)) return;
   if (dst.impl()->conj != src.impl()->conj) [[unlikely]] {
@@ -46,12 +53,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     return;
   }
   if (dst.numel() == 0) {
-    // Nothing to write, but src must still broadcast to dst's shape (PyTorch checks it).
-    if (!src.sizes().equals(dst.sizes())) {
-      DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());  // raises "The size of tensor a ..."
-      EMBER_CHECK(dst.sizes().equals(shape), "output with shape ", shape_str(dst.sizes()),
-                  " doesn't match the broadcast shape ", shape_str(shape));
-    }
+    check_copy_broadcasts(dst, src);  // nothing to write, but PyTorch checks the shapes
     return;
   }
   // One value from host memory into a dense destination on any device: the fill kernel takes the
@@ -122,20 +124,23 @@ static DimVector inferred_dense_strides(const Tensor& t) {
   return strides;
 }
 
-Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
+Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf, Device device) {
   if (mf == MemoryFormat::ChannelsLast || mf == MemoryFormat::ChannelsLast3d) {
     check_memory_format_rank(t.dim(), *mf);
-    return empty_strided(t.sizes(), memory_format_strides(t.sizes(), *mf), dtype, t.device());
+    return empty_strided(t.sizes(), memory_format_strides(t.sizes(), *mf), dtype, device);
   }
   bool preserve = !mf || *mf == MemoryFormat::Preserve;
   if (preserve && t.numel() == 0)
-    return empty_strided(t.sizes(), t.strides(), dtype, t.device());  // kept as is, like PyTorch
+    return empty_strided(t.sizes(), t.strides(), dtype, device);  // kept as is, like PyTorch
   // aten keeps any dense layout's strides, a contiguous one's odd strides of size-1 dims included
   if (preserve && (t.is_contiguous() ? !t.strides().equals(memory_format_strides(t.sizes(), MemoryFormat::Contiguous))
                                      : non_overlapping_and_dense(t)))
-    return empty_strided(t.sizes(), t.strides(), dtype, t.device());
-  if (preserve && !t.is_contiguous()) return empty_strided(t.sizes(), inferred_dense_strides(t), dtype, t.device());
-  return empty(t.sizes(), dtype, t.device());
+    return empty_strided(t.sizes(), t.strides(), dtype, device);
+  if (preserve && !t.is_contiguous()) return empty_strided(t.sizes(), inferred_dense_strides(t), dtype, device);
+  return empty(t.sizes(), dtype, device);
+}
+Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf) {
+  return empty_with_layout_of(t, dtype, mf, t.device());
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {
@@ -202,6 +207,7 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 
 // One value (a 0-d tensor of self's dtype) stored into every element of self.
 static void fill_with(const Tensor& self, const Tensor& value) {
+  if (self.device().is_meta()) return;  // nothing to store into
   // the fill kernels read the value's bytes from host memory
   const Tensor v = value.device().is_cpu() ? value : to_device(value, cpu_device());
   if (self.numel() > 0 && self.is_contiguous()) {

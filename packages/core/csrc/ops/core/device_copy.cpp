@@ -14,6 +14,9 @@
 namespace ember {
 
 void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  // a meta tensor has no bytes to give; copying into one moves nothing (src must still broadcast)
+  if (src.device().is_meta()) fail(ErrorKind::NotImplemented, "Cannot copy out of meta tensor; no data!");
+  if (dst.device().is_meta()) return check_copy_broadcasts(dst, src);
   check_device_available(src.device());
   check_device_available(dst.device());
   Tensor s = src;
@@ -63,6 +66,8 @@ Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype) {
 }
 
 Tensor pin_memory(const Tensor& x) {
+  EMBER_CHECK(!x.device().is_meta(), "cannot pin 'Meta", legacy_name(x.dtype()),
+              "Type' only dense CPU tensors can be pinned");
   EMBER_CHECK(x.device().is_cpu(), "cannot pin 'torch.cuda.", legacy_name(x.dtype()),
               "Tensor' only dense CPU tensors can be pinned");
   Tensor r = pinned_empty(x.sizes(), x.dtype());

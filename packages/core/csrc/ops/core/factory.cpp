@@ -94,10 +94,11 @@ Tensor ones_out(IntArrayRef size, std::optional<ScalarType>, std::optional<Devic
 Tensor empty_like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> memory_format) {
   ScalarType dt = dtype ? *dtype : input.dtype();
-  check_device_available(or_cpu(device));
+  const Device d = device ? *device : input.device();
+  check_device_available(d);
   const bool preserve = !memory_format || *memory_format == MemoryFormat::Preserve;
   return profiler::nested_op(preserve ? "aten::empty_strided" : "aten::empty", {nullptr, nullptr},
-                             [&] { return fill_uninitialized(empty_with_layout_of(input, dt, memory_format)); });
+                             [&] { return fill_uninitialized(empty_with_layout_of(input, dt, memory_format, d)); });
 }
 namespace {
 Tensor like(const Tensor& input, std::optional<ScalarType> dtype, std::optional<Device> device,

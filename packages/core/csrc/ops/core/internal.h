@@ -11,6 +11,9 @@ namespace ember {
 // An uninitialised tensor shaped like `t`; keeps a dense non-contiguous layout
 // (e.g. transposed) unless a memory format says otherwise.
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf);
+// copy_'s shape check where nothing is written (an empty or meta destination): src broadcasts to dst
+void check_copy_broadcasts(const Tensor& dst, const Tensor& src);
+Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf, Device device);
 
 // aten's dim_list_to_bitset: each dim wrapped (a 0-d tensor takes 0 and -1) and none listed
 // twice -- also for a 0-d tensor, where both wrap to 0.

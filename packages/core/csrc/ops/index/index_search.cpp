@@ -98,7 +98,8 @@ Tensor search_impl(const Tensor& seq, const Tensor& input, bool out_int32, bool 
   const ScalarType common = promote_types(seq.dtype(), input.dtype());
   if (input.numel() > 0 && (common == ScalarType::Bool || is_complex(common)))
     dtype_not_implemented("searchsorted_out_cpu", common);
-  Tensor result = out ? *out : empty(input.sizes(), odt, input.device());
+  // a number searched in boundaries on a device gives its result there
+  Tensor result = out ? *out : empty(input.sizes(), odt, scalar_input ? seq.device() : input.device());
   if (out) resize_out(*out, input.sizes());
   if (is_complex(common)) return result;  // nothing to search (and no order on complex values)
   // aten compares in the two's common dtype, where a Python number is a wrapped number: -1

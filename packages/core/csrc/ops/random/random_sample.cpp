@@ -21,7 +21,7 @@ using namespace rng;
 namespace {
 void check_std_tensor(const Tensor& std) {
   EMBER_CHECK(!is_complex(std.dtype()), "normal expects standard deviation to be non-complex");
-  if (std.numel() == 0) return;
+  if (std.numel() == 0 || std.device().is_meta()) return;  // meta: no values to check
   // min(std) >= 0, so NaN fails too.
   bool ok = true;
   if (!std.device().is_cpu()) {  // on the device: one flag comes back (NaN fails the compare)
@@ -185,7 +185,8 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   Tensor lam = to_dtype(contiguous(rates, MemoryFormat::Contiguous), ScalarType::Float64);
   const int64_t n = lam.numel();
   bool valid = true;
-  if (!lam.device().is_cpu()) {  // one wait on a device, a reduction read back
+  if (lam.device().is_meta()) {         // no values to check
+  } else if (!lam.device().is_cpu()) {  // one wait on a device, a reduction read back
     valid = n == 0 || ge(amin(lam), wrap_scalar(Scalar(0.0))).item().to_bool();
   } else {
     const double* lp = lam.data<double>();

@@ -66,11 +66,10 @@ def _build_defaults() -> dict[str, Any]:
     }
     for fn in (R._rebuild_tensor, R._rebuild_tensor_v2, R._rebuild_tensor_v3, R._rebuild_parameter,
                R._rebuild_parameter_with_state, R._rebuild_device_tensor_from_cpu_tensor,
-               R._rebuild_device_tensor_from_numpy):
+               R._rebuild_device_tensor_from_numpy, R._rebuild_meta_tensor_no_storage):
         g[f"torch._utils.{fn.__name__}"] = fn
     for name, kind in (("_rebuild_qtensor", "quantized tensors"), ("_rebuild_sparse_tensor", "sparse tensors"),
                        ("_rebuild_nested_tensor", "nested tensors"),
-                       ("_rebuild_meta_tensor_no_storage", "meta tensors"),
                        ("_rebuild_wrapper_subclass", "tensor wrapper subclasses")):
         g[f"torch._utils.{name}"] = R.unsupported(kind)
     for name, dt in DTYPE_NAMES.items():

@@ -74,6 +74,7 @@ def dtype_name(dtype: Any) -> str:
 # Markers the pickler writes; one object each so the pickle memo can reuse them.
 REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
+REBUILD_META = TorchGlobal("torch._utils", "_rebuild_meta_tensor_no_storage")
 REBUILD_PARAMETER_WITH_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
 TENSOR = TorchGlobal("torch", "Tensor")

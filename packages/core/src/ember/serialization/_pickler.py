@@ -94,7 +94,7 @@ class _Names:
 
     def __init__(self, lookup: Any) -> None:
         for attr, g in (("rebuild_v2", N.REBUILD_TENSOR_V2), ("rebuild_v3", N.REBUILD_TENSOR_V3),
-                        ("parameter", N.REBUILD_PARAMETER),
+                        ("parameter", N.REBUILD_PARAMETER), ("meta", N.REBUILD_META),
                         ("parameter_state", N.REBUILD_PARAMETER_WITH_STATE),
                         ("from_type", N.REBUILD_FROM_TYPE_V2), ("tensor", N.TENSOR), ("size", N.SIZE),
                         ("device", N.DEVICE), ("layout", N.GET_LAYOUT)):
@@ -121,6 +121,11 @@ class _Reductions:
             if state:
                 return n.parameter_state, args + (dict(state),)
             return n.parameter, args
+        if t.device.type == "meta":  # no storage: PyTorch's record of the sizes alone
+            rebuild, args = n.meta, (t.dtype, tuple(t.shape), tuple(t.stride()), t.requires_grad)
+            if cls is Tensor and not state:
+                return rebuild, args
+            return n.from_type, (rebuild, n.tensor if cls is Tensor else cls, args, dict(state or {}))
         entry = self._table.entry(t)
         args = (entry, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
         if t.is_conj():  # the stored conjugates and PyTorch's metadata, which sets the bit again on load

@@ -158,6 +158,12 @@ def _rebuild_device_tensor_from_numpy(data: Any, dtype: Any, device: Any, requir
     return _set_requires_grad(from_numpy(data).to(dtype=dtype, device=device), requires_grad)
 
 
+def _rebuild_meta_tensor_no_storage(dtype: Any, size: Any, stride: Any, requires_grad: Any) -> Any:
+    if not isinstance(dtype, _C.dtype):
+        raise RuntimeError("ember.load: _rebuild_meta_tensor_no_storage expects a dtype")
+    return _C.empty_strided(tuple(size), tuple(stride), dtype=dtype, device="meta", requires_grad=bool(requires_grad))
+
+
 def unsupported(kind: str) -> Any:
     """A rebuild function for tensor kinds ember cannot represent: it raises when called."""
 

@@ -19,6 +19,7 @@ TORCH_NAMES: dict[str, tuple[str, str]] = {
     "_rebuild_tensor_v2": ("torch._utils", "_rebuild_tensor_v2"),
     "_rebuild_tensor_v3": ("torch._utils", "_rebuild_tensor_v3"),
     "_rebuild_parameter": ("torch._utils", "_rebuild_parameter"),
+    "_rebuild_meta_tensor_no_storage": ("torch._utils", "_rebuild_meta_tensor_no_storage"),
     "_rebuild_parameter_with_state": ("torch._utils", "_rebuild_parameter_with_state"),
     "_rebuild_from_type_v2": ("torch._tensor", "_rebuild_from_type_v2"),
     "_get_layout": ("torch.serialization", "_get_layout"),

@@ -97,6 +97,9 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                   generator: Any = None) -> Tensor:
     """N(mean, std²) restricted to [a, b], by rejection sampling."""
 
+    if tensor.is_meta:  # no memory to draw into
+        return tensor
+
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -105,10 +108,13 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                       "The distribution of values may be incorrect.", stacklevel=2)
     with ember.no_grad():
         if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
-            # Most normal draws land inside: redraw only the rejected ones.
+            # Most normal draws land inside: redraw only the rejected ones. The bounds are compared
+            # as the tensor's dtype holds them (a half tensor's rounded bound is inside).
+            lo = tensor.new_tensor(a, device="cpu").item()
+            hi = tensor.new_tensor(b, device="cpu").item()
             result = tensor.normal_(mean, std, generator=generator)
             while True:
-                reject = (result < a) | (result > b)
+                reject = (result < lo) | (result > hi)
                 if not bool(reject.any()):
                     break
                 result = ember.where(reject, ember.empty_like(result).normal_(mean, std, generator=generator), result)
@@ -181,6 +187,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     sizes = tensor.shape
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:
+        return tensor
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
     centre = tuple(s // 2 for s in sizes[2:])
@@ -267,7 +275,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
     (Haar) distributed; then scale by ``gain``."""
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
@@ -307,6 +315,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with ember.no_grad():

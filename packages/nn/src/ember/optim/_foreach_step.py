@@ -42,6 +42,16 @@ def use_foreach(group: dict[str, Any]) -> bool:
     return group.get("foreach") is True or not isinstance(group["lr"], Tensor)
 
 
+def _scale_(tensors: list[Tensor], factor: float, group: dict[str, Any]) -> None:
+    """tensors *= factor, rounded as the path ember stands in for: torch's foreach ops read the number
+    rounded to a half dtype (aten's in-place foreach mul), its default per-parameter loop
+    (Tensor.mul_) keeps it in op-math, as the one-number-per-tensor form does."""
+    if group.get("foreach") is True:
+        ember._foreach_mul_(tensors, factor)
+    else:
+        ember._foreach_mul_(tensors, [factor] * len(tensors))
+
+
 def use_fused(group: dict[str, Any], tensors: list[Tensor]) -> bool:
     """Fused kernels take contiguous float32/float64 tensors of one dtype per parameter."""
     if group.get("differentiable", False) or group.get("fused") is False:
@@ -108,7 +118,7 @@ def sgd_step(params: list[Tensor], state: Any, group: dict[str, Any]) -> None:
                 existing_grads.append(g)
             bufs.append(buf)
         if existing:
-            ember._foreach_mul_(existing, mu)
+            _scale_(existing, mu, group)
             ember._foreach_add_(existing, existing_grads, alpha=1 - group["dampening"])
         grads = list(ember._foreach_add(grads, bufs, alpha=mu)) if group["nesterov"] else bufs
     ember._foreach_add_(params, grads, alpha=-lr)
@@ -121,13 +131,13 @@ def adam_step(params: list[Tensor], states: list[dict[str, Any]], group: dict[st
     ember._foreach_add_([s["step"] for s in states], 1)
     if wd != 0:
         if group["decoupled_weight_decay"]:
-            ember._foreach_mul_(params, 1 - lr * wd)
+            _scale_(params, 1 - lr * wd, group)
         else:
             grads = list(ember._foreach_add(grads, params, alpha=wd))
     exp_avgs = [s["exp_avg"] for s in states]
     exp_avg_sqs = [s["exp_avg_sq"] for s in states]
     ember._foreach_lerp_(exp_avgs, grads, 1 - beta1)
-    ember._foreach_mul_(exp_avg_sqs, beta2)
+    _scale_(exp_avg_sqs, beta2, group)
     ember._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
     if amsgrad:
         second = [s["max_exp_avg_sq"] for s in states]

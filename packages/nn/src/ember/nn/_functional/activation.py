@@ -604,12 +604,14 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         >>> F.rrelu(ember.tensor([-2.0, 3.0]), 0.25, 0.75)
         tensor([-1.,  3.])
     """
+    if input.is_meta:  # no elements to draw slopes for: the mean slope gives the same shape and graph
+        training = False
     return ember.rrelu_(input, lower, upper, training) if inplace else ember.rrelu(input, lower, upper, training)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
     """In-place form of ``rrelu``: the result is written into ``input``, which is returned."""
-    return ember.rrelu_(input, lower, upper, training)
+    return ember.rrelu_(input, lower, upper, training and not input.is_meta)
 
 
 def _scalar_name(t: Tensor) -> str:

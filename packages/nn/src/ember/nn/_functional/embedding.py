@@ -22,6 +22,8 @@ def _padding(weight: Tensor, padding_idx: int | None) -> int:
 
 def _renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     """Rows of ``weight`` used by ``input`` whose norm exceeds max_norm are scaled down in place."""
+    if weight.is_meta:  # a meta table has no rows to rescale (PyTorch's meta kernel does nothing either)
+        return
     with ember.no_grad():
         ember.embedding_renorm_(weight, input, max_norm, norm_type)
 
@@ -107,6 +109,21 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> t
     return input[: sum(counts)], bag, len(counts)
 
 
+def _meta_bags(input: Tensor, weight: Tensor, offsets: Tensor | None, include_last_offset: bool,
+               sparse: bool) -> Tensor:
+    """A meta table: the bags' values cannot be read, so the result is only its shape, one row per
+    bag (the rows of a 2-D input, else one per offset), still connected to ``weight`` for autograd."""
+    if input.dim() == 2:
+        nbags = input.shape[0]
+    else:
+        assert offsets is not None  # _check_bag_input refused a 1-D input without offsets
+        nbags = offsets.shape[0] - (1 if include_last_offset else 0)
+        if nbags < 1 and include_last_offset:
+            raise RuntimeError("include_last_offset: numBags should be at least 1")
+    rows = ember.zeros(nbags, dtype=ember.int64, device=weight.device)
+    return ember.embedding(weight, rows, -1, False, sparse)
+
+
 def _running_max(rows: Tensor) -> Tensor:
     """aten's max bag: the first row, replaced where a later row compares greater (a NaN is kept only first)."""
     cur = rows[0]
@@ -164,6 +181,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
+    # aten's embedding_bag checks padding_idx (a RuntimeError, not F.embedding's assert) before its kernel
+    n_rows = weight.shape[0]
+    if padding_idx is not None and not -n_rows <= padding_idx < n_rows:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n_rows} through {n_rows - 1}, "
+                           f"but got {padding_idx}")
     # aten promotes indices and offsets to their common type, then checks that (as 'indices')
     common = input.dtype if offsets is None else ember.result_type(input, offsets)
     if common not in (ember.int64, ember.int32):
@@ -175,6 +197,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
                            f"Half, BFloat16, Float, Double; but got {weight.type()} instead (while checking "
                            "arguments for embedding_bag)")
+    if weight.is_meta:
+        return _meta_bags(input, weight, offsets, include_last_offset, sparse)
     flat, bag, nbags = _bags(input, offsets, include_last_offset)
     bad = (flat < 0) | (flat >= weight.shape[0])
     if bool(bad.any()):  # aten's index_select_add, after the offsets' checks

@@ -116,6 +116,8 @@ def _argmax_nan_last(cand: Tensor) -> Tensor:
     """Index of each row's maximum, the first of equal maxima (aten's ``v > max`` scan); a NaN wins,
     the last NaN of the row (aten's ``|| isnan(v)`` keeps replacing it)."""
     best = cand.argmax(-1)
+    if cand.is_meta:  # no values, so no NaN to look for: the shape is all a meta result has
+        return best
     nan = cand.isnan()
     if bool(nan.any()):
         k = cand.shape[-1]

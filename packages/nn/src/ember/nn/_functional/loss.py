@@ -229,10 +229,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.dtype != input.dtype:  # aten's TensorIterator with common dtype off, output input's dtype
         raise RuntimeError(f"Found dtype {scalar_name(target)} but expected {scalar_name(input)}")
     float_kernel(input, "binary_cross_entropy")
-    # aten checks each element's input, then its target, in order; NaN fails
+    # aten checks each element's input, then its target, in order; NaN fails (meta tensors hold no
+    # values to check, and PyTorch's meta kernel checks none)
     bad_in = ~((input >= 0) & (input <= 1)).reshape(-1)
     bad = bad_in | ~((target >= 0) & (target <= 1)).reshape(-1)
-    if bool(bad.any()):
+    if not bad.is_meta and bool(bad.any()):
         first = int(bad.to(ember.uint8).argmax().item())
         raise RuntimeError(f"all elements of {'input' if bool(bad_in[first]) else 'target'} should be between 0 and 1")
     # PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
@@ -375,7 +376,7 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     n_classes = input.shape[1]
     valid = target != ignore_index
     bad = valid & ((target < 0) | (target >= n_classes))
-    if target.numel() and bool(bad.any()):
+    if target.numel() and not bad.is_meta and bool(bad.any()):  # a meta target has no classes to check
         # checked before any read: an out-of-range class never indexes memory
         value = int(ember.where(bad, target, 0).abs().amax().item())
         value = value if bool((target == value).any()) else -value

@@ -97,7 +97,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if x.numel() and x.dtype == ember.float32 and math.isfinite(margin) and abs(margin) > _FLOAT32_MAX:
         # aten's kernel reads margin as its float type (checked) before it checks the targets (seed 3019)
         raise RuntimeError("value cannot be converted to type float without overflow")
-    if n and (bool((y < 0).any()) or bool((y >= c).any())):
+    if n and not y.is_meta and (bool((y < 0).any()) or bool((y >= c).any())):  # a meta target: nothing to read
         raise RuntimeError("target out of range")
     xy = x.gather(1, y.reshape(-1, 1))
     z = margin - xy + x
@@ -135,13 +135,16 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
                            f"{list(input.shape)}")
     # aten checks the whole target's min and max (past a -1 too) before its float-only dispatch, each read
     # as an int64 (a float target truncated toward 0; inf overflows, NaN reads as int64's minimum)
-    if t.numel() and (_as_int64(t.min().item()) < -1 or _as_int64(t.max().item()) >= c):
+    if t.numel() and not t.is_meta and (_as_int64(t.min().item()) < -1 or _as_int64(t.max().item()) >= c):
         raise RuntimeError("argument #2 'target' is out of range")
     _float_kernel(input, "multilabel_margin_loss")
     _long_target(t)
     valid = ember.cumprod((t != -1).to(ember.int64), 1).to(ember.bool)  # the classes before the first -1
     idx = ember.where(valid, t, ember.zeros_like(t))
-    is_target = (ember.nn.functional.one_hot(idx, c).to(ember.bool) & valid.unsqueeze(-1)).any(1)  # (N, C)
+    # class j is a target of row i when some valid idx[i, k] == j (a comparison, not one_hot, whose range check
+    # would read the values: a meta target has none)
+    classes = ember.arange(c, device=idx.device)
+    is_target = ((idx.unsqueeze(-1) == classes) & valid.unsqueeze(-1)).any(1)  # (N, C)
     xy = x.gather(1, idx)  # (N, C_t)
     pair = 1 - xy.unsqueeze(2) + x.unsqueeze(1)  # (N, C_t, C)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1) & (pair > 0)  # aten adds only z > 0: NaN drops out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -97,6 +98,11 @@ def _load_from_state_dict(self: Any, state_dict: Mapping[str, Any], prefix: str,
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {param.shape}.")
             continue
+        if param.is_meta and not value.is_meta and not assign:
+            warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
+                          "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in the "
+                          "state dictionary to their corresponding key in the module instead of copying them in "
+                          "place?)", stacklevel=2)
         try:
             with ember.no_grad():
                 if assign:

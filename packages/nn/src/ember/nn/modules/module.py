@@ -63,6 +63,12 @@ def _check_name(kind: str, name: Any, owner: Module, existing: dict[str, Any]) -
         raise KeyError(f"attribute '{name}' already exists")
 
 
+def _same_kind(old: Tensor, new: Tensor) -> bool:
+    """Whether ``new``'s data can replace ``old``'s in place (PyTorch's compatible shallow-copy types):
+    any two devices with memory can, a meta tensor and one with memory cannot."""
+    return old.is_meta == new.is_meta
+
+
 class Module:
     """Base class for all neural-network modules (as ``torch.nn.Module``)."""
 
@@ -428,17 +434,27 @@ class Module:
         if recurse:
             for m in self.children():
                 m._apply(fn)
-        for param in self._parameters.values():
+        for key, param in list(self._parameters.items()):
             if param is None:
                 continue
             with ember.no_grad():
                 new = fn(param)
-            if new is not param:
-                param.data = new  # keep the Parameter's identity, swap its data
-            if param.grad is not None:
+            grad = param.grad
+            out = param
+            if _same_kind(param, new):
+                if new is not param:
+                    param.data = new  # keep the Parameter's identity, swap its data
+            else:
+                # between meta and a device with memory PyTorch cannot swap the data in place: the module
+                # gets a new plain Parameter (a subclass and its attributes are not carried over)
+                out = Parameter(new, param.requires_grad)
+                self._parameters[key] = out
+            if grad is not None:
                 with ember.no_grad():
-                    g = fn(param.grad)
-                if g is not param.grad:
+                    g = fn(grad)
+                if out is not param:
+                    out.grad = g.requires_grad_(grad.requires_grad)
+                elif g is not grad:
                     param.grad = g
         for key, buf in self._buffers.items():
             if buf is not None:
@@ -450,7 +466,7 @@ class Module:
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         non_blocking = bool(kwargs.pop("non_blocking", False))
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -471,9 +487,20 @@ class Module:
 
         def convert(t: Tensor) -> Tensor:
             cast = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None
-            if cast is None and device is None:
+            # as PyTorch, a memory format reaches only the 4-d and 5-d tensors (conv weights)
+            fmt = memory_format if memory_format is not None and t.dim() in (4, 5) else None
+            if cast is None and device is None and fmt is None:
                 return t
-            return t.to(device=device, dtype=cast, non_blocking=non_blocking)
+            try:
+                if fmt is not None:
+                    return t.to(device=device, dtype=cast, non_blocking=non_blocking, memory_format=fmt)
+                return t.to(device=device, dtype=cast, non_blocking=non_blocking)
+            except NotImplementedError as e:
+                if str(e) == "Cannot copy out of meta tensor; no data!":  # PyTorch's hint for meta modules
+                    raise NotImplementedError(
+                        f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                        f"when moving module from meta to a different device.") from None
+                raise
 
         return self._apply(convert)
 

@@ -120,10 +120,13 @@ class _NormBase(Module):
                               missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str]) -> None:
         version = local_metadata.get("version", None)
         if (version is None or version < 2) and self.track_running_stats:
-            # checkpoints from before num_batches_tracked existed load with a zero count
+            # checkpoints from before num_batches_tracked existed keep the module's own count (a zero
+            # one where the module has no count to read: on meta)
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
-                state_dict[key] = ember.tensor(0, dtype=ember.int64)
+                own = self.num_batches_tracked
+                state_dict[key] = (own if own is not None and not own.is_meta
+                                   else ember.tensor(0, dtype=ember.int64))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 

@@ -13,15 +13,9 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     params = list(parameters)
     if not params:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    total = sum(p.numel() for p in params)
-    # Slice-assignment into one buffer (recorded by autograd) stands in for cat().
-    out = ember.empty(total, dtype=params[0].dtype)
-    offset = 0
-    for p in params:
-        n = p.numel()
-        out[offset:offset + n].copy_(p.reshape(-1))
-        offset += n
-    return out
+    # As PyTorch: a view of each (a non-contiguous parameter is refused) joined by cat, which keeps
+    # the parameters' device (meta included), promotes mixed dtypes and refuses mixed devices.
+    return ember.cat([p.view(-1) for p in params])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:

@@ -45,7 +45,6 @@ def skip_init(module_cls: type[_M], *args: Any, **kwargs: Any) -> _M:
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final_device = kwargs.pop("device", "cpu")
-    # PyTorch builds on the "meta" device, which allocates nothing; ember has no meta device, so it
-    # builds on the final device and then swaps every tensor for uninitialised memory.
-    kwargs["device"] = final_device
+    # built on the meta device (nothing allocated, no initialiser's draws), then given memory
+    kwargs["device"] = "meta"
     return cast("_M", module_cls(*args, **kwargs).to_empty(device=final_device))

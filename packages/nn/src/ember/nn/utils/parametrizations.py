@@ -25,7 +25,7 @@ class _OrthMaps(Enum):
 
 def _eye_like(x: Tensor, n: int, k: int | None = None) -> Tensor:
     k = n if k is None else k
-    return ember.eye(n, k, dtype=x.dtype).expand(*x.shape[:-2], n, k)
+    return ember.eye(n, k, dtype=x.dtype, device=x.device).expand(*x.shape[:-2], n, k)
 
 
 def _matrix_exp(a: Tensor) -> Tensor:
@@ -55,7 +55,7 @@ def _householder_product(a: Tensor, tau: Tensor) -> Tensor:
     differentiable ops."""
     n, k = a.shape[-2], a.shape[-1]
     q = _eye_like(a, n, k)
-    rows = ember.arange(n)
+    rows = ember.arange(n, device=a.device)
     for i in reversed(range(k)):
         # v_i: zeros above row i, 1 at row i, a[i+1:, i] below.
         below = (rows > i).to(a.dtype)
@@ -74,7 +74,7 @@ _EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07, "fl
 def _is_orthogonal(q: Tensor) -> bool:
     n, k = q.size(-2), q.size(-1)
     eps = 10.0 * n * _EPS[str(q.dtype).rsplit(".", 1)[-1]]
-    return bool(ember.allclose(q.mT @ q, ember.eye(k, dtype=q.dtype), atol=eps))
+    return bool(ember.allclose(q.mT @ q, ember.eye(k, dtype=q.dtype, device=q.device), atol=eps))
 
 
 def _make_orthogonal(a: Tensor) -> Tensor:
@@ -107,7 +107,7 @@ class _Orthogonal(Module):
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 q = _matrix_exp(a)
             else:  # Cayley retraction (I + A/2)(I - A/2)^{-1}
-                eye = ember.eye(n, dtype=a.dtype)
+                eye = ember.eye(n, dtype=a.dtype, device=a.device)
                 q = ember.linalg.solve(ember.add(eye, a, alpha=-0.5), ember.add(eye, a, alpha=0.5))
             if n != k:
                 q = q[..., :k]
@@ -143,7 +143,7 @@ class _Orthogonal(Module):
             if n == k:
                 q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
             else:  # complete Q to a full n x n orthogonal matrix
-                extra = ember.randn(*(q.size()[:-2] + (n, n - k)), dtype=q.dtype)
+                extra = ember.randn(*(q.size()[:-2] + (n, n - k)), dtype=q.dtype, device=q.device)
                 q = _make_orthogonal(ember.cat([q, extra], dim=-1))
             self.base = q
             # -Id: householder(zeros) with a -1 diagonal is the identity, as are the other maps.

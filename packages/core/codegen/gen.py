@@ -235,10 +235,12 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
     params = [pp.split(":") for pp in k.get("params", [])]
     # PyTorch's kernels read each Scalar with a checked conversion (overflow error), to the
     # op-math type or, for a param spelled "name:T:scalar_t", to the tensor's own dtype;
-    # "name:T:scalar_t:opmath" checks against the dtype but keeps the op-math value.
+    # "name:T:scalar_t:opmath" checks against the dtype and keeps the op-math value on a GPU (aten's
+    # CUDA kernels), the dtype's rounding of it on the CPU (aten's CPU kernels).
+    opmath = device == "cuda"
     init = ", ".join(
         f"p[{i}].checked<{pt[1] if len(pt) > 1 else 'T'}>()" if len(pt) < 3
-        else f"(p[{i}].checked<{pt[2]}>(), p[{i}].checked<{pt[1]}>())" if pt[3:] == ["opmath"]
+        else f"(p[{i}].checked<{pt[2]}>(), p[{i}].checked<{pt[1]}>())" if pt[3:] == ["opmath"] and opmath
         else f"static_cast<{pt[1]}>(p[{i}].checked<{pt[2]}>())" for i, pt in enumerate(params))
     out_t = "bool" if k.get("out") == "bool" else "scalar_t"
 

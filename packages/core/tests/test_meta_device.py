@@ -98,6 +98,15 @@ CASES: list[tuple[str, Callable[[Any], Any]]] = [
     ("empty_like_cpu", lambda L: L.empty_like(_m(L, 2, 3), device="cpu")),
     ("new_empty", lambda L: _m(L, 2).new_empty(3)),
     ("new_zeros", lambda L: _m(L, 2).new_zeros((2, 2))),
+    ("one_hot_classes", lambda L: L.nn.functional.one_hot(L.zeros(3, dtype=L.long, device="meta"), 5)),
+    ("one_hot_infer", lambda L: L.nn.functional.one_hot(L.zeros(3, dtype=L.long, device="meta"))),
+    ("max_unpool2d", lambda L: L.nn.functional.max_unpool2d(_m(L, 1, 2, 3, 3), L.zeros(1, 2, 3, 3, dtype=L.long,
+                                                                                       device="meta"), 2)),
+    ("rrelu_training", lambda L: L.rrelu(_m(L, 3), training=True)),
+    ("embedding_renorm_", lambda L: L.embedding_renorm_(_m(L, 10, 4), L.zeros(3, dtype=L.long, device="meta"),
+                                                        1.0, 2.0)),
+    ("type", lambda L: (_m(L, 2).type(), L.typename(_m(L, 2, dtype=L.long)))),
+    ("share_memory_", lambda L: _m(L, 2).share_memory_()),
     # no data to read
     ("cpu", lambda L: _m(L, 2, 3).cpu()),
     ("copy_to_cpu", lambda L: L.zeros(3).copy_(_m(L, 3))),
@@ -187,6 +196,17 @@ def test_init_on_meta_leaves_the_generator() -> None:
     assert _init_on_meta(ember) == _init_on_meta(torch)
 
 
+def _set_data(L: Any, meta_first: bool) -> Any:
+    p = L.nn.Parameter(L.ones(2, device="meta" if meta_first else "cpu"))
+    p.data = L.ones(2, device="cpu" if meta_first else "meta")
+    return p
+
+
+@pytest.mark.parametrize("meta_first", [True, False])
+def test_set_data_across_meta_refused(meta_first: bool) -> None:
+    assert _outcome(lambda: _set_data(ember, meta_first)) == _outcome(lambda: _set_data(torch, meta_first))
+
+
 def test_default_device_meta() -> None:
     ember.set_default_device("meta")
     try:
@@ -212,3 +232,12 @@ def test_save_load_meta_both_ways(tmp_path: Any) -> None:
                 "w": ("meta", (3, 2), (1, 3), "torch.float32"), "p": ("meta", (4,), (1,), "torch.float32"),
                 "i": ("meta", (2,), (1,), "torch.int64")}
             assert type(got["p"]).__name__ == "Parameter" and got["p"].requires_grad
+
+
+def test_load_with_map_location_meta(tmp_path: Any) -> None:
+    """map_location="meta" loads a checkpoint's shapes and dtypes without their values."""
+    path = tmp_path / "w.pt"
+    torch.save({"w": torch.ones(2, 3).t(), "n": torch.arange(4)}, path)
+    got = {k: _describe(v) for k, v in ember.load(path, map_location="meta", weights_only=True).items()}
+    want = {k: _describe(v) for k, v in torch.load(path, map_location="meta", weights_only=True).items()}
+    assert got == want

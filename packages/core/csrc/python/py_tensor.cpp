@@ -273,6 +273,10 @@ static int set_data(PyObject* self, PyObject* v, void* prop) {
   EMBER_CHECK_TYPE(v && is_tensor(v), "Variable data has to be a tensor, but got ", v ? Py_TYPE(v)->tp_name : "None");
   TensorImpl* dst = SELF.impl();
   TensorImpl* src = unpack(v).impl();
+  // PyTorch's compatible shallow-copy types: a meta tensor and one with memory are not
+  EMBER_CHECK(dst->device().is_meta() == src->device().is_meta(),
+              "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor "
+              "type.");
   dst->storage = src->storage;
   dst->sizes = src->sizes;
   dst->strides = src->strides;

@@ -232,6 +232,8 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type
                            f"Long, Int; but got {indices.type()} instead {where}")
     if input.requires_grad and input.is_leaf and ember.is_grad_enabled():
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if input.is_meta:  # no rows to measure (PyTorch's meta kernel does nothing too)
+        return input
     rows_n = input.shape[0]
     # aten walks the sorted unique indices, renormalizing each row, and stops at the first bad one
     idx = ember.unique(indices.reshape(-1).long())

@@ -300,7 +300,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         dtype = kwargs.pop("dtype", dtype)
         if dtype is None:
             name = _LEGACY_NAMES[self.dtype]
-            return ("torch.cuda." if self.device.type == "cuda" else "torch.") + name
+            return {"cuda": "torch.cuda.", "meta": "torch.meta."}.get(self.device.type, "torch.") + name
         if isinstance(dtype, _C.dtype):
             return self.to(dtype, non_blocking=non_blocking)
         if isinstance(dtype, type):

@@ -499,6 +499,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator:
         x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
         return ember.where(x > 0, x, x * slope).to(input.dtype)
     _not_implemented_for_int(input, "rrelu_with_noise_out_cpu", half=False)
+    if input.is_meta:  # no values to draw slopes for
+        return ember.empty_like(input)
     # As PyTorch's kernel: one float64 uniform u per element <= 0 (NaN draws none), in logical order, so
     # a seeded run samples the same slopes: lo + u * (hi - lo) in double, with the bounds first rounded
     # to the opmath type (float32, float64 for double input); the product is rounded once from opmath.

@@ -18,7 +18,9 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
   // aten: an empty input needs a positive num_classes (0 and -1 alike).
   EMBER_CHECK(n > 0 || num_classes > 0, "Can not infer total number of classes from empty tensor.");
   int64_t lo = 0, hi = 0;
-  if (n > 0 && !idx.device().is_cpu()) {  // reduced on the device, two numbers brought back
+  // meta: no values; the class count must be given (PyTorch's meta one_hot reads them for -1)
+  if (idx.device().is_meta() && num_classes != -1) {
+  } else if (n > 0 && !idx.device().is_cpu()) {  // reduced on the device, two numbers brought back
     lo = min(idx).item().to<int64_t>();
     hi = max(idx).item().to<int64_t>();
   } else if (n > 0) {
@@ -26,7 +28,7 @@ Tensor nn_one_hot(const Tensor& self, int64_t num_classes) {
     lo = *l, hi = *h;
   }
   if (num_classes == -1) num_classes = add_or_fail(hi, 1, "one_hot");
-  if (n > 0) {
+  if (n > 0 && !idx.device().is_meta()) {
     EMBER_CHECK(lo >= 0, "Class values must be non-negative.");
     EMBER_CHECK(hi < num_classes, "Class values must be smaller than num_classes.");
   }

@@ -103,6 +103,7 @@ Tensor plane_scatter(const Tensor& src, const Tensor& indices, int64_t plane_siz
   if (plane_size == 0) return out;  // aten: an empty output reads no index, so none is invalid
   if (!is_floating(s.dtype())) dtype_not_implemented(op, s.dtype());  // aten's unpool kernels: float types
   const int64_t* ip = idx.data<int64_t>();
+  if (idx.device().is_meta()) return out;  // no indices to check, nothing to write
   // Validate first: kernels run with the GIL released and must not throw. A CUDA index tensor is
   // checked in a host copy (the kernel reads the device one).
   const Tensor host_idx = idx.device().is_cpu() ? idx : to_device(idx, cpu_device());

@@ -299,6 +299,8 @@ def share_memory_(t: Any) -> Any:
     it; a no-op when the storage is already shared. Other tensors that viewed the old
     storage keep it: only ``t`` moves.
     """
+    if t.device.type == "meta":
+        raise RuntimeError("_share_fd_: only available on CPU")
     if t.device.type != "cpu":
         return t
     _key, ptr, nbytes, shared = _C._storage_info(t)

@@ -34,6 +34,8 @@ def default_restore_location(storage: LoadedStorage, location: Any) -> LoadedSto
         if not _cuda_available():
             raise no_cuda_error()
         return LoadedStorage(storage._bytes.to(location))
+    if location == "meta":  # map_location="meta": the shapes without the values
+        return LoadedStorage(storage._bytes.to("meta"))
     raise RuntimeError(
         "don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
         f"{location})"

@@ -62,6 +62,12 @@ class DistributedDataParallel(nn.Module, Joinable):
         self.bucket_bytes_cap = DEFAULT_BUCKET_BYTES if bucket_cap_mb is None \
             else int(bucket_cap_mb * 1024 * 1024)
         self._check_same_shapes(params)
+        meta = [n for n, p in module.named_parameters() if p.is_meta]
+        if meta and init_sync:
+            # as torch (a RuntimeError from its initial broadcast): a meta parameter has no
+            # values to send; init_sync=False lets it through there, so it does here too
+            raise RuntimeError(f"DistributedDataParallel: parameters {meta} are on the meta "
+                               "device; materialize them first (Module.to_empty and an init)")
         if init_sync:
             self._broadcast(list(params) + list(self._buffers_to_sync()))
         self.reducer = Reducer(params, self.process_group, self.bucket_bytes_cap,

@@ -141,6 +141,15 @@ class FSDPModule:
                 out.append(st.group)
         return out
 
+    def _apply(self, fn: Callable[[Any], Any], recurse: bool = True) -> Any:
+        # Module._apply (to_empty after building on meta, to, cpu) replaces the registered
+        # parameters: reshard first so the sharded ones are the ones replaced, then make the
+        # group's flat shard (what the all-gather sends) hold the new shards again.
+        self.reshard()
+        ret = super()._apply(fn, recurse)  # type: ignore[misc]
+        self._fsdp_state.group.reset_sharded()
+        return ret
+
     # -- unshard / reshard -----------------------------------------------------------------
     def unshard(self, async_op: bool = False) -> UnshardHandle | None:
         """All-gather this module's parameters and register them unsharded on the module."""

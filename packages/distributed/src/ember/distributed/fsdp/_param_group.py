@@ -129,20 +129,73 @@ class ParamGroup:
     # -- sharding --------------------------------------------------------------------------
     def _shard(self, params: list[Tensor]) -> None:
         """Copy each parameter's chunk into the flat shard buffer; register DTensor params."""
-        self.flat_shard = ember.zeros(self.slot_numel, dtype=self.dtype)
+        meta = [p.is_meta for p in params]
+        if any(meta) and not all(meta):
+            raise NotImplementedError("fully_shard: a group's parameters must be all on the meta "
+                                      "device or all materialized, not a mix")
+        # Parameters built under ``ember.device("meta")`` have no data: the flat shard is a meta
+        # buffer as well, and ``reset_sharded`` (after ``Module.to_empty``) gives it memory.
+        on_meta = bool(params) and all(meta)
+        self.flat_shard = ember.zeros(self.slot_numel, dtype=self.dtype,
+                                      device="meta" if on_meta else None)
         with ember.no_grad():
             for info, p in zip(self.infos, params):
-                full = p.detach()
-                chunk = full.narrow(info.dim, min(self.rank * info.rows, info.shape[info.dim]),
-                                    info.local_rows)
                 local = self.flat_shard[info.offset: info.offset + info.local_rows * info.rest]
                 local = local.view(info.local_shape)
-                local.copy_(chunk)
+                if not on_meta:
+                    full = p.detach()
+                    chunk = full.narrow(info.dim, min(self.rank * info.rows,
+                                                      info.shape[info.dim]), info.local_rows)
+                    local.copy_(chunk)
                 placements = tuple(Shard(info.dim) if isinstance(pl, Shard) else pl
                                    for pl in self.placements)
                 spec = DTensorSpec(self.mesh, placements, info.shape)
                 info.sharded = _make_param(local, spec, info.requires_grad)
         self._set_on_modules(tuple(i.sharded for i in self.infos))
+
+    def reset_sharded(self) -> None:
+        """After ``Module._apply`` (``to_empty``, ``to``, ``cpu``, ...) the modules hold new
+        sharded parameters that no longer view the flat shard buffer the all-gather sends and
+        the optimizer must update: copy their local shards into a fresh buffer on their device
+        and register views of it again (torch's ``reset_sharded_param``)."""
+        if not self.infos:
+            return
+        news = [info.owners[0][0]._parameters[info.owners[0][1]] for info in self.infos]
+        if any(n is None for n in news):
+            return
+        meta = [n.is_meta for n in news]
+        if any(meta) and not all(meta):
+            # fully_shard([a, b]): ``a._apply`` ran, ``b``'s has not yet; its call resets
+            return
+        on_meta = all(meta)
+        with ember.no_grad():
+            shards = [n.to_local() if isinstance(n, DTensor) else n.detach() for n in news]
+        for info, t in zip(self.infos, shards):
+            if tuple(t.shape) != info.local_shape:
+                raise RuntimeError(f"fully_shard: parameter {info.owners[0][1]!r} became a tensor "
+                                   f"of shape {tuple(t.shape)}, expected its local shard's "
+                                   f"{info.local_shape}")
+        self.dtype = shards[0].dtype
+        flat = ember.zeros(self.slot_numel, dtype=self.dtype,
+                           device="meta" if on_meta else shards[0].device)
+        with ember.no_grad():
+            for info, t, n in zip(self.infos, shards, news):
+                local = flat[info.offset: info.offset + info.local_rows * info.rest]
+                local = local.view(info.local_shape)
+                if not on_meta:
+                    local.copy_(t)
+                info.dtype = self.dtype
+                assert info.sharded is not None
+                grad = n.grad
+                info.sharded = _make_param(local, info.sharded._spec, info.requires_grad)
+                if grad is not None:
+                    info.sharded.grad = grad
+        self.flat_shard = flat
+        self._set_on_modules(tuple(i.sharded for i in self.infos))
+
+    def meta_names(self) -> list[Any]:
+        """The (module, attribute) owners of this group's parameters still on the meta device."""
+        return [i.owners[0] for i in self.infos if i.sharded is not None and i.sharded.is_meta]
 
     @property
     def param_dtype(self) -> Any:

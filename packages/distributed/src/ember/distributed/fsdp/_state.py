@@ -110,8 +110,29 @@ class FSDPState:
                     continue
                 seen.add(id(st))
                 st.is_root = False
+        self._validate_no_meta_params()
         if self.auto_reshard:
             self.reshard_after_forward = False
+
+    def _validate_no_meta_params(self) -> None:
+        """A model built on meta must be materialized (``to_empty``) before its first forward;
+        torch checks the groups root first and names the first one's meta parameters."""
+        names: dict[int, str] = {}
+        states: list[FSDPState] = [self]
+        for root in self.modules:
+            for prefix, sub in root.named_modules():
+                names[id(sub)] = prefix
+                st = getattr(sub, "_fsdp_state", None)
+                if st is not None and all(st is not s for s in states):
+                    states.append(st)
+        for st in states:
+            meta = st.group.meta_names()
+            if meta:
+                fqns = [f"{names[id(owner)]}.{attr}" if names.get(id(owner)) else attr
+                        for owner, attr in meta]
+                raise RuntimeError("FSDP parameters should be materialized from meta device "
+                                   "before training, but the following were still on meta "
+                                   f"device: {fqns}")
 
     def _reshards(self) -> bool:
         return self.reshard_after_forward is not False

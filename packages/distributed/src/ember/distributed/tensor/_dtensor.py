@@ -437,7 +437,8 @@ def distribute_tensor(tensor: Tensor, device_mesh: DeviceMesh | None = None,
                            "full tensor")
     with ember.no_grad():
         full = tensor.detach().contiguous()
-        if src_data_rank is not None:
+        # A meta tensor has no values to send: each rank takes its shape's share (as torch)
+        if src_data_rank is not None and not tensor.is_meta:
             from .. import collectives as C
 
             if src_data_rank not in mesh._flat:

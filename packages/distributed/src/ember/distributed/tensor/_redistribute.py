@@ -20,7 +20,7 @@ import ember
 from ember.autograd import Function
 
 from .. import collectives as C
-from ._utils import chunk_offset, chunk_sizes
+from ._utils import chunk_offset, chunk_sizes, compute_local_shape
 from .placement_types import Partial, Placement, Replicate, Shard, _NormPartial, _StridedShard
 
 
@@ -109,6 +109,13 @@ def redistribute_local(local: Any, mesh: Any, src: Sequence[Placement],
     coord = mesh.get_coordinate()
     if coord is None:
         return local
+    if local.is_meta and not any(isinstance(p, _StridedShard) for p in (*src, *dst)):
+        # a meta tensor has no values to exchange (torch's collectives on meta only infer
+        # shapes): the result is a meta tensor of this rank's share under ``dst``
+        if list(src) == list(dst):
+            return local
+        return ember.empty(compute_local_shape(shape, mesh, dst), dtype=local.dtype,
+                           device="meta")
     # A changing Shard(d) must be gathered after every later mesh dim that also shards d.
     undo = [cur[i] != dst[i] for i in range(mesh.ndim)]
     for i in range(mesh.ndim):

@@ -269,17 +269,8 @@ def test_build_on_meta_with_dtype_matches_torch(name: str) -> None:
 
 # ember-core ops that still read memory on meta where PyTorch's meta kernel does not: each reported to
 # the core owners; not strict, so the fix turns these into passes without editing this file.
-CORE_GAPS = {n: "ember._nn.max_unpool2d/3d on meta: 'Cannot copy out of meta tensor'"
-             for n in ("MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d")}
-
-
-def _with_gaps(names: list[str]) -> list[Any]:
-    return [pytest.param(n, marks=pytest.mark.xfail(reason=CORE_GAPS[n], strict=False)) if n in CORE_GAPS else n
-            for n in names]
-
-
 @pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
-@pytest.mark.parametrize("name", _with_gaps(sorted(ALL)))
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_forward_on_meta_matches_torch(name: str, train: bool) -> None:
     """Built under device("meta") and called on meta inputs: the same result shapes, dtypes and
     devices (meta), or the same exception type where PyTorch has no meta path either."""

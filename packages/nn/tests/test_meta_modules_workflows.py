@@ -606,6 +606,5 @@ def test_meta_workflow_matches_torch(name: str, case: Callable[[Any], Any], mess
 
 # Gaps in ember-core (reported to its owners): Tensor.type() / typename of a meta tensor, which
 # ParameterDict's repr prints, reads "torch.FloatTensor" where PyTorch has "torch.meta.FloatTensor".
-@pytest.mark.xfail(reason="ember core: meta Tensor.type() lacks the 'meta.' part", strict=False)
 def test_parameter_dict_repr_on_meta_matches_torch() -> None:
     assert _outcome(lambda: _repr_parameter_dict(ember), True) == _outcome(lambda: _repr_parameter_dict(torch), True)

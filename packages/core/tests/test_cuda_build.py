@@ -1,5 +1,5 @@
 """The CUDA backend's build, checked on any machine. In every build: each CUDA source compiles with
-nvcc for the architectures the build targets (skipped with the reason where nvcc is absent). In a
+nvcc to PTX and host code (skipped with the reason where nvcc is absent). In a
 CUDA build (`nox -s cuda_build`, EMBER_EXPECT_CUDA_BUILD=1) without a usable GPU: ember imports,
 reports no GPU, and a CUDA tensor raises PyTorch's driver error; in a build without CUDA the same
 calls raise "Torch not compiled with CUDA enabled". The GPU's own tests run on a GPU machine."""
@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ember
@@ -18,8 +19,6 @@ from ember._lib import _C
 
 CSRC = Path(__file__).parents[1] / "csrc"
 CUDA_SOURCES = sorted((CSRC / "kernels" / "cuda").glob("*.cu"))
-# CMakeLists.txt's CMAKE_CUDA_ARCHITECTURES: sm_80 and sm_90 machine code, sm_90 PTX
-ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
 # CMakeLists.txt's CUDA flags: a host-only call from host/device code is an error
 NVCC_FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "--diag-error=20011,20014"]
 NO_NVCC = pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not found: CUDA sources cannot be compiled here")
@@ -40,12 +39,18 @@ def generate(tmp_path: Path) -> Path:
 
 
 @NO_NVCC
-@pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
-def test_cuda_source_compiles(source: Path, tmp_path: Path) -> None:
-    # only the backend's own headers: a .cu file must not need the generated sources
-    r = subprocess.run(["nvcc", *NVCC_FLAGS, "-O3", "-c", str(source), "-I", str(CSRC), *ARCHS,
-                        "-o", str(tmp_path / "k.o")], capture_output=True, text=True, env=nvcc_env())
-    assert r.returncode == 0, r.stderr
+def test_cuda_sources_compile(tmp_path: Path) -> None:
+    # only the backend's own headers: a .cu file must not need the generated sources. nvcc's front
+    # end, the device code to PTX and the host code: what a source error trips. ptxas (the machine
+    # code for each GPU, most of the time) is the CUDA build's job (nox -s cuda_build).
+    def compile_one(p: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["nvcc", *NVCC_FLAGS, "-c", str(p), "-I", str(CSRC), "-arch=compute_90",
+                               "-o", str(tmp_path / f"{p.stem}.o")], capture_output=True, text=True, env=nvcc_env())
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(compile_one, CUDA_SOURCES))
+    failed = {p.name: r.stderr for p, r in zip(CUDA_SOURCES, results) if r.returncode != 0}
+    assert CUDA_SOURCES and not failed, failed
 
 
 @NO_NVCC

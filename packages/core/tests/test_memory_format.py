@@ -70,3 +70,63 @@ def test_contiguous_channels_last_keeps_values_and_grad() -> None:
     assert y.stride() == (60, 1, 15, 3) and ember.equal(y, x)
     (y * ember.arange(5.0)).sum().backward()
     assert ember.equal(x.grad, ember.arange(5.0).expand(2, 3, 4, 5))
+
+
+# nn ops on a channels-last batch: the result's strides as torch's (aten keeps the layout where its
+# kernels run on it, so a channels-last network stays channels-last).
+CL_OPS = {
+    "group_norm": lambda L, x: L.nn.functional.group_norm(x, 2, L.ones(4), L.zeros(4)),
+    "group_norm_c1": lambda L, x: L.nn.functional.group_norm(x[:, :1], 1),
+    "group_norm_3d": lambda L, x: L.nn.functional.group_norm(
+        x.unsqueeze(2).contiguous(memory_format=L.channels_last_3d), 2),
+    "batch_norm": lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True),
+    "conv2d": lambda L, x: L.nn.functional.conv2d(x, L.ones(3, 4, 3, 3), padding=1),
+    "relu": lambda L, x: L.relu(x),
+    "add": lambda L, x: x + 1,
+    "max_pool2d": lambda L, x: L.nn.functional.max_pool2d(x, 2),
+    "avg_pool2d": lambda L, x: L.nn.functional.avg_pool2d(x, 2),
+    "adaptive_avg_pool2d": lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+    "interpolate_nearest": lambda L, x: L.nn.functional.interpolate(x, scale_factor=2),
+    "interpolate_bilinear": lambda L, x: L.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+    "interpolate_bicubic": lambda L, x: L.nn.functional.interpolate(x, size=(5, 7), mode="bicubic"),
+    "interpolate_trilinear": lambda L, x: L.nn.functional.interpolate(_cl3d(L, x), scale_factor=2, mode="trilinear"),
+    "conv2d_weight_cl": lambda L, x: L.nn.functional.conv2d(
+        x.contiguous(), L.ones(3, 4, 3, 3).contiguous(memory_format=L.channels_last)),
+    "conv_transpose2d": lambda L, x: L.nn.functional.conv_transpose2d(x, L.ones(4, 3, 3, 3), stride=2),
+    "conv3d": lambda L, x: L.nn.functional.conv3d(_cl3d(L, x), L.ones(2, 4, 1, 3, 3)),
+    "max_pool3d": lambda L, x: L.nn.functional.max_pool3d(_cl3d(L, x), (1, 2, 2)),
+    "avg_pool3d": lambda L, x: L.nn.functional.avg_pool3d(_cl3d(L, x), (1, 2, 2)),
+    "adaptive_max_pool2d": lambda L, x: L.nn.functional.adaptive_max_pool2d(x, 3),
+    "adaptive_avg_pool2d_3": lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 3),
+    "max_pool2d_indices": lambda L, x: L.nn.functional.max_pool2d(x, 2, return_indices=True)[1].float() + x[:, :, :3, :3],
+    "instance_norm": lambda L, x: L.nn.functional.instance_norm(x),
+    "layer_norm": lambda L, x: L.nn.functional.layer_norm(x, (6, 6)),
+    "pixel_shuffle": lambda L, x: L.nn.functional.pixel_shuffle(x, 2),
+    "pixel_unshuffle": lambda L, x: L.nn.functional.pixel_unshuffle(x, 2),
+    "channel_shuffle": lambda L, x: L.nn.functional.channel_shuffle(x, 2),
+    "pad_constant": lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), value=3.0),
+    "pad_reflect": lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), mode="reflect"),
+    "pad_replicate": lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), mode="replicate"),
+    "max_unpool2d": lambda L, x: L.nn.functional.max_unpool2d(*L.nn.functional.max_pool2d(x, 2, return_indices=True), 2),
+    "cat": lambda L, x: L.cat([x, x], 1),
+    "softmax_dim1": lambda L, x: L.softmax(x, 1),
+    "lp_pool2d": lambda L, x: L.nn.functional.lp_pool2d(x, 2, 2),
+    "adaptive_avg_pool3d": lambda L, x: L.nn.functional.adaptive_avg_pool3d(_cl3d(L, x), 2),
+    "adaptive_max_pool3d": lambda L, x: L.nn.functional.adaptive_max_pool3d(_cl3d(L, x), 2),
+    "interpolate_nearest3d": lambda L, x: L.nn.functional.interpolate(_cl3d(L, x), scale_factor=2),
+}
+
+
+def _cl3d(L: Any, x: Any) -> Any:
+    return x.unsqueeze(2).expand(2, 4, 2, 6, 6).contiguous(memory_format=L.channels_last_3d)
+
+
+@pytest.mark.parametrize("op", CL_OPS)
+def test_nn_ops_keep_channels_last_as_torch(op: str) -> None:
+    got = []
+    for L in (ember, torch):
+        x = L.arange(2 * 4 * 6 * 6, dtype=L.float32).reshape(2, 4, 6, 6).contiguous(memory_format=L.channels_last)
+        y = CL_OPS[op](L, x.requires_grad_())
+        y.sum().backward()
+        got.append((y.shape, y.stride(), x.grad.stride()))
+    assert got[0] == got[1]

@@ -99,3 +99,29 @@ def test_base_made_to_require_grad_after_the_split() -> None:
         z.requires_grad_()
         outcomes.append(_outcome(lambda: piece.add_(1)))
     assert outcomes[0] == outcomes[1]
+
+
+def _nograd_view_facts(L: Any) -> list[Any]:
+    """PyTorch's rule for a view made in no_grad mode: it requires grad while its base does, is a leaf
+    without an accumulator (gradients through it reach nobody) and follows its base's flag later."""
+    x = L.ones(3, requires_grad=True)
+    with L.no_grad():
+        v, vv, d = x[:2], x[:2][:1], x.detach()[:2]
+        text = repr(v)
+    facts: list[Any] = [v.requires_grad, v.is_leaf, v.grad_fn is None, vv.requires_grad, d.requires_grad, text]
+    s = (v * 3).sum()
+    facts += [s.requires_grad, _outcome(s.backward), v.grad, x.grad]
+    w = v[:1]  # a view of it in grad mode records a graph
+    facts += [w.requires_grad, w.grad_fn is not None, _outcome(lambda: w.add_(1))]
+    x.requires_grad_(False)
+    facts.append(v.requires_grad)
+    y = L.ones(3)
+    with L.no_grad():
+        vy = y[:2]
+    y.requires_grad_(True)
+    facts.append(vy.requires_grad)
+    return facts
+
+
+def test_nograd_view_requires_grad_as_its_base() -> None:
+    assert _nograd_view_facts(ember) == _nograd_view_facts(torch)

@@ -62,4 +62,17 @@ bool follows_memory_format(IntArrayRef sizes, IntArrayRef strides, MemoryFormat 
   return true;
 }
 
+MemoryFormat suggest_memory_format(IntArrayRef sizes, IntArrayRef strides) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  if ((n != 4 && n != 5) || strides[1] == 0) return MemoryFormat::Contiguous;
+  int64_t min = 0;
+  for (int64_t d : channels_last_order(n)) {
+    if (sizes[d] == 0 || strides[d] < min) return MemoryFormat::Contiguous;
+    if (d == 0 && min == strides[1]) return MemoryFormat::Contiguous;  // N1..1: contiguous by default
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return n == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+}
+
 }  // namespace ember

@@ -15,4 +15,7 @@ DimVector memory_format_strides(IntArrayRef sizes, MemoryFormat mf);
 // Whether (sizes, strides) is dense in mf: aten's is_contiguous(memory_format), which skips the
 // stride of a size-1 dim and is false for a rank other than the format's.
 bool follows_memory_format(IntArrayRef sizes, IntArrayRef strides, MemoryFormat mf);
+// aten's suggest_memory_format: ChannelsLast(3d) for a rank-4 (5) tensor whose strides order its
+// dims as that format does (is_channels_last_strides_*d), Contiguous otherwise.
+MemoryFormat suggest_memory_format(IntArrayRef sizes, IntArrayRef strides);
 }  // namespace ember

@@ -21,6 +21,10 @@ namespace ember {
 class Tensor;
 struct AutogradMeta;
 
+// How a view was made, for autograd's refusals of in-place ops on it (checks.cpp): in no_grad mode,
+// as one of several outputs (split, chunk, unbind), or as a view of such a view.
+enum ViewCreation : uint8_t { kViewDefault = 0, kViewNoGrad, kViewOfNoGradView, kViewMultiOutput };
+
 struct TensorImpl : RefCounted {
   Ref<StorageImpl> storage;
   DimVector sizes;
@@ -122,7 +126,12 @@ struct AutogradMeta {
 
 inline bool Tensor::requires_grad() const {
   const AutogradMeta* m = impl_->autograd.get();
-  return m && (m->requires_grad || m->grad_fn);
+  if (m && (m->requires_grad || m->grad_fn)) return true;
+  // PyTorch's rule: a view made in no_grad mode requires grad while its base does (a leaf
+  // without an accumulator: gradients through it reach nothing).
+  if (impl_->creation_meta != kViewNoGrad || !impl_->base) return false;
+  const AutogradMeta* b = impl_->base->autograd.get();
+  return b && (b->requires_grad || b->grad_fn);
 }
 
 // The conjugate bit. Every tensor holding it is counted, so the Python bindings' conjugate
@@ -151,9 +160,6 @@ void check_device_available(Device d);
 // Allocate an uninitialised tensor.
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device = cpu_device());
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device = cpu_device());
-// How a view was made, for autograd's refusals of in-place ops on it (checks.cpp): in no_grad mode,
-// as one of several outputs (split, chunk, unbind), or as a view of such a view.
-enum ViewCreation : uint8_t { kViewDefault = 0, kViewNoGrad, kViewOfNoGradView, kViewMultiOutput };
 // No longer a view for autograd (detach, .data, a stolen gradient): no base, no restriction.
 inline void drop_view(TensorImpl* impl) {
   impl->base.reset();

@@ -143,6 +143,16 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
   return empty_with_layout_of(t, dtype, mf, t.device());
 }
 
+Tensor in_memory_format(const Tensor& y, MemoryFormat mf) {
+  const int64_t rank = mf == MemoryFormat::ChannelsLast ? 4 : mf == MemoryFormat::ChannelsLast3d ? 5 : 0;
+  if (rank == 0 || y.dim() != rank) return y;
+  DimVector st = memory_format_strides(y.sizes(), mf);
+  if (y.strides().equals(st)) return y;
+  Tensor r = empty_strided(y.sizes(), st, y.dtype(), y.device());
+  copy_into(r, y);
+  return r;
+}
+
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
   // a uint64 number (wrap_number: its int64 bits) converts to a float type by its value

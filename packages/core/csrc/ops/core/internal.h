@@ -14,6 +14,11 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 // copy_'s shape check where nothing is written (an empty or meta destination): src broadcasts to dst
 void check_copy_broadcasts(const Tensor& dst, const Tensor& src);
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf, Device device);
+// An NC* result in the layout aten's CPU kernels give it for channels-last operands (they run on
+// that layout, ember's on NC*): y as is for Contiguous, else y's values in mf's strides (what
+// empty_like(y, memory_format=mf) has, not merely a layout that is_contiguous(mf) accepts).
+Tensor in_memory_format(const Tensor& y, MemoryFormat mf);
+inline MemoryFormat suggest_memory_format(const Tensor& t) { return suggest_memory_format(t.sizes(), t.strides()); }
 
 // aten's dim_list_to_bitset: each dim wrapped (a 0-d tensor takes 0 and -1) and none listed
 // twice -- also for a 0-d tensor, where both wrap to 0.

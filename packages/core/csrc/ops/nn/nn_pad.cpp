@@ -2,6 +2,7 @@
 // Negative pads crop, so the copy is between two narrowed views.
 #include "iter/elementwise_iter.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -32,7 +33,12 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
                 " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
     out_sizes[d] = size;
   }
-  Tensor out = full(out_sizes, value, input.dtype(), input.device());
+  // aten allocates in the input's suggested layout (channels-last stays so)
+  const MemoryFormat mf = suggest_memory_format(input);
+  Tensor out =
+      mf == MemoryFormat::Contiguous
+          ? full(out_sizes, value, input.dtype(), input.device())
+          : fill_(empty_strided(out_sizes, memory_format_strides(out_sizes, mf), input.dtype(), input.device()), value);
   Tensor dst = out, src = input;
   for (int64_t i = 0; i < n / 2; ++i) {
     const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];

@@ -2,6 +2,7 @@
 #include "core/size_math.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -35,8 +36,10 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
               "square of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
   const int64_t oc = c / r2;
   no_shell_unsigned("pixel_shuffle", input.dtype());
-  return permuted_copy(input, {oc, r, r, h, w}, {0, 3, 1, 4, 2},
-                       {oc, mul_or_fail(h, r, "pixel_shuffle"), mul_or_fail(w, r, "pixel_shuffle")});
+  // (aten's kernel keeps a channels-last input's layout)
+  return in_memory_format(permuted_copy(input, {oc, r, r, h, w}, {0, 3, 1, 4, 2},
+                                        {oc, mul_or_fail(h, r, "pixel_shuffle"), mul_or_fail(w, r, "pixel_shuffle")}),
+                          suggest_memory_format(input));
 }
 
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
@@ -50,7 +53,8 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
               " is not divisible by ", r);
   const int64_t oc = mul_or_fail(mul_or_fail(c, r, "pixel_unshuffle"), r, "pixel_unshuffle");
   no_shell_unsigned("pixel_unshuffle", input.dtype());
-  return permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r});
+  return in_memory_format(permuted_copy(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r}),
+                          suggest_memory_format(input));
 }
 
 }  // namespace ember

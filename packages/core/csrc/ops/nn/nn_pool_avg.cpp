@@ -5,6 +5,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_pool.h"
 
 namespace ember {
@@ -117,12 +118,14 @@ Tensor avg_forward(const Tensor& self, int n, AvgGeometry g, const char* name) {
   if (!g.adaptive && ((is_integral(dt, true) && dt != ScalarType::Int64) || (n == 3 && half) || is_complex(dt)))
     dtype_not_implemented(n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d", dt);
   Tensor y = empty(pool::out_shape(self, n, g.out), self.dtype(), self.device());
-  if (y.numel() == 0) return y;
+  // aten's 2-d average pooling kernels keep a channels-last input's layout (the 3-d ones do not)
+  const MemoryFormat mf = n == 2 ? suggest_memory_format(self) : MemoryFormat::Contiguous;
+  if (y.numel() == 0) return in_memory_format(y, mf);
   pool::Planes p = pool::make_planes(self, n);
   g.build_windows();
   g.sum_in_input_type = g.adaptive && n == 3;
   backend(self).pool.avg_forward(g, self.dtype(), name, p.planes, p.x.raw(), y.raw());
-  return y;
+  return in_memory_format(y, mf);
 }
 
 Tensor avg_backward(const Tensor& grad_output, const Tensor& self, int n, AvgGeometry g, const char* name) {
@@ -210,7 +213,9 @@ Tensor adaptive_avg_nd(const Tensor& self, int n, IntArrayRef output_size, const
   }
   if (ones) {
     const int64_t dims3[] = {-1, -2, -3};
-    return mean(self, IntArrayRef(dims3, static_cast<size_t>(n)), true, std::nullopt);
+    // (aten's mean keeps the input's dim order: a channels-last result for a channels-last input)
+    return in_memory_format(mean(self, IntArrayRef(dims3, static_cast<size_t>(n)), true, std::nullopt),
+                            suggest_memory_format(self));
   }
   return avg_forward(self, n, adaptive_geometry(self, n, output_size, name), name);
 }

@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_pool.h"
 
 namespace ember {
@@ -17,6 +18,13 @@ using pool::Arr3;
 namespace {
 
 using pool::Span;
+
+// aten's max pooling kernels keep a channels-last input's layout, in the values and the indices
+// (all but adaptive_max_pool3d's, which is contiguous)
+std::tuple<Tensor, Tensor> in_layout_of(const Tensor& self, const std::tuple<Tensor, Tensor>& r) {
+  const MemoryFormat mf = suggest_memory_format(self);
+  return {in_memory_format(std::get<0>(r), mf), in_memory_format(std::get<1>(r), mf)};
+}
 
 std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, const char* name,
                                    const std::function<Span(int, int64_t)>& bounds_fn) {
@@ -37,19 +45,6 @@ std::tuple<Tensor, Tensor> run_max(const Tensor& self, int n, const Arr3& out, c
   backend(self).pool.max_windows(self.dtype(), name, p.x.raw(), p.planes, p.in.data(), out.data(), sp, y.raw(),
                                  ind.data<int64_t>());
   return {y, ind};
-}
-
-// aten's is_channels_last_strides_2d_s4 (a 4-d tensor's suggest_memory_format is ChannelsLast).
-bool strides_like_channels_last_2d(const Tensor& t) {
-  if (t.dim() != 4 || t.strides()[1] == 0) return false;
-  int64_t min = 0;
-  for (int d : {1, 3, 2, 0}) {
-    if (t.sizes()[d] == 0 || t.strides()[d] < min) return false;
-    if (d == 0 && min == t.strides()[1]) return false;  // N111: contiguous by default
-    min = t.strides()[d];
-    if (t.sizes()[d] > 1) min *= t.sizes()[d];
-  }
-  return true;
 }
 
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef kernel_size, IntArrayRef stride,
@@ -86,7 +81,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
            ". Output size is too small");
   // aten's 3-d kernel switches on the input's suggested layout before its dtype dispatch: an unbatched
   // (C, D, H, W) input laid out channels-last (as 2-d images) is neither of its two layouts
-  EMBER_CHECK(!(n == 3 && strides_like_channels_last_2d(self)),
+  EMBER_CHECK(!(n == 3 && suggest_memory_format(self) == MemoryFormat::ChannelsLast),
               "Unsupported memory format. Supports only ChannelsLast3d, Contiguous");
   const bool win2x2 = n == 2 && k[1] == 2 && k[2] == 2 && s[1] == 2 && s[2] == 2 && pd[1] == 0 && pd[2] == 0 &&
                       dl[1] == 1 && dl[2] == 1;
@@ -96,7 +91,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
     DimVector shape = pool::out_shape(self, n, out);
     Tensor y = empty(shape, self.dtype(), self.device()), ind = empty(shape, ScalarType::Int64, self.device());
     kern.max2x2_planes(p.x.data<float>(), p.planes, in[1], in[2], out[1], out[2], y.data<float>(), ind.data<int64_t>());
-    return {y, ind};
+    return in_layout_of(self, {y, ind});
   }
   auto bounds = [&](int d, int64_t o) {
     int64_t start = o * s[d] - pd[d];
@@ -104,7 +99,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
     if (start < 0) start += (-start + dl[d] - 1) / dl[d] * dl[d];  // first tap inside (no loop: pad may be 2^30)
     return Span{start, end, dl[d]};
   };
-  return run_max(self, n, out, name, bounds);
+  return in_layout_of(self, run_max(self, n, out, name, bounds));
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
@@ -144,7 +139,7 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
   auto bounds = [&](int d, int64_t o) {
     return Span{pool::adaptive_start(o, in[d], out[d]), pool::adaptive_end(o, in[d], out[d]), 1};
   };
-  return run_max(self, n, out, name, bounds);
+  return n == 2 ? in_layout_of(self, run_max(self, n, out, name, bounds)) : run_max(self, n, out, name, bounds);
 }
 
 }  // namespace
@@ -208,7 +203,8 @@ Tensor max_unpool_nd(const Tensor& self, const Tensor& indices, IntArrayRef outp
 }  // namespace
 
 Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
-  return max_unpool_nd(self, indices, output_size, 2, "max_unpool2d");
+  // (aten's 2-d kernel keeps a channels-last input's layout)
+  return in_memory_format(max_unpool_nd(self, indices, output_size, 2, "max_unpool2d"), suggest_memory_format(self));
 }
 
 Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride_arg,

@@ -9,6 +9,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/core/internal.h"
 #include "ops/nn/nn_pool.h"
 
 namespace ember {
@@ -107,9 +108,11 @@ Tensor upsample_fwd(const Tensor& self, Mode mode, int n, IntArrayRef output_siz
   Tensor x = contiguous(self, MemoryFormat::Contiguous);
   Tensor y = empty(shape, self.dtype(), self.device());
   check_dtype(mode, n, self.dtype());  // after aten's output allocation, before the empty return
-  if (y.numel() == 0) return y;
+  // aten's kernels keep a channels-last input's layout
+  const MemoryFormat mf = suggest_memory_format(self);
+  if (y.numel() == 0) return in_memory_format(y, mf);
   dispatch(x, g, self.dtype(), self.size(0) * self.size(1), x.raw(), y.raw(), false, bilinear_cl_form(g, self));
-  return y;
+  return in_memory_format(y, mf);
 }
 
 Tensor upsample_bwd(const Tensor& grad_output, Mode mode, int n, IntArrayRef output_size, IntArrayRef input_size,

@@ -86,10 +86,25 @@ static void cat_fill(const Tensor& out, const TensorList& tensors, int64_t d) {
   }
 }
 
+// aten's compute_output_memory_format: the inputs' suggested layout when they all share it
+static MemoryFormat cat_memory_format(const TensorList& tensors) {
+  std::optional<MemoryFormat> mf;
+  for (const Tensor& t : tensors) {
+    if (legacy_skip(t)) continue;
+    const MemoryFormat m = suggest_memory_format(t);
+    if (mf && *mf != m) return MemoryFormat::Contiguous;
+    mf = m;
+  }
+  return mf.value_or(MemoryFormat::Contiguous);
+}
+
 Tensor cat(const TensorList& tensors, int64_t dim) {
   int64_t d = 0;
   DimVector shape = cat_shape(tensors, dim, &d, "cat");
-  Tensor out = empty(shape, cat_dtype(tensors), tensors[0].device());
+  const MemoryFormat mf = cat_memory_format(tensors);
+  Tensor out = mf == MemoryFormat::Contiguous
+                   ? empty(shape, cat_dtype(tensors), tensors[0].device())
+                   : empty_strided(shape, memory_format_strides(shape, mf), cat_dtype(tensors), tensors[0].device());
   cat_fill(out, tensors, d);
   return out;
 }

@@ -12,7 +12,6 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
-#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -394,11 +393,10 @@ Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias, 
   // aten's transposed integer kernel adds the bias in place (add_): a float bias cannot be cast to it
   if (transposed && bias.defined() && !is_floating_or_complex(input.dtype()))
     check_cast(promote_types(input.dtype(), bias.dtype()), input.dtype());
-  // aten's CPU convolutions run channels-last when the input or the weight is (mkldnn_conv_use_channels_last)
-  MemoryFormat mf = suggest_memory_format(input);
-  if (mf == MemoryFormat::Contiguous) mf = suggest_memory_format(weight);
-  return in_memory_format(
-      conv::forward(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), mf);
+  // Contiguous for channels-last operands too, where aten's result is channels-last: the kernels
+  // compute in NC*, and converting each result back (and each next input in) made a channels-last
+  // network twice as slow (docs/coming_from_pytorch.rst).
+  return conv::forward(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
 }
 
 // conv1d / conv2d / conv_transpose*d: unbatched inputs get a batch dim of 1 around the call.

@@ -153,7 +153,7 @@ Tensor nn_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
         .norm.batch_update_running(running_mean, mean.data<double>(), running_var, var.data<double>(), d.c, momentum,
                                    unbias);
   }
-  return in_memory_format(y, suggest_memory_format(input));
+  return y;  // contiguous for a channels-last input too, as convolutions (nn_conv.cpp)
 }
 
 namespace nn_kernels {
@@ -217,7 +217,7 @@ Tensor nn_group_norm(const Tensor& input, int64_t num_groups, const Tensor& weig
   Tensor wk, bk;
   const norms::ChannelView w = channel_view(weight, 1.0, x, wk), b = channel_view(bias, 0.0, x, bk);
   backend(x).norm.group_forward(x, y, d, num_groups, eps, w, b);
-  return in_memory_format(y, suggest_memory_format(input));
+  return y;  // contiguous for a channels-last input too, as convolutions (nn_conv.cpp)
 }
 
 namespace nn_kernels {

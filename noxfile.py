@@ -17,7 +17,12 @@ ROOT = Path(__file__).parent
 PURE = ["nn", "data", "distributed", "profiler", "benchmark", "cpp_extension"]
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32>=0.3.27", "pyyaml",
               "cmake>=3.24", "ninja"]
-TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis", "numpy"]
+PYTEST = ["pytest", "-q", "-p", "no:cacheprovider"]
+# The core's tests run in-process, on every core (pytest-xdist; a file stays on one worker, so its
+# module fixtures and order hold). The other packages' start process groups, launchers and
+# DataLoader workers of their own, and run one at a time.
+XDIST = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
 TYPING_DEPS = ["mypy"]  # packages/core/tests/test_typing.py: mypy --strict against ember's stub
 # ember-profiler's tensorboard extra and what its tests render with (figures, PNG images), and the
 # trace consumers its tests and the browser check open ember traces with: Holistic Trace Analysis
@@ -69,8 +74,11 @@ def tests(session: nox.Session) -> None:
     install_core(session)
     install_pure(session)
     session.install(*TEST_DEPS, *TYPING_DEPS, *PROFILER_TEST_DEPS, TORCH)
-    targets = session.posargs or [f"packages/{p}/tests" for p in ["core", *PURE]]
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *targets)
+    if session.posargs:
+        session.run(*PYTEST, *session.posargs)
+        return
+    session.run(*PYTEST, *XDIST, "packages/core/tests")
+    session.run(*PYTEST, *[f"packages/{p}/tests" for p in PURE])
 
 
 @nox.session

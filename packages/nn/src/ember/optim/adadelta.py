@@ -46,7 +46,7 @@ class Adadelta(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 rho, eps = group["rho"], group["eps"]
                 for p in _params_with_grad(group):

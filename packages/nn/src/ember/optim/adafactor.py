@@ -63,7 +63,7 @@ class Adafactor(Optimizer):
             The closure's loss, or None without a closure.
         """
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 params = list(_params_with_grad(group))
                 for p in params:

@@ -52,7 +52,7 @@ class Adagrad(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 for p in _params_with_grad(group):
                     if group.get("fused") and getattr(self, "_need_device_dtype_check_for_fused", True):

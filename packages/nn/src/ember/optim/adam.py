@@ -70,7 +70,7 @@ class Adam(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]

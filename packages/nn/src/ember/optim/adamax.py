@@ -37,7 +37,7 @@ class Adamax(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 for p in _params_with_grad(group):

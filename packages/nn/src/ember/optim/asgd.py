@@ -63,7 +63,7 @@ class ASGD(Optimizer):
             The closure's loss, or None without a closure.
         """
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 lr, lambd, alpha, t0 = _scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"]
                 wd = group["weight_decay"]

@@ -104,7 +104,7 @@ class Muon(Optimizer):
             The closure's loss, or None without a closure.
         """
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 lr = _scalar(group["lr"])
                 wd, mu = group["weight_decay"], group["momentum"]

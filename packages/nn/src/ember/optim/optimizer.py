@@ -212,6 +212,12 @@ class Optimizer:
         """
         raise NotImplementedError
 
+    def _step_grad_mode(self) -> Any:
+        """The grad mode a step runs in: off, unless the optimizer was made ``differentiable=True``
+        (then the update is recorded, so a loss of the stepped parameters differentiates through it:
+        torch's ``_use_grad_for_differentiable``)."""
+        return ember.set_grad_enabled(bool(self.defaults.get("differentiable", False)))
+
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None

@@ -39,7 +39,7 @@ class RAdam(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 lr, wd = group["lr"], group["weight_decay"]

@@ -49,7 +49,7 @@ class RMSprop(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 lr, alpha, eps, mu = group["lr"], group["alpha"], group["eps"], group["momentum"]
                 for p in _params_with_grad(group):

@@ -62,7 +62,7 @@ class Rprop(Optimizer):
             The closure's loss, or None without a closure.
         """
         loss = self._run_closure(closure)
-        with ember.no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 etaminus, etaplus = group["etas"]
                 size_min, size_max = group["step_sizes"]

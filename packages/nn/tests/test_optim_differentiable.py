@@ -1,6 +1,6 @@
 """``differentiable=True``: the step is recorded by autograd (torch's _use_grad_for_differentiable),
-so a loss of the stepped parameter and the optimizer's state differentiates back to the parameter
-before the step and to its gradient. Each case takes torch's gradients as the reference, the way
+so a loss of the stepped parameter differentiates back to the parameter before the step and to its
+gradient (through the state the step updated). Each case takes torch's gradients as the reference, the way
 torch's own optimizer tests gradcheck the step (a non-leaf parameter, a gradient that requires grad)."""
 
 from __future__ import annotations
@@ -12,13 +12,21 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-# Adam / AdamW / Adamax / NAdam / Adagrad / RMSprop / Rprop record their step too, but their update
-# modifies in place tensors the recorded step saved (torch's differentiable branches copy them first):
-# their backward raises autograd's in-place error instead of differentiating. Still to do.
 CASES = [
     ("SGD", {"lr": 0.1}),
     ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.1, "nesterov": True}),
     ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.2, "maximize": True}),
+    ("Adam", {"lr": 0.1}),
+    ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
+    ("AdamW", {"lr": 0.1, "weight_decay": 0.1}),
+    ("AdamW", {"lr": 0.1, "weight_decay": 0.1, "amsgrad": True, "maximize": True}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True}),
+    ("RMSprop", {"lr": 0.01}),
+    ("Rprop", {"lr": 0.1}),
     ("Adadelta", {"lr": 0.5, "weight_decay": 0.1}),
     ("ASGD", {"lr": 0.1, "t0": 1}),
     ("RAdam", {"lr": 0.1, "weight_decay": 0.1}),

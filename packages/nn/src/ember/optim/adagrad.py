@@ -67,6 +67,8 @@ class Adagrad(Optimizer):
                     clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
                     g, param, state_sum = _real(g), _real(p), _real(state["sum"])
                     state_sum.addcmul_(g, g, value=1)
-                    std = state_sum.sqrt().add_(group["eps"])
+                    # differentiable: out of place, the recorded sqrt keeps its result
+                    std = state_sum.sqrt()
+                    std = std + group["eps"] if group["differentiable"] else std.add_(group["eps"])
                     param.addcdiv_(g, std, value=-clr)
         return loss

@@ -107,6 +107,9 @@ class Adam(Optimizer):
                     exp_avg, exp_avg_sq = _real(state["exp_avg"]), _real(state["exp_avg_sq"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                    if group["differentiable"]:
+                        _recorded_adam_update(param, exp_avg, exp_avg_sq, state, group)
+                        continue
                     step = float(state["step"].item())
                     bias1 = 1 - beta1**step
                     bias2_sqrt = (1 - beta2**step) ** 0.5
@@ -118,6 +121,23 @@ class Adam(Optimizer):
                         denom = (exp_avg_sq.sqrt() / bias2_sqrt).add_(eps)
                     param.addcdiv_(exp_avg, denom, value=-(lr / bias1))
         return loss
+
+
+def _recorded_adam_update(param: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, state: dict[str, Any],
+                          group: dict[str, Any]) -> None:
+    """The update as torch's differentiable Adam records it: the bias corrections from the float32
+    step tensor, and copies of the moments the recorded ops would otherwise see overwritten."""
+    beta1, beta2 = group["betas"]
+    step = state["step"]
+    neg_size = -(group["lr"] / (1 - beta1**step))
+    bias2_sqrt = (1 - beta2**step).sqrt()
+    second = exp_avg_sq
+    if group["amsgrad"]:
+        max_sq = _real(state["max_exp_avg_sq"])
+        max_sq.copy_(ember.maximum(max_sq.clone(), exp_avg_sq))
+        second = max_sq
+    denom = (second.sqrt() / (bias2_sqrt * neg_size)).add_(group["eps"] / neg_size)
+    param.addcdiv_(exp_avg.clone(), denom)
 
 
 class AdamW(Adam):

@@ -80,7 +80,16 @@ class NAdam(Optimizer):
                     exp_avg, exp_avg_sq = _real(state["exp_avg"]), _real(state["exp_avg_sq"])
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-                    denom = exp_avg_sq.div(bias2).sqrt().add_(group["eps"])
+                    denom = exp_avg_sq.div(bias2).sqrt()
+                    if group["differentiable"]:
+                        # torch's recorded form: the float32 mu_product tensor in the coefficients,
+                        # which scale the operands (addcdiv's value is not recorded)
+                        denom = denom.add(group["eps"])
+                        mu_t = state["mu_product"]
+                        param.addcdiv_(g * (-lr * (1.0 - mu) / (1.0 - mu_t)), denom)
+                        param.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_t * mu_next)), denom)
+                        continue
+                    denom.add_(group["eps"])
                     param.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
                     param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product * mu_next))
         return loss

@@ -74,7 +74,7 @@ class RMSprop(Optimizer):
                         avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
                     else:
                         avg = square_avg.sqrt()
-                    avg = avg.add_(eps)
+                    avg = avg.add(eps) if group["differentiable"] else avg.add_(eps)
                     if mu > 0:
                         buf = _real(state["momentum_buffer"])
                         buf.mul_(mu).addcdiv_(g, avg)

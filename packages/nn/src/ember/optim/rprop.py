@@ -82,7 +82,8 @@ class Rprop(Optimizer):
                     if p.is_complex():  # real and imaginary parts are independent coordinates
                         g, prev = ember.view_as_real(g), ember.view_as_real(prev)
                         param, step_size = ember.view_as_real(p), ember.view_as_real(step_size)
-                    factor = g.mul(prev).sign()
+                    # differentiable: mul saves prev, which copy_ overwrites below
+                    factor = g.mul(prev.clone() if group["differentiable"] else prev).sign()
                     factor[factor.gt(0)] = etaplus
                     factor[factor.lt(0)] = etaminus
                     factor[factor.eq(0)] = 1

@@ -25,11 +25,20 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _CORE_TESTS = Path(__file__).resolve().parents[2] / "core" / "tests"
-if "fuzz_props" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("fuzz_props", _CORE_TESTS / "fuzz_props.py")
-    sys.modules["fuzz_props"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["fuzz_props"])
-FP = sys.modules["fuzz_props"]
+
+
+def _core_helper(name: str) -> Any:
+    """A module of core's tests folder by name: `sibling` first, which core's conftest registers only
+    when core's tests run in the same pytest process."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, _CORE_TESTS / f"{name}.py")
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
+_core_helper("sibling")
+FP = _core_helper("fuzz_props")
 TS, DS = FP.TS, FP.DS
 PENDING = FP.S.load("fuzz_pending").FUNCTIONAL  # red targets: see core's fuzz_pending.py
 RUN_ALL = bool(os.environ.get("EMBER_FUZZ_ALL"))

@@ -217,5 +217,11 @@ def _finalize() -> None:
     if _state["broken"] is not None:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(1)  # MPI_Finalize would wait for peers that are gone
+        # MPI_Finalize would wait for peers that are gone; a plain exit would leave a peer that is
+        # still alive to wait in its own MPI_Finalize for this rank (mpiexec ends a job on an abort,
+        # not on a non-zero exit): abort the job
+        try:
+            MPI.COMM_WORLD.Abort(1)
+        finally:
+            os._exit(1)
     MPI.Finalize()

@@ -150,3 +150,32 @@ def test_conv_and_norm_results_are_contiguous(op: str) -> None:
     assert ey.is_contiguous()  # the one difference, on purpose (torch's is channels-last)
     assert ex.grad.stride() == tx.grad.stride()  # a leaf's gradient takes its layout either way
     assert torch.allclose(torch.from_numpy(ey.detach().numpy()), ty.detach(), rtol=1e-4, atol=1e-3)
+
+
+# Layouts suggest_memory_format reads differently from "is_contiguous(channels_last)": size-1 dims
+# (both formats at once), a permuted non-channels-last tensor, and channels-last with one batch.
+AMBIGUOUS = {
+    "c1_contiguous": lambda L: L.arange(32.0).reshape(2, 1, 4, 4),
+    "c1_channels_last": lambda L: L.arange(32.0).reshape(2, 1, 4, 4).contiguous(memory_format=L.channels_last),
+    "n1_channels_last": lambda L: L.arange(48.0).reshape(1, 3, 4, 4).contiguous(memory_format=L.channels_last),
+    "hw_permuted": lambda L: L.arange(96.0).reshape(2, 3, 4, 4).permute(0, 1, 3, 2),
+    "w1_channels_last": lambda L: L.arange(24.0).reshape(2, 3, 4, 1).contiguous(memory_format=L.channels_last),
+}
+COMPOSED_OPS = {  # ops ember composes in Python from views and copies
+    "channel_shuffle_1": lambda L, x: L.nn.functional.channel_shuffle(x, 1),
+    "channel_shuffle_c": lambda L, x: L.nn.functional.channel_shuffle(x, x.shape[1]),
+    "pad_reflect": lambda L, x: L.nn.functional.pad(x, (0, 0, 1, 1), mode="reflect"),
+    "pad_replicate": lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(AMBIGUOUS))
+@pytest.mark.parametrize("op", sorted(COMPOSED_OPS))
+def test_composed_ops_allocate_as_aten(op: str, layout: str) -> None:
+    got = []
+    for L in (ember, torch):
+        x = AMBIGUOUS[layout](L)
+        y = COMPOSED_OPS[op](L, x)
+        assert y.data_ptr() != x.data_ptr()  # a fresh result, never an alias of the input
+        got.append((y.shape, y.stride(), y.flatten().tolist()))
+    assert got[0] == got[1]

@@ -271,6 +271,20 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Release the cached CPU blocks of large tensors.");
   m.def("_cpu_cached_bytes", &ember::cpu_cached_bytes);
   m.def("_cuda_is_compiled", &ember::cuda_is_compiled);
+  // aten's layout rules for Python-composed ops: the layout a kernel allocates its result in
+  m.def("_suggest_memory_format", [](py::handle t) {
+    if (!ember::python::is_tensor(t.ptr())) throw py::type_error("_suggest_memory_format: expected a Tensor");
+    const ember::Tensor& x = ember::python::unpack(t.ptr());
+    return py::reinterpret_borrow<py::object>(
+        ember::python::memory_format_object(ember::suggest_memory_format(x.sizes(), x.strides())));
+  });
+  m.def("_memory_format_strides", [](const std::vector<int64_t>& sizes, py::handle fmt) {
+    if (Py_TYPE(fmt.ptr()) != ember::python::MemoryFormatType)
+      throw py::type_error("_memory_format_strides: expected a torch.memory_format");
+    const auto mf = static_cast<ember::MemoryFormat>(reinterpret_cast<ember::python::PyEnumConst*>(fmt.ptr())->value);
+    const ember::DimVector st = ember::memory_format_strides(ember::IntArrayRef(sizes.data(), sizes.size()), mf);
+    return py::tuple(py::cast(std::vector<int64_t>(st.begin(), st.end())));
+  });
   ember::python::init_cuda(m);  // py_cuda.cpp: ember.cuda's queries and Tensor.to(device)
   m.def(
       "_get_cpu_capability",

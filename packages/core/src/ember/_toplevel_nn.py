@@ -686,13 +686,14 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return _nn("hardshrink").hardshrink(input, lambd)
 
 
-def keep_channels_last(input: Tensor, out: Tensor) -> Tensor:
-    """``out`` in ``input``'s channels-last layout where it has one (4-d / 5-d), as aten's kernels
-    allocate their results (``suggest_memory_format``); as is otherwise."""
-    for fmt, rank in ((ember.channels_last, 4), (ember.channels_last_3d, 5)):
-        if input.dim() == rank == out.dim() and not input.is_contiguous() and input.is_contiguous(memory_format=fmt):
-            return out.contiguous(memory_format=fmt)
-    return out
+def as_aten_allocates(input: Tensor, out: Tensor) -> Tensor:
+    """``out`` as aten's kernels allocate their results: in ``input``'s suggested memory format, with
+    exactly its strides, and never an alias of ``input`` (a reshape that happened to be a view)."""
+    fmt = _C._suggest_memory_format(input)
+    aliased = out._is_view() and (out._base is input or out._base is input._base)
+    if not aliased and tuple(out.stride()) == _C._memory_format_strides(out.shape, fmt):
+        return out
+    return out.clone(memory_format=fmt)
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -709,7 +710,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if input.numel() == 0:  # aten: an alias, no reshape into groups (whose strides may overflow)
         return input.view(input.shape)
     rest = tuple(input.shape[2:])
-    return keep_channels_last(input, input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape))
+    return as_aten_allocates(input, input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape))
 
 
 native_channel_shuffle = channel_shuffle

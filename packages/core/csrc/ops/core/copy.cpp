@@ -127,7 +127,7 @@ static DimVector inferred_dense_strides(const Tensor& t) {
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf, Device device) {
   if (mf == MemoryFormat::ChannelsLast || mf == MemoryFormat::ChannelsLast3d) {
     check_memory_format_rank(t.dim(), *mf);
-    return empty_strided(t.sizes(), memory_format_strides(t.sizes(), *mf), dtype, device);
+    return empty_in_format(t.sizes(), *mf, dtype, device);
   }
   bool preserve = !mf || *mf == MemoryFormat::Preserve;
   if (preserve && t.numel() == 0)
@@ -146,11 +146,15 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 Tensor in_memory_format(const Tensor& y, MemoryFormat mf) {
   const int64_t rank = mf == MemoryFormat::ChannelsLast ? 4 : mf == MemoryFormat::ChannelsLast3d ? 5 : 0;
   if (rank == 0 || y.dim() != rank) return y;
-  DimVector st = memory_format_strides(y.sizes(), mf);
-  if (y.strides().equals(st)) return y;
-  Tensor r = empty_strided(y.sizes(), st, y.dtype(), y.device());
+  if (y.strides().equals(memory_format_strides(y.sizes(), mf))) return y;
+  Tensor r = empty_in_format(y.sizes(), mf, y.dtype(), y.device());
   copy_into(r, y);
   return r;
+}
+
+Tensor empty_in_format(IntArrayRef sizes, MemoryFormat mf, ScalarType dtype, Device device) {
+  if (mf == MemoryFormat::Contiguous) return empty(sizes, dtype, device);
+  return empty_strided(sizes, memory_format_strides(sizes, mf), dtype, device);
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype) {

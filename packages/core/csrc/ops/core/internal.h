@@ -18,6 +18,8 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 // that layout, ember's on NC*): y as is for Contiguous, else y's values in mf's strides (what
 // empty_like(y, memory_format=mf) has, not merely a layout that is_contiguous(mf) accepts).
 Tensor in_memory_format(const Tensor& y, MemoryFormat mf);
+// An uninitialised tensor of `sizes` laid out in mf's strides (core's allocator: no deterministic fill)
+Tensor empty_in_format(IntArrayRef sizes, MemoryFormat mf, ScalarType dtype, Device device);
 inline MemoryFormat suggest_memory_format(const Tensor& t) { return suggest_memory_format(t.sizes(), t.strides()); }
 
 // aten's dim_list_to_bitset: each dim wrapped (a 0-d tensor takes 0 and -1) and none listed

@@ -35,10 +35,9 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
   }
   // aten allocates in the input's suggested layout (channels-last stays so)
   const MemoryFormat mf = suggest_memory_format(input);
-  Tensor out =
-      mf == MemoryFormat::Contiguous
-          ? full(out_sizes, value, input.dtype(), input.device())
-          : fill_(empty_strided(out_sizes, memory_format_strides(out_sizes, mf), input.dtype(), input.device()), value);
+  Tensor out = mf == MemoryFormat::Contiguous
+                   ? full(out_sizes, value, input.dtype(), input.device())
+                   : fill_(empty_in_format(out_sizes, mf, input.dtype(), input.device()), value);
   Tensor dst = out, src = input;
   for (int64_t i = 0; i < n / 2; ++i) {
     const int64_t d = nd - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];

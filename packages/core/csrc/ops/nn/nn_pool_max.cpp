@@ -105,28 +105,22 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& self, int n, IntArrayRef ke
 std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRef output_size_arg, const char* name) {
   const IntArrayRef output_size(output_size_arg);  // a 1-element list is not broadcast
   EMBER_CHECK(output_size.size() == static_cast<size_t>(n), name, ": internal error: output_size.size() must be ", n);
-  (void)0;
   EMBER_CHECK(self.dim() == n + 1 || self.dim() == n + 2, name, "(): Expected ", n + 1, "D or ", n + 2,
               "D tensor, but got: ", shape_str(self.sizes()));
   for (int64_t i = 1; i < self.dim(); ++i)
     EMBER_CHECK(self.size(i) > 0, name,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(self.sizes()), " with dimension ", i, " being empty");
-  // aten's meta function allocates the output (its negative-size error, naming the whole shape) before the
-  // kernel dispatches on the dtype
-  for (int i = 0; i < n; ++i) {
-    if (output_size[i] >= 0) continue;
-    DimVector shape;
-    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
-    for (int64_t v : output_size) shape.push_back(v);
-    fail(ErrorKind::Runtime, "Trying to create tensor with negative dimension ", output_size[i], ": ",
-         shape_str(shape));
-  }
+  // aten's meta function allocates the outputs (its negative-size error naming the whole shape; an
+  // out-of-memory error for a huge size) before the kernel dispatches on the dtype
+  DimVector shape;
+  for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
+  for (int64_t v : output_size) shape.push_back(v);
+  for (int i = 0; i < n; ++i)
+    if (output_size[i] < 0)
+      fail(ErrorKind::Runtime, "Trying to create tensor with negative dimension ", output_size[i], ": ",
+           shape_str(shape));
   if (!is_floating(self.dtype())) {
-    // the meta function's outputs (an out-of-memory error for a huge size) come before the dispatch
-    DimVector shape;
-    for (int64_t d = 0; d < self.dim() - n; ++d) shape.push_back(self.size(d));
-    for (int64_t v : output_size) shape.push_back(v);
     (void)empty(shape, self.dtype(), self.device());
     (void)empty(shape, ScalarType::Int64, self.device());
     dtype_not_implemented(name, self.dtype());
@@ -139,7 +133,8 @@ std::tuple<Tensor, Tensor> adaptive_max_nd(const Tensor& self, int n, IntArrayRe
   auto bounds = [&](int d, int64_t o) {
     return Span{pool::adaptive_start(o, in[d], out[d]), pool::adaptive_end(o, in[d], out[d]), 1};
   };
-  return n == 2 ? in_layout_of(self, run_max(self, n, out, name, bounds)) : run_max(self, n, out, name, bounds);
+  std::tuple<Tensor, Tensor> r = run_max(self, n, out, name, bounds);
+  return n == 2 ? in_layout_of(self, r) : r;  // aten's adaptive 3-d results stay contiguous
 }
 
 }  // namespace

@@ -102,9 +102,7 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
   int64_t d = 0;
   DimVector shape = cat_shape(tensors, dim, &d, "cat");
   const MemoryFormat mf = cat_memory_format(tensors);
-  Tensor out = mf == MemoryFormat::Contiguous
-                   ? empty(shape, cat_dtype(tensors), tensors[0].device())
-                   : empty_strided(shape, memory_format_strides(shape, mf), cat_dtype(tensors), tensors[0].device());
+  Tensor out = empty_in_format(shape, mf, cat_dtype(tensors), tensors[0].device());
   cat_fill(out, tensors, d);
   return out;
 }

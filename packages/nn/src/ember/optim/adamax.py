@@ -54,11 +54,11 @@ class Adamax(Optimizer):
                     g, param = _real(g), _real(p)
                     exp_avg, exp_inf = _real(state["exp_avg"]), _real(state["exp_inf"])
                     exp_avg.lerp_(g, 1 - beta1)
+                    decayed, bound = exp_inf.mul_(beta2), g.abs().add_(group["eps"])
                     if group["differentiable"]:  # (maximum would save exp_inf, which copy_ then overwrites)
-                        both = ember.cat([exp_inf.mul_(beta2).unsqueeze(0), g.abs().add_(group["eps"]).unsqueeze_(0)])
-                        exp_inf.copy_(ember.amax(both, 0))
+                        exp_inf.copy_(ember.amax(ember.stack([decayed, bound]), 0))
                     else:
-                        exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), g.abs().add_(group["eps"])))
+                        exp_inf.copy_(ember.maximum(decayed, bound))
                     clr = group["lr"] / (1 - beta1 ** float(state["step"].item()))
                     param.addcdiv_(exp_avg, exp_inf, value=-clr)
         return loss

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import ember
 from ember import Tensor
 from ember._argcheck import parse_int64
-from ember._toplevel_nn import keep_channels_last
+from ember._toplevel_nn import as_aten_allocates
 
 __all__ = ["pad"]
 
@@ -117,4 +117,4 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64, device=input.device)).reshape(-1)
     lead = list(input.shape[:nd - k])
     x = input.reshape(lead + [math.prod(sizes)]) if k > 1 else input
-    return keep_channels_last(input, x.index_select(nd - k, flat).reshape(lead + out_sizes))
+    return as_aten_allocates(input, x.index_select(nd - k, flat).reshape(lead + out_sizes))

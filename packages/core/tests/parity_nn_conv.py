@@ -164,6 +164,7 @@ def shuffle_cases(op: dict) -> list:
         C("unbatched", T((1, 4, 4), "int64"), 2),
         C("height", T((1, 1, 3, 4), f32), 2),
         C("width", T((1, 1, 4, 3), f32), 2),
+        C("factor-1", T((2, 3, 2), f32), 1),
         C("factor-0", T((1, 1, 4, 4), f32), 0),
     ]
 

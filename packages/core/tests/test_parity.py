@@ -1308,12 +1308,13 @@ def check_case(key: str, name: str, variant: str, case: Case, out_kind: str | No
 
     if op["name"] in LAYOUT_OPS and isinstance(t_res, torch.Tensor):
         H.assert_layout_same(e_res, t_res, "result: ")
-        if (op["name"] in VIEW_OPS and targs and isinstance(targs[0], torch.Tensor)
-                and t_res.numel() and targs[0].numel()):
-            t_shares = H.storage_base(t_res) == H.storage_base(targs[0])
-            e_shares = H.storage_base(e_res) == H.storage_base(eargs[0])
-            assert t_shares == e_shares, (f"shares storage with input: torch {t_shares}, "
-                                          f"ember {e_shares}")
+    # a result aliases its input exactly where torch's does (a no-op reshape, contiguous, to(same dtype))
+    if (isinstance(t_res, torch.Tensor) and targs and isinstance(targs[0], torch.Tensor)
+            and t_res.numel() and targs[0].numel() and e_res.device.type != "meta"):
+        t_shares = H.storage_base(t_res) == H.storage_base(targs[0])
+        e_shares = H.storage_base(e_res) == H.storage_base(eargs[0])
+        assert t_shares == e_shares, (f"shares storage with input: torch {t_shares}, "
+                                      f"ember {e_shares}")
 
 
 def test_every_op_has_cases() -> None:

@@ -87,6 +87,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     for t in parts:
         if t.dim() != input.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:  # aten: a fresh copy of the input, prepend and append ignored
+        return ember.zeros_like(input).copy_(input)
     x = ember.cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
         m = x.shape[dim]

@@ -1,4 +1,4 @@
-// pixel_shuffle / pixel_unshuffle: a reshape, a permute and a contiguous copy.
+// pixel_shuffle / pixel_unshuffle: a reshape, a permute and a copy.
 #include "core/size_math.h"
 #include "ops.h"
 #include "ops/core/checks.h"
@@ -18,7 +18,8 @@ Tensor permuted_copy(const Tensor& x, const DimVector& mid, const DimVector& per
   for (int64_t o : out_tail) out.push_back(o);
   // nothing to move: the intermediate shape's strides could overflow (a factor of 2**32) where aten's do not
   if (x.numel() == 0) return empty(out, x.dtype(), x.device());
-  Tensor r = contiguous(permute(reshape(x, shape), perm), MemoryFormat::Contiguous);
+  // clone, not contiguous: a factor of 1 permutes only size-1 dims, and aten's result is never an alias
+  Tensor r = clone(permute(reshape(x, shape), perm), MemoryFormat::Contiguous);
   return reshape(r, out);
 }
 

@@ -67,14 +67,16 @@ def _frequencies(fn: str, n: int, d: float, out: Tensor | None, dtype: ember.dty
     dt = out.dtype if out is not None else dtype if dtype is not None else ember.get_default_dtype()
     if not dt.is_floating_point and not getattr(dt, "is_complex", False):
         raise RuntimeError(f"{fn.removeprefix('fft_')} requires a floating point or complex dtype")
-    if out is None:
+    fresh = out is None
+    if fresh:
         out = ember.empty(count if full else max(count, 0), dtype=dt, device=device)
     result = ember.arange(count, out=out)
     if full:  # aten: the upper half counts up from -(n / 2), in place on a slice
         ember.arange(-int(n / 2), 0, 1, out=result[(n + 1) // 2:])
     # aten multiplies by the reciprocal, rounded to the result's dtype (n * d == 0: inf, nan at 0)
     scale = 1.0 / (n * d) if n * d != 0 else math.copysign(math.inf, n * d)
-    result.mul_(ember.tensor(scale, dtype=dt))
+    # (out of place for a result of its own: a fresh tensor at version 0, as aten's)
+    result = result * ember.tensor(scale, dtype=dt) if fresh else result.mul_(ember.tensor(scale, dtype=dt))
     return result.requires_grad_() if requires_grad else result
 
 

@@ -45,8 +45,7 @@ PyObject* wrap(Tensor t) {
   // 0, as a kernel's result in aten: the fills and copies an op ran on its own output are not
   // in-place ops of the user's (torch.zeros(3)._version == 0).
   Ref<StorageImpl>& st = impl->storage;
-  if (st && impl->refcount_.load(std::memory_order_relaxed) == 1 &&
-      st->refcount_.load(std::memory_order_relaxed) == 1)
+  if (st && impl->refcount_.load(std::memory_order_relaxed) == 1 && st->refcount_.load(std::memory_order_relaxed) == 1)
     st->version.store(0, std::memory_order_relaxed);
   return wrap_as(g_tensor_class ? g_tensor_class : TensorBaseType, std::move(t));
 }

@@ -51,3 +51,23 @@ BENCHES: list[Bench] = [
     for th in (1, 2)
     for name, stmt in CALLS[::2]
 ]
+
+# The everyday activations on 1M elements (cache-resident, so the kernel's arithmetic is timed, not
+# the allocator's page faults that dominate torch's 16M rows): silu has a native kernel pair and a
+# target; the rest show where ember still composes several passes or computes scalar code.
+COMMON = [
+    ("silu fwd", "with lib.no_grad(): F.silu(x)", 1.0),
+    ("silu fwd+bwd", "lib.autograd.grad(F.silu(x), x, g)", 1.0),
+    ("sigmoid fwd", "with lib.no_grad(): lib.sigmoid(x)", None),
+    ("softplus fwd", "with lib.no_grad(): F.softplus(x)", None),
+    ("elu fwd", "with lib.no_grad(): F.elu(x)", None),
+    ("hardswish fwd", "with lib.no_grad(): F.hardswish(x)", None),
+    ("mish fwd", "with lib.no_grad(): F.mish(x)", None),
+    ("logsigmoid fwd", "with lib.no_grad(): F.logsigmoid(x)", None),
+    ("leaky_relu fwd", "with lib.no_grad(): F.leaky_relu(x)", None),
+]
+BENCHES += [
+    Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=1, target=target)
+    for name, stmt, target in COMMON
+]
+

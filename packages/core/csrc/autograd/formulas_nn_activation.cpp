@@ -42,4 +42,11 @@ Tensor softplus_double_backward(const Tensor& gg, const Tensor& grad_output, con
   return ag::mul(ag::mul(ag::mul(gg, grad_output), d2), below);
 }
 
+Tensor silu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self) {
+  // d/dx [s (1 + x (1 - s))] = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x)
+  Tensor s = ag::sigmoid(self);
+  Tensor d2 = ag::mul(ag::mul(s, one_minus(s)), add_s(ag::mul(self, one_minus(scale(s, 2.0))), 2.0));
+  return ag::mul(ag::mul(gg, grad_output), d2);
+}
+
 }  // namespace ember

@@ -17,4 +17,7 @@ Tensor gelu_double_backward(const Tensor& gg, const Tensor& grad_output, const T
 Tensor softplus_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
                                 const Scalar& threshold);
 
+// d(silu_backward)/d(self) applied to gg: gg * grad_output * s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(self).
+Tensor silu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self);
+
 }  // namespace ember

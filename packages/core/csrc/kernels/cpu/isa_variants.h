@@ -18,7 +18,7 @@
 //     in CMakeLists.txt: base and avx2) into ember::cpu::<cap>, the table filled from the
 //     allowed build by kernels/cpu/backend_cpu.cpp. Used only there: ~100 generated kernels
 //     rely on the auto-vectoriser, which needs the ISA as a compile flag.
-//     gelu's four entries also have an AVX-512 build (kernels/cpu/activation/gelu_avx512.cpp:
+//     gelu's, silu's and sigmoid's entries also have an AVX-512 build (kernels/cpu/activation/activation_avx512.cpp:
 //     form 1's target function around the table's loop), swapped in where AVX-512 is allowed.
 //
 // Form 1:

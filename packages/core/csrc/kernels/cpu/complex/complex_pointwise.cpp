@@ -288,6 +288,11 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
     binary<bool, R>(it, [](C a, C b) { return a.re != 0 || a.im != 0 || b.re != 0 || b.im != 0; });
   } else if (is("logical_xor")) {
     binary<bool, R>(it, [](C a, C b) { return (a.re != 0 || a.im != 0) != (b.re != 0 || b.im != 0); });
+  } else if (is("silu")) {  // aten's x / (1 + e^-x)
+    unary<R>(it, [](C z) {
+      const std::complex<R> e = std::exp(-to_std<R>(z));
+      return div(z, C{R(1) + e.real(), e.imag()});
+    });
   } else if (is("sigmoid")) {
     unary<R>(it, [](C z) {
       const std::complex<R> e = std::exp(-to_std<R>(z));

@@ -49,6 +49,18 @@ EMBER_VEC_INLINE T softplus_backward_(T dy, T x, T beta, T threshold) {
   return (x * beta) > threshold ? dy : dy * z / (z + T(1));
 }
 
+// silu(x) = x / (1 + e^-x): -0 for a large negative x (e^-x is inf), NaN at -inf, as aten's.
+template <class T>
+EMBER_VEC_INLINE T silu_(T x) {
+  return x / (T(1) + vec::exp(-x));
+}
+// dy * s (1 + x (1 - s)), s = 1 / (1 + e^-x) (aten's silu_backward).
+template <class T>
+EMBER_VEC_INLINE T silu_backward_(T dy, T x) {
+  const T s = T(1) / (T(1) + vec::exp(-x));
+  return dy * s * (T(1) + x * (T(1) - s));
+}
+
 // min(max(x + 3, 0), 6) / 6 with NaN kept (std::max / std::min order, as PyTorch's kernel).
 template <class T>
 EMBER_VEC_INLINE T hardsigmoid_(T x) {

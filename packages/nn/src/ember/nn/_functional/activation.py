@@ -317,8 +317,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     # aten's silu kernel also takes complex inputs, but its derivative refuses them
     refuse_complex_autograd("silu", input)
-    return _inplace(_in_float(lambda x: x * ember.sigmoid(x)), input, inplace,
-                    lambda x: None if x.is_complex() else float_kernel(x, "silu_cpu"))
+    if input.is_complex():
+        return _inplace(lambda x: x * ember.sigmoid(x), input, inplace)
+    return _inplace(ember._nn.silu, input, inplace, lambda x: float_kernel(x, "silu_cpu"))  # SiluBackward0
 
 
 def _softplus_neg(x: Tensor) -> Tensor:

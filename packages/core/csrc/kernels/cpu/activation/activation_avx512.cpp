@@ -1,10 +1,10 @@
-// gelu (erf and tanh forms) and its backward, with the AVX-512 width. The table kernels are
-// built for baseline and AVX2 only (a third build of every generated kernel would add minutes
-// to a clean build); gelu is the activation where the width pays: PyTorch computes its erf 16
-// floats at a time, and at 16 lanes ember matches it. The same scalar bodies
+// gelu (erf and tanh forms), silu, their backward kernels and sigmoid, with the AVX-512 width. The
+// table kernels are built for baseline and AVX2 only (a third build of every generated kernel would
+// add minutes to a clean build); these are the activations where the width pays: PyTorch computes
+// their exp / erf 16 floats at a time, and at 16 lanes ember keeps up. The same scalar bodies
 // (pointwise/activation_ops.h) in a function compiled for AVX-512 (isa_variants.h, form 1),
 // so the values are those of the other builds up to the vector width's FMA contraction.
-#include "kernels/cpu/activation/gelu_avx512.h"
+#include "kernels/cpu/activation/activation_avx512.h"
 
 #include "core/cpu_capability.h"
 #include "iter/elementwise_iter.h"
@@ -23,6 +23,18 @@ struct GeluErf {
 template <class T>
 struct GeluTanh {
   EMBER_VEC_INLINE T operator()(T x) const { return ops::gelu_tanh(x); }
+};
+template <class T>
+struct Silu {
+  EMBER_VEC_INLINE T operator()(T x) const { return ops::silu_(x); }
+};
+template <class T>
+struct Sigmoid {
+  EMBER_VEC_INLINE T operator()(T x) const { return vec::sigmoid(x); }
+};
+template <class T>
+struct SiluBackward {
+  EMBER_VEC_INLINE T operator()(T dy, T x) const { return ops::silu_backward_(dy, x); }
 };
 template <class T>
 struct GeluErfBackward {
@@ -55,7 +67,7 @@ void binary_kernel(ElementwiseIter& it, const char* name) {
 }  // namespace
 #endif
 
-void use_avx512_gelu(PointwiseKernels& t) {
+void use_avx512_activations(PointwiseKernels& t) {
 #ifdef EMBER_HAVE_TARGETS
   if (!cpu_has_avx512()) return;
   t.gelu = [](ElementwiseIter& it, const Scalar*) { unary_kernel<GeluErf>(it, "gelu_cpu"); };
@@ -64,6 +76,9 @@ void use_avx512_gelu(PointwiseKernels& t) {
   t.gelu_tanh_backward = [](ElementwiseIter& it, const Scalar*) {
     binary_kernel<GeluTanhBackward>(it, "gelu_tanh_backward_cpu");
   };
+  t.silu = [](ElementwiseIter& it, const Scalar*) { unary_kernel<Silu>(it, "silu_cpu"); };
+  t.silu_backward = [](ElementwiseIter& it, const Scalar*) { binary_kernel<SiluBackward>(it, "silu_backward_cpu"); };
+  t.sigmoid = [](ElementwiseIter& it, const Scalar*) { unary_kernel<Sigmoid>(it, "sigmoid_cpu"); };
 #else
   (void)t;
 #endif

@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -105,9 +105,14 @@ def softplus_backward_cases(op: dict) -> list:
     return backward((1.0, 20.0)) + backward((2.0, 1.0)) + backward((1.0, NAN))
 
 
+def hardswish_backward_cases(op: dict) -> list:
+    # No NaN self: torch's vectorised path gives NaN there, its scalar tail grad (ember: grad, on every position)
+    return backward(edges=tuple(v for v in EDGES if v == v))
+
+
 def silu_backward_cases(op: dict) -> list:
     # Half types only, as hardsigmoid_backward: torch's aten::silu_backward has no derivative (its silu
-    # differentiates a composite when create_graph is set); test_silu_kernel.py compares silu's
+    # differentiates a composite when create_graph is set); test_activation_kernels.py compares silu's
     # second derivative, which ember's silu_backward derivative gives, with torch's.
     cs = [c for c in backward(mixed=False) if all(isinstance(a, T) and a.dtype in ("float16", "bfloat16")
                                                   for a in c.args)]
@@ -120,4 +125,5 @@ BUILDERS = {
     "hardsigmoid": lambda op: unary(), "hardsigmoid_backward": hardsigmoid_backward_cases,
     "softplus": softplus_cases, "softplus_backward": softplus_backward_cases,
     "silu": lambda op: unary(), "silu_backward": silu_backward_cases,
+    "hardswish": lambda op: unary(), "hardswish_backward": hardswish_backward_cases,
 }

@@ -49,4 +49,10 @@ Tensor silu_double_backward(const Tensor& gg, const Tensor& grad_output, const T
   return ag::mul(ag::mul(gg, grad_output), d2);
 }
 
+Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self) {
+  // aten's where(-3 < self < 3, gg * grad_output / 3, 0): the slope x / 3 + 1/2 differentiates to 1/3
+  Tensor inside = logical_and(gt(self, num(-3.0)), lt(self, num(3.0)));
+  return ag::where(inside, scale(ag::mul(gg, grad_output), 1.0 / 3.0), zeros_like_grad(gg));
+}
+
 }  // namespace ember

@@ -20,4 +20,7 @@ Tensor softplus_double_backward(const Tensor& gg, const Tensor& grad_output, con
 // d(silu_backward)/d(self) applied to gg: gg * grad_output * s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(self).
 Tensor silu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self);
 
+// d(hardswish_backward)/d(self) applied to gg: gg * grad_output / 3 inside (-3, 3), else 0.
+Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self);
+
 }  // namespace ember

@@ -61,6 +61,21 @@ EMBER_VEC_INLINE T silu_backward_(T dy, T x) {
   return dy * s * (T(1) + x * (T(1) - s));
 }
 
+// x * min(max(x + 3, 0), 6) / 6, NaN kept (aten's kernel: the product before the division).
+template <class T>
+EMBER_VEC_INLINE T hardswish_(T x) {
+  T y = x + T(3);
+  y = (y < T(0)) ? T(0) : y;
+  y = (T(6) < y) ? T(6) : y;
+  return x * y / T(6);
+}
+// 0 at or below -3, dy (x / 3 + 1/2) below 3, dy from 3 up (a NaN x passes dy: aten's scalar path).
+template <class T>
+EMBER_VEC_INLINE T hardswish_backward_(T dy, T x) {
+  const T mid = dy * (x / T(3) + T(0.5));
+  return x <= T(-3) ? T(0) : (x < T(3) ? mid : dy);
+}
+
 // min(max(x + 3, 0), 6) / 6 with NaN kept (std::max / std::min order, as PyTorch's kernel).
 template <class T>
 EMBER_VEC_INLINE T hardsigmoid_(T x) {

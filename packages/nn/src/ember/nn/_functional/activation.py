@@ -397,12 +397,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
         >>> F.hardswish(ember.tensor([-4.0, 0.0, 4.0]))
         tensor([-0., 0., 4.])
     """
-    return _inplace(_in_float(_hardswish), input, inplace, _float_only("hardswish_cpu"))
-
-
-def _hardswish(x: Tensor) -> Tensor:
-    # Gradient conventions at ±3 follow PyTorch: x/3 + 1/2 on (-3, 3), 0 at or below -3, 1 from 3 up.
-    return ember.where(x <= -3.0, x * 0.0, ember.where(x < 3.0, x * (x + 3.0) / 6.0, x))
+    # aten's kernel pair (HardswishBackward0): the slope x/3 + 1/2 on (-3, 3), 0 at or below -3, 1 from 3 up
+    return _inplace(ember._nn.hardswish, input, inplace, _float_only("hardswish_cpu"))
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -53,14 +53,17 @@ BENCHES: list[Bench] = [
 ]
 
 # The everyday activations on 1M elements (cache-resident, so the kernel's arithmetic is timed, not
-# the allocator's page faults that dominate torch's 16M rows): silu has a native kernel pair and a
-# target; the rest show where ember still composes several passes or computes scalar code.
+# the allocator's page faults that dominate torch's 16M rows): silu and elu have native kernel pairs
+# and a target; the rest show where ember still composes several passes or computes scalar code.
 COMMON = [
     ("silu fwd", "with lib.no_grad(): F.silu(x)", 1.0),
     ("silu fwd+bwd", "lib.autograd.grad(F.silu(x), x, g)", 1.0),
     ("sigmoid fwd", "with lib.no_grad(): lib.sigmoid(x)", None),
     ("softplus fwd", "with lib.no_grad(): F.softplus(x)", None),
-    ("elu fwd", "with lib.no_grad(): F.elu(x)", None),
+    ("elu fwd", "with lib.no_grad(): F.elu(x)", 1.0),
+    ("elu fwd+bwd", "lib.autograd.grad(F.elu(x), x, g)", 1.0),
+    ("selu fwd", "with lib.no_grad(): F.selu(x)", None),
+    ("celu fwd", "with lib.no_grad(): F.celu(x, 0.7)", None),
     ("hardswish fwd", "with lib.no_grad(): F.hardswish(x)", None),
     ("mish fwd", "with lib.no_grad(): F.mish(x)", None),
     ("logsigmoid fwd", "with lib.no_grad(): F.logsigmoid(x)", None),

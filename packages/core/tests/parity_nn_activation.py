@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu, hardswish and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish, elu / celu and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -119,6 +119,41 @@ def silu_backward_cases(op: dict) -> list:
     return cs + [C("int64", T((3, 4), "int64"), T((3, 4), "int64"))]
 
 
+# (alpha, scale, input_scale): non-finite, negative, zero and out-of-float-range coefficients
+ELU_PARAMS = ((INF, 1.0, 1.0), (-0.5, 1.0, 2.0), (NAN, 1.0, 1.0), (1.0, 1.0, INF), (1.0, 0.0, -1.0), (0.0, 2.0, 1.0),
+              (1e39, 1.0, 1.0), (1.0, 1e39, 1.0), (1.0, 1.0, 1e39))
+
+
+def elu_cases(op: dict) -> list:
+    cs = unary() + unary((0.3,)) + unary((2.0, 3.0, 0.5))
+    for p in ELU_PARAMS:
+        cs += [C(f"{dt}-{p}", T((12,), dt, values=EDGES), *p) for dt in ("float32", "float64", "float16")]
+    return cs
+
+
+def elu_backward_cases(op: dict) -> list:
+    cs = []
+    for is_result in (False, True):
+        cs += backward((1.0, 1.0, 1.0, is_result)) + backward((2.0, 3.0, 0.5, is_result))
+        cs += [C(f"params-{p}-{is_result}", T((12,)), *p, is_result, T((12,), values=EDGES)) for p in ELU_PARAMS]
+    # a negative alpha cannot be recovered from the result (aten's in-place elu backward error)
+    return [_elu_backward_order(c) for c in cs] + [C("negative-slope-result", T((3,)), -1.0, 1.0, 1.0, True, T((3,)))]
+
+
+def _elu_backward_order(c: Case) -> Case:
+    # backward() puts (grad_output, self) first; aten's signature is (grad_output, alpha, scale,
+    # input_scale, is_result, self_or_result)
+    g, x, *rest = c.args
+    return C(c.id, g, *rest, x) if len(c.args) > 2 else c
+
+
+def celu_cases(op: dict) -> list:
+    cs = unary() + unary((0.7,)) + unary((-1.5,))
+    for alpha in (INF, -INF, NAN, 1e-39, 1e39, 0.0, -0.0):
+        cs += [C(f"{dt}-{alpha}", T((12,), dt, values=EDGES), alpha) for dt in ("float32", "float64", "float16")]
+    return cs
+
+
 BUILDERS = {
     "gelu": gelu_cases, "gelu_backward": gelu_backward_cases,
     "threshold": threshold_cases, "hardtanh": hardtanh_cases, "hardtanh_backward": bounds_backward_cases,
@@ -126,4 +161,5 @@ BUILDERS = {
     "softplus": softplus_cases, "softplus_backward": softplus_backward_cases,
     "silu": lambda op: unary(), "silu_backward": silu_backward_cases,
     "hardswish": lambda op: unary(), "hardswish_backward": hardswish_backward_cases,
+    "elu": elu_cases, "elu_": elu_cases, "elu_backward": elu_backward_cases, "celu": celu_cases, "celu_": celu_cases,
 }

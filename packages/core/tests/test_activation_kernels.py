@@ -1,6 +1,6 @@
 """The native activation kernel pairs of ops/nn_activation.yaml that replaced Python composites (silu,
-hardswish) against torch's: values in every float dtype, the first and second derivative, the node's
-name, and the in-place form."""
+hardswish, elu with selu and celu) against torch's: values in every float dtype, the first and second
+derivative, the node's name, and the in-place form."""
 
 from __future__ import annotations
 
@@ -16,48 +16,96 @@ VALUES = [float("nan"), float("-inf"), -1e30, -100.0, -20.0, -3.0, -0.5, -0.0, 0
 
 
 VALUES += [-3.0, -2.9, 2.9, 6.0]
-ACTIVATIONS = {"silu": "SiluBackward0", "hardswish": "HardswishBackward0"}
+# case -> (F's function, its keyword arguments, the node torch records, aten's kernel name)
+ACTIVATIONS = {"silu": ("silu", {}, "SiluBackward0", "silu"),
+               "hardswish": ("hardswish", {}, "HardswishBackward0", "hardswish"),
+               "elu": ("elu", {}, "EluBackward0", "elu"), "elu-alpha": ("elu", {"alpha": 0.3}, "EluBackward0", "elu"),
+               "elu-negative-alpha": ("elu", {"alpha": -2.5}, "EluBackward0", "elu"),
+               "selu": ("selu", {}, "EluBackward0", "elu"),
+               "celu": ("celu", {"alpha": 0.7}, "CeluBackward0", "elu"),
+               "celu-negative-alpha": ("celu", {"alpha": -1.5}, "CeluBackward0", "elu")}
 
 
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def _call(L: Any, case: str, x: Any, **kw: Any) -> Any:
+    name, kwargs = ACTIVATIONS[case][:2]
+    return getattr(L.nn.functional, name)(x, **kwargs, **kw)
+
+
+@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-def test_values(name: str, dtype: str) -> None:
+def test_values(case: str, dtype: str) -> None:
     got = []
     for L in (ember, torch):
         x = L.tensor(VALUES if dtype != "float16" else [min(max(v, -6e4), 6e4) for v in VALUES],
                      dtype=getattr(L, dtype))
-        got.append(torch.tensor(getattr(L.nn.functional, name)(x).float().tolist()))
+        got.append(torch.tensor(_call(L, case, x).float().tolist()))
     torch.testing.assert_close(got[0], got[1], rtol=1e-6 if dtype in ("float32", "float64") else 1e-2,
                                atol=1e-30, equal_nan=True)
     numbers = ~got[1].isnan()  # (a NaN's sign bit means nothing)
     assert got[0][numbers].signbit().tolist() == got[1][numbers].signbit().tolist()  # -0 for a large negative x
 
 
-def _grads(L: Any, name: str) -> tuple[Any, Any, str]:
-    x = L.linspace(-8, 8, 41, dtype=L.float64).requires_grad_()  # -3 and 3 among the points
-    y = getattr(L.nn.functional, name)(x)
+def _grads(L: Any, case: str) -> tuple[Any, Any, str]:
+    x = L.linspace(-8, 8, 41, dtype=L.float64).requires_grad_()  # -3, 0 and 3 among the points
+    y = _call(L, case, x)
     (g,) = L.autograd.grad(y.sum(), x, create_graph=True)
     (gg,) = L.autograd.grad((g * L.linspace(1, 2, 41, dtype=L.float64)).sum(), x)
     return g.detach(), gg, type(y.grad_fn).__name__
 
 
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
-def test_first_and_second_derivative(name: str) -> None:
-    eg, egg, ename = _grads(ember, name)
-    tg, tgg, tname = _grads(torch, name)
-    assert ename == tname == ACTIVATIONS[name]
+@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
+def test_first_and_second_derivative(case: str) -> None:
+    eg, egg, ename = _grads(ember, case)
+    tg, tgg, tname = _grads(torch, case)
+    assert ename == tname == ACTIVATIONS[case][2]
     torch.testing.assert_close(torch.tensor(eg.tolist(), dtype=torch.float64), tg)
     torch.testing.assert_close(torch.tensor(egg.tolist(), dtype=torch.float64), tgg)
 
 
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
-def test_inplace(name: str) -> None:
+@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
+def test_inplace(case: str) -> None:
     got = []
     for L in (ember, torch):
         x = L.linspace(-4, 4, 9)
-        y = getattr(L.nn.functional, name)(x, inplace=True)
+        y = _call(L, case, x, inplace=True)
         assert y is x
         got.append(x.tolist())
     assert got[0] == got[1]
-    with pytest.raises((RuntimeError, NotImplementedError), match=f"{name}_cpu"):
-        getattr(ember.nn.functional, name)(ember.arange(3))
+    with pytest.raises((RuntimeError, NotImplementedError), match=f"{ACTIVATIONS[case][3]}_cpu"):
+        _call(ember, case, ember.arange(3))
+
+
+INPLACE_NODES = {"elu": "EluBackward1", "elu-alpha": "EluBackward1", "selu": "EluBackward1", "celu": "CeluBackward1"}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE_NODES))
+def test_inplace_gradient_from_the_result(case: str) -> None:
+    """elu_ / selu_ / celu_ differentiate from the result they wrote (aten's is_result form)."""
+    got = []
+    for L in (ember, torch):
+        x = L.linspace(-4, 4, 17, dtype=L.float64).requires_grad_()
+        y = x * 1.5
+        _call(L, case, y, inplace=True)
+        assert type(y.grad_fn).__name__ == INPLACE_NODES[case]
+        (g,) = L.autograd.grad(y, x, L.linspace(1, 2, 17, dtype=L.float64), create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), x)
+        got.append((g.tolist(), gg.tolist()))
+    torch.testing.assert_close(torch.tensor(got[0], dtype=torch.float64), torch.tensor(got[1], dtype=torch.float64))
+
+
+@pytest.mark.parametrize("case", ["elu-negative-alpha", "celu-negative-alpha"])
+def test_inplace_negative_slope_backward_raises(case: str) -> None:
+    """A negative alpha hides the input's sign in the result: aten refuses the in-place form's backward."""
+    for L in (ember, torch):
+        x = L.linspace(-4, 4, 9).requires_grad_()
+        y = x * 1
+        _call(L, case, y, inplace=True)
+        with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
+            y.sum().backward()
+
+
+@pytest.mark.parametrize("alpha", [0.0, -0.0])
+def test_celu_alpha_zero(alpha: float) -> None:
+    for L in (ember, torch):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError: alpha cannot be 0 for CELU"):
+            L.celu(L.ones(2), alpha)

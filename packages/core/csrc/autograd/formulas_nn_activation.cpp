@@ -55,4 +55,14 @@ Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, co
   return ag::where(inside, scale(ag::mul(gg, grad_output), 1.0 / 3.0), zeros_like_grad(gg));
 }
 
+Tensor elu_double_backward(const Tensor& gg, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  Tensor below = lt(self_or_result, num(0.0));  // a mask, not differentiated
+  Tensor g = ag::mul(ag::mul(gg, grad_output), wrap_scalar(input_scale));
+  if (is_result) return ag::mul(g, below);
+  return ag::mul(ag::elu_backward(g, alpha, scale, input_scale, false, self_or_result), below);
+}
+
+Scalar celu_grad_input_scale(const Scalar& alpha) { return Scalar(1.0 / static_cast<double>(alpha.checked<float>())); }
+
 }  // namespace ember

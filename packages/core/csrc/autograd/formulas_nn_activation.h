@@ -23,4 +23,12 @@ Tensor silu_double_backward(const Tensor& gg, const Tensor& grad_output, const T
 // d(hardswish_backward)/d(self) applied to gg: gg * grad_output / 3 inside (-3, 3), else 0.
 Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self);
 
+// d(elu_backward)/d(self_or_result) applied to gg (aten's elu_double_backward): from the result,
+// gg * grad_output * input_scale below 0; from the input, elu_backward of that product, below 0.
+Tensor elu_double_backward(const Tensor& gg, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
+
+// celu's input_scale in its derivative: 1.0 / alpha.toFloat() as aten's (alpha rounded to float first).
+Scalar celu_grad_input_scale(const Scalar& alpha);
+
 }  // namespace ember

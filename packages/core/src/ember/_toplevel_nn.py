@@ -558,6 +558,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _nn("prelu").prelu(input, weight)
 
 
+# selu's constants (aten's SELU_ALPHA / SELU_SCALE): its fixed point of zero mean and unit variance
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
 def selu(input: Tensor) -> Tensor:
     """Scaled exponential linear unit, ``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))`` with
     the fixed constants that keep unit variance (alpha about 1.6733, scale about 1.0507).
@@ -573,7 +578,7 @@ def selu(input: Tensor) -> Tensor:
         >>> ember.selu(ember.tensor([0.0, 1.0]))
         tensor([0.0000, 1.0507])
     """
-    return _nn("selu").selu(input)
+    return _kernel("elu")(input, _SELU_ALPHA, _SELU_SCALE)  # aten's selu is elu (EluBackward0)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -590,7 +595,7 @@ def selu_(input: Tensor) -> Tensor:
         >>> ember.selu_(ember.tensor([0.0, 1.0]))
         tensor([0.0000, 1.0507])
     """
-    return _inplace(input, _nn("selu_").selu(input.clone()))
+    return _kernel("elu_")(input, _SELU_ALPHA, _SELU_SCALE)  # EluBackward1: backward from the result
 
 
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -609,7 +614,7 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
         >>> ember.celu(ember.tensor([-1.0, 2.0]), alpha=1.0)
         tensor([-0.6321,  2.0000])
     """
-    return _nn("celu").celu(input, alpha)
+    return _kernel("celu")(input, alpha)  # elu(alpha, 1, 1 / alpha) with CeluBackward0
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -627,7 +632,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
         >>> ember.celu_(ember.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
-    return _inplace(input, _nn("celu_").celu(input.clone(), alpha))
+    return _kernel("celu_")(input, alpha)
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:

@@ -477,7 +477,7 @@ Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& ten
   return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, out, false, {&input, &tensor1, &tensor2}, {value});
 }
 
-// ---- gelu, threshold, softplus, hardtanh (ops/nn_activation.yaml) ----
+// ---- gelu, threshold, softplus, elu, celu, hardtanh (ops/nn_activation.yaml) ----
 // `approximate` picks the erf or the tanh kernel; anything else is PyTorch's error.
 static bool gelu_tanh_form(std::string_view approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
@@ -521,6 +521,38 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   return run("softplus", EMBER_KERNEL(softplus), DtypeRule::Promote, Tensor(), false, {&self}, {beta, threshold});
+}
+
+// elu (by hand: its alpha is not add's, which integer tensors refuse), its in-place form, the backward's
+// kernel (from self or from the result) and celu, which is elu(alpha, 1, 1 / alpha) with 1 / alpha in double.
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return run("elu", EMBER_KERNEL(elu), DtypeRule::Promote, Tensor(), false, {&self}, {alpha, scale, input_scale});
+}
+Tensor elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_inplace(self, "elu_");
+  return run("elu_", EMBER_KERNEL(elu), DtypeRule::Promote, self, true, {&self}, {alpha, scale, input_scale});
+}
+Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+                    bool is_result, const Tensor& self_or_result) {
+  // a negative alpha makes the result's sign no longer tell which side the input was on
+  EMBER_CHECK(!is_result || alpha.to_double() >= 0.0,
+              "In-place elu backward calculation is triggered with a negative slope which is not supported. This "
+              "is caused by calling in-place forward function with a negative slope, please call out-of-place "
+              "version instead.");
+  return run("elu_backward", is_result ? EMBER_KERNEL(elu_backward_result) : EMBER_KERNEL(elu_backward),
+             DtypeRule::Promote, Tensor(), false, {&grad_output, &self_or_result}, {alpha, scale, input_scale});
+}
+static Scalar celu_input_scale(const Scalar& alpha) {
+  EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  return Scalar(1.0 / alpha.to_double());
+}
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  const Scalar input_scale = celu_input_scale(alpha);
+  return elu(self, alpha, Scalar(1.0), input_scale);
+}
+Tensor celu_(const Tensor& self, const Scalar& alpha) {
+  const Scalar input_scale = celu_input_scale(alpha);
+  return elu_(self, alpha, Scalar(1.0), input_scale);
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are

@@ -49,6 +49,23 @@ EMBER_VEC_INLINE T softplus_backward_(T dy, T x, T beta, T threshold) {
   return (x * beta) > threshold ? dy : dy * z / (z + T(1));
 }
 
+// aten's elu kernel (selu and celu are elu too): x * scale from 0 up (and at NaN), else
+// expm1(x * input_scale) * (alpha * scale), the coefficient rounded once in T as aten's negcoef.
+template <class T>
+EMBER_VEC_INLINE T elu_(T x, T alpha, T scale, T input_scale) {
+  return x < T(0) ? vec::expm1(x * input_scale) * (alpha * scale) : x * scale;
+}
+// Its derivative from the input: dy * input_scale * (alpha * scale) * e^(x input_scale) at or below 0.
+template <class T>
+EMBER_VEC_INLINE T elu_backward_(T dy, T x, T alpha, T scale, T input_scale) {
+  return x <= T(0) ? dy * input_scale * (alpha * scale) * vec::exp(x * input_scale) : dy * scale;
+}
+// ... and from the result y (the in-place forms): e^(x input_scale) * alpha * scale = y + alpha * scale.
+template <class T>
+EMBER_VEC_INLINE T elu_backward_result_(T dy, T y, T alpha, T scale, T input_scale) {
+  return y <= T(0) ? dy * input_scale * (y + alpha * scale) : dy * scale;
+}
+
 // silu(x) = x / (1 + e^-x): -0 for a large negative x (e^-x is inf), NaN at -inf, as aten's.
 template <class T>
 EMBER_VEC_INLINE T silu_(T x) {

@@ -15,10 +15,6 @@ from ember._autocast_policy import autocast_op, cast_args
 from ember._lib import _C
 from ember.nn._functional._checks import fits, float_kernel, meta_name, refuse_complex_autograd, scalar_name
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 _HALF_TYPES = (ember.float16, ember.bfloat16)
 
 
@@ -183,30 +179,6 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def _expm1_neg(x: Tensor) -> Tensor:
-    # expm1 of the negative part only: the clamp keeps exp from overflowing (and its
-    # gradient from turning into inf * 0 = nan) on the branch `where` discards.
-    return ember.expm1(x.clamp(max=0))
-
-
-def _elu(x: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
-    """aten's elu kernel (scale 1): x for x > 0, else alpha * expm1(x * input_scale); x is clamped before
-    the scaling, as a negative input_scale (celu with alpha < 0) makes the discarded branch positive."""
-    neg = alpha * ember.expm1(x.clamp(max=0) * input_scale)
-    if not (math.isfinite(alpha) and math.isfinite(input_scale)):
-        neg = ember.where(x == 0, x, neg)  # aten gives x at 0 there, not inf * 0 = NaN
-    return ember.where(x > 0, x, neg)
-
-
-def _elu_kernel(*scalars: float) -> Callable[[Tensor], None]:
-    # aten's elu kernel (elu, selu and celu are all it): float types only, alpha/scale/input_scale in opmath
-    def check(x: Tensor) -> None:
-        float_kernel(x, "elu_cpu")
-        for v in scalars:
-            fits(v, x.dtype)
-    return check
-
-
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """Exponential linear unit: ``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
 
@@ -220,8 +192,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         >>> F.elu(ember.tensor([-1.0, 1.0]))
         tensor([-0.6321,  1.0000])
     """
-    return _inplace(_in_float(lambda x: _elu(x, alpha)), input, inplace,
-                    _elu_kernel(alpha))
+    # aten's kernel pair: EluBackward0, or EluBackward1 (from the result) in place
+    return ember._nn.elu_(input, alpha) if inplace else ember._nn.elu(input, alpha)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -237,8 +209,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
         input (Tensor): the activations.
         inplace (bool): write the result into ``input``.
     """
-    return _inplace(_in_float(lambda x: _SELU_SCALE * ember.where(x > 0, x, _SELU_ALPHA * _expm1_neg(x))), input,
-                    inplace, _elu_kernel())
+    return ember.selu_(input) if inplace else ember.selu(input)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -254,9 +225,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         alpha (float): the saturation value of the negative part.
         inplace (bool): write the result into ``input``.
     """
-    if alpha == 0:  # aten's celu divides by alpha before dispatching to the elu kernel
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _inplace(_in_float(lambda x: _elu(x, alpha, 1.0 / alpha)), input, inplace, _elu_kernel(alpha, 1.0 / alpha))
+    return ember.celu_(input, alpha) if inplace else ember.celu(input, alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:

@@ -178,10 +178,11 @@ def _elementwise() -> list[Bench]:
         for dt in ("float32", "float64")
         for th in THREADS
     ] + [  # unary math on 1M elements in (-1, 1) (cache-resident: the kernel's arithmetic, not page
-        # faults): sqrt of |a| vectorises (no errno); sin / cos / erf / atan are still scalar libm calls
+        # faults): sqrt of |a| vectorises (no errno), sin / cos / tan / erf run vec_math.h's forms; atan and
+        # lgamma are still scalar libm calls
         Bench("elementwise", f"{name} 1024x1024", "throughput", stmt, unit_square(1024), threads=1)
         for name, stmt in (("sqrt", "lib.sqrt(a.abs())"), ("rsqrt", "lib.rsqrt(a.abs())"), ("sin", "lib.sin(a)"),
-                           ("cos", "lib.cos(a)"), ("erf", "lib.erf(a)"), ("atan", "lib.atan(a)"),
+                           ("cos", "lib.cos(a)"), ("tan", "lib.tan(a)"), ("erf", "lib.erf(a)"), ("atan", "lib.atan(a)"),
                            ("sigmoid", "lib.sigmoid(a)"), ("lgamma", "lib.lgamma(a.abs())"))
     ] + [  # factories: a contiguous fill, the ranges and eye's diagonal (the backend's fill family)
         Bench("elementwise", name, "throughput", stmt, tiny, threads=th)

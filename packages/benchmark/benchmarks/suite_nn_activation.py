@@ -53,7 +53,7 @@ BENCHES: list[Bench] = [
 ]
 
 # The everyday activations on 1M elements (cache-resident, so the kernel's arithmetic is timed, not
-# the allocator's page faults that dominate torch's 16M rows): silu and elu have native kernel pairs
+# the allocator's page faults that dominate torch's 16M rows): silu, elu and leaky_relu have native kernel pairs
 # and a target; the rest show where ember still composes several passes or computes scalar code.
 COMMON = [
     ("silu fwd", "with lib.no_grad(): F.silu(x)", 1.0),
@@ -67,7 +67,10 @@ COMMON = [
     ("hardswish fwd", "with lib.no_grad(): F.hardswish(x)", None),
     ("mish fwd", "with lib.no_grad(): F.mish(x)", None),
     ("logsigmoid fwd", "with lib.no_grad(): F.logsigmoid(x)", None),
-    ("leaky_relu fwd", "with lib.no_grad(): F.leaky_relu(x)", None),
+    ("leaky_relu fwd", "with lib.no_grad(): F.leaky_relu(x)", 1.0),
+    ("leaky_relu fwd+bwd", "lib.autograd.grad(F.leaky_relu(x), x, g)", 1.0),
+    ("hardshrink fwd", "with lib.no_grad(): F.hardshrink(x)", None),
+    ("softshrink fwd", "with lib.no_grad(): F.softshrink(x)", None),
 ]
 BENCHES += [
     Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=1, target=target)

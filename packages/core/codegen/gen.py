@@ -223,8 +223,11 @@ def functor_defs(kernels: dict) -> list[str]:
         if fields:
             out.append(f"  {fields}")
         # always_inline: in a file this large GCC otherwise calls the functor per
-        # element, and the simd loop around it cannot vectorise.
-        out.append(f"  EMBER_VEC_INLINE auto operator()({args[k['arity']]}) const {{ return {k['body']}; }}")
+        # element, and the simd loop around it cannot vectorise. The params are read into locals
+        # first: a member read on one side of a select only (x > 0 ? x : x * slope) becomes a masked
+        # load GCC cannot vectorise, and the loop falls back to a branch per element.
+        locals_ = "".join(f"const auto {pt[0]} = this->{pt[0]}; " for pt in params)
+        out.append(f"  EMBER_VEC_INLINE auto operator()({args[k['arity']]}) const {{ {locals_}return {k['body']}; }}")
         out.append("};")
     return out
 
@@ -269,6 +272,16 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
                 f"      if (const double* sv = it.stack_scalar({last})) {{",
                 "        const T v = static_cast<T>(*sv);", *bound,
                 "        return;", "      }", "    }"]
+    if k.get("array") and device == "cpu":
+        # contiguous float32 / float64 runs through the whole-array function (same dtype in and out)
+        out += ["    if constexpr (std::is_same_v<T, scalar_t>) {",
+                "      it.for_each([&](char** d, const int64_t* s, int64_t n) {",
+                "        if (s[0] == sizeof(T) && s[1] == sizeof(T))",
+                f"          {k['array']}(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), n);",
+                f"        else {LOOPS[1]}<{out_t}, scalar_t>(d, s, n, f);",
+                "      });",
+                "      return;",
+                "    }"]
     out += run(k["arity"], "f", "    ")
     out += ["  });", "}"]
     return out

@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu, hardswish, elu / celu and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -154,6 +154,41 @@ def celu_cases(op: dict) -> list:
     return cs
 
 
+def leaky_relu_cases(op: dict) -> list:
+    cs = unary() + unary((0.2,)) + unary((-0.5,))
+    for slope in (INF, NAN, 0.0, 1e39):
+        cs += [C(f"{dt}-{slope}", T((12,), dt, values=EDGES), slope) for dt in ("float32", "float64", "float16")]
+    return cs
+
+
+def leaky_relu_backward_cases(op: dict) -> list:
+    cs = []
+    for is_result in (False, True):
+        cs += backward((0.01, is_result)) + backward((2.0, is_result))
+    # a negative slope cannot be recovered from the result (aten's in-place leaky_relu backward error)
+    return cs + [C("negative-slope-result", T((3,)), T((3,)), -1.0, True)]
+
+
+def shrink_cases(op: dict) -> list:
+    # lambd: 0, large, past the dtype (hardshrink converts it to the dtype; softshrink checks the range),
+    # negative and NaN (softshrink refuses them)
+    # No NaN input (nor a NaN lambd for hardshrink, which takes it): the gradient there is torch's position-
+    # and CPU-dependent answer (torch_known_wrong's shrink-backward-nan); test_activation_kernels checks values.
+    edges = tuple(v for v in EDGES if v == v)
+    cs = unary(edges=edges) + unary((0.0,), edges=edges) + unary((2.5,), edges=edges)
+    for lambd in (-1.0, INF, 1e5, 1e39) + ((NAN,) if op["name"] == "softshrink" else ()):
+        cs += [C(f"{dt}-{lambd}", T((12,), dt, values=edges), lambd) for dt in FLOATS]
+    if "method" in op["variants"]:
+        cs.append(Case("method", (T((3, 4)), 0.3), {}, method=True, inplace=False, out=False))
+    return cs
+
+
+def shrink_backward_cases(op: dict) -> list:
+    # No NaN self: torch's vectorised path gives 0 there, its scalar tail grad (ember: 0 everywhere)
+    edges = tuple(v for v in EDGES if v == v)
+    return backward((0.5,), edges=edges) + backward((0.0,), edges=edges) + backward((1e39,), edges=edges)
+
+
 BUILDERS = {
     "gelu": gelu_cases, "gelu_backward": gelu_backward_cases,
     "threshold": threshold_cases, "hardtanh": hardtanh_cases, "hardtanh_backward": bounds_backward_cases,
@@ -161,5 +196,8 @@ BUILDERS = {
     "softplus": softplus_cases, "softplus_backward": softplus_backward_cases,
     "silu": lambda op: unary(), "silu_backward": silu_backward_cases,
     "hardswish": lambda op: unary(), "hardswish_backward": hardswish_backward_cases,
+    "leaky_relu": leaky_relu_cases, "leaky_relu_": leaky_relu_cases, "leaky_relu_backward": leaky_relu_backward_cases,
+    "hardshrink": shrink_cases, "softshrink": shrink_cases, "hardshrink_backward": shrink_backward_cases,
+    "softshrink_backward": shrink_backward_cases,
     "elu": elu_cases, "elu_": elu_cases, "elu_backward": elu_backward_cases, "celu": celu_cases, "celu_": celu_cases,
 }

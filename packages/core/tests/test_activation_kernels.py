@@ -1,5 +1,5 @@
 """The native activation kernel pairs of ops/nn_activation.yaml that replaced Python composites (silu,
-hardswish, elu with selu and celu) against torch's: values in every float dtype, the first and second
+hardswish, elu with selu and celu, leaky_relu, hardshrink, softshrink) against torch's: values in every float dtype, the first and second
 derivative, the node's name, and the in-place form."""
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ ACTIVATIONS = {"silu": ("silu", {}, "SiluBackward0", "silu"),
                "elu-negative-alpha": ("elu", {"alpha": -2.5}, "EluBackward0", "elu"),
                "selu": ("selu", {}, "EluBackward0", "elu"),
                "celu": ("celu", {"alpha": 0.7}, "CeluBackward0", "elu"),
-               "celu-negative-alpha": ("celu", {"alpha": -1.5}, "CeluBackward0", "elu")}
+               "celu-negative-alpha": ("celu", {"alpha": -1.5}, "CeluBackward0", "elu"),
+               "leaky_relu": ("leaky_relu", {}, "LeakyReluBackward0", "leaky_relu"),
+               "leaky_relu-negative-slope": ("leaky_relu", {"negative_slope": -0.5}, "LeakyReluBackward0", "leaky_relu"),
+               "hardshrink": ("hardshrink", {"lambd": 0.3}, "HardshrinkBackward0", "hardshrink"),
+               "softshrink": ("softshrink", {"lambd": 0.3}, "SoftshrinkBackward0", "softshrink_check")}
+INPLACE_FORMS = {"silu", "hardswish", "elu", "selu", "celu", "leaky_relu"}
 
 
 def _call(L: Any, case: str, x: Any, **kw: Any) -> Any:
@@ -41,6 +46,8 @@ def test_values(case: str, dtype: str) -> None:
         got.append(torch.tensor(_call(L, case, x).float().tolist()))
     torch.testing.assert_close(got[0], got[1], rtol=1e-6 if dtype in ("float32", "float64") else 1e-2,
                                atol=1e-30, equal_nan=True)
+    if case == "softshrink":  # torch's zero band: +0 on its vector path, x * 0 (-0 for x < 0) on its scalar tail
+        return
     numbers = ~got[1].isnan()  # (a NaN's sign bit means nothing)
     assert got[0][numbers].signbit().tolist() == got[1][numbers].signbit().tolist()  # -0 for a large negative x
 
@@ -62,7 +69,7 @@ def test_first_and_second_derivative(case: str) -> None:
     torch.testing.assert_close(torch.tensor(egg.tolist(), dtype=torch.float64), tgg)
 
 
-@pytest.mark.parametrize("case", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("case", sorted(c for c in ACTIVATIONS if ACTIVATIONS[c][0] in INPLACE_FORMS))
 def test_inplace(case: str) -> None:
     got = []
     for L in (ember, torch):
@@ -75,7 +82,8 @@ def test_inplace(case: str) -> None:
         _call(ember, case, ember.arange(3))
 
 
-INPLACE_NODES = {"elu": "EluBackward1", "elu-alpha": "EluBackward1", "selu": "EluBackward1", "celu": "CeluBackward1"}
+INPLACE_NODES = {"elu": "EluBackward1", "elu-alpha": "EluBackward1", "selu": "EluBackward1", "celu": "CeluBackward1",
+                 "leaky_relu": "LeakyReluBackward1"}
 
 
 @pytest.mark.parametrize("case", sorted(INPLACE_NODES))
@@ -93,14 +101,15 @@ def test_inplace_gradient_from_the_result(case: str) -> None:
     torch.testing.assert_close(torch.tensor(got[0], dtype=torch.float64), torch.tensor(got[1], dtype=torch.float64))
 
 
-@pytest.mark.parametrize("case", ["elu-negative-alpha", "celu-negative-alpha"])
+@pytest.mark.parametrize("case", ["elu-negative-alpha", "celu-negative-alpha", "leaky_relu-negative-slope"])
 def test_inplace_negative_slope_backward_raises(case: str) -> None:
-    """A negative alpha hides the input's sign in the result: aten refuses the in-place form's backward."""
+    """A negative slope hides the input's sign in the result: aten refuses the in-place form's backward."""
     for L in (ember, torch):
         x = L.linspace(-4, 4, 9).requires_grad_()
         y = x * 1
         _call(L, case, y, inplace=True)
-        with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
+        with pytest.raises(RuntimeError, match="In-place (elu|leakyReLu) backward calculation is triggered with a "
+                                               "negative slope"):
             y.sum().backward()
 
 

@@ -441,6 +441,24 @@ def _hardtanh_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.where(torch.isnan(x), torch.zeros_like(y), y)
 
 
+# --- hardshrink_backward / softshrink_backward at a NaN input or lambd ------------------------
+
+def _shrink_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    g = _arg(args, kwargs, 0, "grad_out" if name == "hardshrink_backward" else "grad_output")
+    x, lambd = _arg(args, kwargs, 1, "self"), _arg(args, kwargs, 2, "lambd")
+    return (name in ("hardshrink_backward", "softshrink_backward") and isinstance(g, torch.Tensor)
+            and isinstance(x, torch.Tensor) and x.dtype.is_floating_point and g.dtype.is_floating_point
+            and ((isinstance(lambd, float) and math.isnan(lambd)) or bool(torch.isnan(x).any())))
+
+
+def _shrink_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, lambd = _arg(args, kwargs, 1, "self"), _arg(args, kwargs, 2, "lambd")
+    y = getattr(torch.ops.aten, name)(*args, **kwargs)
+    if isinstance(lambd, float) and math.isnan(lambd):
+        return torch.zeros_like(y)
+    return torch.where(torch.isnan(x), torch.zeros_like(y), y)
+
+
 # --- floating remainder where a / b overflows ---------------------------------------------
 
 def _remainder_parts(args: tuple, kwargs: dict, with_out: bool = False) -> tuple | None:
@@ -2756,6 +2774,14 @@ KNOWN_WRONG = [
             "same for a NaN min_val or max_val (torch: 0 in the vector loop, the gradient in the "
             "scalar tail where x passes the other bound): (min, max) then holds no value",
         applies=_hardtanh_bw_applies, correct=_hardtanh_bw_correct),
+    KnownWrong(
+        "shrink-backward-nan",
+        torch_says="torch.ops.aten.hardshrink_backward(torch.ones(20), torch.full((20,), nan), 0.5) -> 0 in its "
+                   "vector loop and the gradient in its scalar tail (softshrink_backward alike): the answer "
+                   "depends on the element's position and the CPU",
+        why="one answer for every element: the vector loop's 0 (a NaN input is outside no band of "
+            "(-lambd, lambd) it can test), which ember gives everywhere; a NaN lambd likewise gives 0",
+        applies=_shrink_bw_applies, correct=_shrink_bw_correct),
     KnownWrong(
         "remainder-quotient-overflow",
         torch_says="torch.remainder(torch.tensor([1.0] * 8, dtype=torch.float64), 5e-324) -> NaN "

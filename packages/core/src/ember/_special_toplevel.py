@@ -1,7 +1,7 @@
 """Top-level names of issue 22's special-function slice: mvlgamma, the window functions, the
 math constants, torch.range/trapz/fill, is_same_size/is_signed/isreal, the function forms of the
 in-place ops (torch.abs_(x) is x.abs_()) and the matching Tensor methods (polygamma, mvlgamma,
-hardshrink, is_nonzero, fill_diagonal_, ...). Composites of existing ops: autograd comes with them."""
+is_nonzero, fill_diagonal_, ...). Composites of existing ops: autograd comes with them."""
 
 from __future__ import annotations
 
@@ -210,11 +210,6 @@ def _mvlgamma_(self: Tensor, p: int) -> Tensor:
     return self.copy_(mvlgamma(self, p))
 
 
-def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
-    """ember.hardshrink(self, lambd)."""
-    return ember.hardshrink(self, lambd)
-
-
 def _is_nonzero(self: Tensor) -> bool:
     """True if the single element of self is non-zero; RuntimeError for other sizes."""
     if self.numel() == 0:
@@ -247,7 +242,7 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
 def install() -> None:
     """Attach the Tensor methods."""
     for name, fn in {"polygamma": _polygamma, "polygamma_": _polygamma_, "mvlgamma": mvlgamma,
-                     "mvlgamma_": _mvlgamma_, "hardshrink": _hardshrink, "is_nonzero": _is_nonzero,
+                     "mvlgamma_": _mvlgamma_, "is_nonzero": _is_nonzero,
                      "fill_diagonal_": _fill_diagonal_, "is_same_size": is_same_size, "isreal": isreal}.items():
         setattr(Tensor, name, fn)
 

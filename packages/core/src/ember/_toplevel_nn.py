@@ -22,7 +22,7 @@ from ember._siblings import import_sibling
 from ember._tensor import Tensor
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "celu", "celu_", "channel_shuffle", "conv_tbc",
-           "embedding_bag", "hardshrink", "instance_norm", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+           "embedding_bag", "instance_norm", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
            "max_pool3d", "native_batch_norm", "native_channel_shuffle", "native_group_norm", "native_layer_norm",
            "prelu", "relu_", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_"]
 
@@ -491,13 +491,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator:
     if not lower <= upper:  # NaN fails too
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
-        _not_implemented_for_int(input, "leaky_relu_cpu")
-        slope = (lower + upper) / 2
-        if input.dtype != ember.float64 and math.isfinite(slope) and abs(slope) > 3.4028234663852886e38:
-            raise RuntimeError("value cannot be converted to type float without overflow")  # the slope, in opmath
-        # aten's leaky_relu kernel: half types compute in float32 with the slope unrounded, round once
-        x = input.float() if input.dtype in (ember.float16, ember.bfloat16) else input
-        return ember.where(x > 0, x, x * slope).to(input.dtype)
+        return _kernel("leaky_relu")(input, (lower + upper) / 2)  # aten's eval rrelu is leaky_relu
     _not_implemented_for_int(input, "rrelu_with_noise_out_cpu", half=False)
     if input.is_meta:  # no values to draw slopes for
         return ember.empty_like(input)
@@ -671,24 +665,6 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
         tensor([0., 2.])
     """
     return _inplace(input, _kernel("threshold")(input.clone(), threshold, value))
-
-
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """Sets to zero the entries whose magnitude is at most ``lambd``, keeping the others unchanged.
-
-    Args:
-        input (Tensor): the activations.
-        lambd (float): the half-width of the zeroed band.
-
-    Returns:
-        Tensor: the shrunk tensor.
-
-    Example::
-
-        >>> ember.hardshrink(ember.tensor([-1.0, 0.2, 0.7]))
-        tensor([-1.0000,  0.0000,  0.7000])
-    """
-    return _nn("hardshrink").hardshrink(input, lambd)
 
 
 def as_aten_allocates(input: Tensor, out: Tensor) -> Tensor:

@@ -477,7 +477,7 @@ Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& ten
   return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, out, false, {&input, &tensor1, &tensor2}, {value});
 }
 
-// ---- gelu, threshold, softplus, elu, celu, hardtanh (ops/nn_activation.yaml) ----
+// ---- gelu, threshold, softplus, elu, celu, leaky_relu, softshrink, hardtanh (ops/nn_activation.yaml) ----
 // `approximate` picks the erf or the tanh kernel; anything else is PyTorch's error.
 static bool gelu_tanh_form(std::string_view approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
@@ -553,6 +553,37 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 Tensor celu_(const Tensor& self, const Scalar& alpha) {
   const Scalar input_scale = celu_input_scale(alpha);
   return elu_(self, alpha, Scalar(1.0), input_scale);
+}
+
+// leaky_relu's in-place form (its backward reads the result) and that backward's kernel.
+Tensor leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  check_inplace(self, "leaky_relu_");
+  return run("leaky_relu_", EMBER_KERNEL(leaky_relu), DtypeRule::Promote, self, true, {&self}, {negative_slope});
+}
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
+                           bool self_is_result) {
+  // a negative slope flips the sign, so the result no longer tells which side the input was on
+  EMBER_CHECK(!self_is_result || negative_slope.to_double() >= 0.0,
+              "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+              "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+              "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+              "in-place leakRelu backward calculation with negative slope");
+  return run("leaky_relu_backward", EMBER_KERNEL(leaky_relu_backward), DtypeRule::Promote, Tensor(), false,
+             {&grad_output, &self}, {negative_slope});
+}
+
+// aten's softshrink checks lambd against the dtype's range first (a dispatch named softshrink_check).
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  const ScalarType t = self.dtype();
+  if (!is_floating(t)) dtype_not_implemented("softshrink_check", t);
+  const double top = t == ScalarType::Float64    ? std::numeric_limits<double>::max()
+                     : t == ScalarType::Float16  ? 65504.0
+                     : t == ScalarType::BFloat16 ? 0x1.fep127
+                                                 : static_cast<double>(std::numeric_limits<float>::max());
+  const double v = lambd.to_double();
+  EMBER_CHECK(v >= 0 && v <= top, "lambda must be in range [0, ", top, "] for input dtype ", legacy_name(t),
+              ", but found ", v);
+  return run("softshrink", EMBER_KERNEL(softshrink), DtypeRule::Promote, Tensor(), false, {&self}, {lambd});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are

@@ -66,6 +66,12 @@ EMBER_VEC_INLINE T elu_backward_result_(T dy, T y, T alpha, T scale, T input_sca
   return y <= T(0) ? dy * input_scale * (y + alpha * scale) : dy * scale;
 }
 
+// x - lambd above lambd, x + lambd below -lambd, +0 between; NaN passes (aten's softshrink).
+template <class T>
+EMBER_VEC_INLINE T softshrink_(T x, T lambd) {
+  return x > lambd ? x - lambd : (x < -lambd ? x + lambd : (x != x ? x : T(0)));
+}
+
 // silu(x) = x / (1 + e^-x): -0 for a large negative x (e^-x is inf), NaN at -inf, as aten's.
 template <class T>
 EMBER_VEC_INLINE T silu_(T x) {

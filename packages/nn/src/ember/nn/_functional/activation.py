@@ -168,10 +168,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         >>> F.leaky_relu(ember.tensor([-10.0, 1.0]))
         tensor([-0.1000,  1.0000])
     """
-    def check(x: Tensor) -> None:
-        float_kernel(x, "leaky_relu_cpu")
-        fits(negative_slope, x.dtype)
-    return _inplace(_in_float(lambda x: ember.where(x > 0, x, x * negative_slope)), input, inplace, check)
+    # aten's kernel pair: LeakyReluBackward0, or LeakyReluBackward1 (from the result) in place
+    return ember._nn.leaky_relu_(input, negative_slope) if inplace else ember._nn.leaky_relu(input, negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -394,10 +392,6 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - ember.tanh(input)
 
 
-_FLOAT_TOPS = {ember.float64: 1.7976931348623157e308, ember.float32: 3.4028234663852886e38,
-               ember.float16: 65504.0, ember.bfloat16: 3.3895313892515355e38}
-
-
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Soft thresholding: moves every element ``lambd`` toward zero, and sets to zero those within
     ``lambd`` of it.
@@ -411,12 +405,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         >>> F.softshrink(ember.tensor([-1.0, 0.2, 2.0]))
         tensor([-0.5000,  0.0000,  1.5000])
     """
-    float_kernel(input, "softshrink_check")
-    top = _FLOAT_TOPS[input.dtype]
-    if not 0 <= lambd <= top:  # NaN fails too
-        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {scalar_name(input)}, but found "
-                           f"{lambd:g}")
-    return _in_float(lambda x: ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0)))(input)
+    return ember._nn.softshrink(input, lambd)  # aten's kernel (SoftshrinkBackward0) and its lambd check
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -431,10 +420,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         >>> F.hardshrink(ember.tensor([-1.0, 0.2, 2.0]))
         tensor([-1.,  0.,  2.])
     """
-    float_kernel(input, "hardshrink_cpu")
-    fits(lambd, input.dtype, opmath=False)  # aten converts lambd to the input's own type
-    # aten's test, so a NaN lambd (or input) keeps the input
-    return ember.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return ember.hardshrink(input, lambd)  # aten's kernel (HardshrinkBackward0), lambd in the input's dtype
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

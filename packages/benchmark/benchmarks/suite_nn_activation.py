@@ -67,6 +67,7 @@ COMMON = [
     ("hardswish fwd", "with lib.no_grad(): F.hardswish(x)", None),
     ("mish fwd", "with lib.no_grad(): F.mish(x)", None),
     ("logsigmoid fwd", "with lib.no_grad(): F.logsigmoid(x)", None),
+    ("logsigmoid fwd+bwd", "lib.autograd.grad(F.logsigmoid(x), x, g)", None),
     ("leaky_relu fwd", "with lib.no_grad(): F.leaky_relu(x)", 1.0),
     ("leaky_relu fwd+bwd", "lib.autograd.grad(F.leaky_relu(x), x, g)", 1.0),
     ("hardshrink fwd", "with lib.no_grad(): F.hardshrink(x)", None),

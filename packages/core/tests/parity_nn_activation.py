@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks, log_sigmoid and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -189,6 +189,18 @@ def shrink_backward_cases(op: dict) -> list:
     return backward((0.5,), edges=edges) + backward((0.0,), edges=edges) + backward((1e39,), edges=edges)
 
 
+def log_sigmoid_backward_cases(op: dict) -> list:
+    # (grad_output, self, buffer): the buffer as aten's forward makes it, e^-|x|, or any values
+    cs = [C(dt, T((3, 4), dt), T((3, 4), dt), T((3, 4), dt)) for dt in FLOATS + ("int64",)]
+    cs += [C(v, T(s), T(s, view=v), T(s)) for v, s in LAYOUTS]
+    cs += [C(f"edges-{dt}", T((12,), dt), T((12,), dt, values=_finite(EDGES, dt)), T((12,), dt)) for dt in FLOATS]
+    cs.append(C("broadcast-buffer", T((3, 4)), T((3, 4)), T((4,))))
+    # aten's iterator wants self's dtype everywhere
+    cs += [C("mixed-grad", T((3, 4), "float64"), T((3, 4)), T((3, 4))),
+           C("mixed-self", T((3, 4)), T((3, 4), "float64"), T((3, 4)))]
+    return cs
+
+
 BUILDERS = {
     "gelu": gelu_cases, "gelu_backward": gelu_backward_cases,
     "threshold": threshold_cases, "hardtanh": hardtanh_cases, "hardtanh_backward": bounds_backward_cases,
@@ -199,5 +211,6 @@ BUILDERS = {
     "leaky_relu": leaky_relu_cases, "leaky_relu_": leaky_relu_cases, "leaky_relu_backward": leaky_relu_backward_cases,
     "hardshrink": shrink_cases, "softshrink": shrink_cases, "hardshrink_backward": shrink_backward_cases,
     "softshrink_backward": shrink_backward_cases,
+    "log_sigmoid": lambda op: unary(), "log_sigmoid_backward": log_sigmoid_backward_cases,
     "elu": elu_cases, "elu_": elu_cases, "elu_backward": elu_backward_cases, "celu": celu_cases, "celu_": celu_cases,
 }

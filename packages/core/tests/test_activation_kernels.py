@@ -1,5 +1,5 @@
 """The native activation kernel pairs of ops/nn_activation.yaml that replaced Python composites (silu,
-hardswish, elu with selu and celu, leaky_relu, hardshrink, softshrink) against torch's: values in every float dtype, the first and second
+hardswish, elu with selu and celu, leaky_relu, hardshrink, softshrink, logsigmoid) against torch's: values in every float dtype, the first and second
 derivative, the node's name, and the in-place form."""
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ ACTIVATIONS = {"silu": ("silu", {}, "SiluBackward0", "silu"),
                "leaky_relu": ("leaky_relu", {}, "LeakyReluBackward0", "leaky_relu"),
                "leaky_relu-negative-slope": ("leaky_relu", {"negative_slope": -0.5}, "LeakyReluBackward0", "leaky_relu"),
                "hardshrink": ("hardshrink", {"lambd": 0.3}, "HardshrinkBackward0", "hardshrink"),
-               "softshrink": ("softshrink", {"lambd": 0.3}, "SoftshrinkBackward0", "softshrink_check")}
+               "softshrink": ("softshrink", {"lambd": 0.3}, "SoftshrinkBackward0", "softshrink_check"),
+               "logsigmoid": ("logsigmoid", {}, "LogSigmoidBackward0", "log_sigmoid")}
 INPLACE_FORMS = {"silu", "hardswish", "elu", "selu", "celu", "leaky_relu"}
 
 
@@ -118,3 +119,12 @@ def test_celu_alpha_zero(alpha: float) -> None:
     for L in (ember, torch):
         with pytest.raises(RuntimeError, match="ZeroDivisionError: alpha cannot be 0 for CELU"):
             L.celu(L.ones(2), alpha)
+
+
+def test_log_sigmoid_backward_buffer_takes_no_gradient() -> None:
+    """aten's log_sigmoid_backward has no derivative for its buffer: a buffer that requires grad is refused."""
+    for L in (ember, torch):
+        g, x, b = L.ones(3), L.tensor([-1.0, 0.0, 2.0]), L.rand(3).requires_grad_()
+        backward = L.ops.aten.log_sigmoid_backward if L is torch else L._nn.log_sigmoid_backward
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'buffer'"):
+            backward(g, x, b)

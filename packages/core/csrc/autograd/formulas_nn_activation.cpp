@@ -63,6 +63,11 @@ Tensor elu_double_backward(const Tensor& gg, const Tensor& grad_output, const Sc
   return ag::mul(ag::elu_backward(g, alpha, scale, input_scale, false, self_or_result), below);
 }
 
+Tensor log_sigmoid_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self) {
+  Tensor s = ag::sigmoid(self);
+  return ag::mul(ag::mul(ag::mul(gg, grad_output), add_s(s, -1.0)), s);
+}
+
 Scalar celu_grad_input_scale(const Scalar& alpha) { return Scalar(1.0 / static_cast<double>(alpha.checked<float>())); }
 
 }  // namespace ember

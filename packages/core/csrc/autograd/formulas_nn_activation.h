@@ -28,6 +28,11 @@ Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, co
 Tensor elu_double_backward(const Tensor& gg, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
                            const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
 
+// log_sigmoid's buffer e^-|self| (the kernel of ops/core/pointwise_handwritten.cpp; not differentiated).
+Tensor log_sigmoid_buffer(const Tensor& self);
+// d(log_sigmoid_backward)/d(self) applied to gg: gg * grad_output * (s - 1) s, s = sigmoid(self).
+Tensor log_sigmoid_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self);
+
 // celu's input_scale in its derivative: 1.0 / alpha.toFloat() as aten's (alpha rounded to float first).
 Scalar celu_grad_input_scale(const Scalar& alpha);
 

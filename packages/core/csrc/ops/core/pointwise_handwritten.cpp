@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/grad_mode.h"
 #include "core/profiler_op.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
@@ -584,6 +585,22 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   EMBER_CHECK(v >= 0 && v <= top, "lambda must be in range [0, ", top, "] for input dtype ", legacy_name(t),
               ", but found ", v);
   return run("softshrink", EMBER_KERNEL(softshrink), DtypeRule::Promote, Tensor(), false, {&self}, {lambd});
+}
+
+// log_sigmoid's buffer e^-|x| (its backward's input; autograd recomputes it) and the backward, whose
+// iterator (aten's default config) wants one dtype: self's.
+Tensor log_sigmoid_buffer(const Tensor& self) {
+  return run("log_sigmoid", EMBER_KERNEL(log_sigmoid_buffer), DtypeRule::Promote, Tensor(), false, {&self});
+}
+Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const Tensor& buffer) {
+  EMBER_CHECK(!(GradMode::is_enabled() && buffer.requires_grad()),
+              "The function 'log_sigmoid_backward' is not differentiable with respect to argument 'buffer'. This "
+              "input cannot have requires_grad True.");
+  for (const Tensor* t : {&buffer, &grad_output})
+    EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
+                legacy_name(self.dtype()));
+  return run("log_sigmoid_backward", EMBER_KERNEL(log_sigmoid_backward), DtypeRule::Promote, Tensor(), false,
+             {&grad_output, &self, &buffer});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are

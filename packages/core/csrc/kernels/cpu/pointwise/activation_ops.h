@@ -72,6 +72,20 @@ EMBER_VEC_INLINE T softshrink_(T x, T lambd) {
   return x > lambd ? x - lambd : (x < -lambd ? x + lambd : (x != x ? x : T(0)));
 }
 
+// log(sigmoid(x)) = min(x, 0) - log1p(e^-|x|) (aten's log_sigmoid_forward; e^-|x| is its buffer).
+template <class T>
+EMBER_VEC_INLINE T log_sigmoid_(T x) {
+  const T m = x < T(0) ? x : T(0);
+  return m - vec::log1p(vec::exp(-std::fabs(x)));
+}
+// Its derivative from that buffer z = e^-|x|: 1 - z / (1 + z) below 0, z / (1 + z) from 0 up, times dy.
+template <class T>
+EMBER_VEC_INLINE T log_sigmoid_backward_(T dy, T x, T z) {
+  const bool negative = x < T(0);
+  const T max_deriv = negative ? T(1) : T(0), sign = negative ? T(1) : T(-1);
+  return (max_deriv - sign * (z / (T(1) + z))) * dy;
+}
+
 // silu(x) = x / (1 + e^-x): -0 for a large negative x (e^-x is inf), NaN at -inf, as aten's.
 template <class T>
 EMBER_VEC_INLINE T silu_(T x) {

@@ -289,13 +289,6 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _inplace(ember._nn.silu, input, inplace, lambda x: float_kernel(x, "silu_cpu"))  # SiluBackward0
 
 
-def _softplus_neg(x: Tensor) -> Tensor:
-    """log(1 + exp(-x)) without overflow, with the right gradient at 0 (−1/2)."""
-    pos = ember.log1p(ember.exp(-x.clamp(min=0)))
-    neg = ember.log1p(ember.exp(x.clamp(max=0))) - x
-    return ember.where(x > 0, pos, neg)
-
-
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """Smooth approximation of ReLU: ``log(1 + exp(beta * x)) / beta``, returning ``x`` itself where
     ``beta * x`` exceeds ``threshold`` (for numerical stability).
@@ -379,8 +372,7 @@ def logsigmoid(input: Tensor) -> Tensor:
         >>> F.logsigmoid(ember.tensor([0.0]))
         tensor([-0.6931])
     """
-    float_kernel(input, "log_sigmoid_cpu")
-    return _in_float(lambda x: -_softplus_neg(x))(input)
+    return ember._nn.log_sigmoid(input)  # aten's kernel (LogSigmoidBackward0)
 
 
 def tanhshrink(input: Tensor) -> Tensor:

@@ -72,6 +72,7 @@ COMMON = [
     ("leaky_relu fwd+bwd", "lib.autograd.grad(F.leaky_relu(x), x, g)", 1.0),
     ("hardshrink fwd", "with lib.no_grad(): F.hardshrink(x)", None),
     ("softshrink fwd", "with lib.no_grad(): F.softshrink(x)", None),
+    ("hardtanh fwd", "with lib.no_grad(): F.hardtanh(x)", None),  # clamp with two bounds
 ]
 BENCHES += [
     Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=1, target=target)

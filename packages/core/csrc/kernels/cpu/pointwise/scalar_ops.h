@@ -125,6 +125,13 @@ EMBER_VEC_INLINE T clamp_max_(T x, T hi) {
   if constexpr (is_fp<T>) return (x != x) ? x : (hi != hi) ? hi : (x > hi ? hi : x);
   else return x > hi ? hi : x;
 }
+// clamp between two bounds that are not NaN (clamp's op fills the result when one is): a NaN x
+// fails both compares and stays, so two compares and two blends a lane.
+template <class T>
+EMBER_VEC_INLINE T clamp_both_(T x, T lo, T hi) {
+  const T t = x < lo ? lo : x;
+  return t > hi ? hi : t;
+}
 
 // Integer division by zero never reaches a kernel: check_int_divisor raises first.
 // Kernels must not throw (they run inside OpenMP loops), so they just avoid the trap.

@@ -76,6 +76,13 @@ for tag, full in (("even", torch.arange(24.).reshape(6, 4)), ("uneven", torch.ar
             "mixed_linear_bias": lambda: F.linear(d, w.t(), torch.ones(3)),
             "mixed_inplace": lambda: d.clone().add_(full), "mixed_copy": lambda: full.clone().copy_(d),
             "mixed_where": lambda: torch.where(full > 3, d, d),
+            # the activations that are ember-core kernels (ember._nn / ember.hardshrink): elementwise
+            "elu": lambda: F.elu(d / 10 - 1), "selu": lambda: F.selu(d / 10 - 1), "celu": lambda: F.celu(d / 10 - 1),
+            "leaky_relu": lambda: F.leaky_relu(d - 5), "logsigmoid": lambda: F.logsigmoid(d - 5),
+            "hardshrink": lambda: F.hardshrink(d / 10 - 1), "softshrink": lambda: F.softshrink(d / 10 - 1),
+            "silu": lambda: F.silu(d - 5), "hardswish": lambda: F.hardswish(d / 4 - 3),
+            "softplus": lambda: F.softplus(d - 5), "elu_inplace": lambda: F.elu(d / 10 - 1, inplace=True),
+            "leaky_relu_inplace": lambda: F.leaky_relu(d - 5, inplace=True),
             # no sharding rule: PyTorch's NotImplementedError on a sharded DTensor
             "no_rule": lambda: torch.renorm(d, 2, 0, 1.),
         }
@@ -146,6 +153,12 @@ def test_matmul_mm_linear_match_torch(results: Any) -> None:
 def test_other_rules_match_torch(results: Any) -> None:
     _check(results, _keys(results, "add", "add_0d", "exp", "gelu", "softmax", "cat0", "cat1", "stack",
                           "zeros_like", "amax", "mul"))
+
+
+def test_activation_kernels_are_elementwise(results: Any) -> None:
+    """F's activations that run ember-core kernels keep the placement on Shard / Replicate, as torch's."""
+    _check(results, _keys(results, "elu", "selu", "celu", "leaky_relu", "logsigmoid", "hardshrink", "softshrink",
+                          "silu", "hardswish", "softplus", "elu_inplace", "leaky_relu_inplace"))
 
 
 def test_mixed_operands_raise_torchs_error(results: Any) -> None:

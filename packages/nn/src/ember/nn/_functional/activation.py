@@ -286,7 +286,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     refuse_complex_autograd("silu", input)
     if input.is_complex():
         return _inplace(lambda x: x * ember.sigmoid(x), input, inplace)
-    return _inplace(ember._nn.silu, input, inplace, lambda x: float_kernel(x, "silu_cpu"))  # SiluBackward0
+    return _inplace(ember._nn.silu, input, inplace, _float_only("silu_cpu"))  # SiluBackward0
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

@@ -10,7 +10,7 @@ import numpy as np
 from harness import Bench
 
 TITLES = {
-    "shape": "flip, tril, cat, sort and topk (ratio = torch/ember time, higher is better)",
+    "shape": "flip, tril, transposing copies, cat, sort and topk (ratio = torch/ember time, higher is better)",
 }
 
 
@@ -38,6 +38,14 @@ def mat_1000(lib: ModuleType) -> dict[str, Any]:
     return {"x": lib.from_numpy(rng.standard_normal((1000, 1000), dtype=np.float32)), "torch": lib}
 
 
+def mats_1024(lib: ModuleType) -> dict[str, Any]:
+    """A 1024 x 1024 matrix in float32, float64 and bfloat16: power-of-two row strides, whose
+    transposing copies put a tile's rows into a few cache sets."""
+    rng = np.random.default_rng(0)
+    x = lib.from_numpy(rng.standard_normal((1024, 1024), dtype=np.float32))
+    return {"x": x, "xd": x.double(), "xb": x.bfloat16(), "torch": lib}
+
+
 BENCHES: list[Bench] = [
     row
     for th in (1, 2)
@@ -46,6 +54,13 @@ BENCHES: list[Bench] = [
         Bench("shape", "flip 1000x1000 float32 along dim 1", "throughput", "torch.flip(x, [1])", mat_1000,
               threads=th),
         Bench("shape", "tril 1000x1000 float32", "throughput", "torch.tril(x)", mat_1000, threads=th),
+        # a transposing copy (copy_where_kernels.cpp's tiles, transpose_tile.cpp's register blocks)
+        Bench("shape", "x.t().contiguous() 1024x1024 float32", "throughput", "x.t().contiguous()", mats_1024,
+              threads=th, target=1.0),
+        Bench("shape", "x.t().contiguous() 1024x1024 float64", "throughput", "xd.t().contiguous()", mats_1024,
+              threads=th, target=1.0),
+        Bench("shape", "x.t().contiguous() 1024x1024 bfloat16", "throughput", "xb.t().contiguous()", mats_1024,
+              threads=th, target=1.0),
         Bench("shape", "cat 8 x 1M float32, dim 0", "throughput", "torch.cat(xs, 0)", cat_flat, threads=th,
               target=0.9),
         Bench("shape", "cat 8 x 1000x1000 float32, dim 1", "throughput", "torch.cat(xs, 1)", cat_cols, threads=th,

@@ -4,6 +4,10 @@ errors, including a source that aliases the destination."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import ember
 import numpy as np
 import pytest
@@ -58,7 +62,10 @@ def test_dtype_change_takes_the_cast() -> None:
     assert e.tolist() == [[2] * 3] * 2
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "bfloat16", "bool"])
+TILE_DTYPES = ["float32", "float64", "int8", "int16", "int32", "int64", "bfloat16", "bool", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", TILE_DTYPES)
 @pytest.mark.parametrize(("shape", "perm"), [((300, 257), (1, 0)), ((3, 70, 90), (0, 2, 1)), ((70, 3, 90), (2, 1, 0)),
                                              ((5, 64, 33, 2), (0, 2, 1, 3)), ((9, 130, 40), (2, 0, 1))])
 def test_transposing_copy_in_tiles(dtype: str, shape: tuple, perm: tuple) -> None:
@@ -72,3 +79,33 @@ def test_transposing_copy_in_tiles(dtype: str, shape: tuple, perm: tuple) -> Non
     dst = ember.zeros(tuple(t.shape), dtype=getattr(ember, dtype))
     dst[...] = ember.tensor(src.tolist(), dtype=getattr(ember, dtype)).permute(*perm)  # copy_ into a slice
     assert dst.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("dtype", TILE_DTYPES)
+def test_transposing_copy_of_sliced_and_flipped_sources(dtype: str) -> None:
+    """The in-register transposes (transpose_tile.cpp) read rows at the source's own stride, of
+    either sign: a sliced source (rows longer than the tile plane) and a flipped one."""
+    src = np.arange(97 * 83, dtype=np.int64).reshape(97, 83) % 127
+    e = ember.tensor(src.tolist(), dtype=getattr(ember, dtype))
+    t = torch.tensor(src.tolist(), dtype=getattr(torch, dtype))
+    for fe, ft in [(lambda x: x[3:90, 5:77].t(), lambda x: x[3:90, 5:77].t()),
+                   (lambda x: x.flip(0).t(), lambda x: x.flip(0).t()),
+                   (lambda x: x.flip(1)[::2].t(), lambda x: x.flip(1)[::2].t())]:
+        assert fe(e).contiguous().tolist() == ft(t).contiguous().tolist()
+
+
+def _inproc_tiles() -> None:
+    for dtype in TILE_DTYPES:
+        for shape, perm in [((300, 257), (1, 0)), ((70, 3, 90), (2, 1, 0))]:
+            test_transposing_copy_in_tiles(dtype, shape, perm)
+        test_transposing_copy_of_sliced_and_flipped_sources(dtype)
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_transposing_copy_on_narrower_kernels(cap: str) -> None:
+    """The SSE and AVX2 block transposes (a no-op cap where the CPU lacks the wider ones)."""
+    env = {**os.environ, "EMBER_CPU_CAPABILITY": cap}
+    code = "import test_copy_fill as t; t._inproc_tiles()"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]

@@ -8,6 +8,7 @@
 #include "iter/elementwise_iter.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/shape/transpose_tile.h"
 
 namespace ember::cpu::EMBER_CAP {
 
@@ -19,7 +20,8 @@ namespace {
 
 // A transposing copy -- dst contiguous along the dim where src is strided, src contiguous along
 // another dim -- in square tiles, so that both sides use whole cache lines: row by row, every src
-// element was a cache miss (a 1024 x 1024 float transpose ran 4x slower than PyTorch's).
+// element was a cache miss (a 1024 x 1024 float transpose ran 4x slower than PyTorch's). Inside
+// a tile, elements up to 8 bytes go through in-register transposes (transpose_tile.h).
 template <class T>
 bool tiled_transpose_copy(ElementwiseIter& it) {
   constexpr int64_t es = sizeof(T), kTile = es >= 8 ? 16 : 128 / es;
@@ -47,6 +49,10 @@ bool tiled_transpose_copy(ElementwiseIter& it) {
       const int64_t j0 = w % tiles1 * kTile, j1 = std::min(n1, j0 + kTile);
       for (int64_t i0 = 0; i0 < n0; i0 += kTile) {
         const int64_t i1 = std::min(n0, i0 + kTile);
+        if constexpr (es <= 8) {  // dst is contiguous along i (dim 0), src along j (dim d)
+          shapes::transpose_tile(sp + i0 * ss0 + j0 * es, ss0, dp + j0 * ds1 + i0 * es, ds1, i1 - i0, j1 - j0, es);
+          continue;
+        }
         for (int64_t j = j0; j < j1; ++j)
           for (int64_t i = i0; i < i1; ++i)
             *reinterpret_cast<T*>(dp + j * ds1 + i * ds0) = *reinterpret_cast<const T*>(sp + j * ss1 + i * ss0);

@@ -39,6 +39,11 @@ def cross_entropy_in(lib: ModuleType) -> dict[str, Any]:
             "F": _nn(lib).functional}
 
 
+def regression_in(lib: ModuleType) -> dict[str, Any]:
+    """1024 x 1024 predictions (requiring grad) and targets: the pointwise regression losses."""
+    return {"x": lib.randn(1024, 1024).requires_grad_(True), "y": lib.randn(1024, 1024), "F": _nn(lib).functional}
+
+
 def nll_loss_in(lib: ModuleType) -> dict[str, Any]:
     """Log-probabilities (4096 rows of 1000 classes) with their targets, and their one-hot width."""
     x = _nn(lib).functional.log_softmax(lib.randn(4096, 1000), -1).requires_grad_(True)
@@ -144,6 +149,13 @@ BENCHES: list[Bench] = [
           cross_entropy_in, threads=1, target=1.0),
     Bench("nn-kernels", "nll_loss 4096x1000 fwd+bwd", "overhead", "F.nll_loss(x, t).backward()", nll_loss_in,
           threads=1),
+    # aten's smooth_l1 / huber kernel pairs (ops/nn_loss.yaml, kernels/cpu/pointwise/loss_ops.h)
+    Bench("nn-kernels", "smooth_l1_loss 1024x1024 fwd+bwd", "overhead", "F.smooth_l1_loss(x, y, beta=0.5).backward()",
+          regression_in, threads=1, target=1.0),
+    Bench("nn-kernels", "huber_loss 1024x1024 fwd+bwd", "overhead", "F.huber_loss(x, y, delta=0.5).backward()",
+          regression_in, threads=1, target=1.0),
+    Bench("nn-kernels", "mse_loss 1024x1024 fwd+bwd", "overhead", "F.mse_loss(x, y).backward()", regression_in,
+          threads=1, target=1.0),
     Bench("nn-kernels", "one_hot 4096 of 1000", "overhead", "F.one_hot(t, 1000)", nll_loss_in, threads=1),
     Bench("nn-kernels", "layer_norm 2048x256 fwd+bwd", "overhead", "m(x).sum().backward()", layer_norm_in,
           threads=1, target=1.0),

@@ -459,6 +459,81 @@ def _shrink_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
     return torch.where(torch.isnan(x), torch.zeros_like(y), y)
 
 
+# --- smooth_l1_loss_backward / huber_loss_backward: scalar tail vs vector loop ---------------
+
+_ZONE_BACKWARDS = {"smooth_l1_loss_backward": "beta", "huber_loss_backward": "delta"}
+
+
+def _zone_bw_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(grad_output, self, target, reduction, param, common dtype) of a call the kernel runs."""
+    if name not in _ZONE_BACKWARDS:
+        return None
+    g, x, y = (_arg(args, kwargs, i, n) for i, n in enumerate(("grad_output", "self", "target")))
+    red, p = _arg(args, kwargs, 3, "reduction"), _arg(args, kwargs, 4, _ZONE_BACKWARDS[name])
+    if not all(isinstance(t, torch.Tensor) for t in (g, x, y)) or not isinstance(p, (int, float)):
+        return None
+    if type(red) is not int or not -2**63 <= red < 2**63:  # aten's schema takes an int64 reduction
+        return None
+    torch.broadcast_shapes(g.shape, x.shape, y.shape)
+    if name == "huber_loss_backward":
+        if not (x.dtype == y.dtype == g.dtype and x.dtype.is_floating_point):
+            return None
+        return g, x, y, red, p, x.dtype
+    rt = (x.to("meta") + y.to("meta") + g.to("meta")).dtype  # the three operands' common dtype
+    if rt == torch.bool or rt.is_complex or not torch.can_cast(rt, x.dtype):
+        return None
+    return g, x, y, red, p, rt
+
+
+def _held_param(name: str, p: float, dtype: torch.dtype) -> float:
+    """beta / delta as the vector loop holds them: huber's in a half type, others in float32 below
+    float64 (the scalar tail compares and divides by the double)."""
+    if dtype == torch.float64 or not dtype.is_floating_point:
+        return p
+    held = dtype if name == "huber_loss_backward" and dtype in (torch.float16, torch.bfloat16) else torch.float32
+    return float(torch.tensor(p, dtype=torch.float64).to(held))
+
+
+def _zone_bw_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _zone_bw_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    p, rt = parts[4], parts[5]
+    held = _held_param(name, p, rt)
+    # the held value overflows or underflows where the tail's double does not
+    changes_class = math.isinf(held) != math.isinf(p) or (held == 0) != (p == 0)
+    return (p < 0 or not rt.is_floating_point or changes_class
+            or (held != p and name == "huber_loss_backward" and rt in (torch.float16, torch.bfloat16)))
+
+
+def _zone_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    g, x, y, red, p, rt = _zone_bw_parts(name, args, kwargs)
+    norm = (1.0 / x.numel() if x.numel() else math.inf) if red == 1 else 1.0
+    p = _held_param(name, p, rt)
+    if name == "huber_loss_backward" and rt in (torch.float16, torch.bfloat16):  # step by step in the type
+        ph, nh = (torch.tensor(v, dtype=torch.float64).to(rt) for v in (p, norm))
+        d = x - y
+        slope = torch.where(d.abs() >= ph, torch.where(d > 0, ph, -ph), d)
+        return (nh * slope * g).expand(torch.broadcast_shapes(g.shape, x.shape, y.shape))
+    if rt.is_floating_point:  # the vector loop's slopes, in float64
+        d = x.double() - y.double()
+        sign = torch.where(d > 0, 1.0, -1.0)
+        if name == "huber_loss_backward":
+            slope = torch.where(d.abs() >= p, sign * p, d)
+        else:
+            slope = torch.where(d.abs() >= p, sign, d / p)
+        return (norm * slope * g.double()).to(x.dtype).expand(torch.broadcast_shapes(g.shape, x.shape, y.shape))
+    if math.isinf(norm):  # the mean of no elements: aten's checked conversion of 1 / 0
+        raise RuntimeError(f"value cannot be converted to type {rt} without overflow")
+    b = torch.tensor(p, dtype=torch.float64).to(rt)  # aten's scalar_t(beta), in integer arithmetic
+    if int(b) == 0:
+        raise RuntimeError("smooth_l1_loss_backward(): beta truncates to 0 and the slope would divide by zero")
+    d = x.to(rt) - y.to(rt)
+    one = torch.ones((), dtype=rt)
+    slope = torch.where(d.abs() >= b, torch.where(d > 0, one, -one), torch.div(d, b, rounding_mode="trunc"))
+    return (torch.tensor(norm, dtype=torch.float64).to(rt) * slope * g.to(rt)).to(x.dtype)
+
+
 # --- floating remainder where a / b overflows ---------------------------------------------
 
 def _remainder_parts(args: tuple, kwargs: dict, with_out: bool = False) -> tuple | None:
@@ -3350,6 +3425,19 @@ KNOWN_WRONG = [
         why="the index names the maximum's position in its (D, H, W) plane: a window at depth 2 starts at element "
             "32 of the 4 x 4 x 4 plane, as PyTorch's contiguous kernel and its 2-d kernels (either layout) give",
         applies=_max_pool3d_cl_applies, correct=_max_pool3d_cl_correct),
+    KnownWrong(
+        "loss-backward-scalar-tail",
+        torch_says="torch.ops.aten.smooth_l1_loss_backward(torch.tensor(2.), torch.tensor([-3., 0, 1, 4]), "
+                   "torch.zeros(4), 1, -1.0) -> [-0.5, -0.5, -0.5, 0.5] from its scalar tail (x <= -beta first), "
+                   "where its vector loop gives sign(x) * 0.5 (huber_loss_backward alike at a negative delta); for "
+                   "integer operands the tail computes norm * x * g / beta and the loop norm * (x / beta) * g, and "
+                   "a beta that truncates to 0 kills the process (SIGFPE in the loop's x / beta); the loop holds "
+                   "beta in float32 (huber's delta in a half type) where the tail compares the double, so a value "
+                   "that overflows or underflows there (1e300, 5e-324) splits the answers too",
+        why="one answer for every element, the vector loop's (what every element of a long tensor but the last "
+            "few gets): |x| >= beta picks sign(x) (times delta for huber), else x / beta (x for huber); an "
+            "integer beta of 0 is refused with a RuntimeError rather than a crash",
+        applies=_zone_bw_applies, correct=_zone_bw_correct),
 ]
 
 

@@ -105,6 +105,16 @@ inline void ternary_loop(char** data, const int64_t* strides, int64_t n, const F
     EMBER_SIMD_FOR(plain, i, n, out[i] = static_cast<Out>(f(static_cast<M>(x[i]), yv, zv)))
     return;
   }
+  // a reduced loss's backward: self and target contiguous, the incoming gradient 0-d
+  if (strides[0] == sizeof(Out) && strides[1] == sizeof(In) && strides[2] == sizeof(In) && strides[3] == 0) {
+    Out* __restrict out = reinterpret_cast<Out*>(data[0]);
+    const In* __restrict x = reinterpret_cast<const In*>(data[1]);
+    const In* __restrict y = reinterpret_cast<const In*>(data[2]);
+    const M zv = ld<In>(data[3]);
+    constexpr bool plain = std::is_arithmetic_v<Out> && std::is_arithmetic_v<In>;
+    EMBER_SIMD_FOR(plain, i, n, out[i] = static_cast<Out>(f(static_cast<M>(x[i]), static_cast<M>(y[i]), zv)))
+    return;
+  }
   for (int64_t i = 0; i < n; ++i)
     st<Out>(data[0] + i * strides[0],
             f(ld<In>(data[1] + i * strides[1]), ld<In>(data[2] + i * strides[2]), ld<In>(data[3] + i * strides[3])));

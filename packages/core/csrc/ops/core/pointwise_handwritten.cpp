@@ -11,22 +11,12 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/core/pointwise_run.h"
 
 namespace ember {
 
-namespace {
-
-// A kernel with its ops.yaml name: the complex table (backend.h, ComplexKernels) is keyed by it.
-// Picked from the iteration's device, not the first operand's (2 ** x with x on a GPU).
-struct NamedKernel {
-  const char* name;
-  PointwiseKernel PointwiseKernels::* fn;
-};
-#define EMBER_KERNEL(field) (NamedKernel{#field, &PointwiseKernels::field})
-
-// The inputs are borrowed: each is an argument of the calling op.
-Tensor run(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
-           std::initializer_list<const Tensor*> inputs, std::initializer_list<Scalar> params = {}) {
+Tensor run_pointwise(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
+                     std::initializer_list<const Tensor*> inputs, std::initializer_list<Scalar> params) {
   ElementwiseIter it(IterSpec{name, out, inplace, rule}, inputs);
   const Backend& b = backend(it.device());
   if (is_complex(it.compute_dtype())) b.complex.pointwise(k.name, it, params.begin());
@@ -39,8 +29,6 @@ Tensor run(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, b
   return it.take_output();
 }
 
-}  // namespace
-
 // ---- round ----
 // round(x) and round(x, decimals=d) are separate overloads: an explicit
 // decimals on an integer tensor raises even when it is 0, as in PyTorch.
@@ -51,8 +39,10 @@ static Tensor round_impl(const Tensor& out, bool inplace, const Tensor& x, std::
     if (out.defined() && out.sizes().equals(x.sizes())) check_no_internal_overlap(out);
     dtype_not_implemented("round_cpu", x.dtype());
   }
-  if (!decimals || *decimals == 0) return run("round", EMBER_KERNEL(round), DtypeRule::Promote, out, inplace, {&x});
-  return run("round", EMBER_KERNEL(round_decimals), DtypeRule::Promote, out, inplace, {&x}, {Scalar(*decimals)});
+  if (!decimals || *decimals == 0)
+    return run_pointwise("round", EMBER_KERNEL(round), DtypeRule::Promote, out, inplace, {&x});
+  return run_pointwise("round", EMBER_KERNEL(round_decimals), DtypeRule::Promote, out, inplace, {&x},
+                       {Scalar(*decimals)});
 }
 Tensor round(const Tensor& input) { return round_impl(Tensor(), false, input, std::nullopt); }
 Tensor round_(const Tensor& self) {
@@ -96,9 +86,11 @@ static Tensor clamp_impl(const Tensor& out, bool inplace, const Tensor& x, const
     return fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
   }
   const Tensor& xin = (!inplace && rt != x.dtype()) ? to_dtype(x, rt) : x;
-  if (lo && hi) return run("clamp", EMBER_KERNEL(clamp_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo, *hi});
-  if (lo) return run("clamp", EMBER_KERNEL(clamp_min_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo});
-  return run("clamp", EMBER_KERNEL(clamp_max_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*hi});
+  if (lo && hi)
+    return run_pointwise("clamp", EMBER_KERNEL(clamp_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo, *hi});
+  if (lo)
+    return run_pointwise("clamp", EMBER_KERNEL(clamp_min_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*lo});
+  return run_pointwise("clamp", EMBER_KERNEL(clamp_max_scalar), DtypeRule::Promote, out, inplace, {&xin}, {*hi});
 }
 Tensor clamp(const Tensor& input, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return clamp_impl(Tensor(), false, input, min, max);
@@ -115,9 +107,10 @@ static Tensor clamp_t_impl(const Tensor& out, bool inplace, const Tensor& x, con
   EMBER_CHECK(lo.defined() || hi.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_NOTIMPL(!is_complex(x.dtype()), "clamp is not supported for complex types");
   if (lo.defined() && hi.defined())
-    return run("clamp", EMBER_KERNEL(clamp), DtypeRule::Promote, out, inplace, {&x, &lo, &hi});
-  if (lo.defined()) return run("clamp", EMBER_KERNEL(clamp_min_tensor), DtypeRule::Promote, out, inplace, {&x, &lo});
-  return run("clamp", EMBER_KERNEL(clamp_max_tensor), DtypeRule::Promote, out, inplace, {&x, &hi});
+    return run_pointwise("clamp", EMBER_KERNEL(clamp), DtypeRule::Promote, out, inplace, {&x, &lo, &hi});
+  if (lo.defined())
+    return run_pointwise("clamp", EMBER_KERNEL(clamp_min_tensor), DtypeRule::Promote, out, inplace, {&x, &lo});
+  return run_pointwise("clamp", EMBER_KERNEL(clamp_max_tensor), DtypeRule::Promote, out, inplace, {&x, &hi});
 }
 Tensor clamp(const Tensor& input, const Tensor& min, const Tensor& max) {
   return clamp_t_impl(Tensor(), false, input, min, max);
@@ -245,33 +238,33 @@ static std::pair<NamedKernel, Scalar> sub_kernel(const Tensor& x, const Scalar& 
 Tensor sub(const Tensor& input, const Tensor& other, const Scalar& alpha) {
   check_sub(input, other, alpha);
   auto [k, a] = sub_kernel(input, alpha);
-  return run("sub", k, DtypeRule::Promote, Tensor(), false, {&input, &other}, {a});
+  return run_pointwise("sub", k, DtypeRule::Promote, Tensor(), false, {&input, &other}, {a});
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other, alpha);
   check_inplace(self, "sub_");
   auto [k, a] = sub_kernel(self, alpha);
-  return run("sub_", k, DtypeRule::Promote, self, true, {&self, &other}, {a});
+  return run_pointwise("sub_", k, DtypeRule::Promote, self, true, {&self, &other}, {a});
 }
 Tensor sub_out(const Tensor& input, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   check_sub(input, other, alpha);
   auto [k, a] = sub_kernel(input, alpha);
-  return run("sub", k, DtypeRule::Promote, out, false, {&input, &other}, {a});
+  return run_pointwise("sub", k, DtypeRule::Promote, out, false, {&input, &other}, {a});
 }
 Tensor rsub(const Tensor& input, const Tensor& other, const Scalar& alpha) { return sub(other, input, alpha); }
 
 // ---- div ----
 static Tensor div_impl(const Tensor& out, bool inplace, const Tensor& a, const Tensor& b,
                        std::optional<std::string_view> mode) {
-  if (!mode) return run("div", EMBER_KERNEL(div_true), DtypeRule::IntToFloat, out, inplace, {&a, &b});
+  if (!mode) return run_pointwise("div", EMBER_KERNEL(div_true), DtypeRule::IntToFloat, out, inplace, {&a, &b});
   bool trunc = *mode == "trunc", floor = *mode == "floor";
   if (trunc || floor) {
     const Tensor* ts[] = {&a, &b};
     // the shapes first; an empty result divides nothing, so no divisor is refused (aten runs no kernel)
     const DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
     if ((inplace ? a.numel() : compute_numel(shape)) > 0) check_int_divisor(result_type(ts, 2), b);
-    return run("div", trunc ? EMBER_KERNEL(div_trunc) : EMBER_KERNEL(div_floor), DtypeRule::Promote, out, inplace,
-               {&a, &b});
+    return run_pointwise("div", trunc ? EMBER_KERNEL(div_trunc) : EMBER_KERNEL(div_floor), DtypeRule::Promote, out,
+                         inplace, {&a, &b});
   }
   fail(ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
        std::string(*mode), "'");
@@ -323,7 +316,7 @@ Tensor pow(const Tensor& input, const Tensor& exponent) {
     if (rt == ScalarType::Float32 && rounds_in_float(e))
       return to_dtype(pow(to_dtype(input, ScalarType::Float64), exponent), ScalarType::Float32);
   }
-  return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, Tensor(), false, {&input, &exponent});
+  return run_pointwise("pow", EMBER_KERNEL(pow), DtypeRule::Promote, Tensor(), false, {&input, &exponent});
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_pow(self, exponent);
@@ -344,7 +337,7 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
       return self;
     }
   }
-  return run("pow_", EMBER_KERNEL(pow), DtypeRule::Promote, self, true, {&self, &exponent});
+  return run_pointwise("pow_", EMBER_KERNEL(pow), DtypeRule::Promote, self, true, {&self, &exponent});
 }
 Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
   check_pow(input, exponent);
@@ -359,13 +352,13 @@ Tensor pow_out(const Tensor& input, const Tensor& exponent, const Tensor& out) {
       return out;
     }
   }
-  return run("pow", EMBER_KERNEL(pow), DtypeRule::Promote, out, false, {&input, &exponent});
+  return run_pointwise("pow", EMBER_KERNEL(pow), DtypeRule::Promote, out, false, {&input, &exponent});
 }
 
 // ---- square (bool squares as int64, like pow(x, 2)) ----
 static Tensor square_impl(const Tensor& out, bool inplace, const Tensor& x) {
   const Tensor& in = x.dtype() == ScalarType::Bool && !inplace ? to_dtype(x, ScalarType::Int64) : x;
-  return run("square", EMBER_KERNEL(square), DtypeRule::Promote, out, inplace, {&in});
+  return run_pointwise("square", EMBER_KERNEL(square), DtypeRule::Promote, out, inplace, {&in});
 }
 Tensor square(const Tensor& input) { return square_impl(Tensor(), false, input); }
 Tensor square_(const Tensor& self) {
@@ -464,18 +457,20 @@ static void check_addcdiv(const Tensor& t1, const Tensor& t2) {
 }
 Tensor addcdiv(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, Tensor(), false, {&input, &tensor1, &tensor2},
-             {value});
+  return run_pointwise("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, Tensor(), false,
+                       {&input, &tensor1, &tensor2}, {value});
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_addcdiv(tensor1, tensor2);
   check_inplace(self, "addcdiv_");
-  return run("addcdiv_", EMBER_KERNEL(addcdiv), DtypeRule::Promote, self, true, {&self, &tensor1, &tensor2}, {value});
+  return run_pointwise("addcdiv_", EMBER_KERNEL(addcdiv), DtypeRule::Promote, self, true, {&self, &tensor1, &tensor2},
+                       {value});
 }
 Tensor addcdiv_out(const Tensor& input, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                    const Tensor& out) {
   check_addcdiv(tensor1, tensor2);
-  return run("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, out, false, {&input, &tensor1, &tensor2}, {value});
+  return run_pointwise("addcdiv", EMBER_KERNEL(addcdiv), DtypeRule::Promote, out, false, {&input, &tensor1, &tensor2},
+                       {value});
 }
 
 // ---- gelu, threshold, softplus, elu, celu, leaky_relu, softshrink, hardtanh (ops/nn_activation.yaml) ----
@@ -485,8 +480,8 @@ static bool gelu_tanh_form(std::string_view approximate) {
   return approximate == "tanh";
 }
 Tensor gelu(const Tensor& self, std::string_view approximate) {
-  return run("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh) : EMBER_KERNEL(gelu), DtypeRule::Promote,
-             Tensor(), false, {&self});
+  return run_pointwise("gelu", gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh) : EMBER_KERNEL(gelu),
+                       DtypeRule::Promote, Tensor(), false, {&self});
 }
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   // aten's erf form takes its oneDNN path for a contiguous float32 / bfloat16 self of two or more
@@ -501,9 +496,9 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
           (g == ScalarType::Int16 || g == ScalarType::Int32 || g == ScalarType::Int64 || g == ScalarType::Bool)),
         "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input", legacy_name(g));
   }
-  return run("gelu_backward",
-             gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh_backward) : EMBER_KERNEL(gelu_backward),
-             DtypeRule::Promote, Tensor(), false, {&grad_output, &self});
+  return run_pointwise("gelu_backward",
+                       gelu_tanh_form(approximate) ? EMBER_KERNEL(gelu_tanh_backward) : EMBER_KERNEL(gelu_backward),
+                       DtypeRule::Promote, Tensor(), false, {&grad_output, &self});
 }
 
 // A bound of exactly 2.0**63 for an int64 tensor: c10's range check compares with INT64_MAX as a
@@ -517,21 +512,24 @@ static void check_int64_bound(ScalarType dtype, const Scalar& bound) {
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_int64_bound(self.dtype(), threshold);
   check_int64_bound(self.dtype(), value);
-  return run("threshold", EMBER_KERNEL(threshold), DtypeRule::Promote, Tensor(), false, {&self}, {threshold, value});
+  return run_pointwise("threshold", EMBER_KERNEL(threshold), DtypeRule::Promote, Tensor(), false, {&self},
+                       {threshold, value});
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  return run("softplus", EMBER_KERNEL(softplus), DtypeRule::Promote, Tensor(), false, {&self}, {beta, threshold});
+  return run_pointwise("softplus", EMBER_KERNEL(softplus), DtypeRule::Promote, Tensor(), false, {&self},
+                       {beta, threshold});
 }
 
 // elu (by hand: its alpha is not add's, which integer tensors refuse), its in-place form, the backward's
 // kernel (from self or from the result) and celu, which is elu(alpha, 1, 1 / alpha) with 1 / alpha in double.
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
-  return run("elu", EMBER_KERNEL(elu), DtypeRule::Promote, Tensor(), false, {&self}, {alpha, scale, input_scale});
+  return run_pointwise("elu", EMBER_KERNEL(elu), DtypeRule::Promote, Tensor(), false, {&self},
+                       {alpha, scale, input_scale});
 }
 Tensor elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_inplace(self, "elu_");
-  return run("elu_", EMBER_KERNEL(elu), DtypeRule::Promote, self, true, {&self}, {alpha, scale, input_scale});
+  return run_pointwise("elu_", EMBER_KERNEL(elu), DtypeRule::Promote, self, true, {&self}, {alpha, scale, input_scale});
 }
 Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
                     bool is_result, const Tensor& self_or_result) {
@@ -540,8 +538,9 @@ Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar
               "In-place elu backward calculation is triggered with a negative slope which is not supported. This "
               "is caused by calling in-place forward function with a negative slope, please call out-of-place "
               "version instead.");
-  return run("elu_backward", is_result ? EMBER_KERNEL(elu_backward_result) : EMBER_KERNEL(elu_backward),
-             DtypeRule::Promote, Tensor(), false, {&grad_output, &self_or_result}, {alpha, scale, input_scale});
+  return run_pointwise("elu_backward", is_result ? EMBER_KERNEL(elu_backward_result) : EMBER_KERNEL(elu_backward),
+                       DtypeRule::Promote, Tensor(), false, {&grad_output, &self_or_result},
+                       {alpha, scale, input_scale});
 }
 static Scalar celu_input_scale(const Scalar& alpha) {
   EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
@@ -559,7 +558,8 @@ Tensor celu_(const Tensor& self, const Scalar& alpha) {
 // leaky_relu's in-place form (its backward reads the result) and that backward's kernel.
 Tensor leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
   check_inplace(self, "leaky_relu_");
-  return run("leaky_relu_", EMBER_KERNEL(leaky_relu), DtypeRule::Promote, self, true, {&self}, {negative_slope});
+  return run_pointwise("leaky_relu_", EMBER_KERNEL(leaky_relu), DtypeRule::Promote, self, true, {&self},
+                       {negative_slope});
 }
 Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
                            bool self_is_result) {
@@ -569,8 +569,8 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
               "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
               "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
               "in-place leakRelu backward calculation with negative slope");
-  return run("leaky_relu_backward", EMBER_KERNEL(leaky_relu_backward), DtypeRule::Promote, Tensor(), false,
-             {&grad_output, &self}, {negative_slope});
+  return run_pointwise("leaky_relu_backward", EMBER_KERNEL(leaky_relu_backward), DtypeRule::Promote, Tensor(), false,
+                       {&grad_output, &self}, {negative_slope});
 }
 
 // aten's softshrink checks lambd against the dtype's range first (a dispatch named softshrink_check).
@@ -584,13 +584,13 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   const double v = lambd.to_double();
   EMBER_CHECK(v >= 0 && v <= top, "lambda must be in range [0, ", top, "] for input dtype ", legacy_name(t),
               ", but found ", v);
-  return run("softshrink", EMBER_KERNEL(softshrink), DtypeRule::Promote, Tensor(), false, {&self}, {lambd});
+  return run_pointwise("softshrink", EMBER_KERNEL(softshrink), DtypeRule::Promote, Tensor(), false, {&self}, {lambd});
 }
 
 // log_sigmoid's buffer e^-|x| (its backward's input; autograd recomputes it) and the backward, whose
 // iterator (aten's default config) wants one dtype: self's.
 Tensor log_sigmoid_buffer(const Tensor& self) {
-  return run("log_sigmoid", EMBER_KERNEL(log_sigmoid_buffer), DtypeRule::Promote, Tensor(), false, {&self});
+  return run_pointwise("log_sigmoid", EMBER_KERNEL(log_sigmoid_buffer), DtypeRule::Promote, Tensor(), false, {&self});
 }
 Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const Tensor& buffer) {
   EMBER_CHECK(!(GradMode::is_enabled() && buffer.requires_grad()),
@@ -599,8 +599,8 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
   for (const Tensor* t : {&buffer, &grad_output})
     EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
                 legacy_name(self.dtype()));
-  return run("log_sigmoid_backward", EMBER_KERNEL(log_sigmoid_backward), DtypeRule::Promote, Tensor(), false,
-             {&grad_output, &self, &buffer});
+  return run_pointwise("log_sigmoid_backward", EMBER_KERNEL(log_sigmoid_backward), DtypeRule::Promote, Tensor(), false,
+                       {&grad_output, &self, &buffer});
 }
 
 // aten's hardtanh is clamp, except that integer inputs keep their dtype: the bounds are

@@ -11,6 +11,7 @@
 #include "kernels/cpu/vec_math.h"
 
 #include "kernels/cpu/pointwise/activation_ops.h"
+#include "kernels/cpu/pointwise/loss_ops.h"
 #include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/pointwise/special_ops.h"
 

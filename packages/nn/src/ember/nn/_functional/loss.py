@@ -59,24 +59,6 @@ def _weighted(loss: Tensor, weight: Tensor | None, reduction: str, input: Tensor
     return _reduce(loss, reduction)
 
 
-def _in_float(fn: Callable[..., Tensor], dtypes: tuple, *args: Tensor) -> Tensor:
-    """fn(*args) computed in float32 and rounded once where aten's kernel computes ``dtypes`` (float16 and/or
-    bfloat16) in opmath float; measured per loss, as aten's kernels differ (huber: float16 only)."""
-    dtype = ember.result_type(*args)  # the TensorIterator's common dtype (a bool target becomes a number)
-    if dtype not in dtypes:
-        return fn(*(a.to(dtype) for a in args))
-    return fn(*(a.float() for a in args)).to(dtype)
-
-
-def _pointwise_loss(input: Tensor, target: Tensor, kernel: str) -> None:
-    # aten's loss kernels: a TensorIterator writing input's dtype, dispatched over float types
-    dtype = ember.result_type(input, target)
-    if not ember.can_cast(dtype, input.dtype):
-        raise RuntimeError(f"result type {scalar_name(dtype)} can't be cast to the desired output type "
-                           f"{scalar_name(input)}")
-    float_kernel(dtype, kernel)
-
-
 @autocast_op("fp32")
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
@@ -101,13 +83,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     if weight is not None:  # F.mse_loss's own composite
         d = input - target
         return _weighted(d * d, weight, reduction, input)
-    if reduction not in _REDUCTION_ENUM:  # F.mse_loss reads the enum before aten's kernel runs
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    enum = _reduction_enum(reduction)  # F.mse_loss reads the enum before aten's kernel runs
     dtype = ember.result_type(input, target)  # mse's output is the promoted type
     float_kernel(dtype, "mse_cpu")
     # aten's mse_loss op (its own MseLossBackward0), on operands of the common dtype (a bool target is a number)
     input, target = (t if t.dtype == dtype else t.to(dtype) for t in (input, target))
-    return ember._nn.mse_loss(input, target, _REDUCTION_ENUM[reduction])
+    return ember._nn.mse_loss(input, target, enum)
 
 
 @autocast_op("fp32")
@@ -156,16 +137,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     input, target = ember.broadcast_tensors(input, target)
-    if not beta >= 0:  # NaN fails too
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    if beta == 0.0:  # aten's l1_loss
+    if beta == 0.0:  # F.smooth_l1_loss takes aten's l1_loss
         return _reduce((input - target).abs(), reduction)
-    float_kernel(ember.result_type(input, target), "smooth_l1_cpu")
-
-    def loss(x: Tensor, y: Tensor) -> Tensor:
-        d = (x - y).abs()
-        return ember.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _reduce(_in_float(loss, (ember.bfloat16,), input, target), reduction)
+    # aten's smooth_l1_loss op (SmoothL1LossBackward0), which checks beta and the dtypes
+    return ember._nn.smooth_l1_loss(input, target, _reduction_enum(reduction), beta)
 
 
 @autocast_op("fp32")
@@ -189,18 +164,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """
     _warn_size(input, target)
     x, y = ember.broadcast_tensors(input, target)
-    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+    if weight is None:  # aten's huber_loss op (HuberLossBackward0), which checks delta and the dtypes
+        return ember._nn.huber_loss(x, y, _reduction_enum(reduction), delta)
+    if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
-    if not delta > 0:  # NaN fails too
-        raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _pointwise_loss(x, y, "huber_cpu")
-
-    def loss(a: Tensor, b: Tensor) -> Tensor:
-        d = (a - b).abs()
-        return ember.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    out = _in_float(loss, (ember.float16,), x, y).to(x.dtype)  # the kernel writes input's dtype
     # F.huber_loss: the weighted loss is reduced by a plain mean (not divided by the weights' sum)
-    return _reduce(out if weight is None else out * weight, reduction)
+    return _reduce(ember._nn.huber_loss(x, y, 0, delta) * weight, reduction)
 
 
 @autocast_op("fp32", cuda="banned")  # CUDA autocast refuses it, as aten's
@@ -294,6 +263,13 @@ def _type_name(t: Tensor) -> str:
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # aten's Reduction
+
+
+def _reduction_enum(reduction: str) -> int:
+    """aten's Reduction value of a reduction name (F's _Reduction.get_enum)."""
+    if reduction not in _REDUCTION_ENUM:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTION_ENUM[reduction]
 
 
 def _class_target(target: Tensor) -> None:

@@ -23,7 +23,8 @@ def inputs(side: int, lib: ModuleType) -> dict[str, Any]:
     """x (requires grad), a gradient g for it, and nn.functional of the library."""
     lib.manual_seed(0)
     x = lib.randn(side, side).requires_grad_(True)
-    return {"x": x, "g": lib.randn(side, side), "F": lib.nn.functional, "lib": lib}
+    w = lib.full((side,), 0.25).requires_grad_(True)  # prelu's slopes, one per channel (dim 1)
+    return {"x": x, "g": lib.randn(side, side), "w": w, "F": lib.nn.functional, "lib": lib}
 
 
 def big(lib: ModuleType) -> dict[str, Any]:
@@ -53,7 +54,7 @@ BENCHES: list[Bench] = [
 ]
 
 # The everyday activations on 1M elements (cache-resident, so the kernel's arithmetic is timed, not
-# the allocator's page faults that dominate torch's 16M rows): silu, elu and leaky_relu have native kernel pairs
+# the allocator's page faults that dominate torch's 16M rows): silu, elu, leaky_relu and prelu have native kernel pairs
 # and a target; the rest show where ember still composes several passes or computes scalar code.
 COMMON = [
     ("silu fwd", "with lib.no_grad(): F.silu(x)", 1.0),
@@ -73,6 +74,8 @@ COMMON = [
     ("hardshrink fwd", "with lib.no_grad(): F.hardshrink(x)", None),
     ("softshrink fwd", "with lib.no_grad(): F.softshrink(x)", None),
     ("hardtanh fwd", "with lib.no_grad(): F.hardtanh(x)", None),  # clamp with two bounds
+    ("prelu fwd", "with lib.no_grad(): F.prelu(x, w)", 1.0),
+    ("prelu fwd+bwd", "lib.autograd.grad(F.prelu(x, w), (x, w), g)", 1.0),
 ]
 BENCHES += [
     Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=1, target=target)

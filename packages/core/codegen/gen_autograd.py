@@ -8,7 +8,8 @@ itself is differentiable (create_graph=True).
 
 Formula names: `grad` (gradient of output 0), `grads[i]`, `result` (output 0)
 or `result0`, `result1`, any parameter of the op, `<tensor>_sizes`,
-`<tensor>_scalar_type`.
+`<tensor>_scalar_type`. A joint key (`"self, weight": f(...)`, derivatives.yaml's form) runs one
+call returning a tuple whose element j is input j's gradient, once for all of them.
 
 `Tensor[]` inputs (cat, stack): the node has one edge per list element; the
 formula for such an input returns a TensorList (one gradient per element) and
@@ -136,7 +137,15 @@ class NodeGen:
         # PyTorch's ops with no derivatives.yaml entry: a NotImplemented node whose backward is
         # a RuntimeError (an entry without a formula is NotImplementedError, named per input)
         self.no_entry = op.grad == "not_implemented"
-        self.formulas = {k: self.prefix(v, ag_names) for k, v in grad.items()}
+        # A joint formula ("self, weight": one call returning a tuple, as derivatives.yaml's) is kept
+        # under each of its inputs; joint_of names the group, computed once for all of them.
+        self.formulas, self.joint_of = {}, {}
+        for k, v in grad.items():
+            names = tuple(n.strip() for n in k.split(","))
+            for n in names:
+                self.formulas[n] = self.prefix(v, ag_names)
+                if len(names) > 1:
+                    self.joint_of[n] = names
         for k in self.formulas:
             if k not in {p.name for p in self.tensors}:
                 raise SystemExit(f"ops.yaml: {self.s.full_name}: grad for unknown input {k}")
@@ -149,7 +158,8 @@ class NodeGen:
                       lambda m: f"ag::{m.group(1)}(" if m.group(1) in ag_names else m.group(0), expr)
 
     def exprs(self) -> list[str]:
-        return [e for e in self.formulas.values() if e != "non_differentiable" and not NOT_IMPLEMENTED.fullmatch(e)]
+        return [e for e in dict.fromkeys(self.formulas.values())
+                if e != "non_differentiable" and not NOT_IMPLEMENTED.fullmatch(e)]
 
     def saved(self) -> list[tuple[str, str]]:
         """(kind, name) of everything the formulas read."""
@@ -232,11 +242,22 @@ class NodeGen:
             elif kind == "result":
                 for alias in result_names(self.s)[int(name)]:
                     lines.append(f"  Tensor {alias} = result{name}_.unpack(this);")
+        edge = {p.name: self.edge_start(i) for i, p in enumerate(self.tensors)}
         for i, p in enumerate(self.tensors):
             f = self.formulas.get(p.name)
             if f == "non_differentiable":
                 continue
             start = self.edge_start(i)
+            group = self.joint_of.get(p.name)
+            if group:  # once, at the group's first input: element j of the tuple is input j's gradient
+                if p.name == group[0]:
+                    cond = " || ".join(f"should_compute({edge[n]})" for n in group)
+                    lines.append(f"  if ({cond}) {{")
+                    lines.append(f"    auto j_ = {f};")
+                    for j, n in enumerate(group):
+                        lines.append(f"    if (should_compute({edge[n]})) out_[{edge[n]}] = std::get<{j}>(j_);")
+                    lines.append("  }")
+                continue
             label = NOT_IMPLEMENTED.fullmatch(f) if f else None
             if label:
                 lines.append(f"  EMBER_CHECK_NOTIMPL(!should_compute({start}), \"the derivative for "

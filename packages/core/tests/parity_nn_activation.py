@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks, log_sigmoid and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks, log_sigmoid, _prelu_kernel and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -201,7 +201,27 @@ def log_sigmoid_backward_cases(op: dict) -> list:
     return cs
 
 
+# _prelu_kernel(self, weight): F.prelu's weight view along dim 1, a shared slope, edges, dtypes
+def prelu_cases(op: dict) -> list:
+    cs = [C(dt, T((2, 3, 4), dt), T((1, 3, 1), dt, values=(0.25, -0.5, 2.0))) for dt in ALL]
+    cs += [C("shared", T((3, 4)), T((1, 1), values=(0.1,))), C("0d", T(()), T((), values=(0.3,))),
+           C("mixed", T((3, 4)), T((1, 4), "float64")), C("strided", T((4, 3), view="t"), T((1, 3))),
+           C("bad-broadcast", T((3, 4)), T((3,)))]
+    cs += [C(f"edges-{dt}", T((12,), dt, values=_finite(EDGES, dt)), T((1,), dt, values=(0.2,))) for dt in FLOATS]
+    return cs
+
+
+# _prelu_kernel_backward(grad_output, self, weight): two gradients, grad_weight in the broadcast shape
+def prelu_backward_cases(op: dict) -> list:
+    cs = [C(dt, T((2, 3, 4), dt), T((2, 3, 4), dt), T((1, 3, 1), dt)) for dt in FLOATS + ("int64",)]
+    cs += [C("shared", T((3, 4)), T((3, 4)), T((1, 1))), C("0d", T(()), T(()), T(())),
+           C("strided", T((4, 3)), T((4, 3), view="t"), T((1, 3)))]
+    cs += [C(f"edges-{dt}", T((12,), dt), T((12,), dt, values=_finite(EDGES, dt)), T((1,), dt)) for dt in FLOATS]
+    return cs
+
+
 BUILDERS = {
+    "_prelu_kernel": prelu_cases, "_prelu_kernel_backward": prelu_backward_cases,
     "gelu": gelu_cases, "gelu_backward": gelu_backward_cases,
     "threshold": threshold_cases, "hardtanh": hardtanh_cases, "hardtanh_backward": bounds_backward_cases,
     "hardsigmoid": lambda op: unary(), "hardsigmoid_backward": hardsigmoid_backward_cases,

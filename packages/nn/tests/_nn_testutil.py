@@ -39,3 +39,15 @@ def same_error(fe: Any, ft: Any) -> None:
     with pytest.raises(type(et.value)) as ee:
         fe()
     assert str(ee.value) == str(et.value)
+
+
+def ember_of(t: Any) -> Any:
+    """A torch tensor's values and dtype in ember (bfloat16, which numpy lacks, through float32: exact)."""
+    if str(t.dtype) == "torch.bfloat16":
+        return ember.from_numpy(t.detach().float().numpy().copy()).bfloat16()
+    return ember.from_numpy(t.detach().numpy().copy())
+
+
+def float64_of(torch: Any, e: Any) -> Any:
+    """An ember tensor's values as a torch float64 tensor (exact for every float dtype)."""
+    return torch.from_numpy(np.asarray(e.detach().double().numpy()))

@@ -8,8 +8,8 @@ import itertools
 
 import ember
 import ember.nn.functional as EF
-import numpy as np
 import pytest
+from _nn_testutil import ember_of, float64_of
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -18,15 +18,11 @@ LOSSES = [("smooth_l1_loss", "beta"), ("huber_loss", "delta")]
 
 
 def to_ember(t: torch.Tensor) -> ember.Tensor:
-    """The same values and dtype (bfloat16, which numpy lacks, through float32: exact)."""
-    if t.dtype == torch.bfloat16:
-        return ember.from_numpy(t.detach().float().numpy().copy()).bfloat16()
-    return ember.from_numpy(t.detach().numpy().copy())
+    return ember_of(t)
 
 
 def to_torch(e: ember.Tensor) -> torch.Tensor:
-    """The values, in float64 (exact for every dtype here)."""
-    return torch.from_numpy(np.asarray(e.detach().double().numpy()))
+    return float64_of(torch, e)
 
 
 def assert_close(e: ember.Tensor, t: torch.Tensor, reduced: bool) -> None:

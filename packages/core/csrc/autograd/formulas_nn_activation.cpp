@@ -70,4 +70,34 @@ Tensor log_sigmoid_double_backward(const Tensor& gg, const Tensor& grad_output, 
 
 Scalar celu_grad_input_scale(const Scalar& alpha) { return Scalar(1.0 / static_cast<double>(alpha.checked<float>())); }
 
+namespace {
+// x >= 0 ? 0 : v (the negative side's term of a prelu gradient), differentiable in v; x = 0 counts as
+// the positive side here, as in PyTorch's formulas (the kernels put it on the negative side)
+Tensor negative_side(const Tensor& self, const Tensor& v) {
+  return ag::where(ge(self, num(0.0)), zeros_like(v, std::nullopt, std::nullopt, std::nullopt), v);
+}
+}  // namespace
+
+Tensor prelu_backward_grad_output(const TensorList& grads, const Tensor& grad_output, const Tensor& self,
+                                  const Tensor& weight) {
+  const Tensor& gi = grads[0];
+  const Tensor& gw = grads.size() > 1 ? grads[1] : Tensor();
+  if (!gi.defined() && !gw.defined()) return zeros_like(grad_output, std::nullopt, std::nullopt, std::nullopt);
+  Tensor neg;  // the x <= 0 side: gi w + gw x
+  if (gi.defined()) neg = ag::mul(gi, weight);
+  if (gw.defined()) neg = neg.defined() ? ag::add(neg, ag::mul(gw, self), kOne) : ag::mul(gw, self);
+  const Tensor pos = gi.defined() ? gi : zeros_like(neg, std::nullopt, std::nullopt, std::nullopt);
+  return ag::where(ge(self, num(0.0)), pos, neg);
+}
+
+Tensor prelu_backward_self(const TensorList& grads, const Tensor& grad_output, const Tensor& self) {
+  if (grads.size() < 2 || !grads[1].defined()) return zeros_like(self, std::nullopt, std::nullopt, std::nullopt);
+  return negative_side(self, ag::mul(grad_output, grads[1]));
+}
+
+Tensor prelu_backward_weight(const TensorList& grads, const Tensor& grad_output, const Tensor& self) {
+  if (!grads[0].defined()) return zeros_like(self, std::nullopt, std::nullopt, std::nullopt);
+  return negative_side(self, ag::mul(grad_output, grads[0]));
+}
+
 }  // namespace ember

@@ -36,4 +36,13 @@ Tensor log_sigmoid_double_backward(const Tensor& gg, const Tensor& grad_output, 
 // celu's input_scale in its derivative: 1.0 / alpha.toFloat() as aten's (alpha rounded to float first).
 Scalar celu_grad_input_scale(const Scalar& alpha);
 
+// _prelu_kernel_backward's derivatives, from its outputs' gradients grads (grad_input's, grad_weight's;
+// either undefined): grad_input = x > 0 ? g : w g and grad_weight = x > 0 ? 0 : x g, differentiated
+// to g, to x and to w (the last two in the broadcast shape; autograd sums them down), x = 0 on the
+// positive side as in PyTorch's formulas.
+Tensor prelu_backward_grad_output(const TensorList& grads, const Tensor& grad_output, const Tensor& self,
+                                  const Tensor& weight);
+Tensor prelu_backward_self(const TensorList& grads, const Tensor& grad_output, const Tensor& self);
+Tensor prelu_backward_weight(const TensorList& grads, const Tensor& grad_output, const Tensor& self);
+
 }  // namespace ember

@@ -120,7 +120,6 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + w·min(0, x), with one learned slope per channel (dim 1, or dim 0 of a 1-D input)."""
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {scalar_name(input)} and {scalar_name(weight)}")
-    w = weight
     if weight.numel() != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")
@@ -128,16 +127,15 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         if channels != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                                f"{weight.numel()} and channel size = {channels}.")
-        if input.dim() >= 2:
-            shape = [1] * input.dim()
-            shape[1] = weight.numel()
-            w = weight.reshape(shape)
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
-    if weight.numel() == 1:
-        w = weight.reshape([1] * input.dim())  # a 0-d input keeps its shape
-    float_kernel(input, "prelu_cpu")
-    return ember.where(input > 0, input, w * input)
+    w = weight
+    if input.dim() != weight.dim():  # aten's composite: the slopes viewed along dim 1
+        shape = [1] * input.dim()
+        if input.dim() > 1:
+            shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    return ember._nn._prelu_kernel(input, w)  # aten's kernel pair (PreluKernelBackward0)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:

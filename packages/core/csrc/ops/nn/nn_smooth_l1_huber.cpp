@@ -22,17 +22,14 @@ Tensor reduce_loss(const Tensor& loss, int64_t reduction) {
   return loss;
 }
 
-// beta / delta / norm as the kernel's op-math dtype `dt` holds them (the bodies round them further
-// where aten holds them in a half type): a value that float rounds to inf is inf, not the checked
-// conversion's overflow error.
+// beta / delta / norm as the kernel's op-math type holds them for operands of dtype `dt` (float below
+// float64; the bodies round them further where aten holds them in a half type): a value that float
+// rounds to inf is inf, not the checked conversion's overflow error.
 Scalar held_as(double v, ScalarType dt) {
   if (dt != ScalarType::Float64 && std::fabs(v) >= 0x1.ffffffp127)  // float's max plus half its last step
     return Scalar(std::copysign(std::numeric_limits<double>::infinity(), v));
   return Scalar(v);
 }
-// The op-math dtype a float kernel computes in (float for float16 / bfloat16).
-ScalarType opmath_dtype(ScalarType dt) { return dt == ScalarType::Float64 ? dt : ScalarType::Float32; }
-
 // A dtype the float kernels have no entry for: aten's dispatch error, named as its kernel.
 void float_only(const char* kernel, ScalarType dt) {
   if (!is_floating(dt) || is_complex(dt)) dtype_not_implemented(kernel, dt);
@@ -80,7 +77,7 @@ Tensor nn_smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduc
               "smooth_l1_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
   float_only("smooth_l1_cpu", dt);
   const Tensor loss = run_pointwise("smooth_l1_loss", EMBER_KERNEL(smooth_l1), DtypeRule::Promote, Tensor(), false,
-                                    {&self, &target}, {held_as(beta, opmath_dtype(dt))});
+                                    {&self, &target}, {held_as(beta, dt)});
   return reduce_loss(loss, reduction);
 }
 
@@ -92,9 +89,8 @@ Tensor nn_smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self,
   check_cast(dt, self.dtype());
   if (dt == ScalarType::Bool || is_complex(dt)) dtype_not_implemented("smooth_l1_backward_cpu_out", dt);
   if (!is_floating(dt)) return smooth_l1_backward_integral(grad_output, self, target, reduction, beta, dt);
-  const ScalarType op = opmath_dtype(dt);
   return run_pointwise("smooth_l1_loss_backward", EMBER_KERNEL(smooth_l1_backward), DtypeRule::Promote, out, false,
-                       {&self, &target, &grad_output}, {held_as(loss_norm(self, reduction), op), held_as(beta, op)});
+                       {&self, &target, &grad_output}, {held_as(loss_norm(self, reduction), dt), held_as(beta, dt)});
 }
 
 Tensor nn_huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
@@ -107,7 +103,7 @@ Tensor nn_huber_loss(const Tensor& self, const Tensor& target, int64_t reduction
   check_cast(dt, self.dtype());
   float_only("huber_cpu", dt);
   run_pointwise("huber_loss", EMBER_KERNEL(huber), DtypeRule::Promote, out, false, {&self, &target},
-                {held_as(delta, opmath_dtype(dt))});
+                {held_as(delta, dt)});
   return reduce_loss(out, reduction);  // any other reduction is none (aten's apply_loss_reduction)
 }
 
@@ -119,10 +115,9 @@ Tensor nn_huber_loss_backward(const Tensor& grad_output, const Tensor& self, con
     EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
                 legacy_name(self.dtype()));
   float_only("huber_backward_cpu_out", self.dtype());
-  return run_pointwise(
-      "huber_loss_backward", EMBER_KERNEL(huber_backward), DtypeRule::Promote, out, false,
-      {&self, &target, &grad_output},
-      {held_as(loss_norm(self, reduction), opmath_dtype(self.dtype())), held_as(delta, opmath_dtype(self.dtype()))});
+  return run_pointwise("huber_loss_backward", EMBER_KERNEL(huber_backward), DtypeRule::Promote, out, false,
+                       {&self, &target, &grad_output},
+                       {held_as(loss_norm(self, reduction), self.dtype()), held_as(delta, self.dtype())});
 }
 
 }  // namespace ember

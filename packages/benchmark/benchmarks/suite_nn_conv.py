@@ -56,4 +56,8 @@ BENCHES: list[Bench] = [
     Bench("nn-pad", f"pad {mode} (2,2,2,2) 16x32x64x64 fwd+bwd", "throughput",
           f"F.pad(x, (2, 2, 2, 2), mode={mode!r}).sum().backward()", pad_input, threads=1, target=None)
     for mode in ("constant", "reflect", "replicate", "circular")
+] + [
+    Bench("nn-pad", f"pad {mode} (2,2,2,2) 16x32x64x64 fwd", "throughput",
+          f"F.pad(x.detach(), (2, 2, 2, 2), mode={mode!r})", pad_input, threads=1, target=None)
+    for mode in ("reflect", "replicate")
 ]

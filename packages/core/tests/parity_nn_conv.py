@@ -9,12 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 import parity_inputs as H
+import torch
 
 T, Case = H.T, H.Case
 
 # conv sums a few dozen products: float32 rounding differs from oneDNN's order a little
 H.LOOSE_OPS.update({name: 10.0 for name in (
     "convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")})
+
+
+H.install_torch_nn()
 
 
 def C(id: str, *args: Any, meta: bool = False, **kwargs: Any) -> Case:
@@ -144,6 +148,74 @@ def pad_cases(op: dict) -> list:
     ]
 
 
+# reflection_pad{1,2,3}d / replication_pad{1,2,3}d (F.pad's reflect / replicate on the CPU):
+# batched and not, crops (negative pads), views, dtypes and aten's errors
+def _pad_mode_shapes(k: int) -> tuple[tuple, tuple]:
+    sp = (3, 4, 5)[3 - k:]
+    return (2, 3) + sp, (3,) + sp
+
+
+def _pad_mode_cases(k: int, reflect: bool):  # noqa: ANN202
+    def build(op: dict) -> list:
+        f32 = "float32"
+        batched, unbatched = _pad_mode_shapes(k)
+        pad = [1, 2, 2, 1, 1, 0][:2 * k]
+        crop = [-1, 2, 1, -2, 0, 1][:2 * k]
+        widest = [n - 1 for n in reversed(batched[2:]) for _ in (0, 1)] if reflect else [7, 5, 4, 6, 3, 2][:2 * k]
+        cases = [
+            C("small", T(unbatched, "float64"), pad),
+            C("float32", T(batched, f32), pad),
+            C("crop", T(batched, f32), crop),
+            C("widest", T(unbatched, "float64"), widest),
+            C("int64", T(unbatched, "int64"), pad),
+            C("float16", T(batched, "float16"), pad),
+            C("bfloat16", T(unbatched, "bfloat16"), crop),
+            C("complex64", T(unbatched, "complex64"), pad),
+            C("expand", T(batched, f32, view="expand"), pad),
+            C("offset", T(batched, f32, view="offset"), crop),
+            C("empty-batch", T((0,) + batched[1:], f32), pad),
+            C("bool", T(unbatched, "bool"), pad),
+            C("uint16", T(unbatched, "uint16"), pad),
+            C("pad-length", T(batched, f32), pad + [1]),
+            C("rank", T(batched[-k:], f32), pad),
+            C("empty-dim", T((2, 0) + batched[2:], f32), pad),
+            C("too-small", T(unbatched, f32), [-n for n in reversed(unbatched[1:]) for _ in (0, 1)]),
+        ]
+        if k == 1 or k == 2:
+            cases.append(C("permute", T(batched if k == 1 else unbatched, f32, view="permute"), pad))
+        if reflect:
+            cases.append(C("pad-past-dim", T(batched, f32), [batched[-1]] + pad[1:]))
+        return cases
+    return build
+
+
+def _pad_mode_backward_cases(k: int, reflect: bool):  # noqa: ANN202
+    forward = getattr(torch._C._nn, f"{'reflection' if reflect else 'replication'}_pad{k}d")
+
+    def grad_of(x: T, pad: list, dt: str | None = None, view: str = "contig") -> T:
+        return T(tuple(forward(torch.zeros(x.shape), pad).shape), dt or x.dtype, view=view)
+
+    def build(op: dict) -> list:
+        batched, unbatched = _pad_mode_shapes(k)
+        pad = [1, 2, 2, 1, 1, 0][:2 * k]
+        crop = [-1, 2, 1, -2, 0, 1][:2 * k]
+        x64, x32, xb = T(unbatched, "float64"), T(batched, "float32"), T(batched, "bfloat16")
+        bigger = list(grad_of(x32, pad).shape)
+        bigger[-1] += 1
+        return [
+            C("small", grad_of(x64, pad), x64, pad),
+            C("float32", grad_of(x32, pad), x32, pad),
+            C("crop", grad_of(x32, crop), x32, crop),
+            C("bfloat16", grad_of(xb, pad), xb, pad),
+            C("complex128", grad_of(T(unbatched, "complex128"), pad), T(unbatched, "complex128"), pad),
+            C("expanded-grad", grad_of(x32, pad, view="expand"), x32, pad),
+            C("int64", grad_of(T(unbatched, "int64"), pad), T(unbatched, "int64"), pad),
+            C("dtype-mismatch", grad_of(x32, pad, "float64"), x32, pad),
+            C("width-mismatch", T(tuple(bigger), "float32"), x32, pad),
+        ]
+    return build
+
+
 def shuffle_cases(op: dict) -> list:
     f32 = "float32"
     if op["name"] == "pixel_shuffle":
@@ -181,6 +253,8 @@ BUILDERS = {
     "conv_transpose2d.input": lambda op: _conv_transpose_cases(2),
     "conv_transpose3d.input": lambda op: _conv_transpose_cases(3),
     "constant_pad_nd": pad_cases,
+    **{f"{m}_pad{k}d{b}": (_pad_mode_backward_cases if b else _pad_mode_cases)(k, m == "reflection")
+       for m in ("reflection", "replication") for k in (1, 2, 3) for b in ("", "_backward")},
     "pixel_shuffle": shuffle_cases,
     "pixel_unshuffle": shuffle_cases,
 }

@@ -2644,9 +2644,14 @@ def _randperm_overlap_correct(name: str, args: tuple, kwargs: dict) -> Any:
 # --- replicate padding whose padded size passes int64 ---------------------------------------------
 
 def _pad_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
-    x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
-    if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != "replicate" or _arg(args, kwargs, 3, "value"):
-        return False
+    if name in ("replication_pad1d", "replication_pad2d", "replication_pad3d"):  # F.pad's op itself
+        x, pad = _arg(args, kwargs, 0, "self"), _arg(args, kwargs, 1, "padding")
+        if not isinstance(pad, (list, tuple)) or len(pad) != 2 * int(name[-2]):
+            return False
+    else:
+        x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
+        if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != "replicate" or _arg(args, kwargs, 3, "value"):
+            return False
     if not (isinstance(x, torch.Tensor) and isinstance(pad, (list, tuple)) and len(pad) in (2, 4, 6)
             and all(isinstance(p, int) and not isinstance(p, bool) and -2**63 <= p < 2**63 for p in pad)):
         return False
@@ -2658,6 +2663,118 @@ def _pad_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _pad_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("pad: the padded size overflows int64")
+
+
+# --- replication padding to an empty output with a huge padded dim -------------------------------
+
+def _replicate_empty_parts(name: str, args: tuple, kwargs: dict) -> tuple | None:
+    """(input, output shape, padded dims) of a replication pad (the op, or F.pad's replicate mode) the
+    forward takes, with an empty output."""
+    if name in ("replication_pad1d", "replication_pad2d", "replication_pad3d"):
+        x, pad, k = _arg(args, kwargs, 0, "self"), _arg(args, kwargs, 1, "padding"), int(name[-2])
+    elif name == "pad" and _arg(args, kwargs, 2, "mode", "constant") == "replicate" and not _arg(args, kwargs, 3, "value"):
+        x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
+        k = len(pad) // 2 if isinstance(pad, (list, tuple)) else 0
+    else:
+        return None
+    if not isinstance(x, torch.Tensor) or not isinstance(pad, (list, tuple)) or len(pad) != 2 * k or k not in (1, 2, 3):
+        return None
+    if not all(isinstance(p, int) and not isinstance(p, bool) and -2**62 <= p < 2**62 for p in pad):
+        return None
+    if x.dim() not in (k + 1, k + 2) or any(n == 0 for n in x.shape[x.dim() - k - 1:]):
+        return None
+    shape = list(x.shape)
+    for i in range(k):
+        shape[x.dim() - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    return (x, shape, k) if all(0 <= n < 2**62 for n in shape) and 0 in shape else None
+
+
+def _replicate_empty_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    parts = _replicate_empty_parts(name, args, kwargs)
+    return parts is not None and math.prod(n for n in parts[1] if n) >= 2**26
+
+
+def _replicate_empty_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    x, shape, k = _replicate_empty_parts(name, args, kwargs)
+    if x.dtype in (torch.bool, torch.uint16, torch.uint32, torch.uint64, torch.complex32):
+        raise NotImplementedError(f'"replication_pad{k}d" not implemented for {x.dtype}')
+    return torch.empty(shape, dtype=x.dtype)
+
+
+# --- reflection / replication padding backward with a grad_output of other leading sizes ----------
+
+_PAD_BACKWARDS = {f"{m}_pad{k}d_backward": k for m in ("reflection", "replication") for k in (1, 2, 3)}
+
+
+def _pad_backward_parts(name: str, args: tuple, kwargs: dict, family: str = "") -> tuple | None:
+    """(k, grad_output, self, padding) of a reflection / replication backward call (of `family`, when
+    given) with tensors and a pad list, else None."""
+    k = _PAD_BACKWARDS.get(name)
+    g, x = _arg(args, kwargs, 0, "grad_output"), _arg(args, kwargs, 1, "self")
+    pad = _arg(args, kwargs, 2, "padding")
+    if k is None or not name.startswith(family) or not isinstance(g, torch.Tensor) or not isinstance(x, torch.Tensor):
+        return None
+    return (k, g, x, pad) if isinstance(pad, (list, tuple)) else None
+
+
+def _pad_backward_leading_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """grad_output of at least self's rank whose shape is not the forward's output shape, for a self and
+    pads the forward takes: aten checks the padded sizes only and reads the rest as if they fit."""
+    parts = _pad_backward_parts(name, args, kwargs)
+    if parts is None:
+        return False
+    k, g, x, pad = parts
+    if len(pad) < 2 * k or x.dim() not in (k + 1, k + 2) or g.dim() < x.dim():
+        return False
+    if not all(isinstance(p, int) and -2**31 <= p < 2**31 for p in pad):
+        return False
+    want = list(x.shape)
+    for i in range(k):
+        want[x.dim() - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    return tuple(g.shape) != tuple(want)
+
+
+def _pad_backward_leading_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError(f"{name}: grad_output's batch or channel sizes differ from self's")
+
+
+def _pad_backward_rank_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """A backward call whose self has more dims than the op takes (aten reads it as unbatched)."""
+    parts = _pad_backward_parts(name, args, kwargs)
+    if parts is None or name == "replication_pad3d_backward" or len(parts[3]) < 2 * parts[0]:
+        return False
+    k, g, x, _ = parts
+    return x.dim() > k + 2 and g.dim() > k and (k < 3 or g.dim() == x.dim())
+
+
+def _pad_backward_short_pads_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """reflection backward with fewer than 2k pads (aten reads past the list)."""
+    parts = _pad_backward_parts(name, args, kwargs, "reflection")
+    return parts is not None and len(parts[3]) < 2 * parts[0]
+
+
+def _pad_backward_reflect_past_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """reflection backward with a pad not below its dim's size (aten's backward does not check it)."""
+    parts = _pad_backward_parts(name, args, kwargs, "reflection")
+    if parts is None:
+        return False
+    k, g, x, pad = parts
+    if x.dim() not in (k + 1, k + 2) or g.dim() != x.dim() or len(pad) < 2 * k:
+        return False
+    if not all(isinstance(p, int) for p in pad):
+        return False
+    return any(max(pad[2 * i], pad[2 * i + 1]) >= x.shape[x.dim() - 1 - i] for i in range(k))
+
+
+def _pad_backward_int32_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """replication_pad backward with a pad past int32 (its kernel sums the sizes in int)."""
+    parts = _pad_backward_parts(name, args, kwargs, "replication")
+    if parts is None:
+        return False
+    k, g, x, pad = parts
+    if g.dim() < x.dim() or x.dim() not in (k + 1, k + 2):
+        return False
+    return len(pad) == 2 * k and any(not -2**31 <= p < 2**31 for p in pad)
 
 
 # --- 3-d max pooling indices of an all -inf window in channels-last memory ---------------------------
@@ -3412,10 +3529,57 @@ KNOWN_WRONG = [
         "pad-replicate-size-wraps",
         torch_says="F.pad(torch.arange(24.).reshape(1, 2, 3, 4), (1, 1, 2**63 - 1, 2**63 - 1), mode='replicate') "
                    "returns a (1, 2, 1, 6) tensor holding input row 0: the padded height 3 + 2 * (2**63 - 1) wraps in "
-                   "int64 to 1 (with pads of 2**62: 'Trying to create tensor with negative dimension')",
+                   "int64 to 1 (with pads of 2**62: 'Trying to create tensor with negative dimension'); "
+                   "torch._C._nn.replication_pad2d, F.pad's op, the same",
         why="the padded dim has 2**64 + 1 elements, more than an int64 size can count: no such tensor exists, so "
             "the call is a RuntimeError whatever the wrapped size comes out as",
         applies=_pad_overflow_applies, correct=_pad_overflow_correct),
+    KnownWrong(
+        "pad-backward-leading-sizes",
+        torch_says="torch.ops.aten.reflection_pad1d_backward(torch.ones(0, 8), torch.ones(3, 5), [1, 2]) returns a "
+                   "(3, 5) tensor: the kernels check grad_output's padded sizes only (replication_pad3d its channels "
+                   "too) and read its other dims as if they were self's, past its end where they are smaller",
+        why="grad_output must be the forward's output shape: one of other batch or channel sizes has no gradient "
+            "for some of self's elements (or more than it), so the call is a RuntimeError, never a read past it",
+        applies=_pad_backward_leading_applies, correct=_pad_backward_leading_correct),
+    KnownWrong(
+        "replication-pad-empty-huge",
+        torch_says="torch._C._nn.replication_pad3d(torch.ones(3, 3, 4, 1), [-3, 2, 2, 1, 1, 2**31 - 1]) does not "
+                   "return for minutes: the output (3, 2**31 + 3, 7, 0) has no elements, but the kernel walks its "
+                   "2**31 planes of depth",
+        why="an output with no elements is complete as allocated: ember returns the (3, 2**31 + 3, 7, 0) tensor "
+            "at once",
+        applies=_replicate_empty_applies, correct=_replicate_empty_correct),
+    KnownWrong(
+        "pad-backward-reflect-past-dim",
+        torch_says="torch.ops.aten.reflection_pad3d_backward(torch.ones(2, 3, 4, 3, 6), torch.ones(2, 3, 3, 4, 2), "
+                   "[2, 2, 1, -2, 0, 1]) crashes the process: a width pad of 2 on a width of 2 mirrors past the "
+                   "input, and the backward kernel writes there",
+        why="the forward refuses that pad ('Argument #4: Padding size should be less than the corresponding input "
+            "dimension'), so the backward raises the same RuntimeError",
+        applies=_pad_backward_reflect_past_applies, correct=_pad_backward_leading_correct),
+    KnownWrong(
+        "pad-backward-rank",
+        torch_says="torch.ops.aten.replication_pad1d_backward(torch.ones(3, 8), torch.ones(0, 4, 0, 0), [2, 2]) "
+                   "returns a (0, 4, 0, 0) tensor: a self of more dims than the forward takes is read as an "
+                   "unbatched input, its width at dim 1",
+        why="the forward refuses that self ('Expected 2D or 3D (batch mode) tensor ...'), so there is no gradient "
+            "for it: the same RuntimeError",
+        applies=_pad_backward_rank_applies, correct=_pad_backward_leading_correct),
+    KnownWrong(
+        "pad-backward-short-padding",
+        torch_says="torch.ops.aten.reflection_pad2d_backward(g, torch.ones(3, 4, 5), [1, 2, 2]) reads a fourth pad "
+                   "past the end of the list (whatever that memory holds)",
+        why="the op takes 2k pads, as its forward says ('padding size is expected to be 4, but got: 3'): a "
+            "RuntimeError",
+        applies=_pad_backward_short_pads_applies, correct=_pad_backward_leading_correct),
+    KnownWrong(
+        "pad-backward-int32-sizes",
+        torch_says="torch.ops.aten.replication_pad2d_backward(torch.ones(2, 3, 3, 6), torch.ones(2, 3, 2, 5), "
+                   "[-1, 2, 1, 2**32]) returns a (2, 3, 2, 5) tensor: the kernel adds the height 2 + 1 + 2**32 in "
+                   "int32, where it wraps to 3, the grad_output's height",
+        why="the forward's height is 2**32 + 3, so a grad_output of height 3 is not its gradient: a RuntimeError",
+        applies=_pad_backward_int32_applies, correct=_pad_backward_leading_correct),
     KnownWrong(
         "max-pool3d-channels-last-neginf-index",
         torch_says="F.max_pool3d_with_indices(torch.full((1, 2, 4, 4, 4), -inf).contiguous(memory_format="

@@ -226,6 +226,9 @@ struct ShapeKernels {
   void (*triangle_strided)(const Tensor& t, int64_t k, bool lower);
   // cat: src into dst's slab [offset, offset + src.size(dim)) along dim; both contiguous, one dtype.
   void (*cat_block)(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset);
+  // reflection / replication padding (before: the pad ahead of each of out's dims, 0 where
+  // unpadded): out = in padded; backward adds the gradient out into the zeroed gradient in.
+  void (*pad)(const Tensor& in, const Tensor& out, IntArrayRef before, bool reflect, bool backward);
 };
 
 struct LinalgKernels {

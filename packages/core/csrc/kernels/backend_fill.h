@@ -64,7 +64,7 @@ Backend filled_backend(DeviceType device, const F& f) {
   b.conv = {f, f, f};
   b.pool = {f, f, f, f, f, f, f, f, f};
   b.index = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
-  b.shape = {f, f, f, f};
+  b.shape = {f, f, f, f, f};
   b.linalg = {lapack<float>(f), lapack<double>(f), f, f};
   b.softmax = {f, f};
   b.attention = {f, f, f, f};

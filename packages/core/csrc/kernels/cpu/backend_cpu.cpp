@@ -33,6 +33,7 @@
 #include "kernels/cpu/random/samplers.h"
 #include "kernels/cpu/rnn/gate_rows.h"
 #include "kernels/cpu/scan/scan_kernels.h"
+#include "kernels/cpu/shape/pad_kernels.h"
 #include "kernels/cpu/shape/shape_kernels.h"
 #include "kernels/cpu/sort/sort_kernels.h"
 
@@ -103,7 +104,7 @@ Backend make_cpu_backend() {
   b.index.bincount = indexing::bincount;
   b.index.histc = indexing::histc;
   b.index.unique_groups = indexing::unique_groups;
-  b.shape = {shapes::strided_gather, shapes::triangle, shapes::triangle_strided, shapes::cat_block};
+  b.shape = {shapes::strided_gather, shapes::triangle, shapes::triangle_strided, shapes::cat_block, shapes::pad};
   b.linalg.lapack_f = lapack::cpu_lapack_f();
   b.linalg.lapack_d = lapack::cpu_lapack_d();
   b.linalg.lu_solve_f = static_cast<void (*)(int64_t, int64_t, const float*, const int*, float*)>(lu_solve_blocked);

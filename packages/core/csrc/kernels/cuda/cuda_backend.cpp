@@ -50,7 +50,10 @@ const Backend& cuda_backend() {
     b.reduce.arg_reduce = cuda::arg_reduce;
     b.reduce.cumulative = cuda::cumulative;
     b.reduce.moments = cuda::moments;
-    b.shape = {cuda::strided_gather, cuda::triangle, cuda::triangle_strided, cuda::cat_block};
+    b.shape.strided_gather = cuda::strided_gather;  // pad: no CUDA kernel yet (F.pad gathers there)
+    b.shape.triangle = cuda::triangle;
+    b.shape.triangle_strided = cuda::triangle_strided;
+    b.shape.cat_block = cuda::cat_block;
     b.scan = {cuda::logcumsumexp, cuda::cum_extreme_indices};
     b.sort = {cuda::sort, cuda::topk, cuda::select};
     b.gemm.sgemm = cuda::sgemm;

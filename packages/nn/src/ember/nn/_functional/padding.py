@@ -1,6 +1,8 @@
-"""``F.pad``: constant padding is ``ember.constant_pad_nd``; reflect / replicate / circular
-gather each padded dimension through an index (``index_select``), so autograd and double
-backward come from the index ops."""
+"""``F.pad``: constant padding is ``ember.constant_pad_nd``; reflect and replicate are aten's
+``reflection_pad{1,2,3}d`` / ``replication_pad{1,2,3}d`` (``ember._nn``) on the CPU. Circular
+padding, and the other modes off the CPU (those ops have no GPU kernel yet, so no meta one
+either), gather each padded dimension through an index (``index_select``), so autograd and
+double backward come from the index ops."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ember._toplevel_nn import as_aten_allocates
 __all__ = ["pad"]
 
 _MODES = ("constant", "reflect", "replicate", "circular")
+_ATEN_PREFIX = {"reflect": "reflection", "replicate": "replication"}
 _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
               "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
@@ -45,6 +48,8 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
     k, nd = len(pad) // 2, input.dim()
     if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n\n{_SUPPORTED}")
+    if mode != "circular" and any(p < -2**62 for p in pad):  # entering aten's op: c10::SymInt's symbolic range
+        raise RuntimeError("SymIntArrayRef expected to contain only concrete integers")
     if mode != "circular" and any(s == 0 for s in input.shape[nd - k - 1:]):  # an unbatched input has no batch dim
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
                            f"non-zero dimensions for input, but got: {list(input.shape)}")
@@ -100,6 +105,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     pad = [int(p) for p in pad]
     _check(input, pad, mode)
     k, nd = len(pad) // 2, input.dim()
+    if mode != "circular" and input.device.type == "cpu":
+        return getattr(ember._nn, f"{_ATEN_PREFIX[mode]}_pad{k}d")(input, pad)
     shape = list(input.shape[:nd - k]) + [input.shape[nd - 1 - i] + pad[2 * i] + pad[2 * i + 1]
                                           for i in reversed(range(k))]
     if math.prod(shape) == 0:  # nothing to gather (and no index the size of a huge empty dim to build)

@@ -113,7 +113,6 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         return ember.empty(shape, dtype=input.dtype, device=input.device)
     # One gather over the padded dims flattened together: a single copy forward, a single
     # index_add backward.
-    k, nd = len(pad) // 2, input.dim()
     sizes = [input.shape[nd - k + j] for j in range(k)]
     flat = ember.zeros(1, dtype=ember.int64, device=input.device)
     out_sizes = []

@@ -5,6 +5,7 @@ Outputs (into the build tree, never committed):
   ops_pointwise.cpp     op bodies for the `pointwise` family
   kernel_table.h        the table of pointwise kernel function pointers
   kernels_pointwise.cpp scalar functors + loops (compiled once per CPU capability)
+  kernels_pointwise_avx512.cpp  the `avx512: true` kernels once more, for the AVX-512 build
   cuda_pointwise_*.cu   the same functors launched on the GPU, in CUDA_PARTS units (EMBER_CUDA only)
   bindings.cpp          Python bindings: module functions and Tensor methods
   docstrings.cpp        their docstrings (text signature + docs_ops/*.yaml prose), apart so a
@@ -287,18 +288,24 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
     return out
 
 
-def gen_kernels(kernels: dict) -> str:
+def gen_kernels(kernels: dict, fill: str = "fill_pointwise") -> str:
     out = [HEADER, '#include "kernel_table.h"', '#include "iter/elementwise_iter.h"',
            '#include "kernels/cpu/loops.h"', '#include "kernels/cpu/pointwise/scalar_ops.h"', "",
            "namespace ember::cpu::EMBER_CAP {", "namespace {", *functor_defs(kernels), "}  // namespace", ""]
     for name, k in kernels.items():
         out += kernel_body(name, k, "cpu")
     out.append("")
-    out.append("void fill_pointwise(PointwiseKernels& t) {")
+    out.append(f"void {fill}(PointwiseKernels& t) {{")
     out += [f"  t.{name} = {name}_kernel;" for name in kernels]
     out.append("}")
     out += ["", "}  // namespace ember::cpu::EMBER_CAP", ""]
     return "\n".join(out)
+
+
+def gen_wide_kernels(kernels: dict) -> str:
+    """The kernels marked `avx512: true` once more, for a build with AVX-512 flags: the compute-bound
+    ones (exp, erf, tanh, ...), where 16 float lanes pay; the rest stay memory-bound at AVX2's 8."""
+    return gen_kernels({n: k for n, k in kernels.items() if k.get("avx512")}, "fill_pointwise_wide")
 
 
 # The CUDA kernels come in this many translation units: nvcc compiles them in parallel, and
@@ -751,6 +758,7 @@ def main() -> None:
         cpp_dir / "ops_pointwise.cpp": gen_ops_pointwise(ops, kernels),
         cpp_dir / "kernel_table.h": gen_kernel_table(kernels),
         cpp_dir / "kernels_pointwise.cpp": gen_kernels(kernels),
+        cpp_dir / "kernels_pointwise_avx512.cpp": gen_wide_kernels(kernels),
         cpp_dir / "cuda_pointwise.h": gen_cuda_header(),
         **{cpp_dir / f"cuda_pointwise_{i}.cu": gen_cuda_kernels(kernels, i) for i in range(CUDA_PARTS)},
         cpp_dir / "bindings.cpp": gen_bindings(ops, cuda),

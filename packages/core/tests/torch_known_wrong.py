@@ -1248,9 +1248,11 @@ def _gelu_bw_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 def _gelu_bw_flush_applies(name: str, args: tuple, kwargs: dict) -> bool:
     g, x, approximate = _gelu_bw_parts(args, kwargs)
-    # float32 / bfloat16 only: oneDNN's path (float16 and float64 take aten's formula)
+    # oneDNN's path: float32 / bfloat16, and float16 on CPUs with AVX512-FP16 (elsewhere float16 takes
+    # aten's formula, which is the corrected value anyway); float64 always takes aten's formula
     return (name == "gelu_backward" and approximate == "none" and isinstance(g, torch.Tensor)
-            and isinstance(x, torch.Tensor) and x.dtype in (torch.float32, torch.bfloat16) and g.dtype == x.dtype
+            and isinstance(x, torch.Tensor) and x.dtype in (torch.float32, torch.bfloat16, torch.float16)
+            and g.dtype == x.dtype
             and tuple(torch.broadcast_shapes(g.shape, x.shape)) == tuple(x.shape)
             and not bool(torch.isfinite(g).all()))
 
@@ -3386,7 +3388,8 @@ KNOWN_WRONG = [
         torch_says="torch.ops.aten.gelu_backward(torch.full((2,), inf), torch.tensor([-9.9, -12.0])) is [nan, nan] "
                    "(float32 and bfloat16, contiguous: oneDNN's eltwise_gelu_erf backward returns a derivative of "
                    "exactly 0 from x = -6.152 down, where float32's is -2.06e-21 at -9.9 and -2.58e-31 at -12); "
-                   "with oneDNN disabled, or in float16 (aten's formula), the same call is [-inf, -inf]",
+                   "with oneDNN disabled, or in float16 on a CPU without AVX512-FP16 (aten's formula), the same "
+                   "call is [-inf, -inf]; with AVX512-FP16 float16 is flushed as well",
         why="d gelu / dx = Phi(x) + x phi(x) is nonzero and representable in float32 down to x = -14.1 "
             "(float64 reference: -2.0604e-21 at -9.9), and inf times a nonzero finite number is +-inf (IEEE); "
             "below -14.1 the float32 derivative underflows to 0 and inf * 0 is NaN, as PyTorch gives there too. "

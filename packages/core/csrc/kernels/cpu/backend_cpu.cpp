@@ -4,7 +4,6 @@
 // every other family picks its ISA variant inside its own entry points (isa_variants.h).
 #include "core/cpu_capability.h"
 #include "kernels/backend.h"
-#include "kernels/cpu/activation/activation_avx512.h"
 #include "kernels/cpu/attention/flash_attention.h"
 #include "kernels/cpu/complex/complex_gemm.h"
 #include "kernels/cpu/complex/complex_parts.h"
@@ -46,6 +45,9 @@ namespace cpu::avx2 {
 void fill_pointwise(PointwiseKernels&);
 void fill_cpu(Backend&);
 }  // namespace cpu::avx2
+namespace cpu::avx512 {
+void fill_pointwise_wide(PointwiseKernels&);  // only the ops.yaml kernels marked avx512
+}  // namespace cpu::avx512
 
 namespace {
 
@@ -59,7 +61,7 @@ Backend make_cpu_backend() {
     cpu::base::fill_pointwise(b.pointwise);
     cpu::base::fill_cpu(b);
   }
-  cpu::use_avx512_activations(b.pointwise);
+  if (cpu_has_avx512()) cpu::avx512::fill_pointwise_wide(b.pointwise);
   // static_cast picks the float / double overload of each kernel.
   b.gemm.sgemm = static_cast<GemmKernels::Sgemm>(blas_gemm);
   b.gemm.dgemm = static_cast<GemmKernels::Dgemm>(blas_gemm);

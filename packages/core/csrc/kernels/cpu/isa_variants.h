@@ -18,8 +18,9 @@
 //     in CMakeLists.txt: base and avx2) into ember::cpu::<cap>, the table filled from the
 //     allowed build by kernels/cpu/backend_cpu.cpp. Used only there: ~100 generated kernels
 //     rely on the auto-vectoriser, which needs the ISA as a compile flag.
-//     gelu's, silu's and sigmoid's entries also have an AVX-512 build (kernels/cpu/activation/activation_avx512.cpp:
-//     form 1's target function around the table's loop), swapped in where AVX-512 is allowed.
+//     The generated kernels marked `avx512: true` in ops.yaml (the compute-bound ones: exp, erf,
+//     tanh, gelu, ...) are built a third time, for AVX-512 (kernels_pointwise_avx512.cpp), and
+//     replace their AVX2 entries where AVX-512 is allowed.
 //
 // Form 1:
 //

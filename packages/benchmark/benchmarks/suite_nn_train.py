@@ -60,6 +60,11 @@ def batch_norm_in(lib: ModuleType) -> dict[str, Any]:
     return {"x": lib.randn(32, 64, 28, 28).requires_grad_(True), "m": nn.BatchNorm2d(64)}
 
 
+def group_norm_in(lib: ModuleType) -> dict[str, Any]:
+    nn = _nn(lib)
+    return {"x": lib.randn(8, 128, 32, 32).requires_grad_(True), "m": nn.GroupNorm(16, 128), "F": nn.functional}
+
+
 def embedding_in(lib: ModuleType) -> dict[str, Any]:
     nn = _nn(lib)
     return {"i": lib.randint(0, 30000, (64, 128)), "m": nn.Embedding(30000, 256)}
@@ -161,6 +166,10 @@ BENCHES: list[Bench] = [
           threads=1, target=1.0),
     Bench("nn-kernels", "batch_norm2d 32x64x28x28 fwd+bwd", "overhead", "m(x).sum().backward()", batch_norm_in,
           threads=1, target=1.0),
+    Bench("nn-kernels", "group_norm 8x128x32x32 (16 groups) fwd", "overhead", "m(x)", group_norm_in, threads=1,
+          target=1.0),
+    Bench("nn-kernels", "group_norm 8x128x32x32 (16 groups) fwd+bwd", "overhead", "m(x).sum().backward()",
+          group_norm_in, threads=1, target=1.0),
     Bench("nn-kernels", "embedding 64x128 of 30000x256 fwd+bwd", "overhead", "m(i).sum().backward()",
           embedding_in, threads=1, target=1.0),
     Bench("nn-kernels", "scaled_dot_product_attention 16x4x128x64 fwd+bwd", "overhead",

@@ -1,122 +1,177 @@
 // Group normalization: forward (statistics, normalize and affine in one pass) and backward
-// (statistics recomputed from the input). Double statistics. The op bodies are
+// (statistics recomputed from the input). Double statistics. The row kernels are compiled for
+// AVX-512 and AVX2 as well and picked at run time (isa_variants.h). The op bodies are
 // ops/nn/nn_norm.cpp.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/cpu/isa_variants.h"
 #include "kernels/cpu/norm/norm_kernels.h"
 
 namespace ember::norms {
 
 namespace {
 
+// The rows r0..r1 (one row: one group of one sample, len = per * s contiguous values) of a pass.
+template <class T>
+struct Groups {
+  NCS d;
+  int64_t groups, per, len;  // per: channels per group; len: a row's length (per * d.s)
+  double eps;
+  const T* x;
+  const T* g;  // backward
+  T* y;        // forward: the result; backward: dx (nullptr: not wanted)
+  ChannelView w, b;
+  opmath_t<T>*gs, *gxs;  // backward: per (sample, channel), sum(g) and rstd sum(g (x - mean))
+};
+
 // Mean and biased variance of n contiguous values (two passes: no cancellation).
 template <class T>
-void moments(const T* x, int64_t n, double& mean, double& var) {
+EMBER_VEC_INLINE void moments(const T* x, int64_t n, double& mean, double& var) {
   double s = 0;
 #pragma omp simd reduction(+ : s)
   for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
   mean = n ? s / static_cast<double>(n) : 0.0;
+  const double m = mean;
   double q = 0;
 #pragma omp simd reduction(+ : q)
   for (int64_t i = 0; i < n; ++i) {
-    double d = static_cast<double>(x[i]) - mean;
+    double d = static_cast<double>(x[i]) - m;
     q += d * d;
   }
   var = n ? q / static_cast<double>(n) : 0.0;
 }
 
+// Row r's mean (into mu) and 1 / sqrt(var + eps).
+template <class T>
+EMBER_VEC_INLINE double row_rstd(const Groups<T>& p, int64_t r, double& mu) {
+  double var;
+  moments(p.x + r * p.len, p.len, mu, var);
+  return 1.0 / std::sqrt(var + p.eps);
+}
+
+template <class T>
+EMBER_VEC_INLINE void forward_rows(const Groups<T>& p, int64_t r0, int64_t r1) {
+  const int64_t s = p.d.s;
+  for (int64_t r = r0; r < r1; ++r) {
+    double mu;
+    const double inv = row_rstd(p, r, mu);
+    for (int64_t cc = 0, c0 = (r % p.groups) * p.per; cc < p.per; ++cc) {
+      const int64_t c = c0 + cc;
+      // x * scale + shift in double, rounded once: in the input's precision the two terms
+      // cancel where x is near the mean (a group of one element: off by an ulp of x * scale)
+      const double scale = p.w[c] * inv, shift = p.b[c] - mu * p.w[c] * inv;
+      const T* xr = p.x + r * p.len + cc * s;
+      T* yr = p.y + r * p.len + cc * s;
+#pragma omp simd
+      for (int64_t k = 0; k < s; ++k) yr[k] = T(static_cast<opmath_t<T>>(static_cast<double>(xr[k]) * scale + shift));
+    }
+  }
+}
+
+// Per row: the statistics, then per channel sum(g) and rstd sum(g (x - mean)) into gs / gxs (the
+// parameter gradients' terms, added over the batch afterwards), and from them
+// dx = rstd (g w - mean(g w) - xhat mean(g w xhat)) where wanted. x and g are read twice.
+template <class T>
+EMBER_VEC_INLINE void backward_rows(const Groups<T>& p, int64_t r0, int64_t r1) {
+  using A = opmath_t<T>;
+  const int64_t per = p.per, s = p.d.s, len = p.len;
+  for (int64_t r = r0; r < r1; ++r) {
+    double mu;
+    const A rs = static_cast<A>(row_rstd(p, r, mu)), mu_a = static_cast<A>(mu);
+    const int64_t c0 = (r % p.groups) * per;
+    const T *xr = p.x + r * len, *gr = p.g + r * len;
+    A* gs = p.gs + r * per;  // row r = (sample, group): its channels' entries are contiguous
+    A* gxs = p.gxs + r * per;
+    A s1 = 0, s2 = 0;
+    for (int64_t cc = 0; cc < per; ++cc) {
+      const T *xc = xr + cc * s, *gc = gr + cc * s;
+      A tb = 0, tw = 0;
+#pragma omp simd reduction(+ : tb, tw)
+      for (int64_t k = 0; k < s; ++k) {
+        const A gv = static_cast<A>(gc[k]);
+        tb += gv;
+        tw += gv * (static_cast<A>(xc[k]) - mu_a);
+      }
+      gs[cc] = tb;
+      gxs[cc] = tw * rs;
+      const A wc = static_cast<A>(p.w[c0 + cc]);
+      s1 += wc * tb;
+      s2 += wc * tw * rs;
+    }
+    if (!p.y) continue;
+    const A inv_n = len ? A(1) / static_cast<A>(len) : A(0);
+    s1 *= inv_n;
+    s2 *= inv_n;
+    T* dr = p.y + r * len;
+    for (int64_t cc = 0; cc < per; ++cc) {
+      const A wc = static_cast<A>(p.w[c0 + cc]);
+      const T *xc = xr + cc * s, *gc = gr + cc * s;
+      T* dc = dr + cc * s;
+#pragma omp simd
+      for (int64_t k = 0; k < s; ++k) {
+        const A xh = (static_cast<A>(xc[k]) - mu_a) * rs;
+        dc[k] = T(rs * (static_cast<A>(gc[k]) * wc - s1 - xh * s2));
+      }
+    }
+  }
+}
+
+EMBER_ISA_VARIANTS(forward_rows, Groups)
+EMBER_ISA_VARIANTS(backward_rows, Groups)
+
+int64_t row_grain(int64_t len) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)); }
+
 }  // namespace
 
 void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_groups, double eps, norms::ChannelView w,
                    norms::ChannelView b) {
-  const int64_t per = d.c / num_groups, len = per * d.s, rows = d.n * num_groups;
+  const int64_t len = d.c / num_groups * d.s, rows = d.n * num_groups;
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormKernelImpl", [&] {
-    using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    scalar_t* yp = y.data<scalar_t>();
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        double mu, var;
-        moments(xp + r * len, len, mu, var);
-        const double inv = 1.0 / std::sqrt(var + eps);
-        const int64_t c0 = (r % num_groups) * per;
-        for (int64_t cc = 0; cc < per; ++cc) {
-          const int64_t c = c0 + cc;
-          // x * scale + shift in double, rounded once: in the input's precision the two terms
-          // cancel where x is near the mean (a group of one element: off by an ulp of x * scale)
-          const double scale = w[c] * inv, shift = b[c] - mu * w[c] * inv;
-          const scalar_t* p = xp + r * len + cc * d.s;
-          scalar_t* q = yp + r * len + cc * d.s;
-          for (int64_t k = 0; k < d.s; ++k) q[k] = scalar_t(static_cast<A>(static_cast<double>(p[k]) * scale + shift));
-        }
-      }
-    });
+    const Groups<scalar_t> p{
+        d, num_groups, d.c / num_groups, len,    eps, x.data<scalar_t>(), nullptr, y.data<scalar_t>(),
+        w, b,          nullptr,          nullptr};
+    auto fn = forward_rows_best<scalar_t>();
+    GilRelease nogil;
+    parallel_for(0, rows, row_grain(len), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
   });
 }
 
 void group_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                     const NCS& d, int64_t groups, double eps, norms::ChannelView w) {
-  const int64_t per = d.c / groups, len = per * d.s, rows = d.n * groups;
-  std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
+  const int64_t len = d.c / groups * d.s, rows = d.n * groups;
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
-    const scalar_t* xp = x.data<scalar_t>();
-    const scalar_t* gp = g.data<scalar_t>();
-    scalar_t* dxp = dx.defined() ? dx.data<scalar_t>() : nullptr;
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        double mu, var;
-        moments(xp + r * len, len, mu, var);
-        mean[r] = mu;
-        rstd[r] = 1.0 / std::sqrt(var + eps);
-        if (!dxp) continue;
-        const int64_t c0 = (r % groups) * per;
-        const A mu_a = static_cast<A>(mu), rs = static_cast<A>(rstd[r]);
-        A s1 = 0, s2 = 0;
-        for (int64_t cc = 0; cc < per; ++cc) {
-          const A wc = static_cast<A>(w[c0 + cc]);
-          for (int64_t k = 0; k < d.s; ++k) {
-            const int64_t i = r * len + cc * d.s + k;
-            A dxh = static_cast<A>(gp[i]) * wc;
-            s1 += dxh;
-            s2 += dxh * (static_cast<A>(xp[i]) - mu_a) * rs;
-          }
-        }
-        const A inv_n = len ? A(1) / static_cast<A>(len) : A(0);
-        s1 *= inv_n;
-        s2 *= inv_n;
-        for (int64_t cc = 0; cc < per; ++cc) {
-          const A wc = static_cast<A>(w[c0 + cc]);
-          for (int64_t k = 0; k < d.s; ++k) {
-            const int64_t i = r * len + cc * d.s + k;
-            A xh = (static_cast<A>(xp[i]) - mu_a) * rs;
-            dxp[i] = scalar_t(rs * (static_cast<A>(gp[i]) * wc - s1 - xh * s2));
-          }
-        }
-      }
-    });
-    A* dwp = dw.defined() ? dw.data<A>() : nullptr;  // the parameter gradients' dtype
+    std::vector<A> gs(static_cast<size_t>(d.n * d.c)), gxs(gs.size());
+    const Groups<scalar_t> p{d,
+                             groups,
+                             d.c / groups,
+                             len,
+                             eps,
+                             x.data<scalar_t>(),
+                             g.data<scalar_t>(),
+                             dx.defined() ? dx.data<scalar_t>() : nullptr,
+                             w,
+                             {},
+                             gs.data(),
+                             gxs.data()};
+    auto fn = backward_rows_best<scalar_t>();
+    GilRelease nogil;
+    parallel_for(0, rows, row_grain(len), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
+    // the parameter gradients (their dtype: op-math) sum those terms over the batch
+    A* dwp = dw.defined() ? dw.data<A>() : nullptr;
     A* dbp = db.data<A>();
-    parallel_for(0, d.c, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        A sw = 0, sb = 0;
-        for (int64_t i = 0; i < d.n; ++i) {
-          const int64_t r = i * groups + c / per;
-          const A mu_a = static_cast<A>(mean[r]), rs = static_cast<A>(rstd[r]);
-          const scalar_t *xr = xp + (i * d.c + c) * d.s, *gr = gp + (i * d.c + c) * d.s;
-          for (int64_t k = 0; k < d.s; ++k) {
-            A gv = static_cast<A>(gr[k]);
-            sb += gv;
-            sw += gv * (static_cast<A>(xr[k]) - mu_a) * rs;
-          }
-        }
-        dbp[c] = sb;
-        if (dwp) dwp[c] = sw;
+    for (int64_t c = 0; c < d.c; ++c) {
+      A sw = 0, sb = 0;
+      for (int64_t i = 0; i < d.n; ++i) {
+        sb += gs[static_cast<size_t>(i * d.c + c)];
+        sw += gxs[static_cast<size_t>(i * d.c + c)];
       }
-    });
+      dbp[c] = sb;
+      if (dwp) dwp[c] = sw;
+    }
   });
 }
 

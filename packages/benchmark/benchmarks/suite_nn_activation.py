@@ -54,8 +54,8 @@ BENCHES: list[Bench] = [
 ]
 
 # The everyday activations on 1M elements (cache-resident, so the kernel's arithmetic is timed, not
-# the allocator's page faults that dominate torch's 16M rows): silu, elu, leaky_relu and prelu have native kernel pairs
-# and a target; the rest show where ember still composes several passes or computes scalar code.
+# the allocator's page faults that dominate torch's 16M rows): silu, elu, leaky_relu, prelu and glu have
+# native kernel pairs and a target; the rest show where ember still composes several passes or computes scalar code.
 COMMON = [
     ("silu fwd", "with lib.no_grad(): F.silu(x)", 1.0),
     ("silu fwd+bwd", "lib.autograd.grad(F.silu(x), x, g)", 1.0),
@@ -76,6 +76,8 @@ COMMON = [
     ("hardtanh fwd", "with lib.no_grad(): F.hardtanh(x)", None),  # clamp with two bounds
     ("prelu fwd", "with lib.no_grad(): F.prelu(x, w)", 1.0),
     ("prelu fwd+bwd", "lib.autograd.grad(F.prelu(x, w), (x, w), g)", 1.0),
+    ("glu fwd", "with lib.no_grad(): F.glu(x)", 1.0),  # halves of the last dim: 1024 x 512 out
+    ("glu fwd+bwd", "lib.autograd.grad(F.glu(x), x, g[:, :512])", 1.0),
 ]
 BENCHES += [
     Bench("nn-activation", f"{name} 1M", "throughput", stmt, mid, threads=1, target=target)

@@ -1,5 +1,5 @@
 """Parity inputs for the ops of ops/nn_activation.yaml (aten's gelu, threshold, hardtanh, hardsigmoid,
-softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks, log_sigmoid, _prelu_kernel and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
+softplus, silu, hardswish, elu / celu, leaky_relu, the shrinks, log_sigmoid, _prelu_kernel, glu and their backward ops), compared with ``torch._C._nn`` / ``torch.ops.aten`` through
 parity_inputs' ``torch._nn`` shim."""
 
 from __future__ import annotations
@@ -220,7 +220,30 @@ def prelu_backward_cases(op: dict) -> list:
     return cs
 
 
+# glu(self, dim): halves along dim (even sizes; odd, 0-d and out-of-range dims raise), dtypes, layouts, edges
+def glu_cases(op: dict) -> list:
+    cs = [C(dt, T((3, 4), dt)) for dt in ALL]
+    cs += [C(v, T(s, view=v), 0 if v == "permute" else -1) for v, s in LAYOUTS]
+    cs += [C("dim0", T((4, 3)), 0), C("dim1", T((2, 6, 3)), 1), C("empty", T((0, 4))), C("empty-dim", T((4, 0)), 0),
+           C("odd", T((3, 5))), C("0d", T(())), C("bad-dim", T((3, 4)), 2), C("neg-dim", T((4, 3)), -2)]
+    cs += [C(f"edges-{dt}", T((2, 12), dt, values=_finite(EDGES, dt)), 0) for dt in FLOATS]
+    return cs
+
+
+# glu_backward(grad_output, self, dim): aten's order of errors (sigmoid's cast, the iterator's shapes, dtypes)
+def glu_backward_cases(op: dict) -> list:
+    cs = [C(dt, T((3, 2), dt), T((3, 4), dt), 1) for dt in FLOATS]
+    cs += [C("int-self", T((3, 2)), T((3, 4), "int64"), 1), C("int-grad", T((3, 2), "int64"), T((3, 4)), 1),
+           C("mixed", T((3, 2), "float64"), T((3, 4)), 1), C("broadcast", T((1, 2)), T((3, 4)), 1),
+           C("bad-shape", T((3, 3)), T((3, 4)), 1), C("too-wide", T((2, 3, 2)), T((3, 4)), 1),
+           C("odd", T((3, 2)), T((3, 5)), 1), C("0d", T(()), T(()), 0), C("strided", T((2, 3)), T((4, 3), view="t"), 0),
+           C("dim0", T((2, 3)), T((4, 3)), 0), C("empty", T((0, 2)), T((0, 4)), 1)]
+    cs += [C(f"edges-{dt}", T((1, 12), dt), T((2, 12), dt, values=_finite(EDGES, dt)), 0) for dt in FLOATS]
+    return cs
+
+
 BUILDERS = {
+    "glu": glu_cases, "glu_backward": glu_backward_cases,
     "_prelu_kernel": prelu_cases, "_prelu_kernel_backward": prelu_backward_cases,
     "gelu": gelu_cases, "gelu_backward": gelu_backward_cases,
     "threshold": threshold_cases, "hardtanh": hardtanh_cases, "hardtanh_backward": bounds_backward_cases,

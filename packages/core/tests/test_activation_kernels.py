@@ -1,5 +1,5 @@
 """The native activation kernel pairs of ops/nn_activation.yaml that replaced Python composites (silu,
-hardswish, elu with selu and celu, leaky_relu, hardshrink, softshrink, logsigmoid) against torch's: values in every float dtype, the first and second
+hardswish, elu with selu and celu, leaky_relu, hardshrink, softshrink, logsigmoid, glu) against torch's: values in every float dtype, the first and second
 derivative, the node's name, and the in-place form."""
 
 from __future__ import annotations
@@ -128,3 +128,35 @@ def test_log_sigmoid_backward_buffer_takes_no_gradient() -> None:
         backward = L.ops.aten.log_sigmoid_backward if L is torch else L._nn.log_sigmoid_backward
         with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'buffer'"):
             backward(g, x, b)
+
+
+# ---- glu: aten's kernel pair (GluBackward0, GluBackwardBackward0) instead of a * sigmoid(b) ----
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_values(dtype: str, dim: int) -> None:
+    vals = [min(max(v, -6e4), 6e4) for v in VALUES]  # 20 values: a 4 x 5 grid halves along 0, 5 x 4 along 1
+    got = []
+    for L in (ember, torch):
+        x = L.tensor(vals, dtype=getattr(L, dtype)).reshape((4, 5) if dim == 0 else (5, 4))
+        got.append(torch.tensor(L.nn.functional.glu(x, dim).float().tolist()))
+    torch.testing.assert_close(got[0], got[1], rtol=1e-6 if dtype in ("float32", "float64") else 1e-2, atol=1e-30,
+                               equal_nan=True)
+
+
+def _glu_grads(L: Any) -> tuple:
+    """First and second derivatives of glu along dim 1, and the double backward into grad_output."""
+    x = L.linspace(-6, 6, 48, dtype=L.float64).reshape(4, 12).requires_grad_()
+    go = L.linspace(-1, 2, 24, dtype=L.float64).reshape(4, 6).requires_grad_()
+    y = L.nn.functional.glu(x, 1)
+    (g,) = L.autograd.grad(y, x, go, create_graph=True)
+    w = L.linspace(1, 2, 48, dtype=L.float64).reshape(4, 12)
+    gx, ggo = L.autograd.grad((g * w).sum(), (x, go))
+    return [t.detach().tolist() for t in (y, g, gx, ggo)], type(y.grad_fn).__name__, type(g.grad_fn).__name__
+
+
+def test_glu_derivatives_and_nodes() -> None:
+    got, names = _glu_grads(ember), _glu_grads(torch)
+    assert got[1:] == names[1:] == ("GluBackward0", "GluBackwardBackward0")
+    for e, t in zip(got[0], names[0], strict=True):
+        torch.testing.assert_close(torch.tensor(e, dtype=torch.float64), torch.tensor(t, dtype=torch.float64))

@@ -404,3 +404,17 @@ def test_new_factories_take_size_keyword(name: str) -> None:
         getattr(ember.ones(2), name)(2, size=(3,))
     with pytest.raises(TypeError, match="unexpected keyword argument 'sz'"):
         getattr(ember.ones(2), name)(sz=2)
+
+
+@pytest.mark.parametrize("name", ["new_empty", "new_zeros", "new_ones", "new_full"])
+def test_new_factories_take_layout_and_pin_memory(name: str) -> None:
+    """PyTorch's new_* take layout= and pin_memory= too (torch.autograd.gradcheck passes layout=)."""
+    torch = pytest.importorskip("torch")
+    for L in (ember, torch):
+        x = L.ones(2, dtype=L.float64)
+        args = ((2, 3), 1.5) if name == "new_full" else ((2, 3),)
+        y = getattr(x, name)(*args, layout=L.strided, pin_memory=False)
+        assert tuple(y.shape) == (2, 3) and y.layout == L.strided and str(y.dtype) == "torch.float64"
+        if not L.cuda.is_available():
+            with pytest.raises(RuntimeError, match="pin_memory=True requires"):
+                getattr(x, name)(*args, pin_memory=True)

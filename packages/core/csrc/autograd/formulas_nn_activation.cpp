@@ -33,6 +33,25 @@ Tensor gelu_double_backward(const Tensor& gg, const Tensor& grad_output, const T
   return ag::mul(ag::mul(gg, grad_output), d2);
 }
 
+Tensor glu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim()), h = self.size(d) / 2;
+  Tensor a = ag::narrow(self, d, 0, h), s = ag::sigmoid(ag::narrow(self, d, h, h));
+  Tensor ds = ag::mul(s, one_minus(s));  // sigmoid'(b)
+  Tensor gg_b_g = ag::mul(ag::narrow(gg, d, h, h), grad_output);
+  Tensor grad_a = ag::mul(gg_b_g, ds);
+  Tensor grad_b = ag::add(ag::mul(ag::mul(ag::mul(gg_b_g, a), ds), one_minus(scale(s, 2.0))),
+                          ag::mul(ag::mul(grad_output, ag::narrow(gg, d, 0, h)), ds), kOne);
+  return ag::cat(TensorList{grad_a, grad_b}, d);
+}
+
+Tensor glu_double_backward_grad_output(const Tensor& gg, const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim()), h = self.size(d) / 2;
+  DimVector half(self.sizes().begin(), self.sizes().end());
+  half[static_cast<size_t>(d)] = h;
+  Tensor t = ag::mul(gg, ag::glu_backward(ones(half, self.dtype(), self.device()), self, dim));
+  return ag::add(ag::narrow(t, d, 0, h), ag::narrow(t, d, h, h), kOne);
+}
+
 Tensor softplus_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
                                 const Scalar& threshold) {
   Tensor x = ag::mul(self, wrap_scalar(beta));

@@ -28,6 +28,12 @@ Tensor hardswish_double_backward(const Tensor& gg, const Tensor& grad_output, co
 Tensor elu_double_backward(const Tensor& gg, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
                            const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
 
+// glu_backward's derivatives (aten's glu_double_backward and glu_double_backward_grad_output): with
+// a, b the halves of self, s = sigmoid(b) and gg's halves gg_a, gg_b, d/d(self) is
+// [gg_b g s (1 - s), gg_b g a s (1 - s) (1 - 2 s) + gg_a g s (1 - s)], d/d(grad_output) gg_a s + gg_b s (1 - s) a.
+Tensor glu_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& self, int64_t dim);
+Tensor glu_double_backward_grad_output(const Tensor& gg, const Tensor& self, int64_t dim);
+
 // log_sigmoid's buffer e^-|self| (the kernel of ops/core/pointwise_handwritten.cpp; not differentiated).
 Tensor log_sigmoid_buffer(const Tensor& self);
 // d(log_sigmoid_backward)/d(self) applied to gg: gg * grad_output * (s - 1) s, s = sigmoid(self).

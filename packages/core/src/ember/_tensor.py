@@ -555,7 +555,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-                  **size_kw: Any) -> Tensor:
+                  layout: Any = None, pin_memory: bool = False, **size_kw: Any) -> Tensor:
         """A new uninitialized tensor of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -563,6 +563,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             dtype (ember.dtype, optional): the result's dtype.
             device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
+            layout (ember.layout, optional): ``ember.strided`` (the only layout).
+            pin_memory (bool): page-locked host memory (needs a GPU, as in PyTorch).
 
         Returns:
             Tensor: the new tensor (its values are whatever the memory held).
@@ -573,10 +575,10 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             torch.Size([2, 3])
         """
         return _C.empty(*_new_size(size, size_kw, "new_empty"), dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)
+                      requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-                  **size_kw: Any) -> Tensor:
+                  layout: Any = None, pin_memory: bool = False, **size_kw: Any) -> Tensor:
         """A new tensor of zeros of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -584,6 +586,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             dtype (ember.dtype, optional): the result's dtype.
             device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
+            layout (ember.layout, optional): ``ember.strided`` (the only layout).
+            pin_memory (bool): page-locked host memory (needs a GPU, as in PyTorch).
 
         Returns:
             Tensor: the new tensor.
@@ -594,10 +598,10 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             tensor([0, 0, 0])
         """
         return _C.zeros(*_new_size(size, size_kw, "new_zeros"), dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)
+                      requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-                  **size_kw: Any) -> Tensor:
+                  layout: Any = None, pin_memory: bool = False, **size_kw: Any) -> Tensor:
         """A new tensor of ones of the given size, with this tensor's dtype unless ``dtype`` is given.
 
         Args:
@@ -605,6 +609,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             dtype (ember.dtype, optional): the result's dtype.
             device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
+            layout (ember.layout, optional): ``ember.strided`` (the only layout).
+            pin_memory (bool): page-locked host memory (needs a GPU, as in PyTorch).
 
         Returns:
             Tensor: the new tensor.
@@ -616,10 +622,10 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
                     [1., 1.]])
         """
         return _C.ones(*_new_size(size, size_kw, "new_ones"), dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)
+                      requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
         """A new tensor of the given size filled with ``fill_value``, with this tensor's dtype unless
         ``dtype`` is given.
 
@@ -629,6 +635,8 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             dtype (ember.dtype, optional): the result's dtype.
             device (ember.device, optional): the result's device (this tensor's unless given).
             requires_grad (bool): whether autograd records operations on the result.
+            layout (ember.layout, optional): ``ember.strided`` (the only layout).
+            pin_memory (bool): page-locked host memory (needs a GPU, as in PyTorch).
 
         Returns:
             Tensor: the new tensor.
@@ -639,7 +647,7 @@ class Tensor(_C.TensorBase, DLPackMethods, ExtraMethods, ComplexMethods):
             tensor([7., 7.])
         """
         return _C.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                       requires_grad=requires_grad)
+                       requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)
 
     # ---- pickling: values, dtype, shape and requires_grad (subclasses such as
     # Parameter come back as themselves); ember.save is the format for files.

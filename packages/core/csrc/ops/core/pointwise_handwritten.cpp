@@ -29,6 +29,12 @@ Tensor run_pointwise(const char* name, NamedKernel k, DtypeRule rule, const Tens
   return it.take_output();
 }
 
+void same_dtype_as_self(const Tensor& self, std::initializer_list<const Tensor*> others) {
+  for (const Tensor* t : others)
+    EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
+                legacy_name(self.dtype()));
+}
+
 // ---- round ----
 // round(x) and round(x, decimals=d) are separate overloads: an explicit
 // decimals on an integer tensor raises even when it is 0, as in PyTorch.
@@ -596,9 +602,7 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
   EMBER_CHECK(!(GradMode::is_enabled() && buffer.requires_grad()),
               "The function 'log_sigmoid_backward' is not differentiable with respect to argument 'buffer'. This "
               "input cannot have requires_grad True.");
-  for (const Tensor* t : {&buffer, &grad_output})
-    EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
-                legacy_name(self.dtype()));
+  same_dtype_as_self(self, {&buffer, &grad_output});
   return run_pointwise("log_sigmoid_backward", EMBER_KERNEL(log_sigmoid_backward), DtypeRule::Promote, Tensor(), false,
                        {&grad_output, &self, &buffer});
 }

@@ -22,4 +22,8 @@ struct NamedKernel {
 Tensor run_pointwise(const char* name, NamedKernel k, DtypeRule rule, const Tensor& out, bool inplace,
                      std::initializer_list<const Tensor*> inputs, std::initializer_list<Scalar> params = {});
 
+// aten's default iterator config promotes nothing: every operand must have self's dtype
+// ("Found dtype Long but expected Float"), checked after the shapes.
+void same_dtype_as_self(const Tensor& self, std::initializer_list<const Tensor*> others);
+
 }  // namespace ember

@@ -10,15 +10,6 @@
 
 namespace ember {
 
-namespace {
-// aten's iterators here promote nothing: every operand has self's dtype.
-void same_dtype_as_self(const Tensor& self, std::initializer_list<const Tensor*> others) {
-  for (const Tensor* t : others)
-    EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
-                legacy_name(self.dtype()));
-}
-}  // namespace
-
 Tensor _prelu_kernel(const Tensor& self, const Tensor& weight) {
   (void)broadcast_shapes(self.sizes(), weight.sizes());
   same_dtype_as_self(self, {&weight});

@@ -111,9 +111,7 @@ Tensor nn_huber_loss_backward(const Tensor& grad_output, const Tensor& self, con
                               double delta) {
   // aten's default iterator: the shapes, then every operand of the gradient's (self's) dtype
   Tensor out = grad_like_self(grad_output, self, target);
-  for (const Tensor* t : {&target, &grad_output})
-    EMBER_CHECK(t->dtype() == self.dtype(), "Found dtype ", legacy_name(t->dtype()), " but expected ",
-                legacy_name(self.dtype()));
+  same_dtype_as_self(self, {&target, &grad_output});
   float_only("huber_backward_cpu_out", self.dtype());
   return run_pointwise("huber_loss_backward", EMBER_KERNEL(huber_backward), DtypeRule::Promote, out, false,
                        {&self, &target, &grad_output},

@@ -461,13 +461,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     """
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    n = input.size(dim)  # ember's dim wrapping: IndexError for a dim out of range, as PyTorch
-    if n % 2:
-        d = dim + input.dim() if dim < 0 else dim
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
-    h = n // 2
-    float_kernel(input, "glu_cpu")
-    return _in_float(lambda x: x.narrow(dim, 0, h) * ember.sigmoid(x.narrow(dim, h, h)))(input)
+    return ember._nn.glu(input, dim)  # aten's kernel pair (GluBackward0)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -428,3 +428,21 @@ def test_zero_size_storage_overflow_as_c10(sizes: tuple, factory: str) -> None:
             return str(e)
 
     assert outcome(ember) == outcome(torch)
+
+
+# ---- F.pad circular: aten's checks on exact sizes ---------------------------------------------
+
+@pytest.mark.parametrize("pad", [(-4, 0), (-3, 0), (-2, -1), (-2**63, 0), (2**62, 0), (-2**62, -2**62)])
+def test_pad_circular_negative_sizes_match_torch(pad: tuple) -> None:
+    """Cropping past the whole dim is aten's own negative-padding error (was empty()'s negative-dimension one)."""
+    check(lambda L: L.nn.functional.pad(L.ones(1, 2, 3), pad, mode="circular"))
+
+
+def test_pad_circular_size_wraps() -> None:
+    """A padded size below -2**63: torch's int64 sum wraps to 3 and it returns a tensor; ember raises aten's error."""
+    args = (torch.ones(1, 2, 3), (-2**63, -2**63))
+    with pytest.raises(RuntimeError, match="Negative padding value is resulting in an empty dimension"):
+        _entry("pad-circular-size-wraps", "pad", args, {"mode": "circular"})
+    with pytest.raises(RuntimeError, match="Negative padding value is resulting in an empty dimension"):
+        ember.nn.functional.pad(ember.ones(1, 2, 3), (-2**63, -2**63), mode="circular")
+    assert tuple(torch.nn.functional.pad(*args, mode="circular").shape) == (1, 2, 3)  # torch's wrapped answer

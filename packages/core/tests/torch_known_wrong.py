@@ -2645,17 +2645,30 @@ def _randperm_overlap_correct(name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- replicate padding whose padded size passes int64 ---------------------------------------------
 
+def _int64_pads(x: Any, pad: Any) -> bool:
+    """A tensor and 1 to 3 pairs of int64 pads (what aten's pad ops parse)."""
+    return (isinstance(x, torch.Tensor) and isinstance(pad, (list, tuple)) and len(pad) in (2, 4, 6)
+            and all(isinstance(p, int) and not isinstance(p, bool) and -2**63 <= p < 2**63 for p in pad))
+
+
+def _f_pad_parts(name: str, args: tuple, kwargs: dict, mode: str) -> tuple | None:
+    """(input, pad) of an F.pad call in ``mode`` with no value; None for any other call."""
+    if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != mode or _arg(args, kwargs, 3, "value"):
+        return None
+    return _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
+
+
 def _pad_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
     if name in ("replication_pad1d", "replication_pad2d", "replication_pad3d"):  # F.pad's op itself
         x, pad = _arg(args, kwargs, 0, "self"), _arg(args, kwargs, 1, "padding")
         if not isinstance(pad, (list, tuple)) or len(pad) != 2 * int(name[-2]):
             return False
     else:
-        x, pad = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "pad")
-        if name != "pad" or _arg(args, kwargs, 2, "mode", "constant") != "replicate" or _arg(args, kwargs, 3, "value"):
+        parts = _f_pad_parts(name, args, kwargs, "replicate")
+        if parts is None:
             return False
-    if not (isinstance(x, torch.Tensor) and isinstance(pad, (list, tuple)) and len(pad) in (2, 4, 6)
-            and all(isinstance(p, int) and not isinstance(p, bool) and -2**63 <= p < 2**63 for p in pad)):
+        x, pad = parts
+    if not _int64_pads(x, pad):
         return False
     k = len(pad) // 2
     if x.dim() not in (k + 1, k + 2) or any(s == 0 for s in x.shape[x.dim() - k - 1:]):
@@ -2665,6 +2678,25 @@ def _pad_overflow_applies(name: str, args: tuple, kwargs: dict) -> bool:
 
 def _pad_overflow_correct(name: str, args: tuple, kwargs: dict) -> Any:
     raise RuntimeError("pad: the padded size overflows int64")
+
+
+def _pad_circular_wrap_applies(name: str, args: tuple, kwargs: dict) -> bool:
+    """F.pad circular where aten's checks pass (every pad within its dim, each int64 sum >= 0) only because a
+    padded size below -2**63 wraps around int64 to a size >= 0."""
+    parts = _f_pad_parts(name, args, kwargs, "circular")
+    if parts is None or not _int64_pads(*parts) or parts[0].dim() not in (len(parts[1]) // 2 + 1, len(parts[1]) // 2 + 2):
+        return False
+    x, pad = parts
+    k = len(pad) // 2
+    dims = [(x.shape[x.dim() - 1 - i], pad[2 * i], pad[2 * i + 1]) for i in range(k)]
+    if any(b > n or a > n for n, b, a in dims):
+        return False
+    wrapped = [(n + b + a + 2**63) % 2**64 - 2**63 for n, b, a in dims]
+    return all(w >= 0 for w in wrapped) and any(n + b + a < 0 for n, b, a in dims)
+
+
+def _pad_circular_wrap_correct(name: str, args: tuple, kwargs: dict) -> Any:
+    raise RuntimeError("Negative padding value is resulting in an empty dimension")
 
 
 # --- replication padding to an empty output with a huge padded dim -------------------------------
@@ -3537,6 +3569,14 @@ KNOWN_WRONG = [
         why="the padded dim has 2**64 + 1 elements, more than an int64 size can count: no such tensor exists, so "
             "the call is a RuntimeError whatever the wrapped size comes out as",
         applies=_pad_overflow_applies, correct=_pad_overflow_correct),
+    KnownWrong(
+        "pad-circular-size-wraps",
+        torch_says="F.pad(torch.ones(1, 2, 3), (-2**63, -2**63), mode='circular') returns a (1, 2, 3) tensor: the "
+                   "padded width 3 - 2**64 wraps in int64 to 3, so aten's 'Negative padding value is resulting in an "
+                   "empty dimension' check passes",
+        why="the padded width is 3 - 2**64, below zero: the call is aten's own negative-padding RuntimeError, "
+            "whatever the wrapped int64 sum comes out as",
+        applies=_pad_circular_wrap_applies, correct=_pad_circular_wrap_correct),
     KnownWrong(
         "pad-backward-leading-sizes",
         torch_says="torch.ops.aten.reflection_pad1d_backward(torch.ones(0, 8), torch.ones(3, 5), [1, 2]) returns a "

@@ -53,6 +53,13 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
     if mode != "circular" and any(s == 0 for s in input.shape[nd - k - 1:]):  # an unbatched input has no batch dim
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
                            f"non-zero dimensions for input, but got: {list(input.shape)}")
+    if mode == "circular":  # aten's _pad_circular, outermost padded dim first: the wrap, then an empty size
+        for i in reversed(range(k)):
+            n, before, after = input.shape[nd - 1 - i], pad[2 * i], pad[2 * i + 1]
+            if before > n or after > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + before + after < 0:  # exact (aten's int64 sum wraps past -2**63: torch_known_wrong)
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
     names = ("W", "H", "D")
     for i in range(k):
         d = nd - 1 - i
@@ -60,8 +67,6 @@ def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
         if mode == "reflect" and (before >= n or after >= n):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({before}, {after}) at dimension {d} of input {list(input.shape)}")
-        if mode == "circular" and (before > n or after > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
     # aten: too small only when every padded dim comes out empty; one negative size is empty()'s error
     ins = [input.shape[nd - 1 - i] for i in reversed(range(k))]
     for n, i in zip(ins, reversed(range(k)), strict=True):

@@ -227,6 +227,9 @@ def glu_cases(op: dict) -> list:
     cs += [C("dim0", T((4, 3)), 0), C("dim1", T((2, 6, 3)), 1), C("empty", T((0, 4))), C("empty-dim", T((4, 0)), 0),
            C("odd", T((3, 5))), C("0d", T(())), C("bad-dim", T((3, 4)), 2), C("neg-dim", T((4, 3)), -2)]
     cs += [C(f"edges-{dt}", T((2, 12), dt, values=_finite(EDGES, dt)), 0) for dt in FLOATS]
+    # glu.out (castable out=, as aten's structured binary ops)
+    cs += [Case(f"out-{dt}", (T((3, 4), dt), 1), {}, method=False, inplace=False, out=True)
+           for dt in ("float32", "float64", "bfloat16")]
     return cs
 
 

@@ -8,6 +8,12 @@ namespace ember {
 
 constexpr int64_t kGrainSize = 32768;  // elements below which threads cost more than they save
 
+// Rows per parallel chunk for rows of n elements: about kGrainSize elements a chunk, at least one row.
+inline int64_t row_grain(int64_t n) {
+  const int64_t rows = kGrainSize / (n > 1 ? n : 1);
+  return rows > 1 ? rows : 1;
+}
+
 int get_num_threads();
 void set_num_threads(int n);
 bool in_parallel_region();

@@ -18,13 +18,15 @@ namespace {
 template <class T>
 struct Groups {
   NCS d;
-  int64_t groups, per, len;  // per: channels per group; len: a row's length (per * d.s)
+  int64_t groups;
   double eps;
   const T* x;
   const T* g;  // backward
   T* y;        // forward: the result; backward: dx (nullptr: not wanted)
   ChannelView w, b;
-  opmath_t<T>*gs, *gxs;  // backward: per (sample, channel), sum(g) and rstd sum(g (x - mean))
+  opmath_t<T>*gs, *gxs;                         // backward: per (sample, channel), sum(g) and rstd sum(g (x - mean))
+  int64_t per() const { return d.c / groups; }  // channels per group
+  int64_t len() const { return per() * d.s; }   // a row's length
 };
 
 // Mean and biased variance of n contiguous values (two passes: no cancellation).
@@ -48,7 +50,7 @@ EMBER_VEC_INLINE void moments(const T* x, int64_t n, double& mean, double& var) 
 template <class T>
 EMBER_VEC_INLINE double row_rstd(const Groups<T>& p, int64_t r, double& mu) {
   double var;
-  moments(p.x + r * p.len, p.len, mu, var);
+  moments(p.x + r * p.len(), p.len(), mu, var);
   return 1.0 / std::sqrt(var + p.eps);
 }
 
@@ -58,13 +60,13 @@ EMBER_VEC_INLINE void forward_rows(const Groups<T>& p, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; ++r) {
     double mu;
     const double inv = row_rstd(p, r, mu);
-    for (int64_t cc = 0, c0 = (r % p.groups) * p.per; cc < p.per; ++cc) {
+    for (int64_t cc = 0, per = p.per(), c0 = (r % p.groups) * per; cc < per; ++cc) {
       const int64_t c = c0 + cc;
       // x * scale + shift in double, rounded once: in the input's precision the two terms
       // cancel where x is near the mean (a group of one element: off by an ulp of x * scale)
       const double scale = p.w[c] * inv, shift = p.b[c] - mu * p.w[c] * inv;
-      const T* xr = p.x + r * p.len + cc * s;
-      T* yr = p.y + r * p.len + cc * s;
+      const T* xr = p.x + r * p.len() + cc * s;
+      T* yr = p.y + r * p.len() + cc * s;
 #pragma omp simd
       for (int64_t k = 0; k < s; ++k) yr[k] = T(static_cast<opmath_t<T>>(static_cast<double>(xr[k]) * scale + shift));
     }
@@ -77,7 +79,7 @@ EMBER_VEC_INLINE void forward_rows(const Groups<T>& p, int64_t r0, int64_t r1) {
 template <class T>
 EMBER_VEC_INLINE void backward_rows(const Groups<T>& p, int64_t r0, int64_t r1) {
   using A = opmath_t<T>;
-  const int64_t per = p.per, s = p.d.s, len = p.len;
+  const int64_t per = p.per(), s = p.d.s, len = p.len();
   for (int64_t r = r0; r < r1; ++r) {
     double mu;
     const A rs = static_cast<A>(row_rstd(p, r, mu)), mu_a = static_cast<A>(mu);
@@ -122,44 +124,30 @@ EMBER_VEC_INLINE void backward_rows(const Groups<T>& p, int64_t r0, int64_t r1) 
 EMBER_ISA_VARIANTS(forward_rows, Groups)
 EMBER_ISA_VARIANTS(backward_rows, Groups)
 
-int64_t row_grain(int64_t len) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)); }
-
 }  // namespace
 
 void group_forward(const Tensor& x, const Tensor& y, const NCS& d, int64_t num_groups, double eps, norms::ChannelView w,
                    norms::ChannelView b) {
-  const int64_t len = d.c / num_groups * d.s, rows = d.n * num_groups;
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormKernelImpl", [&] {
-    const Groups<scalar_t> p{
-        d, num_groups, d.c / num_groups, len,    eps, x.data<scalar_t>(), nullptr, y.data<scalar_t>(),
-        w, b,          nullptr,          nullptr};
+    const Groups<scalar_t> p{d, num_groups, eps,    x.data<scalar_t>(), nullptr, y.data<scalar_t>(), w,
+                             b, nullptr,    nullptr};
     auto fn = forward_rows_best<scalar_t>();
     GilRelease nogil;
-    parallel_for(0, rows, row_grain(len), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
+    parallel_for(0, d.n * num_groups, row_grain(p.len()), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
   });
 }
 
 void group_backward(const Tensor& x, const Tensor& g, const Tensor& dx, const Tensor& dw, const Tensor& db,
                     const NCS& d, int64_t groups, double eps, norms::ChannelView w) {
-  const int64_t len = d.c / groups * d.s, rows = d.n * groups;
   EMBER_DISPATCH_FLOAT(x.dtype(), "GroupNormBackwardKernelImpl", [&] {
     using A = opmath_t<scalar_t>;
     std::vector<A> gs(static_cast<size_t>(d.n * d.c)), gxs(gs.size());
-    const Groups<scalar_t> p{d,
-                             groups,
-                             d.c / groups,
-                             len,
-                             eps,
-                             x.data<scalar_t>(),
-                             g.data<scalar_t>(),
-                             dx.defined() ? dx.data<scalar_t>() : nullptr,
-                             w,
-                             {},
-                             gs.data(),
-                             gxs.data()};
+    const Groups<scalar_t> p{
+        d, groups, eps,       x.data<scalar_t>(), g.data<scalar_t>(), dx.defined() ? dx.data<scalar_t>() : nullptr,
+        w, {},     gs.data(), gxs.data()};
     auto fn = backward_rows_best<scalar_t>();
     GilRelease nogil;
-    parallel_for(0, rows, row_grain(len), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
+    parallel_for(0, d.n * groups, row_grain(p.len()), [&](int64_t r0, int64_t r1) { fn(p, r0, r1); });
     // the parameter gradients (their dtype: op-math) sum those terms over the batch
     A* dwp = dw.defined() ? dw.data<A>() : nullptr;
     A* dbp = db.data<A>();

@@ -123,8 +123,6 @@ EMBER_VEC_INLINE void backward_rows(const Rows<T>& p, int64_t r0, int64_t r1) {
 EMBER_ISA_VARIANTS(forward_rows, Rows)
 EMBER_ISA_VARIANTS(backward_rows, Rows)
 
-int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
-
 }  // namespace
 
 void layer_forward(const Tensor& x, const Tensor& y, int64_t m, int64_t n, double eps, const void* w, const void* b) {

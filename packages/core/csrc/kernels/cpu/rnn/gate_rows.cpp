@@ -18,9 +18,6 @@ namespace ember::rnn {
 
 namespace {
 
-// Rows per parallel chunk so that a chunk holds about kGrainSize gate elements.
-int64_t row_grain(int64_t width) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(width, 1)); }
-
 template <class T>
 EMBER_VEC_INLINE void forward_rows(const Rows<T>& p, int64_t b0, int64_t b1) {
   const Kind k = p.k;

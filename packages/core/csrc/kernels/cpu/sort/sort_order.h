@@ -30,6 +30,4 @@ struct Greater {
 template <class scalar_t>
 using Key = opmath_t<scalar_t>;
 
-inline int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
-
 }  // namespace ember::sorting

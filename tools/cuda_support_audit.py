@@ -55,9 +55,9 @@ DTYPE_LEVEL = {"complex.pointwise", "complex.conj", "complex.from_parts", "compl
                "gemm.bf16gemm", "gemm.pack_b", "gemm.packed_gemm", "pool.max2x2_planes", "matrix.scaled_store",
                # reached on the CPU path only: index_search.cpp's device branches go around as_doubles
                "index.to_doubles"}
-# Decided by hand where the first pass cannot see it: ops that need a complex entry for every
-# dtype (their real inputs too) are unsupported although complex entries are dtype-level above.
-OVERRIDES = {"complex": "unsupported", "polar": "unsupported", "angle": "unsupported"}
+# Decided by hand where the first pass cannot see it (none at present: complex / polar / angle,
+# which need a complex entry for every dtype, have CUDA ones).
+OVERRIDES: dict[str, str] = {}
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "static_cast", "reinterpret_cast", "const_cast",
             "EMBER_CHECK", "decltype", "catch", "constexpr", "else", "operator", "noexcept", "alignas"}
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from harness import Bench, gpu_rows
 
-TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution and pooling, float32, and CUDA autocast (ratio = "
-                     "torch/ember time)"}
+TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution, pooling and padding, float32, CUDA autocast and "
+                     "a complex rotation (ratio = torch/ember time)"}
 
 
 def gnn(lib: ModuleType) -> dict[str, Any]:
-    """An image batch (32, 64, 56, 56), rows (8192, 1024) and the parameters, float32 on the GPU
-    (made on the CPU from one seed: the same data for both)."""
+    """An image batch (32, 64, 56, 56), rows (8192, 1024), the parameters, a padded image's gradient
+    and unit rotations, on the GPU (made on the CPU from one seed: the same data for both)."""
     g = lib.Generator().manual_seed(0)
     img = lib.randn(32, 64, 56, 56, generator=g).cuda()
     rows = lib.randn(8192, 1024, generator=g).cuda()
@@ -29,6 +29,8 @@ def gnn(lib: ModuleType) -> dict[str, Any]:
     return {"img": img, "rows": rows, "w3": (lib.randn(64, 64, 3, 3, generator=g) * 0.05).cuda(),
             "c64": lib.ones(64).cuda(), "z64": lib.zeros(64).cuda(), "r1024": lib.ones(1024).cuda(),
             "w1024": (lib.randn(1024, 1024, generator=g) * 0.03).cuda(), "F": F, "amp": amp,
+            "img_r": img.detach().requires_grad_(), "img_g": lib.randn(32, 64, 58, 58, generator=g).cuda(),
+            "rot": lib.polar(lib.ones(1024), lib.randn(1024, generator=g)).cuda(), "torch": lib,
             "sync": lib.cuda.synchronize}
 
 
@@ -44,6 +46,11 @@ ROWS = [
     ("autocast linear float16 8192x1024 @ 1024x1024", "amp(F.linear, rows, w1024)"),
     ("autocast conv2d 3x3 float16 32x64x56x56 -> 64", "amp(F.conv2d, img, w3, padding=1)"),
     ("autocast softmax (float32 out) 8192x1024", "amp(F.softmax, rows.half(), -1)"),
+    ("pad reflect (1,1,1,1) float32 32x64x56x56", "F.pad(img, (1, 1, 1, 1), mode='reflect')"),
+    ("pad replicate fwd+bwd float32 32x64x56x56",
+     "torch.autograd.grad(F.pad(img_r, (1, 1, 1, 1), mode='replicate'), img_r, img_g)"),
+    ("complex64 rotation 8192x1024 (view_as_complex * polar)",
+     "torch.view_as_real(torch.view_as_complex(rows.view(8192, 512, 2)) * rot[:512])"),
 ]
 
 BENCHES: list[Bench] = gpu_rows("cuda_nn", ROWS, gnn)

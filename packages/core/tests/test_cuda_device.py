@@ -82,6 +82,16 @@ def test_round_trip_through_the_device(dtype: ember.dtype) -> None:
         assert y.cpu().equal(src)
 
 
+def test_moves_keep_a_dense_layout() -> None:
+    """aten's _to_copy: a dense layout (channels-last, a transpose) survives .cuda() / .cpu() / .to()."""
+    x = ember.randn(2, 3, 4, 5)
+    for src in (x.contiguous(memory_format=ember.channels_last), x.transpose(0, 3), x[:, :, ::2]):
+        want = src.clone().stride()  # clone's preserve_format: the same rule
+        for y in (src.cuda(), src.to("cuda"), src.cuda().cpu(), src.cuda(non_blocking=True),
+                  src.requires_grad_().cuda()):
+            assert y.stride() == want and y.cpu().equal(src.detach())
+
+
 def test_to_with_a_dtype_casts_and_moves() -> None:
     x = ember.arange(6).reshape(2, 3)
     y = x.to("cuda", ember.float32)
@@ -134,11 +144,11 @@ def test_out_of_memory_raises_and_the_device_stays_usable() -> None:
 
 
 def test_an_op_without_a_cuda_kernel_says_so() -> None:
-    # angle is `unsupported` in cuda_support.yaml: PyTorch's error for an op without a CUDA kernel
-    y = ember.ones(3, device="cuda")
+    # det is `unsupported` in cuda_support.yaml: PyTorch's error for an op without a CUDA kernel
+    y = ember.eye(3, device="cuda")
     with pytest.raises(NotImplementedError,
-                       match=r"^Could not run 'aten::angle' with arguments from the 'CUDA' backend\."):
-        ember.angle(y)
+                       match=r"^Could not run 'aten::linalg_det' with arguments from the 'CUDA' backend\."):
+        ember.linalg.det(y)
 
 
 @pytest.mark.skipif(ember.cuda.device_count() < 2, reason="needs two GPUs")

@@ -93,6 +93,37 @@ def test_dropout_variants_and_padding() -> None:
     assert F.pad(e, (1, 1), mode="replicate").device.type == "cuda"
 
 
+PADS = [  # (input shape, pad): 1-, 2- and 3-d, batched or not, negative (cropping) pads, a size-1 dim
+    ((2, 3, 7), (2, 3)), ((3, 7), (0, 6)), ((2, 3, 5, 6), (1, 2, 4, 0)), ((2, 3, 5, 6), (-1, 2, 3, -2)),
+    ((1, 2, 4, 5, 3), (1, 1, 2, 0, 3, 2)), ((2, 4, 3, 3), (2, 2, 1, 1)), ((2, 1, 1, 4), (3, 2, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape,pad", PADS, ids=[str(p[1]) for p in PADS])
+def test_reflect_replicate_pad_kernels(mode: str, shape: tuple[int, ...], pad: tuple[int, ...]) -> None:
+    """reflection / replication_pad{1,2,3}d's CUDA kernels: the CPU's values and, as the backward
+    sums in the CPU's order, the CPU's gradient bits, in float64, float16, complex64 and channels-last."""
+    def make(shape: tuple[int, ...], dtype: ember.dtype, seed: int) -> ember.Tensor:
+        if dtype.is_complex:
+            return ember.complex(randn(*shape, seed=seed), randn(*shape, seed=seed + 1))
+        return (randn(*shape, seed=seed) * 4).to(dtype)
+
+    for dtype in (ember.float64, ember.float16, ember.complex64):
+        x = make(shape, dtype, 0)
+        if len(shape) == 4 and dtype == ember.float64:
+            x = x.contiguous(memory_format=ember.channels_last)
+        cx, gx = x.clone().requires_grad_(), x.cuda().requires_grad_()
+        cy, gy = F.pad(cx, pad, mode=mode), F.pad(gx, pad, mode=mode)
+        assert gy.device.type == "cuda" and gy.stride() == cy.stride() and bool((gy.cpu() == cy).all())
+        go = make(tuple(cy.shape), dtype, 2)
+        cy.backward(go)
+        gy.backward(go.cuda())
+        assert gx.grad.stride() == cx.grad.stride() and bool((gx.grad.cpu() == cx.grad).all()), (gx.grad, cx.grad)
+    with pytest.raises(NotImplementedError, match="pad"):
+        F.pad(ember.ones(*shape, dtype=ember.bool, device="cuda"), pad, mode=mode)
+
+
 COMPOSITES = {
     "nonzero_static": lambda x: ember.nonzero_static(x > 0, size=20),
     "histogramdd": lambda x: ember.histogramdd(x[:, :3].contiguous(), bins=[3, 3, 3])[0],

@@ -4,6 +4,7 @@
 #include "kernels/backend_fill.h"
 #include "kernels/cuda/arg_reduce_kernels.h"
 #include "kernels/cuda/attention_kernels.h"
+#include "kernels/cuda/complex_kernels.h"
 #include "kernels/cuda/conv_kernels.h"
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/cublas_gemm.h"
@@ -12,6 +13,7 @@
 #include "kernels/cuda/grid_sample_kernels.h"
 #include "kernels/cuda/index_kernels.h"
 #include "kernels/cuda/nll_kernels.h"
+#include "kernels/cuda/no_cuda_kernel.h"
 #include "kernels/cuda/norm_kernels.h"
 #include "kernels/cuda/optim_kernels.h"
 #include "kernels/cuda/pool_kernels.h"
@@ -27,15 +29,12 @@
 
 namespace ember {
 
-namespace {
-// PyTorch's words for an operator without a CUDA kernel; the generated binding that called in
-// renames the error after its op (python/cuda_support.h matches this opening).
-[[noreturn]] void no_cuda_kernel() {
+// PyTorch's words for an operator without a CUDA kernel (python/cuda_support.h matches this opening).
+void no_cuda_kernel() {
   fail(ErrorKind::NotImplemented,
        "Could not run this operation with arguments from the 'CUDA' backend: ember has no CUDA kernel for it "
        "yet (issue 24)");
 }
-}  // namespace
 
 const Backend& cuda_backend() {
   static const Backend table = [] {
@@ -50,7 +49,8 @@ const Backend& cuda_backend() {
     b.reduce.arg_reduce = cuda::arg_reduce;
     b.reduce.cumulative = cuda::cumulative;
     b.reduce.moments = cuda::moments;
-    b.shape.strided_gather = cuda::strided_gather;  // pad: no CUDA kernel yet (F.pad gathers there)
+    b.shape.strided_gather = cuda::strided_gather;
+    b.shape.pad = cuda::pad;
     b.shape.triangle = cuda::triangle;
     b.shape.triangle_strided = cuda::triangle_strided;
     b.shape.cat_block = cuda::cat_block;
@@ -65,6 +65,11 @@ const Backend& cuda_backend() {
     b.gemm.igemm = cuda::igemm;
     b.complex.cgemm = cuda::cgemm;
     b.complex.zgemm = cuda::zgemm;
+    b.complex.pointwise = cuda::complex_pointwise;
+    b.complex.abs = cuda::complex_abs;
+    b.complex.from_parts = cuda::complex_from_parts;
+    b.complex.conj = cuda::complex_conj;
+    b.complex.angle = cuda::complex_angle;
     b.softmax = {cuda::softmax_forward, cuda::softmax_backward};
     b.loss = {cuda::nll_forward, cuda::nll_backward};
     b.optim = {cuda::adam_steps, cuda::sgd_step};

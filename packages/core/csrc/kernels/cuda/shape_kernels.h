@@ -10,5 +10,7 @@ void strided_gather(const Tensor& out, const char* src, IntArrayRef sizes, IntAr
 void triangle(const Tensor& t, int64_t k, bool lower);
 void triangle_strided(const Tensor& t, int64_t k, bool lower);
 void cat_block(const Tensor& dst, const Tensor& src, int64_t dim, int64_t offset);
+// reflection / replication padding and its backward (kernels/cuda/pad_kernels.cu)
+void pad(const Tensor& in, const Tensor& out, IntArrayRef before, bool reflect, bool backward);
 
 }  // namespace ember::cuda

@@ -73,8 +73,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   backend(dst).copy.copy(it);
 }
 
-// Dense with no gaps or overlaps in some dim order (e.g. a transposed matrix).
-static bool non_overlapping_and_dense(const Tensor& t) {
+bool non_overlapping_and_dense(const Tensor& t) {
   if (t.is_contiguous()) return true;
   int64_t nd = t.dim();
   DimVector order(static_cast<size_t>(nd));

@@ -1,8 +1,10 @@
 // Copies across devices (copy_into's branch when the two tensors live on different devices) and
-// Tensor.to(device). One side is made dense, in the destination's dtype and shape, on its own
-// device; the bytes then move in one transfer (kernels/device_transfer.h); a strided destination
-// takes them through a dense temporary on its device. Pinned host tensors (pin_memory) live here
-// too: their copies may be queued on the stream (non_blocking).
+// Tensor.to(device), which keeps a dense layout (channels-last) as aten's _to_copy does. Two dense
+// tensors of one layout move as they are; otherwise one side is made contiguous, in the
+// destination's dtype and shape, on its own device. The bytes move in one transfer
+// (kernels/device_transfer.h); a strided destination takes them through a dense temporary on its
+// device. Pinned host tensors (pin_memory) live here too: their copies may be queued on the
+// stream (non_blocking).
 #include <algorithm>
 
 #include "core/storage.h"
@@ -20,9 +22,12 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
   check_device_available(src.device());
   check_device_available(dst.device());
   Tensor s = src;
-  if (s.dtype() != dst.dtype() || !s.sizes().equals(dst.sizes()) || !s.is_contiguous())
+  // two dense tensors of one layout (channels-last, say) move as they are, else as contiguous ones
+  const bool same_dense = s.dtype() == dst.dtype() && s.sizes().equals(dst.sizes()) &&
+                          s.strides().equals(dst.strides()) && non_overlapping_and_dense(s);
+  if (!same_dense && (s.dtype() != dst.dtype() || !s.sizes().equals(dst.sizes()) || !s.is_contiguous()))
     s = contiguous(to_dtype(expand(src, dst.sizes()), dst.dtype()), MemoryFormat::Contiguous);
-  Tensor d = dst.is_contiguous() ? dst : empty(dst.sizes(), dst.dtype(), dst.device());
+  Tensor d = same_dense || dst.is_contiguous() ? dst : empty(dst.sizes(), dst.dtype(), dst.device());
   const size_t nbytes = static_cast<size_t>(d.numel()) * d.itemsize();
   if (nbytes > 0) {
     // queued without waiting only where the host side is pinned (a temporary made above never is)
@@ -37,12 +42,13 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 
 Tensor to_device(const Tensor& x, Device device, bool non_blocking) {
   if (!non_blocking || x.device() == device) {
-    Tensor r = empty(x.sizes(), x.dtype(), device);
+    Tensor r = empty_with_layout_of(x, x.dtype(), std::nullopt, device);  // aten's _to_copy: the layout kept
     copy_into(r, x);
     return r;
   }
   // aten's _to_copy: a non_blocking move to the host lands in pinned memory, so it can be queued
-  Tensor r = device.is_cpu() ? pinned_empty(x.sizes(), x.dtype()) : empty(x.sizes(), x.dtype(), device);
+  Tensor r =
+      device.is_cpu() ? pinned_empty(x.sizes(), x.dtype()) : empty_with_layout_of(x, x.dtype(), std::nullopt, device);
   copy_across_devices(r, x, true);
   return r;
 }

@@ -14,6 +14,8 @@ Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<Mem
 // copy_'s shape check where nothing is written (an empty or meta destination): src broadcasts to dst
 void check_copy_broadcasts(const Tensor& dst, const Tensor& src);
 Tensor empty_with_layout_of(const Tensor& t, ScalarType dtype, std::optional<MemoryFormat> mf, Device device);
+// Dense with no gaps or overlaps in some dim order (e.g. a transposed matrix, channels-last).
+bool non_overlapping_and_dense(const Tensor& t);
 // An NC* result in the layout aten's CPU kernels give it for channels-last operands (they run on
 // that layout, ember's on NC*): y as is for Contiguous, else y's values in mf's strides (what
 // empty_like(y, memory_format=mf) has, not merely a layout that is_contiguous(mf) accepts).

@@ -1,6 +1,7 @@
 // Complex pointwise kernels (see complex_pointwise.h). Arithmetic follows c10::complex, which is
 // what PyTorch computes with: products by the textbook formula (no C99 Annex G inf/NaN
-// recovery, so they vectorise), quotients by the scaled formula NumPy also uses, |z| as
+// recovery, so they vectorise), quotients by the scaled formula NumPy also uses (both in
+// kernels/complex_arith.h, shared with the GPU's kernels), |z| as
 // sqrt(re^2 + im^2) like PyTorch's vectorised abs, and the transcendental functions from <complex>.
 #include "kernels/cpu/complex/complex_pointwise.h"
 
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/complex_arith.h"
 #include "kernels/cpu/complex/complex_vector_loops.h"
 
 namespace ember {
@@ -22,23 +24,8 @@ struct Cx {
   R re, im;
 };
 
-template <class R>
-inline Cx<R> mul(Cx<R> a, Cx<R> b) {
-  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-}
-
-template <class R>
-inline Cx<R> div(Cx<R> x, Cx<R> y) {
-  const R a = x.re, b = x.im, c = y.re, d = y.im;
-  const R ac = std::abs(c), ad = std::abs(d);
-  if (ac >= ad) {
-    if (ac == 0 && ad == 0) return {a / ac, b / ad};  // a complex inf or NaN, as c10 gives
-    const R rat = d / c, scl = R(1) / (c + d * rat);
-    return {(a + b * rat) * scl, (b - a * rat) * scl};
-  }
-  const R rat = c / d, scl = R(1) / (d + c * rat);
-  return {(a * rat + b) * scl, (b * rat - a) * scl};
-}
+using complex_arith::div;
+using complex_arith::mul;
 
 template <class R>
 inline std::complex<R> to_std(Cx<R> z) {
@@ -387,7 +374,7 @@ const char* half_refusal_name(const std::string& k, std::string& buf) {
 }  // namespace
 
 // PyTorch's own refusals of complex operands, where it has one (else its dispatch message).
-[[noreturn]] static void refuse(const std::string& k, ScalarType t) {
+[[noreturn]] void complex_refusal(const std::string& k, ScalarType t) {
   if (k == "floor" || k == "ceil" || k == "trunc")
     fail(ErrorKind::NotImplemented, k, " is not supported for complex inputs");
   if (k == "sign")
@@ -413,7 +400,7 @@ void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* pa
   const bool done = t == ScalarType::ComplexHalf    ? run_half(kernel, it, params)
                     : t == ScalarType::ComplexFloat ? run<float>(kernel, it, params)
                                                     : run<double>(kernel, it, params);
-  if (!done) refuse(kernel, t);
+  if (!done) complex_refusal(kernel, t);
 }
 
 void complex_abs(const Tensor& in, const Tensor& out) {

@@ -3,6 +3,8 @@
 // the compute dtype is complex; a kernel without a complex form raises PyTorch's
 // "\"<kernel>_cpu\" not implemented for 'ComplexFloat'".
 #pragma once
+#include <string>
+
 #include "core/scalar.h"
 #include "core/tensor.h"
 
@@ -12,6 +14,10 @@ class ElementwiseIter;
 
 // Runs the complex form of the pointwise kernel `kernel` (ops.yaml's kernel name).
 void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* params);
+
+// PyTorch's refusal of the complex dtype t for `kernel`, a kernel the CPU has no complex form of
+// (floor's "not supported for complex inputs", else "\"<kernel>_cpu\" not implemented for ...").
+[[noreturn]] void complex_refusal(const std::string& kernel, ScalarType t);
 
 // |z| of each element of a contiguous complex tensor into the contiguous `out` (its real dtype).
 void complex_abs(const Tensor& in, const Tensor& out);

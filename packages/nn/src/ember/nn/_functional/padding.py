@@ -1,8 +1,7 @@
 """``F.pad``: constant padding is ``ember.constant_pad_nd``; reflect and replicate are aten's
-``reflection_pad{1,2,3}d`` / ``replication_pad{1,2,3}d`` (``ember._nn``) on the CPU. Circular
-padding, and the other modes off the CPU (those ops have no GPU kernel yet, so no meta one
-either), gather each padded dimension through an index (``index_select``), so autograd and
-double backward come from the index ops."""
+``reflection_pad{1,2,3}d`` / ``replication_pad{1,2,3}d`` (``ember._nn``) on every device. Circular
+padding gathers each padded dimension through an index (``index_select``), so autograd and double
+backward come from the index ops."""
 
 from __future__ import annotations
 
@@ -24,24 +23,14 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
-def _source_index(mode: str, n: int, before: int, after: int) -> list[int]:
-    """For each output position along a dim of size n, the input position it copies."""
-    if mode == "circular":
-        # negative pads crop first; the wrap then reads the cropped part, as many times as the pad asks (aten
-        # compares the pads with the uncropped size); a dim cropped to nothing has nothing to wrap
-        start, stop = max(0, -before), n - max(0, -after)
-        if stop <= start:
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        return [start + (j - max(before, 0)) % (stop - start) for j in range(n + before + after)]
-    out = []
-    for j in range(n + before + after):
-        i = j - before
-        if mode == "reflect":
-            i = -i if i < 0 else (2 * (n - 1) - i if i >= n else i)
-        else:
-            i = min(max(i, 0), n - 1)
-        out.append(i)
-    return out
+def _circular_source(n: int, before: int, after: int) -> list[int]:
+    """For each output position along a dim of size n, the input position circular padding copies."""
+    # negative pads crop first; the wrap then reads the cropped part, as many times as the pad asks (aten
+    # compares the pads with the uncropped size); a dim cropped to nothing has nothing to wrap
+    start, stop = max(0, -before), n - max(0, -after)
+    if stop <= start:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    return [start + (j - max(before, 0)) % (stop - start) for j in range(n + before + after)]
 
 
 def _check(input: Tensor, pad: Sequence[int], mode: str) -> None:
@@ -110,7 +99,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     pad = [int(p) for p in pad]
     _check(input, pad, mode)
     k, nd = len(pad) // 2, input.dim()
-    if mode != "circular" and input.device.type == "cpu":
+    if mode != "circular":
         return getattr(ember._nn, f"{_ATEN_PREFIX[mode]}_pad{k}d")(input, pad)
     shape = list(input.shape[:nd - k]) + [input.shape[nd - 1 - i] + pad[2 * i] + pad[2 * i + 1]
                                           for i in reversed(range(k))]
@@ -123,7 +112,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     out_sizes = []
     for j in range(k):
         i = k - 1 - j  # pad pairs run from the last dim backwards
-        src = _source_index(mode, sizes[j], pad[2 * i], pad[2 * i + 1])
+        src = _circular_source(sizes[j], pad[2 * i], pad[2 * i + 1])
         out_sizes.append(len(src))
         flat = (flat.unsqueeze(-1) * sizes[j] + ember.tensor(src, dtype=ember.int64, device=input.device)).reshape(-1)
     lead = list(input.shape[:nd - k])

@@ -3,7 +3,7 @@
 // arithmetic is exact formulas -- add / sub / mul / div, comparisons, predicates, logic, addcmul /
 // addcdiv / lerp -- in c10::complex's formulas (kernels/complex_arith.h, as the CPU's).
 // The transcendental functions (exp, log, sin, ...) and complex32 arithmetic have no CUDA kernel
-// yet and raise PyTorch's "not implemented for 'CUDA'" error.
+// yet and raise PyTorch's "Could not run 'aten::exp' with arguments from the 'CUDA' backend".
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -224,61 +224,39 @@ __global__ void angle_real_kernel(const T* in, T* out, int64_t n) {
 
 // |z| as hypot (no overflow in re^2 + im^2: the CPU's careful path gives the same value);
 // complex32 through float, rounded once.
-template <class R, class O>
-__global__ void abs_kernel(const R* in, O* out, int64_t n) {
+template <class R>
+__global__ void abs_kernel(const R* in, R* out, int64_t n) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     using M = opmath_t<R>;
-    out[i] = static_cast<O>(hypot(static_cast<M>(in[2 * i]), static_cast<M>(in[2 * i + 1])));
+    out[i] = static_cast<R>(hypot(static_cast<M>(in[2 * i]), static_cast<M>(in[2 * i + 1])));
   }
-}
-
-// The kernels the CPU has a complex form of and the GPU not yet (complex32: those of run_half):
-// the CUDA table's missing-entry error (named after the op); the rest the CPU's own refusal
-// (floor's, sign's, ...), which PyTorch gives on every device.
-[[noreturn]] void refuse(const char* k, ScalarType t) {
-  static const char* const kCpuOnly[] = {"exp",   "log",  "sqrt",    "sin",      "cos",   "tanh",  "tan",
-                                         "sinh",  "cosh", "asin",    "acos",     "atan",  "asinh", "acosh",
-                                         "atanh", "exp2", "expm1",   "log2",     "log10", "log1p", "rsqrt",
-                                         "pow",   "silu", "sigmoid", "logaddexp"};
-  static const char* const kHalf[] = {"add", "sub", "mul", "eq", "ne", "neg", "isnan", "isinf", "isfinite", "addcmul"};
-  for (const char* n : kCpuOnly)
-    if (std::strcmp(k, n) == 0) no_cuda_kernel();
-  if (t == ScalarType::ComplexHalf)
-    for (const char* n : kHalf)
-      if (std::strcmp(k, n) == 0) no_cuda_kernel();
-  complex_refusal(k, t);
 }
 
 }  // namespace
 
 void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* params) {
   const ScalarType t = it.compute_dtype();
-  const LaunchDevice on(it.device().index);
   const bool done = t == ScalarType::ComplexFloat    ? run<float>(kernel, it, params)
                     : t == ScalarType::ComplexDouble ? run<double>(kernel, it, params)
                                                      : false;
-  if (!done) refuse(kernel, t);
+  if (done) return;
+  refuse_on_every_device(kernel);  // floor's, sign's, ...: PyTorch's own words on any device
+  no_cuda_kernel();                // the rest (exp, ..., complex32): the CUDA table's missing entry, named after the op
 }
 
 void complex_abs(const Tensor& in, const Tensor& out) {
   const int64_t n = in.numel();
   if (n == 0) return;
   const LaunchDevice on(in.device().index);
-  const unsigned grid = grid_for(n);
-  switch (in.dtype()) {
-    case ScalarType::ComplexHalf:
-      abs_kernel<<<grid, kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const Half*>(in.raw()),
-                                                          reinterpret_cast<Half*>(out.raw()), n);
-      break;
-    case ScalarType::ComplexFloat:
-      abs_kernel<<<grid, kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const float*>(in.raw()),
-                                                          reinterpret_cast<float*>(out.raw()), n);
-      break;
-    default:
-      abs_kernel<<<grid, kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const double*>(in.raw()),
-                                                          reinterpret_cast<double*>(out.raw()), n);
-  }
+  auto run_abs = [&](auto part) {  // the parts' type, also the result's
+    using R = decltype(part);
+    abs_kernel<<<grid_for(n), kBlock, 0, current_stream(-1)>>>(reinterpret_cast<const R*>(in.raw()),
+                                                               reinterpret_cast<R*>(out.raw()), n);
+  };
+  if (in.dtype() == ScalarType::ComplexHalf) run_abs(Half{});
+  else if (in.dtype() == ScalarType::ComplexFloat) run_abs(float{});
+  else run_abs(double{});
   check_launch("abs");
 }
 

@@ -1,9 +1,9 @@
 // Reflection and replication padding on the GPU (ShapeKernels::pad, as the CPU's
 // kernels/cpu/shape/pad_kernels.cpp). Forward: a thread per output element, in the output's memory
-// order, reading the input element its coordinates map to. Backward: a thread per input gradient
-// summing the output gradients that read it, found per dim from the mapping's inverse (one range
-// for replication, up to three positions for reflection), in the output's memory order -- the
-// CPU's order of the sums, so the results are the CPU's bits and need no atomics.
+// order, reading the input element its coordinates map to (kernels/pad_source.h, the CPU's rule). Backward: a thread
+// per input gradient summing the output gradients that read it, found per dim from the mapping's inverse (one range for
+// replication, up to three positions for reflection), in the output's memory order -- the CPU's order of the sums, so
+// the results are the CPU's bits and need no atomics.
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -12,6 +12,7 @@
 #include "kernels/cuda/index_device.cuh"
 #include "kernels/cuda/shape_kernels.h"
 #include "kernels/element_bytes.h"
+#include "kernels/pad_source.h"
 
 namespace ember::cuda {
 
@@ -47,14 +48,6 @@ PadDims pad_dims(const Tensor& in, const Tensor& out, IntArrayRef before, bool r
   return p;
 }
 
-// The input coordinate output coordinate j reads along a dim of n inputs padded by `before` ahead
-// (reflection mirrors once: aten's checks keep the pads below n).
-__device__ __forceinline__ int64_t source(int64_t j, int64_t n, int64_t before, bool reflect) {
-  const int64_t i = j - before;
-  if (reflect) return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
-  return i < 0 ? 0 : (i >= n ? n - 1 : i);
-}
-
 template <class W>
 __global__ void pad_forward_kernel(const W* in, W* out, int64_t total, const PadDims p) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
@@ -64,7 +57,7 @@ __global__ void pad_forward_kernel(const W* in, W* out, int64_t total, const Pad
       const int64_t j = rem % p.out_size[k];
       rem /= p.out_size[k];
       oo += j * p.out_stride[k];
-      io += source(j, p.in_size[k], p.before[k], p.reflect) * p.in_stride[k];
+      io += shapes::pad_source(j, p.in_size[k], p.before[k], p.reflect) * p.in_stride[k];
     }
     out[oo] = in[io];
   }

@@ -373,8 +373,7 @@ const char* half_refusal_name(const std::string& k, std::string& buf) {
 
 }  // namespace
 
-// PyTorch's own refusals of complex operands, where it has one (else its dispatch message).
-[[noreturn]] void complex_refusal(const std::string& k, ScalarType t) {
+void refuse_on_every_device(const std::string& k) {
   if (k == "floor" || k == "ceil" || k == "trunc")
     fail(ErrorKind::NotImplemented, k, " is not supported for complex inputs");
   if (k == "sign")
@@ -383,6 +382,11 @@ const char* half_refusal_name(const std::string& k, std::string& buf) {
   if (k == "deg2rad" || k == "rad2deg") fail(ErrorKind::Runtime, k, " is not supported for complex tensors.");
   if (k == "isposinf" || k == "isneginf") fail(ErrorKind::Runtime, k, " does not support complex inputs.");
   if (k == "signbit") fail(ErrorKind::NotImplemented, "signbit is not implemented for complex tensors.");
+}
+
+// PyTorch's refusals of complex operands on the CPU: its own where it has one, else its dispatch message.
+[[noreturn]] static void refuse(const std::string& k, ScalarType t) {
+  refuse_on_every_device(k);
   std::string buf;
   if (t == ScalarType::ComplexHalf)
     if (const char* name = half_refusal_name(k, buf)) dtype_not_implemented(name, t);
@@ -400,7 +404,7 @@ void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* pa
   const bool done = t == ScalarType::ComplexHalf    ? run_half(kernel, it, params)
                     : t == ScalarType::ComplexFloat ? run<float>(kernel, it, params)
                                                     : run<double>(kernel, it, params);
-  if (!done) complex_refusal(kernel, t);
+  if (!done) refuse(kernel, t);
 }
 
 void complex_abs(const Tensor& in, const Tensor& out) {

@@ -15,9 +15,9 @@ class ElementwiseIter;
 // Runs the complex form of the pointwise kernel `kernel` (ops.yaml's kernel name).
 void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* params);
 
-// PyTorch's refusal of the complex dtype t for `kernel`, a kernel the CPU has no complex form of
-// (floor's "not supported for complex inputs", else "\"<kernel>_cpu\" not implemented for ...").
-[[noreturn]] void complex_refusal(const std::string& kernel, ScalarType t);
+// PyTorch's refusals of complex operands that are the op's own, the same on every device (floor's
+// "is not supported for complex inputs", deg2rad's, ...); returns where `kernel` has none.
+void refuse_on_every_device(const std::string& kernel);
 
 // |z| of each element of a contiguous complex tensor into the contiguous `out` (its real dtype).
 void complex_abs(const Tensor& in, const Tensor& out);

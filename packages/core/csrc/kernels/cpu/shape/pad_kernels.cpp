@@ -12,17 +12,11 @@
 #include "core/parallel.h"
 #include "core/scalar_type.h"
 #include "kernels/element_bytes.h"
+#include "kernels/pad_source.h"
 
 namespace ember::shapes {
 
 namespace {
-
-// The input coordinate output coordinate j reads along a dim of n inputs padded by `before` ahead.
-int64_t source(int64_t j, int64_t n, int64_t before, bool reflect) {
-  const int64_t i = j - before;
-  if (reflect) return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
-  return std::clamp<int64_t>(i, 0, n - 1);
-}
 
 // Output positions [at, at + len) of the innermost dim read input coordinates src, src + step, ...
 // (a mirrored edge, the middle and the other edge: three at most).
@@ -52,7 +46,7 @@ Plan make_plan(const Tensor& in, const Tensor& out, IntArrayRef before, bool ref
   Plan p;
   std::vector<int64_t> order;
   for (int64_t d = 0; d < out.dim(); ++d) {
-    if (out.size(d) == 1) p.in_base += source(0, in.size(d), before[d], reflect) * in.stride(d);
+    if (out.size(d) == 1) p.in_base += pad_source(0, in.size(d), before[d], reflect) * in.stride(d);
     else order.push_back(d);
   }
   if (order.empty()) {
@@ -67,7 +61,7 @@ Plan make_plan(const Tensor& in, const Tensor& out, IntArrayRef before, bool ref
   for (int64_t d : order) {
     const int64_t n = out.size(d);
     p.offs_at[p.k] = static_cast<int64_t>(p.offs.size());
-    for (int64_t j = 0; j < n; ++j) p.offs.push_back(source(j, in.size(d), before[d], reflect) * in.stride(d));
+    for (int64_t j = 0; j < n; ++j) p.offs.push_back(pad_source(j, in.size(d), before[d], reflect) * in.stride(d));
     leading = leading && before[d] == 0 && n == in.size(d);
     if (leading) p.units *= n;
     p.sizes[p.k] = n;
@@ -79,9 +73,9 @@ Plan make_plan(const Tensor& in, const Tensor& out, IntArrayRef before, bool ref
   p.inner_out_stride = out.stride(last);
   const int64_t n = in.size(last), b = before[last];
   for (int64_t j = 0; j < p.inner;) {
-    Run r{j, source(j, n, b, reflect), 1, 0};
-    if (j + 1 < p.inner) r.step = source(j + 1, n, b, reflect) - r.src;
-    while (j + r.len < p.inner && source(j + r.len, n, b, reflect) == r.src + r.len * r.step) ++r.len;
+    Run r{j, pad_source(j, n, b, reflect), 1, 0};
+    if (j + 1 < p.inner) r.step = pad_source(j + 1, n, b, reflect) - r.src;
+    while (j + r.len < p.inner && pad_source(j + r.len, n, b, reflect) == r.src + r.len * r.step) ++r.len;
     EMBER_CHECK(p.nruns < kMaxRuns, "pad: too many runs");
     p.runs[p.nruns++] = r;
     j += r.len;

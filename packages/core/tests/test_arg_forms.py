@@ -85,6 +85,18 @@ def test_resize_grow_keeps_elements() -> None:
         assert x.reshape(-1)[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
+@pytest.mark.parametrize("pinned", [False, True])
+def test_resize_grow_keeps_device_and_pinning(pinned: bool) -> None:
+    x = ember.empty(0, device="meta")
+    assert x.resize_(4, 2).device.type == "meta" and tuple(x.shape) == (4, 2)  # once moved to the CPU
+    if pinned and not ember.cuda.is_available():
+        return
+    y = ember.arange(3.0)
+    y = y.pin_memory() if pinned else y
+    y.resize_(5)
+    assert y.is_pinned() == pinned and y[:3].tolist() == [0.0, 1.0, 2.0]
+
+
 ERRORS: dict[str, Callable[[Any], Any]] = {
     "float-mf-int": lambda L: X(L, 3).float(memory_format=1),
     "float-channels_last-rank": lambda L: X(L, 3).float(memory_format=L.channels_last),

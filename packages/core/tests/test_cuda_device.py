@@ -108,6 +108,18 @@ def test_copy_into_a_device_tensor() -> None:
     assert d.cpu().equal(ember.full((2, 3), 7.0))
 
 
+def test_out_on_another_device_is_refused() -> None:
+    """A Python-composed op's out= on the GPU for a CPU result (and back): PyTorch's error, not a copy."""
+    a = ember.randn(3, 3, dtype=ember.float64)
+    for out in (ember.empty(0, dtype=ember.float64, device="cuda"),):
+        with pytest.raises(RuntimeError, match="Expected out tensor to have device cpu, but got cuda:0 instead"):
+            ember.linalg.det(a, out=out)
+        with pytest.raises(RuntimeError, match="linalg.pinv: Expected result and input tensors to be on the same"):
+            ember.linalg.pinv(a, out=out)
+    big = ember.empty(2, device="cuda")
+    assert big.resize_(1000).device.type == "cuda"  # a grown tensor stays on its device
+
+
 def test_gradients_flow_back_across_devices() -> None:
     x = ember.randn(4, requires_grad=True)
     y = x.cuda()

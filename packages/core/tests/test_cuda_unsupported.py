@@ -48,6 +48,15 @@ def test_a_missing_entry_at_run_time_names_the_op() -> None:
         z.exp_()
 
 
+def test_python_operators_name_their_op() -> None:
+    """a * b and the other operators (not bindings of their own) name the aten op too."""
+    z = ember.ones(3, dtype=ember.complex64).to(ember.complex32).cuda()  # no complex32 arithmetic on CUDA
+    for op, call in (("mul", lambda: z * z), ("add", lambda: z + 1), ("neg", lambda: -z), ("eq", lambda: z == z),
+                     ("sub_", lambda: z.__isub__(z))):
+        with pytest.raises(NotImplementedError, match=_no_cuda(f"aten::{op}")):
+            call()
+
+
 def test_supported_ops_run() -> None:
     x = ember.randn(4, 5)
     w = ember.randn(5, 3)

@@ -208,3 +208,33 @@ def test_range_out_is_a_silent_factory_resize(out_dtype: str, size: int) -> None
         return r is out, out.tolist(), str(out.dtype)[6:], sum("was resized" in str(w.message) for w in seen)
 
     assert outcome(ember) == outcome(torch)
+
+
+
+# aten's own words for an out= on another device; the others' meta out= goes through PyTorch's Python
+# references (a cross-device copy error there), and solve_triangular's meta out= is accepted there
+OWN_DEVICE_WORDS = ("inverse", "matrix_power", "svd", "linalg.norm", "linalg.matrix_norm", "linalg.pinv",
+                    "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.matrix_rank", "linalg.svd",
+                    "linalg.inv_ex", "linalg.cholesky_ex", "inner", "nuclear_norm", "linalg.cond", "special.ndtr",
+                    "quantile", "tensordot")
+
+
+def _other_device_outcome(T: Any, name: str) -> tuple:
+    fn, make, kw = CASES[name]
+    ref = fn(T)(*make(T), **kw)
+    outs = [T.empty(0, dtype=p.dtype, device="meta") for p in (ref if isinstance(ref, tuple) else (ref,))]
+    try:
+        fn(T)(*make(T), out=tuple(outs) if isinstance(ref, tuple) else outs[0], **kw)
+    except RuntimeError as e:
+        return "RuntimeError", str(e)
+    return ("returned",)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_out_on_another_device_is_refused(name: str) -> None:
+    """An out= on another device than the result: refused (it once took the result as a CPU tensor)."""
+    e = _other_device_outcome(ember, name)
+    assert e[0] == "RuntimeError"
+    if name in OWN_DEVICE_WORDS:
+        assert e == _other_device_outcome(torch, name)
+

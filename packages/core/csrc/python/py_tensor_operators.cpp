@@ -2,6 +2,7 @@
 // rich comparison of _C.TensorBase (py_tensor.cpp puts them in the type).
 #include "arg_parser.h"
 #include "autocast.h"
+#include "cuda_support.h"
 #include "device_check.h"
 #include "entry_ops.h"
 #include "ops.h"
@@ -35,16 +36,27 @@ static bool operands(PyObject* a, PyObject* b, Operands& o) {
   return true;
 }
 
-#define BINARY_OP(fname, name, rname, opname, expr)    \
-  static PyObject* fname(PyObject* a, PyObject* b) {   \
-    EMBER_PY_TRY                                       \
-    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)      \
-    Operands o_;                                       \
-    if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED; \
-    const Tensor &x = *o_.x, &y = *o_.y;               \
-    OpScope prof_(opname, {&x, &y});                   \
-    return wrap(expr);                                 \
-    EMBER_PY_CATCH                                     \
+// An operator's body, the CUDA table's "no CUDA kernel" error renamed after its aten op as the
+// generated bindings do (python/cuda_support.h): a handler only, free when nothing throws.
+template <class F>
+static decltype(auto) naming_op(const char* aten_name, F&& op) {
+  try {
+    return op();
+  } catch (const Error& e) {
+    rethrow_naming_op(e, aten_name);
+  }
+}
+
+#define BINARY_OP(fname, name, rname, opname, expr)       \
+  static PyObject* fname(PyObject* a, PyObject* b) {      \
+    EMBER_PY_TRY                                          \
+    TORCH_FUNCTION_OP(name, rname, a, b, nullptr)         \
+    Operands o_;                                          \
+    if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED;    \
+    const Tensor &x = *o_.x, &y = *o_.y;                  \
+    OpScope prof_(opname, {&x, &y});                      \
+    return wrap(naming_op(opname, [&] { return expr; })); \
+    EMBER_PY_CATCH                                        \
   }
 #define INPLACE_OP(fname, name, opname, expr)          \
   static PyObject* fname(PyObject* a, PyObject* b) {   \
@@ -54,7 +66,7 @@ static bool operands(PyObject* a, PyObject* b, Operands& o) {
     if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED; \
     const Tensor &x = *o_.x, &y = *o_.y;               \
     OpScope prof_(opname, {&x, &y});                   \
-    expr;                                              \
+    naming_op(opname, [&] { expr; });                  \
     if (!x.same(unpack(a))) write_into(unpack(a), x);  \
     Py_INCREF(a);                                      \
     return a;                                          \
@@ -95,7 +107,7 @@ static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject*) {
   if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED;
   const Tensor &x = *o_.x, &y = *o_.y;
   OpScope prof_("aten::pow", {&x, &y});
-  return wrap(entry::pow(x, y));
+  return wrap(naming_op("aten::pow", [&] { return entry::pow(x, y); }));
   EMBER_PY_CATCH
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
@@ -105,7 +117,7 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) {
   if (!operands(a, b, o_)) Py_RETURN_NOTIMPLEMENTED;
   const Tensor &x = *o_.x, &y = *o_.y;
   OpScope prof_("aten::pow_", {&x, &y});
-  entry::pow_(x, y);
+  naming_op("aten::pow_", [&] { entry::pow_(x, y); });
   if (!x.same(unpack(a))) write_into(unpack(a), x);
   Py_INCREF(a);
   return a;
@@ -119,11 +131,11 @@ static PyObject* nb_matmul(PyObject* a, PyObject* b) {
   if (autocast_active()) [[unlikely]] {     // x @ y is aten::matmul: autocast's lower-precision list
     Tensor x = autocast_lower(unpack(a)), y = autocast_lower(unpack(b));
     OpScope prof_("aten::matmul", {&x, &y});
-    return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
+    return wrap(naming_op("aten::matmul", [&] { return entry::matmul(resolved_operand(x), resolved_operand(y)); }));
   }
   const Tensor &x = unpack(a), &y = unpack(b);
   OpScope prof_("aten::matmul", {&x, &y});
-  return wrap(entry::matmul(resolved_operand(x), resolved_operand(y)));
+  return wrap(naming_op("aten::matmul", [&] { return entry::matmul(resolved_operand(x), resolved_operand(y)); }));
   EMBER_PY_CATCH
 }
 static PyObject* nb_neg(PyObject* a) {
@@ -134,7 +146,7 @@ static PyObject* nb_neg(PyObject* a) {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   OpScope prof_("aten::neg", {&t});
-  return wrap(entry::neg(resolved_operand(t)));
+  return wrap(naming_op("aten::neg", [&] { return entry::neg(resolved_operand(t)); }));
   EMBER_PY_CATCH
 }
 static PyObject* nb_pos(PyObject* a) {
@@ -146,7 +158,7 @@ static PyObject* nb_abs(PyObject* a) {
   TORCH_FUNCTION_OP("abs", nullptr, a, nullptr, nullptr)
   const Tensor& t = unpack(a);
   OpScope prof_("aten::abs", {&t});
-  return wrap(entry::abs(resolved_operand(t)));
+  return wrap(naming_op("aten::abs", [&] { return entry::abs(resolved_operand(t)); }));
   EMBER_PY_CATCH
 }
 static PyObject* nb_invert(PyObject* a) {
@@ -155,7 +167,7 @@ static PyObject* nb_invert(PyObject* a) {
   const Tensor& t = unpack(a);
   EMBER_CHECK_NOTIMPL(!t.is_floating(), "\"bitwise_not_cpu\" not implemented for '", legacy_name(t.dtype()), "'");
   OpScope prof_("aten::bitwise_not", {&t});
-  return wrap(entry::bitwise_not(resolved_operand(t)));
+  return wrap(naming_op("aten::bitwise_not", [&] { return entry::bitwise_not(resolved_operand(t)); }));
   EMBER_PY_CATCH
 }
 // Python's own check of a __bool__'s answer, on what __torch_function__ gave for Tensor.__bool__.
@@ -267,21 +279,22 @@ PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
   const Tensor &x = *o_.x, &y = *o_.y;
   static const char* const names[] = {"aten::lt", "aten::le", "aten::eq", "aten::ne", "aten::gt", "aten::ge"};
   OpScope prof_(names[op], {&x, &y});  // Py_LT .. Py_GE are 0 .. 5
-  switch (op) {
-    case Py_EQ:
-      return wrap(entry::eq(x, y));
-    case Py_NE:
-      return wrap(entry::ne(x, y));
-    case Py_LT:
-      return wrap(entry::lt(x, y));
-    case Py_LE:
-      return wrap(entry::le(x, y));
-    case Py_GT:
-      return wrap(entry::gt(x, y));
-    case Py_GE:
-      return wrap(entry::ge(x, y));
-  }
-  Py_RETURN_NOTIMPLEMENTED;
+  return wrap(naming_op(names[op], [&] {
+    switch (op) {
+      case Py_EQ:
+        return entry::eq(x, y);
+      case Py_NE:
+        return entry::ne(x, y);
+      case Py_LT:
+        return entry::lt(x, y);
+      case Py_LE:
+        return entry::le(x, y);
+      case Py_GT:
+        return entry::gt(x, y);
+      default:  // Py_GE (Python passes no other)
+        return entry::ge(x, y);
+    }
+  }));
   EMBER_PY_CATCH
 }
 

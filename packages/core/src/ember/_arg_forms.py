@@ -146,7 +146,9 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     capacity = nbytes // self.element_size()
     base = self
     if offset + numel > capacity:
-        grown = ember.empty(offset + numel, dtype=self.dtype)
+        # on self's device, pinned if self is (aten reallocates with the storage's own allocator)
+        grown = ember.empty(offset + numel, dtype=self.dtype, device=self.device,
+                            pin_memory=self.device.type == "cpu" and self.is_pinned())
         if capacity:
             grown[:capacity].copy_(_C._as_strided_storage(self, [capacity], [1], 0))
         base, offset = grown, offset

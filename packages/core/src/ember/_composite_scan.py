@@ -236,7 +236,8 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
         result = result.unsqueeze(d + 1)
     if scalar_q or q.dim() == 0:
         result = result.squeeze(0)
-    return write(result, out, exact_with("quantile() out tensor must be same dtype as the input tensor"))
+    return write(result, out, exact_with("quantile() out tensor must be same dtype as the input tensor"),
+                 device="quantile() out tensor must be on the same device as the input tensor")
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

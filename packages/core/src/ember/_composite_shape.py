@@ -74,7 +74,8 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return ember.diag(input.reshape(-1), offset)
 
 
-@takes_out(exact_with(TENSORDOT_DTYPE))
+@takes_out(exact_with(TENSORDOT_DTYPE), device="Expected tensor to have {input} DeviceType, but got tensor with {out} "
+           "DeviceType (while checking arguments for inner())")
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The sum product over the last dims (a product when one is a scalar)."""
     if input.dim() == 0 or other.dim() == 0:

@@ -7,7 +7,7 @@ from typing import Any
 
 import ember
 from ember._argcheck import checked
-from ember._out import TENSORDOT_DTYPE, exact_with, write
+from ember._out import TENSORDOT_DEVICE, TENSORDOT_DTYPE, exact_with, write
 
 _ELL = "..."
 
@@ -189,6 +189,6 @@ def tensordot(a: ember.Tensor, b: ember.Tensor, dims: Any = 2, out: Any = None) 
     # aten: a one-element result is dot's (its dtypes: no bool), any other mm's
     r = ember.dot(A.reshape(k), B.reshape(k)) if m == 1 and n == 1 else A.matmul(B)
     r = r.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
-    return write(r, out, exact_with(TENSORDOT_DTYPE))
+    return write(r, out, exact_with(TENSORDOT_DTYPE), device=TENSORDOT_DEVICE)
 
 

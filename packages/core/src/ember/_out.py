@@ -22,6 +22,19 @@ Check = Callable[[Any, Any], None]  # (result dtype, out dtype): raises when out
 # aten's tensordot_out check (inner and tensordot share it)
 TENSORDOT_DTYPE = (
     "tensordot: Expected the output tensor to have dtype {want}, but got an output tensor with dtype {got}")
+TENSORDOT_DEVICE = ("tensordot: Expected the output and input tensors to be on the same device, but got the output "
+                    "tensor on {out}, input tensor a on {input}, and input tensor b on {input}")
+# out= on another device than the result: the structured kernels' words, or a composite's own (``{out}``
+# and ``{input}`` the devices), as same_device(op) for linalg's checkSameDevice
+OTHER_DEVICE = "Expected out tensor to have device {input}, but got {out} instead"
+
+
+def same_device(op: str, swapped: bool = False) -> str:
+    """linalg's checkSameDevice message for ``op`` (``swapped``: the devices in the order aten passes them
+    for matrix_norm / vecdot, the input's first)."""
+    a, b = ("input", "out") if swapped else ("out", "input")
+    return (f"{op}: Expected result and input tensors to be on the same device, but got result on {{{a}}} and input "
+            f"on {{{b}}}")
 
 
 def exact(r: Any, o: Any) -> None:
@@ -67,28 +80,29 @@ def check_tuple(out: Any, n: int) -> None:
 
 
 def write(result: Any, out: Any, check: Check | Sequence[Check] = exact, grad: str | None = None,
-          inputs: Sequence[Any] = (), warn: bool = True) -> Any:
+          inputs: Sequence[Any] = (), warn: bool = True, device: str = OTHER_DEVICE) -> Any:
     """``result`` (a tensor or a structseq of tensors) written into ``out`` and returned in
     ``result``'s form (a structseq named ``<op>_out``, as aten's); ``result`` itself when out is None.
     ``check`` is the dtype rule, or one per part of a structseq.
     ``grad`` names the aten op whose out= refuses autograd on ``inputs``; ``warn=False`` resizes silently
-    (the few aten ops that resize with resize_, not resize_output)."""
+    (the few aten ops that resize with resize_, not resize_output); ``device`` the error for an out= on
+    another device (OTHER_DEVICE's fields)."""
     if out is None:
         return result
     if grad is not None:  # the out= tensors too: aten refuses to write into one that requires grad
         refuse_grad(grad, *inputs, *(out if isinstance(out, (tuple, list)) else (out,)))
     if isinstance(result, ember.Tensor):
-        _fill(out, result, check, warn)  # type: ignore[arg-type]
+        _fill(out, result, check, warn, device)  # type: ignore[arg-type]
         return out
     check_tuple(out, len(result))
     checks = check if isinstance(check, (tuple, list)) else [check] * len(result)
     for o, r, c in zip(out, result, checks, strict=True):
-        _fill(o, r, c, warn)
+        _fill(o, r, c, warn, device)
     return _out_type(type(result))(tuple(out))
 
 
-def takes_out(check: Check | Sequence[Check] = exact, grad: str | None = None,
-              warn: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def takes_out(check: Check | Sequence[Check] = exact, grad: str | None = None, warn: bool = True,
+              device: str = OTHER_DEVICE) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: the function's ``out=`` keyword handled by ``write`` (the function computes the
     result as if no out were given); ``grad`` names the aten op refusing autograd on any argument."""
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -98,7 +112,7 @@ def takes_out(check: Check | Sequence[Check] = exact, grad: str | None = None,
             if out is None:
                 return result
             inputs = [t for a in (*args, *kwargs.values()) for t in (a if isinstance(a, (tuple, list)) else (a,))]
-            return write(result, out, check, grad, inputs, warn)
+            return write(result, out, check, grad, inputs, warn, device)
         return with_out
     return wrap
 
@@ -137,9 +151,11 @@ def _out_type(t: type) -> Any:
     return _OUT_TYPES[t]
 
 
-def _fill(o: Any, r: ember.Tensor, check: Check, warn: bool) -> None:
+def _fill(o: Any, r: ember.Tensor, check: Check, warn: bool, device: str) -> None:
     if not isinstance(o, ember.Tensor):
         raise TypeError(f"out= expects a Tensor, but got {type(o).__name__}")
+    if o.device != r.device:  # out= never moves a result across devices
+        raise RuntimeError(device.format(out=o.device, input=r.device))
     if o.dtype != r.dtype:
         check(r.dtype, o.dtype)
     if tuple(o.shape) != tuple(r.shape):

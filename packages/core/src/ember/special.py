@@ -45,7 +45,8 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         return result
     # aten's special_ndtr_out: the result made first, then cast-checked, resized and copied into out
     # (an expanded out= of another shape is resized, not refused for its overlap)
-    return _out.write(result, out, _out.cast)
+    return _out.write(result, out, _out.cast, device="Expected all tensors to be on the same device, but found at "
+                      "least two devices, {input} and {out}!")
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:

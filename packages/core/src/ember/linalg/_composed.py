@@ -9,7 +9,7 @@ from typing import Any
 import ember
 from ember._composite_pointwise import _pretty
 from ember._lib import _C
-from ember._out import castable, exact_with, write
+from ember._out import castable, exact_with, same_device, write
 from ember._tensor import Tensor
 
 __all__ = ["cond", "diagonal", "matmul", "solve_triangular", "vander"]
@@ -78,11 +78,11 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     if p in _SVD_ORDS:
         s = ember.linalg.svdvals(A)
         result = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        return write(result, out, castable("linalg.cond"))
+        return write(result, out, castable("linalg.cond"), device=same_device("linalg.cond"))
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     inverse, info = ember.linalg.inv_ex(A)
     result = ember.linalg.matrix_norm(A, p) * ember.linalg.matrix_norm(inverse, p)
     result = ember.where(info > 0, ember.full_like(result, math.inf), result)  # singular: infinitely ill-posed
-    return write(result, out, castable("linalg.cond"))
+    return write(result, out, castable("linalg.cond"), device=same_device("linalg.cond"))

@@ -8,7 +8,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
-from ember._out import cast, castable, write
+from ember._out import cast, castable, same_device, write
 from ember.linalg._common import check_float, eps, return_type
 
 _svd_t = return_type("linalg_svd", ["U", "S", "Vh"])
@@ -136,7 +136,8 @@ def _tolerance(S_max: ember.Tensor, A: ember.Tensor, atol: Any, rtol: Any) -> em
 def pinv(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
          out: Any = None) -> ember.Tensor:
     """Moore-Penrose pseudo-inverse through the SVD (eigh when hermitian); values <= tol drop out."""
-    return write(_pinv(A, atol, rtol, hermitian), out, castable("linalg.pinv"), grad="linalg_pinv", inputs=(A,))
+    return write(_pinv(A, atol, rtol, hermitian), out, castable("linalg.pinv"), grad="linalg_pinv", inputs=(A,),
+                 device=same_device("linalg.pinv"))
 
 
 def _pinv(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool) -> ember.Tensor:
@@ -161,7 +162,8 @@ def _pinv(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool) -> ember.Tenso
 def matrix_rank(A: ember.Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 tol: Any = None, out: Any = None) -> ember.Tensor:
     """Number of singular values (``|eigenvalues|`` when hermitian) above the tolerance."""
-    return write(_matrix_rank(A, atol, rtol, hermitian, tol), out, cast)
+    return write(_matrix_rank(A, atol, rtol, hermitian, tol), out, cast,
+                 device=same_device("torch.linalg.matrix_rank"))
 
 
 def _matrix_rank(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool, tol: Any) -> ember.Tensor:

@@ -8,7 +8,7 @@ from typing import Any
 import ember
 from ember._argcheck import parse_int64
 from ember._lib import _C
-from ember._out import exact_with, takes_out
+from ember._out import exact_with, same_device, takes_out
 
 _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
@@ -19,7 +19,8 @@ def _to_end(A: ember.Tensor, d0: int, d1: int) -> ember.Tensor:
     return A.permute(rest + [d0, d1])
 
 
-@takes_out(exact_with("linalg.matrix_norm expected out tensor dtype {want} but got: {got}"))
+@takes_out(exact_with("linalg.matrix_norm expected out tensor dtype {want} but got: {got}"),
+           device=same_device("linalg.matrix_norm", swapped=True))
 def matrix_norm(A: ember.Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdim: bool = False, *,
                 dtype: Any = None, out: Any = None) -> ember.Tensor:
     """Frobenius, nuclear, spectral (2, -2) and induced (1, -1, inf, -inf) matrix norms."""
@@ -56,7 +57,8 @@ def matrix_norm(A: ember.Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdi
     return r
 
 
-@takes_out(exact_with("linalg.norm expected out tensor dtype {want} but got: {got}"))
+@takes_out(exact_with("linalg.norm expected out tensor dtype {want} but got: {got}"),
+           device=same_device("linalg.norm", swapped=True))
 def norm(A: ember.Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None, out: Any = None) -> ember.Tensor:
     """Vector norm or matrix norm depending on ``ord`` / ``dim`` (PyTorch's dispatch rules)."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import ember
-from ember._out import castable, exact, exact_with, takes_out
+from ember._out import castable, exact, exact_with, same_device, takes_out
 from ember.linalg._common import check_square
 
 MULTI_DOT_DTYPE = "multi_dot(): expected out tensor to have dtype {want_meta} but got {got_meta}"
@@ -38,7 +38,7 @@ def _matrix_power_dtype(r: Any, o: Any) -> None:
     exact(r, o)
 
 
-@takes_out(_matrix_power_dtype, grad="matmul")
+@takes_out(_matrix_power_dtype, grad="matmul", device=same_device("matrix_power"))
 def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
     """A^n by repeated squaring; negative n inverts first, n = 0 gives identities."""
     if A.dim() < 2:
@@ -63,7 +63,7 @@ def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
     return result if result is not A else A.clone()
 
 
-@takes_out(exact_with(MULTI_DOT_DTYPE))
+@takes_out(exact_with(MULTI_DOT_DTYPE), device="multi_dot(): expected out tensor to be on device {input} but got {out}")
 def multi_dot(tensors: Sequence[ember.Tensor], *, out: Any = None) -> ember.Tensor:
     """Chained matrix product; the first / last argument may be a vector."""
     ts = list(tensors)
@@ -95,7 +95,8 @@ def multi_dot(tensors: Sequence[ember.Tensor], *, out: Any = None) -> ember.Tens
     return r
 
 
-@takes_out(exact_with("linalg.vecdot: Expected out of dtype{want} but found {got}"), grad="sum")
+@takes_out(exact_with("linalg.vecdot: Expected out of dtype{want} but found {got}"), grad="sum",
+           device=same_device("linalg.vecdot", swapped=True))
 def vecdot(x: ember.Tensor, y: ember.Tensor, *, dim: int = -1, out: Any = None) -> ember.Tensor:
     """Dot product of vectors along ``dim`` (broadcasting), the first conjugated: sum(x.conj() * y)."""
     return (x.conj() * y).sum(dim)

@@ -8,6 +8,7 @@ from typing import Any
 
 import ember
 from ember._lib import _C
+from ember._out import same_device
 from ember.linalg._common import copy_out
 
 
@@ -40,7 +41,7 @@ def tensorinv(A: ember.Tensor, ind: int = 2, *, out: Any = None) -> ember.Tensor
         inv = ember.linalg.inv(A.reshape(rows, cols))
     except _C._LinAlgError as e:  # PyTorch's message names the inner op as plain "inv"
         raise _C._LinAlgError(str(e).replace("linalg.inv:", "inv:", 1)) from None
-    return copy_out(inv.reshape(*A.shape[ind:], *A.shape[:ind]), out)
+    return copy_out(inv.reshape(*A.shape[ind:], *A.shape[:ind]), out, device=same_device("tensorinv"))
 
 
 def tensorsolve(A: ember.Tensor, B: ember.Tensor, dims: Any = None, *, out: Any = None) -> ember.Tensor:
@@ -75,4 +76,4 @@ def tensorsolve(A: ember.Tensor, B: ember.Tensor, dims: Any = None, *, out: Any 
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
     X = ember.linalg.solve(A.reshape(rows, cols), B.reshape(rows))
-    return copy_out(X.reshape(*A.shape[nd:]), out)
+    return copy_out(X.reshape(*A.shape[nd:]), out, device=same_device("tensorsolve"))

@@ -152,7 +152,8 @@ def cuda_build(session: nox.Session) -> None:
 CUDA_TESTS = [f"packages/core/tests/test_cuda_{n}.py" for n in
               ["grad_parity", "parity", "functional", "device", "pointwise", "reduce", "gemm", "nn", "streams",
                "norm", "conv", "shape", "sort", "index", "unique", "random", "attention_rnn", "unsupported",
-               "namespace", "legacy_types", "autocast", "data_parallel", "interop", "array_interface", "complex"]]
+               "namespace", "legacy_types", "autocast", "data_parallel", "interop", "array_interface", "complex",
+               "linalg"]]
 
 
 @nox.session

@@ -11,12 +11,13 @@ from typing import Any
 from harness import Bench, gpu_rows
 
 TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution, pooling and padding, float32, CUDA autocast and "
-                     "a complex rotation (ratio = torch/ember time)"}
+                     "complex rotation, exp and tanh, host LAPACK (ratio = torch/ember time)"}
 
 
 def gnn(lib: ModuleType) -> dict[str, Any]:
-    """An image batch (32, 64, 56, 56), rows (8192, 1024), the parameters, a padded image's gradient
-    and unit rotations, on the GPU (made on the CPU from one seed: the same data for both)."""
+    """An image batch (32, 64, 56, 56), rows (8192, 1024), the parameters, a padded image's gradient,
+    unit rotations and the linalg rows' matrices, on the GPU (made on the CPU from fixed seeds: the
+    same data for both)."""
     g = lib.Generator().manual_seed(0)
     img = lib.randn(32, 64, 56, 56, generator=g).cuda()
     rows = lib.randn(8192, 1024, generator=g).cuda()
@@ -26,7 +27,12 @@ def gnn(lib: ModuleType) -> dict[str, Any]:
         with lib.autocast("cuda"):
             return fn(*args, **kwargs)
 
-    return {"img": img, "rows": rows, "w3": (lib.randn(64, 64, 3, 3, generator=g) * 0.05).cuda(),
+    g2 = lib.Generator().manual_seed(1)  # the linalg rows' matrices (invertible, positive definite)
+    lin = (lib.randn(64, 64, 64, generator=g2) + 8 * lib.eye(64)).cuda()
+    a = lib.randn(512, 512, generator=g2, dtype=lib.float64)
+    spd = (a @ a.T + 512 * lib.eye(512, dtype=lib.float64)).cuda()
+    return {"lin": lin, "spd": spd, "img": img, "rows": rows,
+            "w3": (lib.randn(64, 64, 3, 3, generator=g) * 0.05).cuda(),
             "c64": lib.ones(64).cuda(), "z64": lib.zeros(64).cuda(), "r1024": lib.ones(1024).cuda(),
             "w1024": (lib.randn(1024, 1024, generator=g) * 0.03).cuda(), "F": F, "amp": amp,
             "img_r": img.detach().requires_grad_(), "img_g": lib.randn(32, 64, 58, 58, generator=g).cuda(),
@@ -51,6 +57,11 @@ ROWS = [
      "torch.autograd.grad(F.pad(img_r, (1, 1, 1, 1), mode='replicate'), img_r, img_g)"),
     ("complex64 rotation 8192x1024 (view_as_complex * polar)",
      "torch.view_as_real(torch.view_as_complex(rows.view(8192, 512, 2)) * rot[:512])"),
+    ("complex64 exp 8192x512", "torch.view_as_complex(rows.view(8192, 512, 2)).exp()"),
+    ("complex64 tanh 8192x512", "torch.view_as_complex(rows.view(8192, 512, 2)).tanh()"),
+    # ember's LAPACK ops run on the host (the matrices copied there and back); torch's on cuSOLVER / MAGMA
+    ("linalg.inv float32 64 x 64x64 (ember: host LAPACK)", "torch.linalg.inv(lin)"),
+    ("linalg.cholesky float64 512x512 (ember: host LAPACK)", "torch.linalg.cholesky(spd)"),
 ]
 
 BENCHES: list[Bench] = gpu_rows("cuda_nn", ROWS, gnn)

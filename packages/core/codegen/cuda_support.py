@@ -3,10 +3,13 @@
 Each key is an op's schema name as ops.yaml spells it (``mm``, ``eigvals``), or
 ``name.overload`` for one overload where the overloads differ; the value is
 ``{kernel: [families]}`` (the body reaches only backend entries the CUDA table sets and
-reads no tensor memory on the host) or ``{unsupported: reason}``. The generated binding
-of an unsupported op raises PyTorch's NotImplementedError when any tensor argument is on
-a CUDA device, before the op body runs. A missing or unknown entry fails the build, so a
-new op has to declare its status (tools/cuda_support_audit.py proposes one).
+reads no tensor memory on the host), ``{host: reason}`` (the op body copies device tensors
+to the CPU, runs there and copies its results back: ops/linalg/host_lapack.h) or
+``{unsupported: reason}``. The generated binding of an unsupported op raises PyTorch's
+NotImplementedError when any tensor argument is on a CUDA device, before the op body runs;
+a host op's refuses meta tensors alone (their memory is nowhere to copy). A missing or
+unknown entry fails the build, so a new op has to declare its status
+(tools/cuda_support_audit.py proposes one).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ _ATEN_PREFIX = {"linalg", "special", "fft"}
 @dataclass(frozen=True)
 class CudaStatus:
     kernel: bool
-    reason: str = ""  # why not, for an unsupported op
+    reason: str = ""  # why not, for an unsupported op; how, for a host one
     families: tuple[str, ...] = ()
+    host: bool = False  # runs on a GPU's tensors through the host (no kernel, no meta)
 
 
 def parse_entry(key: str, value: object) -> CudaStatus:
@@ -31,10 +35,10 @@ def parse_entry(key: str, value: object) -> CudaStatus:
         ((kind, arg),) = value.items()
         if kind == "kernel" and (arg is None or isinstance(arg, list)):
             return CudaStatus(True, families=tuple(arg or ()))
-        if kind == "unsupported" and isinstance(arg, str) and arg.strip():
-            return CudaStatus(False, reason=arg.strip())
-    raise SystemExit(f"cuda_support.yaml: {key}: expected `kernel`, `{{kernel: [families]}}` or "
-                     f"`{{unsupported: reason}}`, got {value!r}")
+        if kind in ("unsupported", "host") and isinstance(arg, str) and arg.strip():
+            return CudaStatus(False, reason=arg.strip(), host=kind == "host")
+    raise SystemExit(f"cuda_support.yaml: {key}: expected `kernel`, `{{kernel: [families]}}`, `{{host: reason}}` "
+                     f"or `{{unsupported: reason}}`, got {value!r}")
 
 
 def load_cuda_support(doc: dict | None, ops: list) -> dict[str, CudaStatus]:

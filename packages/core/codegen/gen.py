@@ -428,8 +428,8 @@ TENSOR_BASES = ("Tensor", "Tensor[]", "Tensor?[]")
 
 def cuda_guard(op: Op, kind: str, cuda: CudaStatus | None) -> list[str]:
     """An op without a CUDA kernel (cuda_support.yaml): PyTorch's NotImplementedError when any
-    tensor argument (out= included) is on a CUDA device, before the body can touch its memory.
-    Supported ops get nothing here."""
+    tensor argument (out= included) is on a CUDA device, before the body can touch its memory;
+    a host op's when one is a meta tensor. Supported ops get nothing here."""
     if cuda is None or cuda.kernel:
         return []
     s = op.schema
@@ -438,6 +438,8 @@ def cuda_guard(op: Op, kind: str, cuda: CudaStatus | None) -> list[str]:
         pos.append(len(s.params))
     if not pos:
         return []
+    if cuda.host:
+        return [f'      check_no_meta(A, {{{", ".join(map(str, pos))}}}, "{aten_name(op, kind)}");']
     why = cuda.reason.replace("\\", "\\\\").replace('"', '\\"')
     return [f'      check_no_cuda(A, {{{", ".join(map(str, pos))}}}, "{aten_name(op, kind)}", "{why}");']
 
@@ -725,8 +727,9 @@ def gen_op_list(ops: list[Op], kernels: dict, cuda: dict[str, CudaStatus] | None
             "params": [(p.type.replace("SymInt", "int"), p.name, p.default, p.kw_only) for p in s.params],
             "returns": [(r.type, r.name) for r in s.returns], "grad": op.grad,
             "schema": s.text,
-            # cuda_support.yaml: None (a CUDA kernel) or why there is none
-            "cuda_unsupported": None if status is None or status.kernel else status.reason,
+            # cuda_support.yaml: None (a CUDA kernel, or the host's) or why there is none; how a host op runs
+            "cuda_unsupported": None if status is None or status.kernel or status.host else status.reason,
+            "cuda_host": status.reason if status is not None and status.host else None,
         })
     return ('"""Every op declared in ops.yaml (generated): the list the parity test walks."""\n\n'
             f"OPS = {rows!r}\n")

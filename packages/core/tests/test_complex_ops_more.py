@@ -98,6 +98,24 @@ def test_prod_large_and_empty() -> None:
     same(ember.tensor(2 - 1j).prod(), torch.tensor(2 - 1j).prod())
 
 
+@pytest.mark.parametrize("out_dtype", ["complex64", "complex128", "float32"])
+def test_sum_and_mean_into_out(out_dtype: str) -> None:
+    """sum / mean of a complex tensor with out= (it raised "reduce_cpu" not implemented)."""
+    for L in (ember, torch):
+        z = L.tensor(Z, dtype=L.complex64)
+        outs = [L.empty(0, dtype=getattr(L, out_dtype)) for _ in range(4)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the float out= discards the imaginary parts, with a warning)
+            rs = [L.sum(z, 0, out=outs[0]), L.sum(z, (0, 1), out=outs[1]), L.sum(z[0, 0], 0, out=outs[2])]
+            if out_dtype != "float32":
+                rs.append(L.mean(z, 1, out=outs[3]))
+        if L is ember:
+            got = rs
+        else:
+            for e, t in zip(got, rs, strict=True):
+                same(e, t)
+
+
 @pytest.mark.parametrize("case", list(PROD_VALUES))
 def test_prod_gradients(case: str) -> None:
     v = np.array(PROD_VALUES[case], dtype=np.complex128)

@@ -193,7 +193,11 @@ def test_group_norm(dtype: ember.dtype, shape: tuple[int, ...], groups: int, aff
     x = randn(*shape, dtype=dtype, scale=2, shift=-1)
     w = randn(c, seed=2, dtype=dtype) if affine else None
     b = randn(c, seed=3, dtype=dtype) if affine else None
-    run_both(lambda x, w, b: F.group_norm(x, groups, w, b), [x, w, b], [True, affine, affine])
+    # one element a group ((3, 4), 4 groups): x - mean is 0 and the input gradient rounding noise
+    # times rstd = 1/sqrt(eps) ~ 316 (PyTorch's CPU gives up to 1.5e-5 there, a GPU exactly 0)
+    single = x.numel() // (shape[0] * groups) == 1
+    run_both(lambda x, w, b: F.group_norm(x, groups, w, b), [x, w, b], [True, affine, affine],
+             tol=1e-4 if single and dtype == ember.float32 else None)
 
 
 def test_group_norm_large_and_noncontiguous() -> None:

@@ -39,8 +39,8 @@ def test_every_op_has_a_status(codegen) -> None:  # noqa: ANN001
     status = cs.load_cuda_support(_support(), ops)
     assert set(status) == {op.schema.full_name for op in ops}
     unsupported = {k for k, v in status.items() if not v.kernel}
-    # a few that must stay refused until their kernels land, and a few that run
-    assert {"eigvals", "svd", "inv", "lu_perm"} <= unsupported
+    # the LAPACK ops run through the host (no kernel, no meta), a few others on their kernels
+    assert {"eigvals", "svd", "inv", "lu_perm"} <= {k for k, v in status.items() if v.host} <= unsupported
     runs = {"mm", "add", "sum", "sum.dim_IntList", "softmax", "conv2d", "multinomial", "poisson", "_unique2",
             "angle", "polar", "complex", "reflection_pad2d", "replication_pad3d_backward",
             "repeat_interleave.self_int", "repeat_interleave.self_Tensor", "upsample_bilinear2d", "grid_sampler_2d"}
@@ -78,7 +78,8 @@ def test_an_unknown_entry_fails_the_build(codegen) -> None:  # noqa: ANN001
         cs.load_cuda_support(doc, _tiny(load_ops))
 
 
-@pytest.mark.parametrize("value", ["yes", {"unsupported": ""}, {"kernel": "reduce"}, {"kernel": [], "x": 1}, None])
+@pytest.mark.parametrize("value", ["yes", {"unsupported": ""}, {"kernel": "reduce"}, {"kernel": [], "x": 1}, None,
+                                   {"host": ""}])
 def test_a_malformed_entry_fails_the_build(codegen, value) -> None:  # noqa: ANN001
     _, cs, _, load_ops = codegen
     with pytest.raises(SystemExit, match="cuda_support.yaml: frob: expected"):
@@ -119,8 +120,18 @@ def test_only_unsupported_bindings_carry_the_guard(codegen) -> None:  # noqa: AN
     assert 'rethrow_naming_op(e_, "aten::frob");' in frob
 
 
+def test_host_bindings_refuse_meta_only(codegen) -> None:  # noqa: ANN001
+    gen, cs, _, load_ops = codegen
+    tiny = _tiny(load_ops)
+    status = cs.load_cuda_support({"frob": {"host": "via the CPU"}, "glorp": "kernel"}, tiny)
+    assert status["frob"].host and status["frob"].reason == "via the CPU" and not status["frob"].kernel
+    frob = "\n".join(gen.gen_binding_fn("frob", tiny[:2], "function", status))
+    assert 'check_no_meta(A, {0, 1}, "aten::frob");' in frob and "check_no_cuda" not in frob  # out= (1) too
+
+
 def test_the_op_list_says_which_ops_have_no_cuda_kernel() -> None:
     ops = pytest.importorskip("ember._op_list").OPS
     rows = {(r["name"], r["overload"]): r for r in ops}
-    assert rows[("eigvals", "")]["cuda_unsupported"] == "LAPACK has no CUDA backend"
-    assert rows[("mm", "")]["cuda_unsupported"] is None
+    assert rows[("eigvals", "")]["cuda_unsupported"] is None
+    assert rows[("eigvals", "")]["cuda_host"].startswith("LAPACK on the host")
+    assert rows[("mm", "")]["cuda_unsupported"] is None and rows[("mm", "")]["cuda_host"] is None

@@ -1,8 +1,9 @@
-"""Ops without a CUDA kernel on a GPU (issue 24): cuda_support.yaml's unsupported ops raise
-PyTorch's NotImplementedError ("Could not run 'aten::<op>' with arguments from the 'CUDA'
-backend") before their bodies touch device memory; a supported op meeting a missing entry (a
-complex dtype) says the same, naming the op; the supported ones run. Skipped without a GPU;
-test_cuda_support.py checks the listing and the generated guards on the CPU."""
+"""Ops without a CUDA kernel on a GPU (issue 24): a supported op meeting a missing entry (a
+complex32) raises PyTorch's NotImplementedError ("Could not run 'aten::<op>' with arguments from
+the 'CUDA' backend"), naming the op, before touching device memory; the supported ones run.
+(cuda_support.yaml lists no unsupported op at present: the LAPACK ones run through the host,
+test_cuda_linalg.py.) Skipped without a GPU; test_cuda_support.py checks the listing and the
+generated guards on the CPU."""
 
 from __future__ import annotations
 
@@ -16,32 +17,15 @@ def _no_cuda(op: str) -> str:
     return rf"^Could not run '{op}' with arguments from the 'CUDA' backend\. This could be because the operator"
 
 
-def test_unsupported_ops_raise_before_running() -> None:
-    a = ember.rand(3, 3, device="cuda")
-    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_det")):
-        a.det()  # the method
-    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_eigvals")):
-        ember.linalg.eigvals(a)
-    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_svd")):
-        ember.linalg.svd(a)
-    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_inv")):
-        ember.linalg.inv(a)
-
-
-def test_the_guard_looks_at_every_tensor_argument() -> None:
+def test_an_operand_on_another_device_is_refused() -> None:
     p = ember.rand(2, 4)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):  # an op that runs
         ember.multinomial(p, 2, out=ember.empty(2, 2, dtype=ember.int64, device="cuda"))
-    # a CUDA second operand beside a CPU first
-    with pytest.raises(NotImplementedError, match=_no_cuda("aten::linalg_solve")):
-        ember.linalg.solve(ember.eye(2), ember.ones(2, device="cuda"))
-    # the same ops on the CPU are untouched
-    assert ember.multinomial(p, 2).shape == (2, 2)
-    assert ember.linalg.inv(ember.eye(3)).equal(ember.eye(3))
+    assert ember.multinomial(p, 2).shape == (2, 2)  # the same op on the CPU is untouched
 
 
 def test_a_missing_entry_at_run_time_names_the_op() -> None:
-    z = ember.zeros(3, dtype=ember.complex64, device="cuda")
+    z = ember.zeros(3, dtype=ember.complex64).to(ember.complex32).cuda()  # no complex32 math on CUDA
     with pytest.raises(NotImplementedError, match=_no_cuda("aten::exp")):
         ember.exp(z)
     with pytest.raises(NotImplementedError, match=_no_cuda("aten::exp_")):
@@ -50,9 +34,9 @@ def test_a_missing_entry_at_run_time_names_the_op() -> None:
 
 def test_python_operators_name_their_op() -> None:
     """a * b and the other operators (not bindings of their own) name the aten op too."""
-    z = ember.ones(3, dtype=ember.complex64).to(ember.complex32).cuda()  # no complex32 arithmetic on CUDA
-    for op, call in (("mul", lambda: z * z), ("add", lambda: z + 1), ("neg", lambda: -z), ("eq", lambda: z == z),
-                     ("sub_", lambda: z.__isub__(z))):
+    z = ember.ones(3, dtype=ember.complex64).to(ember.complex32).cuda()  # no complex32 division / pow on CUDA
+    for op, call in (("div", lambda: z / z), ("div", lambda: 1 / z), ("pow", lambda: z ** 2),
+                     ("div_", lambda: z.__itruediv__(z))):
         with pytest.raises(NotImplementedError, match=_no_cuda(f"aten::{op}")):
             call()
 

@@ -118,6 +118,12 @@ def _cases(lib):
         (T([1.0, 2.0], dtype=lib.float16), T([1.0, 2.002], dtype=lib.float64), {"check_dtype": False}),
         (T([1.0, 2.0, 3.0]), T([1.0, 2.5, 3.1]), {"msg": lambda m: m + " XX"}),
         (T([[1.0, 2.0], [3.0, 4.0]]), T([[1.0, 2.0], [3.0, 5.0]]), {"atol": 0.5, "rtol": 0.0}),
+        # complex: their own default tolerances (once exact), |difference| of the complex values
+        (T([1 + 1j, 2 + 0j]), T([1 + 1j, 2 + 1e-7j]), {}),
+        (T([1 + 1j, 2 + 0j]), T([1 + 1.5j, 2 + 0j]), {}),
+        (T([1 + 1j, 2 + 0j], dtype=lib.complex128), T([1 + 1j, 2 + 1e-9j], dtype=lib.complex128), {}),
+        (T([1 + 1j, 2 + 0j], dtype=lib.complex128), T([1 + 1j, 3 + 1e-9j], dtype=lib.complex128), {}),
+        (T([[1 + 1j, float("nan")]]), T([[1 + 1j, float("nan")]]), {}),
     ]
 
 

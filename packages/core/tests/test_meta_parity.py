@@ -22,7 +22,7 @@ from sibling import load  # noqa: E402
 H = load("parity_inputs")
 P = load("test_parity")
 
-META_OPS = {P.op_key(op) for op in P.OPS if op.get("cuda_unsupported") is None}
+META_OPS = {P.op_key(op) for op in P.OPS if op.get("cuda_unsupported") is None and op.get("cuda_host") is None}
 # one out= kind (the result's own dtype and shape): the others test the CPU's resize rules
 BY_OP: dict[str, list] = {}
 for _p in P.PARAMS:

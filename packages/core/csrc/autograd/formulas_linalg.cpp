@@ -7,6 +7,7 @@
 #include "formulas.h"
 #include "formulas_complex.h"
 #include "ops.h"
+#include "ops/core/internal.h"
 
 namespace ember {
 
@@ -24,28 +25,29 @@ Tensor tmul(const Tensor& a, const Tensor& b) { return ag::mul(a, b); }
 Tensor tdiv(const Tensor& a, const Tensor& b) { return ag::div(a, b, std::nullopt); }
 Tensor num(double v) { return wrap_scalar(Scalar(v)); }
 
-Tensor eye_of(int64_t n, int64_t m, ScalarType dt) { return eye(n, m, dt, std::nullopt); }
+// The constant matrices below are made on `on`'s device (the formula's operands').
+Tensor eye_of(int64_t n, int64_t m, ScalarType dt, const Tensor& on) { return eye(n, m, dt, on.device()); }
 
 // Constant n x n matrix: `below` under the diagonal, `diag` on it, `above` over it.
-Tensor tri_mask(int64_t n, double below, double diag, double above, ScalarType dt) {
+Tensor tri_mask(int64_t n, double below, double diag, double above, ScalarType dt, const Tensor& on) {
   Tensor t = empty({n, n}, ScalarType::Float64, std::nullopt, std::nullopt);
   double* p = t.data<double>();
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) p[i * n + j] = i > j ? below : i == j ? diag : above;
-  return to_dtype(t, dt);
+  return to_device(to_dtype(t, dt), on.device());
 }
 
 // Constant n x k matrix selecting columns [off, off + k) of an (., n) matrix: X @ sel.
-Tensor col_select(int64_t n, int64_t off, int64_t k, ScalarType dt) {
+Tensor col_select(int64_t n, int64_t off, int64_t k, ScalarType dt, const Tensor& on) {
   Tensor t = zeros({n, k}, ScalarType::Float64, std::nullopt);
   double* p = t.data<double>();
   for (int64_t i = 0; i < k; ++i) p[(off + i) * k + i] = 1.0;
-  return to_dtype(t, dt);
+  return to_device(to_dtype(t, dt), on.device());
 }
 
 Tensor embed_diag(const Tensor& v) {  // (..., n) -> (..., n, n)
   int64_t n = v.sizes()[v.dim() - 1];
-  return tmul(ag::unsqueeze(v, -1), eye_of(n, n, v.dtype()));
+  return tmul(ag::unsqueeze(v, -1), eye_of(n, n, v.dtype(), v));
 }
 
 // Zeros shaped (batch of `like`..., m, n): the gradient when no output had one.
@@ -54,7 +56,7 @@ Tensor zero_grad(const Tensor& like, int64_t m, int64_t n) {
   for (int64_t i = 0; i + 2 < like.dim(); ++i) s.push_back(like.sizes()[i]);
   s.push_back(m);
   s.push_back(n);
-  return zeros(s, like.dtype(), std::nullopt);
+  return zeros(s, like.dtype(), like.device());
 }
 
 Tensor skew(const Tensor& x) { return tsub(x, mH(x)); }
@@ -77,8 +79,8 @@ Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
   TensorList usv = ag::linalg_svd(A, false);
   const Tensor &U = usv[0], &S = usv[1], &Vh = usv[2];
   int64_t n = S.sizes()[S.dim() - 1];
-  Tensor I = eye_of(n, n, S.dtype());
-  Tensor others = tadd(tmul(ag::unsqueeze(S, -2), tri_mask(n, 1.0, 0.0, 1.0, S.dtype())), I);
+  Tensor I = eye_of(n, n, S.dtype(), S);
+  Tensor others = tadd(tmul(ag::unsqueeze(S, -2), tri_mask(n, 1.0, 0.0, 1.0, S.dtype(), S)), I);
   Tensor P = ag::prod(others, -1, false, std::nullopt);
   Tensor sign = conj_if(tmul(ag::linalg_det(U), ag::linalg_det(Vh)));
   Tensor cof = tmm(tmul(U, ag::unsqueeze(P, -2)), Vh);
@@ -122,7 +124,7 @@ Tensor solve_triangular_backward_A(const Tensor& grad, const Tensor& A, const Te
   Tensor gA = left ? tmm(gB, mH(X)) : tmm(mH(X), gB);
   int64_t k = A.sizes()[A.dim() - 1];
   double d = unitriangular ? 0.0 : -1.0;
-  return tmul(gA, tri_mask(k, upper ? 0.0 : -1.0, d, upper ? -1.0 : 0.0, A.dtype()));
+  return tmul(gA, tri_mask(k, upper ? 0.0 : -1.0, d, upper ? -1.0 : 0.0, A.dtype(), A));
 }
 
 // gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = lower triangle with the diagonal halved.
@@ -133,14 +135,14 @@ Tensor cholesky_backward(const Tensor& grad, const Tensor& L0, bool upper) {
     Tensor L = upper ? mH(L0) : L0, gL = upper ? mH(grad) : grad;
     int64_t n = L.sizes()[L.dim() - 1];
     ScalarType rt = to_real_type(L.dtype());
-    Tensor G = tmul(tmm(mH(L), gL), tri_mask(n, 1.0, 1.0, 0.0, rt));
-    Tensor phi = tmul(tadd(G, mH(tmul(G, tri_mask(n, 1.0, 0.0, 0.0, rt)))), num(0.5));
+    Tensor G = tmul(tmm(mH(L), gL), tri_mask(n, 1.0, 1.0, 0.0, rt, L));
+    Tensor phi = tmul(tadd(G, mH(tmul(G, tri_mask(n, 1.0, 0.0, 0.0, rt, L)))), num(0.5));
     Tensor Li = ag::linalg_inv(L);
     return tmm(tmm(mH(Li), phi), Li);
   }
   Tensor L = upper ? mT(L0) : L0, gL = upper ? mT(grad) : grad;
   int64_t n = L.sizes()[L.dim() - 1];
-  Tensor phi = tmul(tmm(mT(L), gL), tri_mask(n, 1.0, 0.5, 0.0, L.dtype()));
+  Tensor phi = tmul(tmm(mT(L), gL), tri_mask(n, 1.0, 0.5, 0.0, L.dtype(), L));
   Tensor Li = ag::linalg_inv(L);
   Tensor g = tmm(tmm(mT(Li), phi), Li);
   return tmul(tadd(g, mT(g)), num(0.5));
@@ -161,10 +163,10 @@ Tensor eigh_backward(const TensorList& grads, const Tensor& L, const Tensor& V) 
                 "linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication by "
                 "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
   }
-  Tensor I = eye_of(n, n, L.dtype());
+  Tensor I = eye_of(n, n, L.dtype(), L);
   Tensor E = tadd(tsub(ag::unsqueeze(L, -2), ag::unsqueeze(L, -1)), I);  // 1 on the diagonal
   // A is symmetric: only the symmetric part of the perturbation counts (PyTorch's convention).
-  Tensor inner = tmul(tdiv(tmul(skew(tmm(mH(V), gV)), num(0.5)), E), tri_mask(n, 1.0, 0.0, 1.0, L.dtype()));
+  Tensor inner = tmul(tdiv(tmul(skew(tmm(mH(V), gV)), num(0.5)), E), tri_mask(n, 1.0, 0.0, 1.0, L.dtype(), L));
   if (gL.defined()) inner = tadd(inner, embed_diag(gL));
   return tmm(tmm(V, inner), mH(V));
 }
@@ -176,12 +178,12 @@ Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, 
   ScalarType dt = S.dtype();
   Tensor U = U0, Vh = Vh0;
   if (U0.sizes()[U0.dim() - 1] != k) {
-    Tensor sel = col_select(m, 0, k, U0.dtype());
+    Tensor sel = col_select(m, 0, k, U0.dtype(), U0);
     U = tmm(U0, sel);
     if (gU.defined()) gU = tmm(gU, sel);
   }
   if (Vh0.sizes()[Vh0.dim() - 2] != k) {
-    Tensor sel = mH(col_select(n, 0, k, U0.dtype()));
+    Tensor sel = mH(col_select(n, 0, k, U0.dtype(), U0));
     Vh = tmm(sel, Vh0);
     if (gVh.defined()) gVh = tmm(sel, gVh);
   }
@@ -198,7 +200,7 @@ Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, 
                 "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i "
                 "phi}. The specified loss function depends on this phase term, making it ill-defined.");
   }
-  Tensor I = eye_of(k, k, dt);
+  Tensor I = eye_of(k, k, dt, S);
   Tensor S2 = tmul(S, S);
   Tensor E = tadd(tsub(ag::unsqueeze(S2, -2), ag::unsqueeze(S2, -1)), I);  // E_jk = S_k^2 - S_j^2
   Tensor Srow = ag::unsqueeze(S, -2), Scol = ag::unsqueeze(S, -1);
@@ -209,7 +211,7 @@ Tensor svd_backward(const TensorList& grads, const Tensor& U0, const Tensor& S, 
   if (gS.defined()) acc(embed_diag(gS));
   // Complex: the phase term diag(U^H gU - (U^H gU)^H) / 2S (PyTorch's svd_backward).
   if (gU.defined() && is_complex(U.dtype()))
-    acc(tdiv(tmul(skew(tmm(mH(U), gU)), eye_of(k, k, dt)), tmul(Srow, num(2.0))));
+    acc(tdiv(tmul(skew(tmm(mH(U), gU)), eye_of(k, k, dt, S)), tmul(Srow, num(2.0))));
   Tensor gA = tmm(tmm(U, inner), Vh);
   if (gU.defined() && m > k) gA = tadd(gA, tmm(tdiv(tsub(gU, tmm(U, tmm(mH(U), gU))), Srow), Vh));
   if (gVh.defined() && n > k) gA = tadd(gA, tmm(tdiv(U, Srow), tsub(gVh, tmm(tmm(gVh, V), Vh))));
@@ -240,7 +242,7 @@ Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, con
     Tensor X;
     if (gR.defined()) X = tmm(gR, mH(R));
     if (gQ.defined()) X = X.defined() ? tsub(X, tmm(mH(Q), gQ)) : ag::neg(tmm(mH(Q), gQ));
-    Tensor Us = tmul(X, tri_mask(n, 0.0, 0.0, 1.0, rt)), D = tmul(X, eye_of(n, n, rt));
+    Tensor Us = tmul(X, tri_mask(n, 0.0, 0.0, 1.0, rt, X)), D = tmul(X, eye_of(n, n, rt, X));
     Tensor sym = tadd(tadd(Us, mH(Us)), tmul(tadd(D, mH(D)), num(0.5)));
     Tensor b = tmm(Q, sym);
     if (gQ.defined()) b = tadd(b, gQ);
@@ -249,8 +251,8 @@ Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, con
   Tensor M;
   if (gR.defined()) M = tmm(R, mT(gR));
   if (gQ.defined()) M = M.defined() ? tsub(M, tmm(mT(gQ), Q)) : ag::neg(tmm(mT(gQ), Q));
-  Tensor low = tmul(M, tri_mask(n, 1.0, 1.0, 0.0, dt));
-  Tensor sym = tsub(tadd(low, mT(low)), tmul(M, eye_of(n, n, dt)));  // copy lower to upper
+  Tensor low = tmul(M, tri_mask(n, 1.0, 1.0, 0.0, dt, M));
+  Tensor sym = tsub(tadd(low, mT(low)), tmul(M, eye_of(n, n, dt, M)));  // copy lower to upper
   Tensor b = tmm(Q, sym);
   if (gQ.defined()) b = tadd(b, gQ);
   return tmm(b, mT(ag::linalg_inv(R)));
@@ -270,7 +272,7 @@ Tensor qr_backward(const TensorList& grads, const Tensor& Q, const Tensor& R, st
   if (m >= n) return qr_backward_tall(gQ, gR, Q, R);
   // Wide: A = [X | Y] with X = Q U square; R = [U | W].
   ScalarType dt = R.dtype();
-  Tensor sx = col_select(n, 0, m, dt), sy = col_select(n, m, n - m, dt);  // R's dtype: matmul operands
+  Tensor sx = col_select(n, 0, m, dt, R), sy = col_select(n, m, n - m, dt, R);  // R's dtype: matmul operands
   Tensor U = tmm(R, sx), W = tmm(R, sy);
   Tensor gU = gR.defined() ? tmm(gR, sx) : Tensor(), gW = gR.defined() ? tmm(gR, sy) : Tensor();
   Tensor gQx = gQ;

@@ -39,7 +39,7 @@ Tensor eig_backward(const TensorList& grads, ScalarType A_type, const Tensor& L,
               "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
               "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
   VhgV = ag::sub(VhgV, ag::matmul(VH, ag::mul(V, ag::unsqueeze(ember::real(d), -2))), kOne);
-  Tensor I = eye(n, n, rt, std::nullopt);
+  Tensor I = eye(n, n, rt, L.device());
   Tensor Lc = conj(L);
   Tensor E = ag::add(ag::sub(ag::unsqueeze(Lc, -2), ag::unsqueeze(Lc, -1), kOne), I, kOne);  // 1 on the diagonal
   Tensor ret = ag::div(VhgV, E, std::nullopt);

@@ -1,6 +1,7 @@
 // The generated bindings' CUDA guards (issue 24; codegen/cuda_support.py). An op that
 // cuda_support.yaml marks unsupported checks its tensor arguments before its body runs: one on a
-// CUDA device raises PyTorch's NotImplementedError for an operator without a CUDA kernel. Every
+// CUDA device raises PyTorch's NotImplementedError for an operator without a CUDA kernel (a
+// `host` op refuses meta tensors alone). Every
 // binding also renames the CUDA table's "no CUDA kernel" error (kernels/cuda/cuda_backend.cpp)
 // after its op, in the same words, as it leaves: nothing runs for that on the way in.
 #pragma once
@@ -42,6 +43,15 @@ inline void check_no_cuda(const ParsedArgs& A, std::initializer_list<int> idx, c
     if (meta) fail_no_meta(aten_name);
     fail_no_cuda(aten_name, why);
   }
+}
+
+// A host op's guard (cuda_support.yaml's `host`): a CUDA tensor is copied to the host and back
+// by the op body; a meta tensor has no memory to copy.
+inline void check_no_meta(const ParsedArgs& A, std::initializer_list<int> idx, const char* aten_name) {
+  bool meta = false;
+  for_each_tensor_arg(A, idx, [&](const Tensor& t) { meta = meta || t.device().is_meta(); });
+  if (meta) [[unlikely]]
+    fail_no_meta(aten_name);
 }
 
 // The binding's catch for the CUDA table's error: rethrown naming the op, anything else as it was.

@@ -59,7 +59,8 @@ def lu(A: ember.Tensor, pivot: bool = True, get_infos: bool = False, out: Any = 
     if get_infos:
         return copy_out(_lu_info_t((r.LU, r.pivots, r.info)), out)
     if out is not None:
-        copy_out(_lu_info_t((r.LU, r.pivots, r.info)), (*out, ember.empty((0,), dtype=ember.int32))[:3])
+        copy_out(_lu_info_t((r.LU, r.pivots, r.info)),
+                 (*out, ember.empty((0,), dtype=ember.int32, device=A.device))[:3])
         return tuple(out)
     return r.LU, r.pivots
 

@@ -134,7 +134,7 @@ def cholesky_solve(B: ember.Tensor, L: ember.Tensor, upper: bool = False, *, out
 def cholesky_inverse(L: ember.Tensor, upper: bool = False, *, out: Any = None) -> ember.Tensor:
     """A^{-1} from A's Cholesky factor."""
     n = L.shape[-1]
-    eye = ember.eye(n, dtype=L.dtype).expand(tuple(L.shape))
+    eye = ember.eye(n, dtype=L.dtype, device=L.device).expand(tuple(L.shape))
     return cholesky_solve(eye, L, upper)
 
 
@@ -193,8 +193,8 @@ def svd(input: ember.Tensor, some: bool = True, compute_uv: bool = True, *, out:
         m, n = input.shape[-2], input.shape[-1]
         batch = tuple(input.shape[:-2])
         S = ember.linalg.svdvals(input)
-        return _svd_t((ember.zeros(batch + (m, m), dtype=input.dtype), S,
-                       ember.zeros(batch + (n, n), dtype=input.dtype)))
+        return _svd_t((ember.zeros(batch + (m, m), dtype=input.dtype, device=input.device), S,
+                       ember.zeros(batch + (n, n), dtype=input.dtype, device=input.device)))
     U, S, Vh = ember.linalg.svd(input, full_matrices=not some)
     return _svd_t((U, S, Vh.mH))
 

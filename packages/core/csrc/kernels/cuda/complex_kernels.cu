@@ -1,17 +1,21 @@
 // The complex dtypes on the GPU (ComplexKernels, as the CPU's kernels/cpu/complex/): complex() /
-// polar(), conj_physical, angle and abs over dense buffers, and the pointwise kernels whose
+// polar(), conj_physical, angle and abs over dense buffers, and the pointwise kernels: those whose
 // arithmetic is exact formulas -- add / sub / mul / div, comparisons, predicates, logic, addcmul /
-// addcdiv / lerp -- in c10::complex's formulas (kernels/complex_arith.h, as the CPU's).
-// The transcendental functions (exp, log, sin, ...) and complex32 arithmetic have no CUDA kernel
-// yet and raise PyTorch's "Could not run 'aten::exp' with arguments from the 'CUDA' backend".
+// addcdiv / lerp -- in c10::complex's formulas (kernels/complex_arith.h, as the CPU's), and the
+// transcendental functions (exp, log, sqrt, the trigonometric and hyperbolic functions and their
+// inverses, pow, sigmoid, ...) from kernels/complex_math.h. complex32's few kernels are in
+// complex32_kernels.cu; the rest (its exp, div, ...) raise PyTorch's "Could not run 'aten::div' with
+// arguments from the 'CUDA' backend".
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <iterator>
 #include <type_traits>
 
 #include "core/error.h"
 #include "core/half.h"
 #include "kernels/complex_arith.h"
+#include "kernels/complex_math.h"
 #include "kernels/cpu/complex/complex_pointwise.h"
 #include "kernels/cuda/complex_kernels.h"
 #include "kernels/cuda/index_device.cuh"
@@ -125,6 +129,117 @@ struct Lerp {  // aten's two-sided form, the side chosen by |weight| < 0.5
   }
 };
 
+// The transcendental functions. The elementary ones evaluated on CD (complex64 widened: its
+// float-only forms overflow near float's limits) and rounded once, as glibc's are correctly
+// rounded on the CPU; the others composed of them in the element's type as the CPU composes them,
+// so they overflow, round and give NaN where the CPU (and PyTorch) does.
+enum class Fn {
+  Exp,
+  Log,
+  Sqrt,
+  Sin,
+  Cos,
+  Tan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asin,
+  Acos,
+  Atan,
+  Asinh,
+  Acosh,
+  Atanh,
+  Expm1,
+  Log1p,
+  Exp2,
+  Log2,
+  Log10,
+  Rsqrt,
+  Sigmoid,
+  Silu,
+  Pow,
+  LogAddExp
+};
+
+template <Fn kFn, class C>
+__device__ C elementary(C z) {
+  namespace cm = complex_math;
+  const CD w{z.re, z.im};
+  CD r;
+  if constexpr (kFn == Fn::Exp) r = cm::exp(w);
+  else if constexpr (kFn == Fn::Log) r = cm::log(w);
+  else if constexpr (kFn == Fn::Sqrt) r = cm::sqrt(w);
+  else if constexpr (kFn == Fn::Sin) r = cm::sin(w);
+  else if constexpr (kFn == Fn::Cos) r = cm::cos(w);
+  else if constexpr (kFn == Fn::Tan) r = cm::tan(w);
+  else if constexpr (kFn == Fn::Sinh) r = cm::sinh(w);
+  else if constexpr (kFn == Fn::Cosh) r = cm::cosh(w);
+  else if constexpr (kFn == Fn::Tanh) r = cm::tanh(w);
+  else if constexpr (kFn == Fn::Asin) r = cm::asin(w);
+  else if constexpr (kFn == Fn::Acos) r = cm::acos(w);
+  else if constexpr (kFn == Fn::Atan) r = cm::atan(w);
+  else if constexpr (kFn == Fn::Asinh) r = cm::asinh(w);
+  else if constexpr (kFn == Fn::Acosh) r = cm::acosh(w);
+  else r = cm::atanh(w);
+  return {decltype(z.re)(r.re), decltype(z.re)(r.im)};
+}
+
+template <Fn kFn, class C>
+__device__ C transcendental(C a, C b) {
+  using R = decltype(a.re);
+  constexpr R kLn2 = R(0.693147180559945309417232121458176568), kLn10 = R(2.30258509299404568401799145468436421);
+  if constexpr (kFn <= Fn::Atanh) {
+    return elementary<kFn>(a);
+  } else if constexpr (kFn == Fn::Expm1) {  // c10's formulas, in the element's type as on the CPU
+    return complex_math::expm1(a);
+  } else if constexpr (kFn == Fn::Log1p) {
+    return complex_math::log1p(a);
+  } else if constexpr (kFn == Fn::Exp2) {  // aten's exp(ln 2 * z)
+    return elementary<Fn::Exp>(C{kLn2 * a.re, kLn2 * a.im});
+  } else if constexpr (kFn == Fn::Log2 || kFn == Fn::Log10) {  // both parts of log z over ln 2 / ln 10
+    const C l = elementary<Fn::Log>(a);
+    const R d = kFn == Fn::Log2 ? kLn2 : kLn10;
+    return {l.re / d, l.im / d};
+  } else if constexpr (kFn == Fn::Rsqrt) {
+    return div(C{1, 0}, elementary<Fn::Sqrt>(a));
+  } else if constexpr (kFn == Fn::Sigmoid || kFn == Fn::Silu) {  // 1 / (1 + e^-z), z / (1 + e^-z)
+    const C e = elementary<Fn::Exp>(C{-a.re, -a.im});
+    return div(kFn == Fn::Sigmoid ? C{1, 0} : a, C{1 + e.re, e.im});
+  } else if constexpr (kFn == Fn::Pow) {  // glibc's cpow: exp(b log a)
+    return elementary<Fn::Exp>(mul(b, elementary<Fn::Log>(a)));
+  } else {
+    return complex_math::logaddexp(
+        a, b, [](C v) { return elementary<Fn::Exp>(v); }, [](C v) { return elementary<Fn::Log>(v); });
+  }
+}
+
+template <class C, Fn kFn>
+struct Unary {
+  __device__ C operator()(C z) const { return transcendental<kFn>(z, z); }
+};
+template <class C, Fn kFn>
+struct Binary {
+  __device__ C operator()(C a, C b) const { return transcendental<kFn>(a, b); }
+};
+
+// The kernel names of the transcendental functions, in Fn's order.
+constexpr const char* kFnNames[] = {"exp",  "log",   "sqrt",  "sin",     "cos",   "tan",   "sinh",     "cosh",  "tanh",
+                                    "asin", "acos",  "atan",  "asinh",   "acosh", "atanh", "expm1",    "log1p", "exp2",
+                                    "log2", "log10", "rsqrt", "sigmoid", "silu",  "pow",   "logaddexp"};
+
+template <class C, int kI = 0>
+bool launch_transcendental(int which, const ElementwiseIter& it) {
+  if constexpr (kI == int(Fn::LogAddExp) + 1) {
+    return false;
+  } else {
+    if (which != kI) return launch_transcendental<C, kI + 1>(which, it);
+    constexpr Fn f = Fn(kI);
+    if constexpr (f == Fn::Pow || f == Fn::LogAddExp) launch_pointwise<2, C, C>(it, Binary<C, f>{});
+    else launch_pointwise<1, C, C>(it, Unary<C, f>{});
+    return true;
+  }
+}
+
 template <class R>
 bool run(const char* k, const ElementwiseIter& it, const Scalar* p) {
   using C = Cx<R>;
@@ -173,6 +288,8 @@ bool run(const char* k, const ElementwiseIter& it, const Scalar* p) {
   } else if (is("lerp")) {
     launch_pointwise<3, C, C>(it, Lerp<C>{});
   } else {
+    for (int i = 0; i < int(std::size(kFnNames)); ++i)
+      if (is(kFnNames[i])) return launch_transcendental<C>(i, it);
     return false;
   }
   return true;
@@ -239,10 +356,10 @@ void complex_pointwise(const char* kernel, ElementwiseIter& it, const Scalar* pa
   const ScalarType t = it.compute_dtype();
   const bool done = t == ScalarType::ComplexFloat    ? run<float>(kernel, it, params)
                     : t == ScalarType::ComplexDouble ? run<double>(kernel, it, params)
-                                                     : false;
+                                                     : complex32_pointwise(kernel, it, params);
   if (done) return;
   refuse_on_every_device(kernel);  // floor's, sign's, ...: PyTorch's own words on any device
-  no_cuda_kernel();                // the rest (exp, ..., complex32): the CUDA table's missing entry, named after the op
+  no_cuda_kernel();  // the rest (complex32's exp, div, ...): the CUDA table's missing entry, named after the op
 }
 
 void complex_abs(const Tensor& in, const Tensor& out) {

@@ -2,8 +2,9 @@
 // as the pointwise kernels (kernels/cuda/pointwise_launch.cuh).
 //
 // Casts follow the CPU kernels' (c10's) rules: real -> complex has a zero imaginary part, complex
-// -> real keeps the real part, -> bool tests for nonzero; half types convert through float.
-// std::complex has no device code, so complex elements are read and written as two parts.
+// -> real keeps the real part, -> bool tests for nonzero; half types convert through float (a
+// complex32 part too, from and to any type). std::complex has no device code, so complex elements
+// (complex32's included) are read and written as two parts.
 #include "kernels/cuda/copy_kernels.h"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/element_bytes.h"
@@ -25,6 +26,10 @@ template <class T>
 struct DeviceType_<std::complex<T>> {
   using type = Parts<T>;
 };
+template <>
+struct DeviceType_<ComplexHalf> {
+  using type = Parts<Half>;
+};
 template <class T>
 using device_t = typename DeviceType_<T>::type;
 
@@ -42,7 +47,8 @@ __device__ __forceinline__ D cast(const S& x) {
     using R = decltype(D::re);
     return D{static_cast<R>(static_cast<opmath_t<S>>(x)), R(0)};
   } else if constexpr (IsParts<S>::value) {
-    if constexpr (std::is_same_v<D, bool>) return x.re != 0 || x.im != 0;
+    using M = opmath_t<decltype(x.re)>;  // (a float16 part compared as float)
+    if constexpr (std::is_same_v<D, bool>) return M(x.re) != M(0) || M(x.im) != M(0);
     else return static_cast<D>(static_cast<opmath_t<D>>(x.re));
   } else if constexpr (std::is_same_v<D, bool>) {
     return static_cast<opmath_t<S>>(x) != opmath_t<S>(0);
@@ -84,9 +90,9 @@ void copy(ElementwiseIter& it) {
   if (n == 0) return;
   const LaunchDevice on(it.device().index);
   const Geometry<2> g = geometry_of<2>(it);
-  EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.compute_dtype(), "copy_", [&] {
+  EMBER_DISPATCH_EVERY_TYPE(it.compute_dtype(), "copy_", [&] {
     using D = device_t<scalar_t>;
-    EMBER_DISPATCH_ALL_COMPLEX_AND_UINT(it.input_dtype(0), "copy_", [&] {
+    EMBER_DISPATCH_EVERY_TYPE(it.input_dtype(0), "copy_", [&] {
       copy_kernel<D, device_t<scalar_t>><<<grid_for(n), 256, 0, current_stream(-1)>>>(g, n);
     });
   });

@@ -1,7 +1,8 @@
 // Reductions on the GPU: the CUDA entries of ReduceKernels.reduce (sum, nansum, prod, sum of
 // squares, max, min, all, any) and .moments (var / std, Welford) over a ReduceIter, accumulating
 // in the output's dtype as the CPU kernels do (kernels/cpu/reduce/reduce_kernels.cpp: int64 for
-// integer sums, float for half types).
+// integer sums, float for half types). Complex inputs reach only prod here (products by
+// c10::complex's textbook formula): sums and means reduce view_as_real's pairs (ops/core/reduce.cpp).
 //
 // The iterator's dims split into kept ones (output stride != 0) and reduced ones. Long reductions
 // take a block of 256 threads per output element (a strided partial per thread, then a tree in
@@ -15,6 +16,7 @@
 
 #include "core/error.h"
 #include "iter/reduce_iter.h"
+#include "kernels/complex_arith.h"
 #include "kernels/cuda/device_scratch.h"
 #include "kernels/cuda/pointwise_launch.cuh"
 #include "kernels/cuda/reduce_kernels.h"
@@ -80,6 +82,12 @@ struct MinOp : StoresAcc<Acc> {
   }
   __device__ Acc map(Acc x) const { return x; }
   __device__ Acc combine(Acc a, Acc b) const { return (a != a || a < b) ? a : b; }
+};
+template <class C>  // a {re, im} pair
+struct ComplexProdOp : StoresAcc<C> {
+  __device__ C identity() const { return C{1, 0}; }
+  __device__ C map(C x) const { return x; }
+  __device__ C combine(C a, C b) const { return complex_arith::mul(a, b); }
 };
 struct AllOp : StoresAcc<bool> {
   __device__ bool identity() const { return true; }
@@ -376,9 +384,19 @@ void reduce_typed(const ReduceIter& it, ReduceKind kind) {
   }
 }
 
+struct CF {
+  float re, im;
+};
+struct CD {
+  double re, im;
+};
+
 }  // namespace
 
 void reduce(ReduceIter& it, ReduceKind kind) {
+  const ScalarType dt = it.in.dtype();
+  if (kind == ReduceKind::Prod && dt == ScalarType::ComplexFloat) return run<CF, CF>(it, ComplexProdOp<CF>{});
+  if (kind == ReduceKind::Prod && dt == ScalarType::ComplexDouble) return run<CD, CD>(it, ComplexProdOp<CD>{});
   EMBER_DISPATCH_ALL(it.in.dtype(), "reduce_cuda", [&] { reduce_typed<scalar_t>(it, kind); });
 }
 

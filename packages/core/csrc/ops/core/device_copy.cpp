@@ -47,13 +47,16 @@ Tensor to_device(const Tensor& x, Device device, bool non_blocking) {
     return r;
   }
   // aten's _to_copy: a non_blocking move to the host lands in pinned memory, so it can be queued
-  Tensor r =
-      device.is_cpu() ? pinned_empty(x.sizes(), x.dtype()) : empty_with_layout_of(x, x.dtype(), std::nullopt, device);
+  // (in the layout a plain move gives: its strides worked out on the meta device)
+  Tensor r = device.is_cpu()
+                 ? pinned_empty(x.sizes(), x.dtype(),
+                                empty_with_layout_of(x, x.dtype(), std::nullopt, Device{DeviceType::Meta}).strides())
+                 : empty_with_layout_of(x, x.dtype(), std::nullopt, device);
   copy_across_devices(r, x, true);
   return r;
 }
 
-Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype) {
+Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayRef> dense_strides) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   auto storage = make_ref<StorageImpl>();
@@ -66,7 +69,7 @@ Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype) {
   impl->storage = storage;
   impl->dtype = dtype;
   impl->sizes = to_vec(sizes);
-  impl->strides = contiguous_strides(sizes);
+  impl->strides = dense_strides ? to_vec(*dense_strides) : contiguous_strides(sizes);
   impl->refresh();
   return Tensor(std::move(impl));
 }

@@ -157,7 +157,11 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     // one by one (a repeat before a later out-of-range dim is the RuntimeError) -- except for an
     // integer input with out=, which aten hands to sum_out whole (every dim wrapped first)
     (void)dim_mask(x0, dim, !(out && is_integral(x0.dtype(), true)));
-    EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
+    if (is_complex(x0.dtype())) {
+      EMBER_CHECK(!x0.device().is_cpu(), "nansum on CPU does not support complex inputs");
+      // CUDA's nansum: a number with a NaN part counts as 0 (aten's _isnan of the pair)
+      return sum_impl(masked_fill(x0, isnan(x0), Scalar(0.0)), dim, keepdim, dtype, ReduceKind::Sum, out);
+    }
     if (out && !dtype_given && x0.is_floating() && x0.numel() > 0)
       EMBER_CHECK_NOTIMPL(is_floating(*dtype), "\"nansum_cpu\" not implemented for '", legacy_name(*dtype), "'");
     // a float input summed into a complex dtype reaches the float-only kernel too
@@ -175,14 +179,15 @@ Tensor sum_impl(const Tensor& x0, std::optional<IntArrayRef> dim, bool keepdim, 
     dtype_not_implemented(kind == ReduceKind::Prod ? "prod_out_cpu" : "sum_cpu", ScalarType::ComplexHalf);
   Tensor converted;  // the input in dtype=, when one is given
   const Tensor& x = dtype ? (converted = to_dtype(x0, *dtype)) : x0;
-  if (kind == ReduceKind::Sum && is_complex(x.dtype()) && !out) {
-    // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept)
+  if (kind == ReduceKind::Sum && is_complex(x.dtype())) {
+    // complex: the real and imaginary parts summed as a real tensor (view_as_real's last dim kept),
+    // in out='s dtype (x is already), then written into it
     DimMask m = dim_mask(x, dim);  // the dims checked first: a 0-d input takes only 0 / -1
-    if (x.dim() == 0) return clone(x, std::nullopt);
+    if (x.dim() == 0) return finish_out(clone(x, std::nullopt), out);
     DimVector dims;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (m[d]) dims.push_back(d);
-    return view_as_complex(sum(view_as_real(x), IntArrayRef(dims), keepdim, std::nullopt));
+    return finish_out(view_as_complex(sum(view_as_real(x), IntArrayRef(dims), keepdim, std::nullopt)), out);
   }
   return reduce(x, dim_mask(x, dim), keepdim, kind, sum_dtype(x0, dtype), out, OutDtype::Any);
 }
@@ -209,7 +214,7 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
     if (out && dtype && out->dtype() != *dtype)
       fail(ErrorKind::Runtime, "nansum: provided dtype must match dtype of result. Got ", legacy_name(out->dtype()),
            " and ", legacy_name(*dtype), ".");
-    EMBER_CHECK(!is_complex(x0.dtype()), "nansum on CPU does not support complex inputs");
+    EMBER_CHECK(!is_complex(x0.dtype()) || !x0.device().is_cpu(), "nansum on CPU does not support complex inputs");
     // (an empty input skips nansum's kernel and its dtype dispatch: the division's cast into out= alone is
     // checked, which a complex out= passes)
     if (out && !dtype && x0.numel() == 0)
@@ -257,7 +262,10 @@ Tensor mean_impl(const char* name, const Tensor& x0, std::optional<IntArrayRef> 
                                  [&] { return div_(s, to_recorded(n, s.dtype()), std::nullopt); });
     });
   }
-  Tensor s = reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
+  Tensor s =
+      nan && is_complex(x.dtype()) && !x.device().is_cpu()  // CUDA's complex nansum
+          ? sum_impl(x, dim, keepdim, std::nullopt, ReduceKind::NanSum, nullptr)
+          : reduce(x, m, keepdim, nan ? ReduceKind::NanSum : ReduceKind::Sum, acc_dtype(ReduceKind::Sum, x.dtype()));
   // PyTorch's nanmean is nansum(x) / count: the sum is rounded to x's dtype (inf for two
   // float16 65504s) -- or out='s, which it sums into -- before the division; mean divides the
   // float32 accumulator.

@@ -9,6 +9,7 @@
 #include "kernels/backend.h"
 #include "ops.h"
 #include "ops/core/checks.h"
+#include "ops/linalg/host_lapack.h"
 #include "ops/linalg/lapack_util.h"
 
 namespace ember {
@@ -124,7 +125,13 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) { return eig_impl(A, true); }
-Tensor linalg_eigvals(const Tensor& A) { return std::get<0>(eig_impl(A, false)); }
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_eig(host_lapack::host(A)), A.device());
+  return eig_impl(A, true);
+}
+Tensor linalg_eigvals(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_eigvals(host_lapack::host(A)), A.device());
+  return std::get<0>(eig_impl(A, false));
+}
 
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/linalg/host_lapack.h"
 #include "ops/linalg/lapack_util.h"
 
 namespace ember {
@@ -19,6 +20,7 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // Partial-pivoting LU of every (m x n) matrix: L (unit, below the diagonal) and U packed in one
 // matrix, LAPACK's 1-based row interchanges and getrf's info (> 0: U[info-1, info-1] is zero).
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A0) {
+  if (host_lapack::on_device(A0)) return host_lapack::back(linalg_lu_factor_ex(host_lapack::host(A0)), A0.device());
   const Tensor A = resolve_if_conj(A0);
   if (!is_complex(A.dtype())) check_kernel(A, "lu_cpu");
   int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n), nb = batch_count(A);
@@ -45,6 +47,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A0) {
 // LAPACK's sequence of row interchanges (1-based, ..., k) as the permutation perm (..., m) with
 // (P^T A)[i] = A[perm[i]], i.e. A = P L U for P = I[:, perm].
 Tensor linalg_lu_perm(const Tensor& pivots, int64_t m) {
+  if (host_lapack::on_device(pivots))
+    return host_lapack::back(linalg_lu_perm(host_lapack::host(pivots), m), pivots.device());
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
   Tensor piv = contiguous(pivots, MemoryFormat::Contiguous);
   int64_t k = piv.sizes()[piv.dim() - 1], nb = 1;
@@ -104,6 +108,10 @@ void lu_solve_complex(const Tensor& lu, const Tensor& piv, const Tensor& X, bool
 // B (..., n, k) of one batch shape: row interchanges on a row-major copy of B and two row-major
 // triangular solves (trsm), so LU is read in place (getrs would need it column-major).
 Tensor linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
+  if (host_lapack::on_device(LU) || host_lapack::on_device(pivots) || host_lapack::on_device(B))
+    return host_lapack::back(
+        linalg_lu_solve_kernel(host_lapack::host(LU), host_lapack::host(pivots), host_lapack::host(B), adjoint),
+        LU.device());
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");
   int64_t n = LU.sizes()[LU.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LU);
   Tensor lu = contiguous(resolve_if_conj(LU), MemoryFormat::Contiguous);
@@ -162,6 +170,7 @@ void sytrs_any(const LinalgKernels& k, bool hermitian, int n, int nrhs, const T*
 // Householder QR in LAPACK's compact form: R on and above the diagonal, the reflectors' vectors
 // below it, and their scales tau (torch.geqrf); complex inputs through cgeqrf / zgeqrf.
 std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A0) {
+  if (host_lapack::on_device(A0)) return host_lapack::back(linalg_geqrf(host_lapack::host(A0)), A0.device());
   EMBER_CHECK(A0.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
   if (is_floating(A0.dtype()) && A0.dtype() != ScalarType::Float32 && A0.dtype() != ScalarType::Float64)
     dtype_not_implemented("geqrf_cpu", A0.dtype());
@@ -195,6 +204,8 @@ std::tuple<Tensor, Tensor> linalg_geqrf(const Tensor& A0) {
 // Bunch-Kaufman A = L D L^T from A's lower triangle (sytrf 'L'; complex Hermitian: hetrf, L D L^H);
 // the strict upper triangle of the packed result is zeroed as PyTorch does.
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A0, bool hermitian) {
+  if (host_lapack::on_device(A0))
+    return host_lapack::back(linalg_ldl_factor_ex(host_lapack::host(A0), hermitian), A0.device());
   const Tensor A = resolve_if_conj(A0);
   int64_t n = A.sizes()[A.dim() - 1], nb = batch_count(A);
   DimVector bs = batch_shape(A);
@@ -228,6 +239,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A0, bool h
 // X = A^{-1} B from sytrf's (hetrf's) factors; LD (..., n, n), pivots (..., n) and B (..., n, k)
 // share one batch shape.
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  if (host_lapack::on_device(LD) || host_lapack::on_device(pivots) || host_lapack::on_device(B))
+    return host_lapack::back(
+        linalg_ldl_solve(host_lapack::host(LD), host_lapack::host(pivots), host_lapack::host(B), hermitian),
+        LD.device());
   int64_t n = LD.sizes()[LD.dim() - 1], r = B.sizes()[B.dim() - 1], nb = batch_count(LD);
   Tensor abuf = to_colmajor(resolve_if_conj(LD)), bbuf = to_colmajor(resolve_if_conj(B));
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32, "linalg: expected int32 pivots");

@@ -13,6 +13,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/linalg/host_lapack.h"
 #include "ops/linalg/lapack_util.h"
 #include "ops/linalg/linalg_complex.h"
 
@@ -23,6 +24,7 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // LU then triangular solves against I (lu_solve.h: blocked on ember's GEMM; OpenBLAS's getrs
 // beat its getri, and the blocked solve beats both).
 Tensor linalg_inv(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_inv(host_lapack::host(A)), A.device());
   check_matrix(A, "linalg.inv", true);
   if (is_complex(A.dtype())) return complex_linalg::inv(A);
   check_square(A, "linalg.inv", false);
@@ -91,12 +93,14 @@ void lu_det(const Tensor& A, const char* op, Tensor* det, Tensor* sign, Tensor* 
 }  // namespace
 
 Tensor linalg_det(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_det(host_lapack::host(A)), A.device());
   Tensor d;
   lu_det(A, "linalg.det", &d, nullptr, nullptr);
   return d;
 }
 
 std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_slogdet(host_lapack::host(A)), A.device());
   Tensor s, l;
   lu_det(A, "linalg.slogdet", nullptr, &s, &l);
   return {s, l};
@@ -112,6 +116,8 @@ bool solve_is_vector(const Tensor& A, const Tensor& B) {
 }
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  if (host_lapack::on_device(A) || host_lapack::on_device(B))
+    return host_lapack::back(linalg_solve(host_lapack::host(A), host_lapack::host(B), left), A.device());
   if (!is_complex(A.dtype())) check_floating(A, "linalg.solve", true);
   EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               legacy_name(A.dtype()), " and B of type ", legacy_name(B.dtype()), " instead");
@@ -181,6 +187,7 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
 }
 
 Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_cholesky(host_lapack::host(A), upper), A.device());
   check_matrix(A, "linalg.cholesky", true);
   if (is_complex(A.dtype())) return complex_linalg::cholesky(A, upper);
   check_square(A, "linalg.cholesky", true);
@@ -251,8 +258,14 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view UPLO, boo
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) { return eigh_impl(A, UPLO, true); }
-Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) { return std::get<0>(eigh_impl(A, UPLO, false)); }
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_eigh(host_lapack::host(A), UPLO), A.device());
+  return eigh_impl(A, UPLO, true);
+}
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_eigvalsh(host_lapack::host(A), UPLO), A.device());
+  return std::get<0>(eigh_impl(A, UPLO, false));
+}
 
 namespace {
 // SVD of every matrix; U / Vh only when want_uv (full or reduced).
@@ -327,18 +340,21 @@ void svd_impl(const Tensor& A, const char* op, bool want_uv, bool full, Tensor* 
 }  // namespace
 
 TensorList linalg_svd(const Tensor& A, bool full_matrices) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_svd(host_lapack::host(A), full_matrices), A.device());
   Tensor U, S, Vh;
   svd_impl(A, "linalg.svd", true, full_matrices, &U, &S, &Vh);
   return {U, S, Vh};
 }
 
 Tensor linalg_svdvals(const Tensor& A) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_svdvals(host_lapack::host(A)), A.device());
   Tensor S;
   svd_impl(A, "linalg.svd", false, false, nullptr, &S, nullptr);
   return S;
 }
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  if (host_lapack::on_device(A)) return host_lapack::back(linalg_qr(host_lapack::host(A), mode), A.device());
   check_matrix(A, "linalg.qr", false);
   // aten's order: a floating input, the mode, then its geqrf kernel (which has no half types,
   // and runs on empty inputs too).

@@ -6,6 +6,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/linalg/host_lapack.h"
 #include "ops/linalg/lapack_util.h"
 
 namespace ember {
@@ -15,6 +16,9 @@ using namespace lapack_util;  // NOLINT(build/namespaces)
 // A (..., k, k) and B (..., m, n) of one batch shape and dtype (float32 / float64); k is m when
 // left (A X = B), n otherwise (X A = B).
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  if (host_lapack::on_device(A) || host_lapack::on_device(B))
+    return host_lapack::back(
+        linalg_solve_triangular(host_lapack::host(A), host_lapack::host(B), upper, left, unitriangular), A.device());
   EMBER_CHECK(A.dtype() == B.dtype() &&
                   (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64 || is_complex(A.dtype())),
               "linalg.solve_triangular: expected float32, float64 or complex A and B of one dtype");

@@ -63,11 +63,11 @@ def _infos(fn: Any, A: ember.Tensor, pattern: str) -> ember.Tensor:
         except _C._LinAlgError as e:
             m = re.search(pattern, str(e))
             infos.append(int(m.group(1)) if m else 1)
-    return ember.tensor(infos, dtype=ember.int32).reshape(batch)
+    return ember.tensor(infos, dtype=ember.int32, device=A.device).reshape(batch)
 
 
 def _nan_like(A: ember.Tensor) -> ember.Tensor:
-    return ember.full(tuple(A.shape), float("nan"), dtype=A.dtype)
+    return ember.full(tuple(A.shape), float("nan"), dtype=A.dtype, device=A.device)
 
 
 def inv_ex(A: ember.Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
@@ -77,7 +77,7 @@ def inv_ex(A: ember.Tensor, *, check_errors: bool = False, out: Any = None) -> A
 
 def _inv_ex(A: ember.Tensor, check_errors: bool) -> Any:
     try:
-        return _inv_ex_t(_C._linalg_inv(A), ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
+        return _inv_ex_t(_C._linalg_inv(A), ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32, device=A.device))
     except _C._LinAlgError:
         if check_errors:
             raise
@@ -92,7 +92,7 @@ def cholesky_ex(A: ember.Tensor, *, upper: bool = False, check_errors: bool = Fa
 def _cholesky_ex(A: ember.Tensor, upper: bool, check_errors: bool) -> Any:
     try:
         return _chol_ex_t(_C._linalg_cholesky(A, upper=upper),
-                          ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
+                          ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32, device=A.device))
     except _C._LinAlgError:
         if check_errors:
             raise
@@ -108,14 +108,14 @@ def solve_ex(A: ember.Tensor, B: ember.Tensor, *, left: bool = True, check_error
 def _solve_ex(A: ember.Tensor, B: ember.Tensor, left: bool, check_errors: bool) -> Any:
     try:
         X = _C._linalg_solve(A, B, left=left)
-        return _solve_ex_t(X, ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32))
+        return _solve_ex_t(X, ember.zeros(tuple(A.shape[:-2]), dtype=ember.int32, device=A.device))
     except _C._LinAlgError:
         if check_errors:
             raise
     info = _infos(_C._linalg_inv, A, r"diagonal element (\d+)")
     shape = ember.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]) if B.dim() >= 2 else ())
     res_shape = tuple(shape) + (tuple(B.shape[-2:]) if B.dim() >= 2 else tuple(B.shape))
-    return _solve_ex_t(ember.full(res_shape, float("nan"), dtype=A.dtype), info)
+    return _solve_ex_t(ember.full(res_shape, float("nan"), dtype=A.dtype, device=A.device), info)
 
 
 def _tolerance(S_max: ember.Tensor, A: ember.Tensor, atol: Any, rtol: Any) -> ember.Tensor:
@@ -144,7 +144,7 @@ def _pinv(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool) -> ember.Tenso
     check_float(A, "linalg.pinv")
     m, n = A.shape[-2], A.shape[-1]
     if m == 0 or n == 0:
-        return ember.zeros(tuple(A.shape[:-2]) + (n, m), dtype=A.dtype)
+        return ember.zeros(tuple(A.shape[:-2]) + (n, m), dtype=A.dtype, device=A.device)
     if hermitian:
         L, V = _C._linalg_eigh(A, "L")
         absL = L.abs()
@@ -172,7 +172,7 @@ def _matrix_rank(A: ember.Tensor, atol: Any, rtol: Any, hermitian: bool, tol: An
         atol, rtol = tol, 0.0
     with ember.no_grad():
         if A.shape[-2] == 0 or A.shape[-1] == 0:
-            return ember.zeros(tuple(A.shape[:-2]), dtype=ember.int64)
+            return ember.zeros(tuple(A.shape[:-2]), dtype=ember.int64, device=A.device)
         S = _C._linalg_eigvalsh(A, "L").abs() if hermitian else _C._linalg_svdvals(A)
         t = _tolerance(S.amax(-1, keepdim=True), A, atol, rtol)
         return (S > t).sum(-1)
@@ -194,8 +194,8 @@ def lstsq(A: ember.Tensor, B: ember.Tensor, rcond: float | None = None, *, drive
     driver = driver or "gelsy"
     rtol = rcond if rcond is not None and rcond > 0 else eps(A.dtype) * max(m, n)
     X = pinv(A, rtol=rtol).matmul(Bm)
-    empty = ember.zeros((0,), dtype=A.dtype)
-    rank = matrix_rank(A, rtol=rtol) if driver != "gels" else ember.zeros((0,), dtype=ember.int64)
+    empty = ember.zeros((0,), dtype=A.dtype, device=A.device)
+    rank = matrix_rank(A, rtol=rtol) if driver != "gels" else ember.zeros((0,), dtype=ember.int64, device=A.device)
     full = driver != "gels" and bool((rank == n).all().item()) if m > n else False
     R = A.matmul(X) - Bm
     residuals = ((R.abs() if R.is_complex() else R) ** 2).sum(-2) if (m > n and driver != "gelsy" and (

@@ -18,14 +18,14 @@ _geqrf_t = return_type("geqrf", ["a", "tau"])
 def _wy(A: ember.Tensor, tau: ember.Tensor, rows: int) -> tuple[ember.Tensor, ember.Tensor]:
     """(V, T) of the reflectors in A's first k = tau.shape[-1] columns, V of ``rows`` rows."""
     k = tau.shape[-1]
-    V = A[..., :rows, :k].tril(-1) + ember.eye(rows, k, dtype=A.dtype)
+    V = A[..., :rows, :k].tril(-1) + ember.eye(rows, k, dtype=A.dtype, device=A.device)
     S = V.mH.matmul(V).triu(1)
-    M = ember.eye(k, dtype=A.dtype) + tau.unsqueeze(-1) * S
+    M = ember.eye(k, dtype=A.dtype, device=A.device) + tau.unsqueeze(-1) * S
     D = ember.diag_embed(tau)
     if ember.is_grad_enabled() and (A.requires_grad or tau.requires_grad):
         return V, ember.linalg.solve_triangular(M, D, upper=True, unitriangular=True)
     # no gradient: M is its own LU factorisation (unit upper, no pivoting): the trsm kernel directly
-    piv = ember.arange(1, k + 1, dtype=ember.int32).expand(*M.shape[:-1])
+    piv = ember.arange(1, k + 1, dtype=ember.int32, device=A.device).expand(*M.shape[:-1])
     return V, _C._linalg_lu_solve(M, piv, D, False)
 
 
@@ -73,10 +73,10 @@ def householder_product(A: ember.Tensor, tau: ember.Tensor, *, out: Any = None) 
         raise RuntimeError(f"{name}: tau dtype {_legacy(tau.dtype)} does not match input dtype {_legacy(A.dtype)}")
     _check_kernel(A, "orgqr_cpu")
     if tau.shape[-1] == 0:
-        Q = ember.eye(m, n, dtype=A.dtype).expand(*A.shape).clone()
+        Q = ember.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape).clone()
         return copy_out(Q, out)
     V, T = _wy(A, tau, m)
-    Q = ember.eye(m, n, dtype=A.dtype) - V.matmul(T.matmul(V[..., :n, :].mH))
+    Q = ember.eye(m, n, dtype=A.dtype, device=A.device) - V.matmul(T.matmul(V[..., :n, :].mH))
     return copy_out(Q, out)
 
 

@@ -27,8 +27,8 @@ def _factor(A: ember.Tensor, hermitian: bool, name: str) -> tuple[ember.Tensor, 
         raise RuntimeError(f"torch.linalg.{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(A.dtype)}")
     if A.numel() == 0:  # aten returns before its kernel's dtype dispatch: float16 and bfloat16 too
-        return (A.clone(), ember.zeros(A.shape[:-1], dtype=ember.int32),
-                ember.zeros(A.shape[:-2], dtype=ember.int32))
+        return (A.clone(), ember.zeros(A.shape[:-1], dtype=ember.int32, device=A.device),
+                ember.zeros(A.shape[:-2], dtype=ember.int32, device=A.device))
     if A.dtype not in _KERNEL_DTYPES:
         raise NotImplementedError(f"\"ldl_factor_kernel_cpu\" not implemented for '{_legacy(A.dtype)}'")
     with ember.no_grad():

@@ -34,7 +34,7 @@ def _lu_backward(LU: ember.Tensor, perm: ember.Tensor, g: ember.Tensor) -> ember
     m, n = LU.shape[-2], LU.shape[-1]
     k = min(m, n)
     gL, gU = g[..., :, :k].tril(-1), g[..., :k, :].triu()
-    L1 = LU[..., :k, :k].tril(-1) + ember.eye(k, dtype=LU.dtype)
+    L1 = LU[..., :k, :k].tril(-1) + ember.eye(k, dtype=LU.dtype, device=LU.device)
     U1 = LU[..., :k, :k].triu()
     phi_l = L1.mH.matmul(gL[..., :k, :])
     phi_u = gU[..., :, :k].matmul(U1.mH)
@@ -154,7 +154,7 @@ def lu_factor(A: ember.Tensor, *, pivot: bool = True, out: Any = None) -> Any:
 def _perm_matrix(perm: ember.Tensor, dtype: Any) -> ember.Tensor:
     """P = I[:, perm] (P[r, i] = 1 where perm[i] = r)."""
     m = perm.shape[-1]
-    return (perm.unsqueeze(-2) == ember.arange(m).unsqueeze(-1)).to(dtype)
+    return (perm.unsqueeze(-2) == ember.arange(m, device=perm.device).unsqueeze(-1)).to(dtype)
 
 
 def lu_unpack(LU_data: ember.Tensor, LU_pivots: ember.Tensor, unpack_data: bool = True,
@@ -190,10 +190,10 @@ def lu_unpack(LU_data: ember.Tensor, LU_pivots: ember.Tensor, unpack_data: bool 
                            "torch.linalg.lu_factor")
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
-    empty = ember.empty((0,), dtype=LU_data.dtype)
+    empty = ember.empty((0,), dtype=LU_data.dtype, device=LU_data.device)
     L = U = P = empty
     if unpack_data:
-        L = LU_data[..., :, :k].tril(-1) + ember.eye(m, k, dtype=LU_data.dtype)
+        L = LU_data[..., :, :k].tril(-1) + ember.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
         U = LU_data[..., :k, :].triu()
     if unpack_pivots:
         piv = LU_pivots

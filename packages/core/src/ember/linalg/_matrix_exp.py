@@ -39,7 +39,7 @@ _REAL = {ember.complex64: ember.float32, ember.complex128: ember.float64}
 def _pade(A: ember.Tensor, m: int) -> ember.Tensor:
     """r_m(A) = (V - U)^-1 (V + U), U the odd and V the even part of the numerator."""
     b = _PADE[m]
-    eye = ember.eye(A.shape[-1], dtype=A.dtype)
+    eye = ember.eye(A.shape[-1], dtype=A.dtype, device=A.device)
     A2 = A.matmul(A)
     if m == 13:  # Higham's evaluation with A^2, A^4, A^6: six matrix products
         A4 = A2.matmul(A2)

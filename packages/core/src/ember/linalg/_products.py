@@ -47,7 +47,7 @@ def matrix_power(A: ember.Tensor, n: int, *, out: Any = None) -> ember.Tensor:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     if n == 0:
-        return ember.eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape)).clone()
+        return ember.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
     if n < 0:
         check_square(A, "linalg.inv")
         A = ember.linalg.inv(A)

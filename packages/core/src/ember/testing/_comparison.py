@@ -21,6 +21,9 @@ _TOLERANCES = {
     _C.bfloat16: (1.6e-2, 1e-5),
     _C.float32: (1.3e-6, 1e-5),
     _C.float64: (1e-7, 1e-7),
+    _C.complex32: (1e-3, 1e-5),
+    _C.complex64: (1.3e-6, 1e-5),
+    _C.complex128: (1e-7, 1e-7),
 }
 
 
@@ -140,7 +143,7 @@ def _compare_tensors(actual: Any, expected: Any, opts: dict) -> None:
     if actual.dim() == 0:
         raise _fail(_scalar_message(actual.item(), expected.item(), rtol, atol))
     a, e, m = actual.flatten(), expected.flatten(), matches.flatten()
-    if not a.is_floating_point():  # integer differences must not wrap
+    if not (a.is_floating_point() or a.is_complex()):  # integer differences must not wrap
         a, e = a.to(_C.int64), e.to(_C.int64)
     abs_diff = (a - e).abs()
     abs_diff[m] = 0

@@ -2,17 +2,18 @@
 // what PyTorch computes with: products by the textbook formula (no C99 Annex G inf/NaN
 // recovery, so they vectorise), quotients by the scaled formula NumPy also uses (both in
 // kernels/complex_arith.h, shared with the GPU's kernels), |z| as
-// sqrt(re^2 + im^2) like PyTorch's vectorised abs, and the transcendental functions from <complex>.
+// sqrt(re^2 + im^2) like PyTorch's vectorised abs, and the transcendental functions from <complex>
+// (log1p / expm1 / logaddexp: c10's formulas, kernels/complex_math.h, shared with the GPU).
 #include "kernels/cpu/complex/complex_pointwise.h"
 
 #include <cmath>
 #include <complex>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "iter/elementwise_iter.h"
 #include "kernels/complex_arith.h"
+#include "kernels/complex_math.h"
 #include "kernels/cpu/complex/complex_vector_loops.h"
 
 namespace ember {
@@ -128,38 +129,6 @@ void mul_runs(ElementwiseIter& it) {
   });
 }
 
-// c10::complex's log1p and expm1: accurate near 0, where log(1 + z) and exp(z) - 1 cancel.
-template <class R>
-std::complex<R> log1p_c(std::complex<R> z) {
-  const R x = z.real(), y = z.imag();
-  const R theta = std::atan2(y, x + R(1));
-  if (std::abs(z) < R(0.5)) {
-    const R r = x * (R(2) + x) + y * y;
-    if (r == 0) return {x, theta};  // underflow
-    return {R(0.5) * std::log1p(r), theta};
-  }
-  return {std::log(std::hypot(x + R(1), y)), theta};
-}
-template <class R>
-std::complex<R> expm1_c(std::complex<R> z) {
-  const R x = z.real(), y = z.imag(), a = std::sin(y / 2);
-  return {std::expm1(x) * std::cos(y) - R(2) * a * a, std::exp(x) * std::sin(y)};
-}
-
-// aten's complex _log_add_exp_helper: ordered by real part, NaN infectious, equal infinite real
-// parts without log1p (-inf: the smaller; +inf: log(exp(x) + exp(y))).
-template <class R>
-std::complex<R> logaddexp_c(std::complex<R> x, std::complex<R> y) {
-  const bool x_smaller = std::isnan(x.real()) || std::isnan(x.imag()) || x.real() < y.real();
-  const std::complex<R> lo = x_smaller ? x : y, hi = x_smaller ? y : x;
-  const R nan = std::numeric_limits<R>::quiet_NaN();
-  if (std::isnan(lo.real()) || std::isnan(lo.imag()) || std::isnan(hi.real()) || std::isnan(hi.imag()))
-    return {nan, nan};
-  if (!std::isfinite(lo.real()) && lo.real() == hi.real())
-    return lo.real() < 0 ? lo : std::log(std::exp(lo) + std::exp(hi));
-  return log1p_c(std::exp(lo - hi)) + hi;
-}
-
 template <class R>
 bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   using C = Cx<R>;
@@ -223,7 +192,7 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   } else if (is("exp2")) {  // aten's 2^z = exp(ln 2 * z) (std has no complex exp2)
     std_fn([](std::complex<R> z) { return std::exp(R(0.693147180559945309417232121458176) * z); });
   } else if (is("expm1")) {
-    std_fn([](std::complex<R> z) { return expm1_c(z); });
+    unary<R>(it, [](C z) { return complex_math::expm1(z); });
   } else if (is("log2")) {
     unary<R>(it, [](C z) {  // aten's vector form: both parts of log(z) divided by ln 2 (log(0) keeps its angle)
       const std::complex<R> l = std::log(to_std<R>(z));
@@ -232,7 +201,7 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
   } else if (is("log10")) {
     std_fn([](std::complex<R> z) { return std::log10(z); });
   } else if (is("log1p")) {
-    std_fn([](std::complex<R> z) { return log1p_c(z); });
+    unary<R>(it, [](C z) { return complex_math::log1p(z); });
   } else if (is("rsqrt")) {
     unary<R>(it, [](C z) { return div(C{R(1), R(0)}, from_std<R>(std::sqrt(to_std<R>(z)))); });
   } else if (is("isnan")) {  // a NaN part makes the number NaN, an infinite part infinite
@@ -266,7 +235,11 @@ bool run(const char* k, ElementwiseIter& it, const Scalar* p) {
       return C{b.re - t.re, b.im - t.im};
     });
   } else if (is("logaddexp")) {
-    binary<C, R>(it, [](C a, C b) { return from_std<R>(logaddexp_c(to_std<R>(a), to_std<R>(b))); });
+    binary<C, R>(it, [](C a, C b) {
+      return complex_math::logaddexp(
+          a, b, [](C z) { return from_std<R>(std::exp(to_std<R>(z))); },
+          [](C z) { return from_std<R>(std::log(to_std<R>(z))); });
+    });
   } else if (is("logical_not")) {  // a complex number is true unless both parts are 0
     predicate<R>(it, [](C z) { return z.re == 0 && z.im == 0; });
   } else if (is("logical_and")) {

@@ -153,7 +153,7 @@ CUDA_TESTS = [f"packages/core/tests/test_cuda_{n}.py" for n in
               ["grad_parity", "parity", "functional", "device", "pointwise", "reduce", "gemm", "nn", "streams",
                "norm", "conv", "shape", "sort", "index", "unique", "random", "attention_rnn", "unsupported",
                "namespace", "legacy_types", "autocast", "data_parallel", "interop", "array_interface", "complex",
-               "linalg"]]
+               "linalg", "fft"]]
 
 
 @nox.session

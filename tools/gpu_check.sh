@@ -27,6 +27,7 @@ PYTHONPATH="$REPO/packages/nn/src" PYTHONUNBUFFERED=1 EMBER_EXPECT_CUDA_BUILD=1 
   "$REPO/packages/core/tests/test_cuda_autocast.py" "$REPO/packages/core/tests/test_cuda_data_parallel.py" \
   "$REPO/packages/core/tests/test_cuda_interop.py" "$REPO/packages/core/tests/test_cuda_array_interface.py" \
   "$REPO/packages/core/tests/test_cuda_complex.py" "$REPO/packages/core/tests/test_cuda_linalg.py" \
+  "$REPO/packages/core/tests/test_cuda_fft.py" \
   "$REPO/packages/core/tests/test_cuda_build.py" \
   "$REPO/packages/core/tests/test_caching_allocator.py" "$REPO/packages/core/tests/test_accelerator.py" 2>&1 | tee "$OUT/gpu_tests.txt"
 # The four training examples: 30 steps each on cpu and cuda, loss curves compared (ember-nn and ember-data by path)

@@ -11,7 +11,7 @@ from typing import Any
 from harness import Bench, gpu_rows
 
 TITLES = {"cuda_nn": "CUDA layer / batch / group norm, convolution, pooling and padding, float32, CUDA autocast and "
-                     "complex rotation, exp and tanh, host LAPACK (ratio = torch/ember time)"}
+                     "complex rotation, exp and tanh, host LAPACK and FFT (ratio = torch/ember time)"}
 
 
 def gnn(lib: ModuleType) -> dict[str, Any]:
@@ -59,9 +59,10 @@ ROWS = [
      "torch.view_as_real(torch.view_as_complex(rows.view(8192, 512, 2)) * rot[:512])"),
     ("complex64 exp 8192x512", "torch.view_as_complex(rows.view(8192, 512, 2)).exp()"),
     ("complex64 tanh 8192x512", "torch.view_as_complex(rows.view(8192, 512, 2)).tanh()"),
-    # ember's LAPACK ops run on the host (the matrices copied there and back); torch's on cuSOLVER / MAGMA
+    # ember's LAPACK ops and FFTs run on the host (the tensors copied there and back); torch's on cuSOLVER / cuFFT
     ("linalg.inv float32 64 x 64x64 (ember: host LAPACK)", "torch.linalg.inv(lin)"),
     ("linalg.cholesky float64 512x512 (ember: host LAPACK)", "torch.linalg.cholesky(spd)"),
+    ("fft.rfft float32 8192x1024 (ember: host ducc0)", "torch.fft.rfft(rows)"),
 ]
 
 BENCHES: list[Bench] = gpu_rows("cuda_nn", ROWS, gnn)

@@ -69,6 +69,14 @@ def test_pinned_memory_and_non_blocking_copies() -> None:
     assert back.is_pinned() and back.equal(x)
     with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
         d.pin_memory()
+    cl = ember.randn(2, 3, 4, 5).contiguous(memory_format=ember.channels_last)
+    for src in (cl, cl.transpose(0, 1)):  # aten's _pin_memory keeps a dense layout's strides
+        q = src.pin_memory()
+        assert q.is_pinned() and q.stride() == src.stride() and q.equal(src)
+    sl = x.reshape(256, 256)[:, ::3]  # a slice: the strides kept over a storage of their span
+    assert sl.pin_memory().stride() == sl.stride() and sl.pin_memory().equal(sl)
+    ex = x[:4].expand(3, 4)  # overlapping: made dense
+    assert ex.pin_memory().is_contiguous() and ex.pin_memory().equal(ex)
 
 
 def test_factories_pin_on_request() -> None:

@@ -46,7 +46,7 @@ def _pad_1d(x: Tensor, pad: int, mode: str) -> Tensor:
                            f"got: padding ({pad}, {pad}) at dimension 2 of input {list(x.shape)}")
     if mode == "circular" and pad > n:
         raise RuntimeError("Padding value causes wrapping around more than once.")
-    i = ember.arange(-pad, n + pad)
+    i = ember.arange(-pad, n + pad, device=x.device)
     if mode == "reflect":
         i = ember.where(i < 0, -i, ember.where(i >= n, 2 * (n - 1) - i, i))
     elif mode == "replicate":
@@ -143,7 +143,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     left = (n_fft - win) // 2
     w = window
     if win < n_fft:  # the window centred in the frame
-        w = ember.constant_pad_nd(window if window is not None else ember.ones(win, dtype=x.dtype),
+        w = ember.constant_pad_nd(window if window is not None else ember.ones(win, dtype=x.dtype, device=x.device),
                                   [left, n_fft - win - left])
     if align_to_window:  # frame t holds the window's span from t * hop
         x = ember.constant_pad_nd(x, [left, n_fft - win - left])
@@ -171,9 +171,9 @@ def _overlap_add(frames: Tensor, index: Tensor, total: int) -> Tensor:
     """aten's unfold_backward along dim 1: ``out[:, index[j]] += frames[:, j]``."""
     if frames.dtype.is_complex:  # index_add has no complex kernel: add the (real, imag) pairs
         pairs = ember.view_as_real(frames.contiguous())
-        zeros = ember.zeros(frames.shape[0], total, 2, dtype=pairs.dtype)
+        zeros = ember.zeros(frames.shape[0], total, 2, dtype=pairs.dtype, device=frames.device)
         return ember.view_as_complex(zeros.index_add(1, index, pairs))
-    return ember.zeros(frames.shape[0], total, dtype=frames.dtype).index_add(1, index, frames)
+    return ember.zeros(frames.shape[0], total, dtype=frames.dtype, device=frames.device).index_add(1, index, frames)
 
 
 @autocast_op("fp32", cuda=None)  # on the CPU list only
@@ -248,7 +248,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         fail("Invalid window shape. window has to be 1D and length of `win_length`")
     real_dtype = input.dtype.to_real()
-    w = window if window is not None else ember.ones(win, dtype=real_dtype)
+    w = window if window is not None else ember.ones(win, dtype=real_dtype, device=input.device)
     if win != n_fft:
         left = (n_fft - win) // 2
         w = ember.constant_pad_nd(w, [left, n_fft - win - left])
@@ -268,7 +268,8 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     frames = frames * w.reshape(1, 1, n_fft)
     total = n_fft + hop * (n_frames - 1)
     # overlap-add: sample t * hop + k of the signal gathers frame t's point k
-    index = (ember.arange(n_frames).unsqueeze(1) * hop + ember.arange(n_fft)).reshape(-1)
+    index = (ember.arange(n_frames, device=input.device).unsqueeze(1) * hop
+             + ember.arange(n_fft, device=input.device)).reshape(-1)
     channels = frames.shape[0]
     y = _overlap_add(frames.reshape(channels, -1), index, total)
     envelope = _overlap_add((w * w).reshape(1, n_fft).expand(n_frames, n_fft).reshape(1, -1), index, total)

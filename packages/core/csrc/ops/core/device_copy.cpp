@@ -7,6 +7,7 @@
 // stream (non_blocking).
 #include <algorithm>
 
+#include "core/size_math.h"
 #include "core/storage.h"
 #include "iter/elementwise_iter.h"
 #include "kernels/device_transfer.h"
@@ -56,11 +57,12 @@ Tensor to_device(const Tensor& x, Device device, bool non_blocking) {
   return r;
 }
 
-Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayRef> dense_strides) {
+Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayRef> strides) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   auto storage = make_ref<StorageImpl>();
-  storage->nbytes = static_cast<size_t>(numel) * element_size(dtype);
+  storage->nbytes = strides ? strided_nbytes(sizes, *strides, 0, element_size(dtype))
+                            : static_cast<size_t>(numel) * element_size(dtype);
   storage->data = pinned_alloc(std::max<size_t>(storage->nbytes, 1));
   storage->device = cpu_device();
   storage->deleter = [](void* p, void*, size_t) { pinned_free(p); };
@@ -69,9 +71,24 @@ Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayR
   impl->storage = storage;
   impl->dtype = dtype;
   impl->sizes = to_vec(sizes);
-  impl->strides = dense_strides ? to_vec(*dense_strides) : contiguous_strides(sizes);
+  impl->strides = strides ? to_vec(*strides) : contiguous_strides(sizes);
   impl->refresh();
   return Tensor(std::move(impl));
+}
+
+// No two elements of x share memory: its dims (longer than 1) by stride, each stepping past the
+// farthest element the ones inside it reach.
+static bool non_overlapping(const Tensor& x) {
+  DimVector dims;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (x.sizes()[d] > 1) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return x.strides()[a] < x.strides()[b]; });
+  int64_t reach = 0;  // the farthest offset of the dims so far
+  for (int64_t d : dims) {
+    if (x.strides()[d] <= reach) return false;
+    reach += x.strides()[d] * (x.sizes()[d] - 1);
+  }
+  return true;
 }
 
 Tensor pin_memory(const Tensor& x) {
@@ -79,7 +96,8 @@ Tensor pin_memory(const Tensor& x) {
               "Type' only dense CPU tensors can be pinned");
   EMBER_CHECK(x.device().is_cpu(), "cannot pin 'torch.cuda.", legacy_name(x.dtype()),
               "Tensor' only dense CPU tensors can be pinned");
-  Tensor r = pinned_empty(x.sizes(), x.dtype());
+  // aten's _pin_memory keeps the strides (a storage of their span); an overlapping layout is made dense
+  Tensor r = non_overlapping(x) ? pinned_empty(x.sizes(), x.dtype(), x.strides()) : pinned_empty(x.sizes(), x.dtype());
   copy_into(r, x);
   return r;
 }

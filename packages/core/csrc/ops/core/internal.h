@@ -53,8 +53,8 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 // host then lands in pinned memory, as aten's).
 Tensor to_device(const Tensor& x, Device device, bool non_blocking = false);
 // Pinned host memory (Tensor.pin_memory / is_pinned; kernels/device_transfer.h's allocator),
-// contiguous or in the given strides of a dense layout (numel elements, no gaps).
-Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayRef> dense_strides = std::nullopt);
+// contiguous or in the given (non-overlapping) strides, over a storage of their span.
+Tensor pinned_empty(IntArrayRef sizes, ScalarType dtype, std::optional<IntArrayRef> strides = std::nullopt);
 Tensor pin_memory(const Tensor& x);
 bool tensor_is_pinned(const Tensor& x);
 

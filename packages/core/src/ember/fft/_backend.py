@@ -73,14 +73,17 @@ def _recorded(name: str) -> Any:
     def deco(fn: Any) -> Any:
         @functools.wraps(fn)
         def op(x: ember.Tensor, *args: Any) -> ember.Tensor:
-            if x.device.type != "cpu":  # ducc0 reads host memory: no CUDA transform yet
+            on_gpu = x.device.type == "cuda"
+            if x.device.type != "cpu" and not on_gpu:  # a meta tensor: no memory to transform
                 raise NotImplementedError(
                     f"Could not run '{name}' with arguments from the '{x.device.type.upper()}' backend. This could be "
                     f"because the operator doesn't exist for this backend. '{name}' is only available for these "
-                    f"backends: [CPU]. (ember: the FFTs run on the host's ducc0; issue 24)")
+                    f"backends: [CPU, CUDA]. (ember: the FFTs run on the host's ducc0; issue 24)")
             _C._record_op_enter(name, x)
             try:
-                return fn(x, *args)
+                # ducc0 reads host memory: a GPU tensor is transformed there and its result (in the
+                # layout aten's _exec_fft gives) copied back, synchronizing as PyTorch's CUDA linalg.eig does
+                return fn(x.cpu(), *args).to(x.device) if on_gpu else fn(x, *args)
             finally:
                 _C._record_function_exit()
 

@@ -59,7 +59,7 @@ def c2r_backward(grad: ember.Tensor, dims: tuple[int, ...], normalization: int) 
     last = dims[-1]
     double = grad.shape[last] - gi.shape[last]
     if double > 0:
-        weight = ember.ones(gi.shape[last], dtype=grad.dtype)
+        weight = ember.ones(gi.shape[last], dtype=grad.dtype, device=grad.device)
         weight[1:1 + double] = 2
         gi = gi * weight.reshape([-1] + [1] * (gi.dim() - 1 - last))
     return gi

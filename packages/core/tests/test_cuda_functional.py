@@ -136,6 +136,15 @@ COMPOSITES = {
     "nanquantile": lambda x: ember.nanquantile(x, 0.3),
     "linalg.cross": lambda x: ember.linalg.cross(x[:, :3], x[:, 1:4]),
     "binomial-shape": lambda x: ember.binomial(ember.full_like(x, 10.0), ember.full_like(x, 0.3)).shape,
+    "vander-N0": lambda x: ember.vander(x[0], N=0),
+    "vander-N1": lambda x: ember.vander(x[0], N=1),
+    "batch_norm_gather_stats": lambda x: ember.batch_norm_gather_stats(x, x[:2].abs(), x[2:].abs() + 1, None, None,
+                                                                       0.1, 1e-5, 3)[1],
+    "conv_tbc": lambda x: ember.conv_tbc(x[:, :3].reshape(2, 2, 3), x[:3, :3].reshape(3, 3, 1).expand(3, 3, 2),
+                                         x[0, :2], 1),
+    "native_batch_norm-eval": lambda x: ember.native_batch_norm(x, None, None, x[0], x[1].abs(), False, 0.1, 1e-5)[1],
+    "embedding_bag-max": lambda x: ember.embedding_bag(x, ember.tensor([1, 2, 3, 0]).to(x.device),
+                                                     ember.tensor([0, 2]).to(x.device), False, 2)[3],
 }
 
 
@@ -149,6 +158,18 @@ def test_core_compositions_stay_on_the_device(name: str) -> None:
         return
     assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
     assert bool(((got.cpu().double() - want.double()).abs() <= 1e-5 * (1 + want.double().abs())).all())
+
+
+def test_a_transformer_takes_a_causal_mask_on_the_device() -> None:
+    # _is_causal_mask compared the mask with a CPU-made one (a device mismatch in every masked forward)
+    nn = pytest.importorskip("ember.nn")
+    ember.manual_seed(0)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dropout=0.0), 2)
+    x, mask = randn(2, 5, 8), nn.Transformer.generate_square_subsequent_mask(5)
+    want = enc(x, mask=mask, is_causal=True)
+    got = enc.cuda()(x.cuda(), mask=mask.cuda(), is_causal=True)
+    assert got.device.type == "cuda"
+    ember.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
 
 
 MODULES_WITH_DEVICE = [

@@ -178,7 +178,7 @@ def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor, running
         ...                               None, None, 0.1, 0.0, 1)
         (tensor([1.]), tensor([0.7071]))
     """
-    counts = ember.full((mean.shape[0],), count, dtype=mean.dtype)
+    counts = ember.full((mean.shape[0],), count, dtype=mean.dtype, device=mean.device)
     return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
 
 

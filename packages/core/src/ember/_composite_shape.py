@@ -234,9 +234,9 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
         raise RuntimeError("N must be non-negative.")
     dtype = ember.promote_types(x.dtype, ember.int64)
     if n == 0:
-        result = ember.empty(x.shape[0], 0, dtype=dtype)
+        result = ember.empty(x.shape[0], 0, dtype=dtype, device=x.device)
     elif n == 1:
-        result = ember.ones(x.shape[0], 1, dtype=dtype)
+        result = ember.ones(x.shape[0], 1, dtype=dtype, device=x.device)
     else:
         xs = x.to(dtype)
         result = ember.cat([ember.ones_like(xs).unsqueeze(-1), xs.unsqueeze(-1).expand(x.shape[0], n - 1).cumprod(-1)],

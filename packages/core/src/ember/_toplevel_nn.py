@@ -352,7 +352,7 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
             mean, invstd = _stats(input, (0, *range(2, input.dim())), eps, False)
             invstd = invstd.masked_fill(invstd.isinf(), 0.0) if eps == 0 else invstd
     else:
-        mean = invstd = ember.empty(0, dtype=input.dtype)
+        mean = invstd = ember.empty(0, dtype=input.dtype, device=input.device)
     out = ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
     return out, mean, invstd
 
@@ -422,19 +422,20 @@ def _bag_bookkeeping(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int
     # aten's fast float sum path fills neither offset2bag nor the bag sizes
     fast_sum = mode == 0 and pad < 0 and weight.dtype in (ember.float32, ember.float16, ember.bfloat16)
     if fast_sum:
-        offset2bag = ember.empty(0, dtype=ember.int64)
+        offset2bag = ember.empty(0, dtype=ember.int64, device=indices.device)
     else:  # bag of each index (indices past the last offset join the last bag, as aten counts them)
-        offset2bag = ember.searchsorted(offsets[:n_bags].contiguous(), ember.arange(indices.numel()), right=True) - 1
+        positions = ember.arange(indices.numel(), device=indices.device)
+        offset2bag = ember.searchsorted(offsets[:n_bags].contiguous(), positions, right=True) - 1
     if mode == 0:  # sizes unused: zeros, one per offset unless the weight will need a backward
-        zeros = ember.zeros(n_bags if needs_grad else n_offsets, dtype=ember.int64)
+        zeros = ember.zeros(n_bags if needs_grad else n_offsets, dtype=ember.int64, device=indices.device)
         return offset2bag, zeros, zeros.clone()
     keep = indices != pad
-    bag_size = ember.zeros(n_bags, dtype=ember.int64).index_add(0, offset2bag[keep],
-                                                               ember.ones(int(keep.sum()), dtype=ember.int64))
+    bag_size = ember.zeros(n_bags, dtype=ember.int64, device=indices.device).index_add(
+        0, offset2bag[keep], ember.ones(int(keep.sum()), dtype=ember.int64, device=indices.device))
     if mode == 1:
         return offset2bag, bag_size, bag_size.clone()
     rows = weight[indices]
-    max_indices = ember.zeros(n_bags, weight.shape[1], dtype=ember.int64)
+    max_indices = ember.zeros(n_bags, weight.shape[1], dtype=ember.int64, device=indices.device)
     for b in range(n_bags):
         sel = (offset2bag == b) & keep
         if bool(sel.any()):
@@ -502,8 +503,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator:
     drawn = input.detach() <= 0
     opmath = ember.float64 if input.dtype == ember.float64 else ember.float32
     lo, hi = (ember.tensor(v, dtype=opmath).item() for v in (lower, upper))
-    u = ember.rand(int(drawn.sum().item()), dtype=ember.float64, generator=generator)
-    slope = ember.ones(tuple(input.shape), dtype=opmath)
+    u = ember.rand(int(drawn.sum().item()), dtype=ember.float64, generator=generator).to(input.device)
+    slope = ember.ones(tuple(input.shape), dtype=opmath, device=input.device)
     slope[drawn] = (u * (hi - lo) + lo).to(opmath)
     x = input.to(opmath)
     return ember.where(x > 0, x, x * slope).to(input.dtype)
@@ -736,7 +737,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     o_len = wrap(t_len - k + 1 + pad * 2)
     span = wrap(o_len - t_len + k - 1)
     real_pad = -(-span // 2) if span < 0 else span // 2  # C's division truncates towards zero
-    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype).copy_(bias.expand(o_len, batch, -1))
+    out = ember.empty((o_len, batch, weight.shape[2]), dtype=input.dtype, device=input.device).copy_(
+        bias.expand(o_len, batch, -1))
     for i in range(k):
         i_shift, o_shift = max(0, wrap(i - real_pad, 32)), max(0, wrap(real_pad - i, 32))
         t = wrap(min(wrap(t_len + real_pad - i), o_len) - o_shift)

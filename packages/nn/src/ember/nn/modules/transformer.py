@@ -123,7 +123,8 @@ def _is_causal_mask(mask: Tensor | None, size: int) -> bool:
     """True when ``mask`` is exactly the square subsequent mask (so attention may use the causal hint)."""
     if mask is None or mask.dim() != 2 or tuple(mask.shape) != (size, size):
         return False
-    causal = ember.arange(size).unsqueeze(-1) < ember.arange(size)  # True above the diagonal
+    i = ember.arange(size, device=mask.device)
+    causal = i.unsqueeze(-1) < i  # True above the diagonal
     if mask.dtype == ember.bool:
         return bool((mask == causal).all().item())
     expected = ember.where(causal, float("-inf"), 0.0).to(mask.dtype)

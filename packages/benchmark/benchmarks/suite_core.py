@@ -90,11 +90,11 @@ def square_of(n: int, dtype: str) -> Setup:
     return setup
 
 
-def unit_square(n: int) -> Setup:
-    """One n x n float32 operand uniform in (-1, 1): the domain of erfinv."""
+def unit_square(n: int, dtype: str = "float32") -> Setup:
+    """One n x n operand uniform in (-1, 1): the domain of erfinv."""
 
     def setup(lib: ModuleType) -> dict[str, Any]:
-        return {"a": lib.rand(n, n) * 2 - 1}
+        return {"a": lib.rand(n, n, dtype=getattr(lib, dtype)) * 2 - 1}
 
     return setup
 
@@ -178,12 +178,19 @@ def _elementwise() -> list[Bench]:
         for dt in ("float32", "float64")
         for th in THREADS
     ] + [  # unary math on 1M elements in (-1, 1) (cache-resident: the kernel's arithmetic, not page
-        # faults): sqrt of |a| vectorises (no errno), sin / cos / tan / erf run vec_math.h's forms; atan and
-        # lgamma are still scalar libm calls
-        Bench("elementwise", f"{name} 1024x1024", "throughput", stmt, unit_square(1024), threads=1)
+        # faults): sqrt of |a| vectorises (no errno), sin / cos / tan / erf run vec_math.h's forms, the
+        # inverse and hyperbolic functions vec_inverse_trig.h's and vec_hyperbolic.h's (float64 too);
+        # lgamma is still a scalar libm call
+        Bench("elementwise", f"{name} 1024x1024{dt}", "throughput", stmt, unit_square(1024, dt.strip() or "float32"),
+              threads=1)
         for name, stmt in (("sqrt", "lib.sqrt(a.abs())"), ("rsqrt", "lib.rsqrt(a.abs())"), ("sin", "lib.sin(a)"),
                            ("cos", "lib.cos(a)"), ("tan", "lib.tan(a)"), ("erf", "lib.erf(a)"), ("atan", "lib.atan(a)"),
-                           ("sigmoid", "lib.sigmoid(a)"), ("lgamma", "lib.lgamma(a.abs())"))
+                           ("asin", "lib.asin(a)"), ("acos", "lib.acos(a)"), ("atanh", "lib.atanh(a)"),
+                           ("sinh", "lib.sinh(a)"), ("cosh", "lib.cosh(a)"), ("asinh", "lib.asinh(a)"),
+                           ("acosh", "lib.acosh(a.abs() + 1)"), ("sigmoid", "lib.sigmoid(a)"),
+                           ("lgamma", "lib.lgamma(a.abs())"))
+        for dt in (("", " float64") if name in ("atan", "asin", "acos", "atanh", "sinh", "cosh", "asinh", "acosh")
+                   else ("",))
     ] + [  # factories: a contiguous fill, the ranges and eye's diagonal (the backend's fill family)
         Bench("elementwise", name, "throughput", stmt, tiny, threads=th)
         for name, stmt in ((f"full {BIG}x{BIG}", f"lib.full(({BIG}, {BIG}), 1.5)"),

@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/vec_hyperbolic.h"
+#include "kernels/cpu/vec_inverse_trig.h"
 #include "kernels/cpu/vec_math.h"
 
 namespace {
@@ -32,6 +34,8 @@ constexpr double kMaxUlp = 2.0;
 namespace base {
 using std::cos; using std::erf; using std::exp; using std::exp2; using std::expm1; using std::log;
 using std::log10; using std::log1p; using std::log2; using std::sin; using std::tan; using std::tanh;
+using std::acos; using std::acosh; using std::asin; using std::asinh; using std::atan; using std::atanh;
+using std::cosh; using std::sinh;
 template <class T> T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
 }  // namespace base
 
@@ -70,8 +74,25 @@ VEC_F(sigmoid)
 VEC_D(sigmoid)
 VEC_F(erf)
 VEC_D(erf)
+VEC_F(atan)
+VEC_D(atan)
+VEC_F(asin)
+VEC_D(asin)
+VEC_F(acos)
+VEC_D(acos)
+VEC_F(sinh)
+VEC_D(sinh)
+VEC_F(cosh)
+VEC_D(cosh)
+VEC_F(asinh)
+VEC_D(asinh)
+VEC_F(acosh)
+VEC_D(acosh)
+VEC_F(atanh)
+VEC_D(atanh)
 STD_FD(exp) STD_FD(exp2) STD_FD(expm1) STD_FD(log) STD_FD(log2) STD_FD(log10) STD_FD(log1p)
 STD_FD(sin) STD_FD(cos) STD_FD(tan) STD_FD(tanh) STD_FD(sigmoid) STD_FD(erf)
+STD_FD(atan) STD_FD(asin) STD_FD(acos) STD_FD(sinh) STD_FD(cosh) STD_FD(asinh) STD_FD(acosh) STD_FD(atanh)
 
 // Input distributions: uniform on [lo, hi], log-uniform |x| in [2^lo, 2^hi] with
 // random sign (or positive), or random bit patterns.
@@ -117,6 +138,17 @@ std::vector<Fn> functions() {
       {ENTRY(sigmoid), {{U, -110, 110}, {U, -10, 10}, small, bits},
        {{U, -750, 750}, {U, -10, 10}, small, bits}, -10, 10},
       {ENTRY(erf), {{U, -5, 5}, pm1, small, bits}, {{U, -7, 7}, {U, -2, 2}, small, bits}, -3, 3},
+      {ENTRY(atan), {{U, -10, 10}, pm1, {LOG, -60, 128}, bits}, {{U, -10, 10}, pm1, {LOG, -60, 1024}, bits}, -10, 10},
+      {ENTRY(asin), {pm1, {U, 0.4, 0.6}, {U, 0.9, 1}, small, bits}, {pm1, {U, 0.4, 0.6}, {U, 0.9, 1}, small, bits},
+       -1, 1},
+      {ENTRY(acos), {pm1, {U, 0.4, 0.6}, {U, -0.6, -0.4}, {U, 0.9, 1}, {U, -1, -0.9}, small, bits},
+       {pm1, {U, 0.4, 0.6}, {U, -0.6, -0.4}, {U, 0.9, 1}, {U, -1, -0.9}, small, bits}, -1, 1},
+      {ENTRY(sinh), {{U, -90, 90}, {U, -2, 2}, small, bits}, {{U, -712, 712}, {U, -2, 2}, small, bits}, -5, 5},
+      {ENTRY(cosh), {{U, -90, 90}, {U, -2, 2}, small, bits}, {{U, -712, 712}, {U, -2, 2}, small, bits}, -5, 5},
+      {ENTRY(asinh), {{U, -10, 10}, {LOG, -60, 128}, bits}, {{U, -10, 10}, {LOG, -60, 1024}, bits}, -10, 10},
+      {ENTRY(acosh), {{U, 1, 3}, {LOGPOS, 0, 128}, bits}, {{U, 1, 3}, {LOGPOS, 0, 1024}, bits}, 1, 10},
+      {ENTRY(atanh), {pm1, {U, 0.9, 1}, {U, 0.4, 0.6}, small, bits}, {pm1, {U, 0.9, 1}, {U, 0.4, 0.6}, small, bits},
+       -1, 1},
   };
 }
 

@@ -27,6 +27,18 @@
 
 #include "core/host_device.h"
 
+// ember::vec::name(float / double): detail::name_ on the host (and the CUDA emulator), CUDA's own
+// function in nvcc's device pass.
+#ifdef __CUDA_ARCH__
+#define EMBER_VEC_OR_CUDA(name)                                 \
+  EMBER_VEC_INLINE float name(float x) { return ::name##f(x); } \
+  EMBER_VEC_INLINE double name(double x) { return ::name(x); }
+#else
+#define EMBER_VEC_OR_CUDA(name)                                       \
+  EMBER_VEC_INLINE float name(float x) { return detail::name##_(x); } \
+  EMBER_VEC_INLINE double name(double x) { return detail::name##_(x); }
+#endif
+
 namespace ember::vec {
 namespace detail {
 

@@ -8,6 +8,8 @@
 
 #include "core/error.h"
 #include "core/host_device.h"
+#include "kernels/cpu/vec_hyperbolic.h"
+#include "kernels/cpu/vec_inverse_trig.h"
 #include "kernels/cpu/vec_math.h"
 
 #include "kernels/cpu/pointwise/activation_ops.h"

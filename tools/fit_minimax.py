@@ -1,0 +1,115 @@
+"""Minimax polynomial fits for csrc/kernels/cpu/vec_*.h (Remez exchange in mpmath, which comes
+with torch's sympy).
+
+    python tools/fit_minimax.py atan float      # prints the coefficients, rounded, and their error
+
+Each fit is t + t^3 P(t^2) for an odd function f, P of the given degree in z = t^2, minimising
+the largest relative error of the result (weight t^3 / f(t)). The coefficients are rounded to
+the target precision one at a time, lowest first, each remaining one refitted after a rounding
+so that the rounded polynomial stays near minimax. "err" is the rounded polynomial's largest
+relative error on a dense grid."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+
+import mpmath as mp
+
+mp.mp.dps = 50
+Fn = Callable[[mp.mpf], mp.mpf]
+
+# name: (f, interval of t, degree of P for float, for double)
+FITS: dict[str, tuple[Fn, tuple[float, float], int, int]] = {
+    "atan": (mp.atan, (0.0, 1.0), 9, 20),  # t = |x| or -1/|x|
+    "asin": (mp.asin, (0.0, 0.5), 4, 11),  # t = |x| <= 1/2 or sqrt((1 - |x|) / 2)
+}
+
+
+def target(f: Fn, z: mp.mpf) -> mp.mpf:
+    """(f(t) - t) / t^3 at t = sqrt(z), the function P approximates (series near 0)."""
+    if z < mp.mpf("1e-12"):
+        c = mp.taylor(f, 0, 5)
+        return c[3] + c[5] * z
+    t = mp.sqrt(z)
+    return (f(t) - t) / (t * z)
+
+
+def weight(f: Fn, z: mp.mpf) -> mp.mpf:
+    t = mp.sqrt(z)
+    return z / (f(t) / t) if z else mp.mpf(0)
+
+
+def horner(c: list, z: mp.mpf) -> mp.mpf:
+    r = mp.mpf(0)
+    for ck in reversed(c):
+        r = r * z + ck
+    return r
+
+
+def remez(f: Fn, lo: mp.mpf, hi: mp.mpf, deg: int, fixed: list, iters: int = 30) -> list:
+    """Minimax P (coefficients of z^0..z^deg, the first len(fixed) given) for the weighted error."""
+    free = deg + 1 - len(fixed)
+    grid = [lo + (hi - lo) * (1 - mp.cos(mp.pi * k / 4000)) / 2 for k in range(4001)]
+    tg = [(target(f, z), weight(f, z)) for z in grid]
+    ref = [lo + (hi - lo) * (1 - mp.cos(mp.pi * k / (free + 1))) / 2 for k in range(free + 2)]
+    ref[0] = max(ref[0], (hi - lo) * mp.mpf("1e-6"))  # the weight vanishes at 0
+    c: list = []
+    for _ in range(iters):
+        rows, rhs = [], []
+        for i, z in enumerate(ref):
+            g, w = target(f, z), weight(f, z)
+            known = horner(fixed, z)
+            rows.append([z ** (len(fixed) + k) for k in range(free)] + [(-1) ** i / w])
+            rhs.append(g - known)
+        sol = mp.lu_solve(mp.matrix(rows), mp.matrix(rhs))
+        c = list(fixed) + [sol[k] for k in range(free)]
+        err = [w * (horner(c, z) - g) for z, (g, w) in zip(grid, tg)]
+        # new reference: the largest |err| in each run of one sign
+        runs: list[int] = []
+        for k, e in enumerate(err):
+            if k and runs and mp.sign(e) == mp.sign(err[runs[-1]]):
+                if abs(e) > abs(err[runs[-1]]):
+                    runs[-1] = k
+            elif e != 0:
+                runs.append(k)
+        while len(runs) > free + 1:  # drop the smallest end run
+            runs.pop(0 if abs(err[runs[0]]) < abs(err[runs[-1]]) else -1)
+        if len(runs) < free + 1:
+            break
+        ref = [grid[k] for k in runs]
+        if max(abs(e) for e in err) <= abs(sol[free]) * (1 + mp.mpf("1e-3")):
+            break  # levelled
+    return c
+
+
+def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float], float]:
+    f, (tlo, thi), dfloat, ddouble = FITS[name]
+    deg = deg if deg is not None else dfloat if precision == "float" else ddouble
+    lo, hi = mp.mpf(tlo) ** 2, mp.mpf(thi) ** 2
+    rnd = (lambda v: float(mp.mpf(v))) if precision == "double" else (
+        lambda v: float(__import__("numpy").float32(float(v))))
+    fixed: list = []
+    for _ in range(deg + 1):  # round the lowest free coefficient, refit the others
+        c = remez(f, lo, hi, deg, fixed)
+        fixed.append(mp.mpf(rnd(c[len(fixed)])))
+    grid = [lo + (hi - lo) * k / 20000 for k in range(1, 20001)]
+    err = max(abs(weight(f, z) * (horner(fixed, z) - target(f, z))) for z in grid)
+    return [float(v) for v in fixed], float(err)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", choices=sorted(FITS))
+    p.add_argument("precision", choices=["float", "double"])
+    p.add_argument("--degree", type=int, help="of P (default: the one the header uses)")
+    a = p.parse_args()
+    coeffs, err = fit(a.name, a.precision, a.degree)
+    suffix = "f" if a.precision == "float" else ""
+    print(", ".join(re.sub(r"\.?0*p", "p", float.hex(v)) + suffix for v in coeffs))
+    print(f"err 2^{float(mp.log(err, 2)):.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -99,6 +99,16 @@ def unit_square(n: int, dtype: str = "float32") -> Setup:
     return setup
 
 
+def unit_pair(n: int, dtype: str = "float32") -> Setup:
+    """Two n x n operands uniform in (-1, 1), for binary math (atan2's four quadrants)."""
+
+    def setup(lib: ModuleType) -> dict[str, Any]:
+        dt = getattr(lib, dtype)
+        return {"a": lib.rand(n, n, dtype=dt) * 2 - 1, "b": lib.rand(n, n, dtype=dt) * 2 - 1}
+
+    return setup
+
+
 def gamma_args(n: int, dtype: str) -> Setup:
     """Shape ``a`` and limit ``x`` of igamma, n x n, both uniform in (0, 50): the power series,
     the continued fraction and (a > 20, x near a) Temme's expansion all get their share."""
@@ -191,6 +201,9 @@ def _elementwise() -> list[Bench]:
                            ("lgamma", "lib.lgamma(a.abs())"))
         for dt in (("", " float64") if name in ("atan", "asin", "acos", "atanh", "sinh", "cosh", "asinh", "acosh")
                    else ("",))
+    ] + [
+        Bench("elementwise", f"atan2 1024x1024 {dt}", "throughput", "lib.atan2(a, b)", unit_pair(1024, dt), threads=1)
+        for dt in ("float32", "float64")
     ] + [  # factories: a contiguous fill, the ranges and eye's diagonal (the backend's fill family)
         Bench("elementwise", name, "throughput", stmt, tiny, threads=th)
         for name, stmt in ((f"full {BIG}x{BIG}", f"lib.full(({BIG}, {BIG}), 1.5)"),

@@ -89,3 +89,22 @@ def test_half_types_and_strides(op: str) -> None:
     got = getattr(ember, op)(ember.tensor(m).t()).numpy()
     want = getattr(torch, op)(torch.tensor(m).t()).numpy()
     np.testing.assert_allclose(got, want, rtol=3 * ULP["float32"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_atan2(dtype: str) -> None:
+    """Every quadrant and octant, magnitudes far apart, and every pair of special values."""
+    rng = np.random.default_rng(0)
+    mags = np.concatenate([rng.uniform(-10, 10, 20000), np.geomspace(1e-30, 1e30, 2000), -np.geomspace(1e-30, 1e30, 2000)])
+    y, x = mags.astype(dtype), rng.permutation(mags).astype(dtype)
+    got = ember.atan2(ember.tensor(y), ember.tensor(x)).numpy()
+    want = np.arctan2(y, x)
+    bad = np.abs(got.astype(np.float64) - want) > 3 * ULP[dtype] * np.maximum(np.abs(want), np.finfo(dtype).tiny)
+    assert not bad.any(), f"atan2 at y = {y[bad][:5]}, x = {x[bad][:5]}: {got[bad][:5]} vs {want[bad][:5]}"
+    sp = np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, np.finfo(dtype).smallest_subnormal,
+                   np.finfo(dtype).max, -3.0], dtype=dtype)
+    ys, xs = np.repeat(sp, len(sp)), np.tile(sp, len(sp))
+    got = ember.atan2(ember.tensor(ys), ember.tensor(xs)).numpy()
+    want = torch.atan2(torch.tensor(ys), torch.tensor(xs)).numpy()
+    same_specials(got, want, f"atan2 {dtype}")
+    np.testing.assert_allclose(got, want, rtol=3 * ULP[dtype], atol=0)

@@ -393,6 +393,48 @@ template <class T> int check_trig_arrays() {
   return fails;
 }
 
+// atan2 (binary): random pairs of several magnitudes and every pair of special values.
+template <class T>
+NOINL void atan2_loop(const T* __restrict y, const T* __restrict x, T* __restrict o, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = ember::vec::atan2(y[i], x[i]);
+}
+template <class T> int check_atan2() {
+  std::mt19937_64 g(11);
+  const int64_t n = 1 << 18;
+  std::vector<T> ys(n), xs(n), o(n);
+  const Dom doms[] = {{U, -10, 10}, {LOG, -60, 60}, {LOG, -140, 120}, {BITS, 0, 0}};
+  double worst = 0, wy = 0, wx = 0;
+  for (const Dom& d : doms) {
+    for (int64_t i = 0; i < n; ++i) ys[i] = draw<T>(d, g), xs[i] = draw<T>(d, g);
+    atan2_loop(ys.data(), xs.data(), o.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      double u = ulp_err<T>(o[i], std::atan2(Ref<T>(ys[i]), Ref<T>(xs[i])));
+      if (!(u <= worst)) worst = u, wy = double(ys[i]), wx = double(xs[i]);
+    }
+  }
+  using L = std::numeric_limits<T>;
+  const T sp[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), T(1), T(-1), L::denorm_min(),
+                  -L::denorm_min(), L::max(), -L::max(), T(3)};
+  int bad = 0;
+  for (T y : sp)
+    for (T x : sp) {
+      T got, want = std::atan2(y, x);
+      atan2_loop(&y, &x, &got, 1);
+      bool ok = std::isnan(want) ? std::isnan(got)
+                : (got == 0 && want == 0) ? std::signbit(got) == std::signbit(want)
+                : ulp_err<T>(got, std::atan2(Ref<T>(y), Ref<T>(x))) <= kMaxUlp;
+      if (!ok) {
+        std::printf("  SPECIAL atan2(%a, %a) = %a, std:: gives %a\n", double(y), double(x), double(got), double(want));
+        ++bad;
+      }
+    }
+  bool fail = !(worst <= kMaxUlp) || bad;
+  std::printf("%-8s %-6s %9.3f   (at y=%g, x=%g)%s\n", "atan2", sizeof(T) == 4 ? "float" : "double", worst, wy, wx,
+              fail ? "  FAIL" : "");
+  return fail;
+}
+
 // Every float bit pattern (reference: double std::), float functions only.
 int exhaustive(const std::vector<Fn>& fns, const std::string& only) {
   int failures = 0;
@@ -458,6 +500,7 @@ int main(int argc, char** argv) {
   int failures = run_type<float>(fns, o) + run_type<double>(fns, o);
   std::printf("\n");
   failures += check_trig_arrays<float>() + check_trig_arrays<double>();
+  failures += check_atan2<float>() + check_atan2<double>();
   failures += exactness<float>() + exactness<double>();
   if (o.exhaustive) failures += exhaustive(fns, o.only);
   std::printf("\n%s (%d failing)\n", failures ? "FAILED" : "all within tolerance", failures);

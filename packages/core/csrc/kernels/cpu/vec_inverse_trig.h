@@ -1,7 +1,8 @@
-// ember::vec — atan, asin, acos shaped for the vectoriser (rules and error bounds as in
+// ember::vec — atan, atan2, asin, acos shaped for the vectoriser (rules and error bounds as in
 // vec_math.h; tests/cpp/vec_math_check.cpp measures them).
 //
 // atan: t = |x| up to 1, else -1/|x| and pi/2 added; atan t = t + t^3 P(t^2) on [-1, 1].
+// atan2: the same atan of min(|x|, |y|) / max(|x|, |y|), placed in its quadrant.
 // asin: s = |x| up to 1/2, else s = sqrt((1 - |x|) / 2) (1 - |x| exact there) and
 //   asin |x| = pi/2 - 2 asin s; asin s = s + s^3 Q(s^2) on [0, 1/2]. acos takes the same pieces:
 //   pi/2 - asin x, 2 asin s (x > 1/2), pi - 2 asin s (x < -1/2).
@@ -100,10 +101,37 @@ EMBER_VEC_INLINE double acos_(double x) {
   return sel(abs_le(a, 1.0), sel(big, far, small), kNaN);
 }
 
+// atan2(y, x): atan of the smaller magnitude over the larger (in [0, 1]) placed in its quadrant as
+// off + -r, off in {0, pi/2, pi} (hi + lo), r negated where exactly one of |y| > |x| and "x is
+// negative (-0 too)" holds. 0/0 counts as 0 and inf/inf as 1: atan2 of two zeros or two infinities.
+EMBER_VEC_INLINE float atan2_(float y, float x) {
+  float ax = std::fabs(x), ay = std::fabs(y);
+  bool swap = ay > ax, neg = (bits(x) >> 31) != 0;
+  float num = sel(swap, ax, ay), den = sel(swap, ay, ax);
+  float q = sel(num == INFINITY, 1.0f, sel(den == 0.0f, 0.0f, num / den));
+  float r = atan_unit(q);
+  float off_hi = sel(swap, kPio2HiF, sel(neg, 2.0f * kPio2HiF, 0.0f));
+  float off_lo = sel(swap, kPio2LoF, sel(neg, 2.0f * kPio2LoF, 0.0f));
+  float z = (off_hi + sel(swap != neg, -r, r)) + off_lo;
+  return sel(x != x || y != y, x + y, copysign(z, y));
+}
+EMBER_VEC_INLINE double atan2_(double y, double x) {
+  double ax = std::fabs(x), ay = std::fabs(y);
+  Mask swap = lt(abits(x), abits(y)), neg = sign_of(x);
+  double num = sel(swap, ax, ay), den = sel(swap, ay, ax);
+  double q = sel(abs_eq(num, kInf), 1.0, sel(abs_lt(den, 0x1p-1074), 0.0, num / den));
+  double r = atan_unit(q);
+  double off_hi = sel(swap, kPio2Hi, sel(neg, 2.0 * kPio2Hi, 0.0));
+  double off_lo = sel(swap, kPio2Lo, sel(neg, 2.0 * kPio2Lo, 0.0));
+  double z = (off_hi + sel(swap ^ neg, -r, r)) + off_lo;
+  return sel(is_nan(x) | is_nan(y), x + y, copysign(z, y));
+}
+
 }  // namespace detail
 
 EMBER_VEC_OR_CUDA(atan)
 EMBER_VEC_OR_CUDA(asin)
 EMBER_VEC_OR_CUDA(acos)
+EMBER_VEC_OR_CUDA2(atan2)
 
 }  // namespace ember::vec

@@ -27,16 +27,22 @@
 
 #include "core/host_device.h"
 
-// ember::vec::name(float / double): detail::name_ on the host (and the CUDA emulator), CUDA's own
-// function in nvcc's device pass.
+// ember::vec::name(float / double) (EMBER_VEC_OR_CUDA2: of two arguments): detail::name_ on the
+// host (and the CUDA emulator), CUDA's own function in nvcc's device pass.
 #ifdef __CUDA_ARCH__
 #define EMBER_VEC_OR_CUDA(name)                                 \
   EMBER_VEC_INLINE float name(float x) { return ::name##f(x); } \
   EMBER_VEC_INLINE double name(double x) { return ::name(x); }
+#define EMBER_VEC_OR_CUDA2(name)                                            \
+  EMBER_VEC_INLINE float name(float a, float b) { return ::name##f(a, b); } \
+  EMBER_VEC_INLINE double name(double a, double b) { return ::name(a, b); }
 #else
 #define EMBER_VEC_OR_CUDA(name)                                       \
   EMBER_VEC_INLINE float name(float x) { return detail::name##_(x); } \
   EMBER_VEC_INLINE double name(double x) { return detail::name##_(x); }
+#define EMBER_VEC_OR_CUDA2(name)                                                  \
+  EMBER_VEC_INLINE float name(float a, float b) { return detail::name##_(a, b); } \
+  EMBER_VEC_INLINE double name(double a, double b) { return detail::name##_(a, b); }
 #endif
 
 namespace ember::vec {

@@ -90,21 +90,11 @@ def square_of(n: int, dtype: str) -> Setup:
     return setup
 
 
-def unit_square(n: int, dtype: str = "float32") -> Setup:
-    """One n x n operand uniform in (-1, 1): the domain of erfinv."""
+def unit_square(n: int, dtype: str = "float32", operands: str = "a") -> Setup:
+    """n x n operands (one per letter of ``operands``) uniform in (-1, 1): the domain of erfinv."""
 
     def setup(lib: ModuleType) -> dict[str, Any]:
-        return {"a": lib.rand(n, n, dtype=getattr(lib, dtype)) * 2 - 1}
-
-    return setup
-
-
-def unit_pair(n: int, dtype: str = "float32") -> Setup:
-    """Two n x n operands uniform in (-1, 1), for binary math (atan2's four quadrants)."""
-
-    def setup(lib: ModuleType) -> dict[str, Any]:
-        dt = getattr(lib, dtype)
-        return {"a": lib.rand(n, n, dtype=dt) * 2 - 1, "b": lib.rand(n, n, dtype=dt) * 2 - 1}
+        return {k: lib.rand(n, n, dtype=getattr(lib, dtype)) * 2 - 1 for k in operands}
 
     return setup
 
@@ -202,7 +192,8 @@ def _elementwise() -> list[Bench]:
         for dt in (("", " float64") if name in ("atan", "asin", "acos", "atanh", "sinh", "cosh", "asinh", "acosh")
                    else ("",))
     ] + [
-        Bench("elementwise", f"atan2 1024x1024 {dt}", "throughput", "lib.atan2(a, b)", unit_pair(1024, dt), threads=1)
+        Bench("elementwise", f"atan2 1024x1024 {dt}", "throughput", "lib.atan2(a, b)", unit_square(1024, dt, "ab"),
+              threads=1)
         for dt in ("float32", "float64")
     ] + [  # factories: a contiguous fill, the ranges and eye's diagonal (the backend's fill family)
         Bench("elementwise", name, "throughput", stmt, tiny, threads=th)

@@ -4,7 +4,7 @@
 // sinh / cosh split |x| = n ln2 + r with n = floor(|x| / ln2), so r is in [0, ln2] and
 //   sinh |x| = 2^(n-1) (e^r - 4^-n e^-r),  cosh |x| = 2^(n-1) (e^r + 4^-n e^-r):
 // one exp-like reduction, no division, no cancellation worth a bit.
-// The float forms run the double ones and round once (double's error is far below float's ulp).
+// float: the same steps in float (Taylor tails to 2^-26).
 // The inverse functions go through vec::log1p with fdlibm's arguments.
 // On a GPU (nvcc's device pass) each is CUDA's own function (EMBER_VEC_OR_CUDA).
 #pragma once
@@ -39,9 +39,8 @@ EMBER_VEC_INLINE double sinh_cosh(double a) {
   double r = fma(n, -0x1.62e42ffp-1, a) + n * 0x1.718432a1b0e26p-35, z = r * r;
   double cm = cosh_r_m1<kFloat>(z), sm = sinh_r_mr<kFloat>(r, z);
   double ep = 1.0 + (r + (cm + sm)), em = (1.0 - r) + (cm - sm);  // e^r, e^-r
-  // 4^-n from |x| clamped at 40 (4^-57 or 4^-n: both vanish beside 1 there)
-  double kd40 = fma(clamp(a, -40.0, 40.0), 0x1.71547652b82fep+0, -0.5) + kShiftD;
-  double q = f64((1023 - 2 * (bits(kd40) - bits(kShiftD))) << 52);
+  // 4^-n with n capped at 57 (4^-57 vanishes beside 1 as any smaller power does)
+  double q = f64((1023 - 2 * (bits(clamp(n, -57.0, 57.0) + kShiftD) - bits(kShiftD))) << 52);
   double p = kCosh ? fma(q, em, ep) : sel(abs_eq(q, 1.0), 2.0 * (r + sm), fma(-q, em, ep));
   return scale2n(p, kd - 1.0);
 }
@@ -60,8 +59,7 @@ EMBER_VEC_INLINE float sinh_cosh_f(float x) {
   float cm = z * poly(z, 0.5f, 1.0f / 24, 1.0f / 720, 1.0f / 40320);
   float sm = r * z * poly(z, 1.0f / 6, 1.0f / 120, 1.0f / 5040, 1.0f / 362880);
   float ep = 1.0f + (r + (cm + sm)), em = (1.0f - r) + (cm - sm);
-  float kd20 = fma(clamp_abs(a, 20.0f, 20.0f), 0x1.715476p+0f, -0.5f) + kShiftF;
-  float q = f32((127u - 2u * (bits(kd20) - bits(kShiftF))) << 23);
+  float q = f32((127u - 2u * (bits(clamp_abs(n, 28.0f, 28.0f) + kShiftF) - bits(kShiftF))) << 23);  // 4^-min(n, 28)
   float p = kCosh ? fma(q, em, ep) : sel(q == 1.0f, 2.0f * (r + sm), fma(-q, em, ep));
   float y = scale2n(p, kd - 1.0f);
   return nan_if(x != x, kCosh ? y : copysign(y, x));

@@ -4,7 +4,8 @@ with torch's sympy).
     python tools/fit_minimax.py atan float      # prints the coefficients, rounded, and their error
 
 Each fit is t + t^3 P(t^2) for an odd function f, P of the given degree in z = t^2, minimising
-the largest relative error of the result (weight t^3 / f(t)). The coefficients are rounded to
+the largest relative error of the result (weight t^3 / f(t)); or, for the entries of PLAIN, P(u)
+itself, minimising its relative error to g(u). The coefficients are rounded to
 the target precision one at a time, lowest first, each remaining one refitted after a rounding
 so that the rounded polynomial stays near minimax. "err" is the rounded polynomial's largest
 relative error on a dense grid."""
@@ -30,6 +31,30 @@ FITS: dict[str, tuple[Fn, tuple[float, float], int, int]] = {
 }
 
 
+# name: ((g, weight) at u, interval of u, degree of P for float, for double); P(u) ~ g(u)
+TW = Callable[[mp.mpf], tuple[mp.mpf, mp.mpf]]
+
+
+def _erfcx_u(u: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """erfc(a) = e^{-a^2} P(u), u = (a - 3)/(a + 3): relative error."""
+    a = 3 * (1 + u) / (1 - u)
+    g = mp.erfc(a) * mp.exp(a * a)
+    return g, 1 / g
+
+
+def _ln_erfcx(a: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """ln(erfc(a) e^{a^2}) = a P(a): absolute error of a P(a) (so relative of erfc)."""
+    if a < mp.mpf("1e-20"):
+        return -2 / mp.sqrt(mp.pi), a
+    return mp.log(mp.erfc(a) * mp.exp(a * a)) / a, a
+
+
+PLAIN: dict[str, tuple[TW, tuple[float, float], int, int]] = {
+    "erfcx": (_erfcx_u, (-1.0, 7.12 / 13.12), 10, 10),  # a in [0, 10.12]
+    "ln_erfcx": (_ln_erfcx, (0.0, 5.0), 12, 12),  # gelu: a = |x|/sqrt(2) in [0, 5]
+}
+
+
 def target(f: Fn, z: mp.mpf) -> mp.mpf:
     """(f(t) - t) / t^3 at t = sqrt(z), the function P approximates (series near 0)."""
     if z < mp.mpf("1e-12"):
@@ -51,23 +76,30 @@ def horner(c: list, z: mp.mpf) -> mp.mpf:
     return r
 
 
-def remez(f: Fn, lo: mp.mpf, hi: mp.mpf, deg: int, fixed: list, iters: int = 30) -> list:
-    """Minimax P (coefficients of z^0..z^deg, the first len(fixed) given) for the weighted error."""
-    free = deg + 1 - len(fixed)
+def remez(tw: TW, lo: mp.mpf, hi: mp.mpf, deg: int,
+          fixed: dict[int, mp.mpf], iters: int = 30) -> list:
+    """Minimax P (coefficients of z^0..z^deg, those in fixed given) for the weighted error
+    w (P - g), (g, w) = tw(z)."""
+    free_k = [k for k in range(deg + 1) if k not in fixed]
+    free = len(free_k)
     grid = [lo + (hi - lo) * (1 - mp.cos(mp.pi * k / 4000)) / 2 for k in range(4001)]
-    tg = [(target(f, z), weight(f, z)) for z in grid]
-    ref = [lo + (hi - lo) * (1 - mp.cos(mp.pi * k / (free + 1))) / 2 for k in range(free + 2)]
-    ref[0] = max(ref[0], (hi - lo) * mp.mpf("1e-6"))  # the weight vanishes at 0
+    tg = [tw(z) for z in grid]
+    # Chebyshev points to start; the odd forms (lo = 0, where their weight vanishes) start from a
+    # least-squares step on one point more, as the headers' fits were made
+    npts = free + 2 if lo == 0 else free + 1
+    ref = [lo + (hi - lo) * (1 - mp.cos(mp.pi * k / (npts - 1))) / 2 for k in range(npts)]
+    if lo == 0:
+        ref[0] = (hi - lo) * mp.mpf("1e-6")
     c: list = []
     for _ in range(iters):
         rows, rhs = [], []
         for i, z in enumerate(ref):
-            g, w = target(f, z), weight(f, z)
-            known = horner(fixed, z)
-            rows.append([z ** (len(fixed) + k) for k in range(free)] + [(-1) ** i / w])
+            g, w = tw(z)
+            known = sum(v * z**k for k, v in fixed.items())
+            rows.append([z**k for k in free_k] + [(-1) ** i / w])
             rhs.append(g - known)
         sol = mp.lu_solve(mp.matrix(rows), mp.matrix(rhs))
-        c = list(fixed) + [sol[k] for k in range(free)]
+        c = [fixed[k] if k in fixed else sol[free_k.index(k)] for k in range(deg + 1)]
         err = [w * (horner(c, z) - g) for z, (g, w) in zip(grid, tg)]
         # new reference: the largest |err| in each run of one sign
         runs: list[int] = []
@@ -88,24 +120,35 @@ def remez(f: Fn, lo: mp.mpf, hi: mp.mpf, deg: int, fixed: list, iters: int = 30)
 
 
 def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float], float]:
-    f, (tlo, thi), dfloat, ddouble = FITS[name]
+    if name in PLAIN:
+        tw, (lo_, hi_), dfloat, ddouble = PLAIN[name]
+        lo, hi = mp.mpf(lo_), mp.mpf(hi_)
+    else:
+        f, (tlo, thi), dfloat, ddouble = FITS[name]
+        lo, hi = mp.mpf(tlo) ** 2, mp.mpf(thi) ** 2
+        def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+            return target(f, z), weight(f, z)
     deg = deg if deg is not None else dfloat if precision == "float" else ddouble
-    lo, hi = mp.mpf(tlo) ** 2, mp.mpf(thi) ** 2
     def rnd(v: mp.mpf) -> float:  # to the nearest double, then (float) to the nearest float
         return float(v) if precision == "double" else struct.unpack("f", struct.pack("f", float(v)))[0]
 
-    fixed: list = []
-    for _ in range(deg + 1):  # round the lowest free coefficient, refit the others
-        c = remez(f, lo, hi, deg, fixed)
-        fixed.append(mp.mpf(rnd(c[len(fixed)])))
+    # Round one coefficient at a time and refit the others: for the odd forms the lowest first; for
+    # PLAIN, whose interval holds u = 0 inside (the powers u^1.. all vanish there, so pinning the
+    # constant term breaks the exchange), the highest first.
+    order = range(deg, -1, -1) if name in PLAIN else range(deg + 1)
+    fixed: dict[int, mp.mpf] = {}
+    for k in order:
+        c = remez(tw, lo, hi, deg, fixed)
+        fixed[k] = mp.mpf(rnd(c[k]))
+    coeffs = [fixed[k] for k in range(deg + 1)]
     grid = [lo + (hi - lo) * k / 20000 for k in range(1, 20001)]
-    err = max(abs(weight(f, z) * (horner(fixed, z) - target(f, z))) for z in grid)
-    return [float(v) for v in fixed], float(err)
+    err = max(abs(w * (horner(coeffs, z) - g)) for z in grid for g, w in [tw(z)])
+    return [float(v) for v in coeffs], float(err)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", choices=sorted(FITS))
+    p.add_argument("name", choices=sorted(FITS) + sorted(PLAIN))
     p.add_argument("precision", choices=["float", "double"])
     p.add_argument("--degree", type=int, help="of P (default: the one the header uses)")
     a = p.parse_args()

@@ -185,10 +185,36 @@ EMBER_VEC_INLINE double expm1_r(Red64 d) {
                   0x1.28aec24a08403p-22, 0x1.adcb9e437799fp-26);
   return d.rh + fma(r * r, p, d.rl);
 }
+// expm1(r) - r = r^2/2 + r^3 P(r) on |r| <= ln2/2, P degree 4 (float, err 2^-31.0).
+EMBER_VEC_INLINE float expm1_q(float r) {
+  float p = poly(r, 0x1.555554p-3f, 0x1.5554eap-5f, 0x1.1113acp-7f, 0x1.6d4c9cp-10f, 0x1.9c5dfp-13f);
+  return r * r * fma(r, p, 0.5f);
+}
+// ... P degree 9 (double, err 2^-60.8).
+EMBER_VEC_INLINE double expm1_q(double r) {
+  double p = poly(r, 0x1.5555555555559p-3, 0x1.5555555555552p-5, 0x1.111111110f5ecp-7, 0x1.6c16c16c175e9p-10,
+                  0x1.a01a01b04702fp-13, 0x1.a01a01a3aa3c5p-16, 0x1.71ddf738c5f9ap-19, 0x1.27e4dc11d2d92p-22,
+                  0x1.af60d05799bp-26, 0x1.1f7a03faaa6a7p-29);
+  return r * r * fma(r, p, 0.5);
+}
 template <class T>
 EMBER_VEC_INLINE T exp_core(T x) {
   auto d = reduce_ln2(x);
   return scale2n(T(1) + expm1_r(d), d.kd);
+}
+// e^m for m in [-87, 0] (normal results, not NaN): one rounded reduction and
+// 2^n from kd's low bits, for callers that scale e^m down (erf's 1 - e^m).
+EMBER_VEC_INLINE float exp_normal(float m) {
+  float kd = fma(m, 0x1.715476p+0f, kShiftF), n = kd - kShiftF;
+  float r = fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, m));
+  float t = f32((bits(kd) << 23) + 0x3f800000u);
+  return fma(t, r + expm1_q(r), t);
+}
+EMBER_VEC_INLINE double exp_normal(double m) {  // m in [-708, 0]
+  double kd = fma(m, 0x1.71547652b82fep+0, kShiftD), n = kd - kShiftD;
+  double r = fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, m));
+  double t = f64((bits(kd) << 52) + 0x3ff0000000000000u);
+  return fma(t, r + expm1_q(r), t);
 }
 // e^x as hi + lo (lo = rounding error of 1 + (e^r - 1), scaled), for sigmoid.
 template <class T>
@@ -373,17 +399,14 @@ EMBER_VEC_INLINE double exp2(double x) {
                  kd);
 }
 
-// expm1: reduction as exp, expm1(r) = r + q, q = r^2/2 + r^3 P(r), P degree
-// 4 (float, err 2^-31.0) or 9 (double, err 2^-60.8).  With t = 2^(n-1):
+// expm1: reduction as exp, expm1(r) = r + q, q = detail::expm1_q(r).  With t = 2^(n-1):
 // expm1(x) = 2 ((t rh + (t - 1/2)) + t (rl + q)); t rh + (t - 1/2) is exact
 // where it cancels (n = 1), scalings by t and 2 are exact, and n = 0 gives
 // r + q, so small |x| is as accurate as the polynomial.
 EMBER_VEC_INLINE float expm1(float x) {
   using namespace detail;
   Red32 d = reduce_ln2(clamp_abs(x, 20.0f, 89.0f));
-  float r = d.rh + d.rl;
-  float p = poly(r, 0x1.555554p-3f, 0x1.5554eap-5f, 0x1.1113acp-7f, 0x1.6d4c9cp-10f, 0x1.9c5dfp-13f);
-  float q = r * r * fma(r, p, 0.5f);
+  float q = expm1_q(d.rh + d.rl);
   float t = f32((bits(d.kd) - bits(kShiftF) + 126) << 23);
   float y = 2.0f * (fma(t, d.rh, t - 0.5f) + t * (d.rl + q));
   return nan_if(x != x, sel(x == 0.0f, x, y));  // expm1(-0) = -0
@@ -391,11 +414,7 @@ EMBER_VEC_INLINE float expm1(float x) {
 EMBER_VEC_INLINE double expm1(double x) {
   using namespace detail;
   Red64 d = reduce_ln2(clamp(x, -40.0, 710.0));
-  double r = d.rh + d.rl;
-  double p = poly(r, 0x1.5555555555559p-3, 0x1.5555555555552p-5, 0x1.111111110f5ecp-7, 0x1.6c16c16c175e9p-10,
-                  0x1.a01a01b04702fp-13, 0x1.a01a01a3aa3c5p-16, 0x1.71ddf738c5f9ap-19, 0x1.27e4dc11d2d92p-22,
-                  0x1.af60d05799bp-26, 0x1.1f7a03faaa6a7p-29);
-  double q = r * r * fma(r, p, 0.5);
+  double q = expm1_q(d.rh + d.rl);
   double t = f64((bits(d.kd) - bits(kShiftD) + 1022) << 52);
   double y = 2.0 * (fma(t, d.rh, t - 0.5) + t * (d.rl + q));
   return sel(abs_lt(x, 0x1p-1074), x, y);  // -0
@@ -552,19 +571,28 @@ EMBER_VEC_INLINE double tan(double x) {
 }
 
 // ================================================================ tanh, sigmoid
-// tanh: polynomial below 0.55, else 1 - 2/(e^{2|x|} + 1) with |x| clamped
-// where tanh rounds to 1; the sign is put back at the end (tanh(-0) = -0).
+// tanh: polynomial below 0.55, else E/(E + 2) with E = e^{2a} - 1 = (t - 1) +
+// t r + t q, 2a = n ln2 + r, t = 2^n, q = expm1_q(r): t - 1 is exact, the sum
+// rounds once, and E's error shrinks by 2/(E + 2) in the quotient (cheaper
+// than 1 - 2/(e^{2a} + 1) with exp's two-factor scaling and low part).  |x| is
+// clamped where tanh rounds to 1; the sign goes back on at the end (-0 -> -0).
 EMBER_VEC_INLINE float tanh(float x) {
   using namespace detail;
-  float a = std::fabs(x);
-  float big = 1.0f - 2.0f / (exp_core(2.0f * clamp_abs(a, 10.0f, 10.0f)) + 1.0f);
-  return copysign(sel(a >= 0.55f, big, tanh_small(a)), x);  // NaN: tanh_small(NaN)
+  float a = std::fabs(x), y = 2.0f * clamp_abs(a, 9.02f, 9.02f);
+  float kd = fma(y, 0x1.715476p+0f, kShiftF), n = kd - kShiftF;
+  float r = fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, y));
+  float t = f32((bits(kd) << 23) + 0x3f800000u);  // 2^n: n sits in kd's low bits
+  float e = fma(t, expm1_q(r), fma(t, r, t - 1.0f));
+  return copysign(sel(a >= 0.55f, e / (e + 2.0f), tanh_small(a)), x);  // NaN: tanh_small(NaN)
 }
 EMBER_VEC_INLINE double tanh(double x) {
   using namespace detail;
-  double a = std::fabs(x);
-  double big = 1.0 - 2.0 / (exp_core(2.0 * clamp(a, 0.0, 20.0)) + 1.0);
-  return copysign(sel(abs_lt(a, 0.55) | is_nan(a), tanh_small(a), big), x);
+  double a = std::fabs(x), y = 2.0 * sel(abs_lt(a, 19.1), a, 19.1);
+  double kd = fma(y, 0x1.71547652b82fep+0, kShiftD), n = kd - kShiftD;
+  double r = fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, y));
+  double t = f64((bits(kd) << 52) + 0x3ff0000000000000u);
+  double e = fma(t, expm1_q(r), fma(t, r, t - 1.0));
+  return copysign(sel(abs_lt(a, 0.55) | is_nan(a), tanh_small(a), e / (e + 2.0)), x);
 }
 // sigmoid(x) = 1/(1 + e^-x): with e = e^-|x| (no overflow), 1/(1+e) for x >= 0
 // and e/(1+e) for x < 0, so tiny results (down to subnormals) stay accurate.
@@ -591,7 +619,8 @@ EMBER_VEC_INLINE double sigmoid(double x) {
 // ================================================================ erf
 // erf, float: |x| < 1: x + x G(x^2), G degree 6 (err 2^-29.4); else
 // 1 - exp(M(|x|)) with M(x) ~ log(erfc(x)) of degree 9 on [1, 4] (absolute err
-// 2^-27.5; erfc < 2^-25 beyond 4, so |x| is clamped there). Both polynomials by Estrin's scheme:
+// 2^-27.5; erfc < 2^-25 beyond 4, so |x| is clamped there; M >= -17.6, so exp_normal). Both
+// polynomials by Estrin's scheme:
 // the vector loop is bound by the latency of Horner's chains (gelu 18% faster), at 1.32 ulp
 // worst case instead of 1.0.
 EMBER_VEC_INLINE float erf(float x) {
@@ -601,13 +630,13 @@ EMBER_VEC_INLINE float erf(float x) {
   float g01 = fma(z, -0x1.81273ep-2f, 0x1.06eba8p-3f), g23 = fma(z, -0x1.b7f71ap-6f, 0x1.ce2ce6p-4f),
         g45 = fma(z, -0x1.a3515ep-11f, 0x1.53f224p-8f);
   float small = fma(a, fma(z4, fma(z2, 0x1.4771fep-14f, g45), fma(z2, g23, g01)), a);
-  float ac = clamp_abs(a, 4.0f, 4.0f);
+  float ac = f32(bits(a) < bits(4.0f) ? bits(a) : bits(4.0f));  // min(a, 4); NaN takes small
   float c2 = ac * ac, c4 = c2 * c2, c8 = c4 * c4;
   float m01 = fma(ac, -0x1.216af8p+0f, 0x1.94a2fep-12f), m23 = fma(ac, -0x1.c5b2aep-4f, -0x1.432eeap-1f),
         m45 = fma(ac, -0x1.463c32p-8f, 0x1.b8c55ep-6f), m67 = fma(ac, -0x1.e51852p-15f, 0x1.5a8336p-11f),
         m89 = fma(ac, -0x1.dd39dap-25f, 0x1.8088a4p-19f);
   float m = fma(c8, m89, fma(c4, fma(c2, m67, m45), fma(c2, m23, m01)));
-  float big = 1.0f - exp_core(m);
+  float big = 1.0f - exp_normal(m);
   return copysign(sel(!(a >= 1.0f), small, big), x);  // NaN: small is NaN
 }
 // double: |x| < 1: x + x G(x^2), G degree 11 (err 2^-56.0); else 1 - erfc,
@@ -627,7 +656,7 @@ EMBER_VEC_INLINE double erf(double x) {
                   0x1.258b13b01c953p-4, -0x1.8fa58eb861cefp-6, 0x1.17c838dff09a7p-8, 0x1.731027963f9c6p-11,
                   -0x1.39083fdead431p-11, 0x1.7b98c1536a6a5p-15, 0x1.0ca620e3bd5bdp-14, -0x1.ae902ac2c9336p-17,
                   -0x1.0a1fddd5a6849p-17, 0x1.0f0b129d32f98p-19, 0x1.1f1a89c87286cp-20, -0x1.796e798b53de2p-23);
-  double big = 1.0 - exp_core(-ac * ac) * q;
+  double big = 1.0 - exp_normal(-ac * ac) * q;
   return copysign(sel(abs_lt(a, 1.0), small, big), x);  // NaN: big is NaN
 }
 

@@ -35,23 +35,29 @@ FITS: dict[str, tuple[Fn, tuple[float, float], int, int]] = {
 TW = Callable[[mp.mpf], tuple[mp.mpf, mp.mpf]]
 
 
-def _erfcx_u(u: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
-    """erfc(a) = e^{-a^2} P(u), u = (a - 3)/(a + 3): relative error."""
-    a = 3 * (1 + u) / (1 - u)
-    g = mp.erfc(a) * mp.exp(a * a)
+def _erfinv_ratio(w: mp.mpf) -> mp.mpf:
+    """erfinv(a) / a at w = -log((1 - a)(1 + a)) (Giles' variable)."""
+    if w < mp.mpf("1e-30"):
+        return mp.sqrt(mp.pi) / 2
+    a = mp.sqrt(-mp.expm1(-w))
+    return mp.erfinv(a) / a
+
+
+def _erfinv_w(v: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    g = _erfinv_ratio(v + mp.mpf("3.125"))
     return g, 1 / g
 
 
-def _ln_erfcx(a: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
-    """ln(erfc(a) e^{a^2}) = a P(a): absolute error of a P(a) (so relative of erfc)."""
-    if a < mp.mpf("1e-20"):
-        return -2 / mp.sqrt(mp.pi), a
-    return mp.log(mp.erfc(a) * mp.exp(a * a)) / a, a
+def _erfinv_s(v: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    g = _erfinv_ratio((v + mp.mpf("4.25")) ** 2)
+    return g, 1 / g
 
 
+# (vec_erfinv.h: the two lowest coefficients as hi + lo, see --split)
 PLAIN: dict[str, tuple[TW, tuple[float, float], int, int]] = {
-    "erfcx": (_erfcx_u, (-1.0, 7.12 / 13.12), 10, 10),  # a in [0, 10.12]
-    "ln_erfcx": (_ln_erfcx, (0.0, 5.0), 12, 12),  # gelu: a = |x|/sqrt(2) in [0, 5]
+    # erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05 (a = 1 - 2^-53)
+    "erfinv_w": (_erfinv_w, (-3.125, 3.125), 24, 24),
+    "erfinv_s": (_erfinv_s, (-1.75, 6.0042 - 4.25), 28, 28),
 }
 
 
@@ -119,10 +125,18 @@ def remez(tw: TW, lo: mp.mpf, hi: mp.mpf, deg: int,
     return c
 
 
-def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float], float]:
+def fit(name: str, precision: str, deg: int | None = None, split: int = 0) -> tuple[list[float], list[float], float]:
+    """Rounded coefficients, the low parts of the first `split` of them (then all rounded at once
+    from the unrounded fit: hi + lo keeps those exact, the rest round at about the fit's error),
+    and the largest weighted error."""
     if name in PLAIN:
-        tw, (lo_, hi_), dfloat, ddouble = PLAIN[name]
+        g_w, (lo_, hi_), dfloat, ddouble = PLAIN[name]
         lo, hi = mp.mpf(lo_), mp.mpf(hi_)
+        cache: dict = {}
+        def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:  # the Remez runs share their grids
+            if z not in cache:
+                cache[z] = g_w(z)
+            return cache[z]
     else:
         f, (tlo, thi), dfloat, ddouble = FITS[name]
         lo, hi = mp.mpf(tlo) ** 2, mp.mpf(thi) ** 2
@@ -131,7 +145,16 @@ def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float],
     deg = deg if deg is not None else dfloat if precision == "float" else ddouble
     def rnd(v: mp.mpf) -> float:  # to the nearest double, then (float) to the nearest float
         return float(v) if precision == "double" else struct.unpack("f", struct.pack("f", float(v)))[0]
+    grid = [lo + (hi - lo) * k / 20000 for k in range(1, 20001)]
+    def err(cs: list) -> mp.mpf:
+        return max(abs(w * (horner(cs, z) - g)) for z in grid for g, w in [tw(z)])
 
+    exact = remez(tw, lo, hi, deg, {})
+    at_once = [mp.mpf(rnd(v)) for v in exact]
+    if split:
+        los = [rnd(exact[k] - at_once[k]) for k in range(split)]
+        both = [at_once[k] + los[k] if k < split else at_once[k] for k in range(deg + 1)]
+        return [float(v) for v in at_once], los, float(err(both))
     # Round one coefficient at a time and refit the others: for the odd forms the lowest first; for
     # PLAIN, whose interval holds u = 0 inside (the powers u^1.. all vanish there, so pinning the
     # constant term breaks the exchange), the highest first.
@@ -141,9 +164,8 @@ def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float],
         c = remez(tw, lo, hi, deg, fixed)
         fixed[k] = mp.mpf(rnd(c[k]))
     coeffs = [fixed[k] for k in range(deg + 1)]
-    grid = [lo + (hi - lo) * k / 20000 for k in range(1, 20001)]
-    err = max(abs(w * (horner(coeffs, z) - g)) for z in grid for g, w in [tw(z)])
-    return [float(v) for v in coeffs], float(err)
+    best = min((coeffs, at_once), key=err)  # rounding all at once is sometimes closer
+    return [float(v) for v in best], [], float(err(best))
 
 
 def main() -> None:
@@ -151,10 +173,17 @@ def main() -> None:
     p.add_argument("name", choices=sorted(FITS) + sorted(PLAIN))
     p.add_argument("precision", choices=["float", "double"])
     p.add_argument("--degree", type=int, help="of P (default: the one the header uses)")
+    p.add_argument("--split", type=int, default=None,
+                   help="print the N lowest coefficients' low parts too (default: 2 for erfinv_*, else 0)")
     a = p.parse_args()
-    coeffs, err = fit(a.name, a.precision, a.degree)
+    split = a.split if a.split is not None else 2 if a.name.startswith("erfinv") else 0
+    coeffs, los, err = fit(a.name, a.precision, a.degree, split)
     suffix = "f" if a.precision == "float" else ""
-    print(", ".join(re.sub(r"\.?0*p", "p", float.hex(v)) + suffix for v in coeffs))
+    def hexs(vs: list[float]) -> str:
+        return ", ".join(re.sub(r"\.?0*p", "p", float.hex(v)) + suffix for v in vs)
+    print(hexs(coeffs))
+    if los:
+        print("low parts:", hexs(los))
     print(f"err 2^{float(mp.log(err, 2)):.1f}")
 
 

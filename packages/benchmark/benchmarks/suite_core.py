@@ -179,8 +179,8 @@ def _elementwise() -> list[Bench]:
         for th in THREADS
     ] + [  # unary math on 1M elements in (-1, 1) (cache-resident: the kernel's arithmetic, not page
         # faults): sqrt of |a| vectorises (no errno), sin / cos / tan / erf run vec_math.h's forms, the
-        # inverse and hyperbolic functions vec_inverse_trig.h's and vec_hyperbolic.h's (float64 too);
-        # lgamma is still a scalar libm call
+        # inverse and hyperbolic functions vec_inverse_trig.h's and vec_hyperbolic.h's (float64 too),
+        # float64 erfinv and ndtri (float32's in double) vec_erfinv.h's; lgamma is still a scalar libm call
         Bench("elementwise", f"{name} 1024x1024{dt}", "throughput", stmt, unit_square(1024, dt.strip() or "float32"),
               threads=1)
         for name, stmt in (("sqrt", "lib.sqrt(a.abs())"), ("rsqrt", "lib.rsqrt(a.abs())"), ("sin", "lib.sin(a)"),
@@ -188,9 +188,11 @@ def _elementwise() -> list[Bench]:
                            ("asin", "lib.asin(a)"), ("acos", "lib.acos(a)"), ("atanh", "lib.atanh(a)"),
                            ("sinh", "lib.sinh(a)"), ("cosh", "lib.cosh(a)"), ("asinh", "lib.asinh(a)"),
                            ("acosh", "lib.acosh(a.abs() + 1)"), ("sigmoid", "lib.sigmoid(a)"),
-                           ("lgamma", "lib.lgamma(a.abs())"))
-        for dt in (("", " float64") if name in ("atan", "asin", "acos", "atanh", "sinh", "cosh", "asinh", "acosh")
-                   else ("",))
+                           ("lgamma", "lib.lgamma(a.abs())"), ("erfinv", "lib.erfinv(a)"),
+                           ("ndtri", "lib.special.ndtri(a.abs())"))
+        for dt in ((" float64",) if name == "erfinv"  # (float32: the row above)
+                   else ("", " float64") if name in ("atan", "asin", "acos", "atanh", "sinh", "cosh", "asinh", "acosh",
+                                                     "erf", "ndtri") else ("",))
     ] + [
         Bench("elementwise", f"atan2 1024x1024 {dt}", "throughput", "lib.atan2(a, b)", unit_square(1024, dt, "ab"),
               threads=1)

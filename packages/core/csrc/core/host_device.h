@@ -3,8 +3,14 @@
 //   EMBER_HOST_DEVICE  such a function
 //   EMBER_VEC_INLINE   such a function, forced inline (into the CPU's simd loops: in large files
 //                      GCC otherwise calls it per element and the loop cannot vectorise)
+//   EMBER_VEC_LAMBDA   a (host) lambda's call operator forced inline into the simd loop that calls it
 //   EMBER_DEVICE_TABLE a constant array such helpers read
 #pragma once
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define EMBER_VEC_LAMBDA __attribute__((always_inline))
+#else
+#define EMBER_VEC_LAMBDA
+#endif
 #if defined(__CUDACC__)
 #define EMBER_HOST_DEVICE __host__ __device__
 #define EMBER_VEC_INLINE __host__ __device__ __forceinline__

@@ -8,8 +8,6 @@
 #include "../../core/host_device.h"
 #include "../../core/scalar_type.h"
 
-// A lambda's call operator inlined into the simd loop that calls it.
-#define EMBER_VEC_LAMBDA __attribute__((always_inline))
 // `for (i < n) stmt` under omp simd when every element type is a plain number. With a Half /
 // BFloat16 struct GCC 12's omp simd gives up ("more than one data ref": the struct temporary),
 // leaving a scalar loop (bfloat16 relu ran 100x float's time); its auto-vectoriser does not.

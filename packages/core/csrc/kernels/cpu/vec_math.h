@@ -661,40 +661,45 @@ EMBER_VEC_INLINE double erf(double x) {
 }
 
 // ================================================================ arrays
-// out[i] = sin/cos/tan(in[i]) for contiguous arrays over the whole range:
-// vectorised, except that blocks holding some |x| > kTrigMax<T> are done
-// element by element with std:: for those elements.  in == out is allowed.
+// out[i] = vf(in[i]) over a contiguous array, vectorised, except that blocks
+// holding some x with scalar_at(x) are done element by element with sf for
+// those elements (inputs beyond the vector form's range).  in == out is allowed.
 namespace detail {
-template <class T, class V, class S>
-inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {
+template <class T, class V, class S, class P>
+inline void map_or_scalar_n(const T* in, T* out, int64_t n, V vf, S sf, P scalar_at) {
   const int64_t B = 512;
   for (int64_t b = 0; b < n; b += B) {
     const int64_t m = n - b < B ? n - b : B;
     const T* x = in + b;
     T* y = out + b;
-    int big = 0;
-#pragma omp simd reduction(| : big)
-    for (int64_t i = 0; i < m; ++i) big |= std::fabs(x[i]) > kTrigMax<T>;
-    if (!big) {
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (int64_t i = 0; i < m; ++i) any |= scalar_at(x[i]);
+    if (!any) {
 #pragma omp simd
       for (int64_t i = 0; i < m; ++i) y[i] = vf(x[i]);
     } else {
-      for (int64_t i = 0; i < m; ++i) y[i] = std::fabs(x[i]) > kTrigMax<T> ? sf(x[i]) : vf(x[i]);
+      for (int64_t i = 0; i < m; ++i) y[i] = scalar_at(x[i]) ? sf(x[i]) : vf(x[i]);
     }
   }
 }
+template <class T, class V, class S>
+inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {
+  map_or_scalar_n(in, out, n, vf, sf, [](T v) EMBER_VEC_LAMBDA { return std::fabs(v) > kTrigMax<T>; });
+}
 }  // namespace detail
+// sin/cos/tan over the whole range: |x| > kTrigMax<T> through std::.
 template <class T>
 inline void sin_n(const T* in, T* out, int64_t n) {
-  detail::trig_n(in, out, n, [](T v) { return vec::sin(v); }, [](T v) { return std::sin(v); });
+  detail::trig_n(in, out, n, [](T v) EMBER_VEC_LAMBDA { return vec::sin(v); }, [](T v) { return std::sin(v); });
 }
 template <class T>
 inline void cos_n(const T* in, T* out, int64_t n) {
-  detail::trig_n(in, out, n, [](T v) { return vec::cos(v); }, [](T v) { return std::cos(v); });
+  detail::trig_n(in, out, n, [](T v) EMBER_VEC_LAMBDA { return vec::cos(v); }, [](T v) { return std::cos(v); });
 }
 template <class T>
 inline void tan_n(const T* in, T* out, int64_t n) {
-  detail::trig_n(in, out, n, [](T v) { return vec::tan(v); }, [](T v) { return std::tan(v); });
+  detail::trig_n(in, out, n, [](T v) EMBER_VEC_LAMBDA { return vec::tan(v); }, [](T v) { return std::tan(v); });
 }
 
 }  // namespace ember::vec

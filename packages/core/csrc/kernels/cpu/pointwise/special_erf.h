@@ -8,6 +8,7 @@
 
 #include "core/host_device.h"
 #include "kernels/cpu/pointwise/special_math.h"
+#include "kernels/cpu/vec_erfinv.h"
 #include "kernels/cpu/vec_math.h"
 
 #ifndef EMBER_SPECIAL_VEC
@@ -74,6 +75,15 @@ EMBER_HOST_DEVICE inline double ndtri(double p) {
   return M_SQRT2 * erfcinv_small(2.0 * (1.0 - p));
 }
 
+// ndtri over a contiguous array (the kernel's `array:`): vec::ndtri, branch-free in double, and
+// the scalar ndtri above for 0 < p < 2^-53, past the vector form's range.  in == out is allowed.
+template <class T>
+inline void ndtri_n(const T* in, T* out, int64_t n) {
+  vec::detail::map_or_scalar_n(
+      in, out, n, [](T p) EMBER_VEC_LAMBDA { return vec::ndtri(p); }, [](T p) { return static_cast<T>(ndtri(p)); },
+      [](T p) EMBER_VEC_LAMBDA { return p > T(0) && p < T(0x1p-53); });
+}
+
 // Single-precision erfinv (float, float16, bfloat16 in op-math), branch-free so the kernel loop
 // vectorises: Giles' single-precision polynomials ("Approximating the erfinv function", 2010) in
 // w = -log((1 - a)(1 + a)) (1 - a exact for a >= 1/2), both branches computed and one selected.
@@ -137,8 +147,8 @@ EMBER_SPECIAL_UNARY(special_ndtri, special::ndtri)
 // always_inline: the generated kernel file is large enough that GCC would otherwise call this per
 // element and leave the loop scalar (measured 27x slower than inlined)
 template <class T>
-EMBER_SPECIAL_VEC T erfinv_fast(T x) {  // float types in single precision; double through special::erfinv
-  if constexpr (std::is_same_v<T, double>) return special::erfinv(x);
+EMBER_SPECIAL_VEC T erfinv_fast(T x) {  // float types in single precision; double: vec_erfinv.h
+  if constexpr (std::is_same_v<T, double>) return vec::erfinv(x);
   else return static_cast<T>(special::erfinv_f(static_cast<float>(x)));
 }
 

@@ -571,11 +571,12 @@ EMBER_VEC_INLINE double tan(double x) {
 }
 
 // ================================================================ tanh, sigmoid
-// tanh: polynomial below 0.55, else E/(E + 2) with E = e^{2a} - 1 = (t - 1) +
-// t r + t q, 2a = n ln2 + r, t = 2^n, q = expm1_q(r): t - 1 is exact, the sum
-// rounds once, and E's error shrinks by 2/(E + 2) in the quotient (cheaper
-// than 1 - 2/(e^{2a} + 1) with exp's two-factor scaling and low part).  |x| is
-// clamped where tanh rounds to 1; the sign goes back on at the end (-0 -> -0).
+// tanh: polynomial below 0.55, else 1 - 2/(E + 2) with E = e^{2a} - 1 =
+// (t - 1) + t r + t q, 2a = n ln2 + r, t = 2^n, q = expm1_q(r): t - 1 is exact
+// and the sum rounds once (cheaper than exp's two-factor scaling and low part),
+// and 1 - 2/(E + 2), not E/(E + 2), so that near +-1 the result rounds once
+// (gelu_tanh's 1 + tanh in its tail). |x| is clamped where tanh rounds to 1; the
+// sign goes back on at the end (-0 -> -0).
 EMBER_VEC_INLINE float tanh(float x) {
   using namespace detail;
   float a = std::fabs(x), y = 2.0f * clamp_abs(a, 9.02f, 9.02f);
@@ -583,7 +584,7 @@ EMBER_VEC_INLINE float tanh(float x) {
   float r = fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, y));
   float t = f32((bits(kd) << 23) + 0x3f800000u);  // 2^n: n sits in kd's low bits
   float e = fma(t, expm1_q(r), fma(t, r, t - 1.0f));
-  return copysign(sel(a >= 0.55f, e / (e + 2.0f), tanh_small(a)), x);  // NaN: tanh_small(NaN)
+  return copysign(sel(a >= 0.55f, 1.0f - 2.0f / (e + 2.0f), tanh_small(a)), x);  // NaN: tanh_small(NaN)
 }
 EMBER_VEC_INLINE double tanh(double x) {
   using namespace detail;
@@ -592,7 +593,7 @@ EMBER_VEC_INLINE double tanh(double x) {
   double r = fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, y));
   double t = f64((bits(kd) << 52) + 0x3ff0000000000000u);
   double e = fma(t, expm1_q(r), fma(t, r, t - 1.0));
-  return copysign(sel(abs_lt(a, 0.55) | is_nan(a), tanh_small(a), e / (e + 2.0)), x);
+  return copysign(sel(abs_lt(a, 0.55) | is_nan(a), tanh_small(a), 1.0 - 2.0 / (e + 2.0)), x);
 }
 // sigmoid(x) = 1/(1 + e^-x): with e = e^-|x| (no overflow), 1/(1+e) for x >= 0
 // and e/(1+e) for x < 0, so tiny results (down to subnormals) stay accurate.

@@ -4,11 +4,14 @@ with torch's sympy).
     python tools/fit_minimax.py atan float      # prints the coefficients, rounded, and their error
 
 Each fit is t + t^3 P(t^2) for an odd function f, P of the given degree in z = t^2, minimising
-the largest relative error of the result (weight t^3 / f(t)); or, for the entries of PLAIN, P(u)
-itself, minimising its relative error to g(u). The coefficients are rounded to
+the largest relative error of the result (weight t^3 / f(t)). The coefficients are rounded to
 the target precision one at a time, lowest first, each remaining one refitted after a rounding
-so that the rounded polynomial stays near minimax. "err" is the rounded polynomial's largest
-relative error on a dense grid."""
+so that the rounded polynomial stays near minimax.
+
+For the entries of PLAIN the fit is P(u) itself against g(u) (relative error), all coefficients
+rounded at once from the unrounded fit, and the lowest few also printed as low parts (hi + lo in
+the header: rounded, they alone would cost about an ulp). "err" is the rounded polynomial's
+largest weighted error on a dense grid."""
 
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ FITS: dict[str, tuple[Fn, tuple[float, float], int, int]] = {
 }
 
 
-# name: ((g, weight) at u, interval of u, degree of P for float, for double); P(u) ~ g(u)
+# name: ((g, weight) at u, interval of u, degree of P for float, for double, coefficients kept as
+# hi + lo); P(u) ~ g(u)
 TW = Callable[[mp.mpf], tuple[mp.mpf, mp.mpf]]
 
 
@@ -53,11 +57,11 @@ def _erfinv_s(v: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
     return g, 1 / g
 
 
-# (vec_erfinv.h: the two lowest coefficients as hi + lo, see --split)
-PLAIN: dict[str, tuple[TW, tuple[float, float], int, int]] = {
-    # erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05 (a = 1 - 2^-53)
-    "erfinv_w": (_erfinv_w, (-3.125, 3.125), 24, 24),
-    "erfinv_s": (_erfinv_s, (-1.75, 6.0042 - 4.25), 28, 28),
+PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
+    # vec_erfinv.h: erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05
+    # (a = 1 - 2^-53)
+    "erfinv_w": (_erfinv_w, (-3.125, 3.125), 24, 24, 2),
+    "erfinv_s": (_erfinv_s, (-1.75, 6.0042 - 4.25), 28, 28, 2),
 }
 
 
@@ -125,47 +129,38 @@ def remez(tw: TW, lo: mp.mpf, hi: mp.mpf, deg: int,
     return c
 
 
-def fit(name: str, precision: str, deg: int | None = None, split: int = 0) -> tuple[list[float], list[float], float]:
-    """Rounded coefficients, the low parts of the first `split` of them (then all rounded at once
-    from the unrounded fit: hi + lo keeps those exact, the rest round at about the fit's error),
-    and the largest weighted error."""
+def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float], list[float], float]:
+    """Rounded coefficients, the low parts of PLAIN's lowest ones, and the largest weighted error."""
+    def rnd(v: mp.mpf) -> float:  # to the nearest double, then (float) to the nearest float
+        return float(v) if precision == "double" else struct.unpack("f", struct.pack("f", float(v)))[0]
+
     if name in PLAIN:
-        g_w, (lo_, hi_), dfloat, ddouble = PLAIN[name]
+        g_w, (lo_, hi_), dfloat, ddouble, split = PLAIN[name]
         lo, hi = mp.mpf(lo_), mp.mpf(hi_)
+        deg = deg if deg is not None else dfloat if precision == "float" else ddouble
         cache: dict = {}
-        def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:  # the Remez runs share their grids
+        def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
             if z not in cache:
                 cache[z] = g_w(z)
             return cache[z]
+        exact = remez(tw, lo, hi, deg, {})
+        coeffs = [mp.mpf(rnd(v)) for v in exact]
+        los = [rnd(exact[k] - coeffs[k]) for k in range(split)]
+        used = [c + los[k] if k < split else c for k, c in enumerate(coeffs)]
     else:
         f, (tlo, thi), dfloat, ddouble = FITS[name]
         lo, hi = mp.mpf(tlo) ** 2, mp.mpf(thi) ** 2
+        deg = deg if deg is not None else dfloat if precision == "float" else ddouble
         def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
             return target(f, z), weight(f, z)
-    deg = deg if deg is not None else dfloat if precision == "float" else ddouble
-    def rnd(v: mp.mpf) -> float:  # to the nearest double, then (float) to the nearest float
-        return float(v) if precision == "double" else struct.unpack("f", struct.pack("f", float(v)))[0]
+        fixed: dict[int, mp.mpf] = {}
+        for k in range(deg + 1):  # round the lowest free coefficient, refit the others
+            fixed[k] = mp.mpf(rnd(remez(tw, lo, hi, deg, fixed)[k]))
+        coeffs = used = [fixed[k] for k in range(deg + 1)]
+        los = []
     grid = [lo + (hi - lo) * k / 20000 for k in range(1, 20001)]
-    def err(cs: list) -> mp.mpf:
-        return max(abs(w * (horner(cs, z) - g)) for z in grid for g, w in [tw(z)])
-
-    exact = remez(tw, lo, hi, deg, {})
-    at_once = [mp.mpf(rnd(v)) for v in exact]
-    if split:
-        los = [rnd(exact[k] - at_once[k]) for k in range(split)]
-        both = [at_once[k] + los[k] if k < split else at_once[k] for k in range(deg + 1)]
-        return [float(v) for v in at_once], los, float(err(both))
-    # Round one coefficient at a time and refit the others: for the odd forms the lowest first; for
-    # PLAIN, whose interval holds u = 0 inside (the powers u^1.. all vanish there, so pinning the
-    # constant term breaks the exchange), the highest first.
-    order = range(deg, -1, -1) if name in PLAIN else range(deg + 1)
-    fixed: dict[int, mp.mpf] = {}
-    for k in order:
-        c = remez(tw, lo, hi, deg, fixed)
-        fixed[k] = mp.mpf(rnd(c[k]))
-    coeffs = [fixed[k] for k in range(deg + 1)]
-    best = min((coeffs, at_once), key=err)  # rounding all at once is sometimes closer
-    return [float(v) for v in best], [], float(err(best))
+    err = max(abs(w * (horner(used, z) - g)) for z in grid for g, w in [tw(z)])
+    return [float(v) for v in coeffs], los, float(err)
 
 
 def main() -> None:
@@ -173,11 +168,8 @@ def main() -> None:
     p.add_argument("name", choices=sorted(FITS) + sorted(PLAIN))
     p.add_argument("precision", choices=["float", "double"])
     p.add_argument("--degree", type=int, help="of P (default: the one the header uses)")
-    p.add_argument("--split", type=int, default=None,
-                   help="print the N lowest coefficients' low parts too (default: 2 for erfinv_*, else 0)")
     a = p.parse_args()
-    split = a.split if a.split is not None else 2 if a.name.startswith("erfinv") else 0
-    coeffs, los, err = fit(a.name, a.precision, a.degree, split)
+    coeffs, los, err = fit(a.name, a.precision, a.degree)
     suffix = "f" if a.precision == "float" else ""
     def hexs(vs: list[float]) -> str:
         return ", ".join(re.sub(r"\.?0*p", "p", float.hex(v)) + suffix for v in vs)

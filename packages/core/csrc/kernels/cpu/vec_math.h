@@ -202,19 +202,33 @@ EMBER_VEC_INLINE T exp_core(T x) {
   auto d = reduce_ln2(x);
   return scale2n(T(1) + expm1_r(d), d.kd);
 }
-// e^m for m in [-87, 0] (normal results, not NaN): one rounded reduction and
-// 2^n from kd's low bits, for callers that scale e^m down (erf's 1 - e^m).
-EMBER_VEC_INLINE float exp_normal(float m) {
-  float kd = fma(m, 0x1.715476p+0f, kShiftF), n = kd - kShiftF;
-  float r = fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, m));
-  float t = f32((bits(kd) << 23) + 0x3f800000u);
-  return fma(t, r + expm1_q(r), t);
+// x = n ln2 + r with one rounded r (|r| <= ln2/2) and t = 2^n built from kd's
+// low bits: for callers whose 2^n stays normal (float |n| <= 126, double 1022).
+template <class T>
+struct Pow2Red {
+  T t, r;
+};
+EMBER_VEC_INLINE Pow2Red<float> reduce_pow2(float x) {
+  float kd = fma(x, 0x1.715476p+0f, kShiftF), n = kd - kShiftF;
+  return {f32((bits(kd) << 23) + 0x3f800000u), fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, x))};
 }
-EMBER_VEC_INLINE double exp_normal(double m) {  // m in [-708, 0]
-  double kd = fma(m, 0x1.71547652b82fep+0, kShiftD), n = kd - kShiftD;
-  double r = fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, m));
-  double t = f64((bits(kd) << 52) + 0x3ff0000000000000u);
-  return fma(t, r + expm1_q(r), t);
+EMBER_VEC_INLINE Pow2Red<double> reduce_pow2(double x) {
+  double kd = fma(x, 0x1.71547652b82fep+0, kShiftD), n = kd - kShiftD;
+  return {f64((bits(kd) << 52) + 0x3ff0000000000000u), fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, x))};
+}
+// e^m for m in [-87, 0] (float) or [-708, 0] (double), not NaN: 2^n (1 + r + q),
+// for callers that scale e^m down (erf's 1 - e^m).
+template <class T>
+EMBER_VEC_INLINE T exp_normal(T m) {
+  Pow2Red<T> d = reduce_pow2(m);
+  return fma(d.t, d.r + expm1_q(d.r), d.t);
+}
+// e^y - 1 = (t - 1) + t r + t q for y >= 0 with 2^n normal (tanh: y <= 18.04 float,
+// 38.2 double): t - 1 is exact and the sum rounds once.
+template <class T>
+EMBER_VEC_INLINE T expm1_normal(T y) {
+  Pow2Red<T> d = reduce_pow2(y);
+  return fma(d.t, expm1_q(d.r), fma(d.t, d.r, d.t - T(1)));
 }
 // e^x as hi + lo (lo = rounding error of 1 + (e^r - 1), scaled), for sigmoid.
 template <class T>
@@ -571,28 +585,19 @@ EMBER_VEC_INLINE double tan(double x) {
 }
 
 // ================================================================ tanh, sigmoid
-// tanh: polynomial below 0.55, else 1 - 2/(E + 2) with E = e^{2a} - 1 =
-// (t - 1) + t r + t q, 2a = n ln2 + r, t = 2^n, q = expm1_q(r): t - 1 is exact
-// and the sum rounds once (cheaper than exp's two-factor scaling and low part),
-// and 1 - 2/(E + 2), not E/(E + 2), so that near +-1 the result rounds once
+// tanh: polynomial below 0.55, else 1 - 2/(E + 2) with E = e^{2a} - 1 from
+// expm1_normal (cheaper than exp's two-factor scaling and low part), and
+// 1 - 2/(E + 2), not E/(E + 2), so that near +-1 the result rounds once
 // (gelu_tanh's 1 + tanh in its tail). |x| is clamped where tanh rounds to 1; the
 // sign goes back on at the end (-0 -> -0).
 EMBER_VEC_INLINE float tanh(float x) {
   using namespace detail;
-  float a = std::fabs(x), y = 2.0f * clamp_abs(a, 9.02f, 9.02f);
-  float kd = fma(y, 0x1.715476p+0f, kShiftF), n = kd - kShiftF;
-  float r = fma(n, -0x1.7f7d1cp-20f, fma(n, -0x1.62e4p-1f, y));
-  float t = f32((bits(kd) << 23) + 0x3f800000u);  // 2^n: n sits in kd's low bits
-  float e = fma(t, expm1_q(r), fma(t, r, t - 1.0f));
+  float a = std::fabs(x), e = expm1_normal(2.0f * clamp_abs(a, 9.02f, 9.02f));
   return copysign(sel(a >= 0.55f, 1.0f - 2.0f / (e + 2.0f), tanh_small(a)), x);  // NaN: tanh_small(NaN)
 }
 EMBER_VEC_INLINE double tanh(double x) {
   using namespace detail;
-  double a = std::fabs(x), y = 2.0 * sel(abs_lt(a, 19.1), a, 19.1);
-  double kd = fma(y, 0x1.71547652b82fep+0, kShiftD), n = kd - kShiftD;
-  double r = fma(n, 0x1.718432a1b0e26p-35, fma(n, -0x1.62e42ffp-1, y));
-  double t = f64((bits(kd) << 52) + 0x3ff0000000000000u);
-  double e = fma(t, expm1_q(r), fma(t, r, t - 1.0));
+  double a = std::fabs(x), e = expm1_normal(2.0 * sel(abs_lt(a, 19.1), a, 19.1));
   return copysign(sel(abs_lt(a, 0.55) | is_nan(a), tanh_small(a), 1.0 - 2.0 / (e + 2.0)), x);
 }
 // sigmoid(x) = 1/(1 + e^-x): with e = e^-|x| (no overflow), 1/(1+e) for x >= 0

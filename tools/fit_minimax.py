@@ -57,11 +57,26 @@ def _erfinv_s(v: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
     return g, 1 / g
 
 
+def _erfcx_u(u: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """erfcx(a) at a = 3 (1 + u) / (1 - u)."""
+    a = 3 * (1 + u) / (1 - u)
+    g = mp.erfc(a) * mp.exp(a * a)
+    return g, 1 / g
+
+
+def _exp(r: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    return mp.exp(r), mp.exp(-r)
+
+
 PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
     # vec_erfinv.h: erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05
     # (a = 1 - 2^-53)
     "erfinv_w": (_erfinv_w, (-3.125, 3.125), 24, 24, 2),
     "erfinv_s": (_erfinv_s, (-1.75, 6.0042 - 4.25), 28, 28, 2),
+    # vec_erfc.h (float erfc, evaluated in double): erfc(a) = e^{-a^2} Q(u), u = (a - 3) / (a + 3)
+    # for a in [0, 10.1], and e^r on |r| <= ln2 / 2
+    "erfc_q": (_erfcx_u, (-1.0, 7.1 / 13.1), 10, 10, 0),
+    "exp_r": (_exp, (-0.34657359027997264, 0.34657359027997264), 6, 6, 0),
 }
 
 

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/host_device.h"
+#include "kernels/cpu/vec_erfc.h"
 #include "kernels/cpu/vec_hyperbolic.h"
 #include "kernels/cpu/vec_inverse_trig.h"
 #include "kernels/cpu/vec_math.h"

@@ -21,6 +21,9 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "kernels/cpu/vec_erfc.h"
 #include "kernels/cpu/vec_hyperbolic.h"
@@ -441,6 +444,61 @@ template <class T> int check_atan2() {
   return fail;
 }
 
+// No subnormal intermediates (builds with FMA; vec_math.h's header): a normal input whose result
+// is zero or normal, at least 2^-86 / 2^-952 (so that low-order parts of results near underflow,
+// 2^-24..-40 / 2^-53..-70 of them, may be subnormal), must not raise MXCSR's denormal-operand or
+// underflow flag.  On x86 each vector instruction that meets a subnormal costs a ~100-cycle
+// microcode assist, so a band of such inputs runs 10-30x slower.
+template <class T> int subnormal_free(const std::vector<Fn>& fns, int64_t per_dom) {
+#if defined(__SSE2__) && defined(__FP_FAST_FMAF) && defined(__FP_FAST_FMA)
+  using L = std::numeric_limits<T>;
+  const char* tn = sizeof(T) == 4 ? "float" : "double";
+  const Dom whole{LOG, double(L::min_exponent - 1), double(L::max_exponent)};
+  const Ref<T> floor_ = sizeof(T) == 4 ? 0x1p-86 : 0x1p-952;
+  std::mt19937_64 g(99);
+  int failures = 0;
+  for (const Fn& f : fns) {
+    const std::vector<Dom>& own = sizeof(T) == 4 ? f.dom_f : f.dom_d;
+    if (own.empty()) continue;
+    std::vector<Dom> doms = own;
+    doms.push_back(whole);
+    std::vector<T> xs, y;
+    for (const Dom& d : doms)
+      for (int64_t i = 0; i < per_dom; ++i) {
+        T x = draw<T>(d, g);
+        if (std::fpclassify(x) != FP_NORMAL || (is_trig(f) && std::fabs(x) > ember::vec::kTrigMax<T>)) continue;
+        // doubles below 2^-300 (no float data makes them) and atan's -1/x beyond 2^126 / 2^1022 are
+        // left: the clamps cost 5-25% on every input (vec_math.h's, vec_inverse_trig.h's headers)
+        if (sizeof(T) == 8 && std::fabs(x) < T(0x1p-300)) continue;
+        if (!std::strcmp(f.name, "atan") && std::fabs(x) > T(sizeof(T) == 4 ? 0x1p126 : 0x1p1022)) continue;
+        Ref<T> r = std::fabs(reference(f, x));
+        if (r == 0 || (r >= floor_ && r <= Ref<T>(L::max()))) xs.push_back(x);
+      }
+    y.resize(xs.size());
+    _mm_setcsr(_mm_getcsr() & ~0x3fu);
+    vec_loop<T>(f)(xs.data(), y.data(), int64_t(xs.size()));
+    if (!(_mm_getcsr() & 0x12u)) continue;  // DE | UE
+    ++failures;
+    int64_t bad = 0;
+    double first = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {  // which inputs (the loop's scalar remainder path)
+      _mm_setcsr(_mm_getcsr() & ~0x3fu);
+      vec_loop<T>(f)(&xs[i], &y[i], 1);
+      if (_mm_getcsr() & 0x12u) first = bad++ ? first : double(xs[i]);
+    }
+    std::printf("  SUBNORMAL %s<%s>: %" PRId64 " of %zu normal inputs make subnormal intermediates (e.g. %a)\n",
+                f.name, tn, bad, xs.size(), first);
+  }
+  std::printf("no subnormal intermediates for normal inputs and results, %s: %s\n", tn,
+              failures ? "FAIL" : "ok");
+  return failures;
+#else
+  (void)fns, (void)per_dom;
+  std::printf("no subnormal intermediates: not checked (needs x86 and FMA)\n");
+  return 0;
+#endif
+}
+
 // Every float bit pattern (reference: double std::), float functions only.
 int exhaustive(const std::vector<Fn>& fns, const std::string& only) {
   int failures = 0;
@@ -508,6 +566,8 @@ int main(int argc, char** argv) {
   failures += check_trig_arrays<float>() + check_trig_arrays<double>();
   failures += check_atan2<float>() + check_atan2<double>();
   failures += exactness<float>() + exactness<double>();
+  const int64_t quiet_n = o.quick ? (1 << 14) : (1 << 18);
+  failures += subnormal_free<float>(fns, quiet_n) + subnormal_free<double>(fns, quiet_n);
   if (o.exhaustive) failures += exhaustive(fns, o.only);
   std::printf("\n%s (%d failing)\n", failures ? "FAILED" : "all within tolerance", failures);
   return failures ? 1 : 0;

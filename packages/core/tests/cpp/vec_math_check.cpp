@@ -28,6 +28,7 @@
 #include "kernels/cpu/vec_erfc.h"
 #include "kernels/cpu/vec_hyperbolic.h"
 #include "kernels/cpu/vec_inverse_trig.h"
+#include "kernels/cpu/vec_lgamma.h"
 #include "kernels/cpu/vec_math.h"
 
 namespace {
@@ -499,6 +500,60 @@ template <class T> int subnormal_free(const std::vector<Fn>& fns, int64_t per_do
 #endif
 }
 
+// lgamma_n (float, vectorised) against double std::lgamma: floats log-uniform over the whole range
+// (both signs), dense near the zeros 1 and 2 and in (-5, 0), blocks of positive inputs alone (the
+// loop without the reflection), and the special values (as std::: poles, infinities, NaN);
+// exhaustive: every float, in chunks.
+int check_lgamma(bool quick, bool exhaustive) {
+  double worst = 0, wx = 0;
+  int bad = 0;
+  auto check = [&](const std::vector<float>& xs) {
+    std::vector<float> y(xs.size());
+    ember::vec::lgamma_n(xs.data(), y.data(), int64_t(xs.size()));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      float x = xs[i], want = std::lgamma(x);
+      if (std::isnan(want) || std::isinf(want)) {  // exactly std::'s
+        bad += !(std::isnan(want) ? std::isnan(y[i]) : y[i] == want);
+        continue;
+      }
+      bad += (x == 1.0f || x == 2.0f) && y[i] != 0.0f;
+      double e = ulp_err<float>(y[i], std::lgamma(double(x)));
+      if (!(e <= worst)) worst = e, wx = x;
+    }
+  };
+  std::mt19937_64 g(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<float> xs = {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, -2.5f, -0.5f, 0.5f, 7.0f, 6.9999995f, 1e-45f,
+                           4.08e36f, 4.1e36f, 3.4e38f, INFINITY, -INFINITY, NAN};
+  for (int64_t i = 0; i < (quick ? (1 << 16) : (1 << 20)); ++i) {
+    float v = float(std::exp2(-149 + 277 * u(g)));
+    xs.push_back((g() & 1) ? -v : v);
+    xs.push_back(float(10 * u(g)));
+    xs.push_back(float(1 + (u(g) - 0.5) * 0x1p-8));
+    xs.push_back(float(2 + (u(g) - 0.5) * 0x1p-8));
+    xs.push_back(float(-5 * u(g)));
+  }
+  check(xs);
+  xs.clear();
+  for (int64_t i = 0; i < (quick ? (1 << 16) : (1 << 20)); ++i) xs.push_back(float(std::exp2(-149 + 277 * u(g))));
+  check(xs);
+  if (exhaustive)
+    for (uint64_t base = 0; base < (uint64_t(1) << 32); base += 1u << 22) {
+      xs.clear();
+      for (uint64_t b = base; b < base + (1u << 22); ++b) {
+        float v;
+        uint32_t b32 = uint32_t(b);
+        std::memcpy(&v, &b32, 4);
+        xs.push_back(v);
+      }
+      check(xs);
+    }
+  bool fail = !(worst <= kMaxUlp) || bad;
+  std::printf("%-8s %-6s %9.3f   (at %a)%s%s\n", "lgamma_n", "float", worst, wx, exhaustive ? ", every float" : "",
+              fail ? "  FAIL" : "");
+  return fail;
+}
+
 // Every float bit pattern (reference: double std::), float functions only.
 int exhaustive(const std::vector<Fn>& fns, const std::string& only) {
   int failures = 0;
@@ -565,6 +620,7 @@ int main(int argc, char** argv) {
   std::printf("\n");
   failures += check_trig_arrays<float>() + check_trig_arrays<double>();
   failures += check_atan2<float>() + check_atan2<double>();
+  failures += check_lgamma(o.quick, o.exhaustive && (o.only.empty() || o.only.find("lgamma") != std::string::npos));
   failures += exactness<float>() + exactness<double>();
   const int64_t quiet_n = o.quick ? (1 << 14) : (1 << 18);
   failures += subnormal_free<float>(fns, quiet_n) + subnormal_free<double>(fns, quiet_n);

@@ -699,10 +699,14 @@ EMBER_VEC_INLINE double erf(double x) {
 }
 
 // ================================================================ arrays
+// Internal linkage: the kernels include this header once per CPU capability, and
+// the copies of an inline function that is not inlined would merge at link time
+// into one of them.
+namespace detail {
+namespace {
 // out[i] = vf(in[i]) over a contiguous array, vectorised, except that blocks
 // holding some x with scalar_at(x) are done element by element with sf for
 // those elements (inputs beyond the vector form's range).  in == out is allowed.
-namespace detail {
 template <class T, class V, class S, class P>
 inline void map_or_scalar_n(const T* in, T* out, int64_t n, V vf, S sf, P scalar_at) {
   const int64_t B = 512;
@@ -725,7 +729,9 @@ template <class T, class V, class S>
 inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {
   map_or_scalar_n(in, out, n, vf, sf, [](T v) EMBER_VEC_LAMBDA { return std::fabs(v) > kTrigMax<T>; });
 }
+}  // namespace
 }  // namespace detail
+namespace {
 // sin/cos/tan over the whole range: |x| > kTrigMax<T> through std::.
 template <class T>
 inline void sin_n(const T* in, T* out, int64_t n) {
@@ -739,5 +745,6 @@ template <class T>
 inline void tan_n(const T* in, T* out, int64_t n) {
   detail::trig_n(in, out, n, [](T v) EMBER_VEC_LAMBDA { return vec::tan(v); }, [](T v) { return std::tan(v); });
 }
+}  // namespace
 
 }  // namespace ember::vec

@@ -11,6 +11,7 @@
 #include "kernels/cpu/vec_erfc.h"
 #include "kernels/cpu/vec_hyperbolic.h"
 #include "kernels/cpu/vec_inverse_trig.h"
+#include "kernels/cpu/vec_lgamma.h"
 #include "kernels/cpu/vec_math.h"
 
 #include "kernels/cpu/pointwise/activation_ops.h"

@@ -68,6 +68,14 @@ def _exp(r: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
     return mp.exp(r), mp.exp(-r)
 
 
+def _gelu_r(s: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """R(s) / s, R(s) = log erfc(s / sqrt 2) + s^2 / 2 = log erfcx(s / sqrt 2); weight s: absolute
+    error in R."""
+    if s < mp.mpf("1e-20"):
+        return -mp.sqrt(2 / mp.pi), s
+    return mp.log(mp.erfc(s / mp.sqrt(2))) / s + s / 2, s
+
+
 PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
     # vec_erfinv.h: erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05
     # (a = 1 - 2^-53)
@@ -77,7 +85,14 @@ PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
     # for a in [0, 10.1], and e^r on |r| <= ln2 / 2
     "erfc_q": (_erfcx_u, (-1.0, 7.1 / 13.1), 10, 10, 0),
     "exp_r": (_exp, (-0.34657359027997264, 0.34657359027997264), 6, 6, 0),
+    # vec_normcdf.h (float): Phi(-s) = e^{-s^2/2 + R(s)} / 2, R(s) = s P(s) on [0, 5.7]
+    "gelu_r": (_gelu_r, (0.0, 5.7), 12, 12, 0),
 }
+
+
+# PLAIN fits whose coefficients are rounded one at a time, lowest first, the others refitted (as
+# FITS): rounded all at once, gelu_r's float coefficients would lose 9 bits (its terms cancel)
+SEQUENTIAL = {"gelu_r"}
 
 
 def target(f: Fn, z: mp.mpf) -> mp.mpf:
@@ -158,7 +173,13 @@ def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float],
             if z not in cache:
                 cache[z] = g_w(z)
             return cache[z]
-        exact = remez(tw, lo, hi, deg, {})
+        if name in SEQUENTIAL:
+            fixed: dict[int, mp.mpf] = {}
+            for k in range(deg + 1):
+                fixed[k] = mp.mpf(rnd(remez(tw, lo, hi, deg, fixed)[k]))
+            exact = [fixed[k] for k in range(deg + 1)]
+        else:
+            exact = remez(tw, lo, hi, deg, {})
         coeffs = [mp.mpf(rnd(v)) for v in exact]
         los = [rnd(exact[k] - coeffs[k]) for k in range(split)]
         used = [c + los[k] if k < split else c for k, c in enumerate(coeffs)]
@@ -168,7 +189,7 @@ def fit(name: str, precision: str, deg: int | None = None) -> tuple[list[float],
         deg = deg if deg is not None else dfloat if precision == "float" else ddouble
         def tw(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
             return target(f, z), weight(f, z)
-        fixed: dict[int, mp.mpf] = {}
+        fixed = {}
         for k in range(deg + 1):  # round the lowest free coefficient, refit the others
             fixed[k] = mp.mpf(rnd(remez(tw, lo, hi, deg, fixed)[k]))
         coeffs = used = [fixed[k] for k in range(deg + 1)]

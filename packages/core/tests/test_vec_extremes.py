@@ -82,3 +82,20 @@ def test_lgamma_float32() -> None:
     assert err[pos].max() <= 2, f"x={x[pos][err[pos].argmax()]!r}"
     assert err[~pos].max() <= 8, f"x={x[~pos][err[~pos].argmax()]!r}"
     assert (got[np.isin(x, [1.0, 2.0])] == 0).all()
+
+
+def test_gelu_float32_accuracy() -> None:
+    """gelu in float32 (vec_normcdf.h: Phi without 1 + erf's cancellation) against float64: within
+    8 ulps from -3 up (PyTorch's float32: 1900 there), relative 1e-5 in the lower tail to -5.4, 0
+    beyond; its gradient within 2e-7 (PyTorch's float32: 2.6e-7)."""
+    x = np.concatenate([np.linspace(-8, 8, 160001), [0.0, -0.0, 5.7, -5.7, 30.0, -30.0]]).astype(np.float32)
+    xe, xt = ember.tensor(x, requires_grad=True), torch.tensor(x.astype(np.float64), requires_grad=True)
+    ye, yt = ember.nn.functional.gelu(xe), torch.nn.functional.gelu(xt)
+    (ge,), (gt,) = ember.autograd.grad(ye.sum(), xe), torch.autograd.grad(yt.sum(), xt)
+    got, want = ye.detach().numpy().astype(np.float64), yt.detach().numpy()
+    mid, tail = x >= -3, (x < -3) & (x > -5.4)
+    ulp = np.spacing(np.abs(want[mid]).astype(np.float32)).astype(np.float64)
+    assert (np.abs(got[mid] - want[mid]) <= 8 * ulp).all()
+    np.testing.assert_allclose(got[tail], want[tail], rtol=1e-5, atol=0)
+    np.testing.assert_allclose(got[x <= -5.4], want[x <= -5.4], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=0, atol=2e-7)

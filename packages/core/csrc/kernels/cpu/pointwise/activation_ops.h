@@ -6,19 +6,21 @@
 #include <cmath>
 
 #include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/vec_normcdf.h"
 
 namespace ember::ops {
 namespace {
 
-// gelu(x) = x/2 (1 + erf(x/sqrt(2))): +inf -> inf, -inf -> nan (-inf * 0), as PyTorch's scalar path.
+// gelu(x) = x Phi(x) = x/2 (1 + erf(x/sqrt(2))): +inf -> inf, -inf -> nan (-inf * 0), as PyTorch's
+// scalar path. Phi from vec::normcdf (in float one formula without 1 + erf's cancellation).
 template <class T>
 EMBER_VEC_INLINE T gelu_erf(T x) {
-  return x * T(0.5) * (T(1) + vec::erf(x * T(M_SQRT1_2)));
+  return x * vec::normcdf(x);
 }
 // d gelu / dx = Phi(x) + x phi(x), phi the standard normal density.
 template <class T>
 EMBER_VEC_INLINE T gelu_erf_backward(T dy, T x) {
-  const T cdf = T(0.5) * (T(1) + vec::erf(x * T(M_SQRT1_2)));
+  const T cdf = vec::normcdf(x);
   const T pdf = T(M_2_SQRTPI * M_SQRT1_2 * 0.5) * vec::exp(x * x * T(-0.5));
   return dy * (cdf + x * pdf);
 }

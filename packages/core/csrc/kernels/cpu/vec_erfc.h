@@ -35,14 +35,10 @@ EMBER_VEC_INLINE float erfc_(float x) {
   return nan_if(x != x, float(fma(sg, p * q * t, off)));
 }
 
+EMBER_VEC_INLINE double erfc_(double x) { return std::erfc(x); }
+
 }  // namespace detail
 
-#ifdef __CUDA_ARCH__
-EMBER_VEC_INLINE float erfc(float x) { return ::erfcf(x); }
-EMBER_VEC_INLINE double erfc(double x) { return ::erfc(x); }
-#else
-EMBER_VEC_INLINE float erfc(float x) { return detail::erfc_(x); }
-EMBER_VEC_INLINE double erfc(double x) { return std::erfc(x); }
-#endif
+EMBER_VEC_OR_CUDA(erfc)
 
 }  // namespace ember::vec

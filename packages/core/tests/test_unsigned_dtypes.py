@@ -133,6 +133,22 @@ def test_cast_float_to_unsigned(u: str, src: str) -> None:
     same(lambda lib: lib.tensor(values, dtype=lib.float64).to(getattr(lib, src)).to(getattr(lib, u)))
 
 
+EDGES = [2.0**31 + 0.5, 2.0**32 - 0.5, -(2.0**31) - 0.5, -(2.0**31) + 0.5, -(2.0**31), 2.0**32, 2.0**31 - 0.5, -0.0,
+         3e38, -3e38, 1e-30]
+
+
+@pytest.mark.parametrize("u", ["uint16", "uint32"])
+@pytest.mark.parametrize("src", ["float64", "float32"])
+def test_cast_float_to_unsigned_vector_loop(u: str, src: str) -> None:
+    # Long enough for the vectorised loop: every value converts as in the short (scalar tail)
+    # case, and values in range as PyTorch converts them.
+    values = FLOATS + EDGES
+    short = ember.tensor(values, dtype=ember.float64).to(getattr(ember, src)).to(getattr(ember, u))
+    long = ember.tensor(values * 13, dtype=ember.float64).to(getattr(ember, src)).to(getattr(ember, u))
+    assert long.tolist() == short.tolist() * 13
+    inside = [v for v in values if -(2.0**31) <= v < 2.0**31] * 13
+    same(lambda lib: lib.tensor(inside, dtype=lib.float64).to(getattr(lib, src)).to(getattr(lib, u)))
+
 @pytest.mark.parametrize("u", UNSIGNED)
 @pytest.mark.parametrize("dst", ALL)
 def test_cast_both_ways(u: str, dst: str) -> None:

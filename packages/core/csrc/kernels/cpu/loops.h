@@ -7,6 +7,7 @@
 
 #include "../../core/host_device.h"
 #include "../../core/scalar_type.h"
+#include "half_blocks.h"
 
 // `for (i < n) stmt` under omp simd when every element type is a plain number. With a Half /
 // BFloat16 struct GCC 12's omp simd gives up ("more than one data ref": the struct temporary),
@@ -39,6 +40,11 @@ inline void unary_loop(char** data, const int64_t* strides, int64_t n, const F& 
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(In)) {
     Out* __restrict out = reinterpret_cast<Out*>(o);
     const In* __restrict in = reinterpret_cast<const In*>(a);
+    if constexpr (kHalfBlocks<Out, In, std::invoke_result_t<const F&, opmath_t<In>>>) {
+      const In* xs[1] = {in};
+      const bool bcast[1] = {false};
+      return half_blocks(out, xs, bcast, n, f);
+    }
     EMBER_SIMD_FOR((std::is_arithmetic_v<Out> && std::is_arithmetic_v<In>), i, n,
                    out[i] = static_cast<Out>(f(static_cast<opmath_t<In>>(in[i]))))
     return;
@@ -62,6 +68,13 @@ inline void binary_loop(char** data, const int64_t* strides, int64_t n, const F&
     Out* __restrict out = reinterpret_cast<Out*>(o);
     const In* __restrict x = reinterpret_cast<const In*>(a);
     const In* __restrict y = reinterpret_cast<const In*>(b);
+    if constexpr (kHalfBlocks<Out, In, std::invoke_result_t<const F&, M, M>>) {
+      const bool bcast[2] = {strides[1] == 0, strides[2] == 0};
+      if ((bcast[0] || strides[1] == sizeof(In)) && (bcast[1] || strides[2] == sizeof(In)) && !(bcast[0] && bcast[1])) {
+        const In* xs[2] = {x, y};
+        return half_blocks(out, xs, bcast, n, f);
+      }
+    }
     if (strides[1] == sizeof(In) && strides[2] == sizeof(In)) {
       EMBER_SIMD_FOR(plain, i, n, out[i] = static_cast<Out>(f(static_cast<M>(x[i]), static_cast<M>(y[i]))))
       return;
@@ -84,6 +97,16 @@ inline void binary_loop(char** data, const int64_t* strides, int64_t n, const F&
 template <class Out, class In, class F>
 inline void ternary_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
   using M = opmath_t<In>;
+  if constexpr (kHalfBlocks<Out, In, std::invoke_result_t<const F&, M, M, M>>) {
+    const bool bcast[3] = {strides[1] == 0, strides[2] == 0, strides[3] == 0};
+    bool blocks = strides[0] == sizeof(Out) && !(bcast[0] && bcast[1] && bcast[2]);
+    for (int k = 0; k < 3; ++k) blocks = blocks && (bcast[k] || strides[k + 1] == sizeof(In));
+    if (blocks) {
+      const In* xs[3] = {reinterpret_cast<const In*>(data[1]), reinterpret_cast<const In*>(data[2]),
+                         reinterpret_cast<const In*>(data[3])};
+      return half_blocks(reinterpret_cast<Out*>(data[0]), xs, bcast, n, f);
+    }
+  }
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(In) && strides[2] == sizeof(In) && strides[3] == sizeof(In)) {
     Out* __restrict out = reinterpret_cast<Out*>(data[0]);
     const In* __restrict x = reinterpret_cast<const In*>(data[1]);

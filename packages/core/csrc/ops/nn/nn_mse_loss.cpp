@@ -10,6 +10,7 @@
 #include "iter/resize_out.h"
 #include "ops.h"
 #include "ops/core/internal.h"
+#include "ops/core/pointwise_run.h"
 
 namespace ember {
 
@@ -29,8 +30,9 @@ Tensor difference(const Tensor& self, const Tensor& target) {
 // A reduced loss's squared differences: aten's iterator allocates their buffer (an op event in
 // PyTorch's trace) where its operands are of one shape and layout: at::empty where that layout's
 // dim order is the contiguous one, else empty_strided in its order (a transpose). ember's sub writes
-// into it. Elsewhere (a broadcast, two layouts, a bool operand) sub allocates it.
-Tensor unreduced(const Tensor& self, const Tensor& target) {
+// into it (or, for floats of one dtype, the squared differences at once: `squared`). Elsewhere (a
+// broadcast, two layouts, a bool operand) sub allocates it.
+Tensor unreduced(const Tensor& self, const Tensor& target, bool& squared) {
   if (!self.sizes().equals(target.sizes()) || !self.strides().equals(target.strides()) ||
       self.dtype() == ScalarType::Bool || target.dtype() == ScalarType::Bool)
     return difference(self, target);
@@ -45,6 +47,10 @@ Tensor unreduced(const Tensor& self, const Tensor& target) {
   Tensor loss = profiler::nested_op(in_order ? "aten::empty" : "aten::empty_strided", {nullptr, nullptr}, [&] {
     return in_order ? empty(self.sizes(), dt, self.device()) : empty_with_layout_of(self, dt, std::nullopt);
   });
+  if (is_floating(dt) && self.dtype() == dt && target.dtype() == dt) {  // the square in the same pass
+    squared = true;
+    return run_pointwise("mse_loss", EMBER_KERNEL(mse), DtypeRule::Promote, loss, false, {&self, &target});
+  }
   return sub_out(self, target, kOne, loss);
 }
 
@@ -66,11 +72,12 @@ Tensor nn_mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) 
     profiler::nested_op("aten::resize_", {&result, nullptr, nullptr}, [&] { return resize_out(result, {}, false); });
   }
   // the broadcast's shape check first, then aten's dtype dispatch
-  Tensor loss = reduction == 0 ? difference(self, target) : unreduced(self, target);
+  bool squared = false;
+  Tensor loss = reduction == 0 ? difference(self, target) : unreduced(self, target, squared);
   EMBER_CHECK(reduction >= 0 && reduction <= 2, "mse_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
               reduction);
   EMBER_CHECK_NOTIMPL(is_floating(dt), "\"mse_cpu\" not implemented for '", legacy_name(dt), "'");
-  mul_(loss, loss);
+  if (!squared) mul_(loss, loss);
   const std::nullopt_t all = std::nullopt;
   if (reduction == 1)
     return profiler::nested_op("aten::mean", {&loss, nullptr}, [&] {
@@ -99,24 +106,29 @@ Tensor nn_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const
   // dimensioned float16 grad; integers stay integers), rounding after each step; the scale is a
   // value of that type too (2 / numel truncates to 0 for an integer mean).
   auto as_dt = [&](const Tensor& t) { return t.dtype() == dt ? t : to_dtype(t, dt); };
-  Tensor norm = to_dtype(wrap_scalar(Scalar(mse_norm(self, reduction))), dt);
+  auto norm = [&] { return to_dtype(wrap_scalar(Scalar(mse_norm(self, reduction))), dt); };
   const Tensor* ops[] = {&grad_output, &self, &target};
   DimVector shape = to_vec(self.sizes());
   for (const Tensor* t : ops)
     if (!t->sizes().equals(shape)) shape = broadcast_shapes(shape, t->sizes());
   if (dt == self.dtype() && self.sizes().equals(shape)) {
     // As aten: a zeros_like(self) result that mse_loss_backward's out= overload writes (nested op
-    // events, as in PyTorch's trace), here in three passes over it: one allocation, not three.
+    // events, as in PyTorch's trace; unprofiled, the zeros are not written), in one pass.
     Tensor r = profiler::nested_op("aten::zeros_like", {&self, nullptr}, [&] {
-      return zeros_like(self, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
+      return profiler::active() ? zeros_like(self, std::nullopt, std::nullopt, MemoryFormat::Contiguous)
+                                : empty(self.sizes(), dt, self.device());
     });
     return profiler::nested_op("aten::mse_loss_backward", {&grad_output, &self, &target, nullptr, &r}, [&] {
-      sub_out(self, as_dt(target), kOne, r);
-      mul_(r, norm);
-      return mul_(r, as_dt(grad_output));
+      const Tensor t = as_dt(target), g = as_dt(grad_output);
+      if (is_floating(dt))
+        return run_pointwise("mse_loss_backward", EMBER_KERNEL(mse_backward), DtypeRule::Promote, r, false,
+                             {&self, &t, &g}, {Scalar(mse_norm(self, reduction))});
+      sub_out(self, t, kOne, r);  // integers: three passes (the kernel is float-only)
+      mul_(r, norm());
+      return mul_(r, g);
     });
   }
-  Tensor g = mul(mul(sub(as_dt(self), as_dt(target), kOne), norm), as_dt(grad_output));
+  Tensor g = mul(mul(sub(as_dt(self), as_dt(target), kOne), norm()), as_dt(grad_output));
   // aten writes into empty_like(self): the gradient has self's dtype whatever the others promote to,
   // if the promoted result may be cast to it
   check_cast(g.dtype(), self.dtype());

@@ -1,4 +1,4 @@
-// Scalar bodies of the pointwise loss kernels (ops/nn_loss.yaml): smooth_l1 and huber and their
+// Scalar bodies of the pointwise loss kernels (ops/nn_loss.yaml): smooth_l1, huber, mse and their
 // backwards, in the op-math type T, term by term as PyTorch's vectorised CPU kernels (whose
 // blends these selects are). A NaN difference gives NaN both ways.
 //
@@ -52,6 +52,21 @@ EMBER_VEC_INLINE T huber_backward_(T x, T y, T g, T norm, T delta) {
   const T sign = d > T(0) ? T(1) : T(-1);
   const T slope = std::fabs(d) >= dl ? step_in<S, Half, BFloat16>(sign * dl) : d;
   return step_in<S, Half, BFloat16>(step_in<S, Half, BFloat16>(step_in<S, Half, BFloat16>(norm) * slope) * g);
+}
+
+// (x - y)^2, the difference rounded to S first (aten's sub, then its square)
+template <class T, class S>
+EMBER_VEC_INLINE T mse_(T x, T y) {
+  const T d = step_in<S, Half, BFloat16>(x - y);
+  return d * d;
+}
+
+// norm * (x - y) * g in one pass, rounding after each step in S (aten's kernel in the half types
+// computes in them; the three ops it replaces rounded the same way)
+template <class T, class S>
+EMBER_VEC_INLINE T mse_backward_(T x, T y, T g, T norm) {
+  const T scaled = step_in<S, Half, BFloat16>(step_in<S, Half, BFloat16>(norm) * step_in<S, Half, BFloat16>(x - y));
+  return step_in<S, Half, BFloat16>(scaled * g);
 }
 
 }  // namespace

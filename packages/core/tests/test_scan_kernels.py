@@ -45,6 +45,18 @@ def test_cum_extreme(op: str, dt: str) -> None:
             _same(got.values, want.values)
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cum_extreme_nan_runs(op: str, dt: str) -> None:
+    # contiguous lines (the one-line loop): a NaN first, NaN after NaN, values after a NaN, ties
+    rows = [[NAN, 1.0, NAN, 2.0, -INF, INF], [1.0, NAN, 3.0, NAN, -1.0, 5.0], [2.0, 2.0, -1.0, 2.0, 7.0, 7.0]]
+    t, e = _pair(torch.tensor(rows * 3, dtype=getattr(torch, dt)))
+    for src_t, src_e in ((t, e), (t.t(), e.t())):
+        want, got = getattr(torch, op)(src_t, -1), getattr(ember, op)(src_e, -1)
+        assert torch.equal(torch.tensor(got.indices.tolist()), want.indices), (op, dt)
+        _same(got.values, want.values)
+
+
 def test_cum_extreme_grad_and_empty() -> None:
     t = torch.randn(4, 6, dtype=torch.float64, requires_grad=True)
     e = ember.tensor(t.tolist(), dtype=ember.float64, requires_grad=True)

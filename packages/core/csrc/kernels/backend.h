@@ -265,8 +265,8 @@ struct SoftmaxKernels {
 // indices of cummax (greater) / cummin.
 struct ScanKernels {
   void (*logcumsumexp)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner);
-  void (*cum_extreme_indices)(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner,
-                              bool greater);
+  void (*cum_extreme)(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t outer, int64_t n,
+                      int64_t inner, bool greater);
 };
 
 // Upsampling over `planes` contiguous (batch x channel) planes of dtype dt: forward x (g.in) into

@@ -1,5 +1,5 @@
 // Private bindings of the scan kernels behind ember's composite scans (_composite_scan.py keeps their
-// autograd): _C._cum_extreme_indices(x, dim, greater) -> int64 indices of cummax (greater) / cummin,
+// autograd): _C._cum_extreme(x, dim, greater) -> (values, int64 indices) of cummax (greater) / cummin,
 // _C._logcumsumexp(x, dim) -> logcumsumexp's forward (no autograd: the composite keeps the graph).
 #include "arg_parser.h"
 #include "ops/scan/cum_extreme.h"
@@ -10,14 +10,15 @@ namespace ember::python {
 
 namespace {
 
-PyObject* f_cum_extreme_indices(PyObject*, PyObject* args) {
+PyObject* f_cum_extreme(PyObject*, PyObject* args) {
   EMBER_PY_TRY
   PyObject* x;
   long long dim = 0;
   int greater = 1;
-  if (!PyArg_ParseTuple(args, "OLp:_cum_extreme_indices", &x, &dim, &greater)) throw python_error();
-  EMBER_CHECK_TYPE(is_tensor(x), "_cum_extreme_indices(): argument 'x' must be Tensor, not ", Py_TYPE(x)->tp_name);
-  return wrap(cum_extreme_indices(unpack(x), dim, greater != 0));
+  if (!PyArg_ParseTuple(args, "OLp:_cum_extreme", &x, &dim, &greater)) throw python_error();
+  EMBER_CHECK_TYPE(is_tensor(x), "_cum_extreme(): argument 'x' must be Tensor, not ", Py_TYPE(x)->tp_name);
+  auto [values, indices] = cum_extreme(unpack(x), dim, greater != 0);
+  return Py_BuildValue("(NN)", wrap(values), wrap(indices));  // N: the tuple takes both references
   EMBER_PY_CATCH
 }
 
@@ -32,9 +33,9 @@ PyObject* f_logcumsumexp(PyObject*, PyObject* args) {
 }
 
 PyMethodDef scan_functions[] = {
-    {"_cum_extreme_indices", (PyCFunction)(void (*)())f_cum_extreme_indices, METH_VARARGS,
-     "_cum_extreme_indices(x, dim, greater) -> Tensor\n\n"
-     "The int64 indices of cummax (greater) or cummin along a wrapped dim, in one pass."},
+    {"_cum_extreme", (PyCFunction)(void (*)())f_cum_extreme, METH_VARARGS,
+     "_cum_extreme(x, dim, greater) -> (Tensor, Tensor)\n\n"
+     "The values and int64 indices of cummax (greater) or cummin along a wrapped dim, in one pass, without autograd."},
     {"_logcumsumexp", (PyCFunction)(void (*)())f_logcumsumexp, METH_VARARGS,
      "_logcumsumexp(x, dim) -> Tensor\n\n"
      "logcumsumexp of a real floating x along a wrapped dim, in one pass, without autograd."},

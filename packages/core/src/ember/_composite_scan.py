@@ -44,9 +44,11 @@ def _cum_extreme(input: Tensor, dim: int, name: str, greater: bool) -> Any:
     dim = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
         return _RESULT[name]((input.clone(), ember.zeros((), dtype=ember.int64, device=input.device)))
-    with ember.no_grad():  # one C++ pass finds the indices (the last of ties; NaN propagates)
-        indices = _C._cum_extreme_indices(input.detach(), dim, greater)
-    return _RESULT[name]((input.gather(dim, indices), indices))
+    # one C++ pass finds values and indices (the last of ties; NaN propagates)
+    values, indices = _C._cum_extreme(input.detach(), dim, greater)
+    if input.requires_grad and ember.is_grad_enabled():  # the values through gather, which records the graph
+        values = input.gather(dim, indices)
+    return _RESULT[name]((values, indices))
 
 
 @takes_out(SCAN_DTYPE, grad="cummax")

@@ -136,7 +136,7 @@ Backend make_cpu_backend() {
               sampling::poisson,
               sampling::dropout};
   b.scan.logcumsumexp = scan::logcumsumexp;
-  b.scan.cum_extreme_indices = scan::cum_extreme_indices;
+  b.scan.cum_extreme = scan::cum_extreme;
   b.upsample.upsample = upsample::upsample;
   b.norm = {norms::layer_forward,  norms::layer_backward, norms::batch_forward, norms::batch_update_running,
             norms::batch_backward, norms::group_forward,  norms::group_backward};

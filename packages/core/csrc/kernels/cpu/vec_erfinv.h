@@ -22,14 +22,19 @@ EMBER_VEC_INLINE double tail2(double v, double p, double c1h, double c1l, double
   return c0h + fma(v, c1h + fma(v, p, c1l), c0l);
 }
 // erfinv(a) / a from w (NaN stays NaN; w = inf gives garbage: callers select a = 1).
-EMBER_VEC_INLINE double erfinv_ratio(double w) {
-  double v = w - 3.125, s = std::sqrt(w) - 4.25;
+// P1 (w below 6.25) and P2 (from 6.25 up).
+EMBER_VEC_INLINE double erfinv_p1(double w) {
+  double v = w - 3.125;
   double p1 = poly(v, -0x1.8b6c33114ead6p-8, -0x1.84576948356aap-11, 0x1.879c2a20b529bp-13, -0x1.d1d1f7ca22333p-17,
                    -0x1.6e8a53cde9adcp-20, 0x1.c6b4f88bee634p-22, -0x1.f36ced466e58fp-26, -0x1.1a9eb0f04d365p-28,
                    0x1.20f5363d71f4bp-30, -0x1.dc3f138930785p-35, -0x1.c8a3f8f82e848p-37, 0x1.7235e00802b87p-39,
                    -0x1.6bdbe909f00f1p-44, -0x1.686e612e67c9p-45, 0x1.d6c6eea7e8c82p-48, -0x1.6fcf06b9e0ac1p-55,
                    -0x1.1ca7683065fb5p-53, 0x1.1ec2176abedcfp-56, 0x1.9aa7f4e85ea47p-61, -0x1.9bbf9c3a486e7p-62,
                    0x1.3868dac022b15p-66, 0x1.e67f143c1b10fp-69, -0x1.6add0aef7533bp-72);
+  return tail2(v, p1, 0x1.ebd80d9b13dfap-3, -0x1.11b64d65e20e7p-57, 0x1.a755e7c99ae86p+0, -0x1.59b1f95d5415cp-56);
+}
+EMBER_VEC_INLINE double erfinv_p2(double w) {
+  double s = std::sqrt(w) - 4.25;
   double p2 = poly(s, 0x1.75afae952913fp-11, -0x1.3eb627bd2409p-11, 0x1.bcf78165e5b17p-13, -0x1.0e322e46df889p-14,
                    0x1.70c3f060a6457p-16, -0x1.562d4567ccceep-17, 0x1.85b7f96aa7d73p-18, -0x1.aefd8f25efd9bp-19,
                    0x1.9005840840b49p-20, -0x1.14a0b40f582fcp-21, 0x1.90854043ae1f4p-24, 0x1.b7fd9b97247eap-26,
@@ -37,10 +42,9 @@ EMBER_VEC_INLINE double erfinv_ratio(double w) {
                    0x1.0956bdbfbe891p-31, -0x1.997a6a314ccaap-33, 0x1.c7a6cf511f5fep-36, 0x1.361071cccd1f3p-39,
                    -0x1.0b04903735363p-39, 0x1.ea4baf27cd8f8p-40, -0x1.8c0fefcbcf45fp-41, -0x1.de36cce9c9918p-45,
                    0x1.514be7ff9d1d9p-44, -0x1.4255f068735c3p-48, -0x1.0d98d75e2609p-49);
-  p1 = tail2(v, p1, 0x1.ebd80d9b13dfap-3, -0x1.11b64d65e20e7p-57, 0x1.a755e7c99ae86p+0, -0x1.59b1f95d5415cp-56);
-  p2 = tail2(s, p2, 0x1.028defb613f8dp+0, 0x1.abb44b9bc10e5p-55, 0x1.05e6fd13251afp+2, -0x1.3b64d926c243fp-52);
-  return sel(abs_lt(w, 6.25), p1, p2);
+  return tail2(s, p2, 0x1.028defb613f8dp+0, 0x1.abb44b9bc10e5p-55, 0x1.05e6fd13251afp+2, -0x1.3b64d926c243fp-52);
 }
+EMBER_VEC_INLINE double erfinv_ratio(double w) { return sel(abs_lt(w, 6.25), erfinv_p1(w), erfinv_p2(w)); }
 // scale erfinv(1 - q) = (1 - q) R, R = scale erfinv_ratio(w): 1 - q is exact from q = 1/2 up,
 // below that R - q R spares its rounding (q R <= R/2, so no cancellation without FMA either);
 // q = 0 gives inf, w NaN (|y| > 1, NaN) NaN.
@@ -55,6 +59,11 @@ EMBER_VEC_INLINE double erfinv_(double y) {
   return copysign(x, y);  // y = -0 keeps its sign
 }
 EMBER_VEC_INLINE float erfinv_(float y) { return float(erfinv_(double(y))); }
+// erfinv_(y) for |y| < 0.999 (w < 6.22: P1 alone, as erfinv_ gives it there)
+EMBER_VEC_INLINE double erfinv_central(double y) {
+  double a = std::fabs(y);
+  return copysign(a * erfinv_p1(-log((1.0 - a) * (1.0 + a))), y);
+}
 
 // ndtri(p) = sign sqrt(2) erfinv(1 - q), q = 2 min(p, 1 - p) (1 - p exact from 1/2 up); outside
 // [0, 1] and NaN: NaN; 0 and 1: -inf and inf.

@@ -55,23 +55,11 @@ EMBER_VEC_INLINE float lgamma_any(float xf) {
 namespace {
 template <class T>
 inline void lgamma_n(const T* in, T* out, int64_t n) {
-  if constexpr (sizeof(T) == 4) {
-    const int64_t B = 512;
-    for (int64_t b = 0; b < n; b += B) {  // blocks without x <= 0 skip the reflection
-      const int64_t m = n - b < B ? n - b : B;
-      const float* x = in + b;
-      float* y = out + b;
-      int any = 0;
-#pragma omp simd reduction(| : any)
-      for (int64_t i = 0; i < m; ++i) any |= !(x[i] > 0.0f) && x[i] == x[i];
-      if (any) {
-#pragma omp simd
-        for (int64_t i = 0; i < m; ++i) y[i] = detail::lgamma_any(x[i]);
-      } else {
-#pragma omp simd
-        for (int64_t i = 0; i < m; ++i) y[i] = detail::lgamma_pos(x[i]);
-      }
-    }
+  if constexpr (sizeof(T) == 4) {  // blocks without x <= 0 skip the reflection
+    detail::general_or_fast_n<512>(
+        in, out, n, [](float x) EMBER_VEC_LAMBDA { return !(x > 0.0f) && x == x; },
+        [](float x) EMBER_VEC_LAMBDA { return detail::lgamma_any(x); },
+        [](float x) EMBER_VEC_LAMBDA { return detail::lgamma_pos(x); });
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = std::lgamma(in[i]);
   }

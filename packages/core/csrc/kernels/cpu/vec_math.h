@@ -725,6 +725,27 @@ inline void map_or_scalar_n(const T* in, T* out, int64_t n, V vf, S sf, P scalar
     }
   }
 }
+// out[i] = general(in[i]) over a contiguous array, vectorised, except that blocks of B with no x
+// where needs_general(x) take the cheaper vector form fast(x) (the same values there: a branch
+// of general that the block skips).  in == out is allowed.
+template <int64_t B, class T, class P, class G, class F>
+inline void general_or_fast_n(const T* in, T* out, int64_t n, P needs_general, G general, F fast) {
+  for (int64_t b = 0; b < n; b += B) {
+    const int64_t m = n - b < B ? n - b : B;
+    const T* x = in + b;
+    T* y = out + b;
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (int64_t i = 0; i < m; ++i) any |= needs_general(x[i]);
+    if (any) {
+#pragma omp simd
+      for (int64_t i = 0; i < m; ++i) y[i] = general(x[i]);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < m; ++i) y[i] = fast(x[i]);
+    }
+  }
+}
 template <class T, class V, class S>
 inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {
   map_or_scalar_n(in, out, n, vf, sf, [](T v) EMBER_VEC_LAMBDA { return std::fabs(v) > kTrigMax<T>; });

@@ -54,7 +54,7 @@ const Backend& cuda_backend() {
     b.shape.triangle = cuda::triangle;
     b.shape.triangle_strided = cuda::triangle_strided;
     b.shape.cat_block = cuda::cat_block;
-    b.scan = {cuda::logcumsumexp, cuda::cum_extreme_indices};
+    b.scan = {cuda::logcumsumexp, cuda::cum_extreme};
     b.sort = {cuda::sort, cuda::topk, cuda::select};
     b.gemm.sgemm = cuda::sgemm;
     b.gemm.dgemm = cuda::dgemm;

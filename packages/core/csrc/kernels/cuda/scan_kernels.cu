@@ -148,20 +148,22 @@ __device__ __forceinline__ bool is_nan(T v) {
 }
 
 template <class T>
-__global__ void extreme_kernel(const T* __restrict__ x, int64_t* __restrict__ out, int64_t outer, int64_t n,
-                               int64_t inner, bool greater) {
+__global__ void extreme_kernel(const T* __restrict__ x, T* __restrict__ vals, int64_t* __restrict__ out, int64_t outer,
+                               int64_t n, int64_t inner, bool greater) {
   using C = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
   const int64_t lines = outer * inner, step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t l = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l < lines; l += step) {
     const int64_t base = (l / inner) * n * inner + l % inner;
     C best = static_cast<C>(x[base]);
+    T raw = x[base];
     int64_t idx = 0;
-    out[base] = 0;
-    for (int64_t j = 1; j < n; ++j) {
-      const C v = static_cast<C>(x[base + j * inner]);
+    for (int64_t j = 0; j < n; ++j) {
+      const T r = x[base + j * inner];
+      const C v = static_cast<C>(r);
       // later wins ties; a NaN wins, and once the best is NaN only a later NaN replaces it
-      if (is_nan(v) || (!is_nan(best) && (greater ? v >= best : v <= best))) best = v, idx = j;
+      if ((greater ? v >= best : v <= best) || is_nan(v)) best = v, raw = r, idx = j;
       out[base + j * inner] = idx;
+      vals[base + j * inner] = raw;
     }
   }
 }
@@ -205,12 +207,13 @@ void logcumsumexp(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, 
   check_launch("logcumsumexp");
 }
 
-void cum_extreme_indices(const Tensor& x, const Tensor& out, int64_t outer, int64_t n, int64_t inner, bool greater) {
+void cum_extreme(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t outer, int64_t n, int64_t inner,
+                 bool greater) {
   if (outer * n * inner == 0) return;
   const LaunchDevice on(x.device().index);
   EMBER_DISPATCH_ALL(x.dtype(), greater ? "cummax_cuda" : "cummin_cuda", [&] {
     extreme_kernel<scalar_t><<<grid_for(outer * inner), 256, 0, current_stream(-1)>>>(
-        x.data<scalar_t>(), out.data<int64_t>(), outer, n, inner, greater);
+        x.data<scalar_t>(), values.data<scalar_t>(), indices.data<int64_t>(), outer, n, inner, greater);
   });
   check_launch("cummax/cummin");
 }

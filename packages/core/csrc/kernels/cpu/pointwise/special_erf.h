@@ -89,9 +89,8 @@ inline void ndtri_n(const T* in, T* out, int64_t n) {
 // w = -log((1 - a)(1 + a)) (1 - a exact for a >= 1/2), both branches computed and one selected.
 // Within a few ulp of erfinv over (-1, 1) (3.8 at worst, every float against the double form);
 // a = 1 gives inf, |y| > 1 or NaN gives NaN, y = +-0 keeps its sign.
-EMBER_SPECIAL_VEC float erfinv_f(float y) {
-  const float a = std::fabs(y);
-  const float w = -vec::log((1.0f - a) * (1.0f + a));
+// Giles' polynomial for w < 5 (|y| below about 0.99662), times a = |y|.
+EMBER_SPECIAL_VEC float erfinv_central_f(float w, float a) {
   const float wa = w - 2.5f;
   float p = 2.81022636e-08f;
   p = 3.43273939e-07f + p * wa;
@@ -102,6 +101,12 @@ EMBER_SPECIAL_VEC float erfinv_f(float y) {
   p = -0.00417768164f + p * wa;
   p = 0.246640727f + p * wa;
   p = 1.50140941f + p * wa;
+  return p * a;
+}
+
+EMBER_SPECIAL_VEC float erfinv_f(float y) {
+  const float a = std::fabs(y);
+  const float w = -vec::log((1.0f - a) * (1.0f + a));
   const float wb = std::sqrt(w) - 3.0f;  // the vector instruction under the kernels' -fno-math-errno
   float q = -0.000200214257f;
   q = 0.000100950558f + q * wb;
@@ -113,10 +118,34 @@ EMBER_SPECIAL_VEC float erfinv_f(float y) {
   q = 1.00167406f + q * wb;
   q = 2.83297682f + q * wb;
   // selects, not ?: -- GCC would branch on a conditional FP expression and stay scalar
-  float r = vec::detail::sel(w < 5.0f, p, q) * a;
+  float r = vec::detail::sel(w < 5.0f, erfinv_central_f(w, a), q * a);
   r = vec::detail::sel(a == 1.0f, std::numeric_limits<float>::infinity(), r);
   r = vec::detail::sel((a > 1.0f) | (w != w), std::numeric_limits<float>::quiet_NaN(), r);
   return std::copysign(r, y);
+}
+
+// erfinv over a contiguous array (the kernel's `array:`): runs of 64 whose every |y| is below the
+// tail (0.9966 in float: w < 4.993 < 5; 0.999 in double: w < 6.22 < 6.25; no NaN) take the central
+// polynomial alone, skipping the tail's square root and polynomial -- same values, 20% (float) and
+// 45% (double) less time on uniform inputs, where 1 run in 5 (1 in 16) needs the tail.
+// in == out is allowed.
+template <class T>
+inline void erfinv_n(const T* in, T* out, int64_t n) {
+  constexpr T kCentral = std::is_same_v<T, float> ? T(0.9966f) : T(0.999);
+  vec::detail::general_or_fast_n<64>(
+      in, out, n, [](T y) EMBER_VEC_LAMBDA { return !(std::fabs(y) < kCentral); },
+      [](T y) EMBER_VEC_LAMBDA {
+        if constexpr (std::is_same_v<T, float>) return erfinv_f(y);
+        else return vec::erfinv(y);
+      },
+      [](T y) EMBER_VEC_LAMBDA {
+        if constexpr (std::is_same_v<T, float>) {
+          const float a = std::fabs(y);
+          return std::copysign(erfinv_central_f(-vec::log((1.0f - a) * (1.0f + a)), a), y);
+        } else {
+          return vec::detail::erfinv_central(y);
+        }
+      });
 }
 
 }  // namespace

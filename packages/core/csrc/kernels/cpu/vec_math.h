@@ -704,39 +704,39 @@ EMBER_VEC_INLINE double erf(double x) {
 // into one of them.
 namespace detail {
 namespace {
+// body(x, y, m, any) for each block of B elements (x in, y out, m long), any telling whether some
+// x in the block has needs(x).
+template <int64_t B, class T, class P, class Body>
+inline void by_blocks_n(const T* in, T* out, int64_t n, P needs, Body body) {
+  for (int64_t b = 0; b < n; b += B) {
+    const int64_t m = n - b < B ? n - b : B;
+    const T* x = in + b;
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (int64_t i = 0; i < m; ++i) any |= needs(x[i]);
+    body(x, out + b, m, any != 0);
+  }
+}
 // out[i] = vf(in[i]) over a contiguous array, vectorised, except that blocks
 // holding some x with scalar_at(x) are done element by element with sf for
 // those elements (inputs beyond the vector form's range).  in == out is allowed.
 template <class T, class V, class S, class P>
 inline void map_or_scalar_n(const T* in, T* out, int64_t n, V vf, S sf, P scalar_at) {
-  const int64_t B = 512;
-  for (int64_t b = 0; b < n; b += B) {
-    const int64_t m = n - b < B ? n - b : B;
-    const T* x = in + b;
-    T* y = out + b;
-    int any = 0;
-#pragma omp simd reduction(| : any)
-    for (int64_t i = 0; i < m; ++i) any |= scalar_at(x[i]);
+  by_blocks_n<512>(in, out, n, scalar_at, [&](const T* x, T* y, int64_t m, bool any) {
     if (!any) {
 #pragma omp simd
       for (int64_t i = 0; i < m; ++i) y[i] = vf(x[i]);
     } else {
       for (int64_t i = 0; i < m; ++i) y[i] = scalar_at(x[i]) ? sf(x[i]) : vf(x[i]);
     }
-  }
+  });
 }
 // out[i] = general(in[i]) over a contiguous array, vectorised, except that blocks of B with no x
 // where needs_general(x) take the cheaper vector form fast(x) (the same values there: a branch
 // of general that the block skips).  in == out is allowed.
 template <int64_t B, class T, class P, class G, class F>
 inline void general_or_fast_n(const T* in, T* out, int64_t n, P needs_general, G general, F fast) {
-  for (int64_t b = 0; b < n; b += B) {
-    const int64_t m = n - b < B ? n - b : B;
-    const T* x = in + b;
-    T* y = out + b;
-    int any = 0;
-#pragma omp simd reduction(| : any)
-    for (int64_t i = 0; i < m; ++i) any |= needs_general(x[i]);
+  by_blocks_n<B>(in, out, n, needs_general, [&](const T* x, T* y, int64_t m, bool any) {
     if (any) {
 #pragma omp simd
       for (int64_t i = 0; i < m; ++i) y[i] = general(x[i]);
@@ -744,7 +744,7 @@ inline void general_or_fast_n(const T* in, T* out, int64_t n, P needs_general, G
 #pragma omp simd
       for (int64_t i = 0; i < m; ++i) y[i] = fast(x[i]);
     }
-  }
+  });
 }
 template <class T, class V, class S>
 inline void trig_n(const T* in, T* out, int64_t n, V vf, S sf) {

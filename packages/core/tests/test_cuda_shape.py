@@ -436,6 +436,16 @@ def test_cummax_cummin_values_and_indices(dtype: ember.dtype) -> None:
                 same(got_v, want_v)
 
 
+@pytest.mark.parametrize("dtype", ALL, ids=str)
+def test_hash_tensor(dtype: ember.dtype) -> None:
+    # the xor of 64-bit patterns (ReduceKind::XorSum), NaN bits included, over every dim choice
+    x = sample(dtype, (5, 40, 3), 8)
+    for dim in (None, 0, 1, 2, (0, 2)):
+        for keepdim in (False, True):
+            want, got = both(lambda t: ember.hash_tensor(t, dim, keepdim=keepdim), x)
+            same(got, want)
+
+
 def test_cummax_cummin() -> None:
     x = sample(ember.float32, (4, 10), 3)
     try:

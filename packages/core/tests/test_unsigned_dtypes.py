@@ -317,6 +317,19 @@ def test_hash_tensor_values(src: str, args: tuple, keepdim: bool) -> None:
     same(lambda lib: HASH_INPUTS[src](lib).t().hash_tensor(*args, keepdim=keepdim))
 
 
+@pytest.mark.parametrize("src", ["float32", "float16", "int64"])
+@pytest.mark.parametrize("args", [(), (0,), (1,)])
+def test_hash_tensor_large(src: str, args: tuple) -> None:
+    # vectorised lanes and per-thread partial results (the C++ reduction), NaN and -0.0 bits included
+    def big(lib: Any) -> Any:
+        t = (lib.arange(301 * 257, dtype=lib.float64).reshape(301, 257) * 0.37 - 9000).to(getattr(lib, src))
+        if src != "int64":
+            t[::7, ::5] = math.nan
+            t[3::11, 2::13] = -0.0
+        return t
+    same(lambda lib: lib.hash_tensor(big(lib), *args))
+
+
 @pytest.mark.parametrize("case", ["0d", "0d-dim0", "3d", "3d-keep", "expand", "empty-dim1", "empty", "empty-dim0",
                                   "mode1", "mode-float", "dim-oor", "dim-repeat", "dim-float", "complex",
                                   "uint16", "uint32", "uint64", "empty-uint16", "input-int", "out", "out-wrong",

@@ -5,6 +5,8 @@
 
 namespace ember {
 
-enum class ReduceKind : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, SumSq };
+// XorSum: the xor of the elements' 64-bit patterns (floats as float64, integers as int64), in an
+// accumulator of that type (hash_tensor's).
+enum class ReduceKind : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, SumSq, XorSum };
 
 }  // namespace ember

@@ -1,12 +1,13 @@
 """torch.hash_tensor: the xor of the elements' 64-bit patterns (floats widened to float64,
-integers and bool to int64), reduced over ``dim``, as a uint64 tensor -- composed on a pairwise
-``bitwise_xor`` halving (about 2n element ops) over the reduced dims moved last."""
+integers and bool to int64), reduced over ``dim``, as a uint64 tensor: the arguments checked
+here, the reduction in one C++ pass (ReduceKind::XorSum)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import ember
+from ember._lib import _C
 from ember._tensor import Tensor
 
 __all__ = ["hash_tensor"]
@@ -37,20 +38,6 @@ def _dims(fn: str, dim: Any, ndim: int) -> tuple[int, ...]:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.append(w)
     return tuple(d for d in out if d < ndim)
-
-
-def _xor_last(t: Tensor) -> Tensor:
-    """xor over the last dim (size >= 1) by halving: pairs first, an odd last column into column 0."""
-    n = t.shape[-1]
-    if n == 1:
-        return t[..., 0].clone()  # t may view the input: the hash is a new tensor
-    while n > 1:
-        h = n // 2
-        head = ember.bitwise_xor(t[..., :h], t[..., h:2 * h])
-        if n % 2:
-            head[..., :1].bitwise_xor_(t[..., 2 * h:])
-        t, n = head, h
-    return t[..., 0]
 
 
 def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0,
@@ -91,16 +78,10 @@ def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: 
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
     if input.dtype in _NO_KERNEL and input.numel() > 0:
         raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{_NO_KERNEL[input.dtype]}'")
-    x = input.detach()
-    bits = x.to(ember.float64).view(ember.int64) if x.is_floating_point() else x.to(ember.int64)
-    kept = [d for d in range(x.dim()) if d not in dims]
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    rows = bits.permute(*kept, *dims).reshape(*[x.shape[d] for d in kept], n) if x.dim() else bits.reshape(1)
-    result = _xor_last(rows).view(ember.uint64) if n else ember.zeros(rows.shape[:-1], dtype=ember.uint64)
-    if keepdim:
-        result = result.reshape([1 if d in dims else s for d, s in enumerate(x.shape)])
+    # one C++ pass: the xor of the bits as float64 / int64, over the reduced dims (an empty input
+    # has an empty result: any dtype stands in, complex included)
+    x = input.detach() if input.numel() else ember.empty(input.shape, dtype=ember.int64, device=input.device)
+    result = _C._xor_sum(x, dims, keepdim).view(ember.uint64)
     if out is None:
         return result
     if out.dtype != ember.uint64:

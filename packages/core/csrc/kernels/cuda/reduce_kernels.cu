@@ -99,6 +99,17 @@ struct AnyOp : StoresAcc<bool> {
   __device__ bool map(bool x) const { return x; }
   __device__ bool combine(bool a, bool b) const { return a || b; }
 };
+// xor of the accumulators' bit patterns (int64, or float64 for floating inputs)
+template <class Acc>
+struct XorOp : StoresAcc<Acc> {
+  __device__ Acc identity() const { return Acc(0); }
+  __device__ Acc map(Acc x) const { return x; }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if constexpr (std::is_same_v<Acc, double>)
+      return __longlong_as_double(__double_as_longlong(a) ^ __double_as_longlong(b));
+    else return a ^ b;
+  }
+};
 
 // var / std: Welford's running count, mean and sum of squared deviations, merged by Chan's rule
 // (a tree of merges, no catastrophic cancellation; equal values give exactly 0). Stores
@@ -381,6 +392,9 @@ void reduce_typed(const ReduceIter& it, ReduceKind kind) {
       return run<In, bool>(it, AllOp{});
     case ReduceKind::Any:
       return run<In, bool>(it, AnyOp{});
+    case ReduceKind::XorSum:
+      if constexpr (std::is_floating_point_v<M>) return run<In, double>(it, XorOp<double>{});
+      else return run<In, int64_t>(it, XorOp<int64_t>{});
   }
 }
 

@@ -11,6 +11,7 @@
 #include "ops.h"
 #include "ops/core/checks.h"
 #include "ops/core/internal.h"
+#include "ops/core/xor_sum.h"
 
 namespace ember {
 
@@ -72,6 +73,8 @@ ScalarType acc_dtype(ReduceKind k, ScalarType in) {
     case ReduceKind::All:
     case ReduceKind::Any:
       return ScalarType::Bool;
+    case ReduceKind::XorSum:
+      return is_floating(in) ? ScalarType::Float64 : ScalarType::Int64;
   }
   return in;
 }
@@ -597,6 +600,11 @@ static Tensor logical_reduce(const Tensor& x, std::optional<IntArrayRef> dim, bo
   }
   return reduce(b, dim_mask(x, dim), keepdim, k, od, out, OutDtype::Any);
 }
+Tensor xor_sum(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  const ScalarType acc = acc_dtype(ReduceKind::XorSum, x.dtype());
+  return reduce(x, dim_mask(x, dims), keepdim, ReduceKind::XorSum, acc);
+}
+
 Tensor all(const Tensor& input) { return logical_reduce(input, std::nullopt, false, ReduceKind::All, nullptr); }
 Tensor all(const Tensor& input, std::optional<IntArrayRef> dim, bool keepdim) {
   return logical_reduce(input, dim, keepdim, ReduceKind::All, nullptr);

@@ -3,6 +3,7 @@
 // 16M-element float32 sum accurate without a double accumulator per element.
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -172,6 +173,20 @@ struct AnyOp {
   bool map(bool x) const { return x; }
   bool combine(bool a, bool b) const { return a || b; }
 };
+// xor of the accumulators' bit patterns (int64, or float64 for floating inputs)
+template <class Acc>
+struct XorOp {
+  Acc identity() const { return Acc(0); }
+  Acc map(Acc x) const { return x; }
+  Acc combine(Acc a, Acc b) const {
+    uint64_t u, v;
+    std::memcpy(&u, &a, 8);
+    std::memcpy(&v, &b, 8);
+    u ^= v;
+    std::memcpy(&a, &u, 8);
+    return a;
+  }
+};
 
 template <class In, class Acc, class Op>
 void run_reduce(ReduceIter& it, const Op& op) {
@@ -269,6 +284,9 @@ void reduce_typed(ReduceIter& it, ReduceKind kind) {
       return run_reduce<In, bool>(it, AllOp{});
     case ReduceKind::Any:
       return run_reduce<In, bool>(it, AnyOp{});
+    case ReduceKind::XorSum:
+      if constexpr (std::is_floating_point_v<M>) return run_reduce<In, double>(it, XorOp<double>{});
+      else return run_reduce<In, int64_t>(it, XorOp<int64_t>{});
   }
 }
 

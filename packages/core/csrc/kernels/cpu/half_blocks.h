@@ -17,7 +17,7 @@ namespace ember::cpu {
 namespace {  // internal linkage: compiled once per CPU capability
 
 #if defined(__F16C__) && defined(__AVX2__) && !defined(__CUDACC__)
-constexpr bool kHasF16C = true;
+constexpr bool kHalfSimd = true;  // F16C and AVX2: the conversions below
 
 inline void widen_half(const Half* x, float* f, int64_t n) {
   int64_t i = 0;
@@ -65,7 +65,7 @@ inline void narrow_half(const float* f, BFloat16* x, int64_t n) {
   for (; i < n; ++i) x[i] = BFloat16(f[i]);
 }
 #else
-constexpr bool kHasF16C = false;
+constexpr bool kHalfSimd = false;
 inline void widen_half(const Half*, float*, int64_t) {}
 inline void narrow_half(const float*, Half*, int64_t) {}
 inline void widen_half(const BFloat16*, float*, int64_t) {}
@@ -79,7 +79,7 @@ inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, B
 // numbers on the other, and a float result where it is narrowed to a half type.
 template <class Out, class In, class R>
 inline constexpr bool kHalfBlocks =
-    kHasF16C && (is_half_v<In> || is_half_v<Out>) && (is_half_v<In> || std::is_arithmetic_v<In>) &&
+    kHalfSimd && (is_half_v<In> || is_half_v<Out>) && (is_half_v<In> || std::is_arithmetic_v<In>) &&
     std::is_arithmetic_v<R> && (is_half_v<Out> ? std::is_same_v<R, float> : std::is_arithmetic_v<Out>);
 
 constexpr int64_t kHalfBlock = 256;

@@ -83,10 +83,10 @@ void extreme_line(const T* x, T* vals, int64_t* out, int64_t n) {
   int64_t idx = 0;
   for (int64_t j = 0; j < n; ++j) {
     const C v = static_cast<C>(x[j]);
-    // the common case (v not better, no NaN) first and alone: as one condition, GCC turned the
+    // the common case (v strictly worse, no NaN) first and alone: as one condition, GCC turned the
     // NaN test into a cmov on the best, a chain through every element (1.8x PyTorch's time)
     if (__builtin_expect(!(kGreater ? v < best : v > best), 0)) {
-      if (!is_nan(best) || is_nan(v)) best = v, best_raw = x[j], idx = j;
+      if (takes_over<kGreater>(v, best)) best = v, best_raw = x[j], idx = j;
     }
     out[j] = idx;
     vals[j] = best_raw;

@@ -171,6 +171,10 @@ def _elementwise() -> list[Bench]:
               threads=th)
         for name in ("i0e", "log_ndtr", "bessel_j0")
         for th in THREADS
+    ] + [  # Bessel J and Y over (0, 40): their power series and Hankel's expansion in the same blocks
+        Bench("elementwise", f"special.{name} 1024x1024 in (0, 40)", "throughput", f"lib.special.{name}(a * 20 + 20)",
+              unit_square(1024), threads=1)
+        for name in ("bessel_j0", "bessel_y1")
     ] + [  # the regularized incomplete gamma functions (iterative scalar code, PyTorch's regions)
         Bench("elementwise", f"{name} 512x512 {dt}", "throughput", f"lib.{name}(a, b)", gamma_args(512, dt),
               threads=th)

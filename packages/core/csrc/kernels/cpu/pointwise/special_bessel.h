@@ -1,15 +1,16 @@
 // Bessel-type special functions in double precision (torch.special's bessel_j0/j1/y0/y1,
 // modified_bessel_i0/i1/k0/k1, their scaled forms, i0/i0e/i1/i1e, airy_ai, spherical_bessel_j0).
-// Written from the textbook definitions: power series where they converge without much
-// cancellation, Hankel's asymptotic expansions for large arguments, and for K_nu the integral
-// K_nu(z) = int_0^inf exp(-z cosh t) cosh(nu t) dt by the trapezoidal rule, which converges
-// geometrically for this analytic, doubly-exponentially decaying integrand. Scalar code.
+// Written from the textbook definitions: power series (special_bessel_series.h's coefficients) where
+// they converge without much cancellation, Hankel's asymptotic expansions for large arguments, and for K_nu the
+// integral K_nu(z) = int_0^inf exp(-z cosh t) cosh(nu t) dt by the trapezoidal rule, which converges geometrically for
+// this analytic, doubly-exponentially decaying integrand. Scalar code.
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "core/host_device.h"
+#include "kernels/cpu/pointwise/special_bessel_series.h"
 
 namespace ember::special {
 namespace {
@@ -18,16 +19,28 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kEuler = 0.57721566490153286061;
 
-// sum_k (x^2/4)^k / (k! (k+n)!) for n = 0, 1 (positive terms: no cancellation), |x| <= 30.
+// J_n and Y_n: the power series below this, Hankel's expansion from it on (both ~1e-12 there)
+constexpr double kHankelFrom = 12.5;
+constexpr double kEulerMinusLn2 = kEuler - 0.69314718055994530942;  // ln(x/2) + gamma = ln(x) + this
+
+// sum_k c[k] z^k by Horner's rule over the whole table: no data-dependent exit, so the array
+// forms' loops vectorise and every path rounds alike.
+template <int N>
+EMBER_HOST_DEVICE inline double series_at(const double (&c)[N], double z) {
+  double p = c[N - 1];
+#if defined(__CUDACC__)
+#pragma unroll
+#else
+#pragma GCC unroll 64  // unrolled, the array forms' element loops vectorise
+#endif
+  for (int k = N - 2; k >= 0; --k) p = p * z + c[k];
+  return p;
+}
+
+// I_n(x) = (x/2)^n sum_k (x^2/4)^k / (k! (k+n)!) for n = 0, 1 (positive terms: no cancellation), |x| <= 30.
 EMBER_HOST_DEVICE inline double bessel_i_series(double x, int n) {
-  const double q = 0.25 * x * x;
-  double term = 1.0, sum = 1.0;
-  for (int k = 1; k < 500; ++k) {
-    term *= q / (static_cast<double>(k) * static_cast<double>(k + n));
-    sum += term;
-    if (term < 1e-17 * sum) break;
-  }
-  return n == 0 ? sum : sum * 0.5 * x;
+  const double z = x * x;
+  return n == 0 ? series_at(kI0Series, z) : 0.5 * x * series_at(kI1Series, z);
 }
 
 // e^-x sqrt(2 pi x) I_n(x) for large x > 0: sum_k (-1)^k a_k(n) / x^k,
@@ -93,75 +106,58 @@ EMBER_HOST_DEVICE inline double bessel_k(double x, int n, bool scaled) {
   return scaled ? r : (x > 745.0 ? 0.0 : r * std::exp(-x));
 }
 
-// Hankel's expansion: J_n, Y_n = sqrt(2 / (pi x)) (P cos/sin chi -/+ Q sin/cos chi),
-// chi = x - (n/2 + 1/4) pi, for x >= 12 (the smallest term is below ~e^-2x).
-EMBER_HOST_DEVICE inline void bessel_jy_asym(double x, int n, double* j, double* y) {
-  const double mu = 4.0 * n * n;
-  double p = 1.0, q = 0.0, term = 1.0;
-  for (int k = 1; k < 80; ++k) {
-    const double next = term * (mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * x);
-    if (std::fabs(next) >= std::fabs(term) && k > 2) break;
-    term = next;
-    // a_k / x^k enters P (even k) or Q (odd k) with sign (-1)^(k/2)
-    const double s = ((k / 2) % 2) ? -term : term;
-    if (k % 2) q += s;
-    else p += s;
-    if (std::fabs(term) < 1e-17) break;
-  }
-  const double chi = x - (0.5 * n + 0.25) * M_PI, amp = std::sqrt(2.0 / (M_PI * x));
-  const double c = std::cos(chi), s = std::sin(chi);
-  *j = amp * (p * c - q * s);
-  *y = amp * (p * s + q * c);
+// Hankel's expansion for x >= kHankelFrom, given sn = sin(x), cs = cos(x): J_n, Y_n = sqrt(2 / (pi x))
+// (P cos chi -/+ Q sin/cos chi), chi = x - (n/2 + 1/4) pi, its cosine and sine written from sin x
+// and cos x (no rounding of x - chi, exact for any x). Fixed length: the terms up to k = 26 are
+// decreasing from x = 12.5 on.
+EMBER_HOST_DEVICE inline void bessel_jy_asym(double x, int n, double sn, double cs, double* j, double* y) {
+  const double u = 1.0 / x, w = u * u;
+  const double p = series_at(n == 0 ? kJ0AsymP : kJ1AsymP, w), q = u * series_at(n == 0 ? kJ0AsymQ : kJ1AsymQ, w);
+  // sqrt(2) cos chi and sqrt(2) sin chi: (cs + sn, sn - cs) for n = 0, (sn - cs, -(sn + cs)) for n = 1
+  const double c0 = n == 0 ? cs + sn : sn - cs, s0 = n == 0 ? sn - cs : -(sn + cs);
+  const double amp = 1.0 / std::sqrt(M_PI * x);
+  *j = amp * (p * c0 - q * s0);
+  *y = amp * (p * s0 + q * c0);
 }
 
-// J_n(x) for |x| < 12 from its power series sum_k (-x^2/4)^k / (k! (k+n)!) (x/2)^n.
+// J_n(x) for |x| < kHankelFrom from its power series sum_k (-x^2/4)^k / (k! (k+n)!) (x/2)^n.
 EMBER_HOST_DEVICE inline double bessel_j_series(double x, int n) {
-  const double q = -0.25 * x * x;
-  double term = 1.0, sum = 1.0;
-  for (int k = 1; k < 200; ++k) {
-    term *= q / (static_cast<double>(k) * static_cast<double>(k + n));
-    sum += term;
-    if (std::fabs(term) < 1e-18 * std::fabs(sum) && std::fabs(term) < 1e-18) break;
-  }
-  return n == 0 ? sum : sum * 0.5 * x;
+  const double z = x * x;
+  return n == 0 ? series_at(kJ0Series, z) : 0.5 * x * series_at(kJ1Series, z);
+}
+
+// Y_n(x) for 0 < x < kHankelFrom, log_x = ln(x): with psi(k+1) = H_k - gamma, Y_n = (2/pi) (ln(x/2) + gamma) J_n(x)
+// - (2/pi) [n = 1] / x - (1/pi) (x/2)^n sum_k (H_k + H_(k+n)) (-x^2/4)^k / (k! (k+n)!).
+EMBER_HOST_DEVICE inline double bessel_y_series(double x, int n, double log_x) {
+  const double z = x * x, g = (2.0 / M_PI) * (log_x + kEulerMinusLn2);
+  if (n == 0) return g * series_at(kJ0Series, z) - series_at(kY0Series, z) / M_PI;
+  const double h = 0.5 * x;
+  return h * (g * series_at(kJ1Series, z) - series_at(kY1Series, z) / M_PI) - 2.0 / (M_PI * x);
 }
 
 EMBER_HOST_DEVICE inline double bessel_j(double x, int n) {
   if (std::isnan(x) || std::isinf(x)) return kNaN;
   const double a = std::fabs(x);
   double r;
-  if (a < 12.0) {
+  if (a < kHankelFrom) {
     r = bessel_j_series(a, n);
   } else {
     double y;
-    bessel_jy_asym(a, n, &r, &y);
+    bessel_jy_asym(a, n, std::sin(a), std::cos(a), &r, &y);
   }
   return (n == 1 && x < 0) ? -r : r;
 }
 
-// Y_n(x), x > 0. Small x: Y_n = (2/pi) ln(x/2) J_n(x) - (x/2)^-n ... - (1/pi) (x/2)^n
-// sum_k (psi(k+1) + psi(n+k+1)) (-x^2/4)^k / (k! (n+k)!), psi(k+1) = H_k - gamma.
+// Y_n(x), x > 0: the series below kHankelFrom, Hankel's expansion above.
 EMBER_HOST_DEVICE inline double bessel_y(double x, int n) {
   if (std::isnan(x) || x < 0 || std::isinf(x)) return kNaN;
   if (x == 0) return -kInfD;
-  if (x >= 12.0) {
+  if (x >= kHankelFrom) {
     double j, y;
-    bessel_jy_asym(x, n, &j, &y);
+    bessel_jy_asym(x, n, std::sin(x), std::cos(x), &j, &y);
     return y;
   }
-  const double q = -0.25 * x * x, lg = std::log(0.5 * x);
-  double term = 1.0, hk = 0.0, hnk = (n == 1) ? 1.0 : 0.0;  // H_k, H_{n+k}
-  double sum = term * (hk + hnk - 2.0 * kEuler);
-  for (int k = 1; k < 200; ++k) {
-    term *= q / (static_cast<double>(k) * static_cast<double>(k + n));
-    hk += 1.0 / k;
-    hnk += 1.0 / (k + n);
-    const double t = term * (hk + hnk - 2.0 * kEuler);
-    sum += t;
-    if (std::fabs(term) < 1e-18 * std::fabs(sum) && std::fabs(term) < 1e-18) break;
-  }
-  if (n == 0) return (2.0 / M_PI) * lg * bessel_j_series(x, 0) - sum / M_PI;
-  return (2.0 / M_PI) * lg * bessel_j_series(x, 1) - 2.0 / (M_PI * x) - 0.5 * x * sum / M_PI;
+  return bessel_y_series(x, n, std::log(x));
 }
 
 // Ai(x): Maclaurin series for -8 < x < 1 (Ai = c1 f - c2 g), (1/pi) sqrt(x/3) K_1/3(zeta) for

@@ -9,6 +9,7 @@
 
 #include "core/host_device.h"
 #include "kernels/cpu/pointwise/special_bessel.h"
+#include "kernels/cpu/pointwise/special_bessel_n.h"
 #include "kernels/cpu/pointwise/special_erf.h"
 #include "kernels/cpu/pointwise/special_igamma.h"
 #include "kernels/cpu/pointwise/special_math.h"

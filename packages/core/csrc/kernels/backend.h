@@ -46,6 +46,10 @@ struct ReduceIter;
 struct CopyKernels {
   void (*copy)(ElementwiseIter& it);   // operand 1 (any dtype) into operand 0
   void (*where)(ElementwiseIter& it);  // out, bool cond, a, b
+  // n float16 values (as bits) to float and back, rounding to nearest even: F16C's conversions where
+  // the CPU has them, for float16 loops in the core library (built without F16C). CPU only.
+  void (*widen_half)(const uint16_t* h, float* f, int64_t n) = nullptr;
+  void (*narrow_half)(const float* f, uint16_t* h, int64_t n) = nullptr;
 };
 
 struct ReduceKernels {

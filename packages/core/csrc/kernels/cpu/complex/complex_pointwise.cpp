@@ -6,12 +6,14 @@
 // (log1p / expm1 / logaddexp: c10's formulas, kernels/complex_math.h, shared with the GPU).
 #include "kernels/cpu/complex/complex_pointwise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <string>
 
 #include "iter/elementwise_iter.h"
+#include "kernels/backend.h"
 #include "kernels/complex_arith.h"
 #include "kernels/complex_math.h"
 #include "kernels/cpu/complex/complex_vector_loops.h"
@@ -292,13 +294,65 @@ void unary_h(ElementwiseIter& it, F f) {
   });
 }
 
+// add_h(a, mul_h(*alpha, b)), or mul_h(a, b) where alpha is null, over n values of contiguous or
+// broadcast (stride 0: a_step / b_step 0) operands, in blocks whose float16 parts the backend's F16C
+// conversions widen and narrow (the core library's own conversions, element by element, took 3/4
+// of the time). Same roundings as add_h and mul_h.
+void add_mul_h_blocks(const CH* a, int64_t a_step, const CH* b, int64_t b_step, CH* o, int64_t n, const CH* alpha) {
+  constexpr int64_t kBlock = 256;  // complex values: 3 float buffers of 2 KB
+  const CopyKernels& conv = cpu_backend().copy;
+  float fa[2 * kBlock], fb[2 * kBlock], fr[2 * kBlock];
+  uint16_t rounded[2 * kBlock];
+  const auto load = [&conv](const CH* z, int64_t step, float* f, int64_t m) {
+    if (step) return conv.widen_half(reinterpret_cast<const uint16_t*>(z), f, 2 * m);
+    for (int64_t i = 0; i < m; ++i) {
+      f[2 * i] = z->real();
+      f[2 * i + 1] = z->imag();
+    }
+  };
+  const Cx<float> x = alpha ? Cx<float>{alpha->real(), alpha->imag()} : Cx<float>{};
+  for (int64_t s = 0; s < n; s += kBlock) {
+    const int64_t m = std::min(kBlock, n - s), parts = 2 * m;
+    if (s == 0 || a_step) load(a + s * a_step, a_step, fa, m);  // a broadcast value loads once
+    if (s == 0 || b_step) load(b + s * b_step, b_step, fb, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const Cx<float> r = mul(alpha ? x : Cx<float>{fa[2 * i], fa[2 * i + 1]}, Cx<float>{fb[2 * i], fb[2 * i + 1]});
+      fr[2 * i] = r.re;
+      fr[2 * i + 1] = r.im;
+    }
+    if (alpha) {  // alpha * b rounds to float16 before the sum
+      conv.narrow_half(fr, rounded, parts);
+      conv.widen_half(rounded, fr, parts);
+      for (int64_t j = 0; j < parts; ++j) fr[j] = fa[j] + fr[j];
+    }
+    conv.narrow_half(fr, reinterpret_cast<uint16_t*>(o + s), parts);
+  }
+}
+
+// binary_h for add / sub / mul; contiguous or broadcast runs through add_mul_h_blocks.
+void add_mul_h(ElementwiseIter& it, const CH* alpha) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    constexpr int64_t w = sizeof(CH);
+    if (s[0] == w && (s[1] == w || s[1] == 0) && (s[2] == w || s[2] == 0)) {
+      add_mul_h_blocks(reinterpret_cast<const CH*>(d[1]), s[1] / w, reinterpret_cast<const CH*>(d[2]), s[2] / w,
+                       reinterpret_cast<CH*>(d[0]), n, alpha);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const CH a = *reinterpret_cast<const CH*>(d[1] + i * s[1]), b = *reinterpret_cast<const CH*>(d[2] + i * s[2]);
+      const CH r = alpha ? add_h(a, mul_h(*alpha, b)) : mul_h(a, b);
+      std::memcpy(d[0] + i * s[0], &r, sizeof r);
+    }
+  });
+}
+
 bool run_half(const char* k, ElementwiseIter& it, const Scalar* p) {
   auto is = [k](const char* name) { return std::strcmp(k, name) == 0; };
   if (is("add") || is("sub")) {  // aten: a + alpha * b, alpha read as complex32 (sub: -alpha)
     const CH alpha = is("sub") ? CH(-p[0].to<CH>().real(), -p[0].to<CH>().imag()) : p[0].to<CH>();
-    binary_h<CH>(it, [alpha](CH a, CH b) { return add_h(a, mul_h(alpha, b)); });
+    add_mul_h(it, &alpha);
   } else if (is("mul")) {
-    binary_h<CH>(it, mul_h);
+    add_mul_h(it, nullptr);
   } else if (is("eq")) {
     binary_h<bool>(it, [](CH a, CH b) { return a.real() == b.real() && a.imag() == b.imag(); });
   } else if (is("ne")) {

@@ -172,11 +172,26 @@ void where_kernel(ElementwiseIter& it) {
   });
 }
 
+void widen_half_n(const uint16_t* h, float* f, int64_t n) {
+  const auto* x = reinterpret_cast<const Half*>(h);
+  if constexpr (kHalfSimd) widen_half(x, f, n);
+  else
+    for (int64_t i = 0; i < n; ++i) f[i] = static_cast<float>(x[i]);
+}
+void narrow_half_n(const float* f, uint16_t* h, int64_t n) {
+  auto* x = reinterpret_cast<Half*>(h);
+  if constexpr (kHalfSimd) narrow_half(f, x, n);
+  else
+    for (int64_t i = 0; i < n; ++i) x[i] = Half(f[i]);
+}
+
 }  // namespace
 
 void fill_cpu(Backend& b) {
   b.copy.copy = copy_kernel;
   b.copy.where = where_kernel;
+  b.copy.widen_half = widen_half_n;
+  b.copy.narrow_half = narrow_half_n;
   b.reduce.reduce = reduce_kernel;
   b.reduce.arg_reduce = arg_reduce_kernel;
   b.reduce.cumulative = cumulative_kernel;

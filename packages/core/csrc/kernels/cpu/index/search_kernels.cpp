@@ -17,30 +17,56 @@ void to_doubles(const Tensor& c, double* r) {
   });
 }
 
+// PyTorch's binary search (l = 0, h = len; m = l + (h - l) / 2; l = m + 1 where go_right(at(m), x),
+// else h = m: its comparisons !(b >= x), or !(b > x) when `right`, so a NaN value goes past every
+// boundary, and its probes, which a NaN boundary makes matter) for kLanes values at once, branch
+// free: bit_width(len) steps for every value (a finished lane keeps its l and h), so the lanes'
+// dependent loads overlap instead of each waiting out its chain, with no mispredicted branch.
+constexpr int kLanes = 8;
+
+template <bool Right, class At>
+inline void search_lanes(const At& at, int64_t len, const double* x, int64_t* result) {
+  int64_t l[kLanes] = {}, h[kLanes];
+  for (int j = 0; j < kLanes; ++j) h[j] = len;
+  for (int64_t steps = len; steps > 0; steps >>= 1) {
+    for (int j = 0; j < kLanes; ++j) {
+      const int64_t m = l[j] + ((h[j] - l[j]) >> 1);
+      const double b = at(j, std::min(m, len - 1));  // m = len only in a finished lane
+      // all ones where the lane goes right; a finished lane (l = h = m) never does, and h = m
+      // leaves it as it is. Masks, not ?: -- GCC branched on those (a mispredict per step).
+      const int64_t go = -(int64_t(Right ? !(b > x[j]) : !(b >= x[j])) & int64_t(l[j] < h[j]));
+      l[j] = (go & (m + 1)) | (~go & l[j]);
+      h[j] = (go & h[j]) | (~go & m);
+    }
+  }
+  for (int j = 0; j < kLanes; ++j) result[j] = l[j];
+}
+
 void searchsorted(const SearchArgs& a, const Tensor& out) {
   const int64_t nv = a.n_values, len = a.len, rows_in = a.rows_in;
-  const int64_t per_row = rows_in > 1 ? nv / rows_in : nv;
+  const int64_t per_row = std::max<int64_t>(rows_in > 1 ? nv / rows_in : nv, 1);
   const double *b = a.boundaries, *v = a.values;
   const int64_t* order = a.order;
   const bool right = a.right;
   EMBER_DISPATCH_INT(out.dtype(), "searchsorted", [&] {
     scalar_t* op = out.data<scalar_t>();
     parallel_for(0, nv, 4096, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        int64_t row = rows_in > 1 ? i / std::max<int64_t>(per_row, 1) : 0;
-        const double* base = b + row * len;
-        const int64_t* ord = order ? order + row * len : nullptr;
-        auto at = [&](int64_t k) { return ord ? base[ord[k]] : base[k]; };
-        int64_t l = 0, h = len;
-        double x = v[i];
-        while (l < h) {
-          int64_t m = l + (h - l) / 2;
-          // PyTorch's comparisons: a NaN value goes past every boundary (index len).
-          bool go_right = right ? !(at(m) > x) : !(at(m) >= x);
-          if (go_right) l = m + 1;
-          else h = m;
+      const double* rows[kLanes];
+      const int64_t* ords[kLanes];
+      double x[kLanes];
+      int64_t result[kLanes];
+      const auto at = [&](int j, int64_t k) { return ords[j] ? rows[j][ords[j][k]] : rows[j][k]; };
+      for (int64_t i = lo; i < hi; i += kLanes) {
+        const int lanes = static_cast<int>(std::min<int64_t>(kLanes, hi - i));
+        for (int j = 0; j < kLanes; ++j) {  // a short last group repeats its last value
+          const int64_t e = i + std::min(j, lanes - 1), row = rows_in > 1 ? e / per_row : 0;
+          rows[j] = b + row * len;
+          ords[j] = order ? order + row * len : nullptr;
+          x[j] = v[e];
         }
-        op[i] = static_cast<scalar_t>(l);
+        if (right) search_lanes<true>(at, len, x, result);
+        else search_lanes<false>(at, len, x, result);
+        for (int j = 0; j < lanes; ++j) op[i + j] = static_cast<scalar_t>(result[j]);
       }
     });
   });

@@ -477,3 +477,32 @@ def test_inv_blocked_solve(n: int, dt: str) -> None:
     sing[:, 5] = 0
     with pytest.raises(ember.linalg.LinAlgError, match="singular"):
         ember.linalg.inv(sing)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("a_layout", ["rowmajor", "colmajor", "expanded"])
+def test_solve_triangular_layouts_and_strides(dtype: str, a_layout: str) -> None:
+    """A read in place when column-major (its other triangle then), X column-major with PyTorch's
+    strides; left and right, upper and lower, unit diagonal, a batch."""
+    rng = np.random.default_rng(5)
+    a_np = rng.standard_normal((3, 6, 6)) + 6 * np.eye(6)
+    if dtype.startswith("complex"):
+        a_np = a_np + 1j * rng.standard_normal((3, 6, 6))
+    b_left, b_right = rng.standard_normal((3, 6, 2)), rng.standard_normal((3, 2, 6))
+
+    def solve(lib: Any, upper: bool, left: bool, unit: bool) -> Any:
+        dt = getattr(lib, dtype)
+        a = lib.tensor(a_np).to(dt)
+        if a_layout == "colmajor":
+            a = a.mT.contiguous().mT
+        elif a_layout == "expanded":
+            a = a[:1].expand(3, 6, 6)
+        b = lib.tensor(b_left if left else b_right).to(dt)
+        return lib.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
+
+    for upper in (True, False):
+        for left in (True, False):
+            for unit in (False, True):
+                got, want = solve(ember, upper, left, unit), solve(torch, upper, left, unit)
+                assert got.stride() == want.stride()
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)

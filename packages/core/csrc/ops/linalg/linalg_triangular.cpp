@@ -25,25 +25,32 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   int64_t k = A.sizes()[A.dim() - 1], m = B.sizes()[B.dim() - 2], n = B.sizes()[B.dim() - 1];
   int64_t nb = batch_count(B);
   EMBER_CHECK(batch_count(A) == nb && k == (left ? m : n), "linalg.solve_triangular: A and B do not match");
-  Tensor a = contiguous(resolve_if_conj(A), MemoryFormat::Contiguous);
-  Tensor X = clone(resolve_if_conj(B), MemoryFormat::Contiguous);
+  // X comes out column-major, with PyTorch's strides (its LAPACK layout): Xt = X^T row-major, solved
+  // as X^T A^T = B^T (left) or A^T X^T = B^T. A column-major A (A^T row-major: lu_factor's LU in
+  // PyTorch, a transposed view) is read in place: A^T then needs no transpose, and its triangle is
+  // the other one.
+  const Tensor Ar = resolve_if_conj(A);
+  const bool a_colmajor = !Ar.is_contiguous() && transpose(Ar, -2, -1).is_contiguous();
+  const Tensor a = a_colmajor ? transpose(Ar, -2, -1) : contiguous(Ar, MemoryFormat::Contiguous);
+  const bool a_upper = a_colmajor ? !upper : upper, a_trans = !a_colmajor;
+  Tensor Xt = clone(transpose(resolve_if_conj(B), -2, -1), MemoryFormat::Contiguous);
   if (m > 0 && n > 0 && nb > 0) {
     dispatch_fdc(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const T* pa = a.data<T>();
-      T* px = X.data<T>();
+      T* px = Xt.data<T>();
       for_batch(nb, [&](int64_t b) {
         if constexpr (is_complex_v<T>)
-          backend(A).linalg.lapack<typename T::value_type>().trsm_c(left, upper, false, false, unitriangular, m, n,
+          backend(A).linalg.lapack<typename T::value_type>().trsm_c(!left, a_upper, a_trans, false, unitriangular, n, m,
                                                                     pa + b * k * k, k, px + b * m * n);
         else
-          backend(A).linalg.lapack<T>().trsm(left, upper, false, unitriangular, m, n, pa + b * k * k, k,
+          backend(A).linalg.lapack<T>().trsm(!left, a_upper, a_trans, unitriangular, n, m, pa + b * k * k, k,
                                              px + b * m * n);
         return 0;
       });
     });
   }
-  return X;
+  return transpose(Xt, -2, -1);
 }
 
 }  // namespace ember

@@ -40,9 +40,11 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({shapes})")
     if dtype not in (ember.float32, ember.float64, ember.complex64, ember.complex128):
         raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{_pretty(dtype)}\'')
-    batch = ember.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-    A = A.to(dtype).expand(*batch, k, k)
-    B = B.to(dtype).expand(*batch, *B.shape[-2:])
+    if B.dtype != dtype:
+        B = B.to(dtype)
+    if A.shape[:-2] != B.shape[:-2]:  # (the common case skips 2 us of broadcasting)
+        batch = ember.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+        A, B = A.expand(*batch, k, k), B.expand(*batch, *B.shape[-2:])
     result = _C._linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     return write(result, out, exact_with("expected scalar type {want} but found {got}"),
                  grad="linalg_solve_triangular", inputs=(A, B))

@@ -479,16 +479,17 @@ def test_inv_blocked_solve(n: int, dt: str) -> None:
         ember.linalg.inv(sing)
 
 
+@pytest.mark.parametrize("k", [6, 130])  # below 128, B's own layout; from 128 on, the transposed problem
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 @pytest.mark.parametrize("a_layout", ["rowmajor", "colmajor", "expanded"])
-def test_solve_triangular_layouts_and_strides(dtype: str, a_layout: str) -> None:
+def test_solve_triangular_layouts_and_strides(dtype: str, a_layout: str, k: int) -> None:
     """A read in place when column-major (its other triangle then), X column-major with PyTorch's
     strides; left and right, upper and lower, unit diagonal, a batch."""
     rng = np.random.default_rng(5)
-    a_np = rng.standard_normal((3, 6, 6)) + 6 * np.eye(6)
+    a_np = rng.standard_normal((3, k, k)) / k + 6 * np.eye(k)  # well conditioned, unit diagonal too
     if dtype.startswith("complex"):
-        a_np = a_np + 1j * rng.standard_normal((3, 6, 6))
-    b_left, b_right = rng.standard_normal((3, 6, 2)), rng.standard_normal((3, 2, 6))
+        a_np = a_np + 1j * rng.standard_normal((3, k, k)) / k
+    b_left, b_right = rng.standard_normal((3, k, 2)), rng.standard_normal((3, 2, k))
 
     def solve(lib: Any, upper: bool, left: bool, unit: bool) -> Any:
         dt = getattr(lib, dtype)
@@ -496,7 +497,7 @@ def test_solve_triangular_layouts_and_strides(dtype: str, a_layout: str) -> None
         if a_layout == "colmajor":
             a = a.mT.contiguous().mT
         elif a_layout == "expanded":
-            a = a[:1].expand(3, 6, 6)
+            a = a[:1].expand(3, k, k)
         b = lib.tensor(b_left if left else b_right).to(dt)
         return lib.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
 

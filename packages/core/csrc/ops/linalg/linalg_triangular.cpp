@@ -37,8 +37,8 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   const bool a_upper = a_colmajor ? !upper : upper, solve_transposed = k >= 128;
   // the equation for X^T needs A^T (a transposed unless it is A^T already), the one for X needs A
   const bool a_trans = solve_transposed ? !a_colmajor : a_colmajor;
-  Tensor Xt =
-      clone(solve_transposed ? transpose(resolve_if_conj(B), -2, -1) : resolve_if_conj(B), MemoryFormat::Contiguous);
+  const Tensor Br = resolve_if_conj(B);
+  Tensor Xt = solve_transposed ? to_colmajor(Br) : clone(Br, MemoryFormat::Contiguous);
   const bool side = solve_transposed ? !left : left;
   const int64_t rows = solve_transposed ? n : m, cols = solve_transposed ? m : n;
   if (m > 0 && n > 0 && nb > 0) {
@@ -57,7 +57,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
       });
     });
   }
-  if (!solve_transposed) Xt = clone(transpose(Xt, -2, -1), MemoryFormat::Contiguous);
+  if (!solve_transposed) Xt = to_colmajor(Xt);
   return transpose(Xt, -2, -1);
 }
 

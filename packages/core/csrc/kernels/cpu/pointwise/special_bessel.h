@@ -1,9 +1,10 @@
 // Bessel-type special functions in double precision (torch.special's bessel_j0/j1/y0/y1,
 // modified_bessel_i0/i1/k0/k1, their scaled forms, i0/i0e/i1/i1e, airy_ai, spherical_bessel_j0).
-// Written from the textbook definitions: power series (special_bessel_series.h's coefficients) where
-// they converge without much cancellation, Hankel's asymptotic expansions for large arguments, and for K_nu the
-// integral K_nu(z) = int_0^inf exp(-z cosh t) cosh(nu t) dt by the trapezoidal rule, which converges geometrically for
-// this analytic, doubly-exponentially decaying integrand. Scalar code.
+// Written from the textbook definitions: power series where they converge without much
+// cancellation, Hankel's asymptotic expansions for large arguments (J and Y: fixed-length tables,
+// special_bessel_series.h), and for K_nu the integral K_nu(z) = int_0^inf exp(-z cosh t) cosh(nu t) dt
+// by the trapezoidal rule, which converges geometrically for this analytic, doubly-exponentially
+// decaying integrand. Scalar code (special_bessel_n.h: the array forms).
 #pragma once
 #include <cmath>
 #include <cstdint>

@@ -18,7 +18,6 @@ namespace {
 // an infinity or an |x| past vec::sin's exact range (2^26).
 template <int N, bool Y, class T>
 inline void bessel_jy_n(const T* in, T* out, int64_t n) {
-  constexpr int64_t B = 256;
   const auto series = [](double x) EMBER_VEC_LAMBDA {
     if constexpr (Y) return bessel_y_series(x, N, vec::log(x));
     else return bessel_j_series(x, N);
@@ -37,22 +36,19 @@ inline void bessel_jy_n(const T* in, T* out, int64_t n) {
     const double h = Y ? y : (N == 1 ? vec::detail::sel(vec::detail::sign_of(x), -j, j) : j);  // J_1 is odd
     return in_domain(x, vec::detail::sel(vec::detail::abs_lt(x, kHankelFrom), series(x), h));
   };
-  for (int64_t b = 0; b < n; b += B) {
-    const int64_t m = n - b < B ? n - b : B;
-    const T* x = in + b;
-    T* r = out + b;
-    int hankel = 0, scalar = 0;
-#pragma omp simd reduction(| : hankel, scalar)
-    for (int64_t i = 0; i < m; ++i) {
-      hankel |= !(std::fabs(x[i]) < T(kHankelFrom));
-      scalar |= !(std::fabs(x[i]) <= T(0x1p26));
-    }
+  const auto past_range = [](T v) EMBER_VEC_LAMBDA { return !(std::fabs(v) <= T(vec::kTrigMax<double>)); };
+  vec::detail::by_blocks_n<256>(in, out, n, past_range, [&](const T* x, T* r, int64_t m, bool scalar) {
     if (scalar) {
       for (int64_t i = 0; i < m; ++i) {
         const double v = static_cast<double>(x[i]);
         r[i] = static_cast<T>(Y ? bessel_y(v, N) : bessel_j(v, N));
       }
-    } else if (hankel) {
+      return;
+    }
+    int hankel = 0;
+#pragma omp simd reduction(| : hankel)
+    for (int64_t i = 0; i < m; ++i) hankel |= !(std::fabs(x[i]) < T(kHankelFrom));
+    if (hankel) {
 #pragma omp simd
       for (int64_t i = 0; i < m; ++i) r[i] = static_cast<T>(either(static_cast<double>(x[i])));
     } else {
@@ -62,7 +58,7 @@ inline void bessel_jy_n(const T* in, T* out, int64_t n) {
         r[i] = static_cast<T>(in_domain(v, series(v)));
       }
     }
-  }
+  });
 }
 
 // I_0 / I_1, e^-|x| I_n when Scaled: the series for |x| <= 30, as bessel_i (the scaling vec::exp's).

@@ -274,12 +274,16 @@ def kernel_body(name: str, k: dict, device: str) -> list[str]:
                 "        const T v = static_cast<T>(*sv);", *bound,
                 "        return;", "      }", "    }"]
     if k.get("array") and device == "cpu":
-        # contiguous float32 / float64 runs through the whole-array function (same dtype in and out)
+        # contiguous float32 / float64 runs through the whole-array function (same dtype in and
+        # out): array(in..., out, n), the operands in order
+        arity = k["arity"]
+        contiguous = " && ".join(f"s[{i}] == sizeof(T)" for i in range(arity + 1))
+        ins = "".join(f"reinterpret_cast<const T*>(d[{i}]), " for i in range(1, arity + 1))
         out += ["    if constexpr (std::is_same_v<T, scalar_t>) {",
                 "      it.for_each([&](char** d, const int64_t* s, int64_t n) {",
-                "        if (s[0] == sizeof(T) && s[1] == sizeof(T))",
-                f"          {k['array']}(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), n);",
-                f"        else {LOOPS[1]}<{out_t}, scalar_t>(d, s, n, f);",
+                f"        if ({contiguous})",
+                f"          {k['array']}({ins}reinterpret_cast<T*>(d[0]), n);",
+                f"        else {LOOPS[arity]}<{out_t}, scalar_t>(d, s, n, f);",
                 "      });",
                 "      return;",
                 "    }"]

@@ -15,7 +15,9 @@
 #include "kernels/cpu/vec_math.h"
 
 #include "kernels/cpu/pointwise/activation_ops.h"
+#include "kernels/cpu/pointwise/gelu_table.h"
 #include "kernels/cpu/pointwise/loss_ops.h"
+#include "kernels/cpu/pointwise/sigmoid_n.h"
 #include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/pointwise/special_ops.h"
 

@@ -31,6 +31,8 @@ FITS: dict[str, tuple[Fn, tuple[float, float], int, int]] = {
     # t = |x| <= 1/2 or sqrt((1 - |x|) / 2); the header's float Q is from a run before the exchange
     # stopped once levelled: its last three coefficients differ in the last bits, same err 2^-27.6
     "asin": (mp.asin, (0.0, 0.5), 4, 11),
+    # sin_cos512.h: sin r on |r| <= pi/4 (float)
+    "sin": (mp.sin, (0.0, 0.7853981633974483), 2, 8),
 }
 
 
@@ -76,6 +78,15 @@ def _gelu_r(s: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
     return mp.log(mp.erfc(s / mp.sqrt(2))) / s + s / 2, s
 
 
+def _cos_c(z: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """(cos t - 1 + z / 2) / z^2 at z = t^2, cos t = 1 - z / 2 + z^2 C(z); weight z^2 / cos t: relative
+    error in cos."""
+    if z < mp.mpf("1e-12"):
+        return mp.mpf(1) / 24 - z / 720, z * z
+    t = mp.sqrt(z)
+    return (mp.cos(t) - 1 + z / 2) / (z * z), z * z / mp.cos(t)
+
+
 PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
     # vec_erfinv.h: erfinv(a) = a P(w - 3.125) for w < 6.25, a P(sqrt(w) - 4.25) up to w = 36.05
     # (a = 1 - 2^-53)
@@ -87,6 +98,8 @@ PLAIN: dict[str, tuple[TW, tuple[float, float], int, int, int]] = {
     "exp_r": (_exp, (-0.34657359027997264, 0.34657359027997264), 6, 6, 0),
     # vec_normcdf.h (float): Phi(-s) = e^{-s^2/2 + R(s)} / 2, R(s) = s P(s) on [0, 5.7]
     "gelu_r": (_gelu_r, (0.0, 5.7), 12, 12, 0),
+    # sin_cos512.h (float): cos r = 1 - z / 2 + z^2 C(z), z = r^2 <= (pi/4)^2
+    "cos_c": (_cos_c, (0.0, 0.6168502750680849), 2, 2, 0),
 }
 
 

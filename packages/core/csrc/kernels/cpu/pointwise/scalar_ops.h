@@ -18,6 +18,7 @@
 #include "kernels/cpu/pointwise/gelu_table.h"
 #include "kernels/cpu/pointwise/loss_ops.h"
 #include "kernels/cpu/pointwise/sigmoid_n.h"
+#include "kernels/cpu/pointwise/sin_cos_n.h"
 #include "kernels/cpu/pointwise/special_math.h"
 #include "kernels/cpu/pointwise/special_ops.h"
 

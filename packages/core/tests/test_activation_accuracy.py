@@ -9,16 +9,15 @@ sigmoid within 3 ulp down to its subnormals; silu and its derivative as aten's f
 subprocesses with EMBER_CPU_CAPABILITY capped, so the checks do not depend on the CPU running them."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import ember  # noqa: E402
+from sibling import load  # noqa: E402
+
+run_capped = load("capped_kernels").run_capped
 
 EPS = 2.0**-24
 
@@ -119,7 +118,4 @@ def test_inproc_silu_and_glu() -> None:
 @pytest.mark.parametrize("cap", ["default", "avx2", "avx512"])
 def test_capped_kernels(cap: str) -> None:
     """The same checks on the narrower kernels (a no-op cap where the CPU lacks the wider ones)."""
-    env = {**os.environ, "EMBER_CPU_CAPABILITY": cap}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "inproc"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    run_capped(__file__, cap, "inproc")

@@ -7,15 +7,15 @@ subprocesses with EMBER_CPU_CAPABILITY capped, so the check does not depend on t
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import ember  # noqa: E402
+from sibling import load  # noqa: E402
+
+run_capped = load("capped_kernels").run_capped
 
 DTYPES = ["bfloat16", "float16"]
 ULP = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
@@ -146,7 +146,4 @@ def test_inproc_threads(dt: str) -> None:
 def test_capped_kernels(cap: str) -> None:
     """The bfloat16 checks on the narrower kernels (a no-op cap where the CPU lacks the wider ones;
     float16 takes the float32 GEMM, whose capped kernels test_gemm_tiles covers)."""
-    env = {**os.environ, "EMBER_CPU_CAPABILITY": cap}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "inproc and bfloat16"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    run_capped(__file__, cap, "inproc and bfloat16")

@@ -5,16 +5,15 @@ ulp everywhere (the float form: 1.52 at worst over every third float up to 2^13)
 run in subprocesses with EMBER_CPU_CAPABILITY capped."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import ember  # noqa: E402
+from sibling import load  # noqa: E402
+
+run_capped = load("capped_kernels").run_capped
 
 
 def _inputs() -> np.ndarray:
@@ -50,7 +49,4 @@ def test_inproc_sin_cos(op: str) -> None:
 
 @pytest.mark.parametrize("cap", ["default", "avx2", "avx512"])
 def test_capped_kernels(cap: str) -> None:
-    env = {**os.environ, "EMBER_CPU_CAPABILITY": cap}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "inproc"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    run_capped(__file__, cap, "inproc")

@@ -9,8 +9,10 @@
 #pragma once
 #include <cstdint>
 #include <type_traits>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
-#include "kernels/cpu/pointwise/map16.h"
 #include "kernels/cpu/vec_math.h"
 
 namespace ember::ops {
